@@ -1,0 +1,276 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { Agent, request } from "node:https";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ControlPlaneBinaries, controlPlaneBinaries } from "./binaries.js";
+import { type ControlPlaneCerts, generateCerts } from "./certs.js";
+
+/** Options of a local control plane. */
+export interface ControlPlaneOptions {
+  /** Where the binaries are; resolved (and built on first use) when absent. */
+  binaries?: ControlPlaneBinaries;
+  /** How long to wait for etcd and the API server to be ready. Default 120 s. */
+  startTimeoutMs?: number;
+  /** Extra kube-apiserver flags, `--name=value`. */
+  apiServerFlags?: string[];
+}
+
+/** Loopback port that is free right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === "object" && addr ? resolvePort(addr.port) : reject()));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every plane started in this process, so that an abrupt exit still kills them. */
+const live = new Set<LocalControlPlane>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const plane of live) plane.killNow();
+  });
+}
+
+/**
+ * etcd + kube-apiserver on free loopback ports, with generated certificates and RBAC
+ * on, as controller-runtime's envtest starts them. `start()` waits for /readyz and the
+ * default namespace and writes a kubeconfig for an admin in group system:masters;
+ * `stop()` ends both processes and removes the temporary directory.
+ */
+export class LocalControlPlane {
+  readonly options: ControlPlaneOptions;
+  dir = "";
+  certs?: ControlPlaneCerts;
+  binaries?: ControlPlaneBinaries;
+  apiServerPort = 0;
+  etcdPort = 0;
+  private etcd?: ChildProcess;
+  private apiServer?: ChildProcess;
+
+  constructor(options: ControlPlaneOptions = {}) {
+    this.options = options;
+  }
+
+  /** https://127.0.0.1:<port> */
+  get server(): string {
+    return `https://127.0.0.1:${this.apiServerPort}`;
+  }
+
+  /** Path of the admin kubeconfig. */
+  get kubeconfigPath(): string {
+    return join(this.dir, "kubeconfig");
+  }
+
+  /** Starts etcd and the API server and waits until the API serves. */
+  async start(): Promise<this> {
+    installExitHook();
+    live.add(this);
+    try {
+      this.binaries = this.options.binaries ?? (await controlPlaneBinaries());
+      this.dir = await mkdtemp(join(tmpdir(), "aidc-controlplane-"));
+      this.certs = await generateCerts(this.dir);
+      this.etcdPort = await freePort();
+      this.apiServerPort = await freePort();
+      await this.startEtcd();
+      await this.startApiServer();
+      await this.writeKubeconfig();
+      return this;
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  private async startEtcd(): Promise<void> {
+    const bins = this.binaries as ControlPlaneBinaries;
+    const peerPort = await freePort();
+    const client = `http://127.0.0.1:${this.etcdPort}`;
+    const peer = `http://127.0.0.1:${peerPort}`;
+    this.etcd = this.spawnLogged(bins.etcd, "etcd", [
+      `--data-dir=${join(this.dir, "etcd-data")}`,
+      `--listen-client-urls=${client}`,
+      `--advertise-client-urls=${client}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=default=${peer}`,
+      "--unsafe-no-fsync=true",
+      "--log-level=warn",
+    ]);
+    await this.waitFor("etcd", async () => {
+      const res = await fetch(`${client}/health`);
+      return res.ok;
+    });
+  }
+
+  /** Starts (or restarts) kube-apiserver on the same port against the same etcd. */
+  async startApiServer(): Promise<void> {
+    const bins = this.binaries as ControlPlaneBinaries;
+    const c = this.certs as ControlPlaneCerts;
+    this.apiServer = this.spawnLogged(bins.kubeApiserver, "kube-apiserver", [
+      `--etcd-servers=http://127.0.0.1:${this.etcdPort}`,
+      `--cert-dir=${join(this.dir, "apiserver-certs")}`,
+      "--bind-address=127.0.0.1",
+      "--advertise-address=127.0.0.1",
+      `--secure-port=${this.apiServerPort}`,
+      `--tls-cert-file=${c.serverCert}`,
+      `--tls-private-key-file=${c.serverKey}`,
+      `--client-ca-file=${c.caCert}`,
+      `--service-account-key-file=${c.serviceAccountPub}`,
+      `--service-account-signing-key-file=${c.serviceAccountKey}`,
+      "--service-account-issuer=https://kubernetes.default.svc",
+      "--service-cluster-ip-range=10.0.0.0/24",
+      "--authorization-mode=RBAC",
+      "--allow-privileged=true",
+      "--endpoint-reconciler-type=none",
+      "--disable-admission-plugins=ServiceAccount",
+      ...(this.options.apiServerFlags ?? []),
+    ]);
+    await this.waitFor("kube-apiserver", async () => {
+      const res = await this.get("/readyz");
+      if (res.status !== 200) return false;
+      const ns = await this.get("/api/v1/namespaces/default");
+      return ns.status === 200;
+    });
+  }
+
+  /** Stops kube-apiserver only (etcd keeps the data), for restart tests. */
+  async stopApiServer(): Promise<void> {
+    await stopProcess(this.apiServer);
+    this.apiServer = undefined;
+  }
+
+  /** A GET against the API server as the admin; resolves with status and body. */
+  async get(path: string): Promise<{ status: number; body: string }> {
+    const c = this.certs as ControlPlaneCerts;
+    const [ca, cert, key] = await Promise.all([
+      readFile(c.caCert),
+      readFile(c.adminCert),
+      readFile(c.adminKey),
+    ]);
+    return new Promise((resolveGet, reject) => {
+      const req = request(
+        `${this.server}${path}`,
+        { agent: new Agent({ ca, cert, key }), timeout: 5000 },
+        (res) => {
+          let body = "";
+          res.on("data", (d) => {
+            body += d;
+          });
+          res.on("end", () => resolveGet({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on("error", reject);
+      req.on("timeout", () => req.destroy(new Error("timeout")));
+      req.end();
+    });
+  }
+
+  /** The server's version, from /version (gitVersion). */
+  async version(): Promise<string> {
+    const res = await this.get("/version");
+    return (JSON.parse(res.body) as { gitVersion: string }).gitVersion;
+  }
+
+  private async writeKubeconfig(): Promise<void> {
+    const c = this.certs as ControlPlaneCerts;
+    const b64 = async (p: string) => (await readFile(p)).toString("base64");
+    const kubeconfig = {
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [
+        {
+          name: "aidc-local",
+          cluster: { server: this.server, "certificate-authority-data": await b64(c.caCert) },
+        },
+      ],
+      users: [
+        {
+          name: "aidc-admin",
+          user: {
+            "client-certificate-data": await b64(c.adminCert),
+            "client-key-data": await b64(c.adminKey),
+          },
+        },
+      ],
+      contexts: [{ name: "aidc-local", context: { cluster: "aidc-local", user: "aidc-admin" } }],
+      "current-context": "aidc-local",
+    };
+    // JSON is valid YAML: kubectl and client-node both read it.
+    await writeFile(this.kubeconfigPath, JSON.stringify(kubeconfig, null, 2), { mode: 0o600 });
+  }
+
+  private spawnLogged(bin: string, name: string, args: string[]): ChildProcess {
+    const log = createWriteStream(join(this.dir, `${name}.log`), { flags: "a" });
+    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    return child;
+  }
+
+  private async waitFor(name: string, ready: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + (this.options.startTimeoutMs ?? 120_000);
+    const child = name === "etcd" ? this.etcd : this.apiServer;
+    while (Date.now() < deadline) {
+      if (child && child.exitCode !== null) {
+        throw new Error(`${name} exited with code ${child.exitCode}: ${await this.logTail(name)}`);
+      }
+      try {
+        if (await ready()) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(200);
+    }
+    throw new Error(`${name} not ready in time: ${await this.logTail(name)}`);
+  }
+
+  private async logTail(name: string): Promise<string> {
+    try {
+      const text = await readFile(join(this.dir, `${name}.log`), "utf8");
+      return text.split("\n").slice(-15).join("\n");
+    } catch {
+      return "(no log)";
+    }
+  }
+
+  /** Stops both processes (SIGTERM, then SIGKILL) and removes the directory. */
+  async stop(): Promise<void> {
+    await stopProcess(this.apiServer);
+    await stopProcess(this.etcd);
+    this.apiServer = undefined;
+    this.etcd = undefined;
+    live.delete(this);
+    if (this.dir && !process.env.AIDC_CONTROLPLANE_KEEP) {
+      await rm(this.dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Synchronous kill, for process exit hooks. */
+  killNow(): void {
+    for (const child of [this.apiServer, this.etcd]) {
+      if (child && child.exitCode === null) child.kill("SIGKILL");
+    }
+  }
+}
+
+async function stopProcess(child: ChildProcess | undefined, graceMs = 10_000): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,28 @@
+import type { TestProject } from "vitest/node";
+import { LocalControlPlane } from "../../src/controlplane/controlplane.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    kubeconfigPath: string;
+    apiServer: string;
+  }
+}
+
+/**
+ * Starts one real control plane for the integration project and provides its
+ * kubeconfig to the tests. It never skips: when the plane cannot start, the run fails.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const plane = new LocalControlPlane();
+  const started = Date.now();
+  await plane.start();
+  const version = await plane.version();
+  console.log(
+    `[integration] kube-apiserver ${version} at ${plane.server} (ready in ${Date.now() - started} ms)`,
+  );
+  project.provide("kubeconfigPath", plane.kubeconfigPath);
+  project.provide("apiServer", plane.server);
+  return async () => {
+    await plane.stop();
+  };
+}

@@ -1,0 +1,51 @@
+import * as k8s from "@kubernetes/client-node";
+import { inject } from "vitest";
+
+/** A KubeConfig for the admin of the integration run's control plane. */
+export function adminKubeConfig(): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(inject("kubeconfigPath"));
+  return kc;
+}
+
+/**
+ * A KubeConfig that acts as `user` through impersonation by the admin (client-node
+ * sends Impersonate-User only, so group bindings of `user` do not apply).
+ */
+export function impersonatingKubeConfig(user: string): k8s.KubeConfig {
+  const kc = adminKubeConfig();
+  const current = kc.getCurrentUser();
+  if (!current) throw new Error("kubeconfig has no user");
+  kc.users = [{ ...current, impersonateUser: user } as k8s.User];
+  return kc;
+}
+
+/** A fresh namespace with a unique name; returns its name. */
+export async function createNamespace(kc: k8s.KubeConfig, prefix: string): Promise<string> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const name = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+  await core.createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 30_000,
+  intervalMs = 200,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(
+    `condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ""}`,
+  );
+}
