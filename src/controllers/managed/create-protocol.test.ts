@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import {
+  ANNOTATIONS,
+  type CreateState,
+  decideAfterLookup,
+  formatPending,
+  type LookupInput,
+  nextCreateStep,
+  readCreateState,
+} from "./create-protocol.js";
+
+const pending = { token: "tok-1", at: "2026-11-22T10:00:00Z", generation: 1 };
+
+describe("readCreateState", () => {
+  it("reads every annotation of the protocol", () => {
+    const state = readCreateState({
+      [ANNOTATIONS.externalId]: "nas-1",
+      [ANNOTATIONS.subscriptionKey]: "key-1",
+      [ANNOTATIONS.createPending]: formatPending(pending),
+      [ANNOTATIONS.createFailedGeneration]: "2",
+    });
+    expect(state).toEqual({
+      externalId: "nas-1",
+      subscriptionKey: "key-1",
+      pending,
+      failedGeneration: 2,
+    });
+  });
+
+  it("treats a malformed pending marker as pending with no token, never as absent", () => {
+    const state = readCreateState({ [ANNOTATIONS.createPending]: "{not json" });
+    expect(state.pending).toEqual({ token: "", at: "", generation: 0 });
+  });
+
+  it("ignores blank ids and keys", () => {
+    expect(readCreateState({ [ANNOTATIONS.externalId]: "  " })).toEqual({});
+  });
+});
+
+describe("nextCreateStep", () => {
+  const cases: { reason: string; state: CreateState; generation: number; want: string }[] = [
+    { reason: "nothing recorded creates", state: {}, generation: 1, want: "Create" },
+    {
+      reason: "a known id is observed",
+      state: { externalId: "x", subscriptionKey: "k", pending },
+      generation: 1,
+      want: "Observe",
+    },
+    {
+      reason: "a key without id is polled",
+      state: { subscriptionKey: "k", pending },
+      generation: 1,
+      want: "PollSubscription",
+    },
+    {
+      reason: "a pending marker without key is looked up, never re-created",
+      state: { pending },
+      generation: 1,
+      want: "LookupByToken",
+    },
+    {
+      reason: "a failed create of this generation waits for a spec change",
+      state: { failedGeneration: 3 },
+      generation: 3,
+      want: "WaitForSpecChange",
+    },
+    {
+      reason: "a newer generation after a failure tries again",
+      state: { failedGeneration: 3 },
+      generation: 4,
+      want: "Create",
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(nextCreateStep(c.state, c.generation).step).toBe(c.want);
+    });
+  }
+});
+
+describe("decideAfterLookup", () => {
+  const base: LookupInput = {
+    token: "tok-1",
+    found: [],
+    pendingAgeMs: 0,
+    visibilityGraceMs: 30_000,
+  };
+  const cases: { reason: string; input: Partial<LookupInput>; want: string }[] = [
+    { reason: "exactly one match is adopted", input: { found: ["t-1"] }, want: "Adopt" },
+    {
+      reason: "several matches cannot be decided",
+      input: { found: ["t-1", "t-2"] },
+      want: "Unknown",
+    },
+    {
+      reason: "no lookup operation cannot be decided",
+      input: { found: undefined },
+      want: "Unknown",
+    },
+    {
+      reason: "a malformed marker cannot be decided",
+      input: { token: "", found: [] },
+      want: "Unknown",
+    },
+    {
+      reason: "a marker without a valid time cannot be decided",
+      input: { pendingAgeMs: Number.NaN },
+      want: "Unknown",
+    },
+    {
+      reason: "no match within the visibility grace waits",
+      input: { found: [], pendingAgeMs: 5_000 },
+      want: "Wait",
+    },
+    {
+      reason: "no match after the grace re-creates with the same token",
+      input: { found: [], pendingAgeMs: 31_000 },
+      want: "Recreate",
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(decideAfterLookup({ ...base, ...c.input }).decision).toBe(c.want);
+    });
+  }
+
+  it("adopts the one id it found", () => {
+    expect(decideAfterLookup({ ...base, found: ["t-9"] })).toEqual({
+      decision: "Adopt",
+      externalId: "t-9",
+    });
+  });
+
+  it("waits at most ten seconds and at least one second at a time", () => {
+    expect(decideAfterLookup({ ...base, pendingAgeMs: 0 })).toEqual({
+      decision: "Wait",
+      requeueAfterMs: 10_000,
+    });
+    expect(decideAfterLookup({ ...base, pendingAgeMs: 29_900 })).toEqual({
+      decision: "Wait",
+      requeueAfterMs: 1_000,
+    });
+  });
+});

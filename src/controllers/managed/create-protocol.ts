@@ -1,0 +1,159 @@
+/**
+ * The crash-safe create protocol (DESIGN §5), as pure decisions.
+ *
+ * A remote resource is created in three durable steps, each recorded in an
+ * annotation before the next begins, so that a crash at any point is recovered
+ * without ever creating twice:
+ *
+ * 1. `aidc.io/create-pending` = {token, at, generation} is written, THEN the create
+ *    call is made; the token travels with the remote resource (a task env var, the
+ *    NAS description) so the resource can be found again by it.
+ * 2. The subscription key returned by the create call is written to
+ *    `aidc.io/subscription-key`.
+ * 3. The subscription result's instance id is written to `aidc.io/external-id`.
+ *
+ * Annotations, not only status: backup tools do not restore status, and a restored
+ * object must bind to the resource it already has.
+ */
+
+/** Annotation keys of the protocol. */
+export const ANNOTATIONS = {
+  externalId: "aidc.io/external-id",
+  subscriptionKey: "aidc.io/subscription-key",
+  createPending: "aidc.io/create-pending",
+  /** Generation whose create failed remotely; a newer generation tries again. */
+  createFailedGeneration: "aidc.io/create-failed-generation",
+} as const;
+
+/** What `aidc.io/create-pending` records. */
+export interface CreatePending {
+  /** Client token carried by the remote resource. */
+  token: string;
+  /** RFC 3339 time the create was about to be sent. */
+  at: string;
+  /** metadata.generation the create was made for. */
+  generation: number;
+}
+
+/** The protocol's durable state, read from annotations. */
+export interface CreateState {
+  externalId?: string;
+  subscriptionKey?: string;
+  pending?: CreatePending;
+  failedGeneration?: number;
+}
+
+/** Reads the protocol state; a malformed create-pending value counts as a pending create with no token. */
+export function readCreateState(annotations: Record<string, string> | undefined): CreateState {
+  const a = annotations ?? {};
+  const state: CreateState = {};
+  const externalId = a[ANNOTATIONS.externalId]?.trim();
+  if (externalId) state.externalId = externalId;
+  const key = a[ANNOTATIONS.subscriptionKey]?.trim();
+  if (key) state.subscriptionKey = key;
+  const pending = a[ANNOTATIONS.createPending];
+  if (pending !== undefined) state.pending = parsePending(pending);
+  const failed = Number(a[ANNOTATIONS.createFailedGeneration]);
+  if (Number.isInteger(failed) && failed > 0) state.failedGeneration = failed;
+  return state;
+}
+
+function parsePending(raw: string): CreatePending {
+  try {
+    const v = JSON.parse(raw) as Partial<CreatePending>;
+    return {
+      token: typeof v.token === "string" ? v.token : "",
+      at: typeof v.at === "string" ? v.at : "",
+      generation: typeof v.generation === "number" ? v.generation : 0,
+    };
+  } catch {
+    return { token: "", at: "", generation: 0 };
+  }
+}
+
+/** Serialises a create-pending record for the annotation. */
+export function formatPending(p: CreatePending): string {
+  return JSON.stringify({ token: p.token, at: p.at, generation: p.generation });
+}
+
+/** The next step of the protocol for the current state. */
+export type CreateStep =
+  | { step: "Observe"; externalId: string }
+  | { step: "PollSubscription"; key: string }
+  | { step: "LookupByToken"; pending: CreatePending }
+  | { step: "WaitForSpecChange"; failedGeneration: number }
+  | { step: "Create" };
+
+/**
+ * Decides what to do next. The order matters: a known id wins over a key, a key
+ * over a pending marker; only a state with none of them may create.
+ */
+export function nextCreateStep(state: CreateState, generation: number): CreateStep {
+  if (state.externalId) return { step: "Observe", externalId: state.externalId };
+  if (state.subscriptionKey) return { step: "PollSubscription", key: state.subscriptionKey };
+  if (state.pending) return { step: "LookupByToken", pending: state.pending };
+  if (state.failedGeneration !== undefined && state.failedGeneration >= generation) {
+    return { step: "WaitForSpecChange", failedGeneration: state.failedGeneration };
+  }
+  return { step: "Create" };
+}
+
+/** What a token lookup found and what is known about it. */
+export interface LookupInput {
+  /** The client token of the pending create ("" when the marker is malformed). */
+  token: string;
+  /** Ids of remote resources that carry the token; undefined when the lookup operation is not available. */
+  found: string[] | undefined;
+  /** Milliseconds since the pending marker was written (NaN when the marker has no valid time). */
+  pendingAgeMs: number;
+  /**
+   * How long after a create a resource may still be missing from the list: within it,
+   * "not found" proves nothing and the reconciler waits.
+   */
+  visibilityGraceMs: number;
+}
+
+/** The decision after a token lookup. */
+export type LookupDecision =
+  | { decision: "Adopt"; externalId: string }
+  | { decision: "Wait"; requeueAfterMs: number }
+  | { decision: "Recreate" }
+  | { decision: "Unknown"; reason: "CreateOutcomeUnknown"; message: string };
+
+/**
+ * Decides after a crash between the create call and the key write. Exactly one
+ * match is adopted; several matches, or no lookup operation, cannot be decided
+ * safely. No match after the visibility grace means the create never took effect,
+ * so creating (with the same token) cannot make a second resource.
+ */
+export function decideAfterLookup(input: LookupInput): LookupDecision {
+  const { found, pendingAgeMs, visibilityGraceMs } = input;
+  if (!input.token || !Number.isFinite(pendingAgeMs)) {
+    return {
+      decision: "Unknown",
+      reason: "CreateOutcomeUnknown",
+      message: `the ${ANNOTATIONS.createPending} annotation is malformed, so the resource cannot be looked up by its client token`,
+    };
+  }
+  if (found === undefined) {
+    return {
+      decision: "Unknown",
+      reason: "CreateOutcomeUnknown",
+      message:
+        "a create was sent but its outcome was not recorded, and no list operation is configured to look the resource up by its client token",
+    };
+  }
+  if (found.length === 1) return { decision: "Adopt", externalId: found[0] as string };
+  if (found.length > 1) {
+    return {
+      decision: "Unknown",
+      reason: "CreateOutcomeUnknown",
+      message: `${found.length} remote resources carry this object's client token (${found.join(", ")}); bind one with the aidc.io/external-id annotation`,
+    };
+  }
+  if (pendingAgeMs < visibilityGraceMs) {
+    const remaining = visibilityGraceMs - pendingAgeMs;
+    return { decision: "Wait", requeueAfterMs: Math.max(1000, Math.min(remaining, 10_000)) };
+  }
+  return { decision: "Recreate" };
+}
