@@ -1,0 +1,79 @@
+/**
+ * The two kinds of reconcile failure (STYLE "In this project" 2). A reconciler throws
+ * one of these, with a PascalCase `reason` and the underlying `cause`; the controller
+ * decides from the class what happens next:
+ *
+ * - {@link RetryableError} (and any error not known to be terminal): the key is
+ *   requeued with per-key exponential backoff.
+ * - {@link TerminalError} (or any error carrying `retryable === false`, such as the
+ *   service client's 403 or validation errors): the key is not requeued until the
+ *   object itself changes (generation, annotations, labels or deletion) or a watched
+ *   object mapped to it changes.
+ */
+
+/** Options shared by both error classes. */
+export interface ReconcileErrorOptions {
+  /** The error this one wraps; kept as the standard `cause`. */
+  cause?: unknown;
+}
+
+/** A failure that may succeed when tried again later (network, 5xx, 429, conflicts). */
+export class RetryableError extends Error {
+  /** PascalCase reason, used for the Synced condition and Warning events. */
+  readonly reason: string;
+  /** Always true; lets duck-typed checks (`retryable === false`) work across layers. */
+  readonly retryable = true;
+
+  constructor(reason: string, message: string, options: ReconcileErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = "RetryableError";
+    this.reason = reason;
+  }
+}
+
+/** A failure that will repeat until a person changes something (403, refused input). */
+export class TerminalError extends Error {
+  /** PascalCase reason, used for the Synced condition and Warning events. */
+  readonly reason: string;
+  /** Always false: see {@link isTerminal}. */
+  readonly retryable = false;
+
+  constructor(reason: string, message: string, options: ReconcileErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = "TerminalError";
+    this.reason = reason;
+  }
+}
+
+/**
+ * True when retrying cannot help: a {@link TerminalError}, or any object whose
+ * `retryable` property is exactly `false` (duck-typed, so errors of other layers, e.g.
+ * the service client's, are classified without being imported here).
+ */
+export function isTerminal(err: unknown): boolean {
+  if (err instanceof TerminalError) return true;
+  return (
+    typeof err === "object" &&
+    err !== null &&
+    "retryable" in err &&
+    (err as { retryable: unknown }).retryable === false
+  );
+}
+
+/**
+ * The PascalCase reason of an error: its own `reason` when it has a PascalCase one,
+ * otherwise `fallback` (default `ReconcileError`).
+ */
+export function errorReason(err: unknown, fallback = "ReconcileError"): string {
+  if (typeof err === "object" && err !== null && "reason" in err) {
+    const reason = (err as { reason: unknown }).reason;
+    if (typeof reason === "string" && /^[A-Z][A-Za-z0-9]*$/.test(reason)) return reason;
+  }
+  return fallback;
+}
+
+/** The message of any thrown value, for logs, events and conditions. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,85 @@
+import { type Clock, systemClock } from "./clock.js";
+
+/** Per-key exponential backoff: `baseMs * 2^failures`, capped at `maxMs`. */
+export interface BackoffOptions {
+  /** Delay after the first failure. Default 100 ms. */
+  baseMs: number;
+  /** Upper bound of the delay. Default 5 minutes. */
+  maxMs: number;
+}
+
+/** Defaults of {@link BackoffOptions}: about 100 ms up to 5 minutes, as the issue asks. */
+export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 100, maxMs: 300_000 };
+
+/**
+ * Counts failures per key and answers how long the next retry of that key should wait
+ * (client-go's ItemExponentialFailureRateLimiter). `forget` resets a key.
+ */
+export class ExponentialBackoff {
+  private readonly failures = new Map<string, number>();
+  private readonly options: BackoffOptions;
+
+  constructor(options: Partial<BackoffOptions> = {}) {
+    this.options = { ...DEFAULT_BACKOFF, ...options };
+  }
+
+  /** Records one more failure of `key` and returns the delay before its retry. */
+  when(key: string): number {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    // 2^n overflows to Infinity for large n; Math.min still yields maxMs.
+    return Math.min(this.options.baseMs * 2 ** n, this.options.maxMs);
+  }
+
+  /** Failures recorded for `key` since it was last forgotten. */
+  failuresOf(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  /** Clears the failure count of `key` (after a success). */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+}
+
+/** A token bucket: `burst` tokens, refilled at `qps` per second. */
+export interface TokenBucketOptions {
+  qps: number;
+  burst: number;
+}
+
+/**
+ * A token bucket that hands out reservations (golang.org/x/time/rate semantics):
+ * `reserve()` always takes a token, possibly going into debt, and returns how long the
+ * caller must wait before using it. `qps <= 0` means unlimited.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    private readonly options: TokenBucketOptions,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.tokens = options.burst;
+    this.last = clock.now().getTime();
+  }
+
+  /** Takes one token; returns the delay in ms until it may be used (0 when available). */
+  reserve(): number {
+    if (this.options.qps <= 0) return 0;
+    const now = this.clock.now().getTime();
+    const elapsed = Math.max(0, now - this.last) / 1000;
+    this.last = now;
+    this.tokens = Math.min(this.options.burst, this.tokens + elapsed * this.options.qps);
+    this.tokens -= 1;
+    if (this.tokens >= 0) return 0;
+    return Math.ceil((-this.tokens / this.options.qps) * 1000);
+  }
+
+  /** Resolves when a token may be used (for rate-limiting outgoing requests). */
+  async take(): Promise<void> {
+    const delay = this.reserve();
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * What the runtime knows about a kind: only its REST coordinates. Domain packages
+ * (src/crds) describe their kinds with a {@link ResourceDescriptor}; the runtime never
+ * names one.
+ */
+
+/** REST coordinates of one kind. */
+export interface ResourceDescriptor {
+  /** API group; `""` for the core group (`/api/v1`). */
+  readonly group: string;
+  readonly version: string;
+  /** Lower-case plural used in URLs, e.g. `leases`. */
+  readonly plural: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+}
+
+/** The metadata fields the runtime reads and writes (a subset of ObjectMeta). */
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: unknown[];
+}
+
+/**
+ * Any Kubernetes object as JSON. Objects handed out by the cache are deeply frozen:
+ * copy before changing (`structuredClone`).
+ */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [field: string]: unknown;
+}
+
+/** Identity of one object: `namespace` is `""` for cluster-scoped kinds. */
+export interface ObjectKey {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** `apiVersion` of a kind, e.g. `aidc.io/v1alpha1` or `v1`. */
+export function apiVersionOf(res: ResourceDescriptor): string {
+  return res.group ? `${res.group}/${res.version}` : res.version;
+}
+
+/** A short stable id of a kind for maps and logs: `plural.group` (`plural` for core). */
+export function resourceId(res: ResourceDescriptor): string {
+  return res.group ? `${res.plural}.${res.group}` : res.plural;
+}
+
+/**
+ * URL path of a collection or one object. `namespace` undefined or `""` means all
+ * namespaces (or a cluster-scoped kind); `subresource` is e.g. `status`.
+ */
+export function resourcePath(
+  res: ResourceDescriptor,
+  namespace?: string,
+  name?: string,
+  subresource?: string,
+): string {
+  const base = res.group ? `/apis/${res.group}/${res.version}` : `/api/${res.version}`;
+  const ns = res.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : "";
+  const obj = name ? `/${encodeURIComponent(name)}` : "";
+  const sub = name && subresource ? `/${subresource}` : "";
+  return `${base}${ns}/${res.plural}${obj}${sub}`;
+}
+
+/** The key of an object: `namespace/name`, or `name` when cluster-scoped. */
+export function formatKey(key: ObjectKey): string {
+  return key.namespace ? `${key.namespace}/${key.name}` : key.name;
+}
+
+/** Parses `namespace/name` or `name`. */
+export function parseKey(key: string): ObjectKey {
+  const slash = key.indexOf("/");
+  if (slash < 0) return { namespace: "", name: key };
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/** The key of an object from its metadata. */
+export function keyOf(obj: KubeObject): ObjectKey {
+  return { namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
+}
+
+/** `formatKey(keyOf(obj))`. */
+export function objectKeyString(obj: KubeObject): string {
+  return formatKey(keyOf(obj));
+}
