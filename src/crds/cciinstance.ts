@@ -1,0 +1,222 @@
+import { z } from "zod";
+import { statusBaseShape, timestamp } from "./conditions.js";
+import {
+  type CrdDefinition,
+  described,
+  GROUP,
+  immutableField,
+  VERSION,
+  withRules,
+} from "./definition.js";
+
+/** An image to save from the instance: `imageName:tag`, saved once. */
+export const cciImageSchema = z
+  .object({
+    imageName: described(
+      z
+        .string()
+        .min(1)
+        .max(255)
+        .regex(/^[a-zA-Z0-9][a-zA-Z0-9._/-]*$/),
+      "Name of the image to save: letters, digits, '.', '_', '-' and '/', starting with a letter or digit.",
+    ),
+    tag: described(
+      z
+        .string()
+        .min(1)
+        .max(128)
+        .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/),
+      "Tag of the image: up to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-'.",
+    ),
+  })
+  .meta({ description: "An image to save from the instance; each name and tag is saved once." });
+/** An image to save from a CCI instance. */
+export type CciImage = z.infer<typeof cciImageSchema>;
+
+const BINDING_WHY =
+  "it selects the observed instance; create another CciInstance to observe a different one";
+
+/** Desired state of a CciInstance: which instance to observe and which images to save. */
+export const CciInstanceSpec = withRules(
+  z
+    .object({
+      instanceId: described(
+        z.string().min(1).max(128),
+        "Id of the CCI instance to observe. Exactly one of instanceId and name. Immutable.",
+      ).optional(),
+      name: described(
+        z.string().min(1).max(128),
+        "Name of the CCI instance to observe; exactly one instance must match (with aidcId when set). Exactly one of instanceId and name. Immutable.",
+      ).optional(),
+      aidcId: described(
+        z.number().int().min(0),
+        "Compute center to look for name in; allowed only with name. Immutable.",
+      ).optional(),
+      images: z
+        .array(cciImageSchema)
+        .max(32)
+        .optional()
+        .meta({
+          description:
+            "Images to save from the instance (at most 32); each imageName and tag is saved once, and removing an entry does not delete the saved image.",
+          "x-kubernetes-list-type": "map",
+          "x-kubernetes-list-map-keys": ["imageName", "tag"],
+        }),
+    })
+    .meta({
+      description:
+        "Which CCI instance to observe (the service cannot create or delete one) and which images to save from it.",
+    }),
+  {
+    rule: "has(self.instanceId) != has(self.name)",
+    message: "exactly one of instanceId or name must be set to select the CCI instance",
+  },
+  {
+    rule: "!has(self.aidcId) || has(self.name)",
+    message: "aidcId is allowed only with name (it narrows the search by name)",
+    fieldPath: ".aidcId",
+    reason: "FieldValueForbidden",
+  },
+  immutableField("instanceId", BINDING_WHY),
+  immutableField("name", BINDING_WHY),
+  immutableField("aidcId", BINDING_WHY),
+);
+/** Desired state of a CciInstance. */
+export type CciInstanceSpec = z.infer<typeof CciInstanceSpec>;
+
+const str = (description: string) => described(z.string(), description).optional();
+const flag = (description: string) => described(z.boolean(), description).optional();
+
+/** State of one image save. */
+export const CciImageState = z.enum(["Pending", "Saving", "Saved", "Failed"]);
+/** State of one image save. */
+export type CciImageState = z.infer<typeof CciImageState>;
+
+/** Outcome of saving one image of spec.images. */
+export const cciImageStatusSchema = z
+  .object({
+    imageName: described(z.string(), "Name of the image (as in spec.images)."),
+    tag: described(z.string(), "Tag of the image (as in spec.images)."),
+    imageId: str("Id of the saved image in the service."),
+    state: described(CciImageState, "Pending (not requested yet), Saving, Saved or Failed."),
+    message: str("Why the save failed, or other detail."),
+    requestedTime: timestamp("When the save was requested.").optional(),
+  })
+  .meta({ description: "Outcome of saving one image." });
+/** Outcome of saving one image. */
+export type CciImageStatus = z.infer<typeof cciImageStatusSchema>;
+
+/** Observed state of a CciInstance. */
+export const CciInstanceStatus = z
+  .object({
+    ...statusBaseShape,
+    instanceId: str("Id of the observed instance; also in the annotation aidc.io/external-id."),
+    name: str("Name of the instance."),
+    remoteStatus: str("The instance's status, verbatim (e.g. PENDING, RUNNING, STOPPED, ERROR)."),
+    remoteSubStatus: str("The instance's sub-status, verbatim."),
+    aidcId: described(z.number().int(), "Compute center of the instance.").optional(),
+    orderInstanceId: str("Subscription instance id."),
+    image: str("Image the instance runs."),
+    urls: z
+      .object({
+        webSSH: str("Web terminal address."),
+        jupyter: str("Jupyter address."),
+        vscode: str("VS Code address."),
+      })
+      .optional()
+      .meta({ description: "Access addresses of the instance." }),
+    health: z
+      .object({
+        jupyter: flag("True when the Jupyter service is available."),
+        vscode: flag("True when the VS Code service is available."),
+      })
+      .optional()
+      .meta({ description: "Health of the instance's services." }),
+    resource: z
+      .object({
+        cpuCores: str("CPU cores."),
+        memoryGB: str("Memory in GB."),
+        gpuName: str("GPU model; empty without GPU."),
+        gpuCount: str("GPU count."),
+        diskGB: str("Disk in GB."),
+        productName: str("Name of the resource specification."),
+        productCode: str("Resource specification."),
+      })
+      .optional()
+      .meta({ description: "Resources of the instance." }),
+    createdTime: timestamp("When the instance was created.").optional(),
+    lastUpdateTime: timestamp("When the instance last changed.").optional(),
+    startTime: timestamp("When the instance last started.").optional(),
+    stopTime: timestamp("When the instance last stopped.").optional(),
+    releaseTime: timestamp("When the instance was released.").optional(),
+    autoStopEnabled: flag("True when the instance stops automatically at autoStopTime."),
+    autoStopTime: timestamp("When the instance stops automatically.").optional(),
+    autoReleaseEnabled: flag("True when the instance is released automatically."),
+    autoReleaseTime: timestamp("When the instance is released automatically.").optional(),
+    price: str("Price, without unit."),
+    priceUnit: described(z.number().int(), "Code of the price unit.").optional(),
+    saveImageInProgress: flag("True while the service saves an image of the instance."),
+    images: z.array(cciImageStatusSchema).optional().meta({
+      description: "Outcome of each image of spec.images.",
+    }),
+    error: z
+      .object({
+        description: str("Short description of the error."),
+        suggestion: str("Handling advice."),
+        detail: str("Detailed message."),
+        instanceStatus: str("Instance status the details are about (e.g. FAILED)."),
+        instanceSubStatus: str("Sub-status the details are about (e.g. CREATE_VOLUME_FAILED)."),
+      })
+      .optional()
+      .meta({ description: "Error details of an instance in ERROR or FAILED; absent otherwise." }),
+  })
+  .meta({ description: "Observed state of the instance, written by the operator." });
+/** Observed state of a CciInstance. */
+export type CciInstanceStatus = z.infer<typeof CciInstanceStatus>;
+
+/** The CciInstance kind (`cci`). */
+export const cciInstanceCrd: CrdDefinition<typeof CciInstanceSpec, typeof CciInstanceStatus> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "CciInstance",
+  plural: "cciinstances",
+  singular: "cciinstance",
+  shortNames: ["cci"],
+  categories: ["aidc"],
+  description:
+    "An observed CCI container compute instance of the Compute and Storage Service: its status, access addresses and errors mirrored into status, and images saved from it on request. The operator never creates or deletes the instance.",
+  spec: CciInstanceSpec,
+  status: CciInstanceStatus,
+  printerColumns: [
+    {
+      name: "Status",
+      type: "string",
+      jsonPath: ".status.remoteStatus",
+      description: "Status of the instance.",
+    },
+    {
+      name: "Sub-Status",
+      type: "string",
+      jsonPath: ".status.remoteSubStatus",
+      description: "Sub-status of the instance.",
+    },
+    {
+      name: "Instance",
+      type: "string",
+      jsonPath: ".status.instanceId",
+      description: "Id of the observed instance.",
+    },
+    {
+      name: "Ready",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+      description: "Whether the instance is running (the Ready condition).",
+    },
+    {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+      description: "Time since the object was created.",
+    },
+  ],
+};

@@ -1,0 +1,108 @@
+import type { z } from "zod";
+
+/** API group of every custom resource of the operator. */
+export const GROUP = "aidc.io";
+
+/** The one served and stored version of every kind. */
+export const VERSION = "v1alpha1";
+
+/**
+ * One CEL validation rule, rendered as an item of `x-kubernetes-validations` on the
+ * schema node it is attached to (see {@link withRules}). `self` is that node; a rule
+ * that mentions `oldSelf` is a transition rule, evaluated on update only.
+ */
+export interface CelRule {
+  /** The CEL expression; true means valid. */
+  rule: string;
+  /** Fixed error text. Name the field and say why. */
+  message?: string;
+  /** A CEL expression that evaluates to the error text (wins over `message`). */
+  messageExpression?: string;
+  /** Error reason reported to the client; the API server's default is FieldValueInvalid. */
+  reason?:
+    | "FieldValueInvalid"
+    | "FieldValueForbidden"
+    | "FieldValueRequired"
+    | "FieldValueDuplicate";
+  /** Relative JSON path (e.g. `.image`) of the field the error is reported on. */
+  fieldPath?: string;
+}
+
+// GlobalMeta is declared in zod/v4/core; augmenting it types `.meta()` calls.
+declare module "zod/v4/core" {
+  interface GlobalMeta {
+    /** CEL rules of this node; the CRD generator copies them as they are. */
+    "x-kubernetes-validations"?: CelRule[];
+    /** `atomic`, `set` or `map` (the latter with `x-kubernetes-list-map-keys`). */
+    "x-kubernetes-list-type"?: "atomic" | "set" | "map";
+    /** Keys of a `map` list; each must be required or defaulted in the items. */
+    "x-kubernetes-list-map-keys"?: string[];
+  }
+}
+
+/**
+ * Returns `schema` with `rules` appended to its CEL rules, keeping the metadata it had
+ * (zod's `.meta()` replaces metadata, so rules and descriptions must be merged).
+ */
+export function withRules<T extends z.ZodType>(schema: T, ...rules: CelRule[]): T {
+  const meta = schema.meta() ?? {};
+  const prior = meta["x-kubernetes-validations"] ?? [];
+  return schema.meta({ ...meta, "x-kubernetes-validations": [...prior, ...rules] });
+}
+
+/** Returns `schema` with `description` set, keeping its other metadata. */
+export function described<T extends z.ZodType>(schema: T, description: string): T {
+  return schema.meta({ ...(schema.meta() ?? {}), description });
+}
+
+/**
+ * A transition rule, to attach to an object, that makes its field `field` immutable:
+ * it cannot be added, removed or changed once the object exists. `why` completes the
+ * message `<field> is immutable: <why>`. The error is reported on the field itself.
+ */
+export function immutableField(field: string, why: string): CelRule {
+  return {
+    rule: `has(self.${field}) == has(oldSelf.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
+    message: `${field} is immutable: ${why}`,
+    fieldPath: `.${field}`,
+  };
+}
+
+/** One column of `kubectl get` (an `additionalPrinterColumns` item). */
+export interface PrinterColumn {
+  /** Column header, e.g. `Task-ID`. */
+  name: string;
+  /** OpenAPI type of the value, which sets its formatting. */
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  /** Simple JSONPath into the object, e.g. `.status.taskId`. */
+  jsonPath: string;
+  /** What the column shows (`kubectl explain` and API clients). */
+  description: string;
+  /** 0 for the default view, 1 or more to show only with `-o wide`. */
+  priority?: number;
+}
+
+/**
+ * Everything the generator needs to render one kind's CustomResourceDefinition. The
+ * zod schemas are the source of truth; descriptions, defaults and CEL rules live in
+ * their metadata. Every kind is namespaced, has the status subresource, and is served
+ * and stored at {@link VERSION}.
+ */
+export interface CrdDefinition<
+  Spec extends z.ZodType = z.ZodType,
+  Status extends z.ZodType = z.ZodType,
+> {
+  group: typeof GROUP;
+  version: typeof VERSION;
+  kind: string;
+  /** Lower-case plural; also the first label of the CRD's name `<plural>.<group>`. */
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  categories: string[];
+  /** Top-level description of the kind, shown by `kubectl explain <kind>`. */
+  description: string;
+  spec: Spec;
+  status: Status;
+  printerColumns: PrinterColumn[];
+}

@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { timestamp } from "./conditions.js";
+import { described } from "./definition.js";
+
+/**
+ * What happens to the remote resource when the object is deleted. `Orphan` (the
+ * default) leaves it; `Delete` deletes it where the service offers a delete operation
+ * configured in the operator, and otherwise orphans it with a Warning event.
+ */
+export const deletionPolicy = z.enum(["Orphan", "Delete"]).default("Orphan").meta({
+  description:
+    "What happens to the remote resource when this object is deleted: Orphan (default) leaves it in the service; Delete deletes it where the operator has a delete operation configured, and otherwise orphans it with a Warning event.",
+});
+/** `Orphan` or `Delete`. */
+export type DeletionPolicy = z.infer<typeof deletionPolicy>;
+
+/** The mount path rule of the service (Limits: `^[a-zA-Z0-9_/]{2,64}$`). */
+export const MOUNT_PATH_PATTERN = /^[a-zA-Z0-9_/]{2,64}$/;
+
+/** A mount path: 2 to 64 letters, digits, underscores and slashes. */
+export function mountPath(description: string) {
+  return described(z.string().regex(MOUNT_PATH_PATTERN), description);
+}
+
+/** A reference to another object of the operator in the same namespace. */
+export function localObjectReference(kind: string, description: string) {
+  return z
+    .object({
+      name: described(
+        z
+          .string()
+          .min(1)
+          .max(253)
+          .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/),
+        `Name of the ${kind} in the same namespace.`,
+      ),
+    })
+    .meta({ description });
+}
+/** A reference by name to an object in the same namespace. */
+export type LocalObjectReference = z.infer<ReturnType<typeof localObjectReference>>;
+
+/** A string map (e.g. environment variables): `additionalProperties: {type: string}`. */
+export function stringMap(description: string, maxProperties: number, maxValueLength: number) {
+  return z.record(z.string(), z.string().max(maxValueLength)).meta({ description, maxProperties });
+}
+
+/**
+ * Outcome of an asynchronous create (the service's subscription-result query). Pending
+ * while the service has accepted the order but not decided; Succeeded once the remote
+ * resource exists; Failed when the service refused it (the message says why).
+ */
+export const subscriptionSchema = z
+  .object({
+    outcome: described(
+      z.enum(["Pending", "Succeeded", "Failed"]),
+      "Pending while the service processes the order, Succeeded when the remote resource exists, Failed when the service refused it.",
+    ),
+    message: described(
+      z.string(),
+      "The service's text about the outcome, e.g. why it failed.",
+    ).optional(),
+    submittedTime: timestamp("When the create request was accepted by the service.").optional(),
+  })
+  .meta({
+    description:
+      "Outcome of the asynchronous create, from the service's subscription-result query.",
+  });
+/** Outcome of an asynchronous create. */
+export type Subscription = z.infer<typeof subscriptionSchema>;

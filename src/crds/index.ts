@@ -1,0 +1,28 @@
+/**
+ * The custom resources of the operator (DESIGN §4): one zod source of truth per kind
+ * for spec, status and CRD metadata. Controllers use the types; the generator renders
+ * the CustomResourceDefinitions from {@link allCrds}.
+ */
+import { cciInstanceCrd } from "./cciinstance.js";
+import type { CrdDefinition } from "./definition.js";
+import { nasVolumeCrd } from "./nasvolume.js";
+import { trainingJobCrd } from "./trainingjob.js";
+import { trainingTemplateCrd } from "./trainingtemplate.js";
+
+export * from "./cciinstance.js";
+export * from "./conditions.js";
+export * from "./definition.js";
+export * from "./fields.js";
+export * from "./manifest.js";
+export * from "./nasvolume.js";
+export * from "./training.js";
+export * from "./trainingjob.js";
+export * from "./trainingtemplate.js";
+
+/** Every kind, in the order the generator writes them. */
+export const allCrds: readonly CrdDefinition[] = [
+  trainingJobCrd,
+  nasVolumeCrd,
+  cciInstanceCrd,
+  trainingTemplateCrd,
+];

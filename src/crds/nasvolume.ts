@@ -1,0 +1,180 @@
+import { z } from "zod";
+import { statusBaseShape, timestamp } from "./conditions.js";
+import {
+  type CrdDefinition,
+  described,
+  GROUP,
+  immutableField,
+  VERSION,
+  withRules,
+} from "./definition.js";
+import { deletionPolicy, mountPath, subscriptionSchema } from "./fields.js";
+
+/** Desired state of a NasVolume: one NAS file storage of the service. */
+export const NasVolumeSpec = withRules(
+  z
+    .object({
+      productCode: described(
+        z.string().min(1).max(128),
+        "NAS product (from the service's NAS product list) that fixes the storage type and billing. Immutable.",
+      ),
+      name: described(
+        z.string().min(1).max(128),
+        "Directory name of the storage, its identifier in the service; metadata.name when omitted. Immutable.",
+      ).optional(),
+      description: described(
+        z.string().max(1024),
+        "Description sent when the storage is subscribed. Immutable: the service cannot change it.",
+      ).optional(),
+      capacityGB: described(
+        z.number().int().min(1),
+        "Capacity in GB (at least 1; the product's default when omitted). A change scales the storage up or down by the difference; a shrink below the used amount is refused.",
+      ).optional(),
+      mountPath: mountPath(
+        "Default mount path in containers: 2 to 64 letters, digits, underscores and slashes. A change updates the storage; running tasks keep their mounts.",
+      ).optional(),
+      aidcId: described(
+        z.number().int().min(0),
+        "Compute center of the storage; the product's when omitted. Immutable.",
+      ).optional(),
+      storageId: described(
+        z.string().min(1).max(128),
+        "Id of an existing storage to adopt instead of subscribing a new one. May be set once on an object that has none (e.g. to resolve CreateOutcomeUnknown), never changed or removed.",
+      ).optional(),
+      deletionPolicy,
+    })
+    .meta({
+      description:
+        "Desired NAS storage. capacityGB, mountPath and deletionPolicy may change; productCode, name, description and aidcId are fixed at creation; storageId may only be set once.",
+    }),
+  immutableField("productCode", "the product of a storage is fixed when it is subscribed"),
+  immutableField(
+    "name",
+    "it is the storage's directory name, fixed when the storage is subscribed",
+  ),
+  immutableField("description", "the service offers no update of a storage's description"),
+  immutableField("aidcId", "a storage cannot move to another compute center"),
+  {
+    rule: "!has(oldSelf.storageId) || (has(self.storageId) && self.storageId == oldSelf.storageId)",
+    message:
+      "storageId is immutable once set: it binds the object to its storage instance; create a new NasVolume to use another",
+    fieldPath: ".storageId",
+  },
+);
+/** Desired state of a NasVolume, with the CRD's defaults applied. */
+export type NasVolumeSpec = z.infer<typeof NasVolumeSpec>;
+
+/** Phase of a NasVolume, the PHASE column. */
+export const NasVolumePhase = z.enum([
+  "Pending",
+  "Creating",
+  "Ready",
+  "Scaling",
+  "Failed",
+  "Unknown",
+]);
+/** Phase of a NasVolume. */
+export type NasVolumePhase = z.infer<typeof NasVolumePhase>;
+
+const str = (description: string) => described(z.string(), description).optional();
+
+/** The last capacity change the operator requested. */
+export const nasScaleRecordSchema = z
+  .object({
+    scaleType: described(z.enum(["ScaleUp", "ScaleDown"]), "Direction of the change."),
+    capacityGB: described(z.number().int(), "The change in GB (the service takes the change)."),
+    fromGB: described(z.number().int(), "Capacity before the change.").optional(),
+    toGB: described(z.number().int(), "Capacity requested (spec.capacityGB then)."),
+    requestedTime: timestamp("When the service accepted the request.").optional(),
+  })
+  .meta({ description: "The last capacity change the operator requested." });
+/** The last scale request of a NasVolume. */
+export type NasScaleRecord = z.infer<typeof nasScaleRecordSchema>;
+
+/** Observed state of a NasVolume. */
+export const NasVolumeStatus = z
+  .object({
+    ...statusBaseShape,
+    phase: described(
+      NasVolumePhase,
+      "Pending (not ordered yet), Creating, Ready, Scaling, Failed, or Unknown (a remote status the operator does not know).",
+    ).optional(),
+    storageId: str("Id of the storage in the service; also in the annotation aidc.io/external-id."),
+    subscriptionKey: str(
+      "Result key of the subscription; also in the annotation aidc.io/subscription-key.",
+    ),
+    subscription: subscriptionSchema.optional(),
+    remoteStatus: str("The service's storage status, verbatim (e.g. Creating, Running)."),
+    name: str("Directory name of the storage in the service."),
+    storageType: str("Storage type."),
+    orderInstanceId: str("Subscription instance id."),
+    capacityGB: described(z.number(), "Capacity (quota) in GB.").optional(),
+    usedGB: described(z.number(), "Used amount in GB.").optional(),
+    mountPath: str("Default mount path of the storage."),
+    aidcId: described(z.number().int(), "Compute center of the storage.").optional(),
+    productCode: str("Product of the storage."),
+    productName: str("Name of the product."),
+    price: str("Price, without unit."),
+    priceUnit: str("Unit of the price."),
+    createdTime: timestamp("When the service created the storage.").optional(),
+    lastUpdateTime: timestamp("When the service last changed the storage.").optional(),
+    lastScale: nasScaleRecordSchema.optional(),
+  })
+  .meta({ description: "Observed state of the storage, written by the operator." });
+/** Observed state of a NasVolume. */
+export type NasVolumeStatus = z.infer<typeof NasVolumeStatus>;
+
+/** The NasVolume kind (`nas`). */
+export const nasVolumeCrd: CrdDefinition<typeof NasVolumeSpec, typeof NasVolumeStatus> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "NasVolume",
+  plural: "nasvolumes",
+  singular: "nasvolume",
+  shortNames: ["nas"],
+  categories: ["aidc"],
+  description:
+    "A NAS file storage of the Compute and Storage Service: subscribed (or adopted by storageId), scaled and re-pointed from the spec, its usage mirrored into status.",
+  spec: NasVolumeSpec,
+  status: NasVolumeStatus,
+  printerColumns: [
+    {
+      name: "Phase",
+      type: "string",
+      jsonPath: ".status.phase",
+      description: "Phase of the storage.",
+    },
+    {
+      name: "Capacity",
+      type: "number",
+      jsonPath: ".status.capacityGB",
+      description: "Capacity in GB.",
+    },
+    { name: "Used", type: "number", jsonPath: ".status.usedGB", description: "Used GB." },
+    {
+      name: "Mount-Path",
+      type: "string",
+      jsonPath: ".status.mountPath",
+      description: "Default mount path.",
+    },
+    {
+      name: "Ready",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+      description: "Whether the storage is usable (the Ready condition).",
+    },
+    {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+      description: "Time since the object was created.",
+    },
+    {
+      name: "Storage-ID",
+      type: "string",
+      jsonPath: ".status.storageId",
+      description: "Id of the storage in the service.",
+      priority: 1,
+    },
+  ],
+};

@@ -1,0 +1,182 @@
+import { z } from "zod";
+import {
+  type CelRule,
+  type CrdDefinition,
+  described,
+  GROUP,
+  immutableField,
+  VERSION,
+  withRules,
+} from "./definition.js";
+import { deletionPolicy, localObjectReference } from "./fields.js";
+import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
+import { TrainingJobStatus } from "./trainingjob-status.js";
+
+export * from "./trainingjob-status.js";
+
+/** How the task is created: from the spec, as a copy of another job, or from a template. */
+export const CreateType = z.enum(["DIRECT", "COPY", "TEMPLATE"]);
+/** `DIRECT`, `COPY` or `TEMPLATE`. */
+export type CreateType = z.infer<typeof CreateType>;
+
+/** One custom port to open on every pod of the task. */
+export const trainingJobPortSchema = z
+  .object({
+    port: described(z.number().int().min(1).max(65535), "Port inside the container, 1 to 65535."),
+    protocol: described(
+      z.enum(["http", "https"]),
+      "Protocol of the port: http (default) or https.",
+    ).default("http"),
+  })
+  .meta({ description: "A custom port to open on every pod." });
+/** One custom port of a TrainingJob. */
+export type TrainingJobPort = z.infer<typeof trainingJobPortSchema>;
+
+/** Spec fields that can change after creation; every other field is immutable. */
+export const TRAINING_JOB_MUTABLE_FIELDS = [
+  "description",
+  "ports",
+  "exposePorts",
+  "deletionPolicy",
+] as const;
+
+const IMMUTABLE_WHY =
+  "the service cannot change a submitted training task (only description, ports, exposePorts and deletionPolicy can change); create a new TrainingJob instead";
+
+const shape = {
+  taskName: described(
+    z.string().min(1).max(128),
+    "Name of the task in the service; metadata.name when omitted.",
+  ).optional(),
+  description: described(
+    z.string().max(1024),
+    "Description of the task; the only task field the service can update, so it may change at any time.",
+  ).optional(),
+  createType: described(
+    CreateType,
+    "How the task is created: DIRECT (default) from this spec, COPY of the TrainingJob in copyFrom, or TEMPLATE from the TrainingTemplate in templateRef.",
+  ).default("DIRECT"),
+  templateRef: localObjectReference(
+    "TrainingTemplate",
+    "The TrainingTemplate (same namespace) the task is created from; required exactly when createType is TEMPLATE.",
+  ).optional(),
+  copyFrom: localObjectReference(
+    "TrainingJob",
+    "The TrainingJob (same namespace) whose task is copied; required exactly when createType is COPY.",
+  ).optional(),
+  priority: priority(
+    "Scheduling priority 1 to 3; a smaller number is a higher priority. Default 3.",
+  ).default(3),
+  ...trainingConfigShape,
+  ports: z
+    .array(trainingJobPortSchema)
+    .max(32)
+    .optional()
+    .meta({
+      description:
+        "Custom ports to open on every pod (at most 32, each port once). May change at any time; the external addresses appear in status.pods[].ports.",
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["port"],
+    }),
+  exposePorts: described(
+    z.boolean(),
+    "When true, the operator creates a Service and EndpointSlice per open custom port that point at its external address, so that in-cluster clients reach it by name. Default false; may change at any time.",
+  ).default(false),
+  deletionPolicy,
+};
+
+const IMMUTABLE_FIELDS = (Object.keys(shape) as (keyof typeof shape)[]).filter(
+  (f) => !(TRAINING_JOB_MUTABLE_FIELDS as readonly string[]).includes(f),
+);
+
+const refRules = (field: "templateRef" | "copyFrom", createType: CreateType): CelRule[] => [
+  {
+    rule: `self.createType != '${createType}' || has(self.${field})`,
+    message: `${field} is required when createType is ${createType}`,
+    fieldPath: `.${field}`,
+    reason: "FieldValueRequired",
+  },
+  {
+    rule: `self.createType == '${createType}' || !has(self.${field})`,
+    messageExpression: `'${field} is allowed only when createType is ${createType}, not ' + self.createType`,
+    fieldPath: `.${field}`,
+    reason: "FieldValueForbidden",
+  },
+];
+
+const directRules: CelRule[] = (["image", "productCode", "workerCount"] as const).map((f) => ({
+  rule: `self.createType != 'DIRECT' || has(self.${f})`,
+  message: `${f} is required when createType is DIRECT`,
+  fieldPath: `.${f}`,
+  reason: "FieldValueRequired",
+}));
+
+/** Desired state of a TrainingJob: one distributed training task of the service. */
+export const TrainingJobSpec = withRules(
+  z.object(shape).meta({
+    description:
+      "Desired training task. Only description, ports, exposePorts and deletionPolicy may change after creation.",
+  }),
+  ...trainingConfigRules,
+  ...refRules("templateRef", "TEMPLATE"),
+  ...refRules("copyFrom", "COPY"),
+  ...directRules,
+  ...IMMUTABLE_FIELDS.map((f) => immutableField(f, IMMUTABLE_WHY)),
+);
+/** Desired state of a TrainingJob, with the CRD's defaults applied. */
+export type TrainingJobSpec = z.infer<typeof TrainingJobSpec>;
+
+/** The TrainingJob kind (`tj`). */
+export const trainingJobCrd: CrdDefinition<typeof TrainingJobSpec, typeof TrainingJobStatus> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "TrainingJob",
+  plural: "trainingjobs",
+  singular: "trainingjob",
+  shortNames: ["tj"],
+  categories: ["aidc"],
+  description:
+    "A distributed training task of the Compute and Storage Service. The operator submits it once, tracks the asynchronous subscription, and mirrors the task's state, storages, pods and open ports into status.",
+  spec: TrainingJobSpec,
+  status: TrainingJobStatus,
+  printerColumns: [
+    {
+      name: "Status",
+      type: "string",
+      jsonPath: ".status.phase",
+      description: "Phase of the task.",
+    },
+    {
+      name: "Task-ID",
+      type: "string",
+      jsonPath: ".status.taskId",
+      description: "Id of the task in the service.",
+    },
+    {
+      name: "Ready",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+      description: "Whether the task is running (the Ready condition).",
+    },
+    {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+      description: "Time since the object was created.",
+    },
+    {
+      name: "Remote-Status",
+      type: "string",
+      jsonPath: ".status.remoteStatus",
+      description: "The service's task status, verbatim.",
+      priority: 1,
+    },
+    {
+      name: "Image",
+      type: "string",
+      jsonPath: ".spec.image",
+      description: "Container image of the workers.",
+      priority: 1,
+    },
+  ],
+};

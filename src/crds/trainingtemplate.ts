@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { statusBaseShape, timestamp } from "./conditions.js";
+import {
+  type CrdDefinition,
+  described,
+  GROUP,
+  immutableField,
+  VERSION,
+  withRules,
+} from "./definition.js";
+import { deletionPolicy, localObjectReference } from "./fields.js";
+import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
+
+const shape = {
+  name: described(
+    z.string().min(1).max(128),
+    "Name of the template in the service; metadata.name when omitted.",
+  ).optional(),
+  description: described(z.string().max(1024), "Description of the template.").optional(),
+  fromTrainingJobRef: localObjectReference(
+    "TrainingJob",
+    "Save the configuration of this TrainingJob's task (same namespace) as the template, instead of the fields below; then only name, description and deletionPolicy may be set. Immutable.",
+  ).optional(),
+  aidcId: described(z.number().int().min(0), "Compute center the template is bound to.").optional(),
+  priority: priority(
+    "Scheduling priority 1 to 3 of tasks created from the template; a smaller number is a higher priority.",
+  ).optional(),
+  ...trainingConfigShape,
+  deletionPolicy,
+};
+
+/** Template fields that come from the TrainingJob when fromTrainingJobRef is set. */
+const CONFIG_FIELDS = [
+  "aidcId",
+  "priority",
+  ...(Object.keys(trainingConfigShape) as (keyof typeof trainingConfigShape)[]),
+];
+
+/** Desired state of a TrainingTemplate: a saved training configuration of the service. */
+export const TrainingTemplateSpec = withRules(
+  z.object(shape).meta({
+    description:
+      "Desired training template: either the configuration fields (sent in full on every change) or fromTrainingJobRef.",
+  }),
+  ...trainingConfigRules,
+  {
+    rule: `!has(self.fromTrainingJobRef) || !(${CONFIG_FIELDS.map((f) => `has(self.${f})`).join(" || ")})`,
+    messageExpression: `'with fromTrainingJobRef the configuration comes from the TrainingJob; remove: ' + [${CONFIG_FIELDS.map((f) => `has(self.${f}) ? '${f}' : ''`).join(", ")}].filter(f, f != '').join(', ')`,
+    reason: "FieldValueForbidden",
+  },
+  ...(["image", "productCode"] as const).map((f) => ({
+    rule: `has(self.fromTrainingJobRef) || has(self.${f})`,
+    message: `${f} is required unless fromTrainingJobRef is set`,
+    fieldPath: `.${f}`,
+    reason: "FieldValueRequired" as const,
+  })),
+  immutableField(
+    "fromTrainingJobRef",
+    "a template is saved from its TrainingJob once; create another TrainingTemplate to save another job",
+  ),
+);
+/** Desired state of a TrainingTemplate, with the CRD's defaults applied. */
+export type TrainingTemplateSpec = z.infer<typeof TrainingTemplateSpec>;
+
+const str = (description: string) => described(z.string(), description).optional();
+
+/** Observed state of a TrainingTemplate. */
+export const TrainingTemplateStatus = z
+  .object({
+    ...statusBaseShape,
+    templateId: str(
+      "Id of the template in the service; also in the annotation aidc.io/external-id.",
+    ),
+    templateName: str("Name of the template in the service."),
+    sourceTaskId: str("Id of the task the template was saved from (fromTrainingJobRef)."),
+    lastAppliedTime: timestamp(
+      "When the operator last created or fully updated the template.",
+    ).optional(),
+  })
+  .meta({ description: "Observed state of the template, written by the operator." });
+/** Observed state of a TrainingTemplate. */
+export type TrainingTemplateStatus = z.infer<typeof TrainingTemplateStatus>;
+
+/** The TrainingTemplate kind (`ttpl`). */
+export const trainingTemplateCrd: CrdDefinition<
+  typeof TrainingTemplateSpec,
+  typeof TrainingTemplateStatus
+> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "TrainingTemplate",
+  plural: "trainingtemplates",
+  singular: "trainingtemplate",
+  shortNames: ["ttpl"],
+  categories: ["aidc"],
+  description:
+    "A training task template of the Compute and Storage Service: created from the spec and fully updated on every change, or saved from a TrainingJob. TrainingJobs with createType TEMPLATE refer to it.",
+  spec: TrainingTemplateSpec,
+  status: TrainingTemplateStatus,
+  printerColumns: [
+    {
+      name: "Template-ID",
+      type: "string",
+      jsonPath: ".status.templateId",
+      description: "Id of the template in the service.",
+    },
+    {
+      name: "Ready",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+      description: "Whether the template exists and matches the spec (the Ready condition).",
+    },
+    {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+      description: "Time since the object was created.",
+    },
+  ],
+};
