@@ -1,0 +1,135 @@
+{{/*
+Chart name, truncated to the 63 characters of a label value.
+*/}}
+{{- define "aidc-operator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Prefix of every object name: the release name, plus the chart name when the release
+name does not already contain it.
+*/}}
+{{- define "aidc-operator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Chart label value: name-version.
+*/}}
+{{- define "aidc-operator.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Labels that select the operator pods. Never change them: a Deployment's selector is
+immutable.
+*/}}
+{{- define "aidc-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "aidc-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Labels of every object.
+*/}}
+{{- define "aidc-operator.labels" -}}
+helm.sh/chart: {{ include "aidc-operator.chart" . }}
+{{ include "aidc-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: operator
+app.kubernetes.io/part-of: aidc-operator
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/*
+Name of the ServiceAccount.
+*/}}
+{{- define "aidc-operator.serviceAccountName" -}}
+{{- default (include "aidc-operator.fullname" .) .Values.serviceAccount.name }}
+{{- end }}
+
+{{/*
+The image reference: repository@digest when a digest is set, else repository:tag
+(tag defaults to the appVersion).
+*/}}
+{{- define "aidc-operator.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Name of the API-key Secret: `apiKeySecret` is a Secret name or an object {name, key}.
+*/}}
+{{- define "aidc-operator.apiKeySecretName" -}}
+{{- if kindIs "string" .Values.apiKeySecret }}
+{{- .Values.apiKeySecret }}
+{{- else }}
+{{- required "apiKeySecret.name is required: the Secret holding the service API key" .Values.apiKeySecret.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+Key of the API key in that Secret (`api-key` unless the object form names another).
+*/}}
+{{- define "aidc-operator.apiKeySecretKey" -}}
+{{- if kindIs "string" .Values.apiKeySecret }}
+{{- "api-key" }}
+{{- else }}
+{{- default "api-key" .Values.apiKeySecret.key }}
+{{- end }}
+{{- end }}
+
+{{/*
+Where the API key file is mounted in the operator container.
+*/}}
+{{- define "aidc-operator.apiKeyDir" -}}
+/var/run/secrets/aidc
+{{- end }}
+
+{{/*
+Name of the leader-election Lease.
+*/}}
+{{- define "aidc-operator.leaseName" -}}
+{{- default (printf "%s-leader" (include "aidc-operator.fullname" .)) .Values.leaderElection.leaseName }}
+{{- end }}
+
+{{/*
+The operator's config file (config.yaml in the ConfigMap): what the chart knows,
+then `.Values.config` merged over it. The Lease's namespace is not written: the
+operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay stays right.
+*/}}
+{{- define "aidc-operator.config" -}}
+{{- $config := dict
+  "service" (dict "apiKeyFile" (printf "%s/api-key" (include "aidc-operator.apiKeyDir" .)))
+  "server" (dict "port" (int .Values.metricsPort))
+  "leaderElection" (dict
+    "enabled" .Values.leaderElection.enabled
+    "leaseName" (include "aidc-operator.leaseName" .))
+  "watchNamespaces" .Values.watchNamespaces
+}}
+{{- if .Values.service.baseUrl }}
+{{- $_ := set $config.service "baseUrl" .Values.service.baseUrl }}
+{{- end }}
+{{- mustMergeOverwrite $config (deepCopy .Values.config) | toYaml }}
+{{- end }}
+
+{{/*
+Fails the render on combinations the schema cannot express.
+*/}}
+{{- define "aidc-operator.validate" -}}
+{{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection.enabled) }}
+{{- fail "replicas > 1 needs leaderElection.enabled=true: only one operator may reconcile at a time" }}
+{{- end }}
+{{- end }}

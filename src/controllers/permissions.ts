@@ -1,0 +1,153 @@
+/**
+ * Every Kubernetes permission the operator needs, in one place.
+ *
+ * Each controller (and the runtime under it) declares here what it reads and writes;
+ * nothing else grants the operator anything. `scripts/generate-rbac.ts` writes these
+ * rules into the Helm chart (`charts/aidc-operator/templates/_rbac-rules.tpl`, used by
+ * the ClusterRole and the Roles of the release namespace), and `deploy/rbac/` is
+ * rendered from the chart, so the chart and the kustomize base grant exactly this list.
+ * `npm run check:generated` fails when the generated files are stale, and the e2e test
+ * `test/e2e/rbac.test.ts` proves with SubjectAccessReviews that the chart's
+ * ServiceAccount can do each rule and cannot read any other Secret.
+ *
+ * A controller that starts using a new API (a verb, a resource, a subresource) adds a
+ * rule here, with the reason, then runs `npm run generate`.
+ */
+
+/** A Kubernetes RBAC PolicyRule (rbac.authorization.k8s.io/v1), resource rules only. */
+export interface PolicyRule {
+  /** API groups; `""` is the core group. */
+  apiGroups: string[];
+  /** Resources, with `/subresource` where the rule is about a subresource. */
+  resources: string[];
+  /** Verbs allowed on them. */
+  verbs: string[];
+  /** When set, the rule applies to these object names only. */
+  resourceNames?: string[];
+}
+
+/**
+ * Where a rule is granted:
+ * - `watched`: in every namespace the operator watches: a ClusterRole bound cluster-wide
+ *   by a ClusterRoleBinding, or, when the chart's `watchNamespaces` is set, by one
+ *   RoleBinding per watched namespace.
+ * - `leaderElection`: in the operator's own (release) namespace only, as a Role.
+ * - `apiKeySecret`: in the release namespace only, as a Role.
+ */
+export type PermissionScope = "watched" | "leaderElection" | "apiKeySecret";
+
+/** One rule the operator needs, where it is granted, and why. */
+export interface OperatorPermission extends PolicyRule {
+  /** Which Role or ClusterRole carries the rule (see {@link PermissionScope}). */
+  scope: PermissionScope;
+  /** Who needs the rule and for what; written beside the rule in the generated YAML. */
+  reason: string;
+}
+
+/**
+ * Stands for the name of the API-key Secret, which is a deployment setting (the chart
+ * value `apiKeySecret`): the generator replaces it with the chart's helper that
+ * resolves the name.
+ */
+export const API_KEY_SECRET_NAME = "$(API_KEY_SECRET_NAME)";
+
+/** The API group of the operator's kinds. */
+const AIDC_GROUP = "aidc.io";
+
+/** The plural names of the kinds the controllers reconcile, with their controller. */
+const reconciledKinds = [
+  { plural: "trainingjobs", controller: "TrainingJob" },
+  { plural: "nasvolumes", controller: "NasVolume" },
+  { plural: "cciinstances", controller: "CciInstance" },
+  { plural: "trainingtemplates", controller: "TrainingTemplate" },
+] as const;
+
+/** The plural names of the operator's kinds, in the order their rules are listed. */
+export const RECONCILED_PLURALS: readonly string[] = reconciledKinds.map((k) => k.plural);
+
+/**
+ * The three rules of a reconciled kind (as kubebuilder's markers declare them): the
+ * objects (read, watch, and annotation and finalizer writes; never create or delete,
+ * since the user owns the objects), the status subresource, and the finalizers
+ * subresource (needed where OwnerReferencesPermissionEnforcement is on).
+ */
+function reconciledKindRules(plural: string, controller: string): OperatorPermission[] {
+  return [
+    {
+      scope: "watched",
+      apiGroups: [AIDC_GROUP],
+      resources: [plural],
+      verbs: ["get", "list", "watch", "update", "patch"],
+      reason: `${controller} controller: watch the objects, write annotations and the finalizer`,
+    },
+    {
+      scope: "watched",
+      apiGroups: [AIDC_GROUP],
+      resources: [`${plural}/status`],
+      verbs: ["get", "update", "patch"],
+      reason: `${controller} controller: write the status subresource`,
+    },
+    {
+      scope: "watched",
+      apiGroups: [AIDC_GROUP],
+      resources: [`${plural}/finalizers`],
+      verbs: ["update"],
+      reason: `${controller} controller: set and remove the finalizer`,
+    },
+  ];
+}
+
+/**
+ * The operator's permissions: the single source of the chart's and the kustomize
+ * base's RBAC rules. Order is the order of the generated YAML.
+ */
+export const operatorPermissions: readonly OperatorPermission[] = [
+  ...reconciledKinds.flatMap((k) => reconciledKindRules(k.plural, k.controller)),
+  {
+    scope: "watched",
+    apiGroups: ["events.k8s.io"],
+    resources: ["events"],
+    verbs: ["create", "patch"],
+    reason: "every controller: Normal and Warning Events (repeats patched into a series)",
+  },
+  {
+    scope: "watched",
+    apiGroups: [""],
+    resources: ["services"],
+    verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
+    reason: "TrainingJob controller: a Service for each exposed pod port (spec.ports)",
+  },
+  {
+    scope: "watched",
+    apiGroups: ["discovery.k8s.io"],
+    resources: ["endpointslices"],
+    verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
+    reason: "TrainingJob controller: the EndpointSlice of each exposed port's Service",
+  },
+  {
+    scope: "leaderElection",
+    apiGroups: ["coordination.k8s.io"],
+    resources: ["leases"],
+    verbs: ["get", "create", "update"],
+    reason: "runtime: leader election on a Lease in the operator's namespace",
+  },
+  {
+    scope: "apiKeySecret",
+    apiGroups: [""],
+    resources: ["secrets"],
+    verbs: ["get"],
+    resourceNames: [API_KEY_SECRET_NAME],
+    reason: "runtime: read the service API key from its Secret, and no other Secret",
+  },
+];
+
+/** The rules of one scope, without the bookkeeping fields: a plain PolicyRule list. */
+export function policyRules(scope: PermissionScope): PolicyRule[] {
+  return operatorPermissions
+    .filter((p) => p.scope === scope)
+    .map(({ apiGroups, resources, verbs, resourceNames }) =>
+      resourceNames
+        ? { apiGroups, resources, verbs, resourceNames }
+        : { apiGroups, resources, verbs },
+    );
+}
