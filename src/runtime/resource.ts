@@ -95,3 +95,9 @@ export function keyOf(obj: KubeObject): ObjectKey {
 export function objectKeyString(obj: KubeObject): string {
   return formatKey(keyOf(obj));
 }
+
+/** Fills in apiVersion and kind, which list items of core kinds come without. */
+export function withKind<T extends KubeObject>(res: ResourceDescriptor, obj: T): T {
+  if (obj.apiVersion && obj.kind) return obj;
+  return { ...obj, apiVersion: apiVersionOf(res), kind: res.kind };
+}

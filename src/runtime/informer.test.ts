@@ -1,0 +1,235 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Informer, type ListerWatcher, type WatchHandle } from "./informer.js";
+import type { KubeObject, ResourceDescriptor } from "./resource.js";
+import type { StoreEvent } from "./store.js";
+
+const widgets: ResourceDescriptor = {
+  group: "test.aidc.io",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
+
+const obj = (name: string, rv: string, namespace = "ns"): KubeObject => ({
+  apiVersion: "test.aidc.io/v1",
+  kind: "Widget",
+  metadata: { name, namespace, resourceVersion: rv },
+});
+
+/** A scripted API server for one scope. */
+class FakeApi implements ListerWatcher {
+  items: KubeObject[] = [];
+  resourceVersion = "10";
+  lists = 0;
+  watches: string[] = [];
+  listError: unknown;
+  watchStartError: unknown;
+  stream?: {
+    onEvent: (type: string, obj: KubeObject) => void;
+    onDone: (err: unknown) => void;
+    aborted: boolean;
+  };
+
+  async list() {
+    this.lists++;
+    if (this.listError) throw this.listError;
+    return { items: structuredClone(this.items), resourceVersion: this.resourceVersion };
+  }
+
+  async watch(
+    rv: string,
+    onEvent: (type: string, obj: KubeObject) => void,
+    onDone: (err: unknown) => void,
+  ): Promise<WatchHandle> {
+    this.watches.push(rv);
+    if (this.watchStartError) {
+      onDone(this.watchStartError);
+      return { abort: () => undefined };
+    }
+    const stream = { onEvent, onDone, aborted: false };
+    this.stream = stream;
+    return {
+      abort: () => {
+        stream.aborted = true;
+      },
+    };
+  }
+}
+
+function start(api: FakeApi, options = {}) {
+  const events: string[] = [];
+  const informer = new Informer(widgets, () => api, { watchdogMs: 60_000, ...options });
+  informer.on((e: StoreEvent) => events.push(`${e.type} ${e.object.metadata?.name}`));
+  informer.start();
+  return { informer, events };
+}
+
+describe("Informer", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("lists, then watches from the list's resourceVersion and applies events to the cache", async () => {
+    const api = new FakeApi();
+    api.items = [obj("a", "5")];
+    const { informer, events } = start(api);
+    await informer.waitForSync();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.watches).toEqual(["10"]);
+    expect(informer.isWatching()).toBe(true);
+    api.stream?.onEvent("ADDED", obj("b", "11"));
+    api.stream?.onEvent("MODIFIED", obj("a", "12"));
+    api.stream?.onEvent("DELETED", obj("b", "13"));
+    expect(events).toEqual(["add a", "add b", "update a", "delete b"]);
+    expect(informer.store.keys()).toEqual(["ns/a"]);
+    await informer.stop();
+  });
+
+  it("resumes a cleanly closed watch at once from the last resourceVersion seen", async () => {
+    const api = new FakeApi();
+    const { informer } = start(api);
+    await vi.advanceTimersByTimeAsync(0);
+    api.stream?.onEvent("ADDED", obj("a", "20"));
+    api.stream?.onEvent("BOOKMARK", { metadata: { resourceVersion: "25" } });
+    api.stream?.onDone(null);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.watches).toEqual(["10", "25"]);
+    expect(api.lists).toBe(1);
+    await informer.stop();
+  });
+
+  it("restarts a failed watch with a growing backoff and never gives up", async () => {
+    const api = new FakeApi();
+    const { informer } = start(api, { initialBackoffMs: 500, maxBackoffMs: 2_000 });
+    await vi.advanceTimersByTimeAsync(0);
+    api.watchStartError = new Error("connection refused");
+    api.stream?.onDone(new Error("socket hang up"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(informer.isWatching()).toBe(false);
+    // failures at t=0 (500 ms), t=500 (1000 ms), t=1500 (2000 ms), t=3500 (2000 ms cap)
+    await vi.advanceTimersByTimeAsync(499);
+    expect(api.watches).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(api.watches).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(api.watches).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(api.watches).toHaveLength(4);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(api.watches).toHaveLength(5);
+    api.watchStartError = undefined;
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(informer.isWatching()).toBe(true);
+    expect(api.lists).toBe(1);
+    await informer.stop();
+  });
+
+  it("relists on a 410 Gone event and reports objects deleted meanwhile", async () => {
+    const api = new FakeApi();
+    api.items = [obj("a", "5"), obj("b", "6")];
+    const { informer, events } = start(api);
+    await vi.advanceTimersByTimeAsync(0);
+    api.items = [obj("a", "30"), obj("c", "31")];
+    api.resourceVersion = "31";
+    api.stream?.onEvent("ERROR", { code: 410, message: "too old resource version" } as KubeObject);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.lists).toBe(2);
+    expect(api.watches).toEqual(["10", "31"]);
+    expect(events.slice(2).sort()).toEqual(["add c", "delete b", "update a"]);
+    await informer.stop();
+  });
+
+  it("relists when the watch request itself answers 410", async () => {
+    const api = new FakeApi();
+    const { informer } = start(api);
+    await vi.advanceTimersByTimeAsync(0);
+    api.stream?.onDone(Object.assign(new Error("Gone"), { statusCode: 410 }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.lists).toBe(2);
+    await informer.stop();
+  });
+
+  it("restarts a watch that stays silent longer than the watchdog period", async () => {
+    const api = new FakeApi();
+    const { informer } = start(api, { watchdogMs: 10_000 });
+    await vi.advanceTimersByTimeAsync(0);
+    const first = api.stream;
+    await vi.advanceTimersByTimeAsync(9_000);
+    first?.onEvent("BOOKMARK", { metadata: { resourceVersion: "15" } });
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(api.watches).toEqual(["10"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(first?.aborted).toBe(true);
+    expect(api.watches).toEqual(["10", "15"]);
+    await informer.stop();
+  });
+
+  it("retries a failing list until it succeeds, and only then counts as synced", async () => {
+    const api = new FakeApi();
+    api.listError = new Error("503");
+    const { informer } = start(api, { initialBackoffMs: 100 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(informer.hasSynced()).toBe(false);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(api.lists).toBe(2);
+    api.listError = undefined;
+    await vi.advanceTimersByTimeAsync(200);
+    expect(informer.hasSynced()).toBe(true);
+    await informer.stop();
+  });
+
+  it("watches each configured namespace separately and syncs when all have listed", async () => {
+    const apis = new Map<string, FakeApi>();
+    const informer = new Informer(
+      widgets,
+      (ns) => {
+        const api = new FakeApi();
+        api.items = [obj(`in-${ns}`, "1", ns)];
+        apis.set(ns ?? "*", api);
+        return api;
+      },
+      { namespaces: ["one", "two"] },
+    );
+    informer.start();
+    await informer.waitForSync();
+    expect([...apis.keys()]).toEqual(["one", "two"]);
+    expect(informer.store.keys().sort()).toEqual(["one/in-one", "two/in-two"]);
+    expect(informer.store.list("two")).toHaveLength(1);
+    await informer.stop();
+  });
+
+  it("indexes objects and keeps the index current on updates and deletes", async () => {
+    const api = new FakeApi();
+    const ref = (name: string, rv: string, target: string): KubeObject => ({
+      ...obj(name, rv),
+      spec: { ref: target },
+    });
+    api.items = [ref("a", "1", "x"), ref("b", "2", "x")];
+    const { informer } = start(api);
+    informer.store.addIndex("ref", (o) => [String((o.spec as { ref: string }).ref)]);
+    await informer.waitForSync();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(informer.store.byIndex("ref", "x").map((o) => o.metadata?.name)).toEqual(["a", "b"]);
+    api.stream?.onEvent("MODIFIED", ref("a", "3", "y"));
+    api.stream?.onEvent("DELETED", ref("b", "4", "x"));
+    expect(informer.store.byIndex("ref", "x")).toEqual([]);
+    expect(informer.store.byIndex("ref", "y").map((o) => o.metadata?.name)).toEqual(["a"]);
+    await informer.stop();
+  });
+
+  it("hands out frozen objects so a reconciler cannot corrupt the cache", async () => {
+    const api = new FakeApi();
+    api.items = [obj("a", "1")];
+    const { informer } = start(api);
+    await informer.waitForSync();
+    const cached = informer.store.get("ns/a");
+    expect(() => {
+      (cached?.metadata as { name: string }).name = "changed";
+    }).toThrow(TypeError);
+    await informer.stop();
+  });
+});

@@ -1,0 +1,330 @@
+import * as k8s from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import type { KubeClient } from "./kube.js";
+import { type KubeObject, type ResourceDescriptor, resourcePath, withKind } from "./resource.js";
+import { ObjectStore, type StoreEvent } from "./store.js";
+
+/** A watch in progress; `abort` ends it without calling its done callback usefully. */
+export interface WatchHandle {
+  abort(): void;
+}
+
+/**
+ * The list and watch calls of one kind in one scope (a namespace or all). The real one
+ * is {@link kubeListerWatcher}; tests pass fakes.
+ */
+export interface ListerWatcher {
+  list(): Promise<{ items: KubeObject[]; resourceVersion: string }>;
+  /**
+   * Starts a watch from `resourceVersion`. `onEvent` gets ADDED, MODIFIED, DELETED,
+   * BOOKMARK and ERROR events; `onDone` is called once when the stream ends (`err`
+   * null for a clean close; an error with `statusCode`/`code` 410 means Gone).
+   */
+  watch(
+    resourceVersion: string,
+    onEvent: (type: string, obj: KubeObject) => void,
+    onDone: (err: unknown) => void,
+  ): Promise<WatchHandle>;
+}
+
+/** Restart backoff and watchdog of an {@link Informer}. */
+export interface InformerOptions {
+  /** Namespaces to watch; undefined or empty = all namespaces (and cluster-scoped kinds). */
+  namespaces?: string[];
+  /** Delay before the first restart after an error; doubles up to `maxBackoffMs`. Default 500 ms. */
+  initialBackoffMs?: number;
+  /** Default 30 s. */
+  maxBackoffMs?: number;
+  /** A watch that delivers nothing (not even a bookmark) for this long is restarted. Default 5 min. */
+  watchdogMs?: number;
+  log?: Logger;
+}
+
+/** The real list+watch of `res` in `namespace` (all when undefined) through client-node. */
+export function kubeListerWatcher(
+  kube: KubeClient,
+  res: ResourceDescriptor,
+  namespace: string | undefined,
+  options: { watchdogMs?: number } = {},
+): ListerWatcher {
+  return {
+    list: () => kube.list(res, namespace),
+    async watch(resourceVersion, onEvent, onDone) {
+      const watch = new k8s.Watch(kube.config);
+      // The informer's own watchdog decides when a silent watch is dead; client-node's
+      // inactivity timeout (30 s by default) would cut quiet but healthy watches.
+      // The field is private in the typings but is the only knob (client-node 2.0).
+      (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs =
+        (options.watchdogMs ?? 300_000) * 2;
+      const controller = await watch.watch(
+        resourcePath(res, namespace),
+        {
+          resourceVersion,
+          allowWatchBookmarks: true,
+          // Like client-go: the server ends each watch after 5-10 min, spreading relists.
+          timeoutSeconds: 300 + Math.floor(Math.random() * 300),
+        },
+        (type: string, obj: KubeObject) => onEvent(type, obj),
+        onDone,
+      );
+      return { abort: () => controller.abort() };
+    },
+  };
+}
+
+type WatchOutcome =
+  | { kind: "closed"; events: number; ms: number }
+  | { kind: "gone" }
+  | { kind: "silent" }
+  | { kind: "stopped" }
+  | { kind: "error"; err: unknown };
+
+/** Listens to the changes of an informer's store. */
+export type InformerHandler = (event: StoreEvent) => void;
+
+/**
+ * A list+watch cache of one kind that never stops silently. Each scope (one namespace,
+ * or all) runs a loop: list (when it has no resourceVersion), then watch from the last
+ * resourceVersion seen; a clean end of a watch resumes at once, an error restarts
+ * after an exponential backoff, 410 Gone (as an HTTP status or an ERROR event) relists,
+ * and a watch silent for longer than `watchdogMs` is abandoned and restarted. A relist
+ * delivers deletes for the objects that vanished meanwhile.
+ */
+export class Informer {
+  /** The cached objects; read it through the manager's cache reader. */
+  readonly store = new ObjectStore();
+  private readonly handlers: InformerHandler[] = [];
+  private readonly scopes: Scope[];
+  private readonly syncWaiters: Array<() => void> = [];
+
+  constructor(
+    readonly resource: ResourceDescriptor,
+    listerWatcher: (namespace: string | undefined) => ListerWatcher,
+    readonly options: InformerOptions = {},
+  ) {
+    const namespaces =
+      resource.namespaced && options.namespaces && options.namespaces.length > 0
+        ? options.namespaces
+        : [undefined];
+    this.scopes = namespaces.map((ns) => new Scope(this, ns, listerWatcher(ns)));
+  }
+
+  /** Registers a handler of store changes; returns a function that removes it. */
+  on(handler: InformerHandler): () => void {
+    this.handlers.push(handler);
+    return () => {
+      const i = this.handlers.indexOf(handler);
+      if (i >= 0) this.handlers.splice(i, 1);
+    };
+  }
+
+  /** Starts every scope's list+watch loop. */
+  start(): void {
+    for (const s of this.scopes) s.start();
+  }
+
+  /** Stops the loops and aborts the watches. */
+  async stop(): Promise<void> {
+    await Promise.all(this.scopes.map((s) => s.stop()));
+    for (const w of this.syncWaiters.splice(0)) w();
+  }
+
+  /** True once every scope has listed at least once. */
+  hasSynced(): boolean {
+    return this.scopes.every((s) => s.synced);
+  }
+
+  /** True while every scope has an open watch. */
+  isWatching(): boolean {
+    return this.scopes.every((s) => s.watching);
+  }
+
+  /** Resolves when {@link hasSynced} becomes true (or the informer is stopped). */
+  waitForSync(): Promise<void> {
+    if (this.hasSynced()) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  /** @internal Called by scopes. */
+  emit(events: StoreEvent[]): void {
+    for (const ev of events) {
+      for (const h of [...this.handlers]) {
+        try {
+          h(ev);
+        } catch (err) {
+          this.options.log?.error({ err }, "informer handler failed");
+        }
+      }
+    }
+  }
+
+  /** @internal Called by scopes after a list. */
+  scopeSynced(): void {
+    if (this.hasSynced()) for (const w of this.syncWaiters.splice(0)) w();
+  }
+}
+
+/** One list+watch loop of an {@link Informer}. */
+class Scope {
+  synced = false;
+  watching = false;
+  private resourceVersion = "";
+  private stopped = true;
+  private loop?: Promise<void>;
+  private interrupt?: () => void;
+  private readonly log: Logger | undefined;
+
+  constructor(
+    private readonly informer: Informer,
+    private readonly namespace: string | undefined,
+    private readonly lw: ListerWatcher,
+  ) {
+    this.log = informer.options.log?.child({
+      resource: `${informer.resource.plural}.${informer.resource.group}`,
+      namespace: namespace ?? "*",
+    });
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.interrupt?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const initial = this.informer.options.initialBackoffMs ?? 500;
+    const max = this.informer.options.maxBackoffMs ?? 30_000;
+    let failures = 0;
+    while (!this.stopped) {
+      let outcome: WatchOutcome;
+      try {
+        if (!this.resourceVersion) await this.relist();
+        outcome = await this.watchOnce();
+      } catch (err) {
+        outcome = { kind: "error", err };
+      }
+      if (outcome.kind === "stopped") break;
+      if (outcome.kind === "gone") {
+        this.log?.info("watch answered 410 Gone; relisting");
+        this.resourceVersion = "";
+        failures = 0;
+        continue;
+      }
+      if (outcome.kind === "silent") {
+        this.log?.warn(
+          { watchdogMs: this.informer.options.watchdogMs },
+          "watch silent; restarting",
+        );
+        continue;
+      }
+      // A stream that closes at once without events counts as a failure, so that a
+      // server that accepts and drops watches cannot make us spin.
+      if (outcome.kind === "closed" && (outcome.events > 0 || outcome.ms >= 1000)) {
+        failures = 0;
+        continue;
+      }
+      failures++;
+      const delay = Math.min(initial * 2 ** (failures - 1), max);
+      const err = outcome.kind === "error" ? outcome.err : undefined;
+      this.log?.warn({ err, delayMs: delay, failures }, "list/watch failed; retrying");
+      await this.sleep(delay);
+    }
+    this.watching = false;
+  }
+
+  private async relist(): Promise<void> {
+    const list = await this.lw.list();
+    if (this.stopped) return;
+    const items = list.items.map((o) => withKind(this.informer.resource, o));
+    this.informer.emit(this.informer.store.replace(items, this.namespace));
+    this.resourceVersion = list.resourceVersion;
+    this.synced = true;
+    this.informer.scopeSynced();
+  }
+
+  private watchOnce(): Promise<WatchOutcome> {
+    if (this.stopped) return Promise.resolve({ kind: "stopped" });
+    const watchdogMs = this.informer.options.watchdogMs ?? 300_000;
+    const started = Date.now();
+    return new Promise((resolve) => {
+      let settled = false;
+      let events = 0;
+      let handle: WatchHandle | undefined;
+      let dog = setTimeout(() => finish({ kind: "silent" }), watchdogMs);
+      const finish = (outcome: WatchOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(dog);
+        this.watching = false;
+        this.interrupt = undefined;
+        handle?.abort();
+        resolve(outcome);
+      };
+      this.interrupt = () => finish({ kind: "stopped" });
+      const onEvent = (type: string, obj: KubeObject) => {
+        if (settled) return;
+        events++;
+        clearTimeout(dog);
+        dog = setTimeout(() => finish({ kind: "silent" }), watchdogMs);
+        if (type === "ERROR") {
+          const status = obj as { code?: number; message?: string };
+          if (status.code === 410) finish({ kind: "gone" });
+          else finish({ kind: "error", err: new Error(`watch error: ${status.message}`) });
+          return;
+        }
+        const rv = obj.metadata?.resourceVersion;
+        if (type === "ADDED" || type === "MODIFIED") {
+          const ev = this.informer.store.upsert(withKind(this.informer.resource, obj));
+          if (ev) this.informer.emit([ev]);
+        } else if (type === "DELETED") {
+          const ev = this.informer.store.remove(withKind(this.informer.resource, obj));
+          if (ev) this.informer.emit([ev]);
+        }
+        if (rv) this.resourceVersion = rv;
+      };
+      const onDone = (err: unknown) => {
+        if (!err) finish({ kind: "closed", events, ms: Date.now() - started });
+        else if (statusOf(err) === 410) finish({ kind: "gone" });
+        // client-node's own inactivity timeout: the same as our watchdog firing.
+        else if ((err as { name?: unknown }).name === "TimeoutError") finish({ kind: "silent" });
+        else finish({ kind: "error", err });
+      };
+      this.lw.watch(this.resourceVersion, onEvent, onDone).then(
+        (h) => {
+          handle = h;
+          if (settled) h.abort();
+          else this.watching = true;
+        },
+        (err: unknown) => finish({ kind: "error", err }),
+      );
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.interrupt = () => {
+        this.interrupt = undefined;
+        done();
+      };
+    });
+  }
+}
+
+function statusOf(err: unknown): number | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const e = err as { statusCode?: unknown; code?: unknown };
+  if (typeof e.statusCode === "number") return e.statusCode;
+  return typeof e.code === "number" ? e.code : undefined;
+}
