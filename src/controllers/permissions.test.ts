@@ -9,6 +9,15 @@ import {
 const knownVerbs = new Set(["get", "list", "watch", "create", "update", "patch", "delete"]);
 
 describe("operatorPermissions", () => {
+  it("covers the four kinds of src/crds", () => {
+    expect(RECONCILED_PLURALS).toEqual([
+      "trainingjobs",
+      "nasvolumes",
+      "cciinstances",
+      "trainingtemplates",
+    ]);
+  });
+
   it("grants no wildcard group, resource or verb", () => {
     for (const p of operatorPermissions) {
       expect([...p.apiGroups, ...p.resources, ...p.verbs]).not.toContain("*");

@@ -10,9 +10,12 @@
  * `test/e2e/rbac.test.ts` proves with SubjectAccessReviews that the chart's
  * ServiceAccount can do each rule and cannot read any other Secret.
  *
+ * The kinds come from src/crds ({@link allCrds}), so a new kind gets its rules.
  * A controller that starts using a new API (a verb, a resource, a subresource) adds a
  * rule here, with the reason, then runs `npm run generate`.
  */
+
+import { allCrds, type CrdDefinition } from "../crds/index.js";
 
 /** A Kubernetes RBAC PolicyRule (rbac.authorization.k8s.io/v1), resource rules only. */
 export interface PolicyRule {
@@ -51,19 +54,8 @@ export interface OperatorPermission extends PolicyRule {
  */
 export const API_KEY_SECRET_NAME = "$(API_KEY_SECRET_NAME)";
 
-/** The API group of the operator's kinds. */
-const AIDC_GROUP = "aidc.io";
-
-/** The plural names of the kinds the controllers reconcile, with their controller. */
-const reconciledKinds = [
-  { plural: "trainingjobs", controller: "TrainingJob" },
-  { plural: "nasvolumes", controller: "NasVolume" },
-  { plural: "cciinstances", controller: "CciInstance" },
-  { plural: "trainingtemplates", controller: "TrainingTemplate" },
-] as const;
-
-/** The plural names of the operator's kinds, in the order their rules are listed. */
-export const RECONCILED_PLURALS: readonly string[] = reconciledKinds.map((k) => k.plural);
+/** The plural names of the operator's kinds (from src/crds), in the order of their rules. */
+export const RECONCILED_PLURALS: readonly string[] = allCrds.map((crd) => crd.plural);
 
 /**
  * The three rules of a reconciled kind (as kubebuilder's markers declare them): the
@@ -71,25 +63,26 @@ export const RECONCILED_PLURALS: readonly string[] = reconciledKinds.map((k) => 
  * since the user owns the objects), the status subresource, and the finalizers
  * subresource (needed where OwnerReferencesPermissionEnforcement is on).
  */
-function reconciledKindRules(plural: string, controller: string): OperatorPermission[] {
+function reconciledKindRules(crd: CrdDefinition): OperatorPermission[] {
+  const { group, plural, kind: controller } = crd;
   return [
     {
       scope: "watched",
-      apiGroups: [AIDC_GROUP],
+      apiGroups: [group],
       resources: [plural],
       verbs: ["get", "list", "watch", "update", "patch"],
       reason: `${controller} controller: watch the objects, write annotations and the finalizer`,
     },
     {
       scope: "watched",
-      apiGroups: [AIDC_GROUP],
+      apiGroups: [group],
       resources: [`${plural}/status`],
       verbs: ["get", "update", "patch"],
       reason: `${controller} controller: write the status subresource`,
     },
     {
       scope: "watched",
-      apiGroups: [AIDC_GROUP],
+      apiGroups: [group],
       resources: [`${plural}/finalizers`],
       verbs: ["update"],
       reason: `${controller} controller: set and remove the finalizer`,
@@ -102,7 +95,7 @@ function reconciledKindRules(plural: string, controller: string): OperatorPermis
  * base's RBAC rules. Order is the order of the generated YAML.
  */
 export const operatorPermissions: readonly OperatorPermission[] = [
-  ...reconciledKinds.flatMap((k) => reconciledKindRules(k.plural, k.controller)),
+  ...allCrds.flatMap(reconciledKindRules),
   {
     scope: "watched",
     apiGroups: ["events.k8s.io"],
