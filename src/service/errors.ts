@@ -1,0 +1,126 @@
+/**
+ * Typed errors of the service API client. Every failure of a call is one of these, so a
+ * caller decides by class or by `retryable` alone: the controller runtime treats
+ * `retryable === false` as terminal (wait for a spec or Secret change) and anything else
+ * as a reason to back off and try again.
+ *
+ * Messages never contain the API key or the Authorization header: they are built from
+ * the endpoint name, the method and path, the status codes and the service's message.
+ */
+
+/** What every service error carries besides its message. */
+export interface ServiceErrorDetails {
+  /** Whether trying the same call again later can succeed. */
+  retryable: boolean;
+  /** Envelope status when there was an envelope, else the HTTP status; undefined without a response. */
+  code: number | undefined;
+  /** Endpoint name from the endpoint table (e.g. `getNas`). */
+  endpoint: string;
+  /** The service's own `message`, when it sent one. */
+  serviceMessage?: string;
+  /**
+   * True when a non-idempotent request (a create, a scale) may have taken effect even
+   * though the call failed: a timeout, a dropped connection, a 5xx or an unreadable
+   * answer after the request was sent. Callers must look the resource up before
+   * sending it again.
+   */
+  outcomeUnknown?: boolean;
+  /** How long the service asked to wait before the next attempt (Retry-After), in ms. */
+  retryAfterMs?: number;
+  /** The underlying error, for logs. */
+  cause?: unknown;
+}
+
+/** Base class of every error thrown by `ServiceClient`. */
+export class ServiceError extends Error {
+  readonly retryable: boolean;
+  readonly code: number | undefined;
+  readonly endpoint: string;
+  readonly serviceMessage?: string;
+  readonly outcomeUnknown: boolean;
+  readonly retryAfterMs?: number;
+
+  constructor(message: string, details: ServiceErrorDetails) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.retryable = details.retryable;
+    this.code = details.code;
+    this.endpoint = details.endpoint;
+    if (details.serviceMessage !== undefined) this.serviceMessage = details.serviceMessage;
+    this.outcomeUnknown = details.outcomeUnknown ?? false;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** The API key was refused (envelope or HTTP 403, or 401). Terminal until the Secret changes. */
+export class ServiceAuthError extends ServiceError {
+  constructor(message: string, details: Omit<ServiceErrorDetails, "retryable">) {
+    super(message, { ...details, retryable: false });
+  }
+}
+
+/**
+ * The service refused the request: a non-200 envelope status that is not 5xx, 429 or
+ * 403 (for example a validation failure). Terminal: the same request will be refused
+ * again. The message carries the service's message.
+ */
+export class ServiceRefusedError extends ServiceError {
+  constructor(message: string, details: Omit<ServiceErrorDetails, "retryable">) {
+    super(message, { ...details, retryable: false });
+  }
+}
+
+/**
+ * The service answered with envelope status 404: the addressed resource does not exist
+ * (anymore). A refusal, so terminal; observers use it to notice a resource deleted out
+ * of band, and deletes treat it as done. A bare HTTP 404 without an envelope is NOT
+ * this error (it usually means a wrong endpoint path) but a `ServiceRefusedError`.
+ */
+export class ServiceNotFoundError extends ServiceRefusedError {}
+
+/** 5xx, 429, a network failure or a timeout: back off and retry. */
+export class ServiceUnavailableError extends ServiceError {
+  constructor(message: string, details: Omit<ServiceErrorDetails, "retryable">) {
+    super(message, { ...details, retryable: true });
+  }
+}
+
+/**
+ * The answer was not JSON, not an envelope, or its data failed the schema; the message
+ * names the field that failed. Retryable: a proxy hiccup or a partial body is the
+ * common cause, and a persistent mismatch shows in the condition message.
+ */
+export class ServiceMalformedResponseError extends ServiceError {
+  constructor(message: string, details: Omit<ServiceErrorDetails, "retryable">) {
+    super(message, { ...details, retryable: true });
+  }
+}
+
+/**
+ * The request was invalid before it was sent (for example an unknown training
+ * framework or a capacity that is not a positive integer). Terminal.
+ */
+export class ServiceInvalidRequestError extends ServiceError {
+  constructor(message: string, details: Omit<ServiceErrorDetails, "retryable" | "code">) {
+    super(message, { ...details, code: undefined, retryable: false });
+  }
+}
+
+/**
+ * The operation is disabled (`null` in the endpoint overrides) or has no configured
+ * path (deletes, by default). Terminal; a controller reports "operation not configured"
+ * and, for a Delete policy, falls back to orphaning.
+ */
+export class EndpointDisabledError extends ServiceError {
+  constructor(endpoint: string) {
+    super(
+      `the service operation ${endpoint} is not configured (disabled in the endpoint table); set a path for it in the operator configuration to enable it`,
+      { endpoint, code: undefined, retryable: false },
+    );
+  }
+}
+
+/** True for an error of this client whose retry cannot succeed (auth, refusal, disabled). */
+export function isTerminalServiceError(err: unknown): boolean {
+  return err instanceof ServiceError && !err.retryable;
+}

@@ -1,0 +1,98 @@
+/**
+ * The service's enumerations, their canonical TypeScript spelling, and the letter case
+ * each operation writes on the wire. The spec spells the values differently per table
+ * (task create: `pre_training`, `pytorch`; template: `PRE_TRAINING`, `PyTorch`) and
+ * says the field list decides; values are therefore matched ignoring case (and `_`,
+ * `-`, spaces) and written in the case of the operation's own field list.
+ */
+import { z } from "zod";
+
+/** Training types (canonical spelling: the template table). */
+export const TRAINING_TYPES = ["PRE_TRAINING", "HPC"] as const;
+/** A training type. */
+export type TrainingType = (typeof TRAINING_TYPES)[number];
+
+/** Training frameworks (canonical spelling: the template table). */
+export const TRAINING_FRAMEWORKS = ["PyTorch", "DeepSpeed", "MPI", "TensorFlow"] as const;
+/** A training framework. */
+export type TrainingFramework = (typeof TRAINING_FRAMEWORKS)[number];
+
+/** Image types; must correspond to the image address. */
+export const IMAGE_TYPES = ["general", "application", "private"] as const;
+/** An image type. */
+export type ImageType = (typeof IMAGE_TYPES)[number];
+
+/** How a task is created. */
+export const CREATE_TYPES = ["DIRECT", "COPY", "TEMPLATE"] as const;
+/** A task create type. */
+export type CreateType = (typeof CREATE_TYPES)[number];
+
+/** Direction of a NAS capacity change. */
+export const SCALE_TYPES = ["ScaleUp", "ScaleDown"] as const;
+/** A NAS scale type. */
+export type ScaleType = (typeof SCALE_TYPES)[number];
+
+/** Protocols of a custom pod port. */
+export const PORT_PROTOCOLS = ["http", "https"] as const;
+/** A custom port protocol. */
+export type PortProtocol = (typeof PORT_PROTOCOLS)[number];
+
+function fold(value: string): string {
+  return value.toLowerCase().replace(/[\s_-]/g, "");
+}
+
+/**
+ * The canonical member of `values` equal to `input` ignoring case, `_`, `-` and
+ * spaces; undefined when none is.
+ */
+export function matchEnum<T extends string>(
+  values: readonly T[],
+  input: string | undefined,
+): T | undefined {
+  if (input === undefined) return undefined;
+  const folded = fold(input);
+  return values.find((v) => fold(v) === folded);
+}
+
+/**
+ * A request-side enum: accepts any case of a member and yields the canonical member;
+ * the error lists the allowed values.
+ */
+export function lenientEnum<T extends string>(values: readonly [T, ...T[]]) {
+  return z.string().transform((input, ctx): T => {
+    const hit = matchEnum(values, input);
+    if (hit === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `"${input}" is not one of ${values.join(", ")} (any letter case)`,
+      });
+      return z.NEVER;
+    }
+    return hit;
+  });
+}
+
+/**
+ * A response-side enum: a known member in any case becomes canonical, an unknown
+ * value is kept as sent (the service's lists are open-ended), null becomes absent.
+ */
+export function responseEnum<T extends string>(values: readonly T[]) {
+  return z.preprocess(
+    (v) => (v === null ? undefined : typeof v === "string" ? (matchEnum(values, v) ?? v) : v),
+    z.string().optional(),
+  );
+}
+
+/** Wire spelling of the training type in a task create request (its field list). */
+export const TASK_CREATE_WIRE_TRAINING_TYPE: Record<TrainingType, string> = {
+  PRE_TRAINING: "pre_training",
+  HPC: "HPC",
+};
+
+/** Wire spelling of the framework in a task create request (its field list). */
+export const TASK_CREATE_WIRE_FRAMEWORK: Record<TrainingFramework, string> = {
+  PyTorch: "pytorch",
+  DeepSpeed: "deepspeed",
+  MPI: "mpi",
+  TensorFlow: "tensorflow",
+};

@@ -1,0 +1,56 @@
+/**
+ * The common response envelope `{status, message, data}` and the paged list shape
+ * `{records, pageNo, pageSize, totalRows}` (as the CCI list documents it).
+ */
+import { z } from "zod";
+import { optionalInt, optionalString } from "./primitives.js";
+
+/** Envelope status meaning success (for asynchronous operations: accepted). */
+export const ENVELOPE_OK = 200;
+
+/** The envelope; `status` may arrive as a numeric string. */
+export const envelopeSchema = z.object({
+  status: z.preprocess((v) => (typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v), z.int()),
+  message: optionalString,
+  data: z.unknown(),
+});
+
+/** A parsed envelope. */
+export type Envelope = z.infer<typeof envelopeSchema>;
+
+/** A page of a paged list. */
+export interface Page<T> {
+  records: T[];
+  /** Page number, from 1. */
+  pageNo?: number | undefined;
+  pageSize?: number | undefined;
+  /** Total rows over all pages, when the service says. */
+  totalRows?: number | undefined;
+}
+
+/**
+ * A paged list of `item`. Tolerates the variants a list operation without a documented
+ * shape may use: a bare array, `list`/`rows`/`items` instead of `records`, and
+ * `total`/`totalCount` instead of `totalRows`.
+ */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.preprocess(
+    (v) => {
+      if (Array.isArray(v)) return { records: v, totalRows: v.length };
+      if (v === null || typeof v !== "object") return v;
+      const o = v as Record<string, unknown>;
+      return {
+        records: o.records ?? o.list ?? o.rows ?? o.items ?? [],
+        pageNo: o.pageNo ?? o.current ?? o.page,
+        pageSize: o.pageSize ?? o.size,
+        totalRows: o.totalRows ?? o.total ?? o.totalCount,
+      };
+    },
+    z.object({
+      records: z.preprocess((r) => (r === null ? [] : r), z.array(item)),
+      pageNo: optionalInt,
+      pageSize: optionalInt,
+      totalRows: optionalInt,
+    }),
+  );
+}

@@ -1,0 +1,95 @@
+/**
+ * Tolerant field schemas for parsing service responses. The spec types most numbers as
+ * strings and some strings as integers, shows `null` for absent values, and lists a
+ * Java-style `empty` boolean inside maps; these schemas accept such variants and
+ * produce one clean TypeScript type, so that an unexpected spelling of a value never
+ * fails a whole response while a truly wrong field still names itself in the error.
+ */
+import { z } from "zod";
+import { normalizeTimestamp } from "../timestamps.js";
+
+function scalarToString(v: unknown): unknown {
+  if (v === null) return undefined;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return v;
+}
+
+function toNumber(v: unknown): unknown {
+  if (v === null) return undefined;
+  if (typeof v === "string") {
+    const t = v.trim();
+    if (t === "") return undefined;
+    const n = Number(t);
+    return Number.isFinite(n) ? n : v;
+  }
+  return v;
+}
+
+function toBoolean(v: unknown): unknown {
+  if (v === null) return undefined;
+  if (v === "true" || v === 1 || v === "1") return true;
+  if (v === "false" || v === 0 || v === "0") return false;
+  return v;
+}
+
+/** An optional string; numbers and booleans become their text, null becomes absent. */
+export const optionalString = z.preprocess(scalarToString, z.string().optional());
+
+/** A required non-empty string (ids); a number is accepted as its text. */
+export const requiredString = z.preprocess(scalarToString, z.string().min(1));
+
+/** An optional number; a numeric string is converted, null and "" become absent. */
+export const optionalNumber = z.preprocess(toNumber, z.number().optional());
+
+/** An optional integer; a numeric string is converted, null and "" become absent. */
+export const optionalInt = z.preprocess(toNumber, z.int().optional());
+
+/** An optional boolean; "true"/"false" and 1/0 are accepted, null becomes absent. */
+export const optionalBoolean = z.preprocess(toBoolean, z.boolean().optional());
+
+/**
+ * An optional timestamp, normalised to RFC 3339 UTC (see `normalizeTimestamp`);
+ * values that are not a time become absent.
+ */
+export const optionalTimestamp = z.preprocess(normalizeTimestamp, z.string().optional());
+
+/**
+ * A map of string to string (env and the like). Drops the schema artefact `empty`
+ * when it is a boolean, drops null values, writes numbers and booleans as text and
+ * objects as JSON; null or a non-object becomes absent.
+ */
+export const optionalStringMap = z.preprocess((v) => {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(v)) {
+    if (value === null || value === undefined) continue;
+    if (key === "empty" && typeof value === "boolean") continue;
+    out[key] = typeof value === "object" ? JSON.stringify(value) : String(value);
+  }
+  return out;
+}, z.record(z.string(), z.string()).optional());
+
+/** An optional array of `item`; null becomes absent. */
+export function optionalArray<T extends z.ZodType>(item: T) {
+  return z.preprocess((v) => (v === null ? undefined : v), z.array(item).optional());
+}
+
+/** An optional object; null becomes absent. */
+export function optionalObject<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (v === null ? undefined : v), schema.optional());
+}
+
+/**
+ * Formats zod issues as `path: message` lines joined by "; " (the first three),
+ * prefixed with `data` so the path reads as a path into the response.
+ */
+export function describeIssues(error: z.ZodError, root = "data"): string {
+  const shown = error.issues.slice(0, 3).map((issue) => {
+    const path = issue.path
+      .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+      .join("");
+    return `${root}${path}: ${issue.message}`;
+  });
+  const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : "";
+  return shown.join("; ") + more;
+}

@@ -1,0 +1,269 @@
+/**
+ * The HTTP side of the client: node-fetch over keep-alive agents, a timeout per attempt
+ * (AbortSignal), the client-side rate limit, retries with backoff and jitter when a
+ * repeat cannot duplicate an effect, a hook per attempt for metrics, and debug logs
+ * that carry no header and no key.
+ */
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
+import fetch, { FetchError } from "node-fetch";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import { backoffDelayMs, type RetryPolicy } from "./backoff.js";
+import { type EndpointName, type EndpointTable, renderPath } from "./endpoints.js";
+import {
+  EndpointDisabledError,
+  ServiceAuthError,
+  ServiceError,
+  ServiceInvalidRequestError,
+  ServiceUnavailableError,
+} from "./errors.js";
+import { type RateLimit, realSleep, type Sleep, TokenBucket } from "./rate-limiter.js";
+import { type CallDescription, interpretResponse, type RawResponse } from "./response.js";
+
+/** One finished attempt, for metrics: the envelope (or HTTP) status, or "error" without an answer. */
+export interface RequestObservation {
+  endpoint: string;
+  method: string;
+  code: number | "error";
+  durationMs: number;
+}
+
+/** Everything the transport needs; `ServiceClient` fills the defaults. */
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: () => string | Promise<string>;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  rateLimit: RateLimit | null;
+  endpoints: EndpointTable;
+  logger?: Logger | undefined;
+  onRequest?: ((e: RequestObservation) => void) | undefined;
+  /** Source of jitter; tests pass a constant. */
+  random?: () => number;
+  /** How backoffs and the rate limit wait; tests may shorten it. */
+  sleep?: Sleep;
+}
+
+/** Path parameters, query and body of one call. */
+export interface CallArgs {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+}
+
+/** Network error codes that prove the request never reached the service. */
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/** Log paths pino blanks, should a caller ever put a header or key in a log object. */
+export const REDACTED_LOG_PATHS = [
+  "authorization",
+  "Authorization",
+  "apiKey",
+  "headers.authorization",
+  "headers.Authorization",
+  "*.authorization",
+  "*.Authorization",
+  "*.apiKey",
+];
+
+/** Executes endpoint calls; one per `ServiceClient`. */
+export class ServiceTransport {
+  private readonly bucket: TokenBucket | null;
+  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
+  private readonly log: Logger | undefined;
+  private readonly baseUrl: string;
+
+  constructor(private readonly options: TransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    const sleep = options.sleep ?? realSleep;
+    this.bucket = options.rateLimit ? new TokenBucket(options.rateLimit, Date.now, sleep) : null;
+    this.log = options.logger?.child(
+      { component: "service-client" },
+      { redact: { paths: REDACTED_LOG_PATHS, censor: "[REDACTED]" } },
+    );
+  }
+
+  /** Whether `name` has a path (not disabled, not left unconfigured). */
+  isEnabled(name: EndpointName): boolean {
+    return this.options.endpoints[name] !== null;
+  }
+
+  /**
+   * Calls endpoint `name` and returns its data parsed by `schema`. Throws
+   * `EndpointDisabledError` without a request when the endpoint is disabled, and a
+   * `ServiceError` subclass for every failure. Retries only failures that are
+   * retryable AND cannot duplicate an effect: any failure of an idempotent endpoint,
+   * and for others only those that prove the request was not acted on (connection
+   * refused, 429).
+   */
+  async call<T>(name: EndpointName, args: CallArgs, schema: z.ZodType<T>): Promise<T> {
+    const def = this.options.endpoints[name];
+    if (!def) throw new EndpointDisabledError(name);
+    let path: string;
+    try {
+      path = renderPath(def.path, args.params);
+    } catch (err) {
+      throw new ServiceInvalidRequestError(`invalid ${name} request: ${(err as Error).message}`, {
+        endpoint: name,
+      });
+    }
+    const call: CallDescription = {
+      endpoint: name,
+      where: `${def.method} ${path}`,
+      idempotent: def.idempotent,
+    };
+    const url = this.baseUrl + path + queryString(args.query);
+    const body = args.body === undefined ? undefined : JSON.stringify(args.body);
+    const { retry } = this.options;
+    for (let attempt = 1; ; attempt++) {
+      let key = "";
+      try {
+        key = await this.readKey(name);
+        if (this.bucket) await this.bucket.take();
+        return await this.attempt(call, def.method, url, body, key, schema);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        scrub(err, key);
+        const repeatable = err.retryable && (call.idempotent || !err.outcomeUnknown);
+        if (!repeatable || attempt >= retry.maxAttempts) throw err;
+        const delay = backoffDelayMs(retry, attempt, this.options.random, err.retryAfterMs ?? 0);
+        this.log?.debug(
+          { endpoint: name, attempt, delayMs: delay, error: err.message },
+          "retrying service call",
+        );
+        await (this.options.sleep ?? realSleep)(delay);
+      }
+    }
+  }
+
+  /** Closes idle keep-alive sockets. */
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private async readKey(endpoint: string): Promise<string> {
+    let key: string;
+    try {
+      key = await this.options.apiKey();
+    } catch (err) {
+      throw new ServiceAuthError(
+        `the API key could not be read: ${err instanceof Error ? err.message : String(err)}`,
+        { endpoint, code: undefined },
+      );
+    }
+    if (!key) throw new ServiceAuthError("the API key is empty", { endpoint, code: undefined });
+    return key;
+  }
+
+  private async attempt<T>(
+    call: CallDescription,
+    method: string,
+    url: string,
+    body: string | undefined,
+    key: string,
+    schema: z.ZodType<T>,
+  ): Promise<T> {
+    const started = performance.now();
+    let raw: RawResponse;
+    try {
+      const res = await fetch(url, {
+        method,
+        headers: {
+          Authorization: `Bearer ${key}`,
+          Accept: "application/json",
+          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+        },
+        body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+        agent: (u: URL) => (u.protocol === "https:" ? this.httpsAgent : this.httpAgent),
+      });
+      raw = {
+        httpStatus: res.status,
+        bodyText: await res.text(),
+        retryAfterMs: parseRetryAfter(res.headers.get("retry-after")),
+      };
+    } catch (err) {
+      const error = this.networkError(call, err);
+      this.observe(call, method, "error", started, error.message);
+      throw error;
+    }
+    try {
+      const data = interpretResponse(call, raw, schema);
+      this.observe(call, method, 200, started);
+      return data;
+    } catch (err) {
+      if (err instanceof ServiceError) {
+        this.observe(call, method, err.code ?? "error", started, err.message);
+      }
+      throw err;
+    }
+  }
+
+  private networkError(call: CallDescription, err: unknown): ServiceUnavailableError {
+    const name = err instanceof Error ? err.name : "";
+    if (name === "AbortError" || name === "TimeoutError") {
+      return new ServiceUnavailableError(
+        `${call.where} timed out after ${this.options.timeoutMs} ms`,
+        { endpoint: call.endpoint, code: undefined, outcomeUnknown: !call.idempotent, cause: err },
+      );
+    }
+    const code = err instanceof FetchError ? (err.code ?? err.errno) : undefined;
+    const notSent = code !== undefined && NOT_SENT_CODES.has(code);
+    const detail = code ?? (err instanceof Error ? err.message : String(err));
+    return new ServiceUnavailableError(`${call.where} failed: network error (${detail})`, {
+      endpoint: call.endpoint,
+      code: undefined,
+      outcomeUnknown: !call.idempotent && !notSent,
+      cause: err,
+    });
+  }
+
+  private observe(
+    call: CallDescription,
+    method: string,
+    code: number | "error",
+    started: number,
+    error?: string,
+  ): void {
+    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    this.options.onRequest?.({ endpoint: call.endpoint, method, code, durationMs });
+    this.log?.debug(
+      {
+        endpoint: call.endpoint,
+        request: call.where,
+        code,
+        durationMs,
+        ...(error ? { error } : {}),
+      },
+      "service call",
+    );
+  }
+}
+
+function queryString(query: CallArgs["query"]): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/** Retry-After in seconds (the only form a JSON API is likely to send), as ms. */
+function parseRetryAfter(value: string | null): number | undefined {
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value.trim()) * 1000;
+}
+
+/** Removes the key from an error message, should any lower layer have echoed it. */
+function scrub(err: Error, key: string): void {
+  if (key && err.message.includes(key)) err.message = err.message.split(key).join("[REDACTED]");
+}
