@@ -1,0 +1,164 @@
+/**
+ * Renders the kustomize base's RBAC (deploy/rbac/) and manager (deploy/manager/) from the
+ * Helm chart, so that `kubectl apply -k deploy` and `helm install` create the same
+ * objects from the same sources: `helm template` with the chart's default values,
+ * release `aidc-operator` in namespace `aidc-system`; only the Helm-specific labels
+ * differ (no `helm.sh/chart`, `app.kubernetes.io/managed-by: kustomize`). The
+ * Namespace, which Helm leaves to `--create-namespace`, is added with the Pod Security
+ * `restricted` level. `--check` fails when a file is stale.
+ *
+ *   tsx scripts/generate-deploy.ts [--check]
+ *
+ * Needs helm: the control-plane binaries (AIDC_CONTROLPLANE_BIN_DIR, else built once).
+ */
+import { execFileSync } from "node:child_process";
+import { basename } from "node:path";
+import { isScalar, parseDocument, stringify, visit } from "yaml";
+import { controlPlaneBinaries } from "../src/controlplane/binaries.js";
+import {
+  checkMode,
+  type GeneratedFiles,
+  generatedHeader,
+  reportGenerated,
+  root,
+  syncGeneratedFiles,
+} from "./generated-files.js";
+
+/** Release name and namespace of the rendered base. */
+export const BASE_RELEASE = "aidc-operator";
+export const BASE_NAMESPACE = "aidc-system";
+/** The Kubernetes version `helm template` renders for (checked by the chart's kubeVersion). */
+export const RENDER_KUBE_VERSION = "v1.36.3";
+
+const CHART = "charts/aidc-operator";
+const RBAC_KINDS = new Set([
+  "ServiceAccount",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "Role",
+  "RoleBinding",
+]);
+
+/** `helm template` of the chart with its default values (plus `args`). */
+export function helmTemplate(helm: string, args: readonly string[] = []): string {
+  return execFileSync(
+    helm,
+    [
+      "template",
+      BASE_RELEASE,
+      CHART,
+      "--namespace",
+      BASE_NAMESPACE,
+      "--kube-version",
+      RENDER_KUBE_VERSION,
+      ...args,
+    ],
+    { cwd: root, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
+  );
+}
+
+/** One rendered object: the template it came from, its kind, and its YAML. */
+interface RenderedObject {
+  source: string;
+  kind: string;
+  yaml: string;
+}
+
+/** Splits `helm template` output into objects, rewriting the Helm-specific labels. */
+function renderedObjects(output: string): RenderedObject[] {
+  const objects: RenderedObject[] = [];
+  for (const chunk of output.split(/^---\s*$/m)) {
+    const source = /^# Source: [^/]+\/templates\/(.+)$/m.exec(chunk)?.[1];
+    if (!source) continue;
+    const doc = parseDocument(chunk.replace(/^# Source: .*\n/m, ""));
+    visit(doc, {
+      Pair(_, pair) {
+        if (!isScalar(pair.key)) return;
+        if (pair.key.value === "helm.sh/chart") return visit.REMOVE;
+        if (pair.key.value === "app.kubernetes.io/managed-by" && isScalar(pair.value)) {
+          pair.value.value = "kustomize";
+        }
+      },
+    });
+    const kind = doc.get("kind");
+    if (typeof kind !== "string") throw new Error(`no kind in ${source}`);
+    objects.push({ source, kind, yaml: doc.toString({ lineWidth: 0 }) });
+  }
+  return objects;
+}
+
+/** A kustomization listing `resources`. */
+function kustomization(resources: string[], header: string): string {
+  return (
+    header +
+    stringify(
+      { apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources },
+      { lineWidth: 0 },
+    )
+  );
+}
+
+/** The Namespace of the base, at the Pod Security `restricted` level. */
+function namespaceYaml(): string {
+  return stringify(
+    {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        name: BASE_NAMESPACE,
+        labels: {
+          "app.kubernetes.io/part-of": "aidc-operator",
+          "app.kubernetes.io/managed-by": "kustomize",
+          "pod-security.kubernetes.io/enforce": "restricted",
+          "pod-security.kubernetes.io/warn": "restricted",
+        },
+      },
+    },
+    { lineWidth: 0 },
+  );
+}
+
+/** Every file of deploy/rbac and deploy/manager, from the chart. */
+export function deployFiles(helm: string): GeneratedFiles {
+  const header = generatedHeader(
+    "scripts/generate-deploy.ts",
+    `${CHART} (helm template, default values, namespace ${BASE_NAMESPACE})`,
+  );
+  const byFile = new Map<string, string[]>();
+  for (const obj of renderedObjects(helmTemplate(helm))) {
+    const dir = RBAC_KINDS.has(obj.kind) ? "deploy/rbac" : "deploy/manager";
+    const path = `${dir}/${basename(obj.source)}`;
+    const docs = byFile.get(path) ?? [];
+    docs.push(obj.yaml);
+    byFile.set(path, docs);
+  }
+  const files: GeneratedFiles = new Map();
+  files.set("deploy/manager/namespace.yaml", header + namespaceYaml());
+  for (const [path, docs] of [...byFile].sort(([a], [b]) => a.localeCompare(b))) {
+    files.set(path, header + docs.join("---\n"));
+  }
+  for (const dir of ["deploy/rbac", "deploy/manager"]) {
+    const names = [...files.keys()]
+      .filter((p) => p.startsWith(`${dir}/`))
+      .map((p) => basename(p))
+      .sort((a, b) =>
+        a === "namespace.yaml" ? -1 : b === "namespace.yaml" ? 1 : a.localeCompare(b),
+      );
+    files.set(`${dir}/kustomization.yaml`, kustomization(names, header));
+  }
+  return files;
+}
+
+if (import.meta.main) {
+  const check = checkMode();
+  const { helm } = await controlPlaneBinaries();
+  const problems = syncGeneratedFiles(
+    deployFiles(helm),
+    [
+      { dir: "deploy/rbac", pattern: /\.yaml$/ },
+      { dir: "deploy/manager", pattern: /\.yaml$/ },
+    ],
+    check,
+  );
+  reportGenerated("generate-deploy", problems, check);
+}
