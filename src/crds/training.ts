@@ -75,8 +75,10 @@ const envSchema = withRules(
   stringMap("Environment variables of every container, name to value (at most 64).", 64, 4096),
   {
     rule: "self.all(k, k.matches('^[A-Za-z_][A-Za-z0-9_]{0,127}$'))",
-    messageExpression:
-      "'env names must be letters, digits and underscores, not starting with a digit: ' + self.filter(k, !k.matches('^[A-Za-z_][A-Za-z0-9_]{0,127}$')).join(', ')",
+    // A fixed message: listing the offending names would cost too much for CEL's
+    // estimator, which cannot bound the length of map keys.
+    message:
+      "env names must be letters, digits and underscores, not starting with a digit, at most 128 characters",
   },
 );
 

@@ -43,11 +43,12 @@ export const TrainingTemplateSpec = withRules(
       "Desired training template: either the configuration fields (sent in full on every change) or fromTrainingJobRef.",
   }),
   ...trainingConfigRules,
-  {
-    rule: `!has(self.fromTrainingJobRef) || !(${CONFIG_FIELDS.map((f) => `has(self.${f})`).join(" || ")})`,
-    messageExpression: `'with fromTrainingJobRef the configuration comes from the TrainingJob; remove: ' + [${CONFIG_FIELDS.map((f) => `has(self.${f}) ? '${f}' : ''`).join(", ")}].filter(f, f != '').join(', ')`,
-    reason: "FieldValueForbidden",
-  },
+  ...CONFIG_FIELDS.map((f) => ({
+    rule: `!has(self.fromTrainingJobRef) || !has(self.${f})`,
+    message: `${f} is not allowed with fromTrainingJobRef: the configuration comes from the TrainingJob`,
+    fieldPath: `.${f}`,
+    reason: "FieldValueForbidden" as const,
+  })),
   ...(["image", "productCode"] as const).map((f) => ({
     rule: `has(self.fromTrainingJobRef) || has(self.${f})`,
     message: `${f} is required unless fromTrainingJobRef is set`,

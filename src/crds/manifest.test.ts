@@ -1,0 +1,169 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  allCrds,
+  type CelRule,
+  crdManifest,
+  GROUP,
+  type SchemaNode,
+  structuralSchema,
+  TRAINING_JOB_MUTABLE_FIELDS,
+  TrainingJobSpec,
+  toStructural,
+  trainingJobCrd,
+  VERSION,
+} from "./index.js";
+
+/** Every schema node below `node`, with its path. */
+function* nodes(node: SchemaNode, path = "$"): Generator<[string, SchemaNode]> {
+  yield [path, node];
+  for (const [name, child] of Object.entries(
+    (node.properties ?? {}) as Record<string, SchemaNode>,
+  )) {
+    yield* nodes(child, `${path}.${name}`);
+  }
+  if (node.items) yield* nodes(node.items as SchemaNode, `${path}[]`);
+  if (typeof node.additionalProperties === "object") {
+    yield* nodes(node.additionalProperties as SchemaNode, `${path}.*`);
+  }
+}
+
+const schemaOf = (plural: string) => {
+  const def = allCrds.find((d) => d.plural === plural);
+  if (!def) throw new Error(`no CRD ${plural}`);
+  const root = crdManifest(def).spec.versions[0]?.schema.openAPIV3Schema;
+  if (!root) throw new Error("no schema");
+  return root;
+};
+
+const prop = (node: SchemaNode, ...path: string[]): SchemaNode =>
+  path.reduce((n, p) => {
+    const next = p === "[]" ? n.items : (n.properties as Record<string, SchemaNode>)[p];
+    if (!next) throw new Error(`no ${p}`);
+    return next as SchemaNode;
+  }, node);
+
+describe("the generated CRDs", () => {
+  it("cover the four kinds with their names, short names and the aidc category", () => {
+    expect(allCrds.map((d) => [d.kind, d.plural, d.shortNames[0]])).toEqual([
+      ["TrainingJob", "trainingjobs", "tj"],
+      ["NasVolume", "nasvolumes", "nas"],
+      ["CciInstance", "cciinstances", "cci"],
+      ["TrainingTemplate", "trainingtemplates", "ttpl"],
+    ]);
+    for (const def of allCrds) {
+      const m = crdManifest(def);
+      expect(m.metadata.name).toBe(`${def.plural}.${GROUP}`);
+      expect(m.spec.names.categories).toEqual(["aidc"]);
+      expect(m.spec.scope).toBe("Namespaced");
+      expect(m.spec.versions.map((v) => [v.name, v.served, v.storage])).toEqual([
+        [VERSION, true, true],
+      ]);
+      expect(m.spec.versions[0]?.subresources).toEqual({ status: {} });
+    }
+  });
+
+  it("are structural: no $ref, $schema, unions or additionalProperties false, and every node typed", () => {
+    for (const def of allCrds) {
+      const text = JSON.stringify(crdManifest(def));
+      expect(text).not.toContain('"$ref"');
+      expect(text).not.toContain('"$schema"');
+      expect(text).not.toContain('"additionalProperties":false');
+      expect(text).not.toMatch(/"(anyOf|oneOf|allOf|propertyNames)"/);
+      for (const [path, node] of nodes(schemaOf(def.plural))) {
+        expect(typeof node.type, path).toBe("string");
+      }
+    }
+  });
+
+  it("describe every field, so that kubectl explain helps", () => {
+    for (const def of allCrds) {
+      for (const [path, node] of nodes(schemaOf(def.plural))) {
+        if (path.endsWith(".metadata") || path.endsWith(".*") || path.endsWith("[]")) continue;
+        expect(node.description, `${def.kind} ${path}`).toBeTruthy();
+      }
+    }
+  });
+
+  it("render string maps as additionalProperties of type string", () => {
+    const env = prop(schemaOf("trainingjobs"), "spec", "env");
+    expect(env.type).toBe("object");
+    expect(env.additionalProperties).toEqual({ type: "string", maxLength: 4096 });
+    expect(env.properties).toBeUndefined();
+  });
+
+  it("carry the defaults, so that the controller never writes the spec", () => {
+    const spec = prop(schemaOf("trainingjobs"), "spec");
+    expect(prop(spec, "priority").default).toBe(3);
+    expect(prop(spec, "createType").default).toBe("DIRECT");
+    expect(prop(spec, "deletionPolicy").default).toBe("Orphan");
+    expect(prop(spec, "exposePorts").default).toBe(false);
+    expect(prop(spec, "storage", "[]", "readOnly").default).toBe(true);
+    expect(prop(schemaOf("nasvolumes"), "spec", "deletionPolicy").default).toBe("Orphan");
+    // Defaulted fields are optional on input and present on output.
+    expect(spec.required ?? []).not.toContain("priority");
+    const parsed = TrainingJobSpec.parse({ image: "i", productCode: "p", workerCount: 1 });
+    expect(parsed).toMatchObject({ priority: 3, createType: "DIRECT", deletionPolicy: "Orphan" });
+  });
+
+  it("make every TrainingJob spec field immutable except description, ports, exposePorts and deletionPolicy", () => {
+    const spec = prop(schemaOf("trainingjobs"), "spec");
+    const rules = (spec["x-kubernetes-validations"] ?? []) as CelRule[];
+    const guarded = rules
+      .filter((r) => r.rule.includes("oldSelf"))
+      .map((r) => r.fieldPath?.slice(1));
+    const fields = Object.keys(spec.properties as object);
+    const mutable: readonly string[] = TRAINING_JOB_MUTABLE_FIELDS;
+    expect(guarded.sort()).toEqual(fields.filter((f) => !mutable.includes(f)).sort());
+    for (const r of rules.filter((r) => r.rule.includes("oldSelf"))) {
+      expect(r.message).toMatch(/^\w+ is immutable: /);
+    }
+  });
+
+  it("put the printer columns of the issue first", () => {
+    const columns = (plural: string) =>
+      allCrds
+        .find((d) => d.plural === plural)
+        ?.printerColumns.filter((c) => !c.priority)
+        .map((c) => c.name);
+    expect(columns("trainingjobs")).toEqual(["Status", "Task-ID", "Ready", "Age"]);
+    expect(columns("nasvolumes")).toEqual([
+      "Phase",
+      "Capacity",
+      "Used",
+      "Mount-Path",
+      "Ready",
+      "Age",
+    ]);
+    expect(columns("cciinstances")).toEqual(["Status", "Sub-Status", "Instance", "Ready", "Age"]);
+    expect(columns("trainingtemplates")).toEqual(["Template-ID", "Ready", "Age"]);
+    expect(trainingJobCrd.printerColumns.every((c) => c.jsonPath.startsWith("."))).toBe(true);
+  });
+});
+
+describe("toStructural", () => {
+  it("refuses a $ref and names the path", () => {
+    expect(() => toStructural({ type: "object", properties: { a: { $ref: "#/x" } } })).toThrow(
+      '$.a: "$ref" is not allowed',
+    );
+  });
+
+  it("refuses a union, which a structural schema cannot express", () => {
+    expect(() => structuralSchema(z.object({ u: z.union([z.string(), z.number()]) }))).toThrow(
+      /\$\.u: "anyOf" is not allowed/,
+    );
+  });
+
+  it("drops additionalProperties false and $schema but keeps string maps", () => {
+    const out = toStructural({
+      $schema: "x",
+      type: "object",
+      additionalProperties: false,
+      properties: { m: { type: "object", additionalProperties: { type: "string" } } },
+    });
+    expect(out).toEqual({
+      type: "object",
+      properties: { m: { type: "object", additionalProperties: { type: "string" } } },
+    });
+  });
+});
