@@ -1,0 +1,112 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { root } from "../../scripts/generated-files.js";
+
+/**
+ * The image cannot be built here (no container engine), so these tests hold the
+ * Dockerfile to what the rest of the repository says: the entry point is the package's
+ * bin, the final stage has the production dependencies only and every package the
+ * compiled code imports is one of them, and the user is the one the chart runs as.
+ */
+
+const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  type: string;
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+};
+
+/** The instructions of the last stage (after the last FROM). */
+function finalStage(): string[] {
+  const lines = dockerfile.replace(/\\\n/g, " ").split("\n");
+  const lastFrom = lines.map((l) => /^FROM\s/i.test(l)).lastIndexOf(true);
+  return lines.slice(lastFrom).filter((l) => l.trim() && !l.trim().startsWith("#"));
+}
+
+function* sourceFiles(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* sourceFiles(path);
+    else if (path.endsWith(".ts") && !path.endsWith(".test.ts")) yield path;
+  }
+}
+
+describe("the Dockerfile", () => {
+  it("runs the package's bin with the run command", () => {
+    const stage = finalStage().join("\n");
+    expect(stage).toContain(`ENTRYPOINT ["node", "${pkg.bin["aidc-operator"]}"]`);
+    expect(stage).toContain('CMD ["run"]');
+    expect(pkg.type).toBe("module");
+    expect(stage).toMatch(/COPY[^\n]* package\.json \.\//);
+  });
+
+  it("builds with npm run build, which compiles to dist/", () => {
+    expect(dockerfile).toMatch(/RUN npm run build/);
+    expect(pkg.scripts.build).toBe("tsc -p tsconfig.build.json");
+    const build = JSON.parse(readFileSync(join(root, "tsconfig.build.json"), "utf8")) as {
+      compilerOptions: { outDir: string };
+    };
+    expect(build.compilerOptions.outDir).toBe("dist");
+  });
+
+  it("ships production dependencies only, installed with npm ci --omit=dev", () => {
+    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    const copies = finalStage().filter((l) => l.startsWith("COPY"));
+    const fromDeps = copies.find((l) => l.includes("node_modules"));
+    expect(fromDeps).toMatch(/--from=production-deps/);
+    expect(finalStage().some((l) => /npm ci(?!.*--omit=dev)/.test(l))).toBe(false);
+  });
+
+  it("runs as uid 65532, the user the chart's securityContext names", () => {
+    expect(finalStage()).toContain("USER 65532:65532");
+    const chartDeployment = readFileSync(
+      join(root, "charts/aidc-operator/templates/deployment.yaml"),
+      "utf8",
+    );
+    expect(chartDeployment).toContain("runAsUser: 65532");
+  });
+
+  it("has every package that src imports among the production dependencies", () => {
+    const builtins = new Set(builtinModules);
+    const missing: string[] = [];
+    const importRe = /^\s*(?:import|export)\s(?!type\s)[^'"]*?from\s+["']([^"'.][^"']*)["']/gm;
+    for (const file of sourceFiles(join(root, "src"))) {
+      for (const m of readFileSync(file, "utf8").matchAll(importRe)) {
+        const spec = m[1] ?? "";
+        if (spec.startsWith("node:") || builtins.has(spec)) continue;
+        const name = spec.startsWith("@")
+          ? spec.split("/").slice(0, 2).join("/")
+          : (spec.split("/")[0] ?? "");
+        if (!(name in pkg.dependencies)) missing.push(`${relative(root, file)}: ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("keeps everything but the manifests, the TypeScript configs and src/ out of the context", () => {
+    const lines = readFileSync(join(root, ".dockerignore"), "utf8")
+      .split("\n")
+      .filter((l) => l.trim() && !l.startsWith("#"));
+    expect(lines[0]).toBe("*");
+    for (const path of [
+      "package.json",
+      "package-lock.json",
+      "tsconfig.json",
+      "tsconfig.build.json",
+      "src/",
+    ]) {
+      expect(lines).toContain(`!${path}`);
+    }
+  });
+
+  it("matches the chart's default metrics port", () => {
+    const values = parse(readFileSync(join(root, "charts/aidc-operator/values.yaml"), "utf8")) as {
+      metricsPort: number;
+    };
+    expect(finalStage()).toContain(`EXPOSE ${values.metricsPort}`);
+  });
+});
