@@ -1,0 +1,80 @@
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { controlPlaneBinaries } from "../../src/controlplane/binaries.js";
+import { installCrds } from "../support/crds.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+
+const run = promisify(execFile);
+const samples = resolve(import.meta.dirname, "../../deploy/samples");
+
+/** What an ML engineer sees with kubectl: explain, apply -k, get, and a refused apply. */
+describe("the CRDs through kubectl", () => {
+  let kubectlPath = "";
+  let namespace = "";
+
+  /** Runs kubectl; resolves with stdout and stderr and the exit code (never throws). */
+  const kubectl = async (args: string[], stdin?: string) => {
+    const child = run(kubectlPath, ["--kubeconfig", inject("kubeconfigPath"), ...args]);
+    if (stdin !== undefined) child.child.stdin?.end(stdin);
+    return child.then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: e.code ?? 1,
+        stdout: e.stdout ?? "",
+        stderr: e.stderr ?? "",
+      }),
+    );
+  };
+
+  beforeAll(async () => {
+    kubectlPath = (await controlPlaneBinaries()).kubectl;
+    const kc = adminKubeConfig();
+    await installCrds(kc);
+    namespace = await createNamespace(kc, "kubectl");
+  });
+
+  it("explains a field with its description", async () => {
+    // Right after the install, discovery and the OpenAPI document may lag a moment.
+    const out = await eventually(async () => {
+      const r = await kubectl(["explain", "trainingjob.spec.priority"]);
+      return r.code === 0 ? r : undefined;
+    });
+    expect(out.stdout).toContain(
+      "Scheduling priority 1 to 3; a smaller number is a higher priority",
+    );
+  });
+
+  it("applies the samples with kubectl apply -k and lists them under the aidc category", async () => {
+    const applied = await kubectl(["apply", "--server-side", "-n", namespace, "-k", samples]);
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    const got = await kubectl(["get", "aidc", "-n", namespace, "-o", "name"]);
+    expect(got.stdout.trim().split("\n").sort()).toEqual([
+      "cciinstance.aidc.io/notebook",
+      "nasvolume.aidc.io/datasets",
+      "trainingjob.aidc.io/resnet50",
+      "trainingtemplate.aidc.io/pytorch-ddp",
+    ]);
+    const table = await kubectl(["get", "tj", "-n", namespace]);
+    expect(table.stdout.split("\n")[0]).toMatch(/^NAME\s+STATUS\s+TASK-ID\s+READY\s+AGE\s*$/);
+  });
+
+  it("refuses kubectl apply of a changed image with a message that says why", async () => {
+    const manifest = (image: string) =>
+      JSON.stringify({
+        apiVersion: "aidc.io/v1alpha1",
+        kind: "TrainingJob",
+        metadata: { name: "apply-image", namespace },
+        spec: { image, productCode: "gpu-1x", workerCount: 1 },
+      });
+    expect((await kubectl(["apply", "-f", "-"], manifest("train:1"))).code).toBe(0);
+    const changed = await kubectl(["apply", "-f", "-"], manifest("train:2"));
+    expect(changed.code).not.toBe(0);
+    expect(changed.stderr).toContain("spec.image");
+    expect(changed.stderr).toContain(
+      "image is immutable: the service cannot change a submitted training task",
+    );
+  });
+});
