@@ -18,6 +18,9 @@ export type ConditionStatus = z.infer<typeof ConditionStatus>;
 /**
  * Reasons shared by the controllers (PascalCase, as metav1.Condition requires). A
  * controller may use other PascalCase reasons of its own; these are the common ones.
+ * A reason ending in `Failed`, `Refused`, `Forbidden`, `Terminal`, `InvalidSpec` or
+ * `OutcomeUnknown` means "will not succeed without a change of the spec or of the API
+ * key Secret": the Argo CD health checks (deploy/argocd/health) report it as Degraded.
  */
 export const ConditionReason = {
   /** Ready=True: the remote resource exists and is usable. */
