@@ -2,6 +2,7 @@ import { z } from "zod";
 import { statusBaseShape, timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
+  type CustomResource,
   described,
   GROUP,
   immutableField,
@@ -174,11 +175,15 @@ export const CciInstanceStatus = z
 /** Observed state of a CciInstance. */
 export type CciInstanceStatus = z.infer<typeof CciInstanceStatus>;
 
+/** A whole CciInstance object. */
+export type CciInstance = CustomResource<CciInstanceSpec, CciInstanceStatus>;
+
 /** The CciInstance kind (`cci`). */
 export const cciInstanceCrd: CrdDefinition<typeof CciInstanceSpec, typeof CciInstanceStatus> = {
   group: GROUP,
   version: VERSION,
   kind: "CciInstance",
+  namespaced: true,
   plural: "cciinstances",
   singular: "cciinstance",
   shortNames: ["cci"],

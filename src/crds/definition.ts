@@ -95,6 +95,8 @@ export interface CrdDefinition<
   group: typeof GROUP;
   version: typeof VERSION;
   kind: string;
+  /** Always true: every kind is namespaced (also makes the definition a runtime ResourceDescriptor). */
+  namespaced: true;
   /** Lower-case plural; also the first label of the CRD's name `<plural>.<group>`. */
   plural: string;
   singular: string;
@@ -105,4 +107,30 @@ export interface CrdDefinition<
   spec: Spec;
   status: Status;
   printerColumns: PrinterColumn[];
+}
+
+/**
+ * The metadata fields the operator reads (a subset of ObjectMeta, structurally
+ * compatible with the runtime's `ObjectMeta`).
+ */
+export interface CustomResourceMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+}
+
+/** A whole object of one of the operator's kinds, as the API server returns it. */
+export interface CustomResource<Spec, Status> {
+  apiVersion: string;
+  kind: string;
+  metadata: CustomResourceMeta;
+  spec: Spec;
+  status?: Status;
 }

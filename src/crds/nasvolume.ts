@@ -2,6 +2,7 @@ import { z } from "zod";
 import { statusBaseShape, timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
+  type CustomResource,
   described,
   GROUP,
   immutableField,
@@ -124,11 +125,15 @@ export const NasVolumeStatus = z
 /** Observed state of a NasVolume. */
 export type NasVolumeStatus = z.infer<typeof NasVolumeStatus>;
 
+/** A whole NasVolume object. */
+export type NasVolume = CustomResource<NasVolumeSpec, NasVolumeStatus>;
+
 /** The NasVolume kind (`nas`). */
 export const nasVolumeCrd: CrdDefinition<typeof NasVolumeSpec, typeof NasVolumeStatus> = {
   group: GROUP,
   version: VERSION,
   kind: "NasVolume",
+  namespaced: true,
   plural: "nasvolumes",
   singular: "nasvolume",
   shortNames: ["nas"],

@@ -2,6 +2,7 @@ import { z } from "zod";
 import {
   type CelRule,
   type CrdDefinition,
+  type CustomResource,
   described,
   GROUP,
   immutableField,
@@ -126,11 +127,15 @@ export const TrainingJobSpec = withRules(
 /** Desired state of a TrainingJob, with the CRD's defaults applied. */
 export type TrainingJobSpec = z.infer<typeof TrainingJobSpec>;
 
+/** A whole TrainingJob object. */
+export type TrainingJob = CustomResource<TrainingJobSpec, TrainingJobStatus>;
+
 /** The TrainingJob kind (`tj`). */
 export const trainingJobCrd: CrdDefinition<typeof TrainingJobSpec, typeof TrainingJobStatus> = {
   group: GROUP,
   version: VERSION,
   kind: "TrainingJob",
+  namespaced: true,
   plural: "trainingjobs",
   singular: "trainingjob",
   shortNames: ["tj"],

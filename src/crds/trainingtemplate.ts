@@ -2,6 +2,7 @@ import { z } from "zod";
 import { statusBaseShape, timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
+  type CustomResource,
   described,
   GROUP,
   immutableField,
@@ -82,6 +83,9 @@ export const TrainingTemplateStatus = z
 /** Observed state of a TrainingTemplate. */
 export type TrainingTemplateStatus = z.infer<typeof TrainingTemplateStatus>;
 
+/** A whole TrainingTemplate object. */
+export type TrainingTemplate = CustomResource<TrainingTemplateSpec, TrainingTemplateStatus>;
+
 /** The TrainingTemplate kind (`ttpl`). */
 export const trainingTemplateCrd: CrdDefinition<
   typeof TrainingTemplateSpec,
@@ -90,6 +94,7 @@ export const trainingTemplateCrd: CrdDefinition<
   group: GROUP,
   version: VERSION,
   kind: "TrainingTemplate",
+  namespaced: true,
   plural: "trainingtemplates",
   singular: "trainingtemplate",
   shortNames: ["ttpl"],
