@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CHART_DIR,
+  helmTemplate,
+  installChartCrds,
+  parseObjects,
+  type RenderedObject,
+  randomSuffix,
+  runTool,
+  setArgs,
+} from "../support/chart.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+
+/**
+ * The Helm chart against the real control plane: lint, values schema, server-side
+ * dry-run of what it renders, and a real install. There is no kubelet, so the
+ * Deployment runs no pod: the install is proven by the objects it creates.
+ */
+
+/** The `kind/name` of each object, as `kubectl get -o name` prints it (lower-case kind). */
+function objectRefs(objects: RenderedObject[]): string[] {
+  return objects.map((o) => `${o.metadata.namespace ?? ""}/${o.kind}/${o.metadata.name}`).sort();
+}
+
+/** The rendered objects of a kind. */
+function ofKind(objects: RenderedObject[], kind: string): RenderedObject[] {
+  return objects.filter((o) => o.kind === kind);
+}
+
+describe("the Helm chart", () => {
+  const kc = adminKubeConfig();
+  let namespace = "";
+  const releases: string[] = [];
+
+  beforeAll(async () => {
+    await installChartCrds();
+    namespace = await createNamespace(kc, "chart");
+  });
+
+  afterAll(async () => {
+    for (const release of releases) {
+      await runTool("helm", ["uninstall", release, "--namespace", namespace]).catch(
+        () => undefined,
+      );
+    }
+  });
+
+  it("passes helm lint --strict with default values and with every option set", async () => {
+    await runTool("helm", ["lint", "--strict", CHART_DIR]);
+    await runTool("helm", [
+      "lint",
+      "--strict",
+      CHART_DIR,
+      ...setArgs({
+        apiKeySecret: "my-key",
+        "watchNamespaces[0]": "team-a",
+        "service.baseUrl": "https://aidc.example.com/api",
+        "serviceMonitor.enabled": true,
+        "networkPolicy.enabled": true,
+        replicas: 3,
+      }),
+    ]);
+  });
+
+  it("refuses an unknown value and a value of the wrong type, naming the key", async () => {
+    await expect(helmTemplate("r", "ns", { replicaCount: 2 })).rejects.toThrow(
+      /additional properties 'replicaCount' not allowed/,
+    );
+    await expect(helmTemplate("r", "ns", { "image.pullPolicy": "Sometimes" })).rejects.toThrow(
+      /at '\/image\/pullPolicy': value must be one of/,
+    );
+    await expect(helmTemplate("r", "ns", { "service.baseUrl": "not a url" })).rejects.toThrow(
+      /at '\/service\/baseUrl': 'not a url' does not match/,
+    );
+    await expect(helmTemplate("r", "ns", { "apiKeySecret.keyName": "x" })).rejects.toThrow(
+      /additional properties 'keyName' not allowed/,
+    );
+  });
+
+  it("refuses several replicas without leader election", async () => {
+    await expect(helmTemplate("r", "ns", { "leaderElection.enabled": false })).rejects.toThrow(
+      /replicas > 1 needs leaderElection.enabled=true/,
+    );
+    const single = parseObjects(
+      await helmTemplate("r", "ns", { "leaderElection.enabled": false, replicas: 1 }),
+    );
+    expect(ofKind(single, "Role").map((r) => r.metadata.name)).toEqual(["r-aidc-operator-api-key"]);
+    expect(ofKind(single, "PodDisruptionBudget")).toEqual([]);
+  });
+
+  it("takes apiKeySecret as a Secret name, with the key api-key", async () => {
+    const objects = parseObjects(await helmTemplate("r", "ns", { apiKeySecret: "tenant-key" }));
+    const [deployment] = ofKind(objects, "Deployment");
+    const volumes = (deployment as unknown as DeploymentShape).spec.template.spec.volumes;
+    expect(volumes.find((v) => v.name === "api-key")?.secret).toMatchObject({
+      secretName: "tenant-key",
+      items: [{ key: "api-key", path: "api-key" }],
+    });
+    const role = ofKind(objects, "Role").find((r) => r.metadata.name.endsWith("-api-key"));
+    expect(role?.rules).toEqual([
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get"], resourceNames: ["tenant-key"] },
+    ]);
+  });
+
+  it("takes apiKeySecret as an object {name, key}", async () => {
+    const objects = parseObjects(
+      await helmTemplate("r", "ns", {
+        "apiKeySecret.name": "vault-sync",
+        "apiKeySecret.key": "token",
+      }),
+    );
+    const [deployment] = ofKind(objects, "Deployment");
+    const volumes = (deployment as unknown as DeploymentShape).spec.template.spec.volumes;
+    expect(volumes.find((v) => v.name === "api-key")?.secret).toMatchObject({
+      secretName: "vault-sync",
+      items: [{ key: "token", path: "api-key" }],
+    });
+  });
+
+  it("renders a hardened Deployment: non-root, read-only root, no capabilities, seccomp, probes", async () => {
+    const [deployment] = ofKind(parseObjects(await helmTemplate("r", "ns")), "Deployment");
+    const pod = (deployment as unknown as DeploymentShape).spec.template.spec;
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      seccompProfile: { type: "RuntimeDefault" },
+    });
+    const [container] = pod.containers;
+    expect(container?.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
+      seccompProfile: { type: "RuntimeDefault" },
+    });
+    expect(container?.livenessProbe?.httpGet?.path).toBe("/healthz");
+    expect(container?.readinessProbe?.httpGet?.path).toBe("/readyz");
+    expect(container?.resources?.limits?.memory).toBeDefined();
+    expect(container?.volumeMounts?.map((m) => m.mountPath).sort()).toEqual([
+      "/etc/aidc-operator",
+      "/tmp",
+      "/var/run/secrets/aidc",
+    ]);
+    expect(pod.volumes.find((v) => v.name === "tmp")?.emptyDir).toBeDefined();
+    expect((deployment as unknown as DeploymentShape).spec.replicas).toBe(2);
+  });
+
+  it("writes the operator config from the values, overrides last", async () => {
+    const objects = parseObjects(
+      await helmTemplate("r", "ns", {
+        "service.baseUrl": "https://aidc.example.com/api",
+        "watchNamespaces[0]": "team-a",
+        "config.pollIntervalSeconds": 15,
+        "config.service.timeoutMs": 5000,
+      }),
+    );
+    const [configMap] = ofKind(objects, "ConfigMap");
+    const configYaml = (configMap?.data as Record<string, string> | undefined)?.["config.yaml"];
+    const config = parseObjects(`kind: Config\n${configYaml}`)[0];
+    expect(config).toMatchObject({
+      service: {
+        baseUrl: "https://aidc.example.com/api",
+        apiKeyFile: "/var/run/secrets/aidc/api-key",
+        timeoutMs: 5000,
+      },
+      watchNamespaces: ["team-a"],
+      leaderElection: { enabled: true, leaseName: "r-aidc-operator-leader" },
+      pollIntervalSeconds: 15,
+    });
+  });
+
+  it("passes a server-side dry-run of everything it renders, with every option on", async () => {
+    const watched = await createNamespace(kc, "watched");
+    const variants: Record<string, string | number | boolean>[] = [
+      {},
+      {
+        "networkPolicy.enabled": true,
+        "networkPolicy.egress[0].ports[0].port": 443,
+        "watchNamespaces[0]": watched,
+        replicas: 1,
+        "leaderElection.enabled": false,
+      },
+    ];
+    for (const values of variants) {
+      const rendered = await helmTemplate(`dry-${randomSuffix()}`, namespace, values);
+      const { stdout } = await runTool(
+        "kubectl",
+        ["apply", "--server-side", "--dry-run=server", "-f", "-"],
+        rendered,
+      );
+      expect(stdout.trim().split("\n")).toHaveLength(parseObjects(rendered).length);
+    }
+  });
+
+  it("renders a ServiceMonitor for the metrics port when asked", async () => {
+    const objects = parseObjects(await helmTemplate("r", "ns", { "serviceMonitor.enabled": true }));
+    const [monitor] = ofKind(objects, "ServiceMonitor");
+    expect(monitor?.spec).toMatchObject({ endpoints: [{ port: "metrics", path: "/metrics" }] });
+    const [service] = ofKind(objects, "Service");
+    const ports = (service?.spec as { ports: { name: string }[] } | undefined)?.ports;
+    expect(ports?.[0]?.name).toBe("metrics");
+  });
+
+  it("creates every object it renders on helm install", async () => {
+    const release = `e2e-${randomSuffix()}`;
+    releases.push(release);
+    await runTool("helm", [
+      "install",
+      release,
+      CHART_DIR,
+      "--namespace",
+      namespace,
+      ...setArgs({ apiKeySecret: "aidc-api-key" }),
+    ]);
+    const { stdout: manifest } = await runTool("helm", [
+      "get",
+      "manifest",
+      release,
+      "--namespace",
+      namespace,
+    ]);
+    const expected = parseObjects(manifest);
+    expect(new Set(expected.map((o) => o.kind))).toEqual(
+      new Set([
+        "ServiceAccount",
+        "ConfigMap",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "Role",
+        "RoleBinding",
+        "Service",
+        "Deployment",
+        "PodDisruptionBudget",
+      ]),
+    );
+    const { stdout: live } = await runTool(
+      "kubectl",
+      [
+        "get",
+        "-f",
+        "-",
+        "-o",
+        'jsonpath={range .items[*]}{.metadata.namespace}/{.kind}/{.metadata.name}{"\\n"}{end}',
+      ],
+      manifest,
+    );
+    expect(live.trim().split("\n").sort()).toEqual(objectRefs(expected));
+  });
+});
+
+/** The fields of a rendered Deployment the tests read. */
+interface DeploymentShape {
+  spec: {
+    replicas: number;
+    template: {
+      spec: {
+        securityContext: Record<string, unknown>;
+        volumes: { name: string; secret?: Record<string, unknown>; emptyDir?: unknown }[];
+        containers: {
+          securityContext?: Record<string, unknown>;
+          livenessProbe?: { httpGet?: { path: string } };
+          readinessProbe?: { httpGet?: { path: string } };
+          resources?: { limits?: Record<string, string> };
+          volumeMounts?: { mountPath: string }[];
+        }[];
+      };
+    };
+  };
+}

@@ -1,0 +1,247 @@
+import * as k8s from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_KEY_SECRET_NAME, operatorPermissions } from "../../src/controllers/permissions.js";
+import {
+  type Access,
+  CHART_DIR,
+  canI,
+  installChartCrds,
+  operatorKubeConfigFor,
+  randomSuffix,
+  runTool,
+  type ServiceAccountRef,
+  setArgs,
+} from "../support/chart.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+
+/**
+ * Least privilege, proven against the API server's RBAC: the chart's ServiceAccount can
+ * do each rule of src/controllers/permissions.ts and nothing around it. The questions
+ * are asked as the ServiceAccount itself (impersonation and SelfSubjectAccessReview),
+ * the way the operator will run in the e2e tests.
+ *
+ * Not here yet: "the operator, run as the chart's ServiceAccount, reconciles every
+ * sample to Ready" needs the controllers (issues 6-8). It will start the operator with
+ * `operatorKubeConfigFor(serviceAccount)` against the emulator, apply deploy/samples
+ * and wait for Ready=True, so that a rule missing from permissions.ts fails with 403.
+ */
+
+const API_KEY_SECRET = "service-api-key";
+
+/** Every single access a permission grants (one per group, resource, verb and name). */
+function accessesOf(permission: (typeof operatorPermissions)[number], namespace: string): Access[] {
+  const names = permission.resourceNames?.map((n) =>
+    n === API_KEY_SECRET_NAME ? API_KEY_SECRET : n,
+  ) ?? [undefined];
+  return permission.apiGroups.flatMap((group) =>
+    permission.resources.flatMap((resource) =>
+      permission.verbs.flatMap((verb) =>
+        names.map((name) => ({ verb, group, resource, namespace, ...(name ? { name } : {}) })),
+      ),
+    ),
+  );
+}
+
+/** The accesses of `list` that `kc` is denied (or allowed, with `expectAllowed` false). */
+async function mismatches(
+  kc: k8s.KubeConfig,
+  list: Access[],
+  expectAllowed: boolean,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const access of list) {
+    if ((await canI(kc, access)) !== expectAllowed) {
+      out.push(
+        `${access.verb} ${access.group || "core"}/${access.resource}${access.name ? `/${access.name}` : ""} in ${access.namespace || "all namespaces"}`,
+      );
+    }
+  }
+  return out;
+}
+
+/** Installs the chart as `release` in `namespace`; returns its ServiceAccount. */
+async function installRelease(
+  release: string,
+  namespace: string,
+  values: Record<string, string | number | boolean>,
+): Promise<ServiceAccountRef> {
+  await runTool("helm", [
+    "install",
+    release,
+    CHART_DIR,
+    "--namespace",
+    namespace,
+    ...setArgs(values),
+  ]);
+  return { namespace, name: `${release}-aidc-operator` };
+}
+
+describe("the chart's RBAC", () => {
+  const admin = adminKubeConfig();
+  const installed: { release: string; namespace: string }[] = [];
+  let namespace = "";
+  let sa: ServiceAccountRef = { namespace: "", name: "" };
+  let asOperator: k8s.KubeConfig;
+
+  beforeAll(async () => {
+    await installChartCrds();
+    namespace = await createNamespace(admin, "rbac");
+    const release = `rbac-${randomSuffix()}`;
+    sa = await installRelease(release, namespace, { apiKeySecret: API_KEY_SECRET });
+    installed.push({ release, namespace });
+    const core = admin.makeApiClient(k8s.CoreV1Api);
+    for (const name of [API_KEY_SECRET, "another-secret"]) {
+      await core.createNamespacedSecret({
+        namespace,
+        body: { metadata: { name }, stringData: { "api-key": `key-of-${name}` } },
+      });
+    }
+    asOperator = operatorKubeConfigFor(sa);
+  });
+
+  afterAll(async () => {
+    for (const { release, namespace: ns } of installed) {
+      await runTool("helm", ["uninstall", release, "--namespace", ns]).catch(() => undefined);
+    }
+  });
+
+  it("lets the ServiceAccount do every rule of operatorPermissions", async () => {
+    const accesses = operatorPermissions.flatMap((p) =>
+      p.scope === "watched"
+        ? [
+            ...accessesOf(p, "any-team"),
+            // Informers list and watch across all namespaces.
+            ...accessesOf(p, "").filter((a) => a.verb === "list" || a.verb === "watch"),
+          ]
+        : accessesOf(p, namespace),
+    );
+    expect(accesses.length).toBeGreaterThan(50);
+    expect(await mismatches(asOperator, accesses, true)).toEqual([]);
+  });
+
+  it("lets the ServiceAccount read the API-key Secret and no other Secret", async () => {
+    const denied: Access[] = [
+      { verb: "get", group: "", resource: "secrets", namespace, name: "another-secret" },
+      { verb: "list", group: "", resource: "secrets", namespace },
+      { verb: "watch", group: "", resource: "secrets", namespace },
+      { verb: "get", group: "", resource: "secrets", namespace: "any-team", name: API_KEY_SECRET },
+      { verb: "list", group: "", resource: "secrets", namespace: "" },
+      { verb: "update", group: "", resource: "secrets", namespace, name: API_KEY_SECRET },
+      { verb: "delete", group: "", resource: "secrets", namespace, name: API_KEY_SECRET },
+    ];
+    expect(await mismatches(asOperator, denied, false)).toEqual([]);
+
+    const core = asOperator.makeApiClient(k8s.CoreV1Api);
+    const own = await core.readNamespacedSecret({ namespace, name: API_KEY_SECRET });
+    expect(Buffer.from(own.data?.["api-key"] ?? "", "base64").toString()).toBe(
+      `key-of-${API_KEY_SECRET}`,
+    );
+    const other = await core
+      .readNamespacedSecret({ namespace, name: "another-secret" })
+      .then(() => undefined)
+      .catch((e: unknown) => e);
+    expect((other as k8s.ApiException<unknown>).code).toBe(403);
+  });
+
+  it("never lets the ServiceAccount create or delete the users' custom resources", async () => {
+    const denied: Access[] = [
+      "trainingjobs",
+      "nasvolumes",
+      "cciinstances",
+      "trainingtemplates",
+    ].flatMap((resource) =>
+      ["create", "delete", "deletecollection"].map((verb) => ({
+        verb,
+        group: "aidc.io",
+        resource,
+        namespace: "any-team",
+      })),
+    );
+    expect(await mismatches(asOperator, denied, false)).toEqual([]);
+  });
+
+  it("keeps Leases to the release namespace, and takes one there for real", async () => {
+    const denied: Access[] = [
+      { verb: "get", group: "coordination.k8s.io", resource: "leases", namespace: "any-team" },
+      {
+        verb: "create",
+        group: "coordination.k8s.io",
+        resource: "leases",
+        namespace: "kube-system",
+      },
+      { verb: "delete", group: "coordination.k8s.io", resource: "leases", namespace },
+    ];
+    expect(await mismatches(asOperator, denied, false)).toEqual([]);
+
+    const leases = asOperator.makeApiClient(k8s.CoordinationV1Api);
+    const lease = await leases.createNamespacedLease({
+      namespace,
+      body: {
+        metadata: { name: "rbac-test-leader" },
+        spec: { holderIdentity: "pod-a", leaseDurationSeconds: 15 },
+      },
+    });
+    const updated = await leases.replaceNamespacedLease({
+      namespace,
+      name: "rbac-test-leader",
+      body: { ...lease, spec: { ...lease.spec, holderIdentity: "pod-b" } },
+    });
+    expect(updated.spec?.holderIdentity).toBe("pod-b");
+  });
+
+  it("grants nothing beyond the declared rules", async () => {
+    const denied: Access[] = [
+      { verb: "list", group: "", resource: "pods", namespace: "" },
+      { verb: "get", group: "", resource: "configmaps", namespace },
+      { verb: "list", group: "", resource: "nodes", namespace: "" },
+      { verb: "create", group: "apps", resource: "deployments", namespace },
+      {
+        verb: "get",
+        group: "apiextensions.k8s.io",
+        resource: "customresourcedefinitions",
+        namespace: "",
+      },
+      { verb: "create", group: "", resource: "events", namespace: "any-team" },
+      {
+        verb: "escalate",
+        group: "rbac.authorization.k8s.io",
+        resource: "clusterroles",
+        namespace: "",
+      },
+      { verb: "impersonate", group: "", resource: "serviceaccounts", namespace: "" },
+      { verb: "delete", group: "aidc.io", resource: "trainingjobs/status", namespace: "any-team" },
+    ];
+    expect(await mismatches(asOperator, denied, false)).toEqual([]);
+  });
+
+  it("grants the watched rules only in watchNamespaces when it is set", async () => {
+    const ns = await createNamespace(admin, "scoped");
+    const watched = await createNamespace(admin, "team");
+    const release = `scoped-${randomSuffix()}`;
+    const scopedSa = await installRelease(release, ns, { "watchNamespaces[0]": watched });
+    installed.push({ release, namespace: ns });
+    const kc = operatorKubeConfigFor(scopedSa);
+    const watchedRules = operatorPermissions.filter((p) => p.scope === "watched");
+    expect(
+      await mismatches(
+        kc,
+        watchedRules.flatMap((p) => accessesOf(p, watched)),
+        true,
+      ),
+    ).toEqual([]);
+    const elsewhere = watchedRules.flatMap((p) => [
+      ...accessesOf(p, "not-watched"),
+      ...accessesOf(p, "").filter((a) => a.verb === "list" || a.verb === "watch"),
+    ]);
+    expect(await mismatches(kc, elsewhere, false)).toEqual([]);
+    expect(
+      await canI(kc, {
+        verb: "get",
+        group: "",
+        resource: "secrets",
+        namespace: ns,
+        name: "aidc-operator-api-key",
+      }),
+    ).toBe(true);
+  });
+});
