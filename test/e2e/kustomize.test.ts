@@ -1,0 +1,121 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BASE_NAMESPACE, BASE_RELEASE } from "../../scripts/generate-deploy.js";
+import { root } from "../../scripts/generated-files.js";
+import {
+  CHART_DIR,
+  canI,
+  helmTemplate,
+  operatorKubeConfigFor,
+  parseObjects,
+  type RenderedObject,
+  runTool,
+} from "../support/chart.js";
+
+/**
+ * The kustomize base (deploy/): it renders the chart's objects and CRDs, and applies to
+ * the real control plane.
+ */
+
+/** An object without the labels that differ between Helm and kustomize by design. */
+function comparable(o: RenderedObject): RenderedObject {
+  const copy = structuredClone(o);
+  for (const labels of [
+    copy.metadata.labels,
+    (copy as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } }).spec
+      ?.template?.metadata?.labels,
+  ]) {
+    if (!labels) continue;
+    delete labels["helm.sh/chart"];
+    delete labels["app.kubernetes.io/managed-by"];
+  }
+  return copy;
+}
+
+const key = (o: RenderedObject) => `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+
+describe("the kustomize base", () => {
+  let rendered: RenderedObject[] = [];
+
+  beforeAll(async () => {
+    const { stdout } = await runTool("kubectl", ["kustomize", "deploy"]);
+    rendered = parseObjects(stdout);
+  });
+
+  afterAll(async () => {
+    // Cluster-scoped objects would outlive the test; namespaced ones go with the plane.
+    await runTool("kubectl", [
+      "delete",
+      "clusterrole,clusterrolebinding",
+      "-l",
+      "app.kubernetes.io/managed-by=kustomize,app.kubernetes.io/part-of=aidc-operator",
+    ]).catch(() => undefined);
+  });
+
+  it("renders the chart's objects with its default values, and nothing else but the Namespace and CRDs", async () => {
+    const chart = parseObjects(await helmTemplate(BASE_RELEASE, BASE_NAMESPACE)).map(comparable);
+    const ours = rendered.filter(
+      (o) => o.kind !== "CustomResourceDefinition" && o.kind !== "Namespace",
+    );
+    expect(ours.map(comparable).sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
+      chart.sort((a, b) => key(a).localeCompare(key(b))),
+    );
+    for (const o of ours)
+      expect(o.metadata.labels?.["app.kubernetes.io/managed-by"]).toBe("kustomize");
+    expect(rendered.filter((o) => o.kind === "Namespace").map((o) => o.metadata)).toEqual([
+      expect.objectContaining({
+        name: BASE_NAMESPACE,
+        labels: expect.objectContaining({ "pod-security.kubernetes.io/enforce": "restricted" }),
+      }),
+    ]);
+  });
+
+  it("carries the chart's CRDs unchanged", () => {
+    const crds = rendered.filter((o) => o.kind === "CustomResourceDefinition");
+    const chartCrds = readdirSync(join(root, CHART_DIR, "crds")).flatMap((f) =>
+      parseObjects(readFileSync(join(root, CHART_DIR, "crds", f), "utf8")),
+    );
+    expect(crds.map((c) => c.metadata.name).sort()).toEqual(
+      chartCrds.map((c) => c.metadata.name).sort(),
+    );
+    for (const crd of chartCrds) {
+      expect(crds.find((c) => c.metadata.name === crd.metadata.name)).toEqual(crd);
+    }
+  });
+
+  it("applies to the control plane, and its ServiceAccount gets the operator's rights", async () => {
+    await runTool("kubectl", [
+      "apply",
+      "--server-side",
+      "--force-conflicts",
+      "--field-manager=aidc-operator-e2e-kustomize",
+      "-k",
+      "deploy",
+    ]);
+    const { stdout } = await runTool("kubectl", ["get", "-k", "deploy", "-o", "name"]);
+    expect(stdout.trim().split("\n")).toHaveLength(rendered.length);
+
+    const kc = operatorKubeConfigFor({ namespace: BASE_NAMESPACE, name: BASE_RELEASE });
+    expect(
+      await canI(kc, {
+        verb: "patch",
+        group: "aidc.io",
+        resource: "trainingjobs/status",
+        namespace: "ml",
+      }),
+    ).toBe(true);
+    expect(
+      await canI(kc, {
+        verb: "get",
+        group: "",
+        resource: "secrets",
+        namespace: BASE_NAMESPACE,
+        name: "aidc-operator-api-key",
+      }),
+    ).toBe(true);
+    expect(
+      await canI(kc, { verb: "list", group: "", resource: "secrets", namespace: BASE_NAMESPACE }),
+    ).toBe(false);
+  });
+});
