@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Informer, type ListerWatcher, type WatchHandle } from "./informer.js";
+import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
+import { Informer } from "./informer.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 import type { StoreEvent } from "./store.js";
 
@@ -17,47 +18,7 @@ const obj = (name: string, rv: string, namespace = "ns"): KubeObject => ({
   metadata: { name, namespace, resourceVersion: rv },
 });
 
-/** A scripted API server for one scope. */
-class FakeApi implements ListerWatcher {
-  items: KubeObject[] = [];
-  resourceVersion = "10";
-  lists = 0;
-  watches: string[] = [];
-  listError: unknown;
-  watchStartError: unknown;
-  stream?: {
-    onEvent: (type: string, obj: KubeObject) => void;
-    onDone: (err: unknown) => void;
-    aborted: boolean;
-  };
-
-  async list() {
-    this.lists++;
-    if (this.listError) throw this.listError;
-    return { items: structuredClone(this.items), resourceVersion: this.resourceVersion };
-  }
-
-  async watch(
-    rv: string,
-    onEvent: (type: string, obj: KubeObject) => void,
-    onDone: (err: unknown) => void,
-  ): Promise<WatchHandle> {
-    this.watches.push(rv);
-    if (this.watchStartError) {
-      onDone(this.watchStartError);
-      return { abort: () => undefined };
-    }
-    const stream = { onEvent, onDone, aborted: false };
-    this.stream = stream;
-    return {
-      abort: () => {
-        stream.aborted = true;
-      },
-    };
-  }
-}
-
-function start(api: FakeApi, options = {}) {
+function start(api: FakeListerWatcher, options = {}) {
   const events: string[] = [];
   const informer = new Informer(widgets, () => api, { watchdogMs: 60_000, ...options });
   informer.on((e: StoreEvent) => events.push(`${e.type} ${e.object.metadata?.name}`));
@@ -74,7 +35,7 @@ describe("Informer", () => {
   });
 
   it("lists, then watches from the list's resourceVersion and applies events to the cache", async () => {
-    const api = new FakeApi();
+    const api = new FakeListerWatcher();
     api.items = [obj("a", "5")];
     const { informer, events } = start(api);
     await informer.waitForSync();
@@ -90,7 +51,7 @@ describe("Informer", () => {
   });
 
   it("resumes a cleanly closed watch at once from the last resourceVersion seen", async () => {
-    const api = new FakeApi();
+    const api = new FakeListerWatcher();
     const { informer } = start(api);
     await vi.advanceTimersByTimeAsync(0);
     api.stream?.onEvent("ADDED", obj("a", "20"));
@@ -103,7 +64,7 @@ describe("Informer", () => {
   });
 
   it("restarts a failed watch with a growing backoff and never gives up", async () => {
-    const api = new FakeApi();
+    const api = new FakeListerWatcher();
     const { informer } = start(api, { initialBackoffMs: 500, maxBackoffMs: 2_000 });
     await vi.advanceTimersByTimeAsync(0);
     api.watchStartError = new Error("connection refused");
@@ -129,7 +90,7 @@ describe("Informer", () => {
   });
 
   it("relists on a 410 Gone event and reports objects deleted meanwhile", async () => {
-    const api = new FakeApi();
+    const api = new FakeListerWatcher();
     api.items = [obj("a", "5"), obj("b", "6")];
     const { informer, events } = start(api);
     await vi.advanceTimersByTimeAsync(0);
@@ -144,7 +105,7 @@ describe("Informer", () => {
   });
 
   it("relists when the watch request itself answers 410", async () => {
-    const api = new FakeApi();
+    const api = new FakeListerWatcher();
     const { informer } = start(api);
     await vi.advanceTimersByTimeAsync(0);
     api.stream?.onDone(Object.assign(new Error("Gone"), { statusCode: 410 }));
@@ -154,7 +115,7 @@ describe("Informer", () => {
   });
 
   it("restarts a watch that stays silent longer than the watchdog period", async () => {
-    const api = new FakeApi();
+    const api = new FakeListerWatcher();
     const { informer } = start(api, { watchdogMs: 10_000 });
     await vi.advanceTimersByTimeAsync(0);
     const first = api.stream;
@@ -169,7 +130,7 @@ describe("Informer", () => {
   });
 
   it("retries a failing list until it succeeds, and only then counts as synced", async () => {
-    const api = new FakeApi();
+    const api = new FakeListerWatcher();
     api.listError = new Error("503");
     const { informer } = start(api, { initialBackoffMs: 100 });
     await vi.advanceTimersByTimeAsync(0);
@@ -183,11 +144,11 @@ describe("Informer", () => {
   });
 
   it("watches each configured namespace separately and syncs when all have listed", async () => {
-    const apis = new Map<string, FakeApi>();
+    const apis = new Map<string, FakeListerWatcher>();
     const informer = new Informer(
       widgets,
       (ns) => {
-        const api = new FakeApi();
+        const api = new FakeListerWatcher();
         api.items = [obj(`in-${ns}`, "1", ns)];
         apis.set(ns ?? "*", api);
         return api;
@@ -203,7 +164,7 @@ describe("Informer", () => {
   });
 
   it("indexes objects and keeps the index current on updates and deletes", async () => {
-    const api = new FakeApi();
+    const api = new FakeListerWatcher();
     const ref = (name: string, rv: string, target: string): KubeObject => ({
       ...obj(name, rv),
       spec: { ref: target },
@@ -222,7 +183,7 @@ describe("Informer", () => {
   });
 
   it("hands out frozen objects so a reconciler cannot corrupt the cache", async () => {
-    const api = new FakeApi();
+    const api = new FakeListerWatcher();
     api.items = [obj("a", "1")];
     const { informer } = start(api);
     await informer.waitForSync();

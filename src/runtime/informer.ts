@@ -1,31 +1,7 @@
-import * as k8s from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import type { KubeClient } from "./kube.js";
-import { type KubeObject, type ResourceDescriptor, resourcePath, withKind } from "./resource.js";
+import type { ListerWatcher, WatchHandle } from "./listwatch.js";
+import { type KubeObject, type ResourceDescriptor, withKind } from "./resource.js";
 import { ObjectStore, type StoreEvent } from "./store.js";
-
-/** A watch in progress; `abort` ends it without calling its done callback usefully. */
-export interface WatchHandle {
-  abort(): void;
-}
-
-/**
- * The list and watch calls of one kind in one scope (a namespace or all). The real one
- * is {@link kubeListerWatcher}; tests pass fakes.
- */
-export interface ListerWatcher {
-  list(): Promise<{ items: KubeObject[]; resourceVersion: string }>;
-  /**
-   * Starts a watch from `resourceVersion`. `onEvent` gets ADDED, MODIFIED, DELETED,
-   * BOOKMARK and ERROR events; `onDone` is called once when the stream ends (`err`
-   * null for a clean close; an error with `statusCode`/`code` 410 means Gone).
-   */
-  watch(
-    resourceVersion: string,
-    onEvent: (type: string, obj: KubeObject) => void,
-    onDone: (err: unknown) => void,
-  ): Promise<WatchHandle>;
-}
 
 /** Restart backoff and watchdog of an {@link Informer}. */
 export interface InformerOptions {
@@ -38,38 +14,6 @@ export interface InformerOptions {
   /** A watch that delivers nothing (not even a bookmark) for this long is restarted. Default 5 min. */
   watchdogMs?: number;
   log?: Logger;
-}
-
-/** The real list+watch of `res` in `namespace` (all when undefined) through client-node. */
-export function kubeListerWatcher(
-  kube: KubeClient,
-  res: ResourceDescriptor,
-  namespace: string | undefined,
-  options: { watchdogMs?: number } = {},
-): ListerWatcher {
-  return {
-    list: () => kube.list(res, namespace),
-    async watch(resourceVersion, onEvent, onDone) {
-      const watch = new k8s.Watch(kube.config);
-      // The informer's own watchdog decides when a silent watch is dead; client-node's
-      // inactivity timeout (30 s by default) would cut quiet but healthy watches.
-      // The field is private in the typings but is the only knob (client-node 2.0).
-      (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs =
-        (options.watchdogMs ?? 300_000) * 2;
-      const controller = await watch.watch(
-        resourcePath(res, namespace),
-        {
-          resourceVersion,
-          allowWatchBookmarks: true,
-          // Like client-go: the server ends each watch after 5-10 min, spreading relists.
-          timeoutSeconds: 300 + Math.floor(Math.random() * 300),
-        },
-        (type: string, obj: KubeObject) => onEvent(type, obj),
-        onDone,
-      );
-      return { abort: () => controller.abort() };
-    },
-  };
 }
 
 type WatchOutcome =

@@ -1,0 +1,131 @@
+import type { Logger } from "pino";
+import { Informer, type InformerOptions } from "./informer.js";
+import type { KubeClient } from "./kube.js";
+import { kubeListerWatcher, type ListerWatcher } from "./listwatch.js";
+import {
+  formatKey,
+  type KubeObject,
+  type ObjectKey,
+  type ResourceDescriptor,
+  resourceId,
+} from "./resource.js";
+import type { IndexFunc } from "./store.js";
+
+/**
+ * Read access to the informer caches. Reconcilers read here instead of GETting from the
+ * API server. Objects are frozen: copy before changing. Reading a kind that no
+ * controller declared (with `for`, `watches` or `index`) throws.
+ */
+export interface CacheReader {
+  /** The object with this key (`{namespace, name}` or `"namespace/name"`), if cached. */
+  get<T extends KubeObject = KubeObject>(
+    res: ResourceDescriptor,
+    key: ObjectKey | string,
+  ): T | undefined;
+  /** All cached objects of a kind, or those of one namespace. */
+  list<T extends KubeObject = KubeObject>(res: ResourceDescriptor, namespace?: string): T[];
+  /** The objects an index lists under `value` (see ControllerBuilder.index). */
+  byIndex<T extends KubeObject = KubeObject>(
+    res: ResourceDescriptor,
+    indexName: string,
+    value: string,
+  ): T[];
+}
+
+/** One informer per kind, shared by every controller; the manager owns it. */
+export class InformerCache implements CacheReader {
+  private readonly informers = new Map<string, Informer>();
+  private started = false;
+
+  /**
+   * `listerWatcher` replaces the real list+watch (tests); by default each informer
+   * lists and watches through `kube`.
+   */
+  constructor(
+    private readonly kube: KubeClient,
+    private readonly options: InformerOptions & {
+      log?: Logger;
+      listerWatcher?: (res: ResourceDescriptor, namespace: string | undefined) => ListerWatcher;
+    } = {},
+  ) {}
+
+  /** The informer of `res`, created on first use (and started if the cache runs). */
+  informerFor(res: ResourceDescriptor): Informer {
+    const id = resourceId(res);
+    let informer = this.informers.get(id);
+    if (!informer) {
+      const { listerWatcher, ...options } = this.options;
+      const watchdogMs = options.watchdogMs;
+      informer = new Informer(
+        res,
+        (ns) => listerWatcher?.(res, ns) ?? kubeListerWatcher(this.kube, res, ns, { watchdogMs }),
+        options,
+      );
+      this.informers.set(id, informer);
+      if (this.started) informer.start();
+    }
+    return informer;
+  }
+
+  /** Adds an index to the informer of `res`. */
+  addIndex(res: ResourceDescriptor, name: string, fn: IndexFunc): void {
+    this.informerFor(res).store.addIndex(name, fn);
+  }
+
+  /** Starts every informer. */
+  start(): void {
+    this.started = true;
+    for (const i of this.informers.values()) i.start();
+  }
+
+  /** Stops every informer. */
+  async stop(): Promise<void> {
+    this.started = false;
+    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+  }
+
+  /** True when every informer has listed. */
+  hasSynced(): boolean {
+    return [...this.informers.values()].every((i) => i.hasSynced());
+  }
+
+  /** Kinds not synced yet, for /readyz. */
+  unsynced(): string[] {
+    return [...this.informers.entries()].filter(([, i]) => !i.hasSynced()).map(([id]) => id);
+  }
+
+  /** Resolves when every informer has listed. */
+  async waitForSync(): Promise<void> {
+    await Promise.all([...this.informers.values()].map((i) => i.waitForSync()));
+  }
+
+  get<T extends KubeObject = KubeObject>(
+    res: ResourceDescriptor,
+    key: ObjectKey | string,
+  ): T | undefined {
+    const k = typeof key === "string" ? key : formatKey(key);
+    return this.existing(res).store.get(k) as T | undefined;
+  }
+
+  list<T extends KubeObject = KubeObject>(res: ResourceDescriptor, namespace?: string): T[] {
+    return this.existing(res).store.list(namespace) as T[];
+  }
+
+  byIndex<T extends KubeObject = KubeObject>(
+    res: ResourceDescriptor,
+    indexName: string,
+    value: string,
+  ): T[] {
+    return this.existing(res).store.byIndex(indexName, value) as T[];
+  }
+
+  private existing(res: ResourceDescriptor): Informer {
+    const informer = this.informers.get(resourceId(res));
+    if (!informer) {
+      throw new Error(
+        `${resourceId(res)} is not cached: declare it on a controller with for(), watches() or index()`,
+      );
+    }
+    return informer;
+  }
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { type Condition, getCondition, isConditionTrue, setCondition } from "./conditions.js";
+import { jsonEqual, mergePatch, toJson, withoutNulls } from "./json.js";
+
+const t0 = new Date("2026-01-01T00:00:00.000Z");
+const t1 = new Date("2026-01-01T01:00:00.000Z");
+
+describe("setCondition", () => {
+  it("adds a new condition with the current time and the generation", () => {
+    const out = setCondition(
+      undefined,
+      { type: "Ready", status: "False", reason: "Creating", message: "ordered" },
+      3,
+      t0,
+    );
+    expect(out).toEqual([
+      {
+        type: "Ready",
+        status: "False",
+        reason: "Creating",
+        message: "ordered",
+        lastTransitionTime: "2026-01-01T00:00:00Z",
+        observedGeneration: 3,
+      },
+    ]);
+  });
+
+  it("keeps lastTransitionTime when the status did not change, but updates reason, message and generation", () => {
+    const before = setCondition(
+      [],
+      { type: "Ready", status: "False", reason: "Creating", message: "a" },
+      1,
+      t0,
+    );
+    const after = setCondition(
+      before,
+      { type: "Ready", status: "False", reason: "Pending", message: "b" },
+      2,
+      t1,
+    );
+    expect(after[0]).toMatchObject({
+      reason: "Pending",
+      message: "b",
+      observedGeneration: 2,
+      lastTransitionTime: "2026-01-01T00:00:00Z",
+    });
+  });
+
+  it("moves lastTransitionTime when the status changes, and keeps other conditions in place", () => {
+    const start: Condition[] = [
+      { type: "Synced", status: "True", reason: "Ok", message: "", lastTransitionTime: "x" },
+      { type: "Ready", status: "False", reason: "Creating", message: "", lastTransitionTime: "y" },
+    ];
+    const out = setCondition(
+      Object.freeze(start),
+      { type: "Ready", status: "True", reason: "Running", message: "" },
+      1,
+      t1,
+    );
+    expect(out.map((c) => c.type)).toEqual(["Synced", "Ready"]);
+    expect(getCondition(out, "Ready")?.lastTransitionTime).toBe("2026-01-01T01:00:00Z");
+    expect(getCondition(out, "Synced")?.lastTransitionTime).toBe("x");
+    expect(isConditionTrue(out, "Ready")).toBe(true);
+    expect(start[1]?.status).toBe("False");
+  });
+});
+
+describe("JSON comparison and merge patches", () => {
+  it("treats key order as irrelevant and array order as relevant", () => {
+    expect(jsonEqual({ a: 1, b: [1, 2] }, { b: [1, 2], a: 1 })).toBe(true);
+    expect(jsonEqual({ b: [2, 1] }, { b: [1, 2] })).toBe(false);
+  });
+
+  it("writes a patch that sets changed fields and nulls vanished ones, recursively", () => {
+    const from = toJson({ phase: "A", nested: { x: 1, y: 2 }, list: [1], gone: "z" });
+    const to = toJson({ phase: "B", nested: { x: 1 }, list: [1, 2] });
+    expect(mergePatch(from, to)).toEqual({
+      gone: null,
+      phase: "B",
+      nested: { y: null },
+      list: [1, 2],
+    });
+    expect(mergePatch(to, to)).toBeUndefined();
+  });
+
+  it("counts undefined and null fields as absent", () => {
+    expect(withoutNulls(toJson({ a: undefined, b: null, c: { d: null } }))).toEqual({ c: {} });
+  });
+});

@@ -1,0 +1,253 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { InformerCache } from "./cache.js";
+import type { Clock } from "./clock.js";
+import type { ControllerDefinition, ReconcileContext } from "./controller.js";
+import { errorMessage, errorReason, isTerminal } from "./errors.js";
+import type { EventRecorder } from "./events.js";
+import type { KubeClient } from "./kube.js";
+import type { RuntimeMetrics } from "./metrics.js";
+import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
+import type { StoreEvent } from "./store.js";
+import { WorkQueue } from "./workqueue.js";
+
+/** Shared services and settings a running controller needs (the manager provides them). */
+export interface ControllerRuntime {
+  kube: KubeClient;
+  cache: InformerCache;
+  clock: Clock;
+  log: Logger;
+  events: EventRecorder;
+  metrics: RuntimeMetrics;
+  /** Workers when the definition does not say. */
+  concurrency: number;
+  backoff?: Partial<BackoffOptions>;
+  retryRateLimit?: TokenBucketOptions;
+  /** Every key is reconciled again after about this long (0: never). */
+  resyncPeriodMs: number;
+  /** Fraction of the resync period added at random (0.1 = up to +10%). */
+  resyncJitter: number;
+}
+
+/**
+ * What the object looked like when a terminal error stopped its retries: a change of
+ * any of these (not of status) lets it be reconciled again.
+ */
+function fingerprint(obj: KubeObject): string {
+  const m = obj.metadata ?? {};
+  return JSON.stringify([m.generation, m.annotations, m.labels, m.deletionTimestamp, m.finalizers]);
+}
+
+/**
+ * Runs one controller: subscribes to its informers, feeds keys to a {@link WorkQueue},
+ * runs N workers, applies the error policy (retryable → backoff; terminal → hold the
+ * key until the object changes), requeues after `requeueAfterMs`, resyncs
+ * periodically, and stops with a bounded drain.
+ */
+export class RunningController {
+  private queue?: WorkQueue;
+  private readonly terminal = new Map<string, string>();
+  private unsubscribe: Array<() => void> = [];
+  private workers: Promise<void>[] = [];
+  private resyncTimer?: NodeJS.Timeout;
+  private abort = new AbortController();
+  private readonly log: Logger;
+
+  constructor(
+    readonly definition: ControllerDefinition,
+    private readonly rt: ControllerRuntime,
+  ) {
+    this.log = rt.log.child({ controller: definition.name });
+  }
+
+  /** True between start and stop. */
+  get running(): boolean {
+    return this.queue !== undefined && !this.queue.isShuttingDown;
+  }
+
+  /** Starts the workers and enqueues every cached primary object. Caches must be synced. */
+  start(): void {
+    const def = this.definition;
+    const workers = def.concurrency ?? this.rt.concurrency;
+    this.abort = new AbortController();
+    this.queue = new WorkQueue({
+      clock: this.rt.clock,
+      ...(this.rt.backoff ? { backoff: this.rt.backoff } : {}),
+      ...(this.rt.retryRateLimit ? { rateLimit: this.rt.retryRateLimit } : {}),
+      observer: this.rt.metrics.workQueueObserver(def.name),
+    });
+    this.rt.metrics.maxConcurrentReconciles.set({ controller: def.name }, workers);
+    this.rt.metrics.activeWorkers.set({ controller: def.name }, 0);
+    const primary = this.rt.cache.informerFor(def.primary);
+    this.unsubscribe.push(primary.on((ev) => this.onPrimary(ev)));
+    for (const w of def.watches) {
+      this.unsubscribe.push(
+        this.rt.cache.informerFor(w.resource).on((ev) => this.onWatched(ev, w.map)),
+      );
+    }
+    for (const obj of primary.store.list()) this.queue.add(objectKeyString(obj));
+    this.workers = Array.from({ length: workers }, () => this.work());
+    this.scheduleResync();
+    this.log.info({ workers }, "controller started");
+  }
+
+  /**
+   * Stops taking work, waits up to `timeoutMs` for in-flight reconciles, then aborts
+   * their signal. Resolves true when everything finished within the bound.
+   */
+  async stop(timeoutMs: number): Promise<boolean> {
+    const queue = this.queue;
+    if (!queue) return true;
+    for (const u of this.unsubscribe.splice(0)) u();
+    clearTimeout(this.resyncTimer);
+    queue.shutDown();
+    const drained = await queue.drain(timeoutMs);
+    if (!drained) {
+      this.log.warn(
+        { inFlight: queue.inFlight() },
+        "reconciles still running after the shutdown bound; aborting them",
+      );
+      this.abort.abort(new Error("controller shutting down"));
+    } else {
+      await Promise.all(this.workers);
+    }
+    this.log.info("controller stopped");
+    return drained;
+  }
+
+  /**
+   * Reconciles every cached key again; with `clearTerminal`, also the keys held by a
+   * terminal error (e.g. after the API key changed).
+   */
+  requeueAll(clearTerminal: boolean): void {
+    if (!this.queue) return;
+    if (clearTerminal) this.terminal.clear();
+    for (const obj of this.rt.cache.list(this.definition.primary)) {
+      const key = objectKeyString(obj);
+      if (!this.terminal.has(key)) this.queue.add(key);
+    }
+  }
+
+  /** Keys currently held by a terminal error. */
+  heldKeys(): string[] {
+    return [...this.terminal.keys()];
+  }
+
+  private onPrimary(ev: StoreEvent): void {
+    const key = objectKeyString(ev.object);
+    if (ev.type !== "delete") {
+      const held = this.terminal.get(key);
+      if (held !== undefined && held === fingerprint(ev.object)) return;
+    }
+    this.terminal.delete(key);
+    this.queue?.add(key);
+  }
+
+  private onWatched(
+    ev: StoreEvent,
+    map: (obj: KubeObject, cache: InformerCache) => { namespace: string; name: string }[],
+  ): void {
+    const keys = new Set<string>();
+    for (const obj of ev.old ? [ev.object, ev.old] : [ev.object]) {
+      try {
+        for (const k of map(obj, this.rt.cache)) keys.add(formatKey(k));
+      } catch (err) {
+        this.log.error({ err }, "watch mapping failed");
+      }
+    }
+    for (const key of keys) {
+      this.terminal.delete(key);
+      this.queue?.add(key);
+    }
+  }
+
+  private async work(): Promise<void> {
+    const queue = this.queue;
+    if (!queue) return;
+    for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
+      try {
+        await this.reconcileKey(queue, key);
+      } finally {
+        queue.done(key);
+      }
+    }
+  }
+
+  private async reconcileKey(queue: WorkQueue, keyString: string): Promise<void> {
+    const def = this.definition;
+    const labels = { controller: def.name };
+    const key = parseKey(keyString);
+    const reconcileId = randomUUID();
+    const log = this.log.child({ key: keyString, reconcileId });
+    const ctx: ReconcileContext = {
+      controller: def.name,
+      key,
+      reconcileId,
+      kube: this.rt.kube,
+      cache: this.rt.cache,
+      clock: this.rt.clock,
+      log,
+      events: this.rt.events,
+      metrics: this.rt.metrics,
+      signal: this.abort.signal,
+    };
+    const started = this.rt.clock.now().getTime();
+    this.rt.metrics.activeWorkers.inc(labels);
+    try {
+      const result = await def.reconcile(key, ctx);
+      this.terminal.delete(keyString);
+      queue.forget(keyString);
+      const after = result?.requeueAfterMs;
+      if (after !== undefined && after > 0) {
+        queue.addAfter(keyString, after);
+        this.rt.metrics.reconcileTotal.inc({ ...labels, result: "requeue_after" });
+      } else {
+        this.rt.metrics.reconcileTotal.inc({ ...labels, result: "success" });
+      }
+      log.debug({ requeueAfterMs: after }, "reconciled");
+    } catch (err) {
+      this.rt.metrics.reconcileTotal.inc({ ...labels, result: "error" });
+      this.rt.metrics.reconcileErrors.inc(labels);
+      const obj = this.rt.cache.get(def.primary, key);
+      const reason = errorReason(err);
+      if (isTerminal(err)) {
+        this.rt.metrics.terminalReconcileErrors.inc(labels);
+        queue.forget(keyString);
+        if (obj) this.terminal.set(keyString, fingerprint(obj));
+        log.warn(
+          { err, reason },
+          "reconcile failed terminally; waiting for a change of the object",
+        );
+      } else {
+        const retryInMs = queue.addRateLimited(keyString);
+        log.warn({ err, reason, retryInMs }, "reconcile failed; will retry");
+      }
+      if (obj) this.rt.events.warning(obj, reason, errorMessage(err));
+      if (def.errorPolicy) {
+        try {
+          await def.errorPolicy(key, err, ctx);
+        } catch (policyErr) {
+          log.error({ err: policyErr }, "error policy failed");
+        }
+      }
+    } finally {
+      this.rt.metrics.activeWorkers.dec(labels);
+      this.rt.metrics.reconcileTime.observe(
+        labels,
+        (this.rt.clock.now().getTime() - started) / 1000,
+      );
+    }
+  }
+
+  private scheduleResync(): void {
+    const period = this.rt.resyncPeriodMs;
+    if (period <= 0) return;
+    const delay = period * (1 + Math.random() * this.rt.resyncJitter);
+    this.resyncTimer = setTimeout(() => {
+      this.requeueAll(false);
+      this.scheduleResync();
+    }, delay);
+    this.resyncTimer.unref();
+  }
+}

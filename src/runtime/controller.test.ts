@@ -1,0 +1,313 @@
+import { pino } from "pino";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
+import { InformerCache } from "./cache.js";
+import { systemClock } from "./clock.js";
+import { controller, type ReconcileContext, type ReconcileResult } from "./controller.js";
+import { RunningController } from "./controller-runner.js";
+import { RetryableError, TerminalError } from "./errors.js";
+import { EventRecorder } from "./events.js";
+import type { KubeClient } from "./kube.js";
+import { RuntimeMetrics } from "./metrics.js";
+import {
+  type KubeObject,
+  type ObjectKey,
+  type ResourceDescriptor,
+  resourceId,
+} from "./resource.js";
+
+const widgets: ResourceDescriptor = {
+  group: "test.aidc.io",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
+const gadgets: ResourceDescriptor = { ...widgets, plural: "gadgets", kind: "Gadget" };
+
+let rv = 100;
+const widget = (
+  name: string,
+  extra: Partial<KubeObject["metadata"]> = {},
+  status?: unknown,
+): KubeObject => ({
+  apiVersion: "test.aidc.io/v1",
+  kind: "Widget",
+  metadata: {
+    name,
+    namespace: "ns",
+    uid: `uid-${name}`,
+    generation: 1,
+    resourceVersion: String(rv++),
+    ...extra,
+  },
+  ...(status ? { status } : {}),
+});
+
+function harness(
+  reconcile: (key: ObjectKey, ctx: ReconcileContext) => Promise<ReconcileResult>,
+  options: { concurrency?: number } = {},
+) {
+  const apis = new Map<string, FakeListerWatcher>();
+  const api = (res: ResourceDescriptor) => {
+    const id = resourceId(res);
+    let a = apis.get(id);
+    if (!a) {
+      a = new FakeListerWatcher();
+      apis.set(id, a);
+    }
+    return a;
+  };
+  const created: KubeObject[] = [];
+  const fakeKube = {
+    create: async (_res: ResourceDescriptor, body: KubeObject) => {
+      created.push(body);
+      return body;
+    },
+    patch: async () => ({}),
+  } as unknown as KubeClient;
+  const log = pino({ level: "silent" });
+  const cache = new InformerCache(fakeKube, { listerWatcher: (res) => api(res) });
+  const metrics = new RuntimeMetrics({ processMetrics: false });
+  const policyCalls: string[] = [];
+  const def = controller("widgets")
+    .for(widgets)
+    .watches(gadgets, (g) => [
+      { namespace: "ns", name: String((g.spec as { widget: string }).widget) },
+    ])
+    .onError((key, err) => {
+      policyCalls.push(`${key.name}: ${(err as Error).message}`);
+    })
+    .concurrency(options.concurrency ?? 1)
+    .reconcile((key, ctx) => reconcile(key, ctx));
+  const events = new EventRecorder(fakeKube, { controller: "test", instance: "t", log });
+  const running = new RunningController(def, {
+    kube: fakeKube,
+    cache,
+    clock: systemClock,
+    log,
+    events,
+    metrics,
+    concurrency: 1,
+    resyncPeriodMs: 0,
+    resyncJitter: 0,
+  });
+  cache.informerFor(widgets);
+  cache.informerFor(gadgets);
+  return { api, cache, running, metrics, created, policyCalls, events };
+}
+
+const settle = () => vi.advanceTimersByTimeAsync(0);
+
+describe("a running controller", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("reconciles every cached object at start and again when one changes", async () => {
+    const seen: string[] = [];
+    const h = harness(async (k) => {
+      seen.push(k.name);
+      return {};
+    });
+    h.api(widgets).items = [widget("a"), widget("b")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(seen).toEqual(["a", "b"]);
+    h.api(widgets).emit("MODIFIED", widget("a", { generation: 2 }));
+    await settle();
+    expect(seen).toEqual(["a", "b", "a"]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("reconciles again after requeueAfterMs", async () => {
+    let count = 0;
+    const h = harness(async () => {
+      count++;
+      return { requeueAfterMs: 30_000 };
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(count).toBe(1);
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(count).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(count).toBe(2);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("retries a retryable error with growing backoff, records a Warning event and calls the error policy", async () => {
+    const times: number[] = [];
+    const h = harness(async () => {
+      times.push(Date.now());
+      if (times.length < 4)
+        throw new RetryableError("ServiceUnavailable", "the service answered 503");
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    const t0 = Date.now();
+    h.running.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(times.map((t) => t - t0)).toEqual([0, 100, 300, 700]);
+    await h.events.flush();
+    expect(h.created).toHaveLength(1);
+    expect(h.created[0]).toMatchObject({
+      type: "Warning",
+      reason: "ServiceUnavailable",
+      note: "the service answered 503",
+    });
+    expect(h.policyCalls).toEqual(Array(3).fill("a: the service answered 503"));
+    const text = await h.metrics.text();
+    expect(text).toContain('controller_runtime_reconcile_errors_total{controller="widgets"} 3');
+    expect(text).toContain(
+      'controller_runtime_reconcile_total{controller="widgets",result="success"} 1',
+    );
+    expect(text).toContain('workqueue_retries_total{controller="widgets",name="widgets"} 3');
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("holds a key after a terminal error until the object itself changes, ignoring status-only updates", async () => {
+    let count = 0;
+    const h = harness(async () => {
+      count++;
+      throw new TerminalError("Forbidden", "the service refused the API key");
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(count).toBe(1);
+    expect(h.running.heldKeys()).toEqual(["ns/a"]);
+    h.api(widgets).emit("MODIFIED", widget("a", {}, { phase: "Failed" }));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(count).toBe(1);
+    h.api(widgets).emit("MODIFIED", widget("a", { generation: 2 }));
+    await settle();
+    expect(count).toBe(2);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("lifts a terminal hold when a watched object mapped to the key changes", async () => {
+    let count = 0;
+    const h = harness(async () => {
+      count++;
+      if (count === 1) throw new TerminalError("MissingGadget", "gadget g not found");
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(count).toBe(1);
+    h.api(gadgets).emit("ADDED", {
+      apiVersion: "test.aidc.io/v1",
+      kind: "Gadget",
+      metadata: { name: "g", namespace: "ns", resourceVersion: "500" },
+      spec: { widget: "a" },
+    });
+    await settle();
+    expect(count).toBe(2);
+    expect(h.running.heldKeys()).toEqual([]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("treats any error with retryable false as terminal (duck-typed service errors)", async () => {
+    let count = 0;
+    const h = harness(async () => {
+      count++;
+      throw Object.assign(new Error("403 from the service"), { retryable: false });
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(count).toBe(1);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("runs different keys in parallel but never the same key twice at once", async () => {
+    const active = new Set<string>();
+    let maxParallel = 0;
+    let overlapSameKey = false;
+    const h = harness(
+      async (k) => {
+        if (active.has(k.name)) overlapSameKey = true;
+        active.add(k.name);
+        maxParallel = Math.max(maxParallel, active.size);
+        await new Promise((r) => setTimeout(r, 100));
+        active.delete(k.name);
+        return {};
+      },
+      { concurrency: 3 },
+    );
+    h.api(widgets).items = [widget("a"), widget("b")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    h.api(widgets).emit("MODIFIED", widget("a", { generation: 5 }));
+    h.api(widgets).emit("MODIFIED", widget("a", { generation: 6 }));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(maxParallel).toBe(2);
+    expect(overlapSameKey).toBe(false);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("on stop, lets an in-flight reconcile finish within the bound and aborts it after", async () => {
+    let aborted = false;
+    let finished = false;
+    const h = harness(async () => {
+      await new Promise((r) => setTimeout(r, 5_000));
+      finished = true;
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    const stopped = h.running.stop(10_000);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await expect(stopped).resolves.toBe(true);
+    expect(finished).toBe(true);
+
+    const h2 = harness(async (_k, ctx) => {
+      ctx.signal.addEventListener("abort", () => {
+        aborted = true;
+      });
+      await new Promise((r) => setTimeout(r, 60_000));
+      return {};
+    });
+    h2.api(widgets).items = [widget("b")];
+    h2.cache.start();
+    await h2.cache.waitForSync();
+    h2.running.start();
+    await settle();
+    const bounded = h2.running.stop(1_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(bounded).resolves.toBe(false);
+    expect(aborted).toBe(true);
+    await h.cache.stop();
+    await h2.cache.stop();
+  });
+});

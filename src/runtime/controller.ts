@@ -1,0 +1,180 @@
+import type { Logger } from "pino";
+import type { CacheReader } from "./cache.js";
+import type { Clock } from "./clock.js";
+import type { EventRecorder } from "./events.js";
+import type { KubeClient } from "./kube.js";
+import type { RuntimeMetrics } from "./metrics.js";
+import type { PolicyRule } from "./permissions.js";
+import type { KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
+import type { IndexFunc } from "./store.js";
+
+/** What a reconcile asks for next. Omit `requeueAfterMs` to wait for the next change. */
+export interface ReconcileResult {
+  /** Reconcile this key again after this many ms (the poll interval). */
+  requeueAfterMs?: number;
+}
+
+/** Everything a reconcile gets besides the key. */
+export interface ReconcileContext {
+  /** The controller's name. */
+  readonly controller: string;
+  /** The key being reconciled. */
+  readonly key: ObjectKey;
+  /** Unique per reconcile; in every log line of it. */
+  readonly reconcileId: string;
+  /** Writes (and the rare uncached read) to the Kubernetes API. */
+  readonly kube: KubeClient;
+  /** Informer caches: read the primary object and watched objects here. */
+  readonly cache: CacheReader;
+  readonly clock: Clock;
+  /** pino child logger with `controller`, `key` and `reconcileId`. */
+  readonly log: Logger;
+  /** Kubernetes Events (events.k8s.io/v1), repeats aggregated. */
+  readonly events: EventRecorder;
+  readonly metrics: RuntimeMetrics;
+  /** Aborted when shutdown's bound for in-flight reconciles has passed: stop early. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A reconcile function: reads the current state (cache first) and drives the world
+ * toward it. Level-triggered: it gets a key, never an event. Resolves `{}` (done until
+ * the next change or resync) or `{ requeueAfterMs }` on success; throws a
+ * RetryableError (backoff) or a TerminalError (no retry until the object or a watched
+ * object changes).
+ */
+export type Reconciler = (key: ObjectKey, ctx: ReconcileContext) => Promise<ReconcileResult>;
+
+/** Maps a changed watched object to the primary keys to reconcile. */
+export type MapToKeys = (obj: KubeObject, cache: CacheReader) => ObjectKey[];
+
+/**
+ * Called after a failed reconcile, with the error, to record it (for example a
+ * Synced=False condition). What happens to the key is decided by the error class;
+ * errors thrown here are logged and otherwise ignored.
+ */
+export type ErrorPolicy = (
+  key: ObjectKey,
+  err: unknown,
+  ctx: ReconcileContext,
+) => Promise<void> | void;
+
+/** A watched kind and how its changes map to primary keys. */
+export interface WatchSpec {
+  readonly resource: ResourceDescriptor;
+  readonly map: MapToKeys;
+}
+
+/** A secondary index on a cached kind. */
+export interface IndexSpec {
+  readonly resource: ResourceDescriptor;
+  readonly name: string;
+  readonly fn: IndexFunc;
+}
+
+/** A complete controller, as {@link ControllerBuilder.reconcile} returns it. */
+export interface ControllerDefinition {
+  /** Unique name: metric label, log field, workqueue name. */
+  readonly name: string;
+  /** The reconciled kind; its keys are the queue's keys. */
+  readonly primary: ResourceDescriptor;
+  readonly watches: readonly WatchSpec[];
+  readonly indexes: readonly IndexSpec[];
+  /** RBAC rules the controller needs (checked against the generated RBAC by tests). */
+  readonly permissions: readonly PolicyRule[];
+  /** Workers; default from the operator config. */
+  readonly concurrency?: number;
+  readonly reconcile: Reconciler;
+  readonly errorPolicy?: ErrorPolicy;
+}
+
+/**
+ * Builds a {@link ControllerDefinition}:
+ *
+ * ```ts
+ * export const nasVolumeController = controller("nasvolume")
+ *   .for(NAS_VOLUME)
+ *   .watches(SECRETS, (secret, cache) => [...])
+ *   .index(TRAINING_JOB, "nasVolumeRef", (tj) => [...])
+ *   .permissions([{ apiGroups: ["aidc.io"], resources: ["nasvolumes"], verbs: ["get", "list", "watch", "patch"] }])
+ *   .onError(recordSyncedFalse)
+ *   .reconcile(async (key, ctx) => { ...; return { requeueAfterMs: 30_000 }; });
+ * ```
+ */
+export class ControllerBuilder {
+  private primary?: ResourceDescriptor;
+  private readonly watchList: WatchSpec[] = [];
+  private readonly indexList: IndexSpec[] = [];
+  private readonly rules: PolicyRule[] = [];
+  private workers?: number;
+  private policy?: ErrorPolicy;
+
+  constructor(private readonly name: string) {
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) {
+      throw new Error(
+        `controller name ${JSON.stringify(name)}: use lower-case letters, digits and -`,
+      );
+    }
+  }
+
+  /** The kind this controller reconciles; each of its changes enqueues its own key. */
+  for(resource: ResourceDescriptor): this {
+    this.primary = resource;
+    return this;
+  }
+
+  /**
+   * Also watch `resource`; on each change (old and new state) `map` names the primary
+   * keys to reconcile. Such a change also lifts a terminal error's hold on those keys.
+   */
+  watches(resource: ResourceDescriptor, map: MapToKeys): this {
+    this.watchList.push({ resource, map });
+    return this;
+  }
+
+  /** Adds an index to the cache of `resource` (cached from then on), read with `cache.byIndex`. */
+  index(resource: ResourceDescriptor, name: string, fn: IndexFunc): this {
+    this.indexList.push({ resource, name, fn });
+    return this;
+  }
+
+  /** Declares RBAC rules the controller needs. */
+  permissions(rules: readonly PolicyRule[]): this {
+    this.rules.push(...rules);
+    return this;
+  }
+
+  /** Number of parallel workers (keys) for this controller. */
+  concurrency(workers: number): this {
+    if (!Number.isInteger(workers) || workers < 1) throw new Error("concurrency must be >= 1");
+    this.workers = workers;
+    return this;
+  }
+
+  /** Sets the {@link ErrorPolicy}. */
+  onError(policy: ErrorPolicy): this {
+    this.policy = policy;
+    return this;
+  }
+
+  /** Sets the reconcile function and returns the finished definition. */
+  reconcile(fn: Reconciler): ControllerDefinition {
+    if (!this.primary)
+      throw new Error(`controller ${this.name}: call for(resource) before reconcile()`);
+    return {
+      name: this.name,
+      primary: this.primary,
+      watches: [...this.watchList],
+      indexes: [...this.indexList],
+      permissions: [...this.rules],
+      ...(this.workers !== undefined ? { concurrency: this.workers } : {}),
+      reconcile: fn,
+      ...(this.policy ? { errorPolicy: this.policy } : {}),
+    };
+  }
+}
+
+/** Starts a {@link ControllerBuilder}: `controller("nasvolume").for(...)...reconcile(fn)`. */
+export function controller(name: string): ControllerBuilder {
+  return new ControllerBuilder(name);
+}

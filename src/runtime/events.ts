@@ -1,0 +1,190 @@
+import type { Logger } from "pino";
+import { type Clock, systemClock } from "./clock.js";
+import type { KubeClient } from "./kube.js";
+import type { KubeObject, ResourceDescriptor } from "./resource.js";
+
+/** events.k8s.io/v1 Event, as the recorder writes it. */
+const EVENTS: ResourceDescriptor = {
+  group: "events.k8s.io",
+  version: "v1",
+  plural: "events",
+  kind: "Event",
+  namespaced: true,
+};
+
+/** Normal or Warning, as Kubernetes Events know them. */
+export type EventType = "Normal" | "Warning";
+
+/** Options of an {@link EventRecorder}. */
+export interface EventRecorderOptions {
+  /** `reportingController`, e.g. `aidc.io/aidc-operator`. */
+  controller: string;
+  /** `reportingInstance`: this process (the pod name). */
+  instance: string;
+  clock?: Clock;
+  log?: Logger;
+  /** Repeats within this period after the last one are counted into the same Event's series. Default 6 min (client-go). */
+  aggregationWindowMs?: number;
+  /** A series is written at most this often; counts in between are batched. Default 30 s. */
+  seriesUpdateMs?: number;
+}
+
+interface Series {
+  namespace: string;
+  name: string;
+  count: number;
+  lastObserved: Date;
+  written: number;
+  timer?: NodeJS.Timeout;
+  /** Resolves when the Event was created (so patches never precede the create). */
+  created: Promise<boolean>;
+}
+
+const MAX_NOTE = 1024;
+
+/**
+ * Records Kubernetes Events (events.k8s.io/v1) about objects. Recording never blocks
+ * and never throws: writes run in the background and failures are logged. An event
+ * identical to a recent one (same object, type, reason, action and note) is not
+ * created again: it increments the first one's `series.count`, written at most every
+ * `seriesUpdateMs`, as client-go's events broadcaster does.
+ */
+export class EventRecorder {
+  private readonly series = new Map<string, Series>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly clock: Clock;
+  private readonly window: number;
+  private readonly seriesUpdateMs: number;
+  private seq = 0;
+
+  constructor(
+    private readonly kube: KubeClient,
+    private readonly options: EventRecorderOptions,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.window = options.aggregationWindowMs ?? 6 * 60_000;
+    this.seriesUpdateMs = options.seriesUpdateMs ?? 30_000;
+  }
+
+  /** Records a Normal event; `action` defaults to `reason`. */
+  normal(obj: KubeObject, reason: string, note: string, action = reason): void {
+    this.record(obj, "Normal", reason, note, action);
+  }
+
+  /** Records a Warning event; `action` defaults to `reason`. */
+  warning(obj: KubeObject, reason: string, note: string, action = reason): void {
+    this.record(obj, "Warning", reason, note, action);
+  }
+
+  /** Records an event about `obj` (which needs apiVersion, kind and metadata). */
+  record(obj: KubeObject, type: EventType, reason: string, note: string, action = reason): void {
+    const now = this.clock.now();
+    const meta = obj.metadata ?? {};
+    const trimmed = note.length > MAX_NOTE ? `${note.slice(0, MAX_NOTE - 3)}...` : note;
+    const id = [meta.uid ?? `${meta.namespace}/${meta.name}`, type, reason, action, trimmed].join(
+      "\u0000",
+    );
+    this.expire(now);
+    const known = this.series.get(id);
+    if (known && now.getTime() - known.lastObserved.getTime() <= this.window) {
+      known.count++;
+      known.lastObserved = now;
+      this.scheduleSeries(known);
+      return;
+    }
+    const namespace = meta.namespace || "default";
+    const name = `${meta.name}.${(now.getTime() * 1000 + (this.seq++ % 1000)).toString(16)}`;
+    const body = {
+      apiVersion: "events.k8s.io/v1",
+      kind: "Event",
+      metadata: { name, namespace },
+      eventTime: microTime(now),
+      reportingController: this.options.controller,
+      reportingInstance: this.options.instance,
+      action,
+      reason,
+      note: trimmed,
+      type,
+      regarding: {
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        name: meta.name,
+        namespace: meta.namespace,
+        uid: meta.uid,
+        resourceVersion: meta.resourceVersion,
+      },
+    };
+    const created = this.track(
+      this.kube.create(EVENTS, body).then(
+        () => true,
+        (err: unknown) => {
+          this.options.log?.warn({ err, reason, object: meta.name }, "could not record event");
+          return false;
+        },
+      ),
+    );
+    this.series.set(id, { namespace, name, count: 1, lastObserved: now, written: 1, created });
+  }
+
+  /** Writes pending series counts now and waits for every outstanding write. */
+  async flush(): Promise<void> {
+    for (const s of this.series.values()) {
+      if (s.timer) {
+        clearTimeout(s.timer);
+        s.timer = undefined;
+        this.writeSeries(s);
+      }
+    }
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  private scheduleSeries(s: Series): void {
+    if (s.timer) return;
+    // The first repeat is written at once (the user sees a series start); later ones batch.
+    const delay = s.written === 1 ? 0 : this.seriesUpdateMs;
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
+      this.writeSeries(s);
+    }, delay);
+    s.timer.unref();
+  }
+
+  private writeSeries(s: Series): void {
+    if (s.count === s.written) return;
+    const count = s.count;
+    s.written = count;
+    this.track(
+      s.created.then(async (ok) => {
+        if (!ok) return;
+        try {
+          await this.kube.patch(
+            EVENTS,
+            { namespace: s.namespace, name: s.name },
+            { series: { count, lastObservedTime: microTime(s.lastObserved) } },
+          );
+        } catch (err) {
+          this.options.log?.warn({ err, event: s.name }, "could not update event series");
+        }
+      }),
+    );
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+    return p;
+  }
+
+  private expire(now: Date): void {
+    if (this.series.size < 1000) return;
+    for (const [id, s] of this.series) {
+      if (now.getTime() - s.lastObserved.getTime() > this.window && !s.timer)
+        this.series.delete(id);
+    }
+  }
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+function microTime(d: Date): string {
+  return `${d.toISOString().slice(0, 23)}000Z`;
+}

@@ -1,0 +1,238 @@
+import type { Logger } from "pino";
+import { type Clock, systemClock } from "./clock.js";
+import { isConflict, type KubeClient } from "./kube.js";
+import type { KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
+
+/** coordination.k8s.io/v1 Lease. */
+export const LEASES: ResourceDescriptor = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  kind: "Lease",
+  namespaced: true,
+};
+
+/** The fields of a Lease's spec that leader election uses. */
+interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+type Lease = KubeObject & { spec?: LeaseSpec };
+
+/** Options of a {@link LeaderElector}; durations as client-go's (defaults 15 s / 10 s / 2 s). */
+export interface LeaderElectionOptions {
+  leaseName: string;
+  leaseNamespace: string;
+  /** Unique per process, e.g. the pod name plus a random suffix. */
+  identity: string;
+  /** How long a lease holds without renewal; others take over after it. Default 15 s. */
+  leaseDurationMs?: number;
+  /** The leader gives up when it could not renew for this long. Default 10 s. */
+  renewDeadlineMs?: number;
+  /** Interval between attempts to acquire or renew. Default 2 s. */
+  retryPeriodMs?: number;
+  clock?: Clock;
+  log?: Logger;
+  /** Called once this process becomes the leader. */
+  onStartedLeading: () => void;
+  /** Called when leadership is lost (not after a graceful {@link LeaderElector.stop}). */
+  onStoppedLeading: () => void;
+  /** Reports leadership changes (for the leader_election_master_status gauge). */
+  onLeaderChange?: (isLeader: boolean) => void;
+}
+
+/**
+ * Leader election on a Lease, as client-go's leaderelection does it: a candidate takes
+ * the Lease when it is free (no holder, as after a graceful release) or when its record
+ * has not changed for the lease duration as observed on the candidate's own clock (no
+ * cross-node clock comparison); the leader renews every retry period and steps down
+ * when it could not renew within the renew deadline. Writes are conditioned on the
+ * Lease's resourceVersion, so two candidates can never both win.
+ */
+export class LeaderElector {
+  private leader = false;
+  private stopped = true;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private observed?: string;
+  private observedAt = 0;
+  private readonly key: ObjectKey;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly kube: KubeClient,
+    private readonly options: LeaderElectionOptions,
+  ) {
+    this.key = { namespace: options.leaseNamespace, name: options.leaseName };
+    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    this.clock = options.clock ?? systemClock;
+    if (
+      !(this.leaseDurationMs > this.renewDeadlineMs && this.renewDeadlineMs > this.retryPeriodMs)
+    ) {
+      throw new Error("leader election needs leaseDuration > renewDeadline > retryPeriod");
+    }
+  }
+
+  /** True while this process holds the Lease. */
+  isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** Starts campaigning (in the background). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.loop = this.run();
+  }
+
+  /**
+   * Stops campaigning or renewing. With `release` (the default, for a graceful
+   * shutdown) a held Lease is given up so that a successor takes over at once; without
+   * it the Lease simply expires, as when the process is killed.
+   */
+  async stop(options: { release?: boolean } = {}): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    if (this.leader && (options.release ?? true)) await this.release();
+    this.setLeader(false);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped && !(await this.attempt(this.retryPeriodMs))) {
+      await this.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2));
+    }
+    if (this.stopped) return;
+    this.setLeader(true);
+    this.options.log?.info({ lease: this.key }, "became the leader");
+    this.options.onStartedLeading();
+    let lastRenew = this.now();
+    while (!this.stopped) {
+      await this.sleep(this.retryPeriodMs);
+      if (this.stopped) return;
+      const left = this.renewDeadlineMs - (this.now() - lastRenew);
+      if (left > 0 && (await this.attempt(left))) {
+        lastRenew = this.now();
+        continue;
+      }
+      if (this.now() - lastRenew < this.renewDeadlineMs) continue;
+      this.setLeader(false);
+      this.options.log?.error(
+        { lease: this.key },
+        "could not renew the lease in time; leadership lost",
+      );
+      this.options.onStoppedLeading();
+      return;
+    }
+  }
+
+  /** One acquire-or-renew round, bounded by `timeoutMs`; true when we hold the Lease. */
+  private async attempt(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.tryAcquireOrRenew(), timeout]);
+    } catch (err) {
+      if (!isConflict(err)) this.options.log?.warn({ err }, "leader election attempt failed");
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = this.now();
+    const lease = await this.kube.get<Lease>(LEASES, this.key);
+    const fresh: LeaseSpec = {
+      holderIdentity: this.options.identity,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      acquireTime: microTime(new Date(now)),
+      renewTime: microTime(new Date(now)),
+      leaseTransitions: 0,
+    };
+    if (!lease) {
+      await this.kube.create<Lease>(LEASES, {
+        metadata: { name: this.key.name, namespace: this.key.namespace },
+        spec: fresh,
+      });
+      this.observe(fresh, now);
+      return true;
+    }
+    const spec = lease.spec ?? {};
+    if (canonical(spec) !== this.observed) this.observe(spec, now);
+    const mine = spec.holderIdentity === this.options.identity;
+    const duration = (spec.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
+    if (spec.holderIdentity && !mine && this.observedAt + duration > now) return false;
+    const next: LeaseSpec = mine
+      ? { ...spec, leaseDurationSeconds: fresh.leaseDurationSeconds, renewTime: fresh.renewTime }
+      : { ...fresh, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 };
+    await this.kube.replace<Lease>(LEASES, { ...lease, spec: next });
+    this.observe(next, now);
+    return true;
+  }
+
+  private async release(): Promise<void> {
+    try {
+      const lease = await this.kube.get<Lease>(LEASES, this.key);
+      if (!lease || lease.spec?.holderIdentity !== this.options.identity) return;
+      const now = microTime(this.clock.now());
+      const spec: LeaseSpec = {
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+      };
+      await this.kube.replace<Lease>(LEASES, { ...lease, spec });
+      this.options.log?.info({ lease: this.key }, "released the lease");
+    } catch (err) {
+      this.options.log?.warn({ err }, "could not release the lease; it will expire");
+    }
+  }
+
+  private observe(spec: LeaseSpec, now: number): void {
+    this.observed = canonical(spec);
+    this.observedAt = now;
+  }
+
+  private setLeader(leader: boolean): void {
+    if (this.leader === leader) return;
+    this.leader = leader;
+    this.options.onLeaderChange?.(leader);
+  }
+
+  private now(): number {
+    return this.clock.now().getTime();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+function microTime(d: Date): string {
+  return `${d.toISOString().slice(0, 23)}000Z`;
+}
+
+/** The Lease record as a string with sorted keys, to notice any change of it. */
+function canonical(spec: LeaseSpec): string {
+  return JSON.stringify(spec, Object.keys(spec).sort());
+}

@@ -1,0 +1,250 @@
+import { hostname } from "node:os";
+import type * as k8s from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import { InformerCache } from "./cache.js";
+import { type Clock, systemClock } from "./clock.js";
+import type { ControllerDefinition } from "./controller.js";
+import { type ControllerRuntime, RunningController } from "./controller-runner.js";
+import { EventRecorder } from "./events.js";
+import { HealthServer } from "./health.js";
+import { KubeClient } from "./kube.js";
+import { LeaderElector } from "./leader-election.js";
+import { RuntimeMetrics } from "./metrics.js";
+import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
+import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+
+/** Leader election settings of a {@link Manager}. */
+export interface ManagerLeaderElection {
+  leaseName: string;
+  leaseNamespace: string;
+  /** Default: host name plus a random suffix. */
+  identity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+/** Everything a {@link Manager} is configured with. */
+export interface ManagerOptions {
+  kubeConfig: k8s.KubeConfig;
+  log: Logger;
+  clock?: Clock;
+  metrics?: RuntimeMetrics;
+  /** Namespaces to watch; empty or absent = all. */
+  namespaces?: string[];
+  /** Client-side limit of Kubernetes requests. */
+  kubeRateLimit?: TokenBucketOptions;
+  informer?: { watchdogMs?: number; initialBackoffMs?: number; maxBackoffMs?: number };
+  /** Workers per controller unless the controller says otherwise. Default 2. */
+  concurrency?: number;
+  backoff?: Partial<BackoffOptions>;
+  retryRateLimit?: TokenBucketOptions;
+  /** Default 10 min; 0 disables. */
+  resyncPeriodMs?: number;
+  /** Default 0.1. */
+  resyncJitter?: number;
+  /** Bound for in-flight reconciles at shutdown. Default 20 s. */
+  shutdownTimeoutMs?: number;
+  /** Absent or undefined: no election, this process runs the controllers. */
+  leaderElection?: ManagerLeaderElection;
+  /** Metrics and health server; `false` for none (tests). */
+  server?: { port: number; host?: string } | false;
+  /** `reportingController` of Events. Default `aidc.io/aidc-operator`. */
+  eventsController?: string;
+}
+
+/**
+ * Wires the runtime: one Kubernetes client, the informer cache (started on every
+ * replica, so a new leader starts warm), the controllers (run only by the leader),
+ * leader election, Events, metrics and the /metrics, /healthz, /readyz server.
+ *
+ * `start()` returns once the server listens; `done` settles when the manager stopped:
+ * it resolves after {@link stop} and rejects when leadership was lost (the process
+ * should then exit, as controller-runtime's does, and be restarted).
+ */
+export class Manager {
+  readonly kube: KubeClient;
+  readonly cache: InformerCache;
+  readonly metrics: RuntimeMetrics;
+  readonly events: EventRecorder;
+  readonly identity: string;
+  /** Settles when the manager has stopped; rejects on lost leadership. */
+  readonly done: Promise<void>;
+  private readonly controllers: RunningController[] = [];
+  private readonly elector?: LeaderElector;
+  private readonly server?: HealthServer;
+  private readonly clock: Clock;
+  private controllersRunning = false;
+  private stopping = false;
+  private resolveDone!: () => void;
+  private rejectDone!: (err: Error) => void;
+  /** Port the server listens on, once started. */
+  port = 0;
+
+  constructor(private readonly options: ManagerOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.metrics = options.metrics ?? new RuntimeMetrics();
+    this.kube = new KubeClient(options.kubeConfig, {
+      ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
+      onRequest: (info) => this.metrics.observeKubeRequest(info),
+    });
+    this.cache = new InformerCache(this.kube, {
+      ...(options.informer ?? {}),
+      ...(options.namespaces ? { namespaces: options.namespaces } : {}),
+      log: options.log.child({ component: "informer" }),
+    });
+    const le = options.leaderElection;
+    this.identity = le?.identity ?? `${hostname()}_${Math.random().toString(36).slice(2, 10)}`;
+    this.events = new EventRecorder(this.kube, {
+      controller: options.eventsController ?? "aidc.io/aidc-operator",
+      instance: this.identity,
+      clock: this.clock,
+      log: options.log.child({ component: "events" }),
+    });
+    this.done = new Promise<void>((resolve, reject) => {
+      this.resolveDone = resolve;
+      this.rejectDone = reject;
+    });
+    // A rejection nobody awaits must not crash the process before run() looks at it.
+    this.done.catch(() => undefined);
+    if (le) {
+      this.elector = new LeaderElector(this.kube, {
+        ...le,
+        identity: this.identity,
+        clock: this.clock,
+        log: options.log.child({ component: "leader-election" }),
+        onStartedLeading: () => {
+          this.launchControllers();
+        },
+        onStoppedLeading: () =>
+          void this.fail("leadership lost: could not renew the lease in time"),
+        onLeaderChange: (leader) =>
+          this.metrics.leaderStatus.set({ name: le.leaseName }, leader ? 1 : 0),
+      });
+    }
+    if (options.server !== false) {
+      this.server = new HealthServer({
+        port: options.server?.port ?? 8080,
+        ...(options.server?.host ? { host: options.server.host } : {}),
+        metrics: this.metrics,
+        readiness: {
+          "informer-sync": () =>
+            this.cache.hasSynced() ? undefined : `not synced: ${this.cache.unsynced().join(", ")}`,
+          controllers: () =>
+            this.stopping
+              ? "shutting down"
+              : this.isLeader() && !this.controllersRunning
+                ? "leader, controllers starting"
+                : undefined,
+        },
+      });
+    }
+  }
+
+  /** Registers a controller; before {@link start}. */
+  add(definition: ControllerDefinition): this {
+    if (this.controllers.some((c) => c.definition.name === definition.name)) {
+      throw new Error(`a controller named ${definition.name} is already registered`);
+    }
+    const rt: ControllerRuntime = {
+      kube: this.kube,
+      cache: this.cache,
+      clock: this.clock,
+      log: this.options.log,
+      events: this.events,
+      metrics: this.metrics,
+      concurrency: this.options.concurrency ?? 2,
+      ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+      ...(this.options.retryRateLimit ? { retryRateLimit: this.options.retryRateLimit } : {}),
+      resyncPeriodMs: this.options.resyncPeriodMs ?? 600_000,
+      resyncJitter: this.options.resyncJitter ?? 0.1,
+    };
+    this.cache.informerFor(definition.primary);
+    for (const w of definition.watches) this.cache.informerFor(w.resource);
+    for (const i of definition.indexes) this.cache.addIndex(i.resource, i.name, i.fn);
+    this.controllers.push(new RunningController(definition, rt));
+    return this;
+  }
+
+  /** RBAC rules of every registered controller plus the runtime's own (Events). */
+  permissions(): PolicyRule[] {
+    return mergeRules(
+      RUNTIME_PERMISSIONS,
+      ...this.controllers.map((c) => c.definition.permissions),
+    );
+  }
+
+  /** Starts the server, the informers and (when elected, or without election) the controllers. */
+  async start(): Promise<void> {
+    if (this.server) this.port = await this.server.start();
+    this.cache.start();
+    if (this.elector) this.elector.start();
+    else this.launchControllers();
+    this.options.log.info(
+      { identity: this.identity, leaderElection: Boolean(this.elector), port: this.port },
+      "manager started",
+    );
+  }
+
+  /** True when this process runs the controllers (always, without leader election). */
+  isLeader(): boolean {
+    return this.elector ? this.elector.isLeader() : !this.stopping;
+  }
+
+  /** True when controllers are running in this process. */
+  get running(): boolean {
+    return this.controllersRunning;
+  }
+
+  /** Reconciles every key again, including keys held by a terminal error (e.g. the API key changed). */
+  retryAll(): void {
+    for (const c of this.controllers) c.requeueAll(true);
+  }
+
+  /**
+   * Graceful shutdown: stop taking work, finish in-flight reconciles within
+   * `shutdownTimeoutMs`, flush Events, release the Lease (unless `releaseLease: false`,
+   * which simulates a killed process), stop informers and the server.
+   */
+  async stop(options: { releaseLease?: boolean } = {}): Promise<void> {
+    if (this.stopping) return this.done.catch(() => undefined);
+    this.stopping = true;
+    this.options.log.info("manager stopping");
+    await this.shutdown(options.releaseLease ?? true);
+    this.resolveDone();
+  }
+
+  private launchControllers(): void {
+    this.startControllers().catch((err: unknown) => {
+      void this.fail(`could not start the controllers: ${String(err)}`);
+    });
+  }
+
+  private async startControllers(): Promise<void> {
+    await this.cache.waitForSync();
+    if (this.stopping || this.controllersRunning || !this.isLeader()) return;
+    for (const c of this.controllers) c.start();
+    this.controllersRunning = true;
+  }
+
+  /** Stops without releasing the Lease and rejects `done`: the process should exit. */
+  private async fail(message: string): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.options.log.error(message);
+    await this.shutdown(false);
+    this.rejectDone(new Error(message));
+  }
+
+  private async shutdown(releaseLease: boolean): Promise<void> {
+    const bound = this.options.shutdownTimeoutMs ?? 20_000;
+    // Controllers still waiting for the cache sync check `stopping` before starting.
+    await Promise.all(this.controllers.map((c) => c.stop(bound)));
+    this.controllersRunning = false;
+    await Promise.race([this.events.flush(), new Promise((r) => setTimeout(r, 2_000).unref())]);
+    await this.elector?.stop({ release: releaseLease });
+    await this.cache.stop();
+    await this.server?.stop();
+    this.options.log.info("manager stopped");
+  }
+}

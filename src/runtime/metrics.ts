@@ -1,0 +1,192 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { WorkQueueObserver } from "./workqueue.js";
+
+/** controller-runtime's reconcile_time_seconds buckets. */
+const RECONCILE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1,
+  1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+/** client-go's workqueue buckets: 10^-8 .. 10^3 seconds. */
+const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 10 ** (i - 8));
+/** Buckets for calls to a remote HTTP API. */
+const REQUEST_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** One service API call, as the service client's `onRequest` hook reports it. */
+export interface ServiceRequestInfo {
+  /** The endpoint's name in the service client's endpoint table. */
+  endpoint: string;
+  method?: string;
+  /** HTTP status, the envelope code, or a word such as `timeout` / `network`. */
+  code: number | string;
+  durationMs: number;
+}
+
+/**
+ * The operator's Prometheus metrics, in a registry of their own (no global state).
+ * Names and labels are controller-runtime's and client-go's, so existing dashboards
+ * work: `controller_runtime_reconcile_total{controller,result}`,
+ * `controller_runtime_reconcile_errors_total{controller}`,
+ * `controller_runtime_terminal_reconcile_errors_total{controller}`,
+ * `controller_runtime_reconcile_time_seconds{controller}`,
+ * `controller_runtime_active_workers{controller}`,
+ * `controller_runtime_max_concurrent_reconciles{controller}`,
+ * `workqueue_depth|adds_total|queue_duration_seconds|work_duration_seconds|retries_total{controller,name}`,
+ * `leader_election_master_status{name}`, `rest_client_requests_total{code,method,host}`;
+ * plus `aidc_service_requests_total{endpoint,code}` and
+ * `aidc_service_request_duration_seconds{endpoint}`. Controllers may register their
+ * own metrics in {@link registry}.
+ */
+export class RuntimeMetrics {
+  readonly registry = new Registry();
+  readonly reconcileTotal: Counter<"controller" | "result">;
+  readonly reconcileErrors: Counter<"controller">;
+  readonly terminalReconcileErrors: Counter<"controller">;
+  readonly reconcileTime: Histogram<"controller">;
+  readonly activeWorkers: Gauge<"controller">;
+  readonly maxConcurrentReconciles: Gauge<"controller">;
+  readonly leaderStatus: Gauge<"name">;
+  private readonly queueDepth: Gauge<"controller" | "name">;
+  private readonly queueAdds: Counter<"controller" | "name">;
+  private readonly queueLatency: Histogram<"controller" | "name">;
+  private readonly workDuration: Histogram<"controller" | "name">;
+  private readonly retries: Counter<"controller" | "name">;
+  private readonly restRequests: Counter<"code" | "method" | "host">;
+  private readonly serviceRequests: Counter<"endpoint" | "code">;
+  private readonly serviceDuration: Histogram<"endpoint">;
+
+  /** `processMetrics`: also export Node's process_* and nodejs_* metrics (default true). */
+  constructor(options: { processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.reconcileTotal = new Counter({
+      name: "controller_runtime_reconcile_total",
+      help: "Total number of reconciliations per controller",
+      labelNames: ["controller", "result"],
+      registers,
+    });
+    this.reconcileErrors = new Counter({
+      name: "controller_runtime_reconcile_errors_total",
+      help: "Total number of reconciliation errors per controller",
+      labelNames: ["controller"],
+      registers,
+    });
+    this.terminalReconcileErrors = new Counter({
+      name: "controller_runtime_terminal_reconcile_errors_total",
+      help: "Total number of terminal reconciliation errors per controller",
+      labelNames: ["controller"],
+      registers,
+    });
+    this.reconcileTime = new Histogram({
+      name: "controller_runtime_reconcile_time_seconds",
+      help: "Length of time per reconciliation per controller",
+      labelNames: ["controller"],
+      buckets: RECONCILE_BUCKETS,
+      registers,
+    });
+    this.activeWorkers = new Gauge({
+      name: "controller_runtime_active_workers",
+      help: "Number of currently used workers per controller",
+      labelNames: ["controller"],
+      registers,
+    });
+    this.maxConcurrentReconciles = new Gauge({
+      name: "controller_runtime_max_concurrent_reconciles",
+      help: "Maximum number of concurrent reconciles per controller",
+      labelNames: ["controller"],
+      registers,
+    });
+    this.leaderStatus = new Gauge({
+      name: "leader_election_master_status",
+      help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
+      labelNames: ["name"],
+      registers,
+    });
+    const q = ["controller", "name"] as const;
+    this.queueDepth = new Gauge({
+      name: "workqueue_depth",
+      help: "Current depth of workqueue",
+      labelNames: q,
+      registers,
+    });
+    this.queueAdds = new Counter({
+      name: "workqueue_adds_total",
+      help: "Total number of adds handled by workqueue",
+      labelNames: q,
+      registers,
+    });
+    this.queueLatency = new Histogram({
+      name: "workqueue_queue_duration_seconds",
+      help: "How long in seconds an item stays in workqueue before being requested",
+      labelNames: q,
+      buckets: QUEUE_BUCKETS,
+      registers,
+    });
+    this.workDuration = new Histogram({
+      name: "workqueue_work_duration_seconds",
+      help: "How long in seconds processing an item from workqueue takes",
+      labelNames: q,
+      buckets: QUEUE_BUCKETS,
+      registers,
+    });
+    this.retries = new Counter({
+      name: "workqueue_retries_total",
+      help: "Total number of retries handled by workqueue",
+      labelNames: q,
+      registers,
+    });
+    this.restRequests = new Counter({
+      name: "rest_client_requests_total",
+      help: "Number of HTTP requests to the Kubernetes API, partitioned by status code, method, and host",
+      labelNames: ["code", "method", "host"],
+      registers,
+    });
+    this.serviceRequests = new Counter({
+      name: "aidc_service_requests_total",
+      help: "Calls to the Compute and Storage Service API, by endpoint and result code",
+      labelNames: ["endpoint", "code"],
+      registers,
+    });
+    this.serviceDuration = new Histogram({
+      name: "aidc_service_request_duration_seconds",
+      help: "Duration of calls to the Compute and Storage Service API, by endpoint",
+      labelNames: ["endpoint"],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+  }
+
+  /** The observer a controller's workqueue reports to. */
+  workQueueObserver(controller: string): WorkQueueObserver {
+    const labels = { controller, name: controller };
+    return {
+      added: () => this.queueAdds.inc(labels),
+      depth: (n) => this.queueDepth.set(labels, n),
+      queueLatency: (s) => this.queueLatency.observe(labels, s),
+      workDuration: (s) => this.workDuration.observe(labels, s),
+      retried: () => this.retries.inc(labels),
+    };
+  }
+
+  /**
+   * Records one service API call. Bound, so it can be passed as the service client's
+   * `onRequest` hook as is.
+   */
+  readonly observeServiceRequest = (info: ServiceRequestInfo): void => {
+    this.serviceRequests.inc({ endpoint: info.endpoint, code: String(info.code) });
+    this.serviceDuration.observe({ endpoint: info.endpoint }, info.durationMs / 1000);
+  };
+
+  /** Records one Kubernetes API request (KubeClient's `onRequest` hook). */
+  readonly observeKubeRequest = (info: { method: string; code: number; host?: string }): void => {
+    this.restRequests.inc({
+      code: info.code ? String(info.code) : "<error>",
+      method: info.method,
+      host: info.host ?? "",
+    });
+  };
+
+  /** The text exposition of every metric. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

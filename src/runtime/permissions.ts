@@ -1,0 +1,95 @@
+/**
+ * RBAC rules as controllers declare them. The operator's RBAC is generated from
+ * src/controllers/permissions.ts (the single source of the chart's rules); each
+ * controller also declares what it uses with `ControllerBuilder.permissions`, and
+ * {@link missingPermissions} lets a test prove the generated rules cover them.
+ */
+
+/** A Kubernetes RBAC PolicyRule (rbac.authorization.k8s.io/v1), resource rules only. */
+export interface PolicyRule {
+  /** API groups; `""` is the core group. */
+  apiGroups: string[];
+  /** Resources, with `/subresource` where the rule is about a subresource. */
+  resources: string[];
+  verbs: string[];
+  /** When set, the rule applies to these object names only. */
+  resourceNames?: string[];
+}
+
+/** What the runtime itself does in the watched namespaces: record Events. */
+export const RUNTIME_PERMISSIONS: readonly PolicyRule[] = [
+  { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+];
+
+/** What leader election does, in the Lease's namespace. */
+export const LEADER_ELECTION_PERMISSIONS: readonly PolicyRule[] = [
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+];
+
+/**
+ * Merges rule lists: one rule per (group, resource, resourceNames) with the union of
+ * verbs, sorted, so the result is stable for generated files.
+ */
+export function mergeRules(...lists: ReadonlyArray<readonly PolicyRule[]>): PolicyRule[] {
+  const byTarget = new Map<
+    string,
+    { group: string; resource: string; names?: string[]; verbs: Set<string> }
+  >();
+  for (const rule of lists.flat()) {
+    for (const group of rule.apiGroups) {
+      for (const resource of rule.resources) {
+        const names = rule.resourceNames ? [...rule.resourceNames].sort() : undefined;
+        const id = JSON.stringify([group, resource, names ?? null]);
+        const entry = byTarget.get(id) ?? { group, resource, names, verbs: new Set<string>() };
+        for (const v of rule.verbs) entry.verbs.add(v);
+        byTarget.set(id, entry);
+      }
+    }
+  }
+  return [...byTarget.values()]
+    .sort((a, b) => `${a.group}/${a.resource}`.localeCompare(`${b.group}/${b.resource}`))
+    .map((e) => ({
+      apiGroups: [e.group],
+      resources: [e.resource],
+      verbs: [...e.verbs].sort(),
+      ...(e.names ? { resourceNames: e.names } : {}),
+    }));
+}
+
+/**
+ * The parts of `required` that `granted` does not allow, one rule per missing
+ * (group, resource, verb[, names]); empty when everything is covered. A `*` in granted
+ * groups, resources or verbs matches anything.
+ */
+export function missingPermissions(
+  required: readonly PolicyRule[],
+  granted: readonly PolicyRule[],
+): PolicyRule[] {
+  const has = (list: string[], v: string) => list.includes("*") || list.includes(v);
+  const missing: PolicyRule[] = [];
+  for (const rule of required) {
+    for (const group of rule.apiGroups) {
+      for (const resource of rule.resources) {
+        for (const verb of rule.verbs) {
+          const ok = granted.some(
+            (g) =>
+              has(g.apiGroups, group) &&
+              has(g.resources, resource) &&
+              has(g.verbs, verb) &&
+              (!g.resourceNames ||
+                (rule.resourceNames?.every((n) => g.resourceNames?.includes(n)) ?? false)),
+          );
+          if (!ok) {
+            missing.push({
+              apiGroups: [group],
+              resources: [resource],
+              verbs: [verb],
+              ...(rule.resourceNames ? { resourceNames: rule.resourceNames } : {}),
+            });
+          }
+        }
+      }
+    }
+  }
+  return missing;
+}

@@ -1,0 +1,148 @@
+import { RetryableError } from "./errors.js";
+import { type Json, jsonEqual, mergePatch, toJson, withoutNulls } from "./json.js";
+import { isConflict, isNotFound, type KubeClient } from "./kube.js";
+import { type KubeObject, keyOf, type ResourceDescriptor } from "./resource.js";
+
+/**
+ * Object writes with optimistic concurrency: status patches that are skipped when
+ * nothing changed, annotation writes that fail on a concurrent change, and finalizer
+ * changes that retry on one. Pass the object as read (from the cache): its
+ * resourceVersion is what the write is conditioned on.
+ */
+
+/** A write refused because the object changed since it was read (409). Retryable. */
+export class ConflictError extends RetryableError {
+  constructor(what: string, cause: unknown) {
+    super("Conflict", `${what}: the object changed since it was read; will retry`, { cause });
+    this.name = "ConflictError";
+  }
+}
+
+/** What {@link patchStatus} did. */
+export interface StatusPatchResult<T extends KubeObject> {
+  /** False when the status already equalled the desired one and nothing was sent. */
+  written: boolean;
+  /** The object after the write (the input object when nothing was written). */
+  object: T;
+}
+
+/**
+ * Makes `obj.status` equal to `status` through the status subresource (field manager
+ * `aidc-operator`), sending a minimal JSON merge patch that also removes vanished
+ * fields. Skips the request when the two are deep-equal as JSON (`undefined` and `null`
+ * fields count as absent). The patch carries `obj`'s resourceVersion, so a status
+ * computed from a stale object fails with {@link ConflictError} instead of
+ * overwriting newer data.
+ */
+export async function patchStatus<T extends KubeObject>(
+  kube: KubeClient,
+  res: ResourceDescriptor,
+  obj: T,
+  status: unknown,
+): Promise<StatusPatchResult<T>> {
+  const current = withoutNulls(toJson(obj.status)) ?? {};
+  const desired = withoutNulls(toJson(status)) ?? {};
+  if (jsonEqual(current, desired)) return { written: false, object: obj };
+  const patch = mergePatch(current, desired) as Json;
+  try {
+    const object = await kube.patch<T>(
+      res,
+      keyOf(obj),
+      { metadata: { resourceVersion: obj.metadata?.resourceVersion }, status: patch },
+      { subresource: "status" },
+    );
+    return { written: true, object };
+  } catch (err) {
+    if (isConflict(err)) throw new ConflictError("status update", err);
+    throw err;
+  }
+}
+
+/**
+ * Sets (string) or removes (null) annotations, conditioned on `obj`'s resourceVersion:
+ * throws {@link ConflictError} when the object changed since it was read, so a
+ * decision made on an old version is never written. Returns the updated object.
+ */
+export async function setAnnotations<T extends KubeObject>(
+  kube: KubeClient,
+  res: ResourceDescriptor,
+  obj: T,
+  annotations: Record<string, string | null>,
+): Promise<T> {
+  try {
+    return await kube.patch<T>(res, keyOf(obj), {
+      metadata: { resourceVersion: obj.metadata?.resourceVersion, annotations },
+    });
+  } catch (err) {
+    if (isConflict(err)) throw new ConflictError("annotation update", err);
+    throw err;
+  }
+}
+
+/** True when the object lists `finalizer`. */
+export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
+  return obj.metadata?.finalizers?.includes(finalizer) ?? false;
+}
+
+const FINALIZER_ATTEMPTS = 5;
+
+/**
+ * Adds `finalizer` unless present; safe under concurrent updates: the finalizer list is
+ * written conditioned on the resourceVersion it was computed from, and on a conflict
+ * the object is read again and the change recomputed (up to 5 times), so finalizers
+ * and fields others wrote meanwhile are kept. Returns the updated object, or undefined
+ * when the object no longer exists. Do not call it on an object being deleted.
+ */
+export function ensureFinalizer<T extends KubeObject>(
+  kube: KubeClient,
+  res: ResourceDescriptor,
+  obj: T,
+  finalizer: string,
+): Promise<T | undefined> {
+  return updateFinalizers(kube, res, obj, (list) =>
+    list.includes(finalizer) ? undefined : [...list, finalizer],
+  );
+}
+
+/**
+ * Removes `finalizer` if present, with the same conflict handling as
+ * {@link ensureFinalizer}. Returns the updated object, or undefined when the object is
+ * gone (for example because this was its last finalizer).
+ */
+export function removeFinalizer<T extends KubeObject>(
+  kube: KubeClient,
+  res: ResourceDescriptor,
+  obj: T,
+  finalizer: string,
+): Promise<T | undefined> {
+  return updateFinalizers(kube, res, obj, (list) =>
+    list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined,
+  );
+}
+
+async function updateFinalizers<T extends KubeObject>(
+  kube: KubeClient,
+  res: ResourceDescriptor,
+  obj: T,
+  change: (current: string[]) => string[] | undefined,
+): Promise<T | undefined> {
+  let current: T | undefined = obj;
+  for (let attempt = 1; current; attempt++) {
+    const next = change(current.metadata?.finalizers ?? []);
+    if (!next) return current;
+    try {
+      const updated = await kube.patch<T>(res, keyOf(current), {
+        metadata: { resourceVersion: current.metadata?.resourceVersion, finalizers: next },
+      });
+      // Removing the last finalizer of a deleted object deletes it; the answer is its
+      // final state, which callers should treat as gone.
+      return updated.metadata?.deletionTimestamp && next.length === 0 ? undefined : updated;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      if (!isConflict(err)) throw err;
+      if (attempt >= FINALIZER_ATTEMPTS) throw new ConflictError("finalizer update", err);
+      current = await kube.get<T>(res, keyOf(current));
+    }
+  }
+  return undefined;
+}
