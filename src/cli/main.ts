@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { registerControlPlaneCommand } from "./controlplane.js";
 import { registerCrdsCommand } from "./crds.js";
+import { registerEmulatorCommand } from "./emulator.js";
 
 /** The `aidc-operator` command line: each subcommand registers itself from its own file. */
 const program = new Command("aidc-operator").description(
@@ -9,6 +10,7 @@ const program = new Command("aidc-operator").description(
 );
 registerControlPlaneCommand(program);
 registerCrdsCommand(program);
+registerEmulatorCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`aidc-operator: ${err instanceof Error ? err.message : String(err)}\n`);

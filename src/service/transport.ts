@@ -263,7 +263,12 @@ function parseRetryAfter(value: string | null): number | undefined {
   return Number(value.trim()) * 1000;
 }
 
-/** Removes the key from an error message, should any lower layer have echoed it. */
+/**
+ * Removes the key from an error message, should any lower layer have echoed it. Keys
+ * shorter than 8 characters are not real Open API keys and would mangle ordinary words.
+ */
 function scrub(err: Error, key: string): void {
-  if (key && err.message.includes(key)) err.message = err.message.split(key).join("[REDACTED]");
+  if (key.length >= 8 && err.message.includes(key)) {
+    err.message = err.message.split(key).join("[REDACTED]");
+  }
 }

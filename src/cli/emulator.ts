@@ -1,0 +1,81 @@
+import type { Command } from "commander";
+import { pino } from "pino";
+import type { FaultRuleInput } from "../emulator/faults.js";
+import { startEmulator } from "../emulator/server.js";
+import { waitForSignal } from "./controlplane.js";
+
+interface EmulatorFlags {
+  port: string;
+  host: string;
+  apiKey?: string;
+  subscriptionDelayMs: string;
+  saveImageDurationMs: string;
+  listVisibilityDelayMs: string;
+  httpStatusMirrorsEnvelope?: boolean;
+  errorRate: string;
+  latencyMs: string;
+  randomSeed: string;
+  verbose?: boolean;
+}
+
+function nonNegativeInt(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`--${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+/**
+ * `aidc-operator emulator`: runs the in-memory service emulator until Ctrl-C or
+ * SIGTERM, printing the base URL. The API key comes from --api-key or AIDC_API_KEY and
+ * is never printed. The admin API is served under /_admin on the same port.
+ */
+export function registerEmulatorCommand(program: Command): void {
+  program
+    .command("emulator")
+    .description("run the in-memory emulator of the Compute and Storage Service API")
+    .option("--port <port>", "port to listen on (0 picks a free one)", "8787")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--api-key <key>", "bearer key to accept (default: env AIDC_API_KEY)")
+    .option("--subscription-delay-ms <ms>", "how long subscriptions stay Pending", "2000")
+    .option("--save-image-duration-ms <ms>", "how long saveImageStatus stays true", "3000")
+    .option("--list-visibility-delay-ms <ms>", "delay before a new task or NAS is listed", "0")
+    .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
+    .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
+    .option("--latency-ms <ms>", "latency added to every request", "0")
+    .option("--random-seed <n>", "seed of keys, addresses and fault draws", "1")
+    .option("--verbose", "log every request (never the key)")
+    .action(async (flags: EmulatorFlags) => {
+      const apiKey = flags.apiKey ?? process.env.AIDC_API_KEY;
+      if (!apiKey) throw new Error("an API key is required: pass --api-key or set AIDC_API_KEY");
+      const errorRate = Number(flags.errorRate);
+      if (!(errorRate >= 0 && errorRate <= 1)) {
+        throw new Error(`--error-rate must be between 0 and 1, got "${flags.errorRate}"`);
+      }
+      const faults: FaultRuleInput[] = [];
+      if (errorRate > 0) faults.push({ kind: "error", rate: errorRate });
+      const latencyMs = nonNegativeInt("latency-ms", flags.latencyMs);
+      if (latencyMs > 0) faults.push({ kind: "latency", latencyMs });
+      const emulator = await startEmulator({
+        apiKey,
+        port: nonNegativeInt("port", flags.port),
+        host: flags.host,
+        subscriptionDelayMs: nonNegativeInt("subscription-delay-ms", flags.subscriptionDelayMs),
+        saveImageDurationMs: nonNegativeInt("save-image-duration-ms", flags.saveImageDurationMs),
+        listVisibilityDelayMs: nonNegativeInt(
+          "list-visibility-delay-ms",
+          flags.listVisibilityDelayMs,
+        ),
+        httpStatusMirrorsEnvelope: flags.httpStatusMirrorsEnvelope === true,
+        randomSeed: nonNegativeInt("random-seed", flags.randomSeed),
+        faults,
+        ...(flags.verbose ? { logger: pino({ level: "debug" }, process.stderr) } : {}),
+      });
+      process.stdout.write(
+        `service emulator at ${emulator.url} (admin API at ${emulator.url}/_admin)\n` +
+          "Press Ctrl-C to stop.\n",
+      );
+      await waitForSignal();
+      await emulator.stop();
+    });
+}

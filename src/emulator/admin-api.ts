@@ -1,0 +1,171 @@
+/**
+ * The emulator's admin API under `/_admin/` (plain JSON, no envelope, no key: the
+ * emulator is a test peer on loopback). Routes:
+ *
+ *   GET    /_admin/health                 {ok: true}
+ *   GET    /_admin/state                  every resource as the service shows it
+ *   POST   /_admin/reset                  back to the fixtures; faults and log cleared
+ *   POST   /_admin/seed                   add resources / catalog entries (SeedInput)
+ *   PATCH  /_admin/tasks/{id}             remote state of a task (status, …)
+ *   PATCH  /_admin/nas/{id}               remote state of a NAS (status, usedGB, …)
+ *   PATCH  /_admin/cci/{id}               remote state of a CCI instance
+ *   PATCH  /_admin/subscriptions/{key}    force a subscription's outcome now
+ *   GET|PUT|DELETE /_admin/faults         fault rules ({rules: [...]} for PUT)
+ *   GET|DELETE /_admin/requests           request log (?since=&endpoint=&method=&pathPrefix=)
+ *   GET|PATCH  /_admin/config             behaviour and the accepted API key
+ */
+import { z } from "zod";
+import type { FaultInjector, FaultRuleInput } from "./faults.js";
+import {
+  patchCci,
+  patchNas,
+  patchSubscription,
+  patchTask,
+  RemoteStateConflictError,
+  UnknownResourceError,
+} from "./remote-state.js";
+import type { RequestLog } from "./request-log.js";
+import { applySeed, type SeedInput } from "./seeding.js";
+import type { EmulatorBehaviour, EmulatorState } from "./state.js";
+import { cciView, nasView, subscriptionView, taskView, templateView } from "./views.js";
+
+/** Prefix of every admin route. */
+export const ADMIN_PREFIX = "/_admin";
+
+/** What the admin API works on. */
+export interface AdminTarget {
+  state: EmulatorState;
+  faults: FaultInjector;
+  log: RequestLog;
+  /** Replaces the accepted API key (to test Secret rotation). */
+  setApiKey(key: string): void;
+}
+
+/** An admin answer. */
+export interface AdminReply {
+  httpStatus: number;
+  body: unknown;
+}
+
+const configPatchSchema = z.object({
+  subscriptionDelayMs: z.int().min(0).optional(),
+  saveImageDurationMs: z.int().min(0).optional(),
+  listVisibilityDelayMs: z.int().min(0).optional(),
+  httpStatusMirrorsEnvelope: z.boolean().optional(),
+  apiKey: z.string().min(1).optional(),
+});
+
+/** The whole state as the service would show it (for tests and debugging). */
+export function stateSnapshot(state: EmulatorState): Record<string, unknown> {
+  return {
+    tasks: [...state.tasks.values()].map((t) => taskView(t, state)),
+    nas: [...state.nas.values()].map(nasView),
+    templates: [...state.templates.values()].map(templateView),
+    cci: [...state.cci.values()].map((c) => ({
+      ...cciView(c, state, false),
+      images: c.images,
+      errorDetails: c.errorDetails ?? null,
+    })),
+    subscriptions: [...state.subscriptions.values()].map((s) => ({
+      ...subscriptionView(s),
+      kind: s.kind,
+    })),
+    volumes: [...state.volumes.values()].map((v) => v.fields),
+    fileSystems: [...state.fileSystems.values()].map((v) => v.fields),
+    mounts: [...state.mounts.values()].map((v) => v.fields),
+    trainingProducts: state.trainingProducts,
+    nasProducts: state.nasProducts,
+  };
+}
+
+function behaviourOf(state: EmulatorState): EmulatorBehaviour {
+  return { ...state.behaviour };
+}
+
+/** Handles one admin request; unknown routes get 404, invalid input 400. */
+export function handleAdmin(
+  target: AdminTarget,
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: unknown,
+): AdminReply {
+  const route = path.slice(ADMIN_PREFIX.length);
+  const [, resource = "", id] = route.split("/").map((s) => decodeURIComponent(s));
+  const { state } = target;
+  try {
+    switch (`${method} ${resource}${id === undefined ? "" : "/:id"}`) {
+      case "GET health":
+        return ok({ ok: true });
+      case "GET state":
+        state.advance();
+        return ok(stateSnapshot(state));
+      case "POST reset":
+        state.reset();
+        target.faults.clear();
+        target.log.clear();
+        return ok({ ok: true });
+      case "POST seed":
+        return ok(applySeed(state, (body ?? {}) as SeedInput));
+      case "PATCH tasks/:id":
+        patchTask(state, id ?? "", body);
+        return ok({ ok: true });
+      case "PATCH nas/:id":
+        patchNas(state, id ?? "", body);
+        return ok({ ok: true });
+      case "PATCH cci/:id":
+        patchCci(state, id ?? "", body);
+        return ok({ ok: true });
+      case "PATCH subscriptions/:id":
+        patchSubscription(state, id ?? "", body);
+        return ok({ ok: true });
+      case "GET faults":
+        return ok({ rules: target.faults.list() });
+      case "PUT faults": {
+        const rules = z.object({ rules: z.array(z.unknown()) }).parse(body).rules;
+        target.faults.set(rules as FaultRuleInput[]);
+        return ok({ rules: target.faults.list() });
+      }
+      case "DELETE faults":
+        target.faults.clear();
+        return ok({ rules: [] });
+      case "GET requests":
+        return ok({
+          entries: target.log.read({
+            ...(query.get("since") ? { since: Number(query.get("since")) } : {}),
+            ...(query.get("endpoint") ? { endpoint: query.get("endpoint") as string } : {}),
+            ...(query.get("method") ? { method: query.get("method") as string } : {}),
+            ...(query.get("pathPrefix") ? { pathPrefix: query.get("pathPrefix") as string } : {}),
+          }),
+          lastSeq: target.log.lastSeq(),
+        });
+      case "DELETE requests":
+        target.log.clear();
+        return ok({ ok: true });
+      case "GET config":
+        return ok(behaviourOf(state));
+      case "PATCH config": {
+        const { apiKey, ...behaviour } = configPatchSchema.parse(body ?? {});
+        if (apiKey !== undefined) target.setApiKey(apiKey);
+        state.behaviour = { ...state.behaviour, ...behaviour };
+        return ok(behaviourOf(state));
+      }
+      default:
+        return { httpStatus: 404, body: { error: `no admin route ${method} ${path}` } };
+    }
+  } catch (err) {
+    if (err instanceof z.ZodError) {
+      return { httpStatus: 400, body: { error: z.prettifyError(err) } };
+    }
+    if (err instanceof UnknownResourceError)
+      return { httpStatus: 404, body: { error: err.message } };
+    if (err instanceof RemoteStateConflictError) {
+      return { httpStatus: 409, body: { error: err.message } };
+    }
+    throw err;
+  }
+}
+
+function ok(body: unknown): AdminReply {
+  return { httpStatus: 200, body };
+}

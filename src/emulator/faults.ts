@@ -1,0 +1,105 @@
+/**
+ * Fault injection for the emulated service API (never the admin API): 500 envelopes,
+ * latency, dropped connections, malformed JSON and 429, each with a probability, an
+ * optional target (endpoint name, method, path prefix) and an optional count after
+ * which the rule expires. Randomness comes from the emulator's seeded source, so a
+ * seeded run fails the same requests every time.
+ */
+import { z } from "zod";
+
+/** Kinds of fault. */
+export const FAULT_KINDS = ["error", "latency", "drop", "malformed", "rateLimit"] as const;
+
+/** One fault rule. */
+export const faultRuleSchema = z.object({
+  /**
+   * error: an error envelope (status 500 unless `status` says otherwise);
+   * latency: wait `latencyMs` before answering (rules of this kind add up);
+   * drop: destroy the connection without an answer;
+   * malformed: a truncated JSON body with HTTP 200;
+   * rateLimit: HTTP 429 with a 429 envelope (and Retry-After when set).
+   */
+  kind: z.enum(FAULT_KINDS),
+  /** Probability per matching request, 0..1. Default 1. */
+  rate: z.number().min(0).max(1).default(1),
+  /** Only requests routed to this endpoint name. */
+  endpoint: z.string().optional(),
+  /** Only this HTTP method. */
+  method: z.string().optional(),
+  /** Only paths starting with this. */
+  pathPrefix: z.string().optional(),
+  /** Expires after applying this many times. */
+  times: z.int().positive().optional(),
+  /** For latency. */
+  latencyMs: z.int().min(0).default(0),
+  /** Envelope status of an error fault. Default 500. */
+  status: z.int().default(500),
+  /** Envelope message of an error fault. */
+  message: z.string().optional(),
+  /** Retry-After of a rateLimit fault, in seconds. */
+  retryAfterSeconds: z.int().min(0).optional(),
+});
+
+/** A fault rule as given (defaults not yet applied). */
+export type FaultRuleInput = z.input<typeof faultRuleSchema>;
+/** A fault rule with its defaults. */
+export type FaultRule = z.output<typeof faultRuleSchema>;
+
+/** What to do with one request. */
+export interface FaultDecision {
+  /** Total added latency. */
+  latencyMs: number;
+  /** The terminal fault to apply instead of handling, if any. */
+  fault?: FaultRule;
+}
+
+/** What a request looks like to the rules. */
+export interface FaultTarget {
+  endpoint: string | undefined;
+  method: string;
+  path: string;
+}
+
+/** The active rules and the decision per request. */
+export class FaultInjector {
+  private rules: FaultRule[] = [];
+
+  constructor(private readonly random: () => number) {}
+
+  /** Replaces the rules; throws a ZodError for an invalid rule. */
+  set(rules: FaultRuleInput[]): void {
+    this.rules = rules.map((r) => faultRuleSchema.parse(r));
+  }
+
+  /** The active rules (with remaining `times`). */
+  list(): FaultRule[] {
+    return this.rules.map((r) => ({ ...r }));
+  }
+
+  /** Removes every rule. */
+  clear(): void {
+    this.rules = [];
+  }
+
+  /** Decides for one request; consumes `times` of the rules that apply. */
+  decide(target: FaultTarget): FaultDecision {
+    const decision: FaultDecision = { latencyMs: 0 };
+    if (this.rules.length === 0) return decision;
+    for (const rule of this.rules) {
+      if (decision.fault && rule.kind !== "latency") continue;
+      if (!matches(rule, target) || this.random() >= rule.rate) continue;
+      if (rule.times !== undefined) rule.times -= 1;
+      if (rule.kind === "latency") decision.latencyMs += rule.latencyMs;
+      else decision.fault = rule;
+    }
+    this.rules = this.rules.filter((r) => r.times === undefined || r.times > 0);
+    return decision;
+  }
+}
+
+function matches(rule: FaultRule, t: FaultTarget): boolean {
+  if (rule.endpoint !== undefined && rule.endpoint !== t.endpoint) return false;
+  if (rule.method !== undefined && rule.method.toUpperCase() !== t.method) return false;
+  if (rule.pathPrefix !== undefined && !t.path.startsWith(rule.pathPrefix)) return false;
+  return true;
+}

@@ -1,0 +1,98 @@
+/**
+ * What an emulator operation handler receives and how it refuses: a handler returns
+ * the envelope's `data` or throws `EmulatorRefusal` with an envelope status and a
+ * message that says what was wrong.
+ */
+import type { z } from "zod";
+import { describeIssues } from "../service/schemas/primitives.js";
+import type { EmulatorState } from "./state.js";
+
+/** The input of one handled request. */
+export interface HandlerContext {
+  state: EmulatorState;
+  /** Path parameters by placeholder name. */
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The parsed JSON body (undefined without one). */
+  body: unknown;
+}
+
+/** An operation of the emulated service. */
+export type Handler = (ctx: HandlerContext) => unknown;
+
+/** A refusal: answered as an envelope with `status` and `message`. */
+export class EmulatorRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "EmulatorRefusal";
+  }
+}
+
+/** 404 for an unknown id. */
+export function notFound(what: string, id: string): EmulatorRefusal {
+  return new EmulatorRefusal(404, `${what} ${id} not found`);
+}
+
+/** 400 with a message. */
+export function badRequest(message: string): EmulatorRefusal {
+  return new EmulatorRefusal(400, message);
+}
+
+/** 409 with a message. */
+export function conflict(message: string): EmulatorRefusal {
+  return new EmulatorRefusal(409, message);
+}
+
+/** The body validated by `schema`, or a 400 naming the failing fields. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) throw badRequest(`invalid request: ${describeIssues(parsed.error, "body")}`);
+  return parsed.data;
+}
+
+/** An optional integer query parameter, or a 400 when it is not an integer. */
+export function queryInt(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === "") return undefined;
+  if (!/^-?\d+$/.test(raw))
+    throw badRequest(`query parameter ${name} must be an integer, got "${raw}"`);
+  return Number(raw);
+}
+
+/** An optional string query parameter ("" counts as absent). */
+export function queryText(query: URLSearchParams, name: string): string | undefined {
+  const raw = query.get(name);
+  return raw === null || raw === "" ? undefined : raw;
+}
+
+/** Default and maximum page sizes of the emulator's lists (the spec shows neither). */
+export const PAGE_SIZE = { default: 10, max: 500 } as const;
+
+/** One page of `items` per the pageNo (from 1) and pageSize query parameters. */
+export function pageOfRecords<T>(
+  items: T[],
+  query: URLSearchParams,
+): { records: T[]; pageNo: number; pageSize: number; totalRows: number } {
+  const pageNo = queryInt(query, "pageNo") ?? 1;
+  const pageSize = queryInt(query, "pageSize") ?? PAGE_SIZE.default;
+  if (pageNo < 1) throw badRequest(`pageNo starts at 1, got ${pageNo}`);
+  if (pageSize < 1 || pageSize > PAGE_SIZE.max) {
+    throw badRequest(`pageSize must be between 1 and ${PAGE_SIZE.max}, got ${pageSize}`);
+  }
+  const start = (pageNo - 1) * pageSize;
+  return {
+    records: items.slice(start, start + pageSize),
+    pageNo,
+    pageSize,
+    totalRows: items.length,
+  };
+}
+
+/** Case-insensitive substring match ("fuzzy match on name"); true when `needle` is absent. */
+export function fuzzyMatch(value: string | undefined, needle: string | undefined): boolean {
+  if (needle === undefined) return true;
+  return (value ?? "").toLowerCase().includes(needle.toLowerCase());
+}

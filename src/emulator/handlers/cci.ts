@@ -1,0 +1,83 @@
+/**
+ * CCI operations of the emulator: the paged list with its filters, detail, error
+ * details, and save-image (saveImageStatus true while the save runs).
+ */
+import type { EndpointName } from "../../service/endpoints.js";
+import { saveCciImageBodySchema } from "../../service/schemas/cci.js";
+import {
+  badRequest,
+  conflict,
+  fuzzyMatch,
+  type Handler,
+  type HandlerContext,
+  notFound,
+  pageOfRecords,
+  parseBody,
+  queryInt,
+  queryText,
+} from "../handler-context.js";
+import type { CciRecord } from "../records.js";
+import { cciView } from "../views.js";
+
+function instance(ctx: HandlerContext): CciRecord {
+  const id = ctx.params.id ?? "";
+  const c = ctx.state.cci.get(id);
+  if (!c) throw notFound("CCI instance", id);
+  return c;
+}
+
+function list(ctx: HandlerContext): unknown {
+  const { query, state } = ctx;
+  const name = queryText(query, "name");
+  const exact: Record<string, string | undefined> = {
+    tenantId: queryText(query, "tenantId"),
+    status: queryText(query, "status")?.toUpperCase(),
+    id: queryText(query, "id"),
+    orderInstanceId: queryText(query, "orderInstanceId"),
+  };
+  const aidcId = queryInt(query, "aidcId");
+  const matching = [...state.cci.values()].filter((c) => {
+    const f = c.fields;
+    if (!fuzzyMatch(String(f.name ?? ""), name)) return false;
+    if (aidcId !== undefined && f.aidcId !== aidcId) return false;
+    return Object.entries(exact).every(([k, v]) => v === undefined || f[k] === v);
+  });
+  const page = pageOfRecords(matching, query);
+  return { ...page, records: page.records.map((c) => cciView(c, state, false)) };
+}
+
+function saveImage(ctx: HandlerContext): Record<string, unknown> {
+  const c = instance(ctx);
+  const body = parseBody(saveCciImageBodySchema, ctx.body);
+  const now = ctx.state.now();
+  const status = String(c.fields.status);
+  if (status !== "RUNNING" && status !== "STOPPED") {
+    throw badRequest(
+      `CCI instance ${c.id} is ${status}; only a RUNNING or STOPPED instance can be saved as an image`,
+    );
+  }
+  if (now < c.savingImageUntil) throw conflict(`an image of CCI instance ${c.id} is being saved`);
+  c.savingImageUntil = now + ctx.state.behaviour.saveImageDurationMs;
+  const imageId = ctx.state.nextId("img");
+  c.images.push({ imageId, imageName: body.imageName, tag: body.tag, savedAt: now });
+  return { image_id: imageId };
+}
+
+/** The CCI operations, by endpoint name. */
+export const cciHandlers = {
+  listCci: list,
+  getCci: (ctx) => cciView(instance(ctx), ctx.state, true),
+  getCciErrorDetails: (ctx) => {
+    const c = instance(ctx);
+    const e = c.errorDetails;
+    return {
+      instanceId: c.id,
+      instanceStatus: e?.instanceStatus ?? c.fields.status,
+      instanceSubStatus: e?.instanceSubStatus ?? c.fields.subStatus,
+      errorDescription: e?.errorDescription ?? "",
+      suggestion: e?.suggestion ?? "",
+      errorDetail: e?.errorDetail ?? "",
+    };
+  },
+  saveCciImage: saveImage,
+} satisfies Partial<Record<EndpointName, Handler>>;

@@ -1,0 +1,158 @@
+/**
+ * NAS storage operations of the emulator: the asynchronous subscription (capacity
+ * checked against the product's bounds), scale (body id equal to the path id, the
+ * change not the total, never below the used amount), mount path, list, detail,
+ * subscription result and delete.
+ */
+import type { EndpointName } from "../../service/endpoints.js";
+import {
+  scaleNasBodySchema,
+  subscribeNasBodySchema,
+  updateNasMountPathBodySchema,
+} from "../../service/schemas/nas.js";
+import { checkNasCapacity } from "../../service/schemas/products.js";
+import { AIDC_CODES, EMULATOR_TENANT } from "../fixtures.js";
+import {
+  badRequest,
+  fuzzyMatch,
+  type Handler,
+  type HandlerContext,
+  notFound,
+  pageOfRecords,
+  parseBody,
+  queryInt,
+  queryText,
+} from "../handler-context.js";
+import type { NasRecord } from "../records.js";
+import { nasView } from "../views.js";
+import { subscriptionResult } from "./training.js";
+
+function nas(ctx: HandlerContext): NasRecord {
+  const id = ctx.params.id ?? "";
+  const n = ctx.state.nas.get(id);
+  if (!n) throw notFound("NAS storage instance", id);
+  return n;
+}
+
+function subscribe(ctx: HandlerContext): string {
+  const { state } = ctx;
+  const body = parseBody(subscribeNasBodySchema, ctx.body);
+  const product = state.nasProducts.find((p) => p.productCode === body.productCode);
+  if (!product)
+    throw badRequest(
+      `unknown productCode ${body.productCode} (see /v1/product/list-for-nas-storage)`,
+    );
+  const params = body.storageParams ?? {};
+  const capacity = Number(params.storageCapacity ?? product.paramValue ?? "100");
+  const verdict = checkNasCapacity(product, capacity);
+  if (!verdict.ok) throw badRequest(verdict.reason);
+  const now = state.now();
+  const key = state.nextSubscriptionKey("nas");
+  const resolveAt = now + state.behaviour.subscriptionDelayMs;
+  if (!product.available) {
+    const center = AIDC_CODES[product.aidcId ?? 0] ?? `aidc ${product.aidcId}`;
+    state.addSubscription({
+      key,
+      kind: "nas",
+      createdAt: now,
+      resolveAt,
+      outcome: "Failed",
+      resolved: false,
+      message: `NAS product ${product.productCode} cannot be provisioned in ${center} right now`,
+    });
+    return key;
+  }
+  const id = state.nextId("nas");
+  const name = params.name || id;
+  state.nas.set(id, {
+    id,
+    name,
+    description: params.description ?? "",
+    orderInstanceId: `order-${id}`,
+    status: "Creating",
+    storageType: product.resourceTypeCode ?? "NAS",
+    quotaGB: capacity,
+    usedGB: 0,
+    mountPath: params.mountPath ?? `/mnt/${name.replace(/[^a-zA-Z0-9_]/g, "_")}`,
+    productCode: product.productCode ?? body.productCode,
+    productName: product.name,
+    aidcId: product.aidcId ?? 1,
+    tenantId: EMULATOR_TENANT.id,
+    createdAt: now,
+    updatedAt: now,
+    visibleAt: now + state.behaviour.listVisibilityDelayMs,
+  });
+  const sub = {
+    key,
+    kind: "nas" as const,
+    createdAt: now,
+    resolveAt,
+    outcome: "Succeeded" as const,
+    resolved: false,
+    instanceId: id,
+  };
+  state.addSubscription(sub);
+  if (state.behaviour.subscriptionDelayMs <= 0) state.resolve(sub, now);
+  return key;
+}
+
+function scale(ctx: HandlerContext): Record<string, never> {
+  const body = parseBody(scaleNasBodySchema, ctx.body);
+  if (body.id !== ctx.params.id) {
+    throw badRequest(`the body id ${body.id} does not equal the path id ${ctx.params.id}`);
+  }
+  const n = nas(ctx);
+  if (n.status !== "Running")
+    throw badRequest(`NAS ${n.id} is ${n.status}; it can be scaled once Running`);
+  const target =
+    body.scaleType === "ScaleUp" ? n.quotaGB + body.capacity : n.quotaGB - body.capacity;
+  if (body.scaleType === "ScaleDown" && target < n.usedGB) {
+    throw badRequest(`cannot shrink NAS ${n.id} to ${target} GB: ${n.usedGB} GB are used`);
+  }
+  const product = ctx.state.nasProducts.find((p) => p.productCode === n.productCode);
+  const verdict = product ? checkNasCapacity(product, target) : { ok: target > 0, reason: "" };
+  if (!verdict.ok) {
+    throw badRequest(
+      `cannot ${body.scaleType} NAS ${n.id} by ${body.capacity} GB: ${verdict.reason || `${target} GB`}`,
+    );
+  }
+  n.quotaGB = target;
+  n.updatedAt = ctx.state.now();
+  return {};
+}
+
+function list(ctx: HandlerContext): unknown {
+  const { state, query } = ctx;
+  const name = queryText(query, "name");
+  const status = queryText(query, "status")?.toLowerCase();
+  const aidcId = queryInt(query, "aidcId");
+  const matching: NasRecord[] = [];
+  for (const n of state.nas.values()) {
+    if (!state.isListed(n) || !fuzzyMatch(n.name, name)) continue;
+    if (status !== undefined && n.status.toLowerCase() !== status) continue;
+    if (aidcId !== undefined && n.aidcId !== aidcId) continue;
+    matching.push(n);
+  }
+  const page = pageOfRecords(matching, query);
+  return { ...page, records: page.records.map(nasView) };
+}
+
+/** The NAS operations, by endpoint name. */
+export const nasHandlers = {
+  subscribeNas: subscribe,
+  scaleNas: scale,
+  updateNasMountPath: (ctx) => {
+    const body = parseBody(updateNasMountPathBodySchema, ctx.body);
+    const n = nas(ctx);
+    n.mountPath = body.mountPath;
+    n.updatedAt = ctx.state.now();
+    return {};
+  },
+  getNasSubscriptionResult: (ctx) => subscriptionResult(ctx.state, ctx.params.key ?? "", "nas"),
+  listNas: list,
+  getNas: (ctx) => nasView(nas(ctx)),
+  deleteNas: (ctx) => {
+    ctx.state.nas.delete(nas(ctx).id);
+    return {};
+  },
+} satisfies Partial<Record<EndpointName, Handler>>;

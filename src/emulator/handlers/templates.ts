@@ -1,0 +1,67 @@
+/**
+ * Template operations of the emulator: create, full update, list and delete. Stored in
+ * wire form, with the framework canonicalised and spelled `trainingFramwork`.
+ */
+import type { EndpointName } from "../../service/endpoints.js";
+import { templateBodySchema } from "../../service/schemas/template.js";
+import {
+  badRequest,
+  fuzzyMatch,
+  type Handler,
+  type HandlerContext,
+  notFound,
+  pageOfRecords,
+  parseBody,
+  queryInt,
+  queryText,
+} from "../handler-context.js";
+import { templateView } from "../views.js";
+
+function templateFields(body: unknown): Record<string, unknown> {
+  const parsed = parseBody(templateBodySchema, body);
+  const { trainingFramework, trainingFramwork, ...rest } = parsed;
+  if (trainingFramework && trainingFramwork && trainingFramework !== trainingFramwork) {
+    throw badRequest("trainingFramwork and trainingFramework disagree; send one of them");
+  }
+  const framework = trainingFramwork ?? trainingFramework;
+  return { ...rest, ...(framework ? { trainingFramwork: framework } : {}) };
+}
+
+function existing(ctx: HandlerContext) {
+  const id = ctx.params.id ?? "";
+  const t = ctx.state.templates.get(id);
+  if (!t) throw notFound("training template", id);
+  return t;
+}
+
+/** The template operations, by endpoint name. */
+export const templateHandlers = {
+  createTemplate: (ctx) => {
+    const fields = templateFields(ctx.body);
+    const id = ctx.state.nextId("tpl");
+    const now = ctx.state.now();
+    ctx.state.templates.set(id, { id, fields, createdAt: now, updatedAt: now });
+    return {};
+  },
+  updateTemplate: (ctx) => {
+    const t = existing(ctx);
+    t.fields = templateFields(ctx.body);
+    t.updatedAt = ctx.state.now();
+    return {};
+  },
+  listTemplates: (ctx) => {
+    const name = queryText(ctx.query, "name");
+    const aidcId = queryInt(ctx.query, "aidcId");
+    const matching = [...ctx.state.templates.values()].filter(
+      (t) =>
+        fuzzyMatch(String(t.fields.name ?? ""), name) &&
+        (aidcId === undefined || t.fields.aidcId === aidcId),
+    );
+    const page = pageOfRecords(matching, ctx.query);
+    return { ...page, records: page.records.map(templateView) };
+  },
+  deleteTemplate: (ctx) => {
+    ctx.state.templates.delete(existing(ctx).id);
+    return {};
+  },
+} satisfies Partial<Record<EndpointName, Handler>>;

@@ -1,0 +1,313 @@
+/**
+ * The emulator: a real HTTP server implementing the whole service API in memory, with
+ * the spec's validation, the 403 envelope for a missing or wrong bearer key,
+ * asynchronous subscriptions, fault injection, a request log and an admin API. Tests
+ * start it in-process on a free loopback port; `aidc-operator emulator` runs it alone.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import type { EndpointName } from "../service/endpoints.js";
+import { ADMIN_PREFIX, handleAdmin } from "./admin-api.js";
+import { FaultInjector, type FaultRule, type FaultRuleInput } from "./faults.js";
+import { EmulatorRefusal, type Handler } from "./handler-context.js";
+import { blockFileStorageHandlers } from "./handlers/block-file-storage.js";
+import { catalogHandlers } from "./handlers/catalog.js";
+import { cciHandlers } from "./handlers/cci.js";
+import { nasHandlers } from "./handlers/nas.js";
+import { templateHandlers } from "./handlers/templates.js";
+import { trainingHandlers } from "./handlers/training.js";
+import { RequestLog, type RequestLogEntry } from "./request-log.js";
+import { OperationRouter } from "./router.js";
+import { applySeed, type SeedInput } from "./seeding.js";
+import { type EmulatorBehaviour, EmulatorState } from "./state.js";
+
+/** Every operation of the endpoint table; the type makes a missing one a compile error. */
+const HANDLERS: Record<EndpointName, Handler> = {
+  ...trainingHandlers,
+  ...templateHandlers,
+  ...catalogHandlers,
+  ...nasHandlers,
+  ...cciHandlers,
+  ...blockFileStorageHandlers,
+};
+
+/** Largest request body accepted. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** How to start an emulator. */
+export interface EmulatorOptions extends Partial<EmulatorBehaviour> {
+  /** Port to listen on; 0 (default) picks a free one. */
+  port?: number;
+  /** Address to listen on. Default 127.0.0.1. */
+  host?: string;
+  /** The bearer key every service request must carry. */
+  apiKey: string;
+  /** Fault rules active from the start. */
+  faults?: FaultRuleInput[];
+  /** Resources and catalog entries to add to the fixtures. */
+  seed?: SeedInput;
+  /** Seed of the random source (keys, IPs, fault draws). Default 1. */
+  randomSeed?: number;
+  /** Clock (ms since the epoch). Default Date.now. */
+  now?: () => number;
+  /** Entries kept by the request log. Default 20 000. */
+  requestLogCapacity?: number;
+  /** Debug line per request (method, path, status); never headers. */
+  logger?: Logger;
+}
+
+/** A running emulator. */
+export interface RunningEmulator {
+  /** `http://host:port`, the base URL for a `ServiceClient`. */
+  url: string;
+  port: number;
+  host: string;
+  /** The in-memory world, for in-process inspection and changes. */
+  state: EmulatorState;
+  faults: FaultInjector;
+  requestLog: RequestLog;
+  /** Replaces the accepted API key. */
+  setApiKey(key: string): void;
+  /** Closes the server and every open connection. */
+  stop(): Promise<void>;
+}
+
+function envelope(status: number, message: string, data: unknown): string {
+  return JSON.stringify({ status, message, data });
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on("end", () =>
+      resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString("utf8")),
+    );
+    req.on("error", reject);
+  });
+}
+
+/** Starts an emulator; resolves once it listens. */
+export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
+  const {
+    port = 0,
+    host = "127.0.0.1",
+    faults: initialFaults,
+    seed,
+    randomSeed = 1,
+    now,
+    logger,
+  } = options;
+  let apiKey = options.apiKey;
+  if (!apiKey) throw new Error("the emulator needs an API key to accept");
+  const behaviour: Partial<EmulatorBehaviour> = {};
+  for (const k of [
+    "subscriptionDelayMs",
+    "saveImageDurationMs",
+    "listVisibilityDelayMs",
+    "httpStatusMirrorsEnvelope",
+  ] as const) {
+    if (options[k] !== undefined) Object.assign(behaviour, { [k]: options[k] });
+  }
+  const state = new EmulatorState(behaviour, randomSeed, now);
+  if (seed) applySeed(state, seed);
+  const faults = new FaultInjector(state.random);
+  if (initialFaults) faults.set(initialFaults);
+  const requestLog = new RequestLog(options.requestLogCapacity);
+  const router = new OperationRouter();
+  const setApiKey = (key: string) => {
+    apiKey = key;
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const url = new URL(req.url ?? "/", "http://emulator");
+    const method = (req.method ?? "GET").toUpperCase();
+    const text = await readBody(req);
+    const send = (httpStatus: number, body: string, headers: Record<string, string> = {}) => {
+      res.writeHead(httpStatus, { "Content-Type": "application/json; charset=utf-8", ...headers });
+      res.end(body);
+    };
+    if (url.pathname === ADMIN_PREFIX || url.pathname.startsWith(`${ADMIN_PREFIX}/`)) {
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        send(400, JSON.stringify({ error: "admin request body is not JSON" }));
+        return;
+      }
+      const reply = handleAdmin(
+        { state, faults, log: requestLog, setApiKey },
+        method,
+        url.pathname,
+        url.searchParams,
+        body,
+      );
+      send(reply.httpStatus, JSON.stringify(reply.body));
+      return;
+    }
+
+    state.advance();
+    const route = router.match(method, url.pathname);
+    const entry: Omit<RequestLogEntry, "seq"> = {
+      time: new Date(state.now()).toISOString(),
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      authorized: req.headers.authorization === `Bearer ${apiKey}`,
+      ...(route ? { endpoint: route.name } : {}),
+    };
+    let parsedBody: unknown;
+    let bodyIsJson = true;
+    if (text) {
+      try {
+        parsedBody = JSON.parse(text);
+      } catch {
+        bodyIsJson = false;
+        parsedBody = text.slice(0, 4096);
+      }
+      entry.body = parsedBody;
+    }
+    const finish = (
+      httpStatus: number,
+      status: number | undefined,
+      body: string,
+      headers?: Record<string, string>,
+    ) => {
+      entry.httpStatus = httpStatus;
+      if (status !== undefined) entry.status = status;
+      entry.durationMs = Math.round(performance.now() - started);
+      requestLog.add(entry);
+      logger?.debug(
+        { method, path: url.pathname, status, httpStatus, fault: entry.fault },
+        "emulator request",
+      );
+      send(httpStatus, body, headers);
+    };
+    const mirrored = (status: number) => (state.behaviour.httpStatusMirrorsEnvelope ? status : 200);
+
+    const decision = faults.decide({ endpoint: route?.name, method, path: url.pathname });
+    if (decision.latencyMs > 0) await new Promise((r) => setTimeout(r, decision.latencyMs));
+    if (decision.fault) {
+      const applied = applyFault(decision.fault);
+      entry.fault = decision.fault.kind;
+      if (applied === "drop") {
+        requestLog.add({ ...entry, durationMs: Math.round(performance.now() - started) });
+        req.socket.destroy();
+        return;
+      }
+      finish(applied.httpStatus, applied.status, applied.body, applied.headers);
+      return;
+    }
+    if (!entry.authorized) {
+      finish(mirrored(403), 403, envelope(403, "Forbidden", {}));
+      return;
+    }
+    if (!route) {
+      entry.httpStatus = 404;
+      requestLog.add(entry);
+      res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
+      res.end(`404 page not found: ${method} ${url.pathname}\n`);
+      return;
+    }
+    if (text === undefined) {
+      finish(
+        mirrored(413),
+        413,
+        envelope(413, `request body larger than ${MAX_BODY_BYTES} bytes`, {}),
+      );
+      return;
+    }
+    if (!bodyIsJson) {
+      finish(mirrored(400), 400, envelope(400, "request body is not valid JSON", {}));
+      return;
+    }
+    try {
+      const data = HANDLERS[route.name]({
+        state,
+        params: route.params,
+        query: url.searchParams,
+        body: parsedBody,
+      });
+      finish(200, 200, envelope(200, "OK", data ?? {}));
+    } catch (err) {
+      if (err instanceof EmulatorRefusal) {
+        finish(mirrored(err.status), err.status, envelope(err.status, err.message, {}));
+        return;
+      }
+      logger?.error({ err, path: url.pathname }, "emulator handler failed");
+      finish(mirrored(500), 500, envelope(500, "Internal Server Error", {}));
+    }
+  }
+
+  function applyFault(rule: FaultRule):
+    | "drop"
+    | {
+        httpStatus: number;
+        status: number | undefined;
+        body: string;
+        headers?: Record<string, string>;
+      } {
+    switch (rule.kind) {
+      case "drop":
+        return "drop";
+      case "malformed":
+        return {
+          httpStatus: 200,
+          status: undefined,
+          body: '{"status":200,"message":"OK","data":{"id":',
+        };
+      case "rateLimit":
+        return {
+          httpStatus: 429,
+          status: 429,
+          body: envelope(429, "Too Many Requests", {}),
+          ...(rule.retryAfterSeconds === undefined
+            ? {}
+            : { headers: { "Retry-After": String(rule.retryAfterSeconds) } }),
+        };
+      default:
+        return {
+          httpStatus: state.behaviour.httpStatusMirrorsEnvelope ? rule.status : 200,
+          status: rule.status,
+          body: envelope(rule.status, rule.message ?? "Internal Server Error", {}),
+        };
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      logger?.error({ err }, "emulator request failed");
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    port: address.port,
+    host,
+    state,
+    faults,
+    requestLog,
+    setApiKey,
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

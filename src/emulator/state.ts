@@ -1,0 +1,186 @@
+/**
+ * The emulator's in-memory world: resources by id, the catalogs, the pending
+ * subscriptions, a clock, deterministic ids and a seeded random source. Time-driven
+ * changes (a subscription resolving, a task starting, a NAS becoming Running) happen
+ * lazily in `advance()`, which the server calls before handling each request, so no
+ * timer runs per resource and hundreds of resources cost nothing while idle.
+ */
+import { defaultCciInstances, defaultNasProducts, defaultTrainingProducts } from "./fixtures.js";
+import { createPods } from "./pods.js";
+import type {
+  CciRecord,
+  NasProductRecord,
+  NasRecord,
+  StorageObjectRecord,
+  SubscriptionRecord,
+  TaskRecord,
+  TemplateRecord,
+  TrainingProductRecord,
+} from "./records.js";
+
+/** Behaviour switches of the emulator, changeable at run time through the admin API. */
+export interface EmulatorBehaviour {
+  /** How long a subscription stays Pending. */
+  subscriptionDelayMs: number;
+  /** How long saveImageStatus stays true after a save-image. */
+  saveImageDurationMs: number;
+  /** How long after acceptance a new task or NAS appears in list operations. */
+  listVisibilityDelayMs: number;
+  /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
+  httpStatusMirrorsEnvelope: boolean;
+}
+
+/** Default behaviour: 2 s subscriptions, 3 s image saves, immediate list visibility. */
+export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
+  subscriptionDelayMs: 2000,
+  saveImageDurationMs: 3000,
+  listVisibilityDelayMs: 0,
+  httpStatusMirrorsEnvelope: false,
+};
+
+/** A small, fast, seedable PRNG (mulberry32); returns floats in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The whole emulated service state. */
+export class EmulatorState {
+  readonly tasks = new Map<string, TaskRecord>();
+  readonly nas = new Map<string, NasRecord>();
+  readonly templates = new Map<string, TemplateRecord>();
+  readonly subscriptions = new Map<string, SubscriptionRecord>();
+  readonly cci = new Map<string, CciRecord>();
+  readonly volumes = new Map<string, StorageObjectRecord>();
+  readonly fileSystems = new Map<string, StorageObjectRecord>();
+  readonly mounts = new Map<string, StorageObjectRecord>();
+  trainingProducts: TrainingProductRecord[] = [];
+  nasProducts: NasProductRecord[] = [];
+  behaviour: EmulatorBehaviour;
+  random: () => number;
+  private readonly pending = new Set<string>();
+  private counters = new Map<string, number>();
+  private nextExternalPort = 30000;
+
+  constructor(
+    behaviour: Partial<EmulatorBehaviour> = {},
+    private readonly seed = 1,
+    readonly now: () => number = Date.now,
+  ) {
+    this.behaviour = { ...DEFAULT_BEHAVIOUR, ...behaviour };
+    this.random = seededRandom(seed);
+    this.reset();
+  }
+
+  /** Back to the fixtures: no tasks, NAS, templates or subscriptions; ids restart. */
+  reset(): void {
+    for (const m of [
+      this.tasks,
+      this.nas,
+      this.templates,
+      this.subscriptions,
+      this.cci,
+      this.volumes,
+      this.fileSystems,
+      this.mounts,
+    ]) {
+      m.clear();
+    }
+    this.pending.clear();
+    this.counters = new Map();
+    this.nextExternalPort = 30000;
+    this.random = seededRandom(this.seed);
+    this.trainingProducts = defaultTrainingProducts();
+    this.nasProducts = defaultNasProducts();
+    for (const c of defaultCciInstances()) this.cci.set(c.id, c);
+  }
+
+  /** `prefix-000001`, `prefix-000002`, … per prefix. */
+  nextId(prefix: string): string {
+    const n = (this.counters.get(prefix) ?? 0) + 1;
+    this.counters.set(prefix, n);
+    return `${prefix}-${String(n).padStart(6, "0")}`;
+  }
+
+  /** A subscription result key: unguessable-looking but deterministic under a seed. */
+  nextSubscriptionKey(kind: string): string {
+    const suffix = Math.floor(this.random() * 0xffffffff)
+      .toString(16)
+      .padStart(8, "0");
+    return `${this.nextId(`sub-${kind}`)}-${suffix}`;
+  }
+
+  /** A fresh external port for a pod port mapping. */
+  allocateExternalPort(): number {
+    this.nextExternalPort += 1;
+    return this.nextExternalPort;
+  }
+
+  /** Registers a subscription; it resolves in `advance()` once its time has come. */
+  addSubscription(sub: SubscriptionRecord): void {
+    this.subscriptions.set(sub.key, sub);
+    if (!sub.resolved) this.pending.add(sub.key);
+  }
+
+  /** Number of subscriptions not yet resolved. */
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Applies every change whose time has come: resolved subscriptions start their task
+   * (RUNNING, pods) or finish their NAS (Running). Idempotent; cheap when nothing is due.
+   */
+  advance(): void {
+    if (this.pending.size === 0) return;
+    const now = this.now();
+    for (const key of this.pending) {
+      const sub = this.subscriptions.get(key);
+      if (!sub) {
+        this.pending.delete(key);
+        continue;
+      }
+      if (now >= sub.resolveAt) this.resolve(sub, now);
+    }
+  }
+
+  /** Resolves `sub` now, applying its outcome to its resource. */
+  resolve(sub: SubscriptionRecord, now = this.now()): void {
+    sub.resolved = true;
+    this.pending.delete(sub.key);
+    if (sub.instanceId === undefined) return;
+    if (sub.outcome === "Failed") {
+      // A failed create leaves nothing behind.
+      this.tasks.delete(sub.instanceId);
+      this.nas.delete(sub.instanceId);
+      return;
+    }
+    if (sub.kind === "training") {
+      const task = this.tasks.get(sub.instanceId);
+      if (task && task.status === "PENDING") {
+        task.status = "RUNNING";
+        task.startedAt = now;
+        task.updatedAt = now;
+        task.pods = createPods(task, this);
+        task.execInfos.push({ status: "RUNNING", info: "all pods are running", at: now });
+      }
+    } else {
+      const nas = this.nas.get(sub.instanceId);
+      if (nas && nas.status === "Creating") {
+        nas.status = "Running";
+        nas.updatedAt = now;
+      }
+    }
+  }
+
+  /** Whether a task or NAS created at `visibleAt` shows in list operations now. */
+  isListed(record: { visibleAt: number }): boolean {
+    return this.now() >= record.visibleAt;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The shared core of the service client: options and their defaults, the transport,
+ * the endpoint table, and request validation. The operations live in files by concern
+ * (training-operations.ts, storage-operations.ts, client.ts), chained by inheritance
+ * only so that `ServiceClient` is one flat object with one method per operation.
+ */
+import type { Logger } from "pino";
+import { z } from "zod";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./backoff.js";
+import {
+  type EndpointDefinition,
+  type EndpointName,
+  type EndpointOverrides,
+  resolveEndpointTable,
+} from "./endpoints.js";
+import { ServiceInvalidRequestError } from "./errors.js";
+import type { RateLimit, Sleep } from "./rate-limiter.js";
+import { describeIssues } from "./schemas/primitives.js";
+import { type CallArgs, type RequestObservation, ServiceTransport } from "./transport.js";
+
+/** How a `ServiceClient` reaches and treats the service. */
+export interface ServiceClientOptions {
+  /** Base URL the endpoint paths are appended to, e.g. `https://api.example.com`. */
+  baseUrl: string;
+  /** Reads the API key for each request, so a rotated Secret takes effect at once. */
+  apiKey: () => string | Promise<string>;
+  /** Timeout per attempt, in ms. Default 10 000. */
+  timeoutMs?: number;
+  /** Retries of idempotent calls. Default 4 attempts, 200 ms doubling, at most 5 s. */
+  retry?: RetryPolicy;
+  /** Client-side token bucket; null turns it off. Default 50/s with a burst of 100. */
+  rateLimit?: RateLimit | null;
+  /** Endpoint overrides by name: `"/path"` or `"METHOD /path"` enables, null disables. */
+  endpoints?: EndpointOverrides;
+  /** Debug log per attempt (endpoint, path, status, duration); never headers or the key. */
+  logger?: Logger;
+  /** Called after every attempt, for metrics. */
+  onRequest?: (e: RequestObservation) => void;
+  /** Jitter source (tests). */
+  random?: () => number;
+  /** How waits happen (tests). */
+  sleep?: Sleep;
+}
+
+/** Default client-side rate limit: the spec names none, this stays well clear of abuse. */
+export const DEFAULT_RATE_LIMIT: RateLimit = { ratePerSecond: 50, burst: 100 };
+
+/** Default timeout per attempt. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Data of operations that answer an empty object: ignored. */
+export const emptyData = z.unknown().transform((): void => undefined);
+
+/** Data of the asynchronous creates: the subscription result key. */
+export const subscriptionKeySchema = z.preprocess(
+  (v) => (typeof v === "number" ? String(v) : v),
+  z.string().min(1, "expected the subscription result key"),
+);
+
+/** An array of `item`; null reads as empty. */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.preprocess((v) => (v === null ? [] : v), z.array(item));
+}
+
+/** The state every operation group shares. */
+export class ServiceClientCore {
+  private readonly transport: ServiceTransport;
+  private readonly endpoints: Record<EndpointName, EndpointDefinition | null>;
+
+  /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
+  constructor(options: ServiceClientOptions) {
+    this.endpoints = resolveEndpointTable(options.endpoints);
+    this.transport = new ServiceTransport({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      retry: options.retry ?? DEFAULT_RETRY_POLICY,
+      rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
+      endpoints: this.endpoints,
+      logger: options.logger,
+      onRequest: options.onRequest,
+      ...(options.random ? { random: options.random } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    });
+  }
+
+  /** Whether operation `name` is enabled; a disabled one throws `EndpointDisabledError`. */
+  isEndpointEnabled(name: EndpointName): boolean {
+    return this.transport.isEnabled(name);
+  }
+
+  /** The effective definition of `name`, or null when disabled. */
+  endpoint(name: EndpointName): EndpointDefinition | null {
+    return this.endpoints[name];
+  }
+
+  /** Closes idle keep-alive connections; the client stays usable. */
+  close(): void {
+    this.transport.close();
+  }
+
+  /** Calls endpoint `name`; see `ServiceTransport.call` for errors and retries. */
+  protected call<T>(name: EndpointName, args: CallArgs, schema: z.ZodType<T>): Promise<T> {
+    return this.transport.call(name, args, schema);
+  }
+
+  /**
+   * Returns `body` when `schema` accepts it; otherwise throws
+   * `ServiceInvalidRequestError` naming the failing fields, and nothing is sent.
+   */
+  protected validBody<T extends z.ZodType>(
+    endpoint: EndpointName,
+    schema: T,
+    body: unknown,
+  ): unknown {
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      throw new ServiceInvalidRequestError(
+        `invalid ${endpoint} request: ${describeIssues(parsed.error, "request")}`,
+        { endpoint },
+      );
+    }
+    return body;
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Product catalog, NAS and block / file storage operations of the service client (see
+ * client-core.ts for how the client is assembled).
+ */
+
+import { emptyData, listOf, subscriptionKeySchema } from "./client-core.js";
+import { clientTokenInDescription } from "./client-token.js";
+import { paginate } from "./pagination.js";
+import {
+  type JsonObject,
+  jsonObjectBodySchema,
+  type StorageObject,
+  storageObjectSchema,
+} from "./schemas/block-file-storage.js";
+import { type Page, pageOf } from "./schemas/envelope.js";
+import {
+  type NasInstance,
+  type NasListQuery,
+  nasInstanceSchema,
+  type ScaleNasRequest,
+  type SubscribeNasRequest,
+  scaleNasBodySchema,
+  subscribeNasBodySchema,
+  toSubscribeNasBody,
+  updateNasMountPathBodySchema,
+} from "./schemas/nas.js";
+import {
+  type NasAvailabilityQuery,
+  type NasProduct,
+  nasAvailabilityBodySchema,
+  nasAvailabilitySchema,
+  nasProductSchema,
+  type TrainingProduct,
+  trainingProductSchema,
+} from "./schemas/products.js";
+import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/subscription.js";
+import { TrainingOperations } from "./training-operations.js";
+
+/** Products, NAS storage, block volumes and file systems. */
+export class StorageOperations extends TrainingOperations {
+  // --- products ----------------------------------------------------------------------
+
+  /** Training resource specifications, of one compute center or all. */
+  listTrainingProducts(aidcId?: number): Promise<TrainingProduct[]> {
+    return this.call("listTrainingProducts", { query: { aidcId } }, listOf(trainingProductSchema));
+  }
+
+  /** NAS storage products, of one compute center or all the enterprise may use. */
+  listNasProducts(aidcId?: number): Promise<NasProduct[]> {
+    return this.call("listNasProducts", { query: { aidcId } }, listOf(nasProductSchema));
+  }
+
+  /** Whether a NAS product can be provisioned in a compute center (by id or code). */
+  isNasProductAvailable(q: NasAvailabilityQuery): Promise<boolean> {
+    const body = this.validBody("isNasProductAvailable", nasAvailabilityBodySchema, q);
+    return this.call("isNasProductAvailable", { body }, nasAvailabilitySchema);
+  }
+  // --- NAS storage -------------------------------------------------------------------
+
+  /** Subscribes a NAS (asynchronous; never retried blindly). Returns the subscription result key. */
+  subscribeNas(req: SubscribeNasRequest): Promise<string> {
+    const body = this.validBody("subscribeNas", subscribeNasBodySchema, toSubscribeNasBody(req));
+    return this.call("subscribeNas", { body }, subscriptionKeySchema);
+  }
+
+  /** The outcome of a NAS subscription, in the canonical subscription-result shape. */
+  getNasSubscriptionResult(key: string): Promise<SubscriptionResult> {
+    return this.call(
+      "getNasSubscriptionResult",
+      { params: { key } },
+      subscriptionResultSchema(key),
+    );
+  }
+
+  /** Adds or removes `capacity` GB (the change, not the total; never retried blindly). */
+  scaleNas(id: string, req: ScaleNasRequest): Promise<void> {
+    const body = this.validBody("scaleNas", scaleNasBodySchema, {
+      id,
+      scaleType: req.scaleType,
+      capacity: req.capacity,
+    });
+    return this.call("scaleNas", { params: { id }, body }, emptyData);
+  }
+
+  /** Changes the default mount path (tasks created afterwards see it). */
+  updateNasMountPath(id: string, mountPath: string): Promise<void> {
+    const body = this.validBody("updateNasMountPath", updateNasMountPathBodySchema, { mountPath });
+    return this.call("updateNasMountPath", { params: { id }, body }, emptyData);
+  }
+
+  /** One page of the NAS list (assumed endpoint). */
+  listNas(query: NasListQuery = {}): Promise<Page<NasInstance>> {
+    return this.call("listNas", { query: { ...query } }, pageOf(nasInstanceSchema));
+  }
+
+  /** Every NAS matching `query`, page by page. */
+  iterateNas(query: Omit<NasListQuery, "pageNo"> = {}): AsyncGenerator<NasInstance> {
+    return paginate(
+      (pageNo, pageSize) => this.listNas({ ...query, pageNo, pageSize }),
+      query.pageSize,
+    );
+  }
+
+  /** One NAS by id (assumed endpoint); `ServiceNotFoundError` when it does not exist. */
+  getNas(id: string): Promise<NasInstance> {
+    return this.call("getNas", { params: { id } }, nasInstanceSchema);
+  }
+
+  /** Deletes a NAS; disabled unless configured. */
+  deleteNas(id: string): Promise<void> {
+    return this.call("deleteNas", { params: { id } }, emptyData);
+  }
+
+  /**
+   * Ids of the NAS instances whose description carries the marker of `token`, or
+   * undefined when the NAS list is disabled. `name` narrows the list first.
+   */
+  async findNasIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
+    if (!this.isEndpointEnabled("listNas")) return undefined;
+    const ids: string[] = [];
+    for await (const nas of this.iterateNas(name === undefined ? {} : { name })) {
+      if (clientTokenInDescription(nas.description) === token) ids.push(nas.id);
+    }
+    return ids;
+  }
+  // --- block and file storage (payloads not shown by the spec: passed through) -------
+
+  /** Creates a block volume. */
+  createVolume(body: JsonObject): Promise<StorageObject> {
+    return this.call(
+      "createVolume",
+      { body: this.validBody("createVolume", jsonObjectBodySchema, body) },
+      storageObjectSchema,
+    );
+  }
+
+  /** Attaches volume `id` to an instance. */
+  attachVolume(id: string, body: JsonObject): Promise<StorageObject> {
+    const checked = this.validBody("attachVolume", jsonObjectBodySchema, body);
+    return this.call("attachVolume", { params: { id }, body: checked }, storageObjectSchema);
+  }
+
+  /** Detaches volume `id`. */
+  detachVolume(id: string, body: JsonObject = {}): Promise<StorageObject> {
+    const checked = this.validBody("detachVolume", jsonObjectBodySchema, body);
+    return this.call("detachVolume", { params: { id }, body: checked }, storageObjectSchema);
+  }
+
+  /** Deletes volume `id`. */
+  deleteVolume(id: string): Promise<void> {
+    return this.call("deleteVolume", { params: { id } }, emptyData);
+  }
+
+  /** Creates a file system. */
+  createFileSystem(body: JsonObject): Promise<StorageObject> {
+    const checked = this.validBody("createFileSystem", jsonObjectBodySchema, body);
+    return this.call("createFileSystem", { body: checked }, storageObjectSchema);
+  }
+
+  /** Creates a mount of file system `id`. */
+  createFileSystemMount(id: string, body: JsonObject): Promise<StorageObject> {
+    const checked = this.validBody("createFileSystemMount", jsonObjectBodySchema, body);
+    return this.call(
+      "createFileSystemMount",
+      { params: { id }, body: checked },
+      storageObjectSchema,
+    );
+  }
+}

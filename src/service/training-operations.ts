@@ -1,0 +1,190 @@
+/**
+ * Training task and template operations of the service client (see client-core.ts for
+ * how the client is assembled).
+ */
+
+import { emptyData, listOf, ServiceClientCore, subscriptionKeySchema } from "./client-core.js";
+import { CLIENT_TOKEN_ENV } from "./client-token.js";
+import { paginate } from "./pagination.js";
+import type { Page } from "./schemas/envelope.js";
+import { pageOf } from "./schemas/envelope.js";
+import { type NasInstance, nasInstanceSchema } from "./schemas/nas.js";
+import {
+  closePodPortBodySchema,
+  type OpenPodPortRequest,
+  type OpenPort,
+  openPodPortBodySchema,
+  openPodPortResultSchema,
+  type PodOpenPorts,
+  type PodResource,
+  podOpenPortsSchema,
+  podResourceSchema,
+  type TrainingPod,
+  trainingPodSchema,
+} from "./schemas/pods.js";
+import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/subscription.js";
+import {
+  type TemplateListQuery,
+  type TrainingTemplate,
+  type TrainingTemplateInput,
+  templateBodySchema,
+  toTemplateBody,
+  trainingTemplateSchema,
+} from "./schemas/template.js";
+import {
+  type CreateTrainingTaskRequest,
+  createTrainingTaskBodySchema,
+  saveAsTemplateBodySchema,
+  type TrainingTask,
+  type TrainingTaskListQuery,
+  toCreateTrainingTaskBody,
+  trainingTaskSchema,
+  updateTaskDescBodySchema,
+} from "./schemas/training.js";
+
+/** Training tasks, their pods and ports, and templates. */
+export class TrainingOperations extends ServiceClientCore {
+  // --- training tasks ----------------------------------------------------------------
+
+  /** Creates a task (asynchronous; never retried blindly). Returns the subscription result key. */
+  createTrainingTask(req: CreateTrainingTaskRequest): Promise<string> {
+    const body = this.validBody(
+      "createTrainingTask",
+      createTrainingTaskBodySchema,
+      toCreateTrainingTaskBody(req),
+    );
+    return this.call("createTrainingTask", { body }, subscriptionKeySchema);
+  }
+
+  /** Reads a task's configuration and run information. */
+  getTrainingTask(id: string): Promise<TrainingTask> {
+    return this.call("getTrainingTask", { params: { id } }, trainingTaskSchema);
+  }
+
+  /** Replaces a task's description (nothing else changes). */
+  updateTrainingTaskDesc(id: string, desc: string): Promise<void> {
+    const body = this.validBody("updateTrainingTaskDesc", updateTaskDescBodySchema, { desc });
+    return this.call("updateTrainingTaskDesc", { params: { id }, body }, emptyData);
+  }
+
+  /** Saves a task's configuration as a template named `name`. */
+  saveTrainingTaskAsTemplate(id: string, t: { name: string; desc?: string }): Promise<void> {
+    const body = this.validBody("saveTrainingTaskAsTemplate", saveAsTemplateBodySchema, t);
+    return this.call("saveTrainingTaskAsTemplate", { params: { id }, body }, emptyData);
+  }
+
+  /** The NAS storages a task mounts. */
+  listTrainingTaskStorages(id: string): Promise<NasInstance[]> {
+    return this.call("listTrainingTaskStorages", { params: { id } }, listOf(nasInstanceSchema));
+  }
+
+  /** Containers and volumes of one pod of a task. */
+  getPodResource(id: string, podName: string): Promise<PodResource> {
+    return this.call("getPodResource", { params: { id, podName } }, podResourceSchema);
+  }
+
+  /** System and custom open ports of one pod. */
+  listPodOpenPorts(id: string, podName: string): Promise<PodOpenPorts> {
+    return this.call("listPodOpenPorts", { params: { id, podName } }, podOpenPortsSchema);
+  }
+
+  /** Opens a custom port (assumed endpoint); returns it when the answer says, else undefined. */
+  openPodPort(id: string, podName: string, req: OpenPodPortRequest): Promise<OpenPort | undefined> {
+    const body = this.validBody("openPodPort", openPodPortBodySchema, {
+      port: req.port,
+      protocol: req.protocol,
+    });
+    return this.call("openPodPort", { params: { id, podName }, body }, openPodPortResultSchema);
+  }
+
+  /** Closes a previously opened port of a pod. */
+  closePodPort(id: string, podName: string, port: number): Promise<void> {
+    const body = this.validBody("closePodPort", closePodPortBodySchema, { port });
+    return this.call("closePodPort", { params: { id, podName }, body }, emptyData);
+  }
+
+  /** One page of the task list (assumed endpoint). */
+  listTrainingTasks(query: TrainingTaskListQuery = {}): Promise<Page<TrainingTask>> {
+    return this.call("listTrainingTasks", { query: { ...query } }, pageOf(trainingTaskSchema));
+  }
+
+  /** Every task matching `query`, page by page. */
+  iterateTrainingTasks(
+    query: Omit<TrainingTaskListQuery, "pageNo"> = {},
+  ): AsyncGenerator<TrainingTask> {
+    return paginate(
+      (pageNo, pageSize) => this.listTrainingTasks({ ...query, pageNo, pageSize }),
+      query.pageSize,
+    );
+  }
+
+  /** The pods of a task (assumed endpoint). */
+  listPods(taskId: string): Promise<TrainingPod[]> {
+    return this.call("listPods", { params: { id: taskId } }, listOf(trainingPodSchema));
+  }
+
+  /** The outcome of a task create, in the canonical subscription-result shape. */
+  getTrainingSubscriptionResult(key: string): Promise<SubscriptionResult> {
+    return this.call(
+      "getTrainingSubscriptionResult",
+      { params: { key } },
+      subscriptionResultSchema(key),
+    );
+  }
+
+  /** Deletes a task; disabled unless configured. */
+  deleteTrainingTask(id: string): Promise<void> {
+    return this.call("deleteTrainingTask", { params: { id } }, emptyData);
+  }
+
+  /**
+   * Ids of the tasks whose env carries `token` in `AIDC_CLIENT_TOKEN`, or undefined when
+   * the task list is disabled. `name` narrows the list (fuzzy) before the env is checked;
+   * a record listed without env is read in detail.
+   */
+  async findTrainingTaskIdsByClientToken(
+    token: string,
+    name?: string,
+  ): Promise<string[] | undefined> {
+    if (!this.isEndpointEnabled("listTrainingTasks")) return undefined;
+    const ids: string[] = [];
+    for await (const task of this.iterateTrainingTasks(name === undefined ? {} : { name })) {
+      const env = task.env ?? (await this.getTrainingTask(task.id)).env;
+      if (env?.[CLIENT_TOKEN_ENV] === token) ids.push(task.id);
+    }
+    return ids;
+  }
+  // --- templates ---------------------------------------------------------------------
+
+  /** Creates a template (the answer carries no id: find it with `listTemplates` by name). */
+  createTemplate(t: TrainingTemplateInput): Promise<void> {
+    const body = this.validBody("createTemplate", templateBodySchema, toTemplateBody(t));
+    return this.call("createTemplate", { body }, emptyData);
+  }
+
+  /** Replaces every field of template `id`. */
+  updateTemplate(id: string, t: TrainingTemplateInput): Promise<void> {
+    const body = this.validBody("updateTemplate", templateBodySchema, toTemplateBody(t));
+    return this.call("updateTemplate", { params: { id }, body }, emptyData);
+  }
+
+  /** One page of the template list (assumed endpoint). */
+  listTemplates(query: TemplateListQuery = {}): Promise<Page<TrainingTemplate>> {
+    return this.call("listTemplates", { query: { ...query } }, pageOf(trainingTemplateSchema));
+  }
+
+  /** Every template matching `query`, page by page. */
+  iterateTemplates(
+    query: Omit<TemplateListQuery, "pageNo"> = {},
+  ): AsyncGenerator<TrainingTemplate> {
+    return paginate(
+      (pageNo, pageSize) => this.listTemplates({ ...query, pageNo, pageSize }),
+      query.pageSize,
+    );
+  }
+
+  /** Deletes a template; disabled unless configured. */
+  deleteTemplate(id: string): Promise<void> {
+    return this.call("deleteTemplate", { params: { id } }, emptyData);
+  }
+}
