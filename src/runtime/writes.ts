@@ -84,12 +84,12 @@ export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
   return obj.metadata?.finalizers?.includes(finalizer) ?? false;
 }
 
-const FINALIZER_ATTEMPTS = 5;
+const FINALIZER_ATTEMPTS = 10;
 
 /**
  * Adds `finalizer` unless present; safe under concurrent updates: the finalizer list is
  * written conditioned on the resourceVersion it was computed from, and on a conflict
- * the object is read again and the change recomputed (up to 5 times), so finalizers
+ * the object is read again and the change recomputed (up to 10 times), so finalizers
  * and fields others wrote meanwhile are kept. Returns the updated object, or undefined
  * when the object no longer exists. Do not call it on an object being deleted.
  */
@@ -141,6 +141,8 @@ async function updateFinalizers<T extends KubeObject>(
       if (isNotFound(err)) return undefined;
       if (!isConflict(err)) throw err;
       if (attempt >= FINALIZER_ATTEMPTS) throw new ConflictError("finalizer update", err);
+      // A short random pause keeps several writers from colliding again in lockstep.
+      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
       current = await kube.get<T>(res, keyOf(current));
     }
   }
