@@ -204,7 +204,7 @@ describe("the Helm chart", () => {
   it("creates every object it renders on helm install", async () => {
     const release = `e2e-${randomSuffix()}`;
     releases.push(release);
-    await runTool("helm", [
+    const { stdout: notes } = await runTool("helm", [
       "install",
       release,
       CHART_DIR,
@@ -212,6 +212,9 @@ describe("the Helm chart", () => {
       namespace,
       ...setArgs({ apiKeySecret: "aidc-api-key" }),
     ]);
+    // The Secret does not exist: NOTES.txt says so, with the command that creates it.
+    expect(notes).toContain("WARNING: that Secret does not exist yet");
+    expect(notes).toContain(`kubectl -n ${namespace} create secret generic aidc-api-key`);
     const { stdout: manifest } = await runTool("helm", [
       "get",
       "manifest",
