@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  LEADER_ELECTION_PERMISSIONS,
+  missingPermissions,
+  RUNTIME_PERMISSIONS,
+} from "../runtime/permissions.js";
+import {
   API_KEY_SECRET_NAME,
   operatorPermissions,
   policyRules,
@@ -76,5 +81,12 @@ describe("operatorPermissions", () => {
     for (const rule of policyRules("watched")) {
       expect(Object.keys(rule).sort()).toEqual(["apiGroups", "resources", "verbs"]);
     }
+  });
+
+  it("covers what the runtime declares it uses: Events where it watches, Leases where it runs", () => {
+    expect(missingPermissions(RUNTIME_PERMISSIONS, policyRules("watched"))).toEqual([]);
+    expect(missingPermissions(LEADER_ELECTION_PERMISSIONS, policyRules("leaderElection"))).toEqual(
+      [],
+    );
   });
 });

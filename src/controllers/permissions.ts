@@ -16,18 +16,9 @@
  */
 
 import { allCrds, type CrdDefinition } from "../crds/index.js";
+import type { PolicyRule } from "../runtime/permissions.js";
 
-/** A Kubernetes RBAC PolicyRule (rbac.authorization.k8s.io/v1), resource rules only. */
-export interface PolicyRule {
-  /** API groups; `""` is the core group. */
-  apiGroups: string[];
-  /** Resources, with `/subresource` where the rule is about a subresource. */
-  resources: string[];
-  /** Verbs allowed on them. */
-  verbs: string[];
-  /** When set, the rule applies to these object names only. */
-  resourceNames?: string[];
-}
+export type { PolicyRule };
 
 /**
  * Where a rule is granted:
