@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_ENDPOINTS,
+  ENDPOINT_NAMES,
+  renderPath,
+  resolveEndpointTable,
+} from "./endpoints.js";
+
+describe("the endpoint table", () => {
+  it("starts every path with /v1 as the spec's versioning demands", () => {
+    for (const name of ENDPOINT_NAMES) expect(DEFAULT_ENDPOINTS[name].path).toMatch(/^\/v1\//);
+  });
+
+  it("leaves the deletes the spec does not name disabled until configured", () => {
+    const table = resolveEndpointTable();
+    expect(table.deleteTrainingTask).toBeNull();
+    expect(table.deleteNas).toBeNull();
+    expect(table.deleteTemplate).toBeNull();
+    expect(table.deleteVolume).not.toBeNull();
+  });
+
+  it("enables the referenced-but-unshown operations with their default paths", () => {
+    const table = resolveEndpointTable();
+    for (const name of [
+      "getTrainingSubscriptionResult",
+      "getNasSubscriptionResult",
+      "listTrainingTasks",
+      "listTemplates",
+      "listPods",
+      "openPodPort",
+      "listNas",
+      "getNas",
+    ] as const) {
+      expect(table[name]?.documented).toBe(false);
+      expect(table[name]?.path).toBe(DEFAULT_ENDPOINTS[name].path);
+    }
+  });
+
+  it("never marks a create or a scale as idempotent", () => {
+    for (const name of [
+      "createTrainingTask",
+      "subscribeNas",
+      "scaleNas",
+      "createTemplate",
+      "saveCciImage",
+    ] as const) {
+      expect(DEFAULT_ENDPOINTS[name].idempotent).toBe(false);
+    }
+  });
+
+  it("takes a path override and keeps the default method", () => {
+    const table = resolveEndpointTable({ getNas: "/v2/nas/{id}" });
+    expect(table.getNas).toMatchObject({ method: "GET", path: "/v2/nas/{id}" });
+  });
+
+  it("takes a method and path override and enables a disabled endpoint", () => {
+    const table = resolveEndpointTable({ deleteNas: "post /v1/nasStorage/instance/{id}/release" });
+    expect(table.deleteNas).toMatchObject({
+      method: "POST",
+      path: "/v1/nasStorage/instance/{id}/release",
+    });
+  });
+
+  it("disables an endpoint overridden with null", () => {
+    expect(resolveEndpointTable({ listPods: null }).listPods).toBeNull();
+  });
+
+  it("refuses an unknown endpoint name, naming it", () => {
+    expect(() => resolveEndpointTable({ getNass: "/x" })).toThrow(
+      /unknown service endpoint "getNass"/,
+    );
+  });
+
+  it.each(["v1/x", "FETCH /v1/x", "GET /v1/x extra"])(
+    "refuses the malformed override %j",
+    (value) => {
+      expect(() => resolveEndpointTable({ getNas: value })).toThrow(/invalid override/);
+    },
+  );
+});
+
+describe("renderPath", () => {
+  it("encodes path parameters", () => {
+    expect(
+      renderPath("/v1/training/instance/{id}/{podName}/resource", { id: "a/b", podName: "p 1" }),
+    ).toBe("/v1/training/instance/a%2Fb/p%201/resource");
+  });
+
+  it("refuses a missing or empty parameter instead of collapsing the path", () => {
+    expect(() => renderPath("/v1/x/{id}/detail", {})).toThrow(/\{id\}/);
+    expect(() => renderPath("/v1/x/{id}/detail", { id: "" })).toThrow(/\{id\}/);
+  });
+});

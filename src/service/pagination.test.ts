@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { paginate } from "./pagination.js";
+import type { Page } from "./schemas/envelope.js";
+
+function pagesOf(rows: number[], pageSizeCap = Number.POSITIVE_INFINITY, withTotal = true) {
+  const asked: number[] = [];
+  const fetchPage = async (pageNo: number, pageSize: number): Promise<Page<number>> => {
+    asked.push(pageNo);
+    const size = Math.min(pageSize, pageSizeCap);
+    const records = rows.slice((pageNo - 1) * size, pageNo * size);
+    return { records, pageNo, pageSize: size, ...(withTotal ? { totalRows: rows.length } : {}) };
+  };
+  return { asked, fetchPage };
+}
+
+async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+const rows = Array.from({ length: 23 }, (_, i) => i);
+
+describe("paginate", () => {
+  it("yields every record over all pages and stops at totalRows", async () => {
+    const { asked, fetchPage } = pagesOf(rows);
+    expect(await all(paginate(fetchPage, 10))).toEqual(rows);
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
+  it("keeps going when the service caps the page size below the one asked for", async () => {
+    const { fetchPage } = pagesOf(rows, 5);
+    expect(await all(paginate(fetchPage, 10))).toEqual(rows);
+  });
+
+  it("stops at a short page when the service gives no total", async () => {
+    const { asked, fetchPage } = pagesOf(rows, Number.POSITIVE_INFINITY, false);
+    expect(await all(paginate(fetchPage, 10))).toEqual(rows);
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
+  it("stops when the service ignores pageNo instead of looping forever", async () => {
+    let calls = 0;
+    const fetchPage = async (): Promise<Page<number>> => {
+      calls++;
+      return { records: [1, 2], pageNo: 1, pageSize: 2 };
+    };
+    expect(await all(paginate(fetchPage, 2))).toEqual([1, 2]);
+    expect(calls).toBe(2);
+  });
+
+  it("fetches nothing more than needed when the consumer stops early", async () => {
+    const { asked, fetchPage } = pagesOf(rows);
+    for await (const x of paginate(fetchPage, 10)) if (x === 3) break;
+    expect(asked).toEqual([1]);
+  });
+});

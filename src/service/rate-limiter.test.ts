@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { TokenBucket } from "./rate-limiter.js";
+
+/** A clock and sleep that move only by the sleeps requested. */
+function virtualTime() {
+  let now = 0;
+  const sleeps: number[] = [];
+  return {
+    now: () => now,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      now += ms;
+    },
+    sleeps,
+  };
+}
+
+describe("TokenBucket", () => {
+  it("lets a burst through at once", async () => {
+    const t = virtualTime();
+    const bucket = new TokenBucket({ ratePerSecond: 10, burst: 3 }, t.now, t.sleep);
+    await Promise.all([bucket.take(), bucket.take(), bucket.take()]);
+    expect(t.sleeps).toEqual([]);
+  });
+
+  it("spaces requests beyond the burst at the sustained rate", async () => {
+    const t = virtualTime();
+    const bucket = new TokenBucket({ ratePerSecond: 10, burst: 2 }, t.now, t.sleep);
+    for (let i = 0; i < 6; i++) await bucket.take();
+    expect(t.now()).toBe(400);
+  });
+
+  it("serves waiting callers in arrival order", async () => {
+    const t = virtualTime();
+    const bucket = new TokenBucket({ ratePerSecond: 100, burst: 1 }, t.now, t.sleep);
+    const order: number[] = [];
+    await Promise.all([0, 1, 2, 3].map((i) => bucket.take().then(() => order.push(i))));
+    expect(order).toEqual([0, 1, 2, 3]);
+  });
+
+  it("refills while idle but never beyond the burst", async () => {
+    let now = 0;
+    const bucket = new TokenBucket({ ratePerSecond: 1, burst: 2 }, () => now);
+    await bucket.take();
+    await bucket.take();
+    now = 60_000;
+    expect(bucket.available()).toBe(2);
+  });
+
+  it("refuses a rate that could never refill", () => {
+    expect(() => new TokenBucket({ ratePerSecond: 0, burst: 1 })).toThrow(/ratePerSecond/);
+  });
+});

@@ -1,0 +1,176 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  ServiceAuthError,
+  ServiceMalformedResponseError,
+  ServiceNotFoundError,
+  ServiceRefusedError,
+  ServiceUnavailableError,
+} from "./errors.js";
+import { type CallDescription, interpretResponse } from "./response.js";
+
+const read: CallDescription = {
+  endpoint: "getNas",
+  where: "GET /v1/nasStorage/instance/n1/detail",
+  idempotent: true,
+};
+const create: CallDescription = {
+  endpoint: "subscribeNas",
+  where: "POST /v1/subscription/nasStorage/create",
+  idempotent: false,
+};
+const env = (status: number, message: string, data: unknown = {}) =>
+  JSON.stringify({ status, message, data });
+const dataSchema = z.object({ id: z.string() });
+
+describe("interpretResponse", () => {
+  it("returns the parsed data of a 200 envelope", () => {
+    expect(
+      interpretResponse(
+        read,
+        { httpStatus: 200, bodyText: env(200, "OK", { id: "n1" }) },
+        dataSchema,
+      ),
+    ).toEqual({
+      id: "n1",
+    });
+  });
+
+  it("accepts an envelope status written as a string", () => {
+    const body = JSON.stringify({ status: "200", message: "OK", data: { id: "n1" } });
+    expect(interpretResponse(read, { httpStatus: 200, bodyText: body }, dataSchema)).toEqual({
+      id: "n1",
+    });
+  });
+
+  it.each([
+    {
+      reason: "a 500 envelope on HTTP 200 is retryable",
+      raw: { httpStatus: 200, bodyText: env(500, "Internal Server Error") },
+      type: ServiceUnavailableError,
+      code: 500,
+      retryable: true,
+    },
+    {
+      reason: "a 403 envelope on HTTP 200 is an auth error",
+      raw: { httpStatus: 200, bodyText: env(403, "Forbidden") },
+      type: ServiceAuthError,
+      code: 403,
+      retryable: false,
+    },
+    {
+      reason: "a validation refusal on HTTP 200 is terminal",
+      raw: { httpStatus: 200, bodyText: env(400, "priority must be 1..3") },
+      type: ServiceRefusedError,
+      code: 400,
+      retryable: false,
+    },
+    {
+      reason: "a 404 envelope means the resource is gone",
+      raw: { httpStatus: 200, bodyText: env(404, "NAS n1 not found") },
+      type: ServiceNotFoundError,
+      code: 404,
+      retryable: false,
+    },
+    {
+      reason: "a 429 envelope is retryable",
+      raw: { httpStatus: 429, bodyText: env(429, "Too Many Requests") },
+      type: ServiceUnavailableError,
+      code: 429,
+      retryable: true,
+    },
+    {
+      reason: "an HTML 502 from a proxy is retryable",
+      raw: { httpStatus: 502, bodyText: "<html>Bad Gateway</html>" },
+      type: ServiceUnavailableError,
+      code: 502,
+      retryable: true,
+    },
+    {
+      reason: "a 200 envelope with HTTP 503 is retryable",
+      raw: { httpStatus: 503, bodyText: env(200, "OK", { id: "n1" }) },
+      type: ServiceUnavailableError,
+      code: 503,
+      retryable: true,
+    },
+    {
+      reason: "a 2xx body that is not JSON is malformed",
+      raw: { httpStatus: 200, bodyText: '{"status":200,"data":{' },
+      type: ServiceMalformedResponseError,
+      code: 200,
+      retryable: true,
+    },
+    {
+      reason: "JSON without an envelope status is malformed",
+      raw: { httpStatus: 200, bodyText: JSON.stringify({ id: "n1" }) },
+      type: ServiceMalformedResponseError,
+      code: 200,
+      retryable: true,
+    },
+  ])("$reason", ({ raw, type, code, retryable }) => {
+    let caught: unknown;
+    try {
+      interpretResponse(read, raw, dataSchema);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(type);
+    expect(caught).toMatchObject({ code, retryable, endpoint: "getNas" });
+  });
+
+  it("puts the service's message into a refusal", () => {
+    expect(() =>
+      interpretResponse(
+        read,
+        { httpStatus: 200, bodyText: env(400, "mountPath must match the pattern") },
+        dataSchema,
+      ),
+    ).toThrow(/refused by the service with status 400: mountPath must match the pattern/);
+  });
+
+  it("treats a bare HTTP 404 as a refusal that hints at the path, not as not-found", () => {
+    let caught: unknown;
+    try {
+      interpretResponse(read, { httpStatus: 404, bodyText: "404 page not found" }, dataSchema);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ServiceRefusedError);
+    expect(caught).not.toBeInstanceOf(ServiceNotFoundError);
+    expect((caught as Error).message).toMatch(/endpoint path/);
+  });
+
+  it("names the field that failed the schema", () => {
+    expect(() =>
+      interpretResponse(read, { httpStatus: 200, bodyText: env(200, "OK", { id: 7 }) }, dataSchema),
+    ).toThrow(/malformed response: data\.id: /);
+  });
+
+  it("marks a 5xx of a create as an unknown outcome but a 429 as not applied", () => {
+    const fail = (raw: { httpStatus: number; bodyText: string }) => {
+      try {
+        interpretResponse(create, raw, z.string());
+      } catch (err) {
+        return err as ServiceUnavailableError;
+      }
+      throw new Error("expected an error");
+    };
+    expect(fail({ httpStatus: 200, bodyText: env(500, "boom") }).outcomeUnknown).toBe(true);
+    expect(fail({ httpStatus: 429, bodyText: env(429, "slow down") }).outcomeUnknown).toBe(false);
+    expect(fail({ httpStatus: 200, bodyText: "garbage" }).outcomeUnknown).toBe(true);
+  });
+
+  it("carries the server's Retry-After on a retryable error", () => {
+    try {
+      interpretResponse(
+        read,
+        { httpStatus: 429, bodyText: env(429, "x"), retryAfterMs: 2000 },
+        dataSchema,
+      );
+    } catch (err) {
+      expect((err as ServiceUnavailableError).retryAfterMs).toBe(2000);
+      return;
+    }
+    throw new Error("expected an error");
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { subscriptionResultSchema } from "./subscription.js";
+
+const parse = (data: unknown) => subscriptionResultSchema("key-1").safeParse(data);
+
+describe("the subscription result", () => {
+  it.each([
+    [
+      "the canonical shape",
+      { key: "key-1", state: "Succeeded", instanceId: "nas-1" },
+      { state: "Succeeded", instanceId: "nas-1" },
+    ],
+    [
+      "a status word in upper case",
+      { status: "SUCCESS", resourceId: "t-9" },
+      { state: "Succeeded", instanceId: "t-9" },
+    ],
+    ["a pending word", { orderStatus: "processing" }, { state: "Pending" }],
+    [
+      "a failure with a reason",
+      { status: "FAILED", failReason: "no stock" },
+      { state: "Failed", message: "no stock" },
+    ],
+    ["a bare state word", "in_progress", { state: "Pending" }],
+    [
+      "a success flag",
+      { success: true, instanceIds: ["x-1", "x-2"] },
+      { state: "Succeeded", instanceId: "x-1" },
+    ],
+    [
+      "a nested result object",
+      { status: "done", result: { taskId: "t-1" } },
+      { state: "Succeeded", instanceId: "t-1" },
+    ],
+    ["null (no record yet)", null, { state: "Pending" }],
+    ["an empty object (no record yet)", {}, { state: "Pending" }],
+  ])("reads %s", (_reason, data, expected) => {
+    const r = parse(data);
+    expect(r.success).toBe(true);
+    expect(r.data).toMatchObject({ key: "key-1", ...expected });
+  });
+
+  it("does not take a bare id for the instance id (it may be the record's own id)", () => {
+    expect(parse({ id: "rec-1", status: "success" }).data?.instanceId).toBeUndefined();
+  });
+
+  it("refuses an unknown state word instead of guessing, naming it", () => {
+    const r = parse({ status: "HALF_DONE" });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.message).toMatch(/unknown subscription state "HALF_DONE"/);
+  });
+
+  it("refuses an object without any state", () => {
+    expect(parse({ instanceId: "x" }).success).toBe(false);
+  });
+});
