@@ -22,7 +22,9 @@ ETCD_VERSION="$(module_version etcd go.etcd.io/etcd/server/v3)"
 HELM_VERSION="$(module_version helm helm.sh/helm/v3)"
 
 cache_root="${AIDC_CONTROLPLANE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aidc-operator/controlplane}"
-out="$cache_root/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION"
+# RECIPE names the build flags below: change it when they change, so caches rebuild.
+RECIPE=2
+out="$cache_root/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION-r$RECIPE"
 mkdir -p "$out"
 
 log() { printf '[controlplane] %s\n' "$*" >&2; }
@@ -72,6 +74,18 @@ else
   go_build kubernetes k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver "$(k8s_ldflags)"
   go_build kubernetes k8s.io/kubernetes/cmd/kubectl kubectl "$(k8s_ldflags)"
 fi
-go_build helm helm.sh/helm/v3/cmd/helm helm "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+# As helm's Makefile does: the Kubernetes version helm assumes for `helm template`
+# and lint (Capabilities.KubeVersion) comes from the client-go it is built with.
+helm_ldflags() {
+  local cg minor
+  cg="$(module_version helm k8s.io/client-go)"
+  minor="$(echo "$cg" | cut -d. -f2)"
+  local flags="-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+  for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+    flags+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$minor"
+  done
+  echo "$flags"
+}
+go_build helm helm.sh/helm/v3/cmd/helm helm "$(helm_ldflags)"
 
 echo "$out"
