@@ -33,7 +33,7 @@ export class ServiceClient extends StorageOperations {
   // --- CCI ---------------------------------------------------------------------------
 
   /** One page of CCI instances. */
-  listCci(query: CciListQuery = {}): Promise<Page<CciInstance>> {
+  async listCci(query: CciListQuery = {}): Promise<Page<CciInstance>> {
     return this.call("listCci", { query: { ...query } }, pageOf(cciInstanceSchema));
   }
 
@@ -44,17 +44,17 @@ export class ServiceClient extends StorageOperations {
   }
 
   /** One CCI instance in detail. */
-  getCci(id: string): Promise<CciInstance> {
+  async getCci(id: string): Promise<CciInstance> {
     return this.call("getCci", { params: { id } }, cciInstanceSchema);
   }
 
   /** Why a CCI instance failed. */
-  getCciErrorDetails(id: string): Promise<CciErrorDetails> {
+  async getCciErrorDetails(id: string): Promise<CciErrorDetails> {
     return this.call("getCciErrorDetails", { params: { id } }, cciErrorDetailsSchema);
   }
 
   /** Saves a CCI instance as an image (never retried blindly); returns the image id. */
-  saveCciImage(id: string, req: SaveCciImageRequest): Promise<SaveCciImageResult> {
+  async saveCciImage(id: string, req: SaveCciImageRequest): Promise<SaveCciImageResult> {
     const body = this.validBody("saveCciImage", saveCciImageBodySchema, {
       imageName: req.imageName,
       tag: req.tag,

@@ -41,30 +41,30 @@ export class StorageOperations extends TrainingOperations {
   // --- products ----------------------------------------------------------------------
 
   /** Training resource specifications, of one compute center or all. */
-  listTrainingProducts(aidcId?: number): Promise<TrainingProduct[]> {
+  async listTrainingProducts(aidcId?: number): Promise<TrainingProduct[]> {
     return this.call("listTrainingProducts", { query: { aidcId } }, listOf(trainingProductSchema));
   }
 
   /** NAS storage products, of one compute center or all the enterprise may use. */
-  listNasProducts(aidcId?: number): Promise<NasProduct[]> {
+  async listNasProducts(aidcId?: number): Promise<NasProduct[]> {
     return this.call("listNasProducts", { query: { aidcId } }, listOf(nasProductSchema));
   }
 
   /** Whether a NAS product can be provisioned in a compute center (by id or code). */
-  isNasProductAvailable(q: NasAvailabilityQuery): Promise<boolean> {
+  async isNasProductAvailable(q: NasAvailabilityQuery): Promise<boolean> {
     const body = this.validBody("isNasProductAvailable", nasAvailabilityBodySchema, q);
     return this.call("isNasProductAvailable", { body }, nasAvailabilitySchema);
   }
   // --- NAS storage -------------------------------------------------------------------
 
   /** Subscribes a NAS (asynchronous; never retried blindly). Returns the subscription result key. */
-  subscribeNas(req: SubscribeNasRequest): Promise<string> {
+  async subscribeNas(req: SubscribeNasRequest): Promise<string> {
     const body = this.validBody("subscribeNas", subscribeNasBodySchema, toSubscribeNasBody(req));
     return this.call("subscribeNas", { body }, subscriptionKeySchema);
   }
 
   /** The outcome of a NAS subscription, in the canonical subscription-result shape. */
-  getNasSubscriptionResult(key: string): Promise<SubscriptionResult> {
+  async getNasSubscriptionResult(key: string): Promise<SubscriptionResult> {
     return this.call(
       "getNasSubscriptionResult",
       { params: { key } },
@@ -73,7 +73,7 @@ export class StorageOperations extends TrainingOperations {
   }
 
   /** Adds or removes `capacity` GB (the change, not the total; never retried blindly). */
-  scaleNas(id: string, req: ScaleNasRequest): Promise<void> {
+  async scaleNas(id: string, req: ScaleNasRequest): Promise<void> {
     const body = this.validBody("scaleNas", scaleNasBodySchema, {
       id,
       scaleType: req.scaleType,
@@ -83,13 +83,13 @@ export class StorageOperations extends TrainingOperations {
   }
 
   /** Changes the default mount path (tasks created afterwards see it). */
-  updateNasMountPath(id: string, mountPath: string): Promise<void> {
+  async updateNasMountPath(id: string, mountPath: string): Promise<void> {
     const body = this.validBody("updateNasMountPath", updateNasMountPathBodySchema, { mountPath });
     return this.call("updateNasMountPath", { params: { id }, body }, emptyData);
   }
 
   /** One page of the NAS list (assumed endpoint). */
-  listNas(query: NasListQuery = {}): Promise<Page<NasInstance>> {
+  async listNas(query: NasListQuery = {}): Promise<Page<NasInstance>> {
     return this.call("listNas", { query: { ...query } }, pageOf(nasInstanceSchema));
   }
 
@@ -102,12 +102,12 @@ export class StorageOperations extends TrainingOperations {
   }
 
   /** One NAS by id (assumed endpoint); `ServiceNotFoundError` when it does not exist. */
-  getNas(id: string): Promise<NasInstance> {
+  async getNas(id: string): Promise<NasInstance> {
     return this.call("getNas", { params: { id } }, nasInstanceSchema);
   }
 
   /** Deletes a NAS; disabled unless configured. */
-  deleteNas(id: string): Promise<void> {
+  async deleteNas(id: string): Promise<void> {
     return this.call("deleteNas", { params: { id } }, emptyData);
   }
 
@@ -126,7 +126,7 @@ export class StorageOperations extends TrainingOperations {
   // --- block and file storage (payloads not shown by the spec: passed through) -------
 
   /** Creates a block volume. */
-  createVolume(body: JsonObject): Promise<StorageObject> {
+  async createVolume(body: JsonObject): Promise<StorageObject> {
     return this.call(
       "createVolume",
       { body: this.validBody("createVolume", jsonObjectBodySchema, body) },
@@ -135,30 +135,30 @@ export class StorageOperations extends TrainingOperations {
   }
 
   /** Attaches volume `id` to an instance. */
-  attachVolume(id: string, body: JsonObject): Promise<StorageObject> {
+  async attachVolume(id: string, body: JsonObject): Promise<StorageObject> {
     const checked = this.validBody("attachVolume", jsonObjectBodySchema, body);
     return this.call("attachVolume", { params: { id }, body: checked }, storageObjectSchema);
   }
 
   /** Detaches volume `id`. */
-  detachVolume(id: string, body: JsonObject = {}): Promise<StorageObject> {
+  async detachVolume(id: string, body: JsonObject = {}): Promise<StorageObject> {
     const checked = this.validBody("detachVolume", jsonObjectBodySchema, body);
     return this.call("detachVolume", { params: { id }, body: checked }, storageObjectSchema);
   }
 
   /** Deletes volume `id`. */
-  deleteVolume(id: string): Promise<void> {
+  async deleteVolume(id: string): Promise<void> {
     return this.call("deleteVolume", { params: { id } }, emptyData);
   }
 
   /** Creates a file system. */
-  createFileSystem(body: JsonObject): Promise<StorageObject> {
+  async createFileSystem(body: JsonObject): Promise<StorageObject> {
     const checked = this.validBody("createFileSystem", jsonObjectBodySchema, body);
     return this.call("createFileSystem", { body: checked }, storageObjectSchema);
   }
 
   /** Creates a mount of file system `id`. */
-  createFileSystemMount(id: string, body: JsonObject): Promise<StorageObject> {
+  async createFileSystemMount(id: string, body: JsonObject): Promise<StorageObject> {
     const checked = this.validBody("createFileSystemMount", jsonObjectBodySchema, body);
     return this.call(
       "createFileSystemMount",

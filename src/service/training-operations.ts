@@ -47,7 +47,7 @@ export class TrainingOperations extends ServiceClientCore {
   // --- training tasks ----------------------------------------------------------------
 
   /** Creates a task (asynchronous; never retried blindly). Returns the subscription result key. */
-  createTrainingTask(req: CreateTrainingTaskRequest): Promise<string> {
+  async createTrainingTask(req: CreateTrainingTaskRequest): Promise<string> {
     const body = this.validBody(
       "createTrainingTask",
       createTrainingTaskBodySchema,
@@ -57,39 +57,43 @@ export class TrainingOperations extends ServiceClientCore {
   }
 
   /** Reads a task's configuration and run information. */
-  getTrainingTask(id: string): Promise<TrainingTask> {
+  async getTrainingTask(id: string): Promise<TrainingTask> {
     return this.call("getTrainingTask", { params: { id } }, trainingTaskSchema);
   }
 
   /** Replaces a task's description (nothing else changes). */
-  updateTrainingTaskDesc(id: string, desc: string): Promise<void> {
+  async updateTrainingTaskDesc(id: string, desc: string): Promise<void> {
     const body = this.validBody("updateTrainingTaskDesc", updateTaskDescBodySchema, { desc });
     return this.call("updateTrainingTaskDesc", { params: { id }, body }, emptyData);
   }
 
   /** Saves a task's configuration as a template named `name`. */
-  saveTrainingTaskAsTemplate(id: string, t: { name: string; desc?: string }): Promise<void> {
+  async saveTrainingTaskAsTemplate(id: string, t: { name: string; desc?: string }): Promise<void> {
     const body = this.validBody("saveTrainingTaskAsTemplate", saveAsTemplateBodySchema, t);
     return this.call("saveTrainingTaskAsTemplate", { params: { id }, body }, emptyData);
   }
 
   /** The NAS storages a task mounts. */
-  listTrainingTaskStorages(id: string): Promise<NasInstance[]> {
+  async listTrainingTaskStorages(id: string): Promise<NasInstance[]> {
     return this.call("listTrainingTaskStorages", { params: { id } }, listOf(nasInstanceSchema));
   }
 
   /** Containers and volumes of one pod of a task. */
-  getPodResource(id: string, podName: string): Promise<PodResource> {
+  async getPodResource(id: string, podName: string): Promise<PodResource> {
     return this.call("getPodResource", { params: { id, podName } }, podResourceSchema);
   }
 
   /** System and custom open ports of one pod. */
-  listPodOpenPorts(id: string, podName: string): Promise<PodOpenPorts> {
+  async listPodOpenPorts(id: string, podName: string): Promise<PodOpenPorts> {
     return this.call("listPodOpenPorts", { params: { id, podName } }, podOpenPortsSchema);
   }
 
   /** Opens a custom port (assumed endpoint); returns it when the answer says, else undefined. */
-  openPodPort(id: string, podName: string, req: OpenPodPortRequest): Promise<OpenPort | undefined> {
+  async openPodPort(
+    id: string,
+    podName: string,
+    req: OpenPodPortRequest,
+  ): Promise<OpenPort | undefined> {
     const body = this.validBody("openPodPort", openPodPortBodySchema, {
       port: req.port,
       protocol: req.protocol,
@@ -98,13 +102,13 @@ export class TrainingOperations extends ServiceClientCore {
   }
 
   /** Closes a previously opened port of a pod. */
-  closePodPort(id: string, podName: string, port: number): Promise<void> {
+  async closePodPort(id: string, podName: string, port: number): Promise<void> {
     const body = this.validBody("closePodPort", closePodPortBodySchema, { port });
     return this.call("closePodPort", { params: { id, podName }, body }, emptyData);
   }
 
   /** One page of the task list (assumed endpoint). */
-  listTrainingTasks(query: TrainingTaskListQuery = {}): Promise<Page<TrainingTask>> {
+  async listTrainingTasks(query: TrainingTaskListQuery = {}): Promise<Page<TrainingTask>> {
     return this.call("listTrainingTasks", { query: { ...query } }, pageOf(trainingTaskSchema));
   }
 
@@ -119,12 +123,12 @@ export class TrainingOperations extends ServiceClientCore {
   }
 
   /** The pods of a task (assumed endpoint). */
-  listPods(taskId: string): Promise<TrainingPod[]> {
+  async listPods(taskId: string): Promise<TrainingPod[]> {
     return this.call("listPods", { params: { id: taskId } }, listOf(trainingPodSchema));
   }
 
   /** The outcome of a task create, in the canonical subscription-result shape. */
-  getTrainingSubscriptionResult(key: string): Promise<SubscriptionResult> {
+  async getTrainingSubscriptionResult(key: string): Promise<SubscriptionResult> {
     return this.call(
       "getTrainingSubscriptionResult",
       { params: { key } },
@@ -133,7 +137,7 @@ export class TrainingOperations extends ServiceClientCore {
   }
 
   /** Deletes a task; disabled unless configured. */
-  deleteTrainingTask(id: string): Promise<void> {
+  async deleteTrainingTask(id: string): Promise<void> {
     return this.call("deleteTrainingTask", { params: { id } }, emptyData);
   }
 
@@ -157,19 +161,19 @@ export class TrainingOperations extends ServiceClientCore {
   // --- templates ---------------------------------------------------------------------
 
   /** Creates a template (the answer carries no id: find it with `listTemplates` by name). */
-  createTemplate(t: TrainingTemplateInput): Promise<void> {
+  async createTemplate(t: TrainingTemplateInput): Promise<void> {
     const body = this.validBody("createTemplate", templateBodySchema, toTemplateBody(t));
     return this.call("createTemplate", { body }, emptyData);
   }
 
   /** Replaces every field of template `id`. */
-  updateTemplate(id: string, t: TrainingTemplateInput): Promise<void> {
+  async updateTemplate(id: string, t: TrainingTemplateInput): Promise<void> {
     const body = this.validBody("updateTemplate", templateBodySchema, toTemplateBody(t));
     return this.call("updateTemplate", { params: { id }, body }, emptyData);
   }
 
   /** One page of the template list (assumed endpoint). */
-  listTemplates(query: TemplateListQuery = {}): Promise<Page<TrainingTemplate>> {
+  async listTemplates(query: TemplateListQuery = {}): Promise<Page<TrainingTemplate>> {
     return this.call("listTemplates", { query: { ...query } }, pageOf(trainingTemplateSchema));
   }
 
@@ -184,7 +188,7 @@ export class TrainingOperations extends ServiceClientCore {
   }
 
   /** Deletes a template; disabled unless configured. */
-  deleteTemplate(id: string): Promise<void> {
+  async deleteTemplate(id: string): Promise<void> {
     return this.call("deleteTemplate", { params: { id } }, emptyData);
   }
 }

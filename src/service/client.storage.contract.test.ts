@@ -1,0 +1,329 @@
+/**
+ * Contract: product catalogs, NAS storage, CCI instances, block volumes and file
+ * systems, client against the emulator: the happy path and the service's refusals.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import type { ServiceClient } from "./client.js";
+import { withClientTokenMarker } from "./client-token.js";
+import { DEFAULT_ENDPOINTS } from "./endpoints.js";
+import { ServiceInvalidRequestError, ServiceNotFoundError, ServiceRefusedError } from "./errors.js";
+
+let svc: EmulatedService;
+let client: ServiceClient;
+const DELAY = 500;
+
+async function failure(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+beforeAll(async () => {
+  svc = await startEmulatedService({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } });
+  client = svc.newClient({ endpoints: { deleteNas: DEFAULT_ENDPOINTS.deleteNas.path } });
+});
+afterAll(() => svc.stop());
+beforeEach(() => {
+  svc.emulator.state.reset();
+  svc.emulator.requestLog.clear();
+});
+
+async function subscribedNas(capacity = 200, token = "tok-1"): Promise<string> {
+  const key = await client.subscribeNas({
+    productCode: "nas.capacity.standard",
+    storageParams: {
+      name: "data",
+      description: withClientTokenMarker("team data", token),
+      storageCapacity: capacity,
+    },
+  });
+  svc.clock?.advance(DELAY);
+  return (await client.getNasSubscriptionResult(key)).instanceId as string;
+}
+
+describe("product catalogs", () => {
+  it("lists training specifications with their remaining count, per compute center", async () => {
+    const all = await client.listTrainingProducts();
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    expect(all[0]).toMatchObject({
+      productCode: expect.any(String),
+      remainingCount: expect.any(Number),
+    });
+    const west = await client.listTrainingProducts(2);
+    expect(west.every((p) => p.aidcId === 2)).toBe(true);
+  });
+
+  it("lists NAS products with and without capacity bounds", async () => {
+    const products = await client.listNasProducts();
+    expect(
+      products.some((p) => p.paramValueMin !== undefined && p.paramValueMax !== undefined),
+    ).toBe(true);
+    expect(
+      products.some((p) => p.paramValueMin === undefined && p.paramValueMax === undefined),
+    ).toBe(true);
+    expect(products[0]).not.toHaveProperty("available");
+  });
+
+  it("says whether a NAS product can be provisioned, by center id or code", async () => {
+    expect(
+      await client.isNasProductAvailable({ aidcId: 1, resourceSpecCode: "nas.capacity.standard" }),
+    ).toBe(true);
+    expect(
+      await client.isNasProductAvailable({
+        aidcCode: "aidc-west-1",
+        resourceSpecCode: "nas.capacity.west",
+      }),
+    ).toBe(false);
+    expect(
+      await client.isNasProductAvailable({ aidcId: 2, resourceSpecCode: "nas.capacity.standard" }),
+    ).toBe(false);
+  });
+
+  it("refuses an availability check without a compute center before sending it", async () => {
+    const err = await failure(client.isNasProductAvailable({ resourceSpecCode: "x" }));
+    expect(err).toBeInstanceOf(ServiceInvalidRequestError);
+  });
+});
+
+describe("NAS subscription", () => {
+  it("goes Creating then Running, and the result names the instance", async () => {
+    const key = await client.subscribeNas({
+      productCode: "nas.fixed.200",
+      storageParams: { name: "fixed" },
+    });
+    expect((await client.getNasSubscriptionResult(key)).state).toBe("Pending");
+    const listed = (await client.listNas({ name: "fixed" })).records;
+    expect(listed).toEqual([expect.objectContaining({ status: "Creating", quota: "200" })]);
+    svc.clock?.advance(DELAY);
+    const result = await client.getNasSubscriptionResult(key);
+    expect(result).toMatchObject({ state: "Succeeded", instanceId: listed[0]?.id });
+    expect((await client.getNas(result.instanceId as string)).status).toBe("Running");
+  });
+
+  it("sends storageCapacity as a string", async () => {
+    await subscribedNas(300);
+    const [entry] = svc.emulator.requestLog.read({ endpoint: "subscribeNas" });
+    expect(entry?.body).toMatchObject({ storageParams: { storageCapacity: "300" } });
+  });
+
+  it.each([
+    ["below the product's minimum", "nas.capacity.standard", 50, /below the minimum of 100 GB/],
+    [
+      "above the product's maximum",
+      "nas.capacity.standard",
+      20_000,
+      /above the maximum of 10240 GB/,
+    ],
+    [
+      "other than the default of a product without bounds",
+      "nas.fixed.200",
+      300,
+      /only its default of 200 GB/,
+    ],
+  ])("is refused for a capacity %s", async (_reason, productCode, capacity, message) => {
+    const err = await failure(
+      client.subscribeNas({ productCode, storageParams: { storageCapacity: capacity } }),
+    );
+    expect(err).toBeInstanceOf(ServiceRefusedError);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it("fails asynchronously for a product that cannot be provisioned", async () => {
+    const key = await client.subscribeNas({
+      productCode: "nas.capacity.west",
+      storageParams: { storageCapacity: 100 },
+    });
+    svc.clock?.advance(DELAY);
+    expect(await client.getNasSubscriptionResult(key)).toMatchObject({
+      state: "Failed",
+      message: expect.stringMatching(/cannot be provisioned/),
+    });
+  });
+
+  it("finds the NAS again by the client token in its description", async () => {
+    const id = await subscribedNas(200, "tok-a");
+    await subscribedNas(200, "tok-b");
+    expect(await client.findNasIdsByClientToken("tok-a")).toEqual([id]);
+    expect(await client.findNasIdsByClientToken("tok-zzz")).toEqual([]);
+  });
+});
+
+describe("NAS scale, mount path, list, detail and delete", () => {
+  it("scales by the change, not to the total", async () => {
+    const id = await subscribedNas(200);
+    await client.scaleNas(id, { scaleType: "ScaleUp", capacity: 100 });
+    expect((await client.getNas(id)).quota).toBe("300");
+    await client.scaleNas(id, { scaleType: "ScaleDown", capacity: 50 });
+    expect((await client.getNas(id)).quota).toBe("250");
+    expect(svc.emulator.requestLog.read({ endpoint: "scaleNas" })[0]?.body).toEqual({
+      id,
+      scaleType: "ScaleUp",
+      capacity: 100,
+    });
+  });
+
+  it("refuses to shrink below the used amount", async () => {
+    const id = await subscribedNas(500);
+    await svc.admin.setNasState(id, { usedGB: 450 });
+    const err = await failure(client.scaleNas(id, { scaleType: "ScaleDown", capacity: 100 }));
+    expect((err as Error).message).toMatch(/450 GB are used/);
+    expect((await client.getNas(id)).used).toBe("450");
+  });
+
+  it("refuses to grow beyond the product's maximum", async () => {
+    const id = await subscribedNas(10_000);
+    expect(
+      await failure(client.scaleNas(id, { scaleType: "ScaleUp", capacity: 1000 })),
+    ).toBeInstanceOf(ServiceRefusedError);
+  });
+
+  it("refuses to scale a NAS that is still Creating", async () => {
+    const key = await client.subscribeNas({ productCode: "nas.fixed.200" });
+    const id = (await client.listNas()).records[0]?.id as string;
+    const err = await failure(client.scaleNas(id, { scaleType: "ScaleUp", capacity: 1 }));
+    expect((err as Error).message).toMatch(/Creating/);
+    expect(key).toBeTruthy();
+  });
+
+  it("changes the mount path, which the spec's pattern limits", async () => {
+    const id = await subscribedNas();
+    await client.updateNasMountPath(id, "/mnt/new_path");
+    expect((await client.getNas(id)).mountPath).toBe("/mnt/new_path");
+    expect(await failure(client.updateNasMountPath(id, "/mnt/with-dash"))).toBeInstanceOf(
+      ServiceInvalidRequestError,
+    );
+  });
+
+  it("pages through the NAS list", async () => {
+    await svc.admin.seed({ nas: Array.from({ length: 12 }, (_, i) => ({ name: `vol${i}` })) });
+    const ids: string[] = [];
+    for await (const n of client.iterateNas({ pageSize: 5 })) ids.push(n.id);
+    expect(new Set(ids).size).toBe(12);
+  });
+
+  it("deletes a NAS when the delete operation is configured; then it is not found", async () => {
+    const id = await subscribedNas();
+    await client.deleteNas(id);
+    expect(await failure(client.getNas(id))).toBeInstanceOf(ServiceNotFoundError);
+  });
+
+  it.each([
+    ["getNas", (c: ServiceClient) => c.getNas("nas-404")],
+    [
+      "scaleNas",
+      (c: ServiceClient) => c.scaleNas("nas-404", { scaleType: "ScaleUp", capacity: 1 }),
+    ],
+    ["updateNasMountPath", (c: ServiceClient) => c.updateNasMountPath("nas-404", "/data")],
+    ["deleteNas", (c: ServiceClient) => c.deleteNas("nas-404")],
+    ["getNasSubscriptionResult", (c: ServiceClient) => c.getNasSubscriptionResult("sub-404")],
+  ])("%s of an unknown id is not-found", async (_name, call) => {
+    expect(await failure(call(client))).toBeInstanceOf(ServiceNotFoundError);
+  });
+});
+
+describe("CCI instances", () => {
+  it("lists the fixture instances page by page and filters by status and name", async () => {
+    const page = await client.listCci({ pageNo: 1, pageSize: 2 });
+    expect(page).toMatchObject({ pageNo: 1, pageSize: 2, totalRows: 4 });
+    const all: string[] = [];
+    for await (const c of client.iterateCci({ pageSize: 3 })) all.push(c.id);
+    expect(all).toEqual(["cci-0001", "cci-0002", "cci-0003", "cci-0004"]);
+    expect((await client.listCci({ status: "STOPPED" })).records.map((c) => c.id)).toEqual([
+      "cci-0002",
+    ]);
+    expect((await client.listCci({ name: "ALICE" })).records.map((c) => c.id)).toEqual([
+      "cci-0001",
+    ]);
+  });
+
+  it("shows the detail with times in RFC 3339 and the detail-only fields", async () => {
+    const c = await client.getCci("cci-0001");
+    expect(c).toMatchObject({
+      status: "RUNNING",
+      createTime: "2025-01-06T09:00:00Z",
+      instanceMor: "vm-cci-0001",
+    });
+    expect(c.cciResource).toMatchObject({ gpuCount: "1" });
+  });
+
+  it("explains a failed instance in its error details", async () => {
+    expect(await client.getCciErrorDetails("cci-0003")).toMatchObject({
+      instanceStatus: "FAILED",
+      instanceSubStatus: "CREATE_VOLUME_FAILED",
+      suggestion: expect.stringMatching(/Release the instance/),
+    });
+  });
+
+  it("saves an image, showing saveImageStatus while the save runs", async () => {
+    const { imageId } = await client.saveCciImage("cci-0001", { imageName: "nb", tag: "v1" });
+    expect(imageId).toMatch(/^img-/);
+    const saving = (await client.listCci({ id: "cci-0001" })).records[0];
+    expect(saving?.saveImageStatus).toBe(true);
+    expect(
+      await failure(client.saveCciImage("cci-0001", { imageName: "nb", tag: "v2" })),
+    ).toMatchObject({ code: 409 });
+    svc.clock?.advance(60_000);
+    expect((await client.listCci({ id: "cci-0001" })).records[0]?.saveImageStatus).toBe(false);
+  });
+
+  it("refuses to save an image of a failed instance", async () => {
+    const err = await failure(client.saveCciImage("cci-0003", { imageName: "x", tag: "1" }));
+    expect((err as Error).message).toMatch(/only a RUNNING or STOPPED instance/);
+  });
+
+  it("follows a state change made through the admin API", async () => {
+    await svc.admin.setCciState("cci-0001", { status: "STOPPED", subStatus: "STOPPED" });
+    expect(await client.getCci("cci-0001")).toMatchObject({
+      status: "STOPPED",
+      subStatus: "STOPPED",
+    });
+  });
+
+  it.each([
+    ["getCci", (c: ServiceClient) => c.getCci("cci-404")],
+    ["getCciErrorDetails", (c: ServiceClient) => c.getCciErrorDetails("cci-404")],
+    ["saveCciImage", (c: ServiceClient) => c.saveCciImage("cci-404", { imageName: "i", tag: "t" })],
+  ])("%s of an unknown id is not-found", async (_name, call) => {
+    expect(await failure(call(client))).toBeInstanceOf(ServiceNotFoundError);
+  });
+});
+
+describe("block volumes and file systems", () => {
+  it("creates, attaches, detaches and deletes a volume", async () => {
+    const vol = await client.createVolume({ name: "scratch", sizeGB: 100 });
+    expect(vol).toMatchObject({
+      id: expect.stringMatching(/^vol-/),
+      name: "scratch",
+      status: "available",
+    });
+    expect(await client.attachVolume(vol.id as string, { instanceId: "cci-0001" })).toMatchObject({
+      status: "in-use",
+    });
+    expect(await failure(client.deleteVolume(vol.id as string))).toMatchObject({ code: 409 });
+    await client.detachVolume(vol.id as string);
+    await client.deleteVolume(vol.id as string);
+    expect(await failure(client.deleteVolume(vol.id as string))).toBeInstanceOf(
+      ServiceNotFoundError,
+    );
+  });
+
+  it("refuses to detach a volume that is not attached", async () => {
+    const vol = await client.createVolume({});
+    expect(await failure(client.detachVolume(vol.id as string))).toBeInstanceOf(
+      ServiceRefusedError,
+    );
+  });
+
+  it("creates a file system and a mount of it, and refuses a mount of an unknown one", async () => {
+    const fs = await client.createFileSystem({ name: "shared" });
+    const mount = await client.createFileSystemMount(fs.id as string, { mountPath: "/shared" });
+    expect(mount).toMatchObject({ fileSystemId: fs.id, mountPath: "/shared" });
+    expect(await failure(client.createFileSystemMount("fs-404", {}))).toBeInstanceOf(
+      ServiceNotFoundError,
+    );
+  });
+});

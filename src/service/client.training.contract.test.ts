@@ -1,0 +1,363 @@
+/**
+ * Contract: the training task, pod, port and template operations, client against the
+ * emulator: the happy path and the service's refusals of each.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import type { ServiceClient } from "./client.js";
+import { CLIENT_TOKEN_ENV } from "./client-token.js";
+import { DEFAULT_ENDPOINTS } from "./endpoints.js";
+import { ServiceInvalidRequestError, ServiceNotFoundError, ServiceRefusedError } from "./errors.js";
+
+let svc: EmulatedService;
+let client: ServiceClient;
+const DELAY = 1000;
+
+async function failure(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+beforeAll(async () => {
+  svc = await startEmulatedService({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } });
+  client = svc.newClient({
+    endpoints: {
+      deleteTrainingTask: DEFAULT_ENDPOINTS.deleteTrainingTask.path,
+      deleteTemplate: DEFAULT_ENDPOINTS.deleteTemplate.path,
+    },
+  });
+});
+afterAll(() => svc.stop());
+beforeEach(() => {
+  svc.emulator.state.reset();
+  svc.emulator.requestLog.clear();
+});
+
+async function runningNas(): Promise<string> {
+  const [id] = (await svc.admin.seed({ nas: [{ name: "data", mountPath: "/mnt/data" }] })).nas;
+  return id as string;
+}
+
+async function runningTask(workers = 2, storageId?: string): Promise<string> {
+  const key = await client.createTrainingTask({
+    name: "resnet",
+    createType: "DIRECT",
+    trainingFramework: "PyTorch",
+    trainingType: "PRE_TRAINING",
+    productCode: "train.gpu.a100.1",
+    workerCount: workers,
+    image: "registry.example.com/resnet:1",
+    env: { [CLIENT_TOKEN_ENV]: "token-1" },
+    ...(storageId
+      ? { storageConfigs: [{ storageId, mountPath: "/data", fileDirectory: "/ds" }] }
+      : {}),
+  });
+  svc.clock?.advance(DELAY);
+  const result = await client.getTrainingSubscriptionResult(key);
+  return result.instanceId as string;
+}
+
+describe("createTrainingTask and getTrainingSubscriptionResult", () => {
+  it("answer a key that is Pending until the delay, then Succeeded with the task id", async () => {
+    const key = await client.createTrainingTask({
+      name: "resnet",
+      createType: "DIRECT",
+      productCode: "train.cpu.16",
+      workerCount: 1,
+      image: "i",
+    });
+    expect(await client.getTrainingSubscriptionResult(key)).toEqual({ key, state: "Pending" });
+    svc.clock?.advance(DELAY);
+    const done = await client.getTrainingSubscriptionResult(key);
+    expect(done).toMatchObject({
+      key,
+      state: "Succeeded",
+      instanceId: expect.stringMatching(/^task-/),
+    });
+    expect((await client.getTrainingTask(done.instanceId as string)).status).toBe("RUNNING");
+  });
+
+  it("send the framework as trainingFramwork in the create field list's case", async () => {
+    await runningTask(1);
+    const [entry] = svc.emulator.requestLog.read({ endpoint: "createTrainingTask" });
+    expect(entry?.body).toMatchObject({
+      trainingFramwork: "pytorch",
+      trainingType: "pre_training",
+    });
+    expect(entry?.body).not.toHaveProperty("trainingFramework");
+  });
+
+  it("end Failed with the service's reason when the specification is sold out", async () => {
+    const key = await client.createTrainingTask({
+      name: "big",
+      createType: "DIRECT",
+      productCode: "train.gpu.h100.1",
+      workerCount: 1,
+      image: "i",
+    });
+    svc.clock?.advance(DELAY);
+    const r = await client.getTrainingSubscriptionResult(key);
+    expect(r.state).toBe("Failed");
+    expect(r.message).toMatch(/no H100 capacity/);
+    expect(r.instanceId).toBeUndefined();
+  });
+
+  it("are refused for an unknown product, with the service's message", async () => {
+    const err = await failure(
+      client.createTrainingTask({
+        name: "x",
+        createType: "DIRECT",
+        productCode: "nope",
+        workerCount: 1,
+        image: "i",
+      }),
+    );
+    expect(err).toBeInstanceOf(ServiceRefusedError);
+    expect((err as ServiceRefusedError).serviceMessage).toMatch(/unknown productCode nope/);
+  });
+
+  it("are refused for a storage that does not exist", async () => {
+    const err = await failure(
+      client.createTrainingTask({
+        name: "x",
+        createType: "DIRECT",
+        productCode: "train.cpu.16",
+        workerCount: 1,
+        image: "i",
+        storageConfigs: [{ storageId: "nas-missing" }],
+      }),
+    );
+    expect((err as Error).message).toMatch(/storage nas-missing not found/);
+  });
+
+  it("refuse a priority outside 1..3 before sending anything", async () => {
+    const before = svc.emulator.requestLog.lastSeq();
+    const err = await failure(
+      client.createTrainingTask({
+        name: "x",
+        createType: "DIRECT",
+        productCode: "p",
+        workerCount: 1,
+        image: "i",
+        priority: 4,
+      }),
+    );
+    expect(err).toBeInstanceOf(ServiceInvalidRequestError);
+    expect((err as Error).message).toMatch(/request\.priority/);
+    expect(svc.emulator.requestLog.lastSeq()).toBe(before);
+  });
+
+  it("answer an unknown key with not-found", async () => {
+    expect(await failure(client.getTrainingSubscriptionResult("sub-nope"))).toBeInstanceOf(
+      ServiceNotFoundError,
+    );
+  });
+});
+
+describe("task detail, description, storages and template", () => {
+  it("shows the task with RFC 3339 times, the token env and the mounted storage", async () => {
+    const nasId = await runningNas();
+    const task = await client.getTrainingTask(await runningTask(1, nasId));
+    expect(task).toMatchObject({
+      trainingFramework: "PyTorch",
+      trainingType: "PRE_TRAINING",
+      priority: 3,
+      env: { [CLIENT_TOKEN_ENV]: "token-1" },
+      resource: { workerCount: 1, productCode: "train.gpu.a100.1" },
+    });
+    expect(task.createdTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(task.storageConfigs?.[0]).toMatchObject({
+      id: nasId,
+      mountPath: "/data",
+      fileDirectory: "/ds",
+      onlyRead: true,
+    });
+    expect(await client.listTrainingTaskStorages(task.id)).toEqual([
+      expect.objectContaining({ id: nasId, name: "data" }),
+    ]);
+  });
+
+  it("changes only the description", async () => {
+    const id = await runningTask(1);
+    await client.updateTrainingTaskDesc(id, "second try");
+    expect(await client.getTrainingTask(id)).toMatchObject({
+      desc: "second try",
+      status: "RUNNING",
+    });
+  });
+
+  it("saves a task as a template that the template list then shows", async () => {
+    const id = await runningTask(1);
+    await client.saveTrainingTaskAsTemplate(id, { name: "resnet-tpl", desc: "from a run" });
+    const { records } = await client.listTemplates({ name: "resnet" });
+    expect(records).toEqual([
+      expect.objectContaining({
+        name: "resnet-tpl",
+        trainingFramework: "PyTorch",
+        image: "registry.example.com/resnet:1",
+      }),
+    ]);
+  });
+
+  it.each([
+    ["getTrainingTask", (c: ServiceClient) => c.getTrainingTask("task-404")],
+    ["updateTrainingTaskDesc", (c: ServiceClient) => c.updateTrainingTaskDesc("task-404", "d")],
+    [
+      "saveTrainingTaskAsTemplate",
+      (c: ServiceClient) => c.saveTrainingTaskAsTemplate("task-404", { name: "n" }),
+    ],
+    ["listTrainingTaskStorages", (c: ServiceClient) => c.listTrainingTaskStorages("task-404")],
+    ["listPods", (c: ServiceClient) => c.listPods("task-404")],
+    ["deleteTrainingTask", (c: ServiceClient) => c.deleteTrainingTask("task-404")],
+  ])("%s of an unknown task is not-found, naming the id", async (_name, call) => {
+    const err = await failure(call(client));
+    expect(err).toBeInstanceOf(ServiceNotFoundError);
+    expect((err as Error).message).toMatch(/task-404 not found/);
+  });
+
+  it("deletes a task when the delete operation is configured", async () => {
+    const id = await runningTask(1);
+    await client.deleteTrainingTask(id);
+    expect(await failure(client.getTrainingTask(id))).toBeInstanceOf(ServiceNotFoundError);
+  });
+});
+
+describe("pods and ports", () => {
+  it("lists one pod per worker with containers and the task's volumes", async () => {
+    const nasId = await runningNas();
+    const id = await runningTask(2, nasId);
+    const pods = await client.listPods(id);
+    expect(pods.map((p) => p.podName)).toEqual([`${id}-worker-0`, `${id}-worker-1`]);
+    const res = await client.getPodResource(id, pods[0]?.podName as string);
+    expect(res.containers[0]).toMatchObject({
+      status: "running",
+      restartCount: 0,
+      targetPort: [22],
+    });
+    expect(res.volumes).toEqual([
+      { nasName: "data", nasType: "NAS", mountPath: "/data", readOnly: true, path: "/ds" },
+    ]);
+  });
+
+  it("opens, lists and closes a custom port; the system port has no protocol", async () => {
+    const id = await runningTask(1);
+    const pod = `${id}-worker-0`;
+    const opened = await client.openPodPort(id, pod, { port: 8888, protocol: "https" });
+    expect(opened).toMatchObject({
+      port: 8888,
+      protocol: "https",
+      externalHost: expect.any(String),
+      externalPort: expect.any(Number),
+    });
+    const ports = await client.listPodOpenPorts(id, pod);
+    expect(ports.ports).toEqual([expect.objectContaining({ port: 22 })]);
+    expect(ports.ports[0]?.protocol).toBeUndefined();
+    expect(ports.customPorts).toEqual([opened]);
+    await client.closePodPort(id, pod, 8888);
+    expect((await client.listPodOpenPorts(id, pod)).customPorts).toEqual([]);
+  });
+
+  it.each([
+    ["a port that is not open", 9999, /port 9999 is not open/],
+    ["a system port", 22, /system port/],
+  ])("refuses to close %s", async (_reason, port, message) => {
+    const id = await runningTask(1);
+    const err = await failure(client.closePodPort(id, `${id}-worker-0`, port));
+    expect(err).toBeInstanceOf(ServiceRefusedError);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it("refuses to open a port twice", async () => {
+    const id = await runningTask(1);
+    await client.openPodPort(id, `${id}-worker-0`, { port: 8080, protocol: "http" });
+    const err = await failure(
+      client.openPodPort(id, `${id}-worker-0`, { port: 8080, protocol: "http" }),
+    );
+    expect(err).toMatchObject({ code: 409, retryable: false });
+  });
+
+  it.each([
+    ["getPodResource", (c: ServiceClient, id: string) => c.getPodResource(id, "ghost")],
+    ["listPodOpenPorts", (c: ServiceClient, id: string) => c.listPodOpenPorts(id, "ghost")],
+  ])("%s of an unknown pod is not-found", async (_name, call) => {
+    const id = await runningTask(1);
+    expect(await failure(call(client, id))).toBeInstanceOf(ServiceNotFoundError);
+  });
+});
+
+describe("the task list", () => {
+  it("pages through every task and finds one by its client token", async () => {
+    await svc.admin.seed({
+      tasks: Array.from({ length: 23 }, (_, i) => ({
+        name: `job-${i}`,
+        env: { [CLIENT_TOKEN_ENV]: `tok-${i}` },
+      })),
+    });
+    const page = await client.listTrainingTasks({ pageNo: 3, pageSize: 10 });
+    expect(page).toMatchObject({ pageNo: 3, pageSize: 10, totalRows: 23 });
+    expect(page.records).toHaveLength(3);
+    const all: string[] = [];
+    for await (const t of client.iterateTrainingTasks({ pageSize: 7 })) all.push(t.name as string);
+    expect(all).toHaveLength(23);
+    const ids = await client.findTrainingTaskIdsByClientToken("tok-17");
+    expect(ids).toHaveLength(1);
+    expect((await client.getTrainingTask(ids?.[0] as string)).name).toBe("job-17");
+  });
+
+  it("cannot look up by token when the task list is disabled", async () => {
+    expect(
+      await svc
+        .newClient({ endpoints: { listTrainingTasks: null } })
+        .findTrainingTaskIdsByClientToken("t"),
+    ).toBeUndefined();
+  });
+
+  it("refuses page 0 (pages start at 1)", async () => {
+    expect(await failure(client.listTrainingTasks({ pageNo: 0 }))).toBeInstanceOf(
+      ServiceRefusedError,
+    );
+  });
+});
+
+describe("templates", () => {
+  it("creates a template, finds it by name, and replaces it in full", async () => {
+    await client.createTemplate({
+      name: "bert",
+      trainingFramework: "deepspeed",
+      priority: 2,
+      image: "i",
+      env: { A: "1" },
+    });
+    const [entry] = svc.emulator.requestLog.read({ endpoint: "createTemplate" });
+    expect(entry?.body).toMatchObject({ trainingFramwork: "DeepSpeed" });
+    const [tpl] = (await client.listTemplates({ name: "bert" })).records;
+    expect(tpl).toMatchObject({
+      name: "bert",
+      trainingFramework: "DeepSpeed",
+      priority: 2,
+      env: { A: "1" },
+    });
+    await client.updateTemplate(tpl?.id as string, { name: "bert", image: "j" });
+    const [after] = (await client.listTemplates({ name: "bert" })).records;
+    expect(after).toMatchObject({ id: tpl?.id, image: "j" });
+    expect(after?.env).toBeUndefined();
+  });
+
+  it("refuses to update or delete a template that does not exist", async () => {
+    expect(await failure(client.updateTemplate("tpl-404", { name: "x" }))).toBeInstanceOf(
+      ServiceNotFoundError,
+    );
+    expect(await failure(client.deleteTemplate("tpl-404"))).toBeInstanceOf(ServiceNotFoundError);
+  });
+
+  it("deletes a template when the delete operation is configured", async () => {
+    await client.createTemplate({ name: "gone" });
+    const [tpl] = (await client.listTemplates({ name: "gone" })).records;
+    await client.deleteTemplate(tpl?.id as string);
+    expect((await client.listTemplates({ name: "gone" })).records).toEqual([]);
+  });
+});
