@@ -1,0 +1,183 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { apiKeyReader, checkApiKey } from "./api-key.js";
+import { ConfigError, loadConfig } from "./load.js";
+import { concurrencyFor, pollIntervalFor } from "./schema.js";
+
+let dir = "";
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "aidc-config-"));
+});
+
+async function file(name: string, text: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  return path;
+}
+
+const withKey = { AIDC_API_KEY: "secret-key" };
+
+describe("loadConfig", () => {
+  it("fills every default when only an API key is given", async () => {
+    const config = await loadConfig({ env: withKey });
+    expect(config.service.baseUrl).toBe("http://127.0.0.1:8787");
+    expect(config.watchNamespaces).toEqual([]);
+    expect(config.leaderElection.enabled).toBe(false);
+    expect(config.server.port).toBe(8080);
+    expect(pollIntervalFor(config, "TrainingJob")).toBe(30_000);
+    expect(concurrencyFor(config, "nasvolume")).toBe(2);
+  });
+
+  it("reads the file the chart writes (YAML) and lets the environment and flags win, in that order", async () => {
+    const path = await file(
+      "chart.yaml",
+      [
+        "service:",
+        "  apiKeyFile: /var/run/secrets/aidc/api-key",
+        "  baseUrl: https://api.example.com",
+        "  endpoints:",
+        "    taskDelete: null",
+        "server:",
+        "  port: 9090",
+        "leaderElection:",
+        "  enabled: true",
+        "  leaseName: aidc-operator-leader",
+        "watchNamespaces: [team-a, team-b]",
+        "pollIntervalMs:",
+        "  TrainingJob: 10000",
+        "concurrency:",
+        "  default: 4",
+      ].join("\n"),
+    );
+    const config = await loadConfig({
+      file: path,
+      env: { POD_NAMESPACE: "aidc-system", AIDC_METRICS_PORT: "9191", AIDC_LOG_LEVEL: "debug" },
+      flags: { "log-level": "warn" },
+    });
+    expect(config.service.apiKeyFile).toBe("/var/run/secrets/aidc/api-key");
+    expect(config.service.endpoints).toEqual({ taskDelete: null });
+    expect(config.server.port).toBe(9191);
+    expect(config.log.level).toBe("warn");
+    expect(config.leaderElection.leaseNamespace).toBe("aidc-system");
+    expect(config.watchNamespaces).toEqual(["team-a", "team-b"]);
+    expect(pollIntervalFor(config, "TrainingJob")).toBe(10_000);
+    expect(pollIntervalFor(config, "NasVolume")).toBe(30_000);
+    expect(concurrencyFor(config, "any")).toBe(4);
+  });
+
+  it("reads a JSON file and the config path from AIDC_CONFIG", async () => {
+    const path = await file("c.json", JSON.stringify({ service: { timeoutMs: 2500 } }));
+    const config = await loadConfig({ env: { ...withKey, AIDC_CONFIG: path } });
+    expect(config.service.timeoutMs).toBe(2500);
+  });
+
+  it("parses list, number and boolean settings from the environment", async () => {
+    const config = await loadConfig({
+      env: {
+        ...withKey,
+        AIDC_WATCH_NAMESPACES: "a, b,,c",
+        AIDC_CONCURRENCY: "3",
+        AIDC_LEADER_ELECTION: "true",
+        AIDC_LEASE_NAMESPACE: "ops",
+      },
+    });
+    expect(config.watchNamespaces).toEqual(["a", "b", "c"]);
+    expect(config.concurrency.default).toBe(3);
+    expect(config.leaderElection).toMatchObject({ enabled: true, leaseNamespace: "ops" });
+  });
+
+  const failures: Array<{
+    reason: string;
+    input: Parameters<typeof loadConfig>[0];
+    message: RegExp;
+  }> = [
+    {
+      reason: "a bad URL names the field and the environment variable it came from",
+      input: { env: { ...withKey, AIDC_SERVICE_BASE_URL: "not a url" } },
+      message: /^invalid operator config: service\.baseUrl: .*\(from AIDC_SERVICE_BASE_URL\)$/,
+    },
+    {
+      reason: "a misspelt field in the file is named as unknown, with the file",
+      input: { env: withKey, file: "FILE:service:\n  baseURL: https://x.example\n" },
+      message: /service\.baseURL: unknown field \(from file .*\)/,
+    },
+    {
+      reason: "a negative poll interval names the kind",
+      input: { env: withKey, file: "FILE:pollIntervalMs:\n  NasVolume: -5\n" },
+      message: /pollIntervalMs\.NasVolume: Too small/,
+    },
+    {
+      reason: "a non-number port from a flag names the flag",
+      input: { env: withKey, flags: { "metrics-port": "eighty" } },
+      message: /server\.port: expected a number, got "eighty" \(from --metrics-port\)/,
+    },
+    {
+      reason: "a bad boolean names the variable",
+      input: { env: { ...withKey, AIDC_LEADER_ELECTION: "yes please" } },
+      message: /leaderElection\.enabled: expected true or false.*\(from AIDC_LEADER_ELECTION\)/,
+    },
+    {
+      reason: "lease durations out of order are refused",
+      input: { env: withKey, file: "FILE:leaderElection:\n  leaseDurationMs: 5000\n" },
+      message:
+        /leaderElection\.leaseDurationMs: must be greater than leaderElection\.renewDeadlineMs/,
+    },
+    {
+      reason: "no API key at all is refused",
+      input: { env: {} },
+      message: /service\.apiKeyFile: no API key configured/,
+    },
+    {
+      reason: "leader election without a namespace is refused",
+      input: { env: { ...withKey, AIDC_LEADER_ELECTION: "true" } },
+      message: /leaderElection\.leaseNamespace: required/,
+    },
+    {
+      reason: "an unreadable config file is named",
+      input: { env: withKey, file: "/nonexistent/aidc.yaml" },
+      message: /cannot read the config file \/nonexistent\/aidc\.yaml/,
+    },
+    {
+      reason: "a config file that is not a mapping is refused",
+      input: { env: withKey, file: "FILE:- a\n- b\n" },
+      message: /must hold an object/,
+    },
+  ];
+
+  for (const { reason, input, message } of failures) {
+    it(`stops with one clear message: ${reason}`, async () => {
+      const actual = { ...input };
+      if (input?.file?.startsWith("FILE:"))
+        actual.file = await file("bad.yaml", input.file.slice(5));
+      const err = await loadConfig(actual).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(message);
+      expect((err as Error).message).not.toContain("secret-key");
+    });
+  }
+});
+
+describe("the API key", () => {
+  it("comes from AIDC_API_KEY when set, else from the file, re-read after the refresh period", async () => {
+    const config = await loadConfig({ env: withKey });
+    expect(await apiKeyReader(config, withKey)()).toBe("secret-key");
+
+    const keyFile = await file("api-key", "first\n");
+    const fromFile = await loadConfig({ env: { AIDC_API_KEY_FILE: keyFile } });
+    const read = apiKeyReader(fromFile, {}, 0);
+    expect(await read()).toBe("first");
+    await writeFile(keyFile, "rotated");
+    expect(await read()).toBe("rotated");
+  });
+
+  it("is checked at start with an error naming service.apiKeyFile", async () => {
+    const config = await loadConfig({ env: { AIDC_API_KEY_FILE: join(dir, "missing") } });
+    const err = await checkApiKey(apiKeyReader(config, {}), config).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^service\.apiKeyFile: cannot read .*missing/);
+    const empty = await file("empty-key", "\n");
+    const config2 = await loadConfig({ env: { AIDC_API_KEY_FILE: empty } });
+    await expect(checkApiKey(apiKeyReader(config2, {}), config2)).rejects.toThrow(/is empty/);
+  });
+});

@@ -1,0 +1,124 @@
+import { z } from "zod";
+
+/**
+ * The operator config (`aidc-operator run`), validated with zod. Every object is
+ * strict: an unknown (misspelt) field is an error naming it. Durations are in ms.
+ * Sources, later ones winning: defaults, the file (`--config`, YAML or JSON),
+ * environment (`AIDC_*`), flags. See docs in src/config/README.md.
+ */
+
+const ms = z.number().int().positive();
+const port = z.number().int().min(0).max(65_535);
+
+/** A `{ default, <name>: value }` map: one value for everything and overrides by name. */
+const perName = (value: z.ZodNumber, fallback: number) =>
+  z
+    .record(z.string().min(1), value)
+    .default({ default: fallback })
+    .transform((r) => ({ ...r, default: r.default ?? fallback }));
+
+/** The service API client's settings. */
+const serviceSchema = z.strictObject({
+  /** `{base_url}` of the service; the default is the local emulator. */
+  baseUrl: z.url({ protocol: /^https?$/ }).default("http://127.0.0.1:8787"),
+  /**
+   * File holding the API key (the mounted Secret). Read on every request, so a rotated
+   * Secret takes effect without a restart. `AIDC_API_KEY` (environment) is the
+   * alternative; the key itself never appears in the config file or logs.
+   */
+  apiKeyFile: z.string().min(1).optional(),
+  /** Timeout of one HTTP attempt. */
+  timeoutMs: ms.default(10_000),
+  /** Retries of idempotent calls. */
+  retry: z
+    .strictObject({
+      maxAttempts: z.number().int().min(1).default(4),
+      baseDelayMs: ms.default(200),
+      maxDelayMs: ms.default(5_000),
+    })
+    .default({ maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 5_000 }),
+  /** Client-side token bucket; `null` disables it. */
+  rateLimit: z
+    .strictObject({
+      ratePerSecond: z.number().positive().default(50),
+      burst: z.number().int().min(1).default(100),
+    })
+    .nullable()
+    .default({ ratePerSecond: 50, burst: 100 }),
+  /** Endpoint table overrides: `"/path"` or `"METHOD /path"` enables or moves one, `null` disables it. */
+  endpoints: z.record(z.string().min(1), z.string().min(1).nullable()).default({}),
+});
+
+const leaderElectionSchema = z
+  .strictObject({
+    /** Elect a leader on a Lease; needed with more than one replica. */
+    enabled: z.boolean().default(false),
+    leaseName: z.string().min(1).default("aidc-operator-leader"),
+    /** Default: `POD_NAMESPACE` (set by the chart). */
+    leaseNamespace: z.string().min(1).optional(),
+    leaseDurationMs: ms.default(15_000),
+    renewDeadlineMs: ms.default(10_000),
+    retryPeriodMs: ms.default(2_000),
+  })
+  .refine((le) => le.leaseDurationMs > le.renewDeadlineMs, {
+    message: "must be greater than leaderElection.renewDeadlineMs",
+    path: ["leaseDurationMs"],
+  })
+  .refine((le) => le.renewDeadlineMs > le.retryPeriodMs, {
+    message: "must be greater than leaderElection.retryPeriodMs",
+    path: ["renewDeadlineMs"],
+  });
+
+/** The whole operator config. */
+export const operatorConfigSchema = z.strictObject({
+  service: serviceSchema.default(serviceSchema.parse({})),
+  /** Namespaces whose objects are reconciled; empty = all. */
+  watchNamespaces: z.array(z.string().min(1)).default([]),
+  /** Poll interval of each kind while its remote resource may change: `{ default, <Kind>: ms }`. */
+  pollIntervalMs: perName(ms, 30_000),
+  /** Every object is reconciled again after about this long, even without a change. 0 disables. */
+  resyncPeriodMs: z.number().int().min(0).default(600_000),
+  /** Fraction of the resync period added at random, so objects do not resync together. */
+  resyncJitter: z.number().min(0).max(1).default(0.1),
+  /** Workers per controller: `{ default, <controller>: n }`. */
+  concurrency: perName(z.number().int().min(1).max(64), 2),
+  /** Retry backoff of a failing key (per key, exponential). */
+  backoff: z
+    .strictObject({ baseMs: ms.default(100), maxMs: ms.default(300_000) })
+    .default({ baseMs: 100, maxMs: 300_000 }),
+  /** The Kubernetes API client. */
+  kube: z
+    .strictObject({
+      /** Requests per second to the API server, and burst. */
+      qps: z.number().positive().default(20),
+      burst: z.number().int().min(1).default(30),
+      /** A watch silent for this long is restarted. */
+      watchdogMs: ms.default(300_000),
+    })
+    .default({ qps: 20, burst: 30, watchdogMs: 300_000 }),
+  leaderElection: leaderElectionSchema.default(leaderElectionSchema.parse({})),
+  /** The /metrics, /healthz and /readyz server. */
+  server: z
+    .strictObject({ port: port.default(8080), host: z.string().min(1).default("0.0.0.0") })
+    .default({ port: 8080, host: "0.0.0.0" }),
+  /** How long in-flight reconciles may run after SIGTERM. */
+  shutdownTimeoutMs: ms.default(20_000),
+  log: z
+    .strictObject({
+      level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+    })
+    .default({ level: "info" }),
+});
+
+/** The validated config, defaults filled in. */
+export type OperatorConfig = z.output<typeof operatorConfigSchema>;
+
+/** The poll interval of a kind (its own entry, else `default`). */
+export function pollIntervalFor(config: OperatorConfig, kind: string): number {
+  return config.pollIntervalMs[kind] ?? config.pollIntervalMs.default;
+}
+
+/** The workers of a controller (its own entry, else `default`). */
+export function concurrencyFor(config: OperatorConfig, controller: string): number {
+  return config.concurrency[controller] ?? config.concurrency.default;
+}

@@ -1,0 +1,138 @@
+/**
+ * The config settings that environment variables and flags can set (any setting can
+ * be set in the file). One table, so the env names, the flags of `aidc-operator run`
+ * and the docs cannot drift apart.
+ */
+
+/** How a string from the environment or a flag becomes a config value. */
+export type SettingType = "string" | "number" | "boolean" | "list";
+
+/** One setting reachable from the environment and the command line. */
+export interface Setting {
+  /** Dotted path in the config, e.g. `service.baseUrl`. */
+  path: string;
+  /** Environment variable. */
+  env: string;
+  /** Long flag name without dashes, e.g. `service-base-url`. */
+  flag: string;
+  type: SettingType;
+  description: string;
+}
+
+/** Settings with an environment variable and a flag. */
+export const SETTINGS: readonly Setting[] = [
+  {
+    path: "service.baseUrl",
+    env: "AIDC_SERVICE_BASE_URL",
+    flag: "service-base-url",
+    type: "string",
+    description: "base URL of the Compute and Storage Service API",
+  },
+  {
+    path: "service.apiKeyFile",
+    env: "AIDC_API_KEY_FILE",
+    flag: "api-key-file",
+    type: "string",
+    description: "file holding the service API key (the mounted Secret)",
+  },
+  {
+    path: "watchNamespaces",
+    env: "AIDC_WATCH_NAMESPACES",
+    flag: "watch-namespaces",
+    type: "list",
+    description: "comma-separated namespaces to reconcile (default: all)",
+  },
+  {
+    path: "pollIntervalMs.default",
+    env: "AIDC_POLL_INTERVAL_MS",
+    flag: "poll-interval-ms",
+    type: "number",
+    description: "default poll interval of remote state, ms",
+  },
+  {
+    path: "resyncPeriodMs",
+    env: "AIDC_RESYNC_PERIOD_MS",
+    flag: "resync-period-ms",
+    type: "number",
+    description: "period of full resyncs, ms (0: none)",
+  },
+  {
+    path: "concurrency.default",
+    env: "AIDC_CONCURRENCY",
+    flag: "concurrency",
+    type: "number",
+    description: "workers per controller",
+  },
+  {
+    path: "leaderElection.enabled",
+    env: "AIDC_LEADER_ELECTION",
+    flag: "leader-elect",
+    type: "boolean",
+    description: "elect a leader on a Lease (true|false)",
+  },
+  {
+    path: "leaderElection.leaseName",
+    env: "AIDC_LEASE_NAME",
+    flag: "lease-name",
+    type: "string",
+    description: "name of the leader election Lease",
+  },
+  {
+    path: "leaderElection.leaseNamespace",
+    env: "AIDC_LEASE_NAMESPACE",
+    flag: "lease-namespace",
+    type: "string",
+    description: "namespace of the Lease (default: POD_NAMESPACE)",
+  },
+  {
+    path: "server.port",
+    env: "AIDC_METRICS_PORT",
+    flag: "metrics-port",
+    type: "number",
+    description: "port of /metrics, /healthz and /readyz",
+  },
+  {
+    path: "log.level",
+    env: "AIDC_LOG_LEVEL",
+    flag: "log-level",
+    type: "string",
+    description: "trace|debug|info|warn|error|fatal|silent",
+  },
+];
+
+/** Environment variable of the config file path (the `--config` flag wins). */
+export const CONFIG_FILE_ENV = "AIDC_CONFIG";
+/** Environment variable holding the API key itself (wins over `service.apiKeyFile`). */
+export const API_KEY_ENV = "AIDC_API_KEY";
+
+/**
+ * Converts a raw string to the setting's type; throws an Error whose message says what
+ * was expected (the caller adds where the value came from).
+ */
+export function parseSettingValue(type: SettingType, raw: string | boolean): unknown {
+  if (typeof raw === "boolean") {
+    if (type !== "boolean") throw new Error("expected a value");
+    return raw;
+  }
+  switch (type) {
+    case "string":
+      return raw;
+    case "number": {
+      const n = Number(raw.trim());
+      if (raw.trim() === "" || !Number.isFinite(n))
+        throw new Error(`expected a number, got ${JSON.stringify(raw)}`);
+      return n;
+    }
+    case "boolean": {
+      const v = raw.trim().toLowerCase();
+      if (v === "true" || v === "1") return true;
+      if (v === "false" || v === "0") return false;
+      throw new Error(`expected true or false, got ${JSON.stringify(raw)}`);
+    }
+    case "list":
+      return raw
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
+  }
+}
