@@ -15,7 +15,10 @@ const perName = (value: z.ZodNumber, fallback: number) =>
   z
     .record(z.string().min(1), value)
     .default({ default: fallback })
-    .transform((r) => ({ ...r, default: r.default ?? fallback }));
+    .transform((r): Record<string, number> & { default: number } => ({
+      ...r,
+      default: r.default ?? fallback,
+    }));
 
 /** The service API client's settings. */
 const serviceSchema = z.strictObject({
