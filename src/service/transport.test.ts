@@ -1,0 +1,236 @@
+/**
+ * Retries, timeouts, the rate limit, fault handling and key rotation of the client,
+ * against the emulator with injected faults.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { freePort } from "../controlplane/controlplane.js";
+import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import { ServiceClient, type ServiceClientOptions } from "./client.js";
+import {
+  ServiceAuthError,
+  ServiceError,
+  ServiceMalformedResponseError,
+  ServiceUnavailableError,
+} from "./errors.js";
+import type { RequestObservation } from "./transport.js";
+
+let svc: EmulatedService;
+let nasId: string;
+
+async function failure(p: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ServiceError) return err;
+    throw err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** A client whose attempts and backoffs are recorded; backoffs do not really wait. */
+function observedClient(extra: Partial<ServiceClientOptions> = {}) {
+  const attempts: RequestObservation[] = [];
+  const sleeps: number[] = [];
+  const client = svc.newClient({
+    retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 5000 },
+    random: () => 0.5,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    onRequest: (e) => attempts.push(e),
+    ...extra,
+  });
+  return { client, attempts, sleeps };
+}
+
+const subscribe = (c: ServiceClient) => c.subscribeNas({ productCode: "nas.fixed.200" });
+
+beforeAll(async () => {
+  svc = await startEmulatedService();
+});
+afterAll(() => svc.stop());
+beforeEach(async () => {
+  svc.emulator.state.reset();
+  svc.emulator.faults.clear();
+  svc.emulator.requestLog.clear();
+  svc.emulator.setApiKey(svc.apiKey);
+  nasId = (await svc.admin.seed({ nas: [{ name: "n" }] })).nas[0] as string;
+});
+
+describe("retries of idempotent calls", () => {
+  it("retry a 500 envelope with backoff and jitter, then succeed", async () => {
+    svc.emulator.faults.set([{ kind: "error", endpoint: "getNas", times: 2 }]);
+    const { client, attempts, sleeps } = observedClient();
+    expect((await client.getNas(nasId)).id).toBe(nasId);
+    expect(attempts.map((a) => a.code)).toEqual([500, 500, 200]);
+    expect(sleeps).toEqual([50, 100]);
+  });
+
+  it("give up after the last attempt with a retryable error", async () => {
+    svc.emulator.faults.set([{ kind: "error", endpoint: "getNas" }]);
+    const { client, attempts } = observedClient();
+    const err = await failure(client.getNas(nasId));
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect(attempts).toHaveLength(3);
+  });
+
+  it("retry a dropped connection and a malformed body", async () => {
+    svc.emulator.faults.set([
+      { kind: "drop", endpoint: "getNas", times: 1 },
+      { kind: "malformed", endpoint: "listNas", times: 1 },
+    ]);
+    const { client, attempts } = observedClient();
+    await client.getNas(nasId);
+    await client.listNas();
+    expect(attempts.map((a) => a.code)).toEqual(["error", 200, 200, 200]);
+  });
+
+  it("wait at least the Retry-After of a 429", async () => {
+    svc.emulator.faults.set([
+      { kind: "rateLimit", endpoint: "getNas", times: 1, retryAfterSeconds: 2 },
+    ]);
+    const { client, attempts, sleeps } = observedClient();
+    await client.getNas(nasId);
+    expect(attempts.map((a) => a.code)).toEqual([429, 200]);
+    expect(sleeps).toEqual([2000]);
+  });
+
+  it("do not retry a terminal refusal", async () => {
+    const { client, attempts } = observedClient();
+    await failure(client.getNas("nas-404"));
+    expect(attempts).toHaveLength(1);
+  });
+});
+
+describe("a create", () => {
+  it("is never re-sent after a 500: one request, outcome unknown", async () => {
+    svc.emulator.faults.set([{ kind: "error", endpoint: "subscribeNas", times: 1 }]);
+    const { client } = observedClient();
+    const err = await failure(subscribe(client));
+    expect(err).toMatchObject({ retryable: true, outcomeUnknown: true });
+    expect(svc.emulator.requestLog.read({ endpoint: "subscribeNas" })).toHaveLength(1);
+  });
+
+  it("is never re-sent after a dropped connection or a malformed answer", async () => {
+    svc.emulator.faults.set([
+      { kind: "drop", endpoint: "createTrainingTask", times: 1 },
+      { kind: "malformed", endpoint: "subscribeNas", times: 1 },
+    ]);
+    const { client } = observedClient();
+    const dropped = await failure(
+      client.createTrainingTask({
+        name: "t",
+        createType: "DIRECT",
+        productCode: "train.cpu.16",
+        workerCount: 1,
+        image: "i",
+      }),
+    );
+    expect(dropped).toMatchObject({ outcomeUnknown: true });
+    expect(await failure(subscribe(client))).toBeInstanceOf(ServiceMalformedResponseError);
+    expect(svc.emulator.requestLog.read({ method: "POST" })).toHaveLength(2);
+  });
+
+  it("is never re-sent after a timeout", async () => {
+    svc.emulator.faults.set([{ kind: "latency", endpoint: "scaleNas", latencyMs: 300 }]);
+    const { client } = observedClient({ timeoutMs: 80 });
+    const err = await failure(client.scaleNas(nasId, { scaleType: "ScaleUp", capacity: 1 }));
+    expect(err.message).toMatch(/timed out after 80 ms/);
+    expect(err).toMatchObject({ outcomeUnknown: true, retryable: true });
+    // The emulator logs a request when it answers, after the injected latency.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(svc.emulator.requestLog.read({ endpoint: "scaleNas" })).toHaveLength(1);
+  });
+
+  it("is sent again after a 429, which the service answers before doing anything", async () => {
+    svc.emulator.faults.set([{ kind: "rateLimit", endpoint: "subscribeNas", times: 1 }]);
+    const { client } = observedClient();
+    expect(await subscribe(client)).toMatch(/^sub-nas-/);
+    expect(svc.emulator.requestLog.read({ endpoint: "subscribeNas" })).toHaveLength(2);
+  });
+
+  it("is sent again when the connection was refused (nothing reached the service)", async () => {
+    const attempts: RequestObservation[] = [];
+    const client = new ServiceClient({
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
+      apiKey: () => svc.apiKey,
+      rateLimit: null,
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+      onRequest: (e) => attempts.push(e),
+    });
+    const err = await failure(subscribe(client));
+    expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
+    expect(err.message).toMatch(/ECONNREFUSED/);
+    expect(attempts).toHaveLength(3);
+    client.close();
+  });
+});
+
+describe("timeouts", () => {
+  it("abort a slow read and retry it", async () => {
+    svc.emulator.faults.set([{ kind: "latency", endpoint: "getNas", latencyMs: 300, times: 1 }]);
+    const { client, attempts } = observedClient({ timeoutMs: 80 });
+    expect((await client.getNas(nasId)).id).toBe(nasId);
+    expect(attempts.map((a) => a.code)).toEqual(["error", 200]);
+  });
+});
+
+describe("the client-side rate limit", () => {
+  it("spaces requests beyond the burst at the configured rate", async () => {
+    const client = svc.newClient({ rateLimit: { ratePerSecond: 20, burst: 1 } });
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 6 }, () => client.listNasProducts()));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(240);
+  });
+});
+
+describe("the API key", () => {
+  it("is read for every request, so a rotated Secret takes effect at once", async () => {
+    let key = svc.apiKey;
+    const client = svc.newClient({ apiKey: () => key });
+    await client.listNasProducts();
+    svc.emulator.setApiKey("rotated-key-0123456789");
+    expect(await failure(client.listNasProducts())).toBeInstanceOf(ServiceAuthError);
+    key = "rotated-key-0123456789";
+    await client.listNasProducts();
+    const [entry] = svc.emulator.requestLog.read({ endpoint: "listNasProducts" });
+    expect(entry?.authorized).toBe(true);
+  });
+
+  it("that cannot be read fails as an auth error without a request", async () => {
+    const client = svc.newClient({
+      apiKey: () => {
+        throw new Error("secret aidc/api-key has no key 'token'");
+      },
+    });
+    const err = await failure(client.listNasProducts());
+    expect(err).toBeInstanceOf(ServiceAuthError);
+    expect(err.message).toMatch(/could not be read: secret aidc\/api-key has no key 'token'/);
+    expect(svc.emulator.requestLog.read()).toHaveLength(0);
+  });
+
+  it("is sent as a bearer token", async () => {
+    const seen: string[] = [];
+    const client = svc.newClient({
+      apiKey: async () => {
+        seen.push("read");
+        return svc.apiKey;
+      },
+    });
+    await client.listTrainingProducts();
+    expect(seen).toEqual(["read"]);
+    expect(svc.emulator.requestLog.read()[0]?.authorized).toBe(true);
+  });
+});
+
+describe("the metrics hook", () => {
+  it("reports endpoint, method, status and duration of every attempt", async () => {
+    const { client, attempts } = observedClient();
+    await client.getNas(nasId);
+    await failure(client.getNas("nas-404"));
+    expect(attempts).toEqual([
+      { endpoint: "getNas", method: "GET", code: 200, durationMs: expect.any(Number) },
+      { endpoint: "getNas", method: "GET", code: 404, durationMs: expect.any(Number) },
+    ]);
+  });
+});
