@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { registerControlPlaneCommand } from "./controlplane.js";
 import { registerCrdsCommand } from "./crds.js";
 import { registerEmulatorCommand } from "./emulator.js";
+import { registerRunCommand } from "./run.js";
 
 /** The `aidc-operator` command line: each subcommand registers itself from its own file. */
 const program = new Command("aidc-operator").description(
@@ -11,6 +12,7 @@ const program = new Command("aidc-operator").description(
 registerControlPlaneCommand(program);
 registerCrdsCommand(program);
 registerEmulatorCommand(program);
+registerRunCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`aidc-operator: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -44,3 +44,32 @@ export async function checkApiKey(
   }
   if (!key) throw new ConfigError(`service.apiKeyFile: ${config.service.apiKeyFile} is empty`);
 }
+
+/**
+ * Polls the key every `intervalMs` and calls `onChange` when it differs from the last
+ * one read (never passing the key on). Returns a function that stops polling.
+ */
+export function watchApiKey(
+  read: () => Promise<string>,
+  onChange: () => void,
+  intervalMs = 30_000,
+): () => void {
+  let last: string | undefined;
+  let stopped = false;
+  const poll = async () => {
+    try {
+      const key = await read();
+      if (last !== undefined && key !== last && !stopped) onChange();
+      last = key;
+    } catch {
+      // Unreadable for a moment (the kubelet swaps the file): try again next time.
+    }
+  };
+  void poll();
+  const timer = setInterval(() => void poll(), intervalMs);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}

@@ -68,7 +68,7 @@ export const SETTINGS: readonly Setting[] = [
     env: "AIDC_LEADER_ELECTION",
     flag: "leader-elect",
     type: "boolean",
-    description: "elect a leader on a Lease (true|false)",
+    description: "elect a leader on a Lease (env: true|false)",
   },
   {
     path: "leaderElection.leaseName",

@@ -1,0 +1,188 @@
+import * as k8s from "@kubernetes/client-node";
+import type { Command } from "commander";
+import type { Logger } from "pino";
+import { apiKeyReader, checkApiKey, watchApiKey } from "../config/api-key.js";
+import { ConfigError, loadConfig } from "../config/load.js";
+import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
+import { SETTINGS } from "../config/settings.js";
+import { type ControllerFactory, controllers } from "../controllers/index.js";
+import { createLogger } from "../runtime/logging.js";
+import { Manager } from "../runtime/manager.js";
+import { RuntimeMetrics, type ServiceRequestInfo } from "../runtime/metrics.js";
+import { ServiceClient } from "../service/client.js";
+import { waitForSignal } from "./controlplane.js";
+
+/** What the service client factory gets. */
+export interface ServiceClientDeps {
+  config: OperatorConfig;
+  apiKey: () => Promise<string>;
+  onRequest: (info: ServiceRequestInfo) => void;
+  log: Logger;
+}
+
+/** Builds the process's service client from the config (tests pass their own). */
+export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
+  const s = deps.config.service;
+  try {
+    return new ServiceClient({
+      baseUrl: s.baseUrl,
+      apiKey: deps.apiKey,
+      timeoutMs: s.timeoutMs,
+      retry: s.retry,
+      rateLimit: s.rateLimit,
+      endpoints: s.endpoints,
+      logger: deps.log.child({ component: "service" }),
+      onRequest: deps.onRequest,
+    });
+  } catch (err) {
+    // The endpoint table refuses unknown names and bad paths: a config error.
+    throw new ConfigError(`invalid operator config: service.endpoints: ${(err as Error).message}`);
+  }
+}
+
+/** Options of {@link runOperator}. */
+export interface RunOptions {
+  /** `--config` file. */
+  configFile?: string;
+  /** Flags by long name. */
+  flags?: Record<string, string | boolean | undefined>;
+  env?: Record<string, string | undefined>;
+  /** kubeconfig file; default: in-cluster, else $KUBECONFIG or ~/.kube/config. */
+  kubeconfig?: string;
+  /** Default {@link createServiceClient}. */
+  serviceClientFactory?: (deps: ServiceClientDeps) => ServiceClient;
+  /** Default: the registry in src/controllers/index.ts. */
+  controllerFactories?: readonly ControllerFactory[];
+  /** Resolves when the operator should stop (default: SIGTERM or SIGINT). */
+  stopSignal?: Promise<unknown>;
+  /** Called once the manager has started (tests). */
+  onStarted?: (manager: Manager) => void;
+}
+
+/**
+ * `aidc-operator run`: loads and validates the config, builds the clients and the
+ * controllers, starts the manager, and on SIGTERM shuts down gracefully (stop taking
+ * work, finish in-flight reconciles within `shutdownTimeoutMs`, release the Lease).
+ * Resolves with the exit code: 0 after a graceful stop, 1 when leadership was lost.
+ */
+export async function runOperator(options: RunOptions = {}): Promise<number> {
+  const env = options.env ?? process.env;
+  const config = await loadConfig({
+    ...(options.configFile ? { file: options.configFile } : {}),
+    env,
+    ...(options.flags ? { flags: options.flags } : {}),
+  });
+  const log = createLogger({ level: config.log.level });
+  const apiKey = apiKeyReader(config, env);
+  await checkApiKey(apiKey, config);
+
+  const kubeConfig = new k8s.KubeConfig();
+  if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
+  else kubeConfig.loadFromDefault();
+
+  const metrics = new RuntimeMetrics();
+  const service = (options.serviceClientFactory ?? createServiceClient)({
+    config,
+    apiKey,
+    onRequest: metrics.observeServiceRequest,
+    log,
+  });
+  const le = config.leaderElection;
+  const manager = new Manager({
+    kubeConfig,
+    log,
+    metrics,
+    namespaces: config.watchNamespaces,
+    kubeRateLimit: { qps: config.kube.qps, burst: config.kube.burst },
+    informer: { watchdogMs: config.kube.watchdogMs },
+    concurrency: config.concurrency.default,
+    backoff: config.backoff,
+    resyncPeriodMs: config.resyncPeriodMs,
+    resyncJitter: config.resyncJitter,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    server: { port: config.server.port, host: config.server.host },
+    ...(le.enabled && le.leaseNamespace
+      ? {
+          leaderElection: {
+            leaseName: le.leaseName,
+            leaseNamespace: le.leaseNamespace,
+            ...(env.POD_NAME
+              ? { identity: `${env.POD_NAME}_${Math.random().toString(36).slice(2, 8)}` }
+              : {}),
+            leaseDurationMs: le.leaseDurationMs,
+            renewDeadlineMs: le.renewDeadlineMs,
+            retryPeriodMs: le.retryPeriodMs,
+          },
+        }
+      : {}),
+  });
+  for (const factory of options.controllerFactories ?? controllers) {
+    const def = factory({ config, service, log });
+    manager.add({ ...def, concurrency: def.concurrency ?? concurrencyFor(config, def.name) });
+  }
+
+  log.info(
+    {
+      baseUrl: config.service.baseUrl,
+      watchNamespaces: config.watchNamespaces,
+      leaderElection: le.enabled,
+      controllers: (options.controllerFactories ?? controllers).length,
+    },
+    "starting aidc-operator",
+  );
+  await manager.start();
+  options.onStarted?.(manager);
+  // A rotated API key lifts the hold of terminal errors (a 403 waits for a new key).
+  const stopWatching = watchApiKey(apiKey, () => {
+    log.info("the API key changed; retrying every object");
+    manager.retryAll();
+  });
+
+  const stopped = await Promise.race([
+    (options.stopSignal ?? waitForSignal()).then(() => "signal" as const),
+    manager.done.then(
+      () => "stopped" as const,
+      (err: Error) => err,
+    ),
+  ]);
+  stopWatching();
+  if (stopped instanceof Error) {
+    log.error({ err: stopped }, "the manager failed; exiting so that the pod restarts");
+    return 1;
+  }
+  log.info("shutting down");
+  await manager.stop();
+  return 0;
+}
+
+/** Registers `aidc-operator run`, with one flag per config setting of SETTINGS. */
+export function registerRunCommand(program: Command): void {
+  const cmd = program
+    .command("run")
+    .description("run the operator: controllers, leader election, /metrics, /healthz, /readyz")
+    .option("--config <file>", "operator config file (YAML or JSON); also $AIDC_CONFIG")
+    .option("--kubeconfig <file>", "kubeconfig (default: in-cluster, $KUBECONFIG, ~/.kube/config)");
+  for (const s of SETTINGS) {
+    if (s.type === "boolean") {
+      cmd.option(`--${s.flag}`, `${s.description} ($${s.env})`);
+      cmd.option(`--no-${s.flag}`, `turn off --${s.flag}`);
+    } else {
+      cmd.option(`--${s.flag} <value>`, `${s.description} ($${s.env})`);
+    }
+  }
+  cmd.action(async (opts: Record<string, string | boolean | undefined>) => {
+    const flags: Record<string, string | boolean | undefined> = {};
+    for (const s of SETTINGS) flags[s.flag] = opts[camel(s.flag)];
+    const code = await runOperator({
+      ...(typeof opts.config === "string" ? { configFile: opts.config } : {}),
+      ...(typeof opts.kubeconfig === "string" ? { kubeconfig: opts.kubeconfig } : {}),
+      flags,
+    });
+    process.exitCode = code;
+  });
+}
+
+/** commander's attribute name of a flag: `lease-name` → `leaseName`. */
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,78 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { HealthServer } from "./health.js";
+import { createLogger } from "./logging.js";
+import { RuntimeMetrics } from "./metrics.js";
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(l));
+      done();
+    },
+  });
+  return { lines, destination };
+}
+
+describe("the operator's logs", () => {
+  it("are JSON lines with a level label, the reconcile fields, and secrets redacted", () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ destination });
+    const reconcile = log.child({ controller: "nasvolume", key: "ns/a", reconcileId: "r-1" });
+    reconcile.info(
+      {
+        apiKey: "k1",
+        config: { service: { apiKey: "k2" } },
+        req: { headers: { authorization: "Bearer k3" } },
+        authorization: "Bearer k4",
+      },
+      "calling the service",
+    );
+    const line = lines[0] ?? {};
+    expect(line).toMatchObject({
+      level: "info",
+      controller: "nasvolume",
+      key: "ns/a",
+      reconcileId: "r-1",
+    });
+    expect(JSON.stringify(line)).not.toMatch(/k1|k2|k3|k4/);
+    expect(line.apiKey).toBe("[REDACTED]");
+  });
+});
+
+describe("the health server", () => {
+  it("answers /healthz, lists failing readiness checks on /readyz, and serves metrics", async () => {
+    let synced = false;
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    metrics.observeServiceRequest({
+      endpoint: "taskDetail",
+      method: "GET",
+      code: 200,
+      durationMs: 120,
+    });
+    const server = new HealthServer({
+      port: 0,
+      host: "127.0.0.1",
+      metrics,
+      readiness: { "informer-sync": () => (synced ? undefined : "not synced: gizmos") },
+    });
+    const port = await server.start();
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      const notReady = await fetch(`${base}/readyz`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.text()).toContain("[-]informer-sync: not synced: gizmos");
+      synced = true;
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      const text = await (await fetch(`${base}/metrics`)).text();
+      expect(text).toContain('aidc_service_requests_total{endpoint="taskDetail",code="200"} 1');
+      expect(text).toContain(
+        'aidc_service_request_duration_seconds_bucket{le="0.25",endpoint="taskDetail"} 1',
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,162 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import * as k8s from "@kubernetes/client-node";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { runOperator } from "../../src/cli/run.js";
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { controller } from "../../src/runtime/controller.js";
+import { LEASES } from "../../src/runtime/leader-election.js";
+import type { Manager } from "../../src/runtime/manager.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const API_KEY = "do-not-print-this-key";
+
+/** `aidc-operator run ...` as a child process (tsx from the project). */
+function operatorProcess(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "run", ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const out = { stdout: "", stderr: "" };
+  child.stdout?.on("data", (d) => {
+    out.stdout += d;
+  });
+  child.stderr?.on("data", (d) => {
+    out.stderr += d;
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, out, exited };
+}
+
+describe("aidc-operator run", () => {
+  const kc = adminKubeConfig();
+  let namespace = "";
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    await installGizmoCrd(kc);
+    namespace = await createNamespace(kc, "operator-run");
+    return () => {
+      for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+    };
+  });
+
+  it("stops at start with one message naming a bad config field", async () => {
+    const { child, out, exited } = operatorProcess(["--metrics-port", "0"], {
+      AIDC_API_KEY: API_KEY,
+      AIDC_SERVICE_BASE_URL: "not-a-url",
+    });
+    children.push(child);
+    expect(await exited).toBe(1);
+    expect(out.stderr.trim()).toMatch(
+      /^aidc-operator: invalid operator config: service\.baseUrl: .*\(from AIDC_SERVICE_BASE_URL\)$/,
+    );
+    expect(out.stdout + out.stderr).not.toContain(API_KEY);
+  });
+
+  it("serves probes and metrics, holds the Lease, and on SIGTERM exits 0 after releasing it", async () => {
+    const port = await freePort();
+    const { child, out, exited } = operatorProcess(
+      [
+        "--kubeconfig",
+        inject("kubeconfigPath"),
+        "--leader-elect",
+        "--lease-name",
+        "run-test",
+        "--lease-namespace",
+        namespace,
+        "--metrics-port",
+        String(port),
+      ],
+      { AIDC_API_KEY: API_KEY, POD_NAME: "operator-0" },
+    );
+    children.push(child);
+    const base = `http://127.0.0.1:${port}`;
+    await eventually(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${base}/metrics`)).text()).toContain(
+      "leader_election_master_status",
+    );
+    const kube = new k8s.KubeConfig();
+    kube.loadFromFile(inject("kubeconfigPath"));
+    const leases = kube.makeApiClient(k8s.CoordinationV1Api);
+    const held = await eventually(async () => {
+      const lease = await leases.readNamespacedLease({ name: "run-test", namespace });
+      return lease.spec?.holderIdentity;
+    });
+    expect(held).toMatch(/^operator-0_/);
+
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    const after = await leases.readNamespacedLease({ name: "run-test", namespace });
+    expect(after.spec?.holderIdentity).toBeUndefined();
+    const lines = out.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining(["starting aidc-operator", "released the lease", "manager stopped"]),
+    );
+    expect(out.stdout + out.stderr).not.toContain(API_KEY);
+  });
+
+  it("starts the registered controllers with the config's concurrency and stops with exit code 0", async () => {
+    const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    await custom.createNamespacedCustomObject({
+      ...GIZMOS,
+      namespace,
+      body: gizmo(namespace, "run-a"),
+    });
+    const dir = await mkdtemp(join(tmpdir(), "aidc-run-"));
+    const config = join(dir, "config.yaml");
+    await writeFile(
+      config,
+      `watchNamespaces: [${namespace}]\nconcurrency:\n  gizmos: 3\nserver:\n  port: 0\n  host: 127.0.0.1\nlog:\n  level: silent\n`,
+    );
+    const reconciled: string[] = [];
+    let bindings: Record<string, unknown> = {};
+    let watched: string[] = [];
+    let manager: Manager | undefined;
+    let stop: () => void = () => undefined;
+    const code = runOperator({
+      configFile: config,
+      kubeconfig: inject("kubeconfigPath"),
+      env: { AIDC_API_KEY: API_KEY },
+      stopSignal: new Promise<void>((r) => {
+        stop = r;
+      }),
+      onStarted: (m) => {
+        manager = m;
+      },
+      controllerFactories: [
+        ({ config: c }) =>
+          controller("gizmos")
+            .for(GIZMOS)
+            .reconcile(async (key, ctx) => {
+              reconciled.push(`${key.namespace}/${key.name}`);
+              bindings = ctx.log.bindings();
+              watched = c.watchNamespaces;
+              return {};
+            }),
+      ],
+    });
+    await eventually(async () => reconciled.includes(`${namespace}/run-a`));
+    expect(bindings).toMatchObject({ controller: "gizmos", key: `${namespace}/run-a` });
+    expect(bindings.reconcileId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(watched).toEqual([namespace]);
+    const metrics = await manager?.metrics.text();
+    expect(metrics).toContain(
+      'controller_runtime_max_concurrent_reconciles{controller="gizmos"} 3',
+    );
+    const lease = await manager?.kube.get(LEASES, { namespace, name: "aidc-operator-leader" });
+    expect(lease).toBeUndefined();
+    stop();
+    expect(await code).toBe(0);
+    expect(manager?.running).toBe(false);
+  });
+});
