@@ -1,0 +1,74 @@
+/**
+ * `aidc-operator emulator` as a person runs it: a child process that prints its URL,
+ * serves the API with the key from AIDC_API_KEY, and stops on SIGTERM.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "../..");
+const KEY = "cli-test-key-0123456789abcdef";
+let child: ChildProcess | undefined;
+
+function run(args: string[], env: Record<string, string> = {}): ChildProcess {
+  const { AIDC_API_KEY: _, ...rest } = process.env;
+  child = spawn(
+    process.execPath,
+    [join(root, "node_modules/tsx/dist/cli.mjs"), "src/cli/main.ts", "emulator", ...args],
+    {
+      cwd: root,
+      env: { ...rest, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  return child;
+}
+
+function output(p: ChildProcess): { stdout: () => string; stderr: () => string } {
+  let out = "";
+  let err = "";
+  p.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  p.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  return { stdout: () => out, stderr: () => err };
+}
+
+const exited = (p: ChildProcess) =>
+  new Promise<number | null>((r) => {
+    if (p.exitCode !== null) r(p.exitCode);
+    else p.once("exit", (code) => r(code));
+  });
+
+afterEach(() => {
+  if (child && child.exitCode === null) child.kill("SIGKILL");
+  child = undefined;
+});
+
+describe("aidc-operator emulator", () => {
+  it("serves the API with the key from AIDC_API_KEY, never prints the key, and stops on SIGTERM", async () => {
+    const p = run(["--port", "0", "--subscription-delay-ms", "0"], { AIDC_API_KEY: KEY });
+    const out = output(p);
+    const deadline = Date.now() + 15_000;
+    while (!/http:\/\/\S+/.test(out.stdout()) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const url = /http:\/\/127\.0\.0\.1:\d+/.exec(out.stdout())?.[0];
+    expect(url, out.stderr()).toBeDefined();
+    const res = await fetch(`${url}/v1/product/list-for-training-task`, {
+      headers: { Authorization: `Bearer ${KEY}` },
+    });
+    expect((await res.json()) as { status: number }).toMatchObject({ status: 200 });
+    p.kill("SIGTERM");
+    expect(await exited(p)).toBe(0);
+    expect(out.stdout() + out.stderr()).not.toContain(KEY);
+  });
+
+  it("refuses to start without an API key", async () => {
+    const p = run(["--port", "0"]);
+    const out = output(p);
+    expect(await exited(p)).toBe(1);
+    expect(out.stderr()).toMatch(/an API key is required/);
+  });
+});

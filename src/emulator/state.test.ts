@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { CLIENT_TOKEN_ENV } from "../service/client-token.js";
+import { type EmulatedService, startEmulatedService } from "./harness.js";
+
+let svc: EmulatedService | undefined;
+afterEach(async () => {
+  await svc?.stop();
+  svc = undefined;
+});
+
+describe("the emulator's time-driven state", () => {
+  it("keeps a task PENDING without pods until its subscription resolves, then RUNNING with pods", async () => {
+    svc = await startEmulatedService({ manualTime: true, emulator: { subscriptionDelayMs: 5000 } });
+    const key = await svc.client.createTrainingTask({
+      name: "t",
+      createType: "DIRECT",
+      productCode: "train.cpu.16",
+      workerCount: 3,
+      image: "i",
+      env: { [CLIENT_TOKEN_ENV]: "tok" },
+    });
+    const [listed] = (await svc.client.listTrainingTasks()).records;
+    expect(listed?.status).toBe("PENDING");
+    expect(await svc.client.listPods(listed?.id as string)).toEqual([]);
+    svc.clock?.advance(4999);
+    expect((await svc.client.getTrainingSubscriptionResult(key)).state).toBe("Pending");
+    svc.clock?.advance(1);
+    expect((await svc.client.getTrainingSubscriptionResult(key)).state).toBe("Succeeded");
+    expect(await svc.client.listPods(listed?.id as string)).toHaveLength(3);
+  });
+
+  it("hides new resources from list operations for the visibility delay, not from detail", async () => {
+    svc = await startEmulatedService({
+      manualTime: true,
+      emulator: { listVisibilityDelayMs: 3000 },
+    });
+    await svc.client.subscribeNas({
+      productCode: "nas.fixed.200",
+      storageParams: { description: "[aidc-token:x]" },
+    });
+    expect(await svc.client.findNasIdsByClientToken("x")).toEqual([]);
+    expect(await svc.client.getNas("nas-000001")).toMatchObject({ id: "nas-000001" });
+    svc.clock?.advance(3000);
+    expect(await svc.client.findNasIdsByClientToken("x")).toEqual(["nas-000001"]);
+  });
+
+  it("hands out the same keys and addresses under the same random seed", async () => {
+    const keys: string[] = [];
+    for (let run = 0; run < 2; run++) {
+      svc = await startEmulatedService({ emulator: { randomSeed: 7 } });
+      keys.push(await svc.client.subscribeNas({ productCode: "nas.fixed.200" }));
+      await svc.stop();
+      svc = undefined;
+    }
+    expect(keys[0]).toBe(keys[1]);
+  });
+
+  it("holds 500 NAS and 500 tasks and serves every page of them", async () => {
+    svc = await startEmulatedService();
+    await svc.admin.seed({
+      nas: Array.from({ length: 500 }, (_, i) => ({ name: `vol${i}` })),
+      tasks: Array.from({ length: 500 }, (_, i) => ({
+        name: `job-${i}`,
+        env: { [CLIENT_TOKEN_ENV]: `t${i}` },
+      })),
+    });
+    let nas = 0;
+    for await (const _ of svc.client.iterateNas({ pageSize: 100 })) nas++;
+    let tasks = 0;
+    for await (const _ of svc.client.iterateTrainingTasks({ pageSize: 100 })) tasks++;
+    expect([nas, tasks]).toEqual([500, 500]);
+    expect(await svc.client.findTrainingTaskIdsByClientToken("t499", "job-499")).toHaveLength(1);
+  });
+});
