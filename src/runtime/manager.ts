@@ -74,6 +74,7 @@ export class Manager {
   private readonly elector?: LeaderElector;
   private readonly server?: HealthServer;
   private readonly clock: Clock;
+  private readonly apiHost: string;
   private controllersRunning = false;
   private stopping = false;
   private resolveDone!: () => void;
@@ -82,11 +83,13 @@ export class Manager {
   port = 0;
 
   constructor(private readonly options: ManagerOptions) {
+    const server = options.kubeConfig.getCurrentCluster()?.server;
+    this.apiHost = server ? new URL(server).host : "";
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new RuntimeMetrics();
     this.kube = new KubeClient(options.kubeConfig, {
       ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
-      onRequest: (info) => this.metrics.observeKubeRequest(info),
+      onRequest: (info) => this.metrics.observeKubeRequest({ ...info, host: this.apiHost }),
     });
     this.cache = new InformerCache(this.kube, {
       ...(options.informer ?? {}),

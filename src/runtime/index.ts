@@ -1,0 +1,64 @@
+/**
+ * The controller runtime's public API, for controller authors: one import.
+ * See README.md beside this file for how the pieces fit.
+ */
+export type { CacheReader } from "./cache.js";
+export { type Clock, rfc3339, systemClock } from "./clock.js";
+export {
+  type Condition,
+  type ConditionInput,
+  type ConditionStatus,
+  getCondition,
+  isConditionTrue,
+  removeCondition,
+  setCondition,
+} from "./conditions.js";
+export {
+  ControllerBuilder,
+  type ControllerDefinition,
+  controller,
+  type ErrorPolicy,
+  type MapToKeys,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+} from "./controller.js";
+export {
+  errorMessage,
+  errorReason,
+  isTerminal,
+  RetryableError,
+  TerminalError,
+} from "./errors.js";
+export { EventRecorder, type EventType } from "./events.js";
+export {
+  FIELD_MANAGER,
+  isConflict,
+  isNotFound,
+  KubeApiError,
+  KubeClient,
+  statusCodeOf,
+} from "./kube.js";
+export { RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
+export { mergeRules, missingPermissions, type PolicyRule } from "./permissions.js";
+export {
+  apiVersionOf,
+  formatKey,
+  type KubeObject,
+  keyOf,
+  type ObjectKey,
+  type ObjectMeta,
+  objectKeyString,
+  parseKey,
+  type ResourceDescriptor,
+} from "./resource.js";
+export type { IndexFunc } from "./store.js";
+export {
+  ConflictError,
+  ensureFinalizer,
+  hasFinalizer,
+  patchStatus,
+  removeFinalizer,
+  type StatusPatchResult,
+  setAnnotations,
+} from "./writes.js";
