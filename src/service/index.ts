@@ -1,0 +1,110 @@
+/**
+ * The service API for the rest of the operator: the client, its errors, the endpoint
+ * table, the client-token helpers, and the types of every request and resource. Import
+ * from here rather than from the files behind it.
+ */
+
+export type { RetryPolicy } from "./backoff.js";
+export { DEFAULT_RETRY_POLICY } from "./backoff.js";
+export {
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_TIMEOUT_MS,
+  ServiceClient,
+  type ServiceClientOptions,
+} from "./client.js";
+export {
+  CLIENT_TOKEN_ENV,
+  clientTokenInDescription,
+  clientTokenMarker,
+  stripClientTokenMarker,
+  withClientTokenMarker,
+} from "./client-token.js";
+export {
+  DEFAULT_ENDPOINTS,
+  ENDPOINT_NAMES,
+  type EndpointDefinition,
+  type EndpointName,
+  type EndpointOverrides,
+  type EndpointTable,
+  isEndpointName,
+  resolveEndpointTable,
+} from "./endpoints.js";
+export {
+  EndpointDisabledError,
+  isTerminalServiceError,
+  ServiceAuthError,
+  ServiceError,
+  type ServiceErrorDetails,
+  ServiceInvalidRequestError,
+  ServiceMalformedResponseError,
+  ServiceNotFoundError,
+  ServiceRefusedError,
+  ServiceUnavailableError,
+} from "./errors.js";
+export type { RateLimit } from "./rate-limiter.js";
+export type { JsonObject, StorageObject } from "./schemas/block-file-storage.js";
+export type {
+  CciErrorDetails,
+  CciInstance,
+  CciListQuery,
+  SaveCciImageRequest,
+  SaveCciImageResult,
+} from "./schemas/cci.js";
+export { CCI_STATUSES } from "./schemas/cci.js";
+export {
+  CREATE_TYPES,
+  type CreateType,
+  IMAGE_TYPES,
+  type ImageType,
+  matchEnum,
+  PORT_PROTOCOLS,
+  type PortProtocol,
+  SCALE_TYPES,
+  type ScaleType,
+  TRAINING_FRAMEWORKS,
+  TRAINING_TYPES,
+  type TrainingFramework,
+  type TrainingType,
+} from "./schemas/enums.js";
+export type { Page } from "./schemas/envelope.js";
+export {
+  MOUNT_PATH_PATTERN,
+  NAS_STATUSES,
+  type NasInstance,
+  type NasListQuery,
+  type ScaleNasRequest,
+  type SubscribeNasRequest,
+} from "./schemas/nas.js";
+export type {
+  OpenPodPortRequest,
+  OpenPort,
+  PodOpenPorts,
+  PodResource,
+  TrainingPod,
+} from "./schemas/pods.js";
+export {
+  checkNasCapacity,
+  type NasAvailabilityQuery,
+  type NasCapacityVerdict,
+  type NasProduct,
+  type TrainingProduct,
+} from "./schemas/products.js";
+export type { StorageConfigItem, TaskResource } from "./schemas/storage-config.js";
+export {
+  SUBSCRIPTION_STATES,
+  type SubscriptionResult,
+  type SubscriptionState,
+} from "./schemas/subscription.js";
+export type {
+  TemplateListQuery,
+  TemplateResource,
+  TrainingTemplate,
+  TrainingTemplateInput,
+} from "./schemas/template.js";
+export type {
+  CreateTrainingTaskRequest,
+  TrainingTask,
+  TrainingTaskListQuery,
+} from "./schemas/training.js";
+export { normalizeTimestamp, toRfc3339 } from "./timestamps.js";
+export type { RequestObservation } from "./transport.js";
