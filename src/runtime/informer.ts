@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { ListerWatcher, WatchHandle } from "./listwatch.js";
-import { type KubeObject, type ResourceDescriptor, withKind } from "./resource.js";
+import { type KubeObject, type ResourceDescriptor, resourceId, withKind } from "./resource.js";
 import { ObjectStore, type StoreEvent } from "./store.js";
 
 /** Restart backoff and watchdog of an {@link Informer}. */
@@ -124,7 +124,7 @@ class Scope {
     private readonly lw: ListerWatcher,
   ) {
     this.log = informer.options.log?.child({
-      resource: `${informer.resource.plural}.${informer.resource.group}`,
+      resource: resourceId(informer.resource),
       namespace: namespace ?? "*",
     });
   }
