@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { EndpointName } from "../service/endpoints.js";
 import { ADMIN_PREFIX, handleAdmin } from "./admin-api.js";
-import { FaultInjector, type FaultRule, type FaultRuleInput } from "./faults.js";
+import { FaultInjector, type FaultRuleInput } from "./faults.js";
 import { EmulatorRefusal, type Handler } from "./handler-context.js";
 import { blockFileStorageHandlers } from "./handlers/block-file-storage.js";
 import { catalogHandlers } from "./handlers/catalog.js";
@@ -21,6 +21,7 @@ import { RequestLog, type RequestLogEntry } from "./request-log.js";
 import { OperationRouter } from "./router.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, EmulatorState } from "./state.js";
+import { envelopeBody, faultReply } from "./wire-replies.js";
 
 /** Every operation of the endpoint table; the type makes a missing one a compile error. */
 const HANDLERS: Record<EndpointName, Handler> = {
@@ -71,10 +72,6 @@ export interface RunningEmulator {
   setApiKey(key: string): void;
   /** Closes the server and every open connection. */
   stop(): Promise<void>;
-}
-
-function envelope(status: number, message: string, data: unknown): string {
-  return JSON.stringify({ status, message, data });
 }
 
 function readBody(req: IncomingMessage): Promise<string | undefined> {
@@ -194,7 +191,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const decision = faults.decide({ endpoint: route?.name, method, path: url.pathname });
     if (decision.latencyMs > 0) await new Promise((r) => setTimeout(r, decision.latencyMs));
     if (decision.fault) {
-      const applied = applyFault(decision.fault);
+      const applied = faultReply(decision.fault, state.behaviour.httpStatusMirrorsEnvelope);
       entry.fault = decision.fault.kind;
       if (applied === "drop") {
         requestLog.add({ ...entry, durationMs: Math.round(performance.now() - started) });
@@ -205,7 +202,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       return;
     }
     if (!entry.authorized) {
-      finish(mirrored(403), 403, envelope(403, "Forbidden", {}));
+      finish(mirrored(403), 403, envelopeBody(403, "Forbidden", {}));
       return;
     }
     if (!route) {
@@ -219,12 +216,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       finish(
         mirrored(413),
         413,
-        envelope(413, `request body larger than ${MAX_BODY_BYTES} bytes`, {}),
+        envelopeBody(413, `request body larger than ${MAX_BODY_BYTES} bytes`, {}),
       );
       return;
     }
     if (!bodyIsJson) {
-      finish(mirrored(400), 400, envelope(400, "request body is not valid JSON", {}));
+      finish(mirrored(400), 400, envelopeBody(400, "request body is not valid JSON", {}));
       return;
     }
     try {
@@ -234,49 +231,14 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
         query: url.searchParams,
         body: parsedBody,
       });
-      finish(200, 200, envelope(200, "OK", data ?? {}));
+      finish(200, 200, envelopeBody(200, "OK", data ?? {}));
     } catch (err) {
       if (err instanceof EmulatorRefusal) {
-        finish(mirrored(err.status), err.status, envelope(err.status, err.message, {}));
+        finish(mirrored(err.status), err.status, envelopeBody(err.status, err.message, {}));
         return;
       }
       logger?.error({ err, path: url.pathname }, "emulator handler failed");
-      finish(mirrored(500), 500, envelope(500, "Internal Server Error", {}));
-    }
-  }
-
-  function applyFault(rule: FaultRule):
-    | "drop"
-    | {
-        httpStatus: number;
-        status: number | undefined;
-        body: string;
-        headers?: Record<string, string>;
-      } {
-    switch (rule.kind) {
-      case "drop":
-        return "drop";
-      case "malformed":
-        return {
-          httpStatus: 200,
-          status: undefined,
-          body: '{"status":200,"message":"OK","data":{"id":',
-        };
-      case "rateLimit":
-        return {
-          httpStatus: 429,
-          status: 429,
-          body: envelope(429, "Too Many Requests", {}),
-          ...(rule.retryAfterSeconds === undefined
-            ? {}
-            : { headers: { "Retry-After": String(rule.retryAfterSeconds) } }),
-        };
-      default:
-        return {
-          httpStatus: state.behaviour.httpStatusMirrorsEnvelope ? rule.status : 200,
-          status: rule.status,
-          body: envelope(rule.status, rule.message ?? "Internal Server Error", {}),
-        };
+      finish(mirrored(500), 500, envelopeBody(500, "Internal Server Error", {}));
     }
   }
 
