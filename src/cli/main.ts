@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { registerControlPlaneCommand } from "./controlplane.js";
 import { registerCrdsCommand } from "./crds.js";
+import { registerDevCommand } from "./dev.js";
 import { registerEmulatorCommand } from "./emulator.js";
 import { registerRunCommand } from "./run.js";
 
@@ -11,6 +12,7 @@ const program = new Command("aidc-operator").description(
 );
 registerControlPlaneCommand(program);
 registerCrdsCommand(program);
+registerDevCommand(program);
 registerEmulatorCommand(program);
 registerRunCommand(program);
 

@@ -1,0 +1,179 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Command } from "commander";
+import { repoRoot } from "../controlplane/binaries.js";
+import { freePort, LocalControlPlane } from "../controlplane/controlplane.js";
+import { type RunningEmulator, startEmulator } from "../emulator/server.js";
+import { waitForSignal } from "./controlplane.js";
+import { runOperator } from "./run.js";
+
+const run = promisify(execFile);
+
+/** Options of {@link startPlayground}. */
+export interface PlaygroundOptions {
+  /** Apply deploy/samples (default true). */
+  samples?: boolean;
+  /** Emulator subscription delay, so that progress is visible (default 1500 ms). */
+  subscriptionDelayMs?: number;
+  /** Where progress lines go. */
+  out?: (line: string) => void;
+}
+
+/** A running playground. */
+export interface Playground {
+  kubeconfigPath: string;
+  emulatorUrl: string;
+  /** `kubectl` with the playground's kubeconfig; resolves with stdout. */
+  kubectl(args: string[]): Promise<string>;
+  /** Stops the operator, the emulator and the control plane. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the local playground: a control plane (etcd + kube-apiserver), the service
+ * emulator, the CRDs, the operator (in this process, against both), and the samples.
+ */
+export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
+  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const plane = new LocalControlPlane();
+  out("starting etcd and kube-apiserver (the first run builds them, ~5 min)...");
+  await plane.start();
+  try {
+    return await startOnPlane(plane, options, out);
+  } catch (err) {
+    await plane.stop();
+    throw err;
+  }
+}
+
+async function startOnPlane(
+  plane: LocalControlPlane,
+  options: PlaygroundOptions,
+  out: (line: string) => void,
+): Promise<Playground> {
+  const kubectlBin = plane.binaries?.kubectl ?? "kubectl";
+  const kubectl = async (args: string[]) =>
+    (await run(kubectlBin, [`--kubeconfig=${plane.kubeconfigPath}`, ...args])).stdout;
+
+  // A fresh key per playground: it exists only in this process's memory.
+  const apiKey = randomBytes(24).toString("hex");
+  const emulator = await startEmulator({
+    apiKey,
+    subscriptionDelayMs: options.subscriptionDelayMs ?? 1500,
+  });
+  out(`service emulator at ${emulator.url}`);
+  try {
+    return await startOperatorAndSamples(plane, emulator, apiKey, kubectl, options, out);
+  } catch (err) {
+    await emulator.stop();
+    throw err;
+  }
+}
+
+async function startOperatorAndSamples(
+  plane: LocalControlPlane,
+  emulator: RunningEmulator,
+  apiKey: string,
+  kubectl: (args: string[]) => Promise<string>,
+  options: PlaygroundOptions,
+  out: (line: string) => void,
+): Promise<Playground> {
+  await kubectl(["apply", "--server-side", "-k", join(repoRoot, "deploy", "crds")]);
+  await kubectl([
+    "wait",
+    "--for=condition=Established",
+    "crd",
+    "-l",
+    "app.kubernetes.io/part-of=aidc-operator",
+    "--timeout=60s",
+  ]);
+  out("CRDs installed");
+
+  let stopOperator: () => void = () => undefined;
+  const stopped = new Promise<void>((r) => {
+    stopOperator = r;
+  });
+  const metricsPort = await freePort();
+  const operator = runOperator({
+    kubeconfig: plane.kubeconfigPath,
+    env: {
+      AIDC_API_KEY: apiKey,
+      AIDC_SERVICE_BASE_URL: emulator.url,
+      AIDC_METRICS_PORT: String(metricsPort),
+      AIDC_POLL_INTERVAL_MS: "2000",
+      AIDC_LOG_LEVEL: process.env.AIDC_LOG_LEVEL ?? "warn",
+    },
+    stopSignal: stopped,
+  });
+  out(`operator running (metrics and health on http://127.0.0.1:${metricsPort})`);
+
+  if (options.samples ?? true) {
+    try {
+      await kubectl(["apply", "-n", "default", "-k", join(repoRoot, "deploy", "samples")]);
+    } catch (err) {
+      stopOperator();
+      await operator.catch(() => 1);
+      throw err;
+    }
+    out("samples applied in namespace default");
+  }
+
+  return {
+    kubeconfigPath: plane.kubeconfigPath,
+    emulatorUrl: emulator.url,
+    kubectl,
+    async stop() {
+      stopOperator();
+      await operator.catch(() => 1);
+      await emulator.stop();
+      await plane.stop();
+    },
+  };
+}
+
+/** One line per aidc resource: the status of its Ready condition. */
+const READY_JSONPATH =
+  'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}';
+
+/**
+ * `aidc-operator dev`: the playground for a person. Prints the resources until they
+ * are Ready, then the KUBECONFIG line; Ctrl-C stops everything cleanly.
+ */
+export function registerDevCommand(program: Command): void {
+  program
+    .command("dev")
+    .description(
+      "run a local control plane + the service emulator + the operator, with the samples",
+    )
+    .option("--no-samples", "do not apply deploy/samples")
+    .action(async (flags: { samples: boolean }) => {
+      const pg = await startPlayground({ samples: flags.samples });
+      process.stdout.write(
+        `\nexport KUBECONFIG=${pg.kubeconfigPath}\n` +
+          `kubectl get aidc -A   # service emulator: ${pg.emulatorUrl}\nPress Ctrl-C to stop.\n`,
+      );
+      const interrupted = waitForSignal();
+      let done = false;
+      void interrupted.then(() => {
+        done = true;
+      });
+      // Show the resources until all are Ready (or two minutes pass).
+      const deadline = Date.now() + 120_000;
+      while (!done && Date.now() < deadline) {
+        const table = await pg.kubectl(["get", "aidc", "-A"]).catch((e: Error) => e.message);
+        process.stdout.write(`\n${new Date().toISOString()}\n${table}`);
+        const ready = await pg.kubectl(["get", "aidc", "-A", "-o", READY_JSONPATH]).catch(() => "");
+        const states = ready.split("\n").filter(Boolean);
+        if (states.length > 0 && states.every((s) => s === "True")) {
+          process.stdout.write("\nall resources are Ready. Press Ctrl-C to stop.\n");
+          break;
+        }
+        await Promise.race([interrupted, new Promise((r) => setTimeout(r, 3000))]);
+      }
+      await interrupted;
+      process.stdout.write("stopping...\n");
+      await pg.stop();
+    });
+}
