@@ -1,0 +1,314 @@
+/**
+ * The live (not deleting) half of the generic managed reconciler: adoption, the
+ * crash-safe create protocol (create-protocol.ts) and observe → update. Each step
+ * returns an {@link Outcome}; the reconciler turns it into conditions and status.
+ */
+import { rfc3339 } from "../../runtime/clock.js";
+import {
+  ANNOTATIONS,
+  type CreatePending,
+  decideAfterLookup,
+  formatPending,
+  nextCreateStep,
+  readCreateState,
+} from "./create-protocol.js";
+import {
+  DEFAULT_SUBSCRIPTION_POLL_MS,
+  DEFAULT_VISIBILITY_GRACE_MS,
+  subscriptionPollDelay,
+} from "./decisions.js";
+import type { ManagedFacts, ManagedObject, ManagedOptions } from "./external-client.js";
+import {
+  createMayHaveHappened,
+  ERR,
+  type ManagedRun,
+  newClientToken,
+  type Outcome,
+  SYNCED_OK,
+  wrapError,
+} from "./run.js";
+
+/** Message of the CreateOutcomeUnknown condition and event: what the user can do. */
+export const OUTCOME_UNKNOWN_HELP = `Set the annotation ${ANNOTATIONS.externalId} to the id of the remote resource if it exists, or remove the annotation ${ANNOTATIONS.createPending} to create it anew.`;
+
+async function step<V>(what: string, fn: () => Promise<V>): Promise<V> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw wrapError(what, err);
+  }
+}
+
+/** The facts the annotations (and the previous status) show. */
+function factsOf<T extends ManagedObject>(run: ManagedRun<T, unknown>): ManagedFacts {
+  const state = readCreateState(run.obj.metadata?.annotations);
+  const prev = (run.obj.status as { subscription?: ManagedFacts["subscription"] } | undefined)
+    ?.subscription;
+  return {
+    ...(state.externalId ? { externalId: state.externalId } : {}),
+    ...(state.subscriptionKey ? { subscriptionKey: state.subscriptionKey } : {}),
+    ...(prev ? { subscription: prev } : {}),
+  };
+}
+
+function creating(message: string): Outcome<never>["ready"] {
+  return { status: "False", reason: "Creating", message };
+}
+
+/** Drives a live object one step: adopt, create, poll, look up, or observe and update. */
+export async function createOrObserve<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  options: ManagedOptions,
+): Promise<Outcome<R>> {
+  const state = readCreateState(run.obj.metadata?.annotations);
+  const adoptId = run.kind.client.adoptId?.(run.obj);
+  if (adoptId && !state.externalId) {
+    await run.annotate({
+      [ANNOTATIONS.externalId]: adoptId,
+      [ANNOTATIONS.createPending]: null,
+      [ANNOTATIONS.subscriptionKey]: null,
+      [ANNOTATIONS.createFailedGeneration]: null,
+    });
+    run.normal("Adopted", `bound to the existing remote resource ${adoptId}`);
+    return observe(run, adoptId, options);
+  }
+  const next = nextCreateStep(state, run.generation);
+  switch (next.step) {
+    case "Observe":
+      return observe(run, next.externalId, options);
+    case "PollSubscription":
+      return poll(run, next.key, state.pending, options);
+    case "LookupByToken":
+      return lookup(run, next.pending, options);
+    case "WaitForSpecChange": {
+      const prev = run.obj.status?.conditions?.find((c) => c.type === "Ready");
+      return {
+        facts: factsOf(run),
+        ready: {
+          status: "False",
+          reason: "CreateFailed",
+          message: prev?.reason === "CreateFailed" ? prev.message : "the create failed",
+        },
+        synced: SYNCED_OK,
+        keepStatus: true,
+      };
+    }
+    case "Create":
+      return create(run, options);
+  }
+}
+
+async function create<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  options: ManagedOptions,
+  token = newClientToken(),
+): Promise<Outcome<R>> {
+  const { client } = run.kind;
+  const preflight = client.preflight?.bind(client);
+  const refusal = preflight ? await step(ERR.preflight, () => preflight(run)) : undefined;
+  if (refusal) {
+    run.warning(refusal.reason, refusal.message);
+    const cond = { status: "False" as const, reason: refusal.reason, message: refusal.message };
+    return {
+      facts: factsOf(run),
+      ready: cond,
+      synced: cond,
+      ...(refusal.retry ? { requeueAfterMs: options.pollIntervalMs } : {}),
+    };
+  }
+  const at = rfc3339(run.ctx.clock.now());
+  const pending: CreatePending = { token, at, generation: run.generation };
+  await run.annotate({
+    [ANNOTATIONS.createPending]: formatPending(pending),
+    [ANNOTATIONS.createFailedGeneration]: null,
+  });
+  let result: Awaited<ReturnType<typeof client.create>>;
+  try {
+    result = await client.create(run, token);
+  } catch (err) {
+    // A create refused before it could take effect is forgotten, so the next attempt is
+    // a plain create; one that may have happened stays pending and is looked up.
+    if (!createMayHaveHappened(err)) await run.annotate({ [ANNOTATIONS.createPending]: null });
+    throw wrapError(ERR.create, err);
+  }
+  const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+  const subscription = { outcome: "Pending" as const, submittedTime: at };
+  if (result.externalId) {
+    await run.annotate({
+      [ANNOTATIONS.externalId]: result.externalId,
+      [ANNOTATIONS.createPending]: null,
+      ...(result.subscriptionKey ? { [ANNOTATIONS.subscriptionKey]: result.subscriptionKey } : {}),
+    });
+    run.normal("Created", `created the remote resource ${result.externalId}`);
+    return observe(run, result.externalId, options, { ...subscription, outcome: "Succeeded" });
+  }
+  if (result.subscriptionKey) {
+    await run.annotate({ [ANNOTATIONS.subscriptionKey]: result.subscriptionKey });
+    run.normal("CreateRequested", `ordered; subscription key ${result.subscriptionKey}`);
+  } else {
+    run.normal("CreateRequested", "create sent; looking the new resource up");
+  }
+  return {
+    facts: { ...factsOf(run), subscription },
+    ready: creating("the create was sent; waiting for the service"),
+    synced: SYNCED_OK,
+    requeueAfterMs: first,
+  };
+}
+
+async function poll<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  key: string,
+  pending: CreatePending | undefined,
+  options: ManagedOptions,
+): Promise<Outcome<R>> {
+  const { client } = run.kind;
+  const pollSubscription = client.pollSubscription?.bind(client);
+  if (!pollSubscription) throw new Error(`${ERR.poll}: the kind has no subscription poll`);
+  const res = await step(ERR.poll, () => pollSubscription(run, key));
+  const submittedTime = pending?.at || undefined;
+  const base = submittedTime ? { submittedTime } : {};
+  if (res.state === "Pending") {
+    const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+    return {
+      facts: { ...factsOf(run), subscription: { outcome: "Pending", ...base } },
+      ready: creating(`subscription ${key} is pending`),
+      synced: SYNCED_OK,
+      requeueAfterMs: subscriptionPollDelay(
+        pending ? run.ageOf(pending.at) : Number.NaN,
+        first,
+        options.pollIntervalMs,
+      ),
+    };
+  }
+  if (res.state === "Failed") {
+    await run.annotate({
+      [ANNOTATIONS.subscriptionKey]: null,
+      [ANNOTATIONS.createPending]: null,
+      [ANNOTATIONS.createFailedGeneration]: String(pending?.generation || run.generation),
+    });
+    const message = `subscription ${key} failed: ${res.message}`;
+    run.warning("CreateFailed", message);
+    return {
+      facts: {
+        ...factsOf(run),
+        subscriptionKey: key,
+        subscription: { outcome: "Failed", message: res.message, ...base },
+      },
+      ready: { status: "False", reason: "CreateFailed", message },
+      synced: SYNCED_OK,
+    };
+  }
+  let id = res.externalId;
+  if (!id) {
+    const found = pending?.token
+      ? await step(ERR.lookup, () => client.lookupByToken(run, pending.token))
+      : undefined;
+    if (found?.length !== 1) {
+      return unknownOutcome(
+        run,
+        `subscription ${key} succeeded without naming the resource, and ${found === undefined ? "no lookup by client token is possible" : `${found.length} resources carry the client token`}`,
+      );
+    }
+    id = found[0] as string;
+  }
+  await run.annotate({ [ANNOTATIONS.externalId]: id, [ANNOTATIONS.createPending]: null });
+  run.normal("Created", `subscription ${key} succeeded: remote resource ${id}`);
+  return observe(run, id, options, { outcome: "Succeeded", ...base });
+}
+
+async function lookup<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  pending: CreatePending,
+  options: ManagedOptions,
+): Promise<Outcome<R>> {
+  const found = pending.token
+    ? await step(ERR.lookup, () => run.kind.client.lookupByToken(run, pending.token))
+    : undefined;
+  const decision = decideAfterLookup({
+    token: pending.token,
+    found,
+    pendingAgeMs: run.ageOf(pending.at),
+    visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_VISIBILITY_GRACE_MS,
+  });
+  switch (decision.decision) {
+    case "Adopt":
+      await run.annotate({
+        [ANNOTATIONS.externalId]: decision.externalId,
+        [ANNOTATIONS.createPending]: null,
+      });
+      run.normal(
+        "Recovered",
+        `found the remote resource ${decision.externalId} of an unfinished create by its client token`,
+      );
+      return observe(run, decision.externalId, options, {
+        outcome: "Succeeded",
+        submittedTime: pending.at,
+      });
+    case "Wait":
+      return {
+        facts: factsOf(run),
+        ready: creating("an earlier create's outcome is not visible yet; looking again"),
+        synced: SYNCED_OK,
+        requeueAfterMs: decision.requeueAfterMs,
+      };
+    case "Recreate":
+      return create(run, options, pending.token);
+    case "Unknown":
+      return unknownOutcome(run, decision.message);
+  }
+}
+
+function unknownOutcome<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  why: string,
+): Outcome<R> {
+  const message = `${why}. ${OUTCOME_UNKNOWN_HELP}`;
+  run.warning("CreateOutcomeUnknown", message);
+  const cond = { status: "False" as const, reason: "CreateOutcomeUnknown", message };
+  return { facts: factsOf(run), ready: cond, synced: cond };
+}
+
+/** Observes `externalId` and, when the spec asks for a change, updates it. */
+async function observe<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  externalId: string,
+  options: ManagedOptions,
+  subscription?: ManagedFacts["subscription"],
+): Promise<Outcome<R>> {
+  const { client } = run.kind;
+  const facts = { ...factsOf(run), ...(subscription ? { subscription } : {}) };
+  let o = await step(ERR.observe, () => client.observe(run, externalId));
+  if (!o.exists) {
+    return {
+      facts,
+      ready: {
+        status: "False",
+        reason: "RemoteNotFound",
+        message: `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the ${ANNOTATIONS.externalId} annotation and the object's remote id to create a new one`,
+      },
+      synced: SYNCED_OK,
+      requeueAfterMs: options.pollIntervalMs,
+    };
+  }
+  let synced = SYNCED_OK;
+  let requeueAfterMs = options.pollIntervalMs;
+  if (!o.upToDate) {
+    const remote = o.remote;
+    const u = await step(ERR.update, () => client.update(run, externalId, remote));
+    const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+    if (u.outcome === "Applied") {
+      run.normal("Updated", u.message);
+      const again = await step(ERR.observe, () => client.observe(run, externalId));
+      if (again.exists) o = again;
+      requeueAfterMs = first;
+    } else if (u.outcome === "Waiting") {
+      synced = { status: "True", reason: "Updating", message: u.message };
+      requeueAfterMs = first;
+    } else {
+      run.warning(u.reason, u.message);
+      synced = { status: "False", reason: u.reason, message: u.message };
+    }
+  }
+  return { facts, remote: o.remote, ready: o.ready, synced, requeueAfterMs };
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { RetryableError, TerminalError } from "../../runtime/errors.js";
+import { EndpointDisabledError } from "../../service/errors.js";
+import {
+  type DeletionInput,
+  type DeletionStep,
+  decideDeletion,
+  NO_DELETE_OPERATION,
+  subscriptionPollDelay,
+  syncedConditionOf,
+} from "./decisions.js";
+
+describe("subscriptionPollDelay", () => {
+  const cases: { reason: string; age: number; want: number }[] = [
+    { reason: "a fresh subscription is polled after the first delay", age: 0, want: 1000 },
+    {
+      reason: "the delay is half the age once that exceeds the first delay",
+      age: 6000,
+      want: 3000,
+    },
+    { reason: "the delay never exceeds the poll interval", age: 600_000, want: 30_000 },
+    { reason: "an unknown age polls after the first delay", age: Number.NaN, want: 1000 },
+    { reason: "a negative age (clock skew) polls after the first delay", age: -5000, want: 1000 },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(subscriptionPollDelay(c.age, 1000, 30_000)).toBe(c.want);
+    });
+  }
+
+  it("waits longer the older the subscription is", () => {
+    const delays = [0, 2000, 4000, 8000, 16000].map((a) => subscriptionPollDelay(a, 1000, 30_000));
+    expect([...delays].sort((a, b) => a - b)).toEqual(delays);
+    expect(delays[4]).toBeGreaterThan(delays[0] as number);
+  });
+});
+
+describe("decideDeletion", () => {
+  const base: DeletionInput = {
+    policy: "Orphan",
+    externalId: undefined,
+    createInFlight: false,
+    canDelete: true,
+  };
+  const cases: { reason: string; input: Partial<DeletionInput>; want: DeletionStep }[] = [
+    {
+      reason: "Orphan leaves a known remote resource",
+      input: { externalId: "nas-1" },
+      want: { step: "Orphan" },
+    },
+    {
+      reason: "Orphan without a remote resource just releases the finalizer",
+      input: {},
+      want: { step: "Release" },
+    },
+    {
+      reason: "Delete deletes a known remote resource",
+      input: { policy: "Delete", externalId: "nas-1" },
+      want: { step: "Delete", externalId: "nas-1" },
+    },
+    {
+      reason: "Delete without a delete operation orphans with a warning",
+      input: { policy: "Delete", externalId: "nas-1", canDelete: false },
+      want: { step: "Orphan", warn: NO_DELETE_OPERATION },
+    },
+    {
+      reason: "Delete waits for a create in flight so its resource is not leaked",
+      input: { policy: "Delete", createInFlight: true },
+      want: { step: "WaitForCreate" },
+    },
+    {
+      reason: "Delete of an object that never created anything releases the finalizer",
+      input: { policy: "Delete" },
+      want: { step: "Release" },
+    },
+    {
+      reason: "Delete of a create in flight without a delete operation orphans with a warning",
+      input: { policy: "Delete", createInFlight: true, canDelete: false },
+      want: { step: "Orphan", warn: NO_DELETE_OPERATION },
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(decideDeletion({ ...base, ...c.input })).toEqual(c.want);
+    });
+  }
+});
+
+describe("syncedConditionOf", () => {
+  const cases: { reason: string; err: unknown; want: { reason: string; message: string } }[] = [
+    {
+      reason: "a retryable error without a reason is a ReconcileError",
+      err: new Error("socket hang up"),
+      want: { reason: "ReconcileError", message: "socket hang up" },
+    },
+    {
+      reason: "an error's own PascalCase reason is kept",
+      err: new RetryableError("Conflict", "the object changed"),
+      want: { reason: "Conflict", message: "the object changed" },
+    },
+    {
+      reason: "a terminal error keeps its reason",
+      err: new TerminalError("CapacityRefused", "too big"),
+      want: { reason: "CapacityRefused", message: "too big" },
+    },
+    {
+      reason: "a terminal service error without a reason is ReconcileTerminal",
+      err: new EndpointDisabledError("deleteNas"),
+      want: {
+        reason: "ReconcileTerminal",
+        message: new EndpointDisabledError("deleteNas").message,
+      },
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(syncedConditionOf(c.err)).toEqual({ type: "Synced", status: "False", ...c.want });
+    });
+  }
+});

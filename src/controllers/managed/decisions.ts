@@ -1,0 +1,78 @@
+/**
+ * Pure decisions of the generic managed reconciler: how long to wait for a pending
+ * subscription, what to do on deletion, and the Synced condition of a failure.
+ */
+import type { ConditionInput } from "../../runtime/conditions.js";
+import { errorMessage, errorReason, isTerminal } from "../../runtime/errors.js";
+
+/** Default first poll of a pending subscription. */
+export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
+/** Default grace for a new resource to appear in list operations. */
+export const DEFAULT_VISIBILITY_GRACE_MS = 30_000;
+
+/**
+ * The requeue delay while a subscription is pending: half its age (so the delay
+ * doubles as the wait goes on), at least `firstMs`, at most `maxMs`. An unknown age
+ * (NaN) polls after `firstMs`.
+ */
+export function subscriptionPollDelay(ageMs: number, firstMs: number, maxMs: number): number {
+  if (!Number.isFinite(ageMs) || ageMs < 0) return Math.min(firstMs, maxMs);
+  return Math.min(Math.max(firstMs, Math.round(ageMs / 2)), Math.max(firstMs, maxMs));
+}
+
+/** What is known about the remote resource when the object is being deleted. */
+export interface DeletionInput {
+  policy: "Orphan" | "Delete";
+  externalId: string | undefined;
+  /** A create was sent and has not resolved to an id yet (key or pending marker). */
+  createInFlight: boolean;
+  /** The kind has a delete operation (it may still answer NotConfigured). */
+  canDelete: boolean;
+}
+
+/** The deletion step. */
+export type DeletionStep =
+  /** Nothing remote to act on: remove the finalizer. */
+  | { step: "Release" }
+  /** Leave the remote resource; `warn` explains a Delete policy that cannot be honoured. */
+  | { step: "Orphan"; warn?: string }
+  /** Delete the remote resource, then remove the finalizer. */
+  | { step: "Delete"; externalId: string }
+  /** A create is in flight under a Delete policy: learn its id before deleting. */
+  | { step: "WaitForCreate" };
+
+/** Message of a Delete policy the kind cannot honour. */
+export const NO_DELETE_OPERATION =
+  "deletionPolicy is Delete but no delete operation is configured for this kind; the remote resource is left in the service (orphaned)";
+
+/**
+ * Decides the deletion step: Orphan leaves whatever exists; Delete deletes a known
+ * resource where possible, otherwise orphans it with a warning, and first waits for an
+ * in-flight create so that a resource being created is not leaked.
+ */
+export function decideDeletion(input: DeletionInput): DeletionStep {
+  const { policy, externalId } = input;
+  if (policy === "Orphan") return externalId ? { step: "Orphan" } : { step: "Release" };
+  if (!input.canDelete) {
+    return externalId || input.createInFlight
+      ? { step: "Orphan", warn: NO_DELETE_OPERATION }
+      : { step: "Release" };
+  }
+  if (externalId) return { step: "Delete", externalId };
+  if (input.createInFlight) return { step: "WaitForCreate" };
+  return { step: "Release" };
+}
+
+/**
+ * The Synced condition of a failed reconcile: the error's own PascalCase reason (or
+ * ReconcileTerminal / ReconcileError by class) and its message.
+ */
+export function syncedConditionOf(err: unknown): ConditionInput {
+  const terminal = isTerminal(err);
+  return {
+    type: "Synced",
+    status: "False",
+    reason: errorReason(err, terminal ? "ReconcileTerminal" : "ReconcileError"),
+    message: errorMessage(err),
+  };
+}

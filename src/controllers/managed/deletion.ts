@@ -1,0 +1,144 @@
+/**
+ * The deletion half of the generic managed reconciler: honour `spec.deletionPolicy`,
+ * then remove the finalizer. See reconciler.ts for the contract.
+ */
+import type { ReconcileResult } from "../../runtime/controller.js";
+import { removeFinalizer } from "../../runtime/writes.js";
+import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
+import { ANNOTATIONS, decideAfterLookup, readCreateState } from "./create-protocol.js";
+import {
+  DEFAULT_SUBSCRIPTION_POLL_MS,
+  DEFAULT_VISIBILITY_GRACE_MS,
+  decideDeletion,
+  NO_DELETE_OPERATION,
+  subscriptionPollDelay,
+} from "./decisions.js";
+import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
+import { ERR, type ManagedRun, wrapError, writeConditions } from "./run.js";
+
+/** Reason of the Warning event when a Delete policy cannot be honoured. */
+export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured";
+
+async function release<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+): Promise<ReconcileResult> {
+  await removeFinalizer(run.ctx.kube, run.kind.resource, run.obj, run.kind.finalizer);
+  return {};
+}
+
+async function waiting<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  message: string,
+  requeueAfterMs: number,
+): Promise<ReconcileResult> {
+  await writeConditions(run.ctx, run.kind, run.obj, [
+    { type: "Ready", status: "False", reason: "Deleting", message },
+  ]);
+  return { requeueAfterMs };
+}
+
+/** Handles an object with a deletionTimestamp that still carries the finalizer. */
+export async function deleteStep<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  options: ManagedOptions,
+): Promise<ReconcileResult> {
+  const { client } = run.kind;
+  const state = readCreateState(run.obj.metadata?.annotations);
+  const externalId = state.externalId ?? client.adoptId?.(run.obj);
+  const step = decideDeletion({
+    policy: run.obj.spec.deletionPolicy ?? "Orphan",
+    externalId,
+    createInFlight: !externalId && Boolean(state.subscriptionKey || state.pending),
+    canDelete: client.delete !== undefined,
+  });
+  switch (step.step) {
+    case "Release":
+      return release(run);
+    case "Orphan":
+      if (step.warn) run.warning(DELETE_NOT_HONOURED, step.warn);
+      else if (externalId) {
+        run.normal(
+          "Orphaned",
+          `left the remote resource ${externalId} in the service (deletionPolicy Orphan)`,
+        );
+      }
+      return release(run);
+    case "Delete": {
+      let result: DeleteResult = "NotConfigured";
+      try {
+        if (client.delete) result = await client.delete(run, step.externalId);
+      } catch (err) {
+        if (err instanceof ServiceNotFoundError) result = "Deleted";
+        else if (err instanceof EndpointDisabledError) result = "NotConfigured";
+        else throw wrapError(ERR.delete, err);
+      }
+      if (result === "NotConfigured") run.warning(DELETE_NOT_HONOURED, NO_DELETE_OPERATION);
+      else run.normal("Deleted", `deleted the remote resource ${step.externalId}`);
+      return release(run);
+    }
+    case "WaitForCreate":
+      return resolveInFlightCreate(run, options);
+  }
+}
+
+/** Under a Delete policy, learns the id of a create in flight so it is not leaked. */
+async function resolveInFlightCreate<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  options: ManagedOptions,
+): Promise<ReconcileResult> {
+  const { client } = run.kind;
+  const state = readCreateState(run.obj.metadata?.annotations);
+  const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+  let id: string | undefined;
+  if (state.subscriptionKey && client.pollSubscription) {
+    const key = state.subscriptionKey;
+    let res: Awaited<ReturnType<NonNullable<typeof client.pollSubscription>>>;
+    try {
+      res = await client.pollSubscription(run, key);
+    } catch (err) {
+      throw wrapError(ERR.poll, err);
+    }
+    if (res.state === "Pending") {
+      const age = state.pending ? run.ageOf(state.pending.at) : Number.NaN;
+      return waiting(
+        run,
+        `waiting for subscription ${key} to finish before deleting its resource`,
+        subscriptionPollDelay(age, first, options.pollIntervalMs),
+      );
+    }
+    if (res.state === "Failed") return release(run);
+    id = res.externalId;
+  }
+  if (!id && state.pending?.token) {
+    let found: string[] | undefined;
+    try {
+      found = await client.lookupByToken(run, state.pending.token);
+    } catch (err) {
+      throw wrapError(ERR.lookup, err);
+    }
+    const d = decideAfterLookup({
+      token: state.pending.token,
+      found,
+      pendingAgeMs: run.ageOf(state.pending.at),
+      visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_VISIBILITY_GRACE_MS,
+    });
+    if (d.decision === "Wait") {
+      return waiting(
+        run,
+        "waiting for an unfinished create to show before deleting",
+        d.requeueAfterMs,
+      );
+    }
+    if (d.decision === "Recreate") return release(run);
+    if (d.decision === "Adopt") id = d.externalId;
+  }
+  if (!id) {
+    run.warning(
+      DELETE_NOT_HONOURED,
+      "a create was sent but the resulting remote resource cannot be identified; it is left in the service (check for it there)",
+    );
+    return release(run);
+  }
+  await run.annotate({ [ANNOTATIONS.externalId]: id, [ANNOTATIONS.createPending]: null });
+  return deleteStep(run, options);
+}

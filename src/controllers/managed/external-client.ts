@@ -1,0 +1,151 @@
+/**
+ * The contract between the generic managed-resource reconciler (reconciler.ts) and one
+ * kind's remote resource, in the crossplane-runtime style: the kind implements
+ * {@link ExternalClient} (observe / create / pollSubscription / lookupByToken / update /
+ * delete) and {@link ManagedKind} (how its status looks); the generic loop owns the
+ * finalizer, the crash-safe create protocol, deletion policy, conditions, events,
+ * status writes and requeues.
+ *
+ * Every method may throw: a service error (its `retryable` decides backoff or a terminal
+ * hold), or a `RetryableError` / `TerminalError` with a PascalCase reason. The loop
+ * turns it into Synced=False (reason and message) and a Warning event. Methods must not
+ * write the object's status; annotations only through {@link ManagedCall.annotate}.
+ */
+import type { Condition } from "../../runtime/conditions.js";
+import type { ReconcileContext } from "../../runtime/controller.js";
+import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+
+/** The fields every managed kind's spec and status share. */
+export interface ManagedObject extends KubeObject {
+  spec: { deletionPolicy?: "Orphan" | "Delete" };
+  status?: { conditions?: Condition[]; observedGeneration?: number };
+}
+
+/** What a method of an {@link ExternalClient} gets besides its arguments. */
+export interface ManagedCall<T extends ManagedObject> {
+  /** The object as last written by this reconcile (annotations current). */
+  readonly obj: T;
+  readonly ctx: ReconcileContext;
+  /**
+   * Sets (string) or removes (null) annotations of the object, conditioned on its
+   * resourceVersion, and makes the result the `obj` of the rest of the reconcile. Use
+   * it to record an intent durably BEFORE a non-idempotent call (e.g. a scale).
+   */
+  annotate(annotations: Record<string, string | null>): Promise<T>;
+}
+
+/** A Ready condition as the kind states it (times and generation filled in by the loop). */
+export interface ReadyState {
+  status: "True" | "False" | "Unknown";
+  /** PascalCase; terminal reasons end in Failed/Refused/Forbidden/Terminal/InvalidSpec/OutcomeUnknown. */
+  reason: string;
+  message: string;
+}
+
+/** What `observe` found out about the remote resource bound to the object. */
+export type Observation<R> =
+  | { exists: false }
+  | {
+      exists: true;
+      /** False when the spec asks for a change that `update` should make. */
+      upToDate: boolean;
+      /** The Ready condition the remote state implies. */
+      ready: ReadyState;
+      /** The remote record, handed to `update` and to {@link ManagedKind.status}. */
+      remote: R;
+    };
+
+/** What `create` answered. */
+export interface CreateResult {
+  /** Key of the asynchronous subscription, to poll with `pollSubscription`. */
+  subscriptionKey?: string;
+  /** The id, when the create answered it at once (no subscription to poll). */
+  externalId?: string;
+}
+
+/** The state of a subscription (asynchronous create). */
+export type SubscriptionPoll =
+  | { state: "Pending" }
+  /** `externalId` absent: the service did not say; the loop looks the resource up by token. */
+  | { state: "Succeeded"; externalId?: string }
+  | { state: "Failed"; message: string };
+
+/** What `update` did. */
+export type UpdateResult =
+  /** A change was sent; `message` goes into a Normal `Updated` event. */
+  | { outcome: "Applied"; message: string }
+  /** Nothing sent yet (e.g. waiting for an earlier change to show); poll again. */
+  | { outcome: "Waiting"; message: string }
+  /** The change is refused without calling the service (e.g. a shrink below used). */
+  | { outcome: "Refused"; reason: string; message: string };
+
+/** What `delete` did. */
+export type DeleteResult = "Deleted" | "NotConfigured";
+
+/** A refusal of a preflight check: a condition, and no order is placed. */
+export interface PreflightRefusal {
+  /** PascalCase; ends in Refused when only a spec change can help. */
+  reason: string;
+  message: string;
+  /** True when the refusal may go away by itself (e.g. capacity unavailable now): poll. */
+  retry?: boolean;
+}
+
+/** One kind's remote resource, as the generic loop drives it. */
+export interface ExternalClient<T extends ManagedObject, R> {
+  /** An id in the spec that binds the object to an existing resource (adoption), if any. */
+  adoptId?(obj: T): string | undefined;
+  /** Checks before the first create; a refusal is reported and nothing is ordered. */
+  preflight?(call: ManagedCall<T>): Promise<PreflightRefusal | undefined>;
+  /** Reads the remote resource `externalId`; `{ exists: false }` when it is gone. */
+  observe(call: ManagedCall<T>, externalId: string): Promise<Observation<R>>;
+  /**
+   * Creates the remote resource carrying `token` (so `lookupByToken` can find it). A
+   * thrown error whose `outcomeUnknown` is true means the create may have taken effect.
+   */
+  create(call: ManagedCall<T>, token: string): Promise<CreateResult>;
+  /** The state of subscription `key`. Required when `create` answers keys. */
+  pollSubscription?(call: ManagedCall<T>, key: string): Promise<SubscriptionPoll>;
+  /** Ids of remote resources carrying `token`; undefined when no list operation exists. */
+  lookupByToken(call: ManagedCall<T>, token: string): Promise<string[] | undefined>;
+  /** Makes the remote resource match the spec; called when `observe` says not up to date. */
+  update(call: ManagedCall<T>, externalId: string, remote: R): Promise<UpdateResult>;
+  /** Deletes the remote resource (deletionPolicy Delete); "NotConfigured" when impossible. */
+  delete?(call: ManagedCall<T>, externalId: string): Promise<DeleteResult>;
+}
+
+/** The remote identity and create progress, as the loop shows it in status. */
+export interface ManagedFacts {
+  externalId?: string;
+  subscriptionKey?: string;
+  subscription?: {
+    outcome: "Pending" | "Succeeded" | "Failed";
+    message?: string;
+    submittedTime?: string;
+  };
+}
+
+/** Everything the generic loop needs to know about a kind. */
+export interface ManagedKind<T extends ManagedObject, R> {
+  /** The reconciled kind. */
+  resource: ResourceDescriptor;
+  /** The finalizer the loop adds before any remote call. */
+  finalizer: string;
+  client: ExternalClient<T, R>;
+  /**
+   * The kind's status besides `conditions` and `observedGeneration`: built from the
+   * facts and the remote record (undefined when not observed in this reconcile: keep
+   * the previous remote fields from `obj.status`).
+   */
+  status(obj: T, facts: ManagedFacts, remote: R | undefined): Record<string, unknown>;
+}
+
+/** Tunables of the loop. */
+export interface ManagedOptions {
+  /** Requeue while the resource exists (the poll interval of the kind). */
+  pollIntervalMs: number;
+  /** First requeue while a subscription is pending; doubles with its age up to `pollIntervalMs`. */
+  subscriptionPollMs?: number;
+  /** How long after a create a resource may be missing from the list (see decideAfterLookup). */
+  visibilityGraceMs?: number;
+}

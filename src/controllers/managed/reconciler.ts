@@ -1,0 +1,101 @@
+/**
+ * The generic managed-resource reconciler (crossplane-runtime style): one loop for
+ * every kind whose remote resource sits behind an {@link ExternalClient}.
+ *
+ * Contract, in order (DESIGN §5):
+ * 1. Read the object from the cache; gone → done.
+ * 2. Deleting → per `spec.deletionPolicy` (see {@link decideDeletion}): Orphan (default)
+ *    leaves the remote resource (Normal event `Orphaned`); Delete calls `client.delete`,
+ *    and where the kind or the operator has no delete operation orphans it with a
+ *    Warning event `DeletePolicyNotHonoured`; a create in flight is resolved first.
+ *    Then the finalizer is removed. A failing delete keeps the finalizer, and the error
+ *    policy writes Synced=False saying why.
+ * 3. The finalizer is added before any remote call.
+ * 4. `spec`-adoption (`client.adoptId`), else the crash-safe create protocol
+ *    (create-protocol.ts): preflight (a refusal is Ready=False and Synced=False with its
+ *    reason, and nothing is ordered) → `aidc.io/create-pending` {token, at, generation}
+ *    → `client.create(token)` → `aidc.io/subscription-key` → poll with backoff →
+ *    `aidc.io/external-id`. Pending without key → `client.lookupByToken`; undecidable →
+ *    Ready=False and Synced=False `CreateOutcomeUnknown` plus a Warning event telling the
+ *    user to set `aidc.io/external-id` or remove `aidc.io/create-pending`. A failed
+ *    subscription → Ready=False `CreateFailed` with the service's message and a Warning
+ *    event; it is retried only for a newer generation.
+ * 5. Known id → `client.observe`; not up to date → `client.update` (Normal `Updated`;
+ *    a refusal → Synced=False with its reason and a Warning event).
+ * 6. Status = `kind.status(...)` + Ready + Synced (each with observedGeneration) +
+ *    observedGeneration, patched only when it changed; requeue after the poll interval
+ *    (sooner while a subscription or an update is in progress).
+ *
+ * Failures are thrown (wrapped: `<step message>: <cause>`, terminal when the cause is);
+ * the runtime backs off or holds, records a Warning event, and calls
+ * {@link ManagedReconciler.onError}, which writes Synced=False with the reason and message.
+ */
+
+import { setCondition } from "../../runtime/conditions.js";
+import type { ErrorPolicy, Reconciler } from "../../runtime/controller.js";
+import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
+import { createOrObserve } from "./create-flow.js";
+import { syncedConditionOf } from "./decisions.js";
+import { deleteStep } from "./deletion.js";
+import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
+import { ManagedRun, type Outcome, writeConditions } from "./run.js";
+
+/** The reconcile function and error policy of one managed kind. */
+export interface ManagedReconciler {
+  reconcile: Reconciler;
+  /** Writes Synced=False (reason and message of the error) on the object. */
+  onError: ErrorPolicy;
+}
+
+/** Builds the generic loop for `kind`; see the module comment for the contract. */
+export function managedReconciler<T extends ManagedObject, R>(
+  kind: ManagedKind<T, R>,
+  options: ManagedOptions,
+): ManagedReconciler {
+  const reconcile: Reconciler = async (key, ctx) => {
+    const cached = ctx.cache.get<T>(kind.resource, key);
+    if (!cached) return {};
+    if (cached.metadata?.deletionTimestamp) {
+      if (!hasFinalizer(cached, kind.finalizer)) return {};
+      return deleteStep(new ManagedRun(kind, cached, ctx), options);
+    }
+    const obj = hasFinalizer(cached, kind.finalizer)
+      ? cached
+      : await ensureFinalizer(ctx.kube, kind.resource, cached, kind.finalizer);
+    if (!obj) return {};
+    const run = new ManagedRun(kind, obj, ctx);
+    const outcome = await createOrObserve(run, options);
+    await writeStatus(run, outcome);
+    return outcome.requeueAfterMs === undefined ? {} : { requeueAfterMs: outcome.requeueAfterMs };
+  };
+  const onError: ErrorPolicy = async (key, err, ctx) => {
+    const obj = ctx.cache.get<T>(kind.resource, key);
+    if (!obj) return;
+    await writeConditions(ctx, kind, obj, [syncedConditionOf(err)]);
+  };
+  return { reconcile, onError };
+}
+
+async function writeStatus<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  outcome: Outcome<R>,
+): Promise<void> {
+  const { obj, ctx, kind } = run;
+  const generation = obj.metadata?.generation;
+  const now = ctx.clock.now();
+  let conditions = setCondition(
+    obj.status?.conditions,
+    { type: "Ready", ...outcome.ready },
+    generation,
+    now,
+  );
+  conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
+  const base = outcome.keepStatus
+    ? { ...(obj.status ?? {}) }
+    : kind.status(obj, outcome.facts, outcome.remote);
+  await patchStatus(ctx.kube, kind.resource, obj, {
+    ...base,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions,
+  });
+}
