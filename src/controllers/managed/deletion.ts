@@ -14,7 +14,7 @@ import {
   subscriptionPollDelay,
 } from "./decisions.js";
 import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
-import { ERR, type ManagedRun, wrapError, writeConditions } from "./run.js";
+import { ERR, type ManagedRun, toKube, wrapError, writeConditions } from "./run.js";
 
 /** Reason of the Warning event when a Delete policy cannot be honoured. */
 export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured";
@@ -22,7 +22,7 @@ export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured";
 async function release<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
 ): Promise<ReconcileResult> {
-  await removeFinalizer(run.ctx.kube, run.kind.resource, run.obj, run.kind.finalizer);
+  await removeFinalizer(run.ctx.kube, run.kind.resource, toKube(run.obj), run.kind.finalizer);
   return {};
 }
 

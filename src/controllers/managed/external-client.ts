@@ -11,12 +11,18 @@
  * turns it into Synced=False (reason and message) and a Warning event. Methods must not
  * write the object's status; annotations only through {@link ManagedCall.annotate}.
  */
-import type { Condition } from "../../runtime/conditions.js";
+import type { Condition, ConditionInput } from "../../runtime/conditions.js";
 import type { ReconcileContext } from "../../runtime/controller.js";
-import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
 
-/** The fields every managed kind's spec and status share. */
-export interface ManagedObject extends KubeObject {
+/**
+ * The fields every managed kind's object has. No index signature, so the kinds' own
+ * types (`CustomResource<Spec, Status>` from src/crds) satisfy it as they are.
+ */
+export interface ManagedObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
   spec: { deletionPolicy?: "Orphan" | "Delete" };
   status?: { conditions?: Condition[]; observedGeneration?: number };
 }
@@ -138,6 +144,11 @@ export interface ManagedKind<T extends ManagedObject, R> {
    * the previous remote fields from `obj.status`).
    */
   status(obj: T, facts: ManagedFacts, remote: R | undefined): Record<string, unknown>;
+  /**
+   * Conditions of the kind besides Ready and Synced (e.g. ReferencesResolved), set on
+   * every status write of a live object (times and generation filled in by the loop).
+   */
+  conditions?(call: ManagedCall<T>): ConditionInput[];
 }
 
 /** Tunables of the loop. */

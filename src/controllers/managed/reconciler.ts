@@ -33,12 +33,13 @@
 
 import { setCondition } from "../../runtime/conditions.js";
 import type { ErrorPolicy, Reconciler } from "../../runtime/controller.js";
+import type { PolicyRule } from "../../runtime/permissions.js";
 import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { createOrObserve } from "./create-flow.js";
 import { syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
-import { ManagedRun, type Outcome, writeConditions } from "./run.js";
+import { fromKube, ManagedRun, type Outcome, toKube, writeConditions } from "./run.js";
 
 /** The reconcile function and error policy of one managed kind. */
 export interface ManagedReconciler {
@@ -53,24 +54,27 @@ export function managedReconciler<T extends ManagedObject, R>(
   options: ManagedOptions,
 ): ManagedReconciler {
   const reconcile: Reconciler = async (key, ctx) => {
-    const cached = ctx.cache.get<T>(kind.resource, key);
-    if (!cached) return {};
+    const found = ctx.cache.get(kind.resource, key);
+    if (!found) return {};
+    const cached = fromKube<T>(found);
     if (cached.metadata?.deletionTimestamp) {
-      if (!hasFinalizer(cached, kind.finalizer)) return {};
+      if (!hasFinalizer(found, kind.finalizer)) return {};
       return deleteStep(new ManagedRun(kind, cached, ctx), options);
     }
-    const obj = hasFinalizer(cached, kind.finalizer)
-      ? cached
-      : await ensureFinalizer(ctx.kube, kind.resource, cached, kind.finalizer);
-    if (!obj) return {};
+    const withFinalizer = hasFinalizer(found, kind.finalizer)
+      ? found
+      : await ensureFinalizer(ctx.kube, kind.resource, found, kind.finalizer);
+    if (!withFinalizer) return {};
+    const obj = fromKube<T>(withFinalizer);
     const run = new ManagedRun(kind, obj, ctx);
     const outcome = await createOrObserve(run, options);
     await writeStatus(run, outcome);
     return outcome.requeueAfterMs === undefined ? {} : { requeueAfterMs: outcome.requeueAfterMs };
   };
   const onError: ErrorPolicy = async (key, err, ctx) => {
-    const obj = ctx.cache.get<T>(kind.resource, key);
-    if (!obj) return;
+    const found = ctx.cache.get(kind.resource, key);
+    if (!found) return;
+    const obj = fromKube<T>(found);
     await writeConditions(ctx, kind, obj, [syncedConditionOf(err)]);
   };
   return { reconcile, onError };
@@ -90,12 +94,36 @@ async function writeStatus<T extends ManagedObject, R>(
     now,
   );
   conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
+  for (const c of kind.conditions?.(run) ?? []) {
+    conditions = setCondition(conditions, c, generation, now);
+  }
   const base = outcome.keepStatus
     ? { ...(obj.status ?? {}) }
     : kind.status(obj, outcome.facts, outcome.remote);
-  await patchStatus(ctx.kube, kind.resource, obj, {
+  await patchStatus(ctx.kube, kind.resource, toKube(obj), {
     ...base,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions,
   });
+}
+
+/**
+ * The RBAC rules the generic loop needs on its kind (declared with `.permissions`;
+ * granted by src/controllers/permissions.ts): read and watch the objects, patch their
+ * annotations and finalizers, and patch their status.
+ */
+export function managedPermissions(res: { group: string; plural: string }): PolicyRule[] {
+  return [
+    {
+      apiGroups: [res.group],
+      resources: [res.plural],
+      verbs: ["get", "list", "watch", "update", "patch"],
+    },
+    {
+      apiGroups: [res.group],
+      resources: [`${res.plural}/status`],
+      verbs: ["get", "update", "patch"],
+    },
+    { apiGroups: [res.group], resources: [`${res.plural}/finalizers`], verbs: ["update"] },
+  ];
 }

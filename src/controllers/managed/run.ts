@@ -12,6 +12,7 @@ import {
   RetryableError,
   TerminalError,
 } from "../../runtime/errors.js";
+import type { KubeObject } from "../../runtime/resource.js";
 import { patchStatus, setAnnotations } from "../../runtime/writes.js";
 import { ServiceError } from "../../service/errors.js";
 import type {
@@ -55,6 +56,16 @@ export function createMayHaveHappened(err: unknown): boolean {
   return !(err instanceof ServiceError) || err.outcomeUnknown;
 }
 
+/** A managed object as the runtime's writers take it (the same JSON object). */
+export function toKube(obj: ManagedObject): KubeObject {
+  return obj as unknown as KubeObject;
+}
+
+/** An object from the runtime as the kind's type (the cache and writers return JSON). */
+export function fromKube<T extends ManagedObject>(obj: KubeObject): T {
+  return obj as unknown as T;
+}
+
 /** A fresh client token for a create. */
 export function newClientToken(): string {
   return randomUUID();
@@ -86,7 +97,9 @@ export class ManagedRun<T extends ManagedObject, R> implements ManagedCall<T> {
 
   /** See {@link ManagedCall.annotate}. */
   async annotate(annotations: Record<string, string | null>): Promise<T> {
-    this.obj = await setAnnotations(this.ctx.kube, this.kind.resource, this.obj, annotations);
+    this.obj = fromKube<T>(
+      await setAnnotations(this.ctx.kube, this.kind.resource, toKube(this.obj), annotations),
+    );
     return this.obj;
   }
 
@@ -102,12 +115,12 @@ export class ManagedRun<T extends ManagedObject, R> implements ManagedCall<T> {
 
   /** A Normal event on the object. */
   normal(reason: string, note: string): void {
-    this.ctx.events.normal(this.obj, reason, note);
+    this.ctx.events.normal(toKube(this.obj), reason, note);
   }
 
   /** A Warning event on the object. */
   warning(reason: string, note: string): void {
-    this.ctx.events.warning(this.obj, reason, note);
+    this.ctx.events.warning(toKube(this.obj), reason, note);
   }
 }
 
@@ -121,5 +134,5 @@ export async function writeConditions<T extends ManagedObject>(
   const generation = obj.metadata?.generation;
   let conditions = obj.status?.conditions;
   for (const c of conds) conditions = setCondition(conditions, c, generation, ctx.clock.now());
-  await patchStatus(ctx.kube, kind.resource, obj, { ...(obj.status ?? {}), conditions });
+  await patchStatus(ctx.kube, kind.resource, toKube(obj), { ...(obj.status ?? {}), conditions });
 }
