@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
-import type { OperatorConfig } from "../config/schema.js";
+import { type OperatorConfig, pollIntervalFor } from "../config/schema.js";
 import type { ControllerDefinition } from "../runtime/controller.js";
 import type { ServiceClient } from "../service/client.js";
+import { cciInstanceController } from "./cciinstance/index.js";
 
 /** What `aidc-operator run` hands every controller factory. */
 export interface ControllerDeps {
@@ -21,4 +22,7 @@ export type ControllerFactory = (deps: ControllerDeps) => ControllerDefinition;
  * adds its factory here (one line per controller, e.g. `nasVolumeController`), built
  * with `controller(name).for(KIND)...reconcile(fn)` from src/runtime/controller.ts.
  */
-export const controllers: ControllerFactory[] = [];
+export const controllers: ControllerFactory[] = [
+  ({ config, service }) =>
+    cciInstanceController({ service, pollIntervalMs: pollIntervalFor(config, "CciInstance") }),
+];

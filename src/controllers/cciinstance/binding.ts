@@ -1,0 +1,84 @@
+/**
+ * Which CCI instance a CciInstance observes: a pure decision over the spec, the id
+ * already recorded, and the instances the service lists.
+ *
+ * - A recorded id (annotation `aidc.io/external-id`, else `status.instanceId`) wins:
+ *   once bound, an object stays bound to that instance even if it is renamed or a
+ *   second instance of the same name appears, and a restored object (annotations
+ *   kept, status lost) binds to the same instance again.
+ * - `spec.instanceId` binds directly.
+ * - `spec.name` (+ `spec.aidcId`) binds only when exactly one listed instance has
+ *   exactly that name (the service's `name` filter is fuzzy, so matching is done
+ *   here); none or several leaves the object unbound, with a message naming what
+ *   was found.
+ */
+import type { CciInstanceSpec } from "../../crds/cciinstance.js";
+import type { CciInstance } from "../../service/schemas/cci.js";
+
+/** How many candidates a message names before it says "and N more". */
+const NAMED_CANDIDATES = 10;
+
+/** The binding decision. */
+export type Binding =
+  | { bound: true; instanceId: string; via: "recorded" | "instanceId" | "name" }
+  | { bound: false; reason: "NoMatchingInstance" | "AmbiguousName"; message: string };
+
+/** Inputs of {@link decideBinding}. */
+export interface BindingInput {
+  spec: Pick<CciInstanceSpec, "instanceId" | "name" | "aidcId">;
+  /** The id recorded in the annotation or the status, if any. */
+  recordedId: string | undefined;
+  /** Every listed instance (the shared snapshot). */
+  instances: Iterable<CciInstance>;
+}
+
+/** Decides the instance to observe; see the module comment for the order. */
+export function decideBinding(input: BindingInput): Binding {
+  const { spec, recordedId } = input;
+  if (spec.instanceId) {
+    // A recorded id that disagrees with spec.instanceId can only come from an edited
+    // annotation; the spec (immutable) is the user's intent.
+    return { bound: true, instanceId: spec.instanceId, via: "instanceId" };
+  }
+  if (recordedId) return { bound: true, instanceId: recordedId, via: "recorded" };
+  const name = spec.name ?? "";
+  const where = spec.aidcId === undefined ? "" : ` in compute center ${spec.aidcId}`;
+  const matches = [...input.instances].filter(
+    (i) => i.name === name && (spec.aidcId === undefined || i.aidcId === spec.aidcId),
+  );
+  const [only, ...others] = matches;
+  if (only && others.length === 0) {
+    return { bound: true, instanceId: only.id, via: "name" };
+  }
+  if (!only) {
+    return {
+      bound: false,
+      reason: "NoMatchingInstance",
+      message: `no CCI instance is named "${name}"${where}; nothing is bound (checked again every poll)`,
+    };
+  }
+  return {
+    bound: false,
+    reason: "AmbiguousName",
+    message: `${matches.length} CCI instances are named "${name}"${where}: ${describeCandidates(matches)}; nothing is bound: set spec.instanceId (or aidcId) to choose one`,
+  };
+}
+
+function describeCandidates(matches: CciInstance[]): string {
+  const named = matches
+    .slice(0, NAMED_CANDIDATES)
+    .map(
+      (i) =>
+        `${i.id} (${[i.status, i.aidcId === undefined ? "" : `aidcId ${i.aidcId}`].filter(Boolean).join(", ")})`,
+    );
+  const more = matches.length - named.length;
+  return more > 0 ? `${named.join(", ")} and ${more} more` : named.join(", ");
+}
+
+/** The recorded id: the annotation first (it survives a restore), then the status. */
+export function recordedInstanceId(
+  annotationId: string | undefined,
+  statusId: string | undefined,
+): string | undefined {
+  return annotationId?.trim() || statusId?.trim() || undefined;
+}

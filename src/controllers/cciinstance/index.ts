@@ -1,0 +1,68 @@
+/**
+ * The CciInstance controller: observes CCI instances (the service cannot create or
+ * delete them), mirrors them into status, reads error details, and saves images.
+ * See reconciler.ts for the order of a reconcile and docs/controllers.md for the
+ * decisions.
+ */
+import { cciInstanceCrd } from "../../crds/cciinstance.js";
+import {
+  type Clock,
+  type ControllerDefinition,
+  controller,
+  systemClock,
+} from "../../runtime/index.js";
+import type { SaveBackoff } from "./images.js";
+import { CciInstanceReconciler, type CciService } from "./reconciler.js";
+import { type CciLister, CciSnapshot } from "./snapshot.js";
+
+/** What the controller is built with. */
+export interface CciInstanceControllerOptions {
+  /** The service client (list, detail, error details, save-image). */
+  service: CciService & CciLister;
+  /** How often each object is reconciled again (the CciInstance poll interval). */
+  pollIntervalMs: number;
+  /** How long one walk of the CCI list is reused. Default 90% of the poll interval. */
+  snapshotTtlMs?: number;
+  /** Delays between attempts of a failed image save. Default 10 s doubling up to 10 min. */
+  saveBackoff?: SaveBackoff;
+  /** Time source of the snapshot's TTL. Default the system clock. */
+  clock?: Clock;
+}
+
+/** Default delays between attempts of a failed image save. */
+export const DEFAULT_SAVE_BACKOFF: SaveBackoff = { baseMs: 10_000, maxMs: 10 * 60_000 };
+
+/**
+ * Builds the CciInstance controller. Each call owns its own list snapshot (shared by
+ * all of its reconciles) and its own memory of objects, so two managers in one
+ * process do not share state.
+ */
+export function cciInstanceController(options: CciInstanceControllerOptions): ControllerDefinition {
+  const clock = options.clock ?? systemClock;
+  const snapshot = new CciSnapshot(options.service, {
+    ttlMs: options.snapshotTtlMs ?? Math.floor(options.pollIntervalMs * 0.9),
+    now: () => clock.now().getTime(),
+  });
+  const reconciler = new CciInstanceReconciler({
+    service: options.service,
+    snapshot,
+    pollIntervalMs: options.pollIntervalMs,
+    saveBackoff: options.saveBackoff ?? DEFAULT_SAVE_BACKOFF,
+  });
+  return controller("cciinstance")
+    .for(cciInstanceCrd)
+    .permissions([
+      {
+        apiGroups: [cciInstanceCrd.group],
+        resources: [cciInstanceCrd.plural],
+        verbs: ["get", "list", "watch", "patch"],
+      },
+      {
+        apiGroups: [cciInstanceCrd.group],
+        resources: [`${cciInstanceCrd.plural}/status`],
+        verbs: ["patch"],
+      },
+    ])
+    .onError((key, err, ctx) => reconciler.onError(key, err, ctx))
+    .reconcile((key, ctx) => reconciler.reconcile(key, ctx));
+}

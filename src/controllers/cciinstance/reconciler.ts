@@ -1,0 +1,284 @@
+/**
+ * The CciInstance reconciler: observe-only. Order of a reconcile: read the object →
+ * (deleted: say the instance is kept) → the shared list snapshot → bind → detail and
+ * error details only when needed → save at most one image → status → requeue.
+ */
+import {
+  type CciInstance as CciInstanceResource,
+  type CciInstanceStatus,
+  cciInstanceCrd,
+} from "../../crds/cciinstance.js";
+import {
+  type ConditionInput,
+  errorMessage,
+  errorReason,
+  type KubeObject,
+  type ObjectKey,
+  objectKeyString,
+  patchStatus,
+  type ReconcileContext,
+  type ReconcileResult,
+  removeCondition,
+  setAnnotations,
+  setCondition,
+} from "../../runtime/index.js";
+import { ServiceNotFoundError } from "../../service/errors.js";
+import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
+import { ANNOTATIONS } from "../managed/create-protocol.js";
+import { type Binding, decideBinding, recordedInstanceId } from "./binding.js";
+import { type ImageSaver, saveImages } from "./image-saver.js";
+import { IMAGES_ANNOTATION, imageKey, parseLedger, type SaveBackoff } from "./images.js";
+import type { CciSnapshot } from "./snapshot.js";
+import { errorKey, isInError, needsDetail, observedStatus, readyCondition } from "./status.js";
+
+/** A CciInstance as the cache holds it. */
+export type CciObject = CciInstanceResource & KubeObject;
+
+/** The service operations the reconciler uses. */
+export interface CciService extends ImageSaver {
+  getCci(id: string): Promise<CciInstance>;
+  getCciErrorDetails(id: string): Promise<CciErrorDetails>;
+}
+
+/** What the reconciler is built with (owned by the controller factory). */
+export interface CciReconcilerDeps {
+  service: CciService;
+  snapshot: CciSnapshot;
+  pollIntervalMs: number;
+  saveBackoff: SaveBackoff;
+}
+
+const CCI = cciInstanceCrd;
+
+/** The reconciler, with the small memory it needs to report deletions. */
+export class CciInstanceReconciler {
+  /** Last seen identity of each object, to say on deletion that the instance is kept. */
+  private readonly seen = new Map<string, { obj: KubeObject; instanceId?: string }>();
+
+  constructor(private readonly deps: CciReconcilerDeps) {}
+
+  /** Reconciles one CciInstance. */
+  async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const obj = ctx.cache.get<CciObject>(CCI, key);
+    if (!obj || obj.metadata?.deletionTimestamp) {
+      this.reportDeletion(key, ctx);
+      return {};
+    }
+    this.remember(key, obj);
+    const snapshot = await this.deps.snapshot.get();
+    const annotations = obj.metadata?.annotations ?? {};
+    const binding = decideBinding({
+      spec: obj.spec,
+      recordedId: recordedInstanceId(annotations[ANNOTATIONS.externalId], obj.status?.instanceId),
+      instances: snapshot.byId.values(),
+    });
+    if (!binding.bound) return this.unbound(obj, binding, ctx);
+
+    let current = obj;
+    const id = binding.instanceId;
+    if (annotations[ANNOTATIONS.externalId] !== id) {
+      current = await setAnnotations(ctx.kube, CCI, obj, { [ANNOTATIONS.externalId]: id });
+      ctx.events.normal(current, "Bound", `observing CCI instance ${id} (bound by ${binding.via})`);
+    }
+    this.remember(key, current, id);
+
+    const listed = snapshot.byId.get(id);
+    let record: CciInstance;
+    let detail: CciInstance | undefined;
+    let observedAt = snapshot.fetchedAt;
+    try {
+      if (!listed || needsDetail(current.status, listed)) {
+        observedAt = ctx.clock.now();
+        detail = await this.deps.service.getCci(id);
+      }
+      record = listed ?? (detail as CciInstance);
+    } catch (err) {
+      if (err instanceof ServiceNotFoundError) return this.gone(current, id, ctx);
+      throw err;
+    }
+    const errorDetails = isInError(record.status)
+      ? await this.deps.service.getCciErrorDetails(id)
+      : undefined;
+    const observed = observedStatus({
+      instanceId: id,
+      record,
+      ...(detail ? { detail } : {}),
+      ...(errorDetails ? { errorDetails } : {}),
+      ...(current.status ? { previous: current.status } : {}),
+    });
+
+    const images = await saveImages({
+      ctx,
+      obj: current,
+      instanceId: id,
+      images: current.spec.images ?? [],
+      ledger: parseLedger(current.metadata?.annotations?.[IMAGES_ANNOTATION]),
+      instance: { status: record.status, saveImageStatus: listed?.saveImageStatus, observedAt },
+      service: this.deps.service,
+      backoff: this.deps.saveBackoff,
+      resource: CCI,
+    });
+    current = images.obj;
+
+    let conditions = current.status?.conditions;
+    const now = ctx.clock.now();
+    const gen = current.metadata?.generation;
+    for (const c of [
+      boundCondition(binding),
+      readyCondition(observed),
+      { type: "Synced", status: "True", reason: "ReconcileSuccess", message: "" },
+    ] satisfies ConditionInput[]) {
+      conditions = setCondition(conditions, c, gen, now);
+    }
+    conditions = images.condition
+      ? setCondition(conditions, images.condition, gen, now)
+      : removeCondition(conditions, "ImagesSaved");
+    const status: CciInstanceStatus = {
+      ...observed,
+      ...(images.statuses.length > 0 ? { images: images.statuses } : {}),
+      ...(gen !== undefined ? { observedGeneration: gen } : {}),
+      conditions,
+    };
+    const previous = current.status;
+    await patchStatus(ctx.kube, CCI, current, status);
+    this.announceChanges(current, previous, status, ctx);
+    const poll = this.deps.pollIntervalMs;
+    const untilRetry = images.retryAt ? images.retryAt.getTime() - now.getTime() : poll;
+    return { requeueAfterMs: Math.max(0, Math.min(poll, untilRetry)) };
+  }
+
+  /** Records a failed reconcile as Synced=False (the runtime logs it and emits the event). */
+  async onError(key: ObjectKey, err: unknown, ctx: ReconcileContext): Promise<void> {
+    const obj = ctx.cache.get<CciObject>(CCI, key);
+    if (!obj || obj.metadata?.deletionTimestamp) return;
+    const conditions = setCondition(
+      obj.status?.conditions,
+      { type: "Synced", status: "False", reason: errorReason(err), message: errorMessage(err) },
+      obj.metadata?.generation,
+      ctx.clock.now(),
+    );
+    await patchStatus(ctx.kube, CCI, obj, { ...(obj.status ?? {}), conditions });
+  }
+
+  private async unbound(
+    obj: CciObject,
+    binding: Extract<Binding, { bound: false }>,
+    ctx: ReconcileContext,
+  ): Promise<ReconcileResult> {
+    const gen = obj.metadata?.generation;
+    const now = ctx.clock.now();
+    let conditions = setCondition(obj.status?.conditions, boundCondition(binding), gen, now);
+    conditions = setCondition(
+      conditions,
+      { type: "Ready", status: "False", reason: "NotBound", message: binding.message },
+      gen,
+      now,
+    );
+    conditions = setCondition(
+      conditions,
+      { type: "Synced", status: "True", reason: "ReconcileSuccess", message: "" },
+      gen,
+      now,
+    );
+    const before = obj.status?.conditions?.find((c) => c.type === "Bound");
+    const status = { ...(gen !== undefined ? { observedGeneration: gen } : {}), conditions };
+    await patchStatus(ctx.kube, CCI, obj, status);
+    if (before?.reason !== binding.reason || before?.message !== binding.message) {
+      ctx.events.warning(obj, binding.reason, binding.message);
+    }
+    return { requeueAfterMs: this.deps.pollIntervalMs };
+  }
+
+  /** The bound instance no longer exists: keep the binding, say so, keep polling. */
+  private async gone(obj: CciObject, id: string, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const gen = obj.metadata?.generation;
+    const now = ctx.clock.now();
+    const message = `CCI instance ${id} does not exist (any more); the object stays bound to it`;
+    let conditions = obj.status?.conditions;
+    for (const c of [
+      { type: "Bound", status: "False", reason: "InstanceNotFound", message },
+      { type: "Ready", status: "False", reason: "InstanceNotFound", message },
+      { type: "Synced", status: "True", reason: "ReconcileSuccess", message: "" },
+    ] satisfies ConditionInput[]) {
+      conditions = setCondition(conditions, c, gen, now);
+    }
+    const wasGone = obj.status?.conditions?.some((c) => c.reason === "InstanceNotFound");
+    await patchStatus(ctx.kube, CCI, obj, { ...(obj.status ?? {}), instanceId: id, conditions });
+    if (!wasGone) ctx.events.warning(obj, "InstanceNotFound", message);
+    return { requeueAfterMs: this.deps.pollIntervalMs };
+  }
+
+  private announceChanges(
+    obj: CciObject,
+    before: CciInstanceStatus | undefined,
+    after: CciInstanceStatus,
+    ctx: ReconcileContext,
+  ): void {
+    const errKey = errorKey(after.error);
+    if (errKey && errKey !== errorKey(before?.error)) {
+      const e = after.error;
+      const text = [e?.description, e?.suggestion && `suggestion: ${e.suggestion}`, e?.detail]
+        .filter(Boolean)
+        .join("; ");
+      ctx.events.warning(
+        obj,
+        "InstanceFailed",
+        `CCI instance ${after.instanceId} is ${after.remoteStatus}: ${text}`,
+      );
+    }
+    if (before?.remoteStatus && before.remoteStatus !== after.remoteStatus) {
+      ctx.events.normal(
+        obj,
+        "StatusChanged",
+        `CCI instance ${after.instanceId}: ${before.remoteStatus} → ${after.remoteStatus}`,
+      );
+    }
+    const was = new Map((before?.images ?? []).map((i) => [imageKey(i), i.state]));
+    for (const image of after.images ?? []) {
+      if (image.state === "Saved" && was.get(imageKey(image)) !== "Saved") {
+        ctx.events.normal(
+          obj,
+          "ImageSaved",
+          `image ${imageKey(image)} saved as ${image.imageId ?? "?"}`,
+        );
+      }
+    }
+  }
+
+  private remember(key: ObjectKey, obj: KubeObject, instanceId?: string): void {
+    const k = `${key.namespace}/${key.name}`;
+    const prior = this.seen.get(k);
+    const id = instanceId ?? prior?.instanceId;
+    this.seen.set(k, {
+      obj: { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { ...obj.metadata } },
+      ...(id ? { instanceId: id } : {}),
+    });
+  }
+
+  /** Once per deletion: an event that the instance is left as it is. */
+  private reportDeletion(key: ObjectKey, ctx: ReconcileContext): void {
+    const k = `${key.namespace}/${key.name}`;
+    const seen = this.seen.get(k);
+    if (!seen) return;
+    this.seen.delete(k);
+    const what = seen.instanceId
+      ? `CCI instance ${seen.instanceId}`
+      : "no CCI instance (it was not bound)";
+    ctx.events.normal(
+      seen.obj,
+      "InstanceKept",
+      `${objectKeyString(seen.obj)} deleted; ${what} is left untouched: the operator only observes CCI instances`,
+    );
+  }
+}
+
+function boundCondition(binding: Binding): ConditionInput {
+  return binding.bound
+    ? {
+        type: "Bound",
+        status: "True",
+        reason: "Bound",
+        message: `bound to CCI instance ${binding.instanceId} by ${binding.via}`,
+      }
+    : { type: "Bound", status: "False", reason: binding.reason, message: binding.message };
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { CciInstance } from "../../service/schemas/cci.js";
+import { CciSnapshot } from "./snapshot.js";
+
+function lister(records: CciInstance[]) {
+  const calls = { walks: 0 };
+  let release: (() => void) | undefined;
+  const gate = { hold: false };
+  return {
+    calls,
+    gate,
+    releaseWalk: () => release?.(),
+    async *iterateCci(): AsyncGenerator<CciInstance> {
+      calls.walks += 1;
+      if (gate.hold) await new Promise<void>((r) => (release = r));
+      for (const r of records) yield r;
+    },
+  };
+}
+
+describe("CciSnapshot", () => {
+  it("walks the list once per TTL and serves every reader from that walk", async () => {
+    let now = 1_000;
+    const l = lister([{ id: "a" }, { id: "b" }]);
+    const snap = new CciSnapshot(l, { ttlMs: 100, now: () => now });
+    const first = await snap.get();
+    now += 99;
+    const second = await snap.get();
+    expect(l.calls.walks).toBe(1);
+    expect(second).toBe(first);
+    expect([...first.byId.keys()]).toEqual(["a", "b"]);
+    now += 1;
+    await snap.get();
+    expect(l.calls.walks).toBe(2);
+  });
+
+  it("lets concurrent readers wait for the one walk in flight", async () => {
+    const l = lister([{ id: "a" }]);
+    l.gate.hold = true;
+    const snap = new CciSnapshot(l, { ttlMs: 100, now: () => 0 });
+    const readers = [snap.get(), snap.get(), snap.get()];
+    await new Promise((r) => setTimeout(r, 0));
+    l.releaseWalk();
+    const views = await Promise.all(readers);
+    expect(l.calls.walks).toBe(1);
+    expect(new Set(views).size).toBe(1);
+  });
+
+  it("records the start of the walk as the time of the view", async () => {
+    const snap = new CciSnapshot(lister([]), { ttlMs: 100, now: () => 5_000 });
+    expect((await snap.get()).fetchedAt.getTime()).toBe(5_000);
+  });
+
+  it("walks again after a failed walk instead of caching the failure", async () => {
+    let fail = true;
+    const l = {
+      async *iterateCci(): AsyncGenerator<CciInstance> {
+        if (fail) throw new Error("list failed");
+        yield { id: "a" };
+      },
+    };
+    const snap = new CciSnapshot(l, { ttlMs: 100, now: () => 0 });
+    await expect(snap.get()).rejects.toThrow("list failed");
+    fail = false;
+    expect((await snap.get()).byId.has("a")).toBe(true);
+  });
+
+  it("walks again after invalidate", async () => {
+    const l = lister([]);
+    const snap = new CciSnapshot(l, { ttlMs: 1_000, now: () => 0 });
+    await snap.get();
+    snap.invalidate();
+    await snap.get();
+    expect(l.calls.walks).toBe(2);
+  });
+});
