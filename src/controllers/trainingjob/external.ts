@@ -1,0 +1,217 @@
+/**
+ * The TrainingJob's task behind the generic managed reconciler's ExternalClient:
+ * preflight (references, required fields, product), create with the client token as a
+ * task env var, subscription polling, lookup by token, observe (detail, storages, pods,
+ * their resources and ports, and the exposure objects), update (description, ports,
+ * exposure) and delete.
+ */
+import { TerminalError } from "../../runtime/errors.js";
+import {
+  EndpointDisabledError,
+  type ServiceClient,
+  ServiceNotFoundError,
+} from "../../service/index.js";
+import type {
+  ExternalClient,
+  ManagedCall,
+  Observation,
+  PreflightRefusal,
+  UpdateResult,
+} from "../managed/external-client.js";
+import {
+  applyExposure,
+  type ExposureChanges,
+  exposureChanges,
+  exposureInSync,
+  readExposure,
+} from "./expose-sync.js";
+import type { TrainingJobObject } from "./objects.js";
+import { describePortActions, type PortAction, portActions } from "./ports.js";
+import { type ReferenceLookup, resolveReferences } from "./references.js";
+import {
+  lastExecInfo,
+  type PodObservation,
+  remoteDescription,
+  remoteStatus,
+  type TaskObservation,
+} from "./remote.js";
+import { buildCreateRequest, checkTrainingProduct, taskNameOf } from "./request.js";
+import { classifyTaskStatus, readyOf, type TaskStatusTable } from "./status-class.js";
+
+/** The remote record the loop hands from observe to update and status. */
+export interface TrainingJobRemote {
+  observation: TaskObservation;
+  /** The remote part of the status. */
+  status: ReturnType<typeof remoteStatus>;
+  /** The description differs from the spec's. */
+  descriptionDiffers: boolean;
+  /** Port changes that make the pods' custom ports match spec.ports. */
+  ports: PortAction[];
+  /** Changes of the exposure Services and EndpointSlices. */
+  exposure: ExposureChanges;
+}
+
+/** Settings of the TrainingJob's external client. */
+export interface TrainingJobClientOptions {
+  /** Remote status words → class, over the defaults. */
+  statusClasses?: TaskStatusTable;
+}
+
+/** Reads the objects a job refers to from the reconcile's cache. */
+export type LookupFactory = (call: ManagedCall<TrainingJobObject>) => ReferenceLookup;
+
+function isDisabled(err: unknown): boolean {
+  return err instanceof EndpointDisabledError;
+}
+
+/** Resolves references and builds the request; a refusal when either is not possible. */
+function prepare(call: ManagedCall<TrainingJobObject>, lookup: ReferenceLookup, token: string) {
+  const res = resolveReferences(call.obj, lookup);
+  if (!res.resolved) {
+    return { refusal: { reason: res.reason, message: res.message } satisfies PreflightRefusal };
+  }
+  const built = buildCreateRequest(call.obj, res.refs, token);
+  if (!built.ok) {
+    return {
+      refusal: {
+        reason: "MissingFieldsInvalidSpec",
+        message: `${built.missing.join(", ")} must be set in the spec (or come from the template or source job)`,
+      } satisfies PreflightRefusal,
+    };
+  }
+  return { request: built.request };
+}
+
+async function observePods(
+  service: ServiceClient,
+  id: string,
+): Promise<PodObservation[] | undefined> {
+  let pods: Awaited<ReturnType<ServiceClient["listPods"]>>;
+  try {
+    pods = await service.listPods(id);
+  } catch (err) {
+    if (isDisabled(err)) return undefined;
+    throw err;
+  }
+  return Promise.all(
+    pods.map(async (p): Promise<PodObservation> => {
+      const [resource, ports] = await Promise.all([
+        service.getPodResource(id, p.podName),
+        service.listPodOpenPorts(id, p.podName),
+      ]);
+      return { podName: p.podName, resource, ports };
+    }),
+  );
+}
+
+/** The ExternalClient of TrainingJob tasks. */
+export function trainingJobClient(
+  service: ServiceClient,
+  lookupFor: LookupFactory,
+  options: TrainingJobClientOptions = {},
+): ExternalClient<TrainingJobObject, TrainingJobRemote> {
+  return {
+    async preflight(call) {
+      const prepared = prepare(call, lookupFor(call), "preflight");
+      if (prepared.refusal) return prepared.refusal;
+      const { productCode, workerCount } = prepared.request;
+      return checkTrainingProduct(await service.listTrainingProducts(), productCode, workerCount);
+    },
+
+    async create(call, token) {
+      const prepared = prepare(call, lookupFor(call), token);
+      if (prepared.refusal) {
+        throw new TerminalError(prepared.refusal.reason, prepared.refusal.message);
+      }
+      return { subscriptionKey: await service.createTrainingTask(prepared.request) };
+    },
+
+    async pollSubscription(_call, key) {
+      const r = await service.getTrainingSubscriptionResult(key);
+      if (r.state === "Pending") return { state: "Pending" };
+      if (r.state === "Failed") {
+        return { state: "Failed", message: r.message ?? "the service gave no reason" };
+      }
+      return r.instanceId
+        ? { state: "Succeeded", externalId: r.instanceId }
+        : { state: "Succeeded" };
+    },
+
+    lookupByToken(call, token) {
+      return service.findTrainingTaskIdsByClientToken(token, taskNameOf(call.obj));
+    },
+
+    async observe(call, id): Promise<Observation<TrainingJobRemote>> {
+      let task: Awaited<ReturnType<ServiceClient["getTrainingTask"]>>;
+      try {
+        task = await service.getTrainingTask(id);
+      } catch (err) {
+        if (err instanceof ServiceNotFoundError) return { exists: false };
+        throw err;
+      }
+      const [storages, pods] = await Promise.all([
+        service.listTrainingTaskStorages(id),
+        observePods(service, id),
+      ]);
+      const observation: TaskObservation = { task, storages, ...(pods ? { pods } : {}) };
+      const status = remoteStatus(observation, call.obj.status);
+      const cls = classifyTaskStatus(task.status, options.statusClasses);
+      const job = call.obj;
+      const descriptionDiffers = remoteDescription(task) !== (job.spec.description ?? "");
+      // The service opens ports only on a running task's pods.
+      const ports = cls === "running" ? portActions(job.spec.ports, pods ?? []) : [];
+      const exposure = exposureChanges(
+        job,
+        status.pods ?? [],
+        await readExposure(call.ctx.kube, job),
+      );
+      return {
+        exists: true,
+        upToDate: !descriptionDiffers && ports.length === 0 && exposureInSync(exposure),
+        ready: readyOf(cls, task.status, lastExecInfo(task)),
+        remote: { observation, status, descriptionDiffers, ports, exposure },
+      };
+    },
+
+    async update(call, id, remote): Promise<UpdateResult> {
+      const done: string[] = [];
+      if (remote.descriptionDiffers) {
+        await service.updateTrainingTaskDesc(id, call.obj.spec.description ?? "");
+        done.push("description updated");
+      }
+      const canOpen = service.isEndpointEnabled("openPodPort");
+      const runnable = remote.ports.filter((a) => a.action === "close" || canOpen);
+      for (const a of runnable) {
+        if (a.action === "open") {
+          await service.openPodPort(id, a.podName, { port: a.port, protocol: a.protocol });
+        } else {
+          await service.closePodPort(id, a.podName, a.port);
+        }
+      }
+      if (runnable.length > 0) done.push(describePortActions(runnable));
+      if (!exposureInSync(remote.exposure)) {
+        const summary = await applyExposure(call.ctx.kube, call.obj, remote.exposure);
+        if (summary) done.push(summary);
+      }
+      if (runnable.length < remote.ports.length) {
+        return {
+          outcome: "Refused",
+          reason: "OpenPortRefused",
+          message: `spec.ports asks for ports that are not open, but the open-port operation is not configured (service.endpoints.openPodPort)${done.length ? `; meanwhile ${done.join("; ")}` : ""}`,
+        };
+      }
+      return { outcome: "Applied", message: done.join("; ") || "in sync" };
+    },
+
+    async delete(_call, id) {
+      try {
+        await service.deleteTrainingTask(id);
+        return "Deleted";
+      } catch (err) {
+        if (isDisabled(err)) return "NotConfigured";
+        if (err instanceof ServiceNotFoundError) return "Deleted";
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The TrainingJob controller: resolves references (NasVolumes, a TrainingTemplate, a
+ * source TrainingJob), preflights the product, creates the task through the generic
+ * managed reconciler's crash-safe protocol, mirrors the task, its storages, pods and
+ * ports into status, applies description and port changes, and keeps the optional
+ * exposure Services and EndpointSlices. Decisions are documented in docs/controllers.md.
+ */
+import { pollIntervalFor } from "../../config/schema.js";
+import { nasVolumeCrd } from "../../crds/nasvolume.js";
+import { trainingJobCrd } from "../../crds/trainingjob.js";
+import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
+import {
+  type CacheReader,
+  type ControllerDefinition,
+  controller,
+  type KubeObject,
+  type ObjectKey,
+  parseKey,
+} from "../../runtime/index.js";
+import type { ServiceClient } from "../../service/index.js";
+import type { ControllerFactory } from "../index.js";
+import { readCreateState } from "../managed/create-protocol.js";
+import type { ManagedKind } from "../managed/external-client.js";
+import { managedReconciler } from "../managed/reconciler.js";
+import { ENDPOINT_SLICES, SERVICES } from "./expose.js";
+import { type TrainingJobRemote, trainingJobClient } from "./external.js";
+import type { TrainingJobObject } from "./objects.js";
+import {
+  copyFromKeys,
+  nasVolumeRefKeys,
+  REFERENCE_INDEX,
+  type ReferenceLookup,
+  templateRefKeys,
+} from "./references.js";
+import { referencesCondition, trainingJobStatus } from "./status.js";
+import type { TaskStatusTable } from "./status-class.js";
+
+/** The finalizer of TrainingJobs. */
+export const TRAINING_JOB_FINALIZER = "aidc.io/trainingjob";
+
+/** What the controller is built with. */
+export interface TrainingJobControllerOptions {
+  service: ServiceClient;
+  /** Poll interval of a task. */
+  pollIntervalMs: number;
+  /** First poll of a pending subscription (doubles with its age). */
+  subscriptionPollMs?: number;
+  /** How long a new task may be missing from the task list after a create. */
+  visibilityGraceMs?: number;
+  /** Remote status words → class, over DEFAULT_TASK_STATUS_TABLE. */
+  statusClasses?: TaskStatusTable;
+}
+
+function lookupIn(cache: CacheReader, namespace: string): ReferenceLookup {
+  const key = (name: string) => ({ namespace, name });
+  return {
+    nasVolume: (name) => cache.get(nasVolumeCrd, key(name)),
+    template: (name) => cache.get(trainingTemplateCrd, key(name)),
+    trainingJob: (name) => cache.get(trainingJobCrd, key(name)),
+  };
+}
+
+/** The TrainingJobs whose index `index` lists `obj`. */
+function referencing(index: string) {
+  return (obj: KubeObject, cache: CacheReader): ObjectKey[] =>
+    cache
+      .byIndex<TrainingJobObject>(
+        trainingJobCrd,
+        index,
+        `${obj.metadata?.namespace}/${obj.metadata?.name}`,
+      )
+      .map((j) => parseKey(`${j.metadata?.namespace}/${j.metadata?.name}`));
+}
+
+/** Builds the TrainingJob controller. */
+export function trainingJobControllerFrom(
+  options: TrainingJobControllerOptions,
+): ControllerDefinition {
+  const client = trainingJobClient(
+    options.service,
+    (call) => lookupIn(call.ctx.cache, call.obj.metadata?.namespace ?? ""),
+    options.statusClasses ? { statusClasses: options.statusClasses } : {},
+  );
+  const kind: ManagedKind<TrainingJobObject, TrainingJobRemote> = {
+    resource: trainingJobCrd,
+    finalizer: TRAINING_JOB_FINALIZER,
+    client,
+    status: (obj, facts, remote) => trainingJobStatus(obj, facts, remote, options.statusClasses),
+    conditions: (call) => [
+      referencesCondition(
+        call.obj,
+        readCreateState(call.obj.metadata?.annotations).externalId !== undefined,
+        lookupIn(call.ctx.cache, call.obj.metadata?.namespace ?? ""),
+      ),
+    ],
+  };
+  const { reconcile, onError } = managedReconciler(kind, {
+    pollIntervalMs: options.pollIntervalMs,
+    ...(options.subscriptionPollMs ? { subscriptionPollMs: options.subscriptionPollMs } : {}),
+    ...(options.visibilityGraceMs ? { visibilityGraceMs: options.visibilityGraceMs } : {}),
+  });
+  const { group } = trainingJobCrd;
+  return controller("trainingjob")
+    .for(trainingJobCrd)
+    .index(trainingJobCrd, REFERENCE_INDEX.nasVolume, (o) =>
+      nasVolumeRefKeys(o as TrainingJobObject),
+    )
+    .index(trainingJobCrd, REFERENCE_INDEX.template, (o) => templateRefKeys(o as TrainingJobObject))
+    .index(trainingJobCrd, REFERENCE_INDEX.trainingJob, (o) => copyFromKeys(o as TrainingJobObject))
+    .watches(nasVolumeCrd, referencing(REFERENCE_INDEX.nasVolume))
+    .watches(trainingTemplateCrd, referencing(REFERENCE_INDEX.template))
+    .watches(trainingJobCrd, referencing(REFERENCE_INDEX.trainingJob))
+    .permissions([
+      {
+        apiGroups: [group],
+        resources: [trainingJobCrd.plural],
+        verbs: ["get", "list", "watch", "patch", "update"],
+      },
+      { apiGroups: [group], resources: [`${trainingJobCrd.plural}/status`], verbs: ["patch"] },
+      {
+        apiGroups: [group],
+        resources: [nasVolumeCrd.plural, trainingTemplateCrd.plural],
+        verbs: ["get", "list", "watch"],
+      },
+      {
+        apiGroups: [SERVICES.group],
+        resources: [SERVICES.plural],
+        verbs: ["list", "create", "patch", "delete"],
+      },
+      {
+        apiGroups: [ENDPOINT_SLICES.group],
+        resources: [ENDPOINT_SLICES.plural],
+        verbs: ["list", "create", "patch", "delete"],
+      },
+    ])
+    .onError(onError)
+    .reconcile(reconcile);
+}
+
+/** The registry factory: the operator's service client and the TrainingJob poll interval. */
+export const trainingJobController: ControllerFactory = ({ config, service }) =>
+  trainingJobControllerFrom({ service, pollIntervalMs: pollIntervalFor(config, "TrainingJob") });

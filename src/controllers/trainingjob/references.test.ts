@@ -1,0 +1,216 @@
+import { describe, expect, it } from "vitest";
+import type { TrainingJobSpec } from "../../crds/trainingjob.js";
+import type { NasVolumeObject, TrainingJobObject, TrainingTemplateObject } from "./objects.js";
+import {
+  copyFromKeys,
+  nasVolumeRefKeys,
+  type ReferenceLookup,
+  resolveReferences,
+  templateRefKeys,
+} from "./references.js";
+
+/** A TrainingJob in namespace ns with the given spec fields over a DIRECT default. */
+function job(spec: Partial<TrainingJobSpec>, name = "tj"): TrainingJobObject {
+  return {
+    apiVersion: "aidc.io/v1alpha1",
+    kind: "TrainingJob",
+    metadata: { name, namespace: "ns", uid: "uid-1", generation: 1 },
+    spec: {
+      createType: "DIRECT",
+      priority: 3,
+      exposePorts: false,
+      deletionPolicy: "Orphan",
+      ...spec,
+    },
+  };
+}
+
+const ready = [
+  {
+    type: "Ready",
+    status: "True" as const,
+    reason: "Running",
+    message: "",
+    lastTransitionTime: "",
+  },
+];
+
+function nas(name: string, storageId?: string, isReady = true): NasVolumeObject {
+  return {
+    apiVersion: "aidc.io/v1alpha1",
+    kind: "NasVolume",
+    metadata: { name, namespace: "ns" },
+    spec: { productCode: "nas.capacity.standard", deletionPolicy: "Orphan" },
+    status: {
+      ...(storageId ? { storageId, storageType: "capacity" } : {}),
+      ...(isReady ? { conditions: ready } : {}),
+    },
+  };
+}
+
+const template: TrainingTemplateObject = {
+  apiVersion: "aidc.io/v1alpha1",
+  kind: "TrainingTemplate",
+  metadata: { name: "tpl", namespace: "ns" },
+  spec: { image: "tpl:1", productCode: "train.cpu.16", workerCount: 2, deletionPolicy: "Orphan" },
+  status: { templateId: "tpl-0001" },
+};
+
+function lookup(objects: {
+  nas?: NasVolumeObject[];
+  templates?: TrainingTemplateObject[];
+  jobs?: TrainingJobObject[];
+}): ReferenceLookup {
+  return {
+    nasVolume: (n) => objects.nas?.find((o) => o.metadata.name === n),
+    template: (n) => objects.templates?.find((o) => o.metadata.name === n),
+    trainingJob: (n) => objects.jobs?.find((o) => o.metadata.name === n),
+  };
+}
+
+describe("resolveReferences", () => {
+  const source = {
+    ...job({ image: "src:1", productCode: "train.cpu.16", workerCount: 3 }, "src"),
+    status: { taskId: "task-0001" },
+  };
+  const cases: {
+    reason: string;
+    job: TrainingJobObject;
+    lookup: ReferenceLookup;
+    want: {
+      waitReason?: string;
+      storageIds?: string[];
+      templateId?: string;
+      sourceTaskId?: string;
+    };
+  }[] = [
+    {
+      reason: "a storage id is used as given",
+      job: job({ storage: [{ storageId: "nas-1", readOnly: true }] }),
+      lookup: lookup({}),
+      want: { storageIds: ["nas-1"] },
+    },
+    {
+      reason: "a Ready NasVolume gives its storage id",
+      job: job({ storage: [{ nasVolumeRef: { name: "data" }, readOnly: false }] }),
+      lookup: lookup({ nas: [nas("data", "nas-9")] }),
+      want: { storageIds: ["nas-9"] },
+    },
+    {
+      reason: "a missing NasVolume is waited for",
+      job: job({ storage: [{ nasVolumeRef: { name: "data" }, readOnly: true }] }),
+      lookup: lookup({}),
+      want: { waitReason: "NasVolumeNotFound" },
+    },
+    {
+      reason: "a NasVolume that is not Ready is waited for",
+      job: job({ storage: [{ nasVolumeRef: { name: "data" }, readOnly: true }] }),
+      lookup: lookup({ nas: [nas("data", "nas-9", false)] }),
+      want: { waitReason: "NasVolumeNotReady" },
+    },
+    {
+      reason: "a Ready NasVolume without a storage id is waited for",
+      job: job({ storage: [{ nasVolumeRef: { name: "data" }, readOnly: true }] }),
+      lookup: lookup({ nas: [nas("data")] }),
+      want: { waitReason: "NasVolumeNotReady" },
+    },
+    {
+      reason: "a template with an id resolves",
+      job: job({ createType: "TEMPLATE", templateRef: { name: "tpl" } }),
+      lookup: lookup({ templates: [template] }),
+      want: { templateId: "tpl-0001", storageIds: [] },
+    },
+    {
+      reason: "a template without an id is waited for",
+      job: job({ createType: "TEMPLATE", templateRef: { name: "tpl" } }),
+      lookup: lookup({ templates: [{ ...template, status: {} }] }),
+      want: { waitReason: "TemplateNotReady" },
+    },
+    {
+      reason: "a missing template is waited for",
+      job: job({ createType: "TEMPLATE", templateRef: { name: "tpl" } }),
+      lookup: lookup({}),
+      want: { waitReason: "TemplateNotFound" },
+    },
+    {
+      reason: "a source job with a task resolves",
+      job: job({ createType: "COPY", copyFrom: { name: "src" } }),
+      lookup: lookup({ jobs: [source] }),
+      want: { sourceTaskId: "task-0001", storageIds: [] },
+    },
+    {
+      reason: "a source job without a task is waited for",
+      job: job({ createType: "COPY", copyFrom: { name: "src" } }),
+      lookup: lookup({ jobs: [{ ...source, status: {} }] }),
+      want: { waitReason: "SourceJobNotReady" },
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      const r = resolveReferences(c.job, c.lookup);
+      if (c.want.waitReason) {
+        expect(r).toMatchObject({ resolved: false, reason: c.want.waitReason });
+        return;
+      }
+      if (!r.resolved) throw new Error(`unexpectedly unresolved: ${r.message}`);
+      expect(r.refs.storageConfigs.map((s) => s.storageId)).toEqual(c.want.storageIds);
+      expect(r.refs.templateId).toBe(c.want.templateId);
+      expect(r.refs.sourceTaskId).toBe(c.want.sourceTaskId);
+    });
+  }
+
+  it("takes the storage type from the NasVolume and keeps the mount's own fields", () => {
+    const r = resolveReferences(
+      job({
+        storage: [
+          {
+            nasVolumeRef: { name: "data" },
+            readOnly: false,
+            mountPath: "/data",
+            fileDirectory: "/x",
+          },
+        ],
+      }),
+      lookup({ nas: [nas("data", "nas-9")] }),
+    );
+    expect(r.resolved && r.refs.storageConfigs).toEqual([
+      {
+        storageId: "nas-9",
+        storageType: "capacity",
+        onlyRead: false,
+        mountPath: "/data",
+        fileDirectory: "/x",
+      },
+    ]);
+  });
+
+  it("inherits the template's configuration", () => {
+    const r = resolveReferences(
+      job({ createType: "TEMPLATE", templateRef: { name: "tpl" } }),
+      lookup({ templates: [template] }),
+    );
+    expect(r.resolved && r.refs.inherited).toEqual({
+      image: "tpl:1",
+      productCode: "train.cpu.16",
+      workerCount: 2,
+    });
+  });
+});
+
+describe("reference index values", () => {
+  it("lists each referenced object once as namespace/name", () => {
+    const j = job({
+      storage: [
+        { nasVolumeRef: { name: "a" }, readOnly: true },
+        { nasVolumeRef: { name: "a" }, readOnly: true, mountPath: "/b" },
+        { storageId: "x", readOnly: true },
+      ],
+    });
+    expect(nasVolumeRefKeys(j)).toEqual(["ns/a"]);
+    expect(templateRefKeys(job({ createType: "TEMPLATE", templateRef: { name: "t" } }))).toEqual([
+      "ns/t",
+    ]);
+    expect(copyFromKeys(job({ createType: "COPY", copyFrom: { name: "s" } }))).toEqual(["ns/s"]);
+    expect(templateRefKeys(j)).toEqual([]);
+  });
+});

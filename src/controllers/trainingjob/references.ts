@@ -1,0 +1,182 @@
+/**
+ * Resolving a TrainingJob's references before its task is created: each
+ * `storage[].nasVolumeRef` to the NasVolume's storage id (once the NasVolume is
+ * Ready), `templateRef` to the TrainingTemplate's template id and configuration
+ * (createType TEMPLATE), `copyFrom` to the other TrainingJob's task id and spec (COPY).
+ * Pure: the caller passes a lookup over the informer cache.
+ */
+import type { StorageMount } from "../../crds/training.js";
+import type { TrainingJobSpec } from "../../crds/trainingjob.js";
+import { isConditionTrue } from "../../runtime/conditions.js";
+import type { StorageConfigItem } from "../../service/index.js";
+import type { NasVolumeObject, TrainingJobObject, TrainingTemplateObject } from "./objects.js";
+
+/** Reads referenced objects of the job's namespace (from the cache). */
+export interface ReferenceLookup {
+  nasVolume(name: string): NasVolumeObject | undefined;
+  template(name: string): TrainingTemplateObject | undefined;
+  trainingJob(name: string): TrainingJobObject | undefined;
+}
+
+/** The configuration fields a job may take from its template or source job. */
+export type InheritedConfig = Pick<
+  TrainingJobSpec,
+  | "trainingType"
+  | "trainingFramework"
+  | "imageType"
+  | "image"
+  | "productCode"
+  | "workerCount"
+  | "storage"
+  | "env"
+  | "enableAutoRetry"
+  | "maxRetryCount"
+  | "enableTimeoutCancel"
+  | "timeoutHours"
+  | "startCommand"
+  | "priority"
+>;
+
+/** Everything the create request needs from other objects. */
+export interface ResolvedReferences {
+  /** The storage mounts with storage ids (the job's own, else the source's). */
+  storageConfigs: StorageConfigItem[];
+  /** createType TEMPLATE: the template's id. */
+  templateId?: string;
+  /** createType COPY: the task to copy. */
+  sourceTaskId?: string;
+  /** Configuration of the template or source job, used where the job's spec is silent. */
+  inherited: Partial<InheritedConfig>;
+}
+
+/** The result of resolution: everything, or why the job must wait. */
+export type ResolutionResult =
+  | { resolved: true; refs: ResolvedReferences }
+  | { resolved: false; reason: string; message: string };
+
+const INHERITED_KEYS: (keyof InheritedConfig)[] = [
+  "trainingType",
+  "trainingFramework",
+  "imageType",
+  "image",
+  "productCode",
+  "workerCount",
+  "storage",
+  "env",
+  "enableAutoRetry",
+  "maxRetryCount",
+  "enableTimeoutCancel",
+  "timeoutHours",
+  "startCommand",
+  "priority",
+];
+
+function pick(spec: Partial<Record<keyof InheritedConfig, unknown>>): Partial<InheritedConfig> {
+  const out: Record<string, unknown> = {};
+  for (const k of INHERITED_KEYS) if (spec[k] !== undefined) out[k] = spec[k];
+  return out as Partial<InheritedConfig>;
+}
+
+const wait = (reason: string, message: string): ResolutionResult => ({
+  resolved: false,
+  reason,
+  message,
+});
+
+/** Resolves one storage mount; a string is the reason to wait. */
+function storageConfig(
+  mount: StorageMount,
+  lookup: ReferenceLookup,
+): StorageConfigItem | { reason: string; message: string } {
+  let storageId = mount.storageId;
+  let storageType = mount.storageType;
+  const ref = mount.nasVolumeRef?.name;
+  if (ref !== undefined) {
+    const nas = lookup.nasVolume(ref);
+    if (!nas) return { reason: "NasVolumeNotFound", message: `NasVolume ${ref} does not exist` };
+    if (!isConditionTrue(nas.status?.conditions, "Ready") || !nas.status?.storageId) {
+      return { reason: "NasVolumeNotReady", message: `NasVolume ${ref} is not Ready yet` };
+    }
+    storageId = nas.status.storageId;
+    storageType ??= nas.status.storageType;
+  }
+  const item: StorageConfigItem = { storageId: storageId ?? "", onlyRead: mount.readOnly ?? true };
+  if (storageType) item.storageType = storageType;
+  if (mount.fileDirectory !== undefined) item.fileDirectory = mount.fileDirectory;
+  if (mount.mountPath !== undefined) item.mountPath = mount.mountPath;
+  return item;
+}
+
+/**
+ * Resolves the job's references. A missing or not-ready referenced object is a reason
+ * to wait (ReferencesResolved=False); the job is reconciled again when it changes.
+ * Fields the spec omits are taken from the template (TEMPLATE) or the source job's
+ * spec (COPY); the storage list too, when the job has none.
+ */
+export function resolveReferences(
+  job: TrainingJobObject,
+  lookup: ReferenceLookup,
+): ResolutionResult {
+  const spec = job.spec;
+  let inherited: Partial<InheritedConfig> = {};
+  const refs: Omit<ResolvedReferences, "storageConfigs" | "inherited"> = {};
+  if (spec.createType === "TEMPLATE") {
+    const name = spec.templateRef?.name;
+    if (!name)
+      return wait("TemplateRefMissingInvalidSpec", "createType TEMPLATE needs templateRef");
+    const tpl = lookup.template(name);
+    if (!tpl) return wait("TemplateNotFound", `TrainingTemplate ${name} does not exist`);
+    if (!tpl.status?.templateId) {
+      return wait("TemplateNotReady", `TrainingTemplate ${name} has no template id yet`);
+    }
+    refs.templateId = tpl.status.templateId;
+    inherited = pick(tpl.spec);
+  }
+  if (spec.createType === "COPY") {
+    const name = spec.copyFrom?.name;
+    if (!name) return wait("CopyFromMissingInvalidSpec", "createType COPY needs copyFrom");
+    const source = lookup.trainingJob(name);
+    if (!source) return wait("SourceJobNotFound", `TrainingJob ${name} does not exist`);
+    if (!source.status?.taskId) {
+      return wait("SourceJobNotReady", `TrainingJob ${name} has no task id yet`);
+    }
+    refs.sourceTaskId = source.status.taskId;
+    inherited = pick(source.spec);
+  }
+  const mounts = spec.storage ?? inherited.storage ?? [];
+  const storageConfigs: StorageConfigItem[] = [];
+  for (const m of mounts) {
+    const item = storageConfig(m, lookup);
+    if ("reason" in item) return wait(item.reason, item.message);
+    storageConfigs.push(item);
+  }
+  return { resolved: true, refs: { ...refs, storageConfigs, inherited } };
+}
+
+/** Index name: TrainingJobs by the `namespace/name` of each object they refer to. */
+export const REFERENCE_INDEX = {
+  nasVolume: "byNasVolumeRef",
+  template: "byTemplateRef",
+  trainingJob: "byCopyFrom",
+} as const;
+
+/** Index values of a job's NasVolume references (`namespace/name`). */
+export function nasVolumeRefKeys(job: TrainingJobObject): string[] {
+  const ns = job.metadata?.namespace ?? "";
+  const names = (job.spec?.storage ?? []).flatMap((m) =>
+    m.nasVolumeRef ? [m.nasVolumeRef.name] : [],
+  );
+  return [...new Set(names)].map((n) => `${ns}/${n}`);
+}
+
+/** Index values of a job's template reference. */
+export function templateRefKeys(job: TrainingJobObject): string[] {
+  const name = job.spec?.templateRef?.name;
+  return name ? [`${job.metadata?.namespace ?? ""}/${name}`] : [];
+}
+
+/** Index values of a job's copyFrom reference. */
+export function copyFromKeys(job: TrainingJobObject): string[] {
+  const name = job.spec?.copyFrom?.name;
+  return name ? [`${job.metadata?.namespace ?? ""}/${name}`] : [];
+}

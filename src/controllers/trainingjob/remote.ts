@@ -1,0 +1,179 @@
+/**
+ * The remote state of a TrainingJob's task as one record, and its mapping into the
+ * TrainingJob status. Pure: the calls that fill a {@link TaskObservation} are in
+ * external.ts.
+ */
+import type {
+  ExecInfo,
+  MountedStorage,
+  PodPort,
+  TrainingJobStatus,
+  TrainingPod,
+  TrainingResource,
+} from "../../crds/trainingjob.js";
+import type { NasInstance, PodOpenPorts, PodResource, TrainingTask } from "../../service/index.js";
+import { stripClientTokenMarker } from "../../service/index.js";
+
+/** What was read about one pod: absent parts could not be read (the previous status stays). */
+export interface PodObservation {
+  podName: string;
+  resource?: PodResource;
+  ports?: PodOpenPorts;
+}
+
+/** Everything read about a task in one poll. */
+export interface TaskObservation {
+  task: TrainingTask;
+  /** undefined when the storages could not be read this time. */
+  storages?: NasInstance[];
+  /** undefined when the pod list could not be read (or is not configured). */
+  pods?: PodObservation[];
+}
+
+/** How many execution records the status keeps (the newest). */
+export const MAX_EXEC_INFOS = 20;
+
+/** Maps the task's resource object into the status's (only the fields it has). */
+export function resourceStatus(task: TrainingTask): TrainingResource | undefined {
+  const r = task.resource;
+  if (!r) return undefined;
+  return compact({
+    type: r.type,
+    productCode: r.productCode,
+    productName: r.productName,
+    cpuCores: r.cpuCores,
+    memoryGB: r.memoryGB,
+    gpuName: r.gpuName,
+    gpuCount: r.gpuCount,
+    workerCount: r.workerCount,
+    productPrice: r.productPrice,
+  });
+}
+
+/** The newest {@link MAX_EXEC_INFOS} execution records, oldest first. */
+export function execInfosStatus(task: TrainingTask): ExecInfo[] | undefined {
+  const infos = task.execInfos;
+  if (!infos) return undefined;
+  const sorted = [...infos].sort((a, b) => (a.createTime ?? "").localeCompare(b.createTime ?? ""));
+  return sorted
+    .slice(-MAX_EXEC_INFOS)
+    .map((e) => compact({ status: e.status, info: e.info, createTime: e.createTime }));
+}
+
+/** The newest execution record's text, for condition messages. */
+export function lastExecInfo(task: TrainingTask): string | undefined {
+  return execInfosStatus(task)?.at(-1)?.info;
+}
+
+function toNumber(v: string | undefined): number | undefined {
+  if (v === undefined || v.trim() === "") return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** A mounted storage of the task in the status's shape. */
+export function storageStatus(s: NasInstance): MountedStorage {
+  return compact({
+    storageId: s.id,
+    name: s.name,
+    storageType: s.storageType,
+    status: s.status,
+    mountPath: s.mountPath,
+    quotaGB: toNumber(s.quota ?? s.resource?.quota),
+    usedGB: toNumber(s.used),
+  });
+}
+
+/** The open ports of a pod (system first, then custom), by port number within each group. */
+export function podPortsStatus(ports: PodOpenPorts): PodPort[] {
+  const one = (custom: boolean) => (p: PodOpenPorts["ports"][number]) =>
+    compact({
+      port: p.port,
+      protocol: p.protocol,
+      custom,
+      externalHost: p.externalHost,
+      externalPort: p.externalPort,
+    }) as PodPort;
+  const byPort = (a: { port: number }, b: { port: number }) => a.port - b.port;
+  return [
+    ...[...ports.ports].sort(byPort).map(one(false)),
+    ...[...ports.customPorts].sort(byPort).map(one(true)),
+  ];
+}
+
+/** One pod in the status's shape; `previous` fills the parts that could not be read now. */
+export function podStatus(p: PodObservation, previous: TrainingPod | undefined): TrainingPod {
+  const pod: TrainingPod = { name: p.podName };
+  const containers = p.resource
+    ? p.resource.containers.map((c) =>
+        compact({
+          name: c.containerName,
+          status: c.status,
+          reason: c.reason,
+          restartCount: c.restartCount,
+          targetPorts: c.targetPort,
+          webSSH: c.podWebSSH,
+        }),
+      )
+    : previous?.containers;
+  const volumes = p.resource
+    ? p.resource.volumes.map((v) =>
+        compact({
+          name: v.nasName,
+          type: v.nasType,
+          mountPath: v.mountPath,
+          readOnly: v.readOnly,
+          path: v.path,
+        }),
+      )
+    : previous?.volumes;
+  const ports = p.ports ? podPortsStatus(p.ports) : previous?.ports;
+  if (containers) pod.containers = containers;
+  if (volumes) pod.volumes = volumes;
+  if (ports) pod.ports = ports;
+  return pod;
+}
+
+/**
+ * The remote part of the status from an observation. Parts not read in this poll
+ * (storages, pods, a pod's ports) keep their previous value from `previous`.
+ */
+export function remoteStatus(
+  obs: TaskObservation,
+  previous: TrainingJobStatus | undefined,
+): Partial<TrainingJobStatus> {
+  const { task } = obs;
+  const prevPods = new Map((previous?.pods ?? []).map((p) => [p.name, p]));
+  const pods = obs.pods
+    ? [...obs.pods]
+        .sort((a, b) => a.podName.localeCompare(b.podName))
+        .map((p) => podStatus(p, prevPods.get(p.podName)))
+    : previous?.pods;
+  const storages = obs.storages
+    ? [...obs.storages].sort((a, b) => a.id.localeCompare(b.id)).map(storageStatus)
+    : previous?.storages;
+  return compact({
+    remoteStatus: task.status,
+    aidcId: task.aidcId,
+    createdTime: task.createdTime,
+    startTime: task.startTime,
+    lastUpdateTime: task.lastUpdateTime,
+    creator: task.creatorName ?? task.createdBy,
+    resource: resourceStatus(task),
+    execInfos: execInfosStatus(task),
+    storages,
+    pods,
+  });
+}
+
+/** The task's description as the user wrote it (without a token marker, if one got in). */
+export function remoteDescription(task: TrainingTask): string {
+  return stripClientTokenMarker(task.desc ?? "");
+}
+
+/** `o` without its undefined and empty-string fields (the status schema has no empties). */
+export function compact<T extends object>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined && v !== "") out[k] = v;
+  return out as T;
+}

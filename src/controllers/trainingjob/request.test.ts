@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import type { TrainingJobSpec } from "../../crds/trainingjob.js";
+import type { TrainingProduct } from "../../service/index.js";
+import type { TrainingJobObject } from "./objects.js";
+import type { ResolvedReferences } from "./references.js";
+import { buildCreateRequest, checkTrainingProduct, taskNameOf } from "./request.js";
+
+function job(spec: Partial<TrainingJobSpec>): TrainingJobObject {
+  return {
+    apiVersion: "aidc.io/v1alpha1",
+    kind: "TrainingJob",
+    metadata: { name: "tj", namespace: "ns" },
+    spec: {
+      createType: "DIRECT",
+      priority: 3,
+      exposePorts: false,
+      deletionPolicy: "Orphan",
+      ...spec,
+    },
+  };
+}
+const noRefs: ResolvedReferences = { storageConfigs: [], inherited: {} };
+const direct = { image: "img:1", productCode: "train.cpu.16", workerCount: 2 };
+
+describe("buildCreateRequest", () => {
+  it("sends the spec's fields, the task name and the client token as an env var", () => {
+    const r = buildCreateRequest(
+      job({
+        ...direct,
+        taskName: "my-task",
+        description: "d",
+        trainingFramework: "PyTorch",
+        env: { A: "1" },
+        enableAutoRetry: true,
+        maxRetryCount: 2,
+      }),
+      { ...noRefs, storageConfigs: [{ storageId: "nas-1", onlyRead: true }] },
+      "tok",
+    );
+    expect(r).toEqual({
+      ok: true,
+      request: {
+        name: "my-task",
+        createType: "DIRECT",
+        image: "img:1",
+        productCode: "train.cpu.16",
+        workerCount: 2,
+        desc: "d",
+        priority: 3,
+        trainingFramework: "PyTorch",
+        enableAutoRetry: true,
+        maxRetryCount: 2,
+        env: { A: "1", AIDC_CLIENT_TOKEN: "tok" },
+        storageConfigs: [{ storageId: "nas-1", onlyRead: true }],
+      },
+    });
+  });
+
+  it("names the task after the object when taskName is absent", () => {
+    expect(taskNameOf(job(direct))).toBe("tj");
+  });
+
+  it("lets the client token win over a user env var of the same name", () => {
+    const r = buildCreateRequest(job({ ...direct, env: { AIDC_CLIENT_TOKEN: "x" } }), noRefs, "t");
+    expect(r.ok && r.request.env).toEqual({ AIDC_CLIENT_TOKEN: "t" });
+  });
+
+  it("fills omitted fields from the template and sends its id", () => {
+    const r = buildCreateRequest(
+      job({ createType: "TEMPLATE", templateRef: { name: "tpl" }, workerCount: 4 }),
+      {
+        storageConfigs: [],
+        templateId: "tpl-1",
+        inherited: {
+          image: "tpl:1",
+          productCode: "train.cpu.16",
+          workerCount: 1,
+          startCommand: "go",
+        },
+      },
+      "t",
+    );
+    expect(r.ok && r.request).toMatchObject({
+      createType: "TEMPLATE",
+      templateId: "tpl-1",
+      image: "tpl:1",
+      workerCount: 4,
+      startCommand: "go",
+    });
+  });
+
+  it("sends the source task id for a copy", () => {
+    const r = buildCreateRequest(
+      job({ createType: "COPY", copyFrom: { name: "s" } }),
+      { storageConfigs: [], sourceTaskId: "task-1", inherited: direct },
+      "t",
+    );
+    expect(r.ok && r.request.sourceTaskId).toBe("task-1");
+  });
+
+  it("reports the required fields that nothing gives", () => {
+    const r = buildCreateRequest(job({ createType: "COPY", copyFrom: { name: "s" } }), noRefs, "t");
+    expect(r).toEqual({ ok: false, missing: ["image", "productCode", "workerCount"] });
+  });
+});
+
+describe("checkTrainingProduct", () => {
+  const products: TrainingProduct[] = [
+    { name: "cpu", productCode: "train.cpu.16", remainingCount: 5 },
+    { name: "gpu", productCode: "train.gpu", remainingCount: 0 },
+    { name: "any", productCode: "train.any" },
+  ];
+  const cases: { reason: string; code: string; workers: number; want: string | undefined }[] = [
+    { reason: "enough units pass", code: "train.cpu.16", workers: 5, want: undefined },
+    {
+      reason: "an unknown product is refused",
+      code: "nope",
+      workers: 1,
+      want: "UnknownProductRefused",
+    },
+    {
+      reason: "too few units wait",
+      code: "train.cpu.16",
+      workers: 6,
+      want: "InsufficientCapacity",
+    },
+    { reason: "sold out waits", code: "train.gpu", workers: 1, want: "InsufficientCapacity" },
+    {
+      reason: "an unknown remaining count passes",
+      code: "train.any",
+      workers: 99,
+      want: undefined,
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(checkTrainingProduct(products, c.code, c.workers)?.reason).toBe(c.want);
+    });
+  }
+
+  it("polls again for capacity but not for an unknown product", () => {
+    expect(checkTrainingProduct(products, "train.gpu", 1)?.retry).toBe(true);
+    expect(checkTrainingProduct(products, "nope", 1)?.retry).toBeUndefined();
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * The create request of a TrainingJob's task and the preflight check before it, as
+ * pure functions. Wire spellings (`trainingFramwork`, letter cases) are the client's
+ * business: this builds the client's caller-side request.
+ */
+import type { CreateTrainingTaskRequest, TrainingProduct } from "../../service/index.js";
+import { CLIENT_TOKEN_ENV } from "../../service/index.js";
+import type { PreflightRefusal } from "../managed/external-client.js";
+import type { TrainingJobObject } from "./objects.js";
+import type { ResolvedReferences } from "./references.js";
+
+/** The task's name in the service: `spec.taskName`, else metadata.name. */
+export function taskNameOf(job: TrainingJobObject): string {
+  return job.spec.taskName ?? job.metadata?.name ?? "";
+}
+
+/** The fields the service requires that neither the spec nor its source gave. */
+export type MissingFields = ("image" | "productCode" | "workerCount")[];
+
+/** The create request, or the required fields that are missing. */
+export type CreateRequestResult =
+  | { ok: true; request: CreateTrainingTaskRequest }
+  | { ok: false; missing: MissingFields };
+
+/**
+ * Builds the create request: the spec's fields, falling back to the template's or the
+ * source job's (`refs.inherited`); the resolved storage mounts; the client token as
+ * the env var {@link CLIENT_TOKEN_ENV} (added to the user's env, which it overrides);
+ * `templateId` / `sourceTaskId` for TEMPLATE / COPY. Absent optional fields are left out.
+ */
+export function buildCreateRequest(
+  job: TrainingJobObject,
+  refs: ResolvedReferences,
+  token: string,
+): CreateRequestResult {
+  const spec = job.spec;
+  const inh = refs.inherited;
+  const image = spec.image ?? inh.image;
+  const productCode = spec.productCode ?? inh.productCode;
+  const workerCount = spec.workerCount ?? inh.workerCount;
+  const missing: MissingFields = [];
+  if (!image) missing.push("image");
+  if (!productCode) missing.push("productCode");
+  if (workerCount === undefined) missing.push("workerCount");
+  if (!image || !productCode || workerCount === undefined) return { ok: false, missing };
+  const optional = {
+    desc: spec.description,
+    priority: spec.priority ?? inh.priority,
+    trainingType: spec.trainingType ?? inh.trainingType,
+    trainingFramework: spec.trainingFramework ?? inh.trainingFramework,
+    imageType: spec.imageType ?? inh.imageType,
+    enableAutoRetry: spec.enableAutoRetry ?? inh.enableAutoRetry,
+    maxRetryCount: spec.maxRetryCount ?? inh.maxRetryCount,
+    enableTimeoutCancel: spec.enableTimeoutCancel ?? inh.enableTimeoutCancel,
+    timeoutHours: spec.timeoutHours ?? inh.timeoutHours,
+    startCommand: spec.startCommand ?? inh.startCommand,
+    templateId: refs.templateId,
+    sourceTaskId: refs.sourceTaskId,
+  };
+  const request: CreateTrainingTaskRequest = {
+    name: taskNameOf(job),
+    createType: spec.createType,
+    productCode,
+    workerCount,
+    image,
+    env: { ...(spec.env ?? inh.env ?? {}), [CLIENT_TOKEN_ENV]: token },
+  };
+  if (refs.storageConfigs.length > 0) request.storageConfigs = refs.storageConfigs;
+  for (const [k, v] of Object.entries(optional)) {
+    if (v !== undefined) (request as unknown as Record<string, unknown>)[k] = v;
+  }
+  return { ok: true, request };
+}
+
+/**
+ * Checks the product before ordering: an unknown product code is refused (only a new
+ * TrainingJob can fix it: productCode is immutable); fewer remaining units than
+ * workers waits and polls, since capacity may come back. Undefined: go ahead.
+ */
+export function checkTrainingProduct(
+  products: readonly TrainingProduct[],
+  productCode: string,
+  workerCount: number,
+): PreflightRefusal | undefined {
+  const product = products.find((p) => p.productCode === productCode);
+  if (!product) {
+    const known = products.flatMap((p) => (p.productCode ? [p.productCode] : []));
+    return {
+      reason: "UnknownProductRefused",
+      message: `productCode ${productCode} is not in the service's training product list (known: ${known.join(", ") || "none"}); create a TrainingJob with a listed product`,
+    };
+  }
+  const remaining = product.remainingCount;
+  if (remaining !== undefined && remaining < workerCount) {
+    return {
+      reason: "InsufficientCapacity",
+      message: `product ${productCode} has ${remaining} units left, fewer than the ${workerCount} workers requested; no order is placed until enough are available`,
+      retry: true,
+    };
+  }
+  return undefined;
+}

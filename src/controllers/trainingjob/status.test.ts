@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import type { TrainingJobObject } from "./objects.js";
+import { phaseWithoutRemote, referencesCondition, trainingJobStatus } from "./status.js";
+
+const job: TrainingJobObject = {
+  apiVersion: "aidc.io/v1alpha1",
+  kind: "TrainingJob",
+  metadata: { name: "train", namespace: "ns", uid: "u" },
+  spec: {
+    createType: "DIRECT",
+    priority: 3,
+    exposePorts: true,
+    deletionPolicy: "Orphan",
+    storage: [{ nasVolumeRef: { name: "data" }, readOnly: true }],
+  },
+  status: { phase: "Running", remoteStatus: "RUNNING", taskId: "old", conditions: [] },
+};
+
+describe("phaseWithoutRemote", () => {
+  const cases = [
+    { reason: "nothing ordered yet is Pending", facts: {}, want: "Pending" },
+    {
+      reason: "a pending subscription is Creating",
+      facts: { subscriptionKey: "k" },
+      want: "Creating",
+    },
+    {
+      reason: "a failed subscription is Failed",
+      facts: { subscription: { outcome: "Failed" as const, message: "no" } },
+      want: "Failed",
+    },
+    { reason: "a known task keeps its last phase", facts: { externalId: "t" }, want: "Running" },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(phaseWithoutRemote(c.facts, "Running")).toBe(c.want);
+    });
+  }
+});
+
+describe("trainingJobStatus", () => {
+  it("keeps the previous remote fields when nothing was read", () => {
+    expect(trainingJobStatus(job, { externalId: "task-1" }, undefined)).toEqual({
+      phase: "Running",
+      remoteStatus: "RUNNING",
+      taskId: "task-1",
+    });
+  });
+
+  it("classifies the remote status with the configured table and names exposed Services", () => {
+    const s = trainingJobStatus(
+      job,
+      { externalId: "task-1" },
+      {
+        status: {
+          remoteStatus: "PAUSED",
+          pods: [
+            { name: "p0", ports: [{ port: 80, custom: true, externalHost: "h", externalPort: 1 }] },
+          ],
+        },
+      } as never,
+      { PAUSED: "stopped" },
+    );
+    expect(s.phase).toBe("Stopped");
+    expect(JSON.stringify(s.pods)).toContain('"serviceName":"train-');
+  });
+});
+
+describe("referencesCondition", () => {
+  const none = {
+    nasVolume: () => undefined,
+    template: () => undefined,
+    trainingJob: () => undefined,
+  };
+  it("is True once the task exists, whatever the references are now", () => {
+    expect(referencesCondition(job, true, none).status).toBe("True");
+  });
+  it("is False with the reason while a NasVolume is missing", () => {
+    expect(referencesCondition(job, false, none)).toMatchObject({
+      status: "False",
+      reason: "NasVolumeNotFound",
+    });
+  });
+});

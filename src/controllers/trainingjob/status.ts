@@ -1,0 +1,97 @@
+/**
+ * The TrainingJob status from what the generic loop knows (the create protocol's
+ * facts) and the remote record, and the ReferencesResolved condition. Pure.
+ */
+import type { TrainingJobPhase, TrainingJobStatus } from "../../crds/trainingjob.js";
+import type { ConditionInput } from "../../runtime/conditions.js";
+import type { ManagedFacts } from "../managed/external-client.js";
+import { serviceNameFor } from "./expose.js";
+import type { TrainingJobRemote } from "./external.js";
+import type { TrainingJobObject } from "./objects.js";
+import { type ReferenceLookup, resolveReferences } from "./references.js";
+import { classifyTaskStatus, phaseOf, type TaskStatusTable } from "./status-class.js";
+
+/** Status fields the loop or this file computes, never carried over from the last status. */
+const OWN_FIELDS = [
+  "conditions",
+  "observedGeneration",
+  "phase",
+  "taskId",
+  "subscriptionKey",
+  "subscription",
+] as const;
+
+/** The phase when no remote record was read in this reconcile. */
+export function phaseWithoutRemote(
+  facts: ManagedFacts,
+  previous: TrainingJobPhase | undefined,
+): TrainingJobPhase {
+  if (facts.subscription?.outcome === "Failed") return "Failed";
+  if (facts.externalId) return previous ?? "Unknown";
+  if (facts.subscriptionKey || facts.subscription?.outcome === "Pending") return "Creating";
+  return "Pending";
+}
+
+/** Adds `serviceName` to the custom ports that have a Service (spec.exposePorts). */
+function withServiceNames(job: TrainingJobObject, pods: TrainingJobStatus["pods"]) {
+  if (!job.spec.exposePorts || !pods) return pods;
+  const jobName = job.metadata?.name ?? "";
+  return pods.map((pod) => ({
+    ...pod,
+    ...(pod.ports
+      ? {
+          ports: pod.ports.map((p) =>
+            p.custom && p.externalHost && p.externalPort !== undefined
+              ? { ...p, serviceName: serviceNameFor(jobName, pod.name, p.port) }
+              : p,
+          ),
+        }
+      : {}),
+  }));
+}
+
+/**
+ * The kind's status (conditions and observedGeneration aside): identity and create
+ * progress from `facts`, the remote part from `remote`, or, when nothing was read in
+ * this reconcile, the remote part of the previous status.
+ */
+export function trainingJobStatus(
+  job: TrainingJobObject,
+  facts: ManagedFacts,
+  remote: TrainingJobRemote | undefined,
+  statusClasses: TaskStatusTable = {},
+): Record<string, unknown> {
+  const previous: Record<string, unknown> = { ...(job.status ?? {}) };
+  for (const f of OWN_FIELDS) delete previous[f];
+  const base = remote ? { ...remote.status } : previous;
+  const phase = remote
+    ? phaseOf(classifyTaskStatus(remote.status.remoteStatus, statusClasses))
+    : phaseWithoutRemote(facts, job.status?.phase);
+  const pods = withServiceNames(job, base.pods as TrainingJobStatus["pods"]);
+  return {
+    ...base,
+    ...(pods ? { pods } : {}),
+    phase,
+    ...(facts.externalId ? { taskId: facts.externalId } : {}),
+    ...(facts.subscriptionKey ? { subscriptionKey: facts.subscriptionKey } : {}),
+    ...(facts.subscription ? { subscription: facts.subscription } : {}),
+  };
+}
+
+/**
+ * ReferencesResolved: True once the task exists (its references were used at creation
+ * and cannot change), else whether every reference resolves now.
+ */
+export function referencesCondition(
+  job: TrainingJobObject,
+  hasTask: boolean,
+  lookup: ReferenceLookup,
+): ConditionInput {
+  if (hasTask) {
+    return { type: "ReferencesResolved", status: "True", reason: "Resolved", message: "" };
+  }
+  const r = resolveReferences(job, lookup);
+  return r.resolved
+    ? { type: "ReferencesResolved", status: "True", reason: "Resolved", message: "" }
+    : { type: "ReferencesResolved", status: "False", reason: r.reason, message: r.message };
+}
