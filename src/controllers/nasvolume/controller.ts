@@ -1,0 +1,126 @@
+/**
+ * The NasVolume controller: the generic managed reconciler (../managed) with the NAS
+ * ExternalClient (external.ts) and the NAS status mapping below.
+ */
+import { pollIntervalFor } from "../../config/schema.js";
+import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
+import { controller } from "../../runtime/controller.js";
+import type { NasInstance } from "../../service/schemas/nas.js";
+import type { ControllerDeps, ControllerFactory } from "../index.js";
+import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
+import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
+import { nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
+import { gb, NasExternalClient, type NasVolumeObject } from "./external.js";
+
+/** The finalizer of NasVolumes. */
+export const NAS_FINALIZER = "aidc.io/nasvolume";
+
+/** Copies `v` into `out[k]` when it is defined. */
+function put<K extends keyof NasVolumeStatus>(
+  out: NasVolumeStatus,
+  k: K,
+  v: NasVolumeStatus[K] | undefined,
+): void {
+  if (v !== undefined) out[k] = v;
+}
+
+/**
+ * The NasVolume status (without conditions) from the facts and the remote record; the
+ * remote fields of the previous status are kept when nothing was observed.
+ */
+export function nasStatus(
+  obj: NasVolumeObject,
+  facts: ManagedFacts,
+  remote: NasInstance | undefined,
+): NasVolumeStatus {
+  const prev = obj.status ?? {};
+  const lastScale = readScaleRecord(obj.metadata.annotations?.[SCALE_ANNOTATION]);
+  const out: NasVolumeStatus = {};
+  if (remote) {
+    const quota = gb(remote.quota);
+    const used = gb(remote.used);
+    put(out, "remoteStatus", remote.status);
+    put(out, "name", remote.name);
+    put(out, "storageType", remote.storageType);
+    put(out, "orderInstanceId", remote.orderInstanceId);
+    if (Number.isFinite(quota)) out.capacityGB = quota;
+    if (Number.isFinite(used)) out.usedGB = used;
+    put(out, "mountPath", remote.mountPath);
+    put(out, "aidcId", remote.aidcId);
+    put(out, "productCode", remote.resource?.productCode);
+    put(out, "productName", remote.resource?.productName);
+    put(out, "price", remote.price);
+    put(out, "priceUnit", remote.priceUnit);
+    put(out, "createdTime", remote.createdTime);
+    put(out, "lastUpdateTime", remote.lastUpdateTime);
+  } else {
+    const {
+      conditions: _c,
+      observedGeneration: _g,
+      storageId: _s,
+      subscriptionKey: _k,
+      subscription: _u,
+      phase: _p,
+      lastScale: _l,
+      ...kept
+    } = prev;
+    Object.assign(out, kept);
+  }
+  put(out, "storageId", facts.externalId);
+  put(out, "subscriptionKey", facts.subscriptionKey ?? prev.subscriptionKey);
+  put(out, "subscription", facts.subscription);
+  if (lastScale) out.lastScale = lastScale;
+  out.phase = nasPhase({
+    remoteStatus: out.remoteStatus,
+    subscription: facts.subscription?.outcome,
+    scaling:
+      lastScale !== undefined &&
+      out.capacityGB === lastScale.fromGB &&
+      lastScale.toGB !== lastScale.fromGB,
+    bound: facts.externalId !== undefined,
+  });
+  return out;
+}
+
+/** Builds the managed kind of NasVolume for a service client. */
+export function nasVolumeKind(
+  deps: Pick<ControllerDeps, "service">,
+  scaleSettleMs?: number,
+): ManagedKind<NasVolumeObject, NasInstance> {
+  return {
+    resource: nasVolumeCrd,
+    finalizer: NAS_FINALIZER,
+    client: new NasExternalClient(deps.service, scaleSettleMs),
+    status: (obj, facts, remote) => nasStatus(obj, facts, remote) as Record<string, unknown>,
+  };
+}
+
+/** Tunables of the NasVolume controller beyond the operator config (tests shorten them). */
+export interface NasVolumeControllerOptions {
+  /** How long a new NAS may be missing from the NAS list after a create. Default 30 s. */
+  visibilityGraceMs?: number;
+  /** How long a sent scale may take to show in the quota. Default 60 s. */
+  scaleSettleMs?: number;
+}
+
+/** A NasVolume controller factory with `options`. */
+export function nasVolumeControllerWith(
+  options: NasVolumeControllerOptions = {},
+): ControllerFactory {
+  return (deps) => {
+    const poll = pollIntervalFor(deps.config, "NasVolume");
+    const { reconcile, onError } = managedReconciler(nasVolumeKind(deps, options.scaleSettleMs), {
+      pollIntervalMs: poll,
+      subscriptionPollMs: Math.min(1_000, poll),
+      visibilityGraceMs: options.visibilityGraceMs ?? Math.max(30_000, poll),
+    });
+    return controller("nasvolume")
+      .for(nasVolumeCrd)
+      .permissions(managedPermissions(nasVolumeCrd))
+      .onError(onError)
+      .reconcile(reconcile);
+  };
+}
+
+/** The NasVolume controller factory (registered in src/controllers/index.ts). */
+export const nasVolumeController: ControllerFactory = nasVolumeControllerWith();

@@ -1,0 +1,207 @@
+/**
+ * Pure decisions of the NasVolume controller: the preflight verdict, what a spec change
+ * asks of an existing storage (scale by the difference, mount path), the Ready
+ * condition and the phase. No I/O here; nasvolume/external.ts does the calls.
+ */
+import type { NasVolumePhase as NasPhase } from "../../crds/nasvolume.js";
+import { checkNasCapacity, type NasProduct } from "../../service/schemas/products.js";
+import type { PreflightRefusal, ReadyState } from "../managed/external-client.js";
+
+/** Annotation recording the last capacity change, written BEFORE the scale call. */
+export const SCALE_ANNOTATION = "aidc.io/nas-scale";
+
+/** A capacity change as recorded in {@link SCALE_ANNOTATION}. */
+export interface ScaleRecord {
+  scaleType: "ScaleUp" | "ScaleDown";
+  /** GB added or removed (the service takes the change). */
+  capacityGB: number;
+  fromGB: number;
+  toGB: number;
+  /** RFC 3339 time the request was about to be sent. */
+  requestedTime: string;
+}
+
+/** Reads {@link SCALE_ANNOTATION}; undefined when absent or malformed. */
+export function readScaleRecord(raw: string | undefined): ScaleRecord | undefined {
+  if (!raw) return undefined;
+  try {
+    const v = JSON.parse(raw) as Partial<ScaleRecord>;
+    const ints = [v.capacityGB, v.fromGB, v.toGB].every((n) => Number.isInteger(n));
+    if (!ints || (v.scaleType !== "ScaleUp" && v.scaleType !== "ScaleDown")) return undefined;
+    return v as ScaleRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the preflight looked at. */
+export interface PreflightInput {
+  productCode: string;
+  aidcId: number | undefined;
+  capacityGB: number | undefined;
+  /** The NAS products of the compute center (or all). */
+  products: NasProduct[];
+  /** The nas-storage-available answer; undefined when not asked (no product found). */
+  available: boolean | undefined;
+}
+
+/** The product of the spec, if the catalog lists it (for the aidcId when given). */
+export function findProduct(
+  products: NasProduct[],
+  productCode: string,
+  aidcId: number | undefined,
+): NasProduct | undefined {
+  return products.find(
+    (p) => p.productCode === productCode && (aidcId === undefined || p.aidcId === aidcId),
+  );
+}
+
+/**
+ * The preflight verdict: the product exists (for the aidcId), the capacity is allowed
+ * (within paramValueMin/Max, or equal to paramValue without bounds), and the product
+ * is available. Undefined when the order may be placed.
+ */
+export function preflightVerdict(input: PreflightInput): PreflightRefusal | undefined {
+  const where = input.aidcId === undefined ? "" : ` in compute center ${input.aidcId}`;
+  const product = findProduct(input.products, input.productCode, input.aidcId);
+  if (!product) {
+    return {
+      reason: "ProductNotFoundRefused",
+      message: `NAS product ${input.productCode} is not offered${where}; pick one of: ${
+        input.products.map((p) => p.productCode ?? p.name).join(", ") || "(none)"
+      }`,
+    };
+  }
+  if (input.capacityGB !== undefined) {
+    const verdict = checkNasCapacity(product, input.capacityGB);
+    if (!verdict.ok) return { reason: "CapacityRefused", message: verdict.reason };
+  }
+  if (input.available === false) {
+    return {
+      reason: "ProductUnavailable",
+      message: `NAS product ${input.productCode} cannot be provisioned${where} right now (nas-storage-available answered false); will check again`,
+      retry: true,
+    };
+  }
+  return undefined;
+}
+
+/** The remote facts a sync decision needs. */
+export interface SyncInput {
+  /** spec.capacityGB (undefined: keep whatever the storage has). */
+  desiredGB: number | undefined;
+  /** spec.mountPath (undefined: keep). */
+  desiredMountPath: string | undefined;
+  /** Remote quota and used amount in GB (NaN when the service sent no number). */
+  quotaGB: number;
+  usedGB: number;
+  mountPath: string | undefined;
+  remoteStatus: string | undefined;
+  /** The last recorded scale request. */
+  lastScale: ScaleRecord | undefined;
+  /** Milliseconds since `lastScale.requestedTime`. */
+  lastScaleAgeMs: number;
+  /** How long a sent scale may take to show in the quota before it counts as lost. */
+  scaleSettleMs: number;
+}
+
+/** One change the sync asks for, or why it cannot be made now. */
+export type SyncAction =
+  | { action: "SetMountPath"; mountPath: string }
+  | { action: "Scale"; record: Omit<ScaleRecord, "requestedTime"> }
+  | { action: "Wait"; message: string }
+  | { action: "Refuse"; reason: string; message: string };
+
+/**
+ * What to do for the spec: the mount path first (idempotent), then capacity. A scale
+ * recorded but not yet visible in the quota is waited for (never sent twice) until
+ * `scaleSettleMs` passes; then the quota is the truth and the difference is recomputed.
+ * A shrink below the used amount is refused.
+ */
+export function decideSync(input: SyncInput): SyncAction[] {
+  const actions: SyncAction[] = [];
+  if (input.desiredMountPath !== undefined && input.desiredMountPath !== input.mountPath) {
+    actions.push({ action: "SetMountPath", mountPath: input.desiredMountPath });
+  }
+  const desired = input.desiredGB;
+  if (desired === undefined || desired === input.quotaGB) return actions;
+  if (!Number.isFinite(input.quotaGB)) {
+    actions.push({
+      action: "Refuse",
+      reason: "RemoteCapacityUnknown",
+      message:
+        "the service did not report the storage's quota as a number, so the change cannot be computed",
+    });
+    return actions;
+  }
+  const last = input.lastScale;
+  if (
+    last &&
+    last.toGB !== input.quotaGB &&
+    last.fromGB === input.quotaGB &&
+    input.lastScaleAgeMs < input.scaleSettleMs
+  ) {
+    actions.push({
+      action: "Wait",
+      message: `a ${last.scaleType} to ${last.toGB} GB was sent; waiting for the quota to show it`,
+    });
+    return actions;
+  }
+  if (input.remoteStatus !== "Running") {
+    actions.push({
+      action: "Wait",
+      message: `the storage is ${input.remoteStatus ?? "not running"}; it can be scaled once Running`,
+    });
+    return actions;
+  }
+  if (desired < input.quotaGB && Number.isFinite(input.usedGB) && desired < input.usedGB) {
+    actions.push({
+      action: "Refuse",
+      reason: "ShrinkBelowUsedRefused",
+      message: `capacityGB ${desired} is below the ${input.usedGB} GB in use; the storage stays at ${input.quotaGB} GB (shrinking would lose data)`,
+    });
+    return actions;
+  }
+  const up = desired > input.quotaGB;
+  actions.push({
+    action: "Scale",
+    record: {
+      scaleType: up ? "ScaleUp" : "ScaleDown",
+      capacityGB: Math.abs(desired - input.quotaGB),
+      fromGB: input.quotaGB,
+      toGB: desired,
+    },
+  });
+  return actions;
+}
+
+/** The Ready condition for a remote NAS status. */
+export function nasReady(remoteStatus: string | undefined): ReadyState {
+  if (remoteStatus === "Running") return { status: "True", reason: "Available", message: "" };
+  if (remoteStatus === "Creating") {
+    return { status: "False", reason: "Creating", message: "the storage is being created" };
+  }
+  return {
+    status: "False",
+    reason: "Unavailable",
+    message: `the storage is ${remoteStatus ?? "in an unreported state"}`,
+  };
+}
+
+/** The phase for what is known. */
+export function nasPhase(input: {
+  remoteStatus: string | undefined;
+  subscription: "Pending" | "Succeeded" | "Failed" | undefined;
+  scaling: boolean;
+  bound: boolean;
+}): NasPhase {
+  if (!input.bound) {
+    if (input.subscription === "Failed") return "Failed";
+    if (input.subscription === "Pending") return "Creating";
+    return "Pending";
+  }
+  if (input.remoteStatus === "Creating") return "Creating";
+  if (input.remoteStatus === "Running") return input.scaling ? "Scaling" : "Ready";
+  if (input.remoteStatus === undefined) return "Pending";
+  return "Unknown";
+}

@@ -1,0 +1,171 @@
+/**
+ * The NasVolume's remote resource behind the generic managed reconciler: a NAS storage
+ * of the service. Subscribes with the client token in the description, polls the NAS
+ * subscription result, finds a lost create by the token through the NAS list, scales
+ * by the difference (recorded in {@link SCALE_ANNOTATION} before the call), sets the
+ * mount path, and deletes where a delete operation is configured.
+ */
+import type { NasVolume } from "../../crds/nasvolume.js";
+import { rfc3339 } from "../../runtime/clock.js";
+import type { ServiceClient } from "../../service/client.js";
+import { withClientTokenMarker } from "../../service/client-token.js";
+import { ServiceNotFoundError } from "../../service/errors.js";
+import type { NasInstance } from "../../service/schemas/nas.js";
+import type {
+  CreateResult,
+  DeleteResult,
+  ExternalClient,
+  ManagedCall,
+  Observation,
+  PreflightRefusal,
+  SubscriptionPoll,
+  UpdateResult,
+} from "../managed/external-client.js";
+import {
+  decideSync,
+  findProduct,
+  nasReady,
+  preflightVerdict,
+  readScaleRecord,
+  SCALE_ANNOTATION,
+  type ScaleRecord,
+} from "./decisions.js";
+
+/** A NasVolume as the reconciler handles it. */
+export type NasVolumeObject = NasVolume;
+
+/** Default time a sent scale may take to show in the quota before it counts as lost. */
+export const DEFAULT_SCALE_SETTLE_MS = 60_000;
+
+/** The storage's directory name: spec.name, else metadata.name. */
+export function nasName(obj: NasVolumeObject): string {
+  return obj.spec.name ?? obj.metadata.name ?? "";
+}
+
+/** A number of GB from the service's text ("" or junk → NaN). */
+export function gb(text: string | undefined): number {
+  return text === undefined || text.trim() === "" ? Number.NaN : Number(text);
+}
+
+/** The ExternalClient of NasVolume. */
+export class NasExternalClient implements ExternalClient<NasVolumeObject, NasInstance> {
+  constructor(
+    private readonly service: ServiceClient,
+    private readonly scaleSettleMs = DEFAULT_SCALE_SETTLE_MS,
+  ) {}
+
+  adoptId(obj: NasVolumeObject): string | undefined {
+    return obj.spec.storageId;
+  }
+
+  async preflight({ obj }: ManagedCall<NasVolumeObject>): Promise<PreflightRefusal | undefined> {
+    const { productCode, aidcId, capacityGB } = obj.spec;
+    const products = await this.service.listNasProducts(aidcId);
+    const product = findProduct(products, productCode, aidcId);
+    const center = aidcId ?? product?.aidcId;
+    const available =
+      product && center !== undefined
+        ? await this.service.isNasProductAvailable({
+            aidcId: center,
+            resourceSpecCode: productCode,
+          })
+        : undefined;
+    return preflightVerdict({ productCode, aidcId, capacityGB, products, available });
+  }
+
+  async create({ obj }: ManagedCall<NasVolumeObject>, token: string): Promise<CreateResult> {
+    const { spec } = obj;
+    const key = await this.service.subscribeNas({
+      productCode: spec.productCode,
+      storageParams: {
+        name: nasName(obj),
+        description: withClientTokenMarker(spec.description, token),
+        ...(spec.capacityGB !== undefined ? { storageCapacity: spec.capacityGB } : {}),
+        ...(spec.mountPath !== undefined ? { mountPath: spec.mountPath } : {}),
+      },
+    });
+    return { subscriptionKey: key };
+  }
+
+  async pollSubscription(
+    _call: ManagedCall<NasVolumeObject>,
+    key: string,
+  ): Promise<SubscriptionPoll> {
+    const r = await this.service.getNasSubscriptionResult(key);
+    if (r.state === "Pending") return { state: "Pending" };
+    if (r.state === "Failed") return { state: "Failed", message: r.message ?? "no reason given" };
+    return r.instanceId ? { state: "Succeeded", externalId: r.instanceId } : { state: "Succeeded" };
+  }
+
+  lookupByToken(
+    { obj }: ManagedCall<NasVolumeObject>,
+    token: string,
+  ): Promise<string[] | undefined> {
+    return this.service.findNasIdsByClientToken(token, nasName(obj));
+  }
+
+  async observe(call: ManagedCall<NasVolumeObject>, id: string): Promise<Observation<NasInstance>> {
+    let remote: NasInstance;
+    try {
+      remote = await this.service.getNas(id);
+    } catch (err) {
+      if (err instanceof ServiceNotFoundError) return { exists: false };
+      throw err;
+    }
+    const actions = this.decide(call.obj, remote, call.ctx.clock.now());
+    return { exists: true, upToDate: actions.length === 0, ready: nasReady(remote.status), remote };
+  }
+
+  async update(
+    call: ManagedCall<NasVolumeObject>,
+    id: string,
+    remote: NasInstance,
+  ): Promise<UpdateResult> {
+    const now = call.ctx.clock.now();
+    const done: string[] = [];
+    for (const a of this.decide(call.obj, remote, now)) {
+      if (a.action === "SetMountPath") {
+        await this.service.updateNasMountPath(id, a.mountPath);
+        done.push(`mount path set to ${a.mountPath}`);
+      } else if (a.action === "Scale") {
+        const record: ScaleRecord = { ...a.record, requestedTime: rfc3339(now) };
+        // Recorded before the call: after a crash the next reconcile sees the record and
+        // waits for the quota instead of sending the change again.
+        await call.annotate({ [SCALE_ANNOTATION]: JSON.stringify(record) });
+        await this.service.scaleNas(id, {
+          scaleType: record.scaleType,
+          capacity: record.capacityGB,
+        });
+        done.push(
+          `${record.scaleType} by ${record.capacityGB} GB (${record.fromGB} → ${record.toGB} GB)`,
+        );
+      } else if (a.action === "Wait") {
+        if (done.length === 0) return { outcome: "Waiting", message: a.message };
+      } else if (done.length === 0) {
+        return { outcome: "Refused", reason: a.reason, message: a.message };
+      }
+    }
+    return { outcome: "Applied", message: done.join("; ") };
+  }
+
+  async delete(_call: ManagedCall<NasVolumeObject>, id: string): Promise<DeleteResult> {
+    if (!this.service.isEndpointEnabled("deleteNas")) return "NotConfigured";
+    await this.service.deleteNas(id);
+    return "Deleted";
+  }
+
+  private decide(obj: NasVolumeObject, remote: NasInstance, now: Date) {
+    const lastScale = readScaleRecord(obj.metadata.annotations?.[SCALE_ANNOTATION]);
+    return decideSync({
+      desiredGB: obj.spec.capacityGB,
+      desiredMountPath: obj.spec.mountPath,
+      quotaGB: gb(remote.quota),
+      usedGB: gb(remote.used),
+      mountPath: remote.mountPath,
+      remoteStatus: remote.status,
+      lastScale,
+      lastScaleAgeMs: lastScale ? now.getTime() - Date.parse(lastScale.requestedTime) : Number.NaN,
+      scaleSettleMs: this.scaleSettleMs,
+    });
+  }
+}

@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { SCALE_ANNOTATION } from "../../src/controllers/nasvolume/decisions.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { clientTokenInDescription } from "../../src/service/client-token.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+
+/** The NasVolume controller against a real API server and the emulator. */
+describe("NasVolume controller", () => {
+  let op: TestOperator;
+  let nas: ObjectsOf;
+
+  beforeAll(async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "nasvolume");
+    op = await startTestOperator({
+      controllers: [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })],
+      namespaces: [namespace],
+      service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
+    });
+    nas = new ObjectsOf(op.manager.kube, nasVolumeCrd, namespace);
+  }, 60_000);
+
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  const subscribesNamed = async (name: string) =>
+    (await op.admin.requests({ endpoint: "subscribeNas" })).filter(
+      (r) => (r.body as { storageParams?: { name?: string } }).storageParams?.name === name,
+    );
+  const remoteNamed = async (name: string) =>
+    (await op.admin.state()).nas.filter((n) => n.name === name);
+  const externalId = (o: { metadata?: { annotations?: Record<string, string> } }) =>
+    o.metadata?.annotations?.[ANNOTATIONS.externalId] ?? "";
+
+  it("subscribes a NAS with the client token in its description and becomes Ready", async () => {
+    await nas.create("ready", {
+      productCode: "nas.capacity.standard",
+      capacityGB: 150,
+      mountPath: "/data/ready",
+      description: "team data",
+    });
+    const obj = await nas.waitForCondition("ready", "Ready", "True", "Available");
+    const status = obj.status as Record<string, unknown>;
+    expect(status).toMatchObject({
+      phase: "Ready",
+      capacityGB: 150,
+      mountPath: "/data/ready",
+      productCode: "nas.capacity.standard",
+      subscription: { outcome: "Succeeded" },
+    });
+    expect(conditionOf(obj, "Synced")).toMatchObject({ status: "True", observedGeneration: 1 });
+    expect(status.storageId).toBe(externalId(obj));
+    expect(obj.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBe(status.subscriptionKey);
+    expect(obj.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(obj.metadata?.finalizers).toContain("aidc.io/nasvolume");
+    const subscribes = await subscribesNamed("ready");
+    expect(subscribes).toHaveLength(1);
+    const body = subscribes[0]?.body as { storageParams: Record<string, string> } | undefined;
+    const params = body?.storageParams ?? {};
+    expect(params).toMatchObject({
+      name: "ready",
+      storageCapacity: "150",
+      mountPath: "/data/ready",
+    });
+    expect(params.description).toMatch(/^team data \[aidc-token:[^\]]+\]$/);
+    expect(clientTokenInDescription(params.description)).toBeTruthy();
+    expect(await nas.eventReasons("ready")).toEqual(
+      expect.arrayContaining(["CreateRequested", "Created"]),
+    );
+  });
+
+  it("refuses a capacity outside the product's bounds without placing an order", async () => {
+    await nas.create("too-small", { productCode: "nas.capacity.standard", capacityGB: 50 });
+    const obj = await nas.waitForCondition("too-small", "Ready", "False", "CapacityRefused");
+    expect(conditionOf(obj, "Ready")?.message).toContain("below the minimum of 100 GB");
+    expect((obj.status as { phase?: string }).phase).toBe("Pending");
+    expect(await subscribesNamed("too-small")).toHaveLength(0);
+  });
+
+  it("refuses an unavailable product without placing an order", async () => {
+    await nas.create("west", { productCode: "nas.capacity.west", aidcId: 2, capacityGB: 200 });
+    const obj = await nas.waitForCondition("west", "Ready", "False", "ProductUnavailable");
+    expect(conditionOf(obj, "Ready")?.message).toContain("nas-storage-available answered false");
+    expect(await subscribesNamed("west")).toHaveLength(0);
+  });
+
+  it("reports a failed subscription and tries again for a new generation", async () => {
+    await op.admin.configure({ subscriptionDelayMs: 60_000 });
+    try {
+      await nas.create("fails", { productCode: "nas.capacity.standard", capacityGB: 100 });
+      const pending = await nas.waitFor("fails", (o) =>
+        Boolean(o.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]),
+      );
+      const key = pending.metadata?.annotations?.[ANNOTATIONS.subscriptionKey] ?? "";
+      await op.admin.resolveSubscription(key, "Failed", "insufficient NAS capacity in aidc-east-1");
+      const failed = await nas.waitForCondition("fails", "Ready", "False", "CreateFailed");
+      expect(conditionOf(failed, "Ready")?.message).toContain("insufficient NAS capacity");
+      expect(failed.status).toMatchObject({ phase: "Failed", subscription: { outcome: "Failed" } });
+      expect(await nas.eventReasons("fails")).toContain("CreateFailed");
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(await subscribesNamed("fails")).toHaveLength(1);
+    } finally {
+      await op.admin.configure({ subscriptionDelayMs: 300 });
+    }
+    await nas.patchSpec("fails", { capacityGB: 120 });
+    await nas.waitForCondition("fails", "Ready", "True");
+    expect(await subscribesNamed("fails")).toHaveLength(2);
+  });
+
+  it("scales up and down by the difference and records the request", async () => {
+    await nas.create("scaled", { productCode: "nas.capacity.standard", capacityGB: 100 });
+    const ready = await nas.waitForCondition("scaled", "Ready", "True");
+    const id = externalId(ready);
+    await nas.patchSpec("scaled", { capacityGB: 160 });
+    const up = await nas.waitFor(
+      "scaled",
+      (o) => (o.status as { capacityGB?: number }).capacityGB === 160,
+    );
+    expect(up.status).toMatchObject({
+      lastScale: { scaleType: "ScaleUp", capacityGB: 60, fromGB: 100, toGB: 160 },
+    });
+    await nas.patchSpec("scaled", { capacityGB: 120 });
+    await nas.waitFor("scaled", (o) => (o.status as { capacityGB?: number }).capacityGB === 120);
+    const scales = await op.admin.requests({ endpoint: "scaleNas" });
+    expect(scales.filter((r) => r.path.includes(id)).map((r) => r.body)).toEqual([
+      { id, scaleType: "ScaleUp", capacity: 60 },
+      { id, scaleType: "ScaleDown", capacity: 40 },
+    ]);
+    const obj = await nas.get("scaled");
+    expect(JSON.parse(obj?.metadata?.annotations?.[SCALE_ANNOTATION] ?? "{}")).toMatchObject({
+      scaleType: "ScaleDown",
+      fromGB: 160,
+      toGB: 120,
+    });
+  });
+
+  it("refuses to shrink below the used amount", async () => {
+    await nas.create("full", { productCode: "nas.capacity.standard", capacityGB: 200 });
+    const id = externalId(await nas.waitForCondition("full", "Ready", "True"));
+    await op.admin.setNasState(id, { usedGB: 150 });
+    await nas.patchSpec("full", { capacityGB: 120 });
+    const obj = await nas.waitForCondition("full", "Synced", "False", "ShrinkBelowUsedRefused");
+    expect(conditionOf(obj, "Synced")?.message).toContain("150 GB in use");
+    expect((obj.status as { capacityGB?: number }).capacityGB).toBe(200);
+    const scales = await op.admin.requests({ endpoint: "scaleNas" });
+    expect(scales.filter((r) => r.path.includes(id))).toHaveLength(0);
+  });
+
+  it("changes the mount path with PUT mountPath", async () => {
+    await nas.create("moved", { productCode: "nas.capacity.standard", mountPath: "/data/old" });
+    const id = externalId(await nas.waitForCondition("moved", "Ready", "True"));
+    await nas.patchSpec("moved", { mountPath: "/data/new" });
+    await nas.waitFor(
+      "moved",
+      (o) => (o.status as { mountPath?: string }).mountPath === "/data/new",
+    );
+    const puts = await op.admin.requests({ endpoint: "updateNasMountPath" });
+    expect(puts.filter((r) => r.path.includes(id)).map((r) => r.body)).toEqual([
+      { mountPath: "/data/new" },
+    ]);
+  });
+
+  it("adopts an existing storage by spec.storageId without ordering", async () => {
+    const key = await op.service.subscribeNas({
+      productCode: "nas.capacity.standard",
+      storageParams: { name: "existing-dir", storageCapacity: 300 },
+    });
+    const id = await eventually(
+      async () => (await op.service.getNasSubscriptionResult(key)).instanceId,
+    );
+    await nas.create("adopted", { productCode: "nas.capacity.standard", storageId: id });
+    const obj = await nas.waitForCondition("adopted", "Ready", "True");
+    expect(obj.status).toMatchObject({ storageId: id, capacityGB: 300, name: "existing-dir" });
+    expect(externalId(obj)).toBe(id);
+    expect(await subscribesNamed("adopted")).toHaveLength(0);
+  });
+
+  it("leaves the storage in the service when an Orphan object is deleted", async () => {
+    await nas.create("orphaned", { productCode: "nas.capacity.standard" });
+    await nas.waitForCondition("orphaned", "Ready", "True");
+    await nas.delete("orphaned");
+    await nas.waitForGone("orphaned");
+    expect(await remoteNamed("orphaned")).toHaveLength(1);
+  });
+
+  it("deletes the storage when a Delete object is deleted", async () => {
+    await nas.create("deleted", { productCode: "nas.capacity.standard", deletionPolicy: "Delete" });
+    const id = externalId(await nas.waitForCondition("deleted", "Ready", "True"));
+    await nas.delete("deleted");
+    await nas.waitForGone("deleted");
+    expect(await remoteNamed("deleted")).toHaveLength(0);
+    const deletes = await op.admin.requests({ endpoint: "deleteNas" });
+    expect(deletes.map((r) => r.path)).toContain(`/v1/nasStorage/instance/${id}`);
+  });
+});
