@@ -1,0 +1,84 @@
+/**
+ * The CciInstance controller's cost at scale: with 50 bound instances and none in
+ * error, each resync is one walk of the paged list, not a detail call per object
+ * (counted in the emulator's request log).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cciInstanceController } from "../../src/controllers/cciinstance/index.js";
+import type { CciInstance } from "../../src/crds/cciinstance.js";
+import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+
+const POLL_MS = 1_000;
+const TTL_MS = 900;
+const COUNT = 50;
+const ids = Array.from({ length: COUNT }, (_, i) => `scale-${String(i).padStart(2, "0")}`);
+
+describe("CciInstance controller with 50 bound instances", () => {
+  let op: TestOperator;
+  let ns: string;
+
+  beforeAll(async () => {
+    ns = await createNamespace(adminKubeConfig(), "cci-scale");
+    op = await startTestOperator({
+      controllers: [
+        ({ service }) =>
+          cciInstanceController({ service, pollIntervalMs: POLL_MS, snapshotTtlMs: TTL_MS }),
+      ],
+      namespaces: [ns],
+      pollIntervalMs: POLL_MS,
+    });
+    await op.admin.seed({ cci: ids.map((id) => ({ id, name: id })) });
+    for (const id of ids) {
+      await op.manager.kube.create(cciInstanceCrd, {
+        metadata: { name: id, namespace: ns },
+        spec: { instanceId: id },
+      });
+    }
+  });
+
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it("syncs every instance from one paged list per resync, with no detail calls", async () => {
+    await eventually(
+      async () => {
+        const { items } = await op.manager.kube.list<CciInstance & { [k: string]: unknown }>(
+          cciInstanceCrd,
+          ns,
+        );
+        const ready = items.filter((o) =>
+          o.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+        );
+        return ready.length === COUNT;
+      },
+      60_000,
+      250,
+    );
+    // Binding read each detail once (for the price); from now on the list serves.
+    const since = (await op.admin.requests()).at(-1)?.seq ?? 0;
+    const windowMs = 4 * POLL_MS;
+    await new Promise((r) => setTimeout(r, windowMs));
+    const calls = await op.admin.requests({ since });
+    const byEndpoint = new Map<string, number>();
+    for (const c of calls)
+      byEndpoint.set(c.endpoint ?? c.path, (byEndpoint.get(c.endpoint ?? c.path) ?? 0) + 1);
+    const walks = calls.filter((c) => c.endpoint === "listCci" && c.query.pageNo === "1").length;
+    const pages = Math.ceil((COUNT + 4) / 50); // the 4 fixtures are listed too
+    console.info(
+      `service calls in ${windowMs} ms with ${COUNT} bound instances (poll ${POLL_MS} ms):`,
+      Object.fromEntries(byEndpoint),
+      `= ${walks} walks of ${pages} pages`,
+    );
+    expect(byEndpoint.get("getCci") ?? 0).toBe(0);
+    expect(byEndpoint.get("getCciErrorDetails") ?? 0).toBe(0);
+    expect(walks).toBeGreaterThanOrEqual(3);
+    expect(walks).toBeLessThanOrEqual(Math.ceil(windowMs / TTL_MS) + 1);
+    expect(byEndpoint.get("listCci")).toBe(walks * pages);
+    expect(calls.length).toBe(walks * pages);
+    // A detail call per object per poll would have been COUNT per resync.
+    expect(calls.length).toBeLessThan(COUNT);
+  });
+});
