@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import { ServiceClient } from "../../src/service/client.js";
+import type { SubscribeNasRequest } from "../../src/service/schemas/nas.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { ObjectsOf } from "../support/managed.js";
+import {
+  startTestOperator,
+  TEST_API_KEY,
+  type TestOperator,
+  type TestOperatorOptions,
+} from "../support/operator.js";
+
+/**
+ * A service client that sends the NAS subscription and then never answers: the
+ * operator process "dies" between the subscribe POST and the key annotation write.
+ */
+class DiesAfterSubscribe extends ServiceClient {
+  subscribed = false;
+
+  override async subscribeNas(req: SubscribeNasRequest): Promise<string> {
+    await super.subscribeNas(req);
+    this.subscribed = true;
+    return new Promise<string>(() => undefined);
+  }
+}
+
+const controllers = [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })];
+
+describe("NasVolume controller recovery", () => {
+  let emulator: RunningEmulator;
+  const operators: TestOperator[] = [];
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 200 });
+  });
+
+  afterAll(async () => {
+    for (const op of operators) await op.stop();
+    await emulator?.stop();
+  });
+
+  const start = async (namespace: string, extra: Partial<TestOperatorOptions> = {}) => {
+    const op = await startTestOperator({
+      controllers,
+      namespaces: [namespace],
+      emulator,
+      ...extra,
+    });
+    operators.push(op);
+    return op;
+  };
+  const remoteNamed = async (op: TestOperator, name: string) =>
+    (await op.admin.state()).nas.filter((n) => n.name === name);
+
+  it("creates exactly one NAS when the operator dies between the subscribe POST and the key write", async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "nas-crash");
+    let dying: DiesAfterSubscribe | undefined;
+    const first = await start(namespace, {
+      shutdownTimeoutMs: 300,
+      makeService: (o) => {
+        dying = new DiesAfterSubscribe(o);
+        return dying;
+      },
+    });
+    const nas = new ObjectsOf(first.manager.kube, nasVolumeCrd, namespace);
+    await nas.create("crashed", { productCode: "nas.capacity.standard", capacityGB: 100 });
+    await eventually(async () => dying?.subscribed);
+    const before = await nas.get("crashed");
+    expect(before?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeTruthy();
+    expect(before?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBeUndefined();
+    await first.stop();
+
+    const second = await start(namespace);
+    const obj = await nas.waitForCondition("crashed", "Ready", "True");
+    expect(obj.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(await remoteNamed(second, "crashed")).toHaveLength(1);
+    const subscribes = await second.admin.requests({ endpoint: "subscribeNas" });
+    expect(
+      subscribes.filter((r) => JSON.stringify(r.body).includes('"name":"crashed"')),
+    ).toHaveLength(1);
+    expect(await nas.eventReasons("crashed")).toContain("Recovered");
+  });
+
+  it("converges without duplicates when the service fails and is slow", async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "nas-chaos");
+    const op = await start(namespace);
+    await op.admin.setFaults([
+      { kind: "error", rate: 0.3 },
+      { kind: "latency", rate: 0.5, latencyMs: 100 },
+    ]);
+    const nas = new ObjectsOf(op.manager.kube, nasVolumeCrd, namespace);
+    const names = ["chaos-a", "chaos-b", "chaos-c"];
+    try {
+      for (const name of names) await nas.create(name, { productCode: "nas.capacity.standard" });
+      for (const name of names)
+        await nas.waitForCondition(name, "Ready", "True", undefined, 45_000);
+    } finally {
+      await op.admin.clearFaults();
+    }
+    const requests = await op.admin.requests();
+    expect(requests.filter((r) => r.fault === "error").length).toBeGreaterThan(0);
+    for (const name of names) expect(await remoteNamed(op, name)).toHaveLength(1);
+  }, 60_000);
+
+  it("orphans with a Warning event when Delete is asked but no delete operation is configured", async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "nas-nodelete");
+    const op = await start(namespace);
+    const nas = new ObjectsOf(op.manager.kube, nasVolumeCrd, namespace);
+    await nas.create("kept", { productCode: "nas.capacity.standard", deletionPolicy: "Delete" });
+    await nas.waitForCondition("kept", "Ready", "True");
+    await nas.delete("kept");
+    await nas.waitForGone("kept");
+    expect(await remoteNamed(op, "kept")).toHaveLength(1);
+    expect(await nas.eventReasons("kept")).toContain("DeletePolicyNotHonoured");
+  });
+});
