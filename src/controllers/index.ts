@@ -3,6 +3,7 @@ import { type OperatorConfig, pollIntervalFor } from "../config/schema.js";
 import type { ControllerDefinition } from "../runtime/controller.js";
 import type { ServiceClient } from "../service/client.js";
 import { cciInstanceController } from "./cciinstance/index.js";
+import { nasVolumeController } from "./nasvolume/controller.js";
 
 /** What `aidc-operator run` hands every controller factory. */
 export interface ControllerDeps {
@@ -25,4 +26,5 @@ export type ControllerFactory = (deps: ControllerDeps) => ControllerDefinition;
 export const controllers: ControllerFactory[] = [
   ({ config, service }) =>
     cciInstanceController({ service, pollIntervalMs: pollIntervalFor(config, "CciInstance") }),
+  nasVolumeController,
 ];
