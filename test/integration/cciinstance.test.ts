@@ -273,4 +273,20 @@ describe("CciInstance controller", () => {
     const writes = (await op.admin.requests({ since })).filter((r) => r.method !== "GET");
     expect(writes).toEqual([]);
   });
+  it("turns a malformed list answer into Synced=False, keeps the last status, and recovers", async () => {
+    await create("malformed", { instanceId: "cci-0002" });
+    await eventually(async () => condition(await read("malformed"), "Synced")?.status === "True");
+    await op.admin.setFaults([{ kind: "malformed", endpoint: "listCci" }]);
+    try {
+      const synced = await eventually(async () => {
+        const c = condition(await read("malformed"), "Synced");
+        return c?.status === "False" ? c : undefined;
+      });
+      expect(synced.message).toMatch(/malformed response/);
+      expect((await read("malformed"))?.status?.remoteStatus).toBe("STOPPED");
+    } finally {
+      await op.admin.clearFaults();
+    }
+    await eventually(async () => condition(await read("malformed"), "Synced")?.status === "True");
+  });
 });
