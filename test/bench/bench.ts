@@ -1,0 +1,150 @@
+/**
+ * `npm run bench -- [--n 500] [--idle-seconds 300] [--jobs-use-nas] ...`
+ *
+ * Starts a control plane and the emulator (subscriptions resolve at once), runs the
+ * baseline (the minimal calls and writes) for N NasVolumes and N TrainingJobs, then
+ * `aidc-operator run` as its own process for another N + N, and prints one JSON
+ * document with both sets of figures and the operator's overhead as ratios. Progress
+ * goes to stderr; the operator's log to a file named in the output.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { apiServerWrites, writesBetween } from "../support/apiserver-writes.js";
+import { runBaseline } from "./baseline.js";
+import { startEnvironment } from "./environment.js";
+import { runOperatorPhase } from "./operator-phase.js";
+import { percentile } from "./ready-tracker.js";
+import { ensureNamespace } from "./workload.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    n: { type: "string" },
+    "idle-seconds": { type: "string" },
+    "jobs-use-nas": { type: "boolean" },
+    concurrency: { type: "string" },
+    "create-concurrency": { type: "string" },
+    "poll-interval-ms": { type: "string" },
+    "baseline-poll-ms": { type: "string" },
+    "timeout-seconds": { type: "string" },
+    "skip-baseline": { type: "boolean" },
+  },
+});
+
+const env = process.env;
+const num = (flag: string | undefined, envName: string, dflt: number): number => {
+  const raw = flag ?? env[envName];
+  const v = raw === undefined || raw === "" ? dflt : Number(raw);
+  if (!Number.isFinite(v) || v < 0) throw new Error(`bad number for ${envName}: ${raw}`);
+  return v;
+};
+const options = {
+  n: num(flags.n, "AIDC_BENCH_N", 500),
+  idleMs: num(flags["idle-seconds"], "AIDC_BENCH_IDLE_SECONDS", 300) * 1000,
+  jobsUseNas: flags["jobs-use-nas"] ?? env.AIDC_BENCH_JOBS_USE_NAS === "true",
+  concurrency: num(flags.concurrency, "AIDC_BENCH_CONCURRENCY", 2),
+  createConcurrency: num(flags["create-concurrency"], "AIDC_BENCH_CREATE_CONCURRENCY", 10),
+  pollIntervalMs: num(flags["poll-interval-ms"], "AIDC_BENCH_POLL_INTERVAL_MS", 0),
+  baselinePollMs: num(flags["baseline-poll-ms"], "AIDC_BENCH_BASELINE_POLL_MS", 1000),
+  timeoutMs: num(flags["timeout-seconds"], "AIDC_BENCH_TIMEOUT_SECONDS", 1800) * 1000,
+  skipBaseline: flags["skip-baseline"] ?? false,
+};
+const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+async function main(): Promise<number> {
+  progress(
+    `N=${options.n} (each kind), idle ${options.idleMs / 1000} s; starting the control plane`,
+  );
+  const bench = await startEnvironment({ subscriptionDelayMs: 0 });
+  const logDir = await mkdtemp(join(tmpdir(), "aidc-bench-"));
+  try {
+    let baseline: Record<string, unknown> | undefined;
+    if (!options.skipBaseline) {
+      await ensureNamespace(bench.kube, "bench-baseline");
+      const seq0 = bench.emulator.requestLog.lastSeq();
+      const w0 = await apiServerWrites(bench.kc, "aidc.io");
+      progress("baseline: minimal calls and writes");
+      const b = await runBaseline({
+        kube: bench.kube,
+        serviceBaseUrl: bench.emulator.url,
+        apiKey: bench.apiKey,
+        namespace: "bench-baseline",
+        prefix: "base",
+        n: options.n,
+        jobsUseNas: options.jobsUseNas,
+        concurrency: options.concurrency,
+        createConcurrency: options.createConcurrency,
+        pollMs: options.baselinePollMs,
+      });
+      const writes = writesBetween(w0, await apiServerWrites(bench.kc, "aidc.io"));
+      const calls = bench.emulator.requestLog.lastSeq() - seq0;
+      baseline = {
+        timeToAllReadyMs: b.timeToAllReadyMs,
+        latencyMs: {
+          p50: percentile(b.latenciesMs, 50),
+          p95: percentile(b.latenciesMs, 95),
+          p99: percentile(b.latenciesMs, 99),
+        },
+        serviceCalls: calls,
+        serviceCallsPerResource: calls / (2 * options.n),
+        kubeWrites: writes.total - 2 * options.n,
+        kubeWritesPerResource: (writes.total - 2 * options.n) / (2 * options.n),
+      };
+      progress(`baseline: ${JSON.stringify(baseline)}`);
+    }
+    await ensureNamespace(bench.kube, "bench");
+    const operatorLog = join(logDir, "operator.log");
+    const operator = await runOperatorPhase(bench, {
+      namespace: "bench",
+      prefix: "op",
+      n: options.n,
+      jobsUseNas: options.jobsUseNas,
+      concurrency: options.concurrency,
+      createConcurrency: options.createConcurrency,
+      idleMs: options.idleMs,
+      timeoutMs: options.timeoutMs,
+      ...(options.pollIntervalMs > 0 ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      logFile: operatorLog,
+      progress,
+    });
+    const ratio = (key: string) => {
+      const a = operator[key];
+      const b = baseline?.[key];
+      return typeof a === "number" && typeof b === "number" && b > 0
+        ? Math.round((a / b) * 100) / 100
+        : null;
+    };
+    const p95 = (r: Record<string, unknown> | undefined) =>
+      (r?.latencyMs as { p95?: number } | undefined)?.p95;
+    const report = {
+      n: options.n,
+      jobsUseNas: options.jobsUseNas,
+      concurrency: options.concurrency,
+      operator,
+      baseline: baseline ?? null,
+      overhead: {
+        timeToAllReady: ratio("timeToAllReadyMs"),
+        latencyP95:
+          baseline && p95(baseline)
+            ? Math.round(((p95(operator) ?? 0) / (p95(baseline) ?? 1)) * 100) / 100
+            : null,
+        serviceCalls: ratio("serviceCallsPerResource"),
+        kubeWrites: ratio("kubeWritesPerResource"),
+      },
+      operatorLog,
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return operator.allReady === true ? 0 : 1;
+  } finally {
+    await bench.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`[bench] failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

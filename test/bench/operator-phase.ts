@@ -1,0 +1,193 @@
+/**
+ * The operator's half of the benchmark: `aidc-operator run` as its own process
+ * watching one namespace; N NasVolumes and N TrainingJobs applied; time until all are
+ * Ready, apply→Ready latencies, reconciles, service calls and Kubernetes writes per
+ * resource; then an idle window; and the process's peak RSS and CPU seconds.
+ */
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { apiServerWrites, type WriteCounts, writesBetween } from "../support/apiserver-writes.js";
+import { processStats, sleep, startOperatorProcess } from "../support/operator-process.js";
+import { sumBy } from "../support/prometheus.js";
+import type { BenchEnvironment } from "./environment.js";
+import { percentile, ReadyTracker } from "./ready-tracker.js";
+import { inParallel, JOB, jobName, NAS, nasName, nasVolume, trainingJob } from "./workload.js";
+
+/** Options of {@link runOperatorPhase}. */
+export interface OperatorPhaseOptions {
+  namespace: string;
+  prefix: string;
+  n: number;
+  jobsUseNas: boolean;
+  concurrency: number;
+  createConcurrency: number;
+  idleMs: number;
+  timeoutMs: number;
+  /** AIDC_POLL_INTERVAL_MS, when set (default: the operator's own). */
+  pollIntervalMs?: number;
+  logFile: string;
+  progress: (line: string) => void;
+}
+
+interface Counters {
+  at: number;
+  serviceSeq: number;
+  aidcWrites: WriteCounts;
+  eventWrites: WriteCounts;
+  reconciles: Record<string, number>;
+  changes: number;
+}
+
+/** Runs the operator's half; resolves with the figures (JSON-ready). */
+export async function runOperatorPhase(
+  env: BenchEnvironment,
+  o: OperatorPhaseOptions,
+): Promise<Record<string, unknown>> {
+  const operator = startOperatorProcess({
+    kubeconfig: env.kubeconfigPath,
+    serviceBaseUrl: env.emulator.url,
+    apiKey: env.apiKey,
+    metricsPort: await freePort(),
+    logFile: o.logFile,
+    env: {
+      AIDC_WATCH_NAMESPACES: o.namespace,
+      AIDC_CONCURRENCY: String(o.concurrency),
+      ...(o.pollIntervalMs ? { AIDC_POLL_INTERVAL_MS: String(o.pollIntervalMs) } : {}),
+    },
+  });
+  const trackers = [NAS, JOB].map((res) => new ReadyTracker(env.kc, env.kube, res, o.namespace));
+  const [nasTracker, jobTracker] = trackers as [ReadyTracker, ReadyTracker];
+  try {
+    await operator.waitReady(120_000);
+    for (const t of trackers) await t.start();
+    const counters = async (): Promise<Counters> => ({
+      at: Date.now(),
+      serviceSeq: env.emulator.requestLog.lastSeq(),
+      aidcWrites: await apiServerWrites(env.kc, "aidc.io"),
+      eventWrites: await apiServerWrites(env.kc, "events.k8s.io"),
+      reconciles: sumBy(
+        await operator.metrics(),
+        "controller_runtime_reconcile_total",
+        "controller",
+      ),
+      changes: nasTracker.changes() + jobTracker.changes(),
+    });
+    const before = await counters();
+    o.progress(
+      `operator ready (pid ${operator.pid}); applying ${o.n} NasVolumes and ${o.n} TrainingJobs`,
+    );
+
+    const objs = [];
+    for (let i = 0; i < o.n; i++) {
+      objs.push({ res: NAS, obj: nasVolume(o.namespace, o.prefix, i), t: nasTracker });
+      objs.push({
+        res: JOB,
+        obj: trainingJob(o.namespace, o.prefix, i, o.jobsUseNas),
+        t: jobTracker,
+      });
+    }
+    const started = Date.now();
+    await inParallel(objs, o.createConcurrency, async ({ res, obj, t }) => {
+      t.markApplied(obj.metadata?.name ?? "", Date.now());
+      await env.kube.create(res, obj);
+    });
+    const nasNames = Array.from({ length: o.n }, (_, i) => nasName(o.prefix, i));
+    const jobNames = Array.from({ length: o.n }, (_, i) => jobName(o.prefix, i));
+    const deadline = started + o.timeoutMs;
+    let lastReport = 0;
+    for (;;) {
+      const waiting = nasTracker.notReady(nasNames).length + jobTracker.notReady(jobNames).length;
+      if (waiting === 0 || Date.now() > deadline) break;
+      if (Date.now() - lastReport > 10_000) {
+        o.progress(`${2 * o.n - waiting}/${2 * o.n} Ready after ${Date.now() - started} ms`);
+        lastReport = Date.now();
+      }
+      await sleep(100);
+    }
+    const notReady = [...nasTracker.notReady(nasNames), ...jobTracker.notReady(jobNames)];
+    const lastReady = Math.max(nasTracker.lastReadyAt(), jobTracker.lastReadyAt());
+    const converged = await counters();
+    o.progress(
+      `${2 * o.n - notReady.length}/${2 * o.n} Ready; idle window of ${o.idleMs / 1000} s`,
+    );
+    await sleep(o.idleMs);
+    const idle = await counters();
+    const stats = await processStats(operator.pid);
+
+    const perResource = (n: number) => round(n / (2 * o.n));
+    const perHour = (n: number) => round((n / (2 * o.n)) * (3_600_000 / Math.max(1, o.idleMs)));
+    const all = [...nasTracker.latencies(), ...jobTracker.latencies()];
+    const applyWrites = writesBetween(before.aidcWrites, converged.aidcWrites);
+    // The benchmark's own creates are not the operator's writes.
+    const operatorWrites = applyWrites.total - 2 * o.n;
+    const idleWrites = writesBetween(converged.aidcWrites, idle.aidcWrites);
+    const idleEvents = writesBetween(converged.eventWrites, idle.eventWrites);
+    const idleCalls = idle.serviceSeq - converged.serviceSeq;
+    return {
+      allReady: notReady.length === 0,
+      notReady: notReady.slice(0, 20),
+      timeToAllReadyMs: notReady.length === 0 ? lastReady - started : null,
+      latencyMs: {
+        p50: percentile(all, 50),
+        p95: percentile(all, 95),
+        p99: percentile(all, 99),
+        nas: {
+          p50: percentile(nasTracker.latencies(), 50),
+          p95: percentile(nasTracker.latencies(), 95),
+        },
+        jobs: {
+          p50: percentile(jobTracker.latencies(), 50),
+          p95: percentile(jobTracker.latencies(), 95),
+        },
+      },
+      reconciles: diff(before.reconciles, converged.reconciles),
+      reconcilesPerResource: perResource(sumValues(diff(before.reconciles, converged.reconciles))),
+      serviceCalls: converged.serviceSeq - before.serviceSeq,
+      serviceCallsPerResource: perResource(converged.serviceSeq - before.serviceSeq),
+      serviceCallsByEndpoint: byEndpoint(env, before.serviceSeq, converged.serviceSeq),
+      kubeWrites: operatorWrites,
+      kubeWritesPerResource: perResource(operatorWrites),
+      kubeWritesByResource: applyWrites.byResource,
+      eventWrites: writesBetween(before.eventWrites, converged.eventWrites).total,
+      objectChangesPerResource: perResource(converged.changes - before.changes),
+      idle: {
+        windowMs: idle.at - converged.at,
+        kubeWrites: idleWrites.total,
+        kubeWritesByResource: idleWrites.byResource,
+        eventWrites: idleEvents.total,
+        objectChanges: idle.changes - converged.changes,
+        reconciles: sumValues(diff(converged.reconciles, idle.reconciles)),
+        serviceCalls: idleCalls,
+        serviceCallsPerResourcePerHour: perHour(idleCalls),
+        serviceCallsByEndpoint: byEndpoint(env, converged.serviceSeq, idle.serviceSeq),
+      },
+      process: { pid: operator.pid, ...stats },
+    };
+  } finally {
+    for (const t of trackers) t.stop();
+    await operator.stop();
+  }
+}
+
+function byEndpoint(env: BenchEnvironment, from: number, to: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of env.emulator.requestLog.read({ since: from })) {
+    if (e.seq > to) break;
+    const k = e.endpoint ?? `${e.method} ${e.path}`;
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+function diff(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(b)) out[k] = v - (a[k] ?? 0);
+  return out;
+}
+
+function sumValues(r: Record<string, number>): number {
+  return Object.values(r).reduce((a, b) => a + b, 0);
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}

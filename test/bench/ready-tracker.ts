@@ -1,0 +1,127 @@
+/**
+ * Watches one kind in one namespace and records, per object, when its Ready
+ * condition was first seen True (local clock, millisecond precision; the API's
+ * timestamps have whole seconds) and how many times its resourceVersion changed
+ * (each change is one effective write by someone).
+ */
+import * as k8s from "@kubernetes/client-node";
+import type { KubeClient } from "../../src/runtime/kube.js";
+import {
+  type KubeObject,
+  type ResourceDescriptor,
+  resourcePath,
+} from "../../src/runtime/resource.js";
+
+interface Tracked {
+  appliedAt?: number;
+  readyAt?: number;
+  resourceVersion?: string;
+  changes: number;
+}
+
+/** Whether `obj` has condition Ready=True. */
+export function isReady(obj: KubeObject): boolean {
+  const conditions = (obj.status as { conditions?: { type: string; status: string }[] } | undefined)
+    ?.conditions;
+  return conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+}
+
+/** Ready times and write counts of the objects of one kind in one namespace. */
+export class ReadyTracker {
+  private readonly objects = new Map<string, Tracked>();
+  private abort?: AbortController;
+  private stopped = false;
+
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    private readonly kube: KubeClient,
+    private readonly res: ResourceDescriptor,
+    private readonly namespace: string,
+  ) {}
+
+  /** Lists, then watches until `stop()`; a closed watch is restarted by a new list. */
+  async start(): Promise<void> {
+    const list = await this.kube.list(this.res, this.namespace);
+    for (const obj of list.items) this.observe(obj);
+    this.abort = await new k8s.Watch(this.kc).watch(
+      resourcePath(this.res, this.namespace),
+      { resourceVersion: list.resourceVersion, allowWatchBookmarks: true },
+      (type: string, obj: KubeObject) => {
+        if (type === "ADDED" || type === "MODIFIED") this.observe(obj);
+      },
+      () => {
+        if (this.stopped) return;
+        setTimeout(() => void this.start().catch(() => this.restartLater()), 500);
+      },
+    );
+  }
+
+  private restartLater(): void {
+    if (!this.stopped) setTimeout(() => void this.start().catch(() => this.restartLater()), 1000);
+  }
+
+  /** Records the moment the bench sent the create of `name`. */
+  markApplied(name: string, at = Date.now()): void {
+    this.entry(name).appliedAt = at;
+  }
+
+  private entry(name: string): Tracked {
+    let t = this.objects.get(name);
+    if (!t) {
+      t = { changes: 0 };
+      this.objects.set(name, t);
+    }
+    return t;
+  }
+
+  private observe(obj: KubeObject): void {
+    const name = obj.metadata?.name ?? "";
+    const t = this.entry(name);
+    const rv = obj.metadata?.resourceVersion;
+    if (t.resourceVersion !== undefined && rv !== t.resourceVersion) t.changes += 1;
+    t.resourceVersion = rv;
+    if (t.readyAt === undefined && isReady(obj)) t.readyAt = Date.now();
+  }
+
+  /** Names not yet seen Ready among `names`. */
+  notReady(names: readonly string[]): string[] {
+    return names.filter((n) => this.objects.get(n)?.readyAt === undefined);
+  }
+
+  /** apply→Ready latencies in ms of the objects seen Ready. */
+  latencies(): number[] {
+    const out: number[] = [];
+    for (const t of this.objects.values()) {
+      if (t.appliedAt !== undefined && t.readyAt !== undefined) out.push(t.readyAt - t.appliedAt);
+    }
+    return out;
+  }
+
+  /** Latest Ready time seen (ms since the epoch). */
+  lastReadyAt(): number {
+    let last = 0;
+    for (const t of this.objects.values()) last = Math.max(last, t.readyAt ?? 0);
+    return last;
+  }
+
+  /** Sum of resourceVersion changes seen so far (writes that changed an object). */
+  changes(): number {
+    let n = 0;
+    for (const t of this.objects.values()) n += t.changes;
+    return n;
+  }
+
+  /** Ends the watch. */
+  stop(): void {
+    this.stopped = true;
+    this.abort?.abort();
+  }
+}
+
+/** The p-th percentile (0..100) of `values` by nearest rank; NaN when empty. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
+}

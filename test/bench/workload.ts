@@ -1,0 +1,106 @@
+/**
+ * The objects the benchmark and the chaos script apply: N NasVolumes and N
+ * TrainingJobs with the emulator's catalog products, named `<prefix>-nas-<i>` and
+ * `<prefix>-job-<i>` (the remote NAS directory and task names are the same, so the
+ * remote resources of each object can be counted by name).
+ */
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { trainingJobCrd } from "../../src/crds/trainingjob.js";
+import type { KubeClient } from "../../src/runtime/kube.js";
+import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
+
+/** The two kinds, as REST coordinates. */
+export const NAS: ResourceDescriptor = nasVolumeCrd;
+export const JOB: ResourceDescriptor = trainingJobCrd;
+
+/** NAS product of the emulator's fixtures. */
+export const NAS_PRODUCT = "nas.capacity.standard";
+/** Training product of the emulator's fixtures. */
+export const TRAINING_PRODUCT = "train.cpu.16";
+/** The image of every job. */
+export const JOB_IMAGE = "registry.example.com/ml/pytorch:2.5-cuda12";
+
+/** Name of the i-th NasVolume (also its remote directory name). */
+export const nasName = (prefix: string, i: number) => `${prefix}-nas-${i}`;
+/** Name of the i-th TrainingJob (also its remote task name). */
+export const jobName = (prefix: string, i: number) => `${prefix}-job-${i}`;
+
+/** The i-th NasVolume. */
+export function nasVolume(namespace: string, prefix: string, i: number): KubeObject {
+  const name = nasName(prefix, i);
+  return {
+    metadata: { name, namespace },
+    spec: {
+      productCode: NAS_PRODUCT,
+      name,
+      description: `benchmark volume ${i}`,
+      capacityGB: 100,
+      mountPath: `/mnt/${name.replace(/-/g, "_")}`.slice(0, 64),
+    },
+  };
+}
+
+/** The i-th TrainingJob; with `withNas`, it mounts the i-th NasVolume. */
+export function trainingJob(
+  namespace: string,
+  prefix: string,
+  i: number,
+  withNas: boolean,
+): KubeObject {
+  const name = jobName(prefix, i);
+  return {
+    metadata: { name, namespace },
+    spec: {
+      taskName: name,
+      createType: "DIRECT",
+      trainingType: "PRE_TRAINING",
+      trainingFramework: "PyTorch",
+      imageType: "general",
+      image: JOB_IMAGE,
+      productCode: TRAINING_PRODUCT,
+      workerCount: 1,
+      startCommand: "python train.py",
+      ...(withNas
+        ? {
+            storage: [
+              { nasVolumeRef: { name: nasName(prefix, i) }, mountPath: "/data", readOnly: true },
+            ],
+          }
+        : {}),
+    },
+  };
+}
+
+/**
+ * Runs `fn` over `items` with at most `concurrency` in flight; resolves when all are
+ * done (rejects with the first error after the others settle).
+ */
+export async function inParallel<T>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const errors: unknown[] = [];
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        await fn(items[i] as T, i);
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  if (errors.length > 0) throw errors[0];
+}
+
+/** Creates a namespace (ignores "already exists"). */
+export async function ensureNamespace(kube: KubeClient, name: string): Promise<void> {
+  try {
+    await kube.request("POST", "/api/v1/namespaces", {}, { metadata: { name } });
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+  }
+}

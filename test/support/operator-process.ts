@@ -1,0 +1,152 @@
+/**
+ * `aidc-operator run` as its own process, for the benchmark, the chaos script and the
+ * integration test of the chaos check. The child is `node --import tsx src/cli/main.ts
+ * run`: one process (no tsx wrapper), so its pid is the Node process whose memory and
+ * CPU time are measured and which SIGKILL ends.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "../..");
+
+/** Every child started here, so that an abrupt exit of the parent kills them too. */
+const live = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of live) child.kill("SIGKILL");
+});
+
+/** How to start the operator. */
+export interface OperatorProcessOptions {
+  kubeconfig: string;
+  serviceBaseUrl: string;
+  /** Passed as AIDC_API_KEY (environment only, as in production). */
+  apiKey: string;
+  metricsPort: number;
+  /** Further AIDC_* settings, e.g. `{ AIDC_WATCH_NAMESPACES: "bench" }`. */
+  env?: Record<string, string>;
+  /** Every stdout/stderr line of the process is appended here (for the API-key check). */
+  logFile?: string;
+}
+
+/** Peak memory and CPU time of a process, read from /proc. */
+export interface ProcessStats {
+  /** VmHWM: peak resident set size, in MiB. */
+  peakRssMiB: number;
+  /** utime + stime, in seconds. */
+  cpuSeconds: number;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/** Reads VmHWM and utime+stime of `pid`; undefined when the process is gone. */
+export async function processStats(pid: number): Promise<ProcessStats | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    const hwmKb = Number(/^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
+    // Fields after the ")" that closes the command name: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return { peakRssMiB: round(hwmKb / 1024), cpuSeconds: round(ticks / USER_HZ) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A running operator process. */
+export interface OperatorProcess {
+  child: ChildProcess;
+  pid: number;
+  metricsUrl: string;
+  /** Resolves with the exit code (or the signal name) when the process ends. */
+  exited: Promise<number | string>;
+  /** Resolves once /readyz answers 200 (caches synced, controllers running). */
+  waitReady(timeoutMs?: number): Promise<void>;
+  /** The /metrics text. */
+  metrics(): Promise<string>;
+  /** SIGKILL, then waits for the exit. */
+  kill(): Promise<void>;
+  /** SIGTERM (graceful), SIGKILL after `graceMs`, then waits for the exit. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Starts `aidc-operator run` against the given control plane and service. */
+export function startOperatorProcess(options: OperatorProcessOptions): OperatorProcess {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/cli/main.ts", "run", "--kubeconfig", options.kubeconfig],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        AIDC_API_KEY: options.apiKey,
+        AIDC_SERVICE_BASE_URL: options.serviceBaseUrl,
+        AIDC_METRICS_PORT: String(options.metricsPort),
+        AIDC_LOG_LEVEL: "info",
+        ...options.env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  live.add(child);
+  const log = (chunk: Buffer) => {
+    if (options.logFile) appendFileSync(options.logFile, chunk);
+  };
+  child.stdout?.on("data", log);
+  child.stderr?.on("data", log);
+  const exited = new Promise<number | string>((r) =>
+    child.once("exit", (code, signal) => {
+      live.delete(child);
+      r(code ?? signal ?? "unknown");
+    }),
+  );
+  const metricsUrl = `http://127.0.0.1:${options.metricsPort}`;
+  let ended = false;
+  void exited.then(() => {
+    ended = true;
+  });
+  return {
+    child,
+    pid: child.pid ?? -1,
+    metricsUrl,
+    exited,
+    waitReady: async (timeoutMs = 60_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        if (ended) throw new Error(`the operator exited before it was ready (${await exited})`);
+        const ok = await fetch(`${metricsUrl}/readyz`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+        if (ok) return;
+        await sleep(200);
+      }
+      throw new Error(`the operator was not ready within ${timeoutMs} ms`);
+    },
+    metrics: async () => (await fetch(`${metricsUrl}/metrics`)).text(),
+    kill: async () => {
+      if (!ended) child.kill("SIGKILL");
+      await exited;
+    },
+    stop: async (graceMs = 25_000) => {
+      if (ended) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
