@@ -4,6 +4,7 @@ import type { ControllerDefinition } from "../runtime/controller.js";
 import type { ServiceClient } from "../service/client.js";
 import { cciInstanceController } from "./cciinstance/index.js";
 import { nasVolumeController } from "./nasvolume/controller.js";
+import { trainingJobController } from "./trainingjob/index.js";
 
 /** What `aidc-operator run` hands every controller factory. */
 export interface ControllerDeps {
@@ -27,4 +28,5 @@ export const controllers: ControllerFactory[] = [
   ({ config, service }) =>
     cciInstanceController({ service, pollIntervalMs: pollIntervalFor(config, "CciInstance") }),
   nasVolumeController,
+  trainingJobController,
 ];

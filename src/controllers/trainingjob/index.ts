@@ -21,7 +21,7 @@ import type { ServiceClient } from "../../service/index.js";
 import type { ControllerFactory } from "../index.js";
 import { readCreateState } from "../managed/create-protocol.js";
 import type { ManagedKind } from "../managed/external-client.js";
-import { managedReconciler } from "../managed/reconciler.js";
+import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
 import { ENDPOINT_SLICES, SERVICES } from "./expose.js";
 import { type TrainingJobRemote, trainingJobClient } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
@@ -111,12 +111,7 @@ export function trainingJobControllerFrom(
     .watches(trainingTemplateCrd, referencing(REFERENCE_INDEX.template))
     .watches(trainingJobCrd, referencing(REFERENCE_INDEX.trainingJob))
     .permissions([
-      {
-        apiGroups: [group],
-        resources: [trainingJobCrd.plural],
-        verbs: ["get", "list", "watch", "patch", "update"],
-      },
-      { apiGroups: [group], resources: [`${trainingJobCrd.plural}/status`], verbs: ["patch"] },
+      ...managedPermissions(trainingJobCrd),
       {
         apiGroups: [group],
         resources: [nasVolumeCrd.plural, trainingTemplateCrd.plural],

@@ -1,0 +1,235 @@
+/**
+ * TrainingJob creation against the real API server and the emulator: the exact
+ * create bodies of DIRECT, TEMPLATE and COPY jobs, waiting for a NasVolume, and
+ * preflight refusals that place no order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ControllerFactory } from "../../src/controllers/index.js";
+import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/index.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+import {
+  conditionOf,
+  createJob,
+  createReadyNasVolume,
+  createRequests,
+  createTemplate,
+  getJob,
+  taskIdsNamed,
+  waitForJob,
+} from "../support/trainingjobs.js";
+
+const fast: ControllerFactory = ({ service }) =>
+  trainingJobControllerFrom({
+    service,
+    pollIntervalMs: 500,
+    subscriptionPollMs: 200,
+    visibilityGraceMs: 2_000,
+  });
+
+const token = expect.stringMatching(/^[0-9a-f-]{36}$/);
+const IMAGE = "registry.example.com/ml/train:1";
+
+let op: TestOperator;
+let ns: string;
+
+beforeAll(async () => {
+  ns = await createNamespace(adminKubeConfig(), "tj-create");
+  op = await startTestOperator({ controllers: [fast], namespaces: [ns] });
+}, 60_000);
+
+afterAll(async () => {
+  await op?.stop();
+});
+
+const running = (j: { status?: { taskId?: string; phase?: string } }) =>
+  Boolean(j.status?.taskId) && j.status?.phase === "Running";
+
+describe("a DIRECT TrainingJob", () => {
+  it("is created once with the exact request body, trainingFramwork on the wire, and then runs", async () => {
+    const seeded = await op.admin.seed({ nas: [{ name: "direct-data" }] });
+    const storageId = seeded.nas[0] as string;
+    await createJob(op.manager.kube, ns, "direct", {
+      taskName: "direct-task",
+      description: "first run",
+      image: IMAGE,
+      productCode: "train.cpu.16",
+      workerCount: 2,
+      trainingType: "PRE_TRAINING",
+      trainingFramework: "PyTorch",
+      imageType: "general",
+      env: { EPOCHS: "3" },
+      startCommand: "python train.py",
+      storage: [{ storageId, mountPath: "/data", readOnly: false }],
+    });
+    const job = await waitForJob(op.manager.kube, ns, "direct", running);
+    const creates = await createRequests(op.admin, "direct-task");
+    expect(creates).toHaveLength(1);
+    expect(creates[0]?.body).toEqual({
+      name: "direct-task",
+      createType: "DIRECT",
+      desc: "first run",
+      priority: 3,
+      image: IMAGE,
+      productCode: "train.cpu.16",
+      workerCount: 2,
+      trainingType: "pre_training",
+      trainingFramwork: "pytorch",
+      imageType: "general",
+      env: { EPOCHS: "3", AIDC_CLIENT_TOKEN: token },
+      startCommand: "python train.py",
+      storageConfigs: [{ storageId, mountPath: "/data", onlyRead: false }],
+    });
+    expect(await taskIdsNamed(op.admin, "direct-task")).toEqual([job.status?.taskId]);
+    expect(job.metadata?.annotations?.["aidc.io/external-id"]).toBe(job.status?.taskId);
+    expect(job.metadata?.finalizers).toContain("aidc.io/trainingjob");
+    expect(conditionOf(job, "Ready")).toMatchObject({ status: "True", reason: "TaskRunning" });
+    expect(conditionOf(job, "Synced")?.status).toBe("True");
+    expect(conditionOf(job, "ReferencesResolved")?.status).toBe("True");
+    expect(job.status).toMatchObject({
+      remoteStatus: "RUNNING",
+      subscription: { outcome: "Succeeded" },
+      resource: { productCode: "train.cpu.16", workerCount: 2 },
+      storages: [{ storageId, name: "direct-data" }],
+    });
+    expect(job.status?.pods).toHaveLength(2);
+    expect(job.status?.pods?.[0]?.ports?.[0]).toMatchObject({ port: 22, custom: false });
+    expect(job.status?.execInfos?.length).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe("references", () => {
+  it("waits for its NasVolume with ReferencesResolved=False and no order, then proceeds", async () => {
+    const seeded = await op.admin.seed({ nas: [{ name: "later-data" }] });
+    const storageId = seeded.nas[0] as string;
+    await createJob(op.manager.kube, ns, "waits", {
+      image: IMAGE,
+      productCode: "train.cpu.16",
+      workerCount: 1,
+      storage: [{ nasVolumeRef: { name: "later" } }],
+    });
+    const waiting = await waitForJob(
+      op.manager.kube,
+      ns,
+      "waits",
+      (j) => conditionOf(j, "ReferencesResolved")?.status === "False",
+    );
+    expect(conditionOf(waiting, "ReferencesResolved")?.reason).toBe("NasVolumeNotFound");
+    expect(conditionOf(waiting, "Ready")?.status).toBe("False");
+    expect(await createRequests(op.admin, "waits")).toHaveLength(0);
+
+    await createReadyNasVolume(op.manager.kube, ns, "later", storageId);
+    const job = await waitForJob(op.manager.kube, ns, "waits", running);
+    expect(conditionOf(job, "ReferencesResolved")?.status).toBe("True");
+    const [create] = await createRequests(op.admin, "waits");
+    expect((create?.body as { storageConfigs?: unknown } | undefined)?.storageConfigs).toEqual([
+      { storageId, storageType: "NAS", onlyRead: true },
+    ]);
+  }, 60_000);
+
+  it("creates from a TrainingTemplate with its id and configuration", async () => {
+    const seeded = await op.admin.seed({ templates: [{ name: "tpl-a", image: IMAGE }] });
+    const templateId = seeded.templates[0] as string;
+    await createTemplate(
+      op.manager.kube,
+      ns,
+      "tpl-a",
+      { image: IMAGE, productCode: "train.cpu.16", workerCount: 1, startCommand: "run" },
+      templateId,
+    );
+    await createJob(op.manager.kube, ns, "from-tpl", {
+      createType: "TEMPLATE",
+      templateRef: { name: "tpl-a" },
+    });
+    await waitForJob(op.manager.kube, ns, "from-tpl", running);
+    const creates = await createRequests(op.admin, "from-tpl");
+    expect(creates.map((c) => c.body)).toEqual([
+      {
+        name: "from-tpl",
+        createType: "TEMPLATE",
+        templateId,
+        priority: 3,
+        image: IMAGE,
+        productCode: "train.cpu.16",
+        workerCount: 1,
+        startCommand: "run",
+        env: { AIDC_CLIENT_TOKEN: token },
+      },
+    ]);
+  }, 60_000);
+
+  it("copies another TrainingJob's task once that job has one", async () => {
+    await createJob(op.manager.kube, ns, "copy", {
+      createType: "COPY",
+      copyFrom: { name: "copy-source" },
+    });
+    const waiting = await waitForJob(
+      op.manager.kube,
+      ns,
+      "copy",
+      (j) => conditionOf(j, "ReferencesResolved")?.reason === "SourceJobNotFound",
+    );
+    expect(waiting.status?.taskId).toBeUndefined();
+    await createJob(op.manager.kube, ns, "copy-source", {
+      image: IMAGE,
+      productCode: "train.cpu.16",
+      workerCount: 1,
+      trainingFramework: "MPI",
+    });
+    const source = await waitForJob(op.manager.kube, ns, "copy-source", running);
+    const copy = await waitForJob(op.manager.kube, ns, "copy", running);
+    expect(copy.status?.taskId).not.toBe(source.status?.taskId);
+    const creates = await createRequests(op.admin, "copy");
+    expect(creates.map((c) => c.body)).toEqual([
+      {
+        name: "copy",
+        createType: "COPY",
+        sourceTaskId: source.status?.taskId,
+        priority: 3,
+        image: IMAGE,
+        productCode: "train.cpu.16",
+        workerCount: 1,
+        trainingFramwork: "mpi",
+        env: { AIDC_CLIENT_TOKEN: token },
+      },
+    ]);
+  }, 60_000);
+});
+
+describe("preflight", () => {
+  it("refuses an unknown product with a terminal condition and places no order", async () => {
+    await createJob(op.manager.kube, ns, "unknown-product", {
+      image: IMAGE,
+      productCode: "train.does-not-exist",
+      workerCount: 1,
+    });
+    const job = await waitForJob(
+      op.manager.kube,
+      ns,
+      "unknown-product",
+      (j) => conditionOf(j, "Ready")?.reason === "UnknownProductRefused",
+    );
+    expect(conditionOf(job, "Ready")?.message).toContain("train.does-not-exist");
+    expect(job.status?.phase).toBe("Pending");
+    expect(await createRequests(op.admin, "unknown-product")).toHaveLength(0);
+  }, 60_000);
+
+  it("waits while fewer units remain than workers, and places no order", async () => {
+    await createJob(op.manager.kube, ns, "sold-out", {
+      image: IMAGE,
+      productCode: "train.gpu.h100.1",
+      workerCount: 1,
+    });
+    const job = await waitForJob(
+      op.manager.kube,
+      ns,
+      "sold-out",
+      (j) => conditionOf(j, "Ready")?.reason === "InsufficientCapacity",
+    );
+    expect(conditionOf(job, "Ready")?.message).toContain("0 units left");
+    // Polled again (capacity may come back) without ordering.
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(await createRequests(op.admin, "sold-out")).toHaveLength(0);
+    expect((await getJob(op.manager.kube, ns, "sold-out")).status?.taskId).toBeUndefined();
+  }, 60_000);
+});
