@@ -144,6 +144,16 @@ describe("decideImages", () => {
       "2026-01-01T12:00:30.000Z",
     );
   });
+
+  it("does not ask for an immediate requeue when a due retry is blocked by the instance", () => {
+    const ledger: ImageLedger = { "team/a:v1": { at: before, attempts: 1, failed: "x" } };
+    const got = decideImages(
+      input({ images: [a], ledger, instance: { ...running, status: "ERROR" } }),
+    );
+    expect(got.save).toBeUndefined();
+    expect(got.retryAt).toBeUndefined();
+    expect(got.statuses[0]?.message).toMatch(/attempt 1 failed: x; waiting: the instance is ERROR/);
+  });
 });
 
 describe("saveRetryDelayMs", () => {

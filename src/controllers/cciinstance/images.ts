@@ -181,8 +181,12 @@ export function decideImages(input: ImagesInput): ImagesDecision {
     }
     if (e.failed !== undefined) {
       const due = new Date(new Date(e.at).getTime() + saveRetryDelayMs(e.attempts, backoff));
-      if (due <= now && !blocked && !save) save = image;
-      else if (!retryAt || due < retryAt) retryAt = due;
+      if (due <= now) {
+        // Due but blocked (or another image goes first): the next poll tries again.
+        if (!blocked && !save) save = image;
+      } else if (!retryAt || due < retryAt) {
+        retryAt = due;
+      }
       const next = due <= now ? (blocked ?? "retrying now") : `next attempt at ${rfc3339(due)}`;
       statuses.push({
         ...base,

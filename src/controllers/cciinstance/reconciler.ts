@@ -85,10 +85,11 @@ export class CciInstanceReconciler {
     const listed = snapshot.byId.get(id);
     let record: CciInstance;
     let detail: CciInstance | undefined;
+    // saveImageStatus comes from the list, so the list's time is what images may rely on.
     let observedAt = snapshot.fetchedAt;
     try {
+      if (!listed) observedAt = ctx.clock.now();
       if (!listed || needsDetail(current.status, listed)) {
-        observedAt = ctx.clock.now();
         detail = await this.deps.service.getCci(id);
       }
       record = listed ?? (detail as CciInstance);
