@@ -35,7 +35,7 @@ export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 /** Label naming the slice's manager, so the EndpointSlice controller leaves it alone. */
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";
 /** Value of {@link MANAGED_BY_LABEL}. */
-export const MANAGED_BY = "aidc.io/aidc-operator";
+export const MANAGED_BY = "aidc-operator.aidc.io";
 
 /** One port to expose. */
 export interface ExposedPort {

@@ -1,0 +1,195 @@
+/**
+ * A running TrainingJob's updates against the real API server and the emulator: a
+ * description change sends only PUT desc; spec.ports opens and closes custom ports;
+ * exposePorts keeps a Service and EndpointSlice per open port that follow port
+ * changes; a failed task's message surfaces in the Ready condition.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ControllerFactory } from "../../src/controllers/index.js";
+import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
+import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/index.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { conditionOf, createJob, patchSpec, waitForJob } from "../support/trainingjobs.js";
+
+const fast: ControllerFactory = ({ service }) =>
+  trainingJobControllerFrom({ service, pollIntervalMs: 500, subscriptionPollMs: 200 });
+
+const IMAGE = "registry.example.com/ml/train:1";
+
+let op: TestOperator;
+let ns: string;
+
+beforeAll(async () => {
+  ns = await createNamespace(adminKubeConfig(), "tj-upd");
+  op = await startTestOperator({ controllers: [fast], namespaces: [ns] });
+}, 60_000);
+
+afterAll(async () => {
+  await op?.stop();
+});
+
+const running = (j: { status?: { taskId?: string; phase?: string } }) =>
+  Boolean(j.status?.taskId) && j.status?.phase === "Running";
+
+async function startJob(name: string, extra: Record<string, unknown> = {}) {
+  await createJob(op.manager.kube, ns, name, {
+    image: IMAGE,
+    productCode: "train.cpu.16",
+    workerCount: 2,
+    ...extra,
+  });
+  return waitForJob(op.manager.kube, ns, name, running);
+}
+
+async function lastSeq(): Promise<number> {
+  return (await op.admin.requests()).at(-1)?.seq ?? 0;
+}
+
+/** Service-changing requests (everything but reads) to the task since `seq`. */
+async function writesSince(seq: number, taskId: string) {
+  const entries = await op.admin.requests({ since: seq });
+  return entries.filter((e) => e.method !== "GET" && e.path.includes(taskId));
+}
+
+describe("description", () => {
+  it("sends only PUT desc when the description changes", async () => {
+    const job = await startJob("desc", { description: "before" });
+    const taskId = job.status?.taskId as string;
+    const since = await lastSeq();
+    await patchSpec(op.manager.kube, ns, "desc", { description: "after" });
+    await eventually(async () => {
+      const t = (await op.admin.state()).tasks.find((x) => x.id === taskId);
+      return t?.desc === "after";
+    });
+    const writes = await writesSince(since, taskId);
+    expect(writes.map((w) => [w.method, w.endpoint, w.body])).toEqual([
+      ["PUT", "updateTrainingTaskDesc", { desc: "after" }],
+    ]);
+    const all = await op.admin.requests({ since });
+    expect(all.filter((e) => e.endpoint === "createTrainingTask")).toHaveLength(0);
+    await waitForJob(
+      op.manager.kube,
+      ns,
+      "desc",
+      (j) => conditionOf(j, "Synced")?.status === "True",
+    );
+  }, 60_000);
+});
+
+function customPorts(job: {
+  status?: { pods?: { ports?: { port: number; custom: boolean }[] }[] };
+}) {
+  return (job.status?.pods ?? []).map((p) =>
+    (p.ports ?? []).filter((x) => x.custom).map((x) => x.port),
+  );
+}
+
+async function exposure(name: string): Promise<{ services: KubeObject[]; slices: KubeObject[] }> {
+  const labelSelector = `${JOB_LABEL}=${name}`;
+  const [s, e] = await Promise.all([
+    op.manager.kube.list(SERVICES, ns, { labelSelector }),
+    op.manager.kube.list(ENDPOINT_SLICES, ns, { labelSelector }),
+  ]);
+  return { services: s.items, slices: e.items };
+}
+
+describe("ports and exposure", () => {
+  it("opens, closes and exposes custom ports, and the Services follow the changes", async () => {
+    const job = await startJob("ports", { ports: [{ port: 8888 }], exposePorts: true });
+    const taskId = job.status?.taskId as string;
+    const opened = await waitForJob(
+      op.manager.kube,
+      ns,
+      "ports",
+      (j) => customPorts(j).every((p) => p.join() === "8888") && customPorts(j).length === 2,
+    );
+    const opens = (await op.admin.requests({ endpoint: "openPodPort" })).filter((e) =>
+      e.path.includes(taskId),
+    );
+    expect(opens.map((e) => e.body)).toEqual([
+      { port: 8888, protocol: "http" },
+      { port: 8888, protocol: "http" },
+    ]);
+    const port = opened.status?.pods?.[0]?.ports?.find((p) => p.custom);
+    expect(port).toMatchObject({ externalHost: "203.0.113.10", serviceName: expect.any(String) });
+
+    const exposed = await eventually(async () => {
+      const e = await exposure("ports");
+      return e.services.length === 2 && e.slices.length === 2 ? e : undefined;
+    });
+    const svc = exposed.services.find((s) => s.metadata?.name === port?.serviceName);
+    expect(svc?.spec).toMatchObject({
+      ports: [{ name: "http", port: 8888, targetPort: port?.externalPort, protocol: "TCP" }],
+    });
+    expect(svc?.spec).not.toHaveProperty("selector");
+    expect(svc?.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "TrainingJob", name: "ports", uid: job.metadata?.uid }),
+    ]);
+    const slice = exposed.slices.find((s) => s.metadata?.name === port?.serviceName);
+    expect(slice?.metadata?.labels?.["kubernetes.io/service-name"]).toBe(port?.serviceName);
+    expect(slice).toMatchObject({
+      addressType: "IPv4",
+      endpoints: [expect.objectContaining({ addresses: ["203.0.113.10"] })],
+      ports: [{ name: "http", port: port?.externalPort, protocol: "TCP" }],
+    });
+
+    const since = await lastSeq();
+    await patchSpec(op.manager.kube, ns, "ports", { ports: [{ port: 9000, protocol: "https" }] });
+    await waitForJob(
+      op.manager.kube,
+      ns,
+      "ports",
+      (j) => customPorts(j).every((p) => p.join() === "9000") && customPorts(j).length === 2,
+    );
+    const writes = await writesSince(since, taskId);
+    expect(writes.filter((w) => w.endpoint === "closePodPort").map((w) => w.body)).toEqual([
+      { port: 8888 },
+      { port: 8888 },
+    ]);
+    expect(writes.filter((w) => w.endpoint === "openPodPort").map((w) => w.body)).toEqual([
+      { port: 9000, protocol: "https" },
+      { port: 9000, protocol: "https" },
+    ]);
+    const followed = await eventually(async () => {
+      const e = await exposure("ports");
+      const names = e.services.map((s) => s.metadata?.name ?? "");
+      return names.length === 2 && names.every((n) => n.endsWith("-9000")) && e.slices.length === 2
+        ? e
+        : undefined;
+    });
+    expect(followed.slices.every((s) => s.metadata?.name?.endsWith("-9000"))).toBe(true);
+
+    await patchSpec(op.manager.kube, ns, "ports", { exposePorts: false });
+    await eventually(async () => {
+      const e = await exposure("ports");
+      return e.services.length === 0 && e.slices.length === 0;
+    });
+  }, 90_000);
+});
+
+describe("a failed task", () => {
+  it("shows the service's message in a terminal Ready condition and the Failed phase", async () => {
+    const job = await startJob("fails");
+    await op.admin.setTaskState(job.status?.taskId as string, {
+      status: "FAILED",
+      info: "OOMKilled in worker-0",
+    });
+    const failed = await waitForJob(
+      op.manager.kube,
+      ns,
+      "fails",
+      (j) => j.status?.phase === "Failed",
+    );
+    expect(conditionOf(failed, "Ready")).toMatchObject({
+      status: "False",
+      reason: "TaskFailed",
+      message: "the task is FAILED: OOMKilled in worker-0",
+    });
+    expect(failed.status?.execInfos?.at(-1)).toMatchObject({
+      status: "FAILED",
+      info: "OOMKilled in worker-0",
+    });
+  }, 60_000);
+});
