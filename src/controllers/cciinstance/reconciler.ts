@@ -246,10 +246,14 @@ export class CciInstanceReconciler {
     }
   }
 
-  private remember(key: ObjectKey, obj: KubeObject, instanceId?: string): void {
+  private remember(key: ObjectKey, obj: CciObject, instanceId?: string): void {
     const k = `${key.namespace}/${key.name}`;
-    const prior = this.seen.get(k);
-    const id = instanceId ?? prior?.instanceId;
+    const id =
+      instanceId ??
+      recordedInstanceId(
+        obj.metadata?.annotations?.[ANNOTATIONS.externalId],
+        obj.status?.instanceId,
+      );
     this.seen.set(k, {
       obj: { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { ...obj.metadata } },
       ...(id ? { instanceId: id } : {}),
