@@ -1,0 +1,163 @@
+/**
+ * The TrainingTemplate's remote resource behind the generic managed reconciler: a
+ * training template of the service. The create answers no id, so the id is found in
+ * the template list by the template's exact name (which is also how an interrupted
+ * create is found again: templates carry no free field for a client token). A spec
+ * change sends the full body (updateTemplate); `fromTrainingJobRef` saves the job's
+ * task as the template once (saveAsTemplate) and is never updated.
+ */
+import { type NasVolume, nasVolumeCrd } from "../../crds/nasvolume.js";
+import { type TrainingJob, trainingJobCrd } from "../../crds/trainingjob.js";
+import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
+import { rfc3339 } from "../../runtime/clock.js";
+import { RetryableError } from "../../runtime/errors.js";
+import type { ServiceClient } from "../../service/client.js";
+import type { TrainingTemplate } from "../../service/schemas/template.js";
+import type {
+  CreateResult,
+  DeleteResult,
+  ExternalClient,
+  ManagedCall,
+  Observation,
+  PreflightRefusal,
+  UpdateResult,
+} from "../managed/external-client.js";
+import {
+  APPLIED_ANNOTATION,
+  type AppliedRecord,
+  type BodyResult,
+  bodyHash,
+  needsUpdate,
+  readApplied,
+  templateInput,
+  templateName,
+} from "./decisions.js";
+
+type Call = ManagedCall<TrainingTemplateObject>;
+
+function body(call: Call): BodyResult {
+  const ns = call.obj.metadata.namespace ?? "";
+  return templateInput(
+    call.obj,
+    (name) =>
+      call.ctx.cache.get(nasVolumeCrd, { namespace: ns, name }) as unknown as NasVolume | undefined,
+  );
+}
+
+function sourceTaskId(call: Call): { taskId?: string; jobName?: string } {
+  const jobName = call.obj.spec.fromTrainingJobRef?.name;
+  if (!jobName) return {};
+  const ns = call.obj.metadata.namespace ?? "";
+  const job = call.ctx.cache.get(trainingJobCrd, { namespace: ns, name: jobName }) as unknown as
+    | TrainingJob
+    | undefined;
+  const taskId = job?.status?.taskId;
+  return taskId ? { taskId, jobName } : { jobName };
+}
+
+/** The ExternalClient of TrainingTemplate. */
+export class TemplateExternalClient
+  implements ExternalClient<TrainingTemplateObject, TrainingTemplate>
+{
+  constructor(private readonly service: ServiceClient) {}
+
+  async preflight(call: Call): Promise<PreflightRefusal | undefined> {
+    const { taskId, jobName } = sourceTaskId(call);
+    if (jobName && !taskId) {
+      return {
+        reason: "SourceJobNotReady",
+        message: `TrainingJob ${jobName} has no task id yet`,
+        retry: true,
+      };
+    }
+    if (!jobName) {
+      const b = body(call);
+      if (!b.ok) return { reason: b.reason, message: b.message, retry: true };
+    }
+    const taken = await this.idsNamed(templateName(call.obj));
+    if (taken.length > 0) {
+      return {
+        reason: "NameTakenRefused",
+        message: `a template named ${templateName(call.obj)} already exists in the service (${taken.join(", ")}); template names identify templates, so pick another name`,
+      };
+    }
+    return undefined;
+  }
+
+  async create(call: Call): Promise<CreateResult> {
+    const name = templateName(call.obj);
+    const { taskId } = sourceTaskId(call);
+    const at = rfc3339(call.ctx.clock.now());
+    if (taskId) {
+      await this.service.saveTrainingTaskAsTemplate(taskId, {
+        name,
+        ...(call.obj.spec.description !== undefined ? { desc: call.obj.spec.description } : {}),
+      });
+      const applied: AppliedRecord = { hash: "", at, sourceTaskId: taskId };
+      await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify(applied) });
+    } else {
+      const b = body(call);
+      if (!b.ok) throw new RetryableError(b.reason, b.message);
+      await this.service.createTemplate(b.input);
+      await call.annotate({
+        [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }),
+      });
+    }
+    const ids = await this.idsNamed(name);
+    return ids.length === 1 ? { externalId: ids[0] as string } : {};
+  }
+
+  async lookupByToken(call: Call): Promise<string[] | undefined> {
+    if (!this.service.isEndpointEnabled("listTemplates")) return undefined;
+    return this.idsNamed(templateName(call.obj));
+  }
+
+  async observe(call: Call, id: string): Promise<Observation<TrainingTemplate>> {
+    const remote = await this.find(id, templateName(call.obj));
+    if (!remote) return { exists: false };
+    const b = body(call);
+    const upToDate = !needsUpdate({
+      fromJob: call.obj.spec.fromTrainingJobRef !== undefined,
+      desiredHash: b.ok ? bodyHash(b.input) : undefined,
+      applied: readApplied(call.obj.metadata.annotations?.[APPLIED_ANNOTATION]),
+    });
+    return {
+      exists: true,
+      upToDate,
+      ready: { status: "True", reason: "Available", message: "" },
+      remote,
+    };
+  }
+
+  async update(call: Call, id: string): Promise<UpdateResult> {
+    const b = body(call);
+    if (!b.ok) return { outcome: "Waiting", message: b.message };
+    const at = rfc3339(call.ctx.clock.now());
+    await this.service.updateTemplate(id, b.input);
+    // After the call: a crash before this write only repeats the (idempotent) full update.
+    await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }) });
+    return { outcome: "Applied", message: `template ${id} fully updated from the spec` };
+  }
+
+  async delete(_call: Call, id: string): Promise<DeleteResult> {
+    if (!this.service.isEndpointEnabled("deleteTemplate")) return "NotConfigured";
+    await this.service.deleteTemplate(id);
+    return "Deleted";
+  }
+
+  /** Ids of the templates named exactly `name`. */
+  private async idsNamed(name: string): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const t of this.service.iterateTemplates({ name })) {
+      if (t.name === name) ids.push(t.id);
+    }
+    return ids;
+  }
+
+  /** Template `id`: looked for under `name` first, then in the whole list (renamed). */
+  private async find(id: string, name: string): Promise<TrainingTemplate | undefined> {
+    for await (const t of this.service.iterateTemplates({ name })) if (t.id === id) return t;
+    for await (const t of this.service.iterateTemplates()) if (t.id === id) return t;
+    return undefined;
+  }
+}

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { trainingTemplateControllerWith } from "../../src/controllers/trainingtemplate/controller.js";
+import { trainingJobCrd } from "../../src/crds/trainingjob.js";
+import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+
+/** The TrainingTemplate controller against a real API server and the emulator. */
+describe("TrainingTemplate controller", () => {
+  let op: TestOperator;
+  let templates: ObjectsOf;
+  let jobs: ObjectsOf;
+  let namespace = "";
+
+  beforeAll(async () => {
+    namespace = await createNamespace(adminKubeConfig(), "ttpl");
+    op = await startTestOperator({
+      controllers: [trainingTemplateControllerWith({ visibilityGraceMs: 1_000 })],
+      namespaces: [namespace],
+      service: { endpoints: { deleteTemplate: "DELETE /v1/training/template/{id}" } },
+    });
+    templates = new ObjectsOf(op.manager.kube, trainingTemplateCrd, namespace);
+    jobs = new ObjectsOf(op.manager.kube, trainingJobCrd, namespace);
+  }, 60_000);
+
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  const spec = {
+    description: "nightly fine-tune",
+    trainingType: "PRE_TRAINING",
+    trainingFramework: "PyTorch",
+    imageType: "general",
+    image: "registry.example.com/ml/train:1",
+    productCode: "train.gpu.a100.1",
+    workerCount: 2,
+    env: { EPOCHS: "3" },
+    startCommand: "python train.py",
+    priority: 2,
+    storage: [{ storageId: "nas-000042", mountPath: "/data", readOnly: false }],
+  };
+  const bodies = async (endpoint: string) =>
+    (await op.admin.requests({ endpoint })).map((r) => ({ path: r.path, body: r.body }));
+  const templateId = (o: { metadata?: { annotations?: Record<string, string> } }) =>
+    o.metadata?.annotations?.[ANNOTATIONS.externalId] ?? "";
+
+  it("creates the template with the exact body and finds its id by name", async () => {
+    await templates.create("finetune", spec);
+    const obj = await templates.waitForCondition("finetune", "Ready", "True", "Available");
+    const id = templateId(obj);
+    expect(id).toMatch(/^tpl-/);
+    expect(obj.status).toMatchObject({ templateId: id, templateName: "finetune" });
+    expect(conditionOf(obj, "Synced")?.status).toBe("True");
+    expect(await bodies("createTemplate")).toEqual([
+      {
+        path: "/v1/training/template/create",
+        body: {
+          name: "finetune",
+          desc: "nightly fine-tune",
+          trainingType: "PRE_TRAINING",
+          trainingFramwork: "PyTorch",
+          imageType: "general",
+          image: "registry.example.com/ml/train:1",
+          env: { EPOCHS: "3" },
+          resource: { productCode: "train.gpu.a100.1", workerCount: 2 },
+          storageConfigs: [{ storageId: "nas-000042", mountPath: "/data", onlyRead: false }],
+          startCommand: "python train.py",
+          priority: 2,
+        },
+      },
+    ]);
+    expect(await bodies("updateTemplate")).toEqual([]);
+  });
+
+  it("sends the full body once on a spec change", async () => {
+    const id = templateId(await templates.waitForCondition("finetune", "Ready", "True"));
+    await templates.patchSpec("finetune", { image: "registry.example.com/ml/train:2" });
+    const updates = await eventually(async () => {
+      const u = await bodies("updateTemplate");
+      return u.length > 0 ? u : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await bodies("updateTemplate")).toEqual(updates);
+    expect(updates).toEqual([
+      {
+        path: `/v1/training/template/${id}/update`,
+        body: {
+          name: "finetune",
+          desc: "nightly fine-tune",
+          trainingType: "PRE_TRAINING",
+          trainingFramwork: "PyTorch",
+          imageType: "general",
+          image: "registry.example.com/ml/train:2",
+          env: { EPOCHS: "3" },
+          resource: { productCode: "train.gpu.a100.1", workerCount: 2 },
+          storageConfigs: [{ storageId: "nas-000042", mountPath: "/data", onlyRead: false }],
+          startCommand: "python train.py",
+          priority: 2,
+        },
+      },
+    ]);
+    const remote = (await op.admin.state()).templates.find((t) => t.id === id);
+    expect(remote?.image).toBe("registry.example.com/ml/train:2");
+  });
+
+  it("saves a TrainingJob's task as the template once", async () => {
+    const seeded = await op.admin.seed({ tasks: [{ name: "source-task" }] });
+    const taskId = seeded.tasks[0] ?? "";
+    await jobs.create("source", {
+      image: "registry.example.com/ml/train:1",
+      productCode: "train.cpu.16",
+      workerCount: 1,
+    });
+    await op.manager.kube.patch(
+      trainingJobCrd,
+      { namespace, name: "source" },
+      { status: { taskId } },
+      { subresource: "status" },
+    );
+    await templates.create("from-job", {
+      fromTrainingJobRef: { name: "source" },
+      description: "saved",
+    });
+    const obj = await templates.waitForCondition("from-job", "Ready", "True");
+    expect(obj.status).toMatchObject({ sourceTaskId: taskId, templateName: "from-job" });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await bodies("saveTrainingTaskAsTemplate")).toEqual([
+      {
+        path: `/v1/training/instance/${taskId}/saveAsTemplate`,
+        body: { name: "from-job", desc: "saved" },
+      },
+    ]);
+  });
+
+  it("refuses a name another template already has, without creating", async () => {
+    await op.service.createTemplate({ name: "taken", image: "x" });
+    await templates.create("taken", spec);
+    await templates.waitForCondition("taken", "Ready", "False", "NameTakenRefused");
+    const creates = (await bodies("createTemplate")).filter(
+      (c) => (c.body as { name?: string }).name === "taken",
+    );
+    expect(creates).toHaveLength(1);
+  });
+
+  it("leaves the template on Orphan and deletes it on Delete", async () => {
+    await templates.create("kept", { ...spec, storage: undefined });
+    const kept = templateId(await templates.waitForCondition("kept", "Ready", "True"));
+    await templates.delete("kept");
+    await templates.waitForGone("kept");
+    expect((await op.admin.state()).templates.map((t) => t.id)).toContain(kept);
+
+    await templates.create("dropped", { ...spec, storage: undefined, deletionPolicy: "Delete" });
+    const dropped = templateId(await templates.waitForCondition("dropped", "Ready", "True"));
+    await templates.delete("dropped");
+    await templates.waitForGone("dropped");
+    expect((await op.admin.state()).templates.map((t) => t.id)).not.toContain(dropped);
+    expect((await bodies("deleteTemplate")).map((d) => d.path)).toEqual([
+      `/v1/training/template/${dropped}`,
+    ]);
+  });
+});
