@@ -1,0 +1,130 @@
+/**
+ * Crash safety of TrainingJob creation: the operator killed between the create call
+ * and the write of its subscription key makes exactly one task (the next operator
+ * finds it by its client token); and under injected service faults every job
+ * converges to one running task, none duplicated.
+ */
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ControllerFactory } from "../../src/controllers/index.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/index.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import { type CreateTrainingTaskRequest, ServiceClient } from "../../src/service/index.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
+import {
+  conditionOf,
+  createJob,
+  createRequests,
+  getJob,
+  taskIdsNamed,
+  waitForJob,
+} from "../support/trainingjobs.js";
+
+const fast: ControllerFactory = ({ service }) =>
+  trainingJobControllerFrom({
+    service,
+    pollIntervalMs: 500,
+    subscriptionPollMs: 200,
+    visibilityGraceMs: 1_500,
+  });
+
+const spec = {
+  image: "registry.example.com/ml/train:1",
+  productCode: "train.cpu.16",
+  workerCount: 1,
+};
+const running = (j: { status?: { taskId?: string; phase?: string } }) =>
+  Boolean(j.status?.taskId) && j.status?.phase === "Running";
+
+const started: TestOperator[] = [];
+const emulators: RunningEmulator[] = [];
+let ns: string;
+
+beforeAll(async () => {
+  ns = await createNamespace(adminKubeConfig(), "tj-crash");
+});
+
+afterEach(async () => {
+  for (const op of started.splice(0)) await op.stop();
+  for (const e of emulators.splice(0)) await e.stop();
+});
+
+/** A client whose task create never returns after the service accepted it: a kill. */
+class KilledAfterCreate extends ServiceClient {
+  static accepted: () => void = () => {};
+
+  override async createTrainingTask(req: CreateTrainingTaskRequest): Promise<string> {
+    await super.createTrainingTask(req);
+    KilledAfterCreate.accepted();
+    return new Promise<string>(() => {});
+  }
+}
+
+describe("the operator killed between the create and the key write", () => {
+  it("leaves exactly one task, which the next operator adopts by its client token", async () => {
+    const emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 300 });
+    emulators.push(emulator);
+    const accepted = new Promise<void>((resolve) => {
+      KilledAfterCreate.accepted = resolve;
+    });
+    const first = await startTestOperator({
+      controllers: [fast],
+      namespaces: [ns],
+      emulator,
+      shutdownTimeoutMs: 300,
+      makeService: (o) => new KilledAfterCreate(o),
+    });
+    started.push(first);
+    await createJob(first.manager.kube, ns, "crash", spec);
+    await accepted;
+    await first.stop();
+
+    const orphaned = await getJob(first.manager.kube, ns, "crash");
+    expect(orphaned.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
+    expect(orphaned.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBeUndefined();
+    expect(await taskIdsNamed(first.admin, "crash")).toHaveLength(1);
+
+    const second = await startTestOperator({ controllers: [fast], namespaces: [ns], emulator });
+    started.push(second);
+    const job = await waitForJob(second.manager.kube, ns, "crash", running);
+    expect(await taskIdsNamed(second.admin, "crash")).toEqual([job.status?.taskId]);
+    expect(await createRequests(second.admin, "crash")).toHaveLength(1);
+    expect(job.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(job.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe(job.status?.taskId);
+  }, 60_000);
+});
+
+describe("service faults", () => {
+  it("converge to one running task per job with no duplicates", async () => {
+    const op = await startTestOperator({
+      controllers: [fast],
+      namespaces: [ns],
+      emulatorOptions: {
+        randomSeed: 7,
+        faults: [
+          { kind: "drop", endpoint: "createTrainingTask", rate: 0.5 },
+          { kind: "error", rate: 0.2 },
+          { kind: "malformed", endpoint: "getTrainingTask", rate: 0.1 },
+        ],
+      },
+    });
+    started.push(op);
+    const names = ["faulty-a", "faulty-b", "faulty-c"];
+    for (const name of names) await createJob(op.manager.kube, ns, name, spec);
+    const jobs = await Promise.all(
+      names.map((name) => waitForJob(op.manager.kube, ns, name, running, 60_000)),
+    );
+    const faults = await op.admin.requests({ endpoint: "createTrainingTask" });
+    expect(faults.some((e) => e.fault)).toBe(true);
+    for (const job of jobs) {
+      const name = job.metadata?.name as string;
+      expect(await taskIdsNamed(op.admin, name)).toEqual([job.status?.taskId]);
+    }
+    await op.admin.clearFaults();
+    await eventually(async () => {
+      const all = await Promise.all(names.map((n) => getJob(op.manager.kube, ns, n)));
+      return all.every((j) => conditionOf(j, "Synced")?.status === "True");
+    });
+  }, 90_000);
+});
