@@ -5,6 +5,7 @@ import type { ServiceClient } from "../service/client.js";
 import { cciInstanceController } from "./cciinstance/index.js";
 import { nasVolumeController } from "./nasvolume/controller.js";
 import { trainingJobController } from "./trainingjob/index.js";
+import { trainingTemplateController } from "./trainingtemplate/controller.js";
 
 /** What `aidc-operator run` hands every controller factory. */
 export interface ControllerDeps {
@@ -29,4 +30,5 @@ export const controllers: ControllerFactory[] = [
     cciInstanceController({ service, pollIntervalMs: pollIntervalFor(config, "CciInstance") }),
   nasVolumeController,
   trainingJobController,
+  trainingTemplateController,
 ];
