@@ -16,7 +16,7 @@ import { runBaseline } from "./baseline.js";
 import { startEnvironment } from "./environment.js";
 import { runOperatorPhase } from "./operator-phase.js";
 import { percentile } from "./ready-tracker.js";
-import { ensureNamespace } from "./workload.js";
+import { ensureNamespace, NAS } from "./workload.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -62,6 +62,8 @@ async function main(): Promise<number> {
     let baseline: Record<string, unknown> | undefined;
     if (!options.skipBaseline) {
       await ensureNamespace(bench.kube, "bench-baseline");
+      // Warm up the connection so that the first objects do not pay for TLS set-up.
+      await bench.kube.list(NAS, "bench-baseline");
       const seq0 = bench.emulator.requestLog.lastSeq();
       const w0 = await apiServerWrites(bench.kc, "aidc.io");
       progress("baseline: minimal calls and writes");

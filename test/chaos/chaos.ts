@@ -1,0 +1,115 @@
+/**
+ * `npm run chaos -- [--n 100] [--kills 20] [--seed 1] ...`
+ *
+ * Starts a control plane and the emulator (20% of service requests fail with 500, a
+ * share is delayed), creates N NasVolumes and N TrainingJobs while `aidc-operator run`
+ * is SIGKILLed at seeded random moments and restarted each time, restarts the API
+ * server once, lets the operator settle, and prints the invariants as JSON. Exits 1
+ * on any violation. The same seed gives the same kill schedule, batches and fault draws.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startEnvironment } from "../bench/environment.js";
+import { ensureNamespace } from "../bench/workload.js";
+import { runChaos } from "./scenario.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    n: { type: "string" },
+    nas: { type: "string" },
+    jobs: { type: "string" },
+    kills: { type: "string" },
+    seed: { type: "string" },
+    "error-rate": { type: "string" },
+    "latency-ms": { type: "string" },
+    "latency-rate": { type: "string" },
+    "kill-min-ms": { type: "string" },
+    "kill-max-ms": { type: "string" },
+    "settle-seconds": { type: "string" },
+    "poll-interval-ms": { type: "string" },
+    "no-apiserver-restart": { type: "boolean" },
+  },
+});
+const env = process.env;
+const num = (flag: string | undefined, envName: string, dflt: number): number => {
+  const raw = flag ?? env[envName];
+  const v = raw === undefined || raw === "" ? dflt : Number(raw);
+  if (!Number.isFinite(v) || v < 0) throw new Error(`bad number for ${envName}: ${raw}`);
+  return v;
+};
+const n = num(flags.n, "AIDC_CHAOS_N", 100);
+const options = {
+  nas: num(flags.nas, "AIDC_CHAOS_NAS", n),
+  jobs: num(flags.jobs, "AIDC_CHAOS_JOBS", n),
+  kills: Math.max(1, num(flags.kills, "AIDC_CHAOS_KILLS", 20)),
+  seed: num(flags.seed, "AIDC_CHAOS_SEED", 1),
+  errorRate: num(flags["error-rate"], "AIDC_CHAOS_ERROR_RATE", 0.2),
+  latency: {
+    rate: num(flags["latency-rate"], "AIDC_CHAOS_LATENCY_RATE", 0.3),
+    ms: num(flags["latency-ms"], "AIDC_CHAOS_LATENCY_MS", 300),
+  },
+  killDelayMs: [
+    num(flags["kill-min-ms"], "AIDC_CHAOS_KILL_MIN_MS", 300),
+    num(flags["kill-max-ms"], "AIDC_CHAOS_KILL_MAX_MS", 5000),
+  ] as [number, number],
+  settleTimeoutMs: num(flags["settle-seconds"], "AIDC_CHAOS_SETTLE_SECONDS", 600) * 1000,
+  pollIntervalMs: num(flags["poll-interval-ms"], "AIDC_CHAOS_POLL_INTERVAL_MS", 2000),
+  restartApiServer: !(flags["no-apiserver-restart"] ?? false),
+};
+const progress = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
+
+async function main(): Promise<number> {
+  progress(
+    `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.kills} kills`,
+  );
+  const chaos = await startEnvironment({ subscriptionDelayMs: 500, randomSeed: options.seed });
+  const logDir = await mkdtemp(join(tmpdir(), "aidc-chaos-"));
+  try {
+    await ensureNamespace(chaos.kube, "chaos");
+    const report = await runChaos(chaos, {
+      ...options,
+      namespace: "chaos",
+      prefix: "chaos",
+      logFile: join(logDir, "operator.log"),
+      progress,
+    });
+    // Remote counts of 1 are the norm: print only the exceptions.
+    const exceptions = (r: Record<string, number>) =>
+      Object.fromEntries(Object.entries(r).filter(([, v]) => v !== 1));
+    const remoteOk = [
+      ...Object.values(report.remoteCounts.nas),
+      ...Object.values(report.remoteCounts.tasks),
+    ].filter((v) => v === 1).length;
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          ...report,
+          remoteCounts: {
+            exactlyOne: remoteOk,
+            of: report.total,
+            nasNotOne: exceptions(report.remoteCounts.nas),
+            tasksNotOne: exceptions(report.remoteCounts.tasks),
+          },
+          notReady: report.notReady.slice(0, 50),
+          operatorLog: join(logDir, "operator.log"),
+          ok: report.violations.length === 0,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return report.violations.length === 0 ? 0 : 1;
+  } finally {
+    await chaos.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`[chaos] failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,172 @@
+/**
+ * The chaos scenario, shared by `npm run chaos` and its short integration test: while
+ * NasVolumes and TrainingJobs are being created, `aidc-operator run` (its own process)
+ * is SIGKILLed again and again and restarted each time, the emulator fails a share of
+ * requests with 500 and delays others, and the API server restarts once. Then the
+ * operator runs undisturbed until every object is Ready (or a bound passes), and the
+ * invariants are checked (checks.ts).
+ */
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { seededRandom } from "../../src/emulator/state.js";
+import type { BenchEnvironment } from "../bench/environment.js";
+import { isReady } from "../bench/ready-tracker.js";
+import { inParallel, JOB, NAS, nasVolume, trainingJob } from "../bench/workload.js";
+import { type OperatorProcess, sleep, startOperatorProcess } from "../support/operator-process.js";
+import { type ChaosFindings, checkInvariants } from "./checks.js";
+
+/** Options of {@link runChaos}. */
+export interface ChaosOptions {
+  namespace: string;
+  /** Prefix of object and remote names (unique per run when the service is shared). */
+  prefix: string;
+  nas: number;
+  jobs: number;
+  /** Seed of the kill schedule, the batches and the emulator's fault draws. */
+  seed: number;
+  kills: number;
+  /**
+   * Fixed kill points instead of random times: the i-th kill happens as soon as the
+   * emulator has answered this many create calls in total (a deterministic moment of
+   * the crash-safe create protocol).
+   */
+  killAfterCreates?: number[];
+  /** Random kills happen this long after the operator is ready: min..max ms. */
+  killDelayMs: [number, number];
+  /** Share of service requests answered with a 500 envelope. */
+  errorRate: number;
+  /** Share of service requests delayed, and by how much. */
+  latency: { rate: number; ms: number };
+  /** Restart the API server once, halfway through the kills (needs `env.plane`). */
+  restartApiServer: boolean;
+  /** After the last kill, how long the operator gets to make every object Ready. */
+  settleTimeoutMs: number;
+  pollIntervalMs: number;
+  logFile: string;
+  progress: (line: string) => void;
+}
+
+/** The figures of a chaos run and its findings. */
+export interface ChaosReport extends ChaosFindings {
+  seed: number;
+  kills: number;
+  apiServerRestarts: number;
+  settledInMs: number | null;
+  createCalls: number;
+  serviceCalls: number;
+  faultsInjected: number;
+}
+
+const CREATE_ENDPOINTS = new Set(["subscribeNas", "createTrainingTask"]);
+
+/** Runs the scenario against `env`; never throws for a broken invariant (see `violations`). */
+export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<ChaosReport> {
+  const random = seededRandom(o.seed);
+  const seq0 = env.emulator.requestLog.lastSeq();
+  env.emulator.faults.set([
+    { kind: "error", rate: o.errorRate, status: 500, message: "chaos: injected failure" },
+    { kind: "latency", rate: o.latency.rate, latencyMs: o.latency.ms },
+  ]);
+  const metricsPort = await freePort();
+  const start = () =>
+    startOperatorProcess({
+      kubeconfig: env.kubeconfigPath,
+      serviceBaseUrl: env.emulator.url,
+      apiKey: env.apiKey,
+      metricsPort,
+      logFile: o.logFile,
+      env: {
+        AIDC_WATCH_NAMESPACES: o.namespace,
+        AIDC_POLL_INTERVAL_MS: String(o.pollIntervalMs),
+        AIDC_LOG_LEVEL: "debug",
+      },
+    });
+  const createCalls = () =>
+    env.emulator.requestLog
+      .read({ since: seq0 })
+      .filter((e) => e.endpoint !== undefined && CREATE_ENDPOINTS.has(e.endpoint)).length;
+
+  // Objects are created in batches before each kill of the first half, interleaved.
+  const objects = [];
+  for (let i = 0; i < Math.max(o.nas, o.jobs); i++) {
+    if (i < o.nas) objects.push({ res: NAS, obj: nasVolume(o.namespace, o.prefix, i) });
+    if (i < o.jobs) objects.push({ res: JOB, obj: trainingJob(o.namespace, o.prefix, i, false) });
+  }
+  const batches = Math.max(1, Math.ceil(o.kills / 2));
+  const batchSize = Math.ceil(objects.length / batches);
+  const restartAt = Math.floor(o.kills / 2);
+  let apiServerRestarts = 0;
+  let operator: OperatorProcess = start();
+  try {
+    for (let k = 0; k < o.kills; k++) {
+      const batch = objects.slice(k * batchSize, (k + 1) * batchSize);
+      await inParallel(batch, 5, async ({ res, obj }) => {
+        await env.kube.create(res, obj);
+      });
+      await operator
+        .waitReady(90_000)
+        .catch((err: Error) => o.progress(`not ready: ${err.message}`));
+      if (o.restartApiServer && k === restartAt && env.plane) {
+        o.progress("restarting the API server");
+        await env.plane.stopApiServer();
+        await sleep(2000 + Math.floor(random() * 2000));
+        await env.plane.startApiServer();
+        apiServerRestarts += 1;
+      }
+      const point = o.killAfterCreates?.[k];
+      if (point !== undefined) {
+        const deadline = Date.now() + 30_000;
+        while (createCalls() < point && Date.now() < deadline) await sleep(5);
+      } else {
+        const [min, max] = o.killDelayMs;
+        await sleep(min + Math.floor(random() * (max - min)));
+      }
+      await operator.kill();
+      o.progress(`kill ${k + 1}/${o.kills} (creates answered so far: ${createCalls()})`);
+      operator = start();
+    }
+    await inParallel(objects.slice(o.kills * batchSize), 5, async ({ res, obj }) => {
+      await env.kube.create(res, obj);
+    });
+    o.progress("kills done; waiting until every object is Ready");
+    const settleStart = Date.now();
+    let settledInMs: number | null = null;
+    while (Date.now() - settleStart < o.settleTimeoutMs) {
+      const all = [
+        ...(await env.kube.list(NAS, o.namespace)).items,
+        ...(await env.kube.list(JOB, o.namespace)).items,
+      ];
+      if (all.length === objects.length && all.every(isReady)) {
+        settledInMs = Date.now() - settleStart;
+        break;
+      }
+      await sleep(500);
+    }
+    // Faults off for the checks' own view; the operator stops before reading its log.
+    env.emulator.faults.clear();
+    await operator.stop();
+    const log = env.emulator.requestLog.read({ since: seq0 });
+    const findings = await checkInvariants({
+      kube: env.kube,
+      emulator: env.emulator,
+      namespace: o.namespace,
+      prefix: o.prefix,
+      nas: o.nas,
+      jobs: o.jobs,
+      apiKey: env.apiKey,
+      logFile: o.logFile,
+    });
+    return {
+      seed: o.seed,
+      kills: o.kills,
+      apiServerRestarts,
+      settledInMs,
+      createCalls: createCalls(),
+      serviceCalls: log.length,
+      faultsInjected: log.filter((e) => e.fault === "error").length,
+      ...findings,
+    };
+  } finally {
+    env.emulator.faults.clear();
+    await operator.kill();
+  }
+}
