@@ -163,8 +163,9 @@ describe("CciInstance controller", () => {
       10_000,
       50,
     );
-    // One poll, plus the snapshot's TTL at worst, plus the write.
-    expect(Date.now() - changedAt).toBeLessThan(2 * POLL_MS + 500);
+    // One poll, plus the snapshot's TTL (90% of it) at worst, plus slack for the writes
+    // on a busy machine.
+    expect(Date.now() - changedAt).toBeLessThan(POLL_MS + 0.9 * POLL_MS + 1_000);
     expect(condition(obj, "Ready")).toMatchObject({ status: "False", reason: "Stopped" });
   });
 
