@@ -89,6 +89,18 @@ export const operatorConfigSchema = z.strictObject({
   backoff: z
     .strictObject({ baseMs: ms.default(100), maxMs: ms.default(300_000) })
     .default({ baseMs: 100, maxMs: 300_000 }),
+  /** TrainingJob controller settings. */
+  trainingJob: z
+    .strictObject({
+      /**
+       * Remote task status words (any case) → `pending`, `running`, `succeeded`, `failed` or
+       * `stopped`, over the built-in table (docs/controllers.md, TrainingJob).
+       */
+      statusClasses: z
+        .record(z.string().min(1), z.enum(["pending", "running", "succeeded", "failed", "stopped"]))
+        .default({}),
+    })
+    .default({ statusClasses: {} }),
   /** The Kubernetes API client. */
   kube: z
     .strictObject({

@@ -132,6 +132,10 @@ export function trainingJobControllerFrom(
     .reconcile(reconcile);
 }
 
-/** The registry factory: the operator's service client and the TrainingJob poll interval. */
+/** The registry factory: the service client, the TrainingJob poll interval and status classes. */
 export const trainingJobController: ControllerFactory = ({ config, service }) =>
-  trainingJobControllerFrom({ service, pollIntervalMs: pollIntervalFor(config, "TrainingJob") });
+  trainingJobControllerFrom({
+    service,
+    pollIntervalMs: pollIntervalFor(config, "TrainingJob"),
+    statusClasses: config.trainingJob.statusClasses,
+  });
