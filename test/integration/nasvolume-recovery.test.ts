@@ -6,7 +6,7 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator/server.j
 import { ServiceClient } from "../../src/service/client.js";
 import type { SubscribeNasRequest } from "../../src/service/schemas/nas.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
-import { ObjectsOf } from "../support/managed.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
 import {
   startTestOperator,
   TEST_API_KEY,
@@ -83,6 +83,37 @@ describe("NasVolume controller recovery", () => {
       subscribes.filter((r) => JSON.stringify(r.body).includes('"name":"crashed"')),
     ).toHaveLength(1);
     expect(await nas.eventReasons("crashed")).toContain("Recovered");
+  });
+
+  it("stops with CreateOutcomeUnknown when it cannot look the NAS up, and binds to the id the user sets", async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "nas-unknown");
+    let dying: DiesAfterSubscribe | undefined;
+    const first = await start(namespace, {
+      shutdownTimeoutMs: 300,
+      makeService: (o) => {
+        dying = new DiesAfterSubscribe(o);
+        return dying;
+      },
+    });
+    const nas = new ObjectsOf(first.manager.kube, nasVolumeCrd, namespace);
+    await nas.create("unknown", { productCode: "nas.capacity.standard" });
+    await eventually(async () => dying?.subscribed);
+    await first.stop();
+
+    const second = await start(namespace, { service: { endpoints: { listNas: null } } });
+    const stuck = await nas.waitForCondition("unknown", "Synced", "False", "CreateOutcomeUnknown");
+    expect(conditionOf(stuck, "Synced")?.message).toContain(ANNOTATIONS.externalId);
+    expect(await nas.eventReasons("unknown")).toContain("CreateOutcomeUnknown");
+    const [remote] = await remoteNamed(second, "unknown");
+    await nas.annotate("unknown", { [ANNOTATIONS.externalId]: String(remote?.id) });
+    const bound = await nas.waitForCondition("unknown", "Ready", "True");
+    expect((bound.status as { storageId?: string }).storageId).toBe(remote?.id);
+    const settled = await nas.waitFor(
+      "unknown",
+      (o) => o.metadata?.annotations?.[ANNOTATIONS.createPending] === undefined,
+    );
+    expect(conditionOf(settled, "Synced")?.status).toBe("True");
+    expect(await remoteNamed(second, "unknown")).toHaveLength(1);
   });
 
   it("converges without duplicates when the service fails and is slow", async () => {

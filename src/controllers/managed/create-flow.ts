@@ -75,6 +75,8 @@ export async function createOrObserve<T extends ManagedObject, R>(
   const next = nextCreateStep(state, run.generation);
   switch (next.step) {
     case "Observe":
+      // An id set by hand (to resolve CreateOutcomeUnknown) settles the pending create.
+      if (state.pending) await run.annotate({ [ANNOTATIONS.createPending]: null });
       return observe(run, next.externalId, options);
     case "PollSubscription":
       return poll(run, next.key, state.pending, options);
