@@ -20,6 +20,8 @@ export interface ChaosFindings {
   total: number;
   notReady: string[];
   createOutcomeUnknown: { name: string; message: string }[];
+  /** Lines of the operator's log that were searched for the key. */
+  logLines: number;
   apiKeyInLogLines: number;
   apiKeyInEvents: number;
   apiKeyInObjects: number;
@@ -118,6 +120,7 @@ export async function checkInvariants(args: {
     total: nasNames.length + jobNames.length,
     notReady,
     createOutcomeUnknown: unknown,
+    logLines: log.split("\n").filter(Boolean).length,
     apiKeyInLogLines,
     apiKeyInEvents,
     apiKeyInObjects,

@@ -1,0 +1,63 @@
+/**
+ * The short, deterministic version of `npm run chaos`: a few objects, the operator
+ * process SIGKILLed at fixed points of the create protocol (right after the emulator
+ * answered the 1st, 3rd and 5th create call), 20% injected 500s and latency from a
+ * fixed seed. The API server is shared by the integration run, so it is not restarted
+ * here; the script does that.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type BenchEnvironment, startEnvironment } from "../bench/environment.js";
+import { runChaos } from "../chaos/scenario.js";
+import { installCrds } from "../support/crds.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+
+describe("the operator under SIGKILL at fixed points of the create protocol", () => {
+  let env: BenchEnvironment;
+  let namespace = "";
+
+  beforeAll(async () => {
+    const kc = adminKubeConfig();
+    await installCrds(kc);
+    namespace = await createNamespace(kc, "chaos");
+    env = await startEnvironment(
+      { subscriptionDelayMs: 300, randomSeed: 42 },
+      inject("kubeconfigPath"),
+    );
+  });
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  it("creates exactly one remote resource per object, makes all Ready, and never logs the API key", async () => {
+    const report = await runChaos(env, {
+      namespace,
+      prefix: "det",
+      nas: 5,
+      jobs: 2,
+      seed: 42,
+      kills: 3,
+      killAfterCreates: [1, 3, 5],
+      killDelayMs: [0, 0],
+      errorRate: 0.2,
+      latency: { rate: 0.3, ms: 100 },
+      restartApiServer: false,
+      settleTimeoutMs: 40_000,
+      pollIntervalMs: 1000,
+      logFile: join(await mkdtemp(join(tmpdir(), "aidc-chaos-test-")), "operator.log"),
+      progress: () => undefined,
+    });
+    expect(report.violations).toEqual([]);
+    expect(Object.values(report.remoteCounts.nas)).toEqual([1, 1, 1, 1, 1]);
+    expect(Object.values(report.remoteCounts.tasks)).toEqual([1, 1]);
+    expect(report.ready).toBe(7);
+    expect(report.createOutcomeUnknown).toEqual([]);
+    expect(report.apiKeyInLogLines + report.apiKeyInEvents).toBe(0);
+    expect(report.logLines).toBeGreaterThan(0);
+    // The kills really happened after creates were answered, and faults were injected.
+    expect(report.createCalls).toBeGreaterThanOrEqual(5);
+    expect(report.faultsInjected).toBeGreaterThan(0);
+  });
+});
