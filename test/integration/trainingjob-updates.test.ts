@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
 import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/index.js";
+import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
@@ -191,5 +192,18 @@ describe("a failed task", () => {
       status: "FAILED",
       info: "OOMKilled in worker-0",
     });
+  }, 60_000);
+});
+
+describe("deletion", () => {
+  it("orphans the task by default and releases the object", async () => {
+    const job = await startJob("orphaned");
+    await op.manager.kube.delete(trainingJobCrd, { namespace: ns, name: "orphaned" });
+    await eventually(async () => {
+      const gone = await op.manager.kube.get(trainingJobCrd, { namespace: ns, name: "orphaned" });
+      return gone === undefined;
+    });
+    const task = (await op.admin.state()).tasks.find((t) => t.id === job.status?.taskId);
+    expect(task?.status).toBe("RUNNING");
   }, 60_000);
 });

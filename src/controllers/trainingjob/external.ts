@@ -64,6 +64,17 @@ function isDisabled(err: unknown): boolean {
   return err instanceof EndpointDisabledError;
 }
 
+/**
+ * Whether the job may have exposure objects: exposePorts is on, or the last status
+ * names a Service (written while it was on, not yet confirmed deleted).
+ */
+export function mayHaveExposure(job: TrainingJobObject): boolean {
+  return (
+    job.spec.exposePorts === true ||
+    (job.status?.pods ?? []).some((p) => (p.ports ?? []).some((x) => x.serviceName))
+  );
+}
+
 /** Resolves references and builds the request; a refusal when either is not possible. */
 function prepare(call: ManagedCall<TrainingJobObject>, lookup: ReferenceLookup, token: string) {
   const res = resolveReferences(call.obj, lookup);
@@ -160,11 +171,11 @@ export function trainingJobClient(
       const descriptionDiffers = remoteDescription(task) !== (job.spec.description ?? "");
       // The service opens ports only on a running task's pods.
       const ports = cls === "running" ? portActions(job.spec.ports, pods ?? []) : [];
-      const exposure = exposureChanges(
-        job,
-        status.pods ?? [],
-        await readExposure(call.ctx.kube, job),
-      );
+      // Listing costs two API calls per poll: skip it for a job that never exposed.
+      const existing = mayHaveExposure(job)
+        ? await readExposure(call.ctx.kube, job)
+        : { services: [], slices: [] };
+      const exposure = exposureChanges(job, status.pods ?? [], existing);
       return {
         exists: true,
         upToDate: !descriptionDiffers && ports.length === 0 && exposureInSync(exposure),
