@@ -9,6 +9,7 @@ import { freePort } from "../../src/controlplane/controlplane.js";
 import { controller } from "../../src/runtime/controller.js";
 import { LEASES } from "../../src/runtime/leader-election.js";
 import type { Manager } from "../../src/runtime/manager.js";
+import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
 
@@ -40,6 +41,8 @@ describe("aidc-operator run", () => {
 
   beforeAll(async () => {
     await installGizmoCrd(kc);
+    // The registered controllers watch the operator's kinds: /readyz waits for them.
+    await installCrds(kc);
     namespace = await createNamespace(kc, "operator-run");
     return () => {
       for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
