@@ -17,39 +17,22 @@ import {
   DEFAULT_VISIBILITY_GRACE_MS,
   subscriptionPollDelay,
 } from "./decisions.js";
-import type { ManagedFacts, ManagedObject, ManagedOptions } from "./external-client.js";
+import type { ManagedObject, ManagedOptions } from "./external-client.js";
+import { observe } from "./observe.js";
 import {
   createMayHaveHappened,
   ERR,
+  factsOf,
   type ManagedRun,
   newClientToken,
   type Outcome,
   SYNCED_OK,
+  step,
   wrapError,
 } from "./run.js";
 
 /** Message of the CreateOutcomeUnknown condition and event: what the user can do. */
 export const OUTCOME_UNKNOWN_HELP = `Set the annotation ${ANNOTATIONS.externalId} to the id of the remote resource if it exists, or remove the annotation ${ANNOTATIONS.createPending} to create it anew.`;
-
-async function step<V>(what: string, fn: () => Promise<V>): Promise<V> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw wrapError(what, err);
-  }
-}
-
-/** The facts the annotations (and the previous status) show. */
-function factsOf<T extends ManagedObject>(run: ManagedRun<T, unknown>): ManagedFacts {
-  const state = readCreateState(run.obj.metadata?.annotations);
-  const prev = (run.obj.status as { subscription?: ManagedFacts["subscription"] } | undefined)
-    ?.subscription;
-  return {
-    ...(state.externalId ? { externalId: state.externalId } : {}),
-    ...(state.subscriptionKey ? { subscriptionKey: state.subscriptionKey } : {}),
-    ...(prev ? { subscription: prev } : {}),
-  };
-}
 
 function creating(message: string): Outcome<never>["ready"] {
   return { status: "False", reason: "Creating", message };
@@ -269,48 +252,4 @@ function unknownOutcome<T extends ManagedObject, R>(
   run.warning("CreateOutcomeUnknown", message);
   const cond = { status: "False" as const, reason: "CreateOutcomeUnknown", message };
   return { facts: factsOf(run), ready: cond, synced: cond };
-}
-
-/** Observes `externalId` and, when the spec asks for a change, updates it. */
-async function observe<T extends ManagedObject, R>(
-  run: ManagedRun<T, R>,
-  externalId: string,
-  options: ManagedOptions,
-  subscription?: ManagedFacts["subscription"],
-): Promise<Outcome<R>> {
-  const { client } = run.kind;
-  const facts = { ...factsOf(run), ...(subscription ? { subscription } : {}) };
-  let o = await step(ERR.observe, () => client.observe(run, externalId));
-  if (!o.exists) {
-    return {
-      facts,
-      ready: {
-        status: "False",
-        reason: "RemoteNotFound",
-        message: `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the ${ANNOTATIONS.externalId} annotation and the object's remote id to create a new one`,
-      },
-      synced: SYNCED_OK,
-      requeueAfterMs: options.pollIntervalMs,
-    };
-  }
-  let synced = SYNCED_OK;
-  let requeueAfterMs = options.pollIntervalMs;
-  if (!o.upToDate) {
-    const remote = o.remote;
-    const u = await step(ERR.update, () => client.update(run, externalId, remote));
-    const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
-    if (u.outcome === "Applied") {
-      run.normal("Updated", u.message);
-      const again = await step(ERR.observe, () => client.observe(run, externalId));
-      if (again.exists) o = again;
-      requeueAfterMs = first;
-    } else if (u.outcome === "Waiting") {
-      synced = { status: "True", reason: "Updating", message: u.message };
-      requeueAfterMs = first;
-    } else {
-      run.warning(u.reason, u.message);
-      synced = { status: "False", reason: u.reason, message: u.message };
-    }
-  }
-  return { facts, remote: o.remote, ready: o.ready, synced, requeueAfterMs };
 }

@@ -15,6 +15,7 @@ import {
 import type { KubeObject } from "../../runtime/resource.js";
 import { patchStatus, setAnnotations } from "../../runtime/writes.js";
 import { ServiceError } from "../../service/errors.js";
+import { readCreateState } from "./create-protocol.js";
 import type {
   ManagedCall,
   ManagedFacts,
@@ -45,6 +46,15 @@ export function wrapError(what: string, err: unknown): Error {
   return terminal
     ? new TerminalError(reason, message, { cause: err })
     : new RetryableError(reason, message, { cause: err });
+}
+
+/** Runs one remote step, wrapping its failure as `what: cause` (see {@link wrapError}). */
+export async function step<V>(what: string, fn: () => Promise<V>): Promise<V> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw wrapError(what, err);
+  }
 }
 
 /**
@@ -135,4 +145,16 @@ export async function writeConditions<T extends ManagedObject>(
   let conditions = obj.status?.conditions;
   for (const c of conds) conditions = setCondition(conditions, c, generation, ctx.clock.now());
   await patchStatus(ctx.kube, kind.resource, toKube(obj), { ...(obj.status ?? {}), conditions });
+}
+
+/** The facts the annotations (and the previous status) show. */
+export function factsOf<T extends ManagedObject>(run: ManagedRun<T, unknown>): ManagedFacts {
+  const state = readCreateState(run.obj.metadata?.annotations);
+  const prev = (run.obj.status as { subscription?: ManagedFacts["subscription"] } | undefined)
+    ?.subscription;
+  return {
+    ...(state.externalId ? { externalId: state.externalId } : {}),
+    ...(state.subscriptionKey ? { subscriptionKey: state.subscriptionKey } : {}),
+    ...(prev ? { subscription: prev } : {}),
+  };
 }

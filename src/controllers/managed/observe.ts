@@ -1,0 +1,51 @@
+/**
+ * Observe → update, the last step of a live managed object (see reconciler.ts).
+ */
+import { ANNOTATIONS } from "./create-protocol.js";
+import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
+import type { ManagedFacts, ManagedObject, ManagedOptions } from "./external-client.js";
+import { ERR, factsOf, type ManagedRun, type Outcome, SYNCED_OK, step } from "./run.js";
+
+/** Observes `externalId` and, when the spec asks for a change, updates it. */
+export async function observe<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  externalId: string,
+  options: ManagedOptions,
+  subscription?: ManagedFacts["subscription"],
+): Promise<Outcome<R>> {
+  const { client } = run.kind;
+  const facts = { ...factsOf(run), ...(subscription ? { subscription } : {}) };
+  let o = await step(ERR.observe, () => client.observe(run, externalId));
+  if (!o.exists) {
+    return {
+      facts,
+      ready: {
+        status: "False",
+        reason: "RemoteNotFound",
+        message: `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the ${ANNOTATIONS.externalId} annotation and the object's remote id to create a new one`,
+      },
+      synced: SYNCED_OK,
+      requeueAfterMs: options.pollIntervalMs,
+    };
+  }
+  let synced = SYNCED_OK;
+  let requeueAfterMs = options.pollIntervalMs;
+  if (!o.upToDate) {
+    const remote = o.remote;
+    const u = await step(ERR.update, () => client.update(run, externalId, remote));
+    const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+    if (u.outcome === "Applied") {
+      run.normal("Updated", u.message);
+      const again = await step(ERR.observe, () => client.observe(run, externalId));
+      if (again.exists) o = again;
+      requeueAfterMs = first;
+    } else if (u.outcome === "Waiting") {
+      synced = { status: "True", reason: "Updating", message: u.message };
+      requeueAfterMs = first;
+    } else {
+      run.warning(u.reason, u.message);
+      synced = { status: "False", reason: u.reason, message: u.message };
+    }
+  }
+  return { facts, remote: o.remote, ready: o.ready, synced, requeueAfterMs };
+}
