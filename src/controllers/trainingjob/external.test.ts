@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { mayHaveExposure } from "./external.js";
+import {
+  type ServiceClient,
+  ServiceNotFoundError,
+  ServiceRefusedError,
+} from "../../service/index.js";
+import { mayHaveExposure, trainingJobClient } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
 
 function job(exposePorts: boolean, serviceName?: string): TrainingJobObject {
@@ -31,4 +36,89 @@ describe("mayHaveExposure", () => {
       expect(mayHaveExposure(c.job)).toBe(c.want);
     });
   }
+});
+
+/** A service double: the calls the observe and update steps make. */
+function fakeService(over: Partial<Record<string, unknown>> = {}) {
+  const calls: string[] = [];
+  const svc = {
+    getTrainingTask: async (id: string) => ({ id, status: "RUNNING", desc: "" }),
+    listTrainingTaskStorages: async () => [],
+    listPods: async () => [{ podName: "p0" }, { podName: "p1" }],
+    getPodResource: async (_id: string, pod: string) => {
+      if (pod === "p1")
+        throw new ServiceNotFoundError("pod gone", { endpoint: "getPodResource", code: 404 });
+      return { containers: [], volumes: [] };
+    },
+    listPodOpenPorts: async () => ({ ports: [], customPorts: [] }),
+    isEndpointEnabled: () => true,
+    openPodPort: async (_id: string, pod: string, req: { port: number }) => {
+      calls.push(`open ${pod} ${req.port}`);
+      throw new ServiceRefusedError("already open", { endpoint: "openPodPort", code: 409 });
+    },
+    updateTrainingTaskDesc: async (_id: string, desc: string) => {
+      calls.push(`desc ${desc}`);
+    },
+    ...over,
+  };
+  return { svc: svc as unknown as ServiceClient, calls };
+}
+
+const noLookup = () => ({
+  nasVolume: () => undefined,
+  template: () => undefined,
+  trainingJob: () => undefined,
+});
+
+function call(obj: TrainingJobObject) {
+  return { obj, ctx: {} as never, annotate: async () => obj };
+}
+
+describe("the TrainingJob external client", () => {
+  it("observes the pods still there when one vanished between the list and its detail", async () => {
+    const { svc } = fakeService();
+    const client = trainingJobClient(svc, noLookup);
+    const o = await client.observe(call(job(false)), "task-1");
+    expect(o.exists && o.remote.status.pods?.map((p) => p.name)).toEqual(["p0"]);
+    expect(o.exists && o.ready.reason).toBe("TaskRunning");
+  });
+
+  it("wants an update for a new description and sends only it", async () => {
+    const { svc, calls } = fakeService();
+    const client = trainingJobClient(svc, noLookup);
+    const j = { ...job(false), spec: { ...job(false).spec, description: "new" } };
+    const o = await client.observe(call(j), "task-1");
+    if (!o.exists) throw new Error("not observed");
+    expect(o.upToDate).toBe(false);
+    expect(await client.update(call(j), "task-1", o.remote)).toEqual({
+      outcome: "Applied",
+      message: "description updated",
+    });
+    expect(calls).toEqual(["desc new"]);
+  });
+
+  it("counts a port the service says is already open (409) as opened", async () => {
+    const { svc, calls } = fakeService({ listPods: async () => [{ podName: "p0" }] });
+    const client = trainingJobClient(svc, noLookup);
+    const j = {
+      ...job(false),
+      spec: { ...job(false).spec, ports: [{ port: 8888, protocol: "http" as const }] },
+    };
+    const o = await client.observe(call(j), "task-1");
+    if (!o.exists) throw new Error("not observed");
+    const r = await client.update(call(j), "task-1", o.remote);
+    expect(r.outcome).toBe("Applied");
+    expect(calls).toEqual(["open p0 8888"]);
+  });
+
+  it("maps a missing task to exists: false", async () => {
+    const { svc } = fakeService({
+      getTrainingTask: async () => {
+        throw new ServiceNotFoundError("gone", { endpoint: "getTrainingTask", code: 404 });
+      },
+    });
+    expect(await trainingJobClient(svc, noLookup).observe(call(job(false)), "t")).toEqual({
+      exists: false,
+    });
+  });
 });

@@ -9,6 +9,7 @@ import { TerminalError } from "../../runtime/errors.js";
 import {
   EndpointDisabledError,
   type ServiceClient,
+  ServiceError,
   ServiceNotFoundError,
 } from "../../service/index.js";
 import type {
@@ -104,15 +105,32 @@ async function observePods(
     if (isDisabled(err)) return undefined;
     throw err;
   }
-  return Promise.all(
-    pods.map(async (p): Promise<PodObservation> => {
-      const [resource, ports] = await Promise.all([
-        service.getPodResource(id, p.podName),
-        service.listPodOpenPorts(id, p.podName),
-      ]);
-      return { podName: p.podName, resource, ports };
+  const observed = await Promise.all(
+    pods.map(async (p): Promise<PodObservation | undefined> => {
+      try {
+        const [resource, ports] = await Promise.all([
+          service.getPodResource(id, p.podName),
+          service.listPodOpenPorts(id, p.podName),
+        ]);
+        return { podName: p.podName, resource, ports };
+      } catch (err) {
+        // A pod that went away between the list and its detail is simply not there.
+        if (err instanceof ServiceNotFoundError) return undefined;
+        throw err;
+      }
     }),
   );
+  return observed.filter((p): p is PodObservation => p !== undefined);
+}
+
+/** Opens a port; a 409 (already open, e.g. opened meanwhile) counts as done. */
+async function openPort(service: ServiceClient, id: string, a: PortAction & { action: "open" }) {
+  try {
+    await service.openPodPort(id, a.podName, { port: a.port, protocol: a.protocol });
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 409) return;
+    throw err;
+  }
 }
 
 /** The ExternalClient of TrainingJob tasks. */
@@ -194,7 +212,7 @@ export function trainingJobClient(
       const runnable = remote.ports.filter((a) => a.action === "close" || canOpen);
       for (const a of runnable) {
         if (a.action === "open") {
-          await service.openPodPort(id, a.podName, { port: a.port, protocol: a.protocol });
+          await openPort(service, id, a);
         } else {
           await service.closePodPort(id, a.podName, a.port);
         }
