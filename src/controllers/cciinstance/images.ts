@@ -138,7 +138,7 @@ function blocker(input: ImagesInput): string | undefined {
     (a, e) => (!a || e.at > a.at ? e : a),
     undefined,
   );
-  if (latest && latest.failed === undefined && instance.observedAt < new Date(latest.at)) {
+  if (latest && latest.failed === undefined && instance.observedAt <= new Date(latest.at)) {
     return "waiting: the previous save has not been observed yet";
   }
   return undefined;
@@ -169,7 +169,7 @@ export function decideImages(input: ImagesInput): ImagesDecision {
     const requested = { requestedTime: rfc3339(new Date(e.at)) };
     if (e.imageId !== undefined) {
       const saving =
-        instance.observedAt < new Date(e.at) ||
+        instance.observedAt <= new Date(e.at) ||
         (instance.saveImageStatus === true && e.at === latestAt);
       statuses.push({
         ...base,
