@@ -1,0 +1,297 @@
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import type { ReconcileContext } from "../../runtime/controller.js";
+import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import { ServiceRefusedError, ServiceUnavailableError } from "../../service/errors.js";
+import { ANNOTATIONS } from "./create-protocol.js";
+import type {
+  ExternalClient,
+  ManagedObject,
+  Observation,
+  SubscriptionPoll,
+} from "./external-client.js";
+import { managedReconciler } from "./reconciler.js";
+
+const RES: ResourceDescriptor = {
+  group: "test.io",
+  version: "v1",
+  plural: "things",
+  kind: "Thing",
+  namespaced: true,
+};
+const KEY = { namespace: "ns", name: "a" };
+
+/** RFC 7386 merge patch. */
+function merge(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    target && typeof target === "object" && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = merge(out[k], v);
+  }
+  return out;
+}
+
+/** One object in memory behind a fake API server, cache, clock and event recorder. */
+function world(spec: Record<string, unknown>, annotations: Record<string, string> = {}) {
+  let obj: KubeObject | undefined = {
+    metadata: { ...KEY, generation: 1, resourceVersion: "1", annotations },
+    spec,
+  };
+  let rv = 1;
+  const calls: string[] = [];
+  const events: string[] = [];
+  const kube = {
+    patch: async (_res: unknown, _key: unknown, body: { metadata?: object }) => {
+      const current = obj as KubeObject;
+      const { resourceVersion: _rv, ...meta } = (body.metadata ?? {}) as Record<string, unknown>;
+      const next = merge(current, { ...body, metadata: meta }) as KubeObject;
+      rv += 1;
+      next.metadata = { ...next.metadata, resourceVersion: String(rv) };
+      const keys = Object.keys(meta);
+      calls.push(body.metadata && keys.length ? `write ${keys.join(",")}` : "write status");
+      obj =
+        next.metadata?.deletionTimestamp && !next.metadata.finalizers?.length ? undefined : next;
+      return next;
+    },
+  };
+  const ctx = {
+    kube,
+    cache: { get: () => obj },
+    clock: { now: () => new Date("2026-01-01T00:00:10Z") },
+    events: {
+      normal: (_o: unknown, reason: string) => events.push(`Normal ${reason}`),
+      warning: (_o: unknown, reason: string) => events.push(`Warning ${reason}`),
+    },
+    log: pino({ level: "silent" }),
+  } as unknown as ReconcileContext;
+  return {
+    ctx,
+    calls,
+    events,
+    get obj() {
+      return obj;
+    },
+    set(change: (o: KubeObject) => KubeObject) {
+      obj = change(obj as KubeObject);
+    },
+  };
+}
+
+type W = ReturnType<typeof world>;
+
+/** A fake remote resource that records its calls into the world's call list. */
+function client(w: () => W, overrides: Partial<ExternalClient<ManagedObject, string>> = {}) {
+  const c: ExternalClient<ManagedObject, string> = {
+    observe: async (): Promise<Observation<string>> => {
+      w().calls.push("observe");
+      return {
+        exists: true,
+        upToDate: true,
+        ready: { status: "True", reason: "Available", message: "" },
+        remote: "r",
+      };
+    },
+    create: async (call) => {
+      const pending = call.obj.metadata?.annotations?.[ANNOTATIONS.createPending];
+      w().calls.push(`create (pending ${pending ? "recorded" : "MISSING"})`);
+      return { subscriptionKey: "key-1" };
+    },
+    pollSubscription: async (): Promise<SubscriptionPoll> => {
+      w().calls.push("poll");
+      return { state: "Succeeded", externalId: "id-1" };
+    },
+    lookupByToken: async () => {
+      w().calls.push("lookup");
+      return [];
+    },
+    update: async () => ({ outcome: "Applied", message: "" }),
+    ...overrides,
+  };
+  return c;
+}
+
+function loop(c: ExternalClient<ManagedObject, string>) {
+  return managedReconciler(
+    { resource: RES, finalizer: "test.io/f", client: c, status: (_o, f) => ({ id: f.externalId }) },
+    { pollIntervalMs: 30_000, subscriptionPollMs: 1_000, visibilityGraceMs: 5_000 },
+  );
+}
+
+const condition = (o: KubeObject | undefined, type: string) =>
+  (o?.status as { conditions?: { type: string; reason: string }[] } | undefined)?.conditions?.find(
+    (c) => c.type === type,
+  )?.reason;
+
+describe("managedReconciler", () => {
+  it("adds the finalizer, records the pending create before the create call and the key right after", async () => {
+    const w = world({});
+    const { reconcile } = loop(client(() => w));
+    const result = await reconcile(KEY, w.ctx);
+    expect(w.calls).toEqual([
+      "write finalizers",
+      `write annotations`,
+      "create (pending recorded)",
+      "write annotations",
+      "write status",
+    ]);
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBe("key-1");
+    expect(condition(w.obj, "Ready")).toBe("Creating");
+    expect(result.requeueAfterMs).toBe(1_000);
+    expect(w.events).toEqual(["Normal CreateRequested"]);
+  });
+
+  it("binds the subscription's id, drops the pending marker, and observes", async () => {
+    const w = world({});
+    const { reconcile } = loop(client(() => w));
+    await reconcile(KEY, w.ctx);
+    w.calls.length = 0;
+    const result = await reconcile(KEY, w.ctx);
+    expect(w.calls).toEqual(["poll", "write annotations", "observe", "write status"]);
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(w.obj?.status).toMatchObject({ id: "id-1", observedGeneration: 1 });
+    expect(condition(w.obj, "Ready")).toBe("Available");
+    expect(result.requeueAfterMs).toBe(30_000);
+  });
+
+  it("writes nothing when a reconcile finds everything as it was", async () => {
+    const w = world({}, { [ANNOTATIONS.externalId]: "id-1" });
+    const { reconcile } = loop(client(() => w));
+    await reconcile(KEY, w.ctx);
+    w.calls.length = 0;
+    await reconcile(KEY, w.ctx);
+    expect(w.calls).toEqual(["observe"]);
+  });
+
+  it("does not order again after a failed subscription until the generation grows", async () => {
+    const w = world({});
+    const failing = client(() => w, {
+      pollSubscription: async () => ({ state: "Failed", message: "no capacity" }),
+    });
+    const { reconcile } = loop(failing);
+    await reconcile(KEY, w.ctx);
+    await reconcile(KEY, w.ctx);
+    expect(condition(w.obj, "Ready")).toBe("CreateFailed");
+    expect(w.events).toContain("Warning CreateFailed");
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.calls.filter((c) => c.startsWith("create"))).toEqual([]);
+    w.set((o) => ({ ...o, metadata: { ...o.metadata, generation: 2 } }));
+    await reconcile(KEY, w.ctx);
+    expect(w.calls.filter((c) => c.startsWith("create"))).toEqual(["create (pending recorded)"]);
+  });
+
+  const createErrors = [
+    {
+      reason: "a refusal proves no create happened, so the pending marker is dropped",
+      err: new ServiceRefusedError("bad", { code: 400, endpoint: "x" }),
+      pendingKept: false,
+    },
+    {
+      reason: "a 5xx after sending may have created, so the pending marker is kept",
+      err: new ServiceUnavailableError("boom", { code: 500, endpoint: "x", outcomeUnknown: true }),
+      pendingKept: true,
+    },
+    {
+      reason: "an error of unknown origin keeps the pending marker",
+      err: new Error("socket hang up"),
+      pendingKept: true,
+    },
+  ];
+  for (const c of createErrors) {
+    it(c.reason, async () => {
+      const w = world({});
+      const { reconcile } = loop(
+        client(() => w, {
+          create: async () => {
+            throw c.err;
+          },
+        }),
+      );
+      await expect(reconcile(KEY, w.ctx)).rejects.toThrow(/cannot create the remote resource/);
+      const pending = w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending];
+      expect(pending !== undefined).toBe(c.pendingKept);
+    });
+  }
+
+  it("stops with CreateOutcomeUnknown when a lost create cannot be looked up", async () => {
+    const pending = JSON.stringify({ token: "t", at: "2026-01-01T00:00:00Z", generation: 1 });
+    const w = world({}, { [ANNOTATIONS.createPending]: pending });
+    const { reconcile } = loop(client(() => w, { lookupByToken: async () => undefined }));
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(condition(w.obj, "Synced")).toBe("CreateOutcomeUnknown");
+    expect(w.events).toEqual(["Warning CreateOutcomeUnknown"]);
+    expect(w.calls.filter((c) => c.startsWith("create"))).toEqual([]);
+  });
+
+  it("writes Synced=False with the error's reason through the error policy", async () => {
+    const w = world({});
+    const { onError } = loop(client(() => w));
+    await onError(
+      KEY,
+      new ServiceRefusedError("forbidden words", { code: 400, endpoint: "x" }),
+      w.ctx,
+    );
+    expect(condition(w.obj, "Synced")).toBe("ReconcileTerminal");
+  });
+
+  it("orphans with a warning and releases the finalizer when Delete has no delete operation", async () => {
+    const w = world({ deletionPolicy: "Delete" }, { [ANNOTATIONS.externalId]: "id-1" });
+    w.set((o) => ({
+      ...o,
+      metadata: {
+        ...o.metadata,
+        finalizers: ["test.io/f"],
+        deletionTimestamp: "2026-01-01T00:00:00Z",
+      },
+    }));
+    const { reconcile } = loop(client(() => w));
+    await reconcile(KEY, w.ctx);
+    expect(w.obj).toBeUndefined();
+    expect(w.events).toEqual(["Warning DeletePolicyNotHonoured"]);
+  });
+
+  it("waits for a create in flight before deleting under Delete", async () => {
+    const w = world(
+      { deletionPolicy: "Delete" },
+      {
+        [ANNOTATIONS.subscriptionKey]: "key-1",
+        [ANNOTATIONS.createPending]: JSON.stringify({
+          token: "t",
+          at: "2026-01-01T00:00:00Z",
+          generation: 1,
+        }),
+      },
+    );
+    w.set((o) => ({
+      ...o,
+      metadata: {
+        ...o.metadata,
+        finalizers: ["test.io/f"],
+        deletionTimestamp: "2026-01-01T00:00:00Z",
+      },
+    }));
+    let state: SubscriptionPoll = { state: "Pending" };
+    const deleted: string[] = [];
+    const { reconcile } = loop(
+      client(() => w, {
+        pollSubscription: async () => state,
+        delete: async (_call, id) => {
+          deleted.push(id);
+          return "Deleted";
+        },
+      }),
+    );
+    const waiting = await reconcile(KEY, w.ctx);
+    expect(waiting.requeueAfterMs).toBeGreaterThan(0);
+    expect(condition(w.obj, "Ready")).toBe("Deleting");
+    state = { state: "Succeeded", externalId: "id-7" };
+    await reconcile(KEY, w.ctx);
+    expect(deleted).toEqual(["id-7"]);
+    expect(w.obj).toBeUndefined();
+  });
+});
