@@ -150,6 +150,16 @@ describe("NasVolume controller", () => {
     expect(scales.filter((r) => r.path.includes(id))).toHaveLength(0);
   });
 
+  it("refuses a scale beyond the product's maximum without calling the service", async () => {
+    await nas.create("capped", { productCode: "nas.capacity.standard", capacityGB: 100 });
+    const id = externalId(await nas.waitForCondition("capped", "Ready", "True"));
+    await nas.patchSpec("capped", { capacityGB: 20_000 });
+    const obj = await nas.waitForCondition("capped", "Synced", "False", "CapacityRefused");
+    expect(conditionOf(obj, "Synced")?.message).toContain("above the maximum of 10240 GB");
+    const scales = await op.admin.requests({ endpoint: "scaleNas" });
+    expect(scales.filter((r) => r.path.includes(id))).toHaveLength(0);
+  });
+
   it("changes the mount path with PUT mountPath", async () => {
     await nas.create("moved", { productCode: "nas.capacity.standard", mountPath: "/data/old" });
     const id = externalId(await nas.waitForCondition("moved", "Ready", "True"));

@@ -11,6 +11,7 @@ import type { ServiceClient } from "../../service/client.js";
 import { withClientTokenMarker } from "../../service/client-token.js";
 import { ServiceNotFoundError } from "../../service/errors.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
+import { checkNasCapacity } from "../../service/schemas/products.js";
 import type {
   CreateResult,
   DeleteResult,
@@ -128,6 +129,9 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
         await this.service.updateNasMountPath(id, a.mountPath);
         done.push(`mount path set to ${a.mountPath}`);
       } else if (a.action === "Scale") {
+        const refusal = await this.capacityRefusal(call.obj, a.record.toGB);
+        if (refusal)
+          return done.length === 0 ? refusal : { outcome: "Applied", message: done.join("; ") };
         const record: ScaleRecord = { ...a.record, requestedTime: rfc3339(now) };
         // Recorded before the call: after a crash the next reconcile sees the record and
         // waits for the quota instead of sending the change again.
@@ -152,6 +156,19 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
     if (!this.service.isEndpointEnabled("deleteNas")) return "NotConfigured";
     await this.service.deleteNas(id);
     return "Deleted";
+  }
+
+  /** A refusal when the product's bounds do not allow `toGB` (checked before a scale). */
+  private async capacityRefusal(
+    obj: NasVolumeObject,
+    toGB: number,
+  ): Promise<UpdateResult | undefined> {
+    const { productCode, aidcId } = obj.spec;
+    const product = findProduct(await this.service.listNasProducts(aidcId), productCode, aidcId);
+    const verdict = product ? checkNasCapacity(product, toGB) : { ok: true as const };
+    return verdict.ok
+      ? undefined
+      : { outcome: "Refused", reason: "CapacityRefused", message: verdict.reason };
   }
 
   private decide(obj: NasVolumeObject, remote: NasInstance, now: Date) {
