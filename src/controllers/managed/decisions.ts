@@ -7,8 +7,12 @@ import { errorMessage, errorReason, isTerminal } from "../../runtime/errors.js";
 
 /** Default first poll of a pending subscription. */
 export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
-/** Default grace for a new resource to appear in list operations. */
-export const DEFAULT_VISIBILITY_GRACE_MS = 30_000;
+/**
+ * Default grace for a new resource to appear in list operations: long enough for an
+ * eventually consistent list, short enough that a create refused by a 5xx (outcome
+ * unknown, nothing created) is sent again within seconds.
+ */
+export const DEFAULT_VISIBILITY_GRACE_MS = 10_000;
 
 /**
  * The requeue delay while a subscription is pending: half its age (so the delay

@@ -2,6 +2,7 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { ReconcileContext } from "../../runtime/controller.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import { ConflictError } from "../../runtime/writes.js";
 import { ServiceRefusedError, ServiceUnavailableError } from "../../service/errors.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import type {
@@ -237,6 +238,13 @@ describe("managedReconciler", () => {
       w.ctx,
     );
     expect(condition(w.obj, "Synced")).toBe("ReconcileTerminal");
+  });
+
+  it("does not report a write conflict, which is retried at once", async () => {
+    const w = world({});
+    const { onError } = loop(client(() => w));
+    await onError(KEY, new ConflictError("status update", new Error("409")), w.ctx);
+    expect(w.calls).toEqual([]);
   });
 
   it("orphans with a warning and releases the finalizer when Delete has no delete operation", async () => {

@@ -34,7 +34,7 @@
 import { setCondition } from "../../runtime/conditions.js";
 import type { ErrorPolicy, Reconciler } from "../../runtime/controller.js";
 import type { PolicyRule } from "../../runtime/permissions.js";
-import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
+import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { createOrObserve } from "./create-flow.js";
 import { syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
@@ -72,6 +72,9 @@ export function managedReconciler<T extends ManagedObject, R>(
     return outcome.requeueAfterMs === undefined ? {} : { requeueAfterMs: outcome.requeueAfterMs };
   };
   const onError: ErrorPolicy = async (key, err, ctx) => {
+    // A conflict only means the cache was behind a write; the retry follows at once,
+    // so it is not worth a Synced=False flap.
+    if (err instanceof ConflictError) return;
     const found = ctx.cache.get(kind.resource, key);
     if (!found) return;
     const obj = fromKube<T>(found);

@@ -7,6 +7,7 @@ import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
 import { controller } from "../../runtime/controller.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import type { ControllerDeps, ControllerFactory } from "../index.js";
+import { DEFAULT_VISIBILITY_GRACE_MS } from "../managed/decisions.js";
 import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
 import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
 import { nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
@@ -97,7 +98,7 @@ export function nasVolumeKind(
 
 /** Tunables of the NasVolume controller beyond the operator config (tests shorten them). */
 export interface NasVolumeControllerOptions {
-  /** How long a new NAS may be missing from the NAS list after a create. Default 30 s. */
+  /** How long a new NAS may be missing from the NAS list after a create. Default 10 s. */
   visibilityGraceMs?: number;
   /** How long a sent scale may take to show in the quota. Default 60 s. */
   scaleSettleMs?: number;
@@ -112,7 +113,7 @@ export function nasVolumeControllerWith(
     const { reconcile, onError } = managedReconciler(nasVolumeKind(deps, options.scaleSettleMs), {
       pollIntervalMs: poll,
       subscriptionPollMs: Math.min(1_000, poll),
-      visibilityGraceMs: options.visibilityGraceMs ?? Math.max(30_000, poll),
+      visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_VISIBILITY_GRACE_MS,
     });
     return controller("nasvolume")
       .for(nasVolumeCrd)
