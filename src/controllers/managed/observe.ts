@@ -28,12 +28,14 @@ export async function observe<T extends ManagedObject, R>(
       requeueAfterMs: options.pollIntervalMs,
     };
   }
+  const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+  // Still coming up, or waiting to make a change: look again sooner than the poll interval.
+  const soon = Math.min(options.pollIntervalMs, 5 * first);
   let synced = SYNCED_OK;
-  let requeueAfterMs = options.pollIntervalMs;
+  let requeueAfterMs = o.ready.reason === "Creating" ? soon : options.pollIntervalMs;
   if (!o.upToDate) {
     const remote = o.remote;
     const u = await step(ERR.update, () => client.update(run, externalId, remote));
-    const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
     if (u.outcome === "Applied") {
       run.normal("Updated", u.message);
       const again = await step(ERR.observe, () => client.observe(run, externalId));
@@ -41,7 +43,7 @@ export async function observe<T extends ManagedObject, R>(
       requeueAfterMs = first;
     } else if (u.outcome === "Waiting") {
       synced = { status: "True", reason: "Updating", message: u.message };
-      requeueAfterMs = first;
+      requeueAfterMs = soon;
     } else {
       run.warning(u.reason, u.message);
       synced = { status: "False", reason: u.reason, message: u.message };

@@ -168,6 +168,21 @@ describe("managedReconciler", () => {
     expect(w.calls).toEqual(["observe"]);
   });
 
+  it("looks again sooner than the poll interval while the resource is still being created", async () => {
+    const w = world({}, { [ANNOTATIONS.externalId]: "id-1" });
+    const { reconcile } = loop(
+      client(() => w, {
+        observe: async () => ({
+          exists: true,
+          upToDate: true,
+          ready: { status: "False", reason: "Creating", message: "" },
+          remote: "r",
+        }),
+      }),
+    );
+    expect(await reconcile(KEY, w.ctx)).toEqual({ requeueAfterMs: 5_000 });
+  });
+
   it("does not order again after a failed subscription until the generation grows", async () => {
     const w = world({});
     const failing = client(() => w, {
