@@ -174,6 +174,20 @@ describe("NasVolume controller", () => {
     ]);
   });
 
+  it("reports an unreadable answer of the service in Synced and recovers when it is readable again", async () => {
+    await nas.create("garbled", { productCode: "nas.capacity.standard" });
+    await nas.waitForCondition("garbled", "Ready", "True");
+    await op.admin.setFaults([{ kind: "malformed", endpoint: "getNas" }]);
+    try {
+      const obj = await nas.waitForCondition("garbled", "Synced", "False");
+      expect(conditionOf(obj, "Synced")?.message).toContain("cannot observe the remote resource");
+      expect(conditionOf(obj, "Ready")?.status).toBe("True");
+    } finally {
+      await op.admin.clearFaults();
+    }
+    await nas.waitForCondition("garbled", "Synced", "True");
+  });
+
   it("adopts an existing storage by spec.storageId without ordering", async () => {
     const key = await op.service.subscribeNas({
       productCode: "nas.capacity.standard",
