@@ -5,16 +5,17 @@ import { SCALE_ANNOTATION } from "../../src/controllers/nasvolume/decisions.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { clientTokenInDescription } from "../../src/service/client-token.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
-import { conditionOf, ObjectsOf } from "../support/managed.js";
-import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 
 /** The NasVolume controller against a real API server and the emulator. */
 describe("NasVolume controller", () => {
   let op: TestOperator;
   let nas: ObjectsOf;
+  let namespace = "";
 
   beforeAll(async () => {
-    const namespace = await createNamespace(adminKubeConfig(), "nasvolume");
+    namespace = await createNamespace(adminKubeConfig(), "nasvolume");
     op = await startTestOperator({
       controllers: [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })],
       namespaces: [namespace],
@@ -219,5 +220,12 @@ describe("NasVolume controller", () => {
     expect(await remoteNamed("deleted")).toHaveLength(0);
     const deletes = await op.admin.requests({ endpoint: "deleteNas" });
     expect(deletes.map((r) => r.path)).toContain(`/v1/nasStorage/instance/${id}`);
+  });
+
+  it("puts the API key in no status, annotation or event", async () => {
+    const objects = await op.manager.kube.list(nasVolumeCrd, namespace);
+    const events = await op.manager.kube.list(EVENTS, namespace);
+    expect(objects.items.length).toBeGreaterThan(0);
+    expect(JSON.stringify([objects, events])).not.toContain(TEST_API_KEY);
   });
 });

@@ -3,9 +3,11 @@ import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { trainingTemplateControllerWith } from "../../src/controllers/trainingtemplate/controller.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
+import { ServiceClient } from "../../src/service/client.js";
+import type { TrainingTemplateInput } from "../../src/service/schemas/template.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
-import { conditionOf, ObjectsOf } from "../support/managed.js";
-import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 
 /** The TrainingTemplate controller against a real API server and the emulator. */
 describe("TrainingTemplate controller", () => {
@@ -160,5 +162,52 @@ describe("TrainingTemplate controller", () => {
     expect((await bodies("deleteTemplate")).map((d) => d.path)).toEqual([
       `/v1/training/template/${dropped}`,
     ]);
+  });
+
+  it("creates exactly one template when the operator dies between the create and the id lookup", async () => {
+    const ns = await createNamespace(adminKubeConfig(), "ttpl-crash");
+    let created = false;
+    class DiesAfterCreate extends ServiceClient {
+      override async createTemplate(t: TrainingTemplateInput): Promise<void> {
+        await super.createTemplate(t);
+        created = true;
+        return new Promise<void>(() => undefined);
+      }
+    }
+    const controllers = [trainingTemplateControllerWith({ visibilityGraceMs: 1_000 })];
+    const first = await startTestOperator({
+      controllers,
+      namespaces: [ns],
+      emulator: op.emulator,
+      shutdownTimeoutMs: 300,
+      makeService: (o) => new DiesAfterCreate(o),
+    });
+    const crashed = new ObjectsOf(first.manager.kube, trainingTemplateCrd, ns);
+    try {
+      await crashed.create("crashed", { ...spec, storage: undefined });
+      await eventually(async () => created);
+    } finally {
+      await first.stop();
+    }
+    const second = await startTestOperator({
+      controllers,
+      namespaces: [ns],
+      emulator: op.emulator,
+    });
+    try {
+      const obj = await crashed.waitForCondition("crashed", "Ready", "True");
+      const named = (await op.admin.state()).templates.filter((t) => t.name === "crashed");
+      expect(named.map((t) => t.id)).toEqual([templateId(obj)]);
+      expect(await crashed.eventReasons("crashed")).toContain("Recovered");
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("puts the API key in no status, annotation or event", async () => {
+    const objects = await op.manager.kube.list(trainingTemplateCrd, namespace);
+    const events = await op.manager.kube.list(EVENTS, namespace);
+    expect(objects.items.length).toBeGreaterThan(0);
+    expect(JSON.stringify([objects, events])).not.toContain(TEST_API_KEY);
   });
 });
