@@ -223,6 +223,8 @@ describe("NasVolume controller", () => {
   });
 
   it("puts the API key in no status, annotation or event", async () => {
+    await nas.create("keyless", { productCode: "nas.capacity.standard" });
+    await nas.waitForCondition("keyless", "Ready", "True");
     const objects = await op.manager.kube.list(nasVolumeCrd, namespace);
     const events = await op.manager.kube.list(EVENTS, namespace);
     expect(objects.items.length).toBeGreaterThan(0);

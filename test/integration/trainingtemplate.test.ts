@@ -78,19 +78,23 @@ describe("TrainingTemplate controller", () => {
   });
 
   it("sends the full body once on a spec change", async () => {
-    const id = templateId(await templates.waitForCondition("finetune", "Ready", "True"));
-    await templates.patchSpec("finetune", { image: "registry.example.com/ml/train:2" });
+    await templates.create("retuned", spec);
+    const id = templateId(await templates.waitForCondition("retuned", "Ready", "True"));
+    const updatesOf = async () =>
+      (await bodies("updateTemplate")).filter((u) => u.path.includes(`/${id}/`));
+    expect(await updatesOf()).toEqual([]);
+    await templates.patchSpec("retuned", { image: "registry.example.com/ml/train:2" });
     const updates = await eventually(async () => {
-      const u = await bodies("updateTemplate");
+      const u = await updatesOf();
       return u.length > 0 ? u : undefined;
     });
     await new Promise((r) => setTimeout(r, 1_500));
-    expect(await bodies("updateTemplate")).toEqual(updates);
+    expect(await updatesOf()).toEqual(updates);
     expect(updates).toEqual([
       {
         path: `/v1/training/template/${id}/update`,
         body: {
-          name: "finetune",
+          name: "retuned",
           desc: "nightly fine-tune",
           trainingType: "PRE_TRAINING",
           trainingFramwork: "PyTorch",
@@ -205,6 +209,8 @@ describe("TrainingTemplate controller", () => {
   });
 
   it("puts the API key in no status, annotation or event", async () => {
+    await templates.create("keyless", { ...spec, storage: undefined });
+    await templates.waitForCondition("keyless", "Ready", "True");
     const objects = await op.manager.kube.list(trainingTemplateCrd, namespace);
     const events = await op.manager.kube.list(EVENTS, namespace);
     expect(objects.items.length).toBeGreaterThan(0);
