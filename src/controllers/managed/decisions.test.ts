@@ -49,6 +49,11 @@ describe("decideDeletion", () => {
       want: { step: "Orphan" },
     },
     {
+      reason: "Orphan with a create in flight leaves whatever it creates, and says so",
+      input: { createInFlight: true },
+      want: { step: "Orphan" },
+    },
+    {
       reason: "Orphan without a remote resource just releases the finalizer",
       input: {},
       want: { step: "Release" },

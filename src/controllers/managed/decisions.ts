@@ -56,7 +56,9 @@ export const NO_DELETE_OPERATION =
  */
 export function decideDeletion(input: DeletionInput): DeletionStep {
   const { policy, externalId } = input;
-  if (policy === "Orphan") return externalId ? { step: "Orphan" } : { step: "Release" };
+  if (policy === "Orphan") {
+    return externalId || input.createInFlight ? { step: "Orphan" } : { step: "Release" };
+  }
   if (!input.canDelete) {
     return externalId || input.createInFlight
       ? { step: "Orphan", warn: NO_DELETE_OPERATION }

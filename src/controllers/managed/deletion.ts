@@ -61,6 +61,11 @@ export async function deleteStep<T extends ManagedObject, R>(
           "Orphaned",
           `left the remote resource ${externalId} in the service (deletionPolicy Orphan)`,
         );
+      } else {
+        run.normal(
+          "Orphaned",
+          "a create was in flight; whatever it creates is left in the service (deletionPolicy Orphan)",
+        );
       }
       return release(run);
     case "Delete": {
