@@ -6,7 +6,7 @@
  * overhead.
  */
 import { operatorConfigSchema } from "../../src/config/schema.js";
-import type { KubeClient } from "../../src/runtime/kube.js";
+import { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { ServiceClient } from "../../src/service/client.js";
 import type { SubscriptionResult } from "../../src/service/schemas/subscription.js";
@@ -40,11 +40,16 @@ export interface BaselineResult {
 
 /**
  * Creates the objects (as the benchmark does for the operator), then runs the
- * minimal controller over them with the operator's default service client settings
- * (timeouts, retries, the client-side rate limit).
+ * minimal controller over them with the operator's default client settings (service:
+ * timeouts, retries, rate limit; Kubernetes: the client-side rate limit).
  */
 export async function runBaseline(o: BaselineOptions): Promise<BaselineResult> {
-  const defaults = operatorConfigSchema.parse({}).service;
+  const config = operatorConfigSchema.parse({});
+  const defaults = config.service;
+  // Status writes go through the operator's default client-side limit, as its writes do.
+  const statusKube = new KubeClient(o.kube.config, {
+    rateLimit: { qps: config.kube.qps, burst: config.kube.burst },
+  });
   const service = new ServiceClient({
     baseUrl: o.serviceBaseUrl,
     apiKey: () => o.apiKey,
@@ -87,7 +92,7 @@ export async function runBaseline(o: BaselineOptions): Promise<BaselineResult> {
     };
     const markReady = async (res: typeof NAS, name: string, extra: Record<string, unknown>) => {
       const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-      await o.kube.patchStatus(
+      await statusKube.patchStatus(
         res,
         { namespace: o.namespace, name },
         {

@@ -16,6 +16,7 @@ import {
   startEmulator,
 } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
+import { JOB, NAS } from "./workload.js";
 
 const run = promisify(execFile);
 
@@ -68,6 +69,8 @@ export async function startEnvironment(
   const path = plane?.kubeconfigPath ?? (kubeconfigPath as string);
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(path);
+  const kube = new KubeClient(kc, { rateLimit: { qps: 1000, burst: 1000 } });
+  await waitUntilServed(kube);
   const apiKey = randomBytes(24).toString("hex");
   const emulator = await startEmulator({
     subscriptionDelayMs: 0,
@@ -79,7 +82,7 @@ export async function startEnvironment(
     ...(plane ? { plane } : {}),
     kubeconfigPath: path,
     kc,
-    kube: new KubeClient(kc, { rateLimit: { qps: 1000, burst: 1000 } }),
+    kube,
     emulator,
     apiKey,
     stop: async () => {
@@ -87,4 +90,21 @@ export async function startEnvironment(
       await plane?.stop();
     },
   };
+}
+
+/**
+ * Waits until both kinds can be listed: right after a CRD is Established the API
+ * server may still answer 429 "storage is (re)initializing" for a moment.
+ */
+async function waitUntilServed(kube: KubeClient, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      for (const res of [NAS, JOB]) await kube.list(res, "default");
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }

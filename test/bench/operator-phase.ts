@@ -35,6 +35,7 @@ interface Counters {
   eventWrites: WriteCounts;
   reconciles: Record<string, number>;
   changes: number;
+  fields: Record<string, number>;
 }
 
 /** Runs the operator's half; resolves with the figures (JSON-ready). */
@@ -70,6 +71,7 @@ export async function runOperatorPhase(
         "controller",
       ),
       changes: nasTracker.changes() + jobTracker.changes(),
+      fields: mergeCounts(nasTracker.changedFields(), jobTracker.changedFields()),
     });
     const before = await counters();
     o.progress(
@@ -149,12 +151,14 @@ export async function runOperatorPhase(
       kubeWritesByResource: applyWrites.byResource,
       eventWrites: writesBetween(before.eventWrites, converged.eventWrites).total,
       objectChangesPerResource: perResource(converged.changes - before.changes),
+      changedFields: diff(before.fields, converged.fields),
       idle: {
         windowMs: idle.at - converged.at,
         kubeWrites: idleWrites.total,
         kubeWritesByResource: idleWrites.byResource,
         eventWrites: idleEvents.total,
         objectChanges: idle.changes - converged.changes,
+        changedFields: diff(converged.fields, idle.fields),
         reconciles: sumValues(diff(converged.reconciles, idle.reconciles)),
         serviceCalls: idleCalls,
         serviceCallsPerResourcePerHour: perHour(idleCalls),
@@ -180,7 +184,13 @@ function byEndpoint(env: BenchEnvironment, from: number, to: number): Record<str
 
 function diff(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(b)) out[k] = v - (a[k] ?? 0);
+  for (const [k, v] of Object.entries(b)) if (v !== (a[k] ?? 0)) out[k] = v - (a[k] ?? 0);
+  return out;
+}
+
+function mergeCounts(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
   return out;
 }
 

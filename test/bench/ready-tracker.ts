@@ -17,6 +17,20 @@ interface Tracked {
   readyAt?: number;
   resourceVersion?: string;
   changes: number;
+  /** JSON of each top-level field of status and of the metadata a controller writes. */
+  fields?: Record<string, string>;
+}
+
+/** The fields whose changes are attributed: status.* and the controller's metadata. */
+function fieldsOf(obj: KubeObject): Record<string, string> {
+  const out: Record<string, string> = {};
+  const status = (obj.status ?? {}) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(status)) out[`status.${k}`] = JSON.stringify(v);
+  out["metadata.annotations"] = JSON.stringify(obj.metadata?.annotations ?? {});
+  out["metadata.finalizers"] = JSON.stringify(obj.metadata?.finalizers ?? []);
+  out["metadata.labels"] = JSON.stringify(obj.metadata?.labels ?? {});
+  out.spec = JSON.stringify(obj.spec ?? {});
+  return out;
 }
 
 /** Whether `obj` has condition Ready=True. */
@@ -29,6 +43,7 @@ export function isReady(obj: KubeObject): boolean {
 /** Ready times and write counts of the objects of one kind in one namespace. */
 export class ReadyTracker {
   private readonly objects = new Map<string, Tracked>();
+  private readonly fieldChanges: Record<string, number> = {};
   private abort?: AbortController;
   private stopped = false;
 
@@ -78,8 +93,15 @@ export class ReadyTracker {
     const name = obj.metadata?.name ?? "";
     const t = this.entry(name);
     const rv = obj.metadata?.resourceVersion;
-    if (t.resourceVersion !== undefined && rv !== t.resourceVersion) t.changes += 1;
+    const fields = fieldsOf(obj);
+    if (t.resourceVersion !== undefined && rv !== t.resourceVersion) {
+      t.changes += 1;
+      for (const k of new Set([...Object.keys(fields), ...Object.keys(t.fields ?? {})])) {
+        if (fields[k] !== t.fields?.[k]) this.fieldChanges[k] = (this.fieldChanges[k] ?? 0) + 1;
+      }
+    }
     t.resourceVersion = rv;
+    t.fields = fields;
     if (t.readyAt === undefined && isReady(obj)) t.readyAt = Date.now();
   }
 
@@ -109,6 +131,11 @@ export class ReadyTracker {
     let n = 0;
     for (const t of this.objects.values()) n += t.changes;
     return n;
+  }
+
+  /** How often each field changed so far (status.<field>, metadata.annotations, ...). */
+  changedFields(): Record<string, number> {
+    return { ...this.fieldChanges };
   }
 
   /** Ends the watch. */

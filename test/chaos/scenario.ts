@@ -54,6 +54,10 @@ export interface ChaosReport extends ChaosFindings {
   createCalls: number;
   serviceCalls: number;
   faultsInjected: number;
+  /** Service calls by endpoint (list calls are the client-token lookups after a crash). */
+  serviceCallsByEndpoint: Record<string, number>;
+  /** Whole run, ms. */
+  durationMs: number;
 }
 
 const CREATE_ENDPOINTS = new Set(["subscribeNas", "createTrainingTask"]);
@@ -61,6 +65,7 @@ const CREATE_ENDPOINTS = new Set(["subscribeNas", "createTrainingTask"]);
 /** Runs the scenario against `env`; never throws for a broken invariant (see `violations`). */
 export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<ChaosReport> {
   const random = seededRandom(o.seed);
+  const began = Date.now();
   const seq0 = env.emulator.requestLog.lastSeq();
   env.emulator.faults.set([
     { kind: "error", rate: o.errorRate, status: 500, message: "chaos: injected failure" },
@@ -163,10 +168,18 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       createCalls: createCalls(),
       serviceCalls: log.length,
       faultsInjected: log.filter((e) => e.fault === "error").length,
+      serviceCallsByEndpoint: countBy(log.map((e) => e.endpoint ?? `${e.method} ${e.path}`)),
+      durationMs: Date.now() - began,
       ...findings,
     };
   } finally {
     env.emulator.faults.clear();
     await operator.kill();
   }
+}
+
+function countBy(keys: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of keys) out[k] = (out[k] ?? 0) + 1;
+  return out;
 }
