@@ -13,6 +13,7 @@ import { rfc3339 } from "../../runtime/clock.js";
 import { RetryableError } from "../../runtime/errors.js";
 import type { ServiceClient } from "../../service/client.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
+import { ANNOTATIONS } from "../managed/create-protocol.js";
 import type {
   CreateResult,
   DeleteResult,
@@ -78,7 +79,7 @@ export class TemplateExternalClient
     if (taken.length > 0) {
       return {
         reason: "NameTakenRefused",
-        message: `a template named ${templateName(call.obj)} already exists in the service (${taken.join(", ")}); template names identify templates, so pick another name`,
+        message: `a template named ${templateName(call.obj)} already exists in the service (${taken.join(", ")}); template names identify templates, so pick another name, or bind this object to it with the annotation ${ANNOTATIONS.externalId}`,
       };
     }
     return undefined;
