@@ -144,14 +144,15 @@ describe("decideSync", () => {
       want: [],
     },
     {
-      reason: "a recorded scale still invisible after the settle time is recomputed from the quota",
+      reason:
+        "a recorded scale still invisible after the settle time is never re-sent: the user decides",
       input: { desiredGB: 150, lastScale: sent, lastScaleAgeMs: 120_000 },
-      want: ["Scale"],
+      want: ["Refuse"],
     },
     {
-      reason: "a recorded scale with an unreadable time does not block",
+      reason: "a recorded scale with an unreadable time is not re-sent",
       input: { desiredGB: 150, lastScale: sent, lastScaleAgeMs: Number.NaN },
-      want: ["Scale"],
+      want: ["Refuse"],
     },
     {
       reason: "a changed mount path is set",

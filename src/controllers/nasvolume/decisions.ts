@@ -114,9 +114,9 @@ export type SyncAction =
 
 /**
  * What to do for the spec: the mount path first (idempotent), then capacity. A scale
- * recorded but not yet visible in the quota is waited for (never sent twice) until
- * `scaleSettleMs` passes; then the quota is the truth and the difference is recomputed.
- * A shrink below the used amount is refused.
+ * recorded but not yet visible in the quota is waited for, and never sent twice: after
+ * `scaleSettleMs` it is refused as ScaleOutcomeUnknown until the user removes the
+ * record (or the quota shows the change). A shrink below the used amount is refused.
  */
 export function decideSync(input: SyncInput): SyncAction[] {
   const actions: SyncAction[] = [];
@@ -135,16 +135,21 @@ export function decideSync(input: SyncInput): SyncAction[] {
     return actions;
   }
   const last = input.lastScale;
-  if (
-    last &&
-    last.toGB !== input.quotaGB &&
-    last.fromGB === input.quotaGB &&
-    input.lastScaleAgeMs < input.scaleSettleMs
-  ) {
-    actions.push({
-      action: "Wait",
-      message: `a ${last.scaleType} to ${last.toGB} GB was sent; waiting for the quota to show it`,
-    });
+  if (last && last.toGB !== input.quotaGB && last.fromGB === input.quotaGB) {
+    // The recorded change was (maybe) sent but does not show: sending it again could
+    // apply it twice, so the operator waits, and after the settle time asks the user.
+    if (input.lastScaleAgeMs < input.scaleSettleMs) {
+      actions.push({
+        action: "Wait",
+        message: `a ${last.scaleType} to ${last.toGB} GB was sent; waiting for the quota to show it`,
+      });
+    } else {
+      actions.push({
+        action: "Refuse",
+        reason: "ScaleOutcomeUnknown",
+        message: `a ${last.scaleType} by ${last.capacityGB} GB (${last.fromGB} → ${last.toGB} GB) was requested at ${last.requestedTime || "an unknown time"} but the quota still shows ${input.quotaGB} GB; it is not sent again automatically, since a second request could apply it twice. Check the storage, then remove the ${SCALE_ANNOTATION} annotation to let the operator send the change again`,
+      });
+    }
     return actions;
   }
   if (input.remoteStatus !== "Running") {

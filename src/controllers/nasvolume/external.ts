@@ -9,7 +9,7 @@ import type { NasVolume } from "../../crds/nasvolume.js";
 import { rfc3339 } from "../../runtime/clock.js";
 import type { ServiceClient } from "../../service/client.js";
 import { withClientTokenMarker } from "../../service/client-token.js";
-import { ServiceNotFoundError } from "../../service/errors.js";
+import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import { checkNasCapacity } from "../../service/schemas/products.js";
 import type {
@@ -136,10 +136,19 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
         // Recorded before the call: after a crash the next reconcile sees the record and
         // waits for the quota instead of sending the change again.
         await call.annotate({ [SCALE_ANNOTATION]: JSON.stringify(record) });
-        await this.service.scaleNas(id, {
-          scaleType: record.scaleType,
-          capacity: record.capacityGB,
-        });
+        try {
+          await this.service.scaleNas(id, {
+            scaleType: record.scaleType,
+            capacity: record.capacityGB,
+          });
+        } catch (err) {
+          // A definite "not applied" (refused, unauthorised, never sent) clears the
+          // record so the change can be sent again; an unknown outcome keeps it.
+          if (err instanceof ServiceError && !err.outcomeUnknown) {
+            await call.annotate({ [SCALE_ANNOTATION]: null });
+          }
+          throw err;
+        }
         done.push(
           `${record.scaleType} by ${record.capacityGB} GB (${record.fromGB} → ${record.toGB} GB)`,
         );
