@@ -59,6 +59,7 @@ export async function runOperatorPhase(
   const [nasTracker, jobTracker] = trackers as [ReadyTracker, ReadyTracker];
   try {
     await operator.waitReady(120_000);
+    const atReady = await processStats(operator.pid);
     for (const t of trackers) await t.start();
     const counters = async (): Promise<Counters> => ({
       at: Date.now(),
@@ -164,7 +165,12 @@ export async function runOperatorPhase(
         serviceCallsPerResourcePerHour: perHour(idleCalls),
         serviceCallsByEndpoint: byEndpoint(env, converged.serviceSeq, idle.serviceSeq),
       },
-      process: { pid: operator.pid, ...stats },
+      process: {
+        pid: operator.pid,
+        ...stats,
+        // Startup alone (tsx, client-node, caches of empty namespaces), for comparison.
+        atReady: atReady ? { rssMiB: atReady.rssMiB, cpuSeconds: atReady.cpuSeconds } : null,
+      },
     };
   } finally {
     for (const t of trackers) t.stop();

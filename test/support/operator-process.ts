@@ -34,6 +34,8 @@ export interface OperatorProcessOptions {
 export interface ProcessStats {
   /** VmHWM: peak resident set size, in MiB. */
   peakRssMiB: number;
+  /** VmRSS: resident set size now, in MiB. */
+  rssMiB: number;
   /** utime + stime, in seconds. */
   cpuSeconds: number;
 }
@@ -46,11 +48,16 @@ export async function processStats(pid: number): Promise<ProcessStats | undefine
   try {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
     const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    const hwmKb = Number(/^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
+    const kb = (field: string) =>
+      Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(status)?.[1] ?? Number.NaN);
     // Fields after the ")" that closes the command name: state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]);
-    return { peakRssMiB: round(hwmKb / 1024), cpuSeconds: round(ticks / USER_HZ) };
+    return {
+      peakRssMiB: round(kb("VmHWM") / 1024),
+      rssMiB: round(kb("VmRSS") / 1024),
+      cpuSeconds: round(ticks / USER_HZ),
+    };
   } catch {
     return undefined;
   }
