@@ -106,7 +106,7 @@ describe("the generated CRDs", () => {
     expect(parsed).toMatchObject({ priority: 3, createType: "DIRECT", deletionPolicy: "Orphan" });
   });
 
-  it("make every TrainingJob spec field immutable except description, ports, exposePorts and deletionPolicy", () => {
+  it("make every TrainingJob spec field immutable except description and ports", () => {
     const spec = prop(schemaOf("trainingjobs"), "spec");
     const rules = (spec["x-kubernetes-validations"] ?? []) as CelRule[];
     const guarded = rules

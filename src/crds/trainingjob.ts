@@ -34,15 +34,10 @@ export const trainingJobPortSchema = z
 export type TrainingJobPort = z.infer<typeof trainingJobPortSchema>;
 
 /** Spec fields that can change after creation; every other field is immutable. */
-export const TRAINING_JOB_MUTABLE_FIELDS = [
-  "description",
-  "ports",
-  "exposePorts",
-  "deletionPolicy",
-] as const;
+export const TRAINING_JOB_MUTABLE_FIELDS = ["description", "ports"] as const;
 
 const IMMUTABLE_WHY =
-  "the service cannot change a submitted training task (only description, ports, exposePorts and deletionPolicy can change); create a new TrainingJob instead";
+  "the service cannot change a submitted training task (only description and ports can change); create a new TrainingJob instead";
 
 const shape = {
   taskName: described(

@@ -124,18 +124,21 @@ describe("the CRDs on a real API server", () => {
     });
   });
 
-  it("accepts changes of ports and exposePorts but refuses adding or removing an immutable field", async () => {
+  it("accepts changes of ports but refuses exposePorts, deletionPolicy, and adding or removing an immutable field", async () => {
     await create("TrainingJob", "ports", {
       image: "i:1",
       productCode: "gpu-1x",
       workerCount: 1,
       env: { A: "1" },
     });
-    await patchSpec("TrainingJob", "ports", { ports: [{ port: 6006 }], exposePorts: true });
+    await patchSpec("TrainingJob", "ports", { ports: [{ port: 6006 }] });
     await patchSpec("TrainingJob", "ports", {
       ports: [{ port: 6006 }, { port: 8888, protocol: "https" }],
     });
-    await patchSpec("TrainingJob", "ports", { deletionPolicy: "Delete" });
+    const policy = await refusedPatch("TrainingJob", "ports", { deletionPolicy: "Delete" });
+    expect(policy.message).toContain("deletionPolicy is immutable");
+    const expose = await refusedPatch("TrainingJob", "ports", { exposePorts: true });
+    expect(expose.message).toContain("exposePorts is immutable");
     const added = await refusedPatch("TrainingJob", "ports", { startCommand: "python x.py" });
     expect(added.message).toContain("spec.startCommand: Invalid value");
     expect(added.message).toContain("startCommand is immutable");

@@ -162,7 +162,7 @@ describe("ports and exposure", () => {
     });
     expect(followed.slices.every((s) => s.metadata?.name?.endsWith("-9000"))).toBe(true);
 
-    await patchSpec(op.manager.kube, ns, "ports", { exposePorts: false });
+    await patchSpec(op.manager.kube, ns, "ports", { ports: [] });
     await eventually(async () => {
       const e = await exposure("ports");
       return e.services.length === 0 && e.slices.length === 0;
