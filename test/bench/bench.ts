@@ -9,7 +9,7 @@
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { apiServerWrites, writesBetween } from "../support/apiserver-writes.js";
 import { runBaseline } from "./baseline.js";
@@ -29,6 +29,7 @@ const { values: flags } = parseArgs({
     "baseline-poll-ms": { type: "string" },
     "timeout-seconds": { type: "string" },
     "skip-baseline": { type: "boolean" },
+    "operator-config": { type: "string" },
   },
 });
 
@@ -49,6 +50,7 @@ const options = {
   baselinePollMs: num(flags["baseline-poll-ms"], "AIDC_BENCH_BASELINE_POLL_MS", 1000),
   timeoutMs: num(flags["timeout-seconds"], "AIDC_BENCH_TIMEOUT_SECONDS", 1800) * 1000,
   skipBaseline: flags["skip-baseline"] ?? false,
+  operatorConfig: flags["operator-config"] ?? env.AIDC_BENCH_OPERATOR_CONFIG,
 };
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -107,6 +109,7 @@ async function main(): Promise<number> {
       idleMs: options.idleMs,
       timeoutMs: options.timeoutMs,
       ...(options.pollIntervalMs > 0 ? { pollIntervalMs: options.pollIntervalMs } : {}),
+      ...(options.operatorConfig ? { configFile: resolve(options.operatorConfig) } : {}),
       logFile: operatorLog,
       progress,
     });

@@ -24,6 +24,8 @@ export interface OperatorPhaseOptions {
   timeoutMs: number;
   /** AIDC_POLL_INTERVAL_MS, when set (default: the operator's own). */
   pollIntervalMs?: number;
+  /** An operator config file (AIDC_CONFIG), e.g. to change `kube.qps`. */
+  configFile?: string;
   logFile: string;
   progress: (line: string) => void;
 }
@@ -53,6 +55,7 @@ export async function runOperatorPhase(
       AIDC_WATCH_NAMESPACES: o.namespace,
       AIDC_CONCURRENCY: String(o.concurrency),
       ...(o.pollIntervalMs ? { AIDC_POLL_INTERVAL_MS: String(o.pollIntervalMs) } : {}),
+      ...(o.configFile ? { AIDC_CONFIG: o.configFile } : {}),
     },
   });
   const trackers = [NAS, JOB].map((res) => new ReadyTracker(env.kc, env.kube, res, o.namespace));
