@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { percentile } from "../bench/ready-tracker.js";
+import { writesBetween } from "../support/apiserver-writes.js";
+import { processStats } from "../support/operator-process.js";
+import { samples, sumBy, sumOf } from "../support/prometheus.js";
+
+const METRICS = `# HELP controller_runtime_reconcile_total Total reconciles.
+# TYPE controller_runtime_reconcile_total counter
+controller_runtime_reconcile_total{controller="nasvolume",result="success"} 12
+controller_runtime_reconcile_total{controller="nasvolume",result="requeue_after"} 30
+controller_runtime_reconcile_total{controller="trainingjob",result="error"} 2
+controller_runtime_reconcile_total_extra{controller="nasvolume"} 1000
+apiserver_request_total{code="200",group="aidc.io",resource="nasvolumes",subresource="status",verb="PATCH"} 7
+`;
+
+describe("the benchmark's figures", () => {
+  it("percentiles use the nearest rank, and an empty set has none", () => {
+    const v = [5, 1, 4, 2, 3, 6, 7, 8, 9, 10];
+    expect(percentile(v, 50)).toBe(5);
+    expect(percentile(v, 95)).toBe(10);
+    expect(percentile(v, 0)).toBe(1);
+    expect(percentile([], 50)).toBeNaN();
+  });
+
+  it("sums a metric by label, ignoring metrics whose name only starts the same", () => {
+    expect(sumOf(METRICS, "controller_runtime_reconcile_total")).toBe(44);
+    expect(sumOf(METRICS, "controller_runtime_reconcile_total", { controller: "nasvolume" })).toBe(
+      42,
+    );
+    expect(sumBy(METRICS, "controller_runtime_reconcile_total", "controller")).toEqual({
+      nasvolume: 42,
+      trainingjob: 2,
+    });
+    expect(samples(METRICS, "apiserver_request_total")[0]?.labels).toMatchObject({
+      group: "aidc.io",
+      subresource: "status",
+      verb: "PATCH",
+    });
+  });
+
+  it("the writes between two readings are the differences, zero ones left out", () => {
+    expect(
+      writesBetween(
+        { total: 5, byResource: { nasvolumes: 3, "nasvolumes/status": 2 } },
+        { total: 9, byResource: { nasvolumes: 3, "nasvolumes/status": 5, trainingjobs: 1 } },
+      ),
+    ).toEqual({ total: 4, byResource: { "nasvolumes/status": 3, trainingjobs: 1 } });
+  });
+
+  it("reads peak RSS and CPU time of a live process from /proc, and nothing of a gone one", async () => {
+    const own = await processStats(process.pid);
+    expect(own?.peakRssMiB).toBeGreaterThan(10);
+    expect(own?.rssMiB).toBeLessThanOrEqual(own?.peakRssMiB ?? 0);
+    expect(own?.cpuSeconds).toBeGreaterThan(0);
+    expect(await processStats(2 ** 22 + 17)).toBeUndefined();
+  });
+});
