@@ -1,6 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
 import type { Command } from "commander";
-import type { Logger } from "pino";
+import type { DestinationStream, Logger } from "pino";
 import { apiKeyReader, checkApiKey, watchApiKey } from "../config/api-key.js";
 import { ConfigError, loadConfig } from "../config/load.js";
 import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
@@ -57,6 +57,8 @@ export interface RunOptions {
   stopSignal?: Promise<unknown>;
   /** Called once the manager has started (tests). */
   onStarted?: (manager: Manager) => void;
+  /** Where the JSON log lines go; default stdout (tests pass a stream to read them). */
+  logDestination?: DestinationStream;
 }
 
 /**
@@ -72,7 +74,10 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     env,
     ...(options.flags ? { flags: options.flags } : {}),
   });
-  const log = createLogger({ level: config.log.level });
+  const log = createLogger({
+    level: config.log.level,
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
   const apiKey = apiKeyReader(config, env);
   await checkApiKey(apiKey, config);
 

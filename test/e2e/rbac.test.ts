@@ -20,10 +20,12 @@ import { adminKubeConfig, createNamespace } from "../support/kube.js";
  * are asked as the ServiceAccount itself (impersonation and SelfSubjectAccessReview),
  * the way the operator will run in the e2e tests.
  *
- * Not here yet: "the operator, run as the chart's ServiceAccount, reconciles every
- * sample to Ready" needs the controllers (issues 6-8). It will start the operator with
- * `operatorKubeConfigFor(serviceAccount)` against the emulator, apply deploy/samples
- * and wait for Ready=True, so that a rule missing from permissions.ts fails with 403.
+ * The rules in use: test/e2e/operator-as-chart-serviceaccount.test.ts runs the operator
+ * with `operatorKubeConfigFor(serviceAccount)` against the emulator (leader election on
+ * the chart's Lease, watchNamespaces empty and set), applies deploy/samples and waits
+ * for Ready=True with no 403, so that a rule missing from permissions.ts fails there;
+ * src/controllers/registry-permissions.test.ts checks that the rules cover what every
+ * registered controller declares.
  */
 
 const API_KEY_SECRET = "service-api-key";

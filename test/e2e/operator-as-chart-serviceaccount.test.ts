@@ -1,0 +1,346 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as k8s from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runOperator } from "../../src/cli/run.js";
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import type { Manager } from "../../src/runtime/manager.js";
+import {
+  CHART_DIR,
+  installChartCrds,
+  operatorKubeConfigFor,
+  randomSuffix,
+  runTool,
+  type ServiceAccountRef,
+  setArgs,
+} from "../support/chart.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+
+/**
+ * Issue 9's proof of least privilege in use: the chart is installed with `helm install`,
+ * and the operator (runOperator, leader election on the chart's Lease, the chart's
+ * rendered config file) runs with a kubeconfig that impersonates the chart's
+ * ServiceAccount, so every call it makes gets exactly the chart's RBAC. The samples of
+ * deploy/samples, applied by an admin, must all become Ready=True for their current
+ * generation, and no request of the operator may be refused: a rule missing from
+ * src/controllers/permissions.ts fails here. The last test removes one rule from the
+ * installed ClusterRole and sees the operator refused, so that the first can fail.
+ */
+
+const API_KEY = "chart-e2e-key-0123456789abcdef";
+const SAMPLES = "deploy/samples";
+/** Minimal shape of a sample as `kubectl get -o json` returns it. */
+interface SampleObject {
+  kind: string;
+  metadata: { name: string; generation?: number };
+  status?: {
+    conditions?: { type: string; status: string; observedGeneration?: number; message?: string }[];
+  };
+}
+
+/** A log line that records a refusal by the API server (403 Forbidden). */
+const FORBIDDEN = /forbidden|"(?:status)?code":\s*403\b/i;
+
+/** One installed release and an operator running as its ServiceAccount. */
+interface ChartOperator {
+  release: string;
+  namespace: string;
+  serviceAccount: ServiceAccountRef;
+  manager: () => Manager | undefined;
+  /** Every JSON log line the operator wrote. */
+  logs: string[];
+  stop(): Promise<number>;
+}
+
+/** `helm install` of the chart as `release` into `namespace`, with the API-key Secret. */
+async function installRelease(
+  release: string,
+  namespace: string,
+  values: Record<string, string>,
+): Promise<ServiceAccountRef> {
+  const core = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
+  await core.createNamespacedSecret({
+    namespace,
+    body: { metadata: { name: "service-api-key" }, stringData: { "api-key": API_KEY } },
+  });
+  await runTool("helm", [
+    "install",
+    release,
+    CHART_DIR,
+    "--namespace",
+    namespace,
+    ...setArgs({ apiKeySecret: "service-api-key", ...values }),
+  ]);
+  return { namespace, name: `${release}-aidc-operator` };
+}
+
+/**
+ * Runs the operator as the release's ServiceAccount, the way the chart's pod does: the
+ * chart's rendered config file (from its ConfigMap), POD_NAME and POD_NAMESPACE set, the
+ * API key in a file (read from the Secret by the ServiceAccount itself). Only the
+ * service URL (the emulator) and a short poll interval are set beside it.
+ */
+async function startChartOperator(
+  release: string,
+  namespace: string,
+  serviceAccount: ServiceAccountRef,
+  emulator: RunningEmulator,
+  dir: string,
+): Promise<ChartOperator> {
+  const asOperator = operatorKubeConfigFor(serviceAccount);
+  const kubeconfig = join(dir, `${release}.kubeconfig`);
+  await writeFile(kubeconfig, asOperator.exportConfig(), { mode: 0o600 });
+
+  const admin = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
+  const configMap = await admin.readNamespacedConfigMap({
+    namespace,
+    name: `${release}-aidc-operator-config`,
+  });
+  const configFile = join(dir, `${release}-config.yaml`);
+  await writeFile(configFile, configMap.data?.["config.yaml"] ?? "");
+
+  const secret = await asOperator
+    .makeApiClient(k8s.CoreV1Api)
+    .readNamespacedSecret({ namespace, name: "service-api-key" });
+  const keyFile = join(dir, `${release}-api-key`);
+  await writeFile(keyFile, Buffer.from(secret.data?.["api-key"] ?? "", "base64"), {
+    mode: 0o600,
+  });
+
+  const logs: string[] = [];
+  let manager: Manager | undefined;
+  let stop: () => void = () => undefined;
+  const exited = runOperator({
+    configFile,
+    kubeconfig,
+    env: {
+      POD_NAME: `${release}-0`,
+      POD_NAMESPACE: namespace,
+      AIDC_API_KEY_FILE: keyFile,
+      AIDC_SERVICE_BASE_URL: emulator.url,
+      AIDC_POLL_INTERVAL_MS: "1000",
+      AIDC_METRICS_PORT: String(await freePort()),
+      AIDC_LOG_LEVEL: "debug",
+    },
+    stopSignal: new Promise<void>((r) => {
+      stop = r;
+    }),
+    onStarted: (m) => {
+      manager = m;
+    },
+    logDestination: { write: (line: string) => void logs.push(line) },
+  });
+  return {
+    release,
+    namespace,
+    serviceAccount,
+    manager: () => manager,
+    logs,
+    stop: async () => {
+      stop();
+      return exited;
+    },
+  };
+}
+
+/** The samples in `namespace` as the API server has them. */
+async function samplesIn(namespace: string): Promise<SampleObject[]> {
+  const { stdout } = await runTool("kubectl", [
+    "get",
+    "-k",
+    SAMPLES,
+    "-n",
+    namespace,
+    "-o",
+    "json",
+  ]);
+  return (JSON.parse(stdout) as { items: SampleObject[] }).items;
+}
+
+/** Why `obj` is not Ready for its current generation; undefined when it is. */
+function notReady(obj: SampleObject): string | undefined {
+  const ready = obj.status?.conditions?.find((c) => c.type === "Ready");
+  if (ready?.status === "True" && ready.observedGeneration === obj.metadata.generation) {
+    return undefined;
+  }
+  return `${obj.kind}/${obj.metadata.name}: Ready=${ready?.status ?? "none"} (generation ${obj.metadata.generation}, observed ${ready?.observedGeneration}) ${ready?.message ?? ""}`;
+}
+
+/** Waits until every sample in `namespace` is Ready; fails with the ones that are not. */
+async function expectSamplesReady(namespace: string, timeoutMs = 90_000): Promise<void> {
+  let last: string[] = [];
+  try {
+    await eventually(
+      async () => {
+        const objects = await samplesIn(namespace);
+        last = objects.map(notReady).filter((m): m is string => m !== undefined);
+        return objects.length === 4 && last.length === 0;
+      },
+      timeoutMs,
+      1000,
+    );
+  } catch {
+    expect(last, "samples not Ready").toEqual([]);
+  }
+}
+
+describe("the operator run as the chart's ServiceAccount", () => {
+  const admin = adminKubeConfig();
+  const installed: { release: string; namespace: string }[] = [];
+  let dir = "";
+
+  beforeAll(async () => {
+    await installChartCrds();
+    dir = await mkdtemp(join(tmpdir(), "aidc-chart-op-"));
+  });
+
+  afterAll(async () => {
+    for (const { release, namespace } of installed) {
+      await runTool("helm", ["uninstall", release, "--namespace", namespace]).catch(
+        () => undefined,
+      );
+    }
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * Starts an emulator of its own (the samples' service names are unique per service)
+   * and the operator of a release; `stop()` stops both and resolves with the exit code.
+   */
+  async function startWithEmulator(
+    release: string,
+    namespace: string,
+    sa: ServiceAccountRef,
+  ): Promise<ChartOperator> {
+    const emulator = await startEmulator({ apiKey: API_KEY, subscriptionDelayMs: 300 });
+    const op = await startChartOperator(release, namespace, sa, emulator, dir);
+    let stopped: Promise<number> | undefined;
+    return {
+      ...op,
+      stop: () => {
+        stopped ??= op.stop().finally(() => emulator.stop());
+        return stopped;
+      },
+    };
+  }
+
+  describe("watching all namespaces (watchNamespaces empty)", () => {
+    let op: ChartOperator;
+    let team = "";
+
+    beforeAll(async () => {
+      const namespace = await createNamespace(admin, "chart-op");
+      const release = `all-${randomSuffix()}`;
+      const sa = await installRelease(release, namespace, {});
+      installed.push({ release, namespace });
+      op = await startWithEmulator(release, namespace, sa);
+      team = await createNamespace(admin, "team");
+      return async () => {
+        await op.stop();
+      };
+    });
+
+    it("reconciles every sample to Ready with no request refused", async () => {
+      await runTool("kubectl", ["apply", "-n", team, "-k", SAMPLES]);
+      await expectSamplesReady(team);
+      expect(op.logs.filter((l) => FORBIDDEN.test(l))).toEqual([]);
+      // What the operator writes beside status went through too: Events, and the
+      // Service of the TrainingJob sample's exposed port.
+      const events = await admin
+        .makeApiClient(k8s.EventsV1Api)
+        .listNamespacedEvent({ namespace: team });
+      expect(events.items.length).toBeGreaterThan(0);
+      const services = await admin
+        .makeApiClient(k8s.CoreV1Api)
+        .listNamespacedService({ namespace: team });
+      expect(services.items.length).toBeGreaterThan(0);
+    });
+
+    it("leads on the chart's Lease in the release namespace", async () => {
+      const leases = admin.makeApiClient(k8s.CoordinationV1Api);
+      const lease = await leases.readNamespacedLease({
+        namespace: op.namespace,
+        name: `${op.release}-aidc-operator-leader`,
+      });
+      expect(lease.spec?.holderIdentity).toMatch(new RegExp(`^${op.release}-0_`));
+    });
+
+    it("writes the API key into no log line", () => {
+      expect(op.logs.length).toBeGreaterThan(10);
+      expect(op.logs.filter((l) => l.includes(API_KEY))).toEqual([]);
+    });
+
+    it("is refused, and leaves the object not Ready, once a rule is taken out of the ClusterRole", async () => {
+      const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+      const name = `${op.release}-aidc-operator`;
+      const role = await rbac.readClusterRole({ name });
+      const without = (role.rules ?? []).filter(
+        (r) => !(r.apiGroups?.includes("aidc.io") && r.resources?.includes("nasvolumes/status")),
+      );
+      expect(without.length).toBe((role.rules ?? []).length - 1);
+      await rbac.replaceClusterRole({ name, body: { ...role, rules: without } });
+
+      const custom = admin.makeApiClient(k8s.CustomObjectsApi);
+      const before = op.logs.length;
+      await custom.createNamespacedCustomObject({
+        group: "aidc.io",
+        version: "v1alpha1",
+        plural: "nasvolumes",
+        namespace: team,
+        body: {
+          apiVersion: "aidc.io/v1alpha1",
+          kind: "NasVolume",
+          metadata: { name: "no-status-rule" },
+          spec: { productCode: "nas.capacity.standard", capacityGB: 10, mountPath: "/mnt/x" },
+        },
+      });
+      await eventually(
+        async () =>
+          op.logs.slice(before).some((l) => FORBIDDEN.test(l) && l.includes("nasvolumes/status")),
+        30_000,
+      );
+      const obj = (await custom.getNamespacedCustomObject({
+        group: "aidc.io",
+        version: "v1alpha1",
+        plural: "nasvolumes",
+        namespace: team,
+        name: "no-status-rule",
+      })) as SampleObject;
+      expect(notReady(obj)).toBeDefined();
+    });
+  });
+
+  describe("watching one namespace (watchNamespaces set)", () => {
+    let op: ChartOperator;
+    let watched = "";
+
+    beforeAll(async () => {
+      const namespace = await createNamespace(admin, "chart-op-scoped");
+      watched = await createNamespace(admin, "team-watched");
+      const release = `one-${randomSuffix()}`;
+      const sa = await installRelease(release, namespace, { "watchNamespaces[0]": watched });
+      installed.push({ release, namespace });
+      op = await startWithEmulator(release, namespace, sa);
+      return async () => {
+        await op.stop();
+      };
+    });
+
+    it("reconciles every sample in the watched namespace to Ready with no request refused", async () => {
+      await runTool("kubectl", ["apply", "-n", watched, "-k", SAMPLES]);
+      await expectSamplesReady(watched);
+      expect(op.logs.filter((l) => FORBIDDEN.test(l))).toEqual([]);
+    });
+
+    it("stops with exit code 0 and releases the chart's Lease", async () => {
+      expect(await op.stop()).toBe(0);
+      const lease = await admin.makeApiClient(k8s.CoordinationV1Api).readNamespacedLease({
+        namespace: op.namespace,
+        name: `${op.release}-aidc-operator-leader`,
+      });
+      expect(lease.spec?.holderIdentity).toBeUndefined();
+    });
+  });
+});
