@@ -5,11 +5,13 @@
  * fixed seed. The API server is shared by the integration run, so it is not restarted
  * here; the script does that.
  */
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { applySeed } from "../../src/emulator/seeding.js";
 import { type BenchEnvironment, startEnvironment } from "../bench/environment.js";
+import { checkInvariants } from "../chaos/checks.js";
 import { runChaos } from "../chaos/scenario.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
@@ -59,5 +61,27 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
     // The kills really happened after creates were answered, and faults were injected.
     expect(report.createCalls).toBeGreaterThanOrEqual(5);
     expect(report.faultsInjected).toBeGreaterThan(0);
+  });
+
+  it("the checks name a second remote resource, a stray one and a logged key", async () => {
+    // After the run above: one more NAS under an object's name, one under no object's.
+    applySeed(env.emulator.state, { nas: [{ name: "det-nas-0" }, { name: "det-nas-99" }] });
+    const logFile = join(await mkdtemp(join(tmpdir(), "aidc-chaos-test-")), "leak.log");
+    await writeFile(logFile, `{"msg":"oops","key":"${env.apiKey}"}\n`);
+    const findings = await checkInvariants({
+      kube: env.kube,
+      emulator: env.emulator,
+      namespace,
+      prefix: "det",
+      nas: 5,
+      jobs: 2,
+      apiKey: env.apiKey,
+      logFile,
+    });
+    expect(findings.violations).toEqual([
+      "det-nas-0: 2 remote resources (expected exactly 1)",
+      expect.stringMatching(/^remote resource without an object: det-nas-99 /),
+      "the API key is in 1 log line(s)",
+    ]);
   });
 });
