@@ -1,0 +1,91 @@
+import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type Playground, startPlayground } from "../../src/cli/dev.js";
+import { eventually } from "../support/kube.js";
+
+/**
+ * `npm run dev` (startPlayground of src/cli/dev.ts), the README's first command: its own
+ * control plane, the emulator, the CRDs, the operator and the samples. Every sample
+ * becomes Ready, and stop() leaves no etcd or kube-apiserver behind and removes the
+ * playground's temporary directory.
+ */
+
+/** Minimal shape of an aidc resource as `kubectl get -o json` returns it. */
+interface AidcObject {
+  kind: string;
+  metadata: { name: string; namespace: string; generation?: number };
+  status?: { conditions?: { type: string; status: string; observedGeneration?: number }[] };
+}
+
+/** Pids and names of the processes whose command line mentions `dir`. */
+async function processesUsing(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.includes(dir)) {
+      found.push(`${entry} ${cmdline.split("\0")[0]?.split("/").pop() ?? ""}`);
+    }
+  }
+  return found;
+}
+
+/** Why `obj` is not Ready for its current generation; undefined when it is. */
+function notReady(obj: AidcObject): string | undefined {
+  const ready = obj.status?.conditions?.find((c) => c.type === "Ready");
+  if (ready?.status === "True" && ready.observedGeneration === obj.metadata.generation) {
+    return undefined;
+  }
+  return `${obj.kind}/${obj.metadata.name}: Ready=${ready?.status ?? "none"}`;
+}
+
+describe("the local playground (npm run dev)", () => {
+  let pg: Playground | undefined;
+  const lines: string[] = [];
+
+  afterAll(async () => {
+    await pg?.stop();
+  });
+
+  it("brings every sample to Ready within a minute", async () => {
+    // The playground's operator logs to stdout at warn; keep the test output to errors.
+    const level = process.env.AIDC_LOG_LEVEL;
+    process.env.AIDC_LOG_LEVEL = "error";
+    try {
+      pg = await startPlayground({ out: (line) => lines.push(line) });
+    } finally {
+      if (level === undefined) delete process.env.AIDC_LOG_LEVEL;
+      else process.env.AIDC_LOG_LEVEL = level;
+    }
+    const playground = pg;
+    expect(lines).toEqual(
+      expect.arrayContaining(["CRDs installed", "samples applied in namespace default"]),
+    );
+    let pending: string[] = ["nothing listed yet"];
+    await eventually(
+      async () => {
+        const json = await playground.kubectl(["get", "aidc", "-A", "-o", "json"]);
+        const items = (JSON.parse(json) as { items: AidcObject[] }).items;
+        pending = items.map(notReady).filter((m): m is string => m !== undefined);
+        return items.length === 4 && pending.length === 0;
+      },
+      60_000,
+      1000,
+    ).catch(() => undefined);
+    expect(pending, "samples not Ready after 60 s").toEqual([]);
+  });
+
+  it("stops the control plane's processes and removes its directory", async () => {
+    const playground = pg as Playground;
+    const dir = dirname(playground.kubeconfigPath);
+    const before = await processesUsing(dir);
+    expect(before.join("\n")).toMatch(/etcd/);
+    expect(before.join("\n")).toMatch(/kube-apiserver/);
+    await playground.stop();
+    pg = undefined;
+    expect(await processesUsing(dir)).toEqual([]);
+    expect(existsSync(dir)).toBe(false);
+  });
+});
