@@ -1,0 +1,117 @@
+-- Argo CD health check of @GROUP@/@KIND@ (aidc-operator), for Argo CD's Lua 5.1 VM.
+-- Install: the key resource.customizations.health.@GROUP@_@KIND@ of argocd-cm
+-- (deploy/argocd/argocd-cm-patch.yaml; see docs/argocd.md).
+--
+--   Healthy      Ready=True and status.observedGeneration == metadata.generation
+--   Degraded     Ready or Synced is False with a terminal reason (below)
+--   Progressing  anything else, including no status yet and a status older than
+--                the spec
+-- and, once status.observedGeneration == metadata.generation, the kind's own states
+-- that kindRule (below) reads, which go before the Healthy of Ready=True.
+
+-- Conditions: Ready reflects the remote resource, Synced the last
+-- reconcile. A reason that ends in one of these suffixes is terminal: the operator
+-- will not succeed without a change of the spec or of the API-key Secret.
+local TERMINAL_REASON_SUFFIXES = {
+  "Failed", "Refused", "Forbidden", "Terminal", "InvalidSpec", "OutcomeUnknown",
+}
+
+local function isTerminal(reason)
+  if type(reason) ~= "string" then
+    return false
+  end
+  for _, suffix in ipairs(TERMINAL_REASON_SUFFIXES) do
+    if #reason >= #suffix and string.sub(reason, -#suffix) == suffix then
+      return true
+    end
+  end
+  return false
+end
+
+local function describe(c)
+  local text = c.type .. " is " .. tostring(c.status)
+  if c.reason ~= nil and c.reason ~= "" then
+    text = text .. " (" .. c.reason .. ")"
+  end
+  if c.message ~= nil and c.message ~= "" then
+    text = text .. ": " .. c.message
+  end
+  return text
+end
+
+-- ": " and the message of the Ready condition, or "" when it has none: what a
+-- kind's Degraded state adds to its own message.
+local function readyDetail(ready)
+  return (ready and ready.message and ready.message ~= "" and (": " .. ready.message) or "")
+end
+
+-- The kind's own states: kindRule(status, ready) returns a health status and a
+-- message, or nil when they decide nothing.
+-- @KIND_RULE@ (scripts/generate-argocd.ts puts deploy/argocd/health/src/<kind>.lua here)
+
+local hs = {}
+local generation = obj.metadata and obj.metadata.generation
+local status = obj.status
+if status == nil then
+  hs.status = "Progressing"
+  hs.message = "Waiting for the operator to reconcile"
+  return hs
+end
+
+-- A condition set for an older generation says nothing about the current spec.
+local function current(c)
+  local observed = c.observedGeneration
+  if observed == nil then
+    observed = status.observedGeneration
+  end
+  return observed == nil or generation == nil or observed >= generation
+end
+
+local ready, synced
+if status.conditions ~= nil then
+  for _, c in ipairs(status.conditions) do
+    if c.type == "Ready" then
+      ready = c
+    elseif c.type == "Synced" then
+      synced = c
+    end
+  end
+end
+
+for _, c in ipairs({ synced or false, ready or false }) do
+  if c and c.status == "False" and isTerminal(c.reason) and current(c) then
+    hs.status = "Degraded"
+    hs.message = describe(c)
+    return hs
+  end
+end
+
+local upToDate = generation == nil or status.observedGeneration == generation
+
+-- The kind's own state, once the status is current.
+if upToDate then
+  local health, message = kindRule(status, ready)
+  if health ~= nil then
+    hs.status = health
+    hs.message = message
+    return hs
+  end
+end
+
+if ready ~= nil and ready.status == "True" and upToDate then
+  hs.status = "Healthy"
+  hs.message = describe(ready)
+  return hs
+end
+
+hs.status = "Progressing"
+if not upToDate then
+  hs.message = "Waiting for the operator to observe generation " .. tostring(generation)
+elseif synced ~= nil and synced.status == "False" then
+  hs.message = describe(synced)
+elseif ready ~= nil then
+  hs.message = describe(ready)
+else
+  hs.message = "Waiting for the operator to report Ready"
+end
+return hs

@@ -1,0 +1,4 @@
+-- TrainingTemplate: no state of its own; Ready and Synced say all.
+local function kindRule(status, ready)
+  return nil
+end
