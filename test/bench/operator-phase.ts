@@ -100,7 +100,16 @@ export async function runOperatorPhase(
     const jobNames = Array.from({ length: o.n }, (_, i) => jobName(o.prefix, i));
     const deadline = started + o.timeoutMs;
     let lastReport = 0;
+    let exitCode: number | string | undefined;
+    void operator.exited.then((code) => {
+      exitCode = code;
+    });
     for (;;) {
+      if (exitCode !== undefined) {
+        throw new Error(
+          `the operator exited (${exitCode}) before all were Ready; see ${o.logFile}`,
+        );
+      }
       const waiting = nasTracker.notReady(nasNames).length + jobTracker.notReady(jobNames).length;
       if (waiting === 0 || Date.now() > deadline) break;
       if (Date.now() - lastReport > 10_000) {
@@ -153,12 +162,14 @@ export async function runOperatorPhase(
       kubeWrites: operatorWrites,
       kubeWritesPerResource: perResource(operatorWrites),
       kubeWritesByResource: applyWrites.byResource,
+      kubeWritesRefused: applyWrites.refused,
       eventWrites: writesBetween(before.eventWrites, converged.eventWrites).total,
       objectChangesPerResource: perResource(converged.changes - before.changes),
       changedFields: diff(before.fields, converged.fields),
       idle: {
         windowMs: idle.at - converged.at,
         kubeWrites: idleWrites.total,
+        kubeWritesRefused: idleWrites.refused,
         kubeWritesByResource: idleWrites.byResource,
         eventWrites: idleEvents.total,
         objectChanges: idle.changes - converged.changes,

@@ -14,13 +14,15 @@ const WRITE_VERBS = new Set(["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETEC
 export interface WriteCounts {
   total: number;
   byResource: Record<string, number>;
+  /** Of `total`, the ones the API server refused (code >= 400, e.g. 409 Conflict). */
+  refused: number;
 }
 
 /** Counts write requests to `group` (e.g. `aidc.io`, `events.k8s.io`) since the API server started. */
 export async function apiServerWrites(kc: k8s.KubeConfig, group: string): Promise<WriteCounts> {
   const res = await kubeRequest(kc, "GET", "/metrics", { accept: "text/plain" });
   if (res.status !== 200) throw new Error(`GET /metrics of the API server: ${res.status}`);
-  const out: WriteCounts = { total: 0, byResource: {} };
+  const out: WriteCounts = { total: 0, byResource: {}, refused: 0 };
   for (const s of samples(res.body, "apiserver_request_total")) {
     if (s.labels.group !== group || !WRITE_VERBS.has(s.labels.verb ?? "")) continue;
     const key = s.labels.subresource
@@ -28,6 +30,7 @@ export async function apiServerWrites(kc: k8s.KubeConfig, group: string): Promis
       : (s.labels.resource ?? "");
     out.byResource[key] = (out.byResource[key] ?? 0) + s.value;
     out.total += s.value;
+    if (Number(s.labels.code) >= 400) out.refused += s.value;
   }
   return out;
 }
@@ -39,5 +42,9 @@ export function writesBetween(before: WriteCounts, after: WriteCounts): WriteCou
     const d = v - (before.byResource[k] ?? 0);
     if (d !== 0) byResource[k] = d;
   }
-  return { total: after.total - before.total, byResource };
+  return {
+    total: after.total - before.total,
+    byResource,
+    refused: after.refused - before.refused,
+  };
 }

@@ -41,10 +41,14 @@ describe("the benchmark's figures", () => {
   it("the writes between two readings are the differences, zero ones left out", () => {
     expect(
       writesBetween(
-        { total: 5, byResource: { nasvolumes: 3, "nasvolumes/status": 2 } },
-        { total: 9, byResource: { nasvolumes: 3, "nasvolumes/status": 5, trainingjobs: 1 } },
+        { total: 5, byResource: { nasvolumes: 3, "nasvolumes/status": 2 }, refused: 1 },
+        {
+          total: 9,
+          byResource: { nasvolumes: 3, "nasvolumes/status": 5, trainingjobs: 1 },
+          refused: 2,
+        },
       ),
-    ).toEqual({ total: 4, byResource: { "nasvolumes/status": 3, trainingjobs: 1 } });
+    ).toEqual({ total: 4, byResource: { "nasvolumes/status": 3, trainingjobs: 1 }, refused: 1 });
   });
 
   it("reads peak RSS and CPU time of a live process from /proc, and nothing of a gone one", async () => {
