@@ -9,6 +9,7 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator/server.j
 import type { Manager } from "../../src/runtime/manager.js";
 import {
   CHART_DIR,
+  canI,
   installChartCrds,
   operatorKubeConfigFor,
   randomSuffix,
@@ -262,6 +263,25 @@ describe("the operator run as the chart's ServiceAccount", () => {
         .makeApiClient(k8s.CoreV1Api)
         .listNamespacedService({ namespace: team });
       expect(services.items.length).toBeGreaterThan(0);
+    });
+
+    it("lets the ServiceAccount do everything the running Manager declares, where it watches", async () => {
+      const declared = op.manager()?.permissions() ?? [];
+      expect(declared.length).toBeGreaterThan(10);
+      const denied: string[] = [];
+      for (const rule of declared) {
+        for (const group of rule.apiGroups) {
+          for (const resource of rule.resources) {
+            for (const verb of rule.verbs) {
+              const access = { verb, group, resource, namespace: team };
+              if (!(await canI(operatorKubeConfigFor(op.serviceAccount), access))) {
+                denied.push(`${verb} ${group || "core"}/${resource}`);
+              }
+            }
+          }
+        }
+      }
+      expect(denied).toEqual([]);
     });
 
     it("leads on the chart's Lease in the release namespace", async () => {
