@@ -11,6 +11,7 @@ import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
 import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
 import type { StoreEvent } from "./store.js";
 import { WorkQueue } from "./workqueue.js";
+import { ConflictError } from "./writes.js";
 
 /** Shared services and settings a running controller needs (the manager provides them). */
 export interface ControllerRuntime {
@@ -221,6 +222,13 @@ export class RunningController {
         );
       } else {
         const retryInMs = queue.addRateLimited(keyString);
+        // A conflict only means the cache was behind the object (often our own last
+        // write): the retry follows at once, so it is no warning, no Event and no
+        // error-policy write (which would conflict the same way).
+        if (err instanceof ConflictError) {
+          log.debug({ err, reason, retryInMs }, "reconcile conflicted; will retry");
+          return;
+        }
         log.warn({ err, reason, retryInMs }, "reconcile failed; will retry");
       }
       if (obj) this.rt.events.warning(obj, reason, errorMessage(err));
@@ -228,7 +236,11 @@ export class RunningController {
         try {
           await def.errorPolicy(key, err, ctx);
         } catch (policyErr) {
-          log.error({ err: policyErr }, "error policy failed");
+          if (policyErr instanceof ConflictError) {
+            log.debug({ err: policyErr }, "error policy conflicted; the retry records it");
+          } else {
+            log.error({ err: policyErr }, "error policy failed");
+          }
         }
       }
     } finally {

@@ -15,6 +15,7 @@ import {
   type ResourceDescriptor,
   resourceId,
 } from "./resource.js";
+import { ConflictError } from "./writes.js";
 
 const widgets: ResourceDescriptor = {
   group: "test.aidc.io",
@@ -175,6 +176,26 @@ describe("a running controller", () => {
       'controller_runtime_reconcile_total{controller="widgets",result="success"} 1',
     );
     expect(text).toContain('workqueue_retries_total{controller="widgets",name="widgets"} 3');
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("retries a write conflict at once without a Warning event or an error-policy write", async () => {
+    let calls = 0;
+    const h = harness(async () => {
+      calls += 1;
+      if (calls === 1) throw new ConflictError("status update", new Error("409"));
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await vi.advanceTimersByTimeAsync(200);
+    await h.events.flush();
+    expect(calls).toBe(2);
+    expect(h.created).toHaveLength(0);
+    expect(h.policyCalls).toEqual([]);
     await h.running.stop(1_000);
     await h.cache.stop();
   });
