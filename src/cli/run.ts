@@ -28,6 +28,7 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       baseUrl: s.baseUrl,
       apiKey: deps.apiKey,
       timeoutMs: s.timeoutMs,
+      catalogTtlMs: s.catalogTtlMs,
       retry: s.retry,
       rateLimit: s.rateLimit,
       endpoints: s.endpoints,

@@ -40,7 +40,18 @@ export interface ServiceClientOptions {
   random?: () => number;
   /** How waits happen (tests). */
   sleep?: Sleep;
+  /**
+   * How long a product catalog answer (training and NAS product lists) is reused, in
+   * ms; concurrent asks share one request. Default 30 000; 0 reads it every time.
+   * Availability (nas-storage-available) is never cached.
+   */
+  catalogTtlMs?: number;
+  /** Clock of the catalog cache (tests). Default Date.now. */
+  now?: () => number;
 }
+
+/** Default reuse of a product catalog answer. */
+export const DEFAULT_CATALOG_TTL_MS = 30_000;
 
 /** Default client-side rate limit: the spec names none, this stays well clear of abuse. */
 export const DEFAULT_RATE_LIMIT: RateLimit = { ratePerSecond: 50, burst: 100 };
@@ -66,10 +77,15 @@ export function listOf<T extends z.ZodType>(item: T) {
 export class ServiceClientCore {
   private readonly transport: ServiceTransport;
   private readonly endpoints: Record<EndpointName, EndpointDefinition | null>;
+  private readonly catalogTtlMs: number;
+  private readonly now: () => number;
+  private readonly catalog = new Map<string, { at: number; answer: Promise<unknown> }>();
 
   /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
   constructor(options: ServiceClientOptions) {
     this.endpoints = resolveEndpointTable(options.endpoints);
+    this.catalogTtlMs = options.catalogTtlMs ?? DEFAULT_CATALOG_TTL_MS;
+    this.now = options.now ?? Date.now;
     this.transport = new ServiceTransport({
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
@@ -82,6 +98,23 @@ export class ServiceClientCore {
       ...(options.random ? { random: options.random } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
     });
+  }
+
+  /**
+   * A catalog read through the TTL cache: an answer younger than `catalogTtlMs` is
+   * reused, one in flight is shared, and a failed one is forgotten at once.
+   */
+  protected cachedCatalog<T>(key: string, read: () => Promise<T>): Promise<T> {
+    if (this.catalogTtlMs <= 0) return read();
+    const now = this.now();
+    const hit = this.catalog.get(key);
+    if (hit && now - hit.at < this.catalogTtlMs) return hit.answer as Promise<T>;
+    const answer = read();
+    this.catalog.set(key, { at: now, answer });
+    answer.catch(() => {
+      if (this.catalog.get(key)?.answer === answer) this.catalog.delete(key);
+    });
+    return answer;
   }
 
   /** Whether operation `name` is enabled; a disabled one throws `EndpointDisabledError`. */

@@ -40,14 +40,18 @@ import { TrainingOperations } from "./training-operations.js";
 export class StorageOperations extends TrainingOperations {
   // --- products ----------------------------------------------------------------------
 
-  /** Training resource specifications, of one compute center or all. */
+  /** Training resource specifications, of one compute center or all (cached, see `catalogTtlMs`). */
   async listTrainingProducts(aidcId?: number): Promise<TrainingProduct[]> {
-    return this.call("listTrainingProducts", { query: { aidcId } }, listOf(trainingProductSchema));
+    return this.cachedCatalog(`training:${aidcId ?? ""}`, () =>
+      this.call("listTrainingProducts", { query: { aidcId } }, listOf(trainingProductSchema)),
+    );
   }
 
-  /** NAS storage products, of one compute center or all the enterprise may use. */
+  /** NAS storage products, of one compute center or all the enterprise may use (cached, see `catalogTtlMs`). */
   async listNasProducts(aidcId?: number): Promise<NasProduct[]> {
-    return this.call("listNasProducts", { query: { aidcId } }, listOf(nasProductSchema));
+    return this.cachedCatalog(`nas:${aidcId ?? ""}`, () =>
+      this.call("listNasProducts", { query: { aidcId } }, listOf(nasProductSchema)),
+    );
   }
 
   /** Whether a NAS product can be provisioned in a compute center (by id or code). */
