@@ -182,6 +182,31 @@ describe("Informer", () => {
     await informer.stop();
   });
 
+  it("keeps objects without metadata.managedFields, from the list and from the watch", async () => {
+    const api = new FakeListerWatcher();
+    const managed = (name: string, rv: string): KubeObject => ({
+      ...obj(name, rv),
+      metadata: {
+        name,
+        namespace: "ns",
+        resourceVersion: rv,
+        labels: { app: "x" },
+        managedFields: [{ manager: "kubectl", operation: "Apply" }],
+      },
+    });
+    api.items = [managed("a", "1")];
+    const { informer } = start(api);
+    await informer.waitForSync();
+    await vi.advanceTimersByTimeAsync(0);
+    api.stream?.onEvent("ADDED", managed("b", "11"));
+    for (const key of ["ns/a", "ns/b"]) {
+      const cached = informer.store.get(key);
+      expect(cached?.metadata).not.toHaveProperty("managedFields");
+      expect(cached?.metadata?.labels).toEqual({ app: "x" });
+    }
+    await informer.stop();
+  });
+
   it("hands out frozen objects so a reconciler cannot corrupt the cache", async () => {
     const api = new FakeListerWatcher();
     api.items = [obj("a", "1")];

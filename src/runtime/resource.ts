@@ -28,6 +28,8 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   finalizers?: string[];
   ownerReferences?: unknown[];
+  /** Server-side apply bookkeeping; the cache drops it. */
+  managedFields?: unknown[];
 }
 
 /**

@@ -13,7 +13,9 @@ export interface StoreEvent {
 /**
  * The objects of one kind, by key (`namespace/name`), with secondary indexes. Objects
  * are deeply frozen on the way in, so a reconciler that changes a cached object by
- * mistake fails loudly instead of corrupting the cache.
+ * mistake fails loudly instead of corrupting the cache. `metadata.managedFields` is
+ * dropped on the way in (controller-runtime's `TransformStripManagedFields`): nothing
+ * reads it from the cache, and it is often the largest part of an object.
  */
 export class ObjectStore {
   private readonly objects = new Map<string, KubeObject>();
@@ -74,7 +76,7 @@ export class ObjectStore {
     const key = objectKeyString(obj);
     const old = this.objects.get(key);
     if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return undefined;
-    const frozen = deepFreeze(obj);
+    const frozen = deepFreeze(withoutManagedFields(obj));
     if (old) this.unindex(key, old);
     this.objects.set(key, frozen);
     this.index(key, frozen);
@@ -141,6 +143,13 @@ function addToIndex(index: Map<string, Set<string>>, values: string[], key: stri
     }
     keys.add(key);
   }
+}
+
+/** `obj` without `metadata.managedFields` (the same object when it has none). */
+export function withoutManagedFields(obj: KubeObject): KubeObject {
+  if (!obj.metadata || !("managedFields" in obj.metadata)) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
 }
 
 /** Freezes an object graph in place and returns it. */
