@@ -32,7 +32,7 @@ export interface ManagerOptions {
   metrics?: RuntimeMetrics;
   /** Namespaces to watch; empty or absent = all. */
   namespaces?: string[];
-  /** Client-side limit of Kubernetes requests. */
+  /** Client-side limit of Kubernetes requests; Events have a limiter of their own with the same settings. */
   kubeRateLimit?: TokenBucketOptions;
   informer?: { watchdogMs?: number; initialBackoffMs?: number; maxBackoffMs?: number };
   /** Workers per controller unless the controller says otherwise. Default 2. */
@@ -87,10 +87,12 @@ export class Manager {
     this.apiHost = server ? new URL(server).host : "";
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new RuntimeMetrics();
-    this.kube = new KubeClient(options.kubeConfig, {
-      ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
-      onRequest: (info) => this.metrics.observeKubeRequest({ ...info, host: this.apiHost }),
-    });
+    const newClient = () =>
+      new KubeClient(options.kubeConfig, {
+        ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
+        onRequest: (info) => this.metrics.observeKubeRequest({ ...info, host: this.apiHost }),
+      });
+    this.kube = newClient();
     this.cache = new InformerCache(this.kube, {
       ...(options.informer ?? {}),
       ...(options.namespaces ? { namespaces: options.namespaces } : {}),
@@ -98,7 +100,10 @@ export class Manager {
     });
     const le = options.leaderElection;
     this.identity = le?.identity ?? `${hostname()}_${Math.random().toString(36).slice(2, 10)}`;
-    this.events = new EventRecorder(this.kube, {
+    // Events go through a client of their own, with its own rate limiter (as
+    // controller-runtime's recorder has its own clientset), so that a burst of Events
+    // never delays a reconcile's reads and writes.
+    this.events = new EventRecorder(newClient(), {
       controller: options.eventsController ?? "aidc.io/aidc-operator",
       instance: this.identity,
       clock: this.clock,

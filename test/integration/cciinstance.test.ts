@@ -147,7 +147,10 @@ describe("CciInstance controller", () => {
     const bound = await eventually(async () => condition(await read("missing"), "Bound"));
     expect(bound).toMatchObject({ status: "False", reason: "NoMatchingInstance" });
     expect(bound.message).toContain('"nobody-is-called-this"');
-    expect((await events("missing")).map((e) => e.reason)).toContain("NoMatchingInstance");
+    // Events are written in the background (their own client): wait for it.
+    await eventually(async () =>
+      (await events("missing")).some((e) => e.reason === "NoMatchingInstance"),
+    );
   });
 
   it("shows a state change made through the admin API within one poll", async () => {
@@ -256,7 +259,9 @@ describe("CciInstance controller", () => {
       (await read("imaging-retry"))?.status?.images?.find((i) => i.state === "Saved"),
     );
     expect(saved.imageId).toBeTruthy();
-    expect((await events("imaging-retry")).map((e) => e.reason)).toContain("ImageSaveFailed");
+    await eventually(async () =>
+      (await events("imaging-retry")).some((e) => e.reason === "ImageSaveFailed"),
+    );
   });
 
   it("leaves the instance untouched on deletion and says so in an event", async () => {

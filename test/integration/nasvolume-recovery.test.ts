@@ -82,7 +82,7 @@ describe("NasVolume controller recovery", () => {
     expect(
       subscribes.filter((r) => JSON.stringify(r.body).includes('"name":"crashed"')),
     ).toHaveLength(1);
-    expect(await nas.eventReasons("crashed")).toContain("Recovered");
+    await nas.waitForEvents("crashed", ["Recovered"]);
   });
 
   it("stops with CreateOutcomeUnknown when it cannot look the NAS up, and binds to the id the user sets", async () => {
@@ -103,7 +103,7 @@ describe("NasVolume controller recovery", () => {
     const second = await start(namespace, { service: { endpoints: { listNas: null } } });
     const stuck = await nas.waitForCondition("unknown", "Synced", "False", "CreateOutcomeUnknown");
     expect(conditionOf(stuck, "Synced")?.message).toContain(ANNOTATIONS.externalId);
-    expect(await nas.eventReasons("unknown")).toContain("CreateOutcomeUnknown");
+    await nas.waitForEvents("unknown", ["CreateOutcomeUnknown"]);
     const [remote] = await remoteNamed(second, "unknown");
     await nas.annotate("unknown", { [ANNOTATIONS.externalId]: String(remote?.id) });
     const bound = await nas.waitForCondition("unknown", "Ready", "True");
@@ -146,6 +146,6 @@ describe("NasVolume controller recovery", () => {
     await nas.delete("kept");
     await nas.waitForGone("kept");
     expect(await remoteNamed(op, "kept")).toHaveLength(1);
-    expect(await nas.eventReasons("kept")).toContain("DeletePolicyNotHonoured");
+    await nas.waitForEvents("kept", ["DeletePolicyNotHonoured"]);
   });
 });

@@ -69,9 +69,7 @@ describe("NasVolume controller", () => {
     });
     expect(params.description).toMatch(/^team data \[aidc-token:[^\]]+\]$/);
     expect(clientTokenInDescription(params.description)).toBeTruthy();
-    expect(await nas.eventReasons("ready")).toEqual(
-      expect.arrayContaining(["CreateRequested", "Created"]),
-    );
+    await nas.waitForEvents("ready", ["CreateRequested", "Created"]);
   });
 
   it("refuses a capacity outside the product's bounds without placing an order", async () => {
@@ -101,7 +99,7 @@ describe("NasVolume controller", () => {
       const failed = await nas.waitForCondition("fails", "Ready", "False", "CreateFailed");
       expect(conditionOf(failed, "Ready")?.message).toContain("insufficient NAS capacity");
       expect(failed.status).toMatchObject({ phase: "Failed", subscription: { outcome: "Failed" } });
-      expect(await nas.eventReasons("fails")).toContain("CreateFailed");
+      await nas.waitForEvents("fails", ["CreateFailed"]);
       await new Promise((r) => setTimeout(r, 1_500));
       expect(await subscribesNamed("fails")).toHaveLength(1);
     } finally {

@@ -202,7 +202,7 @@ describe("TrainingTemplate controller", () => {
       const obj = await crashed.waitForCondition("crashed", "Ready", "True");
       const named = (await op.admin.state()).templates.filter((t) => t.name === "crashed");
       expect(named.map((t) => t.id)).toEqual([templateId(obj)]);
-      expect(await crashed.eventReasons("crashed")).toContain("Recovered");
+      await crashed.waitForEvents("crashed", ["Recovered"]);
     } finally {
       await second.stop();
     }

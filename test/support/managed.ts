@@ -106,6 +106,17 @@ export class ObjectsOf {
     );
   }
 
+  /**
+   * Waits until Events with each of `reasons` exist about `name` (the operator writes
+   * Events in the background, so they may land after the status); returns all reasons.
+   */
+  waitForEvents(name: string, reasons: string[], timeoutMs = 20_000): Promise<string[]> {
+    return eventually(async () => {
+      const seen = await this.eventReasons(name);
+      return reasons.every((r) => seen.includes(r)) ? seen : undefined;
+    }, timeoutMs);
+  }
+
   /** The reasons of the Events about `name`. */
   async eventReasons(name: string): Promise<string[]> {
     const { items } = await this.kube.list<KubeObject>(EVENTS, this.namespace);
