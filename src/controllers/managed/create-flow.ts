@@ -17,7 +17,7 @@ import {
   DEFAULT_VISIBILITY_GRACE_MS,
   subscriptionPollDelay,
 } from "./decisions.js";
-import type { ManagedObject, ManagedOptions } from "./external-client.js";
+import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
 import {
   createMayHaveHappened,
@@ -36,6 +36,20 @@ export const OUTCOME_UNKNOWN_HELP = `Set the annotation ${ANNOTATIONS.externalId
 
 function creating(message: string): Outcome<never>["ready"] {
   return { status: "False", reason: "Creating", message };
+}
+
+/**
+ * True when the next step of a live object is a fresh create (no adoption, no create
+ * in flight, no remote id): its first write is `create-pending`, which then also adds
+ * the finalizer.
+ */
+export function startsWithCreate<T extends ManagedObject, R>(
+  kind: ManagedKind<T, R>,
+  obj: T,
+): boolean {
+  if (kind.client.adoptId?.(obj)) return false;
+  const state = readCreateState(obj.metadata?.annotations);
+  return nextCreateStep(state, obj.metadata?.generation ?? 0).step === "Create";
 }
 
 /** Drives a live object one step: adopt, create, poll, look up, or observe and update. */
@@ -130,6 +144,9 @@ async function create<T extends ManagedObject, R>(
   if (result.subscriptionKey) {
     await run.annotate({ [ANNOTATIONS.subscriptionKey]: result.subscriptionKey });
     run.normal("CreateRequested", `ordered; subscription key ${result.subscriptionKey}`);
+    // The first poll follows at once: an order that resolves quickly is Ready in this
+    // reconcile, without a status write that says Creating.
+    return poll(run, result.subscriptionKey, pending, options, { justOrdered: true });
   } else {
     run.normal("CreateRequested", "create sent; looking the new resource up");
   }
@@ -146,13 +163,22 @@ async function poll<T extends ManagedObject, R>(
   key: string,
   pending: CreatePending | undefined,
   options: ManagedOptions,
+  { justOrdered = false } = {},
 ): Promise<Outcome<R>> {
   const { client } = run.kind;
   const pollSubscription = client.pollSubscription?.bind(client);
   if (!pollSubscription) throw new Error(`${ERR.poll}: the kind has no subscription poll`);
-  const res = await step(ERR.poll, () => pollSubscription(run, key));
   const submittedTime = pending?.at || undefined;
   const base = submittedTime ? { submittedTime } : {};
+  let res: Awaited<ReturnType<typeof pollSubscription>>;
+  try {
+    res = await pollSubscription(run, key);
+  } catch (err) {
+    // Right after the order, a failed poll is only an early look: the order stands and
+    // the next poll follows as planned, without Synced=False.
+    if (!justOrdered) throw wrapError(ERR.poll, err);
+    res = { state: "Pending" };
+  }
   if (res.state === "Pending") {
     const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
     return {

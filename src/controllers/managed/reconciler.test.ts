@@ -128,35 +128,91 @@ const condition = (o: KubeObject | undefined, type: string) =>
   )?.reason;
 
 describe("managedReconciler", () => {
-  it("adds the finalizer, records the pending create before the create call and the key right after", async () => {
+  it("adds the finalizer with the pending record before the create call, writes the key right after, and polls at once", async () => {
     const w = world({});
-    const { reconcile } = loop(client(() => w));
+    let pendingPoll = true;
+    const { reconcile } = loop(
+      client(() => w, {
+        create: async (call) => {
+          const m = call.obj.metadata;
+          const pending = m?.annotations?.[ANNOTATIONS.createPending] ? "recorded" : "MISSING";
+          const fin = m?.finalizers?.includes("test.io/f") ? "present" : "MISSING";
+          w.calls.push(`create (pending ${pending}, finalizer ${fin})`);
+          return { subscriptionKey: "key-1" };
+        },
+        pollSubscription: async () => {
+          w.calls.push("poll");
+          return pendingPoll ? { state: "Pending" } : { state: "Succeeded", externalId: "id-1" };
+        },
+      }),
+    );
     const result = await reconcile(KEY, w.ctx);
     expect(w.calls).toEqual([
-      "write finalizers",
-      `write annotations`,
-      "create (pending recorded)",
+      "write annotations,finalizers",
+      "create (pending recorded, finalizer present)",
       "write annotations",
+      "poll",
       "write status",
     ]);
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBe("key-1");
     expect(condition(w.obj, "Ready")).toBe("Creating");
     expect(result.requeueAfterMs).toBe(1_000);
     expect(w.events).toEqual(["Normal CreateRequested"]);
-  });
 
-  it("binds the subscription's id, drops the pending marker, and observes", async () => {
-    const w = world({});
-    const { reconcile } = loop(client(() => w));
-    await reconcile(KEY, w.ctx);
+    // The next poll binds the id, drops the pending marker, and observes.
+    pendingPoll = false;
     w.calls.length = 0;
-    const result = await reconcile(KEY, w.ctx);
+    const next = await reconcile(KEY, w.ctx);
     expect(w.calls).toEqual(["poll", "write annotations", "observe", "write status"]);
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
     expect(w.obj?.status).toMatchObject({ id: "id-1", observedGeneration: 1 });
     expect(condition(w.obj, "Ready")).toBe("Available");
+    expect(next.requeueAfterMs).toBe(30_000);
+  });
+
+  it("binds the id in the same reconcile when the first poll already succeeds", async () => {
+    const w = world({});
+    const { reconcile } = loop(client(() => w));
+    const result = await reconcile(KEY, w.ctx);
+    expect(w.calls).toEqual([
+      "write annotations,finalizers",
+      "create (pending recorded)",
+      "write annotations",
+      "poll",
+      "write annotations",
+      "observe",
+      "write status",
+    ]);
+    expect(w.obj?.metadata?.finalizers).toEqual(["test.io/f"]);
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(condition(w.obj, "Ready")).toBe("Available");
+    expect(condition(w.obj, "Synced")).toBe("ReconcileSuccess");
     expect(result.requeueAfterMs).toBe(30_000);
+    expect(w.events).toEqual(["Normal CreateRequested", "Normal Created"]);
+  });
+
+  it("treats a failed first poll right after the order as still pending, without an error", async () => {
+    const w = world({});
+    const { reconcile } = loop(
+      client(() => w, {
+        pollSubscription: async () => {
+          throw new ServiceUnavailableError("HTTP 503", {
+            code: 503,
+            endpoint: "x",
+            outcomeUnknown: false,
+          });
+        },
+      }),
+    );
+    const result = await reconcile(KEY, w.ctx);
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBe("key-1");
+    expect(condition(w.obj, "Ready")).toBe("Creating");
+    expect(condition(w.obj, "Synced")).toBe("ReconcileSuccess");
+    expect(result.requeueAfterMs).toBe(1_000);
+    // A later poll that fails is an error (backoff, Synced=False by the error policy).
+    await expect(reconcile(KEY, w.ctx)).rejects.toThrow(/cannot read the outcome/);
   });
 
   it("writes nothing when a reconcile finds everything as it was", async () => {

@@ -10,7 +10,9 @@
  *    Warning event `DeletePolicyNotHonoured`; a create in flight is resolved first.
  *    Then the finalizer is removed. A failing delete keeps the finalizer, and the error
  *    policy writes Synced=False saying why.
- * 3. The finalizer is added before any remote call.
+ * 3. The finalizer is in place before anything remote is ordered: before any other
+ *    step, and in the same write as `create-pending` when the step is a create (the
+ *    preflight before it only reads).
  * 4. `spec`-adoption (`client.adoptId`), else the crash-safe create protocol
  *    (create-protocol.ts): preflight (a refusal is Ready=False and Synced=False with its
  *    reason, and nothing is ordered) → `aidc.io/create-pending` {token, at, generation}
@@ -35,7 +37,7 @@ import { setCondition } from "../../runtime/conditions.js";
 import type { ErrorPolicy, Reconciler } from "../../runtime/controller.js";
 import type { PolicyRule } from "../../runtime/permissions.js";
 import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
-import { createOrObserve } from "./create-flow.js";
+import { createOrObserve, startsWithCreate } from "./create-flow.js";
 import { syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
@@ -61,9 +63,12 @@ export function managedReconciler<T extends ManagedObject, R>(
       if (!hasFinalizer(found, kind.finalizer)) return {};
       return deleteStep(new ManagedRun(kind, cached, ctx), options);
     }
-    const withFinalizer = hasFinalizer(found, kind.finalizer)
-      ? found
-      : await ensureFinalizer(ctx.kube, kind.resource, found, kind.finalizer);
+    // A create writes the finalizer together with `create-pending` (one write less);
+    // any other step needs it in place first.
+    const withFinalizer =
+      hasFinalizer(found, kind.finalizer) || startsWithCreate(kind, cached)
+        ? found
+        : await ensureFinalizer(ctx.kube, kind.resource, found, kind.finalizer);
     if (!withFinalizer) return {};
     const obj = fromKube<T>(withFinalizer);
     const run = new ManagedRun(kind, obj, ctx);

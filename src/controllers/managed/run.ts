@@ -105,10 +105,16 @@ export class ManagedRun<T extends ManagedObject, R> implements ManagedCall<T> {
     readonly ctx: ReconcileContext,
   ) {}
 
-  /** See {@link ManagedCall.annotate}. */
+  /**
+   * See {@link ManagedCall.annotate}. The same write adds the kind's finalizer if the
+   * object lacks it, so the first annotation of a create (`create-pending`) also
+   * carries the finalizer, before anything remote is ordered.
+   */
   async annotate(annotations: Record<string, string | null>): Promise<T> {
     this.obj = fromKube<T>(
-      await setAnnotations(this.ctx.kube, this.kind.resource, toKube(this.obj), annotations),
+      await setAnnotations(this.ctx.kube, this.kind.resource, toKube(this.obj), annotations, {
+        finalizer: this.kind.finalizer,
+      }),
     );
     return this.obj;
   }
