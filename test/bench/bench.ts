@@ -30,6 +30,7 @@ const { values: flags } = parseArgs({
     "timeout-seconds": { type: "string" },
     "skip-baseline": { type: "boolean" },
     "operator-config": { type: "string" },
+    "max-old-space-mib": { type: "string" },
   },
 });
 
@@ -51,6 +52,7 @@ const options = {
   timeoutMs: num(flags["timeout-seconds"], "AIDC_BENCH_TIMEOUT_SECONDS", 1800) * 1000,
   skipBaseline: flags["skip-baseline"] ?? false,
   operatorConfig: flags["operator-config"] ?? env.AIDC_BENCH_OPERATOR_CONFIG,
+  maxOldSpaceMiB: num(flags["max-old-space-mib"], "AIDC_BENCH_MAX_OLD_SPACE_MIB", 0),
 };
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -110,6 +112,7 @@ async function main(): Promise<number> {
       timeoutMs: options.timeoutMs,
       ...(options.pollIntervalMs > 0 ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.operatorConfig ? { configFile: resolve(options.operatorConfig) } : {}),
+      ...(options.maxOldSpaceMiB > 0 ? { maxOldSpaceMiB: options.maxOldSpaceMiB } : {}),
       logFile: operatorLog,
       progress,
     });

@@ -26,6 +26,8 @@ export interface OperatorPhaseOptions {
   pollIntervalMs?: number;
   /** An operator config file (AIDC_CONFIG), e.g. to change `kube.qps`. */
   configFile?: string;
+  /** The operator's V8 old-space limit (`--max-old-space-size`), in MiB; Node's default when unset. */
+  maxOldSpaceMiB?: number;
   logFile: string;
   progress: (line: string) => void;
 }
@@ -51,6 +53,7 @@ export async function runOperatorPhase(
     apiKey: env.apiKey,
     metricsPort: await freePort(),
     logFile: o.logFile,
+    ...(o.maxOldSpaceMiB ? { nodeArgs: [`--max-old-space-size=${o.maxOldSpaceMiB}`] } : {}),
     env: {
       AIDC_WATCH_NAMESPACES: o.namespace,
       AIDC_CONCURRENCY: String(o.concurrency),
@@ -127,6 +130,7 @@ export async function runOperatorPhase(
     await sleep(o.idleMs);
     const idle = await counters();
     const stats = await processStats(operator.pid);
+    const heap = heapFigures(await operator.metrics());
 
     const perResource = (n: number) => round(n / (2 * o.n));
     const perHour = (n: number) => round((n / (2 * o.n)) * (3_600_000 / Math.max(1, o.idleMs)));
@@ -182,6 +186,9 @@ export async function runOperatorPhase(
       process: {
         pid: operator.pid,
         ...stats,
+        maxOldSpaceMiB: o.maxOldSpaceMiB ?? null,
+        // V8's heap at the end of the idle window (nodejs_heap_size_*_bytes of /metrics).
+        ...heap,
         // Startup alone (tsx, client-node, caches of empty namespaces), for comparison.
         atReady: atReady ? { rssMiB: atReady.rssMiB, cpuSeconds: atReady.cpuSeconds } : null,
       },
@@ -190,6 +197,18 @@ export async function runOperatorPhase(
     for (const t of trackers) t.stop();
     await operator.stop();
   }
+}
+
+/** Used and total V8 heap, in MiB, from the operator's /metrics text. */
+function heapFigures(metrics: string): { heapUsedMiB: number | null; heapTotalMiB: number | null } {
+  const mib = (name: string) => {
+    const m = new RegExp(`^${name} (\\S+)`, "m").exec(metrics);
+    return m ? Math.round((Number(m[1]) / 1048576) * 10) / 10 : null;
+  };
+  return {
+    heapUsedMiB: mib("nodejs_heap_size_used_bytes"),
+    heapTotalMiB: mib("nodejs_heap_size_total_bytes"),
+  };
 }
 
 function byEndpoint(env: BenchEnvironment, from: number, to: number): Record<string, number> {

@@ -28,6 +28,8 @@ export interface OperatorProcessOptions {
   env?: Record<string, string>;
   /** Every stdout/stderr line of the process is appended here (for the API-key check). */
   logFile?: string;
+  /** Options for Node itself, before the script, e.g. `["--max-old-space-size=256"]`. */
+  nodeArgs?: string[];
 }
 
 /** Peak memory and CPU time of a process, read from /proc. */
@@ -84,7 +86,15 @@ export interface OperatorProcess {
 export function startOperatorProcess(options: OperatorProcessOptions): OperatorProcess {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "run", "--kubeconfig", options.kubeconfig],
+    [
+      ...(options.nodeArgs ?? []),
+      "--import",
+      "tsx",
+      "src/cli/main.ts",
+      "run",
+      "--kubeconfig",
+      options.kubeconfig,
+    ],
     {
       cwd: root,
       env: {
