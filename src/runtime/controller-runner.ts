@@ -32,8 +32,8 @@ export interface ControllerRuntime {
 }
 
 /**
- * What the object looked like when a terminal error stopped its retries: a change of
- * any of these (not of status) lets it be reconciled again.
+ * The parts of an object a reconcile acts on (not status): a change of any of these
+ * enqueues the object, also when a terminal error stopped its retries.
  */
 function fingerprint(obj: KubeObject): string {
   const m = obj.metadata ?? {};
@@ -41,7 +41,8 @@ function fingerprint(obj: KubeObject): string {
 }
 
 /**
- * Runs one controller: subscribes to its informers, feeds keys to a {@link WorkQueue},
+ * Runs one controller: subscribes to its informers (a primary object's status-only
+ * change enqueues nothing), feeds keys to a {@link WorkQueue},
  * runs N workers, applies the error policy (retryable → backoff; terminal → hold the
  * key until the object changes), requeues after `requeueAfterMs`, resyncs
  * periodically, and stops with a bounded drain.
@@ -137,6 +138,10 @@ export class RunningController {
 
   private onPrimary(ev: StoreEvent): void {
     const key = objectKeyString(ev.object);
+    // A change of status alone (typically this controller's own status write) asks for
+    // nothing: the reconcile that wrote it already acted on the rest of the object.
+    // Spec (generation), annotations, labels, finalizers and deletion still enqueue.
+    if (ev.type === "update" && ev.old && fingerprint(ev.old) === fingerprint(ev.object)) return;
     if (ev.type !== "delete") {
       const held = this.terminal.get(key);
       if (held !== undefined && held === fingerprint(ev.object)) return;

@@ -127,6 +127,34 @@ describe("a running controller", () => {
     await h.cache.stop();
   });
 
+  it("does not reconcile again for a change of status alone, but does for annotations and labels", async () => {
+    const seen: string[] = [];
+    const h = harness(async (k) => {
+      seen.push(k.name);
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(seen).toEqual(["a"]);
+    h.api(widgets).emit("MODIFIED", widget("a", {}, { phase: "Ready" }));
+    await settle();
+    expect(seen).toEqual(["a"]);
+    h.api(widgets).emit("MODIFIED", widget("a", { annotations: { x: "1" } }, { phase: "Ready" }));
+    await settle();
+    expect(seen).toEqual(["a", "a"]);
+    h.api(widgets).emit(
+      "MODIFIED",
+      widget("a", { annotations: { x: "1" }, labels: { y: "2" } }, { phase: "Ready" }),
+    );
+    await settle();
+    expect(seen).toEqual(["a", "a", "a"]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
   it("reconciles again after requeueAfterMs", async () => {
     let count = 0;
     const h = harness(async () => {
