@@ -107,10 +107,11 @@ export const operatorConfigSchema = z.strictObject({
   kube: z
     .strictObject({
       /**
-       * Requests per second to the API server, and burst. Above client-go's 20/30: a
-       * create costs about 8 requests, so 20/s made the client limit, not the work, set
-       * the time to Ready (bench: 60 objects 22.5 s at 20/s, 7 s at 200/s); the API
-       * server still protects itself with priority and fairness.
+       * Requests per second to the API server, and burst (Events have a limiter of
+       * their own with the same figures). Above client-go's 20/30: a create costs 4
+       * writes plus 2 Events, and at 20/s the client limit, not the work, set the time
+       * to Ready (bench: 60 objects 22.5 s at 20/s, 7 s at 200/s); the API server still
+       * protects itself with priority and fairness.
        */
       qps: z.number().positive().default(50),
       burst: z.number().int().min(1).default(100),
