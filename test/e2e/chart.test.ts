@@ -145,6 +145,22 @@ describe("the Helm chart", () => {
     expect((deployment as unknown as DeploymentShape).spec.replicas).toBe(2);
   });
 
+  it("caps the V8 heap below the memory limit, and leaves it to Node with heapLimitMiB 0", async () => {
+    const containerOf = async (values?: Record<string, number>) => {
+      const [d] = ofKind(parseObjects(await helmTemplate("r", "ns", values)), "Deployment");
+      return (d as unknown as DeploymentShape).spec.template.spec.containers[0];
+    };
+    const nodeOptions = (c: Awaited<ReturnType<typeof containerOf>>) =>
+      c?.env?.find((e) => e.name === "NODE_OPTIONS")?.value;
+    const byDefault = await containerOf();
+    expect(nodeOptions(byDefault)).toBe("--max-old-space-size=384");
+    expect(byDefault?.resources?.limits?.memory).toBe("512Mi");
+    expect(nodeOptions(await containerOf({ heapLimitMiB: 1536 }))).toBe(
+      "--max-old-space-size=1536",
+    );
+    expect(nodeOptions(await containerOf({ heapLimitMiB: 0 }))).toBeUndefined();
+  });
+
   it("writes the operator config from the values, overrides last", async () => {
     const objects = parseObjects(
       await helmTemplate("r", "ns", {
@@ -264,6 +280,7 @@ interface DeploymentShape {
           livenessProbe?: { httpGet?: { path: string } };
           readinessProbe?: { httpGet?: { path: string } };
           resources?: { limits?: Record<string, string> };
+          env?: { name: string; value?: string }[];
           volumeMounts?: { mountPath: string }[];
         }[];
       };
