@@ -19,6 +19,8 @@ export interface ServiceRequestInfo {
   /** HTTP status, the envelope code, or a word such as `timeout` / `network`. */
   code: number | string;
   durationMs: number;
+  /** Time the call waited for the client-side rate limit before it was sent. */
+  rateLimitWaitMs?: number;
 }
 
 /**
@@ -53,6 +55,7 @@ export class RuntimeMetrics {
   private readonly restRequests: Counter<"code" | "method" | "host">;
   private readonly serviceRequests: Counter<"endpoint" | "code">;
   private readonly serviceDuration: Histogram<"endpoint">;
+  private readonly serviceRateLimitWait: Histogram;
 
   /** `processMetrics`: also export Node's process_* and nodejs_* metrics (default true). */
   constructor(options: { processMetrics?: boolean } = {}) {
@@ -153,6 +156,12 @@ export class RuntimeMetrics {
       buckets: REQUEST_BUCKETS,
       registers,
     });
+    this.serviceRateLimitWait = new Histogram({
+      name: "aidc_service_rate_limit_wait_seconds",
+      help: "Time calls to the service waited for the client-side rate limit (service.rateLimit); a growing share of long waits means the polls need more than the limit allows",
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
   }
 
   /** The observer a controller's workqueue reports to. */
@@ -174,6 +183,9 @@ export class RuntimeMetrics {
   readonly observeServiceRequest = (info: ServiceRequestInfo): void => {
     this.serviceRequests.inc({ endpoint: info.endpoint, code: String(info.code) });
     this.serviceDuration.observe({ endpoint: info.endpoint }, info.durationMs / 1000);
+    if (info.rateLimitWaitMs !== undefined) {
+      this.serviceRateLimitWait.observe(info.rateLimitWaitMs / 1000);
+    }
   };
 
   /** Records one Kubernetes API request (KubeClient's `onRequest` hook). */

@@ -182,6 +182,20 @@ describe("the client-side rate limit", () => {
     await Promise.all(Array.from({ length: 6 }, () => client.listNasProducts()));
     expect(performance.now() - started).toBeGreaterThanOrEqual(240);
   });
+
+  it("reports how long each call waited for it", async () => {
+    const attempts: RequestObservation[] = [];
+    const client = svc.newClient({
+      rateLimit: { ratePerSecond: 20, burst: 1 },
+      catalogTtlMs: 0,
+      onRequest: (e) => attempts.push(e),
+    });
+    await Promise.all(Array.from({ length: 4 }, () => client.listNasProducts()));
+    const waits = attempts.map((a) => a.rateLimitWaitMs).sort((a, b) => a - b);
+    expect(waits[0]).toBeLessThan(5);
+    // The fourth call waits for three tokens at 20/s.
+    expect(waits[3]).toBeGreaterThanOrEqual(140);
+  });
 });
 
 describe("the API key", () => {
@@ -228,9 +242,10 @@ describe("the metrics hook", () => {
     const { client, attempts } = observedClient();
     await client.getNas(nasId);
     await failure(client.getNas("nas-404"));
+    const any = { durationMs: expect.any(Number), rateLimitWaitMs: expect.any(Number) };
     expect(attempts).toEqual([
-      { endpoint: "getNas", method: "GET", code: 200, durationMs: expect.any(Number) },
-      { endpoint: "getNas", method: "GET", code: 404, durationMs: expect.any(Number) },
+      { endpoint: "getNas", method: "GET", code: 200, ...any },
+      { endpoint: "getNas", method: "GET", code: 404, ...any },
     ]);
   });
 });

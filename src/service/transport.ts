@@ -27,7 +27,12 @@ export interface RequestObservation {
   method: string;
   code: number | "error";
   durationMs: number;
+  /** How long this attempt waited for the client-side rate limit (0 when it did not). */
+  rateLimitWaitMs: number;
 }
+
+/** One call as the transport tracks it: what it is, and its last wait for the rate limit. */
+type TransportCall = CallDescription & { rateLimitWaitMs: number };
 
 /** Everything the transport needs; `ServiceClient` fills the defaults. */
 export interface TransportOptions {
@@ -115,10 +120,11 @@ export class ServiceTransport {
         endpoint: name,
       });
     }
-    const call: CallDescription = {
+    const call: TransportCall = {
       endpoint: name,
       where: `${def.method} ${path}`,
       idempotent: def.idempotent,
+      rateLimitWaitMs: 0,
     };
     const url = this.baseUrl + path + queryString(args.query);
     const body = args.body === undefined ? undefined : JSON.stringify(args.body);
@@ -127,7 +133,11 @@ export class ServiceTransport {
       let key = "";
       try {
         key = await this.readKey(name);
-        if (this.bucket) await this.bucket.take();
+        if (this.bucket) {
+          const queued = performance.now();
+          await this.bucket.take();
+          call.rateLimitWaitMs = Math.round((performance.now() - queued) * 1000) / 1000;
+        }
         return await this.attempt(call, def.method, url, body, key, schema);
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
@@ -165,7 +175,7 @@ export class ServiceTransport {
   }
 
   private async attempt<T>(
-    call: CallDescription,
+    call: TransportCall,
     method: string,
     url: string,
     body: string | undefined,
@@ -228,14 +238,21 @@ export class ServiceTransport {
   }
 
   private observe(
-    call: CallDescription,
+    call: TransportCall,
     method: string,
     code: number | "error",
     started: number,
     error?: string,
   ): void {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    this.options.onRequest?.({ endpoint: call.endpoint, method, code, durationMs });
+    const { rateLimitWaitMs } = call;
+    this.options.onRequest?.({
+      endpoint: call.endpoint,
+      method,
+      code,
+      durationMs,
+      rateLimitWaitMs,
+    });
     this.log?.debug(
       {
         endpoint: call.endpoint,
