@@ -142,6 +142,12 @@ export class RunningController {
     // nothing: the reconcile that wrote it already acted on the rest of the object.
     // Spec (generation), annotations, labels, finalizers and deletion still enqueue.
     if (ev.type === "update" && ev.old && fingerprint(ev.old) === fingerprint(ev.object)) return;
+    // The echo of this process's own write (same resourceVersion) asks for nothing
+    // either: a reconcile made it, and its own requeue follows. This spares the extra
+    // reconcile (and the stale-cache status write conflict) after every create.
+    if (ev.type === "update" && this.rt.kube.isOwnWrite(this.definition.primary, ev.object)) {
+      return;
+    }
     if (ev.type !== "delete") {
       const held = this.terminal.get(key);
       if (held !== undefined && held === fingerprint(ev.object)) return;

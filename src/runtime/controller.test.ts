@@ -60,12 +60,16 @@ function harness(
     return a;
   };
   const created: KubeObject[] = [];
+  /** resourceVersions the fake client "wrote" (KubeClient.isOwnWrite). */
+  const ownWrites = new Set<string>();
   const fakeKube = {
     create: async (_res: ResourceDescriptor, body: KubeObject) => {
       created.push(body);
       return body;
     },
     patch: async () => ({}),
+    isOwnWrite: (_res: ResourceDescriptor, o: KubeObject) =>
+      ownWrites.has(o.metadata?.resourceVersion ?? ""),
   } as unknown as KubeClient;
   const log = pino({ level: "silent" });
   const cache = new InformerCache(fakeKube, { listerWatcher: (res) => api(res) });
@@ -95,7 +99,7 @@ function harness(
   });
   cache.informerFor(widgets);
   cache.informerFor(gadgets);
-  return { api, cache, running, metrics, created, policyCalls, events };
+  return { api, cache, running, metrics, created, policyCalls, events, ownWrites };
 }
 
 const settle = () => vi.advanceTimersByTimeAsync(0);
@@ -151,6 +155,30 @@ describe("a running controller", () => {
     );
     await settle();
     expect(seen).toEqual(["a", "a", "a"]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("does not reconcile again for the echo of its own write, but does for anyone else's", async () => {
+    const seen: string[] = [];
+    const h = harness(async (k) => {
+      seen.push(k.name);
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(seen).toEqual(["a"]);
+    const echo = widget("a", { annotations: { "aidc.io/x": "1" } });
+    h.ownWrites.add(echo.metadata?.resourceVersion ?? "");
+    h.api(widgets).emit("MODIFIED", echo);
+    await settle();
+    expect(seen).toEqual(["a"]);
+    h.api(widgets).emit("MODIFIED", widget("a", { annotations: { "aidc.io/x": "2" } }));
+    await settle();
+    expect(seen).toEqual(["a", "a"]);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

@@ -5,6 +5,7 @@ import {
   type KubeObject,
   type ObjectKey,
   type ResourceDescriptor,
+  resourceId,
   resourcePath,
   withKind,
 } from "./resource.js";
@@ -112,6 +113,14 @@ class RawApi extends k8s.KubernetesObjectApi {
   }
 }
 
+/** Own writes remembered per object, and objects remembered (see `isOwnWrite`). */
+const WRITTEN_VERSIONS = 4;
+const WRITTEN_OBJECTS = 50_000;
+
+function writtenKey(res: ResourceDescriptor, obj: KubeObject): string {
+  return `${resourceId(res)}|${obj.metadata?.namespace ?? ""}/${obj.metadata?.name ?? ""}`;
+}
+
 /**
  * A small typed wrapper over the Kubernetes REST API for any kind described by a
  * {@link ResourceDescriptor}. Every write carries field manager `aidc-operator`.
@@ -123,12 +132,40 @@ export class KubeClient {
   private readonly raw: RawApi;
   private readonly bucket: TokenBucket;
   private readonly onRequest: ((info: KubeRequestInfo) => void) | undefined;
+  /** `resource|namespace/name` → the resourceVersions this client's last writes produced. */
+  private readonly written = new Map<string, string[]>();
 
   constructor(config: k8s.KubeConfig, options: KubeClientOptions = {}) {
     this.config = config;
     this.raw = config.makeApiClient(RawApi);
     this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_KUBE_RATE_LIMIT);
     this.onRequest = options.onRequest;
+  }
+
+  /**
+   * True when `obj` is exactly the state one of this client's own recent writes
+   * produced (same resourceVersion): the watch event that echoes the write, which the
+   * writer already knows. Any change by someone else has another resourceVersion.
+   */
+  isOwnWrite(res: ResourceDescriptor, obj: KubeObject): boolean {
+    const rv = obj.metadata?.resourceVersion;
+    return rv !== undefined && (this.written.get(writtenKey(res, obj))?.includes(rv) ?? false);
+  }
+
+  /** Remembers the resourceVersion a write answered (the last few per object). */
+  private remember<T extends KubeObject>(res: ResourceDescriptor, obj: T): T {
+    const rv = obj?.metadata?.resourceVersion;
+    if (!rv) return obj;
+    const key = writtenKey(res, obj);
+    const versions = this.written.get(key) ?? [];
+    this.written.delete(key);
+    this.written.set(key, [...versions.slice(-(WRITTEN_VERSIONS - 1)), rv]);
+    // Oldest first (Map order): forget objects not written for the longest time.
+    if (this.written.size > WRITTEN_OBJECTS) {
+      const oldest = this.written.keys().next().value;
+      if (oldest !== undefined) this.written.delete(oldest);
+    }
+    return obj;
   }
 
   /** Reads one object from the API server; undefined when it does not exist. */
@@ -169,7 +206,8 @@ export class KubeClient {
   async create<T extends KubeObject = KubeObject>(res: ResourceDescriptor, obj: T): Promise<T> {
     const body = { apiVersion: apiVersionOf(res), kind: res.kind, ...obj };
     const path = resourcePath(res, obj.metadata?.namespace);
-    return (await this.request("POST", path, { fieldManager: FIELD_MANAGER }, body)) as T;
+    const created = (await this.request("POST", path, { fieldManager: FIELD_MANAGER }, body)) as T;
+    return this.remember(res, created);
   }
 
   /**
@@ -178,7 +216,10 @@ export class KubeClient {
    */
   async replace<T extends KubeObject = KubeObject>(res: ResourceDescriptor, obj: T): Promise<T> {
     const path = resourcePath(res, obj.metadata?.namespace, obj.metadata?.name);
-    return (await this.request("PUT", path, { fieldManager: FIELD_MANAGER }, obj)) as T;
+    return this.remember(
+      res,
+      (await this.request("PUT", path, { fieldManager: FIELD_MANAGER }, obj)) as T,
+    );
   }
 
   /**
@@ -194,13 +235,10 @@ export class KubeClient {
     const path = resourcePath(res, key.namespace, key.name, options.subresource);
     const contentType =
       options.type === "json" ? k8s.PatchStrategy.JsonPatch : k8s.PatchStrategy.MergePatch;
-    return (await this.request(
-      "PATCH",
-      path,
-      { fieldManager: FIELD_MANAGER },
-      body,
-      contentType,
-    )) as T;
+    return this.remember(
+      res,
+      (await this.request("PATCH", path, { fieldManager: FIELD_MANAGER }, body, contentType)) as T,
+    );
   }
 
   /** Merge-patches `{ status }` through the status subresource. */

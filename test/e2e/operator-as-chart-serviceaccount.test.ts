@@ -255,14 +255,20 @@ describe("the operator run as the chart's ServiceAccount", () => {
       await expectReadyAndNothingRefused(team, op.logs);
       // What the operator writes beside status went through too: Events, and the
       // Service of the TrainingJob sample's exposed port.
-      const events = await admin
-        .makeApiClient(k8s.EventsV1Api)
-        .listNamespacedEvent({ namespace: team });
-      expect(events.items.length).toBeGreaterThan(0);
-      const services = await admin
-        .makeApiClient(k8s.CoreV1Api)
-        .listNamespacedService({ namespace: team });
-      expect(services.items.length).toBeGreaterThan(0);
+      // Both may follow Ready: Events are written in the background, and the Service
+      // once the opened port's external address shows in a later poll.
+      await eventually(async () => {
+        const events = await admin
+          .makeApiClient(k8s.EventsV1Api)
+          .listNamespacedEvent({ namespace: team });
+        return events.items.length > 0;
+      });
+      await eventually(async () => {
+        const services = await admin
+          .makeApiClient(k8s.CoreV1Api)
+          .listNamespacedService({ namespace: team });
+        return services.items.length > 0;
+      });
     });
 
     it("lets the ServiceAccount do everything the running Manager declares, where it watches", async () => {

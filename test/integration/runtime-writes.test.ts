@@ -130,6 +130,22 @@ describe("object writes against a real API server", () => {
     expect(await ensureFinalizer(kube, GIZMOS, final, "test.aidc.io/late")).toBe(final);
   });
 
+  it("knows the watch echo of its own writes and not a change made by another client", async () => {
+    const obj = await create("own-writes");
+    expect(kube.isOwnWrite(GIZMOS, obj)).toBe(true);
+    const annotated = await setAnnotations(kube, GIZMOS, obj, { "aidc.io/x": "1" });
+    const statused = await patchStatus(kube, GIZMOS, annotated, { phase: "A" });
+    expect(kube.isOwnWrite(GIZMOS, annotated)).toBe(true);
+    expect(kube.isOwnWrite(GIZMOS, statused.object)).toBe(true);
+    // The same object as the server has it now, read back: still ours.
+    const read = await kube.get(GIZMOS, { namespace, name: "own-writes" });
+    expect(read && kube.isOwnWrite(GIZMOS, read)).toBe(true);
+    const other = new KubeClient(kc);
+    const theirs = await setAnnotations(other, GIZMOS, statused.object, { "aidc.io/x": "2" });
+    expect(kube.isOwnWrite(GIZMOS, theirs)).toBe(false);
+    expect(other.isOwnWrite(GIZMOS, theirs)).toBe(true);
+  });
+
   it("lets a deleted object go when its last finalizer is removed", async () => {
     const obj = await create("deleting");
     const held = (await ensureFinalizer(kube, GIZMOS, obj, "test.aidc.io/hold")) as KubeObject;
