@@ -50,6 +50,10 @@ function fingerprint(obj: KubeObject): string {
 export class RunningController {
   private queue?: WorkQueue;
   private readonly terminal = new Map<string, string>();
+  /** Per key being reconciled: resourceVersions of updates that may echo its writes. */
+  private readonly maybeEchoes = new Map<string, string[]>();
+  /** Keys being reconciled that something other than a possible echo re-added. */
+  private readonly rerun = new Set<string>();
   private unsubscribe: Array<() => void> = [];
   private workers: Promise<void>[] = [];
   private resyncTimer?: NodeJS.Timeout;
@@ -127,7 +131,10 @@ export class RunningController {
     if (clearTerminal) this.terminal.clear();
     for (const obj of this.rt.cache.list(this.definition.primary)) {
       const key = objectKeyString(obj);
-      if (!this.terminal.has(key)) this.queue.add(key);
+      if (!this.terminal.has(key)) {
+        this.markRerun(key);
+        this.queue.add(key);
+      }
     }
   }
 
@@ -144,7 +151,9 @@ export class RunningController {
     if (ev.type === "update" && ev.old && fingerprint(ev.old) === fingerprint(ev.object)) return;
     // The echo of this process's own write (same resourceVersion) asks for nothing
     // either: a reconcile made it, and its own requeue follows. This spares the extra
-    // reconcile (and the stale-cache status write conflict) after every create.
+    // reconcile (and the stale-cache status write conflict) after every create. An
+    // echo can arrive before the write's answer; one that arrives while the key is
+    // being reconciled is checked again when that reconcile ends (dropOwnEchoes).
     if (ev.type === "update" && this.rt.kube.isOwnWrite(this.definition.primary, ev.object)) {
       return;
     }
@@ -152,8 +161,38 @@ export class RunningController {
       const held = this.terminal.get(key);
       if (held !== undefined && held === fingerprint(ev.object)) return;
     }
+    const rv = ev.object.metadata?.resourceVersion;
+    if (ev.type === "update" && rv && this.queue?.isProcessing(key)) {
+      this.maybeEchoes.set(key, [...(this.maybeEchoes.get(key) ?? []), rv]);
+    } else {
+      this.markRerun(key);
+    }
     this.terminal.delete(key);
     this.queue?.add(key);
+  }
+
+  /** An add of a key being reconciled that is surely not an echo: it must run again. */
+  private markRerun(key: string): void {
+    if (this.queue?.isProcessing(key)) this.rerun.add(key);
+  }
+
+  /**
+   * After a successful reconcile of `key`: when everything that re-added it meanwhile
+   * was the echo of its own writes (now that their answers are in), it need not run
+   * again; the reconcile's own requeue stands.
+   */
+  private dropOwnEchoes(queue: WorkQueue, key: string): void {
+    const versions = this.maybeEchoes.get(key);
+    this.maybeEchoes.delete(key);
+    const mustRerun = this.rerun.delete(key);
+    if (!versions || mustRerun) return;
+    const { namespace, name } = parseKey(key);
+    const own = versions.every((resourceVersion) =>
+      this.rt.kube.isOwnWrite(this.definition.primary, {
+        metadata: { namespace, name, resourceVersion },
+      }),
+    );
+    if (own) queue.cancelReadd(key);
   }
 
   private onWatched(
@@ -170,6 +209,7 @@ export class RunningController {
     }
     for (const key of keys) {
       this.terminal.delete(key);
+      this.markRerun(key);
       this.queue?.add(key);
     }
   }
@@ -181,6 +221,8 @@ export class RunningController {
       try {
         await this.reconcileKey(queue, key);
       } finally {
+        this.maybeEchoes.delete(key);
+        this.rerun.delete(key);
         queue.done(key);
       }
     }
@@ -208,6 +250,7 @@ export class RunningController {
     this.rt.metrics.activeWorkers.inc(labels);
     try {
       const result = await def.reconcile(key, ctx);
+      this.dropOwnEchoes(queue, keyString);
       this.terminal.delete(keyString);
       queue.forget(keyString);
       const after = result?.requeueAfterMs;

@@ -183,6 +183,43 @@ describe("a running controller", () => {
     await h.cache.stop();
   });
 
+  it("does not run again for an echo that arrives before its write's answer, but does for another change meanwhile", async () => {
+    const seen: string[] = [];
+    let during: (() => void) | undefined;
+    const h = harness(async (k) => {
+      seen.push(k.name);
+      // The watch delivers the change while the reconcile still runs; the write's
+      // answer (which tells the client it was its own) comes after.
+      const act = during;
+      during = undefined;
+      act?.();
+      await settle();
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    const echo = widget("a", { annotations: { "aidc.io/x": "1" } });
+    during = () => {
+      h.api(widgets).emit("MODIFIED", echo);
+      h.ownWrites.add(echo.metadata?.resourceVersion ?? "");
+    };
+    h.running.start();
+    await settle();
+    await settle();
+    expect(seen).toEqual(["a"]);
+    // Now someone else changes the object while the reconcile runs: it runs again.
+    during = () => {
+      h.api(widgets).emit("MODIFIED", widget("a", { annotations: { "aidc.io/x": "2" } }));
+    };
+    h.api(widgets).emit("MODIFIED", widget("a", { annotations: { "aidc.io/x": "3" } }));
+    await settle();
+    await settle();
+    expect(seen).toEqual(["a", "a", "a"]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
   it("reconciles again after requeueAfterMs", async () => {
     let count = 0;
     const h = harness(async () => {

@@ -137,6 +137,20 @@ export class WorkQueue {
     return new Promise((resolve) => this.getters.push(resolve));
   }
 
+  /** True while a worker holds `key` (between `get` and `done`). */
+  isProcessing(key: string): boolean {
+    return this.processing.has(key);
+  }
+
+  /**
+   * Forgets that `key` was added while a worker held it, so that `done` does not queue
+   * it again; for adds the caller knows asked for nothing. No effect otherwise.
+   */
+  cancelReadd(key: string): void {
+    if (!this.processing.has(key) || !this.dirty.delete(key)) return;
+    this.addedAt.delete(key);
+  }
+
   /** Marks `key` as processed; if it was added meanwhile, it is queued again. */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
