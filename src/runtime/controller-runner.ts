@@ -92,7 +92,8 @@ export class RunningController {
         this.rt.cache.informerFor(w.resource).on((ev) => this.onWatched(ev, w.map)),
       );
     }
-    for (const obj of primary.store.list()) this.queue.add(objectKeyString(obj));
+    // The initial list is a routine look: an object that changes meanwhile goes first.
+    for (const obj of primary.store.list()) this.queue.add(objectKeyString(obj), "low");
     this.workers = Array.from({ length: workers }, () => this.work());
     this.scheduleResync();
     this.log.info({ workers }, "controller started");
@@ -133,7 +134,7 @@ export class RunningController {
       const key = objectKeyString(obj);
       if (!this.terminal.has(key)) {
         this.markRerun(key);
-        this.queue.add(key);
+        this.queue.add(key, "low");
       }
     }
   }
@@ -255,7 +256,7 @@ export class RunningController {
       queue.forget(keyString);
       const after = result?.requeueAfterMs;
       if (after !== undefined && after > 0) {
-        queue.addAfter(keyString, after);
+        queue.addAfter(keyString, after, result?.lowPriority ? "low" : "normal");
         this.rt.metrics.reconcileTotal.inc({ ...labels, result: "requeue_after" });
       } else {
         this.rt.metrics.reconcileTotal.inc({ ...labels, result: "success" });

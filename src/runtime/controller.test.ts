@@ -240,6 +240,34 @@ describe("a running controller", () => {
     await h.cache.stop();
   });
 
+  it("runs a routine (low-priority) requeue only after the keys with work", async () => {
+    const seen: string[] = [];
+    let release: () => void = () => {};
+    const h = harness(async (k) => {
+      seen.push(k.name);
+      if (k.name === "block") await new Promise<void>((r) => (release = r));
+      return k.name === "settled" ? { requeueAfterMs: 1_000, lowPriority: true } : {};
+    });
+    h.api(widgets).items = [widget("settled")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(seen).toEqual(["settled"]);
+    // The only worker is busy while the poll comes due and two new objects arrive.
+    h.api(widgets).emit("ADDED", widget("block"));
+    await settle();
+    await vi.advanceTimersByTimeAsync(1_000);
+    h.api(widgets).emit("ADDED", widget("new-1"));
+    h.api(widgets).emit("ADDED", widget("new-2"));
+    await settle();
+    release();
+    await settle();
+    expect(seen).toEqual(["settled", "block", "new-1", "new-2", "settled"]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
   it("retries a retryable error with growing backoff, records a Warning event and calls the error policy", async () => {
     const times: number[] = [];
     const h = harness(async () => {

@@ -12,6 +12,11 @@ import type { IndexFunc } from "./store.js";
 export interface ReconcileResult {
   /** Reconcile this key again after this many ms (the poll interval). */
   requeueAfterMs?: number;
+  /**
+   * The requeue is a routine poll of a settled object: when due, it waits behind every
+   * key with work to do (new or changed objects, creates in progress, retries).
+   */
+  lowPriority?: boolean;
 }
 
 /** Everything a reconcile gets besides the key. */

@@ -119,6 +119,78 @@ describe("WorkQueue", () => {
     expect(q.len()).toBe(0);
   });
 
+  it("hands out low-priority keys only when no normal key waits", async () => {
+    const q = new WorkQueue();
+    q.add("poll-1", "low");
+    q.add("poll-2", "low");
+    q.add("new-1");
+    q.add("new-2", "normal");
+    expect(q.len()).toBe(4);
+    expect(await q.get()).toBe("new-1");
+    expect(await q.get()).toBe("new-2");
+    q.add("new-3");
+    expect(await q.get()).toBe("new-3");
+    expect(await q.get()).toBe("poll-1");
+    expect(await q.get()).toBe("poll-2");
+    expect(q.len()).toBe(0);
+  });
+
+  it("moves a waiting low key up when it is added as normal, never down, and queues it once", async () => {
+    const q = new WorkQueue();
+    q.add("a", "low");
+    q.add("b", "low");
+    q.add("c", "low");
+    q.add("b");
+    q.add("b", "low");
+    expect(q.len()).toBe(3);
+    expect(await q.get()).toBe("b");
+    expect(await q.get()).toBe("a");
+    expect(await q.get()).toBe("c");
+    expect(q.len()).toBe(0);
+    // b's old place in the low lane is dead: b, done and added low again, is handed
+    // out once.
+    q.done("b");
+    q.add("b", "low");
+    expect(await q.get()).toBe("b");
+    let next: string | undefined;
+    void q.get().then((k) => {
+      next = k;
+    });
+    await flush();
+    expect(next).toBeUndefined();
+    q.done("b");
+    await flush();
+    expect(next).toBeUndefined();
+    q.add("d", "low");
+    await flush();
+    expect(next).toBe("d");
+  });
+
+  it("re-queues a key added while processed in the higher of its lanes", async () => {
+    const q = new WorkQueue();
+    q.add("k");
+    await q.get();
+    q.add("k", "low");
+    q.add("j", "low");
+    q.add("k");
+    q.done("k");
+    expect(await q.get()).toBe("k");
+    expect(await q.get()).toBe("j");
+  });
+
+  it("keeps the earliest delay of a key and the higher priority of the two", async () => {
+    const q = new WorkQueue();
+    q.addAfter("k", 1_000, "low");
+    q.addAfter("k", 5_000);
+    q.addAfter("j", 5_000, "low");
+    q.addAfter("j", 1_000, "low");
+    q.add("x", "low");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await q.get()).toBe("k");
+    expect(await q.get()).toBe("x");
+    expect(await q.get()).toBe("j");
+  });
+
   it("stops handing out work on shutdown and drops queued and delayed keys", async () => {
     const q = new WorkQueue();
     let waiting: string | undefined = "unset";

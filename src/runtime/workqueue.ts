@@ -34,6 +34,14 @@ export interface WorkQueueOptions {
   observer?: WorkQueueObserver;
 }
 
+/**
+ * A key's lane. `normal`: work to do (a new or changed object, a create in progress, a
+ * retry). `low`: a routine look (a periodic poll of a settled object, a resync, the
+ * initial list); it is handed out only when no normal key waits, so that a new object
+ * is not stuck behind a full sweep of polls when the service's rate limit is the bound.
+ */
+export type QueuePriority = "normal" | "low";
+
 /** Default global retry rate limit (client-go's): 10 per second, burst 100. */
 export const DEFAULT_RETRY_RATE_LIMIT: TokenBucketOptions = { qps: 10, burst: 100 };
 
@@ -41,6 +49,8 @@ export const DEFAULT_RETRY_RATE_LIMIT: TokenBucketOptions = { qps: 10, burst: 10
  * A keyed work queue with client-go's semantics:
  *
  * - **De-duplication**: a key added while already waiting is queued once.
+ * - **Two priorities**: `low` keys are handed out only when no `normal` key waits; a
+ *   waiting low key added again as normal moves to the normal lane (never back down).
  * - **Per-key serialisation**: a key is handed to at most one worker at a time; a key
  *   added while it is being processed is queued again when the worker calls `done`.
  * - **Delays**: `addAfter` (earliest pending delay per key wins) and `addRateLimited`
@@ -53,12 +63,23 @@ export const DEFAULT_RETRY_RATE_LIMIT: TokenBucketOptions = { qps: 10, burst: 10
  * Workers loop: `for (let k; (k = await q.get()) !== undefined; ) { try {...} finally { q.done(k) } }`.
  */
 export class WorkQueue {
-  private readonly queue: string[] = [];
-  private readonly dirty = new Set<string>();
+  /**
+   * The lanes, in order. An entry is live while `dirty` holds its key in that lane and
+   * no worker holds it; a key moved to the normal lane leaves a dead entry behind in
+   * the low one, skipped when reached.
+   */
+  private readonly lanes: Record<QueuePriority, string[]> = { normal: [], low: [] };
+  /** Keys waiting or re-added while processed, with their lane. */
+  private readonly dirty = new Map<string, QueuePriority>();
+  /** Live entries in the lanes. */
+  private waiting = 0;
   private readonly processing = new Set<string>();
   private readonly addedAt = new Map<string, number>();
   private readonly startedAt = new Map<string, number>();
-  private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly delayed = new Map<
+    string,
+    { at: number; timer: NodeJS.Timeout; priority: QueuePriority }
+  >();
   private readonly getters: Array<(key: string | undefined) => void> = [];
   private readonly drainers: Array<() => void> = [];
   private readonly backoff: ExponentialBackoff;
@@ -74,32 +95,53 @@ export class WorkQueue {
     this.observer = options.observer;
   }
 
-  /** Queues `key` now unless it is already waiting; ignored after shutdown. */
-  add(key: string): void {
-    if (this.stopping || this.dirty.has(key)) return;
+  /**
+   * Queues `key` now unless it is already waiting (a waiting low key added as normal
+   * moves up); ignored after shutdown.
+   */
+  add(key: string, priority: QueuePriority = "normal"): void {
+    if (this.stopping) return;
+    const lane = this.dirty.get(key);
+    if (lane !== undefined) {
+      if (lane === "low" && priority === "normal") {
+        this.dirty.set(key, "normal");
+        if (!this.processing.has(key)) this.lanes.normal.push(key);
+      }
+      return;
+    }
     this.observer?.added();
-    this.dirty.add(key);
+    this.dirty.set(key, priority);
     this.addedAt.set(key, this.now());
     if (this.processing.has(key)) return;
-    this.enqueue(key);
+    this.enqueue(key, priority);
   }
 
-  /** Queues `key` after `delayMs`; an earlier pending delay of the same key wins. */
-  addAfter(key: string, delayMs: number): void {
+  /**
+   * Queues `key` after `delayMs`; an earlier pending delay of the same key wins, and
+   * keeps the higher of both priorities.
+   */
+  addAfter(key: string, delayMs: number, priority: QueuePriority = "normal"): void {
     if (this.stopping) return;
     if (delayMs <= 0) {
-      this.add(key);
+      this.add(key, priority);
       return;
     }
     const at = this.now() + delayMs;
     const pending = this.delayed.get(key);
-    if (pending && pending.at <= at) return;
+    if (pending && pending.at <= at) {
+      if (priority === "normal") pending.priority = "normal";
+      return;
+    }
     if (pending) clearTimeout(pending.timer);
-    const timer = setTimeout(() => {
-      this.delayed.delete(key);
-      this.add(key);
-    }, delayMs);
-    this.delayed.set(key, { at, timer });
+    const entry = {
+      at,
+      priority: pending?.priority === "normal" ? ("normal" as const) : priority,
+      timer: setTimeout(() => {
+        this.delayed.delete(key);
+        this.add(key, entry.priority);
+      }, delayMs),
+    };
+    this.delayed.set(key, entry);
   }
 
   /**
@@ -129,7 +171,7 @@ export class WorkQueue {
    */
   get(): Promise<string | undefined> {
     if (this.stopping) return Promise.resolve(undefined);
-    const key = this.queue.shift();
+    const key = this.next();
     if (key !== undefined) {
       this.startProcessing(key);
       return Promise.resolve(key);
@@ -157,13 +199,14 @@ export class WorkQueue {
     const started = this.startedAt.get(key);
     this.startedAt.delete(key);
     if (started !== undefined) this.observer?.workDuration((this.now() - started) / 1000);
-    if (this.dirty.has(key) && !this.stopping) this.enqueue(key);
+    const lane = this.dirty.get(key);
+    if (lane !== undefined && !this.stopping) this.enqueue(key, lane);
     if (this.processing.size === 0) for (const d of this.drainers.splice(0)) d();
   }
 
   /** Keys waiting to be processed (not counting delayed or in-flight keys). */
   len(): number {
-    return this.queue.length;
+    return this.waiting;
   }
 
   /** Keys currently held by workers. */
@@ -182,7 +225,9 @@ export class WorkQueue {
     this.stopping = true;
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
-    this.queue.length = 0;
+    this.lanes.normal.length = 0;
+    this.lanes.low.length = 0;
+    this.waiting = 0;
     this.dirty.clear();
     this.addedAt.clear();
     this.observer?.depth(0);
@@ -204,15 +249,30 @@ export class WorkQueue {
     });
   }
 
-  private enqueue(key: string): void {
+  private enqueue(key: string, priority: QueuePriority): void {
     const getter = this.getters.shift();
     if (getter) {
       this.startProcessing(key);
       getter(key);
       return;
     }
-    this.queue.push(key);
-    this.observer?.depth(this.queue.length);
+    this.lanes[priority].push(key);
+    this.waiting++;
+    this.observer?.depth(this.waiting);
+  }
+
+  /** The first live entry, normal lane first; dead entries on the way are dropped. */
+  private next(): string | undefined {
+    for (const priority of ["normal", "low"] as const) {
+      const lane = this.lanes[priority];
+      for (let key = lane.shift(); key !== undefined; key = lane.shift()) {
+        if (this.dirty.get(key) === priority && !this.processing.has(key)) {
+          this.waiting--;
+          return key;
+        }
+      }
+    }
+    return undefined;
   }
 
   private startProcessing(key: string): void {
@@ -222,7 +282,7 @@ export class WorkQueue {
     this.addedAt.delete(key);
     if (added !== undefined) this.observer?.queueLatency((this.now() - added) / 1000);
     this.startedAt.set(key, this.now());
-    this.observer?.depth(this.queue.length);
+    this.observer?.depth(this.waiting);
   }
 
   private now(): number {

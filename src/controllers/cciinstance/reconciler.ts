@@ -145,7 +145,8 @@ export class CciInstanceReconciler {
     this.announceChanges(current, previous, status, ctx);
     const poll = this.deps.pollIntervalMs;
     const untilRetry = images.retryAt ? images.retryAt.getTime() - now.getTime() : poll;
-    return { requeueAfterMs: Math.max(0, Math.min(poll, untilRetry)) };
+    const after = Math.max(0, Math.min(poll, untilRetry));
+    return { requeueAfterMs: after, ...(after === poll ? { lowPriority: true } : {}) };
   }
 
   /** Records a failed reconcile as Synced=False (the runtime logs it and emits the event). */
@@ -187,7 +188,7 @@ export class CciInstanceReconciler {
     if (before?.reason !== binding.reason || before?.message !== binding.message) {
       ctx.events.warning(obj, binding.reason, binding.message);
     }
-    return { requeueAfterMs: this.deps.pollIntervalMs };
+    return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
   }
 
   /** The bound instance no longer exists: keep the binding, say so, keep polling. */
@@ -206,7 +207,7 @@ export class CciInstanceReconciler {
     const wasGone = obj.status?.conditions?.some((c) => c.reason === "InstanceNotFound");
     await patchStatus(ctx.kube, CCI, obj, { ...(obj.status ?? {}), instanceId: id, conditions });
     if (!wasGone) ctx.events.warning(obj, "InstanceNotFound", message);
-    return { requeueAfterMs: this.deps.pollIntervalMs };
+    return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
   }
 
   private announceChanges(

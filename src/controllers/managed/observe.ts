@@ -26,6 +26,7 @@ export async function observe<T extends ManagedObject, R>(
       },
       synced: SYNCED_OK,
       requeueAfterMs: options.pollIntervalMs,
+      routine: true,
     };
   }
   const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
@@ -49,5 +50,8 @@ export async function observe<T extends ManagedObject, R>(
       synced = { status: "False", reason: u.reason, message: u.message };
     }
   }
-  return { facts, remote: o.remote, ready: o.ready, synced, requeueAfterMs };
+  // Nothing under way (neither coming up nor a change waiting): the next look is a
+  // routine poll, behind the keys with work to do.
+  const routine = requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating";
+  return { facts, remote: o.remote, ready: o.ready, synced, requeueAfterMs, routine };
 }

@@ -74,7 +74,11 @@ export function managedReconciler<T extends ManagedObject, R>(
     const run = new ManagedRun(kind, obj, ctx);
     const outcome = await createOrObserve(run, options);
     await writeStatus(run, outcome);
-    return outcome.requeueAfterMs === undefined ? {} : { requeueAfterMs: outcome.requeueAfterMs };
+    if (outcome.requeueAfterMs === undefined) return {};
+    return {
+      requeueAfterMs: outcome.requeueAfterMs,
+      ...(outcome.routine ? { lowPriority: true } : {}),
+    };
   };
   const onError: ErrorPolicy = async (key, err, ctx) => {
     // A conflict only means the cache was behind a write; the retry follows at once,

@@ -92,6 +92,8 @@ export interface Outcome<R> {
   keepStatus?: boolean;
   /** Undefined: wait for the next change. */
   requeueAfterMs?: number;
+  /** The requeue is the routine poll of a settled object (low priority in the queue). */
+  routine?: boolean;
 }
 
 /** The Synced=True condition of a successful reconcile. */
