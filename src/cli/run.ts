@@ -9,6 +9,7 @@ import { type ControllerFactory, controllers } from "../controllers/index.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics, type ServiceRequestInfo } from "../runtime/metrics.js";
+import { currentReconcilePriority } from "../runtime/priority.js";
 import { ServiceClient } from "../service/client.js";
 import { waitForSignal } from "./controlplane.js";
 
@@ -31,6 +32,8 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       catalogTtlMs: s.catalogTtlMs,
       retry: s.retry,
       rateLimit: s.rateLimit,
+      // A routine poll's calls wait at the rate limit behind calls with work to do.
+      callPriority: currentReconcilePriority,
       endpoints: s.endpoints,
       logger: deps.log.child({ component: "service" }),
       onRequest: deps.onRequest,

@@ -7,6 +7,7 @@ import { errorMessage, errorReason, isTerminal } from "./errors.js";
 import type { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
+import { withReconcilePriority } from "./priority.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
 import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
 import type { StoreEvent } from "./store.js";
@@ -250,7 +251,10 @@ export class RunningController {
     const started = this.rt.clock.now().getTime();
     this.rt.metrics.activeWorkers.inc(labels);
     try {
-      const result = await def.reconcile(key, ctx);
+      // Calls made by a routine poll wait at the service's rate limit behind calls
+      // with work to do (see priority.ts).
+      const priority = queue.priorityOf(keyString) ?? "normal";
+      const result = await withReconcilePriority(priority, () => def.reconcile(key, ctx));
       this.dropOwnEchoes(queue, keyString);
       this.terminal.delete(keyString);
       queue.forget(keyString);

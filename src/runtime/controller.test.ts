@@ -9,6 +9,7 @@ import { RetryableError, TerminalError } from "./errors.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { RuntimeMetrics } from "./metrics.js";
+import { currentReconcilePriority } from "./priority.js";
 import {
   type KubeObject,
   type ObjectKey,
@@ -242,9 +243,12 @@ describe("a running controller", () => {
 
   it("runs a routine (low-priority) requeue only after the keys with work", async () => {
     const seen: string[] = [];
+    const priorities: string[] = [];
     let release: () => void = () => {};
     const h = harness(async (k) => {
       seen.push(k.name);
+      await Promise.resolve();
+      priorities.push(currentReconcilePriority());
       if (k.name === "block") await new Promise<void>((r) => (release = r));
       return k.name === "settled" ? { requeueAfterMs: 1_000, lowPriority: true } : {};
     });
@@ -264,6 +268,9 @@ describe("a running controller", () => {
     release();
     await settle();
     expect(seen).toEqual(["settled", "block", "new-1", "new-2", "settled"]);
+    // The reconcile (and the service calls it makes) knows its lane: the initial list
+    // and the routine poll are low, the new objects normal.
+    expect(priorities).toEqual(["low", "normal", "normal", "normal", "low"]);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

@@ -41,6 +41,7 @@ export {
 } from "./kube.js";
 export { RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
 export { mergeRules, missingPermissions, type PolicyRule } from "./permissions.js";
+export { currentReconcilePriority, withReconcilePriority } from "./priority.js";
 export {
   apiVersionOf,
   formatKey,
@@ -53,6 +54,7 @@ export {
   type ResourceDescriptor,
 } from "./resource.js";
 export type { IndexFunc } from "./store.js";
+export type { QueuePriority } from "./workqueue.js";
 export {
   ConflictError,
   ensureFinalizer,

@@ -73,7 +73,8 @@ export class WorkQueue {
   private readonly dirty = new Map<string, QueuePriority>();
   /** Live entries in the lanes. */
   private waiting = 0;
-  private readonly processing = new Set<string>();
+  /** Keys held by workers, with the lane each came from. */
+  private readonly processing = new Map<string, QueuePriority>();
   private readonly addedAt = new Map<string, number>();
   private readonly startedAt = new Map<string, number>();
   private readonly delayed = new Map<
@@ -171,10 +172,10 @@ export class WorkQueue {
    */
   get(): Promise<string | undefined> {
     if (this.stopping) return Promise.resolve(undefined);
-    const key = this.next();
-    if (key !== undefined) {
-      this.startProcessing(key);
-      return Promise.resolve(key);
+    const next = this.next();
+    if (next !== undefined) {
+      this.startProcessing(next.key, next.priority);
+      return Promise.resolve(next.key);
     }
     return new Promise((resolve) => this.getters.push(resolve));
   }
@@ -182,6 +183,11 @@ export class WorkQueue {
   /** True while a worker holds `key` (between `get` and `done`). */
   isProcessing(key: string): boolean {
     return this.processing.has(key);
+  }
+
+  /** The lane a key held by a worker came from; undefined when no worker holds it. */
+  priorityOf(key: string): QueuePriority | undefined {
+    return this.processing.get(key);
   }
 
   /**
@@ -252,7 +258,7 @@ export class WorkQueue {
   private enqueue(key: string, priority: QueuePriority): void {
     const getter = this.getters.shift();
     if (getter) {
-      this.startProcessing(key);
+      this.startProcessing(key, priority);
       getter(key);
       return;
     }
@@ -262,21 +268,21 @@ export class WorkQueue {
   }
 
   /** The first live entry, normal lane first; dead entries on the way are dropped. */
-  private next(): string | undefined {
+  private next(): { key: string; priority: QueuePriority } | undefined {
     for (const priority of ["normal", "low"] as const) {
       const lane = this.lanes[priority];
       for (let key = lane.shift(); key !== undefined; key = lane.shift()) {
         if (this.dirty.get(key) === priority && !this.processing.has(key)) {
           this.waiting--;
-          return key;
+          return { key, priority };
         }
       }
     }
     return undefined;
   }
 
-  private startProcessing(key: string): void {
-    this.processing.add(key);
+  private startProcessing(key: string, priority: QueuePriority): void {
+    this.processing.set(key, priority);
     this.dirty.delete(key);
     const added = this.addedAt.get(key);
     this.addedAt.delete(key);

@@ -14,7 +14,7 @@ import {
   resolveEndpointTable,
 } from "./endpoints.js";
 import { ServiceInvalidRequestError } from "./errors.js";
-import type { RateLimit, Sleep } from "./rate-limiter.js";
+import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
 import { type CallArgs, type RequestObservation, ServiceTransport } from "./transport.js";
 
@@ -30,6 +30,12 @@ export interface ServiceClientOptions {
   retry?: RetryPolicy;
   /** Client-side token bucket; null turns it off. Default 50/s with a burst of 100. */
   rateLimit?: RateLimit | null;
+  /**
+   * The priority of the call being made, read at the rate limit: `low` calls (routine
+   * polls) wait while `normal` ones wait too. The operator passes the priority of the
+   * reconcile making the call. Default: every call `normal`.
+   */
+  callPriority?: () => CallPriority;
   /** Endpoint overrides by name: `"/path"` or `"METHOD /path"` enables, null disables. */
   endpoints?: EndpointOverrides;
   /** Debug log per attempt (endpoint, path, status, duration); never headers or the key. */
@@ -92,6 +98,7 @@ export class ServiceClientCore {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
+      priority: options.callPriority,
       endpoints: this.endpoints,
       logger: options.logger,
       onRequest: options.onRequest,

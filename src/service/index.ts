@@ -41,7 +41,7 @@ export {
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
-export type { RateLimit } from "./rate-limiter.js";
+export type { CallPriority, RateLimit } from "./rate-limiter.js";
 export type { JsonObject, StorageObject } from "./schemas/block-file-storage.js";
 export type {
   CciErrorDetails,

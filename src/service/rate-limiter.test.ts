@@ -38,6 +38,22 @@ describe("TokenBucket", () => {
     expect(order).toEqual([0, 1, 2, 3]);
   });
 
+  it("serves every waiting normal caller before a low one, also one that came later", async () => {
+    const t = virtualTime();
+    const bucket = new TokenBucket({ ratePerSecond: 100, burst: 1 }, t.now, t.sleep);
+    const order: string[] = [];
+    const take = (name: string, priority?: "low") =>
+      bucket.take(priority).then(() => order.push(name));
+    await bucket.take();
+    const first = [take("poll-1", "low"), take("poll-2", "low"), take("create-1")];
+    expect(bucket.waitingCallers()).toEqual({ normal: 1, low: 2 });
+    // Arrives while the others wait for the next token.
+    const late = take("create-2");
+    await Promise.all([...first, late]);
+    expect(order).toEqual(["create-1", "create-2", "poll-1", "poll-2"]);
+    expect(t.now()).toBe(40);
+  });
+
   it("refills while idle but never beyond the burst", async () => {
     let now = 0;
     const bucket = new TokenBucket({ ratePerSecond: 1, burst: 2 }, () => now);

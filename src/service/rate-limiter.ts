@@ -1,6 +1,7 @@
 /**
  * A client-side token bucket: at most `burst` requests at once, refilled at
- * `ratePerSecond`. Callers are served in arrival order.
+ * `ratePerSecond`. Callers are served in arrival order within their priority; a
+ * `low` caller (a routine poll) gets a token only when no `normal` caller waits.
  */
 
 /** Rate of the bucket. */
@@ -10,6 +11,12 @@ export interface RateLimit {
   /** Bucket size (requests allowed at once after a quiet period); >= 1. */
   burst: number;
 }
+
+/**
+ * Priority of a call at the rate limit. `low`: routine polls of settled objects, which
+ * may wait while calls with work to do (creates, changes, first looks) go first.
+ */
+export type CallPriority = "normal" | "low";
 
 /** Waits; injectable so tests can control time. */
 export type Sleep = (ms: number) => Promise<void>;
@@ -21,7 +28,8 @@ export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(reso
 export class TokenBucket {
   private tokens: number;
   private last: number;
-  private queue: Promise<void> = Promise.resolve();
+  private readonly waiting: Record<CallPriority, Array<() => void>> = { normal: [], low: [] };
+  private serving = false;
 
   constructor(
     private readonly limit: RateLimit,
@@ -38,10 +46,16 @@ export class TokenBucket {
   }
 
   /** Resolves when the caller may send one request; takes one token. */
-  take(): Promise<void> {
-    const turn = this.queue.then(() => this.waitForToken());
-    this.queue = turn.catch(() => undefined);
-    return turn;
+  take(priority: CallPriority = "normal"): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiting[priority].push(resolve);
+      if (!this.serving) void this.serve();
+    });
+  }
+
+  /** Callers waiting for a token, by priority (for tests and metrics). */
+  waitingCallers(): Record<CallPriority, number> {
+    return { normal: this.waiting.normal.length, low: this.waiting.low.length };
   }
 
   /** Tokens available right now (for tests and metrics). */
@@ -57,12 +71,26 @@ export class TokenBucket {
     this.tokens = Math.min(this.limit.burst, this.tokens + elapsed * this.limit.ratePerSecond);
   }
 
-  private async waitForToken(): Promise<void> {
-    this.refill();
-    while (this.tokens < 1) {
-      await this.sleep(Math.ceil(((1 - this.tokens) / this.limit.ratePerSecond) * 1000));
-      this.refill();
+  /**
+   * Hands out tokens while callers wait, normal ones first; the choice is made when a
+   * token is there, so a normal caller that arrives during a wait goes next.
+   */
+  private async serve(): Promise<void> {
+    this.serving = true;
+    try {
+      for (;;) {
+        const lane = this.waiting.normal.length > 0 ? this.waiting.normal : this.waiting.low;
+        if (lane.length === 0) return;
+        this.refill();
+        if (this.tokens >= 1) {
+          this.tokens -= 1;
+          lane.shift()?.();
+          continue;
+        }
+        await this.sleep(Math.ceil(((1 - this.tokens) / this.limit.ratePerSecond) * 1000));
+      }
+    } finally {
+      this.serving = false;
     }
-    this.tokens -= 1;
   }
 }

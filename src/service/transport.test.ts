@@ -2,6 +2,7 @@
  * Retries, timeouts, the rate limit, fault handling and key rotation of the client,
  * against the emulator with injected faults.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort } from "../controlplane/controlplane.js";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
@@ -12,6 +13,7 @@ import {
   ServiceMalformedResponseError,
   ServiceUnavailableError,
 } from "./errors.js";
+import type { CallPriority } from "./rate-limiter.js";
 import type { RequestObservation } from "./transport.js";
 
 let svc: EmulatedService;
@@ -195,6 +197,29 @@ describe("the client-side rate limit", () => {
     expect(waits[0]).toBeLessThan(5);
     // The fourth call waits for three tokens at 20/s.
     expect(waits[3]).toBeGreaterThanOrEqual(140);
+  });
+
+  it("lets a normal call that waits go before low-priority ones (routine polls)", async () => {
+    const attempts: RequestObservation[] = [];
+    const lane = new AsyncLocalStorage<CallPriority>();
+    const client = svc.newClient({
+      rateLimit: { ratePerSecond: 20, burst: 1 },
+      catalogTtlMs: 0,
+      callPriority: () => lane.getStore() ?? "normal",
+      onRequest: (e) => attempts.push(e),
+    });
+    const polls = Array.from({ length: 3 }, () => lane.run("low", () => client.listNasProducts()));
+    const work = client.getNas(nasId);
+    await Promise.all([...polls, work]);
+    const waitOf = (endpoint: string) =>
+      attempts.filter((a) => a.endpoint === endpoint).map((a) => a.rateLimitWaitMs);
+    const [normal] = waitOf("getNas");
+    const lows = waitOf("listNasProducts").sort((a, b) => a - b);
+    // The first poll took the burst token; the normal call got the next one (~50 ms),
+    // the other two polls the ones after it (~100 and ~150 ms).
+    expect(normal).toBeGreaterThanOrEqual(30);
+    expect(normal).toBeLessThan(lows[1] as number);
+    expect(lows[2]).toBeGreaterThanOrEqual(130);
   });
 });
 

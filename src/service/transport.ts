@@ -18,7 +18,13 @@ import {
   ServiceInvalidRequestError,
   ServiceUnavailableError,
 } from "./errors.js";
-import { type RateLimit, realSleep, type Sleep, TokenBucket } from "./rate-limiter.js";
+import {
+  type CallPriority,
+  type RateLimit,
+  realSleep,
+  type Sleep,
+  TokenBucket,
+} from "./rate-limiter.js";
 import { type CallDescription, interpretResponse, type RawResponse } from "./response.js";
 
 /** One finished attempt, for metrics: the envelope (or HTTP) status, or "error" without an answer. */
@@ -41,6 +47,8 @@ export interface TransportOptions {
   timeoutMs: number;
   retry: RetryPolicy;
   rateLimit: RateLimit | null;
+  /** The priority of the call being made, at the rate limit; default `normal`. */
+  priority?: (() => CallPriority) | undefined;
   endpoints: EndpointTable;
   logger?: Logger | undefined;
   onRequest?: ((e: RequestObservation) => void) | undefined;
@@ -135,7 +143,7 @@ export class ServiceTransport {
         key = await this.readKey(name);
         if (this.bucket) {
           const queued = performance.now();
-          await this.bucket.take();
+          await this.bucket.take(this.options.priority?.() ?? "normal");
           call.rateLimitWaitMs = Math.round((performance.now() - queued) * 1000) / 1000;
         }
         return await this.attempt(call, def.method, url, body, key, schema);
