@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { InformerCache } from "./cache.js";
 import type { Clock } from "./clock.js";
+import { type Condition, getCondition } from "./conditions.js";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
 import { errorMessage, errorReason, isTerminal } from "./errors.js";
 import type { EventRecorder } from "./events.js";
@@ -11,7 +12,7 @@ import { withReconcilePriority } from "./priority.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
 import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
 import type { StoreEvent } from "./store.js";
-import { WorkQueue } from "./workqueue.js";
+import { type QueuePriority, WorkQueue } from "./workqueue.js";
 import { ConflictError } from "./writes.js";
 
 /** Shared services and settings a running controller needs (the manager provides them). */
@@ -40,6 +41,26 @@ function fingerprint(obj: KubeObject): string {
   const m = obj.metadata ?? {};
   return JSON.stringify([m.generation, m.annotations, m.labels, m.deletionTimestamp, m.finalizers]);
 }
+
+/**
+ * Whether an object looks settled from outside a reconcile (the initial list, the
+ * resync): Ready=True for its current generation, not Synced=False, not being
+ * deleted. Such a key waits in the low lane; any other (a create or a deletion under
+ * way, a spec not acted on yet, an error) goes in the normal one, so that after a
+ * restart the work that was under way resumes first.
+ */
+export function looksSettled(obj: KubeObject): boolean {
+  if (obj.metadata?.deletionTimestamp) return false;
+  const conditions = (obj as { status?: { conditions?: Condition[] } }).status?.conditions;
+  const ready = getCondition(conditions, "Ready");
+  return (
+    ready?.status === "True" &&
+    ready.observedGeneration === obj.metadata?.generation &&
+    getCondition(conditions, "Synced")?.status !== "False"
+  );
+}
+
+const laneOf = (obj: KubeObject): QueuePriority => (looksSettled(obj) ? "low" : "normal");
 
 /**
  * Runs one controller: subscribes to its informers (a primary object's status-only
@@ -93,8 +114,9 @@ export class RunningController {
         this.rt.cache.informerFor(w.resource).on((ev) => this.onWatched(ev, w.map)),
       );
     }
-    // The initial list is a routine look: an object that changes meanwhile goes first.
-    for (const obj of primary.store.list()) this.queue.add(objectKeyString(obj), "low");
+    // For a settled object the initial list is a routine look: objects with work
+    // (and any that change meanwhile) go first.
+    for (const obj of primary.store.list()) this.queue.add(objectKeyString(obj), laneOf(obj));
     this.workers = Array.from({ length: workers }, () => this.work());
     this.scheduleResync();
     this.log.info({ workers }, "controller started");
@@ -135,7 +157,7 @@ export class RunningController {
       const key = objectKeyString(obj);
       if (!this.terminal.has(key)) {
         this.markRerun(key);
-        this.queue.add(key, "low");
+        this.queue.add(key, laneOf(obj));
       }
     }
   }

@@ -105,6 +105,20 @@ function harness(
 
 const settle = () => vi.advanceTimersByTimeAsync(0);
 
+/** The status of an object Ready for its generation 1. */
+const readyStatus = {
+  conditions: [
+    {
+      type: "Ready",
+      status: "True",
+      reason: "Available",
+      message: "",
+      lastTransitionTime: "2026-11-23T00:00:00Z",
+      observedGeneration: 1,
+    },
+  ],
+};
+
 describe("a running controller", () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -241,6 +255,34 @@ describe("a running controller", () => {
     await h.cache.stop();
   });
 
+  it("at start, reconciles objects with work before the settled ones", async () => {
+    const seen: string[] = [];
+    const h = harness(async (k) => {
+      seen.push(k.name);
+      return {};
+    });
+    h.api(widgets).items = [
+      widget("ready", {}, readyStatus),
+      widget("new"),
+      widget("ready-for-an-older-generation", { generation: 2 }, readyStatus),
+      widget("deleting", { deletionTimestamp: "2026-11-23T00:00:00Z" }, readyStatus),
+      widget("also-ready", {}, readyStatus),
+    ];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(seen).toEqual([
+      "new",
+      "ready-for-an-older-generation",
+      "deleting",
+      "ready",
+      "also-ready",
+    ]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
   it("runs a routine (low-priority) requeue only after the keys with work", async () => {
     const seen: string[] = [];
     const priorities: string[] = [];
@@ -252,7 +294,7 @@ describe("a running controller", () => {
       if (k.name === "block") await new Promise<void>((r) => (release = r));
       return k.name === "settled" ? { requeueAfterMs: 1_000, lowPriority: true } : {};
     });
-    h.api(widgets).items = [widget("settled")];
+    h.api(widgets).items = [widget("settled", {}, readyStatus)];
     h.cache.start();
     await h.cache.waitForSync();
     h.running.start();
