@@ -1,4 +1,6 @@
+import { Writable } from "node:stream";
 import * as k8s from "@kubernetes/client-node";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalControlPlane } from "../../src/controlplane/controlplane.js";
 import { Informer } from "../../src/runtime/informer.js";
@@ -17,6 +19,17 @@ function viaPort(kc: k8s.KubeConfig, port: number): k8s.KubeConfig {
   if (!cluster) throw new Error("no cluster");
   copy.clusters = [{ ...cluster, server: `https://127.0.0.1:${port}` }];
   return copy;
+}
+
+/** A pino logger whose messages land in `lines`. */
+function capturingLogger(lines: string[]) {
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString().split("\n")) if (l) lines.push(JSON.parse(l).msg);
+      done();
+    },
+  });
+  return pino({ level: "info" }, sink);
 }
 
 describe("an informer across an API server restart", () => {
@@ -94,6 +107,67 @@ describe("an informer across an API server restart", () => {
       // And it keeps watching after the reconnect.
       await admin.create(GIZMOS, gizmo(namespace, "d"));
       await eventually(async () => informer.store.get(`${namespace}/d`));
+    } finally {
+      await informer.stop();
+    }
+  });
+
+  it("answers a 410 Gone (its resourceVersion compacted away) with a relist that delivers the deletes", async () => {
+    await admin.create(GIZMOS, gizmo(namespace, "e1", { size: 1 }));
+    await admin.create(GIZMOS, gizmo(namespace, "e2", { size: 1 }));
+    const tcp = new TcpProxy(plane.apiServerPort);
+    proxy.current = tcp;
+    const port = await tcp.start();
+    const messages: string[] = [];
+    const kube = new KubeClient(viaPort(kc, port));
+    const informer = new Informer(GIZMOS, (ns) => kubeListerWatcher(kube, GIZMOS, ns), {
+      namespaces: [namespace],
+      initialBackoffMs: 200,
+      maxBackoffMs: 1_000,
+      log: capturingLogger(messages),
+    });
+    const seen: string[] = [];
+    informer.on((e) => seen.push(`${e.type} ${e.object.metadata?.name}`));
+    informer.start();
+    try {
+      await informer.waitForSync();
+      await eventually(async () => informer.isWatching());
+      const before = informer.store.get(`${namespace}/e1`)?.metadata?.resourceVersion;
+
+      // Cut off, it misses changes; then etcd compacts the history it would resume
+      // from, and the API server restarts, so its watch cache starts after it too.
+      tcp.block();
+      await eventually(async () => !informer.isWatching(), 30_000);
+      for (let size = 2; size <= 5; size++) {
+        await admin.patch(GIZMOS, { namespace, name: "e1" }, { spec: { size } });
+      }
+      await admin.delete(GIZMOS, { namespace, name: "e2" });
+      const e3 = (await admin.create(GIZMOS, gizmo(namespace, "e3"))) as KubeObject;
+      const revision = Number(e3.metadata?.resourceVersion);
+      expect(revision).toBeGreaterThan(Number(before));
+      const compacted = await fetch(`http://127.0.0.1:${plane.etcdPort}/v3/kv/compaction`, {
+        method: "POST",
+        body: JSON.stringify({ revision, physical: true }),
+      });
+      expect(compacted.status).toBe(200);
+      await plane.stopApiServer();
+      await plane.startApiServer();
+
+      tcp.unblock();
+      await eventually(async () => {
+        const sizeOfE1 = (informer.store.get(`${namespace}/e1`)?.spec as { size?: number })?.size;
+        return (
+          sizeOfE1 === 5 &&
+          informer.store.get(`${namespace}/e3`) &&
+          !informer.store.get(`${namespace}/e2`)
+        );
+      }, 60_000);
+      expect(messages).toContain("watch answered 410 Gone; relisting");
+      // The relist delivers what the store gained and lost, the delete included.
+      expect(seen).toEqual(expect.arrayContaining(["update e1", "delete e2", "add e3"]));
+      await eventually(async () => informer.isWatching());
+      await admin.create(GIZMOS, gizmo(namespace, "e4"));
+      await eventually(async () => informer.store.get(`${namespace}/e4`));
     } finally {
       await informer.stop();
     }
