@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { apiServerWrites, writesBetween } from "../support/apiserver-writes.js";
+import { buildOperator } from "../support/operator-process.js";
 import { runBaseline } from "./baseline.js";
 import { startEnvironment } from "./environment.js";
 import { runOperatorPhase } from "./operator-phase.js";
@@ -31,6 +32,7 @@ const { values: flags } = parseArgs({
     "skip-baseline": { type: "boolean" },
     "operator-config": { type: "string" },
     "max-old-space-mib": { type: "string" },
+    compiled: { type: "boolean" },
   },
 });
 
@@ -53,6 +55,7 @@ const options = {
   skipBaseline: flags["skip-baseline"] ?? false,
   operatorConfig: flags["operator-config"] ?? env.AIDC_BENCH_OPERATOR_CONFIG,
   maxOldSpaceMiB: num(flags["max-old-space-mib"], "AIDC_BENCH_MAX_OLD_SPACE_MIB", 0),
+  compiled: flags.compiled ?? env.AIDC_BENCH_COMPILED === "true",
 };
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -60,6 +63,10 @@ async function main(): Promise<number> {
   progress(
     `N=${options.n} (each kind), idle ${options.idleMs / 1000} s; starting the control plane`,
   );
+  if (options.compiled) {
+    progress("compiling the operator to dist/ (npm run build)");
+    await buildOperator();
+  }
   const bench = await startEnvironment({ subscriptionDelayMs: 0 });
   const logDir = await mkdtemp(join(tmpdir(), "aidc-bench-"));
   try {
@@ -113,6 +120,7 @@ async function main(): Promise<number> {
       ...(options.pollIntervalMs > 0 ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.operatorConfig ? { configFile: resolve(options.operatorConfig) } : {}),
       ...(options.maxOldSpaceMiB > 0 ? { maxOldSpaceMiB: options.maxOldSpaceMiB } : {}),
+      ...(options.compiled ? { compiled: true } : {}),
       logFile: operatorLog,
       progress,
     });

@@ -28,6 +28,8 @@ export interface OperatorPhaseOptions {
   configFile?: string;
   /** The operator's V8 old-space limit (`--max-old-space-size`), in MiB; Node's default when unset. */
   maxOldSpaceMiB?: number;
+  /** Run the compiled operator (dist/, as in the image) instead of src/ through tsx. */
+  compiled?: boolean;
   logFile: string;
   progress: (line: string) => void;
 }
@@ -54,6 +56,7 @@ export async function runOperatorPhase(
     metricsPort: await freePort(),
     logFile: o.logFile,
     ...(o.maxOldSpaceMiB ? { nodeArgs: [`--max-old-space-size=${o.maxOldSpaceMiB}`] } : {}),
+    ...(o.compiled ? { compiled: true } : {}),
     env: {
       AIDC_WATCH_NAMESPACES: o.namespace,
       AIDC_CONCURRENCY: String(o.concurrency),
@@ -187,9 +190,10 @@ export async function runOperatorPhase(
         pid: operator.pid,
         ...stats,
         maxOldSpaceMiB: o.maxOldSpaceMiB ?? null,
+        runs: o.compiled ? "dist/cli/main.js (compiled)" : "src/cli/main.ts (tsx)",
         // V8's heap at the end of the idle window (nodejs_heap_size_*_bytes of /metrics).
         ...heap,
-        // Startup alone (tsx, client-node, caches of empty namespaces), for comparison.
+        // Startup alone (tsx unless compiled, client-node, caches of empty namespaces).
         atReady: atReady ? { rssMiB: atReady.rssMiB, cpuSeconds: atReady.cpuSeconds } : null,
       },
     };

@@ -1,8 +1,9 @@
 /**
  * `aidc-operator run` as its own process, for the benchmark, the chaos script and the
  * integration test of the chaos check. The child is `node --import tsx src/cli/main.ts
- * run`: one process (no tsx wrapper), so its pid is the Node process whose memory and
- * CPU time are measured and which SIGKILL ends.
+ * run` (or, with `compiled`, `node dist/cli/main.js run` as in the image): one process
+ * (no tsx wrapper), so its pid is the Node process whose memory and CPU time are
+ * measured and which SIGKILL ends.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
@@ -30,6 +31,19 @@ export interface OperatorProcessOptions {
   logFile?: string;
   /** Options for Node itself, before the script, e.g. `["--max-old-space-size=256"]`. */
   nodeArgs?: string[];
+  /** Run the compiled `dist/cli/main.js` (build it first: {@link buildOperator}). */
+  compiled?: boolean;
+}
+
+/** Compiles src/ to dist/ as the image does (`npm run build`). */
+export async function buildOperator(): Promise<void> {
+  const tsc = resolve(root, "node_modules/typescript/bin/tsc");
+  const child = spawn(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const code = await new Promise<number | null>((done) => child.on("exit", done));
+  if (code !== 0) throw new Error(`the build (tsc -p tsconfig.build.json) exited with ${code}`);
 }
 
 /** Peak memory and CPU time of a process, read from /proc. */
@@ -88,9 +102,7 @@ export function startOperatorProcess(options: OperatorProcessOptions): OperatorP
     process.execPath,
     [
       ...(options.nodeArgs ?? []),
-      "--import",
-      "tsx",
-      "src/cli/main.ts",
+      ...(options.compiled ? ["dist/cli/main.js"] : ["--import", "tsx", "src/cli/main.ts"]),
       "run",
       "--kubeconfig",
       options.kubeconfig,
