@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import * as k8s from "@kubernetes/client-node";
@@ -16,9 +16,13 @@ import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
 const root = resolve(import.meta.dirname, "../..");
 const API_KEY = "do-not-print-this-key";
 
-/** `aidc-operator run ...` as a child process (tsx from the project). */
-function operatorProcess(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "run", ...args], {
+/**
+ * `aidc-operator run ...` as a child process: tsx from the project, or a compiled
+ * entry (`<outDir>/cli/main.js`).
+ */
+function operatorProcess(args: string[], env: Record<string, string>, compiledMain?: string) {
+  const entry = compiledMain ? [compiledMain] : ["--import", "tsx", "src/cli/main.ts"];
+  const child = spawn(process.execPath, [...entry, "run", ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -107,6 +111,46 @@ describe("aidc-operator run", () => {
     );
     expect(out.stdout + out.stderr).not.toContain(API_KEY);
   });
+
+  it("runs compiled (tsc -p tsconfig.build.json, as the image is built): ready, then exit 0 on SIGTERM", async () => {
+    // Inside the project (.tmp/ is ignored by git), so node_modules and the package's
+    // "type": "module" apply as they do to /app/dist in the image.
+    await mkdir(join(root, ".tmp"), { recursive: true });
+    const outDir = await mkdtemp(join(root, ".tmp", "dist-"));
+    try {
+      const tsc = join(root, "node_modules/typescript/bin/tsc");
+      const build = spawn(
+        process.execPath,
+        [tsc, "-p", "tsconfig.build.json", "--outDir", outDir],
+        {
+          cwd: root,
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let buildOutput = "";
+      build.stdout?.on("data", (d) => {
+        buildOutput += d;
+      });
+      const built = await new Promise<number | null>((r) => build.once("exit", r));
+      expect(buildOutput).toBe("");
+      expect(built).toBe(0);
+      const port = await freePort();
+      const { child, out, exited } = operatorProcess(
+        ["--kubeconfig", inject("kubeconfigPath"), "--metrics-port", String(port)],
+        { AIDC_API_KEY: API_KEY, AIDC_WATCH_NAMESPACES: namespace, NODE_ENV: "production" },
+        join(outDir, "cli/main.js"),
+      );
+      children.push(child);
+      const base = `http://127.0.0.1:${port}`;
+      await eventually(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000);
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(out.stdout).toContain('"msg":"manager stopped"');
+      expect(out.stdout + out.stderr).not.toContain(API_KEY);
+    } finally {
+      await rm(outDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("starts the registered controllers with the config's concurrency and stops with exit code 0", async () => {
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
