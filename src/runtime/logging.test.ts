@@ -51,6 +51,7 @@ describe("the health server", () => {
       code: 200,
       durationMs: 120,
       rateLimitWaitMs: 700,
+      priority: "low",
     });
     const server = new HealthServer({
       port: 0,
@@ -72,8 +73,12 @@ describe("the health server", () => {
       expect(text).toContain(
         'aidc_service_request_duration_seconds_bucket{le="0.25",endpoint="taskDetail"} 1',
       );
-      expect(text).toContain('aidc_service_rate_limit_wait_seconds_bucket{le="0.5"} 0');
-      expect(text).toContain('aidc_service_rate_limit_wait_seconds_bucket{le="1"} 1');
+      expect(text).toContain(
+        'aidc_service_rate_limit_wait_seconds_bucket{le="0.5",priority="low"} 0',
+      );
+      expect(text).toContain(
+        'aidc_service_rate_limit_wait_seconds_bucket{le="1",priority="low"} 1',
+      );
     } finally {
       await server.stop();
     }

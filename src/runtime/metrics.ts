@@ -21,6 +21,8 @@ export interface ServiceRequestInfo {
   durationMs: number;
   /** Time the call waited for the client-side rate limit before it was sent. */
   rateLimitWaitMs?: number;
+  /** The call's priority at the rate limit: `normal`, or `low` for a routine poll. */
+  priority?: string;
 }
 
 /**
@@ -158,7 +160,8 @@ export class RuntimeMetrics {
     });
     this.serviceRateLimitWait = new Histogram({
       name: "aidc_service_rate_limit_wait_seconds",
-      help: "Time calls to the service waited for the client-side rate limit (service.rateLimit); a growing share of long waits means the polls need more than the limit allows",
+      help: "Time calls to the service waited for the client-side rate limit (service.rateLimit), by priority (low: routine polls, which wait behind the rest); long low waits mean the polls need more than the limit allows, long normal waits that new work waits too",
+      labelNames: ["priority"],
       buckets: REQUEST_BUCKETS,
       registers,
     });
@@ -184,7 +187,10 @@ export class RuntimeMetrics {
     this.serviceRequests.inc({ endpoint: info.endpoint, code: String(info.code) });
     this.serviceDuration.observe({ endpoint: info.endpoint }, info.durationMs / 1000);
     if (info.rateLimitWaitMs !== undefined) {
-      this.serviceRateLimitWait.observe(info.rateLimitWaitMs / 1000);
+      this.serviceRateLimitWait.observe(
+        { priority: info.priority ?? "normal" },
+        info.rateLimitWaitMs / 1000,
+      );
     }
   };
 

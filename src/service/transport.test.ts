@@ -213,6 +213,12 @@ describe("the client-side rate limit", () => {
     await Promise.all([...polls, work]);
     const waitOf = (endpoint: string) =>
       attempts.filter((a) => a.endpoint === endpoint).map((a) => a.rateLimitWaitMs);
+    expect(attempts.map((a) => `${a.endpoint} ${a.priority}`).sort()).toEqual([
+      "getNas normal",
+      "listNasProducts low",
+      "listNasProducts low",
+      "listNasProducts low",
+    ]);
     const [normal] = waitOf("getNas");
     const lows = waitOf("listNasProducts").sort((a, b) => a - b);
     // The first poll took the burst token; the normal call got the next one (~50 ms),
@@ -267,7 +273,11 @@ describe("the metrics hook", () => {
     const { client, attempts } = observedClient();
     await client.getNas(nasId);
     await failure(client.getNas("nas-404"));
-    const any = { durationMs: expect.any(Number), rateLimitWaitMs: expect.any(Number) };
+    const any = {
+      durationMs: expect.any(Number),
+      rateLimitWaitMs: expect.any(Number),
+      priority: "normal",
+    };
     expect(attempts).toEqual([
       { endpoint: "getNas", method: "GET", code: 200, ...any },
       { endpoint: "getNas", method: "GET", code: 404, ...any },

@@ -35,10 +35,12 @@ export interface RequestObservation {
   durationMs: number;
   /** How long this attempt waited for the client-side rate limit (0 when it did not). */
   rateLimitWaitMs: number;
+  /** The call's priority at the rate limit (`low`: a routine poll). */
+  priority: CallPriority;
 }
 
 /** One call as the transport tracks it: what it is, and its last wait for the rate limit. */
-type TransportCall = CallDescription & { rateLimitWaitMs: number };
+type TransportCall = CallDescription & { rateLimitWaitMs: number; priority: CallPriority };
 
 /** Everything the transport needs; `ServiceClient` fills the defaults. */
 export interface TransportOptions {
@@ -133,6 +135,7 @@ export class ServiceTransport {
       where: `${def.method} ${path}`,
       idempotent: def.idempotent,
       rateLimitWaitMs: 0,
+      priority: this.options.priority?.() ?? "normal",
     };
     const url = this.baseUrl + path + queryString(args.query);
     const body = args.body === undefined ? undefined : JSON.stringify(args.body);
@@ -143,7 +146,7 @@ export class ServiceTransport {
         key = await this.readKey(name);
         if (this.bucket) {
           const queued = performance.now();
-          await this.bucket.take(this.options.priority?.() ?? "normal");
+          await this.bucket.take(call.priority);
           call.rateLimitWaitMs = Math.round((performance.now() - queued) * 1000) / 1000;
         }
         return await this.attempt(call, def.method, url, body, key, schema);
@@ -253,13 +256,14 @@ export class ServiceTransport {
     error?: string,
   ): void {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const { rateLimitWaitMs } = call;
+    const { rateLimitWaitMs, priority } = call;
     this.options.onRequest?.({
       endpoint: call.endpoint,
       method,
       code,
       durationMs,
       rateLimitWaitMs,
+      priority,
     });
     this.log?.debug(
       {
