@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import * as k8s from "@kubernetes/client-node";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalControlPlane } from "../../src/controlplane/controlplane.js";
 import { Informer } from "../../src/runtime/informer.js";
@@ -56,9 +56,12 @@ describe("an informer across an API server restart", () => {
     await plane.stop();
   });
 
-  it("reconnects after the restart and delivers the changes made while it was cut off", async () => {
-    await admin.create(GIZMOS, gizmo(namespace, "a", { size: 1 }));
-    await admin.create(GIZMOS, gizmo(namespace, "b", { size: 1 }));
+  /**
+   * A started informer of the namespace's gizmos that reaches the API server through a
+   * proxy the test can cut; `seen` collects its events as "<type> <name>".
+   */
+  async function informerViaProxy(log?: Logger) {
+    await proxy.current?.stop();
     const tcp = new TcpProxy(plane.apiServerPort);
     proxy.current = tcp;
     const port = await tcp.start();
@@ -67,10 +70,18 @@ describe("an informer across an API server restart", () => {
       namespaces: [namespace],
       initialBackoffMs: 200,
       maxBackoffMs: 1_000,
+      ...(log ? { log } : {}),
     });
     const seen: string[] = [];
     informer.on((e) => seen.push(`${e.type} ${e.object.metadata?.name}`));
     informer.start();
+    return { tcp, informer, seen };
+  }
+
+  it("reconnects after the restart and delivers the changes made while it was cut off", async () => {
+    await admin.create(GIZMOS, gizmo(namespace, "a", { size: 1 }));
+    await admin.create(GIZMOS, gizmo(namespace, "b", { size: 1 }));
+    const { tcp, informer, seen } = await informerViaProxy();
     try {
       await informer.waitForSync();
       await eventually(async () => informer.isWatching());
@@ -115,20 +126,8 @@ describe("an informer across an API server restart", () => {
   it("answers a 410 Gone (its resourceVersion compacted away) with a relist that delivers the deletes", async () => {
     await admin.create(GIZMOS, gizmo(namespace, "e1", { size: 1 }));
     await admin.create(GIZMOS, gizmo(namespace, "e2", { size: 1 }));
-    const tcp = new TcpProxy(plane.apiServerPort);
-    proxy.current = tcp;
-    const port = await tcp.start();
     const messages: string[] = [];
-    const kube = new KubeClient(viaPort(kc, port));
-    const informer = new Informer(GIZMOS, (ns) => kubeListerWatcher(kube, GIZMOS, ns), {
-      namespaces: [namespace],
-      initialBackoffMs: 200,
-      maxBackoffMs: 1_000,
-      log: capturingLogger(messages),
-    });
-    const seen: string[] = [];
-    informer.on((e) => seen.push(`${e.type} ${e.object.metadata?.name}`));
-    informer.start();
+    const { tcp, informer, seen } = await informerViaProxy(capturingLogger(messages));
     try {
       await informer.waitForSync();
       await eventually(async () => informer.isWatching());
