@@ -60,8 +60,6 @@ export function looksSettled(obj: KubeObject): boolean {
   );
 }
 
-const laneOf = (obj: KubeObject): QueuePriority => (looksSettled(obj) ? "low" : "normal");
-
 /**
  * Runs one controller: subscribes to its informers (a primary object's status-only
  * change enqueues nothing), feeds keys to a {@link WorkQueue},
@@ -116,7 +114,9 @@ export class RunningController {
     }
     // For a settled object the initial list is a routine look: objects with work
     // (and any that change meanwhile) go first.
-    for (const obj of primary.store.list()) this.queue.add(objectKeyString(obj), laneOf(obj));
+    for (const obj of primary.store.list()) {
+      this.queue.add(objectKeyString(obj), this.laneOf(obj));
+    }
     this.workers = Array.from({ length: workers }, () => this.work());
     this.scheduleResync();
     this.log.info({ workers }, "controller started");
@@ -157,9 +157,14 @@ export class RunningController {
       const key = objectKeyString(obj);
       if (!this.terminal.has(key)) {
         this.markRerun(key);
-        this.queue.add(key, laneOf(obj));
+        this.queue.add(key, this.laneOf(obj));
       }
     }
+  }
+
+  /** The lane of a key enqueued from the cache (start, resync): low when settled. */
+  private laneOf(obj: KubeObject): QueuePriority {
+    return (this.definition.settled ?? looksSettled)(obj) ? "low" : "normal";
   }
 
   /** Keys currently held by a terminal error. */

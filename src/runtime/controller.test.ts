@@ -3,8 +3,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
 import { InformerCache } from "./cache.js";
 import { systemClock } from "./clock.js";
-import { controller, type ReconcileContext, type ReconcileResult } from "./controller.js";
-import { RunningController } from "./controller-runner.js";
+import {
+  controller,
+  type ReconcileContext,
+  type ReconcileResult,
+  type SettledCheck,
+} from "./controller.js";
+import { looksSettled, RunningController } from "./controller-runner.js";
 import { RetryableError, TerminalError } from "./errors.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
@@ -48,7 +53,7 @@ const widget = (
 
 function harness(
   reconcile: (key: ObjectKey, ctx: ReconcileContext) => Promise<ReconcileResult>,
-  options: { concurrency?: number } = {},
+  options: { concurrency?: number; settled?: SettledCheck } = {},
 ) {
   const apis = new Map<string, FakeListerWatcher>();
   const api = (res: ResourceDescriptor) => {
@@ -85,6 +90,7 @@ function harness(
       policyCalls.push(`${key.name}: ${(err as Error).message}`);
     })
     .concurrency(options.concurrency ?? 1)
+    .settled(options.settled ?? looksSettled)
     .reconcile((key, ctx) => reconcile(key, ctx));
   const events = new EventRecorder(fakeKube, { controller: "test", instance: "t", log });
   const running = new RunningController(def, {
@@ -279,6 +285,28 @@ describe("a running controller", () => {
       "ready",
       "also-ready",
     ]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("asks the controller's own settled check when it has one", async () => {
+    const seen: string[] = [];
+    const h = harness(
+      async (k) => {
+        seen.push(k.name);
+        return {};
+      },
+      { settled: (o) => o.metadata?.labels?.done === "yes" },
+    );
+    h.api(widgets).items = [
+      widget("done", { labels: { done: "yes" } }),
+      widget("ready", {}, readyStatus),
+    ];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(seen).toEqual(["ready", "done"]);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

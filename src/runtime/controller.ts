@@ -64,6 +64,12 @@ export type ErrorPolicy = (
   ctx: ReconcileContext,
 ) => Promise<void> | void;
 
+/**
+ * Whether a cached primary object needs nothing but routine polls: at start and at
+ * the resync such a key waits in the work queue's low lane, behind objects with work.
+ */
+export type SettledCheck = (obj: KubeObject) => boolean;
+
 /** A watched kind and how its changes map to primary keys. */
 export interface WatchSpec {
   readonly resource: ResourceDescriptor;
@@ -91,6 +97,8 @@ export interface ControllerDefinition {
   readonly concurrency?: number;
   readonly reconcile: Reconciler;
   readonly errorPolicy?: ErrorPolicy;
+  /** Default: Ready=True for the current generation, not Synced=False, not deleting. */
+  readonly settled?: SettledCheck;
 }
 
 /**
@@ -113,6 +121,7 @@ export class ControllerBuilder {
   private readonly rules: PolicyRule[] = [];
   private workers?: number;
   private policy?: ErrorPolicy;
+  private settledCheck?: SettledCheck;
 
   constructor(private readonly name: string) {
     if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) {
@@ -162,6 +171,15 @@ export class ControllerBuilder {
     return this;
   }
 
+  /**
+   * How to tell a settled object from the cache alone (see {@link SettledCheck}), when
+   * the default (Ready=True for its generation) does not fit the kind.
+   */
+  settled(check: SettledCheck): this {
+    this.settledCheck = check;
+    return this;
+  }
+
   /** Sets the reconcile function and returns the finished definition. */
   reconcile(fn: Reconciler): ControllerDefinition {
     if (!this.primary)
@@ -175,6 +193,7 @@ export class ControllerBuilder {
       ...(this.workers !== undefined ? { concurrency: this.workers } : {}),
       reconcile: fn,
       ...(this.policy ? { errorPolicy: this.policy } : {}),
+      ...(this.settledCheck ? { settled: this.settledCheck } : {}),
     };
   }
 }

@@ -22,6 +22,7 @@ export {
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
+  type SettledCheck,
 } from "./controller.js";
 export {
   errorMessage,

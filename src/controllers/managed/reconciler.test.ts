@@ -11,7 +11,7 @@ import type {
   Observation,
   SubscriptionPoll,
 } from "./external-client.js";
-import { managedReconciler } from "./reconciler.js";
+import { managedReconciler, managedSettled } from "./reconciler.js";
 
 const RES: ResourceDescriptor = {
   group: "test.io",
@@ -170,6 +170,43 @@ describe("managedReconciler", () => {
     expect(condition(w.obj, "Ready")).toBe("Available");
     // Settled: the next look is a routine poll, behind keys with work in the queue.
     expect(next).toEqual({ requeueAfterMs: 30_000, lowPriority: true });
+  });
+
+  it("calls an object settled (routine polls only) once it is bound and neither coming up nor changing", async () => {
+    // Being created: a create pending, then Creating.
+    const w = world({});
+    let pendingPoll = true;
+    let ready = { status: "True" as const, reason: "Available", message: "" };
+    const { reconcile } = loop(
+      client(() => w, {
+        pollSubscription: async () =>
+          pendingPoll ? { state: "Pending" } : { state: "Succeeded", externalId: "id-1" },
+        observe: async () => ({ exists: true, upToDate: true, ready, remote: "r" }),
+      }),
+    );
+    await reconcile(KEY, w.ctx);
+    const settled = () => managedSettled(w.obj as KubeObject);
+    expect(condition(w.obj, "Ready")).toBe("Creating");
+    expect(settled()).toBe(false);
+    pendingPoll = false;
+    await reconcile(KEY, w.ctx);
+    expect(settled()).toBe(true);
+    // Finished (Ready=False, but nothing under way) is settled too.
+    ready = { status: "False", reason: "TaskSucceeded", message: "" } as never;
+    await reconcile(KEY, w.ctx);
+    expect(settled()).toBe(true);
+    const obj = w.obj as KubeObject;
+    const meta = obj.metadata ?? {};
+    const variant = (m: object, status?: object) =>
+      managedSettled({ ...obj, metadata: { ...meta, ...m }, ...(status ? { status } : {}) });
+    // A spec not acted on yet, a deletion, an error: not settled.
+    expect(variant({ generation: 2 })).toBe(false);
+    expect(variant({ deletionTimestamp: "2026-01-01T00:00:00Z" })).toBe(false);
+    const conditions = (obj.status as { conditions: { type: string }[] }).conditions;
+    const failed = conditions.map((c) =>
+      c.type === "Synced" ? { ...c, status: "False", reason: "ObserveFailed" } : c,
+    );
+    expect(variant({}, { ...(obj.status as object), conditions: failed })).toBe(false);
   });
 
   it("binds the id in the same reconcile when the first poll already succeeds", async () => {

@@ -33,11 +33,12 @@
  * {@link ManagedReconciler.onError}, which writes Synced=False with the reason and message.
  */
 
-import { setCondition } from "../../runtime/conditions.js";
-import type { ErrorPolicy, Reconciler } from "../../runtime/controller.js";
+import { getCondition, setCondition } from "../../runtime/conditions.js";
+import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
 import type { PolicyRule } from "../../runtime/permissions.js";
 import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { createOrObserve, startsWithCreate } from "./create-flow.js";
+import { ANNOTATIONS } from "./create-protocol.js";
 import { syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
@@ -48,7 +49,35 @@ export interface ManagedReconciler {
   reconcile: Reconciler;
   /** Writes Synced=False (reason and message of the error) on the object. */
   onError: ErrorPolicy;
+  /** For the controller builder's `.settled` (see {@link managedSettled}). */
+  settled: SettledCheck;
 }
+
+/**
+ * Whether a managed object needs only routine polls, from the cache alone: bound to
+ * its remote resource (an id, no create pending), not being deleted, and the last
+ * reconcile of this generation found it neither coming up (`Creating`) nor waiting for
+ * a change (`Updating`), without an error. A finished task (Ready=False
+ * `TaskSucceeded`) is settled; an object being created, changed or deleted is not.
+ */
+export const managedSettled: SettledCheck = (found) => {
+  const obj = fromKube<ManagedObject>(found);
+  const meta = obj.metadata;
+  const annotations = meta?.annotations ?? {};
+  if (meta?.deletionTimestamp || annotations[ANNOTATIONS.createPending] !== undefined) {
+    return false;
+  }
+  if (annotations[ANNOTATIONS.externalId] === undefined) return false;
+  const ready = getCondition(obj.status?.conditions, "Ready");
+  const synced = getCondition(obj.status?.conditions, "Synced");
+  return (
+    ready?.observedGeneration === meta?.generation &&
+    ready?.reason !== "Creating" &&
+    synced?.observedGeneration === meta?.generation &&
+    synced?.status === "True" &&
+    synced.reason !== "Updating"
+  );
+};
 
 /** Builds the generic loop for `kind`; see the module comment for the contract. */
 export function managedReconciler<T extends ManagedObject, R>(
@@ -89,7 +118,7 @@ export function managedReconciler<T extends ManagedObject, R>(
     const obj = fromKube<T>(found);
     await writeConditions(ctx, kind, obj, [syncedConditionOf(err)]);
   };
-  return { reconcile, onError };
+  return { reconcile, onError, settled: managedSettled };
 }
 
 async function writeStatus<T extends ManagedObject, R>(

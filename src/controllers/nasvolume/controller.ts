@@ -110,15 +110,19 @@ export function nasVolumeControllerWith(
 ): ControllerFactory {
   return (deps) => {
     const poll = pollIntervalFor(deps.config, "NasVolume");
-    const { reconcile, onError } = managedReconciler(nasVolumeKind(deps, options.scaleSettleMs), {
-      pollIntervalMs: poll,
-      subscriptionPollMs: Math.min(1_000, poll),
-      visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_VISIBILITY_GRACE_MS,
-    });
+    const { reconcile, onError, settled } = managedReconciler(
+      nasVolumeKind(deps, options.scaleSettleMs),
+      {
+        pollIntervalMs: poll,
+        subscriptionPollMs: Math.min(1_000, poll),
+        visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_VISIBILITY_GRACE_MS,
+      },
+    );
     return controller("nasvolume")
       .for(nasVolumeCrd)
       .permissions(managedPermissions(nasVolumeCrd))
       .onError(onError)
+      .settled(settled)
       .reconcile(reconcile);
   };
 }

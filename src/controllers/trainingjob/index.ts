@@ -94,7 +94,7 @@ export function trainingJobControllerFrom(
       ),
     ],
   };
-  const { reconcile, onError } = managedReconciler(kind, {
+  const { reconcile, onError, settled } = managedReconciler(kind, {
     pollIntervalMs: options.pollIntervalMs,
     ...(options.subscriptionPollMs ? { subscriptionPollMs: options.subscriptionPollMs } : {}),
     ...(options.visibilityGraceMs ? { visibilityGraceMs: options.visibilityGraceMs } : {}),
@@ -129,6 +129,7 @@ export function trainingJobControllerFrom(
       },
     ])
     .onError(onError)
+    .settled(settled)
     .reconcile(reconcile);
 }
 
