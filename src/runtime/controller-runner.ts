@@ -183,7 +183,14 @@ export class RunningController {
     // reconcile (and the stale-cache status write conflict) after every create. An
     // echo can arrive before the write's answer; one that arrives while the key is
     // being reconciled is checked again when that reconcile ends (dropOwnEchoes).
-    if (ev.type === "update" && this.rt.kube.isOwnWrite(this.definition.primary, ev.object)) {
+    // A new generation is never taken for an echo: reconciles do not write the spec,
+    // so whoever did (even through this client) asks for a reconcile of it.
+    const specChanged = ev.old?.metadata?.generation !== ev.object.metadata?.generation;
+    if (
+      ev.type === "update" &&
+      !specChanged &&
+      this.rt.kube.isOwnWrite(this.definition.primary, ev.object)
+    ) {
       return;
     }
     if (ev.type !== "delete") {
@@ -191,7 +198,7 @@ export class RunningController {
       if (held !== undefined && held === fingerprint(ev.object)) return;
     }
     const rv = ev.object.metadata?.resourceVersion;
-    if (ev.type === "update" && rv && this.queue?.isProcessing(key)) {
+    if (ev.type === "update" && rv && !specChanged && this.queue?.isProcessing(key)) {
       this.maybeEchoes.set(key, [...(this.maybeEchoes.get(key) ?? []), rv]);
     } else {
       this.markRerun(key);

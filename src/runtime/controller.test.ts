@@ -200,6 +200,12 @@ describe("a running controller", () => {
     h.api(widgets).emit("MODIFIED", widget("a", { annotations: { "aidc.io/x": "2" } }));
     await settle();
     expect(seen).toEqual(["a", "a"]);
+    // A new generation made through the operator's own client still counts.
+    const specWrite = widget("a", { generation: 2, annotations: { "aidc.io/x": "2" } });
+    h.ownWrites.add(specWrite.metadata?.resourceVersion ?? "");
+    h.api(widgets).emit("MODIFIED", specWrite);
+    await settle();
+    expect(seen).toEqual(["a", "a", "a"]);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

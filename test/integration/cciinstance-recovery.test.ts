@@ -36,12 +36,12 @@ describe("CciInstance controller after a crash or a restore", () => {
   });
 
   const create = (name: string, spec: CciInstanceSpec, annotations: Record<string, string>) =>
-    op.manager.kube.create(cciInstanceCrd, {
+    op.kube.create(cciInstanceCrd, {
       metadata: { name, namespace: ns, annotations },
       spec,
     });
   const read = (name: string) =>
-    op.manager.kube.get<CciInstance & { [k: string]: unknown }>(cciInstanceCrd, {
+    op.kube.get<CciInstance & { [k: string]: unknown }>(cciInstanceCrd, {
       namespace: ns,
       name,
     });

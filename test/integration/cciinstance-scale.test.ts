@@ -31,7 +31,7 @@ describe("CciInstance controller with 50 bound instances", () => {
     });
     await op.admin.seed({ cci: ids.map((id) => ({ id, name: id })) });
     for (const id of ids) {
-      await op.manager.kube.create(cciInstanceCrd, {
+      await op.kube.create(cciInstanceCrd, {
         metadata: { name: id, namespace: ns },
         spec: { instanceId: id },
       });
@@ -45,7 +45,7 @@ describe("CciInstance controller with 50 bound instances", () => {
   it("syncs every instance from one paged list per resync, with no detail calls", async () => {
     await eventually(
       async () => {
-        const { items } = await op.manager.kube.list<CciInstance & { [k: string]: unknown }>(
+        const { items } = await op.kube.list<CciInstance & { [k: string]: unknown }>(
           cciInstanceCrd,
           ns,
         );

@@ -77,16 +77,16 @@ describe("CciInstance controller", () => {
   });
 
   const create = (name: string, spec: CciInstanceSpec) =>
-    op.manager.kube.create(cciInstanceCrd, { metadata: { name, namespace: ns }, spec });
+    op.kube.create(cciInstanceCrd, { metadata: { name, namespace: ns }, spec });
   const read = (name: string) =>
-    op.manager.kube.get<CciInstance & { [k: string]: unknown }>(cciInstanceCrd, {
+    op.kube.get<CciInstance & { [k: string]: unknown }>(cciInstanceCrd, {
       namespace: ns,
       name,
     });
   const condition = (obj: CciInstance | undefined, type: string) =>
     obj?.status?.conditions?.find((c) => c.type === type);
   const events = async (name: string) =>
-    (await op.manager.kube.list<EventObject & { [k: string]: unknown }>(EVENTS, ns)).items.filter(
+    (await op.kube.list<EventObject & { [k: string]: unknown }>(EVENTS, ns)).items.filter(
       (e) => e.regarding?.name === name,
     );
 
@@ -268,7 +268,7 @@ describe("CciInstance controller", () => {
     await create("deleting", { instanceId: "del-1" });
     await eventually(async () => (await read("deleting"))?.status?.instanceId);
     const since = (await op.admin.requests()).at(-1)?.seq ?? 0;
-    await op.manager.kube.delete(cciInstanceCrd, { namespace: ns, name: "deleting" });
+    await op.kube.delete(cciInstanceCrd, { namespace: ns, name: "deleting" });
     await eventually(async () => (await read("deleting")) === undefined);
     const kept = await eventually(async () =>
       (await events("deleting")).find((e) => e.reason === "InstanceKept"),

@@ -66,7 +66,7 @@ describe("NasVolume controller recovery", () => {
         return dying;
       },
     });
-    const nas = new ObjectsOf(first.manager.kube, nasVolumeCrd, namespace);
+    const nas = new ObjectsOf(first.kube, nasVolumeCrd, namespace);
     await nas.create("crashed", { productCode: "nas.capacity.standard", capacityGB: 100 });
     await eventually(async () => dying?.subscribed);
     const before = await nas.get("crashed");
@@ -95,7 +95,7 @@ describe("NasVolume controller recovery", () => {
         return dying;
       },
     });
-    const nas = new ObjectsOf(first.manager.kube, nasVolumeCrd, namespace);
+    const nas = new ObjectsOf(first.kube, nasVolumeCrd, namespace);
     await nas.create("unknown", { productCode: "nas.capacity.standard" });
     await eventually(async () => dying?.subscribed);
     await first.stop();
@@ -123,7 +123,7 @@ describe("NasVolume controller recovery", () => {
       { kind: "error", rate: 0.3 },
       { kind: "latency", rate: 0.5, latencyMs: 100 },
     ]);
-    const nas = new ObjectsOf(op.manager.kube, nasVolumeCrd, namespace);
+    const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
     const names = ["chaos-a", "chaos-b", "chaos-c"];
     try {
       for (const name of names) await nas.create(name, { productCode: "nas.capacity.standard" });
@@ -140,7 +140,7 @@ describe("NasVolume controller recovery", () => {
   it("orphans with a Warning event when Delete is asked but no delete operation is configured", async () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-nodelete");
     const op = await start(namespace);
-    const nas = new ObjectsOf(op.manager.kube, nasVolumeCrd, namespace);
+    const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
     await nas.create("kept", { productCode: "nas.capacity.standard", deletionPolicy: "Delete" });
     await nas.waitForCondition("kept", "Ready", "True");
     await nas.delete("kept");

@@ -21,7 +21,7 @@ describe("NasVolume controller", () => {
       namespaces: [namespace],
       service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
     });
-    nas = new ObjectsOf(op.manager.kube, nasVolumeCrd, namespace);
+    nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
   }, 60_000);
 
   afterAll(async () => {
@@ -223,8 +223,8 @@ describe("NasVolume controller", () => {
   it("puts the API key in no status, annotation or event", async () => {
     await nas.create("keyless", { productCode: "nas.capacity.standard" });
     await nas.waitForCondition("keyless", "Ready", "True");
-    const objects = await op.manager.kube.list(nasVolumeCrd, namespace);
-    const events = await op.manager.kube.list(EVENTS, namespace);
+    const objects = await op.kube.list(nasVolumeCrd, namespace);
+    const events = await op.kube.list(EVENTS, namespace);
     expect(objects.items.length).toBeGreaterThan(0);
     expect(JSON.stringify([objects, events])).not.toContain(TEST_API_KEY);
   });

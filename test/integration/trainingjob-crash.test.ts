@@ -76,18 +76,18 @@ describe("the operator killed between the create and the key write", () => {
       makeService: (o) => new KilledAfterCreate(o),
     });
     started.push(first);
-    await createJob(first.manager.kube, ns, "crash", spec);
+    await createJob(first.kube, ns, "crash", spec);
     await accepted;
     await first.stop();
 
-    const orphaned = await getJob(first.manager.kube, ns, "crash");
+    const orphaned = await getJob(first.kube, ns, "crash");
     expect(orphaned.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
     expect(orphaned.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBeUndefined();
     expect(await taskIdsNamed(first.admin, "crash")).toHaveLength(1);
 
     const second = await startTestOperator({ controllers: [fast], namespaces: [ns], emulator });
     started.push(second);
-    const job = await waitForJob(second.manager.kube, ns, "crash", running);
+    const job = await waitForJob(second.kube, ns, "crash", running);
     expect(await taskIdsNamed(second.admin, "crash")).toEqual([job.status?.taskId]);
     expect(await createRequests(second.admin, "crash")).toHaveLength(1);
     expect(job.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
@@ -111,9 +111,9 @@ describe("service faults", () => {
     });
     started.push(op);
     const names = ["faulty-a", "faulty-b", "faulty-c"];
-    for (const name of names) await createJob(op.manager.kube, ns, name, spec);
+    for (const name of names) await createJob(op.kube, ns, name, spec);
     const jobs = await Promise.all(
-      names.map((name) => waitForJob(op.manager.kube, ns, name, running, 60_000)),
+      names.map((name) => waitForJob(op.kube, ns, name, running, 60_000)),
     );
     const faults = await op.admin.requests({ endpoint: "createTrainingTask" });
     expect(faults.some((e) => e.fault)).toBe(true);
@@ -123,7 +123,7 @@ describe("service faults", () => {
     }
     await op.admin.clearFaults();
     await eventually(async () => {
-      const all = await Promise.all(names.map((n) => getJob(op.manager.kube, ns, n)));
+      const all = await Promise.all(names.map((n) => getJob(op.kube, ns, n)));
       return all.every((j) => conditionOf(j, "Synced")?.status === "True");
     });
   }, 90_000);

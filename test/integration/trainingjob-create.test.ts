@@ -49,7 +49,7 @@ describe("a DIRECT TrainingJob", () => {
   it("is created once with the exact request body, trainingFramwork on the wire, and then runs", async () => {
     const seeded = await op.admin.seed({ nas: [{ name: "direct-data" }] });
     const storageId = seeded.nas[0] as string;
-    await createJob(op.manager.kube, ns, "direct", {
+    await createJob(op.kube, ns, "direct", {
       taskName: "direct-task",
       description: "first run",
       image: IMAGE,
@@ -62,7 +62,7 @@ describe("a DIRECT TrainingJob", () => {
       startCommand: "python train.py",
       storage: [{ storageId, mountPath: "/data", readOnly: false }],
     });
-    const job = await waitForJob(op.manager.kube, ns, "direct", running);
+    const job = await waitForJob(op.kube, ns, "direct", running);
     const creates = await createRequests(op.admin, "direct-task");
     expect(creates).toHaveLength(1);
     expect(creates[0]?.body).toEqual({
@@ -102,14 +102,14 @@ describe("references", () => {
   it("waits for its NasVolume with ReferencesResolved=False and no order, then proceeds", async () => {
     const seeded = await op.admin.seed({ nas: [{ name: "later-data" }] });
     const storageId = seeded.nas[0] as string;
-    await createJob(op.manager.kube, ns, "waits", {
+    await createJob(op.kube, ns, "waits", {
       image: IMAGE,
       productCode: "train.cpu.16",
       workerCount: 1,
       storage: [{ nasVolumeRef: { name: "later" } }],
     });
     const waiting = await waitForJob(
-      op.manager.kube,
+      op.kube,
       ns,
       "waits",
       (j) => conditionOf(j, "ReferencesResolved")?.status === "False",
@@ -118,8 +118,8 @@ describe("references", () => {
     expect(conditionOf(waiting, "Ready")?.status).toBe("False");
     expect(await createRequests(op.admin, "waits")).toHaveLength(0);
 
-    await createReadyNasVolume(op.manager.kube, ns, "later", storageId);
-    const job = await waitForJob(op.manager.kube, ns, "waits", running);
+    await createReadyNasVolume(op.kube, ns, "later", storageId);
+    const job = await waitForJob(op.kube, ns, "waits", running);
     expect(conditionOf(job, "ReferencesResolved")?.status).toBe("True");
     const [create] = await createRequests(op.admin, "waits");
     expect((create?.body as { storageConfigs?: unknown } | undefined)?.storageConfigs).toEqual([
@@ -131,17 +131,17 @@ describe("references", () => {
     const seeded = await op.admin.seed({ templates: [{ name: "tpl-a", image: IMAGE }] });
     const templateId = seeded.templates[0] as string;
     await createTemplate(
-      op.manager.kube,
+      op.kube,
       ns,
       "tpl-a",
       { image: IMAGE, productCode: "train.cpu.16", workerCount: 1, startCommand: "run" },
       templateId,
     );
-    await createJob(op.manager.kube, ns, "from-tpl", {
+    await createJob(op.kube, ns, "from-tpl", {
       createType: "TEMPLATE",
       templateRef: { name: "tpl-a" },
     });
-    await waitForJob(op.manager.kube, ns, "from-tpl", running);
+    await waitForJob(op.kube, ns, "from-tpl", running);
     const creates = await createRequests(op.admin, "from-tpl");
     expect(creates.map((c) => c.body)).toEqual([
       {
@@ -159,25 +159,25 @@ describe("references", () => {
   }, 60_000);
 
   it("copies another TrainingJob's task once that job has one", async () => {
-    await createJob(op.manager.kube, ns, "copy", {
+    await createJob(op.kube, ns, "copy", {
       createType: "COPY",
       copyFrom: { name: "copy-source" },
     });
     const waiting = await waitForJob(
-      op.manager.kube,
+      op.kube,
       ns,
       "copy",
       (j) => conditionOf(j, "ReferencesResolved")?.reason === "SourceJobNotFound",
     );
     expect(waiting.status?.taskId).toBeUndefined();
-    await createJob(op.manager.kube, ns, "copy-source", {
+    await createJob(op.kube, ns, "copy-source", {
       image: IMAGE,
       productCode: "train.cpu.16",
       workerCount: 1,
       trainingFramework: "MPI",
     });
-    const source = await waitForJob(op.manager.kube, ns, "copy-source", running);
-    const copy = await waitForJob(op.manager.kube, ns, "copy", running);
+    const source = await waitForJob(op.kube, ns, "copy-source", running);
+    const copy = await waitForJob(op.kube, ns, "copy", running);
     expect(copy.status?.taskId).not.toBe(source.status?.taskId);
     const creates = await createRequests(op.admin, "copy");
     expect(creates.map((c) => c.body)).toEqual([
@@ -198,13 +198,13 @@ describe("references", () => {
 
 describe("preflight", () => {
   it("refuses an unknown product with a terminal condition and places no order", async () => {
-    await createJob(op.manager.kube, ns, "unknown-product", {
+    await createJob(op.kube, ns, "unknown-product", {
       image: IMAGE,
       productCode: "train.does-not-exist",
       workerCount: 1,
     });
     const job = await waitForJob(
-      op.manager.kube,
+      op.kube,
       ns,
       "unknown-product",
       (j) => conditionOf(j, "Ready")?.reason === "UnknownProductRefused",
@@ -215,13 +215,13 @@ describe("preflight", () => {
   }, 60_000);
 
   it("waits while fewer units remain than workers, and places no order", async () => {
-    await createJob(op.manager.kube, ns, "sold-out", {
+    await createJob(op.kube, ns, "sold-out", {
       image: IMAGE,
       productCode: "train.gpu.h100.1",
       workerCount: 1,
     });
     const job = await waitForJob(
-      op.manager.kube,
+      op.kube,
       ns,
       "sold-out",
       (j) => conditionOf(j, "Ready")?.reason === "InsufficientCapacity",
@@ -230,6 +230,6 @@ describe("preflight", () => {
     // Polled again (capacity may come back) without ordering.
     await new Promise((r) => setTimeout(r, 1_200));
     expect(await createRequests(op.admin, "sold-out")).toHaveLength(0);
-    expect((await getJob(op.manager.kube, ns, "sold-out")).status?.taskId).toBeUndefined();
+    expect((await getJob(op.kube, ns, "sold-out")).status?.taskId).toBeUndefined();
   }, 60_000);
 });

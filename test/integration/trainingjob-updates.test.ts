@@ -35,13 +35,13 @@ const running = (j: { status?: { taskId?: string; phase?: string } }) =>
   Boolean(j.status?.taskId) && j.status?.phase === "Running";
 
 async function startJob(name: string, extra: Record<string, unknown> = {}) {
-  await createJob(op.manager.kube, ns, name, {
+  await createJob(op.kube, ns, name, {
     image: IMAGE,
     productCode: "train.cpu.16",
     workerCount: 2,
     ...extra,
   });
-  return waitForJob(op.manager.kube, ns, name, running);
+  return waitForJob(op.kube, ns, name, running);
 }
 
 async function lastSeq(): Promise<number> {
@@ -59,7 +59,7 @@ describe("description", () => {
     const job = await startJob("desc", { description: "before" });
     const taskId = job.status?.taskId as string;
     const since = await lastSeq();
-    await patchSpec(op.manager.kube, ns, "desc", { description: "after" });
+    await patchSpec(op.kube, ns, "desc", { description: "after" });
     await eventually(async () => {
       const t = (await op.admin.state()).tasks.find((x) => x.id === taskId);
       return t?.desc === "after";
@@ -70,12 +70,7 @@ describe("description", () => {
     ]);
     const all = await op.admin.requests({ since });
     expect(all.filter((e) => e.endpoint === "createTrainingTask")).toHaveLength(0);
-    await waitForJob(
-      op.manager.kube,
-      ns,
-      "desc",
-      (j) => conditionOf(j, "Synced")?.status === "True",
-    );
+    await waitForJob(op.kube, ns, "desc", (j) => conditionOf(j, "Synced")?.status === "True");
   }, 60_000);
 });
 
@@ -90,8 +85,8 @@ function customPorts(job: {
 async function exposure(name: string): Promise<{ services: KubeObject[]; slices: KubeObject[] }> {
   const labelSelector = `${JOB_LABEL}=${name}`;
   const [s, e] = await Promise.all([
-    op.manager.kube.list(SERVICES, ns, { labelSelector }),
-    op.manager.kube.list(ENDPOINT_SLICES, ns, { labelSelector }),
+    op.kube.list(SERVICES, ns, { labelSelector }),
+    op.kube.list(ENDPOINT_SLICES, ns, { labelSelector }),
   ]);
   return { services: s.items, slices: e.items };
 }
@@ -101,7 +96,7 @@ describe("ports and exposure", () => {
     const job = await startJob("ports", { ports: [{ port: 8888 }], exposePorts: true });
     const taskId = job.status?.taskId as string;
     const opened = await waitForJob(
-      op.manager.kube,
+      op.kube,
       ns,
       "ports",
       (j) => customPorts(j).every((p) => p.join() === "8888") && customPorts(j).length === 2,
@@ -137,9 +132,9 @@ describe("ports and exposure", () => {
     });
 
     const since = await lastSeq();
-    await patchSpec(op.manager.kube, ns, "ports", { ports: [{ port: 9000, protocol: "https" }] });
+    await patchSpec(op.kube, ns, "ports", { ports: [{ port: 9000, protocol: "https" }] });
     await waitForJob(
-      op.manager.kube,
+      op.kube,
       ns,
       "ports",
       (j) => customPorts(j).every((p) => p.join() === "9000") && customPorts(j).length === 2,
@@ -162,7 +157,7 @@ describe("ports and exposure", () => {
     });
     expect(followed.slices.every((s) => s.metadata?.name?.endsWith("-9000"))).toBe(true);
 
-    await patchSpec(op.manager.kube, ns, "ports", { ports: [] });
+    await patchSpec(op.kube, ns, "ports", { ports: [] });
     await eventually(async () => {
       const e = await exposure("ports");
       return e.services.length === 0 && e.slices.length === 0;
@@ -177,12 +172,7 @@ describe("a failed task", () => {
       status: "FAILED",
       info: "OOMKilled in worker-0",
     });
-    const failed = await waitForJob(
-      op.manager.kube,
-      ns,
-      "fails",
-      (j) => j.status?.phase === "Failed",
-    );
+    const failed = await waitForJob(op.kube, ns, "fails", (j) => j.status?.phase === "Failed");
     expect(conditionOf(failed, "Ready")).toMatchObject({
       status: "False",
       reason: "TaskFailed",
@@ -198,9 +188,9 @@ describe("a failed task", () => {
 describe("deletion", () => {
   it("orphans the task by default and releases the object", async () => {
     const job = await startJob("orphaned");
-    await op.manager.kube.delete(trainingJobCrd, { namespace: ns, name: "orphaned" });
+    await op.kube.delete(trainingJobCrd, { namespace: ns, name: "orphaned" });
     await eventually(async () => {
-      const gone = await op.manager.kube.get(trainingJobCrd, { namespace: ns, name: "orphaned" });
+      const gone = await op.kube.get(trainingJobCrd, { namespace: ns, name: "orphaned" });
       return gone === undefined;
     });
     const task = (await op.admin.state()).tasks.find((t) => t.id === job.status?.taskId);

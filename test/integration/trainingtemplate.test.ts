@@ -23,8 +23,8 @@ describe("TrainingTemplate controller", () => {
       namespaces: [namespace],
       service: { endpoints: { deleteTemplate: "DELETE /v1/training/template/{id}" } },
     });
-    templates = new ObjectsOf(op.manager.kube, trainingTemplateCrd, namespace);
-    jobs = new ObjectsOf(op.manager.kube, trainingJobCrd, namespace);
+    templates = new ObjectsOf(op.kube, trainingTemplateCrd, namespace);
+    jobs = new ObjectsOf(op.kube, trainingJobCrd, namespace);
   }, 60_000);
 
   afterAll(async () => {
@@ -120,7 +120,7 @@ describe("TrainingTemplate controller", () => {
       productCode: "train.cpu.16",
       workerCount: 1,
     });
-    await op.manager.kube.patch(
+    await op.kube.patch(
       trainingJobCrd,
       { namespace, name: "source" },
       { status: { taskId } },
@@ -186,7 +186,7 @@ describe("TrainingTemplate controller", () => {
       shutdownTimeoutMs: 300,
       makeService: (o) => new DiesAfterCreate(o),
     });
-    const crashed = new ObjectsOf(first.manager.kube, trainingTemplateCrd, ns);
+    const crashed = new ObjectsOf(first.kube, trainingTemplateCrd, ns);
     try {
       await crashed.create("crashed", { ...spec, storage: undefined });
       await eventually(async () => created);
@@ -211,8 +211,8 @@ describe("TrainingTemplate controller", () => {
   it("puts the API key in no status, annotation or event", async () => {
     await templates.create("keyless", { ...spec, storage: undefined });
     await templates.waitForCondition("keyless", "Ready", "True");
-    const objects = await op.manager.kube.list(trainingTemplateCrd, namespace);
-    const events = await op.manager.kube.list(EVENTS, namespace);
+    const objects = await op.kube.list(trainingTemplateCrd, namespace);
+    const events = await op.kube.list(EVENTS, namespace);
     expect(objects.items.length).toBeGreaterThan(0);
     expect(JSON.stringify([objects, events])).not.toContain(TEST_API_KEY);
   });

@@ -6,7 +6,7 @@
  *
  * ```ts
  * const op = await startTestOperator({ controllers: [nasVolumeController], namespaces: [ns] });
- * // ... kubectl-like writes with op.manager.kube, assertions with op.admin.requests() ...
+ * // ... kubectl-like writes with op.kube, assertions with op.admin.requests() ...
  * await op.stop();
  * ```
  *
@@ -22,6 +22,7 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/server.js";
+import { KubeClient } from "../../src/runtime/kube.js";
 import { createLogger } from "../../src/runtime/logging.js";
 import { Manager } from "../../src/runtime/manager.js";
 import { ServiceClient, type ServiceClientOptions } from "../../src/service/client.js";
@@ -58,6 +59,12 @@ export interface TestOperatorOptions {
 /** A running test operator. */
 export interface TestOperator {
   manager: Manager;
+  /**
+   * A Kubernetes client of the test's own, for what a user would do with kubectl. Not
+   * the operator's client: the operator ignores the watch echo of its own writes, so
+   * a user change made through `manager.kube` would go unnoticed.
+   */
+  kube: KubeClient;
   service: ServiceClient;
   emulator: RunningEmulator;
   admin: EmulatorAdmin;
@@ -118,6 +125,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
   let stopped = false;
   return {
     manager,
+    kube: new KubeClient(kubeConfig),
     service,
     emulator,
     admin: new EmulatorAdmin(emulator.url),
