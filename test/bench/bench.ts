@@ -65,7 +65,10 @@ async function main(): Promise<number> {
   );
   if (options.compiled) {
     progress("compiling the operator to dist/ (npm run build)");
-    await buildOperator();
+    const build = await buildOperator();
+    if (build.exitCode !== 0) {
+      throw new Error(`the build (tsc -p tsconfig.build.json) failed:\n${build.output}`);
+    }
   }
   const bench = await startEnvironment({ subscriptionDelayMs: 0 });
   const logDir = await mkdtemp(join(tmpdir(), "aidc-bench-"));

@@ -11,6 +11,7 @@ import { LEASES } from "../../src/runtime/leader-election.js";
 import type { Manager } from "../../src/runtime/manager.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { buildOperator, operatorEntry } from "../support/operator-process.js";
 import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -21,8 +22,7 @@ const API_KEY = "do-not-print-this-key";
  * entry (`<outDir>/cli/main.js`).
  */
 function operatorProcess(args: string[], env: Record<string, string>, compiledMain?: string) {
-  const entry = compiledMain ? [compiledMain] : ["--import", "tsx", "src/cli/main.ts"];
-  const child = spawn(process.execPath, [...entry, "run", ...args], {
+  const child = spawn(process.execPath, [...operatorEntry(compiledMain), "run", ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -118,22 +118,9 @@ describe("aidc-operator run", () => {
     await mkdir(join(root, ".tmp"), { recursive: true });
     const outDir = await mkdtemp(join(root, ".tmp", "dist-"));
     try {
-      const tsc = join(root, "node_modules/typescript/bin/tsc");
-      const build = spawn(
-        process.execPath,
-        [tsc, "-p", "tsconfig.build.json", "--outDir", outDir],
-        {
-          cwd: root,
-          stdio: ["ignore", "pipe", "pipe"],
-        },
-      );
-      let buildOutput = "";
-      build.stdout?.on("data", (d) => {
-        buildOutput += d;
-      });
-      const built = await new Promise<number | null>((r) => build.once("exit", r));
-      expect(buildOutput).toBe("");
-      expect(built).toBe(0);
+      const build = await buildOperator(outDir);
+      expect(build.output).toBe("");
+      expect(build.exitCode).toBe(0);
       const port = await freePort();
       const { child, out, exited } = operatorProcess(
         ["--kubeconfig", inject("kubeconfigPath"), "--metrics-port", String(port)],

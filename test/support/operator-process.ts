@@ -35,15 +35,29 @@ export interface OperatorProcessOptions {
   compiled?: boolean;
 }
 
-/** Compiles src/ to dist/ as the image does (`npm run build`). */
-export async function buildOperator(): Promise<void> {
+/** Node's arguments that start the CLI: a compiled main.js, else src/ through tsx. */
+export function operatorEntry(compiledMain?: string): string[] {
+  return compiledMain ? [compiledMain] : ["--import", "tsx", "src/cli/main.ts"];
+}
+
+/**
+ * Compiles src/ as the image does (`tsc -p tsconfig.build.json`, into dist/ unless
+ * `outDir` says otherwise); resolves with tsc's exit code and what it printed.
+ */
+export async function buildOperator(
+  outDir?: string,
+): Promise<{ exitCode: number | null; output: string }> {
   const tsc = resolve(root, "node_modules/typescript/bin/tsc");
-  const child = spawn(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  const code = await new Promise<number | null>((done) => child.on("exit", done));
-  if (code !== 0) throw new Error(`the build (tsc -p tsconfig.build.json) exited with ${code}`);
+  const args = [tsc, "-p", "tsconfig.build.json", ...(outDir ? ["--outDir", outDir] : [])];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk;
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const exitCode = await new Promise<number | null>((done) => child.once("exit", done));
+  return { exitCode, output };
 }
 
 /** Peak memory and CPU time of a process, read from /proc. */
@@ -102,7 +116,7 @@ export function startOperatorProcess(options: OperatorProcessOptions): OperatorP
     process.execPath,
     [
       ...(options.nodeArgs ?? []),
-      ...(options.compiled ? ["dist/cli/main.js"] : ["--import", "tsx", "src/cli/main.ts"]),
+      ...operatorEntry(options.compiled ? "dist/cli/main.js" : undefined),
       "run",
       "--kubeconfig",
       options.kubeconfig,
