@@ -40,7 +40,11 @@ export class ServiceClient extends StorageOperations {
   /** Every CCI instance matching `query`, page by page (page size default 50). */
   iterateCci(query: Omit<CciListQuery, "pageNo"> = {}): AsyncGenerator<CciInstance> {
     const size = query.pageSize ?? DEFAULT_ITERATION_PAGE_SIZE;
-    return paginate((pageNo, pageSize) => this.listCci({ ...query, pageNo, pageSize }), size);
+    return paginate(
+      (pageNo, pageSize) => this.listCci({ ...query, pageNo, pageSize }),
+      (cci) => cci.id,
+      size,
+    );
   }
 
   /** One CCI instance in detail. */

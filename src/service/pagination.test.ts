@@ -24,18 +24,18 @@ const rows = Array.from({ length: 23 }, (_, i) => i);
 describe("paginate", () => {
   it("yields every record over all pages and stops at totalRows", async () => {
     const { asked, fetchPage } = pagesOf(rows);
-    expect(await all(paginate(fetchPage, 10))).toEqual(rows);
+    expect(await all(paginate(fetchPage, String, 10))).toEqual(rows);
     expect(asked).toEqual([1, 2, 3]);
   });
 
   it("keeps going when the service caps the page size below the one asked for", async () => {
     const { fetchPage } = pagesOf(rows, 5);
-    expect(await all(paginate(fetchPage, 10))).toEqual(rows);
+    expect(await all(paginate(fetchPage, String, 10))).toEqual(rows);
   });
 
   it("stops at a short page when the service gives no total", async () => {
     const { asked, fetchPage } = pagesOf(rows, Number.POSITIVE_INFINITY, false);
-    expect(await all(paginate(fetchPage, 10))).toEqual(rows);
+    expect(await all(paginate(fetchPage, String, 10))).toEqual(rows);
     expect(asked).toEqual([1, 2, 3]);
   });
 
@@ -45,13 +45,26 @@ describe("paginate", () => {
       calls++;
       return { records: [1, 2], pageNo: 1, pageSize: 2 };
     };
-    expect(await all(paginate(fetchPage, 2))).toEqual([1, 2]);
+    expect(await all(paginate(fetchPage, String, 2))).toEqual([1, 2]);
     expect(calls).toBe(2);
+  });
+
+  it("yields a record once when a list that changes while it is walked repeats it on the next page", async () => {
+    // Offset paging: a record inserted at the head after page 1 was read shifts the
+    // last record of page 1 onto page 2.
+    const pages: Record<number, Page<{ id: string }>> = {
+      1: { records: [{ id: "a" }, { id: "b" }], pageNo: 1, pageSize: 2, totalRows: 5 },
+      2: { records: [{ id: "b" }, { id: "c" }], pageNo: 2, pageSize: 2, totalRows: 5 },
+      3: { records: [{ id: "d" }], pageNo: 3, pageSize: 2, totalRows: 5 },
+    };
+    const fetchPage = async (pageNo: number) => pages[pageNo] ?? { records: [] };
+    const ids = (await all(paginate(fetchPage, (r) => r.id, 2))).map((r) => r.id);
+    expect(ids).toEqual(["a", "b", "c", "d"]);
   });
 
   it("fetches nothing more than needed when the consumer stops early", async () => {
     const { asked, fetchPage } = pagesOf(rows);
-    for await (const x of paginate(fetchPage, 10)) if (x === 3) break;
+    for await (const x of paginate(fetchPage, String, 10)) if (x === 3) break;
     expect(asked).toEqual([1]);
   });
 });

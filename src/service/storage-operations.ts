@@ -101,6 +101,7 @@ export class StorageOperations extends TrainingOperations {
   iterateNas(query: Omit<NasListQuery, "pageNo"> = {}): AsyncGenerator<NasInstance> {
     return paginate(
       (pageNo, pageSize) => this.listNas({ ...query, pageNo, pageSize }),
+      (nas) => nas.id,
       query.pageSize,
     );
   }

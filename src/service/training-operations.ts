@@ -118,6 +118,7 @@ export class TrainingOperations extends ServiceClientCore {
   ): AsyncGenerator<TrainingTask> {
     return paginate(
       (pageNo, pageSize) => this.listTrainingTasks({ ...query, pageNo, pageSize }),
+      (task) => task.id,
       query.pageSize,
     );
   }
@@ -183,6 +184,7 @@ export class TrainingOperations extends ServiceClientCore {
   ): AsyncGenerator<TrainingTemplate> {
     return paginate(
       (pageNo, pageSize) => this.listTemplates({ ...query, pageNo, pageSize }),
+      (template) => template.id,
       query.pageSize,
     );
   }
