@@ -20,9 +20,38 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   dependencies: Record<string, string>;
 };
 
+/** The Dockerfile's logical lines (continuations joined). */
+const lines = dockerfile.replace(/\\\n/g, " ").split("\n");
+
+/** The `ARG name=default` values declared before the first FROM. */
+const globalArgs = new Map(
+  lines
+    .slice(
+      0,
+      lines.findIndex((l) => /^FROM\s/i.test(l)),
+    )
+    .flatMap((l) => {
+      const m = /^ARG\s+([A-Za-z_]+)=(\S+)\s*$/.exec(l);
+      return m ? [[m[1] as string, m[2] as string] as const] : [];
+    }),
+);
+
+/** The image each FROM names, with `${ARG}` resolved, and the stage's name. */
+function stages(): { image: string; name?: string }[] {
+  return lines.flatMap((l) => {
+    const m = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?\s*$/i.exec(l);
+    if (!m) return [];
+    const image = (m[1] as string).replace(/^\$\{(\w+)\}$/, (_, n: string) => {
+      const v = globalArgs.get(n);
+      if (v === undefined) throw new Error(`FROM names \${${n}} without a default`);
+      return v;
+    });
+    return [{ image, ...(m[2] ? { name: m[2] } : {}) }];
+  });
+}
+
 /** The instructions of the last stage (after the last FROM). */
 function finalStage(): string[] {
-  const lines = dockerfile.replace(/\\\n/g, " ").split("\n");
   const lastFrom = lines.map((l) => /^FROM\s/i.test(l)).lastIndexOf(true);
   return lines.slice(lastFrom).filter((l) => l.trim() && !l.trim().startsWith("#"));
 }
@@ -38,7 +67,8 @@ function* sourceFiles(dir: string): Generator<string> {
 describe("the Dockerfile", () => {
   it("runs the package's bin with the run command", () => {
     const stage = finalStage().join("\n");
-    expect(stage).toContain(`ENTRYPOINT ["node", "${pkg.bin["aidc-operator"]}"]`);
+    // The distroless base has no `node` on a PATH a shell would search: its binary by path.
+    expect(stage).toContain(`ENTRYPOINT ["/nodejs/bin/node", "${pkg.bin["aidc-operator"]}"]`);
     expect(stage).toContain('CMD ["run"]');
     expect(pkg.type).toBe("module");
     expect(stage).toMatch(/COPY[^\n]* package\.json \.\//);
@@ -59,6 +89,27 @@ describe("the Dockerfile", () => {
     const fromDeps = copies.find((l) => l.includes("node_modules"));
     expect(fromDeps).toMatch(/--from=production-deps/);
     expect(finalStage().some((l) => /npm ci(?!.*--omit=dev)/.test(l))).toBe(false);
+  });
+
+  it("runs on a distroless Node 24 base pinned by digest: no shell, so no RUN in the final stage", () => {
+    const all = stages();
+    expect(all.length).toBeGreaterThanOrEqual(2);
+    const final = all.at(-1)?.image ?? "";
+    expect(final).toMatch(
+      /^gcr\.io\/distroless\/nodejs24-debian12:nonroot@sha256:[0-9a-f]{64}$/,
+    );
+    // Every external base is pinned (a stage may start from an earlier stage by name).
+    const names = new Set(all.flatMap((s) => (s.name ? [s.name] : [])));
+    for (const { image } of all) {
+      if (!names.has(image)) expect(image).toMatch(/@sha256:[0-9a-f]{64}$/);
+    }
+    expect(all.slice(0, -1).every((s) => /^node:24[.-]/.test(s.image))).toBe(true);
+    // Exec form only: a shell-form ENTRYPOINT, CMD or RUN needs /bin/sh, which is absent.
+    const stage = finalStage();
+    expect(stage.filter((l) => /^RUN\s/i.test(l))).toEqual([]);
+    for (const l of stage.filter((x) => /^(ENTRYPOINT|CMD)\s/i.test(x))) {
+      expect(l).toMatch(/^(ENTRYPOINT|CMD)\s+\[/);
+    }
   });
 
   it("runs as uid 65532, the user the chart's securityContext names", () => {
