@@ -70,6 +70,10 @@ function renderedObjects(output: string): RenderedObject[] {
   for (const chunk of output.split(/^---\s*$/m)) {
     const source = /^# Source: [^/]+\/templates\/(.+)$/m.exec(chunk)?.[1];
     if (!source) continue;
+    // A leading-zero mode is octal to the API server (YAML 1.1) and decimal to this
+    // generator (YAML 1.2): the two would disagree, so the chart writes modes in decimal.
+    const octal = /^\s*(?:default)?[mM]ode:\s*0\d+\s*$/m.exec(chunk);
+    if (octal) throw new Error(`${source}: write the file mode in decimal: ${octal[0].trim()}`);
     const doc = parseDocument(chunk.replace(/^# Source: .*\n/m, ""));
     visit(doc, {
       Pair(_, pair) {

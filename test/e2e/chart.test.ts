@@ -8,6 +8,7 @@ import {
   randomSuffix,
   runTool,
   setArgs,
+  storedApiKeyMode,
 } from "../support/chart.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 
@@ -264,6 +265,9 @@ describe("the Helm chart", () => {
       manifest,
     );
     expect(live.trim().split("\n").sort()).toEqual(objectRefs(expected));
+    // The mode as the API server stored it: 0o440 (owner and group read), not 440 decimal.
+    const deployment = expected.find((o) => o.kind === "Deployment")?.metadata.name ?? "";
+    expect(await storedApiKeyMode(namespace, deployment)).toBe(0o440);
   });
 });
 

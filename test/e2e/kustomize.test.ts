@@ -11,6 +11,7 @@ import {
   parseObjects,
   type RenderedObject,
   runTool,
+  storedApiKeyMode,
 } from "../support/chart.js";
 
 /**
@@ -95,6 +96,8 @@ describe("the kustomize base", () => {
     ]);
     const { stdout } = await runTool("kubectl", ["get", "-k", "deploy", "-o", "name"]);
     expect(stdout.trim().split("\n")).toHaveLength(rendered.length);
+    // The mode as the API server stored it: 0o440 (owner and group read), not 440 decimal.
+    expect(await storedApiKeyMode(BASE_NAMESPACE, BASE_RELEASE)).toBe(0o440);
 
     const kc = operatorKubeConfigFor({ namespace: BASE_NAMESPACE, name: BASE_RELEASE });
     expect(

@@ -186,3 +186,17 @@ export async function canI(kc: k8s.KubeConfig, access: Access): Promise<boolean>
 export function randomSuffix(): string {
   return Math.random().toString(36).slice(2, 8);
 }
+
+/** The `defaultMode` of the Deployment's api-key volume as the API server stored it. */
+export async function storedApiKeyMode(namespace: string, deployment: string): Promise<number> {
+  const { stdout } = await runTool("kubectl", [
+    "get",
+    "deployment",
+    deployment,
+    "--namespace",
+    namespace,
+    "-o",
+    'jsonpath={.spec.template.spec.volumes[?(@.name=="api-key")].secret.defaultMode}',
+  ]);
+  return Number(stdout.trim());
+}

@@ -95,9 +95,7 @@ describe("the Dockerfile", () => {
     const all = stages();
     expect(all.length).toBeGreaterThanOrEqual(2);
     const final = all.at(-1)?.image ?? "";
-    expect(final).toMatch(
-      /^gcr\.io\/distroless\/nodejs24-debian12:nonroot@sha256:[0-9a-f]{64}$/,
-    );
+    expect(final).toMatch(/^gcr\.io\/distroless\/nodejs24-debian12:nonroot@sha256:[0-9a-f]{64}$/);
     // Every external base is pinned (a stage may start from an earlier stage by name).
     const names = new Set(all.flatMap((s) => (s.name ? [s.name] : [])));
     for (const { image } of all) {
