@@ -82,7 +82,10 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     level: config.log.level,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
-  const apiKey = apiKeyReader(config, env);
+  // A changed key lifts the hold of objects a refused key stopped (wired once the
+  // manager exists; the first read at start is no change).
+  let onKeyChange = () => {};
+  const apiKey = apiKeyReader(config, env, config.service.apiKeyRefreshMs, () => onKeyChange());
   await checkApiKey(apiKey, config);
 
   const kubeConfig = new k8s.KubeConfig();
@@ -106,6 +109,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     informer: { watchdogMs: config.kube.watchdogMs },
     concurrency: config.concurrency.default,
     backoff: config.backoff,
+    holdBackoff: config.holdBackoff,
     resyncPeriodMs: config.resyncPeriodMs,
     resyncJitter: config.resyncJitter,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
@@ -142,10 +146,11 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   await manager.start();
   options.onStarted?.(manager);
   // A rotated API key lifts the hold of terminal errors (a 403 waits for a new key).
-  const stopWatching = watchApiKey(apiKey, () => {
+  onKeyChange = () => {
     log.info("the API key changed; retrying every object");
     manager.retryAll();
-  });
+  };
+  const stopWatching = watchApiKey(apiKey, config.service.apiKeyRefreshMs);
 
   const stopped = await Promise.race([
     (options.stopSignal ?? waitForSignal()).then(() => "signal" as const),

@@ -172,6 +172,24 @@ describe("the API key", () => {
     expect(await read()).toBe("rotated");
   });
 
+  it("reports every change a read finds, to requests and the watcher alike, never the first read", async () => {
+    const keyFile = await file("api-key-change", "right");
+    const config = await loadConfig({ env: { AIDC_API_KEY_FILE: keyFile } });
+    expect(config.service.apiKeyRefreshMs).toBe(10_000);
+    let changes = 0;
+    const read = apiKeyReader(config, {}, 60_000, () => changes++);
+    expect(await read()).toBe("right");
+    await writeFile(keyFile, "wrong");
+    expect(await read()).toBe("right");
+    await read.refresh();
+    expect(await read()).toBe("wrong");
+    expect(changes).toBe(1);
+    await writeFile(keyFile, "right");
+    await read.refresh();
+    await read.refresh();
+    expect(changes).toBe(2);
+  });
+
   it("is checked at start with an error naming service.apiKeyFile", async () => {
     const config = await loadConfig({ env: { AIDC_API_KEY_FILE: join(dir, "missing") } });
     const err = await checkApiKey(apiKeyReader(config, {}), config).catch((e: unknown) => e);

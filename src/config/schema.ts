@@ -30,6 +30,11 @@ const serviceSchema = z.strictObject({
    * alternative; the key itself never appears in the config file or logs.
    */
   apiKeyFile: z.string().min(1).optional(),
+  /**
+   * How often the key file is read again: a rotated key is used, and the objects held
+   * by a refused key are retried, at most this long after the file changed.
+   */
+  apiKeyRefreshMs: ms.default(10_000),
   /** Timeout of one HTTP attempt. */
   timeoutMs: ms.default(10_000),
   /** Retries of idempotent calls. */
@@ -91,6 +96,19 @@ export const operatorConfigSchema = z.strictObject({
   backoff: z
     .strictObject({ baseMs: ms.default(100), maxMs: ms.default(300_000) })
     .default({ baseMs: 100, maxMs: 300_000 }),
+  /**
+   * Retry of an object held by a failure the service caused (API key refused, a
+   * missing operation, an answer of an unknown shape): per object, exponential from
+   * `baseMs` up to `maxMs`, besides the immediate retry when the API key changes.
+   * Failures of the object's own spec are not retried; they wait for a spec change.
+   */
+  holdBackoff: z
+    .strictObject({ baseMs: ms.default(15_000), maxMs: ms.default(300_000) })
+    .refine((b) => b.maxMs >= b.baseMs, {
+      message: "must be at least holdBackoff.baseMs",
+      path: ["maxMs"],
+    })
+    .default({ baseMs: 15_000, maxMs: 300_000 }),
   /** TrainingJob controller settings. */
   trainingJob: z
     .strictObject({

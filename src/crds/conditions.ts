@@ -39,6 +39,22 @@ export const ConditionReason = {
   ReconcileTerminal: "ReconcileTerminal",
   /** Synced=False: a create may or may not have happened; the user must decide. */
   CreateOutcomeUnknown: "CreateOutcomeUnknown",
+  /**
+   * Ready (Unknown or False) and Synced=False: the service refused the API key (403,
+   * 401) or the key cannot be read. Retried on the hold backoff and when the key changes.
+   */
+  ApiKeyRefused: "ApiKeyRefused",
+  /**
+   * Ready=False and Synced=False: an operation the step needs is missing at the
+   * service (a bare 404) or disabled; the message names it and its config key. Nothing
+   * is ordered. Retried on the hold backoff.
+   */
+  OperationMissingTerminal: "OperationMissingTerminal",
+  /**
+   * Synced=False: a subscription result has a shape or state the operator cannot map;
+   * the message names the config key to set. Retried on the hold backoff.
+   */
+  SubscriptionResultUnknownTerminal: "SubscriptionResultUnknownTerminal",
 } as const;
 /** One of the shared condition reasons. */
 export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];

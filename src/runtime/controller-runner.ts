@@ -4,12 +4,12 @@ import type { InformerCache } from "./cache.js";
 import type { Clock } from "./clock.js";
 import { type Condition, getCondition } from "./conditions.js";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
-import { errorMessage, errorReason, isTerminal } from "./errors.js";
+import { errorMessage, errorReason, isExternalHold, isTerminal } from "./errors.js";
 import type { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import { withReconcilePriority } from "./priority.js";
-import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+import { type BackoffOptions, ExponentialBackoff, type TokenBucketOptions } from "./ratelimit.js";
 import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
 import type { StoreEvent } from "./store.js";
 import { type QueuePriority, WorkQueue } from "./workqueue.js";
@@ -26,12 +26,20 @@ export interface ControllerRuntime {
   /** Workers when the definition does not say. */
   concurrency: number;
   backoff?: Partial<BackoffOptions>;
+  /**
+   * Retry of a key held by an external terminal error (see `isExternalHold`): slow
+   * and bounded, per key. Default {@link DEFAULT_HOLD_BACKOFF}.
+   */
+  holdBackoff?: Partial<BackoffOptions>;
   retryRateLimit?: TokenBucketOptions;
   /** Every key is reconciled again after about this long (0: never). */
   resyncPeriodMs: number;
   /** Fraction of the resync period added at random (0.1 = up to +10%). */
   resyncJitter: number;
 }
+
+/** Default retry of external terminal holds: 15 s, doubling, at most 5 min. */
+export const DEFAULT_HOLD_BACKOFF: BackoffOptions = { baseMs: 15_000, maxMs: 300_000 };
 
 /**
  * The parts of an object a reconcile acts on (not status): a change of any of these
@@ -70,6 +78,8 @@ export function looksSettled(obj: KubeObject): boolean {
 export class RunningController {
   private queue?: WorkQueue;
   private readonly terminal = new Map<string, string>();
+  /** Retries of keys held by an external terminal error, per key. */
+  private readonly holdBackoff: ExponentialBackoff;
   /** Per key being reconciled: resourceVersions of updates that may echo its writes. */
   private readonly maybeEchoes = new Map<string, string[]>();
   /** Keys being reconciled that something other than a possible echo re-added. */
@@ -85,6 +95,7 @@ export class RunningController {
     private readonly rt: ControllerRuntime,
   ) {
     this.log = rt.log.child({ controller: definition.name });
+    this.holdBackoff = new ExponentialBackoff({ ...DEFAULT_HOLD_BACKOFF, ...rt.holdBackoff });
   }
 
   /** True between start and stop. */
@@ -152,7 +163,12 @@ export class RunningController {
    */
   requeueAll(clearTerminal: boolean): void {
     if (!this.queue) return;
-    if (clearTerminal) this.terminal.clear();
+    if (clearTerminal) {
+      this.terminal.clear();
+      for (const obj of this.rt.cache.list(this.definition.primary)) {
+        this.holdBackoff.forget(objectKeyString(obj));
+      }
+    }
     for (const obj of this.rt.cache.list(this.definition.primary)) {
       const key = objectKeyString(obj);
       if (!this.terminal.has(key)) {
@@ -291,6 +307,7 @@ export class RunningController {
       const result = await withReconcilePriority(priority, () => def.reconcile(key, ctx));
       this.dropOwnEchoes(queue, keyString);
       this.terminal.delete(keyString);
+      this.holdBackoff.forget(keyString);
       queue.forget(keyString);
       const after = result?.requeueAfterMs;
       if (after !== undefined && after > 0) {
@@ -309,10 +326,22 @@ export class RunningController {
         this.rt.metrics.terminalReconcileErrors.inc(labels);
         queue.forget(keyString);
         if (obj) this.terminal.set(keyString, fingerprint(obj));
-        log.warn(
-          { err, reason },
-          "reconcile failed terminally; waiting for a change of the object",
-        );
+        if (isExternalHold(err)) {
+          // The far side may recover by itself (a key accepted again, an operation
+          // back): look again on a slow backoff, besides any change of the object.
+          const retryInMs = this.holdBackoff.when(keyString);
+          queue.addAfter(keyString, retryInMs);
+          log.warn(
+            { err, reason, retryInMs },
+            "reconcile failed terminally for a reason outside the object; retrying slowly",
+          );
+        } else {
+          this.holdBackoff.forget(keyString);
+          log.warn(
+            { err, reason },
+            "reconcile failed terminally; waiting for a change of the object",
+          );
+        }
       } else {
         const retryInMs = queue.addRateLimited(keyString);
         // A conflict only means the cache was behind the object (often our own last

@@ -53,7 +53,11 @@ const widget = (
 
 function harness(
   reconcile: (key: ObjectKey, ctx: ReconcileContext) => Promise<ReconcileResult>,
-  options: { concurrency?: number; settled?: SettledCheck } = {},
+  options: {
+    concurrency?: number;
+    settled?: SettledCheck;
+    holdBackoff?: { baseMs: number; maxMs: number };
+  } = {},
 ) {
   const apis = new Map<string, FakeListerWatcher>();
   const api = (res: ResourceDescriptor) => {
@@ -103,6 +107,7 @@ function harness(
     concurrency: 1,
     resyncPeriodMs: 0,
     resyncJitter: 0,
+    ...(options.holdBackoff ? { holdBackoff: options.holdBackoff } : {}),
   });
   cache.informerFor(widgets);
   cache.informerFor(gadgets);
@@ -423,6 +428,56 @@ describe("a running controller", () => {
     h.api(widgets).emit("MODIFIED", widget("a", { generation: 2 }));
     await settle();
     expect(count).toBe(2);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("retries a key held by an external terminal error on the slow, bounded hold backoff until it succeeds", async () => {
+    const at: number[] = [];
+    const h = harness(
+      async () => {
+        at.push(Date.now());
+        if (at.length <= 4) {
+          throw new TerminalError("ApiKeyRefused", "the service refused the API key", {
+            external: true,
+          });
+        }
+        return {};
+      },
+      { holdBackoff: { baseMs: 1_000, maxMs: 3_000 } },
+    );
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    const start = Date.now();
+    h.running.start();
+    await vi.advanceTimersByTimeAsync(20_000);
+    // 1 s, 2 s, then the 3 s bound; the fifth attempt succeeds and nothing follows.
+    expect(at.map((t) => t - start)).toEqual([0, 1_000, 3_000, 6_000, 9_000]);
+    expect(h.running.heldKeys()).toEqual([]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("keeps a spec-caused terminal hold without retries, and lifts external holds at requeueAll(true)", async () => {
+    let calls = 0;
+    const h = harness(
+      async (k) => {
+        calls++;
+        if (k.name === "a") throw new TerminalError("InvalidSpec", "refused");
+        throw new TerminalError("ApiKeyRefused", "refused key", { external: true });
+      },
+      { holdBackoff: { baseMs: 60_000, maxMs: 60_000 } },
+    );
+    h.api(widgets).items = [widget("a"), widget("b")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(calls).toBe(2);
+    h.running.requeueAll(true);
+    await settle();
+    expect(calls).toBe(4);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

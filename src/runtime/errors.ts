@@ -9,12 +9,22 @@
  *   service client's 403 or validation errors): the key is not requeued until the
  *   object itself changes (generation, annotations, labels or deletion) or a watched
  *   object mapped to it changes.
+ * - A terminal error that is {@link isExternalHold external} (the far side refused
+ *   for a reason of its own: a refused API key, a missing operation, an answer of an
+ *   unknown shape) is held the same way, and also retried on a slow, bounded backoff
+ *   (the controller's `holdBackoff`), since the far side can recover without any
+ *   change of the object.
  */
 
 /** Options shared by both error classes. */
 export interface ReconcileErrorOptions {
   /** The error this one wraps; kept as the standard `cause`. */
   cause?: unknown;
+  /**
+   * For a {@link TerminalError}: the failure lies outside the object (see
+   * {@link isExternalHold}); it is retried on the slow hold backoff too.
+   */
+  external?: boolean;
 }
 
 /** A failure that may succeed when tried again later (network, 5xx, 429, conflicts). */
@@ -37,11 +47,14 @@ export class TerminalError extends Error {
   readonly reason: string;
   /** Always false: see {@link isTerminal}. */
   readonly retryable = false;
+  /** The far side, not the object, must change: see {@link isExternalHold}. */
+  readonly external: boolean;
 
   constructor(reason: string, message: string, options: ReconcileErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.name = "TerminalError";
     this.reason = reason;
+    this.external = options.external ?? isExternalHold(options.cause);
   }
 }
 
@@ -57,6 +70,23 @@ export function isTerminal(err: unknown): boolean {
     err !== null &&
     "retryable" in err &&
     (err as { retryable: unknown }).retryable === false
+  );
+}
+
+/**
+ * True for a terminal error whose cause lies outside the object: the remote side
+ * refused for a reason of its own (the API key, a missing operation, an answer of an
+ * unknown shape), so it may succeed later without a change of the object. Duck-typed
+ * like {@link isTerminal}: any terminal object whose `external` property is exactly
+ * `true`. A spec the far side refuses is not external: only a change of it can help.
+ */
+export function isExternalHold(err: unknown): boolean {
+  return (
+    isTerminal(err) &&
+    typeof err === "object" &&
+    err !== null &&
+    "external" in err &&
+    (err as { external: unknown }).external === true
   );
 }
 

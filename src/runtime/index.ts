@@ -27,6 +27,7 @@ export {
 export {
   errorMessage,
   errorReason,
+  isExternalHold,
   isTerminal,
   RetryableError,
   TerminalError,

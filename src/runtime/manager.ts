@@ -38,6 +38,8 @@ export interface ManagerOptions {
   /** Workers per controller unless the controller says otherwise. Default 2. */
   concurrency?: number;
   backoff?: Partial<BackoffOptions>;
+  /** Retry of keys held by an external terminal error (see `isExternalHold`). */
+  holdBackoff?: Partial<BackoffOptions>;
   retryRateLimit?: TokenBucketOptions;
   /** Default 10 min; 0 disables. */
   resyncPeriodMs?: number;
@@ -163,6 +165,7 @@ export class Manager {
       metrics: this.metrics,
       concurrency: this.options.concurrency ?? 2,
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+      ...(this.options.holdBackoff ? { holdBackoff: this.options.holdBackoff } : {}),
       ...(this.options.retryRateLimit ? { retryRateLimit: this.options.retryRateLimit } : {}),
       resyncPeriodMs: this.options.resyncPeriodMs ?? 600_000,
       resyncJitter: this.options.resyncJitter ?? 0.1,

@@ -52,8 +52,18 @@ export class ServiceError extends Error {
   }
 }
 
-/** The API key was refused (envelope or HTTP 403, or 401). Terminal until the Secret changes. */
+/**
+ * The API key was refused (envelope or HTTP 403, or 401), or could not be read.
+ * Terminal, but `external`: the controllers retry it on the slow hold backoff and at
+ * once when the key changes, since the service may accept the same key again (a burst
+ * of 403s) without any change of the object. Condition reason `ApiKeyRefused`.
+ */
 export class ServiceAuthError extends ServiceError {
+  /** The condition reason of every object this error holds. */
+  readonly reason = "ApiKeyRefused";
+  /** The hold lies with the service or the key, not the object (see runtime isExternalHold). */
+  readonly external = true;
+
   constructor(message: string, details: Omit<ServiceErrorDetails, "retryable">) {
     super(message, { ...details, retryable: false });
   }

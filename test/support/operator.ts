@@ -116,6 +116,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     namespaces: config.watchNamespaces,
     concurrency: 2,
     backoff: { baseMs: 100, maxMs: 2_000 },
+    holdBackoff: config.holdBackoff,
     resyncPeriodMs: 0,
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2_000,
     server: false,

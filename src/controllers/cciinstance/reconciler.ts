@@ -12,6 +12,7 @@ import {
   type ConditionInput,
   errorMessage,
   errorReason,
+  getCondition,
   type KubeObject,
   type ObjectKey,
   objectKeyString,
@@ -25,6 +26,7 @@ import {
 import { ServiceNotFoundError } from "../../service/errors.js";
 import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
+import { heldReadyCondition } from "../managed/decisions.js";
 import { type Binding, decideBinding, recordedInstanceId } from "./binding.js";
 import { type ImageSaver, saveImages } from "./image-saver.js";
 import { IMAGES_ANNOTATION, imageKey, parseLedger, type SaveBackoff } from "./images.js";
@@ -153,12 +155,15 @@ export class CciInstanceReconciler {
   async onError(key: ObjectKey, err: unknown, ctx: ReconcileContext): Promise<void> {
     const obj = ctx.cache.get<CciObject>(CCI, key);
     if (!obj || obj.metadata?.deletionTimestamp) return;
-    const conditions = setCondition(
+    let conditions = setCondition(
       obj.status?.conditions,
       { type: "Synced", status: "False", reason: errorReason(err), message: errorMessage(err) },
       obj.metadata?.generation,
       ctx.clock.now(),
     );
+    const ready = heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
+    if (ready)
+      conditions = setCondition(conditions, ready, obj.metadata?.generation, ctx.clock.now());
     await patchStatus(ctx.kube, CCI, obj, { ...(obj.status ?? {}), conditions });
   }
 

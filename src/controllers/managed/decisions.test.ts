@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { RetryableError, TerminalError } from "../../runtime/errors.js";
-import { EndpointDisabledError } from "../../service/errors.js";
+import { EndpointDisabledError, ServiceAuthError } from "../../service/errors.js";
 import {
   type DeletionInput,
   type DeletionStep,
   decideDeletion,
+  heldReadyCondition,
   NO_DELETE_OPERATION,
   subscriptionPollDelay,
   syncedConditionOf,
@@ -120,6 +121,68 @@ describe("syncedConditionOf", () => {
   for (const c of cases) {
     it(c.reason, () => {
       expect(syncedConditionOf(c.err)).toEqual({ type: "Synced", status: "False", ...c.want });
+    });
+  }
+});
+
+describe("heldReadyCondition", () => {
+  const refused = new ServiceAuthError("GET /x was refused with status 403", {
+    endpoint: "getNas",
+    code: 403,
+  });
+  const wrapped = new TerminalError("ApiKeyRefused", "cannot observe: refused", {
+    cause: refused,
+  });
+  const ready = (status: "True" | "False" | "Unknown") => ({
+    type: "Ready",
+    status,
+    reason: "Available",
+    message: "",
+    lastTransitionTime: "2026-11-23T00:00:00Z",
+  });
+  const cases: {
+    reason: string;
+    err: unknown;
+    previous?: ReturnType<typeof ready>;
+    want: string | undefined;
+  }[] = [
+    {
+      reason: "a refused key turns Ready=True into Unknown",
+      err: refused,
+      previous: ready("True"),
+      want: "Unknown",
+    },
+    { reason: "a new object gets Ready=False", err: refused, want: "False" },
+    {
+      reason: "a not-ready object stays False, with the hold's reason",
+      err: wrapped,
+      previous: ready("False"),
+      want: "False",
+    },
+    {
+      reason: "a wrapped external hold counts as one",
+      err: wrapped,
+      previous: ready("True"),
+      want: "Unknown",
+    },
+    {
+      reason: "a spec refusal leaves Ready alone",
+      err: new TerminalError("CapacityRefused", "too big"),
+      previous: ready("True"),
+      want: undefined,
+    },
+    {
+      reason: "a retryable failure leaves Ready alone",
+      err: new RetryableError("ReconcileError", "503"),
+      previous: ready("True"),
+      want: undefined,
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      const got = heldReadyCondition(c.err, c.previous);
+      expect(got?.status).toBe(c.want);
+      if (c.want) expect(got).toMatchObject({ type: "Ready", reason: "ApiKeyRefused" });
     });
   }
 });

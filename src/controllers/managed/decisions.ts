@@ -2,8 +2,8 @@
  * Pure decisions of the generic managed reconciler: how long to wait for a pending
  * subscription, what to do on deletion, and the Synced condition of a failure.
  */
-import type { ConditionInput } from "../../runtime/conditions.js";
-import { errorMessage, errorReason, isTerminal } from "../../runtime/errors.js";
+import type { Condition, ConditionInput } from "../../runtime/conditions.js";
+import { errorMessage, errorReason, isExternalHold, isTerminal } from "../../runtime/errors.js";
 
 /** Default first poll of a pending subscription. */
 export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
@@ -79,6 +79,26 @@ export function syncedConditionOf(err: unknown): ConditionInput {
     type: "Synced",
     status: "False",
     reason: errorReason(err, terminal ? "ReconcileTerminal" : "ReconcileError"),
+    message: errorMessage(err),
+  };
+}
+
+/**
+ * The Ready condition while a reconcile fails for a reason outside the object (an
+ * external hold: the API key refused, a missing operation, an answer of an unknown
+ * shape), or undefined to leave Ready as it is (any other failure). What was true
+ * cannot be vouched for any more: Ready=True becomes Unknown; an object without Ready
+ * (new) or not Ready gets Ready=False; both with the error's reason and message.
+ */
+export function heldReadyCondition(
+  err: unknown,
+  previous: Condition | undefined,
+): ConditionInput | undefined {
+  if (!isExternalHold(err)) return undefined;
+  return {
+    type: "Ready",
+    status: previous?.status === "True" || previous?.status === "Unknown" ? "Unknown" : "False",
+    reason: errorReason(err, "ReconcileTerminal"),
     message: errorMessage(err),
   };
 }

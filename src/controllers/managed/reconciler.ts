@@ -30,7 +30,11 @@
  *
  * Failures are thrown (wrapped: `<step message>: <cause>`, terminal when the cause is);
  * the runtime backs off or holds, records a Warning event, and calls
- * {@link ManagedReconciler.onError}, which writes Synced=False with the reason and message.
+ * {@link ManagedReconciler.onError}, which writes Synced=False with the reason and message,
+ * and for a failure outside the object (an external hold: API key refused, missing
+ * operation, unknown answer shape) also Ready (True becomes Unknown, otherwise False),
+ * so that a stale Ready=True does not outlive a service that refuses the operator.
+ * Such holds are retried on the runtime's slow hold backoff and at a key change.
  */
 
 import { getCondition, setCondition } from "../../runtime/conditions.js";
@@ -39,7 +43,7 @@ import type { PolicyRule } from "../../runtime/permissions.js";
 import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { createOrObserve, startsWithCreate } from "./create-flow.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import { syncedConditionOf } from "./decisions.js";
+import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
 import { fromKube, ManagedRun, type Outcome, toKube, writeConditions } from "./run.js";
@@ -116,7 +120,10 @@ export function managedReconciler<T extends ManagedObject, R>(
     const found = ctx.cache.get(kind.resource, key);
     if (!found) return;
     const obj = fromKube<T>(found);
-    await writeConditions(ctx, kind, obj, [syncedConditionOf(err)]);
+    const ready = obj.metadata?.deletionTimestamp
+      ? undefined
+      : heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
+    await writeConditions(ctx, kind, obj, [syncedConditionOf(err), ...(ready ? [ready] : [])]);
   };
   return { reconcile, onError, settled: managedSettled };
 }

@@ -1,0 +1,138 @@
+/**
+ * Recovery without a restart (issue 15, item 3 and the 403 half of item 4): objects
+ * held by a failure the service caused come back to Ready by themselves, on the slow
+ * hold backoff or at once when the API key file changes.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { runOperator } from "../../src/cli/run.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import { KubeClient } from "../../src/runtime/kube.js";
+import type { Manager } from "../../src/runtime/manager.js";
+import { installCrds } from "../support/crds.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, TEST_API_KEY } from "../support/operator.js";
+
+const NAS_SPEC = { productCode: "nas.capacity.standard", capacityGB: 100 };
+
+describe("recovery from a service that refused the operator", () => {
+  it("brings every object back to Ready within the hold backoff after a burst of 403s, without a restart", async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "hold-403");
+    const op = await startTestOperator({
+      controllers: [nasVolumeController],
+      namespaces: [namespace],
+      config: { holdBackoff: { baseMs: 1_000, maxMs: 2_000 } },
+    });
+    try {
+      const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
+      await nas.create("before", NAS_SPEC);
+      await nas.waitForCondition("before", "Ready", "True");
+
+      await op.admin.setFaults([{ kind: "error", status: 403, message: "Forbidden" }]);
+      await nas.create("during", NAS_SPEC);
+      // The object that was Ready no longer claims it; the new one says why it is not.
+      const held = await nas.waitForCondition("before", "Ready", "Unknown", "ApiKeyRefused");
+      expect(conditionOf(held, "Synced")).toMatchObject({
+        status: "False",
+        reason: "ApiKeyRefused",
+      });
+      const fresh = await nas.waitForCondition("during", "Ready", "False", "ApiKeyRefused");
+      expect(conditionOf(fresh, "Ready")?.message).toMatch(/API key/);
+      expect(JSON.stringify(fresh)).not.toContain(TEST_API_KEY);
+
+      await op.admin.clearFaults();
+      const cleared = Date.now();
+      await nas.waitForCondition("before", "Ready", "True", undefined, 10_000);
+      await nas.waitForCondition("during", "Ready", "True", undefined, 10_000);
+      expect(conditionOf(await nas.get("before"), "Synced")?.status).toBe("True");
+      // The bound is the hold backoff (2 s) plus a reconcile, not a restart.
+      expect(Date.now() - cleared).toBeLessThan(8_000);
+      expect((await op.admin.state()).nas.filter((n) => n.name === "during")).toHaveLength(1);
+    } finally {
+      await op.stop();
+    }
+  });
+});
+
+describe("a corrected API key file", () => {
+  const kc = adminKubeConfig();
+  let emulator: RunningEmulator;
+  let dir = "";
+
+  beforeAll(async () => {
+    await installCrds(kc);
+    emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 200 });
+    dir = await mkdtemp(join(tmpdir(), "aidc-key-"));
+  });
+  afterAll(async () => {
+    await emulator?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("is noticed within service.apiKeyRefreshMs and lifts the hold of the objects a wrong key stopped", async () => {
+    const namespace = await createNamespace(kc, "key-file");
+    const keyFile = join(dir, "api-key");
+    await writeFile(keyFile, TEST_API_KEY);
+    const configFile = join(dir, "config.json");
+    // A hold backoff far beyond the test: only the key change can bring objects back.
+    await writeFile(
+      configFile,
+      JSON.stringify({
+        service: {
+          baseUrl: emulator.url,
+          apiKeyFile: keyFile,
+          apiKeyRefreshMs: 1_000,
+          rateLimit: null,
+        },
+        watchNamespaces: [namespace],
+        pollIntervalMs: { default: 500 },
+        holdBackoff: { baseMs: 120_000, maxMs: 120_000 },
+        resyncPeriodMs: 0,
+        server: { port: 0, host: "127.0.0.1" },
+        log: { level: "silent" },
+      }),
+    );
+    let stop = () => {};
+    const stopSignal = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    let manager: Manager | undefined;
+    const running = runOperator({
+      configFile,
+      kubeconfig: inject("kubeconfigPath"),
+      env: {},
+      controllerFactories: [nasVolumeController],
+      stopSignal,
+      onStarted: (m) => {
+        manager = m;
+      },
+    });
+    try {
+      await eventually(async () => manager);
+      const nas = new ObjectsOf(new KubeClient(kc), nasVolumeCrd, namespace);
+      await nas.create("keyed", NAS_SPEC);
+      await nas.waitForCondition("keyed", "Ready", "True");
+
+      await writeFile(keyFile, "a-wrong-key-written-by-mistake");
+      await nas.waitForCondition("keyed", "Synced", "False", "ApiKeyRefused");
+      const admin = new EmulatorAdmin(emulator.url);
+      expect((await admin.requests()).some((r) => !r.authorized)).toBe(true);
+
+      await writeFile(keyFile, TEST_API_KEY);
+      const corrected = Date.now();
+      await nas.waitForCondition("keyed", "Ready", "True", undefined, 10_000);
+      expect(conditionOf(await nas.get("keyed"), "Synced")?.status).toBe("True");
+      // One refresh interval (1 s) plus a reconcile; the hold backoff is 2 min.
+      expect(Date.now() - corrected).toBeLessThan(6_000);
+    } finally {
+      stop();
+      expect(await running).toBe(0);
+    }
+  });
+});
