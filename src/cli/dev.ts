@@ -101,6 +101,8 @@ async function startOperatorAndSamples(
     env: {
       AIDC_API_KEY: apiKey,
       AIDC_SERVICE_BASE_URL: emulator.url,
+      // The local emulator speaks plain http; a real service must be https.
+      AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
       AIDC_METRICS_PORT: String(metricsPort),
       AIDC_POLL_INTERVAL_MS: "2000",
       AIDC_LOG_LEVEL: process.env.AIDC_LOG_LEVEL ?? "warn",

@@ -29,6 +29,7 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       baseUrl: s.baseUrl,
       apiKey: deps.apiKey,
       timeoutMs: s.timeoutMs,
+      maxResponseBytes: s.maxResponseBytes,
       catalogTtlMs: s.catalogTtlMs,
       retry: s.retry,
       rateLimit: s.rateLimit,

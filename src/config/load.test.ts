@@ -17,7 +17,9 @@ async function file(name: string, text: string): Promise<string> {
   return path;
 }
 
-const withKey = { AIDC_API_KEY: "secret-key" };
+/** A key, and plain http allowed for the default base URL (the local emulator). */
+const withKey = { AIDC_API_KEY: "secret-key", AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true" };
+const keyOnly = { AIDC_API_KEY: "secret-key" };
 
 describe("loadConfig", () => {
   it("fills every default when only an API key is given", async () => {
@@ -28,6 +30,25 @@ describe("loadConfig", () => {
     expect(config.server.port).toBe(8080);
     expect(pollIntervalFor(config, "TrainingJob")).toBe(30_000);
     expect(concurrencyFor(config, "nasvolume")).toBe(2);
+  });
+
+  it("accepts an https base URL without allowInsecureHttp", async () => {
+    const config = await loadConfig({
+      env: { ...keyOnly, AIDC_SERVICE_BASE_URL: "https://api.example.com" },
+    });
+    expect(config.service).toMatchObject({
+      baseUrl: "https://api.example.com",
+      allowInsecureHttp: false,
+      maxResponseBytes: 4 * 1024 * 1024,
+    });
+  });
+
+  it("accepts a plain http base URL when allowInsecureHttp is set (the playground)", async () => {
+    const config = await loadConfig({
+      env: { ...keyOnly, AIDC_SERVICE_BASE_URL: "http://emulator:8787" },
+      flags: { "service-allow-insecure-http": true },
+    });
+    expect(config.service.allowInsecureHttp).toBe(true);
   });
 
   it("reads the file the chart writes (YAML) and lets the environment and flags win, in that order", async () => {
@@ -99,6 +120,17 @@ describe("loadConfig", () => {
       message: /^invalid operator config: service\.baseUrl: .*\(from AIDC_SERVICE_BASE_URL\)$/,
     },
     {
+      reason: "a plain http base URL without allowInsecureHttp is refused, naming the setting",
+      input: { env: { ...keyOnly, AIDC_SERVICE_BASE_URL: "http://api.example.com" } },
+      message:
+        /^invalid operator config: service\.baseUrl: http:\/\/api\.example\.com\/? is plain http.*service\.allowInsecureHttp: true.*\(from AIDC_SERVICE_BASE_URL\)$/,
+    },
+    {
+      reason: "a forgotten base URL (the default, the local emulator) is refused as plain http",
+      input: { env: keyOnly },
+      message: /service\.baseUrl: http:\/\/127\.0\.0\.1:8787 is plain http.*allowInsecureHttp/,
+    },
+    {
       reason: "a misspelt field in the file is named as unknown, with the file",
       input: { env: withKey, file: "FILE:service:\n  baseURL: https://x.example\n" },
       message: /service\.baseURL: unknown field \(from file .*\)/,
@@ -126,7 +158,7 @@ describe("loadConfig", () => {
     },
     {
       reason: "no API key at all is refused",
-      input: { env: {} },
+      input: { env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true" } },
       message: /service\.apiKeyFile: no API key configured/,
     },
     {
@@ -165,7 +197,9 @@ describe("the API key", () => {
     expect(await apiKeyReader(config, withKey)()).toBe("secret-key");
 
     const keyFile = await file("api-key", "first\n");
-    const fromFile = await loadConfig({ env: { AIDC_API_KEY_FILE: keyFile } });
+    const fromFile = await loadConfig({
+      env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true", AIDC_API_KEY_FILE: keyFile },
+    });
     const read = apiKeyReader(fromFile, {}, 0);
     expect(await read()).toBe("first");
     await writeFile(keyFile, "rotated");
@@ -191,11 +225,15 @@ describe("the API key", () => {
   });
 
   it("is checked at start with an error naming service.apiKeyFile", async () => {
-    const config = await loadConfig({ env: { AIDC_API_KEY_FILE: join(dir, "missing") } });
+    const config = await loadConfig({
+      env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true", AIDC_API_KEY_FILE: join(dir, "missing") },
+    });
     const err = await checkApiKey(apiKeyReader(config, {}), config).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/^service\.apiKeyFile: cannot read .*missing/);
     const empty = await file("empty-key", "\n");
-    const config2 = await loadConfig({ env: { AIDC_API_KEY_FILE: empty } });
+    const config2 = await loadConfig({
+      env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true", AIDC_API_KEY_FILE: empty },
+    });
     await expect(checkApiKey(apiKeyReader(config2, {}), config2)).rejects.toThrow(/is empty/);
   });
 });

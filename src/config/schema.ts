@@ -21,43 +21,70 @@ const perName = (value: z.ZodNumber, fallback: number) =>
     }));
 
 /** The service API client's settings. */
-const serviceSchema = z.strictObject({
-  /** `{base_url}` of the service; the default is the local emulator. */
-  baseUrl: z.url({ protocol: /^https?$/ }).default("http://127.0.0.1:8787"),
-  /**
-   * File holding the API key (the mounted Secret). Read on every request, so a rotated
-   * Secret takes effect without a restart. `AIDC_API_KEY` (environment) is the
-   * alternative; the key itself never appears in the config file or logs.
-   */
-  apiKeyFile: z.string().min(1).optional(),
-  /**
-   * How often the key file is read again: a rotated key is used, and the objects held
-   * by a refused key are retried, at most this long after the file changed.
-   */
-  apiKeyRefreshMs: ms.default(10_000),
-  /** Timeout of one HTTP attempt. */
-  timeoutMs: ms.default(10_000),
-  /** Retries of idempotent calls. */
-  retry: z
-    .strictObject({
-      maxAttempts: z.number().int().min(1).default(4),
-      baseDelayMs: ms.default(200),
-      maxDelayMs: ms.default(5_000),
-    })
-    .default({ maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 5_000 }),
-  /** Client-side token bucket; `null` disables it. */
-  rateLimit: z
-    .strictObject({
-      ratePerSecond: z.number().positive().default(50),
-      burst: z.number().int().min(1).default(100),
-    })
-    .nullable()
-    .default({ ratePerSecond: 50, burst: 100 }),
-  /** How long a product catalog answer is reused (preflights); 0 reads it every time. */
-  catalogTtlMs: z.number().int().min(0).default(30_000),
-  /** Endpoint table overrides: `"/path"` or `"METHOD /path"` enables or moves one, `null` disables it. */
-  endpoints: z.record(z.string().min(1), z.string().min(1).nullable()).default({}),
-});
+const serviceSchema = z
+  .strictObject({
+    /**
+     * `{base_url}` of the service; the default is the local emulator, which is plain
+     * http and so refused unless `allowInsecureHttp` (a forgotten base URL fails the start).
+     */
+    baseUrl: z.url({ protocol: /^https?$/ }).default("http://127.0.0.1:8787"),
+    /**
+     * Allows an `http://` base URL, which sends the API key unencrypted: for a local
+     * emulator, the playground and tests only.
+     */
+    allowInsecureHttp: z.boolean().default(false),
+    /**
+     * Longest response body read, in bytes: a longer answer is cut off and reported as a
+     * malformed answer, so a hostile or broken service cannot exhaust the memory.
+     */
+    maxResponseBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(4 * 1024 * 1024),
+    /**
+     * File holding the API key (the mounted Secret). Read on every request, so a rotated
+     * Secret takes effect without a restart. `AIDC_API_KEY` (environment) is the
+     * alternative; the key itself never appears in the config file or logs.
+     */
+    apiKeyFile: z.string().min(1).optional(),
+    /**
+     * How often the key file is read again: a rotated key is used, and the objects held
+     * by a refused key are retried, at most this long after the file changed.
+     */
+    apiKeyRefreshMs: ms.default(10_000),
+    /** Timeout of one HTTP attempt. */
+    timeoutMs: ms.default(10_000),
+    /** Retries of idempotent calls. */
+    retry: z
+      .strictObject({
+        maxAttempts: z.number().int().min(1).default(4),
+        baseDelayMs: ms.default(200),
+        maxDelayMs: ms.default(5_000),
+      })
+      .default({ maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 5_000 }),
+    /** Client-side token bucket; `null` disables it. */
+    rateLimit: z
+      .strictObject({
+        ratePerSecond: z.number().positive().default(50),
+        burst: z.number().int().min(1).default(100),
+      })
+      .nullable()
+      .default({ ratePerSecond: 50, burst: 100 }),
+    /** How long a product catalog answer is reused (preflights); 0 reads it every time. */
+    catalogTtlMs: z.number().int().min(0).default(30_000),
+    /** Endpoint table overrides: `"/path"` or `"METHOD /path"` enables or moves one, `null` disables it. */
+    endpoints: z.record(z.string().min(1), z.string().min(1).nullable()).default({}),
+  })
+  .superRefine((s, ctx) => {
+    if (s.baseUrl.startsWith("http://") && !s.allowInsecureHttp) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["baseUrl"],
+        message: `${s.baseUrl} is plain http, which would send the API key unencrypted: use an https:// URL, or set service.allowInsecureHttp: true (a local emulator or playground only)`,
+      });
+    }
+  });
 
 const leaderElectionSchema = z
   .strictObject({
@@ -81,7 +108,7 @@ const leaderElectionSchema = z
 
 /** The whole operator config. */
 export const operatorConfigSchema = z.strictObject({
-  service: serviceSchema.default(serviceSchema.parse({})),
+  service: serviceSchema.prefault({}),
   /** Namespaces whose objects are reconciled; empty = all. */
   watchNamespaces: z.array(z.string().min(1)).default([]),
   /** Poll interval of each kind while its remote resource may change: `{ default, <Kind>: ms }`. */

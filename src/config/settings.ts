@@ -29,6 +29,14 @@ export const SETTINGS: readonly Setting[] = [
     description: "base URL of the Compute and Storage Service API",
   },
   {
+    path: "service.allowInsecureHttp",
+    env: "AIDC_SERVICE_ALLOW_INSECURE_HTTP",
+    flag: "service-allow-insecure-http",
+    type: "boolean",
+    description:
+      "allow a plain http:// base URL (sends the key unencrypted; emulator and playground only)",
+  },
+  {
     path: "service.apiKeyFile",
     env: "AIDC_API_KEY_FILE",
     flag: "api-key-file",

@@ -27,7 +27,7 @@ const service = new ServiceClient({
 });
 const definitions: ControllerDefinition[] = controllers.map((factory) =>
   factory({
-    config: operatorConfigSchema.parse({}),
+    config: operatorConfigSchema.parse({ service: { allowInsecureHttp: true } }),
     service,
     log: createLogger({ level: "silent" }),
   }),

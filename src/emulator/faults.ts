@@ -1,6 +1,8 @@
 /**
  * Fault injection for the emulated service API (never the admin API): 500 envelopes,
- * latency, dropped connections, malformed JSON and 429, each with a probability, an
+ * latency, dropped connections, malformed JSON and 429, and the answers of a hostile
+ * service (redirects elsewhere, huge and endless bodies, messages quoting the key that
+ * was sent), each with a probability, an
  * optional target (endpoint name, method, path prefix) and an optional count after
  * which the rule expires. Randomness comes from the emulator's seeded source, so a
  * seeded run fails the same requests every time.
@@ -8,7 +10,16 @@
 import { z } from "zod";
 
 /** Kinds of fault. */
-export const FAULT_KINDS = ["error", "latency", "drop", "malformed", "rateLimit"] as const;
+export const FAULT_KINDS = [
+  "error",
+  "latency",
+  "drop",
+  "malformed",
+  "rateLimit",
+  "redirect",
+  "oversized",
+  "endless",
+] as const;
 
 /** One fault rule. */
 export const faultRuleSchema = z.object({
@@ -17,7 +28,10 @@ export const faultRuleSchema = z.object({
    * latency: wait `latencyMs` before answering (rules of this kind add up);
    * drop: destroy the connection without an answer;
    * malformed: a truncated JSON body with HTTP 200;
-   * rateLimit: HTTP 429 with a 429 envelope (and Retry-After when set).
+   * rateLimit: HTTP 429 with a 429 envelope (and Retry-After when set);
+   * redirect: HTTP `status` (302 unless a 3xx is set) with `Location: location`;
+   * oversized: a valid 200 envelope padded to `bodyBytes`;
+   * endless: a 200 envelope whose chunked body never ends (until the client hangs up).
    */
   kind: z.enum(FAULT_KINDS),
   /** Probability per matching request, 0..1. Default 1. */
@@ -36,6 +50,18 @@ export const faultRuleSchema = z.object({
   status: z.int().default(500),
   /** Envelope message of an error fault. */
   message: z.string().optional(),
+  /**
+   * An error fault's message quotes the API key the request carried, as a careless
+   * service might ("invalid key sk-…"): tests prove the operator never repeats it.
+   */
+  echoKey: z.boolean().default(false),
+  /** Location of a redirect fault. */
+  location: z.string().default("/"),
+  /** Size of an oversized body, in bytes. Default 30 MiB. */
+  bodyBytes: z
+    .int()
+    .positive()
+    .default(30 * 1024 * 1024),
   /** Retry-After of a rateLimit fault, in seconds. */
   retryAfterSeconds: z.int().min(0).optional(),
 });

@@ -21,7 +21,7 @@ import { RequestLog, type RequestLogEntry } from "./request-log.js";
 import { OperationRouter } from "./router.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, EmulatorState } from "./state.js";
-import { envelopeBody, faultReply } from "./wire-replies.js";
+import { envelopeBody, faultReply, writeEndlessBody } from "./wire-replies.js";
 
 /** Every operation of the endpoint table; the type makes a missing one a compile error. */
 const HANDLERS: Record<EndpointName, Handler> = {
@@ -191,11 +191,14 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const decision = faults.decide({ endpoint: route?.name, method, path: url.pathname });
     if (decision.latencyMs > 0) await new Promise((r) => setTimeout(r, decision.latencyMs));
     if (decision.fault) {
-      const applied = faultReply(decision.fault, state.behaviour.httpStatusMirrorsEnvelope);
+      const sentKey = (req.headers.authorization ?? "").replace(/^Bearer /, "");
+      const mirror = state.behaviour.httpStatusMirrorsEnvelope;
+      const applied = faultReply(decision.fault, mirror, sentKey);
       entry.fault = decision.fault.kind;
-      if (applied === "drop") {
+      if (applied === "drop" || applied === "endless") {
         requestLog.add({ ...entry, durationMs: Math.round(performance.now() - started) });
-        req.socket.destroy();
+        if (applied === "drop") req.socket.destroy();
+        else await writeEndlessBody(res);
         return;
       }
       finish(applied.httpStatus, applied.status, applied.body, applied.headers);

@@ -26,6 +26,11 @@ export interface ServiceClientOptions {
   apiKey: () => string | Promise<string>;
   /** Timeout per attempt, in ms. Default 10 000. */
   timeoutMs?: number;
+  /**
+   * Longest response body read, in bytes: a longer one is cut off, its stream destroyed,
+   * and the call fails as a malformed answer. Default 4 MiB.
+   */
+  maxResponseBytes?: number;
   /** Retries of idempotent calls. Default 4 attempts, 200 ms doubling, at most 5 s. */
   retry?: RetryPolicy;
   /** Client-side token bucket; null turns it off. Default 50/s with a burst of 100. */
@@ -62,6 +67,13 @@ export const DEFAULT_CATALOG_TTL_MS = 30_000;
 /** Default client-side rate limit: the spec names none, this stays well clear of abuse. */
 export const DEFAULT_RATE_LIMIT: RateLimit = { ratePerSecond: 50, burst: 100 };
 
+/**
+ * Default longest response body: the largest answer of the service is a page of a list
+ * (50 records of a few KiB), so 4 MiB leaves a wide margin and bounds what one hostile
+ * answer can cost.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
 /** Default timeout per attempt. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -96,6 +108,7 @@ export class ServiceClientCore {
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
       priority: options.callPriority,

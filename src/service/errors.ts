@@ -88,6 +88,16 @@ export class ServiceRefusedError extends ServiceError {
  */
 export class ServiceNotFoundError extends ServiceRefusedError {}
 
+/**
+ * The service answered with a redirect (3xx). None is followed, so that the key and the
+ * body never go to another origin; terminal, because the configured base URL is wrong
+ * (or the answer hostile) until someone changes it. The message names the Location.
+ */
+export class ServiceRedirectError extends ServiceRefusedError {
+  /** Condition and Event reason. */
+  readonly reason = "ServiceRedirected";
+}
+
 /** 5xx, 429, a network failure or a timeout: back off and retry. */
 export class ServiceUnavailableError extends ServiceError {
   constructor(message: string, details: Omit<ServiceErrorDetails, "retryable">) {
@@ -101,6 +111,9 @@ export class ServiceUnavailableError extends ServiceError {
  * common cause, and a persistent mismatch shows in the condition message.
  */
 export class ServiceMalformedResponseError extends ServiceError {
+  /** Condition and Event reason. */
+  readonly reason = "MalformedServiceAnswer";
+
   constructor(message: string, details: Omit<ServiceErrorDetails, "retryable">) {
     super(message, { ...details, retryable: true });
   }

@@ -38,6 +38,7 @@ export {
   ServiceInvalidRequestError,
   ServiceMalformedResponseError,
   ServiceNotFoundError,
+  ServiceRedirectError,
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";

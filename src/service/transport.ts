@@ -3,9 +3,15 @@
  * (AbortSignal), the client-side rate limit, retries with backoff and jitter when a
  * repeat cannot duplicate an effect, a hook per attempt for metrics, and debug logs
  * that carry no header and no key.
+ *
+ * A hostile or misconfigured service cannot take the key elsewhere or cost unbounded
+ * memory: no redirect is followed (a 3xx is an error naming its Location, so the key and
+ * the body go only to the configured origin), and a body longer than
+ * `maxResponseBytes` is cut off and reported as a malformed answer.
  */
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
+import type { Readable } from "node:stream";
 import fetch, { FetchError } from "node-fetch";
 import type { Logger } from "pino";
 import type { z } from "zod";
@@ -16,6 +22,8 @@ import {
   ServiceAuthError,
   ServiceError,
   ServiceInvalidRequestError,
+  ServiceMalformedResponseError,
+  ServiceRedirectError,
   ServiceUnavailableError,
 } from "./errors.js";
 import {
@@ -47,6 +55,8 @@ export interface TransportOptions {
   baseUrl: string;
   apiKey: () => string | Promise<string>;
   timeoutMs: number;
+  /** Longest response body read, in bytes; a longer one is cut off (malformed answer). */
+  maxResponseBytes: number;
   retry: RetryPolicy;
   rateLimit: RateLimit | null;
   /** The priority of the call being made, at the rate limit; default `normal`. */
@@ -206,15 +216,24 @@ export class ServiceTransport {
         body,
         signal: AbortSignal.timeout(this.options.timeoutMs),
         agent: (u: URL) => (u.protocol === "https:" ? this.httpsAgent : this.httpAgent),
+        // An API client follows no redirect: following one re-sends the Authorization
+        // header (and, for 307/308, the body) to wherever the answer points.
+        redirect: "manual",
+        size: this.options.maxResponseBytes,
       });
+      if (res.status >= 300 && res.status < 400) {
+        // Not read: a hostile redirect may carry an endless body.
+        (res.body as Readable | null)?.destroy();
+        throw redirectError(call, res.status, res.headers.get("location"));
+      }
       raw = {
         httpStatus: res.status,
         bodyText: await res.text(),
         retryAfterMs: parseRetryAfter(res.headers.get("retry-after")),
       };
     } catch (err) {
-      const error = this.networkError(call, err);
-      this.observe(call, method, "error", started, error.message);
+      const error = err instanceof ServiceError ? err : this.networkError(call, err);
+      this.observe(call, method, error.code ?? "error", started, error.message);
       throw error;
     }
     try {
@@ -229,8 +248,15 @@ export class ServiceTransport {
     }
   }
 
-  private networkError(call: CallDescription, err: unknown): ServiceUnavailableError {
+  private networkError(call: CallDescription, err: unknown): ServiceError {
     const name = err instanceof Error ? err.name : "";
+    if (err instanceof FetchError && err.type === "max-size") {
+      // The body was cut off at the limit and its stream destroyed: nothing more is read.
+      return new ServiceMalformedResponseError(
+        `${call.where}: malformed response: the body is longer than the limit of ${this.options.maxResponseBytes} bytes (service.maxResponseBytes)`,
+        { endpoint: call.endpoint, code: undefined, outcomeUnknown: !call.idempotent },
+      );
+    }
     if (name === "AbortError" || name === "TimeoutError") {
       return new ServiceUnavailableError(
         `${call.where} timed out after ${this.options.timeoutMs} ms`,
@@ -276,6 +302,25 @@ export class ServiceTransport {
       "service call",
     );
   }
+}
+
+/** Longest Location quoted in an error message. */
+const MAX_QUOTED_LOCATION = 200;
+
+/** The error of a 3xx answer: it names the Location and says that none is followed. */
+function redirectError(
+  call: CallDescription,
+  status: number,
+  location: string | null,
+): ServiceRedirectError {
+  const where =
+    location === null
+      ? "without a Location"
+      : `to ${JSON.stringify(location.slice(0, MAX_QUOTED_LOCATION))}`;
+  return new ServiceRedirectError(
+    `${call.where} answered with a redirect (HTTP ${status}) ${where}; the client follows no redirect, so the API key goes only to the configured service.baseUrl: set it to the address the service really answers on`,
+    { endpoint: call.endpoint, code: status },
+  );
 }
 
 function queryString(query: CallArgs["query"]): string {

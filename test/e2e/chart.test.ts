@@ -178,6 +178,7 @@ describe("the Helm chart", () => {
       service: {
         baseUrl: "https://aidc.example.com/api",
         apiKeyFile: "/var/run/secrets/aidc/api-key",
+        allowInsecureHttp: false,
         timeoutMs: 5000,
       },
       watchNamespaces: ["team-a"],

@@ -121,6 +121,7 @@ async function startChartOperator(
       POD_NAMESPACE: namespace,
       AIDC_API_KEY_FILE: keyFile,
       AIDC_SERVICE_BASE_URL: emulator.url,
+      AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
       AIDC_POLL_INTERVAL_MS: "1000",
       AIDC_METRICS_PORT: String(await freePort()),
       AIDC_LOG_LEVEL: "debug",

@@ -24,7 +24,13 @@ const API_KEY = "do-not-print-this-key";
 function operatorProcess(args: string[], env: Record<string, string>, compiledMain?: string) {
   const child = spawn(process.execPath, [...operatorEntry(compiledMain), "run", ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      // No service is reached: the default base URL (plain http) is allowed.
+      AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const out = { stdout: "", stderr: "" };
@@ -160,7 +166,7 @@ describe("aidc-operator run", () => {
     const code = runOperator({
       configFile: config,
       kubeconfig: inject("kubeconfigPath"),
-      env: { AIDC_API_KEY: API_KEY },
+      env: { AIDC_API_KEY: API_KEY, AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true" },
       stopSignal: new Promise<void>((r) => {
         stop = r;
       }),

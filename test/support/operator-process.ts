@@ -128,6 +128,8 @@ export function startOperatorProcess(options: OperatorProcessOptions): OperatorP
         HOME: process.env.HOME ?? "",
         AIDC_API_KEY: options.apiKey,
         AIDC_SERVICE_BASE_URL: options.serviceBaseUrl,
+        // The emulator speaks plain http.
+        AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
         AIDC_METRICS_PORT: String(options.metricsPort),
         AIDC_LOG_LEVEL: "info",
         ...options.env,

@@ -93,7 +93,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
   const poll = options.pollIntervalMs ?? 500;
   const config = operatorConfigSchema.parse({
     pollIntervalMs: { default: poll },
-    service: { baseUrl: emulator.url, timeoutMs: 5_000, rateLimit: null },
+    service: { baseUrl: emulator.url, allowInsecureHttp: true, timeoutMs: 5_000, rateLimit: null },
     backoff: { baseMs: 100, maxMs: 2_000 },
     resyncPeriodMs: 0,
     ...(options.namespaces ? { watchNamespaces: options.namespaces } : {}),

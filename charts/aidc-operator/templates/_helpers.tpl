@@ -112,7 +112,9 @@ operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay stays ri
 */}}
 {{- define "aidc-operator.config" -}}
 {{- $config := dict
-  "service" (dict "apiKeyFile" (printf "%s/api-key" (include "aidc-operator.apiKeyDir" .)))
+  "service" (dict
+    "apiKeyFile" (printf "%s/api-key" (include "aidc-operator.apiKeyDir" .))
+    "allowInsecureHttp" .Values.service.allowInsecureHttp)
   "server" (dict "port" (int .Values.metricsPort))
   "leaderElection" (dict
     "enabled" .Values.leaderElection.enabled

@@ -1,0 +1,121 @@
+/**
+ * A hostile service cannot take the key elsewhere or cost unbounded memory: redirects
+ * are not followed (a second listener on another port, where they point, receives
+ * nothing), and huge or endless bodies are cut off at the configured limit.
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import type { ServiceClient } from "./client.js";
+import { ServiceError, ServiceMalformedResponseError, ServiceRedirectError } from "./errors.js";
+
+let svc: EmulatedService;
+let elsewhere: Server;
+let elsewhereUrl: string;
+const elsewhereRequests: IncomingMessage[] = [];
+let nasId: string;
+
+async function failure(p: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ServiceError) return err;
+    throw err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+function client(extra: Parameters<EmulatedService["newClient"]>[0] = {}): ServiceClient {
+  return svc.newClient({ retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 }, ...extra });
+}
+
+beforeAll(async () => {
+  svc = await startEmulatedService();
+  // The listener a hostile redirect points at: same host, another port.
+  elsewhere = createServer((req, res) => {
+    elsewhereRequests.push(req);
+    res.end('{"status":200,"message":"OK","data":{}}');
+  });
+  await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+  elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await svc.stop();
+  elsewhere.closeAllConnections();
+  await new Promise((resolve) => elsewhere.close(resolve));
+});
+beforeEach(async () => {
+  svc.emulator.state.reset();
+  svc.emulator.faults.clear();
+  svc.emulator.requestLog.clear();
+  nasId = (await svc.admin.seed({ nas: [{ name: "n" }] })).nas[0] as string;
+});
+afterEach(() => {
+  elsewhereRequests.length = 0;
+});
+
+describe("a redirect from the service", () => {
+  it.each([
+    { status: 302, call: (c: ServiceClient) => c.getNas(nasId), endpoint: "getNas" },
+    {
+      status: 307,
+      call: (c: ServiceClient) => c.subscribeNas({ productCode: "nas.fixed.200" }),
+      endpoint: "subscribeNas",
+    },
+    { status: 308, call: (c: ServiceClient) => c.listNas(), endpoint: "listNas" },
+  ])("HTTP $status is an error that names the Location, and nothing reaches it", async (c) => {
+    const location = `${elsewhereUrl}/steal`;
+    svc.emulator.faults.set([{ kind: "redirect", status: c.status, location }]);
+    const err = await failure(c.call(client()));
+    expect(err).toBeInstanceOf(ServiceRedirectError);
+    expect(err.retryable).toBe(false);
+    expect(err.message).toContain(`HTTP ${c.status}`);
+    expect(err.message).toContain(location);
+    expect(err.message).toContain("service.baseUrl");
+    expect(elsewhereRequests).toHaveLength(0);
+    // Terminal: one request to the service, none repeated.
+    expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === c.endpoint)).toHaveLength(1);
+  });
+
+  it("a relative Location on the same origin is not followed either", async () => {
+    svc.emulator.faults.set([{ kind: "redirect", status: 301, location: "/v1/other", times: 1 }]);
+    const err = await failure(client().getNas(nasId));
+    expect(err).toBeInstanceOf(ServiceRedirectError);
+    expect(svc.emulator.requestLog.read()).toHaveLength(1);
+  });
+});
+
+describe("a response body larger than the limit", () => {
+  it("a 30 MB answer is cut off at the default 4 MiB limit and reported as malformed", async () => {
+    svc.emulator.faults.set([{ kind: "oversized", endpoint: "getNas", bodyBytes: 30e6 }]);
+    const err = await failure(
+      client({ retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 } }).getNas(nasId),
+    );
+    expect(err).toBeInstanceOf(ServiceMalformedResponseError);
+    expect(err.message).toContain("longer than the limit of 4194304 bytes");
+    expect(err.message).toContain("service.maxResponseBytes");
+  });
+
+  it("a large answer under the limit is read and judged by its content", async () => {
+    svc.emulator.faults.set([{ kind: "oversized", endpoint: "getNas", bodyBytes: 1e6 }]);
+    const err = await failure(client({ maxResponseBytes: 2e6 }).getNas(nasId));
+    expect(err).toBeInstanceOf(ServiceMalformedResponseError);
+    expect(err.message).not.toContain("longer than the limit");
+    expect(err.message).toContain("id");
+  });
+
+  it("an endless chunked body is aborted at the limit, long before the timeout", async () => {
+    svc.emulator.faults.set([{ kind: "endless", endpoint: "getNas" }]);
+    const started = performance.now();
+    const err = await failure(
+      client({ maxResponseBytes: 256 * 1024, timeoutMs: 60_000 }).getNas(nasId),
+    );
+    expect(err).toBeInstanceOf(ServiceMalformedResponseError);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    // Every attempt hung up: the emulator logged one request per attempt and still answers.
+    expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(3);
+    svc.emulator.faults.clear();
+    expect((await client().getNas(nasId)).id).toBe(nasId);
+  });
+});
