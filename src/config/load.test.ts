@@ -208,7 +208,9 @@ describe("the API key", () => {
 
   it("reports every change a read finds, to requests and the watcher alike, never the first read", async () => {
     const keyFile = await file("api-key-change", "right");
-    const config = await loadConfig({ env: { AIDC_API_KEY_FILE: keyFile } });
+    const config = await loadConfig({
+      env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true", AIDC_API_KEY_FILE: keyFile },
+    });
     expect(config.service.apiKeyRefreshMs).toBe(10_000);
     let changes = 0;
     const read = apiKeyReader(config, {}, 60_000, () => changes++);

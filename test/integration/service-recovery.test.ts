@@ -86,6 +86,7 @@ describe("a corrected API key file", () => {
       JSON.stringify({
         service: {
           baseUrl: emulator.url,
+          allowInsecureHttp: true,
           apiKeyFile: keyFile,
           apiKeyRefreshMs: 1_000,
           rateLimit: null,
