@@ -12,6 +12,9 @@ interface EmulatorFlags {
   saveImageDurationMs: string;
   listVisibilityDelayMs: string;
   httpStatusMirrorsEnvelope?: boolean;
+  unknownIdStatus: string;
+  pageSizeCap: string;
+  basePath: string;
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
@@ -41,6 +44,9 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--save-image-duration-ms <ms>", "how long saveImageStatus stays true", "3000")
     .option("--list-visibility-delay-ms <ms>", "delay before a new task or NAS is listed", "0")
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
+    .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
+    .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
+    .option("--base-path <path>", "path prefix to serve the API under, e.g. /api/gw", "")
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
     .option("--random-seed <n>", "seed of keys, addresses and fault draws", "1")
@@ -67,6 +73,9 @@ export function registerEmulatorCommand(program: Command): void {
           flags.listVisibilityDelayMs,
         ),
         httpStatusMirrorsEnvelope: flags.httpStatusMirrorsEnvelope === true,
+        unknownIdStatus: nonNegativeInt("unknown-id-status", flags.unknownIdStatus),
+        pageSizeCap: nonNegativeInt("page-size-cap", flags.pageSizeCap),
+        basePath: flags.basePath,
         randomSeed: nonNegativeInt("random-seed", flags.randomSeed),
         faults,
         ...(flags.verbose ? { logger: pino({ level: "debug" }, process.stderr) } : {}),

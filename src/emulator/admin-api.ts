@@ -52,6 +52,8 @@ const configPatchSchema = z.object({
   saveImageDurationMs: z.int().min(0).optional(),
   listVisibilityDelayMs: z.int().min(0).optional(),
   httpStatusMirrorsEnvelope: z.boolean().optional(),
+  unknownIdStatus: z.int().min(400).max(599).optional(),
+  pageSizeCap: z.int().min(0).optional(),
   apiKey: z.string().min(1).optional(),
 });
 

@@ -59,8 +59,10 @@ export interface CciStatePatch {
   saveImageStatus?: boolean;
 }
 
-/** Behaviour changes, and the accepted API key. */
-export type EmulatorConfigPatch = Partial<EmulatorBehaviour> & { apiKey?: string };
+/** Behaviour changes (the base path is fixed at start), and the accepted API key. */
+export type EmulatorConfigPatch = Partial<Omit<EmulatorBehaviour, "basePath">> & {
+  apiKey?: string;
+};
 
 /** Thrown when the admin API answers an error; the message is the emulator's. */
 export class EmulatorAdminError extends Error {

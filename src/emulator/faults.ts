@@ -2,9 +2,11 @@
  * Fault injection for the emulated service API (never the admin API): 500 envelopes,
  * latency, dropped connections, malformed JSON and 429, and the answers of a hostile
  * service (redirects elsewhere, huge and endless bodies, messages quoting the key that
- * was sent), each with a probability, an
- * optional target (endpoint name, method, path prefix) and an optional count after
- * which the rule expires. Randomness comes from the emulator's seeded source, so a
+ * was sent), each with a probability, an optional target (endpoint name, method, path
+ * prefix, endpoints left out) and an optional count after which the rule expires. A
+ * fault is answered instead of handling the request, or, with `acting`, after handling
+ * it (the request takes effect and its caller still sees a failure: a create that acts
+ * and then answers 500). Randomness comes from the emulator's seeded source, so a
  * seeded run fails the same requests every time.
  */
 import { z } from "zod";
@@ -38,9 +40,11 @@ export const faultRuleSchema = z.object({
   rate: z.number().min(0).max(1).default(1),
   /** Only requests routed to this endpoint name. */
   endpoint: z.string().optional(),
+  /** Not requests routed to these endpoint names. */
+  exceptEndpoints: z.array(z.string()).optional(),
   /** Only this HTTP method. */
   method: z.string().optional(),
-  /** Only paths starting with this. */
+  /** Only operation paths (after the emulator's base path) starting with this. */
   pathPrefix: z.string().optional(),
   /** Expires after applying this many times. */
   times: z.int().positive().optional(),
@@ -48,6 +52,16 @@ export const faultRuleSchema = z.object({
   latencyMs: z.int().min(0).default(0),
   /** Envelope status of an error fault. Default 500. */
   status: z.int().default(500),
+  /**
+   * HTTP status of an error fault. Default: 200, or the envelope status when the
+   * emulator mirrors envelope statuses (`httpStatusMirrorsEnvelope`).
+   */
+  httpStatus: z.int().min(200).max(599).optional(),
+  /**
+   * Handle the request first (it takes effect), then answer the fault instead of its
+   * result: an error or drop after the service acted. Default false (nothing happens).
+   */
+  acting: z.boolean().default(false),
   /** Envelope message of an error fault. */
   message: z.string().optional(),
   /**
@@ -125,6 +139,7 @@ export class FaultInjector {
 
 function matches(rule: FaultRule, t: FaultTarget): boolean {
   if (rule.endpoint !== undefined && rule.endpoint !== t.endpoint) return false;
+  if (t.endpoint !== undefined && rule.exceptEndpoints?.includes(t.endpoint)) return false;
   if (rule.method !== undefined && rule.method.toUpperCase() !== t.method) return false;
   if (rule.pathPrefix !== undefined && !t.path.startsWith(rule.pathPrefix)) return false;
   return true;

@@ -31,9 +31,15 @@ export class EmulatorRefusal extends Error {
   }
 }
 
-/** 404 for an unknown id. */
+/**
+ * A refusal of an unknown id: 404, which the server turns into the behaviour's
+ * `unknownIdStatus` (a service may answer 500).
+ */
+export class UnknownIdRefusal extends EmulatorRefusal {}
+
+/** 404 for an unknown id (see {@link UnknownIdRefusal}). */
 export function notFound(what: string, id: string): EmulatorRefusal {
-  return new EmulatorRefusal(404, `${what} ${id} not found`);
+  return new UnknownIdRefusal(404, `${what} ${id} not found`);
 }
 
 /** 400 with a message. */
@@ -71,17 +77,24 @@ export function queryText(query: URLSearchParams, name: string): string | undefi
 /** Default and maximum page sizes of the emulator's lists (the spec shows neither). */
 export const PAGE_SIZE = { default: 10, max: 500 } as const;
 
-/** One page of `items` per the pageNo (from 1) and pageSize query parameters. */
+/**
+ * One page of `items` per the pageNo (from 1) and pageSize query parameters. With the
+ * behaviour's `pageSizeCap`, a larger pageSize is silently lowered to the cap (pages
+ * are counted in the capped size, which the answer echoes).
+ */
 export function pageOfRecords<T>(
   items: T[],
-  query: URLSearchParams,
+  ctx: Pick<HandlerContext, "query" | "state">,
 ): { records: T[]; pageNo: number; pageSize: number; totalRows: number } {
+  const { query } = ctx;
   const pageNo = queryInt(query, "pageNo") ?? 1;
-  const pageSize = queryInt(query, "pageSize") ?? PAGE_SIZE.default;
+  const asked = queryInt(query, "pageSize") ?? PAGE_SIZE.default;
   if (pageNo < 1) throw badRequest(`pageNo starts at 1, got ${pageNo}`);
-  if (pageSize < 1 || pageSize > PAGE_SIZE.max) {
-    throw badRequest(`pageSize must be between 1 and ${PAGE_SIZE.max}, got ${pageSize}`);
+  if (asked < 1 || asked > PAGE_SIZE.max) {
+    throw badRequest(`pageSize must be between 1 and ${PAGE_SIZE.max}, got ${asked}`);
   }
+  const cap = ctx.state.behaviour.pageSizeCap;
+  const pageSize = cap > 0 ? Math.min(asked, cap) : asked;
   const start = (pageNo - 1) * pageSize;
   return {
     records: items.slice(start, start + pageSize),

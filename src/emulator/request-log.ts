@@ -25,6 +25,8 @@ export interface RequestLogEntry {
   httpStatus?: number;
   /** The injected fault, if any. */
   fault?: string;
+  /** True when the request took effect before the fault answered (an acting fault). */
+  acted?: boolean;
   durationMs?: number;
 }
 

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { EndpointName } from "../service/endpoints.js";
 import { ADMIN_PREFIX, handleAdmin } from "./admin-api.js";
 import { FaultInjector, type FaultRuleInput } from "./faults.js";
-import { EmulatorRefusal, type Handler } from "./handler-context.js";
+import { EmulatorRefusal, type Handler, UnknownIdRefusal } from "./handler-context.js";
 import { blockFileStorageHandlers } from "./handlers/block-file-storage.js";
 import { catalogHandlers } from "./handlers/catalog.js";
 import { cciHandlers } from "./handlers/cci.js";
@@ -21,7 +21,7 @@ import { RequestLog, type RequestLogEntry } from "./request-log.js";
 import { OperationRouter } from "./router.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, EmulatorState } from "./state.js";
-import { envelopeBody, faultReply, writeEndlessBody } from "./wire-replies.js";
+import { envelopeBody, faultReply, type WireReply, writeEndlessBody } from "./wire-replies.js";
 
 /** Every operation of the endpoint table; the type makes a missing one a compile error. */
 const HANDLERS: Record<EndpointName, Handler> = {
@@ -60,7 +60,7 @@ export interface EmulatorOptions extends Partial<EmulatorBehaviour> {
 
 /** A running emulator. */
 export interface RunningEmulator {
-  /** `http://host:port`, the base URL for a `ServiceClient`. */
+  /** `http://host:port` plus the base path, the base URL for a `ServiceClient` (and the admin API). */
   url: string;
   port: number;
   host: string;
@@ -108,6 +108,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "saveImageDurationMs",
     "listVisibilityDelayMs",
     "httpStatusMirrorsEnvelope",
+    "unknownIdStatus",
+    "pageSizeCap",
+    "basePath",
   ] as const) {
     if (options[k] !== undefined) Object.assign(behaviour, { [k]: options[k] });
   }
@@ -130,7 +133,19 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       res.writeHead(httpStatus, { "Content-Type": "application/json; charset=utf-8", ...headers });
       res.end(body);
     };
-    if (url.pathname === ADMIN_PREFIX || url.pathname.startsWith(`${ADMIN_PREFIX}/`)) {
+    // The service API under the base path (`opPath` undefined outside it); the admin
+    // API at the root and under the base path.
+    const base = state.behaviour.basePath.replace(/\/+$/, "");
+    const opPath =
+      base === ""
+        ? url.pathname
+        : url.pathname.startsWith(`${base}/`)
+          ? url.pathname.slice(base.length)
+          : undefined;
+    const adminPath = [opPath, url.pathname].find(
+      (p) => p !== undefined && (p === ADMIN_PREFIX || p.startsWith(`${ADMIN_PREFIX}/`)),
+    );
+    if (adminPath !== undefined) {
       let body: unknown;
       try {
         body = text ? JSON.parse(text) : undefined;
@@ -141,7 +156,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       const reply = handleAdmin(
         { state, faults, log: requestLog, setApiKey },
         method,
-        url.pathname,
+        adminPath,
         url.searchParams,
         body,
       );
@@ -150,7 +165,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     }
 
     state.advance();
-    const route = router.match(method, url.pathname);
+    const route = opPath === undefined ? undefined : router.match(method, opPath);
     const entry: Omit<RequestLogEntry, "seq"> = {
       time: new Date(state.now()).toISOString(),
       method,
@@ -170,79 +185,81 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       }
       entry.body = parsedBody;
     }
-    const finish = (
-      httpStatus: number,
-      status: number | undefined,
-      body: string,
-      headers?: Record<string, string>,
-    ) => {
-      entry.httpStatus = httpStatus;
-      if (status !== undefined) entry.status = status;
+    const finish = (reply: WireReply) => {
+      entry.httpStatus = reply.httpStatus;
+      if (reply.status !== undefined) entry.status = reply.status;
       entry.durationMs = Math.round(performance.now() - started);
       requestLog.add(entry);
       logger?.debug(
-        { method, path: url.pathname, status, httpStatus, fault: entry.fault },
+        {
+          method,
+          path: url.pathname,
+          status: reply.status,
+          httpStatus: reply.httpStatus,
+          fault: entry.fault,
+        },
         "emulator request",
       );
-      send(httpStatus, body, headers);
+      send(reply.httpStatus, reply.body, reply.headers);
     };
-    const mirrored = (status: number) => (state.behaviour.httpStatusMirrorsEnvelope ? status : 200);
+    const envelope = (status: number, message: string, data: unknown = {}): WireReply => ({
+      httpStatus: status === 200 || state.behaviour.httpStatusMirrorsEnvelope ? status : 200,
+      status,
+      body: envelopeBody(status, message, data),
+    });
+    /** The service's own answer (the request takes effect here). */
+    const serve = (): WireReply => {
+      if (!entry.authorized) return envelope(403, "Forbidden");
+      if (!route) {
+        return {
+          httpStatus: 404,
+          status: undefined,
+          body: `404 page not found: ${method} ${url.pathname}\n`,
+          headers: { "Content-Type": "text/plain; charset=utf-8" },
+        };
+      }
+      if (text === undefined) {
+        return envelope(413, `request body larger than ${MAX_BODY_BYTES} bytes`);
+      }
+      if (!bodyIsJson) return envelope(400, "request body is not valid JSON");
+      try {
+        const data = HANDLERS[route.name]({
+          state,
+          params: route.params,
+          query: url.searchParams,
+          body: parsedBody,
+        });
+        return envelope(200, "OK", data ?? {});
+      } catch (err) {
+        if (err instanceof UnknownIdRefusal) {
+          return envelope(state.behaviour.unknownIdStatus, err.message);
+        }
+        if (err instanceof EmulatorRefusal) return envelope(err.status, err.message);
+        logger?.error({ err, path: url.pathname }, "emulator handler failed");
+        return envelope(500, "Internal Server Error");
+      }
+    };
 
-    const decision = faults.decide({ endpoint: route?.name, method, path: url.pathname });
+    const decision = faults.decide({ endpoint: route?.name, method, path: opPath ?? url.pathname });
     if (decision.latencyMs > 0) await new Promise((r) => setTimeout(r, decision.latencyMs));
-    if (decision.fault) {
-      const sentKey = (req.headers.authorization ?? "").replace(/^Bearer /, "");
-      const mirror = state.behaviour.httpStatusMirrorsEnvelope;
-      const applied = faultReply(decision.fault, mirror, sentKey);
-      entry.fault = decision.fault.kind;
-      if (applied === "drop" || applied === "endless") {
-        requestLog.add({ ...entry, durationMs: Math.round(performance.now() - started) });
-        if (applied === "drop") req.socket.destroy();
-        else await writeEndlessBody(res);
-        return;
-      }
-      finish(applied.httpStatus, applied.status, applied.body, applied.headers);
+    const fault = decision.fault;
+    // An acting fault lets the request take effect and answers the fault instead.
+    const reply = fault && !fault.acting ? undefined : serve();
+    if (!fault) {
+      finish(reply as WireReply);
       return;
     }
-    if (!entry.authorized) {
-      finish(mirrored(403), 403, envelopeBody(403, "Forbidden", {}));
+    const sentKey = (req.headers.authorization ?? "").replace(/^Bearer /, "");
+    const applied = faultReply(fault, state.behaviour.httpStatusMirrorsEnvelope, sentKey);
+    entry.fault = fault.kind;
+    if (fault.acting) entry.acted = true;
+    if (applied === "drop" || applied === "endless") {
+      requestLog.add({ ...entry, durationMs: Math.round(performance.now() - started) });
+      if (applied === "drop") req.socket.destroy();
+      else await writeEndlessBody(res);
       return;
     }
-    if (!route) {
-      entry.httpStatus = 404;
-      requestLog.add(entry);
-      res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
-      res.end(`404 page not found: ${method} ${url.pathname}\n`);
-      return;
-    }
-    if (text === undefined) {
-      finish(
-        mirrored(413),
-        413,
-        envelopeBody(413, `request body larger than ${MAX_BODY_BYTES} bytes`, {}),
-      );
-      return;
-    }
-    if (!bodyIsJson) {
-      finish(mirrored(400), 400, envelopeBody(400, "request body is not valid JSON", {}));
-      return;
-    }
-    try {
-      const data = HANDLERS[route.name]({
-        state,
-        params: route.params,
-        query: url.searchParams,
-        body: parsedBody,
-      });
-      finish(200, 200, envelopeBody(200, "OK", data ?? {}));
-    } catch (err) {
-      if (err instanceof EmulatorRefusal) {
-        finish(mirrored(err.status), err.status, envelopeBody(err.status, err.message, {}));
-        return;
-      }
-      logger?.error({ err, path: url.pathname }, "emulator handler failed");
-      finish(mirrored(500), 500, envelopeBody(500, "Internal Server Error", {}));
-    }
+    finish(applied);
   }
 
   const server = createServer((req, res) => {
@@ -262,7 +279,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const address = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${address.port}`,
+    url: `http://${urlHost}:${address.port}${state.behaviour.basePath.replace(/\/+$/, "")}`,
     port: address.port,
     host,
     state,

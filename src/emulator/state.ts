@@ -28,6 +28,18 @@ export interface EmulatorBehaviour {
   listVisibilityDelayMs: number;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
   httpStatusMirrorsEnvelope: boolean;
+  /**
+   * Envelope status of a request for an unknown id (task, NAS, pod, template, …): 404
+   * by default; a service that shows no other error answers 500.
+   */
+  unknownIdStatus: number;
+  /** Largest page a list answers, whatever pageSize asks (echoed as the page's pageSize); 0 = no cap. */
+  pageSizeCap: number;
+  /**
+   * Path prefix the service API is served under (e.g. `/api/gw`); requests outside it
+   * get a bare 404. Fixed at start (`RunningEmulator.url` includes it). Default "".
+   */
+  basePath: string;
 }
 
 /** Default behaviour: 2 s subscriptions, 3 s image saves, immediate list visibility. */
@@ -36,6 +48,9 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   saveImageDurationMs: 3000,
   listVisibilityDelayMs: 0,
   httpStatusMirrorsEnvelope: false,
+  unknownIdStatus: 404,
+  pageSizeCap: 0,
+  basePath: "",
 };
 
 /** A small, fast, seedable PRNG (mulberry32); returns floats in [0, 1). */

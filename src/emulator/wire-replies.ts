@@ -27,8 +27,8 @@ const PADDED_TAIL = '"}}';
 
 /**
  * The answer of a terminal fault, "drop" (destroy the connection without answering) or
- * "endless" (stream with {@link writeEndlessBody}). An error fault answers HTTP 200
- * unless `mirrorEnvelopeStatus`; a 429 always carries HTTP 429, with Retry-After when
+ * "endless" (stream with {@link writeEndlessBody}). An error fault answers its
+ * `httpStatus`, else HTTP 200 unless `mirrorEnvelopeStatus`; a 429 always carries HTTP 429, with Retry-After when
  * the rule sets it. `sentKey` is the key the request carried (for `echoKey`).
  */
 export function faultReply(
@@ -68,7 +68,7 @@ export function faultReply(
     default: {
       const message = rule.message ?? "Internal Server Error";
       return {
-        httpStatus: mirrorEnvelopeStatus ? rule.status : 200,
+        httpStatus: rule.httpStatus ?? (mirrorEnvelopeStatus ? rule.status : 200),
         status: rule.status,
         body: envelopeBody(
           rule.status,

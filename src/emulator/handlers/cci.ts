@@ -42,7 +42,7 @@ function list(ctx: HandlerContext): unknown {
     if (aidcId !== undefined && f.aidcId !== aidcId) return false;
     return Object.entries(exact).every(([k, v]) => v === undefined || f[k] === v);
   });
-  const page = pageOfRecords(matching, query);
+  const page = pageOfRecords(matching, ctx);
   return { ...page, records: page.records.map((c) => cciView(c, state, false)) };
 }
 

@@ -133,7 +133,7 @@ function list(ctx: HandlerContext): unknown {
     if (aidcId !== undefined && n.aidcId !== aidcId) continue;
     matching.push(n);
   }
-  const page = pageOfRecords(matching, query);
+  const page = pageOfRecords(matching, ctx);
   return { ...page, records: page.records.map(nasView) };
 }
 

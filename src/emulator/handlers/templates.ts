@@ -57,7 +57,7 @@ export const templateHandlers = {
         fuzzyMatch(String(t.fields.name ?? ""), name) &&
         (aidcId === undefined || t.fields.aidcId === aidcId),
     );
-    const page = pageOfRecords(matching, ctx.query);
+    const page = pageOfRecords(matching, ctx);
     return { ...page, records: page.records.map(templateView) };
   },
   deleteTemplate: (ctx) => {

@@ -217,7 +217,7 @@ function listTasks(ctx: HandlerContext): unknown {
     if (aidcId !== undefined && t.aidcId !== aidcId) continue;
     matching.push(t);
   }
-  const page = pageOfRecords(matching, query);
+  const page = pageOfRecords(matching, ctx);
   return { ...page, records: page.records.map((t) => taskView(t, state)) };
 }
 
