@@ -9,9 +9,9 @@
  */
 import { stringify } from "yaml";
 import {
-  API_KEY_SECRET_NAME,
   type OperatorPermission,
   operatorPermissions,
+  type PermissionFeature,
   type PermissionScope,
 } from "../src/controllers/permissions.js";
 import { checkMode, reportGenerated, syncGeneratedFiles } from "./generated-files.js";
@@ -23,11 +23,7 @@ export const RULES_TEMPLATE = "charts/aidc-operator/templates/_rbac-rules.tpl";
 const templateNames: Record<PermissionScope, string> = {
   watched: "aidc-operator.rules.watched",
   leaderElection: "aidc-operator.rules.leaderElection",
-  apiKeySecret: "aidc-operator.rules.apiKeySecret",
 };
-
-/** The Helm expression that replaces the API-key Secret placeholder. */
-const apiKeySecretNameExpr = '{{ include "aidc-operator.apiKeySecretName" . | quote }}';
 
 /** One rule as a YAML list item, preceded by its reason as a comment. */
 function ruleYaml(p: OperatorPermission): string {
@@ -37,20 +33,26 @@ function ruleYaml(p: OperatorPermission): string {
     verbs: p.verbs,
   };
   if (p.resourceNames) rule.resourceNames = p.resourceNames;
-  const body = stringify([rule], { lineWidth: 0 }).trimEnd();
-  const lines = body.split("\n").map((line) => {
-    if (!line.includes(API_KEY_SECRET_NAME)) return line;
-    const indent = line.slice(0, line.indexOf("-"));
-    return `${indent}- ${apiKeySecretNameExpr}`;
-  });
+  const lines = stringify([rule], { lineWidth: 0 }).trimEnd().split("\n");
   return [`# ${p.reason}`, ...lines].join("\n");
+}
+
+/** The chart value that switches each feature's rules on. */
+const featureValues: Record<PermissionFeature, string> = {
+  exposure: ".Values.exposure.enabled",
+};
+
+/** A rule, wrapped in its feature's chart value when it has one. */
+function grantedYaml(p: OperatorPermission): string {
+  if (!p.feature) return ruleYaml(p);
+  return [`{{- if ${featureValues[p.feature]} }}`, ruleYaml(p), "{{- end }}"].join("\n");
 }
 
 /** The content of the rules template. */
 export function rulesTemplate(): string {
   const scopes = Object.keys(templateNames) as PermissionScope[];
   const parts = scopes.map((scope) => {
-    const rules = operatorPermissions.filter((p) => p.scope === scope).map(ruleYaml);
+    const rules = operatorPermissions.filter((p) => p.scope === scope).map(grantedYaml);
     return [`{{- define "${templateNames[scope]}" -}}`, ...rules, "{{- end }}"].join("\n");
   });
   return [

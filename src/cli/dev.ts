@@ -105,6 +105,8 @@ async function startOperatorAndSamples(
       AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
       AIDC_METRICS_PORT: String(metricsPort),
       AIDC_POLL_INTERVAL_MS: "2000",
+      // The samples' TrainingJob exposes its port.
+      AIDC_EXPOSURE: "true",
       AIDC_LOG_LEVEL: process.env.AIDC_LOG_LEVEL ?? "warn",
     },
     stopSignal: stopped,

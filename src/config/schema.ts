@@ -111,6 +111,16 @@ export const operatorConfigSchema = z.strictObject({
   service: serviceSchema.prefault({}),
   /** Namespaces whose objects are reconciled; empty = all. */
   watchNamespaces: z.array(z.string().min(1)).default([]),
+  /**
+   * Which namespaces may bind their objects to remote resources the operator did not
+   * create for them: the `aidc.io/external-id` annotation set by hand, NasVolume
+   * `spec.storageId`, raw `storageId` mounts, and every CciInstance. Names, or `"*"` for
+   * all (a single-tenant install). Default none: a namespace then uses only what its
+   * own objects created (docs/install.md, Security model).
+   */
+  adoption: z
+    .strictObject({ namespaces: z.array(z.string().min(1)).default([]) })
+    .default({ namespaces: [] }),
   /** Poll interval of each kind while its remote resource may change: `{ default, <Kind>: ms }`. */
   pollIntervalMs: perName(ms, 30_000),
   /** Every object is reconciled again after about this long, even without a change. 0 disables. */
@@ -146,8 +156,14 @@ export const operatorConfigSchema = z.strictObject({
       statusClasses: z
         .record(z.string().min(1), z.enum(["pending", "running", "succeeded", "failed", "stopped"]))
         .default({}),
+      /**
+       * `spec.exposePorts`: a Service and an EndpointSlice per open port. Off by default,
+       * and then the operator is granted no write on Services or EndpointSlices (the
+       * chart value `exposure.enabled` sets both).
+       */
+      exposure: z.strictObject({ enabled: z.boolean().default(false) }).default({ enabled: false }),
     })
-    .default({ statusClasses: {} }),
+    .default({ statusClasses: {}, exposure: { enabled: false } }),
   /** The Kubernetes API client. */
   kube: z
     .strictObject({

@@ -51,6 +51,21 @@ export const SETTINGS: readonly Setting[] = [
     description: "comma-separated namespaces to reconcile (default: all)",
   },
   {
+    path: "adoption.namespaces",
+    env: "AIDC_ADOPTION_NAMESPACES",
+    flag: "adoption-namespaces",
+    type: "list",
+    description:
+      "comma-separated namespaces that may bind to remote resources they did not create (* all)",
+  },
+  {
+    path: "trainingJob.exposure.enabled",
+    env: "AIDC_EXPOSURE",
+    flag: "exposure",
+    type: "boolean",
+    description: "honour spec.exposePorts with Services and EndpointSlices (env: true|false)",
+  },
+  {
     path: "pollIntervalMs.default",
     env: "AIDC_POLL_INTERVAL_MS",
     flag: "poll-interval-ms",

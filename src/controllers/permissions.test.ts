@@ -2,14 +2,10 @@ import { describe, expect, it } from "vitest";
 import {
   LEADER_ELECTION_PERMISSIONS,
   missingPermissions,
+  type PolicyRule,
   RUNTIME_PERMISSIONS,
 } from "../runtime/permissions.js";
-import {
-  API_KEY_SECRET_NAME,
-  operatorPermissions,
-  policyRules,
-  RECONCILED_PLURALS,
-} from "./permissions.js";
+import { operatorPermissions, policyRules, RECONCILED_PLURALS } from "./permissions.js";
 
 const knownVerbs = new Set(["get", "list", "watch", "create", "update", "patch", "delete"]);
 
@@ -50,14 +46,20 @@ describe("operatorPermissions", () => {
     }
   });
 
-  it("reads Secrets only by the API-key Secret's name, in the release namespace", () => {
-    const secretRules = operatorPermissions.filter((p) => p.resources.includes("secrets"));
-    expect(secretRules).toHaveLength(1);
-    expect(secretRules[0]).toMatchObject({
-      scope: "apiKeySecret",
-      verbs: ["get"],
-      resourceNames: [API_KEY_SECRET_NAME],
-    });
+  it("grants no access to Secrets: the key is a file the kubelet mounts", () => {
+    expect(operatorPermissions.filter((p) => p.resources.includes("secrets"))).toEqual([]);
+  });
+
+  it("grants Services and EndpointSlices only with exposure on, and never get, watch or update", () => {
+    const touches = (rules: PolicyRule[]) =>
+      rules.filter(
+        (r) => r.resources.includes("services") || r.resources.includes("endpointslices"),
+      );
+    expect(touches(policyRules("watched"))).toEqual([]);
+    expect(touches(policyRules("watched", { exposure: false }))).toEqual([]);
+    const on = touches(policyRules("watched", { exposure: true }));
+    expect(on.map((r) => r.resources[0]).sort()).toEqual(["endpointslices", "services"]);
+    for (const r of on) expect(r.verbs).toEqual(["list", "create", "patch", "delete"]);
   });
 
   it("keeps Leases in the release namespace only", () => {
@@ -70,15 +72,8 @@ describe("operatorPermissions", () => {
     for (const p of operatorPermissions) expect(p.reason.length).toBeGreaterThan(10);
   });
 
-  it("returns plain PolicyRules, with resourceNames only where a rule has them", () => {
-    const [secret] = policyRules("apiKeySecret");
-    expect(secret).toEqual({
-      apiGroups: [""],
-      resources: ["secrets"],
-      verbs: ["get"],
-      resourceNames: [API_KEY_SECRET_NAME],
-    });
-    for (const rule of policyRules("watched")) {
+  it("returns plain PolicyRules, without the bookkeeping fields", () => {
+    for (const rule of policyRules("watched", { exposure: true })) {
       expect(Object.keys(rule).sort()).toEqual(["apiGroups", "resources", "verbs"]);
     }
   });

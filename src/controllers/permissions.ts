@@ -26,24 +26,32 @@ export type { PolicyRule };
  *   by a ClusterRoleBinding, or, when the chart's `watchNamespaces` is set, by one
  *   RoleBinding per watched namespace.
  * - `leaderElection`: in the operator's own (release) namespace only, as a Role.
- * - `apiKeySecret`: in the release namespace only, as a Role.
+ *
+ * No rule reads a Secret: the API key is a file the kubelet mounts from the Secret (the
+ * kubelet's own authorization, not the operator's), and no code asks the API server for
+ * a Secret, so the operator's ServiceAccount cannot read one, not even the key's.
  */
-export type PermissionScope = "watched" | "leaderElection" | "apiKeySecret";
+export type PermissionScope = "watched" | "leaderElection";
+
+/**
+ * An optional feature whose rules are granted only when it is on: `exposure` is
+ * `spec.exposePorts` (operator config `trainingJob.exposure.enabled`, chart value
+ * `exposure.enabled`).
+ */
+export type PermissionFeature = "exposure";
+
+/** Which optional features are on (all off by default). */
+export type EnabledFeatures = Partial<Record<PermissionFeature, boolean>>;
 
 /** One rule the operator needs, where it is granted, and why. */
 export interface OperatorPermission extends PolicyRule {
   /** Which Role or ClusterRole carries the rule (see {@link PermissionScope}). */
   scope: PermissionScope;
+  /** Granted only when this feature is on (the chart wraps the rule in its value). */
+  feature?: PermissionFeature;
   /** Who needs the rule and for what; written beside the rule in the generated YAML. */
   reason: string;
 }
-
-/**
- * Stands for the name of the API-key Secret, which is a deployment setting (the chart
- * value `apiKeySecret`): the generator replaces it with the chart's helper that
- * resolves the name.
- */
-export const API_KEY_SECRET_NAME = "$(API_KEY_SECRET_NAME)";
 
 /** The plural names of the operator's kinds (from src/crds), in the order of their rules. */
 export const RECONCILED_PLURALS: readonly string[] = allCrds.map((crd) => crd.plural);
@@ -96,17 +104,21 @@ export const operatorPermissions: readonly OperatorPermission[] = [
   },
   {
     scope: "watched",
+    feature: "exposure",
     apiGroups: [""],
     resources: ["services"],
-    verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
-    reason: "TrainingJob controller: a Service for each exposed pod port (spec.ports)",
+    verbs: ["list", "create", "patch", "delete"],
+    reason:
+      "TrainingJob controller, exposure enabled: a Service for each exposed pod port (spec.exposePorts)",
   },
   {
     scope: "watched",
+    feature: "exposure",
     apiGroups: ["discovery.k8s.io"],
     resources: ["endpointslices"],
-    verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
-    reason: "TrainingJob controller: the EndpointSlice of each exposed port's Service",
+    verbs: ["list", "create", "patch", "delete"],
+    reason:
+      "TrainingJob controller, exposure enabled: the EndpointSlice of each exposed port's Service",
   },
   {
     scope: "leaderElection",
@@ -115,20 +127,15 @@ export const operatorPermissions: readonly OperatorPermission[] = [
     verbs: ["get", "create", "update"],
     reason: "runtime: leader election on a Lease in the operator's namespace",
   },
-  {
-    scope: "apiKeySecret",
-    apiGroups: [""],
-    resources: ["secrets"],
-    verbs: ["get"],
-    resourceNames: [API_KEY_SECRET_NAME],
-    reason: "runtime: read the service API key from its Secret, and no other Secret",
-  },
 ];
 
-/** The rules of one scope, without the bookkeeping fields: a plain PolicyRule list. */
-export function policyRules(scope: PermissionScope): PolicyRule[] {
+/**
+ * The rules of one scope with `features` on, without the bookkeeping fields: a plain
+ * PolicyRule list.
+ */
+export function policyRules(scope: PermissionScope, features: EnabledFeatures = {}): PolicyRule[] {
   return operatorPermissions
-    .filter((p) => p.scope === scope)
+    .filter((p) => p.scope === scope && (!p.feature || features[p.feature] === true))
     .map(({ apiGroups, resources, verbs, resourceNames }) =>
       resourceNames
         ? { apiGroups, resources, verbs, resourceNames }

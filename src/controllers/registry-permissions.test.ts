@@ -25,13 +25,25 @@ const service = new ServiceClient({
   apiKey: () => "unit-test-key",
   rateLimit: null,
 });
-const definitions: ControllerDefinition[] = controllers.map((factory) =>
-  factory({
-    config: operatorConfigSchema.parse({ service: { allowInsecureHttp: true } }),
-    service,
-    log: createLogger({ level: "silent" }),
-  }),
-);
+/** The registered controllers, built from the operator config `config`. */
+function definitionsFor(config: Record<string, unknown> = {}): ControllerDefinition[] {
+  return controllers.map((factory) =>
+    factory({
+      config: operatorConfigSchema.parse({ service: { allowInsecureHttp: true }, ...config }),
+      service,
+      log: createLogger({ level: "silent" }),
+    }),
+  );
+}
+const definitions = definitionsFor();
+const exposing = definitionsFor({ trainingJob: { exposure: { enabled: true } } });
+
+/** The rules of `defs` that touch Services or EndpointSlices. */
+function exposureRules(defs: ControllerDefinition[]): PolicyRule[] {
+  return defs
+    .flatMap((d) => d.permissions)
+    .filter((r) => r.resources.some((x) => x === "services" || x === "endpointslices"));
+}
 afterAll(() => service.close());
 
 /** What the informers of a controller do: list and watch each kind they cache. */
@@ -72,6 +84,15 @@ describe("the registered controllers' permissions", () => {
     const all = mergeRules(RUNTIME_PERMISSIONS, ...definitions.map((d) => d.permissions));
     expect(all.length).toBeGreaterThan(10);
     expect(missingPermissions(all, policyRules("watched"))).toEqual([]);
+  });
+
+  it("declares Services and EndpointSlices only with exposure on, and the chart grants them then", () => {
+    expect(exposureRules(definitions)).toEqual([]);
+    expect(exposureRules(exposing).length).toBe(2);
+    const all = mergeRules(RUNTIME_PERMISSIONS, ...exposing.map((d) => d.permissions));
+    expect(missingPermissions(all, policyRules("watched", { exposure: true }))).toEqual([]);
+    // Without the feature the chart's rules would not cover the exposing controller.
+    expect(missingPermissions(all, policyRules("watched")).length).toBeGreaterThan(0);
   });
 
   it("fails when a declared rule is not granted", () => {

@@ -108,6 +108,7 @@ describe("the kustomize base", () => {
         namespace: "ml",
       }),
     ).toBe(true);
+    // The kubelet mounts the key; the operator itself reads no Secret.
     expect(
       await canI(kc, {
         verb: "get",
@@ -116,7 +117,11 @@ describe("the kustomize base", () => {
         namespace: BASE_NAMESPACE,
         name: "aidc-operator-api-key",
       }),
-    ).toBe(true);
+    ).toBe(false);
+    // Exposure is off by default: no Service writes.
+    expect(
+      await canI(kc, { verb: "create", group: "", resource: "services", namespace: "ml" }),
+    ).toBe(false);
     expect(
       await canI(kc, { verb: "list", group: "", resource: "secrets", namespace: BASE_NAMESPACE }),
     ).toBe(false);

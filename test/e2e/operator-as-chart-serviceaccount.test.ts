@@ -80,7 +80,7 @@ async function installRelease(
 /**
  * Runs the operator as the release's ServiceAccount, the way the chart's pod does: the
  * chart's rendered config file (from its ConfigMap), POD_NAME and POD_NAMESPACE set, the
- * API key in a file (read from the Secret by the ServiceAccount itself). Only the
+ * API key in a file (read from the Secret as the kubelet would mount it). Only the
  * service URL (the emulator) and a short poll interval are set beside it.
  */
 async function startChartOperator(
@@ -102,7 +102,8 @@ async function startChartOperator(
   const configFile = join(dir, `${release}-config.yaml`);
   await writeFile(configFile, configMap.data?.["config.yaml"] ?? "");
 
-  const secret = await asOperator
+  // The kubelet's part: it mounts the Secret (the ServiceAccount cannot read it).
+  const secret = await adminKubeConfig()
     .makeApiClient(k8s.CoreV1Api)
     .readNamespacedSecret({ namespace, name: "service-api-key" });
   const keyFile = join(dir, `${release}-api-key`);
@@ -242,7 +243,8 @@ describe("the operator run as the chart's ServiceAccount", () => {
     beforeAll(async () => {
       const namespace = await createNamespace(admin, "chart-op");
       const release = `all-${randomSuffix()}`;
-      const sa = await installRelease(release, namespace, {});
+      // The samples' TrainingJob exposes its port: exposure on (the chart default is off).
+      const sa = await installRelease(release, namespace, { "exposure.enabled": "true" });
       installed.push({ release, namespace });
       op = await startWithEmulator(release, namespace, sa);
       team = await createNamespace(admin, "team");

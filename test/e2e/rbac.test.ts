@@ -1,6 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_KEY_SECRET_NAME, operatorPermissions } from "../../src/controllers/permissions.js";
+import { operatorPermissions } from "../../src/controllers/permissions.js";
 import {
   type Access,
   CHART_DIR,
@@ -32,9 +32,7 @@ const API_KEY_SECRET = "service-api-key";
 
 /** Every single access a permission grants (one per group, resource, verb and name). */
 function accessesOf(permission: (typeof operatorPermissions)[number], namespace: string): Access[] {
-  const names = permission.resourceNames?.map((n) =>
-    n === API_KEY_SECRET_NAME ? API_KEY_SECRET : n,
-  ) ?? [undefined];
+  const names = permission.resourceNames ?? [undefined];
   return permission.apiGroups.flatMap((group) =>
     permission.resources.flatMap((resource) =>
       permission.verbs.flatMap((verb) =>
@@ -107,22 +105,25 @@ describe("the chart's RBAC", () => {
     }
   });
 
-  it("lets the ServiceAccount do every rule of operatorPermissions", async () => {
-    const accesses = operatorPermissions.flatMap((p) =>
-      p.scope === "watched"
-        ? [
-            ...accessesOf(p, "any-team"),
-            // Informers list and watch across all namespaces.
-            ...accessesOf(p, "").filter((a) => a.verb === "list" || a.verb === "watch"),
-          ]
-        : accessesOf(p, namespace),
-    );
-    expect(accesses.length).toBeGreaterThan(50);
+  it("lets the ServiceAccount do every rule of operatorPermissions but the optional features'", async () => {
+    const accesses = operatorPermissions
+      .filter((p) => !p.feature)
+      .flatMap((p) =>
+        p.scope === "watched"
+          ? [
+              ...accessesOf(p, "any-team"),
+              // Informers list and watch across all namespaces.
+              ...accessesOf(p, "").filter((a) => a.verb === "list" || a.verb === "watch"),
+            ]
+          : accessesOf(p, namespace),
+      );
+    expect(accesses.length).toBeGreaterThan(40);
     expect(await mismatches(asOperator, accesses, true)).toEqual([]);
   });
 
-  it("lets the ServiceAccount read the API-key Secret and no other Secret", async () => {
+  it("lets the ServiceAccount read no Secret, not even the API key's (the kubelet mounts it)", async () => {
     const denied: Access[] = [
+      { verb: "get", group: "", resource: "secrets", namespace, name: API_KEY_SECRET },
       { verb: "get", group: "", resource: "secrets", namespace, name: "another-secret" },
       { verb: "list", group: "", resource: "secrets", namespace },
       { verb: "watch", group: "", resource: "secrets", namespace },
@@ -132,17 +133,33 @@ describe("the chart's RBAC", () => {
       { verb: "delete", group: "", resource: "secrets", namespace, name: API_KEY_SECRET },
     ];
     expect(await mismatches(asOperator, denied, false)).toEqual([]);
-
-    const core = asOperator.makeApiClient(k8s.CoreV1Api);
-    const own = await core.readNamespacedSecret({ namespace, name: API_KEY_SECRET });
-    expect(Buffer.from(own.data?.["api-key"] ?? "", "base64").toString()).toBe(
-      `key-of-${API_KEY_SECRET}`,
-    );
-    const other = await core
-      .readNamespacedSecret({ namespace, name: "another-secret" })
+    const own = await asOperator
+      .makeApiClient(k8s.CoreV1Api)
+      .readNamespacedSecret({ namespace, name: API_KEY_SECRET })
       .then(() => undefined)
       .catch((e: unknown) => e);
-    expect((other as k8s.ApiException<unknown>).code).toBe(403);
+    expect((own as k8s.ApiException<unknown>).code).toBe(403);
+  });
+
+  it("grants no Service or EndpointSlice write unless exposure is enabled, and then grants them", async () => {
+    const writes = (ns: string): Access[] =>
+      (["create", "patch", "delete"] as const).flatMap((verb) => [
+        { verb, group: "", resource: "services", namespace: ns },
+        { verb, group: "discovery.k8s.io", resource: "endpointslices", namespace: ns },
+      ]);
+    expect(await mismatches(asOperator, [...writes("any-team"), ...writes("")], false)).toEqual([]);
+    const other = await createNamespace(admin, "rbac-expose");
+    const release = `expose-${randomSuffix()}`;
+    const exposing = await installRelease(release, other, {
+      apiKeySecret: API_KEY_SECRET,
+      "exposure.enabled": true,
+    });
+    installed.push({ release, namespace: other });
+    const granted = operatorPermissions
+      .filter((p) => p.feature === "exposure")
+      .flatMap((p) => accessesOf(p, "any-team"));
+    expect(granted.length).toBeGreaterThan(4);
+    expect(await mismatches(operatorKubeConfigFor(exposing), granted, true)).toEqual([]);
   });
 
   it("never lets the ServiceAccount create or delete the users' custom resources", async () => {
@@ -223,7 +240,7 @@ describe("the chart's RBAC", () => {
     const scopedSa = await installRelease(release, ns, { "watchNamespaces[0]": watched });
     installed.push({ release, namespace: ns });
     const kc = operatorKubeConfigFor(scopedSa);
-    const watchedRules = operatorPermissions.filter((p) => p.scope === "watched");
+    const watchedRules = operatorPermissions.filter((p) => p.scope === "watched" && !p.feature);
     expect(
       await mismatches(
         kc,
@@ -236,14 +253,5 @@ describe("the chart's RBAC", () => {
       ...accessesOf(p, "").filter((a) => a.verb === "list" || a.verb === "watch"),
     ]);
     expect(await mismatches(kc, elsewhere, false)).toEqual([]);
-    expect(
-      await canI(kc, {
-        verb: "get",
-        group: "",
-        resource: "secrets",
-        namespace: ns,
-        name: "aidc-operator-api-key",
-      }),
-    ).toBe(true);
   });
 });

@@ -15,7 +15,12 @@ import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { conditionOf, createJob, patchSpec, waitForJob } from "../support/trainingjobs.js";
 
 const fast: ControllerFactory = ({ service }) =>
-  trainingJobControllerFrom({ service, pollIntervalMs: 500, subscriptionPollMs: 200 });
+  trainingJobControllerFrom({
+    service,
+    pollIntervalMs: 500,
+    subscriptionPollMs: 200,
+    exposure: true,
+  });
 
 const IMAGE = "registry.example.com/ml/train:1";
 
@@ -163,6 +168,55 @@ describe("ports and exposure", () => {
       return e.services.length === 0 && e.slices.length === 0;
     });
   }, 90_000);
+});
+
+describe("exposure disabled (the default)", () => {
+  it("opens the ports but makes no Service, and says which setting enables it", async () => {
+    const other = await createNamespace(adminKubeConfig(), "tj-noexp");
+    const plain = await startTestOperator({
+      controllers: [
+        ({ service, config }) =>
+          trainingJobControllerFrom({
+            service,
+            pollIntervalMs: 500,
+            subscriptionPollMs: 200,
+            exposure: config.trainingJob.exposure.enabled,
+          }),
+      ],
+      namespaces: [other],
+    });
+    try {
+      await createJob(plain.kube, other, "noexp", {
+        image: IMAGE,
+        productCode: "train.cpu.16",
+        workerCount: 2,
+        ports: [{ port: 8888 }],
+        exposePorts: true,
+      });
+      const refused = await waitForJob(
+        plain.kube,
+        other,
+        "noexp",
+        (j) => conditionOf(j, "Synced")?.reason === "ExposureDisabled",
+      );
+      expect(conditionOf(refused, "Synced")?.message).toContain("trainingJob.exposure.enabled");
+      expect(conditionOf(refused, "Ready")?.status).toBe("True");
+      const opened = await waitForJob(
+        plain.kube,
+        other,
+        "noexp",
+        (j) => customPorts(j).length === 2 && customPorts(j).every((p) => p.join() === "8888"),
+      );
+      for (const pod of opened.status?.pods ?? []) {
+        for (const p of pod.ports ?? []) expect(p).not.toHaveProperty("serviceName");
+      }
+      const labelSelector = `${JOB_LABEL}=noexp`;
+      expect((await plain.kube.list(SERVICES, other, { labelSelector })).items).toEqual([]);
+      expect((await plain.kube.list(ENDPOINT_SLICES, other, { labelSelector })).items).toEqual([]);
+    } finally {
+      await plain.stop();
+    }
+  }, 60_000);
 });
 
 describe("a failed task", () => {

@@ -120,6 +120,8 @@ operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay stays ri
     "enabled" .Values.leaderElection.enabled
     "leaseName" (include "aidc-operator.leaseName" .))
   "watchNamespaces" .Values.watchNamespaces
+  "trainingJob" (dict "exposure" (dict "enabled" .Values.exposure.enabled))
+  "adoption" (dict "namespaces" .Values.adoption.namespaces)
 }}
 {{- if .Values.service.baseUrl }}
 {{- $_ := set $config.service "baseUrl" .Values.service.baseUrl }}

@@ -119,32 +119,30 @@ Do not edit: change the permissions there and run `npm run generate`.
   verbs:
     - create
     - patch
-# TrainingJob controller: a Service for each exposed pod port (spec.ports)
+{{- if .Values.exposure.enabled }}
+# TrainingJob controller, exposure enabled: a Service for each exposed pod port (spec.exposePorts)
 - apiGroups:
     - ""
   resources:
     - services
   verbs:
-    - get
     - list
-    - watch
     - create
-    - update
     - patch
     - delete
-# TrainingJob controller: the EndpointSlice of each exposed port's Service
+{{- end }}
+{{- if .Values.exposure.enabled }}
+# TrainingJob controller, exposure enabled: the EndpointSlice of each exposed port's Service
 - apiGroups:
     - discovery.k8s.io
   resources:
     - endpointslices
   verbs:
-    - get
     - list
-    - watch
     - create
-    - update
     - patch
     - delete
+{{- end }}
 {{- end }}
 {{- define "aidc-operator.rules.leaderElection" -}}
 # runtime: leader election on a Lease in the operator's namespace
@@ -156,15 +154,4 @@ Do not edit: change the permissions there and run `npm run generate`.
     - get
     - create
     - update
-{{- end }}
-{{- define "aidc-operator.rules.apiKeySecret" -}}
-# runtime: read the service API key from its Secret, and no other Secret
-- apiGroups:
-    - ""
-  resources:
-    - secrets
-  verbs:
-    - get
-  resourceNames:
-    - {{ include "aidc-operator.apiKeySecretName" . | quote }}
 {{- end }}

@@ -56,7 +56,16 @@ export interface TrainingJobRemote {
 export interface TrainingJobClientOptions {
   /** Remote status words → class, over the defaults. */
   statusClasses?: TaskStatusTable;
+  /** `spec.exposePorts` is honoured; false: no Service or EndpointSlice is read or written. */
+  exposure?: boolean;
 }
+
+/** Reason and message of a job whose `spec.exposePorts` the operator is not set up for. */
+export const EXPOSURE_DISABLED = {
+  reason: "ExposureDisabled",
+  message:
+    "spec.exposePorts is on, but exposure is disabled in the operator (config trainingJob.exposure.enabled, chart value exposure.enabled): no Service or EndpointSlice is made",
+} as const;
 
 /** Reads the objects a job refers to from the reconcile's cache. */
 export type LookupFactory = (call: ManagedCall<TrainingJobObject>) => ReferenceLookup;
@@ -189,14 +198,20 @@ export function trainingJobClient(
       const descriptionDiffers = remoteDescription(task) !== (job.spec.description ?? "");
       // The service opens ports only on a running task's pods.
       const ports = cls === "running" ? portActions(job.spec.ports, pods ?? []) : [];
-      // Listing costs two API calls per poll: skip it for a job that never exposed.
-      const existing = mayHaveExposure(job)
-        ? await readExposure(call.ctx.kube, job)
+      // Listing costs two API calls per poll: skip it for a job that never exposed, and
+      // always when exposure is off (the operator then has no right to list them).
+      const existing =
+        options.exposure && mayHaveExposure(job)
+          ? await readExposure(call.ctx.kube, job)
+          : { services: [], slices: [] };
+      const exposure = options.exposure
+        ? exposureChanges(job, status.pods ?? [], existing)
         : { services: [], slices: [] };
-      const exposure = exposureChanges(job, status.pods ?? [], existing);
+      const exposureRefused = !options.exposure && job.spec.exposePorts === true;
       return {
         exists: true,
-        upToDate: !descriptionDiffers && ports.length === 0 && exposureInSync(exposure),
+        upToDate:
+          !descriptionDiffers && ports.length === 0 && exposureInSync(exposure) && !exposureRefused,
         ready: readyOf(cls, task.status, lastExecInfo(task)),
         remote: { observation, status, descriptionDiffers, ports, exposure },
       };
@@ -221,6 +236,14 @@ export function trainingJobClient(
       if (!exposureInSync(remote.exposure)) {
         const summary = await applyExposure(call.ctx.kube, call.obj, remote.exposure);
         if (summary) done.push(summary);
+      }
+      if (!options.exposure && call.obj.spec.exposePorts === true) {
+        const meanwhile = done.length ? `; meanwhile ${done.join("; ")}` : "";
+        return {
+          outcome: "Refused",
+          reason: EXPOSURE_DISABLED.reason,
+          message: `${EXPOSURE_DISABLED.message}${meanwhile}`,
+        };
       }
       if (runnable.length < remote.ports.length) {
         return {

@@ -49,7 +49,26 @@ export interface TrainingJobControllerOptions {
   visibilityGraceMs?: number;
   /** Remote status words → class, over DEFAULT_TASK_STATUS_TABLE. */
   statusClasses?: TaskStatusTable;
+  /**
+   * `spec.exposePorts` is honoured (Services and EndpointSlices). Default false: the
+   * controller then declares, and needs, no rule on Services or EndpointSlices.
+   */
+  exposure?: boolean;
 }
+
+/** The rules of `spec.exposePorts`, declared only when exposure is enabled. */
+export const EXPOSURE_PERMISSIONS = [
+  {
+    apiGroups: [SERVICES.group],
+    resources: [SERVICES.plural],
+    verbs: ["list", "create", "patch", "delete"],
+  },
+  {
+    apiGroups: [ENDPOINT_SLICES.group],
+    resources: [ENDPOINT_SLICES.plural],
+    verbs: ["list", "create", "patch", "delete"],
+  },
+];
 
 function lookupIn(cache: CacheReader, namespace: string): ReferenceLookup {
   const key = (name: string) => ({ namespace, name });
@@ -79,13 +98,17 @@ export function trainingJobControllerFrom(
   const client = trainingJobClient(
     options.service,
     (call) => lookupIn(call.ctx.cache, call.obj.metadata?.namespace ?? ""),
-    options.statusClasses ? { statusClasses: options.statusClasses } : {},
+    {
+      ...(options.statusClasses ? { statusClasses: options.statusClasses } : {}),
+      exposure: options.exposure === true,
+    },
   );
   const kind: ManagedKind<TrainingJobObject, TrainingJobRemote> = {
     resource: trainingJobCrd,
     finalizer: TRAINING_JOB_FINALIZER,
     client,
-    status: (obj, facts, remote) => trainingJobStatus(obj, facts, remote, options.statusClasses),
+    status: (obj, facts, remote) =>
+      trainingJobStatus(obj, facts, remote, options.statusClasses, options.exposure === true),
     conditions: (call) => [
       referencesCondition(
         call.obj,
@@ -117,26 +140,18 @@ export function trainingJobControllerFrom(
         resources: [nasVolumeCrd.plural, trainingTemplateCrd.plural],
         verbs: ["get", "list", "watch"],
       },
-      {
-        apiGroups: [SERVICES.group],
-        resources: [SERVICES.plural],
-        verbs: ["list", "create", "patch", "delete"],
-      },
-      {
-        apiGroups: [ENDPOINT_SLICES.group],
-        resources: [ENDPOINT_SLICES.plural],
-        verbs: ["list", "create", "patch", "delete"],
-      },
+      ...(options.exposure ? EXPOSURE_PERMISSIONS : []),
     ])
     .onError(onError)
     .settled(settled)
     .reconcile(reconcile);
 }
 
-/** The registry factory: the service client, the TrainingJob poll interval and status classes. */
+/** The registry factory: the service client, the TrainingJob poll interval, status classes and exposure. */
 export const trainingJobController: ControllerFactory = ({ config, service }) =>
   trainingJobControllerFrom({
     service,
     pollIntervalMs: pollIntervalFor(config, "TrainingJob"),
     statusClasses: config.trainingJob.statusClasses,
+    exposure: config.trainingJob.exposure.enabled,
   });

@@ -60,6 +60,8 @@ export function trainingJobStatus(
   facts: ManagedFacts,
   remote: TrainingJobRemote | undefined,
   statusClasses: TaskStatusTable = {},
+  /** Exposure is enabled in the operator: only then do ports name their Service. */
+  exposure = true,
 ): Record<string, unknown> {
   const previous: Record<string, unknown> = { ...(job.status ?? {}) };
   for (const f of OWN_FIELDS) delete previous[f];
@@ -67,7 +69,9 @@ export function trainingJobStatus(
   const phase = remote
     ? phaseOf(classifyTaskStatus(remote.status.remoteStatus, statusClasses))
     : phaseWithoutRemote(facts, job.status?.phase);
-  const pods = withServiceNames(job, base.pods as TrainingJobStatus["pods"]);
+  const pods = exposure
+    ? withServiceNames(job, base.pods as TrainingJobStatus["pods"])
+    : (base.pods as TrainingJobStatus["pods"]);
   return {
     ...base,
     ...(pods ? { pods } : {}),
