@@ -5,7 +5,10 @@
  * release `aidc-operator` in namespace `aidc-system`; only the Helm-specific labels
  * differ (no `helm.sh/chart`, `app.kubernetes.io/managed-by: kustomize`). The
  * Namespace, which Helm leaves to `--create-namespace`, is added with the Pod Security
- * `restricted` level. `--check` fails when a file is stale.
+ * `restricted` level. The chart requires `service.baseUrl`; the base has none (each
+ * install has its own service): it is rendered with a placeholder that is then removed
+ * from the config file, so an operator started from the base without an overlay that
+ * sets it stops at once, naming `service.baseUrl`. `--check` fails when a file is stale.
  *
  *   tsx scripts/generate-deploy.ts [--check]
  *
@@ -31,6 +34,25 @@ export const BASE_NAMESPACE = "aidc-system";
 export const RENDER_KUBE_VERSION = "v1.36.3";
 
 const CHART = "charts/aidc-operator";
+/** The base URL the base is rendered with, removed from its config file afterwards. */
+export const BASE_URL_PLACEHOLDER = "https://service-base-url.invalid";
+/** The placeholder's line in the rendered config file (indented in the ConfigMap). */
+const PLACEHOLDER_LINE = new RegExp(
+  `^ +baseUrl: ${BASE_URL_PLACEHOLDER.replaceAll(".", "\\.")}\n`,
+  "m",
+);
+
+/**
+ * `helm template` output for the kustomize base: rendered with the placeholder base URL,
+ * which is then removed from the config file.
+ */
+export function baseTemplate(helm: string): string {
+  const output = helmTemplate(helm, ["--set", `service.baseUrl=${BASE_URL_PLACEHOLDER}`]);
+  if (!PLACEHOLDER_LINE.test(output)) {
+    throw new Error("the placeholder base URL is not in the rendered config file");
+  }
+  return output.replace(PLACEHOLDER_LINE, "");
+}
 const RBAC_KINDS = new Set([
   "ServiceAccount",
   "ClusterRole",
@@ -129,7 +151,7 @@ export function deployFiles(helm: string): GeneratedFiles {
     `${CHART} (helm template, default values, namespace ${BASE_NAMESPACE})`,
   );
   const byFile = new Map<string, string[]>();
-  for (const obj of renderedObjects(helmTemplate(helm))) {
+  for (const obj of renderedObjects(baseTemplate(helm))) {
     const dir = RBAC_KINDS.has(obj.kind) ? "deploy/rbac" : "deploy/manager";
     const path = `${dir}/${basename(obj.source)}`;
     const docs = byFile.get(path) ?? [];

@@ -17,14 +17,17 @@ async function file(name: string, text: string): Promise<string> {
   return path;
 }
 
-/** A key, and plain http allowed for the default base URL (the local emulator). */
-const withKey = { AIDC_API_KEY: "secret-key", AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true" };
+const BASE_URL = "https://api.example.com";
+/** The least an environment must give: the API key and the service's base URL. */
+const withKey = { AIDC_API_KEY: "secret-key", AIDC_SERVICE_BASE_URL: BASE_URL };
 const keyOnly = { AIDC_API_KEY: "secret-key" };
+/** The base URL and no key: the API key tests give theirs as a file. */
+const urlOnly = { AIDC_SERVICE_BASE_URL: BASE_URL };
 
 describe("loadConfig", () => {
-  it("fills every default when only an API key is given", async () => {
+  it("fills every default when only an API key and the base URL are given", async () => {
     const config = await loadConfig({ env: withKey });
-    expect(config.service.baseUrl).toBe("http://127.0.0.1:8787");
+    expect(config.service.baseUrl).toBe(BASE_URL);
     expect(config.watchNamespaces).toEqual([]);
     expect(config.leaderElection.enabled).toBe(false);
     expect(config.server.port).toBe(8080);
@@ -126,9 +129,15 @@ describe("loadConfig", () => {
         /^invalid operator config: service\.baseUrl: http:\/\/api\.example\.com\/? is plain http.*service\.allowInsecureHttp: true.*\(from AIDC_SERVICE_BASE_URL\)$/,
     },
     {
-      reason: "a forgotten base URL (the default, the local emulator) is refused as plain http",
+      reason: "no base URL is refused, naming the chart value and the variable to set",
       input: { env: keyOnly },
-      message: /service\.baseUrl: http:\/\/127\.0\.0\.1:8787 is plain http.*allowInsecureHttp/,
+      message:
+        /^invalid operator config: service\.baseUrl: required: the base URL of the Compute and Storage Service API \(the chart's value service\.baseUrl, or AIDC_SERVICE_BASE_URL\)$/,
+    },
+    {
+      reason: "no base URL in a file without a service section is refused by name",
+      input: { env: keyOnly, file: "FILE:log:\n  level: info\n" },
+      message: /^invalid operator config: service\.baseUrl: required/,
     },
     {
       reason: "a misspelt field in the file is named as unknown, with the file",
@@ -158,7 +167,7 @@ describe("loadConfig", () => {
     },
     {
       reason: "no API key at all is refused",
-      input: { env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true" } },
+      input: { env: urlOnly },
       message: /service\.apiKeyFile: no API key configured/,
     },
     {
@@ -198,7 +207,7 @@ describe("the API key", () => {
 
     const keyFile = await file("api-key", "first\n");
     const fromFile = await loadConfig({
-      env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true", AIDC_API_KEY_FILE: keyFile },
+      env: { ...urlOnly, AIDC_API_KEY_FILE: keyFile },
     });
     const read = apiKeyReader(fromFile, {}, 0);
     expect(await read()).toBe("first");
@@ -209,7 +218,7 @@ describe("the API key", () => {
   it("reports every change a read finds, to requests and the watcher alike, never the first read", async () => {
     const keyFile = await file("api-key-change", "right");
     const config = await loadConfig({
-      env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true", AIDC_API_KEY_FILE: keyFile },
+      env: { ...urlOnly, AIDC_API_KEY_FILE: keyFile },
     });
     expect(config.service.apiKeyRefreshMs).toBe(10_000);
     let changes = 0;
@@ -228,13 +237,13 @@ describe("the API key", () => {
 
   it("is checked at start with an error naming service.apiKeyFile", async () => {
     const config = await loadConfig({
-      env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true", AIDC_API_KEY_FILE: join(dir, "missing") },
+      env: { ...urlOnly, AIDC_API_KEY_FILE: join(dir, "missing") },
     });
     const err = await checkApiKey(apiKeyReader(config, {}), config).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/^service\.apiKeyFile: cannot read .*missing/);
     const empty = await file("empty-key", "\n");
     const config2 = await loadConfig({
-      env: { AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true", AIDC_API_KEY_FILE: empty },
+      env: { ...urlOnly, AIDC_API_KEY_FILE: empty },
     });
     await expect(checkApiKey(apiKeyReader(config2, {}), config2)).rejects.toThrow(/is empty/);
   });

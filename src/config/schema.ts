@@ -20,14 +20,22 @@ const perName = (value: z.ZodNumber, fallback: number) =>
       default: r.default ?? fallback,
     }));
 
+/** What a config without `service.baseUrl` is told. */
+export const BASE_URL_REQUIRED =
+  "required: the base URL of the Compute and Storage Service API (the chart's value service.baseUrl, or AIDC_SERVICE_BASE_URL)";
+
 /** The service API client's settings. */
 const serviceSchema = z
   .strictObject({
     /**
-     * `{base_url}` of the service; the default is the local emulator, which is plain
-     * http and so refused unless `allowInsecureHttp` (a forgotten base URL fails the start).
+     * `{base_url}` of the service. Required, with no default: an operator that silently
+     * talked to a local address would look healthy while doing nothing. `aidc-operator
+     * dev` and the tests set it to their emulator.
      */
-    baseUrl: z.url({ protocol: /^https?$/ }).default("http://127.0.0.1:8787"),
+    baseUrl: z.url({
+      protocol: /^https?$/,
+      error: (issue) => (issue.input === undefined ? BASE_URL_REQUIRED : undefined),
+    }),
     /**
      * Allows an `http://` base URL, which sends the API key unencrypted: for a local
      * emulator, the playground and tests only.
@@ -108,7 +116,9 @@ const leaderElectionSchema = z
 
 /** The whole operator config. */
 export const operatorConfigSchema = z.strictObject({
-  service: serviceSchema.prefault({}),
+  // prefault: a config without `service` is parsed as `service: {}`, so that the missing
+  // base URL is reported by name.
+  service: serviceSchema.prefault({} as z.input<typeof serviceSchema>),
   /** Namespaces whose objects are reconciled; empty = all. */
   watchNamespaces: z.array(z.string().min(1)).default([]),
   /**

@@ -29,7 +29,10 @@ const service = new ServiceClient({
 function definitionsFor(config: Record<string, unknown> = {}): ControllerDefinition[] {
   return controllers.map((factory) =>
     factory({
-      config: operatorConfigSchema.parse({ service: { allowInsecureHttp: true }, ...config }),
+      config: operatorConfigSchema.parse({
+        service: { baseUrl: "https://aidc.invalid" },
+        ...config,
+      }),
       service,
       log: createLogger({ level: "silent" }),
     }),

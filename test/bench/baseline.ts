@@ -44,7 +44,9 @@ export interface BaselineResult {
  * timeouts, retries, rate limit; Kubernetes: the client-side rate limit).
  */
 export async function runBaseline(o: BaselineOptions): Promise<BaselineResult> {
-  const config = operatorConfigSchema.parse({ service: { allowInsecureHttp: true } });
+  const config = operatorConfigSchema.parse({
+    service: { baseUrl: o.serviceBaseUrl, allowInsecureHttp: true },
+  });
   const defaults = config.service;
   // Status writes go through the operator's default client-side limit, as its writes do.
   const statusKube = new KubeClient(o.kube.config, {

@@ -1,8 +1,16 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BASE_NAMESPACE, BASE_RELEASE } from "../../scripts/generate-deploy.js";
+import { parse, stringify } from "yaml";
+import {
+  BASE_NAMESPACE,
+  BASE_RELEASE,
+  BASE_URL_PLACEHOLDER,
+} from "../../scripts/generate-deploy.js";
 import { root } from "../../scripts/generated-files.js";
+import { loadConfig } from "../../src/config/load.js";
 import {
   CHART_DIR,
   canI,
@@ -19,9 +27,18 @@ import {
  * the real control plane.
  */
 
-/** An object without the labels that differ between Helm and kustomize by design. */
+/**
+ * An object without what differs between Helm and kustomize by design: the Helm
+ * labels, and the base URL (the base has none; the chart requires one).
+ */
 function comparable(o: RenderedObject): RenderedObject {
   const copy = structuredClone(o);
+  const data = (copy as { data?: Record<string, string> }).data;
+  if (copy.kind === "ConfigMap" && data?.["config.yaml"]) {
+    const config = parse(data["config.yaml"]) as { service?: { baseUrl?: string } };
+    delete config.service?.baseUrl;
+    data["config.yaml"] = stringify(config);
+  }
   for (const labels of [
     copy.metadata.labels,
     (copy as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } }).spec
@@ -55,7 +72,11 @@ describe("the kustomize base", () => {
   });
 
   it("renders the chart's objects with its default values, and nothing else but the Namespace and CRDs", async () => {
-    const chart = parseObjects(await helmTemplate(BASE_RELEASE, BASE_NAMESPACE)).map(comparable);
+    const chart = parseObjects(
+      await helmTemplate(BASE_RELEASE, BASE_NAMESPACE, {
+        "service.baseUrl": BASE_URL_PLACEHOLDER,
+      }),
+    ).map(comparable);
     const ours = rendered.filter(
       (o) => o.kind !== "CustomResourceDefinition" && o.kind !== "Namespace",
     );
@@ -70,6 +91,22 @@ describe("the kustomize base", () => {
         labels: expect.objectContaining({ "pod-security.kubernetes.io/enforce": "restricted" }),
       }),
     ]);
+  });
+
+  it("has no service base URL: the operator started from it without an overlay stops, naming it", async () => {
+    const configMap = rendered.find((o) => o.kind === "ConfigMap");
+    const configYaml = (configMap as { data?: Record<string, string> } | undefined)?.data?.[
+      "config.yaml"
+    ];
+    expect(configYaml).toBeDefined();
+    expect(configYaml).not.toContain("baseUrl");
+    const dir = await mkdtemp(join(tmpdir(), "aidc-kustomize-"));
+    const file = join(dir, "config.yaml");
+    await writeFile(file, configYaml ?? "");
+    await expect(
+      loadConfig({ file, env: { POD_NAMESPACE: BASE_NAMESPACE, AIDC_API_KEY: "k" } }),
+    ).rejects.toThrow(/^invalid operator config: service\.baseUrl: required/);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it("carries the chart's CRDs unchanged", () => {

@@ -9,6 +9,7 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator/server.j
 import type { Manager } from "../../src/runtime/manager.js";
 import {
   CHART_DIR,
+  CHART_TEST_BASE_URL,
   canI,
   installChartCrds,
   operatorKubeConfigFor,
@@ -72,7 +73,11 @@ async function installRelease(
     CHART_DIR,
     "--namespace",
     namespace,
-    ...setArgs({ apiKeySecret: "service-api-key", ...values }),
+    ...setArgs({
+      apiKeySecret: "service-api-key",
+      "service.baseUrl": CHART_TEST_BASE_URL,
+      ...values,
+    }),
   ]);
   return { namespace, name: `${release}-aidc-operator` };
 }

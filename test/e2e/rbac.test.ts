@@ -4,6 +4,7 @@ import { operatorPermissions } from "../../src/controllers/permissions.js";
 import {
   type Access,
   CHART_DIR,
+  CHART_TEST_BASE_URL,
   canI,
   installChartCrds,
   operatorKubeConfigFor,
@@ -71,7 +72,7 @@ async function installRelease(
     CHART_DIR,
     "--namespace",
     namespace,
-    ...setArgs(values),
+    ...setArgs({ "service.baseUrl": CHART_TEST_BASE_URL, ...values }),
   ]);
   return { namespace, name: `${release}-aidc-operator` };
 }

@@ -27,8 +27,8 @@ function operatorProcess(args: string[], env: Record<string, string>, compiledMa
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
-      // No service is reached: the default base URL (plain http) is allowed.
-      AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+      // Required; no test here reaches the service.
+      AIDC_SERVICE_BASE_URL: "https://aidc.invalid",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -166,7 +166,8 @@ describe("aidc-operator run", () => {
     const code = runOperator({
       configFile: config,
       kubeconfig: inject("kubeconfigPath"),
-      env: { AIDC_API_KEY: API_KEY, AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true" },
+      // No service call is made: the controllers here are the test's own.
+      env: { AIDC_API_KEY: API_KEY, AIDC_SERVICE_BASE_URL: "https://aidc.invalid" },
       stopSignal: new Promise<void>((r) => {
         stop = r;
       }),

@@ -66,7 +66,13 @@ export function setArgs(values: Record<string, string | number | boolean> = {}):
   return Object.entries(values).flatMap(([k, v]) => ["--set", `${k}=${v}`]);
 }
 
-/** `helm template` of the chart as `release` in `namespace`. */
+/** The service base URL the tests install the chart with (the chart requires one). */
+export const CHART_TEST_BASE_URL = "https://aidc.example.com/api";
+
+/**
+ * `helm template` of the chart as `release` in `namespace`, with
+ * `service.baseUrl` {@link CHART_TEST_BASE_URL} unless `values` sets it.
+ */
 export async function helmTemplate(
   release: string,
   namespace: string,
@@ -81,7 +87,7 @@ export async function helmTemplate(
     namespace,
     "--kube-version",
     RENDER_KUBE_VERSION,
-    ...setArgs(values),
+    ...setArgs({ "service.baseUrl": CHART_TEST_BASE_URL, ...values }),
     ...extra,
   ]);
   return stdout;

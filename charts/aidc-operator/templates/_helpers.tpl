@@ -106,6 +106,15 @@ Name of the leader-election Lease.
 {{- end }}
 
 {{/*
+The service's base URL: `service.baseUrl`, or `config.service.baseUrl`. Required: the
+operator has no default (a default would point a cluster's operator at nothing).
+*/}}
+{{- define "aidc-operator.baseUrl" -}}
+{{- $fromConfig := dig "service" "baseUrl" "" (.Values.config | default dict) }}
+{{- required "service.baseUrl is required: the base URL of the Compute and Storage Service API, e.g. --set service.baseUrl=https://<the service's host>/ (the operator has no default)" (.Values.service.baseUrl | default $fromConfig) }}
+{{- end }}
+
+{{/*
 The operator's config file (config.yaml in the ConfigMap): what the chart knows,
 then `.Values.config` merged over it. The Lease's namespace is not written: the
 operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay stays right.
@@ -123,9 +132,7 @@ operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay stays ri
   "trainingJob" (dict "exposure" (dict "enabled" .Values.exposure.enabled))
   "adoption" (dict "namespaces" .Values.adoption.namespaces)
 }}
-{{- if .Values.service.baseUrl }}
-{{- $_ := set $config.service "baseUrl" .Values.service.baseUrl }}
-{{- end }}
+{{- $_ := set $config.service "baseUrl" (include "aidc-operator.baseUrl" .) }}
 {{- mustMergeOverwrite $config (deepCopy .Values.config) | toYaml }}
 {{- end }}
 
