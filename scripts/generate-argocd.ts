@@ -5,6 +5,7 @@
  * deploy/argocd/health/src/common.lua, the logic every kind shares, and
  * deploy/argocd/health/src/<kind>.lua, which defines the kind's `kindRule` (one per
  * kind of src/crds: a kind without one, or a source of no kind, fails the generator).
+ * The list of the kind's terminal reasons is generated from src/crds/reasons.ts.
  * `--check` fails when a script or the snippet is stale, missing or extra.
  *
  *   tsx scripts/generate-argocd.ts [--check]
@@ -12,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { allCrds } from "../src/crds/index.js";
+import { allCrds, terminalReasonsOf } from "../src/crds/index.js";
 import {
   checkMode,
   type GeneratedFiles,
@@ -33,12 +34,22 @@ export const ARGOCD_CM_PATCH = "deploy/argocd/argocd-cm-patch.yaml";
 
 /** The line of COMMON_SOURCE that a kind's source replaces. */
 const KIND_RULE_LINE = /^-- @KIND_RULE@.*\n/gm;
-/** A placeholder of COMMON_SOURCE (`@GROUP@`, `@KIND@`). */
+/** A placeholder of COMMON_SOURCE (`@GROUP@`, `@KIND@`, `@TERMINAL_REASONS@`). */
 const PLACEHOLDER = /@[A-Z_]+@/g;
 
 /** The argocd-cm key of a kind's health check. */
 export function healthKey(group: string, kind: string): string {
   return `resource.customizations.health.${group}_${kind}`;
+}
+
+/**
+ * The body of the Lua set of a kind's Terminal reasons, from src/crds/reasons.ts (one
+ * `["Reason"] = true,` line each).
+ */
+export function terminalReasonsTable(kind: string): string {
+  const reasons = terminalReasonsOf(kind);
+  if (reasons.length === 0) throw new Error(`${kind}: no Terminal reason in src/crds/reasons.ts`);
+  return reasons.map((r) => `  ["${r}"] = true,`).join("\n");
 }
 
 /** The file name of a kind's script and of its source. */
@@ -72,6 +83,7 @@ export function assembleHealthScript(
   const body = filled.replace(PLACEHOLDER, (p) => {
     if (p === "@GROUP@") return group;
     if (p === "@KIND@") return kind;
+    if (p === "@TERMINAL_REASONS@") return terminalReasonsTable(kind);
     throw new Error(`${COMMON_SOURCE} or ${kindSourcePath}: unknown placeholder ${p}`);
   });
   const header = generatedHeader(

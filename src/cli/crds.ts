@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
 import { allCrds, type CrdDefinition, crdManifest } from "../crds/index.js";
+import { renderConditionDocs } from "./conditions-docs.js";
 import { renderCrdDocs } from "./crds-docs.js";
 
 /** Folders (relative to the repository root) that receive the CRD YAML files. */
@@ -21,7 +22,8 @@ export function crdFileName(def: CrdDefinition): string {
 
 /**
  * Every generated file, path (relative to the repository root) to content: the CRDs in
- * each of {@link CRD_OUTPUT_DIRS}, a kustomization.yaml in deploy/crds, and docs/crds.md.
+ * each of {@link CRD_OUTPUT_DIRS}, a kustomization.yaml in deploy/crds, docs/crds.md and
+ * docs/conditions.md.
  */
 export function generatedFiles(): Map<string, string> {
   const files = new Map<string, string>();
@@ -38,6 +40,7 @@ export function generatedFiles(): Map<string, string> {
       }),
   );
   files.set("docs/crds.md", renderCrdDocs(allCrds));
+  files.set("docs/conditions.md", renderConditionDocs());
   return files;
 }
 

@@ -3,6 +3,7 @@ import { statusBaseShape, timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
   type CustomResource,
+  conditionColumns,
   described,
   GROUP,
   immutableField,
@@ -211,12 +212,7 @@ export const cciInstanceCrd: CrdDefinition<typeof CciInstanceSpec, typeof CciIns
       jsonPath: ".status.instanceId",
       description: "Id of the observed instance.",
     },
-    {
-      name: "Ready",
-      type: "string",
-      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-      description: "Whether the instance is running (the Ready condition).",
-    },
+    ...conditionColumns("Whether the instance is running"),
     {
       name: "Age",
       type: "date",

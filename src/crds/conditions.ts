@@ -3,10 +3,12 @@ import { described } from "./definition.js";
 
 /**
  * Condition types every kind reports (DESIGN §5). `Ready` reflects the remote resource
- * (True when it is usable); `Synced` reflects the last reconcile (False with the error
- * text when it failed).
+ * (True when it is usable, or for a TrainingJob when its task finished successfully);
+ * `Synced` reflects the last reconcile (False with the error text when it failed);
+ * `Reconciling` and `Stalled` (kstatus, present only when True) say whether work is
+ * under way or a person must act (kstatus.ts).
  */
-export const ConditionType = z.enum(["Ready", "Synced"]);
+export const ConditionType = z.enum(["Ready", "Synced", "Reconciling", "Stalled"]);
 /** A condition type every kind reports. */
 export type ConditionType = z.infer<typeof ConditionType>;
 
@@ -16,48 +18,10 @@ export const ConditionStatus = z.enum(["True", "False", "Unknown"]);
 export type ConditionStatus = z.infer<typeof ConditionStatus>;
 
 /**
- * Reasons shared by the controllers (PascalCase, as metav1.Condition requires). A
- * controller may use other PascalCase reasons of its own; these are the common ones.
- * A reason ending in `Failed`, `Refused`, `Forbidden`, `Terminal`, `InvalidSpec` or
- * `OutcomeUnknown` means "will not succeed without a change of the spec or of the API
- * key Secret": the Argo CD health checks (deploy/argocd/health) report it as Degraded.
+ * The condition reasons are in reasons.ts (`CONDITION_REASONS`, the `ConditionReason`
+ * union), each with what it says about health; the kstatus conditions `Reconciling`
+ * and `Stalled` are derived from them (kstatus.ts).
  */
-export const ConditionReason = {
-  /** Ready=True: the remote resource exists and is usable. */
-  Available: "Available",
-  /** Ready=False: the remote resource is being created (subscription pending). */
-  Creating: "Creating",
-  /** Ready=False: the remote resource exists but is not usable (stopped, failed...). */
-  Unavailable: "Unavailable",
-  /** Ready=False: the object is being deleted. */
-  Deleting: "Deleting",
-  /** Synced=True: the last reconcile succeeded. */
-  ReconcileSuccess: "ReconcileSuccess",
-  /** Synced=False: the last reconcile failed with a retryable error (backing off). */
-  ReconcileError: "ReconcileError",
-  /** Synced=False: the service refused the request; waits for a spec or Secret change. */
-  ReconcileTerminal: "ReconcileTerminal",
-  /** Synced=False: a create may or may not have happened; the user must decide. */
-  CreateOutcomeUnknown: "CreateOutcomeUnknown",
-  /**
-   * Ready (Unknown or False) and Synced=False: the service refused the API key (403,
-   * 401) or the key cannot be read. Retried on the hold backoff and when the key changes.
-   */
-  ApiKeyRefused: "ApiKeyRefused",
-  /**
-   * Ready=False and Synced=False: an operation the step needs is missing at the
-   * service (a bare 404) or disabled; the message names it and its config key. Nothing
-   * is ordered. Retried on the hold backoff.
-   */
-  OperationMissingTerminal: "OperationMissingTerminal",
-  /**
-   * Synced=False: a subscription result has a shape or state the operator cannot map;
-   * the message names the config key to set. Retried on the hold backoff.
-   */
-  SubscriptionResultUnknownTerminal: "SubscriptionResultUnknownTerminal",
-} as const;
-/** One of the shared condition reasons. */
-export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
 
 /** RFC 3339 timestamp as a string (`format: date-time` in the CRD). */
 export function timestamp(description: string) {

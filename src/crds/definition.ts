@@ -83,6 +83,37 @@ export interface PrinterColumn {
 }
 
 /**
+ * The condition columns every kind shows, as ACK and Crossplane do: READY (the Ready
+ * condition; `readyMeaning` says what it means for the kind), SYNCED (the Synced
+ * condition) and REASON, the reason of the first condition that is False (the API
+ * server's table shows the first match of a column's JSONPath), so that a refusal, a
+ * revoked API key or a deletion policy that cannot be honoured shows in `kubectl get`.
+ */
+export function conditionColumns(readyMeaning: string): PrinterColumn[] {
+  return [
+    {
+      name: "Ready",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+      description: `${readyMeaning} (the Ready condition).`,
+    },
+    {
+      name: "Synced",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.type=="Synced")].status',
+      description: "Whether the last reconcile succeeded (the Synced condition).",
+    },
+    {
+      name: "Reason",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.status=="False")].reason',
+      description:
+        "Reason of the first condition that is False: why the object is not ready or not synced (docs/conditions.md).",
+    },
+  ];
+}
+
+/**
  * Everything the generator needs to render one kind's CustomResourceDefinition. The
  * zod schemas are the source of truth; descriptions, defaults and CEL rules live in
  * their metadata. Every kind is namespaced, has the status subresource, and is served

@@ -120,23 +120,30 @@ describe("the generated CRDs", () => {
     }
   });
 
-  it("put the printer columns of the issue first", () => {
+  it("put the printer columns of the issue first, and READY, SYNCED and REASON on every kind", () => {
     const columns = (plural: string) =>
       allCrds
         .find((d) => d.plural === plural)
         ?.printerColumns.filter((c) => !c.priority)
         .map((c) => c.name);
-    expect(columns("trainingjobs")).toEqual(["Status", "Task-ID", "Ready", "Age"]);
+    const conditions = ["Ready", "Synced", "Reason"];
+    expect(columns("trainingjobs")).toEqual(["Status", "Task-ID", ...conditions, "Age"]);
     expect(columns("nasvolumes")).toEqual([
       "Phase",
       "Capacity",
       "Used",
       "Mount-Path",
-      "Ready",
+      ...conditions,
       "Age",
     ]);
-    expect(columns("cciinstances")).toEqual(["Status", "Sub-Status", "Instance", "Ready", "Age"]);
-    expect(columns("trainingtemplates")).toEqual(["Template-ID", "Ready", "Age"]);
+    expect(columns("cciinstances")).toEqual([
+      "Status",
+      "Sub-Status",
+      "Instance",
+      ...conditions,
+      "Age",
+    ]);
+    expect(columns("trainingtemplates")).toEqual(["Template-ID", ...conditions, "Age"]);
     expect(trainingJobCrd.printerColumns.every((c) => c.jsonPath.startsWith("."))).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import { statusBaseShape, timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
   type CustomResource,
+  conditionColumns,
   described,
   GROUP,
   immutableField,
@@ -162,12 +163,7 @@ export const nasVolumeCrd: CrdDefinition<typeof NasVolumeSpec, typeof NasVolumeS
       jsonPath: ".status.mountPath",
       description: "Default mount path.",
     },
-    {
-      name: "Ready",
-      type: "string",
-      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-      description: "Whether the storage is usable (the Ready condition).",
-    },
+    ...conditionColumns("Whether the storage is usable"),
     {
       name: "Age",
       type: "date",

@@ -3,6 +3,7 @@ import {
   type CelRule,
   type CrdDefinition,
   type CustomResource,
+  conditionColumns,
   described,
   GROUP,
   immutableField,
@@ -152,12 +153,7 @@ export const trainingJobCrd: CrdDefinition<typeof TrainingJobSpec, typeof Traini
       jsonPath: ".status.taskId",
       description: "Id of the task in the service.",
     },
-    {
-      name: "Ready",
-      type: "string",
-      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-      description: "Whether the task is running (the Ready condition).",
-    },
+    ...conditionColumns("Whether the task is running or finished successfully"),
     {
       name: "Age",
       type: "date",

@@ -3,6 +3,7 @@ import { statusBaseShape, timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
   type CustomResource,
+  conditionColumns,
   described,
   GROUP,
   immutableField,
@@ -110,12 +111,7 @@ export const trainingTemplateCrd: CrdDefinition<
       jsonPath: ".status.templateId",
       description: "Id of the template in the service.",
     },
-    {
-      name: "Ready",
-      type: "string",
-      jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-      description: "Whether the template exists and matches the spec (the Ready condition).",
-    },
+    ...conditionColumns("Whether the template exists and matches the spec"),
     {
       name: "Age",
       type: "date",

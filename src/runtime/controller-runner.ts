@@ -4,7 +4,7 @@ import type { InformerCache } from "./cache.js";
 import type { Clock } from "./clock.js";
 import { type Condition, getCondition } from "./conditions.js";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
-import { errorMessage, errorReason, isExternalHold, isTerminal } from "./errors.js";
+import { errorMessage, errorReason, isExternalHold, isTerminal, RetryableError } from "./errors.js";
 import type { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
@@ -353,7 +353,14 @@ export class RunningController {
         }
         log.warn({ err, reason, retryInMs }, "reconcile failed; will retry");
       }
-      if (obj) this.rt.events.warning(obj, reason, errorMessage(err));
+      if (obj) {
+        // An expected wait (a referenced object on its way) is news, not a warning.
+        if (err instanceof RetryableError && err.waiting) {
+          this.rt.events.normal(obj, reason, errorMessage(err));
+        } else {
+          this.rt.events.warning(obj, reason, errorMessage(err));
+        }
+      }
       if (def.errorPolicy) {
         try {
           await def.errorPolicy(key, err, ctx);

@@ -25,6 +25,11 @@ export interface ReconcileErrorOptions {
    * {@link isExternalHold}); it is retried on the slow hold backoff too.
    */
   external?: boolean;
+  /**
+   * RetryableError only: the failure is an expected wait for something on its way (a
+   * referenced object not ready yet), so its Event is Normal, not Warning.
+   */
+  waiting?: boolean;
 }
 
 /** A failure that may succeed when tried again later (network, 5xx, 429, conflicts). */
@@ -33,11 +38,14 @@ export class RetryableError extends Error {
   readonly reason: string;
   /** Always true; lets duck-typed checks (`retryable === false`) work across layers. */
   readonly retryable = true;
+  /** An expected wait (see {@link ReconcileErrorOptions.waiting}): a Normal event. */
+  readonly waiting: boolean;
 
   constructor(reason: string, message: string, options: ReconcileErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.name = "RetryableError";
     this.reason = reason;
+    this.waiting = options.waiting ?? false;
   }
 }
 

@@ -230,8 +230,53 @@ describe("the CRDs on a real API server", () => {
     };
     expect(table.kind).toBe("Table");
     const names = table.columnDefinitions.map((c) => c.name);
-    expect(names.slice(0, 5)).toEqual(["Name", "Status", "Task-ID", "Ready", "Age"]);
-    expect(table.rows[0]?.cells.slice(0, 4)).toEqual(["table", "Running", "task-42", "True"]);
+    expect(names.slice(0, 7)).toEqual([
+      "Name",
+      "Status",
+      "Task-ID",
+      "Ready",
+      "Synced",
+      "Reason",
+      "Age",
+    ]);
+    // Nothing False: no REASON.
+    expect(table.rows[0]?.cells.slice(0, 6)).toEqual([
+      "table",
+      "Running",
+      "task-42",
+      "True",
+      "True",
+      null,
+    ]);
+
+    // A revoked API key: READY still True, but SYNCED and REASON say what is wrong.
+    const [readyCond, syncedCond] = status.conditions ?? [];
+    await custom.patchNamespacedCustomObjectStatus(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: "trainingjobs",
+        name: "table",
+        body: {
+          status: {
+            conditions: [
+              readyCond,
+              { ...syncedCond, status: "False", reason: "ApiKeyRefused", message: "403" },
+            ],
+          },
+        },
+      },
+      merge,
+    );
+    const refused = await kubeRequest(
+      kc,
+      "GET",
+      `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/trainingjobs/table`,
+      { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+    );
+    const refusedRow = (JSON.parse(refused.body) as { rows: { cells: unknown[] }[] }).rows[0];
+    expect(refusedRow?.cells.slice(3, 6)).toEqual(["True", "False", "ApiKeyRefused"]);
 
     for (const def of allCrds) {
       const list = await kubeRequest(

@@ -6,7 +6,7 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator/server.j
 import { ServiceClient } from "../../src/service/client.js";
 import type { SubscribeNasRequest } from "../../src/service/schemas/nas.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
-import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { conditionOf, ObjectsOf, type ReadCondition } from "../support/managed.js";
 import {
   startTestOperator,
   TEST_API_KEY,
@@ -137,12 +137,26 @@ describe("NasVolume controller recovery", () => {
     for (const name of names) expect(await remoteNamed(op, name)).toHaveLength(1);
   }, 60_000);
 
-  it("orphans with a Warning event when Delete is asked but no delete operation is configured", async () => {
+  it("says from the first reconcile that a Delete policy cannot be honoured, and orphans on delete", async () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-nodelete");
     const op = await start(namespace);
     const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
     await nas.create("kept", { productCode: "nas.capacity.standard", deletionPolicy: "Delete" });
     await nas.waitForCondition("kept", "Ready", "True");
+    // While the user can still act: a condition, a Warning event, and the REASON column
+    // (the first False condition: Ready and Synced are True).
+    const live = await nas.waitForCondition("kept", "DeletionPolicy", "False", "NoDeleteOperation");
+    expect(conditionOf(live, "DeletionPolicy")?.message).toContain(
+      "set spec.deletionPolicy to Orphan",
+    );
+    const conds = (live.status as { conditions: ReadCondition[] }).conditions;
+    expect(conds.find((c) => c.status === "False")?.reason).toBe("NoDeleteOperation");
+    await nas.waitForEvents("kept", ["DeletePolicyNotHonoured"]);
+    // Choosing Orphan answers it: the condition goes away.
+    await nas.patchSpec("kept", { deletionPolicy: "Orphan" });
+    await nas.waitFor("kept", (o) => conditionOf(o, "DeletionPolicy") === undefined);
+    await nas.patchSpec("kept", { deletionPolicy: "Delete" });
+    await nas.waitForCondition("kept", "DeletionPolicy", "False", "NoDeleteOperation");
     await nas.delete("kept");
     await nas.waitForGone("kept");
     expect(await remoteNamed(op, "kept")).toHaveLength(1);

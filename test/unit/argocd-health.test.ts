@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ARGOCD_CM_PATCH, HEALTH_DIR, healthKey } from "../../scripts/generate-argocd.js";
 import { root } from "../../scripts/generated-files.js";
-import { allCrds } from "../../src/crds/index.js";
+import { allCrds, terminalReasonsOf } from "../../src/crds/index.js";
 import { ARGO_HEALTH_STATUSES, runHealthScript } from "../support/lua.js";
 
 /**
@@ -125,38 +125,22 @@ const commonCases: Case[] = [
     messageContains: "Synced is False (ReconcileTerminal): 403 Forbidden",
   },
   {
-    reason: "Synced=False CreateOutcomeUnknown",
+    reason: "Synced=False ApiKeyRefused (a 403, on every kind)",
     generation: 1,
-    status: {
-      observedGeneration: 1,
-      conditions: [synced("False", "CreateOutcomeUnknown", "decide")],
-    },
+    status: { observedGeneration: 1, conditions: [synced("False", "ApiKeyRefused", "403")] },
     want: "Degraded",
   },
   {
-    reason: "Ready=False with a reason ending in Failed",
-    generation: 1,
-    status: { observedGeneration: 1, conditions: [ready("False", "CreateFailed", "quota")] },
-    want: "Degraded",
-    messageContains: "quota",
-  },
-  {
-    reason: "Synced=False with a reason ending in Refused",
+    reason: "a reason that only looks terminal but is not in the reason table",
     generation: 1,
     status: { observedGeneration: 1, conditions: [synced("False", "ShrinkRefused")] },
-    want: "Degraded",
+    want: "Progressing",
   },
   {
-    reason: "Synced=False with a reason ending in Forbidden",
+    reason: "a reason of the table that is not terminal (waiting for a reference)",
     generation: 1,
-    status: { observedGeneration: 1, conditions: [synced("False", "APIKeyForbidden")] },
-    want: "Degraded",
-  },
-  {
-    reason: "Synced=False InvalidSpec",
-    generation: 1,
-    status: { observedGeneration: 1, conditions: [synced("False", "InvalidSpec")] },
-    want: "Degraded",
+    status: { observedGeneration: 1, conditions: [synced("False", "NasVolumeNotReady")] },
+    want: "Progressing",
   },
   {
     reason: "a terminal Synced=False wins over Ready=True",
@@ -298,8 +282,18 @@ describe("the Argo CD health checks", () => {
 
   for (const crd of allCrds) {
     const script = patch.data[healthKey(crd.group, crd.kind)] ?? "";
+    // Every Terminal reason of the kind's table, on Ready and on Synced, is Degraded.
+    const terminalCases: Case[] = terminalReasonsOf(crd.kind).flatMap((r) =>
+      [ready, synced].map((cond) => ({
+        reason: `${cond("False", r).type}=False ${r} (Terminal in src/crds/reasons.ts)`,
+        generation: 1,
+        status: { observedGeneration: 1, conditions: [cond("False", r, "why")] },
+        want: "Degraded",
+        messageContains: `(${r}): why`,
+      })),
+    );
     describe(`of ${crd.kind}`, () => {
-      for (const c of [...commonCases, ...(kindCases[crd.kind] ?? [])]) {
+      for (const c of [...commonCases, ...terminalCases, ...(kindCases[crd.kind] ?? [])]) {
         it(`report ${c.want} for ${c.reason}`, () => {
           const got = runHealthScript(script, sample(crd.kind, c.generation, c.status));
           expect(ARGO_HEALTH_STATUSES).toContain(got.status);

@@ -4,29 +4,32 @@
 -- (deploy/argocd/argocd-cm-patch.yaml; see docs/argocd.md).
 --
 --   Healthy      Ready=True and status.observedGeneration == metadata.generation
---   Degraded     Ready or Synced is False with a terminal reason (below)
+--   Degraded     Ready or Synced is not True with a terminal reason (below)
 --   Progressing  anything else, including no status yet and a status older than
 --                the spec
 -- and, once status.observedGeneration == metadata.generation, the kind's own states
 -- that kindRule (below) reads, which go before the Healthy of Ready=True.
 
 -- Conditions: Ready reflects the remote resource, Synced the last
--- reconcile. A reason that ends in one of these suffixes is terminal: the operator
--- will not succeed without a change of the spec or of the API-key Secret.
-local TERMINAL_REASON_SUFFIXES = {
-  "Failed", "Refused", "Forbidden", "Terminal", "InvalidSpec", "OutcomeUnknown",
+-- reconcile. The Terminal reasons of NasVolume (src/crds/reasons.ts, the one table of
+-- reasons): the operator will not succeed without a person.
+local TERMINAL_REASONS = {
+  ["ApiKeyRefused"] = true,
+  ["CapacityRefused"] = true,
+  ["CreateFailed"] = true,
+  ["CreateOutcomeUnknown"] = true,
+  ["NoDeleteOperation"] = true,
+  ["OperationMissingTerminal"] = true,
+  ["ProductNotFoundRefused"] = true,
+  ["ReconcileTerminal"] = true,
+  ["RemoteNotFound"] = true,
+  ["ScaleOutcomeUnknown"] = true,
+  ["ShrinkBelowUsedRefused"] = true,
+  ["SubscriptionResultUnknownTerminal"] = true,
 }
 
 local function isTerminal(reason)
-  if type(reason) ~= "string" then
-    return false
-  end
-  for _, suffix in ipairs(TERMINAL_REASON_SUFFIXES) do
-    if #reason >= #suffix and string.sub(reason, -#suffix) == suffix then
-      return true
-    end
-  end
-  return false
+  return type(reason) == "string" and TERMINAL_REASONS[reason] == true
 end
 
 local function describe(c)
@@ -86,7 +89,7 @@ if status.conditions ~= nil then
 end
 
 for _, c in ipairs({ synced or false, ready or false }) do
-  if c and c.status == "False" and isTerminal(c.reason) and current(c) then
+  if c and c.status ~= "True" and isTerminal(c.reason) and current(c) then
     hs.status = "Degraded"
     hs.message = describe(c)
     return hs

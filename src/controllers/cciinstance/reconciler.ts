@@ -10,8 +10,6 @@ import {
 } from "../../crds/cciinstance.js";
 import {
   type ConditionInput,
-  errorMessage,
-  errorReason,
   getCondition,
   type KubeObject,
   type ObjectKey,
@@ -25,6 +23,7 @@ import {
 } from "../../runtime/index.js";
 import { ServiceNotFoundError } from "../../service/errors.js";
 import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
+import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { heldReadyCondition } from "../managed/decisions.js";
 import { type Binding, decideBinding, recordedInstanceId } from "./binding.js";
@@ -136,6 +135,7 @@ export class CciInstanceReconciler {
     conditions = images.condition
       ? setCondition(conditions, images.condition, gen, now)
       : removeCondition(conditions, "ImagesSaved");
+    conditions = withKstatusConditions(conditions, gen, now);
     const status: CciInstanceStatus = {
       ...observed,
       ...(images.statuses.length > 0 ? { images: images.statuses } : {}),
@@ -151,19 +151,20 @@ export class CciInstanceReconciler {
     return { requeueAfterMs: after, ...(after === poll ? { lowPriority: true } : {}) };
   }
 
-  /** Records a failed reconcile as Synced=False (the runtime logs it and emits the event). */
+  /**
+   * Records a failed reconcile as Synced=False, with the reason every kind gives the
+   * error (a 403 is ApiKeyRefused; see failedSyncCondition). The runtime logs it and
+   * emits the event.
+   */
   async onError(key: ObjectKey, err: unknown, ctx: ReconcileContext): Promise<void> {
     const obj = ctx.cache.get<CciObject>(CCI, key);
     if (!obj || obj.metadata?.deletionTimestamp) return;
-    let conditions = setCondition(
-      obj.status?.conditions,
-      { type: "Synced", status: "False", reason: errorReason(err), message: errorMessage(err) },
-      obj.metadata?.generation,
-      ctx.clock.now(),
-    );
+    const gen = obj.metadata?.generation;
+    const now = ctx.clock.now();
+    let conditions = setCondition(obj.status?.conditions, failedSyncCondition(err), gen, now);
     const ready = heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
-    if (ready)
-      conditions = setCondition(conditions, ready, obj.metadata?.generation, ctx.clock.now());
+    if (ready) conditions = setCondition(conditions, ready, gen, now);
+    conditions = withKstatusConditions(conditions, gen, now);
     await patchStatus(ctx.kube, CCI, obj, { ...(obj.status ?? {}), conditions });
   }
 
@@ -187,6 +188,7 @@ export class CciInstanceReconciler {
       gen,
       now,
     );
+    conditions = withKstatusConditions(conditions, gen, now);
     const before = obj.status?.conditions?.find((c) => c.type === "Bound");
     const status = { ...(gen !== undefined ? { observedGeneration: gen } : {}), conditions };
     await patchStatus(ctx.kube, CCI, obj, status);
@@ -209,8 +211,14 @@ export class CciInstanceReconciler {
     ] satisfies ConditionInput[]) {
       conditions = setCondition(conditions, c, gen, now);
     }
+    conditions = withKstatusConditions(conditions, gen, now);
     const wasGone = obj.status?.conditions?.some((c) => c.reason === "InstanceNotFound");
-    await patchStatus(ctx.kube, CCI, obj, { ...(obj.status ?? {}), instanceId: id, conditions });
+    await patchStatus(ctx.kube, CCI, obj, {
+      ...(obj.status ?? {}),
+      instanceId: id,
+      ...(gen !== undefined ? { observedGeneration: gen } : {}),
+      conditions,
+    });
     if (!wasGone) ctx.events.warning(obj, "InstanceNotFound", message);
     return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
   }

@@ -3,6 +3,7 @@
  * crash-safe create protocol (create-protocol.ts) and observe → update. Each step
  * returns an {@link Outcome}; the reconciler turns it into conditions and status.
  */
+import { reasonEntry } from "../../crds/reasons.js";
 import { rfc3339 } from "../../runtime/clock.js";
 import {
   ANNOTATIONS,
@@ -106,7 +107,10 @@ async function create<T extends ManagedObject, R>(
   const preflight = client.preflight?.bind(client);
   const refusal = preflight ? await step(ERR.preflight, () => preflight(run)) : undefined;
   if (refusal) {
-    run.warning(refusal.reason, refusal.message);
+    // Waiting for something on its way (a referenced object, capacity) is no warning.
+    if (reasonEntry(refusal.reason)?.state === "UnderWay")
+      run.normal(refusal.reason, refusal.message);
+    else run.warning(refusal.reason, refusal.message);
     const cond = { status: "False" as const, reason: refusal.reason, message: refusal.message };
     return {
       facts: factsOf(run),
@@ -276,6 +280,6 @@ function unknownOutcome<T extends ManagedObject, R>(
 ): Outcome<R> {
   const message = `${why}. ${OUTCOME_UNKNOWN_HELP}`;
   run.warning("CreateOutcomeUnknown", message);
-  const cond = { status: "False" as const, reason: "CreateOutcomeUnknown", message };
+  const cond = { status: "False" as const, reason: "CreateOutcomeUnknown" as const, message };
   return { facts: factsOf(run), ready: cond, synced: cond };
 }

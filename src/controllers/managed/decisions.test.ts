@@ -100,9 +100,19 @@ describe("syncedConditionOf", () => {
       want: { reason: "ReconcileError", message: "socket hang up" },
     },
     {
-      reason: "an error's own PascalCase reason is kept",
+      reason: "an error's own reason is kept when it is one of the reason table",
+      err: new RetryableError("NasVolumeNotReady", "NasVolume data is not Ready yet"),
+      want: { reason: "NasVolumeNotReady", message: "NasVolume data is not Ready yet" },
+    },
+    {
+      reason: "a reason outside the reason table becomes ReconcileError by its class",
       err: new RetryableError("Conflict", "the object changed"),
-      want: { reason: "Conflict", message: "the object changed" },
+      want: { reason: "ReconcileError", message: "the object changed" },
+    },
+    {
+      reason: "a refused API key is ApiKeyRefused",
+      err: new ServiceAuthError("403 from getNas", { code: 403, endpoint: "getNas" }),
+      want: { reason: "ApiKeyRefused", message: "403 from getNas" },
     },
     {
       reason: "a terminal error keeps its reason",

@@ -3,7 +3,8 @@
  * subscription, what to do on deletion, and the Synced condition of a failure.
  */
 import type { Condition, ConditionInput } from "../../runtime/conditions.js";
-import { errorMessage, errorReason, isExternalHold, isTerminal } from "../../runtime/errors.js";
+import { errorMessage, errorReason, isExternalHold } from "../../runtime/errors.js";
+import { failedSyncCondition } from "../health-conditions.js";
 
 /** Default first poll of a pending subscription. */
 export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
@@ -70,17 +71,12 @@ export function decideDeletion(input: DeletionInput): DeletionStep {
 }
 
 /**
- * The Synced condition of a failed reconcile: the error's own PascalCase reason (or
- * ReconcileTerminal / ReconcileError by class) and its message.
+ * The Synced condition of a failed reconcile: the error's own reason when it is one of
+ * src/crds/reasons.ts (else ReconcileTerminal / ReconcileError by class) and its
+ * message.
  */
 export function syncedConditionOf(err: unknown): ConditionInput {
-  const terminal = isTerminal(err);
-  return {
-    type: "Synced",
-    status: "False",
-    reason: errorReason(err, terminal ? "ReconcileTerminal" : "ReconcileError"),
-    message: errorMessage(err),
-  };
+  return failedSyncCondition(err);
 }
 
 /**

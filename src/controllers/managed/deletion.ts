@@ -13,6 +13,7 @@ import {
   NO_DELETE_OPERATION,
   subscriptionPollDelay,
 } from "./decisions.js";
+import { deleteConfigured } from "./deletion-policy.js";
 import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
 import { ERR, type ManagedRun, toKube, wrapError, writeConditions } from "./run.js";
 
@@ -49,7 +50,7 @@ export async function deleteStep<T extends ManagedObject, R>(
     policy: run.obj.spec.deletionPolicy ?? "Orphan",
     externalId,
     createInFlight: !externalId && Boolean(state.subscriptionKey || state.pending),
-    canDelete: client.delete !== undefined,
+    canDelete: deleteConfigured(run.kind),
   });
   switch (step.step) {
     case "Release":

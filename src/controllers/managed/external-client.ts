@@ -11,6 +11,7 @@
  * turns it into Synced=False (reason and message) and a Warning event. Methods must not
  * write the object's status; annotations only through {@link ManagedCall.annotate}.
  */
+import type { ConditionReason } from "../../crds/reasons.js";
 import type { Condition, ConditionInput } from "../../runtime/conditions.js";
 import type { ReconcileContext } from "../../runtime/controller.js";
 import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
@@ -43,8 +44,8 @@ export interface ManagedCall<T extends ManagedObject> {
 /** A Ready condition as the kind states it (times and generation filled in by the loop). */
 export interface ReadyState {
   status: "True" | "False" | "Unknown";
-  /** PascalCase; terminal reasons end in Failed/Refused/Forbidden/Terminal/InvalidSpec/OutcomeUnknown. */
-  reason: string;
+  /** One of src/crds/reasons.ts, whose table says whether it is terminal. */
+  reason: ConditionReason;
   message: string;
 }
 
@@ -83,15 +84,15 @@ export type UpdateResult =
   /** Nothing sent yet (e.g. waiting for an earlier change to show); poll again. */
   | { outcome: "Waiting"; message: string }
   /** The change is refused without calling the service (e.g. a shrink below used). */
-  | { outcome: "Refused"; reason: string; message: string };
+  | { outcome: "Refused"; reason: ConditionReason; message: string };
 
 /** What `delete` did. */
 export type DeleteResult = "Deleted" | "NotConfigured";
 
 /** A refusal of a preflight check: a condition, and no order is placed. */
 export interface PreflightRefusal {
-  /** PascalCase; ends in Refused when only a spec change can help. */
-  reason: string;
+  /** One of src/crds/reasons.ts (Terminal when only a spec change can help). */
+  reason: ConditionReason;
   message: string;
   /** True when the refusal may go away by itself (e.g. capacity unavailable now): poll. */
   retry?: boolean;
@@ -116,6 +117,12 @@ export interface ExternalClient<T extends ManagedObject, R> {
   lookupByToken(call: ManagedCall<T>, token: string): Promise<string[] | undefined>;
   /** Makes the remote resource match the spec; called when `observe` says not up to date. */
   update(call: ManagedCall<T>, externalId: string, remote: R): Promise<UpdateResult>;
+  /**
+   * Whether `delete` would reach the service (its operation is configured); absent
+   * means yes. Read on every status write to tell the user, before the object is
+   * deleted, whether a Delete policy can be honoured.
+   */
+  deleteConfigured?(): boolean;
   /** Deletes the remote resource (deletionPolicy Delete); "NotConfigured" when impossible. */
   delete?(call: ManagedCall<T>, externalId: string): Promise<DeleteResult>;
 }
@@ -146,9 +153,10 @@ export interface ManagedKind<T extends ManagedObject, R> {
   status(obj: T, facts: ManagedFacts, remote: R | undefined): Record<string, unknown>;
   /**
    * Conditions of the kind besides Ready and Synced (e.g. ReferencesResolved), set on
-   * every status write of a live object (times and generation filled in by the loop).
+   * every status write of a live object (times and generation filled in by the loop);
+   * `ready` is the Ready condition being written.
    */
-  conditions?(call: ManagedCall<T>): ConditionInput[];
+  conditions?(call: ManagedCall<T>, ready: ReadyState): ConditionInput[];
 }
 
 /** Tunables of the loop. */

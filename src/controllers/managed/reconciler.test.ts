@@ -9,6 +9,7 @@ import type {
   ExternalClient,
   ManagedObject,
   Observation,
+  ReadyState,
   SubscriptionPoll,
 } from "./external-client.js";
 import { managedReconciler, managedSettled } from "./reconciler.js";
@@ -176,7 +177,7 @@ describe("managedReconciler", () => {
     // Being created: a create pending, then Creating.
     const w = world({});
     let pendingPoll = true;
-    let ready = { status: "True" as const, reason: "Available", message: "" };
+    let ready: ReadyState = { status: "True", reason: "Available", message: "" };
     const { reconcile } = loop(
       client(() => w, {
         pollSubscription: async () =>
@@ -191,8 +192,8 @@ describe("managedReconciler", () => {
     pendingPoll = false;
     await reconcile(KEY, w.ctx);
     expect(settled()).toBe(true);
-    // Finished (Ready=False, but nothing under way) is settled too.
-    ready = { status: "False", reason: "TaskSucceeded", message: "" } as never;
+    // Stopped (Ready=False, but nothing under way) is settled too.
+    ready = { status: "False", reason: "TaskStopped", message: "" };
     await reconcile(KEY, w.ctx);
     expect(settled()).toBe(true);
     const obj = w.obj as KubeObject;

@@ -37,14 +37,21 @@
  * Such holds are retried on the runtime's slow hold backoff and at a key change.
  */
 
-import { getCondition, setCondition } from "../../runtime/conditions.js";
+import {
+  type ConditionInput,
+  getCondition,
+  removeCondition,
+  setCondition,
+} from "../../runtime/conditions.js";
 import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
 import type { PolicyRule } from "../../runtime/permissions.js";
 import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
+import { withKstatusConditions } from "../health-conditions.js";
 import { createOrObserve, startsWithCreate } from "./create-flow.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
+import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./deletion-policy.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
 import { fromKube, ManagedRun, type Outcome, toKube, writeConditions } from "./run.js";
 
@@ -123,7 +130,14 @@ export function managedReconciler<T extends ManagedObject, R>(
     const ready = obj.metadata?.deletionTimestamp
       ? undefined
       : heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
-    await writeConditions(ctx, kind, obj, [syncedConditionOf(err), ...(ready ? [ready] : [])]);
+    const policy = obj.metadata?.deletionTimestamp
+      ? undefined
+      : deletionPolicyVerdict(kind, obj).condition;
+    await writeConditions(ctx, kind, obj, [
+      syncedConditionOf(err),
+      ...(ready ? [ready] : []),
+      ...(policy ? [policy] : []),
+    ]);
   };
   return { reconcile, onError, settled: managedSettled };
 }
@@ -142,9 +156,12 @@ async function writeStatus<T extends ManagedObject, R>(
     now,
   );
   conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
-  for (const c of kind.conditions?.(run) ?? []) {
-    conditions = setCondition(conditions, c, generation, now);
-  }
+  const extra: ConditionInput[] = kind.conditions?.(run, outcome.ready) ?? [];
+  const policy = deletionPolicyVerdict(kind, obj);
+  if (policy.condition) extra.push(policy.condition);
+  else conditions = removeCondition(conditions, DELETION_POLICY_CONDITION);
+  for (const c of extra) conditions = setCondition(conditions, c, generation, now);
+  conditions = withKstatusConditions(conditions, generation, now);
   const base = outcome.keepStatus
     ? { ...(obj.status ?? {}) }
     : kind.status(obj, outcome.facts, outcome.remote);
@@ -153,6 +170,9 @@ async function writeStatus<T extends ManagedObject, R>(
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions,
   });
+  if (policy.condition && policy.warn) {
+    run.warning("DeletePolicyNotHonoured", policy.condition.message);
+  }
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 import type { KubeObject } from "../../runtime/resource.js";
 import { patchStatus, setAnnotations } from "../../runtime/writes.js";
 import { ServiceError } from "../../service/errors.js";
+import { withKstatusConditions } from "../health-conditions.js";
 import { readCreateState } from "./create-protocol.js";
 import type {
   ManagedCall,
@@ -45,7 +46,10 @@ export function wrapError(what: string, err: unknown): Error {
   const message = `${what}: ${errorMessage(err)}`;
   return terminal
     ? new TerminalError(reason, message, { cause: err })
-    : new RetryableError(reason, message, { cause: err });
+    : new RetryableError(reason, message, {
+        cause: err,
+        waiting: err instanceof RetryableError && err.waiting,
+      });
 }
 
 /** Runs one remote step, wrapping its failure as `what: cause` (see {@link wrapError}). */
@@ -152,6 +156,7 @@ export async function writeConditions<T extends ManagedObject>(
   const generation = obj.metadata?.generation;
   let conditions = obj.status?.conditions;
   for (const c of conds) conditions = setCondition(conditions, c, generation, ctx.clock.now());
+  conditions = withKstatusConditions(conditions, generation, ctx.clock.now());
   await patchStatus(ctx.kube, kind.resource, toKube(obj), { ...(obj.status ?? {}), conditions });
 }
 

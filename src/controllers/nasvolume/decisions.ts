@@ -3,7 +3,9 @@
  * asks of an existing storage (scale by the difference, mount path), the Ready
  * condition and the phase. No I/O here; nasvolume/external.ts does the calls.
  */
+
 import type { NasVolumePhase as NasPhase } from "../../crds/nasvolume.js";
+import type { ConditionReason } from "../../crds/reasons.js";
 import { checkNasCapacity, type NasProduct } from "../../service/schemas/products.js";
 import type { PreflightRefusal, ReadyState } from "../managed/external-client.js";
 
@@ -110,7 +112,7 @@ export type SyncAction =
   | { action: "SetMountPath"; mountPath: string }
   | { action: "Scale"; record: Omit<ScaleRecord, "requestedTime"> }
   | { action: "Wait"; message: string }
-  | { action: "Refuse"; reason: string; message: string };
+  | { action: "Refuse"; reason: ConditionReason; message: string };
 
 /**
  * What to do for the spec: the mount path first (idempotent), then capacity. A scale

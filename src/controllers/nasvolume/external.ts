@@ -161,6 +161,10 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
     return { outcome: "Applied", message: done.join("; ") };
   }
 
+  deleteConfigured(): boolean {
+    return this.service.isEndpointEnabled("deleteNas");
+  }
+
   async delete(_call: ManagedCall<NasVolumeObject>, id: string): Promise<DeleteResult> {
     if (!this.service.isEndpointEnabled("deleteNas")) return "NotConfigured";
     await this.service.deleteNas(id);

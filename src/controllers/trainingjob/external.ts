@@ -255,6 +255,10 @@ export function trainingJobClient(
       return { outcome: "Applied", message: done.join("; ") || "in sync" };
     },
 
+    deleteConfigured() {
+      return service.isEndpointEnabled("deleteTrainingTask");
+    },
+
     async delete(_call, id) {
       try {
         await service.deleteTrainingTask(id);

@@ -32,7 +32,7 @@ import {
   type ReferenceLookup,
   templateRefKeys,
 } from "./references.js";
-import { referencesCondition, trainingJobStatus } from "./status.js";
+import { referencesCondition, succeededCondition, trainingJobStatus } from "./status.js";
 import type { TaskStatusTable } from "./status-class.js";
 
 /** The finalizer of TrainingJobs. */
@@ -109,12 +109,13 @@ export function trainingJobControllerFrom(
     client,
     status: (obj, facts, remote) =>
       trainingJobStatus(obj, facts, remote, options.statusClasses, options.exposure === true),
-    conditions: (call) => [
+    conditions: (call, ready) => [
       referencesCondition(
         call.obj,
         readCreateState(call.obj.metadata?.annotations).externalId !== undefined,
         lookupIn(call.ctx.cache, call.obj.metadata?.namespace ?? ""),
       ),
+      ...succeededCondition(ready),
     ],
   };
   const { reconcile, onError, settled } = managedReconciler(kind, {

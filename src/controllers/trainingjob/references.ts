@@ -5,6 +5,7 @@
  * (createType TEMPLATE), `copyFrom` to the other TrainingJob's task id and spec (COPY).
  * Pure: the caller passes a lookup over the informer cache.
  */
+import type { ConditionReason } from "../../crds/reasons.js";
 import type { StorageMount } from "../../crds/training.js";
 import type { TrainingJobSpec } from "../../crds/trainingjob.js";
 import { isConditionTrue } from "../../runtime/conditions.js";
@@ -52,7 +53,7 @@ export interface ResolvedReferences {
 /** The result of resolution: everything, or why the job must wait. */
 export type ResolutionResult =
   | { resolved: true; refs: ResolvedReferences }
-  | { resolved: false; reason: string; message: string };
+  | { resolved: false; reason: ConditionReason; message: string };
 
 const INHERITED_KEYS: (keyof InheritedConfig)[] = [
   "trainingType",
@@ -77,7 +78,7 @@ function pick(spec: Partial<Record<keyof InheritedConfig, unknown>>): Partial<In
   return out as Partial<InheritedConfig>;
 }
 
-const wait = (reason: string, message: string): ResolutionResult => ({
+const wait = (reason: ConditionReason, message: string): ResolutionResult => ({
   resolved: false,
   reason,
   message,
@@ -87,7 +88,7 @@ const wait = (reason: string, message: string): ResolutionResult => ({
 function storageConfig(
   mount: StorageMount,
   lookup: ReferenceLookup,
-): StorageConfigItem | { reason: string; message: string } {
+): StorageConfigItem | { reason: ConditionReason; message: string } {
   let storageId = mount.storageId;
   let storageType = mount.storageType;
   const ref = mount.nasVolumeRef?.name;

@@ -47,9 +47,13 @@ describe("phaseOf and readyOf", () => {
     expect(phaseOf(undefined)).toBe("Unknown");
   });
 
-  it("is Ready only while the task runs", () => {
+  it("is Ready while the task runs and once it finished successfully", () => {
     expect(readyOf("running", "RUNNING", undefined).status).toBe("True");
-    for (const cls of ["pending", "succeeded", "failed", "stopped"] as const) {
+    expect(readyOf("succeeded", "SUCCEEDED", undefined)).toMatchObject({
+      status: "True",
+      reason: "TaskSucceeded",
+    });
+    for (const cls of ["pending", "failed", "stopped"] as const) {
       expect(readyOf(cls, "X", undefined).status).toBe("False");
     }
     expect(readyOf(undefined, "ODD", undefined).status).toBe("Unknown");

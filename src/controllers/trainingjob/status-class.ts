@@ -78,7 +78,8 @@ export function phaseOf(cls: TaskStatusClass | undefined): TrainingJobPhase {
 }
 
 /**
- * The Ready condition of an existing task. Ready means "the task is running". A failed
+ * The Ready condition of an existing task. Ready means "the task is running, or it
+ * finished successfully" (the Succeeded condition tells the two apart). A failed
  * task's reason (`TaskFailed`) is terminal and carries the newest execution record's
  * text, so the service's failure message shows in `kubectl describe` and Argo CD.
  */
@@ -98,7 +99,9 @@ export function readyOf(
         message: `the task is ${remoteStatus}${said}`,
       };
     case "succeeded":
-      return { status: "False", reason: "TaskSucceeded", message: `the task finished${said}` };
+      // Ready=True: the task did what the spec asked, so kstatus (Flux, kpt) and
+      // `kubectl wait --for=condition=Ready` read a finished job as done.
+      return { status: "True", reason: "TaskSucceeded", message: `the task finished${said}` };
     case "failed":
       return {
         status: "False",

@@ -4,7 +4,7 @@
  */
 import type { TrainingJobPhase, TrainingJobStatus } from "../../crds/trainingjob.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
-import type { ManagedFacts } from "../managed/external-client.js";
+import type { ManagedFacts, ReadyState } from "../managed/external-client.js";
 import { serviceNameFor } from "./expose.js";
 import type { TrainingJobRemote } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
@@ -80,6 +80,19 @@ export function trainingJobStatus(
     ...(facts.subscriptionKey ? { subscriptionKey: facts.subscriptionKey } : {}),
     ...(facts.subscription ? { subscription: facts.subscription } : {}),
   };
+}
+
+/**
+ * Succeeded, written once the task finished (as a Job's Complete and Failed): True
+ * with TaskSucceeded, False with TaskFailed; nothing while the task has not finished,
+ * so `kubectl wait --for=condition=Succeeded` waits for the end of a task.
+ */
+export function succeededCondition(ready: ReadyState): ConditionInput[] {
+  if (ready.reason === "TaskSucceeded" || ready.reason === "TaskFailed") {
+    const status = ready.reason === "TaskSucceeded" ? "True" : "False";
+    return [{ type: "Succeeded", status, reason: ready.reason, message: ready.message }];
+  }
+  return [];
 }
 
 /**

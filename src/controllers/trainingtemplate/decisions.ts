@@ -3,8 +3,10 @@
  * (storages resolved through NasVolumes), the hash of the last applied body, and
  * whether the remote template must be updated.
  */
+
 import { createHash } from "node:crypto";
 import type { NasVolume } from "../../crds/nasvolume.js";
+import type { ConditionReason } from "../../crds/reasons.js";
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
 import type { StorageConfigItem } from "../../service/schemas/storage-config.js";
 import { type TrainingTemplateInput, toTemplateBody } from "../../service/schemas/template.js";
@@ -44,7 +46,7 @@ export function templateName(obj: TrainingTemplateObject): string {
 /** A body, or why it cannot be built yet. */
 export type BodyResult =
   | { ok: true; input: TrainingTemplateInput }
-  | { ok: false; reason: string; message: string };
+  | { ok: false; reason: ConditionReason; message: string };
 
 /**
  * The full template body of the spec. A storage given by `nasVolumeRef` uses the

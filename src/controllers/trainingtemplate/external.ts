@@ -98,7 +98,7 @@ export class TemplateExternalClient
       await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify(applied) });
     } else {
       const b = body(call);
-      if (!b.ok) throw new RetryableError(b.reason, b.message);
+      if (!b.ok) throw new RetryableError(b.reason, b.message, { waiting: true });
       await this.service.createTemplate(b.input);
       await call.annotate({
         [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }),
@@ -138,6 +138,10 @@ export class TemplateExternalClient
     // After the call: a crash before this write only repeats the (idempotent) full update.
     await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }) });
     return { outcome: "Applied", message: `template ${id} fully updated from the spec` };
+  }
+
+  deleteConfigured(): boolean {
+    return this.service.isEndpointEnabled("deleteTemplate");
   }
 
   async delete(_call: Call, id: string): Promise<DeleteResult> {

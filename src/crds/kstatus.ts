@@ -1,0 +1,62 @@
+/**
+ * The kstatus conditions (`Reconciling`, `Stalled`) that Flux, kpt and `kubectl wait`
+ * read, derived from the other conditions of an object by the reason table
+ * (reasons.ts). Both are "abnormal-true" and, as in Flux's own objects, present only
+ * when True:
+ *
+ * - `Stalled=True` when `Ready` or `Synced` is not True with a Terminal reason: the
+ *   operator will not get further without a person. Its reason is that reason.
+ * - `Reconciling=True` otherwise, when any condition has an UnderWay reason (a
+ *   create, an update, a deletion, a retry, a wait for a referenced object). Its
+ *   reason is that reason.
+ *
+ * With neither, kstatus reads `Ready`: True is Current, anything else InProgress.
+ */
+import { reasonEntry } from "./reasons.js";
+
+/** The parts of a condition the derivation reads. */
+export interface ConditionView {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** A kstatus condition to set (always status True). */
+export interface KstatusCondition {
+  type: "Reconciling" | "Stalled";
+  status: "True";
+  reason: string;
+  message: string;
+}
+
+/** The condition types this module owns. */
+export const KSTATUS_TYPES = ["Reconciling", "Stalled"] as const;
+
+/** The conditions whose Terminal reason stalls the object. */
+const STALLING_TYPES = ["Ready", "Synced"];
+
+function describe(c: ConditionView): string {
+  return `${c.type} is ${c.status}${c.message ? `: ${c.message}` : ""}`;
+}
+
+/**
+ * The kstatus condition implied by `conditions` (their Reconciling and Stalled are
+ * ignored): Stalled, Reconciling, or none.
+ */
+export function kstatusCondition(
+  conditions: readonly ConditionView[],
+): KstatusCondition | undefined {
+  const others = conditions.filter((c) => !(KSTATUS_TYPES as readonly string[]).includes(c.type));
+  const stalled = STALLING_TYPES.map((t) => others.find((c) => c.type === t)).find(
+    (c) => c && c.status !== "True" && reasonEntry(c.reason)?.state === "Terminal",
+  );
+  if (stalled) {
+    return { type: "Stalled", status: "True", reason: stalled.reason, message: describe(stalled) };
+  }
+  const busy = others.find((c) => reasonEntry(c.reason)?.state === "UnderWay");
+  if (busy) {
+    return { type: "Reconciling", status: "True", reason: busy.reason, message: describe(busy) };
+  }
+  return undefined;
+}
