@@ -165,6 +165,8 @@ class Scope {
           { watchdogMs: this.informer.options.watchdogMs },
           "watch silent; restarting",
         );
+        // Its connection may be dead without anyone having noticed: make a new one.
+        this.lw.silent?.();
         continue;
       }
       // A stream that closes at once without events counts as a failure, so that a

@@ -1,4 +1,5 @@
 import * as k8s from "@kubernetes/client-node";
+import { shareConnections } from "./kube-connection.js";
 import { TokenBucket, type TokenBucketOptions } from "./ratelimit.js";
 import {
   apiVersionOf,
@@ -124,7 +125,8 @@ function writtenKey(res: ResourceDescriptor, obj: KubeObject): string {
 /**
  * A small typed wrapper over the Kubernetes REST API for any kind described by a
  * {@link ResourceDescriptor}. Every write carries field manager `aidc-operator`.
- * Reconcilers read from the cache; they use this client to write.
+ * Reconcilers read from the cache; they use this client to write. Every request made
+ * with its KubeConfig (raw, typed, watches) shares one connection ({@link shareConnections}).
  */
 export class KubeClient {
   /** The KubeConfig, for making client-node's typed clients (`makeApiClient`). */
@@ -136,7 +138,7 @@ export class KubeClient {
   private readonly written = new Map<string, string[]>();
 
   constructor(config: k8s.KubeConfig, options: KubeClientOptions = {}) {
-    this.config = config;
+    this.config = shareConnections(config);
     this.raw = config.makeApiClient(RawApi);
     this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_KUBE_RATE_LIMIT);
     this.onRequest = options.onRequest;

@@ -1,5 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
 import type { KubeClient } from "./kube.js";
+import { connectionGeneration, dropConnections } from "./kube-connection.js";
 import { type KubeObject, type ResourceDescriptor, resourcePath } from "./resource.js";
 
 /** A watch in progress; `abort` ends it without calling its done callback usefully. */
@@ -23,6 +24,11 @@ export interface ListerWatcher {
     onEvent: (type: string, obj: KubeObject) => void,
     onDone: (err: unknown) => void,
   ): Promise<WatchHandle>;
+  /**
+   * Called when the last watch went silent (the informer's watchdog fired): the
+   * connection under it may be dead and should not be reused. Optional.
+   */
+  silent?(): void;
 }
 
 /** The real list+watch of `res` in `namespace` (all when undefined) through client-node. */
@@ -32,9 +38,15 @@ export function kubeListerWatcher(
   namespace: string | undefined,
   options: { watchdogMs?: number } = {},
 ): ListerWatcher {
+  // The shared connection the last watch started on (see kube-connection.ts).
+  let generation = -1;
   return {
     list: () => kube.list(res, namespace),
+    silent: () => {
+      dropConnections(kube.config, generation);
+    },
     async watch(resourceVersion, onEvent, onDone) {
+      generation = connectionGeneration(kube.config);
       const watch = new k8s.Watch(kube.config);
       // The informer's own watchdog decides when a silent watch is dead; client-node's
       // inactivity timeout (30 s by default) would cut quiet but healthy watches.

@@ -6,7 +6,12 @@
  */
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { apiServerWrites, type WriteCounts, writesBetween } from "../support/apiserver-writes.js";
-import { processStats, sleep, startOperatorProcess } from "../support/operator-process.js";
+import {
+  connectionsTo,
+  processStats,
+  sleep,
+  startOperatorProcess,
+} from "../support/operator-process.js";
 import { sumBy } from "../support/prometheus.js";
 import type { BenchEnvironment } from "./environment.js";
 import { percentile, ReadyTracker } from "./ready-tracker.js";
@@ -66,6 +71,7 @@ export async function runOperatorPhase(
   });
   const trackers = [NAS, JOB].map((res) => new ReadyTracker(env.kc, env.kube, res, o.namespace));
   const [nasTracker, jobTracker] = trackers as [ReadyTracker, ReadyTracker];
+  const apiServerPort = Number(new URL(env.kc.getCurrentCluster()?.server ?? "").port);
   try {
     await operator.waitReady(120_000);
     const atReady = await processStats(operator.pid);
@@ -127,6 +133,7 @@ export async function runOperatorPhase(
     const notReady = [...nasTracker.notReady(nasNames), ...jobTracker.notReady(jobNames)];
     const lastReady = Math.max(nasTracker.lastReadyAt(), jobTracker.lastReadyAt());
     const converged = await counters();
+    const connectionsAtAllReady = await connectionsTo(operator.pid, apiServerPort);
     o.progress(
       `${2 * o.n - notReady.length}/${2 * o.n} Ready; idle window of ${o.idleMs / 1000} s`,
     );
@@ -193,6 +200,8 @@ export async function runOperatorPhase(
         runs: o.compiled ? "dist/cli/main.js (compiled)" : "src/cli/main.ts (tsx)",
         // V8's heap at the end of the idle window (nodejs_heap_size_*_bytes of /metrics).
         ...heap,
+        // Established TCP connections to the API server when the last object was Ready.
+        apiServerConnectionsAtAllReady: connectionsAtAllReady ?? null,
         // Startup alone (tsx unless compiled, client-node, caches of empty namespaces).
         atReady: atReady ? { rssMiB: atReady.rssMiB, cpuSeconds: atReady.cpuSeconds } : null,
       },

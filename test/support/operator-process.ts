@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, readlink } from "node:fs/promises";
 import { resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -88,6 +88,35 @@ export async function processStats(pid: number): Promise<ProcessStats | undefine
       rssMiB: round(kb("VmRSS") / 1024),
       cpuSeconds: round(ticks / USER_HZ),
     };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * TCP connections of `pid` that are established to `port` (any address): the inodes
+ * of its socket file descriptors matched against /proc/<pid>/net/tcp and tcp6.
+ * Undefined when the process is gone.
+ */
+export async function connectionsTo(pid: number, port: number): Promise<number | undefined> {
+  try {
+    const inodes = new Set<string>();
+    for (const fd of await readdir(`/proc/${pid}/fd`)) {
+      const link = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => "");
+      const m = /^socket:\[(\d+)\]$/.exec(link);
+      if (m?.[1]) inodes.add(m[1]);
+    }
+    let count = 0;
+    for (const table of ["tcp", "tcp6"]) {
+      const text = await readFile(`/proc/${pid}/net/${table}`, "utf8").catch(() => "");
+      for (const line of text.split("\n").slice(1)) {
+        const f = line.trim().split(/\s+/);
+        const remotePort = Number.parseInt(f[2]?.split(":")[1] ?? "", 16);
+        // st 01 = ESTABLISHED; field 9 is the socket's inode.
+        if (remotePort === port && f[3] === "01" && inodes.has(f[9] ?? "")) count++;
+      }
+    }
+    return count;
   } catch {
     return undefined;
   }

@@ -4,12 +4,18 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 /**
  * A loopback TCP proxy that a test can cut: `block()` drops every connection and
  * refuses new ones until `unblock()`. Used to keep a client away from an API server
- * for a controlled time (TLS passes through untouched).
+ * for a controlled time (TLS passes through untouched), and to count the connections
+ * a client opens.
  */
 export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<[Socket, Socket]>();
   private blocked = false;
+  /** Connections accepted since the start (or the last {@link resetCount}). */
+  accepted = 0;
+  /** Connections open right now. */
+  open = 0;
 
   constructor(private readonly targetPort: number) {}
 
@@ -23,7 +29,15 @@ export class TcpProxy {
       const upstream = connect(this.targetPort, "127.0.0.1");
       this.sockets.add(client);
       this.sockets.add(upstream);
+      this.accepted += 1;
+      this.open += 1;
+      const pair: [Socket, Socket] = [client, upstream];
+      this.pairs.add(pair);
+      let closed = false;
       const close = () => {
+        if (!closed) this.open -= 1;
+        closed = true;
+        this.pairs.delete(pair);
         client.destroy();
         upstream.destroy();
         this.sockets.delete(client);
@@ -46,6 +60,25 @@ export class TcpProxy {
     this.blocked = true;
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
+  }
+
+  /**
+   * Makes every open connection silent without closing it (a frozen peer, a lost NAT
+   * entry: no FIN, no RST, nothing more delivered either way). New connections work.
+   */
+  freeze(): void {
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+    this.pairs.clear();
+  }
+
+  /** Starts counting accepted connections from zero. */
+  resetCount(): void {
+    this.accepted = 0;
   }
 
   /** Accepts connections again. */
