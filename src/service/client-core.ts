@@ -52,9 +52,9 @@ export interface ServiceClientOptions {
   /** How waits happen (tests). */
   sleep?: Sleep;
   /**
-   * How long a product catalog answer (training and NAS product lists) is reused, in
-   * ms; concurrent asks share one request. Default 30 000; 0 reads it every time.
-   * Availability (nas-storage-available) is never cached.
+   * How long a product catalog answer (training and NAS product lists, and NAS
+   * availability per compute center and product) is reused, in ms; concurrent asks
+   * share one request. Default 30 000; 0 reads it every time.
    */
   catalogTtlMs?: number;
   /** Clock of the catalog cache (tests). Default Date.now. */

@@ -1,6 +1,7 @@
 /**
- * The product catalogs are read once per TTL (preflights of many objects share one
- * answer); availability is never cached; a failed read is not remembered.
+ * The product catalogs, and NAS availability per compute center and product, are read
+ * once per TTL (preflights of many objects share one answer); a failed read is not
+ * remembered.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
@@ -41,14 +42,34 @@ describe("the product catalog cache", () => {
     expect(calls("/v1/product/list-for-training-task")).toBe(3);
   });
 
-  it("never caches availability, and reads every time with a TTL of 0", async () => {
+  it("caches availability per compute center and product within the TTL", async () => {
+    const client = svc.newClient({ catalogTtlMs: 30_000, now: () => now });
+    const standard = { aidcId: 1, resourceSpecCode: "nas.capacity.standard" };
+    const answers = await Promise.all([1, 2, 3].map(() => client.isNasProductAvailable(standard)));
+    expect(answers).toEqual([true, true, true]);
+    now += 29_000;
+    expect(await client.isNasProductAvailable(standard)).toBe(true);
+    expect(calls("/v1/product/nas-storage-available")).toBe(1);
+    // Another product, another compute center (a "false" is reused as well).
+    expect(
+      await client.isNasProductAvailable({ aidcId: 1, resourceSpecCode: "nas.performance" }),
+    ).toBe(true);
+    const west = { aidcId: 2, resourceSpecCode: "nas.capacity.west" };
+    expect(await client.isNasProductAvailable(west)).toBe(false);
+    expect(await client.isNasProductAvailable(west)).toBe(false);
+    expect(calls("/v1/product/nas-storage-available")).toBe(3);
+    now += 1_000; // the first answer is 30 s old
+    expect(await client.isNasProductAvailable(standard)).toBe(true);
+    expect(calls("/v1/product/nas-storage-available")).toBe(4);
+  });
+
+  it("reads the catalog and availability every time with a TTL of 0", async () => {
     const client = svc.newClient({ catalogTtlMs: 0 });
-    await client.listNasProducts(1);
-    await client.listNasProducts(1);
-    const cached = svc.newClient({ catalogTtlMs: 30_000, now: () => now });
     const q = { aidcId: 1, resourceSpecCode: "nas.capacity.standard" };
-    await cached.isNasProductAvailable(q);
-    await cached.isNasProductAvailable(q);
+    for (let i = 0; i < 2; i++) {
+      await client.listNasProducts(1);
+      await client.isNasProductAvailable(q);
+    }
     expect(calls("/v1/product/list-for-nas-storage")).toBe(2);
     expect(calls("/v1/product/nas-storage-available")).toBe(2);
   });

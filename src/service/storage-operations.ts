@@ -54,10 +54,17 @@ export class StorageOperations extends TrainingOperations {
     );
   }
 
-  /** Whether a NAS product can be provisioned in a compute center (by id or code). */
+  /**
+   * Whether a NAS product can be provisioned in a compute center (by id or code);
+   * cached per compute center and product like the catalog (see `catalogTtlMs`), so
+   * that a burst of creates of one product asks once.
+   */
   async isNasProductAvailable(q: NasAvailabilityQuery): Promise<boolean> {
     const body = this.validBody("isNasProductAvailable", nasAvailabilityBodySchema, q);
-    return this.call("isNasProductAvailable", { body }, nasAvailabilitySchema);
+    const key = JSON.stringify(["nas-available", q.aidcId, q.aidcCode, q.resourceSpecCode]);
+    return this.cachedCatalog(key, () =>
+      this.call("isNasProductAvailable", { body }, nasAvailabilitySchema),
+    );
   }
   // --- NAS storage -------------------------------------------------------------------
 
