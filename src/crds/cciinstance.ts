@@ -10,6 +10,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
+import { serviceId } from "./fields.js";
 
 /** An image to save from the instance: `imageName:tag`, saved once. */
 export const cciImageSchema = z
@@ -42,8 +43,7 @@ const BINDING_WHY =
 export const CciInstanceSpec = withRules(
   z
     .object({
-      instanceId: described(
-        z.string().min(1).max(128),
+      instanceId: serviceId(
         "Id of the CCI instance to observe. Exactly one of instanceId and name. Immutable.",
       ).optional(),
       name: described(

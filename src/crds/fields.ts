@@ -14,6 +14,22 @@ export const deletionPolicy = z.enum(["Orphan", "Delete"]).default("Orphan").met
 /** `Orphan` or `Delete`. */
 export type DeletionPolicy = z.infer<typeof deletionPolicy>;
 
+/**
+ * What an id of the service may look like (the same rule as SERVICE_ID_PATTERN in
+ * src/service/ids.ts, which this layer may not import; a test keeps them equal): never
+ * `.` or `..`, no `/`, so an id cannot move a request to another path.
+ */
+export const SERVICE_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
+
+/** A spec field holding a service id: refused at apply time unless well-formed. */
+export function serviceId(description: string) {
+  // The lengths repeat the pattern's bounds for CEL's cost estimator, which reads no regex.
+  return described(
+    z.string().min(1).max(128).regex(SERVICE_ID_PATTERN),
+    `${description} Letters, digits and . _ : -, starting with a letter, a digit or _.`,
+  );
+}
+
 /** The mount path rule of the service (Limits: `^[a-zA-Z0-9_/]{2,64}$`). */
 export const MOUNT_PATH_PATTERN = /^[a-zA-Z0-9_/]{2,64}$/;
 

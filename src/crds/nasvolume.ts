@@ -10,7 +10,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { deletionPolicy, mountPath, subscriptionSchema } from "./fields.js";
+import { deletionPolicy, mountPath, serviceId, subscriptionSchema } from "./fields.js";
 
 /** Desired state of a NasVolume: one NAS file storage of the service. */
 export const NasVolumeSpec = withRules(
@@ -39,8 +39,7 @@ export const NasVolumeSpec = withRules(
         z.number().int().min(0),
         "Compute center of the storage; the product's when omitted. Immutable.",
       ).optional(),
-      storageId: described(
-        z.string().min(1).max(128),
+      storageId: serviceId(
         "Id of an existing storage to adopt instead of subscribing a new one. May be set once on an object that has none (e.g. to resolve CreateOutcomeUnknown), never changed or removed.",
       ).optional(),
       deletionPolicy,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type CelRule, described, withRules } from "./definition.js";
-import { localObjectReference, mountPath, stringMap } from "./fields.js";
+import { localObjectReference, mountPath, serviceId, stringMap } from "./fields.js";
 
 /**
  * Fields shared by TrainingJob and TrainingTemplate: the training configuration the
@@ -31,8 +31,7 @@ export const storageMountSchema = withRules(
         "NasVolume",
         "The NasVolume (same namespace) whose storage is mounted; its storageId is used once it is ready. Exactly one of nasVolumeRef and storageId.",
       ).optional(),
-      storageId: described(
-        z.string().min(1).max(128),
+      storageId: serviceId(
         "Id of an existing storage instance of the service. Exactly one of nasVolumeRef and storageId.",
       ).optional(),
       storageType: described(

@@ -366,6 +366,10 @@ export class RunningController {
           await def.errorPolicy(key, err, ctx);
         } catch (policyErr) {
           if (policyErr instanceof ConflictError) {
+            // A retryable error is retried anyway; a terminal one would not be, and its
+            // condition never written (the cache was behind the reconcile's own write,
+            // whose echo is ignored): run once more when the cache has caught up.
+            if (isTerminal(err)) queue.addRateLimited(keyString);
             log.debug({ err: policyErr }, "error policy conflicted; the retry records it");
           } else {
             log.error({ err: policyErr }, "error policy failed");

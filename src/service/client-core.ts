@@ -14,6 +14,7 @@ import {
   resolveEndpointTable,
 } from "./endpoints.js";
 import { ServiceInvalidRequestError } from "./errors.js";
+import { SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
 import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
 import { type CallArgs, type RequestObservation, ServiceTransport } from "./transport.js";
@@ -83,7 +84,7 @@ export const emptyData = z.unknown().transform((): void => undefined);
 /** Data of the asynchronous creates: the subscription result key. */
 export const subscriptionKeySchema = z.preprocess(
   (v) => (typeof v === "number" ? String(v) : v),
-  z.string().min(1, "expected the subscription result key"),
+  z.string().regex(SERVICE_ID_PATTERN, `expected the subscription result key (${SERVICE_ID_RULE})`),
 );
 
 /** An array of `item`; null reads as empty. */

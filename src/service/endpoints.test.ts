@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_ENDPOINTS,
   ENDPOINT_NAMES,
+  InvalidPathParameterError,
   renderPath,
   resolveEndpointTable,
 } from "./endpoints.js";
@@ -80,11 +81,23 @@ describe("the endpoint table", () => {
 });
 
 describe("renderPath", () => {
-  it("encodes path parameters", () => {
+  it("fills path parameters with encoded ids", () => {
     expect(
-      renderPath("/v1/training/instance/{id}/{podName}/resource", { id: "a/b", podName: "p 1" }),
-    ).toBe("/v1/training/instance/a%2Fb/p%201/resource");
+      renderPath("/v1/training/instance/{id}/{podName}/resource", {
+        id: "task-1",
+        podName: "task-1:worker.0",
+      }),
+    ).toBe("/v1/training/instance/task-1/task-1%3Aworker.0/resource");
   });
+
+  it.each([".", "..", "a/b", "../detail", "p 1", "%2e%2e", "a?b", "a#b", "-rf", "x".repeat(129)])(
+    "refuses the id %j, which is not well-formed, so that no request goes to another path",
+    (id) => {
+      expect(() => renderPath("/v1/training/instance/{id}/detail", { id })).toThrow(
+        InvalidPathParameterError,
+      );
+    },
+  );
 
   it("refuses a missing or empty parameter instead of collapsing the path", () => {
     expect(() => renderPath("/v1/x/{id}/detail", {})).toThrow(/\{id\}/);

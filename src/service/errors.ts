@@ -130,6 +130,16 @@ export class ServiceInvalidRequestError extends ServiceError {
 }
 
 /**
+ * An id that was to become part of a request path is not a well-formed service id
+ * (`SERVICE_ID_PATTERN`): for example `..` from an annotation or a hostile answer.
+ * Nothing was sent. Terminal until the id (annotation or spec) changes.
+ */
+export class ServiceInvalidIdError extends ServiceInvalidRequestError {
+  /** Condition and Event reason. */
+  readonly reason = "InvalidRemoteId";
+}
+
+/**
  * The operation is disabled (`null` in the endpoint overrides) or has no configured
  * path (deletes, by default). Terminal; a controller reports "operation not configured"
  * and, for a Delete policy, falls back to orphaning.

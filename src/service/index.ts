@@ -35,6 +35,7 @@ export {
   ServiceAuthError,
   ServiceError,
   type ServiceErrorDetails,
+  ServiceInvalidIdError,
   ServiceInvalidRequestError,
   ServiceMalformedResponseError,
   ServiceNotFoundError,
@@ -42,6 +43,7 @@ export {
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
+export { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
 export type { CallPriority, RateLimit } from "./rate-limiter.js";
 export type { JsonObject, StorageObject } from "./schemas/block-file-storage.js";
 export type {

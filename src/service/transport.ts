@@ -16,11 +16,17 @@ import fetch, { FetchError } from "node-fetch";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { backoffDelayMs, type RetryPolicy } from "./backoff.js";
-import { type EndpointName, type EndpointTable, renderPath } from "./endpoints.js";
+import {
+  type EndpointName,
+  type EndpointTable,
+  InvalidPathParameterError,
+  renderPath,
+} from "./endpoints.js";
 import {
   EndpointDisabledError,
   ServiceAuthError,
   ServiceError,
+  ServiceInvalidIdError,
   ServiceInvalidRequestError,
   ServiceMalformedResponseError,
   ServiceRedirectError,
@@ -136,9 +142,11 @@ export class ServiceTransport {
     try {
       path = renderPath(def.path, args.params);
     } catch (err) {
-      throw new ServiceInvalidRequestError(`invalid ${name} request: ${(err as Error).message}`, {
-        endpoint: name,
-      });
+      const message = `invalid ${name} request: ${(err as Error).message}`;
+      if (err instanceof InvalidPathParameterError) {
+        throw new ServiceInvalidIdError(message, { endpoint: name });
+      }
+      throw new ServiceInvalidRequestError(message, { endpoint: name });
     }
     const call: TransportCall = {
       endpoint: name,

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import {
+  idString,
   optionalBoolean,
   optionalInt,
   optionalObject,
@@ -40,7 +41,7 @@ export const cciResourceSchema = z.object({
  * cciResource, …), each optional. Times in RFC 3339.
  */
 export const cciInstanceSchema = z.object({
-  id: requiredString,
+  id: idString,
   name: optionalString,
   description: optionalString,
   orderInstanceId: optionalString,

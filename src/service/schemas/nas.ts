@@ -7,12 +7,12 @@
 import { z } from "zod";
 import { lenientEnum, SCALE_TYPES, type ScaleType } from "./enums.js";
 import {
+  idString,
   optionalBoolean,
   optionalInt,
   optionalObject,
   optionalString,
   optionalTimestamp,
-  requiredString,
 } from "./primitives.js";
 
 /** The mountPath rule of PUT mountPath: 2 to 64 letters, digits, `_` or `/`. */
@@ -23,7 +23,7 @@ export const NAS_STATUSES = ["Creating", "Running"] as const;
 
 /** A NAS storage instance as the service returns it; times in RFC 3339. */
 export const nasInstanceSchema = z.object({
-  id: requiredString,
+  id: idString,
   name: optionalString,
   description: optionalString,
   orderInstanceId: optionalString,

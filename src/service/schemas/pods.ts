@@ -5,11 +5,11 @@
 import { z } from "zod";
 import { lenientEnum, PORT_PROTOCOLS, type PortProtocol } from "./enums.js";
 import {
+  idString,
   optionalBoolean,
   optionalInt,
   optionalString,
   optionalTimestamp,
-  requiredString,
 } from "./primitives.js";
 
 function listOf<T extends z.ZodType>(item: T) {
@@ -29,7 +29,7 @@ export const trainingPodSchema = z.preprocess(
     return typeof v === "string" ? { podName: v } : v;
   },
   z.object({
-    podName: requiredString,
+    podName: idString,
     status: optionalString,
     role: optionalString,
     ip: optionalString,

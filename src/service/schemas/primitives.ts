@@ -6,6 +6,7 @@
  * fails a whole response while a truly wrong field still names itself in the error.
  */
 import { z } from "zod";
+import { SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "../ids.js";
 import { normalizeTimestamp } from "../timestamps.js";
 
 function scalarToString(v: unknown): unknown {
@@ -37,6 +38,16 @@ export const optionalString = z.preprocess(scalarToString, z.string().optional()
 
 /** A required non-empty string (ids); a number is accepted as its text. */
 export const requiredString = z.preprocess(scalarToString, z.string().min(1));
+
+/**
+ * A required service id (a number is accepted as its text) matching
+ * `SERVICE_ID_PATTERN`: an answer carrying an id such as `..` is malformed, so no such
+ * id ever reaches a later request path, an annotation or a status.
+ */
+export const idString = z.preprocess(
+  scalarToString,
+  z.string().regex(SERVICE_ID_PATTERN, `expected a service id (${SERVICE_ID_RULE})`),
+);
 
 /** An optional number; a numeric string is converted, null and "" become absent. */
 export const optionalNumber = z.preprocess(toNumber, z.number().optional());

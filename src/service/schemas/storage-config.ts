@@ -3,6 +3,7 @@
  * object shared by task detail and templates.
  */
 import { z } from "zod";
+import { SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "../ids.js";
 import { optionalInt, optionalString } from "./primitives.js";
 
 /**
@@ -10,7 +11,7 @@ import { optionalInt, optionalString } from "./primitives.js";
  * has no required column: a mount without a storage cannot mean anything.
  */
 export const storageConfigItemSchema = z.object({
-  storageId: z.string().min(1),
+  storageId: z.string().regex(SERVICE_ID_PATTERN, `expected a service id (${SERVICE_ID_RULE})`),
   storageType: z.string().optional(),
   fileDirectory: z.string().optional(),
   mountPath: z.string().optional(),

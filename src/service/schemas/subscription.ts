@@ -5,7 +5,9 @@
  * lists them. A state word that matches none of the known ones is an error naming the
  * value, never a guess.
  */
+
 import { z } from "zod";
+import { isServiceId, SERVICE_ID_RULE } from "../ids.js";
 
 /** States of an asynchronous create. */
 export const SUBSCRIPTION_STATES = ["Pending", "Succeeded", "Failed"] as const;
@@ -170,6 +172,14 @@ export function subscriptionResultSchema(key: string) {
           }
         }
       }
+    }
+    if (instanceId !== undefined && !isServiceId(instanceId)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `expected a service id (${SERVICE_ID_RULE})`,
+        path: ["instanceId"],
+      });
+      return z.NEVER;
     }
     if (instanceId !== undefined) result.instanceId = instanceId;
     const message = firstText([data], MESSAGE_FIELDS);

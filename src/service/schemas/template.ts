@@ -15,6 +15,7 @@ import {
   type TrainingType,
 } from "./enums.js";
 import {
+  idString,
   optionalArray,
   optionalBoolean,
   optionalInt,
@@ -22,7 +23,6 @@ import {
   optionalString,
   optionalStringMap,
   optionalTimestamp,
-  requiredString,
 } from "./primitives.js";
 import {
   type StorageConfigItem,
@@ -115,7 +115,7 @@ export function toTemplateBody(input: TrainingTemplateInput): Record<string, unk
 export const trainingTemplateSchema = z.preprocess(
   withFrameworkSpelling,
   z.object({
-    id: requiredString,
+    id: idString,
     name: optionalString,
     desc: optionalString,
     aidcId: optionalInt,

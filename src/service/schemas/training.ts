@@ -23,6 +23,7 @@ import {
 } from "./enums.js";
 import { nasInstanceSchema } from "./nas.js";
 import {
+  idString,
   optionalArray,
   optionalBoolean,
   optionalInt,
@@ -30,7 +31,6 @@ import {
   optionalString,
   optionalStringMap,
   optionalTimestamp,
-  requiredString,
 } from "./primitives.js";
 import {
   type StorageConfigItem,
@@ -71,7 +71,7 @@ export const taskStorageSchema = nasInstanceSchema.extend({
 export const trainingTaskSchema = z.preprocess(
   withFrameworkSpelling,
   z.object({
-    id: requiredString,
+    id: idString,
     name: optionalString,
     desc: optionalString,
     trainingType: responseEnum(TRAINING_TYPES),
