@@ -112,6 +112,30 @@ describe("diffObjects", () => {
       want: [],
     },
     {
+      reason: "labels are compared as a map: the API server returns them sorted",
+      desired: [{ ...a, metadata: { name: "a", labels: { z: "1", a: "2" } } }],
+      existing: [{ ...a, metadata: { name: "a", labels: { a: "2", z: "1" } } }],
+      want: [],
+    },
+    {
+      reason: "a label someone else added does not count",
+      desired: [a],
+      existing: [{ ...a, metadata: { name: "a", labels: { x: "1", team: "ml" } } }],
+      want: [],
+    },
+    {
+      reason: "a changed label is updated",
+      desired: [a],
+      existing: [{ ...a, metadata: { name: "a", labels: { x: "2" } } }],
+      want: ["update a"],
+    },
+    {
+      reason: "port fields are compared as values, in any key order",
+      desired: [{ ...a, spec: { ports: [{ name: "http", port: 1, protocol: "TCP" }] } }],
+      existing: [{ ...a, spec: { ports: [{ protocol: "TCP", port: 1, name: "http" }] } }],
+      want: [],
+    },
+    {
       reason: "a changed port is updated",
       desired: [a],
       existing: [{ ...a, spec: { ports: [{ port: 2 }] } }],

@@ -6,6 +6,7 @@
  * what exists; expose-sync.ts applies it.
  */
 import { createHash } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
 import type { TrainingPod } from "../../crds/trainingjob.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { TrainingJobObject } from "./objects.js";
@@ -134,11 +135,10 @@ export type ObjectChange =
   | { op: "update"; object: KubeObject; existing: KubeObject }
   | { op: "delete"; name: string };
 
-/** The parts of a Service or EndpointSlice the operator owns, for comparing. */
+/** The parts of a Service or EndpointSlice the operator sets, for comparing. */
 function managedFields(o: KubeObject): unknown {
   const spec = (o.spec ?? {}) as { ports?: unknown[] };
-  return JSON.stringify({
-    labels: o.metadata?.labels,
+  return {
     ports: (spec.ports ?? (o.ports as unknown[] | undefined) ?? []).map((p) => {
       const { name, port, targetPort, protocol } = p as Record<string, unknown>;
       return { name, port, targetPort, protocol };
@@ -147,7 +147,20 @@ function managedFields(o: KubeObject): unknown {
     endpoints: ((o.endpoints as { addresses?: unknown }[] | undefined) ?? []).map(
       (e) => e.addresses,
     ),
-  });
+  };
+}
+
+/**
+ * True when `existing` matches `desired` on what the operator sets. Values are
+ * compared as values, never as serialized text: the API server returns label maps
+ * with their keys sorted, whatever order they were written in. Labels the operator
+ * does not set (added by someone else) do not count.
+ */
+export function matchesDesired(desired: KubeObject, existing: KubeObject): boolean {
+  const want = desired.metadata?.labels ?? {};
+  const have = existing.metadata?.labels ?? {};
+  if (Object.entries(want).some(([k, v]) => have[k] !== v)) return false;
+  return isDeepStrictEqual(managedFields(desired), managedFields(existing));
 }
 
 /**
@@ -167,7 +180,7 @@ export function diffObjects(
     wanted.add(name);
     const e = have.get(name);
     if (!e) changes.push({ op: "create", object: d });
-    else if (managedFields(d) !== managedFields(e)) {
+    else if (!matchesDesired(d, e)) {
       changes.push({ op: "update", object: d, existing: e });
     }
   }

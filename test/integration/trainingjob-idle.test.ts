@@ -1,0 +1,132 @@
+/**
+ * A settled Running TrainingJob is quiet: over an idle window its operator makes no
+ * Kubernetes write and emits no Event, and a job with `exposePorts: true` costs as
+ * many service calls as one without exposure. Each job has an operator of its own
+ * (one namespace each, one shared emulator), so that the operator's own metrics count
+ * one job's reconciles and writes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ControllerFactory } from "../../src/controllers/index.js";
+import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
+import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/index.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { EVENTS } from "../support/managed.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { samples } from "../support/prometheus.js";
+import { conditionOf, createJob, waitForJob } from "../support/trainingjobs.js";
+
+/** The poll interval of both operators. */
+const POLL_MS = 1_000;
+/** The idle window measured, after the jobs settled. */
+const WINDOW_MS = 8_000;
+
+const controllerFor: ControllerFactory = ({ service }) =>
+  trainingJobControllerFrom({
+    service,
+    pollIntervalMs: POLL_MS,
+    subscriptionPollMs: 200,
+    exposure: true,
+  });
+
+interface Side {
+  op: TestOperator;
+  ns: string;
+  taskId: string;
+}
+
+let exposed: Side;
+let plain: Side;
+
+async function start(prefix: string, exposePorts: boolean, shared?: TestOperator): Promise<Side> {
+  const ns = await createNamespace(adminKubeConfig(), prefix);
+  const op = await startTestOperator({
+    controllers: [controllerFor],
+    namespaces: [ns],
+    pollIntervalMs: POLL_MS,
+    ...(shared ? { emulator: shared.emulator } : {}),
+  });
+  await createJob(op.kube, ns, "job", {
+    image: "registry.example.com/ml/train:1",
+    productCode: "train.cpu.16",
+    workerCount: 2,
+    ports: [{ port: 8888 }, { port: 6006 }],
+    exposePorts,
+  });
+  const job = await waitForJob(
+    op.kube,
+    ns,
+    "job",
+    (j) =>
+      j.status?.phase === "Running" &&
+      conditionOf(j, "Synced")?.status === "True" &&
+      conditionOf(j, "Reconciling") === undefined &&
+      (j.status?.pods ?? []).every((p) => (p.ports ?? []).filter((x) => x.custom).length === 2),
+    60_000,
+  );
+  return { op, ns, taskId: job.status?.taskId as string };
+}
+
+/** What one side did: from its operator's metrics, its namespace's Events, the emulator. */
+async function figures(side: Side) {
+  const text = await side.op.manager.metrics.text();
+  const sum = (name: string, keep: (l: Record<string, string>) => boolean) =>
+    samples(text, name)
+      .filter((s) => keep(s.labels))
+      .reduce((n, s) => n + s.value, 0);
+  const { items: events } = await side.op.kube.list<KubeObject>(EVENTS, side.ns);
+  const calls = (await side.op.admin.requests()).filter((r) => r.path.includes(side.taskId));
+  return {
+    reconciles: sum("controller_runtime_reconcile_total", () => true),
+    writes: sum("rest_client_requests_total", (l) => l.method !== "GET"),
+    events: events.reduce((n, e) => n + Number((e.series as { count?: number })?.count ?? 1), 0),
+    serviceCalls: calls.length,
+  };
+}
+
+const delta = (a: Awaited<ReturnType<typeof figures>>, b: typeof a) => ({
+  reconciles: b.reconciles - a.reconciles,
+  writes: b.writes - a.writes,
+  events: b.events - a.events,
+  serviceCalls: b.serviceCalls - a.serviceCalls,
+});
+
+beforeAll(async () => {
+  exposed = await start("tj-idle-exp", true);
+  plain = await start("tj-idle-plain", false, exposed.op);
+  // Every Service and EndpointSlice exists before the window starts.
+  await eventually(async () => {
+    const labelSelector = `${JOB_LABEL}=job`;
+    const [s, e] = await Promise.all([
+      exposed.op.kube.list(SERVICES, exposed.ns, { labelSelector }),
+      exposed.op.kube.list(ENDPOINT_SLICES, exposed.ns, { labelSelector }),
+    ]);
+    return s.items.length === 4 && e.items.length === 4 ? true : undefined;
+  }, 30_000);
+  // Two more polls: the last writes of coming up (status, events) are behind us.
+  await new Promise((r) => setTimeout(r, 2 * POLL_MS + 500));
+}, 150_000);
+
+afterAll(async () => {
+  await plain?.op.stop();
+  await exposed?.op.stop();
+});
+
+describe("an idle Running TrainingJob", () => {
+  it("with exposed ports makes no Kubernetes write and no Event, and as many service calls as one without", async () => {
+    const before = await Promise.all([figures(exposed), figures(plain)]);
+    await new Promise((r) => setTimeout(r, WINDOW_MS));
+    const after = await Promise.all([figures(exposed), figures(plain)]);
+    const e = delta(before[0], after[0]);
+    const p = delta(before[1], after[1]);
+    expect(e.writes).toBe(0);
+    expect(e.events).toBe(0);
+    expect(p.writes).toBe(0);
+    expect(p.events).toBe(0);
+    // Routine polls only: about one reconcile per poll, like the plain job.
+    expect(e.reconciles).toBeLessThanOrEqual(p.reconciles + 2);
+    // The same polls cost the same service calls (within one poll's worth of timing).
+    const perPoll = p.serviceCalls / Math.max(1, p.reconciles);
+    expect(Math.abs(e.serviceCalls - p.serviceCalls)).toBeLessThanOrEqual(perPoll + 1);
+  }, 60_000);
+});
