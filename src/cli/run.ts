@@ -11,6 +11,9 @@ import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics, type ServiceRequestInfo } from "../runtime/metrics.js";
 import { currentReconcilePriority } from "../runtime/priority.js";
 import { ServiceClient } from "../service/client.js";
+import { ENDPOINT_NAMES } from "../service/endpoints.js";
+import { endpointConfigKey } from "../service/errors.js";
+import { ASSUMED_OPERATIONS } from "../service/operation-availability.js";
 import { waitForSignal } from "./controlplane.js";
 
 /** What the service client factory gets. */
@@ -31,6 +34,7 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       timeoutMs: s.timeoutMs,
       maxResponseBytes: s.maxResponseBytes,
       catalogTtlMs: s.catalogTtlMs,
+      recheckMissingMs: s.operationRecheckMs,
       retry: s.retry,
       rateLimit: s.rateLimit,
       // A routine poll's calls wait at the rate limit behind calls with work to do.
@@ -100,6 +104,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     onRequest: metrics.observeServiceRequest,
     log,
   });
+  reportServiceOperations(service, metrics, log);
   const le = config.leaderElection;
   const manager = new Manager({
     kubeConfig,
@@ -168,6 +173,45 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   log.info("shutting down");
   await manager.stop();
   return 0;
+}
+
+/**
+ * Probes the operations whose path is an assumption (in the background: the service
+ * may be down at start) and keeps `aidc_service_operation_available` and the log
+ * current: one line with every verdict after the probes, a warning whenever an
+ * operation goes missing, an info line when it answers again.
+ */
+function reportServiceOperations(service: ServiceClient, metrics: RuntimeMetrics, log: Logger) {
+  const endpoints = ENDPOINT_NAMES.filter((n) => service.endpoint(n) !== null);
+  for (const name of ASSUMED_OPERATIONS) {
+    if (endpoints.includes(name)) metrics.setServiceOperation(name, "unknown");
+    else metrics.setServiceOperation(name, "missing");
+  }
+  let probed = false;
+  service.operations.onChange((operation, verdict) => {
+    metrics.setServiceOperation(operation, verdict);
+    if (!probed) return;
+    if (verdict === "missing") {
+      log.warn(
+        { operation, configKey: endpointConfigKey(operation) },
+        "the service no longer answers an operation; orders that need it are refused",
+      );
+    } else {
+      log.info({ operation }, "the service answers an operation again");
+    }
+  });
+  void service.probeAssumedOperations().then((verdicts) => {
+    probed = true;
+    const missing = Object.entries(verdicts)
+      .filter(([, v]) => v === "missing")
+      .map(([name]) => name);
+    const line = { operations: verdicts, missing, configKeys: missing.map(endpointConfigKey) };
+    if (missing.length > 0) {
+      log.warn(line, "the service does not answer some assumed operations; set their paths");
+    } else {
+      log.info(line, "service operations probed");
+    }
+  });
 }
 
 /** Registers `aidc-operator run`, with one flag per config setting of SETTINGS. */

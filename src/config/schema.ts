@@ -81,6 +81,11 @@ const serviceSchema = z
       .default({ ratePerSecond: 50, burst: 100 }),
     /** How long a product catalog answer is reused (preflights); 0 reads it every time. */
     catalogTtlMs: z.number().int().min(0).default(30_000),
+    /**
+     * How long the verdict "the service does not answer this operation" (a bare 404)
+     * stands before the operation is probed again, so a path that comes back is noticed.
+     */
+    operationRecheckMs: ms.default(10_000),
     /** Endpoint table overrides: `"/path"` or `"METHOD /path"` enables or moves one, `null` disables it. */
     endpoints: z.record(z.string().min(1), z.string().min(1).nullable()).default({}),
   })

@@ -226,7 +226,7 @@ export const CONDITION_REASONS = {
     "Terminal",
     ["Synced"],
     TJ,
-    "spec.ports asks for ports to open but the open-port operation is not configured (service.endpoints.openPodPort).",
+    "spec.ports asks for ports to open but the open-port operation is not configured or not answered by the service (service.endpoints.openPodPort); the task is still observed.",
   ),
   ExposureDisabled: entry(
     "Terminal",
@@ -235,6 +235,12 @@ export const CONDITION_REASONS = {
     "spec.exposePorts is true but exposure is disabled in the operator (config trainingJob.exposure.enabled, chart value exposure.enabled): no Service or EndpointSlice is made. Enable it, or set exposePorts: false.",
   ),
   Resolved: entry("Ok", ["ReferencesResolved"], TJ, "Every referenced object is ready."),
+  PodOperationMissing: entry(
+    "Terminal",
+    ["PodsObserved"],
+    TJ,
+    "The service does not answer a pod operation (the pod list, a pod's detail or port list; a bare 404, or disabled): pods, or that part of them, are left out of the status; the task is still observed and may be Ready. Set the operation's path (the message names its service.endpoints key). The condition goes away once the pods are read in full.",
+  ),
   // NasVolume.
   ProductNotFoundRefused: entry(
     "Terminal",

@@ -12,9 +12,11 @@
  *   PATCH  /_admin/subscriptions/{key}    force a subscription's outcome now
  *   GET|PUT|DELETE /_admin/faults         fault rules ({rules: [...]} for PUT)
  *   GET|DELETE /_admin/requests           request log (?since=&endpoint=&method=&pathPrefix=)
- *   GET|PATCH  /_admin/config             behaviour and the accepted API key
+ *   GET|PATCH  /_admin/config             behaviour (delays, missing operations, result
+ *                                         shapes) and the accepted API key
  */
 import { z } from "zod";
+import { isEndpointName } from "../service/endpoints.js";
 import type { FaultInjector, FaultRuleInput } from "./faults.js";
 import {
   patchCci,
@@ -26,7 +28,7 @@ import {
 } from "./remote-state.js";
 import type { RequestLog } from "./request-log.js";
 import { applySeed, type SeedInput } from "./seeding.js";
-import type { EmulatorBehaviour, EmulatorState } from "./state.js";
+import { type EmulatorBehaviour, type EmulatorState, SUBSCRIPTION_RESULT_SHAPES } from "./state.js";
 import { cciView, nasView, subscriptionView, taskView, templateView } from "./views.js";
 
 /** Prefix of every admin route. */
@@ -54,6 +56,10 @@ const configPatchSchema = z.object({
   httpStatusMirrorsEnvelope: z.boolean().optional(),
   unknownIdStatus: z.int().min(400).max(599).optional(),
   pageSizeCap: z.int().min(0).optional(),
+  missingOperations: z
+    .array(z.string().refine(isEndpointName, { message: "not an endpoint name" }))
+    .optional(),
+  subscriptionResultShape: z.enum(SUBSCRIPTION_RESULT_SHAPES).optional(),
   apiKey: z.string().min(1).optional(),
 });
 
@@ -81,7 +87,7 @@ export function stateSnapshot(state: EmulatorState): Record<string, unknown> {
 }
 
 function behaviourOf(state: EmulatorState): EmulatorBehaviour {
-  return { ...state.behaviour };
+  return { ...state.behaviour, missingOperations: [...state.behaviour.missingOperations] };
 }
 
 /** Handles one admin request; unknown routes get 404, invalid input 400. */

@@ -111,6 +111,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "unknownIdStatus",
     "pageSizeCap",
     "basePath",
+    "missingOperations",
+    "subscriptionResultShape",
   ] as const) {
     if (options[k] !== undefined) Object.assign(behaviour, { [k]: options[k] });
   }
@@ -210,7 +212,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     /** The service's own answer (the request takes effect here). */
     const serve = (): WireReply => {
       if (!entry.authorized) return envelope(403, "Forbidden");
-      if (!route) {
+      // An operation the emulated service lacks answers as an unknown path does.
+      if (!route || state.behaviour.missingOperations.includes(route.name)) {
         return {
           httpStatus: 404,
           status: undefined,

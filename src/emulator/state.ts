@@ -40,7 +40,25 @@ export interface EmulatorBehaviour {
    * get a bare 404. Fixed at start (`RunningEmulator.url` includes it). Default "".
    */
   basePath: string;
+  /**
+   * Operations (endpoint names) the emulated service does not have: their path answers
+   * a bare HTTP 404 without an envelope, as a router does for an unknown path. Plays a
+   * real service whose path differs from an assumed one.
+   */
+  missingOperations: string[];
+  /**
+   * The shape of subscription results: `canonical` ({key, state: "Pending" |
+   * "Succeeded" | "Failed", instanceId, message}); `integerStatus` ({key, status: 1
+   * pending | 2 succeeded | 3 failed, instanceId, message}); `renamedFields` ({orderKey,
+   * orderState: "PENDING" | "DONE" | "FAILED", createdResourceId, remark}).
+   */
+  subscriptionResultShape: SubscriptionResultShape;
 }
+
+/** Shapes the emulator can give subscription results (see EmulatorBehaviour). */
+export const SUBSCRIPTION_RESULT_SHAPES = ["canonical", "integerStatus", "renamedFields"] as const;
+/** A shape of subscription results. */
+export type SubscriptionResultShape = (typeof SUBSCRIPTION_RESULT_SHAPES)[number];
 
 /** Default behaviour: 2 s subscriptions, 3 s image saves, immediate list visibility. */
 export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
@@ -51,6 +69,8 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   unknownIdStatus: 404,
   pageSizeCap: 0,
   basePath: "",
+  missingOperations: [],
+  subscriptionResultShape: "canonical",
 };
 
 /** A small, fast, seedable PRNG (mulberry32); returns floats in [0, 1). */

@@ -15,7 +15,7 @@ import type {
   TaskRecord,
   TemplateRecord,
 } from "./records.js";
-import type { EmulatorState } from "./state.js";
+import type { EmulatorState, SubscriptionResultShape } from "./state.js";
 
 const naive = (ms: number | undefined): string =>
   ms === undefined ? "" : toServiceTimestamp(new Date(ms));
@@ -185,6 +185,37 @@ export function subscriptionView(s: SubscriptionRecord): Record<string, unknown>
     state: s.outcome,
     ...(s.outcome === "Succeeded" && s.instanceId ? { instanceId: s.instanceId } : {}),
     ...(s.message ? { message: s.message } : {}),
+  };
+}
+
+const INTEGER_STATES = { Pending: 1, Succeeded: 2, Failed: 3 } as const;
+const RENAMED_STATES = { Pending: "PENDING", Succeeded: "DONE", Failed: "FAILED" } as const;
+
+/** A subscription result in `shape` (see EmulatorBehaviour.subscriptionResultShape). */
+export function subscriptionResultView(
+  s: SubscriptionRecord,
+  shape: SubscriptionResultShape,
+): Record<string, unknown> {
+  const canonical = subscriptionView(s) as { state: keyof typeof INTEGER_STATES };
+  if (shape === "canonical") return canonical;
+  const { key, state, instanceId, message } = canonical as typeof canonical & {
+    key: string;
+    instanceId?: string;
+    message?: string;
+  };
+  if (shape === "integerStatus") {
+    return {
+      key,
+      status: INTEGER_STATES[state],
+      ...(instanceId ? { instanceId } : {}),
+      ...(message ? { message } : {}),
+    };
+  }
+  return {
+    orderKey: key,
+    orderState: RENAMED_STATES[state],
+    ...(instanceId ? { createdResourceId: instanceId } : {}),
+    ...(message ? { remark: message } : {}),
   };
 }
 

@@ -36,8 +36,9 @@ export interface ServiceRequestInfo {
  * `controller_runtime_max_concurrent_reconciles{controller}`,
  * `workqueue_depth|adds_total|queue_duration_seconds|work_duration_seconds|retries_total{controller,name}`,
  * `leader_election_master_status{name}`, `rest_client_requests_total{code,method,host}`;
- * plus `aidc_service_requests_total{endpoint,code}` and
- * `aidc_service_request_duration_seconds{endpoint}`. Controllers may register their
+ * plus `aidc_service_requests_total{endpoint,code}`,
+ * `aidc_service_request_duration_seconds{endpoint}` and
+ * `aidc_service_operation_available{operation}` (1 answers, 0 missing, -1 not known yet). Controllers may register their
  * own metrics in {@link registry}.
  */
 export class RuntimeMetrics {
@@ -58,6 +59,7 @@ export class RuntimeMetrics {
   private readonly serviceRequests: Counter<"endpoint" | "code">;
   private readonly serviceDuration: Histogram<"endpoint">;
   private readonly serviceRateLimitWait: Histogram;
+  private readonly serviceOperationAvailable: Gauge<"operation">;
 
   /** `processMetrics`: also export Node's process_* and nodejs_* metrics (default true). */
   constructor(options: { processMetrics?: boolean } = {}) {
@@ -165,6 +167,18 @@ export class RuntimeMetrics {
       buckets: REQUEST_BUCKETS,
       registers,
     });
+    this.serviceOperationAvailable = new Gauge({
+      name: "aidc_service_operation_available",
+      help: "Whether the service answers an operation of the endpoint table: 1 it answers (an envelope, even an error one), 0 missing (a bare HTTP 404/405 or disabled: orders that need it are refused), -1 not known yet; set for the operations whose path is an assumption and every operation an answer taught about",
+      labelNames: ["operation"],
+      registers,
+    });
+  }
+
+  /** Records what is known about service operation `operation` (see the gauge's help). */
+  setServiceOperation(operation: string, verdict: "present" | "missing" | "unknown"): void {
+    const value = verdict === "present" ? 1 : verdict === "missing" ? 0 : -1;
+    this.serviceOperationAvailable.set({ operation }, value);
   }
 
   /** The observer a controller's workqueue reports to. */

@@ -13,8 +13,19 @@ import {
   type EndpointOverrides,
   resolveEndpointTable,
 } from "./endpoints.js";
-import { ServiceInvalidRequestError } from "./errors.js";
+import {
+  EndpointDisabledError,
+  endpointConfigKey,
+  ServiceInvalidRequestError,
+  ServiceOperationMissingError,
+} from "./errors.js";
 import { SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
+import {
+  ASSUMED_OPERATIONS,
+  OperationAvailability,
+  type OperationVerdict,
+  verdictOfError,
+} from "./operation-availability.js";
 import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
 import { type CallArgs, type RequestObservation, ServiceTransport } from "./transport.js";
@@ -60,7 +71,12 @@ export interface ServiceClientOptions {
   catalogTtlMs?: number;
   /** Clock of the catalog cache (tests). Default Date.now. */
   now?: () => number;
+  /** How long a "missing" operation verdict stands before it is probed again. Default 10 000. */
+  recheckMissingMs?: number;
 }
+
+/** The value of every path parameter of a probe: an id no resource has. */
+export const PROBE_ID = "aidc-operator-probe";
 
 /** Default reuse of a product catalog answer. */
 export const DEFAULT_CATALOG_TTL_MS = 30_000;
@@ -99,13 +115,18 @@ export class ServiceClientCore {
   private readonly catalogTtlMs: number;
   private readonly now: () => number;
   private readonly catalog = new Map<string, { at: number; answer: Promise<unknown> }>();
+  private readonly probes = new Map<EndpointName, Promise<OperationVerdict>>();
+  /** What this connection knows about which operations the service answers. */
+  readonly operations: OperationAvailability;
 
   /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
   constructor(options: ServiceClientOptions) {
     this.endpoints = resolveEndpointTable(options.endpoints);
     this.catalogTtlMs = options.catalogTtlMs ?? DEFAULT_CATALOG_TTL_MS;
     this.now = options.now ?? Date.now;
+    this.operations = new OperationAvailability(options.recheckMissingMs, this.now);
     this.transport = new ServiceTransport({
+      availability: this.operations,
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -146,6 +167,76 @@ export class ServiceClientCore {
   /** The effective definition of `name`, or null when disabled. */
   endpoint(name: EndpointName): EndpointDefinition | null {
     return this.endpoints[name];
+  }
+
+  /**
+   * Asks the service whether it answers operation `name`, with a request for an id no
+   * resource has (`PROBE_ID`; a POST carries `{}`): an envelope, even an error one,
+   * means present; a bare HTTP 404/405 means missing. The verdict is cached in
+   * {@link operations}; concurrent asks share one request. Throws the call's error
+   * when the answer teaches nothing (no answer, a refused key, a bare 5xx), and
+   * `EndpointDisabledError` for a disabled operation.
+   */
+  async probeOperation(name: EndpointName): Promise<OperationVerdict> {
+    const def = this.endpoints[name];
+    if (!def) throw new EndpointDisabledError(name);
+    const running = this.probes.get(name);
+    if (running) return running;
+    const params: Record<string, string> = {};
+    for (const m of def.path.matchAll(/\{(\w+)\}/g)) params[m[1] as string] = PROBE_ID;
+    const probe = this.transport
+      .call(name, { params, ...(def.method === "GET" ? {} : { body: {} }) }, z.unknown())
+      .then(
+        (): OperationVerdict => "present",
+        (err: unknown): OperationVerdict => {
+          const verdict = verdictOfError(err);
+          if (!verdict) throw err;
+          return verdict;
+        },
+      )
+      .finally(() => this.probes.delete(name));
+    this.probes.set(name, probe);
+    return probe;
+  }
+
+  /**
+   * Resolves when every operation of `names` is enabled and answered by the service
+   * (probed when nothing is known yet, or when a "missing" verdict is old). Throws
+   * `EndpointDisabledError` for a disabled one, `ServiceOperationMissingError` naming
+   * the first missing one and its config key, or the probe's error when it cannot tell.
+   */
+  async requireOperations(names: readonly EndpointName[], purpose: string): Promise<void> {
+    for (const name of names) {
+      if (!this.endpoints[name]) throw new EndpointDisabledError(name);
+      const verdict = this.operations.needsProbe(name)
+        ? await this.probeOperation(name)
+        : this.operations.verdict(name);
+      if (verdict === "missing") {
+        const def = this.endpoints[name];
+        throw new ServiceOperationMissingError(
+          `the service does not answer the operation ${name} (${def?.method} ${def?.path}: HTTP 404 without a service envelope), which ${purpose} needs; nothing is ordered. Confirm the path with the service and set it with ${endpointConfigKey(name)} in the operator configuration`,
+          { endpoint: name, code: 404 },
+        );
+      }
+    }
+  }
+
+  /**
+   * Probes every enabled read (GET) operation whose path is an assumption (once per
+   * connection; for the start-up log and metrics). Assumed operations that change
+   * something (open-port, deletes) are never probed: their first real call teaches
+   * their verdict. An operation the probe cannot decide is "unknown" and probed again
+   * before it is needed.
+   */
+  async probeAssumedOperations(): Promise<Partial<Record<EndpointName, OperationVerdict>>> {
+    const out: Partial<Record<EndpointName, OperationVerdict>> = {};
+    const reads = ASSUMED_OPERATIONS.filter((n) => this.endpoints[n]?.method === "GET");
+    await Promise.all(
+      reads.map(async (name) => {
+        out[name] = await this.probeOperation(name).catch((): OperationVerdict => "unknown");
+      }),
+    );
+    return out;
   }
 
   /** Closes idle keep-alive connections; the client stays usable. */

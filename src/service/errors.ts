@@ -27,6 +27,11 @@ export interface ServiceErrorDetails {
   outcomeUnknown?: boolean;
   /** How long the service asked to wait before the next attempt (Retry-After), in ms. */
   retryAfterMs?: number;
+  /**
+   * Whether the answer was a service envelope (even an error one): the operation exists
+   * at that path. False without an answer, or for a bare HTTP error or unreadable body.
+   */
+  enveloped?: boolean;
   /** The underlying error, for logs. */
   cause?: unknown;
 }
@@ -39,6 +44,8 @@ export class ServiceError extends Error {
   readonly serviceMessage?: string;
   readonly outcomeUnknown: boolean;
   readonly retryAfterMs?: number;
+  /** See {@link ServiceErrorDetails.enveloped}. */
+  readonly enveloped: boolean;
 
   constructor(message: string, details: ServiceErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -49,6 +56,7 @@ export class ServiceError extends Error {
     if (details.serviceMessage !== undefined) this.serviceMessage = details.serviceMessage;
     this.outcomeUnknown = details.outcomeUnknown ?? false;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    this.enveloped = details.enveloped ?? false;
   }
 }
 
@@ -96,6 +104,26 @@ export class ServiceNotFoundError extends ServiceRefusedError {}
 export class ServiceRedirectError extends ServiceRefusedError {
   /** Condition and Event reason. */
   readonly reason = "ServiceRedirected";
+}
+
+/**
+ * The service has no operation at the endpoint's path: a bare HTTP 404 or 405 without
+ * a service envelope (a router's answer, not the service's). Every assumed path
+ * (docs/service-assumptions.md) can end here when the real service differs. Terminal,
+ * but `external`: retried on the slow hold backoff, since the path can come back; the
+ * message names the operation and the config key that sets its path. Condition
+ * reason `OperationMissingTerminal`.
+ */
+export class ServiceOperationMissingError extends ServiceRefusedError {
+  /** The condition reason of every object this error holds. */
+  readonly reason = "OperationMissingTerminal";
+  /** The hold lies with the service, not the object (see runtime isExternalHold). */
+  readonly external = true;
+}
+
+/** The config key that sets (or disables) the path of endpoint `name`. */
+export function endpointConfigKey(name: string): string {
+  return `service.endpoints.${name}`;
 }
 
 /** 5xx, 429, a network failure or a timeout: back off and retry. */
@@ -147,7 +175,7 @@ export class ServiceInvalidIdError extends ServiceInvalidRequestError {
 export class EndpointDisabledError extends ServiceError {
   constructor(endpoint: string) {
     super(
-      `the service operation ${endpoint} is not configured (disabled in the endpoint table); set a path for it in the operator configuration to enable it`,
+      `the service operation ${endpoint} is not configured (disabled in the endpoint table); set a path for it with ${endpointConfigKey(endpoint)} in the operator configuration to enable it`,
       { endpoint, code: undefined, retryable: false },
     );
   }

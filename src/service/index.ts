@@ -31,6 +31,7 @@ export {
 } from "./endpoints.js";
 export {
   EndpointDisabledError,
+  endpointConfigKey,
   isTerminalServiceError,
   ServiceAuthError,
   ServiceError,
@@ -39,11 +40,17 @@ export {
   ServiceInvalidRequestError,
   ServiceMalformedResponseError,
   ServiceNotFoundError,
+  ServiceOperationMissingError,
   ServiceRedirectError,
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
 export { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
+export {
+  ASSUMED_OPERATIONS,
+  OperationAvailability,
+  type OperationVerdict,
+} from "./operation-availability.js";
 export type { CallPriority, RateLimit } from "./rate-limiter.js";
 export type { JsonObject, StorageObject } from "./schemas/block-file-storage.js";
 export type {

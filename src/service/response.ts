@@ -6,10 +6,12 @@
  */
 import type { z } from "zod";
 import {
+  endpointConfigKey,
   ServiceAuthError,
   type ServiceError,
   ServiceMalformedResponseError,
   ServiceNotFoundError,
+  ServiceOperationMissingError,
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
@@ -68,7 +70,12 @@ export function errorForStatus(
     : statusText(code)
       ? `: ${statusText(code)}`
       : "";
-  const base = { endpoint: call.endpoint, code, ...(serviceMessage ? { serviceMessage } : {}) };
+  const base = {
+    endpoint: call.endpoint,
+    code,
+    enveloped: fromEnvelope,
+    ...(serviceMessage ? { serviceMessage } : {}),
+  };
   if (code === 401 || code === 403) {
     return new ServiceAuthError(
       `${call.where} was refused with status ${code}${said} (the API key is missing, wrong or lacks permission)`,
@@ -86,6 +93,12 @@ export function errorForStatus(
   if (code === 404 && fromEnvelope) {
     return new ServiceNotFoundError(`${call.where}: not found (status 404)${said}`, base);
   }
+  if ((code === 404 || code === 405) && !fromEnvelope) {
+    return new ServiceOperationMissingError(
+      `${call.where} answered HTTP ${code} without a service envelope: the service has no operation ${call.endpoint} at this path (is the endpoint path right?); set its path with ${endpointConfigKey(call.endpoint)} in the operator configuration`,
+      base,
+    );
+  }
   const hint = fromEnvelope
     ? ""
     : " (HTTP answer without a service envelope: is the endpoint path right?)";
@@ -99,10 +112,12 @@ function malformed(
   call: CallDescription,
   what: string,
   code: number,
+  enveloped = false,
 ): ServiceMalformedResponseError {
   return new ServiceMalformedResponseError(`${call.where}: malformed response: ${what}`, {
     endpoint: call.endpoint,
     code,
+    enveloped,
     outcomeUnknown: !call.idempotent,
   });
 }
@@ -141,6 +156,6 @@ export function interpretResponse<T>(
   if (status !== ENVELOPE_OK) throw errorForStatus(call, status, message, true, raw.retryAfterMs);
   if (!httpOk) throw errorForStatus(call, raw.httpStatus, message, false, raw.retryAfterMs);
   const parsed = dataSchema.safeParse(data);
-  if (!parsed.success) throw malformed(call, describeIssues(parsed.error), status);
+  if (!parsed.success) throw malformed(call, describeIssues(parsed.error), status, true);
   return parsed.data;
 }

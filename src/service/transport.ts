@@ -32,6 +32,7 @@ import {
   ServiceRedirectError,
   ServiceUnavailableError,
 } from "./errors.js";
+import { type OperationAvailability, verdictOfError } from "./operation-availability.js";
 import {
   type CallPriority,
   type RateLimit,
@@ -70,6 +71,8 @@ export interface TransportOptions {
   endpoints: EndpointTable;
   logger?: Logger | undefined;
   onRequest?: ((e: RequestObservation) => void) | undefined;
+  /** Learns from every answer whether its operation exists (see operation-availability.ts). */
+  availability?: OperationAvailability | undefined;
   /** Source of jitter; tests pass a constant. */
   random?: () => number;
   /** How backoffs and the rate limit wait; tests may shorten it. */
@@ -244,12 +247,16 @@ export class ServiceTransport {
       this.observe(call, method, error.code ?? "error", started, error.message);
       throw error;
     }
+    const name = call.endpoint as EndpointName;
     try {
       const data = interpretResponse(call, raw, schema);
+      this.options.availability?.record(name, "present");
       this.observe(call, method, 200, started);
       return data;
     } catch (err) {
       if (err instanceof ServiceError) {
+        const verdict = verdictOfError(err);
+        if (verdict) this.options.availability?.record(name, verdict);
         this.observe(call, method, err.code ?? "error", started, err.message);
       }
       throw err;

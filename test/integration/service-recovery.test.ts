@@ -67,7 +67,11 @@ describe("a corrected API key file", () => {
 
   beforeAll(async () => {
     await installCrds(kc);
-    emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 200 });
+    emulator = await startEmulator({
+      apiKey: TEST_API_KEY,
+      subscriptionDelayMs: 200,
+      missingOperations: ["listPods"],
+    });
     dir = await mkdtemp(join(tmpdir(), "aidc-key-"));
   });
   afterAll(async () => {
@@ -75,7 +79,7 @@ describe("a corrected API key file", () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it("is noticed within service.apiKeyRefreshMs and lifts the hold of the objects a wrong key stopped", async () => {
+  it("is noticed within service.apiKeyRefreshMs and lifts the hold of the objects a wrong key stopped; operation verdicts show in the metrics", async () => {
     const namespace = await createNamespace(kc, "key-file");
     const keyFile = join(dir, "api-key");
     await writeFile(keyFile, TEST_API_KEY);
@@ -116,6 +120,17 @@ describe("a corrected API key file", () => {
     });
     try {
       await eventually(async () => manager);
+      // The start-up probes of the assumed operations show in the metrics.
+      const metrics = () =>
+        fetch(`http://127.0.0.1:${manager?.port}/metrics`).then((r) => r.text());
+      const gauge = await eventually(async () => {
+        const text = await metrics();
+        return /aidc_service_operation_available\{operation="listPods"\} 0/.test(text)
+          ? text
+          : undefined;
+      });
+      expect(gauge).toMatch(/aidc_service_operation_available\{operation="listNas"\} 1/);
+      expect(gauge).toMatch(/aidc_service_operation_available\{operation="deleteNas"\} 0/);
       const nas = new ObjectsOf(new KubeClient(kc), nasVolumeCrd, namespace);
       await nas.create("keyed", NAS_SPEC);
       await nas.waitForCondition("keyed", "Ready", "True");

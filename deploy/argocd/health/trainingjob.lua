@@ -23,6 +23,7 @@ local TERMINAL_REASONS = {
   ["NoDeleteOperation"] = true,
   ["OpenPortRefused"] = true,
   ["OperationMissingTerminal"] = true,
+  ["PodOperationMissing"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,

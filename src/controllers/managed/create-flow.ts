@@ -104,6 +104,10 @@ async function create<T extends ManagedObject, R>(
   token = newClientToken(),
 ): Promise<Outcome<R>> {
   const { client } = run.kind;
+  // An order that could never finish (its result or list operation is missing) is not
+  // placed: a terminal hold the runtime retries slowly, since the path can come back.
+  const requireOperations = client.requireOperations?.bind(client);
+  if (requireOperations) await step(ERR.operations, () => requireOperations(run));
   const preflight = client.preflight?.bind(client);
   const refusal = preflight ? await step(ERR.preflight, () => preflight(run)) : undefined;
   if (refusal) {

@@ -102,6 +102,14 @@ export interface PreflightRefusal {
 export interface ExternalClient<T extends ManagedObject, R> {
   /** An id in the spec that binds the object to an existing resource (adoption), if any. */
   adoptId?(obj: T): string | undefined;
+  /**
+   * Resolves when the service answers every operation an order needs to finish and be
+   * observed (the subscription result, the list, the detail); throws otherwise (a
+   * missing operation: terminal, external, naming the operation and its config key).
+   * Called before the preflight of every create: nothing is ordered, and billed, that
+   * could never finish.
+   */
+  requireOperations?(call: ManagedCall<T>): Promise<void>;
   /** Checks before the first create; a refusal is reported and nothing is ordered. */
   preflight?(call: ManagedCall<T>): Promise<PreflightRefusal | undefined>;
   /** Reads the remote resource `externalId`; `{ exists: false }` when it is gone. */
@@ -154,9 +162,14 @@ export interface ManagedKind<T extends ManagedObject, R> {
   /**
    * Conditions of the kind besides Ready and Synced (e.g. ReferencesResolved), set on
    * every status write of a live object (times and generation filled in by the loop);
-   * `ready` is the Ready condition being written.
+   * `ready` is the Ready condition being written, `remote` the record observed in this
+   * reconcile (if any); `{ type, remove: true }` removes a condition.
    */
-  conditions?(call: ManagedCall<T>, ready: ReadyState): ConditionInput[];
+  conditions?(
+    call: ManagedCall<T>,
+    ready: ReadyState,
+    remote: R | undefined,
+  ): (ConditionInput | { type: string; remove: true })[];
 }
 
 /** Tunables of the loop. */

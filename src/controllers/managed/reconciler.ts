@@ -13,7 +13,9 @@
  * 3. The finalizer is in place before anything remote is ordered: before any other
  *    step, and in the same write as `create-pending` when the step is a create (the
  *    preflight before it only reads).
- * 4. `spec`-adoption (`client.adoptId`), else the crash-safe create protocol
+ * 4. `spec`-adoption (`client.adoptId`), else, once `client.requireOperations` found
+ *    every operation the order needs answered (else an external hold naming the
+ *    missing one: nothing is ordered that could not finish), the crash-safe create protocol
  *    (create-protocol.ts): preflight (a refusal is Ready=False and Synced=False with its
  *    reason, and nothing is ordered) → `aidc.io/create-pending` {token, at, generation}
  *    → `client.create(token)` → `aidc.io/subscription-key` → poll with backoff →
@@ -156,11 +158,17 @@ async function writeStatus<T extends ManagedObject, R>(
     now,
   );
   conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
-  const extra: ConditionInput[] = kind.conditions?.(run, outcome.ready) ?? [];
+  const extra: (ConditionInput | { type: string; remove: true })[] =
+    kind.conditions?.(run, outcome.ready, outcome.remote) ?? [];
   const policy = deletionPolicyVerdict(kind, obj);
   if (policy.condition) extra.push(policy.condition);
   else conditions = removeCondition(conditions, DELETION_POLICY_CONDITION);
-  for (const c of extra) conditions = setCondition(conditions, c, generation, now);
+  for (const c of extra) {
+    conditions =
+      "remove" in c
+        ? removeCondition(conditions, c.type)
+        : setCondition(conditions, c, generation, now);
+  }
   conditions = withKstatusConditions(conditions, generation, now);
   const base = outcome.keepStatus
     ? { ...(obj.status ?? {}) }

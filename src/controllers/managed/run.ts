@@ -27,6 +27,7 @@ import type {
 
 /** Messages that wrap the cause of a failed step (STYLE: constants around the cause). */
 export const ERR = {
+  operations: "will not order the remote resource",
   preflight: "cannot check the spec against the service before ordering",
   create: "cannot create the remote resource",
   poll: "cannot read the outcome of the subscription",

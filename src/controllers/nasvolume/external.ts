@@ -38,6 +38,13 @@ export type NasVolumeObject = NasVolume;
 /** Default time a sent scale may take to show in the quota before it counts as lost. */
 export const DEFAULT_SCALE_SETTLE_MS = 60_000;
 
+/**
+ * Operations whose paths are assumptions and without which a NAS order cannot finish
+ * or be observed: its subscription result, the NAS list (lookup by client token) and
+ * the NAS detail.
+ */
+export const NAS_ORDER_OPERATIONS = ["getNasSubscriptionResult", "listNas", "getNas"] as const;
+
 /** The storage's directory name: spec.name, else metadata.name. */
 export function nasName(obj: NasVolumeObject): string {
   return obj.spec.name ?? obj.metadata.name ?? "";
@@ -57,6 +64,10 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
 
   adoptId(obj: NasVolumeObject): string | undefined {
     return obj.spec.storageId;
+  }
+
+  requireOperations(): Promise<void> {
+    return this.service.requireOperations(NAS_ORDER_OPERATIONS, "a NAS order");
   }
 
   async preflight({ obj }: ManagedCall<NasVolumeObject>): Promise<PreflightRefusal | undefined> {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  OperationAvailability,
   type ServiceClient,
   ServiceNotFoundError,
+  ServiceOperationMissingError,
   ServiceRefusedError,
 } from "../../service/index.js";
 import { mayHaveExposure, trainingJobClient } from "./external.js";
@@ -52,6 +54,7 @@ function fakeService(over: Partial<Record<string, unknown>> = {}) {
     },
     listPodOpenPorts: async () => ({ ports: [], customPorts: [] }),
     isEndpointEnabled: () => true,
+    operations: new OperationAvailability(),
     openPodPort: async (_id: string, pod: string, req: { port: number }) => {
       calls.push(`open ${pod} ${req.port}`);
       throw new ServiceRefusedError("already open", { endpoint: "openPodPort", code: 409 });
@@ -109,6 +112,44 @@ describe("the TrainingJob external client", () => {
     const r = await client.update(call(j), "task-1", o.remote);
     expect(r.outcome).toBe("Applied");
     expect(calls).toEqual(["open p0 8888"]);
+  });
+
+  const missing = (endpoint: string) =>
+    new ServiceOperationMissingError(`no ${endpoint}`, { endpoint, code: 404 });
+
+  it("observes a task whose pod list the service does not answer, leaving pods out with a note", async () => {
+    const { svc } = fakeService({
+      listPods: async () => {
+        throw missing("listPods");
+      },
+    });
+    const withOldPods = job(false);
+    const o = await trainingJobClient(svc, noLookup).observe(call(withOldPods), "task-1");
+    if (!o.exists) throw new Error("not observed");
+    expect(o.ready.reason).toBe("TaskRunning");
+    expect(o.remote.status.pods).toBeUndefined();
+    expect(o.remote.observation.note).toMatch(/listPods .*service\.endpoints\.listPods/);
+  });
+
+  it("refuses ports it cannot open when the service does not answer open-port, without failing", async () => {
+    const { svc, calls } = fakeService({
+      listPods: async () => [{ podName: "p0" }],
+      openPodPort: async () => {
+        calls.push("open");
+        throw missing("openPodPort");
+      },
+    });
+    const client = trainingJobClient(svc, noLookup);
+    const j = {
+      ...job(false),
+      spec: { ...job(false).spec, ports: [{ port: 8888, protocol: "http" as const }] },
+    };
+    const o = await client.observe(call(j), "task-1");
+    if (!o.exists) throw new Error("not observed");
+    const r = await client.update(call(j), "task-1", o.remote);
+    expect(r).toMatchObject({ outcome: "Refused", reason: "OpenPortRefused" });
+    expect(r.outcome === "Refused" && r.message).toContain("service.endpoints.openPodPort");
+    expect(calls).toEqual(["open"]);
   });
 
   it("maps a missing task to exists: false", async () => {

@@ -8,9 +8,12 @@
 import { TerminalError } from "../../runtime/errors.js";
 import {
   EndpointDisabledError,
+  type EndpointName,
+  endpointConfigKey,
   type ServiceClient,
   ServiceError,
   ServiceNotFoundError,
+  ServiceOperationMissingError,
 } from "../../service/index.js";
 import type {
   ExternalClient,
@@ -67,6 +70,17 @@ export const EXPOSURE_DISABLED = {
     "spec.exposePorts is on, but exposure is disabled in the operator (config trainingJob.exposure.enabled, chart value exposure.enabled): no Service or EndpointSlice is made",
 } as const;
 
+/**
+ * Operations whose paths are assumptions and without which a task order cannot
+ * finish: its subscription result and the task list (lookup by client token). The pod
+ * list and open-port are not needed: without them a task is observed without pods, or
+ * its ports are not opened.
+ */
+export const TASK_ORDER_OPERATIONS = [
+  "getTrainingSubscriptionResult",
+  "listTrainingTasks",
+] as const;
+
 /** Reads the objects a job refers to from the reconcile's cache. */
 export type LookupFactory = (call: ManagedCall<TrainingJobObject>) => ReferenceLookup;
 
@@ -103,25 +117,47 @@ function prepare(call: ManagedCall<TrainingJobObject>, lookup: ReferenceLookup, 
   return { request: built.request };
 }
 
+/**
+ * The pods of task `id`. A pod list the service does not answer (disabled, or a bare
+ * 404) leaves pods out with a note naming the config key, and so does a pod detail or
+ * port list it does not answer for that part: the task is still observed.
+ */
 async function observePods(
   service: ServiceClient,
   id: string,
-): Promise<PodObservation[] | undefined> {
+): Promise<{ pods?: PodObservation[]; note?: string }> {
   let pods: Awaited<ReturnType<ServiceClient["listPods"]>>;
   try {
     pods = await service.listPods(id);
   } catch (err) {
-    if (isDisabled(err)) return undefined;
+    if (isDisabled(err) || err instanceof ServiceOperationMissingError) {
+      return { note: podsNote("listPods", err) };
+    }
     throw err;
   }
+  const notes = new Set<string>();
+  /** A part of a pod, or undefined when the service has no operation for it. */
+  const part = async <V>(name: EndpointName, read: () => Promise<V>): Promise<V | undefined> => {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof ServiceOperationMissingError)) throw err;
+      notes.add(podsNote(name, err));
+      return undefined;
+    }
+  };
   const observed = await Promise.all(
     pods.map(async (p): Promise<PodObservation | undefined> => {
       try {
         const [resource, ports] = await Promise.all([
-          service.getPodResource(id, p.podName),
-          service.listPodOpenPorts(id, p.podName),
+          part("getPodResource", () => service.getPodResource(id, p.podName)),
+          part("listPodOpenPorts", () => service.listPodOpenPorts(id, p.podName)),
         ]);
-        return { podName: p.podName, resource, ports };
+        return {
+          podName: p.podName,
+          ...(resource ? { resource } : {}),
+          ...(ports ? { ports } : {}),
+        };
       } catch (err) {
         // A pod that went away between the list and its detail is simply not there.
         if (err instanceof ServiceNotFoundError) return undefined;
@@ -129,7 +165,16 @@ async function observePods(
       }
     }),
   );
-  return observed.filter((p): p is PodObservation => p !== undefined);
+  return {
+    pods: observed.filter((p): p is PodObservation => p !== undefined),
+    ...(notes.size > 0 ? { note: [...notes].join("; ") } : {}),
+  };
+}
+
+/** The note of a pod operation the service does not answer. */
+function podsNote(operation: EndpointName, err: unknown): string {
+  const why = isDisabled(err) ? "is disabled" : "is not answered by the service";
+  return `${operation} ${why}, so the status leaves that part of the pods out; set its path with ${endpointConfigKey(operation)}`;
 }
 
 /** Opens a port; a 409 (already open, e.g. opened meanwhile) counts as done. */
@@ -149,6 +194,8 @@ export function trainingJobClient(
   options: TrainingJobClientOptions = {},
 ): ExternalClient<TrainingJobObject, TrainingJobRemote> {
   return {
+    requireOperations: () => service.requireOperations(TASK_ORDER_OPERATIONS, "a task order"),
+
     async preflight(call) {
       const prepared = prepare(call, lookupFor(call), "preflight");
       if (prepared.refusal) return prepared.refusal;
@@ -187,11 +234,17 @@ export function trainingJobClient(
         if (err instanceof ServiceNotFoundError) return { exists: false };
         throw err;
       }
-      const [storages, pods] = await Promise.all([
+      const [storages, podsRead] = await Promise.all([
         service.listTrainingTaskStorages(id),
         observePods(service, id),
       ]);
-      const observation: TaskObservation = { task, storages, ...(pods ? { pods } : {}) };
+      const { pods, note } = podsRead;
+      const observation: TaskObservation = {
+        task,
+        storages,
+        ...(pods ? { pods } : { podsOmitted: true }),
+        ...(note ? { note } : {}),
+      };
       const status = remoteStatus(observation, call.obj.status);
       const cls = classifyTaskStatus(task.status, options.statusClasses);
       const job = call.obj;
@@ -223,16 +276,29 @@ export function trainingJobClient(
         await service.updateTrainingTaskDesc(id, call.obj.spec.description ?? "");
         done.push("description updated");
       }
-      const canOpen = service.isEndpointEnabled("openPodPort");
+      // A disabled open-port, or one the service does not answer, leaves the ports
+      // closed with a refusal naming the config key; the task stays observed.
+      let canOpen =
+        service.isEndpointEnabled("openPodPort") &&
+        service.operations.verdict("openPodPort") !== "missing";
       const runnable = remote.ports.filter((a) => a.action === "close" || canOpen);
+      const ran: PortAction[] = [];
       for (const a of runnable) {
         if (a.action === "open") {
-          await openPort(service, id, a);
+          if (!canOpen) continue;
+          try {
+            await openPort(service, id, a);
+          } catch (err) {
+            if (!(err instanceof ServiceOperationMissingError)) throw err;
+            canOpen = false;
+            continue;
+          }
         } else {
           await service.closePodPort(id, a.podName, a.port);
         }
+        ran.push(a);
       }
-      if (runnable.length > 0) done.push(describePortActions(runnable));
+      if (ran.length > 0) done.push(describePortActions(ran));
       if (!exposureInSync(remote.exposure)) {
         const summary = await applyExposure(call.ctx.kube, call.obj, remote.exposure);
         if (summary) done.push(summary);
@@ -245,11 +311,11 @@ export function trainingJobClient(
           message: `${EXPOSURE_DISABLED.message}${meanwhile}`,
         };
       }
-      if (runnable.length < remote.ports.length) {
+      if (ran.length < remote.ports.length) {
         return {
           outcome: "Refused",
           reason: "OpenPortRefused",
-          message: `spec.ports asks for ports that are not open, but the open-port operation is not configured (service.endpoints.openPodPort)${done.length ? `; meanwhile ${done.join("; ")}` : ""}`,
+          message: `spec.ports asks for ports that are not open, but the open-port operation is not configured or not answered by the service (${endpointConfigKey("openPodPort")})${done.length ? `; meanwhile ${done.join("; ")}` : ""}`,
         };
       }
       return { outcome: "Applied", message: done.join("; ") || "in sync" };

@@ -32,7 +32,12 @@ import {
   type ReferenceLookup,
   templateRefKeys,
 } from "./references.js";
-import { referencesCondition, succeededCondition, trainingJobStatus } from "./status.js";
+import {
+  podsObservedCondition,
+  referencesCondition,
+  succeededCondition,
+  trainingJobStatus,
+} from "./status.js";
 import type { TaskStatusTable } from "./status-class.js";
 
 /** The finalizer of TrainingJobs. */
@@ -109,14 +114,18 @@ export function trainingJobControllerFrom(
     client,
     status: (obj, facts, remote) =>
       trainingJobStatus(obj, facts, remote, options.statusClasses, options.exposure === true),
-    conditions: (call, ready) => [
-      referencesCondition(
-        call.obj,
-        readCreateState(call.obj.metadata?.annotations).externalId !== undefined,
-        lookupIn(call.ctx.cache, call.obj.metadata?.namespace ?? ""),
-      ),
-      ...succeededCondition(ready),
-    ],
+    conditions: (call, ready, remote) => {
+      const pods = podsObservedCondition(remote);
+      return [
+        referencesCondition(
+          call.obj,
+          readCreateState(call.obj.metadata?.annotations).externalId !== undefined,
+          lookupIn(call.ctx.cache, call.obj.metadata?.namespace ?? ""),
+        ),
+        ...succeededCondition(ready),
+        ...(pods ? [pods] : []),
+      ];
+    },
   };
   const { reconcile, onError, settled } = managedReconciler(kind, {
     pollIntervalMs: options.pollIntervalMs,

@@ -26,8 +26,15 @@ export interface TaskObservation {
   task: TrainingTask;
   /** undefined when the storages could not be read this time. */
   storages?: NasInstance[];
-  /** undefined when the pod list could not be read (or is not configured). */
+  /** undefined when the pod list could not be read this time (the previous pods stay). */
   pods?: PodObservation[];
+  /**
+   * The service has no pod list (disabled, or not answered): pods are left out of the
+   * status, not carried over from a previous one.
+   */
+  podsOmitted?: boolean;
+  /** What the status leaves out and why (an operation the service does not answer). */
+  note?: string;
 }
 
 /** How many execution records the status keeps (the newest). */
@@ -148,7 +155,9 @@ export function remoteStatus(
     ? [...obs.pods]
         .sort((a, b) => a.podName.localeCompare(b.podName))
         .map((p) => podStatus(p, prevPods.get(p.podName)))
-    : previous?.pods;
+    : obs.podsOmitted
+      ? undefined
+      : previous?.pods;
   const storages = obs.storages
     ? [...obs.storages].sort((a, b) => a.id.localeCompare(b.id)).map(storageStatus)
     : previous?.storages;

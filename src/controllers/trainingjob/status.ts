@@ -112,3 +112,21 @@ export function referencesCondition(
     ? { type: "ReferencesResolved", status: "True", reason: "Resolved", message: "" }
     : { type: "ReferencesResolved", status: "False", reason: r.reason, message: r.message };
 }
+
+/** Type of the condition that says what the status leaves out of the pods. */
+export const PODS_OBSERVED = "PodsObserved";
+
+/**
+ * The PodsObserved condition of an observation: False `PodOperationMissing` with the
+ * note when the service does not answer a pod operation (pods or parts of them left
+ * out of the status; the task itself is observed and may be Ready); removed when
+ * the pods were read in full; undefined (unchanged) when nothing was observed.
+ */
+export function podsObservedCondition(
+  remote: TrainingJobRemote | undefined,
+): ConditionInput | { type: string; remove: true } | undefined {
+  if (!remote) return undefined;
+  const note = remote.observation.note;
+  if (!note) return { type: PODS_OBSERVED, remove: true };
+  return { type: PODS_OBSERVED, status: "False", reason: "PodOperationMissing", message: note };
+}

@@ -85,6 +85,11 @@ export class TemplateExternalClient
     return undefined;
   }
 
+  /** The template list finds the new template's id and observes it: without it, no create. */
+  requireOperations(): Promise<void> {
+    return this.service.requireOperations(["listTemplates"], "a template create");
+  }
+
   async create(call: Call): Promise<CreateResult> {
     const name = templateName(call.obj);
     const { taskId } = sourceTaskId(call);

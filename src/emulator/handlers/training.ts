@@ -31,7 +31,7 @@ import {
   podPortsView,
   podResourceView,
   portView,
-  subscriptionView,
+  subscriptionResultView,
   taskView,
 } from "../views.js";
 
@@ -221,7 +221,7 @@ function listTasks(ctx: HandlerContext): unknown {
   return { ...page, records: page.records.map((t) => taskView(t, state)) };
 }
 
-/** The canonical result of subscription `key` of `kind`, or a 404 for an unknown key. */
+/** The result of subscription `key` of `kind` in the configured shape, or a 404 for an unknown key. */
 export function subscriptionResult(
   state: EmulatorState,
   key: string,
@@ -229,7 +229,7 @@ export function subscriptionResult(
 ): unknown {
   const sub = state.subscriptions.get(key);
   if (!sub || sub.kind !== kind) throw notFound(`${kind} subscription result key`, key);
-  return subscriptionView(sub);
+  return subscriptionResultView(sub, state.behaviour.subscriptionResultShape);
 }
 
 /** The training task operations, by endpoint name. */
