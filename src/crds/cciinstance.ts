@@ -10,7 +10,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { serviceId } from "./fields.js";
+import { INTEGER_LIMITS, serviceId } from "./fields.js";
 
 /** An image to save from the instance: `imageName:tag`, saved once. */
 export const cciImageSchema = z
@@ -51,8 +51,8 @@ export const CciInstanceSpec = withRules(
         "Name of the CCI instance to observe; exactly one instance must match (with aidcId when set). Exactly one of instanceId and name. Immutable.",
       ).optional(),
       aidcId: described(
-        z.number().int().min(0),
-        "Compute center to look for name in; allowed only with name. Immutable.",
+        z.number().int().min(0).max(INTEGER_LIMITS.id),
+        `Compute center to look for name in (0 to ${INTEGER_LIMITS.id}); allowed only with name. Immutable.`,
       ).optional(),
       images: z
         .array(cciImageSchema)

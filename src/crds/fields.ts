@@ -30,6 +30,24 @@ export function serviceId(description: string) {
   );
 }
 
+/**
+ * Upper bounds of the integers of the specs, each documented in its field's
+ * description (and in docs/crds.md). The service documents none; these keep every
+ * value a 32-bit integer, which any service implementation accepts, and refuse
+ * nonsense at apply time with a message naming the field. Status integers are bounded
+ * by 2^53 - 1, the largest the operator reads exactly.
+ */
+export const INTEGER_LIMITS = {
+  /** Nodes of a training task. */
+  workerCount: 1024,
+  /** A NAS capacity in GB: 1 PiB. */
+  capacityGB: 1_048_576,
+  /** A training task's time limit in hours: a year. */
+  timeoutHours: 8760,
+  /** An id the service assigns (compute centers): a 32-bit signed integer. */
+  id: 2_147_483_647,
+} as const;
+
 /** The mount path rule of the service (Limits: `^[a-zA-Z0-9_/]{2,64}$`). */
 export const MOUNT_PATH_PATTERN = /^[a-zA-Z0-9_/]{2,64}$/;
 

@@ -148,6 +148,27 @@ describe("the generated CRDs", () => {
   });
 });
 
+describe("integer bounds", () => {
+  it("give every integer of every CRD a maximum, and every spec integer one of 32 bits", () => {
+    for (const def of allCrds) {
+      const schema = crdManifest(def).spec.versions[0]?.schema.openAPIV3Schema as SchemaNode;
+      const ints = [...nodes(schema)].filter(([, n]) => n.type === "integer");
+      expect(ints.length).toBeGreaterThan(0);
+      for (const [path, n] of ints) {
+        expect(n.maximum, `${def.kind} ${path}`).toBeTypeOf("number");
+        expect(n.maximum as number, `${def.kind} ${path}`).toBeLessThanOrEqual(
+          Number.MAX_SAFE_INTEGER,
+        );
+        if (path.startsWith("$.spec")) {
+          expect(n.maximum as number, `${def.kind} ${path}`).toBeLessThanOrEqual(2 ** 31 - 1);
+          // Documented where users read it: the description names the bound.
+          expect(String(n.description), `${def.kind} ${path}`).toContain(String(n.maximum));
+        }
+      }
+    }
+  });
+});
+
 describe("toStructural", () => {
   it("refuses a $ref and names the path", () => {
     expect(() => toStructural({ type: "object", properties: { a: { $ref: "#/x" } } })).toThrow(

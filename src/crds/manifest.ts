@@ -103,11 +103,10 @@ export function toStructural(node: SchemaNode, path = "$"): SchemaNode {
       if (value === false) continue;
       if (value === true) throw new Error(`${path}: additionalProperties: true is not structural`);
       out.additionalProperties = toStructural(value as SchemaNode, `${path}.*`);
-    } else if (
-      (key === "maximum" && value === Number.MAX_SAFE_INTEGER) ||
-      (key === "minimum" && value === Number.MIN_SAFE_INTEGER)
-    ) {
-      // zod's .int() adds the safe-integer bounds; they say nothing to a reader.
+    } else if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) {
+      // zod's .int() adds the safe-integer bounds. The minimum says nothing to a reader;
+      // the maximum is kept: it refuses at apply time an integer the operator (in
+      // JavaScript) could not read exactly, above 2^53 - 1.
     } else {
       out[key] = value;
     }

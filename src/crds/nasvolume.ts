@@ -10,7 +10,13 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { deletionPolicy, mountPath, serviceId, subscriptionSchema } from "./fields.js";
+import {
+  deletionPolicy,
+  INTEGER_LIMITS,
+  mountPath,
+  serviceId,
+  subscriptionSchema,
+} from "./fields.js";
 
 /** Desired state of a NasVolume: one NAS file storage of the service. */
 export const NasVolumeSpec = withRules(
@@ -29,15 +35,15 @@ export const NasVolumeSpec = withRules(
         "Description sent when the storage is subscribed. Immutable: the service cannot change it.",
       ).optional(),
       capacityGB: described(
-        z.number().int().min(1),
-        "Capacity in GB (at least 1; the product's default when omitted). A change scales the storage up or down by the difference; a shrink below the used amount is refused.",
+        z.number().int().min(1).max(INTEGER_LIMITS.capacityGB),
+        `Capacity in GB, 1 to ${INTEGER_LIMITS.capacityGB} (1 PiB); the product's default when omitted. A change scales the storage up or down by the difference; a shrink below the used amount is refused.`,
       ).optional(),
       mountPath: mountPath(
         "Default mount path in containers: 2 to 64 letters, digits, underscores and slashes. A change updates the storage; running tasks keep their mounts.",
       ).optional(),
       aidcId: described(
-        z.number().int().min(0),
-        "Compute center of the storage; the product's when omitted. Immutable.",
+        z.number().int().min(0).max(INTEGER_LIMITS.id),
+        `Compute center of the storage (0 to ${INTEGER_LIMITS.id}); the product's when omitted. Immutable.`,
       ).optional(),
       storageId: serviceId(
         "Id of an existing storage to adopt instead of subscribing a new one. May be set once on an object that has none (e.g. to resolve CreateOutcomeUnknown), never changed or removed.",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type CelRule, described, withRules } from "./definition.js";
-import { localObjectReference, mountPath, serviceId, stringMap } from "./fields.js";
+import { INTEGER_LIMITS, localObjectReference, mountPath, serviceId, stringMap } from "./fields.js";
 
 /**
  * Fields shared by TrainingJob and TrainingTemplate: the training configuration the
@@ -105,7 +105,10 @@ export const trainingConfigShape = {
     z.string().min(1).max(128),
     "Resource specification (from the service's training product list) that fixes the CPU, memory and GPU of each node.",
   ).optional(),
-  workerCount: described(z.number().int().min(1), "Number of nodes (at least 1).").optional(),
+  workerCount: described(
+    z.number().int().min(1).max(INTEGER_LIMITS.workerCount),
+    `Number of nodes, 1 to ${INTEGER_LIMITS.workerCount}.`,
+  ).optional(),
   storage: storageSchema.optional(),
   env: envSchema.optional(),
   enableAutoRetry: described(z.boolean(), "Retry the task automatically on failure.").optional(),
@@ -118,8 +121,8 @@ export const trainingConfigShape = {
     "Cancel the task when it runs longer than timeoutHours.",
   ).optional(),
   timeoutHours: described(
-    z.number().int().min(1),
-    "Maximum run time in hours (at least 1); allowed only with enableTimeoutCancel: true.",
+    z.number().int().min(1).max(INTEGER_LIMITS.timeoutHours),
+    `Maximum run time in hours, 1 to ${INTEGER_LIMITS.timeoutHours} (a year); allowed only with enableTimeoutCancel: true.`,
   ).optional(),
   startCommand: described(
     z.string().min(1).max(4096),

@@ -10,7 +10,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { deletionPolicy, localObjectReference } from "./fields.js";
+import { deletionPolicy, INTEGER_LIMITS, localObjectReference } from "./fields.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 
 const shape = {
@@ -23,7 +23,10 @@ const shape = {
     "TrainingJob",
     "Save the configuration of this TrainingJob's task (same namespace) as the template, instead of the fields below; then only name, description and deletionPolicy may be set. Immutable.",
   ).optional(),
-  aidcId: described(z.number().int().min(0), "Compute center the template is bound to.").optional(),
+  aidcId: described(
+    z.number().int().min(0).max(INTEGER_LIMITS.id),
+    `Compute center the template is bound to (0 to ${INTEGER_LIMITS.id}).`,
+  ).optional(),
   priority: priority(
     "Scheduling priority 1 to 3 of tasks created from the template; a smaller number is a higher priority.",
   ).optional(),

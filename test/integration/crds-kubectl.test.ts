@@ -58,7 +58,9 @@ describe("the CRDs through kubectl", () => {
       "trainingtemplate.aidc.io/pytorch-ddp",
     ]);
     const table = await kubectl(["get", "tj", "-n", namespace]);
-    expect(table.stdout.split("\n")[0]).toMatch(/^NAME\s+STATUS\s+TASK-ID\s+READY\s+AGE\s*$/);
+    expect(table.stdout.split("\n")[0]).toMatch(
+      /^NAME\s+STATUS\s+TASK-ID\s+READY\s+SYNCED\s+REASON\s+AGE\s*$/,
+    );
   });
 
   it("refuses kubectl apply of a changed image with a message that says why", async () => {
