@@ -2,16 +2,34 @@ import type { Command } from "commander";
 import { LocalControlPlane } from "../controlplane/controlplane.js";
 
 /**
- * `aidc-operator controlplane`: starts a local etcd + kube-apiserver for a person,
+ * A build-progress callback for {@link LocalControlPlane} that says the first run builds
+ * (once, before the first "<binary>: building ..." line) and passes those lines on; a
+ * run with every binary cached prints nothing.
+ */
+export function buildNotice(out: (line: string) => void): (line: string) => void {
+  let building = false;
+  return (line) => {
+    if (!line.includes(": building ")) return;
+    if (!building) out("building the control-plane binaries (first run only, ~5 min)...");
+    building = true;
+    out(line);
+  };
+}
+
+/**
+ * `aidc-operator controlplane`: starts a local etcd + kube-apiserver + kube-controller-manager for a person,
  * prints the KUBECONFIG line, and stops cleanly on Ctrl-C or SIGTERM.
  */
 export function registerControlPlaneCommand(program: Command): void {
   program
     .command("controlplane")
-    .description("start a local kube-apiserver + etcd (RBAC on) and print its KUBECONFIG")
+    .description(
+      "start a local kube-apiserver + etcd (RBAC on) + kube-controller-manager and print its KUBECONFIG",
+    )
     .action(async () => {
-      const plane = new LocalControlPlane();
-      process.stderr.write("starting etcd and kube-apiserver (the first run builds them)...\n");
+      const err = (line: string) => process.stderr.write(`${line}\n`);
+      const plane = new LocalControlPlane({ onBuildProgress: buildNotice(err) });
+      err("starting the local control plane (etcd, kube-apiserver, kube-controller-manager)...");
       await plane.start();
       process.stdout.write(
         `control plane ${await plane.version()} at ${plane.server}\n` +

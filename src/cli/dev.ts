@@ -5,8 +5,9 @@ import { promisify } from "node:util";
 import type { Command } from "commander";
 import { repoRoot } from "../controlplane/binaries.js";
 import { freePort, LocalControlPlane } from "../controlplane/controlplane.js";
+import { allCrds } from "../crds/index.js";
 import { type RunningEmulator, startEmulator } from "../emulator/server.js";
-import { waitForSignal } from "./controlplane.js";
+import { buildNotice, waitForSignal } from "./controlplane.js";
 import { runOperator } from "./run.js";
 
 const run = promisify(execFile);
@@ -19,6 +20,8 @@ export interface PlaygroundOptions {
   subscriptionDelayMs?: number;
   /** Where progress lines go. */
   out?: (line: string) => void;
+  /** Where the operator's JSON log lines go (default stdout). */
+  operatorLog?: (line: string) => void;
 }
 
 /** A running playground. */
@@ -37,8 +40,8 @@ export interface Playground {
  */
 export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const plane = new LocalControlPlane();
-  out("starting etcd and kube-apiserver (the first run builds them, ~5 min)...");
+  const plane = new LocalControlPlane({ onBuildProgress: buildNotice(out) });
+  out("starting the local control plane (etcd, kube-apiserver, kube-controller-manager)...");
   await plane.start();
   try {
     return await startOnPlane(plane, options, out);
@@ -89,6 +92,7 @@ async function startOperatorAndSamples(
     "app.kubernetes.io/part-of=aidc-operator",
     "--timeout=60s",
   ]);
+  await untilListable(kubectl);
   out("CRDs installed");
 
   let stopOperator: () => void = () => undefined;
@@ -110,6 +114,9 @@ async function startOperatorAndSamples(
       AIDC_LOG_LEVEL: process.env.AIDC_LOG_LEVEL ?? "warn",
     },
     stopSignal: stopped,
+    ...(options.operatorLog
+      ? { logDestination: { write: (line: string) => options.operatorLog?.(line.trimEnd()) } }
+      : {}),
   });
   out(`operator running (metrics and health on http://127.0.0.1:${metricsPort})`);
 
@@ -135,6 +142,25 @@ async function startOperatorAndSamples(
       await plane.stop();
     },
   };
+}
+
+/**
+ * Waits, retrying quietly, until every kind can be listed: a CRD is Established before
+ * the API server's storage for it is ready (a list answers 429 "storage is
+ * (re)initializing" for a moment), and an operator started then logs a warning per kind.
+ */
+async function untilListable(kubectl: (args: string[]) => Promise<string>): Promise<void> {
+  const kinds = allCrds.map((c) => `${c.plural}.${c.group}`).join(",");
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await kubectl(["get", kinds, "-A", "-o", "name"]);
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 /** One line per aidc resource: the status of its Ready condition. */

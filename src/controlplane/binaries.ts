@@ -1,16 +1,14 @@
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
 
 /** Paths of the control-plane binaries. */
 export interface ControlPlaneBinaries {
   dir: string;
   etcd: string;
   kubeApiserver: string;
+  kubeControllerManager: string;
   kubectl: string;
   helm: string;
 }
@@ -18,31 +16,74 @@ export interface ControlPlaneBinaries {
 /** The repository root (this file lives in src/controlplane or dist/controlplane). */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
+/** Options of {@link controlPlaneBinaries}. */
+export interface BinariesOptions {
+  /**
+   * Called with each progress line of the build script (`[controlplane] kube-apiserver:
+   * building ...`): only a run that builds something prints more than the "cached" lines.
+   */
+  onProgress?: (line: string) => void;
+}
+
 /**
  * Returns the control-plane binaries, building them on first use with
  * tools/controlplane/build.sh (cached outside the repository, keyed by version).
- * `AIDC_CONTROLPLANE_BIN_DIR` names a ready directory and skips the script;
- * `KUBEBUILDER_ASSETS` is honoured by the script itself.
+ * `AIDC_CONTROLPLANE_BIN_DIR` names a ready directory holding all of them and skips the
+ * script; `KUBEBUILDER_ASSETS` is honoured by the script itself.
  */
-export async function controlPlaneBinaries(): Promise<ControlPlaneBinaries> {
+export async function controlPlaneBinaries(
+  options: BinariesOptions = {},
+): Promise<ControlPlaneBinaries> {
   let dir = process.env.AIDC_CONTROLPLANE_BIN_DIR;
   if (!dir) {
     const script = join(repoRoot, "tools", "controlplane", "build.sh");
-    const { stdout } = await run("bash", [script], {
-      maxBuffer: 16 * 1024 * 1024,
-      timeout: 60 * 60 * 1000,
-    });
+    const stdout = await runBuildScript(script, options.onProgress);
     dir = stdout.trim().split("\n").pop() ?? "";
   }
   const bins: ControlPlaneBinaries = {
     dir,
     etcd: join(dir, "etcd"),
     kubeApiserver: join(dir, "kube-apiserver"),
+    kubeControllerManager: join(dir, "kube-controller-manager"),
     kubectl: join(dir, "kubectl"),
     helm: join(dir, "helm"),
   };
-  for (const path of [bins.etcd, bins.kubeApiserver]) {
-    if (!existsSync(path)) throw new Error(`control-plane binary missing: ${path}`);
+  for (const path of [bins.etcd, bins.kubeApiserver, bins.kubeControllerManager]) {
+    if (!existsSync(path)) {
+      throw new Error(
+        `control-plane binary missing: ${path}` +
+          (process.env.AIDC_CONTROLPLANE_BIN_DIR
+            ? " (AIDC_CONTROLPLANE_BIN_DIR must hold every binary tools/controlplane/build.sh builds)"
+            : ""),
+      );
+    }
   }
   return bins;
+}
+
+/** Runs the build script; resolves with its stdout, passing its stderr lines on. */
+function runBuildScript(script: string, onProgress?: (line: string) => void): Promise<string> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn("bash", [script], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let partial = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      partial += d;
+      const lines = partial.split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) if (line) onProgress?.(line);
+    });
+    const timer = setTimeout(() => child.kill("SIGTERM"), 60 * 60 * 1000);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolveRun(stdout);
+      else reject(new Error(`${script} failed (exit ${code}): ${stderr.trim().slice(-2000)}`));
+    });
+  });
 }

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -102,4 +102,39 @@ export async function generateCerts(dir: string): Promise<ControlPlaneCerts> {
     certs.serviceAccountPub,
   ]);
   return certs;
+}
+
+/**
+ * Writes a kubeconfig for the admin (group system:masters) of the API server at
+ * `server`, with the certificates inlined, readable by its owner only.
+ */
+export async function writeAdminKubeconfig(
+  path: string,
+  server: string,
+  c: ControlPlaneCerts,
+): Promise<void> {
+  const b64 = async (p: string) => (await readFile(p)).toString("base64");
+  const kubeconfig = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [
+      {
+        name: "aidc-local",
+        cluster: { server, "certificate-authority-data": await b64(c.caCert) },
+      },
+    ],
+    users: [
+      {
+        name: "aidc-admin",
+        user: {
+          "client-certificate-data": await b64(c.adminCert),
+          "client-key-data": await b64(c.adminKey),
+        },
+      },
+    ],
+    contexts: [{ name: "aidc-local", context: { cluster: "aidc-local", user: "aidc-admin" } }],
+    "current-context": "aidc-local",
+  };
+  // JSON is valid YAML: kubectl and client-node both read it.
+  await writeFile(path, JSON.stringify(kubeconfig, null, 2), { mode: 0o600 });
 }

@@ -1,12 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ControlPlaneBinaries, controlPlaneBinaries } from "./binaries.js";
-import { type ControlPlaneCerts, generateCerts } from "./certs.js";
+import {
+  type BinariesOptions,
+  type ControlPlaneBinaries,
+  controlPlaneBinaries,
+} from "./binaries.js";
+import { type ControlPlaneCerts, generateCerts, writeAdminKubeconfig } from "./certs.js";
+import { controllerManagerArgs, controllerManagerHealthy } from "./controller-manager.js";
 
 /** Options of a local control plane. */
 export interface ControlPlaneOptions {
@@ -16,6 +21,8 @@ export interface ControlPlaneOptions {
   startTimeoutMs?: number;
   /** Extra kube-apiserver flags, `--name=value`. */
   apiServerFlags?: string[];
+  /** Progress of a build of the binaries (only a first run builds). */
+  onBuildProgress?: BinariesOptions["onProgress"];
 }
 
 /** Loopback port that is free right now. */
@@ -46,9 +53,12 @@ function installExitHook(): void {
 
 /**
  * etcd + kube-apiserver on free loopback ports, with generated certificates and RBAC
- * on, as controller-runtime's envtest starts them. `start()` waits for /readyz and the
- * default namespace and writes a kubeconfig for an admin in group system:masters;
- * `stop()` ends both processes and removes the temporary directory.
+ * on, as controller-runtime's envtest starts them, plus kube-controller-manager with the
+ * garbage collector, the namespace controller and ClusterRole aggregation (see
+ * controller-manager.ts), so that deletion works as in a cluster. `start()` waits for
+ * /readyz and the default namespace, writes a kubeconfig for an admin in group
+ * system:masters, and waits for the controller manager's /healthz; `stop()` ends the
+ * processes and removes the temporary directory.
  */
 export class LocalControlPlane {
   readonly options: ControlPlaneOptions;
@@ -57,8 +67,10 @@ export class LocalControlPlane {
   binaries?: ControlPlaneBinaries;
   apiServerPort = 0;
   etcdPort = 0;
+  controllerManagerPort = 0;
   private etcd?: ChildProcess;
   private apiServer?: ChildProcess;
+  private controllerManager?: ChildProcess;
 
   constructor(options: ControlPlaneOptions = {}) {
     this.options = options;
@@ -79,7 +91,11 @@ export class LocalControlPlane {
     installExitHook();
     live.add(this);
     try {
-      this.binaries = this.options.binaries ?? (await controlPlaneBinaries());
+      this.binaries =
+        this.options.binaries ??
+        (await controlPlaneBinaries(
+          this.options.onBuildProgress ? { onProgress: this.options.onBuildProgress } : {},
+        ));
       this.dir = await mkdtemp(join(tmpdir(), "aidc-controlplane-"));
       this.certs = await generateCerts(this.dir);
       this.etcdPort = await freePort();
@@ -87,6 +103,7 @@ export class LocalControlPlane {
       await this.startEtcd();
       await this.startApiServer();
       await this.writeKubeconfig();
+      await this.startControllerManager();
       return this;
     } catch (err) {
       await this.stop();
@@ -109,7 +126,7 @@ export class LocalControlPlane {
       "--unsafe-no-fsync=true",
       "--log-level=warn",
     ]);
-    await this.waitFor("etcd", async () => {
+    await this.waitFor("etcd", this.etcd, async () => {
       const res = await fetch(`${client}/health`);
       return res.ok;
     });
@@ -138,12 +155,29 @@ export class LocalControlPlane {
       "--disable-admission-plugins=ServiceAccount",
       ...(this.options.apiServerFlags ?? []),
     ]);
-    await this.waitFor("kube-apiserver", async () => {
+    await this.waitFor("kube-apiserver", this.apiServer, async () => {
       const res = await this.get("/readyz");
       if (res.status !== 200) return false;
       const ns = await this.get("/api/v1/namespaces/default");
       return ns.status === 200;
     });
+  }
+
+  private async startControllerManager(): Promise<void> {
+    const bins = this.binaries as ControlPlaneBinaries;
+    this.controllerManagerPort = await freePort();
+    this.controllerManager = this.spawnLogged(
+      bins.kubeControllerManager,
+      "kube-controller-manager",
+      controllerManagerArgs({
+        kubeconfig: this.kubeconfigPath,
+        dir: this.dir,
+        port: this.controllerManagerPort,
+      }),
+    );
+    await this.waitFor("kube-controller-manager", this.controllerManager, () =>
+      controllerManagerHealthy(this.controllerManagerPort),
+    );
   }
 
   /** Stops kube-apiserver only (etcd keeps the data), for restart tests. */
@@ -185,31 +219,7 @@ export class LocalControlPlane {
   }
 
   private async writeKubeconfig(): Promise<void> {
-    const c = this.certs as ControlPlaneCerts;
-    const b64 = async (p: string) => (await readFile(p)).toString("base64");
-    const kubeconfig = {
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [
-        {
-          name: "aidc-local",
-          cluster: { server: this.server, "certificate-authority-data": await b64(c.caCert) },
-        },
-      ],
-      users: [
-        {
-          name: "aidc-admin",
-          user: {
-            "client-certificate-data": await b64(c.adminCert),
-            "client-key-data": await b64(c.adminKey),
-          },
-        },
-      ],
-      contexts: [{ name: "aidc-local", context: { cluster: "aidc-local", user: "aidc-admin" } }],
-      "current-context": "aidc-local",
-    };
-    // JSON is valid YAML: kubectl and client-node both read it.
-    await writeFile(this.kubeconfigPath, JSON.stringify(kubeconfig, null, 2), { mode: 0o600 });
+    await writeAdminKubeconfig(this.kubeconfigPath, this.server, this.certs as ControlPlaneCerts);
   }
 
   private spawnLogged(bin: string, name: string, args: string[]): ChildProcess {
@@ -220,9 +230,12 @@ export class LocalControlPlane {
     return child;
   }
 
-  private async waitFor(name: string, ready: () => Promise<boolean>): Promise<void> {
+  private async waitFor(
+    name: string,
+    child: ChildProcess | undefined,
+    ready: () => Promise<boolean>,
+  ): Promise<void> {
     const deadline = Date.now() + (this.options.startTimeoutMs ?? 120_000);
-    const child = name === "etcd" ? this.etcd : this.apiServer;
     while (Date.now() < deadline) {
       if (child && child.exitCode !== null) {
         throw new Error(`${name} exited with code ${child.exitCode}: ${await this.logTail(name)}`);
@@ -246,8 +259,10 @@ export class LocalControlPlane {
     }
   }
 
-  /** Stops both processes (SIGTERM, then SIGKILL) and removes the directory. */
+  /** Stops the processes (SIGTERM, then SIGKILL) and removes the directory. */
   async stop(): Promise<void> {
+    await stopProcess(this.controllerManager);
+    this.controllerManager = undefined;
     await stopProcess(this.apiServer);
     await stopProcess(this.etcd);
     this.apiServer = undefined;
@@ -260,7 +275,7 @@ export class LocalControlPlane {
 
   /** Synchronous kill, for process exit hooks. */
   killNow(): void {
-    for (const child of [this.apiServer, this.etcd]) {
+    for (const child of [this.controllerManager, this.apiServer, this.etcd]) {
       if (child && child.exitCode === null) child.kill("SIGKILL");
     }
   }

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds the local control plane's binaries (etcd, kube-apiserver, kubectl, helm)
-# from the Go wrapper modules beside this script, through the Go module proxy.
+# Builds the local control plane's binaries (etcd, kube-apiserver,
+# kube-controller-manager, kubectl, helm) from the Go wrapper modules beside this
+# script, through the Go module proxy.
 # Binaries are cached outside the repository, keyed by version, so a second run
 # builds nothing. Prints the directory that holds the binaries.
 #
 #   AIDC_CONTROLPLANE_CACHE  cache root (default: $XDG_CACHE_HOME or ~/.cache, /aidc-operator/controlplane)
 #   KUBEBUILDER_ASSETS       a directory with envtest binaries (etcd, kube-apiserver,
-#                            kubectl): used as they are; helm is still built.
+#                            kubectl): used as they are. envtest ships no
+#                            kube-controller-manager: it is built (as kubectl is when
+#                            missing), and helm always.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -22,8 +25,9 @@ ETCD_VERSION="$(module_version etcd go.etcd.io/etcd/server/v3)"
 HELM_VERSION="$(module_version helm helm.sh/helm/v3)"
 
 cache_root="${AIDC_CONTROLPLANE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aidc-operator/controlplane}"
-# RECIPE names the build flags below: change it when they change, so caches rebuild.
-RECIPE=2
+# RECIPE names the build flags and the set of binaries below: change it when they
+# change, so that caches rebuild (3: kube-controller-manager joined the set).
+RECIPE=3
 out="$cache_root/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION-r$RECIPE"
 mkdir -p "$out"
 
@@ -69,9 +73,12 @@ if [ -n "${KUBEBUILDER_ASSETS:-}" ]; then
   link_asset etcd || { log "etcd missing in KUBEBUILDER_ASSETS"; exit 1; }
   link_asset kube-apiserver || { log "kube-apiserver missing in KUBEBUILDER_ASSETS"; exit 1; }
   link_asset kubectl || go_build kubernetes k8s.io/kubernetes/cmd/kubectl kubectl "$(k8s_ldflags)"
+  link_asset kube-controller-manager ||
+    go_build kubernetes k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager "$(k8s_ldflags)"
 else
   go_build etcd go.etcd.io/etcd/server/v3 etcd
   go_build kubernetes k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver "$(k8s_ldflags)"
+  go_build kubernetes k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager "$(k8s_ldflags)"
   go_build kubernetes k8s.io/kubernetes/cmd/kubectl kubectl "$(k8s_ldflags)"
 fi
 # As helm's Makefile does: the Kubernetes version helm assumes for `helm template`
