@@ -1,7 +1,7 @@
 import * as k8s from "@kubernetes/client-node";
 import type { Command } from "commander";
 import type { DestinationStream, Logger } from "pino";
-import { apiKeyReader, checkApiKey, watchApiKey } from "../config/api-key.js";
+import { type ApiKeyReader, apiKeyReader, checkApiKey, watchApiKey } from "../config/api-key.js";
 import { ConfigError, loadConfig } from "../config/load.js";
 import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
 import { SETTINGS } from "../config/settings.js";
@@ -10,6 +10,7 @@ import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics, type ServiceRequestInfo } from "../runtime/metrics.js";
 import { currentReconcilePriority } from "../runtime/priority.js";
+import { SecretRedactor } from "../runtime/redaction.js";
 import { ServiceClient } from "../service/client.js";
 import { ENDPOINT_NAMES } from "../service/endpoints.js";
 import { endpointConfigKey } from "../service/errors.js";
@@ -83,14 +84,21 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     env,
     ...(options.flags ? { flags: options.flags } : {}),
   });
+  // Every key read is registered before it is sent: whatever quotes it later (a
+  // service message) is blanked in log lines and in every write to the API server.
+  const redactor = new SecretRedactor();
   const log = createLogger({
     level: config.log.level,
+    redactor,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
   // A changed key lifts the hold of objects a refused key stopped (wired once the
   // manager exists; the first read at start is no change).
   let onKeyChange = () => {};
-  const apiKey = apiKeyReader(config, env, config.service.apiKeyRefreshMs, () => onKeyChange());
+  const apiKey = redactedKeys(
+    apiKeyReader(config, env, config.service.apiKeyRefreshMs, () => onKeyChange()),
+    redactor,
+  );
   await checkApiKey(apiKey, config);
 
   const kubeConfig = new k8s.KubeConfig();
@@ -109,6 +117,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   const manager = new Manager({
     kubeConfig,
     log,
+    redactor,
     metrics,
     namespaces: config.watchNamespaces,
     kubeRateLimit: { qps: config.kube.qps, burst: config.kube.burst },
@@ -212,6 +221,16 @@ function reportServiceOperations(service: ServiceClient, metrics: RuntimeMetrics
       log.info(line, "service operations probed");
     }
   });
+}
+
+/** `read`, registering every key it returns with `redactor` before anyone sends it. */
+function redactedKeys(read: ApiKeyReader, redactor: SecretRedactor): ApiKeyReader {
+  const registered = async () => {
+    const key = await read();
+    redactor.add(key);
+    return key;
+  };
+  return Object.assign(registered, { refresh: read.refresh });
 }
 
 /** Registers `aidc-operator run`, with one flag per config setting of SETTINGS. */

@@ -86,6 +86,24 @@ export const CONDITION_REASONS = {
     [...MANAGED],
     "A subscription result has a shape or state the operator cannot map; the message names the configuration key to set. Retried on a slow backoff.",
   ),
+  MalformedServiceAnswer: entry(
+    "UnderWay",
+    ["Synced"],
+    ALL,
+    "The service's answer could not be read: not JSON, not the expected shape (the message names the field), or longer than service.maxResponseBytes (cut off). Retried with backoff.",
+  ),
+  ServiceRedirected: entry(
+    "Terminal",
+    ["Synced"],
+    ALL,
+    "The service answered with a redirect (3xx), which the operator never follows (the API key would go to another address); the message names the Location. Set service.baseUrl to the address the service really answers on.",
+  ),
+  InvalidRemoteId: entry(
+    "Terminal",
+    ["Synced"],
+    ALL,
+    "An id that would name the remote resource (the aidc.io/external-id annotation, spec.storageId, spec.instanceId) is not a well-formed service id, e.g. `..`; nothing is sent. Correct the annotation or the spec.",
+  ),
   // The generic managed loop (TrainingJob, NasVolume, TrainingTemplate).
   Available: entry(
     "Ok",

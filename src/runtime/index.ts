@@ -44,6 +44,7 @@ export {
 export { RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
 export { mergeRules, missingPermissions, type PolicyRule } from "./permissions.js";
 export { currentReconcilePriority, withReconcilePriority } from "./priority.js";
+export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,
   formatKey,

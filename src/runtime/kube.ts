@@ -1,6 +1,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { shareConnections } from "./kube-connection.js";
 import { TokenBucket, type TokenBucketOptions } from "./ratelimit.js";
+import type { SecretRedactor } from "./redaction.js";
 import {
   apiVersionOf,
   type KubeObject,
@@ -66,6 +67,11 @@ export interface KubeClientOptions {
   rateLimit?: TokenBucketOptions;
   /** Called after every request (metrics, tests counting writes). */
   onRequest?: (info: KubeRequestInfo) => void;
+  /**
+   * Replaces registered secrets in every body sent (status, Events, annotations), so
+   * that no write puts the API key into the cluster, whatever quoted it.
+   */
+  redactor?: SecretRedactor;
 }
 
 /** Default client-side rate limit of Kubernetes requests. */
@@ -134,6 +140,7 @@ export class KubeClient {
   private readonly raw: RawApi;
   private readonly bucket: TokenBucket;
   private readonly onRequest: ((info: KubeRequestInfo) => void) | undefined;
+  private readonly redactor: SecretRedactor | undefined;
   /** `resource|namespace/name` → the resourceVersions this client's last writes produced. */
   private readonly written = new Map<string, string[]>();
 
@@ -142,6 +149,7 @@ export class KubeClient {
     this.raw = config.makeApiClient(RawApi);
     this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_KUBE_RATE_LIMIT);
     this.onRequest = options.onRequest;
+    this.redactor = options.redactor;
   }
 
   /**
@@ -280,7 +288,8 @@ export class KubeClient {
     const started = Date.now();
     let code = 0;
     try {
-      const result = await this.raw.send(method, path, query, body, contentType);
+      const sent = this.redactor ? this.redactor.redactJson(body) : body;
+      const result = await this.raw.send(method, path, query, sent, contentType);
       code = method === "POST" ? 201 : 200;
       return result;
     } catch (err) {

@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from "pino";
+import type { SecretRedactor } from "./redaction.js";
 
 /**
  * Paths pino censors in every log line: API keys and authorization headers, at the top
@@ -30,11 +31,17 @@ export interface LoggerOptions {
   level?: string;
   /** Where lines go; default stdout. Tests pass a stream to read them. */
   destination?: DestinationStream;
+  /**
+   * Replaces registered secrets in every line, whatever field or message quotes them
+   * (a service message echoing the key, an error's properties).
+   */
+  redactor?: SecretRedactor;
 }
 
 /**
  * The operator's root logger: JSON lines (one object per line, `time` in ISO 8601)
- * with secrets redacted. Reconcile logs are children carrying `controller`, `key` and
+ * with secrets redacted: by field path, and (with a redactor) wherever a registered
+ * secret appears in the serialized line. Reconcile logs are children carrying `controller`, `key` and
  * `reconcileId`.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -45,6 +52,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: [...REDACT_PATHS], censor: "[REDACTED]" },
       formatters: { level: (label) => ({ level: label }) },
+      ...(options.redactor
+        ? { hooks: { streamWrite: (line: string) => options.redactor?.redact(line) ?? line } }
+        : {}),
     },
     options.destination,
   );

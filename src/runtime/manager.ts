@@ -12,6 +12,7 @@ import { LeaderElector } from "./leader-election.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+import type { SecretRedactor } from "./redaction.js";
 
 /** Leader election settings of a {@link Manager}. */
 export interface ManagerLeaderElection {
@@ -34,6 +35,11 @@ export interface ManagerOptions {
   namespaces?: string[];
   /** Client-side limit of Kubernetes requests; Events have a limiter of their own with the same settings. */
   kubeRateLimit?: TokenBucketOptions;
+  /**
+   * Replaces registered secrets (the API keys) in every body the operator sends to the
+   * API server: status, Events, annotations. Pass the one the logger uses.
+   */
+  redactor?: SecretRedactor;
   informer?: { watchdogMs?: number; initialBackoffMs?: number; maxBackoffMs?: number };
   /** Workers per controller unless the controller says otherwise. Default 2. */
   concurrency?: number;
@@ -92,6 +98,7 @@ export class Manager {
     const newClient = () =>
       new KubeClient(options.kubeConfig, {
         ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
+        ...(options.redactor ? { redactor: options.redactor } : {}),
         onRequest: (info) => this.metrics.observeKubeRequest({ ...info, host: this.apiHost }),
       });
     this.kube = newClient();

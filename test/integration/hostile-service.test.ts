@@ -1,26 +1,43 @@
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { createLogger } from "../../src/runtime/logging.js";
+import { SecretRedactor } from "../../src/runtime/redaction.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
-import { conditionOf, ObjectsOf } from "../support/managed.js";
-import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 
 /**
- * A hostile service answer costs one object a condition, never the process: odd ids,
- * huge and endless bodies, against the NasVolume controller, the real API server and
- * the emulator.
+ * A hostile service answer costs one object a condition, never the process, and never
+ * the key: odd ids, huge and endless bodies, messages quoting the key, against the
+ * NasVolume controller (logging at debug level), the real API server and the emulator.
  */
 describe("a hostile service answer", () => {
   let op: TestOperator;
   let nas: ObjectsOf;
   let namespace = "";
+  const lines: string[] = [];
+  const redactor = new SecretRedactor();
+  const log = createLogger({
+    level: "debug",
+    redactor,
+    destination: new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  });
 
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "hostile");
     op = await startTestOperator({
       controllers: [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })],
       namespaces: [namespace],
+      log,
+      redactor,
     });
     nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
   }, 60_000);
@@ -72,4 +89,57 @@ describe("a hostile service answer", () => {
       await nas.waitForCondition(name, "Synced", "True");
     },
   );
+
+  describe("quoting the key", () => {
+    const noKeyAnywhere = async (name: string) => {
+      const obj = await nas.get(name);
+      expect(JSON.stringify(obj)).not.toContain(TEST_API_KEY);
+      const { items } = await op.kube.list(EVENTS, namespace);
+      const about = items.filter((e) => JSON.stringify(e.regarding).includes(`"${name}"`));
+      expect(about.length).toBeGreaterThan(0);
+      expect(JSON.stringify(about)).not.toContain(TEST_API_KEY);
+      expect(lines.filter((l) => l.includes(TEST_API_KEY))).toEqual([]);
+    };
+
+    it("an error message echoing the key lands in no condition, Event or log line", async () => {
+      await nas.create("echo", { productCode: "nas.capacity.standard" });
+      await nas.waitForCondition("echo", "Ready", "True");
+      await op.admin.setFaults([
+        { kind: "error", endpoint: "getNas", status: 400, message: "bad key", echoKey: true },
+      ]);
+      try {
+        const obj = await nas.waitFor("echo", (o) =>
+          (conditionOf(o, "Synced")?.message ?? "").includes("bad key"),
+        );
+        expect(conditionOf(obj, "Synced")?.message).toContain("carried key [REDACTED]");
+        await nas.waitForEvents("echo", [conditionOf(obj, "Synced")?.reason ?? ""]);
+      } finally {
+        await op.admin.clearFaults();
+      }
+      // The debug lines of the service client saw the echo, redacted.
+      expect(lines.some((l) => l.includes("carried key [REDACTED]"))).toBe(true);
+      await noKeyAnywhere("echo");
+    });
+
+    it("a failed subscription whose message quotes the key lands in no condition, Event or log line", async () => {
+      await op.admin.configure({ subscriptionDelayMs: 60_000 });
+      try {
+        await nas.create("failing", { productCode: "nas.capacity.standard" });
+        const pending = await nas.waitFor(
+          "failing",
+          (o) => o.metadata?.annotations?.[ANNOTATIONS.subscriptionKey] !== undefined,
+        );
+        const key = pending.metadata?.annotations?.[ANNOTATIONS.subscriptionKey] as string;
+        await op.admin.resolveSubscription(key, "Failed", `quota of key ${TEST_API_KEY} exceeded`);
+        const obj = await nas.waitFor("failing", (o) =>
+          JSON.stringify(o.status ?? {}).includes("exceeded"),
+        );
+        expect(JSON.stringify(obj.status)).toContain("quota of key [REDACTED] exceeded");
+        await nas.waitForEvents("failing", ["CreateFailed"]);
+      } finally {
+        await op.admin.configure({ subscriptionDelayMs: 300 });
+      }
+      await noKeyAnywhere("failing");
+    });
+  });
 });

@@ -25,6 +25,7 @@ import {
 import { KubeClient } from "../../src/runtime/kube.js";
 import { createLogger } from "../../src/runtime/logging.js";
 import { Manager } from "../../src/runtime/manager.js";
+import { SecretRedactor } from "../../src/runtime/redaction.js";
 import { ServiceClient, type ServiceClientOptions } from "../../src/service/client.js";
 import { installCrds } from "./crds.js";
 import { adminKubeConfig } from "./kube.js";
@@ -54,6 +55,11 @@ export interface TestOperatorOptions {
   shutdownTimeoutMs?: number;
   /** Logger; default silent (set `AIDC_TEST_LOG=debug` to see the operator's lines). */
   log?: Logger;
+  /**
+   * The redactor the operator registers its key with, as `aidc-operator run` does;
+   * pass the one a `log` of the test's own uses. Default: a new one.
+   */
+  redactor?: SecretRedactor;
 }
 
 /** A running test operator. */
@@ -99,10 +105,15 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     ...(options.namespaces ? { watchNamespaces: options.namespaces } : {}),
     ...options.config,
   });
-  const log = options.log ?? createLogger({ level: process.env.AIDC_TEST_LOG ?? "silent" });
+  const redactor = options.redactor ?? new SecretRedactor();
+  const log =
+    options.log ?? createLogger({ level: process.env.AIDC_TEST_LOG ?? "silent", redactor });
   const serviceOptions: ServiceClientOptions = {
     baseUrl: emulator.url,
-    apiKey: () => apiKey,
+    apiKey: () => {
+      redactor.add(apiKey);
+      return apiKey;
+    },
     rateLimit: null,
     retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
     timeoutMs: 5_000,
@@ -113,6 +124,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
   const manager = new Manager({
     kubeConfig,
     log,
+    redactor,
     namespaces: config.watchNamespaces,
     concurrency: 2,
     backoff: { baseMs: 100, maxMs: 2_000 },

@@ -17,9 +17,11 @@ local TERMINAL_REASONS = {
   ["ApiKeyRefused"] = true,
   ["InstanceFailed"] = true,
   ["InstanceNotFound"] = true,
+  ["InvalidRemoteId"] = true,
   ["OperationMissingTerminal"] = true,
   ["ReconcileTerminal"] = true,
   ["SaveOutcomeUnknown"] = true,
+  ["ServiceRedirected"] = true,
 }
 
 local function isTerminal(reason)

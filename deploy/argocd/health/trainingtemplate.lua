@@ -17,11 +17,13 @@ local TERMINAL_REASONS = {
   ["ApiKeyRefused"] = true,
   ["CreateFailed"] = true,
   ["CreateOutcomeUnknown"] = true,
+  ["InvalidRemoteId"] = true,
   ["NameTakenRefused"] = true,
   ["NoDeleteOperation"] = true,
   ["OperationMissingTerminal"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
+  ["ServiceRedirected"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,
 }
 
