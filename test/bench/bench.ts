@@ -32,6 +32,7 @@ const { values: flags } = parseArgs({
     "skip-baseline": { type: "boolean" },
     "operator-config": { type: "string" },
     "max-old-space-mib": { type: "string" },
+    "max-semi-space-mib": { type: "string" },
     compiled: { type: "boolean" },
   },
 });
@@ -55,6 +56,11 @@ const options = {
   skipBaseline: flags["skip-baseline"] ?? false,
   operatorConfig: flags["operator-config"] ?? env.AIDC_BENCH_OPERATOR_CONFIG,
   maxOldSpaceMiB: num(flags["max-old-space-mib"], "AIDC_BENCH_MAX_OLD_SPACE_MIB", 0),
+  // Absent: the image's setting (IMAGE_NODE_ARGS); 0: Node's own default.
+  maxSemiSpaceMiB:
+    (flags["max-semi-space-mib"] ?? env.AIDC_BENCH_MAX_SEMI_SPACE_MIB ?? "") === ""
+      ? undefined
+      : num(flags["max-semi-space-mib"], "AIDC_BENCH_MAX_SEMI_SPACE_MIB", 0),
   compiled: flags.compiled ?? env.AIDC_BENCH_COMPILED === "true",
 };
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -123,6 +129,9 @@ async function main(): Promise<number> {
       ...(options.pollIntervalMs > 0 ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.operatorConfig ? { configFile: resolve(options.operatorConfig) } : {}),
       ...(options.maxOldSpaceMiB > 0 ? { maxOldSpaceMiB: options.maxOldSpaceMiB } : {}),
+      ...(options.maxSemiSpaceMiB !== undefined
+        ? { maxSemiSpaceMiB: options.maxSemiSpaceMiB }
+        : {}),
       ...(options.compiled ? { compiled: true } : {}),
       logFile: operatorLog,
       progress,

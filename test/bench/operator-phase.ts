@@ -8,6 +8,7 @@ import { freePort } from "../../src/controlplane/controlplane.js";
 import { apiServerWrites, type WriteCounts, writesBetween } from "../support/apiserver-writes.js";
 import {
   connectionsTo,
+  IMAGE_NODE_ARGS,
   processStats,
   sleep,
   startOperatorProcess,
@@ -33,6 +34,11 @@ export interface OperatorPhaseOptions {
   configFile?: string;
   /** The operator's V8 old-space limit (`--max-old-space-size`), in MiB; Node's default when unset. */
   maxOldSpaceMiB?: number;
+  /**
+   * V8's young generation limit (`--max-semi-space-size`), in MiB: absent, the image's
+   * setting ({@link IMAGE_NODE_ARGS}); 0, Node's own default.
+   */
+  maxSemiSpaceMiB?: number;
   /** Run the compiled operator (dist/, as in the image) instead of src/ through tsx. */
   compiled?: boolean;
   logFile: string;
@@ -54,13 +60,21 @@ export async function runOperatorPhase(
   env: BenchEnvironment,
   o: OperatorPhaseOptions,
 ): Promise<Record<string, unknown>> {
+  const nodeArgs = [
+    ...(o.maxOldSpaceMiB ? [`--max-old-space-size=${o.maxOldSpaceMiB}`] : []),
+    ...(o.maxSemiSpaceMiB === undefined
+      ? IMAGE_NODE_ARGS
+      : o.maxSemiSpaceMiB > 0
+        ? [`--max-semi-space-size=${o.maxSemiSpaceMiB}`]
+        : []),
+  ];
   const operator = startOperatorProcess({
     kubeconfig: env.kubeconfigPath,
     serviceBaseUrl: env.emulator.url,
     apiKey: env.apiKey,
     metricsPort: await freePort(),
     logFile: o.logFile,
-    ...(o.maxOldSpaceMiB ? { nodeArgs: [`--max-old-space-size=${o.maxOldSpaceMiB}`] } : {}),
+    nodeArgs,
     ...(o.compiled ? { compiled: true } : {}),
     env: {
       AIDC_WATCH_NAMESPACES: o.namespace,
@@ -197,6 +211,7 @@ export async function runOperatorPhase(
         pid: operator.pid,
         ...stats,
         maxOldSpaceMiB: o.maxOldSpaceMiB ?? null,
+        nodeArgs,
         runs: o.compiled ? "dist/cli/main.js (compiled)" : "src/cli/main.ts (tsx)",
         // V8's heap at the end of the idle window (nodejs_heap_size_*_bytes of /metrics).
         ...heap,

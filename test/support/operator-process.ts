@@ -35,6 +35,13 @@ export interface OperatorProcessOptions {
   compiled?: boolean;
 }
 
+/**
+ * Node's own options of the image's ENTRYPOINT (the Dockerfile test holds the two
+ * together): V8's young generation capped at 16 MiB per semi-space, see
+ * docs/performance.md.
+ */
+export const IMAGE_NODE_ARGS: readonly string[] = ["--max-semi-space-size=16"];
+
 /** Node's arguments that start the CLI: a compiled main.js, else src/ through tsx. */
 export function operatorEntry(compiledMain?: string): string[] {
   return compiledMain ? [compiledMain] : ["--import", "tsx", "src/cli/main.ts"];

@@ -4,6 +4,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { root } from "../../scripts/generated-files.js";
+import { IMAGE_NODE_ARGS } from "../support/operator-process.js";
 
 /**
  * The image cannot be built here (no container engine), so these tests hold the
@@ -65,10 +66,11 @@ function* sourceFiles(dir: string): Generator<string> {
 }
 
 describe("the Dockerfile", () => {
-  it("runs the package's bin with the run command", () => {
+  it("runs the package's bin with the run command, and Node's options the bench runs it with", () => {
     const stage = finalStage().join("\n");
     // The distroless base has no `node` on a PATH a shell would search: its binary by path.
-    expect(stage).toContain(`ENTRYPOINT ["/nodejs/bin/node", "${pkg.bin["aidc-operator"]}"]`);
+    const entry = ["/nodejs/bin/node", ...IMAGE_NODE_ARGS, pkg.bin["aidc-operator"]];
+    expect(stage).toContain(`ENTRYPOINT [${entry.map((a) => `"${a}"`).join(", ")}]`);
     expect(stage).toContain('CMD ["run"]');
     expect(pkg.type).toBe("module");
     expect(stage).toMatch(/COPY[^\n]* package\.json \.\//);
