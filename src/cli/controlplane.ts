@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { LocalControlPlane } from "../controlplane/controlplane.js";
+import { waitForSignal } from "./signals.js";
 
 /**
- * A build-progress callback for {@link LocalControlPlane} that says the first run builds
+ * A build-progress callback for `LocalControlPlane` that says the first run builds
  * (once, before the first "<binary>: building ..." line) and passes those lines on; a
  * run with every binary cached prints nothing.
  */
@@ -27,6 +27,8 @@ export function registerControlPlaneCommand(program: Command): void {
       "start a local kube-apiserver + etcd (RBAC on) + kube-controller-manager and print its KUBECONFIG",
     )
     .action(async () => {
+      // Loaded only here: `run` never needs the local control plane.
+      const { LocalControlPlane } = await import("../controlplane/controlplane.js");
       const err = (line: string) => process.stderr.write(`${line}\n`);
       const plane = new LocalControlPlane({ onBuildProgress: buildNotice(err) });
       err("starting the local control plane (etcd, kube-apiserver, kube-controller-manager)...");
@@ -40,17 +42,4 @@ export function registerControlPlaneCommand(program: Command): void {
       process.stderr.write("stopping...\n");
       await plane.stop();
     });
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-export function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolveSignal) => {
-    const on = (sig: NodeJS.Signals) => {
-      process.off("SIGINT", on);
-      process.off("SIGTERM", on);
-      resolveSignal(sig);
-    };
-    process.on("SIGINT", on);
-    process.on("SIGTERM", on);
-  });
 }

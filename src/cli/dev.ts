@@ -2,12 +2,11 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { Command } from "commander";
 import { repoRoot } from "../controlplane/binaries.js";
 import { freePort, LocalControlPlane } from "../controlplane/controlplane.js";
 import { allCrds } from "../crds/index.js";
 import { type RunningEmulator, startEmulator } from "../emulator/server.js";
-import { buildNotice, waitForSignal } from "./controlplane.js";
+import { buildNotice } from "./controlplane.js";
 import { runOperator } from "./run.js";
 
 const run = promisify(execFile);
@@ -161,49 +160,4 @@ async function untilListable(kubectl: (args: string[]) => Promise<string>): Prom
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-}
-
-/** One line per aidc resource: the status of its Ready condition. */
-const READY_JSONPATH =
-  'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}';
-
-/**
- * `aidc-operator dev`: the playground for a person. Prints the resources until they
- * are Ready, then the KUBECONFIG line; Ctrl-C stops everything cleanly.
- */
-export function registerDevCommand(program: Command): void {
-  program
-    .command("dev")
-    .description(
-      "run a local control plane + the service emulator + the operator, with the samples",
-    )
-    .option("--no-samples", "do not apply deploy/samples")
-    .action(async (flags: { samples: boolean }) => {
-      const pg = await startPlayground({ samples: flags.samples });
-      process.stdout.write(
-        `\nexport KUBECONFIG=${pg.kubeconfigPath}\n` +
-          `kubectl get aidc -A   # service emulator: ${pg.emulatorUrl}\nPress Ctrl-C to stop.\n`,
-      );
-      const interrupted = waitForSignal();
-      let done = false;
-      void interrupted.then(() => {
-        done = true;
-      });
-      // Show the resources until all are Ready (or two minutes pass).
-      const deadline = Date.now() + 120_000;
-      while (!done && Date.now() < deadline) {
-        const table = await pg.kubectl(["get", "aidc", "-A"]).catch((e: Error) => e.message);
-        process.stdout.write(`\n${new Date().toISOString()}\n${table}`);
-        const ready = await pg.kubectl(["get", "aidc", "-A", "-o", READY_JSONPATH]).catch(() => "");
-        const states = ready.split("\n").filter(Boolean);
-        if (states.length > 0 && states.every((s) => s === "True")) {
-          process.stdout.write("\nall resources are Ready. Press Ctrl-C to stop.\n");
-          break;
-        }
-        await Promise.race([interrupted, new Promise((r) => setTimeout(r, 3000))]);
-      }
-      await interrupted;
-      process.stdout.write("stopping...\n");
-      await pg.stop();
-    });
 }

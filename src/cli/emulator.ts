@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { pino } from "pino";
 import type { FaultRuleInput } from "../emulator/faults.js";
-import { startEmulator } from "../emulator/server.js";
-import { waitForSignal } from "./controlplane.js";
+import { waitForSignal } from "./signals.js";
 
 interface EmulatorFlags {
   port: string;
@@ -62,6 +61,8 @@ export function registerEmulatorCommand(program: Command): void {
       if (errorRate > 0) faults.push({ kind: "error", rate: errorRate });
       const latencyMs = nonNegativeInt("latency-ms", flags.latencyMs);
       if (latencyMs > 0) faults.push({ kind: "latency", latencyMs });
+      // Loaded only here: `run` never needs the emulator.
+      const { startEmulator } = await import("../emulator/server.js");
       const emulator = await startEmulator({
         apiKey,
         port: nonNegativeInt("port", flags.port),

@@ -2,7 +2,7 @@
 import { Command } from "commander";
 import { registerControlPlaneCommand } from "./controlplane.js";
 import { registerCrdsCommand } from "./crds.js";
-import { registerDevCommand } from "./dev.js";
+import { registerDevCommand } from "./dev-command.js";
 import { registerEmulatorCommand } from "./emulator.js";
 import { registerRunCommand } from "./run.js";
 

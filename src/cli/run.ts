@@ -15,7 +15,7 @@ import { ServiceClient } from "../service/client.js";
 import { ENDPOINT_NAMES } from "../service/endpoints.js";
 import { endpointConfigKey } from "../service/errors.js";
 import { ASSUMED_OPERATIONS } from "../service/operation-availability.js";
-import { waitForSignal } from "./controlplane.js";
+import { waitForSignal } from "./signals.js";
 
 /** What the service client factory gets. */
 export interface ServiceClientDeps {

@@ -1,0 +1,49 @@
+import type { Command } from "commander";
+import { waitForSignal } from "./signals.js";
+
+/** One line per aidc resource: the status of its Ready condition. */
+const READY_JSONPATH =
+  'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}';
+
+/**
+ * `aidc-operator dev`: the playground for a person. Prints the resources until they
+ * are Ready, then the KUBECONFIG line; Ctrl-C stops everything cleanly.
+ */
+export function registerDevCommand(program: Command): void {
+  program
+    .command("dev")
+    .description(
+      "run a local control plane + the service emulator + the operator, with the samples",
+    )
+    .option("--no-samples", "do not apply deploy/samples")
+    .action(async (flags: { samples: boolean }) => {
+      // Loaded only here: `run` never needs the control plane, emulator and playground.
+      const { startPlayground } = await import("./dev.js");
+      const pg = await startPlayground({ samples: flags.samples });
+      process.stdout.write(
+        `\nexport KUBECONFIG=${pg.kubeconfigPath}\n` +
+          `kubectl get aidc -A   # service emulator: ${pg.emulatorUrl}\nPress Ctrl-C to stop.\n`,
+      );
+      const interrupted = waitForSignal();
+      let done = false;
+      void interrupted.then(() => {
+        done = true;
+      });
+      // Show the resources until all are Ready (or two minutes pass).
+      const deadline = Date.now() + 120_000;
+      while (!done && Date.now() < deadline) {
+        const table = await pg.kubectl(["get", "aidc", "-A"]).catch((e: Error) => e.message);
+        process.stdout.write(`\n${new Date().toISOString()}\n${table}`);
+        const ready = await pg.kubectl(["get", "aidc", "-A", "-o", READY_JSONPATH]).catch(() => "");
+        const states = ready.split("\n").filter(Boolean);
+        if (states.length > 0 && states.every((s) => s === "True")) {
+          process.stdout.write("\nall resources are Ready. Press Ctrl-C to stop.\n");
+          break;
+        }
+        await Promise.race([interrupted, new Promise((r) => setTimeout(r, 3000))]);
+      }
+      await interrupted;
+      process.stdout.write("stopping...\n");
+      await pg.stop();
+    });
+}

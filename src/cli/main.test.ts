@@ -1,0 +1,52 @@
+/**
+ * `aidc-operator run` (the image's command) loads only what it needs: main.ts and
+ * everything it imports statically must not reach the emulator, the local control
+ * plane or the playground, which other subcommands load on demand (dynamic import).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const src = resolve(import.meta.dirname, "..");
+
+/** Relative modules a file imports statically (`import ... from`, `export ... from`). */
+function staticImports(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const out: string[] = [];
+  for (const m of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+["'](\.[^"']+)["']/g,
+  )) {
+    // `import type` is erased by the compiler: it loads nothing.
+    if (/^\s*(?:import|export)\s+type\s/.test(m[0])) continue;
+    const target = resolve(dirname(file), (m[1] as string).replace(/\.js$/, ".ts"));
+    if (existsSync(target)) out.push(target);
+  }
+  return out;
+}
+
+/** Every source file reachable from `entry` through static imports. */
+function reachable(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [entry];
+  while (todo.length > 0) {
+    const file = todo.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    todo.push(...staticImports(file));
+  }
+  return seen;
+}
+
+describe("the modules `aidc-operator run` loads", () => {
+  const loaded = [...reachable(join(src, "cli/main.ts"))].map((f) => relative(src, f));
+
+  it("include the runtime, the controllers and the service client", () => {
+    expect(loaded).toContain("cli/run.ts");
+    expect(loaded).toContain("runtime/manager.ts");
+    expect(loaded).toContain("service/client.ts");
+  });
+
+  it("include neither the emulator, the local control plane nor the playground", () => {
+    expect(loaded.filter((f) => /^(emulator|controlplane)\/|^cli\/dev\.ts$/.test(f))).toEqual([]);
+  });
+});
