@@ -2,6 +2,10 @@ import {
   type CelRule,
   type CrdDefinition,
   crdManifest,
+  type KindName,
+  MUTABILITY,
+  mutabilityMessage,
+  mutableFields,
   type SchemaNode,
   structuralSchema,
 } from "../crds/index.js";
@@ -84,6 +88,25 @@ function ruleTable(rules: [string, CelRule][]): string {
   return lines.join("\n");
 }
 
+/** The mutability table of a kind, from src/crds/mutability.ts. */
+function mutabilityTable(def: CrdDefinition, specFields: string[]): string {
+  const rules = MUTABILITY[def.kind as KindName] ?? [];
+  const free = mutableFields(def.kind as KindName, specFields);
+  const lines = [
+    `May change at any time: ${free.map((f) => `\`${f}\``).join(", ") || "nothing"}.`,
+    "",
+    "| field | may change | whose rule | refusal message |",
+    "|---|---|---|---|",
+  ];
+  for (const r of rules) {
+    const how = r.mutability === "setOnce" ? "set once, never changed or removed" : "no";
+    lines.push(
+      `| \`spec.${r.field}\` | ${how} | ${r.owner === "service" ? "the service" : "the operator"} | ${cell(mutabilityMessage(r))} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
 /** The reference page of the custom resources (docs/crds.md), generated from src/crds. */
 export function renderCrdDocs(defs: readonly CrdDefinition[]): string {
   const out = [
@@ -115,6 +138,10 @@ export function renderCrdDocs(defs: readonly CrdDefinition[]): string {
       "### Spec",
       "",
       table(specRows),
+      "",
+      "### Mutability",
+      "",
+      mutabilityTable(def, Object.keys(structuralSchema(def.spec).properties ?? {})),
       "",
       "### Validation rules",
       "",

@@ -6,11 +6,11 @@ import {
   conditionColumns,
   described,
   GROUP,
-  immutableField,
   VERSION,
   withRules,
 } from "./definition.js";
 import { INTEGER_LIMITS, serviceId } from "./fields.js";
+import { mutabilityRules } from "./mutability.js";
 
 /** An image to save from the instance: `imageName:tag`, saved once. */
 export const cciImageSchema = z
@@ -35,9 +35,6 @@ export const cciImageSchema = z
   .meta({ description: "An image to save from the instance; each name and tag is saved once." });
 /** An image to save from a CCI instance. */
 export type CciImage = z.infer<typeof cciImageSchema>;
-
-const BINDING_WHY =
-  "it selects the observed instance; create another CciInstance to observe a different one";
 
 /** Desired state of a CciInstance: which instance to observe and which images to save. */
 export const CciInstanceSpec = withRules(
@@ -79,9 +76,7 @@ export const CciInstanceSpec = withRules(
     fieldPath: ".aidcId",
     reason: "FieldValueForbidden",
   },
-  immutableField("instanceId", BINDING_WHY),
-  immutableField("name", BINDING_WHY),
-  immutableField("aidcId", BINDING_WHY),
+  ...mutabilityRules("CciInstance"),
 );
 /** Desired state of a CciInstance. */
 export type CciInstanceSpec = z.infer<typeof CciInstanceSpec>;

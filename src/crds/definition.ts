@@ -57,13 +57,14 @@ export function described<T extends z.ZodType>(schema: T, description: string): 
 
 /**
  * A transition rule, to attach to an object, that makes its field `field` immutable:
- * it cannot be added, removed or changed once the object exists. `why` completes the
- * message `<field> is immutable: <why>`. The error is reported on the field itself.
+ * it cannot be added, removed or changed once the object exists. The error, `message`,
+ * is reported on the field itself. Kinds declare their immutable fields in
+ * mutability.ts, which builds these rules.
  */
-export function immutableField(field: string, why: string): CelRule {
+export function immutableField(field: string, message: string): CelRule {
   return {
     rule: `has(self.${field}) == has(oldSelf.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
-    message: `${field} is immutable: ${why}`,
+    message,
     fieldPath: `.${field}`,
   };
 }

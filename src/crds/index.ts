@@ -15,6 +15,7 @@ export * from "./definition.js";
 export * from "./fields.js";
 export * from "./kstatus.js";
 export * from "./manifest.js";
+export * from "./mutability.js";
 export * from "./nasvolume.js";
 export * from "./reasons.js";
 export * from "./training.js";

@@ -6,7 +6,6 @@ import {
   conditionColumns,
   described,
   GROUP,
-  immutableField,
   VERSION,
   withRules,
 } from "./definition.js";
@@ -17,6 +16,7 @@ import {
   serviceId,
   subscriptionSchema,
 } from "./fields.js";
+import { mutabilityRules } from "./mutability.js";
 
 /** Desired state of a NasVolume: one NAS file storage of the service. */
 export const NasVolumeSpec = withRules(
@@ -54,19 +54,7 @@ export const NasVolumeSpec = withRules(
       description:
         "Desired NAS storage. capacityGB, mountPath and deletionPolicy may change; productCode, name, description and aidcId are fixed at creation; storageId may only be set once.",
     }),
-  immutableField("productCode", "the product of a storage is fixed when it is subscribed"),
-  immutableField(
-    "name",
-    "it is the storage's directory name, fixed when the storage is subscribed",
-  ),
-  immutableField("description", "the service offers no update of a storage's description"),
-  immutableField("aidcId", "a storage cannot move to another compute center"),
-  {
-    rule: "!has(oldSelf.storageId) || (has(self.storageId) && self.storageId == oldSelf.storageId)",
-    message:
-      "storageId is immutable once set: it binds the object to its storage instance; create a new NasVolume to use another",
-    fieldPath: ".storageId",
-  },
+  ...mutabilityRules("NasVolume"),
 );
 /** Desired state of a NasVolume, with the CRD's defaults applied. */
 export type NasVolumeSpec = z.infer<typeof NasVolumeSpec>;

@@ -6,11 +6,11 @@ import {
   conditionColumns,
   described,
   GROUP,
-  immutableField,
   VERSION,
   withRules,
 } from "./definition.js";
 import { deletionPolicy, localObjectReference } from "./fields.js";
+import { mutabilityRules } from "./mutability.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 import { TrainingJobStatus } from "./trainingjob-status.js";
 
@@ -33,12 +33,6 @@ export const trainingJobPortSchema = z
   .meta({ description: "A custom port to open on every pod." });
 /** One custom port of a TrainingJob. */
 export type TrainingJobPort = z.infer<typeof trainingJobPortSchema>;
-
-/** Spec fields that can change after creation; every other field is immutable. */
-export const TRAINING_JOB_MUTABLE_FIELDS = ["description", "ports"] as const;
-
-const IMMUTABLE_WHY =
-  "the service cannot change a submitted training task (only description and ports can change); create a new TrainingJob instead";
 
 const shape = {
   taskName: described(
@@ -82,10 +76,6 @@ const shape = {
   deletionPolicy,
 };
 
-const IMMUTABLE_FIELDS = (Object.keys(shape) as (keyof typeof shape)[]).filter(
-  (f) => !(TRAINING_JOB_MUTABLE_FIELDS as readonly string[]).includes(f),
-);
-
 const refRules = (field: "templateRef" | "copyFrom", createType: CreateType): CelRule[] => [
   {
     rule: `self.createType != '${createType}' || has(self.${field})`,
@@ -118,7 +108,7 @@ export const TrainingJobSpec = withRules(
   ...refRules("templateRef", "TEMPLATE"),
   ...refRules("copyFrom", "COPY"),
   ...directRules,
-  ...IMMUTABLE_FIELDS.map((f) => immutableField(f, IMMUTABLE_WHY)),
+  ...mutabilityRules("TrainingJob"),
 );
 /** Desired state of a TrainingJob, with the CRD's defaults applied. */
 export type TrainingJobSpec = z.infer<typeof TrainingJobSpec>;

@@ -6,11 +6,11 @@ import {
   conditionColumns,
   described,
   GROUP,
-  immutableField,
   VERSION,
   withRules,
 } from "./definition.js";
 import { deletionPolicy, INTEGER_LIMITS, localObjectReference } from "./fields.js";
+import { mutabilityRules } from "./mutability.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 
 const shape = {
@@ -60,10 +60,7 @@ export const TrainingTemplateSpec = withRules(
     fieldPath: `.${f}`,
     reason: "FieldValueRequired" as const,
   })),
-  immutableField(
-    "fromTrainingJobRef",
-    "a template is saved from its TrainingJob once; create another TrainingTemplate to save another job",
-  ),
+  ...mutabilityRules("TrainingTemplate"),
 );
 /** Desired state of a TrainingTemplate, with the CRD's defaults applied. */
 export type TrainingTemplateSpec = z.infer<typeof TrainingTemplateSpec>;

@@ -153,6 +153,18 @@ describe("CciInstance controller", () => {
     );
   });
 
+  it("says, at the current generation, that an instanceId that does not exist cannot bind", async () => {
+    await create("no-such", { instanceId: "cci-missing-1" });
+    const obj = await eventually(async () => {
+      const o = await read("no-such");
+      return condition(o, "Ready")?.reason === "InstanceNotFound" ? o : undefined;
+    });
+    // observedGeneration tells Argo CD and kstatus the condition is about this spec.
+    expect(obj.status?.observedGeneration).toBe(obj.metadata.generation);
+    expect(condition(obj, "Ready")?.observedGeneration).toBe(obj.metadata.generation);
+    expect(condition(obj, "Stalled")).toMatchObject({ status: "True", reason: "InstanceNotFound" });
+  });
+
   it("shows a state change made through the admin API within one poll", async () => {
     await create("changing", { instanceId: "change-1" });
     await eventually(async () => condition(await read("changing"), "Ready")?.status === "True");

@@ -76,7 +76,7 @@ describe("the CRDs through kubectl", () => {
     expect(changed.code).not.toBe(0);
     expect(changed.stderr).toContain("spec.image");
     expect(changed.stderr).toContain(
-      "image is immutable: the service cannot change a submitted training task",
+      "image is immutable (a limit of the service): the service cannot change a submitted training task",
     );
   });
 });

@@ -112,7 +112,7 @@ describe("the CRDs on a real API server", () => {
     expect(image.code).toBe(422);
     expect(image.message).toContain("spec.image: Invalid value");
     expect(image.message).toContain(
-      "image is immutable: the service cannot change a submitted training task",
+      "image is immutable (a limit of the service): the service cannot change a submitted training task",
     );
 
     const updated = (await patchSpec("TrainingJob", "immutable", { description: "second" })) as {
@@ -124,7 +124,7 @@ describe("the CRDs on a real API server", () => {
     });
   });
 
-  it("accepts changes of ports but refuses exposePorts, deletionPolicy, and adding or removing an immutable field", async () => {
+  it("accepts changes of ports, exposePorts and deletionPolicy but refuses adding or removing an immutable field", async () => {
     await create("TrainingJob", "ports", {
       image: "i:1",
       productCode: "gpu-1x",
@@ -135,10 +135,12 @@ describe("the CRDs on a real API server", () => {
     await patchSpec("TrainingJob", "ports", {
       ports: [{ port: 6006 }, { port: 8888, protocol: "https" }],
     });
-    const policy = await refusedPatch("TrainingJob", "ports", { deletionPolicy: "Delete" });
-    expect(policy.message).toContain("deletionPolicy is immutable");
-    const expose = await refusedPatch("TrainingJob", "ports", { exposePorts: true });
-    expect(expose.message).toContain("exposePorts is immutable");
+    // The operator's own fields: what it does on deletion, the Services it makes.
+    const own = (await patchSpec("TrainingJob", "ports", {
+      deletionPolicy: "Delete",
+      exposePorts: true,
+    })) as { spec: { deletionPolicy: string; exposePorts: boolean } };
+    expect(own.spec).toMatchObject({ deletionPolicy: "Delete", exposePorts: true });
     const added = await refusedPatch("TrainingJob", "ports", { startCommand: "python x.py" });
     expect(added.message).toContain("spec.startCommand: Invalid value");
     expect(added.message).toContain("startCommand is immutable");
@@ -154,11 +156,11 @@ describe("the CRDs on a real API server", () => {
     await patchSpec("NasVolume", "nas", { storageId: "nas-123" });
     const changed = await refusedPatch("NasVolume", "nas", { storageId: "nas-456" });
     expect(changed.message).toContain("spec.storageId");
-    expect(changed.message).toContain("storageId is immutable once set");
+    expect(changed.message).toContain("storageId is immutable once set (a rule of the operator)");
     const unset = await refusedPatch("NasVolume", "nas", { storageId: null });
     expect(unset.message).toContain("storageId is immutable once set");
     const product = await refusedPatch("NasVolume", "nas", { productCode: "nas-fast" });
-    expect(product.message).toContain("productCode is immutable");
+    expect(product.message).toContain("productCode is immutable (a limit of the service)");
     const name = await refusedPatch("NasVolume", "nas", { name: "other-dir" });
     expect(name.message).toContain("spec.name: Invalid value");
     expect(name.message).toContain("name is immutable");

@@ -202,6 +202,22 @@ describe("NasVolume controller", () => {
     expect(await subscribesNamed("adopted")).toHaveLength(0);
   });
 
+  it("stalls on a spec.storageId that does not exist, with a remedy the CRD allows", async () => {
+    await nas.create("ghost", { productCode: "nas.capacity.standard", storageId: "nas-ghost-1" });
+    const obj = await nas.waitForCondition("ghost", "Ready", "False", "RemoteNotFound");
+    const ready = conditionOf(obj, "Ready");
+    expect(ready?.message).toContain("delete this object and create a new one");
+    expect(ready?.message).not.toContain("remove the annotation");
+    expect(conditionOf(obj, "Stalled")).toMatchObject({ status: "True", reason: "RemoteNotFound" });
+    expect(conditionOf(obj, "Reconciling")).toBeUndefined();
+    // The remedy works: the object can be deleted (nothing remote to delete) and
+    // created anew without the id.
+    await nas.delete("ghost");
+    await nas.waitForGone("ghost");
+    await nas.create("ghost", { productCode: "nas.capacity.standard" });
+    await nas.waitForCondition("ghost", "Ready", "True");
+  });
+
   it("leaves the storage in the service when an Orphan object is deleted", async () => {
     await nas.create("orphaned", { productCode: "nas.capacity.standard" });
     await nas.waitForCondition("orphaned", "Ready", "True");

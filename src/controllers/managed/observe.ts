@@ -6,6 +6,22 @@ import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
 import type { ManagedFacts, ManagedObject, ManagedOptions } from "./external-client.js";
 import { ERR, factsOf, type ManagedRun, type Outcome, SYNCED_OK, step } from "./run.js";
 
+/**
+ * What to do about a bound remote resource that does not exist: an id from the spec
+ * (adoption, e.g. NasVolume.spec.storageId) cannot be removed, so the object must be
+ * deleted and created anew; an id the operator recorded is dropped by removing its
+ * annotation, and the next reconcile creates a new resource.
+ */
+export function remoteNotFound<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  externalId: string,
+): string {
+  if (run.kind.client.adoptId?.(run.obj) === externalId) {
+    return `the remote resource ${externalId} named in the spec does not exist; the spec cannot drop it (the field may only be set once), so delete this object and create a new one, with the id of an existing resource or without one to order a new resource`;
+  }
+  return `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the annotation ${ANNOTATIONS.externalId} to create a new one, or delete this object`;
+}
+
 /** Observes `externalId` and, when the spec asks for a change, updates it. */
 export async function observe<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -22,7 +38,7 @@ export async function observe<T extends ManagedObject, R>(
       ready: {
         status: "False",
         reason: "RemoteNotFound",
-        message: `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the ${ANNOTATIONS.externalId} annotation and the object's remote id to create a new one`,
+        message: remoteNotFound(run, externalId),
       },
       synced: SYNCED_OK,
       requeueAfterMs: options.pollIntervalMs,
