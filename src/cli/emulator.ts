@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { pino } from "pino";
 import type { FaultRuleInput } from "../emulator/faults.js";
+import { isEndpointName } from "../service/endpoints.js";
 import { waitForSignal } from "./signals.js";
 
 interface EmulatorFlags {
@@ -14,6 +15,8 @@ interface EmulatorFlags {
   unknownIdStatus: string;
   pageSizeCap: string;
   basePath: string;
+  missingOperations: string;
+  subscriptionResultShape: string;
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
@@ -46,6 +49,16 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
     .option("--base-path <path>", "path prefix to serve the API under, e.g. /api/gw", "")
+    .option(
+      "--missing-operations <names>",
+      "comma-separated endpoint names whose path answers a bare 404 (e.g. listPods,listNas)",
+      "",
+    )
+    .option(
+      "--subscription-result-shape <shape>",
+      "shape of subscription results: canonical, integerStatus or renamedFields",
+      "canonical",
+    )
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
     .option("--random-seed <n>", "seed of keys, addresses and fault draws", "1")
@@ -53,6 +66,21 @@ export function registerEmulatorCommand(program: Command): void {
     .action(async (flags: EmulatorFlags) => {
       const apiKey = flags.apiKey ?? process.env.AIDC_API_KEY;
       if (!apiKey) throw new Error("an API key is required: pass --api-key or set AIDC_API_KEY");
+      const missingOperations = flags.missingOperations
+        .split(",")
+        .map((n) => n.trim())
+        .filter((n) => n !== "");
+      const unknown = missingOperations.filter((n) => !isEndpointName(n));
+      if (unknown.length > 0) {
+        throw new Error(`--missing-operations: not endpoint names: ${unknown.join(", ")}`);
+      }
+      const { SUBSCRIPTION_RESULT_SHAPES } = await import("../emulator/state.js");
+      const shape = SUBSCRIPTION_RESULT_SHAPES.find((s) => s === flags.subscriptionResultShape);
+      if (!shape) {
+        throw new Error(
+          `--subscription-result-shape must be one of ${SUBSCRIPTION_RESULT_SHAPES.join(", ")}`,
+        );
+      }
       const errorRate = Number(flags.errorRate);
       if (!(errorRate >= 0 && errorRate <= 1)) {
         throw new Error(`--error-rate must be between 0 and 1, got "${flags.errorRate}"`);
@@ -77,6 +105,8 @@ export function registerEmulatorCommand(program: Command): void {
         unknownIdStatus: nonNegativeInt("unknown-id-status", flags.unknownIdStatus),
         pageSizeCap: nonNegativeInt("page-size-cap", flags.pageSizeCap),
         basePath: flags.basePath,
+        missingOperations,
+        subscriptionResultShape: shape,
         randomSeed: nonNegativeInt("random-seed", flags.randomSeed),
         faults,
         ...(flags.verbose ? { logger: pino({ level: "debug" }, process.stderr) } : {}),

@@ -36,6 +36,7 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       maxResponseBytes: s.maxResponseBytes,
       catalogTtlMs: s.catalogTtlMs,
       recheckMissingMs: s.operationRecheckMs,
+      subscriptionResult: s.subscriptionResult,
       retry: s.retry,
       rateLimit: s.rateLimit,
       // A routine poll's calls wait at the rate limit behind calls with work to do.

@@ -86,6 +86,20 @@ const serviceSchema = z
      * stands before the operation is probed again, so a path that comes back is noticed.
      */
     operationRecheckMs: ms.default(10_000),
+    /**
+     * How the service's subscription results read, where they differ from the shapes
+     * the client recognises (docs/service-assumptions.md): the fields holding the
+     * state, the created id and the message, and state values (words or numbers as
+     * text) mapped to `Pending`, `Succeeded` or `Failed`, e.g. `{ "2": "Succeeded" }`.
+     */
+    subscriptionResult: z
+      .strictObject({
+        stateField: z.string().min(1).optional(),
+        instanceIdField: z.string().min(1).optional(),
+        messageField: z.string().min(1).optional(),
+        states: z.record(z.string().min(1), z.enum(["Pending", "Succeeded", "Failed"])).default({}),
+      })
+      .default({ states: {} }),
     /** Endpoint table overrides: `"/path"` or `"METHOD /path"` enables or moves one, `null` disables it. */
     endpoints: z.record(z.string().min(1), z.string().min(1).nullable()).default({}),
   })

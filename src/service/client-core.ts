@@ -17,7 +17,9 @@ import {
   EndpointDisabledError,
   endpointConfigKey,
   ServiceInvalidRequestError,
+  ServiceMalformedResponseError,
   ServiceOperationMissingError,
+  ServiceResultShapeError,
 } from "./errors.js";
 import { SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
 import {
@@ -28,6 +30,11 @@ import {
 } from "./operation-availability.js";
 import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
+import {
+  type SubscriptionResult,
+  type SubscriptionResultMapping,
+  subscriptionResultSchema,
+} from "./schemas/subscription.js";
 import { type CallArgs, type RequestObservation, ServiceTransport } from "./transport.js";
 
 /** How a `ServiceClient` reaches and treats the service. */
@@ -73,6 +80,8 @@ export interface ServiceClientOptions {
   now?: () => number;
   /** How long a "missing" operation verdict stands before it is probed again. Default 10 000. */
   recheckMissingMs?: number;
+  /** How subscription results read where they differ from the built-in shapes. */
+  subscriptionResult?: SubscriptionResultMapping;
 }
 
 /** The value of every path parameter of a probe: an id no resource has. */
@@ -118,6 +127,7 @@ export class ServiceClientCore {
   private readonly probes = new Map<EndpointName, Promise<OperationVerdict>>();
   /** What this connection knows about which operations the service answers. */
   readonly operations: OperationAvailability;
+  private readonly subscriptionMapping: SubscriptionResultMapping;
 
   /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
   constructor(options: ServiceClientOptions) {
@@ -125,6 +135,7 @@ export class ServiceClientCore {
     this.catalogTtlMs = options.catalogTtlMs ?? DEFAULT_CATALOG_TTL_MS;
     this.now = options.now ?? Date.now;
     this.operations = new OperationAvailability(options.recheckMissingMs, this.now);
+    this.subscriptionMapping = options.subscriptionResult ?? {};
     this.transport = new ServiceTransport({
       availability: this.operations,
       baseUrl: options.baseUrl,
@@ -242,6 +253,34 @@ export class ServiceClientCore {
   /** Closes idle keep-alive connections; the client stays usable. */
   close(): void {
     this.transport.close();
+  }
+
+  /**
+   * The result of subscription `key` through `name`, read with the configured mapping.
+   * An envelope whose data cannot be read (an unknown state or shape) throws
+   * `ServiceResultShapeError`, naming the config key that maps it.
+   */
+  protected async subscriptionResult(
+    name: "getTrainingSubscriptionResult" | "getNasSubscriptionResult",
+    key: string,
+  ): Promise<SubscriptionResult> {
+    try {
+      return await this.call(
+        name,
+        { params: { key } },
+        subscriptionResultSchema(key, this.subscriptionMapping),
+      );
+    } catch (err) {
+      if (err instanceof ServiceMalformedResponseError && err.enveloped) {
+        throw new ServiceResultShapeError(err.message, {
+          endpoint: name,
+          code: err.code,
+          enveloped: true,
+          cause: err,
+        });
+      }
+      throw err;
+    }
   }
 
   /** Calls endpoint `name`; see `ServiceTransport.call` for errors and retries. */

@@ -148,6 +148,24 @@ export class ServiceMalformedResponseError extends ServiceError {
 }
 
 /**
+ * A subscription result came as an envelope, but its data has a shape or a state the
+ * operator cannot map (an integer `status`, other field names). Terminal, but
+ * `external`: retried on the slow hold backoff; the message names the config key
+ * (`service.subscriptionResult`) that maps it. Condition reason
+ * `SubscriptionResultUnknownTerminal`.
+ */
+export class ServiceResultShapeError extends ServiceError {
+  /** The condition reason of every object this error holds. */
+  readonly reason = "SubscriptionResultUnknownTerminal";
+  /** The hold lies with the service's answers, not the object (see runtime isExternalHold). */
+  readonly external = true;
+
+  constructor(message: string, details: Omit<ServiceErrorDetails, "retryable">) {
+    super(message, { ...details, retryable: false });
+  }
+}
+
+/**
  * The request was invalid before it was sent (for example an unknown training
  * framework or a capacity that is not a positive integer). Terminal.
  */

@@ -43,6 +43,7 @@ export {
   ServiceOperationMissingError,
   ServiceRedirectError,
   ServiceRefusedError,
+  ServiceResultShapeError,
   ServiceUnavailableError,
 } from "./errors.js";
 export { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";

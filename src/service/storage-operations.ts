@@ -33,7 +33,7 @@ import {
   type TrainingProduct,
   trainingProductSchema,
 } from "./schemas/products.js";
-import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/subscription.js";
+import type { SubscriptionResult } from "./schemas/subscription.js";
 import { TrainingOperations } from "./training-operations.js";
 
 /** Products, NAS storage, block volumes and file systems. */
@@ -76,11 +76,7 @@ export class StorageOperations extends TrainingOperations {
 
   /** The outcome of a NAS subscription, in the canonical subscription-result shape. */
   async getNasSubscriptionResult(key: string): Promise<SubscriptionResult> {
-    return this.call(
-      "getNasSubscriptionResult",
-      { params: { key } },
-      subscriptionResultSchema(key),
-    );
+    return this.subscriptionResult("getNasSubscriptionResult", key);
   }
 
   /** Adds or removes `capacity` GB (the change, not the total; never retried blindly). */

@@ -22,7 +22,7 @@ import {
   type TrainingPod,
   trainingPodSchema,
 } from "./schemas/pods.js";
-import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/subscription.js";
+import type { SubscriptionResult } from "./schemas/subscription.js";
 import {
   type TemplateListQuery,
   type TrainingTemplate,
@@ -130,11 +130,7 @@ export class TrainingOperations extends ServiceClientCore {
 
   /** The outcome of a task create, in the canonical subscription-result shape. */
   async getTrainingSubscriptionResult(key: string): Promise<SubscriptionResult> {
-    return this.call(
-      "getTrainingSubscriptionResult",
-      { params: { key } },
-      subscriptionResultSchema(key),
-    );
+    return this.subscriptionResult("getTrainingSubscriptionResult", key);
   }
 
   /** Deletes a task; disabled unless configured. */

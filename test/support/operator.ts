@@ -117,6 +117,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     rateLimit: null,
     retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
     timeoutMs: 5_000,
+    subscriptionResult: config.service.subscriptionResult,
     logger: log.child({ component: "service" }),
     ...options.service,
   };

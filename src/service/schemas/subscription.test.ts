@@ -54,3 +54,51 @@ describe("the subscription result", () => {
     expect(parse({ instanceId: "x" }).success).toBe(false);
   });
 });
+
+describe("the subscription result with a configured mapping", () => {
+  const integer = { states: { "1": "Pending", "2": "Succeeded", "3": "Failed" } } as const;
+
+  it.each([
+    ["an integer status", integer, { status: 2, instanceId: "nas-1" }, { state: "Succeeded" }],
+    ["an integer pending status", integer, { status: 1 }, { state: "Pending" }],
+    ["a bare integer", integer, 3, { state: "Failed" }],
+    [
+      "renamed fields",
+      { stateField: "orderState", instanceIdField: "createdResourceId", messageField: "remark" },
+      { orderKey: "key-1", orderState: "FAILED", remark: "sold out" },
+      { state: "Failed", message: "sold out" },
+    ],
+    [
+      "a renamed id field",
+      { stateField: "orderState", instanceIdField: "createdResourceId" },
+      { orderState: "DONE", createdResourceId: "t-7" },
+      { state: "Succeeded", instanceId: "t-7" },
+    ],
+    [
+      "a mapped word over the built-in ones",
+      { states: { done: "Pending" } },
+      { status: "DONE" },
+      { state: "Pending" },
+    ],
+  ] as const)("reads %s", (_reason, mapping, data, expected) => {
+    const r = subscriptionResultSchema("key-1", mapping).safeParse(data);
+    expect(r.success).toBe(true);
+    expect(r.data).toMatchObject({ key: "key-1", ...expected });
+  });
+
+  it("names service.subscriptionResult.states for a state it cannot map", () => {
+    const r = parse({ status: 2 });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.message).toMatch(
+      /unknown subscription state "2".*service\.subscriptionResult\.states/,
+    );
+  });
+
+  it("names service.subscriptionResult.stateField when no field holds a state", () => {
+    const r = parse({ orderKey: "key-1", orderState: "DONE" });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.message).toMatch(
+      /orderState.*service\.subscriptionResult\.stateField/,
+    );
+  });
+});

@@ -89,9 +89,12 @@ const MESSAGE_FIELDS = [
 ];
 const NESTED_FIELDS = ["result", "detail", "instance", "data"];
 
+/** `word` lower-cased without `_`, `-` and spaces: how state words are compared. */
+const fold = (word: string) => word.toLowerCase().replace(/[\s_-]/g, "");
+
 /** The subscription state a word stands for, ignoring case, `_`, `-` and spaces. */
 export function subscriptionStateOf(word: string): SubscriptionState | undefined {
-  const folded = word.toLowerCase().replace(/[\s_-]/g, "");
+  const folded = fold(word);
   for (const state of SUBSCRIPTION_STATES) {
     if (STATE_WORDS[state].includes(folded)) return state;
   }
@@ -114,21 +117,62 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
+ * How a service's subscription results read, where they differ from what this module
+ * recognises by itself (the operator config's `service.subscriptionResult`). Field
+ * names are read before the built-in ones, at the top level or one nested level.
+ */
+export interface SubscriptionResultMapping {
+  /** The field holding the state (e.g. `orderState`). */
+  stateField?: string;
+  /** The field holding the created resource's id (e.g. `createdResourceId`). */
+  instanceIdField?: string;
+  /** The field holding the service's explanation (e.g. `remark`). */
+  messageField?: string;
+  /**
+   * State values (words or numbers, as text; case, `_`, `-` and spaces ignored) → the
+   * outcome, over the built-in words: `{ "1": "Pending", "2": "Succeeded", "3": "Failed" }`.
+   */
+  states?: Record<string, SubscriptionState>;
+}
+
+/** The config key of the mapping, for messages. */
+export const SUBSCRIPTION_RESULT_CONFIG_KEY = "service.subscriptionResult";
+
+/** The state `word` stands for: the mapping's `states` first, then the built-in words. */
+function mappedState(
+  word: string,
+  mapping: SubscriptionResultMapping,
+): SubscriptionState | undefined {
+  const folded = fold(word);
+  for (const [value, state] of Object.entries(mapping.states ?? {})) {
+    if (fold(value) === folded) return state;
+  }
+  return subscriptionStateOf(word);
+}
+
+/**
  * A schema reading the `data` of a subscription-result answer for `key`: a bare state
  * word, or an object whose state is in `state`/`status`/… (or a boolean `success`),
  * whose instance id is in `instanceId`/`resourceId`/`taskId`/… (or the first of
  * `instanceIds`), and whose message is in `message`/`reason`/…, one nested level
- * (`result`, `detail`, …) included. null or an empty object reads as Pending.
+ * (`result`, `detail`, …) included. null or an empty object reads as Pending. The
+ * `mapping` (operator config) names other fields and maps other state values (an
+ * integer `status`, for example); a state or shape it cannot read is an issue that
+ * names the config key to set.
  */
-export function subscriptionResultSchema(key: string) {
+export function subscriptionResultSchema(key: string, mapping: SubscriptionResultMapping = {}) {
+  const stateFields = mapping.stateField ? [mapping.stateField, ...STATE_FIELDS] : STATE_FIELDS;
+  const idFields = mapping.instanceIdField ? [mapping.instanceIdField, ...ID_FIELDS] : ID_FIELDS;
+  const unknownState = (word: string) =>
+    `unknown subscription state "${word}" (known: ${[...Object.keys(mapping.states ?? {}), ...Object.values(STATE_WORDS).flat()].join(", ")}); map it to Pending, Succeeded or Failed with ${SUBSCRIPTION_RESULT_CONFIG_KEY}.states in the operator configuration`;
   return z.unknown().transform((data, ctx): SubscriptionResult => {
     if (data === null || data === undefined || (isObject(data) && Object.keys(data).length === 0)) {
       return { key, state: "Pending" };
     }
-    if (typeof data === "string") {
-      const state = subscriptionStateOf(data);
+    if (typeof data === "string" || typeof data === "number") {
+      const state = mappedState(String(data), mapping);
       if (state) return { key, state };
-      ctx.addIssue({ code: "custom", message: `unknown subscription state "${data}"` });
+      ctx.addIssue({ code: "custom", message: unknownState(String(data)) });
       return z.NEVER;
     }
     if (!isObject(data)) {
@@ -136,16 +180,12 @@ export function subscriptionResultSchema(key: string) {
       return z.NEVER;
     }
     const layers = [data, ...NESTED_FIELDS.map((f) => data[f]).filter(isObject)];
-    const word = firstText(layers, STATE_FIELDS);
+    const word = firstText(layers, stateFields);
     let state: SubscriptionState | undefined;
     if (word !== undefined) {
-      state = subscriptionStateOf(word);
+      state = mappedState(word, mapping);
       if (!state) {
-        ctx.addIssue({
-          code: "custom",
-          message: `unknown subscription state "${word}" (known: ${Object.values(STATE_WORDS).flat().join(", ")})`,
-          path: ["state"],
-        });
+        ctx.addIssue({ code: "custom", message: unknownState(word), path: ["state"] });
         return z.NEVER;
       }
     } else if (typeof data.success === "boolean") {
@@ -153,7 +193,7 @@ export function subscriptionResultSchema(key: string) {
     } else {
       ctx.addIssue({
         code: "custom",
-        message: "no state field (state, status, …)",
+        message: `no state field (read: ${stateFields.join(", ")}; fields present: ${Object.keys(data).join(", ")}); name the field with ${SUBSCRIPTION_RESULT_CONFIG_KEY}.stateField in the operator configuration`,
         path: ["state"],
       });
       return z.NEVER;
@@ -162,7 +202,7 @@ export function subscriptionResultSchema(key: string) {
       key: firstText([data], ["key", "subscriptionKey", "resultKey"]) ?? key,
       state,
     };
-    let instanceId = firstText(layers, ID_FIELDS);
+    let instanceId = firstText(layers, idFields);
     if (instanceId === undefined) {
       for (const o of layers) {
         for (const f of ID_LIST_FIELDS) {
@@ -182,7 +222,9 @@ export function subscriptionResultSchema(key: string) {
       return z.NEVER;
     }
     if (instanceId !== undefined) result.instanceId = instanceId;
-    const message = firstText([data], MESSAGE_FIELDS);
+    const message =
+      (mapping.messageField ? firstText(layers, [mapping.messageField]) : undefined) ??
+      firstText([data], MESSAGE_FIELDS);
     if (message !== undefined) result.message = message;
     return result;
   });
