@@ -37,6 +37,7 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       catalogTtlMs: s.catalogTtlMs,
       recheckMissingMs: s.operationRecheckMs,
       subscriptionResult: s.subscriptionResult,
+      createTaskFields: s.createTaskFields,
       retry: s.retry,
       rateLimit: s.rateLimit,
       // A routine poll's calls wait at the rate limit behind calls with work to do.

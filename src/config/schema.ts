@@ -92,6 +92,22 @@ const serviceSchema = z
      * state, the created id and the message, and state values (words or numbers as
      * text) mapped to `Pending`, `Succeeded` or `Failed`, e.g. `{ "2": "Succeeded" }`.
      */
+    /**
+     * Wire names of the task create's fields the spec's field list lacks: the source of
+     * a COPY (`sourceTaskId`) and of a TEMPLATE create (`templateId`).
+     */
+    createTaskFields: z
+      .strictObject({
+        sourceTaskId: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .default("sourceTaskId"),
+        templateId: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .default("templateId"),
+      })
+      .default({ sourceTaskId: "sourceTaskId", templateId: "templateId" }),
     subscriptionResult: z
       .strictObject({
         stateField: z.string().min(1).optional(),

@@ -8,6 +8,8 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./backoff.js";
 import {
+  type CreateTaskFieldNames,
+  DEFAULT_CREATE_TASK_FIELDS,
   type EndpointDefinition,
   type EndpointName,
   type EndpointOverrides,
@@ -17,9 +19,7 @@ import {
   EndpointDisabledError,
   endpointConfigKey,
   ServiceInvalidRequestError,
-  ServiceMalformedResponseError,
   ServiceOperationMissingError,
-  ServiceResultShapeError,
 } from "./errors.js";
 import { SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
 import {
@@ -30,11 +30,7 @@ import {
 } from "./operation-availability.js";
 import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
-import {
-  type SubscriptionResult,
-  type SubscriptionResultMapping,
-  subscriptionResultSchema,
-} from "./schemas/subscription.js";
+import type { SubscriptionResultMapping } from "./schemas/subscription.js";
 import { type CallArgs, type RequestObservation, ServiceTransport } from "./transport.js";
 
 /** How a `ServiceClient` reaches and treats the service. */
@@ -82,6 +78,8 @@ export interface ServiceClientOptions {
   recheckMissingMs?: number;
   /** How subscription results read where they differ from the built-in shapes. */
   subscriptionResult?: SubscriptionResultMapping;
+  /** Wire names of the task create's assumed fields (`sourceTaskId`, `templateId`). */
+  createTaskFields?: Partial<CreateTaskFieldNames>;
 }
 
 /** The value of every path parameter of a probe: an id no resource has. */
@@ -127,7 +125,10 @@ export class ServiceClientCore {
   private readonly probes = new Map<EndpointName, Promise<OperationVerdict>>();
   /** What this connection knows about which operations the service answers. */
   readonly operations: OperationAvailability;
-  private readonly subscriptionMapping: SubscriptionResultMapping;
+  /** How subscription results read (`ServiceClientOptions.subscriptionResult`). */
+  protected readonly subscriptionMapping: SubscriptionResultMapping;
+  /** Wire names of the task create's assumed fields. */
+  protected readonly createTaskFields: CreateTaskFieldNames;
 
   /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
   constructor(options: ServiceClientOptions) {
@@ -136,6 +137,7 @@ export class ServiceClientCore {
     this.now = options.now ?? Date.now;
     this.operations = new OperationAvailability(options.recheckMissingMs, this.now);
     this.subscriptionMapping = options.subscriptionResult ?? {};
+    this.createTaskFields = { ...DEFAULT_CREATE_TASK_FIELDS, ...options.createTaskFields };
     this.transport = new ServiceTransport({
       availability: this.operations,
       baseUrl: options.baseUrl,
@@ -253,34 +255,6 @@ export class ServiceClientCore {
   /** Closes idle keep-alive connections; the client stays usable. */
   close(): void {
     this.transport.close();
-  }
-
-  /**
-   * The result of subscription `key` through `name`, read with the configured mapping.
-   * An envelope whose data cannot be read (an unknown state or shape) throws
-   * `ServiceResultShapeError`, naming the config key that maps it.
-   */
-  protected async subscriptionResult(
-    name: "getTrainingSubscriptionResult" | "getNasSubscriptionResult",
-    key: string,
-  ): Promise<SubscriptionResult> {
-    try {
-      return await this.call(
-        name,
-        { params: { key } },
-        subscriptionResultSchema(key, this.subscriptionMapping),
-      );
-    } catch (err) {
-      if (err instanceof ServiceMalformedResponseError && err.enveloped) {
-        throw new ServiceResultShapeError(err.message, {
-          endpoint: name,
-          code: err.code,
-          enveloped: true,
-          cause: err,
-        });
-      }
-      throw err;
-    }
   }
 
   /** Calls endpoint `name`; see `ServiceTransport.call` for errors and retries. */

@@ -91,6 +91,22 @@ describe("createTrainingTask and getTrainingSubscriptionResult", () => {
     expect(entry?.body).not.toHaveProperty("trainingFramework");
   });
 
+  it("send the COPY and TEMPLATE sources under the wire names the config gives them", async () => {
+    const source = await runningTask(1);
+    const renamed = svc.newClient({
+      createTaskFields: { sourceTaskId: "copyFromTaskId", templateId: "tplId" },
+    });
+    const base = { name: "copy", productCode: "train.cpu.16", workerCount: 1, image: "i" };
+    await renamed.createTrainingTask({ ...base, createType: "COPY", sourceTaskId: source });
+    await client.createTrainingTask({ ...base, createType: "COPY", sourceTaskId: source });
+    const [sent, defaults] = svc.emulator.requestLog
+      .read({ endpoint: "createTrainingTask" })
+      .filter((e) => (e.body as { name?: string }).name === "copy");
+    expect(sent?.body).toMatchObject({ createType: "COPY", copyFromTaskId: source });
+    expect(sent?.body).not.toHaveProperty("sourceTaskId");
+    expect(defaults?.body).toMatchObject({ sourceTaskId: source });
+  });
+
   it("end Failed with the service's reason when the specification is sold out", async () => {
     const key = await client.createTrainingTask({
       name: "big",

@@ -181,3 +181,21 @@ export function renderPath(template: string, params: Record<string, string> = {}
     return encodeURIComponent(value);
   });
 }
+
+/**
+ * Request fields the spec's field lists do not have, by the name the client uses, with
+ * the wire name sent by default. The task create's field list names no source for
+ * createType COPY or TEMPLATE ("createType … COPY (copy an existing task) or TEMPLATE
+ * (from a template)"), so the client sends these assumed fields, only when set; the
+ * operator config (`service.createTaskFields`) renames them for a service that spells
+ * them otherwise.
+ */
+export const DEFAULT_CREATE_TASK_FIELDS = {
+  /** The task a COPY create copies. */
+  sourceTaskId: "sourceTaskId",
+  /** The template a TEMPLATE create starts from. */
+  templateId: "templateId",
+} as const;
+
+/** Wire names of the assumed create fields (see {@link DEFAULT_CREATE_TASK_FIELDS}). */
+export type CreateTaskFieldNames = Record<keyof typeof DEFAULT_CREATE_TASK_FIELDS, string>;

@@ -5,6 +5,7 @@
 
 import { emptyData, listOf, ServiceClientCore, subscriptionKeySchema } from "./client-core.js";
 import { CLIENT_TOKEN_ENV } from "./client-token.js";
+import { ServiceMalformedResponseError, ServiceResultShapeError } from "./errors.js";
 import { paginate } from "./pagination.js";
 import type { Page } from "./schemas/envelope.js";
 import { pageOf } from "./schemas/envelope.js";
@@ -22,7 +23,7 @@ import {
   type TrainingPod,
   trainingPodSchema,
 } from "./schemas/pods.js";
-import type { SubscriptionResult } from "./schemas/subscription.js";
+import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/subscription.js";
 import {
   type TemplateListQuery,
   type TrainingTemplate,
@@ -46,14 +47,57 @@ import {
 export class TrainingOperations extends ServiceClientCore {
   // --- training tasks ----------------------------------------------------------------
 
+  /**
+   * The result of subscription `key` through `name`, read with the configured mapping.
+   * An envelope whose data cannot be read (an unknown state or shape) throws
+   * `ServiceResultShapeError`, naming the config key that maps it.
+   */
+  protected async subscriptionResult(
+    name: "getTrainingSubscriptionResult" | "getNasSubscriptionResult",
+    key: string,
+  ): Promise<SubscriptionResult> {
+    try {
+      return await this.call(
+        name,
+        { params: { key } },
+        subscriptionResultSchema(key, this.subscriptionMapping),
+      );
+    } catch (err) {
+      if (err instanceof ServiceMalformedResponseError && err.enveloped) {
+        throw new ServiceResultShapeError(err.message, {
+          endpoint: name,
+          code: err.code,
+          enveloped: true,
+          cause: err,
+        });
+      }
+      throw err;
+    }
+  }
+
+  /** A task create body with the assumed fields under their configured wire names. */
+  protected withCreateTaskFieldNames(body: Record<string, unknown>): Record<string, unknown> {
+    const out = { ...body };
+    for (const [field, wire] of Object.entries(this.createTaskFields)) {
+      if (wire === field || out[field] === undefined) continue;
+      out[wire] = out[field];
+      delete out[field];
+    }
+    return out;
+  }
+
   /** Creates a task (asynchronous; never retried blindly). Returns the subscription result key. */
   async createTrainingTask(req: CreateTrainingTaskRequest): Promise<string> {
     const body = this.validBody(
       "createTrainingTask",
       createTrainingTaskBodySchema,
       toCreateTrainingTaskBody(req),
+    ) as Record<string, unknown>;
+    return this.call(
+      "createTrainingTask",
+      { body: this.withCreateTaskFieldNames(body) },
+      subscriptionKeySchema,
     );
-    return this.call("createTrainingTask", { body }, subscriptionKeySchema);
   }
 
   /** Reads a task's configuration and run information. */

@@ -118,6 +118,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
     timeoutMs: 5_000,
     subscriptionResult: config.service.subscriptionResult,
+    createTaskFields: config.service.createTaskFields,
     logger: log.child({ component: "service" }),
     ...options.service,
   };
