@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseCidr } from "./cidr.js";
 
 /**
  * The operator config (`aidc-operator run`), validated with zod. Every object is
@@ -206,9 +207,29 @@ export const operatorConfigSchema = z.strictObject({
        * and then the operator is granted no write on Services or EndpointSlices (the
        * chart value `exposure.enabled` sets both).
        */
-      exposure: z.strictObject({ enabled: z.boolean().default(false) }).default({ enabled: false }),
+      exposure: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          /**
+           * The ranges an open port's external address (the service's `externalHost`)
+           * must lie in to become an EndpointSlice address; any other address (a pod or
+           * node IP, loopback, the metadata address, a hostname) is refused with the
+           * condition ExposureAddressRefused. Default none: the operator cannot know the
+           * service's gateway network, and any open default would let a service answer
+           * aim an in-cluster Service at an internal address. Set the gateway's range
+           * when enabling exposure.
+           */
+          allowedCidrs: z
+            .array(
+              z.string().refine((c) => parseCidr(c) !== undefined, {
+                message: "expected a CIDR range such as 203.0.113.0/24 or 2001:db8::/32",
+              }),
+            )
+            .default([]),
+        })
+        .default({ enabled: false, allowedCidrs: [] }),
     })
-    .default({ statusClasses: {}, exposure: { enabled: false } }),
+    .default({ statusClasses: {}, exposure: { enabled: false, allowedCidrs: [] } }),
   /** The Kubernetes API client. */
   kube: z
     .strictObject({

@@ -252,6 +252,12 @@ export const CONDITION_REASONS = {
     TJ,
     "spec.exposePorts is true but exposure is disabled in the operator (config trainingJob.exposure.enabled, chart value exposure.enabled): no Service or EndpointSlice is made. Enable it, or set exposePorts: false.",
   ),
+  ExposureAddressRefused: entry(
+    "Terminal",
+    ["Synced"],
+    TJ,
+    "The service gave an open port an external address outside trainingJob.exposure.allowedCidrs (chart value exposure.allowedCidrs), e.g. a pod or node IP: no Service or EndpointSlice points at it. Add the service's gateway range if the address is right.",
+  ),
   Resolved: entry("Ok", ["ReferencesResolved"], TJ, "Every referenced object is ready."),
   PodOperationMissing: entry(
     "Terminal",

@@ -22,6 +22,8 @@ const exposing: ControllerFactory = ({ service }) =>
     pollIntervalMs: 500,
     subscriptionPollMs: 200,
     exposure: true,
+    // The emulator's external addresses (EXTERNAL_HOST) are in this documentation range.
+    exposureCidrs: ["203.0.113.0/24"],
   });
 
 /** How long the garbage collector may take: it discovers a new CRD within 30 s. */

@@ -27,6 +27,8 @@ const controllerFor: ControllerFactory = ({ service }) =>
     pollIntervalMs: POLL_MS,
     subscriptionPollMs: 200,
     exposure: true,
+    // The emulator's external addresses (EXTERNAL_HOST) are in this documentation range.
+    exposureCidrs: ["203.0.113.0/24"],
   });
 
 interface Side {

@@ -20,6 +20,8 @@ const fast: ControllerFactory = ({ service }) =>
     pollIntervalMs: 500,
     subscriptionPollMs: 200,
     exposure: true,
+    // The emulator's external addresses (EXTERNAL_HOST) are in this documentation range.
+    exposureCidrs: ["203.0.113.0/24"],
   });
 
 const IMAGE = "registry.example.com/ml/train:1";
@@ -215,6 +217,50 @@ describe("exposure disabled (the default)", () => {
       expect((await plain.kube.list(ENDPOINT_SLICES, other, { labelSelector })).items).toEqual([]);
     } finally {
       await plain.stop();
+    }
+  }, 60_000);
+});
+
+describe("exposure of an address outside the allowed ranges", () => {
+  it("opens the ports but makes no Service or EndpointSlice, and names the setting", async () => {
+    const other = await createNamespace(adminKubeConfig(), "tj-cidr");
+    const narrow = await startTestOperator({
+      controllers: [
+        ({ service }) =>
+          trainingJobControllerFrom({
+            service,
+            pollIntervalMs: 500,
+            subscriptionPollMs: 200,
+            exposure: true,
+            // Not the emulator's 203.0.113.10: as if the service pointed elsewhere.
+            exposureCidrs: ["198.51.100.0/24"],
+          }),
+      ],
+      namespaces: [other],
+    });
+    try {
+      await createJob(narrow.kube, other, "outside", {
+        image: IMAGE,
+        productCode: "train.cpu.16",
+        workerCount: 1,
+        ports: [{ port: 8888 }],
+        exposePorts: true,
+      });
+      const refused = await waitForJob(
+        narrow.kube,
+        other,
+        "outside",
+        (j) => conditionOf(j, "Synced")?.reason === "ExposureAddressRefused",
+      );
+      expect(conditionOf(refused, "Synced")?.message).toContain(
+        "trainingJob.exposure.allowedCidrs",
+      );
+      expect(conditionOf(refused, "Synced")?.message).toContain('at "203.0.113.10"');
+      const labelSelector = `${JOB_LABEL}=outside`;
+      expect((await narrow.kube.list(SERVICES, other, { labelSelector })).items).toEqual([]);
+      expect((await narrow.kube.list(ENDPOINT_SLICES, other, { labelSelector })).items).toEqual([]);
+    } finally {
+      await narrow.stop();
     }
   }, 60_000);
 });

@@ -129,7 +129,9 @@ operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay stays ri
     "enabled" .Values.leaderElection.enabled
     "leaseName" (include "aidc-operator.leaseName" .))
   "watchNamespaces" .Values.watchNamespaces
-  "trainingJob" (dict "exposure" (dict "enabled" .Values.exposure.enabled))
+  "trainingJob" (dict "exposure" (dict
+    "enabled" .Values.exposure.enabled
+    "allowedCidrs" .Values.exposure.allowedCidrs))
   "adoption" (dict "namespaces" .Values.adoption.namespaces)
 }}
 {{- $_ := set $config.service "baseUrl" (include "aidc-operator.baseUrl" .) }}

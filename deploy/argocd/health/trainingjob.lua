@@ -18,6 +18,7 @@ local TERMINAL_REASONS = {
   ["CopyFromMissingInvalidSpec"] = true,
   ["CreateFailed"] = true,
   ["CreateOutcomeUnknown"] = true,
+  ["ExposureAddressRefused"] = true,
   ["ExposureDisabled"] = true,
   ["InvalidRemoteId"] = true,
   ["MissingFieldsInvalidSpec"] = true,

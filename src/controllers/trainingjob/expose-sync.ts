@@ -3,6 +3,7 @@
  * expose.ts for what they look like). Reads are label-selected lists of the job's
  * namespace, so no cluster-wide Service informer is needed.
  */
+import type { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingPod } from "../../crds/trainingjob.js";
 import type { KubeClient } from "../../runtime/kube.js";
 import type { KubeObject } from "../../runtime/resource.js";
@@ -24,11 +25,19 @@ export interface ExistingExposure {
   slices: KubeObject[];
 }
 
-/** The changes to make, per kind. */
+/** The changes to make, per kind, and the ports refused for their address. */
 export interface ExposureChanges {
   services: ObjectChange[];
   slices: ObjectChange[];
+  /**
+   * Open ports whose external address lies outside the allowed ranges, e.g.
+   * `pod-0:8888 at 10.244.1.5`: no Service or EndpointSlice is made for them.
+   */
+  refused: string[];
 }
+
+/** No changes and nothing refused (exposure off, or nothing to expose). */
+export const NO_EXPOSURE_CHANGES: ExposureChanges = { services: [], slices: [], refused: [] };
 
 function owned(job: TrainingJobObject, objects: KubeObject[]): KubeObject[] {
   const uid = job.metadata?.uid;
@@ -53,15 +62,23 @@ export async function readExposure(
 
 /**
  * The changes that make the exposure match the job: with `spec.exposePorts` one
- * Service and one EndpointSlice per open custom port, without it none.
+ * Service and one EndpointSlice per open custom port whose external address
+ * `addresses` allows, without it none. A port with another address (a service answer
+ * pointing at a pod or node IP) gets nothing and is listed in `refused`.
  */
 export function exposureChanges(
   job: TrainingJobObject,
   pods: readonly TrainingPod[],
   existing: ExistingExposure,
+  addresses: AddressAllowList,
 ): ExposureChanges {
-  const ports = job.spec.exposePorts ? exposedPorts(job.metadata?.name ?? "", pods) : [];
+  const open = job.spec.exposePorts ? exposedPorts(job.metadata?.name ?? "", pods) : [];
+  const ports = open.filter((p) => addresses.allows(p.externalHost));
+  const refused = open
+    .filter((p) => !addresses.allows(p.externalHost))
+    .map((p) => `${p.podName}:${p.port} at ${JSON.stringify(p.externalHost.slice(0, 64))}`);
   return {
+    refused,
     services: diffObjects(
       ports.map((p) => desiredService(job, p)),
       existing.services,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingPod } from "../../crds/trainingjob.js";
 import {
   desiredEndpointSlice,
@@ -7,6 +8,7 @@ import {
   exposedPorts,
   serviceNameFor,
 } from "./expose.js";
+import { exposureChanges } from "./expose-sync.js";
 import type { TrainingJobObject } from "./objects.js";
 
 const job: TrainingJobObject = {
@@ -157,4 +159,49 @@ describe("diffObjects", () => {
       ).toEqual(c.want);
     });
   }
+});
+
+describe("exposureChanges and the allowed address ranges", () => {
+  const podAt = (name: string, externalHost: string) => ({
+    name,
+    ports: [{ port: 8888, custom: true, externalHost, externalPort: 30001 }],
+  });
+  const gateway = new AddressAllowList(["203.0.113.0/24", "2001:db8::/32"]);
+
+  it.each([
+    { reason: "a pod network address", host: "10.244.1.5" },
+    { reason: "loopback", host: "127.0.0.1" },
+    { reason: "the cloud metadata address", host: "169.254.169.254" },
+    { reason: "a hostname (the spec says an IP)", host: "kubernetes.default.svc" },
+    { reason: "an IPv6 address outside the range", host: "fd00::1" },
+  ])("refuses $reason and makes nothing for it", ({ host }) => {
+    const c = exposureChanges(job, [podAt("p0", host)], { services: [], slices: [] }, gateway);
+    expect(c.services).toEqual([]);
+    expect(c.slices).toEqual([]);
+    expect(c.refused).toEqual([`p0:8888 at ${JSON.stringify(host)}`]);
+  });
+
+  it("exposes an address inside a range, beside a refused one", () => {
+    const c = exposureChanges(
+      job,
+      [podAt("p0", "203.0.113.10"), podAt("p1", "10.0.0.1"), podAt("p2", "2001:db8::5")],
+      { services: [], slices: [] },
+      gateway,
+    );
+    expect(c.slices.map((s) => (s.op === "create" ? s.object.endpoints : undefined))).toEqual([
+      [{ addresses: ["203.0.113.10"], conditions: { ready: true } }],
+      [{ addresses: ["2001:db8::5"], conditions: { ready: true } }],
+    ]);
+    expect(c.refused).toEqual(['p1:8888 at "10.0.0.1"']);
+  });
+
+  it("refuses every address by default (no range configured)", () => {
+    const c = exposureChanges(
+      job,
+      [podAt("p0", "203.0.113.10")],
+      { services: [], slices: [] },
+      new AddressAllowList([]),
+    );
+    expect(c.refused).toHaveLength(1);
+  });
 });

@@ -6,6 +6,7 @@
  * what exists; expose-sync.ts applies it.
  */
 import { createHash } from "node:crypto";
+import { isIP } from "node:net";
 import { isDeepStrictEqual } from "node:util";
 import type { TrainingPod } from "../../crds/trainingjob.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
@@ -48,7 +49,8 @@ export interface ExposedPort {
   externalPort: number;
 }
 
-const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+/** EndpointSlice addressType by `net.isIP`'s answer (0: a hostname, FQDN). */
+const ADDRESS_TYPES: Record<number, string> = { 4: "IPv4", 6: "IPv6" };
 
 /**
  * The Service name of a pod's port: `<job>-<hash of pod name>-<port>`, a DNS-1035 label
@@ -123,7 +125,7 @@ export function desiredEndpointSlice(job: TrainingJobObject, e: ExposedPort): Ku
       [SERVICE_NAME_LABEL]: e.serviceName,
       [MANAGED_BY_LABEL]: MANAGED_BY,
     }),
-    addressType: IPV4.test(e.externalHost) ? "IPv4" : "FQDN",
+    addressType: ADDRESS_TYPES[isIP(e.externalHost)] ?? "FQDN",
     endpoints: [{ addresses: [e.externalHost], conditions: { ready: true } }],
     ports: [{ name: e.protocol, port: e.externalPort, protocol: "TCP" }],
   };

@@ -5,6 +5,7 @@
  * their resources and ports, and the exposure objects), update (description, ports,
  * exposure) and delete.
  */
+import { AddressAllowList } from "../../config/cidr.js";
 import { TerminalError } from "../../runtime/errors.js";
 import {
   EndpointDisabledError,
@@ -27,6 +28,7 @@ import {
   type ExposureChanges,
   exposureChanges,
   exposureInSync,
+  NO_EXPOSURE_CHANGES,
   readExposure,
 } from "./expose-sync.js";
 import type { TrainingJobObject } from "./objects.js";
@@ -61,7 +63,16 @@ export interface TrainingJobClientOptions {
   statusClasses?: TaskStatusTable;
   /** `spec.exposePorts` is honoured; false: no Service or EndpointSlice is read or written. */
   exposure?: boolean;
+  /** The ranges an external address must lie in to be exposed. Default: none. */
+  exposureAddresses?: AddressAllowList;
 }
+
+/** Reason and message start of a job whose open ports point outside the allowed ranges. */
+export const EXPOSURE_ADDRESS_REFUSED = {
+  reason: "ExposureAddressRefused",
+  message:
+    "the service gave open ports an external address outside trainingJob.exposure.allowedCidrs (chart value exposure.allowedCidrs), so no Service or EndpointSlice points at it",
+} as const;
 
 /** Reason and message of a job whose `spec.exposePorts` the operator is not set up for. */
 export const EXPOSURE_DISABLED = {
@@ -193,6 +204,7 @@ export function trainingJobClient(
   lookupFor: LookupFactory,
   options: TrainingJobClientOptions = {},
 ): ExternalClient<TrainingJobObject, TrainingJobRemote> {
+  const addresses = options.exposureAddresses ?? new AddressAllowList([]);
   return {
     requireOperations: () => service.requireOperations(TASK_ORDER_OPERATIONS, "a task order"),
 
@@ -258,9 +270,10 @@ export function trainingJobClient(
           ? await readExposure(call.ctx.kube, job)
           : { services: [], slices: [] };
       const exposure = options.exposure
-        ? exposureChanges(job, status.pods ?? [], existing)
-        : { services: [], slices: [] };
-      const exposureRefused = !options.exposure && job.spec.exposePorts === true;
+        ? exposureChanges(job, status.pods ?? [], existing, addresses)
+        : NO_EXPOSURE_CHANGES;
+      const exposureRefused =
+        (!options.exposure && job.spec.exposePorts === true) || exposure.refused.length > 0;
       return {
         exists: true,
         upToDate:
@@ -309,6 +322,14 @@ export function trainingJobClient(
           outcome: "Refused",
           reason: EXPOSURE_DISABLED.reason,
           message: `${EXPOSURE_DISABLED.message}${meanwhile}`,
+        };
+      }
+      if (remote.exposure.refused.length > 0) {
+        const meanwhile = done.length ? `; meanwhile ${done.join("; ")}` : "";
+        return {
+          outcome: "Refused",
+          reason: EXPOSURE_ADDRESS_REFUSED.reason,
+          message: `${EXPOSURE_ADDRESS_REFUSED.message}: ${remote.exposure.refused.join(", ")}${meanwhile}`,
         };
       }
       if (ran.length < remote.ports.length) {

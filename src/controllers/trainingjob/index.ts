@@ -5,6 +5,7 @@
  * ports into status, applies description and port changes, and keeps the optional
  * exposure Services and EndpointSlices. Decisions are documented in docs/controllers.md.
  */
+import { AddressAllowList } from "../../config/cidr.js";
 import { pollIntervalFor } from "../../config/schema.js";
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import { trainingJobCrd } from "../../crds/trainingjob.js";
@@ -59,6 +60,11 @@ export interface TrainingJobControllerOptions {
    * controller then declares, and needs, no rule on Services or EndpointSlices.
    */
   exposure?: boolean;
+  /**
+   * The ranges an open port's external address must lie in to be exposed
+   * (`trainingJob.exposure.allowedCidrs`). Default none: every address is refused.
+   */
+  exposureCidrs?: readonly string[];
 }
 
 /** The rules of `spec.exposePorts`, declared only when exposure is enabled. */
@@ -100,12 +106,14 @@ function referencing(index: string) {
 export function trainingJobControllerFrom(
   options: TrainingJobControllerOptions,
 ): ControllerDefinition {
+  const addresses = new AddressAllowList(options.exposureCidrs ?? []);
   const client = trainingJobClient(
     options.service,
     (call) => lookupIn(call.ctx.cache, call.obj.metadata?.namespace ?? ""),
     {
       ...(options.statusClasses ? { statusClasses: options.statusClasses } : {}),
       exposure: options.exposure === true,
+      exposureAddresses: addresses,
     },
   );
   const kind: ManagedKind<TrainingJobObject, TrainingJobRemote> = {
@@ -113,7 +121,13 @@ export function trainingJobControllerFrom(
     finalizer: TRAINING_JOB_FINALIZER,
     client,
     status: (obj, facts, remote) =>
-      trainingJobStatus(obj, facts, remote, options.statusClasses, options.exposure === true),
+      trainingJobStatus(
+        obj,
+        facts,
+        remote,
+        options.statusClasses,
+        options.exposure === true ? addresses : undefined,
+      ),
     conditions: (call, ready, remote) => {
       const pods = podsObservedCondition(remote);
       return [
@@ -164,4 +178,5 @@ export const trainingJobController: ControllerFactory = ({ config, service }) =>
     pollIntervalMs: pollIntervalFor(config, "TrainingJob"),
     statusClasses: config.trainingJob.statusClasses,
     exposure: config.trainingJob.exposure.enabled,
+    exposureCidrs: config.trainingJob.exposure.allowedCidrs,
   });

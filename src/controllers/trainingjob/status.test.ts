@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingJobObject } from "./objects.js";
 import { phaseWithoutRemote, referencesCondition, trainingJobStatus } from "./status.js";
 
@@ -47,23 +48,34 @@ describe("trainingJobStatus", () => {
     });
   });
 
+  const withPort = (externalHost: string) =>
+    ({
+      status: {
+        remoteStatus: "PAUSED",
+        pods: [{ name: "p0", ports: [{ port: 80, custom: true, externalHost, externalPort: 1 }] }],
+      },
+    }) as never;
+  const gateway = new AddressAllowList(["203.0.113.0/24"]);
+
   it("classifies the remote status with the configured table and names exposed Services", () => {
     const s = trainingJobStatus(
       job,
       { externalId: "task-1" },
-      {
-        status: {
-          remoteStatus: "PAUSED",
-          pods: [
-            { name: "p0", ports: [{ port: 80, custom: true, externalHost: "h", externalPort: 1 }] },
-          ],
-        },
-      } as never,
+      withPort("203.0.113.10"),
       { PAUSED: "stopped" },
+      gateway,
     );
     expect(s.phase).toBe("Stopped");
     expect(JSON.stringify(s.pods)).toContain('"serviceName":"train-');
   });
+
+  it.each(["10.244.1.5", "gw.example.com", "127.0.0.1"])(
+    "names no Service for a port whose address %s lies outside the allowed ranges",
+    (host) => {
+      const s = trainingJobStatus(job, { externalId: "task-1" }, withPort(host), {}, gateway);
+      expect(JSON.stringify(s.pods)).not.toContain("serviceName");
+    },
+  );
 });
 
 describe("referencesCondition", () => {

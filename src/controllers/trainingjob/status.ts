@@ -2,6 +2,7 @@
  * The TrainingJob status from what the generic loop knows (the create protocol's
  * facts) and the remote record, and the ReferencesResolved condition. Pure.
  */
+import type { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingJobPhase, TrainingJobStatus } from "../../crds/trainingjob.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ManagedFacts, ReadyState } from "../managed/external-client.js";
@@ -33,7 +34,11 @@ export function phaseWithoutRemote(
 }
 
 /** Adds `serviceName` to the custom ports that have a Service (spec.exposePorts). */
-function withServiceNames(job: TrainingJobObject, pods: TrainingJobStatus["pods"]) {
+function withServiceNames(
+  job: TrainingJobObject,
+  pods: TrainingJobStatus["pods"],
+  addresses: AddressAllowList,
+) {
   if (!job.spec.exposePorts || !pods) return pods;
   const jobName = job.metadata?.name ?? "";
   return pods.map((pod) => ({
@@ -41,7 +46,10 @@ function withServiceNames(job: TrainingJobObject, pods: TrainingJobStatus["pods"
     ...(pod.ports
       ? {
           ports: pod.ports.map((p) =>
-            p.custom && p.externalHost && p.externalPort !== undefined
+            p.custom &&
+            p.externalHost &&
+            p.externalPort !== undefined &&
+            addresses.allows(p.externalHost)
               ? { ...p, serviceName: serviceNameFor(jobName, pod.name, p.port) }
               : p,
           ),
@@ -60,8 +68,11 @@ export function trainingJobStatus(
   facts: ManagedFacts,
   remote: TrainingJobRemote | undefined,
   statusClasses: TaskStatusTable = {},
-  /** Exposure is enabled in the operator: only then do ports name their Service. */
-  exposure = true,
+  /**
+   * The allowed external addresses when exposure is enabled in the operator: only then,
+   * and only for an allowed address, does a port name its Service.
+   */
+  exposure?: AddressAllowList,
 ): Record<string, unknown> {
   const previous: Record<string, unknown> = { ...(job.status ?? {}) };
   for (const f of OWN_FIELDS) delete previous[f];
@@ -70,7 +81,7 @@ export function trainingJobStatus(
     ? phaseOf(classifyTaskStatus(remote.status.remoteStatus, statusClasses))
     : phaseWithoutRemote(facts, job.status?.phase);
   const pods = exposure
-    ? withServiceNames(job, base.pods as TrainingJobStatus["pods"])
+    ? withServiceNames(job, base.pods as TrainingJobStatus["pods"], exposure)
     : (base.pods as TrainingJobStatus["pods"]);
   return {
     ...base,
