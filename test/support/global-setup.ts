@@ -1,5 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { LocalControlPlane } from "../../src/controlplane/controlplane.js";
+import { kstatusBinary } from "./kstatus.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -13,6 +14,8 @@ declare module "vitest" {
  * kubeconfig to the tests. It never skips: when the plane cannot start, the run fails.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Built (and cached) before any test runs, so that no test waits for the Go build.
+  kstatusBinary();
   const plane = new LocalControlPlane();
   const started = Date.now();
   await plane.start();

@@ -305,6 +305,21 @@ describe("the Argo CD health checks", () => {
     });
   }
 
+  it("report an object being deleted as Progressing, as Argo CD itself does", () => {
+    for (const crd of allCrds) {
+      const obj = sample(crd.kind, 1, {
+        observedGeneration: 1,
+        conditions: [ready("True", "Available")],
+      });
+      const deleting = {
+        ...obj,
+        metadata: { ...obj.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" },
+      };
+      const got = runHealthScript(patch.data[healthKey(crd.group, crd.kind)] ?? "", deleting);
+      expect(got).toEqual({ status: "Progressing", message: "Pending deletion" });
+    }
+  });
+
   it("run in a Lua 5.1 interpreter that refuses Lua 5.3 syntax, as Argo CD's VM does", () => {
     expect(() => runHealthScript("local x = 7 // 2\nreturn { status = 'Healthy' }", {})).toThrow(
       /health script failed/,

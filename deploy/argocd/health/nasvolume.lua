@@ -5,8 +5,8 @@
 --
 --   Healthy      Ready=True and status.observedGeneration == metadata.generation
 --   Degraded     Ready or Synced is not True with a terminal reason (below)
---   Progressing  anything else, including no status yet and a status older than
---                the spec
+--   Progressing  anything else, including no status yet, a status older than
+--                the spec, and an object being deleted
 -- and, once status.observedGeneration == metadata.generation, the kind's own states
 -- that kindRule (below) reads, which go before the Healthy of Ready=True.
 
@@ -64,6 +64,12 @@ end
 local hs = {}
 local generation = obj.metadata and obj.metadata.generation
 local status = obj.status
+-- Being deleted: what Argo CD itself says of any object with a deletionTimestamp.
+if obj.metadata ~= nil and obj.metadata.deletionTimestamp ~= nil then
+  hs.status = "Progressing"
+  hs.message = "Pending deletion"
+  return hs
+end
 if status == nil then
   hs.status = "Progressing"
   hs.message = "Waiting for the operator to reconcile"
