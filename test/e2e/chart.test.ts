@@ -109,6 +109,54 @@ describe("the Helm chart", () => {
     });
   });
 
+  it("refuses a config override the operator would refuse, by the schema generated from its own", async () => {
+    await expect(helmTemplate("r", "ns", { "config.log.level": "verbose" })).rejects.toThrow(
+      /at '\/config\/log\/level': value must be one of 'trace'/,
+    );
+    await expect(helmTemplate("r", "ns", { "config.pollIntervalSeconds": 15 })).rejects.toThrow(
+      /at '\/config': additional properties 'pollIntervalSeconds' not allowed/,
+    );
+    await expect(
+      helmTemplate("r", "ns", { "config.service.baseURL": "https://x" }),
+    ).rejects.toThrow(/at '\/config\/service': additional properties 'baseURL' not allowed/);
+    await expect(helmTemplate("r", "ns", { "config.concurrency.default": 0 })).rejects.toThrow(
+      /at '\/config\/concurrency\/default': minimum/,
+    );
+  });
+
+  it("refuses a V8 heap limit at or above the memory limit, in any unit", async () => {
+    await expect(helmTemplate("r", "ns", { heapLimitMiB: 512 })).rejects.toThrow(
+      /heapLimitMiB 512 must be below resources.limits.memory \(512Mi, 512 MiB\).*about three quarters of the limit \(384\)/,
+    );
+    await expect(
+      helmTemplate("r", "ns", { heapLimitMiB: 2048, "resources.limits.memory": "2G" }),
+    ).rejects.toThrow(/heapLimitMiB 2048 must be below resources.limits.memory \(2G, 1907 MiB\)/);
+    await helmTemplate("r", "ns", { heapLimitMiB: 1536, "resources.limits.memory": "2Gi" });
+  });
+
+  it("refuses a PodDisruptionBudget that would keep every operator pod", async () => {
+    for (const minAvailable of [2, "100%"]) {
+      await expect(
+        helmTemplate("r", "ns", { "podDisruptionBudget.minAvailable": minAvailable }),
+      ).rejects.toThrow(/podDisruptionBudget.minAvailable .* must be below replicas \(2\)/);
+    }
+    await helmTemplate("r", "ns", { replicas: 3, "podDisruptionBudget.minAvailable": 2 });
+    await helmTemplate("r", "ns", { "podDisruptionBudget.minAvailable": "50%" });
+  });
+
+  it("refuses a name prefix that would make an object name longer than Kubernetes allows", async () => {
+    const prefix55 = "a".repeat(55);
+    const objects = parseObjects(await helmTemplate("r", "ns", { fullnameOverride: prefix55 }));
+    expect(ofKind(objects, "Service")[0]?.metadata.name).toBe(`${prefix55}-metrics`);
+    await expect(helmTemplate("r", "ns", { fullnameOverride: "a".repeat(56) })).rejects.toThrow(
+      /the Service a{56}-metrics would have 64 characters and Kubernetes allows 63/,
+    );
+    // Helm's own limit on release names is 53: the chart name joins it.
+    await expect(helmTemplate("r".repeat(50), "ns")).rejects.toThrow(
+      /prefix "r{50}-aidc-operator" \(64 characters.*is too long/,
+    );
+  });
+
   it("refuses several replicas without leader election", async () => {
     await expect(helmTemplate("r", "ns", { "leaderElection.enabled": false })).rejects.toThrow(
       /replicas > 1 needs leaderElection.enabled=true/,
@@ -179,7 +227,7 @@ describe("the Helm chart", () => {
   });
 
   it("caps the V8 heap below the memory limit, and leaves it to Node with heapLimitMiB 0", async () => {
-    const containerOf = async (values?: Record<string, number>) => {
+    const containerOf = async (values?: Record<string, number | string>) => {
       const [d] = ofKind(parseObjects(await helmTemplate("r", "ns", values)), "Deployment");
       return (d as unknown as DeploymentShape).spec.template.spec.containers[0];
     };
@@ -188,9 +236,9 @@ describe("the Helm chart", () => {
     const byDefault = await containerOf();
     expect(nodeOptions(byDefault)).toBe("--max-old-space-size=384");
     expect(byDefault?.resources?.limits?.memory).toBe("512Mi");
-    expect(nodeOptions(await containerOf({ heapLimitMiB: 1536 }))).toBe(
-      "--max-old-space-size=1536",
-    );
+    expect(
+      nodeOptions(await containerOf({ heapLimitMiB: 1536, "resources.limits.memory": "2Gi" })),
+    ).toBe("--max-old-space-size=1536");
     expect(nodeOptions(await containerOf({ heapLimitMiB: 0 }))).toBeUndefined();
   });
 
@@ -199,7 +247,7 @@ describe("the Helm chart", () => {
       await helmTemplate("r", "ns", {
         "service.baseUrl": "https://aidc.example.com/api",
         "watchNamespaces[0]": "team-a",
-        "config.pollIntervalSeconds": 15,
+        "config.pollIntervalMs.TrainingJob": 15000,
         "config.service.timeoutMs": 5000,
       }),
     );
@@ -212,7 +260,7 @@ describe("the Helm chart", () => {
       },
       watchNamespaces: ["team-a"],
       leaderElection: { enabled: true, leaseName: "r-aidc-operator-leader" },
-      pollIntervalSeconds: 15,
+      pollIntervalMs: { TrainingJob: 15000 },
     });
   });
 

@@ -7,19 +7,48 @@ Chart name, truncated to the 63 characters of a label value.
 
 {{/*
 Prefix of every object name: the release name, plus the chart name when the release
-name does not already contain it.
+name does not already contain it. Never truncated: "aidc-operator.validate" refuses a
+prefix that would make an object name longer than Kubernetes allows.
 */}}
 {{- define "aidc-operator.fullname" -}}
 {{- if .Values.fullnameOverride }}
-{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- .Values.fullnameOverride | trimSuffix "-" }}
 {{- else }}
 {{- $name := default .Chart.Name .Values.nameOverride }}
 {{- if contains $name .Release.Name }}
-{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- .Release.Name | trimSuffix "-" }}
 {{- else }}
-{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- printf "%s-%s" .Release.Name $name | trimSuffix "-" }}
 {{- end }}
 {{- end }}
+{{- end }}
+
+{{/*
+The longest name suffix of an object whose name must be a DNS label (63 characters):
+the metrics Service, `<fullname>-metrics`.
+*/}}
+{{- define "aidc-operator.longestLabelSuffix" -}}
+-metrics
+{{- end }}
+
+{{/*
+MiB (rounded down) of a Kubernetes memory quantity: 512Mi, 1Gi, 1G, 536870912.
+*/}}
+{{- define "aidc-operator.memoryMiB" -}}
+{{- $q := toString . }}
+{{- $units := dict "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 }}
+{{- $bytes := 0.0 }}
+{{- $matched := false }}
+{{- range $suffix, $factor := $units }}
+{{- if and (not $matched) (hasSuffix $suffix $q) }}
+{{- $bytes = mulf (float64 (trimSuffix $suffix $q)) $factor }}
+{{- $matched = true }}
+{{- end }}
+{{- end }}
+{{- if not $matched }}
+{{- $bytes = float64 $q }}
+{{- end }}
+{{- div (int64 $bytes) 1048576 }}
 {{- end }}
 
 {{/*
@@ -144,5 +173,29 @@ Fails the render on combinations the schema cannot express.
 {{- define "aidc-operator.validate" -}}
 {{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection.enabled) }}
 {{- fail "replicas > 1 needs leaderElection.enabled=true: only one operator may reconcile at a time" }}
+{{- end }}
+{{- $fullname := include "aidc-operator.fullname" . }}
+{{- $longest := printf "%s%s" $fullname (include "aidc-operator.longestLabelSuffix" .) }}
+{{- if gt (len $longest) 63 }}
+{{- fail (printf "the object name prefix %q (%d characters, from the release name or fullnameOverride) is too long: the Service %s would have %d characters and Kubernetes allows 63; use a prefix of at most %d characters (fullnameOverride)" $fullname (len $fullname) $longest (len $longest) (sub 63 (sub (len $longest) (len $fullname)))) }}
+{{- end }}
+{{- $limit := dig "limits" "memory" "" (.Values.resources | default dict) }}
+{{- if and .Values.heapLimitMiB $limit }}
+{{- $limitMiB := include "aidc-operator.memoryMiB" $limit | int }}
+{{- if ge (int .Values.heapLimitMiB) $limitMiB }}
+{{- fail (printf "heapLimitMiB %d must be below resources.limits.memory (%v, %d MiB): Node needs memory beyond its heap, and the container would be OOM-killed before it collects garbage; use about three quarters of the limit (%d)" (int .Values.heapLimitMiB) $limit $limitMiB (div (mul $limitMiB 3) 4)) }}
+{{- end }}
+{{- end }}
+{{- if and .Values.podDisruptionBudget.enabled (gt (int .Values.replicas) 1) }}
+{{- $min := .Values.podDisruptionBudget.minAvailable }}
+{{- $blocks := false }}
+{{- if kindIs "string" $min }}
+{{- $blocks = ge (trimSuffix "%" $min | int) 100 }}
+{{- else }}
+{{- $blocks = ge (int $min) (int .Values.replicas) }}
+{{- end }}
+{{- if $blocks }}
+{{- fail (printf "podDisruptionBudget.minAvailable %v must be below replicas (%d): with every operator pod required, no node running one could ever be drained" $min (int .Values.replicas)) }}
+{{- end }}
 {{- end }}
 {{- end }}
