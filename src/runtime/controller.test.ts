@@ -389,6 +389,29 @@ describe("a running controller", () => {
     await h.cache.stop();
   });
 
+  it("records a Normal event, not a Warning, for a retryable error that is an expected wait", async () => {
+    let calls = 0;
+    const h = harness(async () => {
+      calls += 1;
+      if (calls < 2) {
+        throw new RetryableError("NasVolumeNotReady", "NasVolume data is not Ready yet", {
+          waiting: true,
+        });
+      }
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    await h.events.flush();
+    expect(h.created).toHaveLength(1);
+    expect(h.created[0]).toMatchObject({ type: "Normal", reason: "NasVolumeNotReady" });
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
   it("retries a write conflict at once without a Warning event or an error-policy write", async () => {
     let calls = 0;
     const h = harness(async () => {

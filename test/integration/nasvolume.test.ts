@@ -229,6 +229,8 @@ describe("NasVolume controller", () => {
   it("deletes the storage when a Delete object is deleted", async () => {
     await nas.create("deleted", { productCode: "nas.capacity.standard", deletionPolicy: "Delete" });
     const id = externalId(await nas.waitForCondition("deleted", "Ready", "True"));
+    // The delete operation is configured: the policy can be honoured, and says so.
+    await nas.waitForCondition("deleted", "DeletionPolicy", "True", "DeletePolicyHonoured");
     await nas.delete("deleted");
     await nas.waitForGone("deleted");
     expect(await remoteNamed("deleted")).toHaveLength(0);

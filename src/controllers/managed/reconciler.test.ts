@@ -413,3 +413,50 @@ describe("managedReconciler", () => {
     expect(w.obj).toBeUndefined();
   });
 });
+
+describe("the conditions every managed kind derives", () => {
+  const refusing = (reason: "NasVolumeNotReady" | "UnknownProductRefused") => {
+    const w = world({});
+    const { reconcile } = loop(
+      client(() => w, { preflight: async () => ({ reason, message: `why ${reason}` }) }),
+    );
+    return { w, reconcile };
+  };
+
+  it("makes a wait for something on its way a Normal event and Reconciling", async () => {
+    const { w, reconcile } = refusing("NasVolumeNotReady");
+    await reconcile(KEY, w.ctx);
+    expect(w.events).toEqual(["Normal NasVolumeNotReady"]);
+    expect(condition(w.obj, "Reconciling")).toBe("NasVolumeNotReady");
+    expect(condition(w.obj, "Stalled")).toBeUndefined();
+  });
+
+  it("makes a terminal refusal a Warning event and Stalled", async () => {
+    const { w, reconcile } = refusing("UnknownProductRefused");
+    await reconcile(KEY, w.ctx);
+    expect(w.events).toEqual(["Warning UnknownProductRefused"]);
+    expect(condition(w.obj, "Stalled")).toBe("UnknownProductRefused");
+    expect(condition(w.obj, "Reconciling")).toBeUndefined();
+  });
+
+  it("says from the first reconcile that a Delete policy cannot be honoured, warning once", async () => {
+    const w = world({ deletionPolicy: "Delete" }, { [ANNOTATIONS.externalId]: "id-1" });
+    const { reconcile } = loop(client(() => w));
+    await reconcile(KEY, w.ctx);
+    await reconcile(KEY, w.ctx);
+    expect(condition(w.obj, "DeletionPolicy")).toBe("NoDeleteOperation");
+    expect(w.events.filter((e) => e === "Warning DeletePolicyNotHonoured")).toHaveLength(1);
+  });
+
+  it("says a Delete policy is honoured when the delete operation is configured, and nothing for Orphan", async () => {
+    const w = world({ deletionPolicy: "Delete" }, { [ANNOTATIONS.externalId]: "id-1" });
+    const { reconcile } = loop(
+      client(() => w, { delete: async () => "Deleted", deleteConfigured: () => true }),
+    );
+    await reconcile(KEY, w.ctx);
+    expect(condition(w.obj, "DeletionPolicy")).toBe("DeletePolicyHonoured");
+    w.set((o) => ({ ...o, spec: { deletionPolicy: "Orphan" } }));
+    await reconcile(KEY, w.ctx);
+    expect(condition(w.obj, "DeletionPolicy")).toBeUndefined();
+  });
+});
