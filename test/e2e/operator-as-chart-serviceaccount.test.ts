@@ -249,7 +249,12 @@ describe("the operator run as the chart's ServiceAccount", () => {
       const namespace = await createNamespace(admin, "chart-op");
       const release = `all-${randomSuffix()}`;
       // The samples' TrainingJob exposes its port: exposure on (the chart default is off).
-      const sa = await installRelease(release, namespace, { "exposure.enabled": "true" });
+      // The emulator's open ports answer from 203.0.113.10 (TEST-NET-3): the range is
+      // allowed, as an admin enabling exposure sets the service's gateway network.
+      const sa = await installRelease(release, namespace, {
+        "exposure.enabled": "true",
+        "exposure.allowedCidrs": "{203.0.113.0/24}",
+      });
       installed.push({ release, namespace });
       op = await startWithEmulator(release, namespace, sa);
       team = await createNamespace(admin, "team");
