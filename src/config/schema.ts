@@ -88,12 +88,6 @@ const serviceSchema = z
      */
     operationRecheckMs: ms.default(10_000),
     /**
-     * How the service's subscription results read, where they differ from the shapes
-     * the client recognises (docs/service-assumptions.md): the fields holding the
-     * state, the created id and the message, and state values (words or numbers as
-     * text) mapped to `Pending`, `Succeeded` or `Failed`, e.g. `{ "2": "Succeeded" }`.
-     */
-    /**
      * Wire names of the task create's fields the spec's field list lacks: the source of
      * a COPY (`sourceTaskId`) and of a TEMPLATE create (`templateId`).
      */
@@ -109,6 +103,12 @@ const serviceSchema = z
           .default("templateId"),
       })
       .default({ sourceTaskId: "sourceTaskId", templateId: "templateId" }),
+    /**
+     * How the service's subscription results read, where they differ from the shapes
+     * the client recognises (docs/service-assumptions.md): the fields holding the
+     * state, the created id and the message, and state values (words or numbers as
+     * text) mapped to `Pending`, `Succeeded` or `Failed`, e.g. `{ "2": "Succeeded" }`.
+     */
     subscriptionResult: z
       .strictObject({
         stateField: z.string().min(1).optional(),
@@ -117,6 +117,15 @@ const serviceSchema = z
         states: z.record(z.string().min(1), z.enum(["Pending", "Succeeded", "Failed"])).default({}),
       })
       .default({ states: {} }),
+    /**
+     * How long after a create the service may take to show the new task, NAS or
+     * template in its list operations (e.g. only once the order completed). A create
+     * whose outcome is unknown (a 5xx, a timeout, a lost answer) is looked up by its
+     * client token this long and never sent again by itself; after it the object stops
+     * with CreateOutcomeUnknown for the user to decide. A resource absent from complete
+     * listings counts as deleted outside the cluster only after it.
+     */
+    listVisibilityWindowMs: ms.default(600_000),
     /** Endpoint table overrides: `"/path"` or `"METHOD /path"` enables or moves one, `null` disables it. */
     endpoints: z.record(z.string().min(1), z.string().min(1).nullable()).default({}),
   })

@@ -44,6 +44,14 @@ export const SETTINGS: readonly Setting[] = [
     description: "file holding the service API key (the mounted Secret)",
   },
   {
+    path: "service.listVisibilityWindowMs",
+    env: "AIDC_SERVICE_LIST_VISIBILITY_WINDOW_MS",
+    flag: "service-list-visibility-window-ms",
+    type: "number",
+    description:
+      "how long the service may take to list a new task or NAS, ms; a create of unknown outcome is looked up this long, never sent again",
+  },
+  {
     path: "watchNamespaces",
     env: "AIDC_WATCH_NAMESPACES",
     flag: "watch-namespaces",

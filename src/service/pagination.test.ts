@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { paginate } from "./pagination.js";
+import { listIdentities, paginate } from "./pagination.js";
 import type { Page } from "./schemas/envelope.js";
 
 function pagesOf(rows: number[], pageSizeCap = Number.POSITIVE_INFINITY, withTotal = true) {
@@ -66,5 +66,41 @@ describe("paginate", () => {
     const { asked, fetchPage } = pagesOf(rows);
     for await (const x of paginate(fetchPage, String, 10)) if (x === 3) break;
     expect(asked).toEqual([1]);
+  });
+
+  it("asks for the size the service served when it caps pages and counts them in the asked size", async () => {
+    // A service that serves at most 5 records but offsets by the size it was asked for.
+    const asked: [number, number][] = [];
+    const fetchPage = async (pageNo: number, pageSize: number): Promise<Page<number>> => {
+      asked.push([pageNo, pageSize]);
+      const records = rows.slice((pageNo - 1) * pageSize, (pageNo - 1) * pageSize + 5);
+      return { records, pageNo, pageSize, totalRows: rows.length };
+    };
+    expect(await all(paginate(fetchPage, String, 10))).toEqual(rows);
+    expect(asked.slice(0, 2)).toEqual([
+      [1, 10],
+      [2, 5],
+    ]);
+  });
+
+  it("returns whether the walk reached the end of the list", async () => {
+    const ids = (fetchPage: Parameters<typeof paginate<number>>[0]) =>
+      listIdentities(paginate(fetchPage, String, 10), String);
+    expect((await ids(pagesOf(rows).fetchPage)).complete).toBe(true);
+    expect((await ids(pagesOf(rows, 5, false).fetchPage)).complete).toBe(true);
+    const ignoresPageNo = async (): Promise<Page<number>> => ({
+      records: rows.slice(0, 10),
+      pageNo: 1,
+      pageSize: 10,
+      totalRows: rows.length,
+    });
+    expect(await ids(ignoresPageNo)).toMatchObject({ complete: false });
+    // A record moved while the list was walked: page 2 repeats one, one is never seen.
+    const shifting = async (pageNo: number): Promise<Page<number>> =>
+      pageNo === 1
+        ? { records: [1, 2], pageNo, pageSize: 2, totalRows: 3 }
+        : { records: [2], pageNo, pageSize: 2, totalRows: 3 };
+    const listed = await listIdentities(paginate(shifting, String, 2), String);
+    expect(listed).toEqual({ ids: new Set(["1", "2"]), complete: false });
   });
 });

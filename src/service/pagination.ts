@@ -17,21 +17,36 @@ export const DEFAULT_ITERATION_PAGE_SIZE = 50;
 /** Safety stop: no list is walked beyond this many pages. */
 export const MAX_PAGES = 10_000;
 
+/** How a walk of a paged list ended. */
+export interface PageWalkEnd {
+  /**
+   * True when the walk reached the end of the list (an empty page, `totalRows` reached
+   * with as many distinct records, or a short page without `totalRows`); false when it
+   * stopped early (the service ignored `pageNo`, the page limit) or saw fewer distinct
+   * records than `totalRows` says (a record moved while the list was walked).
+   */
+  complete: boolean;
+}
+
 /**
- * Yields every record of a paged list once, fetching pages lazily from page 1.
- * `identity` names a record (its id): a record whose identity was already yielded on an
- * earlier page is skipped. `pageSize` defaults to `DEFAULT_ITERATION_PAGE_SIZE`.
+ * Yields every record of a paged list once, fetching pages lazily from page 1, and
+ * returns how the walk ended. `identity` names a record (its id): a record whose
+ * identity was already yielded on an earlier page is skipped. `pageSize` defaults to
+ * `DEFAULT_ITERATION_PAGE_SIZE`. A first page shorter than asked while `totalRows` says
+ * more follow means the service caps the page size: the walk goes on asking for the
+ * size it got, so that a service counting pages in the asked size skips nothing.
  */
 export async function* paginate<T>(
   fetchPage: (pageNo: number, pageSize: number) => Promise<Page<T>>,
   identity: (record: T) => string,
   pageSize = DEFAULT_ITERATION_PAGE_SIZE,
-): AsyncGenerator<T, void, undefined> {
+): AsyncGenerator<T, PageWalkEnd, undefined> {
   let seen = 0;
+  let size = pageSize;
   const yielded = new Set<string>();
   for (let pageNo = 1; pageNo <= MAX_PAGES; pageNo++) {
-    const page = await fetchPage(pageNo, pageSize);
-    if (page.pageNo !== undefined && page.pageNo !== pageNo) return;
+    const page = await fetchPage(pageNo, size);
+    if (page.pageNo !== undefined && page.pageNo !== pageNo) return { complete: false };
     for (const record of page.records) {
       const id = identity(record);
       if (yielded.has(id)) continue;
@@ -39,13 +54,33 @@ export async function* paginate<T>(
       yield record;
     }
     seen += page.records.length;
-    if (page.records.length === 0) return;
+    if (page.records.length === 0) return { complete: true };
     // totalRows is the reliable end; without it a short page is (the service may cap
     // the size it was asked for, and then says so in pageSize).
     if (page.totalRows !== undefined) {
-      if (seen >= page.totalRows) return;
-    } else if (page.records.length < (page.pageSize ?? pageSize)) {
-      return;
+      if (seen >= page.totalRows) return { complete: yielded.size >= page.totalRows };
+      if (pageNo === 1 && page.records.length < size) size = page.records.length;
+    } else if (page.records.length < (page.pageSize ?? size)) {
+      return { complete: true };
     }
+  }
+  return { complete: false };
+}
+
+/** The identities of the records of a paged list, and whether the walk was complete. */
+export interface ListedIds extends PageWalkEnd {
+  ids: Set<string>;
+}
+
+/** Walks `walk` to its end and collects the identities of its records. */
+export async function listIdentities<T>(
+  walk: AsyncGenerator<T, PageWalkEnd, undefined>,
+  identity: (record: T) => string,
+): Promise<ListedIds> {
+  const ids = new Set<string>();
+  for (;;) {
+    const next = await walk.next();
+    if (next.done) return { ids, complete: next.value.complete };
+    ids.add(identity(next.value));
   }
 }

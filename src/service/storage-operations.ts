@@ -5,7 +5,7 @@
 
 import { emptyData, listOf, subscriptionKeySchema } from "./client-core.js";
 import { clientTokenInDescription } from "./client-token.js";
-import { paginate } from "./pagination.js";
+import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "./pagination.js";
 import {
   type JsonObject,
   jsonObjectBodySchema,
@@ -100,13 +100,24 @@ export class StorageOperations extends TrainingOperations {
     return this.call("listNas", { query: { ...query } }, pageOf(nasInstanceSchema));
   }
 
-  /** Every NAS matching `query`, page by page. */
-  iterateNas(query: Omit<NasListQuery, "pageNo"> = {}): AsyncGenerator<NasInstance> {
+  /** Every NAS matching `query`, page by page (the walk returns whether it was complete). */
+  iterateNas(
+    query: Omit<NasListQuery, "pageNo"> = {},
+  ): AsyncGenerator<NasInstance, PageWalkEnd, undefined> {
     return paginate(
       (pageNo, pageSize) => this.listNas({ ...query, pageNo, pageSize }),
       (nas) => nas.id,
       query.pageSize,
     );
+  }
+
+  /**
+   * The ids of every NAS, from a walk of the whole NAS list, and whether the walk was
+   * complete (see `PageWalkEnd`); undefined when the NAS list is disabled.
+   */
+  async listNasIds(): Promise<ListedIds | undefined> {
+    if (!this.isEndpointEnabled("listNas")) return undefined;
+    return listIdentities(this.iterateNas(), (nas) => nas.id);
   }
 
   /** One NAS by id (assumed endpoint); `ServiceNotFoundError` when it does not exist. */

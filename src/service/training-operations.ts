@@ -6,7 +6,7 @@
 import { emptyData, listOf, ServiceClientCore, subscriptionKeySchema } from "./client-core.js";
 import { CLIENT_TOKEN_ENV } from "./client-token.js";
 import { ServiceMalformedResponseError, ServiceResultShapeError } from "./errors.js";
-import { paginate } from "./pagination.js";
+import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "./pagination.js";
 import type { Page } from "./schemas/envelope.js";
 import { pageOf } from "./schemas/envelope.js";
 import { type NasInstance, nasInstanceSchema } from "./schemas/nas.js";
@@ -156,15 +156,24 @@ export class TrainingOperations extends ServiceClientCore {
     return this.call("listTrainingTasks", { query: { ...query } }, pageOf(trainingTaskSchema));
   }
 
-  /** Every task matching `query`, page by page. */
+  /** Every task matching `query`, page by page (the walk returns whether it was complete). */
   iterateTrainingTasks(
     query: Omit<TrainingTaskListQuery, "pageNo"> = {},
-  ): AsyncGenerator<TrainingTask> {
+  ): AsyncGenerator<TrainingTask, PageWalkEnd, undefined> {
     return paginate(
       (pageNo, pageSize) => this.listTrainingTasks({ ...query, pageNo, pageSize }),
       (task) => task.id,
       query.pageSize,
     );
+  }
+
+  /**
+   * The ids of every task, from a walk of the whole task list, and whether the walk was
+   * complete (see `PageWalkEnd`); undefined when the task list is disabled.
+   */
+  async listTrainingTaskIds(): Promise<ListedIds | undefined> {
+    if (!this.isEndpointEnabled("listTrainingTasks")) return undefined;
+    return listIdentities(this.iterateTrainingTasks(), (task) => task.id);
   }
 
   /** The pods of a task (assumed endpoint). */

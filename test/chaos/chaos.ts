@@ -1,8 +1,8 @@
 /**
  * `npm run chaos -- [--n 100] [--kills 20] [--seed 1] ...`
  *
- * Starts a control plane and the emulator (20% of service requests fail with 500, a
- * share is delayed), creates N NasVolumes and N TrainingJobs while `aidc-operator run`
+ * Starts a control plane and the emulator (20% of service requests fail with 500, creates
+ * after taking effect; a share is delayed), creates N NasVolumes and N TrainingJobs while `aidc-operator run`
  * is SIGKILLed at seeded random moments and restarted each time, restarts the API
  * server once, lets the operator settle, and prints the invariants as JSON. Exits 1
  * on any violation. The same seed gives the same kill schedule, batches and fault draws.
@@ -23,6 +23,8 @@ const { values: flags } = parseArgs({
     kills: { type: "string" },
     seed: { type: "string" },
     "error-rate": { type: "string" },
+    "create-error-rate": { type: "string" },
+    "visibility-window-ms": { type: "string" },
     "latency-ms": { type: "string" },
     "latency-rate": { type: "string" },
     "kill-min-ms": { type: "string" },
@@ -46,6 +48,8 @@ const options = {
   kills: Math.max(1, num(flags.kills, "AIDC_CHAOS_KILLS", 20)),
   seed: num(flags.seed, "AIDC_CHAOS_SEED", 1),
   errorRate: num(flags["error-rate"], "AIDC_CHAOS_ERROR_RATE", 0.2),
+  createErrorRate: num(flags["create-error-rate"], "AIDC_CHAOS_CREATE_ERROR_RATE", 0.2),
+  visibilityWindowMs: num(flags["visibility-window-ms"], "AIDC_CHAOS_VISIBILITY_WINDOW_MS", 30_000),
   latency: {
     rate: num(flags["latency-rate"], "AIDC_CHAOS_LATENCY_RATE", 0.3),
     ms: num(flags["latency-ms"], "AIDC_CHAOS_LATENCY_MS", 300),

@@ -2,9 +2,11 @@
  * The chaos scenario, shared by `npm run chaos` and its short integration test: while
  * NasVolumes and TrainingJobs are being created, `aidc-operator run` (its own process)
  * is SIGKILLed again and again and restarted each time, the emulator fails a share of
- * requests with 500 and delays others, and the API server restarts once. Then the
- * operator runs undisturbed until every object is Ready (or a bound passes), and the
- * invariants are checked (checks.ts).
+ * requests with 500 (creates after taking effect) and delays others, and the API server
+ * restarts once. Then the
+ * operator runs undisturbed until every object is Ready (or a bound passes), resolving
+ * objects stopped as CreateOutcomeUnknown as a user would, and the invariants are
+ * checked (checks.ts).
  */
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { seededRandom } from "../../src/emulator/state.js";
@@ -13,6 +15,7 @@ import { isReady } from "../bench/ready-tracker.js";
 import { inParallel, JOB, NAS, nasVolume, trainingJob } from "../bench/workload.js";
 import { type OperatorProcess, sleep, startOperatorProcess } from "../support/operator-process.js";
 import { type ChaosFindings, checkInvariants } from "./checks.js";
+import { resolveUnknownOutcomes, type UserResolutions } from "./user-resolution.js";
 
 /** Options of {@link runChaos}. */
 export interface ChaosOptions {
@@ -32,8 +35,22 @@ export interface ChaosOptions {
   killAfterCreates?: number[];
   /** Random kills happen this long after the operator is ready: min..max ms. */
   killDelayMs: [number, number];
-  /** Share of service requests answered with a 500 envelope. */
+  /** Share of service requests other than creates answered with a 500 envelope (nothing happens). */
   errorRate: number;
+  /**
+   * Share of creates (NAS subscribe, task create) that take effect and then answer HTTP
+   * 500 with the error envelope, as the real service did (issue 15); the first create
+   * of each kind always does. A create that failed without acting would be looked up
+   * for the list visibility window and then stop as CreateOutcomeUnknown, by design,
+   * so creates fail only this way here.
+   */
+  createErrorRate: number;
+  /**
+   * The operator's list visibility window (`service.listVisibilityWindowMs`): how long it
+   * looks up a create whose outcome is unknown before stopping as CreateOutcomeUnknown,
+   * which the run then resolves as a user would (user-resolution.ts).
+   */
+  visibilityWindowMs: number;
   /** Share of service requests delayed, and by how much. */
   latency: { rate: number; ms: number };
   /** Restart the API server once, halfway through the kills (needs `env.plane`). */
@@ -54,6 +71,10 @@ export interface ChaosReport extends ChaosFindings {
   createCalls: number;
   serviceCalls: number;
   faultsInjected: number;
+  /** Creates that took effect and then answered 500. */
+  actingCreateFailures: number;
+  /** Objects stopped as CreateOutcomeUnknown and resolved the documented way. */
+  userResolutions: UserResolutions;
   /** Service calls by endpoint (list calls are the client-token lookups after a crash). */
   serviceCallsByEndpoint: Record<string, number>;
   /** Whole run, ms. */
@@ -67,8 +88,22 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
   const random = seededRandom(o.seed);
   const began = Date.now();
   const seq0 = env.emulator.requestLog.lastSeq();
+  const message = "chaos: injected failure";
+  const actingCreateFailure = (endpoint: string, rate: number, times?: number) => ({
+    kind: "error" as const,
+    endpoint,
+    rate,
+    acting: true,
+    httpStatus: 500,
+    message,
+    ...(times ? { times } : {}),
+  });
   env.emulator.faults.set([
-    { kind: "error", rate: o.errorRate, status: 500, message: "chaos: injected failure" },
+    ...[...CREATE_ENDPOINTS].flatMap((e) => [
+      actingCreateFailure(e, 1, 1),
+      actingCreateFailure(e, o.createErrorRate),
+    ]),
+    { kind: "error", rate: o.errorRate, message, exceptEndpoints: [...CREATE_ENDPOINTS] },
     { kind: "latency", rate: o.latency.rate, latencyMs: o.latency.ms },
   ]);
   const metricsPort = await freePort();
@@ -82,6 +117,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       env: {
         AIDC_WATCH_NAMESPACES: o.namespace,
         AIDC_POLL_INTERVAL_MS: String(o.pollIntervalMs),
+        AIDC_SERVICE_LIST_VISIBILITY_WINDOW_MS: String(o.visibilityWindowMs),
         AIDC_LOG_LEVEL: "debug",
       },
     });
@@ -135,6 +171,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     o.progress("kills done; waiting until every object is Ready");
     const settleStart = Date.now();
     let settledInMs: number | null = null;
+    const userResolutions: UserResolutions = { adopted: [], createdAgain: [] };
     while (Date.now() - settleStart < o.settleTimeoutMs) {
       const all = [
         ...(await env.kube.list(NAS, o.namespace)).items,
@@ -143,6 +180,9 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       if (all.length === objects.length && all.every(isReady)) {
         settledInMs = Date.now() - settleStart;
         break;
+      }
+      for (const res of [NAS, JOB]) {
+        await resolveUnknownOutcomes(env.kube, env.emulator, res, o.namespace, userResolutions);
       }
       await sleep(500);
     }
@@ -168,6 +208,8 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       createCalls: createCalls(),
       serviceCalls: log.length,
       faultsInjected: log.filter((e) => e.fault === "error").length,
+      actingCreateFailures: log.filter((e) => e.acted === true).length,
+      userResolutions,
       serviceCallsByEndpoint: countBy(log.map((e) => e.endpoint ?? `${e.method} ${e.path}`)),
       durationMs: Date.now() - began,
       ...findings,

@@ -1,8 +1,8 @@
 /**
  * The short, deterministic version of `npm run chaos`: a few objects, the operator
  * process SIGKILLed at fixed points of the create protocol (right after the emulator
- * answered the 1st, 3rd and 5th create call), 20% injected 500s and latency from a
- * fixed seed. The API server is shared by the integration run, so it is not restarted
+ * answered the 1st, 3rd and 5th create call), 20% injected 500s, creates that take
+ * effect and then answer 500, and latency from a fixed seed. The API server is shared by the integration run, so it is not restarted
  * here; the script does that.
  */
 import { mkdtemp, writeFile } from "node:fs/promises";
@@ -44,6 +44,8 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       killAfterCreates: [1, 3, 5],
       killDelayMs: [0, 0],
       errorRate: 0.2,
+      createErrorRate: 0.3,
+      visibilityWindowMs: 3_000,
       latency: { rate: 0.3, ms: 100 },
       restartApiServer: false,
       settleTimeoutMs: 40_000,
@@ -61,6 +63,13 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
     // The kills really happened after creates were answered, and faults were injected.
     expect(report.createCalls).toBeGreaterThanOrEqual(5);
     expect(report.faultsInjected).toBeGreaterThan(0);
+    // Creates took effect and answered 500 (the first of each kind always does); each
+    // was found by its client token, none sent again.
+    expect(report.actingCreateFailures).toBeGreaterThanOrEqual(2);
+    // A resource that exists is always found by the operator itself; only a create that
+    // never reached the service (a kill right before it) may be left to the user, who
+    // creates again after CreateOutcomeUnknown (counted, not a violation).
+    expect(report.userResolutions.adopted).toEqual([]);
   });
 
   it("the checks name a second remote resource, a stray one and a logged key", async () => {

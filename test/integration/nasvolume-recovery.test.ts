@@ -120,7 +120,9 @@ describe("NasVolume controller recovery", () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-chaos");
     const op = await start(namespace);
     await op.admin.setFaults([
-      { kind: "error", rate: 0.3 },
+      // A failed subscribe acts first: one that did nothing is never sent again.
+      { kind: "error", endpoint: "subscribeNas", rate: 0.5, acting: true, httpStatus: 500 },
+      { kind: "error", rate: 0.3, exceptEndpoints: ["subscribeNas"] },
       { kind: "latency", rate: 0.5, latencyMs: 100 },
     ]);
     const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);

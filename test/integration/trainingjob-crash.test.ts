@@ -103,8 +103,11 @@ describe("service faults", () => {
       emulatorOptions: {
         randomSeed: 7,
         faults: [
-          { kind: "drop", endpoint: "createTrainingTask", rate: 0.5 },
-          { kind: "error", rate: 0.2 },
+          // A failed create acts first (a create that did nothing and failed is never
+          // sent again: the job would stop with CreateOutcomeUnknown).
+          { kind: "drop", endpoint: "createTrainingTask", rate: 0.3, acting: true },
+          { kind: "error", endpoint: "createTrainingTask", rate: 0.3, acting: true },
+          { kind: "error", rate: 0.2, exceptEndpoints: ["createTrainingTask"] },
           { kind: "malformed", endpoint: "getTrainingTask", rate: 0.1 },
         ],
       },

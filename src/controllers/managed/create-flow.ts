@@ -14,8 +14,8 @@ import {
   readCreateState,
 } from "./create-protocol.js";
 import {
+  DEFAULT_LIST_VISIBILITY_WINDOW_MS,
   DEFAULT_SUBSCRIPTION_POLL_MS,
-  DEFAULT_VISIBILITY_GRACE_MS,
   subscriptionPollDelay,
 } from "./decisions.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
@@ -33,7 +33,13 @@ import {
 } from "./run.js";
 
 /** Message of the CreateOutcomeUnknown condition and event: what the user can do. */
-export const OUTCOME_UNKNOWN_HELP = `Set the annotation ${ANNOTATIONS.externalId} to the id of the remote resource if it exists, or remove the annotation ${ANNOTATIONS.createPending} to create it anew.`;
+export const OUTCOME_UNKNOWN_HELP = `Check the service: if the resource exists, adopt it by setting the annotation ${ANNOTATIONS.externalId} to its id; if it does not, create it again by removing the annotation ${ANNOTATIONS.createPending}.`;
+
+/** {@link OUTCOME_UNKNOWN_HELP} with the kubectl commands for `obj`. */
+function outcomeUnknownHelp(kind: string, name: string): string {
+  const ref = `${kind.toLowerCase()}/${name}`;
+  return `${OUTCOME_UNKNOWN_HELP} (kubectl annotate ${ref} ${ANNOTATIONS.externalId}=<id>, or kubectl annotate ${ref} ${ANNOTATIONS.createPending}-)`;
+}
 
 function creating(message: string): Outcome<never>["ready"] {
   return { status: "False", reason: "Creating", message };
@@ -248,7 +254,7 @@ async function lookup<T extends ManagedObject, R>(
     token: pending.token,
     found,
     pendingAgeMs: run.ageOf(pending.at),
-    visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_VISIBILITY_GRACE_MS,
+    visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS,
   });
   switch (decision.decision) {
     case "Adopt":
@@ -271,8 +277,6 @@ async function lookup<T extends ManagedObject, R>(
         synced: SYNCED_OK,
         requeueAfterMs: decision.requeueAfterMs,
       };
-    case "Recreate":
-      return create(run, options, pending.token);
     case "Unknown":
       return unknownOutcome(run, decision.message);
   }
@@ -282,7 +286,7 @@ function unknownOutcome<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   why: string,
 ): Outcome<R> {
-  const message = `${why}. ${OUTCOME_UNKNOWN_HELP}`;
+  const message = `${why}. ${outcomeUnknownHelp(run.kind.resource.kind, run.obj.metadata?.name ?? "")}`;
   run.warning("CreateOutcomeUnknown", message);
   const cond = { status: "False" as const, reason: "CreateOutcomeUnknown" as const, message };
   return { facts: factsOf(run), ready: cond, synced: cond };

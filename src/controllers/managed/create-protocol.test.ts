@@ -113,9 +113,9 @@ describe("decideAfterLookup", () => {
       want: "Wait",
     },
     {
-      reason: "no match after the grace re-creates with the same token",
+      reason: "no match after the window stops: the create is never sent again by itself",
       input: { found: [], pendingAgeMs: 31_000 },
-      want: "Recreate",
+      want: "Unknown",
     },
   ];
   for (const c of cases) {
@@ -131,14 +131,20 @@ describe("decideAfterLookup", () => {
     });
   });
 
-  it("waits at most ten seconds and at least one second at a time", () => {
-    expect(decideAfterLookup({ ...base, pendingAgeMs: 0 })).toEqual({
-      decision: "Wait",
-      requeueAfterMs: 10_000,
-    });
-    expect(decideAfterLookup({ ...base, pendingAgeMs: 29_900 })).toEqual({
-      decision: "Wait",
-      requeueAfterMs: 1_000,
-    });
+  it("looks again after half the marker's age, between 1 s and 30 s, and at the window's end", () => {
+    const wait = (pendingAgeMs: number, visibilityGraceMs = 600_000) =>
+      decideAfterLookup({ ...base, pendingAgeMs, visibilityGraceMs });
+    expect(wait(200)).toEqual({ decision: "Wait", requeueAfterMs: 1_000 });
+    expect(wait(9_700)).toEqual({ decision: "Wait", requeueAfterMs: 4_850 });
+    expect(wait(120_000)).toEqual({ decision: "Wait", requeueAfterMs: 30_000 });
+    expect(wait(595_000)).toEqual({ decision: "Wait", requeueAfterMs: 5_000 });
+  });
+
+  it("names the token and the window when it stops", () => {
+    const d = decideAfterLookup({ ...base, pendingAgeMs: 600_000, visibilityGraceMs: 600_000 });
+    expect(d.decision).toBe("Unknown");
+    expect(d.decision === "Unknown" && d.message).toMatch(
+      /tok-1 was listed within the visibility window \(600 s, service.listVisibilityWindowMs\)/,
+    );
   });
 });

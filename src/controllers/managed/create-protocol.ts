@@ -107,8 +107,9 @@ export interface LookupInput {
   /** Milliseconds since the pending marker was written (NaN when the marker has no valid time). */
   pendingAgeMs: number;
   /**
-   * How long after a create a resource may still be missing from the list: within it,
-   * "not found" proves nothing and the reconciler waits.
+   * The list visibility window: how long after a create the service may take to list
+   * the new resource (e.g. until its order completes). Within it, "not found" proves
+   * nothing and the lookup goes on.
    */
   visibilityGraceMs: number;
 }
@@ -117,14 +118,19 @@ export interface LookupInput {
 export type LookupDecision =
   | { decision: "Adopt"; externalId: string }
   | { decision: "Wait"; requeueAfterMs: number }
-  | { decision: "Recreate" }
   | { decision: "Unknown"; reason: "CreateOutcomeUnknown"; message: string };
 
+/** Longest wait between two lookups of a create whose outcome is unknown. */
+export const MAX_LOOKUP_INTERVAL_MS = 30_000;
+
 /**
- * Decides after a crash between the create call and the key write. Exactly one
- * match is adopted; several matches, or no lookup operation, cannot be decided
- * safely. No match after the visibility grace means the create never took effect,
- * so creating (with the same token) cannot make a second resource.
+ * Decides after a create whose outcome is unknown (a 5xx, a timeout or a dropped
+ * connection after sending, or a crash between the create call and the key write).
+ * Exactly one match is adopted; several matches, or no lookup operation, cannot be
+ * decided safely. No match is never taken as "nothing was created": the create is
+ * never sent again by itself. The lookup goes on for the visibility window (half the
+ * marker's age between lookups, 1 s to 30 s); after it the object stops with
+ * CreateOutcomeUnknown, and the user decides (create again, or bind an id).
  */
 export function decideAfterLookup(input: LookupInput): LookupDecision {
   const { found, pendingAgeMs, visibilityGraceMs } = input;
@@ -153,7 +159,12 @@ export function decideAfterLookup(input: LookupInput): LookupDecision {
   }
   if (pendingAgeMs < visibilityGraceMs) {
     const remaining = visibilityGraceMs - pendingAgeMs;
-    return { decision: "Wait", requeueAfterMs: Math.max(1000, Math.min(remaining, 10_000)) };
+    const interval = Math.min(Math.max(1000, Math.round(pendingAgeMs / 2)), MAX_LOOKUP_INTERVAL_MS);
+    return { decision: "Wait", requeueAfterMs: Math.max(1000, Math.min(interval, remaining)) };
   }
-  return { decision: "Recreate" };
+  return {
+    decision: "Unknown",
+    reason: "CreateOutcomeUnknown",
+    message: `a create was sent ${Math.round(pendingAgeMs / 1000)} s ago and the service did not confirm it (an error, a timeout or a lost answer), and no remote resource with its client token ${input.token} was listed within the visibility window (${Math.round(visibilityGraceMs / 1000)} s, service.listVisibilityWindowMs); the create is not sent again by itself`,
+  };
 }

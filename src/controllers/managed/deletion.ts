@@ -7,8 +7,8 @@ import { removeFinalizer } from "../../runtime/writes.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import { ANNOTATIONS, decideAfterLookup, readCreateState } from "./create-protocol.js";
 import {
+  DEFAULT_LIST_VISIBILITY_WINDOW_MS,
   DEFAULT_SUBSCRIPTION_POLL_MS,
-  DEFAULT_VISIBILITY_GRACE_MS,
   decideDeletion,
   NO_DELETE_OPERATION,
   subscriptionPollDelay,
@@ -126,7 +126,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
       token: state.pending.token,
       found,
       pendingAgeMs: run.ageOf(state.pending.at),
-      visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_VISIBILITY_GRACE_MS,
+      visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS,
     });
     if (d.decision === "Wait") {
       return waiting(
@@ -135,7 +135,6 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
         d.requeueAfterMs,
       );
     }
-    if (d.decision === "Recreate") return release(run);
     if (d.decision === "Adopt") id = d.externalId;
   }
   if (!id) {

@@ -15,6 +15,7 @@ import type { ConditionReason } from "../../crds/reasons.js";
 import type { Condition, ConditionInput } from "../../runtime/conditions.js";
 import type { ReconcileContext } from "../../runtime/controller.js";
 import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
+import type { ListedIds } from "../../service/pagination.js";
 
 /**
  * The fields every managed kind's object has. No index signature, so the kinds' own
@@ -123,6 +124,13 @@ export interface ExternalClient<T extends ManagedObject, R> {
   pollSubscription?(call: ManagedCall<T>, key: string): Promise<SubscriptionPoll>;
   /** Ids of remote resources carrying `token`; undefined when no list operation exists. */
   lookupByToken(call: ManagedCall<T>, token: string): Promise<string[] | undefined>;
+  /**
+   * The ids of every remote resource of the kind, from a walk of its whole list, and
+   * whether the walk was complete; undefined when no list operation is configured. The
+   * evidence that a bound resource was deleted outside the cluster when its detail read
+   * fails without a 404 envelope (gone-evidence.ts).
+   */
+  listIds?(call: ManagedCall<T>): Promise<ListedIds | undefined>;
   /** Makes the remote resource match the spec; called when `observe` says not up to date. */
   update(call: ManagedCall<T>, externalId: string, remote: R): Promise<UpdateResult>;
   /**
@@ -178,6 +186,11 @@ export interface ManagedOptions {
   pollIntervalMs: number;
   /** First requeue while a subscription is pending; doubles with its age up to `pollIntervalMs`. */
   subscriptionPollMs?: number;
-  /** How long after a create a resource may be missing from the list (see decideAfterLookup). */
+  /**
+   * The list visibility window (`service.listVisibilityWindowMs`): how long after a
+   * create a resource may be missing from the list. A create whose outcome is unknown is
+   * looked up this long (see decideAfterLookup); absence from the list counts as
+   * deletion only after it (gone-evidence.ts). Default 10 min.
+   */
   visibilityGraceMs?: number;
 }

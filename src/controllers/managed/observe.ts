@@ -1,10 +1,19 @@
 /**
- * Observe → update, the last step of a live managed object (see reconciler.ts).
+ * Observe → update, the last step of a live managed object (see reconciler.ts). A
+ * failed detail read is checked against the kind's list (gone-evidence.ts): a resource
+ * absent from complete listings is reported gone, whatever the service answers for it.
  */
+import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
-import type { ManagedFacts, ManagedObject, ManagedOptions } from "./external-client.js";
-import { ERR, factsOf, type ManagedRun, type Outcome, SYNCED_OK, step } from "./run.js";
+import { DEFAULT_LIST_VISIBILITY_WINDOW_MS, DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
+import type {
+  ManagedFacts,
+  ManagedObject,
+  ManagedOptions,
+  Observation,
+} from "./external-client.js";
+import { forgetAbsence, listEvidence } from "./gone-evidence.js";
+import { ERR, factsOf, type ManagedRun, type Outcome, SYNCED_OK, step, wrapError } from "./run.js";
 
 /**
  * What to do about a bound remote resource that does not exist: an id from the spec
@@ -31,14 +40,35 @@ export async function observe<T extends ManagedObject, R>(
 ): Promise<Outcome<R>> {
   const { client } = run.kind;
   const facts = { ...factsOf(run), ...(subscription ? { subscription } : {}) };
-  let o = await step(ERR.observe, () => client.observe(run, externalId));
+  let o: Observation<R>;
+  let evidence = "";
+  try {
+    o = await client.observe(run, externalId);
+    forgetAbsence(run, externalId);
+  } catch (err) {
+    const window = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;
+    const listed = await listEvidence(run, externalId, err, window);
+    if (listed.verdict === "None") throw wrapError(ERR.observe, err);
+    if (listed.verdict === "Absent") {
+      // Retryable whatever the cause, so that the next listing follows.
+      throw new RetryableError(
+        errorReason(err, "ReconcileError"),
+        `${ERR.observe}: ${errorMessage(err)}; absent from the list (${listed.listings} complete listing(s) in a row), looking again`,
+        { cause: err },
+      );
+    }
+    o = { exists: false };
+    evidence = `its detail read fails (${errorMessage(err)}) and it is absent from ${listed.listings} complete listings in a row`;
+  }
   if (!o.exists) {
     return {
       facts,
       ready: {
         status: "False",
         reason: "RemoteNotFound",
-        message: remoteNotFound(run, externalId),
+        message: evidence
+          ? `${remoteNotFound(run, externalId)}. Seen from the list: ${evidence}`
+          : remoteNotFound(run, externalId),
       },
       synced: SYNCED_OK,
       requeueAfterMs: options.pollIntervalMs,

@@ -19,13 +19,15 @@
  *    (create-protocol.ts): preflight (a refusal is Ready=False and Synced=False with its
  *    reason, and nothing is ordered) → `aidc.io/create-pending` {token, at, generation}
  *    → `client.create(token)` → `aidc.io/subscription-key` → poll with backoff →
- *    `aidc.io/external-id`. Pending without key → `client.lookupByToken`; undecidable →
+ *    `aidc.io/external-id`. Pending without key → `client.lookupByToken` for the list
+ *    visibility window, never a second create; undecidable, or not found after it →
  *    Ready=False and Synced=False `CreateOutcomeUnknown` plus a Warning event telling the
  *    user to set `aidc.io/external-id` or remove `aidc.io/create-pending`. A failed
  *    subscription → Ready=False `CreateFailed` with the service's message and a Warning
  *    event; it is retried only for a newer generation.
  * 5. Known id → `client.observe`; not up to date → `client.update` (Normal `Updated`;
- *    a refusal → Synced=False with its reason and a Warning event).
+ *    a refusal → Synced=False with its reason and a Warning event). A failed detail read
+ *    is checked against the kind's list (gone-evidence.ts) before it is reported.
  * 6. Status = `kind.status(...)` + Ready + Synced (each with observedGeneration) +
  *    observedGeneration, patched only when it changed; requeue after the poll interval
  *    (sooner while a subscription or an update is in progress).

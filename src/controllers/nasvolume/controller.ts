@@ -7,7 +7,6 @@ import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
 import { controller } from "../../runtime/controller.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import type { ControllerDeps, ControllerFactory } from "../index.js";
-import { DEFAULT_VISIBILITY_GRACE_MS } from "../managed/decisions.js";
 import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
 import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
 import { nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
@@ -98,7 +97,7 @@ export function nasVolumeKind(
 
 /** Tunables of the NasVolume controller beyond the operator config (tests shorten them). */
 export interface NasVolumeControllerOptions {
-  /** How long a new NAS may be missing from the NAS list after a create. Default 10 s. */
+  /** How long a new NAS may be missing from the NAS list after a create. Default: `service.listVisibilityWindowMs`. */
   visibilityGraceMs?: number;
   /** How long a sent scale may take to show in the quota. Default 60 s. */
   scaleSettleMs?: number;
@@ -115,7 +114,7 @@ export function nasVolumeControllerWith(
       {
         pollIntervalMs: poll,
         subscriptionPollMs: Math.min(1_000, poll),
-        visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_VISIBILITY_GRACE_MS,
+        visibilityGraceMs: options.visibilityGraceMs ?? deps.config.service.listVisibilityWindowMs,
       },
     );
     return controller("nasvolume")

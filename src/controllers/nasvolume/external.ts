@@ -10,6 +10,7 @@ import { rfc3339 } from "../../runtime/clock.js";
 import type { ServiceClient } from "../../service/client.js";
 import { withClientTokenMarker } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
+import type { ListedIds } from "../../service/pagination.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import { checkNasCapacity } from "../../service/schemas/products.js";
 import type {
@@ -114,6 +115,10 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
     token: string,
   ): Promise<string[] | undefined> {
     return this.service.findNasIdsByClientToken(token, nasName(obj));
+  }
+
+  listIds(): Promise<ListedIds | undefined> {
+    return this.service.listNasIds();
   }
 
   async observe(call: ManagedCall<NasVolumeObject>, id: string): Promise<Observation<NasInstance>> {

@@ -238,6 +238,10 @@ export function trainingJobClient(
       return service.findTrainingTaskIdsByClientToken(token, taskNameOf(call.obj));
     },
 
+    listIds() {
+      return service.listTrainingTaskIds();
+    },
+
     async observe(call, id): Promise<Observation<TrainingJobRemote>> {
       let task: Awaited<ReturnType<ServiceClient["getTrainingTask"]>>;
       try {

@@ -51,7 +51,7 @@ export interface TrainingJobControllerOptions {
   pollIntervalMs: number;
   /** First poll of a pending subscription (doubles with its age). */
   subscriptionPollMs?: number;
-  /** How long a new task may be missing from the task list after a create. */
+  /** How long a new task may be missing from the task list after a create (`service.listVisibilityWindowMs`). */
   visibilityGraceMs?: number;
   /** Remote status words → class, over DEFAULT_TASK_STATUS_TABLE. */
   statusClasses?: TaskStatusTable;
@@ -176,6 +176,7 @@ export const trainingJobController: ControllerFactory = ({ config, service }) =>
   trainingJobControllerFrom({
     service,
     pollIntervalMs: pollIntervalFor(config, "TrainingJob"),
+    visibilityGraceMs: config.service.listVisibilityWindowMs,
     statusClasses: config.trainingJob.statusClasses,
     exposure: config.trainingJob.exposure.enabled,
     exposureCidrs: config.trainingJob.exposure.allowedCidrs,

@@ -16,7 +16,6 @@ import { controller } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import type { ControllerFactory } from "../index.js";
-import { DEFAULT_VISIBILITY_GRACE_MS } from "../managed/decisions.js";
 import type { ManagedFacts } from "../managed/external-client.js";
 import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
 import { APPLIED_ANNOTATION, readApplied } from "./decisions.js";
@@ -58,7 +57,7 @@ function referrers(
 
 /** Tunables beyond the operator config (tests shorten them). */
 export interface TrainingTemplateControllerOptions {
-  /** How long a new template may be missing from the list after a create. Default 10 s. */
+  /** How long a new template may be missing from the list after a create. Default: `service.listVisibilityWindowMs`. */
   visibilityGraceMs?: number;
 }
 
@@ -79,7 +78,7 @@ export function trainingTemplateControllerWith(
       {
         pollIntervalMs: poll,
         subscriptionPollMs: Math.min(1_000, poll),
-        visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_VISIBILITY_GRACE_MS,
+        visibilityGraceMs: options.visibilityGraceMs ?? deps.config.service.listVisibilityWindowMs,
       },
     );
     return controller("trainingtemplate")

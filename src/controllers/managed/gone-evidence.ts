@@ -1,0 +1,98 @@
+/**
+ * Evidence from the list that a bound remote resource was deleted outside the cluster,
+ * for a service that does not answer a detail read of an unknown id with a 404 envelope
+ * (e.g. a 500, since the spec shows no other error). When the detail read of a bound
+ * resource fails with an answer of the service, the kind's whole list is walked: absent
+ * from {@link ABSENT_LISTINGS_FOR_GONE} complete listings in a row (each page read, as
+ * many distinct records as the service counts), and past the list visibility window
+ * since its create, the resource counts as gone. One mechanism for every kind with a
+ * list operation (`ExternalClient.listIds`).
+ */
+import { ServiceAuthError, ServiceError } from "../../service/errors.js";
+import type { ManagedObject } from "./external-client.js";
+import { factsOf, type ManagedRun } from "./run.js";
+
+/** Complete listings in a row without the resource before it counts as gone. */
+export const ABSENT_LISTINGS_FOR_GONE = 2;
+
+/** What the list says about a resource whose detail read failed. */
+export type ListEvidence =
+  /** No evidence (no list operation, the list failed or was incomplete, or it lists the resource). */
+  | { verdict: "None" }
+  /** Absent, but not yet often or long enough to count as gone: look again soon. */
+  | { verdict: "Absent"; listings: number }
+  /** Gone: absent from enough complete listings, past the visibility window. */
+  | { verdict: "Gone"; listings: number };
+
+/** Per kind: `uid/externalId` → complete listings in a row that lacked the resource. */
+const absences = new WeakMap<object, Map<string, number>>();
+
+function absencesOf(kind: object): Map<string, number> {
+  let m = absences.get(kind);
+  if (!m) {
+    m = new Map();
+    absences.set(kind, m);
+  }
+  return m;
+}
+
+function absenceKey<T extends ManagedObject>(run: ManagedRun<T, unknown>, id: string): string {
+  return `${run.obj.metadata?.uid ?? run.obj.metadata?.name}/${id}`;
+}
+
+/**
+ * Whether a failed detail read may mean that the resource does not exist: the service
+ * answered (not a network failure), and neither refused the key nor asked to slow down.
+ */
+export function readFailureMayMeanGone(err: unknown): boolean {
+  return (
+    err instanceof ServiceError &&
+    err.code !== undefined &&
+    err.code !== 429 &&
+    !(err instanceof ServiceAuthError)
+  );
+}
+
+/** Forgets the absences of `id` (its detail read succeeded). */
+export function forgetAbsence<T extends ManagedObject>(
+  run: ManagedRun<T, unknown>,
+  id: string,
+): void {
+  absencesOf(run.kind).delete(absenceKey(run, id));
+}
+
+/**
+ * Consults the kind's list after the detail read of `id` failed with `err`.
+ * `visibilityWindowMs`: how long after its create a resource may be missing from the
+ * list (counted from the create's submittedTime in status; unknown counts as long ago).
+ */
+export async function listEvidence<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  id: string,
+  err: unknown,
+  visibilityWindowMs: number,
+): Promise<ListEvidence> {
+  const client = run.kind.client;
+  if (!client.listIds || !readFailureMayMeanGone(err)) return { verdict: "None" };
+  const counts = absencesOf(run.kind);
+  const key = absenceKey(run, id);
+  let listed: Awaited<ReturnType<NonNullable<typeof client.listIds>>>;
+  try {
+    listed = await client.listIds(run);
+  } catch {
+    // A list that fails too says nothing; the detail read's error is reported.
+    return { verdict: "None" };
+  }
+  if (!listed?.complete || listed.ids.has(id)) {
+    counts.delete(key);
+    return { verdict: "None" };
+  }
+  const listings = (counts.get(key) ?? 0) + 1;
+  counts.set(key, listings);
+  const submitted = factsOf(run).subscription?.submittedTime;
+  const age = submitted ? run.ageOf(submitted) : Number.POSITIVE_INFINITY;
+  const pastWindow = !(age < visibilityWindowMs);
+  return listings >= ABSENT_LISTINGS_FOR_GONE && pastWindow
+    ? { verdict: "Gone", listings }
+    : { verdict: "Absent", listings };
+}

@@ -1,0 +1,59 @@
+/**
+ * The user's part of the chaos run: an object stopped as CreateOutcomeUnknown (a create
+ * whose outcome the operator cannot know, typically a kill between the create-pending
+ * write and the create call, not looked up within the list visibility window) is
+ * resolved the documented way (docs/controllers.md): the service is checked for a
+ * resource carrying the object's client token; found, its id is set as
+ * `aidc.io/external-id` (adopt); not found, `aidc.io/create-pending` is removed (create
+ * again). The operator never re-creates by itself, so these resolutions are counted.
+ */
+import { ANNOTATIONS, readCreateState } from "../../src/controllers/managed/create-protocol.js";
+import type { RunningEmulator } from "../../src/emulator/server.js";
+import type { KubeClient } from "../../src/runtime/kube.js";
+import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
+import { CLIENT_TOKEN_ENV, clientTokenInDescription } from "../../src/service/client-token.js";
+import { NAS } from "../bench/workload.js";
+
+/** What the "user" did, per object. */
+export interface UserResolutions {
+  adopted: string[];
+  createdAgain: string[];
+}
+
+function stopped(obj: KubeObject): boolean {
+  const conditions = (obj.status as { conditions?: { type: string; reason?: string }[] })
+    ?.conditions;
+  return (conditions ?? []).some((c) => c.type === "Synced" && c.reason === "CreateOutcomeUnknown");
+}
+
+/** The id of the remote resource carrying `token`, as the service's console shows it. */
+function remoteWithToken(emulator: RunningEmulator, res: ResourceDescriptor, token: string) {
+  if (res.kind === NAS.kind) {
+    return [...emulator.state.nas.values()].find(
+      (n) => clientTokenInDescription(n.description) === token,
+    )?.id;
+  }
+  return [...emulator.state.tasks.values()].find((t) => t.env[CLIENT_TOKEN_ENV] === token)?.id;
+}
+
+/** Resolves every object of `res` in `namespace` stopped as CreateOutcomeUnknown. */
+export async function resolveUnknownOutcomes(
+  kube: KubeClient,
+  emulator: RunningEmulator,
+  res: ResourceDescriptor,
+  namespace: string,
+  done: UserResolutions,
+): Promise<void> {
+  for (const obj of (await kube.list(res, namespace)).items) {
+    if (!stopped(obj)) continue;
+    const name = obj.metadata?.name ?? "";
+    const token = readCreateState(obj.metadata?.annotations).pending?.token;
+    if (!token) continue;
+    const id = remoteWithToken(emulator, res, token);
+    const annotations = id
+      ? { [ANNOTATIONS.externalId]: id }
+      : { [ANNOTATIONS.createPending]: null };
+    await kube.patch(res, { namespace, name }, { metadata: { annotations } });
+    (id ? done.adopted : done.createdAgain).push(`${res.kind}/${name}`);
+  }
+}

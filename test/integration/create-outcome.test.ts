@@ -1,0 +1,156 @@
+/**
+ * Creates whose outcome is unknown, against a real API server and the emulator: a
+ * create the service carries out and then answers with HTTP 500 is never sent again,
+ * however late the new resource shows in the list; after the list visibility window
+ * the object stops with CreateOutcomeUnknown, and both ways out work (remove
+ * create-pending: one new create; set external-id: adopted).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/index.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { trainingJobCrd } from "../../src/crds/trainingjob.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
+
+const controllers = [nasVolumeControllerWith(), trainingJobController];
+const jobSpec = {
+  image: "registry.example.com/ml/train:1",
+  productCode: "train.cpu.16",
+  workerCount: 1,
+};
+const nasSpec = { productCode: "nas.capacity.standard", capacityGB: 100 };
+/** A create that takes effect and then answers HTTP 500 with the error envelope. */
+const actsThenFails = (endpoint: string) =>
+  ({ kind: "error", endpoint, acting: true, httpStatus: 500, times: 1 }) as const;
+const running = (o: KubeObject) =>
+  (o.status as { phase?: string } | undefined)?.phase === "Running";
+
+let emulator: RunningEmulator;
+const operators: TestOperator[] = [];
+
+beforeAll(async () => {
+  emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 300 });
+});
+afterEach(async () => {
+  for (const op of operators.splice(0)) await op.stop();
+  emulator.faults.clear();
+  emulator.state.behaviour.listVisibilityDelayMs = 0;
+});
+afterAll(async () => {
+  await emulator?.stop();
+});
+
+/** An operator on the shared emulator; `windowMs` sets service.listVisibilityWindowMs. */
+async function start(prefix: string, windowMs?: number) {
+  const namespace = await createNamespace(adminKubeConfig(), prefix);
+  const op = await startTestOperator({
+    controllers,
+    namespaces: [namespace],
+    emulator,
+    ...(windowMs === undefined
+      ? {}
+      : {
+          config: {
+            service: {
+              baseUrl: emulator.url,
+              allowInsecureHttp: true,
+              listVisibilityWindowMs: windowMs,
+            },
+          },
+        }),
+  });
+  operators.push(op);
+  return {
+    op,
+    nas: new ObjectsOf(op.kube, nasVolumeCrd, namespace),
+    jobs: new ObjectsOf(op.kube, trainingJobCrd, namespace),
+  };
+}
+
+const named = (name: string) => (e: { body?: unknown }) =>
+  JSON.stringify(e.body).includes(`"name":"${name}"`);
+const creates = async (op: TestOperator, endpoint: string, name: string) =>
+  (await op.admin.requests({ endpoint })).filter(named(name));
+const remote = (name: string) => ({
+  nas: [...emulator.state.nas.values()].filter((n) => n.name === name),
+  tasks: [...emulator.state.tasks.values()].filter((t) => t.name === name),
+});
+
+describe("a create that acts and then answers HTTP 500", () => {
+  it("makes exactly one task and one NAS when they are listed only 30 s later (default window)", async () => {
+    const { op, nas, jobs } = await start("late-listing");
+    emulator.state.behaviour.listVisibilityDelayMs = 30_000;
+    emulator.faults.set([actsThenFails("subscribeNas"), actsThenFails("createTrainingTask")]);
+    const began = Date.now();
+    await nas.create("late", nasSpec);
+    await jobs.create("late", jobSpec);
+    const [n, j] = await Promise.all([
+      nas.waitForCondition("late", "Ready", "True", "Available", 60_000),
+      jobs.waitFor("late", running, 60_000),
+    ]);
+    expect(remote("late").nas.map((r) => r.id)).toEqual([
+      (n.status as { storageId: string }).storageId,
+    ]);
+    expect(remote("late").tasks.map((r) => r.id)).toEqual([
+      (j.status as { taskId: string }).taskId,
+    ]);
+    expect(await creates(op, "subscribeNas", "late")).toHaveLength(1);
+    expect(await creates(op, "createTrainingTask", "late")).toHaveLength(1);
+    // It looked them up again and again, past the 10 s after which it used to create anew.
+    expect(Date.now() - began).toBeGreaterThanOrEqual(29_000);
+    expect((await op.admin.requests({ endpoint: "listNas" })).length).toBeGreaterThan(3);
+    await nas.waitForEvents("late", ["Recovered"]);
+    await jobs.waitForEvents("late", ["Recovered"]);
+  }, 90_000);
+});
+
+describe("after the list visibility window", () => {
+  it("stops with CreateOutcomeUnknown, and removing create-pending creates exactly once more", async () => {
+    const { op, nas } = await start("outcome-recreate", 3_000);
+    // A 500 that did NOT act: nothing exists, but the operator cannot know that.
+    emulator.faults.set([{ kind: "error", endpoint: "subscribeNas", httpStatus: 500, times: 1 }]);
+    await nas.create("again", nasSpec);
+    const stuck = await nas.waitForCondition("again", "Synced", "False", "CreateOutcomeUnknown");
+    const message = conditionOf(stuck, "Synced")?.message ?? "";
+    expect(message).toContain(`kubectl annotate nasvolume/again ${ANNOTATIONS.createPending}-`);
+    expect(message).toContain(`${ANNOTATIONS.externalId}=<id>`);
+    expect(conditionOf(stuck, "Ready")?.reason).toBe("CreateOutcomeUnknown");
+    await nas.waitForEvents("again", ["CreateOutcomeUnknown"]);
+    // Stopped: no create was sent again by itself.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await creates(op, "subscribeNas", "again")).toHaveLength(1);
+    expect(remote("again").nas).toHaveLength(0);
+
+    await nas.annotate("again", { [ANNOTATIONS.createPending]: null });
+    await nas.waitForCondition("again", "Ready", "True", "Available");
+    expect(await creates(op, "subscribeNas", "again")).toHaveLength(2);
+    expect(remote("again").nas).toHaveLength(1);
+  }, 60_000);
+
+  it("stops with CreateOutcomeUnknown, and setting external-id adopts the task the create made", async () => {
+    const { op, jobs } = await start("outcome-adopt", 3_000);
+    emulator.state.behaviour.listVisibilityDelayMs = 600_000;
+    emulator.faults.set([actsThenFails("createTrainingTask")]);
+    await jobs.create("adopt", jobSpec);
+    const stuck = await jobs.waitForCondition("adopt", "Synced", "False", "CreateOutcomeUnknown");
+    expect(conditionOf(stuck, "Synced")?.message).toContain("kubectl annotate trainingjob/adopt");
+    const [task] = remote("adopt").tasks;
+    expect(task).toBeDefined();
+
+    await jobs.annotate("adopt", { [ANNOTATIONS.externalId]: task?.id ?? "" });
+    const bound = await jobs.waitFor("adopt", running);
+    expect((bound.status as { taskId?: string }).taskId).toBe(task?.id);
+    const settled = await jobs.waitFor(
+      "adopt",
+      (o) => o.metadata?.annotations?.[ANNOTATIONS.createPending] === undefined,
+    );
+    expect(conditionOf(settled, "Synced")?.status).toBe("True");
+    expect(await creates(op, "createTrainingTask", "adopt")).toHaveLength(1);
+    expect(remote("adopt").tasks).toHaveLength(1);
+  }, 60_000);
+});
