@@ -14,16 +14,20 @@ import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.
 import { CLIENT_TOKEN_ENV, clientTokenInDescription } from "../../src/service/client-token.js";
 import { NAS } from "../bench/workload.js";
 
-/** What the "user" did, per object. */
+/** What the "user" did: `Kind/name: the condition's message`, per object. */
 export interface UserResolutions {
   adopted: string[];
   createdAgain: string[];
 }
 
-function stopped(obj: KubeObject): boolean {
-  const conditions = (obj.status as { conditions?: { type: string; reason?: string }[] })
-    ?.conditions;
-  return (conditions ?? []).some((c) => c.type === "Synced" && c.reason === "CreateOutcomeUnknown");
+/** The CreateOutcomeUnknown condition of `obj`, if it stopped so. */
+function stopped(obj: KubeObject): { message?: string } | undefined {
+  const status = obj.status as
+    | { conditions?: { type: string; reason?: string; message?: string }[] }
+    | undefined;
+  return (status?.conditions ?? []).find(
+    (c) => c.type === "Synced" && c.reason === "CreateOutcomeUnknown",
+  );
 }
 
 /** The id of the remote resource carrying `token`, as the service's console shows it. */
@@ -45,15 +49,20 @@ export async function resolveUnknownOutcomes(
   done: UserResolutions,
 ): Promise<void> {
   for (const obj of (await kube.list(res, namespace)).items) {
-    if (!stopped(obj)) continue;
+    const condition = stopped(obj);
+    if (!condition) continue;
     const name = obj.metadata?.name ?? "";
     const token = readCreateState(obj.metadata?.annotations).pending?.token;
-    if (!token) continue;
+    // Once per object, and only while the condition is about the pending create (after
+    // "create again", the condition stays until the new create's status is written).
+    const key = `${res.kind}/${name}`;
+    const resolved = [...done.adopted, ...done.createdAgain].some((r) => r.startsWith(`${key}:`));
+    if (!token || resolved || !condition.message?.includes(token)) continue;
     const id = remoteWithToken(emulator, res, token);
     const annotations = id
       ? { [ANNOTATIONS.externalId]: id }
       : { [ANNOTATIONS.createPending]: null };
     await kube.patch(res, { namespace, name }, { metadata: { annotations } });
-    (id ? done.adopted : done.createdAgain).push(`${res.kind}/${name}`);
+    (id ? done.adopted : done.createdAgain).push(`${key}: ${condition.message}`);
   }
 }

@@ -11,10 +11,11 @@ import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/control
 import { trainingJobController } from "../../src/controllers/trainingjob/index.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
-import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 
 const jobSpec = {
   image: "registry.example.com/ml/train:1",
@@ -30,26 +31,35 @@ const actsThenFails = (endpoint: string) =>
 const WINDOW_MS = 2_000;
 
 describe("a service under /api/gw with pages of 20 and a 500 for unknown ids", () => {
+  let emulator: RunningEmulator;
   let op: TestOperator;
   let nas: ObjectsOf;
   let jobs: ObjectsOf;
 
   beforeAll(async () => {
     const namespace = await createNamespace(adminKubeConfig(), "other-service");
+    emulator = await startEmulator({
+      apiKey: TEST_API_KEY,
+      subscriptionDelayMs: 300,
+      basePath: "/api/gw",
+      pageSizeCap: 20,
+      unknownIdStatus: 500,
+      // 45 NAS and 45 tasks whose names contain the objects' names: every lookup by
+      // name walks three pages.
+      seed: {
+        nas: Array.from({ length: 45 }, (_, i) => ({ name: `gw-${i}` })),
+        tasks: Array.from({ length: 45 }, (_, i) => ({ name: `gw-${i}` })),
+      },
+    });
     op = await startTestOperator({
       controllers: [nasVolumeControllerWith(), trainingJobController],
       namespaces: [namespace],
-      config: { service: { allowInsecureHttp: true, listVisibilityWindowMs: WINDOW_MS } },
-      emulatorOptions: {
-        subscriptionDelayMs: 300,
-        basePath: "/api/gw",
-        pageSizeCap: 20,
-        unknownIdStatus: 500,
-        // 45 NAS and 45 tasks whose names contain the objects' names: every lookup by
-        // name walks three pages.
-        seed: {
-          nas: Array.from({ length: 45 }, (_, i) => ({ name: `gw-${i}` })),
-          tasks: Array.from({ length: 45 }, (_, i) => ({ name: `gw-${i}` })),
+      emulator,
+      config: {
+        service: {
+          baseUrl: emulator.url,
+          allowInsecureHttp: true,
+          listVisibilityWindowMs: WINDOW_MS,
         },
       },
     });
@@ -58,6 +68,7 @@ describe("a service under /api/gw with pages of 20 and a 500 for unknown ids", (
   }, 60_000);
   afterAll(async () => {
     await op?.stop();
+    await emulator?.stop();
   });
 
   const remote = (name: string) => ({
