@@ -131,6 +131,23 @@ describe("the TrainingJob external client", () => {
     expect(o.remote.observation.note).toMatch(/listPods .*service\.endpoints\.listPods/);
   });
 
+  it("leaves out a pod part the service has no operation for, instead of its previous value", async () => {
+    const { svc } = fakeService({
+      listPods: async () => [{ podName: "p" }],
+      listPodOpenPorts: async () => {
+        throw missing("listPodOpenPorts");
+      },
+    });
+    // The previous status shows pod p with a custom port 80.
+    const o = await trainingJobClient(svc, noLookup).observe(call(job(false)), "task-1");
+    if (!o.exists) throw new Error("not observed");
+    const [pod] = o.remote.status.pods ?? [];
+    expect(pod?.name).toBe("p");
+    expect(pod?.containers).toEqual([]);
+    expect(pod?.ports).toBeUndefined();
+    expect(o.remote.observation.note).toMatch(/service\.endpoints\.listPodOpenPorts/);
+  });
+
   it("refuses ports it cannot open when the service does not answer open-port, without failing", async () => {
     const { svc, calls } = fakeService({
       listPods: async () => [{ podName: "p0" }],

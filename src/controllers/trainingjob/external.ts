@@ -164,10 +164,15 @@ async function observePods(
           part("getPodResource", () => service.getPodResource(id, p.podName)),
           part("listPodOpenPorts", () => service.listPodOpenPorts(id, p.podName)),
         ]);
+        const omitted = [
+          ...(resource ? [] : (["resource"] as const)),
+          ...(ports ? [] : (["ports"] as const)),
+        ];
         return {
           podName: p.podName,
           ...(resource ? { resource } : {}),
           ...(ports ? { ports } : {}),
+          ...(omitted.length > 0 ? { omitted } : {}),
         };
       } catch (err) {
         // A pod that went away between the list and its detail is simply not there.

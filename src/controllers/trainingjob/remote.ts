@@ -19,6 +19,11 @@ export interface PodObservation {
   podName: string;
   resource?: PodResource;
   ports?: PodOpenPorts;
+  /**
+   * Parts the service has no operation for: left out of the status, never carried over
+   * from the previous one (a part merely unread this time keeps its previous value).
+   */
+  omitted?: ("resource" | "ports")[];
 }
 
 /** Everything read about a task in one poll. */
@@ -111,6 +116,7 @@ export function podPortsStatus(ports: PodOpenPorts): PodPort[] {
 /** One pod in the status's shape; `previous` fills the parts that could not be read now. */
 export function podStatus(p: PodObservation, previous: TrainingPod | undefined): TrainingPod {
   const pod: TrainingPod = { name: p.podName };
+  const kept = (part: "resource" | "ports") => !p.omitted?.includes(part);
   const containers = p.resource
     ? p.resource.containers.map((c) =>
         compact({
@@ -122,7 +128,9 @@ export function podStatus(p: PodObservation, previous: TrainingPod | undefined):
           webSSH: c.podWebSSH,
         }),
       )
-    : previous?.containers;
+    : kept("resource")
+      ? previous?.containers
+      : undefined;
   const volumes = p.resource
     ? p.resource.volumes.map((v) =>
         compact({
@@ -133,8 +141,10 @@ export function podStatus(p: PodObservation, previous: TrainingPod | undefined):
           path: v.path,
         }),
       )
-    : previous?.volumes;
-  const ports = p.ports ? podPortsStatus(p.ports) : previous?.ports;
+    : kept("resource")
+      ? previous?.volumes
+      : undefined;
+  const ports = p.ports ? podPortsStatus(p.ports) : kept("ports") ? previous?.ports : undefined;
   if (containers) pod.containers = containers;
   if (volumes) pod.volumes = volumes;
   if (ports) pod.ports = ports;
