@@ -65,6 +65,39 @@ describe("aidc-operator emulator", () => {
     expect(out.stdout() + out.stderr()).not.toContain(KEY);
   });
 
+  it("serves under --base-path, with --unknown-id-status and --page-size-cap", async () => {
+    const p = run(
+      [
+        "--port",
+        "0",
+        "--base-path",
+        "/api/gw",
+        "--unknown-id-status",
+        "500",
+        "--page-size-cap",
+        "2",
+      ],
+      { AIDC_API_KEY: KEY },
+    );
+    const out = output(p);
+    const deadline = Date.now() + 15_000;
+    while (!/http:\/\/\S+/.test(out.stdout()) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const url = /http:\/\/127\.0\.0\.1:\d+\/api\/gw/.exec(out.stdout())?.[0];
+    expect(url, out.stdout() + out.stderr()).toBeDefined();
+    const get = async (path: string) =>
+      (await (
+        await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${KEY}` } })
+      ).json()) as { status: number; data: { pageSize?: number } };
+    expect(await get("/v1/nasStorage/instance/nas-x/detail")).toMatchObject({ status: 500 });
+    expect(await get("/v1/nasStorage/instance/list?pageSize=50")).toMatchObject({
+      status: 200,
+      data: { pageSize: 2 },
+    });
+    p.kill("SIGTERM");
+    expect(await exited(p)).toBe(0);
+  });
+
   it("refuses to start without an API key", async () => {
     const p = run(["--port", "0"]);
     const out = output(p);
