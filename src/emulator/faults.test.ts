@@ -35,6 +35,17 @@ describe("FaultInjector", () => {
     expect(f.list()).toEqual([]);
   });
 
+  it("lets the first matching requests through when told to skip them", () => {
+    const f = new FaultInjector(() => 0);
+    f.set([{ kind: "error", endpoint: "listTemplates", skip: 1, times: 1 }]);
+    expect(f.decide(target("getNas")).fault).toBeUndefined();
+    expect([1, 2, 3].map(() => f.decide(target("listTemplates")).fault?.kind)).toEqual([
+      undefined,
+      "error",
+      undefined,
+    ]);
+  });
+
   it("adds up latency rules and still applies a terminal fault", () => {
     const f = new FaultInjector(() => 0);
     f.set([

@@ -48,6 +48,11 @@ export const faultRuleSchema = z.object({
   pathPrefix: z.string().optional(),
   /** Expires after applying this many times. */
   times: z.int().positive().optional(),
+  /**
+   * Lets this many matching requests through before the rule applies (e.g. the second
+   * template list of a create, after the first one of its preflight). Default 0.
+   */
+  skip: z.int().min(0).default(0),
   /** For latency. */
   latencyMs: z.int().min(0).default(0),
   /** Envelope status of an error fault. Default 500. */
@@ -127,7 +132,12 @@ export class FaultInjector {
     if (this.rules.length === 0) return decision;
     for (const rule of this.rules) {
       if (decision.fault && rule.kind !== "latency") continue;
-      if (!matches(rule, target) || this.random() >= rule.rate) continue;
+      if (!matches(rule, target)) continue;
+      if (rule.skip > 0) {
+        rule.skip -= 1;
+        continue;
+      }
+      if (this.random() >= rule.rate) continue;
       if (rule.times !== undefined) rule.times -= 1;
       if (rule.kind === "latency") decision.latencyMs += rule.latencyMs;
       else decision.fault = rule;

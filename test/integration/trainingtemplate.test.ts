@@ -208,6 +208,28 @@ describe("TrainingTemplate controller", () => {
     }
   });
 
+  it("creates exactly one template when the list fails right after the create", async () => {
+    // A first template settles the once-per-connection probe of the list, so the next
+    // lists are the create's own: its preflight's goes through (skip 1), the read-back
+    // right after the create answers 500 on every attempt (3 in tests). That proves
+    // nothing about the create: the template exists, is found by name later, and is
+    // never created a second time.
+    await templates.create("readback-first", { ...spec, storage: undefined });
+    await templates.waitForCondition("readback-first", "Ready", "True");
+    await op.admin.setFaults([
+      { kind: "error", endpoint: "listTemplates", skip: 1, times: 3, status: 500 },
+    ]);
+    try {
+      await templates.create("readback", { ...spec, storage: undefined });
+      const obj = await templates.waitForCondition("readback", "Ready", "True");
+      const named = (await op.admin.state()).templates.filter((t) => t.name === "readback");
+      expect(named.map((t) => t.id)).toEqual([templateId(obj)]);
+      expect(await op.admin.faults()).toEqual([]);
+    } finally {
+      await op.admin.setFaults([]);
+    }
+  });
+
   it("puts the API key in no status, annotation or event", async () => {
     await templates.create("keyless", { ...spec, storage: undefined });
     await templates.waitForCondition("keyless", "Ready", "True");

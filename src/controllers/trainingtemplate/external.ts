@@ -109,7 +109,16 @@ export class TemplateExternalClient
         [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }),
       });
     }
-    const ids = await this.idsNamed(name);
+    // The template exists now: a failed read-back must not reach the loop as a create
+    // that did not happen (a list error proves nothing about the create, and the loop
+    // would forget create-pending and create a second template). The id is looked up by
+    // name at the next reconcile instead.
+    let ids: string[];
+    try {
+      ids = await this.idsNamed(name);
+    } catch {
+      return {};
+    }
     return ids.length === 1 ? { externalId: ids[0] as string } : {};
   }
 
