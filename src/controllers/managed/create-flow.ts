@@ -41,6 +41,22 @@ function outcomeUnknownHelp(kind: string, name: string): string {
   return `${OUTCOME_UNKNOWN_HELP} (kubectl annotate ${ref} ${ANNOTATIONS.externalId}=<id>, or kubectl annotate ${ref} ${ANNOTATIONS.createPending}-)`;
 }
 
+/**
+ * Tokens of creates whose pending marker write failed in this process, so the create
+ * was never sent (the marker may still have landed). Tokens are random per create, so a
+ * marker carrying one is safe to drop and create anew. Bounded: the oldest go first.
+ */
+const unsentTokens = new Set<string>();
+const MAX_UNSENT_TOKENS = 10_000;
+
+function rememberUnsent(token: string): void {
+  unsentTokens.add(token);
+  if (unsentTokens.size > MAX_UNSENT_TOKENS) {
+    const oldest = unsentTokens.values().next().value;
+    if (oldest !== undefined) unsentTokens.delete(oldest);
+  }
+}
+
 function creating(message: string): Outcome<never>["ready"] {
   return { status: "False", reason: "Creating", message };
 }
@@ -131,10 +147,17 @@ async function create<T extends ManagedObject, R>(
   }
   const at = rfc3339(run.ctx.clock.now());
   const pending: CreatePending = { token, at, generation: run.generation };
-  await run.annotate({
-    [ANNOTATIONS.createPending]: formatPending(pending),
-    [ANNOTATIONS.createFailedGeneration]: null,
-  });
+  try {
+    await run.annotate({
+      [ANNOTATIONS.createPending]: formatPending(pending),
+      [ANNOTATIONS.createFailedGeneration]: null,
+    });
+  } catch (err) {
+    // The marker may have been written although its answer was lost (an API server
+    // going away); the create was not sent, which this process alone knows.
+    rememberUnsent(token);
+    throw err;
+  }
   let result: Awaited<ReturnType<typeof client.create>>;
   try {
     result = await client.create(run, token);
@@ -247,6 +270,11 @@ async function lookup<T extends ManagedObject, R>(
   pending: CreatePending,
   options: ManagedOptions,
 ): Promise<Outcome<R>> {
+  if (unsentTokens.delete(pending.token)) {
+    // A marker whose create this process never sent: nothing to find, create anew.
+    await run.annotate({ [ANNOTATIONS.createPending]: null });
+    return create(run, options);
+  }
   const found = pending.token
     ? await step(ERR.lookup, () => run.kind.client.lookupByToken(run, pending.token))
     : undefined;

@@ -173,6 +173,29 @@ describe("managedReconciler", () => {
     expect(next).toEqual({ requeueAfterMs: 30_000, lowPriority: true });
   });
 
+  it("creates anew when the pending marker was written but its answer lost, so the create was never sent", async () => {
+    const w = world({});
+    const kube = w.ctx.kube as unknown as { patch: (...a: unknown[]) => Promise<unknown> };
+    const patch = kube.patch;
+    let lose = true;
+    kube.patch = async (...args) => {
+      const written = await patch(...args);
+      if (lose) {
+        lose = false;
+        throw new Error("connection reset by the API server");
+      }
+      return written;
+    };
+    const { reconcile } = loop(client(() => w));
+    await expect(reconcile(KEY, w.ctx)).rejects.toThrow(/connection reset/);
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
+    w.calls.length = 0;
+    await reconcile(KEY, w.ctx);
+    expect(w.calls).not.toContain("lookup");
+    expect(w.calls.filter((c) => c.startsWith("create"))).toEqual(["create (pending recorded)"]);
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
+  });
+
   it("calls an object settled (routine polls only) once it is bound and neither coming up nor changing", async () => {
     // Being created: a create pending, then Creating.
     const w = world({});
