@@ -50,6 +50,7 @@ const TABLE: Row[] = [
   { kind: "TrainingJob", state: "failed task", kstatus: "Failed", argocd: "Degraded" },
   { kind: "TrainingJob", state: "finished", kstatus: "Current", argocd: "Healthy" },
   { kind: "TrainingJob", state: "stopped", kstatus: "InProgress", argocd: "Suspended" },
+  { kind: "TrainingJob", state: "refused key", kstatus: "Failed", argocd: "Degraded" },
   { kind: "TrainingJob", state: "deleting", kstatus: "Terminating", argocd: "Progressing" },
   { kind: "NasVolume", state: "ready", kstatus: "Current", argocd: "Healthy" },
   { kind: "NasVolume", state: "progressing", kstatus: "InProgress", argocd: "Progressing" },
@@ -58,6 +59,7 @@ const TABLE: Row[] = [
   { kind: "CciInstance", state: "ready", kstatus: "Current", argocd: "Healthy" },
   { kind: "CciInstance", state: "progressing", kstatus: "InProgress", argocd: "Progressing" },
   { kind: "CciInstance", state: "terminal", kstatus: "Failed", argocd: "Degraded" },
+  { kind: "CciInstance", state: "refused key", kstatus: "Failed", argocd: "Degraded" },
   { kind: "CciInstance", state: "deleting", kstatus: "Terminating", argocd: "Progressing" },
   { kind: "TrainingTemplate", state: "ready", kstatus: "Current", argocd: "Healthy" },
   { kind: "TrainingTemplate", state: "progressing", kstatus: "InProgress", argocd: "Progressing" },
@@ -90,14 +92,22 @@ async function resolveSubscription(res: ResourceDescriptor, name: string): Promi
   await op.admin.resolveSubscription(key, "Succeeded");
 }
 
-/** Waits for `check` on `name`, settled (status of this generation), and captures it. */
+/**
+ * Waits for `check` on `name`, settled (status of this generation, unless `anyGeneration`:
+ * a failed reconcile writes only its conditions), and captures it.
+ */
 async function capture(
   res: ResourceDescriptor,
   state: string,
   name: string,
   check: (o: KubeObject) => boolean,
+  anyGeneration = false,
 ): Promise<void> {
-  const obj = await of(res).waitFor(name, (o) => upToDate(o) && check(o), 45_000);
+  const obj = await of(res).waitFor(
+    name,
+    (o) => (anyGeneration || upToDate(o)) && check(o),
+    45_000,
+  );
   captured.set(`${res.kind}/${state}`, obj);
 }
 
@@ -181,6 +191,12 @@ beforeAll(async () => {
   await captureDeleting(nasVolumeCrd, "nas-ready");
   await captureDeleting(cciInstanceCrd, "cci-ready");
   await captureDeleting(trainingTemplateCrd, "tt-ready");
+  // Last, since it holds every object: the service refuses the API key (403).
+  await op.admin.setFaults([{ kind: "error", status: 403, message: "Forbidden" }]);
+  await Promise.all([tj.create("tj-403", JOB), cci.create("cci-403", { instanceId: "cci-0002" })]);
+  await capture(trainingJobCrd, "refused key", "tj-403", cond("Stalled", "True"), true);
+  await capture(cciInstanceCrd, "refused key", "cci-403", cond("Stalled", "True"), true);
+  await op.admin.clearFaults();
 }, 240_000);
 
 afterAll(async () => {
@@ -229,5 +245,8 @@ describe("the captured objects", () => {
     expect(reasons("NasVolume/terminal", "Stalled")).toBe("ProductNotFoundRefused");
     expect(reasons("CciInstance/terminal", "Stalled")).toBe("InstanceFailed");
     expect(reasons("TrainingTemplate/terminal", "Stalled")).toBe("NameTakenRefused");
+    // A 403 is terminal for every kind, CciInstance included.
+    expect(reasons("TrainingJob/refused key", "Stalled")).toBe("ApiKeyRefused");
+    expect(reasons("CciInstance/refused key", "Stalled")).toBe("ApiKeyRefused");
   });
 });

@@ -60,7 +60,7 @@ export function decideBinding(input: BindingInput): Binding {
   return {
     bound: false,
     reason: "AmbiguousName",
-    message: `${matches.length} CCI instances are named "${name}"${where}: ${describeCandidates(matches)}; nothing is bound: set spec.instanceId (or aidcId) to choose one`,
+    message: `${matches.length} CCI instances are named "${name}"${where}: ${describeCandidates(matches)}; nothing is bound (checked again every poll): create a CciInstance with spec.instanceId, or with aidcId, to choose one (the fields that select the instance cannot change)`,
   };
 }
 
