@@ -10,6 +10,7 @@ import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics, type ServiceRequestInfo } from "../runtime/metrics.js";
 import { currentReconcilePriority } from "../runtime/priority.js";
+import { currentReconcileSignal } from "../runtime/reconcile-deadline.js";
 import { SecretRedactor } from "../runtime/redaction.js";
 import { ServiceClient } from "../service/client.js";
 import { ENDPOINT_NAMES } from "../service/endpoints.js";
@@ -42,6 +43,8 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       rateLimit: s.rateLimit,
       // A routine poll's calls wait at the rate limit behind calls with work to do.
       callPriority: currentReconcilePriority,
+      // A reconcile abandoned at its deadline stops its calls at once.
+      callSignal: currentReconcileSignal,
       endpoints: s.endpoints,
       logger: deps.log.child({ component: "service" }),
       onRequest: deps.onRequest,
@@ -129,6 +132,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     holdBackoff: config.holdBackoff,
     resyncPeriodMs: config.resyncPeriodMs,
     resyncJitter: config.resyncJitter,
+    reconcileTimeoutMs: config.reconcileTimeoutMs,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     server: { port: config.server.port, host: config.server.host },
     ...(le.enabled && le.leaseNamespace

@@ -32,7 +32,7 @@ describe("loadConfig", () => {
     expect(config.leaderElection.enabled).toBe(false);
     expect(config.server.port).toBe(8080);
     expect(pollIntervalFor(config, "TrainingJob")).toBe(30_000);
-    expect(concurrencyFor(config, "nasvolume")).toBe(2);
+    expect(concurrencyFor(config, "nasvolume")).toBe(16);
   });
 
   it("accepts an https base URL without allowInsecureHttp", async () => {

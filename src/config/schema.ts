@@ -182,8 +182,18 @@ export const operatorConfigSchema = z.strictObject({
   resyncPeriodMs: z.number().int().min(0).default(600_000),
   /** Fraction of the resync period added at random, so objects do not resync together. */
   resyncJitter: z.number().min(0).max(1).default(0.1),
-  /** Workers per controller: `{ default, <controller>: n }`. */
-  concurrency: perName(z.number().int().min(1).max(64), 2),
+  /**
+   * Workers per controller: `{ default, <controller>: n }`. A worker is an async task,
+   * not a thread; 16 keeps objects whose service calls hang from starving the rest
+   * (docs/performance.md, "Workers").
+   */
+  concurrency: perName(z.number().int().min(1).max(64), 16),
+  /**
+   * Longest one reconcile may hold a worker: past it, the reconcile is abandoned (its
+   * service calls aborted, its later writes refused) and its key retried with backoff.
+   * 0 disables the bound.
+   */
+  reconcileTimeoutMs: z.number().int().min(0).default(60_000),
   /** Retry backoff of a failing key (per key, exponential). */
   backoff: z
     .strictObject({ baseMs: ms.default(100), maxMs: ms.default(300_000) })

@@ -86,6 +86,12 @@ export const CONDITION_REASONS = {
     [...MANAGED],
     "A subscription result has a shape or state the operator cannot map; the message names the configuration key to set. Retried on a slow backoff.",
   ),
+  ReconcileTimeout: entry(
+    "UnderWay",
+    ["Synced"],
+    ALL,
+    "A reconcile took longer than reconcileTimeoutMs (60 s) and was abandoned (its service calls stopped, its later writes refused), so that slow service answers cannot hold the controller's workers; it is retried with backoff.",
+  ),
   MalformedServiceAnswer: entry(
     "UnderWay",
     ["Synced"],

@@ -10,6 +10,7 @@ import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import { withReconcilePriority } from "./priority.js";
 import { type BackoffOptions, ExponentialBackoff, type TokenBucketOptions } from "./ratelimit.js";
+import { runWithDeadline } from "./reconcile-deadline.js";
 import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
 import type { StoreEvent } from "./store.js";
 import { type QueuePriority, WorkQueue } from "./workqueue.js";
@@ -36,6 +37,11 @@ export interface ControllerRuntime {
   resyncPeriodMs: number;
   /** Fraction of the resync period added at random (0.1 = up to +10%). */
   resyncJitter: number;
+  /**
+   * Longest a reconcile may hold a worker before it is abandoned and its key retried
+   * (see reconcile-deadline.ts). 0 or absent: no bound.
+   */
+  reconcileTimeoutMs?: number;
 }
 
 /** Default retry of external terminal holds: 15 s, doubling, at most 5 min. */
@@ -304,7 +310,9 @@ export class RunningController {
       // Calls made by a routine poll wait at the service's rate limit behind calls
       // with work to do (see priority.ts).
       const priority = queue.priorityOf(keyString) ?? "normal";
-      const result = await withReconcilePriority(priority, () => def.reconcile(key, ctx));
+      const result = await runWithDeadline(this.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
+        withReconcilePriority(priority, () => def.reconcile(key, { ...ctx, signal })),
+      );
       this.dropOwnEchoes(queue, keyString);
       this.terminal.delete(keyString);
       this.holdBackoff.forget(keyString);

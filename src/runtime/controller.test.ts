@@ -15,6 +15,7 @@ import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { currentReconcilePriority } from "./priority.js";
+import { assertReconcileLive, ReconcileAbandonedError } from "./reconcile-deadline.js";
 import {
   type KubeObject,
   type ObjectKey,
@@ -57,6 +58,7 @@ function harness(
     concurrency?: number;
     settled?: SettledCheck;
     holdBackoff?: { baseMs: number; maxMs: number };
+    reconcileTimeoutMs?: number;
   } = {},
 ) {
   const apis = new Map<string, FakeListerWatcher>();
@@ -108,6 +110,7 @@ function harness(
     resyncPeriodMs: 0,
     resyncJitter: 0,
     ...(options.holdBackoff ? { holdBackoff: options.holdBackoff } : {}),
+    ...(options.reconcileTimeoutMs ? { reconcileTimeoutMs: options.reconcileTimeoutMs } : {}),
   });
   cache.informerFor(widgets);
   cache.informerFor(gadgets);
@@ -408,6 +411,49 @@ describe("a running controller", () => {
     await h.events.flush();
     expect(h.created).toHaveLength(1);
     expect(h.created[0]).toMatchObject({ type: "Normal", reason: "NasVolumeNotReady" });
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("abandons a reconcile past its deadline: the worker takes the next key, the key is retried, and the abandoned run can send nothing more", async () => {
+    const seen: string[] = [];
+    let hangs = true;
+    let release: () => void = () => undefined;
+    let afterDeadline: unknown;
+    const h = harness(
+      async (k) => {
+        seen.push(k.name);
+        if (k.name === "slow" && hangs) {
+          hangs = false;
+          await new Promise<void>((r) => {
+            release = r;
+          });
+          // What the Kubernetes client checks before every request of this reconcile.
+          try {
+            assertReconcileLive("PATCH /apis/test.aidc.io/v1/widgets/slow/status");
+            afterDeadline = "sent";
+          } catch (err) {
+            afterDeadline = err;
+          }
+        }
+        return {};
+      },
+      { concurrency: 1, reconcileTimeoutMs: 1_000 },
+    );
+    h.api(widgets).items = [widget("slow"), widget("other")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(seen).toEqual(["slow"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(seen).toEqual(["slow", "other"]);
+    release();
+    await settle();
+    expect(afterDeadline).toBeInstanceOf(ReconcileAbandonedError);
+    expect(h.policyCalls[0]).toMatch(/^slow: the reconcile took longer than 1000 ms/);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(seen).toEqual(["slow", "other", "slow"]);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

@@ -44,6 +44,11 @@ export {
 export { RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
 export { mergeRules, missingPermissions, type PolicyRule } from "./permissions.js";
 export { currentReconcilePriority, withReconcilePriority } from "./priority.js";
+export {
+  currentReconcileSignal,
+  DEFAULT_RECONCILE_TIMEOUT_MS,
+  ReconcileTimeoutError,
+} from "./reconcile-deadline.js";
 export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,

@@ -1,6 +1,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { shareConnections } from "./kube-connection.js";
 import { TokenBucket, type TokenBucketOptions } from "./ratelimit.js";
+import { assertReconcileLive } from "./reconcile-deadline.js";
 import type { SecretRedactor } from "./redaction.js";
 import {
   apiVersionOf,
@@ -284,7 +285,10 @@ export class KubeClient {
     body?: unknown,
     contentType?: string,
   ): Promise<unknown> {
+    // A reconcile abandoned at its deadline writes nothing more (reconcile-deadline.ts).
+    assertReconcileLive(`${method} ${path}`);
     await this.bucket.take();
+    assertReconcileLive(`${method} ${path}`);
     const started = Date.now();
     let code = 0;
     try {

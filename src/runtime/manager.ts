@@ -12,8 +12,15 @@ import { LeaderElector } from "./leader-election.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+import { DEFAULT_RECONCILE_TIMEOUT_MS } from "./reconcile-deadline.js";
 import type { SecretRedactor } from "./redaction.js";
 
+/**
+ * Default workers per controller. A worker is an async task, not a thread: idle ones
+ * cost nothing, and with 2 a couple of objects whose service reads hang held every
+ * worker for a minute (docs/performance.md, "Workers").
+ */
+export const DEFAULT_CONCURRENCY = 16;
 /** Leader election settings of a {@link Manager}. */
 export interface ManagerLeaderElection {
   leaseName: string;
@@ -41,8 +48,13 @@ export interface ManagerOptions {
    */
   redactor?: SecretRedactor;
   informer?: { watchdogMs?: number; initialBackoffMs?: number; maxBackoffMs?: number };
-  /** Workers per controller unless the controller says otherwise. Default 2. */
+  /** Workers per controller unless the controller says otherwise. Default 16. */
   concurrency?: number;
+  /**
+   * Longest one reconcile may hold a worker before it is abandoned and its key retried
+   * (reconcile-deadline.ts). Default 60 s; 0: no bound.
+   */
+  reconcileTimeoutMs?: number;
   backoff?: Partial<BackoffOptions>;
   /** Retry of keys held by an external terminal error (see `isExternalHold`). */
   holdBackoff?: Partial<BackoffOptions>;
@@ -170,7 +182,8 @@ export class Manager {
       log: this.options.log,
       events: this.events,
       metrics: this.metrics,
-      concurrency: this.options.concurrency ?? 2,
+      concurrency: this.options.concurrency ?? DEFAULT_CONCURRENCY,
+      reconcileTimeoutMs: this.options.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS,
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
       ...(this.options.holdBackoff ? { holdBackoff: this.options.holdBackoff } : {}),
       ...(this.options.retryRateLimit ? { retryRateLimit: this.options.retryRateLimit } : {}),

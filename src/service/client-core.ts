@@ -56,6 +56,12 @@ export interface ServiceClientOptions {
    * reconcile making the call. Default: every call `normal`.
    */
   callPriority?: () => CallPriority;
+  /**
+   * The abort signal of the call being made, read when it starts: an aborted signal
+   * (a reconcile abandoned at its deadline) stops the call's attempts and backoffs at
+   * once. The operator passes the signal of the reconcile making the call.
+   */
+  callSignal?: () => AbortSignal | undefined;
   /** Endpoint overrides by name: `"/path"` or `"METHOD /path"` enables, null disables. */
   endpoints?: EndpointOverrides;
   /** Debug log per attempt (endpoint, path, status, duration); never headers or the key. */
@@ -147,6 +153,7 @@ export class ServiceClientCore {
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
       priority: options.callPriority,
+      signal: options.callSignal,
       endpoints: this.endpoints,
       logger: options.logger,
       onRequest: options.onRequest,

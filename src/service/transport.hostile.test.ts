@@ -119,3 +119,20 @@ describe("a response body larger than the limit", () => {
     expect((await client().getNas(nasId)).id).toBe(nasId);
   });
 });
+
+describe("a call whose reconcile is abandoned", () => {
+  it("stops at once: the hanging attempt is aborted and no retry follows", async () => {
+    svc.emulator.faults.set([{ kind: "latency", endpoint: "getNas", latencyMs: 30_000 }]);
+    const abandon = new AbortController();
+    const started = performance.now();
+    const call = client({ timeoutMs: 60_000, callSignal: () => abandon.signal }).getNas(nasId);
+    setTimeout(() => abandon.abort(), 100);
+    const err = await failure(call);
+    expect(err.message).toContain("its reconcile was abandoned");
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(0);
+    // An already abandoned call sends nothing.
+    const late = await failure(client({ callSignal: () => abandon.signal }).getNas(nasId));
+    expect(late.message).toContain("its reconcile was abandoned");
+  });
+});

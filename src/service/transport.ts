@@ -12,7 +12,7 @@
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import type { Readable } from "node:stream";
-import fetch, { FetchError } from "node-fetch";
+import fetch from "node-fetch";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { backoffDelayMs, type RetryPolicy } from "./backoff.js";
@@ -28,9 +28,6 @@ import {
   ServiceError,
   ServiceInvalidIdError,
   ServiceInvalidRequestError,
-  ServiceMalformedResponseError,
-  ServiceRedirectError,
-  ServiceUnavailableError,
 } from "./errors.js";
 import { type OperationAvailability, verdictOfError } from "./operation-availability.js";
 import {
@@ -41,6 +38,7 @@ import {
   TokenBucket,
 } from "./rate-limiter.js";
 import { type CallDescription, interpretResponse, type RawResponse } from "./response.js";
+import { abandoned, networkError, redirectError, scrub } from "./transport-errors.js";
 
 /** One finished attempt, for metrics: the envelope (or HTTP) status, or "error" without an answer. */
 export interface RequestObservation {
@@ -68,6 +66,8 @@ export interface TransportOptions {
   rateLimit: RateLimit | null;
   /** The priority of the call being made, at the rate limit; default `normal`. */
   priority?: (() => CallPriority) | undefined;
+  /** The abort signal of the call being made (its reconcile's); see ServiceClientOptions. */
+  signal?: (() => AbortSignal | undefined) | undefined;
   endpoints: EndpointTable;
   logger?: Logger | undefined;
   onRequest?: ((e: RequestObservation) => void) | undefined;
@@ -85,15 +85,6 @@ export interface CallArgs {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
 }
-
-/** Network error codes that prove the request never reached the service. */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-]);
 
 /** Log paths pino blanks, should a caller ever put a header or key in a log object. */
 export const REDACTED_LOG_PATHS = [
@@ -161,20 +152,23 @@ export class ServiceTransport {
     const url = this.baseUrl + path + queryString(args.query);
     const body = args.body === undefined ? undefined : JSON.stringify(args.body);
     const { retry } = this.options;
+    const abort = this.options.signal?.();
     for (let attempt = 1; ; attempt++) {
       let key = "";
       try {
+        if (abort?.aborted) throw abandoned(call);
         key = await this.readKey(name);
         if (this.bucket) {
           const queued = performance.now();
           await this.bucket.take(call.priority);
           call.rateLimitWaitMs = Math.round((performance.now() - queued) * 1000) / 1000;
         }
-        return await this.attempt(call, def.method, url, body, key, schema);
+        return await this.attempt(call, def.method, url, body, key, schema, abort);
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
         scrub(err, key);
-        const repeatable = err.retryable && (call.idempotent || !err.outcomeUnknown);
+        const repeatable =
+          err.retryable && (call.idempotent || !err.outcomeUnknown) && !abort?.aborted;
         if (!repeatable || attempt >= retry.maxAttempts) throw err;
         const delay = backoffDelayMs(retry, attempt, this.options.random, err.retryAfterMs ?? 0);
         this.log?.debug(
@@ -213,6 +207,7 @@ export class ServiceTransport {
     body: string | undefined,
     key: string,
     schema: z.ZodType<T>,
+    abort: AbortSignal | undefined,
   ): Promise<T> {
     const started = performance.now();
     let raw: RawResponse;
@@ -225,7 +220,9 @@ export class ServiceTransport {
           ...(body === undefined ? {} : { "Content-Type": "application/json" }),
         },
         body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: abort
+          ? AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), abort])
+          : AbortSignal.timeout(this.options.timeoutMs),
         agent: (u: URL) => (u.protocol === "https:" ? this.httpsAgent : this.httpAgent),
         // An API client follows no redirect: following one re-sends the Authorization
         // header (and, for 307/308, the body) to wherever the answer points.
@@ -243,7 +240,12 @@ export class ServiceTransport {
         retryAfterMs: parseRetryAfter(res.headers.get("retry-after")),
       };
     } catch (err) {
-      const error = err instanceof ServiceError ? err : this.networkError(call, err);
+      const error =
+        err instanceof ServiceError
+          ? err
+          : abort?.aborted
+            ? abandoned(call, err)
+            : networkError(call, err, this.options);
       this.observe(call, method, error.code ?? "error", started, error.message);
       throw error;
     }
@@ -261,32 +263,6 @@ export class ServiceTransport {
       }
       throw err;
     }
-  }
-
-  private networkError(call: CallDescription, err: unknown): ServiceError {
-    const name = err instanceof Error ? err.name : "";
-    if (err instanceof FetchError && err.type === "max-size") {
-      // The body was cut off at the limit and its stream destroyed: nothing more is read.
-      return new ServiceMalformedResponseError(
-        `${call.where}: malformed response: the body is longer than the limit of ${this.options.maxResponseBytes} bytes (service.maxResponseBytes)`,
-        { endpoint: call.endpoint, code: undefined, outcomeUnknown: !call.idempotent },
-      );
-    }
-    if (name === "AbortError" || name === "TimeoutError") {
-      return new ServiceUnavailableError(
-        `${call.where} timed out after ${this.options.timeoutMs} ms`,
-        { endpoint: call.endpoint, code: undefined, outcomeUnknown: !call.idempotent, cause: err },
-      );
-    }
-    const code = err instanceof FetchError ? (err.code ?? err.errno) : undefined;
-    const notSent = code !== undefined && NOT_SENT_CODES.has(code);
-    const detail = code ?? (err instanceof Error ? err.message : String(err));
-    return new ServiceUnavailableError(`${call.where} failed: network error (${detail})`, {
-      endpoint: call.endpoint,
-      code: undefined,
-      outcomeUnknown: !call.idempotent && !notSent,
-      cause: err,
-    });
   }
 
   private observe(
@@ -319,25 +295,6 @@ export class ServiceTransport {
   }
 }
 
-/** Longest Location quoted in an error message. */
-const MAX_QUOTED_LOCATION = 200;
-
-/** The error of a 3xx answer: it names the Location and says that none is followed. */
-function redirectError(
-  call: CallDescription,
-  status: number,
-  location: string | null,
-): ServiceRedirectError {
-  const where =
-    location === null
-      ? "without a Location"
-      : `to ${JSON.stringify(location.slice(0, MAX_QUOTED_LOCATION))}`;
-  return new ServiceRedirectError(
-    `${call.where} answered with a redirect (HTTP ${status}) ${where}; the client follows no redirect, so the API key goes only to the configured service.baseUrl: set it to the address the service really answers on`,
-    { endpoint: call.endpoint, code: status },
-  );
-}
-
 function queryString(query: CallArgs["query"]): string {
   if (!query) return "";
   const params = new URLSearchParams();
@@ -350,14 +307,4 @@ function queryString(query: CallArgs["query"]): string {
 function parseRetryAfter(value: string | null): number | undefined {
   if (value === null || !/^\d+$/.test(value.trim())) return undefined;
   return Number(value.trim()) * 1000;
-}
-
-/**
- * Removes the key from an error message, should any lower layer have echoed it. Keys
- * shorter than 8 characters are not real Open API keys and would mangle ordinary words.
- */
-function scrub(err: Error, key: string): void {
-  if (key.length >= 8 && err.message.includes(key)) {
-    err.message = err.message.split(key).join("[REDACTED]");
-  }
 }

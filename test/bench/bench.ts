@@ -48,7 +48,8 @@ const options = {
   n: num(flags.n, "AIDC_BENCH_N", 500),
   idleMs: num(flags["idle-seconds"], "AIDC_BENCH_IDLE_SECONDS", 300) * 1000,
   jobsUseNas: flags["jobs-use-nas"] ?? env.AIDC_BENCH_JOBS_USE_NAS === "true",
-  concurrency: num(flags.concurrency, "AIDC_BENCH_CONCURRENCY", 2),
+  // The operator's default workers per controller (config `concurrency`).
+  concurrency: num(flags.concurrency, "AIDC_BENCH_CONCURRENCY", 16),
   createConcurrency: num(flags["create-concurrency"], "AIDC_BENCH_CREATE_CONCURRENCY", 10),
   pollIntervalMs: num(flags["poll-interval-ms"], "AIDC_BENCH_POLL_INTERVAL_MS", 0),
   baselinePollMs: num(flags["baseline-poll-ms"], "AIDC_BENCH_BASELINE_POLL_MS", 1000),

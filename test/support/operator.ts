@@ -25,6 +25,7 @@ import {
 import { KubeClient } from "../../src/runtime/kube.js";
 import { createLogger } from "../../src/runtime/logging.js";
 import { Manager } from "../../src/runtime/manager.js";
+import { currentReconcileSignal } from "../../src/runtime/reconcile-deadline.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
 import { ServiceClient, type ServiceClientOptions } from "../../src/service/client.js";
 import { installCrds } from "./crds.js";
@@ -117,6 +118,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     rateLimit: null,
     retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
     timeoutMs: 5_000,
+    callSignal: currentReconcileSignal,
     subscriptionResult: config.service.subscriptionResult,
     createTaskFields: config.service.createTaskFields,
     logger: log.child({ component: "service" }),
@@ -128,7 +130,9 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     log,
     redactor,
     namespaces: config.watchNamespaces,
-    concurrency: 2,
+    // Two workers unless the test's config says: the machine running the suite is small.
+    concurrency: options.config?.concurrency ? config.concurrency.default : 2,
+    reconcileTimeoutMs: config.reconcileTimeoutMs,
     backoff: { baseMs: 100, maxMs: 2_000 },
     holdBackoff: config.holdBackoff,
     resyncPeriodMs: 0,

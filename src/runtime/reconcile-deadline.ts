@@ -1,0 +1,79 @@
+/**
+ * How long one reconcile may hold a worker. In Node a worker is an async task, so a
+ * reconcile waiting on hung reads costs no thread, but it holds one of the controller's
+ * N workers: a few such keys would starve every other object. Past the deadline the
+ * reconcile is abandoned: the worker takes the next key, this key is retried with
+ * backoff, and the abandoned run is stopped where it can be. Its signal (carried
+ * through its async calls, like its priority) aborts the service client's requests,
+ * and every later request of the Kubernetes client made on its behalf is refused, so
+ * it cannot write state computed before the deadline over what a newer reconcile saw.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { RetryableError } from "./errors.js";
+
+const current = new AsyncLocalStorage<AbortSignal>();
+
+/** The default bound of one reconcile (config `reconcileTimeoutMs`). */
+export const DEFAULT_RECONCILE_TIMEOUT_MS = 60_000;
+
+/**
+ * The abort signal of the reconcile this call belongs to, or undefined outside one:
+ * aborted when the reconcile was abandoned (deadline) or the operator shuts down.
+ */
+export function currentReconcileSignal(): AbortSignal | undefined {
+  return current.getStore();
+}
+
+/** A reconcile ran past its deadline and was abandoned; its key is retried. */
+export class ReconcileTimeoutError extends RetryableError {
+  constructor(timeoutMs: number) {
+    super(
+      "ReconcileTimeout",
+      `the reconcile took longer than ${timeoutMs} ms (reconcileTimeoutMs) and was abandoned; it is retried with backoff`,
+    );
+    this.name = "ReconcileTimeoutError";
+  }
+}
+
+/** A request made for a reconcile that was already abandoned; nothing was sent. */
+export class ReconcileAbandonedError extends RetryableError {
+  constructor(what: string) {
+    super("ReconcileAbandoned", `${what} was not sent: its reconcile was abandoned`);
+    this.name = "ReconcileAbandonedError";
+  }
+}
+
+/** Throws {@link ReconcileAbandonedError} when the current reconcile was abandoned. */
+export function assertReconcileLive(what: string): void {
+  if (current.getStore()?.aborted) throw new ReconcileAbandonedError(what);
+}
+
+/**
+ * Runs `fn` with a signal that aborts when `parent` does or `timeoutMs` passes (0: no
+ * bound). Resolves or rejects as `fn` does, or rejects with
+ * {@link ReconcileTimeoutError} at the deadline without waiting for `fn`.
+ */
+export async function runWithDeadline<T>(
+  timeoutMs: number,
+  parent: AbortSignal,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const abandon = new AbortController();
+  const signal = AbortSignal.any([parent, abandon.signal]);
+  const run = current.run(signal, () => fn(signal));
+  if (timeoutMs <= 0) return run;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abandon.abort();
+      reject(new ReconcileTimeoutError(timeoutMs));
+    }, timeoutMs);
+  });
+  // The abandoned run's own end (often a ReconcileAbandonedError) is of no interest.
+  run.catch(() => undefined);
+  try {
+    return await Promise.race([run, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
