@@ -110,6 +110,8 @@ async function startOperatorAndSamples(
       AIDC_POLL_INTERVAL_MS: "2000",
       // The samples' TrainingJob exposes its port.
       AIDC_EXPOSURE: "true",
+      // One person, one tenant: the CciInstance sample binds an instance by name.
+      AIDC_ADOPTION_NAMESPACES: "*",
       AIDC_LOG_LEVEL: process.env.AIDC_LOG_LEVEL ?? "warn",
     },
     stopSignal: stopped,

@@ -27,7 +27,11 @@ export type ControllerFactory = (deps: ControllerDeps) => ControllerDefinition;
  */
 export const controllers: ControllerFactory[] = [
   ({ config, service }) =>
-    cciInstanceController({ service, pollIntervalMs: pollIntervalFor(config, "CciInstance") }),
+    cciInstanceController({
+      service,
+      pollIntervalMs: pollIntervalFor(config, "CciInstance"),
+      adoptionNamespaces: config.adoption.namespaces,
+    }),
   nasVolumeController,
   trainingJobController,
   trainingTemplateController,

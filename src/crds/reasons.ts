@@ -110,6 +110,25 @@ export const CONDITION_REASONS = {
     ALL,
     "An id that would name the remote resource (the aidc.io/external-id annotation, spec.storageId, spec.instanceId) is not a well-formed service id, e.g. `..`; nothing is sent. Correct the annotation or the spec.",
   ),
+  // Tenancy (docs/install.md, Security model): refused bindings, on every kind.
+  AlreadyBoundRefused: entry(
+    "Terminal",
+    ["Ready", "Synced", "Bound"],
+    ALL,
+    "Another object in the cluster is already bound to the remote id this object names (one object per remote resource); nothing is sent to the service. The message names the other object only when it is in the same namespace. Remove the id from this object, or the other object; checked again every poll.",
+  ),
+  AdoptionRefused: entry(
+    "Terminal",
+    ["Ready", "Synced", "Bound"],
+    ALL,
+    "The object binds to a remote resource the operator did not create for this namespace (a hand-set aidc.io/external-id, spec.storageId, a raw storageId mount, a CciInstance), and the namespace is not in adoption.namespaces. Add it there (operator config, chart value adoption.namespaces), or use a resource the namespace's own objects created.",
+  ),
+  OwnedElsewhereRefused: entry(
+    "Terminal",
+    ["Ready", "Synced"],
+    [...MANAGED],
+    "The remote resource carries the owner mark of another namespace's object: the operator created it for that namespace, and does not touch it from this one (no update, no Delete). Bind this object to a resource of its own namespace.",
+  ),
   // The generic managed loop (TrainingJob, NasVolume, TrainingTemplate).
   Available: entry(
     "Ok",

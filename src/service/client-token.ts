@@ -24,9 +24,30 @@ export function withClientTokenMarker(description: string | undefined, token: st
   return base ? `${base} ${clientTokenMarker(token)}` : clientTokenMarker(token);
 }
 
-/** `description` without any token marker, for showing to people or comparing with a spec. */
+/** `description` without any token or owner marker, for showing to people or comparing with a spec. */
 export function stripClientTokenMarker(description: string): string {
-  return description.replace(/\s*\[aidc-token:[^\]]*\]/g, "").trim();
+  return description.replace(/\s*\[aidc-(?:token|owner):[^\]]*\]/g, "").trim();
+}
+
+/** Environment variable of a training task (and template) that holds the owner mark. */
+export const OWNER_MARK_ENV = "AIDC_OWNER";
+
+/**
+ * `description` with the token marker and the owner marker `[aidc-owner:<mark>]`
+ * (controllers/managed/tenancy.ts), each replacing one already present.
+ */
+export function withCreateMarkers(
+  description: string | undefined,
+  token: string,
+  owner: string,
+): string {
+  return `${withClientTokenMarker(description, token)} [aidc-owner:${owner}]`;
+}
+
+/** The owner mark text in a description's marker, if any. */
+export function ownerMarkInDescription(description: string | undefined): string | undefined {
+  const m = /\[aidc-owner:([^\]]*)\]/.exec(description ?? "");
+  return m?.[1] || undefined;
 }
 
 /** The token in a description's marker, if any. */

@@ -16,8 +16,11 @@ export {
   CLIENT_TOKEN_ENV,
   clientTokenInDescription,
   clientTokenMarker,
+  OWNER_MARK_ENV,
+  ownerMarkInDescription,
   stripClientTokenMarker,
   withClientTokenMarker,
+  withCreateMarkers,
 } from "./client-token.js";
 export {
   DEFAULT_ENDPOINTS,

@@ -254,6 +254,8 @@ describe("the operator run as the chart's ServiceAccount", () => {
       const sa = await installRelease(release, namespace, {
         "exposure.enabled": "true",
         "exposure.allowedCidrs": "{203.0.113.0/24}",
+        // The CciInstance sample binds by name: an adoption, allowed everywhere here.
+        "adoption.namespaces[0]": "*",
       });
       installed.push({ release, namespace });
       op = await startWithEmulator(release, namespace, sa);
@@ -365,7 +367,10 @@ describe("the operator run as the chart's ServiceAccount", () => {
       const namespace = await createNamespace(admin, "chart-op-scoped");
       watched = await createNamespace(admin, "team-watched");
       const release = `one-${randomSuffix()}`;
-      const sa = await installRelease(release, namespace, { "watchNamespaces[0]": watched });
+      const sa = await installRelease(release, namespace, {
+        "watchNamespaces[0]": watched,
+        "adoption.namespaces[0]": watched,
+      });
       installed.push({ release, namespace });
       op = await startWithEmulator(release, namespace, sa);
       return async () => {

@@ -19,7 +19,14 @@ describe("CciInstance controller after a crash or a restore", () => {
   beforeAll(async () => {
     ns = await createNamespace(adminKubeConfig(), "cci-recovery");
     op = await startTestOperator({
-      controllers: [({ service }) => cciInstanceController({ service, pollIntervalMs: POLL_MS })],
+      controllers: [
+        ({ service, config }) =>
+          cciInstanceController({
+            service,
+            pollIntervalMs: POLL_MS,
+            adoptionNamespaces: config.adoption.namespaces,
+          }),
+      ],
       namespaces: [ns],
       pollIntervalMs: POLL_MS,
     });

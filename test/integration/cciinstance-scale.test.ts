@@ -23,8 +23,13 @@ describe("CciInstance controller with 50 bound instances", () => {
     ns = await createNamespace(adminKubeConfig(), "cci-scale");
     op = await startTestOperator({
       controllers: [
-        ({ service }) =>
-          cciInstanceController({ service, pollIntervalMs: POLL_MS, snapshotTtlMs: TTL_MS }),
+        ({ service, config }) =>
+          cciInstanceController({
+            service,
+            pollIntervalMs: POLL_MS,
+            snapshotTtlMs: TTL_MS,
+            adoptionNamespaces: config.adoption.namespaces,
+          }),
       ],
       namespaces: [ns],
       pollIntervalMs: POLL_MS,

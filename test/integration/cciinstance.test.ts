@@ -20,9 +20,10 @@ const EVENTS: ResourceDescriptor = {
   namespaced: true,
 };
 
-const cciController: ControllerFactory = ({ service }) =>
+const cciController: ControllerFactory = ({ service, config }) =>
   cciInstanceController({
     service,
+    adoptionNamespaces: config.adoption.namespaces,
     pollIntervalMs: POLL_MS,
     saveBackoff: { baseMs: 300, maxMs: 1_000 },
   });

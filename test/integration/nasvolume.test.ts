@@ -67,7 +67,10 @@ describe("NasVolume controller", () => {
       storageCapacity: "150",
       mountPath: "/data/ready",
     });
-    expect(params.description).toMatch(/^team data \[aidc-token:[^\]]+\]$/);
+    // The client token, then the owner mark of the object (managed/tenancy.ts).
+    expect(params.description).toMatch(
+      /^team data \[aidc-token:[^\]]+\] \[aidc-owner:[0-9a-f]{16}\.[0-9a-f]{16}\]$/,
+    );
     expect(clientTokenInDescription(params.description)).toBeTruthy();
     await nas.waitForEvents("ready", ["CreateRequested", "Created"]);
   });

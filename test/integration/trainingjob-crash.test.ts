@@ -21,9 +21,10 @@ import {
   waitForJob,
 } from "../support/trainingjobs.js";
 
-const fast: ControllerFactory = ({ service }) =>
+const fast: ControllerFactory = ({ service, config }) =>
   trainingJobControllerFrom({
     service,
+    adoptionNamespaces: config.adoption.namespaces,
     pollIntervalMs: 500,
     subscriptionPollMs: 200,
     visibilityGraceMs: 1_500,
@@ -97,6 +98,9 @@ describe("the operator killed between the create and the key write", () => {
 
 describe("service faults", () => {
   it("converge to one running task per job with no duplicates", async () => {
+    // A namespace of its own: this emulator numbers its tasks from 1 again, and the job
+    // of the test above still holds task-000001 (one object per remote id).
+    const ns = await createNamespace(adminKubeConfig(), "tj-faults");
     const op = await startTestOperator({
       controllers: [fast],
       namespaces: [ns],

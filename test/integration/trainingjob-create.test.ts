@@ -19,15 +19,18 @@ import {
   waitForJob,
 } from "../support/trainingjobs.js";
 
-const fast: ControllerFactory = ({ service }) =>
+const fast: ControllerFactory = ({ service, config }) =>
   trainingJobControllerFrom({
     service,
+    adoptionNamespaces: config.adoption.namespaces,
     pollIntervalMs: 500,
     subscriptionPollMs: 200,
     visibilityGraceMs: 2_000,
   });
 
 const token = expect.stringMatching(/^[0-9a-f-]{36}$/);
+/** The owner mark (managed/tenancy.ts): hashes of the namespace and the object. */
+const owner = expect.stringMatching(/^[0-9a-f]{16}\.[0-9a-f]{16}$/);
 const IMAGE = "registry.example.com/ml/train:1";
 
 let op: TestOperator;
@@ -76,7 +79,7 @@ describe("a DIRECT TrainingJob", () => {
       trainingType: "pre_training",
       trainingFramwork: "pytorch",
       imageType: "general",
-      env: { EPOCHS: "3", AIDC_CLIENT_TOKEN: token },
+      env: { EPOCHS: "3", AIDC_CLIENT_TOKEN: token, AIDC_OWNER: owner },
       startCommand: "python train.py",
       storageConfigs: [{ storageId, mountPath: "/data", onlyRead: false }],
     });
@@ -153,7 +156,7 @@ describe("references", () => {
         productCode: "train.cpu.16",
         workerCount: 1,
         startCommand: "run",
-        env: { AIDC_CLIENT_TOKEN: token },
+        env: { AIDC_CLIENT_TOKEN: token, AIDC_OWNER: owner },
       },
     ]);
   }, 60_000);
@@ -190,7 +193,7 @@ describe("references", () => {
         productCode: "train.cpu.16",
         workerCount: 1,
         trainingFramwork: "mpi",
-        env: { AIDC_CLIENT_TOKEN: token },
+        env: { AIDC_CLIENT_TOKEN: token, AIDC_OWNER: owner },
       },
     ]);
   }, 60_000);

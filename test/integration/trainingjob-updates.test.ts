@@ -14,9 +14,10 @@ import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { conditionOf, createJob, patchSpec, waitForJob } from "../support/trainingjobs.js";
 
-const fast: ControllerFactory = ({ service }) =>
+const fast: ControllerFactory = ({ service, config }) =>
   trainingJobControllerFrom({
     service,
+    adoptionNamespaces: config.adoption.namespaces,
     pollIntervalMs: 500,
     subscriptionPollMs: 200,
     exposure: true,

@@ -10,6 +10,9 @@ import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 
 /** The TrainingTemplate controller against a real API server and the emulator. */
+/** The owner mark the body carries in its env (managed/tenancy.ts). */
+const owner = expect.stringMatching(/^[0-9a-f]{16}\.[0-9a-f]{16}$/);
+
 describe("TrainingTemplate controller", () => {
   let op: TestOperator;
   let templates: ObjectsOf;
@@ -66,7 +69,7 @@ describe("TrainingTemplate controller", () => {
           trainingFramwork: "PyTorch",
           imageType: "general",
           image: "registry.example.com/ml/train:1",
-          env: { EPOCHS: "3" },
+          env: { EPOCHS: "3", AIDC_OWNER: owner },
           resource: { productCode: "train.gpu.a100.1", workerCount: 2 },
           storageConfigs: [{ storageId: "nas-000042", mountPath: "/data", onlyRead: false }],
           startCommand: "python train.py",
@@ -100,7 +103,7 @@ describe("TrainingTemplate controller", () => {
           trainingFramwork: "PyTorch",
           imageType: "general",
           image: "registry.example.com/ml/train:2",
-          env: { EPOCHS: "3" },
+          env: { EPOCHS: "3", AIDC_OWNER: owner },
           resource: { productCode: "train.gpu.a100.1", workerCount: 2 },
           storageConfigs: [{ storageId: "nas-000042", mountPath: "/data", onlyRead: false }],
           startCommand: "python train.py",

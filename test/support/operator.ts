@@ -103,6 +103,9 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     service: { baseUrl: emulator.url, allowInsecureHttp: true, timeoutMs: 5_000, rateLimit: null },
     backoff: { baseMs: 100, maxMs: 2_000 },
     resyncPeriodMs: 0,
+    // Most tests bind to seeded resources (CCI instances, NAS adopted by storageId): they
+    // run as one tenant. The tenancy tests set their own adoption.namespaces.
+    adoption: { namespaces: ["*"] },
     ...(options.namespaces ? { watchNamespaces: options.namespaces } : {}),
     ...options.config,
   });

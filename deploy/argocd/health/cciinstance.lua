@@ -14,6 +14,8 @@
 -- reconcile. The Terminal reasons of CciInstance (src/crds/reasons.ts, the one table of
 -- reasons): the operator will not succeed without a person.
 local TERMINAL_REASONS = {
+  ["AdoptionRefused"] = true,
+  ["AlreadyBoundRefused"] = true,
   ["ApiKeyRefused"] = true,
   ["InstanceFailed"] = true,
   ["InstanceNotFound"] = true,

@@ -14,6 +14,8 @@
 -- reconcile. The Terminal reasons of NasVolume (src/crds/reasons.ts, the one table of
 -- reasons): the operator will not succeed without a person.
 local TERMINAL_REASONS = {
+  ["AdoptionRefused"] = true,
+  ["AlreadyBoundRefused"] = true,
   ["ApiKeyRefused"] = true,
   ["CapacityRefused"] = true,
   ["CreateFailed"] = true,
@@ -21,6 +23,7 @@ local TERMINAL_REASONS = {
   ["InvalidRemoteId"] = true,
   ["NoDeleteOperation"] = true,
   ["OperationMissingTerminal"] = true,
+  ["OwnedElsewhereRefused"] = true,
   ["ProductNotFoundRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,

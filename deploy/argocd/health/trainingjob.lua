@@ -14,6 +14,8 @@
 -- reconcile. The Terminal reasons of TrainingJob (src/crds/reasons.ts, the one table of
 -- reasons): the operator will not succeed without a person.
 local TERMINAL_REASONS = {
+  ["AdoptionRefused"] = true,
+  ["AlreadyBoundRefused"] = true,
   ["ApiKeyRefused"] = true,
   ["CopyFromMissingInvalidSpec"] = true,
   ["CreateFailed"] = true,
@@ -25,6 +27,7 @@ local TERMINAL_REASONS = {
   ["NoDeleteOperation"] = true,
   ["OpenPortRefused"] = true,
   ["OperationMissingTerminal"] = true,
+  ["OwnedElsewhereRefused"] = true,
   ["PodOperationMissing"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,

@@ -14,6 +14,8 @@
 -- reconcile. The Terminal reasons of TrainingTemplate (src/crds/reasons.ts, the one table of
 -- reasons): the operator will not succeed without a person.
 local TERMINAL_REASONS = {
+  ["AdoptionRefused"] = true,
+  ["AlreadyBoundRefused"] = true,
   ["ApiKeyRefused"] = true,
   ["CreateFailed"] = true,
   ["CreateOutcomeUnknown"] = true,
@@ -21,6 +23,7 @@ local TERMINAL_REASONS = {
   ["NameTakenRefused"] = true,
   ["NoDeleteOperation"] = true,
   ["OperationMissingTerminal"] = true,
+  ["OwnedElsewhereRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
   ["ServiceRedirected"] = true,

@@ -4,13 +4,14 @@
  * See reconciler.ts for the order of a reconcile and docs/controllers.md for the
  * decisions.
  */
-import { cciInstanceCrd } from "../../crds/cciinstance.js";
+import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import {
   type Clock,
   type ControllerDefinition,
   controller,
   systemClock,
 } from "../../runtime/index.js";
+import { BOUND_ID_INDEX, claimedIds } from "../managed/tenancy.js";
 import type { SaveBackoff } from "./images.js";
 import { CciInstanceReconciler, type CciService } from "./reconciler.js";
 import { type CciLister, CciSnapshot } from "./snapshot.js";
@@ -27,6 +28,8 @@ export interface CciInstanceControllerOptions {
   saveBackoff?: SaveBackoff;
   /** Time source of the snapshot's TTL. Default the system clock. */
   clock?: Clock;
+  /** `adoption.namespaces`: where CciInstances may bind at all (the operator creates none). */
+  adoptionNamespaces?: readonly string[];
 }
 
 /** Default delays between attempts of a failed image save. */
@@ -48,9 +51,13 @@ export function cciInstanceController(options: CciInstanceControllerOptions): Co
     snapshot,
     pollIntervalMs: options.pollIntervalMs,
     saveBackoff: options.saveBackoff ?? DEFAULT_SAVE_BACKOFF,
+    adoptionNamespaces: options.adoptionNamespaces ?? [],
   });
   return controller("cciinstance")
     .for(cciInstanceCrd)
+    .index(cciInstanceCrd, BOUND_ID_INDEX, (o) =>
+      claimedIds(o, (o as unknown as CciInstance).spec?.instanceId),
+    )
     .permissions([
       {
         apiGroups: [cciInstanceCrd.group],

@@ -26,6 +26,14 @@ import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js"
 import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { heldReadyCondition } from "../managed/decisions.js";
+import {
+  adoptionRefusal,
+  type BindingRefusal,
+  BOUND_ID_INDEX,
+  decideFirstBinder,
+  isBindingRefusal,
+  mayAdopt,
+} from "../managed/tenancy.js";
 import { type Binding, decideBinding, recordedInstanceId } from "./binding.js";
 import { type ImageSaver, saveImages } from "./image-saver.js";
 import { IMAGES_ANNOTATION, imageKey, parseLedger, type SaveBackoff } from "./images.js";
@@ -47,6 +55,8 @@ export interface CciReconcilerDeps {
   snapshot: CciSnapshot;
   pollIntervalMs: number;
   saveBackoff: SaveBackoff;
+  /** `adoption.namespaces` of the operator config (managed/tenancy.ts); default none. */
+  adoptionNamespaces?: readonly string[];
 }
 
 const CCI = cciInstanceCrd;
@@ -66,6 +76,15 @@ export class CciInstanceReconciler {
       return {};
     }
     this.remember(key, obj);
+    // The operator creates no CCI instance: every binding is an adoption, allowed only
+    // where adoption is (or kept when the status shows the operator bound it before).
+    const namespace = obj.metadata?.namespace ?? "";
+    if (!mayAdopt(this.deps.adoptionNamespaces ?? [], namespace) && !obj.status?.instanceId) {
+      return this.unbound(obj, adoptionRefusal(namespace, "a CCI instance"), ctx);
+    }
+    const claimed = obj.spec.instanceId ?? obj.metadata?.annotations?.[ANNOTATIONS.externalId];
+    const early = claimed ? this.conflict(obj, claimed, ctx) : undefined;
+    if (early) return this.unbound(obj, early, ctx);
     const snapshot = await this.deps.snapshot.get();
     const annotations = obj.metadata?.annotations ?? {};
     const binding = decideBinding({
@@ -74,6 +93,8 @@ export class CciInstanceReconciler {
       instances: snapshot.byId.values(),
     });
     if (!binding.bound) return this.unbound(obj, binding, ctx);
+    const conflict = this.conflict(obj, binding.instanceId, ctx);
+    if (conflict) return this.unbound(obj, conflict, ctx);
 
     let current = obj;
     const id = binding.instanceId;
@@ -168,17 +189,37 @@ export class CciInstanceReconciler {
     await patchStatus(ctx.kube, CCI, obj, { ...(obj.status ?? {}), conditions });
   }
 
+  /** The refusal when an earlier CciInstance of the cluster is bound to `id`. */
+  private conflict(obj: CciObject, id: string, ctx: ReconcileContext): BindingRefusal | undefined {
+    const claimants = ctx.cache.byIndex(CCI, BOUND_ID_INDEX, id);
+    return decideFirstBinder(
+      obj,
+      id,
+      claimants,
+      "the CCI instance",
+      "CciInstance",
+      (o) => (o as CciObject).status?.instanceId === id,
+    );
+  }
+
   private async unbound(
     obj: CciObject,
-    binding: Extract<Binding, { bound: false }>,
+    binding: Extract<Binding, { bound: false }> | BindingRefusal,
     ctx: ReconcileContext,
   ): Promise<ReconcileResult> {
     const gen = obj.metadata?.generation;
     const now = ctx.clock.now();
-    let conditions = setCondition(obj.status?.conditions, boundCondition(binding), gen, now);
+    // A refused binding is terminal, and its reason marks the object as holding nothing.
+    const readyReason = isBindingRefusal(binding.reason) ? binding.reason : "NotBound";
+    let conditions = setCondition(
+      obj.status?.conditions,
+      { type: "Bound", status: "False", reason: binding.reason, message: binding.message },
+      gen,
+      now,
+    );
     conditions = setCondition(
       conditions,
-      { type: "Ready", status: "False", reason: "NotBound", message: binding.message },
+      { type: "Ready", status: "False", reason: readyReason, message: binding.message },
       gen,
       now,
     );

@@ -5,6 +5,7 @@
  */
 import { reasonEntry } from "../../crds/reasons.js";
 import { rfc3339 } from "../../runtime/clock.js";
+import { bindingConflict, refused } from "./binding.js";
 import {
   ANNOTATIONS,
   type CreatePending,
@@ -82,6 +83,11 @@ export async function createOrObserve<T extends ManagedObject, R>(
 ): Promise<Outcome<R>> {
   const state = readCreateState(run.obj.metadata?.annotations);
   const adoptId = run.kind.client.adoptId?.(run.obj);
+  // One binder per remote resource: an id another object holds is refused before any call.
+  for (const id of new Set([state.externalId, adoptId])) {
+    const conflict = id ? bindingConflict(run, id) : undefined;
+    if (conflict) return refused(run, conflict, options);
+  }
   if (adoptId && !state.externalId) {
     await run.annotate({
       [ANNOTATIONS.externalId]: adoptId,

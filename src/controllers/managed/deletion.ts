@@ -5,6 +5,7 @@
 import type { ReconcileResult } from "../../runtime/controller.js";
 import { removeFinalizer } from "../../runtime/writes.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
+import { bindingConflict, ownershipRefusal } from "./binding.js";
 import { ANNOTATIONS, decideAfterLookup, readCreateState } from "./create-protocol.js";
 import {
   DEFAULT_LIST_VISIBILITY_WINDOW_MS,
@@ -16,6 +17,7 @@ import {
 import { deleteConfigured } from "./deletion-policy.js";
 import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
 import { ERR, type ManagedRun, toKube, wrapError, writeConditions } from "./run.js";
+import type { BindingRefusal } from "./tenancy.js";
 
 /** Reason of the Warning event when a Delete policy cannot be honoured. */
 export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured";
@@ -70,6 +72,14 @@ export async function deleteStep<T extends ManagedObject, R>(
       }
       return release(run);
     case "Delete": {
+      const guard = await deleteRefusal(run, step.externalId, options);
+      if (guard) {
+        run.warning(
+          DELETE_NOT_HONOURED,
+          `not deleting ${step.externalId}: ${guard.message}; the object is released and the remote resource left as it is`,
+        );
+        return release(run);
+      }
       let result: DeleteResult = "NotConfigured";
       try {
         if (client.delete) result = await client.delete(run, step.externalId);
@@ -85,6 +95,27 @@ export async function deleteStep<T extends ManagedObject, R>(
     case "WaitForCreate":
       return resolveInFlightCreate(run, options);
   }
+}
+
+/**
+ * Why a Delete must not be sent for `id`: an earlier object claims it, or the binding
+ * was never verified (the status does not record the id) and the owner mark refuses it.
+ */
+async function deleteRefusal<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  id: string,
+  options: ManagedOptions,
+): Promise<BindingRefusal | undefined> {
+  const conflict = bindingConflict(run, id);
+  if (conflict) return conflict;
+  if (run.kind.statusId?.(run.obj) === id || !run.kind.client.ownerOf) return undefined;
+  let o: Awaited<ReturnType<typeof run.kind.client.observe>>;
+  try {
+    o = await run.kind.client.observe(run, id);
+  } catch (err) {
+    throw wrapError(ERR.observe, err);
+  }
+  return o.exists ? ownershipRefusal(run, id, o.remote, options) : undefined;
 }
 
 /** Under a Delete policy, learns the id of a create in flight so it is not leaked. */

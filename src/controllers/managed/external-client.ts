@@ -16,6 +16,7 @@ import type { Condition, ConditionInput } from "../../runtime/conditions.js";
 import type { ReconcileContext } from "../../runtime/controller.js";
 import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ListedIds } from "../../service/pagination.js";
+import type { OwnerMark } from "./tenancy.js";
 
 /**
  * The fields every managed kind's object has. No index signature, so the kinds' own
@@ -141,6 +142,11 @@ export interface ExternalClient<T extends ManagedObject, R> {
   deleteConfigured?(): boolean;
   /** Deletes the remote resource (deletionPolicy Delete); "NotConfigured" when impossible. */
   delete?(call: ManagedCall<T>, externalId: string): Promise<DeleteResult>;
+  /**
+   * The owner mark the remote record carries (written by `create`), or undefined when it
+   * carries none. Kinds without it skip the ownership check (managed/tenancy.ts).
+   */
+  ownerOf?(remote: R): OwnerMark | undefined;
 }
 
 /** The remote identity and create progress, as the loop shows it in status. */
@@ -167,6 +173,8 @@ export interface ManagedKind<T extends ManagedObject, R> {
    * the previous remote fields from `obj.status`).
    */
   status(obj: T, facts: ManagedFacts, remote: R | undefined): Record<string, unknown>;
+  /** The remote id the object's status records (written only after a verified binding). */
+  statusId?(obj: T): string | undefined;
   /**
    * Conditions of the kind besides Ready and Synced (e.g. ReferencesResolved), set on
    * every status write of a live object (times and generation filled in by the loop);
@@ -193,4 +201,6 @@ export interface ManagedOptions {
    * deletion only after it (gone-evidence.ts). Default 10 min.
    */
   visibilityGraceMs?: number;
+  /** `adoption.namespaces` of the operator config (managed/tenancy.ts); default none. */
+  adoptionNamespaces?: readonly string[];
 }

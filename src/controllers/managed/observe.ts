@@ -4,6 +4,7 @@
  * absent from complete listings is reported gone, whatever the service answers for it.
  */
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
+import { ownershipRefusal, refused } from "./binding.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS, DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
 import type {
@@ -75,6 +76,10 @@ export async function observe<T extends ManagedObject, R>(
       routine: true,
     };
   }
+  // The owner mark, before anything is changed: another namespace's resource, or one the
+  // operator did not create where adoption is not allowed, is refused.
+  const refusal = ownershipRefusal(run, externalId, o.remote, options);
+  if (refusal) return refused(run, refusal, options);
   const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
   // Still coming up, or waiting to make a change: look again sooner than the poll interval.
   const soon = Math.min(options.pollIntervalMs, 5 * first);

@@ -62,7 +62,7 @@ function world(spec: Record<string, unknown>, annotations: Record<string, string
   };
   const ctx = {
     kube,
-    cache: { get: () => obj },
+    cache: { get: () => obj, byIndex: () => (obj ? [obj] : []) },
     clock: { now: () => new Date("2026-01-01T00:00:10Z") },
     events: {
       normal: (_o: unknown, reason: string) => events.push(`Normal ${reason}`),

@@ -7,8 +7,10 @@ import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
 import { controller } from "../../runtime/controller.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import type { ControllerDeps, ControllerFactory } from "../index.js";
+import { boundIdIndex } from "../managed/binding.js";
 import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
 import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
+import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import { nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
 import { gb, NasExternalClient, type NasVolumeObject } from "./external.js";
 
@@ -92,6 +94,7 @@ export function nasVolumeKind(
     finalizer: NAS_FINALIZER,
     client: new NasExternalClient(deps.service, scaleSettleMs),
     status: (obj, facts, remote) => nasStatus(obj, facts, remote) as Record<string, unknown>,
+    statusId: (obj) => obj.status?.storageId,
   };
 }
 
@@ -109,16 +112,16 @@ export function nasVolumeControllerWith(
 ): ControllerFactory {
   return (deps) => {
     const poll = pollIntervalFor(deps.config, "NasVolume");
-    const { reconcile, onError, settled } = managedReconciler(
-      nasVolumeKind(deps, options.scaleSettleMs),
-      {
-        pollIntervalMs: poll,
-        subscriptionPollMs: Math.min(1_000, poll),
-        visibilityGraceMs: options.visibilityGraceMs ?? deps.config.service.listVisibilityWindowMs,
-      },
-    );
+    const kind = nasVolumeKind(deps, options.scaleSettleMs);
+    const { reconcile, onError, settled } = managedReconciler(kind, {
+      pollIntervalMs: poll,
+      subscriptionPollMs: Math.min(1_000, poll),
+      visibilityGraceMs: options.visibilityGraceMs ?? deps.config.service.listVisibilityWindowMs,
+      adoptionNamespaces: deps.config.adoption.namespaces,
+    });
     return controller("nasvolume")
       .for(nasVolumeCrd)
+      .index(nasVolumeCrd, BOUND_ID_INDEX, boundIdIndex(kind))
       .permissions(managedPermissions(nasVolumeCrd))
       .onError(onError)
       .settled(settled)

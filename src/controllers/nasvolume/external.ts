@@ -8,7 +8,7 @@
 import type { NasVolume } from "../../crds/nasvolume.js";
 import { rfc3339 } from "../../runtime/clock.js";
 import type { ServiceClient } from "../../service/client.js";
-import { withClientTokenMarker } from "../../service/client-token.js";
+import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
@@ -23,6 +23,7 @@ import type {
   SubscriptionPoll,
   UpdateResult,
 } from "../managed/external-client.js";
+import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   decideSync,
   findProduct,
@@ -71,6 +72,10 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
     return this.service.requireOperations(NAS_ORDER_OPERATIONS, "a NAS order");
   }
 
+  ownerOf(remote: NasInstance): OwnerMark | undefined {
+    return parseOwnerMark(ownerMarkInDescription(remote.description));
+  }
+
   async preflight({ obj }: ManagedCall<NasVolumeObject>): Promise<PreflightRefusal | undefined> {
     const { productCode, aidcId, capacityGB } = obj.spec;
     const products = await this.service.listNasProducts(aidcId);
@@ -92,7 +97,11 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
       productCode: spec.productCode,
       storageParams: {
         name: nasName(obj),
-        description: withClientTokenMarker(spec.description, token),
+        description: withCreateMarkers(
+          spec.description,
+          token,
+          formatOwnerMark(ownerMark(obj.metadata.namespace ?? "", obj.metadata.name ?? "")),
+        ),
         ...(spec.capacityGB !== undefined ? { storageCapacity: spec.capacityGB } : {}),
         ...(spec.mountPath !== undefined ? { mountPath: spec.mountPath } : {}),
       },

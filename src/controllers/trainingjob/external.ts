@@ -11,6 +11,7 @@ import {
   EndpointDisabledError,
   type EndpointName,
   endpointConfigKey,
+  OWNER_MARK_ENV,
   type ServiceClient,
   ServiceError,
   ServiceNotFoundError,
@@ -23,6 +24,8 @@ import type {
   PreflightRefusal,
   UpdateResult,
 } from "../managed/external-client.js";
+import { parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
+import { ownStorageIds } from "../nasvolume/own-storages.js";
 import {
   applyExposure,
   type ExposureChanges,
@@ -65,6 +68,22 @@ export interface TrainingJobClientOptions {
   exposure?: boolean;
   /** The ranges an external address must lie in to be exposed. Default: none. */
   exposureAddresses?: AddressAllowList;
+  /** `adoption.namespaces`: where raw `storageId` mounts of storages not the namespace's own are allowed. */
+  adoptionNamespaces?: readonly string[];
+}
+
+/**
+ * A refusal for raw `storageId` mounts (the job's own or inherited) of storages that no
+ * Ready NasVolume of the job's namespace is bound to, unless the namespace may adopt.
+ */
+function rawMounts(
+  call: ManagedCall<TrainingJobObject>,
+  ids: readonly string[],
+  adoption: readonly string[],
+): PreflightRefusal | undefined {
+  const ns = call.obj.metadata?.namespace ?? "";
+  if (ids.length === 0) return undefined;
+  return rawMountRefusal(ns, ids, ownStorageIds(call.ctx.cache, ns), adoption);
 }
 
 /** Reason and message start of a job whose open ports point outside the allowed ranges. */
@@ -111,11 +130,21 @@ export function mayHaveExposure(job: TrainingJobObject): boolean {
 }
 
 /** Resolves references and builds the request; a refusal when either is not possible. */
-function prepare(call: ManagedCall<TrainingJobObject>, lookup: ReferenceLookup, token: string) {
+function prepare(
+  call: ManagedCall<TrainingJobObject>,
+  lookup: ReferenceLookup,
+  token: string,
+  adoptionNamespaces: readonly string[],
+) {
   const res = resolveReferences(call.obj, lookup);
   if (!res.resolved) {
     return { refusal: { reason: res.reason, message: res.message } satisfies PreflightRefusal };
   }
+  const raw = (call.obj.spec.storage ?? res.refs.inherited.storage ?? []).flatMap((m) =>
+    m.nasVolumeRef === undefined && m.storageId ? [m.storageId] : [],
+  );
+  const adoption = rawMounts(call, raw, adoptionNamespaces);
+  if (adoption) return { refusal: adoption satisfies PreflightRefusal };
   const built = buildCreateRequest(call.obj, res.refs, token);
   if (!built.ok) {
     return {
@@ -210,18 +239,22 @@ export function trainingJobClient(
   options: TrainingJobClientOptions = {},
 ): ExternalClient<TrainingJobObject, TrainingJobRemote> {
   const addresses = options.exposureAddresses ?? new AddressAllowList([]);
+  const adoption = options.adoptionNamespaces ?? [];
   return {
     requireOperations: () => service.requireOperations(TASK_ORDER_OPERATIONS, "a task order"),
+    ownerOf(remote) {
+      return parseOwnerMark(remote.observation.task.env?.[OWNER_MARK_ENV]);
+    },
 
     async preflight(call) {
-      const prepared = prepare(call, lookupFor(call), "preflight");
+      const prepared = prepare(call, lookupFor(call), "preflight", adoption);
       if (prepared.refusal) return prepared.refusal;
       const { productCode, workerCount } = prepared.request;
       return checkTrainingProduct(await service.listTrainingProducts(), productCode, workerCount);
     },
 
     async create(call, token) {
-      const prepared = prepare(call, lookupFor(call), token);
+      const prepared = prepare(call, lookupFor(call), token, adoption);
       if (prepared.refusal) {
         throw new TerminalError(prepared.refusal.reason, prepared.refusal.message);
       }

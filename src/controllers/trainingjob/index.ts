@@ -20,9 +20,11 @@ import {
 } from "../../runtime/index.js";
 import type { ServiceClient } from "../../service/index.js";
 import type { ControllerFactory } from "../index.js";
+import { boundIdIndex } from "../managed/binding.js";
 import { readCreateState } from "../managed/create-protocol.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
+import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import { ENDPOINT_SLICES, SERVICES } from "./expose.js";
 import { type TrainingJobRemote, trainingJobClient } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
@@ -65,6 +67,8 @@ export interface TrainingJobControllerOptions {
    * (`trainingJob.exposure.allowedCidrs`). Default none: every address is refused.
    */
   exposureCidrs?: readonly string[];
+  /** `adoption.namespaces` of the operator config (managed/tenancy.ts); default none. */
+  adoptionNamespaces?: readonly string[];
 }
 
 /** The rules of `spec.exposePorts`, declared only when exposure is enabled. */
@@ -114,6 +118,7 @@ export function trainingJobControllerFrom(
       ...(options.statusClasses ? { statusClasses: options.statusClasses } : {}),
       exposure: options.exposure === true,
       exposureAddresses: addresses,
+      adoptionNamespaces: options.adoptionNamespaces ?? [],
     },
   );
   const kind: ManagedKind<TrainingJobObject, TrainingJobRemote> = {
@@ -128,6 +133,7 @@ export function trainingJobControllerFrom(
         options.statusClasses,
         options.exposure === true ? addresses : undefined,
       ),
+    statusId: (obj) => obj.status?.taskId,
     conditions: (call, ready, remote) => {
       const pods = podsObservedCondition(remote);
       return [
@@ -145,10 +151,12 @@ export function trainingJobControllerFrom(
     pollIntervalMs: options.pollIntervalMs,
     ...(options.subscriptionPollMs ? { subscriptionPollMs: options.subscriptionPollMs } : {}),
     ...(options.visibilityGraceMs ? { visibilityGraceMs: options.visibilityGraceMs } : {}),
+    adoptionNamespaces: options.adoptionNamespaces ?? [],
   });
   const { group } = trainingJobCrd;
   return controller("trainingjob")
     .for(trainingJobCrd)
+    .index(trainingJobCrd, BOUND_ID_INDEX, boundIdIndex(kind))
     .index(trainingJobCrd, REFERENCE_INDEX.nasVolume, (o) =>
       nasVolumeRefKeys(o as TrainingJobObject),
     )
@@ -180,4 +188,5 @@ export const trainingJobController: ControllerFactory = ({ config, service }) =>
     statusClasses: config.trainingJob.statusClasses,
     exposure: config.trainingJob.exposure.enabled,
     exposureCidrs: config.trainingJob.exposure.allowedCidrs,
+    adoptionNamespaces: config.adoption.namespaces,
   });

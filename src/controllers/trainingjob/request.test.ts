@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TrainingJobSpec } from "../../crds/trainingjob.js";
 import type { TrainingProduct } from "../../service/index.js";
+import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 import type { TrainingJobObject } from "./objects.js";
 import type { ResolvedReferences } from "./references.js";
 import { buildCreateRequest, checkTrainingProduct, taskNameOf } from "./request.js";
@@ -21,6 +22,9 @@ function job(spec: Partial<TrainingJobSpec>): TrainingJobObject {
 }
 const noRefs: ResolvedReferences = { storageConfigs: [], inherited: {} };
 const direct = { image: "img:1", productCode: "train.cpu.16", workerCount: 2 };
+
+/** The owner mark of TrainingJob ns/tj (managed/tenancy.ts). */
+const OWNER = formatOwnerMark(ownerMark("ns", "tj"));
 
 describe("buildCreateRequest", () => {
   it("sends the spec's fields, the task name and the client token as an env var", () => {
@@ -50,7 +54,7 @@ describe("buildCreateRequest", () => {
         trainingFramework: "PyTorch",
         enableAutoRetry: true,
         maxRetryCount: 2,
-        env: { A: "1", AIDC_CLIENT_TOKEN: "tok" },
+        env: { A: "1", AIDC_CLIENT_TOKEN: "tok", AIDC_OWNER: OWNER },
         storageConfigs: [{ storageId: "nas-1", onlyRead: true }],
       },
     });
@@ -61,8 +65,12 @@ describe("buildCreateRequest", () => {
   });
 
   it("lets the client token win over a user env var of the same name", () => {
-    const r = buildCreateRequest(job({ ...direct, env: { AIDC_CLIENT_TOKEN: "x" } }), noRefs, "t");
-    expect(r.ok && r.request.env).toEqual({ AIDC_CLIENT_TOKEN: "t" });
+    const r = buildCreateRequest(
+      job({ ...direct, env: { AIDC_CLIENT_TOKEN: "x", AIDC_OWNER: "y" } }),
+      noRefs,
+      "t",
+    );
+    expect(r.ok && r.request.env).toEqual({ AIDC_CLIENT_TOKEN: "t", AIDC_OWNER: OWNER });
   });
 
   it("fills omitted fields from the template and sends its id", () => {

@@ -4,8 +4,9 @@
  * business: this builds the client's caller-side request.
  */
 import type { CreateTrainingTaskRequest, TrainingProduct } from "../../service/index.js";
-import { CLIENT_TOKEN_ENV } from "../../service/index.js";
+import { CLIENT_TOKEN_ENV, OWNER_MARK_ENV } from "../../service/index.js";
 import type { PreflightRefusal } from "../managed/external-client.js";
+import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 import type { TrainingJobObject } from "./objects.js";
 import type { ResolvedReferences } from "./references.js";
 
@@ -63,7 +64,13 @@ export function buildCreateRequest(
     productCode,
     workerCount,
     image,
-    env: { ...(spec.env ?? inh.env ?? {}), [CLIENT_TOKEN_ENV]: token },
+    env: {
+      ...(spec.env ?? inh.env ?? {}),
+      [CLIENT_TOKEN_ENV]: token,
+      [OWNER_MARK_ENV]: formatOwnerMark(
+        ownerMark(job.metadata?.namespace ?? "", job.metadata?.name ?? ""),
+      ),
+    },
   };
   if (refs.storageConfigs.length > 0) request.storageConfigs = refs.storageConfigs;
   for (const [k, v] of Object.entries(optional)) {

@@ -16,8 +16,10 @@ import { controller } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import type { ControllerFactory } from "../index.js";
-import type { ManagedFacts } from "../managed/external-client.js";
+import { boundIdIndex } from "../managed/binding.js";
+import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
 import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
+import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import { APPLIED_ANNOTATION, readApplied } from "./decisions.js";
 import { TemplateExternalClient } from "./external.js";
 
@@ -67,22 +69,22 @@ export function trainingTemplateControllerWith(
 ): ControllerFactory {
   return (deps) => {
     const poll = pollIntervalFor(deps.config, "TrainingTemplate");
-    const { reconcile, onError } = managedReconciler<TrainingTemplateObject, TrainingTemplate>(
-      {
-        resource: trainingTemplateCrd,
-        finalizer: TEMPLATE_FINALIZER,
-        client: new TemplateExternalClient(deps.service),
-        status: (obj, facts, remote) =>
-          templateStatus(obj, facts, remote) as Record<string, unknown>,
-      },
-      {
-        pollIntervalMs: poll,
-        subscriptionPollMs: Math.min(1_000, poll),
-        visibilityGraceMs: options.visibilityGraceMs ?? deps.config.service.listVisibilityWindowMs,
-      },
-    );
+    const kind: ManagedKind<TrainingTemplateObject, TrainingTemplate> = {
+      resource: trainingTemplateCrd,
+      finalizer: TEMPLATE_FINALIZER,
+      client: new TemplateExternalClient(deps.service, deps.config.adoption.namespaces),
+      status: (obj, facts, remote) => templateStatus(obj, facts, remote) as Record<string, unknown>,
+      statusId: (obj) => obj.status?.templateId,
+    };
+    const { reconcile, onError } = managedReconciler(kind, {
+      pollIntervalMs: poll,
+      subscriptionPollMs: Math.min(1_000, poll),
+      visibilityGraceMs: options.visibilityGraceMs ?? deps.config.service.listVisibilityWindowMs,
+      adoptionNamespaces: deps.config.adoption.namespaces,
+    });
     return controller("trainingtemplate")
       .for(trainingTemplateCrd)
+      .index(trainingTemplateCrd, BOUND_ID_INDEX, boundIdIndex(kind))
       .watches(nasVolumeCrd, (nas, cache) =>
         referrers(nas, cache, (t, name) =>
           (t.spec.storage ?? []).some((m) => m.nasVolumeRef?.name === name),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NasVolume } from "../../crds/nasvolume.js";
 import type { TrainingTemplate } from "../../crds/trainingtemplate.js";
+import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 import {
   type AppliedRecord,
   bodyHash,
@@ -59,7 +60,8 @@ describe("templateInput", () => {
         trainingFramework: "MPI",
         imageType: "private",
         image: "img",
-        env: { A: "1" },
+        // The owner mark of TrainingTemplate ns/tpl rides in the env (managed/tenancy.ts).
+        env: { A: "1", AIDC_OWNER: formatOwnerMark(ownerMark("ns", "tpl")) },
         resource: { productCode: "p1", workerCount: 3 },
         enableAutoRetry: true,
         maxRetryCount: 2,

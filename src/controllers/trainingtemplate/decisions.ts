@@ -8,8 +8,10 @@ import { createHash } from "node:crypto";
 import type { NasVolume } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
+import { OWNER_MARK_ENV } from "../../service/client-token.js";
 import type { StorageConfigItem } from "../../service/schemas/storage-config.js";
 import { type TrainingTemplateInput, toTemplateBody } from "../../service/schemas/template.js";
+import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 
 /** Annotation with the hash and time of the body last sent (create or full update). */
 export const APPLIED_ANNOTATION = "aidc.io/applied-spec";
@@ -90,7 +92,12 @@ export function templateInput(
   copy("trainingFramework", s.trainingFramework);
   copy("imageType", s.imageType);
   copy("image", s.image);
-  copy("env", s.env);
+  // The owner mark travels in the env (templates have no other free field).
+  const ns = obj.metadata.namespace ?? "";
+  input.env = {
+    ...(s.env ?? {}),
+    [OWNER_MARK_ENV]: formatOwnerMark(ownerMark(ns, obj.metadata.name ?? "")),
+  };
   if (s.productCode !== undefined || s.workerCount !== undefined) {
     input.resource = {
       ...(s.productCode !== undefined ? { productCode: s.productCode } : {}),

@@ -12,6 +12,7 @@ import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trai
 import { rfc3339 } from "../../runtime/clock.js";
 import { RetryableError } from "../../runtime/errors.js";
 import type { ServiceClient } from "../../service/client.js";
+import { OWNER_MARK_ENV } from "../../service/client-token.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import type {
@@ -23,6 +24,13 @@ import type {
   PreflightRefusal,
   UpdateResult,
 } from "../managed/external-client.js";
+import {
+  BINDING_REFUSALS,
+  type OwnerMark,
+  parseOwnerMark,
+  rawMountRefusal,
+} from "../managed/tenancy.js";
+import { ownStorageIds } from "../nasvolume/own-storages.js";
 import {
   APPLIED_ANNOTATION,
   type AppliedRecord,
@@ -36,8 +44,20 @@ import {
 
 type Call = ManagedCall<TrainingTemplateObject>;
 
-function body(call: Call): BodyResult {
+/**
+ * The template body, or why not: a NasVolume not bound yet, or a raw `storageId` mount
+ * of a storage that is not the namespace's own where adoption is not allowed.
+ */
+function body(call: Call, adoption: readonly string[]): BodyResult {
   const ns = call.obj.metadata.namespace ?? "";
+  const raw = (call.obj.spec.storage ?? []).flatMap((m) =>
+    m.nasVolumeRef === undefined && m.storageId ? [m.storageId] : [],
+  );
+  const refusal =
+    raw.length > 0
+      ? rawMountRefusal(ns, raw, ownStorageIds(call.ctx.cache, ns), adoption)
+      : undefined;
+  if (refusal) return { ok: false, ...refusal };
   return templateInput(
     call.obj,
     (name) =>
@@ -60,7 +80,14 @@ function sourceTaskId(call: Call): { taskId?: string; jobName?: string } {
 export class TemplateExternalClient
   implements ExternalClient<TrainingTemplateObject, TrainingTemplate>
 {
-  constructor(private readonly service: ServiceClient) {}
+  constructor(
+    private readonly service: ServiceClient,
+    private readonly adoption: readonly string[] = [],
+  ) {}
+
+  ownerOf(remote: TrainingTemplate): OwnerMark | undefined {
+    return parseOwnerMark(remote.env?.[OWNER_MARK_ENV]);
+  }
 
   async preflight(call: Call): Promise<PreflightRefusal | undefined> {
     const { taskId, jobName } = sourceTaskId(call);
@@ -72,8 +99,14 @@ export class TemplateExternalClient
       };
     }
     if (!jobName) {
-      const b = body(call);
-      if (!b.ok) return { reason: b.reason, message: b.message, retry: true };
+      const b = body(call, this.adoption);
+      if (!b.ok) {
+        return {
+          reason: b.reason,
+          message: b.message,
+          retry: b.reason !== BINDING_REFUSALS.adoption,
+        };
+      }
     }
     const taken = await this.idsNamed(templateName(call.obj));
     if (taken.length > 0) {
@@ -102,7 +135,7 @@ export class TemplateExternalClient
       const applied: AppliedRecord = { hash: "", at, sourceTaskId: taskId };
       await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify(applied) });
     } else {
-      const b = body(call);
+      const b = body(call, this.adoption);
       if (!b.ok) throw new RetryableError(b.reason, b.message, { waiting: true });
       await this.service.createTemplate(b.input);
       await call.annotate({
@@ -130,7 +163,7 @@ export class TemplateExternalClient
   async observe(call: Call, id: string): Promise<Observation<TrainingTemplate>> {
     const remote = await this.find(id, templateName(call.obj));
     if (!remote) return { exists: false };
-    const b = body(call);
+    const b = body(call, this.adoption);
     const upToDate = !needsUpdate({
       fromJob: call.obj.spec.fromTrainingJobRef !== undefined,
       desiredHash: b.ok ? bodyHash(b.input) : undefined,
@@ -145,8 +178,12 @@ export class TemplateExternalClient
   }
 
   async update(call: Call, id: string): Promise<UpdateResult> {
-    const b = body(call);
-    if (!b.ok) return { outcome: "Waiting", message: b.message };
+    const b = body(call, this.adoption);
+    if (!b.ok) {
+      return b.reason === BINDING_REFUSALS.adoption
+        ? { outcome: "Refused", reason: b.reason, message: b.message }
+        : { outcome: "Waiting", message: b.message };
+    }
     const at = rfc3339(call.ctx.clock.now());
     await this.service.updateTemplate(id, b.input);
     // After the call: a crash before this write only repeats the (idempotent) full update.
