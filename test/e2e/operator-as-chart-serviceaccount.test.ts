@@ -5,6 +5,7 @@ import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runOperator } from "../../src/cli/run.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
+import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import type { Manager } from "../../src/runtime/manager.js";
 import {
@@ -230,6 +231,13 @@ describe("the operator run as the chart's ServiceAccount", () => {
     sa: ServiceAccountRef,
   ): Promise<ChartOperator> {
     const emulator = await startEmulator({ apiKey: API_KEY, subscriptionDelayMs: 300 });
+    // The CciInstance sample binds "notebook-alice". Every emulator numbers it cci-0001,
+    // and an operator watching all namespaces of this shared control plane sees other
+    // tests' objects bound to cci-0001 (one object per remote id): give this emulator's
+    // notebook-alice an id of its own.
+    const admin = new EmulatorAdmin(emulator.url);
+    await admin.setCciState("cci-0001", { fields: { name: "notebook-alice-elsewhere" } });
+    await admin.seed({ cci: [{ id: `cci-${release}`, name: "notebook-alice" }] });
     const op = await startChartOperator(release, namespace, sa, emulator, dir);
     let stopped: Promise<number> | undefined;
     return {
