@@ -8,7 +8,9 @@
  * `restricted` level. The chart requires `service.baseUrl`; the base has none (each
  * install has its own service): it is rendered with a placeholder that is then removed
  * from the config file, so an operator started from the base without an overlay that
- * sets it stops at once, naming `service.baseUrl`. `--check` fails when a file is stale.
+ * sets it stops at once, naming `service.baseUrl`. Helm hooks (the pre-delete uninstall
+ * check) are left out: kubectl has no uninstall to hook. `--check` fails when a file is
+ * stale.
  *
  *   tsx scripts/generate-deploy.ts [--check]
  *
@@ -108,6 +110,8 @@ function renderedObjects(output: string): RenderedObject[] {
     });
     const kind = doc.get("kind");
     if (typeof kind !== "string") throw new Error(`no kind in ${source}`);
+    // Helm hooks (the uninstall check) run only around helm commands; kubectl has none.
+    if (doc.getIn(["metadata", "annotations", "helm.sh/hook"]) !== undefined) continue;
     objects.push({ source, kind, yaml: doc.toString({ lineWidth: 0 }) });
   }
   return objects;

@@ -1,9 +1,16 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { root } from "../../scripts/generated-files.js";
+import { operatorConfigSchema } from "../../src/config/schema.js";
+import { resolveEndpointTable } from "../../src/service/endpoints.js";
 import {
   CHART_DIR,
   CHART_TEST_BASE_URL,
   helmTemplate,
+  helmUninstall,
   installChartCrds,
   parseObjects,
   type RenderedObject,
@@ -52,9 +59,7 @@ describe("the Helm chart", () => {
 
   afterAll(async () => {
     for (const release of releases) {
-      await runTool("helm", ["uninstall", release, "--namespace", namespace]).catch(
-        () => undefined,
-      );
+      await helmUninstall(release, namespace).catch(() => undefined);
     }
   });
 
@@ -122,6 +127,23 @@ describe("the Helm chart", () => {
     await expect(helmTemplate("r", "ns", { "config.concurrency.default": 0 })).rejects.toThrow(
       /at '\/config\/concurrency\/default': minimum/,
     );
+  });
+
+  it("enables every delete operation with the values file of docs/install.md", async () => {
+    const doc = readFileSync(join(root, "docs/install.md"), "utf8");
+    const block = /```yaml\n(# delete-operations\.yaml[\s\S]*?)```/.exec(doc)?.[1];
+    expect(block).toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), "aidc-delete-ops-"));
+    const file = join(dir, "delete-operations.yaml");
+    writeFileSync(file, block ?? "");
+    const objects = parseObjects(await helmTemplate("r", "ns", {}, ["--values", file]));
+    rmSync(dir, { recursive: true, force: true });
+    const config = operatorConfigSchema.parse(renderedConfig(objects));
+    const table = resolveEndpointTable(config.service.endpoints);
+    expect(resolveEndpointTable({}).deleteTrainingTask).toBeNull();
+    for (const name of ["deleteTrainingTask", "deleteNas", "deleteTemplate"] as const) {
+      expect(table[name], name).toMatchObject({ method: "DELETE" });
+    }
   });
 
   it("refuses a V8 heap limit at or above the memory limit, in any unit", async () => {

@@ -6,6 +6,7 @@ import { root } from "../../scripts/generated-files.js";
 import {
   CHART_DIR,
   CHART_TEST_BASE_URL,
+  helmUninstall,
   parseObjects,
   randomSuffix,
   runTool,
@@ -63,7 +64,7 @@ describe("the documented CRD upgrade, after helm install created the CRDs", () =
   });
 
   afterAll(async () => {
-    await runTool("helm", ["uninstall", release, "--namespace", namespace]).catch(() => undefined);
+    await helmUninstall(release, namespace).catch(() => undefined);
     await runTool("kubectl", ["delete", "crd", ...crdNames, "--ignore-not-found"]).catch(
       () => undefined,
     );

@@ -12,6 +12,7 @@ import {
   CHART_DIR,
   CHART_TEST_BASE_URL,
   canI,
+  helmUninstall,
   installChartCrds,
   operatorKubeConfigFor,
   randomSuffix,
@@ -214,9 +215,7 @@ describe("the operator run as the chart's ServiceAccount", () => {
 
   afterAll(async () => {
     for (const { release, namespace } of installed) {
-      await runTool("helm", ["uninstall", release, "--namespace", namespace]).catch(
-        () => undefined,
-      );
+      await helmUninstall(release, namespace).catch(() => undefined);
     }
     if (dir) await rm(dir, { recursive: true, force: true });
   });

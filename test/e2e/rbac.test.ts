@@ -6,6 +6,7 @@ import {
   CHART_DIR,
   CHART_TEST_BASE_URL,
   canI,
+  helmUninstall,
   installChartCrds,
   operatorKubeConfigFor,
   randomSuffix,
@@ -102,7 +103,7 @@ describe("the chart's RBAC", () => {
 
   afterAll(async () => {
     for (const { release, namespace: ns } of installed) {
-      await runTool("helm", ["uninstall", release, "--namespace", ns]).catch(() => undefined);
+      await helmUninstall(release, ns).catch(() => undefined);
     }
   });
 

@@ -61,6 +61,15 @@ export async function runTool(
   }
 }
 
+/**
+ * `helm uninstall` of a test release, without the chart's pre-delete hook: the control
+ * plane has no kubelet, so the hook's Job would never run and the uninstall would wait
+ * for it. test/e2e/uninstall.test.ts tests the hook itself.
+ */
+export async function helmUninstall(release: string, namespace: string): Promise<void> {
+  await runTool("helm", ["uninstall", release, "--namespace", namespace, "--no-hooks"]);
+}
+
 /** `--set` arguments from a flat map of value paths. */
 export function setArgs(values: Record<string, string | number | boolean> = {}): string[] {
   return Object.entries(values).flatMap(([k, v]) => ["--set", `${k}=${v}`]);
@@ -97,7 +106,12 @@ export async function helmTemplate(
 export interface RenderedObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [field: string]: unknown;
 }
 
