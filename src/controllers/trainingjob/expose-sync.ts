@@ -127,7 +127,8 @@ async function applyOne(
 
 /**
  * Applies the changes (Services before their slices on create, slices first on delete)
- * and returns a summary for the event, e.g. `created Service a; deleted Service b`.
+ * and returns a summary for the event, e.g. `created Service a; deleted Service b;
+ * updated EndpointSlice c`.
  */
 export async function applyExposure(
   kube: KubeClient,
@@ -140,11 +141,16 @@ export async function applyExposure(
     ...changes.services.map((c) => [SERVICES, c] as const),
     ...changes.slices.filter((c) => c.op !== "delete").map((c) => [ENDPOINT_SLICES, c] as const),
   ] as [typeof SERVICES, ObjectChange][];
+  const serviceNames = new Set(
+    changes.services.map((c) => (c.op === "delete" ? c.name : (c.object.metadata?.name ?? ""))),
+  );
   for (const [res, change] of ordered) {
     await applyOne(kube, job, res, change);
-    if (res === SERVICES) {
-      const name = change.op === "delete" ? change.name : (change.object.metadata?.name ?? "");
-      done.push(`${change.op}d Service ${name}`);
+    const name = change.op === "delete" ? change.name : (change.object.metadata?.name ?? "");
+    // A slice changed with its Service is said with the Service; alone, it is said too,
+    // so that the Updated event names what changed (never an empty "in sync").
+    if (res === SERVICES || !serviceNames.has(name)) {
+      done.push(`${change.op}d ${res === SERVICES ? "Service" : "EndpointSlice"} ${name}`);
     }
   }
   return done.join("; ");
