@@ -1,7 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { repoRoot } from "./binaries.js";
+import { controlPlaneBinaries, repoRoot } from "./binaries.js";
 import { freePort } from "./controlplane.js";
 
 describe("control-plane harness helpers", () => {
@@ -14,5 +15,27 @@ describe("control-plane harness helpers", () => {
     const ports = await Promise.all([freePort(), freePort(), freePort()]);
     for (const p of ports) expect(p).toBeGreaterThan(0);
     expect(new Set(ports).size).toBe(3);
+  });
+
+  it("refuses an AIDC_CONTROLPLANE_BIN_DIR without kube-controller-manager, naming it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "aidc-bins-"));
+    for (const bin of ["etcd", "kube-apiserver", "kubectl", "helm"]) {
+      writeFileSync(join(dir, bin), "#!/bin/sh\n", { mode: 0o755 });
+    }
+    const before = process.env.AIDC_CONTROLPLANE_BIN_DIR;
+    process.env.AIDC_CONTROLPLANE_BIN_DIR = dir;
+    try {
+      await expect(controlPlaneBinaries()).rejects.toThrow(
+        `control-plane binary missing: ${join(dir, "kube-controller-manager")} (AIDC_CONTROLPLANE_BIN_DIR must hold every binary`,
+      );
+      writeFileSync(join(dir, "kube-controller-manager"), "#!/bin/sh\n", { mode: 0o755 });
+      expect((await controlPlaneBinaries()).kubeControllerManager).toBe(
+        join(dir, "kube-controller-manager"),
+      );
+    } finally {
+      if (before === undefined) delete process.env.AIDC_CONTROLPLANE_BIN_DIR;
+      else process.env.AIDC_CONTROLPLANE_BIN_DIR = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
