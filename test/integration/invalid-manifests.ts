@@ -162,6 +162,12 @@ export const invalidCases: InvalidCase[] = [
     "must have at most 16 items",
   ),
   tj(
+    "a storage id with a slash",
+    { storage: [{ storageId: "../other", mountPath: "/data" }] },
+    "spec.storage[0].storageId",
+    "should match",
+  ),
+  tj(
     "maxRetryCount without enableAutoRetry",
     { maxRetryCount: 3 },
     "spec.maxRetryCount",
@@ -285,6 +291,20 @@ export const invalidCases: InvalidCase[] = [
     spec: { ...nas, deletionPolicy: "Keep" },
     field: "spec.deletionPolicy",
     says: "Unsupported value",
+  },
+  {
+    reason: "NasVolume adopting the storage id .. (a path segment that moves a request)",
+    kind: "NasVolume",
+    spec: { ...nas, storageId: ".." },
+    field: "spec.storageId",
+    says: "should match",
+  },
+  {
+    reason: "CciInstance bound to the id . (a path segment that moves a request)",
+    kind: "CciInstance",
+    spec: { instanceId: "." },
+    field: "spec.instanceId",
+    says: "should match",
   },
   {
     reason: "CciInstance selecting nothing",
