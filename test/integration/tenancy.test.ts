@@ -241,6 +241,16 @@ describe("a namespace permitted to adopt", () => {
     expect(await readyId(nasVolumeCrd, c, "adopted")).toBe(id);
     await of(cciInstanceCrd, c).create("notebook", { name: "batch-bob" });
     await of(cciInstanceCrd, c).waitForCondition("notebook", "Bound", "True");
+    // A second object for the same instance is refused: one object per remote resource.
+    await of(cciInstanceCrd, c).create("twin", { instanceId: "cci-0002" });
+    const twin = await of(cciInstanceCrd, c).waitForCondition(
+      "twin",
+      "Bound",
+      "False",
+      "AlreadyBoundRefused",
+    );
+    expect(conditionOf(twin, "Bound")?.message).toContain("CciInstance notebook of this namespace");
+    expect(twin.status).not.toHaveProperty("instanceId");
   });
 
   it("still refuses a NAS another object of the cluster holds, without a call", async () => {
