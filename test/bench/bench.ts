@@ -4,19 +4,24 @@
  * Starts a control plane and the emulator (subscriptions resolve at once), runs the
  * baseline (the minimal calls and writes) for N NasVolumes and N TrainingJobs, then
  * `aidc-operator run` as its own process for another N + N, and prints one JSON
- * document with both sets of figures and the operator's overhead as ratios. Progress
- * goes to stderr; the operator's log to a file named in the output.
+ * document with both sets of figures and the operator's overhead as ratios. Then,
+ * unless --skip-reference, the NasVolume comparison (`nasVolume`): the operator over
+ * N NasVolumes alone and the Go reference operator (tools/reference-operator) over as
+ * many, with operator / reference ratios. Progress goes to stderr; the operator's log
+ * to a file named in the output.
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { operatorConfigSchema } from "../../src/config/schema.js";
 import { apiServerWrites, writesBetween } from "../support/apiserver-writes.js";
 import { buildOperator } from "../support/operator-process.js";
 import { runBaseline } from "./baseline.js";
-import { startEnvironment } from "./environment.js";
+import { type BenchEnvironment, startEnvironment } from "./environment.js";
 import { runOperatorPhase } from "./operator-phase.js";
 import { percentile } from "./ready-tracker.js";
+import { runReferencePhase } from "./reference-phase.js";
 import { ensureNamespace, NAS } from "./workload.js";
 
 const { values: flags } = parseArgs({
@@ -30,6 +35,7 @@ const { values: flags } = parseArgs({
     "baseline-poll-ms": { type: "string" },
     "timeout-seconds": { type: "string" },
     "skip-baseline": { type: "boolean" },
+    "skip-reference": { type: "boolean" },
     "operator-config": { type: "string" },
     "max-old-space-mib": { type: "string" },
     "max-semi-space-mib": { type: "string" },
@@ -55,6 +61,7 @@ const options = {
   baselinePollMs: num(flags["baseline-poll-ms"], "AIDC_BENCH_BASELINE_POLL_MS", 1000),
   timeoutMs: num(flags["timeout-seconds"], "AIDC_BENCH_TIMEOUT_SECONDS", 1800) * 1000,
   skipBaseline: flags["skip-baseline"] ?? false,
+  skipReference: flags["skip-reference"] ?? env.AIDC_BENCH_SKIP_REFERENCE === "true",
   operatorConfig: flags["operator-config"] ?? env.AIDC_BENCH_OPERATOR_CONFIG,
   maxOldSpaceMiB: num(flags["max-old-space-mib"], "AIDC_BENCH_MAX_OLD_SPACE_MIB", 0),
   // Absent: the image's setting (IMAGE_NODE_ARGS); 0: Node's own default.
@@ -137,6 +144,15 @@ async function main(): Promise<number> {
       logFile: operatorLog,
       progress,
     });
+    const nasVolume = options.skipReference
+      ? null
+      : await compareWithReference(bench, logDir, {
+          ...(options.maxOldSpaceMiB > 0 ? { maxOldSpaceMiB: options.maxOldSpaceMiB } : {}),
+          ...(options.maxSemiSpaceMiB !== undefined
+            ? { maxSemiSpaceMiB: options.maxSemiSpaceMiB }
+            : {}),
+          ...(options.compiled ? { compiled: true } : {}),
+        });
     const ratio = (key: string) => {
       const a = operator[key];
       const b = baseline?.[key];
@@ -152,6 +168,7 @@ async function main(): Promise<number> {
       concurrency: options.concurrency,
       operator,
       baseline: baseline ?? null,
+      nasVolume,
       overhead: {
         timeToAllReady: ratio("timeToAllReadyMs"),
         latencyP95:
@@ -168,6 +185,81 @@ async function main(): Promise<number> {
   } finally {
     await bench.stop();
   }
+}
+
+/**
+ * The NasVolume comparison: the operator over N NasVolumes alone, then the Go
+ * reference operator (tools/reference-operator) over as many, both with the
+ * operator's default client limits; `ratio` is operator / reference.
+ */
+async function compareWithReference(
+  bench: BenchEnvironment,
+  logDir: string,
+  extra: { maxOldSpaceMiB?: number; maxSemiSpaceMiB?: number; compiled?: boolean },
+): Promise<Record<string, unknown>> {
+  const defaults = operatorConfigSchema.parse({
+    service: { baseUrl: bench.emulator.url, allowInsecureHttp: true },
+  });
+  await ensureNamespace(bench.kube, "bench-nas");
+  progress("NasVolumes alone: the operator");
+  const operator = await runOperatorPhase(bench, {
+    namespace: "bench-nas",
+    prefix: "opnas",
+    n: options.n,
+    nasOnly: true,
+    jobsUseNas: false,
+    concurrency: options.concurrency,
+    createConcurrency: options.createConcurrency,
+    idleMs: 0,
+    timeoutMs: options.timeoutMs,
+    ...extra,
+    logFile: join(logDir, "operator-nas.log"),
+    progress,
+  });
+  await ensureNamespace(bench.kube, "bench-go");
+  progress("NasVolumes alone: the reference operator (Go, controller-runtime)");
+  const reference = await runReferencePhase(bench, {
+    namespace: "bench-go",
+    prefix: "go",
+    n: options.n,
+    concurrency: options.concurrency,
+    createConcurrency: options.createConcurrency,
+    kubeQps: defaults.kube.qps,
+    kubeBurst: defaults.kube.burst,
+    serviceRate: defaults.service.rateLimit?.ratePerSecond ?? 50,
+    serviceBurst: defaults.service.rateLimit?.burst ?? 100,
+    timeoutMs: options.timeoutMs,
+    logFile: join(logDir, "reference.log"),
+    progress,
+  }).catch((err: unknown) => {
+    // No Go toolchain, or no module proxy: the operator's figures still stand.
+    const message = err instanceof Error ? err.message : String(err);
+    progress(`the reference operator did not run: ${message}`);
+    return { error: message };
+  });
+  const num = (r: Record<string, unknown>, path: string[]): number | undefined => {
+    let v: unknown = r;
+    for (const k of path) v = (v as Record<string, unknown> | undefined)?.[k];
+    return typeof v === "number" ? v : undefined;
+  };
+  const ratio = (path: string[]) => {
+    const a = num(operator, path);
+    const b = num(reference, path);
+    return a !== undefined && b !== undefined && b > 0 ? Math.round((a / b) * 100) / 100 : null;
+  };
+  return {
+    operator,
+    reference,
+    ratio: {
+      timeToAllReady: ratio(["timeToAllReadyMs"]),
+      latencyP95: ratio(["latencyMs", "p95"]),
+      serviceCalls: ratio(["serviceCallsPerResource"]),
+      kubeWrites: ratio(["kubeWritesPerResource"]),
+      cpuSeconds: ratio(["process", "cpuSeconds"]),
+      peakRss: ratio(["process", "peakRssMiB"]),
+      rssAtReady: ratio(["process", "atReady", "rssMiB"]),
+    },
+  };
 }
 
 main().then(

@@ -28,6 +28,8 @@ export interface OperatorPhaseOptions {
   createConcurrency: number;
   idleMs: number;
   timeoutMs: number;
+  /** Only NasVolumes (no TrainingJobs): the comparison with the reference operator. */
+  nasOnly?: boolean;
   /** AIDC_POLL_INTERVAL_MS, when set (default: the operator's own). */
   pollIntervalMs?: number;
   /** An operator config file (AIDC_CONFIG), e.g. to change `kube.qps`. */
@@ -85,6 +87,8 @@ export async function runOperatorPhase(
   });
   const trackers = [NAS, JOB].map((res) => new ReadyTracker(env.kc, env.kube, res, o.namespace));
   const [nasTracker, jobTracker] = trackers as [ReadyTracker, ReadyTracker];
+  const jobs = o.nasOnly ? 0 : o.n;
+  const total = o.n + jobs;
   const apiServerPort = Number(new URL(env.kc.getCurrentCluster()?.server ?? "").port);
   try {
     await operator.waitReady(120_000);
@@ -105,12 +109,13 @@ export async function runOperatorPhase(
     });
     const before = await counters();
     o.progress(
-      `operator ready (pid ${operator.pid}); applying ${o.n} NasVolumes and ${o.n} TrainingJobs`,
+      `operator ready (pid ${operator.pid}); applying ${o.n} NasVolumes and ${jobs} TrainingJobs`,
     );
 
     const objs = [];
     for (let i = 0; i < o.n; i++) {
       objs.push({ res: NAS, obj: nasVolume(o.namespace, o.prefix, i), t: nasTracker });
+      if (i >= jobs) continue;
       objs.push({
         res: JOB,
         obj: trainingJob(o.namespace, o.prefix, i, o.jobsUseNas),
@@ -123,7 +128,7 @@ export async function runOperatorPhase(
       await env.kube.create(res, obj);
     });
     const nasNames = Array.from({ length: o.n }, (_, i) => nasName(o.prefix, i));
-    const jobNames = Array.from({ length: o.n }, (_, i) => jobName(o.prefix, i));
+    const jobNames = Array.from({ length: jobs }, (_, i) => jobName(o.prefix, i));
     const deadline = started + o.timeoutMs;
     let lastReport = 0;
     let exitCode: number | string | undefined;
@@ -139,7 +144,7 @@ export async function runOperatorPhase(
       const waiting = nasTracker.notReady(nasNames).length + jobTracker.notReady(jobNames).length;
       if (waiting === 0 || Date.now() > deadline) break;
       if (Date.now() - lastReport > 10_000) {
-        o.progress(`${2 * o.n - waiting}/${2 * o.n} Ready after ${Date.now() - started} ms`);
+        o.progress(`${total - waiting}/${total} Ready after ${Date.now() - started} ms`);
         lastReport = Date.now();
       }
       await sleep(100);
@@ -148,20 +153,18 @@ export async function runOperatorPhase(
     const lastReady = Math.max(nasTracker.lastReadyAt(), jobTracker.lastReadyAt());
     const converged = await counters();
     const connectionsAtAllReady = await connectionsTo(operator.pid, apiServerPort);
-    o.progress(
-      `${2 * o.n - notReady.length}/${2 * o.n} Ready; idle window of ${o.idleMs / 1000} s`,
-    );
+    o.progress(`${total - notReady.length}/${total} Ready; idle window of ${o.idleMs / 1000} s`);
     await sleep(o.idleMs);
     const idle = await counters();
     const stats = await processStats(operator.pid);
     const heap = heapFigures(await operator.metrics());
 
-    const perResource = (n: number) => round(n / (2 * o.n));
-    const perHour = (n: number) => round((n / (2 * o.n)) * (3_600_000 / Math.max(1, o.idleMs)));
+    const perResource = (n: number) => round(n / total);
+    const perHour = (n: number) => round((n / total) * (3_600_000 / Math.max(1, o.idleMs)));
     const all = [...nasTracker.latencies(), ...jobTracker.latencies()];
     const applyWrites = writesBetween(before.aidcWrites, converged.aidcWrites);
     // The benchmark's own creates are not the operator's writes.
-    const operatorWrites = applyWrites.total - 2 * o.n;
+    const operatorWrites = applyWrites.total - total;
     const idleWrites = writesBetween(converged.aidcWrites, idle.aidcWrites);
     const idleEvents = writesBetween(converged.eventWrites, idle.eventWrites);
     const idleCalls = idle.serviceSeq - converged.serviceSeq;
