@@ -1,9 +1,11 @@
 /**
  * Enforces the layering of src/ (DESIGN §3): a layer may import only what its rule
- * allows. Run by `npm run lint`; exits 1 with one line per violation.
+ * allows, and no module may import itself through others (an import cycle, see
+ * import-cycles.ts). Run by `npm run lint`; exits 1 with one line per violation.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
+import { findImportCycles, importGraphOf } from "./import-cycles.js";
 
 const root = resolve(import.meta.dirname, "..");
 const src = join(root, "src");
@@ -89,6 +91,9 @@ for (const rule of rules) {
     }
   }
 }
+
+const cycles = findImportCycles(importGraphOf([...files(src)], root));
+for (const cycle of cycles) violations.push(`import cycle: ${cycle.join(" -> ")}`);
 
 if (violations.length > 0) {
   for (const v of violations) console.error(v);

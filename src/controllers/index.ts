@@ -1,24 +1,11 @@
-import type { Logger } from "pino";
-import { type OperatorConfig, pollIntervalFor } from "../config/schema.js";
-import type { ControllerDefinition } from "../runtime/controller.js";
-import type { ServiceClient } from "../service/client.js";
+import { pollIntervalFor } from "../config/schema.js";
 import { cciInstanceController } from "./cciinstance/index.js";
+import type { ControllerFactory } from "./controller-factory.js";
 import { nasVolumeController } from "./nasvolume/controller.js";
 import { trainingJobController } from "./trainingjob/index.js";
 import { trainingTemplateController } from "./trainingtemplate/controller.js";
 
-/** What `aidc-operator run` hands every controller factory. */
-export interface ControllerDeps {
-  /** The validated operator config (poll intervals: `pollIntervalFor(config, kind)`). */
-  config: OperatorConfig;
-  /** The one service client of the process (one rate limit, metrics wired in). */
-  service: ServiceClient;
-  /** The root logger; reconciles get their own child in `ctx.log`. */
-  log: Logger;
-}
-
-/** Builds one controller from the process's dependencies. */
-export type ControllerFactory = (deps: ControllerDeps) => ControllerDefinition;
+export type { ControllerDeps, ControllerFactory } from "./controller-factory.js";
 
 /**
  * The registry of controllers that `aidc-operator run` starts. Each kind's controller

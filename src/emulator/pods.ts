@@ -3,7 +3,6 @@
  * storages as volumes, an SSH system port and the custom ports the user opened.
  */
 import type { PodRecord, TaskRecord } from "./records.js";
-import type { EmulatorState } from "./state.js";
 
 /** External host of every port mapping. */
 export const EXTERNAL_HOST = "203.0.113.10";
@@ -11,8 +10,18 @@ export const EXTERNAL_HOST = "203.0.113.10";
 /** The container port opened on every pod automatically (SSH). */
 export const SYSTEM_PORT = 22;
 
+/**
+ * What placing pods takes from the emulator's state (EmulatorState provides it): its
+ * random source, its clock and the allocator of external ports.
+ */
+export interface PodPlacement {
+  random(): number;
+  now(): number;
+  allocateExternalPort(): number;
+}
+
 /** Pods for a task that has just started. */
-export function createPods(task: TaskRecord, state: EmulatorState): PodRecord[] {
+export function createPods(task: TaskRecord, state: PodPlacement): PodRecord[] {
   const pods: PodRecord[] = [];
   for (let i = 0; i < task.workerCount; i++) {
     const podName = `${task.id}-worker-${i}`;

@@ -4,7 +4,7 @@ import { KubeApiError, type ReconcileContext } from "../../runtime/index.js";
 import { ServiceRefusedError, ServiceUnavailableError } from "../../service/errors.js";
 import { saveImages } from "./image-saver.js";
 import { IMAGES_ANNOTATION, parseLedger } from "./images.js";
-import type { CciObject } from "./reconciler.js";
+import type { CciObject } from "./objects.js";
 
 const now = new Date("2026-01-01T12:00:00.000Z");
 const image = { imageName: "team/a", tag: "v1" };

@@ -23,7 +23,7 @@ import {
   parseLedger,
   type SaveBackoff,
 } from "./images.js";
-import type { CciObject } from "./reconciler.js";
+import type { CciObject } from "./objects.js";
 
 /** The save-image operation (ServiceClient.saveCciImage). */
 export interface ImageSaver {

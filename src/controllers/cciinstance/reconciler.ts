@@ -3,11 +3,7 @@
  * (deleted: say the instance is kept) → the shared list snapshot → bind → detail and
  * error details only when needed → save at most one image → status → requeue.
  */
-import {
-  type CciInstance as CciInstanceResource,
-  type CciInstanceStatus,
-  cciInstanceCrd,
-} from "../../crds/cciinstance.js";
+import { type CciInstanceStatus, cciInstanceCrd } from "../../crds/cciinstance.js";
 import {
   type ConditionInput,
   getCondition,
@@ -37,11 +33,9 @@ import {
 import { type Binding, decideBinding, recordedInstanceId } from "./binding.js";
 import { type ImageSaver, saveImages } from "./image-saver.js";
 import { IMAGES_ANNOTATION, imageKey, parseLedger, type SaveBackoff } from "./images.js";
+import type { CciObject } from "./objects.js";
 import type { CciSnapshot } from "./snapshot.js";
 import { errorKey, isInError, needsDetail, observedStatus, readyCondition } from "./status.js";
-
-/** A CciInstance as the cache holds it. */
-export type CciObject = CciInstanceResource & KubeObject;
 
 /** The service operations the reconciler uses. */
 export interface CciService extends ImageSaver {

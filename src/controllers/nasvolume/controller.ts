@@ -6,7 +6,7 @@ import { pollIntervalFor } from "../../config/schema.js";
 import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
 import { controller } from "../../runtime/controller.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
-import type { ControllerDeps, ControllerFactory } from "../index.js";
+import type { ControllerDeps, ControllerFactory } from "../controller-factory.js";
 import { boundIdIndex } from "../managed/binding.js";
 import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
 import { managedPermissions, managedReconciler } from "../managed/reconciler.js";

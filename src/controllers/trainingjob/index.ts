@@ -19,7 +19,7 @@ import {
   parseKey,
 } from "../../runtime/index.js";
 import type { ServiceClient } from "../../service/index.js";
-import type { ControllerFactory } from "../index.js";
+import type { ControllerFactory } from "../controller-factory.js";
 import { boundIdIndex } from "../managed/binding.js";
 import { readCreateState } from "../managed/create-protocol.js";
 import type { ManagedKind } from "../managed/external-client.js";

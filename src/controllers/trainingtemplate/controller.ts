@@ -15,7 +15,7 @@ import type { CacheReader } from "../../runtime/cache.js";
 import { controller } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
-import type { ControllerFactory } from "../index.js";
+import type { ControllerFactory } from "../controller-factory.js";
 import { boundIdIndex } from "../managed/binding.js";
 import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
 import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
