@@ -76,7 +76,7 @@ export function trainingTemplateControllerWith(
       status: (obj, facts, remote) => templateStatus(obj, facts, remote) as Record<string, unknown>,
       statusId: (obj) => obj.status?.templateId,
     };
-    const { reconcile, onError } = managedReconciler(kind, {
+    const { reconcile, onError, settled } = managedReconciler(kind, {
       pollIntervalMs: poll,
       subscriptionPollMs: Math.min(1_000, poll),
       visibilityGraceMs: options.visibilityGraceMs ?? deps.config.service.listVisibilityWindowMs,
@@ -102,6 +102,7 @@ export function trainingTemplateControllerWith(
         },
       ])
       .onError(onError)
+      .settled(settled)
       .reconcile(reconcile);
   };
 }
