@@ -8,6 +8,7 @@ import { errorMessage, errorReason, isExternalHold, isTerminal, RetryableError }
 import type { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
+import { nonStatusFingerprint, OwnWriteEchoFilter } from "./own-write-echoes.js";
 import { withReconcilePriority } from "./priority.js";
 import { type BackoffOptions, ExponentialBackoff, type TokenBucketOptions } from "./ratelimit.js";
 import { runWithDeadline } from "./reconcile-deadline.js";
@@ -48,15 +49,6 @@ export interface ControllerRuntime {
 export const DEFAULT_HOLD_BACKOFF: BackoffOptions = { baseMs: 15_000, maxMs: 300_000 };
 
 /**
- * The parts of an object a reconcile acts on (not status): a change of any of these
- * enqueues the object, also when a terminal error stopped its retries.
- */
-function fingerprint(obj: KubeObject): string {
-  const m = obj.metadata ?? {};
-  return JSON.stringify([m.generation, m.annotations, m.labels, m.deletionTimestamp, m.finalizers]);
-}
-
-/**
  * Whether an object looks settled from outside a reconcile (the initial list, the
  * resync): Ready=True for its current generation, not Synced=False, not being
  * deleted. Such a key waits in the low lane; any other (a create or a deletion under
@@ -86,10 +78,8 @@ export class RunningController {
   private readonly terminal = new Map<string, string>();
   /** Retries of keys held by an external terminal error, per key. */
   private readonly holdBackoff: ExponentialBackoff;
-  /** Per key being reconciled: resourceVersions of updates that may echo its writes. */
-  private readonly maybeEchoes = new Map<string, string[]>();
-  /** Keys being reconciled that something other than a possible echo re-added. */
-  private readonly rerun = new Set<string>();
+  /** Which primary changes ask for nothing (status alone, the echo of an own write). */
+  private readonly echoes: OwnWriteEchoFilter;
   private unsubscribe: Array<() => void> = [];
   private workers: Promise<void>[] = [];
   private resyncTimer?: NodeJS.Timeout;
@@ -102,6 +92,10 @@ export class RunningController {
   ) {
     this.log = rt.log.child({ controller: definition.name });
     this.holdBackoff = new ExponentialBackoff({ ...DEFAULT_HOLD_BACKOFF, ...rt.holdBackoff });
+    this.echoes = new OwnWriteEchoFilter({
+      isOwnWrite: (obj) => rt.kube.isOwnWrite(definition.primary, obj),
+      isProcessing: (key) => this.queue?.isProcessing(key) ?? false,
+    });
   }
 
   /** True between start and stop. */
@@ -178,7 +172,7 @@ export class RunningController {
     for (const obj of this.rt.cache.list(this.definition.primary)) {
       const key = objectKeyString(obj);
       if (!this.terminal.has(key)) {
-        this.markRerun(key);
+        this.echoes.markRerun(key);
         this.queue.add(key, this.laneOf(obj));
       }
     }
@@ -196,61 +190,17 @@ export class RunningController {
 
   private onPrimary(ev: StoreEvent): void {
     const key = objectKeyString(ev.object);
-    // A change of status alone (typically this controller's own status write) asks for
-    // nothing: the reconcile that wrote it already acted on the rest of the object.
-    // Spec (generation), annotations, labels, finalizers and deletion still enqueue.
-    if (ev.type === "update" && ev.old && fingerprint(ev.old) === fingerprint(ev.object)) return;
-    // The echo of this process's own write (same resourceVersion) asks for nothing
-    // either: a reconcile made it, and its own requeue follows. This spares the extra
-    // reconcile (and the stale-cache status write conflict) after every create. An
-    // echo can arrive before the write's answer; one that arrives while the key is
-    // being reconciled is checked again when that reconcile ends (dropOwnEchoes).
-    // A new generation is never taken for an echo: reconciles do not write the spec,
-    // so whoever did (even through this client) asks for a reconcile of it.
-    const specChanged = ev.old?.metadata?.generation !== ev.object.metadata?.generation;
-    if (
-      ev.type === "update" &&
-      !specChanged &&
-      this.rt.kube.isOwnWrite(this.definition.primary, ev.object)
-    ) {
-      return;
-    }
+    // A change of status alone, or the echo of this process's own write, asks for
+    // nothing (see own-write-echoes.ts); spec (generation), annotations, labels,
+    // finalizers and deletion still enqueue.
+    if (this.echoes.asksForNothing(ev)) return;
     if (ev.type !== "delete") {
       const held = this.terminal.get(key);
-      if (held !== undefined && held === fingerprint(ev.object)) return;
+      if (held !== undefined && held === nonStatusFingerprint(ev.object)) return;
     }
-    const rv = ev.object.metadata?.resourceVersion;
-    if (ev.type === "update" && rv && !specChanged && this.queue?.isProcessing(key)) {
-      this.maybeEchoes.set(key, [...(this.maybeEchoes.get(key) ?? []), rv]);
-    } else {
-      this.markRerun(key);
-    }
+    this.echoes.noteAdd(key, ev);
     this.terminal.delete(key);
     this.queue?.add(key);
-  }
-
-  /** An add of a key being reconciled that is surely not an echo: it must run again. */
-  private markRerun(key: string): void {
-    if (this.queue?.isProcessing(key)) this.rerun.add(key);
-  }
-
-  /**
-   * After a successful reconcile of `key`: when everything that re-added it meanwhile
-   * was the echo of its own writes (now that their answers are in), it need not run
-   * again; the reconcile's own requeue stands.
-   */
-  private dropOwnEchoes(queue: WorkQueue, key: string): void {
-    const versions = this.maybeEchoes.get(key);
-    this.maybeEchoes.delete(key);
-    const mustRerun = this.rerun.delete(key);
-    if (!versions || mustRerun) return;
-    const { namespace, name } = parseKey(key);
-    const own = versions.every((resourceVersion) =>
-      this.rt.kube.isOwnWrite(this.definition.primary, {
-        metadata: { namespace, name, resourceVersion },
-      }),
-    );
-    if (own) queue.cancelReadd(key);
   }
 
   private onWatched(
@@ -267,7 +217,7 @@ export class RunningController {
     }
     for (const key of keys) {
       this.terminal.delete(key);
-      this.markRerun(key);
+      this.echoes.markRerun(key);
       this.queue?.add(key);
     }
   }
@@ -279,8 +229,7 @@ export class RunningController {
       try {
         await this.reconcileKey(queue, key);
       } finally {
-        this.maybeEchoes.delete(key);
-        this.rerun.delete(key);
+        this.echoes.forget(key);
         queue.done(key);
       }
     }
@@ -313,7 +262,8 @@ export class RunningController {
       const result = await runWithDeadline(this.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
         withReconcilePriority(priority, () => def.reconcile(key, { ...ctx, signal })),
       );
-      this.dropOwnEchoes(queue, keyString);
+      // Re-adds that were all the echo of this reconcile's own writes ask for nothing.
+      if (this.echoes.onlyOwnEchoes(keyString)) queue.cancelReadd(keyString);
       this.terminal.delete(keyString);
       this.holdBackoff.forget(keyString);
       queue.forget(keyString);
@@ -333,7 +283,7 @@ export class RunningController {
       if (isTerminal(err)) {
         this.rt.metrics.terminalReconcileErrors.inc(labels);
         queue.forget(keyString);
-        if (obj) this.terminal.set(keyString, fingerprint(obj));
+        if (obj) this.terminal.set(keyString, nonStatusFingerprint(obj));
         if (isExternalHold(err)) {
           // The far side may recover by itself (a key accepted again, an operation
           // back): look again on a slow backoff, besides any change of the object.
