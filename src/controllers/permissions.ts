@@ -1,22 +1,37 @@
 /**
- * Every Kubernetes permission the operator needs, in one place.
+ * The operator's RBAC, collected from what the registered controllers declare.
  *
- * Each controller (and the runtime under it) declares here what it reads and writes;
- * nothing else grants the operator anything. `scripts/generate-rbac.ts` writes these
- * rules into the Helm chart (`charts/aidc-operator/templates/_rbac-rules.tpl`, used by
- * the ClusterRole and the Roles of the release namespace), and `deploy/rbac/` is
- * rendered from the chart, so the chart and the kustomize base grant exactly this list.
- * `npm run check:generated` fails when the generated files are stale, and the e2e test
- * `test/e2e/rbac.test.ts` proves with SubjectAccessReviews that the chart's
- * ServiceAccount can do each rule and cannot read any other Secret.
+ * Nothing here is written by hand: each controller declares the rules it uses, with the
+ * reason, through `ControllerBuilder.permissions` (the managed kinds with
+ * `managedPermissions`), and the runtime declares its own (Events, and the Lease of
+ * leader election, in src/runtime/permissions.ts). {@link operatorPermissions} builds
+ * the controllers of src/controllers/index.ts, as `aidc-operator run` does, once with
+ * every optional feature off and once per feature on, and lists the union:
+ * `scripts/generate-rbac.ts` writes it into the Helm chart
+ * (`charts/aidc-operator/templates/_rbac-rules.tpl`, used by the ClusterRole and the
+ * Roles of the release namespace), and `deploy/rbac/` is rendered from the chart. So the
+ * chart grants exactly what the running Manager's `permissions()` reports, no more.
  *
- * The kinds come from src/crds ({@link allCrds}), so a new kind gets its rules.
- * A controller that starts using a new API (a verb, a resource, a subresource) adds a
- * rule here, with the reason, then runs `npm run generate`.
+ * A controller that starts using a new API (a verb, a resource, a subresource) declares
+ * it where it is built, then runs `npm run generate`; `npm run check:generated` fails
+ * while the generated files are stale, and the e2e tests `test/e2e/rbac.test.ts` and
+ * `test/e2e/operator-as-chart-serviceaccount.test.ts` prove the chart's ServiceAccount
+ * can do each rule, cannot read any Secret, and is enough to run the operator.
  */
 
-import { allCrds, type CrdDefinition } from "../crds/index.js";
-import type { PolicyRule } from "../runtime/permissions.js";
+import { operatorConfigSchema } from "../config/schema.js";
+import { allCrds } from "../crds/index.js";
+import type { ControllerDefinition } from "../runtime/controller.js";
+import { createLogger } from "../runtime/logging.js";
+import {
+  type DeclaredRule,
+  LEADER_ELECTION_PERMISSIONS,
+  missingPermissions,
+  type PolicyRule,
+  RUNTIME_PERMISSIONS,
+} from "../runtime/permissions.js";
+import { ServiceClient } from "../service/client.js";
+import { controllers } from "./index.js";
 
 export type { PolicyRule };
 
@@ -44,97 +59,129 @@ export type PermissionFeature = "exposure";
 export type EnabledFeatures = Partial<Record<PermissionFeature, boolean>>;
 
 /** One rule the operator needs, where it is granted, and why. */
-export interface OperatorPermission extends PolicyRule {
+export interface OperatorPermission extends DeclaredRule {
   /** Which Role or ClusterRole carries the rule (see {@link PermissionScope}). */
   scope: PermissionScope;
   /** Granted only when this feature is on (the chart wraps the rule in its value). */
   feature?: PermissionFeature;
-  /** Who needs the rule and for what; written beside the rule in the generated YAML. */
-  reason: string;
 }
 
-/** The plural names of the operator's kinds (from src/crds), in the order of their rules. */
-export const RECONCILED_PLURALS: readonly string[] = allCrds.map((crd) => crd.plural);
+/** The operator config (beyond the defaults) that switches each feature on. */
+const FEATURE_CONFIG: Record<PermissionFeature, Record<string, unknown>> = {
+  exposure: { trainingJob: { exposure: { enabled: true } } },
+};
 
 /**
- * The three rules of a reconciled kind (as kubebuilder's markers declare them): the
- * objects (read, watch, and annotation and finalizer writes; never create or delete,
- * since the user owns the objects), the status subresource, and the finalizers
- * subresource (needed where OwnerReferencesPermissionEnforcement is on).
+ * The registered controllers (src/controllers/index.ts) as `aidc-operator run` builds
+ * them with the default operator config and `features` on. Building one calls nothing.
  */
-function reconciledKindRules(crd: CrdDefinition): OperatorPermission[] {
-  const { group, plural, kind: controller } = crd;
-  return [
-    {
-      scope: "watched",
-      apiGroups: [group],
-      resources: [plural],
-      verbs: ["get", "list", "watch", "update", "patch"],
-      reason: `${controller} controller: watch the objects, write annotations and the finalizer`,
-    },
-    {
-      scope: "watched",
-      apiGroups: [group],
-      resources: [`${plural}/status`],
-      verbs: ["get", "update", "patch"],
-      reason: `${controller} controller: write the status subresource`,
-    },
-    {
-      scope: "watched",
-      apiGroups: [group],
-      resources: [`${plural}/finalizers`],
-      verbs: ["update"],
-      reason: `${controller} controller: set and remove the finalizer`,
-    },
-  ];
+export function registeredControllers(features: EnabledFeatures = {}): ControllerDefinition[] {
+  const on = (Object.keys(FEATURE_CONFIG) as PermissionFeature[]).filter((f) => features[f]);
+  const config = operatorConfigSchema.parse(
+    Object.assign(
+      { service: { baseUrl: "https://aidc.invalid" } },
+      ...on.map((f) => FEATURE_CONFIG[f]),
+    ),
+  );
+  const service = new ServiceClient({
+    baseUrl: config.service.baseUrl,
+    apiKey: () => "",
+    rateLimit: null,
+  });
+  try {
+    const log = createLogger({ level: "silent" });
+    return controllers.map((factory) => factory({ config, service, log }));
+  } finally {
+    service.close();
+  }
 }
 
 /**
- * The operator's permissions: the single source of the chart's and the kustomize
- * base's RBAC rules. Order is the order of the generated YAML.
+ * Drops each rule that the rules kept before it and the rules after it grant already
+ * (a controller reading another's kind, a rule two controllers declare), so each access
+ * is listed once, with the reason of the rule that grants it most broadly.
  */
-export const operatorPermissions: readonly OperatorPermission[] = [
-  ...allCrds.flatMap(reconciledKindRules),
-  {
-    scope: "watched",
-    apiGroups: ["events.k8s.io"],
-    resources: ["events"],
-    verbs: ["create", "patch"],
-    reason: "every controller: Normal and Warning Events (repeats patched into a series)",
-  },
-  {
-    scope: "watched",
-    feature: "exposure",
-    apiGroups: [""],
-    resources: ["services"],
-    verbs: ["list", "create", "patch", "delete"],
-    reason:
-      "TrainingJob controller, exposure enabled: a Service for each exposed pod port (spec.exposePorts)",
-  },
-  {
-    scope: "watched",
-    feature: "exposure",
-    apiGroups: ["discovery.k8s.io"],
-    resources: ["endpointslices"],
-    verbs: ["list", "create", "patch", "delete"],
-    reason:
-      "TrainingJob controller, exposure enabled: the EndpointSlice of each exposed port's Service",
-  },
-  {
-    scope: "leaderElection",
-    apiGroups: ["coordination.k8s.io"],
-    resources: ["leases"],
-    verbs: ["get", "create", "update"],
-    reason: "runtime: leader election on a Lease in the operator's namespace",
-  },
-];
+export function withoutCoveredRules<T extends PolicyRule>(rules: readonly T[]): T[] {
+  const kept: T[] = [];
+  rules.forEach((rule, i) => {
+    if (missingPermissions([rule], [...kept, ...rules.slice(i + 1)]).length > 0) kept.push(rule);
+  });
+  return kept;
+}
+
+/**
+ * The `watched` rules of `definitions`, in the order of their controllers (by the
+ * kind each reconciles, in the order of `kindOrder`), each reason naming its controller.
+ */
+function controllerRules(
+  definitions: readonly ControllerDefinition[],
+  kindOrder: readonly string[],
+  feature?: PermissionFeature,
+): OperatorPermission[] {
+  const rank = (d: ControllerDefinition) => kindOrder.indexOf(d.primary.kind);
+  const who = (kind: string) => `${kind} controller${feature ? `, ${feature} enabled` : ""}`;
+  return [...definitions]
+    .sort((a, b) => rank(a) - rank(b))
+    .flatMap((d) =>
+      d.permissions.map((rule) => ({
+        ...rule,
+        scope: "watched" as const,
+        ...(feature ? { feature } : {}),
+        reason: `${who(d.primary.kind)}: ${rule.reason}`,
+      })),
+    );
+}
+
+/**
+ * The operator's permissions from what `base` (every feature off) and `withFeature`
+ * (the controllers built with one feature on) declare, and the runtime's: the
+ * controllers' rules, the runtime's Events, each feature's extra rules (what its
+ * controllers declare beyond `base`), then leader election. Order is the order of the
+ * generated YAML.
+ */
+export function permissionsDeclaredBy(
+  base: readonly ControllerDefinition[],
+  withFeature: Partial<Record<PermissionFeature, readonly ControllerDefinition[]>>,
+  kindOrder: readonly string[],
+): OperatorPermission[] {
+  const runtime = (rules: readonly DeclaredRule[], scope: PermissionScope) =>
+    rules.map((rule) => ({ ...rule, scope }));
+  const watched = withoutCoveredRules([
+    ...controllerRules(base, kindOrder),
+    ...runtime(RUNTIME_PERMISSIONS, "watched"),
+  ]);
+  const features = (Object.keys(withFeature) as PermissionFeature[]).flatMap((feature) => {
+    const extra = controllerRules(withFeature[feature] ?? [], kindOrder, feature).filter(
+      (rule) => missingPermissions([rule], watched).length > 0,
+    );
+    return withoutCoveredRules(extra);
+  });
+  return [...watched, ...features, ...runtime(LEADER_ELECTION_PERMISSIONS, "leaderElection")];
+}
+
+let collected: readonly OperatorPermission[] | undefined;
+
+/**
+ * The operator's permissions: the union of what the registered controllers and the
+ * runtime declare, with every feature off and each one on; the controllers' rules in
+ * the order of their kinds in src/crds. The single source of the chart's and the
+ * kustomize base's RBAC rules.
+ */
+export function operatorPermissions(): readonly OperatorPermission[] {
+  collected ??= permissionsDeclaredBy(
+    registeredControllers(),
+    { exposure: registeredControllers({ exposure: true }) },
+    allCrds.map((crd) => crd.kind),
+  );
+  return collected;
+}
 
 /**
  * The rules of one scope with `features` on, without the bookkeeping fields: a plain
  * PolicyRule list.
  */
 export function policyRules(scope: PermissionScope, features: EnabledFeatures = {}): PolicyRule[] {
-  return operatorPermissions
+  return operatorPermissions()
     .filter((p) => p.scope === scope && (!p.feature || features[p.feature] === true))
     .map(({ apiGroups, resources, verbs, resourceNames }) =>
       resourceNames

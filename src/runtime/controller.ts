@@ -4,7 +4,7 @@ import type { Clock } from "./clock.js";
 import type { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
-import type { PolicyRule } from "./permissions.js";
+import type { DeclaredRule } from "./permissions.js";
 import type { KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
 import type { IndexFunc } from "./store.js";
 
@@ -91,8 +91,11 @@ export interface ControllerDefinition {
   readonly primary: ResourceDescriptor;
   readonly watches: readonly WatchSpec[];
   readonly indexes: readonly IndexSpec[];
-  /** RBAC rules the controller needs (checked against the generated RBAC by tests). */
-  readonly permissions: readonly PolicyRule[];
+  /**
+   * RBAC rules the controller needs, each with its reason: the operator's generated RBAC
+   * is the union of these (src/controllers/permissions.ts) and nothing else.
+   */
+  readonly permissions: readonly DeclaredRule[];
   /** Workers; default from the operator config. */
   readonly concurrency?: number;
   readonly reconcile: Reconciler;
@@ -109,7 +112,7 @@ export interface ControllerDefinition {
  *   .for(NAS_VOLUME)
  *   .watches(SECRETS, (secret, cache) => [...])
  *   .index(TRAINING_JOB, "nasVolumeRef", (tj) => [...])
- *   .permissions([{ apiGroups: ["aidc.io"], resources: ["nasvolumes"], verbs: ["get", "list", "watch", "patch"] }])
+ *   .permissions([{ apiGroups: ["aidc.io"], resources: ["nasvolumes"], verbs: ["get", "list", "watch", "patch"], reason: "watch the objects" }])
  *   .onError(recordSyncedFalse)
  *   .reconcile(async (key, ctx) => { ...; return { requeueAfterMs: 30_000 }; });
  * ```
@@ -118,7 +121,7 @@ export class ControllerBuilder {
   private primary?: ResourceDescriptor;
   private readonly watchList: WatchSpec[] = [];
   private readonly indexList: IndexSpec[] = [];
-  private readonly rules: PolicyRule[] = [];
+  private readonly rules: DeclaredRule[] = [];
   private workers?: number;
   private policy?: ErrorPolicy;
   private settledCheck?: SettledCheck;
@@ -152,8 +155,12 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Declares RBAC rules the controller needs. */
-  permissions(rules: readonly PolicyRule[]): this {
+  /**
+   * Declares RBAC rules the controller needs, each with the reason: the generated RBAC
+   * grants what the registered controllers declare, so a rule not declared here is not
+   * granted.
+   */
+  permissions(rules: readonly DeclaredRule[]): this {
     this.rules.push(...rules);
     return this;
   }

@@ -42,7 +42,12 @@ export {
   statusCodeOf,
 } from "./kube.js";
 export { RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
-export { mergeRules, missingPermissions, type PolicyRule } from "./permissions.js";
+export {
+  type DeclaredRule,
+  mergeRules,
+  missingPermissions,
+  type PolicyRule,
+} from "./permissions.js";
 export { currentReconcilePriority, withReconcilePriority } from "./priority.js";
 export {
   currentReconcileSignal,

@@ -1,8 +1,9 @@
 /**
- * RBAC rules as controllers declare them. The operator's RBAC is generated from
- * src/controllers/permissions.ts (the single source of the chart's rules); each
- * controller also declares what it uses with `ControllerBuilder.permissions`, and
- * {@link missingPermissions} lets a test prove the generated rules cover them.
+ * RBAC rules as controllers declare them. Each controller declares what it uses with
+ * `ControllerBuilder.permissions`, the runtime declares its own below, and these
+ * declarations are the only source of the operator's RBAC:
+ * src/controllers/permissions.ts collects them from the registered controllers and
+ * scripts/generate-rbac.ts writes them into the chart.
  */
 
 /** A Kubernetes RBAC PolicyRule (rbac.authorization.k8s.io/v1), resource rules only. */
@@ -16,14 +17,33 @@ export interface PolicyRule {
   resourceNames?: string[];
 }
 
+/** A rule as a controller (or the runtime) declares it: the rule and why it is needed. */
+export interface DeclaredRule extends PolicyRule {
+  /**
+   * What the rule is for, written beside it in the generated RBAC. A controller's reason
+   * leaves out who needs it (the generator names the controller's kind).
+   */
+  reason: string;
+}
+
 /** What the runtime itself does in the watched namespaces: record Events. */
-export const RUNTIME_PERMISSIONS: readonly PolicyRule[] = [
-  { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+export const RUNTIME_PERMISSIONS: readonly DeclaredRule[] = [
+  {
+    apiGroups: ["events.k8s.io"],
+    resources: ["events"],
+    verbs: ["create", "patch"],
+    reason: "every controller: Normal and Warning Events (repeats patched into a series)",
+  },
 ];
 
 /** What leader election does, in the Lease's namespace. */
-export const LEADER_ELECTION_PERMISSIONS: readonly PolicyRule[] = [
-  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+export const LEADER_ELECTION_PERMISSIONS: readonly DeclaredRule[] = [
+  {
+    apiGroups: ["coordination.k8s.io"],
+    resources: ["leases"],
+    verbs: ["get", "create", "update"],
+    reason: "runtime: leader election on a Lease in the operator's namespace",
+  },
 ];
 
 /**

@@ -28,8 +28,8 @@ import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js
  * rendered config file) runs with a kubeconfig that impersonates the chart's
  * ServiceAccount, so every call it makes gets exactly the chart's RBAC. The samples of
  * deploy/samples, applied by an admin, must all become Ready=True for their current
- * generation, and no request of the operator may be refused: a rule missing from
- * src/controllers/permissions.ts fails here. The last test removes one rule from the
+ * generation, and no request of the operator may be refused: a rule a controller uses
+ * without declaring it (so the generated RBAC lacks it) fails here. The last test removes one rule from the
  * installed ClusterRole and sees the operator refused, so that the first can fail.
  */
 

@@ -1,6 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { operatorPermissions } from "../../src/controllers/permissions.js";
+import { type OperatorPermission, operatorPermissions } from "../../src/controllers/permissions.js";
 import {
   type Access,
   CHART_DIR,
@@ -18,22 +18,23 @@ import { adminKubeConfig, createNamespace } from "../support/kube.js";
 
 /**
  * Least privilege, proven against the API server's RBAC: the chart's ServiceAccount can
- * do each rule of src/controllers/permissions.ts and nothing around it. The questions
+ * do each rule the controllers declare (collected by src/controllers/permissions.ts)
+ * and nothing around it. The questions
  * are asked as the ServiceAccount itself (impersonation and SelfSubjectAccessReview),
  * the way the operator will run in the e2e tests.
  *
  * The rules in use: test/e2e/operator-as-chart-serviceaccount.test.ts runs the operator
  * with `operatorKubeConfigFor(serviceAccount)` against the emulator (leader election on
  * the chart's Lease, watchNamespaces empty and set), applies deploy/samples and waits
- * for Ready=True with no 403, so that a rule missing from permissions.ts fails there;
- * src/controllers/registry-permissions.test.ts checks that the rules cover what every
- * registered controller declares.
+ * for Ready=True with no 403, so that a rule a controller forgets to declare fails there;
+ * src/controllers/permissions.test.ts checks that the generated rules are the union of
+ * what the registered controllers declare.
  */
 
 const API_KEY_SECRET = "service-api-key";
 
 /** Every single access a permission grants (one per group, resource, verb and name). */
-function accessesOf(permission: (typeof operatorPermissions)[number], namespace: string): Access[] {
+function accessesOf(permission: OperatorPermission, namespace: string): Access[] {
   const names = permission.resourceNames ?? [undefined];
   return permission.apiGroups.flatMap((group) =>
     permission.resources.flatMap((resource) =>
@@ -108,7 +109,7 @@ describe("the chart's RBAC", () => {
   });
 
   it("lets the ServiceAccount do every rule of operatorPermissions but the optional features'", async () => {
-    const accesses = operatorPermissions
+    const accesses = operatorPermissions()
       .filter((p) => !p.feature)
       .flatMap((p) =>
         p.scope === "watched"
@@ -157,7 +158,7 @@ describe("the chart's RBAC", () => {
       "exposure.enabled": true,
     });
     installed.push({ release, namespace: other });
-    const granted = operatorPermissions
+    const granted = operatorPermissions()
       .filter((p) => p.feature === "exposure")
       .flatMap((p) => accessesOf(p, "any-team"));
     expect(granted.length).toBeGreaterThan(4);
@@ -242,7 +243,7 @@ describe("the chart's RBAC", () => {
     const scopedSa = await installRelease(release, ns, { "watchNamespaces[0]": watched });
     installed.push({ release, namespace: ns });
     const kc = operatorKubeConfigFor(scopedSa);
-    const watchedRules = operatorPermissions.filter((p) => p.scope === "watched" && !p.feature);
+    const watchedRules = operatorPermissions().filter((p) => p.scope === "watched" && !p.feature);
     expect(
       await mismatches(
         kc,

@@ -63,11 +63,13 @@ export function cciInstanceController(options: CciInstanceControllerOptions): Co
         apiGroups: [cciInstanceCrd.group],
         resources: [cciInstanceCrd.plural],
         verbs: ["get", "list", "watch", "patch"],
+        reason: "watch the objects, write annotations (the bound id, image saves)",
       },
       {
         apiGroups: [cciInstanceCrd.group],
         resources: [`${cciInstanceCrd.plural}/status`],
         verbs: ["patch"],
+        reason: "write the status subresource",
       },
     ])
     .onError((key, err, ctx) => reconciler.onError(key, err, ctx))

@@ -48,7 +48,7 @@ import {
   setCondition,
 } from "../../runtime/conditions.js";
 import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
-import type { PolicyRule } from "../../runtime/permissions.js";
+import type { DeclaredRule } from "../../runtime/permissions.js";
 import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { withKstatusConditions } from "../health-conditions.js";
 import { createOrObserve, startsWithCreate } from "./create-flow.js";
@@ -186,22 +186,31 @@ async function writeStatus<T extends ManagedObject, R>(
 }
 
 /**
- * The RBAC rules the generic loop needs on its kind (declared with `.permissions`;
- * granted by src/controllers/permissions.ts): read and watch the objects, patch their
- * annotations and finalizers, and patch their status.
+ * The RBAC rules the generic loop needs on its kind, declared with `.permissions` (the
+ * generated RBAC grants what the controllers declare), as kubebuilder's markers declare
+ * them: the objects (read, watch, annotation and finalizer writes; never create or
+ * delete, since the user owns the objects), the status subresource, and the finalizers
+ * subresource (needed where OwnerReferencesPermissionEnforcement is on).
  */
-export function managedPermissions(res: { group: string; plural: string }): PolicyRule[] {
+export function managedPermissions(res: { group: string; plural: string }): DeclaredRule[] {
   return [
     {
       apiGroups: [res.group],
       resources: [res.plural],
       verbs: ["get", "list", "watch", "update", "patch"],
+      reason: "watch the objects, write annotations and the finalizer",
     },
     {
       apiGroups: [res.group],
       resources: [`${res.plural}/status`],
       verbs: ["get", "update", "patch"],
+      reason: "write the status subresource",
     },
-    { apiGroups: [res.group], resources: [`${res.plural}/finalizers`], verbs: ["update"] },
+    {
+      apiGroups: [res.group],
+      resources: [`${res.plural}/finalizers`],
+      verbs: ["update"],
+      reason: "set and remove the finalizer",
+    },
   ];
 }

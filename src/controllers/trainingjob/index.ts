@@ -14,6 +14,7 @@ import {
   type CacheReader,
   type ControllerDefinition,
   controller,
+  type DeclaredRule,
   type KubeObject,
   type ObjectKey,
   parseKey,
@@ -72,16 +73,18 @@ export interface TrainingJobControllerOptions {
 }
 
 /** The rules of `spec.exposePorts`, declared only when exposure is enabled. */
-export const EXPOSURE_PERMISSIONS = [
+export const EXPOSURE_PERMISSIONS: readonly DeclaredRule[] = [
   {
     apiGroups: [SERVICES.group],
     resources: [SERVICES.plural],
     verbs: ["list", "create", "patch", "delete"],
+    reason: "a Service for each exposed pod port (spec.exposePorts)",
   },
   {
     apiGroups: [ENDPOINT_SLICES.group],
     resources: [ENDPOINT_SLICES.plural],
     verbs: ["list", "create", "patch", "delete"],
+    reason: "the EndpointSlice of each exposed port's Service",
   },
 ];
 
@@ -171,6 +174,7 @@ export function trainingJobControllerFrom(
         apiGroups: [group],
         resources: [nasVolumeCrd.plural, trainingTemplateCrd.plural],
         verbs: ["get", "list", "watch"],
+        reason: "read the NasVolumes and TrainingTemplates a job refers to",
       },
       ...(options.exposure ? EXPOSURE_PERMISSIONS : []),
     ])

@@ -99,6 +99,7 @@ export function trainingTemplateControllerWith(
           apiGroups: [nasVolumeCrd.group],
           resources: [nasVolumeCrd.plural, trainingJobCrd.plural],
           verbs: ["get", "list", "watch"],
+          reason: "read the NasVolumes and TrainingJobs a template refers to",
         },
       ])
       .onError(onError)
