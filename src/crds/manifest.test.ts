@@ -96,16 +96,17 @@ describe("the generated CRDs", () => {
 
   it("carry the defaults, so that the controller never writes the spec", () => {
     const spec = prop(schemaOf("trainingjobs"), "spec");
-    expect(prop(spec, "priority").default).toBe(3);
+    // priority has none: an omitted one is inherited (controllers/trainingjob/inherited-fields.ts).
+    expect(prop(spec, "priority").default).toBeUndefined();
     expect(prop(spec, "createType").default).toBe("DIRECT");
     expect(prop(spec, "deletionPolicy").default).toBe("Orphan");
     expect(prop(spec, "exposePorts").default).toBe(false);
     expect(prop(spec, "storage", "[]", "readOnly").default).toBe(true);
     expect(prop(schemaOf("nasvolumes"), "spec", "deletionPolicy").default).toBe("Orphan");
     // Defaulted fields are optional on input and present on output.
-    expect(spec.required ?? []).not.toContain("priority");
+    expect(spec.required ?? []).not.toContain("createType");
     const parsed = TrainingJobSpec.parse({ image: "i", productCode: "p", workerCount: 1 });
-    expect(parsed).toMatchObject({ priority: 3, createType: "DIRECT", deletionPolicy: "Orphan" });
+    expect(parsed).toMatchObject({ createType: "DIRECT", deletionPolicy: "Orphan" });
   });
 
   it("guard exactly the fields of MUTABILITY, with a message that says whose rule it is", () => {

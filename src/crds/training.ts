@@ -81,12 +81,19 @@ const envSchema = withRules(
   },
 );
 
-/** Scheduling priority 1 to 3 (each kind adds its own default). */
+/**
+ * Scheduling priority 1 to 3, without a default: an omitted priority is inherited from
+ * a template or source job, so the API server must not fill it in.
+ */
 export function priority(description: string) {
   return described(z.number().int().min(1).max(3), description);
 }
 
-/** The zod shape of the training configuration shared by jobs and templates (priority aside). */
+/**
+ * The zod shape of the training configuration shared by jobs and templates (priority
+ * aside). A TEMPLATE or COPY job inherits each of these fields it omits, so none may
+ * have a default (a unit test of the TrainingJob's inherited fields checks it).
+ */
 export const trainingConfigShape = {
   trainingType: described(TrainingType, "Kind of training: PRE_TRAINING or HPC.").optional(),
   trainingFramework: described(

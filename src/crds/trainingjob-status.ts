@@ -145,6 +145,10 @@ export const TrainingJobStatus = z
     subscription: subscriptionSchema.optional(),
     remoteStatus: str("The service's task status, verbatim (e.g. RUNNING)."),
     aidcId: described(z.number().int(), "Compute center that runs the task.").optional(),
+    priority: described(
+      z.number().int(),
+      "Scheduling priority the task runs at, as the service reports it (spec.priority, else the template's or source job's, else 3).",
+    ).optional(),
     creator: str("Who created the task in the service (its creator name, else its user id)."),
     createdTime: timestamp("When the service created the task.").optional(),
     startTime: timestamp("When the task started.").optional(),

@@ -55,9 +55,11 @@ const shape = {
     "TrainingJob",
     "The TrainingJob (same namespace) whose task is copied; required exactly when createType is COPY.",
   ).optional(),
+  // No CRD default: a default would be stored in every spec, so a TEMPLATE or COPY job
+  // could never take the priority of its template or source (the operator applies 3).
   priority: priority(
-    "Scheduling priority 1 to 3; a smaller number is a higher priority. Default 3.",
-  ).default(3),
+    "Scheduling priority 1 to 3; a smaller number is a higher priority. When omitted: the template's priority (createType TEMPLATE), the source job's (COPY), else 3, the service's default; status.priority shows the priority the task runs at.",
+  ).optional(),
   ...trainingConfigShape,
   ports: z
     .array(trainingJobPortSchema)

@@ -28,7 +28,7 @@ const shape = {
     `Compute center the template is bound to (0 to ${INTEGER_LIMITS.id}).`,
   ).optional(),
   priority: priority(
-    "Scheduling priority 1 to 3 of tasks created from the template; a smaller number is a higher priority.",
+    "Scheduling priority 1 to 3 of tasks created from the template; a smaller number is a higher priority. A TrainingJob from the template that omits priority runs at this one (3 when both omit it).",
   ).optional(),
   ...trainingConfigShape,
   deletionPolicy,

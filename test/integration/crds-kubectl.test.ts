@@ -44,6 +44,10 @@ describe("the CRDs through kubectl", () => {
     expect(out.stdout).toContain(
       "Scheduling priority 1 to 3; a smaller number is a higher priority",
     );
+    // Wrapped by kubectl; the words that say where an omitted priority comes from.
+    expect(out.stdout.replace(/\s+/g, " ")).toContain(
+      "When omitted: the template's priority (createType TEMPLATE), the source job's (COPY), else 3",
+    );
   });
 
   it("applies the samples with kubectl apply -k and lists them under the aidc category", async () => {

@@ -80,7 +80,7 @@ describe("the CRDs on a real API server", () => {
     expect(template.spec.deletionPolicy).toBe("Orphan");
   });
 
-  it("defaults priority, createType, exposePorts, deletionPolicy and readOnly of a TrainingJob", async () => {
+  it("defaults createType, exposePorts, deletionPolicy and readOnly of a TrainingJob, but not its priority", async () => {
     const created = (await create("TrainingJob", "defaults", {
       image: "i:1",
       productCode: "gpu-1x",
@@ -88,8 +88,10 @@ describe("the CRDs on a real API server", () => {
       storage: [{ storageId: "s-1" }],
       ports: [{ port: 8080 }],
     })) as Obj & { spec: Record<string, unknown> };
+    // An omitted priority stays omitted: a TEMPLATE or COPY job inherits it, a DIRECT
+    // one is sent with 3 by the operator.
+    expect(created.spec).not.toHaveProperty("priority");
     expect(created.spec).toMatchObject({
-      priority: 3,
       createType: "DIRECT",
       exposePorts: false,
       deletionPolicy: "Orphan",

@@ -1,7 +1,7 @@
 /**
  * TrainingJob creation against the real API server and the emulator: the exact
- * create bodies of DIRECT, TEMPLATE and COPY jobs, waiting for a NasVolume, and
- * preflight refusals that place no order.
+ * create bodies of DIRECT, TEMPLATE and COPY jobs, the priority a job inherits,
+ * waiting for a NasVolume, and preflight refusals that place no order.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
@@ -89,8 +89,12 @@ describe("a DIRECT TrainingJob", () => {
     expect(conditionOf(job, "Ready")).toMatchObject({ status: "True", reason: "TaskRunning" });
     expect(conditionOf(job, "Synced")?.status).toBe("True");
     expect(conditionOf(job, "ReferencesResolved")?.status).toBe("True");
+    // No CRD default fills in the priority; the operator sends the service's 3 and the
+    // status shows what the task runs at.
+    expect(job.spec.priority).toBeUndefined();
     expect(job.status).toMatchObject({
       remoteStatus: "RUNNING",
+      priority: 3,
       subscription: { outcome: "Succeeded" },
       resource: { productCode: "train.cpu.16", workerCount: 2 },
       storages: [{ storageId, name: "direct-data" }],
@@ -196,6 +200,73 @@ describe("references", () => {
         env: { AIDC_CLIENT_TOKEN: token, AIDC_OWNER: owner },
       },
     ]);
+  }, 60_000);
+});
+
+describe("inherited priority", () => {
+  it("sends the template's priority 1 for a TEMPLATE job and its copy that set none, 3 for a DIRECT one", async () => {
+    const seeded = await op.admin.seed({
+      templates: [{ name: "tpl-urgent", image: IMAGE, priority: 1 }],
+    });
+    const templateId = seeded.templates[0] as string;
+    await createTemplate(
+      op.kube,
+      ns,
+      "tpl-urgent",
+      { image: IMAGE, productCode: "train.cpu.16", workerCount: 1, priority: 1 },
+      templateId,
+    );
+    await createJob(op.kube, ns, "urgent", {
+      createType: "TEMPLATE",
+      templateRef: { name: "tpl-urgent" },
+    });
+    await createJob(op.kube, ns, "plain", {
+      image: IMAGE,
+      productCode: "train.cpu.16",
+      workerCount: 1,
+    });
+    const urgent = await waitForJob(op.kube, ns, "urgent", running);
+    const plain = await waitForJob(op.kube, ns, "plain", running);
+    expect((await createRequests(op.admin, "urgent")).map((c) => c.body)).toEqual([
+      {
+        name: "urgent",
+        createType: "TEMPLATE",
+        templateId,
+        priority: 1,
+        image: IMAGE,
+        productCode: "train.cpu.16",
+        workerCount: 1,
+        env: { AIDC_CLIENT_TOKEN: token, AIDC_OWNER: owner },
+      },
+    ]);
+    expect((await createRequests(op.admin, "plain")).map((c) => c.body)).toEqual([
+      {
+        name: "plain",
+        createType: "DIRECT",
+        priority: 3,
+        image: IMAGE,
+        productCode: "train.cpu.16",
+        workerCount: 1,
+        env: { AIDC_CLIENT_TOKEN: token, AIDC_OWNER: owner },
+      },
+    ]);
+    expect(urgent.spec.priority).toBeUndefined();
+    expect(urgent.status?.priority).toBe(1);
+    expect(plain.status?.priority).toBe(3);
+
+    // A copy of the TEMPLATE job runs at the priority its source runs at.
+    await createJob(op.kube, ns, "urgent-again", {
+      createType: "COPY",
+      copyFrom: { name: "urgent" },
+    });
+    const again = await waitForJob(op.kube, ns, "urgent-again", running);
+    const [copy] = await createRequests(op.admin, "urgent-again");
+    expect(copy?.body).toMatchObject({
+      createType: "COPY",
+      sourceTaskId: urgent.status?.taskId,
+      priority: 1,
+    });
+    expect(again.status?.priority).toBe(1);
   }, 60_000);
 });
 

@@ -34,6 +34,7 @@ import {
   NO_EXPOSURE_CHANGES,
   readExposure,
 } from "./expose-sync.js";
+import { effectiveConfig } from "./inherited-fields.js";
 import type { TrainingJobObject } from "./objects.js";
 import { describePortActions, type PortAction, portActions } from "./ports.js";
 import { type ReferenceLookup, resolveReferences } from "./references.js";
@@ -140,7 +141,7 @@ function prepare(
   if (!res.resolved) {
     return { refusal: { reason: res.reason, message: res.message } satisfies PreflightRefusal };
   }
-  const raw = (call.obj.spec.storage ?? res.refs.inherited.storage ?? []).flatMap((m) =>
+  const raw = (effectiveConfig(call.obj.spec, res.refs.inherited).storage ?? []).flatMap((m) =>
     m.nasVolumeRef === undefined && m.storageId ? [m.storageId] : [],
   );
   const adoption = rawMounts(call, raw, adoptionNamespaces);

@@ -3,6 +3,7 @@ import type { TrainingJobSpec } from "../../crds/trainingjob.js";
 import type { NasVolumeObject, TrainingJobObject, TrainingTemplateObject } from "./objects.js";
 import {
   copyFromKeys,
+  createdConfig,
   nasVolumeRefKeys,
   type ReferenceLookup,
   resolveReferences,
@@ -17,7 +18,6 @@ function job(spec: Partial<TrainingJobSpec>, name = "tj"): TrainingJobObject {
     metadata: { name, namespace: "ns", uid: "uid-1", generation: 1 },
     spec: {
       createType: "DIRECT",
-      priority: 3,
       exposePorts: false,
       deletionPolicy: "Orphan",
       ...spec,
@@ -194,6 +194,82 @@ describe("resolveReferences", () => {
       productCode: "train.cpu.16",
       workerCount: 2,
     });
+  });
+});
+
+describe("createdConfig (what a COPY job inherits from its source)", () => {
+  const tpl1: TrainingTemplateObject = {
+    ...template,
+    spec: { ...template.spec, priority: 1, startCommand: "run" },
+  };
+  const fromTpl = job({ createType: "TEMPLATE", templateRef: { name: "tpl" } }, "from-tpl");
+  const copyOfTpl = job({ createType: "COPY", copyFrom: { name: "from-tpl" } }, "copy-1");
+  const cases: {
+    reason: string;
+    job: TrainingJobObject;
+    lookup: ReferenceLookup;
+    want: Record<string, unknown>;
+  }[] = [
+    {
+      reason: "a DIRECT source gives its own spec, without a priority it did not set",
+      job: job({ image: "a:1", productCode: "p", workerCount: 1 }),
+      lookup: lookup({}),
+      want: { image: "a:1", productCode: "p", workerCount: 1 },
+    },
+    {
+      reason: "a TEMPLATE source gives its spec over its template's, priority 1 included",
+      job: { ...fromTpl, spec: { ...fromTpl.spec, workerCount: 4 } },
+      lookup: lookup({ templates: [tpl1] }),
+      want: {
+        image: "tpl:1",
+        productCode: "train.cpu.16",
+        workerCount: 4,
+        priority: 1,
+        startCommand: "run",
+      },
+    },
+    {
+      reason: "a copy of a copy of a TEMPLATE job follows the chain to the template",
+      job: job({ createType: "COPY", copyFrom: { name: "copy-1" }, image: "c:2" }, "copy-2"),
+      lookup: lookup({ templates: [tpl1], jobs: [fromTpl, copyOfTpl] }),
+      want: {
+        image: "c:2",
+        productCode: "train.cpu.16",
+        workerCount: 2,
+        priority: 1,
+        startCommand: "run",
+      },
+    },
+    {
+      reason: "a source whose template is gone gives only its own spec",
+      job: { ...fromTpl, spec: { ...fromTpl.spec, image: "own:1" } },
+      lookup: lookup({}),
+      want: { image: "own:1" },
+    },
+    {
+      reason: "a cycle of copies ends instead of looping",
+      job: job({ createType: "COPY", copyFrom: { name: "b" }, image: "a:1" }, "a"),
+      lookup: lookup({
+        jobs: [
+          job({ createType: "COPY", copyFrom: { name: "a" }, workerCount: 2 }, "b"),
+          job({ createType: "COPY", copyFrom: { name: "b" }, image: "a:1" }, "a"),
+        ],
+      }),
+      want: { image: "a:1", workerCount: 2 },
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(createdConfig(c.job, c.lookup)).toEqual(c.want);
+    });
+  }
+
+  it("gives a COPY job the priority its TEMPLATE source runs at", () => {
+    const r = resolveReferences(
+      job({ createType: "COPY", copyFrom: { name: "from-tpl" } }),
+      lookup({ templates: [tpl1], jobs: [{ ...fromTpl, status: { taskId: "task-0002" } }] }),
+    );
+    expect(r.resolved && r.refs.inherited.priority).toBe(1);
   });
 });
 

@@ -7,9 +7,14 @@
  */
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { StorageMount } from "../../crds/training.js";
-import type { TrainingJobSpec } from "../../crds/trainingjob.js";
 import { isConditionTrue } from "../../runtime/conditions.js";
 import type { StorageConfigItem } from "../../service/index.js";
+import {
+  effectiveConfig,
+  type InheritedConfig,
+  overlayInherited,
+  pickInherited,
+} from "./inherited-fields.js";
 import type { NasVolumeObject, TrainingJobObject, TrainingTemplateObject } from "./objects.js";
 
 /** Reads referenced objects of the job's namespace (from the cache). */
@@ -19,25 +24,6 @@ export interface ReferenceLookup {
   trainingJob(name: string): TrainingJobObject | undefined;
 }
 
-/** The configuration fields a job may take from its template or source job. */
-export type InheritedConfig = Pick<
-  TrainingJobSpec,
-  | "trainingType"
-  | "trainingFramework"
-  | "imageType"
-  | "image"
-  | "productCode"
-  | "workerCount"
-  | "storage"
-  | "env"
-  | "enableAutoRetry"
-  | "maxRetryCount"
-  | "enableTimeoutCancel"
-  | "timeoutHours"
-  | "startCommand"
-  | "priority"
->;
-
 /** Everything the create request needs from other objects. */
 export interface ResolvedReferences {
   /** The storage mounts with storage ids (the job's own, else the source's). */
@@ -46,7 +32,11 @@ export interface ResolvedReferences {
   templateId?: string;
   /** createType COPY: the task to copy. */
   sourceTaskId?: string;
-  /** Configuration of the template or source job, used where the job's spec is silent. */
+  /**
+   * Configuration of the template (TEMPLATE) or of the source job as it was created
+   * (COPY: its spec over its own template's or source's), used where the job's spec is
+   * silent; see {@link effectiveConfig}.
+   */
   inherited: Partial<InheritedConfig>;
 }
 
@@ -54,29 +44,6 @@ export interface ResolvedReferences {
 export type ResolutionResult =
   | { resolved: true; refs: ResolvedReferences }
   | { resolved: false; reason: ConditionReason; message: string };
-
-const INHERITED_KEYS: (keyof InheritedConfig)[] = [
-  "trainingType",
-  "trainingFramework",
-  "imageType",
-  "image",
-  "productCode",
-  "workerCount",
-  "storage",
-  "env",
-  "enableAutoRetry",
-  "maxRetryCount",
-  "enableTimeoutCancel",
-  "timeoutHours",
-  "startCommand",
-  "priority",
-];
-
-function pick(spec: Partial<Record<keyof InheritedConfig, unknown>>): Partial<InheritedConfig> {
-  const out: Record<string, unknown> = {};
-  for (const k of INHERITED_KEYS) if (spec[k] !== undefined) out[k] = spec[k];
-  return out as Partial<InheritedConfig>;
-}
 
 const wait = (reason: ConditionReason, message: string): ResolutionResult => ({
   resolved: false,
@@ -108,11 +75,42 @@ function storageConfig(
   return item;
 }
 
+/** How many COPY links {@link createdConfig} follows (copies of copies of ...). */
+const MAX_COPY_CHAIN = 8;
+
+/**
+ * The configuration a job's task was created with, as far as the cache tells: its own
+ * spec over its template's (TEMPLATE) or, recursively, its source job's (COPY). So a
+ * copy of a TEMPLATE job that left priority to its template runs at the template's
+ * priority, not at 3. A referenced object that is gone contributes nothing.
+ */
+export function createdConfig(
+  job: TrainingJobObject,
+  lookup: ReferenceLookup,
+  seen: ReadonlySet<string> = new Set(),
+): Partial<InheritedConfig> {
+  const own = pickInherited(job.spec);
+  const name = job.metadata?.name ?? "";
+  if (seen.has(name) || seen.size >= MAX_COPY_CHAIN) return own;
+  const spec = job.spec;
+  if (spec.createType === "TEMPLATE" && spec.templateRef) {
+    const tpl = lookup.template(spec.templateRef.name);
+    return tpl ? overlayInherited(own, pickInherited(tpl.spec)) : own;
+  }
+  if (spec.createType === "COPY" && spec.copyFrom) {
+    const source = lookup.trainingJob(spec.copyFrom.name);
+    if (!source) return own;
+    return overlayInherited(own, createdConfig(source, lookup, new Set([...seen, name])));
+  }
+  return own;
+}
+
 /**
  * Resolves the job's references. A missing or not-ready referenced object is a reason
  * to wait (ReferencesResolved=False); the job is reconciled again when it changes.
- * Fields the spec omits are taken from the template (TEMPLATE) or the source job's
- * spec (COPY); the storage list too, when the job has none.
+ * Fields the spec omits are taken from the template (TEMPLATE) or the configuration the
+ * source job was created with (COPY, {@link createdConfig}); the storage list too, when
+ * the job has none. The fields are those of `INHERITED_FIELDS`.
  */
 export function resolveReferences(
   job: TrainingJobObject,
@@ -131,7 +129,7 @@ export function resolveReferences(
       return wait("TemplateNotReady", `TrainingTemplate ${name} has no template id yet`);
     }
     refs.templateId = tpl.status.templateId;
-    inherited = pick(tpl.spec);
+    inherited = pickInherited(tpl.spec);
   }
   if (spec.createType === "COPY") {
     const name = spec.copyFrom?.name;
@@ -142,9 +140,9 @@ export function resolveReferences(
       return wait("SourceJobNotReady", `TrainingJob ${name} has no task id yet`);
     }
     refs.sourceTaskId = source.status.taskId;
-    inherited = pick(source.spec);
+    inherited = createdConfig(source, lookup);
   }
-  const mounts = spec.storage ?? inherited.storage ?? [];
+  const mounts = effectiveConfig(spec, inherited).storage ?? [];
   const storageConfigs: StorageConfigItem[] = [];
   for (const m of mounts) {
     const item = storageConfig(m, lookup);

@@ -6,6 +6,7 @@ const task: TrainingTask = {
   id: "task-1",
   status: "RUNNING",
   aidcId: 1,
+  priority: 1,
   desc: "d",
   creatorName: "Alice",
   createdBy: "user-1",
@@ -20,10 +21,11 @@ const task: TrainingTask = {
 };
 
 describe("remoteStatus", () => {
-  it("maps the detail: status, times, resource, creator, records oldest first", () => {
+  it("maps the detail: status, priority, times, resource, creator, records oldest first", () => {
     expect(remoteStatus({ task }, undefined)).toEqual({
       remoteStatus: "RUNNING",
       aidcId: 1,
+      priority: 1,
       createdTime: "2025-01-01T00:00:00Z",
       startTime: "2025-01-01T00:01:00Z",
       lastUpdateTime: "2025-01-01T00:02:00Z",

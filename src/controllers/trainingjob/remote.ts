@@ -174,6 +174,7 @@ export function remoteStatus(
   return compact({
     remoteStatus: task.status,
     aidcId: task.aidcId,
+    priority: task.priority,
     createdTime: task.createdTime,
     startTime: task.startTime,
     lastUpdateTime: task.lastUpdateTime,

@@ -13,7 +13,6 @@ function job(spec: Partial<TrainingJobSpec>): TrainingJobObject {
     metadata: { name: "tj", namespace: "ns" },
     spec: {
       createType: "DIRECT",
-      priority: 3,
       exposePorts: false,
       deletionPolicy: "Orphan",
       ...spec,
@@ -95,6 +94,29 @@ describe("buildCreateRequest", () => {
       workerCount: 4,
       startCommand: "go",
     });
+  });
+
+  it("sends the template's priority 1 when the job sets none (no silent 3)", () => {
+    const r = buildCreateRequest(
+      job({ createType: "TEMPLATE", templateRef: { name: "tpl" } }),
+      { storageConfigs: [], templateId: "tpl-1", inherited: { ...direct, priority: 1 } },
+      "t",
+    );
+    expect(r.ok && r.request.priority).toBe(1);
+  });
+
+  it("sends the job's own priority over the template's", () => {
+    const r = buildCreateRequest(
+      job({ createType: "TEMPLATE", templateRef: { name: "tpl" }, priority: 2 }),
+      { storageConfigs: [], templateId: "tpl-1", inherited: { ...direct, priority: 1 } },
+      "t",
+    );
+    expect(r.ok && r.request.priority).toBe(2);
+  });
+
+  it("sends priority 3, the service's default, when neither the job nor its source sets one", () => {
+    const r = buildCreateRequest(job(direct), noRefs, "t");
+    expect(r.ok && r.request.priority).toBe(3);
   });
 
   it("sends the source task id for a copy", () => {

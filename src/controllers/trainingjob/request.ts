@@ -7,6 +7,7 @@ import type { CreateTrainingTaskRequest, TrainingProduct } from "../../service/i
 import { CLIENT_TOKEN_ENV, OWNER_MARK_ENV } from "../../service/index.js";
 import type { PreflightRefusal } from "../managed/external-client.js";
 import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
+import { effectiveConfig } from "./inherited-fields.js";
 import type { TrainingJobObject } from "./objects.js";
 import type { ResolvedReferences } from "./references.js";
 
@@ -24,8 +25,9 @@ export type CreateRequestResult =
   | { ok: false; missing: MissingFields };
 
 /**
- * Builds the create request: the spec's fields, falling back to the template's or the
- * source job's (`refs.inherited`); the resolved storage mounts; the client token as
+ * Builds the create request from the job's effective configuration (its own fields,
+ * else the template's or source job's, else the service's default priority 3: see
+ * {@link effectiveConfig}); the resolved storage mounts; the client token as
  * the env var {@link CLIENT_TOKEN_ENV} (added to the user's env, which it overrides);
  * `templateId` / `sourceTaskId` for TEMPLATE / COPY. Absent optional fields are left out.
  */
@@ -35,26 +37,24 @@ export function buildCreateRequest(
   token: string,
 ): CreateRequestResult {
   const spec = job.spec;
-  const inh = refs.inherited;
-  const image = spec.image ?? inh.image;
-  const productCode = spec.productCode ?? inh.productCode;
-  const workerCount = spec.workerCount ?? inh.workerCount;
+  // The storage list arrives resolved (refs.storageConfigs); every other field of
+  // the configuration goes to the request under its own name.
+  const {
+    image,
+    productCode,
+    workerCount,
+    env,
+    storage: _,
+    ...configured
+  } = effectiveConfig(spec, refs.inherited);
   const missing: MissingFields = [];
   if (!image) missing.push("image");
   if (!productCode) missing.push("productCode");
   if (workerCount === undefined) missing.push("workerCount");
   if (!image || !productCode || workerCount === undefined) return { ok: false, missing };
-  const optional = {
+  const optional: Partial<CreateTrainingTaskRequest> = {
     desc: spec.description,
-    priority: spec.priority ?? inh.priority,
-    trainingType: spec.trainingType ?? inh.trainingType,
-    trainingFramework: spec.trainingFramework ?? inh.trainingFramework,
-    imageType: spec.imageType ?? inh.imageType,
-    enableAutoRetry: spec.enableAutoRetry ?? inh.enableAutoRetry,
-    maxRetryCount: spec.maxRetryCount ?? inh.maxRetryCount,
-    enableTimeoutCancel: spec.enableTimeoutCancel ?? inh.enableTimeoutCancel,
-    timeoutHours: spec.timeoutHours ?? inh.timeoutHours,
-    startCommand: spec.startCommand ?? inh.startCommand,
+    ...configured,
     templateId: refs.templateId,
     sourceTaskId: refs.sourceTaskId,
   };
@@ -65,7 +65,7 @@ export function buildCreateRequest(
     workerCount,
     image,
     env: {
-      ...(spec.env ?? inh.env ?? {}),
+      ...(env ?? {}),
       [CLIENT_TOKEN_ENV]: token,
       [OWNER_MARK_ENV]: formatOwnerMark(
         ownerMark(job.metadata?.namespace ?? "", job.metadata?.name ?? ""),
