@@ -6,7 +6,9 @@
 import type { KubeObject } from "../../runtime/resource.js";
 import type { IndexFunc } from "../../runtime/store.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
-import { factsOf, type ManagedRun, type Outcome, toKube } from "./run.js";
+import { toKube } from "./kube-casts.js";
+import type { Outcome } from "./outcome.js";
+import { factsOf, type ManagedRun } from "./run.js";
 import {
   type BindingRefusal,
   BOUND_ID_INDEX,

@@ -9,8 +9,10 @@ import { bindingConflict, refused } from "./binding.js";
 import {
   ANNOTATIONS,
   type CreatePending,
+  createMayHaveHappened,
   decideAfterLookup,
   formatPending,
+  newClientToken,
   nextCreateStep,
   readCreateState,
 } from "./create-protocol.js";
@@ -21,17 +23,9 @@ import {
 } from "./decisions.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
-import {
-  createMayHaveHappened,
-  ERR,
-  factsOf,
-  type ManagedRun,
-  newClientToken,
-  type Outcome,
-  SYNCED_OK,
-  step,
-  wrapError,
-} from "./run.js";
+import { type Outcome, SYNCED_OK } from "./outcome.js";
+import { factsOf, type ManagedRun } from "./run.js";
+import { ERR, step, wrapError } from "./step-errors.js";
 
 /** Message of the CreateOutcomeUnknown condition and event: what the user can do. */
 export const OUTCOME_UNKNOWN_HELP = `Check the service: if the resource exists, adopt it by setting the annotation ${ANNOTATIONS.externalId} to its id; if it does not, create it again by removing the annotation ${ANNOTATIONS.createPending}.`;

@@ -1,5 +1,7 @@
 /**
- * The crash-safe create protocol (DESIGN §5), as pure decisions.
+ * The crash-safe create protocol (DESIGN §5), as pure decisions, with the two facts
+ * about a create it rests on: whether a failed create may have happened, and a fresh
+ * client token.
  *
  * A remote resource is created in three durable steps, each recorded in an
  * annotation before the next begins, so that a crash at any point is recovered
@@ -15,6 +17,8 @@
  * Annotations, not only status: backup tools do not restore status, and a restored
  * object must bind to the resource it already has.
  */
+import { randomUUID } from "node:crypto";
+import { ServiceError } from "../../service/errors.js";
 
 /** Annotation keys of the protocol. */
 export const ANNOTATIONS = {
@@ -167,4 +171,18 @@ export function decideAfterLookup(input: LookupInput): LookupDecision {
     reason: "CreateOutcomeUnknown",
     message: `a create was sent ${Math.round(pendingAgeMs / 1000)} s ago and the service did not confirm it (an error, a timeout or a lost answer), and no remote resource with its client token ${input.token} was listed within the visibility window (${Math.round(visibilityGraceMs / 1000)} s, service.listVisibilityWindowMs); the create is not sent again by itself`,
   };
+}
+
+/**
+ * True unless `err` proves that a create did not take effect: a service error that is
+ * not `outcomeUnknown`. Any other error (unknown origin) may have happened after the
+ * request was sent.
+ */
+export function createMayHaveHappened(err: unknown): boolean {
+  return !(err instanceof ServiceError) || err.outcomeUnknown;
+}
+
+/** A fresh client token for a create. */
+export function newClientToken(): string {
+  return randomUUID();
 }

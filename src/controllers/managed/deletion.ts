@@ -6,6 +6,7 @@ import type { ReconcileResult } from "../../runtime/controller.js";
 import { removeFinalizer } from "../../runtime/writes.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import { bindingConflict, ownershipRefusal } from "./binding.js";
+import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, decideAfterLookup, readCreateState } from "./create-protocol.js";
 import {
   DEFAULT_LIST_VISIBILITY_WINDOW_MS,
@@ -16,7 +17,9 @@ import {
 } from "./decisions.js";
 import { deleteConfigured } from "./deletion-policy.js";
 import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
-import { ERR, type ManagedRun, toKube, wrapError, writeConditions } from "./run.js";
+import { toKube } from "./kube-casts.js";
+import type { ManagedRun } from "./run.js";
+import { ERR, wrapError } from "./step-errors.js";
 import type { BindingRefusal } from "./tenancy.js";
 
 /** Reason of the Warning event when a Delete policy cannot be honoured. */

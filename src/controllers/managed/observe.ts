@@ -14,7 +14,9 @@ import type {
   Observation,
 } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
-import { ERR, factsOf, type ManagedRun, type Outcome, SYNCED_OK, step, wrapError } from "./run.js";
+import { type Outcome, SYNCED_OK } from "./outcome.js";
+import { factsOf, type ManagedRun } from "./run.js";
+import { ERR, step, wrapError } from "./step-errors.js";
 
 /**
  * What to do about a bound remote resource that does not exist: an id from the spec

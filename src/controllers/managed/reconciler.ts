@@ -51,13 +51,16 @@ import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/contro
 import type { DeclaredRule } from "../../runtime/permissions.js";
 import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { withKstatusConditions } from "../health-conditions.js";
+import { writeConditions } from "./condition-writes.js";
 import { createOrObserve, startsWithCreate } from "./create-flow.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./deletion-policy.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
-import { fromKube, ManagedRun, type Outcome, toKube, writeConditions } from "./run.js";
+import { fromKube, toKube } from "./kube-casts.js";
+import type { Outcome } from "./outcome.js";
+import { ManagedRun } from "./run.js";
 
 /** The reconcile function and error policy of one managed kind. */
 export interface ManagedReconciler {

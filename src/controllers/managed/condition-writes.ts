@@ -1,0 +1,24 @@
+/**
+ * The status write of a managed object that changes only its conditions (the kstatus
+ * conditions follow), used where a reconcile has no new status fields to record.
+ */
+import { setCondition } from "../../runtime/conditions.js";
+import type { ReconcileContext } from "../../runtime/controller.js";
+import { patchStatus } from "../../runtime/writes.js";
+import { withKstatusConditions } from "../health-conditions.js";
+import type { ManagedKind, ManagedObject } from "./external-client.js";
+import { toKube } from "./kube-casts.js";
+
+/** Sets conditions on `obj`'s current status and patches it when it changed. */
+export async function writeConditions<T extends ManagedObject>(
+  ctx: ReconcileContext,
+  kind: ManagedKind<T, unknown>,
+  obj: T,
+  conds: Parameters<typeof setCondition>[1][],
+): Promise<void> {
+  const generation = obj.metadata?.generation;
+  let conditions = obj.status?.conditions;
+  for (const c of conds) conditions = setCondition(conditions, c, generation, ctx.clock.now());
+  conditions = withKstatusConditions(conditions, generation, ctx.clock.now());
+  await patchStatus(ctx.kube, kind.resource, toKube(obj), { ...(obj.status ?? {}), conditions });
+}
