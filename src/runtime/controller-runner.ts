@@ -1,70 +1,22 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { InformerCache } from "./cache.js";
-import type { Clock } from "./clock.js";
-import { type Condition, getCondition } from "./conditions.js";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
+import type { ControllerRuntime } from "./controller-runtime.js";
 import { errorMessage, errorReason, isExternalHold, isTerminal, RetryableError } from "./errors.js";
-import type { EventRecorder } from "./events.js";
-import type { KubeClient } from "./kube.js";
-import type { RuntimeMetrics } from "./metrics.js";
-import { nonStatusFingerprint, OwnWriteEchoFilter } from "./own-write-echoes.js";
+import { looksSettled } from "./looks-settled.js";
+import { OwnWriteEchoFilter } from "./own-write-echoes.js";
 import { withReconcilePriority } from "./priority.js";
-import { type BackoffOptions, ExponentialBackoff, type TokenBucketOptions } from "./ratelimit.js";
 import { runWithDeadline } from "./reconcile-deadline.js";
 import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
 import type { StoreEvent } from "./store.js";
+import { TerminalHolds } from "./terminal-holds.js";
 import { type QueuePriority, WorkQueue } from "./workqueue.js";
 import { ConflictError } from "./writes.js";
 
-/** Shared services and settings a running controller needs (the manager provides them). */
-export interface ControllerRuntime {
-  kube: KubeClient;
-  cache: InformerCache;
-  clock: Clock;
-  log: Logger;
-  events: EventRecorder;
-  metrics: RuntimeMetrics;
-  /** Workers when the definition does not say. */
-  concurrency: number;
-  backoff?: Partial<BackoffOptions>;
-  /**
-   * Retry of a key held by an external terminal error (see `isExternalHold`): slow
-   * and bounded, per key. Default {@link DEFAULT_HOLD_BACKOFF}.
-   */
-  holdBackoff?: Partial<BackoffOptions>;
-  retryRateLimit?: TokenBucketOptions;
-  /** Every key is reconciled again after about this long (0: never). */
-  resyncPeriodMs: number;
-  /** Fraction of the resync period added at random (0.1 = up to +10%). */
-  resyncJitter: number;
-  /**
-   * Longest a reconcile may hold a worker before it is abandoned and its key retried
-   * (see reconcile-deadline.ts). 0 or absent: no bound.
-   */
-  reconcileTimeoutMs?: number;
-}
-
-/** Default retry of external terminal holds: 15 s, doubling, at most 5 min. */
-export const DEFAULT_HOLD_BACKOFF: BackoffOptions = { baseMs: 15_000, maxMs: 300_000 };
-
-/**
- * Whether an object looks settled from outside a reconcile (the initial list, the
- * resync): Ready=True for its current generation, not Synced=False, not being
- * deleted. Such a key waits in the low lane; any other (a create or a deletion under
- * way, a spec not acted on yet, an error) goes in the normal one, so that after a
- * restart the work that was under way resumes first.
- */
-export function looksSettled(obj: KubeObject): boolean {
-  if (obj.metadata?.deletionTimestamp) return false;
-  const conditions = (obj as { status?: { conditions?: Condition[] } }).status?.conditions;
-  const ready = getCondition(conditions, "Ready");
-  return (
-    ready?.status === "True" &&
-    ready.observedGeneration === obj.metadata?.generation &&
-    getCondition(conditions, "Synced")?.status !== "False"
-  );
-}
+export type { ControllerRuntime } from "./controller-runtime.js";
+export { looksSettled } from "./looks-settled.js";
+export { DEFAULT_HOLD_BACKOFF } from "./terminal-holds.js";
 
 /**
  * Runs one controller: subscribes to its informers (a primary object's status-only
@@ -75,9 +27,8 @@ export function looksSettled(obj: KubeObject): boolean {
  */
 export class RunningController {
   private queue?: WorkQueue;
-  private readonly terminal = new Map<string, string>();
-  /** Retries of keys held by an external terminal error, per key. */
-  private readonly holdBackoff: ExponentialBackoff;
+  /** Keys held by a terminal error until their object changes (or a slow retry). */
+  private readonly terminal: TerminalHolds;
   /** Which primary changes ask for nothing (status alone, the echo of an own write). */
   private readonly echoes: OwnWriteEchoFilter;
   private unsubscribe: Array<() => void> = [];
@@ -91,7 +42,7 @@ export class RunningController {
     private readonly rt: ControllerRuntime,
   ) {
     this.log = rt.log.child({ controller: definition.name });
-    this.holdBackoff = new ExponentialBackoff({ ...DEFAULT_HOLD_BACKOFF, ...rt.holdBackoff });
+    this.terminal = new TerminalHolds(rt.holdBackoff);
     this.echoes = new OwnWriteEchoFilter({
       isOwnWrite: (obj) => rt.kube.isOwnWrite(definition.primary, obj),
       isProcessing: (key) => this.queue?.isProcessing(key) ?? false,
@@ -164,10 +115,7 @@ export class RunningController {
   requeueAll(clearTerminal: boolean): void {
     if (!this.queue) return;
     if (clearTerminal) {
-      this.terminal.clear();
-      for (const obj of this.rt.cache.list(this.definition.primary)) {
-        this.holdBackoff.forget(objectKeyString(obj));
-      }
+      this.terminal.clear(this.rt.cache.list(this.definition.primary).map(objectKeyString));
     }
     for (const obj of this.rt.cache.list(this.definition.primary)) {
       const key = objectKeyString(obj);
@@ -185,7 +133,7 @@ export class RunningController {
 
   /** Keys currently held by a terminal error. */
   heldKeys(): string[] {
-    return [...this.terminal.keys()];
+    return this.terminal.keys();
   }
 
   private onPrimary(ev: StoreEvent): void {
@@ -194,12 +142,9 @@ export class RunningController {
     // nothing (see own-write-echoes.ts); spec (generation), annotations, labels,
     // finalizers and deletion still enqueue.
     if (this.echoes.asksForNothing(ev)) return;
-    if (ev.type !== "delete") {
-      const held = this.terminal.get(key);
-      if (held !== undefined && held === nonStatusFingerprint(ev.object)) return;
-    }
+    if (ev.type !== "delete" && this.terminal.holdsUnchanged(key, ev.object)) return;
     this.echoes.noteAdd(key, ev);
-    this.terminal.delete(key);
+    this.terminal.release(key);
     this.queue?.add(key);
   }
 
@@ -216,7 +161,7 @@ export class RunningController {
       }
     }
     for (const key of keys) {
-      this.terminal.delete(key);
+      this.terminal.release(key);
       this.echoes.markRerun(key);
       this.queue?.add(key);
     }
@@ -264,8 +209,7 @@ export class RunningController {
       );
       // Re-adds that were all the echo of this reconcile's own writes ask for nothing.
       if (this.echoes.onlyOwnEchoes(keyString)) queue.cancelReadd(keyString);
-      this.terminal.delete(keyString);
-      this.holdBackoff.forget(keyString);
+      this.terminal.succeeded(keyString);
       queue.forget(keyString);
       const after = result?.requeueAfterMs;
       if (after !== undefined && after > 0) {
@@ -283,18 +227,16 @@ export class RunningController {
       if (isTerminal(err)) {
         this.rt.metrics.terminalReconcileErrors.inc(labels);
         queue.forget(keyString);
-        if (obj) this.terminal.set(keyString, nonStatusFingerprint(obj));
-        if (isExternalHold(err)) {
+        const retryInMs = this.terminal.hold(keyString, obj, isExternalHold(err));
+        if (retryInMs !== undefined) {
           // The far side may recover by itself (a key accepted again, an operation
           // back): look again on a slow backoff, besides any change of the object.
-          const retryInMs = this.holdBackoff.when(keyString);
           queue.addAfter(keyString, retryInMs);
           log.warn(
             { err, reason, retryInMs },
             "reconcile failed terminally for a reason outside the object; retrying slowly",
           );
         } else {
-          this.holdBackoff.forget(keyString);
           log.warn(
             { err, reason },
             "reconcile failed terminally; waiting for a change of the object",
