@@ -5,6 +5,7 @@ import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { ServiceClient } from "../../src/service/client.js";
 import type { SubscribeNasRequest } from "../../src/service/schemas/nas.js";
+import type { SubscriptionResult } from "../../src/service/schemas/subscription.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, ObjectsOf, type ReadCondition } from "../support/managed.js";
 import {
@@ -25,6 +26,25 @@ class DiesAfterSubscribe extends ServiceClient {
     await super.subscribeNas(req);
     this.subscribed = true;
     return new Promise<string>(() => undefined);
+  }
+}
+
+/**
+ * A service client whose first subscription poll waits for the order to succeed and
+ * then never answers: the operator "dies" after the poll that would bind the id in one
+ * write, before that write (the key is not written either).
+ */
+class DiesAfterFirstPoll extends ServiceClient {
+  succeeded = false;
+
+  override async getNasSubscriptionResult(key: string): Promise<SubscriptionResult> {
+    let result = await super.getNasSubscriptionResult(key);
+    while (result.state === "Pending") {
+      await new Promise((r) => setTimeout(r, 50));
+      result = await super.getNasSubscriptionResult(key);
+    }
+    this.succeeded = result.state === "Succeeded";
+    return new Promise<SubscriptionResult>(() => undefined);
   }
 }
 
@@ -56,7 +76,7 @@ describe("NasVolume controller recovery", () => {
   const remoteNamed = async (op: TestOperator, name: string) =>
     (await op.admin.state()).nas.filter((n) => n.name === name);
 
-  it("creates exactly one NAS when the operator dies between the subscribe POST and the key write", async () => {
+  it("creates exactly one NAS when the operator dies between the subscribe POST and its next write", async () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-crash");
     let dying: DiesAfterSubscribe | undefined;
     const first = await start(namespace, {
@@ -83,6 +103,38 @@ describe("NasVolume controller recovery", () => {
       subscribes.filter((r) => JSON.stringify(r.body).includes('"name":"crashed"')),
     ).toHaveLength(1);
     await nas.waitForEvents("crashed", ["Recovered"]);
+  });
+
+  it("creates exactly one NAS when the operator dies after the first poll succeeded, before the id write", async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "nas-crash-poll");
+    let dying: DiesAfterFirstPoll | undefined;
+    const first = await start(namespace, {
+      shutdownTimeoutMs: 300,
+      makeService: (o) => {
+        dying = new DiesAfterFirstPoll(o);
+        return dying;
+      },
+    });
+    const nas = new ObjectsOf(first.kube, nasVolumeCrd, namespace);
+    await nas.create("polled", { productCode: "nas.capacity.standard", capacityGB: 100 });
+    await eventually(async () => dying?.succeeded);
+    const before = await nas.get("polled");
+    expect(before?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeTruthy();
+    expect(before?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBeUndefined();
+    expect(before?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBeUndefined();
+    await first.stop();
+
+    const second = await start(namespace);
+    const obj = await nas.waitForCondition("polled", "Ready", "True");
+    expect(obj.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    const remote = await remoteNamed(second, "polled");
+    expect(remote).toHaveLength(1);
+    expect(obj.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe(remote[0]?.id);
+    const subscribes = await second.admin.requests({ endpoint: "subscribeNas" });
+    expect(
+      subscribes.filter((r) => JSON.stringify(r.body).includes('"name":"polled"')),
+    ).toHaveLength(1);
+    await nas.waitForEvents("polled", ["Recovered"]);
   });
 
   it("stops with CreateOutcomeUnknown when it cannot look the NAS up, and binds to the id the user sets", async () => {

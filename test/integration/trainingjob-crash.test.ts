@@ -1,6 +1,6 @@
 /**
  * Crash safety of TrainingJob creation: the operator killed between the create call
- * and the write of its subscription key makes exactly one task (the next operator
+ * and its next write (the key, or the id) makes exactly one task (the next operator
  * finds it by its client token); and under injected service faults every job
  * converges to one running task, none duplicated.
  */
@@ -62,7 +62,7 @@ class KilledAfterCreate extends ServiceClient {
   }
 }
 
-describe("the operator killed between the create and the key write", () => {
+describe("the operator killed between the create and its next write", () => {
   it("leaves exactly one task, which the next operator adopts by its client token", async () => {
     const emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 300 });
     emulators.push(emulator);

@@ -179,10 +179,11 @@ async function create<T extends ManagedObject, R>(
     return observe(run, result.externalId, options, { ...subscription, outcome: "Succeeded" });
   }
   if (result.subscriptionKey) {
-    await run.annotate({ [ANNOTATIONS.subscriptionKey]: result.subscriptionKey });
     run.normal("CreateRequested", `ordered; subscription key ${result.subscriptionKey}`);
-    // The first poll follows at once: an order that resolves quickly is Ready in this
-    // reconcile, without a status write that says Creating.
+    // The first poll follows at once, before the key is written: an order that resolves
+    // quickly is bound in one write (the id and the key together), Ready in this
+    // reconcile without a status write that says Creating. Until that write the pending
+    // marker covers the order: after a crash its client token finds the resource.
     return poll(run, result.subscriptionKey, pending, options, { justOrdered: true });
   } else {
     run.normal("CreateRequested", "create sent; looking the new resource up");
@@ -207,6 +208,14 @@ async function poll<T extends ManagedObject, R>(
   if (!pollSubscription) throw new Error(`${ERR.poll}: the kind has no subscription poll`);
   const submittedTime = pending?.at || undefined;
   const base = submittedTime ? { submittedTime } : {};
+  // Right after the order the key is not written yet: it goes with the id when the
+  // first poll binds one, and on its own before any other way out of this reconcile.
+  const unwrittenKey: Record<string, string> = justOrdered
+    ? { [ANNOTATIONS.subscriptionKey]: key }
+    : {};
+  const writeKey = async () => {
+    if (justOrdered) await run.annotate(unwrittenKey);
+  };
   let res: Awaited<ReturnType<typeof pollSubscription>>;
   try {
     res = await pollSubscription(run, key);
@@ -217,6 +226,7 @@ async function poll<T extends ManagedObject, R>(
     res = { state: "Pending" };
   }
   if (res.state === "Pending") {
+    await writeKey();
     const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
     return {
       facts: { ...factsOf(run), subscription: { outcome: "Pending", ...base } },
@@ -249,10 +259,17 @@ async function poll<T extends ManagedObject, R>(
   }
   let id = res.externalId;
   if (!id) {
-    const found = pending?.token
-      ? await step(ERR.lookup, () => client.lookupByToken(run, pending.token))
-      : undefined;
+    let found: string[] | undefined;
+    try {
+      found = pending?.token
+        ? await step(ERR.lookup, () => client.lookupByToken(run, pending.token))
+        : undefined;
+    } catch (err) {
+      await writeKey();
+      throw err;
+    }
     if (found?.length !== 1) {
+      await writeKey();
       return unknownOutcome(
         run,
         `subscription ${key} succeeded without naming the resource, and ${found === undefined ? "no lookup by client token is possible" : `${found.length} resources carry the client token`}`,
@@ -260,7 +277,11 @@ async function poll<T extends ManagedObject, R>(
     }
     id = found[0] as string;
   }
-  await run.annotate({ [ANNOTATIONS.externalId]: id, [ANNOTATIONS.createPending]: null });
+  await run.annotate({
+    [ANNOTATIONS.externalId]: id,
+    [ANNOTATIONS.createPending]: null,
+    ...unwrittenKey,
+  });
   run.normal("Created", `subscription ${key} succeeded: remote resource ${id}`);
   return observe(run, id, options, { outcome: "Succeeded", ...base });
 }

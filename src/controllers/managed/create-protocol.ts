@@ -10,9 +10,15 @@
  * 1. `aidc.io/create-pending` = {token, at, generation} is written, THEN the create
  *    call is made; the token travels with the remote resource (a task env var, the
  *    NAS description) so the resource can be found again by it.
- * 2. The subscription key returned by the create call is written to
- *    `aidc.io/subscription-key`.
+ * 2. The subscription is polled once at once. Resolved: its instance id goes to
+ *    `aidc.io/external-id` with the key, and `create-pending` is removed, in one write.
+ *    Still pending (or the poll failed): the key is written to
+ *    `aidc.io/subscription-key`, and polled until it resolves.
  * 3. The subscription result's instance id is written to `aidc.io/external-id`.
+ *
+ * Until the first write after the create call, `create-pending` covers the order: a
+ * crash (or a lost write) there leaves the marker alone, and its token finds the
+ * resource (`LookupByToken`); the create is never repeated.
  *
  * Annotations, not only status: backup tools do not restore status, and a restored
  * object must bind to the resource it already has.
@@ -129,7 +135,7 @@ export const MAX_LOOKUP_INTERVAL_MS = 30_000;
 
 /**
  * Decides after a create whose outcome is unknown (a 5xx, a timeout or a dropped
- * connection after sending, or a crash between the create call and the key write).
+ * connection after sending, or a crash between the create call and the next write).
  * Exactly one match is adopted; several matches, or no lookup operation, cannot be
  * decided safely. No match is never taken as "nothing was created": the create is
  * never sent again by itself. The lookup goes on for the visibility window (half the

@@ -18,7 +18,8 @@
  *    missing one: nothing is ordered that could not finish), the crash-safe create protocol
  *    (create-protocol.ts): preflight (a refusal is Ready=False and Synced=False with its
  *    reason, and nothing is ordered) → `aidc.io/create-pending` {token, at, generation}
- *    → `client.create(token)` → `aidc.io/subscription-key` → poll with backoff →
+ *    → `client.create(token)` → one poll: resolved → `aidc.io/external-id` (with the
+ *    key, one write); pending → `aidc.io/subscription-key` → poll with backoff →
  *    `aidc.io/external-id`. Pending without key → `client.lookupByToken` for the list
  *    visibility window, never a second create; undecidable, or not found after it →
  *    Ready=False and Synced=False `CreateOutcomeUnknown` plus a Warning event telling the
