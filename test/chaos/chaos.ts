@@ -31,6 +31,7 @@ const { values: flags } = parseArgs({
     "kill-max-ms": { type: "string" },
     "settle-seconds": { type: "string" },
     "poll-interval-ms": { type: "string" },
+    "subscription-delay-ms": { type: "string" },
     "no-apiserver-restart": { type: "boolean" },
   },
 });
@@ -62,13 +63,18 @@ const options = {
   pollIntervalMs: num(flags["poll-interval-ms"], "AIDC_CHAOS_POLL_INTERVAL_MS", 2000),
   restartApiServer: !(flags["no-apiserver-restart"] ?? false),
 };
+const subscriptionDelayMs = num(
+  flags["subscription-delay-ms"],
+  "AIDC_CHAOS_SUBSCRIPTION_DELAY_MS",
+  500,
+);
 const progress = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
 
 async function main(): Promise<number> {
   progress(
     `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.kills} kills`,
   );
-  const chaos = await startEnvironment({ subscriptionDelayMs: 500, randomSeed: options.seed });
+  const chaos = await startEnvironment({ subscriptionDelayMs, randomSeed: options.seed });
   const logDir = await mkdtemp(join(tmpdir(), "aidc-chaos-"));
   try {
     await ensureNamespace(chaos.kube, "chaos");
