@@ -1,16 +1,18 @@
 import { pollIntervalFor } from "../config/schema.js";
-import { cciInstanceController } from "./cciinstance/index.js";
+import { cciInstanceController } from "./cciinstance/controller.js";
 import type { ControllerFactory } from "./controller-factory.js";
 import { nasVolumeController } from "./nasvolume/controller.js";
-import { trainingJobController } from "./trainingjob/index.js";
+import { trainingJobController } from "./trainingjob/controller.js";
 import { trainingTemplateController } from "./trainingtemplate/controller.js";
 
 export type { ControllerDeps, ControllerFactory } from "./controller-factory.js";
 
 /**
  * The registry of controllers that `aidc-operator run` starts. Each kind's controller
- * adds its factory here (one line per controller, e.g. `nasVolumeController`), built
- * with `controller(name).for(KIND)...reconcile(fn)` from src/runtime/controller.ts.
+ * adds its factory here (one line per controller, e.g. `nasVolumeController`), from
+ * the kind folder's `controller.ts`: a managed kind's is built with `managedController`
+ * (./managed/managed-controller.ts), CciInstance's with
+ * `controller(name).for(KIND)...reconcile(fn)` from src/runtime/controller.ts.
  */
 export const controllers: ControllerFactory[] = [
   ({ config, service }) =>

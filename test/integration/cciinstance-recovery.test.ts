@@ -3,8 +3,8 @@
  * decides, so that an image is never saved twice and a binding is kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import { IMAGES_ANNOTATION } from "../../src/controllers/cciinstance/images.js";
-import { cciInstanceController } from "../../src/controllers/cciinstance/index.js";
 import type { CciInstance, CciInstanceSpec } from "../../src/crds/cciinstance.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";

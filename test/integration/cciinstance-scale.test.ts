@@ -4,7 +4,7 @@
  * (counted in the emulator's request log).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cciInstanceController } from "../../src/controllers/cciinstance/index.js";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import type { CciInstance } from "../../src/crds/cciinstance.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";

@@ -3,7 +3,7 @@
  * status sync, error details, image saving, deletion, and the calls per resync.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cciInstanceController } from "../../src/controllers/cciinstance/index.js";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import type { CciInstance, CciInstanceSpec } from "../../src/crds/cciinstance.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
-import { trainingJobController } from "../../src/controllers/trainingjob/index.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";

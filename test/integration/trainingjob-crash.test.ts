@@ -7,7 +7,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
-import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/index.js";
+import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { type CreateTrainingTaskRequest, ServiceClient } from "../../src/service/index.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";

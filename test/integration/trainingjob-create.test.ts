@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
-import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/index.js";
+import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import {

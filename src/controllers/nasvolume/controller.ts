@@ -1,16 +1,13 @@
 /**
- * The NasVolume controller: the generic managed reconciler (../managed) with the NAS
- * ExternalClient (external.ts) and the NAS status mapping below.
+ * The NasVolume controller: the generic managed reconciler (../managed, declared with
+ * `managedController`) with the NAS ExternalClient (external.ts) and the NAS status
+ * mapping below.
  */
-import { pollIntervalFor } from "../../config/schema.js";
 import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
-import { controller } from "../../runtime/controller.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import type { ControllerDeps, ControllerFactory } from "../controller-factory.js";
-import { boundIdIndex } from "../managed/binding.js";
 import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
-import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
-import { BOUND_ID_INDEX } from "../managed/tenancy.js";
+import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
 import { gb, NasExternalClient, type NasVolumeObject } from "./external.js";
 
@@ -110,23 +107,10 @@ export interface NasVolumeControllerOptions {
 export function nasVolumeControllerWith(
   options: NasVolumeControllerOptions = {},
 ): ControllerFactory {
-  return (deps) => {
-    const poll = pollIntervalFor(deps.config, "NasVolume");
-    const kind = nasVolumeKind(deps, options.scaleSettleMs);
-    const { reconcile, onError, settled } = managedReconciler(kind, {
-      pollIntervalMs: poll,
-      subscriptionPollMs: Math.min(1_000, poll),
-      visibilityGraceMs: options.visibilityGraceMs ?? deps.config.service.listVisibilityWindowMs,
-      adoptionNamespaces: deps.config.adoption.namespaces,
+  return (deps) =>
+    managedController(nasVolumeKind(deps, options.scaleSettleMs), {
+      loop: managedLoopOptions(deps.config, "NasVolume", options.visibilityGraceMs),
     });
-    return controller("nasvolume")
-      .for(nasVolumeCrd)
-      .index(nasVolumeCrd, BOUND_ID_INDEX, boundIdIndex(kind))
-      .permissions(managedPermissions(nasVolumeCrd))
-      .onError(onError)
-      .settled(settled)
-      .reconcile(reconcile);
-  };
 }
 
 /** The NasVolume controller factory (registered in src/controllers/index.ts). */

@@ -1,9 +1,9 @@
 /**
- * The TrainingTemplate controller: the generic managed reconciler (../managed) with the
- * template ExternalClient (external.ts). NasVolumes and TrainingJobs are watched so a
- * template waiting for a storage id or a task id is reconciled when it appears.
+ * The TrainingTemplate controller: the generic managed reconciler (../managed, declared
+ * with `managedController`) with the template ExternalClient (external.ts). NasVolumes
+ * and TrainingJobs are watched so a template waiting for a storage id or a task id is
+ * reconciled when it appears.
  */
-import { pollIntervalFor } from "../../config/schema.js";
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import { trainingJobCrd } from "../../crds/trainingjob.js";
 import {
@@ -12,14 +12,11 @@ import {
   trainingTemplateCrd,
 } from "../../crds/trainingtemplate.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import { controller } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import type { ControllerFactory } from "../controller-factory.js";
-import { boundIdIndex } from "../managed/binding.js";
 import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
-import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
-import { BOUND_ID_INDEX } from "../managed/tenancy.js";
+import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { APPLIED_ANNOTATION, readApplied } from "./decisions.js";
 import { TemplateExternalClient } from "./external.js";
 
@@ -68,7 +65,6 @@ export function trainingTemplateControllerWith(
   options: TrainingTemplateControllerOptions = {},
 ): ControllerFactory {
   return (deps) => {
-    const poll = pollIntervalFor(deps.config, "TrainingTemplate");
     const kind: ManagedKind<TrainingTemplateObject, TrainingTemplate> = {
       resource: trainingTemplateCrd,
       finalizer: TEMPLATE_FINALIZER,
@@ -76,35 +72,26 @@ export function trainingTemplateControllerWith(
       status: (obj, facts, remote) => templateStatus(obj, facts, remote) as Record<string, unknown>,
       statusId: (obj) => obj.status?.templateId,
     };
-    const { reconcile, onError, settled } = managedReconciler(kind, {
-      pollIntervalMs: poll,
-      subscriptionPollMs: Math.min(1_000, poll),
-      visibilityGraceMs: options.visibilityGraceMs ?? deps.config.service.listVisibilityWindowMs,
-      adoptionNamespaces: deps.config.adoption.namespaces,
+    return managedController(kind, {
+      loop: managedLoopOptions(deps.config, "TrainingTemplate", options.visibilityGraceMs),
+      references: {
+        watches: [
+          {
+            resource: nasVolumeCrd,
+            map: (nas, cache) =>
+              referrers(nas, cache, (t, name) =>
+                (t.spec.storage ?? []).some((m) => m.nasVolumeRef?.name === name),
+              ),
+          },
+          {
+            resource: trainingJobCrd,
+            map: (job, cache) =>
+              referrers(job, cache, (t, name) => t.spec.fromTrainingJobRef?.name === name),
+          },
+        ],
+        reason: "read the NasVolumes and TrainingJobs a template refers to",
+      },
     });
-    return controller("trainingtemplate")
-      .for(trainingTemplateCrd)
-      .index(trainingTemplateCrd, BOUND_ID_INDEX, boundIdIndex(kind))
-      .watches(nasVolumeCrd, (nas, cache) =>
-        referrers(nas, cache, (t, name) =>
-          (t.spec.storage ?? []).some((m) => m.nasVolumeRef?.name === name),
-        ),
-      )
-      .watches(trainingJobCrd, (job, cache) =>
-        referrers(job, cache, (t, name) => t.spec.fromTrainingJobRef?.name === name),
-      )
-      .permissions([
-        ...managedPermissions(trainingTemplateCrd),
-        {
-          apiGroups: [nasVolumeCrd.group],
-          resources: [nasVolumeCrd.plural, trainingJobCrd.plural],
-          verbs: ["get", "list", "watch"],
-          reason: "read the NasVolumes and TrainingJobs a template refers to",
-        },
-      ])
-      .onError(onError)
-      .settled(settled)
-      .reconcile(reconcile);
   };
 }
 

@@ -3,7 +3,8 @@
  * source TrainingJob), preflights the product, creates the task through the generic
  * managed reconciler's crash-safe protocol, mirrors the task, its storages, pods and
  * ports into status, applies description and port changes, and keeps the optional
- * exposure Services and EndpointSlices. Decisions are documented in docs/controllers.md.
+ * exposure Services and EndpointSlices; declared with `managedController`. Decisions
+ * are documented in docs/controllers.md.
  */
 import { AddressAllowList } from "../../config/cidr.js";
 import { pollIntervalFor } from "../../config/schema.js";
@@ -13,7 +14,6 @@ import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
 import {
   type CacheReader,
   type ControllerDefinition,
-  controller,
   type DeclaredRule,
   type KubeObject,
   type ObjectKey,
@@ -21,11 +21,9 @@ import {
 } from "../../runtime/index.js";
 import type { ServiceClient } from "../../service/index.js";
 import type { ControllerFactory } from "../controller-factory.js";
-import { boundIdIndex } from "../managed/binding.js";
 import { readCreateState } from "../managed/create-protocol.js";
 import type { ManagedKind } from "../managed/external-client.js";
-import { managedPermissions, managedReconciler } from "../managed/reconciler.js";
-import { BOUND_ID_INDEX } from "../managed/tenancy.js";
+import { managedController } from "../managed/managed-controller.js";
 import { ENDPOINT_SLICES, SERVICES } from "./expose.js";
 import { type TrainingJobRemote, trainingJobClient } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
@@ -150,37 +148,31 @@ export function trainingJobControllerFrom(
       ];
     },
   };
-  const { reconcile, onError, settled } = managedReconciler(kind, {
-    pollIntervalMs: options.pollIntervalMs,
-    ...(options.subscriptionPollMs ? { subscriptionPollMs: options.subscriptionPollMs } : {}),
-    ...(options.visibilityGraceMs ? { visibilityGraceMs: options.visibilityGraceMs } : {}),
-    adoptionNamespaces: options.adoptionNamespaces ?? [],
-  });
-  const { group } = trainingJobCrd;
-  return controller("trainingjob")
-    .for(trainingJobCrd)
-    .index(trainingJobCrd, BOUND_ID_INDEX, boundIdIndex(kind))
-    .index(trainingJobCrd, REFERENCE_INDEX.nasVolume, (o) =>
-      nasVolumeRefKeys(o as TrainingJobObject),
-    )
-    .index(trainingJobCrd, REFERENCE_INDEX.template, (o) => templateRefKeys(o as TrainingJobObject))
-    .index(trainingJobCrd, REFERENCE_INDEX.trainingJob, (o) => copyFromKeys(o as TrainingJobObject))
-    .watches(nasVolumeCrd, referencing(REFERENCE_INDEX.nasVolume))
-    .watches(trainingTemplateCrd, referencing(REFERENCE_INDEX.template))
-    .watches(trainingJobCrd, referencing(REFERENCE_INDEX.trainingJob))
-    .permissions([
-      ...managedPermissions(trainingJobCrd),
+  return managedController(kind, {
+    loop: {
+      pollIntervalMs: options.pollIntervalMs,
+      ...(options.subscriptionPollMs ? { subscriptionPollMs: options.subscriptionPollMs } : {}),
+      ...(options.visibilityGraceMs ? { visibilityGraceMs: options.visibilityGraceMs } : {}),
+      adoptionNamespaces: options.adoptionNamespaces ?? [],
+    },
+    indexes: [
       {
-        apiGroups: [group],
-        resources: [nasVolumeCrd.plural, trainingTemplateCrd.plural],
-        verbs: ["get", "list", "watch"],
-        reason: "read the NasVolumes and TrainingTemplates a job refers to",
+        name: REFERENCE_INDEX.nasVolume,
+        fn: (o) => nasVolumeRefKeys(o as TrainingJobObject),
       },
-      ...(options.exposure ? EXPOSURE_PERMISSIONS : []),
-    ])
-    .onError(onError)
-    .settled(settled)
-    .reconcile(reconcile);
+      { name: REFERENCE_INDEX.template, fn: (o) => templateRefKeys(o as TrainingJobObject) },
+      { name: REFERENCE_INDEX.trainingJob, fn: (o) => copyFromKeys(o as TrainingJobObject) },
+    ],
+    references: {
+      watches: [
+        { resource: nasVolumeCrd, map: referencing(REFERENCE_INDEX.nasVolume) },
+        { resource: trainingTemplateCrd, map: referencing(REFERENCE_INDEX.template) },
+        { resource: trainingJobCrd, map: referencing(REFERENCE_INDEX.trainingJob) },
+      ],
+      reason: "read the NasVolumes and TrainingTemplates a job refers to",
+    },
+    permissions: options.exposure ? EXPOSURE_PERMISSIONS : [],
+  });
 }
 
 /** The registry factory: the service client, the TrainingJob poll interval, status classes and exposure. */

@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import { operatorConfigSchema } from "../../config/schema.js";
+import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import { ANNOTATIONS } from "./create-protocol.js";
+import type { ExternalClient, ManagedKind, ManagedObject } from "./external-client.js";
+import { managedController, managedLoopOptions } from "./managed-controller.js";
+import { managedPermissions, managedSettled } from "./reconciler.js";
+import { BOUND_ID_INDEX } from "./tenancy.js";
+
+/**
+ * What `managedController` wires for a kind: its name, the loop's error policy and
+ * settled judgement, the one-binder index before the kind's own, the watches of the
+ * referenced kinds, and the rules in order (the loop's, reading the references other
+ * than the kind itself, then the kind's extras).
+ */
+
+const resource = (kind: string, group = "test.io"): ResourceDescriptor => ({
+  group,
+  version: "v1",
+  plural: `${kind.toLowerCase()}s`,
+  kind,
+  namespaced: true,
+});
+const WIDGET = resource("Widget");
+const GADGET = resource("Gadget");
+const SPROCKET = resource("Sprocket", "other.io");
+
+const unused = () => Promise.reject(new Error("not called"));
+const client: ExternalClient<ManagedObject, unknown> = {
+  observe: unused,
+  create: unused,
+  lookupByToken: unused,
+  update: unused,
+  adoptId: (obj) => (obj.spec as { id?: string } | undefined)?.id,
+};
+const kind: ManagedKind<ManagedObject, unknown> = {
+  resource: WIDGET,
+  finalizer: "test.io/widget",
+  client,
+  status: () => ({}),
+};
+const toNothing = () => [];
+const loop = { pollIntervalMs: 30_000 };
+
+describe("managedController", () => {
+  it("names the controller after its kind and uses the loop's error policy and settled judgement", () => {
+    const def = managedController(kind, { loop });
+    expect(def.name).toBe("widget");
+    expect(def.primary).toBe(WIDGET);
+    expect(def.settled).toBe(managedSettled);
+    expect(def.errorPolicy).toBeTypeOf("function");
+    expect(def.watches).toEqual([]);
+  });
+
+  it("indexes the bound ids (annotation and spec id) first, then the kind's own indexes", () => {
+    const own = (o: KubeObject) => [o.metadata?.name ?? ""];
+    const def = managedController(kind, { loop, indexes: [{ name: "byName", fn: own }] });
+    expect(def.indexes.map((i) => [i.resource, i.name])).toEqual([
+      [WIDGET, BOUND_ID_INDEX],
+      [WIDGET, "byName"],
+    ]);
+    const obj = {
+      metadata: { name: "w", annotations: { [ANNOTATIONS.externalId]: "id-1" } },
+      spec: { id: "id-2" },
+    } as KubeObject;
+    expect(def.indexes[0]?.fn(obj)).toEqual(["id-1", "id-2"]);
+  });
+
+  it("watches each referenced kind and reads those other than its own, per API group, after the loop's rules", () => {
+    const extra = {
+      apiGroups: [""],
+      resources: ["configmaps"],
+      verbs: ["get"],
+      reason: "an extra rule",
+    };
+    const def = managedController(kind, {
+      loop,
+      references: {
+        watches: [
+          { resource: GADGET, map: toNothing },
+          { resource: WIDGET, map: toNothing },
+          { resource: SPROCKET, map: toNothing },
+        ],
+        reason: "read what a widget refers to",
+      },
+      permissions: [extra],
+    });
+    expect(def.watches.map((w) => w.resource)).toEqual([GADGET, WIDGET, SPROCKET]);
+    expect(def.permissions).toEqual([
+      ...managedPermissions(WIDGET),
+      {
+        apiGroups: ["test.io"],
+        resources: ["gadgets"],
+        verbs: ["get", "list", "watch"],
+        reason: "read what a widget refers to",
+      },
+      {
+        apiGroups: ["other.io"],
+        resources: ["sprockets"],
+        verbs: ["get", "list", "watch"],
+        reason: "read what a widget refers to",
+      },
+      extra,
+    ]);
+  });
+
+  it("declares only the loop's rules for a kind without references or extras", () => {
+    expect(managedController(kind, { loop }).permissions).toEqual(managedPermissions(WIDGET));
+  });
+});
+
+describe("managedLoopOptions", () => {
+  const config = operatorConfigSchema.parse({
+    service: { baseUrl: "https://aidc.invalid", listVisibilityWindowMs: 120_000 },
+    pollIntervalMs: { Widget: 500 },
+    adoption: { namespaces: ["team"] },
+  });
+
+  it("takes the kind's poll interval, the list visibility window and the adoption namespaces", () => {
+    expect(managedLoopOptions(config, "Widget")).toEqual({
+      pollIntervalMs: 500,
+      subscriptionPollMs: 500,
+      visibilityGraceMs: 120_000,
+      adoptionNamespaces: ["team"],
+    });
+  });
+
+  it("polls a subscription first after 1 s at most, and takes a given visibility window", () => {
+    expect(managedLoopOptions(config, "Gadget", 5)).toMatchObject({
+      pollIntervalMs: 30_000,
+      subscriptionPollMs: 1_000,
+      visibilityGraceMs: 5,
+    });
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * The one way to declare the controller of a managed kind: {@link managedController}
+ * wires the generic loop (reconciler.ts) into the runtime's controller builder, so that
+ * a kind's `controller.ts` says only what is its own (its ExternalClient and status,
+ * the kinds it refers to, extra indexes and rules).
+ */
+import { type OperatorConfig, pollIntervalFor } from "../../config/schema.js";
+import { type ControllerDefinition, controller, type MapToKeys } from "../../runtime/controller.js";
+import type { DeclaredRule } from "../../runtime/permissions.js";
+import type { ResourceDescriptor } from "../../runtime/resource.js";
+import type { IndexFunc } from "../../runtime/store.js";
+import { boundIdIndex } from "./binding.js";
+import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
+import { managedPermissions, managedReconciler } from "./reconciler.js";
+import { BOUND_ID_INDEX } from "./tenancy.js";
+
+/** A kind the objects refer to by name; a change of one reconciles the objects `map` names. */
+export interface ReferenceWatch {
+  readonly resource: ResourceDescriptor;
+  readonly map: MapToKeys;
+}
+
+/** How a managed kind's controller is built, beyond the kind itself. */
+export interface ManagedControllerOptions {
+  /** The loop's poll intervals, list visibility window and adoption namespaces. */
+  loop: ManagedOptions;
+  /**
+   * The kinds the objects refer to: each is watched, and read (get, list, watch) with
+   * `reason`; the kind's own resource is read already and gets no second rule.
+   */
+  references?: { readonly watches: readonly ReferenceWatch[]; readonly reason: string };
+  /** Indexes on the kind's own cache beyond the one-binder index (`BOUND_ID_INDEX`). */
+  indexes?: readonly { readonly name: string; readonly fn: IndexFunc }[];
+  /** Rules beyond the loop's own (`managedPermissions`) and the reading of references. */
+  permissions?: readonly DeclaredRule[];
+}
+
+/**
+ * The read rule of each API group among `references` (the own kind left out), with
+ * `reason`; none when every reference is the kind itself.
+ */
+function referenceRules(
+  own: ResourceDescriptor,
+  references: readonly ReferenceWatch[],
+  reason: string,
+): DeclaredRule[] {
+  const byGroup = new Map<string, string[]>();
+  for (const { resource } of references) {
+    if (resource.group === own.group && resource.plural === own.plural) continue;
+    const plurals = byGroup.get(resource.group) ?? [];
+    if (!plurals.includes(resource.plural)) plurals.push(resource.plural);
+    byGroup.set(resource.group, plurals);
+  }
+  return [...byGroup].map(([group, plurals]) => ({
+    apiGroups: [group],
+    resources: plurals,
+    verbs: ["get", "list", "watch"],
+    reason,
+  }));
+}
+
+/**
+ * The controller of a managed kind, named after it (`NasVolume` → `nasvolume`): the
+ * generic loop's reconcile, error policy (Synced=False) and settled judgement
+ * (`managedSettled`), the one-binder index, the watches of the referenced kinds, and
+ * the rules: the loop's on the kind (`managedPermissions`), reading the referenced
+ * kinds, then `options.permissions`, each with its reason.
+ */
+export function managedController<T extends ManagedObject, R>(
+  kind: ManagedKind<T, R>,
+  options: ManagedControllerOptions,
+): ControllerDefinition {
+  const own = kind.resource;
+  const { reconcile, onError, settled } = managedReconciler(kind, options.loop);
+  const builder = controller(own.kind.toLowerCase())
+    .for(own)
+    .index(own, BOUND_ID_INDEX, boundIdIndex(kind));
+  for (const { name, fn } of options.indexes ?? []) builder.index(own, name, fn);
+  const references = options.references?.watches ?? [];
+  for (const { resource, map } of references) builder.watches(resource, map);
+  return builder
+    .permissions([
+      ...managedPermissions(own),
+      ...referenceRules(own, references, options.references?.reason ?? ""),
+      ...(options.permissions ?? []),
+    ])
+    .onError(onError)
+    .settled(settled)
+    .reconcile(reconcile);
+}
+
+/**
+ * The loop options of `kind` from the operator config: its poll interval, the first
+ * subscription poll (1 s, or the poll interval when shorter), the list visibility
+ * window (`service.listVisibilityWindowMs` unless `visibilityGraceMs` is given) and
+ * `adoption.namespaces`.
+ */
+export function managedLoopOptions(
+  config: OperatorConfig,
+  kind: string,
+  visibilityGraceMs?: number,
+): ManagedOptions {
+  const poll = pollIntervalFor(config, kind);
+  return {
+    pollIntervalMs: poll,
+    subscriptionPollMs: Math.min(1_000, poll),
+    visibilityGraceMs: visibilityGraceMs ?? config.service.listVisibilityWindowMs,
+    adoptionNamespaces: config.adoption.namespaces,
+  };
+}
