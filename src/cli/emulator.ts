@@ -11,6 +11,7 @@ interface EmulatorFlags {
   subscriptionDelayMs: string;
   saveImageDurationMs: string;
   listVisibilityDelayMs: string;
+  nasReleaseDelayMs: string;
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
   pageSizeCap: string;
@@ -45,6 +46,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--subscription-delay-ms <ms>", "how long subscriptions stay Pending", "2000")
     .option("--save-image-duration-ms <ms>", "how long saveImageStatus stays true", "3000")
     .option("--list-visibility-delay-ms <ms>", "delay before a new task or NAS is listed", "0")
+    .option("--nas-release-delay-ms <ms>", "how long a deleted NAS stays shown (Releasing)", "0")
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
@@ -101,6 +103,7 @@ export function registerEmulatorCommand(program: Command): void {
           "list-visibility-delay-ms",
           flags.listVisibilityDelayMs,
         ),
+        nasReleaseDelayMs: nonNegativeInt("nas-release-delay-ms", flags.nasReleaseDelayMs),
         httpStatusMirrorsEnvelope: flags.httpStatusMirrorsEnvelope === true,
         unknownIdStatus: nonNegativeInt("unknown-id-status", flags.unknownIdStatus),
         pageSizeCap: nonNegativeInt("page-size-cap", flags.pageSizeCap),

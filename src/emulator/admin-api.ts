@@ -53,6 +53,7 @@ const configPatchSchema = z.object({
   subscriptionDelayMs: z.int().min(0).optional(),
   saveImageDurationMs: z.int().min(0).optional(),
   listVisibilityDelayMs: z.int().min(0).optional(),
+  nasReleaseDelayMs: z.int().min(0).optional(),
   httpStatusMirrorsEnvelope: z.boolean().optional(),
   unknownIdStatus: z.int().min(400).max(599).optional(),
   pageSizeCap: z.int().min(0).optional(),

@@ -107,6 +107,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "subscriptionDelayMs",
     "saveImageDurationMs",
     "listVisibilityDelayMs",
+    "nasReleaseDelayMs",
     "httpStatusMirrorsEnvelope",
     "unknownIdStatus",
     "pageSizeCap",

@@ -44,6 +44,22 @@ describe("the emulator's time-driven state", () => {
     expect(await svc.client.findNasIdsByClientToken("x")).toEqual(["nas-000001"]);
   });
 
+  it("shows a deleted NAS as Releasing in detail and list for the release delay, then not at all", async () => {
+    svc = await startEmulatedService({ manualTime: true, emulator: { nasReleaseDelayMs: 3000 } });
+    await svc.client.subscribeNas({
+      productCode: "nas.fixed.200",
+      storageParams: { description: "[aidc-token:r]" },
+    });
+    svc.emulator.state.deleteNas("nas-000001");
+    svc.emulator.state.deleteNas("nas-000001");
+    expect(await svc.client.getNas("nas-000001")).toMatchObject({ status: "Releasing" });
+    svc.clock?.advance(2999);
+    expect(await svc.client.findNasIdsByClientToken("r")).toEqual(["nas-000001"]);
+    svc.clock?.advance(1);
+    expect(await svc.client.findNasIdsByClientToken("r")).toEqual([]);
+    await expect(svc.client.getNas("nas-000001")).rejects.toThrow(/not found|404/i);
+  });
+
   it("hands out the same keys and addresses under the same random seed", async () => {
     const keys: string[] = [];
     for (let run = 0; run < 2; run++) {

@@ -26,6 +26,12 @@ export interface EmulatorBehaviour {
   saveImageDurationMs: number;
   /** How long after acceptance a new task or NAS appears in list operations. */
   listVisibilityDelayMs: number;
+  /**
+   * How long a deleted NAS stays, with status `Releasing`, in its detail and the list
+   * before it is gone (the spec does not say whether a delete is immediate); 0 =
+   * gone at once.
+   */
+  nasReleaseDelayMs: number;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
   httpStatusMirrorsEnvelope: boolean;
   /**
@@ -65,6 +71,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   subscriptionDelayMs: 2000,
   saveImageDurationMs: 3000,
   listVisibilityDelayMs: 0,
+  nasReleaseDelayMs: 0,
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
   pageSizeCap: 0,
@@ -100,6 +107,8 @@ export class EmulatorState {
   behaviour: EmulatorBehaviour;
   random: () => number;
   private readonly pending = new Set<string>();
+  /** NAS ids being released, with the time they are gone (see nasReleaseDelayMs). */
+  private readonly releasing = new Map<string, number>();
   private counters = new Map<string, number>();
   private nextExternalPort = 30000;
 
@@ -128,6 +137,7 @@ export class EmulatorState {
       m.clear();
     }
     this.pending.clear();
+    this.releasing.clear();
     this.counters = new Map();
     this.nextExternalPort = 30000;
     this.random = seededRandom(this.seed);
@@ -173,6 +183,14 @@ export class EmulatorState {
    * (RUNNING, pods) or finish their NAS (Running). Idempotent; cheap when nothing is due.
    */
   advance(): void {
+    if (this.releasing.size > 0) {
+      const now = this.now();
+      for (const [id, goneAt] of this.releasing) {
+        if (now < goneAt) continue;
+        this.releasing.delete(id);
+        this.nas.delete(id);
+      }
+    }
     if (this.pending.size === 0) return;
     const now = this.now();
     for (const key of this.pending) {
@@ -183,6 +201,23 @@ export class EmulatorState {
       }
       if (now >= sub.resolveAt) this.resolve(sub, now);
     }
+  }
+
+  /**
+   * Deletes NAS `id`: at once, or after `nasReleaseDelayMs` with status `Releasing`
+   * meanwhile (a second delete of a releasing NAS changes nothing).
+   */
+  deleteNas(id: string): void {
+    const delay = this.behaviour.nasReleaseDelayMs;
+    const n = this.nas.get(id);
+    if (!n || this.releasing.has(id)) return;
+    if (delay <= 0) {
+      this.nas.delete(id);
+      return;
+    }
+    n.status = "Releasing";
+    n.updatedAt = this.now();
+    this.releasing.set(id, this.now() + delay);
   }
 
   /** Resolves `sub` now, applying its outcome to its resource. */

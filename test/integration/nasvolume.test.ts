@@ -241,6 +241,28 @@ describe("NasVolume controller", () => {
     expect(deletes.map((r) => r.path)).toContain(`/v1/nasStorage/instance/${id}`);
   });
 
+  it("keeps the finalizer while the service still shows a deleted storage, and releases the object once it is gone", async () => {
+    await op.admin.configure({ nasReleaseDelayMs: 5_000 });
+    try {
+      await nas.create("releasing", {
+        productCode: "nas.capacity.standard",
+        deletionPolicy: "Delete",
+      });
+      const id = externalId(await nas.waitForCondition("releasing", "Ready", "True"));
+      await nas.delete("releasing");
+      const waiting = await nas.waitForCondition("releasing", "Ready", "False", "Deleting");
+      expect(conditionOf(waiting, "Ready")?.message).toContain(id);
+      expect(conditionOf(waiting, "Reconciling")?.status).toBe("True");
+      expect((await remoteNamed("releasing")).map((n) => n.status)).toEqual(["Releasing"]);
+      await nas.waitForGone("releasing");
+      expect(await remoteNamed("releasing")).toHaveLength(0);
+      const deletes = await op.admin.requests({ endpoint: "deleteNas" });
+      expect(deletes.filter((r) => r.path === `/v1/nasStorage/instance/${id}`)).toHaveLength(1);
+    } finally {
+      await op.admin.configure({ nasReleaseDelayMs: 0 });
+    }
+  });
+
   it("puts the API key in no status, annotation or event", async () => {
     await nas.create("keyless", { productCode: "nas.capacity.standard" });
     await nas.waitForCondition("keyless", "Ready", "True");

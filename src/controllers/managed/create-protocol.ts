@@ -33,6 +33,11 @@ export const ANNOTATIONS = {
   createPending: "aidc.io/create-pending",
   /** Generation whose create failed remotely; a newer generation tries again. */
   createFailedGeneration: "aidc.io/create-failed-generation",
+  /**
+   * RFC 3339 time a delete answered "InProgress": the loop observes until the resource
+   * is gone instead of deleting again (deletion.ts).
+   */
+  deleteRequested: "aidc.io/delete-requested",
 } as const;
 
 /** What `aidc.io/create-pending` records. */

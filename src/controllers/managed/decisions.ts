@@ -26,6 +26,16 @@ export function subscriptionPollDelay(ageMs: number, firstMs: number, maxMs: num
   return Math.min(Math.max(firstMs, Math.round(ageMs / 2)), Math.max(firstMs, maxMs));
 }
 
+/**
+ * The requeue while something is under way that should end soon (a resource coming up,
+ * a change waiting, a deletion waiting): five first subscription polls, at most the
+ * poll interval.
+ */
+export function soonPollMs(options: { pollIntervalMs: number; subscriptionPollMs?: number }) {
+  const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+  return Math.min(options.pollIntervalMs, 5 * first);
+}
+
 /** What is known about the remote resource when the object is being deleted. */
 export interface DeletionInput {
   policy: "Orphan" | "Delete";
@@ -42,7 +52,10 @@ export type DeletionStep =
   | { step: "Release" }
   /** Leave the remote resource; `warn` explains a Delete policy that cannot be honoured. */
   | { step: "Orphan"; warn?: string }
-  /** Delete the remote resource, then remove the finalizer. */
+  /**
+   * Run the kind's steps before deletion, delete the remote resource, and remove the
+   * finalizer once it is gone.
+   */
   | { step: "Delete"; externalId: string }
   /** A create is in flight under a Delete policy: learn its id before deleting. */
   | { step: "WaitForCreate" };

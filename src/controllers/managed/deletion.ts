@@ -1,6 +1,12 @@
 /**
  * The deletion half of the generic managed reconciler: honour `spec.deletionPolicy`,
  * then remove the finalizer. See reconciler.ts for the contract.
+ *
+ * Under Delete, as crossplane-runtime's managed reconciler: the kind's steps before
+ * deletion (`beforeDelete`, e.g. a detach) until they are done, then `delete`; a delete
+ * that answers "InProgress" is recorded (`aidc.io/delete-requested`) and the resource
+ * observed until it is gone. Only then is the finalizer removed. Every wait is
+ * Ready=False `Deleting` (Reconciling) with a requeue after {@link soonPollMs}.
  */
 import type { ReconcileResult } from "../../runtime/controller.js";
 import { removeFinalizer } from "../../runtime/writes.js";
@@ -13,13 +19,14 @@ import {
   DEFAULT_SUBSCRIPTION_POLL_MS,
   decideDeletion,
   NO_DELETE_OPERATION,
+  soonPollMs,
   subscriptionPollDelay,
 } from "./decisions.js";
 import { deleteConfigured } from "./deletion-policy.js";
 import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
 import { toKube } from "./kube-casts.js";
 import type { ManagedRun } from "./run.js";
-import { ERR, wrapError } from "./step-errors.js";
+import { ERR, step as runStep, wrapError } from "./step-errors.js";
 import type { BindingRefusal } from "./tenancy.js";
 
 /** Reason of the Warning event when a Delete policy cannot be honoured. */
@@ -75,6 +82,9 @@ export async function deleteStep<T extends ManagedObject, R>(
       }
       return release(run);
     case "Delete": {
+      if (run.obj.metadata?.annotations?.[ANNOTATIONS.deleteRequested] !== undefined) {
+        return untilGone(run, step.externalId, options);
+      }
       const guard = await deleteRefusal(run, step.externalId, options);
       if (guard) {
         run.warning(
@@ -83,21 +93,72 @@ export async function deleteStep<T extends ManagedObject, R>(
         );
         return release(run);
       }
-      let result: DeleteResult = "NotConfigured";
-      try {
-        if (client.delete) result = await client.delete(run, step.externalId);
-      } catch (err) {
-        if (err instanceof ServiceNotFoundError) result = "Deleted";
-        else if (err instanceof EndpointDisabledError) result = "NotConfigured";
-        else throw wrapError(ERR.delete, err);
-      }
-      if (result === "NotConfigured") run.warning(DELETE_NOT_HONOURED, NO_DELETE_OPERATION);
-      else run.normal("Deleted", `deleted the remote resource ${step.externalId}`);
-      return release(run);
+      return deleteRemote(run, step.externalId, options);
     }
     case "WaitForCreate":
       return resolveInFlightCreate(run, options);
   }
+}
+
+/** The kind's steps before deletion, then `delete`; see the module comment. */
+async function deleteRemote<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  id: string,
+  options: ManagedOptions,
+): Promise<ReconcileResult> {
+  const { client } = run.kind;
+  const before = client.beforeDelete;
+  if (before) {
+    const answer = await runStep(ERR.beforeDelete, () => before.call(client, run, id));
+    if (answer !== "Done") return waiting(run, answer.waiting, soonPollMs(options));
+  }
+  let result: DeleteResult = "NotConfigured";
+  try {
+    if (client.delete) result = await client.delete(run, id);
+  } catch (err) {
+    if (err instanceof ServiceNotFoundError) result = "Deleted";
+    else if (err instanceof EndpointDisabledError) result = "NotConfigured";
+    else throw wrapError(ERR.delete, err);
+  }
+  if (result === "NotConfigured") {
+    run.warning(DELETE_NOT_HONOURED, NO_DELETE_OPERATION);
+    return release(run);
+  }
+  if (result === "Deleted") {
+    run.normal("Deleted", `deleted the remote resource ${id}`);
+    return release(run);
+  }
+  // Recorded, so that later reconciles observe instead of deleting again.
+  await run.annotate({ [ANNOTATIONS.deleteRequested]: run.ctx.clock.now().toISOString() });
+  return untilGone(run, id, options);
+}
+
+/**
+ * After a delete answered "InProgress": removes the finalizer once `observe` says the
+ * resource is gone (a 404 counts), else waits. A failing observe keeps the finalizer
+ * (the error policy writes Synced=False saying why).
+ */
+async function untilGone<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  id: string,
+  options: ManagedOptions,
+): Promise<ReconcileResult> {
+  let exists: boolean;
+  try {
+    exists = (await run.kind.client.observe(run, id)).exists;
+  } catch (err) {
+    if (!(err instanceof ServiceNotFoundError)) throw wrapError(ERR.observe, err);
+    exists = false;
+  }
+  if (exists) {
+    return waiting(
+      run,
+      `deleting the remote resource ${id}: waiting until the service no longer shows it`,
+      soonPollMs(options),
+    );
+  }
+  run.normal("Deleted", `deleted the remote resource ${id}`);
+  return release(run);
 }
 
 /**

@@ -88,8 +88,18 @@ export type UpdateResult =
   /** The change is refused without calling the service (e.g. a shrink below used). */
   | { outcome: "Refused"; reason: ConditionReason; message: string };
 
-/** What `delete` did. */
-export type DeleteResult = "Deleted" | "NotConfigured";
+/**
+ * What `delete` did: "Deleted" (the resource is gone, or the service's delete is
+ * synchronous), "InProgress" (accepted; the loop observes until `observe` says the
+ * resource is gone, and only then removes the finalizer), or "NotConfigured".
+ */
+export type DeleteResult = "Deleted" | "InProgress" | "NotConfigured";
+
+/**
+ * What a step before deletion ({@link ExternalClient.beforeDelete}) answered: "Done"
+ * (delete now), or a wait (`message` goes into Ready=False `Deleting`; asked again soon).
+ */
+export type BeforeDeleteResult = "Done" | { waiting: string };
 
 /** A refusal of a preflight check: a condition, and no order is placed. */
 export interface PreflightRefusal {
@@ -140,7 +150,18 @@ export interface ExternalClient<T extends ManagedObject, R> {
    * deleted, whether a Delete policy can be honoured.
    */
   deleteConfigured?(): boolean;
-  /** Deletes the remote resource (deletionPolicy Delete); "NotConfigured" when impossible. */
+  /**
+   * Steps before `delete` (deletionPolicy Delete), e.g. "detach, then wait until
+   * detached": called on every reconcile of the deleted object until it answers "Done",
+   * then `delete` follows in the same reconcile. Must be idempotent (a detach already
+   * sent is not sent again). Not called again once `delete` answered "InProgress".
+   */
+  beforeDelete?(call: ManagedCall<T>, externalId: string): Promise<BeforeDeleteResult>;
+  /**
+   * Deletes the remote resource (deletionPolicy Delete); "NotConfigured" when
+   * impossible, "InProgress" when the service deletes asynchronously (see
+   * {@link DeleteResult}). Called once per deletion: the loop records the request.
+   */
   delete?(call: ManagedCall<T>, externalId: string): Promise<DeleteResult>;
   /**
    * The owner mark the remote record carries (written by `create`), or undefined when it

@@ -6,7 +6,11 @@
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { ownershipRefusal, refused } from "./binding.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import { DEFAULT_LIST_VISIBILITY_WINDOW_MS, DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
+import {
+  DEFAULT_LIST_VISIBILITY_WINDOW_MS,
+  DEFAULT_SUBSCRIPTION_POLL_MS,
+  soonPollMs,
+} from "./decisions.js";
 import type {
   ManagedFacts,
   ManagedObject,
@@ -84,7 +88,7 @@ export async function observe<T extends ManagedObject, R>(
   if (refusal) return refused(run, refusal, options);
   const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
   // Still coming up, or waiting to make a change: look again sooner than the poll interval.
-  const soon = Math.min(options.pollIntervalMs, 5 * first);
+  const soon = soonPollMs(options);
   let synced = SYNCED_OK;
   let requeueAfterMs = o.ready.reason === "Creating" ? soon : options.pollIntervalMs;
   if (!o.upToDate) {

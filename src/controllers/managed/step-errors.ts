@@ -19,6 +19,7 @@ export const ERR = {
   lookup: "cannot look the remote resource up by its client token",
   observe: "cannot observe the remote resource",
   update: "cannot update the remote resource",
+  beforeDelete: "cannot prepare the remote resource for deletion",
   delete: "cannot delete the remote resource",
 } as const;
 

@@ -193,7 +193,9 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
   async delete(_call: ManagedCall<NasVolumeObject>, id: string): Promise<DeleteResult> {
     if (!this.service.isEndpointEnabled("deleteNas")) return "NotConfigured";
     await this.service.deleteNas(id);
-    return "Deleted";
+    // The service may show the storage (e.g. Releasing) for a while after the delete:
+    // the loop observes until it is gone.
+    return "InProgress";
   }
 
   /** A refusal when the product's bounds do not allow `toGB` (checked before a scale). */

@@ -2,7 +2,7 @@
  * NAS storage operations of the emulator: the asynchronous subscription (capacity
  * checked against the product's bounds), scale (body id equal to the path id, the
  * change not the total, never below the used amount), mount path, list, detail,
- * subscription result and delete.
+ * subscription result and delete (at once, or after a release delay: state.ts).
  */
 import type { EndpointName } from "../../service/endpoints.js";
 import {
@@ -152,7 +152,7 @@ export const nasHandlers = {
   listNas: list,
   getNas: (ctx) => nasView(nas(ctx)),
   deleteNas: (ctx) => {
-    ctx.state.nas.delete(nas(ctx).id);
+    ctx.state.deleteNas(nas(ctx).id);
     return {};
   },
 } satisfies Partial<Record<EndpointName, Handler>>;

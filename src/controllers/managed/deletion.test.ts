@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import {
+  client,
+  condition,
+  KEY,
+  loop,
+  type W,
+  world,
+} from "../../../test/support/managed-world.js";
+import type { KubeObject } from "../../runtime/resource.js";
+import { ServiceUnavailableError } from "../../service/errors.js";
+import { ANNOTATIONS } from "./create-protocol.js";
+import type { BeforeDeleteResult, DeleteResult, ExternalClient } from "./external-client.js";
+
+/** A bound object under deletionPolicy Delete, deleted by the user (finalizer in place). */
+function deletedObject(): W {
+  const w = world({ deletionPolicy: "Delete" }, { [ANNOTATIONS.externalId]: "id-1" });
+  w.set((o) => ({
+    ...o,
+    metadata: {
+      ...o.metadata,
+      finalizers: ["test.io/f"],
+      deletionTimestamp: "2026-01-01T00:00:00Z",
+    },
+  }));
+  return w;
+}
+
+/** A remote resource whose delete answers `answer` and which exists while `exists()`. */
+function deletable(
+  w: W,
+  answer: DeleteResult,
+  exists: () => boolean,
+  more: Partial<ExternalClient<never, string>> = {},
+) {
+  return client(() => w, {
+    delete: async (_call, id) => {
+      w.calls.push(`delete ${id}`);
+      return answer;
+    },
+    observe: async () => {
+      w.calls.push("observe");
+      if (!exists()) return { exists: false };
+      return {
+        exists: true,
+        upToDate: true,
+        ready: { status: "False", reason: "Unavailable", message: "Releasing" },
+        remote: "r",
+      };
+    },
+    ...more,
+  });
+}
+
+const finalizers = (o: KubeObject | undefined) => o?.metadata?.finalizers ?? [];
+const ready = (o: KubeObject | undefined) =>
+  (o?.status as { conditions?: { type: string; message: string }[] } | undefined)?.conditions?.find(
+    (c) => c.type === "Ready",
+  )?.message;
+
+describe("deletion under deletionPolicy Delete", () => {
+  it("removes the finalizer right after a delete that answers Deleted", async () => {
+    const w = deletedObject();
+    const { reconcile } = loop(deletable(w, "Deleted", () => true));
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.calls).toEqual(["delete id-1", "write finalizers"]);
+    expect(w.obj).toBeUndefined();
+    expect(w.events).toEqual(["Normal Deleted"]);
+  });
+
+  it("keeps the finalizer after a delete that answers InProgress, observes without deleting again, and removes it once the resource is gone", async () => {
+    const w = deletedObject();
+    let exists = true;
+    const { reconcile } = loop(deletable(w, "InProgress", () => exists));
+    const first = await reconcile(KEY, w.ctx);
+    expect(w.calls).toEqual(["delete id-1", "write annotations", "observe", "write status"]);
+    expect(first).toEqual({ requeueAfterMs: 5_000 });
+    expect(finalizers(w.obj)).toEqual(["test.io/f"]);
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.deleteRequested]).toBe(
+      "2026-01-01T00:00:10.000Z",
+    );
+    expect(condition(w.obj, "Ready")).toBe("Deleting");
+    expect(condition(w.obj, "Reconciling")).toBe("Deleting");
+    expect(ready(w.obj)).toMatch(/id-1: waiting until the service no longer shows it/);
+    expect(w.events).toEqual([]);
+
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({ requeueAfterMs: 5_000 });
+    expect(w.calls).toEqual(["observe"]);
+    expect(finalizers(w.obj)).toEqual(["test.io/f"]);
+
+    exists = false;
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.calls).toEqual(["observe", "write finalizers"]);
+    expect(w.obj).toBeUndefined();
+    expect(w.events).toEqual(["Normal Deleted"]);
+  });
+
+  it("removes the finalizer in the same reconcile when the resource is gone right after an InProgress delete", async () => {
+    const w = deletedObject();
+    let deleted = false;
+    const { reconcile } = loop(
+      deletable(w, "InProgress", () => !deleted, {
+        delete: async () => {
+          deleted = true;
+          return "InProgress";
+        },
+      }),
+    );
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.obj).toBeUndefined();
+  });
+
+  it("does not delete while the kind's steps before deletion wait, and deletes once they are done", async () => {
+    const w = deletedObject();
+    let before: BeforeDeleteResult = { waiting: "detaching id-1 from instance i-9" };
+    const { reconcile } = loop(
+      deletable(w, "Deleted", () => true, {
+        beforeDelete: async (_call, id) => {
+          w.calls.push(`beforeDelete ${id}`);
+          return before;
+        },
+      }),
+    );
+    expect(await reconcile(KEY, w.ctx)).toEqual({ requeueAfterMs: 5_000 });
+    expect(w.calls).toEqual(["beforeDelete id-1", "write status"]);
+    expect(condition(w.obj, "Ready")).toBe("Deleting");
+    expect(condition(w.obj, "Reconciling")).toBe("Deleting");
+    expect(ready(w.obj)).toBe("detaching id-1 from instance i-9");
+    expect(finalizers(w.obj)).toEqual(["test.io/f"]);
+
+    before = "Done";
+    w.calls.length = 0;
+    await reconcile(KEY, w.ctx);
+    expect(w.calls).toEqual(["beforeDelete id-1", "delete id-1", "write finalizers"]);
+    expect(w.obj).toBeUndefined();
+  });
+
+  it("keeps the finalizer when the steps before deletion fail, saying why in Synced", async () => {
+    const w = deletedObject();
+    const { reconcile, onError } = loop(
+      deletable(w, "Deleted", () => true, {
+        beforeDelete: async () => {
+          throw new ServiceUnavailableError("HTTP 503", {
+            code: 503,
+            endpoint: "detach",
+            outcomeUnknown: false,
+          });
+        },
+      }),
+    );
+    const err = await reconcile(KEY, w.ctx).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/cannot prepare the remote resource for deletion: HTTP 503/);
+    expect(w.calls).not.toContain("delete id-1");
+    await onError(KEY, err, w.ctx);
+    expect(finalizers(w.obj)).toEqual(["test.io/f"]);
+    expect(condition(w.obj, "Synced")).toBe("ReconcileError");
+  });
+
+  it("keeps the finalizer with Synced=False when the observe after an InProgress delete fails", async () => {
+    const w = deletedObject();
+    let failing = false;
+    const { reconcile, onError } = loop(
+      deletable(w, "InProgress", () => true, {
+        observe: async () => {
+          w.calls.push("observe");
+          if (failing) {
+            throw new ServiceUnavailableError("HTTP 502", {
+              code: 502,
+              endpoint: "get",
+              outcomeUnknown: false,
+            });
+          }
+          return {
+            exists: true,
+            upToDate: true,
+            ready: { status: "False", reason: "Unavailable", message: "" },
+            remote: "r",
+          };
+        },
+      }),
+    );
+    await reconcile(KEY, w.ctx);
+    failing = true;
+    w.calls.length = 0;
+    const err = await reconcile(KEY, w.ctx).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/cannot observe the remote resource: HTTP 502/);
+    expect(w.calls).toEqual(["observe"]);
+    await onError(KEY, err, w.ctx);
+    expect(finalizers(w.obj)).toEqual(["test.io/f"]);
+    expect(condition(w.obj, "Synced")).toBe("ReconcileError");
+  });
+});
