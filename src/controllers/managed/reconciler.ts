@@ -5,11 +5,13 @@
  * Contract, in order (DESIGN §5):
  * 1. Read the object from the cache; gone → done.
  * 2. Deleting → per `spec.deletionPolicy` (see {@link decideDeletion}): Orphan (default)
- *    leaves the remote resource (Normal event `Orphaned`); Delete calls `client.delete`,
- *    and where the kind or the operator has no delete operation orphans it with a
- *    Warning event `DeletePolicyNotHonoured`; a create in flight is resolved first.
- *    Then the finalizer is removed. A failing delete keeps the finalizer, and the error
- *    policy writes Synced=False saying why.
+ *    leaves the remote resource (Normal event `Orphaned`); Delete runs the kind's
+ *    `client.beforeDelete` until it is done, then calls `client.delete`, and where the
+ *    kind or the operator has no delete operation orphans it with a Warning event
+ *    `DeletePolicyNotHonoured`; a create in flight is resolved first. A delete that
+ *    answers "InProgress" is observed until the resource is gone (deletion.ts); every
+ *    wait is Ready=False `Deleting`. Then the finalizer is removed. A failing step keeps
+ *    the finalizer, and the error policy writes Synced=False saying why.
  * 3. The finalizer is in place before anything remote is ordered: before any other
  *    step, and in the same write as `create-pending` when the step is a create (the
  *    preflight before it only reads).
