@@ -55,6 +55,7 @@ describe("a service under /api/gw with pages of 20 and a 500 for unknown ids", (
       controllers: [nasVolumeControllerWith(), trainingJobController],
       namespaces: [namespace],
       emulator,
+      service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
       config: {
         service: {
           baseUrl: emulator.url,
@@ -106,6 +107,20 @@ describe("a service under /api/gw with pages of 20 and a 500 for unknown ids", (
     expect(reads.every((r) => r.status !== 404)).toBe(true);
     // The other NasVolume, still listed, stays Ready.
     expect(conditionOf(await nas.get("gw"), "Ready")?.status).toBe("True");
+  });
+
+  it("releases a deleted Delete object once its NAS is gone from the list, while its detail read answers 500", async () => {
+    await nas.create("gw-deleted", { ...nasSpec, deletionPolicy: "Delete" });
+    await nas.waitForCondition("gw-deleted", "Ready", "True", "Available");
+    const id = remote("gw-deleted").nas[0]?.id;
+    const since = op.emulator.requestLog.lastSeq();
+    await nas.delete("gw-deleted");
+    await nas.waitForGone("gw-deleted");
+    expect(remote("gw-deleted").nas).toHaveLength(0);
+    const reads = op.emulator.requestLog.read({ since, endpoint: "getNas" });
+    expect(reads.some((r) => r.status === 500 && r.path.includes(`/${id}/`))).toBe(true);
+    const deletes = op.emulator.requestLog.read({ since, endpoint: "deleteNas" });
+    expect(deletes).toHaveLength(1);
   });
 
   it("reports a task deleted outside the cluster gone the same way", async () => {

@@ -191,4 +191,32 @@ describe("deletion under deletionPolicy Delete", () => {
     expect(finalizers(w.obj)).toEqual(["test.io/f"]);
     expect(condition(w.obj, "Synced")).toBe("ReconcileError");
   });
+
+  it("counts the resource gone from the list when its detail read answers 500 after an InProgress delete", async () => {
+    const w = deletedObject();
+    const { reconcile } = loop(
+      deletable(w, "InProgress", () => true, {
+        observe: async () => {
+          w.calls.push("observe");
+          throw new ServiceUnavailableError("HTTP 500", {
+            code: 500,
+            endpoint: "get",
+            outcomeUnknown: false,
+          });
+        },
+        listIds: async () => {
+          w.calls.push("list");
+          return { ids: new Set(["id-2"]), complete: true };
+        },
+      }),
+    );
+    expect(await reconcile(KEY, w.ctx)).toEqual({ requeueAfterMs: 5_000 });
+    expect(condition(w.obj, "Ready")).toBe("Deleting");
+    expect(ready(w.obj)).toMatch(/absent from 1 complete listing\(s\) in a row/);
+    expect(finalizers(w.obj)).toEqual(["test.io/f"]);
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.calls).toEqual(["observe", "list", "write finalizers"]);
+    expect(w.obj).toBeUndefined();
+  });
 });

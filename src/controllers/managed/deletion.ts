@@ -9,6 +9,7 @@
  * Ready=False `Deleting` (Reconciling) with a requeue after {@link soonPollMs}.
  */
 import type { ReconcileResult } from "../../runtime/controller.js";
+import { errorMessage } from "../../runtime/errors.js";
 import { removeFinalizer } from "../../runtime/writes.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import { bindingConflict, ownershipRefusal } from "./binding.js";
@@ -24,6 +25,7 @@ import {
 } from "./decisions.js";
 import { deleteConfigured } from "./deletion-policy.js";
 import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
+import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { toKube } from "./kube-casts.js";
 import type { ManagedRun } from "./run.js";
 import { ERR, step as runStep, wrapError } from "./step-errors.js";
@@ -135,8 +137,9 @@ async function deleteRemote<T extends ManagedObject, R>(
 
 /**
  * After a delete answered "InProgress": removes the finalizer once `observe` says the
- * resource is gone (a 404 counts), else waits. A failing observe keeps the finalizer
- * (the error policy writes Synced=False saying why).
+ * resource is gone (a 404 counts, and so does absence from the list where the detail
+ * read fails otherwise: gone-evidence.ts), else waits. A failing observe keeps the
+ * finalizer (the error policy writes Synced=False saying why).
  */
 async function untilGone<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -146,9 +149,23 @@ async function untilGone<T extends ManagedObject, R>(
   let exists: boolean;
   try {
     exists = (await run.kind.client.observe(run, id)).exists;
+    forgetAbsence(run, id);
   } catch (err) {
-    if (!(err instanceof ServiceNotFoundError)) throw wrapError(ERR.observe, err);
-    exists = false;
+    if (err instanceof ServiceNotFoundError) exists = false;
+    else {
+      // A service that answers an unknown id with a 500: the list is the evidence.
+      const window = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;
+      const listed = await listEvidence(run, id, err, window);
+      if (listed.verdict === "None") throw wrapError(ERR.observe, err);
+      if (listed.verdict === "Absent") {
+        return waiting(
+          run,
+          `deleting the remote resource ${id}: its detail read fails (${errorMessage(err)}) and it is absent from ${listed.listings} complete listing(s) in a row, looking again`,
+          soonPollMs(options),
+        );
+      }
+      exists = false;
+    }
   }
   if (exists) {
     return waiting(
