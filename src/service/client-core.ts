@@ -126,7 +126,8 @@ export class ServiceClientCore {
   private readonly transport: ServiceTransport;
   private readonly endpoints: Record<EndpointName, EndpointDefinition | null>;
   private readonly catalogTtlMs: number;
-  private readonly now: () => number;
+  /** The clock of the caches (ms since the epoch). */
+  protected readonly now: () => number;
   private readonly catalog = new Map<string, { at: number; answer: Promise<unknown> }>();
   private readonly probes = new Map<EndpointName, Promise<OperationVerdict>>();
   /** What this connection knows about which operations the service answers. */

@@ -5,6 +5,7 @@
 
 import { emptyData, listOf, subscriptionKeySchema } from "./client-core.js";
 import { clientTokenInDescription } from "./client-token.js";
+import { ListSnapshot, type ListSnapshotView } from "./list-snapshot.js";
 import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "./pagination.js";
 import {
   type JsonObject,
@@ -38,6 +39,13 @@ import { TrainingOperations } from "./training-operations.js";
 
 /** Products, NAS storage, block volumes and file systems. */
 export class StorageOperations extends TrainingOperations {
+  /** The NAS list, walked at most once per asked age for every NasVolume (`nasListSnapshot`). */
+  private readonly nasSnapshot = new ListSnapshot<NasInstance>(
+    () => this.iterateNas(),
+    (nas) => nas.id,
+    () => this.now(),
+  );
+
   // --- products ----------------------------------------------------------------------
 
   /** Training resource specifications, of one compute center or all (cached, see `catalogTtlMs`). */
@@ -86,13 +94,21 @@ export class StorageOperations extends TrainingOperations {
       scaleType: req.scaleType,
       capacity: req.capacity,
     });
-    return this.call("scaleNas", { params: { id }, body }, emptyData);
+    try {
+      return await this.call("scaleNas", { params: { id }, body }, emptyData);
+    } finally {
+      this.nasSnapshot.invalidate();
+    }
   }
 
   /** Changes the default mount path (tasks created afterwards see it). */
   async updateNasMountPath(id: string, mountPath: string): Promise<void> {
     const body = this.validBody("updateNasMountPath", updateNasMountPathBodySchema, { mountPath });
-    return this.call("updateNasMountPath", { params: { id }, body }, emptyData);
+    try {
+      return await this.call("updateNasMountPath", { params: { id }, body }, emptyData);
+    } finally {
+      this.nasSnapshot.invalidate();
+    }
   }
 
   /** One page of the NAS list (assumed endpoint). */
@@ -118,6 +134,18 @@ export class StorageOperations extends TrainingOperations {
   async listNasIds(): Promise<ListedIds | undefined> {
     if (!this.isEndpointEnabled("listNas")) return undefined;
     return listIdentities(this.iterateNas(), (nas) => nas.id);
+  }
+
+  /**
+   * The whole NAS list by id, walked anew when the last walk is `maxAgeMs` old or more
+   * and shared by every caller (list-snapshot.ts); undefined when the NAS list is
+   * disabled, known to be missing, or its walk failed.
+   */
+  async nasListSnapshot(maxAgeMs: number): Promise<ListSnapshotView<NasInstance> | undefined> {
+    if (!this.isEndpointEnabled("listNas") || this.operations.verdict("listNas") === "missing") {
+      return undefined;
+    }
+    return this.nasSnapshot.read(maxAgeMs);
   }
 
   /** One NAS by id (assumed endpoint); `ServiceNotFoundError` when it does not exist. */

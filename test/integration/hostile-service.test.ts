@@ -78,6 +78,8 @@ describe("a hostile service answer", () => {
       const before = process.memoryUsage().rss;
       await op.admin.setFaults([{ kind, endpoint: "getNas" }]);
       try {
+        // A settled object's poll reads the NAS list; a spec change makes it read the detail.
+        await nas.patchSpec(name, { mountPath: "/data/look_again" });
         const obj = await nas.waitForCondition(name, "Synced", "False", "MalformedServiceAnswer");
         expect(conditionOf(obj, "Synced")?.message).toContain("longer than the limit");
         // The operator runs in this process: a few cut-off bodies of 4 MiB, not 30 MB or
@@ -108,6 +110,8 @@ describe("a hostile service answer", () => {
         { kind: "error", endpoint: "getNas", status: 400, message: "bad key", echoKey: true },
       ]);
       try {
+        // A settled object's poll reads the NAS list; a spec change makes it read the detail.
+        await nas.patchSpec("echo", { mountPath: "/data/look_again" });
         const obj = await nas.waitFor("echo", (o) =>
           (conditionOf(o, "Synced")?.message ?? "").includes("bad key"),
         );

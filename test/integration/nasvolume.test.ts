@@ -181,6 +181,8 @@ describe("NasVolume controller", () => {
     await nas.waitForCondition("garbled", "Ready", "True");
     await op.admin.setFaults([{ kind: "malformed", endpoint: "getNas" }]);
     try {
+      // A settled object's poll reads the NAS list; a spec change makes it read the detail.
+      await nas.patchSpec("garbled", { mountPath: "/data/look_again" });
       const obj = await nas.waitForCondition("garbled", "Synced", "False");
       expect(conditionOf(obj, "Synced")?.message).toContain("cannot observe the remote resource");
       expect(conditionOf(obj, "Ready")?.status).toBe("True");

@@ -137,6 +137,8 @@ describe("a service under /api/gw with pages of 20 and a 500 for unknown ids", (
     await new Promise((r) => setTimeout(r, WINDOW_MS));
     op.emulator.faults.set([{ kind: "error", endpoint: "getNas", httpStatus: 500 }]);
     try {
+      // A settled object's poll reads the NAS list; a spec change makes it read the detail.
+      await nas.patchSpec("gw-listed", { mountPath: "/data/look_again" });
       await nas.waitForCondition("gw-listed", "Synced", "False");
       await new Promise((r) => setTimeout(r, 2_000));
       const obj = await nas.get("gw-listed");

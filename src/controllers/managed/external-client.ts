@@ -64,6 +64,13 @@ export type Observation<R> =
       remote: R;
     };
 
+/** An observation read from a snapshot of the kind's list, and when that list was walked. */
+export interface ListedObservation<R> {
+  observation: Observation<R> & { exists: true };
+  /** When the walk the record comes from started (ms since the epoch). */
+  fetchedAt: number;
+}
+
 /** What `create` answered. */
 export interface CreateResult {
   /** Key of the asynchronous subscription, to poll with `pollSubscription`. */
@@ -142,6 +149,18 @@ export interface ExternalClient<T extends ManagedObject, R> {
    * fails without a 404 envelope (gone-evidence.ts).
    */
   listIds?(call: ManagedCall<T>): Promise<ListedIds | undefined>;
+  /**
+   * The routine poll of a settled object, answered from a walk of the kind's list that is
+   * less than `maxAgeMs` old and shared by every object of the kind (one list walk per
+   * poll interval instead of one detail read per object). Undefined sends the loop to
+   * `observe`: the list is disabled, missing or failed, the id is not in it, the listed
+   * record lacks a field the status needs, or it shows a change to make.
+   */
+  observeFromList?(
+    call: ManagedCall<T>,
+    externalId: string,
+    maxAgeMs: number,
+  ): Promise<ListedObservation<R> | undefined>;
   /** Makes the remote resource match the spec; called when `observe` says not up to date. */
   update(call: ManagedCall<T>, externalId: string, remote: R): Promise<UpdateResult>;
   /**

@@ -18,8 +18,10 @@ import type {
   Observation,
 } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
+import { toKube } from "./kube-casts.js";
 import { type Outcome, SYNCED_OK } from "./outcome.js";
 import { factsOf, type ManagedRun } from "./run.js";
+import { managedSettled } from "./settled.js";
 import { ERR, step, wrapError } from "./step-errors.js";
 
 /**
@@ -38,6 +40,45 @@ export function remoteNotFound<T extends ManagedObject, R>(
   return `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the annotation ${ANNOTATIONS.externalId} to create a new one, or delete this object`;
 }
 
+/**
+ * The routine poll of a settled object answered from the kind's list snapshot (one walk
+ * per poll interval shared by every object of the kind), or undefined for the detail
+ * read: the object is not settled (see {@link managedSettled}), the kind has no list
+ * path, or the list cannot answer for this id (`ExternalClient.observeFromList`). The
+ * next poll is due when the snapshot turns one poll interval old, so that every object
+ * of the kind looks at the next walk as soon as it is made: a remote change shows
+ * within one poll interval, as with the detail reads.
+ */
+async function fromList<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  externalId: string,
+  options: ManagedOptions,
+  facts: ManagedFacts,
+): Promise<Outcome<R> | undefined> {
+  const { client } = run.kind;
+  if (!client.observeFromList || !managedSettled(toKube(run.obj))) return undefined;
+  const poll = options.pollIntervalMs;
+  // A list that fails says nothing here: the detail read follows and reports.
+  const listed = await client.observeFromList(run, externalId, poll).catch(() => undefined);
+  if (!listed) return undefined;
+  forgetAbsence(run, externalId);
+  const { remote, ready } = listed.observation;
+  const refusal = ownershipRefusal(run, externalId, remote, options);
+  if (refusal) return refused(run, refusal, options);
+  const age = run.ctx.clock.now().getTime() - listed.fetchedAt;
+  return {
+    facts,
+    remote,
+    ready,
+    synced: SYNCED_OK,
+    requeueAfterMs: Math.min(poll, Math.max(MIN_LISTED_REQUEUE_MS, poll - age)),
+    routine: true,
+  };
+}
+
+/** The shortest wait before the next poll of an object answered from the list. */
+const MIN_LISTED_REQUEUE_MS = 10;
+
 /** Observes `externalId` and, when the spec asks for a change, updates it. */
 export async function observe<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -47,6 +88,8 @@ export async function observe<T extends ManagedObject, R>(
 ): Promise<Outcome<R>> {
   const { client } = run.kind;
   const facts = { ...factsOf(run), ...(subscription ? { subscription } : {}) };
+  const listed = await fromList(run, externalId, options, facts);
+  if (listed) return listed;
   let o: Observation<R>;
   let evidence = "";
   try {

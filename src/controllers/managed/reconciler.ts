@@ -56,7 +56,6 @@ import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../..
 import { withKstatusConditions } from "../health-conditions.js";
 import { writeConditions } from "./condition-writes.js";
 import { createOrObserve, startsWithCreate } from "./create-flow.js";
-import { ANNOTATIONS } from "./create-protocol.js";
 import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./deletion-policy.js";
@@ -64,6 +63,9 @@ import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-clie
 import { fromKube, toKube } from "./kube-casts.js";
 import type { Outcome } from "./outcome.js";
 import { ManagedRun } from "./run.js";
+import { managedSettled } from "./settled.js";
+
+export { managedSettled };
 
 /** The reconcile function and error policy of one managed kind. */
 export interface ManagedReconciler {
@@ -73,32 +75,6 @@ export interface ManagedReconciler {
   /** For the controller builder's `.settled` (see {@link managedSettled}). */
   settled: SettledCheck;
 }
-
-/**
- * Whether a managed object needs only routine polls, from the cache alone: bound to
- * its remote resource (an id, no create pending), not being deleted, and the last
- * reconcile of this generation found it neither coming up (`Creating`) nor waiting for
- * a change (`Updating`), without an error. A finished task (Ready=False
- * `TaskSucceeded`) is settled; an object being created, changed or deleted is not.
- */
-export const managedSettled: SettledCheck = (found) => {
-  const obj = fromKube<ManagedObject>(found);
-  const meta = obj.metadata;
-  const annotations = meta?.annotations ?? {};
-  if (meta?.deletionTimestamp || annotations[ANNOTATIONS.createPending] !== undefined) {
-    return false;
-  }
-  if (annotations[ANNOTATIONS.externalId] === undefined) return false;
-  const ready = getCondition(obj.status?.conditions, "Ready");
-  const synced = getCondition(obj.status?.conditions, "Synced");
-  return (
-    ready?.observedGeneration === meta?.generation &&
-    ready?.reason !== "Creating" &&
-    synced?.observedGeneration === meta?.generation &&
-    synced?.status === "True" &&
-    synced.reason !== "Updating"
-  );
-};
 
 /** Builds the generic loop for `kind`; see the module comment for the contract. */
 export function managedReconciler<T extends ManagedObject, R>(

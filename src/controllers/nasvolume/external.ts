@@ -17,6 +17,7 @@ import type {
   CreateResult,
   DeleteResult,
   ExternalClient,
+  ListedObservation,
   ManagedCall,
   Observation,
   PreflightRefusal,
@@ -55,6 +56,20 @@ export function nasName(obj: NasVolumeObject): string {
 /** A number of GB from the service's text ("" or junk → NaN). */
 export function gb(text: string | undefined): number {
   return text === undefined || text.trim() === "" ? Number.NaN : Number(text);
+}
+
+/**
+ * Whether a NAS record from the list carries what the status and the checks need: the
+ * state, the quota and the used amount, and the description (the owner mark). Where the
+ * list leaves one out, the object's poll reads the detail.
+ */
+export function listRecordSuffices(nas: NasInstance): boolean {
+  return (
+    nas.status !== undefined &&
+    nas.quota !== undefined &&
+    nas.used !== undefined &&
+    nas.description !== undefined
+  );
 }
 
 /** The ExternalClient of NasVolume. */
@@ -138,6 +153,26 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
       if (err instanceof ServiceNotFoundError) return { exists: false };
       throw err;
     }
+    return this.observation(call, remote);
+  }
+
+  async observeFromList(
+    call: ManagedCall<NasVolumeObject>,
+    id: string,
+    maxAgeMs: number,
+  ): Promise<ListedObservation<NasInstance> | undefined> {
+    const view = await this.service.nasListSnapshot(maxAgeMs);
+    const remote = view?.records.get(id);
+    if (!view || !remote || !listRecordSuffices(remote)) return undefined;
+    const observation = this.observation(call, remote);
+    // A change to make is acted on after a detail read, never on a listed record.
+    return observation.upToDate ? { observation, fetchedAt: view.fetchedAt } : undefined;
+  }
+
+  private observation(
+    call: ManagedCall<NasVolumeObject>,
+    remote: NasInstance,
+  ): Observation<NasInstance> & { exists: true } {
     const actions = this.decide(call.obj, remote, call.ctx.clock.now());
     return { exists: true, upToDate: actions.length === 0, ready: nasReady(remote.status), remote };
   }
