@@ -3,9 +3,6 @@ import { ConfigError } from "./load.js";
 import type { OperatorConfig } from "./schema.js";
 import { API_KEY_ENV } from "./settings.js";
 
-/** Default interval at which the key file is read again (`service.apiKeyRefreshMs`). */
-export const DEFAULT_API_KEY_REFRESH_MS = 10_000;
-
 /**
  * The service client's `apiKey` option: resolves the current key. `refresh()` reads the
  * source again at once (the watcher calls it every refresh interval).
