@@ -34,8 +34,9 @@ export interface Playground {
 }
 
 /**
- * Starts the local playground: a control plane (etcd + kube-apiserver), the service
- * emulator, the CRDs, the operator (in this process, against both), and the samples.
+ * Starts the local playground: a control plane (etcd, kube-apiserver,
+ * kube-controller-manager), the service emulator, the CRDs, the operator (in this
+ * process, against both), and the samples.
  */
 export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));

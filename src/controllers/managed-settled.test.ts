@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { operatorConfigSchema } from "../config/schema.js";
 import type { ControllerDefinition } from "../runtime/controller.js";
-import { looksSettled } from "../runtime/controller-runner.js";
 import { createLogger } from "../runtime/logging.js";
+import { looksSettled } from "../runtime/looks-settled.js";
 import type { KubeObject } from "../runtime/resource.js";
 import { ServiceClient } from "../service/client.js";
 import { controllers } from "./index.js";

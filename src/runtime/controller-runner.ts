@@ -14,10 +14,6 @@ import { TerminalHolds } from "./terminal-holds.js";
 import { type QueuePriority, WorkQueue } from "./workqueue.js";
 import { ConflictError } from "./writes.js";
 
-export type { ControllerRuntime } from "./controller-runtime.js";
-export { looksSettled } from "./looks-settled.js";
-export { DEFAULT_HOLD_BACKOFF } from "./terminal-holds.js";
-
 /**
  * Runs one controller: subscribes to its informers (a primary object's status-only
  * change enqueues nothing), feeds keys to a {@link WorkQueue},

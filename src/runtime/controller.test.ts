@@ -9,10 +9,11 @@ import {
   type ReconcileResult,
   type SettledCheck,
 } from "./controller.js";
-import { looksSettled, RunningController } from "./controller-runner.js";
+import { RunningController } from "./controller-runner.js";
 import { RetryableError, TerminalError } from "./errors.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
+import { looksSettled } from "./looks-settled.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { currentReconcilePriority } from "./priority.js";
 import { assertReconcileLive, ReconcileAbandonedError } from "./reconcile-deadline.js";
