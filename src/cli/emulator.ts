@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { pino } from "pino";
+import { commaList } from "../config/settings.js";
 import type { FaultRuleInput } from "../emulator/faults.js";
 import { isEndpointName } from "../service/endpoints.js";
 import { waitForSignal } from "./signals.js";
@@ -68,10 +69,7 @@ export function registerEmulatorCommand(program: Command): void {
     .action(async (flags: EmulatorFlags) => {
       const apiKey = flags.apiKey ?? process.env.AIDC_API_KEY;
       if (!apiKey) throw new Error("an API key is required: pass --api-key or set AIDC_API_KEY");
-      const missingOperations = flags.missingOperations
-        .split(",")
-        .map((n) => n.trim())
-        .filter((n) => n !== "");
+      const missingOperations = commaList(flags.missingOperations);
       const unknown = missingOperations.filter((n) => !isEndpointName(n));
       if (unknown.length > 0) {
         throw new Error(`--missing-operations: not endpoint names: ${unknown.join(", ")}`);

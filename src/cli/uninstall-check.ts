@@ -1,5 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
 import type { Command } from "commander";
+import { commaList } from "../config/settings.js";
 import { allCrds, type CrdDefinition } from "../crds/index.js";
 import { isNotFound, KubeClient, statusCodeOf } from "../runtime/kube.js";
 import type { KubeObject } from "../runtime/resource.js";
@@ -87,10 +88,7 @@ export function registerUninstallCheckCommand(program: Command): void {
       const config = new k8s.KubeConfig();
       if (flags.kubeconfig) config.loadFromFile(flags.kubeconfig);
       else config.loadFromDefault();
-      const namespaces = flags.namespaces
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const namespaces = commaList(flags.namespaces);
       const remaining = await remainingCustomResources(new KubeClient(config), { namespaces });
       if (remaining.length > 0) {
         process.stderr.write(`${refusalMessage(remaining)}\n`);

@@ -161,9 +161,14 @@ export function parseSettingValue(type: SettingType, raw: string | boolean): unk
       throw new Error(`expected true or false, got ${JSON.stringify(raw)}`);
     }
     case "list":
-      return raw
-        .split(",")
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0);
+      return commaList(raw);
   }
+}
+
+/** The entries of a comma-separated list (`a, b,`), trimmed, empty ones dropped. */
+export function commaList(raw: string): string[] {
+  return raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
