@@ -110,10 +110,9 @@ export class RunningController {
    */
   requeueAll(clearTerminal: boolean): void {
     if (!this.queue) return;
-    if (clearTerminal) {
-      this.terminal.clear(this.rt.cache.list(this.definition.primary).map(objectKeyString));
-    }
-    for (const obj of this.rt.cache.list(this.definition.primary)) {
+    const objects = this.rt.cache.list(this.definition.primary);
+    if (clearTerminal) this.terminal.clear(objects.map(objectKeyString));
+    for (const obj of objects) {
       const key = objectKeyString(obj);
       if (!this.terminal.has(key)) {
         this.echoes.markRerun(key);
