@@ -7,7 +7,7 @@
  * repeated before the asked age has passed, so a broken list costs each reader its
  * fallback (the detail read) and not a list walk on top.
  */
-import type { PageWalkEnd } from "./pagination.js";
+import { listRecords, type PageWalkEnd } from "./pagination.js";
 
 /** One complete or partial walk of the list. */
 export interface ListSnapshotView<R> {
@@ -70,21 +70,14 @@ export class ListSnapshot<R> {
     const fetchedAt = this.now();
     const generation = this.generation;
     this.walks++;
-    const records = new Map<string, R>();
     try {
-      const walk = this.walk();
-      for (;;) {
-        const next = await walk.next();
-        if (next.done) {
-          const view = { records, fetchedAt, complete: next.value.complete };
-          if (generation === this.generation) {
-            this.view = view;
-            this.failedAt = undefined;
-          }
-          return view;
-        }
-        records.set(this.identity(next.value), next.value);
+      const { records, complete } = await listRecords(this.walk(), this.identity);
+      const view = { records, fetchedAt, complete };
+      if (generation === this.generation) {
+        this.view = view;
+        this.failedAt = undefined;
       }
+      return view;
     } catch {
       // The readers fall back to their detail reads, which report the error.
       if (generation === this.generation) {

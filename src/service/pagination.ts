@@ -72,15 +72,29 @@ export interface ListedIds extends PageWalkEnd {
   ids: Set<string>;
 }
 
+/** The records of a paged list by identity, and whether the walk was complete. */
+export interface ListedRecords<T> extends PageWalkEnd {
+  records: Map<string, T>;
+}
+
+/** Walks `walk` to its end and collects its records by identity. */
+export async function listRecords<T>(
+  walk: AsyncGenerator<T, PageWalkEnd, undefined>,
+  identity: (record: T) => string,
+): Promise<ListedRecords<T>> {
+  const records = new Map<string, T>();
+  for (;;) {
+    const next = await walk.next();
+    if (next.done) return { records, complete: next.value.complete };
+    records.set(identity(next.value), next.value);
+  }
+}
+
 /** Walks `walk` to its end and collects the identities of its records. */
 export async function listIdentities<T>(
   walk: AsyncGenerator<T, PageWalkEnd, undefined>,
   identity: (record: T) => string,
 ): Promise<ListedIds> {
-  const ids = new Set<string>();
-  for (;;) {
-    const next = await walk.next();
-    if (next.done) return { ids, complete: next.value.complete };
-    ids.add(identity(next.value));
-  }
+  const { records, complete } = await listRecords(walk, identity);
+  return { ids: new Set(records.keys()), complete };
 }
