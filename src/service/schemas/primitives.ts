@@ -49,9 +49,6 @@ export const idString = z.preprocess(
   z.string().regex(SERVICE_ID_PATTERN, `expected a service id (${SERVICE_ID_RULE})`),
 );
 
-/** An optional number; a numeric string is converted, null and "" become absent. */
-export const optionalNumber = z.preprocess(toNumber, z.number().optional());
-
 /** An optional integer; a numeric string is converted, null and "" become absent. */
 export const optionalInt = z.preprocess(toNumber, z.int().optional());
 
