@@ -93,7 +93,7 @@ class RawApi extends k8s.KubernetesObjectApi {
     method: Method,
     path: string,
     query: Record<string, string>,
-    body?: unknown,
+    body?: string,
     contentType = "application/json",
   ): Promise<unknown> {
     const ctx = this.configuration.baseServer.makeRequestContext(path, method as k8s.HttpMethod);
@@ -101,7 +101,7 @@ class RawApi extends k8s.KubernetesObjectApi {
     for (const [k, v] of Object.entries(query)) ctx.setQueryParam(k, v);
     if (body !== undefined) {
       ctx.setHeaderParam("Content-Type", contentType);
-      ctx.setBody(JSON.stringify(body));
+      ctx.setBody(body);
     }
     return this.requestPromise(ctx);
   }
@@ -292,7 +292,13 @@ export class KubeClient {
     const started = Date.now();
     let code = 0;
     try {
-      const sent = this.redactor ? this.redactor.redactJson(body) : body;
+      // Serialized once, redacted on the way (status, Events, annotations).
+      const sent =
+        body === undefined
+          ? undefined
+          : this.redactor
+            ? this.redactor.serialize(body)
+            : JSON.stringify(body);
       const result = await this.raw.send(method, path, query, sent, contentType);
       code = method === "POST" ? 201 : 200;
       return result;

@@ -41,14 +41,14 @@ export class SecretRedactor {
   }
 
   /**
-   * `value` (a JSON value) with every string redacted; the same object when no string
-   * holds a secret, so the common case costs one serialization and no copy.
+   * `value` serialized as JSON with every string redacted: one serialization when no
+   * secret is in it (the common case), a second of the redacted copy otherwise. What the
+   * Kubernetes client sends, so a body is never stringified twice on the write path.
    */
-  redactJson<T>(value: T): T {
-    if (this.secrets.length === 0 || value === undefined) return value;
+  serialize(value: unknown): string {
     const text = JSON.stringify(value);
-    if (text === undefined || !this.secrets.some((s) => text.includes(s))) return value;
-    return this.walk(value) as T;
+    if (this.secrets.length === 0 || !this.secrets.some((s) => text.includes(s))) return text;
+    return JSON.stringify(this.walk(value));
   }
 
   private walk(value: unknown): unknown {
