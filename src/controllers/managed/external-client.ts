@@ -154,7 +154,9 @@ export interface ExternalClient<T extends ManagedObject, R> {
    * less than `maxAgeMs` old and shared by every object of the kind (one list walk per
    * poll interval instead of one detail read per object). Undefined sends the loop to
    * `observe`: the list is disabled, missing or failed, the id is not in it, the listed
-   * record lacks a field the status needs, or it shows a change to make.
+   * record lacks a field the status needs, or it shows a change to make. A failed list
+   * walk answers undefined; what this throws fails the reconcile (the loop does not
+   * hide it behind the detail read).
    */
   observeFromList?(
     call: ManagedCall<T>,

@@ -36,8 +36,14 @@ function settledObject(change: (o: ManagedObject) => ManagedObject = (o) => o): 
   });
 }
 
-/** The observe step over a fake client whose list answers `listed`; records the calls. */
-async function observeWith(obj: ManagedObject, listed: ListedObservation<string> | undefined) {
+/**
+ * The observe step over a fake client whose list answers `listed` (or throws it, when it
+ * is an Error); records the calls.
+ */
+async function observeWith(
+  obj: ManagedObject,
+  listed: ListedObservation<string> | undefined | Error,
+) {
   const calls: string[] = [];
   const client: ExternalClient<ManagedObject, string> = {
     observe: async (): Promise<Observation<string>> => {
@@ -46,6 +52,7 @@ async function observeWith(obj: ManagedObject, listed: ListedObservation<string>
     },
     observeFromList: async (_call, _id, maxAgeMs) => {
       calls.push(`list (age < ${maxAgeMs})`);
+      if (listed instanceof Error) throw listed;
       return listed;
     },
     create: async () => ({}),
@@ -86,6 +93,15 @@ describe("observe, a settled object's poll from the kind's list", () => {
     expect(calls).toEqual([`list (age < ${POLL})`, "detail"]);
     expect(outcome.remote).toBe("from-detail");
     expect(outcome.requeueAfterMs).toBe(POLL);
+  });
+
+  it("lets the kind's own failure in its list answer fail the reconcile, not hide behind the detail read", async () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'status')");
+    // Before, the failure was swallowed and the detail read answered instead.
+    await expect(observeWith(settledObject(), bug)).rejects.toMatchObject({
+      message: `cannot observe the remote resource: ${bug.message}`,
+      cause: bug,
+    });
   });
 
   it("reads the detail for an object that needs attention now", async () => {

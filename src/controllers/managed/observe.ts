@@ -58,8 +58,11 @@ async function fromList<T extends ManagedObject, R>(
   const { client } = run.kind;
   if (!client.observeFromList || !managedSettled(toKube(run.obj))) return undefined;
   const poll = options.pollIntervalMs;
-  // A list that fails says nothing here: the detail read follows and reports.
-  const listed = await client.observeFromList(run, externalId, poll).catch(() => undefined);
+  // A failed list walk answers undefined (the detail read follows and reports); what is
+  // thrown here is the kind's own failure, reported as the observe step's.
+  const listed = await step(ERR.observe, async () =>
+    client.observeFromList?.(run, externalId, poll),
+  );
   if (!listed) return undefined;
   forgetAbsence(run, externalId);
   const { remote, ready } = listed.observation;
