@@ -11,9 +11,10 @@ import type { EndpointName } from "../service/endpoints.js";
 import { ADMIN_PREFIX, handleAdmin } from "./admin-api.js";
 import { FaultInjector, type FaultRuleInput } from "./faults.js";
 import { EmulatorRefusal, type Handler, UnknownIdRefusal } from "./handler-context.js";
-import { blockFileStorageHandlers } from "./handlers/block-file-storage.js";
+import { blockVolumeHandlers } from "./handlers/block-volumes.js";
 import { catalogHandlers } from "./handlers/catalog.js";
 import { cciHandlers } from "./handlers/cci.js";
+import { fileSystemHandlers } from "./handlers/file-systems.js";
 import { nasHandlers } from "./handlers/nas.js";
 import { templateHandlers } from "./handlers/templates.js";
 import { trainingHandlers } from "./handlers/training.js";
@@ -30,7 +31,8 @@ const HANDLERS: Record<EndpointName, Handler> = {
   ...catalogHandlers,
   ...nasHandlers,
   ...cciHandlers,
-  ...blockFileStorageHandlers,
+  ...blockVolumeHandlers,
+  ...fileSystemHandlers,
 };
 
 /** Largest request body accepted. */

@@ -4,9 +4,11 @@
  * Every failure is a `ServiceError` subclass (see errors.ts). Controllers hold one
  * client, built from the operator configuration, and never call fetch themselves.
  *
- * The operations are grouped by concern in training-operations.ts and
- * storage-operations.ts; this file adds the CCI operations and is the one to import.
+ * The operations are grouped by concern in training-operations.ts,
+ * storage-operations.ts and block-volume-operations.ts; this file adds the CCI
+ * operations and is the one to import.
  */
+import { BlockVolumeOperations } from "./block-volume-operations.js";
 import { DEFAULT_ITERATION_PAGE_SIZE, paginate } from "./pagination.js";
 import {
   type CciErrorDetails,
@@ -20,7 +22,6 @@ import {
   saveCciImageResultSchema,
 } from "./schemas/cci.js";
 import { type Page, pageOf } from "./schemas/envelope.js";
-import { StorageOperations } from "./storage-operations.js";
 
 export {
   DEFAULT_RATE_LIMIT,
@@ -29,7 +30,7 @@ export {
 } from "./client-core.js";
 
 /** The service API client. See the module comment. */
-export class ServiceClient extends StorageOperations {
+export class ServiceClient extends BlockVolumeOperations {
   // --- CCI ---------------------------------------------------------------------------
 
   /** One page of CCI instances. */

@@ -1,5 +1,5 @@
 /**
- * Product catalog, NAS and block / file storage operations of the service client (see
+ * Product catalog, NAS and file storage operations of the service client (see
  * client-core.ts for how the client is assembled).
  */
 
@@ -37,7 +37,7 @@ import {
 import type { SubscriptionResult } from "./schemas/subscription.js";
 import { TrainingOperations } from "./training-operations.js";
 
-/** Products, NAS storage, block volumes and file systems. */
+/** Products, NAS storage and file systems. */
 export class StorageOperations extends TrainingOperations {
   /** The NAS list, walked at most once per asked age for every NasVolume (`nasListSnapshot`). */
   private readonly nasSnapshot = new ListSnapshot<NasInstance>(
@@ -170,33 +170,7 @@ export class StorageOperations extends TrainingOperations {
     }
     return ids;
   }
-  // --- block and file storage (payloads not shown by the spec: passed through) -------
-
-  /** Creates a block volume. */
-  async createVolume(body: JsonObject): Promise<StorageObject> {
-    return this.call(
-      "createVolume",
-      { body: this.validBody("createVolume", jsonObjectBodySchema, body) },
-      storageObjectSchema,
-    );
-  }
-
-  /** Attaches volume `id` to an instance. */
-  async attachVolume(id: string, body: JsonObject): Promise<StorageObject> {
-    const checked = this.validBody("attachVolume", jsonObjectBodySchema, body);
-    return this.call("attachVolume", { params: { id }, body: checked }, storageObjectSchema);
-  }
-
-  /** Detaches volume `id`. */
-  async detachVolume(id: string, body: JsonObject = {}): Promise<StorageObject> {
-    const checked = this.validBody("detachVolume", jsonObjectBodySchema, body);
-    return this.call("detachVolume", { params: { id }, body: checked }, storageObjectSchema);
-  }
-
-  /** Deletes volume `id`. */
-  async deleteVolume(id: string): Promise<void> {
-    return this.call("deleteVolume", { params: { id } }, emptyData);
-  }
+  // --- file storage (payloads not shown by the spec: passed through) ---------------
 
   /** Creates a file system. */
   async createFileSystem(body: JsonObject): Promise<StorageObject> {

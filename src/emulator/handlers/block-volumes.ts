@@ -1,8 +1,7 @@
 /**
- * Block volume and file system operations of the emulator. The spec shows no payloads,
- * so any JSON object is accepted and kept; the emulator adds `id` and `status` and
- * enforces the obvious rules (attach once, detach only when attached, no delete while
- * attached, mounts of existing file systems only).
+ * Block volume operations of the emulator. The spec shows no payloads, so any JSON
+ * object is accepted and kept; the emulator adds `id` and `status` and enforces the
+ * obvious rules (attach once, detach only when attached, no delete while attached).
  */
 import type { EndpointName } from "../../service/endpoints.js";
 import { jsonObjectBodySchema } from "../../service/schemas/block-file-storage.js";
@@ -23,8 +22,8 @@ function volume(ctx: HandlerContext): StorageObjectRecord {
   return v;
 }
 
-/** The block and file storage operations, by endpoint name. */
-export const blockFileStorageHandlers = {
+/** The block volume operations, by endpoint name. */
+export const blockVolumeHandlers = {
   createVolume: (ctx) => {
     const body = parseBody(jsonObjectBodySchema, ctx.body);
     const id = ctx.state.nextId("vol");
@@ -56,21 +55,5 @@ export const blockFileStorageHandlers = {
     if (v.fields.status === "in-use") throw conflict(`volume ${v.id} is attached; detach it first`);
     ctx.state.volumes.delete(v.id);
     return {};
-  },
-  createFileSystem: (ctx) => {
-    const body = parseBody(jsonObjectBodySchema, ctx.body);
-    const id = ctx.state.nextId("fs");
-    const record = { id, fields: { ...body, id, status: "available" } };
-    ctx.state.fileSystems.set(id, record);
-    return record.fields;
-  },
-  createFileSystemMount: (ctx) => {
-    const fsId = ctx.params.id ?? "";
-    if (!ctx.state.fileSystems.has(fsId)) throw notFound("file system", fsId);
-    const body = parseBody(jsonObjectBodySchema, ctx.body);
-    const id = ctx.state.nextId("mnt");
-    const record = { id, fields: { ...body, id, fileSystemId: fsId, status: "available" } };
-    ctx.state.mounts.set(id, record);
-    return record.fields;
   },
 } satisfies Partial<Record<EndpointName, Handler>>;
