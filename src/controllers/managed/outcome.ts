@@ -21,3 +21,8 @@ export interface Outcome<R> {
 
 /** The Synced=True condition of a successful reconcile. */
 export const SYNCED_OK: ReadyState = { status: "True", reason: "ReconcileSuccess", message: "" };
+
+/** Ready=False Creating: the remote resource is on its way, with what it waits for. */
+export function creatingReady(message: string): ReadyState {
+  return { status: "False", reason: "Creating", message };
+}

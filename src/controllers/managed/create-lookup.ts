@@ -1,0 +1,61 @@
+/**
+ * Recovery of an unfinished create (a pending marker without an id, e.g. after a
+ * crash): the remote resource is looked up by the create's client token and adopted,
+ * waited for, or reported CreateOutcomeUnknown (create-protocol.ts decides which).
+ */
+
+import { create, takeUnsentToken } from "./create-order.js";
+import { ANNOTATIONS, type CreatePending, decideAfterLookup } from "./create-protocol.js";
+import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "./decisions.js";
+import type { ManagedObject, ManagedOptions } from "./external-client.js";
+import { observe } from "./observe.js";
+import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
+import { unknownOutcome } from "./outcome-unknown.js";
+import { factsOf, type ManagedRun } from "./run.js";
+import { ERR, step } from "./step-errors.js";
+
+/** Looks the resource of the create `pending` up by its client token and acts on it. */
+export async function lookup<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  pending: CreatePending,
+  options: ManagedOptions,
+): Promise<Outcome<R>> {
+  if (takeUnsentToken(pending.token)) {
+    // A marker whose create this process never sent: nothing to find, create anew.
+    await run.annotate({ [ANNOTATIONS.createPending]: null });
+    return create(run, options);
+  }
+  const found = pending.token
+    ? await step(ERR.lookup, () => run.kind.client.lookupByToken(run, pending.token))
+    : undefined;
+  const decision = decideAfterLookup({
+    token: pending.token,
+    found,
+    pendingAgeMs: run.ageOf(pending.at),
+    visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS,
+  });
+  switch (decision.decision) {
+    case "Adopt":
+      await run.annotate({
+        [ANNOTATIONS.externalId]: decision.externalId,
+        [ANNOTATIONS.createPending]: null,
+      });
+      run.normal(
+        "Recovered",
+        `found the remote resource ${decision.externalId} of an unfinished create by its client token`,
+      );
+      return observe(run, decision.externalId, options, {
+        outcome: "Succeeded",
+        submittedTime: pending.at,
+      });
+    case "Wait":
+      return {
+        facts: factsOf(run),
+        ready: creatingReady("an earlier create's outcome is not visible yet; looking again"),
+        synced: SYNCED_OK,
+        requeueAfterMs: decision.requeueAfterMs,
+      };
+    case "Unknown":
+      return unknownOutcome(run, decision.message);
+  }
+}

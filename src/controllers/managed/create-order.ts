@@ -1,0 +1,122 @@
+/**
+ * Placing the order of a new remote resource (create-protocol.ts): the kind's checks
+ * before ordering, the pending marker with a fresh client token, the create call, and
+ * what its answer binds (an id at once, or a subscription to poll).
+ */
+import { reasonEntry } from "../../crds/reasons.js";
+import { rfc3339 } from "../../runtime/clock.js";
+import {
+  ANNOTATIONS,
+  type CreatePending,
+  createMayHaveHappened,
+  formatPending,
+  newClientToken,
+} from "./create-protocol.js";
+import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
+import type { ManagedObject, ManagedOptions } from "./external-client.js";
+import { observe } from "./observe.js";
+import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
+import { factsOf, type ManagedRun } from "./run.js";
+import { ERR, step, wrapError } from "./step-errors.js";
+import { poll } from "./subscription-poll.js";
+
+/**
+ * Tokens of creates whose pending marker write failed in this process, so the create
+ * was never sent (the marker may still have landed). Tokens are random per create, so a
+ * marker carrying one is safe to drop and create anew. Bounded: the oldest go first.
+ */
+const unsentTokens = new Set<string>();
+const MAX_UNSENT_TOKENS = 10_000;
+
+function rememberUnsent(token: string): void {
+  unsentTokens.add(token);
+  if (unsentTokens.size > MAX_UNSENT_TOKENS) {
+    const oldest = unsentTokens.values().next().value;
+    if (oldest !== undefined) unsentTokens.delete(oldest);
+  }
+}
+
+/**
+ * True once for `token` when its create's pending marker write failed in this process
+ * (the create was never sent); the token is forgotten.
+ */
+export function takeUnsentToken(token: string): boolean {
+  return unsentTokens.delete(token);
+}
+
+/** Orders the remote resource of `run` with client `token` (a new one by default). */
+export async function create<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  options: ManagedOptions,
+  token = newClientToken(),
+): Promise<Outcome<R>> {
+  const { client } = run.kind;
+  // An order that could never finish (its result or list operation is missing) is not
+  // placed: a terminal hold the runtime retries slowly, since the path can come back.
+  const requireOperations = client.requireOperations?.bind(client);
+  if (requireOperations) await step(ERR.operations, () => requireOperations(run));
+  const preflight = client.preflight?.bind(client);
+  const refusal = preflight ? await step(ERR.preflight, () => preflight(run)) : undefined;
+  if (refusal) {
+    // Waiting for something on its way (a referenced object, capacity) is no warning.
+    if (reasonEntry(refusal.reason)?.state === "UnderWay")
+      run.normal(refusal.reason, refusal.message);
+    else run.warning(refusal.reason, refusal.message);
+    const cond = { status: "False" as const, reason: refusal.reason, message: refusal.message };
+    return {
+      facts: factsOf(run),
+      ready: cond,
+      synced: cond,
+      ...(refusal.retry ? { requeueAfterMs: options.pollIntervalMs } : {}),
+    };
+  }
+  const at = rfc3339(run.ctx.clock.now());
+  const pending: CreatePending = { token, at, generation: run.generation };
+  try {
+    await run.annotate({
+      [ANNOTATIONS.createPending]: formatPending(pending),
+      [ANNOTATIONS.createFailedGeneration]: null,
+    });
+  } catch (err) {
+    // The marker may have been written although its answer was lost (an API server
+    // going away); the create was not sent, which this process alone knows.
+    rememberUnsent(token);
+    throw err;
+  }
+  let result: Awaited<ReturnType<typeof client.create>>;
+  try {
+    result = await client.create(run, token);
+  } catch (err) {
+    // A create refused before it could take effect is forgotten, so the next attempt is
+    // a plain create; one that may have happened stays pending and is looked up.
+    if (!createMayHaveHappened(err)) await run.annotate({ [ANNOTATIONS.createPending]: null });
+    throw wrapError(ERR.create, err);
+  }
+  const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+  const subscription = { outcome: "Pending" as const, submittedTime: at };
+  if (result.externalId) {
+    await run.annotate({
+      [ANNOTATIONS.externalId]: result.externalId,
+      [ANNOTATIONS.createPending]: null,
+      ...(result.subscriptionKey ? { [ANNOTATIONS.subscriptionKey]: result.subscriptionKey } : {}),
+    });
+    run.normal("Created", `created the remote resource ${result.externalId}`);
+    return observe(run, result.externalId, options, { ...subscription, outcome: "Succeeded" });
+  }
+  if (result.subscriptionKey) {
+    run.normal("CreateRequested", `ordered; subscription key ${result.subscriptionKey}`);
+    // The first poll follows at once, before the key is written: an order that resolves
+    // quickly is bound in one write (the id and the key together), Ready in this
+    // reconcile without a status write that says Creating. Until that write the pending
+    // marker covers the order: after a crash its client token finds the resource.
+    return poll(run, result.subscriptionKey, pending, options, { justOrdered: true });
+  } else {
+    run.normal("CreateRequested", "create sent; looking the new resource up");
+  }
+  return {
+    facts: { ...factsOf(run), subscription },
+    ready: creatingReady("the create was sent; waiting for the service"),
+    synced: SYNCED_OK,
+    requeueAfterMs: first,
+  };
+}

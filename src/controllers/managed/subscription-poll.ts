@@ -1,0 +1,107 @@
+/**
+ * The poll of a create's subscription (create-protocol.ts): pending, failed, or
+ * succeeded — then the resource is bound by the id the subscription names or, when it
+ * names none, by the create's client token.
+ */
+import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
+import { DEFAULT_SUBSCRIPTION_POLL_MS, subscriptionPollDelay } from "./decisions.js";
+import type { ManagedObject, ManagedOptions } from "./external-client.js";
+import { observe } from "./observe.js";
+import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
+import { unknownOutcome } from "./outcome-unknown.js";
+import { factsOf, type ManagedRun } from "./run.js";
+import { ERR, step, wrapError } from "./step-errors.js";
+
+/**
+ * Polls subscription `key` of the create `pending` once and acts on its state.
+ * `justOrdered`: the create was sent in this reconcile and the key is not written yet.
+ */
+export async function poll<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  key: string,
+  pending: CreatePending | undefined,
+  options: ManagedOptions,
+  { justOrdered = false } = {},
+): Promise<Outcome<R>> {
+  const { client } = run.kind;
+  const pollSubscription = client.pollSubscription?.bind(client);
+  if (!pollSubscription) throw new Error(`${ERR.poll}: the kind has no subscription poll`);
+  const submittedTime = pending?.at || undefined;
+  const base = submittedTime ? { submittedTime } : {};
+  // Right after the order the key is not written yet: it goes with the id when the
+  // first poll binds one, and on its own before any other way out of this reconcile.
+  const unwrittenKey: Record<string, string> = justOrdered
+    ? { [ANNOTATIONS.subscriptionKey]: key }
+    : {};
+  const writeKey = async () => {
+    if (justOrdered) await run.annotate(unwrittenKey);
+  };
+  let res: Awaited<ReturnType<typeof pollSubscription>>;
+  try {
+    res = await pollSubscription(run, key);
+  } catch (err) {
+    // Right after the order, a failed poll is only an early look: the order stands and
+    // the next poll follows as planned, without Synced=False.
+    if (!justOrdered) throw wrapError(ERR.poll, err);
+    res = { state: "Pending" };
+  }
+  if (res.state === "Pending") {
+    await writeKey();
+    const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+    return {
+      facts: { ...factsOf(run), subscription: { outcome: "Pending", ...base } },
+      ready: creatingReady(`subscription ${key} is pending`),
+      synced: SYNCED_OK,
+      requeueAfterMs: subscriptionPollDelay(
+        pending ? run.ageOf(pending.at) : Number.NaN,
+        first,
+        options.pollIntervalMs,
+      ),
+    };
+  }
+  if (res.state === "Failed") {
+    await run.annotate({
+      [ANNOTATIONS.subscriptionKey]: null,
+      [ANNOTATIONS.createPending]: null,
+      [ANNOTATIONS.createFailedGeneration]: String(pending?.generation || run.generation),
+    });
+    const message = `subscription ${key} failed: ${res.message}`;
+    run.warning("CreateFailed", message);
+    return {
+      facts: {
+        ...factsOf(run),
+        subscriptionKey: key,
+        subscription: { outcome: "Failed", message: res.message, ...base },
+      },
+      ready: { status: "False", reason: "CreateFailed", message },
+      synced: SYNCED_OK,
+    };
+  }
+  let id = res.externalId;
+  if (!id) {
+    let found: string[] | undefined;
+    try {
+      found = pending?.token
+        ? await step(ERR.lookup, () => client.lookupByToken(run, pending.token))
+        : undefined;
+    } catch (err) {
+      await writeKey();
+      throw err;
+    }
+    if (found?.length !== 1) {
+      await writeKey();
+      return unknownOutcome(
+        run,
+        `subscription ${key} succeeded without naming the resource, and ${found === undefined ? "no lookup by client token is possible" : `${found.length} resources carry the client token`}`,
+      );
+    }
+    id = found[0] as string;
+  }
+  await run.annotate({
+    [ANNOTATIONS.externalId]: id,
+    [ANNOTATIONS.createPending]: null,
+    ...unwrittenKey,
+  });
+  run.normal("Created", `subscription ${key} succeeded: remote resource ${id}`);
+  return observe(run, id, options, { outcome: "Succeeded", ...base });
+}
