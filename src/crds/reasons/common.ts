@@ -1,0 +1,102 @@
+/**
+ * The reasons every kind writes (reasons.ts has the whole table): the outcome of a
+ * reconcile, the service's refusals, tenancy's refused bindings and the deletion policy.
+ */
+import { ALL, entry, MANAGED, type ReasonEntry } from "./entry.js";
+
+/** Shared by every kind. */
+export const COMMON_REASONS = {
+  ReconcileSuccess: entry("Ok", ["Synced"], ALL, "The last reconcile succeeded."),
+  ReconcileError: entry(
+    "UnderWay",
+    ["Synced"],
+    ALL,
+    "The last reconcile failed with a retryable error (network, 5xx, 429, a malformed answer); the operator backs off and retries. The message says what failed.",
+  ),
+  ReconcileTerminal: entry(
+    "Terminal",
+    ["Synced"],
+    ALL,
+    "The service refused the request, or the operator cannot do what the spec asks; the message says why. Change the spec (or the operator's configuration).",
+  ),
+  ApiKeyRefused: entry(
+    "Terminal",
+    ["Ready", "Synced"],
+    ALL,
+    "The service refused the API key (403 or 401), or the key cannot be read. Fix the API-key Secret: the operator tries again at once when it changes (and on a slow backoff, in case the refusals were a passing burst).",
+  ),
+  OperationMissingTerminal: entry(
+    "Terminal",
+    ["Ready", "Synced"],
+    ALL,
+    "An operation a step needs is missing at the service (a bare 404) or disabled; the message names it and its configuration key. Nothing is ordered; retried on a slow backoff.",
+  ),
+  SubscriptionResultUnknownTerminal: entry(
+    "Terminal",
+    ["Synced"],
+    [...MANAGED],
+    "A subscription result has a shape or state the operator cannot map; the message names the configuration key to set. Retried on a slow backoff.",
+  ),
+  ReconcileTimeout: entry(
+    "UnderWay",
+    ["Synced"],
+    ALL,
+    "A reconcile took longer than reconcileTimeoutMs (60 s) and was abandoned (its service calls stopped, its later writes refused), so that slow service answers cannot hold the controller's workers; it is retried with backoff.",
+  ),
+  MalformedServiceAnswer: entry(
+    "UnderWay",
+    ["Synced"],
+    ALL,
+    "The service's answer could not be read: not JSON, not the expected shape (the message names the field), or longer than service.maxResponseBytes (cut off). Retried with backoff.",
+  ),
+  ServiceRedirected: entry(
+    "Terminal",
+    ["Synced"],
+    ALL,
+    "The service answered with a redirect (3xx), which the operator never follows (the API key would go to another address); the message names the Location. Set service.baseUrl to the address the service really answers on.",
+  ),
+  InvalidRemoteId: entry(
+    "Terminal",
+    ["Synced"],
+    ALL,
+    "An id that would name the remote resource (the aidc.io/external-id annotation, spec.storageId, spec.instanceId) is not a well-formed service id, e.g. `..`; nothing is sent. Correct the annotation or the spec.",
+  ),
+} as const satisfies Record<string, ReasonEntry>;
+
+/** Tenancy (docs/install.md, Security model): refused bindings, on every kind. */
+export const TENANCY_REASONS = {
+  AlreadyBoundRefused: entry(
+    "Terminal",
+    ["Ready", "Synced", "Bound"],
+    ALL,
+    "Another object in the cluster is already bound to the remote id this object names (one object per remote resource); nothing is sent to the service. The message names the other object only when it is in the same namespace. Remove the id from this object, or the other object; checked again every poll.",
+  ),
+  AdoptionRefused: entry(
+    "Terminal",
+    ["Ready", "Synced", "Bound"],
+    ALL,
+    "The object binds to a remote resource the operator did not create for this namespace (a hand-set aidc.io/external-id, spec.storageId, a raw storageId mount, a CciInstance), and the namespace is not in adoption.namespaces. Add it there (operator config, chart value adoption.namespaces), or use a resource the namespace's own objects created.",
+  ),
+  OwnedElsewhereRefused: entry(
+    "Terminal",
+    ["Ready", "Synced"],
+    [...MANAGED],
+    "The remote resource carries the owner mark of another namespace's object: the operator created it for that namespace, and does not touch it from this one (no update, no Delete). Bind this object to a resource of its own namespace.",
+  ),
+} as const satisfies Record<string, ReasonEntry>;
+
+/** The deletion policy, on every kind that has one. */
+export const DELETION_POLICY_REASONS = {
+  DeletePolicyHonoured: entry(
+    "Ok",
+    ["DeletionPolicy"],
+    [...MANAGED],
+    "deletionPolicy Delete can be honoured: a delete operation is configured.",
+  ),
+  NoDeleteOperation: entry(
+    "Terminal",
+    ["DeletionPolicy"],
+    [...MANAGED],
+    "deletionPolicy is Delete but the operator has no delete operation configured for this kind: deleting the object would leave the remote resource in the service. Configure the delete operation (docs/install.md) or set deletionPolicy: Orphan.",
+  ),
+} as const satisfies Record<string, ReasonEntry>;

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { CONDITION_REASONS } from "../reasons.js";
+import { entry, joinReasonParts } from "./entry.js";
+
+const ok = entry("Ok", ["Ready"], ["NasVolume"], "fine");
+const stuck = entry("Terminal", ["Synced"], ["NasVolume"], "stuck");
+
+describe("joinReasonParts, the reason table from its per-area parts", () => {
+  it("joins the parts into one table, in their order", () => {
+    const table = joinReasonParts({ Fine: ok }, { Stuck: stuck });
+    expect(Object.keys(table)).toEqual(["Fine", "Stuck"]);
+    expect(table.Stuck).toBe(stuck);
+  });
+
+  it("refuses a reason in two parts (a spread would keep the last silently)", () => {
+    expect(() => joinReasonParts({ Fine: ok }, { Fine: stuck })).toThrow(
+      "reason Fine is in two parts of the reason table",
+    );
+  });
+
+  it("keeps the table's order: the reasons every kind writes first, the deletion policy last", () => {
+    const reasons = Object.keys(CONDITION_REASONS);
+    expect(reasons[0]).toBe("ReconcileSuccess");
+    expect(reasons.at(-1)).toBe("NoDeleteOperation");
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The shape of a row of the reason table (reasons.ts) and the kind groups its rows
+ * name, shared by the per-area parts of the table in this folder, and how the parts
+ * are joined into one table.
+ */
+
+/** The operator's kinds (the `kind` of each CrdDefinition). */
+export type KindName = "TrainingJob" | "NasVolume" | "CciInstance" | "TrainingTemplate";
+
+/** The kinds whose remote resource the generic managed loop drives. */
+export const MANAGED: readonly KindName[] = ["TrainingJob", "NasVolume", "TrainingTemplate"];
+/** Every kind. */
+export const ALL: readonly KindName[] = [...MANAGED, "CciInstance"];
+
+/**
+ * What a reason says about the object:
+ * - `Ok`: as asked (Ready or Synced True, nothing to do).
+ * - `UnderWay`: the operator is working, or waiting for something that is on its way
+ *   (a subscription, a referenced object, capacity); `Reconciling=True`.
+ * - `Terminal`: will not get better without a person (a change of the spec, of the
+ *   API-key Secret, of the operator's configuration, or a decision); on Ready or
+ *   Synced it makes `Stalled=True` and Argo CD's Degraded.
+ * - `Resting`: not ready, but nothing is wrong and nothing is under way (a task or an
+ *   instance stopped in the service).
+ */
+export type ReasonState = "Ok" | "UnderWay" | "Terminal" | "Resting";
+
+/** One row of the reason table. */
+export interface ReasonEntry {
+  state: ReasonState;
+  /** The condition types that carry the reason. */
+  conditions: readonly string[];
+  /** The kinds that write it. */
+  kinds: readonly KindName[];
+  /** What it means, and for a Terminal reason what the user does about it. */
+  meaning: string;
+}
+
+export const entry = (
+  state: ReasonState,
+  conditions: readonly string[],
+  kinds: readonly KindName[],
+  meaning: string,
+): ReasonEntry => ({ state, conditions, kinds, meaning });
+
+export const TJ: readonly KindName[] = ["TrainingJob"];
+export const NAS: readonly KindName[] = ["NasVolume"];
+export const CCI: readonly KindName[] = ["CciInstance"];
+export const TT: readonly KindName[] = ["TrainingTemplate"];
+export const REFUSAL = ["Ready", "Synced"] as const;
+
+/** The intersection of the members of union `U`. */
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (
+  i: infer I,
+) => void
+  ? I
+  : never;
+
+/**
+ * One table of the reasons of every part, typed as all of them; throws when a reason is
+ * in two parts (an object literal would refuse the duplicate key, a spread hides it).
+ */
+export function joinReasonParts<P extends readonly Record<string, ReasonEntry>[]>(
+  ...parts: P
+): UnionToIntersection<P[number]> {
+  const table: Record<string, ReasonEntry> = {};
+  for (const part of parts) {
+    for (const [reason, entry] of Object.entries(part)) {
+      if (Object.hasOwn(table, reason)) {
+        throw new Error(`reason ${reason} is in two parts of the reason table`);
+      }
+      table[reason] = entry;
+    }
+  }
+  return table as UnionToIntersection<P[number]>;
+}
