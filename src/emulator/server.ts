@@ -18,14 +18,19 @@ import { fileSystemHandlers } from "./handlers/file-systems.js";
 import { nasHandlers } from "./handlers/nas.js";
 import { templateHandlers } from "./handlers/templates.js";
 import { trainingHandlers } from "./handlers/training.js";
+import { KIND_HANDLERS } from "./kinds/index.js";
 import { RequestLog, type RequestLogEntry } from "./request-log.js";
 import { OperationRouter } from "./router.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, EmulatorState } from "./state.js";
 import { envelopeBody, faultReply, type WireReply, writeEndlessBody } from "./wire-replies.js";
 
-/** Every operation of the endpoint table; the type makes a missing one a compile error. */
+/**
+ * Every operation of the endpoint table (a kind's own operations come with its module of
+ * ./kinds); the type makes a missing one a compile error.
+ */
 const HANDLERS: Record<EndpointName, Handler> = {
+  ...KIND_HANDLERS,
   ...trainingHandlers,
   ...templateHandlers,
   ...catalogHandlers,

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { CLIENT_TOKEN_ENV } from "../service/client-token.js";
 import { type EmulatedService, startEmulatedService } from "./harness.js";
+import { EmulatorState } from "./state.js";
 
 let svc: EmulatedService | undefined;
 afterEach(async () => {
@@ -86,5 +87,16 @@ describe("the emulator's time-driven state", () => {
     for await (const _ of svc.client.iterateTrainingTasks({ pageSize: 100 })) tasks++;
     expect([nas, tasks]).toEqual([500, 500]);
     expect(await svc.client.findTrainingTaskIdsByClientToken("t499", "job-499")).toHaveLength(1);
+  });
+});
+
+describe("the records of a kind with an emulator module of its own (src/emulator/kinds)", () => {
+  it("are kept per kind and emptied by a reset", () => {
+    const state = new EmulatorState();
+    state.records("widget").set("w-1", { id: "w-1", fields: { id: "w-1" } });
+    expect(state.records("widget").get("w-1")?.fields).toEqual({ id: "w-1" });
+    expect(state.records("gadget").size).toBe(0);
+    state.reset();
+    expect(state.records("widget").size).toBe(0);
   });
 });

@@ -102,6 +102,8 @@ export class EmulatorState {
   readonly volumes = new Map<string, StorageObjectRecord>();
   readonly fileSystems = new Map<string, StorageObjectRecord>();
   readonly mounts = new Map<string, StorageObjectRecord>();
+  /** The records of the kinds with an emulator module of their own (src/emulator/kinds), by kind. */
+  private readonly kindRecords = new Map<string, Map<string, StorageObjectRecord>>();
   trainingProducts: TrainingProductRecord[] = [];
   nasProducts: NasProductRecord[] = [];
   behaviour: EmulatorBehaviour;
@@ -136,6 +138,7 @@ export class EmulatorState {
     ]) {
       m.clear();
     }
+    this.kindRecords.clear();
     this.pending.clear();
     this.releasing.clear();
     this.counters = new Map();
@@ -144,6 +147,19 @@ export class EmulatorState {
     this.trainingProducts = defaultTrainingProducts();
     this.nasProducts = defaultNasProducts();
     for (const c of defaultCciInstances()) this.cci.set(c.id, c);
+  }
+
+  /**
+   * The records of `kind` (a kind module of src/emulator/kinds keeps its resources
+   * here, by id): created empty on first use, emptied by {@link reset}.
+   */
+  records(kind: string): Map<string, StorageObjectRecord> {
+    let records = this.kindRecords.get(kind);
+    if (!records) {
+      records = new Map();
+      this.kindRecords.set(kind, records);
+    }
+    return records;
   }
 
   /** `prefix-000001`, `prefix-000002`, … per prefix. */

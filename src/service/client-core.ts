@@ -13,6 +13,7 @@ import {
   type EndpointDefinition,
   type EndpointName,
   type EndpointOverrides,
+  isEndpointName,
   resolveEndpointTable,
 } from "./endpoints.js";
 import {
@@ -28,6 +29,7 @@ import {
   type OperationVerdict,
   verdictOfError,
 } from "./operation-availability.js";
+import type { OperationArgs, OperationCaller } from "./operation-caller.js";
 import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
 import type { SubscriptionResultMapping } from "./schemas/subscription.js";
@@ -122,7 +124,7 @@ export function listOf<T extends z.ZodType>(item: T) {
 }
 
 /** The state every operation group shares. */
-export class ServiceClientCore {
+export class ServiceClientCore implements OperationCaller {
   private readonly transport: ServiceTransport;
   private readonly endpoints: Record<EndpointName, EndpointDefinition | null>;
   private readonly catalogTtlMs: number;
@@ -268,6 +270,24 @@ export class ServiceClientCore {
   /** Calls endpoint `name`; see `ServiceTransport.call` for errors and retries. */
   protected call<T>(name: EndpointName, args: CallArgs, schema: z.ZodType<T>): Promise<T> {
     return this.transport.call(name, args, schema);
+  }
+
+  /**
+   * Calls operation `name` of the endpoint table: how a kind's own operations
+   * (src/service/kinds/<kind>.ts) reach the service. Throws an Error for a name the
+   * table does not have, else as {@link call}.
+   */
+  request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
+    if (!isEndpointName(name))
+      throw new Error(`no service operation "${name}" in the endpoint table`);
+    return this.call(name, args, schema);
+  }
+
+  /** {@link validBody} for a kind's own operations (src/service/kinds/<kind>.ts). */
+  checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
+    if (!isEndpointName(name))
+      throw new Error(`no service operation "${name}" in the endpoint table`);
+    return this.validBody(name, schema, body);
   }
 
   /**

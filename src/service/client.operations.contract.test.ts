@@ -3,6 +3,7 @@
  * the emulator playing a service that lacks some assumed paths (bare 404s).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
 import { EndpointDisabledError, ServiceAuthError, ServiceOperationMissingError } from "./errors.js";
 import { ASSUMED_OPERATIONS } from "./operation-availability.js";
@@ -94,5 +95,33 @@ describe("requireOperations", () => {
     await svc.admin.configure({ missingOperations: [] });
     await c.listNas();
     expect(c.operations.verdict("listNas")).toBe("present");
+  });
+});
+
+describe("request (how a kind's own operations, src/service/kinds, call the service)", () => {
+  it("calls an operation of the table by name, as the client's own methods do", async () => {
+    const c = svc.newClient();
+    const listed = await c.request("listNas", { query: { pageNo: 1, pageSize: 10 } }, z.unknown());
+    expect(listed).toEqual(await c.listNas({ pageNo: 1, pageSize: 10 }));
+  });
+
+  it("refuses a name the table does not have, sending nothing", async () => {
+    const c = svc.newClient();
+    await svc.admin.clearRequests();
+    expect(() => c.request("getNoSuchThing", {}, z.unknown())).toThrow(
+      /no service operation "getNoSuchThing"/,
+    );
+    expect(() => c.checkedBody("getNoSuchThing", z.object({}), {})).toThrow(/no service operation/);
+    expect(await svc.admin.requests()).toEqual([]);
+  });
+
+  it("checks a body before sending it", async () => {
+    const c = svc.newClient();
+    expect(() =>
+      c.checkedBody("createVolume", z.object({ size: z.number() }), { size: "big" }),
+    ).toThrow(/invalid createVolume request/);
+    expect(c.checkedBody("createVolume", z.object({ size: z.number() }), { size: 1 })).toEqual({
+      size: 1,
+    });
   });
 });

@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
 import {
+  assumed,
+  checkEndpointNames,
   DEFAULT_ENDPOINTS,
   ENDPOINT_NAMES,
+  type EndpointDeclarations,
   InvalidPathParameterError,
   renderPath,
   resolveEndpointTable,
 } from "./endpoints.js";
+import { KIND_ENDPOINT_TABLES } from "./kinds/index.js";
 
 describe("the endpoint table", () => {
   it("starts every path with /v1 as the spec's versioning demands", () => {
@@ -102,5 +106,34 @@ describe("renderPath", () => {
   it("refuses a missing or empty parameter instead of collapsing the path", () => {
     expect(() => renderPath("/v1/x/{id}/detail", {})).toThrow(/\{id\}/);
     expect(() => renderPath("/v1/x/{id}/detail", { id: "" })).toThrow(/\{id\}/);
+  });
+});
+
+describe("the kinds' own endpoints (src/service/kinds)", () => {
+  const core = { getThing: assumed("GET", "/v1/things/{id}", true) };
+
+  it("are refused when they reuse a name of the core table", () => {
+    expect(() =>
+      checkEndpointNames(core, { widget: { getThing: assumed("GET", "/v1/w/{id}", true) } }),
+    ).toThrow(/"getThing" of src\/service\/kinds\/widget.ts is also declared by the core table/);
+  });
+
+  it("are refused when two kinds declare the same name", () => {
+    const row = assumed("GET", "/v1/x/{id}", true);
+    expect(() => checkEndpointNames(core, { alpha: { getX: row }, beta: { getX: row } })).toThrow(
+      /"getX" of src\/service\/kinds\/beta.ts is also declared by src\/service\/kinds\/alpha.ts/,
+    );
+  });
+
+  it("are accepted under names of their own, and are in the default table", () => {
+    expect(() =>
+      checkEndpointNames(core, { widget: { listWidgets: assumed("GET", "/v1/w", true) } }),
+    ).not.toThrow();
+    const tables: Readonly<Record<string, EndpointDeclarations>> = KIND_ENDPOINT_TABLES;
+    for (const [kind, table] of Object.entries(tables)) {
+      for (const name of Object.keys(table)) {
+        expect(ENDPOINT_NAMES, `${kind}: ${name}`).toContain(name);
+      }
+    }
   });
 });

@@ -6,41 +6,30 @@
  * (see docs/service-assumptions.md), which the operator configuration can override or
  * disable by name. Deletes are disabled until a path is configured.
  */
+import {
+  assumed,
+  documented,
+  type EndpointDeclarations,
+  type EndpointDefinition,
+  type HttpMethod,
+} from "./endpoint-definition.js";
 import { isServiceId, quoteId, SERVICE_ID_RULE } from "./ids.js";
+import { KIND_ENDPOINT_TABLES, KIND_ENDPOINTS } from "./kinds/index.js";
 
-/** HTTP methods the service uses. */
-export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+export {
+  assumed,
+  documented,
+  type EndpointDeclarations,
+  type EndpointDefinition,
+  type HttpMethod,
+} from "./endpoint-definition.js";
 
-/** One row of the endpoint table. */
-export interface EndpointDefinition {
-  method: HttpMethod;
-  /** Path appended to the base URL, with `{param}` placeholders. */
-  path: string;
-  /**
-   * Whether sending the request twice has the effect of sending it once, so a failed
-   * attempt may be retried blindly. Creates, scales and port changes are not.
-   */
-  idempotent: boolean;
-  /** Whether the spec shows this path (false: a default chosen by this project). */
-  documented: boolean;
-  /** Whether the endpoint is enabled without configuration. */
-  enabledByDefault: boolean;
-}
-
-function documented(method: HttpMethod, path: string, idempotent: boolean): EndpointDefinition {
-  return { method, path, idempotent, documented: true, enabledByDefault: true };
-}
-function assumed(
-  method: HttpMethod,
-  path: string,
-  idempotent: boolean,
-  enabledByDefault = true,
-): EndpointDefinition {
-  return { method, path, idempotent, documented: false, enabledByDefault };
-}
-
-/** The default endpoint table. Keys are the endpoint names used in configuration. */
-export const DEFAULT_ENDPOINTS = {
+/**
+ * The operations every kind shares or that have no kind module of their own. A kind
+ * declares its own operations in src/service/kinds/<kind>.ts (see
+ * {@link DEFAULT_ENDPOINTS}).
+ */
+export const CORE_ENDPOINTS = {
   // Training tasks (documented)
   createTrainingTask: documented("POST", "/v1/subscription/training/create", false),
   getTrainingTask: documented("GET", "/v1/training/instance/{id}/detail", true),
@@ -92,6 +81,41 @@ export const DEFAULT_ENDPOINTS = {
   createFileSystem: documented("POST", "/v1/file-systems", false),
   createFileSystemMount: documented("POST", "/v1/file-systems/{id}/mounts", false),
 } as const satisfies Record<string, EndpointDefinition>;
+
+/**
+ * Throws when a kind declares an operation name that the core table or another kind
+ * already has (a later spread would silently replace the earlier row).
+ */
+export function checkEndpointNames(
+  core: EndpointDeclarations,
+  kinds: Readonly<Record<string, EndpointDeclarations>>,
+): void {
+  const owner = new Map<string, string>(Object.keys(core).map((n) => [n, "the core table"]));
+  for (const [kind, table] of Object.entries(kinds)) {
+    for (const name of Object.keys(table)) {
+      const other = owner.get(name);
+      if (other !== undefined) {
+        throw new Error(
+          `service endpoint "${name}" of src/service/kinds/${kind}.ts is also declared by ${other}`,
+        );
+      }
+      owner.set(name, `src/service/kinds/${kind}.ts`);
+    }
+  }
+}
+
+checkEndpointNames(CORE_ENDPOINTS, KIND_ENDPOINT_TABLES);
+
+/**
+ * The default endpoint table: {@link CORE_ENDPOINTS} and the operations each kind
+ * declares in its own module of src/service/kinds (gathered by the generated
+ * src/service/kinds/index.ts). Keys are the endpoint names used in configuration; the
+ * emulator routes the same table.
+ */
+export const DEFAULT_ENDPOINTS = { ...CORE_ENDPOINTS, ...KIND_ENDPOINTS } as const satisfies Record<
+  string,
+  EndpointDefinition
+>;
 
 /** Name of an operation in the endpoint table. */
 export type EndpointName = keyof typeof DEFAULT_ENDPOINTS;

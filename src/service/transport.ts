@@ -30,6 +30,7 @@ import {
   ServiceInvalidRequestError,
 } from "./errors.js";
 import { type OperationAvailability, verdictOfError } from "./operation-availability.js";
+import type { OperationArgs } from "./operation-caller.js";
 import {
   type CallPriority,
   type RateLimit,
@@ -80,11 +81,7 @@ export interface TransportOptions {
 }
 
 /** Path parameters, query and body of one call. */
-export interface CallArgs {
-  params?: Record<string, string>;
-  query?: Record<string, string | number | boolean | undefined>;
-  body?: unknown;
-}
+export type CallArgs = OperationArgs;
 
 /** Log paths pino blanks, should a caller ever put a header or key in a log object. */
 export const REDACTED_LOG_PATHS = [
