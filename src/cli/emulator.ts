@@ -13,6 +13,7 @@ interface EmulatorFlags {
   saveImageDurationMs: string;
   listVisibilityDelayMs: string;
   nasReleaseDelayMs: string;
+  fileStorageDelayMs: string;
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
   pageSizeCap: string;
@@ -48,6 +49,11 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--save-image-duration-ms <ms>", "how long saveImageStatus stays true", "3000")
     .option("--list-visibility-delay-ms <ms>", "delay before a new task or NAS is listed", "0")
     .option("--nas-release-delay-ms <ms>", "how long a deleted NAS stays shown (Releasing)", "0")
+    .option(
+      "--file-storage-delay-ms <ms>",
+      "how long a new or deleted file system or mount is creating / deleting",
+      "1000",
+    )
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
@@ -102,6 +108,7 @@ export function registerEmulatorCommand(program: Command): void {
           flags.listVisibilityDelayMs,
         ),
         nasReleaseDelayMs: nonNegativeInt("nas-release-delay-ms", flags.nasReleaseDelayMs),
+        fileStorageDelayMs: nonNegativeInt("file-storage-delay-ms", flags.fileStorageDelayMs),
         httpStatusMirrorsEnvelope: flags.httpStatusMirrorsEnvelope === true,
         unknownIdStatus: nonNegativeInt("unknown-id-status", flags.unknownIdStatus),
         pageSizeCap: nonNegativeInt("page-size-cap", flags.pageSizeCap),

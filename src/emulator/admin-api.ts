@@ -29,7 +29,14 @@ import {
 import type { RequestLog } from "./request-log.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, type EmulatorState, SUBSCRIPTION_RESULT_SHAPES } from "./state.js";
-import { cciView, nasView, subscriptionView, taskView, templateView } from "./views.js";
+import {
+  cciView,
+  fileSystemView,
+  nasView,
+  subscriptionView,
+  taskView,
+  templateView,
+} from "./views.js";
 
 /** Prefix of every admin route. */
 export const ADMIN_PREFIX = "/_admin";
@@ -54,6 +61,7 @@ const configPatchSchema = z.object({
   saveImageDurationMs: z.int().min(0).optional(),
   listVisibilityDelayMs: z.int().min(0).optional(),
   nasReleaseDelayMs: z.int().min(0).optional(),
+  fileStorageDelayMs: z.int().min(0).optional(),
   httpStatusMirrorsEnvelope: z.boolean().optional(),
   unknownIdStatus: z.int().min(400).max(599).optional(),
   pageSizeCap: z.int().min(0).optional(),
@@ -80,8 +88,7 @@ export function stateSnapshot(state: EmulatorState): Record<string, unknown> {
       kind: s.kind,
     })),
     volumes: [...state.volumes.values()].map((v) => v.fields),
-    fileSystems: [...state.fileSystems.values()].map((v) => v.fields),
-    mounts: [...state.mounts.values()].map((v) => v.fields),
+    fileSystems: [...state.fileSystems.byId.values()].map(fileSystemView),
     trainingProducts: state.trainingProducts,
     nasProducts: state.nasProducts,
   };

@@ -22,8 +22,8 @@ export interface EmulatorSnapshot {
     message?: string;
   }[];
   volumes: Record<string, unknown>[];
+  /** File systems, each with its `mounts`. */
   fileSystems: Record<string, unknown>[];
-  mounts: Record<string, unknown>[];
   trainingProducts: Record<string, unknown>[];
   nasProducts: Record<string, unknown>[];
 }

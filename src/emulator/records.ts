@@ -150,7 +150,7 @@ export interface CciRecord {
   images: CciImageRecord[];
 }
 
-/** A block volume, file system or mount: the body it was created with, plus id and status. */
+/** A block volume: the body it was created with, plus id and status. */
 export interface StorageObjectRecord {
   id: string;
   fields: Record<string, unknown>;

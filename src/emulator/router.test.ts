@@ -7,7 +7,7 @@ const router = new OperationRouter();
 describe("OperationRouter", () => {
   it.each(ENDPOINT_NAMES)("routes the default path of %s to it", (name) => {
     const { method, path } = DEFAULT_ENDPOINTS[name];
-    const params = { id: "id-1", podName: "pod-1", key: "key-1" };
+    const params = { id: "id-1", podName: "pod-1", key: "key-1", mountId: "mnt-1" };
     const match = router.match(method, renderPath(path, params));
     expect(match?.name).toBe(name);
     for (const p of path.match(/\{(\w+)\}/g) ?? []) {

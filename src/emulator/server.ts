@@ -115,6 +115,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "saveImageDurationMs",
     "listVisibilityDelayMs",
     "nasReleaseDelayMs",
+    "fileStorageDelayMs",
     "httpStatusMirrorsEnvelope",
     "unknownIdStatus",
     "pageSizeCap",

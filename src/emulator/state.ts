@@ -5,6 +5,7 @@
  * lazily in `advance()`, which the server calls before handling each request, so no
  * timer runs per resource and hundreds of resources cost nothing while idle.
  */
+import { FileSystemStore } from "./file-systems.js";
 import { defaultCciInstances, defaultNasProducts, defaultTrainingProducts } from "./fixtures.js";
 import { createPods } from "./pods.js";
 import type {
@@ -32,6 +33,11 @@ export interface EmulatorBehaviour {
    * gone at once.
    */
   nasReleaseDelayMs: number;
+  /**
+   * How long a new file system or mount stays `creating`, and a deleted one `deleting`,
+   * before it is `available` / `mounted`, or gone (the spec shows no states or timing).
+   */
+  fileStorageDelayMs: number;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
   httpStatusMirrorsEnvelope: boolean;
   /**
@@ -66,12 +72,13 @@ export const SUBSCRIPTION_RESULT_SHAPES = ["canonical", "integerStatus", "rename
 /** A shape of subscription results. */
 export type SubscriptionResultShape = (typeof SUBSCRIPTION_RESULT_SHAPES)[number];
 
-/** Default behaviour: 2 s subscriptions, 3 s image saves, immediate list visibility. */
+/** Default behaviour: 2 s subscriptions, 3 s image saves, 1 s file storage changes, immediate list visibility. */
 export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   subscriptionDelayMs: 2000,
   saveImageDurationMs: 3000,
   listVisibilityDelayMs: 0,
   nasReleaseDelayMs: 0,
+  fileStorageDelayMs: 1000,
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
   pageSizeCap: 0,
@@ -100,8 +107,7 @@ export class EmulatorState {
   readonly subscriptions = new Map<string, SubscriptionRecord>();
   readonly cci = new Map<string, CciRecord>();
   readonly volumes = new Map<string, StorageObjectRecord>();
-  readonly fileSystems = new Map<string, StorageObjectRecord>();
-  readonly mounts = new Map<string, StorageObjectRecord>();
+  readonly fileSystems = new FileSystemStore();
   /** The records of the kinds with an emulator module of their own (src/emulator/kinds), by kind. */
   private readonly kindRecords = new Map<string, Map<string, StorageObjectRecord>>();
   trainingProducts: TrainingProductRecord[] = [];
@@ -134,7 +140,6 @@ export class EmulatorState {
       this.cci,
       this.volumes,
       this.fileSystems,
-      this.mounts,
     ]) {
       m.clear();
     }
@@ -199,6 +204,7 @@ export class EmulatorState {
    * (RUNNING, pods) or finish their NAS (Running). Idempotent; cheap when nothing is due.
    */
   advance(): void {
+    this.fileSystems.advance(this.now());
     if (this.releasing.size > 0) {
       const now = this.now();
       for (const [id, goneAt] of this.releasing) {
@@ -265,7 +271,7 @@ export class EmulatorState {
     }
   }
 
-  /** Whether a task or NAS created at `visibleAt` shows in list operations now. */
+  /** Whether a task, NAS or file system created at `visibleAt` shows in list operations now. */
   isListed(record: { visibleAt: number }): boolean {
     return this.now() >= record.visibleAt;
   }

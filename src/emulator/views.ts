@@ -5,6 +5,7 @@
  * maps, so that clients meet the variants the real service shows.
  */
 import { toServiceTimestamp } from "../service/timestamps.js";
+import type { FileSystemRecord, MountRecord } from "./file-systems.js";
 import { containerStatusFor } from "./pods.js";
 import type {
   CciRecord,
@@ -51,6 +52,34 @@ export function nasView(n: NasRecord): Record<string, unknown> {
     createSceneInstanceId: "",
     isDefaultStorage: false,
     aidcId: n.aidcId,
+  };
+}
+
+/** A mount of a file system. */
+export function mountView(m: MountRecord): Record<string, unknown> {
+  return {
+    id: m.id,
+    instanceId: m.instanceId,
+    mountPath: m.mountPath ?? null,
+    status: m.status,
+    address: m.address,
+    createdTime: naive(m.createdAt),
+  };
+}
+
+/** A file system, with its mounts (detail and list alike). */
+export function fileSystemView(fs: FileSystemRecord): Record<string, unknown> {
+  return {
+    id: fs.id,
+    name: fs.name,
+    description: fs.description,
+    sizeGB: fs.sizeGB,
+    type: fs.type,
+    protocol: fs.protocol,
+    status: fs.status,
+    aidcId: fs.aidcId,
+    createdTime: naive(fs.createdAt),
+    mounts: [...fs.mounts.values()].map(mountView),
   };
 }
 

@@ -55,8 +55,12 @@ const CALLS: Record<EndpointName, (c: ServiceClient) => Promise<unknown>> = {
   attachVolume: (c) => c.attachVolume("vol-1", { instanceId: "cci-0001" }),
   detachVolume: (c) => c.detachVolume("vol-1"),
   deleteVolume: (c) => c.deleteVolume("vol-1"),
-  createFileSystem: (c) => c.createFileSystem({ name: "fs" }),
-  createFileSystemMount: (c) => c.createFileSystemMount("fs-1", { mountPath: "/x" }),
+  createFileSystem: (c) => c.createFileSystem({ name: "fs", sizeGB: 10 }),
+  createFileSystemMount: (c) => c.createFileSystemMount("fs-1", { instanceId: "cci-0001" }),
+  getFileSystem: (c) => c.getFileSystem("fs-1"),
+  listFileSystems: (c) => c.listFileSystems(),
+  deleteFileSystem: (c) => c.deleteFileSystem("fs-1"),
+  deleteFileSystemMount: (c) => c.deleteFileSystemMount("fs-1", "mnt-1"),
 };
 
 /** Every endpoint enabled at its default path (deletes are off by default). */

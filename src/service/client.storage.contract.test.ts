@@ -1,6 +1,7 @@
 /**
- * Contract: product catalogs, NAS storage, CCI instances, block volumes and file
- * systems, client against the emulator: the happy path and the service's refusals.
+ * Contract: product catalogs, NAS storage, CCI instances and block volumes, client
+ * against the emulator: the happy path and the service's refusals (file systems:
+ * client.file-systems.contract.test.ts).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
@@ -292,7 +293,7 @@ describe("CCI instances", () => {
   });
 });
 
-describe("block volumes and file systems", () => {
+describe("block volumes", () => {
   it("creates, attaches, detaches and deletes a volume", async () => {
     const vol = await client.createVolume({ name: "scratch", sizeGB: 100 });
     expect(vol).toMatchObject({
@@ -315,15 +316,6 @@ describe("block volumes and file systems", () => {
     const vol = await client.createVolume({});
     expect(await failure(client.detachVolume(vol.id as string))).toBeInstanceOf(
       ServiceRefusedError,
-    );
-  });
-
-  it("creates a file system and a mount of it, and refuses a mount of an unknown one", async () => {
-    const fs = await client.createFileSystem({ name: "shared" });
-    const mount = await client.createFileSystemMount(fs.id as string, { mountPath: "/shared" });
-    expect(mount).toMatchObject({ fileSystemId: fs.id, mountPath: "/shared" });
-    expect(await failure(client.createFileSystemMount("fs-404", {}))).toBeInstanceOf(
-      ServiceNotFoundError,
     );
   });
 });

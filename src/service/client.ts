@@ -5,10 +5,10 @@
  * client, built from the operator configuration, and never call fetch themselves.
  *
  * The operations are grouped by concern in training-operations.ts,
- * storage-operations.ts and block-volume-operations.ts; this file adds the CCI
- * operations and is the one to import.
+ * storage-operations.ts, block-volume-operations.ts and file-system-operations.ts;
+ * this file adds the CCI operations and is the one to import.
  */
-import { BlockVolumeOperations } from "./block-volume-operations.js";
+import { FileSystemOperations } from "./file-system-operations.js";
 import { DEFAULT_ITERATION_PAGE_SIZE, paginate } from "./pagination.js";
 import {
   type CciErrorDetails,
@@ -30,7 +30,7 @@ export {
 } from "./client-core.js";
 
 /** The service API client. See the module comment. */
-export class ServiceClient extends BlockVolumeOperations {
+export class ServiceClient extends FileSystemOperations {
   // --- CCI ---------------------------------------------------------------------------
 
   /** One page of CCI instances. */

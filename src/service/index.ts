@@ -82,6 +82,16 @@ export {
   type TrainingType,
 } from "./schemas/enums.js";
 export type { Page } from "./schemas/envelope.js";
+export type {
+  CreatedObject,
+  CreateFileSystemMountRequest,
+  CreateFileSystemRequest,
+  FileSystem,
+  FileSystemListQuery,
+  FileSystemMount,
+  StorageStateClass,
+} from "./schemas/file-systems.js";
+export { storageStateClass } from "./schemas/file-systems.js";
 export {
   MOUNT_PATH_PATTERN,
   NAS_STATUSES,

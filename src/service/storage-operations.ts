@@ -1,18 +1,13 @@
 /**
- * Product catalog, NAS and file storage operations of the service client (see
- * client-core.ts for how the client is assembled).
+ * Product catalog and NAS operations of the service client (see client-core.ts for how
+ * the client is assembled; block volumes: block-volume-operations.ts, file systems:
+ * file-system-operations.ts).
  */
 
 import { emptyData, listOf, subscriptionKeySchema } from "./client-core.js";
 import { clientTokenInDescription } from "./client-token.js";
 import { ListSnapshot, type ListSnapshotView } from "./list-snapshot.js";
 import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "./pagination.js";
-import {
-  type JsonObject,
-  jsonObjectBodySchema,
-  type StorageObject,
-  storageObjectSchema,
-} from "./schemas/block-file-storage.js";
 import { type Page, pageOf } from "./schemas/envelope.js";
 import {
   type NasInstance,
@@ -37,7 +32,7 @@ import {
 import type { SubscriptionResult } from "./schemas/subscription.js";
 import { TrainingOperations } from "./training-operations.js";
 
-/** Products, NAS storage and file systems. */
+/** Products and NAS storage. */
 export class StorageOperations extends TrainingOperations {
   /** The NAS list, walked at most once per asked age for every NasVolume (`nasListSnapshot`). */
   private readonly nasSnapshot = new ListSnapshot<NasInstance>(
@@ -169,22 +164,5 @@ export class StorageOperations extends TrainingOperations {
       if (clientTokenInDescription(nas.description) === token) ids.push(nas.id);
     }
     return ids;
-  }
-  // --- file storage (payloads not shown by the spec: passed through) ---------------
-
-  /** Creates a file system. */
-  async createFileSystem(body: JsonObject): Promise<StorageObject> {
-    const checked = this.validBody("createFileSystem", jsonObjectBodySchema, body);
-    return this.call("createFileSystem", { body: checked }, storageObjectSchema);
-  }
-
-  /** Creates a mount of file system `id`. */
-  async createFileSystemMount(id: string, body: JsonObject): Promise<StorageObject> {
-    const checked = this.validBody("createFileSystemMount", jsonObjectBodySchema, body);
-    return this.call(
-      "createFileSystemMount",
-      { params: { id }, body: checked },
-      storageObjectSchema,
-    );
   }
 }

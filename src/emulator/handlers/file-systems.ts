@@ -1,28 +1,128 @@
 /**
- * File system operations of the emulator. The spec shows no payloads, so any JSON
- * object is accepted and kept; the emulator adds `id` and `status`, and mounts only
- * existing file systems.
+ * File system operations of the emulator, in the shapes this project assumes
+ * (docs/service-assumptions.md, "File systems and mounts"): create, detail with its
+ * mounts, paged list, mount, and the deletes. Refusals: a mount of a file system that
+ * is not `available` (409), on an unknown instance (400), or on an instance the file
+ * system is already mounted on (409); the delete of a file system that has mounts (409).
  */
 import type { EndpointName } from "../../service/endpoints.js";
-import { jsonObjectBodySchema } from "../../service/schemas/block-file-storage.js";
-import { type Handler, notFound, parseBody } from "../handler-context.js";
+import {
+  createFileSystemBodySchema,
+  createFileSystemMountBodySchema,
+} from "../../service/schemas/file-systems.js";
+import { MOUNT_PATH_PATTERN } from "../../service/schemas/nas.js";
+import type { FileSystemRecord, MountRecord } from "../file-systems.js";
+import {
+  badRequest,
+  conflict,
+  fuzzyMatch,
+  type Handler,
+  type HandlerContext,
+  notFound,
+  pageOfRecords,
+  parseBody,
+  queryText,
+} from "../handler-context.js";
+import { fileSystemView, mountView } from "../views.js";
+
+function fileSystem(ctx: HandlerContext): FileSystemRecord {
+  const id = ctx.params.id ?? "";
+  const fs = ctx.state.fileSystems.byId.get(id);
+  if (!fs) throw notFound("file system", id);
+  return fs;
+}
+
+function create(ctx: HandlerContext): unknown {
+  const { state } = ctx;
+  const body = parseBody(createFileSystemBodySchema, ctx.body);
+  const now = state.now();
+  const fs: FileSystemRecord = {
+    id: state.nextId("fs"),
+    name: body.name,
+    description: body.description ?? "",
+    sizeGB: body.sizeGB,
+    type: body.type ?? "standard",
+    protocol: body.protocol ?? "NFS",
+    aidcId: body.aidcId ?? 1,
+    status: "creating",
+    createdAt: now,
+    visibleAt: now + state.behaviour.listVisibilityDelayMs,
+    mounts: new Map(),
+  };
+  state.fileSystems.add(fs, state.behaviour.fileStorageDelayMs);
+  return fileSystemView(fs);
+}
+
+function mount(ctx: HandlerContext): unknown {
+  const { state } = ctx;
+  const fs = fileSystem(ctx);
+  const body = parseBody(createFileSystemMountBodySchema, ctx.body);
+  if (fs.status !== "available") {
+    throw conflict(`file system ${fs.id} is ${fs.status}; it can be mounted once available`);
+  }
+  if (body.mountPath !== undefined && !MOUNT_PATH_PATTERN.test(body.mountPath)) {
+    throw badRequest(`mountPath ${body.mountPath} must match ${MOUNT_PATH_PATTERN.source}`);
+  }
+  if (!state.cci.has(body.instanceId)) {
+    throw badRequest(`instance ${body.instanceId} not found`);
+  }
+  for (const m of fs.mounts.values()) {
+    if (m.instanceId === body.instanceId) {
+      throw conflict(
+        `file system ${fs.id} is already mounted on instance ${body.instanceId} (mount ${m.id})`,
+      );
+    }
+  }
+  const id = state.nextId("mnt");
+  const record: MountRecord = {
+    id,
+    instanceId: body.instanceId,
+    ...(body.mountPath !== undefined ? { mountPath: body.mountPath } : {}),
+    address: `10.30.0.${Number(id.slice(4)) % 250 || 250}:/${fs.id}`,
+    status: "creating",
+    createdAt: state.now(),
+  };
+  state.fileSystems.addMount(fs, record, state.behaviour.fileStorageDelayMs);
+  return mountView(record);
+}
+
+function list(ctx: HandlerContext): unknown {
+  const { state } = ctx;
+  const name = queryText(ctx.query, "name");
+  const matching = [...state.fileSystems.byId.values()].filter(
+    (fs) => state.isListed(fs) && fuzzyMatch(fs.name, name),
+  );
+  const page = pageOfRecords(matching, ctx);
+  return { ...page, records: page.records.map(fileSystemView) };
+}
 
 /** The file system operations, by endpoint name. */
 export const fileSystemHandlers = {
-  createFileSystem: (ctx) => {
-    const body = parseBody(jsonObjectBodySchema, ctx.body);
-    const id = ctx.state.nextId("fs");
-    const record = { id, fields: { ...body, id, status: "available" } };
-    ctx.state.fileSystems.set(id, record);
-    return record.fields;
+  createFileSystem: create,
+  createFileSystemMount: mount,
+  getFileSystem: (ctx) => fileSystemView(fileSystem(ctx)),
+  listFileSystems: list,
+  deleteFileSystem: (ctx) => {
+    const fs = fileSystem(ctx);
+    if (fs.mounts.size > 0) {
+      throw conflict(
+        `file system ${fs.id} has mounts (${[...fs.mounts.keys()].join(", ")}); remove them first`,
+      );
+    }
+    ctx.state.fileSystems.remove(fs, ctx.state.now(), ctx.state.behaviour.fileStorageDelayMs);
+    return {};
   },
-  createFileSystemMount: (ctx) => {
-    const fsId = ctx.params.id ?? "";
-    if (!ctx.state.fileSystems.has(fsId)) throw notFound("file system", fsId);
-    const body = parseBody(jsonObjectBodySchema, ctx.body);
-    const id = ctx.state.nextId("mnt");
-    const record = { id, fields: { ...body, id, fileSystemId: fsId, status: "available" } };
-    ctx.state.mounts.set(id, record);
-    return record.fields;
+  deleteFileSystemMount: (ctx) => {
+    const fs = fileSystem(ctx);
+    const mountId = ctx.params.mountId ?? "";
+    const m = fs.mounts.get(mountId);
+    if (!m) throw notFound(`mount of file system ${fs.id}`, mountId);
+    ctx.state.fileSystems.removeMount(
+      fs,
+      m,
+      ctx.state.now(),
+      ctx.state.behaviour.fileStorageDelayMs,
+    );
+    return {};
   },
 } satisfies Partial<Record<EndpointName, Handler>>;

@@ -1,0 +1,184 @@
+/**
+ * Contract: file systems and their mounts, client against the emulator, in the shapes
+ * docs/service-assumptions.md assumes: create (found again by its client token), the
+ * detail with its mounts, the states over time, the refusals, and the deletes (also
+ * missing, as a service without them answers).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import type { ServiceClient } from "./client.js";
+import { withClientTokenMarker } from "./client-token.js";
+import {
+  ServiceInvalidRequestError,
+  ServiceNotFoundError,
+  ServiceOperationMissingError,
+  ServiceRefusedError,
+} from "./errors.js";
+import { fileSystemSchema, storageStateClass } from "./schemas/file-systems.js";
+
+let svc: EmulatedService;
+let client: ServiceClient;
+const DELAY = 500;
+
+async function failure(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+beforeAll(async () => {
+  svc = await startEmulatedService({ manualTime: true, emulator: { fileStorageDelayMs: DELAY } });
+  client = svc.client;
+});
+afterAll(() => svc.stop());
+beforeEach(() => {
+  svc.emulator.state.reset();
+  svc.emulator.state.behaviour.missingOperations = [];
+  svc.emulator.requestLog.clear();
+});
+
+async function availableFileSystem(name = "shared", token = "tok-1"): Promise<string> {
+  const { id } = await client.createFileSystem({
+    name,
+    sizeGB: 100,
+    description: withClientTokenMarker("team files", token),
+  });
+  svc.clock?.advance(DELAY);
+  return id as string;
+}
+
+describe("file systems", () => {
+  it("creates one (creating, then available) and finds it again by its client token", async () => {
+    const { id } = await client.createFileSystem({
+      name: "shared",
+      sizeGB: 100,
+      type: "performance",
+      protocol: "NFS",
+      description: withClientTokenMarker("team files", "tok-7"),
+    });
+    expect(id).toMatch(/^fs-/);
+    expect(await client.getFileSystem(id as string)).toMatchObject({
+      id,
+      name: "shared",
+      sizeGB: 100,
+      type: "performance",
+      protocol: "NFS",
+      status: "creating",
+      mounts: [],
+    });
+    svc.clock?.advance(DELAY);
+    expect((await client.getFileSystem(id as string)).status).toBe("available");
+    expect(await client.findFileSystemIdsByClientToken("tok-7", "shared")).toEqual([id]);
+    expect(await client.findFileSystemIdsByClientToken("tok-8")).toEqual([]);
+    expect((await client.listFileSystemIds())?.ids).toEqual(new Set([id]));
+  });
+
+  it("refuses a create without the size, before sending it", async () => {
+    const err = await failure(client.createFileSystem({ name: "x" } as never));
+    expect(err).toBeInstanceOf(ServiceInvalidRequestError);
+    expect(svc.emulator.requestLog.read()).toHaveLength(0);
+  });
+
+  it("mounts it on an instance, shows the mount in the detail, removes the mount, then deletes it", async () => {
+    const fsId = await availableFileSystem();
+    const { id: mountId } = await client.createFileSystemMount(fsId, {
+      instanceId: "cci-0001",
+      mountPath: "/shared",
+    });
+    expect(mountId).toMatch(/^mnt-/);
+    svc.clock?.advance(DELAY);
+    const fs = await client.getFileSystem(fsId);
+    expect(fs.mounts).toEqual([
+      {
+        id: mountId,
+        instanceId: "cci-0001",
+        mountPath: "/shared",
+        status: "mounted",
+        address: expect.stringMatching(new RegExp(`:/${fsId}$`)),
+      },
+    ]);
+    // The service refuses to delete a file system that still has mounts.
+    expect(await failure(client.deleteFileSystem(fsId))).toMatchObject({ code: 409 });
+    await client.deleteFileSystemMount(fsId, mountId as string);
+    expect((await client.getFileSystem(fsId)).mounts?.[0]?.status).toBe("deleting");
+    svc.clock?.advance(DELAY);
+    expect((await client.getFileSystem(fsId)).mounts).toEqual([]);
+    await client.deleteFileSystem(fsId);
+    expect((await client.getFileSystem(fsId)).status).toBe("deleting");
+    svc.clock?.advance(DELAY);
+    expect(await failure(client.getFileSystem(fsId))).toBeInstanceOf(ServiceNotFoundError);
+  });
+
+  it("refuses a mount on the same instance twice, on an unknown instance, and before available", async () => {
+    const { id } = await client.createFileSystem({ name: "early", sizeGB: 10 });
+    const early = await failure(
+      client.createFileSystemMount(id as string, { instanceId: "cci-0001" }),
+    );
+    expect(early).toMatchObject({ code: 409 });
+    svc.clock?.advance(DELAY);
+    await client.createFileSystemMount(id as string, { instanceId: "cci-0001" });
+    const twice = await failure(
+      client.createFileSystemMount(id as string, { instanceId: "cci-0001" }),
+    );
+    expect(twice).toBeInstanceOf(ServiceRefusedError);
+    expect(twice).toMatchObject({ code: 409 });
+    const unknown = await failure(
+      client.createFileSystemMount(id as string, { instanceId: "cci-9" }),
+    );
+    expect(unknown).toMatchObject({ code: 400 });
+    expect(
+      await failure(client.createFileSystemMount("fs-404", { instanceId: "cci-0001" })),
+    ).toBeInstanceOf(ServiceNotFoundError);
+    expect((await client.getFileSystem(id as string)).mounts).toHaveLength(1);
+  });
+
+  it("answers a bare 404 for the deletes where the service has none", async () => {
+    const fsId = await availableFileSystem();
+    const { id: mountId } = await client.createFileSystemMount(fsId, { instanceId: "cci-0002" });
+    svc.emulator.state.behaviour.missingOperations = ["deleteFileSystem", "deleteFileSystemMount"];
+    expect(await failure(client.deleteFileSystemMount(fsId, mountId as string))).toBeInstanceOf(
+      ServiceOperationMissingError,
+    );
+    expect(await failure(client.deleteFileSystem(fsId))).toBeInstanceOf(
+      ServiceOperationMissingError,
+    );
+    expect((await client.getFileSystem(fsId)).mounts).toHaveLength(1);
+  });
+});
+
+describe("tolerant reading of file system answers", () => {
+  it("reads other spellings of the fields, and null as absent", () => {
+    const fs = fileSystemSchema.parse({
+      fileSystemId: 42,
+      size: "100",
+      state: "Available",
+      storageType: "standard",
+      createTime: "2025-01-02 03:04:05",
+      description: null,
+      mountTargets: [
+        { mountId: "m1", targetId: "cci-0001", mountAddress: "10.0.0.1:/x", state: "MOUNTED" },
+      ],
+    });
+    expect(fs).toEqual({
+      id: "42",
+      sizeGB: 100,
+      status: "Available",
+      type: "standard",
+      createdTime: "2025-01-02T03:04:05Z",
+      mounts: [{ id: "m1", instanceId: "cci-0001", address: "10.0.0.1:/x", status: "MOUNTED" }],
+    });
+  });
+
+  it("classes state words ignoring case and separators", () => {
+    expect(storageStateClass("IN_USE")).toBe("Ready");
+    expect(storageStateClass("Mounted")).toBe("Ready");
+    expect(storageStateClass("creating")).toBe("Creating");
+    expect(storageStateClass("Deleting")).toBe("Deleting");
+    expect(storageStateClass("mount-failed")).toBe("Failed");
+    expect(storageStateClass("resizing")).toBe("Unknown");
+    expect(storageStateClass(undefined)).toBe("Unknown");
+  });
+});
