@@ -1,11 +1,30 @@
 import { z } from "zod";
+import {
+  DEFAULT_BACKOFF,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_HEALTH_PORT,
+  DEFAULT_HOLD_BACKOFF,
+  DEFAULT_KUBE_RATE_LIMIT,
+  DEFAULT_LEASE_TIMINGS,
+  DEFAULT_RECONCILE_TIMEOUT_MS,
+  DEFAULT_RESYNC_JITTER,
+  DEFAULT_RESYNC_PERIOD_MS,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_WATCHDOG_MS,
+} from "../runtime/defaults.js";
 import { parseCidr } from "./cidr.js";
+import { serviceSchema } from "./service-schema.js";
 
 /**
  * The operator config (`aidc-operator run`), validated with zod. Every object is
  * strict: an unknown (misspelt) field is an error naming it. Durations are in ms.
  * Sources, later ones winning: defaults, the file (`--config`, YAML or JSON),
  * environment (`AIDC_*`), flags. See docs in src/config/README.md.
+ *
+ * A default the runtime or the service client also applies when built without the
+ * config (tests, `uninstall-check`) is read from its home (src/runtime/defaults.ts,
+ * src/service/defaults.ts), never written here again; objects `prefault` to `{}` so
+ * that their fields' defaults are not repeated either.
  */
 
 const ms = z.number().int().positive();
@@ -21,124 +40,6 @@ const perName = (value: z.ZodNumber, fallback: number) =>
       default: r.default ?? fallback,
     }));
 
-/** What a config without `service.baseUrl` is told. */
-export const BASE_URL_REQUIRED =
-  "required: the base URL of the Compute and Storage Service API (the chart's value service.baseUrl, or AIDC_SERVICE_BASE_URL)";
-
-/** The service API client's settings. */
-const serviceSchema = z
-  .strictObject({
-    /**
-     * `{base_url}` of the service. Required, with no default: an operator that silently
-     * talked to a local address would look healthy while doing nothing. `aidc-operator
-     * dev` and the tests set it to their emulator.
-     */
-    baseUrl: z.url({
-      protocol: /^https?$/,
-      error: (issue) => (issue.input === undefined ? BASE_URL_REQUIRED : undefined),
-    }),
-    /**
-     * Allows an `http://` base URL, which sends the API key unencrypted: for a local
-     * emulator, the playground and tests only.
-     */
-    allowInsecureHttp: z.boolean().default(false),
-    /**
-     * Longest response body read, in bytes: a longer answer is cut off and reported as a
-     * malformed answer, so a hostile or broken service cannot exhaust the memory.
-     */
-    maxResponseBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .default(4 * 1024 * 1024),
-    /**
-     * File holding the API key (the mounted Secret). Read on every request, so a rotated
-     * Secret takes effect without a restart. `AIDC_API_KEY` (environment) is the
-     * alternative; the key itself never appears in the config file or logs.
-     */
-    apiKeyFile: z.string().min(1).optional(),
-    /**
-     * How often the key file is read again: a rotated key is used, and the objects held
-     * by a refused key are retried, at most this long after the file changed.
-     */
-    apiKeyRefreshMs: ms.default(10_000),
-    /** Timeout of one HTTP attempt. */
-    timeoutMs: ms.default(10_000),
-    /** Retries of idempotent calls. */
-    retry: z
-      .strictObject({
-        maxAttempts: z.number().int().min(1).default(4),
-        baseDelayMs: ms.default(200),
-        maxDelayMs: ms.default(5_000),
-      })
-      .default({ maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 5_000 }),
-    /** Client-side token bucket; `null` disables it. */
-    rateLimit: z
-      .strictObject({
-        ratePerSecond: z.number().positive().default(50),
-        burst: z.number().int().min(1).default(100),
-      })
-      .nullable()
-      .default({ ratePerSecond: 50, burst: 100 }),
-    /** How long a product catalog answer is reused (preflights); 0 reads it every time. */
-    catalogTtlMs: z.number().int().min(0).default(30_000),
-    /**
-     * How long the verdict "the service does not answer this operation" (a bare 404)
-     * stands before the operation is probed again, so a path that comes back is noticed.
-     */
-    operationRecheckMs: ms.default(10_000),
-    /**
-     * Wire names of the task create's fields the spec's field list lacks: the source of
-     * a COPY (`sourceTaskId`) and of a TEMPLATE create (`templateId`).
-     */
-    createTaskFields: z
-      .strictObject({
-        sourceTaskId: z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-          .default("sourceTaskId"),
-        templateId: z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-          .default("templateId"),
-      })
-      .default({ sourceTaskId: "sourceTaskId", templateId: "templateId" }),
-    /**
-     * How the service's subscription results read, where they differ from the shapes
-     * the client recognises (docs/service-assumptions.md): the fields holding the
-     * state, the created id and the message, and state values (words or numbers as
-     * text) mapped to `Pending`, `Succeeded` or `Failed`, e.g. `{ "2": "Succeeded" }`.
-     */
-    subscriptionResult: z
-      .strictObject({
-        stateField: z.string().min(1).optional(),
-        instanceIdField: z.string().min(1).optional(),
-        messageField: z.string().min(1).optional(),
-        states: z.record(z.string().min(1), z.enum(["Pending", "Succeeded", "Failed"])).default({}),
-      })
-      .default({ states: {} }),
-    /**
-     * How long after a create the service may take to show the new task, NAS or
-     * template in its list operations (e.g. only once the order completed). A create
-     * whose outcome is unknown (a 5xx, a timeout, a lost answer) is looked up by its
-     * client token this long and never sent again by itself; after it the object stops
-     * with CreateOutcomeUnknown for the user to decide. A resource absent from complete
-     * listings counts as deleted outside the cluster only after it.
-     */
-    listVisibilityWindowMs: ms.default(600_000),
-    /** Endpoint table overrides: `"/path"` or `"METHOD /path"` enables or moves one, `null` disables it. */
-    endpoints: z.record(z.string().min(1), z.string().min(1).nullable()).default({}),
-  })
-  .superRefine((s, ctx) => {
-    if (s.baseUrl.startsWith("http://") && !s.allowInsecureHttp) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["baseUrl"],
-        message: `${s.baseUrl} is plain http, which would send the API key unencrypted: use an https:// URL, or set service.allowInsecureHttp: true (a local emulator or playground only)`,
-      });
-    }
-  });
-
 const leaderElectionSchema = z
   .strictObject({
     /** Elect a leader on a Lease; needed with more than one replica. */
@@ -146,9 +47,9 @@ const leaderElectionSchema = z
     leaseName: z.string().min(1).default("aidc-operator-leader"),
     /** Default: `POD_NAMESPACE` (set by the chart). */
     leaseNamespace: z.string().min(1).optional(),
-    leaseDurationMs: ms.default(15_000),
-    renewDeadlineMs: ms.default(10_000),
-    retryPeriodMs: ms.default(2_000),
+    leaseDurationMs: ms.default(DEFAULT_LEASE_TIMINGS.leaseDurationMs),
+    renewDeadlineMs: ms.default(DEFAULT_LEASE_TIMINGS.renewDeadlineMs),
+    retryPeriodMs: ms.default(DEFAULT_LEASE_TIMINGS.retryPeriodMs),
   })
   .refine((le) => le.leaseDurationMs > le.renewDeadlineMs, {
     message: "must be greater than leaderElection.renewDeadlineMs",
@@ -173,31 +74,32 @@ export const operatorConfigSchema = z.strictObject({
    * all (a single-tenant install). Default none: a namespace then uses only what its
    * own objects created (docs/install.md, Security model).
    */
-  adoption: z
-    .strictObject({ namespaces: z.array(z.string().min(1)).default([]) })
-    .default({ namespaces: [] }),
+  adoption: z.strictObject({ namespaces: z.array(z.string().min(1)).default([]) }).prefault({}),
   /** Poll interval of each kind while its remote resource may change: `{ default, <Kind>: ms }`. */
   pollIntervalMs: perName(ms, 30_000),
   /** Every object is reconciled again after about this long, even without a change. 0 disables. */
-  resyncPeriodMs: z.number().int().min(0).default(600_000),
+  resyncPeriodMs: z.number().int().min(0).default(DEFAULT_RESYNC_PERIOD_MS),
   /** Fraction of the resync period added at random, so objects do not resync together. */
-  resyncJitter: z.number().min(0).max(1).default(0.1),
+  resyncJitter: z.number().min(0).max(1).default(DEFAULT_RESYNC_JITTER),
   /**
    * Workers per controller: `{ default, <controller>: n }`. A worker is an async task,
    * not a thread; 16 keeps objects whose service calls hang from starving the rest
    * (docs/performance.md, "Workers").
    */
-  concurrency: perName(z.number().int().min(1).max(64), 16),
+  concurrency: perName(z.number().int().min(1).max(64), DEFAULT_CONCURRENCY),
   /**
    * Longest one reconcile may hold a worker: past it, the reconcile is abandoned (its
    * service calls aborted, its later writes refused) and its key retried with backoff.
    * 0 disables the bound.
    */
-  reconcileTimeoutMs: z.number().int().min(0).default(60_000),
+  reconcileTimeoutMs: z.number().int().min(0).default(DEFAULT_RECONCILE_TIMEOUT_MS),
   /** Retry backoff of a failing key (per key, exponential). */
   backoff: z
-    .strictObject({ baseMs: ms.default(100), maxMs: ms.default(300_000) })
-    .default({ baseMs: 100, maxMs: 300_000 }),
+    .strictObject({
+      baseMs: ms.default(DEFAULT_BACKOFF.baseMs),
+      maxMs: ms.default(DEFAULT_BACKOFF.maxMs),
+    })
+    .prefault({}),
   /**
    * Retry of an object held by a failure the service caused (API key refused, a
    * missing operation, an answer of an unknown shape): per object, exponential from
@@ -205,12 +107,15 @@ export const operatorConfigSchema = z.strictObject({
    * Failures of the object's own spec are not retried; they wait for a spec change.
    */
   holdBackoff: z
-    .strictObject({ baseMs: ms.default(15_000), maxMs: ms.default(300_000) })
+    .strictObject({
+      baseMs: ms.default(DEFAULT_HOLD_BACKOFF.baseMs),
+      maxMs: ms.default(DEFAULT_HOLD_BACKOFF.maxMs),
+    })
     .refine((b) => b.maxMs >= b.baseMs, {
       message: "must be at least holdBackoff.baseMs",
       path: ["maxMs"],
     })
-    .default({ baseMs: 15_000, maxMs: 300_000 }),
+    .prefault({}),
   /** TrainingJob controller settings. */
   trainingJob: z
     .strictObject({
@@ -246,37 +151,37 @@ export const operatorConfigSchema = z.strictObject({
             )
             .default([]),
         })
-        .default({ enabled: false, allowedCidrs: [] }),
+        .prefault({}),
     })
-    .default({ statusClasses: {}, exposure: { enabled: false, allowedCidrs: [] } }),
+    .prefault({}),
   /** The Kubernetes API client. */
   kube: z
     .strictObject({
       /**
        * Requests per second to the API server, and burst (Events have a limiter of
-       * their own with the same figures). Above client-go's 20/30: a create costs 4
-       * writes plus 2 Events, and at 20/s the client limit, not the work, set the time
-       * to Ready (bench: 60 objects 22.5 s at 20/s, 7 s at 200/s); the API server still
-       * protects itself with priority and fairness.
+       * their own with the same figures); why 50/100, see `DEFAULT_KUBE_RATE_LIMIT`.
        */
-      qps: z.number().positive().default(50),
-      burst: z.number().int().min(1).default(100),
+      qps: z.number().positive().default(DEFAULT_KUBE_RATE_LIMIT.qps),
+      burst: z.number().int().min(1).default(DEFAULT_KUBE_RATE_LIMIT.burst),
       /** A watch silent for this long is restarted. */
-      watchdogMs: ms.default(300_000),
+      watchdogMs: ms.default(DEFAULT_WATCHDOG_MS),
     })
-    .default({ qps: 50, burst: 100, watchdogMs: 300_000 }),
-  leaderElection: leaderElectionSchema.default(leaderElectionSchema.parse({})),
+    .prefault({}),
+  leaderElection: leaderElectionSchema.prefault({}),
   /** The /metrics, /healthz and /readyz server. */
   server: z
-    .strictObject({ port: port.default(8080), host: z.string().min(1).default("0.0.0.0") })
-    .default({ port: 8080, host: "0.0.0.0" }),
+    .strictObject({
+      port: port.default(DEFAULT_HEALTH_PORT),
+      host: z.string().min(1).default("0.0.0.0"),
+    })
+    .prefault({}),
   /** How long in-flight reconciles may run after SIGTERM. */
-  shutdownTimeoutMs: ms.default(20_000),
+  shutdownTimeoutMs: ms.default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
   log: z
     .strictObject({
       level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
     })
-    .default({ level: "info" }),
+    .prefault({}),
 });
 
 /** The validated config, defaults filled in. */

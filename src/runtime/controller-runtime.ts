@@ -23,7 +23,7 @@ export interface ControllerRuntime {
   backoff?: Partial<BackoffOptions>;
   /**
    * Retry of a key held by an external terminal error (see `isExternalHold`): slow
-   * and bounded, per key. Default `DEFAULT_HOLD_BACKOFF` (terminal-holds.ts).
+   * and bounded, per key. Default `DEFAULT_HOLD_BACKOFF` (defaults.ts).
    */
   holdBackoff?: Partial<BackoffOptions>;
   retryRateLimit?: TokenBucketOptions;

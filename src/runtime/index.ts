@@ -24,6 +24,7 @@ export {
   type Reconciler,
   type SettledCheck,
 } from "./controller.js";
+export { DEFAULT_RECONCILE_TIMEOUT_MS } from "./defaults.js";
 export {
   errorMessage,
   errorReason,
@@ -51,7 +52,6 @@ export {
 export { currentReconcilePriority, withReconcilePriority } from "./priority.js";
 export {
   currentReconcileSignal,
-  DEFAULT_RECONCILE_TIMEOUT_MS,
   ReconcileTimeoutError,
 } from "./reconcile-deadline.js";
 export { REDACTED, SecretRedactor } from "./redaction.js";

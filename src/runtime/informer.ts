@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { DEFAULT_WATCHDOG_MS } from "./defaults.js";
 import type { ListerWatcher, WatchHandle } from "./listwatch.js";
 import { type KubeObject, type ResourceDescriptor, resourceId, withKind } from "./resource.js";
 import { ObjectStore, type StoreEvent } from "./store.js";
@@ -196,7 +197,7 @@ class Scope {
 
   private watchOnce(): Promise<WatchOutcome> {
     if (this.stopped) return Promise.resolve({ kind: "stopped" });
-    const watchdogMs = this.informer.options.watchdogMs ?? 300_000;
+    const watchdogMs = this.informer.options.watchdogMs ?? DEFAULT_WATCHDOG_MS;
     const started = Date.now();
     return new Promise((resolve) => {
       let settled = false;

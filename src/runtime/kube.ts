@@ -1,4 +1,5 @@
 import * as k8s from "@kubernetes/client-node";
+import { DEFAULT_KUBE_RATE_LIMIT } from "./defaults.js";
 import { shareConnections } from "./kube-connection.js";
 import { TokenBucket, type TokenBucketOptions } from "./ratelimit.js";
 import { assertReconcileLive } from "./reconcile-deadline.js";
@@ -64,7 +65,7 @@ export interface KubeRequestInfo {
 
 /** Options of a {@link KubeClient}. */
 export interface KubeClientOptions {
-  /** Client-side rate limit of requests (controller-runtime's default: 20 qps, burst 30). */
+  /** Client-side rate limit of requests. Default {@link DEFAULT_KUBE_RATE_LIMIT}. */
   rateLimit?: TokenBucketOptions;
   /** Called after every request (metrics, tests counting writes). */
   onRequest?: (info: KubeRequestInfo) => void;
@@ -74,9 +75,6 @@ export interface KubeClientOptions {
    */
   redactor?: SecretRedactor;
 }
-
-/** Default client-side rate limit of Kubernetes requests. */
-export const DEFAULT_KUBE_RATE_LIMIT: TokenBucketOptions = { qps: 20, burst: 30 };
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.js";
+import { DEFAULT_LEASE_TIMINGS } from "./defaults.js";
 import { isConflict, type KubeClient } from "./kube.js";
 import type { KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
 
@@ -71,9 +72,9 @@ export class LeaderElector {
     private readonly options: LeaderElectionOptions,
   ) {
     this.key = { namespace: options.leaseNamespace, name: options.leaseName };
-    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
-    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    this.leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_TIMINGS.leaseDurationMs;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_LEASE_TIMINGS.renewDeadlineMs;
+    this.retryPeriodMs = options.retryPeriodMs ?? DEFAULT_LEASE_TIMINGS.retryPeriodMs;
     this.clock = options.clock ?? systemClock;
     if (
       !(this.leaseDurationMs > this.renewDeadlineMs && this.renewDeadlineMs > this.retryPeriodMs)

@@ -1,4 +1,5 @@
 import * as k8s from "@kubernetes/client-node";
+import { DEFAULT_WATCHDOG_MS } from "./defaults.js";
 import type { KubeClient } from "./kube.js";
 import { connectionGeneration, dropConnections } from "./kube-connection.js";
 import { type KubeObject, type ResourceDescriptor, resourcePath } from "./resource.js";
@@ -52,7 +53,7 @@ export function kubeListerWatcher(
       // inactivity timeout (30 s by default) would cut quiet but healthy watches.
       // The field is private in the typings but is the only knob (client-node 2.0).
       (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs =
-        (options.watchdogMs ?? 300_000) * 2;
+        (options.watchdogMs ?? DEFAULT_WATCHDOG_MS) * 2;
       const controller = await watch.watch(
         resourcePath(res, namespace),
         {

@@ -6,6 +6,14 @@ import { type Clock, systemClock } from "./clock.js";
 import type { ControllerDefinition } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_HEALTH_PORT,
+  DEFAULT_RECONCILE_TIMEOUT_MS,
+  DEFAULT_RESYNC_JITTER,
+  DEFAULT_RESYNC_PERIOD_MS,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+} from "./defaults.js";
 import { EventRecorder } from "./events.js";
 import { HealthServer } from "./health.js";
 import { KubeClient } from "./kube.js";
@@ -13,15 +21,8 @@ import { LeaderElector } from "./leader-election.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
-import { DEFAULT_RECONCILE_TIMEOUT_MS } from "./reconcile-deadline.js";
 import type { SecretRedactor } from "./redaction.js";
 
-/**
- * Default workers per controller. A worker is an async task, not a thread: idle ones
- * cost nothing, and with 2 a couple of objects whose service reads hang held every
- * worker for a minute (docs/performance.md, "Workers").
- */
-export const DEFAULT_CONCURRENCY = 16;
 /** Leader election settings of a {@link Manager}. */
 export interface ManagerLeaderElection {
   leaseName: string;
@@ -49,22 +50,22 @@ export interface ManagerOptions {
    */
   redactor?: SecretRedactor;
   informer?: { watchdogMs?: number; initialBackoffMs?: number; maxBackoffMs?: number };
-  /** Workers per controller unless the controller says otherwise. Default 16. */
+  /** Workers per controller unless the controller says otherwise. Default {@link DEFAULT_CONCURRENCY}. */
   concurrency?: number;
   /**
    * Longest one reconcile may hold a worker before it is abandoned and its key retried
-   * (reconcile-deadline.ts). Default 60 s; 0: no bound.
+   * (reconcile-deadline.ts). Default {@link DEFAULT_RECONCILE_TIMEOUT_MS}; 0: no bound.
    */
   reconcileTimeoutMs?: number;
   backoff?: Partial<BackoffOptions>;
   /** Retry of keys held by an external terminal error (see `isExternalHold`). */
   holdBackoff?: Partial<BackoffOptions>;
   retryRateLimit?: TokenBucketOptions;
-  /** Default 10 min; 0 disables. */
+  /** Default {@link DEFAULT_RESYNC_PERIOD_MS}; 0 disables. */
   resyncPeriodMs?: number;
-  /** Default 0.1. */
+  /** Default {@link DEFAULT_RESYNC_JITTER}. */
   resyncJitter?: number;
-  /** Bound for in-flight reconciles at shutdown. Default 20 s. */
+  /** Bound for in-flight reconciles at shutdown. Default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
   shutdownTimeoutMs?: number;
   /** Absent or undefined: no election, this process runs the controllers. */
   leaderElection?: ManagerLeaderElection;
@@ -154,7 +155,7 @@ export class Manager {
     }
     if (options.server !== false) {
       this.server = new HealthServer({
-        port: options.server?.port ?? 8080,
+        port: options.server?.port ?? DEFAULT_HEALTH_PORT,
         ...(options.server?.host ? { host: options.server.host } : {}),
         metrics: this.metrics,
         readiness: {
@@ -188,8 +189,8 @@ export class Manager {
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
       ...(this.options.holdBackoff ? { holdBackoff: this.options.holdBackoff } : {}),
       ...(this.options.retryRateLimit ? { retryRateLimit: this.options.retryRateLimit } : {}),
-      resyncPeriodMs: this.options.resyncPeriodMs ?? 600_000,
-      resyncJitter: this.options.resyncJitter ?? 0.1,
+      resyncPeriodMs: this.options.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS,
+      resyncJitter: this.options.resyncJitter ?? DEFAULT_RESYNC_JITTER,
     };
     this.cache.informerFor(definition.primary);
     for (const w of definition.watches) this.cache.informerFor(w.resource);
@@ -269,7 +270,7 @@ export class Manager {
   }
 
   private async shutdown(releaseLease: boolean): Promise<void> {
-    const bound = this.options.shutdownTimeoutMs ?? 20_000;
+    const bound = this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     // Controllers still waiting for the cache sync check `stopping` before starting.
     await Promise.all(this.controllers.map((c) => c.stop(bound)));
     this.controllersRunning = false;

@@ -1,15 +1,16 @@
 import { type Clock, systemClock } from "./clock.js";
+import { DEFAULT_BACKOFF } from "./defaults.js";
 
-/** Per-key exponential backoff: `baseMs * 2^failures`, capped at `maxMs`. */
+/**
+ * Per-key exponential backoff: `baseMs * 2^failures`, capped at `maxMs` (defaults:
+ * `DEFAULT_BACKOFF`, defaults.ts).
+ */
 export interface BackoffOptions {
-  /** Delay after the first failure. Default 100 ms. */
+  /** Delay after the first failure. */
   baseMs: number;
-  /** Upper bound of the delay. Default 5 minutes. */
+  /** Upper bound of the delay. */
   maxMs: number;
 }
-
-/** Defaults of {@link BackoffOptions}: about 100 ms up to 5 minutes, as the issue asks. */
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 100, maxMs: 300_000 };
 
 /**
  * Counts failures per key and answers how long the next retry of that key should wait

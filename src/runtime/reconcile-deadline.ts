@@ -13,9 +13,6 @@ import { RetryableError } from "./errors.js";
 
 const current = new AsyncLocalStorage<AbortSignal>();
 
-/** The default bound of one reconcile (config `reconcileTimeoutMs`). */
-export const DEFAULT_RECONCILE_TIMEOUT_MS = 60_000;
-
 /**
  * The abort signal of the reconcile this call belongs to, or undefined outside one:
  * aborted when the reconcile was abandoned (deadline) or the operator shuts down.

@@ -4,12 +4,10 @@
  * {@link nonStatusFingerprint}), or, for a failure outside the object (an external
  * hold, see `isExternalHold`), after a slow per-key backoff as well.
  */
+import { DEFAULT_HOLD_BACKOFF } from "./defaults.js";
 import { nonStatusFingerprint } from "./own-write-echoes.js";
 import { type BackoffOptions, ExponentialBackoff } from "./ratelimit.js";
 import type { KubeObject } from "./resource.js";
-
-/** Default retry of external terminal holds: 15 s, doubling, at most 5 min. */
-export const DEFAULT_HOLD_BACKOFF: BackoffOptions = { baseMs: 15_000, maxMs: 300_000 };
 
 /** The terminal holds of one controller's keys. */
 export class TerminalHolds {

@@ -13,13 +13,6 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-/** Defaults: 4 attempts, 200 ms doubling, at most 5 s between attempts. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  maxAttempts: 4,
-  baseDelayMs: 200,
-  maxDelayMs: 5000,
-};
-
 /**
  * The wait before attempt `attempt + 1` after `attempt` failed (attempt counts from
  * 1): a uniform random value in [0, min(maxDelayMs, baseDelayMs * 2^(attempt-1))],

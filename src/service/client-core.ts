@@ -6,7 +6,14 @@
  */
 import type { Logger } from "pino";
 import { z } from "zod";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./backoff.js";
+import type { RetryPolicy } from "./backoff.js";
+import {
+  DEFAULT_CATALOG_TTL_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIMEOUT_MS,
+} from "./defaults.js";
 import {
   type CreateTaskFieldNames,
   DEFAULT_CREATE_TASK_FIELDS,
@@ -92,22 +99,6 @@ export interface ServiceClientOptions {
 
 /** The value of every path parameter of a probe: an id no resource has. */
 export const PROBE_ID = "aidc-operator-probe";
-
-/** Default reuse of a product catalog answer. */
-export const DEFAULT_CATALOG_TTL_MS = 30_000;
-
-/** Default client-side rate limit: the spec names none, this stays well clear of abuse. */
-export const DEFAULT_RATE_LIMIT: RateLimit = { ratePerSecond: 50, burst: 100 };
-
-/**
- * Default longest response body: the largest answer of the service is a page of a list
- * (50 records of a few KiB), so 4 MiB leaves a wide margin and bounds what one hostile
- * answer can cost.
- */
-export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-
-/** Default timeout per attempt. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Data of operations that answer an empty object: ignored. */
 export const emptyData = z.unknown().transform((): void => undefined);

@@ -23,11 +23,7 @@ import {
 } from "./schemas/cci.js";
 import { type Page, pageOf } from "./schemas/envelope.js";
 
-export {
-  DEFAULT_RATE_LIMIT,
-  DEFAULT_TIMEOUT_MS,
-  type ServiceClientOptions,
-} from "./client-core.js";
+export type { ServiceClientOptions } from "./client-core.js";
 
 /** The service API client. See the module comment. */
 export class ServiceClient extends FileSystemOperations {

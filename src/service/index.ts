@@ -5,13 +5,7 @@
  */
 
 export type { RetryPolicy } from "./backoff.js";
-export { DEFAULT_RETRY_POLICY } from "./backoff.js";
-export {
-  DEFAULT_RATE_LIMIT,
-  DEFAULT_TIMEOUT_MS,
-  ServiceClient,
-  type ServiceClientOptions,
-} from "./client.js";
+export { ServiceClient, type ServiceClientOptions } from "./client.js";
 export {
   CLIENT_TOKEN_ENV,
   clientTokenInDescription,
@@ -22,6 +16,11 @@ export {
   withClientTokenMarker,
   withCreateMarkers,
 } from "./client-token.js";
+export {
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIMEOUT_MS,
+} from "./defaults.js";
 export {
   DEFAULT_ENDPOINTS,
   ENDPOINT_NAMES,

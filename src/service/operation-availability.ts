@@ -8,6 +8,7 @@
  * once per connection; a "missing" verdict is asked again after `recheckMissingMs`, so
  * a path that comes back is noticed.
  */
+import { DEFAULT_RECHECK_MISSING_MS } from "./defaults.js";
 import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, type EndpointName } from "./endpoints.js";
 import { ServiceAuthError, ServiceError, ServiceOperationMissingError } from "./errors.js";
 
@@ -18,9 +19,6 @@ export type OperationVerdict = "present" | "missing" | "unknown";
 export const ASSUMED_OPERATIONS: readonly EndpointName[] = ENDPOINT_NAMES.filter(
   (n) => !DEFAULT_ENDPOINTS[n].documented,
 );
-
-/** Default time after which a "missing" verdict is probed again. */
-export const DEFAULT_RECHECK_MISSING_MS = 10_000;
 
 /** Called when the verdict of an operation changes. */
 export type VerdictListener = (operation: EndpointName, verdict: OperationVerdict) => void;

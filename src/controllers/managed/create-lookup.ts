@@ -4,9 +4,9 @@
  * waited for, or reported CreateOutcomeUnknown (create-protocol.ts decides which).
  */
 
+import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { create, takeUnsentToken } from "./create-order.js";
 import { ANNOTATIONS, type CreatePending, decideAfterLookup } from "./create-protocol.js";
-import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "./decisions.js";
 import type { ManagedObject, ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
 import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";

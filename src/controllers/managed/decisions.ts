@@ -8,13 +8,6 @@ import { failedSyncCondition } from "../health-conditions.js";
 
 /** Default first poll of a pending subscription. */
 export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
-/**
- * Default list visibility window: how long after a create the service may take to list
- * the new resource (`service.listVisibilityWindowMs`). Well beyond any order time seen
- * (a task listed only when its order completed, 25 s later): a create whose outcome is
- * unknown is looked up this long, and absence from the list counts only after it.
- */
-export const DEFAULT_LIST_VISIBILITY_WINDOW_MS = 600_000;
 
 /**
  * The requeue delay while a subscription is pending: half its age (so the delay

@@ -11,12 +11,12 @@
 import type { ReconcileResult } from "../../runtime/controller.js";
 import { errorMessage } from "../../runtime/errors.js";
 import { removeFinalizer } from "../../runtime/writes.js";
+import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import { bindingConflict, ownershipRefusal } from "./binding.js";
 import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, decideAfterLookup, readCreateState } from "./create-protocol.js";
 import {
-  DEFAULT_LIST_VISIBILITY_WINDOW_MS,
   DEFAULT_SUBSCRIPTION_POLL_MS,
   decideDeletion,
   NO_DELETE_OPERATION,

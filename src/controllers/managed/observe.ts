@@ -4,13 +4,10 @@
  * absent from complete listings is reported gone, whatever the service answers for it.
  */
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
+import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ownershipRefusal, refused } from "./binding.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import {
-  DEFAULT_LIST_VISIBILITY_WINDOW_MS,
-  DEFAULT_SUBSCRIPTION_POLL_MS,
-  soonPollMs,
-} from "./decisions.js";
+import { DEFAULT_SUBSCRIPTION_POLL_MS, soonPollMs } from "./decisions.js";
 import type {
   ManagedFacts,
   ManagedObject,

@@ -1,0 +1,65 @@
+/**
+ * The runtime's defaults: what a Manager, KubeClient, informer or leader elector uses
+ * when not told otherwise, and what the operator config (src/config/schema.ts)
+ * defaults to. One figure for both, so that a test operator or `uninstall-check`,
+ * built without the config, runs as the installed operator does. Imports nothing (the
+ * modules that use the defaults import it, and the config loads it without the
+ * runtime), so the shapes are spelt out: those of `TokenBucketOptions` and
+ * `BackoffOptions` (ratelimit.ts).
+ */
+
+/**
+ * Client-side limit of Kubernetes requests (Events have a limiter of their own with the
+ * same figures). Above client-go's 20/30: a create costs 4 writes plus 2 Events, and at
+ * 20/s the client limit, not the work, set the time to Ready (bench: 60 objects 22.5 s
+ * at 20/s, 7 s at 200/s); the API server still protects itself with priority and
+ * fairness.
+ */
+export const DEFAULT_KUBE_RATE_LIMIT: Readonly<{ qps: number; burst: number }> = {
+  qps: 50,
+  burst: 100,
+};
+
+/**
+ * Workers per controller. A worker is an async task, not a thread: idle ones cost
+ * nothing, and with 2 a couple of objects whose service reads hang held every worker
+ * for a minute (docs/performance.md, "Workers").
+ */
+export const DEFAULT_CONCURRENCY = 16;
+
+/** The bound of one reconcile (config `reconcileTimeoutMs`); 0 would mean none. */
+export const DEFAULT_RECONCILE_TIMEOUT_MS = 60_000;
+
+/** Retry backoff of a failing key: about 100 ms up to 5 minutes. */
+export const DEFAULT_BACKOFF: Readonly<{ baseMs: number; maxMs: number }> = {
+  baseMs: 100,
+  maxMs: 300_000,
+};
+
+/** Retry of keys held by an external terminal error: 15 s, doubling, at most 5 min. */
+export const DEFAULT_HOLD_BACKOFF: Readonly<{ baseMs: number; maxMs: number }> = {
+  baseMs: 15_000,
+  maxMs: 300_000,
+};
+
+/** Every object is reconciled again after about this long (10 min); 0 disables. */
+export const DEFAULT_RESYNC_PERIOD_MS = 600_000;
+
+/** Fraction of the resync period added at random (0.1 = up to +10%). */
+export const DEFAULT_RESYNC_JITTER = 0.1;
+
+/** A watch silent for this long is abandoned and restarted. */
+export const DEFAULT_WATCHDOG_MS = 300_000;
+
+/** How long in-flight reconciles may run after SIGTERM. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
+
+/** Lease timings of leader election (client-go's). */
+export const DEFAULT_LEASE_TIMINGS: Readonly<{
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}> = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+/** Port of the /metrics, /healthz and /readyz server. */
+export const DEFAULT_HEALTH_PORT = 8080;
