@@ -14,7 +14,6 @@ import { EmulatorRefusal, type Handler, UnknownIdRefusal } from "./handler-conte
 import { blockVolumeHandlers } from "./handlers/block-volumes.js";
 import { catalogHandlers } from "./handlers/catalog.js";
 import { cciHandlers } from "./handlers/cci.js";
-import { fileSystemHandlers } from "./handlers/file-systems.js";
 import { nasHandlers } from "./handlers/nas.js";
 import { templateHandlers } from "./handlers/templates.js";
 import { trainingHandlers } from "./handlers/training.js";
@@ -37,7 +36,6 @@ const HANDLERS: Record<EndpointName, Handler> = {
   ...nasHandlers,
   ...cciHandlers,
   ...blockVolumeHandlers,
-  ...fileSystemHandlers,
 };
 
 /** Largest request body accepted. */

@@ -9,6 +9,9 @@ import { type EmulatedService, startEmulatedService } from "../emulator/harness.
 import type { ServiceClient } from "./client.js";
 import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, type EndpointName } from "./endpoints.js";
 import { EndpointDisabledError, ServiceAuthError, ServiceUnavailableError } from "./errors.js";
+import { FileSystemOperations } from "./kinds/filesystem.js";
+
+const fileSystems = (c: ServiceClient) => new FileSystemOperations(c);
 
 /** One valid call per endpoint; the record type makes a forgotten endpoint a compile error. */
 const CALLS: Record<EndpointName, (c: ServiceClient) => Promise<unknown>> = {
@@ -55,12 +58,12 @@ const CALLS: Record<EndpointName, (c: ServiceClient) => Promise<unknown>> = {
   attachVolume: (c) => c.attachVolume("vol-1", { instanceId: "cci-0001" }),
   detachVolume: (c) => c.detachVolume("vol-1"),
   deleteVolume: (c) => c.deleteVolume("vol-1"),
-  createFileSystem: (c) => c.createFileSystem({ name: "fs", sizeGB: 10 }),
-  createFileSystemMount: (c) => c.createFileSystemMount("fs-1", { instanceId: "cci-0001" }),
-  getFileSystem: (c) => c.getFileSystem("fs-1"),
-  listFileSystems: (c) => c.listFileSystems(),
-  deleteFileSystem: (c) => c.deleteFileSystem("fs-1"),
-  deleteFileSystemMount: (c) => c.deleteFileSystemMount("fs-1", "mnt-1"),
+  createFileSystem: (c) => fileSystems(c).create({ name: "fs", sizeGB: 10 }),
+  createFileSystemMount: (c) => fileSystems(c).mount("fs-1", { instanceId: "cci-0001" }),
+  getFileSystem: (c) => fileSystems(c).get("fs-1"),
+  listFileSystems: (c) => fileSystems(c).list(),
+  deleteFileSystem: (c) => fileSystems(c).delete("fs-1"),
+  deleteFileSystemMount: (c) => fileSystems(c).unmount("fs-1", "mnt-1"),
 };
 
 /** Every endpoint enabled at its default path (deletes are off by default). */

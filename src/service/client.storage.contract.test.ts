@@ -1,7 +1,7 @@
 /**
  * Contract: product catalogs, NAS storage, CCI instances and block volumes, client
  * against the emulator: the happy path and the service's refusals (file systems:
- * client.file-systems.contract.test.ts).
+ * kinds/filesystem.contract.test.ts).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";

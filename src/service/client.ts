@@ -5,10 +5,11 @@
  * client, built from the operator configuration, and never call fetch themselves.
  *
  * The operations are grouped by concern in training-operations.ts,
- * storage-operations.ts, block-volume-operations.ts and file-system-operations.ts;
- * this file adds the CCI operations and is the one to import.
+ * storage-operations.ts and block-volume-operations.ts; this file adds the CCI
+ * operations and is the one to import. A kind with a module of its own in ./kinds
+ * calls its operations through `request` (e.g. kinds/filesystem.ts).
  */
-import { FileSystemOperations } from "./file-system-operations.js";
+import { BlockVolumeOperations } from "./block-volume-operations.js";
 import { DEFAULT_ITERATION_PAGE_SIZE, paginate } from "./pagination.js";
 import {
   type CciErrorDetails,
@@ -26,7 +27,7 @@ import { type Page, pageOf } from "./schemas/envelope.js";
 export type { ServiceClientOptions } from "./client-core.js";
 
 /** The service API client. See the module comment. */
-export class ServiceClient extends FileSystemOperations {
+export class ServiceClient extends BlockVolumeOperations {
   // --- CCI ---------------------------------------------------------------------------
 
   /** One page of CCI instances. */

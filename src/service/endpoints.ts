@@ -5,7 +5,7 @@
  * those it does not name at all (deletes, NAS list and detail) get default paths here
  * (see docs/service-assumptions.md), which the operator configuration can override or
  * disable by name. Deletes of tasks, NAS and templates are disabled until a path is
- * configured; those of file systems and their mounts are on at their assumed paths.
+ * configured (a kind's own module may decide otherwise: kinds/filesystem.ts).
  */
 import {
   assumed,
@@ -78,16 +78,6 @@ export const CORE_ENDPOINTS = {
   attachVolume: documented("POST", "/v1/volumes/{id}/attach", false),
   detachVolume: documented("POST", "/v1/volumes/{id}/detach", false),
   deleteVolume: documented("DELETE", "/v1/volumes/{id}", true),
-  // File storage (the spec lists the two creates; reads and deletes are assumed, and
-  // the deletes are on by default: a file system with mounts cannot be deleted, and a
-  // mount removed from a spec needs one; a service without them answers a bare 404,
-  // which the FileSystem controller reports)
-  createFileSystem: documented("POST", "/v1/file-systems", false),
-  createFileSystemMount: documented("POST", "/v1/file-systems/{id}/mounts", false),
-  getFileSystem: assumed("GET", "/v1/file-systems/{id}", true),
-  listFileSystems: assumed("GET", "/v1/file-systems", true),
-  deleteFileSystem: assumed("DELETE", "/v1/file-systems/{id}", true),
-  deleteFileSystemMount: assumed("DELETE", "/v1/file-systems/{id}/mounts/{mountId}", true),
 } as const satisfies Record<string, EndpointDefinition>;
 
 /**

@@ -49,6 +49,7 @@ export {
   ServiceUnavailableError,
 } from "./errors.js";
 export { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
+export { FileSystemOperations } from "./kinds/filesystem.js";
 export {
   ASSUMED_OPERATIONS,
   OperationAvailability,

@@ -1,7 +1,7 @@
 /**
  * Product catalog and NAS operations of the service client (see client-core.ts for how
  * the client is assembled; block volumes: block-volume-operations.ts, file systems:
- * file-system-operations.ts).
+ * kinds/filesystem.ts).
  */
 
 import { emptyData, listOf, subscriptionKeySchema } from "./client-core.js";

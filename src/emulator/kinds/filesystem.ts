@@ -5,7 +5,7 @@
  * is not `available` (409), on an unknown instance (400), or on an instance the file
  * system is already mounted on (409); the delete of a file system that has mounts (409).
  */
-import type { EndpointName } from "../../service/endpoints.js";
+import type { endpoints } from "../../service/kinds/filesystem.js";
 import {
   createFileSystemBodySchema,
   createFileSystemMountBodySchema,
@@ -96,8 +96,8 @@ function list(ctx: HandlerContext): unknown {
   return { ...page, records: page.records.map(fileSystemView) };
 }
 
-/** The file system operations, by endpoint name. */
-export const fileSystemHandlers = {
+/** The file system operations, by endpoint name (gathered by the generated index.ts). */
+export const handlers = {
   createFileSystem: create,
   createFileSystemMount: mount,
   getFileSystem: (ctx) => fileSystemView(fileSystem(ctx)),
@@ -125,4 +125,4 @@ export const fileSystemHandlers = {
     );
     return {};
   },
-} satisfies Partial<Record<EndpointName, Handler>>;
+} satisfies Record<keyof typeof endpoints, Handler>;

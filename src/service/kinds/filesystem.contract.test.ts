@@ -5,19 +5,19 @@
  * missing, as a service without them answers).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
-import type { ServiceClient } from "./client.js";
-import { withClientTokenMarker } from "./client-token.js";
+import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import { withClientTokenMarker } from "../client-token.js";
 import {
   ServiceInvalidRequestError,
   ServiceNotFoundError,
   ServiceOperationMissingError,
   ServiceRefusedError,
-} from "./errors.js";
-import { fileSystemSchema, storageStateClass } from "./schemas/file-systems.js";
+} from "../errors.js";
+import { fileSystemSchema, storageStateClass } from "../schemas/file-systems.js";
+import { FileSystemOperations } from "./filesystem.js";
 
 let svc: EmulatedService;
-let client: ServiceClient;
+let client: FileSystemOperations;
 const DELAY = 500;
 
 async function failure(p: Promise<unknown>): Promise<unknown> {
@@ -31,7 +31,7 @@ async function failure(p: Promise<unknown>): Promise<unknown> {
 
 beforeAll(async () => {
   svc = await startEmulatedService({ manualTime: true, emulator: { fileStorageDelayMs: DELAY } });
-  client = svc.client;
+  client = new FileSystemOperations(svc.client);
 });
 afterAll(() => svc.stop());
 beforeEach(() => {
@@ -41,7 +41,7 @@ beforeEach(() => {
 });
 
 async function availableFileSystem(name = "shared", token = "tok-1"): Promise<string> {
-  const { id } = await client.createFileSystem({
+  const { id } = await client.create({
     name,
     sizeGB: 100,
     description: withClientTokenMarker("team files", token),
@@ -52,7 +52,7 @@ async function availableFileSystem(name = "shared", token = "tok-1"): Promise<st
 
 describe("file systems", () => {
   it("creates one (creating, then available) and finds it again by its client token", async () => {
-    const { id } = await client.createFileSystem({
+    const { id } = await client.create({
       name: "shared",
       sizeGB: 100,
       type: "performance",
@@ -60,7 +60,7 @@ describe("file systems", () => {
       description: withClientTokenMarker("team files", "tok-7"),
     });
     expect(id).toMatch(/^fs-/);
-    expect(await client.getFileSystem(id as string)).toMatchObject({
+    expect(await client.get(id as string)).toMatchObject({
       id,
       name: "shared",
       sizeGB: 100,
@@ -70,27 +70,27 @@ describe("file systems", () => {
       mounts: [],
     });
     svc.clock?.advance(DELAY);
-    expect((await client.getFileSystem(id as string)).status).toBe("available");
-    expect(await client.findFileSystemIdsByClientToken("tok-7", "shared")).toEqual([id]);
-    expect(await client.findFileSystemIdsByClientToken("tok-8")).toEqual([]);
-    expect((await client.listFileSystemIds())?.ids).toEqual(new Set([id]));
+    expect((await client.get(id as string)).status).toBe("available");
+    expect(await client.findIdsByClientToken("tok-7", "shared")).toEqual([id]);
+    expect(await client.findIdsByClientToken("tok-8")).toEqual([]);
+    expect((await client.listIds())?.ids).toEqual(new Set([id]));
   });
 
   it("refuses a create without the size, before sending it", async () => {
-    const err = await failure(client.createFileSystem({ name: "x" } as never));
+    const err = await failure(client.create({ name: "x" } as never));
     expect(err).toBeInstanceOf(ServiceInvalidRequestError);
     expect(svc.emulator.requestLog.read()).toHaveLength(0);
   });
 
   it("mounts it on an instance, shows the mount in the detail, removes the mount, then deletes it", async () => {
     const fsId = await availableFileSystem();
-    const { id: mountId } = await client.createFileSystemMount(fsId, {
+    const { id: mountId } = await client.mount(fsId, {
       instanceId: "cci-0001",
       mountPath: "/shared",
     });
     expect(mountId).toMatch(/^mnt-/);
     svc.clock?.advance(DELAY);
-    const fs = await client.getFileSystem(fsId);
+    const fs = await client.get(fsId);
     expect(fs.mounts).toEqual([
       {
         id: mountId,
@@ -101,51 +101,43 @@ describe("file systems", () => {
       },
     ]);
     // The service refuses to delete a file system that still has mounts.
-    expect(await failure(client.deleteFileSystem(fsId))).toMatchObject({ code: 409 });
-    await client.deleteFileSystemMount(fsId, mountId as string);
-    expect((await client.getFileSystem(fsId)).mounts?.[0]?.status).toBe("deleting");
+    expect(await failure(client.delete(fsId))).toMatchObject({ code: 409 });
+    await client.unmount(fsId, mountId as string);
+    expect((await client.get(fsId)).mounts?.[0]?.status).toBe("deleting");
     svc.clock?.advance(DELAY);
-    expect((await client.getFileSystem(fsId)).mounts).toEqual([]);
-    await client.deleteFileSystem(fsId);
-    expect((await client.getFileSystem(fsId)).status).toBe("deleting");
+    expect((await client.get(fsId)).mounts).toEqual([]);
+    await client.delete(fsId);
+    expect((await client.get(fsId)).status).toBe("deleting");
     svc.clock?.advance(DELAY);
-    expect(await failure(client.getFileSystem(fsId))).toBeInstanceOf(ServiceNotFoundError);
+    expect(await failure(client.get(fsId))).toBeInstanceOf(ServiceNotFoundError);
   });
 
   it("refuses a mount on the same instance twice, on an unknown instance, and before available", async () => {
-    const { id } = await client.createFileSystem({ name: "early", sizeGB: 10 });
-    const early = await failure(
-      client.createFileSystemMount(id as string, { instanceId: "cci-0001" }),
-    );
+    const { id } = await client.create({ name: "early", sizeGB: 10 });
+    const early = await failure(client.mount(id as string, { instanceId: "cci-0001" }));
     expect(early).toMatchObject({ code: 409 });
     svc.clock?.advance(DELAY);
-    await client.createFileSystemMount(id as string, { instanceId: "cci-0001" });
-    const twice = await failure(
-      client.createFileSystemMount(id as string, { instanceId: "cci-0001" }),
-    );
+    await client.mount(id as string, { instanceId: "cci-0001" });
+    const twice = await failure(client.mount(id as string, { instanceId: "cci-0001" }));
     expect(twice).toBeInstanceOf(ServiceRefusedError);
     expect(twice).toMatchObject({ code: 409 });
-    const unknown = await failure(
-      client.createFileSystemMount(id as string, { instanceId: "cci-9" }),
-    );
+    const unknown = await failure(client.mount(id as string, { instanceId: "cci-9" }));
     expect(unknown).toMatchObject({ code: 400 });
-    expect(
-      await failure(client.createFileSystemMount("fs-404", { instanceId: "cci-0001" })),
-    ).toBeInstanceOf(ServiceNotFoundError);
-    expect((await client.getFileSystem(id as string)).mounts).toHaveLength(1);
+    expect(await failure(client.mount("fs-404", { instanceId: "cci-0001" }))).toBeInstanceOf(
+      ServiceNotFoundError,
+    );
+    expect((await client.get(id as string)).mounts).toHaveLength(1);
   });
 
   it("answers a bare 404 for the deletes where the service has none", async () => {
     const fsId = await availableFileSystem();
-    const { id: mountId } = await client.createFileSystemMount(fsId, { instanceId: "cci-0002" });
+    const { id: mountId } = await client.mount(fsId, { instanceId: "cci-0002" });
     svc.emulator.state.behaviour.missingOperations = ["deleteFileSystem", "deleteFileSystemMount"];
-    expect(await failure(client.deleteFileSystemMount(fsId, mountId as string))).toBeInstanceOf(
+    expect(await failure(client.unmount(fsId, mountId as string))).toBeInstanceOf(
       ServiceOperationMissingError,
     );
-    expect(await failure(client.deleteFileSystem(fsId))).toBeInstanceOf(
-      ServiceOperationMissingError,
-    );
-    expect((await client.getFileSystem(fsId)).mounts).toHaveLength(1);
+    expect(await failure(client.delete(fsId))).toBeInstanceOf(ServiceOperationMissingError);
+    expect((await client.get(fsId)).mounts).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,134 @@
+/**
+ * The FileSystem kind's service operations: the two creates the spec lists ("File
+ * storage: POST /v1/file-systems, POST /v1/file-systems/{id}/mounts.") and the detail,
+ * list and deletes this project assumes (docs/service-assumptions.md, "File systems and
+ * mounts"). `endpoints` joins the endpoint table (gathered by the generated index.ts);
+ * {@link FileSystemOperations} calls them through any {@link OperationCaller} (the
+ * `ServiceClient`).
+ */
+import { z } from "zod";
+import { clientTokenInDescription } from "../client-token.js";
+import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
+import { EndpointDisabledError } from "../errors.js";
+import type { OperationCaller } from "../operation-caller.js";
+import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
+import { type Page, pageOf } from "../schemas/envelope.js";
+import {
+  type CreatedObject,
+  type CreateFileSystemMountRequest,
+  type CreateFileSystemRequest,
+  createdObjectSchema,
+  createFileSystemBodySchema,
+  createFileSystemMountBodySchema,
+  type FileSystem,
+  type FileSystemListQuery,
+  fileSystemSchema,
+} from "../schemas/file-systems.js";
+
+/**
+ * The file system operations. The reads and deletes are assumed; unlike the deletes of
+ * tasks, NAS and templates, these deletes are on by default: a file system with mounts
+ * cannot be deleted, and a mount removed from a spec needs one. A service without them
+ * answers a bare 404, which the FileSystem controller reports.
+ */
+export const endpoints = {
+  createFileSystem: documented("POST", "/v1/file-systems", false),
+  createFileSystemMount: documented("POST", "/v1/file-systems/{id}/mounts", false),
+  getFileSystem: assumed("GET", "/v1/file-systems/{id}", true),
+  listFileSystems: assumed("GET", "/v1/file-systems", true),
+  deleteFileSystem: assumed("DELETE", "/v1/file-systems/{id}", true),
+  deleteFileSystemMount: assumed("DELETE", "/v1/file-systems/{id}/mounts/{mountId}", true),
+} as const satisfies EndpointDeclarations;
+
+/** Data of the deletes: ignored. */
+const ignored = z.unknown().transform((): void => undefined);
+
+/** Undefined when `err` says the operation is disabled; rethrows anything else. */
+function disabledAsUndefined(err: unknown): undefined {
+  if (err instanceof EndpointDisabledError) return undefined;
+  throw err;
+}
+
+/** File systems and their mounts, called through `caller`. */
+export class FileSystemOperations {
+  constructor(private readonly caller: OperationCaller) {}
+
+  /**
+   * Creates a file system (never retried blindly); answers its id when the service
+   * says it. The client token travels in `description` (client-token.ts).
+   */
+  async create(req: CreateFileSystemRequest): Promise<CreatedObject> {
+    const body = this.caller.checkedBody("createFileSystem", createFileSystemBodySchema, req);
+    return this.caller.request("createFileSystem", { body }, createdObjectSchema);
+  }
+
+  /** One file system by id, with its mounts; `ServiceNotFoundError` when it does not exist. */
+  get(id: string): Promise<FileSystem> {
+    return this.caller.request("getFileSystem", { params: { id } }, fileSystemSchema);
+  }
+
+  /** One page of the file system list. */
+  list(query: FileSystemListQuery = {}): Promise<Page<FileSystem>> {
+    return this.caller.request(
+      "listFileSystems",
+      { query: { ...query } },
+      pageOf(fileSystemSchema),
+    );
+  }
+
+  /** Every file system matching `query`, page by page (the walk returns whether it was complete). */
+  iterate(
+    query: Omit<FileSystemListQuery, "pageNo"> = {},
+  ): AsyncGenerator<FileSystem, PageWalkEnd, undefined> {
+    return paginate(
+      (pageNo, pageSize) => this.list({ ...query, pageNo, pageSize }),
+      (fs) => fs.id,
+      query.pageSize,
+    );
+  }
+
+  /** The ids of every file system, from a walk of the whole list; undefined when the list is disabled. */
+  listIds(): Promise<ListedIds | undefined> {
+    return listIdentities(this.iterate(), (fs) => fs.id).catch(disabledAsUndefined);
+  }
+
+  /**
+   * Ids of the file systems whose description carries the marker of `token`, or
+   * undefined when the list is disabled. `name` narrows the list first.
+   */
+  async findIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
+    const ids: string[] = [];
+    try {
+      for await (const fs of this.iterate(name === undefined ? {} : { name })) {
+        if (clientTokenInDescription(fs.description) === token) ids.push(fs.id);
+      }
+    } catch (err) {
+      return disabledAsUndefined(err);
+    }
+    return ids;
+  }
+
+  /** Deletes a file system (the service refuses one that still has mounts). */
+  delete(id: string): Promise<void> {
+    return this.caller.request("deleteFileSystem", { params: { id } }, ignored);
+  }
+
+  /** Mounts file system `id` on an instance (never retried blindly); answers the mount's id when said. */
+  async mount(id: string, req: CreateFileSystemMountRequest): Promise<CreatedObject> {
+    const body = this.caller.checkedBody(
+      "createFileSystemMount",
+      createFileSystemMountBodySchema,
+      req,
+    );
+    return this.caller.request(
+      "createFileSystemMount",
+      { params: { id }, body },
+      createdObjectSchema,
+    );
+  }
+
+  /** Removes mount `mountId` of file system `id`. */
+  unmount(id: string, mountId: string): Promise<void> {
+    return this.caller.request("deleteFileSystemMount", { params: { id, mountId } }, ignored);
+  }
+}
