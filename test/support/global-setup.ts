@@ -1,5 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { LocalControlPlane } from "../../src/controlplane/controlplane.js";
+import { minioBinary } from "../../src/controlplane/s3-server.js";
 import { kstatusBinary } from "./kstatus.js";
 
 declare module "vitest" {
@@ -16,6 +17,8 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Built (and cached) before any test runs, so that no test waits for the Go build.
   kstatusBinary();
+  // So is the S3 server of the Bucket tests (tools/minio/build.sh).
+  await minioBinary((line) => console.log(line));
   const plane = new LocalControlPlane();
   const started = Date.now();
   await plane.start();

@@ -1,0 +1,138 @@
+/**
+ * The object storage's (S3) failures as service errors (errors.ts), so the managed loop
+ * classifies them as it does the service API's: retryable (5xx, SlowDown, network,
+ * timeouts) or terminal (refusals), a create whose outcome is unknown, a 404.
+ *
+ * Messages are built from the operation, the bucket, the S3 error code and the
+ * server's message; never from a request, so no credential can reach them (SigV4
+ * never sends the secret key; the access key id travels only in headers).
+ */
+import {
+  ServiceError,
+  ServiceNotFoundError,
+  ServiceRefusedError,
+  ServiceUnavailableError,
+} from "./errors.js";
+
+/** What the AWS SDK's errors carry (ServiceException and its subclasses). */
+interface SdkErrorShape {
+  name?: string;
+  message?: string;
+  Code?: string;
+  $fault?: "client" | "server";
+  $metadata?: { httpStatusCode?: number };
+}
+
+/**
+ * The server does not implement an S3 operation (answer `NotImplemented` or HTTP 501),
+ * e.g. CORS on a server without it. Terminal: the same request is refused again; the
+ * Bucket reports it as a condition naming the feature.
+ */
+export class ObjectStorageNotImplementedError extends ServiceRefusedError {
+  /** Condition reason. */
+  readonly reason = "FeatureNotImplemented";
+}
+
+/**
+ * The object storage refused the credentials (InvalidAccessKeyId, SignatureDoesNotMatch,
+ * 401): terminal, but external (retried on the slow hold backoff, as a refused API key
+ * is), since a rotated Secret or the server can fix it without a change of the object.
+ */
+export class ObjectStorageCredentialsError extends ServiceRefusedError {
+  /** Condition reason. */
+  readonly reason = "S3CredentialsRefused";
+  /** The hold lies with the credentials, not the object (see runtime isExternalHold). */
+  readonly external = true;
+}
+
+/** S3 error codes that say "try again later". */
+const RETRYABLE_CODES = new Set([
+  "SlowDown",
+  "ServiceUnavailable",
+  "InternalError",
+  "RequestTimeout",
+  "RequestTimeTooSkewed",
+  "OperationAborted",
+  "XMinioServerNotInitialized",
+]);
+
+/** S3 error codes that say "these credentials are refused". */
+const CREDENTIAL_CODES = new Set([
+  "InvalidAccessKeyId",
+  "SignatureDoesNotMatch",
+  "InvalidToken",
+  "ExpiredToken",
+  "XAmzContentSHA256Mismatch",
+]);
+
+/** The S3 error code of `err` (its name for the SDK's modelled errors), if any. */
+export function s3ErrorCode(err: unknown): string | undefined {
+  const e = err as SdkErrorShape | undefined;
+  if (!e || typeof e !== "object") return undefined;
+  return e.Code ?? (e.$metadata ? e.name : undefined);
+}
+
+/** The HTTP status of the answer `err` came from; undefined without an answer. */
+export function s3HttpStatus(err: unknown): number | undefined {
+  return (err as SdkErrorShape | undefined)?.$metadata?.httpStatusCode;
+}
+
+/**
+ * Converts an SDK failure of `operation` on `bucket` into a {@link ServiceError}.
+ * `mutating`: the call changes state, so a failure without a clear refusal (no answer,
+ * a 5xx) may have taken effect (`outcomeUnknown`).
+ */
+export function objectStorageError(
+  operation: string,
+  bucket: string,
+  err: unknown,
+  mutating = false,
+): ServiceError {
+  if (err instanceof ServiceError) return err;
+  const code = s3ErrorCode(err);
+  const status = s3HttpStatus(err);
+  const serverMessage = (err as SdkErrorShape | undefined)?.message ?? String(err);
+  const endpoint = `s3:${operation}`;
+  const what = `S3 ${operation} of bucket ${bucket}`;
+  const details = {
+    code: status,
+    endpoint,
+    serviceMessage: serverMessage,
+    cause: err,
+  };
+  if (status === undefined) {
+    return new ServiceUnavailableError(`${what}: no answer (${serverMessage})`, {
+      ...details,
+      outcomeUnknown: mutating,
+    });
+  }
+  const text = `${what}: ${code ?? `HTTP ${status}`}: ${serverMessage}`;
+  if (code === "NotImplemented" || status === 501) {
+    return new ObjectStorageNotImplementedError(text, details);
+  }
+  if (status === 401 || (code && CREDENTIAL_CODES.has(code))) {
+    return new ObjectStorageCredentialsError(text, details);
+  }
+  if (code === "NoSuchBucket" || (status === 404 && code === "NotFound")) {
+    return new ServiceNotFoundError(text, details);
+  }
+  if (status >= 500 || status === 429 || (code && RETRYABLE_CODES.has(code))) {
+    return new ServiceUnavailableError(text, { ...details, outcomeUnknown: mutating });
+  }
+  return new ServiceRefusedError(text, details);
+}
+
+/**
+ * A bucket name that cannot be used: taken by another account (`BucketNameTaken`), or
+ * existing in this account without adoption asked for (`BucketExistsNotAdopted`).
+ * Terminal, and proof that the create did not take effect.
+ */
+export class BucketNameRefusedError extends ServiceRefusedError {
+  constructor(
+    readonly reason: "BucketNameTaken" | "BucketExistsNotAdopted",
+    message: string,
+    bucket: string,
+  ) {
+    super(message, { code: 409, endpoint: "s3:CreateBucket", serviceMessage: bucket });
+  }
+}

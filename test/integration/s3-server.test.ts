@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalS3Server } from "../../src/controlplane/s3-server.js";
+import { ObjectStorageClient } from "../../src/service/object-storage.js";
+import {
+  ObjectStorageCredentialsError,
+  ObjectStorageNotImplementedError,
+} from "../../src/service/object-storage-errors.js";
+
+/**
+ * The local S3 server (MinIO built by tools/minio/build.sh) and the object storage
+ * client against it: what the Bucket kind rests on.
+ */
+describe("the local S3 server and the object storage client", () => {
+  let server: LocalS3Server;
+  let s3: ObjectStorageClient;
+
+  beforeAll(async () => {
+    server = await new LocalS3Server().start();
+    s3 = new ObjectStorageClient({
+      endpoint: server.url,
+      region: server.region,
+      credentials: async () => ({
+        accessKeyId: server.accessKeyId,
+        secretAccessKey: server.secretAccessKey,
+      }),
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    s3?.close();
+    await server?.stop();
+  });
+
+  it("creates a bucket once: a second create answers AlreadyOwnedByYou", async () => {
+    expect(await s3.headBucket("harness")).toBe("Absent");
+    expect(await s3.createBucket("harness")).toBe("Created");
+    expect(await s3.createBucket("harness")).toBe("AlreadyOwnedByYou");
+    expect(await s3.headBucket("harness")).toBe("Owned");
+    const listed = (await s3.listBuckets()).find((b) => b.name === "harness");
+    expect(listed?.creationDate).toBeInstanceOf(Date);
+  });
+
+  it("writes and reads back versioning, lifecycle rules, a policy and tags", async () => {
+    await s3.putVersioning("harness", "Enabled");
+    expect(await s3.getVersioning("harness")).toBe("Enabled");
+    const rules = [
+      { id: "tmp", prefix: "tmp/", enabled: true, expirationDays: 7 },
+      { id: "nc", prefix: "", enabled: true, noncurrentVersionExpirationDays: 30 },
+    ];
+    expect(await s3.getLifecycle("harness")).toEqual([]);
+    await s3.putLifecycle("harness", rules);
+    expect(await s3.getLifecycle("harness")).toEqual(rules);
+    expect(await s3.getPolicy("harness")).toBeUndefined();
+    await s3.putPolicy(
+      "harness",
+      JSON.stringify({
+        Version: "2012-10-17",
+        Statement: [
+          {
+            Effect: "Allow",
+            Principal: "*",
+            Action: "s3:GetObject",
+            Resource: "arn:aws:s3:::harness/*",
+          },
+        ],
+      }),
+    );
+    // The server stores the policy in its own spelling (lists, {"AWS": ["*"]}).
+    expect(JSON.parse((await s3.getPolicy("harness")) ?? "{}").Statement[0]).toMatchObject({
+      Principal: { AWS: ["*"] },
+      Action: ["s3:GetObject"],
+    });
+    await s3.putTags("harness", { team: "vision" });
+    expect(await s3.getTags("harness")).toEqual({ team: "vision" });
+    await s3.putLifecycle("harness", []);
+    expect(await s3.getLifecycle("harness")).toEqual([]);
+  });
+
+  it("reports CORS as not implemented by this server", async () => {
+    expect(await s3.getCors("harness")).toEqual([]);
+    await expect(
+      s3.putCors("harness", [
+        { allowedOrigins: ["*"], allowedMethods: ["GET"], allowedHeaders: [], exposeHeaders: [] },
+      ]),
+    ).rejects.toBeInstanceOf(ObjectStorageNotImplementedError);
+  });
+
+  it("classifies refused credentials, also behind a HEAD answer without a body", async () => {
+    const wrong = new ObjectStorageClient({
+      endpoint: server.url,
+      region: server.region,
+      credentials: async () => ({
+        accessKeyId: "nobody-here",
+        secretAccessKey: "wrong-secret-key",
+      }),
+    });
+    try {
+      await expect(wrong.headBucket("harness")).rejects.toBeInstanceOf(
+        ObjectStorageCredentialsError,
+      );
+      await expect(wrong.getTags("harness")).rejects.toBeInstanceOf(ObjectStorageCredentialsError);
+    } finally {
+      wrong.close();
+    }
+  });
+
+  it("restarts with a new key pair on the same data: the old pair is refused", async () => {
+    const old = { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey };
+    await server.restartWithKeys("rotated-key-id", "rotated-secret-key-0123");
+    const before = new ObjectStorageClient({
+      endpoint: server.url,
+      region: server.region,
+      credentials: async () => old,
+    });
+    try {
+      await expect(before.listBuckets()).rejects.toBeInstanceOf(ObjectStorageCredentialsError);
+      expect(await s3.headBucket("harness")).toBe("Owned");
+    } finally {
+      before.close();
+    }
+  });
+});

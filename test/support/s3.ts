@@ -1,0 +1,66 @@
+/**
+ * The real S3 server of the Bucket tests (MinIO, src/controlplane/s3-server.ts) on a
+ * free port with a temporary data directory, its key pair in a credentials directory
+ * as a mounted Secret would hold it, and an S3 client of the test's own (what a user
+ * would do outside the cluster).
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalS3Server } from "../../src/controlplane/s3-server.js";
+import { ObjectStorageClient } from "../../src/service/object-storage.js";
+
+/** A running S3 server for one test file. */
+export interface TestS3 {
+  server: LocalS3Server;
+  /** The directory holding `accessKeyId` and `secretAccessKey` (the operator reads it). */
+  credentialsDir: string;
+  /** The operator config's `objectStorage` for this server. */
+  config: Record<string, unknown>;
+  /** A client with the current root keys, for what a user does outside the cluster. */
+  client(): ObjectStorageClient;
+  /** Writes a key pair into the credentials directory (a rotated Secret). */
+  writeCredentials(accessKeyId: string, secretAccessKey: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts MinIO and writes its keys into a fresh credentials directory. */
+export async function startTestS3(): Promise<TestS3> {
+  const server = await new LocalS3Server().start();
+  const credentialsDir = await mkdtemp(join(tmpdir(), "aidc-s3-keys-"));
+  const writeCredentials = async (accessKeyId: string, secretAccessKey: string) => {
+    await writeFile(join(credentialsDir, "accessKeyId"), accessKeyId);
+    await writeFile(join(credentialsDir, "secretAccessKey"), secretAccessKey);
+  };
+  await writeCredentials(server.accessKeyId, server.secretAccessKey);
+  const clients: ObjectStorageClient[] = [];
+  return {
+    server,
+    credentialsDir,
+    config: {
+      endpoint: server.url,
+      allowInsecureHttp: true,
+      credentialsDir,
+      credentialsRefreshMs: 200,
+      timeoutMs: 5_000,
+    },
+    client() {
+      const c = new ObjectStorageClient({
+        endpoint: server.url,
+        region: server.region,
+        credentials: async () => ({
+          accessKeyId: server.accessKeyId,
+          secretAccessKey: server.secretAccessKey,
+        }),
+      });
+      clients.push(c);
+      return c;
+    },
+    writeCredentials,
+    async stop() {
+      for (const c of clients) c.close();
+      await server.stop();
+      await rm(credentialsDir, { recursive: true, force: true });
+    },
+  };
+}
