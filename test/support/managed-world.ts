@@ -6,6 +6,7 @@ import pino from "pino";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import type {
   ExternalClient,
+  ManagedKind,
   ManagedObject,
   Observation,
   SubscriptionPoll,
@@ -135,10 +136,22 @@ export function client(w: () => W, overrides: Partial<ExternalClient<ManagedObje
   return c;
 }
 
-/** The managed reconciler of a test kind over `c` (poll 30 s, subscription poll 1 s, window 5 s). */
-export function loop(c: ExternalClient<ManagedObject, string>) {
+/**
+ * The managed reconciler of a test kind over `c` (poll 30 s, subscription poll 1 s,
+ * window 5 s), with `extra` hooks of the kind (e.g. `resolveReferences`).
+ */
+export function loop<Refs = unknown>(
+  c: ExternalClient<ManagedObject, string, Refs>,
+  extra: Partial<ManagedKind<ManagedObject, string, Refs>> = {},
+) {
   return managedReconciler(
-    { resource: RES, finalizer: "test.io/f", client: c, status: (_o, f) => ({ id: f.externalId }) },
+    {
+      resource: RES,
+      finalizer: "test.io/f",
+      client: c,
+      status: (_o, f) => ({ id: f.externalId }),
+      ...extra,
+    },
     { pollIntervalMs: 30_000, subscriptionPollMs: 1_000, visibilityGraceMs: 5_000 },
   );
 }

@@ -14,6 +14,7 @@ import { ANNOTATIONS, nextCreateStep, readCreateState } from "./create-protocol.
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
 import { type Outcome, SYNCED_OK } from "./outcome.js";
+import { resolveStep } from "./resolve-references.js";
 import { factsOf, type ManagedRun } from "./run.js";
 import { poll } from "./subscription-poll.js";
 
@@ -36,6 +37,7 @@ export async function createOrObserve<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   options: ManagedOptions,
 ): Promise<Outcome<R>> {
+  run.resolution = resolveStep(run.kind, run.obj, run.ctx.cache);
   const state = readCreateState(run.obj.metadata?.annotations);
   const adoptId = run.kind.client.adoptId?.(run.obj);
   // One binder per remote resource: an id another object holds is refused before any call.

@@ -13,7 +13,7 @@ import {
   newClientToken,
 } from "./create-protocol.js";
 import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
-import type { ManagedObject, ManagedOptions } from "./external-client.js";
+import type { ManagedObject, ManagedOptions, PreflightRefusal } from "./external-client.js";
 import { observe } from "./observe.js";
 import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
 import { factsOf, type ManagedRun } from "./run.js";
@@ -44,6 +44,29 @@ export function takeUnsentToken(token: string): boolean {
   return unsentTokens.delete(token);
 }
 
+/**
+ * A create that is not placed (unresolved references or a preflight refusal): Ready and
+ * Synced False with the reason, and an event (Normal for a wait on something on its
+ * way, Warning otherwise).
+ */
+function refusedCreate<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  refusal: PreflightRefusal,
+  options: ManagedOptions,
+): Outcome<R> {
+  // Waiting for something on its way (a referenced object, capacity) is no warning.
+  if (reasonEntry(refusal.reason)?.state === "UnderWay")
+    run.normal(refusal.reason, refusal.message);
+  else run.warning(refusal.reason, refusal.message);
+  const cond = { status: "False" as const, reason: refusal.reason, message: refusal.message };
+  return {
+    facts: factsOf(run),
+    ready: cond,
+    synced: cond,
+    ...(refusal.retry ? { requeueAfterMs: options.pollIntervalMs } : {}),
+  };
+}
+
 /** Orders the remote resource of `run` with client `token` (a new one by default). */
 export async function create<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -51,25 +74,17 @@ export async function create<T extends ManagedObject, R>(
   token = newClientToken(),
 ): Promise<Outcome<R>> {
   const { client } = run.kind;
+  // Nothing is ordered before the references resolve; a change of a referenced object
+  // requeues the object (the controller's reference watches).
+  const unresolved = run.unresolved;
+  if (unresolved) return refusedCreate(run, unresolved, options);
   // An order that could never finish (its result or list operation is missing) is not
   // placed: a terminal hold the runtime retries slowly, since the path can come back.
   const requireOperations = client.requireOperations?.bind(client);
   if (requireOperations) await step(ERR.operations, () => requireOperations(run));
   const preflight = client.preflight?.bind(client);
   const refusal = preflight ? await step(ERR.preflight, () => preflight(run)) : undefined;
-  if (refusal) {
-    // Waiting for something on its way (a referenced object, capacity) is no warning.
-    if (reasonEntry(refusal.reason)?.state === "UnderWay")
-      run.normal(refusal.reason, refusal.message);
-    else run.warning(refusal.reason, refusal.message);
-    const cond = { status: "False" as const, reason: refusal.reason, message: refusal.message };
-    return {
-      facts: factsOf(run),
-      ready: cond,
-      synced: cond,
-      ...(refusal.retry ? { requeueAfterMs: options.pollIntervalMs } : {}),
-    };
-  }
+  if (refusal) return refusedCreate(run, refusal, options);
   const at = rfc3339(run.ctx.clock.now());
   const pending: CreatePending = { token, at, generation: run.generation };
   try {

@@ -31,9 +31,16 @@ export interface ManagedObject {
 }
 
 /** What a method of an {@link ExternalClient} gets besides its arguments. */
-export interface ManagedCall<T extends ManagedObject> {
+export interface ManagedCall<T extends ManagedObject, Refs = unknown> {
   /** The object as last written by this reconcile (annotations current). */
   readonly obj: T;
+  /**
+   * What the kind's {@link ManagedKind.resolveReferences} step resolved in this
+   * reconcile; undefined when the kind has no such step, or its references do not
+   * resolve now (the loop then observes an existing resource but neither creates nor
+   * updates it), or they are create-only and the object is bound already.
+   */
+  readonly refs: Refs | undefined;
   readonly ctx: ReconcileContext;
   /**
    * Sets (string) or removes (null) annotations of the object, conditioned on its
@@ -42,6 +49,36 @@ export interface ManagedCall<T extends ManagedObject> {
    */
   annotate(annotations: Record<string, string | null>): Promise<T>;
 }
+
+/**
+ * The call of `preflight` and `create`: the loop creates nothing before the kind's
+ * references resolve, so `refs` is there (undefined only for a kind without the step).
+ */
+export type ResolvedCall<T extends ManagedObject, Refs = unknown> = ManagedCall<T, Refs> & {
+  readonly refs: Refs;
+};
+
+/**
+ * Reads, for a kind's {@link ManagedKind.resolveReferences}, the objects of the
+ * object's own namespace from the informer cache (a reference never reaches into
+ * another namespace). Only the kinds the controller declares as references (and the
+ * kind itself) are cached: reading another throws.
+ */
+export interface ReferenceReader {
+  /** The object `name` of `resource` in the object's namespace, if cached. */
+  get<O>(resource: ResourceDescriptor, name: string): O | undefined;
+  /** Every cached object of `resource` in the object's namespace. */
+  list<O>(resource: ResourceDescriptor): O[];
+}
+
+/**
+ * What a kind's reference resolution found: everything its client needs from other
+ * objects, or why the object must wait (a reason of src/crds/reasons.ts that names the
+ * missing or unready reference; it becomes ReferencesResolved=False).
+ */
+export type ReferenceResolution<Refs> =
+  | { resolved: true; refs: Refs }
+  | { resolved: false; reason: ConditionReason; message: string };
 
 /** A Ready condition as the kind states it (times and generation filled in by the loop). */
 export interface ReadyState {
@@ -117,8 +154,11 @@ export interface PreflightRefusal {
   retry?: boolean;
 }
 
-/** One kind's remote resource, as the generic loop drives it. */
-export interface ExternalClient<T extends ManagedObject, R> {
+/**
+ * One kind's remote resource, as the generic loop drives it. `Refs` is what the kind's
+ * reference resolution hands the methods in `call.refs` (see {@link ManagedCall}).
+ */
+export interface ExternalClient<T extends ManagedObject, R, Refs = unknown> {
   /** An id in the spec that binds the object to an existing resource (adoption), if any. */
   adoptId?(obj: T): string | undefined;
   /**
@@ -128,27 +168,27 @@ export interface ExternalClient<T extends ManagedObject, R> {
    * Called before the preflight of every create: nothing is ordered, and billed, that
    * could never finish.
    */
-  requireOperations?(call: ManagedCall<T>): Promise<void>;
+  requireOperations?(call: ManagedCall<T, Refs>): Promise<void>;
   /** Checks before the first create; a refusal is reported and nothing is ordered. */
-  preflight?(call: ManagedCall<T>): Promise<PreflightRefusal | undefined>;
+  preflight?(call: ResolvedCall<T, Refs>): Promise<PreflightRefusal | undefined>;
   /** Reads the remote resource `externalId`; `{ exists: false }` when it is gone. */
-  observe(call: ManagedCall<T>, externalId: string): Promise<Observation<R>>;
+  observe(call: ManagedCall<T, Refs>, externalId: string): Promise<Observation<R>>;
   /**
    * Creates the remote resource carrying `token` (so `lookupByToken` can find it). A
    * thrown error whose `outcomeUnknown` is true means the create may have taken effect.
    */
-  create(call: ManagedCall<T>, token: string): Promise<CreateResult>;
+  create(call: ResolvedCall<T, Refs>, token: string): Promise<CreateResult>;
   /** The state of subscription `key`. Required when `create` answers keys. */
-  pollSubscription?(call: ManagedCall<T>, key: string): Promise<SubscriptionPoll>;
+  pollSubscription?(call: ManagedCall<T, Refs>, key: string): Promise<SubscriptionPoll>;
   /** Ids of remote resources carrying `token`; undefined when no list operation exists. */
-  lookupByToken(call: ManagedCall<T>, token: string): Promise<string[] | undefined>;
+  lookupByToken(call: ManagedCall<T, Refs>, token: string): Promise<string[] | undefined>;
   /**
    * The ids of every remote resource of the kind, from a walk of its whole list, and
    * whether the walk was complete; undefined when no list operation is configured. The
    * evidence that a bound resource was deleted outside the cluster when its detail read
    * fails without a 404 envelope (gone-evidence.ts).
    */
-  listIds?(call: ManagedCall<T>): Promise<ListedIds | undefined>;
+  listIds?(call: ManagedCall<T, Refs>): Promise<ListedIds | undefined>;
   /**
    * The routine poll of a settled object, answered from a walk of the kind's list that is
    * less than `maxAgeMs` old and shared by every object of the kind (one list walk per
@@ -159,12 +199,12 @@ export interface ExternalClient<T extends ManagedObject, R> {
    * hide it behind the detail read).
    */
   observeFromList?(
-    call: ManagedCall<T>,
+    call: ManagedCall<T, Refs>,
     externalId: string,
     maxAgeMs: number,
   ): Promise<ListedObservation<R> | undefined>;
   /** Makes the remote resource match the spec; called when `observe` says not up to date. */
-  update(call: ManagedCall<T>, externalId: string, remote: R): Promise<UpdateResult>;
+  update(call: ManagedCall<T, Refs>, externalId: string, remote: R): Promise<UpdateResult>;
   /**
    * Whether `delete` would reach the service (its operation is configured); absent
    * means yes. Read on every status write to tell the user, before the object is
@@ -177,13 +217,13 @@ export interface ExternalClient<T extends ManagedObject, R> {
    * then `delete` follows in the same reconcile. Must be idempotent (a detach already
    * sent is not sent again). Not called again once `delete` answered "InProgress".
    */
-  beforeDelete?(call: ManagedCall<T>, externalId: string): Promise<BeforeDeleteResult>;
+  beforeDelete?(call: ManagedCall<T, Refs>, externalId: string): Promise<BeforeDeleteResult>;
   /**
    * Deletes the remote resource (deletionPolicy Delete); "NotConfigured" when
    * impossible, "InProgress" when the service deletes asynchronously (see
    * {@link DeleteResult}). Called once per deletion: the loop records the request.
    */
-  delete?(call: ManagedCall<T>, externalId: string): Promise<DeleteResult>;
+  delete?(call: ManagedCall<T, Refs>, externalId: string): Promise<DeleteResult>;
   /**
    * The owner mark the remote record carries (written by `create`), or undefined when it
    * carries none. Kinds without it skip the ownership check (managed/tenancy.ts).
@@ -203,12 +243,30 @@ export interface ManagedFacts {
 }
 
 /** Everything the generic loop needs to know about a kind. */
-export interface ManagedKind<T extends ManagedObject, R> {
+export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
   /** The reconciled kind. */
   resource: ResourceDescriptor;
   /** The finalizer the loop adds before any remote call. */
   finalizer: string;
-  client: ExternalClient<T, R>;
+  client: ExternalClient<T, R, Refs>;
+  /**
+   * The reference resolution step, run on every reconcile of a live object before
+   * anything remote (crossplane-runtime's ReferenceResolver): reads the objects `obj`
+   * refers to (`read`: the cache, in the object's namespace) and answers what the
+   * client needs from them (`call.refs`), or why the object must wait. The loop writes
+   * ReferencesResolved (True `Resolved`, or False with the answered reason); while
+   * unresolved it creates nothing (Ready and Synced False with the reason) and sends no
+   * update to an existing resource (Synced False), but still observes it. The
+   * controller's `references` watches requeue the object when a referenced one changes.
+   * Pure and cheap: no remote call.
+   */
+  resolveReferences?(obj: T, read: ReferenceReader): ReferenceResolution<Refs>;
+  /**
+   * The references are inputs of the create only (e.g. a TrainingJob's template): once
+   * the object is bound to a remote resource they are not resolved again, `call.refs`
+   * is undefined and ReferencesResolved stays True.
+   */
+  referencesForCreateOnly?: boolean;
   /**
    * The kind's status besides `conditions` and `observedGeneration`: built from the
    * facts and the remote record (undefined when not observed in this reconcile: keep
@@ -218,13 +276,14 @@ export interface ManagedKind<T extends ManagedObject, R> {
   /** The remote id the object's status records (written only after a verified binding). */
   statusId?(obj: T): string | undefined;
   /**
-   * Conditions of the kind besides Ready and Synced (e.g. ReferencesResolved), set on
+   * Conditions of the kind besides Ready, Synced and ReferencesResolved (e.g.
+   * TrainingJob's Succeeded), set on
    * every status write of a live object (times and generation filled in by the loop);
    * `ready` is the Ready condition being written, `remote` the record observed in this
    * reconcile (if any); `{ type, remove: true }` removes a condition.
    */
   conditions?(
-    call: ManagedCall<T>,
+    call: ManagedCall<T, Refs>,
     ready: ReadyState,
     remote: R | undefined,
   ): (ConditionInput | { type: string; remove: true })[];

@@ -66,8 +66,8 @@ function referenceRules(
  * the rules: the loop's on the kind (`managedPermissions`), reading the referenced
  * kinds, then `options.permissions`, each with its reason.
  */
-export function managedController<T extends ManagedObject, R>(
-  kind: ManagedKind<T, R>,
+export function managedController<T extends ManagedObject, R, Refs>(
+  kind: ManagedKind<T, R, Refs>,
   options: ManagedControllerOptions,
 ): ControllerDefinition {
   const own = kind.resource;

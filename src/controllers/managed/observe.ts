@@ -134,7 +134,15 @@ export async function observe<T extends ManagedObject, R>(
   const soon = soonPollMs(options);
   let synced = SYNCED_OK;
   let requeueAfterMs = o.ready.reason === "Creating" ? soon : options.pollIntervalMs;
-  if (!o.upToDate) {
+  const unresolved = run.unresolved;
+  if (!o.upToDate && unresolved) {
+    // The change may depend on what does not resolve: it waits (ReferencesResolved says why).
+    synced = {
+      status: "False",
+      reason: unresolved.reason,
+      message: `the change waits for references: ${unresolved.message}`,
+    };
+  } else if (!o.upToDate) {
     const remote = o.remote;
     const u = await step(ERR.update, () => client.update(run, externalId, remote));
     if (u.outcome === "Applied") {

@@ -15,7 +15,11 @@
  * 3. The finalizer is in place before anything remote is ordered: before any other
  *    step, and in the same write as `create-pending` when the step is a create (the
  *    preflight before it only reads).
- * 4. `spec`-adoption (`client.adoptId`), else, once `client.requireOperations` found
+ * 4. The kind's reference step (`kind.resolveReferences`, resolve-references.ts): the
+ *    objects it refers to, read from the cache in its namespace, become `call.refs`
+ *    and ReferencesResolved; unresolved, nothing is created (Ready and Synced False
+ *    with the reason) and a bound resource is observed but not updated.
+ *    Then `spec`-adoption (`client.adoptId`), else, once `client.requireOperations` found
  *    every operation the order needs answered (else an external hold naming the
  *    missing one: nothing is ordered that could not finish), the crash-safe create protocol
  *    (create-protocol.ts): preflight (a refusal is Ready=False and Synced=False with its
@@ -62,6 +66,7 @@ import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./deletion-pol
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
 import { fromKube, toKube } from "./kube-casts.js";
 import type { Outcome } from "./outcome.js";
+import { referencesCondition } from "./resolve-references.js";
 import { ManagedRun } from "./run.js";
 import { managedSettled } from "./settled.js";
 
@@ -77,8 +82,8 @@ export interface ManagedReconciler {
 }
 
 /** Builds the generic loop for `kind`; see the module comment for the contract. */
-export function managedReconciler<T extends ManagedObject, R>(
-  kind: ManagedKind<T, R>,
+export function managedReconciler<T extends ManagedObject, R, Refs>(
+  kind: ManagedKind<T, R, Refs>,
   options: ManagedOptions,
 ): ManagedReconciler {
   const reconcile: Reconciler = async (key, ctx) => {
@@ -144,6 +149,7 @@ async function writeStatus<T extends ManagedObject, R>(
   conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
   const extra: (ConditionInput | { type: string; remove: true })[] =
     kind.conditions?.(run, outcome.ready, outcome.remote) ?? [];
+  if (run.resolution) extra.push(referencesCondition(run.resolution));
   const policy = deletionPolicyVerdict(kind, obj);
   if (policy.condition) extra.push(policy.condition);
   else conditions = removeCondition(conditions, DELETION_POLICY_CONDITION);

@@ -5,16 +5,40 @@
 import type { ReconcileContext } from "../../runtime/controller.js";
 import { setAnnotations } from "../../runtime/writes.js";
 import { readCreateState } from "./create-protocol.js";
-import type { ManagedCall, ManagedFacts, ManagedKind, ManagedObject } from "./external-client.js";
+import type {
+  ManagedCall,
+  ManagedFacts,
+  ManagedKind,
+  ManagedObject,
+  ReferenceResolution,
+} from "./external-client.js";
 import { fromKube, toKube } from "./kube-casts.js";
 
 /** The state of one reconcile; `obj` follows every annotation write. */
-export class ManagedRun<T extends ManagedObject, R> implements ManagedCall<T> {
+export class ManagedRun<T extends ManagedObject, R, Refs = unknown>
+  implements ManagedCall<T, Refs>
+{
+  /**
+   * The answer of the kind's reference resolution in this reconcile (resolve-references.ts);
+   * undefined before the step ran, in deletion, or when the kind has none.
+   */
+  resolution: ReferenceResolution<Refs | undefined> | undefined;
+
   constructor(
-    readonly kind: ManagedKind<T, R>,
+    readonly kind: ManagedKind<T, R, Refs>,
     public obj: T,
     readonly ctx: ReconcileContext,
   ) {}
+
+  /** See {@link ManagedCall.refs}. */
+  get refs(): Refs | undefined {
+    return this.resolution?.resolved ? this.resolution.refs : undefined;
+  }
+
+  /** True when the kind resolves references and they do not resolve now. */
+  get unresolved(): (ReferenceResolution<Refs> & { resolved: false }) | undefined {
+    return this.resolution && !this.resolution.resolved ? this.resolution : undefined;
+  }
 
   /**
    * See {@link ManagedCall.annotate}. The same write adds the kind's finalizer if the

@@ -21,7 +21,6 @@ import {
 } from "../../runtime/index.js";
 import type { ServiceClient } from "../../service/index.js";
 import type { ControllerFactory } from "../controller-factory.js";
-import { readCreateState } from "../managed/create-protocol.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController } from "../managed/managed-controller.js";
 import { ENDPOINT_SLICES, SERVICES } from "./expose.js";
@@ -31,15 +30,11 @@ import {
   copyFromKeys,
   nasVolumeRefKeys,
   REFERENCE_INDEX,
-  type ReferenceLookup,
+  resolveJobReferences,
+  type TrainingJobRefs,
   templateRefKeys,
 } from "./references.js";
-import {
-  podsObservedCondition,
-  referencesCondition,
-  succeededCondition,
-  trainingJobStatus,
-} from "./status.js";
+import { podsObservedCondition, succeededCondition, trainingJobStatus } from "./status.js";
 import type { TaskStatusTable } from "./status-class.js";
 
 /** The finalizer of TrainingJobs. */
@@ -86,15 +81,6 @@ export const EXPOSURE_PERMISSIONS: readonly DeclaredRule[] = [
   },
 ];
 
-function lookupIn(cache: CacheReader, namespace: string): ReferenceLookup {
-  const key = (name: string) => ({ namespace, name });
-  return {
-    nasVolume: (name) => cache.get(nasVolumeCrd, key(name)),
-    template: (name) => cache.get(trainingTemplateCrd, key(name)),
-    trainingJob: (name) => cache.get(trainingJobCrd, key(name)),
-  };
-}
-
 /** The TrainingJobs whose index `index` lists `obj`. */
 function referencing(index: string) {
   return (obj: KubeObject, cache: CacheReader): ObjectKey[] =>
@@ -112,20 +98,19 @@ export function trainingJobControllerFrom(
   options: TrainingJobControllerOptions,
 ): ControllerDefinition {
   const addresses = new AddressAllowList(options.exposureCidrs ?? []);
-  const client = trainingJobClient(
-    options.service,
-    (call) => lookupIn(call.ctx.cache, call.obj.metadata?.namespace ?? ""),
-    {
-      ...(options.statusClasses ? { statusClasses: options.statusClasses } : {}),
-      exposure: options.exposure === true,
-      exposureAddresses: addresses,
-      adoptionNamespaces: options.adoptionNamespaces ?? [],
-    },
-  );
-  const kind: ManagedKind<TrainingJobObject, TrainingJobRemote> = {
+  const client = trainingJobClient(options.service, {
+    ...(options.statusClasses ? { statusClasses: options.statusClasses } : {}),
+    exposure: options.exposure === true,
+    exposureAddresses: addresses,
+    adoptionNamespaces: options.adoptionNamespaces ?? [],
+  });
+  const kind: ManagedKind<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> = {
     resource: trainingJobCrd,
     finalizer: TRAINING_JOB_FINALIZER,
     client,
+    resolveReferences: resolveJobReferences,
+    // A task's references were used at its creation and cannot change.
+    referencesForCreateOnly: true,
     status: (obj, facts, remote) =>
       trainingJobStatus(
         obj,
@@ -135,17 +120,9 @@ export function trainingJobControllerFrom(
         options.exposure === true ? addresses : undefined,
       ),
     statusId: (obj) => obj.status?.taskId,
-    conditions: (call, ready, remote) => {
+    conditions: (_call, ready, remote) => {
       const pods = podsObservedCondition(remote);
-      return [
-        referencesCondition(
-          call.obj,
-          readCreateState(call.obj.metadata?.annotations).externalId !== undefined,
-          lookupIn(call.ctx.cache, call.obj.metadata?.namespace ?? ""),
-        ),
-        ...succeededCondition(ready),
-        ...(pods ? [pods] : []),
-      ];
+      return [...succeededCondition(ready), ...(pods ? [pods] : [])];
     },
   };
   return managedController(kind, {

@@ -67,20 +67,14 @@ function fakeService(over: Partial<Record<string, unknown>> = {}) {
   return { svc: svc as unknown as ServiceClient, calls };
 }
 
-const noLookup = () => ({
-  nasVolume: () => undefined,
-  template: () => undefined,
-  trainingJob: () => undefined,
-});
-
 function call(obj: TrainingJobObject) {
-  return { obj, ctx: {} as never, annotate: async () => obj };
+  return { obj, refs: undefined, ctx: {} as never, annotate: async () => obj };
 }
 
 describe("the TrainingJob external client", () => {
   it("observes the pods still there when one vanished between the list and its detail", async () => {
     const { svc } = fakeService();
-    const client = trainingJobClient(svc, noLookup);
+    const client = trainingJobClient(svc);
     const o = await client.observe(call(job(false)), "task-1");
     expect(o.exists && o.remote.status.pods?.map((p) => p.name)).toEqual(["p0"]);
     expect(o.exists && o.ready.reason).toBe("TaskRunning");
@@ -88,7 +82,7 @@ describe("the TrainingJob external client", () => {
 
   it("wants an update for a new description and sends only it", async () => {
     const { svc, calls } = fakeService();
-    const client = trainingJobClient(svc, noLookup);
+    const client = trainingJobClient(svc);
     const j = { ...job(false), spec: { ...job(false).spec, description: "new" } };
     const o = await client.observe(call(j), "task-1");
     if (!o.exists) throw new Error("not observed");
@@ -102,7 +96,7 @@ describe("the TrainingJob external client", () => {
 
   it("counts a port the service says is already open (409) as opened", async () => {
     const { svc, calls } = fakeService({ listPods: async () => [{ podName: "p0" }] });
-    const client = trainingJobClient(svc, noLookup);
+    const client = trainingJobClient(svc);
     const j = {
       ...job(false),
       spec: { ...job(false).spec, ports: [{ port: 8888, protocol: "http" as const }] },
@@ -124,7 +118,7 @@ describe("the TrainingJob external client", () => {
       },
     });
     const withOldPods = job(false);
-    const o = await trainingJobClient(svc, noLookup).observe(call(withOldPods), "task-1");
+    const o = await trainingJobClient(svc).observe(call(withOldPods), "task-1");
     if (!o.exists) throw new Error("not observed");
     expect(o.ready.reason).toBe("TaskRunning");
     expect(o.remote.status.pods).toBeUndefined();
@@ -139,7 +133,7 @@ describe("the TrainingJob external client", () => {
       },
     });
     // The previous status shows pod p with a custom port 80.
-    const o = await trainingJobClient(svc, noLookup).observe(call(job(false)), "task-1");
+    const o = await trainingJobClient(svc).observe(call(job(false)), "task-1");
     if (!o.exists) throw new Error("not observed");
     const [pod] = o.remote.status.pods ?? [];
     expect(pod?.name).toBe("p");
@@ -156,7 +150,7 @@ describe("the TrainingJob external client", () => {
         throw missing("openPodPort");
       },
     });
-    const client = trainingJobClient(svc, noLookup);
+    const client = trainingJobClient(svc);
     const j = {
       ...job(false),
       spec: { ...job(false).spec, ports: [{ port: 8888, protocol: "http" as const }] },
@@ -175,7 +169,7 @@ describe("the TrainingJob external client", () => {
         throw new ServiceNotFoundError("gone", { endpoint: "getTrainingTask", code: 404 });
       },
     });
-    expect(await trainingJobClient(svc, noLookup).observe(call(job(false)), "t")).toEqual({
+    expect(await trainingJobClient(svc).observe(call(job(false)), "t")).toEqual({
       exists: false,
     });
   });

@@ -1,6 +1,7 @@
 /**
  * The TrainingJob's task behind the generic managed reconciler's ExternalClient:
- * preflight (references, required fields, product), create with the client token as a
+ * preflight (raw mounts, required fields, product; the references are resolved by the
+ * loop's reference step, references.ts), create with the client token as a
  * task env var, subscription polling, lookup by token, observe (detail, storages, pods,
  * their resources and ports, and the exposure objects), update (description, ports,
  * exposure) and delete.
@@ -19,13 +20,12 @@ import {
 } from "../../service/index.js";
 import type {
   ExternalClient,
-  ManagedCall,
   Observation,
   PreflightRefusal,
+  ResolvedCall,
   UpdateResult,
 } from "../managed/external-client.js";
 import { parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
-import { ownStorageIds } from "../nasvolume/own-storages.js";
 import {
   applyExposure,
   type ExposureChanges,
@@ -37,7 +37,7 @@ import {
 import { effectiveConfig } from "./inherited-fields.js";
 import type { TrainingJobObject } from "./objects.js";
 import { describePortActions, type PortAction, portActions } from "./ports.js";
-import { type ReferenceLookup, resolveReferences } from "./references.js";
+import type { TrainingJobRefs } from "./references.js";
 import {
   lastExecInfo,
   type PodObservation,
@@ -73,20 +73,6 @@ export interface TrainingJobClientOptions {
   adoptionNamespaces?: readonly string[];
 }
 
-/**
- * A refusal for raw `storageId` mounts (the job's own or inherited) of storages that no
- * Ready NasVolume of the job's namespace is bound to, unless the namespace may adopt.
- */
-function rawMounts(
-  call: ManagedCall<TrainingJobObject>,
-  ids: readonly string[],
-  adoption: readonly string[],
-): PreflightRefusal | undefined {
-  const ns = call.obj.metadata?.namespace ?? "";
-  if (ids.length === 0) return undefined;
-  return rawMountRefusal(ns, ids, ownStorageIds(call.ctx.cache, ns), adoption);
-}
-
 /** Reason and message start of a job whose open ports point outside the allowed ranges. */
 export const EXPOSURE_ADDRESS_REFUSED = {
   reason: "ExposureAddressRefused",
@@ -112,9 +98,6 @@ export const TASK_ORDER_OPERATIONS = [
   "listTrainingTasks",
 ] as const;
 
-/** Reads the objects a job refers to from the reconcile's cache. */
-export type LookupFactory = (call: ManagedCall<TrainingJobObject>) => ReferenceLookup;
-
 function isDisabled(err: unknown): boolean {
   return err instanceof EndpointDisabledError;
 }
@@ -130,23 +113,26 @@ export function mayHaveExposure(job: TrainingJobObject): boolean {
   );
 }
 
-/** Resolves references and builds the request; a refusal when either is not possible. */
+/**
+ * The create request from the resolved references (`call.refs`), or a refusal: raw
+ * `storageId` mounts (the job's own or inherited) of storages that no Ready NasVolume
+ * of the job's namespace is bound to, unless the namespace may adopt; or fields the
+ * create needs that neither the spec nor the template or source job sets.
+ */
 function prepare(
-  call: ManagedCall<TrainingJobObject>,
-  lookup: ReferenceLookup,
+  call: ResolvedCall<TrainingJobObject, TrainingJobRefs>,
   token: string,
   adoptionNamespaces: readonly string[],
 ) {
-  const res = resolveReferences(call.obj, lookup);
-  if (!res.resolved) {
-    return { refusal: { reason: res.reason, message: res.message } satisfies PreflightRefusal };
-  }
-  const raw = (effectiveConfig(call.obj.spec, res.refs.inherited).storage ?? []).flatMap((m) =>
+  const refs = call.refs;
+  const raw = (effectiveConfig(call.obj.spec, refs.inherited).storage ?? []).flatMap((m) =>
     m.nasVolumeRef === undefined && m.storageId ? [m.storageId] : [],
   );
-  const adoption = rawMounts(call, raw, adoptionNamespaces);
+  const ns = call.obj.metadata?.namespace ?? "";
+  const adoption =
+    raw.length > 0 ? rawMountRefusal(ns, raw, refs.ownStorageIds, adoptionNamespaces) : undefined;
   if (adoption) return { refusal: adoption satisfies PreflightRefusal };
-  const built = buildCreateRequest(call.obj, res.refs, token);
+  const built = buildCreateRequest(call.obj, refs, token);
   if (!built.ok) {
     return {
       refusal: {
@@ -236,9 +222,8 @@ async function openPort(service: ServiceClient, id: string, a: PortAction & { ac
 /** The ExternalClient of TrainingJob tasks. */
 export function trainingJobClient(
   service: ServiceClient,
-  lookupFor: LookupFactory,
   options: TrainingJobClientOptions = {},
-): ExternalClient<TrainingJobObject, TrainingJobRemote> {
+): ExternalClient<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> {
   const addresses = options.exposureAddresses ?? new AddressAllowList([]);
   const adoption = options.adoptionNamespaces ?? [];
   return {
@@ -248,14 +233,14 @@ export function trainingJobClient(
     },
 
     async preflight(call) {
-      const prepared = prepare(call, lookupFor(call), "preflight", adoption);
+      const prepared = prepare(call, "preflight", adoption);
       if (prepared.refusal) return prepared.refusal;
       const { productCode, workerCount } = prepared.request;
       return checkTrainingProduct(await service.listTrainingProducts(), productCode, workerCount);
     },
 
     async create(call, token) {
-      const prepared = prepare(call, lookupFor(call), token, adoption);
+      const prepared = prepare(call, token, adoption);
       if (prepared.refusal) {
         throw new TerminalError(prepared.refusal.reason, prepared.refusal.message);
       }

@@ -3,12 +3,18 @@
  * `storage[].nasVolumeRef` to the NasVolume's storage id (once the NasVolume is
  * Ready), `templateRef` to the TrainingTemplate's template id and configuration
  * (createType TEMPLATE), `copyFrom` to the other TrainingJob's task id and spec (COPY).
- * Pure: the caller passes a lookup over the informer cache.
+ * Pure: the caller passes a lookup over the informer cache. It is the kind's
+ * `resolveReferences` step of the generic loop ({@link resolveJobReferences}).
  */
+import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { StorageMount } from "../../crds/training.js";
+import { trainingJobCrd } from "../../crds/trainingjob.js";
+import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
 import { isConditionTrue } from "../../runtime/conditions.js";
 import type { StorageConfigItem } from "../../service/index.js";
+import type { ReferenceReader, ReferenceResolution } from "../managed/external-client.js";
+import { ownStorageIds } from "../nasvolume/own-storages.js";
 import {
   effectiveConfig,
   type InheritedConfig,
@@ -150,6 +156,34 @@ export function resolveReferences(
     storageConfigs.push(item);
   }
   return { resolved: true, refs: { ...refs, storageConfigs, inherited } };
+}
+
+/** What the TrainingJob's client gets from the reference step (`call.refs`). */
+export interface TrainingJobRefs extends ResolvedReferences {
+  /**
+   * The storage ids of the namespace's Ready NasVolumes: a raw `storageId` mount of
+   * any other storage needs adoption rights (managed/tenancy.ts).
+   */
+  ownStorageIds: ReadonlySet<string | undefined>;
+}
+
+/** A {@link ReferenceLookup} over a reader of the job's namespace. */
+export function lookupIn(read: ReferenceReader): ReferenceLookup {
+  return {
+    nasVolume: (name) => read.get(nasVolumeCrd, name),
+    template: (name) => read.get(trainingTemplateCrd, name),
+    trainingJob: (name) => read.get(trainingJobCrd, name),
+  };
+}
+
+/** The TrainingJob kind's `resolveReferences` step: {@link resolveReferences} over the cache. */
+export function resolveJobReferences(
+  job: TrainingJobObject,
+  read: ReferenceReader,
+): ReferenceResolution<TrainingJobRefs> {
+  const r = resolveReferences(job, lookupIn(read));
+  if (!r.resolved) return r;
+  return { resolved: true, refs: { ...r.refs, ownStorageIds: ownStorageIds(read) } };
 }
 
 /** Index name: TrainingJobs by the `namespace/name` of each object they refer to. */

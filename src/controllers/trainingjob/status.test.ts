@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingJobObject } from "./objects.js";
-import { phaseWithoutRemote, referencesCondition, trainingJobStatus } from "./status.js";
+import { phaseWithoutRemote, trainingJobStatus } from "./status.js";
 
 const job: TrainingJobObject = {
   apiVersion: "aidc.io/v1alpha1",
@@ -76,21 +76,4 @@ describe("trainingJobStatus", () => {
       expect(JSON.stringify(s.pods)).not.toContain("serviceName");
     },
   );
-});
-
-describe("referencesCondition", () => {
-  const none = {
-    nasVolume: () => undefined,
-    template: () => undefined,
-    trainingJob: () => undefined,
-  };
-  it("is True once the task exists, whatever the references are now", () => {
-    expect(referencesCondition(job, true, none).status).toBe("True");
-  });
-  it("is False with the reason while a NasVolume is missing", () => {
-    expect(referencesCondition(job, false, none)).toMatchObject({
-      status: "False",
-      reason: "NasVolumeNotFound",
-    });
-  });
 });

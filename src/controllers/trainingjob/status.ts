@@ -1,6 +1,6 @@
 /**
  * The TrainingJob status from what the generic loop knows (the create protocol's
- * facts) and the remote record, and the ReferencesResolved condition. Pure.
+ * facts) and the remote record, and its Succeeded and PodsObserved conditions. Pure.
  */
 import type { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingJobPhase, TrainingJobStatus } from "../../crds/trainingjob.js";
@@ -9,7 +9,6 @@ import type { ManagedFacts, ReadyState } from "../managed/external-client.js";
 import { serviceNameFor } from "./expose.js";
 import type { TrainingJobRemote } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
-import { type ReferenceLookup, resolveReferences } from "./references.js";
 import { classifyTaskStatus, phaseOf, type TaskStatusTable } from "./status-class.js";
 
 /** Status fields the loop or this file computes, never carried over from the last status. */
@@ -104,24 +103,6 @@ export function succeededCondition(ready: ReadyState): ConditionInput[] {
     return [{ type: "Succeeded", status, reason: ready.reason, message: ready.message }];
   }
   return [];
-}
-
-/**
- * ReferencesResolved: True once the task exists (its references were used at creation
- * and cannot change), else whether every reference resolves now.
- */
-export function referencesCondition(
-  job: TrainingJobObject,
-  hasTask: boolean,
-  lookup: ReferenceLookup,
-): ConditionInput {
-  if (hasTask) {
-    return { type: "ReferencesResolved", status: "True", reason: "Resolved", message: "" };
-  }
-  const r = resolveReferences(job, lookup);
-  return r.resolved
-    ? { type: "ReferencesResolved", status: "True", reason: "Resolved", message: "" }
-    : { type: "ReferencesResolved", status: "False", reason: r.reason, message: r.message };
 }
 
 /** Type of the condition that says what the status leaves out of the pods. */

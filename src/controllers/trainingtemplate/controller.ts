@@ -1,8 +1,8 @@
 /**
  * The TrainingTemplate controller: the generic managed reconciler (../managed, declared
- * with `managedController`) with the template ExternalClient (external.ts). NasVolumes
- * and TrainingJobs are watched so a template waiting for a storage id or a task id is
- * reconciled when it appears.
+ * with `managedController`) with the template ExternalClient (external.ts) and its
+ * reference resolution (references.ts). NasVolumes and TrainingJobs are watched so a
+ * template waiting for a storage id or a task id is reconciled when it appears.
  */
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import { trainingJobCrd } from "../../crds/trainingjob.js";
@@ -19,6 +19,7 @@ import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { APPLIED_ANNOTATION, readApplied } from "./decisions.js";
 import { TemplateExternalClient } from "./external.js";
+import { resolveTemplateReferences, type TemplateRefs } from "./references.js";
 
 /** The finalizer of TrainingTemplates. */
 export const TEMPLATE_FINALIZER = "aidc.io/trainingtemplate";
@@ -65,10 +66,11 @@ export function trainingTemplateControllerWith(
   options: TrainingTemplateControllerOptions = {},
 ): ControllerFactory {
   return (deps) => {
-    const kind: ManagedKind<TrainingTemplateObject, TrainingTemplate> = {
+    const kind: ManagedKind<TrainingTemplateObject, TrainingTemplate, TemplateRefs> = {
       resource: trainingTemplateCrd,
       finalizer: TEMPLATE_FINALIZER,
       client: new TemplateExternalClient(deps.service, deps.config.adoption.namespaces),
+      resolveReferences: resolveTemplateReferences,
       status: (obj, facts, remote) => templateStatus(obj, facts, remote) as Record<string, unknown>,
       statusId: (obj) => obj.status?.templateId,
     };

@@ -6,11 +6,9 @@
  * change sends the full body (updateTemplate); `fromTrainingJobRef` saves the job's
  * task as the template once (saveAsTemplate) and is never updated.
  */
-import { type NasVolume, nasVolumeCrd } from "../../crds/nasvolume.js";
-import { type TrainingJob, trainingJobCrd } from "../../crds/trainingjob.js";
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
 import { rfc3339 } from "../../runtime/clock.js";
-import { RetryableError } from "../../runtime/errors.js";
+import { TerminalError } from "../../runtime/errors.js";
 import type { ServiceClient } from "../../service/client.js";
 import { OWNER_MARK_ENV } from "../../service/client-token.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
@@ -22,6 +20,7 @@ import type {
   ManagedCall,
   Observation,
   PreflightRefusal,
+  ResolvedCall,
   UpdateResult,
 } from "../managed/external-client.js";
 import {
@@ -30,7 +29,6 @@ import {
   parseOwnerMark,
   rawMountRefusal,
 } from "../managed/tenancy.js";
-import { ownStorageIds } from "../nasvolume/own-storages.js";
 import {
   APPLIED_ANNOTATION,
   type AppliedRecord,
@@ -41,44 +39,31 @@ import {
   templateInput,
   templateName,
 } from "./decisions.js";
+import type { TemplateRefs } from "./references.js";
 
-type Call = ManagedCall<TrainingTemplateObject>;
+type Call = ManagedCall<TrainingTemplateObject, TemplateRefs>;
 
 /**
- * The template body, or why not: a NasVolume not bound yet, or a raw `storageId` mount
- * of a storage that is not the namespace's own where adoption is not allowed.
+ * The template body, or why not: a raw `storageId` mount of a storage that is not the
+ * namespace's own where adoption is not allowed. Undefined while the references do not
+ * resolve (the loop then neither creates nor updates).
  */
-function body(call: Call, adoption: readonly string[]): BodyResult {
+function body(call: Call, adoption: readonly string[]): BodyResult | undefined {
+  const refs = call.refs;
+  if (!refs) return undefined;
   const ns = call.obj.metadata.namespace ?? "";
   const raw = (call.obj.spec.storage ?? []).flatMap((m) =>
     m.nasVolumeRef === undefined && m.storageId ? [m.storageId] : [],
   );
   const refusal =
-    raw.length > 0
-      ? rawMountRefusal(ns, raw, ownStorageIds(call.ctx.cache, ns), adoption)
-      : undefined;
+    raw.length > 0 ? rawMountRefusal(ns, raw, refs.ownStorageIds, adoption) : undefined;
   if (refusal) return { ok: false, ...refusal };
-  return templateInput(
-    call.obj,
-    (name) =>
-      call.ctx.cache.get(nasVolumeCrd, { namespace: ns, name }) as unknown as NasVolume | undefined,
-  );
-}
-
-function sourceTaskId(call: Call): { taskId?: string; jobName?: string } {
-  const jobName = call.obj.spec.fromTrainingJobRef?.name;
-  if (!jobName) return {};
-  const ns = call.obj.metadata.namespace ?? "";
-  const job = call.ctx.cache.get(trainingJobCrd, { namespace: ns, name: jobName }) as unknown as
-    | TrainingJob
-    | undefined;
-  const taskId = job?.status?.taskId;
-  return taskId ? { taskId, jobName } : { jobName };
+  return templateInput(call.obj, (name) => refs.nasVolumes.get(name));
 }
 
 /** The ExternalClient of TrainingTemplate. */
 export class TemplateExternalClient
-  implements ExternalClient<TrainingTemplateObject, TrainingTemplate>
+  implements ExternalClient<TrainingTemplateObject, TrainingTemplate, TemplateRefs>
 {
   constructor(
     private readonly service: ServiceClient,
@@ -89,24 +74,12 @@ export class TemplateExternalClient
     return parseOwnerMark(remote.env?.[OWNER_MARK_ENV]);
   }
 
-  async preflight(call: Call): Promise<PreflightRefusal | undefined> {
-    const { taskId, jobName } = sourceTaskId(call);
-    if (jobName && !taskId) {
-      return {
-        reason: "SourceJobNotReady",
-        message: `TrainingJob ${jobName} has no task id yet`,
-        retry: true,
-      };
-    }
-    if (!jobName) {
+  async preflight(
+    call: ResolvedCall<TrainingTemplateObject, TemplateRefs>,
+  ): Promise<PreflightRefusal | undefined> {
+    if (!call.refs.sourceTaskId) {
       const b = body(call, this.adoption);
-      if (!b.ok) {
-        return {
-          reason: b.reason,
-          message: b.message,
-          retry: b.reason !== BINDING_REFUSALS.adoption,
-        };
-      }
+      if (b && !b.ok) return { reason: b.reason, message: b.message };
     }
     const taken = await this.idsNamed(templateName(call.obj));
     if (taken.length > 0) {
@@ -123,9 +96,9 @@ export class TemplateExternalClient
     return this.service.requireOperations(["listTemplates"], "a template create");
   }
 
-  async create(call: Call): Promise<CreateResult> {
+  async create(call: ResolvedCall<TrainingTemplateObject, TemplateRefs>): Promise<CreateResult> {
     const name = templateName(call.obj);
-    const { taskId } = sourceTaskId(call);
+    const taskId = call.refs.sourceTaskId;
     const at = rfc3339(call.ctx.clock.now());
     if (taskId) {
       await this.service.saveTrainingTaskAsTemplate(taskId, {
@@ -136,7 +109,12 @@ export class TemplateExternalClient
       await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify(applied) });
     } else {
       const b = body(call, this.adoption);
-      if (!b.ok) throw new RetryableError(b.reason, b.message, { waiting: true });
+      if (!b?.ok) {
+        throw new TerminalError(
+          b?.reason ?? "ReconcileError",
+          b?.message ?? "the template body cannot be built",
+        );
+      }
       await this.service.createTemplate(b.input);
       await call.annotate({
         [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }),
@@ -166,7 +144,7 @@ export class TemplateExternalClient
     const b = body(call, this.adoption);
     const upToDate = !needsUpdate({
       fromJob: call.obj.spec.fromTrainingJobRef !== undefined,
-      desiredHash: b.ok ? bodyHash(b.input) : undefined,
+      desiredHash: b?.ok ? bodyHash(b.input) : undefined,
       applied: readApplied(call.obj.metadata.annotations?.[APPLIED_ANNOTATION]),
     });
     return {
@@ -179,6 +157,7 @@ export class TemplateExternalClient
 
   async update(call: Call, id: string): Promise<UpdateResult> {
     const b = body(call, this.adoption);
+    if (!b) return { outcome: "Waiting", message: "waiting for the references to resolve" };
     if (!b.ok) {
       return b.reason === BINDING_REFUSALS.adoption
         ? { outcome: "Refused", reason: b.reason, message: b.message }

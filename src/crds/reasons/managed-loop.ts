@@ -12,6 +12,12 @@ export const MANAGED_LOOP_REASONS = {
     ["NasVolume", "TrainingTemplate"],
     "The remote resource exists and is usable.",
   ),
+  Resolved: entry(
+    "Ok",
+    ["ReferencesResolved"],
+    ["TrainingJob", "TrainingTemplate"],
+    "Every referenced object is ready (the loop's reference step; for a TrainingJob also once its task exists, which no longer depends on them).",
+  ),
   Creating: entry(
     "UnderWay",
     ["Ready"],

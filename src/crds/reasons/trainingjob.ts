@@ -39,13 +39,13 @@ export const TRAINING_JOB_REASONS = {
   ),
   TemplateRefMissingInvalidSpec: entry(
     "Terminal",
-    REFUSAL,
+    [...REFUSAL, "ReferencesResolved"],
     TJ,
     "createType TEMPLATE without templateRef; nothing is ordered.",
   ),
   CopyFromMissingInvalidSpec: entry(
     "Terminal",
-    REFUSAL,
+    [...REFUSAL, "ReferencesResolved"],
     TJ,
     "createType COPY without copyFrom; nothing is ordered.",
   ),
@@ -115,7 +115,6 @@ export const TRAINING_JOB_REASONS = {
     TJ,
     "The service gave an open port an external address outside trainingJob.exposure.allowedCidrs (chart value exposure.allowedCidrs), e.g. a pod or node IP: no Service or EndpointSlice points at it. Add the service's gateway range if the address is right.",
   ),
-  Resolved: entry("Ok", ["ReferencesResolved"], TJ, "Every referenced object is ready."),
   PodOperationMissing: entry(
     "Terminal",
     ["PodsObserved"],

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { ANNOTATIONS } from "../managed/create-protocol.js";
+import type { ReferenceReader } from "../managed/external-client.js";
+import { resolveTemplateReferences } from "./references.js";
+
+/** A reader over objects by plural and name. */
+function reader(objects: Record<string, Record<string, unknown>>): ReferenceReader {
+  return {
+    get: <O>(res: { plural: string }, name: string) => objects[res.plural]?.[name] as O | undefined,
+    list: <O>(res: { plural: string }) => Object.values(objects[res.plural] ?? {}) as O[],
+  };
+}
+
+const template = (spec: object, annotations: Record<string, string> = {}) =>
+  ({ metadata: { name: "t", namespace: "ns", annotations }, spec }) as never;
+
+const readyNas = {
+  status: {
+    storageId: "s-1",
+    conditions: [{ type: "Ready", status: "True", reason: "Available", message: "" }],
+  },
+};
+
+describe("resolveTemplateReferences", () => {
+  const cases: {
+    reason: string;
+    spec: object;
+    annotations?: Record<string, string>;
+    objects: Record<string, Record<string, unknown>>;
+    want: string;
+  }[] = [
+    {
+      reason: "a NasVolume without a storage id is a wait",
+      spec: { storage: [{ nasVolumeRef: { name: "data" } }] },
+      objects: { nasvolumes: { data: { status: {} } } },
+      want: "NasVolumeNotReady",
+    },
+    {
+      reason: "a missing NasVolume is a wait",
+      spec: { storage: [{ nasVolumeRef: { name: "data" } }] },
+      objects: {},
+      want: "NasVolumeNotReady",
+    },
+    {
+      reason: "a source job without a task id is a wait",
+      spec: { fromTrainingJobRef: { name: "j" } },
+      objects: { trainingjobs: { j: { status: {} } } },
+      want: "SourceJobNotReady",
+    },
+    {
+      reason: "a bound template saved from a job no longer needs the job",
+      spec: { fromTrainingJobRef: { name: "j" } },
+      annotations: { [ANNOTATIONS.externalId]: "tpl-1" },
+      objects: {},
+      want: "resolved",
+    },
+    {
+      reason: "a NasVolume with a storage id resolves",
+      spec: { storage: [{ nasVolumeRef: { name: "data" } }] },
+      objects: { nasvolumes: { data: readyNas } },
+      want: "resolved",
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      const r = resolveTemplateReferences(template(c.spec, c.annotations), reader(c.objects));
+      expect(r.resolved ? "resolved" : r.reason).toBe(c.want);
+    });
+  }
+
+  it("hands the source task id, the NasVolumes and the namespace's own storages to the client", () => {
+    const fromJob = resolveTemplateReferences(
+      template({ fromTrainingJobRef: { name: "j" } }),
+      reader({ trainingjobs: { j: { status: { taskId: "task-9" } } } }),
+    );
+    expect(fromJob.resolved && fromJob.refs.sourceTaskId).toBe("task-9");
+    const withNas = resolveTemplateReferences(
+      template({ storage: [{ nasVolumeRef: { name: "data" } }] }),
+      reader({ nasvolumes: { data: readyNas } }),
+    );
+    expect(withNas.resolved && withNas.refs.nasVolumes.get("data")?.status?.storageId).toBe("s-1");
+    expect(withNas.resolved && [...withNas.refs.ownStorageIds]).toEqual(["s-1"]);
+  });
+});
