@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { OperatorConfig } from "../config/schema.js";
 import type { ControllerDefinition } from "../runtime/controller.js";
 import type { ServiceClient } from "../service/client.js";
+import type { ServiceConnections } from "./connections/registry.js";
 
 /**
  * The shape of a controller factory: what `aidc-operator run` hands each one, and what
@@ -14,8 +15,19 @@ import type { ServiceClient } from "../service/client.js";
 export interface ControllerDeps {
   /** The validated operator config (poll intervals: `pollIntervalFor(config, kind)`). */
   config: OperatorConfig;
-  /** The one service client of the process (one rate limit, metrics wired in). */
+  /**
+   * The service client: each call goes to the account of the object whose reconcile
+   * makes it (its ServiceConnection, else the default connection), with that
+   * connection's rate limit and metrics label (connections/registry.ts).
+   */
   service: ServiceClient;
+  /**
+   * The connections of the process, for kinds that need more than `service`: e.g.
+   * `connections.forObject(obj).objectStorage` (S3 endpoint and credentials). Absent
+   * where a caller builds controllers without connections (some tests): every object
+   * then uses `service`.
+   */
+  connections?: ServiceConnections;
   /** The root logger; reconciles get their own child in `ctx.log`. */
   log: Logger;
 }

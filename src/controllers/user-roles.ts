@@ -30,6 +30,12 @@ export interface AggregatedRole {
 /** The API group of the kinds (one group for all of them). */
 const groups = [...new Set(allCrds.map((crd) => crd.group))];
 const plurals = allCrds.map((crd) => crd.plural);
+/**
+ * The namespaced kinds only: the cluster-scoped ServiceConnection (an account and its
+ * API key) is the cluster admin's, never a namespace editor's, even where `edit` is
+ * bound cluster-wide.
+ */
+const namespacedPlurals = allCrds.filter((crd) => crd.namespaced).map((crd) => crd.plural);
 
 /**
  * The aggregated roles. Reading is for everyone who may read the namespace; writing the
@@ -49,7 +55,7 @@ export const aggregatedRoles: readonly AggregatedRole[] = [
     rules: [
       {
         apiGroups: groups,
-        resources: plurals,
+        resources: namespacedPlurals,
         verbs: ["create", "update", "patch", "delete", "deletecollection"],
       },
     ],

@@ -9,7 +9,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { INTEGER_LIMITS, serviceId } from "./fields.js";
+import { connectionFields, INTEGER_LIMITS, serviceId } from "./fields.js";
 import { mutabilityRules } from "./mutability.js";
 
 /** An image to save from the instance: `imageName:tag`, saved once. */
@@ -61,6 +61,7 @@ export const CciInstanceSpec = withRules(
           "x-kubernetes-list-type": "map",
           "x-kubernetes-list-map-keys": ["imageName", "tag"],
         }),
+      ...connectionFields,
     })
     .meta({
       description:

@@ -117,7 +117,7 @@ export function conditionColumns(readyMeaning: string): PrinterColumn[] {
 /**
  * Everything the generator needs to render one kind's CustomResourceDefinition. The
  * zod schemas are the source of truth; descriptions, defaults and CEL rules live in
- * their metadata. Every kind is namespaced, has the status subresource, and is served
+ * their metadata. Every kind but ServiceConnection is namespaced; each has the status subresource, and is served
  * and stored at {@link VERSION}.
  */
 export interface CrdDefinition<
@@ -127,8 +127,11 @@ export interface CrdDefinition<
   group: typeof GROUP;
   version: typeof VERSION;
   kind: string;
-  /** Always true: every kind is namespaced (also makes the definition a runtime ResourceDescriptor). */
-  namespaced: true;
+  /**
+   * True for every kind the users' objects are of; false for ServiceConnection, which is
+   * cluster-scoped (also makes the definition a runtime ResourceDescriptor).
+   */
+  namespaced: boolean;
   /** Lower-case plural; also the first label of the CRD's name `<plural>.<group>`. */
   plural: string;
   singular: string;

@@ -103,3 +103,35 @@ export const subscriptionSchema = z
   });
 /** Outcome of an asynchronous create. */
 export type Subscription = z.infer<typeof subscriptionSchema>;
+
+/**
+ * Which ServiceConnection (cluster-scoped) the object's calls to the service use: its
+ * account, endpoint and API key. Every kind that calls the service has it. When
+ * omitted: the connection named by the namespace's annotation
+ * `aidc.io/service-connection`, else the operator's default connection. The
+ * connection must allow the object's namespace. Immutable: the remote resource lives
+ * in the connection's account.
+ */
+export const connectionRef = z
+  .object({
+    name: described(
+      z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/),
+      "Name of the ServiceConnection (cluster-scoped).",
+    ),
+  })
+  .meta({
+    description:
+      "The ServiceConnection (the service account, endpoint and API key) this object's calls use. When omitted: the one the namespace's annotation aidc.io/service-connection names, else the operator's default connection. The connection must allow this namespace (else the terminal condition ConnectionNotAllowed and no service call). Immutable: the remote resource lives in that account.",
+  })
+  .optional();
+
+/**
+ * The spec fields every kind that calls the service shares: spread it into the kind's
+ * spec shape (`...connectionFields`), and add `connectionRef` to the kind's immutable
+ * fields with {@link CONNECTION_REF_RULE} (mutability.ts).
+ */
+export const connectionFields = { connectionRef };

@@ -6,6 +6,7 @@
 import { cciInstanceCrd } from "./cciinstance.js";
 import type { CrdDefinition } from "./definition.js";
 import { nasVolumeCrd } from "./nasvolume.js";
+import { serviceConnectionCrd } from "./serviceconnection.js";
 import { trainingJobCrd } from "./trainingjob.js";
 import { trainingTemplateCrd } from "./trainingtemplate.js";
 
@@ -18,6 +19,7 @@ export * from "./manifest.js";
 export * from "./mutability.js";
 export * from "./nasvolume.js";
 export * from "./reasons.js";
+export * from "./serviceconnection.js";
 export * from "./training.js";
 export * from "./trainingjob.js";
 export * from "./trainingtemplate.js";
@@ -28,4 +30,5 @@ export const allCrds: readonly CrdDefinition[] = [
   nasVolumeCrd,
   cciInstanceCrd,
   trainingTemplateCrd,
+  serviceConnectionCrd,
 ];

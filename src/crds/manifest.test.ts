@@ -46,18 +46,19 @@ const prop = (node: SchemaNode, ...path: string[]): SchemaNode =>
   }, node);
 
 describe("the generated CRDs", () => {
-  it("cover the four kinds with their names, short names and the aidc category", () => {
+  it("cover the kinds with their names, short names, scope and the aidc category", () => {
     expect(allCrds.map((d) => [d.kind, d.plural, d.shortNames[0]])).toEqual([
       ["TrainingJob", "trainingjobs", "tj"],
       ["NasVolume", "nasvolumes", "nas"],
       ["CciInstance", "cciinstances", "cci"],
       ["TrainingTemplate", "trainingtemplates", "ttpl"],
+      ["ServiceConnection", "serviceconnections", "svcconn"],
     ]);
     for (const def of allCrds) {
       const m = crdManifest(def);
       expect(m.metadata.name).toBe(`${def.plural}.${GROUP}`);
       expect(m.spec.names.categories).toEqual(["aidc"]);
-      expect(m.spec.scope).toBe("Namespaced");
+      expect(m.spec.scope).toBe(def.kind === "ServiceConnection" ? "Cluster" : "Namespaced");
       expect(m.spec.versions.map((v) => [v.name, v.served, v.storage])).toEqual([
         [VERSION, true, true],
       ]);

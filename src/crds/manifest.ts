@@ -22,7 +22,7 @@ export interface CustomResourceDefinitionManifest {
       shortNames: string[];
       categories: string[];
     };
-    scope: "Namespaced";
+    scope: "Namespaced" | "Cluster";
     versions: {
       name: string;
       served: true;
@@ -149,7 +149,7 @@ export function crdManifest(def: CrdDefinition): CustomResourceDefinitionManifes
         shortNames: [...def.shortNames],
         categories: [...def.categories],
       },
-      scope: "Namespaced",
+      scope: def.namespaced ? "Namespaced" : "Cluster",
       versions: [
         {
           name: def.version,

@@ -45,14 +45,30 @@ const TRAINING_JOB_FIXED = [
 const BINDING_WHY =
   "it selects the observed instance; create another CciInstance to observe a different one";
 
+/**
+ * `spec.connectionRef` of every kind that calls the service: fixed at creation, since
+ * the remote resource lives in the connection's account.
+ */
+export const CONNECTION_REF_RULE: FieldRule = {
+  field: "connectionRef",
+  mutability: "immutable",
+  owner: "operator",
+  why: "the remote resource lives in the account of the connection it was made with; create a new object to use another connection",
+};
+
 /** The fields of each kind that may not change freely; every other field may. */
 export const MUTABILITY: Record<KindName, readonly FieldRule[]> = {
-  TrainingJob: TRAINING_JOB_FIXED.map((field) => ({
-    field,
-    mutability: "immutable",
-    owner: "service",
-    why: SUBMITTED_TASK,
-  })),
+  TrainingJob: [
+    ...TRAINING_JOB_FIXED.map(
+      (field): FieldRule => ({
+        field,
+        mutability: "immutable",
+        owner: "service",
+        why: SUBMITTED_TASK,
+      }),
+    ),
+    CONNECTION_REF_RULE,
+  ],
   NasVolume: [
     {
       field: "productCode",
@@ -84,13 +100,19 @@ export const MUTABILITY: Record<KindName, readonly FieldRule[]> = {
       owner: "operator",
       why: "it binds the object to its storage instance (it may be set once, e.g. to resolve CreateOutcomeUnknown); to use another storage, or when the storage no longer exists, delete this NasVolume and create a new one",
     },
+    CONNECTION_REF_RULE,
   ],
-  CciInstance: (["instanceId", "name", "aidcId"] as const).map((field) => ({
-    field,
-    mutability: "immutable",
-    owner: "operator",
-    why: BINDING_WHY,
-  })),
+  CciInstance: [
+    ...(["instanceId", "name", "aidcId"] as const).map(
+      (field): FieldRule => ({
+        field,
+        mutability: "immutable",
+        owner: "operator",
+        why: BINDING_WHY,
+      }),
+    ),
+    CONNECTION_REF_RULE,
+  ],
   TrainingTemplate: [
     {
       field: "fromTrainingJobRef",
@@ -98,7 +120,9 @@ export const MUTABILITY: Record<KindName, readonly FieldRule[]> = {
       owner: "operator",
       why: "a template is saved from its TrainingJob once; create another TrainingTemplate to save another job",
     },
+    CONNECTION_REF_RULE,
   ],
+  ServiceConnection: [],
 };
 
 const WHOSE: Record<FieldRule["owner"], string> = {

@@ -10,6 +10,7 @@ import {
   withRules,
 } from "./definition.js";
 import {
+  connectionFields,
   deletionPolicy,
   INTEGER_LIMITS,
   mountPath,
@@ -49,6 +50,7 @@ export const NasVolumeSpec = withRules(
         "Id of an existing storage to adopt instead of subscribing a new one. May be set once on an object that has none (e.g. to resolve CreateOutcomeUnknown), never changed or removed.",
       ).optional(),
       deletionPolicy,
+      ...connectionFields,
     })
     .meta({
       description:

@@ -9,6 +9,7 @@
 
 import { CCI_INSTANCE_REASONS } from "./reasons/cciinstance.js";
 import { COMMON_REASONS, DELETION_POLICY_REASONS, TENANCY_REASONS } from "./reasons/common.js";
+import { CONNECTION_REASONS } from "./reasons/connections.js";
 import { joinReasonParts, type ReasonEntry } from "./reasons/entry.js";
 import { MANAGED_LOOP_REASONS } from "./reasons/managed-loop.js";
 import { NAS_VOLUME_REASONS } from "./reasons/nasvolume.js";
@@ -25,6 +26,7 @@ export type { KindName, ReasonEntry, ReasonState } from "./reasons/entry.js";
 export const CONDITION_REASONS = joinReasonParts(
   COMMON_REASONS,
   TENANCY_REASONS,
+  CONNECTION_REASONS,
   MANAGED_LOOP_REASONS,
   TRAINING_JOB_REASONS,
   NAS_VOLUME_REASONS,

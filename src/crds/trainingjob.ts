@@ -9,7 +9,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { deletionPolicy, localObjectReference } from "./fields.js";
+import { connectionFields, deletionPolicy, localObjectReference } from "./fields.js";
 import { mutabilityRules } from "./mutability.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 import { TrainingJobStatus } from "./trainingjob-status.js";
@@ -76,6 +76,7 @@ const shape = {
     "When true, the operator creates a Service and EndpointSlice per open custom port that point at its external address, so that in-cluster clients reach it by name. Default false; may change at any time.",
   ).default(false),
   deletionPolicy,
+  ...connectionFields,
 };
 
 const refRules = (field: "templateRef" | "copyFrom", createType: CreateType): CelRule[] => [

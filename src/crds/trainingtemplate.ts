@@ -9,7 +9,12 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { deletionPolicy, INTEGER_LIMITS, localObjectReference } from "./fields.js";
+import {
+  connectionFields,
+  deletionPolicy,
+  INTEGER_LIMITS,
+  localObjectReference,
+} from "./fields.js";
 import { mutabilityRules } from "./mutability.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 
@@ -32,6 +37,7 @@ const shape = {
   ).optional(),
   ...trainingConfigShape,
   deletionPolicy,
+  ...connectionFields,
 };
 
 /** Template fields that come from the TrainingJob when fromTrainingJobRef is set. */

@@ -49,12 +49,21 @@ export class InformerCache implements CacheReader {
     } = {},
   ) {}
 
-  /** The informer of `res`, created on first use (and started if the cache runs). */
-  informerFor(res: ResourceDescriptor): Informer {
+  /**
+   * The informer of `res`, created on first use (and started if the cache runs).
+   * `namespaces` scopes it to those namespaces instead of the cache's (e.g. Secrets of
+   * the operator's own namespace); a kind is cached with one scope only.
+   */
+  informerFor(res: ResourceDescriptor, namespaces?: readonly string[]): Informer {
     const id = resourceId(res);
     let informer = this.informers.get(id);
+    const scoped = namespaces ? [...namespaces] : undefined;
+    if (informer && scoped && informer.options.namespaces?.join(",") !== scoped.join(",")) {
+      throw new Error(`${id} is cached in other namespaces than ${scoped.join(", ")}`);
+    }
     if (!informer) {
-      const { listerWatcher, ...options } = this.options;
+      const { listerWatcher, ...rest } = this.options;
+      const options = scoped ? { ...rest, namespaces: scoped } : rest;
       const watchdogMs = options.watchdogMs;
       informer = new Informer(
         res,

@@ -8,6 +8,7 @@ import { looksSettled } from "./looks-settled.js";
 import { OwnWriteEchoFilter } from "./own-write-echoes.js";
 import { withReconcilePriority } from "./priority.js";
 import { runWithDeadline } from "./reconcile-deadline.js";
+import { withReconcileTarget } from "./reconcile-target.js";
 import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
 import type { StoreEvent } from "./store.js";
 import { TerminalHolds } from "./terminal-holds.js";
@@ -108,10 +109,15 @@ export class RunningController {
    * Reconciles every cached key again; with `clearTerminal`, also the keys held by a
    * terminal error (e.g. after the API key changed).
    */
-  requeueAll(clearTerminal: boolean): void {
+  requeueAll(clearTerminal: boolean, matches?: (obj: KubeObject) => boolean): void {
     if (!this.queue) return;
-    const objects = this.rt.cache.list(this.definition.primary);
-    if (clearTerminal) this.terminal.clear(objects.map(objectKeyString));
+    const all = this.rt.cache.list(this.definition.primary);
+    const objects = matches ? all.filter(matches) : all;
+    if (clearTerminal && matches) {
+      for (const obj of objects) this.terminal.succeeded(objectKeyString(obj));
+    } else if (clearTerminal) {
+      this.terminal.clear(objects.map(objectKeyString));
+    }
     for (const obj of objects) {
       const key = objectKeyString(obj);
       if (!this.terminal.has(key)) {
@@ -200,7 +206,11 @@ export class RunningController {
       // with work to do (see priority.ts).
       const priority = queue.priorityOf(keyString) ?? "normal";
       const result = await runWithDeadline(this.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
-        withReconcilePriority(priority, () => def.reconcile(key, { ...ctx, signal })),
+        withReconcilePriority(priority, () =>
+          withReconcileTarget({ resource: def.primary, key }, () =>
+            def.reconcile(key, { ...ctx, signal }),
+          ),
+        ),
       );
       // Re-adds that were all the echo of this reconcile's own writes ask for nothing.
       if (this.echoes.onlyOwnEchoes(keyString)) queue.cancelReadd(keyString);

@@ -74,6 +74,11 @@ export type SettledCheck = (obj: KubeObject) => boolean;
 export interface WatchSpec {
   readonly resource: ResourceDescriptor;
   readonly map: MapToKeys;
+  /**
+   * Watch only these namespaces, whatever the manager's namespaces are (e.g. Secrets
+   * in the operator's own namespace); undefined: the manager's.
+   */
+  readonly namespaces?: readonly string[];
 }
 
 /** A secondary index on a cached kind. */
@@ -144,8 +149,16 @@ export class ControllerBuilder {
    * Also watch `resource`; on each change (old and new state) `map` names the primary
    * keys to reconcile. Such a change also lifts a terminal error's hold on those keys.
    */
-  watches(resource: ResourceDescriptor, map: MapToKeys): this {
-    this.watchList.push({ resource, map });
+  watches(
+    resource: ResourceDescriptor,
+    map: MapToKeys,
+    options: { namespaces?: readonly string[] } = {},
+  ): this {
+    this.watchList.push({
+      resource,
+      map,
+      ...(options.namespaces ? { namespaces: options.namespaces } : {}),
+    });
     return this;
   }
 

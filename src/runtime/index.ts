@@ -42,7 +42,7 @@ export {
   KubeClient,
   statusCodeOf,
 } from "./kube.js";
-export { RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
+export { DEFAULT_CONNECTION_LABEL, RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
 export {
   type DeclaredRule,
   mergeRules,
@@ -54,6 +54,11 @@ export {
   currentReconcileSignal,
   ReconcileTimeoutError,
 } from "./reconcile-deadline.js";
+export {
+  currentReconcileTarget,
+  type ReconcileTarget,
+  withReconcileTarget,
+} from "./reconcile-target.js";
 export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,

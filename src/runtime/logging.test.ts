@@ -69,15 +69,17 @@ describe("the health server", () => {
       synced = true;
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
       const text = await (await fetch(`${base}/metrics`)).text();
-      expect(text).toContain('aidc_service_requests_total{endpoint="taskDetail",code="200"} 1');
       expect(text).toContain(
-        'aidc_service_request_duration_seconds_bucket{le="0.25",endpoint="taskDetail"} 1',
+        'aidc_service_requests_total{endpoint="taskDetail",code="200",connection="_default"} 1',
       );
       expect(text).toContain(
-        'aidc_service_rate_limit_wait_seconds_bucket{le="0.5",priority="low"} 0',
+        'aidc_service_request_duration_seconds_bucket{le="0.25",endpoint="taskDetail",connection="_default"} 1',
       );
       expect(text).toContain(
-        'aidc_service_rate_limit_wait_seconds_bucket{le="1",priority="low"} 1',
+        'aidc_service_rate_limit_wait_seconds_bucket{le="0.5",priority="low",connection="_default"} 0',
+      );
+      expect(text).toContain(
+        'aidc_service_rate_limit_wait_seconds_bucket{le="1",priority="low",connection="_default"} 1',
       );
     } finally {
       await server.stop();

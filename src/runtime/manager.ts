@@ -22,6 +22,7 @@ import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
 import type { SecretRedactor } from "./redaction.js";
+import type { KubeObject } from "./resource.js";
 
 /** Leader election settings of a {@link Manager}. */
 export interface ManagerLeaderElection {
@@ -193,7 +194,7 @@ export class Manager {
       resyncJitter: this.options.resyncJitter ?? DEFAULT_RESYNC_JITTER,
     };
     this.cache.informerFor(definition.primary);
-    for (const w of definition.watches) this.cache.informerFor(w.resource);
+    for (const w of definition.watches) this.cache.informerFor(w.resource, w.namespaces);
     for (const i of definition.indexes) this.cache.addIndex(i.resource, i.name, i.fn);
     this.controllers.push(new RunningController(definition, rt));
     return this;
@@ -232,6 +233,15 @@ export class Manager {
   /** Reconciles every key again, including keys held by a terminal error (e.g. the API key changed). */
   retryAll(): void {
     for (const c of this.controllers) c.requeueAll(true);
+  }
+
+  /**
+   * Reconciles again, held by a terminal error or not, every cached object of every
+   * controller for which `matches` is true (e.g. the objects of one connection whose
+   * key changed).
+   */
+  retryMatching(matches: (obj: KubeObject) => boolean): void {
+    for (const c of this.controllers) c.requeueAll(true, matches);
   }
 
   /**

@@ -23,7 +23,15 @@ export interface ServiceRequestInfo {
   rateLimitWaitMs?: number;
   /** The call's priority at the rate limit: `normal`, or `low` for a routine poll. */
   priority?: string;
+  /**
+   * The service connection (account) the call was made with: a ServiceConnection's
+   * name, or {@link DEFAULT_CONNECTION_LABEL} for the operator's default connection.
+   */
+  connection?: string;
 }
+
+/** The `connection` label of calls made with the operator's default connection (its config). */
+export const DEFAULT_CONNECTION_LABEL = "_default";
 
 /**
  * The operator's Prometheus metrics, in a registry of their own (no global state).
@@ -36,8 +44,8 @@ export interface ServiceRequestInfo {
  * `controller_runtime_max_concurrent_reconciles{controller}`,
  * `workqueue_depth|adds_total|queue_duration_seconds|work_duration_seconds|retries_total{controller,name}`,
  * `leader_election_master_status{name}`, `rest_client_requests_total{code,method,host}`;
- * plus `aidc_service_requests_total{endpoint,code}`,
- * `aidc_service_request_duration_seconds{endpoint}` and
+ * plus `aidc_service_requests_total{endpoint,code,connection}`,
+ * `aidc_service_request_duration_seconds{endpoint,connection}` and
  * `aidc_service_operation_available{operation}` (1 answers, 0 missing, -1 not known yet). Controllers may register their
  * own metrics in {@link registry}.
  */
@@ -56,9 +64,9 @@ export class RuntimeMetrics {
   private readonly workDuration: Histogram<"controller" | "name">;
   private readonly retries: Counter<"controller" | "name">;
   private readonly restRequests: Counter<"code" | "method" | "host">;
-  private readonly serviceRequests: Counter<"endpoint" | "code">;
-  private readonly serviceDuration: Histogram<"endpoint">;
-  private readonly serviceRateLimitWait: Histogram;
+  private readonly serviceRequests: Counter<"endpoint" | "code" | "connection">;
+  private readonly serviceDuration: Histogram<"endpoint" | "connection">;
+  private readonly serviceRateLimitWait: Histogram<"priority" | "connection">;
   private readonly serviceOperationAvailable: Gauge<"operation">;
 
   /** `processMetrics`: also export Node's process_* and nodejs_* metrics (default true). */
@@ -149,21 +157,21 @@ export class RuntimeMetrics {
     });
     this.serviceRequests = new Counter({
       name: "aidc_service_requests_total",
-      help: "Calls to the Compute and Storage Service API, by endpoint and result code",
-      labelNames: ["endpoint", "code"],
+      help: "Calls to the Compute and Storage Service API, by endpoint, result code and connection (account)",
+      labelNames: ["endpoint", "code", "connection"],
       registers,
     });
     this.serviceDuration = new Histogram({
       name: "aidc_service_request_duration_seconds",
-      help: "Duration of calls to the Compute and Storage Service API, by endpoint",
-      labelNames: ["endpoint"],
+      help: "Duration of calls to the Compute and Storage Service API, by endpoint and connection (account)",
+      labelNames: ["endpoint", "connection"],
       buckets: REQUEST_BUCKETS,
       registers,
     });
     this.serviceRateLimitWait = new Histogram({
       name: "aidc_service_rate_limit_wait_seconds",
-      help: "Time calls to the service waited for the client-side rate limit (service.rateLimit), by priority (low: routine polls, which wait behind the rest); long low waits mean the polls need more than the limit allows, long normal waits that new work waits too",
-      labelNames: ["priority"],
+      help: "Time calls to the service waited for the client-side rate limit (service.rateLimit), by priority (low: routine polls, which wait behind the rest); long low waits mean the polls need more than the limit allows, long normal waits that new work waits too; each connection has its own limit",
+      labelNames: ["priority", "connection"],
       buckets: REQUEST_BUCKETS,
       registers,
     });
@@ -198,11 +206,12 @@ export class RuntimeMetrics {
    * `onRequest` hook as is.
    */
   readonly observeServiceRequest = (info: ServiceRequestInfo): void => {
-    this.serviceRequests.inc({ endpoint: info.endpoint, code: String(info.code) });
-    this.serviceDuration.observe({ endpoint: info.endpoint }, info.durationMs / 1000);
+    const connection = info.connection ?? DEFAULT_CONNECTION_LABEL;
+    this.serviceRequests.inc({ endpoint: info.endpoint, code: String(info.code), connection });
+    this.serviceDuration.observe({ endpoint: info.endpoint, connection }, info.durationMs / 1000);
     if (info.rateLimitWaitMs !== undefined) {
       this.serviceRateLimitWait.observe(
-        { priority: info.priority ?? "normal" },
+        { priority: info.priority ?? "normal", connection },
         info.rateLimitWaitMs / 1000,
       );
     }

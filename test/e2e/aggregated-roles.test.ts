@@ -25,7 +25,8 @@ import {
  */
 
 const GROUP = "aidc.io";
-const PLURALS = allCrds.map((c) => c.plural);
+/** The namespaced kinds: a namespace's users never get the cluster-scoped ServiceConnection. */
+const PLURALS = allCrds.filter((c) => c.namespaced).map((c) => c.plural);
 
 describe("the chart's aggregated ClusterRoles", () => {
   const admin = adminKubeConfig();

@@ -62,7 +62,9 @@ describe("the CRDs on a real API server", () => {
   it("accepts every sample, applied server-side, and fills in the schema defaults", async () => {
     expect(samples.length).toBeGreaterThanOrEqual(4);
     for (const sample of samples) {
-      const path = `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${pluralOf(sample.kind)}/${sample.metadata.name}?fieldManager=samples`;
+      // The cluster-scoped ServiceConnection has no namespace in its path.
+      const scope = sample.kind === "ServiceConnection" ? "" : `/namespaces/${namespace}`;
+      const path = `/apis/${GROUP}/${VERSION}${scope}/${pluralOf(sample.kind)}/${sample.metadata.name}?fieldManager=samples`;
       const res = await kubeRequest(kc, "PATCH", path, {
         body: sample,
         contentType: "application/apply-patch+yaml",
@@ -166,6 +168,50 @@ describe("the CRDs on a real API server", () => {
     const name = await refusedPatch("NasVolume", "nas", { name: "other-dir" });
     expect(name.message).toContain("spec.name: Invalid value");
     expect(name.message).toContain("name is immutable");
+  });
+
+  it("refuses a ServiceConnection with a plain http baseUrl unless allowed, and a change of an object's connectionRef", async () => {
+    const conn = (name: string, spec: object) =>
+      custom.createClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: "serviceconnections",
+        body: {
+          apiVersion: `${GROUP}/${VERSION}`,
+          kind: "ServiceConnection",
+          metadata: { name },
+          spec,
+        },
+      });
+    const key = { namespace: "aidc-system", name: "k" };
+    const name = `crds-${namespace}`;
+    const http = await conn(`${name}-http`, {
+      baseUrl: "http://svc.local",
+      apiKeySecretRef: key,
+    }).then(
+      () => undefined,
+      (e: unknown) => refusal(e),
+    );
+    expect(http?.message).toContain("spec.baseUrl: Invalid value");
+    expect(http?.message).toContain("set allowInsecureHttp: true for a local emulator only");
+    const created = (await conn(name, {
+      baseUrl: "http://svc.local",
+      allowInsecureHttp: true,
+      apiKeySecretRef: key,
+    })) as { spec: { apiKeySecretRef: { key: string } } };
+    expect(created.spec.apiKeySecretRef.key).toBe("apiKey");
+    await custom.deleteClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: "serviceconnections",
+      name,
+    });
+
+    await create("NasVolume", "connected", { productCode: "p", connectionRef: { name: "team-a" } });
+    const moved = await refusedPatch("NasVolume", "connected", {
+      connectionRef: { name: "team-b" },
+    });
+    expect(moved.message).toContain("connectionRef is immutable (a rule of the operator)");
   });
 
   it("keeps a CciInstance bound and a TrainingTemplate's source fixed, while a template's fields change", async () => {
@@ -286,7 +332,7 @@ describe("the CRDs on a real API server", () => {
       const list = await kubeRequest(
         kc,
         "GET",
-        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${def.plural}`,
+        `/apis/${GROUP}/${VERSION}${def.namespaced ? `/namespaces/${namespace}` : ""}/${def.plural}`,
         {
           accept: "application/json;as=Table;v=v1;g=meta.k8s.io",
         },

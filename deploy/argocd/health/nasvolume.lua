@@ -18,6 +18,7 @@ local TERMINAL_REASONS = {
   ["AlreadyBoundRefused"] = true,
   ["ApiKeyRefused"] = true,
   ["CapacityRefused"] = true,
+  ["ConnectionNotAllowed"] = true,
   ["CreateFailed"] = true,
   ["CreateOutcomeUnknown"] = true,
   ["InvalidRemoteId"] = true,

@@ -17,6 +17,7 @@ local TERMINAL_REASONS = {
   ["AdoptionRefused"] = true,
   ["AlreadyBoundRefused"] = true,
   ["ApiKeyRefused"] = true,
+  ["ConnectionNotAllowed"] = true,
   ["CreateFailed"] = true,
   ["CreateOutcomeUnknown"] = true,
   ["InvalidRemoteId"] = true,

@@ -2,27 +2,27 @@
  * The reasons every kind writes (reasons.ts has the whole table): the outcome of a
  * reconcile, the service's refusals, tenancy's refused bindings and the deletion policy.
  */
-import { ALL, entry, MANAGED, type ReasonEntry } from "./entry.js";
+import { ALL, CONN, entry, MANAGED, type ReasonEntry } from "./entry.js";
 
 /** Shared by every kind. */
 export const COMMON_REASONS = {
-  ReconcileSuccess: entry("Ok", ["Synced"], ALL, "The last reconcile succeeded."),
+  ReconcileSuccess: entry("Ok", ["Synced"], [...ALL, ...CONN], "The last reconcile succeeded."),
   ReconcileError: entry(
     "UnderWay",
     ["Synced"],
-    ALL,
+    [...ALL, ...CONN],
     "The last reconcile failed with a retryable error (network, 5xx, 429, a malformed answer); the operator backs off and retries. The message says what failed.",
   ),
   ReconcileTerminal: entry(
     "Terminal",
     ["Synced"],
-    ALL,
+    [...ALL, ...CONN],
     "The service refused the request, or the operator cannot do what the spec asks; the message says why. Change the spec (or the operator's configuration).",
   ),
   ApiKeyRefused: entry(
     "Terminal",
     ["Ready", "Synced"],
-    ALL,
+    [...ALL, ...CONN],
     "The service refused the API key (403 or 401), or the key cannot be read. Fix the API-key Secret: the operator tries again at once when it changes (and on a slow backoff, in case the refusals were a passing burst).",
   ),
   OperationMissingTerminal: entry(

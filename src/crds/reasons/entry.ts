@@ -5,12 +5,19 @@
  */
 
 /** The operator's kinds (the `kind` of each CrdDefinition). */
-export type KindName = "TrainingJob" | "NasVolume" | "CciInstance" | "TrainingTemplate";
+export type KindName =
+  | "TrainingJob"
+  | "NasVolume"
+  | "CciInstance"
+  | "TrainingTemplate"
+  | "ServiceConnection";
 
 /** The kinds whose remote resource the generic managed loop drives. */
 export const MANAGED: readonly KindName[] = ["TrainingJob", "NasVolume", "TrainingTemplate"];
-/** Every kind. */
+/** Every kind whose objects call the service (every kind but ServiceConnection). */
 export const ALL: readonly KindName[] = [...MANAGED, "CciInstance"];
+/** The cluster-scoped ServiceConnection. */
+export const CONN: readonly KindName[] = ["ServiceConnection"];
 
 /**
  * What a reason says about the object:

@@ -1,0 +1,344 @@
+/**
+ * The service connections of the process: the operator's default one (its config) and
+ * one per ServiceConnection, each with its own service client (HTTP agents, rate
+ * limit, caches, metrics label `connection`) reading its API key from its Secret in
+ * the informer cache at every call, so a rotated Secret is used at once.
+ *
+ * Two ways to reach a connection:
+ * - {@link ServiceConnections.service}: the client the controllers hold. Each call is
+ *   routed to the connection of the object whose reconcile makes it (the runtime
+ *   carries the reconcile's target through its async calls, reconcile-target.ts), so a
+ *   kind written against one client uses its objects' accounts without knowing it. A
+ *   refused or missing connection fails the call before anything is sent.
+ * - {@link ServiceConnections.forObject}: the connection of one object, with its
+ *   object storage settings (endpoint, region, S3 credentials) for kinds that talk S3.
+ */
+import {
+  type ServiceConnection,
+  type ServiceConnectionSpec,
+  serviceConnectionCrd,
+} from "../../crds/serviceconnection.js";
+import type { CacheReader } from "../../runtime/cache.js";
+import { RetryableError, TerminalError } from "../../runtime/errors.js";
+import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
+import { currentReconcileTarget } from "../../runtime/reconcile-target.js";
+import type { SecretRedactor } from "../../runtime/redaction.js";
+import { formatKey, type KubeObject, type ResourceDescriptor } from "../../runtime/resource.js";
+import type { ServiceClient } from "../../service/client.js";
+import type { RateLimit } from "../../service/rate-limiter.js";
+import {
+  type ConnectionChoice,
+  chooseConnection,
+  type NamespaceFacts,
+  namespaceAllowed,
+  notAllowedMessage,
+  notFoundMessage,
+} from "./resolution.js";
+
+/** Core Secrets (read only in the namespace of {@link ServiceConnectionsOptions.secretNamespace}). */
+export const SECRETS: ResourceDescriptor = {
+  group: "",
+  version: "v1",
+  plural: "secrets",
+  kind: "Secret",
+  namespaced: true,
+};
+
+/** Core Namespaces (their connection annotation and their labels). */
+export const NAMESPACES: ResourceDescriptor = {
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  namespaced: false,
+};
+
+/** S3 credentials of a connection's object storage. */
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** The object storage of a connection (for the Bucket kind). */
+export interface ObjectStorageSettings {
+  /** The S3 endpoint URL. */
+  endpoint: string;
+  region?: string;
+  /**
+   * Reads the credentials from the connection's Secret as the cache has it now (so a
+   * rotated Secret is used at the next call); throws an Error saying what is missing.
+   * Both values are registered with the redactor before they are returned.
+   */
+  credentials(): Promise<S3Credentials>;
+}
+
+/** One resolved connection. */
+export interface ResolvedConnection {
+  /** The ServiceConnection's name; undefined for the operator's default connection. */
+  name: string | undefined;
+  /** The metrics label `connection`: the name, or {@link DEFAULT_CONNECTION_LABEL}. */
+  label: string;
+  /** The connection's own service client. */
+  service: ServiceClient;
+  /** Its object storage, when the connection declares one. */
+  objectStorage: ObjectStorageSettings | undefined;
+}
+
+/** What a connection's client is built from, beyond the operator's service config. */
+export interface ConnectionClientSettings {
+  /** The ServiceConnection's name (the metrics label). */
+  name: string;
+  baseUrl: string;
+  /** `spec.limits`; undefined: the operator's `service.rateLimit`. */
+  rateLimit: RateLimit | undefined;
+  /** Reads the key from the Secret (cache) at every call. */
+  apiKey: () => Promise<string>;
+}
+
+/** Options of {@link ServiceConnections}. */
+export interface ServiceConnectionsOptions {
+  /** The operator's default connection (its config), used when an object names none. */
+  defaultClient: ServiceClient;
+  /** The default connection's object storage, if the operator config has one. */
+  defaultObjectStorage?: ObjectStorageSettings;
+  /** Builds a connection's client (run.ts: the service config with the connection's settings). */
+  newClient: (settings: ConnectionClientSettings) => ServiceClient;
+  /** The one namespace whose Secrets the operator reads; undefined: none. */
+  secretNamespace?: string | undefined;
+  /** Learns every key and credential before it is sent. */
+  redactor?: SecretRedactor;
+}
+
+interface BuiltClient {
+  uid: string | undefined;
+  generation: number | undefined;
+  client: ServiceClient;
+}
+
+/** The connections of the process; see the module comment. */
+export class ServiceConnections {
+  /** The routing client the controllers hold (see the module comment). */
+  readonly service: ServiceClient;
+  private cache: CacheReader | undefined;
+  private readonly clients = new Map<string, BuiltClient>();
+  private readonly defaultConnection: ResolvedConnection;
+
+  constructor(private readonly options: ServiceConnectionsOptions) {
+    this.defaultConnection = {
+      name: undefined,
+      label: DEFAULT_CONNECTION_LABEL,
+      service: options.defaultClient,
+      objectStorage: options.defaultObjectStorage,
+    };
+    const route = () => this.route();
+    this.service = new Proxy(options.defaultClient, {
+      get(_target, prop) {
+        const client = route();
+        const value: unknown = Reflect.get(client, prop, client);
+        return typeof value === "function" ? value.bind(client) : value;
+      },
+    });
+  }
+
+  /** The namespace whose Secrets are read, if any. */
+  get secretNamespace(): string | undefined {
+    return this.options.secretNamespace;
+  }
+
+  /** Gives the registry the informer cache (ServiceConnections, Namespaces, Secrets). */
+  attach(cache: CacheReader): void {
+    this.cache = cache;
+  }
+
+  /**
+   * The connection `obj` uses (connectionRef, else its namespace's annotation, else the
+   * default). Throws a TerminalError `ConnectionNotAllowed` when the connection does not
+   * allow the object's namespace, and a RetryableError `ConnectionNotFound` when it
+   * does not exist: in both cases nothing may be sent for the object.
+   */
+  forObject(obj: KubeObject): ResolvedConnection {
+    const namespace = this.namespaceOf(obj);
+    const choice = chooseConnection(obj, namespace);
+    if (choice.kind === "default") return this.defaultConnection;
+    const conn = this.connectionObject(choice.name);
+    if (!conn) {
+      throw new RetryableError("ConnectionNotFound", notFoundMessage(choice), { waiting: true });
+    }
+    const facts = namespace ?? { name: obj.metadata?.namespace ?? "" };
+    if (!namespaceAllowed(conn.spec, facts)) {
+      // External: the connection (not the object) may change to allow it.
+      throw new TerminalError("ConnectionNotAllowed", notAllowedMessage(choice, facts.name), {
+        external: true,
+      });
+    }
+    return this.resolved(conn);
+  }
+
+  /** The name of the connection `obj` asks for (undefined: the default), allowed or not. */
+  chosenName(obj: KubeObject): string | undefined {
+    const choice: ConnectionChoice = chooseConnection(obj, this.namespaceOf(obj));
+    return choice.kind === "named" ? choice.name : undefined;
+  }
+
+  /** The connection named `name` as it is now (for its own controller); undefined when absent. */
+  byName(name: string): ResolvedConnection | undefined {
+    const conn = this.connectionObject(name);
+    return conn ? this.resolved(conn) : undefined;
+  }
+
+  /**
+   * Why the Secrets of `spec` cannot be read (a message), or undefined when the API key
+   * and, if declared, the S3 credentials are all there. Never includes a value.
+   */
+  secretProblem(spec: ServiceConnectionSpec): string | undefined {
+    try {
+      const ref = spec.apiKeySecretRef;
+      this.secretValue(ref.namespace, ref.name, ref.key);
+      const s3 = spec.objectStorage?.credentialsSecretRef;
+      if (s3) {
+        this.secretValue(s3.namespace, s3.name, s3.accessKeyIdKey);
+        this.secretValue(s3.namespace, s3.name, s3.secretAccessKeyKey);
+      }
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  /** The resourceVersions of the Secrets `spec` names (a change means a new key). */
+  secretVersions(spec: ServiceConnectionSpec): string {
+    const refs = [spec.apiKeySecretRef, spec.objectStorage?.credentialsSecretRef];
+    return refs
+      .map((r) =>
+        r && this.cache && r.namespace === this.options.secretNamespace
+          ? (this.cache.get(SECRETS, { namespace: r.namespace, name: r.name })?.metadata
+              ?.resourceVersion ?? "-")
+          : "-",
+      )
+      .join("/");
+  }
+
+  /** Forgets the client of a deleted connection and closes its idle sockets. */
+  forget(name: string): void {
+    this.clients.get(name)?.client.close();
+    this.clients.delete(name);
+  }
+
+  /** Closes every connection's idle sockets. */
+  close(): void {
+    for (const c of this.clients.values()) c.client.close();
+    this.clients.clear();
+  }
+
+  private route(): ServiceClient {
+    const target = currentReconcileTarget();
+    if (!target || !this.cache) return this.options.defaultClient;
+    if (target.resource.group === serviceConnectionCrd.group && !target.resource.namespaced) {
+      return this.options.defaultClient;
+    }
+    const obj = this.cache.get(target.resource, target.key);
+    if (!obj) {
+      // Never fall back to the default account for an object that may use another.
+      throw new RetryableError(
+        "ReconcileError",
+        `${target.resource.kind} ${formatKey(target.key)} is gone from the cache; its service call was not sent`,
+      );
+    }
+    return this.forObject(obj).service;
+  }
+
+  private namespaceOf(obj: KubeObject): NamespaceFacts | undefined {
+    const name = obj.metadata?.namespace;
+    if (!name) return undefined;
+    const ns = this.tryGet(NAMESPACES, name);
+    return { name, labels: ns?.metadata?.labels, annotations: ns?.metadata?.annotations };
+  }
+
+  private connectionObject(name: string): ServiceConnection | undefined {
+    return this.tryGet(serviceConnectionCrd, name) as ServiceConnection | undefined;
+  }
+
+  /** A cached object, or undefined when absent or when the kind is not cached here. */
+  private tryGet(res: ResourceDescriptor, key: string): KubeObject | undefined {
+    try {
+      return this.cache?.get(res, key);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private resolved(conn: ServiceConnection): ResolvedConnection {
+    const name = conn.metadata.name ?? "";
+    const storage = conn.spec.objectStorage;
+    return {
+      name,
+      label: name,
+      service: this.clientOf(conn),
+      objectStorage: storage
+        ? {
+            endpoint: storage.endpoint,
+            ...(storage.region ? { region: storage.region } : {}),
+            credentials: async () => this.s3Credentials(name),
+          }
+        : undefined,
+    };
+  }
+
+  private clientOf(conn: ServiceConnection): ServiceClient {
+    const name = conn.metadata.name ?? "";
+    const built = this.clients.get(name);
+    const { uid, generation } = conn.metadata;
+    if (built && built.uid === uid && built.generation === generation) return built.client;
+    built?.client.close();
+    const client = this.options.newClient({
+      name,
+      baseUrl: conn.spec.baseUrl,
+      rateLimit: conn.spec.limits,
+      apiKey: async () => this.apiKeyOf(name),
+    });
+    this.clients.set(name, { uid, generation, client });
+    return client;
+  }
+
+  /** The API key of connection `name`, from its Secret as cached now. */
+  private apiKeyOf(name: string): string {
+    const conn = this.connectionObject(name);
+    if (!conn) throw new Error(`the ServiceConnection ${name} no longer exists`);
+    const ref = conn.spec.apiKeySecretRef;
+    return this.secretValue(ref.namespace, ref.name, ref.key);
+  }
+
+  private s3Credentials(name: string): S3Credentials {
+    const ref = this.connectionObject(name)?.spec.objectStorage?.credentialsSecretRef;
+    if (!ref) throw new Error(`the ServiceConnection ${name} declares no object storage`);
+    return {
+      accessKeyId: this.secretValue(ref.namespace, ref.name, ref.accessKeyIdKey),
+      secretAccessKey: this.secretValue(ref.namespace, ref.name, ref.secretAccessKeyKey),
+    };
+  }
+
+  /** One value of a Secret, trimmed and registered with the redactor; throws saying what is missing. */
+  private secretValue(namespace: string, name: string, key: string): string {
+    const readable = this.options.secretNamespace;
+    if (!readable) {
+      throw new Error(
+        `the operator reads no Secrets (set connections.secretNamespace; the chart sets it to its namespace), so the Secret ${namespace}/${name} cannot be read`,
+      );
+    }
+    if (namespace !== readable) {
+      throw new Error(
+        `the Secret ${namespace}/${name} is outside ${readable}, the one namespace the operator reads Secrets in (connections.secretNamespace)`,
+      );
+    }
+    const secret = this.tryGet(SECRETS, `${namespace}/${name}`) as
+      | (KubeObject & { data?: Record<string, string> })
+      | undefined;
+    if (!secret) throw new Error(`the Secret ${namespace}/${name} does not exist`);
+    const encoded = secret.data?.[key];
+    if (encoded === undefined) throw new Error(`the Secret ${namespace}/${name} has no key ${key}`);
+    const value = Buffer.from(encoded, "base64").toString("utf8").trim();
+    if (!value) throw new Error(`the key ${key} of the Secret ${namespace}/${name} is empty`);
+    this.options.redactor?.add(value);
+    return value;
+  }
+}

@@ -1,0 +1,252 @@
+import { z } from "zod";
+import { statusBaseShape, timestamp } from "./conditions.js";
+import {
+  type CrdDefinition,
+  type CustomResource,
+  conditionColumns,
+  described,
+  GROUP,
+  VERSION,
+  withRules,
+} from "./definition.js";
+
+/**
+ * ServiceConnection (`svcconn`, cluster-scoped): one account of the Compute and Storage
+ * Service: its base URL, the Secret holding its API key, its client limits, its object
+ * storage endpoint with the S3 credentials Secret, and the namespaces whose objects may
+ * use it. Objects pick one with `spec.connectionRef`, else their namespace's
+ * {@link CONNECTION_ANNOTATION}, else the operator's default connection (its config).
+ */
+
+/**
+ * The namespace annotation naming the ServiceConnection that the namespace's objects
+ * use when they name none in `spec.connectionRef`.
+ */
+export const CONNECTION_ANNOTATION = "aidc.io/service-connection";
+
+const k8sName = (description: string, max = 253) =>
+  described(
+    z
+      .string()
+      .min(1)
+      .max(max)
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/),
+    description,
+  );
+
+const secretKey = (description: string) =>
+  described(
+    z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[-._a-zA-Z0-9]+$/),
+    description,
+  );
+
+const httpUrl = (description: string) =>
+  described(
+    z
+      .string()
+      .min(8)
+      .max(2048)
+      .regex(/^https?:\/\/[^\s/?#]+[^\s]*$/),
+    description,
+  );
+
+/** Where the API key of a connection is: one key of one Secret. */
+export const apiKeySecretRefSchema = z
+  .object({
+    namespace: k8sName(
+      "Namespace of the Secret. The operator reads Secrets in one namespace only (its own by default; chart value connections.secretNamespace): a Secret elsewhere is reported, not read.",
+      63,
+    ),
+    name: k8sName("Name of the Secret."),
+    key: secretKey("Key in the Secret's data that holds the API key.").default("apiKey"),
+  })
+  .meta({ description: "The Secret key that holds the API key of this account." });
+
+/** Client limits of one account. */
+export const connectionLimitsSchema = z
+  .object({
+    ratePerSecond: described(
+      z.number().gt(0).max(10_000),
+      "Requests per second this connection sends at most (a token bucket), over 0 and at most 10000.",
+    ),
+    burst: described(
+      z.number().int().min(1).max(10_000),
+      "Requests this connection may send at once after a quiet period, 1 to 10000.",
+    ),
+  })
+  .meta({
+    description:
+      "The client-side rate limit of this account; the operator's service.rateLimit when omitted. Each connection has a limiter of its own, so one account's load never delays another's.",
+  });
+
+/** Where the object storage of the account is, and its S3 credentials. */
+export const objectStorageSchema = z
+  .object({
+    endpoint: httpUrl("S3 endpoint of the account's object storage ({object_storage_url})."),
+    region: described(
+      z.string().min(1).max(64),
+      "S3 region to sign requests for; the S3 client's default when omitted.",
+    ).optional(),
+    credentialsSecretRef: z
+      .object({
+        namespace: k8sName(
+          "Namespace of the Secret (the operator reads Secrets in one namespace only, see apiKeySecretRef.namespace).",
+          63,
+        ),
+        name: k8sName("Name of the Secret."),
+        accessKeyIdKey: secretKey("Key in the Secret's data holding the access key id.").default(
+          "accessKeyId",
+        ),
+        secretAccessKeyKey: secretKey(
+          "Key in the Secret's data holding the secret access key.",
+        ).default("secretAccessKey"),
+      })
+      .meta({ description: "The Secret that holds the S3 access key id and secret key." }),
+  })
+  .meta({ description: "The account's S3-compatible object storage, for Bucket objects." });
+
+/** A Kubernetes label selector (metav1.LabelSelector). */
+export const labelSelectorSchema = z
+  .object({
+    matchLabels: z
+      .record(z.string(), z.string().max(63))
+      .meta({ description: "Labels a namespace must carry, all of them.", maxProperties: 64 })
+      .optional(),
+    matchExpressions: z
+      .array(
+        z.object({
+          key: described(z.string().min(1).max(317), "The label key."),
+          operator: described(
+            z.enum(["In", "NotIn", "Exists", "DoesNotExist"]),
+            "In, NotIn, Exists or DoesNotExist.",
+          ),
+          values: z
+            .array(z.string().max(63))
+            .max(64)
+            .meta({ description: "Values for In and NotIn; empty for Exists and DoesNotExist." })
+            .optional(),
+        }),
+      )
+      .max(16)
+      .meta({ description: "Requirements on a namespace's labels, all of them." })
+      .optional(),
+  })
+  .meta({ description: "A label selector on namespaces (metav1.LabelSelector)." });
+/** A label selector. */
+export type LabelSelector = z.infer<typeof labelSelectorSchema>;
+
+/** Which namespaces may use a connection. */
+export const allowedNamespacesSchema = z
+  .object({
+    names: z
+      .array(
+        described(
+          z
+            .string()
+            .min(1)
+            .max(63)
+            .regex(/^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/),
+          "A namespace name, or * for every namespace.",
+        ),
+      )
+      .max(256)
+      .meta({ description: "Namespaces allowed by name; * allows every namespace." })
+      .optional(),
+    selector: labelSelectorSchema.optional(),
+  })
+  .meta({
+    description:
+      "The namespaces whose objects may use this connection: listed by name, or matched by the label selector (either suffices). Omitted or empty: no namespace may use it. An object of another namespace that names it gets the terminal condition ConnectionNotAllowed and no service call is made.",
+  });
+
+/** Desired state of a ServiceConnection. */
+export const ServiceConnectionSpec = withRules(
+  z
+    .object({
+      baseUrl: httpUrl(
+        "{base_url} of the service API for this account, e.g. https://api.example.com.",
+      ),
+      allowInsecureHttp: described(
+        z.boolean(),
+        "Allows a plain http:// baseUrl, which sends the API key unencrypted: a local emulator or playground only.",
+      ).default(false),
+      apiKeySecretRef: apiKeySecretRefSchema,
+      limits: connectionLimitsSchema.optional(),
+      objectStorage: objectStorageSchema.optional(),
+      allowedNamespaces: allowedNamespacesSchema.optional(),
+    })
+    .meta({
+      description:
+        "One account of the Compute and Storage Service. Every field may change; objects already using the connection use the new settings at their next reconcile.",
+    }),
+  {
+    rule: "self.allowInsecureHttp || self.baseUrl.startsWith('https://')",
+    message:
+      "baseUrl must be https:// (the API key would travel unencrypted); set allowInsecureHttp: true for a local emulator only",
+    fieldPath: ".baseUrl",
+  },
+);
+/** Desired state of a ServiceConnection, with the CRD's defaults applied. */
+export type ServiceConnectionSpec = z.infer<typeof ServiceConnectionSpec>;
+
+/** Observed state of a ServiceConnection. */
+export const ServiceConnectionStatus = z
+  .object({
+    ...statusBaseShape,
+    objectsUsing: described(
+      z.number().int().min(0),
+      "How many objects of the operator's kinds use this connection (by spec.connectionRef or their namespace's annotation). The connection cannot be deleted while any does.",
+    ).optional(),
+    lastCheckedTime: timestamp(
+      "When the operator last made an authenticated call with this connection's key (the Ready check).",
+    ).optional(),
+  })
+  .meta({ description: "Observed state of the connection, written by the operator." });
+/** Observed state of a ServiceConnection. */
+export type ServiceConnectionStatus = z.infer<typeof ServiceConnectionStatus>;
+
+/** A whole ServiceConnection object. */
+export type ServiceConnection = CustomResource<ServiceConnectionSpec, ServiceConnectionStatus>;
+
+/** The ServiceConnection kind (`svcconn`, cluster-scoped). */
+export const serviceConnectionCrd: CrdDefinition<
+  typeof ServiceConnectionSpec,
+  typeof ServiceConnectionStatus
+> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "ServiceConnection",
+  namespaced: false,
+  plural: "serviceconnections",
+  singular: "serviceconnection",
+  shortNames: ["svcconn"],
+  categories: ["aidc"],
+  description: `One account of the Compute and Storage Service (cluster-scoped): base URL, API key Secret, client limits, object storage endpoint and S3 credentials, and the namespaces allowed to use it. An object uses spec.connectionRef, else the connection its namespace names in the annotation ${CONNECTION_ANNOTATION}, else the operator's default connection (its configuration). Ready when an authenticated call with the key succeeds; a connection in use cannot be deleted until its objects are gone.`,
+  spec: ServiceConnectionSpec,
+  status: ServiceConnectionStatus,
+  printerColumns: [
+    {
+      name: "Base-URL",
+      type: "string",
+      jsonPath: ".spec.baseUrl",
+      description: "Base URL of the service for this account.",
+    },
+    {
+      name: "Objects",
+      type: "integer",
+      jsonPath: ".status.objectsUsing",
+      description: "Objects using this connection.",
+    },
+    ...conditionColumns("Whether the service accepts the connection's API key"),
+    {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+      description: "Time since the object was created.",
+    },
+  ],
+};
