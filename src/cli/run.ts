@@ -1,7 +1,7 @@
 import * as k8s from "@kubernetes/client-node";
 import type { Command } from "commander";
 import type { DestinationStream, Logger } from "pino";
-import { type ApiKeyReader, apiKeyReader, checkApiKey, watchApiKey } from "../config/api-key.js";
+import { type ApiKeyReader, apiKeyReader, checkApiKey } from "../config/api-key.js";
 import { ConfigError, loadConfig } from "../config/load.js";
 import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
 import { SETTINGS } from "../config/settings.js";
@@ -101,7 +101,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   // manager exists; the first read at start is no change).
   let onKeyChange = () => {};
   const apiKey = redactedKeys(
-    apiKeyReader(config, env, config.service.apiKeyRefreshMs, () => onKeyChange()),
+    apiKeyReader(config, { env, onChange: () => onKeyChange() }),
     redactor,
   );
   await checkApiKey(apiKey, config);
@@ -171,7 +171,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     log.info("the API key changed; retrying every object");
     manager.retryAll();
   };
-  const stopWatching = watchApiKey(apiKey, config.service.apiKeyRefreshMs);
+  const stopWatching = apiKey.watch();
 
   const stopped = await Promise.race([
     (options.stopSignal ?? waitForSignal()).then(() => "signal" as const),
@@ -236,7 +236,7 @@ function redactedKeys(read: ApiKeyReader, redactor: SecretRedactor): ApiKeyReade
     redactor.add(key);
     return key;
   };
-  return Object.assign(registered, { refresh: read.refresh });
+  return Object.assign(registered, { refresh: read.refresh, watch: read.watch });
 }
 
 /** Registers `aidc-operator run`, with one flag per config setting of SETTINGS. */

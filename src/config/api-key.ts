@@ -5,52 +5,97 @@ import { API_KEY_ENV } from "./settings.js";
 
 /**
  * The service client's `apiKey` option: resolves the current key. `refresh()` reads the
- * source again at once (the watcher calls it every refresh interval).
+ * source again at once; `watch()` keeps the key current by itself (see
+ * {@link apiKeyReader}).
  */
 export interface ApiKeyReader {
   (): Promise<string>;
   refresh(): Promise<void>;
+  /**
+   * Reads the source every refresh interval, so that a new key is noticed within one
+   * interval even while no request is made; requests then take the key last read and
+   * never read the source themselves. Returns a function that stops it.
+   */
+  watch(): () => void;
+}
+
+/** How an {@link apiKeyReader} reads its key and reports a change. */
+export interface ApiKeyReaderOptions {
+  /** Where `AIDC_API_KEY` is looked up. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** How long a key read from the file is used. Default `service.apiKeyRefreshMs`. */
+  refreshMs?: number;
+  /** Called when a read finds a key other than the one read before (never with the key). */
+  onChange?: () => void;
+  /** Reads the key file. Default `fs.readFile` (tests count the reads). */
+  readKeyFile?: (path: string) => Promise<string>;
 }
 
 /**
  * Returns the key from `AIDC_API_KEY` or, when that is unset, from
- * `service.apiKeyFile`, read again when the last read is `refreshMs` old (default
- * `service.apiKeyRefreshMs`), so a rotated Secret (kubelet updates the mounted file)
- * takes effect without a restart. Every read that finds a key other than the one read
- * before calls `onChange` (never with the key): whichever read sees a change first,
- * a request's or the watcher's, no change in between two reads goes unnoticed. The
- * key is never logged.
+ * `service.apiKeyFile`, so a rotated Secret (kubelet updates the mounted file) takes
+ * effect without a restart. The file is read once per refresh interval: by the
+ * watcher when one runs (`watch()`), else by the first request that finds the last
+ * read `refreshMs` old (requests arriving meanwhile share that read). Every read that
+ * finds a key other than the one read before calls `onChange`: whichever read sees a
+ * change first, no change in between two reads goes unnoticed. The key is never logged.
  */
 export function apiKeyReader(
   config: OperatorConfig,
-  env: Record<string, string | undefined> = process.env,
-  refreshMs = config.service.apiKeyRefreshMs,
-  onChange?: () => void,
+  options: ApiKeyReaderOptions = {},
 ): ApiKeyReader {
+  const {
+    env = process.env,
+    refreshMs = config.service.apiKeyRefreshMs,
+    onChange,
+    readKeyFile = (path: string) => readFile(path, "utf8"),
+  } = options;
   const fromEnv = env[API_KEY_ENV];
   if (fromEnv) {
     const fixed = async () => fromEnv.trim();
-    return Object.assign(fixed, { refresh: async () => undefined });
+    return Object.assign(fixed, { refresh: async () => undefined, watch: () => () => undefined });
   }
   const file = config.service.apiKeyFile;
   if (!file)
     throw new ConfigError(`service.apiKeyFile: no API key configured (or set ${API_KEY_ENV})`);
   let cached: { key: string; at: number } | undefined;
-  const load = async (): Promise<string> => {
-    const key = (await readFile(file, "utf8")).trim();
-    const before = cached?.key;
-    cached = { key, at: Date.now() };
-    if (before !== undefined && before !== key) onChange?.();
-    return key;
+  let loading: Promise<string> | undefined;
+  let watched = false;
+  const load = (): Promise<string> => {
+    loading ??= (async () => {
+      try {
+        const key = (await readKeyFile(file)).trim();
+        const before = cached?.key;
+        cached = { key, at: Date.now() };
+        if (before !== undefined && before !== key) onChange?.();
+        return key;
+      } finally {
+        loading = undefined;
+      }
+    })();
+    return loading;
   };
   const read = async () => {
-    if (cached && Date.now() - cached.at < refreshMs) return cached.key;
+    if (cached && (watched || Date.now() - cached.at < refreshMs)) return cached.key;
     return load();
+  };
+  const watch = () => {
+    watched = true;
+    const timer = setInterval(() => {
+      // Unreadable for a moment (the kubelet swaps the file): try again next time.
+      load().catch(() => undefined);
+    }, refreshMs);
+    timer.unref();
+    return () => {
+      clearInterval(timer);
+      watched = false;
+    };
   };
   return Object.assign(read, {
     refresh: async () => {
       await load();
     },
+    watch,
   });
 }
 
@@ -68,18 +113,4 @@ export async function checkApiKey(
     );
   }
   if (!key) throw new ConfigError(`service.apiKeyFile: ${config.service.apiKeyFile} is empty`);
-}
-
-/**
- * Reads the key again every `intervalMs` (the reader's `onChange` reports a change),
- * so a new key is noticed within one interval even while no request is made. Returns
- * a function that stops it.
- */
-export function watchApiKey(reader: ApiKeyReader, intervalMs: number): () => void {
-  const timer = setInterval(() => {
-    // Unreadable for a moment (the kubelet swaps the file): try again next time.
-    reader.refresh().catch(() => undefined);
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -203,13 +203,13 @@ describe("loadConfig", () => {
 describe("the API key", () => {
   it("comes from AIDC_API_KEY when set, else from the file, re-read after the refresh period", async () => {
     const config = await loadConfig({ env: withKey });
-    expect(await apiKeyReader(config, withKey)()).toBe("secret-key");
+    expect(await apiKeyReader(config, { env: withKey })()).toBe("secret-key");
 
     const keyFile = await file("api-key", "first\n");
     const fromFile = await loadConfig({
       env: { ...urlOnly, AIDC_API_KEY_FILE: keyFile },
     });
-    const read = apiKeyReader(fromFile, {}, 0);
+    const read = apiKeyReader(fromFile, { env: {}, refreshMs: 0 });
     expect(await read()).toBe("first");
     await writeFile(keyFile, "rotated");
     expect(await read()).toBe("rotated");
@@ -222,7 +222,7 @@ describe("the API key", () => {
     });
     expect(config.service.apiKeyRefreshMs).toBe(10_000);
     let changes = 0;
-    const read = apiKeyReader(config, {}, 60_000, () => changes++);
+    const read = apiKeyReader(config, { env: {}, refreshMs: 60_000, onChange: () => changes++ });
     expect(await read()).toBe("right");
     await writeFile(keyFile, "wrong");
     expect(await read()).toBe("right");
@@ -239,12 +239,16 @@ describe("the API key", () => {
     const config = await loadConfig({
       env: { ...urlOnly, AIDC_API_KEY_FILE: join(dir, "missing") },
     });
-    const err = await checkApiKey(apiKeyReader(config, {}), config).catch((e: unknown) => e);
+    const err = await checkApiKey(apiKeyReader(config, { env: {} }), config).catch(
+      (e: unknown) => e,
+    );
     expect((err as Error).message).toMatch(/^service\.apiKeyFile: cannot read .*missing/);
     const empty = await file("empty-key", "\n");
     const config2 = await loadConfig({
       env: { ...urlOnly, AIDC_API_KEY_FILE: empty },
     });
-    await expect(checkApiKey(apiKeyReader(config2, {}), config2)).rejects.toThrow(/is empty/);
+    await expect(checkApiKey(apiKeyReader(config2, { env: {} }), config2)).rejects.toThrow(
+      /is empty/,
+    );
   });
 });

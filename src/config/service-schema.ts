@@ -43,8 +43,8 @@ export const serviceSchema = z
      */
     maxResponseBytes: z.number().int().min(1024).default(DEFAULT_MAX_RESPONSE_BYTES),
     /**
-     * File holding the API key (the mounted Secret). Read on every request, so a rotated
-     * Secret takes effect without a restart. `AIDC_API_KEY` (environment) is the
+     * File holding the API key (the mounted Secret). Read again once every
+     * `apiKeyRefreshMs`, so a rotated Secret takes effect without a restart. `AIDC_API_KEY` (environment) is the
      * alternative; the key itself never appears in the config file or logs.
      */
     apiKeyFile: z.string().min(1).optional(),
