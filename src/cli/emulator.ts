@@ -14,6 +14,7 @@ interface EmulatorFlags {
   listVisibilityDelayMs: string;
   nasReleaseDelayMs: string;
   fileStorageDelayMs: string;
+  volumeTransitionMs: string;
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
   pageSizeCap: string;
@@ -52,6 +53,11 @@ export function registerEmulatorCommand(program: Command): void {
     .option(
       "--file-storage-delay-ms <ms>",
       "how long a new or deleted file system or mount is creating / deleting",
+      "1000",
+    )
+    .option(
+      "--volume-transition-ms <ms>",
+      "how long a volume stays creating, attaching, detaching or deleting",
       "1000",
     )
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
@@ -109,6 +115,7 @@ export function registerEmulatorCommand(program: Command): void {
         ),
         nasReleaseDelayMs: nonNegativeInt("nas-release-delay-ms", flags.nasReleaseDelayMs),
         fileStorageDelayMs: nonNegativeInt("file-storage-delay-ms", flags.fileStorageDelayMs),
+        volumeTransitionMs: nonNegativeInt("volume-transition-ms", flags.volumeTransitionMs),
         httpStatusMirrorsEnvelope: flags.httpStatusMirrorsEnvelope === true,
         unknownIdStatus: nonNegativeInt("unknown-id-status", flags.unknownIdStatus),
         pageSizeCap: nonNegativeInt("page-size-cap", flags.pageSizeCap),

@@ -9,6 +9,7 @@
  *   PATCH  /_admin/tasks/{id}             remote state of a task (status, …)
  *   PATCH  /_admin/nas/{id}               remote state of a NAS (status, usedGB, …)
  *   PATCH  /_admin/cci/{id}               remote state of a CCI instance
+ *   PATCH  /_admin/volumes/{id}           remote state of a volume (status, instanceId)
  *   PATCH  /_admin/subscriptions/{key}    force a subscription's outcome now
  *   GET|PUT|DELETE /_admin/faults         fault rules ({rules: [...]} for PUT)
  *   GET|DELETE /_admin/requests           request log (?since=&endpoint=&method=&pathPrefix=)
@@ -23,6 +24,7 @@ import {
   patchNas,
   patchSubscription,
   patchTask,
+  patchVolume,
   RemoteStateConflictError,
   UnknownResourceError,
 } from "./remote-state.js";
@@ -37,6 +39,7 @@ import {
   taskView,
   templateView,
 } from "./views.js";
+import { volumeView } from "./volumes.js";
 
 /** Prefix of every admin route. */
 export const ADMIN_PREFIX = "/_admin";
@@ -62,6 +65,7 @@ const configPatchSchema = z.object({
   listVisibilityDelayMs: z.int().min(0).optional(),
   nasReleaseDelayMs: z.int().min(0).optional(),
   fileStorageDelayMs: z.int().min(0).optional(),
+  volumeTransitionMs: z.int().min(0).optional(),
   httpStatusMirrorsEnvelope: z.boolean().optional(),
   unknownIdStatus: z.int().min(400).max(599).optional(),
   pageSizeCap: z.int().min(0).optional(),
@@ -87,7 +91,7 @@ export function stateSnapshot(state: EmulatorState): Record<string, unknown> {
       ...subscriptionView(s),
       kind: s.kind,
     })),
-    volumes: [...state.volumes.values()].map((v) => v.fields),
+    volumes: [...state.volumes.records.values()].map(volumeView),
     fileSystems: [...state.fileSystems.byId.values()].map(fileSystemView),
     trainingProducts: state.trainingProducts,
     nasProducts: state.nasProducts,
@@ -131,6 +135,9 @@ export function handleAdmin(
         return ok({ ok: true });
       case "PATCH cci/:id":
         patchCci(state, id ?? "", body);
+        return ok({ ok: true });
+      case "PATCH volumes/:id":
+        patchVolume(state, id ?? "", body);
         return ok({ ok: true });
       case "PATCH subscriptions/:id":
         patchSubscription(state, id ?? "", body);

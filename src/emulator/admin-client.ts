@@ -44,6 +44,12 @@ export interface NasStatePatch {
   description?: string;
 }
 
+/** A change of a volume's remote state: `instanceId` null detaches it. */
+export interface VolumeStatePatch {
+  status?: string;
+  instanceId?: string | null;
+}
+
 /** A change of a CCI instance's remote state. */
 export interface CciStatePatch {
   status?: string;
@@ -116,6 +122,11 @@ export class EmulatorAdmin {
   /** Changes a CCI instance's remote state. */
   async setCciState(id: string, patch: CciStatePatch): Promise<void> {
     await this.request("PATCH", `/cci/${encodeURIComponent(id)}`, patch);
+  }
+
+  /** Changes a volume's remote state (e.g. attached elsewhere by someone else). */
+  async setVolumeState(id: string, patch: VolumeStatePatch): Promise<void> {
+    await this.request("PATCH", `/volumes/${encodeURIComponent(id)}`, patch);
   }
 
   /** Resolves a subscription now as Succeeded or Failed. */

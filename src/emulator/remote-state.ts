@@ -1,7 +1,7 @@
 /**
  * Changing the remote state of emulated resources, as the real service would on its
  * own: a task finishing or failing, a NAS filling up, a CCI instance stopping or
- * failing, a subscription resolving early or failing. Used by the admin API.
+ * failing, a volume attached elsewhere, a subscription resolving early or failing. Used by the admin API.
  */
 import { z } from "zod";
 import { createPods } from "./pods.js";
@@ -23,6 +23,12 @@ export const nasPatchSchema = z.object({
   usedGB: z.int().min(0).optional(),
   quotaGB: z.int().positive().optional(),
   description: z.string().optional(),
+});
+
+/** A change of a block volume: status, the instance it is attached to (null: none). */
+export const volumePatchSchema = z.object({
+  status: z.string().optional(),
+  instanceId: z.string().min(1).nullable().optional(),
 });
 
 /** A change of a CCI instance: any wire fields, error details (null clears), image saving. */
@@ -88,6 +94,13 @@ export function patchNas(state: EmulatorState, id: string, input: unknown): void
   if (patch.quotaGB !== undefined) nas.quotaGB = patch.quotaGB;
   if (patch.description !== undefined) nas.description = patch.description;
   nas.updatedAt = state.now();
+}
+
+/** Applies a volume patch (e.g. someone else attaching it elsewhere). */
+export function patchVolume(state: EmulatorState, id: string, input: unknown): void {
+  const patch = volumePatchSchema.parse(input);
+  need(state.volumes.records.get(id), "volume", id);
+  state.volumes.patch(id, patch);
 }
 
 /** Applies a CCI patch. */

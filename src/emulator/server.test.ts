@@ -213,7 +213,7 @@ describe("faults on the wire", () => {
 
 describe("the request log", () => {
   it("records method, path, query, body, time, outcome and fault, never the key", async () => {
-    await call("POST", "/v1/volumes", { sizeGB: 5 });
+    await call("POST", "/v1/volumes", { name: "v", sizeGB: 5, volumeType: "ssd" });
     svc.emulator.faults.set([{ kind: "error", times: 1 }]);
     await call("GET", "/v1/cci/instance/list?pageNo=2");
     const [create, list] = svc.emulator.requestLog.read();
@@ -221,7 +221,7 @@ describe("the request log", () => {
       method: "POST",
       path: "/v1/volumes",
       endpoint: "createVolume",
-      body: { sizeGB: 5 },
+      body: { name: "v", sizeGB: 5, volumeType: "ssd" },
       authorized: true,
       status: 200,
       time: expect.stringMatching(/Z$/),

@@ -11,7 +11,6 @@ import type { EndpointName } from "../service/endpoints.js";
 import { ADMIN_PREFIX, handleAdmin } from "./admin-api.js";
 import { FaultInjector, type FaultRuleInput } from "./faults.js";
 import { EmulatorRefusal, type Handler, UnknownIdRefusal } from "./handler-context.js";
-import { blockVolumeHandlers } from "./handlers/block-volumes.js";
 import { catalogHandlers } from "./handlers/catalog.js";
 import { cciHandlers } from "./handlers/cci.js";
 import { nasHandlers } from "./handlers/nas.js";
@@ -35,7 +34,6 @@ const HANDLERS: Record<EndpointName, Handler> = {
   ...catalogHandlers,
   ...nasHandlers,
   ...cciHandlers,
-  ...blockVolumeHandlers,
 };
 
 /** Largest request body accepted. */
@@ -114,6 +112,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "listVisibilityDelayMs",
     "nasReleaseDelayMs",
     "fileStorageDelayMs",
+    "volumeTransitionMs",
     "httpStatusMirrorsEnvelope",
     "unknownIdStatus",
     "pageSizeCap",

@@ -18,6 +18,7 @@ import type {
   TemplateRecord,
   TrainingProductRecord,
 } from "./records.js";
+import { VolumeStore } from "./volumes.js";
 
 /** Behaviour switches of the emulator, changeable at run time through the admin API. */
 export interface EmulatorBehaviour {
@@ -38,6 +39,12 @@ export interface EmulatorBehaviour {
    * before it is `available` / `mounted`, or gone (the spec shows no states or timing).
    */
   fileStorageDelayMs: number;
+  /**
+   * How long a block volume stays `creating`, `attaching`, `detaching` or `deleting`
+   * before the change shows (the spec does not say whether these operations are
+   * immediate); 0 = at once.
+   */
+  volumeTransitionMs: number;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
   httpStatusMirrorsEnvelope: boolean;
   /**
@@ -72,13 +79,17 @@ export const SUBSCRIPTION_RESULT_SHAPES = ["canonical", "integerStatus", "rename
 /** A shape of subscription results. */
 export type SubscriptionResultShape = (typeof SUBSCRIPTION_RESULT_SHAPES)[number];
 
-/** Default behaviour: 2 s subscriptions, 3 s image saves, 1 s file storage changes, immediate list visibility. */
+/**
+ * Default behaviour: 2 s subscriptions, 3 s image saves, 1 s volume transitions and file
+ * storage changes, immediate list visibility.
+ */
 export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   subscriptionDelayMs: 2000,
   saveImageDurationMs: 3000,
   listVisibilityDelayMs: 0,
   nasReleaseDelayMs: 0,
   fileStorageDelayMs: 1000,
+  volumeTransitionMs: 1000,
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
   pageSizeCap: 0,
@@ -106,7 +117,11 @@ export class EmulatorState {
   readonly templates = new Map<string, TemplateRecord>();
   readonly subscriptions = new Map<string, SubscriptionRecord>();
   readonly cci = new Map<string, CciRecord>();
-  readonly volumes = new Map<string, StorageObjectRecord>();
+  readonly volumes = new VolumeStore({
+    now: () => this.now(),
+    transitionMs: () => this.behaviour.volumeTransitionMs,
+    listVisibilityDelayMs: () => this.behaviour.listVisibilityDelayMs,
+  });
   readonly fileSystems = new FileSystemStore();
   /** The records of the kinds with an emulator module of their own (src/emulator/kinds), by kind. */
   private readonly kindRecords = new Map<string, Map<string, StorageObjectRecord>>();
@@ -138,12 +153,12 @@ export class EmulatorState {
       this.templates,
       this.subscriptions,
       this.cci,
-      this.volumes,
       this.fileSystems,
     ]) {
       m.clear();
     }
     this.kindRecords.clear();
+    this.volumes.clear();
     this.pending.clear();
     this.releasing.clear();
     this.counters = new Map();
@@ -205,6 +220,7 @@ export class EmulatorState {
    */
   advance(): void {
     this.fileSystems.advance(this.now());
+    this.volumes.advance();
     if (this.releasing.size > 0) {
       const now = this.now();
       for (const [id, goneAt] of this.releasing) {

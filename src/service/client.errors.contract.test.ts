@@ -9,9 +9,11 @@ import { type EmulatedService, startEmulatedService } from "../emulator/harness.
 import type { ServiceClient } from "./client.js";
 import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, type EndpointName } from "./endpoints.js";
 import { EndpointDisabledError, ServiceAuthError, ServiceUnavailableError } from "./errors.js";
+import { BlockVolumeService } from "./kinds/blockvolume.js";
 import { FileSystemOperations } from "./kinds/filesystem.js";
 
 const fileSystems = (c: ServiceClient) => new FileSystemOperations(c);
+const volumes = (c: ServiceClient) => new BlockVolumeService(c);
 
 /** One valid call per endpoint; the record type makes a forgotten endpoint a compile error. */
 const CALLS: Record<EndpointName, (c: ServiceClient) => Promise<unknown>> = {
@@ -54,10 +56,12 @@ const CALLS: Record<EndpointName, (c: ServiceClient) => Promise<unknown>> = {
   getCci: (c) => c.getCci("cci-0001"),
   getCciErrorDetails: (c) => c.getCciErrorDetails("cci-0001"),
   saveCciImage: (c) => c.saveCciImage("cci-0001", { imageName: "i", tag: "t" }),
-  createVolume: (c) => c.createVolume({ sizeGB: 10 }),
-  attachVolume: (c) => c.attachVolume("vol-1", { instanceId: "cci-0001" }),
-  detachVolume: (c) => c.detachVolume("vol-1"),
-  deleteVolume: (c) => c.deleteVolume("vol-1"),
+  createVolume: (c) => volumes(c).createVolume({ name: "v", sizeGB: 10, volumeType: "ssd" }),
+  attachVolume: (c) => volumes(c).attachVolume("vol-1", "cci-0001"),
+  detachVolume: (c) => volumes(c).detachVolume("vol-1"),
+  deleteVolume: (c) => volumes(c).deleteVolume("vol-1"),
+  getVolume: (c) => volumes(c).getVolume("vol-1"),
+  listVolumes: (c) => volumes(c).listVolumes(),
   createFileSystem: (c) => fileSystems(c).create({ name: "fs", sizeGB: 10 }),
   createFileSystemMount: (c) => fileSystems(c).mount("fs-1", { instanceId: "cci-0001" }),
   getFileSystem: (c) => fileSystems(c).get("fs-1"),

@@ -1,7 +1,7 @@
 /**
- * Contract: product catalogs, NAS storage, CCI instances and block volumes, client
- * against the emulator: the happy path and the service's refusals (file systems:
- * kinds/filesystem.contract.test.ts).
+ * Contract: product catalogs, NAS storage and CCI instances, client against the
+ * emulator: the happy path and the service's refusals (block volumes:
+ * kinds/blockvolume.contract.test.ts; file systems: kinds/filesystem.contract.test.ts).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
@@ -290,32 +290,5 @@ describe("CCI instances", () => {
     ["saveCciImage", (c: ServiceClient) => c.saveCciImage("cci-404", { imageName: "i", tag: "t" })],
   ])("%s of an unknown id is not-found", async (_name, call) => {
     expect(await failure(call(client))).toBeInstanceOf(ServiceNotFoundError);
-  });
-});
-
-describe("block volumes", () => {
-  it("creates, attaches, detaches and deletes a volume", async () => {
-    const vol = await client.createVolume({ name: "scratch", sizeGB: 100 });
-    expect(vol).toMatchObject({
-      id: expect.stringMatching(/^vol-/),
-      name: "scratch",
-      status: "available",
-    });
-    expect(await client.attachVolume(vol.id as string, { instanceId: "cci-0001" })).toMatchObject({
-      status: "in-use",
-    });
-    expect(await failure(client.deleteVolume(vol.id as string))).toMatchObject({ code: 409 });
-    await client.detachVolume(vol.id as string);
-    await client.deleteVolume(vol.id as string);
-    expect(await failure(client.deleteVolume(vol.id as string))).toBeInstanceOf(
-      ServiceNotFoundError,
-    );
-  });
-
-  it("refuses to detach a volume that is not attached", async () => {
-    const vol = await client.createVolume({});
-    expect(await failure(client.detachVolume(vol.id as string))).toBeInstanceOf(
-      ServiceRefusedError,
-    );
   });
 });

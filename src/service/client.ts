@@ -4,12 +4,11 @@
  * Every failure is a `ServiceError` subclass (see errors.ts). Controllers hold one
  * client, built from the operator configuration, and never call fetch themselves.
  *
- * The operations are grouped by concern in training-operations.ts,
- * storage-operations.ts and block-volume-operations.ts; this file adds the CCI
- * operations and is the one to import. A kind with a module of its own in ./kinds
- * calls its operations through `request` (e.g. kinds/filesystem.ts).
+ * The operations are grouped by concern in training-operations.ts and
+ * storage-operations.ts; this file adds the CCI operations and is the one to import.
+ * A kind with a module of its own in ./kinds calls its operations through `request`
+ * (e.g. kinds/blockvolume.ts, kinds/filesystem.ts).
  */
-import { BlockVolumeOperations } from "./block-volume-operations.js";
 import { DEFAULT_ITERATION_PAGE_SIZE, paginate } from "./pagination.js";
 import {
   type CciErrorDetails,
@@ -23,11 +22,12 @@ import {
   saveCciImageResultSchema,
 } from "./schemas/cci.js";
 import { type Page, pageOf } from "./schemas/envelope.js";
+import { StorageOperations } from "./storage-operations.js";
 
 export type { ServiceClientOptions } from "./client-core.js";
 
 /** The service API client. See the module comment. */
-export class ServiceClient extends BlockVolumeOperations {
+export class ServiceClient extends StorageOperations {
   // --- CCI ---------------------------------------------------------------------------
 
   /** One page of CCI instances. */

@@ -73,11 +73,6 @@ export const CORE_ENDPOINTS = {
   getCci: documented("GET", "/v1/cci/instance/{id}", true),
   getCciErrorDetails: documented("GET", "/v1/cci/instance/{id}/error-details", true),
   saveCciImage: documented("POST", "/v1/cci/instance/{id}/save-image", false),
-  // Block storage
-  createVolume: documented("POST", "/v1/volumes", false),
-  attachVolume: documented("POST", "/v1/volumes/{id}/attach", false),
-  detachVolume: documented("POST", "/v1/volumes/{id}/detach", false),
-  deleteVolume: documented("DELETE", "/v1/volumes/{id}", true),
 } as const satisfies Record<string, EndpointDefinition>;
 
 /**

@@ -58,6 +58,13 @@ export {
 export type { ListedIds, PageWalkEnd } from "./pagination.js";
 export type { CallPriority, RateLimit } from "./rate-limiter.js";
 export type { JsonObject, StorageObject } from "./schemas/block-file-storage.js";
+export {
+  type BlockVolume,
+  type CreateVolumeRequest,
+  VOLUME_STATES,
+  type VolumeListQuery,
+  type VolumeState,
+} from "./schemas/block-volumes.js";
 export type {
   CciErrorDetails,
   CciInstance,

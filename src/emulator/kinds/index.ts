@@ -3,7 +3,8 @@
  * The emulator's handlers of each kind's own operations, declared in its module of
  * src/emulator/kinds (its `handlers`), gathered for the emulator's server (../server.ts).
  */
+import { handlers as blockvolume } from "./blockvolume.js";
 import { handlers as filesystem } from "./filesystem.js";
 
 /** Every kind module's handlers, by endpoint name. */
-export const KIND_HANDLERS = { ...filesystem } as const;
+export const KIND_HANDLERS = { ...blockvolume, ...filesystem } as const;

@@ -3,10 +3,11 @@
  * The service operations each kind declares in its own module of src/service/kinds
  * (its `endpoints`), gathered for the endpoint table (../endpoints.ts).
  */
+import { endpoints as blockvolume } from "./blockvolume.js";
 import { endpoints as filesystem } from "./filesystem.js";
 
 /** Each kind module's endpoints, by module name. */
-export const KIND_ENDPOINT_TABLES = { filesystem } as const;
+export const KIND_ENDPOINT_TABLES = { blockvolume, filesystem } as const;
 
 /** Every kind module's endpoints in one table. */
-export const KIND_ENDPOINTS = { ...filesystem } as const;
+export const KIND_ENDPOINTS = { ...blockvolume, ...filesystem } as const;

@@ -1,0 +1,131 @@
+/**
+ * The BlockVolume kind's service operations: the four the spec shows ("Block storage:
+ * POST /v1/volumes (create), POST /v1/volumes/{id}/attach (attach to an instance), POST
+ * /v1/volumes/{id}/detach (detach), DELETE /v1/volumes/{id}") and the assumed detail and
+ * list, with the assumed payloads of schemas/block-volumes.ts
+ * (docs/service-assumptions.md §11b). `endpoints` joins the endpoint table (generated
+ * kinds/index.ts); {@link BlockVolumeService} calls them through any
+ * {@link OperationCaller} (the `ServiceClient`).
+ */
+import { z } from "zod";
+import { clientTokenInDescription } from "../client-token.js";
+import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
+import { EndpointDisabledError } from "../errors.js";
+import type { OperationCaller } from "../operation-caller.js";
+import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
+import {
+  attachVolumeBodySchema,
+  type BlockVolume,
+  blockVolumeSchema,
+  type CreateVolumeRequest,
+  createdVolumeSchema,
+  createVolumeBodySchema,
+  detachVolumeBodySchema,
+  type VolumeListQuery,
+} from "../schemas/block-volumes.js";
+import { type Page, pageOf } from "../schemas/envelope.js";
+
+/** The block volume operations of the endpoint table. */
+export const endpoints = {
+  createVolume: documented("POST", "/v1/volumes", false),
+  attachVolume: documented("POST", "/v1/volumes/{id}/attach", false),
+  detachVolume: documented("POST", "/v1/volumes/{id}/detach", false),
+  deleteVolume: documented("DELETE", "/v1/volumes/{id}", true),
+  getVolume: assumed("GET", "/v1/volumes/{id}", true),
+  listVolumes: assumed("GET", "/v1/volumes", true),
+} as const satisfies EndpointDeclarations;
+
+/** Data of operations whose answer is not read. */
+const ignored = z.unknown().transform((): void => undefined);
+
+/** Block volumes: create, attach, detach, delete, and the assumed detail and list. */
+export class BlockVolumeService {
+  constructor(private readonly caller: OperationCaller) {}
+
+  /**
+   * Creates a block volume (never retried blindly); returns the new volume's id (the
+   * answer may carry the whole volume or only its id).
+   */
+  async createVolume(req: CreateVolumeRequest): Promise<string> {
+    const body = this.caller.checkedBody("createVolume", createVolumeBodySchema, req);
+    return (await this.caller.request("createVolume", { body }, createdVolumeSchema)).id;
+  }
+
+  /** Attaches volume `id` to instance `instanceId` (never retried blindly; the answer is not read). */
+  async attachVolume(id: string, instanceId: string): Promise<void> {
+    const body = this.caller.checkedBody("attachVolume", attachVolumeBodySchema, { instanceId });
+    return this.caller.request("attachVolume", { params: { id }, body }, ignored);
+  }
+
+  /**
+   * Detaches volume `id` (never retried blindly). `instanceId`, when given, is the
+   * instance it is detached from: a service that checks it refuses the detach of a
+   * volume attached elsewhere.
+   */
+  async detachVolume(id: string, instanceId?: string): Promise<void> {
+    const body = this.caller.checkedBody(
+      "detachVolume",
+      detachVolumeBodySchema,
+      instanceId === undefined ? {} : { instanceId },
+    );
+    return this.caller.request("detachVolume", { params: { id }, body }, ignored);
+  }
+
+  /** Deletes volume `id`; the service refuses an attached one. */
+  async deleteVolume(id: string): Promise<void> {
+    return this.caller.request("deleteVolume", { params: { id } }, ignored);
+  }
+
+  /** One volume (assumed endpoint); `ServiceNotFoundError` when it does not exist. */
+  async getVolume(id: string): Promise<BlockVolume> {
+    return this.caller.request("getVolume", { params: { id } }, blockVolumeSchema);
+  }
+
+  /** One page of the volume list (assumed endpoint). */
+  async listVolumes(query: VolumeListQuery = {}): Promise<Page<BlockVolume>> {
+    return this.caller.request("listVolumes", { query: { ...query } }, pageOf(blockVolumeSchema));
+  }
+
+  /** Every volume matching `query`, page by page (the walk returns whether it was complete). */
+  iterateVolumes(
+    query: Omit<VolumeListQuery, "pageNo"> = {},
+  ): AsyncGenerator<BlockVolume, PageWalkEnd, undefined> {
+    return paginate(
+      (pageNo, pageSize) => this.listVolumes({ ...query, pageNo, pageSize }),
+      (v) => v.id,
+      query.pageSize,
+    );
+  }
+
+  /**
+   * The ids of every volume, from a walk of the whole list, and whether the walk was
+   * complete; undefined when the volume list is disabled.
+   */
+  async listVolumeIds(): Promise<ListedIds | undefined> {
+    return whenEnabled(() => listIdentities(this.iterateVolumes(), (v) => v.id));
+  }
+
+  /**
+   * Ids of the volumes whose description carries the marker of `token`, or undefined
+   * when the volume list is disabled. `name` narrows the list first.
+   */
+  async findVolumeIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
+    return whenEnabled(async () => {
+      const ids: string[] = [];
+      for await (const v of this.iterateVolumes(name === undefined ? {} : { name })) {
+        if (clientTokenInDescription(v.description) === token) ids.push(v.id);
+      }
+      return ids;
+    });
+  }
+}
+
+/** `read()`, or undefined when the operation it calls is disabled (nothing was sent). */
+async function whenEnabled<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof EndpointDisabledError) return undefined;
+    throw err;
+  }
+}
