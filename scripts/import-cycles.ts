@@ -4,27 +4,20 @@
  * module finished loading is undefined) and means the two sides share something that
  * has no home of its own: move it to a module whose name says what it is.
  *
- * Every relative import counts: `import type` too (it is erased at run time, but the two
- * modules still depend on each other, which is what the check is about), re-exports
- * (`export ... from`) and dynamic `import("...")`.
+ * Every relative import counts (import-specifiers.ts): `import type` too (it is erased
+ * at run time, but the two modules still depend on each other, which is what the check
+ * is about), re-exports (`export ... from`), side-effect and dynamic imports.
  */
 import { readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
+import { importSpecifiers } from "./import-specifiers.js";
 
 /** Module → the modules it imports (both as paths, or any names for a test graph). */
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
-const importRe =
-  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+["']([^"']+)["']|(?:^|\n)\s*import\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
-
 /** The relative imports of a module's source text, as written (`./a.js`). */
 export function relativeImports(text: string): string[] {
-  const specs: string[] = [];
-  for (const m of text.matchAll(importRe)) {
-    const spec = m[1] ?? m[2] ?? m[3];
-    if (spec?.startsWith(".")) specs.push(spec);
-  }
-  return specs;
+  return importSpecifiers(text).filter((spec) => spec.startsWith("."));
 }
 
 /**
