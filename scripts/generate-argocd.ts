@@ -1,11 +1,11 @@
 /**
  * Writes the Argo CD health checks of the operator's kinds: one self-contained script
  * per kind, deploy/argocd/health/<kind>.lua, and deploy/argocd/argocd-cm-patch.yaml,
- * the argocd-cm snippet that installs them. Each script is assembled from
- * deploy/argocd/health/src/common.lua, the logic every kind shares, and
- * deploy/argocd/health/src/<kind>.lua, which defines the kind's `kindRule` (one per
- * kind of src/crds: a kind without one, or a source of no kind, fails the generator).
- * The list of the kind's terminal reasons is generated from src/crds/reasons.ts.
+ * the argocd-cm snippet that installs them. Every script is
+ * deploy/argocd/health/src/common.lua, the logic every kind shares, with the kind's
+ * lists filled in from src/crds: its Terminal and Resting reasons from the reason table
+ * (`REASONS`) and its own states from the `health` of its CrdDefinition. Nothing is
+ * written by hand per kind: a new kind gets its script from `npm run generate`.
  * `--check` fails when a script or the snippet is stale, missing or extra.
  *
  *   tsx scripts/generate-argocd.ts [--check]
@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { allCrds, terminalReasonsOf } from "../src/crds/index.js";
+import { allCrds, type CrdDefinition, REASONS, type ReasonTable } from "../src/crds/index.js";
 import {
   checkMode,
   type GeneratedFiles,
@@ -25,16 +25,14 @@ import {
 
 /** Where the generated health scripts are, one `<kind in lower case>.lua` per kind. */
 export const HEALTH_DIR = "deploy/argocd/health";
-/** Where their sources are: COMMON_SOURCE and one `<kind in lower case>.lua` per kind. */
+/** Where their one source is. */
 export const HEALTH_SOURCE_DIR = `${HEALTH_DIR}/src`;
 /** The template every kind's script is made from. */
 export const COMMON_SOURCE = `${HEALTH_SOURCE_DIR}/common.lua`;
 /** The generated argocd-cm snippet. */
 export const ARGOCD_CM_PATCH = "deploy/argocd/argocd-cm-patch.yaml";
 
-/** The line of COMMON_SOURCE that a kind's source replaces. */
-const KIND_RULE_LINE = /^-- @KIND_RULE@.*\n/gm;
-/** A placeholder of COMMON_SOURCE (`@GROUP@`, `@KIND@`, `@TERMINAL_REASONS@`). */
+/** A placeholder of COMMON_SOURCE (`@GROUP@`, `@KIND@`, `@TERMINAL_REASONS@`, …). */
 const PLACEHOLDER = /@[A-Z_]+@/g;
 
 /** The argocd-cm key of a kind's health check. */
@@ -42,17 +40,35 @@ export function healthKey(group: string, kind: string): string {
   return `resource.customizations.health.${group}_${kind}`;
 }
 
-/**
- * The body of the Lua set of a kind's Terminal reasons, from src/crds/reasons.ts (one
- * `["Reason"] = true,` line each).
- */
-export function terminalReasonsTable(kind: string): string {
-  const reasons = terminalReasonsOf(kind);
-  if (reasons.length === 0) throw new Error(`${kind}: no Terminal reason in src/crds/reasons.ts`);
-  return reasons.map((r) => `  ["${r}"] = true,`).join("\n");
+/** A Lua string literal (the kinds' reasons and states are plain text). */
+function luaString(text: string): string {
+  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, "\\n")}"`;
 }
 
-/** The file name of a kind's script and of its source. */
+/** The body of a Lua set of reasons (one `["Reason"] = true,` line each). */
+function luaSet(reasons: readonly string[]): string {
+  return reasons.map((r) => `  [${luaString(r)}] = true,`).join("\n");
+}
+
+/**
+ * The body of the Lua set of a kind's Terminal reasons, from the reason table (one
+ * `["Reason"] = true,` line each).
+ */
+export function terminalReasonsTable(kind: string, table: ReasonTable = REASONS): string {
+  const reasons = table.reasonsOf(kind, "Terminal");
+  if (reasons.length === 0) throw new Error(`${kind}: no Terminal reason in the reason table`);
+  return luaSet(reasons);
+}
+
+/** The body of the Lua table of a kind's own states (`health` of its CrdDefinition). */
+export function kindStatesTable(crd: Pick<CrdDefinition, "health">): string {
+  const states = Object.entries(crd.health?.states ?? {});
+  return states
+    .map(([value, s]) => `  [${luaString(value)}] = { "${s.health}", ${luaString(s.message)} },`)
+    .join("\n");
+}
+
+/** The file name of a kind's script. */
 function scriptName(kind: string): string {
   return `${kind.toLowerCase()}.lua`;
 }
@@ -65,30 +81,31 @@ function readSource(path: string): string {
 }
 
 /**
- * The health script of a kind: COMMON_SOURCE with its placeholders filled in and its
- * `-- @KIND_RULE@` line replaced by `kindSource`, under the generated-file header.
+ * The health script of a kind: COMMON_SOURCE with its placeholders filled in from the
+ * kind's definition and the reason table (`REASONS` of src/crds unless given), under the
+ * generated-file header.
  */
 export function assembleHealthScript(
-  group: string,
-  kind: string,
+  crd: Pick<CrdDefinition, "group" | "kind" | "health">,
   common: string,
-  kindSource: string,
-  kindSourcePath: string,
+  table: ReasonTable = REASONS,
 ): string {
-  const rules = common.match(KIND_RULE_LINE)?.length ?? 0;
-  if (rules !== 1) {
-    throw new Error(`${COMMON_SOURCE}: needs one \`-- @KIND_RULE@\` line, has ${rules}`);
+  const field = crd.health?.field ?? "phase";
+  if (!/^[A-Za-z][A-Za-z0-9]*$/.test(field)) {
+    throw new Error(`${crd.kind}: health.field ${field} is not a plain status field name`);
   }
-  const filled = common.replace(KIND_RULE_LINE, () => kindSource.replace(/\n*$/, "\n"));
-  const body = filled.replace(PLACEHOLDER, (p) => {
-    if (p === "@GROUP@") return group;
-    if (p === "@KIND@") return kind;
-    if (p === "@TERMINAL_REASONS@") return terminalReasonsTable(kind);
-    throw new Error(`${COMMON_SOURCE} or ${kindSourcePath}: unknown placeholder ${p}`);
+  const body = common.replace(PLACEHOLDER, (p) => {
+    if (p === "@GROUP@") return crd.group;
+    if (p === "@KIND@") return crd.kind;
+    if (p === "@TERMINAL_REASONS@") return terminalReasonsTable(crd.kind, table);
+    if (p === "@RESTING_REASONS@") return luaSet(table.reasonsOf(crd.kind, "Resting"));
+    if (p === "@STATE_FIELD@") return field;
+    if (p === "@KIND_STATES@") return kindStatesTable(crd);
+    throw new Error(`${COMMON_SOURCE}: unknown placeholder ${p}`);
   });
   const header = generatedHeader(
     "scripts/generate-argocd.ts",
-    `${COMMON_SOURCE} and ${kindSourcePath}`,
+    `${COMMON_SOURCE}, the reason table and the CrdDefinition of ${crd.kind}`,
     "--",
   );
   return `${header}${body}`;
@@ -98,26 +115,16 @@ export function assembleHealthScript(
 export function healthScripts(): Map<string, { path: string; script: string }> {
   const common = readSource(COMMON_SOURCE);
   const scripts = new Map<string, { path: string; script: string }>();
-  const expected = new Set<string>([COMMON_SOURCE.slice(HEALTH_SOURCE_DIR.length + 1)]);
   for (const crd of allCrds) {
     const file = scriptName(crd.kind);
-    expected.add(file);
-    const sourcePath = `${HEALTH_SOURCE_DIR}/${file}`;
-    if (!existsSync(join(root, sourcePath))) {
-      throw new Error(`${sourcePath}: missing health check of ${crd.kind}`);
-    }
-    const script = assembleHealthScript(
-      crd.group,
-      crd.kind,
-      common,
-      readSource(sourcePath),
-      sourcePath,
-    );
+    const script = assembleHealthScript(crd, common);
     scripts.set(healthKey(crd.group, crd.kind), { path: `${HEALTH_DIR}/${file}`, script });
   }
   for (const file of readdirSync(join(root, HEALTH_SOURCE_DIR))) {
-    if (file.endsWith(".lua") && !expected.has(file)) {
-      throw new Error(`${HEALTH_SOURCE_DIR}/${file}: no kind of src/crds has this name`);
+    if (file !== "common.lua") {
+      throw new Error(
+        `${HEALTH_SOURCE_DIR}/${file}: not used; a kind's own states are the \`health\` of its CrdDefinition in src/crds`,
+      );
     }
   }
   return scripts;
@@ -125,7 +132,7 @@ export function healthScripts(): Map<string, { path: string; script: string }> {
 
 /** The content of the argocd-cm snippet, holding `scripts` (by argocd-cm key). */
 export function argocdConfigMapPatch(scripts: Map<string, string>): string {
-  const header = generatedHeader("scripts/generate-argocd.ts", `${HEALTH_SOURCE_DIR}/*.lua`);
+  const header = generatedHeader("scripts/generate-argocd.ts", `${COMMON_SOURCE} and src/crds`);
   const usage = [
     "# Merge into Argo CD's argocd-cm, e.g.",
     "#   kubectl -n argocd patch configmap argocd-cm --type merge --patch-file deploy/argocd/argocd-cm-patch.yaml",

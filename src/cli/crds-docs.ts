@@ -2,8 +2,6 @@ import {
   type CelRule,
   type CrdDefinition,
   crdManifest,
-  type KindName,
-  MUTABILITY,
   mutabilityMessage,
   mutableFields,
   type SchemaNode,
@@ -88,10 +86,10 @@ function ruleTable(rules: [string, CelRule][]): string {
   return lines.join("\n");
 }
 
-/** The mutability table of a kind, from src/crds/mutability.ts. */
+/** The mutability table of a kind, from its `mutability` (src/crds/mutability.ts). */
 function mutabilityTable(def: CrdDefinition, specFields: string[]): string {
-  const rules = MUTABILITY[def.kind as KindName] ?? [];
-  const free = mutableFields(def.kind as KindName, specFields);
+  const rules = def.mutability;
+  const free = mutableFields(rules, specFields);
   const lines = [
     `May change at any time: ${free.map((f) => `\`${f}\``).join(", ") || "nothing"}.`,
     "",

@@ -3,7 +3,7 @@
  * src/crds/reasons.ts: the kstatus conditions (`Reconciling`, `Stalled`) and the
  * Synced condition of a failed reconcile.
  */
-import { isConditionReason, KSTATUS_TYPES, kstatusCondition } from "../crds/index.js";
+import { KSTATUS_TYPES, kstatusCondition, REASONS } from "../crds/index.js";
 import {
   type Condition,
   type ConditionInput,
@@ -22,7 +22,7 @@ export function withKstatusConditions(
   generation: number | undefined,
   now: Date,
 ): Condition[] {
-  const implied = kstatusCondition(conditions ?? []);
+  const implied = kstatusCondition(conditions ?? [], REASONS);
   let list = [...(conditions ?? [])];
   for (const type of KSTATUS_TYPES) {
     if (implied?.type !== type) list = removeCondition(list, type);
@@ -37,7 +37,7 @@ export function withKstatusConditions(
  */
 export function failureReason(err: unknown): string {
   const own = errorReason(err, "");
-  if (own && isConditionReason(own)) return own;
+  if (own && REASONS.has(own)) return own;
   return isTerminal(err) ? "ReconcileTerminal" : "ReconcileError";
 }
 

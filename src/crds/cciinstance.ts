@@ -5,12 +5,13 @@ import {
   type CustomResource,
   conditionColumns,
   described,
+  type FieldRule,
   GROUP,
   VERSION,
   withRules,
 } from "./definition.js";
 import { connectionFields, INTEGER_LIMITS, serviceId } from "./fields.js";
-import { mutabilityRules } from "./mutability.js";
+import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 
 /** An image to save from the instance: `imageName:tag`, saved once. */
 export const cciImageSchema = z
@@ -35,6 +36,19 @@ export const cciImageSchema = z
   .meta({ description: "An image to save from the instance; each name and tag is saved once." });
 /** An image to save from a CCI instance. */
 export type CciImage = z.infer<typeof cciImageSchema>;
+
+/** The CciInstance spec fields that select the observed instance, fixed (see mutability.ts). */
+export const CCI_INSTANCE_MUTABILITY: readonly FieldRule[] = [
+  ...(["instanceId", "name", "aidcId"] as const).map(
+    (field): FieldRule => ({
+      field,
+      mutability: "immutable",
+      owner: "operator",
+      why: "it selects the observed instance; create another CciInstance to observe a different one",
+    }),
+  ),
+  CONNECTION_REF_RULE,
+];
 
 /** Desired state of a CciInstance: which instance to observe and which images to save. */
 export const CciInstanceSpec = withRules(
@@ -77,7 +91,7 @@ export const CciInstanceSpec = withRules(
     fieldPath: ".aidcId",
     reason: "FieldValueForbidden",
   },
-  ...mutabilityRules("CciInstance"),
+  ...mutabilityRules(CCI_INSTANCE_MUTABILITY),
 );
 /** Desired state of a CciInstance. */
 export type CciInstanceSpec = z.infer<typeof CciInstanceSpec>;
@@ -180,6 +194,17 @@ export const cciInstanceCrd: CrdDefinition<typeof CciInstanceSpec, typeof CciIns
   group: GROUP,
   version: VERSION,
   kind: "CciInstance",
+  health: {
+    // The observed instance's own state (the operator cannot create or repair it).
+    field: "remoteStatus",
+    states: {
+      ERROR: { health: "Degraded", message: "The instance is ERROR" },
+      FAILED: { health: "Degraded", message: "The instance is FAILED" },
+      STOPPED: { health: "Suspended", message: "The instance is STOPPED" },
+    },
+  },
+  remote: "observed",
+  mutability: CCI_INSTANCE_MUTABILITY,
   namespaced: true,
   plural: "cciinstances",
   singular: "cciinstance",

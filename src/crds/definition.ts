@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { OwnReasons } from "./reasons/own.js";
 
 /** API group of every custom resource of the operator. */
 export const GROUP = "aidc.io";
@@ -114,6 +115,39 @@ export function conditionColumns(readyMeaning: string): PrinterColumn[] {
   ];
 }
 
+/** How a field may change after creation. */
+export type Mutability =
+  /** Cannot be added, removed or changed. */
+  | "immutable"
+  /** May go from unset to set once, never change or be removed. */
+  | "setOnce";
+
+/** One spec field that may not change freely (see mutability.ts). */
+export interface FieldRule {
+  field: string;
+  mutability: Mutability;
+  /** Whose rule it is. */
+  owner: "service" | "operator";
+  /** Why, and what to do instead (completes the refusal message). */
+  why: string;
+}
+
+/** A health of Argo CD that a kind's own state may decide by itself. */
+export type KindHealthStatus = "Healthy" | "Degraded" | "Suspended";
+
+/**
+ * The kind's own states that decide its Argo CD health by themselves, once the status is
+ * current (scripts/generate-argocd.ts writes them into the kind's health script): the
+ * values of one status field, e.g. a TrainingJob's `phase` Succeeded is Healthy whatever
+ * its conditions. A Degraded state's message gets the Ready condition's message added.
+ */
+export interface KindHealth {
+  /** The status field (a string) that holds the state, e.g. `phase`. */
+  field: string;
+  /** The health and message of each value that decides; other values leave it to the conditions. */
+  states: Readonly<Record<string, { health: KindHealthStatus; message: string }>>;
+}
+
 /**
  * Everything the generator needs to render one kind's CustomResourceDefinition. The
  * zod schemas are the source of truth; descriptions, defaults and CEL rules live in
@@ -142,6 +176,20 @@ export interface CrdDefinition<
   spec: Spec;
   status: Status;
   printerColumns: PrinterColumn[];
+  /**
+   * How the operator treats the kind's remote resource: `managed`, the generic managed
+   * loop (src/controllers/managed) drives it; `observed`, its own controller observes it
+   * (CciInstance); `none`, its objects name no remote resource (ServiceConnection). The
+   * objects of a `managed` or `observed` kind call the service: the reason table's
+   * "service kinds" rows apply to them, and its "managed kinds" rows to `managed` ones.
+   */
+  remote: "managed" | "observed" | "none";
+  /** The spec fields that may not change freely (the CRD's transition rules, docs/crds.md). */
+  mutability: readonly FieldRule[];
+  /** The condition reasons only this kind writes (`ownReasons` of reasons.ts), if any. */
+  reasons?: OwnReasons;
+  /** Its own states that decide its Argo CD health, if any. */
+  health?: KindHealth;
 }
 
 /**

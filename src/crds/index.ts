@@ -6,6 +6,7 @@
 import { cciInstanceCrd } from "./cciinstance.js";
 import type { CrdDefinition } from "./definition.js";
 import { nasVolumeCrd } from "./nasvolume.js";
+import { ReasonTable } from "./reason-table.js";
 import { serviceConnectionCrd } from "./serviceconnection.js";
 import { trainingJobCrd } from "./trainingjob.js";
 import { trainingTemplateCrd } from "./trainingtemplate.js";
@@ -18,6 +19,7 @@ export * from "./kstatus.js";
 export * from "./manifest.js";
 export * from "./mutability.js";
 export * from "./nasvolume.js";
+export * from "./reason-table.js";
 export * from "./reasons.js";
 export * from "./serviceconnection.js";
 export * from "./training.js";
@@ -32,3 +34,6 @@ export const allCrds: readonly CrdDefinition[] = [
   trainingTemplateCrd,
   serviceConnectionCrd,
 ];
+
+/** The reason table of every kind: the shared reasons and each kind's own (reason-table.ts). */
+export const REASONS = new ReasonTable(allCrds);

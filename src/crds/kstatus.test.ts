@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { allCrds, REASONS } from "./index.js";
 import { kstatusCondition } from "./kstatus.js";
-import { CONDITION_REASONS, isTerminalReason, terminalReasonsOf } from "./reasons.js";
+import { ReasonTable } from "./reason-table.js";
+import { CONDITION_REASONS, ownReason, ownReasons } from "./reasons.js";
 
 const c = (type: string, status: string, reason: string, message = "") => ({
   type,
@@ -74,7 +76,7 @@ describe("kstatusCondition", () => {
   ];
   for (const t of cases) {
     it(t.reason, () => {
-      const got = kstatusCondition(t.conditions);
+      const got = kstatusCondition(t.conditions, REASONS);
       if (t.want === undefined) expect(got).toBeUndefined();
       else expect(got).toMatchObject({ status: "True", ...t.want });
     });
@@ -89,11 +91,56 @@ describe("the reason table", () => {
   });
 
   it("makes a 403 terminal for every kind", () => {
-    for (const kind of ["TrainingJob", "NasVolume", "CciInstance", "TrainingTemplate"]) {
-      expect(terminalReasonsOf(kind)).toContain("ApiKeyRefused");
-      expect(terminalReasonsOf(kind)).toContain("ReconcileTerminal");
+    for (const { kind } of allCrds.filter((c) => c.remote !== "none")) {
+      expect(REASONS.reasonsOf(kind, "Terminal")).toContain("ApiKeyRefused");
+      expect(REASONS.reasonsOf(kind, "Terminal")).toContain("ReconcileTerminal");
     }
-    expect(isTerminalReason("ReconcileError")).toBe(false);
-    expect(isTerminalReason("NotOneOfOurs")).toBe(false);
+    expect(REASONS.isTerminal("ReconcileError")).toBe(false);
+    expect(REASONS.isTerminal("NotOneOfOurs")).toBe(false);
+  });
+});
+
+describe("the reason table of a set of kinds", () => {
+  const widget = {
+    kind: "Widget",
+    remote: "managed" as const,
+    reasons: ownReasons({
+      WidgetJammed: ownReason("Terminal", ["Synced"], "The widget is jammed."),
+      WidgetWinding: ownReason("UnderWay", ["Ready"], "The widget is being wound."),
+    }),
+  };
+  const gadget = { kind: "Gadget", remote: "observed" as const };
+
+  it("gives a new kind the shared reasons of its groups, with no edit of the shared table", () => {
+    const table = new ReasonTable([widget, gadget]);
+    expect(table.entry("ApiKeyRefused")?.kinds).toEqual(["Widget", "Gadget"]);
+    expect(table.entry("CreateFailed")?.kinds).toEqual(["Widget"]);
+    expect(table.reasonsOf("Gadget", "Terminal")).not.toContain("CreateFailed");
+  });
+
+  it("adds a kind's own reasons, for that kind only, to kstatus and the terminal lists", () => {
+    const table = new ReasonTable([widget, gadget]);
+    expect(table.reasonsOf("Widget", "Terminal")).toContain("WidgetJammed");
+    expect(table.reasonsOf("Gadget", "Terminal")).not.toContain("WidgetJammed");
+    const jammed = { type: "Synced", status: "False", reason: "WidgetJammed", message: "stuck" };
+    expect(kstatusCondition([jammed], table)).toMatchObject({ type: "Stalled" });
+    const winding = { type: "Ready", status: "False", reason: "WidgetWinding", message: "" };
+    expect(kstatusCondition([winding], table)).toMatchObject({ type: "Reconciling" });
+    expect(kstatusCondition([winding], REASONS)).toBeUndefined();
+  });
+
+  it("refuses a kind's own reason that the shared table or another kind has", () => {
+    const shadow = { ...gadget, reasons: ownReasons({ CreateFailed: ownReason("Ok", [], "") }) };
+    expect(() => new ReasonTable([widget, shadow])).toThrow(
+      "reason CreateFailed of Gadget is already in the reason table",
+    );
+    const twin = { ...gadget, reasons: widget.reasons };
+    expect(() => new ReasonTable([widget, twin])).toThrow(/WidgetJammed of Gadget .*\(Widget\)/);
+  });
+
+  it("refuses an own reason that is not PascalCase", () => {
+    expect(() => ownReasons({ widget_jammed: ownReason("Terminal", [], "") })).toThrow(
+      "not PascalCase",
+    );
   });
 });

@@ -12,7 +12,13 @@
  *
  * With neither, kstatus reads `Ready`: True is Current, anything else InProgress.
  */
-import { reasonEntry } from "./reasons.js";
+import type { ReasonState } from "./reasons.js";
+
+/** What the derivation reads of the reason table (`REASONS` of src/crds/index.ts). */
+export interface ReasonStates {
+  /** The state of `reason`, or undefined for a string that is not one of ours. */
+  stateOf(reason: string): ReasonState | undefined;
+}
 
 /** The parts of a condition the derivation reads. */
 export interface ConditionView {
@@ -42,19 +48,20 @@ function describe(c: ConditionView): string {
 
 /**
  * The kstatus condition implied by `conditions` (their Reconciling and Stalled are
- * ignored): Stalled, Reconciling, or none.
+ * ignored) under the reason table `reasons`: Stalled, Reconciling, or none.
  */
 export function kstatusCondition(
   conditions: readonly ConditionView[],
+  reasons: ReasonStates,
 ): KstatusCondition | undefined {
   const others = conditions.filter((c) => !(KSTATUS_TYPES as readonly string[]).includes(c.type));
   const stalled = STALLING_TYPES.map((t) => others.find((c) => c.type === t)).find(
-    (c) => c && c.status !== "True" && reasonEntry(c.reason)?.state === "Terminal",
+    (c) => c && c.status !== "True" && reasons.stateOf(c.reason) === "Terminal",
   );
   if (stalled) {
     return { type: "Stalled", status: "True", reason: stalled.reason, message: describe(stalled) };
   }
-  const busy = others.find((c) => reasonEntry(c.reason)?.state === "UnderWay");
+  const busy = others.find((c) => reasons.stateOf(c.reason) === "UnderWay");
   if (busy) {
     return { type: "Reconciling", status: "True", reason: busy.reason, message: describe(busy) };
   }

@@ -5,6 +5,7 @@ import {
   type CustomResource,
   conditionColumns,
   described,
+  type FieldRule,
   GROUP,
   VERSION,
   withRules,
@@ -17,7 +18,42 @@ import {
   serviceId,
   subscriptionSchema,
 } from "./fields.js";
-import { mutabilityRules } from "./mutability.js";
+import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+
+/** The NasVolume spec fields that may not change freely (see mutability.ts). */
+export const NAS_VOLUME_MUTABILITY: readonly FieldRule[] = [
+  {
+    field: "productCode",
+    mutability: "immutable",
+    owner: "service",
+    why: "the product of a storage is fixed when it is subscribed; create a new NasVolume for another product",
+  },
+  {
+    field: "name",
+    mutability: "immutable",
+    owner: "service",
+    why: "it is the storage's directory name, fixed when the storage is subscribed",
+  },
+  {
+    field: "description",
+    mutability: "immutable",
+    owner: "service",
+    why: "the service offers no update of a storage's description",
+  },
+  {
+    field: "aidcId",
+    mutability: "immutable",
+    owner: "service",
+    why: "a storage cannot move to another compute center",
+  },
+  {
+    field: "storageId",
+    mutability: "setOnce",
+    owner: "operator",
+    why: "it binds the object to its storage instance (it may be set once, e.g. to resolve CreateOutcomeUnknown); to use another storage, or when the storage no longer exists, delete this NasVolume and create a new one",
+  },
+  CONNECTION_REF_RULE,
+];
 
 /** Desired state of a NasVolume: one NAS file storage of the service. */
 export const NasVolumeSpec = withRules(
@@ -56,7 +92,7 @@ export const NasVolumeSpec = withRules(
       description:
         "Desired NAS storage. capacityGB, mountPath and deletionPolicy may change; productCode, name, description and aidcId are fixed at creation; storageId may only be set once.",
     }),
-  ...mutabilityRules("NasVolume"),
+  ...mutabilityRules(NAS_VOLUME_MUTABILITY),
 );
 /** Desired state of a NasVolume, with the CRD's defaults applied. */
 export type NasVolumeSpec = z.infer<typeof NasVolumeSpec>;
@@ -129,6 +165,12 @@ export const nasVolumeCrd: CrdDefinition<typeof NasVolumeSpec, typeof NasVolumeS
   group: GROUP,
   version: VERSION,
   kind: "NasVolume",
+  health: {
+    field: "phase",
+    states: { Failed: { health: "Degraded", message: "The storage failed" } },
+  },
+  remote: "managed",
+  mutability: NAS_VOLUME_MUTABILITY,
   namespaced: true,
   plural: "nasvolumes",
   singular: "nasvolume",

@@ -220,6 +220,8 @@ export const serviceConnectionCrd: CrdDefinition<
   group: GROUP,
   version: VERSION,
   kind: "ServiceConnection",
+  remote: "none",
+  mutability: [],
   namespaced: false,
   plural: "serviceconnections",
   singular: "serviceconnection",

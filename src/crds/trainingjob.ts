@@ -5,12 +5,13 @@ import {
   type CustomResource,
   conditionColumns,
   described,
+  type FieldRule,
   GROUP,
   VERSION,
   withRules,
 } from "./definition.js";
 import { connectionFields, deletionPolicy, localObjectReference } from "./fields.js";
-import { mutabilityRules } from "./mutability.js";
+import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 import { TrainingJobStatus } from "./trainingjob-status.js";
 
@@ -101,6 +102,29 @@ const directRules: CelRule[] = (["image", "productCode", "workerCount"] as const
   reason: "FieldValueRequired",
 }));
 
+/**
+ * The TrainingJob spec fields fixed at submission, the service's rule (see
+ * mutability.ts).
+ */
+export const TRAINING_JOB_MUTABILITY: readonly FieldRule[] = [
+  ...[
+    "taskName",
+    "createType",
+    "templateRef",
+    "copyFrom",
+    "priority",
+    ...Object.keys(trainingConfigShape),
+  ].map(
+    (field): FieldRule => ({
+      field,
+      mutability: "immutable",
+      owner: "service",
+      why: "the service cannot change a submitted training task (only its description and ports); create a new TrainingJob instead",
+    }),
+  ),
+  CONNECTION_REF_RULE,
+];
+
 /** Desired state of a TrainingJob: one distributed training task of the service. */
 export const TrainingJobSpec = withRules(
   z.object(shape).meta({
@@ -111,7 +135,7 @@ export const TrainingJobSpec = withRules(
   ...refRules("templateRef", "TEMPLATE"),
   ...refRules("copyFrom", "COPY"),
   ...directRules,
-  ...mutabilityRules("TrainingJob"),
+  ...mutabilityRules(TRAINING_JOB_MUTABILITY),
 );
 /** Desired state of a TrainingJob, with the CRD's defaults applied. */
 export type TrainingJobSpec = z.infer<typeof TrainingJobSpec>;
@@ -124,6 +148,18 @@ export const trainingJobCrd: CrdDefinition<typeof TrainingJobSpec, typeof Traini
   group: GROUP,
   version: VERSION,
   kind: "TrainingJob",
+  health: {
+    // A finished task is Healthy and a failed one Degraded whatever its conditions, as
+    // Argo CD shows a Job; a stopped task is Suspended.
+    field: "phase",
+    states: {
+      Succeeded: { health: "Healthy", message: "The training task finished" },
+      Failed: { health: "Degraded", message: "The training task failed" },
+      Stopped: { health: "Suspended", message: "The training task was stopped" },
+    },
+  },
+  remote: "managed",
+  mutability: TRAINING_JOB_MUTABILITY,
   namespaced: true,
   plural: "trainingjobs",
   singular: "trainingjob",

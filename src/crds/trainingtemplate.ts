@@ -5,6 +5,7 @@ import {
   type CustomResource,
   conditionColumns,
   described,
+  type FieldRule,
   GROUP,
   VERSION,
   withRules,
@@ -15,7 +16,7 @@ import {
   INTEGER_LIMITS,
   localObjectReference,
 } from "./fields.js";
-import { mutabilityRules } from "./mutability.js";
+import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 
 const shape = {
@@ -47,6 +48,17 @@ const CONFIG_FIELDS = [
   ...(Object.keys(trainingConfigShape) as (keyof typeof trainingConfigShape)[]),
 ];
 
+/** The TrainingTemplate spec fields that may not change freely (see mutability.ts). */
+export const TRAINING_TEMPLATE_MUTABILITY: readonly FieldRule[] = [
+  {
+    field: "fromTrainingJobRef",
+    mutability: "immutable",
+    owner: "operator",
+    why: "a template is saved from its TrainingJob once; create another TrainingTemplate to save another job",
+  },
+  CONNECTION_REF_RULE,
+];
+
 /** Desired state of a TrainingTemplate: a saved training configuration of the service. */
 export const TrainingTemplateSpec = withRules(
   z.object(shape).meta({
@@ -66,7 +78,7 @@ export const TrainingTemplateSpec = withRules(
     fieldPath: `.${f}`,
     reason: "FieldValueRequired" as const,
   })),
-  ...mutabilityRules("TrainingTemplate"),
+  ...mutabilityRules(TRAINING_TEMPLATE_MUTABILITY),
 );
 /** Desired state of a TrainingTemplate, with the CRD's defaults applied. */
 export type TrainingTemplateSpec = z.infer<typeof TrainingTemplateSpec>;
@@ -101,6 +113,8 @@ export const trainingTemplateCrd: CrdDefinition<
   group: GROUP,
   version: VERSION,
   kind: "TrainingTemplate",
+  remote: "managed",
+  mutability: TRAINING_TEMPLATE_MUTABILITY,
   namespaced: true,
   plural: "trainingtemplates",
   singular: "trainingtemplate",

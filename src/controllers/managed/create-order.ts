@@ -3,7 +3,7 @@
  * before ordering, the pending marker with a fresh client token, the create call, and
  * what its answer binds (an id at once, or a subscription to poll).
  */
-import { reasonEntry } from "../../crds/reasons.js";
+import { REASONS } from "../../crds/index.js";
 import { rfc3339 } from "../../runtime/clock.js";
 import {
   ANNOTATIONS,
@@ -55,8 +55,7 @@ function refusedCreate<T extends ManagedObject, R>(
   options: ManagedOptions,
 ): Outcome<R> {
   // Waiting for something on its way (a referenced object, capacity) is no warning.
-  if (reasonEntry(refusal.reason)?.state === "UnderWay")
-    run.normal(refusal.reason, refusal.message);
+  if (REASONS.stateOf(refusal.reason) === "UnderWay") run.normal(refusal.reason, refusal.message);
   else run.warning(refusal.reason, refusal.message);
   const cond = { status: "False" as const, reason: refusal.reason, message: refusal.message };
   return {

@@ -2,27 +2,27 @@
  * The reasons every kind writes (reasons.ts has the whole table): the outcome of a
  * reconcile, the service's refusals, tenancy's refused bindings and the deletion policy.
  */
-import { ALL, CONN, entry, MANAGED, type ReasonEntry } from "./entry.js";
+import { ALL, EVERY, entry, MANAGED, type ReasonEntry } from "./entry.js";
 
 /** Shared by every kind. */
 export const COMMON_REASONS = {
-  ReconcileSuccess: entry("Ok", ["Synced"], [...ALL, ...CONN], "The last reconcile succeeded."),
+  ReconcileSuccess: entry("Ok", ["Synced"], EVERY, "The last reconcile succeeded."),
   ReconcileError: entry(
     "UnderWay",
     ["Synced"],
-    [...ALL, ...CONN],
+    EVERY,
     "The last reconcile failed with a retryable error (network, 5xx, 429, a malformed answer); the operator backs off and retries. The message says what failed.",
   ),
   ReconcileTerminal: entry(
     "Terminal",
     ["Synced"],
-    [...ALL, ...CONN],
+    EVERY,
     "The service refused the request, or the operator cannot do what the spec asks; the message says why. Change the spec (or the operator's configuration).",
   ),
   ApiKeyRefused: entry(
     "Terminal",
     ["Ready", "Synced"],
-    [...ALL, ...CONN],
+    EVERY,
     "The service refused the API key (403 or 401), or the key cannot be read. Fix the API-key Secret: the operator tries again at once when it changes (and on a slow backoff, in case the refusals were a passing burst).",
   ),
   OperationMissingTerminal: entry(
@@ -34,7 +34,7 @@ export const COMMON_REASONS = {
   SubscriptionResultUnknownTerminal: entry(
     "Terminal",
     ["Synced"],
-    [...MANAGED],
+    MANAGED,
     "A subscription result has a shape or state the operator cannot map; the message names the configuration key to set. Retried on a slow backoff.",
   ),
   ReconcileTimeout: entry(
@@ -80,7 +80,7 @@ export const TENANCY_REASONS = {
   OwnedElsewhereRefused: entry(
     "Terminal",
     ["Ready", "Synced"],
-    [...MANAGED],
+    MANAGED,
     "The remote resource carries the owner mark of another namespace's object: the operator created it for that namespace, and does not touch it from this one (no update, no Delete). Bind this object to a resource of its own namespace.",
   ),
 } as const satisfies Record<string, ReasonEntry>;
@@ -90,13 +90,13 @@ export const DELETION_POLICY_REASONS = {
   DeletePolicyHonoured: entry(
     "Ok",
     ["DeletionPolicy"],
-    [...MANAGED],
+    MANAGED,
     "deletionPolicy Delete can be honoured: a delete operation is configured.",
   ),
   NoDeleteOperation: entry(
     "Terminal",
     ["DeletionPolicy"],
-    [...MANAGED],
+    MANAGED,
     "deletionPolicy is Delete but the operator has no delete operation configured for this kind: deleting the object would leave the remote resource in the service. Configure the delete operation (docs/install.md) or set deletionPolicy: Orphan.",
   ),
 } as const satisfies Record<string, ReasonEntry>;

@@ -4,20 +4,23 @@
  * are joined into one table.
  */
 
-/** The operator's kinds (the `kind` of each CrdDefinition). */
-export type KindName =
-  | "TrainingJob"
-  | "NasVolume"
-  | "CciInstance"
-  | "TrainingTemplate"
-  | "ServiceConnection";
+/**
+ * The kinds that write a reason: every kind, every kind whose objects call the service (`remote`
+ * "managed" or "observed" in its CrdDefinition), the kinds whose remote resource the
+ * generic managed loop drives (`remote: "managed"`), or the kinds named. The groups are
+ * resolved against the registered kinds (reason-table.ts), so a new kind gets the
+ * shared reasons without an edit here.
+ */
+export type KindSet = "every kind" | "service kinds" | "managed kinds" | readonly string[];
 
-/** The kinds whose remote resource the generic managed loop drives. */
-export const MANAGED: readonly KindName[] = ["TrainingJob", "NasVolume", "TrainingTemplate"];
+/** Every kind. */
+export const EVERY = "every kind";
+/** The kinds the generic managed loop drives. */
+export const MANAGED = "managed kinds";
 /** Every kind whose objects call the service (every kind but ServiceConnection). */
-export const ALL: readonly KindName[] = [...MANAGED, "CciInstance"];
+export const ALL = "service kinds";
 /** The cluster-scoped ServiceConnection. */
-export const CONN: readonly KindName[] = ["ServiceConnection"];
+export const CONN: readonly string[] = ["ServiceConnection"];
 
 /**
  * What a reason says about the object:
@@ -38,7 +41,7 @@ export interface ReasonEntry {
   /** The condition types that carry the reason. */
   conditions: readonly string[];
   /** The kinds that write it. */
-  kinds: readonly KindName[];
+  kinds: KindSet;
   /** What it means, and for a Terminal reason what the user does about it. */
   meaning: string;
 }
@@ -46,14 +49,14 @@ export interface ReasonEntry {
 export const entry = (
   state: ReasonState,
   conditions: readonly string[],
-  kinds: readonly KindName[],
+  kinds: KindSet,
   meaning: string,
 ): ReasonEntry => ({ state, conditions, kinds, meaning });
 
-export const TJ: readonly KindName[] = ["TrainingJob"];
-export const NAS: readonly KindName[] = ["NasVolume"];
-export const CCI: readonly KindName[] = ["CciInstance"];
-export const TT: readonly KindName[] = ["TrainingTemplate"];
+export const TJ: readonly string[] = ["TrainingJob"];
+export const NAS: readonly string[] = ["NasVolume"];
+export const CCI: readonly string[] = ["CciInstance"];
+export const TT: readonly string[] = ["TrainingTemplate"];
 export const REFUSAL = ["Ready", "Synced"] as const;
 
 /** The intersection of the members of union `U`. */

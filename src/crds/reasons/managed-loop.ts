@@ -21,37 +21,37 @@ export const MANAGED_LOOP_REASONS = {
   Creating: entry(
     "UnderWay",
     ["Ready"],
-    [...MANAGED],
+    MANAGED,
     "The remote resource is being created (subscription pending, or a create's outcome is being looked up).",
   ),
   Updating: entry(
     "UnderWay",
     ["Synced"],
-    [...MANAGED],
+    MANAGED,
     "A change of the spec waits to be sent (e.g. for an earlier change to show).",
   ),
   Deleting: entry(
     "UnderWay",
     ["Ready"],
-    [...MANAGED],
+    MANAGED,
     "The object is being deleted (deletionPolicy Delete) and the operator waits: for a create in flight to resolve, for the kind's steps before deletion (e.g. a detach), or, after a delete the service accepted, until the service no longer shows the resource. The finalizer stays until then; the message says what is awaited.",
   ),
   CreateFailed: entry(
     "Terminal",
     ["Ready"],
-    [...MANAGED],
+    MANAGED,
     "The service refused the order (the subscription failed); the message has its reason. Change the spec: a new generation is ordered again.",
   ),
   CreateOutcomeUnknown: entry(
     "Terminal",
     REFUSAL,
-    [...MANAGED],
+    MANAGED,
     "A create may or may not have happened and the operator cannot tell. Set the annotation aidc.io/external-id to the resource's id, or remove aidc.io/create-pending to create it anew.",
   ),
   RemoteNotFound: entry(
     "Terminal",
     ["Ready"],
-    [...MANAGED],
+    MANAGED,
     "The bound remote resource does not exist (deleted outside the cluster, or an adopted id that never existed). The message says how to bind the object anew: remove the aidc.io/external-id annotation, or, for an id in the spec (which cannot change), delete the object and create a new one.",
   ),
 } as const satisfies Record<string, ReasonEntry>;

@@ -6,11 +6,13 @@
 --   Degraded     Ready or Synced is not True with a terminal reason (below)
 --   Progressing  anything else, including no status yet, a status older than
 --                the spec, and an object being deleted
+--   Suspended    Ready is False with a resting reason (below): nothing is wrong and
+--                nothing is under way (a task or an instance stopped)
 -- and, once status.observedGeneration == metadata.generation, the kind's own states
 -- that kindRule (below) reads, which go before the Healthy of Ready=True.
 
 -- Conditions: Ready reflects the remote resource, Synced the last
--- reconcile. The Terminal reasons of @KIND@ (src/crds/reasons.ts, the one table of
+-- reconcile. The Terminal reasons of @KIND@ (REASONS of src/crds, the one table of
 -- reasons): the operator will not succeed without a person.
 local TERMINAL_REASONS = {
 @TERMINAL_REASONS@
@@ -19,6 +21,11 @@ local TERMINAL_REASONS = {
 local function isTerminal(reason)
   return type(reason) == "string" and TERMINAL_REASONS[reason] == true
 end
+
+-- The Resting reasons of @KIND@: not ready, but nothing is wrong or under way.
+local RESTING_REASONS = {
+@RESTING_REASONS@
+}
 
 local function describe(c)
   local text = c.type .. " is " .. tostring(c.status)
@@ -37,9 +44,25 @@ local function readyDetail(ready)
   return (ready and ready.message and ready.message ~= "" and (": " .. ready.message) or "")
 end
 
--- The kind's own states: kindRule(status, ready) returns a health status and a
--- message, or nil when they decide nothing.
--- @KIND_RULE@ (scripts/generate-argocd.ts puts deploy/argocd/health/src/<kind>.lua here)
+-- The kind's own states (the `health` of its CrdDefinition in src/crds): the values
+-- of status.@STATE_FIELD@ that decide by themselves, as { health, message }.
+local KIND_STATES = {
+@KIND_STATES@
+}
+
+-- kindRule(status, ready) returns a health status and a message, or nil when the
+-- kind's own state decides nothing. A Degraded state adds the Ready message.
+local function kindRule(status, ready)
+  local value = status["@STATE_FIELD@"]
+  local state = type(value) == "string" and KIND_STATES[value] or nil
+  if state == nil then
+    return nil
+  end
+  if state[1] == "Degraded" then
+    return state[1], state[2] .. readyDetail(ready)
+  end
+  return state[1], state[2]
+end
 
 local hs = {}
 local generation = obj.metadata and obj.metadata.generation
@@ -94,6 +117,13 @@ if upToDate then
     hs.message = message
     return hs
   end
+end
+
+if ready ~= nil and ready.status == "False" and type(ready.reason) == "string"
+    and RESTING_REASONS[ready.reason] == true and current(ready) then
+  hs.status = "Suspended"
+  hs.message = describe(ready)
+  return hs
 end
 
 if ready ~= nil and ready.status == "True" and upToDate then

@@ -1,4 +1,0 @@
--- TrainingTemplate: no state of its own; Ready and Synced say all.
-local function kindRule(status, ready)
-  return nil
-end

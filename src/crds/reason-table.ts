@@ -1,0 +1,80 @@
+/**
+ * The whole reason table of a set of kinds: the shared table (reasons.ts) with its kind
+ * groups resolved against the kinds, and each kind's own reasons (the `reasons` of its
+ * CrdDefinition). src/crds/index.ts builds the one of the registered kinds, `REASONS`,
+ * which kstatus, the controllers, the Argo CD generator and docs/conditions.md read.
+ */
+import type { CrdDefinition } from "./definition.js";
+import { CONDITION_REASONS, type ReasonEntry, type ReasonState } from "./reasons.js";
+
+/** A row of the table, with the kinds that write it named. */
+export interface KindReasonEntry extends Omit<ReasonEntry, "kinds"> {
+  kinds: readonly string[];
+  /** The group the shared table named, when it named one rather than kinds. */
+  group?: "every kind" | "service kinds" | "managed kinds";
+}
+
+/** What the table must know of a kind. */
+export type ReasonTableKind = Pick<CrdDefinition, "kind" | "remote" | "reasons">;
+
+/** The reason table of a set of kinds (see the module comment). */
+export class ReasonTable {
+  private readonly rows = new Map<string, KindReasonEntry>();
+
+  /** Throws when a kind declares a reason the shared table or another kind has. */
+  constructor(kinds: readonly ReasonTableKind[]) {
+    const every = kinds.map((k) => k.kind);
+    const service = kinds.filter((k) => k.remote !== "none").map((k) => k.kind);
+    const managed = kinds.filter((k) => k.remote === "managed").map((k) => k.kind);
+    for (const [reason, e] of Object.entries(CONDITION_REASONS) as [string, ReasonEntry][]) {
+      const groups = { "every kind": every, "service kinds": service, "managed kinds": managed };
+      const named = typeof e.kinds === "string" ? groups[e.kinds] : e.kinds;
+      const group = typeof e.kinds === "string" ? { group: e.kinds } : {};
+      this.rows.set(reason, { ...e, ...group, kinds: named });
+    }
+    for (const k of kinds) {
+      for (const [reason, e] of Object.entries(k.reasons?.entries ?? {})) {
+        const other = this.rows.get(reason);
+        if (other) {
+          throw new Error(
+            `reason ${reason} of ${k.kind} is already in the reason table (${other.kinds.join(", ")})`,
+          );
+        }
+        this.rows.set(reason, { ...e, kinds: [k.kind] });
+      }
+    }
+  }
+
+  /** The row of `reason`, or undefined for a string that is not one of ours. */
+  entry(reason: string): KindReasonEntry | undefined {
+    return this.rows.get(reason);
+  }
+
+  /** The state of `reason`, or undefined for a string that is not one of ours. */
+  stateOf(reason: string): ReasonState | undefined {
+    return this.rows.get(reason)?.state;
+  }
+
+  /** True when `reason` is one of the operator's reasons. */
+  has(reason: string): boolean {
+    return this.rows.has(reason);
+  }
+
+  /** True when `reason` is Terminal: retrying will not help, a person must act. */
+  isTerminal(reason: string): boolean {
+    return this.stateOf(reason) === "Terminal";
+  }
+
+  /** The reasons in `state` that `kind` writes, sorted (e.g. the Argo CD scripts' lists). */
+  reasonsOf(kind: string, state: ReasonState): string[] {
+    return [...this.rows]
+      .filter(([, e]) => e.state === state && e.kinds.includes(kind))
+      .map(([r]) => r)
+      .sort();
+  }
+
+  /** Every row, the shared table's first, then each kind's own in the order of the kinds. */
+  entries(): [string, KindReasonEntry][] {
+    return [...this.rows];
+  }
+}
