@@ -40,6 +40,7 @@ const { values: flags } = parseArgs({
     "max-old-space-mib": { type: "string" },
     "max-semi-space-mib": { type: "string" },
     compiled: { type: "boolean" },
+    "cpu-prof-dir": { type: "string" },
   },
 });
 
@@ -70,6 +71,8 @@ const options = {
       ? undefined
       : num(flags["max-semi-space-mib"], "AIDC_BENCH_MAX_SEMI_SPACE_MIB", 0),
   compiled: flags.compiled ?? env.AIDC_BENCH_COMPILED === "true",
+  // Where the operator's processes write V8 CPU profiles (`node --cpu-prof`), if anywhere.
+  cpuProfDir: flags["cpu-prof-dir"] ?? env.AIDC_BENCH_CPU_PROF_DIR,
 };
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -141,6 +144,7 @@ async function main(): Promise<number> {
         ? { maxSemiSpaceMiB: options.maxSemiSpaceMiB }
         : {}),
       ...(options.compiled ? { compiled: true } : {}),
+      ...(options.cpuProfDir ? { cpuProfDir: resolve(options.cpuProfDir, "mixed") } : {}),
       logFile: operatorLog,
       progress,
     });
@@ -152,6 +156,7 @@ async function main(): Promise<number> {
             ? { maxSemiSpaceMiB: options.maxSemiSpaceMiB }
             : {}),
           ...(options.compiled ? { compiled: true } : {}),
+          ...(options.cpuProfDir ? { cpuProfDir: resolve(options.cpuProfDir, "nas") } : {}),
         });
     const ratio = (key: string) => {
       const a = operator[key];
@@ -195,7 +200,12 @@ async function main(): Promise<number> {
 async function compareWithReference(
   bench: BenchEnvironment,
   logDir: string,
-  extra: { maxOldSpaceMiB?: number; maxSemiSpaceMiB?: number; compiled?: boolean },
+  extra: {
+    maxOldSpaceMiB?: number;
+    maxSemiSpaceMiB?: number;
+    compiled?: boolean;
+    cpuProfDir?: string;
+  },
 ): Promise<Record<string, unknown>> {
   const defaults = operatorConfigSchema.parse({
     service: { baseUrl: bench.emulator.url, allowInsecureHttp: true },

@@ -43,6 +43,8 @@ export interface OperatorPhaseOptions {
   maxSemiSpaceMiB?: number;
   /** Run the compiled operator (dist/, as in the image) instead of src/ through tsx. */
   compiled?: boolean;
+  /** Where the operator writes a V8 CPU profile at exit (`--cpu-prof-dir`), if anywhere. */
+  cpuProfDir?: string;
   logFile: string;
   progress: (line: string) => void;
 }
@@ -69,6 +71,7 @@ export async function runOperatorPhase(
       : o.maxSemiSpaceMiB > 0
         ? [`--max-semi-space-size=${o.maxSemiSpaceMiB}`]
         : []),
+    ...(o.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${o.cpuProfDir}`] : []),
   ];
   const operator = startOperatorProcess({
     kubeconfig: env.kubeconfigPath,

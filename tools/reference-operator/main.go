@@ -5,9 +5,10 @@
 // Ready, and releases its finalizer on delete without deleting the remote storage.
 //
 // Per NasVolume: the finalizer and aidc.io/create-pending (a client token) in one
-// write; the subscription (the token in the description); aidc.io/subscription-key;
-// polls of the subscription until it resolves; aidc.io/external-id with the pending
-// annotations removed; a read of the storage; status Ready=True.
+// write; the subscription (the token in the description); a first poll of it: resolved
+// at once, aidc.io/external-id with the pending annotations removed in one write, else
+// aidc.io/subscription-key and polls until it resolves, then the id; a read of the
+// storage; status Ready=True.
 package main
 
 import (
@@ -170,8 +171,19 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.svc.call(ctx, http.MethodPost, "/v1/subscription/nasStorage/create", body, &key); err != nil {
 			return ctrl.Result{}, err
 		}
+		// The first poll comes before the key is written: an order that resolves at
+		// once is bound in one write (the id, the pending annotations removed), as the
+		// operator does; only one still pending (or whose poll failed) gets its key.
+		var first subscription
+		err := r.svc.call(ctx, http.MethodGet, "/v1/subscription/nasStorage/result/"+key, nil, &first)
+		if err == nil && strings.EqualFold(first.State, "succeeded") && first.InstanceID != "" {
+			return r.bind(ctx, obj, first.InstanceID)
+		}
 		if err := r.patchMeta(ctx, obj, map[string]any{annKey: key}, false); err != nil {
 			return ctrl.Result{}, err
+		}
+		if err == nil && !strings.EqualFold(first.State, "succeeded") {
+			return r.settle(ctx, obj, first)
 		}
 	}
 	// 3. Its result; the id binds the object.
@@ -179,20 +191,30 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.svc.call(ctx, http.MethodGet, "/v1/subscription/nasStorage/result/"+key, nil, &sub); err != nil {
 		return ctrl.Result{}, err
 	}
+	return r.settle(ctx, obj, sub)
+}
+
+// settle acts on a subscription's state: bound when it succeeded, requeued while pending.
+func (r *reconciler) settle(ctx context.Context, obj *unstructured.Unstructured, sub subscription) (ctrl.Result, error) {
 	switch strings.ToLower(sub.State) {
 	case "succeeded":
 		if sub.InstanceID == "" {
 			return ctrl.Result{}, errors.New("subscription succeeded without an instance id")
 		}
-		if err := r.patchMeta(ctx, obj, map[string]any{annExternalID: sub.InstanceID, annPending: nil, annKey: nil}, false); err != nil {
-			return ctrl.Result{}, err
-		}
-		return ctrl.Result{}, r.markReady(ctx, obj, sub.InstanceID)
+		return r.bind(ctx, obj, sub.InstanceID)
 	case "failed":
 		return ctrl.Result{}, nil
 	default:
 		return ctrl.Result{RequeueAfter: r.poll}, nil
 	}
+}
+
+// bind writes the external id with the pending annotations removed, then marks Ready.
+func (r *reconciler) bind(ctx context.Context, obj *unstructured.Unstructured, id string) (ctrl.Result, error) {
+	if err := r.patchMeta(ctx, obj, map[string]any{annExternalID: id, annPending: nil, annKey: nil}, false); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, r.markReady(ctx, obj, id)
 }
 
 // patchMeta merge-patches annotations (a nil value removes one), with the finalizer.
