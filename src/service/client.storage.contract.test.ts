@@ -206,6 +206,30 @@ describe("NAS scale, mount path, list, detail and delete", () => {
     expect(new Set(ids).size).toBe(12);
   });
 
+  it("answers the NAS ids of failed reads asked for at once from one walk, and walks anew for a later one", async () => {
+    const clock = svc.clock;
+    if (!clock) throw new Error("manual time expected");
+    const timed = svc.newClient({ now: clock.now });
+    const walks = () => svc.emulator.requestLog.read({ endpoint: "listNas" }).length;
+    await svc.admin.seed({ nas: Array.from({ length: 3 }, (_, i) => ({ name: `vol${i}` })) });
+    const [a, b, c] = await Promise.all([
+      timed.listNasIds(),
+      timed.listNasIds(),
+      timed.listNasIds(),
+    ]);
+    expect(a?.ids.size).toBe(3);
+    expect(a?.complete).toBe(true);
+    expect([b, c]).toEqual([a, a]);
+    expect(walks()).toBe(1);
+    // Asked at the time that walk started: it is recent enough.
+    await timed.listNasIds();
+    expect(walks()).toBe(1);
+    // A read that failed after the walk started needs a walk that started after it.
+    clock.advance(1);
+    await timed.listNasIds();
+    expect(walks()).toBe(2);
+  });
+
   it("deletes a NAS when the delete operation is configured; then it is not found", async () => {
     const id = await subscribedNas();
     await client.deleteNas(id);

@@ -110,4 +110,35 @@ describe("ListSnapshot", () => {
     expect(after?.records.get("a")?.v).toBe(2);
     expect(snap.walks).toBe(3);
   });
+
+  it("readSince waits out a walk that started earlier and walks again, for a view that started since", async () => {
+    const { list, clock, snap } = setup();
+    list.state.records = [{ id: "a", v: 1 }];
+    let open = () => {};
+    list.state.gate = new Promise((r) => {
+      open = r;
+    });
+    const early = snap.read(30_000);
+    clock.t += 5;
+    const failedReadAt = clock.t;
+    const since = snap.readSince(failedReadAt);
+    open();
+    expect((await early)?.fetchedAt).toBe(1_000);
+    const fresh = await since;
+    expect(fresh?.fetchedAt).toBe(failedReadAt);
+    expect(snap.walks).toBe(2);
+    // A view that started at or after the asked time is shared, not walked again.
+    expect((await snap.readSince(failedReadAt))?.fetchedAt).toBe(failedReadAt);
+    expect(snap.walks).toBe(2);
+  });
+
+  it("readOrThrow throws the walk's error and lets the next reader walk again", async () => {
+    const { list, snap } = setup();
+    list.state.fail = true;
+    await expect(snap.readOrThrow(30_000)).rejects.toThrow("list failed");
+    list.state.fail = false;
+    list.state.records = [{ id: "a", v: 1 }];
+    expect((await snap.readOrThrow(30_000)).records.has("a")).toBe(true);
+    expect(snap.walks).toBe(2);
+  });
 });

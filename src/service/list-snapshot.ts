@@ -3,11 +3,13 @@
  * id with the time the walk started. A settled object's routine poll reads its record
  * here instead of calling the detail read, so an idle fleet costs one list walk (N /
  * page size calls) per poll interval instead of N detail reads. Readers that arrive
- * while a walk is under way wait for it (one walk at a time); a failed walk is not
- * repeated before the asked age has passed, so a broken list costs each reader its
- * fallback (the detail read) and not a list walk on top.
+ * while a walk is under way wait for it (one walk at a time) when it is recent enough
+ * for them; a failed walk is not repeated before the asked age has passed, so a broken
+ * list costs each reader its fallback (the detail read) and not a list walk on top.
+ * Used for the NAS list (NasVolume), the task list (TrainingJob), the template list
+ * (TrainingTemplate) and the CCI list (CciInstance).
  */
-import { listRecords, type PageWalkEnd } from "./pagination.js";
+import { type ListedIds, listRecords, type PageWalkEnd } from "./pagination.js";
 
 /** One complete or partial walk of the list. */
 export interface ListSnapshotView<R> {
@@ -19,11 +21,25 @@ export interface ListSnapshotView<R> {
   complete: boolean;
 }
 
+/** The ids a view lists, and whether its walk was complete. */
+export function listedIds<R>(view: ListSnapshotView<R>): ListedIds {
+  return { ids: new Set(view.records.keys()), complete: view.complete };
+}
+
+/** A walk under way, and when it started. */
+interface Walk<R> {
+  startedAt: number;
+  done: Promise<ListSnapshotView<R> | undefined>;
+}
+
 /** A snapshot of one paged list, refreshed on demand when older than the asked age. */
 export class ListSnapshot<R> {
   private view: ListSnapshotView<R> | undefined;
+  /** When the last walk that failed started, unless a walk succeeded since. */
   private failedAt: number | undefined;
-  private walking: Promise<ListSnapshotView<R> | undefined> | undefined;
+  /** The error of the last walk that failed. */
+  private lastError: unknown;
+  private walking: Walk<R> | undefined;
   /** Bumped by `invalidate`: a walk started before it does not become the snapshot. */
   private generation = 0;
   /** Walks started so far (for tests and metrics). */
@@ -43,16 +59,40 @@ export class ListSnapshot<R> {
    * A snapshot fetched less than `maxAgeMs` ago, walking the list anew when the last one
    * is older; undefined when the walk fails (or failed less than `maxAgeMs` ago).
    */
-  async read(maxAgeMs: number): Promise<ListSnapshotView<R> | undefined> {
-    const now = this.now();
-    if (this.view && now - this.view.fetchedAt < maxAgeMs) return this.view;
-    if (this.walking) return this.walking;
-    if (this.failedAt !== undefined && now - this.failedAt < maxAgeMs) return undefined;
-    const walking = this.refresh().finally(() => {
-      if (this.walking === walking) this.walking = undefined;
-    });
-    this.walking = walking;
-    return walking;
+  read(maxAgeMs: number): Promise<ListSnapshotView<R> | undefined> {
+    return this.readSince(this.now() - maxAgeMs + 1);
+  }
+
+  /**
+   * A snapshot whose walk started at `since` or later (ms since the epoch), e.g. one that
+   * certainly reflects the service after a failed detail read; a walk under way that
+   * started earlier is waited for, then another is started. Undefined when the walk
+   * fails (or failed at `since` or later).
+   */
+  async readSince(since: number): Promise<ListSnapshotView<R> | undefined> {
+    for (;;) {
+      if (this.view && this.view.fetchedAt >= since) return this.view;
+      const walking = this.walking;
+      if (walking) {
+        const view = await walking.done;
+        if (walking.startedAt >= since) return view;
+        continue;
+      }
+      if (this.failedAt !== undefined && this.failedAt >= since) return undefined;
+      return this.start().done;
+    }
+  }
+
+  /**
+   * Like {@link read}, but a failed walk throws its error instead of answering
+   * undefined, and is walked again by the next reader (for readers that have no
+   * fallback and report the error, e.g. CciInstance).
+   */
+  async readOrThrow(maxAgeMs: number): Promise<ListSnapshotView<R>> {
+    this.failedAt = undefined;
+    const view = await this.read(maxAgeMs);
+    if (view) return view;
+    throw this.lastError;
   }
 
   /**
@@ -66,8 +106,19 @@ export class ListSnapshot<R> {
     this.walking = undefined;
   }
 
-  private async refresh(): Promise<ListSnapshotView<R> | undefined> {
-    const fetchedAt = this.now();
+  private start(): Walk<R> {
+    const startedAt = this.now();
+    const walk: Walk<R> = {
+      startedAt,
+      done: this.refresh(startedAt).finally(() => {
+        if (this.walking === walk) this.walking = undefined;
+      }),
+    };
+    this.walking = walk;
+    return walk;
+  }
+
+  private async refresh(fetchedAt: number): Promise<ListSnapshotView<R> | undefined> {
     const generation = this.generation;
     this.walks++;
     try {
@@ -78,8 +129,9 @@ export class ListSnapshot<R> {
         this.failedAt = undefined;
       }
       return view;
-    } catch {
+    } catch (error) {
       // The readers fall back to their detail reads, which report the error.
+      this.lastError = error;
       if (generation === this.generation) {
         this.view = undefined;
         this.failedAt = fetchedAt;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { listIdentities, paginate } from "./pagination.js";
+import { listRecords, paginate } from "./pagination.js";
 import type { Page } from "./schemas/envelope.js";
 
 function pagesOf(rows: number[], pageSizeCap = Number.POSITIVE_INFINITY, withTotal = true) {
@@ -85,7 +85,7 @@ describe("paginate", () => {
 
   it("returns whether the walk reached the end of the list", async () => {
     const ids = (fetchPage: Parameters<typeof paginate<number>>[0]) =>
-      listIdentities(paginate(fetchPage, String, 10), String);
+      listRecords(paginate(fetchPage, String, 10), String);
     expect((await ids(pagesOf(rows).fetchPage)).complete).toBe(true);
     expect((await ids(pagesOf(rows, 5, false).fetchPage)).complete).toBe(true);
     const ignoresPageNo = async (): Promise<Page<number>> => ({
@@ -100,7 +100,13 @@ describe("paginate", () => {
       pageNo === 1
         ? { records: [1, 2], pageNo, pageSize: 2, totalRows: 3 }
         : { records: [2], pageNo, pageSize: 2, totalRows: 3 };
-    const listed = await listIdentities(paginate(shifting, String, 2), String);
-    expect(listed).toEqual({ ids: new Set(["1", "2"]), complete: false });
+    const listed = await listRecords(paginate(shifting, String, 2), String);
+    expect(listed).toEqual({
+      records: new Map([
+        ["1", 1],
+        ["2", 2],
+      ]),
+      complete: false,
+    });
   });
 });

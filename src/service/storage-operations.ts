@@ -6,8 +6,8 @@
 
 import { emptyData, listOf, subscriptionKeySchema } from "./client-core.js";
 import { clientTokenInDescription } from "./client-token.js";
-import { ListSnapshot, type ListSnapshotView } from "./list-snapshot.js";
-import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "./pagination.js";
+import { ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
+import { type ListedIds, type PageWalkEnd, paginate } from "./pagination.js";
 import { type Page, pageOf } from "./schemas/envelope.js";
 import {
   type NasInstance,
@@ -123,12 +123,15 @@ export class StorageOperations extends TrainingOperations {
   }
 
   /**
-   * The ids of every NAS, from a walk of the whole NAS list, and whether the walk was
-   * complete (see `PageWalkEnd`); undefined when the NAS list is disabled.
+   * The ids of every NAS from a walk of the whole NAS list that started now or later
+   * (shared with every caller that asks meanwhile, list-snapshot.ts), and whether the
+   * walk was complete (see `PageWalkEnd`); undefined when the NAS list is disabled or the
+   * walk failed.
    */
   async listNasIds(): Promise<ListedIds | undefined> {
     if (!this.isEndpointEnabled("listNas")) return undefined;
-    return listIdentities(this.iterateNas(), (nas) => nas.id);
+    const view = await this.nasSnapshot.readSince(this.now());
+    return view && listedIds(view);
   }
 
   /**

@@ -6,7 +6,8 @@
 import { emptyData, listOf, ServiceClientCore, subscriptionKeySchema } from "./client-core.js";
 import { CLIENT_TOKEN_ENV } from "./client-token.js";
 import { ServiceMalformedResponseError, ServiceResultShapeError } from "./errors.js";
-import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "./pagination.js";
+import { ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
+import { type ListedIds, type PageWalkEnd, paginate } from "./pagination.js";
 import type { Page } from "./schemas/envelope.js";
 import { pageOf } from "./schemas/envelope.js";
 import { type NasInstance, nasInstanceSchema } from "./schemas/nas.js";
@@ -45,6 +46,13 @@ import {
 
 /** Training tasks, their pods and ports, and templates. */
 export class TrainingOperations extends ServiceClientCore {
+  /** The task list, walked at most once per asked age for every TrainingJob (`taskListSnapshot`). */
+  private readonly taskSnapshot = new ListSnapshot<TrainingTask>(
+    () => this.iterateTrainingTasks(),
+    (task) => task.id,
+    () => this.now(),
+  );
+
   // --- training tasks ----------------------------------------------------------------
 
   /**
@@ -108,7 +116,11 @@ export class TrainingOperations extends ServiceClientCore {
   /** Replaces a task's description (nothing else changes). */
   async updateTrainingTaskDesc(id: string, desc: string): Promise<void> {
     const body = this.validBody("updateTrainingTaskDesc", updateTaskDescBodySchema, { desc });
-    return this.call("updateTrainingTaskDesc", { params: { id }, body }, emptyData);
+    try {
+      return await this.call("updateTrainingTaskDesc", { params: { id }, body }, emptyData);
+    } finally {
+      this.taskSnapshot.invalidate();
+    }
   }
 
   /** Saves a task's configuration as a template named `name`. */
@@ -168,12 +180,30 @@ export class TrainingOperations extends ServiceClientCore {
   }
 
   /**
-   * The ids of every task, from a walk of the whole task list, and whether the walk was
-   * complete (see `PageWalkEnd`); undefined when the task list is disabled.
+   * The ids of every task from a walk of the whole task list that started now or later
+   * (shared with every caller that asks meanwhile, list-snapshot.ts), and whether the
+   * walk was complete (see `PageWalkEnd`); undefined when the task list is disabled or
+   * the walk failed.
    */
   async listTrainingTaskIds(): Promise<ListedIds | undefined> {
     if (!this.isEndpointEnabled("listTrainingTasks")) return undefined;
-    return listIdentities(this.iterateTrainingTasks(), (task) => task.id);
+    const view = await this.taskSnapshot.readSince(this.now());
+    return view && listedIds(view);
+  }
+
+  /**
+   * The whole task list by id, walked anew when the last walk is `maxAgeMs` old or more
+   * and shared by every caller (list-snapshot.ts); undefined when the task list is
+   * disabled, known to be missing, or its walk failed.
+   */
+  async taskListSnapshot(maxAgeMs: number): Promise<ListSnapshotView<TrainingTask> | undefined> {
+    if (
+      !this.isEndpointEnabled("listTrainingTasks") ||
+      this.operations.verdict("listTrainingTasks") === "missing"
+    ) {
+      return undefined;
+    }
+    return this.taskSnapshot.read(maxAgeMs);
   }
 
   /** The pods of a task (assumed endpoint). */

@@ -183,8 +183,10 @@ export interface ExternalClient<T extends ManagedObject, R, Refs = unknown> {
   /** Ids of remote resources carrying `token`; undefined when no list operation exists. */
   lookupByToken(call: ManagedCall<T, Refs>, token: string): Promise<string[] | undefined>;
   /**
-   * The ids of every remote resource of the kind, from a walk of its whole list, and
-   * whether the walk was complete; undefined when no list operation is configured. The
+   * The ids of every remote resource of the kind, from a walk of its whole list that
+   * started when this is called or later (shared by the callers meanwhile), and whether
+   * the walk was complete; undefined when no list operation is configured or the walk
+   * failed. The
    * evidence that a bound resource was deleted outside the cluster when its detail read
    * fails without a 404 envelope (gone-evidence.ts).
    */

@@ -2,7 +2,9 @@
  * Evidence from the list that a bound remote resource was deleted outside the cluster,
  * for a service that does not answer a detail read of an unknown id with a 404 envelope
  * (e.g. a 500, since the spec shows no other error). When the detail read of a bound
- * resource fails with an answer of the service, the kind's whole list is walked: absent
+ * resource fails with an answer of the service, the kind's list is consulted: a walk of
+ * the whole list that started after the read failed (one walk shared by every object
+ * whose read failed meanwhile, list-snapshot.ts, not one per object). Absent
  * from {@link ABSENT_LISTINGS_FOR_GONE} complete listings in a row (each page read, as
  * many distinct records as the service counts), and past the list visibility window
  * since its create, the resource counts as gone. One mechanism for every kind with a
