@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { PageWalkEnd } from "../../service/pagination.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
 import { CciSnapshot } from "./snapshot.js";
 
@@ -10,10 +11,11 @@ function lister(records: CciInstance[]) {
     calls,
     gate,
     releaseWalk: () => release?.(),
-    async *iterateCci(): AsyncGenerator<CciInstance> {
+    async *iterateCci(): AsyncGenerator<CciInstance, PageWalkEnd, undefined> {
       calls.walks += 1;
       if (gate.hold) await new Promise<void>((r) => (release = r));
       for (const r of records) yield r;
+      return { complete: true };
     },
   };
 }
@@ -54,9 +56,10 @@ describe("CciSnapshot", () => {
   it("walks again after a failed walk instead of caching the failure", async () => {
     let fail = true;
     const l = {
-      async *iterateCci(): AsyncGenerator<CciInstance> {
+      async *iterateCci(): AsyncGenerator<CciInstance, PageWalkEnd, undefined> {
         if (fail) throw new Error("list failed");
         yield { id: "a" };
+        return { complete: true };
       },
     };
     const snap = new CciSnapshot(l, { ttlMs: 100, now: () => 0 });
@@ -72,5 +75,28 @@ describe("CciSnapshot", () => {
     snap.invalidate();
     await snap.get();
     expect(l.calls.walks).toBe(2);
+  });
+
+  it("does not keep a walk that started before invalidate", async () => {
+    let records: CciInstance[] = [{ id: "old" }];
+    let release = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const l = {
+      async *iterateCci(): AsyncGenerator<CciInstance, PageWalkEnd, undefined> {
+        const seen = records;
+        await gate;
+        for (const r of seen) yield r;
+        return { complete: true };
+      },
+    };
+    const snap = new CciSnapshot(l, { ttlMs: 1_000, now: () => 0 });
+    const during = snap.get();
+    snap.invalidate();
+    records = [{ id: "new" }];
+    release();
+    expect((await during).byId.has("old")).toBe(true);
+    expect((await snap.get()).byId.has("new")).toBe(true);
   });
 });

@@ -7,13 +7,18 @@
  * expired walks the list, reconciles arriving meanwhile wait for that same walk, and
  * every reconcile within the TTL reuses it. The TTL is a little shorter than the poll
  * interval, so each object's periodic reconcile sees data fetched since its previous
- * one (a remote change shows within one poll interval plus the TTL at worst).
+ * one (a remote change shows within one poll interval plus the TTL at worst). The walk
+ * and its sharing are the service's {@link ListSnapshot} (as for NAS and tasks); here a
+ * failed walk throws to its readers (the reconcile reports it) and is walked again by
+ * the next reader.
  */
+import { ListSnapshot, type ListSnapshotView } from "../../service/list-snapshot.js";
+import type { PageWalkEnd } from "../../service/pagination.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
 
 /** The walk of the list the snapshot needs (ServiceClient.iterateCci). */
 export interface CciLister {
-  iterateCci(): AsyncIterable<CciInstance>;
+  iterateCci(): AsyncGenerator<CciInstance, PageWalkEnd, undefined>;
 }
 
 /** Every listed instance, by id, and when the walk started. */
@@ -21,6 +26,8 @@ export interface CciListView {
   byId: ReadonlyMap<string, CciInstance>;
   /** Start of the walk: every record reflects the service at or after this time. */
   fetchedAt: Date;
+  /** Whether the walk reached the end of the list (see `PageWalkEnd`). */
+  complete: boolean;
 }
 
 /** Options of {@link CciSnapshot}. */
@@ -33,38 +40,37 @@ export interface CciSnapshotOptions {
 
 /** A list of every CCI instance, fetched at most once per TTL. See the module comment. */
 export class CciSnapshot {
-  private current?: { view: CciListView; at: number };
-  private inflight?: Promise<CciListView>;
+  private readonly list: ListSnapshot<CciInstance>;
+  /** The last view handed out, and the walk it shows (the same walk, the same view). */
+  private last: { walk: ListSnapshotView<CciInstance>; view: CciListView } | undefined;
 
   constructor(
-    private readonly lister: CciLister,
+    lister: CciLister,
     private readonly options: CciSnapshotOptions,
-  ) {}
+  ) {
+    this.list = new ListSnapshot(
+      () => lister.iterateCci(),
+      (cci) => cci.id,
+      options.now,
+    );
+  }
 
   /** The current view; walks the list when the last walk is older than the TTL. */
-  get(): Promise<CciListView> {
-    const now = this.options.now();
-    if (this.current && now - this.current.at < this.options.ttlMs) {
-      return Promise.resolve(this.current.view);
+  async get(): Promise<CciListView> {
+    const walk = await this.list.readOrThrow(this.options.ttlMs);
+    if (this.last?.walk !== walk) {
+      const view = {
+        byId: walk.records,
+        fetchedAt: new Date(walk.fetchedAt),
+        complete: walk.complete,
+      };
+      this.last = { walk, view };
     }
-    if (!this.inflight) {
-      this.inflight = this.walk(now).finally(() => {
-        this.inflight = undefined;
-      });
-    }
-    return this.inflight;
+    return this.last.view;
   }
 
-  /** Forgets the current view: the next {@link get} walks the list again. */
+  /** Forgets the current view and a walk under way: the next {@link get} walks the list again. */
   invalidate(): void {
-    this.current = undefined;
-  }
-
-  private async walk(startedAt: number): Promise<CciListView> {
-    const byId = new Map<string, CciInstance>();
-    for await (const record of this.lister.iterateCci()) byId.set(record.id, record);
-    const view = { byId, fetchedAt: new Date(startedAt) };
-    this.current = { view, at: startedAt };
-    return view;
+    this.list.invalidate();
   }
 }
