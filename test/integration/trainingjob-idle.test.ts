@@ -130,5 +130,34 @@ describe("an idle Running TrainingJob", () => {
     // The same polls cost the same service calls (within one poll's worth of timing).
     const perPoll = p.serviceCalls / Math.max(1, p.reconciles);
     expect(Math.abs(e.serviceCalls - p.serviceCalls)).toBeLessThanOrEqual(perPoll + 1);
+    // Settled jobs are answered from the task list: no read of their own (task, storages,
+    // pods, ports) within the hour between detail reads, whatever the number of polls.
+    expect(e.serviceCalls).toBe(0);
+    expect(p.serviceCalls).toBe(0);
+    expect(p.reconciles).toBeGreaterThanOrEqual(WINDOW_MS / POLL_MS - 2);
   }, 60_000);
+
+  it("costs one walk of the task list per poll interval for its operator, not reads per job", async () => {
+    const before = (await plain.op.admin.requests()).length;
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, 4 * POLL_MS));
+    const calls = (await plain.op.admin.requests()).slice(before);
+    const polls = (Date.now() - t0) / POLL_MS;
+    const byEndpoint = new Map<string, number>();
+    for (const c of calls)
+      byEndpoint.set(c.endpoint ?? "", (byEndpoint.get(c.endpoint ?? "") ?? 0) + 1);
+    // Two operators (one per job), each walking the one-page task list once per poll.
+    expect([...byEndpoint.keys()]).toEqual(["listTrainingTasks"]);
+    expect(byEndpoint.get("listTrainingTasks")).toBeLessThanOrEqual(2 * (polls + 1));
+  }, 30_000);
+
+  it("shows a remote change within one poll interval (here a container restart, seen from the task's update time)", async () => {
+    const restarted = (j: Awaited<ReturnType<typeof waitForJob>>) =>
+      (j.status?.pods ?? []).some((p) => (p.containers ?? []).some((c) => c.restartCount === 3));
+    const t0 = Date.now();
+    await plain.op.admin.setTaskState(plain.taskId, { restartCount: 3 });
+    await waitForJob(plain.op.kube, plain.ns, "job", restarted, 10_000);
+    // One poll interval, plus the walk, the detail reads and the status write.
+    expect(Date.now() - t0).toBeLessThan(POLL_MS + 1_500);
+  }, 30_000);
 });

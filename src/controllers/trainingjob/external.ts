@@ -20,6 +20,7 @@ import {
 } from "../../service/index.js";
 import type {
   ExternalClient,
+  ManagedCall,
   Observation,
   PreflightRefusal,
   ResolvedCall,
@@ -35,6 +36,7 @@ import {
   readExposure,
 } from "./expose-sync.js";
 import { effectiveConfig } from "./inherited-fields.js";
+import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads, listedStatusCurrent } from "./listed-task.js";
 import type { TrainingJobObject } from "./objects.js";
 import { describePortActions, type PortAction, portActions } from "./ports.js";
 import type { TrainingJobRefs } from "./references.js";
@@ -71,6 +73,11 @@ export interface TrainingJobClientOptions {
   exposureAddresses?: AddressAllowList;
   /** `adoption.namespaces`: where raw `storageId` mounts of storages not the namespace's own are allowed. */
   adoptionNamespaces?: readonly string[];
+  /**
+   * How long a settled job's poll may be answered from the task list before its
+   * storages and pods are read again in detail (listed-task.ts). Default 1 hour.
+   */
+  fullReadIntervalMs?: number;
 }
 
 /** Reason and message start of a job whose open ports point outside the allowed ranges. */
@@ -226,6 +233,40 @@ export function trainingJobClient(
 ): ExternalClient<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> {
   const addresses = options.exposureAddresses ?? new AddressAllowList([]);
   const adoption = options.adoptionNamespaces ?? [];
+  const fullReads = new FullReads(options.fullReadIntervalMs ?? DEFAULT_FULL_READ_INTERVAL_MS);
+
+  /** What an observation of the task implies: status, Ready, and the changes to make. */
+  async function judge(
+    call: ManagedCall<TrainingJobObject, TrainingJobRefs>,
+    observation: TaskObservation,
+  ): Promise<Observation<TrainingJobRemote> & { exists: true }> {
+    const { task, pods } = observation;
+    const status = remoteStatus(observation, call.obj.status);
+    const cls = classifyTaskStatus(task.status, options.statusClasses);
+    const job = call.obj;
+    const descriptionDiffers = remoteDescription(task) !== (job.spec.description ?? "");
+    // The service opens ports only on a running task's pods.
+    const ports = cls === "running" ? portActions(job.spec.ports, pods ?? []) : [];
+    // Listing costs two API calls per poll: skip it for a job that never exposed, and
+    // always when exposure is off (the operator then has no right to list them).
+    const existing =
+      options.exposure && mayHaveExposure(job)
+        ? await readExposure(call.ctx.kube, job)
+        : { services: [], slices: [] };
+    const exposure = options.exposure
+      ? exposureChanges(job, status.pods ?? [], existing, addresses)
+      : NO_EXPOSURE_CHANGES;
+    const exposureRefused =
+      (!options.exposure && job.spec.exposePorts === true) || exposure.refused.length > 0;
+    return {
+      exists: true,
+      upToDate:
+        !descriptionDiffers && ports.length === 0 && exposureInSync(exposure) && !exposureRefused,
+      ready: readyOf(cls, task.status, lastExecInfo(task)),
+      remote: { observation, status, descriptionDiffers, ports, exposure },
+    };
+  }
+
   return {
     requireOperations: () => service.requireOperations(TASK_ORDER_OPERATIONS, "a task order"),
     ownerOf(remote) {
@@ -285,30 +326,24 @@ export function trainingJobClient(
         ...(pods ? { pods } : { podsOmitted: true }),
         ...(note ? { note } : {}),
       };
-      const status = remoteStatus(observation, call.obj.status);
-      const cls = classifyTaskStatus(task.status, options.statusClasses);
-      const job = call.obj;
-      const descriptionDiffers = remoteDescription(task) !== (job.spec.description ?? "");
-      // The service opens ports only on a running task's pods.
-      const ports = cls === "running" ? portActions(job.spec.ports, pods ?? []) : [];
-      // Listing costs two API calls per poll: skip it for a job that never exposed, and
-      // always when exposure is off (the operator then has no right to list them).
-      const existing =
-        options.exposure && mayHaveExposure(job)
-          ? await readExposure(call.ctx.kube, job)
-          : { services: [], slices: [] };
-      const exposure = options.exposure
-        ? exposureChanges(job, status.pods ?? [], existing, addresses)
-        : NO_EXPOSURE_CHANGES;
-      const exposureRefused =
-        (!options.exposure && job.spec.exposePorts === true) || exposure.refused.length > 0;
-      return {
-        exists: true,
-        upToDate:
-          !descriptionDiffers && ports.length === 0 && exposureInSync(exposure) && !exposureRefused,
-        ready: readyOf(cls, task.status, lastExecInfo(task)),
-        remote: { observation, status, descriptionDiffers, ports, exposure },
-      };
+      fullReads.record(id);
+      return judge(call, observation);
+    },
+
+    async observeFromList(call, id, maxAgeMs) {
+      if (fullReads.due(id)) return undefined;
+      const view = await service.taskListSnapshot(maxAgeMs);
+      const task = view?.records.get(id);
+      if (!view || !task || task.status === undefined) return undefined;
+      // Storages and pods are not in the list: the previous status keeps them.
+      const observation = await judge(call, { task, fromList: true });
+      if (
+        !observation.upToDate ||
+        !listedStatusCurrent(observation.remote.status, call.obj.status)
+      ) {
+        return undefined;
+      }
+      return { observation, fetchedAt: view.fetchedAt };
     },
 
     async update(call, id, remote): Promise<UpdateResult> {
@@ -375,6 +410,7 @@ export function trainingJobClient(
     },
 
     async delete(_call, id) {
+      fullReads.forget(id);
       try {
         await service.deleteTrainingTask(id);
         return "Deleted";

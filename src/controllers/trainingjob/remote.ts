@@ -40,6 +40,11 @@ export interface TaskObservation {
   podsOmitted?: boolean;
   /** What the status leaves out and why (an operation the service does not answer). */
   note?: string;
+  /**
+   * Read from the task list (listed-task.ts): storages and pods were not read, so the
+   * previous status keeps them, and what it says about the pods (PodsObserved).
+   */
+  fromList?: boolean;
 }
 
 /** How many execution records the status keeps (the newest). */

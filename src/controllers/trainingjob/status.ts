@@ -112,12 +112,13 @@ export const PODS_OBSERVED = "PodsObserved";
  * The PodsObserved condition of an observation: False `PodOperationMissing` with the
  * note when the service does not answer a pod operation (pods or parts of them left
  * out of the status; the task itself is observed and may be Ready); removed when
- * the pods were read in full; undefined (unchanged) when nothing was observed.
+ * the pods were read in full; undefined (unchanged) when nothing was observed or the
+ * task was read from the list (pods not read).
  */
 export function podsObservedCondition(
   remote: TrainingJobRemote | undefined,
 ): ConditionInput | { type: string; remove: true } | undefined {
-  if (!remote) return undefined;
+  if (!remote || remote.observation.fromList) return undefined;
   const note = remote.observation.note;
   if (!note) return { type: PODS_OBSERVED, remove: true };
   return { type: PODS_OBSERVED, status: "False", reason: "PodOperationMissing", message: note };

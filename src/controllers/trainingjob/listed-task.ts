@@ -1,0 +1,77 @@
+/**
+ * A settled TrainingJob's routine poll answered from the task list (one walk per poll
+ * interval shared by every job, service/list-snapshot.ts) instead of its five detail
+ * reads (task, storages, pods, each pod's resource and ports). The list carries the
+ * task but not its storages or pods, so a listed poll answers only while the listed
+ * task implies the status the job already shows: any change of the task (its status,
+ * times, execution records, resource, description) sends the job to the detail reads,
+ * which refresh the storages and pods with it. Pods and storages also change without
+ * the task showing it (a container restart, a port opened by someone else), so they are
+ * read in detail at least once per {@link DEFAULT_FULL_READ_INTERVAL_MS}.
+ */
+import { isDeepStrictEqual } from "node:util";
+import type { TrainingJobStatus } from "../../crds/trainingjob.js";
+import type { remoteStatus } from "./remote.js";
+
+/** How long a job's poll may be answered from the task list between two detail reads. */
+export const DEFAULT_FULL_READ_INTERVAL_MS = 60 * 60_000;
+
+/** When each task was last read in detail (this process's memory; a restart reads anew). */
+export class FullReads {
+  private readonly at = new Map<string, number>();
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Notes a detail read of task `id`. */
+  record(id: string): void {
+    this.at.delete(id);
+    this.at.set(id, this.now());
+  }
+
+  /** Forgets task `id` (deleted). */
+  forget(id: string): void {
+    this.at.delete(id);
+  }
+
+  /** Whether task `id` is due a detail read: never read by this process, or too long ago. */
+  due(id: string): boolean {
+    const last = this.at.get(id);
+    return last === undefined || this.now() - last >= this.intervalMs;
+  }
+}
+
+/**
+ * Whether the remote part of the status built from a listed task equals what the job
+ * shows (`previous`), field by field (key order aside): only then is the listed poll
+ * an answer. Storages and pods come from `previous` in a listed status, so they agree.
+ */
+export function listedStatusCurrent(
+  listed: ReturnType<typeof remoteStatus>,
+  previous: TrainingJobStatus | undefined,
+): boolean {
+  if (!previous) return false;
+  const shown = previous as Record<string, unknown>;
+  const keys = new Set([...Object.keys(listed), ...REMOTE_FIELDS]);
+  for (const key of keys) {
+    if (!isDeepStrictEqual((listed as Record<string, unknown>)[key], shown[key])) return false;
+  }
+  return true;
+}
+
+/** The status fields `remoteStatus` writes (absent ones must be absent in both). */
+const REMOTE_FIELDS = [
+  "remoteStatus",
+  "aidcId",
+  "priority",
+  "createdTime",
+  "startTime",
+  "lastUpdateTime",
+  "creator",
+  "resource",
+  "execInfos",
+  "storages",
+  "pods",
+] as const;
