@@ -89,3 +89,12 @@ export async function listRecords<T>(
     records.set(identity(next.value), next.value);
   }
 }
+
+/** Walks `walk` to its end and collects the identities of its records. */
+export async function listIdentities<T>(
+  walk: AsyncGenerator<T, PageWalkEnd, undefined>,
+  identity: (record: T) => string,
+): Promise<ListedIds> {
+  const { records, complete } = await listRecords(walk, identity);
+  return { ids: new Set(records.keys()), complete };
+}
