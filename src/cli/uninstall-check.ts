@@ -3,13 +3,24 @@ import type { Command } from "commander";
 import { commaList } from "../config/settings.js";
 import { allCrds, type CrdDefinition } from "../crds/index.js";
 import { isNotFound, KubeClient, statusCodeOf } from "../runtime/kube.js";
+import { ExponentialBackoff } from "../runtime/ratelimit.js";
 import type { KubeObject } from "../runtime/resource.js";
 
 /** Options of {@link remainingCustomResources}. */
 export interface UninstallCheckOptions {
   /** Where to look; empty: every namespace. */
   namespaces: readonly string[];
+  /** Waits before a retry. Default a timer (tests pass their own). */
+  sleep?: (ms: number) => Promise<void>;
+  /** The clock of the retry deadline, ms since the epoch. Default `Date.now`. */
+  now?: () => number;
 }
+
+/**
+ * Retries of a list an API server answers with 429 or 5xx while it (or the CRD's
+ * storage) starts: from 250 ms doubling up to 4 s, for up to 30 s.
+ */
+const LIST_RETRY = { baseMs: 250, maxMs: 4_000, deadlineMs: 30_000 };
 
 /**
  * The operator's custom resources that still exist (`Kind namespace/name`), in the
@@ -23,7 +34,7 @@ export async function remainingCustomResources(
   const scopes = options.namespaces.length > 0 ? options.namespaces : [undefined];
   for (const crd of allCrds) {
     for (const namespace of scopes) {
-      const items = await listRetrying(kube, crd, namespace);
+      const items = await listRetrying(kube, crd, namespace, options);
       for (const o of items) {
         found.push(`${crd.kind} ${o.metadata?.namespace}/${o.metadata?.name}`);
       }
@@ -33,24 +44,29 @@ export async function remainingCustomResources(
 }
 
 /**
- * The objects of a kind (none when its CRD is gone), retrying for up to 30 s what an API
- * server answers while it (or the CRD's storage) starts: 429 and 5xx.
+ * The objects of a kind (none when its CRD is gone), retrying 429 and 5xx with the
+ * runtime's exponential backoff ({@link LIST_RETRY}).
  */
 async function listRetrying(
   kube: KubeClient,
   crd: CrdDefinition,
   namespace: string | undefined,
+  options: UninstallCheckOptions,
 ): Promise<KubeObject[]> {
-  const deadline = Date.now() + 30_000;
-  for (let delay = 250; ; delay = Math.min(delay * 2, 4_000)) {
+  const { sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), now = Date.now } =
+    options;
+  const deadline = now() + LIST_RETRY.deadlineMs;
+  const backoff = new ExponentialBackoff(LIST_RETRY);
+  for (;;) {
     try {
       return (await kube.list(crd, namespace)).items;
     } catch (err) {
       if (isNotFound(err)) return [];
       const code = statusCodeOf(err);
       const transient = code === 429 || (code !== undefined && code >= 500);
-      if (!transient || Date.now() + delay > deadline) throw err;
-      await new Promise((r) => setTimeout(r, delay));
+      const delay = backoff.when(crd.plural);
+      if (!transient || now() + delay > deadline) throw err;
+      await sleep(delay);
     }
   }
 }

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { allCrds } from "../crds/index.js";
+import type { KubeClient } from "../runtime/kube.js";
+import { remainingCustomResources } from "./uninstall-check.js";
+
+/** A Kubernetes client whose lists answer `answer(n)` on the n-th call (from 1). */
+function kubeAnswering(answer: (call: number) => Error | string[]) {
+  let calls = 0;
+  const kube = {
+    list: async (_crd: unknown, namespace?: string) => {
+      calls++;
+      const a = answer(calls);
+      if (a instanceof Error) throw a;
+      return { items: a.map((name) => ({ metadata: { namespace: namespace ?? "ns", name } })) };
+    },
+  } as unknown as KubeClient;
+  return { kube, calls: () => calls };
+}
+
+const httpError = (code: number) => Object.assign(new Error(`HTTP ${code}`), { code });
+
+/** A clock that the fake sleep moves on. */
+function fakeTime() {
+  let t = 0;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => t,
+    sleep: async (ms: number) => {
+      slept.push(ms);
+      t += ms;
+    },
+  };
+}
+
+describe("remainingCustomResources", () => {
+  it("retries 429 and 5xx with the runtime's exponential backoff, then lists", async () => {
+    const first = allCrds.length;
+    const { kube } = kubeAnswering((n) =>
+      n === 1 ? httpError(503) : n === 2 ? httpError(429) : n === 3 ? httpError(500) : ["a"],
+    );
+    const time = fakeTime();
+    const remaining = await remainingCustomResources(kube, { namespaces: ["team"], ...time });
+    expect(time.slept).toEqual([250, 500, 1_000]);
+    expect(remaining).toHaveLength(first);
+    expect(remaining[0]).toBe(`${allCrds[0]?.kind} team/a`);
+  });
+
+  it("gives up after 30 s of transient answers, with the last error", async () => {
+    const { kube } = kubeAnswering(() => httpError(503));
+    const time = fakeTime();
+    await expect(remainingCustomResources(kube, { namespaces: [], ...time })).rejects.toThrow(
+      "HTTP 503",
+    );
+    // 250 ms doubling up to 4 s; the next 4 s would pass the 30 s deadline.
+    expect(time.slept).toEqual([250, 500, 1_000, 2_000, 4_000, 4_000, 4_000, 4_000, 4_000, 4_000]);
+  });
+
+  it("does not retry a refusal, and counts a kind whose CRD is gone as empty", async () => {
+    const refused = kubeAnswering(() => httpError(403));
+    const time = fakeTime();
+    await expect(
+      remainingCustomResources(refused.kube, { namespaces: [], ...time }),
+    ).rejects.toThrow("HTTP 403");
+    expect(refused.calls()).toBe(1);
+    const gone = kubeAnswering(() => httpError(404));
+    expect(await remainingCustomResources(gone.kube, { namespaces: [], ...time })).toEqual([]);
+    expect(time.slept).toEqual([]);
+  });
+});
