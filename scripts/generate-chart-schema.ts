@@ -24,17 +24,47 @@ export const VALUES_SCHEMA = "charts/aidc-operator/values.schema.json";
 
 type JsonSchema = { [key: string]: unknown };
 
+/** Keywords dropped from every schema node: `config` holds overrides, see {@link asOverrides}. */
+const DROPPED_KEYWORDS = new Set(["required", "default", "$schema"]);
+/** Keywords whose value is one schema. */
+const SCHEMA_KEYWORDS = new Set([
+  "additionalProperties",
+  "items",
+  "additionalItems",
+  "contains",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+]);
+/** Keywords whose value is a list of schemas. */
+const SCHEMA_LIST_KEYWORDS = new Set(["allOf", "anyOf", "oneOf", "items"]);
+/** Keywords whose value maps names (not keywords) to schemas. */
+const SCHEMA_MAP_KEYWORDS = new Set(["properties", "patternProperties", "definitions", "$defs"]);
+
 /**
  * Every field optional, no defaults: `config` holds overrides, merged over what the chart
- * writes (the base URL, for one, may come from the value `service.baseUrl`).
+ * writes (the base URL, for one, may come from the value `service.baseUrl`). Only the
+ * keywords of schema nodes are dropped: a config key named `default` or `required` (a
+ * name under `properties`) and the values of `enum`, `const` or `examples` stay.
  */
-function asOverrides(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(asOverrides);
-  if (!node || typeof node !== "object") return node;
+export function asOverrides(schema: unknown): unknown {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
   const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "required" || key === "default" || key === "$schema") continue;
-    out[key] = asOverrides(value);
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (DROPPED_KEYWORDS.has(keyword)) continue;
+    if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) {
+      out[keyword] = value.map(asOverrides);
+    } else if (SCHEMA_KEYWORDS.has(keyword)) {
+      out[keyword] = asOverrides(value);
+    } else if (SCHEMA_MAP_KEYWORDS.has(keyword) && value && typeof value === "object") {
+      out[keyword] = Object.fromEntries(
+        Object.entries(value).map(([name, sub]) => [name, asOverrides(sub)]),
+      );
+    } else {
+      out[keyword] = value;
+    }
   }
   return out;
 }
