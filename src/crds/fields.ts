@@ -57,18 +57,26 @@ export function mountPath(description: string) {
   return described(z.string().min(2).max(64).regex(MOUNT_PATH_PATTERN), description);
 }
 
+/**
+ * The name of a Kubernetes object (a DNS subdomain: lowercase alphanumerics, `-` and
+ * `.`), at most `max` characters.
+ */
+export function objectName(description: string, max = 253) {
+  return described(
+    z
+      .string()
+      .min(1)
+      .max(max)
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/),
+    description,
+  );
+}
+
 /** A reference to another object of the operator in the same namespace. */
 export function localObjectReference(kind: string, description: string) {
   return z
     .object({
-      name: described(
-        z
-          .string()
-          .min(1)
-          .max(253)
-          .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/),
-        `Name of the ${kind} in the same namespace.`,
-      ),
+      name: objectName(`Name of the ${kind} in the same namespace.`),
     })
     .meta({ description });
 }
@@ -114,14 +122,7 @@ export type Subscription = z.infer<typeof subscriptionSchema>;
  */
 export const connectionRef = z
   .object({
-    name: described(
-      z
-        .string()
-        .min(1)
-        .max(253)
-        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/),
-      "Name of the ServiceConnection (cluster-scoped).",
-    ),
+    name: objectName("Name of the ServiceConnection (cluster-scoped)."),
   })
   .meta({
     description:

@@ -9,6 +9,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
+import { objectName } from "./fields.js";
 
 /**
  * ServiceConnection (`svcconn`, cluster-scoped): one account of the Compute and Storage
@@ -23,16 +24,6 @@ import {
  * use when they name none in `spec.connectionRef`.
  */
 export const CONNECTION_ANNOTATION = "aidc.io/service-connection";
-
-const k8sName = (description: string, max = 253) =>
-  described(
-    z
-      .string()
-      .min(1)
-      .max(max)
-      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/),
-    description,
-  );
 
 const secretKey = (description: string) =>
   described(
@@ -57,11 +48,11 @@ const httpUrl = (description: string) =>
 /** Where the API key of a connection is: one key of one Secret. */
 export const apiKeySecretRefSchema = z
   .object({
-    namespace: k8sName(
+    namespace: objectName(
       "Namespace of the Secret. The operator reads Secrets in one namespace only (its own by default; chart value connections.secretNamespace): a Secret elsewhere is reported, not read.",
       63,
     ),
-    name: k8sName("Name of the Secret."),
+    name: objectName("Name of the Secret."),
     key: secretKey("Key in the Secret's data that holds the API key.").default("apiKey"),
   })
   .meta({ description: "The Secret key that holds the API key of this account." });
@@ -93,11 +84,11 @@ export const objectStorageSchema = z
     ).optional(),
     credentialsSecretRef: z
       .object({
-        namespace: k8sName(
+        namespace: objectName(
           "Namespace of the Secret (the operator reads Secrets in one namespace only, see apiKeySecretRef.namespace).",
           63,
         ),
-        name: k8sName("Name of the Secret."),
+        name: objectName("Name of the Secret."),
         accessKeyIdKey: secretKey("Key in the Secret's data holding the access key id.").default(
           "accessKeyId",
         ),
