@@ -152,6 +152,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   });
   for (const factory of options.controllerFactories ?? controllers) {
     const def = factory({ config, service, log });
+    if (!def) continue;
     manager.add({ ...def, concurrency: def.concurrency ?? concurrencyFor(config, def.name) });
   }
 

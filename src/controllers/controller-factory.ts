@@ -32,5 +32,8 @@ export interface ControllerDeps {
   log: Logger;
 }
 
-/** Builds one controller from the process's dependencies. */
-export type ControllerFactory = (deps: ControllerDeps) => ControllerDefinition;
+/**
+ * Builds one controller from the process's dependencies, or none when the controller
+ * is off in this configuration (an optional feature, e.g. TrainingJob exposure).
+ */
+export type ControllerFactory = (deps: ControllerDeps) => ControllerDefinition | undefined;

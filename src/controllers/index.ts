@@ -3,6 +3,7 @@ import { cciInstanceController } from "./cciinstance/controller.js";
 import type { ControllerFactory } from "./controller-factory.js";
 import { nasVolumeController } from "./nasvolume/controller.js";
 import { trainingJobController } from "./trainingjob/controller.js";
+import { trainingJobExposureController } from "./trainingjob/exposure-controller.js";
 import { trainingTemplateController } from "./trainingtemplate/controller.js";
 
 export type { ControllerDeps, ControllerFactory } from "./controller-factory.js";
@@ -23,5 +24,6 @@ export const controllers: ControllerFactory[] = [
     }),
   nasVolumeController,
   trainingJobController,
+  trainingJobExposureController,
   trainingTemplateController,
 ];

@@ -22,12 +22,13 @@ const service = new ServiceClient({
 });
 afterAll(() => service.close());
 
-const definitions: ControllerDefinition[] = controllers.map((factory) =>
-  factory({
-    config: operatorConfigSchema.parse({ service: { baseUrl: "https://aidc.invalid" } }),
-    service,
-    log: createLogger({ level: "silent" }),
-  }),
+const definitions: ControllerDefinition[] = controllers.flatMap(
+  (factory) =>
+    factory({
+      config: operatorConfigSchema.parse({ service: { baseUrl: "https://aidc.invalid" } }),
+      service,
+      log: createLogger({ level: "silent" }),
+    }) ?? [],
 );
 
 /** How the runner picks the lane of a key enqueued from the cache. */

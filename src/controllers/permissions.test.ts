@@ -92,7 +92,7 @@ describe("the generated RBAC", () => {
     ]);
   });
 
-  it("grants Services and EndpointSlices only with exposure on, as the TrainingJob controller declares them", () => {
+  it("grants Services and EndpointSlices only with exposure on, as the exposure controller declares them", () => {
     const touches = (rules: readonly PolicyRule[]) =>
       rules.filter((r) => r.resources.some((x) => x === "services" || x === "endpointslices"));
     expect(touches(declared(plain))).toEqual([]);
@@ -100,7 +100,7 @@ describe("the generated RBAC", () => {
     expect(feature.map((p) => p.resources[0]).sort()).toEqual(["endpointslices", "services"]);
     for (const p of feature) {
       expect(p.reason).toMatch(/^TrainingJob controller, exposure enabled: /);
-      expect(p.verbs).toEqual(["list", "create", "patch", "delete"]);
+      expect(p.verbs).toEqual(["list", "watch", "create", "patch", "delete"]);
     }
     expect(touches(policyRules("watched", { exposure: true }))).toHaveLength(2);
   });

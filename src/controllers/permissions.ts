@@ -90,7 +90,7 @@ export function registeredControllers(features: EnabledFeatures = {}): Controlle
   });
   try {
     const log = createLogger({ level: "silent" });
-    return controllers.map((factory) => factory({ config, service, log }));
+    return controllers.flatMap((factory) => factory({ config, service, log }) ?? []);
   } finally {
     service.close();
   }

@@ -3,11 +3,11 @@ import { Informer, type InformerOptions } from "./informer.js";
 import type { KubeClient } from "./kube.js";
 import { kubeListerWatcher, type ListerWatcher } from "./listwatch.js";
 import {
+  cacheId,
   formatKey,
   type KubeObject,
   type ObjectKey,
   type ResourceDescriptor,
-  resourceId,
 } from "./resource.js";
 import type { IndexFunc } from "./store.js";
 
@@ -50,12 +50,13 @@ export class InformerCache implements CacheReader {
   ) {}
 
   /**
-   * The informer of `res`, created on first use (and started if the cache runs).
+   * The informer of `res`, created on first use (and started if the cache runs); one
+   * per kind, and one per label selector of a descriptor that has one.
    * `namespaces` scopes it to those namespaces instead of the cache's (e.g. Secrets of
    * the operator's own namespace); a kind is cached with one scope only.
    */
   informerFor(res: ResourceDescriptor, namespaces?: readonly string[]): Informer {
-    const id = resourceId(res);
+    const id = cacheId(res);
     let informer = this.informers.get(id);
     const scoped = namespaces ? [...namespaces] : undefined;
     if (informer && scoped && informer.options.namespaces?.join(",") !== scoped.join(",")) {
@@ -129,10 +130,10 @@ export class InformerCache implements CacheReader {
   }
 
   private existing(res: ResourceDescriptor): Informer {
-    const informer = this.informers.get(resourceId(res));
+    const informer = this.informers.get(cacheId(res));
     if (!informer) {
       throw new Error(
-        `${resourceId(res)} is not cached: declare it on a controller with for(), watches() or index()`,
+        `${cacheId(res)} is not cached: declare it on a controller with for(), watches() or index()`,
       );
     }
     return informer;

@@ -139,6 +139,13 @@ export class RunningController {
 
   private onPrimary(ev: StoreEvent): void {
     const key = objectKeyString(ev.object);
+    if (this.definition.primaryStatusChanges) {
+      // The controller acts on status another controller writes: every change counts.
+      this.terminal.release(key);
+      this.echoes.markRerun(key);
+      this.queue?.add(key);
+      return;
+    }
     // A change of status alone, or the echo of this process's own write, asks for
     // nothing (see own-write-echoes.ts); spec (generation), annotations, labels,
     // finalizers and deletion still enqueue.

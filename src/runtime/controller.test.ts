@@ -17,12 +17,7 @@ import { looksSettled } from "./looks-settled.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { currentReconcilePriority } from "./priority.js";
 import { assertReconcileLive, ReconcileAbandonedError } from "./reconcile-deadline.js";
-import {
-  type KubeObject,
-  type ObjectKey,
-  type ResourceDescriptor,
-  resourceId,
-} from "./resource.js";
+import { cacheId, type KubeObject, type ObjectKey, type ResourceDescriptor } from "./resource.js";
 import { ConflictError } from "./writes.js";
 
 const widgets: ResourceDescriptor = {
@@ -33,6 +28,13 @@ const widgets: ResourceDescriptor = {
   namespaced: true,
 };
 const gadgets: ResourceDescriptor = { ...widgets, plural: "gadgets", kind: "Gadget" };
+/** Objects the widgets controller makes (owns), cached only when labelled. */
+const parts: ResourceDescriptor = {
+  ...widgets,
+  plural: "parts",
+  kind: "Part",
+  labelSelector: "test.aidc.io/widget",
+};
 
 let rv = 100;
 const widget = (
@@ -60,11 +62,12 @@ function harness(
     settled?: SettledCheck;
     holdBackoff?: { baseMs: number; maxMs: number };
     reconcileTimeoutMs?: number;
+    statusChanges?: boolean;
   } = {},
 ) {
   const apis = new Map<string, FakeListerWatcher>();
   const api = (res: ResourceDescriptor) => {
-    const id = resourceId(res);
+    const id = cacheId(res);
     let a = apis.get(id);
     if (!a) {
       a = new FakeListerWatcher();
@@ -89,7 +92,8 @@ function harness(
   const metrics = new RuntimeMetrics({ processMetrics: false });
   const policyCalls: string[] = [];
   const def = controller("widgets")
-    .for(widgets)
+    .for(widgets, { statusChanges: options.statusChanges ?? false })
+    .owns(parts)
     .watches(gadgets, (g) => [
       { namespace: "ns", name: String((g.spec as { widget: string }).widget) },
     ])
@@ -115,6 +119,7 @@ function harness(
   });
   cache.informerFor(widgets);
   cache.informerFor(gadgets);
+  cache.informerFor(parts);
   return { api, cache, running, metrics, created, policyCalls, events, ownWrites };
 }
 
@@ -185,6 +190,74 @@ describe("a running controller", () => {
     );
     await settle();
     expect(seen).toEqual(["a", "a", "a"]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("with statusChanges, reconciles for a change of status alone and for the echo of a write", async () => {
+    const seen: string[] = [];
+    const h = harness(
+      async (k) => {
+        seen.push(k.name);
+        return {};
+      },
+      { statusChanges: true },
+    );
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    h.api(widgets).emit("MODIFIED", widget("a", {}, { phase: "Ready" }));
+    await settle();
+    expect(seen).toEqual(["a", "a"]);
+    const echo = widget("a", {}, { phase: "Done" });
+    h.ownWrites.add(echo.metadata?.resourceVersion ?? "");
+    h.api(widgets).emit("MODIFIED", echo);
+    await settle();
+    expect(seen).toEqual(["a", "a", "a"]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("reconciles the controller owner of an owned object that changes or goes, and nothing for another owner", async () => {
+    const seen: string[] = [];
+    const h = harness(async (k) => {
+      seen.push(k.name);
+      return {};
+    });
+    const part = (name: string, owner: object) => ({
+      apiVersion: "test.aidc.io/v1",
+      kind: "Part",
+      metadata: { name, namespace: "ns", resourceVersion: String(rv++), ownerReferences: [owner] },
+    });
+    const ownedByA = part("p", {
+      apiVersion: "test.aidc.io/v1",
+      kind: "Widget",
+      name: "a",
+      uid: "uid-a",
+      controller: true,
+    });
+    h.api(parts).items = [ownedByA];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(seen).toEqual([]);
+    h.api(parts).emit("DELETED", ownedByA);
+    await settle();
+    expect(seen).toEqual(["a"]);
+    // Not the controller owner, or an owner of another kind: nothing to reconcile.
+    h.api(parts).emit(
+      "ADDED",
+      part("q", { apiVersion: "test.aidc.io/v1", kind: "Widget", name: "b", uid: "uid-b" }),
+    );
+    h.api(parts).emit(
+      "ADDED",
+      part("r", { apiVersion: "v1", kind: "Gadget", name: "c", uid: "uid-c", controller: true }),
+    );
+    await settle();
+    expect(seen).toEqual(["a"]);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

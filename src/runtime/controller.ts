@@ -94,6 +94,12 @@ export interface ControllerDefinition {
   readonly name: string;
   /** The reconciled kind; its keys are the queue's keys. */
   readonly primary: ResourceDescriptor;
+  /**
+   * Every change of a primary object enqueues it, also a change of status alone and the
+   * echo of this process's own write (see own-write-echoes.ts): for a controller that
+   * acts on the status another controller writes. Default false.
+   */
+  readonly primaryStatusChanges?: boolean;
   readonly watches: readonly WatchSpec[];
   readonly indexes: readonly IndexSpec[];
   /**
@@ -124,6 +130,7 @@ export interface ControllerDefinition {
  */
 export class ControllerBuilder {
   private primary?: ResourceDescriptor;
+  private statusChanges = false;
   private readonly watchList: WatchSpec[] = [];
   private readonly indexList: IndexSpec[] = [];
   private readonly rules: DeclaredRule[] = [];
@@ -139,10 +146,30 @@ export class ControllerBuilder {
     }
   }
 
-  /** The kind this controller reconciles; each of its changes enqueues its own key. */
-  for(resource: ResourceDescriptor): this {
+  /**
+   * The kind this controller reconciles; each of its changes enqueues its own key
+   * (a change of status alone only with `statusChanges`: see
+   * {@link ControllerDefinition.primaryStatusChanges}).
+   */
+  for(resource: ResourceDescriptor, options: { statusChanges?: boolean } = {}): this {
     this.primary = resource;
+    this.statusChanges = options.statusChanges === true;
     return this;
+  }
+
+  /**
+   * Also watch `resource`, objects the controller makes: a change of one (a deletion by
+   * hand, an edit) enqueues its controller owner, the primary object named by its
+   * ownerReference with `controller: true` (kind and API group of the primary). Give
+   * `resource` a `labelSelector` to cache only the objects the controller labels.
+   */
+  owns(resource: ResourceDescriptor): this {
+    return this.watches(resource, (obj) => {
+      const primary = this.primary;
+      if (!primary) return [];
+      const owner = controllerOwner(obj, primary);
+      return owner ? [{ namespace: obj.metadata?.namespace ?? "", name: owner }] : [];
+    });
   }
 
   /**
@@ -207,6 +234,7 @@ export class ControllerBuilder {
     return {
       name: this.name,
       primary: this.primary,
+      ...(this.statusChanges ? { primaryStatusChanges: true } : {}),
       watches: [...this.watchList],
       indexes: [...this.indexList],
       permissions: [...this.rules],
@@ -216,6 +244,25 @@ export class ControllerBuilder {
       ...(this.settledCheck ? { settled: this.settledCheck } : {}),
     };
   }
+}
+
+/**
+ * The name of `obj`'s controller owner when it is of kind `primary` (same kind, same API
+ * group, any version), else undefined.
+ */
+export function controllerOwner(obj: KubeObject, primary: ResourceDescriptor): string | undefined {
+  for (const ref of (obj.metadata?.ownerReferences ?? []) as {
+    apiVersion?: string;
+    kind?: string;
+    name?: string;
+    controller?: boolean;
+  }[]) {
+    const group = ref.apiVersion?.includes("/") ? ref.apiVersion.split("/")[0] : "";
+    if (ref.controller && ref.kind === primary.kind && group === primary.group && ref.name) {
+      return ref.name;
+    }
+  }
+  return undefined;
 }
 
 /** Starts a {@link ControllerBuilder}: `controller("nasvolume").for(...)...reconcile(fn)`. */

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { DEFAULT_WATCHDOG_MS } from "./defaults.js";
 import type { ListerWatcher, WatchHandle } from "./listwatch.js";
-import { type KubeObject, type ResourceDescriptor, resourceId, withKind } from "./resource.js";
+import { cacheId, type KubeObject, type ResourceDescriptor, withKind } from "./resource.js";
 import { ObjectStore, type StoreEvent } from "./store.js";
 
 /** Restart backoff and watchdog of an {@link Informer}. */
@@ -125,7 +125,7 @@ class Scope {
     private readonly lw: ListerWatcher,
   ) {
     this.log = informer.options.log?.child({
-      resource: resourceId(informer.resource),
+      resource: cacheId(informer.resource),
       namespace: namespace ?? "*",
     });
   }

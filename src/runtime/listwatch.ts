@@ -32,7 +32,10 @@ export interface ListerWatcher {
   silent?(): void;
 }
 
-/** The real list+watch of `res` in `namespace` (all when undefined) through client-node. */
+/**
+ * The real list+watch of `res` in `namespace` (all when undefined) through client-node,
+ * of the objects `res.labelSelector` selects when it has one.
+ */
 export function kubeListerWatcher(
   kube: KubeClient,
   res: ResourceDescriptor,
@@ -42,7 +45,8 @@ export function kubeListerWatcher(
   // The shared connection the last watch started on (see kube-connection.ts).
   let generation = -1;
   return {
-    list: () => kube.list(res, namespace),
+    list: () =>
+      kube.list(res, namespace, res.labelSelector ? { labelSelector: res.labelSelector } : {}),
     silent: () => {
       dropConnections(kube.config, generation);
     },
@@ -59,6 +63,7 @@ export function kubeListerWatcher(
         {
           resourceVersion,
           allowWatchBookmarks: true,
+          ...(res.labelSelector ? { labelSelector: res.labelSelector } : {}),
           // Like client-go: the server ends each watch after 5-10 min, spreading relists.
           timeoutSeconds: 300 + Math.floor(Math.random() * 300),
         },

@@ -13,6 +13,13 @@ export interface ResourceDescriptor {
   readonly plural: string;
   readonly kind: string;
   readonly namespaced: boolean;
+  /**
+   * A label selector (e.g. `aidc.io/trainingjob`): the informer cache of this
+   * descriptor lists and watches only the objects it selects, so a controller that
+   * owns a few objects of a common kind (Services) does not cache every one of the
+   * cluster. A descriptor with a selector is a cache of its own (`cacheId`).
+   */
+  readonly labelSelector?: string;
 }
 
 /** The metadata fields the runtime reads and writes (a subset of ObjectMeta). */
@@ -57,6 +64,14 @@ export function apiVersionOf(res: ResourceDescriptor): string {
 /** A short stable id of a kind for maps and logs: `plural.group` (`plural` for core). */
 export function resourceId(res: ResourceDescriptor): string {
   return res.group ? `${res.plural}.${res.group}` : res.plural;
+}
+
+/**
+ * The id of a descriptor's informer cache: {@link resourceId}, plus the label selector
+ * when it has one (`services.?aidc.io/trainingjob`).
+ */
+export function cacheId(res: ResourceDescriptor): string {
+  return res.labelSelector ? `${resourceId(res)}?${res.labelSelector}` : resourceId(res);
 }
 
 /**

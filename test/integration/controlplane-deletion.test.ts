@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
+import { trainingJobExposureControllerFrom } from "../../src/controllers/trainingjob/exposure-controller.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import { installCrds } from "../support/crds.js";
@@ -39,7 +40,10 @@ describe("deletion on the local control plane", () => {
 
   beforeAll(async () => {
     ns = await createNamespace(kc, "deletion");
-    op = await startTestOperator({ controllers: [exposing], namespaces: [ns] });
+    op = await startTestOperator({
+      controllers: [exposing, () => trainingJobExposureControllerFrom(["203.0.113.0/24"])],
+      namespaces: [ns],
+    });
   }, 60_000);
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 /**
  * A settled Running TrainingJob is quiet: over an idle window its operator makes no
  * Kubernetes write and emits no Event, and a job with `exposePorts: true` costs as
- * many service calls as one without exposure. Each job has an operator of its own
+ * many service calls, and as many Kubernetes reads, as one without exposure. Each job has an operator of its own
  * (one namespace each, one shared emulator), so that the operator's own metrics count
  * one job's reconciles and writes.
  */
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
+import { trainingJobExposureControllerFrom } from "../../src/controllers/trainingjob/exposure-controller.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { EVENTS } from "../support/managed.js";
@@ -31,6 +32,9 @@ const controllerFor: ControllerFactory = ({ service }) =>
     exposureCidrs: ["203.0.113.0/24"],
   });
 
+/** The exposure controller over the same range. */
+const exposureFor: ControllerFactory = () => trainingJobExposureControllerFrom(["203.0.113.0/24"]);
+
 interface Side {
   op: TestOperator;
   ns: string;
@@ -43,7 +47,7 @@ let plain: Side;
 async function start(prefix: string, exposePorts: boolean, shared?: TestOperator): Promise<Side> {
   const ns = await createNamespace(adminKubeConfig(), prefix);
   const op = await startTestOperator({
-    controllers: [controllerFor],
+    controllers: [controllerFor, exposureFor],
     namespaces: [ns],
     pollIntervalMs: POLL_MS,
     ...(shared ? { emulator: shared.emulator } : {}),
@@ -81,6 +85,7 @@ async function figures(side: Side) {
   return {
     reconciles: sum("controller_runtime_reconcile_total", () => true),
     writes: sum("rest_client_requests_total", (l) => l.method !== "GET"),
+    reads: sum("rest_client_requests_total", (l) => l.method === "GET"),
     events: events.reduce((n, e) => n + Number((e.series as { count?: number })?.count ?? 1), 0),
     serviceCalls: calls.length,
   };
@@ -89,6 +94,7 @@ async function figures(side: Side) {
 const delta = (a: Awaited<ReturnType<typeof figures>>, b: typeof a) => ({
   reconciles: b.reconciles - a.reconciles,
   writes: b.writes - a.writes,
+  reads: b.reads - a.reads,
   events: b.events - a.events,
   serviceCalls: b.serviceCalls - a.serviceCalls,
 });
@@ -125,6 +131,8 @@ describe("an idle Running TrainingJob", () => {
     expect(e.events).toBe(0);
     expect(p.writes).toBe(0);
     expect(p.events).toBe(0);
+    // The exposure objects are read from the informer cache, not listed every poll.
+    expect(e.reads).toBeLessThanOrEqual(p.reads);
     // Routine polls only: about one reconcile per poll, like the plain job.
     expect(e.reconciles).toBeLessThanOrEqual(p.reconciles + 2);
     // The same polls cost the same service calls (within one poll's worth of timing).

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
+import { trainingJobExposureControllerFrom } from "../../src/controllers/trainingjob/exposure-controller.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
@@ -32,7 +33,10 @@ let ns: string;
 
 beforeAll(async () => {
   ns = await createNamespace(adminKubeConfig(), "tj-upd");
-  op = await startTestOperator({ controllers: [fast], namespaces: [ns] });
+  op = await startTestOperator({
+    controllers: [fast, () => trainingJobExposureControllerFrom(["203.0.113.0/24"])],
+    namespaces: [ns],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -173,6 +177,28 @@ describe("ports and exposure", () => {
   }, 90_000);
 });
 
+describe("an exposure Service deleted by hand", () => {
+  it("is made again by the exposure controller, which watches the objects it owns", async () => {
+    await startJob("byhand", { ports: [{ port: 7000 }], exposePorts: true });
+    const before = await eventually(async () => {
+      const e = await exposure("byhand");
+      return e.services.length === 2 && e.slices.length === 2 ? e : undefined;
+    });
+    const victim = before.services[0] as KubeObject;
+    const name = victim.metadata?.name ?? "";
+    await op.kube.delete(SERVICES, { namespace: ns, name });
+    const again = await eventually(async () => {
+      const e = await exposure("byhand");
+      const s = e.services.find((x) => x.metadata?.name === name);
+      return s && s.metadata?.uid !== victim.metadata?.uid ? s : undefined;
+    }, 20_000);
+    expect(again.spec).toMatchObject({ ports: [expect.objectContaining({ port: 7000 })] });
+    expect(again.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "TrainingJob", name: "byhand", controller: true }),
+    ]);
+  }, 60_000);
+});
+
 describe("exposure disabled (the default)", () => {
   it("opens the ports but makes no Service, and says which setting enables it", async () => {
     const other = await createNamespace(adminKubeConfig(), "tj-noexp");
@@ -236,6 +262,7 @@ describe("exposure of an address outside the allowed ranges", () => {
             // Not the emulator's 203.0.113.10: as if the service pointed elsewhere.
             exposureCidrs: ["198.51.100.0/24"],
           }),
+        () => trainingJobExposureControllerFrom(["198.51.100.0/24"]),
       ],
       namespaces: [other],
     });

@@ -142,7 +142,10 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2_000,
     server: false,
   });
-  for (const factory of options.controllers) manager.add(factory({ config, service, log }));
+  for (const factory of options.controllers) {
+    const def = factory({ config, service, log });
+    if (def) manager.add(def);
+  }
   await manager.start();
   let stopped = false;
   return {

@@ -111,25 +111,27 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - create
     - patch
 {{- if .Values.exposure.enabled }}
-# TrainingJob controller, exposure enabled: a Service for each exposed pod port (spec.exposePorts)
+# TrainingJob controller, exposure enabled: a Service for each exposed pod port (spec.exposePorts), cached and watched
 - apiGroups:
     - ""
   resources:
     - services
   verbs:
     - list
+    - watch
     - create
     - patch
     - delete
 {{- end }}
 {{- if .Values.exposure.enabled }}
-# TrainingJob controller, exposure enabled: the EndpointSlice of each exposed port's Service
+# TrainingJob controller, exposure enabled: the EndpointSlice of each exposed port's Service, cached and watched
 - apiGroups:
     - discovery.k8s.io
   resources:
     - endpointslices
   verbs:
     - list
+    - watch
     - create
     - patch
     - delete

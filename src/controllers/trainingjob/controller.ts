@@ -2,8 +2,9 @@
  * The TrainingJob controller: resolves references (NasVolumes, a TrainingTemplate, a
  * source TrainingJob), preflights the product, creates the task through the generic
  * managed reconciler's crash-safe protocol, mirrors the task, its storages, pods and
- * ports into status, applies description and port changes, and keeps the optional
- * exposure Services and EndpointSlices; declared with `managedController`. Decisions
+ * ports into status, and applies description and port changes; declared with
+ * `managedController`. The optional exposure Services and EndpointSlices are the
+ * exposure controller's (exposure-controller.ts), which reads the ports this one writes. Decisions
  * are documented in docs/controllers.md.
  */
 import { AddressAllowList } from "../../config/cidr.js";
@@ -14,7 +15,6 @@ import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
 import {
   type CacheReader,
   type ControllerDefinition,
-  type DeclaredRule,
   type KubeObject,
   type ObjectKey,
   parseKey,
@@ -23,7 +23,6 @@ import type { ServiceClient } from "../../service/index.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController } from "../managed/managed-controller.js";
-import { ENDPOINT_SLICES, SERVICES } from "./expose.js";
 import { type TrainingJobRemote, trainingJobClient } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
 import {
@@ -52,8 +51,9 @@ export interface TrainingJobControllerOptions {
   /** Remote status words → class, over DEFAULT_TASK_STATUS_TABLE. */
   statusClasses?: TaskStatusTable;
   /**
-   * `spec.exposePorts` is honoured (Services and EndpointSlices). Default false: the
-   * controller then declares, and needs, no rule on Services or EndpointSlices.
+   * `spec.exposePorts` is honoured (by the exposure controller, which the registry
+   * starts then): ports name their Service in status. Default false: a job asking for
+   * it is refused `ExposureDisabled`.
    */
   exposure?: boolean;
   /**
@@ -64,22 +64,6 @@ export interface TrainingJobControllerOptions {
   /** `adoption.namespaces` of the operator config (managed/tenancy.ts); default none. */
   adoptionNamespaces?: readonly string[];
 }
-
-/** The rules of `spec.exposePorts`, declared only when exposure is enabled. */
-export const EXPOSURE_PERMISSIONS: readonly DeclaredRule[] = [
-  {
-    apiGroups: [SERVICES.group],
-    resources: [SERVICES.plural],
-    verbs: ["list", "create", "patch", "delete"],
-    reason: "a Service for each exposed pod port (spec.exposePorts)",
-  },
-  {
-    apiGroups: [ENDPOINT_SLICES.group],
-    resources: [ENDPOINT_SLICES.plural],
-    verbs: ["list", "create", "patch", "delete"],
-    reason: "the EndpointSlice of each exposed port's Service",
-  },
-];
 
 /** The TrainingJobs whose index `index` lists `obj`. */
 function referencing(index: string) {
@@ -148,7 +132,6 @@ export function trainingJobControllerFrom(
       ],
       reason: "read the NasVolumes and TrainingTemplates a job refers to",
     },
-    permissions: options.exposure ? EXPOSURE_PERMISSIONS : [],
   });
 }
 

@@ -1,11 +1,11 @@
 /**
- * Reads and writes the Services and EndpointSlices of `spec.exposePorts` (see
- * expose.ts for what they look like). Reads are label-selected lists of the job's
- * namespace, so no cluster-wide Service informer is needed.
+ * The changes and writes of the Services and EndpointSlices of `spec.exposePorts` (see
+ * expose.ts for what they look like), made by the exposure controller
+ * (exposure-controller.ts), which reads the existing ones from its cache.
  */
 import type { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingPod } from "../../crds/trainingjob.js";
-import type { KubeClient } from "../../runtime/kube.js";
+import { isConflict, type KubeClient } from "../../runtime/kube.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import {
   desiredEndpointSlice,
@@ -13,7 +13,6 @@ import {
   diffObjects,
   ENDPOINT_SLICES,
   exposedPorts,
-  JOB_LABEL,
   type ObjectChange,
   SERVICES,
 } from "./expose.js";
@@ -39,25 +38,19 @@ export interface ExposureChanges {
 /** No changes and nothing refused (exposure off, or nothing to expose). */
 export const NO_EXPOSURE_CHANGES: ExposureChanges = { services: [], slices: [], refused: [] };
 
-function owned(job: TrainingJobObject, objects: KubeObject[]): KubeObject[] {
-  const uid = job.metadata?.uid;
-  return objects.filter((o) =>
-    (o.metadata?.ownerReferences ?? []).some((r) => (r as { uid?: string }).uid === uid),
-  );
-}
-
-/** Lists the Services and EndpointSlices labelled with the job and owned by it. */
-export async function readExposure(
-  kube: KubeClient,
+/**
+ * The open ports whose external address `addresses` does not allow, e.g. `pod-0:8888 at
+ * "10.244.1.5"` (none without `spec.exposePorts`): they get no Service or EndpointSlice.
+ */
+export function refusedExposure(
   job: TrainingJobObject,
-): Promise<ExistingExposure> {
-  const ns = job.metadata?.namespace ?? "";
-  const labelSelector = `${JOB_LABEL}=${job.metadata?.name ?? ""}`;
-  const [services, slices] = await Promise.all([
-    kube.list(SERVICES, ns, { labelSelector }),
-    kube.list(ENDPOINT_SLICES, ns, { labelSelector }),
-  ]);
-  return { services: owned(job, services.items), slices: owned(job, slices.items) };
+  pods: readonly TrainingPod[],
+  addresses: AddressAllowList,
+): string[] {
+  const open = job.spec.exposePorts ? exposedPorts(job.metadata?.name ?? "", pods) : [];
+  return open
+    .filter((p) => !addresses.allows(p.externalHost))
+    .map((p) => `${p.podName}:${p.port} at ${JSON.stringify(p.externalHost.slice(0, 64))}`);
 }
 
 /**
@@ -74,11 +67,8 @@ export function exposureChanges(
 ): ExposureChanges {
   const open = job.spec.exposePorts ? exposedPorts(job.metadata?.name ?? "", pods) : [];
   const ports = open.filter((p) => addresses.allows(p.externalHost));
-  const refused = open
-    .filter((p) => !addresses.allows(p.externalHost))
-    .map((p) => `${p.podName}:${p.port} at ${JSON.stringify(p.externalHost.slice(0, 64))}`);
   return {
-    refused,
+    refused: refusedExposure(job, pods, addresses),
     services: diffObjects(
       ports.map((p) => desiredService(job, p)),
       existing.services,
@@ -95,6 +85,13 @@ export function exposureInSync(c: ExposureChanges): boolean {
   return c.services.length === 0 && c.slices.length === 0;
 }
 
+/** A rejection handler that swallows the errors `expected` matches and rethrows the rest. */
+function unless(expected: (err: unknown) => boolean) {
+  return (err: unknown): void => {
+    if (!expected(err)) throw err;
+  };
+}
+
 async function applyOne(
   kube: KubeClient,
   job: TrainingJobObject,
@@ -102,8 +99,11 @@ async function applyOne(
   change: ObjectChange,
 ): Promise<void> {
   const ns = job.metadata?.namespace ?? "";
+  // The cache may be behind this controller's own last writes: an object it created is
+  // there already (409), one it deleted gone already (delete answers false); the next
+  // reconcile diffs again.
   if (change.op === "create") {
-    await kube.create(res, change.object);
+    await kube.create(res, change.object).catch(unless(isConflict));
     return;
   }
   if (change.op === "delete") {

@@ -6,7 +6,7 @@ import {
   ServiceOperationMissingError,
   ServiceRefusedError,
 } from "../../service/index.js";
-import { mayHaveExposure, trainingJobClient } from "./external.js";
+import { trainingJobClient } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
 
 function job(exposePorts: boolean, serviceName?: string): TrainingJobObject {
@@ -22,23 +22,6 @@ function job(exposePorts: boolean, serviceName?: string): TrainingJobObject {
     },
   };
 }
-
-describe("mayHaveExposure", () => {
-  const cases = [
-    { reason: "exposePorts on lists the exposure", job: job(true), want: true },
-    { reason: "a job that never exposed skips the list", job: job(false), want: false },
-    {
-      reason: "a job just switched off lists it to delete what its status still names",
-      job: job(false, "j-abc-80"),
-      want: true,
-    },
-  ];
-  for (const c of cases) {
-    it(c.reason, () => {
-      expect(mayHaveExposure(c.job)).toBe(c.want);
-    });
-  }
-});
 
 /** A service double: the calls the observe and update steps make. */
 function fakeService(over: Partial<Record<string, unknown>> = {}) {

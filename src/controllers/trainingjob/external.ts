@@ -27,14 +27,7 @@ import type {
   UpdateResult,
 } from "../managed/external-client.js";
 import { parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
-import {
-  applyExposure,
-  type ExposureChanges,
-  exposureChanges,
-  exposureInSync,
-  NO_EXPOSURE_CHANGES,
-  readExposure,
-} from "./expose-sync.js";
+import { refusedExposure } from "./expose-sync.js";
 import { effectiveConfig } from "./inherited-fields.js";
 import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads, listedStatusCurrent } from "./listed-task.js";
 import type { TrainingJobObject } from "./objects.js";
@@ -59,15 +52,21 @@ export interface TrainingJobRemote {
   descriptionDiffers: boolean;
   /** Port changes that make the pods' custom ports match spec.ports. */
   ports: PortAction[];
-  /** Changes of the exposure Services and EndpointSlices. */
-  exposure: ExposureChanges;
+  /**
+   * Open ports `spec.exposePorts` asks to expose whose external address lies outside
+   * the allowed ranges (they get no Service: see {@link refusedExposure}).
+   */
+  exposureRefused: string[];
 }
 
 /** Settings of the TrainingJob's external client. */
 export interface TrainingJobClientOptions {
   /** Remote status words → class, over the defaults. */
   statusClasses?: TaskStatusTable;
-  /** `spec.exposePorts` is honoured; false: no Service or EndpointSlice is read or written. */
+  /**
+   * `spec.exposePorts` is honoured (by the exposure controller); false: a job asking
+   * for it is refused `ExposureDisabled`.
+   */
   exposure?: boolean;
   /** The ranges an external address must lie in to be exposed. Default: none. */
   exposureAddresses?: AddressAllowList;
@@ -107,17 +106,6 @@ export const TASK_ORDER_OPERATIONS = [
 
 function isDisabled(err: unknown): boolean {
   return err instanceof EndpointDisabledError;
-}
-
-/**
- * Whether the job may have exposure objects: exposePorts is on, or the last status
- * names a Service (written while it was on, not yet confirmed deleted).
- */
-export function mayHaveExposure(job: TrainingJobObject): boolean {
-  return (
-    job.spec.exposePorts === true ||
-    (job.status?.pods ?? []).some((p) => (p.ports ?? []).some((x) => x.serviceName))
-  );
 }
 
 /**
@@ -247,23 +235,16 @@ export function trainingJobClient(
     const descriptionDiffers = remoteDescription(task) !== (job.spec.description ?? "");
     // The service opens ports only on a running task's pods.
     const ports = cls === "running" ? portActions(job.spec.ports, pods ?? []) : [];
-    // Listing costs two API calls per poll: skip it for a job that never exposed, and
-    // always when exposure is off (the operator then has no right to list them).
-    const existing =
-      options.exposure && mayHaveExposure(job)
-        ? await readExposure(call.ctx.kube, job)
-        : { services: [], slices: [] };
-    const exposure = options.exposure
-      ? exposureChanges(job, status.pods ?? [], existing, addresses)
-      : NO_EXPOSURE_CHANGES;
-    const exposureRefused =
-      (!options.exposure && job.spec.exposePorts === true) || exposure.refused.length > 0;
+    const exposureRefused = options.exposure
+      ? refusedExposure(job, status.pods ?? [], addresses)
+      : [];
+    const exposureOff = !options.exposure && job.spec.exposePorts === true;
     return {
       exists: true,
       upToDate:
-        !descriptionDiffers && ports.length === 0 && exposureInSync(exposure) && !exposureRefused,
+        !descriptionDiffers && ports.length === 0 && exposureRefused.length === 0 && !exposureOff,
       ready: readyOf(cls, task.status, lastExecInfo(task)),
-      remote: { observation, status, descriptionDiffers, ports, exposure },
+      remote: { observation, status, descriptionDiffers, ports, exposureRefused },
     };
   }
 
@@ -375,10 +356,6 @@ export function trainingJobClient(
         ran.push(a);
       }
       if (ran.length > 0) done.push(describePortActions(ran));
-      if (!exposureInSync(remote.exposure)) {
-        const summary = await applyExposure(call.ctx.kube, call.obj, remote.exposure);
-        if (summary) done.push(summary);
-      }
       if (!options.exposure && call.obj.spec.exposePorts === true) {
         const meanwhile = done.length ? `; meanwhile ${done.join("; ")}` : "";
         return {
@@ -387,12 +364,12 @@ export function trainingJobClient(
           message: `${EXPOSURE_DISABLED.message}${meanwhile}`,
         };
       }
-      if (remote.exposure.refused.length > 0) {
+      if (remote.exposureRefused.length > 0) {
         const meanwhile = done.length ? `; meanwhile ${done.join("; ")}` : "";
         return {
           outcome: "Refused",
           reason: EXPOSURE_ADDRESS_REFUSED.reason,
-          message: `${EXPOSURE_ADDRESS_REFUSED.message}: ${remote.exposure.refused.join(", ")}${meanwhile}`,
+          message: `${EXPOSURE_ADDRESS_REFUSED.message}: ${remote.exposureRefused.join(", ")}${meanwhile}`,
         };
       }
       if (ran.length < remote.ports.length) {
