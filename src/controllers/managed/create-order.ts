@@ -12,7 +12,7 @@ import {
   formatPending,
   newClientToken,
 } from "./create-protocol.js";
-import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
+import { firstSubscriptionPollMs } from "./decisions.js";
 import type { ManagedObject, ManagedOptions, PreflightRefusal } from "./external-client.js";
 import { observe } from "./observe.js";
 import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
@@ -106,7 +106,7 @@ export async function create<T extends ManagedObject, R>(
     if (!createMayHaveHappened(err)) await run.annotate({ [ANNOTATIONS.createPending]: null });
     throw wrapError(ERR.create, err);
   }
-  const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+  const first = firstSubscriptionPollMs(options);
   const subscription = { outcome: "Pending" as const, submittedTime: at };
   if (result.externalId) {
     await run.annotate({

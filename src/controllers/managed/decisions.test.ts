@@ -2,14 +2,27 @@ import { describe, expect, it } from "vitest";
 import { RetryableError, TerminalError } from "../../runtime/errors.js";
 import { EndpointDisabledError, ServiceAuthError } from "../../service/errors.js";
 import {
+  DEFAULT_SUBSCRIPTION_POLL_MS,
   type DeletionInput,
   type DeletionStep,
   decideDeletion,
+  firstSubscriptionPollMs,
   heldReadyCondition,
   NO_DELETE_OPERATION,
+  soonPollMs,
   subscriptionPollDelay,
   syncedConditionOf,
 } from "./decisions.js";
+
+describe("firstSubscriptionPollMs and soonPollMs", () => {
+  it("take the loop's first subscription poll, else the default; soon is five of them, at most the poll interval", () => {
+    expect(firstSubscriptionPollMs({})).toBe(DEFAULT_SUBSCRIPTION_POLL_MS);
+    expect(firstSubscriptionPollMs({ subscriptionPollMs: 200 })).toBe(200);
+    expect(soonPollMs({ pollIntervalMs: 30_000 })).toBe(5 * DEFAULT_SUBSCRIPTION_POLL_MS);
+    expect(soonPollMs({ pollIntervalMs: 30_000, subscriptionPollMs: 200 })).toBe(1_000);
+    expect(soonPollMs({ pollIntervalMs: 600, subscriptionPollMs: 200 })).toBe(600);
+  });
+});
 
 describe("subscriptionPollDelay", () => {
   const cases: { reason: string; age: number; want: number }[] = [

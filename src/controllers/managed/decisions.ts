@@ -9,6 +9,11 @@ import { failedSyncCondition } from "../health-conditions.js";
 /** Default first poll of a pending subscription. */
 export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
 
+/** The first poll of a pending subscription: the loop's `subscriptionPollMs`, else the default. */
+export function firstSubscriptionPollMs(options: { subscriptionPollMs?: number }): number {
+  return options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+}
+
 /**
  * The requeue delay while a subscription is pending: half its age (so the delay
  * doubles as the wait goes on), at least `firstMs`, at most `maxMs`. An unknown age
@@ -25,8 +30,7 @@ export function subscriptionPollDelay(ageMs: number, firstMs: number, maxMs: num
  * poll interval.
  */
 export function soonPollMs(options: { pollIntervalMs: number; subscriptionPollMs?: number }) {
-  const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
-  return Math.min(options.pollIntervalMs, 5 * first);
+  return Math.min(options.pollIntervalMs, 5 * firstSubscriptionPollMs(options));
 }
 
 /** What is known about the remote resource when the object is being deleted. */

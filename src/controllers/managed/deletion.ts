@@ -17,8 +17,8 @@ import { bindingConflict, ownershipRefusal } from "./binding.js";
 import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, decideAfterLookup, readCreateState } from "./create-protocol.js";
 import {
-  DEFAULT_SUBSCRIPTION_POLL_MS,
   decideDeletion,
+  firstSubscriptionPollMs,
   NO_DELETE_OPERATION,
   soonPollMs,
   subscriptionPollDelay,
@@ -206,7 +206,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
 ): Promise<ReconcileResult> {
   const { client } = run.kind;
   const state = readCreateState(run.obj.metadata?.annotations);
-  const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+  const first = firstSubscriptionPollMs(options);
   let id: string | undefined;
   if (state.subscriptionKey && client.pollSubscription) {
     const key = state.subscriptionKey;

@@ -10,6 +10,7 @@ import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
 import type { IndexFunc } from "../../runtime/store.js";
 import { boundIdIndex } from "./binding.js";
+import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
 import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
 import { managedPermissions, managedReconciler } from "./reconciler.js";
 import { BOUND_ID_INDEX } from "./tenancy.js";
@@ -91,7 +92,7 @@ export function managedController<T extends ManagedObject, R, Refs>(
 
 /**
  * The loop options of `kind` from the operator config: its poll interval, the first
- * subscription poll (1 s, or the poll interval when shorter), the list visibility
+ * subscription poll (`DEFAULT_SUBSCRIPTION_POLL_MS`, or the poll interval when shorter), the list visibility
  * window (`service.listVisibilityWindowMs` unless `visibilityGraceMs` is given) and
  * `adoption.namespaces`.
  */
@@ -103,7 +104,7 @@ export function managedLoopOptions(
   const poll = pollIntervalFor(config, kind);
   return {
     pollIntervalMs: poll,
-    subscriptionPollMs: Math.min(1_000, poll),
+    subscriptionPollMs: Math.min(DEFAULT_SUBSCRIPTION_POLL_MS, poll),
     visibilityGraceMs: visibilityGraceMs ?? config.service.listVisibilityWindowMs,
     adoptionNamespaces: config.adoption.namespaces,
   };

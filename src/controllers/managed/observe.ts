@@ -7,7 +7,7 @@ import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ownershipRefusal, refused } from "./binding.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import { DEFAULT_SUBSCRIPTION_POLL_MS, soonPollMs } from "./decisions.js";
+import { firstSubscriptionPollMs, soonPollMs } from "./decisions.js";
 import type {
   ManagedFacts,
   ManagedObject,
@@ -129,7 +129,7 @@ export async function observe<T extends ManagedObject, R>(
   // operator did not create where adoption is not allowed, is refused.
   const refusal = ownershipRefusal(run, externalId, o.remote, options);
   if (refusal) return refused(run, refusal, options);
-  const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+  const first = firstSubscriptionPollMs(options);
   // Still coming up, or waiting to make a change: look again sooner than the poll interval.
   const soon = soonPollMs(options);
   let synced = SYNCED_OK;

@@ -4,7 +4,7 @@
  * names none, by the create's client token.
  */
 import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
-import { DEFAULT_SUBSCRIPTION_POLL_MS, subscriptionPollDelay } from "./decisions.js";
+import { firstSubscriptionPollMs, subscriptionPollDelay } from "./decisions.js";
 import type { ManagedObject, ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
 import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
@@ -47,7 +47,7 @@ export async function poll<T extends ManagedObject, R>(
   }
   if (res.state === "Pending") {
     await writeKey();
-    const first = options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+    const first = firstSubscriptionPollMs(options);
     return {
       facts: { ...factsOf(run), subscription: { outcome: "Pending", ...base } },
       ready: creatingReady(`subscription ${key} is pending`),
