@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import type { DestinationStream, Logger } from "pino";
 import { type ApiKeyReader, apiKeyReader, checkApiKey } from "../config/api-key.js";
 import { ConfigError, loadConfig } from "../config/load.js";
+import { defaultObjectStorage } from "../config/object-storage.js";
 import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
 import { SETTINGS } from "../config/settings.js";
 import { type ControllerFactory, controllers } from "../controllers/index.js";
@@ -150,8 +151,18 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
         }
       : {}),
   });
+  // The S3 keys are registered as they are read, as the API key is.
+  const defaultStorage = defaultObjectStorage(config, env, (c) => {
+    redactor.add(c.accessKeyId);
+    redactor.add(c.secretAccessKey);
+  });
   for (const factory of options.controllerFactories ?? controllers) {
-    const def = factory({ config, service, log });
+    const def = factory({
+      config,
+      service,
+      log,
+      ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
+    });
     if (!def) continue;
     manager.add({ ...def, concurrency: def.concurrency ?? concurrencyFor(config, def.name) });
   }

@@ -13,6 +13,7 @@ import {
   DEFAULT_WATCHDOG_MS,
 } from "../runtime/defaults.js";
 import { parseCidr } from "./cidr.js";
+import { objectStorageSchema } from "./object-storage-schema.js";
 import { serviceSchema } from "./service-schema.js";
 
 /**
@@ -65,6 +66,8 @@ export const operatorConfigSchema = z.strictObject({
   // prefault: a config without `service` is parsed as `service: {}`, so that the missing
   // base URL is reported by name.
   service: serviceSchema.prefault({} as z.input<typeof serviceSchema>),
+  /** The default connection's object storage (the Bucket kind). */
+  objectStorage: objectStorageSchema.prefault({}),
   /** Namespaces whose objects are reconciled; empty = all. */
   watchNamespaces: z.array(z.string().min(1)).default([]),
   /**

@@ -52,6 +52,35 @@ export const SETTINGS: readonly Setting[] = [
       "how long the service may take to list a new task or NAS, ms; a create of unknown outcome is looked up this long, never sent again",
   },
   {
+    path: "objectStorage.endpoint",
+    env: "AIDC_OBJECT_STORAGE_ENDPOINT",
+    flag: "object-storage-endpoint",
+    type: "string",
+    description: "S3 endpoint of the object storage (the Bucket kind)",
+  },
+  {
+    path: "objectStorage.region",
+    env: "AIDC_OBJECT_STORAGE_REGION",
+    flag: "object-storage-region",
+    type: "string",
+    description: "region S3 requests are signed for (default us-east-1)",
+  },
+  {
+    path: "objectStorage.allowInsecureHttp",
+    env: "AIDC_OBJECT_STORAGE_ALLOW_INSECURE_HTTP",
+    flag: "object-storage-allow-insecure-http",
+    type: "boolean",
+    description: "allow a plain http:// S3 endpoint (a local S3 server only)",
+  },
+  {
+    path: "objectStorage.credentialsDir",
+    env: "AIDC_OBJECT_STORAGE_CREDENTIALS_DIR",
+    flag: "object-storage-credentials-dir",
+    type: "string",
+    description:
+      "directory of the mounted S3 credentials Secret (files accessKeyId, secretAccessKey)",
+  },
+  {
     path: "watchNamespaces",
     env: "AIDC_WATCH_NAMESPACES",
     flag: "watch-namespaces",
@@ -135,6 +164,11 @@ export const SETTINGS: readonly Setting[] = [
 export const CONFIG_FILE_ENV = "AIDC_CONFIG";
 /** Environment variable holding the API key itself (wins over `service.apiKeyFile`). */
 export const API_KEY_ENV = "AIDC_API_KEY";
+/** Environment variables holding the S3 key pair (win over `objectStorage.credentialsDir`). */
+export const S3_KEY_ENV = {
+  accessKeyId: "AIDC_S3_ACCESS_KEY_ID",
+  secretAccessKey: "AIDC_S3_SECRET_ACCESS_KEY",
+} as const;
 
 /**
  * Converts a raw string to the setting's type; throws an Error whose message says what

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { OperatorConfig } from "../config/schema.js";
 import type { ControllerDefinition } from "../runtime/controller.js";
 import type { ServiceClient } from "../service/client.js";
+import type { ObjectStorageSettings } from "../service/object-storage.js";
 import type { ServiceConnections } from "./connections/registry.js";
 
 /**
@@ -30,6 +31,11 @@ export interface ControllerDeps {
   connections?: ServiceConnections;
   /** The root logger; reconciles get their own child in `ctx.log`. */
   log: Logger;
+  /**
+   * The default connection's object storage (the operator's `objectStorage` config),
+   * for objects whose connection is the default one; absent when not configured.
+   */
+  defaultObjectStorage?: ObjectStorageSettings;
 }
 
 /**

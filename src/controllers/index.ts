@@ -1,4 +1,5 @@
 import { pollIntervalFor } from "../config/schema.js";
+import { bucketController } from "./bucket/controller.js";
 import { cciInstanceController } from "./cciinstance/controller.js";
 import type { ControllerFactory } from "./controller-factory.js";
 import { nasVolumeController } from "./nasvolume/controller.js";
@@ -26,4 +27,5 @@ export const controllers: ControllerFactory[] = [
   trainingJobController,
   trainingJobExposureController,
   trainingTemplateController,
+  bucketController,
 ];

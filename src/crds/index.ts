@@ -3,6 +3,7 @@
  * for spec, status and CRD metadata. Controllers use the types; the generator renders
  * the CustomResourceDefinitions from {@link allCrds}.
  */
+import { bucketCrd } from "./bucket.js";
 import { cciInstanceCrd } from "./cciinstance.js";
 import type { CrdDefinition } from "./definition.js";
 import { nasVolumeCrd } from "./nasvolume.js";
@@ -11,6 +12,7 @@ import { serviceConnectionCrd } from "./serviceconnection.js";
 import { trainingJobCrd } from "./trainingjob.js";
 import { trainingTemplateCrd } from "./trainingtemplate.js";
 
+export * from "./bucket.js";
 export * from "./cciinstance.js";
 export * from "./conditions.js";
 export * from "./definition.js";
@@ -33,6 +35,7 @@ export const allCrds: readonly CrdDefinition[] = [
   cciInstanceCrd,
   trainingTemplateCrd,
   serviceConnectionCrd,
+  bucketCrd,
 ];
 
 /** The reason table of every kind: the shared reasons and each kind's own (reason-table.ts). */

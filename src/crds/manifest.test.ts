@@ -52,6 +52,7 @@ describe("the generated CRDs", () => {
       ["CciInstance", "cciinstances", "cci"],
       ["TrainingTemplate", "trainingtemplates", "ttpl"],
       ["ServiceConnection", "serviceconnections", "svcconn"],
+      ["Bucket", "buckets", "bkt"],
     ]);
     for (const def of allCrds) {
       const m = crdManifest(def);

@@ -416,9 +416,18 @@ export class ObjectStorageClient {
 }
 
 /**
+ * Where an account's object storage is and how to read its key pair (the shape a
+ * connection declares; see controllers/connections/registry.ts).
+ */
+export interface ObjectStorageSettings {
+  endpoint: string;
+  region?: string;
+  credentials(): Promise<S3Credentials>;
+}
+
+/**
  * The object storage an object uses (its connection's), or undefined when its
- * connection has none configured. The operator's configuration answers for the
- * default connection (config/object-storage.ts).
+ * connection has none configured.
  */
 export type ObjectStorageResolver = (obj: {
   metadata?: { namespace?: string; name?: string };

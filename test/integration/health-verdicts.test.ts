@@ -8,6 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ARGOCD_CM_PATCH, healthKey } from "../../scripts/generate-argocd.js";
@@ -16,6 +17,7 @@ import { controllers } from "../../src/controllers/index.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import {
   allCrds,
+  bucketCrd,
   cciInstanceCrd,
   GROUP,
   nasVolumeCrd,
@@ -28,6 +30,7 @@ import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { runHealthScript } from "../support/lua.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { startTestS3, type TestS3 } from "../support/s3.js";
 
 /** A finalizer of the test's own, to hold a deleted object in its deleting state. */
 const HOLD = "test.aidc.io/hold";
@@ -65,9 +68,14 @@ const TABLE: Row[] = [
   { kind: "TrainingTemplate", state: "progressing", kstatus: "InProgress", argocd: "Progressing" },
   { kind: "TrainingTemplate", state: "terminal", kstatus: "Failed", argocd: "Degraded" },
   { kind: "TrainingTemplate", state: "deleting", kstatus: "Terminating", argocd: "Progressing" },
+  { kind: "Bucket", state: "ready", kstatus: "Current", argocd: "Healthy" },
+  { kind: "Bucket", state: "terminal", kstatus: "Failed", argocd: "Degraded" },
+  { kind: "Bucket", state: "not empty", kstatus: "Terminating", argocd: "Progressing" },
+  { kind: "Bucket", state: "deleting", kstatus: "Terminating", argocd: "Progressing" },
 ];
 
 let op: TestOperator;
+let s3: TestS3;
 let ns: string;
 /** The captured objects, by `kind/state`. */
 const captured = new Map<string, KubeObject>();
@@ -133,9 +141,11 @@ async function captureDeleting(res: ResourceDescriptor, name: string): Promise<v
 
 beforeAll(async () => {
   ns = await createNamespace(adminKubeConfig(), "verdicts");
+  s3 = await startTestS3();
   op = await startTestOperator({
     controllers,
     namespaces: [ns],
+    config: { objectStorage: s3.config },
     // Subscriptions resolve only when the test says so: "creating" stays put.
     emulatorOptions: { subscriptionDelayMs: 600_000 },
   });
@@ -143,6 +153,7 @@ beforeAll(async () => {
   const nas = of(nasVolumeCrd);
   const cci = of(cciInstanceCrd);
   const tt = of(trainingTemplateCrd);
+  const bkt = of(bucketCrd);
 
   await Promise.all([
     ...["tj-ready", "tj-failed", "tj-done", "tj-stopped"].map((n) => tj.create(n, JOB)),
@@ -156,6 +167,10 @@ beforeAll(async () => {
     cci.create("cci-error", { instanceId: "cci-0003" }),
     tt.create("tt-ready", { ...TEMPLATE, name: "shared-name" }),
     tt.create("tt-waiting", { ...TEMPLATE, storage: [{ nasVolumeRef: { name: "absent" } }] }),
+    bkt.create("bkt-ready", { name: `ready-${ns}` }),
+    bkt.create("bkt-full", { name: `full-${ns}`, deletionPolicy: "Delete" }),
+    // Two characters: a Kubernetes name, but not a bucket name (S3: 3 to 63).
+    bkt.create("b1", {}),
   ]);
   for (const n of ["tj-ready", "tj-failed", "tj-done", "tj-stopped"]) {
     await resolveSubscription(trainingJobCrd, n);
@@ -191,6 +206,17 @@ beforeAll(async () => {
   await captureDeleting(nasVolumeCrd, "nas-ready");
   await captureDeleting(cciInstanceCrd, "cci-ready");
   await captureDeleting(trainingTemplateCrd, "tt-ready");
+  await capture(bucketCrd, "ready", "bkt-ready", cond("Ready", "True"));
+  await capture(bucketCrd, "terminal", "b1", cond("Stalled", "True"));
+  await captureDeleting(bucketCrd, "bkt-ready");
+  // A bucket that holds an object under deletionPolicy Delete waits for a person.
+  await of(bucketCrd).waitFor("bkt-full", cond("Ready", "True"), 45_000);
+  await putObject(`full-${ns}`);
+  await bkt.delete("bkt-full");
+  captured.set(
+    "Bucket/not empty",
+    await bkt.waitFor("bkt-full", cond("Ready", "False", "BucketNotEmpty"), 45_000),
+  );
   // Last, since it holds every object: the service refuses the API key (403).
   await op.admin.setFaults([{ kind: "error", status: 403, message: "Forbidden" }]);
   await Promise.all([tj.create("tj-403", JOB), cci.create("cci-403", { instanceId: "cci-0002" })]);
@@ -205,8 +231,33 @@ afterAll(async () => {
       .patch(res, { namespace: ns, name }, { metadata: { finalizers: null } })
       .catch(() => undefined);
   }
+  await of(bucketCrd)
+    .get("bkt-full")
+    .then(
+      (o) =>
+        o &&
+        op.kube.patch(
+          bucketCrd,
+          { namespace: ns, name: "bkt-full" },
+          { metadata: { finalizers: null } },
+        ),
+    )
+    .catch(() => undefined);
   await op?.stop();
+  await s3?.stop();
 });
+
+/** Puts one object into `bucket`, as a user would. */
+async function putObject(bucket: string): Promise<void> {
+  const client = new S3Client({
+    endpoint: s3.server.url,
+    region: s3.server.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.server.accessKeyId, secretAccessKey: s3.server.secretAccessKey },
+  });
+  await client.send(new PutObjectCommand({ Bucket: bucket, Key: "k", Body: "x" }));
+  client.destroy();
+}
 
 describe("the verdicts of kstatus and of the Argo CD health scripts", () => {
   const patch = parse(readFileSync(join(root, ARGOCD_CM_PATCH), "utf8")) as {

@@ -14,6 +14,7 @@
  * Pass `emulator` to run a second operator (a "restart") against the same service.
  */
 import type { Logger } from "pino";
+import { defaultObjectStorage } from "../../src/config/object-storage.js";
 import { type OperatorConfig, operatorConfigSchema } from "../../src/config/schema.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
@@ -142,8 +143,19 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2_000,
     server: false,
   });
+  // The default connection's object storage, from `config.objectStorage` (Buckets), its
+  // keys registered with the redactor as `aidc-operator run` does.
+  const defaultStorage = defaultObjectStorage(config, {}, (c) => {
+    redactor.add(c.accessKeyId);
+    redactor.add(c.secretAccessKey);
+  });
   for (const factory of options.controllers) {
-    const def = factory({ config, service, log });
+    const def = factory({
+      config,
+      service,
+      log,
+      ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
+    });
     if (def) manager.add(def);
   }
   await manager.start();

@@ -102,6 +102,33 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - trainingtemplates/finalizers
   verbs:
     - update
+# Bucket controller: watch the objects, write annotations and the finalizer
+- apiGroups:
+    - aidc.io
+  resources:
+    - buckets
+  verbs:
+    - get
+    - list
+    - watch
+    - update
+    - patch
+# Bucket controller: write the status subresource
+- apiGroups:
+    - aidc.io
+  resources:
+    - buckets/status
+  verbs:
+    - get
+    - update
+    - patch
+# Bucket controller: set and remove the finalizer
+- apiGroups:
+    - aidc.io
+  resources:
+    - buckets/finalizers
+  verbs:
+    - update
 # every controller: Normal and Warning Events (repeats patched into a series)
 - apiGroups:
     - events.k8s.io

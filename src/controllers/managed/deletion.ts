@@ -8,6 +8,7 @@
  * observed until it is gone. Only then is the finalizer removed. Every wait is
  * Ready=False `Deleting` (Reconciling) with a requeue after {@link soonPollMs}.
  */
+import type { ConditionReason } from "../../crds/reasons.js";
 import type { ReconcileResult } from "../../runtime/controller.js";
 import { errorMessage } from "../../runtime/errors.js";
 import { removeFinalizer } from "../../runtime/writes.js";
@@ -45,9 +46,10 @@ async function waiting<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   message: string,
   requeueAfterMs: number,
+  reason: ConditionReason = "Deleting",
 ): Promise<ReconcileResult> {
   await writeConditions(run.ctx, run.kind, run.obj, [
-    { type: "Ready", status: "False", reason: "Deleting", message },
+    { type: "Ready", status: "False", reason, message },
   ]);
   return { requeueAfterMs };
 }
@@ -112,7 +114,14 @@ async function deleteRemote<T extends ManagedObject, R>(
   const before = client.beforeDelete;
   if (before) {
     const answer = await runStep(ERR.beforeDelete, () => before.call(client, run, id));
-    if (answer !== "Done") return waiting(run, answer.waiting, soonPollMs(options));
+    if (answer !== "Done") {
+      return waiting(
+        run,
+        answer.waiting,
+        answer.requeueAfterMs ?? soonPollMs(options),
+        answer.reason,
+      );
+    }
   }
   let result: DeleteResult = "NotConfigured";
   try {

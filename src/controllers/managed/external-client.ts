@@ -141,9 +141,13 @@ export type DeleteResult = "Deleted" | "InProgress" | "NotConfigured";
 
 /**
  * What a step before deletion ({@link ExternalClient.beforeDelete}) answered: "Done"
- * (delete now), or a wait (`message` goes into Ready=False `Deleting`; asked again soon).
+ * (delete now), or a wait: `waiting` goes into Ready=False with `reason` (default
+ * `Deleting`), asked again after `requeueAfterMs` (default soon). A wait for a person
+ * (e.g. a bucket to be emptied) gives a Terminal reason and the poll interval.
  */
-export type BeforeDeleteResult = "Done" | { waiting: string };
+export type BeforeDeleteResult =
+  | "Done"
+  | { waiting: string; reason?: ConditionReason; requeueAfterMs?: number };
 
 /** A refusal of a preflight check: a condition, and no order is placed. */
 export interface PreflightRefusal {

@@ -1,0 +1,112 @@
+/**
+ * The Bucket controller: the generic managed reconciler (../managed, declared with
+ * `managedController`) with the S3 ExternalClient (external.ts) and the status mapping
+ * below. The object storage comes from the object's connection (`deps.objectStorage`).
+ */
+import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
+import type { ObjectStorageResolver } from "../../service/object-storage.js";
+import type { ControllerFactory } from "../controller-factory.js";
+import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
+import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
+import {
+  type AppliedRecord,
+  BucketExternalClient,
+  type BucketObject,
+  bucketNameOf,
+} from "./external.js";
+import { type BucketRemote, FEATURE_TITLES, FEATURES, isNotImplemented } from "./features.js";
+import { objectStorageOf } from "./storage.js";
+
+/** The finalizer of Buckets. */
+export const BUCKET_FINALIZER = "aidc.io/bucket";
+
+/**
+ * How long a bucket created by a create whose answer was lost is looked up: S3 is
+ * strongly consistent (a created bucket answers HEAD at once), so a short window.
+ */
+export const BUCKET_VISIBILITY_WINDOW_MS = 30_000;
+
+const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/**
+ * The Bucket status (without conditions) from the facts and the remote record; the
+ * remote fields of the previous status are kept when nothing was observed.
+ */
+export function bucketStatus(
+  obj: BucketObject,
+  facts: ManagedFacts,
+  remote: BucketRemote | undefined,
+  applied: AppliedRecord | undefined,
+  refused: readonly string[] = [],
+): BucketStatus {
+  const { conditions: _c, observedGeneration: _g, ...prev } = obj.status ?? {};
+  if (!remote) {
+    const out: BucketStatus = facts.externalId ? { ...prev } : {};
+    if (applied) out.lastApplied = applied;
+    return out;
+  }
+  const out: BucketStatus = {
+    bucketName: remote.name,
+    endpoint: remote.url,
+    region: remote.region,
+  };
+  if (remote.creationDate) out.creationTime = rfc3339(remote.creationDate);
+  if (!isNotImplemented(remote.versioning)) out.versioning = remote.versioning;
+  if (!isNotImplemented(remote.lifecycle)) out.lifecycleRules = remote.lifecycle.length;
+  if (!isNotImplemented(remote.policy)) out.policy = remote.policy !== undefined;
+  if (!isNotImplemented(remote.tags)) out.tags = Object.keys(remote.tags).length;
+  if (!isNotImplemented(remote.cors)) out.corsRules = remote.cors.length;
+  const unsupported = [
+    ...new Set([
+      ...FEATURES.filter((f) => isNotImplemented(remote[f])).map((f) => FEATURE_TITLES[f]),
+      ...refused,
+    ]),
+  ];
+  if (unsupported.length) out.unsupported = unsupported;
+  const last = applied ?? prev.lastApplied;
+  if (last) out.lastApplied = last;
+  return out;
+}
+
+/** Builds the managed kind of Bucket over the objects' object storage. */
+export function bucketKind(
+  storage: ObjectStorageResolver,
+  pollIntervalMs: number,
+): ManagedKind<BucketObject, BucketRemote> {
+  const client = new BucketExternalClient(storage, new Map(), pollIntervalMs);
+  return {
+    resource: bucketCrd,
+    finalizer: BUCKET_FINALIZER,
+    client,
+    status: (obj, facts, remote) => {
+      const uid = obj.metadata.uid ?? "";
+      const applied = client.applied.get(uid);
+      client.applied.delete(uid);
+      const refused = client.refused.get(uid);
+      return bucketStatus(obj, facts, remote, applied, refused) as Record<string, unknown>;
+    },
+    statusId: (obj) =>
+      obj.status?.bucketName === bucketNameOf(obj) ? obj.status.bucketName : undefined,
+  };
+}
+
+/** Tunables of the Bucket controller beyond the operator config (tests shorten them). */
+export interface BucketControllerOptions {
+  /** How long a bucket of a create with a lost answer is looked up. Default 30 s. */
+  visibilityGraceMs?: number;
+}
+
+/** A Bucket controller factory with `options`. */
+export function bucketControllerWith(options: BucketControllerOptions = {}): ControllerFactory {
+  return (deps) => {
+    const loop = managedLoopOptions(
+      deps.config,
+      "Bucket",
+      options.visibilityGraceMs ?? BUCKET_VISIBILITY_WINDOW_MS,
+    );
+    return managedController(bucketKind(objectStorageOf(deps), loop.pollIntervalMs), { loop });
+  };
+}
+
+/** The Bucket controller factory (registered in src/controllers/index.ts). */
+export const bucketController: ControllerFactory = bucketControllerWith();

@@ -1,0 +1,363 @@
+/**
+ * The Bucket's remote resource behind the managed loop's ExternalClient: a bucket of
+ * the object's connection's S3 storage, its id the bucket name.
+ *
+ * S3 has no client tokens: CreateBucket by name is the idempotency key. A create is
+ * preceded by a HEAD (a name another account has → BucketNameTaken; one this account
+ * has without `spec.adopt` → BucketExistsNotAdopted, nothing created), and its answer
+ * tells the same apart (BucketAlreadyOwnedByYou is adopted only when asked). The owner
+ * mark (managed/tenancy.ts) is written as the tag `aidc.io/owner` right after the
+ * create; a crash before it is recovered by the lookup: a bucket without a mark created
+ * after the create-pending marker was written is the one the create made.
+ */
+import { BUCKET_REASONS, type Bucket } from "../../crds/bucket.js";
+import { TerminalError } from "../../runtime/errors.js";
+import type { ObjectStorageClient, ObjectStorageResolver } from "../../service/object-storage.js";
+import {
+  BucketNameRefusedError,
+  ObjectStorageNotImplementedError,
+} from "../../service/object-storage-errors.js";
+import { readCreateState } from "../managed/create-protocol.js";
+import type {
+  BeforeDeleteResult,
+  CreateResult,
+  DeleteResult,
+  ExternalClient,
+  ManagedCall,
+  Observation,
+  PreflightRefusal,
+  UpdateResult,
+} from "../managed/external-client.js";
+import { toKube } from "../managed/kube-casts.js";
+import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
+import {
+  type BucketRemote,
+  canonicalPolicy,
+  desiredOf,
+  FEATURE_TITLES,
+  type Feature,
+  type FeatureChange,
+  featureChanges,
+  isNotImplemented,
+  OWNER_TAG,
+} from "./features.js";
+import { bucketNameProblem } from "./naming.js";
+
+const R = BUCKET_REASONS.names;
+
+/** A Bucket object as the loop hands it. */
+export type BucketObject = Bucket;
+
+/** What the last reconcile that changed a bucket applied (status.lastApplied). */
+export interface AppliedRecord {
+  time: string;
+  changes: string[];
+  drift: boolean;
+}
+
+/** The bucket name of `obj`: spec.name, else metadata.name. */
+export function bucketNameOf(obj: BucketObject): string {
+  return obj.spec.name ?? obj.metadata.name ?? "";
+}
+
+/**
+ * How much older than the create-pending marker a bucket's creation date may look and
+ * still be the one its create made: the clocks of the operator and the object storage
+ * differ.
+ */
+export const CREATION_CLOCK_SKEW_MS = 60_000;
+
+function markOf(obj: BucketObject): string {
+  return formatOwnerMark(ownerMark(obj.metadata.namespace ?? "", obj.metadata.name ?? ""));
+}
+
+/** Reads a feature, turning the server's NotImplemented into a marker. */
+async function feature<T>(read: () => Promise<T>): Promise<Feature<T>> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ObjectStorageNotImplementedError) return { notImplemented: true };
+    throw err;
+  }
+}
+
+/** The Bucket kind's ExternalClient; `applied` is shared with the status mapping. */
+export class BucketExternalClient implements ExternalClient<BucketObject, BucketRemote> {
+  constructor(
+    private readonly storage: ObjectStorageResolver,
+    readonly applied: Map<string, AppliedRecord>,
+    private readonly pollIntervalMs: number,
+  ) {}
+
+  /**
+   * By object uid: the features the server refused with NotImplemented when they were
+   * written (a server may read a feature as empty and still refuse to set it).
+   */
+  readonly refused = new Map<string, string[]>();
+
+  private async s3(call: ManagedCall<BucketObject>): Promise<ObjectStorageClient> {
+    const client = await this.storage(call.obj);
+    if (!client) {
+      throw new TerminalError(
+        "ObjectStorageNotConfigured",
+        "the object's connection has no object storage: set objectStorage.endpoint and the S3 credentials in the operator configuration (or the ServiceConnection's spec.objectStorage)",
+        { external: true },
+      );
+    }
+    return client;
+  }
+
+  async preflight(call: ManagedCall<BucketObject>): Promise<PreflightRefusal | undefined> {
+    const name = bucketNameOf(call.obj);
+    const problem = bucketNameProblem(name);
+    if (problem) return { reason: R.InvalidBucketName, message: problem };
+    const presence = await (await this.s3(call)).headBucket(name);
+    if (presence === "Forbidden") {
+      return {
+        reason: R.BucketNameTaken,
+        message: `a bucket named ${name} exists and this account may not use it (bucket names are global); choose another spec.name`,
+      };
+    }
+    if (presence === "Owned" && !call.obj.spec.adopt) {
+      return {
+        reason: R.BucketExistsNotAdopted,
+        message: `a bucket named ${name} exists already in the account; it is not taken over unless spec.adopt is true (the name may belong to another team)`,
+      };
+    }
+    return undefined;
+  }
+
+  async create(call: ManagedCall<BucketObject>, _token: string): Promise<CreateResult> {
+    const s3 = await this.s3(call);
+    const name = bucketNameOf(call.obj);
+    const answer = await s3.createBucket(name);
+    if (answer === "TakenElsewhere") {
+      throw new BucketNameRefusedError(
+        "BucketNameTaken",
+        `a bucket named ${name} belongs to another account (BucketAlreadyExists); choose another spec.name`,
+        name,
+      );
+    }
+    if (answer === "AlreadyOwnedByYou") {
+      if (!call.obj.spec.adopt) {
+        throw new BucketNameRefusedError(
+          "BucketExistsNotAdopted",
+          `a bucket named ${name} exists already in the account (BucketAlreadyOwnedByYou); set spec.adopt: true to manage it`,
+          name,
+        );
+      }
+      call.ctx.events.normal(toKube(call.obj), "Adopted", `adopted the existing bucket ${name}`);
+      return { externalId: name };
+    }
+    // The owner mark at once: it proves whose bucket this is (a failure here leaves the
+    // create pending; the lookup then recognises the bucket by its creation date).
+    const tags = desiredOf(call.obj.spec, markOf(call.obj), {}).tags;
+    await s3.putTags(name, tags).catch(async () => {
+      await s3.putTags(name, { [OWNER_TAG]: markOf(call.obj) });
+    });
+    return { externalId: name };
+  }
+
+  async lookupByToken(call: ManagedCall<BucketObject>, _token: string): Promise<string[]> {
+    const s3 = await this.s3(call);
+    const name = bucketNameOf(call.obj);
+    if ((await s3.headBucket(name)) !== "Owned") return [];
+    const tags = await feature(() => s3.getTags(name));
+    const mark = isNotImplemented(tags) ? undefined : tags[OWNER_TAG];
+    if (mark) return mark === markOf(call.obj) ? [name] : [];
+    const pending = readCreateState(call.obj.metadata.annotations).pending;
+    const since = Date.parse(pending?.at ?? "");
+    const created = (await s3.listBuckets()).find((b) => b.name === name)?.creationDate;
+    if (!Number.isFinite(since) || !created) return [];
+    if (created.getTime() < since - CREATION_CLOCK_SKEW_MS) return [];
+    await s3.putTags(name, {
+      ...(isNotImplemented(tags) ? {} : tags),
+      [OWNER_TAG]: markOf(call.obj),
+    });
+    return [name];
+  }
+
+  async observe(call: ManagedCall<BucketObject>, name: string): Promise<Observation<BucketRemote>> {
+    const s3 = await this.s3(call);
+    const presence = await s3.headBucket(name);
+    if (presence === "Absent") return { exists: false };
+    if (presence === "Forbidden") {
+      throw new TerminalError(
+        "ReconcileTerminal",
+        `the bucket ${name} exists but this account may no longer use it (HEAD answered 403)`,
+      );
+    }
+    const [versioning, lifecycle, policy, tags, cors, listed] = await Promise.all([
+      feature(() => s3.getVersioning(name)),
+      feature(() => s3.getLifecycle(name)),
+      feature(() => s3.getPolicy(name)),
+      feature(() => s3.getTags(name)),
+      feature(() => s3.getCors(name)),
+      s3.listBuckets(),
+    ]);
+    const created = listed.find((b) => b.name === name)?.creationDate;
+    const remote: BucketRemote = {
+      name,
+      url: s3.bucketUrl(name),
+      region: s3.region,
+      ...(created ? { creationDate: created } : {}),
+      versioning,
+      lifecycle,
+      policy,
+      tags,
+      cors,
+    };
+    const changes = this.changesOf(call.obj, remote);
+    const policyValid = this.policyProblem(call.obj) === undefined;
+    if (changes.length === 0) this.refused.delete(call.obj.metadata.uid ?? "");
+    return {
+      exists: true,
+      upToDate: changes.length === 0 && policyValid,
+      ready: {
+        status: "True",
+        reason: "Available",
+        message: `bucket ${name} at ${remote.url}`,
+      },
+      remote,
+    };
+  }
+
+  private changesOf(obj: BucketObject, remote: BucketRemote): FeatureChange[] {
+    const tags = isNotImplemented(remote.tags) ? undefined : remote.tags;
+    return featureChanges(desiredOf(obj.spec, markOf(obj), tags), remote);
+  }
+
+  private policyProblem(obj: BucketObject): string | undefined {
+    const policy = obj.spec.policy;
+    if (policy === undefined || policy.trim() === "") return undefined;
+    return canonicalPolicy(policy) === undefined
+      ? "spec.policy is not a JSON object (S3 takes a bucket policy as a JSON document)"
+      : undefined;
+  }
+
+  async update(
+    call: ManagedCall<BucketObject>,
+    name: string,
+    remote: BucketRemote,
+  ): Promise<UpdateResult> {
+    const problem = this.policyProblem(call.obj);
+    const s3 = await this.s3(call);
+    const tagsNow = isNotImplemented(remote.tags) ? undefined : remote.tags;
+    const desired = desiredOf(call.obj.spec, markOf(call.obj), tagsNow);
+    const applied: string[] = [];
+    const unsupported: string[] = [];
+    for (const change of this.changesOf(call.obj, remote)) {
+      if (change.feature === "policy" && problem) continue;
+      if (change.notImplemented) {
+        unsupported.push(FEATURE_TITLES[change.feature]);
+        continue;
+      }
+      try {
+        await this.apply(s3, name, change, desired);
+        applied.push(change.summary);
+      } catch (err) {
+        if (!(err instanceof ObjectStorageNotImplementedError)) throw err;
+        unsupported.push(FEATURE_TITLES[change.feature]);
+      }
+    }
+    if (applied.length > 0) this.record(call, applied);
+    this.refused.set(call.obj.metadata.uid ?? "", unsupported);
+    const done = applied.length ? `; applied: ${applied.join(", ")}` : "";
+    if (problem)
+      return { outcome: "Refused", reason: R.InvalidBucketPolicy, message: `${problem}${done}` };
+    if (unsupported.length > 0) {
+      return {
+        outcome: "Refused",
+        reason: R.FeatureNotImplemented,
+        message: `the object storage does not implement ${unsupported.join(", ")} (it answered NotImplemented); remove the field from the spec or use a server that supports it${done}`,
+      };
+    }
+    return { outcome: "Applied", message: `bucket ${name}: applied ${applied.join(", ")}` };
+  }
+
+  private async apply(
+    s3: ObjectStorageClient,
+    name: string,
+    change: FeatureChange,
+    desired: ReturnType<typeof desiredOf>,
+  ): Promise<void> {
+    switch (change.feature) {
+      case "versioning":
+        if (desired.versioning) await s3.putVersioning(name, desired.versioning);
+        return;
+      case "lifecycle":
+        await s3.putLifecycle(name, desired.lifecycle ?? []);
+        return;
+      case "policy":
+        await s3.putPolicy(name, desired.policy ?? undefined);
+        return;
+      case "tags":
+        await s3.putTags(name, desired.tags);
+        return;
+      case "cors":
+        await s3.putCors(name, desired.cors ?? []);
+        return;
+    }
+  }
+
+  /**
+   * Records what was applied; a change while the spec is the one last reconciled
+   * (generation = observedGeneration) puts back a change made outside the cluster, and a
+   * Warning event says so.
+   */
+  private record(call: ManagedCall<BucketObject>, applied: string[]): void {
+    const { obj } = call;
+    const drift =
+      obj.status?.observedGeneration !== undefined &&
+      obj.status.observedGeneration === obj.metadata.generation &&
+      obj.status.bucketName !== undefined;
+    this.applied.set(obj.metadata.uid ?? "", {
+      time: call.ctx.clock
+        .now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, "Z"),
+      changes: applied,
+      drift,
+    });
+    if (drift) {
+      call.ctx.events.warning(
+        toKube(obj),
+        "DriftCorrected",
+        `changed outside the cluster, put back as the spec says: ${applied.join(", ")}`,
+      );
+    }
+  }
+
+  async beforeDelete(call: ManagedCall<BucketObject>, name: string): Promise<BeforeDeleteResult> {
+    const s3 = await this.s3(call);
+    if (call.obj.spec.forceDestroy) {
+      const deleted = await s3.deleteAllVersions(name);
+      if (deleted > 0) {
+        call.ctx.events.normal(
+          toKube(call.obj),
+          "ObjectsDeleted",
+          `deleted ${deleted} object versions and delete markers of bucket ${name} (spec.forceDestroy)`,
+        );
+      }
+      return "Done";
+    }
+    const { count, more } = await s3.countObjectVersions(name);
+    if (count === 0) return "Done";
+    const howMany = `${more ? "more than " : ""}${count} object${count === 1 && !more ? "" : "s"}`;
+    const message = `bucket ${name} holds ${howMany} (versions and delete markers included) and is not deleted: empty it, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan`;
+    const prev = call.obj.status?.conditions?.find((c) => c.type === "Ready");
+    if (prev?.reason !== "BucketNotEmpty" || prev.message !== message) {
+      call.ctx.events.warning(toKube(call.obj), "BucketNotEmpty", message);
+    }
+    return { waiting: message, reason: R.BucketNotEmpty, requeueAfterMs: this.pollIntervalMs };
+  }
+
+  async delete(call: ManagedCall<BucketObject>, name: string): Promise<DeleteResult> {
+    await (await this.s3(call)).deleteBucket(name);
+    return "Deleted";
+  }
+
+  ownerOf(remote: BucketRemote): OwnerMark | undefined {
+    return isNotImplemented(remote.tags) ? undefined : parseOwnerMark(remote.tags[OWNER_TAG]);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Which object storage a Bucket uses: its connection's (`connections.forObject`, the
+ * ServiceConnection it names, else its namespace's, else the default), the default
+ * connection's being the operator's `objectStorage` config. One S3 client per
+ * connection and endpoint, made on first use; the credentials are read through the
+ * connection at every request, so a rotated Secret is used at once.
+ */
+import type { KubeObject } from "../../runtime/resource.js";
+import {
+  ObjectStorageClient,
+  type ObjectStorageResolver,
+  type ObjectStorageSettings,
+} from "../../service/object-storage.js";
+import type { ControllerDeps } from "../controller-factory.js";
+
+/** The region requests are signed for when a connection names none. */
+export const DEFAULT_S3_REGION = "us-east-1";
+
+/** The resolver of the Bucket controller over `deps` (see the module comment). */
+export function objectStorageOf(
+  deps: Pick<ControllerDeps, "connections" | "defaultObjectStorage" | "config">,
+): ObjectStorageResolver {
+  const clients = new Map<string, ObjectStorageClient>();
+  return async (obj) => {
+    const conn = deps.connections?.forObject(obj as KubeObject);
+    const settings: ObjectStorageSettings | undefined =
+      conn?.objectStorage ?? (conn?.name === undefined ? deps.defaultObjectStorage : undefined);
+    if (!settings) return undefined;
+    const region = settings.region ?? DEFAULT_S3_REGION;
+    const key = `${conn?.label ?? "default"}|${settings.endpoint}|${region}`;
+    let client = clients.get(key);
+    if (!client) {
+      client = new ObjectStorageClient({
+        endpoint: settings.endpoint,
+        region,
+        credentials: () => settings.credentials(),
+        timeoutMs: deps.config.objectStorage.timeoutMs,
+      });
+      clients.set(key, client);
+    }
+    return client;
+  };
+}

@@ -1,0 +1,307 @@
+import { z } from "zod";
+import { statusBaseShape, timestamp } from "./conditions.js";
+import {
+  type CrdDefinition,
+  type CustomResource,
+  conditionColumns,
+  described,
+  type FieldRule,
+  GROUP,
+  VERSION,
+  withRules,
+} from "./definition.js";
+import { connectionFields, deletionPolicy } from "./fields.js";
+import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { ownReason, ownReasons } from "./reasons/own.js";
+
+/** The Bucket spec fields that may not change freely (see mutability.ts). */
+export const BUCKET_MUTABILITY: readonly FieldRule[] = [
+  {
+    field: "name",
+    mutability: "immutable",
+    owner: "service",
+    why: "a bucket cannot be renamed; create a new Bucket (and copy the objects) for another name",
+  },
+  CONNECTION_REF_RULE,
+];
+
+/** The condition reasons only Bucket writes (reasons.ts has the shared ones). */
+export const BUCKET_REASONS = ownReasons({
+  BucketNameTaken: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "A bucket of this name exists in another account of the object storage (bucket names are global); nothing is created. Choose another spec.name.",
+  ),
+  BucketExistsNotAdopted: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "A bucket of this name exists already in the account, and spec.adopt is not true: it is not taken over silently, since the name may belong to another team. Set spec.adopt: true to manage it (the namespace must also be allowed to adopt), or choose another spec.name.",
+  ),
+  InvalidBucketName: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "metadata.name, the bucket name when spec.name is omitted, breaks S3's naming rules (the message says which); nothing is created. Set spec.name.",
+  ),
+  InvalidBucketPolicy: ownReason(
+    "Terminal",
+    ["Synced"],
+    "spec.policy is not a JSON object, or the object storage refused it (the message says why). Correct spec.policy.",
+  ),
+  FeatureNotImplemented: ownReason(
+    "Terminal",
+    ["Synced"],
+    "The object storage answers NotImplemented for a feature the spec sets (the message names it, e.g. CORS); the other features are applied. Remove the field, or use an object storage that implements it.",
+  ),
+  S3CredentialsRefused: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "The object storage refused the S3 credentials (InvalidAccessKeyId, SignatureDoesNotMatch). Fix the credentials Secret: the operator retries on a slow backoff and uses a rotated key at once.",
+  ),
+  ObjectStorageNotConfigured: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "The object's connection has no object storage endpoint or S3 credentials (spec.objectStorage of its ServiceConnection, or objectStorage in the operator configuration for the default connection). Configure them; retried on a slow backoff.",
+  ),
+  BucketNotEmpty: ownReason(
+    "Terminal",
+    ["Ready"],
+    "deletionPolicy is Delete but the bucket still holds objects (the message gives the count, versions and delete markers included): it is not deleted, and the object waits. Empty the bucket, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan; checked again every poll.",
+  ),
+});
+
+/**
+ * S3's bucket naming rules (general purpose buckets): 3 to 63 lower-case letters,
+ * digits, dots and hyphens, beginning and ending with a letter or digit. The CEL rules
+ * of {@link bucketNameRules} add the rest (no `..`, not an IP address, reserved
+ * prefixes and suffixes).
+ */
+export const BUCKET_NAME_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** The tag key prefix the operator keeps for itself (the owner mark). */
+export const RESERVED_TAG_PREFIX = "aidc.io/";
+
+/** The CEL rules on the spec that complete {@link BUCKET_NAME_PATTERN}, each naming the field. */
+const bucketNameRules = [
+  {
+    rule: "!has(self.name) || !self.name.contains('..')",
+    message: "spec.name: a bucket name must not contain two adjacent periods (S3 naming rules)",
+    fieldPath: ".name",
+  },
+  {
+    rule: "!has(self.name) || !self.name.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')",
+    message: "spec.name: a bucket name must not be formatted as an IP address (S3 naming rules)",
+    fieldPath: ".name",
+  },
+  {
+    rule: "!has(self.name) || !(self.name.startsWith('xn--') || self.name.startsWith('sthree-'))",
+    message: "spec.name: a bucket name must not begin with xn-- or sthree- (prefixes S3 reserves)",
+    fieldPath: ".name",
+  },
+  {
+    rule: "!has(self.name) || !(self.name.endsWith('-s3alias') || self.name.endsWith('--ol-s3'))",
+    message:
+      "spec.name: a bucket name must not end with -s3alias or --ol-s3 (suffixes S3 reserves)",
+    fieldPath: ".name",
+  },
+  {
+    rule: "!has(self.tags) || self.tags.all(k, !k.startsWith('aidc.io/') && !k.startsWith('aws:'))",
+    message:
+      "spec.tags: keys beginning with aidc.io/ (the operator's owner mark) or aws: (reserved by S3) cannot be set",
+    fieldPath: ".tags",
+  },
+];
+
+/** One lifecycle rule: expiration of objects and of noncurrent versions under a prefix. */
+export const lifecycleRuleSchema = withRules(
+  z
+    .object({
+      id: described(z.string().min(1).max(255), "Id of the rule, unique in the bucket."),
+      prefix: described(
+        z.string().max(1024),
+        "Key prefix the rule applies to; every object when empty.",
+      ).default(""),
+      enabled: described(z.boolean(), "Whether the rule is in force (default true).").default(true),
+      expirationDays: described(
+        z.number().int().min(1).max(36_500),
+        "Days after creation at which current object versions expire (1 to 36500).",
+      ).optional(),
+      noncurrentVersionExpirationDays: described(
+        z.number().int().min(1).max(36_500),
+        "Days after becoming noncurrent at which old versions are removed (1 to 36500; needs versioning).",
+      ).optional(),
+    })
+    .meta({ description: "A lifecycle rule of the bucket." }),
+  {
+    rule: "has(self.expirationDays) || has(self.noncurrentVersionExpirationDays)",
+    message:
+      "spec.lifecycleRules[]: a rule needs expirationDays or noncurrentVersionExpirationDays",
+  },
+);
+
+const headerList = (description: string) =>
+  described(z.array(z.string().min(1).max(256)).max(64), description).default([]);
+
+/** One CORS rule of the bucket. */
+export const corsRuleSchema = z
+  .object({
+    allowedOrigins: described(
+      z.array(z.string().min(1).max(256)).min(1).max(64),
+      "Origins allowed to make cross-origin requests (e.g. https://app.example.com, or *).",
+    ),
+    allowedMethods: described(
+      z
+        .array(z.enum(["GET", "PUT", "POST", "DELETE", "HEAD"]))
+        .min(1)
+        .max(5),
+      "HTTP methods allowed from those origins.",
+    ),
+    allowedHeaders: headerList("Headers a preflight request may ask for."),
+    exposeHeaders: headerList("Response headers the browser may expose."),
+    maxAgeSeconds: described(
+      z.number().int().min(0).max(86_400),
+      "How long a browser may cache the preflight answer, in seconds (0 to 86400).",
+    ).optional(),
+  })
+  .meta({ description: "A CORS rule of the bucket." });
+
+/** Desired state of a Bucket: one bucket of the service's S3-compatible object storage. */
+export const BucketSpec = withRules(
+  z
+    .object({
+      name: described(
+        z.string().min(3).max(63).regex(BUCKET_NAME_PATTERN),
+        "Name of the bucket in the object storage; metadata.name when omitted. 3 to 63 lower-case letters, digits, dots and hyphens, beginning and ending with a letter or digit (S3 naming rules). Immutable.",
+      ).optional(),
+      adopt: described(
+        z.boolean(),
+        "Manage a bucket of this name that exists already in the account (default false: an existing bucket is refused with BucketExistsNotAdopted, since a bucket name can belong to another team). Adoption also needs the namespace in the operator's adoption.namespaces.",
+      ).default(false),
+      versioning: described(
+        z.enum(["Enabled", "Suspended"]),
+        "Object versioning: Enabled, or Suspended (a versioned bucket can never return to unversioned). Left as it is when omitted.",
+      ).optional(),
+      lifecycleRules: described(
+        z.array(lifecycleRuleSchema).max(1000),
+        "Lifecycle rules: expiration of objects and of noncurrent versions by prefix. The bucket's rules are replaced by these; an empty list removes them; left as they are when omitted.",
+      ).optional(),
+      policy: described(
+        z.string().min(2).max(20_480),
+        "The bucket policy, a JSON document (as S3's PutBucketPolicy takes it). Compared by meaning, not by text. Removed when omitted.",
+      ).optional(),
+      tags: described(
+        z.record(z.string().min(1).max(128), z.string().max(256)),
+        "Tags of the bucket (at most 49: the operator keeps one, aidc.io/owner, for its owner mark).",
+      )
+        .meta({ maxProperties: 49 })
+        .optional(),
+      cors: described(
+        z.array(corsRuleSchema).max(100),
+        "CORS rules of the bucket; an empty list removes them; left as they are when omitted.",
+      ).optional(),
+      forceDestroy: described(
+        z.boolean(),
+        "With deletionPolicy Delete: delete every object version and delete marker, then the bucket. Default false: a bucket that holds objects is not deleted, and the object stays with the condition BucketNotEmpty.",
+      ).default(false),
+      deletionPolicy,
+      ...connectionFields,
+    })
+    .meta({
+      description:
+        "Desired bucket. Every field but name may change; the operator puts back what is changed outside the cluster.",
+    }),
+  ...bucketNameRules,
+  ...mutabilityRules(BUCKET_MUTABILITY),
+);
+/** Desired state of a Bucket, with the CRD's defaults applied. */
+export type BucketSpec = z.infer<typeof BucketSpec>;
+
+/** What one reconcile changed in the bucket. */
+export const bucketAppliedSchema = z
+  .object({
+    time: timestamp("When the changes were made."),
+    changes: described(
+      z.array(z.string()),
+      "What was changed, one entry per feature (e.g. versioning Enabled, lifecycle rules (2)).",
+    ),
+    drift: described(
+      z.boolean(),
+      "True when the changes put back what was changed outside the cluster.",
+    ),
+  })
+  .meta({ description: "The last changes the operator made to the bucket." });
+
+/** Observed state of a Bucket. */
+export const BucketStatus = z
+  .object({
+    ...statusBaseShape,
+    bucketName: described(z.string(), "Name of the bucket in the object storage.").optional(),
+    endpoint: described(z.string(), "Path-style URL of the bucket.").optional(),
+    region: described(z.string(), "Region the bucket's requests are signed for.").optional(),
+    creationTime: timestamp("When the object storage created the bucket.").optional(),
+    versioning: described(
+      z.enum(["Off", "Enabled", "Suspended"]),
+      "Versioning state: Off (never enabled), Enabled or Suspended.",
+    ).optional(),
+    lifecycleRules: described(z.number().int(), "Number of lifecycle rules.").optional(),
+    policy: described(z.boolean(), "Whether the bucket has a policy.").optional(),
+    tags: described(z.number().int(), "Number of tags (the owner mark included).").optional(),
+    corsRules: described(z.number().int(), "Number of CORS rules.").optional(),
+    unsupported: described(
+      z.array(z.string()),
+      "Features the object storage answers NotImplemented for.",
+    ).optional(),
+    lastApplied: bucketAppliedSchema.optional(),
+  })
+  .meta({ description: "Observed state of the bucket, written by the operator." });
+/** Observed state of a Bucket. */
+export type BucketStatus = z.infer<typeof BucketStatus>;
+
+/** A whole Bucket object. */
+export type Bucket = CustomResource<BucketSpec, BucketStatus>;
+
+/** The Bucket kind (`bucket`). */
+export const bucketCrd: CrdDefinition<typeof BucketSpec, typeof BucketStatus> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "Bucket",
+  namespaced: true,
+  plural: "buckets",
+  singular: "bucket",
+  shortNames: ["bkt"],
+  categories: ["aidc"],
+  description:
+    "A bucket of the service's S3-compatible object storage: created (or adopted when spec.adopt is true), its versioning, lifecycle rules, policy, tags and CORS kept as the spec says (changes made outside the cluster are put back), deleted only when empty unless forceDestroy.",
+  spec: BucketSpec,
+  status: BucketStatus,
+  remote: "managed",
+  mutability: BUCKET_MUTABILITY,
+  reasons: BUCKET_REASONS,
+  printerColumns: [
+    {
+      name: "Bucket",
+      type: "string",
+      jsonPath: ".status.bucketName",
+      description: "Name of the bucket.",
+    },
+    {
+      name: "Versioning",
+      type: "string",
+      jsonPath: ".status.versioning",
+      description: "Versioning state.",
+    },
+    ...conditionColumns("Whether the bucket exists and matches the spec"),
+    {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+      description: "Time since the object was created.",
+    },
+    {
+      name: "Endpoint",
+      type: "string",
+      jsonPath: ".status.endpoint",
+      description: "URL of the bucket.",
+      priority: 1,
+    },
+  ],
+};

@@ -1,0 +1,312 @@
+import { Writable } from "node:stream";
+import {
+  DeleteObjectCommand,
+  PutBucketLifecycleConfigurationCommand,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bucketControllerWith } from "../../src/controllers/bucket/controller.js";
+import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
+import { bucketCrd } from "../../src/crds/bucket.js";
+import { createLogger } from "../../src/runtime/logging.js";
+import { SecretRedactor } from "../../src/runtime/redaction.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { startTestS3, type TestS3 } from "../support/s3.js";
+
+const POLICY = (bucket: string) =>
+  JSON.stringify({
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Effect: "Allow",
+        Principal: "*",
+        Action: "s3:GetObject",
+        Resource: `arn:aws:s3:::${bucket}/public/*`,
+      },
+    ],
+  });
+
+/** The Bucket controller against a real S3 server (MinIO) and a real API server. */
+describe("Bucket controller", () => {
+  let s3: TestS3;
+  let op: TestOperator;
+  let buckets: ObjectsOf;
+  let namespace = "";
+  const lines: string[] = [];
+  const firstKeys: string[] = [];
+  const redactor = new SecretRedactor();
+  const log = createLogger({
+    level: "debug",
+    redactor,
+    destination: new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  });
+  const sdk = () =>
+    new S3Client({
+      endpoint: s3.server.url,
+      region: s3.server.region,
+      forcePathStyle: true,
+      credentials: {
+        accessKeyId: s3.server.accessKeyId,
+        secretAccessKey: s3.server.secretAccessKey,
+      },
+    });
+  /** A bucket name unique to this run (bucket names are global to the server). */
+  const unique = (base: string) => `${base}-${namespace.split("-").pop()}`;
+
+  beforeAll(async () => {
+    s3 = await startTestS3();
+    firstKeys.push(s3.server.accessKeyId, s3.server.secretAccessKey);
+    namespace = await createNamespace(adminKubeConfig(), "bucket");
+    op = await startTestOperator({
+      controllers: [bucketControllerWith({ visibilityGraceMs: 2_000 })],
+      namespaces: [namespace],
+      config: { objectStorage: s3.config, holdBackoff: { baseMs: 500, maxMs: 1_000 } },
+      log,
+      redactor,
+    });
+    buckets = new ObjectsOf(op.kube, bucketCrd, namespace);
+  }, 120_000);
+
+  afterAll(async () => {
+    await op?.stop();
+    await s3?.stop();
+  });
+
+  it("creates a bucket with versioning, lifecycle rules, a policy and tags, and reads them back", async () => {
+    const name = unique("data");
+    await buckets.create("data", {
+      name,
+      versioning: "Enabled",
+      lifecycleRules: [
+        { id: "tmp", prefix: "tmp/", expirationDays: 7 },
+        { id: "old-versions", noncurrentVersionExpirationDays: 30 },
+      ],
+      policy: POLICY(name),
+      tags: { team: "vision" },
+    });
+    const obj = await buckets.waitForCondition("data", "Ready", "True", "Available", 30_000);
+    expect(conditionOf(obj, "Synced")).toMatchObject({ status: "True" });
+    const status = obj.status as Record<string, unknown>;
+    expect(status).toMatchObject({
+      bucketName: name,
+      endpoint: `${s3.server.url}/${name}`,
+      region: "us-east-1",
+      versioning: "Enabled",
+      lifecycleRules: 2,
+      policy: true,
+      tags: 2,
+    });
+    expect(Date.parse(String(status.creationTime))).toBeGreaterThan(Date.now() - 120_000);
+    expect(status.lastApplied).toMatchObject({ drift: false });
+    // The server re-spells the policy; read back it still matches the spec, so the
+    // following polls (500 ms) change nothing.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const later = (await buckets.get("data"))?.status as Record<string, unknown>;
+    expect(later.lastApplied).toEqual(status.lastApplied);
+    expect(obj.metadata?.finalizers).toContain("aidc.io/bucket");
+    // Read back with a client of our own, as anyone outside the cluster would.
+    const c = s3.client();
+    expect(await c.getVersioning(name)).toBe("Enabled");
+    expect(await c.getLifecycle(name)).toEqual(
+      expect.arrayContaining([
+        { id: "tmp", prefix: "tmp/", enabled: true, expirationDays: 7 },
+        { id: "old-versions", prefix: "", enabled: true, noncurrentVersionExpirationDays: 30 },
+      ]),
+    );
+    const policy = JSON.parse((await c.getPolicy(name)) ?? "{}");
+    expect(JSON.stringify(policy)).toContain(`arn:aws:s3:::${name}/public/*`);
+    const tags = await c.getTags(name);
+    expect(tags.team).toBe("vision");
+    expect(tags[OWNER_TAG]).toMatch(/^[0-9a-f]{16}\.[0-9a-f]{16}$/);
+    await buckets.waitForEvents("data", ["Created"]);
+  });
+
+  it("puts back lifecycle rules, policy and versioning changed outside the cluster, with a Warning event", async () => {
+    const name = unique("data");
+    const c = s3.client();
+    await sdk().send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket: name,
+        LifecycleConfiguration: {
+          Rules: [
+            { ID: "rogue", Filter: { Prefix: "" }, Status: "Enabled", Expiration: { Days: 1 } },
+          ],
+        },
+      }),
+    );
+    await c.putPolicy(name, undefined);
+    await c.putVersioning(name, "Suspended");
+    const obj = await buckets.waitFor(
+      "data",
+      (o) => (o.status as { lastApplied?: { drift?: boolean } }).lastApplied?.drift === true,
+      30_000,
+    );
+    const applied = (obj.status as { lastApplied: { changes: string[] } }).lastApplied.changes;
+    expect(applied).toEqual(
+      expect.arrayContaining(["versioning Enabled", "lifecycle rules (2)", "bucket policy"]),
+    );
+    expect(await c.getVersioning(name)).toBe("Enabled");
+    expect((await c.getLifecycle(name)).map((r) => r.id).sort()).toEqual(["old-versions", "tmp"]);
+    expect(await c.getPolicy(name)).toBeDefined();
+    await buckets.waitForEvents("data", ["DriftCorrected"]);
+  });
+
+  it("reports CORS, which the server does not implement, as a condition and applies the rest", async () => {
+    const name = unique("web");
+    await buckets.create("web", {
+      name,
+      tags: { app: "web" },
+      cors: [{ allowedOrigins: ["https://app.example.com"], allowedMethods: ["GET"] }],
+    });
+    const obj = await buckets.waitForCondition(
+      "web",
+      "Synced",
+      "False",
+      "FeatureNotImplemented",
+      30_000,
+    );
+    expect(conditionOf(obj, "Synced")?.message).toContain("CORS");
+    expect(conditionOf(obj, "Ready")).toMatchObject({ status: "True", reason: "Available" });
+    expect(conditionOf(obj, "Stalled")).toMatchObject({ status: "True" });
+    expect((obj.status as { unsupported?: string[] }).unsupported).toContain("CORS");
+    expect((await s3.client().getTags(name)).app).toBe("web");
+  });
+
+  it("refuses to delete a bucket that holds objects, with the count, and deletes it once emptied", async () => {
+    const name = unique("full");
+    await buckets.create("full", { name, deletionPolicy: "Delete" });
+    await buckets.waitForCondition("full", "Ready", "True", "Available", 30_000);
+    for (const key of ["a", "b", "c"]) {
+      await sdk().send(new PutObjectCommand({ Bucket: name, Key: key, Body: "x" }));
+    }
+    await buckets.delete("full");
+    const obj = await buckets.waitForCondition("full", "Ready", "False", "BucketNotEmpty", 30_000);
+    expect(conditionOf(obj, "Ready")?.message).toContain("holds 3 objects");
+    expect(conditionOf(obj, "Stalled")).toMatchObject({ status: "True" });
+    expect(await s3.client().headBucket(name)).toBe("Owned");
+    await buckets.waitForEvents("full", ["BucketNotEmpty"]);
+    for (const key of ["a", "b", "c"]) {
+      await sdk().send(new DeleteObjectCommand({ Bucket: name, Key: key }));
+    }
+    await buckets.waitForGone("full", 30_000);
+    expect(await s3.client().headBucket(name)).toBe("Absent");
+  });
+
+  it("with forceDestroy deletes every object version and delete marker, then the bucket", async () => {
+    const name = unique("scratch");
+    await buckets.create("scratch", {
+      name,
+      versioning: "Enabled",
+      deletionPolicy: "Delete",
+      forceDestroy: true,
+    });
+    await buckets.waitForCondition("scratch", "Ready", "True", "Available", 30_000);
+    for (const body of ["v1", "v2", "v3"]) {
+      await sdk().send(new PutObjectCommand({ Bucket: name, Key: "model.bin", Body: body }));
+    }
+    await sdk().send(new DeleteObjectCommand({ Bucket: name, Key: "model.bin" }));
+    expect(await s3.client().countObjectVersions(name)).toEqual({ count: 4, more: false });
+    await buckets.delete("scratch");
+    await buckets.waitForGone("scratch", 30_000);
+    expect(await s3.client().headBucket(name)).toBe("Absent");
+    await eventually(async () => {
+      const { items } = await op.kube.list<KubeObject>(EVENTS, namespace);
+      return items.find(
+        (e) => e.reason === "ObjectsDeleted" && String(e.note).includes("4 object"),
+      );
+    });
+  });
+
+  it("keeps the bucket and its data under the default Orphan policy", async () => {
+    const name = unique("keep");
+    await buckets.create("keep", { name });
+    await buckets.waitForCondition("keep", "Ready", "True", "Available", 30_000);
+    await sdk().send(new PutObjectCommand({ Bucket: name, Key: "k", Body: "x" }));
+    await buckets.delete("keep");
+    await buckets.waitForGone("keep", 30_000);
+    expect(await s3.client().countObjectVersions(name)).toEqual({ count: 1, more: false });
+  });
+
+  it("adopts an existing bucket only when spec.adopt is true", async () => {
+    const name = unique("legacy");
+    const c = s3.client();
+    expect(await c.createBucket(name)).toBe("Created");
+    await c.putTags(name, { owner: "someone" });
+    await buckets.create("legacy", { name });
+    const refused = await buckets.waitForCondition(
+      "legacy",
+      "Ready",
+      "False",
+      "BucketExistsNotAdopted",
+      30_000,
+    );
+    expect(conditionOf(refused, "Ready")?.message).toContain("spec.adopt");
+    expect(refused.status).not.toHaveProperty("bucketName");
+    // Not touched: no owner mark, its tags as they were.
+    expect(await c.getTags(name)).toEqual({ owner: "someone" });
+    await buckets.patchSpec("legacy", { adopt: true, versioning: "Enabled" });
+    await buckets.waitForCondition("legacy", "Ready", "True", "Available", 30_000);
+    const tags = await c.getTags(name);
+    expect(tags.owner).toBe("someone");
+    expect(tags[OWNER_TAG]).toBeDefined();
+    expect(await c.getVersioning(name)).toBe("Enabled");
+    await buckets.waitForEvents("legacy", ["BucketExistsNotAdopted", "Adopted"]);
+  });
+
+  it("refuses a bucket name that breaks S3's naming rules at apply time, naming the field", async () => {
+    for (const bad of ["Upper_Case", "a..b", "192.168.1.1", "xn--abc"]) {
+      await expect(buckets.create(`bad-${bad.length}`, { name: bad })).rejects.toThrow(
+        /spec\.name|name/,
+      );
+    }
+    await expect(buckets.create("bad-tags", { tags: { "aidc.io/owner": "x" } })).rejects.toThrow(
+      /spec\.tags/,
+    );
+  });
+
+  it("uses rotated credentials from the credentials Secret, and holds objects while they are refused", async () => {
+    const name = unique("rotate");
+    await buckets.create("rotate", { name, tags: { v: "1" } });
+    await buckets.waitForCondition("rotate", "Ready", "True", "Available", 30_000);
+    // The server's keys change; the operator still has the old pair.
+    const accessKeyId = `rotated${Date.now()}`;
+    const secretAccessKey = `rotated-secret-${Math.random().toString(36).slice(2)}xyz`;
+    await s3.server.restartWithKeys(accessKeyId, secretAccessKey);
+    await buckets.patchSpec("rotate", { tags: { v: "2" } });
+    const held = await buckets.waitForCondition(
+      "rotate",
+      "Synced",
+      "False",
+      "S3CredentialsRefused",
+      30_000,
+    );
+    expect(conditionOf(held, "Synced")?.message).not.toContain(secretAccessKey);
+    // The Secret is updated: the new pair is used without a restart of the operator.
+    await s3.writeCredentials(accessKeyId, secretAccessKey);
+    await buckets.waitFor(
+      "rotate",
+      (o) =>
+        conditionOf(o, "Synced")?.status === "True" && conditionOf(o, "Ready")?.status === "True",
+      30_000,
+    );
+    expect((await s3.client().getTags(name)).v).toBe("2");
+  });
+
+  it("never writes an S3 key into a log line, an Event or a status", async () => {
+    const secrets = [...firstKeys, s3.server.accessKeyId, s3.server.secretAccessKey];
+    const { items: events } = await op.kube.list<KubeObject>(EVENTS, namespace);
+    const { items: objects } = await op.kube.list<KubeObject>(bucketCrd, namespace);
+    expect(lines.length).toBeGreaterThan(10);
+    const everything = [...lines, JSON.stringify(events), JSON.stringify(objects)].join("\n");
+    for (const secret of secrets) expect(everything).not.toContain(secret);
+  });
+});
