@@ -42,6 +42,21 @@ export function notFound(what: string, id: string): EmulatorRefusal {
   return new UnknownIdRefusal(404, `${what} ${id} not found`);
 }
 
+/**
+ * The record the path's `id` names in `records`; {@link notFound} naming `what` (e.g.
+ * "training task") when there is none.
+ */
+export function recordOfPathId<R>(
+  ctx: HandlerContext,
+  records: ReadonlyMap<string, R>,
+  what: string,
+): R {
+  const id = ctx.params.id ?? "";
+  const record = records.get(id);
+  if (record === undefined) throw notFound(what, id);
+  return record;
+}
+
 /** 400 with a message. */
 export function badRequest(message: string): EmulatorRefusal {
   return new EmulatorRefusal(400, message);

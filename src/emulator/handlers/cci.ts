@@ -10,20 +10,17 @@ import {
   fuzzyMatch,
   type Handler,
   type HandlerContext,
-  notFound,
   pageOfRecords,
   parseBody,
   queryInt,
   queryText,
+  recordOfPathId,
 } from "../handler-context.js";
 import type { CciRecord } from "../records.js";
 import { cciView } from "../views.js";
 
 function instance(ctx: HandlerContext): CciRecord {
-  const id = ctx.params.id ?? "";
-  const c = ctx.state.cci.get(id);
-  if (!c) throw notFound("CCI instance", id);
-  return c;
+  return recordOfPathId(ctx, ctx.state.cci, "CCI instance");
 }
 
 function list(ctx: HandlerContext): unknown {

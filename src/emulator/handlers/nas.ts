@@ -17,21 +17,18 @@ import {
   fuzzyMatch,
   type Handler,
   type HandlerContext,
-  notFound,
   pageOfRecords,
   parseBody,
   queryInt,
   queryText,
+  recordOfPathId,
 } from "../handler-context.js";
 import type { NasRecord } from "../records.js";
 import { nasView } from "../views.js";
 import { subscriptionResult } from "./training.js";
 
 function nas(ctx: HandlerContext): NasRecord {
-  const id = ctx.params.id ?? "";
-  const n = ctx.state.nas.get(id);
-  if (!n) throw notFound("NAS storage instance", id);
-  return n;
+  return recordOfPathId(ctx, ctx.state.nas, "NAS storage instance");
 }
 
 function subscribe(ctx: HandlerContext): string {

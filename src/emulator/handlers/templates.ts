@@ -9,11 +9,11 @@ import {
   fuzzyMatch,
   type Handler,
   type HandlerContext,
-  notFound,
   pageOfRecords,
   parseBody,
   queryInt,
   queryText,
+  recordOfPathId,
 } from "../handler-context.js";
 import { templateView } from "../views.js";
 
@@ -28,10 +28,7 @@ function templateFields(body: unknown): Record<string, unknown> {
 }
 
 function existing(ctx: HandlerContext) {
-  const id = ctx.params.id ?? "";
-  const t = ctx.state.templates.get(id);
-  if (!t) throw notFound("training template", id);
-  return t;
+  return recordOfPathId(ctx, ctx.state.templates, "training template");
 }
 
 /** The template operations, by endpoint name. */

@@ -21,6 +21,7 @@ import {
   parseBody,
   queryInt,
   queryText,
+  recordOfPathId,
 } from "../handler-context.js";
 import { EXTERNAL_HOST } from "../pods.js";
 import type { PodRecord, TaskRecord } from "../records.js";
@@ -36,10 +37,7 @@ import {
 } from "../views.js";
 
 function task(ctx: HandlerContext): TaskRecord {
-  const id = ctx.params.id ?? "";
-  const t = ctx.state.tasks.get(id);
-  if (!t) throw notFound("training task", id);
-  return t;
+  return recordOfPathId(ctx, ctx.state.tasks, "training task");
 }
 
 function pod(ctx: HandlerContext): { t: TaskRecord; p: PodRecord } {

@@ -22,14 +22,12 @@ import {
   pageOfRecords,
   parseBody,
   queryText,
+  recordOfPathId,
 } from "../handler-context.js";
 import { fileSystemView, mountView } from "../views.js";
 
 function fileSystem(ctx: HandlerContext): FileSystemRecord {
-  const id = ctx.params.id ?? "";
-  const fs = ctx.state.fileSystems.byId.get(id);
-  if (!fs) throw notFound("file system", id);
-  return fs;
+  return recordOfPathId(ctx, ctx.state.fileSystems.byId, "file system");
 }
 
 function create(ctx: HandlerContext): unknown {
