@@ -2,6 +2,7 @@ import { pollIntervalFor } from "../config/schema.js";
 import { bucketController } from "./bucket/controller.js";
 import { cciInstanceController } from "./cciinstance/controller.js";
 import type { ControllerFactory } from "./controller-factory.js";
+import { fileSystemController } from "./filesystem/controller.js";
 import { nasVolumeController } from "./nasvolume/controller.js";
 import { trainingJobController } from "./trainingjob/controller.js";
 import { trainingJobExposureController } from "./trainingjob/exposure-controller.js";
@@ -28,4 +29,5 @@ export const controllers: ControllerFactory[] = [
   trainingJobExposureController,
   trainingTemplateController,
   bucketController,
+  fileSystemController,
 ];

@@ -75,6 +75,7 @@ describe("the generated RBAC", () => {
     expect(plain.map((d) => d.name).sort()).toEqual([
       "bucket",
       "cciinstance",
+      "filesystem",
       "nasvolume",
       "trainingjob",
       "trainingtemplate",

@@ -6,6 +6,7 @@
 import { bucketCrd } from "./bucket.js";
 import { cciInstanceCrd } from "./cciinstance.js";
 import type { CrdDefinition } from "./definition.js";
+import { fileSystemCrd } from "./filesystem.js";
 import { nasVolumeCrd } from "./nasvolume.js";
 import { ReasonTable } from "./reason-table.js";
 import { serviceConnectionCrd } from "./serviceconnection.js";
@@ -17,6 +18,7 @@ export * from "./cciinstance.js";
 export * from "./conditions.js";
 export * from "./definition.js";
 export * from "./fields.js";
+export * from "./filesystem.js";
 export * from "./kstatus.js";
 export * from "./manifest.js";
 export * from "./mutability.js";
@@ -36,6 +38,7 @@ export const allCrds: readonly CrdDefinition[] = [
   trainingTemplateCrd,
   serviceConnectionCrd,
   bucketCrd,
+  fileSystemCrd,
 ];
 
 /** The reason table of every kind: the shared reasons and each kind's own (reason-table.ts). */

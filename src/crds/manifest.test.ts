@@ -53,6 +53,7 @@ describe("the generated CRDs", () => {
       ["TrainingTemplate", "trainingtemplates", "ttpl"],
       ["ServiceConnection", "serviceconnections", "svcconn"],
       ["Bucket", "buckets", "bkt"],
+      ["FileSystem", "filesystems", "fs"],
     ]);
     for (const def of allCrds) {
       const m = crdManifest(def);

@@ -50,6 +50,16 @@ describe("the CRDs through kubectl", () => {
     );
   });
 
+  it("explains a FileSystem mount's target", async () => {
+    const out = await eventually(async () => {
+      const r = await kubectl(["explain", "filesystem.spec.mounts.target.cciInstanceRef"]);
+      return r.code === 0 ? r : undefined;
+    });
+    expect(out.stdout.replace(/\s+/g, " ")).toContain(
+      "The CciInstance (same namespace) whose instance the file system is mounted on",
+    );
+  });
+
   it("applies the samples with kubectl apply -k and lists them under the aidc category", async () => {
     const applied = await kubectl(["apply", "--server-side", "-n", namespace, "-k", samples]);
     expect(applied.stderr).toBe("");
@@ -57,10 +67,15 @@ describe("the CRDs through kubectl", () => {
     const got = await kubectl(["get", "aidc", "-n", namespace, "-o", "name"]);
     expect(got.stdout.trim().split("\n").sort()).toEqual([
       "cciinstance.aidc.io/notebook",
+      "filesystem.aidc.io/shared",
       "nasvolume.aidc.io/datasets",
       "trainingjob.aidc.io/resnet50",
       "trainingtemplate.aidc.io/pytorch-ddp",
     ]);
+    const fsTable = await kubectl(["get", "fs", "-n", namespace]);
+    expect(fsTable.stdout.split("\n")[0]).toMatch(
+      /^NAME\s+PHASE\s+SIZE\s+PROTOCOL\s+MOUNTS\s+READY\s+SYNCED\s+REASON\s+AGE\s*$/,
+    );
     const table = await kubectl(["get", "tj", "-n", namespace]);
     expect(table.stdout.split("\n")[0]).toMatch(
       /^NAME\s+STATUS\s+TASK-ID\s+READY\s+SYNCED\s+REASON\s+AGE\s*$/,

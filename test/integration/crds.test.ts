@@ -214,6 +214,21 @@ describe("the CRDs on a real API server", () => {
     expect(moved.message).toContain("connectionRef is immutable (a rule of the operator)");
   });
 
+  it("lets a FileSystem change its mounts and set fileSystemId once, never its size or protocol", async () => {
+    await create("FileSystem", "fs", { sizeGB: 10, protocol: "NFS" });
+    await patchSpec("FileSystem", "fs", {
+      mounts: [{ name: "a", target: { instanceId: "cci-1" }, mountPath: "/mnt/a" }],
+    });
+    await patchSpec("FileSystem", "fs", { mounts: [], fileSystemId: "fs-1" });
+    const size = await refusedPatch("FileSystem", "fs", { sizeGB: 20 });
+    expect(size.message).toContain("spec.sizeGB");
+    expect(size.message).toContain("sizeGB is immutable (a limit of the service)");
+    const protocol = await refusedPatch("FileSystem", "fs", { protocol: "SMB" });
+    expect(protocol.message).toContain("protocol is immutable");
+    const rebind = await refusedPatch("FileSystem", "fs", { fileSystemId: "fs-2" });
+    expect(rebind.message).toContain("fileSystemId is immutable once set");
+  });
+
   it("keeps a CciInstance bound and a TrainingTemplate's source fixed, while a template's fields change", async () => {
     await create("CciInstance", "cci", { instanceId: "cci-1" });
     await patchSpec("CciInstance", "cci", { images: [{ imageName: "a/b", tag: "v1" }] });

@@ -19,6 +19,7 @@ import {
   allCrds,
   bucketCrd,
   cciInstanceCrd,
+  fileSystemCrd,
   GROUP,
   nasVolumeCrd,
   trainingJobCrd,
@@ -72,6 +73,10 @@ const TABLE: Row[] = [
   { kind: "Bucket", state: "terminal", kstatus: "Failed", argocd: "Degraded" },
   { kind: "Bucket", state: "not empty", kstatus: "Terminating", argocd: "Progressing" },
   { kind: "Bucket", state: "deleting", kstatus: "Terminating", argocd: "Progressing" },
+  { kind: "FileSystem", state: "ready", kstatus: "Current", argocd: "Healthy" },
+  { kind: "FileSystem", state: "progressing", kstatus: "InProgress", argocd: "Progressing" },
+  { kind: "FileSystem", state: "terminal", kstatus: "Failed", argocd: "Degraded" },
+  { kind: "FileSystem", state: "deleting", kstatus: "Terminating", argocd: "Progressing" },
 ];
 
 let op: TestOperator;
@@ -154,6 +159,7 @@ beforeAll(async () => {
   const cci = of(cciInstanceCrd);
   const tt = of(trainingTemplateCrd);
   const bkt = of(bucketCrd);
+  const fs = of(fileSystemCrd);
 
   await Promise.all([
     ...["tj-ready", "tj-failed", "tj-done", "tj-stopped"].map((n) => tj.create(n, JOB)),
@@ -171,6 +177,19 @@ beforeAll(async () => {
     bkt.create("bkt-full", { name: `full-${ns}`, deletionPolicy: "Delete" }),
     // Two characters: a Kubernetes name, but not a bucket name (S3: 3 to 63).
     bkt.create("b1", {}),
+    fs.create("fs-ready", { sizeGB: 10 }),
+    fs.create("fs-waiting", {
+      sizeGB: 10,
+      mounts: [{ name: "a", target: { cciInstanceRef: { name: "absent" } } }],
+    }),
+    // Two entries naming one instance (a reference and its instance id): refused.
+    fs.create("fs-collide", {
+      sizeGB: 10,
+      mounts: [
+        { name: "a", target: { cciInstanceRef: { name: "cci-ready" } } },
+        { name: "b", target: { instanceId: "cci-0001" } },
+      ],
+    }),
   ]);
   for (const n of ["tj-ready", "tj-failed", "tj-done", "tj-stopped"]) {
     await resolveSubscription(trainingJobCrd, n);
@@ -202,6 +221,9 @@ beforeAll(async () => {
   // A second template of the same name is refused by the operator's preflight.
   await tt.create("tt-taken", { ...TEMPLATE, name: "shared-name" });
   await capture(trainingTemplateCrd, "terminal", "tt-taken", cond("Stalled", "True"));
+  await capture(fileSystemCrd, "ready", "fs-ready", cond("Ready", "True"));
+  await capture(fileSystemCrd, "progressing", "fs-waiting", cond("Reconciling", "True"));
+  await capture(fileSystemCrd, "terminal", "fs-collide", cond("Stalled", "True"));
   await captureDeleting(trainingJobCrd, "tj-ready");
   await captureDeleting(nasVolumeCrd, "nas-ready");
   await captureDeleting(cciInstanceCrd, "cci-ready");
@@ -217,6 +239,7 @@ beforeAll(async () => {
     "Bucket/not empty",
     await bkt.waitFor("bkt-full", cond("Ready", "False", "BucketNotEmpty"), 45_000),
   );
+  await captureDeleting(fileSystemCrd, "fs-ready");
   // Last, since it holds every object: the service refuses the API key (403).
   await op.admin.setFaults([{ kind: "error", status: 403, message: "Forbidden" }]);
   await Promise.all([tj.create("tj-403", JOB), cci.create("cci-403", { instanceId: "cci-0002" })]);
@@ -297,6 +320,8 @@ describe("the captured objects", () => {
     expect(reasons("NasVolume/terminal", "Stalled")).toBe("ProductNotFoundRefused");
     expect(reasons("CciInstance/terminal", "Stalled")).toBe("InstanceFailed");
     expect(reasons("TrainingTemplate/terminal", "Stalled")).toBe("NameTakenRefused");
+    expect(reasons("FileSystem/progressing", "Reconciling")).toBe("MountTargetNotFound");
+    expect(reasons("FileSystem/terminal", "Stalled")).toBe("MountTargetsCollide");
     // A 403 is terminal for every kind, CciInstance included.
     expect(reasons("TrainingJob/refused key", "Stalled")).toBe("ApiKeyRefused");
     expect(reasons("CciInstance/refused key", "Stalled")).toBe("ApiKeyRefused");

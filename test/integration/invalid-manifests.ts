@@ -5,7 +5,7 @@
 export interface InvalidCase {
   /** What is wrong, as a sentence. */
   reason: string;
-  kind: "TrainingJob" | "NasVolume" | "CciInstance" | "TrainingTemplate";
+  kind: "TrainingJob" | "NasVolume" | "CciInstance" | "TrainingTemplate" | "FileSystem";
   /** The whole spec (no base is merged), or undefined for an object without spec. */
   spec: Record<string, unknown> | undefined;
   /** Path of the field the message must name, e.g. `spec.priority`. */
@@ -16,6 +16,7 @@ export interface InvalidCase {
 
 const job = { image: "registry.example.com/ml/train:1", productCode: "gpu-1x", workerCount: 1 };
 const nas = { productCode: "nas-std" };
+const fs = { sizeGB: 10 };
 const tpl = { image: "registry.example.com/ml/train:1", productCode: "gpu-1x" };
 
 const tj = (reason: string, spec: object, field: string, says: string): InvalidCase => ({
@@ -235,6 +236,53 @@ export const invalidCases: InvalidCase[] = [
     spec: { capacityGB: 10 },
     field: "spec.productCode",
     says: "Required value",
+  },
+  {
+    reason: "FileSystem without sizeGB",
+    kind: "FileSystem",
+    spec: { protocol: "NFS" },
+    field: "spec.sizeGB",
+    says: "Required value",
+  },
+  {
+    reason: "FileSystem protocol other than NFS or SMB",
+    kind: "FileSystem",
+    spec: { ...fs, protocol: "FTP" },
+    field: "spec.protocol",
+    says: "Unsupported value",
+  },
+  {
+    reason: "FileSystem mount with both a cciInstanceRef and an instanceId",
+    kind: "FileSystem",
+    spec: {
+      ...fs,
+      mounts: [{ name: "a", target: { cciInstanceRef: { name: "x" }, instanceId: "cci-1" } }],
+    },
+    field: "spec.mounts[0].target",
+    says: "mounts[].target: exactly one of cciInstanceRef or instanceId must be set",
+  },
+  {
+    reason: "FileSystem mounted twice on one instance",
+    kind: "FileSystem",
+    spec: {
+      ...fs,
+      mounts: [
+        { name: "a", target: { instanceId: "cci-1" } },
+        { name: "b", target: { instanceId: "cci-1" } },
+      ],
+    },
+    field: "spec.mounts",
+    says: "a file system is mounted at most once per instance",
+  },
+  {
+    reason: "FileSystem mount path with a hyphen",
+    kind: "FileSystem",
+    spec: {
+      ...fs,
+      mounts: [{ name: "a", target: { instanceId: "cci-1" }, mountPath: "/mnt/a-b" }],
+    },
+    field: "spec.mounts[0].mountPath",
+    says: "should match",
   },
   {
     reason: "NasVolume capacity 0",

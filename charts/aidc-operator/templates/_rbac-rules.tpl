@@ -129,6 +129,33 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - buckets/finalizers
   verbs:
     - update
+# FileSystem controller: watch the objects, write annotations and the finalizer
+- apiGroups:
+    - aidc.io
+  resources:
+    - filesystems
+  verbs:
+    - get
+    - list
+    - watch
+    - update
+    - patch
+# FileSystem controller: write the status subresource
+- apiGroups:
+    - aidc.io
+  resources:
+    - filesystems/status
+  verbs:
+    - get
+    - update
+    - patch
+# FileSystem controller: set and remove the finalizer
+- apiGroups:
+    - aidc.io
+  resources:
+    - filesystems/finalizers
+  verbs:
+    - update
 # every controller: Normal and Warning Events (repeats patched into a series)
 - apiGroups:
     - events.k8s.io

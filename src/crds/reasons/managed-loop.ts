@@ -9,13 +9,13 @@ export const MANAGED_LOOP_REASONS = {
   Available: entry(
     "Ok",
     ["Ready"],
-    ["NasVolume", "TrainingTemplate"],
+    ["NasVolume", "TrainingTemplate", "FileSystem"],
     "The remote resource exists and is usable.",
   ),
   Resolved: entry(
     "Ok",
     ["ReferencesResolved"],
-    ["TrainingJob", "TrainingTemplate"],
+    ["TrainingJob", "TrainingTemplate", "FileSystem"],
     "Every referenced object is ready (the loop's reference step; for a TrainingJob also once its task exists, which no longer depends on them).",
   ),
   Creating: entry(

@@ -1,0 +1,63 @@
+/**
+ * The FileSystem controller: the generic managed reconciler (../managed, declared with
+ * `managedController`) with the file system ExternalClient (external.ts), the mount
+ * targets resolved from CciInstances (references.ts) and the status (status.ts).
+ */
+import { cciInstanceCrd } from "../../crds/cciinstance.js";
+import { type FileSystem as FileSystemObject, fileSystemCrd } from "../../crds/filesystem.js";
+import type { CacheReader } from "../../runtime/cache.js";
+import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
+import type { ControllerFactory } from "../controller-factory.js";
+import type { ManagedKind } from "../managed/external-client.js";
+import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
+import { FileSystemExternalClient } from "./external.js";
+import type { FileSystemRefs, FileSystemRemote } from "./mounts.js";
+import { resolveMountTargets } from "./references.js";
+import { fileSystemStatus } from "./status.js";
+
+/** The finalizer of FileSystems. */
+export const FILE_SYSTEM_FINALIZER = "aidc.io/filesystem";
+
+/** The FileSystems of `cci`'s namespace with a mount on it (by cciInstanceRef). */
+function mountingOn(cci: KubeObject, cache: CacheReader): ObjectKey[] {
+  const namespace = cci.metadata?.namespace ?? "";
+  const name = cci.metadata?.name ?? "";
+  return cache
+    .list(fileSystemCrd, namespace)
+    .map((o) => o as unknown as FileSystemObject)
+    .filter((fs) => (fs.spec.mounts ?? []).some((m) => m.target.cciInstanceRef?.name === name))
+    .map((fs) => ({ namespace, name: fs.metadata.name ?? "" }));
+}
+
+/** Tunables beyond the operator config (tests shorten them). */
+export interface FileSystemControllerOptions {
+  /** How long a new file system may be missing from the list after a create. Default: `service.listVisibilityWindowMs`. */
+  visibilityGraceMs?: number;
+}
+
+/** A FileSystem controller factory with `options`. */
+export function fileSystemControllerWith(
+  options: FileSystemControllerOptions = {},
+): ControllerFactory {
+  return (deps) => {
+    const kind: ManagedKind<FileSystemObject, FileSystemRemote, FileSystemRefs> = {
+      resource: fileSystemCrd,
+      finalizer: FILE_SYSTEM_FINALIZER,
+      client: new FileSystemExternalClient(deps.service),
+      resolveReferences: resolveMountTargets,
+      status: (obj, facts, remote) =>
+        fileSystemStatus(obj, facts, remote) as Record<string, unknown>,
+      statusId: (obj) => obj.status?.fileSystemId,
+    };
+    return managedController(kind, {
+      loop: managedLoopOptions(deps.config, "FileSystem", options.visibilityGraceMs),
+      references: {
+        watches: [{ resource: cciInstanceCrd, map: mountingOn }],
+        reason: "read the CciInstances a file system is mounted on",
+      },
+    });
+  };
+}
+
+/** The FileSystem controller factory (registered in src/controllers/index.ts). */
+export const fileSystemController: ControllerFactory = fileSystemControllerWith();

@@ -1,0 +1,112 @@
+/**
+ * The FileSystem's Ready condition and status from the remote file system and the plan
+ * for its mounts (mounts.ts). Pure.
+ */
+import {
+  type FileSystem as FileSystemObject,
+  type FileSystemPhase,
+  type FileSystemStatus,
+  FS_REASON,
+} from "../../crds/filesystem.js";
+import { type FileSystem, storageStateClass } from "../../service/index.js";
+import type { ManagedFacts, ReadyState } from "../managed/external-client.js";
+import type { FileSystemRemote, MountPlan } from "./mounts.js";
+
+/** The Ready condition: the file system available and every mount of the spec mounted. */
+export function fileSystemReady(fs: FileSystem, plan: MountPlan): ReadyState {
+  const word = fs.status ?? "an unreported state";
+  switch (storageStateClass(fs.status)) {
+    case "Creating":
+      return { status: "False", reason: "Creating", message: `the file system is ${word}` };
+    case "Failed":
+      return {
+        status: "False",
+        reason: FS_REASON.FileSystemFailed,
+        message: `the file system is ${word}`,
+      };
+    case "Deleting":
+    case "Unknown":
+      return {
+        status: "False",
+        reason: FS_REASON.FileSystemUnavailable,
+        message: `the file system is ${word}`,
+      };
+    case "Ready":
+      break;
+  }
+  if (plan.failed.length > 0) {
+    return {
+      status: "False",
+      reason: FS_REASON.FileSystemFailed,
+      message: `mount(s) ${plan.failed.join(", ")} failed in the service (status.mounts)`,
+    };
+  }
+  const notMounted = plan.statuses.filter(
+    (m) => m.state !== "Mounted" && m.state !== "Removing" && m.state !== "RemovalNotPossible",
+  );
+  if (notMounted.length > 0) {
+    return {
+      status: "False",
+      reason: FS_REASON.MountsPending,
+      message: `mounts not mounted yet: ${notMounted.map((m) => `${m.name} (${m.state}${m.message ? `: ${m.message}` : ""})`).join(", ")}`,
+    };
+  }
+  return { status: "True", reason: "Available", message: "" };
+}
+
+/** The phase for what is known. */
+export function fileSystemPhase(
+  bound: boolean,
+  remote: FileSystemRemote | undefined,
+  previous: FileSystemPhase | undefined,
+): FileSystemPhase {
+  if (!bound) return "Pending";
+  if (!remote) return previous ?? "Pending";
+  switch (storageStateClass(remote.fs.status)) {
+    case "Creating":
+      return "Creating";
+    case "Deleting":
+      return "Deleting";
+    case "Failed":
+      return "Failed";
+    case "Unknown":
+      return "Unknown";
+    case "Ready":
+      return remote.plan.statuses.every(
+        (m) => m.state === "Mounted" || m.state === "Removing" || m.state === "RemovalNotPossible",
+      )
+        ? "Ready"
+        : "Mounting";
+  }
+}
+
+/**
+ * The FileSystem status (without conditions); the remote fields of the previous status
+ * are kept when nothing was observed in this reconcile.
+ */
+export function fileSystemStatus(
+  obj: FileSystemObject,
+  facts: ManagedFacts,
+  remote: FileSystemRemote | undefined,
+): FileSystemStatus {
+  const prev = obj.status ?? {};
+  const out: FileSystemStatus = {};
+  if (remote) {
+    const { fs, plan } = remote;
+    if (fs.status !== undefined) out.remoteState = fs.status;
+    if (fs.name !== undefined) out.name = fs.name;
+    if (fs.sizeGB !== undefined) out.sizeGB = fs.sizeGB;
+    if (fs.type !== undefined) out.type = fs.type;
+    if (fs.protocol !== undefined) out.protocol = fs.protocol;
+    if (fs.createdTime !== undefined) out.createdTime = fs.createdTime;
+    out.mounts = plan.statuses;
+    out.mountsReady = plan.summary;
+    if (plan.others.length > 0) out.otherMounts = plan.others;
+  } else {
+    const { conditions: _c, observedGeneration: _g, fileSystemId: _i, phase: _p, ...kept } = prev;
+    Object.assign(out, kept);
+  }
+  if (facts.externalId !== undefined) out.fileSystemId = facts.externalId;
+  out.phase = fileSystemPhase(facts.externalId !== undefined, remote, prev.phase);
+  return out;
+}

@@ -1,0 +1,347 @@
+import { z } from "zod";
+import { statusBaseShape, timestamp } from "./conditions.js";
+import {
+  type CrdDefinition,
+  type CustomResource,
+  conditionColumns,
+  described,
+  type FieldRule,
+  GROUP,
+  VERSION,
+  withRules,
+} from "./definition.js";
+import {
+  connectionFields,
+  deletionPolicy,
+  INTEGER_LIMITS,
+  localObjectReference,
+  mountPath,
+  serviceId,
+} from "./fields.js";
+import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { ownReason, ownReasons } from "./reasons/own.js";
+
+/** The FileSystem spec fields that may not change freely (see mutability.ts). */
+export const FILE_SYSTEM_MUTABILITY: readonly FieldRule[] = [
+  ...(["name", "description", "sizeGB", "type", "protocol", "aidcId"] as const).map(
+    (field): FieldRule => ({
+      field,
+      mutability: "immutable",
+      owner: "service",
+      why: "the service has no operation that changes a file system (its assumed operations are create, mount and delete); create a new FileSystem instead",
+    }),
+  ),
+  {
+    field: "fileSystemId",
+    mutability: "setOnce",
+    owner: "operator",
+    why: "it binds the object to its file system (it may be set once, e.g. to resolve CreateOutcomeUnknown); to use another one, or when it no longer exists, delete this FileSystem and create a new one",
+  },
+  CONNECTION_REF_RULE,
+];
+
+const REFERENCE = ["Ready", "Synced", "ReferencesResolved"] as const;
+
+/** The reasons only FileSystem writes (reasons.ts has the shared ones). */
+export const FILE_SYSTEM_REASONS = ownReasons({
+  MountsPending: ownReason(
+    "UnderWay",
+    ["Ready"],
+    "The file system is available and a mount of spec.mounts is being made or removed; status.mounts says which.",
+  ),
+  FileSystemUnavailable: ownReason(
+    "UnderWay",
+    ["Ready"],
+    "The file system exists but the service shows it in a state that is not usable (being deleted, or a state word the operator does not know; status.remoteState has it).",
+  ),
+  FileSystemFailed: ownReason(
+    "Terminal",
+    ["Ready"],
+    "The service shows the file system (or a mount of it) failed. Check it in the service; delete the object (or the mount entry) and create it anew.",
+  ),
+  MountTargetNotFound: ownReason(
+    "UnderWay",
+    REFERENCE,
+    "A CciInstance in mounts[].target.cciInstanceRef does not exist (yet); nothing is created or changed until it does.",
+  ),
+  MountTargetNotBound: ownReason(
+    "UnderWay",
+    REFERENCE,
+    "A CciInstance in mounts[].target.cciInstanceRef has no instance id yet; nothing is created or changed until it has.",
+  ),
+  MountTargetsCollide: ownReason(
+    "Terminal",
+    REFERENCE,
+    "Two entries of spec.mounts name the same instance (a cciInstanceRef resolves to another entry's instanceId); a file system is mounted once per instance. Remove one of them.",
+  ),
+  MountRemovalUnavailable: ownReason(
+    "Terminal",
+    ["Synced"],
+    "A mount removed from spec.mounts (or one to remove before a Delete) cannot be removed: the service has no remove operation (deleteFileSystemMount answers a bare 404, or is disabled). The mount stays, shown as RemovalNotPossible. Configure service.endpoints.deleteFileSystemMount, remove the mount in the service, put the entry back, or (for a Delete) set deletionPolicy Orphan.",
+  ),
+  OtherMountsBlockDelete: ownReason(
+    "Terminal",
+    ["Synced"],
+    "deletionPolicy is Delete, but the file system has mounts this object did not make (status.otherMounts); the service deletes no file system with mounts and the operator removes no mount it did not make. Remove them in the service, or set deletionPolicy Orphan.",
+  ),
+});
+
+/** A reason only FileSystem writes, by name. */
+export const FS_REASON = FILE_SYSTEM_REASONS.names;
+
+/** Where a file system is mounted: a CciInstance of the namespace, or an instance id. */
+export const fileSystemMountTargetSchema = withRules(
+  z
+    .object({
+      cciInstanceRef: localObjectReference(
+        "CciInstance",
+        "The CciInstance (same namespace) whose instance the file system is mounted on; its instanceId is used once it has one. Exactly one of cciInstanceRef and instanceId.",
+      ).optional(),
+      instanceId: serviceId(
+        "Id of the CCI instance to mount the file system on. Exactly one of cciInstanceRef and instanceId.",
+      ).optional(),
+    })
+    .meta({ description: "The CCI instance the file system is mounted on." }),
+  {
+    rule: "has(self.cciInstanceRef) != has(self.instanceId)",
+    message: "mounts[].target: exactly one of cciInstanceRef or instanceId must be set",
+  },
+);
+
+/** One mount of the file system. */
+export const fileSystemMountSchema = z
+  .object({
+    name: described(
+      z
+        .string()
+        .min(1)
+        .max(63)
+        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/),
+      "Name of the mount within this object (a DNS label): the key of its entry in status.mounts.",
+    ),
+    target: fileSystemMountTargetSchema,
+    mountPath: mountPath(
+      "Path on the instance: 2 to 64 letters, digits, underscores and slashes; the service's default when omitted. A change removes the mount and mounts it again at the new path.",
+    ).optional(),
+  })
+  .meta({
+    description:
+      "A mount of the file system on a CCI instance. The instance is the mount's identity: the file system is mounted at most once per instance.",
+  });
+/** One mount of a FileSystem. */
+export type FileSystemMountSpec = z.infer<typeof fileSystemMountSchema>;
+
+const mountsSchema = withRules(
+  z
+    .array(fileSystemMountSchema)
+    .max(16)
+    .meta({
+      description:
+        "The mounts of the file system (at most 16, one per instance). A mount removed from the list is removed from the service where the remove operation exists, and otherwise reported in status.",
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["name"],
+    }),
+  {
+    rule: "self.all(a, !has(a.target.instanceId) || self.exists_one(b, has(b.target.instanceId) && b.target.instanceId == a.target.instanceId))",
+    message:
+      "mounts[].target.instanceId values must be distinct: a file system is mounted at most once per instance",
+  },
+  {
+    rule: "self.all(a, !has(a.target.cciInstanceRef) || self.exists_one(b, has(b.target.cciInstanceRef) && b.target.cciInstanceRef.name == a.target.cciInstanceRef.name))",
+    message:
+      "mounts[].target.cciInstanceRef names must be distinct: a file system is mounted at most once per instance",
+  },
+);
+
+/** Desired state of a FileSystem: one shared file system of the service and its mounts. */
+export const FileSystemSpec = withRules(
+  z
+    .object({
+      name: described(
+        z.string().min(1).max(128),
+        "Name of the file system in the service; metadata.name when omitted. Immutable.",
+      ).optional(),
+      description: described(
+        z.string().max(1024),
+        "Description sent when the file system is created. Immutable: the service has no update.",
+      ).optional(),
+      sizeGB: described(
+        z.number().int().min(1).max(INTEGER_LIMITS.capacityGB),
+        `Size in GB, 1 to ${INTEGER_LIMITS.capacityGB} (1 PiB). Immutable: the service has no resize.`,
+      ),
+      type: described(
+        z.string().min(1).max(64),
+        "Type of the file system as the service names it (e.g. standard, performance); the service's default when omitted. Immutable.",
+      ).optional(),
+      protocol: described(
+        z.enum(["NFS", "SMB"]),
+        "Protocol the instances mount it with: NFS or SMB; the service's default when omitted. Immutable.",
+      ).optional(),
+      aidcId: described(
+        z.number().int().min(0).max(INTEGER_LIMITS.id),
+        `Compute center of the file system (0 to ${INTEGER_LIMITS.id}); the service's default when omitted. Immutable.`,
+      ).optional(),
+      fileSystemId: serviceId(
+        "Id of an existing file system to adopt instead of creating one. May be set once on an object that has none (e.g. to resolve CreateOutcomeUnknown), never changed or removed.",
+      ).optional(),
+      mounts: mountsSchema.optional(),
+      deletionPolicy,
+      ...connectionFields,
+    })
+    .meta({
+      description:
+        "Desired file system. mounts and deletionPolicy may change; name, description, sizeGB, type, protocol and aidcId are fixed at creation; fileSystemId may only be set once.",
+    }),
+  ...mutabilityRules(FILE_SYSTEM_MUTABILITY),
+);
+/** Desired state of a FileSystem, with the CRD's defaults applied. */
+export type FileSystemSpec = z.infer<typeof FileSystemSpec>;
+
+/** Phase of a FileSystem, the PHASE column. */
+export const FileSystemPhase = z.enum([
+  "Pending",
+  "Creating",
+  "Mounting",
+  "Ready",
+  "Deleting",
+  "Failed",
+  "Unknown",
+]);
+/** Phase of a FileSystem. */
+export type FileSystemPhase = z.infer<typeof FileSystemPhase>;
+
+/** The state of one mount, as the operator sees it. */
+export const MountState = z.enum([
+  "Pending",
+  "Creating",
+  "Mounted",
+  "Removing",
+  "RemovalNotPossible",
+  "Failed",
+  "Unknown",
+]);
+/** The state of one mount. */
+export type MountState = z.infer<typeof MountState>;
+
+const str = (description: string) => described(z.string(), description).optional();
+
+/** One mount in status: a mount of the spec, or one being (or not able to be) removed. */
+export const fileSystemMountStatusSchema = z
+  .object({
+    name: described(z.string(), "The mount's name in spec.mounts (or the name it had there)."),
+    state: described(
+      MountState,
+      "Pending (waiting for its instance or the file system), Creating, Mounted, Removing (removed from the spec, being removed), RemovalNotPossible (removed from the spec, but the service has no remove operation: it stays), Failed, or Unknown (a state word the operator does not know).",
+    ),
+    instanceId: str("Id of the CCI instance the file system is mounted on."),
+    mountId: str("Id of the mount in the service."),
+    address: str("Where the instance reaches the file system (e.g. host:/export)."),
+    mountPath: str("Path on the instance."),
+    remoteState: str("The service's state word for the mount, verbatim."),
+    message: str("Why the mount is not Mounted, when known."),
+  })
+  .meta({ description: "One mount of the file system." });
+/** One mount in a FileSystem's status. */
+export type FileSystemMountStatus = z.infer<typeof fileSystemMountStatusSchema>;
+
+/** Observed state of a FileSystem. */
+export const FileSystemStatus = z
+  .object({
+    ...statusBaseShape,
+    phase: described(
+      FileSystemPhase,
+      "Pending (not created yet), Creating, Mounting (available, mounts under way), Ready (available and every mount of the spec mounted), Deleting, Failed, or Unknown (a state the operator does not know).",
+    ).optional(),
+    fileSystemId: str(
+      "Id of the file system in the service; also in the annotation aidc.io/external-id.",
+    ),
+    remoteState: str("The service's state word for the file system, verbatim."),
+    name: str("Name of the file system in the service."),
+    sizeGB: described(z.number(), "Size in GB.").optional(),
+    type: str("Type of the file system."),
+    protocol: str("Protocol of the file system."),
+    createdTime: timestamp("When the service created the file system.").optional(),
+    mounts: z
+      .array(fileSystemMountStatusSchema)
+      .optional()
+      .meta({ description: "The mounts: those of the spec, and those being removed." }),
+    mountsReady: str("Mounted mounts of the spec over all of them, e.g. 1/2 (the MOUNTS column)."),
+    otherMounts: z
+      .array(
+        z
+          .object({
+            mountId: described(z.string(), "Id of the mount in the service."),
+            instanceId: str("The instance it mounts the file system on."),
+          })
+          .meta({ description: "A mount this object did not make." }),
+      )
+      .optional()
+      .meta({
+        description:
+          "Mounts of the file system this object did not make (e.g. made in the console): shown, never removed.",
+      }),
+  })
+  .meta({ description: "Observed state of the file system, written by the operator." });
+/** Observed state of a FileSystem. */
+export type FileSystemStatus = z.infer<typeof FileSystemStatus>;
+
+/** A whole FileSystem object. */
+export type FileSystem = CustomResource<FileSystemSpec, FileSystemStatus>;
+
+/** The FileSystem kind (`fs`). */
+export const fileSystemCrd: CrdDefinition<typeof FileSystemSpec, typeof FileSystemStatus> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "FileSystem",
+  health: {
+    field: "phase",
+    states: { Failed: { health: "Degraded", message: "The file system failed" } },
+  },
+  remote: "managed",
+  mutability: FILE_SYSTEM_MUTABILITY,
+  reasons: FILE_SYSTEM_REASONS,
+  namespaced: true,
+  plural: "filesystems",
+  singular: "filesystem",
+  shortNames: ["fs"],
+  categories: ["aidc"],
+  description:
+    "A shared file system of the Compute and Storage Service and its mounts on CCI instances: created (or adopted by fileSystemId), mounted and unmounted from the spec, its state and each mount's state and address mirrored into status.",
+  spec: FileSystemSpec,
+  status: FileSystemStatus,
+  printerColumns: [
+    {
+      name: "Phase",
+      type: "string",
+      jsonPath: ".status.phase",
+      description: "Phase of the file system.",
+    },
+    { name: "Size", type: "number", jsonPath: ".status.sizeGB", description: "Size in GB." },
+    {
+      name: "Protocol",
+      type: "string",
+      jsonPath: ".status.protocol",
+      description: "Protocol of the file system.",
+    },
+    {
+      name: "Mounts",
+      type: "string",
+      jsonPath: ".status.mountsReady",
+      description: "Mounted mounts of the spec over all of them.",
+    },
+    ...conditionColumns("Whether the file system and every mount of the spec are usable"),
+    {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+      description: "Time since the object was created.",
+    },
+    {
+      name: "FS-ID",
+      type: "string",
+      jsonPath: ".status.fileSystemId",
+      description: "Id of the file system in the service.",
+      priority: 1,
+    },
+  ],
+};
