@@ -28,7 +28,6 @@ import type {
   PreflightRefusal,
   UpdateResult,
 } from "../managed/external-client.js";
-import { toKube } from "../managed/kube-casts.js";
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   type BucketRemote,
@@ -146,7 +145,7 @@ export class BucketExternalClient implements ExternalClient<BucketObject, Bucket
           name,
         );
       }
-      call.ctx.events.normal(toKube(call.obj), "Adopted", `adopted the existing bucket ${name}`);
+      call.normal("Adopted", `adopted the existing bucket ${name}`);
       return { externalId: name };
     }
     // The owner mark at once: it proves whose bucket this is (a failure here leaves the
@@ -312,7 +311,7 @@ export class BucketExternalClient implements ExternalClient<BucketObject, Bucket
       obj.status.observedGeneration === obj.metadata.generation &&
       obj.status.bucketName !== undefined;
     this.applied.set(obj.metadata.uid ?? "", {
-      time: call.ctx.clock
+      time: call
         .now()
         .toISOString()
         .replace(/\.\d{3}Z$/, "Z"),
@@ -320,8 +319,7 @@ export class BucketExternalClient implements ExternalClient<BucketObject, Bucket
       drift,
     });
     if (drift) {
-      call.ctx.events.warning(
-        toKube(obj),
+      call.warning(
         "DriftCorrected",
         `changed outside the cluster, put back as the spec says: ${applied.join(", ")}`,
       );
@@ -333,8 +331,7 @@ export class BucketExternalClient implements ExternalClient<BucketObject, Bucket
     if (call.obj.spec.forceDestroy) {
       const deleted = await s3.deleteAllVersions(name);
       if (deleted > 0) {
-        call.ctx.events.normal(
-          toKube(call.obj),
+        call.normal(
           "ObjectsDeleted",
           `deleted ${deleted} object versions and delete markers of bucket ${name} (spec.forceDestroy)`,
         );
@@ -347,7 +344,7 @@ export class BucketExternalClient implements ExternalClient<BucketObject, Bucket
     const message = `bucket ${name} holds ${howMany} (versions and delete markers included) and is not deleted: empty it, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan`;
     const prev = call.obj.status?.conditions?.find((c) => c.type === "Ready");
     if (prev?.reason !== "BucketNotEmpty" || prev.message !== message) {
-      call.ctx.events.warning(toKube(call.obj), "BucketNotEmpty", message);
+      call.warning("BucketNotEmpty", message);
     }
     return { waiting: message, reason: R.BucketNotEmpty, requeueAfterMs: this.pollIntervalMs };
   }

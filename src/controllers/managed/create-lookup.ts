@@ -26,7 +26,7 @@ export async function lookup<T extends ManagedObject, R>(
     return create(run, options);
   }
   const found = pending.token
-    ? await step(ERR.lookup, () => run.kind.client.lookupByToken(run, pending.token))
+    ? await step(ERR.lookup, () => run.kind.client.lookupByToken(run.call, pending.token))
     : undefined;
   const decision = decideAfterLookup({
     token: pending.token,

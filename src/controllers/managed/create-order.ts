@@ -80,9 +80,9 @@ export async function create<T extends ManagedObject, R>(
   // An order that could never finish (its result or list operation is missing) is not
   // placed: a terminal hold the runtime retries slowly, since the path can come back.
   const requireOperations = client.requireOperations?.bind(client);
-  if (requireOperations) await step(ERR.operations, () => requireOperations(run));
+  if (requireOperations) await step(ERR.operations, () => requireOperations(run.call));
   const preflight = client.preflight?.bind(client);
-  const refusal = preflight ? await step(ERR.preflight, () => preflight(run)) : undefined;
+  const refusal = preflight ? await step(ERR.preflight, () => preflight(run.call)) : undefined;
   if (refusal) return refusedCreate(run, refusal, options);
   const at = rfc3339(run.ctx.clock.now());
   const pending: CreatePending = { token, at, generation: run.generation };
@@ -99,7 +99,7 @@ export async function create<T extends ManagedObject, R>(
   }
   let result: Awaited<ReturnType<typeof client.create>>;
   try {
-    result = await client.create(run, token);
+    result = await client.create(run.call, token);
   } catch (err) {
     // A create refused before it could take effect is forgotten, so the next attempt is
     // a plain create; one that may have happened stays pending and is looked up.

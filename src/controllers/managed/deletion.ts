@@ -113,7 +113,7 @@ async function deleteRemote<T extends ManagedObject, R>(
   const { client } = run.kind;
   const before = client.beforeDelete;
   if (before) {
-    const answer = await runStep(ERR.beforeDelete, () => before.call(client, run, id));
+    const answer = await runStep(ERR.beforeDelete, () => before.call(client, run.call, id));
     if (answer !== "Done") {
       return waiting(
         run,
@@ -125,7 +125,7 @@ async function deleteRemote<T extends ManagedObject, R>(
   }
   let result: DeleteResult = "NotConfigured";
   try {
-    if (client.delete) result = await client.delete(run, id);
+    if (client.delete) result = await client.delete(run.call, id);
   } catch (err) {
     if (err instanceof ServiceNotFoundError) result = "Deleted";
     else if (err instanceof EndpointDisabledError) result = "NotConfigured";
@@ -157,7 +157,7 @@ async function untilGone<T extends ManagedObject, R>(
 ): Promise<ReconcileResult> {
   let exists: boolean;
   try {
-    exists = (await run.kind.client.observe(run, id)).exists;
+    exists = (await run.kind.client.observe(run.call, id)).exists;
     forgetAbsence(run, id);
   } catch (err) {
     if (err instanceof ServiceNotFoundError) exists = false;
@@ -201,7 +201,7 @@ async function deleteRefusal<T extends ManagedObject, R>(
   if (run.kind.statusId?.(run.obj) === id || !run.kind.client.ownerOf) return undefined;
   let o: Awaited<ReturnType<typeof run.kind.client.observe>>;
   try {
-    o = await run.kind.client.observe(run, id);
+    o = await run.kind.client.observe(run.call, id);
   } catch (err) {
     throw wrapError(ERR.observe, err);
   }
@@ -221,7 +221,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
     const key = state.subscriptionKey;
     let res: Awaited<ReturnType<NonNullable<typeof client.pollSubscription>>>;
     try {
-      res = await client.pollSubscription(run, key);
+      res = await client.pollSubscription(run.call, key);
     } catch (err) {
       throw wrapError(ERR.poll, err);
     }
@@ -239,7 +239,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   if (!id && state.pending?.token) {
     let found: string[] | undefined;
     try {
-      found = await client.lookupByToken(run, state.pending.token);
+      found = await client.lookupByToken(run.call, state.pending.token);
     } catch (err) {
       throw wrapError(ERR.lookup, err);
     }

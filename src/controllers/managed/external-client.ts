@@ -1,6 +1,8 @@
 /**
  * The contract between the generic managed-resource reconciler (reconciler.ts) and one
- * kind's remote resource, in the crossplane-runtime style: the kind implements
+ * kind's remote resource, in the crossplane-runtime style (a narrow external client:
+ * it sees its object, its resolved references and the service in its closure, never
+ * the Kubernetes client or the cache): the kind implements
  * {@link ExternalClient} (observe / create / pollSubscription / lookupByToken / update /
  * delete) and {@link ManagedKind} (how its status looks); the generic loop owns the
  * finalizer, the crash-safe create protocol, deletion policy, conditions, events,
@@ -11,9 +13,10 @@
  * turns it into Synced=False (reason and message) and a Warning event. Methods must not
  * write the object's status; annotations only through {@link ManagedCall.annotate}.
  */
+
+import type { Logger } from "pino";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { Condition, ConditionInput } from "../../runtime/conditions.js";
-import type { ReconcileContext } from "../../runtime/controller.js";
 import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type { OwnerMark } from "./tenancy.js";
@@ -30,7 +33,13 @@ export interface ManagedObject {
   status?: { conditions?: Condition[]; observedGeneration?: number };
 }
 
-/** What a method of an {@link ExternalClient} gets besides its arguments. */
+/**
+ * What a method of an {@link ExternalClient} gets besides its arguments: the object, the
+ * references the kind's reference step resolved, the time, a logger, events on the
+ * object and annotation writes. Anything else from the cluster is read by the reference step
+ * ({@link ManagedKind.resolveReferences}); other Kubernetes objects are another
+ * controller's (e.g. TrainingJob exposure).
+ */
 export interface ManagedCall<T extends ManagedObject, Refs = unknown> {
   /** The object as last written by this reconcile (annotations current). */
   readonly obj: T;
@@ -41,7 +50,14 @@ export interface ManagedCall<T extends ManagedObject, Refs = unknown> {
    * updates it), or they are create-only and the object is bound already.
    */
   readonly refs: Refs | undefined;
-  readonly ctx: ReconcileContext;
+  /** The current time of the operator's clock (a fake clock in tests). */
+  now(): Date;
+  /** The reconcile's logger (controller, key and reconcile id in every line). */
+  readonly log: Logger;
+  /** A Normal Kubernetes Event on the object (repeats aggregated). */
+  normal(reason: string, note: string): void;
+  /** A Warning Kubernetes Event on the object (repeats aggregated). */
+  warning(reason: string, note: string): void;
   /**
    * Sets (string) or removes (null) annotations of the object, conditioned on its
    * resourceVersion, and makes the result the `obj` of the rest of the reconcile. Use

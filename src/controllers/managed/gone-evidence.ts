@@ -80,7 +80,7 @@ export async function listEvidence<T extends ManagedObject, R>(
   const key = absenceKey(run, id);
   let listed: Awaited<ReturnType<NonNullable<typeof client.listIds>>>;
   try {
-    listed = await client.listIds(run);
+    listed = await client.listIds(run.call);
   } catch {
     // A list that fails too says nothing; the detail read's error is reported.
     return { verdict: "None" };

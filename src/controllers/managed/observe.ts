@@ -58,7 +58,7 @@ async function fromList<T extends ManagedObject, R>(
   // A failed list walk answers undefined (the detail read follows and reports); what is
   // thrown here is the kind's own failure, reported as the observe step's.
   const listed = await step(ERR.observe, async () =>
-    client.observeFromList?.(run, externalId, poll),
+    client.observeFromList?.(run.call, externalId, poll),
   );
   if (!listed) return undefined;
   forgetAbsence(run, externalId);
@@ -93,7 +93,7 @@ export async function observe<T extends ManagedObject, R>(
   let o: Observation<R>;
   let evidence = "";
   try {
-    o = await client.observe(run, externalId);
+    o = await client.observe(run.call, externalId);
     forgetAbsence(run, externalId);
   } catch (err) {
     const window = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;
@@ -144,10 +144,10 @@ export async function observe<T extends ManagedObject, R>(
     };
   } else if (!o.upToDate) {
     const remote = o.remote;
-    const u = await step(ERR.update, () => client.update(run, externalId, remote));
+    const u = await step(ERR.update, () => client.update(run.call, externalId, remote));
     if (u.outcome === "Applied") {
       run.normal("Updated", u.message);
-      const again = await step(ERR.observe, () => client.observe(run, externalId));
+      const again = await step(ERR.observe, () => client.observe(run.call, externalId));
       if (again.exists) o = again;
       requeueAfterMs = first;
     } else if (u.outcome === "Waiting") {

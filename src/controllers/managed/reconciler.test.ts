@@ -45,6 +45,37 @@ describe("managedReconciler", () => {
     expect(variant({}, { ...(obj.status as object), conditions: failed })).toBe(false);
   });
 
+  it("hands the kind's client a narrow call: the object, references, time, logger, events and annotate, no Kubernetes client or cache", async () => {
+    const w = world({}, { [ANNOTATIONS.externalId]: "id-1" });
+    const calls: object[] = [];
+    const { reconcile } = loop(
+      client(() => w, {
+        observe: async (call) => {
+          calls.push(call);
+          return {
+            exists: true,
+            upToDate: true,
+            ready: { status: "True", reason: "Available", message: "" },
+            remote: "r",
+          };
+        },
+      }),
+    );
+    await reconcile(KEY, w.ctx);
+    expect(calls).toHaveLength(1);
+    const call = calls[0] as Record<string, unknown>;
+    expect(Object.keys(call).sort()).toEqual([
+      "annotate",
+      "log",
+      "normal",
+      "now",
+      "obj",
+      "refs",
+      "warning",
+    ]);
+    expect((call.now as () => Date)().toISOString()).toBe("2026-01-01T00:00:10.000Z");
+  });
+
   it("writes nothing when a reconcile finds everything as it was", async () => {
     const w = world({}, { [ANNOTATIONS.externalId]: "id-1" });
     const { reconcile } = loop(client(() => w));

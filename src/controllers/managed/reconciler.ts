@@ -148,7 +148,7 @@ async function writeStatus<T extends ManagedObject, R>(
   );
   conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
   const extra: (ConditionInput | { type: string; remove: true })[] =
-    kind.conditions?.(run, outcome.ready, outcome.remote) ?? [];
+    kind.conditions?.(run.call, outcome.ready, outcome.remote) ?? [];
   if (run.resolution) extra.push(referencesCondition(run.resolution));
   const policy = deletionPolicyVerdict(kind, obj);
   if (policy.condition) extra.push(policy.condition);

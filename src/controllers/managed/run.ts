@@ -1,6 +1,7 @@
 /**
  * One reconcile of a managed object: the object as last written, the context, and what
- * its annotations and previous status say (the facts).
+ * its annotations and previous status say (the facts). The loop holds the whole
+ * reconcile context; the kind's client sees only `run.call` (a {@link ManagedCall}).
  */
 import type { ReconcileContext } from "../../runtime/controller.js";
 import { setAnnotations } from "../../runtime/writes.js";
@@ -15,9 +16,13 @@ import type {
 import { fromKube, toKube } from "./kube-casts.js";
 
 /** The state of one reconcile; `obj` follows every annotation write. */
-export class ManagedRun<T extends ManagedObject, R, Refs = unknown>
-  implements ManagedCall<T, Refs>
-{
+export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
+  /**
+   * What the kind's client gets (`client.observe(run.call, id)`...): the object, the
+   * resolved references, the time, a logger, events on the object and annotation
+   * writes; not the Kubernetes client or the cache.
+   */
+  readonly call: ManagedCall<T, Refs>;
   /**
    * The answer of the kind's reference resolution in this reconcile (resolve-references.ts);
    * undefined before the step ran, in deletion, or when the kind has none.
@@ -28,7 +33,22 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown>
     readonly kind: ManagedKind<T, R, Refs>,
     public obj: T,
     readonly ctx: ReconcileContext,
-  ) {}
+  ) {
+    const run = this;
+    this.call = {
+      get obj() {
+        return run.obj;
+      },
+      get refs() {
+        return run.refs;
+      },
+      now: () => ctx.clock.now(),
+      log: ctx.log,
+      normal: (reason, note) => run.normal(reason, note),
+      warning: (reason, note) => run.warning(reason, note),
+      annotate: (annotations) => run.annotate(annotations),
+    };
+  }
 
   /** See {@link ManagedCall.refs}. */
   get refs(): Refs | undefined {

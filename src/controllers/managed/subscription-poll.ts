@@ -38,7 +38,7 @@ export async function poll<T extends ManagedObject, R>(
   };
   let res: Awaited<ReturnType<typeof pollSubscription>>;
   try {
-    res = await pollSubscription(run, key);
+    res = await pollSubscription(run.call, key);
   } catch (err) {
     // Right after the order, a failed poll is only an early look: the order stands and
     // the next poll follows as planned, without Synced=False.
@@ -82,7 +82,7 @@ export async function poll<T extends ManagedObject, R>(
     let found: string[] | undefined;
     try {
       found = pending?.token
-        ? await step(ERR.lookup, () => client.lookupByToken(run, pending.token))
+        ? await step(ERR.lookup, () => client.lookupByToken(run.call, pending.token))
         : undefined;
     } catch (err) {
       await writeKey();

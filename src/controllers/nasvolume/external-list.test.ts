@@ -33,7 +33,7 @@ const call = (spec: Partial<NasVolume["spec"]> = {}) =>
       metadata: { name: "a", namespace: "ns", annotations: {} },
       spec: { productCode: "p", capacityGB: 100, mountPath: "/data/a", ...spec },
     },
-    ctx: { clock: { now: () => new Date("2026-01-01T00:00:00Z") } },
+    now: () => new Date("2026-01-01T00:00:00Z"),
   }) as unknown as ManagedCall<NasVolume>;
 
 const viewOf = (...records: NasInstance[]): ListSnapshotView<NasInstance> => ({

@@ -173,7 +173,7 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
     call: ManagedCall<NasVolumeObject>,
     remote: NasInstance,
   ): Observation<NasInstance> & { exists: true } {
-    const actions = this.decide(call.obj, remote, call.ctx.clock.now());
+    const actions = this.decide(call.obj, remote, call.now());
     return { exists: true, upToDate: actions.length === 0, ready: nasReady(remote.status), remote };
   }
 
@@ -182,7 +182,7 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
     id: string,
     remote: NasInstance,
   ): Promise<UpdateResult> {
-    const now = call.ctx.clock.now();
+    const now = call.now();
     const done: string[] = [];
     for (const a of this.decide(call.obj, remote, now)) {
       if (a.action === "SetMountPath") {

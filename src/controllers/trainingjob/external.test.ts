@@ -1,3 +1,4 @@
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import {
   OperationAvailability,
@@ -51,7 +52,15 @@ function fakeService(over: Partial<Record<string, unknown>> = {}) {
 }
 
 function call(obj: TrainingJobObject) {
-  return { obj, refs: undefined, ctx: {} as never, annotate: async () => obj };
+  return {
+    obj,
+    refs: undefined,
+    now: () => new Date("2026-01-01T00:00:00Z"),
+    log: pino({ level: "silent" }),
+    normal: () => {},
+    warning: () => {},
+    annotate: async () => obj,
+  };
 }
 
 describe("the TrainingJob external client", () => {

@@ -99,7 +99,7 @@ export class TemplateExternalClient
   async create(call: ResolvedCall<TrainingTemplateObject, TemplateRefs>): Promise<CreateResult> {
     const name = templateName(call.obj);
     const taskId = call.refs.sourceTaskId;
-    const at = rfc3339(call.ctx.clock.now());
+    const at = rfc3339(call.now());
     if (taskId) {
       await this.service.saveTrainingTaskAsTemplate(taskId, {
         name,
@@ -163,7 +163,7 @@ export class TemplateExternalClient
         ? { outcome: "Refused", reason: b.reason, message: b.message }
         : { outcome: "Waiting", message: b.message };
     }
-    const at = rfc3339(call.ctx.clock.now());
+    const at = rfc3339(call.now());
     await this.service.updateTemplate(id, b.input);
     // After the call: a crash before this write only repeats the (idempotent) full update.
     await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }) });
