@@ -31,6 +31,8 @@ export const AGGREGATED_TEMPLATE = "charts/aidc-operator/templates/clusterrole-a
 /** The chart's named template for each scope's rules. */
 const templateNames: Record<PermissionScope, string> = {
   watched: "aidc-operator.rules.watched",
+  cluster: "aidc-operator.rules.cluster",
+  connectionSecrets: "aidc-operator.rules.connectionSecrets",
   leaderElection: "aidc-operator.rules.leaderElection",
 };
 

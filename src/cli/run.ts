@@ -6,6 +6,8 @@ import { ConfigError, loadConfig } from "../config/load.js";
 import { defaultObjectStorage } from "../config/object-storage.js";
 import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
 import { SETTINGS } from "../config/settings.js";
+import { connectionClient } from "../controllers/connections/client.js";
+import { ServiceConnections } from "../controllers/connections/registry.js";
 import { type ControllerFactory, controllers } from "../controllers/index.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
@@ -112,13 +114,22 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   else kubeConfig.loadFromDefault();
 
   const metrics = new RuntimeMetrics();
-  const service = (options.serviceClientFactory ?? createServiceClient)({
+  const defaultService = (options.serviceClientFactory ?? createServiceClient)({
     config,
     apiKey,
     onRequest: metrics.observeServiceRequest,
     log,
   });
-  reportServiceOperations(service, metrics, log);
+  reportServiceOperations(defaultService, metrics, log);
+  // Each object's calls go to its connection (ServiceConnection, else this default one).
+  const connections = new ServiceConnections({
+    defaultClient: defaultService,
+    secretNamespace: config.connections.secretNamespace,
+    redactor,
+    newClient: (settings) =>
+      connectionClient(config, settings, { onRequest: metrics.observeServiceRequest, log }),
+  });
+  const service = connections.service;
   const le = config.leaderElection;
   const manager = new Manager({
     kubeConfig,
@@ -160,6 +171,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     const def = factory({
       config,
       service,
+      connections,
       log,
       ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
     });
@@ -176,12 +188,19 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     },
     "starting aidc-operator",
   );
+  connections.attach(manager.cache);
+  // A connection whose spec or Secret changed: its objects try again (holds lifted).
+  connections.onChanged((name) => {
+    log.info({ connection: name }, "a service connection changed; retrying its objects");
+    manager.retryMatching((obj) => connections.chosenName(obj) === name);
+  });
   await manager.start();
   options.onStarted?.(manager);
-  // A rotated API key lifts the hold of terminal errors (a 403 waits for a new key).
+  // A rotated API key of the default connection lifts the hold of terminal errors (a
+  // 403 waits for a new key) of the objects that use it.
   onKeyChange = () => {
-    log.info("the API key changed; retrying every object");
-    manager.retryAll();
+    log.info("the API key changed; retrying every object of the default connection");
+    manager.retryMatching((obj) => connections.chosenName(obj) === undefined);
   };
   const stopWatching = apiKey.watch();
 
@@ -193,6 +212,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     ),
   ]);
   stopWatching();
+  connections.close();
   if (stopped instanceof Error) {
     log.error({ err: stopped }, "the manager failed; exiting so that the pod restarts");
     return 1;

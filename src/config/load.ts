@@ -73,6 +73,9 @@ export async function loadConfig(input: ConfigInput = {}): Promise<OperatorConfi
     }
     config.leaderElection.leaseNamespace = env.POD_NAMESPACE;
   }
+  if (!config.connections.secretNamespace && env.POD_NAMESPACE) {
+    config.connections.secretNamespace = env.POD_NAMESPACE;
+  }
   return config;
 }
 

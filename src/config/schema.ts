@@ -78,6 +78,18 @@ export const operatorConfigSchema = z.strictObject({
    * own objects created (docs/install.md, Security model).
    */
   adoption: z.strictObject({ namespaces: z.array(z.string().min(1)).default([]) }).prefault({}),
+  /** Service connections (ServiceConnection objects, docs/controllers.md). */
+  connections: z
+    .strictObject({
+      /**
+       * The one namespace whose Secrets the operator reads (the API keys and S3
+       * credentials ServiceConnections name), through a Role there: no cluster-wide
+       * Secret read. Default `POD_NAMESPACE` (the chart's release namespace); unset and
+       * without it, no Secret is read and every ServiceConnection is SecretUnreadable.
+       */
+      secretNamespace: z.string().min(1).optional(),
+    })
+    .prefault({}),
   /** Poll interval of each kind while its remote resource may change: `{ default, <Kind>: ms }`. */
   pollIntervalMs: perName(ms, 30_000),
   /** Every object is reconciled again after about this long, even without a change. 0 disables. */

@@ -1,6 +1,7 @@
 import { pollIntervalFor } from "../config/schema.js";
 import { bucketController } from "./bucket/controller.js";
 import { cciInstanceController } from "./cciinstance/controller.js";
+import { serviceConnectionController } from "./connections/controller.js";
 import type { ControllerFactory } from "./controller-factory.js";
 import { fileSystemController } from "./filesystem/controller.js";
 import { nasVolumeController } from "./nasvolume/controller.js";
@@ -30,4 +31,5 @@ export const controllers: ControllerFactory[] = [
   trainingTemplateController,
   bucketController,
   fileSystemController,
+  serviceConnectionController,
 ];

@@ -29,9 +29,12 @@ import {
 
 const plain = registeredControllers();
 const exposing = registeredControllers({ exposure: true });
-/** What Manager.permissions() reports for `defs`. */
-const declared = (defs: ControllerDefinition[]) =>
-  mergeRules(RUNTIME_PERMISSIONS, ...defs.map((d) => d.permissions));
+/** What Manager.permissions() reports for `defs`, granted in `grantedIn` (default: the watched namespaces). */
+const declared = (defs: ControllerDefinition[], grantedIn?: DeclaredRule["grantedIn"]) =>
+  mergeRules(
+    grantedIn ? [] : RUNTIME_PERMISSIONS,
+    ...defs.map((d) => d.permissions.filter((r) => r.grantedIn === grantedIn)),
+  );
 
 /** Both lists grant the same accesses. */
 function expectSameAccess(a: readonly PolicyRule[], b: readonly PolicyRule[]): void {
@@ -77,11 +80,22 @@ describe("the generated RBAC", () => {
       "cciinstance",
       "filesystem",
       "nasvolume",
+      "serviceconnection",
       "trainingjob",
       "trainingtemplate",
     ]);
     expectSameAccess(policyRules("watched"), declared(plain));
     expectSameAccess(renderedRules("clusterrole.yaml", "aidc-operator"), declared(plain));
+    expectSameAccess(policyRules("cluster"), declared(plain, "cluster"));
+    expectSameAccess(
+      renderedRules("clusterrole-cluster.yaml", "aidc-operator-cluster"),
+      declared(plain, "cluster"),
+    );
+    expectSameAccess(policyRules("connectionSecrets"), declared(plain, "operatorNamespace"));
+    expectSameAccess(
+      renderedRules("role-connection-secrets.yaml", "aidc-operator-connection-secrets"),
+      declared(plain, "operatorNamespace"),
+    );
   });
 
   it("grants what the controllers declare with exposure on when the chart enables it", () => {
@@ -129,9 +143,12 @@ describe("the generated RBAC", () => {
     }
   });
 
-  it("reads no Secret, creates or deletes none of the users' objects, and uses no wildcard", () => {
-    const all = declared(exposing);
+  it("reads Secrets only in the connection Secrets' namespace, creates or deletes none of the users' objects, and uses no wildcard", () => {
+    const all = mergeRules(declared(exposing), declared(exposing, "cluster"));
     expect(all.filter((r) => r.resources.includes("secrets"))).toEqual([]);
+    expect(declared(exposing, "operatorNamespace")).toEqual([
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
+    ]);
     for (const r of all) expect([...r.apiGroups, ...r.resources, ...r.verbs]).not.toContain("*");
     const kinds = plain.map((d) => d.primary.plural);
     const userOwned = kinds.map((plural) => ({

@@ -40,13 +40,16 @@ export type { PolicyRule };
  * - `watched`: in every namespace the operator watches: a ClusterRole bound cluster-wide
  *   by a ClusterRoleBinding, or, when the chart's `watchNamespaces` is set, by one
  *   RoleBinding per watched namespace.
+ * - `cluster`: cluster-scoped resources (ServiceConnections, Namespaces): a ClusterRole
+ *   bound cluster-wide, whatever namespaces are watched (a rule declared with
+ *   `grantedIn: "cluster"`).
+ * - `connectionSecrets`: Secrets, in the one namespace the operator reads connections'
+ *   Secrets in (`connections.secretNamespace`, the release namespace by default), as a
+ *   Role there (a rule declared with `grantedIn: "operatorNamespace"`). No rule reads a
+ *   Secret anywhere else: the default connection's key is a file the kubelet mounts.
  * - `leaderElection`: in the operator's own (release) namespace only, as a Role.
- *
- * No rule reads a Secret: the API key is a file the kubelet mounts from the Secret (the
- * kubelet's own authorization, not the operator's), and no code asks the API server for
- * a Secret, so the operator's ServiceAccount cannot read one, not even the key's.
  */
-export type PermissionScope = "watched" | "leaderElection";
+export type PermissionScope = "watched" | "cluster" | "connectionSecrets" | "leaderElection";
 
 /**
  * An optional feature whose rules are granted only when it is on: `exposure` is
@@ -79,7 +82,11 @@ export function registeredControllers(features: EnabledFeatures = {}): Controlle
   const on = (Object.keys(FEATURE_CONFIG) as PermissionFeature[]).filter((f) => features[f]);
   const config = operatorConfigSchema.parse(
     Object.assign(
-      { service: { baseUrl: "https://aidc.invalid" } },
+      {
+        service: { baseUrl: "https://aidc.invalid" },
+        // The chart always names the namespace of connection Secrets (its own by default).
+        connections: { secretNamespace: "operator-namespace" },
+      },
       ...on.map((f) => FEATURE_CONFIG[f]),
     ),
   );
@@ -109,8 +116,15 @@ export function withoutCoveredRules<T extends PolicyRule>(rules: readonly T[]): 
   return kept;
 }
 
+/** The scope a declared rule is granted in. */
+function scopeOf(rule: DeclaredRule): PermissionScope {
+  if (rule.grantedIn === "cluster") return "cluster";
+  if (rule.grantedIn === "operatorNamespace") return "connectionSecrets";
+  return "watched";
+}
+
 /**
- * The `watched` rules of `definitions`, in the order of their controllers (by the
+ * The rules of `definitions`, in the order of their controllers (by the
  * kind each reconciles, in the order of `kindOrder`), each reason naming its controller.
  */
 function controllerRules(
@@ -125,7 +139,7 @@ function controllerRules(
     .flatMap((d) =>
       d.permissions.map((rule) => ({
         ...rule,
-        scope: "watched" as const,
+        scope: scopeOf(rule),
         ...(feature ? { feature } : {}),
         reason: `${who(d.primary.kind)}: ${rule.reason}`,
       })),
@@ -146,17 +160,26 @@ export function permissionsDeclaredBy(
 ): OperatorPermission[] {
   const runtime = (rules: readonly DeclaredRule[], scope: PermissionScope) =>
     rules.map((rule) => ({ ...rule, scope }));
+  const declared = controllerRules(base, kindOrder);
   const watched = withoutCoveredRules([
-    ...controllerRules(base, kindOrder),
+    ...declared.filter((r) => r.scope === "watched"),
     ...runtime(RUNTIME_PERMISSIONS, "watched"),
   ]);
+  const cluster = withoutCoveredRules(declared.filter((r) => r.scope === "cluster"));
+  const secrets = withoutCoveredRules(declared.filter((r) => r.scope === "connectionSecrets"));
   const features = (Object.keys(withFeature) as PermissionFeature[]).flatMap((feature) => {
     const extra = controllerRules(withFeature[feature] ?? [], kindOrder, feature).filter(
-      (rule) => missingPermissions([rule], watched).length > 0,
+      (rule) => rule.scope === "watched" && missingPermissions([rule], watched).length > 0,
     );
     return withoutCoveredRules(extra);
   });
-  return [...watched, ...features, ...runtime(LEADER_ELECTION_PERMISSIONS, "leaderElection")];
+  return [
+    ...watched,
+    ...features,
+    ...cluster,
+    ...secrets,
+    ...runtime(LEADER_ELECTION_PERMISSIONS, "leaderElection"),
+  ];
 }
 
 let collected: readonly OperatorPermission[] | undefined;

@@ -31,6 +31,7 @@ import {
 import type { RequestLog } from "./request-log.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, type EmulatorState, SUBSCRIPTION_RESULT_SHAPES } from "./state.js";
+import type { EmulatorTenants } from "./tenants.js";
 import {
   cciView,
   fileSystemView,
@@ -49,8 +50,10 @@ export interface AdminTarget {
   state: EmulatorState;
   faults: FaultInjector;
   log: RequestLog;
-  /** Replaces the accepted API key (to test Secret rotation). */
+  /** Replaces the accepted API key of the account the request names (to test Secret rotation). */
   setApiKey(key: string): void;
+  /** The accounts (`?tenant=<name>` picks the `state` of the other routes). */
+  tenants?: EmulatorTenants;
 }
 
 /** An admin answer. */
@@ -117,6 +120,20 @@ export function handleAdmin(
     switch (`${method} ${resource}${id === undefined ? "" : "/:id"}`) {
       case "GET health":
         return ok({ ok: true });
+      case "GET tenants":
+        return ok({ tenants: target.tenants?.names() ?? [] });
+      case "POST tenants": {
+        const { tenant, apiKey } = z
+          .object({ tenant: z.string().min(1).max(63), apiKey: z.string().min(1) })
+          .parse(body ?? {});
+        if (!target.tenants) return { httpStatus: 404, body: { error: "no accounts here" } };
+        try {
+          target.tenants.set(tenant, apiKey);
+        } catch (err) {
+          return { httpStatus: 409, body: { error: (err as Error).message } };
+        }
+        return ok({ tenants: target.tenants.names() });
+      }
       case "GET state":
         state.advance();
         return ok(stateSnapshot(state));

@@ -94,9 +94,18 @@ export class EmulatorAdmin {
     await this.request("GET", "/health");
   }
 
-  /** Every resource as the service shows it. */
-  state(): Promise<EmulatorSnapshot> {
-    return this.request("GET", "/state") as Promise<EmulatorSnapshot>;
+  /** Every resource as the service shows it, to the account `tenant` (default: `default`). */
+  state(tenant?: string): Promise<EmulatorSnapshot> {
+    const suffix = tenant ? `?tenant=${encodeURIComponent(tenant)}` : "";
+    return this.request("GET", `/state${suffix}`) as Promise<EmulatorSnapshot>;
+  }
+
+  /**
+   * Adds the account `tenant` with its own key and world, or gives it a new key (the
+   * old one is refused from then on); see src/emulator/tenants.ts.
+   */
+  async setTenant(tenant: string, apiKey: string): Promise<void> {
+    await this.request("POST", "/tenants", { tenant, apiKey });
   }
 
   /** Back to the fixtures; clears faults and the request log. */

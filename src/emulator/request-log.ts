@@ -20,6 +20,8 @@ export interface RequestLogEntry {
   body?: unknown;
   /** Whether the bearer key was accepted. */
   authorized: boolean;
+  /** The account (tenant) whose key it was, when accepted. */
+  tenant?: string;
   /** Envelope status answered (undefined for a dropped connection). */
   status?: number;
   httpStatus?: number;

@@ -21,6 +21,7 @@ import { RequestLog, type RequestLogEntry } from "./request-log.js";
 import { OperationRouter } from "./router.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, EmulatorState } from "./state.js";
+import { DEFAULT_TENANT, EmulatorTenants, tenantStateLike } from "./tenants.js";
 import { envelopeBody, faultReply, type WireReply, writeEndlessBody } from "./wire-replies.js";
 
 /**
@@ -45,8 +46,13 @@ export interface EmulatorOptions extends Partial<EmulatorBehaviour> {
   port?: number;
   /** Address to listen on. Default 127.0.0.1. */
   host?: string;
-  /** The bearer key every service request must carry. */
+  /** The bearer key every service request must carry (the account `default`). */
   apiKey: string;
+  /**
+   * More accounts, each with its own key and its own world (tenants.ts): what one
+   * creates the others neither see nor touch.
+   */
+  tenants?: { name: string; apiKey: string }[];
   /** Fault rules active from the start. */
   faults?: FaultRuleInput[];
   /** Resources and catalog entries to add to the fixtures. */
@@ -67,11 +73,13 @@ export interface RunningEmulator {
   url: string;
   port: number;
   host: string;
-  /** The in-memory world, for in-process inspection and changes. */
+  /** The in-memory world of the account `default`, for in-process inspection and changes. */
   state: EmulatorState;
+  /** Every account (API key → its own world). */
+  tenants: EmulatorTenants;
   faults: FaultInjector;
   requestLog: RequestLog;
-  /** Replaces the accepted API key. */
+  /** Replaces the accepted API key of the account `default`. */
   setApiKey(key: string): void;
   /** Closes the server and every open connection. */
   stop(): Promise<void>;
@@ -103,7 +111,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     now,
     logger,
   } = options;
-  let apiKey = options.apiKey;
+  const apiKey = options.apiKey;
   if (!apiKey) throw new Error("the emulator needs an API key to accept");
   const behaviour: Partial<EmulatorBehaviour> = {};
   for (const k of [
@@ -128,8 +136,14 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   if (initialFaults) faults.set(initialFaults);
   const requestLog = new RequestLog(options.requestLogCapacity);
   const router = new OperationRouter();
+  const tenants = new EmulatorTenants(state, apiKey, (idTag) => {
+    const world = tenantStateLike(state, randomSeed, idTag);
+    if (seed) applySeed(world, seed);
+    return world;
+  });
+  for (const t of options.tenants ?? []) tenants.set(t.name, t.apiKey);
   const setApiKey = (key: string) => {
-    apiKey = key;
+    tenants.set(DEFAULT_TENANT, key);
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -161,8 +175,19 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
         send(400, JSON.stringify({ error: "admin request body is not JSON" }));
         return;
       }
+      const tenantName = url.searchParams.get("tenant");
+      if (tenantName !== null && !tenants.names().includes(tenantName)) {
+        send(404, JSON.stringify({ error: `no tenant ${tenantName}` }));
+        return;
+      }
       const reply = handleAdmin(
-        { state, faults, log: requestLog, setApiKey },
+        {
+          state: tenants.get(tenantName ?? DEFAULT_TENANT).state,
+          faults,
+          log: requestLog,
+          tenants,
+          setApiKey: (key) => tenants.set(tenantName ?? DEFAULT_TENANT, key),
+        },
         method,
         adminPath,
         url.searchParams,
@@ -172,14 +197,21 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       return;
     }
 
-    state.advance();
+    const authorization = req.headers.authorization ?? "";
+    const account = authorization.startsWith("Bearer ")
+      ? tenants.byKey(authorization.slice("Bearer ".length))
+      : undefined;
+    // The caller's account's world; a refused key sees none (it is answered 403).
+    const world = account?.state ?? state;
+    world.advance();
     const route = opPath === undefined ? undefined : router.match(method, opPath);
     const entry: Omit<RequestLogEntry, "seq"> = {
       time: new Date(state.now()).toISOString(),
       method,
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
-      authorized: req.headers.authorization === `Bearer ${apiKey}`,
+      authorized: account !== undefined,
+      ...(account ? { tenant: account.name } : {}),
       ...(route ? { endpoint: route.name } : {}),
     };
     let parsedBody: unknown;
@@ -219,7 +251,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     const serve = (): WireReply => {
       if (!entry.authorized) return envelope(403, "Forbidden");
       // An operation the emulated service lacks answers as an unknown path does.
-      if (!route || state.behaviour.missingOperations.includes(route.name)) {
+      if (!route || world.behaviour.missingOperations.includes(route.name)) {
         return {
           httpStatus: 404,
           status: undefined,
@@ -233,7 +265,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       if (!bodyIsJson) return envelope(400, "request body is not valid JSON");
       try {
         const data = HANDLERS[route.name]({
-          state,
+          state: world,
           params: route.params,
           query: url.searchParams,
           body: parsedBody,
@@ -241,7 +273,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
         return envelope(200, "OK", data ?? {});
       } catch (err) {
         if (err instanceof UnknownIdRefusal) {
-          return envelope(state.behaviour.unknownIdStatus, err.message);
+          return envelope(world.behaviour.unknownIdStatus, err.message);
         }
         if (err instanceof EmulatorRefusal) return envelope(err.status, err.message);
         logger?.error({ err, path: url.pathname }, "emulator handler failed");
@@ -292,6 +324,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     port: address.port,
     host,
     state,
+    tenants,
     faults,
     requestLog,
     setApiKey,

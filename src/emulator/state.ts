@@ -135,10 +135,16 @@ export class EmulatorState {
   private counters = new Map<string, number>();
   private nextExternalPort = 30000;
 
+  /**
+   * `idTag` goes into every id this state makes (`task-<tag>000001`): an account of a
+   * multi-account emulator (tenants.ts) gets its own, so ids stay unique across
+   * accounts, as a real service's are.
+   */
   constructor(
     behaviour: Partial<EmulatorBehaviour> = {},
     private readonly seed = 1,
     readonly now: () => number = Date.now,
+    private readonly idTag = "",
   ) {
     this.behaviour = { ...DEFAULT_BEHAVIOUR, ...behaviour };
     this.random = seededRandom(seed);
@@ -186,7 +192,7 @@ export class EmulatorState {
   nextId(prefix: string): string {
     const n = (this.counters.get(prefix) ?? 0) + 1;
     this.counters.set(prefix, n);
-    return `${prefix}-${String(n).padStart(6, "0")}`;
+    return `${prefix}-${this.idTag}${String(n).padStart(6, "0")}`;
   }
 
   /** A subscription result key: unguessable-looking but deterministic under a seed. */

@@ -24,6 +24,13 @@ export interface DeclaredRule extends PolicyRule {
    * leaves out who needs it (the generator names the controller's kind).
    */
   reason: string;
+  /**
+   * Where the rule is granted, when not in the watched namespaces: `cluster` for
+   * cluster-scoped resources (a ClusterRole bound cluster-wide, whatever namespaces are
+   * watched), `operatorNamespace` for a Role in the one namespace the operator reads
+   * its own configuration from (e.g. Secrets).
+   */
+  grantedIn?: "cluster" | "operatorNamespace";
 }
 
 /** What the runtime itself does in the watched namespaces: record Events. */

@@ -125,6 +125,12 @@ export class ServiceClientCore implements OperationCaller {
   private readonly probes = new Map<EndpointName, Promise<OperationVerdict>>();
   /** What this connection knows about which operations the service answers. */
   readonly operations: OperationAvailability;
+  /**
+   * Identifies this client's account: a cache kept outside the client for the answers
+   * of one account (e.g. a shared list walk) keys on it, so that a client routed per
+   * object (src/controllers/connections) never serves one account's answers to another.
+   */
+  readonly accountScope: object = {};
   /** How subscription results read (`ServiceClientOptions.subscriptionResult`). */
   protected readonly subscriptionMapping: SubscriptionResultMapping;
   /** Wire names of the task create's assumed fields. */

@@ -186,7 +186,10 @@ describe("the Helm chart", () => {
     const single = parseObjects(
       await helmTemplate("r", "ns", { "leaderElection.enabled": false, replicas: 1 }),
     );
-    expect(ofKind(single, "Role").map((r) => r.metadata.name)).toEqual([]);
+    // No Lease Role; the connections' Secret Role stays.
+    expect(ofKind(single, "Role").map((r) => r.metadata.name)).toEqual([
+      "r-aidc-operator-connection-secrets",
+    ]);
     expect(ofKind(single, "PodDisruptionBudget")).toEqual([]);
   });
 
@@ -198,11 +201,46 @@ describe("the Helm chart", () => {
       secretName: "tenant-key",
       items: [{ key: "api-key", path: "api-key" }],
     });
-    // The kubelet mounts it; no Role or ClusterRole lets the operator read a Secret.
-    const rules = [...ofKind(objects, "Role"), ...ofKind(objects, "ClusterRole")].flatMap(
-      (r) => (r.rules as { resources: string[] }[] | undefined) ?? [],
+    // The kubelet mounts it; the only rule on Secrets is the Role of the connections'
+    // Secrets, in the release namespace (connections.secretNamespace), read only.
+    const reading = [...ofKind(objects, "Role"), ...ofKind(objects, "ClusterRole")].filter((r) =>
+      ((r.rules as { resources: string[] }[] | undefined) ?? []).some((x) =>
+        x.resources.includes("secrets"),
+      ),
     );
-    expect(rules.filter((r) => r.resources.includes("secrets"))).toEqual([]);
+    expect(reading.map((r) => [r.kind, r.metadata.name, r.metadata.namespace])).toEqual([
+      ["Role", "r-aidc-operator-connection-secrets", "ns"],
+    ]);
+    expect(reading[0]?.rules).toEqual([
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
+    ]);
+  });
+
+  it("creates a ServiceConnection from connections.create, its Secret in the connection Secrets' namespace", async () => {
+    expect(ofKind(parseObjects(await helmTemplate("r", "ns")), "ServiceConnection")).toEqual([]);
+    const objects = parseObjects(
+      await helmTemplate("r", "ns", {
+        "connections.secretNamespace": "keys",
+        "connections.create.name": "team-a",
+        "connections.create.baseUrl": "https://team-a.example",
+        "connections.create.apiKeySecret.name": "team-a-key",
+        "connections.create.allowedNamespaces.names[0]": "team-a",
+        "connections.create.limits.ratePerSecond": 5,
+        "connections.create.limits.burst": 10,
+      }),
+    );
+    const [conn] = ofKind(objects, "ServiceConnection");
+    expect(conn?.spec).toEqual({
+      baseUrl: "https://team-a.example",
+      allowInsecureHttp: false,
+      apiKeySecretRef: { namespace: "keys", name: "team-a-key", key: "apiKey" },
+      allowedNamespaces: { names: ["team-a"] },
+      limits: { ratePerSecond: 5, burst: 10 },
+    });
+    const secretsRole = ofKind(objects, "Role").find((r) =>
+      r.metadata.name.endsWith("connection-secrets"),
+    );
+    expect(secretsRole?.metadata.namespace).toBe("keys");
   });
 
   it("takes apiKeySecret as an object {name, key}", async () => {

@@ -301,7 +301,9 @@ describe("the operator run as the chart's ServiceAccount", () => {
         for (const group of rule.apiGroups) {
           for (const resource of rule.resources) {
             for (const verb of rule.verbs) {
-              const access = { verb, group, resource, namespace: team };
+              // Secrets (connections' keys) are granted in the release namespace only.
+              const namespace = group === "" && resource === "secrets" ? op.namespace : team;
+              const access = { verb, group, resource, namespace };
               if (!(await canI(operatorKubeConfigFor(op.serviceAccount), access))) {
                 denied.push(`${verb} ${group || "core"}/${resource}`);
               }

@@ -124,24 +124,30 @@ describe("the chart's RBAC", () => {
     expect(await mismatches(asOperator, accesses, true)).toEqual([]);
   });
 
-  it("lets the ServiceAccount read no Secret, not even the API key's (the kubelet mounts it)", async () => {
-    const denied: Access[] = [
-      { verb: "get", group: "", resource: "secrets", namespace, name: API_KEY_SECRET },
+  it("lets the ServiceAccount read Secrets only in the connection Secrets' namespace (the release's), and write none", async () => {
+    // ServiceConnections name their API keys there (connections.secretNamespace).
+    const allowed: Access[] = [
       { verb: "get", group: "", resource: "secrets", namespace, name: "another-secret" },
       { verb: "list", group: "", resource: "secrets", namespace },
       { verb: "watch", group: "", resource: "secrets", namespace },
+    ];
+    expect(await mismatches(asOperator, allowed, true)).toEqual([]);
+    const denied: Access[] = [
       { verb: "get", group: "", resource: "secrets", namespace: "any-team", name: API_KEY_SECRET },
+      { verb: "list", group: "", resource: "secrets", namespace: "any-team" },
       { verb: "list", group: "", resource: "secrets", namespace: "" },
+      { verb: "watch", group: "", resource: "secrets", namespace: "" },
+      { verb: "create", group: "", resource: "secrets", namespace },
       { verb: "update", group: "", resource: "secrets", namespace, name: API_KEY_SECRET },
       { verb: "delete", group: "", resource: "secrets", namespace, name: API_KEY_SECRET },
     ];
     expect(await mismatches(asOperator, denied, false)).toEqual([]);
-    const own = await asOperator
+    const elsewhere = await asOperator
       .makeApiClient(k8s.CoreV1Api)
-      .readNamespacedSecret({ namespace, name: API_KEY_SECRET })
+      .listNamespacedSecret({ namespace: "default" })
       .then(() => undefined)
       .catch((e: unknown) => e);
-    expect((own as k8s.ApiException<unknown>).code).toBe(403);
+    expect((elsewhere as k8s.ApiException<unknown>).code).toBe(403);
   });
 
   it("grants no Service or EndpointSlice write unless exposure is enabled, and then grants them", async () => {

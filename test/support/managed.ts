@@ -22,6 +22,7 @@ export interface ReadCondition {
   reason: string;
   message: string;
   observedGeneration?: number;
+  lastTransitionTime?: string;
 }
 
 /** The condition `type` of `obj`, if any. */

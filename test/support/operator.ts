@@ -16,6 +16,8 @@
 import type { Logger } from "pino";
 import { defaultObjectStorage } from "../../src/config/object-storage.js";
 import { type OperatorConfig, operatorConfigSchema } from "../../src/config/schema.js";
+import { connectionClient } from "../../src/controllers/connections/client.js";
+import { ServiceConnections } from "../../src/controllers/connections/registry.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import {
@@ -26,6 +28,7 @@ import {
 import { KubeClient } from "../../src/runtime/kube.js";
 import { createLogger } from "../../src/runtime/logging.js";
 import { Manager } from "../../src/runtime/manager.js";
+import type { ServiceRequestInfo } from "../../src/runtime/metrics.js";
 import { currentReconcileSignal } from "../../src/runtime/reconcile-deadline.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
 import { ServiceClient, type ServiceClientOptions } from "../../src/service/client.js";
@@ -53,6 +56,8 @@ export interface TestOperatorOptions {
   service?: Partial<ServiceClientOptions>;
   /** Builds the service client (e.g. a subclass that simulates a crash); default `new ServiceClient`. */
   makeService?: (options: ServiceClientOptions) => ServiceClient;
+  /** Every service call made with a ServiceConnection's client (labelled `connection`). */
+  onConnectionRequest?: (info: ServiceRequestInfo) => void;
   /** Bound for in-flight reconciles at `stop()`. Default 2 s. */
   shutdownTimeoutMs?: number;
   /** Logger; default silent (set `AIDC_TEST_LOG=debug` to see the operator's lines). */
@@ -73,7 +78,10 @@ export interface TestOperator {
    * a user change made through `manager.kube` would go unnoticed.
    */
   kube: KubeClient;
+  /** The default connection's client (the test emulator, its default account). */
   service: ServiceClient;
+  /** The connections (ServiceConnection objects and the default one). */
+  connections: ServiceConnections;
   emulator: RunningEmulator;
   admin: EmulatorAdmin;
   config: OperatorConfig;
@@ -129,6 +137,17 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     ...options.service,
   };
   const service = options.makeService?.(serviceOptions) ?? new ServiceClient(serviceOptions);
+  // As `aidc-operator run`: each object's calls go to its connection, else `service`.
+  const connections = new ServiceConnections({
+    defaultClient: service,
+    secretNamespace: config.connections.secretNamespace,
+    redactor,
+    newClient: (settings) =>
+      connectionClient(config, settings, {
+        log,
+        ...(options.onConnectionRequest ? { onRequest: options.onConnectionRequest } : {}),
+      }),
+  });
   const manager = new Manager({
     kubeConfig,
     log,
@@ -152,18 +171,24 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
   for (const factory of options.controllers) {
     const def = factory({
       config,
-      service,
+      service: connections.service,
+      connections,
       log,
       ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
     });
     if (def) manager.add(def);
   }
+  connections.attach(manager.cache);
+  connections.onChanged((name) =>
+    manager.retryMatching((obj) => connections.chosenName(obj) === name),
+  );
   await manager.start();
   let stopped = false;
   return {
     manager,
     kube: new KubeClient(kubeConfig),
     service,
+    connections,
     emulator,
     admin: new EmulatorAdmin(emulator.url),
     config,
@@ -171,6 +196,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
       if (stopped) return;
       stopped = true;
       await manager.stop();
+      connections.close();
       service.close();
       if (ownEmulator) await emulator.stop();
     },

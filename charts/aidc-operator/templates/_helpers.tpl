@@ -148,6 +148,13 @@ The operator's config file (config.yaml in the ConfigMap): what the chart knows,
 then `.Values.config` merged over it. The Lease's namespace is not written: the
 operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay stays right.
 */}}
+{{/*
+The one namespace whose Secrets the operator reads (connections' API keys).
+*/}}
+{{- define "aidc-operator.secretNamespace" -}}
+{{- .Values.connections.secretNamespace | default .Release.Namespace }}
+{{- end }}
+
 {{- define "aidc-operator.config" -}}
 {{- $config := dict
   "service" (dict
@@ -162,6 +169,7 @@ operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay stays ri
     "enabled" .Values.exposure.enabled
     "allowedCidrs" .Values.exposure.allowedCidrs))
   "adoption" (dict "namespaces" .Values.adoption.namespaces)
+  "connections" (dict "secretNamespace" (include "aidc-operator.secretNamespace" .))
 }}
 {{- $_ := set $config.service "baseUrl" (include "aidc-operator.baseUrl" .) }}
 {{- mustMergeOverwrite $config (deepCopy .Values.config) | toYaml }}

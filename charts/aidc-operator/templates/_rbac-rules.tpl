@@ -191,6 +191,55 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - delete
 {{- end }}
 {{- end }}
+{{- define "aidc-operator.rules.cluster" -}}
+# ServiceConnection controller: watch the objects, write annotations and the finalizer
+- apiGroups:
+    - aidc.io
+  resources:
+    - serviceconnections
+  verbs:
+    - get
+    - list
+    - watch
+    - update
+    - patch
+# ServiceConnection controller: write the status subresource
+- apiGroups:
+    - aidc.io
+  resources:
+    - serviceconnections/status
+  verbs:
+    - get
+    - update
+    - patch
+# ServiceConnection controller: set and remove the finalizer
+- apiGroups:
+    - aidc.io
+  resources:
+    - serviceconnections/finalizers
+  verbs:
+    - update
+# ServiceConnection controller: read namespaces: their connection annotation and the labels connections allow them by
+- apiGroups:
+    - ""
+  resources:
+    - namespaces
+  verbs:
+    - get
+    - list
+    - watch
+{{- end }}
+{{- define "aidc-operator.rules.connectionSecrets" -}}
+# ServiceConnection controller: read the API keys and S3 credentials connections name, in the one namespace of connections.secretNamespace
+- apiGroups:
+    - ""
+  resources:
+    - secrets
+  verbs:
+    - get
+    - list
+    - watch
+{{- end }}
 {{- define "aidc-operator.rules.leaderElection" -}}
 # runtime: leader election on a Lease in the operator's namespace
 - apiGroups:

@@ -19,6 +19,8 @@ import type { CciInstance } from "../../service/schemas/cci.js";
 /** The walk of the list the snapshot needs (ServiceClient.iterateCci). */
 export interface CciLister {
   iterateCci(): AsyncGenerator<CciInstance, PageWalkEnd, undefined>;
+  /** The account the lister calls (ServiceClient.accountScope): one walk per account. */
+  readonly accountScope?: object;
 }
 
 /** Every listed instance, by id, and when the walk started. */
@@ -38,39 +40,61 @@ export interface CciSnapshotOptions {
   now: () => number;
 }
 
-/** A list of every CCI instance, fetched at most once per TTL. See the module comment. */
+/** One account's walk, and the last view of it handed out. */
+interface AccountList {
+  list: ListSnapshot<CciInstance>;
+  last?: { walk: ListSnapshotView<CciInstance>; view: CciListView };
+}
+
+/**
+ * A list of every CCI instance, fetched at most once per TTL, per account: when the
+ * lister is routed to the account of the object being reconciled (service connections),
+ * each account has its own walk, so no object sees another account's instances. See
+ * the module comment.
+ */
 export class CciSnapshot {
-  private readonly list: ListSnapshot<CciInstance>;
-  /** The last view handed out, and the walk it shows (the same walk, the same view). */
-  private last: { walk: ListSnapshotView<CciInstance>; view: CciListView } | undefined;
+  private readonly accounts = new WeakMap<object, AccountList>();
+  private readonly single: object = {};
 
   constructor(
-    lister: CciLister,
+    private readonly lister: CciLister,
     private readonly options: CciSnapshotOptions,
-  ) {
-    this.list = new ListSnapshot(
-      () => lister.iterateCci(),
-      (cci) => cci.id,
-      options.now,
-    );
-  }
+  ) {}
 
   /** The current view; walks the list when the last walk is older than the TTL. */
   async get(): Promise<CciListView> {
-    const walk = await this.list.readOrThrow(this.options.ttlMs);
-    if (this.last?.walk !== walk) {
+    const account = this.account();
+    const walk = await account.list.readOrThrow(this.options.ttlMs);
+    if (account.last?.walk !== walk) {
       const view = {
         byId: walk.records,
         fetchedAt: new Date(walk.fetchedAt),
         complete: walk.complete,
       };
-      this.last = { walk, view };
+      account.last = { walk, view };
     }
-    return this.last.view;
+    return account.last.view;
   }
 
   /** Forgets the current view and a walk under way: the next {@link get} walks the list again. */
   invalidate(): void {
-    this.list.invalidate();
+    this.account().list.invalidate();
+  }
+
+  /** The walk of the account the lister calls now. */
+  private account(): AccountList {
+    const scope = this.lister.accountScope ?? this.single;
+    let account = this.accounts.get(scope);
+    if (!account) {
+      account = {
+        list: new ListSnapshot(
+          () => this.lister.iterateCci(),
+          (cci) => cci.id,
+          this.options.now,
+        ),
+      };
+      this.accounts.set(scope, account);
+    }
+    return account;
   }
 }

@@ -122,6 +122,7 @@ export class ServiceConnections {
   private cache: CacheReader | undefined;
   private readonly clients = new Map<string, BuiltClient>();
   private readonly defaultConnection: ResolvedConnection;
+  private readonly listeners: ((name: string) => void)[] = [];
 
   constructor(private readonly options: ServiceConnectionsOptions) {
     this.defaultConnection = {
@@ -216,6 +217,19 @@ export class ServiceConnections {
           : "-",
       )
       .join("/");
+  }
+
+  /**
+   * Calls `listener` with a connection's name whenever its spec or its Secrets changed
+   * (run.ts reconciles that connection's objects again, their holds lifted).
+   */
+  onChanged(listener: (name: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Reports that connection `name` changed (its controller calls it). */
+  changed(name: string): void {
+    for (const l of this.listeners) l(name);
   }
 
   /** Forgets the client of a deleted connection and closes its idle sockets. */

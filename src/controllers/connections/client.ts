@@ -1,0 +1,49 @@
+/**
+ * The service client of one ServiceConnection: the operator's `service` settings
+ * (timeouts, retries, endpoint table, subscription-result mapping, catalog TTL), with
+ * the connection's base URL, key and limits, and its own HTTP agents, rate limiter and
+ * caches, so one account's load or failures never reach another's calls.
+ */
+import type { Logger } from "pino";
+import type { OperatorConfig } from "../../config/schema.js";
+import type { ServiceRequestInfo } from "../../runtime/metrics.js";
+import { currentReconcilePriority } from "../../runtime/priority.js";
+import { currentReconcileSignal } from "../../runtime/reconcile-deadline.js";
+import { ServiceClient } from "../../service/client.js";
+import type { ConnectionClientSettings } from "./registry.js";
+
+/** What a connection's client reports to and logs with. */
+export interface ConnectionClientHooks {
+  /** Every attempt, labelled with the connection (metrics). */
+  onRequest?: (info: ServiceRequestInfo) => void;
+  log?: Logger;
+}
+
+/** Builds the client of one connection; see the module comment. */
+export function connectionClient(
+  config: OperatorConfig,
+  settings: ConnectionClientSettings,
+  hooks: ConnectionClientHooks = {},
+): ServiceClient {
+  const s = config.service;
+  const onRequest = hooks.onRequest;
+  return new ServiceClient({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    timeoutMs: s.timeoutMs,
+    maxResponseBytes: s.maxResponseBytes,
+    catalogTtlMs: s.catalogTtlMs,
+    recheckMissingMs: s.operationRecheckMs,
+    subscriptionResult: s.subscriptionResult,
+    createTaskFields: s.createTaskFields,
+    retry: s.retry,
+    rateLimit: settings.rateLimit ?? s.rateLimit,
+    callPriority: currentReconcilePriority,
+    callSignal: currentReconcileSignal,
+    endpoints: s.endpoints,
+    ...(hooks.log
+      ? { logger: hooks.log.child({ component: "service", connection: settings.name }) }
+      : {}),
+    ...(onRequest ? { onRequest: (e) => onRequest({ ...e, connection: settings.name }) } : {}),
+  });
+}

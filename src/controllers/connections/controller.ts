@@ -1,0 +1,241 @@
+/**
+ * The ServiceConnection controller: keeps each connection's status (Ready from a cheap
+ * authenticated call with its key, the number of objects using it), holds its deletion
+ * with a finalizer while objects use it (as Crossplane's ProviderConfigUsage), and,
+ * when its spec or its Secrets change, reconciles the objects that use it again (their
+ * holds lifted: a refused key may be accepted now, a namespace allowed). The routing of
+ * the objects' calls is the registry's (registry.ts).
+ */
+import { pollIntervalFor } from "../../config/schema.js";
+import { allCrds } from "../../crds/index.js";
+import { type ServiceConnection, serviceConnectionCrd } from "../../crds/serviceconnection.js";
+import type { CacheReader } from "../../runtime/cache.js";
+import { type ConditionInput, getCondition, setCondition } from "../../runtime/conditions.js";
+import {
+  type ControllerDefinition,
+  controller,
+  type ReconcileContext,
+} from "../../runtime/controller.js";
+import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
+import {
+  ensureFinalizer,
+  hasFinalizer,
+  patchStatus,
+  removeFinalizer,
+} from "../../runtime/writes.js";
+import type { ControllerFactory } from "../controller-factory.js";
+import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
+import { managedPermissions } from "../managed/reconciler.js";
+import { connectionClient } from "./client.js";
+import { NAMESPACES, SECRETS, ServiceConnections } from "./registry.js";
+import { type ConnectionCheck, inUseCondition, readyConditionOf } from "./status.js";
+
+/** The finalizer that holds a connection while objects use it. */
+export const CONNECTION_FINALIZER = "aidc.io/serviceconnection";
+
+/** The kinds whose objects use connections: every namespaced kind. */
+const USER_KINDS = allCrds.filter((d) => d.namespaced);
+
+/** What the controller is built with. */
+export interface ServiceConnectionControllerOptions {
+  connections: ServiceConnections;
+  /** How often the Ready check runs again (the ServiceConnection poll interval). */
+  pollIntervalMs: number;
+}
+
+/** The objects, of every kind, that use connection `name` (by connectionRef or namespace). */
+export function usersOf(
+  connections: ServiceConnections,
+  cache: CacheReader,
+  name: string,
+): KubeObject[] {
+  return USER_KINDS.flatMap((kind) =>
+    cache.list(kind).filter((obj) => connections.chosenName(obj) === name),
+  );
+}
+
+/** Builds the ServiceConnection controller. */
+export function serviceConnectionControllerFrom(
+  options: ServiceConnectionControllerOptions,
+): ControllerDefinition {
+  const { connections, pollIntervalMs } = options;
+  /** What each connection's objects were last retried for: uid, generation, Secret versions. */
+  const seen = new Map<string, string>();
+  /** The last Ready check of each connection, and when it ran. */
+  const checked = new Map<string, { at: number; fingerprint: string; ready: ConditionInput }>();
+
+  const check = async (conn: ServiceConnection): Promise<ConnectionCheck> => {
+    const problem = connections.secretProblem(conn.spec);
+    if (problem) return { outcome: "secretUnreadable", problem };
+    const resolved = connections.byName(conn.metadata.name ?? "");
+    if (!resolved) return { outcome: "failed", error: new Error("the connection is gone") };
+    try {
+      // Authenticated and uncached: one page of one CCI instance.
+      await resolved.service.listCci({ pageNo: 1, pageSize: 1 });
+      return { outcome: "accepted", baseUrl: conn.spec.baseUrl };
+    } catch (error) {
+      return { outcome: "failed", error };
+    }
+  };
+
+  const writeStatus = async (
+    ctx: ReconcileContext,
+    conn: ServiceConnection,
+    ready: ConditionInput,
+    users: number,
+  ) => {
+    const generation = conn.metadata.generation;
+    const now = ctx.clock.now();
+    let conditions = setCondition(conn.status?.conditions, ready, generation, now);
+    conditions = setCondition(
+      conditions,
+      { type: "Synced", status: "True", reason: "ReconcileSuccess", message: "" },
+      generation,
+      now,
+    );
+    conditions = withKstatusConditions(conditions, generation, now);
+    const at = checked.get(conn.metadata.name ?? "")?.at;
+    await patchStatus(ctx.kube, serviceConnectionCrd, conn as unknown as KubeObject, {
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+      conditions,
+      objectsUsing: users,
+      ...(at !== undefined ? { lastCheckedTime: new Date(at).toISOString() } : {}),
+    });
+  };
+
+  const reconcile = async (key: ObjectKey, ctx: ReconcileContext) => {
+    connections.attach(ctx.cache);
+    const name = key.name;
+    const found = ctx.cache.get<KubeObject>(serviceConnectionCrd, key);
+    if (!found) {
+      connections.forget(name);
+      seen.delete(name);
+      checked.delete(name);
+      return {};
+    }
+    const users = usersOf(connections, ctx.cache, name);
+    if (found.metadata?.deletionTimestamp) {
+      if (!hasFinalizer(found, CONNECTION_FINALIZER)) return {};
+      if (users.length > 0) {
+        await writeStatus(
+          ctx,
+          found as unknown as ServiceConnection,
+          inUseCondition(users),
+          users.length,
+        );
+        // The watches of the users' kinds reconcile it again as they go.
+        return { requeueAfterMs: pollIntervalMs };
+      }
+      connections.forget(name);
+      await removeFinalizer(ctx.kube, serviceConnectionCrd, found, CONNECTION_FINALIZER);
+      return {};
+    }
+    const withFinalizer = hasFinalizer(found, CONNECTION_FINALIZER)
+      ? found
+      : await ensureFinalizer(ctx.kube, serviceConnectionCrd, found, CONNECTION_FINALIZER);
+    if (!withFinalizer) return {};
+    const conn = withFinalizer as unknown as ServiceConnection;
+    const fingerprint = `${conn.metadata.uid}/${conn.metadata.generation}/${connections.secretVersions(conn.spec)}`;
+    if (seen.get(name) !== fingerprint) {
+      seen.set(name, fingerprint);
+      // A new key, a changed allow-list or base URL: its objects try again now.
+      connections.changed(name);
+    }
+    const last = checked.get(name);
+    const now = ctx.clock.now().getTime();
+    let ready = last?.ready ?? getCondition(conn.status?.conditions, "Ready");
+    if (!last || last.fingerprint !== fingerprint || now - last.at >= pollIntervalMs || !ready) {
+      ready = readyConditionOf(await check(conn));
+      checked.set(name, { at: now, fingerprint, ready });
+    }
+    await writeStatus(ctx, conn, ready, users.length);
+    return { requeueAfterMs: pollIntervalMs };
+  };
+
+  const connectionsNaming = (secret: KubeObject, cache: CacheReader): ObjectKey[] =>
+    cache
+      .list<KubeObject>(serviceConnectionCrd)
+      .map((c) => c as unknown as ServiceConnection)
+      .filter((c) =>
+        [c.spec.apiKeySecretRef, c.spec.objectStorage?.credentialsSecretRef].some(
+          (r) => r?.namespace === secret.metadata?.namespace && r?.name === secret.metadata?.name,
+        ),
+      )
+      .map((c) => ({ namespace: "", name: c.metadata.name ?? "" }));
+
+  const builder = controller("serviceconnection").for(serviceConnectionCrd);
+  for (const kind of USER_KINDS) {
+    builder.watches(kind, (obj) => {
+      const name = connections.chosenName(obj);
+      return name ? [{ namespace: "", name }] : [];
+    });
+  }
+  builder.watches(NAMESPACES, (_ns, cache) =>
+    cache.list(serviceConnectionCrd).map((c) => ({ namespace: "", name: c.metadata?.name ?? "" })),
+  );
+  const secretNamespace = connections.secretNamespace;
+  if (secretNamespace) {
+    builder.watches(SECRETS, connectionsNaming, { namespaces: [secretNamespace] });
+  }
+  return builder
+    .permissions([
+      ...managedPermissions(serviceConnectionCrd).map((r) => ({
+        ...r,
+        grantedIn: "cluster" as const,
+      })),
+      {
+        apiGroups: [""],
+        resources: ["namespaces"],
+        verbs: ["get", "list", "watch"],
+        reason:
+          "read namespaces: their connection annotation and the labels connections allow them by",
+        grantedIn: "cluster",
+      },
+      ...USER_KINDS.map((k) => ({
+        apiGroups: [k.group],
+        resources: [k.plural],
+        verbs: ["get", "list", "watch"],
+        reason: "count the objects using each connection",
+      })),
+      ...(secretNamespace
+        ? [
+            {
+              apiGroups: [""],
+              resources: ["secrets"],
+              verbs: ["get", "list", "watch"],
+              reason:
+                "read the API keys and S3 credentials connections name, in the one namespace of connections.secretNamespace",
+              grantedIn: "operatorNamespace" as const,
+            },
+          ]
+        : []),
+    ])
+    .onError(async (key, err, ctx) => {
+      const found = ctx.cache.get<KubeObject>(serviceConnectionCrd, key);
+      if (!found) return;
+      const conn = found as unknown as ServiceConnection;
+      const now = ctx.clock.now();
+      let conditions = setCondition(
+        conn.status?.conditions,
+        failedSyncCondition(err),
+        conn.metadata.generation,
+        now,
+      );
+      conditions = withKstatusConditions(conditions, conn.metadata.generation, now);
+      await patchStatus(ctx.kube, serviceConnectionCrd, found, { ...conn.status, conditions });
+    })
+    .reconcile(reconcile);
+}
+
+/** The registry factory: the process's connections, the ServiceConnection poll interval. */
+export const serviceConnectionController: ControllerFactory = (deps) =>
+  serviceConnectionControllerFrom({
+    connections:
+      deps.connections ??
+      new ServiceConnections({
+        defaultClient: deps.service,
+        secretNamespace: deps.config.connections.secretNamespace,
+        newClient: (settings) => connectionClient(deps.config, settings, { log: deps.log }),
+      }),
+    pollIntervalMs: pollIntervalFor(deps.config, "ServiceConnection"),
+  });

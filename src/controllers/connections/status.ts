@@ -1,0 +1,66 @@
+/**
+ * The state of a ServiceConnection as pure decisions: its Ready condition from the
+ * Secret check and the authenticated call, and the message of a deletion held while
+ * objects use it.
+ */
+import type { ConditionInput } from "../../runtime/conditions.js";
+import { errorMessage, isTerminal } from "../../runtime/errors.js";
+import type { KubeObject } from "../../runtime/resource.js";
+
+/** What the Ready check of a connection found. */
+export type ConnectionCheck =
+  | { outcome: "accepted"; baseUrl: string }
+  | { outcome: "secretUnreadable"; problem: string }
+  | { outcome: "failed"; error: unknown };
+
+/** The Ready condition of a connection after `check`. */
+export function readyConditionOf(check: ConnectionCheck): ConditionInput {
+  switch (check.outcome) {
+    case "accepted":
+      return {
+        type: "Ready",
+        status: "True",
+        reason: "Connected",
+        message: `the service at ${check.baseUrl} accepted an authenticated call with the connection's API key`,
+      };
+    case "secretUnreadable":
+      return { type: "Ready", status: "False", reason: "SecretUnreadable", message: check.problem };
+    case "failed": {
+      const refused =
+        typeof check.error === "object" &&
+        check.error !== null &&
+        (check.error as { reason?: unknown }).reason === "ApiKeyRefused";
+      if (refused) {
+        return {
+          type: "Ready",
+          status: "False",
+          reason: "ApiKeyRefused",
+          message: `the service refused the connection's API key: ${errorMessage(check.error)}`,
+        };
+      }
+      return {
+        type: "Ready",
+        status: "False",
+        reason: isTerminal(check.error) ? "ApiKeyRefused" : "ServiceUnreachable",
+        message: `the authenticated check call failed: ${errorMessage(check.error)}`,
+      };
+    }
+  }
+}
+
+/** How many users a held deletion names. */
+const NAMED_USERS = 5;
+
+/** The Ready condition of a connection whose deletion waits for `users` to be gone. */
+export function inUseCondition(users: readonly KubeObject[]): ConditionInput {
+  const named = users
+    .slice(0, NAMED_USERS)
+    .map((u) => `${u.kind} ${u.metadata?.namespace}/${u.metadata?.name}`);
+  const more = users.length > NAMED_USERS ? ` and ${users.length - NAMED_USERS} more` : "";
+  return {
+    type: "Ready",
+    status: "False",
+    reason: "InUse",
+    message: `deletion waits: ${users.length} object(s) still use this connection (${named.join(", ")}${more}); delete them or point them at another connection first`,
+  };
+}

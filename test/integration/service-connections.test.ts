@@ -1,0 +1,229 @@
+/**
+ * Two teams, two accounts, one operator and one emulator with two keys (tenants), on
+ * the real API server: each namespace's objects are created under its own account;
+ * a namespace that names a connection it may not use gets a terminal condition and no
+ * call; rotating one account's Secret affects only that account's objects; deleting a
+ * connection in use is held until its objects are gone; objects that name no
+ * connection keep using the operator's own (default) configuration.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
+import { NAMESPACES, SECRETS } from "../../src/controllers/connections/registry.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
+
+const KEY_A = "team-a-account-key-0001";
+const KEY_A_ROTATED = "team-a-account-key-0002";
+const KEY_B = "team-b-account-key-0001";
+const NAS = { productCode: "nas.capacity.standard", capacityGB: 100 };
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+
+let op: TestOperator;
+let emulator: RunningEmulator;
+let ops = "";
+let teamA = "";
+let teamB = "";
+let connA = "";
+let connB = "";
+const nas = (ns: string) => new ObjectsOf(op.kube, nasVolumeCrd, ns);
+const conns = () => new ObjectsOf(op.kube, serviceConnectionCrd, "");
+
+/** The NAS names of one emulator account. */
+async function nasNamesOf(tenant: string): Promise<string[]> {
+  return (await op.admin.state(tenant)).nas.map((n) => String(n.name)).sort();
+}
+
+beforeAll(async () => {
+  const kc = adminKubeConfig();
+  [ops, teamA, teamB] = await Promise.all([
+    createNamespace(kc, "conn-ops"),
+    createNamespace(kc, "conn-a"),
+    createNamespace(kc, "conn-b"),
+  ]);
+  connA = `${teamA}-account`;
+  connB = `${teamB}-account`;
+  emulator = await startEmulator({
+    apiKey: TEST_API_KEY,
+    subscriptionDelayMs: 300,
+    tenants: [
+      { name: "a", apiKey: KEY_A },
+      { name: "b", apiKey: KEY_B },
+    ],
+  });
+  op = await startTestOperator({
+    controllers: [nasVolumeController, serviceConnectionController],
+    namespaces: [teamA, teamB],
+    emulator,
+    config: {
+      connections: { secretNamespace: ops },
+      pollIntervalMs: { default: 500 },
+      holdBackoff: { baseMs: 1_000, maxMs: 2_000 },
+    },
+  });
+  for (const [name, key] of [
+    ["key-a", KEY_A],
+    ["key-b", KEY_B],
+  ] as const) {
+    await op.kube.create(SECRETS, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name, namespace: ops },
+      data: { apiKey: b64(key) },
+    });
+  }
+  const connection = (name: string, secret: string, allowed: string) => ({
+    apiVersion: "aidc.io/v1alpha1",
+    kind: "ServiceConnection",
+    metadata: { name },
+    spec: {
+      baseUrl: emulator.url,
+      allowInsecureHttp: true,
+      apiKeySecretRef: { namespace: ops, name: secret, key: "apiKey" },
+      allowedNamespaces: { names: [allowed] },
+    },
+  });
+  await op.kube.create(serviceConnectionCrd, connection(connA, "key-a", teamA));
+  await op.kube.create(serviceConnectionCrd, connection(connB, "key-b", teamB));
+  // team-b's objects use its account through the namespace's annotation.
+  await op.kube.patch(
+    NAMESPACES,
+    { namespace: "", name: teamB },
+    { metadata: { annotations: { "aidc.io/service-connection": connB } } },
+  );
+}, 60_000);
+
+afterAll(async () => {
+  for (const name of [connA, connB]) {
+    await op?.kube
+      .patch(serviceConnectionCrd, { namespace: "", name }, { metadata: { finalizers: null } })
+      .catch(() => undefined);
+    await op?.kube.delete(serviceConnectionCrd, { namespace: "", name }).catch(() => undefined);
+  }
+  await op?.stop();
+  await emulator?.stop();
+});
+
+describe("service connections", () => {
+  it("creates each namespace's objects under its own account, and the rest under the default", async () => {
+    await nas(teamA).create("data-a", { ...NAS, connectionRef: { name: connA } });
+    await nas(teamB).create("data-b", NAS);
+    // No connectionRef and no namespace annotation: the operator's own configuration.
+    await nas(teamA).create("data-default", NAS);
+    for (const [ns, name] of [
+      [teamA, "data-a"],
+      [teamB, "data-b"],
+      [teamA, "data-default"],
+    ] as const) {
+      await nas(ns).waitForCondition(name, "Ready", "True", undefined, 30_000);
+    }
+    expect(await nasNamesOf("a")).toEqual(["data-a"]);
+    expect(await nasNamesOf("b")).toEqual(["data-b"]);
+    expect(await nasNamesOf("default")).toEqual(["data-default"]);
+    // Each connection is Ready (its key accepted) and counts its objects.
+    for (const name of [connA, connB]) {
+      const conn = await conns().waitFor(
+        name,
+        (o) =>
+          conditionOf(o, "Ready")?.reason === "Connected" &&
+          (o.status as { objectsUsing?: number }).objectsUsing === 1,
+        20_000,
+      );
+      expect(conditionOf(conn, "Ready")?.status).toBe("True");
+    }
+    // Account a's storage is invisible to b's key: every request was its own account's.
+    const requests = await op.admin.requests({ endpoint: "subscribeNas" });
+    const byName = Object.fromEntries(
+      requests.map((r) => [
+        (r.body as { storageParams?: { name?: string } }).storageParams?.name,
+        r.tenant,
+      ]),
+    );
+    expect(byName).toEqual({ "data-a": "a", "data-b": "b", "data-default": "default" });
+  }, 60_000);
+
+  it("refuses a connection the namespace may not use, terminally, without any call", async () => {
+    const since = (await op.admin.requests()).at(-1)?.seq ?? 0;
+    await nas(teamB).create("borrowed", { ...NAS, connectionRef: { name: connA } });
+    const obj = await nas(teamB).waitForCondition(
+      "borrowed",
+      "Synced",
+      "False",
+      "ConnectionNotAllowed",
+    );
+    expect(conditionOf(obj, "Ready")).toMatchObject({
+      status: "False",
+      reason: "ConnectionNotAllowed",
+    });
+    expect(conditionOf(obj, "Stalled")?.status).toBe("True");
+    expect(conditionOf(obj, "Synced")?.message).toContain(`does not allow namespace ${teamB}`);
+    // Several polls later still nothing was sent for it, to any account.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const sent = (await op.admin.requests({ since })).filter((e) =>
+      JSON.stringify(e.body ?? "").includes("borrowed"),
+    );
+    expect(sent).toEqual([]);
+    expect(await nasNamesOf("a")).toEqual(["data-a"]);
+  }, 30_000);
+
+  it("rotating one account's key affects only that account's objects", async () => {
+    const readyB = conditionOf(await nas(teamB).get("data-b"), "Ready");
+    // The service takes a new key for account a; the Secret still has the old one.
+    await op.admin.setTenant("a", KEY_A_ROTATED);
+    await conns().waitForCondition(connA, "Ready", "False", "ApiKeyRefused", 20_000);
+    await nas(teamA).waitFor(
+      "data-a",
+      (o) => conditionOf(o, "Synced")?.reason === "ApiKeyRefused",
+      20_000,
+    );
+    // The Secret is rotated: account a's objects are tried again at once and recover.
+    await op.kube.patch(
+      SECRETS,
+      { namespace: ops, name: "key-a" },
+      { data: { apiKey: b64(KEY_A_ROTATED) } },
+    );
+    await nas(teamA).waitFor(
+      "data-a",
+      (o) =>
+        conditionOf(o, "Synced")?.status === "True" && conditionOf(o, "Ready")?.status === "True",
+      20_000,
+    );
+    await conns().waitForCondition(connA, "Ready", "True", "Connected", 20_000);
+    // Account b's object never noticed, and the default account's neither.
+    const afterB = await nas(teamB).get("data-b");
+    expect(conditionOf(afterB, "Ready")).toMatchObject({
+      status: "True",
+      lastTransitionTime: readyB?.lastTransitionTime,
+    });
+    expect(conditionOf(await nas(teamA).get("data-default"), "Ready")?.status).toBe("True");
+    // No key in any status, condition or Event.
+    const everything = JSON.stringify([
+      await nas(teamA).get("data-a"),
+      await nas(teamB).get("data-b"),
+      await conns().get(connA),
+      await nas(teamA).eventReasons("data-a"),
+    ]);
+    for (const key of [KEY_A, KEY_A_ROTATED, KEY_B]) expect(everything).not.toContain(key);
+  }, 60_000);
+
+  it("holds the deletion of a connection in use until its objects are gone", async () => {
+    await op.kube.delete(serviceConnectionCrd, { namespace: "", name: connB });
+    const held = await conns().waitForCondition(connB, "Ready", "False", "InUse", 20_000);
+    expect(held.metadata?.deletionTimestamp).toBeDefined();
+    expect(conditionOf(held, "Ready")?.message).toContain(`NasVolume ${teamB}/data-b`);
+    // Still held a while later.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await conns().get(connB)).toBeDefined();
+    await nas(teamB).delete("data-b");
+    await nas(teamB).delete("borrowed");
+    await nas(teamB).waitForGone("data-b");
+    await eventually(
+      async () => ((await conns().get(connB)) === undefined ? true : undefined),
+      20_000,
+    );
+  }, 60_000);
+});
