@@ -167,6 +167,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     redactor.add(c.accessKeyId);
     redactor.add(c.secretAccessKey);
   });
+  const started: string[] = [];
   for (const factory of options.controllerFactories ?? controllers) {
     const def = factory({
       config,
@@ -175,8 +176,10 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
       log,
       ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
     });
+    // A controller off in this configuration (e.g. TrainingJob exposure) is not started.
     if (!def) continue;
     manager.add({ ...def, concurrency: def.concurrency ?? concurrencyFor(config, def.name) });
+    started.push(def.name);
   }
 
   log.info(
@@ -184,7 +187,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
       baseUrl: config.service.baseUrl,
       watchNamespaces: config.watchNamespaces,
       leaderElection: le.enabled,
-      controllers: (options.controllerFactories ?? controllers).length,
+      controllers: started,
     },
     "starting aidc-operator",
   );

@@ -26,8 +26,10 @@ export interface ManagedControllerOptions {
   /** The loop's poll intervals, list visibility window and adoption namespaces. */
   loop: ManagedOptions;
   /**
-   * The kinds the objects refer to: each is watched, and read (get, list, watch) with
-   * `reason`; the kind's own resource is read already and gets no second rule.
+   * The kinds the objects refer to: each is watched (a change of a referenced object
+   * reconciles the objects `map` names, so a wait in the kind's reference step,
+   * `ManagedKind.resolveReferences`, ends when it should), and read (get, list, watch)
+   * with `reason`; the kind's own resource is read already and gets no second rule.
    */
   references?: { readonly watches: readonly ReferenceWatch[]; readonly reason: string };
   /** Indexes on the kind's own cache beyond the one-binder index (`BOUND_ID_INDEX`). */
