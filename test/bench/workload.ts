@@ -4,6 +4,7 @@
  * `<prefix>-job-<i>` (the remote NAS directory and task names are the same, so the
  * remote resources of each object can be counted by name).
  */
+import { fileSystemCrd } from "../../src/crds/filesystem.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
@@ -12,6 +13,8 @@ import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.
 /** The two kinds, as REST coordinates. */
 export const NAS: ResourceDescriptor = nasVolumeCrd;
 export const JOB: ResourceDescriptor = trainingJobCrd;
+/** The file systems of the chaos run. */
+export const FS: ResourceDescriptor = fileSystemCrd;
 
 /** NAS product of the emulator's fixtures. */
 export const NAS_PRODUCT = "nas.capacity.standard";
@@ -24,6 +27,31 @@ export const JOB_IMAGE = "registry.example.com/ml/pytorch:2.5-cuda12";
 export const nasName = (prefix: string, i: number) => `${prefix}-nas-${i}`;
 /** Name of the i-th TrainingJob (also its remote task name). */
 export const jobName = (prefix: string, i: number) => `${prefix}-job-${i}`;
+
+/** Name of the i-th FileSystem (also its remote name). */
+export const fsName = (prefix: string, i: number) => `${prefix}-fs-${i}`;
+
+/** The CCI instances of the emulator's fixtures, the mount targets of the file systems. */
+const CCI_INSTANCES = ["cci-0001", "cci-0002", "cci-0003", "cci-0004"];
+
+/** The i-th FileSystem, mounted on one of the emulator's CCI instances. */
+export function fileSystem(namespace: string, prefix: string, i: number): KubeObject {
+  const name = fsName(prefix, i);
+  return {
+    metadata: { name, namespace },
+    spec: {
+      name,
+      sizeGB: 10,
+      mounts: [
+        {
+          name: "shared",
+          target: { instanceId: CCI_INSTANCES[i % CCI_INSTANCES.length] },
+          mountPath: "/mnt/shared",
+        },
+      ],
+    },
+  };
+}
 
 /** The i-th NasVolume. */
 export function nasVolume(namespace: string, prefix: string, i: number): KubeObject {

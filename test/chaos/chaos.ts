@@ -2,7 +2,8 @@
  * `npm run chaos -- [--n 100] [--kills 20] [--seed 1] ...`
  *
  * Starts a control plane and the emulator (20% of service requests fail with 500, creates
- * after taking effect; a share is delayed), creates N NasVolumes and N TrainingJobs while `aidc-operator run`
+ * after taking effect; a share is delayed), creates N NasVolumes, N TrainingJobs and N
+ * FileSystems (each mounted on an instance) while `aidc-operator run`
  * is SIGKILLed at seeded random moments and restarted each time, restarts the API
  * server once, lets the operator settle, and prints the invariants as JSON. Exits 1
  * on any violation. The same seed gives the same kill schedule, batches and fault draws.
@@ -20,6 +21,7 @@ const { values: flags } = parseArgs({
     n: { type: "string" },
     nas: { type: "string" },
     jobs: { type: "string" },
+    fs: { type: "string" },
     kills: { type: "string" },
     seed: { type: "string" },
     "error-rate": { type: "string" },
@@ -46,6 +48,7 @@ const n = num(flags.n, "AIDC_CHAOS_N", 100);
 const options = {
   nas: num(flags.nas, "AIDC_CHAOS_NAS", n),
   jobs: num(flags.jobs, "AIDC_CHAOS_JOBS", n),
+  fileSystems: num(flags.fs, "AIDC_CHAOS_FS", n),
   kills: Math.max(1, num(flags.kills, "AIDC_CHAOS_KILLS", 20)),
   seed: num(flags.seed, "AIDC_CHAOS_SEED", 1),
   errorRate: num(flags["error-rate"], "AIDC_CHAOS_ERROR_RATE", 0.2),
@@ -72,7 +75,7 @@ const progress = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
 
 async function main(): Promise<number> {
   progress(
-    `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.kills} kills`,
+    `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.fileSystems} FileSystems, ${options.kills} kills`,
   );
   const chaos = await startEnvironment({ subscriptionDelayMs, randomSeed: options.seed });
   const logDir = await mkdtemp(join(tmpdir(), "aidc-chaos-"));
@@ -91,7 +94,9 @@ async function main(): Promise<number> {
     const remoteOk = [
       ...Object.values(report.remoteCounts.nas),
       ...Object.values(report.remoteCounts.tasks),
+      ...Object.values(report.remoteCounts.fileSystems),
     ].filter((v) => v === 1).length;
+    const mountsOk = Object.values(report.remoteCounts.mounts).filter((v) => v === 1).length;
     process.stdout.write(
       `${JSON.stringify(
         {
@@ -101,6 +106,9 @@ async function main(): Promise<number> {
             of: report.total,
             nasNotOne: exceptions(report.remoteCounts.nas),
             tasksNotOne: exceptions(report.remoteCounts.tasks),
+            fileSystemsNotOne: exceptions(report.remoteCounts.fileSystems),
+            fileSystemsWithExactlyOneMount: mountsOk,
+            mountsNotOne: exceptions(report.remoteCounts.mounts),
           },
           notReady: report.notReady.slice(0, 50),
           operatorLog: join(logDir, "operator.log"),

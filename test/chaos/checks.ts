@@ -1,5 +1,6 @@
 /**
- * The invariants the chaos run ends with: exactly one remote resource per object,
+ * The invariants the chaos run ends with: exactly one remote resource per object (and
+ * exactly one mount per FileSystem),
  * every object Ready, no object stopped as CreateOutcomeUnknown (each one listed),
  * and the API key in no log line and no Event.
  */
@@ -8,12 +9,18 @@ import type { RunningEmulator } from "../../src/emulator/server.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { isReady } from "../bench/ready-tracker.js";
-import { JOB, jobName, NAS, nasName } from "../bench/workload.js";
+import { FS, fsName, JOB, jobName, NAS, nasName } from "../bench/workload.js";
 
 /** What the checks found. */
 export interface ChaosFindings {
   /** Remote resources per object name: every value must be 1. */
-  remoteCounts: { nas: Record<string, number>; tasks: Record<string, number> };
+  remoteCounts: {
+    nas: Record<string, number>;
+    tasks: Record<string, number>;
+    fileSystems: Record<string, number>;
+    /** Mounts over the remote file systems of each FileSystem's name (each must be 1). */
+    mounts: Record<string, number>;
+  };
   /** Remote resources carrying the run's prefix but no object's name. */
   strayRemote: string[];
   ready: number;
@@ -44,6 +51,8 @@ export async function checkInvariants(args: {
   prefix: string;
   nas: number;
   jobs: number;
+  /** FileSystems of the run (default 0). */
+  fileSystems?: number;
   apiKey: string;
   logFile: string;
 }): Promise<ChaosFindings> {
@@ -51,6 +60,7 @@ export async function checkInvariants(args: {
   const violations: string[] = [];
   const nasNames = Array.from({ length: args.nas }, (_, i) => nasName(prefix, i));
   const jobNames = Array.from({ length: args.jobs }, (_, i) => jobName(prefix, i));
+  const fsNames = Array.from({ length: args.fileSystems ?? 0 }, (_, i) => fsName(prefix, i));
 
   const count = (names: string[], remote: Iterable<{ name: string; id: string }>) => {
     const counts: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
@@ -66,12 +76,22 @@ export async function checkInvariants(args: {
   };
   const nasCount = count(nasNames, emulator.state.nas.values());
   const taskCount = count(jobNames, emulator.state.tasks.values());
-  const strayRemote = [...nasCount.stray, ...taskCount.stray];
+  const remoteFileSystems = [...emulator.state.fileSystems.byId.values()];
+  const fsCount = count(fsNames, remoteFileSystems);
+  const mounts: Record<string, number> = Object.fromEntries(fsNames.map((n) => [n, 0]));
+  for (const f of remoteFileSystems) {
+    if (f.name in mounts) mounts[f.name] = (mounts[f.name] ?? 0) + f.mounts.size;
+  }
+  for (const [name, n] of Object.entries(mounts)) {
+    if (n !== 1) violations.push(`${name}: ${n} mounts (expected exactly 1)`);
+  }
+  const strayRemote = [...nasCount.stray, ...taskCount.stray, ...fsCount.stray];
   for (const s of strayRemote) violations.push(`remote resource without an object: ${s}`);
 
   const objects: KubeObject[] = [
     ...(await kube.list(NAS, namespace)).items,
     ...(await kube.list(JOB, namespace)).items,
+    ...(await kube.list(FS, namespace)).items,
   ];
   const byName = new Map(objects.map((o) => [`${o.kind}/${o.metadata?.name}`, o]));
   const notReady: string[] = [];
@@ -79,6 +99,7 @@ export async function checkInvariants(args: {
   for (const [kind, names] of [
     [NAS.kind, nasNames],
     [JOB.kind, jobNames],
+    [FS.kind, fsNames],
   ] as const) {
     for (const name of names) {
       const obj = byName.get(`${kind}/${name}`);
@@ -114,10 +135,15 @@ export async function checkInvariants(args: {
   if (apiKeyInObjects > 0) violations.push(`the API key is in ${apiKeyInObjects} object(s)`);
 
   return {
-    remoteCounts: { nas: nasCount.counts, tasks: taskCount.counts },
+    remoteCounts: {
+      nas: nasCount.counts,
+      tasks: taskCount.counts,
+      fileSystems: fsCount.counts,
+      mounts,
+    },
     strayRemote,
-    ready: nasNames.length + jobNames.length - notReady.length,
-    total: nasNames.length + jobNames.length,
+    ready: nasNames.length + jobNames.length + fsNames.length - notReady.length,
+    total: nasNames.length + jobNames.length + fsNames.length,
     notReady,
     createOutcomeUnknown: unknown,
     logLines: log.split("\n").filter(Boolean).length,

@@ -12,7 +12,7 @@ import type { RunningEmulator } from "../../src/emulator/server.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
 import { CLIENT_TOKEN_ENV, clientTokenInDescription } from "../../src/service/client-token.js";
-import { NAS } from "../bench/workload.js";
+import { FS, NAS } from "../bench/workload.js";
 
 /** What the "user" did: `Kind/name: the condition's message`, per object. */
 export interface UserResolutions {
@@ -32,6 +32,11 @@ function stopped(obj: KubeObject): { message?: string } | undefined {
 
 /** The id of the remote resource carrying `token`, as the service's console shows it. */
 function remoteWithToken(emulator: RunningEmulator, res: ResourceDescriptor, token: string) {
+  if (res.kind === FS.kind) {
+    return [...emulator.state.fileSystems.byId.values()].find(
+      (f) => clientTokenInDescription(f.description) === token,
+    )?.id;
+  }
   if (res.kind === NAS.kind) {
     return [...emulator.state.nas.values()].find(
       (n) => clientTokenInDescription(n.description) === token,

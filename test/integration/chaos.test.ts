@@ -39,6 +39,7 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       prefix: "det",
       nas: 5,
       jobs: 2,
+      fileSystems: 2,
       seed: 42,
       kills: 3,
       killAfterCreates: [1, 3, 5],
@@ -56,7 +57,9 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
     expect(report.violations).toEqual([]);
     expect(Object.values(report.remoteCounts.nas)).toEqual([1, 1, 1, 1, 1]);
     expect(Object.values(report.remoteCounts.tasks)).toEqual([1, 1]);
-    expect(report.ready).toBe(7);
+    expect(Object.values(report.remoteCounts.fileSystems)).toEqual([1, 1]);
+    expect(Object.values(report.remoteCounts.mounts)).toEqual([1, 1]);
+    expect(report.ready).toBe(9);
     expect(report.createOutcomeUnknown).toEqual([]);
     expect(report.apiKeyInLogLines + report.apiKeyInEvents).toBe(0);
     expect(report.logLines).toBeGreaterThan(0);
@@ -72,9 +75,19 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
     expect(report.userResolutions.adopted).toEqual([]);
   });
 
-  it("the checks name a second remote resource, a stray one and a logged key", async () => {
-    // After the run above: one more NAS under an object's name, one under no object's.
+  it("the checks name a second remote resource, a second mount, a stray one and a logged key", async () => {
+    // After the run above: one more NAS under an object's name, one under no object's,
+    // and a second mount of a file system.
     applySeed(env.emulator.state, { nas: [{ name: "det-nas-0" }, { name: "det-nas-99" }] });
+    const fs0 = [...env.emulator.state.fileSystems.byId.values()].find(
+      (f) => f.name === "det-fs-0",
+    );
+    if (!fs0) throw new Error("det-fs-0 is not in the service");
+    env.emulator.state.fileSystems.addMount(
+      fs0,
+      { id: "mnt-extra", instanceId: "cci-0004", address: "x", status: "mounted", createdAt: 0 },
+      0,
+    );
     const logFile = join(await mkdtemp(join(tmpdir(), "aidc-chaos-test-")), "leak.log");
     await writeFile(logFile, `{"msg":"oops","key":"${env.apiKey}"}\n`);
     const findings = await checkInvariants({
@@ -84,11 +97,13 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       prefix: "det",
       nas: 5,
       jobs: 2,
+      fileSystems: 2,
       apiKey: env.apiKey,
       logFile,
     });
     expect(findings.violations).toEqual([
       "det-nas-0: 2 remote resources (expected exactly 1)",
+      "det-fs-0: 2 mounts (expected exactly 1)",
       expect.stringMatching(/^remote resource without an object: det-nas-99 /),
       "the API key is in 1 log line(s)",
     ]);
