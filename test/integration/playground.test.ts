@@ -16,7 +16,10 @@ import { eventually } from "../support/kube.js";
 interface AidcObject {
   kind: string;
   metadata: { name: string; namespace: string; generation?: number };
-  status?: { conditions?: { type: string; status: string; observedGeneration?: number }[] };
+  status?: {
+    conditions?: { type: string; status: string; observedGeneration?: number }[];
+    mounts?: { name: string; state: string; instanceId?: string }[];
+  };
 }
 
 /** Pids and names of the processes whose command line mentions `dir`. */
@@ -71,17 +74,23 @@ describe("the local playground (npm run dev)", () => {
     // built, so nothing says it is.
     expect(lines.filter((l) => /build/i.test(l))).toEqual([]);
     let pending: string[] = ["nothing listed yet"];
+    let items: AidcObject[] = [];
     await eventually(
       async () => {
         const json = await playground.kubectl(["get", "aidc", "-A", "-o", "json"]);
-        const items = (JSON.parse(json) as { items: AidcObject[] }).items;
+        items = (JSON.parse(json) as { items: AidcObject[] }).items;
         pending = items.map(notReady).filter((m): m is string => m !== undefined);
-        return items.length === 4 && pending.length === 0;
+        return items.length === 5 && pending.length === 0;
       },
       60_000,
       1000,
     ).catch(() => undefined);
     expect(pending, "samples not Ready after 60 s").toEqual([]);
+    // The FileSystem sample is mounted on the CciInstance sample's instance.
+    const fs = items.find((o) => o.kind === "FileSystem");
+    expect(fs?.status?.mounts).toMatchObject([
+      { name: "notebook", state: "Mounted", instanceId: "cci-0001" },
+    ]);
     // The operator started once the API server could serve every kind: no retried
     // list or watch, and no stack trace, in its log.
     expect(logs.filter((l) => l.includes("list/watch failed") || l.includes('"stack"'))).toEqual(
