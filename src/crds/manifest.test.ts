@@ -46,15 +46,18 @@ const prop = (node: SchemaNode, ...path: string[]): SchemaNode =>
 
 describe("the generated CRDs", () => {
   it("cover the kinds with their names, short names, scope and the aidc category", () => {
-    expect(allCrds.map((d) => [d.kind, d.plural, d.shortNames[0]])).toEqual([
-      ["TrainingJob", "trainingjobs", "tj"],
-      ["NasVolume", "nasvolumes", "nas"],
-      ["CciInstance", "cciinstances", "cci"],
-      ["TrainingTemplate", "trainingtemplates", "ttpl"],
-      ["ServiceConnection", "serviceconnections", "svcconn"],
-      ["Bucket", "buckets", "bkt"],
-      ["FileSystem", "filesystems", "fs"],
-    ]);
+    // These kinds among others (a kind added later, e.g. by npm run new-kind, too).
+    expect(allCrds.map((d) => [d.kind, d.plural, d.shortNames[0]])).toEqual(
+      expect.arrayContaining([
+        ["TrainingJob", "trainingjobs", "tj"],
+        ["NasVolume", "nasvolumes", "nas"],
+        ["CciInstance", "cciinstances", "cci"],
+        ["TrainingTemplate", "trainingtemplates", "ttpl"],
+        ["ServiceConnection", "serviceconnections", "svcconn"],
+        ["Bucket", "buckets", "bkt"],
+        ["FileSystem", "filesystems", "fs"],
+      ]),
+    );
     for (const def of allCrds) {
       const m = crdManifest(def);
       expect(m.metadata.name).toBe(`${def.plural}.${GROUP}`);

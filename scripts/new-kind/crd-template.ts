@@ -1,0 +1,157 @@
+/**
+ * The CRD module `npm run new-kind` writes (src/crds/<kind>.ts): the zod source of truth
+ * of the kind's spec and status, its immutable fields, its own reasons, its Argo CD
+ * states and printer columns. Every `TODO(<Kind>)` marks what the author decides.
+ */
+import type { KindNames } from "./names.js";
+
+/** The content of src/crds/<lower>.ts. */
+export function crdModule(n: KindNames): string {
+  return `/**
+ * The ${n.kind} kind (scaffolded by \`npm run new-kind\`, see docs/adding-a-kind.md).
+ * TODO(${n.kind}): say which remote resource of the service it is, and fit the spec and
+ * status below to it (the zod schemas are the source of truth of the CRD, its docs and
+ * the controller's types).
+ */
+import { z } from "zod";
+import { statusBaseShape, timestamp } from "./conditions.js";
+import {
+  type CrdDefinition,
+  type CustomResource,
+  conditionColumns,
+  described,
+  type FieldRule,
+  GROUP,
+  VERSION,
+  withRules,
+} from "./definition.js";
+import { connectionFields, deletionPolicy, INTEGER_LIMITS } from "./fields.js";
+import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { ownReason, ownReasons } from "./reasons.js";
+
+/** The ${n.kind} spec fields that may not change freely (see mutability.ts). */
+export const ${n.constant}_MUTABILITY: readonly FieldRule[] = [
+  {
+    field: "name",
+    mutability: "immutable",
+    owner: "service",
+    why: "it names the ${n.words} in the service, fixed when it is created; create a new ${n.kind} for another name",
+  },
+  CONNECTION_REF_RULE,
+];
+
+/** Desired state of a ${n.kind}. */
+export const ${n.kind}Spec = withRules(
+  z
+    .object({
+      name: described(
+        z.string().min(1).max(128),
+        "Name of the ${n.words} in the service; metadata.name when omitted. Immutable.",
+      ).optional(),
+      description: described(
+        z.string().max(1024),
+        "Description sent when the ${n.words} is created.",
+      ).optional(),
+      sizeGB: described(
+        z.number().int().min(1).max(INTEGER_LIMITS.capacityGB),
+        \`Size in GB, 1 to \${INTEGER_LIMITS.capacityGB}. A change grows the ${n.words}; a shrink is refused.\`,
+      ),
+      ...connectionFields,
+      deletionPolicy,
+    })
+    .meta({
+      description: "Desired ${n.words}. sizeGB, description and deletionPolicy may change; name is fixed at creation.",
+    }),
+  ...mutabilityRules(${n.constant}_MUTABILITY),
+);
+/** Desired state of a ${n.kind}, with the CRD's defaults applied. */
+export type ${n.kind}Spec = z.infer<typeof ${n.kind}Spec>;
+
+/** Phase of a ${n.kind}, the PHASE column. */
+export const ${n.kind}Phase = z.enum(["Pending", "Creating", "Ready", "Failed", "Unknown"]);
+/** Phase of a ${n.kind}. */
+export type ${n.kind}Phase = z.infer<typeof ${n.kind}Phase>;
+
+/** Observed state of a ${n.kind}. */
+export const ${n.kind}Status = z
+  .object({
+    ...statusBaseShape,
+    phase: described(
+      ${n.kind}Phase,
+      "Pending (not created yet), Creating, Ready, Failed, or Unknown (a remote status the operator does not know).",
+    ).optional(),
+    ${n.camel}Id: described(
+      z.string(),
+      "Id of the ${n.words} in the service; also in the annotation aidc.io/external-id.",
+    ).optional(),
+    remoteStatus: described(z.string(), "The service's status of the ${n.words}, verbatim.").optional(),
+    name: described(z.string(), "Name of the ${n.words} in the service.").optional(),
+    sizeGB: described(z.number(), "Size in GB.").optional(),
+    createdTime: timestamp("When the service created the ${n.words}.").optional(),
+  })
+  .meta({ description: "Observed state of the ${n.words}, written by the operator." });
+/** Observed state of a ${n.kind}. */
+export type ${n.kind}Status = z.infer<typeof ${n.kind}Status>;
+
+/** A whole ${n.kind} object. */
+export type ${n.kind} = CustomResource<${n.kind}Spec, ${n.kind}Status>;
+
+/**
+ * The reasons only ${n.kind} writes (docs/conditions.md, kstatus and Argo CD read them).
+ * TODO(${n.kind}): the kind's own refusals and waits; shared ones are in reasons.ts.
+ */
+export const ${n.constant}_REASONS = ownReasons({
+  ${n.kind}ShrinkRefused: ownReason(
+    "Terminal",
+    ["Synced"],
+    "sizeGB is below the ${n.words}'s size, and the service cannot shrink it; the ${n.words} keeps its size. Set sizeGB to the size or more.",
+  ),
+});
+
+/** The ${n.kind} kind. */
+export const ${n.camel}Crd: CrdDefinition<typeof ${n.kind}Spec, typeof ${n.kind}Status> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "${n.kind}",
+  namespaced: true,
+  plural: "${n.plural}",
+  singular: "${n.lower}",
+  shortNames: [],
+  categories: ["aidc"],
+  description:
+    "A ${n.words} of the Compute and Storage Service, created from the spec and resized when sizeGB grows. TODO(${n.kind}): what kubectl explain shows.",
+  spec: ${n.kind}Spec,
+  status: ${n.kind}Status,
+  remote: "managed",
+  mutability: ${n.constant}_MUTABILITY,
+  reasons: ${n.constant}_REASONS,
+  health: {
+    field: "phase",
+    states: { Failed: { health: "Degraded", message: "The ${n.words} failed" } },
+  },
+  printerColumns: [
+    {
+      name: "Phase",
+      type: "string",
+      jsonPath: ".status.phase",
+      description: "Phase of the ${n.words}.",
+    },
+    { name: "Size", type: "number", jsonPath: ".status.sizeGB", description: "Size in GB." },
+    ...conditionColumns("Whether the ${n.words} is usable"),
+    {
+      name: "Age",
+      type: "date",
+      jsonPath: ".metadata.creationTimestamp",
+      description: "Time since the object was created.",
+    },
+    {
+      name: "ID",
+      type: "string",
+      jsonPath: ".status.${n.camel}Id",
+      description: "Id of the ${n.words} in the service.",
+      priority: 1,
+    },
+  ],
+};
+`;
+}
