@@ -121,9 +121,9 @@ import {
   badRequest,
   type Handler,
   type HandlerContext,
-  notFound,
   pageOfRecords,
   parseBody,
+  recordOfPathId,
 } from "../handler-context.js";
 import type { StorageObjectRecord } from "../records.js";
 
@@ -131,10 +131,7 @@ import type { StorageObjectRecord } from "../records.js";
 const RECORDS = "${n.lower}";
 
 function ${n.camel}(ctx: HandlerContext): StorageObjectRecord {
-  const id = ctx.params.id ?? "";
-  const record = ctx.state.records(RECORDS).get(id);
-  if (!record) throw notFound("${n.words}", id);
-  return record;
+  return recordOfPathId(ctx, ctx.state.records(RECORDS), "${n.words}");
 }
 
 /** The ${n.words} operations, by endpoint name. */
