@@ -49,4 +49,15 @@ describe("the modules `aidc-operator run` loads", () => {
   it("include neither the emulator, the local control plane nor the playground", () => {
     expect(loaded.filter((f) => /^(emulator|controlplane)\/|^cli\/dev\.ts$/.test(f))).toEqual([]);
   });
+
+  it("do not import client-node (its generated API models cost ~80 MiB; kube-config.ts imports it only for what it cannot load itself)", () => {
+    const importers = loaded.filter((f) =>
+      [
+        ...readFileSync(join(src, f), "utf8").matchAll(
+          /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+["']@kubernetes\/client-node["']/g,
+        ),
+      ].some((m) => !/^\s*(?:import|export)\s+type\s/.test(m[0])),
+    );
+    expect(importers).toEqual([]);
+  });
 });

@@ -1,4 +1,3 @@
-import * as k8s from "@kubernetes/client-node";
 import type { Command } from "commander";
 import type { DestinationStream, Logger } from "pino";
 import { type ApiKeyReader, apiKeyReader, checkApiKey } from "../config/api-key.js";
@@ -9,6 +8,7 @@ import { SETTINGS } from "../config/settings.js";
 import { connectionClient } from "../controllers/connections/client.js";
 import { ServiceConnections } from "../controllers/connections/registry.js";
 import { type ControllerFactory, controllers } from "../controllers/index.js";
+import { loadKubeConfig } from "../runtime/kube-config.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics, type ServiceRequestInfo } from "../runtime/metrics.js";
@@ -109,9 +109,9 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   );
   await checkApiKey(apiKey, config);
 
-  const kubeConfig = new k8s.KubeConfig();
-  if (options.kubeconfig) kubeConfig.loadFromFile(options.kubeconfig);
-  else kubeConfig.loadFromDefault();
+  const kubeConfig = await loadKubeConfig(
+    options.kubeconfig ? { kubeconfig: options.kubeconfig } : {},
+  );
 
   const metrics = new RuntimeMetrics();
   const defaultService = (options.serviceClientFactory ?? createServiceClient)({

@@ -1,8 +1,8 @@
-import * as k8s from "@kubernetes/client-node";
 import type { Command } from "commander";
 import { commaList } from "../config/settings.js";
 import { allCrds, type CrdDefinition } from "../crds/index.js";
 import { isNotFound, KubeClient, statusCodeOf } from "../runtime/kube.js";
+import { loadKubeConfig } from "../runtime/kube-config.js";
 import { ExponentialBackoff } from "../runtime/ratelimit.js";
 import type { KubeObject } from "../runtime/resource.js";
 
@@ -101,9 +101,7 @@ export function registerUninstallCheckCommand(program: Command): void {
     .option("--namespaces <list>", "comma-separated namespaces to look in (default: all)", "")
     .option("--kubeconfig <path>", "kubeconfig (default: in-cluster, $KUBECONFIG, ~/.kube/config)")
     .action(async (flags: { namespaces: string; kubeconfig?: string }) => {
-      const config = new k8s.KubeConfig();
-      if (flags.kubeconfig) config.loadFromFile(flags.kubeconfig);
-      else config.loadFromDefault();
+      const config = await loadKubeConfig(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {});
       const namespaces = commaList(flags.namespaces);
       const remaining = await remainingCustomResources(new KubeClient(config), { namespaces });
       if (remaining.length > 0) {

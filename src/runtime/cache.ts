@@ -65,10 +65,9 @@ export class InformerCache implements CacheReader {
     if (!informer) {
       const { listerWatcher, ...rest } = this.options;
       const options = scoped ? { ...rest, namespaces: scoped } : rest;
-      const watchdogMs = options.watchdogMs;
       informer = new Informer(
         res,
-        (ns) => listerWatcher?.(res, ns) ?? kubeListerWatcher(this.kube, res, ns, { watchdogMs }),
+        (ns) => listerWatcher?.(res, ns) ?? kubeListerWatcher(this.kube, res, ns),
         options,
       );
       this.informers.set(id, informer);

@@ -1,6 +1,5 @@
-import * as k8s from "@kubernetes/client-node";
 import { DEFAULT_KUBE_RATE_LIMIT } from "./defaults.js";
-import { shareConnections } from "./kube-connection.js";
+import { type KubeConfigLike, KubeHttp2, type KubeStream } from "./kube-http2.js";
 import { TokenBucket, type TokenBucketOptions } from "./ratelimit.js";
 import { assertReconcileLive } from "./reconcile-deadline.js";
 import type { SecretRedactor } from "./redaction.js";
@@ -39,7 +38,7 @@ export class KubeApiError extends Error {
   }
 }
 
-/** HTTP status of a Kubernetes client error (ours or client-node's ApiException). */
+/** HTTP status of a Kubernetes client error (ours, a watch's, or client-node's ApiException). */
 export function statusCodeOf(err: unknown): number | undefined {
   if (typeof err !== "object" || err === null) return undefined;
   const e = err as { code?: unknown; statusCode?: unknown };
@@ -81,44 +80,6 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** Patch content types accepted by {@link KubeClient.patch}. */
 export type PatchType = "merge" | "json";
 
-/**
- * Sends raw JSON requests through client-node's configured HTTP stack (auth, TLS,
- * proxies) and hands back plain JSON: client-node's own deserialisation turns
- * timestamps into Dates, which breaks comparing objects with what was written.
- */
-class RawApi extends k8s.KubernetesObjectApi {
-  async send(
-    method: Method,
-    path: string,
-    query: Record<string, string>,
-    body?: string,
-    contentType = "application/json",
-  ): Promise<unknown> {
-    const ctx = this.configuration.baseServer.makeRequestContext(path, method as k8s.HttpMethod);
-    ctx.setHeaderParam("Accept", "application/json");
-    for (const [k, v] of Object.entries(query)) ctx.setQueryParam(k, v);
-    if (body !== undefined) {
-      ctx.setHeaderParam("Content-Type", contentType);
-      ctx.setBody(body);
-    }
-    return this.requestPromise(ctx);
-  }
-
-  protected override async processResponse<T extends k8s.KubernetesObject>(
-    response: k8s.ResponseContext,
-  ): Promise<T> {
-    const text = await response.body.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text for the error message
-    }
-    if (response.httpStatusCode >= 200 && response.httpStatusCode <= 299) return parsed as T;
-    throw new k8s.ApiException(response.httpStatusCode, "", parsed, {});
-  }
-}
-
 /** Own writes remembered per object, and objects remembered (see `isOwnWrite`). */
 const WRITTEN_VERSIONS = 4;
 const WRITTEN_OBJECTS = 50_000;
@@ -130,22 +91,24 @@ function writtenKey(res: ResourceDescriptor, obj: KubeObject): string {
 /**
  * A small typed wrapper over the Kubernetes REST API for any kind described by a
  * {@link ResourceDescriptor}. Every write carries field manager `aidc-operator`.
- * Reconcilers read from the cache; they use this client to write. Every request made
- * with its KubeConfig (raw, typed, watches) shares one connection ({@link shareConnections}).
+ * Reconcilers read from the cache; they use this client to write. Every request and
+ * watch of a client runs on
+ * one HTTP/2 connection per kubeconfig object ({@link KubeHttp2}), shared by every
+ * client made with that object (Events, the Lease and the controllers alike).
  */
 export class KubeClient {
-  /** The KubeConfig, for making client-node's typed clients (`makeApiClient`). */
-  readonly config: k8s.KubeConfig;
-  private readonly raw: RawApi;
+  /** The kubeconfig: client-node's `KubeConfig` or the lean loader's (kube-config.ts). */
+  readonly config: KubeConfigLike;
+  private readonly http: KubeHttp2;
   private readonly bucket: TokenBucket;
   private readonly onRequest: ((info: KubeRequestInfo) => void) | undefined;
   private readonly redactor: SecretRedactor | undefined;
   /** `resource|namespace/name` → the resourceVersions this client's last writes produced. */
   private readonly written = new Map<string, string[]>();
 
-  constructor(config: k8s.KubeConfig, options: KubeClientOptions = {}) {
-    this.config = shareConnections(config);
-    this.raw = config.makeApiClient(RawApi);
+  constructor(config: KubeConfigLike, options: KubeClientOptions = {}) {
+    this.config = config;
+    this.http = connectionOf(config);
     this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_KUBE_RATE_LIMIT);
     this.onRequest = options.onRequest;
     this.redactor = options.redactor;
@@ -243,7 +206,7 @@ export class KubeClient {
   ): Promise<T> {
     const path = resourcePath(res, key.namespace, key.name, options.subresource);
     const contentType =
-      options.type === "json" ? k8s.PatchStrategy.JsonPatch : k8s.PatchStrategy.MergePatch;
+      options.type === "json" ? "application/json-patch+json" : "application/merge-patch+json";
     return this.remember(
       res,
       (await this.request("PATCH", path, { fieldManager: FIELD_MANAGER }, body, contentType)) as T,
@@ -270,9 +233,44 @@ export class KubeClient {
     }
   }
 
-  /** A client-node typed API client on the same KubeConfig (e.g. `k8s.CoreV1Api`). */
-  api<T extends k8s.ApiType>(ctor: new (config: k8s.Configuration) => T): T {
-    return this.config.makeApiClient(ctor);
+  /**
+   * Starts a watch of `path` (`watch=true` is added to `query`): `onEvent` gets each
+   * event's type and object, `onDone` is called once when it ends (see
+   * {@link KubeHttp2.watch}). Not rate-limited, like client-go's watches.
+   */
+  watch(
+    path: string,
+    query: Record<string, string>,
+    onEvent: (type: string, obj: KubeObject) => void,
+    onDone: (err: unknown) => void,
+  ): Promise<KubeStream> {
+    const target = withQuery(path, { ...query, watch: "true" });
+    return this.http.watch(
+      target,
+      (line) => {
+        let event: { type?: unknown; object?: unknown };
+        try {
+          event = JSON.parse(line) as typeof event;
+        } catch {
+          return; // not an event: skipped, as client-node did
+        }
+        if (typeof event.type === "string") onEvent(event.type, event.object as KubeObject);
+      },
+      onDone,
+    );
+  }
+
+  /** The generation of the connection requests run on now (see {@link dropConnection}). */
+  connectionGeneration(): number {
+    return this.http.generation();
+  }
+
+  /**
+   * Destroys the connection of `generation` if it is still in use (a watch on it went
+   * silent): the streams on it fail and the next request connects anew.
+   */
+  dropConnection(generation: number): boolean {
+    return this.http.drop(generation);
   }
 
   /** Any request by path; the body is JSON. Rate-limited and observed like the rest. */
@@ -297,16 +295,36 @@ export class KubeClient {
           : this.redactor
             ? this.redactor.serialize(body)
             : JSON.stringify(body);
-      const result = await this.raw.send(method, path, query, sent, contentType);
-      code = method === "POST" ? 201 : 200;
-      return result;
-    } catch (err) {
-      const status = statusCodeOf(err);
-      if (status === undefined) throw err;
-      code = status;
-      throw new KubeApiError(method, path, status, (err as k8s.ApiException<unknown>).body);
+      const answer = await this.http.request(method, withQuery(path, query), sent, contentType);
+      code = answer.status;
+      let parsed: unknown = answer.text;
+      try {
+        parsed = answer.text ? JSON.parse(answer.text) : undefined;
+      } catch {
+        // not JSON: keep the text for the error message
+      }
+      if (code >= 200 && code <= 299) return parsed;
+      throw new KubeApiError(method, path, code, parsed);
     } finally {
       this.onRequest?.({ method, path, code, durationMs: Date.now() - started });
     }
   }
+}
+
+/** `path` with `query` appended. */
+function withQuery(path: string, query: Record<string, string>): string {
+  const q = new URLSearchParams(query).toString();
+  return q ? `${path}?${q}` : path;
+}
+
+/** One connection per kubeconfig object, shared by every client made with it. */
+const connections = new WeakMap<KubeConfigLike, KubeHttp2>();
+
+function connectionOf(config: KubeConfigLike): KubeHttp2 {
+  let http = connections.get(config);
+  if (!http) {
+    http = new KubeHttp2(config);
+    connections.set(config, http);
+  }
+  return http;
 }

@@ -1,7 +1,4 @@
-import * as k8s from "@kubernetes/client-node";
-import { DEFAULT_WATCHDOG_MS } from "./defaults.js";
 import type { KubeClient } from "./kube.js";
-import { connectionGeneration, dropConnections } from "./kube-connection.js";
 import { type KubeObject, type ResourceDescriptor, resourcePath } from "./resource.js";
 
 /** A watch in progress; `abort` ends it without calling its done callback usefully. */
@@ -33,44 +30,38 @@ export interface ListerWatcher {
 }
 
 /**
- * The real list+watch of `res` in `namespace` (all when undefined) through client-node,
- * of the objects `res.labelSelector` selects when it has one.
+ * The real list+watch of `res` in `namespace` (all when undefined) over the client's
+ * connection, of the objects `res.labelSelector` selects when it has one. No
+ * inactivity timeout of its own: the informer's watchdog decides when a silent watch
+ * is dead (and then drops the connection it ran on).
  */
 export function kubeListerWatcher(
   kube: KubeClient,
   res: ResourceDescriptor,
   namespace: string | undefined,
-  options: { watchdogMs?: number } = {},
 ): ListerWatcher {
-  // The shared connection the last watch started on (see kube-connection.ts).
+  // The connection the last watch started on.
   let generation = -1;
   return {
     list: () =>
       kube.list(res, namespace, res.labelSelector ? { labelSelector: res.labelSelector } : {}),
     silent: () => {
-      dropConnections(kube.config, generation);
+      kube.dropConnection(generation);
     },
-    async watch(resourceVersion, onEvent, onDone) {
-      generation = connectionGeneration(kube.config);
-      const watch = new k8s.Watch(kube.config);
-      // The informer's own watchdog decides when a silent watch is dead; client-node's
-      // inactivity timeout (30 s by default) would cut quiet but healthy watches.
-      // The field is private in the typings but is the only knob (client-node 2.0).
-      (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs =
-        (options.watchdogMs ?? DEFAULT_WATCHDOG_MS) * 2;
-      const controller = await watch.watch(
+    watch(resourceVersion, onEvent, onDone) {
+      generation = kube.connectionGeneration();
+      return kube.watch(
         resourcePath(res, namespace),
         {
           resourceVersion,
-          allowWatchBookmarks: true,
+          allowWatchBookmarks: "true",
           ...(res.labelSelector ? { labelSelector: res.labelSelector } : {}),
           // Like client-go: the server ends each watch after 5-10 min, spreading relists.
-          timeoutSeconds: 300 + Math.floor(Math.random() * 300),
+          timeoutSeconds: String(300 + Math.floor(Math.random() * 300)),
         },
-        (type: string, obj: KubeObject) => onEvent(type, obj),
+        onEvent,
         onDone,
       );
-      return { abort: () => controller.abort() };
     },
   };
 }

@@ -1,5 +1,4 @@
 import { hostname } from "node:os";
-import type * as k8s from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { InformerCache } from "./cache.js";
 import { type Clock, systemClock } from "./clock.js";
@@ -17,6 +16,7 @@ import {
 import { EventRecorder } from "./events.js";
 import { HealthServer } from "./health.js";
 import { KubeClient } from "./kube.js";
+import type { KubeConfigLike } from "./kube-http2.js";
 import { LeaderElector } from "./leader-election.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
@@ -37,7 +37,8 @@ export interface ManagerLeaderElection {
 
 /** Everything a {@link Manager} is configured with. */
 export interface ManagerOptions {
-  kubeConfig: k8s.KubeConfig;
+  /** client-node's KubeConfig, or the lean loader's (kube-config.ts). */
+  kubeConfig: KubeConfigLike;
   log: Logger;
   clock?: Clock;
   metrics?: RuntimeMetrics;

@@ -1,0 +1,97 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { loadKubeConfig } from "./kube-config.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "kube-config-"));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** A kubeconfig file with one context over `cluster` and `user`. */
+async function kubeconfig(name: string, cluster: object, user: object): Promise<string> {
+  const file = join(dir, name);
+  await writeFile(
+    file,
+    stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      "current-context": "ctx",
+      contexts: [{ name: "ctx", context: { cluster: "c", user: "u" } }],
+      clusters: [{ name: "c", cluster }],
+      users: [{ name: "u", user }],
+    }),
+  );
+  return file;
+}
+
+async function optionsOf(config: Awaited<ReturnType<typeof loadKubeConfig>>) {
+  const opts: Record<string, unknown> & { headers?: Record<string, string> } = { headers: {} };
+  await config.applyToHTTPSOptions(opts);
+  return opts;
+}
+
+describe("loadKubeConfig", () => {
+  it("reads a client certificate kubeconfig itself: server, CA, certificate and key", async () => {
+    const b64 = (s: string) => Buffer.from(s).toString("base64");
+    const file = await kubeconfig(
+      "certs",
+      { server: "https://10.0.0.1:6443", "certificate-authority-data": b64("CA") },
+      { "client-certificate-data": b64("CERT"), "client-key-data": b64("KEY") },
+    );
+    const config = await loadKubeConfig({ kubeconfig: file, env: {} });
+    expect(config.constructor.name).not.toBe("KubeConfig");
+    expect(config.getCurrentCluster()?.server).toBe("https://10.0.0.1:6443");
+    const opts = await optionsOf(config);
+    expect(String(opts.ca)).toBe("CA");
+    expect(String(opts.cert)).toBe("CERT");
+    expect(String(opts.key)).toBe("KEY");
+    expect(opts.headers?.Authorization).toBeUndefined();
+  });
+
+  it("reads files relative to the kubeconfig, a token, and insecure-skip-tls-verify", async () => {
+    await writeFile(join(dir, "ca.crt"), "FILE-CA");
+    const file = await kubeconfig(
+      "token",
+      {
+        server: "https://api:6443",
+        "certificate-authority": "ca.crt",
+        "insecure-skip-tls-verify": true,
+      },
+      { token: "t0ken" },
+    );
+    const opts = await optionsOf(await loadKubeConfig({ kubeconfig: file, env: {} }));
+    expect(String(opts.ca)).toBe("FILE-CA");
+    expect(opts.rejectUnauthorized).toBe(false);
+    expect(opts.headers?.Authorization).toBe("Bearer t0ken");
+  });
+
+  it("takes $KUBECONFIG, then the pod's service account before ~/.kube/config", async () => {
+    const file = await kubeconfig("env", { server: "https://from-env:6443" }, { token: "x" });
+    const viaEnv = await loadKubeConfig({ env: { KUBECONFIG: file } });
+    expect(viaEnv.getCurrentCluster()?.server).toBe("https://from-env:6443");
+    await writeFile(join(dir, "token"), "sa-token\n");
+    const pod = await loadKubeConfig({
+      env: { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" },
+      serviceAccountDir: dir,
+    });
+    expect(pod.getCurrentCluster()?.server).toBe("https://10.96.0.1:443");
+    const opts = await optionsOf(pod);
+    expect(opts.headers?.Authorization).toBe("Bearer sa-token");
+    expect(String(opts.ca)).toBe("FILE-CA");
+  });
+
+  it("leaves an exec plugin to client-node's KubeConfig", async () => {
+    const file = await kubeconfig(
+      "exec",
+      { server: "https://api:6443" },
+      { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "true" } },
+    );
+    const config = await loadKubeConfig({ kubeconfig: file, env: {} });
+    expect(config.constructor.name).toBe("KubeConfig");
+    expect(config.getCurrentCluster()?.server).toBe("https://api:6443");
+  });
+});
