@@ -53,6 +53,13 @@ export class TrainingOperations extends ServiceClientCore {
     () => this.now(),
   );
 
+  /** The template list, walked at most once per asked age for every TrainingTemplate (`templateListSnapshot`). */
+  private readonly templateSnapshot = new ListSnapshot<TrainingTemplate>(
+    () => this.iterateTemplates(),
+    (template) => template.id,
+    () => this.now(),
+  );
+
   // --- training tasks ----------------------------------------------------------------
 
   /**
@@ -243,13 +250,21 @@ export class TrainingOperations extends ServiceClientCore {
   /** Creates a template (the answer carries no id: find it with `listTemplates` by name). */
   async createTemplate(t: TrainingTemplateInput): Promise<void> {
     const body = this.validBody("createTemplate", templateBodySchema, toTemplateBody(t));
-    return this.call("createTemplate", { body }, emptyData);
+    try {
+      return await this.call("createTemplate", { body }, emptyData);
+    } finally {
+      this.templateSnapshot.invalidate();
+    }
   }
 
   /** Replaces every field of template `id`. */
   async updateTemplate(id: string, t: TrainingTemplateInput): Promise<void> {
     const body = this.validBody("updateTemplate", templateBodySchema, toTemplateBody(t));
-    return this.call("updateTemplate", { params: { id }, body }, emptyData);
+    try {
+      return await this.call("updateTemplate", { params: { id }, body }, emptyData);
+    } finally {
+      this.templateSnapshot.invalidate();
+    }
   }
 
   /** One page of the template list (assumed endpoint). */
@@ -268,8 +283,29 @@ export class TrainingOperations extends ServiceClientCore {
     );
   }
 
+  /**
+   * The whole template list by id, walked anew when the last walk is `maxAgeMs` old or
+   * more and shared by every caller (list-snapshot.ts); undefined when the template list
+   * is disabled, known to be missing, or its walk failed.
+   */
+  async templateListSnapshot(
+    maxAgeMs: number,
+  ): Promise<ListSnapshotView<TrainingTemplate> | undefined> {
+    if (
+      !this.isEndpointEnabled("listTemplates") ||
+      this.operations.verdict("listTemplates") === "missing"
+    ) {
+      return undefined;
+    }
+    return this.templateSnapshot.read(maxAgeMs);
+  }
+
   /** Deletes a template; disabled unless configured. */
   async deleteTemplate(id: string): Promise<void> {
-    return this.call("deleteTemplate", { params: { id } }, emptyData);
+    try {
+      return await this.call("deleteTemplate", { params: { id } }, emptyData);
+    } finally {
+      this.templateSnapshot.invalidate();
+    }
   }
 }

@@ -17,6 +17,7 @@ import type {
   CreateResult,
   DeleteResult,
   ExternalClient,
+  ListedObservation,
   ManagedCall,
   Observation,
   PreflightRefusal,
@@ -140,7 +141,30 @@ export class TemplateExternalClient
 
   async observe(call: Call, id: string): Promise<Observation<TrainingTemplate>> {
     const remote = await this.find(id, templateName(call.obj));
-    if (!remote) return { exists: false };
+    return remote ? this.observation(call, remote) : { exists: false };
+  }
+
+  /**
+   * A settled template's poll, from one walk of the template list per poll interval
+   * shared by every template (the template has no detail read: `observe` walks the
+   * list filtered by name for each template).
+   */
+  async observeFromList(
+    call: Call,
+    id: string,
+    maxAgeMs: number,
+  ): Promise<ListedObservation<TrainingTemplate> | undefined> {
+    const view = await this.service.templateListSnapshot(maxAgeMs);
+    const remote = view?.records.get(id);
+    if (!view || !remote) return undefined;
+    const observation = this.observation(call, remote);
+    return observation.upToDate ? { observation, fetchedAt: view.fetchedAt } : undefined;
+  }
+
+  private observation(
+    call: Call,
+    remote: TrainingTemplate,
+  ): Observation<TrainingTemplate> & { exists: true } {
     const b = body(call, this.adoption);
     const upToDate = !needsUpdate({
       fromJob: call.obj.spec.fromTrainingJobRef !== undefined,
