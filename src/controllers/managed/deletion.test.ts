@@ -97,6 +97,28 @@ describe("deletion under deletionPolicy Delete", () => {
     expect(w.events).toEqual(["Normal Deleted"]);
   });
 
+  it("asks the kind's cheap exists, not observe, while the deletion waits", async () => {
+    const w = deletedObject();
+    let gone = false;
+    const { reconcile } = loop(
+      deletable(w, "InProgress", () => true, {
+        exists: async () => {
+          w.calls.push("exists");
+          return !gone;
+        },
+      }),
+    );
+    await reconcile(KEY, w.ctx);
+    expect(w.calls).toEqual(["delete id-1", "write annotations", "exists", "write status"]);
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({ requeueAfterMs: 5_000 });
+    expect(w.calls).toEqual(["exists"]);
+    gone = true;
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.calls).toEqual(["exists", "write finalizers"]);
+  });
+
   it("removes the finalizer in the same reconcile when the resource is gone right after an InProgress delete", async () => {
     const w = deletedObject();
     let deleted = false;

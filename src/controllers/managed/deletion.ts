@@ -145,8 +145,8 @@ async function deleteRemote<T extends ManagedObject, R>(
 }
 
 /**
- * After a delete answered "InProgress": removes the finalizer once `observe` says the
- * resource is gone (a 404 counts, and so does absence from the list where the detail
+ * After a delete answered "InProgress": removes the finalizer once `exists` (else
+ * `observe`) says the resource is gone (a 404 counts, and so does absence from the list where the detail
  * read fails otherwise: gone-evidence.ts), else waits. A failing observe keeps the
  * finalizer (the error policy writes Synced=False saying why).
  */
@@ -157,7 +157,10 @@ async function untilGone<T extends ManagedObject, R>(
 ): Promise<ReconcileResult> {
   let exists: boolean;
   try {
-    exists = (await run.kind.client.observe(run.call, id)).exists;
+    const { client } = run.kind;
+    exists = client.exists
+      ? await client.exists(run.call, id)
+      : (await client.observe(run.call, id)).exists;
     forgetAbsence(run, id);
   } catch (err) {
     if (err instanceof ServiceNotFoundError) exists = false;

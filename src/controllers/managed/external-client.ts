@@ -194,6 +194,13 @@ export interface ExternalClient<T extends ManagedObject, R, Refs = unknown> {
   /** Reads the remote resource `externalId`; `{ exists: false }` when it is gone. */
   observe(call: ManagedCall<T, Refs>, externalId: string): Promise<Observation<R>>;
   /**
+   * Whether the remote resource `externalId` still exists, as cheaply as the kind can
+   * tell (one read; false when it is gone, errors as `observe`'s). Asked on every poll
+   * of a deletion that waits for the resource to go (`delete` answered "InProgress");
+   * absent, the loop calls `observe` instead.
+   */
+  exists?(call: ManagedCall<T, Refs>, externalId: string): Promise<boolean>;
+  /**
    * Creates the remote resource carrying `token` (so `lookupByToken` can find it). A
    * thrown error whose `outcomeUnknown` is true means the create may have taken effect.
    */

@@ -156,6 +156,16 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
     return this.observation(call, remote);
   }
 
+  async exists(_call: ManagedCall<NasVolumeObject>, id: string): Promise<boolean> {
+    try {
+      await this.service.getNas(id);
+      return true;
+    } catch (err) {
+      if (err instanceof ServiceNotFoundError) return false;
+      throw err;
+    }
+  }
+
   async observeFromList(
     call: ManagedCall<NasVolumeObject>,
     id: string,
