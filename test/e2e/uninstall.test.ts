@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { root } from "../../scripts/generated-files.js";
+import { allCrds } from "../../src/crds/index.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import {
@@ -124,7 +125,7 @@ describe("the uninstall check (pre-delete hook)", () => {
     expect(refused.out).toContain("uninstall refused: 1 custom resource(s) of aidc-operator");
     expect(refused.out).toContain(`TrainingJob ${watched}/still-here`);
     expect(refused.out).toContain(
-      "kubectl delete trainingjobs,nasvolumes,cciinstances,trainingtemplates --all -A",
+      `kubectl delete ${allCrds.map((c) => c.plural).join(",")} --all -A`,
     );
     expect(refused.out).toContain("--no-hooks");
 
