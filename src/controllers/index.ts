@@ -1,4 +1,5 @@
 import { pollIntervalFor } from "../config/schema.js";
+import { blockVolumeController } from "./blockvolume/controller.js";
 import { bucketController } from "./bucket/controller.js";
 import { cciInstanceController } from "./cciinstance/controller.js";
 import { serviceConnectionController } from "./connections/controller.js";
@@ -32,4 +33,5 @@ export const controllers: ControllerFactory[] = [
   bucketController,
   fileSystemController,
   serviceConnectionController,
+  blockVolumeController,
 ];

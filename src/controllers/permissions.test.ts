@@ -76,6 +76,7 @@ const rule = (resource: string, verbs: string[], reason = "why"): DeclaredRule =
 describe("the generated RBAC", () => {
   it("grants what the registered controllers and the runtime declare, no more, no less", () => {
     expect(plain.map((d) => d.name).sort()).toEqual([
+      "blockvolume",
       "bucket",
       "cciinstance",
       "filesystem",

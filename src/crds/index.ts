@@ -3,6 +3,7 @@
  * for spec, status and CRD metadata. Controllers use the types; the generator renders
  * the CustomResourceDefinitions from {@link allCrds}.
  */
+import { blockVolumeCrd } from "./blockvolume.js";
 import { bucketCrd } from "./bucket.js";
 import { cciInstanceCrd } from "./cciinstance.js";
 import type { CrdDefinition } from "./definition.js";
@@ -13,6 +14,7 @@ import { serviceConnectionCrd } from "./serviceconnection.js";
 import { trainingJobCrd } from "./trainingjob.js";
 import { trainingTemplateCrd } from "./trainingtemplate.js";
 
+export * from "./blockvolume.js";
 export * from "./bucket.js";
 export * from "./cciinstance.js";
 export * from "./conditions.js";
@@ -39,6 +41,7 @@ export const allCrds: readonly CrdDefinition[] = [
   serviceConnectionCrd,
   bucketCrd,
   fileSystemCrd,
+  blockVolumeCrd,
 ];
 
 /** The reason table of every kind: the shared reasons and each kind's own (reason-table.ts). */

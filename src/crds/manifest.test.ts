@@ -56,6 +56,7 @@ describe("the generated CRDs", () => {
         ["ServiceConnection", "serviceconnections", "svcconn"],
         ["Bucket", "buckets", "bkt"],
         ["FileSystem", "filesystems", "fs"],
+        ["BlockVolume", "blockvolumes", "bv"],
       ]),
     );
     for (const def of allCrds) {

@@ -66,6 +66,7 @@ describe("the CRDs through kubectl", () => {
     expect(applied.code).toBe(0);
     const got = await kubectl(["get", "aidc", "-n", namespace, "-o", "name"]);
     expect(got.stdout.trim().split("\n").sort()).toEqual([
+      "blockvolume.aidc.io/scratch",
       "cciinstance.aidc.io/notebook",
       "filesystem.aidc.io/shared",
       "nasvolume.aidc.io/datasets",
@@ -79,6 +80,10 @@ describe("the CRDs through kubectl", () => {
     const table = await kubectl(["get", "tj", "-n", namespace]);
     expect(table.stdout.split("\n")[0]).toMatch(
       /^NAME\s+STATUS\s+TASK-ID\s+READY\s+SYNCED\s+REASON\s+AGE\s*$/,
+    );
+    const bv = await kubectl(["get", "bv", "-n", namespace]);
+    expect(bv.stdout.split("\n")[0]).toMatch(
+      /^NAME\s+PHASE\s+SIZE\s+TYPE\s+ATTACHED-TO\s+READY\s+SYNCED\s+REASON\s+AGE\s*$/,
     );
   });
 

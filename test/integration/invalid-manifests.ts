@@ -5,7 +5,13 @@
 export interface InvalidCase {
   /** What is wrong, as a sentence. */
   reason: string;
-  kind: "TrainingJob" | "NasVolume" | "CciInstance" | "TrainingTemplate" | "FileSystem";
+  kind:
+    | "TrainingJob"
+    | "NasVolume"
+    | "CciInstance"
+    | "TrainingTemplate"
+    | "FileSystem"
+    | "BlockVolume";
   /** The whole spec (no base is merged), or undefined for an object without spec. */
   spec: Record<string, unknown> | undefined;
   /** Path of the field the message must name, e.g. `spec.priority`. */
@@ -422,5 +428,44 @@ export const invalidCases: InvalidCase[] = [
     spec: { ...tpl, timeoutHours: 1 },
     field: "spec.timeoutHours",
     says: "only with enableTimeoutCancel: true",
+  },
+  {
+    reason: "BlockVolume attached to an instance id and a CciInstance at once",
+    kind: "BlockVolume",
+    spec: {
+      sizeGB: 1,
+      volumeType: "ssd",
+      attachTo: { instanceId: "cci-0001", cciInstanceRef: { name: "alice" } },
+    },
+    field: "spec.attachTo",
+    says: "exactly one of cciInstanceRef or instanceId must be set",
+  },
+  {
+    reason: "BlockVolume attachTo without a target",
+    kind: "BlockVolume",
+    spec: { sizeGB: 1, volumeType: "ssd", attachTo: {} },
+    field: "spec.attachTo",
+    says: "exactly one of cciInstanceRef or instanceId must be set",
+  },
+  {
+    reason: "BlockVolume of 0 GB",
+    kind: "BlockVolume",
+    spec: { sizeGB: 0, volumeType: "ssd" },
+    field: "spec.sizeGB",
+    says: "greater than or equal to 1",
+  },
+  {
+    reason: "BlockVolume without a type",
+    kind: "BlockVolume",
+    spec: { sizeGB: 1 },
+    field: "spec.volumeType",
+    says: "Required value",
+  },
+  {
+    reason: "BlockVolume attached to the instance id ..",
+    kind: "BlockVolume",
+    spec: { sizeGB: 1, volumeType: "ssd", attachTo: { instanceId: ".." } },
+    field: "spec.attachTo.instanceId",
+    says: "should match",
   },
 ];

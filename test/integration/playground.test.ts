@@ -12,6 +12,16 @@ import { eventually } from "../support/kube.js";
  * playground's temporary directory.
  */
 
+/** The kinds of the namespaced samples (deploy/samples/kustomization.yaml), one object each. */
+const SAMPLE_KINDS = [
+  "NasVolume",
+  "TrainingTemplate",
+  "TrainingJob",
+  "CciInstance",
+  "FileSystem",
+  "BlockVolume",
+];
+
 /** Minimal shape of an aidc resource as `kubectl get -o json` returns it. */
 interface AidcObject {
   kind: string;
@@ -19,6 +29,8 @@ interface AidcObject {
   status?: {
     conditions?: { type: string; status: string; observedGeneration?: number }[];
     mounts?: { name: string; state: string; instanceId?: string }[];
+    phase?: string;
+    attachedInstanceId?: string;
   };
 }
 
@@ -80,7 +92,7 @@ describe("the local playground (npm run dev)", () => {
         const json = await playground.kubectl(["get", "aidc", "-A", "-o", "json"]);
         items = (JSON.parse(json) as { items: AidcObject[] }).items;
         pending = items.map(notReady).filter((m): m is string => m !== undefined);
-        return items.length === 5 && pending.length === 0;
+        return items.length === SAMPLE_KINDS.length && pending.length === 0;
       },
       60_000,
       1000,
@@ -91,6 +103,11 @@ describe("the local playground (npm run dev)", () => {
     expect(fs?.status?.mounts).toMatchObject([
       { name: "notebook", state: "Mounted", instanceId: "cci-0001" },
     ]);
+    // One object of each sample kind; the BlockVolume sample is attached to the
+    // CciInstance sample's instance.
+    expect(items.map((o) => o.kind).sort()).toEqual([...SAMPLE_KINDS].sort());
+    const bv = items.find((o) => o.kind === "BlockVolume");
+    expect(bv?.status).toMatchObject({ phase: "Attached", attachedInstanceId: "cci-0001" });
     // The operator started once the API server could serve every kind: no retried
     // list or watch, and no stack trace, in its log.
     expect(logs.filter((l) => l.includes("list/watch failed") || l.includes('"stack"'))).toEqual(

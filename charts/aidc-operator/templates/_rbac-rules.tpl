@@ -156,6 +156,33 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - filesystems/finalizers
   verbs:
     - update
+# BlockVolume controller: watch the objects, write annotations and the finalizer
+- apiGroups:
+    - aidc.io
+  resources:
+    - blockvolumes
+  verbs:
+    - get
+    - list
+    - watch
+    - update
+    - patch
+# BlockVolume controller: write the status subresource
+- apiGroups:
+    - aidc.io
+  resources:
+    - blockvolumes/status
+  verbs:
+    - get
+    - update
+    - patch
+# BlockVolume controller: set and remove the finalizer
+- apiGroups:
+    - aidc.io
+  resources:
+    - blockvolumes/finalizers
+  verbs:
+    - update
 # every controller: Normal and Warning Events (repeats patched into a series)
 - apiGroups:
     - events.k8s.io

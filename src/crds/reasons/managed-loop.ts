@@ -15,7 +15,7 @@ export const MANAGED_LOOP_REASONS = {
   Resolved: entry(
     "Ok",
     ["ReferencesResolved"],
-    ["TrainingJob", "TrainingTemplate", "FileSystem"],
+    ["TrainingJob", "TrainingTemplate", "FileSystem", "BlockVolume"],
     "Every referenced object is ready (the loop's reference step; for a TrainingJob also once its task exists, which no longer depends on them).",
   ),
   Creating: entry(

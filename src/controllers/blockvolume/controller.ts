@@ -1,0 +1,142 @@
+/**
+ * The BlockVolume controller: the generic managed reconciler (../managed, declared with
+ * `managedController`) with the volume ExternalClient (external.ts), the reference step
+ * that resolves `spec.attachTo.cciInstanceRef` to the CciInstance's bound instance, and
+ * the status mapping below.
+ */
+import {
+  BLOCK_VOLUME_REASONS,
+  type BlockVolume as BlockVolumeObject,
+  type BlockVolumeStatus,
+  blockVolumeCrd,
+} from "../../crds/blockvolume.js";
+import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
+import type { CacheReader } from "../../runtime/cache.js";
+import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
+import type { BlockVolume as RemoteVolume } from "../../service/index.js";
+import type { ControllerDeps, ControllerFactory } from "../controller-factory.js";
+import { readCreateState } from "../managed/create-protocol.js";
+import type {
+  ManagedFacts,
+  ManagedKind,
+  ReferenceReader,
+  ReferenceResolution,
+} from "../managed/external-client.js";
+import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
+import { volumePhase } from "./decisions.js";
+import { BlockVolumeExternalClient, type VolumeRefs } from "./external.js";
+
+/** The finalizer of BlockVolumes. */
+export const BLOCK_VOLUME_FINALIZER = "aidc.io/blockvolume";
+
+/**
+ * The instance `spec.attachTo` names: its `instanceId`, or the instance the CciInstance
+ * of `cciInstanceRef` is bound to (its status.instanceId, written once the binding was
+ * verified); waits while that CciInstance is missing or unbound.
+ */
+export function resolveAttachment(
+  obj: BlockVolumeObject,
+  read: ReferenceReader,
+): ReferenceResolution<VolumeRefs> {
+  const to = obj.spec.attachTo;
+  if (!to) return { resolved: true, refs: { instanceId: undefined } };
+  if (to.instanceId !== undefined) return { resolved: true, refs: { instanceId: to.instanceId } };
+  const name = to.cciInstanceRef?.name ?? "";
+  const cci = read.get<CciInstance>(cciInstanceCrd, name);
+  if (!cci) {
+    return {
+      resolved: false,
+      reason: BLOCK_VOLUME_REASONS.names.CciInstanceNotFound,
+      message: `spec.attachTo.cciInstanceRef: CciInstance ${name} does not exist in this namespace`,
+    };
+  }
+  const instanceId = cci.status?.instanceId;
+  if (!instanceId) {
+    return {
+      resolved: false,
+      reason: BLOCK_VOLUME_REASONS.names.CciInstanceNotBound,
+      message: `spec.attachTo.cciInstanceRef: CciInstance ${name} is not bound to an instance yet`,
+    };
+  }
+  return { resolved: true, refs: { instanceId } };
+}
+
+/**
+ * The BlockVolume status (without conditions) from the facts and the remote record; the
+ * remote fields of the previous status are kept when nothing was observed.
+ */
+export function blockVolumeStatus(
+  obj: BlockVolumeObject,
+  facts: ManagedFacts,
+  remote: RemoteVolume | undefined,
+): BlockVolumeStatus {
+  const prev = obj.status ?? {};
+  const out: BlockVolumeStatus = {};
+  if (remote) {
+    if (remote.status !== undefined) out.state = remote.status;
+    if (remote.instanceId !== undefined) out.attachedInstanceId = remote.instanceId;
+    if (remote.sizeGB !== undefined) out.sizeGB = remote.sizeGB;
+    if (remote.volumeType !== undefined) out.volumeType = remote.volumeType;
+    if (remote.name !== undefined) out.name = remote.name;
+    if (remote.createdTime !== undefined) out.createdTime = remote.createdTime;
+  } else {
+    const { conditions: _c, observedGeneration: _g, volumeId: _v, phase: _p, ...kept } = prev;
+    Object.assign(out, kept);
+  }
+  if (facts.externalId !== undefined) out.volumeId = facts.externalId;
+  out.phase = volumePhase({
+    state: out.state,
+    bound: facts.externalId !== undefined,
+    creating: readCreateState(obj.metadata.annotations).pending !== undefined,
+  });
+  return out;
+}
+
+/** BlockVolumes of `cci`'s namespace whose spec.attachTo names it. */
+function attachedVolumes(cci: KubeObject, cache: CacheReader): ObjectKey[] {
+  const namespace = cci.metadata?.namespace ?? "";
+  const name = cci.metadata?.name ?? "";
+  return cache
+    .list(blockVolumeCrd, namespace)
+    .map((v) => v as unknown as BlockVolumeObject)
+    .filter((v) => v.spec.attachTo?.cciInstanceRef?.name === name)
+    .map((v) => ({ namespace, name: v.metadata.name ?? "" }));
+}
+
+/** Builds the managed kind of BlockVolume for a service client. */
+export function blockVolumeKind(
+  deps: Pick<ControllerDeps, "service">,
+): ManagedKind<BlockVolumeObject, RemoteVolume, VolumeRefs> {
+  return {
+    resource: blockVolumeCrd,
+    finalizer: BLOCK_VOLUME_FINALIZER,
+    client: new BlockVolumeExternalClient(deps.service),
+    resolveReferences: resolveAttachment,
+    status: (obj, facts, remote) =>
+      blockVolumeStatus(obj, facts, remote) as Record<string, unknown>,
+    statusId: (obj) => obj.status?.volumeId,
+  };
+}
+
+/** Tunables of the BlockVolume controller beyond the operator config (tests shorten them). */
+export interface BlockVolumeControllerOptions {
+  /** How long a new volume may be missing from the list after a create. Default: `service.listVisibilityWindowMs`. */
+  visibilityGraceMs?: number;
+}
+
+/** A BlockVolume controller factory with `options`. */
+export function blockVolumeControllerWith(
+  options: BlockVolumeControllerOptions = {},
+): ControllerFactory {
+  return (deps) =>
+    managedController(blockVolumeKind(deps), {
+      loop: managedLoopOptions(deps.config, "BlockVolume", options.visibilityGraceMs),
+      references: {
+        watches: [{ resource: cciInstanceCrd, map: attachedVolumes }],
+        reason: "read the CciInstances a BlockVolume is attached to",
+      },
+    });
+}
+
+/** The BlockVolume controller factory (registered in src/controllers/index.ts). */
+export const blockVolumeController: ControllerFactory = blockVolumeControllerWith();

@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import {
+  type AttachmentAction,
+  type AttachmentInput,
+  decideAttachment,
+  volumePhase,
+  volumeReady,
+} from "./decisions.js";
+
+describe("decideAttachment", () => {
+  const cases: [string, AttachmentInput, AttachmentAction][] = [
+    [
+      "attaches an available volume where the spec asks",
+      { desired: "i-1", state: "available", attachedTo: undefined, ours: undefined },
+      { action: "Attach", instanceId: "i-1" },
+    ],
+    [
+      "attaches again after a crash left the attachment recorded but not made",
+      { desired: "i-1", state: "available", attachedTo: undefined, ours: "i-1" },
+      { action: "Attach", instanceId: "i-1" },
+    ],
+    [
+      "is in sync when attached where the spec asks and recorded",
+      { desired: "i-1", state: "in-use", attachedTo: "i-1", ours: "i-1" },
+      { action: "InSync" },
+    ],
+    [
+      "records an attachment someone made where the spec asks",
+      { desired: "i-1", state: "in-use", attachedTo: "i-1", ours: undefined },
+      { action: "Record", instanceId: "i-1" },
+    ],
+    [
+      "detaches its own attachment to move the volume",
+      { desired: "i-2", state: "in-use", attachedTo: "i-1", ours: "i-1" },
+      { action: "Detach", instanceId: "i-1", next: "i-2" },
+    ],
+    [
+      "detaches its own attachment when the spec asks for none",
+      { desired: undefined, state: "in-use", attachedTo: "i-1", ours: "i-1" },
+      { action: "Detach", instanceId: "i-1", next: undefined },
+    ],
+    [
+      "never detaches an attachment someone else made",
+      { desired: "i-2", state: "in-use", attachedTo: "i-3", ours: "i-1" },
+      { action: "Foreign", instanceId: "i-3" },
+    ],
+    [
+      "never detaches an attachment someone else made when the spec asks for none",
+      { desired: undefined, state: "in-use", attachedTo: "i-3", ours: undefined },
+      { action: "Foreign", instanceId: "i-3" },
+    ],
+    [
+      "waits while the service detaches",
+      { desired: "i-2", state: "detaching", attachedTo: "i-1", ours: undefined },
+      { action: "Wait", message: "the volume is detaching" },
+    ],
+    [
+      "waits while the volume is created",
+      { desired: "i-2", state: "creating", attachedTo: undefined, ours: undefined },
+      { action: "Wait", message: "the volume is creating" },
+    ],
+    [
+      "changes nothing in a state it does not know",
+      { desired: "i-2", state: "Resizing", attachedTo: undefined, ours: undefined },
+      {
+        action: "Wait",
+        message: "the volume is Resizing; it can be attached once available",
+      },
+    ],
+    [
+      "forgets a recorded attachment of a detached volume the spec wants detached",
+      { desired: undefined, state: "available", attachedTo: undefined, ours: "i-1" },
+      { action: "Forget" },
+    ],
+    [
+      "is in sync detached",
+      { desired: undefined, state: "available", attachedTo: undefined, ours: undefined },
+      { action: "InSync" },
+    ],
+  ];
+  it.each(cases)("%s", (_name, input, expected) => {
+    expect(decideAttachment(input)).toEqual(expected);
+  });
+});
+
+describe("volumeReady", () => {
+  it.each([
+    ["in-use", "i-1", { action: "InSync" }, "True", "Attached"],
+    ["available", undefined, { action: "InSync" }, "True", "Detached"],
+    ["error", undefined, { action: "Wait", message: "" }, "False", "VolumeFailed"],
+    ["creating", undefined, { action: "Wait", message: "" }, "False", "Creating"],
+    ["in-use", "i-3", { action: "Foreign", instanceId: "i-3" }, "False", "AttachedElsewhere"],
+    ["available", undefined, { action: "Attach", instanceId: "i-1" }, "False", "Attaching"],
+    ["in-use", "i-1", { action: "Detach", instanceId: "i-1", next: "i-2" }, "False", "Attaching"],
+    [
+      "in-use",
+      "i-1",
+      { action: "Detach", instanceId: "i-1", next: undefined },
+      "False",
+      "Detaching",
+    ],
+    ["Resizing", undefined, { action: "Wait", message: "x" }, "False", "VolumeUnavailable"],
+  ] as const)("a volume %s on %s with %o is Ready %s %s", (state, on, action, status, reason) => {
+    const ready = volumeReady(
+      { id: "v", status: state, ...(on ? { instanceId: on } : {}) },
+      action as AttachmentAction,
+      "i-1",
+    );
+    expect(ready).toMatchObject({ status, reason });
+  });
+});
+
+describe("volumePhase", () => {
+  it.each([
+    [undefined, false, false, "Pending"],
+    [undefined, false, true, "Creating"],
+    ["in-use", true, false, "Attached"],
+    ["available", true, false, "Available"],
+    ["detaching", true, false, "Detaching"],
+    ["error", true, false, "Failed"],
+    ["Resizing", true, false, "Unknown"],
+  ] as const)("state %s, bound %s, creating %s: %s", (state, bound, creating, phase) => {
+    expect(volumePhase({ state, bound, creating })).toBe(phase);
+  });
+});

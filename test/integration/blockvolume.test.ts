@@ -1,0 +1,233 @@
+/**
+ * The BlockVolume controller against a real API server and the emulator: the volume's
+ * whole life with the exact requests in order, the detach that a delete waits for, an
+ * attachment made by someone else, a reference that resolves late, and a create whose
+ * answer is lost.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { blockVolumeControllerWith } from "../../src/controllers/blockvolume/controller.js";
+import { ATTACHMENT_ANNOTATION } from "../../src/controllers/blockvolume/decisions.js";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
+import type { ControllerFactory } from "../../src/controllers/controller-factory.js";
+import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
+import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
+import type { RequestLogEntry } from "../../src/emulator/request-log.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+
+const TRANSITION_MS = 400;
+const VOLUME_WRITES = new Set(["createVolume", "attachVolume", "detachVolume", "deleteVolume"]);
+
+const cciController: ControllerFactory = ({ service, config }) =>
+  cciInstanceController({
+    service,
+    adoptionNamespaces: config.adoption.namespaces,
+    pollIntervalMs: 500,
+  });
+
+describe("BlockVolume controller", () => {
+  let op: TestOperator;
+  let volumes: ObjectsOf;
+  let ccis: ObjectsOf;
+
+  beforeAll(async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "blockvolume");
+    op = await startTestOperator({
+      controllers: [blockVolumeControllerWith({ visibilityGraceMs: 1_000 }), cciController],
+      namespaces: [namespace],
+      emulatorOptions: { volumeTransitionMs: TRANSITION_MS },
+    });
+    volumes = new ObjectsOf(op.kube, blockVolumeCrd, namespace);
+    ccis = new ObjectsOf(op.kube, cciInstanceCrd, namespace);
+    await ccis.create("alice", { instanceId: "cci-0001" });
+    await ccis.create("bob", { instanceId: "cci-0002" });
+    for (const name of ["alice", "bob"]) {
+      await ccis.waitFor(name, (o) => Boolean((o.status as { instanceId?: string })?.instanceId));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  const volumeIdOf = async (name: string) =>
+    String(((await volumes.get(name))?.status as { volumeId?: string } | undefined)?.volumeId);
+  /** The requests that change volume `id` (its create found by name), in order. */
+  const writesOf = async (id: string, name: string): Promise<RequestLogEntry[]> =>
+    (await op.admin.requests()).filter(
+      (r) =>
+        r.endpoint !== undefined &&
+        VOLUME_WRITES.has(r.endpoint) &&
+        (r.path.includes(`/v1/volumes/${id}`) ||
+          (r.endpoint === "createVolume" && (r.body as { name?: string }).name === name)),
+    );
+  const statusOf = async (name: string) =>
+    (await volumes.get(name))?.status as Record<string, unknown> | undefined;
+
+  it("creates, attaches, moves to another instance, detaches and deletes a volume, with exactly these requests in order", async () => {
+    await volumes.create("data", {
+      sizeGB: 20,
+      volumeType: "ssd",
+      description: "scratch",
+      attachTo: { cciInstanceRef: { name: "alice" } },
+      deletionPolicy: "Delete",
+    });
+    await volumes.waitFor("data", (o) => {
+      const s = o.status as Record<string, unknown> | undefined;
+      return conditionOf(o, "Ready")?.reason === "Attached" && s?.attachedInstanceId === "cci-0001";
+    });
+    expect(await statusOf("data")).toMatchObject({
+      phase: "Attached",
+      state: "in-use",
+      sizeGB: 20,
+      volumeType: "ssd",
+      attachedInstanceId: "cci-0001",
+    });
+    const id = await volumeIdOf("data");
+    expect((await volumes.get("data"))?.metadata?.annotations?.[ATTACHMENT_ANNOTATION]).toBe(
+      "cci-0001",
+    );
+
+    await volumes.patchSpec("data", { attachTo: { cciInstanceRef: { name: "bob" } } });
+    await volumes.waitFor(
+      "data",
+      (o) =>
+        conditionOf(o, "Ready")?.reason === "Attached" &&
+        (o.status as Record<string, unknown>).attachedInstanceId === "cci-0002",
+    );
+
+    await volumes.patchSpec("data", { attachTo: null });
+    await volumes.waitFor(
+      "data",
+      (o) =>
+        conditionOf(o, "Ready")?.reason === "Detached" &&
+        (o.status as Record<string, unknown>).attachedInstanceId === undefined,
+    );
+
+    await volumes.delete("data");
+    await volumes.waitForGone("data");
+    const writes = await writesOf(id, "data");
+    expect(writes.map((r) => [r.method, r.endpoint, r.body ?? null, r.status])).toEqual([
+      [
+        "POST",
+        "createVolume",
+        {
+          name: "data",
+          sizeGB: 20,
+          volumeType: "ssd",
+          description: expect.stringMatching(/^scratch \[aidc-token:[^\]]+\] \[aidc-owner:/),
+        },
+        200,
+      ],
+      ["POST", "attachVolume", { instanceId: "cci-0001" }, 200],
+      ["POST", "detachVolume", { instanceId: "cci-0001" }, 200],
+      ["POST", "attachVolume", { instanceId: "cci-0002" }, 200],
+      ["POST", "detachVolume", { instanceId: "cci-0002" }, 200],
+      ["DELETE", "deleteVolume", null, 200],
+    ]);
+    expect((await op.admin.state()).volumes.filter((v) => v.id === id)).toEqual([]);
+    await volumes.waitForEvents("data", ["Created", "Updated", "Deleted"]);
+  }, 60_000);
+
+  it("deletes an attached volume only after the service shows it detached", async () => {
+    await volumes.create("held", {
+      sizeGB: 5,
+      volumeType: "hdd",
+      attachTo: { instanceId: "cci-0001" },
+      deletionPolicy: "Delete",
+    });
+    await volumes.waitForCondition("held", "Ready", "True", "Attached");
+    const id = await volumeIdOf("held");
+    op.emulator.state.behaviour.volumeTransitionMs = 2_000;
+    try {
+      await volumes.delete("held");
+      await volumes.waitForCondition("held", "Ready", "False", "Deleting");
+      await volumes.waitForGone("held", 30_000);
+    } finally {
+      op.emulator.state.behaviour.volumeTransitionMs = TRANSITION_MS;
+    }
+    const log = (await op.admin.requests()).filter((r) => r.path.includes(`/v1/volumes/${id}`));
+    const detach = log.filter((r) => r.endpoint === "detachVolume");
+    const deletes = log.filter((r) => r.endpoint === "deleteVolume");
+    // One delete, accepted: a delete sent while the volume was still detaching would have
+    // been refused (409) and logged.
+    expect(detach).toHaveLength(1);
+    expect(deletes.map((r) => r.status)).toEqual([200]);
+    const [d] = detach;
+    const [del] = deletes;
+    expect(del?.seq).toBeGreaterThan(d?.seq ?? Number.POSITIVE_INFINITY);
+    expect(Date.parse(del?.time ?? "") - Date.parse(d?.time ?? "")).toBeGreaterThanOrEqual(2_000);
+    // The volume was read (and found detaching) in between.
+    expect(
+      log.filter(
+        (r) =>
+          r.endpoint === "getVolume" && (r.seq ?? 0) > (d?.seq ?? 0) && r.seq < (del?.seq ?? 0),
+      ).length,
+    ).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("reports a volume attached by someone else and never detaches it, not even to delete it", async () => {
+    await volumes.create("foreign", { sizeGB: 5, volumeType: "ssd", deletionPolicy: "Delete" });
+    await volumes.waitForCondition("foreign", "Ready", "True", "Detached");
+    const id = await volumeIdOf("foreign");
+    await op.admin.setVolumeState(id, { status: "in-use", instanceId: "cci-0002" });
+    const held = await volumes.waitForCondition("foreign", "Ready", "False", "AttachedElsewhere");
+    expect(conditionOf(held, "Ready")?.message).toContain("attached to instance cci-0002");
+    await volumes.waitForCondition("foreign", "Synced", "False", "AttachedElsewhere");
+    expect(conditionOf(await volumes.get("foreign"), "Stalled")?.status).toBe("True");
+    await volumes.waitForEvents("foreign", ["AttachedElsewhere"]);
+
+    await volumes.delete("foreign");
+    const deleting = await volumes.waitForCondition("foreign", "Ready", "False", "Deleting");
+    expect(conditionOf(deleting, "Ready")?.message).toContain("deletionPolicy Orphan");
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await volumes.get("foreign")).toBeDefined();
+    const sent = async () =>
+      (await op.admin.requests())
+        .filter((r) => r.path.includes(`/v1/volumes/${id}`))
+        .map((r) => r.endpoint);
+    expect(await sent()).not.toContain("detachVolume");
+    expect(await sent()).not.toContain("deleteVolume");
+
+    // Once its owner detaches it, the delete goes ahead.
+    await op.admin.setVolumeState(id, { status: "available", instanceId: null });
+    await volumes.waitForGone("foreign");
+    expect(await sent()).toContain("deleteVolume");
+    expect(await sent()).not.toContain("detachVolume");
+  }, 60_000);
+
+  it("waits for a CciInstance that does not exist yet, then attaches to its instance", async () => {
+    await volumes.create("later", {
+      sizeGB: 5,
+      volumeType: "ssd",
+      attachTo: { cciInstanceRef: { name: "carol" } },
+    });
+    const waiting = await volumes.waitForCondition(
+      "later",
+      "ReferencesResolved",
+      "False",
+      "CciInstanceNotFound",
+    );
+    expect(conditionOf(waiting, "ReferencesResolved")?.message).toContain("CciInstance carol");
+    await ccis.create("carol", { instanceId: "cci-0004" });
+    const attached = await volumes.waitForCondition("later", "Ready", "True", "Attached");
+    expect((attached.status as Record<string, unknown>).attachedInstanceId).toBe("cci-0004");
+  }, 60_000);
+
+  it("never creates a volume twice when the create takes effect but its answer is lost", async () => {
+    op.emulator.faults.set([
+      { kind: "error", endpoint: "createVolume", acting: true, httpStatus: 500, times: 1 },
+    ]);
+    await volumes.create("lost", { sizeGB: 7, volumeType: "ssd" });
+    await volumes.waitForCondition("lost", "Ready", "True", "Detached");
+    const named = (await op.admin.state()).volumes.filter((v) => v.name === "lost");
+    expect(named).toHaveLength(1);
+    expect(await volumeIdOf("lost")).toBe(named[0]?.id);
+    expect(
+      (await op.admin.requests({ endpoint: "createVolume" })).filter(
+        (r) => (r.body as { name?: string }).name === "lost",
+      ),
+    ).toHaveLength(1);
+  }, 60_000);
+});
