@@ -6,15 +6,18 @@ import { remainingCustomResources } from "./uninstall-check.js";
 /** A Kubernetes client whose lists answer `answer(n)` on the n-th call (from 1). */
 function kubeAnswering(answer: (call: number) => Error | string[]) {
   let calls = 0;
+  const listed: string[] = [];
   const kube = {
-    list: async (_crd: unknown, namespace?: string) => {
+    list: async (crd: { plural: string; namespaced: boolean }, namespace?: string) => {
       calls++;
+      listed.push(`${crd.plural} ${namespace ?? "*"}`);
       const a = answer(calls);
       if (a instanceof Error) throw a;
-      return { items: a.map((name) => ({ metadata: { namespace: namespace ?? "ns", name } })) };
+      const at = crd.namespaced ? { namespace: namespace ?? "ns" } : {};
+      return { items: a.map((name) => ({ metadata: { ...at, name } })) };
     },
   } as unknown as KubeClient;
-  return { kube, calls: () => calls };
+  return { kube, calls: () => calls, listed };
 }
 
 const httpError = (code: number) => Object.assign(new Error(`HTTP ${code}`), { code });
@@ -44,6 +47,23 @@ describe("remainingCustomResources", () => {
     expect(time.slept).toEqual([250, 500, 1_000]);
     expect(remaining).toHaveLength(first);
     expect(remaining[0]).toBe(`${allCrds[0]?.kind} team/a`);
+  });
+
+  it("lists a cluster-scoped kind once, at the cluster scope, and names its objects without a namespace", async () => {
+    const { kube, listed } = kubeAnswering(() => ["x"]);
+    const remaining = await remainingCustomResources(kube, {
+      namespaces: ["a", "b"],
+      ...fakeTime(),
+    });
+    for (const crd of allCrds) {
+      const scopes = crd.namespaced ? ["a", "b"] : ["*"];
+      expect(listed.filter((l) => l.startsWith(`${crd.plural} `))).toEqual(
+        scopes.map((s) => `${crd.plural} ${s}`),
+      );
+      const named = crd.namespaced ? [`${crd.kind} a/x`, `${crd.kind} b/x`] : [`${crd.kind} x`];
+      expect(remaining.filter((r) => r.startsWith(`${crd.kind} `))).toEqual(named);
+    }
+    expect(allCrds.some((c) => !c.namespaced)).toBe(true);
   });
 
   it("gives up after 30 s of transient answers, with the last error", async () => {

@@ -4,7 +4,7 @@ import { allCrds, type CrdDefinition } from "../crds/index.js";
 import { isNotFound, KubeClient, statusCodeOf } from "../runtime/kube.js";
 import { loadKubeConfig } from "../runtime/kube-config.js";
 import { ExponentialBackoff } from "../runtime/ratelimit.js";
-import type { KubeObject } from "../runtime/resource.js";
+import { formatKey, type KubeObject } from "../runtime/resource.js";
 
 /** Options of {@link remainingCustomResources}. */
 export interface UninstallCheckOptions {
@@ -23,20 +23,23 @@ export interface UninstallCheckOptions {
 const LIST_RETRY = { baseMs: 250, maxMs: 4_000, deadlineMs: 30_000 };
 
 /**
- * The operator's custom resources that still exist (`Kind namespace/name`), in the
- * watched namespaces. A kind whose CRD is gone has none.
+ * The operator's custom resources that still exist (`Kind namespace/name`, `Kind name`
+ * for a cluster-scoped kind), in the watched namespaces and at the cluster scope. A kind whose CRD is gone has none.
  */
 export async function remainingCustomResources(
   kube: KubeClient,
   options: UninstallCheckOptions,
 ): Promise<string[]> {
   const found: string[] = [];
-  const scopes = options.namespaces.length > 0 ? options.namespaces : [undefined];
+  const watched = options.namespaces.length > 0 ? options.namespaces : [undefined];
   for (const crd of allCrds) {
+    // A cluster-scoped kind (ServiceConnection) is listed once, whatever is watched.
+    const scopes = crd.namespaced ? watched : [undefined];
     for (const namespace of scopes) {
       const items = await listRetrying(kube, crd, namespace, options);
       for (const o of items) {
-        found.push(`${crd.kind} ${o.metadata?.namespace}/${o.metadata?.name}`);
+        const key = { namespace: o.metadata?.namespace ?? "", name: o.metadata?.name ?? "" };
+        found.push(`${crd.kind} ${formatKey(key)}`);
       }
     }
   }
