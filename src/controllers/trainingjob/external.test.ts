@@ -117,6 +117,30 @@ describe("the TrainingJob external client", () => {
     expect(o.remote.observation.note).toMatch(/listPods .*service\.endpoints\.listPods/);
   });
 
+  it("reads in detail again after a read that left pods out, instead of answering from the task list", async () => {
+    let podsAnswered = false;
+    const listed: number[] = [];
+    const { svc } = fakeService({
+      listPods: async () => {
+        if (!podsAnswered) throw missing("listPods");
+        return [{ podName: "p0" }];
+      },
+      taskListSnapshot: async (maxAgeMs: number) => {
+        listed.push(maxAgeMs);
+        return undefined;
+      },
+    });
+    const client = trainingJobClient(svc);
+    const obj = job(false);
+    await client.observe(call(obj), "task-1");
+    expect(await client.observeFromList?.(call(obj), "task-1", 1_000)).toBeUndefined();
+    expect(listed).toEqual([]);
+    podsAnswered = true;
+    await client.observe(call(obj), "task-1");
+    await client.observeFromList?.(call(obj), "task-1", 1_000);
+    expect(listed).toEqual([1_000]);
+  });
+
   it("leaves out a pod part the service has no operation for, instead of its previous value", async () => {
     const { svc } = fakeService({
       listPods: async () => [{ podName: "p" }],

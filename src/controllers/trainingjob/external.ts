@@ -307,7 +307,10 @@ export function trainingJobClient(
         ...(pods ? { pods } : { podsOmitted: true }),
         ...(note ? { note } : {}),
       };
-      fullReads.record(id);
+      // A read that left part of the pods out is not a full one: the next poll reads in
+      // detail again, so the pods come back once the service answers for them.
+      if (note) fullReads.forget(id);
+      else fullReads.record(id);
       return judge(call, observation);
     },
 
