@@ -15,13 +15,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { root } from "./generated-files.js";
-import {
-  controllerModule,
-  decisionsModule,
-  decisionsTest,
-  externalModule,
-} from "./new-kind/controller-templates.js";
+import { controllerModule, externalModule } from "./new-kind/controller-templates.js";
 import { crdModule } from "./new-kind/crd-template.js";
+import { decisionsModule, decisionsTest } from "./new-kind/decisions-templates.js";
 import { type KindNames, kindNames } from "./new-kind/names.js";
 import { emulatorModule, serviceModule } from "./new-kind/service-templates.js";
 import { integrationTest, sampleManifest } from "./new-kind/test-templates.js";
