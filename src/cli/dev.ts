@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { repoRoot } from "../controlplane/binaries.js";
 import { freePort, LocalControlPlane } from "../controlplane/controlplane.js";
+import { LocalS3Server } from "../controlplane/s3-server.js";
 import { allCrds } from "../crds/index.js";
 import { type RunningEmulator, startEmulator } from "../emulator/server.js";
 import { buildNotice } from "./controlplane.js";
@@ -67,9 +68,14 @@ async function startOnPlane(
     subscriptionDelayMs: options.subscriptionDelayMs ?? 1500,
   });
   out(`service emulator at ${emulator.url}`);
+  let s3: LocalS3Server | undefined;
   try {
-    return await startOperatorAndSamples(plane, emulator, apiKey, kubectl, options, out);
+    // The object storage of the default connection: MinIO with fresh keys and data.
+    s3 = await new LocalS3Server({ onBuildProgress: buildNotice(out) }).start();
+    out(`object storage (MinIO) at ${s3.url}`);
+    return await startOperatorAndSamples(plane, emulator, s3, apiKey, kubectl, options, out);
   } catch (err) {
+    await s3?.stop();
     await emulator.stop();
     throw err;
   }
@@ -78,6 +84,7 @@ async function startOnPlane(
 async function startOperatorAndSamples(
   plane: LocalControlPlane,
   emulator: RunningEmulator,
+  s3: LocalS3Server,
   apiKey: string,
   kubectl: (args: string[]) => Promise<string>,
   options: PlaygroundOptions,
@@ -107,6 +114,10 @@ async function startOperatorAndSamples(
       AIDC_SERVICE_BASE_URL: emulator.url,
       // The local emulator speaks plain http; a real service must be https.
       AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+      AIDC_OBJECT_STORAGE_ENDPOINT: s3.url,
+      AIDC_OBJECT_STORAGE_ALLOW_INSECURE_HTTP: "true",
+      AIDC_S3_ACCESS_KEY_ID: s3.accessKeyId,
+      AIDC_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       AIDC_METRICS_PORT: String(metricsPort),
       AIDC_POLL_INTERVAL_MS: "2000",
       // The samples' TrainingJob exposes its port.
@@ -141,6 +152,7 @@ async function startOperatorAndSamples(
       stopOperator();
       await operator.catch(() => 1);
       await emulator.stop();
+      await s3.stop();
       await plane.stop();
     },
   };

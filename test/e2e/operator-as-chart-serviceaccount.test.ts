@@ -1,10 +1,13 @@
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { runOperator } from "../../src/cli/run.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
+import { LocalS3Server } from "../../src/controlplane/s3-server.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import type { Manager } from "../../src/runtime/manager.js";
@@ -35,6 +38,10 @@ import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js
 
 const API_KEY = "chart-e2e-key-0123456789abcdef";
 const SAMPLES = "deploy/samples";
+/** One object per file the samples' kustomization lists. */
+const SAMPLE_COUNT = (
+  parse(readFileSync(join(SAMPLES, "kustomization.yaml"), "utf8")) as { resources: string[] }
+).resources.length;
 /** Minimal shape of a sample as `kubectl get -o json` returns it. */
 interface SampleObject {
   kind: string;
@@ -118,6 +125,9 @@ async function startChartOperator(
     mode: 0o600,
   });
 
+  // The object storage of the default connection (the Bucket sample): a MinIO of this
+  // operator's own, since bucket names are global to a server.
+  const s3 = await new LocalS3Server().start();
   const logs: string[] = [];
   let manager: Manager | undefined;
   let stop: () => void = () => undefined;
@@ -130,6 +140,10 @@ async function startChartOperator(
       AIDC_API_KEY_FILE: keyFile,
       AIDC_SERVICE_BASE_URL: emulator.url,
       AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+      AIDC_OBJECT_STORAGE_ENDPOINT: s3.url,
+      AIDC_OBJECT_STORAGE_ALLOW_INSECURE_HTTP: "true",
+      AIDC_S3_ACCESS_KEY_ID: s3.accessKeyId,
+      AIDC_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       AIDC_POLL_INTERVAL_MS: "1000",
       AIDC_METRICS_PORT: String(await freePort()),
       AIDC_LOG_LEVEL: "debug",
@@ -150,7 +164,9 @@ async function startChartOperator(
     logs,
     stop: async () => {
       stop();
-      return exited;
+      const code = await exited;
+      await s3.stop();
+      return code;
     },
   };
 }
@@ -194,7 +210,7 @@ async function expectReadyAndNothingRefused(
     async () => {
       const objects = await samplesIn(namespace);
       last = objects.map(notReady).filter((m): m is string => m !== undefined);
-      return (objects.length === 4 && last.length === 0) || refused().length > 0;
+      return (objects.length === SAMPLE_COUNT && last.length === 0) || refused().length > 0;
     },
     timeoutMs,
     1000,

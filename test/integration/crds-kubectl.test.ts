@@ -67,6 +67,7 @@ describe("the CRDs through kubectl", () => {
     const got = await kubectl(["get", "aidc", "-n", namespace, "-o", "name"]);
     expect(got.stdout.trim().split("\n").sort()).toEqual([
       "blockvolume.aidc.io/scratch",
+      "bucket.aidc.io/checkpoints",
       "cciinstance.aidc.io/notebook",
       "filesystem.aidc.io/shared",
       "nasvolume.aidc.io/datasets",

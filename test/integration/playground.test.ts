@@ -20,6 +20,7 @@ const SAMPLE_KINDS = [
   "CciInstance",
   "FileSystem",
   "BlockVolume",
+  "Bucket",
 ];
 
 /** Minimal shape of an aidc resource as `kubectl get -o json` returns it. */
@@ -108,6 +109,18 @@ describe("the local playground (npm run dev)", () => {
     expect(items.map((o) => o.kind).sort()).toEqual([...SAMPLE_KINDS].sort());
     const bv = items.find((o) => o.kind === "BlockVolume");
     expect(bv?.status).toMatchObject({ phase: "Attached", attachedInstanceId: "cci-0001" });
+    // The Bucket sample is Ready in the playground's own S3 server (MinIO), as it asks.
+    const bucket = JSON.parse(
+      await playground.kubectl(["get", "bucket", "checkpoints", "-n", "default", "-o", "json"]),
+    ) as { status: Record<string, unknown> };
+    expect(bucket.status).toMatchObject({
+      bucketName: "checkpoints",
+      versioning: "Enabled",
+      lifecycleRules: 2,
+    });
+    expect(lines.some((l) => l.startsWith("object storage (MinIO) at http://127.0.0.1:"))).toBe(
+      true,
+    );
     // The operator started once the API server could serve every kind: no retried
     // list or watch, and no stack trace, in its log.
     expect(logs.filter((l) => l.includes("list/watch failed") || l.includes('"stack"'))).toEqual(
