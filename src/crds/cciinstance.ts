@@ -118,6 +118,25 @@ export const cciImageStatusSchema = z
 /** Outcome of saving one image. */
 export type CciImageStatus = z.infer<typeof cciImageStatusSchema>;
 
+/**
+ * One block volume attached to the instance, or one file system mounted on it, as the
+ * object of this namespace that manages it shows it (the same shape for every kind of
+ * storage, so that a kind added later fills it the same way).
+ */
+export const attachedStorageSchema = z
+  .object({
+    kind: described(z.string(), "Kind of the object: BlockVolume or FileSystem."),
+    name: described(z.string(), "Name of the object in this namespace."),
+    id: str("Id of the volume or file system in the service."),
+    state: str(
+      "State of the attachment or mount as the object shows it (a BlockVolume's phase, a FileSystem mount's state).",
+    ),
+    mountPath: str("Path on the instance, when the object says (a FileSystem mount)."),
+  })
+  .meta({ description: "A volume attached to, or a file system mounted on, the instance." });
+/** One attached volume or mounted file system. */
+export type AttachedStorage = z.infer<typeof attachedStorageSchema>;
+
 /** Observed state of a CciInstance. */
 export const CciInstanceStatus = z
   .object({
@@ -170,6 +189,10 @@ export const CciInstanceStatus = z
     saveImageInProgress: flag("True while the service saves an image of the instance."),
     images: z.array(cciImageStatusSchema).optional().meta({
       description: "Outcome of each image of spec.images.",
+    }),
+    attachedStorage: z.array(attachedStorageSchema).optional().meta({
+      description:
+        "The BlockVolumes attached to the instance and the FileSystems mounted on it, from the objects of this namespace (their status; no service call). Absent when there are none.",
     }),
     error: z
       .object({

@@ -89,6 +89,18 @@ describe("BlockVolume controller", () => {
       "cci-0001",
     );
 
+    // The CciInstance of the instance shows the volume (from the BlockVolume's status).
+    const shown = (name: string) =>
+      ccis.get(name).then((o) => (o?.status as { attachedStorage?: unknown[] }).attachedStorage);
+    await ccis.waitFor("alice", (o) =>
+      JSON.stringify((o.status as Record<string, unknown>).attachedStorage ?? []).includes(
+        '"state":"Attached"',
+      ),
+    );
+    expect(await shown("alice")).toEqual([
+      { kind: "BlockVolume", name: "data", id, state: "Attached" },
+    ]);
+
     await volumes.patchSpec("data", { attachTo: { cciInstanceRef: { name: "bob" } } });
     await volumes.waitFor(
       "data",
@@ -96,6 +108,15 @@ describe("BlockVolume controller", () => {
         conditionOf(o, "Ready")?.reason === "Attached" &&
         (o.status as Record<string, unknown>).attachedInstanceId === "cci-0002",
     );
+    await ccis.waitFor("bob", (o) =>
+      JSON.stringify((o.status as Record<string, unknown>).attachedStorage ?? []).includes(
+        '"state":"Attached"',
+      ),
+    );
+    expect(await shown("bob")).toEqual([
+      { kind: "BlockVolume", name: "data", id, state: "Attached" },
+    ]);
+    await ccis.waitFor("alice", (o) => !(o.status as Record<string, unknown>).attachedStorage);
 
     await volumes.patchSpec("data", { attachTo: null });
     await volumes.waitFor(

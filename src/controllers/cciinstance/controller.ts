@@ -12,6 +12,7 @@ import {
   systemClock,
 } from "../../runtime/index.js";
 import { BOUND_ID_INDEX, claimedIds } from "../managed/tenancy.js";
+import { ATTACHED_STORAGE_SOURCES } from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";
 import { CciInstanceReconciler, type CciService } from "./reconciler.js";
 import { type CciLister, CciSnapshot } from "./snapshot.js";
@@ -53,7 +54,7 @@ export function cciInstanceController(options: CciInstanceControllerOptions): Co
     saveBackoff: options.saveBackoff ?? DEFAULT_SAVE_BACKOFF,
     adoptionNamespaces: options.adoptionNamespaces ?? [],
   });
-  return controller("cciinstance")
+  const builder = controller("cciinstance")
     .for(cciInstanceCrd)
     .index(cciInstanceCrd, BOUND_ID_INDEX, (o) =>
       claimedIds(o, (o as unknown as CciInstance).spec?.instanceId),
@@ -71,7 +72,23 @@ export function cciInstanceController(options: CciInstanceControllerOptions): Co
         verbs: ["patch"],
         reason: "write the status subresource",
       },
-    ])
+      {
+        apiGroups: [cciInstanceCrd.group],
+        resources: ATTACHED_STORAGE_SOURCES.map((s) => s.resource.plural),
+        verbs: ["get", "list", "watch"],
+        reason: "show the BlockVolumes and FileSystems attached to an instance",
+      },
+    ]);
+  // A change of a volume or file system (attached, detached, mounted) shows at once on
+  // the CciInstances of its namespace (a detached one no longer names its instance).
+  for (const source of ATTACHED_STORAGE_SOURCES) {
+    builder.watches(source.resource, (obj, cache) =>
+      cache
+        .list(cciInstanceCrd, obj.metadata?.namespace ?? "")
+        .map((c) => ({ namespace: c.metadata?.namespace ?? "", name: c.metadata?.name ?? "" })),
+    );
+  }
+  return builder
     .onError((key, err, ctx) => reconciler.onError(key, err, ctx))
     .reconcile((key, ctx) => reconciler.reconcile(key, ctx));
 }

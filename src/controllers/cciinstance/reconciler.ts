@@ -30,6 +30,7 @@ import {
   isBindingRefusal,
   mayAdopt,
 } from "../managed/tenancy.js";
+import { attachedStorage } from "./attached-storage.js";
 import { type Binding, decideBinding, recordedInstanceId } from "./binding.js";
 import { type ImageSaver, saveImages } from "./image-saver.js";
 import { IMAGES_ANNOTATION, imageKey, parseLedger, type SaveBackoff } from "./images.js";
@@ -151,9 +152,11 @@ export class CciInstanceReconciler {
       ? setCondition(conditions, images.condition, gen, now)
       : removeCondition(conditions, "ImagesSaved");
     conditions = withKstatusConditions(conditions, gen, now);
+    const storage = attachedStorage(ctx.cache, current.metadata?.namespace ?? "", id);
     const status: CciInstanceStatus = {
       ...observed,
       ...(images.statuses.length > 0 ? { images: images.statuses } : {}),
+      ...(storage.length > 0 ? { attachedStorage: storage } : {}),
       ...(gen !== undefined ? { observedGeneration: gen } : {}),
       conditions,
     };
