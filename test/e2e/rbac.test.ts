@@ -177,6 +177,7 @@ describe("the chart's RBAC", () => {
       "nasvolumes",
       "cciinstances",
       "trainingtemplates",
+      "filesystems",
     ].flatMap((resource) =>
       ["create", "delete", "deletecollection"].map((verb) => ({
         verb,
