@@ -91,7 +91,9 @@ describe("BlockVolume controller", () => {
 
     // The CciInstance of the instance shows the volume (from the BlockVolume's status).
     const shown = (name: string) =>
-      ccis.get(name).then((o) => (o?.status as { attachedStorage?: unknown[] }).attachedStorage);
+      ccis
+        .get(name)
+        .then((o) => (o?.status as { attachedStorage?: unknown[] } | undefined)?.attachedStorage);
     await ccis.waitFor("alice", (o) =>
       JSON.stringify((o.status as Record<string, unknown>).attachedStorage ?? []).includes(
         '"state":"Attached"',
