@@ -94,8 +94,20 @@ describe("FileSystem controller", () => {
       ],
     });
     expect(conditionOf(ready, "ReferencesResolved")).toMatchObject({ status: "True" });
+    // The CciInstance shows the mount (from the FileSystem's status, no service call).
+    const ccis = new ObjectsOf(op.kube, cciInstanceCrd, namespace);
+    const storageOf = (o: KubeObject) =>
+      (
+        (o.status as { attachedStorage?: { kind: string; name: string }[] } | undefined)
+          ?.attachedStorage ?? []
+      ).filter((a) => a.kind === "FileSystem" && a.name === "shared");
+    const alice = await ccis.waitFor("alice", (o) => storageOf(o).length === 1);
+    expect(storageOf(alice)).toEqual([
+      { kind: "FileSystem", name: "shared", id, state: "Mounted", mountPath: "/shared" },
+    ]);
     await fs.patchSpec("shared", { mounts: [] });
     const unmounted = await fs.waitFor("shared", (o) => (statusOf(o).mounts ?? []).length === 0);
+    await ccis.waitFor("alice", (o) => storageOf(o).length === 0);
     expect(statusOf(unmounted).mountsReady).toBe("0/0");
     expect((await new FileSystemOperations(op.service).get(id)).mounts).toEqual([]);
     await fs.delete("shared");
