@@ -4,6 +4,7 @@
  * `<prefix>-job-<i>` (the remote NAS directory and task names are the same, so the
  * remote resources of each object can be counted by name).
  */
+import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
@@ -15,6 +16,8 @@ export const NAS: ResourceDescriptor = nasVolumeCrd;
 export const JOB: ResourceDescriptor = trainingJobCrd;
 /** The file systems of the chaos run. */
 export const FS: ResourceDescriptor = fileSystemCrd;
+/** The block volumes of the chaos run. */
+export const BV: ResourceDescriptor = blockVolumeCrd;
 
 /** NAS product of the emulator's fixtures. */
 export const NAS_PRODUCT = "nas.capacity.standard";
@@ -50,6 +53,21 @@ export function fileSystem(namespace: string, prefix: string, i: number): KubeOb
         },
       ],
     },
+  };
+}
+
+/** Name of the i-th BlockVolume (also its remote name). */
+export const bvName = (prefix: string, i: number) => `${prefix}-bv-${i}`;
+
+/** The CCI instance the i-th BlockVolume is attached to. */
+export const bvInstance = (i: number) => CCI_INSTANCES[i % CCI_INSTANCES.length] ?? "cci-0001";
+
+/** The i-th BlockVolume, attached to one of the emulator's CCI instances. */
+export function blockVolume(namespace: string, prefix: string, i: number): KubeObject {
+  const name = bvName(prefix, i);
+  return {
+    metadata: { name, namespace },
+    spec: { name, sizeGB: 10, volumeType: "ssd", attachTo: { instanceId: bvInstance(i) } },
   };
 }
 

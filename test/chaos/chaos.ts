@@ -2,8 +2,9 @@
  * `npm run chaos -- [--n 100] [--kills 20] [--seed 1] ...`
  *
  * Starts a control plane and the emulator (20% of service requests fail with 500, creates
- * after taking effect; a share is delayed), creates N NasVolumes, N TrainingJobs and N
- * FileSystems (each mounted on an instance) while `aidc-operator run`
+ * after taking effect; a share is delayed), creates N NasVolumes, N TrainingJobs, N
+ * FileSystems (each mounted on an instance) and N BlockVolumes (each attached to an
+ * instance) while `aidc-operator run`
  * is SIGKILLed at seeded random moments and restarted each time, restarts the API
  * server once, lets the operator settle, and prints the invariants as JSON. Exits 1
  * on any violation. The same seed gives the same kill schedule, batches and fault draws.
@@ -22,6 +23,7 @@ const { values: flags } = parseArgs({
     nas: { type: "string" },
     jobs: { type: "string" },
     fs: { type: "string" },
+    bv: { type: "string" },
     kills: { type: "string" },
     seed: { type: "string" },
     "error-rate": { type: "string" },
@@ -49,6 +51,7 @@ const options = {
   nas: num(flags.nas, "AIDC_CHAOS_NAS", n),
   jobs: num(flags.jobs, "AIDC_CHAOS_JOBS", n),
   fileSystems: num(flags.fs, "AIDC_CHAOS_FS", n),
+  blockVolumes: num(flags.bv, "AIDC_CHAOS_BV", n),
   kills: Math.max(1, num(flags.kills, "AIDC_CHAOS_KILLS", 20)),
   seed: num(flags.seed, "AIDC_CHAOS_SEED", 1),
   errorRate: num(flags["error-rate"], "AIDC_CHAOS_ERROR_RATE", 0.2),
@@ -75,7 +78,7 @@ const progress = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
 
 async function main(): Promise<number> {
   progress(
-    `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.fileSystems} FileSystems, ${options.kills} kills`,
+    `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.fileSystems} FileSystems, ${options.blockVolumes} BlockVolumes, ${options.kills} kills`,
   );
   const chaos = await startEnvironment({ subscriptionDelayMs, randomSeed: options.seed });
   const logDir = await mkdtemp(join(tmpdir(), "aidc-chaos-"));
@@ -95,7 +98,9 @@ async function main(): Promise<number> {
       ...Object.values(report.remoteCounts.nas),
       ...Object.values(report.remoteCounts.tasks),
       ...Object.values(report.remoteCounts.fileSystems),
+      ...Object.values(report.remoteCounts.volumes),
     ].filter((v) => v === 1).length;
+    const attachedOk = Object.values(report.remoteCounts.attached).filter((v) => v === 1).length;
     const mountsOk = Object.values(report.remoteCounts.mounts).filter((v) => v === 1).length;
     process.stdout.write(
       `${JSON.stringify(
@@ -109,6 +114,9 @@ async function main(): Promise<number> {
             fileSystemsNotOne: exceptions(report.remoteCounts.fileSystems),
             fileSystemsWithExactlyOneMount: mountsOk,
             mountsNotOne: exceptions(report.remoteCounts.mounts),
+            volumesNotOne: exceptions(report.remoteCounts.volumes),
+            blockVolumesAttachedToTheirInstance: attachedOk,
+            attachedNotOne: exceptions(report.remoteCounts.attached),
           },
           notReady: report.notReady.slice(0, 50),
           operatorLog: join(logDir, "operator.log"),

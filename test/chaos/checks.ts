@@ -1,6 +1,6 @@
 /**
  * The invariants the chaos run ends with: exactly one remote resource per object (and
- * exactly one mount per FileSystem),
+ * exactly one mount per FileSystem, each BlockVolume's volume attached to its instance),
  * every object Ready, no object stopped as CreateOutcomeUnknown (each one listed),
  * and the API key in no log line and no Event.
  */
@@ -9,7 +9,17 @@ import type { RunningEmulator } from "../../src/emulator/server.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { isReady } from "../bench/ready-tracker.js";
-import { FS, fsName, JOB, jobName, NAS, nasName } from "../bench/workload.js";
+import {
+  BV,
+  bvInstance,
+  bvName,
+  FS,
+  fsName,
+  JOB,
+  jobName,
+  NAS,
+  nasName,
+} from "../bench/workload.js";
 
 /** What the checks found. */
 export interface ChaosFindings {
@@ -20,6 +30,9 @@ export interface ChaosFindings {
     fileSystems: Record<string, number>;
     /** Mounts over the remote file systems of each FileSystem's name (each must be 1). */
     mounts: Record<string, number>;
+    volumes: Record<string, number>;
+    /** Remote volumes of each BlockVolume's name attached to its instance (each must be 1). */
+    attached: Record<string, number>;
   };
   /** Remote resources carrying the run's prefix but no object's name. */
   strayRemote: string[];
@@ -53,6 +66,8 @@ export async function checkInvariants(args: {
   jobs: number;
   /** FileSystems of the run (default 0). */
   fileSystems?: number;
+  /** BlockVolumes of the run (default 0). */
+  blockVolumes?: number;
   apiKey: string;
   logFile: string;
 }): Promise<ChaosFindings> {
@@ -61,6 +76,7 @@ export async function checkInvariants(args: {
   const nasNames = Array.from({ length: args.nas }, (_, i) => nasName(prefix, i));
   const jobNames = Array.from({ length: args.jobs }, (_, i) => jobName(prefix, i));
   const fsNames = Array.from({ length: args.fileSystems ?? 0 }, (_, i) => fsName(prefix, i));
+  const bvNames = Array.from({ length: args.blockVolumes ?? 0 }, (_, i) => bvName(prefix, i));
 
   const count = (names: string[], remote: Iterable<{ name: string; id: string }>) => {
     const counts: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
@@ -85,13 +101,27 @@ export async function checkInvariants(args: {
   for (const [name, n] of Object.entries(mounts)) {
     if (n !== 1) violations.push(`${name}: ${n} mounts (expected exactly 1)`);
   }
-  const strayRemote = [...nasCount.stray, ...taskCount.stray, ...fsCount.stray];
+  const remoteVolumes = [...emulator.state.volumes.records.values()];
+  const bvCount = count(bvNames, remoteVolumes);
+  const attached: Record<string, number> = {};
+  bvNames.forEach((name, i) => {
+    attached[name] = remoteVolumes.filter(
+      (v) => v.name === name && v.status === "in-use" && v.instanceId === bvInstance(i),
+    ).length;
+    if (attached[name] !== 1) {
+      violations.push(
+        `${name}: not attached to ${bvInstance(i)} (expected exactly 1 volume there)`,
+      );
+    }
+  });
+  const strayRemote = [...nasCount.stray, ...taskCount.stray, ...fsCount.stray, ...bvCount.stray];
   for (const s of strayRemote) violations.push(`remote resource without an object: ${s}`);
 
   const objects: KubeObject[] = [
     ...(await kube.list(NAS, namespace)).items,
     ...(await kube.list(JOB, namespace)).items,
     ...(await kube.list(FS, namespace)).items,
+    ...(await kube.list(BV, namespace)).items,
   ];
   const byName = new Map(objects.map((o) => [`${o.kind}/${o.metadata?.name}`, o]));
   const notReady: string[] = [];
@@ -100,6 +130,7 @@ export async function checkInvariants(args: {
     [NAS.kind, nasNames],
     [JOB.kind, jobNames],
     [FS.kind, fsNames],
+    [BV.kind, bvNames],
   ] as const) {
     for (const name of names) {
       const obj = byName.get(`${kind}/${name}`);
@@ -140,10 +171,12 @@ export async function checkInvariants(args: {
       tasks: taskCount.counts,
       fileSystems: fsCount.counts,
       mounts,
+      volumes: bvCount.counts,
+      attached,
     },
     strayRemote,
-    ready: nasNames.length + jobNames.length + fsNames.length - notReady.length,
-    total: nasNames.length + jobNames.length + fsNames.length,
+    ready: nasNames.length + jobNames.length + fsNames.length + bvNames.length - notReady.length,
+    total: nasNames.length + jobNames.length + fsNames.length + bvNames.length,
     notReady,
     createOutcomeUnknown: unknown,
     logLines: log.split("\n").filter(Boolean).length,

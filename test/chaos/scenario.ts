@@ -1,6 +1,7 @@
 /**
  * The chaos scenario, shared by `npm run chaos` and its short integration test: while
- * NasVolumes, TrainingJobs and FileSystems (each with a mount) are being created, `aidc-operator run` (its own process)
+ * NasVolumes, TrainingJobs, FileSystems (each with a mount) and BlockVolumes (each
+ * attached to an instance) are being created, `aidc-operator run` (its own process)
  * is SIGKILLed again and again and restarted each time, the emulator fails a share of
  * requests with 500 (creates after taking effect) and delays others, and the API server
  * restarts once. Then the
@@ -12,7 +13,17 @@ import { freePort } from "../../src/controlplane/controlplane.js";
 import { seededRandom } from "../../src/emulator/state.js";
 import type { BenchEnvironment } from "../bench/environment.js";
 import { isReady } from "../bench/ready-tracker.js";
-import { FS, fileSystem, inParallel, JOB, NAS, nasVolume, trainingJob } from "../bench/workload.js";
+import {
+  BV,
+  blockVolume,
+  FS,
+  fileSystem,
+  inParallel,
+  JOB,
+  NAS,
+  nasVolume,
+  trainingJob,
+} from "../bench/workload.js";
 import { type OperatorProcess, sleep, startOperatorProcess } from "../support/operator-process.js";
 import { type ChaosFindings, checkInvariants } from "./checks.js";
 import { resolveUnknownOutcomes, type UserResolutions } from "./user-resolution.js";
@@ -26,6 +37,8 @@ export interface ChaosOptions {
   jobs: number;
   /** FileSystems, each mounted on one instance (default 0). */
   fileSystems?: number;
+  /** BlockVolumes, each attached to one instance (default 0). */
+  blockVolumes?: number;
   /** Seed of the kill schedule, the batches and the emulator's fault draws. */
   seed: number;
   kills: number;
@@ -88,6 +101,7 @@ const CREATE_ENDPOINTS = new Set([
   "createTrainingTask",
   "createFileSystem",
   "createFileSystemMount",
+  "createVolume",
 ]);
 
 /** Runs the scenario against `env`; never throws for a broken invariant (see `violations`). */
@@ -136,10 +150,12 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
   // Objects are created in batches before each kill of the first half, interleaved.
   const objects = [];
   const fileSystems = o.fileSystems ?? 0;
-  for (let i = 0; i < Math.max(o.nas, o.jobs, fileSystems); i++) {
+  const blockVolumes = o.blockVolumes ?? 0;
+  for (let i = 0; i < Math.max(o.nas, o.jobs, fileSystems, blockVolumes); i++) {
     if (i < o.nas) objects.push({ res: NAS, obj: nasVolume(o.namespace, o.prefix, i) });
     if (i < o.jobs) objects.push({ res: JOB, obj: trainingJob(o.namespace, o.prefix, i, false) });
     if (i < fileSystems) objects.push({ res: FS, obj: fileSystem(o.namespace, o.prefix, i) });
+    if (i < blockVolumes) objects.push({ res: BV, obj: blockVolume(o.namespace, o.prefix, i) });
   }
   const batches = Math.max(1, Math.ceil(o.kills / 2));
   const batchSize = Math.ceil(objects.length / batches);
@@ -186,12 +202,13 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         ...(await env.kube.list(NAS, o.namespace)).items,
         ...(await env.kube.list(JOB, o.namespace)).items,
         ...(await env.kube.list(FS, o.namespace)).items,
+        ...(await env.kube.list(BV, o.namespace)).items,
       ];
       if (all.length === objects.length && all.every(isReady)) {
         settledInMs = Date.now() - settleStart;
         break;
       }
-      for (const res of [NAS, JOB, FS]) {
+      for (const res of [NAS, JOB, FS, BV]) {
         await resolveUnknownOutcomes(env.kube, env.emulator, res, o.namespace, userResolutions);
       }
       await sleep(500);
@@ -208,6 +225,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       nas: o.nas,
       jobs: o.jobs,
       fileSystems,
+      blockVolumes,
       apiKey: env.apiKey,
       logFile: o.logFile,
     });

@@ -12,7 +12,7 @@ import type { RunningEmulator } from "../../src/emulator/server.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
 import { CLIENT_TOKEN_ENV, clientTokenInDescription } from "../../src/service/client-token.js";
-import { FS, NAS } from "../bench/workload.js";
+import { BV, FS, NAS } from "../bench/workload.js";
 
 /** What the "user" did: `Kind/name: the condition's message`, per object. */
 export interface UserResolutions {
@@ -35,6 +35,11 @@ function remoteWithToken(emulator: RunningEmulator, res: ResourceDescriptor, tok
   if (res.kind === FS.kind) {
     return [...emulator.state.fileSystems.byId.values()].find(
       (f) => clientTokenInDescription(f.description) === token,
+    )?.id;
+  }
+  if (res.kind === BV.kind) {
+    return [...emulator.state.volumes.records.values()].find(
+      (v) => clientTokenInDescription(v.description) === token,
     )?.id;
   }
   if (res.kind === NAS.kind) {

@@ -40,6 +40,7 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       nas: 5,
       jobs: 2,
       fileSystems: 2,
+      blockVolumes: 2,
       seed: 42,
       kills: 3,
       killAfterCreates: [1, 3, 5],
@@ -59,7 +60,9 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
     expect(Object.values(report.remoteCounts.tasks)).toEqual([1, 1]);
     expect(Object.values(report.remoteCounts.fileSystems)).toEqual([1, 1]);
     expect(Object.values(report.remoteCounts.mounts)).toEqual([1, 1]);
-    expect(report.ready).toBe(9);
+    expect(Object.values(report.remoteCounts.volumes)).toEqual([1, 1]);
+    expect(Object.values(report.remoteCounts.attached)).toEqual([1, 1]);
+    expect(report.ready).toBe(11);
     expect(report.createOutcomeUnknown).toEqual([]);
     expect(report.apiKeyInLogLines + report.apiKeyInEvents).toBe(0);
     expect(report.logLines).toBeGreaterThan(0);
@@ -75,7 +78,7 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
     expect(report.userResolutions.adopted).toEqual([]);
   });
 
-  it("the checks name a second remote resource, a second mount, a stray one and a logged key", async () => {
+  it("the checks name a second remote resource, a second mount, a detached volume, a stray one and a logged key", async () => {
     // After the run above: one more NAS under an object's name, one under no object's,
     // and a second mount of a file system.
     applySeed(env.emulator.state, { nas: [{ name: "det-nas-0" }, { name: "det-nas-99" }] });
@@ -88,6 +91,10 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       { id: "mnt-extra", instanceId: "cci-0004", address: "x", status: "mounted", createdAt: 0 },
       0,
     );
+    // A volume someone else detached.
+    const bv1 = [...env.emulator.state.volumes.records.values()].find((v) => v.name === "det-bv-1");
+    if (!bv1) throw new Error("det-bv-1 is not in the service");
+    env.emulator.state.volumes.patch(bv1.id, { status: "available", instanceId: null });
     const logFile = join(await mkdtemp(join(tmpdir(), "aidc-chaos-test-")), "leak.log");
     await writeFile(logFile, `{"msg":"oops","key":"${env.apiKey}"}\n`);
     const findings = await checkInvariants({
@@ -98,12 +105,14 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       nas: 5,
       jobs: 2,
       fileSystems: 2,
+      blockVolumes: 2,
       apiKey: env.apiKey,
       logFile,
     });
     expect(findings.violations).toEqual([
       "det-nas-0: 2 remote resources (expected exactly 1)",
       "det-fs-0: 2 mounts (expected exactly 1)",
+      "det-bv-1: not attached to cci-0002 (expected exactly 1 volume there)",
       expect.stringMatching(/^remote resource without an object: det-nas-99 /),
       "the API key is in 1 log line(s)",
     ]);
