@@ -36,6 +36,7 @@ import { ${n.camel}Crd } from "../../src/crds/${n.lower}.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { verdictsOf } from "../support/verdicts.js";
 
 /** The ${n.kind} controller against a real API server and the emulator. */
 describe("${n.kind} controller", () => {
@@ -60,6 +61,9 @@ describe("${n.kind} controller", () => {
     const obj = await objects.waitForCondition("first", "Ready", "True", "Available");
     expect(conditionOf(obj, "Synced")?.status).toBe("True");
     expect(await op.admin.requests({ endpoint: "create${n.kind}" })).toHaveLength(1);
+    // What Flux (kstatus) and Argo CD make of it; judge its other states too (progressing,
+    // terminal, deleting), as test/integration/health-verdicts.test.ts does for the first kinds.
+    expect(verdictsOf([obj])).toEqual([{ kstatus: "Current", argocd: "Healthy" }]);
     throw new Error(${JSON.stringify(skeletonMessage(n))});
   });
 });
