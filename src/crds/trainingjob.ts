@@ -62,6 +62,34 @@ const shape = {
     "Scheduling priority 1 to 3; a smaller number is a higher priority. When omitted: the template's priority (createType TEMPLATE), the source job's (COPY), else 3, the service's default; status.priority shows the priority the task runs at.",
   ).optional(),
   ...trainingConfigShape,
+  bucketEnv: withRules(
+    z
+      .array(
+        z
+          .object({
+            bucketRef: localObjectReference("Bucket", "The Bucket (same namespace)."),
+            prefix: described(
+              z
+                .string()
+                .min(1)
+                .max(32)
+                .regex(/^[A-Z_][A-Z0-9_]*$/),
+              "Prefix of the variables: <prefix>_NAME, <prefix>_ENDPOINT, <prefix>_REGION (upper-case letters, digits, _). Default BUCKET.",
+            ).default("BUCKET"),
+          })
+          .meta({ description: "Environment variables that point the task at a Bucket." }),
+      )
+      .max(8)
+      .meta({
+        description:
+          "Buckets whose name, endpoint URL and region the task gets as environment variables (<prefix>_NAME, <prefix>_ENDPOINT, <prefix>_REGION; they win over env of the same name). The job waits until each Bucket is Ready. At most 8. No S3 keys are passed: the workload brings its own. Immutable.",
+        "x-kubernetes-list-type": "atomic",
+      }),
+    {
+      rule: "self.all(x, self.exists_one(y, y.prefix == x.prefix))",
+      message: "spec.bucketEnv: each entry needs its own prefix",
+    },
+  ).optional(),
   ports: z
     .array(trainingJobPortSchema)
     .max(32)
@@ -114,6 +142,7 @@ export const TRAINING_JOB_MUTABILITY: readonly FieldRule[] = [
     "copyFrom",
     "priority",
     ...Object.keys(trainingConfigShape),
+    "bucketEnv",
   ].map(
     (field): FieldRule => ({
       field,

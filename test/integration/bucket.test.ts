@@ -8,7 +8,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketControllerWith } from "../../src/controllers/bucket/controller.js";
 import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
+import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { createLogger } from "../../src/runtime/logging.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
@@ -67,7 +69,7 @@ describe("Bucket controller", () => {
     firstKeys.push(s3.server.accessKeyId, s3.server.secretAccessKey);
     namespace = await createNamespace(adminKubeConfig(), "bucket");
     op = await startTestOperator({
-      controllers: [bucketControllerWith({ visibilityGraceMs: 2_000 })],
+      controllers: [bucketControllerWith({ visibilityGraceMs: 2_000 }), trainingJobController],
       namespaces: [namespace],
       config: { objectStorage: s3.config, holdBackoff: { baseMs: 500, maxMs: 1_000 } },
       log,
@@ -299,6 +301,30 @@ describe("Bucket controller", () => {
       30_000,
     );
     expect((await s3.client().getTags(name)).v).toBe("2");
+  });
+
+  it("gives a TrainingJob's task the name, endpoint and region of the Buckets in its bucketEnv, once Ready", async () => {
+    const jobs = new ObjectsOf(op.kube, trainingJobCrd, namespace);
+    await jobs.create("train", {
+      image: "registry.example.com/ml/train:1",
+      productCode: "train.cpu.16",
+      workerCount: 1,
+      env: { CKPT_NAME: "from-env" },
+      bucketEnv: [{ bucketRef: { name: "ckpt" }, prefix: "CKPT" }],
+    });
+    await jobs.waitForCondition("train", "ReferencesResolved", "False", "BucketNotFound", 30_000);
+    const name = unique("ckpt");
+    await buckets.create("ckpt", { name });
+    await jobs.waitFor("train", (o) => Boolean((o.status as { taskId?: string })?.taskId), 30_000);
+    const creates = (await op.admin.requests({ endpoint: "createTrainingTask" })).filter(
+      (r) => (r.body as { image?: string }).image === "registry.example.com/ml/train:1",
+    );
+    expect(creates).toHaveLength(1);
+    expect((creates[0]?.body as { env?: Record<string, string> } | undefined)?.env).toMatchObject({
+      CKPT_NAME: name,
+      CKPT_ENDPOINT: `${s3.server.url}/${name}`,
+      CKPT_REGION: "us-east-1",
+    });
   });
 
   it("never writes an S3 key into a log line, an Event or a status", async () => {

@@ -9,6 +9,7 @@
  */
 import { AddressAllowList } from "../../config/cidr.js";
 import { pollIntervalFor } from "../../config/schema.js";
+import { bucketCrd } from "../../crds/bucket.js";
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import { trainingJobCrd } from "../../crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
@@ -26,6 +27,7 @@ import { managedController } from "../managed/managed-controller.js";
 import { type TrainingJobRemote, trainingJobClient } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
 import {
+  bucketRefKeys,
   copyFromKeys,
   nasVolumeRefKeys,
   REFERENCE_INDEX,
@@ -121,16 +123,18 @@ export function trainingJobControllerFrom(
         name: REFERENCE_INDEX.nasVolume,
         fn: (o) => nasVolumeRefKeys(o as TrainingJobObject),
       },
+      { name: REFERENCE_INDEX.bucket, fn: (o) => bucketRefKeys(o as TrainingJobObject) },
       { name: REFERENCE_INDEX.template, fn: (o) => templateRefKeys(o as TrainingJobObject) },
       { name: REFERENCE_INDEX.trainingJob, fn: (o) => copyFromKeys(o as TrainingJobObject) },
     ],
     references: {
       watches: [
         { resource: nasVolumeCrd, map: referencing(REFERENCE_INDEX.nasVolume) },
+        { resource: bucketCrd, map: referencing(REFERENCE_INDEX.bucket) },
         { resource: trainingTemplateCrd, map: referencing(REFERENCE_INDEX.template) },
         { resource: trainingJobCrd, map: referencing(REFERENCE_INDEX.trainingJob) },
       ],
-      reason: "read the NasVolumes and TrainingTemplates a job refers to",
+      reason: "read the NasVolumes, Buckets and TrainingTemplates a job refers to",
     },
   });
 }

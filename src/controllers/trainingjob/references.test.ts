@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Bucket } from "../../crds/bucket.js";
 import type { TrainingJobSpec } from "../../crds/trainingjob.js";
 import type { NasVolumeObject, TrainingJobObject, TrainingTemplateObject } from "./objects.js";
 import {
@@ -60,9 +61,11 @@ function lookup(objects: {
   nas?: NasVolumeObject[];
   templates?: TrainingTemplateObject[];
   jobs?: TrainingJobObject[];
+  buckets?: Bucket[];
 }): ReferenceLookup {
   return {
     nasVolume: (n) => objects.nas?.find((o) => o.metadata.name === n),
+    bucket: (n) => objects.buckets?.find((o) => o.metadata.name === n),
     template: (n) => objects.templates?.find((o) => o.metadata.name === n),
     trainingJob: (n) => objects.jobs?.find((o) => o.metadata.name === n),
   };
@@ -288,5 +291,52 @@ describe("reference index values", () => {
     ]);
     expect(copyFromKeys(job({ createType: "COPY", copyFrom: { name: "s" } }))).toEqual(["ns/s"]);
     expect(templateRefKeys(j)).toEqual([]);
+  });
+});
+
+describe("bucketEnv", () => {
+  const bucket = (ready: boolean): Bucket => ({
+    apiVersion: "aidc.io/v1alpha1",
+    kind: "Bucket",
+    metadata: { name: "ckpt", namespace: "ns" },
+    spec: { adopt: false, forceDestroy: false, deletionPolicy: "Orphan" },
+    status: {
+      conditions: [
+        {
+          type: "Ready",
+          status: ready ? "True" : "False",
+          reason: ready ? "Available" : "Creating",
+          message: "",
+          lastTransitionTime: "2026-01-01T00:00:00Z",
+        },
+      ],
+      ...(ready ? { bucketName: "ckpt-1", endpoint: "http://s3/ckpt-1", region: "us-east-1" } : {}),
+    },
+  });
+  const withBuckets = job({ bucketEnv: [{ bucketRef: { name: "ckpt" }, prefix: "CKPT" }] });
+
+  it("waits for a Bucket that does not exist, then for one that is not Ready", () => {
+    expect(resolveReferences(withBuckets, lookup({}))).toMatchObject({
+      resolved: false,
+      reason: "BucketNotFound",
+    });
+    expect(resolveReferences(withBuckets, lookup({ buckets: [bucket(false)] }))).toMatchObject({
+      resolved: false,
+      reason: "BucketNotReady",
+    });
+  });
+
+  it("gives the task the Bucket's name, endpoint and region under the prefix", () => {
+    const r = resolveReferences(withBuckets, lookup({ buckets: [bucket(true)] }));
+    expect(r).toMatchObject({
+      resolved: true,
+      refs: {
+        bucketEnv: {
+          CKPT_NAME: "ckpt-1",
+          CKPT_ENDPOINT: "http://s3/ckpt-1",
+          CKPT_REGION: "us-east-1",
+        },
+      },
+    });
   });
 });

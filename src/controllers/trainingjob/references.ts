@@ -2,10 +2,12 @@
  * Resolving a TrainingJob's references before its task is created: each
  * `storage[].nasVolumeRef` to the NasVolume's storage id (once the NasVolume is
  * Ready), `templateRef` to the TrainingTemplate's template id and configuration
- * (createType TEMPLATE), `copyFrom` to the other TrainingJob's task id and spec (COPY).
+ * (createType TEMPLATE), `copyFrom` to the other TrainingJob's task id and spec (COPY),
+ * each `bucketEnv[].bucketRef` to the Bucket's name, endpoint and region (once Ready).
  * Pure: the caller passes a lookup over the informer cache. It is the kind's
  * `resolveReferences` step of the generic loop ({@link resolveJobReferences}).
  */
+import { type Bucket, bucketCrd } from "../../crds/bucket.js";
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { StorageMount } from "../../crds/training.js";
@@ -26,6 +28,7 @@ import type { NasVolumeObject, TrainingJobObject, TrainingTemplateObject } from 
 /** Reads referenced objects of the job's namespace (from the cache). */
 export interface ReferenceLookup {
   nasVolume(name: string): NasVolumeObject | undefined;
+  bucket(name: string): Bucket | undefined;
   template(name: string): TrainingTemplateObject | undefined;
   trainingJob(name: string): TrainingJobObject | undefined;
 }
@@ -34,6 +37,8 @@ export interface ReferenceLookup {
 export interface ResolvedReferences {
   /** The storage mounts with storage ids (the job's own, else the source's). */
   storageConfigs: StorageConfigItem[];
+  /** The environment variables of `spec.bucketEnv` (name, endpoint and region of each Bucket). */
+  bucketEnv?: Record<string, string>;
   /** createType TEMPLATE: the template's id. */
   templateId?: string;
   /** createType COPY: the task to copy. */
@@ -124,7 +129,7 @@ export function resolveReferences(
 ): ResolutionResult {
   const spec = job.spec;
   let inherited: Partial<InheritedConfig> = {};
-  const refs: Omit<ResolvedReferences, "storageConfigs" | "inherited"> = {};
+  const refs: Omit<ResolvedReferences, "storageConfigs" | "inherited" | "bucketEnv"> = {};
   if (spec.createType === "TEMPLATE") {
     const name = spec.templateRef?.name;
     if (!name)
@@ -155,7 +160,34 @@ export function resolveReferences(
     if ("reason" in item) return wait(item.reason, item.message);
     storageConfigs.push(item);
   }
-  return { resolved: true, refs: { ...refs, storageConfigs, inherited } };
+  const buckets = bucketEnvOf(job, lookup);
+  if (!buckets.ok) return wait(buckets.reason, buckets.message);
+  return { resolved: true, refs: { ...refs, storageConfigs, inherited, bucketEnv: buckets.env } };
+}
+
+/** The variables of `spec.bucketEnv`, or why the job must wait for a Bucket. */
+function bucketEnvOf(
+  job: TrainingJobObject,
+  lookup: ReferenceLookup,
+):
+  | { ok: true; env: Record<string, string> }
+  | { ok: false; reason: ConditionReason; message: string } {
+  const env: Record<string, string> = {};
+  for (const entry of job.spec.bucketEnv ?? []) {
+    const name = entry.bucketRef.name;
+    const bucket = lookup.bucket(name);
+    if (!bucket)
+      return { ok: false, reason: "BucketNotFound", message: `Bucket ${name} does not exist` };
+    const status = bucket.status;
+    if (!isConditionTrue(status?.conditions, "Ready") || !status?.bucketName || !status.endpoint) {
+      return { ok: false, reason: "BucketNotReady", message: `Bucket ${name} is not Ready yet` };
+    }
+    const prefix = entry.prefix ?? "BUCKET";
+    env[`${prefix}_NAME`] = status.bucketName;
+    env[`${prefix}_ENDPOINT`] = status.endpoint;
+    if (status.region) env[`${prefix}_REGION`] = status.region;
+  }
+  return { ok: true, env };
 }
 
 /** What the TrainingJob's client gets from the reference step (`call.refs`). */
@@ -171,6 +203,7 @@ export interface TrainingJobRefs extends ResolvedReferences {
 export function lookupIn(read: ReferenceReader): ReferenceLookup {
   return {
     nasVolume: (name) => read.get(nasVolumeCrd, name),
+    bucket: (name) => read.get(bucketCrd, name),
     template: (name) => read.get(trainingTemplateCrd, name),
     trainingJob: (name) => read.get(trainingJobCrd, name),
   };
@@ -189,6 +222,7 @@ export function resolveJobReferences(
 /** Index name: TrainingJobs by the `namespace/name` of each object they refer to. */
 export const REFERENCE_INDEX = {
   nasVolume: "byNasVolumeRef",
+  bucket: "byBucketRef",
   template: "byTemplateRef",
   trainingJob: "byCopyFrom",
 } as const;
@@ -199,6 +233,13 @@ export function nasVolumeRefKeys(job: TrainingJobObject): string[] {
   const names = (job.spec?.storage ?? []).flatMap((m) =>
     m.nasVolumeRef ? [m.nasVolumeRef.name] : [],
   );
+  return [...new Set(names)].map((n) => `${ns}/${n}`);
+}
+
+/** Index values of a job's Bucket references (`namespace/name`). */
+export function bucketRefKeys(job: TrainingJobObject): string[] {
+  const ns = job.metadata?.namespace ?? "";
+  const names = (job.spec?.bucketEnv ?? []).map((e) => e.bucketRef.name);
   return [...new Set(names)].map((n) => `${ns}/${n}`);
 }
 

@@ -66,6 +66,7 @@ export function buildCreateRequest(
     image,
     env: {
       ...(env ?? {}),
+      ...(refs.bucketEnv ?? {}),
       [CLIENT_TOKEN_ENV]: token,
       [OWNER_MARK_ENV]: formatOwnerMark(
         ownerMark(job.metadata?.namespace ?? "", job.metadata?.name ?? ""),

@@ -79,6 +79,18 @@ export const TRAINING_JOB_REASONS = {
     TJ,
     "A NasVolume in storage[].nasVolumeRef does not exist (yet); the job waits for it.",
   ),
+  BucketNotFound: entry(
+    "UnderWay",
+    [...REFUSAL, "ReferencesResolved"],
+    TJ,
+    "A Bucket in bucketEnv[].bucketRef does not exist (yet); the job waits for it.",
+  ),
+  BucketNotReady: entry(
+    "UnderWay",
+    [...REFUSAL, "ReferencesResolved"],
+    TJ,
+    "A Bucket in bucketEnv[].bucketRef is not Ready yet (no bucket name and endpoint in its status); the job waits for it.",
+  ),
   NasVolumeNotReady: entry(
     "UnderWay",
     [...REFUSAL, "ReferencesResolved"],
