@@ -8,6 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketControllerWith } from "../../src/controllers/bucket/controller.js";
 import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
@@ -262,6 +263,28 @@ describe("Bucket controller", () => {
     expect(tags[OWNER_TAG]).toBeDefined();
     expect(await c.getVersioning(name)).toBe("Enabled");
     await buckets.waitForEvents("legacy", ["BucketExistsNotAdopted", "Adopted"]);
+  });
+
+  it("after a crash between CreateBucket and recording it, takes the bucket its create made, never another's", async () => {
+    const c = s3.client();
+    // The create went through, the operator died before writing the id: the bucket has
+    // no owner mark, and was created after the pending marker.
+    const ours = unique("crashed");
+    const pending = (at: Date) =>
+      JSON.stringify({ token: "t-crash", at: at.toISOString(), generation: 1 });
+    const marker = pending(new Date(Date.now() - 1_000));
+    expect(await c.createBucket(ours)).toBe("Created");
+    await buckets.create("crashed", { name: ours }, { [ANNOTATIONS.createPending]: marker });
+    await buckets.waitForCondition("crashed", "Ready", "True", "Available", 30_000);
+    expect((await c.getTags(ours))[OWNER_TAG]).toMatch(/^[0-9a-f]{16}\.[0-9a-f]{16}$/);
+    await buckets.waitForEvents("crashed", ["Recovered"]);
+    // A bucket another object's mark claims is not taken: the outcome stays unknown.
+    const theirs = unique("claimed");
+    expect(await c.createBucket(theirs)).toBe("Created");
+    await c.putTags(theirs, { [OWNER_TAG]: "0000000000000000.0000000000000000" });
+    await buckets.create("claimed", { name: theirs }, { [ANNOTATIONS.createPending]: marker });
+    await buckets.waitForCondition("claimed", "Ready", "False", "CreateOutcomeUnknown", 30_000);
+    expect(await c.getTags(theirs)).toEqual({ [OWNER_TAG]: "0000000000000000.0000000000000000" });
   });
 
   it("refuses a bucket name that breaks S3's naming rules at apply time, naming the field", async () => {
