@@ -3,7 +3,14 @@ import type { Logger } from "pino";
 import type { InformerCache } from "./cache.js";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
-import { errorMessage, errorReason, isExternalHold, isTerminal, RetryableError } from "./errors.js";
+import {
+  errorMessage,
+  errorReason,
+  isExternalHold,
+  isTerminal,
+  RetryableError,
+  requeueAfterOf,
+} from "./errors.js";
 import { looksSettled } from "./looks-settled.js";
 import { OwnWriteEchoFilter } from "./own-write-echoes.js";
 import { withReconcilePriority } from "./priority.js";
@@ -255,7 +262,11 @@ export class RunningController {
           );
         }
       } else {
-        const retryInMs = queue.addRateLimited(keyString);
+        // A failure that says when to retry (a saturated client-side rate limit) is
+        // retried then, not on the key's backoff, which would spin while it waits.
+        const asked = requeueAfterOf(err);
+        if (asked !== undefined) queue.addAfter(keyString, asked);
+        const retryInMs = asked ?? queue.addRateLimited(keyString);
         // A conflict only means the cache was behind the object (often our own last
         // write): the retry follows at once, so it is no warning, no Event and no
         // error-policy write (which would conflict the same way).

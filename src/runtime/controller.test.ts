@@ -466,6 +466,28 @@ describe("a running controller", () => {
     await h.cache.stop();
   });
 
+  it("retries a retryable error that says when (requeueAfterMs) then, not on the growing backoff", async () => {
+    const times: number[] = [];
+    const h = harness(async () => {
+      times.push(Date.now());
+      if (times.length < 3) {
+        throw new RetryableError("ConnectionThrottled", "the rate limit is saturated", {
+          requeueAfterMs: 2_500,
+        });
+      }
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    const t0 = Date.now();
+    h.running.start();
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(times.map((t) => t - t0)).toEqual([0, 2_500, 5_000]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
   it("records a Normal event, not a Warning, for a retryable error that is an expected wait", async () => {
     let calls = 0;
     const h = harness(async () => {

@@ -30,6 +30,11 @@ export interface ReconcileErrorOptions {
    * referenced object not ready yet), so its Event is Normal, not Warning.
    */
   waiting?: boolean;
+  /**
+   * RetryableError only: retry after this long instead of the key's exponential
+   * backoff (e.g. when a client-side rate limit says when it will have room).
+   */
+  requeueAfterMs?: number;
 }
 
 /** A failure that may succeed when tried again later (network, 5xx, 429, conflicts). */
@@ -41,11 +46,15 @@ export class RetryableError extends Error {
   /** An expected wait (see {@link ReconcileErrorOptions.waiting}): a Normal event. */
   readonly waiting: boolean;
 
+  /** See {@link ReconcileErrorOptions.requeueAfterMs}. */
+  readonly requeueAfterMs: number | undefined;
+
   constructor(reason: string, message: string, options: ReconcileErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.name = "RetryableError";
     this.reason = reason;
     this.waiting = options.waiting ?? false;
+    this.requeueAfterMs = options.requeueAfterMs;
   }
 }
 
@@ -114,4 +123,15 @@ export function errorReason(err: unknown, fallback = "ReconcileError"): string {
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/**
+ * When a retryable failure asks to be retried (its own `requeueAfterMs`, a positive
+ * number; duck-typed like {@link isTerminal}, so errors of other layers may carry it),
+ * or undefined for the key's exponential backoff.
+ */
+export function requeueAfterOf(err: unknown): number | undefined {
+  if (typeof err !== "object" || err === null || !("requeueAfterMs" in err)) return undefined;
+  const ms = (err as { requeueAfterMs: unknown }).requeueAfterMs;
+  return typeof ms === "number" && Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }

@@ -60,6 +60,13 @@ export interface ServiceClientOptions {
   /** Client-side token bucket; null turns it off. Default 50/s with a burst of 100. */
   rateLimit?: RateLimit | null;
   /**
+   * A call that would wait longer than this for the rate limit fails at once with
+   * `ServiceThrottledError` (not sent), freeing its reconcile's worker; undefined
+   * (default): every call waits its turn. Service connections set it, so one account's
+   * saturated limit cannot hold the workers every account shares.
+   */
+  rateLimitMaxWaitMs?: number;
+  /**
    * The priority of the call being made, read at the rate limit: `low` calls (routine
    * polls) wait while `normal` ones wait too. The operator passes the priority of the
    * reconcile making the call. Default: every call `normal`.
@@ -152,6 +159,7 @@ export class ServiceClientCore implements OperationCaller {
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
+      rateLimitMaxWaitMs: options.rateLimitMaxWaitMs,
       priority: options.callPriority,
       signal: options.callSignal,
       endpoints: this.endpoints,
@@ -224,8 +232,12 @@ export class ServiceClientCore implements OperationCaller {
    * (probed when nothing is known yet, or when a "missing" verdict is old). Throws
    * `EndpointDisabledError` for a disabled one, `ServiceOperationMissingError` naming
    * the first missing one and its config key, or the probe's error when it cannot tell.
+   * Throws `ServiceThrottledError` when the client's rate limit is saturated beyond
+   * `rateLimitMaxWaitMs`: an order about to start would be bounced at its first call,
+   * after the caller's bookkeeping (a create-pending write), so it is bounced here.
    */
   async requireOperations(names: readonly EndpointName[], purpose: string): Promise<void> {
+    this.transport.refuseLongWait(names[0] ?? "requireOperations");
     for (const name of names) {
       if (!this.endpoints[name]) throw new EndpointDisabledError(name);
       const verdict = this.operations.needsProbe(name)

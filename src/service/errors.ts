@@ -134,6 +134,28 @@ export class ServiceUnavailableError extends ServiceError {
 }
 
 /**
+ * The call was not sent: the client-side rate limit of its connection is saturated
+ * (more than `rateLimitMaxWaitMs` of callers ahead). Retryable, and known not sent, so
+ * the reconcile gives its worker back and is retried with backoff instead of holding
+ * it while one account's queue drains (docs/controllers.md, ServiceConnection).
+ */
+export class ServiceThrottledError extends ServiceError {
+  /** Condition and Event reason. */
+  readonly reason = "ConnectionThrottled";
+  /** About when the rate limit has room for the call (the runtime requeues then). */
+  readonly requeueAfterMs: number;
+
+  constructor(
+    message: string,
+    details: Omit<ServiceErrorDetails, "retryable">,
+    requeueAfterMs: number,
+  ) {
+    super(message, { ...details, retryable: true, outcomeUnknown: false });
+    this.requeueAfterMs = requeueAfterMs;
+  }
+}
+
+/**
  * The answer was not JSON, not an envelope, or its data failed the schema; the message
  * names the field that failed. Retryable: a proxy hiccup or a partial body is the
  * common cause, and a persistent mismatch shows in the condition message.

@@ -46,6 +46,7 @@ export {
   ServiceRedirectError,
   ServiceRefusedError,
   ServiceResultShapeError,
+  ServiceThrottledError,
   ServiceUnavailableError,
 } from "./errors.js";
 export { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";

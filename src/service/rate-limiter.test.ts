@@ -66,4 +66,20 @@ describe("TokenBucket", () => {
   it("refuses a rate that could never refill", () => {
     expect(() => new TokenBucket({ ratePerSecond: 0, burst: 1 })).toThrow(/ratePerSecond/);
   });
+
+  it("estimates the wait of a caller arriving now from the callers ahead and the refill rate", () => {
+    const t = virtualTime();
+    const bucket = new TokenBucket({ ratePerSecond: 2, burst: 1 }, t.now, async () => {
+      await new Promise(() => undefined);
+    });
+    expect(bucket.waitEstimateMs()).toBe(0);
+    void bucket.take();
+    // The token is gone; the next caller waits one refill (500 ms).
+    expect(bucket.waitEstimateMs()).toBe(500);
+    void bucket.take();
+    void bucket.take("low");
+    // One normal caller ahead: a normal caller waits two refills, a low one three.
+    expect(bucket.waitEstimateMs()).toBe(1000);
+    expect(bucket.waitEstimateMs("low")).toBe(1500);
+  });
 });

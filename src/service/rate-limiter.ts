@@ -58,6 +58,18 @@ export class TokenBucket {
     return { normal: this.waiting.normal.length, low: this.waiting.low.length };
   }
 
+  /**
+   * About how long a caller of `priority` arriving now would wait for its token: the
+   * callers ahead of it (every normal one; for a low one, the low ones too) and the
+   * missing tokens at the refill rate. 0 when a token is there for it.
+   */
+  waitEstimateMs(priority: CallPriority = "normal"): number {
+    this.refill();
+    const ahead = this.waiting.normal.length + (priority === "low" ? this.waiting.low.length : 0);
+    const missing = ahead + 1 - this.tokens;
+    return missing <= 0 ? 0 : (missing / this.limit.ratePerSecond) * 1000;
+  }
+
   /** Tokens available right now (for tests and metrics). */
   available(): number {
     this.refill();

@@ -199,6 +199,54 @@ describe("the client-side rate limit", () => {
     expect(waits[3]).toBeGreaterThanOrEqual(140);
   });
 
+  it("bounces a call, unsent, that would wait longer than rateLimitMaxWaitMs", async () => {
+    const attempts: RequestObservation[] = [];
+    const client = svc.newClient({
+      rateLimit: { ratePerSecond: 2, burst: 1 },
+      rateLimitMaxWaitMs: 600,
+      catalogTtlMs: 0,
+      onRequest: (e) => attempts.push(e),
+    });
+    const calls = Array.from({ length: 4 }, () =>
+      client.listNasProducts().then(
+        () => "sent",
+        (e: unknown) => {
+          // Not sent, and it says when the limit has room: within a few refills.
+          const { reason, requeueAfterMs, outcomeUnknown } = e as {
+            reason?: string;
+            requeueAfterMs?: number;
+            outcomeUnknown?: boolean;
+          };
+          expect(requeueAfterMs).toBeGreaterThan(600);
+          expect(requeueAfterMs).toBeLessThanOrEqual(1_500);
+          expect(outcomeUnknown).toBe(false);
+          return reason;
+        },
+      ),
+    );
+    // The first takes the token, the second waits 500 ms; the others would wait longer.
+    expect(await Promise.all(calls)).toEqual([
+      "sent",
+      "sent",
+      "ConnectionThrottled",
+      "ConnectionThrottled",
+    ]);
+    expect(attempts).toHaveLength(2);
+  });
+
+  it("refuses to start an order (requireOperations) while the rate limit is saturated", async () => {
+    const client = svc.newClient({
+      rateLimit: { ratePerSecond: 1, burst: 1 },
+      rateLimitMaxWaitMs: 500,
+      catalogTtlMs: 0,
+    });
+    await client.listNasProducts();
+    // The token is spent: the next call would wait about a second.
+    await expect(client.requireOperations(["getNas"], "a NAS order")).rejects.toMatchObject({
+      reason: "ConnectionThrottled",
+    });
+  });
+
   it("lets a normal call that waits go before low-priority ones (routine polls)", async () => {
     const attempts: RequestObservation[] = [];
     const lane = new AsyncLocalStorage<CallPriority>();

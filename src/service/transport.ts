@@ -28,6 +28,7 @@ import {
   ServiceError,
   ServiceInvalidIdError,
   ServiceInvalidRequestError,
+  ServiceThrottledError,
 } from "./errors.js";
 import { type OperationAvailability, verdictOfError } from "./operation-availability.js";
 import type { OperationArgs } from "./operation-caller.js";
@@ -65,6 +66,12 @@ export interface TransportOptions {
   maxResponseBytes: number;
   retry: RetryPolicy;
   rateLimit: RateLimit | null;
+  /**
+   * A call that would wait longer than this for the rate limit is not sent: it fails at
+   * once with `ServiceThrottledError` (retryable, not sent), so the caller's worker is
+   * freed. Undefined: every call waits its turn.
+   */
+  rateLimitMaxWaitMs?: number | undefined;
   /** The priority of the call being made, at the rate limit; default `normal`. */
   priority?: (() => CallPriority) | undefined;
   /** The abort signal of the call being made (its reconcile's); see ServiceClientOptions. */
@@ -150,19 +157,22 @@ export class ServiceTransport {
     const body = args.body === undefined ? undefined : JSON.stringify(args.body);
     const { retry } = this.options;
     const abort = this.options.signal?.();
+
     for (let attempt = 1; ; attempt++) {
       let key = "";
       try {
         if (abort?.aborted) throw abandoned(call);
         key = await this.readKey(name);
         if (this.bucket) {
+          this.refuseLongWait(call.endpoint, call.priority);
           const queued = performance.now();
           await this.bucket.take(call.priority);
           call.rateLimitWaitMs = Math.round((performance.now() - queued) * 1000) / 1000;
         }
         return await this.attempt(call, def.method, url, body, key, schema, abort);
       } catch (err) {
-        if (!(err instanceof ServiceError)) throw err;
+        // A bounced call was not sent: the caller retries it later, not this loop.
+        if (!(err instanceof ServiceError) || err instanceof ServiceThrottledError) throw err;
         scrub(err, key);
         const repeatable =
           err.retryable && (call.idempotent || !err.outcomeUnknown) && !abort?.aborted;
@@ -175,6 +185,26 @@ export class ServiceTransport {
         await (this.options.sleep ?? realSleep)(delay);
       }
     }
+  }
+
+  /**
+   * Throws `ServiceThrottledError` when a call of `endpoint` made now would wait longer
+   * than `rateLimitMaxWaitMs` for the rate limit (see TransportOptions).
+   */
+  refuseLongWait(
+    endpoint: string,
+    priority: CallPriority = this.options.priority?.() ?? "normal",
+  ): void {
+    const maxWait = this.options.rateLimitMaxWaitMs;
+    if (!this.bucket || maxWait === undefined) return;
+    const wait = this.bucket.waitEstimateMs(priority);
+    if (wait <= maxWait) return;
+    throw new ServiceThrottledError(
+      // No figure in the message: a repeat writes the same condition, i.e. nothing.
+      `the client-side rate limit of this connection is saturated (more than ${maxWait} ms of calls ahead): ${endpoint} was not sent and is retried`,
+      { endpoint, code: undefined },
+      Math.ceil(wait),
+    );
   }
 
   /** Closes idle keep-alive sockets. */

@@ -7,7 +7,9 @@
  * document with both sets of figures and the operator's overhead as ratios. Then,
  * unless --skip-reference, the NasVolume comparison (`nasVolume`): the operator over
  * N NasVolumes alone and the Go reference operator (tools/reference-operator) over as
- * many, with operator / reference ratios. Progress goes to stderr; the operator's log
+ * many, with operator / reference ratios. Then, unless --skip-connections, the
+ * tenant-isolation scenario (`connections`, connections-phase.ts; --only-connections
+ * runs it alone, --connections-n sets its N, default 50). Progress goes to stderr; the operator's log
  * to a file named in the output.
  */
 import { mkdtemp } from "node:fs/promises";
@@ -18,6 +20,7 @@ import { operatorConfigSchema } from "../../src/config/schema.js";
 import { apiServerWrites, writesBetween } from "../support/apiserver-writes.js";
 import { buildOperator } from "../support/operator-process.js";
 import { runBaseline } from "./baseline.js";
+import { runConnectionsPhase } from "./connections-phase.js";
 import { type BenchEnvironment, startEnvironment } from "./environment.js";
 import { runOperatorPhase } from "./operator-phase.js";
 import { percentile } from "./ready-tracker.js";
@@ -36,6 +39,9 @@ const { values: flags } = parseArgs({
     "timeout-seconds": { type: "string" },
     "skip-baseline": { type: "boolean" },
     "skip-reference": { type: "boolean" },
+    "skip-connections": { type: "boolean" },
+    "only-connections": { type: "boolean" },
+    "connections-n": { type: "string" },
     "operator-config": { type: "string" },
     "max-old-space-mib": { type: "string" },
     "max-semi-space-mib": { type: "string" },
@@ -63,6 +69,10 @@ const options = {
   timeoutMs: num(flags["timeout-seconds"], "AIDC_BENCH_TIMEOUT_SECONDS", 1800) * 1000,
   skipBaseline: flags["skip-baseline"] ?? false,
   skipReference: flags["skip-reference"] ?? env.AIDC_BENCH_SKIP_REFERENCE === "true",
+  // The tenant-isolation scenario (connections-phase.ts): N per batch, default 50.
+  skipConnections: flags["skip-connections"] ?? env.AIDC_BENCH_SKIP_CONNECTIONS === "true",
+  onlyConnections: flags["only-connections"] ?? false,
+  connectionsN: num(flags["connections-n"], "AIDC_BENCH_CONNECTIONS_N", 50),
   operatorConfig: flags["operator-config"] ?? env.AIDC_BENCH_OPERATOR_CONFIG,
   maxOldSpaceMiB: num(flags["max-old-space-mib"], "AIDC_BENCH_MAX_OLD_SPACE_MIB", 0),
   // Absent: the image's setting (IMAGE_NODE_ARGS); 0: Node's own default.
@@ -90,6 +100,16 @@ async function main(): Promise<number> {
   const bench = await startEnvironment({ subscriptionDelayMs: 0 });
   const logDir = await mkdtemp(join(tmpdir(), "aidc-bench-"));
   try {
+    if (options.onlyConnections) {
+      const connections = await runConnectionsPhase(
+        bench,
+        options.connectionsN,
+        options.timeoutMs,
+        progress,
+      );
+      process.stdout.write(`${JSON.stringify({ connections }, null, 2)}\n`);
+      return 0;
+    }
     let baseline: Record<string, unknown> | undefined;
     if (!options.skipBaseline) {
       await ensureNamespace(bench.kube, "bench-baseline");
@@ -158,6 +178,9 @@ async function main(): Promise<number> {
           ...(options.compiled ? { compiled: true } : {}),
           ...(options.cpuProfDir ? { cpuProfDir: resolve(options.cpuProfDir, "nas") } : {}),
         });
+    const connections = options.skipConnections
+      ? null
+      : await runConnectionsPhase(bench, options.connectionsN, options.timeoutMs, progress);
     const ratio = (key: string) => {
       const a = operator[key];
       const b = baseline?.[key];
@@ -174,6 +197,7 @@ async function main(): Promise<number> {
       operator,
       baseline: baseline ?? null,
       nasVolume,
+      connections,
       overhead: {
         timeToAllReady: ratio("timeToAllReadyMs"),
         latencyP95:

@@ -12,6 +12,13 @@ import { currentReconcileSignal } from "../../runtime/reconcile-deadline.js";
 import { ServiceClient } from "../../service/client.js";
 import type { ConnectionClientSettings } from "./registry.js";
 
+/**
+ * Longest a call of a connection waits for that connection's rate limit before it is
+ * bounced (`ServiceThrottledError`, retried with backoff): the controllers' workers are
+ * shared by every account, so a saturated account must not hold them.
+ */
+export const CONNECTION_RATE_LIMIT_MAX_WAIT_MS = 1_000;
+
 /** What a connection's client reports to and logs with. */
 export interface ConnectionClientHooks {
   /** Every attempt, labelled with the connection (metrics). */
@@ -38,6 +45,7 @@ export function connectionClient(
     createTaskFields: s.createTaskFields,
     retry: s.retry,
     rateLimit: settings.rateLimit ?? s.rateLimit,
+    rateLimitMaxWaitMs: CONNECTION_RATE_LIMIT_MAX_WAIT_MS,
     callPriority: currentReconcilePriority,
     callSignal: currentReconcileSignal,
     endpoints: s.endpoints,

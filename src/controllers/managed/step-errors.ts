@@ -7,6 +7,7 @@ import {
   errorReason,
   isTerminal,
   RetryableError,
+  requeueAfterOf,
   TerminalError,
 } from "../../runtime/errors.js";
 
@@ -36,6 +37,7 @@ export function wrapError(what: string, err: unknown): Error {
     : new RetryableError(reason, message, {
         cause: err,
         waiting: err instanceof RetryableError && err.waiting,
+        ...(requeueAfterOf(err) !== undefined ? { requeueAfterMs: requeueAfterOf(err) } : {}),
       });
 }
 

@@ -19,6 +19,12 @@ export const CONNECTION_REASONS = {
     ALL,
     "The ServiceConnection the object names does not exist (yet); no call is made to the service, and the object waits for it.",
   ),
+  ConnectionThrottled: entry(
+    "UnderWay",
+    ["Synced"],
+    ALL,
+    "The client-side rate limit of the object's connection (spec.limits) is saturated: the call was not sent, and the reconcile is retried with backoff so that one account's queue does not hold the workers every account shares. Raise the connection's limits if it lasts.",
+  ),
   Connected: entry(
     "Ok",
     ["Ready"],

@@ -1,0 +1,199 @@
+/**
+ * The tenant-isolation scenario of `npm run bench` (skip it with --skip-connections):
+ * two ServiceConnections against one emulator with two accounts. `calm` creates N
+ * NasVolumes alone and its create-to-Ready is measured; then `hot`, whose connection
+ * allows 2 requests per second, floods N NasVolumes (its limit saturated for the whole
+ * phase; calm starts once every hot object was reconciled and waits at that limit)
+ * while `calm` creates another N; calm's create-to-Ready is measured again. With
+ * per-connection clients and limits the two figures match; with one shared client, or
+ * workers held by hot's queue, the second would grow with hot's backlog.
+ * The operator runs in-process (`runOperator`, the real wiring) against the bench's
+ * control plane.
+ */
+import { runOperator } from "../../src/cli/run.js";
+import { NAMESPACES, SECRETS } from "../../src/controllers/connections/registry.js";
+import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
+import type { Manager } from "../../src/runtime/manager.js";
+import type { BenchEnvironment } from "./environment.js";
+import { percentile, ReadyTracker } from "./ready-tracker.js";
+import { ensureNamespace, inParallel, NAS, nasName, nasVolume } from "./workload.js";
+
+/** The accounts' keys (the emulator's tenants, added at the start of the scenario). */
+export const CONNECTION_TENANTS = [
+  { name: "hot", apiKey: "bench-hot-account-key-0001" },
+  { name: "calm", apiKey: "bench-calm-account-key-0001" },
+];
+
+/** What the scenario measured. */
+export interface ConnectionsFigures {
+  n: number;
+  /** hot's connection limit (requests per second, burst). */
+  hotLimit: { ratePerSecond: number; burst: number };
+  /** calm's create-to-Ready alone, ms. */
+  calmAlone: { p50: number; p95: number; max: number };
+  /** calm's create-to-Ready while hot is saturated, ms. */
+  calmBesideSaturatedHot: { p50: number; p95: number; max: number };
+  /** calm's create-to-Ready beside hot's objects all Ready, its limit lifted (the control), ms. */
+  calmBesideSettledHot: { p50: number; p95: number; max: number };
+  /** hot's objects Ready when calm's second batch was all Ready (of n). */
+  hotReadyThen: number;
+  /** Ratio of the p50s (beside saturated hot / alone). */
+  p50Ratio: number;
+  /**
+   * Ratio of the p50s (beside saturated hot / beside settled hot): about 1 when hot's
+   * saturated limit costs calm nothing beyond what hot's objects cost by existing.
+   */
+  p50RatioToControl: number;
+}
+
+const HOT_LIMIT = { ratePerSecond: 2, burst: 2 };
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+
+/** Runs the scenario with `n` objects per batch; `progress` gets one line per step. */
+export async function runConnectionsPhase(
+  env: BenchEnvironment,
+  n: number,
+  timeoutMs: number,
+  progress: (line: string) => void,
+): Promise<ConnectionsFigures> {
+  const { kube } = env;
+  for (const t of CONNECTION_TENANTS) env.emulator.tenants.set(t.name, t.apiKey);
+  const [ops, hotNs, calmNs] = ["bench-conn-ops", "bench-conn-hot", "bench-conn-calm"];
+  for (const ns of [ops, hotNs, calmNs]) await ensureNamespace(kube, ns);
+  for (const t of CONNECTION_TENANTS) {
+    await kube.create(SECRETS, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: `${t.name}-key`, namespace: ops },
+      data: { apiKey: b64(t.apiKey) },
+    });
+    await kube.create(serviceConnectionCrd, {
+      apiVersion: "aidc.io/v1alpha1",
+      kind: "ServiceConnection",
+      metadata: { name: `bench-${t.name}` },
+      spec: {
+        baseUrl: env.emulator.url,
+        allowInsecureHttp: true,
+        apiKeySecretRef: { namespace: ops, name: `${t.name}-key`, key: "apiKey" },
+        allowedNamespaces: { names: [t.name === "hot" ? hotNs : calmNs] },
+        ...(t.name === "hot" ? { limits: HOT_LIMIT } : {}),
+      },
+    });
+    await kube.patch(
+      NAMESPACES,
+      { namespace: "", name: t.name === "hot" ? hotNs : calmNs },
+      { metadata: { annotations: { "aidc.io/service-connection": `bench-${t.name}` } } },
+    );
+  }
+
+  let stop: () => void = () => undefined;
+  const stopSignal = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  let manager: Manager | undefined;
+  const exited = runOperator({
+    kubeconfig: env.kubeconfigPath,
+    env: {
+      AIDC_API_KEY: env.apiKey,
+      AIDC_SERVICE_BASE_URL: env.emulator.url,
+      AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+      AIDC_LOG_LEVEL: "warn",
+      POD_NAMESPACE: ops,
+      AIDC_POLL_INTERVAL_MS: "5000",
+    },
+    flags: { "metrics-port": "0" },
+    stopSignal,
+    onStarted: (m) => {
+      manager = m;
+    },
+    logDestination: { write: () => true },
+  });
+  try {
+    const calm = new ReadyTracker(env.kc, kube, NAS, calmNs);
+    const hot = new ReadyTracker(env.kc, kube, NAS, hotNs);
+    await Promise.all([calm.start(), hot.start()]);
+    const create = async (tracker: ReadyTracker, ns: string, prefix: string) => {
+      const names = Array.from({ length: n }, (_, i) => nasName(prefix, i));
+      await inParallel(names, 10, async (_name, i) => {
+        tracker.markApplied(nasName(prefix, i));
+        await kube.create(NAS, nasVolume(ns, prefix, i));
+      });
+      return names;
+    };
+    const waitReady = async (tracker: ReadyTracker, names: string[]) => {
+      const deadline = Date.now() + timeoutMs;
+      while (tracker.notReady(names).length > 0) {
+        if (Date.now() > deadline) {
+          throw new Error(`not Ready in time: ${tracker.notReady(names).slice(0, 5).join(", ")}`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const figures = (latencies: number[]) => ({
+      p50: Math.round(percentile(latencies, 50)),
+      p95: Math.round(percentile(latencies, 95)),
+      max: Math.round(Math.max(...latencies)),
+    });
+
+    progress(`connections: calm creates ${n} NasVolumes alone`);
+    const first = await create(calm, calmNs, "alone");
+    await waitReady(calm, first);
+    const alone = figures(calm.latencies());
+
+    progress(
+      `connections: hot floods ${n} at ${HOT_LIMIT.ratePerSecond}/s while calm creates ${n}`,
+    );
+    const calmBefore = calm.latencies().length;
+    const hotNames = await create(hot, hotNs, "flood");
+    // Calm's second batch meets hot saturated: every hot object has been reconciled
+    // (its finalizer and first status written) and waits at hot's limit.
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const items = (await kube.list(NAS, hotNs)).items;
+      const seen = items.filter(
+        (o) => (o.status as { conditions?: unknown[] } | undefined)?.conditions,
+      );
+      if (seen.length >= n) break;
+      if (Date.now() > deadline) throw new Error("hot's objects were not reconciled in time");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const hotBacklog = n - hot.notReady(hotNames).length;
+    progress(`connections: hot saturated (${hotBacklog} of ${n} Ready); calm creates ${n}`);
+    const second = await create(calm, calmNs, "beside");
+    await waitReady(calm, second);
+    const hotReadyThen = n - hot.notReady(hotNames).length;
+    const beside = figures(calm.latencies().slice(calmBefore));
+
+    // The control: the same objects of hot, its limit lifted and all of them Ready; what
+    // calm pays now is what hot's objects cost by being there (Kubernetes writes, CPU),
+    // not hot's saturated limit.
+    progress("connections: hot's limit lifted; once hot is Ready, calm creates another batch");
+    await kube.patch(
+      serviceConnectionCrd,
+      { namespace: "", name: "bench-hot" },
+      { spec: { limits: { ratePerSecond: 50, burst: 100 } } },
+    );
+    await waitReady(hot, hotNames);
+    const calmBeforeControl = calm.latencies().length;
+    const third = await create(calm, calmNs, "control");
+    await waitReady(calm, third);
+    const control = figures(calm.latencies().slice(calmBeforeControl));
+    calm.stop();
+    hot.stop();
+    const ratio = (a: number, b: number) => Math.round((a / Math.max(1, b)) * 100) / 100;
+    return {
+      n,
+      hotLimit: HOT_LIMIT,
+      calmAlone: alone,
+      calmBesideSaturatedHot: beside,
+      calmBesideSettledHot: control,
+      hotReadyThen,
+      p50Ratio: ratio(beside.p50, alone.p50),
+      p50RatioToControl: ratio(beside.p50, control.p50),
+    };
+  } finally {
+    stop();
+    await exited.catch(() => undefined);
+    void manager;
+  }
+}
