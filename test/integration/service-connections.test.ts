@@ -13,9 +13,11 @@ import { nasVolumeController } from "../../src/controllers/nasvolume/controller.
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
+import { verdictsOf } from "../support/verdicts.js";
 
 const KEY_A = "team-a-account-key-0001";
 const KEY_A_ROTATED = "team-a-account-key-0002";
@@ -30,6 +32,8 @@ let teamA = "";
 let teamB = "";
 let connA = "";
 let connB = "";
+/** ServiceConnections captured in their states, for the GitOps verdicts. */
+const captured = new Map<string, KubeObject>();
 const nas = (ns: string) => new ObjectsOf(op.kube, nasVolumeCrd, ns);
 const conns = () => new ObjectsOf(op.kube, serviceConnectionCrd, "");
 
@@ -134,6 +138,7 @@ describe("service connections", () => {
         20_000,
       );
       expect(conditionOf(conn, "Ready")?.status).toBe("True");
+      captured.set("ready", conn);
     }
     // Account a's storage is invisible to b's key: every request was its own account's.
     const requests = await op.admin.requests({ endpoint: "subscribeNas" });
@@ -213,6 +218,7 @@ describe("service connections", () => {
   it("holds the deletion of a connection in use until its objects are gone", async () => {
     await op.kube.delete(serviceConnectionCrd, { namespace: "", name: connB });
     const held = await conns().waitForCondition(connB, "Ready", "False", "InUse", 20_000);
+    captured.set("deleting", held);
     expect(held.metadata?.deletionTimestamp).toBeDefined();
     expect(conditionOf(held, "Ready")?.message).toContain(`NasVolume ${teamB}/data-b`);
     // Still held a while later.
@@ -226,4 +232,35 @@ describe("service connections", () => {
       20_000,
     );
   }, 60_000);
+
+  it("says why a connection's Secret cannot be read, and reads as its state to kstatus and Argo CD", async () => {
+    const name = `${teamA}-nokey`;
+    await op.kube.create(serviceConnectionCrd, {
+      apiVersion: "aidc.io/v1alpha1",
+      kind: "ServiceConnection",
+      metadata: { name },
+      spec: {
+        baseUrl: emulator.url,
+        allowInsecureHttp: true,
+        apiKeySecretRef: { namespace: ops, name: "no-such-secret", key: "apiKey" },
+      },
+    });
+    const unreadable = await conns().waitForCondition(name, "Ready", "False", "SecretUnreadable");
+    expect(conditionOf(unreadable, "Ready")?.message).toBe(
+      `the Secret ${ops}/no-such-secret does not exist`,
+    );
+    captured.set("terminal", unreadable);
+    await op.kube.delete(serviceConnectionCrd, { namespace: "", name });
+    const states = ["ready", "terminal", "deleting"];
+    const objects = states.map((s) => {
+      const obj = captured.get(s);
+      if (!obj) throw new Error(`${s} was not captured`);
+      return obj;
+    });
+    expect(verdictsOf(objects)).toEqual([
+      { kstatus: "Current", argocd: "Healthy" },
+      { kstatus: "Failed", argocd: "Degraded" },
+      { kstatus: "Terminating", argocd: "Progressing" },
+    ]);
+  }, 30_000);
 });

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { RetryableError } from "../../runtime/errors.js";
+import { ServiceAuthError, ServiceUnavailableError } from "../../service/errors.js";
+import { inUseCondition, readyConditionOf } from "./status.js";
+
+describe("readyConditionOf", () => {
+  it.each([
+    {
+      reason: "an accepted call is Connected",
+      check: { outcome: "accepted" as const, baseUrl: "https://svc" },
+      want: { status: "True", reason: "Connected" },
+    },
+    {
+      reason: "an unreadable Secret says what is missing",
+      check: { outcome: "secretUnreadable" as const, problem: "the Secret ops/k does not exist" },
+      want: {
+        status: "False",
+        reason: "SecretUnreadable",
+        message: "the Secret ops/k does not exist",
+      },
+    },
+    {
+      reason: "a 403 is the key refused",
+      check: {
+        outcome: "failed" as const,
+        error: new ServiceAuthError("403 Forbidden", { endpoint: "listCci", code: 403 }),
+      },
+      want: { status: "False", reason: "ApiKeyRefused" },
+    },
+    {
+      reason: "a 5xx is a passing failure",
+      check: {
+        outcome: "failed" as const,
+        error: new ServiceUnavailableError("503", { endpoint: "listCci", code: 503 }),
+      },
+      want: { status: "False", reason: "ServiceUnreachable" },
+    },
+    {
+      reason: "a network failure is a passing failure",
+      check: { outcome: "failed" as const, error: new RetryableError("ReconcileError", "reset") },
+      want: { status: "False", reason: "ServiceUnreachable" },
+    },
+  ])("$reason", ({ check, want }) => {
+    expect(readyConditionOf(check)).toMatchObject({ type: "Ready", ...want });
+  });
+});
+
+describe("inUseCondition", () => {
+  it("counts the users and names the first five", () => {
+    const users = Array.from({ length: 7 }, (_, i) => ({
+      kind: "NasVolume",
+      metadata: { namespace: "team", name: `n${i}` },
+    }));
+    const c = inUseCondition(users);
+    expect(c).toMatchObject({ type: "Ready", status: "False", reason: "InUse" });
+    expect(c.message).toContain("7 object(s) still use this connection");
+    expect(c.message).toContain("NasVolume team/n4 and 2 more");
+    expect(c.message).not.toContain("team/n5");
+  });
+});
