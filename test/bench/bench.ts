@@ -12,7 +12,7 @@
  * runs it alone, --connections-n sets its N, default 50). Progress goes to stderr; the operator's log
  * to a file named in the output.
  */
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -219,7 +219,8 @@ async function main(): Promise<number> {
 /**
  * The NasVolume comparison: the operator over N NasVolumes alone, then the Go
  * reference operator (tools/reference-operator) over as many, both with the
- * operator's default client limits; `ratio` is operator / reference.
+ * operator's client limits (its defaults, or those of `--operator-config`); `ratio` is
+ * operator / reference.
  */
 async function compareWithReference(
   bench: BenchEnvironment,
@@ -231,8 +232,16 @@ async function compareWithReference(
     cpuProfDir?: string;
   },
 ): Promise<Record<string, unknown>> {
+  // The operator's limits (its config file's, when given) are the reference's too.
+  const file = options.operatorConfig
+    ? (JSON.parse(await readFile(resolve(options.operatorConfig), "utf8")) as {
+        kube?: object;
+        service?: object;
+      })
+    : {};
   const defaults = operatorConfigSchema.parse({
-    service: { baseUrl: bench.emulator.url, allowInsecureHttp: true },
+    ...file,
+    service: { ...file.service, baseUrl: bench.emulator.url, allowInsecureHttp: true },
   });
   await ensureNamespace(bench.kube, "bench-nas");
   progress("NasVolumes alone: the operator");
@@ -246,6 +255,7 @@ async function compareWithReference(
     createConcurrency: options.createConcurrency,
     idleMs: 0,
     timeoutMs: options.timeoutMs,
+    ...(options.operatorConfig ? { configFile: resolve(options.operatorConfig) } : {}),
     ...extra,
     logFile: join(logDir, "operator-nas.log"),
     progress,
