@@ -1,0 +1,146 @@
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import type { ObjectStorageClient } from "../../service/object-storage.js";
+import { ObjectStorageNotImplementedError } from "../../service/object-storage-errors.js";
+import { createMayHaveHappened } from "../managed/create-protocol.js";
+import type { ManagedCall } from "../managed/external-client.js";
+import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
+import { BucketExternalClient, type BucketObject } from "./external.js";
+
+/** A fake object storage: `answers` stands in for the methods the case needs. */
+function client(answers: Partial<Record<keyof ObjectStorageClient, unknown>>) {
+  const calls: string[] = [];
+  const fake = new Proxy(
+    {},
+    {
+      get(_t, prop: string) {
+        // Not a thenable: the resolver's promise resolves to the fake itself.
+        if (prop === "then") return undefined;
+        if (prop === "region") return "us-east-1";
+        if (prop === "bucketUrl") return (b: string) => `http://s3/${b}`;
+        return async (...args: unknown[]) => {
+          calls.push(`${prop} ${args[0] ?? ""}`.trim());
+          const a = answers[prop as keyof ObjectStorageClient];
+          if (a instanceof Error) throw a;
+          return typeof a === "function" ? (a as (...x: unknown[]) => unknown)(...args) : a;
+        };
+      },
+    },
+  ) as ObjectStorageClient;
+  const external = new BucketExternalClient(async () => fake, new Map(), 1_000);
+  return { external, calls };
+}
+
+function call(spec: Partial<BucketObject["spec"]>): ManagedCall<BucketObject> {
+  const obj: BucketObject = {
+    apiVersion: "aidc.io/v1alpha1",
+    kind: "Bucket",
+    metadata: { name: "data", namespace: "ns", uid: "u1", generation: 1 },
+    spec: { adopt: false, forceDestroy: false, deletionPolicy: "Orphan", ...spec },
+  };
+  return {
+    obj,
+    refs: undefined,
+    now: () => new Date("2026-01-01T00:00:00Z"),
+    log: pino({ level: "silent" }),
+    normal: () => undefined,
+    warning: () => undefined,
+    annotate: async () => obj,
+  };
+}
+
+describe("the Bucket's create", () => {
+  const cases = [
+    {
+      reason: "a name another account has is refused before any create",
+      head: "Forbidden",
+      spec: {},
+      refusal: "BucketNameTaken",
+    },
+    {
+      reason: "a bucket of this account is not taken without spec.adopt",
+      head: "Owned",
+      spec: {},
+      refusal: "BucketExistsNotAdopted",
+    },
+    {
+      reason: "with spec.adopt it may be",
+      head: "Owned",
+      spec: { adopt: true },
+      refusal: undefined,
+    },
+    { reason: "an absent name may be created", head: "Absent", spec: {}, refusal: undefined },
+  ] as const;
+  for (const c of cases) {
+    it(c.reason, async () => {
+      const { external, calls } = client({ headBucket: c.head });
+      const refusal = await external.preflight(call(c.spec));
+      expect(refusal?.reason).toBe(c.refusal);
+      expect(calls).toEqual(["headBucket data"]);
+    });
+  }
+
+  it("refuses BucketAlreadyExists and an unasked adoption as creates that did not happen", async () => {
+    for (const [answer, reason] of [
+      ["TakenElsewhere", "BucketNameTaken"],
+      ["AlreadyOwnedByYou", "BucketExistsNotAdopted"],
+    ] as const) {
+      const { external } = client({ createBucket: answer });
+      const err = await external.create(call({}), "t").catch((e: unknown) => e);
+      expect(err).toMatchObject({ reason, retryable: false });
+      // The pending marker is dropped: no lookup for a bucket that is not ours.
+      expect(createMayHaveHappened(err)).toBe(false);
+    }
+  });
+
+  it("adopts BucketAlreadyOwnedByYou with spec.adopt, writing nothing at create", async () => {
+    const { external, calls } = client({ createBucket: "AlreadyOwnedByYou" });
+    expect(await external.create(call({ adopt: true }), "t")).toEqual({ externalId: "data" });
+    expect(calls).toEqual(["createBucket data"]);
+  });
+
+  it("marks a bucket it created with the owner tag at once", async () => {
+    const { external, calls } = client({ createBucket: "Created", putTags: undefined });
+    expect(await external.create(call({ tags: { team: "a" } }), "t")).toEqual({
+      externalId: "data",
+    });
+    expect(calls).toEqual(["createBucket data", "putTags data"]);
+  });
+});
+
+describe("the Bucket's update", () => {
+  it("applies what the server implements and reports the rest as FeatureNotImplemented", async () => {
+    const notImplemented = new ObjectStorageNotImplementedError(
+      "S3 PutBucketCors: NotImplemented",
+      {
+        code: 501,
+        endpoint: "s3:PutBucketCors",
+      },
+    );
+    const { external, calls } = client({
+      putVersioning: undefined,
+      putCors: notImplemented,
+    });
+    const c = call({
+      versioning: "Enabled",
+      cors: [
+        { allowedOrigins: ["*"], allowedMethods: ["GET"], allowedHeaders: [], exposeHeaders: [] },
+      ],
+    });
+    const mark = formatOwnerMark(ownerMark("ns", "data"));
+    const result = await external.update(c, "data", {
+      name: "data",
+      url: "http://s3/data",
+      region: "us-east-1",
+      versioning: "Off",
+      lifecycle: [],
+      policy: undefined,
+      tags: { "aidc.io/owner": mark },
+      cors: [],
+    });
+    expect(result).toMatchObject({ outcome: "Refused", reason: "FeatureNotImplemented" });
+    expect(result.outcome === "Refused" && result.message).toContain("CORS");
+    expect(result.outcome === "Refused" && result.message).toContain("applied: versioning Enabled");
+    expect(calls).toEqual(["putVersioning data", "putCors data"]);
+  });
+});
