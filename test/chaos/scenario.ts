@@ -127,6 +127,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     { kind: "error", rate: o.errorRate, message, exceptEndpoints: [...CREATE_ENDPOINTS] },
     { kind: "latency", rate: o.latency.rate, latencyMs: o.latency.ms },
   ]);
+  const fsCount = o.fileSystems ?? 0;
   const metricsPort = await freePort();
   const start = () =>
     startOperatorProcess({
@@ -140,6 +141,9 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         AIDC_POLL_INTERVAL_MS: String(o.pollIntervalMs),
         AIDC_SERVICE_LIST_VISIBILITY_WINDOW_MS: String(o.visibilityWindowMs),
         AIDC_LOG_LEVEL: "debug",
+        // The file systems mount on the emulator's CCI instances by id, which the
+        // operator did not create: the namespace may adopt them (docs/install.md).
+        ...(fsCount > 0 ? { AIDC_ADOPTION_NAMESPACES: o.namespace } : {}),
       },
     });
   const createCalls = () =>

@@ -12,7 +12,7 @@ import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { FileSystemExternalClient } from "./external.js";
 import type { FileSystemRefs, FileSystemRemote } from "./mounts.js";
-import { resolveMountTargets } from "./references.js";
+import { mountTargetResolver } from "./references.js";
 import { fileSystemStatus } from "./status.js";
 
 /** The finalizer of FileSystems. */
@@ -44,7 +44,7 @@ export function fileSystemControllerWith(
       resource: fileSystemCrd,
       finalizer: FILE_SYSTEM_FINALIZER,
       client: new FileSystemExternalClient(deps.service),
-      resolveReferences: resolveMountTargets,
+      resolveReferences: mountTargetResolver(deps.config.adoption.namespaces),
       status: (obj, facts, remote) =>
         fileSystemStatus(obj, facts, remote) as Record<string, unknown>,
       statusId: (obj) => obj.status?.fileSystemId,

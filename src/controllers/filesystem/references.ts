@@ -1,12 +1,38 @@
 /**
  * Resolving a FileSystem's mount targets: each `mounts[].target.cciInstanceRef` to the
- * CciInstance's instance id (once it has one), a raw `instanceId` as it is. Pure: the
- * loop passes a reader of the object's namespace (managed/external-client.ts).
+ * CciInstance's instance id (once it has one), a raw `instanceId` as it is where a
+ * CciInstance of the namespace is bound to it or the namespace may adopt (as a raw
+ * `storageId` mount of a TrainingJob, managed/tenancy.ts). Pure: the loop passes a
+ * reader of the object's namespace (managed/external-client.ts).
  */
 import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import { type FileSystem as FileSystemObject, FS_REASON } from "../../crds/filesystem.js";
 import type { ReferenceReader, ReferenceResolution } from "../managed/external-client.js";
+import { adoptionRefusal, mayAdopt } from "../managed/tenancy.js";
 import type { DesiredMount, FileSystemRefs } from "./mounts.js";
+
+/**
+ * The resolution of the mount targets under `adoption.namespaces` (`adoptionNamespaces`):
+ * the spec's mounts with their instances, or why the object waits or is refused.
+ */
+export function mountTargetResolver(adoptionNamespaces: readonly string[]) {
+  return (obj: FileSystemObject, read: ReferenceReader): ReferenceResolution<FileSystemRefs> => {
+    const resolution = resolveMountTargets(obj, read);
+    if (!resolution.resolved) return resolution;
+    const namespace = obj.metadata.namespace ?? "";
+    if (mayAdopt(adoptionNamespaces, namespace)) return resolution;
+    const own = new Set(read.list<CciInstance>(cciInstanceCrd).map((c) => c.status?.instanceId));
+    const raw = (obj.spec.mounts ?? [])
+      .map((m) => m.target.instanceId)
+      .filter((id): id is string => id !== undefined && !own.has(id));
+    if (raw.length === 0) return resolution;
+    const refusal = adoptionRefusal(
+      namespace,
+      `mounts[].target.instanceId ${raw.join(", ")} (no CciInstance of the namespace is bound to it)`,
+    );
+    return { resolved: false, ...refusal };
+  };
+}
 
 /** The spec's mounts with their instances, or why the object waits. */
 export function resolveMountTargets(

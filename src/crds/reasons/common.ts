@@ -75,7 +75,7 @@ export const TENANCY_REASONS = {
     "Terminal",
     ["Ready", "Synced", "Bound"],
     ALL,
-    "The object binds to a remote resource the operator did not create for this namespace (a hand-set aidc.io/external-id, spec.storageId, a raw storageId mount, a CciInstance), and the namespace is not in adoption.namespaces. Add it there (operator config, chart value adoption.namespaces), or use a resource the namespace's own objects created.",
+    "The object binds to a remote resource the operator did not create for this namespace (a hand-set aidc.io/external-id, spec.storageId, a raw storageId mount, a CciInstance, a FileSystem mount on a raw instanceId), and the namespace is not in adoption.namespaces. Add it there (operator config, chart value adoption.namespaces), or use a resource the namespace's own objects created.",
   ),
   OwnedElsewhereRefused: entry(
     "Terminal",
