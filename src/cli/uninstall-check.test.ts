@@ -3,8 +3,11 @@ import { allCrds } from "../crds/index.js";
 import type { KubeClient } from "../runtime/kube.js";
 import { remainingCustomResources } from "./uninstall-check.js";
 
-/** A Kubernetes client whose lists answer `answer(n)` on the n-th call (from 1). */
-function kubeAnswering(answer: (call: number) => Error | string[]) {
+/**
+ * A Kubernetes client whose lists answer `answer(n)` on the n-th call (from 1); the
+ * objects carry a finalizer unless `bare`.
+ */
+function kubeAnswering(answer: (call: number) => Error | string[], bare = false) {
   let calls = 0;
   const listed: string[] = [];
   const kube = {
@@ -14,7 +17,8 @@ function kubeAnswering(answer: (call: number) => Error | string[]) {
       const a = answer(calls);
       if (a instanceof Error) throw a;
       const at = crd.namespaced ? { namespace: namespace ?? "ns" } : {};
-      return { items: a.map((name) => ({ metadata: { ...at, name } })) };
+      const finalizers = bare ? {} : { finalizers: ["aidc.io/held"] };
+      return { items: a.map((name) => ({ metadata: { ...at, name, ...finalizers } })) };
     },
   } as unknown as KubeClient;
   return { kube, calls: () => calls, listed };
@@ -64,6 +68,13 @@ describe("remainingCustomResources", () => {
       expect(remaining.filter((r) => r.startsWith(`${crd.kind} `))).toEqual(named);
     }
     expect(allCrds.some((c) => !c.namespaced)).toBe(true);
+  });
+
+  it("does not count a ServiceConnection without a finalizer (unused: deleted with the release)", async () => {
+    const { kube } = kubeAnswering(() => ["x"], true);
+    const remaining = await remainingCustomResources(kube, { namespaces: ["a"], ...fakeTime() });
+    expect(remaining).toContain(`${allCrds[0]?.kind} a/x`);
+    expect(remaining.filter((r) => r.startsWith("ServiceConnection "))).toEqual([]);
   });
 
   it("gives up after 30 s of transient answers, with the last error", async () => {

@@ -38,6 +38,9 @@ export async function remainingCustomResources(
     for (const namespace of scopes) {
       const items = await listRetrying(kube, crd, namespace, options);
       for (const o of items) {
+        // A ServiceConnection holds a finalizer only while objects use it; one without
+        // is deleted with the release (the chart's own connection) and blocks nothing.
+        if (!crd.namespaced && (o.metadata?.finalizers ?? []).length === 0) continue;
         const key = { namespace: o.metadata?.namespace ?? "", name: o.metadata?.name ?? "" };
         found.push(`${crd.kind} ${formatKey(key)}`);
       }

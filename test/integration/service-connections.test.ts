@@ -34,6 +34,8 @@ let connA = "";
 let connB = "";
 /** ServiceConnections captured in their states, for the GitOps verdicts. */
 const captured = new Map<string, KubeObject>();
+/** The `connection` label of every call a ServiceConnection's client made. */
+const labels = new Set<string>();
 const nas = (ns: string) => new ObjectsOf(op.kube, nasVolumeCrd, ns);
 const conns = () => new ObjectsOf(op.kube, serviceConnectionCrd, "");
 
@@ -63,6 +65,7 @@ beforeAll(async () => {
     controllers: [nasVolumeController, serviceConnectionController],
     namespaces: [teamA, teamB],
     emulator,
+    onConnectionRequest: (info) => labels.add(info.connection ?? ""),
     config: {
       connections: { secretNamespace: ops },
       pollIntervalMs: { default: 500 },
@@ -138,6 +141,8 @@ describe("service connections", () => {
         20_000,
       );
       expect(conditionOf(conn, "Ready")?.status).toBe("True");
+      // In use: held by the finalizer.
+      expect(conn.metadata?.finalizers).toContain("aidc.io/serviceconnection");
       captured.set("ready", conn);
     }
     // Account a's storage is invisible to b's key: every request was its own account's.
@@ -149,6 +154,8 @@ describe("service connections", () => {
       ]),
     );
     expect(byName).toEqual({ "data-a": "a", "data-b": "b", "data-default": "default" });
+    // Each connection's calls carry its name as the metrics label `connection`.
+    expect([...labels].sort()).toEqual([connA, connB].sort());
   }, 60_000);
 
   it("refuses a connection the namespace may not use, terminally, without any call", async () => {
@@ -250,7 +257,10 @@ describe("service connections", () => {
       `the Secret ${ops}/no-such-secret does not exist`,
     );
     captured.set("terminal", unreadable);
+    // Unused: no finalizer, so it goes at once (also without the operator).
+    expect(unreadable.metadata?.finalizers ?? []).toEqual([]);
     await op.kube.delete(serviceConnectionCrd, { namespace: "", name });
+    expect(await conns().get(name)).toBeUndefined();
     const states = ["ready", "terminal", "deleting"];
     const objects = states.map((s) => {
       const obj = captured.get(s);

@@ -1,7 +1,8 @@
 /**
  * The ServiceConnection controller: keeps each connection's status (Ready from a cheap
  * authenticated call with its key, the number of objects using it), holds its deletion
- * with a finalizer while objects use it (as Crossplane's ProviderConfigUsage), and,
+ * with a finalizer while objects use it (as Crossplane's ProviderConfigUsage; an unused
+ * connection carries none, so it is deleted even without the operator), and,
  * when its spec or its Secrets change, reconciles the objects that use it again (their
  * holds lifted: a refused key may be accepted now, a namespace allowed). The routing of
  * the objects' calls is the registry's (registry.ts).
@@ -130,11 +131,17 @@ export function serviceConnectionControllerFrom(
       await removeFinalizer(ctx.kube, serviceConnectionCrd, found, CONNECTION_FINALIZER);
       return {};
     }
-    const withFinalizer = hasFinalizer(found, CONNECTION_FINALIZER)
-      ? found
-      : await ensureFinalizer(ctx.kube, serviceConnectionCrd, found, CONNECTION_FINALIZER);
-    if (!withFinalizer) return {};
-    const conn = withFinalizer as unknown as ServiceConnection;
+    // The finalizer only while objects use it: an unused connection is deleted at once,
+    // also when the operator is gone (a chart's connection at `helm uninstall`).
+    const held = hasFinalizer(found, CONNECTION_FINALIZER);
+    const current =
+      users.length > 0 && !held
+        ? await ensureFinalizer(ctx.kube, serviceConnectionCrd, found, CONNECTION_FINALIZER)
+        : users.length === 0 && held
+          ? await removeFinalizer(ctx.kube, serviceConnectionCrd, found, CONNECTION_FINALIZER)
+          : found;
+    if (!current) return {};
+    const conn = current as unknown as ServiceConnection;
     const fingerprint = `${conn.metadata.uid}/${conn.metadata.generation}/${connections.secretVersions(conn.spec)}`;
     if (seen.get(name) !== fingerprint) {
       seen.set(name, fingerprint);
