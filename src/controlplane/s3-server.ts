@@ -41,6 +41,20 @@ export async function minioBinary(onProgress?: (line: string) => void): Promise<
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Every MinIO started in this process, so that an abrupt exit still kills them. */
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function track(proc: ChildProcess): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const p of live) p.kill("SIGKILL");
+    });
+  }
+  live.add(proc);
+  proc.once("exit", () => live.delete(proc));
+}
+
 /** A running MinIO on loopback. */
 export class LocalS3Server {
   /** `http://127.0.0.1:<port>` once started. */
@@ -71,7 +85,13 @@ export class LocalS3Server {
     }
     this.port = await freePort();
     this.url = `http://127.0.0.1:${this.port}`;
-    await this.launch();
+    try {
+      await this.launch();
+    } catch (err) {
+      // Nothing of a server that did not come up is left behind.
+      await this.stop();
+      throw err;
+    }
     return this;
   }
 
@@ -119,6 +139,7 @@ export class LocalS3Server {
     proc.stdout?.on("data", keep);
     proc.stderr?.on("data", keep);
     this.proc = proc;
+    track(proc);
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (proc.exitCode !== null) {
