@@ -15,6 +15,7 @@ import type { RequestLogEntry } from "../../src/emulator/request-log.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { verdictsOf } from "../support/verdicts.js";
 
 const TRANSITION_MS = 400;
 const VOLUME_WRITES = new Set(["createVolume", "attachVolume", "detachVolume", "deleteVolume"]);
@@ -192,18 +193,29 @@ describe("BlockVolume controller", () => {
 
   it("reports a volume attached by someone else and never detaches it, not even to delete it", async () => {
     await volumes.create("foreign", { sizeGB: 5, volumeType: "ssd", deletionPolicy: "Delete" });
-    await volumes.waitForCondition("foreign", "Ready", "True", "Detached");
+    const ready = await volumes.waitForCondition("foreign", "Ready", "True", "Detached");
     const id = await volumeIdOf("foreign");
     await op.admin.setVolumeState(id, { status: "in-use", instanceId: "cci-0002" });
     const held = await volumes.waitForCondition("foreign", "Ready", "False", "AttachedElsewhere");
     expect(conditionOf(held, "Ready")?.message).toContain("attached to instance cci-0002");
-    await volumes.waitForCondition("foreign", "Synced", "False", "AttachedElsewhere");
-    expect(conditionOf(await volumes.get("foreign"), "Stalled")?.status).toBe("True");
+    const stalled = await volumes.waitForCondition(
+      "foreign",
+      "Synced",
+      "False",
+      "AttachedElsewhere",
+    );
+    expect(conditionOf(stalled, "Stalled")?.status).toBe("True");
     await volumes.waitForEvents("foreign", ["AttachedElsewhere"]);
 
     await volumes.delete("foreign");
     const deleting = await volumes.waitForCondition("foreign", "Ready", "False", "Deleting");
     expect(conditionOf(deleting, "Ready")?.message).toContain("deletionPolicy Orphan");
+    // What GitOps tools make of these states (kstatus and the Argo CD health script).
+    expect(verdictsOf([ready, stalled, deleting])).toEqual([
+      { kstatus: "Current", argocd: "Healthy" },
+      { kstatus: "Failed", argocd: "Degraded" },
+      { kstatus: "Terminating", argocd: "Progressing" },
+    ]);
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await volumes.get("foreign")).toBeDefined();
     const sent = async () =>
@@ -233,6 +245,7 @@ describe("BlockVolume controller", () => {
       "CciInstanceNotFound",
     );
     expect(conditionOf(waiting, "ReferencesResolved")?.message).toContain("CciInstance carol");
+    expect(verdictsOf([waiting])).toEqual([{ kstatus: "InProgress", argocd: "Progressing" }]);
     await ccis.create("carol", { instanceId: "cci-0004" });
     const attached = await volumes.waitForCondition("later", "Ready", "True", "Attached");
     expect((attached.status as Record<string, unknown>).attachedInstanceId).toBe("cci-0004");
