@@ -3,6 +3,7 @@ import {
   type AttachmentAction,
   type AttachmentInput,
   decideAttachment,
+  decideDeleteAttachment,
   volumePhase,
   volumeReady,
 } from "./decisions.js";
@@ -80,6 +81,43 @@ describe("decideAttachment", () => {
   ];
   it.each(cases)("%s", (_name, input, expected) => {
     expect(decideAttachment(input)).toEqual(expected);
+  });
+});
+
+describe("decideDeleteAttachment", () => {
+  it.each([
+    [
+      "detaches an adopted volume attached where the spec asks, not yet recorded",
+      { state: "in-use", attachedTo: "i-1", ours: undefined, asked: "i-1" },
+      { action: "Detach", instanceId: "i-1", next: undefined },
+    ],
+    [
+      "detaches the recorded attachment when the spec now asks for another instance",
+      { state: "in-use", attachedTo: "i-1", ours: "i-1", asked: "i-2" },
+      { action: "Detach", instanceId: "i-1", next: undefined },
+    ],
+    [
+      "detaches where the spec asks even when another attachment was recorded",
+      { state: "in-use", attachedTo: "i-2", ours: "i-1", asked: "i-2" },
+      { action: "Detach", instanceId: "i-2", next: undefined },
+    ],
+    [
+      "never detaches an attachment neither recorded nor asked for",
+      { state: "in-use", attachedTo: "i-3", ours: "i-1", asked: "i-2" },
+      { action: "Foreign", instanceId: "i-3" },
+    ],
+    [
+      "never detaches an unrecorded attachment when the spec asks for none",
+      { state: "in-use", attachedTo: "i-3", ours: undefined, asked: undefined },
+      { action: "Foreign", instanceId: "i-3" },
+    ],
+    [
+      "is done with a detached volume",
+      { state: "available", attachedTo: undefined, ours: undefined, asked: "i-1" },
+      { action: "InSync" },
+    ],
+  ] as const)("%s", (_name, input, expected) => {
+    expect(decideDeleteAttachment(input)).toEqual(expected);
   });
 });
 

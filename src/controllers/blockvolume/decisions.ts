@@ -71,6 +71,24 @@ export function decideAttachment(input: AttachmentInput): AttachmentAction {
   return ours === undefined ? { action: "InSync" } : { action: "Forget" };
 }
 
+/**
+ * What a delete asks of the attachment: the volume detached. Besides the recorded
+ * attachment (`ours`), the one the spec itself asks for (`asked`: spec.attachTo's
+ * instanceId, or its CciInstance's instance as resolved now) is this object's too: an
+ * adopted volume attached where the spec asks, deleted before a reconcile recorded it,
+ * is detached, not waited on as someone else's.
+ */
+export function decideDeleteAttachment(input: {
+  state: string | undefined;
+  attachedTo: string | undefined;
+  ours: string | undefined;
+  asked: string | undefined;
+}): AttachmentAction {
+  const { state, attachedTo, ours, asked } = input;
+  const mine = attachedTo !== undefined && attachedTo === asked ? asked : ours;
+  return decideAttachment({ desired: undefined, state, attachedTo, ours: mine });
+}
+
 /** The message of a volume attached by someone else. */
 export function foreignMessage(volumeId: string, instanceId: string, desired?: string): string {
   const wanted = desired === undefined ? "no instance" : `instance ${desired}`;

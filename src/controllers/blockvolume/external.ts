@@ -30,6 +30,7 @@ import {
   ATTACHMENT_ANNOTATION,
   type AttachmentAction,
   decideAttachment,
+  decideDeleteAttachment,
   foreignMessage,
   volumeReady,
 } from "./decisions.js";
@@ -173,9 +174,10 @@ export class BlockVolumeExternalClient
   }
 
   /**
-   * Before a delete: detaches the volume from this object's instance and waits until
-   * the service shows it detached; a volume attached by someone else is waited on (and
-   * reported), never detached.
+   * Before a delete: detaches the volume from this object's instance (the recorded
+   * attachment, or the one the spec asks for) and waits until the service shows it
+   * detached; a volume attached by someone else is waited on (and reported), never
+   * detached.
    */
   async beforeDelete(call: VolumeCall, id: string): Promise<BeforeDeleteResult> {
     let remote: RemoteVolume;
@@ -185,11 +187,11 @@ export class BlockVolumeExternalClient
       if (err instanceof ServiceNotFoundError) return "Done";
       throw err;
     }
-    const action = decideAttachment({
-      desired: undefined,
+    const action = decideDeleteAttachment({
       state: remote.status,
       attachedTo: remote.instanceId,
       ours: ourAttachment(call.obj),
+      asked: call.refs?.instanceId ?? call.obj.spec.attachTo?.instanceId,
     });
     switch (action.action) {
       case "Detach":

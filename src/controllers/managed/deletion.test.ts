@@ -10,7 +10,12 @@ import {
 import type { KubeObject } from "../../runtime/resource.js";
 import { ServiceUnavailableError } from "../../service/errors.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import type { BeforeDeleteResult, DeleteResult, ExternalClient } from "./external-client.js";
+import type {
+  BeforeDeleteResult,
+  DeleteResult,
+  ExternalClient,
+  ManagedObject,
+} from "./external-client.js";
 
 /** A bound object under deletionPolicy Delete, deleted by the user (finalizer in place). */
 function deletedObject(): W {
@@ -156,6 +161,23 @@ describe("deletion under deletionPolicy Delete", () => {
     w.calls.length = 0;
     await reconcile(KEY, w.ctx);
     expect(w.calls).toEqual(["beforeDelete id-1", "delete id-1", "write finalizers"]);
+    expect(w.obj).toBeUndefined();
+  });
+
+  it("hands the kind's steps before deletion its references as they resolve now", async () => {
+    const w = deletedObject();
+    const seen: unknown[] = [];
+    const c = deletable(w, "Deleted", () => true, {
+      beforeDelete: async (call) => {
+        seen.push(call.refs);
+        return "Done";
+      },
+    }) as ExternalClient<ManagedObject, string, { instanceId: string }>;
+    const { reconcile } = loop(c, {
+      resolveReferences: () => ({ resolved: true, refs: { instanceId: "i-7" } }),
+    });
+    await reconcile(KEY, w.ctx);
+    expect(seen).toEqual([{ instanceId: "i-7" }]);
     expect(w.obj).toBeUndefined();
   });
 

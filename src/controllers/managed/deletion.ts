@@ -28,6 +28,7 @@ import { deleteConfigured } from "./deletion-policy.js";
 import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { toKube } from "./kube-casts.js";
+import { resolveStep } from "./resolve-references.js";
 import type { ManagedRun } from "./run.js";
 import { ERR, step as runStep, wrapError } from "./step-errors.js";
 import type { BindingRefusal } from "./tenancy.js";
@@ -113,6 +114,9 @@ async function deleteRemote<T extends ManagedObject, R>(
   const { client } = run.kind;
   const before = client.beforeDelete;
   if (before) {
+    // The kind's references, as they resolve now, for its steps before deletion (e.g.
+    // which attachment the spec asks for); undefined where they do not resolve.
+    run.resolution ??= resolveStep(run.kind, run.obj, run.ctx.cache);
     const answer = await runStep(ERR.beforeDelete, () => before.call(client, run.call, id));
     if (answer !== "Done") {
       return waiting(

@@ -47,7 +47,8 @@ export interface ManagedCall<T extends ManagedObject, Refs = unknown> {
    * What the kind's {@link ManagedKind.resolveReferences} step resolved in this
    * reconcile; undefined when the kind has no such step, or its references do not
    * resolve now (the loop then observes an existing resource but neither creates nor
-   * updates it), or they are create-only and the object is bound already.
+   * updates it), or they are create-only and the object is bound already. In deletion
+   * they are resolved for `beforeDelete` only.
    */
   readonly refs: Refs | undefined;
   /** The current time of the operator's clock (a fake clock in tests). */

@@ -25,7 +25,8 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   readonly call: ManagedCall<T, Refs>;
   /**
    * The answer of the kind's reference resolution in this reconcile (resolve-references.ts);
-   * undefined before the step ran, in deletion, or when the kind has none.
+   * undefined before the step ran, in deletion before the kind's `beforeDelete`, or when
+   * the kind has none.
    */
   resolution: ReferenceResolution<Refs | undefined> | undefined;
 
