@@ -152,8 +152,15 @@ export function serviceConnectionControllerFrom(
     const now = ctx.clock.now().getTime();
     let ready = last?.ready ?? getCondition(conn.status?.conditions, "Ready");
     if (!last || last.fingerprint !== fingerprint || now - last.at >= pollIntervalMs || !ready) {
-      ready = readyConditionOf(await check(conn));
-      checked.set(name, { at: now, fingerprint, ready });
+      const result = await check(conn);
+      // A saturated limit says nothing about the key: keep what the last check found.
+      const throttled =
+        result.outcome === "failed" &&
+        (result.error as { reason?: unknown } | null)?.reason === "ConnectionThrottled";
+      if (!throttled || !ready) {
+        ready = readyConditionOf(result);
+        checked.set(name, { at: now, fingerprint, ready });
+      }
     }
     await writeStatus(ctx, conn, ready, users.length);
     return { requeueAfterMs: pollIntervalMs };

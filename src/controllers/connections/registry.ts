@@ -34,15 +34,9 @@ import {
   notAllowedMessage,
   notFoundMessage,
 } from "./resolution.js";
+import { ConnectionSecrets, SECRETS } from "./secrets.js";
 
-/** Core Secrets (read only in the namespace of {@link ServiceConnectionsOptions.secretNamespace}). */
-export const SECRETS: ResourceDescriptor = {
-  group: "",
-  version: "v1",
-  plural: "secrets",
-  kind: "Secret",
-  namespaced: true,
-};
+export { SECRETS };
 
 /** Core Namespaces (their connection annotation and their labels). */
 export const NAMESPACES: ResourceDescriptor = {
@@ -123,8 +117,14 @@ export class ServiceConnections {
   private readonly clients = new Map<string, BuiltClient>();
   private readonly defaultConnection: ResolvedConnection;
   private readonly listeners: ((name: string) => void)[] = [];
+  private readonly secrets: ConnectionSecrets;
 
   constructor(private readonly options: ServiceConnectionsOptions) {
+    this.secrets = new ConnectionSecrets(
+      (namespace, name) => this.tryGet(SECRETS, `${namespace}/${name}`),
+      options.secretNamespace,
+      options.redactor,
+    );
     this.defaultConnection = {
       name: undefined,
       label: DEFAULT_CONNECTION_LABEL,
@@ -192,31 +192,12 @@ export class ServiceConnections {
    * and, if declared, the S3 credentials are all there. Never includes a value.
    */
   secretProblem(spec: ServiceConnectionSpec): string | undefined {
-    try {
-      const ref = spec.apiKeySecretRef;
-      this.secretValue(ref.namespace, ref.name, ref.key);
-      const s3 = spec.objectStorage?.credentialsSecretRef;
-      if (s3) {
-        this.secretValue(s3.namespace, s3.name, s3.accessKeyIdKey);
-        this.secretValue(s3.namespace, s3.name, s3.secretAccessKeyKey);
-      }
-      return undefined;
-    } catch (err) {
-      return (err as Error).message;
-    }
+    return this.secrets.problemOf(spec);
   }
 
   /** The resourceVersions of the Secrets `spec` names (a change means a new key). */
   secretVersions(spec: ServiceConnectionSpec): string {
-    const refs = [spec.apiKeySecretRef, spec.objectStorage?.credentialsSecretRef];
-    return refs
-      .map((r) =>
-        r && this.cache && r.namespace === this.options.secretNamespace
-          ? (this.cache.get(SECRETS, { namespace: r.namespace, name: r.name })?.metadata
-              ?.resourceVersion ?? "-")
-          : "-",
-      )
-      .join("/");
+    return this.secrets.versionsOf(spec);
   }
 
   /**
@@ -319,40 +300,15 @@ export class ServiceConnections {
     const conn = this.connectionObject(name);
     if (!conn) throw new Error(`the ServiceConnection ${name} no longer exists`);
     const ref = conn.spec.apiKeySecretRef;
-    return this.secretValue(ref.namespace, ref.name, ref.key);
+    return this.secrets.value(ref.namespace, ref.name, ref.key);
   }
 
   private s3Credentials(name: string): S3Credentials {
     const ref = this.connectionObject(name)?.spec.objectStorage?.credentialsSecretRef;
     if (!ref) throw new Error(`the ServiceConnection ${name} declares no object storage`);
     return {
-      accessKeyId: this.secretValue(ref.namespace, ref.name, ref.accessKeyIdKey),
-      secretAccessKey: this.secretValue(ref.namespace, ref.name, ref.secretAccessKeyKey),
+      accessKeyId: this.secrets.value(ref.namespace, ref.name, ref.accessKeyIdKey),
+      secretAccessKey: this.secrets.value(ref.namespace, ref.name, ref.secretAccessKeyKey),
     };
-  }
-
-  /** One value of a Secret, trimmed and registered with the redactor; throws saying what is missing. */
-  private secretValue(namespace: string, name: string, key: string): string {
-    const readable = this.options.secretNamespace;
-    if (!readable) {
-      throw new Error(
-        `the operator reads no Secrets (set connections.secretNamespace; the chart sets it to its namespace), so the Secret ${namespace}/${name} cannot be read`,
-      );
-    }
-    if (namespace !== readable) {
-      throw new Error(
-        `the Secret ${namespace}/${name} is outside ${readable}, the one namespace the operator reads Secrets in (connections.secretNamespace)`,
-      );
-    }
-    const secret = this.tryGet(SECRETS, `${namespace}/${name}`) as
-      | (KubeObject & { data?: Record<string, string> })
-      | undefined;
-    if (!secret) throw new Error(`the Secret ${namespace}/${name} does not exist`);
-    const encoded = secret.data?.[key];
-    if (encoded === undefined) throw new Error(`the Secret ${namespace}/${name} has no key ${key}`);
-    const value = Buffer.from(encoded, "base64").toString("utf8").trim();
-    if (!value) throw new Error(`the key ${key} of the Secret ${namespace}/${name} is empty`);
-    this.options.redactor?.add(value);
-    return value;
   }
 }

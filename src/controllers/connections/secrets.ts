@@ -1,0 +1,87 @@
+/**
+ * The Secrets of the connections, read from the watch cache of the one namespace the
+ * operator reads Secrets in: every value trimmed, registered with the redactor before
+ * anyone can send it, and every problem said without the value.
+ */
+import type { ServiceConnectionSpec } from "../../crds/serviceconnection.js";
+import type { SecretRedactor } from "../../runtime/redaction.js";
+import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+
+/** Core Secrets (read only in the namespace of `connections.secretNamespace`). */
+export const SECRETS: ResourceDescriptor = {
+  group: "",
+  version: "v1",
+  plural: "secrets",
+  kind: "Secret",
+  namespaced: true,
+};
+
+/** A Secret as the cache has it. */
+type SecretObject = KubeObject & { data?: Record<string, string> };
+
+/** Reads connections' Secrets; see the module comment. */
+export class ConnectionSecrets {
+  /**
+   * `lookup` reads a cached Secret (undefined when absent); `readable` is the one
+   * namespace whose Secrets may be read (undefined: none).
+   */
+  constructor(
+    private readonly lookup: (namespace: string, name: string) => KubeObject | undefined,
+    private readonly readable: string | undefined,
+    private readonly redactor: SecretRedactor | undefined,
+  ) {}
+
+  /**
+   * Why the Secrets of `spec` cannot be read (a message), or undefined when the API key
+   * and, if declared, the S3 credentials are all there. Never includes a value.
+   */
+  problemOf(spec: ServiceConnectionSpec): string | undefined {
+    try {
+      const ref = spec.apiKeySecretRef;
+      this.value(ref.namespace, ref.name, ref.key);
+      const s3 = spec.objectStorage?.credentialsSecretRef;
+      if (s3) {
+        this.value(s3.namespace, s3.name, s3.accessKeyIdKey);
+        this.value(s3.namespace, s3.name, s3.secretAccessKeyKey);
+      }
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  /** The resourceVersions of the Secrets `spec` names (a change means a new key). */
+  versionsOf(spec: ServiceConnectionSpec): string {
+    const refs = [spec.apiKeySecretRef, spec.objectStorage?.credentialsSecretRef];
+    return refs
+      .map((r) =>
+        r && r.namespace === this.readable
+          ? (this.lookup(r.namespace, r.name)?.metadata?.resourceVersion ?? "-")
+          : "-",
+      )
+      .join("/");
+  }
+
+  /** One value of a Secret, trimmed and registered with the redactor; throws saying what is missing. */
+  value(namespace: string, name: string, key: string): string {
+    const readable = this.readable;
+    if (!readable) {
+      throw new Error(
+        `the operator reads no Secrets (set connections.secretNamespace; the chart sets it to its namespace), so the Secret ${namespace}/${name} cannot be read`,
+      );
+    }
+    if (namespace !== readable) {
+      throw new Error(
+        `the Secret ${namespace}/${name} is outside ${readable}, the one namespace the operator reads Secrets in (connections.secretNamespace)`,
+      );
+    }
+    const secret = this.lookup(namespace, name) as SecretObject | undefined;
+    if (!secret) throw new Error(`the Secret ${namespace}/${name} does not exist`);
+    const encoded = secret.data?.[key];
+    if (encoded === undefined) throw new Error(`the Secret ${namespace}/${name} has no key ${key}`);
+    const value = Buffer.from(encoded, "base64").toString("utf8").trim();
+    if (!value) throw new Error(`the key ${key} of the Secret ${namespace}/${name} is empty`);
+    this.redactor?.add(value);
+    return value;
+  }
+}
