@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { allCrds } from "../crds/index.js";
 import { type ControllerDefinition, controller } from "../runtime/controller.js";
 import {
   type DeclaredRule,
@@ -75,16 +76,11 @@ const rule = (resource: string, verbs: string[], reason = "why"): DeclaredRule =
 
 describe("the generated RBAC", () => {
   it("grants what the registered controllers and the runtime declare, no more, no less", () => {
-    expect(plain.map((d) => d.name).sort()).toEqual([
-      "blockvolume",
-      "bucket",
-      "cciinstance",
-      "filesystem",
-      "nasvolume",
-      "serviceconnection",
-      "trainingjob",
-      "trainingtemplate",
-    ]);
+    // One controller per kind of the CRD registry, named after it (the exposure
+    // controller only with exposure on).
+    expect(plain.map((d) => [d.name, d.primary.kind]).sort()).toEqual(
+      allCrds.map((d) => [d.kind.toLowerCase(), d.kind]).sort(),
+    );
     expectSameAccess(policyRules("watched"), declared(plain));
     expectSameAccess(renderedRules("clusterrole.yaml", "aidc-operator"), declared(plain));
     expectSameAccess(policyRules("cluster"), declared(plain, "cluster"));

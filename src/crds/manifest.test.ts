@@ -59,6 +59,11 @@ describe("the generated CRDs", () => {
         ["BlockVolume", "blockvolumes", "bv"],
       ]),
     );
+    // Every kind of the registry: names that no other kind takes.
+    const unique = (names: string[]) => expect(new Set(names).size).toBe(names.length);
+    unique(allCrds.map((d) => d.kind));
+    unique(allCrds.map((d) => d.plural));
+    unique(allCrds.flatMap((d) => d.shortNames));
     for (const def of allCrds) {
       const m = crdManifest(def);
       expect(m.metadata.name).toBe(`${def.plural}.${GROUP}`);

@@ -1,6 +1,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OperatorPermission, operatorPermissions } from "../../src/controllers/permissions.js";
+import { allCrds } from "../../src/crds/index.js";
 import {
   type Access,
   CHART_DIR,
@@ -172,13 +173,10 @@ describe("the chart's RBAC", () => {
   });
 
   it("never lets the ServiceAccount create or delete the users' custom resources", async () => {
-    const denied: Access[] = [
-      "trainingjobs",
-      "nasvolumes",
-      "cciinstances",
-      "trainingtemplates",
-      "filesystems",
-    ].flatMap((resource) =>
+    // Every namespaced kind of the CRD registry.
+    const users = allCrds.filter((d) => d.namespaced).map((d) => d.plural);
+    expect(users).toEqual(expect.arrayContaining(["trainingjobs", "nasvolumes"]));
+    const denied: Access[] = users.flatMap((resource) =>
       ["create", "delete", "deletecollection"].map((verb) => ({
         verb,
         group: "aidc.io",

@@ -1,13 +1,13 @@
 import { execFile } from "node:child_process";
-import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { controlPlaneBinaries } from "../../src/controlplane/binaries.js";
+import { allCrds } from "../../src/crds/index.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { kustomizedSamples, SAMPLES_DIR } from "../support/samples.js";
 
 const run = promisify(execFile);
-const samples = resolve(import.meta.dirname, "../../deploy/samples");
 
 /** What an ML engineer sees with kubectl: explain, apply -k, get, and a refused apply. */
 describe("the CRDs through kubectl", () => {
@@ -61,19 +61,17 @@ describe("the CRDs through kubectl", () => {
   });
 
   it("applies the samples with kubectl apply -k and lists them under the aidc category", async () => {
-    const applied = await kubectl(["apply", "--server-side", "-n", namespace, "-k", samples]);
+    const applied = await kubectl(["apply", "--server-side", "-n", namespace, "-k", SAMPLES_DIR]);
     expect(applied.stderr).toBe("");
     expect(applied.code).toBe(0);
     const got = await kubectl(["get", "aidc", "-n", namespace, "-o", "name"]);
-    expect(got.stdout.trim().split("\n").sort()).toEqual([
-      "blockvolume.aidc.io/scratch",
-      "bucket.aidc.io/checkpoints",
-      "cciinstance.aidc.io/notebook",
-      "filesystem.aidc.io/shared",
-      "nasvolume.aidc.io/datasets",
-      "trainingjob.aidc.io/resnet50",
-      "trainingtemplate.aidc.io/pytorch-ddp",
-    ]);
+    // Every object of the kustomization (one sample per namespaced kind), by its kind's group.
+    const expected = kustomizedSamples().map((o) => {
+      const def = allCrds.find((d) => d.kind === o.kind);
+      return `${o.kind.toLowerCase()}.${def?.group ?? "not-a-kind"}/${o.name}`;
+    });
+    expect(expected.length).toBe(allCrds.filter((d) => d.namespaced).length);
+    expect(got.stdout.trim().split("\n").sort()).toEqual(expected.sort());
     const fsTable = await kubectl(["get", "fs", "-n", namespace]);
     expect(fsTable.stdout.split("\n")[0]).toMatch(
       /^NAME\s+PHASE\s+SIZE\s+PROTOCOL\s+MOUNTS\s+READY\s+SYNCED\s+REASON\s+AGE\s*$/,

@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Playground, startPlayground } from "../../src/cli/dev.js";
 import { eventually } from "../support/kube.js";
+import { kustomizedSamples } from "../support/samples.js";
 
 /**
  * `npm run dev` (startPlayground of src/cli/dev.ts), the README's first command: its own
@@ -12,16 +13,11 @@ import { eventually } from "../support/kube.js";
  * playground's temporary directory.
  */
 
-/** The kinds of the namespaced samples (deploy/samples/kustomization.yaml), one object each. */
-const SAMPLE_KINDS = [
-  "NasVolume",
-  "TrainingTemplate",
-  "TrainingJob",
-  "CciInstance",
-  "FileSystem",
-  "BlockVolume",
-  "Bucket",
-];
+/**
+ * The kinds of the namespaced samples, one object each: what deploy/samples'
+ * kustomization applies (generated from the samples of every kind).
+ */
+const SAMPLE_KINDS = kustomizedSamples().map((s) => s.kind);
 
 /** Minimal shape of an aidc resource as `kubectl get -o json` returns it. */
 interface AidcObject {
