@@ -125,6 +125,9 @@ export const ${n.camel}Crd: CrdDefinition<typeof ${n.kind}Spec, typeof ${n.kind}
   remote: "managed",
   mutability: ${n.constant}_MUTABILITY,
   reasons: ${n.constant}_REASONS,
+  // The shared rows that name their kinds and that ${n.kind} writes (reasons.ts):
+  // Available on Ready; add "Resolved" with a reference step.
+  sharedReasons: ["Available"],
   health: {
     field: "phase",
     states: { Failed: { health: "Degraded", message: "The ${n.words} failed" } },

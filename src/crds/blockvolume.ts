@@ -203,6 +203,7 @@ export const blockVolumeCrd: CrdDefinition<typeof BlockVolumeSpec, typeof BlockV
   remote: "managed",
   mutability: BLOCK_VOLUME_MUTABILITY,
   reasons: BLOCK_VOLUME_REASONS,
+  sharedReasons: ["Resolved"],
   namespaced: true,
   plural: "blockvolumes",
   singular: "blockvolume",

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { OwnReasons } from "./reasons/own.js";
+import type { SharedReason } from "./reasons.js";
 
 /** API group of every custom resource of the operator. */
 export const GROUP = "aidc.io";
@@ -188,6 +189,12 @@ export interface CrdDefinition<
   mutability: readonly FieldRule[];
   /** The condition reasons only this kind writes (`ownReasons` of reasons.ts), if any. */
   reasons?: OwnReasons;
+  /**
+   * The rows of the shared table that name their kinds (e.g. `Available`, `Resolved`)
+   * which this kind writes too: the kind joins them from here, with no edit of the
+   * shared table (rows of a group, e.g. "managed kinds", apply by `remote` already).
+   */
+  sharedReasons?: readonly SharedReason[];
   /** Its own states that decide its Argo CD health, if any. */
   health?: KindHealth;
 }

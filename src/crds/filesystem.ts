@@ -300,6 +300,7 @@ export const fileSystemCrd: CrdDefinition<typeof FileSystemSpec, typeof FileSyst
   remote: "managed",
   mutability: FILE_SYSTEM_MUTABILITY,
   reasons: FILE_SYSTEM_REASONS,
+  sharedReasons: ["Available", "Resolved"],
   namespaced: true,
   plural: "filesystems",
   singular: "filesystem",

@@ -118,6 +118,30 @@ describe("the reason table of a set of kinds", () => {
     expect(table.reasonsOf("Gadget", "Terminal")).not.toContain("CreateFailed");
   });
 
+  it("lets a kind join a shared row that names its kinds, from its own module", () => {
+    const joining = { ...gadget, sharedReasons: ["Available", "Resolved"] as const };
+    const table = new ReasonTable([widget, joining]);
+    expect(table.entry("Available")?.kinds).toEqual([
+      ...CONDITION_REASONS.Available.kinds,
+      "Gadget",
+    ]);
+    expect(table.entry("Resolved")?.kinds).toContain("Gadget");
+    expect(table.entry("Resolved")?.kinds).not.toContain("Widget");
+    expect(new ReasonTable([widget, gadget]).entry("Available")?.kinds).not.toContain("Gadget");
+    // The registered kinds that joined: the rows name them as before.
+    expect(REASONS.entry("Available")?.kinds).toContain("FileSystem");
+    expect(REASONS.entry("Resolved")?.kinds).toEqual(expect.arrayContaining(["BlockVolume"]));
+  });
+
+  it("refuses to join a row that names the kind already, or is not shared", () => {
+    const twice = { ...gadget, sharedReasons: ["ApiKeyRefused"] as const };
+    expect(() => new ReasonTable([twice])).toThrow(
+      "Gadget joins reason ApiKeyRefused, which names it already",
+    );
+    const unknown = { ...gadget, sharedReasons: ["GadgetJammed"] as never };
+    expect(() => new ReasonTable([unknown])).toThrow("which is not shared");
+  });
+
   it("adds a kind's own reasons, for that kind only, to kstatus and the terminal lists", () => {
     const table = new ReasonTable([widget, gadget]);
     expect(table.reasonsOf("Widget", "Terminal")).toContain("WidgetJammed");

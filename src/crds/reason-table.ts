@@ -15,13 +15,16 @@ export interface KindReasonEntry extends Omit<ReasonEntry, "kinds"> {
 }
 
 /** What the table must know of a kind. */
-export type ReasonTableKind = Pick<CrdDefinition, "kind" | "remote" | "reasons">;
+export type ReasonTableKind = Pick<CrdDefinition, "kind" | "remote" | "reasons" | "sharedReasons">;
 
 /** The reason table of a set of kinds (see the module comment). */
 export class ReasonTable {
   private readonly rows = new Map<string, KindReasonEntry>();
 
-  /** Throws when a kind declares a reason the shared table or another kind has. */
+  /**
+   * Throws when a kind declares a reason the shared table or another kind has, or joins
+   * a shared row that is not in the table or that already applies to it.
+   */
   constructor(kinds: readonly ReasonTableKind[]) {
     const every = kinds.map((k) => k.kind);
     const service = kinds.filter((k) => k.remote !== "none").map((k) => k.kind);
@@ -31,6 +34,16 @@ export class ReasonTable {
       const named = typeof e.kinds === "string" ? groups[e.kinds] : e.kinds;
       const group = typeof e.kinds === "string" ? { group: e.kinds } : {};
       this.rows.set(reason, { ...e, ...group, kinds: named });
+    }
+    for (const k of kinds) {
+      for (const reason of k.sharedReasons ?? []) {
+        const row = this.rows.get(reason);
+        if (!row) throw new Error(`${k.kind} joins reason ${reason}, which is not shared`);
+        if (row.kinds.includes(k.kind)) {
+          throw new Error(`${k.kind} joins reason ${reason}, which names it already`);
+        }
+        this.rows.set(reason, { ...row, kinds: [...row.kinds, k.kind] });
+      }
     }
     for (const k of kinds) {
       for (const [reason, e] of Object.entries(k.reasons?.entries ?? {})) {

@@ -9,13 +9,14 @@ export const MANAGED_LOOP_REASONS = {
   Available: entry(
     "Ok",
     ["Ready"],
-    ["NasVolume", "TrainingTemplate", "FileSystem"],
+    // And the kinds that join it (the `sharedReasons` of their CrdDefinition).
+    ["NasVolume", "TrainingTemplate"],
     "The remote resource exists and is usable.",
   ),
   Resolved: entry(
     "Ok",
     ["ReferencesResolved"],
-    ["TrainingJob", "TrainingTemplate", "FileSystem", "BlockVolume"],
+    ["TrainingJob", "TrainingTemplate"],
     "Every referenced object is ready (the loop's reference step; for a TrainingJob also once its task exists, which no longer depends on them).",
   ),
   Creating: entry(
