@@ -7,7 +7,7 @@
  * for them; a failed walk is not repeated before the asked age has passed, so a broken
  * list costs each reader its fallback (the detail read) and not a list walk on top.
  * Used for the NAS list (NasVolume), the task list (TrainingJob), the template list
- * (TrainingTemplate) and the CCI list (CciInstance).
+ * (TrainingTemplate), the CCI list (CciInstance) and the volume list (BlockVolume).
  */
 import { type ListedIds, listRecords, type PageWalkEnd } from "./pagination.js";
 

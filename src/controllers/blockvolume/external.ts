@@ -20,6 +20,7 @@ import type {
   CreateResult,
   DeleteResult,
   ExternalClient,
+  ListedObservation,
   ManagedCall,
   Observation,
   ResolvedCall,
@@ -60,14 +61,30 @@ export function ourAttachment(obj: BlockVolumeObject): string | undefined {
   return obj.metadata.annotations?.[ATTACHMENT_ANNOTATION] || undefined;
 }
 
+/**
+ * Whether a volume record from the list carries what the status and the checks need:
+ * the state, the size and the description (the owner mark). Where the list leaves one
+ * out, the object's poll reads the detail. (A listed volume without an instance is
+ * detached: the list has the detail's record, docs/service-assumptions.md §11b.)
+ */
+export function listRecordSuffices(volume: RemoteVolume): boolean {
+  return (
+    volume.status !== undefined && volume.sizeGB !== undefined && volume.description !== undefined
+  );
+}
+
 /** The ExternalClient of BlockVolume. */
 export class BlockVolumeExternalClient
   implements ExternalClient<BlockVolumeObject, RemoteVolume, VolumeRefs>
 {
   private readonly volumes: BlockVolumeService;
 
-  constructor(private readonly service: ServiceClient) {
-    this.volumes = new BlockVolumeService(service);
+  /** `now` is the clock of the shared volume list snapshot (tests). */
+  constructor(
+    private readonly service: ServiceClient,
+    now?: () => number,
+  ) {
+    this.volumes = new BlockVolumeService(service, now);
   }
 
   adoptId(obj: BlockVolumeObject): string | undefined {
@@ -115,6 +132,38 @@ export class BlockVolumeExternalClient
       if (err instanceof ServiceNotFoundError) return { exists: false };
       throw err;
     }
+    return this.observation(call, remote);
+  }
+
+  /**
+   * The routine poll of a settled volume from the shared walk of the volume list (one
+   * per poll interval for every BlockVolume); undefined, for the detail read, when the
+   * list is disabled or missing, does not list the volume or lacks a field, or the
+   * volume needs attention (an attachment to make, a transition under way).
+   */
+  async observeFromList(
+    call: VolumeCall,
+    id: string,
+    maxAgeMs: number,
+  ): Promise<ListedObservation<RemoteVolume> | undefined> {
+    if (
+      !this.service.isEndpointEnabled("listVolumes") ||
+      this.service.operations.verdict("listVolumes") === "missing"
+    ) {
+      return undefined;
+    }
+    const view = await this.volumes.listSnapshot(maxAgeMs);
+    const remote = view?.records.get(id);
+    if (!view || !remote || !listRecordSuffices(remote)) return undefined;
+    const observation = this.observation(call, remote);
+    // A change to make is acted on after a detail read, never on a listed record.
+    return observation.upToDate ? { observation, fetchedAt: view.fetchedAt } : undefined;
+  }
+
+  private observation(
+    call: VolumeCall,
+    remote: RemoteVolume,
+  ): Observation<RemoteVolume> & { exists: true } {
     // Unresolved references: where the volume should be is not known; nothing to change.
     const desired = call.refs?.instanceId;
     const action = call.refs ? this.decide(call, remote) : { action: "InSync" as const };

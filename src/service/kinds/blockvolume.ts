@@ -11,6 +11,7 @@ import { z } from "zod";
 import { clientTokenInDescription } from "../client-token.js";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import { EndpointDisabledError } from "../errors.js";
+import { ListSnapshot, type ListSnapshotView } from "../list-snapshot.js";
 import type { OperationCaller } from "../operation-caller.js";
 import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
 import {
@@ -40,7 +41,38 @@ const ignored = z.unknown().transform((): void => undefined);
 
 /** Block volumes: create, attach, detach, delete, and the assumed detail and list. */
 export class BlockVolumeService {
-  constructor(private readonly caller: OperationCaller) {}
+  /** The volume list, walked at most once per asked age for every BlockVolume (`listSnapshot`). */
+  private readonly snapshot: ListSnapshot<BlockVolume>;
+
+  /** `now` is the clock of the list snapshot (ms since the epoch). */
+  constructor(
+    private readonly caller: OperationCaller,
+    now: () => number = Date.now,
+  ) {
+    this.snapshot = new ListSnapshot<BlockVolume>(
+      () => this.iterateVolumes(),
+      (v) => v.id,
+      now,
+    );
+  }
+
+  /**
+   * The whole volume list by id, walked anew when the last walk is `maxAgeMs` old or
+   * more and shared by every caller of this service (list-snapshot.ts); undefined when
+   * the walk failed (a disabled list fails without a request).
+   */
+  listSnapshot(maxAgeMs: number): Promise<ListSnapshotView<BlockVolume> | undefined> {
+    return this.snapshot.read(maxAgeMs);
+  }
+
+  /** `send()`, then the list snapshot dropped: a walk before the change would not show it. */
+  private async changing<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } finally {
+      this.snapshot.invalidate();
+    }
+  }
 
   /**
    * Creates a block volume (never retried blindly); returns the new volume's id (the
@@ -54,7 +86,9 @@ export class BlockVolumeService {
   /** Attaches volume `id` to instance `instanceId` (never retried blindly; the answer is not read). */
   async attachVolume(id: string, instanceId: string): Promise<void> {
     const body = this.caller.checkedBody("attachVolume", attachVolumeBodySchema, { instanceId });
-    return this.caller.request("attachVolume", { params: { id }, body }, ignored);
+    return this.changing(() =>
+      this.caller.request("attachVolume", { params: { id }, body }, ignored),
+    );
   }
 
   /**
@@ -68,12 +102,14 @@ export class BlockVolumeService {
       detachVolumeBodySchema,
       instanceId === undefined ? {} : { instanceId },
     );
-    return this.caller.request("detachVolume", { params: { id }, body }, ignored);
+    return this.changing(() =>
+      this.caller.request("detachVolume", { params: { id }, body }, ignored),
+    );
   }
 
   /** Deletes volume `id`; the service refuses an attached one. */
   async deleteVolume(id: string): Promise<void> {
-    return this.caller.request("deleteVolume", { params: { id } }, ignored);
+    return this.changing(() => this.caller.request("deleteVolume", { params: { id } }, ignored));
   }
 
   /** One volume (assumed endpoint); `ServiceNotFoundError` when it does not exist. */
