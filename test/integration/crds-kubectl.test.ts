@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { controlPlaneBinaries } from "../../src/controlplane/binaries.js";
 import { allCrds } from "../../src/crds/index.js";
 import { installCrds } from "../support/crds.js";
-import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { adminKubeConfig, createNamespace, eventually, kubeCacheDir } from "../support/kube.js";
 import { kustomizedSamples, SAMPLES_DIR } from "../support/samples.js";
 
 const run = promisify(execFile);
@@ -16,7 +16,9 @@ describe("the CRDs through kubectl", () => {
 
   /** Runs kubectl; resolves with stdout and stderr and the exit code (never throws). */
   const kubectl = async (args: string[], stdin?: string) => {
-    const child = run(kubectlPath, ["--kubeconfig", inject("kubeconfigPath"), ...args]);
+    const child = run(kubectlPath, ["--kubeconfig", inject("kubeconfigPath"), ...args], {
+      env: { ...process.env, KUBECACHEDIR: kubeCacheDir() },
+    });
     if (stdin !== undefined) child.child.stdin?.end(stdin);
     return child.then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
@@ -65,6 +67,7 @@ describe("the CRDs through kubectl", () => {
     expect(applied.stderr).toBe("");
     expect(applied.code).toBe(0);
     const got = await kubectl(["get", "aidc", "-n", namespace, "-o", "name"]);
+    expect(got.stderr).toBe("");
     // Every object of the kustomization (one sample per namespaced kind), by its kind's group.
     const expected = kustomizedSamples().map((o) => {
       const def = allCrds.find((d) => d.kind === o.kind);

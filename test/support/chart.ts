@@ -9,7 +9,7 @@ import { parseAllDocuments } from "yaml";
 import { RENDER_KUBE_VERSION } from "../../scripts/generate-deploy.js";
 import { root } from "../../scripts/generated-files.js";
 import { controlPlaneBinaries } from "../../src/controlplane/binaries.js";
-import { eventually, impersonatingKubeConfig } from "./kube.js";
+import { eventually, impersonatingKubeConfig, kubeCacheDir } from "./kube.js";
 
 const exec = promisify(execFile);
 
@@ -42,6 +42,7 @@ export async function runTool(
     HELM_CACHE_HOME: join(helmHome, "cache"),
     HELM_CONFIG_HOME: join(helmHome, "config"),
     HELM_DATA_HOME: join(helmHome, "data"),
+    KUBECACHEDIR: kubeCacheDir(),
   };
   const child = exec(bins[tool], [...args], {
     cwd: root,

@@ -1,5 +1,22 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { inject } from "vitest";
+
+let cacheDir: string | undefined;
+
+/**
+ * The discovery cache of the kubectl and helm this test file runs (their KUBECACHEDIR),
+ * of its own. Shared, it is keyed by the API server's address only, so kinds another
+ * file created and deleted (test/e2e/crd-upgrade.test.ts: the same kinds in a group of
+ * its own) stay in it: a later `kubectl get aidc` or `kubectl explain trainingjob`
+ * resolves to the deleted group and fails ("couldn't find resource").
+ */
+export function kubeCacheDir(): string {
+  cacheDir ??= mkdtempSync(join(tmpdir(), "aidc-kube-cache-"));
+  return cacheDir;
+}
 
 /** A KubeConfig for the admin of the integration run's control plane. */
 export function adminKubeConfig(): k8s.KubeConfig {
