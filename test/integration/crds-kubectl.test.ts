@@ -1,10 +1,16 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { controlPlaneBinaries } from "../../src/controlplane/binaries.js";
 import { allCrds } from "../../src/crds/index.js";
 import { installCrds } from "../support/crds.js";
-import { adminKubeConfig, createNamespace, eventually, kubeCacheDir } from "../support/kube.js";
+import {
+  adminKubeConfig,
+  createNamespace,
+  deleteNamespace,
+  eventually,
+  kubeCacheDir,
+} from "../support/kube.js";
 import { kustomizedSamples, SAMPLES_DIR } from "../support/samples.js";
 
 const run = promisify(execFile);
@@ -35,6 +41,12 @@ describe("the CRDs through kubectl", () => {
     const kc = adminKubeConfig();
     await installCrds(kc);
     namespace = await createNamespace(kc, "kubectl");
+  });
+
+  // The applied samples are left to no operator: gone before the next file, whose
+  // operator may watch all namespaces (test/e2e/operator-as-chart-serviceaccount.test.ts).
+  afterAll(async () => {
+    if (namespace) await deleteNamespace(adminKubeConfig(), namespace);
   });
 
   it("explains a field with its description", async () => {

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as k8s from "@kubernetes/client-node";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { allCrds, GROUP, type TrainingJobStatus, VERSION } from "../../src/crds/index.js";
 import { installCrds, refusal } from "../support/crds.js";
 import { kubeRequest } from "../support/http.js";
-import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { adminKubeConfig, createNamespace, deleteNamespace, eventually } from "../support/kube.js";
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string }; spec: object };
 
@@ -57,6 +57,16 @@ describe("the CRDs on a real API server", () => {
     // Idempotent: a second install (as another test file would do) must not fail.
     await installCrds(kc);
     namespace = await createNamespace(kc, "crds");
+  });
+
+  // The samples are left to no operator: gone before the next file, whose operator may
+  // watch all namespaces (test/e2e/operator-as-chart-serviceaccount.test.ts).
+  afterAll(async () => {
+    for (const sample of samples.filter((s) => s.kind === "ServiceConnection")) {
+      const path = `/apis/${GROUP}/${VERSION}/${pluralOf(sample.kind)}/${sample.metadata.name}`;
+      await kubeRequest(kc, "DELETE", path);
+    }
+    if (namespace) await deleteNamespace(kc, namespace);
   });
 
   it("accepts every sample, applied server-side, and fills in the schema defaults", async () => {

@@ -45,6 +45,32 @@ export async function createNamespace(kc: k8s.KubeConfig, prefix: string): Promi
   return name;
 }
 
+/**
+ * Deletes a namespace and waits until it is gone (the control plane's namespace
+ * controller deletes what is in it first). For a file that leaves objects no operator
+ * finalizes, such as the samples: an operator watching all namespaces in a later file
+ * would otherwise reconcile them against its own emulator, beside its own samples.
+ */
+export async function deleteNamespace(
+  kc: k8s.KubeConfig,
+  name: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  await core.deleteNamespace({ name });
+  await eventually(
+    () =>
+      core.readNamespace({ name }).then(
+        () => false,
+        (err: unknown) => {
+          if (err instanceof k8s.ApiException && err.code === 404) return true;
+          throw err;
+        },
+      ),
+    timeoutMs,
+  );
+}
+
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
 export async function eventually<T>(
   check: () => Promise<T | undefined | null | false>,
