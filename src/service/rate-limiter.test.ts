@@ -82,4 +82,14 @@ describe("TokenBucket", () => {
     expect(bucket.waitEstimateMs()).toBe(1000);
     expect(bucket.waitEstimateMs("low")).toBe(1500);
   });
+
+  it("gives bounced callers later slots spread at the refill rate", () => {
+    const t = virtualTime();
+    const bucket = new TokenBucket({ ratePerSecond: 2, burst: 1 }, t.now, async () => {
+      await new Promise(() => undefined);
+    });
+    void bucket.take();
+    // The next token comes in 500 ms; bounced callers get 500, 1000, 1500 ms.
+    expect([1, 2, 3].map(() => bucket.reserveLaterSlotMs())).toEqual([500, 1000, 1500]);
+  });
 });

@@ -30,6 +30,8 @@ export class TokenBucket {
   private last: number;
   private readonly waiting: Record<CallPriority, Array<() => void>> = { normal: [], low: [] };
   private serving = false;
+  /** The end of the slots handed to bounced callers ({@link reserveLaterSlotMs}). */
+  private laterSlots = 0;
 
   constructor(
     private readonly limit: RateLimit,
@@ -68,6 +70,19 @@ export class TokenBucket {
     const ahead = this.waiting.normal.length + (priority === "low" ? this.waiting.low.length : 0);
     const missing = ahead + 1 - this.tokens;
     return missing <= 0 ? 0 : (missing / this.limit.ratePerSecond) * 1000;
+  }
+
+  /**
+   * For a caller that will not wait now (a bounced call): about when to come back, as
+   * a slot of its own after the callers waiting and the callers bounced before it, one
+   * per refill, so that bounced callers return spread at the bucket's rate instead of
+   * all at once. In ms from now.
+   */
+  reserveLaterSlotMs(priority: CallPriority = "normal"): number {
+    const now = this.now();
+    const start = Math.max(this.laterSlots, now + this.waitEstimateMs(priority));
+    this.laterSlots = start + 1000 / this.limit.ratePerSecond;
+    return Math.ceil(start - now);
   }
 
   /** Tokens available right now (for tests and metrics). */

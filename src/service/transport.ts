@@ -203,7 +203,7 @@ export class ServiceTransport {
       // No figure in the message: a repeat writes the same condition, i.e. nothing.
       `the client-side rate limit of this connection is saturated (more than ${maxWait} ms of calls ahead): ${endpoint} was not sent and is retried`,
       { endpoint, code: undefined },
-      Math.ceil(wait),
+      this.bucket.reserveLaterSlotMs(priority),
     );
   }
 
