@@ -28,4 +28,11 @@ export interface OperationCaller {
    * `ServiceInvalidRequestError` naming the failing fields, and nothing is sent.
    */
   checkedBody(name: string, schema: z.ZodType, body: unknown): unknown;
+  /**
+   * Identifies the account the calls go to (`ServiceClient.accountScope`); a cache of
+   * answers kept by a kind's module (e.g. a list snapshot) keys on it, so a caller
+   * routed per object (service connections) never serves one account's answers to
+   * another. Absent: one account.
+   */
+  readonly accountScope?: object;
 }
