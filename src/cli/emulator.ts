@@ -24,6 +24,7 @@ interface EmulatorFlags {
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
+  keepAliveTimeoutMs?: string;
   verbose?: boolean;
 }
 
@@ -76,6 +77,10 @@ export function registerEmulatorCommand(program: Command): void {
     )
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
+    .option(
+      "--keep-alive-timeout-ms <ms>",
+      "close idle keep-alive connections after this long, announcing no Keep-Alive hint (default: Node's, 5 s announced)",
+    )
     .option("--random-seed <n>", "seed of keys, addresses and fault draws", "1")
     .option("--verbose", "log every request (never the key)")
     .action(async (flags: EmulatorFlags) => {
@@ -123,6 +128,11 @@ export function registerEmulatorCommand(program: Command): void {
         missingOperations,
         subscriptionResultShape: shape,
         randomSeed: nonNegativeInt("random-seed", flags.randomSeed),
+        ...(flags.keepAliveTimeoutMs === undefined
+          ? {}
+          : {
+              keepAliveTimeoutMs: nonNegativeInt("keep-alive-timeout-ms", flags.keepAliveTimeoutMs),
+            }),
         faults,
         ...(flags.verbose ? { logger: pino({ level: "debug" }, process.stderr) } : {}),
       });

@@ -65,6 +65,13 @@ export interface EmulatorOptions extends Partial<EmulatorBehaviour> {
   requestLogCapacity?: number;
   /** Debug line per request (method, path, status); never headers. */
   logger?: Logger;
+  /**
+   * How long the server keeps an idle keep-alive connection open before closing it
+   * (Node 24's default: 5 s announced, closed after 6). When set, it is the exact close
+   * time and the answers announce no `Keep-Alive: timeout=` hint, as many proxies do
+   * not: the client must close idle connections by its own setting.
+   */
+  keepAliveTimeoutMs?: number;
 }
 
 /** A running emulator. */
@@ -303,13 +310,21 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     finish(applied);
   }
 
+  const keepAliveTimeoutMs = options.keepAliveTimeoutMs;
   const server = createServer((req, res) => {
+    // Set by hand, the Connection header keeps Node from announcing its timeout.
+    if (keepAliveTimeoutMs !== undefined) res.setHeader("Connection", "keep-alive");
     handle(req, res).catch((err: unknown) => {
       logger?.error({ err }, "emulator request failed");
       if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();
     });
   });
+  if (keepAliveTimeoutMs !== undefined) {
+    server.keepAliveTimeout = keepAliveTimeoutMs;
+    // Node 24 waits this much longer than announced; the setting is the real close.
+    server.keepAliveTimeoutBuffer = 0;
+  }
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
