@@ -38,6 +38,7 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       apiKey: deps.apiKey,
       timeoutMs: s.timeoutMs,
       maxResponseBytes: s.maxResponseBytes,
+      idleSocketTimeoutMs: s.idleSocketTimeoutMs,
       catalogTtlMs: s.catalogTtlMs,
       recheckMissingMs: s.operationRecheckMs,
       subscriptionResult: s.subscriptionResult,

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import {
   DEFAULT_CATALOG_TTL_MS,
+  DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
   DEFAULT_LIST_VISIBILITY_WINDOW_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_RATE_LIMIT,
@@ -55,6 +56,14 @@ export const serviceSchema = z
     apiKeyRefreshMs: ms.default(10_000),
     /** Timeout of one HTTP attempt. */
     timeoutMs: ms.default(DEFAULT_TIMEOUT_MS),
+    /**
+     * How long a pooled keep-alive connection to the service may stay idle before the
+     * operator closes it. Keep it below the service's (or its proxy's) keep-alive
+     * timeout: a request written on a connection the server is closing fails with
+     * ECONNRESET, and a create that fails so is never sent again, so its object waits
+     * out `listVisibilityWindowMs` before the lookup concludes.
+     */
+    idleSocketTimeoutMs: ms.default(DEFAULT_IDLE_SOCKET_TIMEOUT_MS),
     /** Retries of idempotent calls. */
     retry: z
       .strictObject({

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { RetryPolicy } from "./backoff.js";
 import {
   DEFAULT_CATALOG_TTL_MS,
+  DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_RATE_LIMIT,
   DEFAULT_RETRY_POLICY,
@@ -55,6 +56,11 @@ export interface ServiceClientOptions {
    * and the call fails as a malformed answer. Default 4 MiB.
    */
   maxResponseBytes?: number;
+  /**
+   * A pooled keep-alive socket idle this long is closed, below the service's keep-alive
+   * timeout. Default 4 000 (`DEFAULT_IDLE_SOCKET_TIMEOUT_MS`).
+   */
+  idleSocketTimeoutMs?: number;
   /** Retries of idempotent calls. Default 4 attempts, 200 ms doubling, at most 5 s. */
   retry?: RetryPolicy;
   /** Client-side token bucket; null turns it off. Default 50/s with a burst of 100. */
@@ -157,6 +163,7 @@ export class ServiceClientCore implements OperationCaller {
       apiKey: options.apiKey,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      idleSocketTimeoutMs: options.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
       rateLimitMaxWaitMs: options.rateLimitMaxWaitMs,

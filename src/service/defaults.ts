@@ -27,6 +27,15 @@ export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = { ratePerSecond: 50, burs
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * How long a pooled keep-alive socket may stay idle before the client closes it
+ * (`service.idleSocketTimeoutMs`): below the 5 s of a Node server and above nothing
+ * common, so no request is written on a socket the server is closing (ECONNRESET, which
+ * leaves a create's outcome unknown). Lower it below the service's own keep-alive
+ * timeout where that is shorter (a proxy in front of it).
+ */
+export const DEFAULT_IDLE_SOCKET_TIMEOUT_MS = 4_000;
+
 /** Timeout per attempt. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 

@@ -9,8 +9,6 @@
  * the body go only to the configured origin), and a body longer than
  * `maxResponseBytes` is cut off and reported as a malformed answer.
  */
-import { Agent as HttpAgent } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
 import type { Readable } from "node:stream";
 import fetch from "node-fetch";
 import type { Logger } from "pino";
@@ -30,6 +28,7 @@ import {
   ServiceInvalidRequestError,
   ServiceThrottledError,
 } from "./errors.js";
+import { type IdleBoundedAgents, idleBoundedAgents } from "./idle-bounded-agent.js";
 import { type OperationAvailability, verdictOfError } from "./operation-availability.js";
 import type { OperationArgs } from "./operation-caller.js";
 import {
@@ -64,6 +63,11 @@ export interface TransportOptions {
   timeoutMs: number;
   /** Longest response body read, in bytes; a longer one is cut off (malformed answer). */
   maxResponseBytes: number;
+  /**
+   * A pooled keep-alive socket idle this long is closed and never reused, so that no
+   * request races the server closing it (see idle-bounded-agent.ts).
+   */
+  idleSocketTimeoutMs: number;
   retry: RetryPolicy;
   rateLimit: RateLimit | null;
   /**
@@ -105,13 +109,13 @@ export const REDACTED_LOG_PATHS = [
 /** Executes endpoint calls; one per `ServiceClient`. */
 export class ServiceTransport {
   private readonly bucket: TokenBucket | null;
-  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
-  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
+  private readonly agents: IdleBoundedAgents;
   private readonly log: Logger | undefined;
   private readonly baseUrl: string;
 
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.agents = idleBoundedAgents(options.idleSocketTimeoutMs, 64);
     const sleep = options.sleep ?? realSleep;
     this.bucket = options.rateLimit ? new TokenBucket(options.rateLimit, Date.now, sleep) : null;
     this.log = options.logger?.child(
@@ -209,8 +213,8 @@ export class ServiceTransport {
 
   /** Closes idle keep-alive sockets. */
   close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   private async readKey(endpoint: string): Promise<string> {
@@ -250,7 +254,7 @@ export class ServiceTransport {
         signal: abort
           ? AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), abort])
           : AbortSignal.timeout(this.options.timeoutMs),
-        agent: (u: URL) => (u.protocol === "https:" ? this.httpsAgent : this.httpAgent),
+        agent: (u: URL) => (u.protocol === "https:" ? this.agents.https : this.agents.http),
         // An API client follows no redirect: following one re-sends the Authorization
         // header (and, for 307/308, the body) to wherever the answer points.
         redirect: "manual",

@@ -39,6 +39,7 @@ export function connectionClient(
     apiKey: settings.apiKey,
     timeoutMs: s.timeoutMs,
     maxResponseBytes: s.maxResponseBytes,
+    idleSocketTimeoutMs: s.idleSocketTimeoutMs,
     catalogTtlMs: s.catalogTtlMs,
     recheckMissingMs: s.operationRecheckMs,
     subscriptionResult: s.subscriptionResult,
