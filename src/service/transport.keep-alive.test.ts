@@ -56,10 +56,23 @@ describe("keep-alive sockets", () => {
       retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
     });
     svc.emulator.requestLog.clear();
-    for (let gap = 100; gap <= 2 * SERVER_KEEP_ALIVE_MS; gap += 25) {
+    for (let gap = 100; gap <= 2 * SERVER_KEEP_ALIVE_MS; gap += 50) {
       await subscribe(client);
       await new Promise((r) => setTimeout(r, gap));
     }
-    expect(svc.emulator.requestLog.read().length).toBe(21);
+    expect(svc.emulator.requestLog.read().length).toBe(11);
+  });
+
+  it("bounds only idle sockets: an answer slower than the bound arrives", async () => {
+    const client = svc.newClient({
+      idleSocketTimeoutMs: 100,
+      retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    });
+    svc.emulator.faults.set([{ kind: "latency", endpoint: "subscribeNas", latencyMs: 400 }]);
+    try {
+      await expect(subscribe(client)).resolves.toEqual(expect.any(String));
+    } finally {
+      svc.emulator.faults.clear();
+    }
   });
 });
