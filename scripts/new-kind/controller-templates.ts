@@ -36,16 +36,11 @@ import type {
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import { createRequest, readyOf, sizeChange } from "./decisions.js";
 
-/** What the service client must offer the ${n.kind} client. */
-export interface ${n.kind}Service extends OperationCaller {
-  isEndpointEnabled(name: "delete${n.kind}"): boolean;
-}
-
 /** The ExternalClient of ${n.kind}. */
 export class ${n.kind}ExternalClient implements ExternalClient<${n.kind}, Remote${n.kind}> {
   private readonly ops: ${n.kind}Operations;
 
-  constructor(private readonly service: ${n.kind}Service) {
+  constructor(private readonly service: OperationCaller) {
     this.ops = new ${n.kind}Operations(service);
   }
 
@@ -95,7 +90,7 @@ export class ${n.kind}ExternalClient implements ExternalClient<${n.kind}, Remote
   }
 
   deleteConfigured(): boolean {
-    return this.service.isEndpointEnabled("delete${n.kind}");
+    return this.service.operationState("delete${n.kind}") !== "disabled";
   }
 
   async delete(_call: ManagedCall<${n.kind}>, id: string): Promise<DeleteResult> {

@@ -37,7 +37,7 @@ import {
   type OperationVerdict,
   verdictOfError,
 } from "./operation-availability.js";
-import type { OperationArgs, OperationCaller } from "./operation-caller.js";
+import type { OperationArgs, OperationCaller, OperationState } from "./operation-caller.js";
 import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
 import type { SubscriptionResultMapping } from "./schemas/subscription.js";
@@ -243,9 +243,10 @@ export class ServiceClientCore implements OperationCaller {
    * `rateLimitMaxWaitMs`: an order about to start would be bounced at its first call,
    * after the caller's bookkeeping (a create-pending write), so it is bounced here.
    */
-  async requireOperations(names: readonly EndpointName[], purpose: string): Promise<void> {
-    this.transport.refuseLongWait(names[0] ?? "requireOperations");
-    for (const name of names) {
+  async requireOperations(names: readonly string[], purpose: string): Promise<void> {
+    for (const name of names) endpointNamed(name);
+    this.transport.refuseLongWait((names[0] as EndpointName | undefined) ?? "requireOperations");
+    for (const name of names as readonly EndpointName[]) {
       if (!this.endpoints[name]) throw new EndpointDisabledError(name);
       const verdict = this.operations.needsProbe(name)
         ? await this.probeOperation(name)
@@ -294,16 +295,21 @@ export class ServiceClientCore implements OperationCaller {
    * table does not have, else as {@link call}.
    */
   request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
-    if (!isEndpointName(name))
-      throw new Error(`no service operation "${name}" in the endpoint table`);
-    return this.call(name, args, schema);
+    return this.call(endpointNamed(name), args, schema);
+  }
+
+  /** What is known of operation `name`, without a request (OperationCaller). */
+  operationState(name: string): OperationState {
+    const op = endpointNamed(name);
+    if (!this.endpoints[op]) return "disabled";
+    const verdict = this.operations.verdict(op);
+    if (verdict === "missing" && this.operations.needsProbe(op)) return "unknown";
+    return verdict;
   }
 
   /** {@link validBody} for a kind's own operations (src/service/kinds/<kind>.ts). */
   checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
-    if (!isEndpointName(name))
-      throw new Error(`no service operation "${name}" in the endpoint table`);
-    return this.validBody(name, schema, body);
+    return this.validBody(endpointNamed(name), schema, body);
   }
 
   /**
@@ -324,4 +330,11 @@ export class ServiceClientCore implements OperationCaller {
     }
     return body;
   }
+}
+
+/** `name` as an operation of the endpoint table; throws an Error for any other string. */
+function endpointNamed(name: string): EndpointName {
+  if (!isEndpointName(name))
+    throw new Error(`no service operation "${name}" in the endpoint table`);
+  return name;
 }

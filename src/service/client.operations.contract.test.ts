@@ -7,6 +7,7 @@ import { z } from "zod";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
 import { EndpointDisabledError, ServiceAuthError, ServiceOperationMissingError } from "./errors.js";
 import { ASSUMED_OPERATIONS } from "./operation-availability.js";
+import type { OperationCaller } from "./operation-caller.js";
 
 let svc: EmulatedService;
 
@@ -95,6 +96,38 @@ describe("requireOperations", () => {
     await svc.admin.configure({ missingOperations: [] });
     await c.listNas();
     expect(c.operations.verdict("listNas")).toBe("present");
+  });
+});
+
+describe("operationState (what a kind's client asks of an OperationCaller)", () => {
+  it("says disabled, unknown, missing and present, without a request of its own", async () => {
+    await svc.admin.configure({ missingOperations: ["listVolumes"] });
+    let now = 1_000_000;
+    const c: OperationCaller = svc.newClient({
+      endpoints: { deleteVolume: null },
+      recheckMissingMs: 5_000,
+      now: () => now,
+    });
+    await svc.admin.clearRequests();
+    expect(c.operationState("deleteVolume")).toBe("disabled");
+    expect(c.operationState("listVolumes")).toBe("unknown");
+    expect(c.operationState("getVolume")).toBe("unknown");
+    expect(await svc.admin.requests()).toEqual([]);
+    await expect(
+      c.requireOperations(["getVolume", "listVolumes"], "a volume create"),
+    ).rejects.toBeInstanceOf(ServiceOperationMissingError);
+    expect(c.operationState("getVolume")).toBe("present");
+    expect(c.operationState("listVolumes")).toBe("missing");
+    // A "missing" verdict due for a recheck is unknown again.
+    now += 5_000;
+    expect(c.operationState("listVolumes")).toBe("unknown");
+    await expect(c.requireOperations(["deleteVolume"], "a delete")).rejects.toBeInstanceOf(
+      EndpointDisabledError,
+    );
+    expect(() => c.operationState("getNoSuchThing")).toThrow(/no service operation/);
+    await expect(c.requireOperations(["getNoSuchThing"], "x")).rejects.toThrow(
+      /no service operation/,
+    );
   });
 });
 

@@ -56,6 +56,7 @@ export {
   OperationAvailability,
   type OperationVerdict,
 } from "./operation-availability.js";
+export type { OperationArgs, OperationCaller, OperationState } from "./operation-caller.js";
 export type { ListedIds, PageWalkEnd } from "./pagination.js";
 export type { CallPriority, RateLimit } from "./rate-limiter.js";
 export type { JsonObject, StorageObject } from "./schemas/block-file-storage.js";

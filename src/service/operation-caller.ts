@@ -15,7 +15,15 @@ export interface OperationArgs {
   body?: unknown;
 }
 
-/** Calls operations of the endpoint table by name. */
+/**
+ * What is known of an operation: `disabled` in the endpoint table (a call throws
+ * `EndpointDisabledError`, nothing is sent); `missing`, the service answered it with a
+ * bare HTTP 404/405 and a recheck is not due yet; `present`, it answered with an
+ * envelope; `unknown`, never asked yet, or a "missing" verdict is due for a recheck.
+ */
+export type OperationState = "disabled" | "missing" | "present" | "unknown";
+
+/** Calls operations of the endpoint table by name, and says what is known of them. */
 export interface OperationCaller {
   /**
    * Calls operation `name` (retried when idempotent) and returns its data parsed by
@@ -35,4 +43,16 @@ export interface OperationCaller {
    * another. Absent: one account.
    */
   readonly accountScope?: object;
+  /**
+   * What is known of operation `name` (see {@link OperationState}), without a request;
+   * an unknown name is a programming error (Error).
+   */
+  operationState(name: string): OperationState;
+  /**
+   * Resolves when every operation of `names` is enabled and answered by the service
+   * (probed when nothing is known yet); throws `EndpointDisabledError` or
+   * `ServiceOperationMissingError` naming the first that is not, and `purpose` (what
+   * needs them), before anything is ordered.
+   */
+  requireOperations(names: readonly string[], purpose: string): Promise<void>;
 }

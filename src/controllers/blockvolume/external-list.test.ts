@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import type { BlockVolume as BlockVolumeObject } from "../../crds/blockvolume.js";
-import type { ServiceClient } from "../../service/client.js";
 import type { BlockVolume } from "../../service/index.js";
-import type { OperationArgs } from "../../service/operation-caller.js";
+import type { OperationArgs, OperationCaller } from "../../service/operation-caller.js";
 import { ATTACHMENT_ANNOTATION } from "./decisions.js";
 import { BlockVolumeExternalClient, type VolumeCall } from "./external.js";
 
@@ -22,9 +21,10 @@ const ATTACHED: BlockVolume = {
  */
 function clientWith(records: BlockVolume[] | undefined, now = () => 1_000) {
   const sent: string[] = [];
-  const service = {
-    isEndpointEnabled: (name: string) => name !== "listVolumes" || records !== undefined,
-    operations: { verdict: () => "unknown" },
+  const service: OperationCaller = {
+    operationState: (name) =>
+      name === "listVolumes" && records === undefined ? "disabled" : "unknown",
+    requireOperations: async () => undefined,
     checkedBody: (_n: string, _s: unknown, body: unknown) => body,
     request: async <T>(name: string, _args: OperationArgs, schema: z.ZodType<T>) => {
       sent.push(name);
@@ -34,7 +34,7 @@ function clientWith(records: BlockVolume[] | undefined, now = () => 1_000) {
       if (name === "attachVolume") return schema.parse({});
       throw new Error(`unexpected ${name}`);
     },
-  } as unknown as ServiceClient;
+  };
   return { client: new BlockVolumeExternalClient(service, now), sent };
 }
 

@@ -12,7 +12,7 @@ import {
 } from "../../crds/blockvolume.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
-import type { BlockVolume as RemoteVolume, ServiceClient } from "../../service/index.js";
+import type { OperationCaller, BlockVolume as RemoteVolume } from "../../service/index.js";
 import { BlockVolumeService } from "../../service/kinds/blockvolume.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type {
@@ -81,7 +81,7 @@ export class BlockVolumeExternalClient
 
   /** `now` is the clock of the shared volume list snapshot (tests). */
   constructor(
-    private readonly service: ServiceClient,
+    private readonly service: OperationCaller,
     now?: () => number,
   ) {
     this.volumes = new BlockVolumeService(service, now);
@@ -146,12 +146,8 @@ export class BlockVolumeExternalClient
     id: string,
     maxAgeMs: number,
   ): Promise<ListedObservation<RemoteVolume> | undefined> {
-    if (
-      !this.service.isEndpointEnabled("listVolumes") ||
-      this.service.operations.verdict("listVolumes") === "missing"
-    ) {
-      return undefined;
-    }
+    const list = this.service.operationState("listVolumes");
+    if (list === "disabled" || list === "missing") return undefined;
     const view = await this.volumes.listSnapshot(maxAgeMs);
     const remote = view?.records.get(id);
     if (!view || !remote || !listRecordSuffices(remote)) return undefined;
@@ -219,7 +215,7 @@ export class BlockVolumeExternalClient
   }
 
   deleteConfigured(): boolean {
-    return this.service.isEndpointEnabled("deleteVolume");
+    return this.service.operationState("deleteVolume") !== "disabled";
   }
 
   /**
@@ -260,7 +256,7 @@ export class BlockVolumeExternalClient
   }
 
   async delete(_call: VolumeCall, id: string): Promise<DeleteResult> {
-    if (!this.service.isEndpointEnabled("deleteVolume")) return "NotConfigured";
+    if (this.service.operationState("deleteVolume") === "disabled") return "NotConfigured";
     await this.volumes.deleteVolume(id);
     // The service may show the volume (deleting) for a while: observed until gone.
     return "InProgress";

@@ -12,8 +12,8 @@ import {
   EndpointDisabledError,
   type FileSystem,
   FileSystemOperations,
+  type OperationCaller,
   ownerMarkInDescription,
-  type ServiceClient,
   ServiceNotFoundError,
   ServiceOperationMissingError,
   storageStateClass,
@@ -60,7 +60,7 @@ export class FileSystemExternalClient
 {
   private readonly fileSystems: FileSystemOperations;
 
-  constructor(private readonly service: ServiceClient) {
+  constructor(private readonly service: OperationCaller) {
     this.fileSystems = new FileSystemOperations(service);
   }
 
@@ -215,11 +215,11 @@ export class FileSystemExternalClient
   }
 
   deleteConfigured(): boolean {
-    return this.service.isEndpointEnabled("deleteFileSystem");
+    return this.service.operationState("deleteFileSystem") !== "disabled";
   }
 
   async delete(_call: ManagedCall<FileSystemObject>, id: string): Promise<DeleteResult> {
-    if (!this.service.isEndpointEnabled("deleteFileSystem")) return "NotConfigured";
+    if (this.service.operationState("deleteFileSystem") === "disabled") return "NotConfigured";
     await this.fileSystems.delete(id);
     // The service may show the file system (deleting) for a while: observed until gone.
     return "InProgress";
@@ -227,11 +227,8 @@ export class FileSystemExternalClient
 
   /** The mount plan for `fs`: the spec's mounts (when resolved) against the remote ones. */
   private plan(call: ManagedCall<FileSystemObject, FileSystemRefs>, fs: FileSystem): MountPlan {
-    const ops = this.service.operations;
-    const removalPossible =
-      this.service.isEndpointEnabled("deleteFileSystemMount") &&
-      (ops.verdict("deleteFileSystemMount") !== "missing" ||
-        ops.needsProbe("deleteFileSystemMount"));
+    const removal = this.service.operationState("deleteFileSystemMount");
+    const removalPossible = removal !== "disabled" && removal !== "missing";
     return planMounts({
       desired: call.refs?.mounts ?? recordedAsDesired(call.obj),
       remote: fs,

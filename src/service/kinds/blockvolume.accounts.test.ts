@@ -33,6 +33,8 @@ function routedCaller(lists: Record<string, string[]>) {
       return schema.parse({});
     },
     checkedBody: (_name, _schema, body) => body,
+    operationState: () => "present",
+    requireOperations: async () => undefined,
   };
   return { caller, state };
 }

@@ -10,7 +10,6 @@
 import { z } from "zod";
 import { clientTokenInDescription } from "../client-token.js";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
-import { EndpointDisabledError } from "../errors.js";
 import { ListSnapshot, type ListSnapshotView } from "../list-snapshot.js";
 import type { OperationCaller } from "../operation-caller.js";
 import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
@@ -152,7 +151,8 @@ export class BlockVolumeService {
    * complete; undefined when the volume list is disabled.
    */
   async listVolumeIds(): Promise<ListedIds | undefined> {
-    return whenEnabled(() => listIdentities(this.iterateVolumes(), (v) => v.id));
+    if (this.caller.operationState("listVolumes") === "disabled") return undefined;
+    return listIdentities(this.iterateVolumes(), (v) => v.id);
   }
 
   /**
@@ -160,22 +160,11 @@ export class BlockVolumeService {
    * when the volume list is disabled. `name` narrows the list first.
    */
   async findVolumeIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
-    return whenEnabled(async () => {
-      const ids: string[] = [];
-      for await (const v of this.iterateVolumes(name === undefined ? {} : { name })) {
-        if (clientTokenInDescription(v.description) === token) ids.push(v.id);
-      }
-      return ids;
-    });
-  }
-}
-
-/** `read()`, or undefined when the operation it calls is disabled (nothing was sent). */
-async function whenEnabled<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (err) {
-    if (err instanceof EndpointDisabledError) return undefined;
-    throw err;
+    if (this.caller.operationState("listVolumes") === "disabled") return undefined;
+    const ids: string[] = [];
+    for await (const v of this.iterateVolumes(name === undefined ? {} : { name })) {
+      if (clientTokenInDescription(v.description) === token) ids.push(v.id);
+    }
+    return ids;
   }
 }

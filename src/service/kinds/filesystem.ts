@@ -9,7 +9,6 @@
 import { z } from "zod";
 import { clientTokenInDescription } from "../client-token.js";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
-import { EndpointDisabledError } from "../errors.js";
 import type { OperationCaller } from "../operation-caller.js";
 import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
 import { type Page, pageOf } from "../schemas/envelope.js";
@@ -42,12 +41,6 @@ export const endpoints = {
 
 /** Data of the deletes: ignored. */
 const ignored = z.unknown().transform((): void => undefined);
-
-/** Undefined when `err` says the operation is disabled; rethrows anything else. */
-function disabledAsUndefined(err: unknown): undefined {
-  if (err instanceof EndpointDisabledError) return undefined;
-  throw err;
-}
 
 /** File systems and their mounts, called through `caller`. */
 export class FileSystemOperations {
@@ -89,7 +82,10 @@ export class FileSystemOperations {
 
   /** The ids of every file system, from a walk of the whole list; undefined when the list is disabled. */
   listIds(): Promise<ListedIds | undefined> {
-    return listIdentities(this.iterate(), (fs) => fs.id).catch(disabledAsUndefined);
+    if (this.caller.operationState("listFileSystems") === "disabled") {
+      return Promise.resolve(undefined);
+    }
+    return listIdentities(this.iterate(), (fs) => fs.id);
   }
 
   /**
@@ -97,13 +93,10 @@ export class FileSystemOperations {
    * undefined when the list is disabled. `name` narrows the list first.
    */
   async findIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
+    if (this.caller.operationState("listFileSystems") === "disabled") return undefined;
     const ids: string[] = [];
-    try {
-      for await (const fs of this.iterate(name === undefined ? {} : { name })) {
-        if (clientTokenInDescription(fs.description) === token) ids.push(fs.id);
-      }
-    } catch (err) {
-      return disabledAsUndefined(err);
+    for await (const fs of this.iterate(name === undefined ? {} : { name })) {
+      if (clientTokenInDescription(fs.description) === token) ids.push(fs.id);
     }
     return ids;
   }
