@@ -4,7 +4,9 @@
  * src/service/kinds/<kind>.ts declares (into the endpoint table, so the client, the
  * configuration's overrides and docs/service-endpoints.md know them), and
  * src/emulator/kinds/index.ts the `handlers` each src/emulator/kinds/<kind>.ts
- * declares (so the emulator serves them). Adding a kind's modules there and running
+ * declares (so the emulator serves them), and src/emulator/kinds/settings-index.ts the
+ * `settings` each src/emulator/kinds/<kind>.settings.ts declares (so the emulator's
+ * behaviour, admin API and CLI take them). Adding a kind's modules there and running
  * `npm run generate` is all it takes; no existing file is edited. `--check` fails when
  * an index is stale.
  *
@@ -30,17 +32,33 @@ export const EMULATOR_KINDS_DIR = "src/emulator/kinds";
 /** A kind module's name: its file name without `.ts`, lower case (e.g. `blockvolume`). */
 const MODULE_NAME = /^[a-z][a-z0-9]*$/;
 
-/** The kind modules of `dir` (every `<name>.ts` but index.ts and tests), sorted. */
-export function kindModules(dir: string): string[] {
+/** The generated indexes' file names (no kind module). */
+const INDEX_FILES = new Set(["index.ts", "settings-index.ts"]);
+/** How a kind's emulator settings module is named: `<kind>.settings.ts`. */
+const SETTINGS_SUFFIX = ".settings.ts";
+
+/**
+ * The kind modules of `dir` (every `<name>.ts` but the indexes, tests and settings
+ * modules), or with `suffix` the `<name><suffix>` modules; the names, sorted.
+ */
+export function kindModules(dir: string, suffix = ".ts"): string[] {
   const abs = join(root, dir);
   if (!existsSync(abs)) return [];
   const names = readdirSync(abs)
-    .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && f !== "index.ts")
-    .map((f) => f.slice(0, -".ts".length))
+    .filter(
+      (f) =>
+        f.endsWith(suffix) &&
+        !f.endsWith(".test.ts") &&
+        (suffix !== ".ts" || !f.endsWith(SETTINGS_SUFFIX)) &&
+        !INDEX_FILES.has(f),
+    )
+    .map((f) => f.slice(0, -suffix.length))
     .sort();
   for (const name of names) {
     if (!MODULE_NAME.test(name)) {
-      throw new Error(`${dir}/${name}.ts: a kind module is named <kind in lower case>.ts`);
+      throw new Error(
+        `${dir}/${name}${suffix}: a kind module is named <kind in lower case>${suffix}`,
+      );
     }
   }
   return names;
@@ -59,20 +77,27 @@ function formatted(path: string, text: string): string {
   );
 }
 
-/** The source of an index that imports `exported` of every module in `modules`. */
+/**
+ * The source of an index that imports `exported` of every module in `modules` (each
+ * `<module><suffix>`, `.ts` by default).
+ */
 function indexSource(
   dir: string,
   modules: readonly string[],
   exported: string,
   doc: string,
   tables: { name: string; doc: string } | undefined,
-  merged: { name: string; doc: string },
+  merged: { name: string; doc: string; satisfies?: string },
+  suffix = ".ts",
+  preamble: readonly string[] = [],
 ): string {
+  const stem = suffix.slice(0, -".ts".length);
   const lines = [
-    generatedHeader("scripts/generate-kind-index.ts", `${dir}/*.ts`, "//").trimEnd(),
+    generatedHeader("scripts/generate-kind-index.ts", `${dir}/*${suffix}`, "//").trimEnd(),
     `/**\n * ${doc.split("\n").join("\n * ")}\n */`,
-    ...modules.map((m) => `import { ${exported} as ${m} } from "./${m}.js";`),
+    ...modules.map((m) => `import { ${exported} as ${m} } from "./${m}${stem}.js";`),
     "",
+    ...preamble,
   ];
   if (tables) {
     lines.push(`/** ${tables.doc} */`);
@@ -80,7 +105,9 @@ function indexSource(
   }
   lines.push(`/** ${merged.doc} */`);
   lines.push(
-    `export const ${merged.name} = { ${modules.map((m) => `...${m}`).join(", ")} } as const;`,
+    `export const ${merged.name} = { ${modules.map((m) => `...${m}`).join(", ")} } as const${
+      merged.satisfies ? ` satisfies ${merged.satisfies}` : ""
+    };`,
   );
   return `${lines.join("\n")}\n`;
 }
@@ -115,6 +142,36 @@ export function kindIndexFiles(): GeneratedFiles {
         "The emulator's handlers of each kind's own operations, declared in its module of\nsrc/emulator/kinds (its `handlers`), gathered for the emulator's server (../server.ts).",
         undefined,
         { name: "KIND_HANDLERS", doc: "Every kind module's handlers, by endpoint name." },
+      ),
+    ),
+  );
+  const settings = `${EMULATOR_KINDS_DIR}/settings-index.ts`;
+  files.set(
+    settings,
+    formatted(
+      settings,
+      indexSource(
+        EMULATOR_KINDS_DIR,
+        kindModules(EMULATOR_KINDS_DIR, SETTINGS_SUFFIX),
+        "settings",
+        "The emulator settings each kind declares in its src/emulator/kinds/<kind>.settings.ts\n(its `settings`, importing nothing), gathered for the emulator's behaviour\n(../kind-settings.ts).",
+        undefined,
+        {
+          name: "KIND_SETTINGS",
+          doc: "Every kind's emulator settings, by name.",
+          satisfies: "Readonly<Record<string, KindSetting>>",
+        },
+        SETTINGS_SUFFIX,
+        [
+          "/** A kind's emulator setting: a non-negative integer (a duration in ms, a count). */",
+          "export interface KindSetting {",
+          "  /** Its value unless the start options, the CLI or the admin API set one. */",
+          "  readonly default: number;",
+          "  /** What it sets, in a few words (the CLI flag's help). */",
+          "  readonly description: string;",
+          "}",
+          "",
+        ],
       ),
     ),
   );

@@ -5,7 +5,7 @@
  *
  * writes the kind's own new files (the CRD module, the controller folder with its
  * ExternalClient, decisions and their tests, the service operations and the emulator's
- * handlers of them, a sample, an integration test skeleton that fails until it is
+ * handlers of them with their settings module, a sample, an integration test skeleton that fails until it is
  * filled in) and registers the kind in the two registries, src/crds/index.ts (`allCrds`)
  * and src/controllers/index.ts (`controllers`). `npm run generate` does the rest (CRD
  * YAML, RBAC, Argo CD scripts, docs, the kind indexes). Refuses a name that is not
@@ -19,7 +19,11 @@ import { controllerModule, externalModule } from "./new-kind/controller-template
 import { crdModule } from "./new-kind/crd-template.js";
 import { decisionsModule, decisionsTest } from "./new-kind/decisions-templates.js";
 import { type KindNames, kindNames } from "./new-kind/names.js";
-import { emulatorModule, serviceModule } from "./new-kind/service-templates.js";
+import {
+  emulatorModule,
+  emulatorSettingsModule,
+  serviceModule,
+} from "./new-kind/service-templates.js";
 import { integrationTest, sampleManifest } from "./new-kind/test-templates.js";
 
 /** The registry of the kinds' definitions. */
@@ -37,6 +41,7 @@ export function kindFiles(n: KindNames): Map<string, string> {
     [`src/controllers/${n.lower}/decisions.test.ts`, decisionsTest(n)],
     [`src/service/kinds/${n.lower}.ts`, serviceModule(n)],
     [`src/emulator/kinds/${n.lower}.ts`, emulatorModule(n)],
+    [`src/emulator/kinds/${n.lower}.settings.ts`, emulatorSettingsModule(n)],
     [`deploy/samples/${n.lower}.yaml`, sampleManifest(n)],
     [`test/integration/${n.lower}.test.ts`, integrationTest(n)],
   ]);

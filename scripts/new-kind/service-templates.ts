@@ -110,7 +110,8 @@ export function emulatorModule(n: KindNames): string {
  * The emulator's ${n.words} operations (scaffolded by \`npm run new-kind\`): created
  * available at once, resized up only, deleted at once. TODO(${n.kind}): play what the
  * service does (states over time, its refusals); every behaviour the spec leaves open is
- * a mode of the emulator (state.ts \`EmulatorBehaviour\`) that tests exercise.
+ * a mode of the emulator that tests exercise: declare its setting in
+ * ${n.lower}.settings.ts and read it here as \`ctx.state.behaviour.<name>\`.
  */
 import {
   create${n.kind}BodySchema,
@@ -164,5 +165,26 @@ export const handlers = {
     return {};
   },
 } satisfies Record<keyof typeof endpoints, Handler>;
+`;
+}
+
+/**
+ * The kind's emulator settings module (src/emulator/kinds/<kind>.settings.ts): none
+ * yet, with an example of one. It imports nothing; `npm run generate` gathers it for
+ * the emulator's behaviour, admin API, start options and CLI flags.
+ */
+export function emulatorSettingsModule(n: KindNames): string {
+  return `/**
+ * The emulator settings of ${n.kind}: the modes and timings of its handlers
+ * (${n.lower}.ts) that the spec leaves open, each a non-negative integer the handlers read
+ * as \`state.behaviour.<name>\`. Imports nothing: state.ts reads every kind's settings
+ * through the generated index (settings-index.ts), and the admin API (\`PATCH
+ * /_admin/config\`), the emulator's start options and \`aidc-operator emulator
+ * --<name in kebab case>\` take them without an edit of their own. A name is unique
+ * across kinds. TODO(${n.kind}): declare what the service leaves open, e.g.
+ *
+ *   ${n.camel}DelayMs: { default: 1000, description: "how long a ${n.words} stays creating" },
+ */
+export const settings = {} as const;
 `;
 }

@@ -98,6 +98,29 @@ describe("aidc-operator emulator", () => {
     expect(await exited(p)).toBe(0);
   });
 
+  it("takes each kind's settings as flags (--volume-transition-ms) and refuses a bad one", async () => {
+    const p = run(
+      ["--port", "0", "--volume-transition-ms", "0", "--file-storage-delay-ms", "250"],
+      { AIDC_API_KEY: KEY },
+    );
+    const out = output(p);
+    const deadline = Date.now() + 15_000;
+    while (!/http:\/\/\S+/.test(out.stdout()) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const url = /http:\/\/127\.0\.0\.1:\d+/.exec(out.stdout())?.[0];
+    expect(url, out.stderr()).toBeDefined();
+    const config = await (
+      await fetch(`${url}/_admin/config`, { headers: { Authorization: `Bearer ${KEY}` } })
+    ).json();
+    expect(config).toMatchObject({ volumeTransitionMs: 0, fileStorageDelayMs: 250 });
+    p.kill("SIGTERM");
+    expect(await exited(p)).toBe(0);
+    const bad = run(["--port", "0", "--volume-transition-ms", "-1"], { AIDC_API_KEY: KEY });
+    const badOut = output(bad);
+    expect(await exited(bad)).toBe(1);
+    expect(badOut.stderr()).toMatch(/--volume-transition-ms must be a non-negative integer/);
+  });
+
   it("refuses to start without an API key", async () => {
     const p = run(["--port", "0"]);
     const out = output(p);

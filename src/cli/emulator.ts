@@ -2,10 +2,17 @@ import type { Command } from "commander";
 import { pino } from "pino";
 import { commaList } from "../config/settings.js";
 import type { FaultRuleInput } from "../emulator/faults.js";
+import {
+  KIND_SETTING_NAMES,
+  type KindSettingName,
+  kindSettingDefaults,
+  kindSettingDescription,
+  kindSettingFlag,
+} from "../emulator/kind-settings.js";
 import { isEndpointName } from "../service/endpoints.js";
 import { waitForSignal } from "./signals.js";
 
-interface EmulatorFlags {
+interface EmulatorFlags extends Record<KindSettingName, string> {
   port: string;
   host: string;
   apiKey?: string;
@@ -13,8 +20,6 @@ interface EmulatorFlags {
   saveImageDurationMs: string;
   listVisibilityDelayMs: string;
   nasReleaseDelayMs: string;
-  fileStorageDelayMs: string;
-  volumeTransitionMs: string;
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
   pageSizeCap: string;
@@ -41,7 +46,7 @@ function nonNegativeInt(name: string, value: string): number {
  * is never printed. The admin API is served under /_admin on the same port.
  */
 export function registerEmulatorCommand(program: Command): void {
-  program
+  const command = program
     .command("emulator")
     .description("run the in-memory emulator of the Compute and Storage Service API")
     .option("--port <port>", "port to listen on (0 picks a free one)", "8787")
@@ -51,16 +56,6 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--save-image-duration-ms <ms>", "how long saveImageStatus stays true", "3000")
     .option("--list-visibility-delay-ms <ms>", "delay before a new task or NAS is listed", "0")
     .option("--nas-release-delay-ms <ms>", "how long a deleted NAS stays shown (Releasing)", "0")
-    .option(
-      "--file-storage-delay-ms <ms>",
-      "how long a new or deleted file system or mount is creating / deleting",
-      "1000",
-    )
-    .option(
-      "--volume-transition-ms <ms>",
-      "how long a volume stays creating, attaching, detaching or deleting",
-      "1000",
-    )
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
@@ -82,65 +77,78 @@ export function registerEmulatorCommand(program: Command): void {
       "close idle keep-alive connections after this long, announcing no Keep-Alive hint (default: Node's, 5 s announced)",
     )
     .option("--random-seed <n>", "seed of keys, addresses and fault draws", "1")
-    .option("--verbose", "log every request (never the key)")
-    .action(async (flags: EmulatorFlags) => {
-      const apiKey = flags.apiKey ?? process.env.AIDC_API_KEY;
-      if (!apiKey) throw new Error("an API key is required: pass --api-key or set AIDC_API_KEY");
-      const missingOperations = commaList(flags.missingOperations);
-      const unknown = missingOperations.filter((n) => !isEndpointName(n));
-      if (unknown.length > 0) {
-        throw new Error(`--missing-operations: not endpoint names: ${unknown.join(", ")}`);
-      }
-      const { SUBSCRIPTION_RESULT_SHAPES } = await import("../emulator/state.js");
-      const shape = SUBSCRIPTION_RESULT_SHAPES.find((s) => s === flags.subscriptionResultShape);
-      if (!shape) {
-        throw new Error(
-          `--subscription-result-shape must be one of ${SUBSCRIPTION_RESULT_SHAPES.join(", ")}`,
-        );
-      }
-      const errorRate = Number(flags.errorRate);
-      if (!(errorRate >= 0 && errorRate <= 1)) {
-        throw new Error(`--error-rate must be between 0 and 1, got "${flags.errorRate}"`);
-      }
-      const faults: FaultRuleInput[] = [];
-      if (errorRate > 0) faults.push({ kind: "error", rate: errorRate });
-      const latencyMs = nonNegativeInt("latency-ms", flags.latencyMs);
-      if (latencyMs > 0) faults.push({ kind: "latency", latencyMs });
-      // Loaded only here: `run` never needs the emulator.
-      const { startEmulator } = await import("../emulator/server.js");
-      const emulator = await startEmulator({
-        apiKey,
-        port: nonNegativeInt("port", flags.port),
-        host: flags.host,
-        subscriptionDelayMs: nonNegativeInt("subscription-delay-ms", flags.subscriptionDelayMs),
-        saveImageDurationMs: nonNegativeInt("save-image-duration-ms", flags.saveImageDurationMs),
-        listVisibilityDelayMs: nonNegativeInt(
-          "list-visibility-delay-ms",
-          flags.listVisibilityDelayMs,
-        ),
-        nasReleaseDelayMs: nonNegativeInt("nas-release-delay-ms", flags.nasReleaseDelayMs),
-        fileStorageDelayMs: nonNegativeInt("file-storage-delay-ms", flags.fileStorageDelayMs),
-        volumeTransitionMs: nonNegativeInt("volume-transition-ms", flags.volumeTransitionMs),
-        httpStatusMirrorsEnvelope: flags.httpStatusMirrorsEnvelope === true,
-        unknownIdStatus: nonNegativeInt("unknown-id-status", flags.unknownIdStatus),
-        pageSizeCap: nonNegativeInt("page-size-cap", flags.pageSizeCap),
-        basePath: flags.basePath,
-        missingOperations,
-        subscriptionResultShape: shape,
-        randomSeed: nonNegativeInt("random-seed", flags.randomSeed),
-        ...(flags.keepAliveTimeoutMs === undefined
-          ? {}
-          : {
-              keepAliveTimeoutMs: nonNegativeInt("keep-alive-timeout-ms", flags.keepAliveTimeoutMs),
-            }),
-        faults,
-        ...(flags.verbose ? { logger: pino({ level: "debug" }, process.stderr) } : {}),
-      });
-      process.stdout.write(
-        `service emulator at ${emulator.url} (admin API at ${emulator.url}/_admin)\n` +
-          "Press Ctrl-C to stop.\n",
+    .option("--verbose", "log every request (never the key)");
+  const defaults = kindSettingDefaults();
+  // Each kind's own settings (src/emulator/kinds/<kind>.settings.ts), as --<name in kebab case>.
+  for (const name of KIND_SETTING_NAMES) {
+    command.option(
+      `--${kindSettingFlag(name)} <n>`,
+      kindSettingDescription(name),
+      String(defaults[name]),
+    );
+  }
+  command.action(async (flags: EmulatorFlags) => {
+    const apiKey = flags.apiKey ?? process.env.AIDC_API_KEY;
+    if (!apiKey) throw new Error("an API key is required: pass --api-key or set AIDC_API_KEY");
+    const missingOperations = commaList(flags.missingOperations);
+    const unknown = missingOperations.filter((n) => !isEndpointName(n));
+    if (unknown.length > 0) {
+      throw new Error(`--missing-operations: not endpoint names: ${unknown.join(", ")}`);
+    }
+    const { SUBSCRIPTION_RESULT_SHAPES } = await import("../emulator/state.js");
+    const shape = SUBSCRIPTION_RESULT_SHAPES.find((s) => s === flags.subscriptionResultShape);
+    if (!shape) {
+      throw new Error(
+        `--subscription-result-shape must be one of ${SUBSCRIPTION_RESULT_SHAPES.join(", ")}`,
       );
-      await waitForSignal();
-      await emulator.stop();
+    }
+    const errorRate = Number(flags.errorRate);
+    if (!(errorRate >= 0 && errorRate <= 1)) {
+      throw new Error(`--error-rate must be between 0 and 1, got "${flags.errorRate}"`);
+    }
+    const faults: FaultRuleInput[] = [];
+    if (errorRate > 0) faults.push({ kind: "error", rate: errorRate });
+    const latencyMs = nonNegativeInt("latency-ms", flags.latencyMs);
+    if (latencyMs > 0) faults.push({ kind: "latency", latencyMs });
+    // Loaded only here: `run` never needs the emulator.
+    const { startEmulator } = await import("../emulator/server.js");
+    const emulator = await startEmulator({
+      apiKey,
+      port: nonNegativeInt("port", flags.port),
+      host: flags.host,
+      subscriptionDelayMs: nonNegativeInt("subscription-delay-ms", flags.subscriptionDelayMs),
+      saveImageDurationMs: nonNegativeInt("save-image-duration-ms", flags.saveImageDurationMs),
+      listVisibilityDelayMs: nonNegativeInt(
+        "list-visibility-delay-ms",
+        flags.listVisibilityDelayMs,
+      ),
+      nasReleaseDelayMs: nonNegativeInt("nas-release-delay-ms", flags.nasReleaseDelayMs),
+      ...Object.fromEntries(
+        KIND_SETTING_NAMES.map((name) => [
+          name,
+          nonNegativeInt(kindSettingFlag(name), flags[name]),
+        ]),
+      ),
+      httpStatusMirrorsEnvelope: flags.httpStatusMirrorsEnvelope === true,
+      unknownIdStatus: nonNegativeInt("unknown-id-status", flags.unknownIdStatus),
+      pageSizeCap: nonNegativeInt("page-size-cap", flags.pageSizeCap),
+      basePath: flags.basePath,
+      missingOperations,
+      subscriptionResultShape: shape,
+      randomSeed: nonNegativeInt("random-seed", flags.randomSeed),
+      ...(flags.keepAliveTimeoutMs === undefined
+        ? {}
+        : {
+            keepAliveTimeoutMs: nonNegativeInt("keep-alive-timeout-ms", flags.keepAliveTimeoutMs),
+          }),
+      faults,
+      ...(flags.verbose ? { logger: pino({ level: "debug" }, process.stderr) } : {}),
     });
+    process.stdout.write(
+      `service emulator at ${emulator.url} (admin API at ${emulator.url}/_admin)\n` +
+        "Press Ctrl-C to stop.\n",
+    );
+    await waitForSignal();
+    await emulator.stop();
+  });
 }

@@ -19,6 +19,7 @@
 import { z } from "zod";
 import { isEndpointName } from "../service/endpoints.js";
 import type { FaultInjector, FaultRuleInput } from "./faults.js";
+import { KIND_SETTING_NAMES, type KindSettingName } from "./kind-settings.js";
 import {
   patchCci,
   patchNas,
@@ -62,13 +63,17 @@ export interface AdminReply {
   body: unknown;
 }
 
+/** Each kind setting (kind-settings.ts): a non-negative integer. */
+const kindSettingsSchema = Object.fromEntries(
+  KIND_SETTING_NAMES.map((name) => [name, z.int().min(0).optional()]),
+) as Record<KindSettingName, z.ZodOptional<z.ZodInt>>;
+
 const configPatchSchema = z.object({
   subscriptionDelayMs: z.int().min(0).optional(),
   saveImageDurationMs: z.int().min(0).optional(),
   listVisibilityDelayMs: z.int().min(0).optional(),
   nasReleaseDelayMs: z.int().min(0).optional(),
-  fileStorageDelayMs: z.int().min(0).optional(),
-  volumeTransitionMs: z.int().min(0).optional(),
+  ...kindSettingsSchema,
   httpStatusMirrorsEnvelope: z.boolean().optional(),
   unknownIdStatus: z.int().min(400).max(599).optional(),
   pageSizeCap: z.int().min(0).optional(),

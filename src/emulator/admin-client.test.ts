@@ -120,6 +120,17 @@ describe("EmulatorAdmin", () => {
     svc.emulator.setApiKey(svc.apiKey);
   });
 
+  it("takes a kind's own settings and refuses a negative one", async () => {
+    expect(await svc.admin.configure({ volumeTransitionMs: 5 })).toMatchObject({
+      volumeTransitionMs: 5,
+    });
+    expect(svc.emulator.state.behaviour.volumeTransitionMs).toBe(5);
+    expect((await adminFailure(svc.admin.configure({ fileStorageDelayMs: -1 }))).httpStatus).toBe(
+      400,
+    );
+    await svc.admin.configure({ volumeTransitionMs: 1000 });
+  });
+
   it("resets to the fixtures", async () => {
     await svc.admin.seed({ nas: [{}] });
     await svc.admin.reset();

@@ -16,6 +16,7 @@ import { cciHandlers } from "./handlers/cci.js";
 import { nasHandlers } from "./handlers/nas.js";
 import { templateHandlers } from "./handlers/templates.js";
 import { trainingHandlers } from "./handlers/training.js";
+import { KIND_SETTING_NAMES } from "./kind-settings.js";
 import { KIND_HANDLERS } from "./kinds/index.js";
 import { RequestLog, type RequestLogEntry } from "./request-log.js";
 import { OperationRouter } from "./router.js";
@@ -126,8 +127,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "saveImageDurationMs",
     "listVisibilityDelayMs",
     "nasReleaseDelayMs",
-    "fileStorageDelayMs",
-    "volumeTransitionMs",
+    ...KIND_SETTING_NAMES,
     "httpStatusMirrorsEnvelope",
     "unknownIdStatus",
     "pageSizeCap",

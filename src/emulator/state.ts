@@ -7,6 +7,7 @@
  */
 import { FileSystemStore } from "./file-systems.js";
 import { defaultCciInstances, defaultNasProducts, defaultTrainingProducts } from "./fixtures.js";
+import { type KindBehaviour, kindSettingDefaults } from "./kind-settings.js";
 import { createPods } from "./pods.js";
 import type {
   CciRecord,
@@ -20,8 +21,12 @@ import type {
 } from "./records.js";
 import { VolumeStore } from "./volumes.js";
 
-/** Behaviour switches of the emulator, changeable at run time through the admin API. */
-export interface EmulatorBehaviour {
+/**
+ * Behaviour switches of the emulator, changeable at run time through the admin API; the
+ * kinds' own settings (`KindBehaviour`, declared in src/emulator/kinds/<kind>.settings.ts)
+ * among them.
+ */
+export interface EmulatorBehaviour extends KindBehaviour {
   /** How long a subscription stays Pending. */
   subscriptionDelayMs: number;
   /** How long saveImageStatus stays true after a save-image. */
@@ -34,17 +39,6 @@ export interface EmulatorBehaviour {
    * gone at once.
    */
   nasReleaseDelayMs: number;
-  /**
-   * How long a new file system or mount stays `creating`, and a deleted one `deleting`,
-   * before it is `available` / `mounted`, or gone (the spec shows no states or timing).
-   */
-  fileStorageDelayMs: number;
-  /**
-   * How long a block volume stays `creating`, `attaching`, `detaching` or `deleting`
-   * before the change shows (the spec does not say whether these operations are
-   * immediate); 0 = at once.
-   */
-  volumeTransitionMs: number;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
   httpStatusMirrorsEnvelope: boolean;
   /**
@@ -80,16 +74,15 @@ export const SUBSCRIPTION_RESULT_SHAPES = ["canonical", "integerStatus", "rename
 export type SubscriptionResultShape = (typeof SUBSCRIPTION_RESULT_SHAPES)[number];
 
 /**
- * Default behaviour: 2 s subscriptions, 3 s image saves, 1 s volume transitions and file
- * storage changes, immediate list visibility.
+ * Default behaviour: 2 s subscriptions, 3 s image saves, immediate list visibility, the
+ * kinds' settings at their declared defaults.
  */
 export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
+  ...kindSettingDefaults(),
   subscriptionDelayMs: 2000,
   saveImageDurationMs: 3000,
   listVisibilityDelayMs: 0,
   nasReleaseDelayMs: 0,
-  fileStorageDelayMs: 1000,
-  volumeTransitionMs: 1000,
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
   pageSizeCap: 0,

@@ -73,6 +73,7 @@ describe("npm run new-kind", () => {
       "src/controllers/gizmo/decisions.test.ts",
       "src/service/kinds/gizmo.ts",
       "src/emulator/kinds/gizmo.ts",
+      "src/emulator/kinds/gizmo.settings.ts",
       "deploy/samples/gizmo.yaml",
       "test/integration/gizmo.test.ts",
     ]);
