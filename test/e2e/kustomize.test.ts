@@ -148,22 +148,16 @@ describe("the kustomize base", () => {
         namespace: "ml",
       }),
     ).toBe(true);
-    // The kubelet mounts the key; the operator itself reads no Secret.
-    expect(
-      await canI(kc, {
-        verb: "get",
-        group: "",
-        resource: "secrets",
-        namespace: BASE_NAMESPACE,
-        name: "aidc-operator-api-key",
-      }),
-    ).toBe(false);
+    // Secrets only in its own namespace, where ServiceConnections' keys are kept
+    // (connections.secretNamespace, role-connection-secrets.yaml); none where it watches.
+    for (const verb of ["get", "list"]) {
+      const secrets = { verb, group: "", resource: "secrets" };
+      expect(await canI(kc, { ...secrets, namespace: BASE_NAMESPACE }), verb).toBe(true);
+      expect(await canI(kc, { ...secrets, namespace: "ml" }), verb).toBe(false);
+    }
     // Exposure is off by default: no Service writes.
     expect(
       await canI(kc, { verb: "create", group: "", resource: "services", namespace: "ml" }),
-    ).toBe(false);
-    expect(
-      await canI(kc, { verb: "list", group: "", resource: "secrets", namespace: BASE_NAMESPACE }),
     ).toBe(false);
   });
 });
