@@ -5,15 +5,13 @@ import { ConfigError, loadConfig } from "../config/load.js";
 import { defaultObjectStorage } from "../config/object-storage.js";
 import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
 import { SETTINGS } from "../config/settings.js";
-import { connectionClient } from "../controllers/connections/client.js";
+import { connectionClient, sharedServiceClientOptions } from "../controllers/connections/client.js";
 import { ServiceConnections } from "../controllers/connections/registry.js";
 import { type ControllerFactory, controllers } from "../controllers/index.js";
 import { loadKubeConfig } from "../runtime/kube-config.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics, type ServiceRequestInfo } from "../runtime/metrics.js";
-import { currentReconcilePriority } from "../runtime/priority.js";
-import { currentReconcileSignal } from "../runtime/reconcile-deadline.js";
 import { SecretRedactor } from "../runtime/redaction.js";
 import { ServiceClient } from "../service/client.js";
 import { ENDPOINT_NAMES } from "../service/endpoints.js";
@@ -34,22 +32,9 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
   const s = deps.config.service;
   try {
     return new ServiceClient({
+      ...sharedServiceClientOptions(s),
       baseUrl: s.baseUrl,
       apiKey: deps.apiKey,
-      timeoutMs: s.timeoutMs,
-      maxResponseBytes: s.maxResponseBytes,
-      idleSocketTimeoutMs: s.idleSocketTimeoutMs,
-      catalogTtlMs: s.catalogTtlMs,
-      recheckMissingMs: s.operationRecheckMs,
-      subscriptionResult: s.subscriptionResult,
-      createTaskFields: s.createTaskFields,
-      retry: s.retry,
-      rateLimit: s.rateLimit,
-      // A routine poll's calls wait at the rate limit behind calls with work to do.
-      callPriority: currentReconcilePriority,
-      // A reconcile abandoned at its deadline stops its calls at once.
-      callSignal: currentReconcileSignal,
-      endpoints: s.endpoints,
       logger: deps.log.child({ component: "service" }),
       onRequest: deps.onRequest,
     });

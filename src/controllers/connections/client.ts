@@ -9,7 +9,7 @@ import type { OperatorConfig } from "../../config/schema.js";
 import type { ServiceRequestInfo } from "../../runtime/metrics.js";
 import { currentReconcilePriority } from "../../runtime/priority.js";
 import { currentReconcileSignal } from "../../runtime/reconcile-deadline.js";
-import { ServiceClient } from "../../service/client.js";
+import { ServiceClient, type ServiceClientOptions } from "../../service/client.js";
 import type { ConnectionClientSettings } from "./registry.js";
 
 /**
@@ -26,6 +26,33 @@ export interface ConnectionClientHooks {
   log?: Logger;
 }
 
+/**
+ * The options every service client of the process shares, from the operator's `service`
+ * settings: timeouts, retries, the endpoint table, how results read, the caches, and the
+ * reconcile's priority and deadline. The default client (cli/run.ts) and each
+ * connection's add their account (base URL, key, limits), logger and metrics hook.
+ */
+export function sharedServiceClientOptions(
+  s: OperatorConfig["service"],
+): Omit<ServiceClientOptions, "baseUrl" | "apiKey"> {
+  return {
+    timeoutMs: s.timeoutMs,
+    maxResponseBytes: s.maxResponseBytes,
+    idleSocketTimeoutMs: s.idleSocketTimeoutMs,
+    catalogTtlMs: s.catalogTtlMs,
+    recheckMissingMs: s.operationRecheckMs,
+    subscriptionResult: s.subscriptionResult,
+    createTaskFields: s.createTaskFields,
+    retry: s.retry,
+    rateLimit: s.rateLimit,
+    // A routine poll's calls wait at the rate limit behind calls with work to do.
+    callPriority: currentReconcilePriority,
+    // A reconcile abandoned at its deadline stops its calls at once.
+    callSignal: currentReconcileSignal,
+    endpoints: s.endpoints,
+  };
+}
+
 /** Builds the client of one connection; see the module comment. */
 export function connectionClient(
   config: OperatorConfig,
@@ -35,21 +62,11 @@ export function connectionClient(
   const s = config.service;
   const onRequest = hooks.onRequest;
   return new ServiceClient({
+    ...sharedServiceClientOptions(s),
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
-    timeoutMs: s.timeoutMs,
-    maxResponseBytes: s.maxResponseBytes,
-    idleSocketTimeoutMs: s.idleSocketTimeoutMs,
-    catalogTtlMs: s.catalogTtlMs,
-    recheckMissingMs: s.operationRecheckMs,
-    subscriptionResult: s.subscriptionResult,
-    createTaskFields: s.createTaskFields,
-    retry: s.retry,
     rateLimit: settings.rateLimit ?? s.rateLimit,
     rateLimitMaxWaitMs: CONNECTION_RATE_LIMIT_MAX_WAIT_MS,
-    callPriority: currentReconcilePriority,
-    callSignal: currentReconcileSignal,
-    endpoints: s.endpoints,
     ...(hooks.log
       ? { logger: hooks.log.child({ component: "service", connection: settings.name }) }
       : {}),
