@@ -7,9 +7,11 @@
  * connection keep using the operator's own (default) configuration.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
 import { NAMESPACES, SECRETS } from "../../src/controllers/connections/registry.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
+import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
@@ -38,6 +40,7 @@ const captured = new Map<string, KubeObject>();
 const labels = new Set<string>();
 const nas = (ns: string) => new ObjectsOf(op.kube, nasVolumeCrd, ns);
 const conns = () => new ObjectsOf(op.kube, serviceConnectionCrd, "");
+const bvs = (ns: string) => new ObjectsOf(op.kube, blockVolumeCrd, ns);
 
 /** The NAS names of one emulator account. */
 async function nasNamesOf(tenant: string): Promise<string[]> {
@@ -56,13 +59,14 @@ beforeAll(async () => {
   emulator = await startEmulator({
     apiKey: TEST_API_KEY,
     subscriptionDelayMs: 300,
+    volumeTransitionMs: 200,
     tenants: [
       { name: "a", apiKey: KEY_A },
       { name: "b", apiKey: KEY_B },
     ],
   });
   op = await startTestOperator({
-    controllers: [nasVolumeController, serviceConnectionController],
+    controllers: [nasVolumeController, blockVolumeController, serviceConnectionController],
     namespaces: [teamA, teamB],
     emulator,
     onConnectionRequest: (info) => labels.add(info.connection ?? ""),
@@ -156,6 +160,53 @@ describe("service connections", () => {
     expect(byName).toEqual({ "data-a": "a", "data-b": "b", "data-default": "default" });
     // Each connection's calls carry its name as the metrics label `connection`.
     expect([...labels].sort()).toEqual([connA, connB].sort());
+  }, 60_000);
+
+  it("creates each team's BlockVolume once, in its own account, through a create that acted and then failed", async () => {
+    // The first create of each account takes effect and then answers 500: the outcome is
+    // unknown, so each volume is found again by its client token in its own account.
+    emulator.faults.set([
+      { kind: "error", endpoint: "createVolume", acting: true, httpStatus: 500, times: 2 },
+    ]);
+    const VOLUME = { sizeGB: 8, volumeType: "ssd" };
+    await bvs(teamA).create("scratch-a", { ...VOLUME, connectionRef: { name: connA } });
+    await bvs(teamB).create("scratch-b", VOLUME);
+    for (const [ns, name] of [
+      [teamA, "scratch-a"],
+      [teamB, "scratch-b"],
+    ] as const) {
+      await bvs(ns).waitForCondition(name, "Ready", "True", "Detached", 30_000);
+    }
+    emulator.faults.set([]);
+    const volumeNames = async (tenant: string) =>
+      (await op.admin.state(tenant)).volumes.map((v) => String(v.name)).sort();
+    expect(await volumeNames("a")).toEqual(["scratch-a"]);
+    expect(await volumeNames("b")).toEqual(["scratch-b"]);
+    expect(await volumeNames("default")).toEqual([]);
+    const creates = await op.admin.requests({ endpoint: "createVolume" });
+    expect(creates.map((r) => [(r.body as { name?: string }).name, r.tenant]).sort()).toEqual([
+      ["scratch-a", "a"],
+      ["scratch-b", "b"],
+    ]);
+    // Both creates were the faulted ones: they acted, answered 500, and were not sent again.
+    expect(creates.map((r) => r.acted)).toEqual([true, true]);
+    // Settled, each account's volumes are polled from that account's own list walk.
+    const since = Date.now();
+    await new Promise((r) => setTimeout(r, 2_000));
+    const lists = (await op.admin.requests({ endpoint: "listVolumes" })).filter(
+      (r) => Date.parse(String(r.time)) >= since,
+    );
+    expect(new Set(lists.map((r) => r.tenant))).toEqual(new Set(["a", "b"]));
+    expect(
+      (await op.admin.requests({ endpoint: "getVolume" })).filter(
+        (r) => Date.parse(String(r.time)) >= since + 1_000,
+      ),
+    ).toEqual([]);
+    // Orphaned (the default policy): the connections are free for the deletion test.
+    await bvs(teamA).delete("scratch-a");
+    await bvs(teamB).delete("scratch-b");
+    await bvs(teamA).waitForGone("scratch-a");
+    await bvs(teamB).waitForGone("scratch-b");
   }, 60_000);
 
   it("refuses a connection the namespace may not use, terminally, without any call", async () => {
