@@ -4,12 +4,15 @@
  * connection's being the operator's `objectStorage` config. One S3 client per
  * connection and endpoint, made on first use; the credentials are read through the
  * connection at every request, so a rotated Secret is used at once.
+ *
+ * The S3 client (`@aws-sdk/client-s3`, ~20 MiB once loaded) is imported with the first
+ * client made, not at start: an operator without Buckets never loads it.
  */
 import type { KubeObject } from "../../runtime/resource.js";
-import {
+import type {
   ObjectStorageClient,
-  type ObjectStorageResolver,
-  type ObjectStorageSettings,
+  ObjectStorageResolver,
+  ObjectStorageSettings,
 } from "../../service/object-storage.js";
 import type { ControllerDeps } from "../controller-factory.js";
 
@@ -30,6 +33,10 @@ export function objectStorageOf(
     const key = `${conn?.label ?? "default"}|${settings.endpoint}|${region}`;
     let client = clients.get(key);
     if (!client) {
+      const { ObjectStorageClient } = await import("../../service/object-storage.js");
+      // Another call may have made it while the module loaded.
+      client = clients.get(key);
+      if (client) return client;
       client = new ObjectStorageClient({
         endpoint: settings.endpoint,
         region,
