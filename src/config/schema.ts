@@ -173,8 +173,12 @@ export const operatorConfigSchema = z.strictObject({
   kube: z
     .strictObject({
       /**
-       * Requests per second to the API server, and burst (Events have a limiter of
-       * their own with the same figures); why 50/100, see `DEFAULT_KUBE_RATE_LIMIT`.
+       * Requests per second to the API server, and burst; why 50/100, see
+       * `DEFAULT_KUBE_RATE_LIMIT`. Events have a limiter of their own with the same
+       * figures (as client-go's recorder, on its own REST client), so that Events never
+       * take a reconcile's tokens; it is not configurable on its own: Events are bounded
+       * by their spam filter (25 new ones per object, then one per 5 min) and their
+       * series (repeats), and a create records 2: one figure for both is enough.
        */
       qps: z.number().positive().default(DEFAULT_KUBE_RATE_LIMIT.qps),
       burst: z.number().int().min(1).default(DEFAULT_KUBE_RATE_LIMIT.burst),

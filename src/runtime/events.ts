@@ -27,6 +27,48 @@ export interface EventRecorderOptions {
   aggregationWindowMs?: number;
   /** A series is written at most this often; counts in between are batched. Default 30 s. */
   seriesUpdateMs?: number;
+  /**
+   * Spam filter: new Events per object, a burst and then one per `spamRefillMs`
+   * (client-go's EventSourceObjectSpamFilter: 25, then one per 5 min). Events beyond
+   * it are dropped (and logged at debug level); repeats counted into a series are not
+   * new Events.
+   */
+  spamBurst?: number;
+  spamRefillMs?: number;
+}
+
+/** Objects whose spam budget is remembered before the full ones are forgotten. */
+const SPAM_OBJECTS = 10_000;
+
+/**
+ * Per-object budget of new Events: `burst` tokens, one more every `refillMs`. An
+ * object whose budget is full again is forgotten (it would start full anyway).
+ */
+class EventSpamFilter {
+  private readonly budgets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly burst: number,
+    private readonly refillMs: number,
+  ) {}
+
+  /** Takes one of `object`'s tokens; false when it has none left. */
+  allow(object: string, now: number): boolean {
+    const known = this.budgets.get(object);
+    const tokens = known ? this.refilled(known, now) : this.burst;
+    if (tokens < 1) return false;
+    this.budgets.set(object, { tokens: tokens - 1, at: now });
+    if (this.budgets.size > SPAM_OBJECTS) {
+      for (const [key, b] of this.budgets) {
+        if (this.refilled(b, now) >= this.burst) this.budgets.delete(key);
+      }
+    }
+    return true;
+  }
+
+  private refilled(b: { tokens: number; at: number }, now: number): number {
+    return Math.min(this.burst, b.tokens + Math.max(0, now - b.at) / this.refillMs);
+  }
 }
 
 interface Series {
@@ -47,7 +89,10 @@ const MAX_NOTE = 1024;
  * and never throws: writes run in the background and failures are logged. An event
  * identical to a recent one (same object, type, reason, action and note) is not
  * created again: it increments the first one's `series.count`, written at most every
- * `seriesUpdateMs`, as client-go's events broadcaster does.
+ * `seriesUpdateMs`, as client-go's events broadcaster does. New Events per object are
+ * bounded by a spam filter (`spamBurst`, `spamRefillMs`), as client-go's recorder is.
+ * The recorder's client should have a rate limiter of its own (the Manager gives it
+ * one), so that Events never take the tokens of a reconcile's writes.
  */
 export class EventRecorder {
   private readonly series = new Map<string, Series>();
@@ -55,6 +100,7 @@ export class EventRecorder {
   private readonly clock: Clock;
   private readonly window: number;
   private readonly seriesUpdateMs: number;
+  private readonly spam: EventSpamFilter;
   private seq = 0;
 
   constructor(
@@ -64,6 +110,7 @@ export class EventRecorder {
     this.clock = options.clock ?? systemClock;
     this.window = options.aggregationWindowMs ?? 6 * 60_000;
     this.seriesUpdateMs = options.seriesUpdateMs ?? 30_000;
+    this.spam = new EventSpamFilter(options.spamBurst ?? 25, options.spamRefillMs ?? 5 * 60_000);
   }
 
   /** Records a Normal event; `action` defaults to `reason`. */
@@ -81,15 +128,18 @@ export class EventRecorder {
     const now = this.clock.now();
     const meta = obj.metadata ?? {};
     const trimmed = note.length > MAX_NOTE ? `${note.slice(0, MAX_NOTE - 3)}...` : note;
-    const id = [meta.uid ?? `${meta.namespace}/${meta.name}`, type, reason, action, trimmed].join(
-      "\u0000",
-    );
+    const object = meta.uid ?? `${meta.namespace}/${meta.name}`;
+    const id = [object, type, reason, action, trimmed].join("\u0000");
     this.expire(now);
     const known = this.series.get(id);
     if (known && now.getTime() - known.lastObserved.getTime() <= this.window) {
       known.count++;
       known.lastObserved = now;
       this.scheduleSeries(known);
+      return;
+    }
+    if (!this.spam.allow(object, now.getTime())) {
+      this.options.log?.debug({ reason, object: meta.name }, "event dropped by the spam filter");
       return;
     }
     const namespace = meta.namespace || "default";
