@@ -90,6 +90,7 @@ describe("one connection to the API server", () => {
     const events = new EventRecorder(new KubeClient(kube.config, { rateLimit: FAST }), {
       controller: "test/conn",
       instance: "conn-test",
+      spamBurst: N, // every one of the N Events is written
     });
     const target = await kube.get(NAMESPACES, { namespace: "", name: namespace });
     for (let i = 0; i < N; i++) events.normal(target ?? {}, `Reason${i}`, `note ${i}`);
