@@ -65,7 +65,7 @@ describe("aidc-operator emulator", () => {
     expect(out.stdout() + out.stderr()).not.toContain(KEY);
   });
 
-  it("serves under --base-path, with --unknown-id-status and --page-size-cap", async () => {
+  it("serves under --base-path, with --unknown-id-status, --page-size-cap and --id-tag", async () => {
     const p = run(
       [
         "--port",
@@ -76,6 +76,8 @@ describe("aidc-operator emulator", () => {
         "500",
         "--page-size-cap",
         "2",
+        "--id-tag",
+        "run7",
       ],
       { AIDC_API_KEY: KEY },
     );
@@ -94,6 +96,12 @@ describe("aidc-operator emulator", () => {
       status: 200,
       data: { pageSize: 2 },
     });
+    const seeded = await fetch(`${url}/_admin/seed`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ nas: [{}] }),
+    });
+    expect(await seeded.json()).toMatchObject({ nas: ["nas-run7-000001"] });
     p.kill("SIGTERM");
     expect(await exited(p)).toBe(0);
   });

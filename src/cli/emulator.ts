@@ -29,6 +29,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
+  idTag?: string;
   keepAliveTimeoutMs?: string;
   verbose?: boolean;
 }
@@ -77,6 +78,10 @@ export function registerEmulatorCommand(program: Command): void {
       "close idle keep-alive connections after this long, announcing no Keep-Alive hint (default: Node's, 5 s announced)",
     )
     .option("--random-seed <n>", "seed of keys, addresses and fault draws", "1")
+    .option(
+      "--id-tag <tag>",
+      'tag in every id made (task-<tag>-000001; default: random at start, "" for none)',
+    )
     .option("--verbose", "log every request (never the key)");
   const defaults = kindSettingDefaults();
   // Each kind's own settings (src/emulator/kinds/<kind>.settings.ts), as --<name in kebab case>.
@@ -136,6 +141,7 @@ export function registerEmulatorCommand(program: Command): void {
       missingOperations,
       subscriptionResultShape: shape,
       randomSeed: nonNegativeInt("random-seed", flags.randomSeed),
+      ...(flags.idTag === undefined ? {} : { idTag: flags.idTag }),
       ...(flags.keepAliveTimeoutMs === undefined
         ? {}
         : {

@@ -32,7 +32,7 @@ import {
 import type { RequestLog } from "./request-log.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, type EmulatorState, SUBSCRIPTION_RESULT_SHAPES } from "./state.js";
-import type { EmulatorTenants } from "./tenants.js";
+import { type EmulatorTenants, TENANT_NAME_PATTERN } from "./tenants.js";
 import {
   cciView,
   fileSystemView,
@@ -129,7 +129,7 @@ export function handleAdmin(
         return ok({ tenants: target.tenants?.names() ?? [] });
       case "POST tenants": {
         const { tenant, apiKey } = z
-          .object({ tenant: z.string().min(1).max(63), apiKey: z.string().min(1) })
+          .object({ tenant: z.string().regex(TENANT_NAME_PATTERN), apiKey: z.string().min(1) })
           .parse(body ?? {});
         if (!target.tenants) return { httpStatus: 404, body: { error: "no accounts here" } };
         try {

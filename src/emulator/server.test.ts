@@ -107,7 +107,10 @@ describe("validation as the spec states it", () => {
       trainingType: "Pre_Training",
     });
     expect(a.status).toBe(200);
-    const detail = await call("GET", "/v1/training/instance/task-000001/detail");
+    const detail = await call(
+      "GET",
+      `/v1/training/instance/task-${svc.emulator.idTag}-000001/detail`,
+    );
     expect(detail.data).toMatchObject({ trainingFramwork: shown, trainingType: "PRE_TRAINING" });
   });
 

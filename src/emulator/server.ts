@@ -22,7 +22,13 @@ import { RequestLog, type RequestLogEntry } from "./request-log.js";
 import { OperationRouter } from "./router.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, EmulatorState } from "./state.js";
-import { DEFAULT_TENANT, EmulatorTenants, tenantStateLike } from "./tenants.js";
+import {
+  accountIdTag,
+  DEFAULT_TENANT,
+  EmulatorTenants,
+  emulatorIdTag,
+  tenantStateLike,
+} from "./tenants.js";
 import { envelopeBody, faultReply, type WireReply, writeEndlessBody } from "./wire-replies.js";
 
 /**
@@ -60,6 +66,16 @@ export interface EmulatorOptions extends Partial<EmulatorBehaviour> {
   seed?: SeedInput;
   /** Seed of the random source (keys, IPs, fault draws). Default 1. */
   randomSeed?: number;
+  /**
+   * The tag in every id this emulator makes (`task-<tag>-000001`; an extra account's
+   * `task-<tag>-b-000001`), so that two emulators never hand out the same id: objects a
+   * test file leaves bound in a shared cluster cannot claim the ids of the next file's
+   * emulator. Letters and digits, at most 16 (ids stay service ids,
+   * src/service/ids.ts). Default: a random tag of 5 lowercase letters and digits, drawn
+   * at start outside the seeded random source; `""` for untagged ids (`task-000001`),
+   * for a test that pins ids.
+   */
+  idTag?: string;
   /** Clock (ms since the epoch). Default Date.now. */
   now?: () => number;
   /** Entries kept by the request log. Default 20 000. */
@@ -81,6 +97,8 @@ export interface RunningEmulator {
   url: string;
   port: number;
   host: string;
+  /** The tag in every id this emulator makes (see EmulatorOptions.idTag). */
+  idTag: string;
   /** The in-memory world of the account `default`, for in-process inspection and changes. */
   state: EmulatorState;
   /** Every account (API key → its own world). */
@@ -137,14 +155,15 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   ] as const) {
     if (options[k] !== undefined) Object.assign(behaviour, { [k]: options[k] });
   }
-  const state = new EmulatorState(behaviour, randomSeed, now);
+  const idTag = emulatorIdTag(options.idTag);
+  const state = new EmulatorState(behaviour, randomSeed, now, accountIdTag(idTag));
   if (seed) applySeed(state, seed);
   const faults = new FaultInjector(state.random);
   if (initialFaults) faults.set(initialFaults);
   const requestLog = new RequestLog(options.requestLogCapacity);
   const router = new OperationRouter();
-  const tenants = new EmulatorTenants(state, apiKey, (idTag) => {
-    const world = tenantStateLike(state, randomSeed, idTag);
+  const tenants = new EmulatorTenants(state, apiKey, (name) => {
+    const world = tenantStateLike(state, randomSeed, accountIdTag(idTag, name));
     if (seed) applySeed(world, seed);
     return world;
   });
@@ -338,6 +357,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     url: `http://${urlHost}:${address.port}${state.behaviour.basePath.replace(/\/+$/, "")}`,
     port: address.port,
     host,
+    idTag,
     state,
     tenants,
     faults,

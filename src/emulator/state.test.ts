@@ -33,7 +33,7 @@ describe("the emulator's time-driven state", () => {
   it("hides new resources from list operations for the visibility delay, not from detail", async () => {
     svc = await startEmulatedService({
       manualTime: true,
-      emulator: { listVisibilityDelayMs: 3000 },
+      emulator: { listVisibilityDelayMs: 3000, idTag: "" },
     });
     await svc.client.subscribeNas({
       productCode: "nas.fixed.200",
@@ -46,7 +46,10 @@ describe("the emulator's time-driven state", () => {
   });
 
   it("shows a deleted NAS as Releasing in detail and list for the release delay, then not at all", async () => {
-    svc = await startEmulatedService({ manualTime: true, emulator: { nasReleaseDelayMs: 3000 } });
+    svc = await startEmulatedService({
+      manualTime: true,
+      emulator: { nasReleaseDelayMs: 3000, idTag: "" },
+    });
     await svc.client.subscribeNas({
       productCode: "nas.fixed.200",
       storageParams: { description: "[aidc-token:r]" },
@@ -61,10 +64,10 @@ describe("the emulator's time-driven state", () => {
     await expect(svc.client.getNas("nas-000001")).rejects.toThrow(/not found|404/i);
   });
 
-  it("hands out the same keys and addresses under the same random seed", async () => {
+  it("hands out the same keys and addresses under the same random seed and id tag", async () => {
     const keys: string[] = [];
     for (let run = 0; run < 2; run++) {
-      svc = await startEmulatedService({ emulator: { randomSeed: 7 } });
+      svc = await startEmulatedService({ emulator: { randomSeed: 7, idTag: "pinned" } });
       keys.push(await svc.client.subscribeNas({ productCode: "nas.fixed.200" }));
       await svc.stop();
       svc = undefined;

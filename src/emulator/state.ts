@@ -129,9 +129,10 @@ export class EmulatorState {
   private nextExternalPort = 30000;
 
   /**
-   * `idTag` goes into every id this state makes (`task-<tag>000001`): an account of a
-   * multi-account emulator (tenants.ts) gets its own, so ids stay unique across
-   * accounts, as a real service's are.
+   * `idTag` goes into every id this state makes (`task-<tag>000001`, the tag ending in
+   * `-`): the emulator's own tag, so two emulators' ids differ, and an account's name in
+   * a multi-account emulator (tenants.ts), so ids stay unique across accounts, as a real
+   * service's are (server.ts builds it).
    */
   constructor(
     behaviour: Partial<EmulatorBehaviour> = {},
@@ -181,7 +182,7 @@ export class EmulatorState {
     return records;
   }
 
-  /** `prefix-000001`, `prefix-000002`, … per prefix. */
+  /** `prefix-<tag>000001`, `prefix-<tag>000002`, … per prefix. */
   nextId(prefix: string): string {
     const n = (this.counters.get(prefix) ?? 0) + 1;
     this.counters.set(prefix, n);

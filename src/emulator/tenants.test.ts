@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ServiceClient } from "../service/client.js";
+import { isServiceId } from "../service/ids.js";
 import { EmulatorAdmin } from "./admin-client.js";
 import { defaultNasProducts } from "./fixtures.js";
 import { type RunningEmulator, startEmulator } from "./server.js";
@@ -61,5 +62,65 @@ describe("an emulator with several accounts", () => {
     });
     await expect(admin.setTenant("c", KEY_A)).rejects.toThrow(/already the key of tenant default/);
     b.close();
+  });
+});
+
+describe("the ids an emulator makes", () => {
+  const emulators: RunningEmulator[] = [];
+  afterEach(async () => {
+    for (const e of emulators.splice(0)) await e.stop();
+  });
+  const start = async (options: Partial<Parameters<typeof startEmulator>[0]> = {}) => {
+    const e = await startEmulator({
+      apiKey: KEY_A,
+      subscriptionDelayMs: 0,
+      tenants: [{ name: "b", apiKey: KEY_B }],
+      ...options,
+    });
+    emulators.push(e);
+    return e;
+  };
+  const firstNasId = async (e: RunningEmulator, key: string) => {
+    const c = new ServiceClient({ baseUrl: e.url, apiKey: () => key, rateLimit: null });
+    await c.subscribeNas({ productCode: NAS_PRODUCT });
+    c.close();
+    const tenant = key === KEY_A ? "default" : "b";
+    return [...e.tenants.get(tenant).state.nas.keys()][0] as string;
+  };
+
+  it("differ between two emulators, each carrying its own random tag, and stay service ids", async () => {
+    const one = await start();
+    const two = await start();
+    expect(one.idTag).toMatch(/^[a-z0-9]{5}$/);
+    expect(one.idTag).not.toBe(two.idTag);
+    const ids = [
+      await firstNasId(one, KEY_A),
+      await firstNasId(two, KEY_A),
+      await firstNasId(one, KEY_B),
+    ];
+    expect(ids).toEqual([
+      `nas-${one.idTag}-000001`,
+      `nas-${two.idTag}-000001`,
+      `nas-${one.idTag}-b-000001`,
+    ]);
+    for (const id of ids) expect(isServiceId(id)).toBe(true);
+  });
+
+  it("follow a pinned tag, and none when it is empty", async () => {
+    expect(await firstNasId(await start({ idTag: "run7" }), KEY_B)).toBe("nas-run7-b-000001");
+    const untagged = await start({ idTag: "" });
+    expect(await firstNasId(untagged, KEY_A)).toBe("nas-000001");
+    expect(await firstNasId(untagged, KEY_B)).toBe("nas-b-000001");
+  });
+
+  it("refuses a tag or an account name that would make an id no service id", async () => {
+    await expect(start({ idTag: "a/b" })).rejects.toThrow(/idTag must be at most 16 letters/);
+    await expect(start({ idTag: "x".repeat(17) })).rejects.toThrow(/idTag/);
+    const e = await start({ tenants: [] });
+    const admin = new EmulatorAdmin(e.url);
+    await expect(admin.setTenant("../x", KEY_B)).rejects.toThrow(/400|tenant/);
+    await expect(admin.setTenant("x".repeat(33), KEY_B)).rejects.toThrow(/400|tenant/);
+    expect(() => e.tenants.set("a b", KEY_B)).toThrow(/tenant name is 1 to 32/);
+    expect(e.tenants.names()).toEqual(["default"]);
   });
 });

@@ -63,7 +63,7 @@ describe("FileSystem controller", () => {
       )
       .map(
         (r) =>
-          `${r.method} ${r.path.replace(id, "{id}").replace(/mnt-\d+/, "{mountId}")} ${r.status}`,
+          `${r.method} ${r.path.replace(id, "{id}").replace(/mnt-[A-Za-z0-9-]*\d{6}/, "{mountId}")} ${r.status}`,
       );
   };
 

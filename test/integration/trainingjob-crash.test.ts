@@ -98,8 +98,8 @@ describe("the operator killed between the create and its next write", () => {
 
 describe("service faults", () => {
   it("converge to one running task per job with no duplicates", async () => {
-    // A namespace of its own: this emulator numbers its tasks from 1 again, and the job
-    // of the test above still holds task-000001 (one object per remote id).
+    // A namespace of its own, apart from the job the test above leaves (each emulator
+    // tags its ids, so the two emulators' task ids never meet either).
     const ns = await createNamespace(adminKubeConfig(), "tj-faults");
     const op = await startTestOperator({
       controllers: [fast],
