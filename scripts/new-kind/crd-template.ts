@@ -14,20 +14,31 @@ export function crdModule(n: KindNames): string {
  * the controller's types).
  */
 import { z } from "zod";
-import { statusBaseShape, timestamp } from "./conditions.js";
+import { kindColumns, phaseColumn, serviceIdColumn, statusColumn } from "./columns.js";
 import {
   type CrdDefinition,
   type CustomResource,
-  conditionColumns,
   described,
   type FieldRule,
   GROUP,
   VERSION,
   withRules,
 } from "./definition.js";
-import { connectionFields, deletionPolicy, INTEGER_LIMITS } from "./fields.js";
+import {
+  connectionFields,
+  deletionPolicy,
+  INTEGER_LIMITS,
+  serviceDescription,
+  serviceName,
+} from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons.js";
+import {
+  externalIdStatus,
+  kindStatus,
+  optionalString,
+  serviceCreatedTime,
+} from "./status-fields.js";
 
 /** The ${n.kind} spec fields that may not change freely (see mutability.ts). */
 export const ${n.constant}_MUTABILITY: readonly FieldRule[] = [
@@ -44,14 +55,8 @@ export const ${n.constant}_MUTABILITY: readonly FieldRule[] = [
 export const ${n.kind}Spec = withRules(
   z
     .object({
-      name: described(
-        z.string().min(1).max(128),
-        "Name of the ${n.words} in the service; metadata.name when omitted. Immutable.",
-      ).optional(),
-      description: described(
-        z.string().max(1024),
-        "Description sent when the ${n.words} is created.",
-      ).optional(),
+      name: serviceName("${n.words}", { immutable: true }),
+      description: serviceDescription("Description sent when the ${n.words} is created."),
       sizeGB: described(
         z.number().int().min(1).max(INTEGER_LIMITS.capacityGB),
         \`Size in GB, 1 to \${INTEGER_LIMITS.capacityGB}. A change grows the ${n.words}; a shrink is refused.\`,
@@ -73,23 +78,17 @@ export const ${n.kind}Phase = z.enum(["Pending", "Creating", "Ready", "Failed", 
 export type ${n.kind}Phase = z.infer<typeof ${n.kind}Phase>;
 
 /** Observed state of a ${n.kind}. */
-export const ${n.kind}Status = z
-  .object({
-    ...statusBaseShape,
-    phase: described(
-      ${n.kind}Phase,
-      "Pending (not created yet), Creating, Ready, Failed, or Unknown (a remote status the operator does not know).",
-    ).optional(),
-    ${n.camel}Id: described(
-      z.string(),
-      "Id of the ${n.words} in the service; also in the annotation aidc.io/external-id.",
-    ).optional(),
-    remoteStatus: described(z.string(), "The service's status of the ${n.words}, verbatim.").optional(),
-    name: described(z.string(), "Name of the ${n.words} in the service.").optional(),
-    sizeGB: described(z.number(), "Size in GB.").optional(),
-    createdTime: timestamp("When the service created the ${n.words}.").optional(),
-  })
-  .meta({ description: "Observed state of the ${n.words}, written by the operator." });
+export const ${n.kind}Status = kindStatus("the ${n.words}", {
+  phase: described(
+    ${n.kind}Phase,
+    "Pending (not created yet), Creating, Ready, Failed, or Unknown (a remote status the operator does not know).",
+  ).optional(),
+  ${n.camel}Id: externalIdStatus("${n.words}"),
+  remoteStatus: optionalString("The service's status of the ${n.words}, verbatim."),
+  name: optionalString("Name of the ${n.words} in the service."),
+  sizeGB: described(z.number(), "Size in GB.").optional(),
+  createdTime: serviceCreatedTime("${n.words}"),
+});
 /** Observed state of a ${n.kind}. */
 export type ${n.kind}Status = z.infer<typeof ${n.kind}Status>;
 
@@ -132,29 +131,14 @@ export const ${n.camel}Crd: CrdDefinition<typeof ${n.kind}Spec, typeof ${n.kind}
     field: "phase",
     states: { Failed: { health: "Degraded", message: "The ${n.words} failed" } },
   },
-  printerColumns: [
-    {
-      name: "Phase",
-      type: "string",
-      jsonPath: ".status.phase",
-      description: "Phase of the ${n.words}.",
-    },
-    { name: "Size", type: "number", jsonPath: ".status.sizeGB", description: "Size in GB." },
-    ...conditionColumns("Whether the ${n.words} is usable"),
-    {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-      description: "Time since the object was created.",
-    },
-    {
-      name: "ID",
-      type: "string",
-      jsonPath: ".status.${n.camel}Id",
-      description: "Id of the ${n.words} in the service.",
-      priority: 1,
-    },
-  ],
+  printerColumns: kindColumns({
+    shown: [
+      phaseColumn("${n.words}"),
+      statusColumn("Size", "number", "sizeGB", "Size in GB."),
+    ],
+    readyMeaning: "Whether the ${n.words} is usable",
+    wide: [serviceIdColumn("ID", "${n.camel}Id", "${n.words}")],
+  }),
 };
 `;
 }

@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { statusBaseShape, timestamp } from "./conditions.js";
+import { kindColumns, phaseColumn, serviceIdColumn, statusColumn } from "./columns.js";
 import {
   type CrdDefinition,
   type CustomResource,
-  conditionColumns,
   described,
   type FieldRule,
   GROUP,
@@ -11,31 +10,34 @@ import {
   withRules,
 } from "./definition.js";
 import {
+  adoptedId,
+  cciInstanceTarget,
   connectionFields,
   deletionPolicy,
   INTEGER_LIMITS,
-  localObjectReference,
-  serviceId,
+  serviceDescription,
+  serviceName,
 } from "./fields.js";
-import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons.js";
+import {
+  externalIdStatus,
+  kindStatus,
+  optionalString,
+  serviceCreatedTime,
+} from "./status-fields.js";
 
 /** The BlockVolume spec fields that may not change freely (see mutability.ts). */
 export const BLOCK_VOLUME_MUTABILITY: readonly FieldRule[] = [
-  ...(["name", "description", "sizeGB", "volumeType"] as const).map(
-    (field): FieldRule => ({
-      field,
-      mutability: "immutable",
-      owner: "service",
-      why: "the service has no operation that changes a volume (its operations are create, attach, detach and delete); create a new BlockVolume instead",
-    }),
+  ...sameRuleFor(["name", "description", "sizeGB", "volumeType"], {
+    mutability: "immutable",
+    owner: "service",
+    why: "the service has no operation that changes a volume (its operations are create, attach, detach and delete); create a new BlockVolume instead",
+  }),
+  adoptedIdRule(
+    "volumeId",
+    "it binds the object to its volume (it may be set once, e.g. to resolve CreateOutcomeUnknown); to use another volume, or when it no longer exists, delete this BlockVolume and create a new one",
   ),
-  {
-    field: "volumeId",
-    mutability: "setOnce",
-    owner: "operator",
-    why: "it binds the object to its volume (it may be set once, e.g. to resolve CreateOutcomeUnknown); to use another volume, or when it no longer exists, delete this BlockVolume and create a new one",
-  },
   CONNECTION_REF_RULE,
 ];
 
@@ -89,27 +91,14 @@ export const BLOCK_VOLUME_REASONS = ownReasons({
 });
 
 /** Where a BlockVolume is attached: a CciInstance of the namespace, or an instance id. */
-export const BlockVolumeAttachment = withRules(
-  z
-    .object({
-      cciInstanceRef: localObjectReference(
-        "CciInstance",
-        "The CciInstance (same namespace) whose instance the volume is attached to, once that CciInstance is bound. Exactly one of cciInstanceRef and instanceId.",
-      ).optional(),
-      instanceId: serviceId(
-        "Id of the CCI instance the volume is attached to. Exactly one of cciInstanceRef and instanceId.",
-      ).optional(),
-    })
-    .meta({
-      description:
-        "The instance the volume is attached to. A change detaches the volume and attaches it to the new instance; removing attachTo detaches it.",
-    }),
-  {
-    rule: "has(self.cciInstanceRef) != has(self.instanceId)",
-    message:
-      "exactly one of cciInstanceRef or instanceId must be set to say where the volume is attached",
-  },
-);
+export const BlockVolumeAttachment = cciInstanceTarget({
+  description:
+    "The instance the volume is attached to. A change detaches the volume and attaches it to the new instance; removing attachTo detaches it.",
+  ref: "The CciInstance (same namespace) whose instance the volume is attached to, once that CciInstance is bound. Exactly one of cciInstanceRef and instanceId.",
+  id: "Id of the CCI instance the volume is attached to. Exactly one of cciInstanceRef and instanceId.",
+  message:
+    "exactly one of cciInstanceRef or instanceId must be set to say where the volume is attached",
+});
 /** Where a BlockVolume is attached. */
 export type BlockVolumeAttachment = z.infer<typeof BlockVolumeAttachment>;
 
@@ -117,14 +106,10 @@ export type BlockVolumeAttachment = z.infer<typeof BlockVolumeAttachment>;
 export const BlockVolumeSpec = withRules(
   z
     .object({
-      name: described(
-        z.string().min(1).max(128),
-        "Name of the volume in the service; metadata.name when omitted. Immutable.",
-      ).optional(),
-      description: described(
-        z.string().max(1024),
+      name: serviceName("volume", { immutable: true }),
+      description: serviceDescription(
         "Description sent when the volume is created. Immutable: the service cannot change it.",
-      ).optional(),
+      ),
       sizeGB: described(
         z.number().int().min(1).max(INTEGER_LIMITS.capacityGB),
         `Size of the volume in GB, 1 to ${INTEGER_LIMITS.capacityGB} (1 PiB). Immutable: the service has no resize operation.`,
@@ -134,9 +119,7 @@ export const BlockVolumeSpec = withRules(
         "Type of the volume, as the service names it (e.g. ssd). Immutable.",
       ),
       attachTo: BlockVolumeAttachment.optional(),
-      volumeId: serviceId(
-        "Id of an existing volume to adopt instead of creating one. May be set once on an object that has none (e.g. to resolve CreateOutcomeUnknown), never changed or removed.",
-      ).optional(),
+      volumeId: adoptedId("volume"),
       deletionPolicy,
       ...connectionFields,
     })
@@ -164,27 +147,22 @@ export const BlockVolumePhase = z.enum([
 /** Phase of a BlockVolume. */
 export type BlockVolumePhase = z.infer<typeof BlockVolumePhase>;
 
-const str = (description: string) => described(z.string(), description).optional();
-
 /** Observed state of a BlockVolume. */
-export const BlockVolumeStatus = z
-  .object({
-    ...statusBaseShape,
-    phase: described(
-      BlockVolumePhase,
-      "Pending (not created yet), Creating, Available (detached), Attaching, Attached, Detaching, Deleting, Failed, or Unknown (a remote state the operator does not know).",
-    ).optional(),
-    volumeId: str("Id of the volume in the service; also in the annotation aidc.io/external-id."),
-    state: str("The service's volume state, verbatim (e.g. available, in-use)."),
-    attachedInstanceId: str(
-      "Id of the instance the volume is attached to, as the service shows it; absent when detached.",
-    ),
-    sizeGB: described(z.number().int(), "Size of the volume in GB.").optional(),
-    volumeType: str("Type of the volume."),
-    name: str("Name of the volume in the service."),
-    createdTime: timestamp("When the service created the volume.").optional(),
-  })
-  .meta({ description: "Observed state of the volume, written by the operator." });
+export const BlockVolumeStatus = kindStatus("the volume", {
+  phase: described(
+    BlockVolumePhase,
+    "Pending (not created yet), Creating, Available (detached), Attaching, Attached, Detaching, Deleting, Failed, or Unknown (a remote state the operator does not know).",
+  ).optional(),
+  volumeId: externalIdStatus("volume"),
+  state: optionalString("The service's volume state, verbatim (e.g. available, in-use)."),
+  attachedInstanceId: optionalString(
+    "Id of the instance the volume is attached to, as the service shows it; absent when detached.",
+  ),
+  sizeGB: described(z.number().int(), "Size of the volume in GB.").optional(),
+  volumeType: optionalString("Type of the volume."),
+  name: optionalString("Name of the volume in the service."),
+  createdTime: serviceCreatedTime("volume"),
+});
 /** Observed state of a BlockVolume. */
 export type BlockVolumeStatus = z.infer<typeof BlockVolumeStatus>;
 
@@ -213,39 +191,19 @@ export const blockVolumeCrd: CrdDefinition<typeof BlockVolumeSpec, typeof BlockV
     "A block volume of the Compute and Storage Service: created (or adopted by volumeId), attached to a CCI instance and moved between instances from the spec, detached before it is deleted.",
   spec: BlockVolumeSpec,
   status: BlockVolumeStatus,
-  printerColumns: [
-    {
-      name: "Phase",
-      type: "string",
-      jsonPath: ".status.phase",
-      description: "Phase of the volume.",
-    },
-    { name: "Size", type: "integer", jsonPath: ".status.sizeGB", description: "Size in GB." },
-    {
-      name: "Type",
-      type: "string",
-      jsonPath: ".status.volumeType",
-      description: "Type of the volume.",
-    },
-    {
-      name: "Attached-To",
-      type: "string",
-      jsonPath: ".status.attachedInstanceId",
-      description: "Id of the instance the volume is attached to.",
-    },
-    ...conditionColumns("Whether the volume exists and is where the spec asks"),
-    {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-      description: "Time since the object was created.",
-    },
-    {
-      name: "Volume-ID",
-      type: "string",
-      jsonPath: ".status.volumeId",
-      description: "Id of the volume in the service.",
-      priority: 1,
-    },
-  ],
+  printerColumns: kindColumns({
+    shown: [
+      phaseColumn("volume"),
+      statusColumn("Size", "integer", "sizeGB", "Size in GB."),
+      statusColumn("Type", "string", "volumeType", "Type of the volume."),
+      statusColumn(
+        "Attached-To",
+        "string",
+        "attachedInstanceId",
+        "Id of the instance the volume is attached to.",
+      ),
+    ],
+    readyMeaning: "Whether the volume exists and is where the spec asks",
+    wide: [serviceIdColumn("Volume-ID", "volumeId", "volume")],
+  }),
 };

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { statusBaseShape, timestamp } from "./conditions.js";
+import { kindColumns, statusColumn } from "./columns.js";
+import { timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
   type CustomResource,
-  conditionColumns,
   described,
   type FieldRule,
   GROUP,
@@ -13,6 +13,7 @@ import {
 import { connectionFields, deletionPolicy } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons/own.js";
+import { kindStatus } from "./status-fields.js";
 
 /** The Bucket spec fields that may not change freely (see mutability.ts). */
 export const BUCKET_MUTABILITY: readonly FieldRule[] = [
@@ -231,28 +232,25 @@ export const bucketAppliedSchema = z
   .meta({ description: "The last changes the operator made to the bucket." });
 
 /** Observed state of a Bucket. */
-export const BucketStatus = z
-  .object({
-    ...statusBaseShape,
-    bucketName: described(z.string(), "Name of the bucket in the object storage.").optional(),
-    endpoint: described(z.string(), "Path-style URL of the bucket.").optional(),
-    region: described(z.string(), "Region the bucket's requests are signed for.").optional(),
-    creationTime: timestamp("When the object storage created the bucket.").optional(),
-    versioning: described(
-      z.enum(["Off", "Enabled", "Suspended"]),
-      "Versioning state: Off (never enabled), Enabled or Suspended.",
-    ).optional(),
-    lifecycleRules: described(z.number().int(), "Number of lifecycle rules.").optional(),
-    policy: described(z.boolean(), "Whether the bucket has a policy.").optional(),
-    tags: described(z.number().int(), "Number of tags (the owner mark included).").optional(),
-    corsRules: described(z.number().int(), "Number of CORS rules.").optional(),
-    unsupported: described(
-      z.array(z.string()),
-      "Features the object storage answers NotImplemented for.",
-    ).optional(),
-    lastApplied: bucketAppliedSchema.optional(),
-  })
-  .meta({ description: "Observed state of the bucket, written by the operator." });
+export const BucketStatus = kindStatus("the bucket", {
+  bucketName: described(z.string(), "Name of the bucket in the object storage.").optional(),
+  endpoint: described(z.string(), "Path-style URL of the bucket.").optional(),
+  region: described(z.string(), "Region the bucket's requests are signed for.").optional(),
+  creationTime: timestamp("When the object storage created the bucket.").optional(),
+  versioning: described(
+    z.enum(["Off", "Enabled", "Suspended"]),
+    "Versioning state: Off (never enabled), Enabled or Suspended.",
+  ).optional(),
+  lifecycleRules: described(z.number().int(), "Number of lifecycle rules.").optional(),
+  policy: described(z.boolean(), "Whether the bucket has a policy.").optional(),
+  tags: described(z.number().int(), "Number of tags (the owner mark included).").optional(),
+  corsRules: described(z.number().int(), "Number of CORS rules.").optional(),
+  unsupported: described(
+    z.array(z.string()),
+    "Features the object storage answers NotImplemented for.",
+  ).optional(),
+  lastApplied: bucketAppliedSchema.optional(),
+});
 /** Observed state of a Bucket. */
 export type BucketStatus = z.infer<typeof BucketStatus>;
 
@@ -276,32 +274,12 @@ export const bucketCrd: CrdDefinition<typeof BucketSpec, typeof BucketStatus> = 
   remote: "managed",
   mutability: BUCKET_MUTABILITY,
   reasons: BUCKET_REASONS,
-  printerColumns: [
-    {
-      name: "Bucket",
-      type: "string",
-      jsonPath: ".status.bucketName",
-      description: "Name of the bucket.",
-    },
-    {
-      name: "Versioning",
-      type: "string",
-      jsonPath: ".status.versioning",
-      description: "Versioning state.",
-    },
-    ...conditionColumns("Whether the bucket exists and matches the spec"),
-    {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-      description: "Time since the object was created.",
-    },
-    {
-      name: "Endpoint",
-      type: "string",
-      jsonPath: ".status.endpoint",
-      description: "URL of the bucket.",
-      priority: 1,
-    },
-  ],
+  printerColumns: kindColumns({
+    shown: [
+      statusColumn("Bucket", "string", "bucketName", "Name of the bucket."),
+      statusColumn("Versioning", "string", "versioning", "Versioning state."),
+    ],
+    readyMeaning: "Whether the bucket exists and matches the spec",
+    wide: [statusColumn("Endpoint", "string", "endpoint", "URL of the bucket.")],
+  }),
 };

@@ -1,17 +1,18 @@
 import { z } from "zod";
-import { statusBaseShape, timestamp } from "./conditions.js";
+import { kindColumns, statusColumn } from "./columns.js";
+import { timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
   type CustomResource,
-  conditionColumns,
   described,
   type FieldRule,
   GROUP,
   VERSION,
   withRules,
 } from "./definition.js";
-import { connectionFields, INTEGER_LIMITS, serviceId } from "./fields.js";
-import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { computeCenterId, connectionFields, serviceId } from "./fields.js";
+import { CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
+import { kindStatus, optionalFlag, optionalString } from "./status-fields.js";
 
 /** An image to save from the instance: `imageName:tag`, saved once. */
 export const cciImageSchema = z
@@ -39,14 +40,11 @@ export type CciImage = z.infer<typeof cciImageSchema>;
 
 /** The CciInstance spec fields that select the observed instance, fixed (see mutability.ts). */
 export const CCI_INSTANCE_MUTABILITY: readonly FieldRule[] = [
-  ...(["instanceId", "name", "aidcId"] as const).map(
-    (field): FieldRule => ({
-      field,
-      mutability: "immutable",
-      owner: "operator",
-      why: "it selects the observed instance; create another CciInstance to observe a different one",
-    }),
-  ),
+  ...sameRuleFor(["instanceId", "name", "aidcId"], {
+    mutability: "immutable",
+    owner: "operator",
+    why: "it selects the observed instance; create another CciInstance to observe a different one",
+  }),
   CONNECTION_REF_RULE,
 ];
 
@@ -61,10 +59,10 @@ export const CciInstanceSpec = withRules(
         z.string().min(1).max(128),
         "Name of the CCI instance to observe; exactly one instance must match (with aidcId when set). Exactly one of instanceId and name. Immutable.",
       ).optional(),
-      aidcId: described(
-        z.number().int().min(0).max(INTEGER_LIMITS.id),
-        `Compute center to look for name in (0 to ${INTEGER_LIMITS.id}); allowed only with name. Immutable.`,
-      ).optional(),
+      aidcId: computeCenterId(
+        "Compute center to look for name in",
+        "; allowed only with name. Immutable.",
+      ),
       images: z
         .array(cciImageSchema)
         .max(32)
@@ -96,9 +94,6 @@ export const CciInstanceSpec = withRules(
 /** Desired state of a CciInstance. */
 export type CciInstanceSpec = z.infer<typeof CciInstanceSpec>;
 
-const str = (description: string) => described(z.string(), description).optional();
-const flag = (description: string) => described(z.boolean(), description).optional();
-
 /** State of one image save. */
 export const CciImageState = z.enum(["Pending", "Saving", "Saved", "Failed"]);
 /** State of one image save. */
@@ -109,9 +104,9 @@ export const cciImageStatusSchema = z
   .object({
     imageName: described(z.string(), "Name of the image (as in spec.images)."),
     tag: described(z.string(), "Tag of the image (as in spec.images)."),
-    imageId: str("Id of the saved image in the service."),
+    imageId: optionalString("Id of the saved image in the service."),
     state: described(CciImageState, "Pending (not requested yet), Saving, Saved or Failed."),
-    message: str("Why the save failed, or other detail."),
+    message: optionalString("Why the save failed, or other detail."),
     requestedTime: timestamp("When the save was requested.").optional(),
   })
   .meta({ description: "Outcome of saving one image." });
@@ -127,85 +122,88 @@ export const attachedStorageSchema = z
   .object({
     kind: described(z.string(), "Kind of the object: BlockVolume or FileSystem."),
     name: described(z.string(), "Name of the object in this namespace."),
-    id: str("Id of the volume or file system in the service."),
-    state: str(
+    id: optionalString("Id of the volume or file system in the service."),
+    state: optionalString(
       "State of the attachment or mount as the object shows it (a BlockVolume's phase, a FileSystem mount's state).",
     ),
-    mountPath: str("Path on the instance, when the object says (a FileSystem mount)."),
+    mountPath: optionalString("Path on the instance, when the object says (a FileSystem mount)."),
   })
   .meta({ description: "A volume attached to, or a file system mounted on, the instance." });
 /** One attached volume or mounted file system. */
 export type AttachedStorage = z.infer<typeof attachedStorageSchema>;
 
 /** Observed state of a CciInstance. */
-export const CciInstanceStatus = z
-  .object({
-    ...statusBaseShape,
-    instanceId: str("Id of the observed instance; also in the annotation aidc.io/external-id."),
-    name: str("Name of the instance."),
-    remoteStatus: str("The instance's status, verbatim (e.g. PENDING, RUNNING, STOPPED, ERROR)."),
-    remoteSubStatus: str("The instance's sub-status, verbatim."),
-    aidcId: described(z.number().int(), "Compute center of the instance.").optional(),
-    orderInstanceId: str("Subscription instance id."),
-    image: str("Image the instance runs."),
-    urls: z
-      .object({
-        webSSH: str("Web terminal address."),
-        jupyter: str("Jupyter address."),
-        vscode: str("VS Code address."),
-      })
-      .optional()
-      .meta({ description: "Access addresses of the instance." }),
-    health: z
-      .object({
-        jupyter: flag("True when the Jupyter service is available."),
-        vscode: flag("True when the VS Code service is available."),
-      })
-      .optional()
-      .meta({ description: "Health of the instance's services." }),
-    resource: z
-      .object({
-        cpuCores: str("CPU cores."),
-        memoryGB: str("Memory in GB."),
-        gpuName: str("GPU model; empty without GPU."),
-        gpuCount: str("GPU count."),
-        diskGB: str("Disk in GB."),
-        productName: str("Name of the resource specification."),
-        productCode: str("Resource specification."),
-      })
-      .optional()
-      .meta({ description: "Resources of the instance." }),
-    createdTime: timestamp("When the instance was created.").optional(),
-    lastUpdateTime: timestamp("When the instance last changed.").optional(),
-    startTime: timestamp("When the instance last started.").optional(),
-    stopTime: timestamp("When the instance last stopped.").optional(),
-    releaseTime: timestamp("When the instance was released.").optional(),
-    autoStopEnabled: flag("True when the instance stops automatically at autoStopTime."),
-    autoStopTime: timestamp("When the instance stops automatically.").optional(),
-    autoReleaseEnabled: flag("True when the instance is released automatically."),
-    autoReleaseTime: timestamp("When the instance is released automatically.").optional(),
-    price: str("Price, without unit."),
-    priceUnit: described(z.number().int(), "Code of the price unit.").optional(),
-    saveImageInProgress: flag("True while the service saves an image of the instance."),
-    images: z.array(cciImageStatusSchema).optional().meta({
-      description: "Outcome of each image of spec.images.",
-    }),
-    attachedStorage: z.array(attachedStorageSchema).optional().meta({
-      description:
-        "The BlockVolumes attached to the instance and the FileSystems mounted on it, from the objects of this namespace (their status; no service call). Absent when there are none.",
-    }),
-    error: z
-      .object({
-        description: str("Short description of the error."),
-        suggestion: str("Handling advice."),
-        detail: str("Detailed message."),
-        instanceStatus: str("Instance status the details are about (e.g. FAILED)."),
-        instanceSubStatus: str("Sub-status the details are about (e.g. CREATE_VOLUME_FAILED)."),
-      })
-      .optional()
-      .meta({ description: "Error details of an instance in ERROR or FAILED; absent otherwise." }),
-  })
-  .meta({ description: "Observed state of the instance, written by the operator." });
+export const CciInstanceStatus = kindStatus("the instance", {
+  instanceId: optionalString(
+    "Id of the observed instance; also in the annotation aidc.io/external-id.",
+  ),
+  name: optionalString("Name of the instance."),
+  remoteStatus: optionalString(
+    "The instance's status, verbatim (e.g. PENDING, RUNNING, STOPPED, ERROR).",
+  ),
+  remoteSubStatus: optionalString("The instance's sub-status, verbatim."),
+  aidcId: described(z.number().int(), "Compute center of the instance.").optional(),
+  orderInstanceId: optionalString("Subscription instance id."),
+  image: optionalString("Image the instance runs."),
+  urls: z
+    .object({
+      webSSH: optionalString("Web terminal address."),
+      jupyter: optionalString("Jupyter address."),
+      vscode: optionalString("VS Code address."),
+    })
+    .optional()
+    .meta({ description: "Access addresses of the instance." }),
+  health: z
+    .object({
+      jupyter: optionalFlag("True when the Jupyter service is available."),
+      vscode: optionalFlag("True when the VS Code service is available."),
+    })
+    .optional()
+    .meta({ description: "Health of the instance's services." }),
+  resource: z
+    .object({
+      cpuCores: optionalString("CPU cores."),
+      memoryGB: optionalString("Memory in GB."),
+      gpuName: optionalString("GPU model; empty without GPU."),
+      gpuCount: optionalString("GPU count."),
+      diskGB: optionalString("Disk in GB."),
+      productName: optionalString("Name of the resource specification."),
+      productCode: optionalString("Resource specification."),
+    })
+    .optional()
+    .meta({ description: "Resources of the instance." }),
+  createdTime: timestamp("When the instance was created.").optional(),
+  lastUpdateTime: timestamp("When the instance last changed.").optional(),
+  startTime: timestamp("When the instance last started.").optional(),
+  stopTime: timestamp("When the instance last stopped.").optional(),
+  releaseTime: timestamp("When the instance was released.").optional(),
+  autoStopEnabled: optionalFlag("True when the instance stops automatically at autoStopTime."),
+  autoStopTime: timestamp("When the instance stops automatically.").optional(),
+  autoReleaseEnabled: optionalFlag("True when the instance is released automatically."),
+  autoReleaseTime: timestamp("When the instance is released automatically.").optional(),
+  price: optionalString("Price, without unit."),
+  priceUnit: described(z.number().int(), "Code of the price unit.").optional(),
+  saveImageInProgress: optionalFlag("True while the service saves an image of the instance."),
+  images: z.array(cciImageStatusSchema).optional().meta({
+    description: "Outcome of each image of spec.images.",
+  }),
+  attachedStorage: z.array(attachedStorageSchema).optional().meta({
+    description:
+      "The BlockVolumes attached to the instance and the FileSystems mounted on it, from the objects of this namespace (their status; no service call). Absent when there are none.",
+  }),
+  error: z
+    .object({
+      description: optionalString("Short description of the error."),
+      suggestion: optionalString("Handling advice."),
+      detail: optionalString("Detailed message."),
+      instanceStatus: optionalString("Instance status the details are about (e.g. FAILED)."),
+      instanceSubStatus: optionalString(
+        "Sub-status the details are about (e.g. CREATE_VOLUME_FAILED).",
+      ),
+    })
+    .optional()
+    .meta({ description: "Error details of an instance in ERROR or FAILED; absent otherwise." }),
+});
 /** Observed state of a CciInstance. */
 export type CciInstanceStatus = z.infer<typeof CciInstanceStatus>;
 
@@ -237,31 +235,12 @@ export const cciInstanceCrd: CrdDefinition<typeof CciInstanceSpec, typeof CciIns
     "An observed CCI container compute instance of the Compute and Storage Service: its status, access addresses and errors mirrored into status, and images saved from it on request. The operator never creates or deletes the instance.",
   spec: CciInstanceSpec,
   status: CciInstanceStatus,
-  printerColumns: [
-    {
-      name: "Status",
-      type: "string",
-      jsonPath: ".status.remoteStatus",
-      description: "Status of the instance.",
-    },
-    {
-      name: "Sub-Status",
-      type: "string",
-      jsonPath: ".status.remoteSubStatus",
-      description: "Sub-status of the instance.",
-    },
-    {
-      name: "Instance",
-      type: "string",
-      jsonPath: ".status.instanceId",
-      description: "Id of the observed instance.",
-    },
-    ...conditionColumns("Whether the instance is running"),
-    {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-      description: "Time since the object was created.",
-    },
-  ],
+  printerColumns: kindColumns({
+    shown: [
+      statusColumn("Status", "string", "remoteStatus", "Status of the instance."),
+      statusColumn("Sub-Status", "string", "remoteSubStatus", "Sub-status of the instance."),
+      statusColumn("Instance", "string", "instanceId", "Id of the observed instance."),
+    ],
+    readyMeaning: "Whether the instance is running",
+  }),
 };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { timestamp } from "./conditions.js";
-import { described } from "./definition.js";
+import { described, withRules } from "./definition.js";
 
 /**
  * What happens to the remote resource when the object is deleted. `Orphan` (the
@@ -136,3 +136,71 @@ export const connectionRef = z
  * fields with {@link CONNECTION_REF_RULE} (mutability.ts).
  */
 export const connectionFields = { connectionRef };
+
+/**
+ * The name of the remote resource in the service (`what`: e.g. `volume`), 1 to 128
+ * characters; the operator sends metadata.name when it is omitted. `immutable` adds
+ * so to the description (the kind's mutability rules enforce it).
+ */
+export function serviceName(what: string, { immutable }: { immutable: boolean }) {
+  return described(
+    z.string().min(1).max(128),
+    `Name of the ${what} in the service; metadata.name when omitted.${immutable ? " Immutable." : ""}`,
+  ).optional();
+}
+
+/** The description of the remote resource, up to 1024 characters, optional. */
+export function serviceDescription(description: string) {
+  return described(z.string().max(1024), description).optional();
+}
+
+/**
+ * A compute center id (`aidcId`), 0 to {@link INTEGER_LIMITS}.id, optional: `subject`
+ * says whose, `rest` what applies to it, around the bounds (e.g. `Compute center of the
+ * storage` and `; the product's when omitted. Immutable.`).
+ */
+export function computeCenterId(subject: string, rest = "") {
+  return described(
+    z.number().int().min(0).max(INTEGER_LIMITS.id),
+    `${subject} (0 to ${INTEGER_LIMITS.id})${rest}`,
+  ).optional();
+}
+
+/**
+ * The id of an existing remote resource to adopt (`what`: e.g. `volume`) instead of
+ * making one (`instead`), settable once (its FieldRule: {@link adoptedIdRule} of
+ * mutability.ts).
+ */
+export function adoptedId(what: string, instead = "creating one") {
+  return serviceId(
+    `Id of an existing ${what} to adopt instead of ${instead}. May be set once on an object that has none (e.g. to resolve CreateOutcomeUnknown), never changed or removed.`,
+  ).optional();
+}
+
+/** The texts of a {@link cciInstanceTarget}. */
+export interface CciInstanceTargetTexts {
+  /** The description of the target object. */
+  description: string;
+  /** The description of `cciInstanceRef`. */
+  ref: string;
+  /** The description of `instanceId`. */
+  id: string;
+  /** The error when both or neither are set. */
+  message: string;
+}
+
+/**
+ * A CCI instance a storage is attached to or mounted on: a CciInstance of the namespace
+ * (`cciInstanceRef`, used once it is bound) or an instance id, exactly one of them.
+ */
+export function cciInstanceTarget(texts: CciInstanceTargetTexts) {
+  return withRules(
+    z
+      .object({
+        cciInstanceRef: localObjectReference("CciInstance", texts.ref).optional(),
+        instanceId: serviceId(texts.id).optional(),
+      })
+      .meta({ description: texts.description }),
+    { rule: "has(self.cciInstanceRef) != has(self.instanceId)", message: texts.message },
+  );
+}

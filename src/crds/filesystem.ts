@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { statusBaseShape, timestamp } from "./conditions.js";
+import { kindColumns, phaseColumn, serviceIdColumn, statusColumn } from "./columns.js";
 import {
   type CrdDefinition,
   type CustomResource,
-  conditionColumns,
   described,
   type FieldRule,
   GROUP,
@@ -11,32 +10,36 @@ import {
   withRules,
 } from "./definition.js";
 import {
+  adoptedId,
+  cciInstanceTarget,
+  computeCenterId,
   connectionFields,
   deletionPolicy,
   INTEGER_LIMITS,
-  localObjectReference,
   mountPath,
-  serviceId,
+  serviceDescription,
+  serviceName,
 } from "./fields.js";
-import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons/own.js";
+import {
+  externalIdStatus,
+  kindStatus,
+  optionalString,
+  serviceCreatedTime,
+} from "./status-fields.js";
 
 /** The FileSystem spec fields that may not change freely (see mutability.ts). */
 export const FILE_SYSTEM_MUTABILITY: readonly FieldRule[] = [
-  ...(["name", "description", "sizeGB", "type", "protocol", "aidcId"] as const).map(
-    (field): FieldRule => ({
-      field,
-      mutability: "immutable",
-      owner: "service",
-      why: "the service has no operation that changes a file system (its assumed operations are create, mount and delete); create a new FileSystem instead",
-    }),
+  ...sameRuleFor(["name", "description", "sizeGB", "type", "protocol", "aidcId"], {
+    mutability: "immutable",
+    owner: "service",
+    why: "the service has no operation that changes a file system (its assumed operations are create, mount and delete); create a new FileSystem instead",
+  }),
+  adoptedIdRule(
+    "fileSystemId",
+    "it binds the object to its file system (it may be set once, e.g. to resolve CreateOutcomeUnknown); to use another one, or when it no longer exists, delete this FileSystem and create a new one",
   ),
-  {
-    field: "fileSystemId",
-    mutability: "setOnce",
-    owner: "operator",
-    why: "it binds the object to its file system (it may be set once, e.g. to resolve CreateOutcomeUnknown); to use another one, or when it no longer exists, delete this FileSystem and create a new one",
-  },
   CONNECTION_REF_RULE,
 ];
 
@@ -90,23 +93,12 @@ export const FILE_SYSTEM_REASONS = ownReasons({
 export const FS_REASON = FILE_SYSTEM_REASONS.names;
 
 /** Where a file system is mounted: a CciInstance of the namespace, or an instance id. */
-export const fileSystemMountTargetSchema = withRules(
-  z
-    .object({
-      cciInstanceRef: localObjectReference(
-        "CciInstance",
-        "The CciInstance (same namespace) whose instance the file system is mounted on; its instanceId is used once it has one. Exactly one of cciInstanceRef and instanceId.",
-      ).optional(),
-      instanceId: serviceId(
-        "Id of the CCI instance to mount the file system on. Exactly one of cciInstanceRef and instanceId.",
-      ).optional(),
-    })
-    .meta({ description: "The CCI instance the file system is mounted on." }),
-  {
-    rule: "has(self.cciInstanceRef) != has(self.instanceId)",
-    message: "mounts[].target: exactly one of cciInstanceRef or instanceId must be set",
-  },
-);
+export const fileSystemMountTargetSchema = cciInstanceTarget({
+  description: "The CCI instance the file system is mounted on.",
+  ref: "The CciInstance (same namespace) whose instance the file system is mounted on; its instanceId is used once it has one. Exactly one of cciInstanceRef and instanceId.",
+  id: "Id of the CCI instance to mount the file system on. Exactly one of cciInstanceRef and instanceId.",
+  message: "mounts[].target: exactly one of cciInstanceRef or instanceId must be set",
+});
 
 /** One mount of the file system. */
 export const fileSystemMountSchema = z
@@ -157,14 +149,10 @@ const mountsSchema = withRules(
 export const FileSystemSpec = withRules(
   z
     .object({
-      name: described(
-        z.string().min(1).max(128),
-        "Name of the file system in the service; metadata.name when omitted. Immutable.",
-      ).optional(),
-      description: described(
-        z.string().max(1024),
+      name: serviceName("file system", { immutable: true }),
+      description: serviceDescription(
         "Description sent when the file system is created. Immutable: the service has no update.",
-      ).optional(),
+      ),
       sizeGB: described(
         z.number().int().min(1).max(INTEGER_LIMITS.capacityGB),
         `Size in GB, 1 to ${INTEGER_LIMITS.capacityGB} (1 PiB). Immutable: the service has no resize.`,
@@ -177,13 +165,11 @@ export const FileSystemSpec = withRules(
         z.enum(["NFS", "SMB"]),
         "Protocol the instances mount it with: NFS or SMB; the service's default when omitted. Immutable.",
       ).optional(),
-      aidcId: described(
-        z.number().int().min(0).max(INTEGER_LIMITS.id),
-        `Compute center of the file system (0 to ${INTEGER_LIMITS.id}); the service's default when omitted. Immutable.`,
-      ).optional(),
-      fileSystemId: serviceId(
-        "Id of an existing file system to adopt instead of creating one. May be set once on an object that has none (e.g. to resolve CreateOutcomeUnknown), never changed or removed.",
-      ).optional(),
+      aidcId: computeCenterId(
+        "Compute center of the file system",
+        "; the service's default when omitted. Immutable.",
+      ),
+      fileSystemId: adoptedId("file system"),
       mounts: mountsSchema.optional(),
       deletionPolicy,
       ...connectionFields,
@@ -223,8 +209,6 @@ export const MountState = z.enum([
 /** The state of one mount. */
 export type MountState = z.infer<typeof MountState>;
 
-const str = (description: string) => described(z.string(), description).optional();
-
 /** One mount in status: a mount of the spec, or one being (or not able to be) removed. */
 export const fileSystemMountStatusSchema = z
   .object({
@@ -233,55 +217,52 @@ export const fileSystemMountStatusSchema = z
       MountState,
       "Pending (waiting for its instance or the file system), Creating, Mounted, Removing (removed from the spec, being removed), RemovalNotPossible (removed from the spec, but the service has no remove operation: it stays), Failed, or Unknown (a state word the operator does not know).",
     ),
-    instanceId: str("Id of the CCI instance the file system is mounted on."),
-    mountId: str("Id of the mount in the service."),
-    address: str("Where the instance reaches the file system (e.g. host:/export)."),
-    mountPath: str("Path on the instance."),
-    remoteState: str("The service's state word for the mount, verbatim."),
-    message: str("Why the mount is not Mounted, when known."),
+    instanceId: optionalString("Id of the CCI instance the file system is mounted on."),
+    mountId: optionalString("Id of the mount in the service."),
+    address: optionalString("Where the instance reaches the file system (e.g. host:/export)."),
+    mountPath: optionalString("Path on the instance."),
+    remoteState: optionalString("The service's state word for the mount, verbatim."),
+    message: optionalString("Why the mount is not Mounted, when known."),
   })
   .meta({ description: "One mount of the file system." });
 /** One mount in a FileSystem's status. */
 export type FileSystemMountStatus = z.infer<typeof fileSystemMountStatusSchema>;
 
 /** Observed state of a FileSystem. */
-export const FileSystemStatus = z
-  .object({
-    ...statusBaseShape,
-    phase: described(
-      FileSystemPhase,
-      "Pending (not created yet), Creating, Mounting (available, mounts under way), Ready (available and every mount of the spec mounted), Deleting, Failed, or Unknown (a state the operator does not know).",
-    ).optional(),
-    fileSystemId: str(
-      "Id of the file system in the service; also in the annotation aidc.io/external-id.",
-    ),
-    remoteState: str("The service's state word for the file system, verbatim."),
-    name: str("Name of the file system in the service."),
-    sizeGB: described(z.number(), "Size in GB.").optional(),
-    type: str("Type of the file system."),
-    protocol: str("Protocol of the file system."),
-    createdTime: timestamp("When the service created the file system.").optional(),
-    mounts: z
-      .array(fileSystemMountStatusSchema)
-      .optional()
-      .meta({ description: "The mounts: those of the spec, and those being removed." }),
-    mountsReady: str("Mounted mounts of the spec over all of them, e.g. 1/2 (the MOUNTS column)."),
-    otherMounts: z
-      .array(
-        z
-          .object({
-            mountId: described(z.string(), "Id of the mount in the service."),
-            instanceId: str("The instance it mounts the file system on."),
-          })
-          .meta({ description: "A mount this object did not make." }),
-      )
-      .optional()
-      .meta({
-        description:
-          "Mounts of the file system this object did not make (e.g. made in the console): shown, never removed.",
-      }),
-  })
-  .meta({ description: "Observed state of the file system, written by the operator." });
+export const FileSystemStatus = kindStatus("the file system", {
+  phase: described(
+    FileSystemPhase,
+    "Pending (not created yet), Creating, Mounting (available, mounts under way), Ready (available and every mount of the spec mounted), Deleting, Failed, or Unknown (a state the operator does not know).",
+  ).optional(),
+  fileSystemId: externalIdStatus("file system"),
+  remoteState: optionalString("The service's state word for the file system, verbatim."),
+  name: optionalString("Name of the file system in the service."),
+  sizeGB: described(z.number(), "Size in GB.").optional(),
+  type: optionalString("Type of the file system."),
+  protocol: optionalString("Protocol of the file system."),
+  createdTime: serviceCreatedTime("file system"),
+  mounts: z
+    .array(fileSystemMountStatusSchema)
+    .optional()
+    .meta({ description: "The mounts: those of the spec, and those being removed." }),
+  mountsReady: optionalString(
+    "Mounted mounts of the spec over all of them, e.g. 1/2 (the MOUNTS column).",
+  ),
+  otherMounts: z
+    .array(
+      z
+        .object({
+          mountId: described(z.string(), "Id of the mount in the service."),
+          instanceId: optionalString("The instance it mounts the file system on."),
+        })
+        .meta({ description: "A mount this object did not make." }),
+    )
+    .optional()
+    .meta({
+      description:
+        "Mounts of the file system this object did not make (e.g. made in the console): shown, never removed.",
+    }),
+});
 /** Observed state of a FileSystem. */
 export type FileSystemStatus = z.infer<typeof FileSystemStatus>;
 
@@ -310,39 +291,19 @@ export const fileSystemCrd: CrdDefinition<typeof FileSystemSpec, typeof FileSyst
     "A shared file system of the Compute and Storage Service and its mounts on CCI instances: created (or adopted by fileSystemId), mounted and unmounted from the spec, its state and each mount's state and address mirrored into status.",
   spec: FileSystemSpec,
   status: FileSystemStatus,
-  printerColumns: [
-    {
-      name: "Phase",
-      type: "string",
-      jsonPath: ".status.phase",
-      description: "Phase of the file system.",
-    },
-    { name: "Size", type: "number", jsonPath: ".status.sizeGB", description: "Size in GB." },
-    {
-      name: "Protocol",
-      type: "string",
-      jsonPath: ".status.protocol",
-      description: "Protocol of the file system.",
-    },
-    {
-      name: "Mounts",
-      type: "string",
-      jsonPath: ".status.mountsReady",
-      description: "Mounted mounts of the spec over all of them.",
-    },
-    ...conditionColumns("Whether the file system and every mount of the spec are usable"),
-    {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-      description: "Time since the object was created.",
-    },
-    {
-      name: "FS-ID",
-      type: "string",
-      jsonPath: ".status.fileSystemId",
-      description: "Id of the file system in the service.",
-      priority: 1,
-    },
-  ],
+  printerColumns: kindColumns({
+    shown: [
+      phaseColumn("file system"),
+      statusColumn("Size", "number", "sizeGB", "Size in GB."),
+      statusColumn("Protocol", "string", "protocol", "Protocol of the file system."),
+      statusColumn(
+        "Mounts",
+        "string",
+        "mountsReady",
+        "Mounted mounts of the spec over all of them.",
+      ),
+    ],
+    readyMeaning: "Whether the file system and every mount of the spec are usable",
+    wide: [serviceIdColumn("FS-ID", "fileSystemId", "file system")],
+  }),
 };

@@ -52,3 +52,20 @@ export function mutableFields(rules: readonly FieldRule[], fields: readonly stri
   const fixed = new Set(rules.map((r) => r.field));
   return fields.filter((f) => !fixed.has(f));
 }
+
+/** The same rule for each of `fields` (e.g. the fields the service cannot change). */
+export function sameRuleFor(
+  fields: readonly string[],
+  rule: Omit<FieldRule, "field">,
+): FieldRule[] {
+  return fields.map((field) => ({ field, ...rule }));
+}
+
+/**
+ * The rule of the field that binds an object to an existing remote resource (its
+ * `adoptedId` of fields.ts): set once, by the operator's rule; `why` says how to use
+ * another one.
+ */
+export function adoptedIdRule(field: string, why: string): FieldRule {
+  return { field, mutability: "setOnce", owner: "operator", why };
+}

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { statusBaseShape, timestamp } from "./conditions.js";
+import { kindColumns, phaseColumn, serviceIdColumn, statusColumn } from "./columns.js";
+import { timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
   type CustomResource,
-  conditionColumns,
   described,
   type FieldRule,
   GROUP,
@@ -11,14 +11,22 @@ import {
   withRules,
 } from "./definition.js";
 import {
+  adoptedId,
+  computeCenterId,
   connectionFields,
   deletionPolicy,
   INTEGER_LIMITS,
   mountPath,
-  serviceId,
-  subscriptionSchema,
+  serviceDescription,
 } from "./fields.js";
-import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import {
+  externalIdStatus,
+  kindStatus,
+  optionalString,
+  serviceCreatedTime,
+  subscriptionStatusShape,
+} from "./status-fields.js";
 
 /** The NasVolume spec fields that may not change freely (see mutability.ts). */
 export const NAS_VOLUME_MUTABILITY: readonly FieldRule[] = [
@@ -46,12 +54,10 @@ export const NAS_VOLUME_MUTABILITY: readonly FieldRule[] = [
     owner: "service",
     why: "a storage cannot move to another compute center",
   },
-  {
-    field: "storageId",
-    mutability: "setOnce",
-    owner: "operator",
-    why: "it binds the object to its storage instance (it may be set once, e.g. to resolve CreateOutcomeUnknown); to use another storage, or when the storage no longer exists, delete this NasVolume and create a new one",
-  },
+  adoptedIdRule(
+    "storageId",
+    "it binds the object to its storage instance (it may be set once, e.g. to resolve CreateOutcomeUnknown); to use another storage, or when the storage no longer exists, delete this NasVolume and create a new one",
+  ),
   CONNECTION_REF_RULE,
 ];
 
@@ -67,10 +73,9 @@ export const NasVolumeSpec = withRules(
         z.string().min(1).max(128),
         "Directory name of the storage, its identifier in the service; metadata.name when omitted. Immutable.",
       ).optional(),
-      description: described(
-        z.string().max(1024),
+      description: serviceDescription(
         "Description sent when the storage is subscribed. Immutable: the service cannot change it.",
-      ).optional(),
+      ),
       capacityGB: described(
         z.number().int().min(1).max(INTEGER_LIMITS.capacityGB),
         `Capacity in GB, 1 to ${INTEGER_LIMITS.capacityGB} (1 PiB); the product's default when omitted. A change scales the storage up or down by the difference; a shrink below the used amount is refused.`,
@@ -78,13 +83,11 @@ export const NasVolumeSpec = withRules(
       mountPath: mountPath(
         "Default mount path in containers: 2 to 64 letters, digits, underscores and slashes. A change updates the storage; running tasks keep their mounts.",
       ).optional(),
-      aidcId: described(
-        z.number().int().min(0).max(INTEGER_LIMITS.id),
-        `Compute center of the storage (0 to ${INTEGER_LIMITS.id}); the product's when omitted. Immutable.`,
-      ).optional(),
-      storageId: serviceId(
-        "Id of an existing storage to adopt instead of subscribing a new one. May be set once on an object that has none (e.g. to resolve CreateOutcomeUnknown), never changed or removed.",
-      ).optional(),
+      aidcId: computeCenterId(
+        "Compute center of the storage",
+        "; the product's when omitted. Immutable.",
+      ),
+      storageId: adoptedId("storage", "subscribing a new one"),
       deletionPolicy,
       ...connectionFields,
     })
@@ -109,8 +112,6 @@ export const NasVolumePhase = z.enum([
 /** Phase of a NasVolume. */
 export type NasVolumePhase = z.infer<typeof NasVolumePhase>;
 
-const str = (description: string) => described(z.string(), description).optional();
-
 /** The last capacity change the operator requested. */
 export const nasScaleRecordSchema = z
   .object({
@@ -125,35 +126,29 @@ export const nasScaleRecordSchema = z
 export type NasScaleRecord = z.infer<typeof nasScaleRecordSchema>;
 
 /** Observed state of a NasVolume. */
-export const NasVolumeStatus = z
-  .object({
-    ...statusBaseShape,
-    phase: described(
-      NasVolumePhase,
-      "Pending (not ordered yet), Creating, Ready, Scaling, Failed, or Unknown (a remote status the operator does not know).",
-    ).optional(),
-    storageId: str("Id of the storage in the service; also in the annotation aidc.io/external-id."),
-    subscriptionKey: str(
-      "Result key of the subscription; also in the annotation aidc.io/subscription-key.",
-    ),
-    subscription: subscriptionSchema.optional(),
-    remoteStatus: str("The service's storage status, verbatim (e.g. Creating, Running)."),
-    name: str("Directory name of the storage in the service."),
-    storageType: str("Storage type."),
-    orderInstanceId: str("Subscription instance id."),
-    capacityGB: described(z.number(), "Capacity (quota) in GB.").optional(),
-    usedGB: described(z.number(), "Used amount in GB.").optional(),
-    mountPath: str("Default mount path of the storage."),
-    aidcId: described(z.number().int(), "Compute center of the storage.").optional(),
-    productCode: str("Product of the storage."),
-    productName: str("Name of the product."),
-    price: str("Price, without unit."),
-    priceUnit: str("Unit of the price."),
-    createdTime: timestamp("When the service created the storage.").optional(),
-    lastUpdateTime: timestamp("When the service last changed the storage.").optional(),
-    lastScale: nasScaleRecordSchema.optional(),
-  })
-  .meta({ description: "Observed state of the storage, written by the operator." });
+export const NasVolumeStatus = kindStatus("the storage", {
+  phase: described(
+    NasVolumePhase,
+    "Pending (not ordered yet), Creating, Ready, Scaling, Failed, or Unknown (a remote status the operator does not know).",
+  ).optional(),
+  storageId: externalIdStatus("storage"),
+  ...subscriptionStatusShape("subscription"),
+  remoteStatus: optionalString("The service's storage status, verbatim (e.g. Creating, Running)."),
+  name: optionalString("Directory name of the storage in the service."),
+  storageType: optionalString("Storage type."),
+  orderInstanceId: optionalString("Subscription instance id."),
+  capacityGB: described(z.number(), "Capacity (quota) in GB.").optional(),
+  usedGB: described(z.number(), "Used amount in GB.").optional(),
+  mountPath: optionalString("Default mount path of the storage."),
+  aidcId: described(z.number().int(), "Compute center of the storage.").optional(),
+  productCode: optionalString("Product of the storage."),
+  productName: optionalString("Name of the product."),
+  price: optionalString("Price, without unit."),
+  priceUnit: optionalString("Unit of the price."),
+  createdTime: serviceCreatedTime("storage"),
+  lastUpdateTime: timestamp("When the service last changed the storage.").optional(),
+  lastScale: nasScaleRecordSchema.optional(),
+});
 /** Observed state of a NasVolume. */
 export type NasVolumeStatus = z.infer<typeof NasVolumeStatus>;
 
@@ -180,39 +175,14 @@ export const nasVolumeCrd: CrdDefinition<typeof NasVolumeSpec, typeof NasVolumeS
     "A NAS file storage of the Compute and Storage Service: subscribed (or adopted by storageId), scaled and re-pointed from the spec, its usage mirrored into status.",
   spec: NasVolumeSpec,
   status: NasVolumeStatus,
-  printerColumns: [
-    {
-      name: "Phase",
-      type: "string",
-      jsonPath: ".status.phase",
-      description: "Phase of the storage.",
-    },
-    {
-      name: "Capacity",
-      type: "number",
-      jsonPath: ".status.capacityGB",
-      description: "Capacity in GB.",
-    },
-    { name: "Used", type: "number", jsonPath: ".status.usedGB", description: "Used GB." },
-    {
-      name: "Mount-Path",
-      type: "string",
-      jsonPath: ".status.mountPath",
-      description: "Default mount path.",
-    },
-    ...conditionColumns("Whether the storage is usable"),
-    {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-      description: "Time since the object was created.",
-    },
-    {
-      name: "Storage-ID",
-      type: "string",
-      jsonPath: ".status.storageId",
-      description: "Id of the storage in the service.",
-      priority: 1,
-    },
-  ],
+  printerColumns: kindColumns({
+    shown: [
+      phaseColumn("storage"),
+      statusColumn("Capacity", "number", "capacityGB", "Capacity in GB."),
+      statusColumn("Used", "number", "usedGB", "Used GB."),
+      statusColumn("Mount-Path", "string", "mountPath", "Default mount path."),
+    ],
+    readyMeaning: "Whether the storage is usable",
+    wide: [serviceIdColumn("Storage-ID", "storageId", "storage")],
+  }),
 };

@@ -1,15 +1,16 @@
 import { z } from "zod";
-import { statusBaseShape, timestamp } from "./conditions.js";
+import { kindColumns, statusColumn } from "./columns.js";
+import { timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
   type CustomResource,
-  conditionColumns,
   described,
   GROUP,
   VERSION,
   withRules,
 } from "./definition.js";
 import { objectName } from "./fields.js";
+import { kindStatus } from "./status-fields.js";
 
 /**
  * ServiceConnection (`svcconn`, cluster-scoped): one account of the Compute and Storage
@@ -185,18 +186,15 @@ export const ServiceConnectionSpec = withRules(
 export type ServiceConnectionSpec = z.infer<typeof ServiceConnectionSpec>;
 
 /** Observed state of a ServiceConnection. */
-export const ServiceConnectionStatus = z
-  .object({
-    ...statusBaseShape,
-    objectsUsing: described(
-      z.number().int().min(0),
-      "How many objects of the operator's kinds use this connection (by spec.connectionRef or their namespace's annotation). The connection cannot be deleted while any does.",
-    ).optional(),
-    lastCheckedTime: timestamp(
-      "When the operator last made an authenticated call with this connection's key (the Ready check).",
-    ).optional(),
-  })
-  .meta({ description: "Observed state of the connection, written by the operator." });
+export const ServiceConnectionStatus = kindStatus("the connection", {
+  objectsUsing: described(
+    z.number().int().min(0),
+    "How many objects of the operator's kinds use this connection (by spec.connectionRef or their namespace's annotation). The connection cannot be deleted while any does.",
+  ).optional(),
+  lastCheckedTime: timestamp(
+    "When the operator last made an authenticated call with this connection's key (the Ready check).",
+  ).optional(),
+});
 /** Observed state of a ServiceConnection. */
 export type ServiceConnectionStatus = z.infer<typeof ServiceConnectionStatus>;
 
@@ -221,25 +219,16 @@ export const serviceConnectionCrd: CrdDefinition<
   description: `One account of the Compute and Storage Service (cluster-scoped): base URL, API key Secret, client limits, object storage endpoint and S3 credentials, and the namespaces allowed to use it. An object uses spec.connectionRef, else the connection its namespace names in the annotation ${CONNECTION_ANNOTATION}, else the operator's default connection (its configuration). Ready when an authenticated call with the key succeeds; a connection in use cannot be deleted until its objects are gone.`,
   spec: ServiceConnectionSpec,
   status: ServiceConnectionStatus,
-  printerColumns: [
-    {
-      name: "Base-URL",
-      type: "string",
-      jsonPath: ".spec.baseUrl",
-      description: "Base URL of the service for this account.",
-    },
-    {
-      name: "Objects",
-      type: "integer",
-      jsonPath: ".status.objectsUsing",
-      description: "Objects using this connection.",
-    },
-    ...conditionColumns("Whether the service accepts the connection's API key"),
-    {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-      description: "Time since the object was created.",
-    },
-  ],
+  printerColumns: kindColumns({
+    shown: [
+      {
+        name: "Base-URL",
+        type: "string",
+        jsonPath: ".spec.baseUrl",
+        description: "Base URL of the service for this account.",
+      },
+      statusColumn("Objects", "integer", "objectsUsing", "Objects using this connection."),
+    ],
+    readyMeaning: "Whether the service accepts the connection's API key",
+  }),
 };

@@ -1,7 +1,13 @@
 import { z } from "zod";
-import { statusBaseShape, timestamp } from "./conditions.js";
+import { timestamp } from "./conditions.js";
 import { described } from "./definition.js";
-import { subscriptionSchema } from "./fields.js";
+import {
+  externalIdStatus,
+  kindStatus,
+  optionalString,
+  serviceCreatedTime,
+  subscriptionStatusShape,
+} from "./status-fields.js";
 
 /**
  * Observed state of a TrainingJob, written only by the operator through the status
@@ -23,20 +29,18 @@ export const TrainingJobPhase = z.enum([
 /** Phase of a TrainingJob. */
 export type TrainingJobPhase = z.infer<typeof TrainingJobPhase>;
 
-const str = (description: string) => described(z.string(), description).optional();
-
 /** Resources of each node of the task, as the service reports them. */
 export const trainingResourceSchema = z
   .object({
-    type: str("Node role: worker, ps, Chief or lancher (the service's spelling)."),
-    productCode: str("Resource specification of the nodes."),
-    productName: str("Name of the resource specification."),
-    cpuCores: str("CPU cores per node."),
-    memoryGB: str("Memory per node in GB."),
-    gpuName: str("GPU model; empty without GPU."),
-    gpuCount: str("GPUs per node."),
+    type: optionalString("Node role: worker, ps, Chief or lancher (the service's spelling)."),
+    productCode: optionalString("Resource specification of the nodes."),
+    productName: optionalString("Name of the resource specification."),
+    cpuCores: optionalString("CPU cores per node."),
+    memoryGB: optionalString("Memory per node in GB."),
+    gpuName: optionalString("GPU model; empty without GPU."),
+    gpuCount: optionalString("GPUs per node."),
     workerCount: described(z.number().int(), "Number of nodes.").optional(),
-    productPrice: str("Price of the specification, without unit."),
+    productPrice: optionalString("Price of the specification, without unit."),
   })
   .meta({ description: "Resources of each node, as the service reports them." });
 /** Resources of a task's nodes. */
@@ -45,8 +49,8 @@ export type TrainingResource = z.infer<typeof trainingResourceSchema>;
 /** One execution record of the task. */
 export const execInfoSchema = z
   .object({
-    status: str("Task status the record is about."),
-    info: str("Text of the record."),
+    status: optionalString("Task status the record is about."),
+    info: optionalString("Text of the record."),
     createTime: timestamp("When the record was written.").optional(),
   })
   .meta({ description: "One execution record of the task." });
@@ -56,11 +60,11 @@ export type ExecInfo = z.infer<typeof execInfoSchema>;
 /** One storage mounted by the task. */
 export const mountedStorageSchema = z
   .object({
-    storageId: str("Id of the storage instance."),
-    name: str("Directory name of the storage."),
-    storageType: str("Storage type."),
-    status: str("Status of the storage instance, verbatim (e.g. Running)."),
-    mountPath: str("Default mount path of the storage."),
+    storageId: optionalString("Id of the storage instance."),
+    name: optionalString("Directory name of the storage."),
+    storageType: optionalString("Storage type."),
+    status: optionalString("Status of the storage instance, verbatim (e.g. Running)."),
+    mountPath: optionalString("Default mount path of the storage."),
     quotaGB: described(z.number(), "Capacity in GB.").optional(),
     usedGB: described(z.number(), "Used amount in GB.").optional(),
   })
@@ -71,23 +75,23 @@ export type MountedStorage = z.infer<typeof mountedStorageSchema>;
 /** One container of a pod. */
 export const podContainerSchema = z
   .object({
-    name: str("Container name."),
-    status: str("Container status, verbatim (e.g. running)."),
-    reason: str("Reason of an abnormal state; empty normally."),
+    name: optionalString("Container name."),
+    status: optionalString("Container status, verbatim (e.g. running)."),
+    reason: optionalString("Reason of an abnormal state; empty normally."),
     restartCount: described(z.number().int(), "Restarts of the container.").optional(),
     targetPorts: described(z.array(z.number().int()), "Ports opened on the container.").optional(),
-    webSSH: str("Terminal address; empty when no terminal is open."),
+    webSSH: optionalString("Terminal address; empty when no terminal is open."),
   })
   .meta({ description: "One container of the pod." });
 
 /** One volume mounted in a pod. */
 export const podVolumeSchema = z
   .object({
-    name: str("Volume name."),
-    type: str("Volume type."),
-    mountPath: str("Path in the container."),
+    name: optionalString("Volume name."),
+    type: optionalString("Volume type."),
+    mountPath: optionalString("Path in the container."),
     readOnly: described(z.boolean(), "True when mounted read-only.").optional(),
-    path: str("Source path on the storage side."),
+    path: optionalString("Source path on the storage side."),
   })
   .meta({ description: "One volume mounted in the pod." });
 
@@ -95,14 +99,14 @@ export const podVolumeSchema = z
 export const podPortSchema = z
   .object({
     port: described(z.number().int(), "Port inside the container."),
-    protocol: str("http or https; empty for most system ports."),
+    protocol: optionalString("http or https; empty for most system ports."),
     custom: described(
       z.boolean(),
       "True for a custom port (spec.ports), false for a system port the service opened.",
     ),
-    externalHost: str("External access IP or host."),
+    externalHost: optionalString("External access IP or host."),
     externalPort: described(z.number().int(), "External port on externalHost.").optional(),
-    serviceName: str(
+    serviceName: optionalString(
       "Name of the Service the operator created for this port (spec.exposePorts true, custom ports only).",
     ),
   })
@@ -131,39 +135,35 @@ export const trainingPodSchema = z
 export type TrainingPod = z.infer<typeof trainingPodSchema>;
 
 /** Observed state of a TrainingJob. */
-export const TrainingJobStatus = z
-  .object({
-    ...statusBaseShape,
-    phase: described(
-      TrainingJobPhase,
-      "Pending (not submitted yet), Creating (the service has the order), Starting, Running, Succeeded, Failed, Stopped, or Unknown (a remote status the operator does not know).",
-    ).optional(),
-    taskId: str("Id of the task in the service; also in the annotation aidc.io/external-id."),
-    subscriptionKey: str(
-      "Result key of the create subscription; also in the annotation aidc.io/subscription-key.",
-    ),
-    subscription: subscriptionSchema.optional(),
-    remoteStatus: str("The service's task status, verbatim (e.g. RUNNING)."),
-    aidcId: described(z.number().int(), "Compute center that runs the task.").optional(),
-    priority: described(
-      z.number().int(),
-      "Scheduling priority the task runs at, as the service reports it (spec.priority, else the template's or source job's, else 3).",
-    ).optional(),
-    creator: str("Who created the task in the service (its creator name, else its user id)."),
-    createdTime: timestamp("When the service created the task.").optional(),
-    startTime: timestamp("When the task started.").optional(),
-    lastUpdateTime: timestamp("When the service last changed the task.").optional(),
-    resource: trainingResourceSchema.optional(),
-    execInfos: z.array(execInfoSchema).max(20).optional().meta({
-      description: "The most recent execution records (at most 20), oldest first.",
-    }),
-    storages: z.array(mountedStorageSchema).optional().meta({
-      description: "Storages the task mounts.",
-    }),
-    pods: z.array(trainingPodSchema).optional().meta({
-      description: "Pods of the task with their containers, volumes and open ports.",
-    }),
-  })
-  .meta({ description: "Observed state of the task, written by the operator." });
+export const TrainingJobStatus = kindStatus("the task", {
+  phase: described(
+    TrainingJobPhase,
+    "Pending (not submitted yet), Creating (the service has the order), Starting, Running, Succeeded, Failed, Stopped, or Unknown (a remote status the operator does not know).",
+  ).optional(),
+  taskId: externalIdStatus("task"),
+  ...subscriptionStatusShape("create subscription"),
+  remoteStatus: optionalString("The service's task status, verbatim (e.g. RUNNING)."),
+  aidcId: described(z.number().int(), "Compute center that runs the task.").optional(),
+  priority: described(
+    z.number().int(),
+    "Scheduling priority the task runs at, as the service reports it (spec.priority, else the template's or source job's, else 3).",
+  ).optional(),
+  creator: optionalString(
+    "Who created the task in the service (its creator name, else its user id).",
+  ),
+  createdTime: serviceCreatedTime("task"),
+  startTime: timestamp("When the task started.").optional(),
+  lastUpdateTime: timestamp("When the service last changed the task.").optional(),
+  resource: trainingResourceSchema.optional(),
+  execInfos: z.array(execInfoSchema).max(20).optional().meta({
+    description: "The most recent execution records (at most 20), oldest first.",
+  }),
+  storages: z.array(mountedStorageSchema).optional().meta({
+    description: "Storages the task mounts.",
+  }),
+  pods: z.array(trainingPodSchema).optional().meta({
+    description: "Pods of the task with their containers, volumes and open ports.",
+  }),
+});
 /** Observed state of a TrainingJob. */
 export type TrainingJobStatus = z.infer<typeof TrainingJobStatus>;

@@ -1,17 +1,23 @@
 import { z } from "zod";
+import { kindColumns, serviceIdColumn, statusColumn } from "./columns.js";
 import {
   type CelRule,
   type CrdDefinition,
   type CustomResource,
-  conditionColumns,
   described,
   type FieldRule,
   GROUP,
   VERSION,
   withRules,
 } from "./definition.js";
-import { connectionFields, deletionPolicy, localObjectReference } from "./fields.js";
-import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import {
+  connectionFields,
+  deletionPolicy,
+  localObjectReference,
+  serviceDescription,
+  serviceName,
+} from "./fields.js";
+import { CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 import { TrainingJobStatus } from "./trainingjob-status.js";
 
@@ -36,14 +42,10 @@ export const trainingJobPortSchema = z
 export type TrainingJobPort = z.infer<typeof trainingJobPortSchema>;
 
 const shape = {
-  taskName: described(
-    z.string().min(1).max(128),
-    "Name of the task in the service; metadata.name when omitted.",
-  ).optional(),
-  description: described(
-    z.string().max(1024),
+  taskName: serviceName("task", { immutable: false }),
+  description: serviceDescription(
     "Description of the task; the only task field the service can update, so it may change at any time.",
-  ).optional(),
+  ),
   createType: described(
     CreateType,
     "How the task is created: DIRECT (default) from this spec, COPY of the TrainingJob in copyFrom, or TEMPLATE from the TrainingTemplate in templateRef.",
@@ -135,21 +137,21 @@ const directRules: CelRule[] = (["image", "productCode", "workerCount"] as const
  * mutability.ts).
  */
 export const TRAINING_JOB_MUTABILITY: readonly FieldRule[] = [
-  ...[
-    "taskName",
-    "createType",
-    "templateRef",
-    "copyFrom",
-    "priority",
-    ...Object.keys(trainingConfigShape),
-    "bucketEnv",
-  ].map(
-    (field): FieldRule => ({
-      field,
+  ...sameRuleFor(
+    [
+      "taskName",
+      "createType",
+      "templateRef",
+      "copyFrom",
+      "priority",
+      ...Object.keys(trainingConfigShape),
+      "bucketEnv",
+    ],
+    {
       mutability: "immutable",
       owner: "service",
       why: "the service cannot change a submitted training task (only its description and ports); create a new TrainingJob instead",
-    }),
+    },
   ),
   CONNECTION_REF_RULE,
 ];
@@ -198,39 +200,25 @@ export const trainingJobCrd: CrdDefinition<typeof TrainingJobSpec, typeof Traini
     "A distributed training task of the Compute and Storage Service. The operator submits it once, tracks the asynchronous subscription, and mirrors the task's state, storages, pods and open ports into status.",
   spec: TrainingJobSpec,
   status: TrainingJobStatus,
-  printerColumns: [
-    {
-      name: "Status",
-      type: "string",
-      jsonPath: ".status.phase",
-      description: "Phase of the task.",
-    },
-    {
-      name: "Task-ID",
-      type: "string",
-      jsonPath: ".status.taskId",
-      description: "Id of the task in the service.",
-    },
-    ...conditionColumns("Whether the task is running or finished successfully"),
-    {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-      description: "Time since the object was created.",
-    },
-    {
-      name: "Remote-Status",
-      type: "string",
-      jsonPath: ".status.remoteStatus",
-      description: "The service's task status, verbatim.",
-      priority: 1,
-    },
-    {
-      name: "Image",
-      type: "string",
-      jsonPath: ".spec.image",
-      description: "Container image of the workers.",
-      priority: 1,
-    },
-  ],
+  printerColumns: kindColumns({
+    shown: [
+      statusColumn("Status", "string", "phase", "Phase of the task."),
+      serviceIdColumn("Task-ID", "taskId", "task"),
+    ],
+    readyMeaning: "Whether the task is running or finished successfully",
+    wide: [
+      statusColumn(
+        "Remote-Status",
+        "string",
+        "remoteStatus",
+        "The service's task status, verbatim.",
+      ),
+      {
+        name: "Image",
+        type: "string",
+        jsonPath: ".spec.image",
+        description: "Container image of the workers.",
+      },
+    ],
+  }),
 };

@@ -1,38 +1,34 @@
 import { z } from "zod";
-import { statusBaseShape, timestamp } from "./conditions.js";
+import { kindColumns, serviceIdColumn } from "./columns.js";
+import { timestamp } from "./conditions.js";
 import {
   type CrdDefinition,
   type CustomResource,
-  conditionColumns,
-  described,
   type FieldRule,
   GROUP,
   VERSION,
   withRules,
 } from "./definition.js";
 import {
+  computeCenterId,
   connectionFields,
   deletionPolicy,
-  INTEGER_LIMITS,
   localObjectReference,
+  serviceDescription,
+  serviceName,
 } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { externalIdStatus, kindStatus, optionalString } from "./status-fields.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 
 const shape = {
-  name: described(
-    z.string().min(1).max(128),
-    "Name of the template in the service; metadata.name when omitted.",
-  ).optional(),
-  description: described(z.string().max(1024), "Description of the template.").optional(),
+  name: serviceName("template", { immutable: false }),
+  description: serviceDescription("Description of the template."),
   fromTrainingJobRef: localObjectReference(
     "TrainingJob",
     "Save the configuration of this TrainingJob's task (same namespace) as the template, instead of the fields below; then only name, description and deletionPolicy may be set. Immutable.",
   ).optional(),
-  aidcId: described(
-    z.number().int().min(0).max(INTEGER_LIMITS.id),
-    `Compute center the template is bound to (0 to ${INTEGER_LIMITS.id}).`,
-  ).optional(),
+  aidcId: computeCenterId("Compute center the template is bound to", "."),
   priority: priority(
     "Scheduling priority 1 to 3 of tasks created from the template; a smaller number is a higher priority. A TrainingJob from the template that omits priority runs at this one (3 when both omit it).",
   ).optional(),
@@ -83,22 +79,15 @@ export const TrainingTemplateSpec = withRules(
 /** Desired state of a TrainingTemplate, with the CRD's defaults applied. */
 export type TrainingTemplateSpec = z.infer<typeof TrainingTemplateSpec>;
 
-const str = (description: string) => described(z.string(), description).optional();
-
 /** Observed state of a TrainingTemplate. */
-export const TrainingTemplateStatus = z
-  .object({
-    ...statusBaseShape,
-    templateId: str(
-      "Id of the template in the service; also in the annotation aidc.io/external-id.",
-    ),
-    templateName: str("Name of the template in the service."),
-    sourceTaskId: str("Id of the task the template was saved from (fromTrainingJobRef)."),
-    lastAppliedTime: timestamp(
-      "When the operator last created or fully updated the template.",
-    ).optional(),
-  })
-  .meta({ description: "Observed state of the template, written by the operator." });
+export const TrainingTemplateStatus = kindStatus("the template", {
+  templateId: externalIdStatus("template"),
+  templateName: optionalString("Name of the template in the service."),
+  sourceTaskId: optionalString("Id of the task the template was saved from (fromTrainingJobRef)."),
+  lastAppliedTime: timestamp(
+    "When the operator last created or fully updated the template.",
+  ).optional(),
+});
 /** Observed state of a TrainingTemplate. */
 export type TrainingTemplateStatus = z.infer<typeof TrainingTemplateStatus>;
 
@@ -124,19 +113,8 @@ export const trainingTemplateCrd: CrdDefinition<
     "A training task template of the Compute and Storage Service: created from the spec and fully updated on every change, or saved from a TrainingJob. TrainingJobs with createType TEMPLATE refer to it.",
   spec: TrainingTemplateSpec,
   status: TrainingTemplateStatus,
-  printerColumns: [
-    {
-      name: "Template-ID",
-      type: "string",
-      jsonPath: ".status.templateId",
-      description: "Id of the template in the service.",
-    },
-    ...conditionColumns("Whether the template exists and matches the spec"),
-    {
-      name: "Age",
-      type: "date",
-      jsonPath: ".metadata.creationTimestamp",
-      description: "Time since the object was created.",
-    },
-  ],
+  printerColumns: kindColumns({
+    shown: [serviceIdColumn("Template-ID", "templateId", "template")],
+    readyMeaning: "Whether the template exists and matches the spec",
+  }),
 };

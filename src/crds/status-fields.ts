@@ -1,0 +1,60 @@
+/**
+ * The pieces of status that the kinds share: the status object itself (with
+ * `observedGeneration` and `conditions` first, {@link kindStatus}), the id of the remote
+ * resource that the annotation aidc.io/external-id repeats, the service's creation
+ * time, and the subscription of a kind created asynchronously. Every status field is
+ * optional: the operator writes what it knows.
+ */
+import { z } from "zod";
+import { statusBaseShape, timestamp } from "./conditions.js";
+import { described } from "./definition.js";
+import { subscriptionSchema } from "./fields.js";
+
+/**
+ * The status schema of a kind: {@link statusBaseShape} then `shape`, described as the
+ * observed state of `what` (e.g. `the volume`), written by the operator.
+ */
+export function kindStatus<Shape extends z.ZodRawShape>(what: string, shape: Shape) {
+  return z
+    .object({ ...statusBaseShape, ...shape })
+    .meta({ description: `Observed state of ${what}, written by the operator.` });
+}
+
+/** An optional string of the status (most values the service gives). */
+export function optionalString(description: string) {
+  return described(z.string(), description).optional();
+}
+
+/** An optional boolean of the status. */
+export function optionalFlag(description: string) {
+  return described(z.boolean(), description).optional();
+}
+
+/**
+ * The id of the remote resource in the service, which the annotation
+ * aidc.io/external-id repeats (`what`: e.g. `volume`).
+ */
+export function externalIdStatus(what: string) {
+  return optionalString(
+    `Id of the ${what} in the service; also in the annotation aidc.io/external-id.`,
+  );
+}
+
+/** When the service created the remote resource (`what`: e.g. `volume`). */
+export function serviceCreatedTime(what: string) {
+  return timestamp(`When the service created the ${what}.`).optional();
+}
+
+/**
+ * The status fields of a kind the service creates asynchronously: the result key of
+ * its subscription (repeated in the annotation aidc.io/subscription-key; `order` names
+ * it, e.g. `create subscription`) and the subscription's outcome.
+ */
+export function subscriptionStatusShape(order: string) {
+  return {
+    subscriptionKey: optionalString(
+      `Result key of the ${order}; also in the annotation aidc.io/subscription-key.`,
+    ),
+    subscription: subscriptionSchema.optional(),
+  };
+}
