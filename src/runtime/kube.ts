@@ -60,6 +60,8 @@ export interface KubeRequestInfo {
   /** HTTP status, or 0 when no answer came. */
   code: number;
   durationMs: number;
+  /** Time the request waited for the client's rate limit before it was sent. */
+  rateLimitWaitMs: number;
 }
 
 /** Options of a {@link KubeClient}. */
@@ -283,7 +285,8 @@ export class KubeClient {
   ): Promise<unknown> {
     // A reconcile abandoned at its deadline writes nothing more (reconcile-deadline.ts).
     assertReconcileLive(`${method} ${path}`);
-    await this.bucket.take();
+    const waitMs = this.bucket.reserve();
+    if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
     assertReconcileLive(`${method} ${path}`);
     const started = Date.now();
     let code = 0;
@@ -306,7 +309,13 @@ export class KubeClient {
       if (code >= 200 && code <= 299) return parsed;
       throw new KubeApiError(method, path, code, parsed);
     } finally {
-      this.onRequest?.({ method, path, code, durationMs: Date.now() - started });
+      this.onRequest?.({
+        method,
+        path,
+        code,
+        durationMs: Date.now() - started,
+        rateLimitWaitMs: waitMs,
+      });
     }
   }
 }

@@ -111,13 +111,14 @@ export class Manager {
     this.apiHost = server ? new URL(server).host : "";
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new RuntimeMetrics();
-    const newClient = () =>
+    const newClient = (limiter: string) =>
       new KubeClient(options.kubeConfig, {
         ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
         ...(options.redactor ? { redactor: options.redactor } : {}),
-        onRequest: (info) => this.metrics.observeKubeRequest({ ...info, host: this.apiHost }),
+        onRequest: (info) =>
+          this.metrics.observeKubeRequest({ ...info, host: this.apiHost, limiter }),
       });
-    this.kube = newClient();
+    this.kube = newClient("requests");
     this.cache = new InformerCache(this.kube, {
       ...(options.informer ?? {}),
       ...(options.namespaces ? { namespaces: options.namespaces } : {}),
@@ -128,7 +129,7 @@ export class Manager {
     // Events go through a client of their own, with its own rate limiter (as
     // controller-runtime's recorder has its own clientset), so that a burst of Events
     // never delays a reconcile's reads and writes.
-    this.events = new EventRecorder(newClient(), {
+    this.events = new EventRecorder(newClient("events"), {
       controller: options.eventsController ?? "aidc.io/aidc-operator",
       instance: this.identity,
       clock: this.clock,

@@ -64,6 +64,7 @@ export class RuntimeMetrics {
   private readonly workDuration: Histogram<"controller" | "name">;
   private readonly retries: Counter<"controller" | "name">;
   private readonly restRequests: Counter<"code" | "method" | "host">;
+  private readonly restRateLimitWait: Histogram<"verb" | "host" | "limiter">;
   private readonly serviceRequests: Counter<"endpoint" | "code" | "connection">;
   private readonly serviceDuration: Histogram<"endpoint" | "connection">;
   private readonly serviceRateLimitWait: Histogram<"priority" | "connection">;
@@ -155,6 +156,13 @@ export class RuntimeMetrics {
       labelNames: ["code", "method", "host"],
       registers,
     });
+    this.restRateLimitWait = new Histogram({
+      name: "rest_client_rate_limiter_duration_seconds",
+      help: "Time Kubernetes API requests waited for the client-side rate limit (kube.qps, kube.burst), by verb, host and limiter (requests: the reconciles', informers' and the Lease's; events: the Events' own)",
+      labelNames: ["verb", "host", "limiter"],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
     this.serviceRequests = new Counter({
       name: "aidc_service_requests_total",
       help: "Calls to the Compute and Storage Service API, by endpoint, result code and connection (account)",
@@ -217,13 +225,29 @@ export class RuntimeMetrics {
     }
   };
 
-  /** Records one Kubernetes API request (KubeClient's `onRequest` hook). */
-  readonly observeKubeRequest = (info: { method: string; code: number; host?: string }): void => {
+  /**
+   * Records one Kubernetes API request (KubeClient's `onRequest` hook); `limiter` names
+   * the client's rate limiter (`requests`, or `events` for the Events' own).
+   */
+  readonly observeKubeRequest = (info: {
+    method: string;
+    code: number;
+    host?: string;
+    rateLimitWaitMs?: number;
+    limiter?: string;
+  }): void => {
+    const host = info.host ?? "";
     this.restRequests.inc({
       code: info.code ? String(info.code) : "<error>",
       method: info.method,
-      host: info.host ?? "",
+      host,
     });
+    if (info.rateLimitWaitMs !== undefined) {
+      this.restRateLimitWait.observe(
+        { verb: info.method, host, limiter: info.limiter ?? "requests" },
+        info.rateLimitWaitMs / 1000,
+      );
+    }
   };
 
   /** The text exposition of every metric. */

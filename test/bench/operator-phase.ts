@@ -55,6 +55,8 @@ interface Counters {
   aidcWrites: WriteCounts;
   eventWrites: WriteCounts;
   reconciles: Record<string, number>;
+  /** Seconds requests waited for the client-side rate limits (summed over requests). */
+  rateLimitWait: Record<string, number>;
   changes: number;
   fields: Record<string, number>;
 }
@@ -97,19 +99,19 @@ export async function runOperatorPhase(
     await operator.waitReady(120_000);
     const atReady = await processStats(operator.pid);
     for (const t of trackers) await t.start();
-    const counters = async (): Promise<Counters> => ({
-      at: Date.now(),
-      serviceSeq: env.emulator.requestLog.lastSeq(),
-      aidcWrites: await apiServerWrites(env.kc, "aidc.io"),
-      eventWrites: await apiServerWrites(env.kc, "events.k8s.io"),
-      reconciles: sumBy(
-        await operator.metrics(),
-        "controller_runtime_reconcile_total",
-        "controller",
-      ),
-      changes: nasTracker.changes() + jobTracker.changes(),
-      fields: mergeCounts(nasTracker.changedFields(), jobTracker.changedFields()),
-    });
+    const counters = async (): Promise<Counters> => {
+      const metrics = await operator.metrics();
+      return {
+        at: Date.now(),
+        serviceSeq: env.emulator.requestLog.lastSeq(),
+        aidcWrites: await apiServerWrites(env.kc, "aidc.io"),
+        eventWrites: await apiServerWrites(env.kc, "events.k8s.io"),
+        reconciles: sumBy(metrics, "controller_runtime_reconcile_total", "controller"),
+        rateLimitWait: rateLimitWaits(metrics),
+        changes: nasTracker.changes() + jobTracker.changes(),
+        fields: mergeCounts(nasTracker.changedFields(), jobTracker.changedFields()),
+      };
+    };
     const before = await counters();
     o.progress(
       `operator ready (pid ${operator.pid}); applying ${o.n} NasVolumes and ${jobs} TrainingJobs`,
@@ -198,6 +200,14 @@ export async function runOperatorPhase(
       kubeWritesByResource: applyWrites.byResource,
       kubeWritesRefused: applyWrites.refused,
       eventWrites: writesBetween(before.eventWrites, converged.eventWrites).total,
+      // Seconds per object its requests waited for each client-side rate limit, from
+      // the first create to the last Ready: the limit with the longest waits sets the pace.
+      rateLimitWaitSecondsPerResource: Object.fromEntries(
+        Object.entries(converged.rateLimitWait).map(([k, v]) => [
+          k,
+          perResource(v - (before.rateLimitWait[k] ?? 0)),
+        ]),
+      ),
       objectChangesPerResource: perResource(converged.changes - before.changes),
       changedFields: diff(before.fields, converged.fields),
       idle: {
@@ -231,6 +241,21 @@ export async function runOperatorPhase(
     for (const t of trackers) t.stop();
     await operator.stop();
   }
+}
+
+/**
+ * Seconds waited for each client-side rate limit, from the operator's /metrics text:
+ * `kube` (the reconciles' Kubernetes requests), `kubeEvents` (the Events' own limiter),
+ * `service` (service calls, every priority and connection).
+ */
+function rateLimitWaits(metrics: string): Record<string, number> {
+  const kube = sumBy(metrics, "rest_client_rate_limiter_duration_seconds_sum", "limiter");
+  const service = sumBy(metrics, "aidc_service_rate_limit_wait_seconds_sum", "priority");
+  return {
+    kube: kube.requests ?? 0,
+    kubeEvents: kube.events ?? 0,
+    service: Object.values(service).reduce((a, b) => a + b, 0),
+  };
 }
 
 /** Used and total V8 heap, in MiB, from the operator's /metrics text. */

@@ -5,7 +5,11 @@ import { KubeClient } from "../../src/runtime/kube.js";
 import { Manager } from "../../src/runtime/manager.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { sumOf } from "../support/prometheus.js";
 import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
+
+const waitedSeconds = (metrics: string, limiter: string) =>
+  sumOf(metrics, "rest_client_rate_limiter_duration_seconds_sum", { limiter });
 
 /**
  * Events have a Kubernetes rate budget of their own (manager.ts), as client-go's
@@ -54,6 +58,10 @@ describe("the Events' own rate budget", () => {
     const flushStarted = Date.now();
     await manager.events.flush();
     expect(Date.now() - flushStarted).toBeGreaterThan(3_000);
+    // Each limiter's waits are measured apart (rest_client_rate_limiter_duration_seconds).
+    const metrics = await manager.metrics.text();
+    expect(waitedSeconds(metrics, "events")).toBeGreaterThan(10);
+    expect(waitedSeconds(metrics, "requests")).toBeLessThan(1);
     const api = kc.makeApiClient(k8s.EventsV1Api);
     await eventually(async () => {
       const listed = await api.listNamespacedEvent({ namespace });
