@@ -283,7 +283,17 @@ describe("Bucket controller", () => {
     expect(await c.createBucket(theirs)).toBe("Created");
     await c.putTags(theirs, { [OWNER_TAG]: "0000000000000000.0000000000000000" });
     await buckets.create("claimed", { name: theirs }, { [ANNOTATIONS.createPending]: marker });
-    await buckets.waitForCondition("claimed", "Ready", "False", "CreateOutcomeUnknown", 30_000);
+    const claimed = await buckets.waitForCondition(
+      "claimed",
+      "Ready",
+      "False",
+      "CreateOutcomeUnknown",
+      30_000,
+    );
+    // Buckets carry no client token: the message names what the bucket is looked up by.
+    expect(conditionOf(claimed, "Ready")?.message).toMatch(
+      new RegExp(`no remote resource with its bucket name "${theirs}" was listed`),
+    );
     expect(await c.getTags(theirs)).toEqual({ [OWNER_TAG]: "0000000000000000.0000000000000000" });
   });
 

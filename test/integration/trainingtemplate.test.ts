@@ -233,6 +233,37 @@ describe("TrainingTemplate controller", () => {
     }
   });
 
+  it("stops with CreateOutcomeUnknown naming the template name when a lost create finds two templates of it", async () => {
+    // A restored object whose create was sent but never recorded (create-pending, no
+    // id), and two templates of its name in the service: which one is its own cannot be
+    // decided. Templates carry no client token, so the message names what they are
+    // looked up by, their name.
+    await op.service.createTemplate({ name: "twice", image: "x" });
+    await op.service.createTemplate({ name: "twice", image: "y" });
+    const marker = JSON.stringify({
+      token: "t-lost",
+      at: new Date(Date.now() - 60_000).toISOString(),
+      generation: 1,
+    });
+    await templates.create(
+      "twice",
+      { ...spec, storage: undefined },
+      { [ANNOTATIONS.createPending]: marker },
+    );
+    const stuck = await templates.waitForCondition(
+      "twice",
+      "Synced",
+      "False",
+      "CreateOutcomeUnknown",
+    );
+    const message = conditionOf(stuck, "Synced")?.message ?? "";
+    expect(message).toMatch(/^2 remote resources carry this object's template name "twice" \(tpl-/);
+    expect(message).not.toMatch(/client token/);
+    await templates.waitForEvents("twice", ["CreateOutcomeUnknown"]);
+    const named = (await op.admin.state()).templates.filter((t) => t.name === "twice");
+    expect(named).toHaveLength(2);
+  });
+
   it("puts the API key in no status, annotation or event", async () => {
     await templates.create("keyless", { ...spec, storage: undefined });
     await templates.waitForCondition("keyless", "Ready", "True");

@@ -17,7 +17,7 @@ import {
   BucketNameRefusedError,
   ObjectStorageNotImplementedError,
 } from "../../service/object-storage-errors.js";
-import { readCreateState } from "../managed/create-protocol.js";
+import { type LookupKey, readCreateState } from "../managed/create-protocol.js";
 import type {
   BeforeDeleteResult,
   CreateResult,
@@ -155,6 +155,11 @@ export class BucketExternalClient implements ExternalClient<BucketObject, Bucket
       await s3.putTags(name, { [OWNER_TAG]: markOf(call.obj) });
     });
     return { externalId: name };
+  }
+
+  /** Buckets carry no client token: the bucket of a create is found by its name. */
+  lookupKey(obj: BucketObject): LookupKey {
+    return { what: "bucket name", value: bucketNameOf(obj) };
   }
 
   async lookupByToken(call: ManagedCall<BucketObject>, _token: string): Promise<string[]> {

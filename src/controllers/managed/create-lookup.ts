@@ -6,7 +6,12 @@
 
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { create, takeUnsentToken } from "./create-order.js";
-import { ANNOTATIONS, type CreatePending, decideAfterLookup } from "./create-protocol.js";
+import {
+  ANNOTATIONS,
+  type CreatePending,
+  decideAfterLookup,
+  lookupKeyOf,
+} from "./create-protocol.js";
 import type { ManagedObject, ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
 import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
@@ -28,8 +33,10 @@ export async function lookup<T extends ManagedObject, R>(
   const found = pending.token
     ? await step(ERR.lookup, () => run.kind.client.lookupByToken(run.call, pending.token))
     : undefined;
+  const key = lookupKeyOf(run.kind.client.lookupKey?.(run.obj), pending.token);
   const decision = decideAfterLookup({
     token: pending.token,
+    key,
     found,
     pendingAgeMs: run.ageOf(pending.at),
     visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS,
@@ -42,7 +49,7 @@ export async function lookup<T extends ManagedObject, R>(
       });
       run.normal(
         "Recovered",
-        `found the remote resource ${decision.externalId} of an unfinished create by its client token`,
+        `found the remote resource ${decision.externalId} of an unfinished create by its ${key.what}`,
       );
       return observe(run, decision.externalId, options, {
         outcome: "Succeeded",

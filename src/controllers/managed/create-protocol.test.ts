@@ -140,11 +140,36 @@ describe("decideAfterLookup", () => {
     expect(wait(595_000)).toEqual({ decision: "Wait", requeueAfterMs: 5_000 });
   });
 
+  it("names what the kind looks its resource up by: the client token, or what it declares", () => {
+    const several = (key?: LookupInput["key"]) =>
+      decideAfterLookup({ ...base, found: ["t-1", "t-2"], ...(key ? { key } : {}) });
+    expect(several()).toMatchObject({
+      message: expect.stringMatching(
+        /^2 remote resources carry this object's client token "tok-1" \(t-1, t-2\)/,
+      ),
+    });
+    const byName = { what: "template name", value: "nightly" };
+    expect(several(byName)).toMatchObject({
+      message: expect.stringMatching(
+        /^2 remote resources carry this object's template name "nightly"/,
+      ),
+    });
+    const none = decideAfterLookup({ ...base, key: byName, pendingAgeMs: 60_000 });
+    expect(none.decision === "Unknown" && none.message).toMatch(
+      /no remote resource with its template name "nightly" was listed/,
+    );
+    const noList = decideAfterLookup({ ...base, key: byName, found: undefined });
+    expect(noList.decision === "Unknown" && noList.message).toMatch(/by its template name$/);
+    for (const d of [several(byName), none, noList]) {
+      expect(d.decision === "Unknown" && d.message).not.toMatch(/client token/);
+    }
+  });
+
   it("names the token and the window when it stops", () => {
     const d = decideAfterLookup({ ...base, pendingAgeMs: 600_000, visibilityGraceMs: 600_000 });
     expect(d.decision).toBe("Unknown");
     expect(d.decision === "Unknown" && d.message).toMatch(
-      /tok-1 was listed within the visibility window \(600 s, service.listVisibilityWindowMs\)/,
+      /"tok-1" was listed within the visibility window \(600 s, service.listVisibilityWindowMs\)/,
     );
   });
 });

@@ -113,10 +113,30 @@ export function nextCreateStep(state: CreateState, generation: number): CreateSt
   return { step: "Create" };
 }
 
+/**
+ * What a kind's lookup recognises the resource of a create by, as the messages of an
+ * unfinished create name it: `what` the remote resources carry (e.g. "client token",
+ * "template name") and its `value` for the object.
+ */
+export interface LookupKey {
+  what: string;
+  value: string;
+}
+
+/** The lookup key of `token` for a kind that declares none: the create's client token. */
+export function lookupKeyOf(declared: LookupKey | undefined, token: string): LookupKey {
+  return declared ?? { what: "client token", value: token };
+}
+
 /** What a token lookup found and what is known about it. */
 export interface LookupInput {
   /** The client token of the pending create ("" when the marker is malformed). */
   token: string;
+  /**
+   * What the lookup matched on, for the messages ({@link lookupKeyOf}); default the
+   * client token.
+   */
+  key?: LookupKey;
   /** Ids of remote resources that carry the token; undefined when the lookup operation is not available. */
   found: string[] | undefined;
   /** Milliseconds since the pending marker was written (NaN when the marker has no valid time). */
@@ -149,19 +169,19 @@ export const MAX_LOOKUP_INTERVAL_MS = 30_000;
  */
 export function decideAfterLookup(input: LookupInput): LookupDecision {
   const { found, pendingAgeMs, visibilityGraceMs } = input;
+  const key = lookupKeyOf(input.key, input.token);
   if (!input.token || !Number.isFinite(pendingAgeMs)) {
     return {
       decision: "Unknown",
       reason: "CreateOutcomeUnknown",
-      message: `the ${ANNOTATIONS.createPending} annotation is malformed, so the resource cannot be looked up by its client token`,
+      message: `the ${ANNOTATIONS.createPending} annotation is malformed (no client token or time), so the outcome of the create it records cannot be decided`,
     };
   }
   if (found === undefined) {
     return {
       decision: "Unknown",
       reason: "CreateOutcomeUnknown",
-      message:
-        "a create was sent but its outcome was not recorded, and no list operation is configured to look the resource up by its client token",
+      message: `a create was sent but its outcome was not recorded, and no list operation is configured to look the resource up by its ${key.what}`,
     };
   }
   if (found.length === 1) return { decision: "Adopt", externalId: found[0] as string };
@@ -169,7 +189,7 @@ export function decideAfterLookup(input: LookupInput): LookupDecision {
     return {
       decision: "Unknown",
       reason: "CreateOutcomeUnknown",
-      message: `${found.length} remote resources carry this object's client token (${found.join(", ")}); bind one with the aidc.io/external-id annotation`,
+      message: `${found.length} remote resources carry this object's ${key.what} ${JSON.stringify(key.value)} (${found.join(", ")}); bind one with the aidc.io/external-id annotation`,
     };
   }
   if (pendingAgeMs < visibilityGraceMs) {
@@ -180,7 +200,7 @@ export function decideAfterLookup(input: LookupInput): LookupDecision {
   return {
     decision: "Unknown",
     reason: "CreateOutcomeUnknown",
-    message: `a create was sent ${Math.round(pendingAgeMs / 1000)} s ago and the service did not confirm it (an error, a timeout or a lost answer), and no remote resource with its client token ${input.token} was listed within the visibility window (${Math.round(visibilityGraceMs / 1000)} s, service.listVisibilityWindowMs); the create is not sent again by itself`,
+    message: `a create was sent ${Math.round(pendingAgeMs / 1000)} s ago and the service did not confirm it (an error, a timeout or a lost answer), and no remote resource with its ${key.what} ${JSON.stringify(key.value)} was listed within the visibility window (${Math.round(visibilityGraceMs / 1000)} s, service.listVisibilityWindowMs); the create is not sent again by itself`,
   };
 }
 

@@ -16,7 +16,7 @@ import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import { bindingConflict, ownershipRefusal } from "./binding.js";
 import { writeConditions } from "./condition-writes.js";
-import { ANNOTATIONS, decideAfterLookup, readCreateState } from "./create-protocol.js";
+import { ANNOTATIONS, decideAfterLookup, lookupKeyOf, readCreateState } from "./create-protocol.js";
 import {
   decideDeletion,
   firstSubscriptionPollMs,
@@ -252,6 +252,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
     }
     const d = decideAfterLookup({
       token: state.pending.token,
+      key: lookupKeyOf(client.lookupKey?.(run.obj), state.pending.token),
       found,
       pendingAgeMs: run.ageOf(state.pending.at),
       visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS,

@@ -19,6 +19,7 @@ import type { ConditionReason } from "../../crds/reasons.js";
 import type { Condition, ConditionInput } from "../../runtime/conditions.js";
 import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ListedIds } from "../../service/pagination.js";
+import type { LookupKey } from "./create-protocol.js";
 import type { OwnerMark } from "./tenancy.js";
 
 /**
@@ -210,6 +211,12 @@ export interface ExternalClient<T extends ManagedObject, R, Refs = unknown> {
   pollSubscription?(call: ManagedCall<T, Refs>, key: string): Promise<SubscriptionPoll>;
   /** Ids of remote resources carrying `token`; undefined when no list operation exists. */
   lookupByToken(call: ManagedCall<T, Refs>, token: string): Promise<string[] | undefined>;
+  /**
+   * What `lookupByToken` recognises the resource by, when not the create's client token
+   * (e.g. a TrainingTemplate's name): the messages of an unfinished create (several
+   * matches, none, no lookup) name it.
+   */
+  lookupKey?(obj: T): LookupKey;
   /**
    * The ids of every remote resource of the kind, from a walk of its whole list that
    * started when this is called or later (shared by the callers meanwhile), and whether

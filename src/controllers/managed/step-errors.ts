@@ -17,7 +17,7 @@ export const ERR = {
   preflight: "cannot check the spec against the service before ordering",
   create: "cannot create the remote resource",
   poll: "cannot read the outcome of the subscription",
-  lookup: "cannot look the remote resource up by its client token",
+  lookup: "cannot look up the remote resource of an unfinished create",
   observe: "cannot observe the remote resource",
   update: "cannot update the remote resource",
   beforeDelete: "cannot prepare the remote resource for deletion",

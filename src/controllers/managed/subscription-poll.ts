@@ -3,7 +3,7 @@
  * succeeded — then the resource is bound by the id the subscription names or, when it
  * names none, by the create's client token.
  */
-import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
+import { ANNOTATIONS, type CreatePending, lookupKeyOf } from "./create-protocol.js";
 import { firstSubscriptionPollMs, subscriptionPollDelay } from "./decisions.js";
 import type { ManagedObject, ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
@@ -90,9 +90,10 @@ export async function poll<T extends ManagedObject, R>(
     }
     if (found?.length !== 1) {
       await writeKey();
+      const by = lookupKeyOf(client.lookupKey?.(run.obj), pending?.token ?? "");
       return unknownOutcome(
         run,
-        `subscription ${key} succeeded without naming the resource, and ${found === undefined ? "no lookup by client token is possible" : `${found.length} resources carry the client token`}`,
+        `subscription ${key} succeeded without naming the resource, and ${found === undefined ? `no lookup by its ${by.what} is possible` : `${found.length} resources carry its ${by.what} ${JSON.stringify(by.value)}`}`,
       );
     }
     id = found[0] as string;

@@ -12,7 +12,7 @@ import { TerminalError } from "../../runtime/errors.js";
 import type { ServiceClient } from "../../service/client.js";
 import { OWNER_MARK_ENV } from "../../service/client-token.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
-import { ANNOTATIONS } from "../managed/create-protocol.js";
+import { ANNOTATIONS, type LookupKey } from "../managed/create-protocol.js";
 import type {
   CreateResult,
   DeleteResult,
@@ -132,6 +132,11 @@ export class TemplateExternalClient
       return {};
     }
     return ids.length === 1 ? { externalId: ids[0] as string } : {};
+  }
+
+  /** Templates carry no client token: a created one is found by its name. */
+  lookupKey(obj: TrainingTemplateObject): LookupKey {
+    return { what: "template name", value: templateName(obj) };
   }
 
   async lookupByToken(call: Call): Promise<string[] | undefined> {
