@@ -228,7 +228,7 @@ export async function runOperatorPhase(
         ...stats,
         maxOldSpaceMiB: o.maxOldSpaceMiB ?? null,
         nodeArgs,
-        runs: o.compiled ? "dist/cli/main.js (compiled)" : "src/cli/main.ts (tsx)",
+        runs: o.compiled ? "dist/bundle/main.js (compiled, bundled)" : "src/cli/main.ts (tsx)",
         // V8's heap at the end of the idle window (nodejs_heap_size_*_bytes of /metrics).
         ...heap,
         // Established TCP connections to the API server when the last object was Ready.

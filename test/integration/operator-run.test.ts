@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { BUNDLE_ENTRY, staticClosure } from "../../scripts/bundle-dist.js";
 import { runOperator } from "../../src/cli/run.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { controller } from "../../src/runtime/controller.js";
@@ -19,7 +20,7 @@ const API_KEY = "do-not-print-this-key";
 
 /**
  * `aidc-operator run ...` as a child process: tsx from the project, or a compiled
- * entry (`<outDir>/cli/main.js`).
+ * entry (`<outDir>/bundle/main.js`).
  */
 function operatorProcess(args: string[], env: Record<string, string>, compiledMain?: string) {
   const child = spawn(process.execPath, [...operatorEntry(compiledMain), "run", ...args], {
@@ -118,7 +119,7 @@ describe("aidc-operator run", () => {
     expect(out.stdout + out.stderr).not.toContain(API_KEY);
   });
 
-  it("runs compiled (tsc -p tsconfig.build.json, as the image is built): ready, then exit 0 on SIGTERM", async () => {
+  it("runs compiled and bundled (npm run build, as the image is built): ready, then exit 0 on SIGTERM", async () => {
     // Inside the project (.tmp/ is ignored by git), so node_modules and the package's
     // "type": "module" apply as they do to /app/dist in the image.
     await mkdir(join(root, ".tmp"), { recursive: true });
@@ -127,11 +128,20 @@ describe("aidc-operator run", () => {
       const build = await buildOperator(outDir);
       expect(build.output).toBe("");
       expect(build.exitCode).toBe(0);
+      // What the entry loads at start: no emulator, control plane, playground or S3
+      // module (chunks of their own, named after them), neither client-node nor the S3
+      // client (left to node_modules, imported on demand).
+      const start = staticClosure(join(outDir, BUNDLE_ENTRY));
+      expect(start.files.map((f) => basename(f))).toContain("main.js");
+      expect(
+        start.files.filter((f) => /^(server|controlplane|dev|object-storage)-/.test(basename(f))),
+      ).toEqual([]);
+      expect(start.bare.filter((s) => !s.startsWith("node:"))).toEqual([]);
       const port = await freePort();
       const { child, out, exited } = operatorProcess(
         ["--kubeconfig", inject("kubeconfigPath"), "--metrics-port", String(port)],
         { AIDC_API_KEY: API_KEY, AIDC_WATCH_NAMESPACES: namespace, NODE_ENV: "production" },
-        join(outDir, "cli/main.js"),
+        join(outDir, BUNDLE_ENTRY),
       );
       children.push(child);
       const base = `http://127.0.0.1:${port}`;

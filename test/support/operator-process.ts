@@ -1,14 +1,15 @@
 /**
  * `aidc-operator run` as its own process, for the benchmark, the chaos script and the
  * integration test of the chaos check. The child is `node --import tsx src/cli/main.ts
- * run` (or, with `compiled`, `node dist/cli/main.js run` as in the image): one process
+ * run` (or, with `compiled`, `node dist/bundle/main.js run` as in the image): one process
  * (no tsx wrapper), so its pid is the Node process whose memory and CPU time are
  * measured and which SIGKILL ends.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { readdir, readFile, readlink } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { BUNDLE_ENTRY } from "../../scripts/bundle-dist.js";
 
 const root = resolve(import.meta.dirname, "../..");
 
@@ -31,7 +32,7 @@ export interface OperatorProcessOptions {
   logFile?: string;
   /** Options for Node itself, before the script, e.g. `["--max-old-space-size=256"]`. */
   nodeArgs?: string[];
-  /** Run the compiled `dist/cli/main.js` (build it first: {@link buildOperator}). */
+  /** Run the compiled bundle, `dist/bundle/main.js` (build it first: {@link buildOperator}). */
   compiled?: boolean;
 }
 
@@ -48,23 +49,37 @@ export function operatorEntry(compiledMain?: string): string[] {
 }
 
 /**
- * Compiles src/ as the image does (`tsc -p tsconfig.build.json`, into dist/ unless
- * `outDir` says otherwise); resolves with tsc's exit code and what it printed.
+ * Builds the operator as the image does (`npm run build`: `tsc -p tsconfig.build.json`,
+ * then the bundle of scripts/bundle-dist.ts), into dist/ unless `outDir` says
+ * otherwise; resolves with the first failing step's exit code (else 0) and what the
+ * steps printed.
  */
 export async function buildOperator(
   outDir?: string,
 ): Promise<{ exitCode: number | null; output: string }> {
-  const tsc = resolve(root, "node_modules/typescript/bin/tsc");
-  const args = [tsc, "-p", "tsconfig.build.json", ...(outDir ? ["--outDir", outDir] : [])];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const tsc = [
+    resolve(root, "node_modules/typescript/bin/tsc"),
+    "-p",
+    "tsconfig.build.json",
+    ...(outDir ? ["--outDir", outDir] : []),
+  ];
+  const bundle = [
+    resolve(root, "node_modules/tsx/dist/cli.mjs"),
+    "scripts/bundle-dist.ts",
+    ...(outDir ? [outDir] : []),
+  ];
   let output = "";
-  const collect = (chunk: Buffer) => {
-    output += chunk;
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
-  const exitCode = await new Promise<number | null>((done) => child.once("exit", done));
-  return { exitCode, output };
+  for (const args of [tsc, bundle]) {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const collect = (chunk: Buffer) => {
+      output += chunk;
+    };
+    child.stdout?.on("data", collect);
+    child.stderr?.on("data", collect);
+    const exitCode = await new Promise<number | null>((done) => child.once("exit", done));
+    if (exitCode !== 0) return { exitCode, output };
+  }
+  return { exitCode: 0, output };
 }
 
 /** Peak memory and CPU time of a process, read from /proc. */
@@ -152,7 +167,7 @@ export function startOperatorProcess(options: OperatorProcessOptions): OperatorP
     process.execPath,
     [
       ...(options.nodeArgs ?? []),
-      ...operatorEntry(options.compiled ? "dist/cli/main.js" : undefined),
+      ...operatorEntry(options.compiled ? join("dist", BUNDLE_ENTRY) : undefined),
       "run",
       "--kubeconfig",
       options.kubeconfig,

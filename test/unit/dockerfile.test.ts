@@ -3,6 +3,7 @@ import { builtinModules } from "node:module";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { BUNDLE_ENTRY } from "../../scripts/bundle-dist.js";
 import { root } from "../../scripts/generated-files.js";
 import { IMAGE_NODE_ARGS } from "../support/operator-process.js";
 
@@ -76,9 +77,11 @@ describe("the Dockerfile", () => {
     expect(stage).toMatch(/COPY[^\n]* package\.json \.\//);
   });
 
-  it("builds with npm run build, which compiles to dist/", () => {
+  it("builds with npm run build, which compiles to dist/ and bundles into dist/bundle/, the bin", () => {
     expect(dockerfile).toMatch(/RUN npm run build/);
-    expect(pkg.scripts.build).toBe("tsc -p tsconfig.build.json");
+    expect(pkg.scripts.build).toBe("tsc -p tsconfig.build.json && tsx scripts/bundle-dist.ts");
+    expect(dockerfile).toMatch(/COPY scripts\/bundle-dist\.ts \.\/scripts\//);
+    expect(pkg.bin["aidc-operator"]).toBe(`dist/${BUNDLE_ENTRY}`);
     const build = JSON.parse(readFileSync(join(root, "tsconfig.build.json"), "utf8")) as {
       compilerOptions: { outDir: string };
     };
@@ -138,7 +141,7 @@ describe("the Dockerfile", () => {
     expect(missing).toEqual([]);
   });
 
-  it("keeps everything but the manifests, the TypeScript configs and src/ out of the context", () => {
+  it("keeps everything but the manifests, the TypeScript configs, src/ and the bundling script out of the context", () => {
     const lines = readFileSync(join(root, ".dockerignore"), "utf8")
       .split("\n")
       .filter((l) => l.trim() && !l.startsWith("#"));
@@ -149,6 +152,7 @@ describe("the Dockerfile", () => {
       "tsconfig.json",
       "tsconfig.build.json",
       "src/",
+      "scripts/bundle-dist.ts",
     ]) {
       expect(lines).toContain(`!${path}`);
     }

@@ -1,0 +1,90 @@
+/**
+ * The second step of `npm run build`: bundles the compiled CLI (`<outDir>/cli/main.js`,
+ * tsc's output) and the libraries it loads at start into `<outDir>/bundle/` (esbuild,
+ * ES modules, whitespace and syntax minified, names kept). That bundle is what the image
+ * runs (package.json `bin`, the Dockerfile's ENTRYPOINT, `npm run bench -- --compiled`).
+ *
+ * Why: `run` holds ~10 MiB less at readiness than from tsc's ~1,000 separate modules
+ * (fewer module records and wrappers, less source text kept by V8; docs/performance.md,
+ * "Fifth version"). What the CLI imports on demand (the emulator, the local control
+ * plane, the S3 client's module) becomes chunks of its own, still loaded only when
+ * used; the libraries loaded only then (`LOADED_FROM_NODE_MODULES`) stay in
+ * node_modules, which the image keeps.
+ *
+ *   tsx scripts/bundle-dist.ts [outDir]      # default dist
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { build } from "esbuild";
+
+const root = resolve(import.meta.dirname, "..");
+
+/**
+ * Imported only on demand (dynamic import) and big: left to node_modules rather than
+ * bundled, as they would load anyway only when needed.
+ */
+export const LOADED_FROM_NODE_MODULES = ["@kubernetes/client-node", "@aws-sdk/*"] as const;
+
+/** The bundle's directory under an outDir, and its entry (relative to the outDir). */
+export const BUNDLE_ENTRY = "bundle/main.js";
+
+/**
+ * Bundles `<outDir>/cli/main.js` into `<outDir>/bundle/` (replacing what was there).
+ * The bundle's directory is as deep as tsc's `cli/` and `controlplane/`, so that code
+ * finding the repository from its own path (controlplane/binaries.ts) finds it alike.
+ */
+export async function bundleDist(outDir = join(root, "dist")): Promise<void> {
+  const dir = join(outDir, "bundle");
+  rmSync(dir, { recursive: true, force: true });
+  await build({
+    entryPoints: [join(outDir, "cli", "main.js")],
+    outdir: dir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node22",
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // Error classes keep their names in logs (`err.type`) where bundling renames one.
+    keepNames: true,
+    sourcemap: true,
+    external: [...LOADED_FROM_NODE_MODULES],
+    // The CommonJS libraries bundled (pino, prom-client, ...) require Node's built-in
+    // modules; an ES module has no `require` of its own.
+    banner: {
+      js: "import { createRequire as __aidcCreateRequire } from 'node:module'; const require = __aidcCreateRequire(import.meta.url);",
+    },
+    logLevel: "warning",
+  });
+}
+
+/**
+ * What loading a bundle file loads with it: the file, the chunks it imports statically
+ * (transitively), and the packages those import (`bare`), dynamic imports left out.
+ */
+export function staticClosure(file: string): { files: string[]; bare: string[] } {
+  const files = new Set<string>();
+  const bare = new Set<string>();
+  const todo = [file];
+  while (todo.length > 0) {
+    const f = todo.pop() as string;
+    if (files.has(f)) continue;
+    files.add(f);
+    // `import{a as b}from"./chunk-X.js"`, `import"./chunk-Y.js"`, `export{...}from"..."`;
+    // never `import("...")`, which loads on demand.
+    const text = readFileSync(f, "utf8");
+    for (const m of text.matchAll(
+      /(?:^|[;\s])(?:import|export)\s*(?:[^"'();]*?from\s*)?["']([^"']+)["']/g,
+    )) {
+      const spec = m[1] as string;
+      if (spec.startsWith(".")) todo.push(join(dirname(f), spec));
+      else bare.add(spec);
+    }
+  }
+  return { files: [...files], bare: [...bare] };
+}
+
+if (import.meta.filename === process.argv[1]) {
+  await bundleDist(process.argv[2] ? resolve(process.argv[2]) : undefined);
+}
