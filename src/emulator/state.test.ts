@@ -30,6 +30,30 @@ describe("the emulator's time-driven state", () => {
     expect(await svc.client.listPods(listed?.id as string)).toHaveLength(3);
   });
 
+  it("with taskStartDelayMs, keeps a task whose order succeeded PENDING without pods that long, then RUNNING with pods", async () => {
+    svc = await startEmulatedService({
+      manualTime: true,
+      emulator: { subscriptionDelayMs: 0, taskStartDelayMs: 3000 },
+    });
+    const key = await svc.client.createTrainingTask({
+      name: "late",
+      createType: "DIRECT",
+      productCode: "train.cpu.16",
+      workerCount: 2,
+      image: "i",
+      env: { [CLIENT_TOKEN_ENV]: "late" },
+    });
+    const result = await svc.client.getTrainingSubscriptionResult(key);
+    expect(result.state).toBe("Succeeded");
+    const id = result.state === "Succeeded" ? (result.instanceId as string) : "";
+    expect(await svc.client.getTrainingTask(id)).toMatchObject({ status: "PENDING" });
+    svc.clock?.advance(2999);
+    expect(await svc.client.listPods(id)).toEqual([]);
+    svc.clock?.advance(1);
+    expect(await svc.client.getTrainingTask(id)).toMatchObject({ status: "RUNNING" });
+    expect(await svc.client.listPods(id)).toHaveLength(2);
+  });
+
   it("hides new resources from list operations for the visibility delay, not from detail", async () => {
     svc = await startEmulatedService({
       manualTime: true,

@@ -123,6 +123,8 @@ export class EmulatorState {
   behaviour: EmulatorBehaviour;
   random: () => number;
   private readonly pending = new Set<string>();
+  /** Task ids whose order succeeded, with the time they start (see taskStartDelayMs). */
+  private readonly starting = new Map<string, number>();
   /** NAS ids being released, with the time they are gone (see nasReleaseDelayMs). */
   private readonly releasing = new Map<string, number>();
   private counters = new Map<string, number>();
@@ -216,7 +218,8 @@ export class EmulatorState {
 
   /**
    * Applies every change whose time has come: resolved subscriptions start their task
-   * (RUNNING, pods) or finish their NAS (Running). Idempotent; cheap when nothing is due.
+   * (RUNNING, pods; after `taskStartDelayMs`) or finish their NAS (Running). Idempotent;
+   * cheap when nothing is due.
    */
   advance(): void {
     this.fileSystems.advance(this.now());
@@ -227,6 +230,15 @@ export class EmulatorState {
         if (now < goneAt) continue;
         this.releasing.delete(id);
         this.nas.delete(id);
+      }
+    }
+    if (this.starting.size > 0) {
+      const now = this.now();
+      for (const [id, startAt] of this.starting) {
+        if (now < startAt) continue;
+        this.starting.delete(id);
+        const task = this.tasks.get(id);
+        if (task) this.startTask(task, now);
       }
     }
     if (this.pending.size === 0) return;
@@ -271,13 +283,9 @@ export class EmulatorState {
     }
     if (sub.kind === "training") {
       const task = this.tasks.get(sub.instanceId);
-      if (task && task.status === "PENDING") {
-        task.status = "RUNNING";
-        task.startedAt = now;
-        task.updatedAt = now;
-        task.pods = createPods(task, this);
-        task.execInfos.push({ status: "RUNNING", info: "all pods are running", at: now });
-      }
+      const delay = this.behaviour.taskStartDelayMs;
+      if (task && delay > 0) this.starting.set(task.id, now + delay);
+      else if (task) this.startTask(task, now);
     } else {
       const nas = this.nas.get(sub.instanceId);
       if (nas && nas.status === "Creating") {
@@ -285,6 +293,16 @@ export class EmulatorState {
         nas.updatedAt = now;
       }
     }
+  }
+
+  /** Starts a task still `PENDING`: `RUNNING`, with its pods. */
+  private startTask(task: TaskRecord, now: number): void {
+    if (task.status !== "PENDING") return;
+    task.status = "RUNNING";
+    task.startedAt = now;
+    task.updatedAt = now;
+    task.pods = createPods(task, this);
+    task.execInfos.push({ status: "RUNNING", info: "all pods are running", at: now });
   }
 
   /** Whether a task, NAS or file system created at `visibleAt` shows in list operations now. */

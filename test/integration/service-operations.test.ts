@@ -98,7 +98,9 @@ describe("an assumed operation the service does not answer", () => {
         "no-pods",
         (j) =>
           j.status?.phase === "Running" &&
-          j.status?.conditions?.some((c) => c.type === "PodsObserved") === true,
+          j.status?.conditions?.some(
+            (c) => c.type === "PodsObserved" && c.reason === "PodOperationMissing",
+          ) === true,
       );
       expect(job.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
       expect(job.status?.conditions?.find((c) => c.type === "Synced")?.status).toBe("True");

@@ -65,7 +65,13 @@ describe("a DIRECT TrainingJob", () => {
       startCommand: "python train.py",
       storage: [{ storageId, mountPath: "/data", readOnly: false }],
     });
-    const job = await waitForJob(op.kube, ns, "direct", running);
+    // Ready comes from the task alone; its storages and pods follow soon (first look).
+    const job = await waitForJob(
+      op.kube,
+      ns,
+      "direct",
+      (j) => running(j) && j.status?.pods !== undefined && !conditionOf(j, "PodsObserved"),
+    );
     const creates = await createRequests(op.admin, "direct-task");
     expect(creates).toHaveLength(1);
     expect(creates[0]?.body).toEqual({

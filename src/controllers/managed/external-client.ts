@@ -117,6 +117,15 @@ export type Observation<R> =
       ready: ReadyState;
       /** The remote record, handed to `update` and to {@link ManagedKind.status}. */
       remote: R;
+      /**
+       * Parts of the remote record that Ready and the update decision do not need were
+       * left for a follow-up read (e.g. a job's storages and pods on its first look,
+       * so that a new object is Ready after the fewest calls); the status says so. The
+       * loop looks again soon ({@link ManagedOptions} `subscriptionPollMs` × 5, at most
+       * the poll interval) as a routine poll, behind the keys with work to do, and the
+       * kind reads the parts then.
+       */
+      partial?: boolean;
     };
 
 /** An observation read from a snapshot of the kind's list, and when that list was walked. */

@@ -43,12 +43,13 @@ function settledObject(change: (o: ManagedObject) => ManagedObject = (o) => o): 
 async function observeWith(
   obj: ManagedObject,
   listed: ListedObservation<string> | undefined | Error,
+  detail: Partial<Observation<string> & { exists: true }> = {},
 ) {
   const calls: string[] = [];
   const client: ExternalClient<ManagedObject, string> = {
     observe: async (): Promise<Observation<string>> => {
       calls.push("detail");
-      return { exists: true, upToDate: true, ready: READY, remote: "from-detail" };
+      return { exists: true, upToDate: true, ready: READY, remote: "from-detail", ...detail };
     },
     observeFromList: async (_call, _id, maxAgeMs) => {
       calls.push(`list (age < ${maxAgeMs})`);
@@ -93,6 +94,17 @@ describe("observe, a settled object's poll from the kind's list", () => {
     expect(calls).toEqual([`list (age < ${POLL})`, "detail"]);
     expect(outcome.remote).toBe("from-detail");
     expect(outcome.requeueAfterMs).toBe(POLL);
+  });
+
+  it("looks again soon, as a routine poll, after a read that left parts for later", async () => {
+    const { outcome } = await observeWith(settledObject(), undefined, { partial: true });
+    expect(outcome.remote).toBe("from-detail");
+    // soonPollMs: five first subscription polls (1 s by default), below the interval.
+    expect(outcome.requeueAfterMs).toBe(5_000);
+    expect(outcome.routine).toBe(true);
+    // A whole read waits the poll interval.
+    const whole = await observeWith(settledObject(), undefined);
+    expect(whole.outcome.requeueAfterMs).toBe(POLL);
   });
 
   it("lets the kind's own failure in its list answer fail the reconcile, not hide behind the detail read", async () => {

@@ -159,7 +159,12 @@ export async function observe<T extends ManagedObject, R>(
     }
   }
   // Nothing under way (neither coming up nor a change waiting): the next look is a
-  // routine poll, behind the keys with work to do.
-  const routine = requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating";
+  // routine poll, behind the keys with work to do. A read that left parts for later
+  // (`partial`) is looked at again soon, still as a routine poll: its Ready is known
+  // already, and the parts wait behind every object still coming up.
+  const followUp = o.partial === true && requeueAfterMs === options.pollIntervalMs;
+  if (followUp) requeueAfterMs = soon;
+  const routine =
+    followUp || (requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating");
   return { facts, remote: o.remote, ready: o.ready, synced, requeueAfterMs, routine };
 }

@@ -16,7 +16,9 @@ function job(exposePorts: boolean, serviceName?: string): TrainingJobObject {
     kind: "TrainingJob",
     metadata: { name: "j", namespace: "ns" },
     spec: { createType: "DIRECT", priority: 3, exposePorts, deletionPolicy: "Orphan" },
+    // A job whose status shows its task already (not the first look at it).
     status: {
+      taskId: "task-1",
       pods: [
         { name: "p", ports: [{ port: 80, custom: true, ...(serviceName ? { serviceName } : {}) }] },
       ],
@@ -27,10 +29,20 @@ function job(exposePorts: boolean, serviceName?: string): TrainingJobObject {
 /** A service double: the calls the observe and update steps make. */
 function fakeService(over: Partial<Record<string, unknown>> = {}) {
   const calls: string[] = [];
+  const reads: string[] = [];
   const svc = {
-    getTrainingTask: async (id: string) => ({ id, status: "RUNNING", desc: "" }),
-    listTrainingTaskStorages: async () => [],
-    listPods: async () => [{ podName: "p0" }, { podName: "p1" }],
+    getTrainingTask: async (id: string) => {
+      reads.push("task");
+      return { id, status: "RUNNING", desc: "" };
+    },
+    listTrainingTaskStorages: async () => {
+      reads.push("storages");
+      return [];
+    },
+    listPods: async () => {
+      reads.push("pods");
+      return [{ podName: "p0" }, { podName: "p1" }];
+    },
     getPodResource: async (_id: string, pod: string) => {
       if (pod === "p1")
         throw new ServiceNotFoundError("pod gone", { endpoint: "getPodResource", code: 404 });
@@ -48,7 +60,7 @@ function fakeService(over: Partial<Record<string, unknown>> = {}) {
     },
     ...over,
   };
-  return { svc: svc as unknown as ServiceClient, calls };
+  return { svc: svc as unknown as ServiceClient, calls, reads };
 }
 
 function call(obj: TrainingJobObject) {
@@ -177,6 +189,39 @@ describe("the TrainingJob external client", () => {
     expect(r).toMatchObject({ outcome: "Refused", reason: "OpenPortRefused" });
     expect(r.outcome === "Refused" && r.message).toContain("service.endpoints.openPodPort");
     expect(calls).toEqual(["open"]);
+  });
+
+  it("reads the task alone on its first look, leaving storages and pods (from any earlier task) out until a follow-up", async () => {
+    const { svc, reads } = fakeService();
+    const client = trainingJobClient(svc);
+    // The status shows pods, but of another task: a new task's first look.
+    const first = await client.observe(call(job(false)), "task-2");
+    if (!first.exists) throw new Error("not observed");
+    expect(reads).toEqual(["task"]);
+    expect(first.ready).toMatchObject({ status: "True", reason: "TaskRunning" });
+    expect(first.upToDate).toBe(true);
+    expect(first.partial).toBe(true);
+    expect(first.remote.status.pods).toBeUndefined();
+    expect(first.remote.status.storages).toBeUndefined();
+    expect(first.remote.observation.partsDeferred).toBe(true);
+    // The follow-up (the status shows the task now) is a detail read, not the list.
+    expect(await client.observeFromList?.(call(job(false)), "task-2", 1_000)).toBeUndefined();
+    const shown = { ...job(false), status: { ...job(false).status, taskId: "task-2" } };
+    reads.length = 0;
+    const next = await client.observe(call(shown), "task-2");
+    expect(reads).toEqual(["task", "storages", "pods"]);
+    expect(next.exists && next.partial).toBeFalsy();
+    expect(next.exists && next.remote.status.pods?.map((p) => p.name)).toEqual(["p0"]);
+  });
+
+  it("reads the pods on the first look when spec.ports or exposePorts needs them now", async () => {
+    for (const spec of [{ ports: [] }, { exposePorts: true }]) {
+      const { svc, reads } = fakeService();
+      const j = { ...job(false), spec: { ...job(false).spec, ...spec } };
+      const o = await trainingJobClient(svc, { exposure: true }).observe(call(j), "task-2");
+      expect(reads, JSON.stringify(spec)).toEqual(["task", "storages", "pods"]);
+      expect(o.exists && o.partial).toBeFalsy();
+    }
   });
 
   it("maps a missing task to exists: false", async () => {

@@ -3,14 +3,14 @@
  * preflight (raw mounts, required fields, product; the references are resolved by the
  * loop's reference step, references.ts), create with the client token as a
  * task env var, subscription polling, lookup by token, observe (detail, storages, pods,
- * their resources and ports, and the exposure objects), update (description, ports,
+ * their resources and ports, task-parts.ts; on the first look at a task the detail
+ * alone), update (description, ports,
  * exposure) and delete.
  */
 import { AddressAllowList } from "../../config/cidr.js";
 import { TerminalError } from "../../runtime/errors.js";
 import {
   EndpointDisabledError,
-  type EndpointName,
   endpointConfigKey,
   OWNER_MARK_ENV,
   type ServiceClient,
@@ -33,15 +33,10 @@ import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads, listedStatusCurrent } from ".
 import type { TrainingJobObject } from "./objects.js";
 import { describePortActions, type PortAction, portActions } from "./ports.js";
 import type { TrainingJobRefs } from "./references.js";
-import {
-  lastExecInfo,
-  type PodObservation,
-  remoteDescription,
-  remoteStatus,
-  type TaskObservation,
-} from "./remote.js";
+import { lastExecInfo, remoteDescription, remoteStatus, type TaskObservation } from "./remote.js";
 import { buildCreateRequest, checkTrainingProduct, taskNameOf } from "./request.js";
 import { classifyTaskStatus, readyOf, type TaskStatusTable } from "./status-class.js";
+import { firstLookDefers, observePods } from "./task-parts.js";
 
 /** The remote record the loop hands from observe to update and status. */
 export interface TrainingJobRemote {
@@ -139,71 +134,6 @@ function prepare(
   return { request: built.request };
 }
 
-/**
- * The pods of task `id`. A pod list the service does not answer (disabled, or a bare
- * 404) leaves pods out with a note naming the config key, and so does a pod detail or
- * port list it does not answer for that part: the task is still observed.
- */
-async function observePods(
-  service: ServiceClient,
-  id: string,
-): Promise<{ pods?: PodObservation[]; note?: string }> {
-  let pods: Awaited<ReturnType<ServiceClient["listPods"]>>;
-  try {
-    pods = await service.listPods(id);
-  } catch (err) {
-    if (isDisabled(err) || err instanceof ServiceOperationMissingError) {
-      return { note: podsNote("listPods", err) };
-    }
-    throw err;
-  }
-  const notes = new Set<string>();
-  /** A part of a pod, or undefined when the service has no operation for it. */
-  const part = async <V>(name: EndpointName, read: () => Promise<V>): Promise<V | undefined> => {
-    try {
-      return await read();
-    } catch (err) {
-      if (!(err instanceof ServiceOperationMissingError)) throw err;
-      notes.add(podsNote(name, err));
-      return undefined;
-    }
-  };
-  const observed = await Promise.all(
-    pods.map(async (p): Promise<PodObservation | undefined> => {
-      try {
-        const [resource, ports] = await Promise.all([
-          part("getPodResource", () => service.getPodResource(id, p.podName)),
-          part("listPodOpenPorts", () => service.listPodOpenPorts(id, p.podName)),
-        ]);
-        const omitted = [
-          ...(resource ? [] : (["resource"] as const)),
-          ...(ports ? [] : (["ports"] as const)),
-        ];
-        return {
-          podName: p.podName,
-          ...(resource ? { resource } : {}),
-          ...(ports ? { ports } : {}),
-          ...(omitted.length > 0 ? { omitted } : {}),
-        };
-      } catch (err) {
-        // A pod that went away between the list and its detail is simply not there.
-        if (err instanceof ServiceNotFoundError) return undefined;
-        throw err;
-      }
-    }),
-  );
-  return {
-    pods: observed.filter((p): p is PodObservation => p !== undefined),
-    ...(notes.size > 0 ? { note: [...notes].join("; ") } : {}),
-  };
-}
-
-/** The note of a pod operation the service does not answer. */
-function podsNote(operation: EndpointName, err: unknown): string {
-  const why = isDisabled(err) ? "is disabled" : "is not answered by the service";
-  return `${operation} ${why}, so the status leaves that part of the pods out; set its path with ${endpointConfigKey(operation)}`;
-}
-
 /** Opens a port; a 409 (already open, e.g. opened meanwhile) counts as done. */
 async function openPort(service: ServiceClient, id: string, a: PortAction & { action: "open" }) {
   try {
@@ -295,6 +225,11 @@ export function trainingJobClient(
       } catch (err) {
         if (err instanceof ServiceNotFoundError) return { exists: false };
         throw err;
+      }
+      if (firstLookDefers(call.obj, id)) {
+        // What Ready needs, no more: storages and pods follow in a routine poll soon.
+        fullReads.forget(id);
+        return { ...(await judge(call, { task, partsDeferred: true })), partial: true };
       }
       const [storages, podsRead] = await Promise.all([
         service.listTrainingTaskStorages(id),

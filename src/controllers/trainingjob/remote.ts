@@ -45,6 +45,13 @@ export interface TaskObservation {
    * previous status keeps them, and what it says about the pods (PodsObserved).
    */
   fromList?: boolean;
+  /**
+   * The first look at the task (listed-task.ts, `firstLookDefers`): only the task was
+   * read, what Ready needs; storages and pods are read in a follow-up look soon after.
+   * The status leaves them out (never carried over from a previous status, which may
+   * be another task's) and PodsObserved says they are not read yet.
+   */
+  partsDeferred?: boolean;
 }
 
 /** How many execution records the status keeps (the newest). */
@@ -170,12 +177,14 @@ export function remoteStatus(
     ? [...obs.pods]
         .sort((a, b) => a.podName.localeCompare(b.podName))
         .map((p) => podStatus(p, prevPods.get(p.podName)))
-    : obs.podsOmitted
+    : obs.podsOmitted || obs.partsDeferred
       ? undefined
       : previous?.pods;
   const storages = obs.storages
     ? [...obs.storages].sort((a, b) => a.id.localeCompare(b.id)).map(storageStatus)
-    : previous?.storages;
+    : obs.partsDeferred
+      ? undefined
+      : previous?.storages;
   return compact({
     remoteStatus: task.status,
     aidcId: task.aidcId,

@@ -108,17 +108,31 @@ export function succeededCondition(ready: ReadyState): ConditionInput[] {
 /** Type of the condition that says what the status leaves out of the pods. */
 export const PODS_OBSERVED = "PodsObserved";
 
+/** The message of PodsObserved=False `PodsNotYetRead` (the first look at a task). */
+export const PODS_NOT_YET_READ =
+  "the task was read, its storages and pods not yet: they are read in a follow-up poll soon";
+
 /**
- * The PodsObserved condition of an observation: False `PodOperationMissing` with the
- * note when the service does not answer a pod operation (pods or parts of them left
- * out of the status; the task itself is observed and may be Ready); removed when
- * the pods were read in full; undefined (unchanged) when nothing was observed or the
- * task was read from the list (pods not read).
+ * The PodsObserved condition of an observation: False `PodsNotYetRead` after the
+ * first look at a task (only the task read; storages and pods follow, task-parts.ts);
+ * False `PodOperationMissing` with the note when the service does not answer a pod
+ * operation (pods or parts of them left out of the status; the task itself is
+ * observed and may be Ready); removed when the pods were read in full; undefined
+ * (unchanged) when nothing was observed or the task was read from the list (pods not
+ * read).
  */
 export function podsObservedCondition(
   remote: TrainingJobRemote | undefined,
 ): ConditionInput | { type: string; remove: true } | undefined {
   if (!remote || remote.observation.fromList) return undefined;
+  if (remote.observation.partsDeferred) {
+    return {
+      type: PODS_OBSERVED,
+      status: "False",
+      reason: "PodsNotYetRead",
+      message: PODS_NOT_YET_READ,
+    };
+  }
   const note = remote.observation.note;
   if (!note) return { type: PODS_OBSERVED, remove: true };
   return { type: PODS_OBSERVED, status: "False", reason: "PodOperationMissing", message: note };

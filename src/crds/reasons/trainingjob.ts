@@ -127,6 +127,12 @@ export const TRAINING_JOB_REASONS = {
     TJ,
     "The service gave an open port an external address outside trainingJob.exposure.allowedCidrs (chart value exposure.allowedCidrs), e.g. a pod or node IP: no Service or EndpointSlice points at it. Add the service's gateway range if the address is right.",
   ),
+  PodsNotYetRead: entry(
+    "UnderWay",
+    ["PodsObserved"],
+    TJ,
+    "The first look at a new task read the task alone (what Ready needs): its storages and pods are left out of the status until a follow-up poll soon after reads them, and the condition goes away then.",
+  ),
   PodOperationMissing: entry(
     "Terminal",
     ["PodsObserved"],

@@ -6,6 +6,7 @@
  */
 import { settings as blockvolume } from "./blockvolume.settings.js";
 import { settings as filesystem } from "./filesystem.settings.js";
+import { settings as trainingjob } from "./trainingjob.settings.js";
 
 /** A kind's emulator setting: a non-negative integer (a duration in ms, a count). */
 export interface KindSetting {
@@ -16,6 +17,8 @@ export interface KindSetting {
 }
 
 /** Every kind's emulator settings, by name. */
-export const KIND_SETTINGS = { ...blockvolume, ...filesystem } as const satisfies Readonly<
-  Record<string, KindSetting>
->;
+export const KIND_SETTINGS = {
+  ...blockvolume,
+  ...filesystem,
+  ...trainingjob,
+} as const satisfies Readonly<Record<string, KindSetting>>;
