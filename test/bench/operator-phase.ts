@@ -158,7 +158,18 @@ export async function runOperatorPhase(
     const lastReady = Math.max(nasTracker.lastReadyAt(), jobTracker.lastReadyAt());
     const converged = await counters();
     const connectionsAtAllReady = await connectionsTo(operator.pid, apiServerPort);
-    o.progress(`${total - notReady.length}/${total} Ready; idle window of ${o.idleMs / 1000} s`);
+    // Ready is not the end of the work: a TrainingJob's storages and pods are read in a
+    // follow-up poll (Reconciling=True until then). The idle window starts once no
+    // object is Reconciling, so that it measures a settled fleet.
+    const reconciling = () => [
+      ...nasTracker.reconciling(nasNames),
+      ...jobTracker.reconciling(jobNames),
+    ];
+    while (reconciling().length > 0 && Date.now() < deadline) await sleep(100);
+    const settled = await counters();
+    o.progress(
+      `${total - notReady.length}/${total} Ready, ${total - reconciling().length} settled ${settled.at - converged.at} ms later; idle window of ${o.idleMs / 1000} s`,
+    );
     await sleep(o.idleMs);
     const idle = await counters();
     const stats = await processStats(operator.pid);
@@ -170,9 +181,10 @@ export async function runOperatorPhase(
     const applyWrites = writesBetween(before.aidcWrites, converged.aidcWrites);
     // The benchmark's own creates are not the operator's writes.
     const operatorWrites = applyWrites.total - total;
-    const idleWrites = writesBetween(converged.aidcWrites, idle.aidcWrites);
-    const idleEvents = writesBetween(converged.eventWrites, idle.eventWrites);
-    const idleCalls = idle.serviceSeq - converged.serviceSeq;
+    const idleWrites = writesBetween(settled.aidcWrites, idle.aidcWrites);
+    const idleEvents = writesBetween(settled.eventWrites, idle.eventWrites);
+    const idleCalls = idle.serviceSeq - settled.serviceSeq;
+    const settleWrites = writesBetween(converged.aidcWrites, settled.aidcWrites);
     return {
       allReady: notReady.length === 0,
       notReady: notReady.slice(0, 20),
@@ -210,18 +222,30 @@ export async function runOperatorPhase(
       ),
       objectChangesPerResource: perResource(converged.changes - before.changes),
       changedFields: diff(before.fields, converged.fields),
+      // From all Ready until no object is Reconciling (work left after Ready).
+      settle: {
+        afterAllReadyMs: settled.at - converged.at,
+        notSettled: reconciling().slice(0, 20),
+        serviceCalls: settled.serviceSeq - converged.serviceSeq,
+        serviceCallsByEndpoint: byEndpoint(env, converged.serviceSeq, settled.serviceSeq),
+        kubeWrites: settleWrites.total,
+        eventWrites: writesBetween(converged.eventWrites, settled.eventWrites).total,
+        // Create to settled, everything the operator did per object.
+        serviceCallsPerResource: perResource(settled.serviceSeq - before.serviceSeq),
+        kubeWritesPerResource: perResource(operatorWrites + settleWrites.total),
+      },
       idle: {
-        windowMs: idle.at - converged.at,
+        windowMs: idle.at - settled.at,
         kubeWrites: idleWrites.total,
         kubeWritesRefused: idleWrites.refused,
         kubeWritesByResource: idleWrites.byResource,
         eventWrites: idleEvents.total,
-        objectChanges: idle.changes - converged.changes,
-        changedFields: diff(converged.fields, idle.fields),
-        reconciles: sumValues(diff(converged.reconciles, idle.reconciles)),
+        objectChanges: idle.changes - settled.changes,
+        changedFields: diff(settled.fields, idle.fields),
+        reconciles: sumValues(diff(settled.reconciles, idle.reconciles)),
         serviceCalls: idleCalls,
         serviceCallsPerResourcePerHour: perHour(idleCalls),
-        serviceCallsByEndpoint: byEndpoint(env, converged.serviceSeq, idle.serviceSeq),
+        serviceCallsByEndpoint: byEndpoint(env, settled.serviceSeq, idle.serviceSeq),
       },
       process: {
         pid: operator.pid,

@@ -19,6 +19,8 @@ interface Tracked {
   changes: number;
   /** JSON of each top-level field of status and of the metadata a controller writes. */
   fields?: Record<string, string>;
+  /** The last version seen has Reconciling=True (the operator is still at work on it). */
+  reconciling?: boolean;
 }
 
 /** The fields whose changes are attributed: status.* and the controller's metadata. */
@@ -38,6 +40,13 @@ export function isReady(obj: KubeObject): boolean {
   const conditions = (obj.status as { conditions?: { type: string; status: string }[] } | undefined)
     ?.conditions;
   return conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+}
+
+/** Whether `obj` has condition Reconciling=True (kstatus: work under way). */
+export function isReconciling(obj: KubeObject): boolean {
+  const conditions = (obj.status as { conditions?: { type: string; status: string }[] } | undefined)
+    ?.conditions;
+  return conditions?.some((c) => c.type === "Reconciling" && c.status === "True") ?? false;
 }
 
 /** Ready times and write counts of the objects of one kind in one namespace. */
@@ -103,6 +112,16 @@ export class ReadyTracker {
     t.resourceVersion = rv;
     t.fields = fields;
     if (t.readyAt === undefined && isReady(obj)) t.readyAt = Date.now();
+    t.reconciling = isReconciling(obj);
+  }
+
+  /**
+   * Names among `names` whose last version seen has Reconciling=True: Ready, but the
+   * operator still has work on them (e.g. a TrainingJob's storages and pods, read in a
+   * follow-up poll after its first look).
+   */
+  reconciling(names: readonly string[]): string[] {
+    return names.filter((n) => this.objects.get(n)?.reconciling === true);
   }
 
   /** Names not yet seen Ready among `names`. */
