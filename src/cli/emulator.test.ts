@@ -3,24 +3,27 @@
  * serves the API with the key from AIDC_API_KEY, and stops on SIGTERM.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
 const KEY = "cli-test-key-0123456789abcdef";
 let child: ChildProcess | undefined;
 
+/**
+ * Starts the CLI as one Node process with tsx as its loader (`node --import tsx`, as
+ * operatorEntry of test/support/operator-process.ts does): tsx's own CLI would run it
+ * in a child and relay SIGTERM, and when the child does not acknowledge within tsx's
+ * 30 ms (a loaded machine) it SIGKILLs it and exits 143, whatever the emulator does on
+ * SIGTERM.
+ */
 function run(args: string[], env: Record<string, string> = {}): ChildProcess {
   const { AIDC_API_KEY: _, ...rest } = process.env;
-  child = spawn(
-    process.execPath,
-    [join(root, "node_modules/tsx/dist/cli.mjs"), "src/cli/main.ts", "emulator", ...args],
-    {
-      cwd: root,
-      env: { ...rest, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "emulator", ...args], {
+    cwd: root,
+    env: { ...rest, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return child;
 }
 
