@@ -59,6 +59,8 @@ export class LeaderElector {
   private stopped = true;
   private loop?: Promise<void>;
   private wake?: () => void;
+  /** The last acquire-or-renew round, which may still be under way after its timeout. */
+  private round?: Promise<boolean>;
   private observed?: string;
   private observedAt = 0;
   private readonly key: ObjectKey;
@@ -104,8 +106,29 @@ export class LeaderElector {
     this.stopped = true;
     this.wake?.();
     await this.loop;
-    if (this.leader && (options.release ?? true)) await this.release();
+    // A round may still be under way, given up at its timeout (a slow API server) or
+    // won just as the loop stopped: one that took the Lease leaves it held although this
+    // process never led, one that renews it would make the release's write conflict.
+    // Let it land first (at most a renew deadline), then release what it holds.
+    if (options.release ?? true) {
+      const lastRoundHeld = await this.lastRound();
+      if (this.leader || lastRoundHeld) await this.release();
+    }
     this.setLeader(false);
+  }
+
+  /** The outcome of the last round once it has landed; false after a renew deadline. */
+  private async lastRound(): Promise<boolean> {
+    if (!this.round) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.renewDeadlineMs);
+    });
+    try {
+      return await Promise.race([this.round, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async run(): Promise<void> {
@@ -142,8 +165,10 @@ export class LeaderElector {
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
+    const round = this.tryAcquireOrRenew();
+    this.round = round.catch(() => false);
     try {
-      return await Promise.race([this.tryAcquireOrRenew(), timeout]);
+      return await Promise.race([round, timeout]);
     } catch (err) {
       if (!isConflict(err)) this.options.log?.warn({ err }, "leader election attempt failed");
       return false;

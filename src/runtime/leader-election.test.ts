@@ -1,0 +1,135 @@
+/**
+ * The graceful stop of a LeaderElector when a round of acquire-or-renew is still under
+ * way (the API server answers later than the round's timeout, as on a loaded machine,
+ * or just as the elector stops): the Lease it lands is released, not left held until
+ * it expires.
+ */
+import { describe, expect, it } from "vitest";
+import { KubeApiError, type KubeClient } from "./kube.js";
+import { LeaderElector } from "./leader-election.js";
+import type { KubeObject } from "./resource.js";
+
+type Lease = KubeObject & { spec?: { holderIdentity?: string } };
+
+/**
+ * One Lease in memory, written only at the resourceVersion it was read at (as the API
+ * server does); `hold` makes the next create or replace wait until `land` is called.
+ */
+function leaseStore() {
+  let lease: Lease | undefined;
+  let version = 0;
+  let held: (() => void) | undefined;
+  let holding = false;
+  const gate = async () => {
+    if (!holding) return;
+    holding = false;
+    await new Promise<void>((resolve) => {
+      held = resolve;
+    });
+  };
+  const write = (obj: Lease): Lease => {
+    version += 1;
+    lease = structuredClone({
+      ...obj,
+      metadata: { ...obj.metadata, resourceVersion: String(version) },
+    });
+    return structuredClone(lease);
+  };
+  const kube = {
+    async get() {
+      return lease ? structuredClone(lease) : undefined;
+    },
+    async create(_: unknown, obj: Lease) {
+      await gate();
+      if (lease) throw new KubeApiError("POST", "/leases", 409, { reason: "AlreadyExists" });
+      return write(obj);
+    },
+    async replace(_: unknown, obj: Lease) {
+      await gate();
+      if (obj.metadata?.resourceVersion !== lease?.metadata?.resourceVersion) {
+        throw new KubeApiError("PUT", "/leases", 409, { reason: "Conflict" });
+      }
+      return write(obj);
+    },
+  };
+  return {
+    kube: kube as unknown as KubeClient,
+    holder: () => lease?.spec?.holderIdentity,
+    /** The next write waits until {@link land}. */
+    hold: () => {
+      holding = true;
+    },
+    /** Whether a write is waiting. */
+    waiting: () => held !== undefined,
+    land: () => {
+      held?.();
+      held = undefined;
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met");
+    await sleep(5);
+  }
+}
+
+function elector(kube: KubeClient, events: string[]) {
+  return new LeaderElector(kube, {
+    leaseName: "l",
+    leaseNamespace: "ns",
+    identity: "me",
+    leaseDurationMs: 2_000,
+    renewDeadlineMs: 1_500,
+    retryPeriodMs: 200,
+    onStartedLeading: () => events.push("started"),
+    onStoppedLeading: () => events.push("stopped"),
+  });
+}
+
+describe("LeaderElector.stop", () => {
+  it("releases a Lease that a campaign round took after its timeout, though it never led", async () => {
+    const store = leaseStore();
+    const events: string[] = [];
+    const e = elector(store.kube, events);
+    store.hold();
+    e.start();
+    await until(store.waiting);
+    await sleep(250); // the round's 200 ms are over: the loop sleeps before the next one
+    store.land(); // the create lands now: the Lease is this process's
+    await until(() => store.holder() === "me");
+    expect(e.isLeader()).toBe(false);
+    await e.stop();
+    expect(store.holder()).toBeUndefined();
+    expect(events).toEqual([]);
+  });
+
+  it("releases a Lease that a campaign round wins just as the elector stops", async () => {
+    const store = leaseStore();
+    const events: string[] = [];
+    const e = elector(store.kube, events);
+    store.hold();
+    e.start();
+    await until(store.waiting); // the round's create is under way
+    const stopping = e.stop();
+    setTimeout(store.land, 20); // and lands (within the round's 200 ms) after the stop
+    await stopping;
+    expect(store.holder()).toBeUndefined();
+    expect(events).toEqual([]);
+  });
+
+  it("releases a held Lease at once when no round is under way", async () => {
+    const store = leaseStore();
+    const e = elector(store.kube, []);
+    e.start();
+    await until(() => e.isLeader());
+    const started = Date.now();
+    await e.stop();
+    expect(store.holder()).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
