@@ -239,6 +239,11 @@ export class RunningController {
       }
       log.debug({ requeueAfterMs: after }, "reconciled");
     } catch (err) {
+      // As after a success: re-adds that were all the echo of this reconcile's own
+      // writes (e.g. a create's pending marker written and removed around a refused
+      // call) ask for nothing; the error's own policy (a hold, a backoff) says when to
+      // run again, not an immediate re-run that would repeat the refused call.
+      if (this.echoes.onlyOwnEchoes(keyString)) queue.cancelReadd(keyString);
       this.rt.metrics.reconcileTotal.inc({ ...labels, result: "error" });
       this.rt.metrics.reconcileErrors.inc(labels);
       const obj = this.rt.cache.get(def.primary, key);

@@ -329,6 +329,44 @@ describe("a running controller", () => {
     await h.cache.stop();
   });
 
+  it.each([
+    { failure: "terminally", error: () => new TerminalError("Refused", "the service refused it") },
+    { failure: "retryably", error: () => new RetryableError("Unavailable", "try again later") },
+  ])(
+    "does not run again at once for the echoes of the writes of a reconcile that failed $failure",
+    async ({ error }) => {
+      // A create refused after its pending marker was written and removed: the echoes of
+      // those writes (arriving before their answers) ask for nothing; only the error's
+      // own policy (a terminal hold, a backoff) decides when the object runs again.
+      const seen: string[] = [];
+      let during: (() => void) | undefined;
+      const h = harness(async (k) => {
+        seen.push(k.name);
+        const act = during;
+        during = undefined;
+        act?.();
+        await settle();
+        throw error();
+      });
+      h.api(widgets).items = [widget("a")];
+      h.cache.start();
+      await h.cache.waitForSync();
+      during = () => {
+        for (const x of ["1", "2"]) {
+          const echo = widget("a", { annotations: { "aidc.io/x": x } });
+          h.api(widgets).emit("MODIFIED", echo);
+          h.ownWrites.add(echo.metadata?.resourceVersion ?? "");
+        }
+      };
+      h.running.start();
+      await settle();
+      await settle();
+      expect(seen).toEqual(["a"]);
+      await h.running.stop(1_000);
+      await h.cache.stop();
+    },
+  );
+
   it("reconciles again after requeueAfterMs", async () => {
     let count = 0;
     const h = harness(async () => {
