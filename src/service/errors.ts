@@ -100,10 +100,15 @@ export class ServiceNotFoundError extends ServiceRefusedError {}
  * The service answered with a redirect (3xx). None is followed, so that the key and the
  * body never go to another origin; terminal, because the configured base URL is wrong
  * (or the answer hostile) until someone changes it. The message names the Location.
+ * `external`: the object is not at fault, and what must change (the service, or the
+ * base URL of a ServiceConnection, which is no change of the objects that use it) is
+ * noticed on the slow hold backoff, as a refused key is.
  */
 export class ServiceRedirectError extends ServiceRefusedError {
   /** Condition and Event reason. */
   readonly reason = "ServiceRedirected";
+  /** The hold lies with the service or the configuration, not the object (see runtime isExternalHold). */
+  readonly external = true;
 }
 
 /**

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import { isExternalHold } from "../runtime/errors.js";
 import type { ServiceClient } from "./client.js";
 import { ServiceError, ServiceMalformedResponseError, ServiceRedirectError } from "./errors.js";
 
@@ -70,6 +71,8 @@ describe("a redirect from the service", () => {
     const err = await failure(c.call(client()));
     expect(err).toBeInstanceOf(ServiceRedirectError);
     expect(err.retryable).toBe(false);
+    // Held as the service's (or the configuration's) doing, not the object's: retried slowly.
+    expect(isExternalHold(err)).toBe(true);
     expect(err.message).toContain(`HTTP ${c.status}`);
     expect(err.message).toContain(location);
     expect(err.message).toContain("service.baseUrl");

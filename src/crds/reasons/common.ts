@@ -53,7 +53,7 @@ export const COMMON_REASONS = {
     "Terminal",
     ["Synced"],
     ALL,
-    "The service answered with a redirect (3xx), which the operator never follows (the API key would go to another address); the message names the Location. Set service.baseUrl to the address the service really answers on.",
+    "The service answered with a redirect (3xx), which the operator never follows (the API key would go to another address); the message names the Location. Set service.baseUrl (or the ServiceConnection's baseUrl) to the address the service really answers on. Retried on a slow backoff, so a passing redirect or a corrected connection needs no change of the object.",
   ),
   InvalidRemoteId: entry(
     "Terminal",
