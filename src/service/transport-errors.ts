@@ -3,13 +3,13 @@
  * no usable answer (network, timeout, a body past the limit), a redirect, a call whose
  * reconcile was abandoned, and the scrubbing of the key from any message.
  */
-import { FetchError } from "node-fetch";
 import {
   type ServiceError,
   ServiceMalformedResponseError,
   ServiceRedirectError,
   ServiceUnavailableError,
 } from "./errors.js";
+import { ResponseTooLargeError } from "./http-exchange.js";
 import type { CallDescription } from "./response.js";
 
 /** Network error codes that prove the request never reached the service. */
@@ -32,7 +32,7 @@ export function networkError(
   limits: { timeoutMs: number; maxResponseBytes: number },
 ): ServiceError {
   const name = err instanceof Error ? err.name : "";
-  if (err instanceof FetchError && err.type === "max-size") {
+  if (err instanceof ResponseTooLargeError) {
     // The body was cut off at the limit and its stream destroyed: nothing more is read.
     return new ServiceMalformedResponseError(
       `${call.where}: malformed response: the body is longer than the limit of ${limits.maxResponseBytes} bytes (service.maxResponseBytes)`,
@@ -47,7 +47,7 @@ export function networkError(
       cause: err,
     });
   }
-  const code = err instanceof FetchError ? (err.code ?? err.errno) : undefined;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const notSent = code !== undefined && NOT_SENT_CODES.has(code);
   const detail = code ?? (err instanceof Error ? err.message : String(err));
   return new ServiceUnavailableError(`${call.where} failed: network error (${detail})`, {

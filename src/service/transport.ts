@@ -1,16 +1,14 @@
 /**
- * The HTTP side of the client: node-fetch over keep-alive agents, a timeout per attempt
- * (AbortSignal), the client-side rate limit, retries with backoff and jitter when a
- * repeat cannot duplicate an effect, a hook per attempt for metrics, and debug logs
- * that carry no header and no key.
+ * The HTTP side of the client: one exchange per attempt over keep-alive agents
+ * (http-exchange.ts) with a timeout, the client-side rate limit, retries with backoff
+ * and jitter when a repeat cannot duplicate an effect, a hook per attempt for metrics,
+ * and debug logs that carry no header and no key.
  *
  * A hostile or misconfigured service cannot take the key elsewhere or cost unbounded
  * memory: no redirect is followed (a 3xx is an error naming its Location, so the key and
  * the body go only to the configured origin), and a body longer than
  * `maxResponseBytes` is cut off and reported as a malformed answer.
  */
-import type { Readable } from "node:stream";
-import fetch from "node-fetch";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { backoffDelayMs, type RetryPolicy } from "./backoff.js";
@@ -28,6 +26,7 @@ import {
   ServiceInvalidRequestError,
   ServiceThrottledError,
 } from "./errors.js";
+import { exchange } from "./http-exchange.js";
 import { type IdleBoundedAgents, idleBoundedAgents } from "./idle-bounded-agent.js";
 import { type OperationAvailability, verdictOfError } from "./operation-availability.js";
 import type { OperationArgs } from "./operation-caller.js";
@@ -243,32 +242,30 @@ export class ServiceTransport {
     const started = performance.now();
     let raw: RawResponse;
     try {
-      const res = await fetch(url, {
+      const res = await exchange({
         method,
+        url,
         headers: {
           Authorization: `Bearer ${key}`,
           Accept: "application/json",
           ...(body === undefined ? {} : { "Content-Type": "application/json" }),
         },
         body,
-        signal: abort
-          ? AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), abort])
-          : AbortSignal.timeout(this.options.timeoutMs),
-        agent: (u: URL) => (u.protocol === "https:" ? this.agents.https : this.agents.http),
-        // An API client follows no redirect: following one re-sends the Authorization
-        // header (and, for 307/308, the body) to wherever the answer points.
-        redirect: "manual",
-        size: this.options.maxResponseBytes,
+        // An API client follows no redirect (exchange returns a 3xx unread): following
+        // one re-sends the Authorization header (and, for 307/308, the body) to
+        // wherever the answer points.
+        agent: url.startsWith("https:") ? this.agents.https : this.agents.http,
+        timeoutMs: this.options.timeoutMs,
+        maxBytes: this.options.maxResponseBytes,
+        signal: abort,
       });
-      if (res.status >= 300 && res.status < 400) {
-        // Not read: a hostile redirect may carry an endless body.
-        (res.body as Readable | null)?.destroy();
-        throw redirectError(call, res.status, res.headers.get("location"));
+      if (res.httpStatus >= 300 && res.httpStatus < 400) {
+        throw redirectError(call, res.httpStatus, res.location);
       }
       raw = {
-        httpStatus: res.status,
-        bodyText: await res.text(),
-        retryAfterMs: parseRetryAfter(res.headers.get("retry-after")),
+        httpStatus: res.httpStatus,
+        bodyText: res.bodyText,
+        retryAfterMs: parseRetryAfter(res.retryAfter),
       };
     } catch (err) {
       const error =
