@@ -12,7 +12,7 @@
  * runs it alone, --connections-n sets its N, default 50). Progress goes to stderr; the operator's log
  * to a file named in the output.
  */
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -47,6 +47,8 @@ const { values: flags } = parseArgs({
     "max-semi-space-mib": { type: "string" },
     compiled: { type: "boolean" },
     "cpu-prof-dir": { type: "string" },
+    "heap-snapshot-dir": { type: "string" },
+    "node-args": { type: "string" },
   },
 });
 
@@ -83,6 +85,15 @@ const options = {
   compiled: flags.compiled ?? env.AIDC_BENCH_COMPILED === "true",
   // Where the operator's processes write V8 CPU profiles (`node --cpu-prof`), if anywhere.
   cpuProfDir: flags["cpu-prof-dir"] ?? env.AIDC_BENCH_CPU_PROF_DIR,
+  // Where the operator's processes write a V8 heap snapshot at the end of their run.
+  heapSnapshotDir: flags["heap-snapshot-dir"] ?? env.AIDC_BENCH_HEAP_SNAPSHOT_DIR,
+  // Further Node options of the operator's processes (space-separated), after the others.
+  nodeArgs: (flags["node-args"] ?? env.AIDC_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+};
+/** Makes the directory `dir` (and its parents) if need be; resolves with it. */
+const made = async (dir: string): Promise<string> => {
+  await mkdir(dir, { recursive: true });
+  return dir;
 };
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -164,7 +175,11 @@ async function main(): Promise<number> {
         ? { maxSemiSpaceMiB: options.maxSemiSpaceMiB }
         : {}),
       ...(options.compiled ? { compiled: true } : {}),
+      extraNodeArgs: options.nodeArgs,
       ...(options.cpuProfDir ? { cpuProfDir: resolve(options.cpuProfDir, "mixed") } : {}),
+      ...(options.heapSnapshotDir
+        ? { heapSnapshotDir: await made(resolve(options.heapSnapshotDir, "mixed")) }
+        : {}),
       logFile: operatorLog,
       progress,
     });
@@ -176,7 +191,11 @@ async function main(): Promise<number> {
             ? { maxSemiSpaceMiB: options.maxSemiSpaceMiB }
             : {}),
           ...(options.compiled ? { compiled: true } : {}),
+          extraNodeArgs: options.nodeArgs,
           ...(options.cpuProfDir ? { cpuProfDir: resolve(options.cpuProfDir, "nas") } : {}),
+          ...(options.heapSnapshotDir
+            ? { heapSnapshotDir: await made(resolve(options.heapSnapshotDir, "nas")) }
+            : {}),
         });
     const connections = options.skipConnections
       ? null
@@ -229,7 +248,9 @@ async function compareWithReference(
     maxOldSpaceMiB?: number;
     maxSemiSpaceMiB?: number;
     compiled?: boolean;
+    extraNodeArgs?: string[];
     cpuProfDir?: string;
+    heapSnapshotDir?: string;
   },
 ): Promise<Record<string, unknown>> {
   // The operator's limits (its config file's, when given) are the reference's too.

@@ -15,6 +15,12 @@ import {
 } from "../support/operator-process.js";
 import { sumBy } from "../support/prometheus.js";
 import type { BenchEnvironment } from "./environment.js";
+import {
+  heapFigures,
+  heapSnapshotNodeArgs,
+  MemorySampler,
+  takeHeapSnapshot,
+} from "./memory-probe.js";
 import { percentile, ReadyTracker } from "./ready-tracker.js";
 import { inParallel, JOB, jobName, NAS, nasName, nasVolume, trainingJob } from "./workload.js";
 
@@ -43,8 +49,12 @@ export interface OperatorPhaseOptions {
   maxSemiSpaceMiB?: number;
   /** Run the compiled operator (dist/, as in the image) instead of src/ through tsx. */
   compiled?: boolean;
+  /** Further Node options (`--node-args`), after the others: V8 settings to compare. */
+  extraNodeArgs?: string[];
   /** Where the operator writes a V8 CPU profile at exit (`--cpu-prof-dir`), if anywhere. */
   cpuProfDir?: string;
+  /** Where the operator writes a V8 heap snapshot at the end of the idle window, if anywhere. */
+  heapSnapshotDir?: string;
   logFile: string;
   progress: (line: string) => void;
 }
@@ -68,12 +78,14 @@ export async function runOperatorPhase(
 ): Promise<Record<string, unknown>> {
   const nodeArgs = [
     ...(o.maxOldSpaceMiB ? [`--max-old-space-size=${o.maxOldSpaceMiB}`] : []),
-    ...(o.maxSemiSpaceMiB === undefined
-      ? IMAGE_NODE_ARGS
-      : o.maxSemiSpaceMiB > 0
-        ? [`--max-semi-space-size=${o.maxSemiSpaceMiB}`]
-        : []),
+    // The image's options; --max-semi-space-mib replaces only its young generation cap.
+    ...IMAGE_NODE_ARGS.filter(
+      (a) => o.maxSemiSpaceMiB === undefined || !a.startsWith("--max-semi-space-size="),
+    ),
+    ...(o.maxSemiSpaceMiB ? [`--max-semi-space-size=${o.maxSemiSpaceMiB}`] : []),
     ...(o.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${o.cpuProfDir}`] : []),
+    ...(o.heapSnapshotDir ? heapSnapshotNodeArgs(o.heapSnapshotDir) : []),
+    ...(o.extraNodeArgs ?? []),
   ];
   const operator = startOperatorProcess({
     kubeconfig: env.kubeconfigPath,
@@ -98,6 +110,7 @@ export async function runOperatorPhase(
   try {
     await operator.waitReady(120_000);
     const atReady = await processStats(operator.pid);
+    const sampler = new MemorySampler(operator.pid, () => operator.metrics());
     for (const t of trackers) await t.start();
     const counters = async (): Promise<Counters> => {
       const metrics = await operator.metrics();
@@ -174,6 +187,10 @@ export async function runOperatorPhase(
     const idle = await counters();
     const stats = await processStats(operator.pid);
     const heap = heapFigures(await operator.metrics());
+    const atPeak = await sampler.stop();
+    const heapSnapshot = o.heapSnapshotDir
+      ? await takeHeapSnapshot(operator.pid, o.heapSnapshotDir)
+      : undefined;
 
     const perResource = (n: number) => round(n / total);
     const perHour = (n: number) => round((n / total) * (3_600_000 / Math.max(1, o.idleMs)));
@@ -255,6 +272,9 @@ export async function runOperatorPhase(
         runs: o.compiled ? "dist/bundle/main.js (compiled, bundled)" : "src/cli/main.ts (tsx)",
         // V8's heap at the end of the idle window (nodejs_heap_size_*_bytes of /metrics).
         ...heap,
+        // The memory split at the highest RSS seen (sampled each second).
+        atPeak,
+        ...(o.heapSnapshotDir ? { heapSnapshot: heapSnapshot ?? null } : {}),
         // Established TCP connections to the API server when the last object was Ready.
         apiServerConnectionsAtAllReady: connectionsAtAllReady ?? null,
         // Startup alone (tsx unless compiled, client-node, caches of empty namespaces).
@@ -279,18 +299,6 @@ function rateLimitWaits(metrics: string): Record<string, number> {
     kube: kube.requests ?? 0,
     kubeEvents: kube.events ?? 0,
     service: Object.values(service).reduce((a, b) => a + b, 0),
-  };
-}
-
-/** Used and total V8 heap, in MiB, from the operator's /metrics text. */
-function heapFigures(metrics: string): { heapUsedMiB: number | null; heapTotalMiB: number | null } {
-  const mib = (name: string) => {
-    const m = new RegExp(`^${name} (\\S+)`, "m").exec(metrics);
-    return m ? Math.round((Number(m[1]) / 1048576) * 10) / 10 : null;
-  };
-  return {
-    heapUsedMiB: mib("nodejs_heap_size_used_bytes"),
-    heapTotalMiB: mib("nodejs_heap_size_total_bytes"),
   };
 }
 
