@@ -75,6 +75,12 @@ export interface KubeClientOptions {
    * that no write puts the API key into the cluster, whatever quoted it.
    */
   redactor?: SecretRedactor;
+  /**
+   * Remember the resourceVersions this client's writes produce, for
+   * {@link KubeClient.isOwnWrite} (default true). A client whose writes nobody asks
+   * about (the Event recorder's: thousands of Events an hour) keeps nothing.
+   */
+  rememberWrites?: boolean;
 }
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -107,9 +113,11 @@ export class KubeClient {
   private readonly redactor: SecretRedactor | undefined;
   /** `resource|namespace/name` → the resourceVersions this client's last writes produced. */
   private readonly written = new Map<string, string[]>();
+  private readonly rememberWrites: boolean;
 
   constructor(config: KubeConfigLike, options: KubeClientOptions = {}) {
     this.config = config;
+    this.rememberWrites = options.rememberWrites ?? true;
     this.http = connectionOf(config);
     this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_KUBE_RATE_LIMIT);
     this.onRequest = options.onRequest;
@@ -129,7 +137,7 @@ export class KubeClient {
   /** Remembers the resourceVersion a write answered (the last few per object). */
   private remember<T extends KubeObject>(res: ResourceDescriptor, obj: T): T {
     const rv = obj?.metadata?.resourceVersion;
-    if (!rv) return obj;
+    if (!rv || !this.rememberWrites) return obj;
     const key = writtenKey(res, obj);
     const versions = this.written.get(key) ?? [];
     this.written.delete(key);

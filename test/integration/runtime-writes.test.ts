@@ -144,6 +144,16 @@ describe("object writes against a real API server", () => {
     const theirs = await setAnnotations(other, GIZMOS, statused.object, { "aidc.io/x": "2" });
     expect(kube.isOwnWrite(GIZMOS, theirs)).toBe(false);
     expect(other.isOwnWrite(GIZMOS, theirs)).toBe(true);
+    // A client told to remember nothing (the Event recorder's) knows none of its writes.
+    const forgetful = new KubeClient(kc, { rememberWrites: false });
+    const forgotten = await setAnnotations(forgetful, GIZMOS, theirs, { "aidc.io/x": "3" });
+    expect(forgetful.isOwnWrite(GIZMOS, forgotten)).toBe(false);
+    expect(
+      forgetful.isOwnWrite(
+        GIZMOS,
+        await forgetful.create(GIZMOS, gizmo(namespace, "own-writes-2", { size: 1 })),
+      ),
+    ).toBe(false);
   });
 
   it("lets a deleted object go when its last finalizer is removed", async () => {
