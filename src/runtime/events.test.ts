@@ -1,20 +1,24 @@
 import { describe, expect, it } from "vitest";
 import type { Clock } from "./clock.js";
-import { EventRecorder } from "./events.js";
+import { EventRecorder, MAX_SERIES } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { KubeObject } from "./resource.js";
 
 /** A KubeClient that only records the Events created. */
 function recordingKube() {
   const created: { regarding: { name: string }; reason: string }[] = [];
+  const patched: { name: string; count: number }[] = [];
   const kube = {
     create: async (_res: unknown, body: (typeof created)[number]) => {
       created.push(body);
       return body;
     },
-    patch: async () => ({}),
+    patch: async (_res: unknown, key: { name: string }, body: { series: { count: number } }) => {
+      patched.push({ name: key.name, count: body.series.count });
+      return {};
+    },
   } as unknown as KubeClient;
-  return { kube, created };
+  return { kube, created, patched };
 }
 
 const object = (name: string): KubeObject => ({
@@ -51,5 +55,59 @@ describe("EventRecorder's spam filter", () => {
     recorder.warning(noisy, "TooSoon", "none left");
     await recorder.flush();
     expect(created.map((e) => e.reason).slice(4)).toEqual(["Refilled"]);
+  });
+});
+
+describe("EventRecorder's series", () => {
+  it("remembers at most MAX_SERIES of them, forgetting the least recently observed first", async () => {
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const clock: Clock = { now: () => new Date(now) };
+    const { kube, created, patched } = recordingKube();
+    const recorder = new EventRecorder(kube, {
+      controller: "aidc.io/test",
+      instance: "test",
+      clock,
+      seriesUpdateMs: 0,
+    });
+    recorder.normal(object("first"), "Created", "created");
+    recorder.normal(object("kept"), "Created", "created");
+    for (let i = 0; i < MAX_SERIES - 2; i++) {
+      now += 1;
+      recorder.normal(object(`o${i}`), "Created", "created");
+    }
+    // A repeat moves "kept" to the most recent end; then one series too many.
+    recorder.normal(object("kept"), "Created", "created");
+    recorder.normal(object("one-more"), "Created", "created");
+    await recorder.flush();
+    expect(created).toHaveLength(MAX_SERIES + 1);
+    expect(patched).toEqual([{ name: expect.stringMatching(/^kept\./), count: 2 }]);
+    // "first" was forgotten: its repeat is a new Event; "kept" is still a series.
+    recorder.normal(object("first"), "Created", "created");
+    recorder.normal(object("kept"), "Created", "created");
+    await recorder.flush();
+    expect(created).toHaveLength(MAX_SERIES + 2);
+    expect(created.at(-1)?.regarding.name).toBe("first");
+    expect(patched.at(-1)).toEqual({ name: expect.stringMatching(/^kept\./), count: 3 });
+  });
+
+  it("forgets a series after the aggregation window: a late repeat is a new Event", async () => {
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const clock: Clock = { now: () => new Date(now) };
+    const { kube, created, patched } = recordingKube();
+    const recorder = new EventRecorder(kube, {
+      controller: "aidc.io/test",
+      instance: "test",
+      clock,
+      aggregationWindowMs: 60_000,
+      seriesUpdateMs: 0,
+    });
+    recorder.warning(object("a"), "Failed", "boom");
+    now += 30_000;
+    recorder.warning(object("a"), "Failed", "boom");
+    now += 61_000;
+    recorder.warning(object("a"), "Failed", "boom");
+    await recorder.flush();
+    expect(created).toHaveLength(2);
+    expect(patched).toHaveLength(1);
   });
 });

@@ -84,6 +84,9 @@ interface Series {
 
 const MAX_NOTE = 1024;
 
+/** Series remembered at most (client-go's `maxLruCacheEntries`). */
+export const MAX_SERIES = 4096;
+
 /**
  * Records Kubernetes Events (events.k8s.io/v1) about objects. Recording never blocks
  * and never throws: writes run in the background and failures are logged. An event
@@ -135,6 +138,9 @@ export class EventRecorder {
     if (known && now.getTime() - known.lastObserved.getTime() <= this.window) {
       known.count++;
       known.lastObserved = now;
+      // Map order is the order of last observation: the oldest go first.
+      this.series.delete(id);
+      this.series.set(id, known);
       this.scheduleSeries(known);
       return;
     }
@@ -173,6 +179,7 @@ export class EventRecorder {
         },
       ),
     );
+    this.series.delete(id);
     this.series.set(id, { namespace, name, count: 1, lastObserved: now, written: 1, created });
   }
 
@@ -225,11 +232,23 @@ export class EventRecorder {
     return p;
   }
 
+  /**
+   * Forgets the series last observed longer than the window ago, and beyond
+   * {@link MAX_SERIES} the least recently observed ones (their pending count written
+   * first), as client-go's LRU of event aggregates does: a repeat of a forgotten event
+   * starts a new Event. The map is ordered by last observation, so this stops at the
+   * first series still kept.
+   */
   private expire(now: Date): void {
-    if (this.series.size < 1000) return;
     for (const [id, s] of this.series) {
-      if (now.getTime() - s.lastObserved.getTime() > this.window && !s.timer)
-        this.series.delete(id);
+      const expired = now.getTime() - s.lastObserved.getTime() > this.window;
+      if (!expired && this.series.size < MAX_SERIES) return;
+      if (s.timer) {
+        clearTimeout(s.timer);
+        s.timer = undefined;
+        this.writeSeries(s);
+      }
+      this.series.delete(id);
     }
   }
 }
