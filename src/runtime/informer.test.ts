@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
 import { Informer } from "./informer.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
-import type { StoreEvent } from "./store.js";
+import { LAST_APPLIED_ANNOTATION, type StoreEvent } from "./store.js";
 
 const widgets: ResourceDescriptor = {
   group: "test.aidc.io",
@@ -182,7 +182,7 @@ describe("Informer", () => {
     await informer.stop();
   });
 
-  it("keeps objects without metadata.managedFields, from the list and from the watch", async () => {
+  it("keeps objects without metadata.managedFields and kubectl's last-applied annotation, from the list and from the watch", async () => {
     const api = new FakeListerWatcher();
     const managed = (name: string, rv: string): KubeObject => ({
       ...obj(name, rv),
@@ -191,8 +191,13 @@ describe("Informer", () => {
         namespace: "ns",
         resourceVersion: rv,
         labels: { app: "x" },
+        annotations: {
+          [LAST_APPLIED_ANNOTATION]: JSON.stringify({ spec: { size: 1 } }),
+          "aidc.io/external-id": "nas-1",
+        },
         managedFields: [{ manager: "kubectl", operation: "Apply" }],
       },
+      status: { phase: "Ready", conditions: [{ type: "Ready", status: "True" }] },
     });
     api.items = [managed("a", "1")];
     const { informer } = start(api);
@@ -203,6 +208,13 @@ describe("Informer", () => {
       const cached = informer.store.get(key);
       expect(cached?.metadata).not.toHaveProperty("managedFields");
       expect(cached?.metadata?.labels).toEqual({ app: "x" });
+      // The other annotations, the resourceVersion and the status stay as they were.
+      expect(cached?.metadata?.annotations).toEqual({ "aidc.io/external-id": "nas-1" });
+      expect(cached?.metadata?.resourceVersion).toBe(key === "ns/a" ? "1" : "11");
+      expect(cached?.status).toEqual({
+        phase: "Ready",
+        conditions: [{ type: "Ready", status: "True" }],
+      });
     }
     await informer.stop();
   });

@@ -13,9 +13,10 @@ export interface StoreEvent {
 /**
  * The objects of one kind, by key (`namespace/name`), with secondary indexes. Objects
  * are deeply frozen on the way in, so a reconciler that changes a cached object by
- * mistake fails loudly instead of corrupting the cache. `metadata.managedFields` is
- * dropped on the way in (controller-runtime's `TransformStripManagedFields`): nothing
- * reads it from the cache, and it is often the largest part of an object.
+ * mistake fails loudly instead of corrupting the cache. What nothing reads from the
+ * cache is dropped on the way in ({@link leanObject}, as controller-runtime's cache
+ * `TransformFunc`s do): `metadata.managedFields` and kubectl's last-applied annotation,
+ * often the largest parts of an object.
  */
 export class ObjectStore {
   private readonly objects = new Map<string, KubeObject>();
@@ -76,7 +77,7 @@ export class ObjectStore {
     const key = objectKeyString(obj);
     const old = this.objects.get(key);
     if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return undefined;
-    const frozen = deepFreeze(withoutManagedFields(obj));
+    const frozen = deepFreeze(leanObject(obj));
     if (old) this.unindex(key, old);
     this.objects.set(key, frozen);
     this.index(key, frozen);
@@ -145,10 +146,28 @@ function addToIndex(index: Map<string, Set<string>>, values: string[], key: stri
   }
 }
 
-/** `obj` without `metadata.managedFields` (the same object when it has none). */
-export function withoutManagedFields(obj: KubeObject): KubeObject {
-  if (!obj.metadata || !("managedFields" in obj.metadata)) return obj;
-  const { managedFields: _dropped, ...metadata } = obj.metadata;
+/** kubectl's copy of the last applied manifest (`kubectl apply`, client side). */
+export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+
+/**
+ * `obj` as the cache keeps it: without `metadata.managedFields` (controller-runtime's
+ * `TransformStripManagedFields`) and without the {@link LAST_APPLIED_ANNOTATION} (a
+ * second copy of the spec, labels and annotations), which no controller reads. Writes
+ * are merge patches naming their own fields, so neither is ever written back or lost;
+ * the status, the resourceVersion and every other field stay, since a status write is
+ * skipped only when the computed status equals the cached one. The same object when
+ * there is nothing to drop.
+ */
+export function leanObject(obj: KubeObject): KubeObject {
+  const m = obj.metadata;
+  if (!m) return obj;
+  const applied = m.annotations !== undefined && LAST_APPLIED_ANNOTATION in m.annotations;
+  if (!("managedFields" in m) && !applied) return obj;
+  const { managedFields: _dropped, ...metadata } = m;
+  if (applied && m.annotations) {
+    const { [LAST_APPLIED_ANNOTATION]: _applied, ...annotations } = m.annotations;
+    metadata.annotations = annotations;
+  }
   return { ...obj, metadata };
 }
 
