@@ -14,8 +14,9 @@
  *   tsx scripts/bundle-dist.ts [outDir]      # default dist
  */
 import { readFileSync, rmSync } from "node:fs";
+import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -50,14 +51,39 @@ export async function bundleDist(outDir = join(root, "dist")): Promise<void> {
     keepNames: true,
     sourcemap: true,
     external: [...LOADED_FROM_NODE_MODULES],
-    // The CommonJS libraries bundled (pino, prom-client, ...) require Node's built-in
-    // modules; an ES module has no `require` of its own.
+    plugins: [builtinsThroughRequire],
+    // The CommonJS libraries bundled (pino, prom-client, ...) and builtinsThroughRequire
+    // require Node's built-in modules; an ES module has no `require` of its own.
     banner: {
-      js: "import { createRequire as __aidcCreateRequire } from 'node:module'; const require = __aidcCreateRequire(import.meta.url);",
+      js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
     },
     logLevel: "warning",
   });
 }
+
+/**
+ * Every static or dynamic `import` of a Node built-in module becomes a `require`: an
+ * ES module import of a built-in builds its ES module facade, which reads every export,
+ * getters included, and `node:http`'s getters (`WebSocket`, `MessageEvent`,
+ * `CloseEvent`) load Node's own copy of undici: ~7 MiB of heap and ~10 MiB of the
+ * binary's pages for a client `run` never uses (fetch stays lazy). `tls`'s
+ * `rootCertificates` and `crypto`'s `webcrypto` are read the same way.
+ */
+const builtinsThroughRequire: Plugin = {
+  name: "builtins-through-require",
+  setup(b) {
+    const builtins = new Set(builtinModules);
+    b.onResolve({ filter: /^[a-z0-9_:/]+$/ }, (args) => {
+      if (args.kind !== "import-statement" && args.kind !== "dynamic-import") return undefined;
+      const name = args.path.replace(/^node:/, "");
+      return builtins.has(name) ? { path: name, namespace: "builtin-require" } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: "builtin-require" }, (args) => ({
+      contents: `module.exports = require("node:${args.path}");`,
+      loader: "js",
+    }));
+  },
+};
 
 /**
  * What loading a bundle file loads with it: the file, the chunks it imports statically

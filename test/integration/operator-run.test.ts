@@ -130,13 +130,14 @@ describe("aidc-operator run", () => {
       expect(build.exitCode).toBe(0);
       // What the entry loads at start: no emulator, control plane, playground or S3
       // module (chunks of their own, named after them), neither client-node nor the S3
-      // client (left to node_modules, imported on demand).
+      // client (left to node_modules, imported on demand), and no built-in module as an
+      // ES module import (required instead: an imported node:http loads undici).
       const start = staticClosure(join(outDir, BUNDLE_ENTRY));
       expect(start.files.map((f) => basename(f))).toContain("main.js");
       expect(
         start.files.filter((f) => /^(server|controlplane|dev|object-storage)-/.test(basename(f))),
       ).toEqual([]);
-      expect(start.bare.filter((s) => !s.startsWith("node:"))).toEqual([]);
+      expect(start.bare).toEqual([]);
       const port = await freePort();
       const { child, out, exited } = operatorProcess(
         ["--kubeconfig", inject("kubeconfigPath"), "--metrics-port", String(port)],
