@@ -57,8 +57,9 @@ export const serviceSchema = z
     /** Timeout of one HTTP attempt. */
     timeoutMs: ms.default(DEFAULT_TIMEOUT_MS),
     /**
-     * How long a pooled keep-alive connection to the service may stay idle before the
-     * operator closes it. Keep it below the service's (or its proxy's) keep-alive
+     * How long a pooled keep-alive connection to the service (and to the object
+     * storage, through the Bucket kind's S3 client) may stay idle before the operator
+     * closes it. Keep it below the service's (or its proxy's) keep-alive
      * timeout: a request written on a connection the server is closing fails with
      * ECONNRESET, and a create that fails so is never sent again, so its object waits
      * out `listVisibilityWindowMs` before the lookup concludes.

@@ -29,6 +29,8 @@ import {
   PutBucketVersioningCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
+import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
+import { idleBoundedAgents } from "./idle-bounded-agent.js";
 import { objectStorageError, s3ErrorCode, s3HttpStatus } from "./object-storage-errors.js";
 
 /** An S3 access key pair. */
@@ -47,7 +49,17 @@ export interface ObjectStorageOptions {
   credentials: () => Promise<S3Credentials>;
   /** Timeout of one HTTP attempt. Default 10 s. */
   timeoutMs?: number;
+  /**
+   * Keep-alive connections idle this long are closed, and never reused, before the
+   * server closes them (the service client's `service.idleSocketTimeoutMs`, 4 s by
+   * default: docs/service-assumptions.md section 3): a request written on a connection
+   * the server is closing fails with ECONNRESET. Default DEFAULT_IDLE_SOCKET_TIMEOUT_MS.
+   */
+  idleSocketTimeoutMs?: number;
 }
+
+/** Sockets per origin of one S3 client (the SDK's own default). */
+const S3_MAX_SOCKETS = 50;
 
 /** One lifecycle rule, as the Bucket spec states it. */
 export interface LifecycleRule {
@@ -99,12 +111,22 @@ export class ObjectStorageClient {
   constructor(options: ObjectStorageOptions) {
     this.endpoint = options.endpoint.replace(/\/+$/, "");
     this.region = options.region;
+    const agents = idleBoundedAgents(
+      options.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
+      S3_MAX_SOCKETS,
+    );
     this.s3 = new S3Client({
       endpoint: this.endpoint,
       region: options.region,
       forcePathStyle: true,
       maxAttempts: 2,
-      requestHandler: { requestTimeout: options.timeoutMs ?? 10_000 },
+      // The service client's keep-alive agents (idle-bounded-agent.ts); the handler
+      // destroys them with the client (close).
+      requestHandler: {
+        requestTimeout: options.timeoutMs ?? 10_000,
+        httpAgent: agents.http,
+        httpsAgent: agents.https,
+      },
       // An expiry in the past makes the SDK ask again for every request, so a key
       // rotated in the Secret is used at once (the reader caches the file itself).
       credentials: async () => ({ ...(await options.credentials()), expiration: new Date(0) }),

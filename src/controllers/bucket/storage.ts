@@ -42,6 +42,8 @@ export function objectStorageOf(
         region,
         credentials: () => settings.credentials(),
         timeoutMs: deps.config.objectStorage.timeoutMs,
+        // Closed before the S3 server closes them, as the service client's connections.
+        idleSocketTimeoutMs: deps.config.service.idleSocketTimeoutMs,
       });
       clients.set(key, client);
     }
