@@ -49,6 +49,8 @@ function fakeService(over: Partial<Record<string, unknown>> = {}) {
       return { containers: [], volumes: [] };
     },
     listPodOpenPorts: async () => ({ ports: [], customPorts: [] }),
+    // No task list unless a test gives one.
+    taskListSnapshot: async () => undefined,
     isEndpointEnabled: () => true,
     operations: new OperationAvailability(),
     openPodPort: async (_id: string, pod: string, req: { port: number }) => {
@@ -129,28 +131,62 @@ describe("the TrainingJob external client", () => {
     expect(o.remote.observation.note).toMatch(/listPods .*service\.endpoints\.listPods/);
   });
 
-  it("reads in detail again after a read that left pods out, instead of answering from the task list", async () => {
+  /** A job whose status shows exactly what the listed task {id, RUNNING} implies. */
+  const shown = () => ({
+    ...job(false),
+    status: { ...job(false).status, remoteStatus: "RUNNING" },
+  });
+  const listing = (id: string) => async () => ({
+    records: new Map([[id, { id, status: "RUNNING", desc: "" }]]),
+    fetchedAt: 1,
+    complete: true,
+  });
+
+  it("reads the pods again on the next poll after a read that left them out, and answers from the task list only once they were read whole", async () => {
     let podsAnswered = false;
-    const listed: number[] = [];
-    const { svc } = fakeService({
+    let podLists = 0;
+    const { svc, reads } = fakeService({
       listPods: async () => {
+        podLists++;
         if (!podsAnswered) throw missing("listPods");
         return [{ podName: "p0" }];
       },
-      taskListSnapshot: async (maxAgeMs: number) => {
-        listed.push(maxAgeMs);
-        return undefined;
-      },
+      taskListSnapshot: listing("task-1"),
     });
     const client = trainingJobClient(svc);
-    const obj = job(false);
-    await client.observe(call(obj), "task-1");
-    expect(await client.observeFromList?.(call(obj), "task-1", 1_000)).toBeUndefined();
-    expect(listed).toEqual([]);
+    await client.observe(call(shown()), "task-1");
+    expect(podLists).toBe(1);
+    // The listed poll reads the pods again (with the storages), not the task.
+    reads.length = 0;
+    const again = await client.observeFromList?.(call(shown()), "task-1", 1_000);
+    expect(podLists).toBe(2);
+    expect(reads).toEqual(["storages"]);
+    expect(again?.observation.remote.observation.note).toMatch(/listPods/);
     podsAnswered = true;
-    await client.observe(call(obj), "task-1");
-    await client.observeFromList?.(call(obj), "task-1", 1_000);
-    expect(listed).toEqual([1_000]);
+    await client.observeFromList?.(call(shown()), "task-1", 1_000);
+    expect(podLists).toBe(3);
+    // Read whole now: the next listed poll reads nothing of its own.
+    reads.length = 0;
+    const quiet = await client.observeFromList?.(call(shown()), "task-1", 1_000);
+    expect(podLists).toBe(3);
+    expect(reads).toEqual([]);
+    expect(quiet?.observation.remote.observation.fromList).toBe(true);
+  });
+
+  it("reads only the storages and pods, not the task, when a job due a full read is listed as its status shows", async () => {
+    const { svc, reads } = fakeService({ taskListSnapshot: listing("task-1") });
+    const client = trainingJobClient(svc);
+    // Never read by this client: due (the follow-up of a first look, or after a start).
+    const listed = await client.observeFromList?.(call(shown()), "task-1", 1_000);
+    expect(reads).toEqual(["storages", "pods"]);
+    expect(listed?.fetchedAt).toBe(1);
+    expect(listed?.observation.remote.status.pods?.map((p) => p.name)).toEqual(["p0"]);
+    expect(listed?.observation.remote.observation.fromList).toBeFalsy();
+    // A task listed otherwise than the status shows is read in detail (undefined here).
+    const changed = { ...shown(), status: { ...shown().status, remoteStatus: "PENDING" } };
+    expect(await trainingJobClient(svc).observeFromList?.(call(changed), "task-1", 1_000)).toBe(
+      undefined,
+    );
   });
 
   it("leaves out a pod part the service has no operation for, instead of its previous value", async () => {

@@ -178,6 +178,33 @@ export function trainingJobClient(
     };
   }
 
+  /**
+   * The observation of `task` (read in detail or listed) with its storages and pods
+   * read now; noted as a full read unless part of the pods was left out.
+   */
+  async function withParts(
+    call: ManagedCall<TrainingJobObject, TrainingJobRefs>,
+    id: string,
+    task: TaskObservation["task"],
+  ): Promise<Observation<TrainingJobRemote> & { exists: true }> {
+    const [storages, podsRead] = await Promise.all([
+      service.listTrainingTaskStorages(id),
+      observePods(service, id),
+    ]);
+    const { pods, note } = podsRead;
+    const observation: TaskObservation = {
+      task,
+      storages,
+      ...(pods ? { pods } : { podsOmitted: true }),
+      ...(note ? { note } : {}),
+    };
+    // A read that left part of the pods out is not a full one: the next poll reads in
+    // detail again, so the pods come back once the service answers for them.
+    if (note) fullReads.forget(id);
+    else fullReads.record(id);
+    return judge(call, observation);
+  }
+
   return {
     requireOperations: () => service.requireOperations(TASK_ORDER_OPERATIONS, "a task order"),
     ownerOf(remote) {
@@ -231,26 +258,10 @@ export function trainingJobClient(
         fullReads.forget(id);
         return { ...(await judge(call, { task, partsDeferred: true })), partial: true };
       }
-      const [storages, podsRead] = await Promise.all([
-        service.listTrainingTaskStorages(id),
-        observePods(service, id),
-      ]);
-      const { pods, note } = podsRead;
-      const observation: TaskObservation = {
-        task,
-        storages,
-        ...(pods ? { pods } : { podsOmitted: true }),
-        ...(note ? { note } : {}),
-      };
-      // A read that left part of the pods out is not a full one: the next poll reads in
-      // detail again, so the pods come back once the service answers for them.
-      if (note) fullReads.forget(id);
-      else fullReads.record(id);
-      return judge(call, observation);
+      return withParts(call, id, task);
     },
 
     async observeFromList(call, id, maxAgeMs) {
-      if (fullReads.due(id)) return undefined;
       const view = await service.taskListSnapshot(maxAgeMs);
       const task = view?.records.get(id);
       if (!view || !task || task.status === undefined) return undefined;
@@ -262,7 +273,12 @@ export function trainingJobClient(
       ) {
         return undefined;
       }
-      return { observation, fetchedAt: view.fetchedAt };
+      if (!fullReads.due(id)) return { observation, fetchedAt: view.fetchedAt };
+      // Due a read of its storages and pods (the follow-up of a first look, the hourly
+      // one, the first after a start): the listed task is the one the status shows, so
+      // they alone are read. A change they ask for is made after a detail read.
+      const whole = await withParts(call, id, task);
+      return whole.upToDate ? { observation: whole, fetchedAt: view.fetchedAt } : undefined;
     },
 
     async update(call, id, remote): Promise<UpdateResult> {

@@ -7,16 +7,18 @@
  * times, execution records, resource, description) sends the job to the detail reads,
  * which refresh the storages and pods with it. Pods and storages also change without
  * the task showing it (a container restart, a port opened by someone else), so they are
- * read in detail at least once per {@link DEFAULT_FULL_READ_INTERVAL_MS}.
+ * read at least once per {@link DEFAULT_FULL_READ_INTERVAL_MS} (and after a job's first
+ * look, and at the first poll after a start): with the listed task when it is the one
+ * the status shows, else with a detail read of the task.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { TrainingJobStatus } from "../../crds/trainingjob.js";
 import type { remoteStatus } from "./remote.js";
 
-/** How long a job's poll may be answered from the task list between two detail reads. */
+/** How long a job's poll may be answered from the task list between two reads of its storages and pods. */
 export const DEFAULT_FULL_READ_INTERVAL_MS = 60 * 60_000;
 
-/** When each task was last read in detail (this process's memory; a restart reads anew). */
+/** When each task's storages and pods were last read (this process's memory; a restart reads anew). */
 export class FullReads {
   private readonly at = new Map<string, number>();
 
@@ -25,7 +27,7 @@ export class FullReads {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Notes a detail read of task `id`. */
+  /** Notes a read of task `id`'s storages and pods. */
   record(id: string): void {
     this.at.delete(id);
     this.at.set(id, this.now());
@@ -36,7 +38,7 @@ export class FullReads {
     this.at.delete(id);
   }
 
-  /** Whether task `id` is due a detail read: never read by this process, or too long ago. */
+  /** Whether task `id` is due a read of its storages and pods: never read by this process, or too long ago. */
   due(id: string): boolean {
     const last = this.at.get(id);
     return last === undefined || this.now() - last >= this.intervalMs;
