@@ -159,10 +159,12 @@ export const TrainingJobStatus = kindStatus("the task", {
     description: "The most recent execution records (at most 20), oldest first.",
   }),
   storages: z.array(mountedStorageSchema).optional().meta({
-    description: "Storages the task mounts.",
+    description:
+      "Storages the task mounts. Absent until they are first read, a few seconds after the task's first look (PodsObserved=False PodsNotYetRead meanwhile).",
   }),
   pods: z.array(trainingPodSchema).optional().meta({
-    description: "Pods of the task with their containers, volumes and open ports.",
+    description:
+      "Pods of the task with their containers, volumes and open ports. Absent until they are first read, a few seconds after the task's first look (PodsObserved=False PodsNotYetRead meanwhile); empty while the task has none.",
   }),
 });
 /** Observed state of a TrainingJob. */
