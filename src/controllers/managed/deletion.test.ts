@@ -73,6 +73,22 @@ describe("deletion under deletionPolicy Delete", () => {
     expect(w.events).toEqual(["Normal Deleted"]);
   });
 
+  it("acts no more on a stale copy of the object it released (the watch not yet showing it gone): one delete, one Event", async () => {
+    const w = deletedObject();
+    w.set((o) => ({ ...o, metadata: { ...o.metadata, uid: "uid-stale-copy" } }));
+    const stale = w.obj as KubeObject;
+    const { reconcile } = loop(deletable(w, "Deleted", () => false));
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.obj).toBeUndefined();
+    // The cache still shows the object as it was before the finalizer was removed, and
+    // a requeue that was due reconciles it.
+    w.set(() => stale);
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.calls).toEqual([]);
+    expect(w.events).toEqual(["Normal Deleted"]);
+  });
+
   it("keeps the finalizer after a delete that answers InProgress, observes without deleting again, and removes it once the resource is gone", async () => {
     const w = deletedObject();
     let exists = true;

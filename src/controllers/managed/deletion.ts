@@ -28,6 +28,7 @@ import { deleteConfigured } from "./deletion-policy.js";
 import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { toKube } from "./kube-casts.js";
+import { noteReleased, wasReleased } from "./released-objects.js";
 import { resolveStep } from "./resolve-references.js";
 import type { ManagedRun } from "./run.js";
 import { ERR, step as runStep, wrapError } from "./step-errors.js";
@@ -40,6 +41,7 @@ async function release<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
 ): Promise<ReconcileResult> {
   await removeFinalizer(run.ctx.kube, run.kind.resource, toKube(run.obj), run.kind.finalizer);
+  noteReleased(run.obj.metadata?.uid, run.ctx.clock.now().getTime());
   return {};
 }
 
@@ -60,6 +62,8 @@ export async function deleteStep<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   options: ManagedOptions,
 ): Promise<ReconcileResult> {
+  // A stale copy of an object this process has released (released-objects.ts).
+  if (wasReleased(run.obj.metadata?.uid, run.ctx.clock.now().getTime())) return {};
   const { client } = run.kind;
   const state = readCreateState(run.obj.metadata?.annotations);
   const externalId = state.externalId ?? client.adoptId?.(run.obj);
