@@ -205,7 +205,14 @@ beforeAll(async () => {
   await op.admin.setTaskState(taskIds.get("tj-failed") as string, { status: "FAILED" });
   await op.admin.setTaskState(taskIds.get("tj-done") as string, { status: "SUCCEEDED" });
   await op.admin.setTaskState(taskIds.get("tj-stopped") as string, { status: "STOPPED" });
-  await capture(trainingJobCrd, "ready", "tj-ready", running);
+  // Ready and settled: its storages and pods read after the first look (until then
+  // PodsObserved=False PodsNotYetRead keeps it Reconciling, i.e. InProgress).
+  await capture(
+    trainingJobCrd,
+    "ready",
+    "tj-ready",
+    (o) => running(o) && !cond("Reconciling", "True")(o),
+  );
   await capture(trainingJobCrd, "progressing", "tj-waiting", cond("Reconciling", "True"));
   await capture(trainingJobCrd, "terminal", "tj-refused", cond("Stalled", "True"));
   await capture(trainingJobCrd, "failed task", "tj-failed", cond("Ready", "False", "TaskFailed"));
