@@ -42,6 +42,9 @@ LABEL org.opencontainers.image.title="aidc-operator" \
 # Exec form, the base's own node binary: there is no shell to run anything else.
 # --max-semi-space-size caps V8's young generation: 16 MiB per semi-space (a 32 MiB new
 # space) where Node's default grows to 64 (128 MiB) under allocation; a lower peak at
-# the same speed (docs/performance.md). The chart adds the heap limit (NODE_OPTIONS).
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=16", "dist/bundle/main.js"]
+# the same speed (docs/performance.md). --optimize-for-size keeps the young generation
+# at 1 MiB per semi-space: ~9 MiB less at readiness and a third less at the peak, for
+# ~20% more CPU per object (docs/performance.md, fifth version). The chart adds the
+# heap limit (NODE_OPTIONS).
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=16", "--optimize-for-size", "dist/bundle/main.js"]
 CMD ["run"]

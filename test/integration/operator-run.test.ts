@@ -12,7 +12,7 @@ import { LEASES } from "../../src/runtime/leader-election.js";
 import type { Manager } from "../../src/runtime/manager.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
-import { buildOperator, operatorEntry } from "../support/operator-process.js";
+import { buildOperator, IMAGE_NODE_ARGS, operatorEntry } from "../support/operator-process.js";
 import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -22,18 +22,27 @@ const API_KEY = "do-not-print-this-key";
  * `aidc-operator run ...` as a child process: tsx from the project, or a compiled
  * entry (`<outDir>/bundle/main.js`).
  */
-function operatorProcess(args: string[], env: Record<string, string>, compiledMain?: string) {
-  const child = spawn(process.execPath, [...operatorEntry(compiledMain), "run", ...args], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      // Required; no test here reaches the service.
-      AIDC_SERVICE_BASE_URL: "https://aidc.invalid",
-      ...env,
+function operatorProcess(
+  args: string[],
+  env: Record<string, string>,
+  compiledMain?: string,
+  nodeArgs: readonly string[] = [],
+) {
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, ...operatorEntry(compiledMain), "run", ...args],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        // Required; no test here reaches the service.
+        AIDC_SERVICE_BASE_URL: "https://aidc.invalid",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   const out = { stdout: "", stderr: "" };
   child.stdout?.on("data", (d) => {
     out.stdout += d;
@@ -143,10 +152,16 @@ describe("aidc-operator run", () => {
         ["--kubeconfig", inject("kubeconfigPath"), "--metrics-port", String(port)],
         { AIDC_API_KEY: API_KEY, AIDC_WATCH_NAMESPACES: namespace, NODE_ENV: "production" },
         join(outDir, BUNDLE_ENTRY),
+        IMAGE_NODE_ARGS,
       );
       children.push(child);
       const base = `http://127.0.0.1:${port}`;
       await eventually(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000);
+      // The image's Node options keep V8's young generation small once started (without
+      // --optimize-for-size it has grown to 16 MiB by then).
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      const newSpace = /^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(metrics);
+      expect(Number(newSpace?.[1])).toBeLessThanOrEqual(4 * 1024 * 1024);
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
       expect(out.stdout).toContain('"msg":"manager stopped"');
