@@ -108,14 +108,19 @@ export async function create<T extends ManagedObject, R>(
   }
   const first = firstSubscriptionPollMs(options);
   const subscription = { outcome: "Pending" as const, submittedTime: at };
-  if (result.externalId) {
-    await run.annotate({
-      [ANNOTATIONS.externalId]: result.externalId,
-      [ANNOTATIONS.createPending]: null,
-      ...(result.subscriptionKey ? { [ANNOTATIONS.subscriptionKey]: result.subscriptionKey } : {}),
-    });
-    run.normal("Created", `created the remote resource ${result.externalId}`);
-    return observe(run, result.externalId, options, { ...subscription, outcome: "Succeeded" });
+  const id = result.externalId;
+  if (id) {
+    // The resource is read while its id is written (observe.ts, readWhileBinding).
+    const binding = run
+      .annotate({
+        [ANNOTATIONS.externalId]: id,
+        [ANNOTATIONS.createPending]: null,
+        ...(result.subscriptionKey
+          ? { [ANNOTATIONS.subscriptionKey]: result.subscriptionKey }
+          : {}),
+      })
+      .then(() => run.normal("Created", `created the remote resource ${id}`));
+    return observe(run, id, options, { ...subscription, outcome: "Succeeded" }, binding);
   }
   if (result.subscriptionKey) {
     run.normal("CreateRequested", `ordered; subscription key ${result.subscriptionKey}`);

@@ -79,22 +79,16 @@ async function fromList<T extends ManagedObject, R>(
 /** The shortest wait before the next poll of an object answered from the list. */
 const MIN_LISTED_REQUEUE_MS = 10;
 
-/** Observes `externalId` and, when the spec asks for a change, updates it. */
-export async function observe<T extends ManagedObject, R>(
+/** The detail read of `externalId`, or its absence as the list shows it. */
+async function readRemote<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   externalId: string,
   options: ManagedOptions,
-  subscription?: ManagedFacts["subscription"],
-): Promise<Outcome<R>> {
-  const { client } = run.kind;
-  const facts = { ...factsOf(run), ...(subscription ? { subscription } : {}) };
-  const listed = await fromList(run, externalId, options, facts);
-  if (listed) return listed;
-  let o: Observation<R>;
-  let evidence = "";
+): Promise<{ o: Observation<R>; evidence: string }> {
   try {
-    o = await client.observe(run.call, externalId);
+    const o = await run.kind.client.observe(run.call, externalId);
     forgetAbsence(run, externalId);
+    return { o, evidence: "" };
   } catch (err) {
     const window = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;
     const listed = await listEvidence(run, externalId, err, window);
@@ -107,9 +101,56 @@ export async function observe<T extends ManagedObject, R>(
         { cause: err },
       );
     }
-    o = { exists: false };
-    evidence = `its detail read fails (${errorMessage(err)}) and it is absent from ${listed.listings} complete listings in a row`;
+    return {
+      o: { exists: false },
+      evidence: `its detail read fails (${errorMessage(err)}) and it is absent from ${listed.listings} complete listings in a row`,
+    };
   }
+}
+
+/**
+ * The read of a resource just bound, made while its binding write (`binding`, the
+ * `aidc.io/external-id` annotation) is on its way: a read changes nothing, so it need
+ * not wait, and everything after it (an update, the status) waits for the binding.
+ * A failed binding fails the step as it did before the read; the read's own failure
+ * counts only once the binding is written.
+ */
+async function readWhileBinding<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  externalId: string,
+  options: ManagedOptions,
+  binding: Promise<unknown>,
+): Promise<{ o: Observation<R>; evidence: string }> {
+  const [bound, read] = await Promise.allSettled([binding, readRemote(run, externalId, options)]);
+  if (bound.status === "rejected") throw bound.reason;
+  if (read.status === "rejected") throw read.reason;
+  return read.value;
+}
+
+/**
+ * Observes `externalId` and, when the spec asks for a change, updates it. `binding`:
+ * the write that binds `externalId` to the object, still under way (see
+ * {@link readWhileBinding}); the outcome is computed once it is written.
+ */
+export async function observe<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  externalId: string,
+  options: ManagedOptions,
+  subscription?: ManagedFacts["subscription"],
+  binding?: Promise<unknown>,
+): Promise<Outcome<R>> {
+  const { client } = run.kind;
+  let read: { o: Observation<R>; evidence: string } | undefined;
+  if (binding) read = await readWhileBinding(run, externalId, options, binding);
+  // The facts of the object as the binding left it.
+  const facts = { ...factsOf(run), ...(subscription ? { subscription } : {}) };
+  if (!read) {
+    const listed = await fromList(run, externalId, options, facts);
+    if (listed) return listed;
+    read = await readRemote(run, externalId, options);
+  }
+  let o = read.o;
+  const evidence = read.evidence;
   if (!o.exists) {
     return {
       facts,

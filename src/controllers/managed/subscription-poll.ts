@@ -98,11 +98,14 @@ export async function poll<T extends ManagedObject, R>(
     }
     id = found[0] as string;
   }
-  await run.annotate({
-    [ANNOTATIONS.externalId]: id,
-    [ANNOTATIONS.createPending]: null,
-    ...unwrittenKey,
-  });
-  run.normal("Created", `subscription ${key} succeeded: remote resource ${id}`);
-  return observe(run, id, options, { outcome: "Succeeded", ...base });
+  const bound = id;
+  // The resource is read while the id is written; nothing after the read waits less.
+  const binding = run
+    .annotate({
+      [ANNOTATIONS.externalId]: bound,
+      [ANNOTATIONS.createPending]: null,
+      ...unwrittenKey,
+    })
+    .then(() => run.normal("Created", `subscription ${key} succeeded: remote resource ${bound}`));
+  return observe(run, bound, options, { outcome: "Succeeded", ...base }, binding);
 }
