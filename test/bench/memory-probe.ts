@@ -120,18 +120,28 @@ export async function takeHeapSnapshot(
   return undefined;
 }
 
-/** Used and total V8 heap, in MiB, from the operator's /metrics text. */
+/**
+ * Used and total V8 heap, in MiB, and the time spent in V8's garbage collection pauses
+ * by kind (`nodejs_gc_duration_seconds_sum`: minor, major, incremental; wall-clock
+ * seconds, so longer on a loaded machine), from the operator's /metrics text.
+ */
 export function heapFigures(metrics: string): {
   heapUsedMiB: number | null;
   heapTotalMiB: number | null;
+  gcPauseSeconds: Record<string, number>;
 } {
   const mib = (name: string) => {
     const m = new RegExp(`^${name} (\\S+)`, "m").exec(metrics);
     return m ? Math.round((Number(m[1]) / 1048576) * 10) / 10 : null;
   };
+  const gc: Record<string, number> = {};
+  for (const m of metrics.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} (\S+)/gm)) {
+    if (m[1]) gc[m[1]] = Math.round(Number(m[2]) * 100) / 100;
+  }
   return {
     heapUsedMiB: mib("nodejs_heap_size_used_bytes"),
     heapTotalMiB: mib("nodejs_heap_size_total_bytes"),
+    gcPauseSeconds: gc,
   };
 }
 
