@@ -4,6 +4,7 @@
  * below. The object storage comes from the object's connection (`deps.objectStorage`).
  */
 import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
+import { jsonEqual, toJson } from "../../runtime/json.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
@@ -80,8 +81,12 @@ export function bucketKind(
     client,
     status: (obj, facts, remote) => {
       const uid = obj.metadata.uid ?? "";
+      // Kept until the status shows it: a status write that fails (a conflict) must not
+      // lose what the reconcile applied (a drift correction would read as drift: false).
       const applied = client.applied.get(uid);
-      client.applied.delete(uid);
+      if (applied && jsonEqual(toJson(applied), toJson(obj.status?.lastApplied))) {
+        client.applied.delete(uid);
+      }
       const refused = client.refused.get(uid);
       return bucketStatus(obj, facts, remote, applied, refused) as Record<string, unknown>;
     },
