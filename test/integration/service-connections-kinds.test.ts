@@ -22,7 +22,7 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator/server.j
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
 import { ServiceClient } from "../../src/service/client.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
-import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 
 const KEY_A = "team-a-kinds-key-0001";
