@@ -82,6 +82,9 @@ describe("the modules `aidc-operator run` loads", () => {
     "@kubernetes/client-node": "its generated API models cost ~80 MiB",
     // bucket/storage.ts imports the S3 client with the first Bucket's storage client.
     "@aws-sdk/client-s3": "~20 MiB of resident memory at start",
+    // service/transport.ts imports it with the first call when service.httpClient is node-fetch.
+    "node-fetch":
+      "its web objects (fetch-blob, formdata) are not needed by the default node:http client",
   };
 
   for (const [pkg, why] of Object.entries(loadedOnDemand)) {

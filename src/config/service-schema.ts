@@ -65,6 +65,14 @@ export const serviceSchema = z
      * out `listVisibilityWindowMs` before the lookup concludes.
      */
     idleSocketTimeoutMs: ms.default(DEFAULT_IDLE_SOCKET_TIMEOUT_MS),
+    /**
+     * What speaks HTTP to the service: `node-http` (Node's own module) or `node-fetch`.
+     * Both follow no redirect, cut a body off at `maxResponseBytes`, time out after
+     * `timeoutMs` and share the idle-bounded keep-alive connections; node-fetch's web
+     * objects cost about three times the CPU per request (docs/performance.md, fifth
+     * version).
+     */
+    httpClient: z.enum(["node-http", "node-fetch"]).default("node-http"),
     /** Retries of idempotent calls. */
     retry: z
       .strictObject({

@@ -41,7 +41,12 @@ import type { OperationArgs, OperationCaller, OperationState } from "./operation
 import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
 import type { SubscriptionResultMapping } from "./schemas/subscription.js";
-import { type CallArgs, type RequestObservation, ServiceTransport } from "./transport.js";
+import {
+  type CallArgs,
+  type RequestObservation,
+  type ServiceHttpClient,
+  ServiceTransport,
+} from "./transport.js";
 
 /** How a `ServiceClient` reaches and treats the service. */
 export interface ServiceClientOptions {
@@ -61,6 +66,8 @@ export interface ServiceClientOptions {
    * timeout. Default 4 000 (`DEFAULT_IDLE_SOCKET_TIMEOUT_MS`).
    */
   idleSocketTimeoutMs?: number;
+  /** What speaks HTTP to the service: `node-http` (default) or `node-fetch`. */
+  httpClient?: ServiceHttpClient;
   /** Retries of idempotent calls. Default 4 attempts, 200 ms doubling, at most 5 s. */
   retry?: RetryPolicy;
   /** Client-side token bucket; null turns it off. Default 50/s with a burst of 100. */
@@ -164,6 +171,7 @@ export class ServiceClientCore implements OperationCaller {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       idleSocketTimeoutMs: options.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
+      ...(options.httpClient ? { httpClient: options.httpClient } : {}),
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
       rateLimitMaxWaitMs: options.rateLimitMaxWaitMs,

@@ -1,13 +1,19 @@
 /**
- * The service client's HTTP exchange (http-exchange.ts) against a plain local server:
- * what it sends, what it reads back, and how each way of getting no usable answer
- * fails (the transport maps these errors, transport-errors.ts).
+ * The service client's HTTP exchanges against a plain local server, both of them
+ * (`service.httpClient`: node:http, http-exchange.ts, and node-fetch,
+ * fetch-exchange.ts): what they send, what they read back, and how each way of getting
+ * no usable answer fails (the transport maps these errors, transport-errors.ts).
  */
 import { Agent, createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ExchangeRequest, exchange, ResponseTooLargeError } from "./http-exchange.js";
+import { fetchExchange } from "./fetch-exchange.js";
+import {
+  type ExchangeRequest,
+  exchange as httpExchange,
+  ResponseTooLargeError,
+} from "./http-exchange.js";
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 const handlers = new Map<string, Handler>();
@@ -54,7 +60,10 @@ async function failure(p: Promise<unknown>): Promise<Error> {
   );
 }
 
-describe("exchange", () => {
+describe.each([
+  ["node-http", httpExchange],
+  ["node-fetch", fetchExchange],
+])("exchange over %s", (_client, exchange) => {
   it("sends method, headers and a body with its length; reads status, Retry-After and the body", async () => {
     handlers.set("/echo", (req, body, res) => {
       res.writeHead(429, { "Retry-After": "3", "Content-Type": "application/json" });

@@ -10,6 +10,7 @@ import { type EmulatedService, startEmulatedService } from "../emulator/harness.
 import { isExternalHold } from "../runtime/errors.js";
 import type { ServiceClient } from "./client.js";
 import { ServiceError, ServiceMalformedResponseError, ServiceRedirectError } from "./errors.js";
+import type { ServiceHttpClient } from "./transport.js";
 
 let svc: EmulatedService;
 let elsewhere: Server;
@@ -27,8 +28,15 @@ async function failure(p: Promise<unknown>): Promise<ServiceError> {
   throw new Error("expected the call to fail");
 }
 
+/** Both HTTP clients of the service (`service.httpClient`) hold every case below. */
+let httpClient: ServiceHttpClient = "node-http";
+
 function client(extra: Parameters<EmulatedService["newClient"]>[0] = {}): ServiceClient {
-  return svc.newClient({ retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 }, ...extra });
+  return svc.newClient({
+    retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    httpClient,
+    ...extra,
+  });
 }
 
 beforeAll(async () => {
@@ -56,86 +64,93 @@ afterEach(() => {
   elsewhereRequests.length = 0;
 });
 
-describe("a redirect from the service", () => {
-  it.each([
-    { status: 302, call: (c: ServiceClient) => c.getNas(nasId), endpoint: "getNas" },
-    {
-      status: 307,
-      call: (c: ServiceClient) => c.subscribeNas({ productCode: "nas.fixed.200" }),
-      endpoint: "subscribeNas",
-    },
-    { status: 308, call: (c: ServiceClient) => c.listNas(), endpoint: "listNas" },
-  ])("HTTP $status is an error that names the Location, and nothing reaches it", async (c) => {
-    const location = `${elsewhereUrl}/steal`;
-    svc.emulator.faults.set([{ kind: "redirect", status: c.status, location }]);
-    const err = await failure(c.call(client()));
-    expect(err).toBeInstanceOf(ServiceRedirectError);
-    expect(err.retryable).toBe(false);
-    // Held as the service's (or the configuration's) doing, not the object's: retried slowly.
-    expect(isExternalHold(err)).toBe(true);
-    expect(err.message).toContain(`HTTP ${c.status}`);
-    expect(err.message).toContain(location);
-    expect(err.message).toContain("service.baseUrl");
-    expect(elsewhereRequests).toHaveLength(0);
-    // Terminal: one request to the service, none repeated.
-    expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === c.endpoint)).toHaveLength(1);
+describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
+  beforeAll(() => {
+    httpClient = which;
+  });
+  describe("a redirect from the service", () => {
+    it.each([
+      { status: 302, call: (c: ServiceClient) => c.getNas(nasId), endpoint: "getNas" },
+      {
+        status: 307,
+        call: (c: ServiceClient) => c.subscribeNas({ productCode: "nas.fixed.200" }),
+        endpoint: "subscribeNas",
+      },
+      { status: 308, call: (c: ServiceClient) => c.listNas(), endpoint: "listNas" },
+    ])("HTTP $status is an error that names the Location, and nothing reaches it", async (c) => {
+      const location = `${elsewhereUrl}/steal`;
+      svc.emulator.faults.set([{ kind: "redirect", status: c.status, location }]);
+      const err = await failure(c.call(client()));
+      expect(err).toBeInstanceOf(ServiceRedirectError);
+      expect(err.retryable).toBe(false);
+      // Held as the service's (or the configuration's) doing, not the object's: retried slowly.
+      expect(isExternalHold(err)).toBe(true);
+      expect(err.message).toContain(`HTTP ${c.status}`);
+      expect(err.message).toContain(location);
+      expect(err.message).toContain("service.baseUrl");
+      expect(elsewhereRequests).toHaveLength(0);
+      // Terminal: one request to the service, none repeated.
+      expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === c.endpoint)).toHaveLength(
+        1,
+      );
+    });
+
+    it("a relative Location on the same origin is not followed either", async () => {
+      svc.emulator.faults.set([{ kind: "redirect", status: 301, location: "/v1/other", times: 1 }]);
+      const err = await failure(client().getNas(nasId));
+      expect(err).toBeInstanceOf(ServiceRedirectError);
+      expect(svc.emulator.requestLog.read()).toHaveLength(1);
+    });
   });
 
-  it("a relative Location on the same origin is not followed either", async () => {
-    svc.emulator.faults.set([{ kind: "redirect", status: 301, location: "/v1/other", times: 1 }]);
-    const err = await failure(client().getNas(nasId));
-    expect(err).toBeInstanceOf(ServiceRedirectError);
-    expect(svc.emulator.requestLog.read()).toHaveLength(1);
-  });
-});
+  describe("a response body larger than the limit", () => {
+    it("a 30 MB answer is cut off at the default 4 MiB limit and reported as malformed", async () => {
+      svc.emulator.faults.set([{ kind: "oversized", endpoint: "getNas", bodyBytes: 30e6 }]);
+      const err = await failure(
+        client({ retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 } }).getNas(nasId),
+      );
+      expect(err).toBeInstanceOf(ServiceMalformedResponseError);
+      expect(err.message).toContain("longer than the limit of 4194304 bytes");
+      expect(err.message).toContain("service.maxResponseBytes");
+    });
 
-describe("a response body larger than the limit", () => {
-  it("a 30 MB answer is cut off at the default 4 MiB limit and reported as malformed", async () => {
-    svc.emulator.faults.set([{ kind: "oversized", endpoint: "getNas", bodyBytes: 30e6 }]);
-    const err = await failure(
-      client({ retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 } }).getNas(nasId),
-    );
-    expect(err).toBeInstanceOf(ServiceMalformedResponseError);
-    expect(err.message).toContain("longer than the limit of 4194304 bytes");
-    expect(err.message).toContain("service.maxResponseBytes");
+    it("a large answer under the limit is read and judged by its content", async () => {
+      svc.emulator.faults.set([{ kind: "oversized", endpoint: "getNas", bodyBytes: 1e6 }]);
+      const err = await failure(client({ maxResponseBytes: 2e6 }).getNas(nasId));
+      expect(err).toBeInstanceOf(ServiceMalformedResponseError);
+      expect(err.message).not.toContain("longer than the limit");
+      expect(err.message).toContain("id");
+    });
+
+    it("an endless chunked body is aborted at the limit, long before the timeout", async () => {
+      svc.emulator.faults.set([{ kind: "endless", endpoint: "getNas" }]);
+      const started = performance.now();
+      const err = await failure(
+        client({ maxResponseBytes: 256 * 1024, timeoutMs: 60_000 }).getNas(nasId),
+      );
+      expect(err).toBeInstanceOf(ServiceMalformedResponseError);
+      expect(performance.now() - started).toBeLessThan(30_000);
+      // Every attempt hung up: the emulator logged one request per attempt and still answers.
+      expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(3);
+      svc.emulator.faults.clear();
+      expect((await client().getNas(nasId)).id).toBe(nasId);
+    });
   });
 
-  it("a large answer under the limit is read and judged by its content", async () => {
-    svc.emulator.faults.set([{ kind: "oversized", endpoint: "getNas", bodyBytes: 1e6 }]);
-    const err = await failure(client({ maxResponseBytes: 2e6 }).getNas(nasId));
-    expect(err).toBeInstanceOf(ServiceMalformedResponseError);
-    expect(err.message).not.toContain("longer than the limit");
-    expect(err.message).toContain("id");
-  });
-
-  it("an endless chunked body is aborted at the limit, long before the timeout", async () => {
-    svc.emulator.faults.set([{ kind: "endless", endpoint: "getNas" }]);
-    const started = performance.now();
-    const err = await failure(
-      client({ maxResponseBytes: 256 * 1024, timeoutMs: 60_000 }).getNas(nasId),
-    );
-    expect(err).toBeInstanceOf(ServiceMalformedResponseError);
-    expect(performance.now() - started).toBeLessThan(30_000);
-    // Every attempt hung up: the emulator logged one request per attempt and still answers.
-    expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(3);
-    svc.emulator.faults.clear();
-    expect((await client().getNas(nasId)).id).toBe(nasId);
-  });
-});
-
-describe("a call whose reconcile is abandoned", () => {
-  it("stops at once: the hanging attempt is aborted and no retry follows", async () => {
-    svc.emulator.faults.set([{ kind: "latency", endpoint: "getNas", latencyMs: 30_000 }]);
-    const abandon = new AbortController();
-    const started = performance.now();
-    const call = client({ timeoutMs: 60_000, callSignal: () => abandon.signal }).getNas(nasId);
-    setTimeout(() => abandon.abort(), 100);
-    const err = await failure(call);
-    expect(err.message).toContain("its reconcile was abandoned");
-    expect(performance.now() - started).toBeLessThan(5_000);
-    expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(0);
-    // An already abandoned call sends nothing.
-    const late = await failure(client({ callSignal: () => abandon.signal }).getNas(nasId));
-    expect(late.message).toContain("its reconcile was abandoned");
+  describe("a call whose reconcile is abandoned", () => {
+    it("stops at once: the hanging attempt is aborted and no retry follows", async () => {
+      svc.emulator.faults.set([{ kind: "latency", endpoint: "getNas", latencyMs: 30_000 }]);
+      const abandon = new AbortController();
+      const started = performance.now();
+      const call = client({ timeoutMs: 60_000, callSignal: () => abandon.signal }).getNas(nasId);
+      setTimeout(() => abandon.abort(), 100);
+      const err = await failure(call);
+      expect(err.message).toContain("its reconcile was abandoned");
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(0);
+      // An already abandoned call sends nothing.
+      const late = await failure(client({ callSignal: () => abandon.signal }).getNas(nasId));
+      expect(late.message).toContain("its reconcile was abandoned");
+    });
   });
 });

@@ -3,6 +3,8 @@
  * against the emulator with injected faults.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort } from "../controlplane/controlplane.js";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
@@ -330,5 +332,36 @@ describe("the metrics hook", () => {
       { endpoint: "getNas", method: "GET", code: 200, ...any },
       { endpoint: "getNas", method: "GET", code: 404, ...any },
     ]);
+  });
+});
+
+describe("service.httpClient", () => {
+  it("speaks through node:http by default and through node-fetch when asked", async () => {
+    const agents: (string | undefined)[] = [];
+    const server = createServer((req, res) => {
+      agents.push(req.headers["user-agent"]);
+      res.writeHead(404, { "Content-Type": "application/json" });
+      res.end('{"status":404,"message":"not found","data":null}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const httpClient of [undefined, "node-fetch", "node-http"] as const) {
+        const client = new ServiceClient({
+          baseUrl,
+          apiKey: () => "k",
+          rateLimit: null,
+          retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+          ...(httpClient ? { httpClient } : {}),
+        });
+        await client.getNas("nas-000001").catch(() => undefined);
+        client.close();
+      }
+      // node-fetch names itself; Node's http module sends no User-Agent.
+      expect(agents).toEqual([undefined, "node-fetch", undefined]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -67,6 +67,8 @@ export interface TransportOptions {
    * request races the server closing it (see idle-bounded-agent.ts).
    */
   idleSocketTimeoutMs: number;
+  /** What speaks HTTP: Node's `http` module (default) or node-fetch; see {@link ServiceHttpClient}. */
+  httpClient?: ServiceHttpClient;
   retry: RetryPolicy;
   rateLimit: RateLimit | null;
   /**
@@ -104,6 +106,23 @@ export const REDACTED_LOG_PATHS = [
   "*.Authorization",
   "*.apiKey",
 ];
+
+/**
+ * The HTTP client of the service calls: `node-http` (http-exchange.ts, the default) or
+ * `node-fetch` (fetch-exchange.ts). Both keep the same contract (no redirect followed,
+ * the body limit, the timeout, the caller's abort, Node's error codes) over the same
+ * idle-bounded keep-alive agents; node-fetch costs about three times the CPU per
+ * request (docs/performance.md, fifth version).
+ */
+export type ServiceHttpClient = "node-http" | "node-fetch";
+
+let loadedFetchExchange: Promise<typeof exchange> | undefined;
+
+/** node-fetch's exchange, imported with the first call that uses it (not at start). */
+function nodeFetchExchange(): Promise<typeof exchange> {
+  loadedFetchExchange ??= import("./fetch-exchange.js").then((m) => m.fetchExchange);
+  return loadedFetchExchange;
+}
 
 /** Executes endpoint calls; one per `ServiceClient`. */
 export class ServiceTransport {
@@ -242,7 +261,8 @@ export class ServiceTransport {
     const started = performance.now();
     let raw: RawResponse;
     try {
-      const res = await exchange({
+      const send = this.options.httpClient === "node-fetch" ? await nodeFetchExchange() : exchange;
+      const res = await send({
         method,
         url,
         headers: {

@@ -39,6 +39,7 @@ export function sharedServiceClientOptions(
     timeoutMs: s.timeoutMs,
     maxResponseBytes: s.maxResponseBytes,
     idleSocketTimeoutMs: s.idleSocketTimeoutMs,
+    httpClient: s.httpClient,
     catalogTtlMs: s.catalogTtlMs,
     recheckMissingMs: s.operationRecheckMs,
     subscriptionResult: s.subscriptionResult,
