@@ -88,8 +88,15 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** Patch content types accepted by {@link KubeClient.patch}. */
 export type PatchType = "merge" | "json";
 
-/** Own writes remembered per object, and objects remembered (see `isOwnWrite`). */
-const WRITTEN_VERSIONS = 4;
+/**
+ * Own writes remembered per object, and objects remembered (see `isOwnWrite`). A
+ * refused create writes three times per attempt (the pending marker, its removal, the
+ * condition); on a loaded machine the watch can lag several attempts behind, and an
+ * echo no longer known as this process's own re-queues the key past its hold (a
+ * redirected BlockVolume create was sent 8 times in 3 s so in CI). Only objects written
+ * that often keep more than their few writes.
+ */
+const WRITTEN_VERSIONS = 16;
 const WRITTEN_OBJECTS = 50_000;
 
 function writtenKey(res: ResourceDescriptor, obj: KubeObject): string {

@@ -144,9 +144,18 @@ describe("object writes against a real API server", () => {
     const theirs = await setAnnotations(other, GIZMOS, statused.object, { "aidc.io/x": "2" });
     expect(kube.isOwnWrite(GIZMOS, theirs)).toBe(false);
     expect(other.isOwnWrite(GIZMOS, theirs)).toBe(true);
+    // A watch that lags a dozen writes behind (four refused creates of three writes
+    // each) still sees the first of them as this process's own.
+    let latest = theirs;
+    const mine: KubeObject[] = [];
+    for (let i = 0; i < 12; i++) {
+      latest = await setAnnotations(kube, GIZMOS, latest, { "aidc.io/x": `w${i}` });
+      mine.push(latest);
+    }
+    expect(mine.every((o) => kube.isOwnWrite(GIZMOS, o))).toBe(true);
     // A client told to remember nothing (the Event recorder's) knows none of its writes.
     const forgetful = new KubeClient(kc, { rememberWrites: false });
-    const forgotten = await setAnnotations(forgetful, GIZMOS, theirs, { "aidc.io/x": "3" });
+    const forgotten = await setAnnotations(forgetful, GIZMOS, latest, { "aidc.io/x": "3" });
     expect(forgetful.isOwnWrite(GIZMOS, forgotten)).toBe(false);
     expect(
       forgetful.isOwnWrite(
