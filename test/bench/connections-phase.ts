@@ -100,6 +100,10 @@ export async function runConnectionsPhase(
       AIDC_LOG_LEVEL: "warn",
       POD_NAMESPACE: ops,
       AIDC_POLL_INTERVAL_MS: "5000",
+      // Its own namespaces only: the baseline's objects (Ready, nothing bound, in
+      // bench-baseline) would otherwise be ordered again through the default account
+      // ahead of calm's first batch (70 s in a full run).
+      AIDC_WATCH_NAMESPACES: [ops, hotNs, calmNs].join(","),
     },
     flags: { "metrics-port": "0" },
     stopSignal,
