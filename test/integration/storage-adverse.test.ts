@@ -168,13 +168,15 @@ describe.each(KINDS)("$kind under an adverse service", (k) => {
     expect(message).toContain("service.baseUrl");
     await new Promise((r) => setTimeout(r, 1_500));
     // A redirect is a refusal (the create did not act): tried again on the slow hold
-    // backoff (1 s, then 2 s here), and once more at most when the condition's write met
-    // a cache behind the reconcile's own writes; never in a spin (it was 7 creates in
-    // 200 ms while the echoes of those writes re-ran the refused create), never followed.
+    // backoff (1 s, then 2 s here), and again when the condition's write met a cache
+    // behind the reconcile's own writes (on a loaded machine, up to once per try: 5 in
+    // 2.5 s were seen in CI); never in a spin (it was 7 creates in 200 ms, and on,
+    // while the echoes of those writes re-ran the refused create), never followed.
     const redirected = await createsOf(k, moved);
     expect(redirected.every((r) => r.fault === "redirect" && !r.acted)).toBe(true);
     expect(redirected.length).toBeGreaterThanOrEqual(1);
-    expect(redirected.length).toBeLessThanOrEqual(2 + Math.floor((Date.now() - began) / 1_000));
+    const seconds = Math.floor((Date.now() - began) / 1_000);
+    expect(redirected.length).toBeLessThanOrEqual(2 * (2 + seconds));
     expect(await k.remoteIds(op, moved)).toEqual([]);
 
     // Once the service answers where it is asked, the object gets its one resource,
