@@ -14,14 +14,9 @@ import fetch, { FetchError } from "node-fetch";
 import {
   type ExchangeAnswer,
   type ExchangeRequest,
+  named,
   ResponseTooLargeError,
 } from "./http-exchange.js";
-
-function named(name: string, message: string, cause?: unknown): Error {
-  const err = new Error(message, cause === undefined ? undefined : { cause });
-  err.name = name;
-  return err;
-}
 
 /** Sends one request through node-fetch and reads its answer; see the module comment. */
 export async function fetchExchange(r: ExchangeRequest): Promise<ExchangeAnswer> {

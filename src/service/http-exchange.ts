@@ -48,7 +48,8 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-function named(name: string, message: string, cause?: unknown): Error {
+/** An error with the given `name` (`TimeoutError`, `AbortError`), as both exchanges throw them. */
+export function named(name: string, message: string, cause?: unknown): Error {
   const err = new Error(message, cause === undefined ? undefined : { cause });
   err.name = name;
   return err;
