@@ -9,12 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
-import { NAMESPACES, SECRETS } from "../../src/controllers/connections/registry.js";
 import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
-import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import type { RequestLogEntry } from "../../src/emulator/request-log.js";
@@ -24,10 +22,10 @@ import { ServiceClient } from "../../src/service/client.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
+import { connectTwoTeams, removeConnections } from "../support/two-teams.js";
 
 const KEY_A = "team-a-kinds-key-0001";
 const KEY_B = "team-b-kinds-key-0001";
-const b64 = (s: string) => Buffer.from(s).toString("base64");
 const JOB = {
   image: "registry.example.com/ml/train:1",
   productCode: "train.cpu.16",
@@ -99,38 +97,10 @@ beforeAll(async () => {
     emulator,
     config: { connections: { secretNamespace: ops }, pollIntervalMs: { default: 500 } },
   });
-  for (const [name, key] of [
-    ["key-a", KEY_A],
-    ["key-b", KEY_B],
-  ] as const) {
-    await op.kube.create(SECRETS, {
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name, namespace: ops },
-      data: { apiKey: b64(key) },
-    });
-  }
-  for (const [name, secret, allowed] of [
-    [connA, "key-a", teamA],
-    [connB, "key-b", teamB],
-  ] as const) {
-    await op.kube.create(serviceConnectionCrd, {
-      apiVersion: "aidc.io/v1alpha1",
-      kind: "ServiceConnection",
-      metadata: { name },
-      spec: {
-        baseUrl: emulator.url,
-        allowInsecureHttp: true,
-        apiKeySecretRef: { namespace: ops, name: secret, key: "apiKey" },
-        allowedNamespaces: { names: [allowed] },
-      },
-    });
-  }
-  await op.kube.patch(
-    NAMESPACES,
-    { namespace: "", name: teamB },
-    { metadata: { annotations: { "aidc.io/service-connection": connB } } },
-  );
+  await connectTwoTeams(op.kube, {
+    ...{ ops, teamA, teamB, connA, connB },
+    ...{ keyA: KEY_A, keyB: KEY_B, baseUrl: emulator.url },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -142,12 +112,7 @@ afterAll(async () => {
       for (const o of items) await of(crd, ns).waitForGone(o.metadata?.name ?? "");
     }
   }
-  for (const name of [connA, connB]) {
-    await op?.kube
-      .patch(serviceConnectionCrd, { namespace: "", name }, { metadata: { finalizers: null } })
-      .catch(() => undefined);
-    await op?.kube.delete(serviceConnectionCrd, { namespace: "", name }).catch(() => undefined);
-  }
+  await removeConnections(op?.kube, [connA, connB]);
   await op?.stop();
   await emulator?.stop();
 }, 60_000);

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
-import { NAMESPACES, SECRETS } from "../../src/controllers/connections/registry.js";
+import { SECRETS } from "../../src/controllers/connections/registry.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
@@ -19,6 +19,7 @@ import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
+import { connectTwoTeams, removeConnections } from "../support/two-teams.js";
 import { verdictsOf } from "../support/verdicts.js";
 
 const KEY_A = "team-a-account-key-0001";
@@ -76,45 +77,14 @@ beforeAll(async () => {
       holdBackoff: { baseMs: 1_000, maxMs: 2_000 },
     },
   });
-  for (const [name, key] of [
-    ["key-a", KEY_A],
-    ["key-b", KEY_B],
-  ] as const) {
-    await op.kube.create(SECRETS, {
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name, namespace: ops },
-      data: { apiKey: b64(key) },
-    });
-  }
-  const connection = (name: string, secret: string, allowed: string) => ({
-    apiVersion: "aidc.io/v1alpha1",
-    kind: "ServiceConnection",
-    metadata: { name },
-    spec: {
-      baseUrl: emulator.url,
-      allowInsecureHttp: true,
-      apiKeySecretRef: { namespace: ops, name: secret, key: "apiKey" },
-      allowedNamespaces: { names: [allowed] },
-    },
+  await connectTwoTeams(op.kube, {
+    ...{ ops, teamA, teamB, connA, connB },
+    ...{ keyA: KEY_A, keyB: KEY_B, baseUrl: emulator.url },
   });
-  await op.kube.create(serviceConnectionCrd, connection(connA, "key-a", teamA));
-  await op.kube.create(serviceConnectionCrd, connection(connB, "key-b", teamB));
-  // team-b's objects use its account through the namespace's annotation.
-  await op.kube.patch(
-    NAMESPACES,
-    { namespace: "", name: teamB },
-    { metadata: { annotations: { "aidc.io/service-connection": connB } } },
-  );
 }, 60_000);
 
 afterAll(async () => {
-  for (const name of [connA, connB]) {
-    await op?.kube
-      .patch(serviceConnectionCrd, { namespace: "", name }, { metadata: { finalizers: null } })
-      .catch(() => undefined);
-    await op?.kube.delete(serviceConnectionCrd, { namespace: "", name }).catch(() => undefined);
-  }
+  await removeConnections(op?.kube, [connA, connB]);
   await op?.stop();
   await emulator?.stop();
 });
