@@ -1,33 +1,20 @@
-import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { InformerCache } from "./cache.js";
-import type { ControllerDefinition, ReconcileContext } from "./controller.js";
+import type { ControllerDefinition } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
-import {
-  errorMessage,
-  errorReason,
-  isExternalHold,
-  isTerminal,
-  RetryableError,
-  requeueAfterOf,
-} from "./errors.js";
 import { looksSettled } from "./looks-settled.js";
 import { OwnWriteEchoFilter } from "./own-write-echoes.js";
-import { withReconcilePriority } from "./priority.js";
-import { runWithDeadline } from "./reconcile-deadline.js";
-import { withReconcileTarget } from "./reconcile-target.js";
-import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
+import { reconcileKey } from "./reconcile-attempt.js";
+import { formatKey, type KubeObject, objectKeyString } from "./resource.js";
 import type { StoreEvent } from "./store.js";
 import { TerminalHolds } from "./terminal-holds.js";
 import { type QueuePriority, WorkQueue } from "./workqueue.js";
-import { ConflictError } from "./writes.js";
 
 /**
  * Runs one controller: subscribes to its informers (a primary object's status-only
  * change enqueues nothing), feeds keys to a {@link WorkQueue},
- * runs N workers, applies the error policy (retryable → backoff; terminal → hold the
- * key until the object changes), requeues after `requeueAfterMs`, resyncs
- * periodically, and stops with a bounded drain.
+ * runs N workers that reconcile one key each at a time (reconcile-attempt.ts: the error
+ * policy and `requeueAfterMs`), resyncs periodically, and stops with a bounded drain.
  */
 export class RunningController {
   private queue?: WorkQueue;
@@ -187,129 +174,22 @@ export class RunningController {
     if (!queue) return;
     for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
       try {
-        await this.reconcileKey(queue, key);
+        await reconcileKey(
+          {
+            definition: this.definition,
+            rt: this.rt,
+            log: this.log,
+            queue,
+            signal: this.abort.signal,
+            terminal: this.terminal,
+            echoes: this.echoes,
+          },
+          key,
+        );
       } finally {
         this.echoes.forget(key);
         queue.done(key);
       }
-    }
-  }
-
-  private async reconcileKey(queue: WorkQueue, keyString: string): Promise<void> {
-    const def = this.definition;
-    const labels = { controller: def.name };
-    const key = parseKey(keyString);
-    const reconcileId = randomUUID();
-    const log = this.log.child({ key: keyString, reconcileId });
-    const ctx: ReconcileContext = {
-      controller: def.name,
-      key,
-      reconcileId,
-      kube: this.rt.kube,
-      cache: this.rt.cache,
-      clock: this.rt.clock,
-      log,
-      events: this.rt.events,
-      metrics: this.rt.metrics,
-      signal: this.abort.signal,
-    };
-    const started = this.rt.clock.now().getTime();
-    this.rt.metrics.activeWorkers.inc(labels);
-    try {
-      // Calls made by a routine poll wait at the service's rate limit behind calls
-      // with work to do (see priority.ts).
-      const priority = queue.priorityOf(keyString) ?? "normal";
-      const result = await runWithDeadline(this.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
-        withReconcilePriority(priority, () =>
-          withReconcileTarget({ resource: def.primary, key }, () =>
-            def.reconcile(key, { ...ctx, signal }),
-          ),
-        ),
-      );
-      // Re-adds that were all the echo of this reconcile's own writes ask for nothing.
-      if (this.echoes.onlyOwnEchoes(keyString)) queue.cancelReadd(keyString);
-      this.terminal.succeeded(keyString);
-      queue.forget(keyString);
-      const after = result?.requeueAfterMs;
-      if (after !== undefined && after > 0) {
-        queue.addAfter(keyString, after, result?.lowPriority ? "low" : "normal");
-        this.rt.metrics.reconcileTotal.inc({ ...labels, result: "requeue_after" });
-      } else {
-        this.rt.metrics.reconcileTotal.inc({ ...labels, result: "success" });
-      }
-      log.debug({ requeueAfterMs: after }, "reconciled");
-    } catch (err) {
-      // As after a success: re-adds that were all the echo of this reconcile's own
-      // writes (e.g. a create's pending marker written and removed around a refused
-      // call) ask for nothing; the error's own policy (a hold, a backoff) says when to
-      // run again, not an immediate re-run that would repeat the refused call.
-      if (this.echoes.onlyOwnEchoes(keyString)) queue.cancelReadd(keyString);
-      this.rt.metrics.reconcileTotal.inc({ ...labels, result: "error" });
-      this.rt.metrics.reconcileErrors.inc(labels);
-      const obj = this.rt.cache.get(def.primary, key);
-      const reason = errorReason(err);
-      if (isTerminal(err)) {
-        this.rt.metrics.terminalReconcileErrors.inc(labels);
-        queue.forget(keyString);
-        const retryInMs = this.terminal.hold(keyString, obj, isExternalHold(err));
-        if (retryInMs !== undefined) {
-          // The far side may recover by itself (a key accepted again, an operation
-          // back): look again on a slow backoff, besides any change of the object.
-          queue.addAfter(keyString, retryInMs);
-          log.warn(
-            { err, reason, retryInMs },
-            "reconcile failed terminally for a reason outside the object; retrying slowly",
-          );
-        } else {
-          log.warn(
-            { err, reason },
-            "reconcile failed terminally; waiting for a change of the object",
-          );
-        }
-      } else {
-        // A failure that says when to retry (a saturated client-side rate limit) is
-        // retried then, not on the key's backoff, which would spin while it waits.
-        const asked = requeueAfterOf(err);
-        if (asked !== undefined) queue.addAfter(keyString, asked);
-        const retryInMs = asked ?? queue.addRateLimited(keyString);
-        // A conflict only means the cache was behind the object (often our own last
-        // write): the retry follows at once, so it is no warning, no Event and no
-        // error-policy write (which would conflict the same way).
-        if (err instanceof ConflictError) {
-          log.debug({ err, reason, retryInMs }, "reconcile conflicted; will retry");
-          return;
-        }
-        log.warn({ err, reason, retryInMs }, "reconcile failed; will retry");
-      }
-      if (obj) {
-        // An expected wait (a referenced object on its way) is news, not a warning.
-        if (err instanceof RetryableError && err.waiting) {
-          this.rt.events.normal(obj, reason, errorMessage(err));
-        } else {
-          this.rt.events.warning(obj, reason, errorMessage(err));
-        }
-      }
-      if (def.errorPolicy) {
-        try {
-          await def.errorPolicy(key, err, ctx);
-        } catch (policyErr) {
-          if (policyErr instanceof ConflictError) {
-            // A retryable error is retried anyway; a terminal one would not be, and its
-            // condition never written (the cache was behind the reconcile's own write,
-            // whose echo is ignored): run once more when the cache has caught up.
-            if (isTerminal(err)) queue.addRateLimited(keyString);
-            log.debug({ err: policyErr }, "error policy conflicted; the retry records it");
-          } else {
-            log.error({ err: policyErr }, "error policy failed");
-          }
-        }
-      }
-    } finally {
-      this.rt.metrics.activeWorkers.dec(labels);
-      this.rt.metrics.reconcileTime.observe(
-        labels,
-        (this.rt.clock.now().getTime() - started) / 1000,
-      );
     }
   }
 

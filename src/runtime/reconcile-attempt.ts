@@ -1,0 +1,167 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { ControllerDefinition, ReconcileContext } from "./controller.js";
+import type { ControllerRuntime } from "./controller-runtime.js";
+import {
+  errorMessage,
+  errorReason,
+  isExternalHold,
+  isTerminal,
+  RetryableError,
+  requeueAfterOf,
+} from "./errors.js";
+import type { OwnWriteEchoFilter } from "./own-write-echoes.js";
+import { withReconcilePriority } from "./priority.js";
+import { runWithDeadline } from "./reconcile-deadline.js";
+import { withReconcileTarget } from "./reconcile-target.js";
+import { type ObjectKey, parseKey } from "./resource.js";
+import type { TerminalHolds } from "./terminal-holds.js";
+import type { WorkQueue } from "./workqueue.js";
+import { ConflictError } from "./writes.js";
+
+/** What one reconcile of a key needs of its running controller (controller-runner.ts). */
+export interface ReconcileAttempt {
+  readonly definition: ControllerDefinition;
+  readonly rt: ControllerRuntime;
+  readonly log: Logger;
+  readonly queue: WorkQueue;
+  /** Aborted when the controller stops past its drain bound. */
+  readonly signal: AbortSignal;
+  readonly terminal: TerminalHolds;
+  readonly echoes: OwnWriteEchoFilter;
+}
+
+/**
+ * Reconciles `keyString` once, within the reconcile deadline, and applies the outcome:
+ * a success forgets the key's backoff and requeues after `requeueAfterMs`; a failure
+ * goes to {@link onFailure}. Metrics (active workers, totals, duration) are counted here.
+ */
+export async function reconcileKey(a: ReconcileAttempt, keyString: string): Promise<void> {
+  const def = a.definition;
+  const labels = { controller: def.name };
+  const key = parseKey(keyString);
+  const reconcileId = randomUUID();
+  const log = a.log.child({ key: keyString, reconcileId });
+  const ctx: ReconcileContext = {
+    controller: def.name,
+    key,
+    reconcileId,
+    kube: a.rt.kube,
+    cache: a.rt.cache,
+    clock: a.rt.clock,
+    log,
+    events: a.rt.events,
+    metrics: a.rt.metrics,
+    signal: a.signal,
+  };
+  const started = a.rt.clock.now().getTime();
+  a.rt.metrics.activeWorkers.inc(labels);
+  try {
+    // Calls made by a routine poll wait at the service's rate limit behind calls
+    // with work to do (see priority.ts).
+    const priority = a.queue.priorityOf(keyString) ?? "normal";
+    const result = await runWithDeadline(a.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
+      withReconcilePriority(priority, () =>
+        withReconcileTarget({ resource: def.primary, key }, () =>
+          def.reconcile(key, { ...ctx, signal }),
+        ),
+      ),
+    );
+    // Re-adds that were all the echo of this reconcile's own writes ask for nothing.
+    if (a.echoes.onlyOwnEchoes(keyString)) a.queue.cancelReadd(keyString);
+    a.terminal.succeeded(keyString);
+    a.queue.forget(keyString);
+    const after = result?.requeueAfterMs;
+    if (after !== undefined && after > 0) {
+      a.queue.addAfter(keyString, after, result?.lowPriority ? "low" : "normal");
+      a.rt.metrics.reconcileTotal.inc({ ...labels, result: "requeue_after" });
+    } else {
+      a.rt.metrics.reconcileTotal.inc({ ...labels, result: "success" });
+    }
+    log.debug({ requeueAfterMs: after }, "reconciled");
+  } catch (err) {
+    await onFailure(a, keyString, key, err, ctx);
+  } finally {
+    a.rt.metrics.activeWorkers.dec(labels);
+    a.rt.metrics.reconcileTime.observe(labels, (a.rt.clock.now().getTime() - started) / 1000);
+  }
+}
+
+/**
+ * The error policy of a failed reconcile: a terminal error holds the key until its
+ * object changes (or retries slowly when the cause is outside the object); any other
+ * error is retried on the key's backoff, or when the error says. Then an Event on the
+ * object and the controller's own `errorPolicy` (e.g. a Synced=False condition).
+ */
+async function onFailure(
+  a: ReconcileAttempt,
+  keyString: string,
+  key: ObjectKey,
+  err: unknown,
+  ctx: ReconcileContext,
+): Promise<void> {
+  const { definition: def, queue } = a;
+  const log = ctx.log;
+  const labels = { controller: def.name };
+  // As after a success: re-adds that were all the echo of this reconcile's own writes
+  // (e.g. a create's pending marker written and removed around a refused call) ask for
+  // nothing; the error's own policy says when to run again, not an immediate re-run
+  // that would repeat the refused call.
+  if (a.echoes.onlyOwnEchoes(keyString)) queue.cancelReadd(keyString);
+  a.rt.metrics.reconcileTotal.inc({ ...labels, result: "error" });
+  a.rt.metrics.reconcileErrors.inc(labels);
+  const obj = a.rt.cache.get(def.primary, key);
+  const reason = errorReason(err);
+  if (isTerminal(err)) {
+    a.rt.metrics.terminalReconcileErrors.inc(labels);
+    queue.forget(keyString);
+    const retryInMs = a.terminal.hold(keyString, obj, isExternalHold(err));
+    if (retryInMs !== undefined) {
+      // The far side may recover by itself (a key accepted again, an operation
+      // back): look again on a slow backoff, besides any change of the object.
+      queue.addAfter(keyString, retryInMs);
+      log.warn(
+        { err, reason, retryInMs },
+        "reconcile failed terminally for a reason outside the object; retrying slowly",
+      );
+    } else {
+      log.warn({ err, reason }, "reconcile failed terminally; waiting for a change of the object");
+    }
+  } else {
+    // A failure that says when to retry (a saturated client-side rate limit) is
+    // retried then, not on the key's backoff, which would spin while it waits.
+    const asked = requeueAfterOf(err);
+    if (asked !== undefined) queue.addAfter(keyString, asked);
+    const retryInMs = asked ?? queue.addRateLimited(keyString);
+    // A conflict only means the cache was behind the object (often our own last
+    // write): the retry follows at once, so it is no warning, no Event and no
+    // error-policy write (which would conflict the same way).
+    if (err instanceof ConflictError) {
+      log.debug({ err, reason, retryInMs }, "reconcile conflicted; will retry");
+      return;
+    }
+    log.warn({ err, reason, retryInMs }, "reconcile failed; will retry");
+  }
+  if (obj) {
+    // An expected wait (a referenced object on its way) is news, not a warning.
+    if (err instanceof RetryableError && err.waiting) {
+      a.rt.events.normal(obj, reason, errorMessage(err));
+    } else {
+      a.rt.events.warning(obj, reason, errorMessage(err));
+    }
+  }
+  if (!def.errorPolicy) return;
+  try {
+    await def.errorPolicy(key, err, ctx);
+  } catch (policyErr) {
+    if (policyErr instanceof ConflictError) {
+      // A retryable error is retried anyway; a terminal one would not be, and its
+      // condition never written (the cache was behind the reconcile's own write, whose
+      // echo is ignored): run once more when the cache has caught up.
+      if (isTerminal(err)) queue.addRateLimited(keyString);
+      log.debug({ err: policyErr }, "error policy conflicted; the retry records it");
+    } else {
+      log.error({ err: policyErr }, "error policy failed");
+    }
+  }
+}
