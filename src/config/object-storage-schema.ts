@@ -5,26 +5,37 @@ const ms = z.number().int().positive();
 /**
  * The object storage of the default connection (the Bucket kind): the S3 endpoint
  * (`{object_storage_url}`) and where the S3 key pair comes from. A ServiceConnection's
- * `spec.objectStorage` takes its place for the objects that use one.
+ * `spec.objectStorage` takes its place for the objects that use one. Each field's
+ * `.describe()` text is its entry in docs/configuration.md.
  */
 export const objectStorageSchema = z
   .strictObject({
-    /** The S3 endpoint. Unset: Buckets of the default connection get ObjectStorageNotConfigured. */
-    endpoint: z.url({ protocol: /^https?$/ }).optional(),
-    /** The region requests are signed for. */
-    region: z.string().min(1).default("us-east-1"),
-    /** Allows an `http://` endpoint (a local S3 server, the playground and tests only). */
-    allowInsecureHttp: z.boolean().default(false),
-    /**
-     * Directory of the mounted S3 credentials Secret: files `accessKeyId` and
-     * `secretAccessKey`, read again every `credentialsRefreshMs`, so a rotated Secret
-     * takes effect without a restart. `AIDC_S3_ACCESS_KEY_ID` and
-     * `AIDC_S3_SECRET_ACCESS_KEY` (environment) are the alternative.
-     */
-    credentialsDir: z.string().min(1).optional(),
-    credentialsRefreshMs: ms.default(10_000),
-    /** Timeout of one S3 request. */
-    timeoutMs: ms.default(10_000),
+    endpoint: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        "The S3 endpoint (`{object_storage_url}`). Unset: Buckets of the default connection are held with `ObjectStorageNotConfigured`.",
+      ),
+    region: z
+      .string()
+      .min(1)
+      .default("us-east-1")
+      .describe("The region S3 requests are signed for."),
+    allowInsecureHttp: z
+      .boolean()
+      .default(false)
+      .describe("Allow an `http://` endpoint (a local S3 server, the playground and tests only)."),
+    credentialsDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Directory of the mounted S3 credentials Secret: files `accessKeyId` and `secretAccessKey`, read again every `credentialsRefreshMs`, so a rotated Secret takes effect without a restart. `AIDC_S3_ACCESS_KEY_ID` and `AIDC_S3_SECRET_ACCESS_KEY` (environment) win.",
+      ),
+    credentialsRefreshMs: ms
+      .default(10_000)
+      .describe("How often the credentials files are read again."),
+    timeoutMs: ms.default(10_000).describe("Timeout of one S3 request."),
   })
   .superRefine((s, ctx) => {
     if (s.endpoint?.startsWith("http://") && !s.allowInsecureHttp) {

@@ -43,14 +43,31 @@ const perName = (value: z.ZodNumber, fallback: number) =>
 
 const leaderElectionSchema = z
   .strictObject({
-    /** Elect a leader on a Lease; needed with more than one replica. */
-    enabled: z.boolean().default(false),
-    leaseName: z.string().min(1).default("aidc-operator-leader"),
-    /** Default: `POD_NAMESPACE` (set by the chart). */
-    leaseNamespace: z.string().min(1).optional(),
-    leaseDurationMs: ms.default(DEFAULT_LEASE_TIMINGS.leaseDurationMs),
-    renewDeadlineMs: ms.default(DEFAULT_LEASE_TIMINGS.renewDeadlineMs),
-    retryPeriodMs: ms.default(DEFAULT_LEASE_TIMINGS.retryPeriodMs),
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Elect a leader on a Lease; needed with more than one replica (the chart turns it on).",
+      ),
+    leaseName: z.string().min(1).default("aidc-operator-leader").describe("Name of the Lease."),
+    leaseNamespace: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Namespace of the Lease. Default `POD_NAMESPACE` (the operator's own); required when enabled.",
+      ),
+    leaseDurationMs: ms
+      .default(DEFAULT_LEASE_TIMINGS.leaseDurationMs)
+      .describe("How long a Lease holds without renewal; greater than `renewDeadlineMs`."),
+    renewDeadlineMs: ms
+      .default(DEFAULT_LEASE_TIMINGS.renewDeadlineMs)
+      .describe(
+        "How long the leader tries to renew before it gives up leading; greater than `retryPeriodMs`.",
+      ),
+    retryPeriodMs: ms
+      .default(DEFAULT_LEASE_TIMINGS.retryPeriodMs)
+      .describe("Interval of the tries to acquire or renew the Lease."),
   })
   .refine((le) => le.leaseDurationMs > le.renewDeadlineMs, {
     message: "must be greater than leaderElection.renewDeadlineMs",
@@ -61,66 +78,78 @@ const leaderElectionSchema = z
     path: ["renewDeadlineMs"],
   });
 
-/** The whole operator config. */
+/**
+ * The whole operator config. Each field's `.describe()` text is its entry in
+ * docs/configuration.md (scripts/generate-config-docs.ts), where a field without one
+ * fails the generator.
+ */
 export const operatorConfigSchema = z.strictObject({
   // prefault: a config without `service` is parsed as `service: {}`, so that the missing
   // base URL is reported by name.
   service: serviceSchema.prefault({} as z.input<typeof serviceSchema>),
-  /** The default connection's object storage (the Bucket kind). */
   objectStorage: objectStorageSchema.prefault({}),
-  /** Namespaces whose objects are reconciled; empty = all. */
-  watchNamespaces: z.array(z.string().min(1)).default([]),
-  /**
-   * Which namespaces may bind their objects to remote resources the operator did not
-   * create for them: the `aidc.io/external-id` annotation set by hand, NasVolume
-   * `spec.storageId`, raw `storageId` mounts, and every CciInstance. Names, or `"*"` for
-   * all (a single-tenant install). Default none: a namespace then uses only what its
-   * own objects created (docs/install.md, Security model).
-   */
-  adoption: z.strictObject({ namespaces: z.array(z.string().min(1)).default([]) }).prefault({}),
-  /** Service connections (ServiceConnection objects, docs/controllers.md). */
-  connections: z
+  watchNamespaces: z
+    .array(z.string().min(1))
+    .default([])
+    .describe("Namespaces whose objects are reconciled; empty: all."),
+  adoption: z
     .strictObject({
-      /**
-       * The one namespace whose Secrets the operator reads (the API keys and S3
-       * credentials ServiceConnections name), through a Role there: no cluster-wide
-       * Secret read. Default `POD_NAMESPACE` (the chart's release namespace); unset and
-       * without it, no Secret is read and every ServiceConnection is SecretUnreadable.
-       */
-      secretNamespace: z.string().min(1).optional(),
+      namespaces: z
+        .array(z.string().min(1))
+        .default([])
+        .describe(
+          'Namespaces whose objects may bind to remote resources the operator did not create for them: a hand-set `aidc.io/external-id`, NasVolume `spec.storageId`, raw `storageId` mounts, every CciInstance. `"*"`: all (one tenant only). Default none: a namespace uses only what its own objects created (docs/install.md, Security model).',
+        ),
     })
     .prefault({}),
-  /** Poll interval of each kind while its remote resource may change: `{ default, <Kind>: ms }`. */
-  pollIntervalMs: perName(ms, 30_000),
-  /** Every object is reconciled again after about this long, even without a change. 0 disables. */
-  resyncPeriodMs: z.number().int().min(0).default(DEFAULT_RESYNC_PERIOD_MS),
-  /** Fraction of the resync period added at random, so objects do not resync together. */
-  resyncJitter: z.number().min(0).max(1).default(DEFAULT_RESYNC_JITTER),
-  /**
-   * Workers per controller: `{ default, <controller>: n }`. A worker is an async task,
-   * not a thread; 16 keeps objects whose service calls hang from starving the rest
-   * (docs/performance.md, "Workers").
-   */
-  concurrency: perName(z.number().int().min(1).max(64), DEFAULT_CONCURRENCY),
-  /**
-   * Longest one reconcile may hold a worker: past it, the reconcile is abandoned (its
-   * service calls aborted, its later writes refused) and its key retried with backoff.
-   * 0 disables the bound.
-   */
-  reconcileTimeoutMs: z.number().int().min(0).default(DEFAULT_RECONCILE_TIMEOUT_MS),
-  /** Retry backoff of a failing key (per key, exponential). */
+  connections: z
+    .strictObject({
+      secretNamespace: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "The one namespace whose Secrets the operator reads: the API keys and S3 credentials ServiceConnections name (a Role there, no cluster-wide Secret read). Default `POD_NAMESPACE`; unset and without it, no Secret is read and every ServiceConnection is `SecretUnreadable`.",
+        ),
+    })
+    .prefault({}),
+  pollIntervalMs: perName(ms, 30_000).describe(
+    "Poll interval of a kind's remote state while it may change: `{ default, <Kind>: ms }`, e.g. `TrainingJob: 10000`.",
+  ),
+  resyncPeriodMs: z
+    .number()
+    .int()
+    .min(0)
+    .default(DEFAULT_RESYNC_PERIOD_MS)
+    .describe(
+      "Every object is reconciled again after about this long, even without a change; 0 disables.",
+    ),
+  resyncJitter: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(DEFAULT_RESYNC_JITTER)
+    .describe(
+      "Fraction of the resync period added at random, so that objects do not resync together.",
+    ),
+  concurrency: perName(z.number().int().min(1).max(64), DEFAULT_CONCURRENCY).describe(
+    "Workers per controller: `{ default, <controller>: n }`. A worker is an async task, not a thread; 16 keeps objects whose service calls hang from starving the rest.",
+  ),
+  reconcileTimeoutMs: z
+    .number()
+    .int()
+    .min(0)
+    .default(DEFAULT_RECONCILE_TIMEOUT_MS)
+    .describe(
+      "Longest one reconcile may hold a worker: past it, it is abandoned (its service calls aborted, its later writes refused), Synced=False `ReconcileTimeout`, and the key retried with backoff. 0: no bound.",
+    ),
   backoff: z
     .strictObject({
       baseMs: ms.default(DEFAULT_BACKOFF.baseMs),
       maxMs: ms.default(DEFAULT_BACKOFF.maxMs),
     })
-    .prefault({}),
-  /**
-   * Retry of an object held by a failure the service caused (API key refused, a
-   * missing operation, an answer of an unknown shape): per object, exponential from
-   * `baseMs` up to `maxMs`, besides the immediate retry when the API key changes.
-   * Failures of the object's own spec are not retried; they wait for a spec change.
-   */
+    .prefault({})
+    .describe("Retry backoff of a failing key: per key, exponential from `baseMs` to `maxMs`."),
   holdBackoff: z
     .strictObject({
       baseMs: ms.default(DEFAULT_HOLD_BACKOFF.baseMs),
@@ -130,75 +159,79 @@ export const operatorConfigSchema = z.strictObject({
       message: "must be at least holdBackoff.baseMs",
       path: ["maxMs"],
     })
-    .prefault({}),
-  /** TrainingJob controller settings. */
+    .prefault({})
+    .describe(
+      "Retry of an object held by a failure the service caused (API key refused, a missing operation, an answer of an unknown shape): per object, doubling from `baseMs` up to `maxMs`, besides the immediate retry when the API key changes. Failures of the object's own spec wait for a spec change.",
+    ),
   trainingJob: z
     .strictObject({
-      /**
-       * Remote task status words (any case) → `pending`, `running`, `succeeded`, `failed` or
-       * `stopped`, over the built-in table (docs/controllers.md, TrainingJob).
-       */
       statusClasses: z
         .record(z.string().min(1), z.enum(["pending", "running", "succeeded", "failed", "stopped"]))
-        .default({}),
-      /**
-       * `spec.exposePorts`: a Service and an EndpointSlice per open port. Off by default,
-       * and then the operator is granted no write on Services or EndpointSlices (the
-       * chart value `exposure.enabled` sets both).
-       */
+        .default({})
+        .describe(
+          "Remote task status words (any case) → `pending`, `running`, `succeeded`, `failed` or `stopped`, over the built-in table (docs/controllers.md, TrainingJob).",
+        ),
       exposure: z
         .strictObject({
-          enabled: z.boolean().default(false),
-          /**
-           * The ranges an open port's external address (the service's `externalHost`)
-           * must lie in to become an EndpointSlice address; any other address (a pod or
-           * node IP, loopback, the metadata address, a hostname) is refused with the
-           * condition ExposureAddressRefused. Default none: the operator cannot know the
-           * service's gateway network, and any open default would let a service answer
-           * aim an in-cluster Service at an internal address. Set the gateway's range
-           * when enabling exposure.
-           */
+          enabled: z
+            .boolean()
+            .default(false)
+            .describe(
+              "Honour TrainingJob `spec.exposePorts`: a Service and an EndpointSlice per open port. Off, the operator needs no rule on Services or EndpointSlices, and a job that asks reads Synced=False `ExposureDisabled` (chart value `exposure.enabled`).",
+            ),
           allowedCidrs: z
             .array(
               z.string().refine((c) => parseCidr(c) !== undefined, {
                 message: "expected a CIDR range such as 203.0.113.0/24 or 2001:db8::/32",
               }),
             )
-            .default([]),
+            .default([])
+            .describe(
+              "CIDR ranges an open port's external address (the service's `externalHost`) must lie in to become an EndpointSlice address; any other address (a pod or node IP, loopback, the metadata address, a hostname) gets `ExposureAddressRefused`. Default none: set the service's gateway range when enabling exposure.",
+            ),
         })
         .prefault({}),
     })
     .prefault({}),
-  /** The Kubernetes API client. */
   kube: z
     .strictObject({
-      /**
-       * Requests per second to the API server, and burst; why 50/100, see
-       * `DEFAULT_KUBE_RATE_LIMIT`. Events have a limiter of their own with the same
-       * figures (as client-go's recorder, on its own REST client), so that Events never
-       * take a reconcile's tokens; it is not configurable on its own: Events are bounded
-       * by their spam filter (25 new ones per object, then one per 5 min) and their
-       * series (repeats), and a create records 2: one figure for both is enough.
-       */
-      qps: z.number().positive().default(DEFAULT_KUBE_RATE_LIMIT.qps),
-      burst: z.number().int().min(1).default(DEFAULT_KUBE_RATE_LIMIT.burst),
-      /** A watch silent for this long is restarted. */
-      watchdogMs: ms.default(DEFAULT_WATCHDOG_MS),
+      // Events have a limiter of their own with the same figures (as client-go's
+      // recorder), bounded further by their spam filter: one setting serves both.
+      qps: z
+        .number()
+        .positive()
+        .default(DEFAULT_KUBE_RATE_LIMIT.qps)
+        .describe(
+          "Requests per second to the API server (above client-go's 20: see docs/performance.md).",
+        ),
+      burst: z
+        .number()
+        .int()
+        .min(1)
+        .default(DEFAULT_KUBE_RATE_LIMIT.burst)
+        .describe("Burst of requests to the API server."),
+      watchdogMs: ms
+        .default(DEFAULT_WATCHDOG_MS)
+        .describe("A watch silent this long is restarted."),
     })
     .prefault({}),
   leaderElection: leaderElectionSchema.prefault({}),
-  /** The /metrics, /healthz and /readyz server. */
   server: z
     .strictObject({
       port: port.default(DEFAULT_HEALTH_PORT),
       host: z.string().min(1).default("0.0.0.0"),
     })
-    .prefault({}),
-  /** How long in-flight reconciles may run after SIGTERM. */
-  shutdownTimeoutMs: ms.default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
+    .prefault({})
+    .describe("Port and address of `/metrics`, `/healthz` and `/readyz`."),
+  shutdownTimeoutMs: ms
+    .default(DEFAULT_SHUTDOWN_TIMEOUT_MS)
+    .describe("How long in-flight reconciles may run after SIGTERM."),
   log: z
     .strictObject({
-      level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+      level: z
+        .enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"])
+        .default("info")
+        .describe("Log level of the JSON log lines."),
     })
     .prefault({}),
 });

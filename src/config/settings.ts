@@ -103,6 +103,14 @@ export const SETTINGS: readonly Setting[] = [
     description: "honour spec.exposePorts with Services and EndpointSlices (env: true|false)",
   },
   {
+    path: "trainingJob.exposure.allowedCidrs",
+    env: "AIDC_EXPOSURE_ALLOWED_CIDRS",
+    flag: "exposure-allowed-cidrs",
+    type: "list",
+    description:
+      "comma-separated CIDR ranges an open port's external address must lie in to be exposed",
+  },
+  {
     path: "pollIntervalMs.default",
     env: "AIDC_POLL_INTERVAL_MS",
     flag: "poll-interval-ms",
