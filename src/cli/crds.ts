@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { stringify } from "yaml";
 import { allCrds, type CrdDefinition, crdManifest } from "../crds/index.js";
-import { renderConditionDocs } from "./conditions-docs.js";
+import { renderConditionDocs, renderTroubleshootingDocs } from "./conditions-docs.js";
 import { renderCrdDocs } from "./crds-docs.js";
 
 /** Folders (relative to the repository root) that receive the CRD YAML files. */
@@ -22,8 +22,8 @@ export function crdFileName(def: CrdDefinition): string {
 
 /**
  * Every generated file, path (relative to the repository root) to content: the CRDs in
- * each of {@link CRD_OUTPUT_DIRS}, a kustomization.yaml in deploy/crds, docs/crds.md and
- * docs/conditions.md.
+ * each of {@link CRD_OUTPUT_DIRS}, a kustomization.yaml in deploy/crds, docs/crds.md,
+ * docs/conditions.md and docs/troubleshooting.md.
  */
 export function generatedFiles(): Map<string, string> {
   const files = new Map<string, string>();
@@ -41,6 +41,7 @@ export function generatedFiles(): Map<string, string> {
   );
   files.set("docs/crds.md", renderCrdDocs(allCrds));
   files.set("docs/conditions.md", renderConditionDocs());
+  files.set("docs/troubleshooting.md", renderTroubleshootingDocs());
   return files;
 }
 

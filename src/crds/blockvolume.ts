@@ -71,12 +71,14 @@ export const BLOCK_VOLUME_REASONS = ownReasons({
   AttachedElsewhere: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "The volume is attached to an instance this object did not attach it to (someone else did); the operator never detaches it by itself, and does not delete it while attached. Detach it in the service, or set spec.attachTo to that instance.",
+    "The volume is attached to an instance this object did not attach it to (someone else did); the operator never detaches it by itself, and does not delete it while attached.",
+    "Detach it in the service, or set spec.attachTo to that instance.",
   ),
   VolumeFailed: ownReason(
     "Terminal",
     ["Ready"],
-    "The service shows the volume in its error state. Delete the BlockVolume (and the volume) and create a new one.",
+    "The service shows the volume in its error state.",
+    "Delete the BlockVolume (and the volume) and create a new one.",
   ),
   CciInstanceNotFound: ownReason(
     "UnderWay",

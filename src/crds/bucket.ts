@@ -31,42 +31,50 @@ export const BUCKET_REASONS = ownReasons({
   BucketNameTaken: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "A bucket of this name exists in another account of the object storage (bucket names are global); nothing is created. Choose another spec.name.",
+    "A bucket of this name exists in another account of the object storage (bucket names are global); nothing is created.",
+    "Choose another spec.name.",
   ),
   BucketExistsNotAdopted: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "A bucket of this name exists already in the account, and spec.adopt is not true: it is not taken over silently, since the name may belong to another team. Set spec.adopt: true to manage it (the namespace must also be allowed to adopt), or choose another spec.name.",
+    "A bucket of this name exists already in the account, and spec.adopt is not true: it is not taken over silently, since the name may belong to another team.",
+    "Set spec.adopt: true to manage it (the namespace must also be allowed to adopt), or choose another spec.name.",
   ),
   InvalidBucketName: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "metadata.name, the bucket name when spec.name is omitted, breaks S3's naming rules (the message says which); nothing is created. Set spec.name.",
+    "metadata.name, the bucket name when spec.name is omitted, breaks S3's naming rules (the message says which); nothing is created.",
+    "Set spec.name.",
   ),
   InvalidBucketPolicy: ownReason(
     "Terminal",
     ["Synced"],
-    "spec.policy is not a JSON object, or the object storage refused it (the message says why). Correct spec.policy.",
+    "spec.policy is not a JSON object, or the object storage refused it (the message says why).",
+    "Correct spec.policy.",
   ),
   FeatureNotImplemented: ownReason(
     "Terminal",
     ["Synced"],
-    "The object storage answers NotImplemented for a feature the spec sets (the message names it, e.g. CORS); the other features are applied. Remove the field, or use an object storage that implements it.",
+    "The object storage answers NotImplemented for a feature the spec sets (the message names it, e.g. CORS); the other features are applied.",
+    "Remove the field, or use an object storage that implements it.",
   ),
   S3CredentialsRefused: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "The object storage refused the S3 credentials (InvalidAccessKeyId, SignatureDoesNotMatch). Fix the credentials Secret: the operator retries on a slow backoff and uses a rotated key at once.",
+    "The object storage refused the S3 credentials (InvalidAccessKeyId, SignatureDoesNotMatch).",
+    "Fix the credentials Secret: the operator retries on a slow backoff and uses a rotated key at once.",
   ),
   ObjectStorageNotConfigured: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "The object's connection has no object storage endpoint or S3 credentials (spec.objectStorage of its ServiceConnection, or objectStorage in the operator configuration for the default connection). Configure them; retried on a slow backoff.",
+    "The object's connection has no object storage endpoint or S3 credentials (spec.objectStorage of its ServiceConnection, or objectStorage in the operator configuration for the default connection).",
+    "Configure them; retried on a slow backoff.",
   ),
   BucketNotEmpty: ownReason(
     "Terminal",
     ["Ready"],
-    "deletionPolicy is Delete but the bucket still holds objects (the message gives the count, versions and delete markers included): it is not deleted, and the object waits. Empty the bucket, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan; checked again every poll.",
+    "deletionPolicy is Delete but the bucket still holds objects (the message gives the count, versions and delete markers included): it is not deleted, and the object waits.",
+    "Empty the bucket, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan; checked again every poll.",
   ),
 });
 

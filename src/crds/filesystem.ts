@@ -60,7 +60,8 @@ export const FILE_SYSTEM_REASONS = ownReasons({
   FileSystemFailed: ownReason(
     "Terminal",
     ["Ready"],
-    "The service shows the file system (or a mount of it) failed. Check it in the service; delete the object (or the mount entry) and create it anew.",
+    "The service shows the file system (or a mount of it) failed.",
+    "Check it in the service; delete the object (or the mount entry) and create it anew.",
   ),
   MountTargetNotFound: ownReason(
     "UnderWay",
@@ -75,17 +76,20 @@ export const FILE_SYSTEM_REASONS = ownReasons({
   MountTargetsCollide: ownReason(
     "Terminal",
     REFERENCE,
-    "Two entries of spec.mounts name the same instance (a cciInstanceRef resolves to another entry's instanceId); a file system is mounted once per instance. Remove one of them.",
+    "Two entries of spec.mounts name the same instance (a cciInstanceRef resolves to another entry's instanceId); a file system is mounted once per instance.",
+    "Remove one of them.",
   ),
   MountRemovalUnavailable: ownReason(
     "Terminal",
     ["Synced"],
-    "A mount removed from spec.mounts (or one to remove before a Delete) cannot be removed: the service has no remove operation (deleteFileSystemMount answers a bare 404, or is disabled). The mount stays, shown as RemovalNotPossible. Configure service.endpoints.deleteFileSystemMount, remove the mount in the service, put the entry back, or (for a Delete) set deletionPolicy Orphan.",
+    "A mount removed from spec.mounts (or one to remove before a Delete) cannot be removed: the service has no remove operation (deleteFileSystemMount answers a bare 404, or is disabled). The mount stays, shown as RemovalNotPossible.",
+    "Configure service.endpoints.deleteFileSystemMount, remove the mount in the service, put the entry back, or (for a Delete) set deletionPolicy Orphan.",
   ),
   OtherMountsBlockDelete: ownReason(
     "Terminal",
     ["Synced"],
-    "deletionPolicy is Delete, but the file system has mounts this object did not make (status.otherMounts); the service deletes no file system with mounts and the operator removes no mount it did not make. Remove them in the service, or set deletionPolicy Orphan.",
+    "deletionPolicy is Delete, but the file system has mounts this object did not make (status.otherMounts); the service deletes no file system with mounts and the operator removes no mount it did not make.",
+    "Remove them in the service, or set deletionPolicy Orphan.",
   ),
 });
 

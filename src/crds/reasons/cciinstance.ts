@@ -13,6 +13,7 @@ export const CCI_INSTANCE_REASONS = {
     ["Ready"],
     CCI,
     "The instance is STOPPED; the operator only observes it.",
+    "Nothing, if it was stopped on purpose; start it in the service to have it RUNNING again.",
   ),
   StatusUnknown: entry("UnderWay", ["Ready"], CCI, "The service gave no status for the instance."),
   InstanceFailed: entry(
@@ -20,6 +21,7 @@ export const CCI_INSTANCE_REASONS = {
     ["Ready"],
     CCI,
     "The instance is in ERROR or FAILED; the message has the service's error description and suggestion.",
+    "Follow the suggestion in the message, in the service; the object follows the instance's state.",
   ),
   NotBound: entry(
     "UnderWay",
@@ -44,7 +46,8 @@ export const CCI_INSTANCE_REASONS = {
     "Terminal",
     ["Ready", "Bound"],
     CCI,
-    "The bound instance does not exist (any more); the object stays bound to it. Delete the object (the operator never deletes instances).",
+    "The bound instance does not exist (any more); the object stays bound to it.",
+    "Delete the object (the operator never deletes instances).",
   ),
   Saved: entry("Ok", ["ImagesSaved"], CCI, "Every image of spec.images is saved."),
   Saving: entry("UnderWay", ["ImagesSaved"], CCI, "Images of spec.images are being saved."),
@@ -58,6 +61,7 @@ export const CCI_INSTANCE_REASONS = {
     "Terminal",
     ["ImagesSaved"],
     CCI,
-    "An image save may or may not have happened; it is not retried. Check the service, then remove the entry from spec.images and add it back.",
+    "An image save may or may not have happened; it is not retried.",
+    "Check the service, then remove the entry from spec.images and add it back.",
   ),
 } as const satisfies Record<string, ReasonEntry>;

@@ -11,7 +11,8 @@ export const CONNECTION_REASONS = {
     "Terminal",
     REFUSAL,
     ALL,
-    "The ServiceConnection the object uses (spec.connectionRef, else the namespace's annotation aidc.io/service-connection) does not allow the object's namespace in spec.allowedNamespaces; no call is made to the service. Name a connection the namespace may use, or ask the cluster admin to allow the namespace; checked again when the connection changes.",
+    "The ServiceConnection the object uses (spec.connectionRef, else the namespace's annotation aidc.io/service-connection) does not allow the object's namespace in spec.allowedNamespaces; no call is made to the service.",
+    "Name a connection the namespace may use, or ask the cluster admin to allow the namespace; checked again when the connection changes.",
   ),
   ConnectionNotFound: entry(
     "UnderWay",
@@ -35,7 +36,8 @@ export const CONNECTION_REASONS = {
     "Terminal",
     ["Ready"],
     CONN,
-    "The connection's Secret cannot be read: it does not exist, lacks the key, or is outside the one namespace the operator reads Secrets in (chart value connections.secretNamespace). Fix the Secret or the reference; checked again when it changes.",
+    "The connection's Secret cannot be read: it does not exist, lacks the key, or is outside the one namespace the operator reads Secrets in (chart value connections.secretNamespace).",
+    "Fix the Secret or the reference; checked again when it changes.",
   ),
   ServiceUnreachable: entry(
     "UnderWay",

@@ -24,3 +24,13 @@ describe("joinReasonParts, the reason table from its per-area parts", () => {
     expect(reasons.at(-1)).toBe("NoDeleteOperation");
   });
 });
+
+describe("the reason table of the registered kinds", () => {
+  it("says what the user does for every Terminal or Resting reason (docs/troubleshooting.md)", async () => {
+    const { REASONS } = await import("../index.js");
+    const silent = REASONS.entries()
+      .filter(([, e]) => (e.state === "Terminal" || e.state === "Resting") && !e.action)
+      .map(([reason]) => reason);
+    expect(silent).toEqual([]);
+  });
+});

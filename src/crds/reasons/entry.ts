@@ -42,8 +42,14 @@ export interface ReasonEntry {
   conditions: readonly string[];
   /** The kinds that write it. */
   kinds: KindSet;
-  /** What it means, and for a Terminal reason what the user does about it. */
+  /** What it means. */
   meaning: string;
+  /**
+   * What the user does about it: required of a Terminal or Resting reason (the test
+   * beside this file), where nothing will change without a person; the others say
+   * "wait", which docs/troubleshooting.md writes for them.
+   */
+  action?: string;
 }
 
 export const entry = (
@@ -51,7 +57,8 @@ export const entry = (
   conditions: readonly string[],
   kinds: KindSet,
   meaning: string,
-): ReasonEntry => ({ state, conditions, kinds, meaning });
+  action?: string,
+): ReasonEntry => ({ state, conditions, kinds, meaning, ...(action ? { action } : {}) });
 
 export const TJ: readonly string[] = ["TrainingJob"];
 export const NAS: readonly string[] = ["NasVolume"];

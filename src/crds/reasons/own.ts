@@ -18,7 +18,8 @@ export const ownReason = (
   state: ReasonState,
   conditions: readonly string[],
   meaning: string,
-): OwnReasonEntry => ({ state, conditions, meaning });
+  action?: string,
+): OwnReasonEntry => ({ state, conditions, meaning, ...(action ? { action } : {}) });
 
 /** The reasons only one kind writes: their rows, and their names to write in conditions. */
 export interface OwnReasons<Name extends string = string> {

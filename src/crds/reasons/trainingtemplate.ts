@@ -10,5 +10,6 @@ export const TRAINING_TEMPLATE_REASONS = {
     REFUSAL,
     TT,
     "Another template of the service has this name; choose another spec.name.",
+    "Choose another spec.name.",
   ),
 } as const satisfies Record<string, ReasonEntry>;
