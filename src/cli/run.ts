@@ -6,13 +6,16 @@ import { defaultObjectStorage } from "../config/object-storage.js";
 import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
 import { SETTINGS } from "../config/settings.js";
 import { connectionClient, sharedServiceClientOptions } from "../controllers/connections/client.js";
+import { connectionMetricLabel } from "../controllers/connections/metric-label.js";
 import { ServiceConnections } from "../controllers/connections/registry.js";
 import { type ControllerFactory, controllers } from "../controllers/index.js";
+import { allCrds, REASONS } from "../crds/index.js";
 import { loadKubeConfig } from "../runtime/kube-config.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics, type ServiceRequestInfo } from "../runtime/metrics.js";
 import { SecretRedactor } from "../runtime/redaction.js";
+import type { ResourceDescriptor } from "../runtime/resource.js";
 import { ServiceClient } from "../service/client.js";
 import { ENDPOINT_NAMES } from "../service/endpoints.js";
 import { endpointConfigKey } from "../service/errors.js";
@@ -154,6 +157,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     redactor.add(c.secretAccessKey);
   });
   const started: string[] = [];
+  const reconciledKinds: ResourceDescriptor[] = [];
   for (const factory of options.controllerFactories ?? controllers) {
     const def = factory({
       config,
@@ -166,6 +170,12 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     if (!def) continue;
     manager.add({ ...def, concurrency: def.concurrency ?? concurrencyFor(config, def.name) });
     started.push(def.name);
+    // Object health counts each of the operator's kinds once (several controllers may
+    // reconcile one kind, e.g. TrainingJob exposure).
+    const kind = def.primary.kind;
+    if (allCrds.some((c) => c.kind === kind) && !reconciledKinds.some((k) => k.kind === kind)) {
+      reconciledKinds.push(def.primary);
+    }
   }
 
   log.info(
@@ -178,6 +188,11 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     "starting aidc-operator",
   );
   connections.attach(manager.cache);
+  manager.exportResourceHealth({
+    kinds: reconciledKinds,
+    connectionOf: connectionMetricLabel(connections, manager.cache),
+    reasonState: (reason) => REASONS.stateOf(reason),
+  });
   // A connection whose spec or Secret changed: its objects try again (holds lifted).
   connections.onChanged((name) => {
     log.info({ connection: name }, "a service connection changed; retrying its objects");
@@ -221,7 +236,7 @@ function reportServiceOperations(service: ServiceClient, metrics: RuntimeMetrics
   const endpoints = ENDPOINT_NAMES.filter((n) => service.endpoint(n) !== null);
   for (const name of ASSUMED_OPERATIONS) {
     if (endpoints.includes(name)) metrics.setServiceOperation(name, "unknown");
-    else metrics.setServiceOperation(name, "missing");
+    else metrics.setServiceOperation(name, "disabled");
   }
   let probed = false;
   service.operations.onChange((operation, verdict) => {

@@ -23,6 +23,7 @@ import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
 import type { SecretRedactor } from "./redaction.js";
 import type { KubeObject } from "./resource.js";
+import { ResourceHealth, type ResourceHealthSource } from "./resource-health.js";
 
 /** Leader election settings of a {@link Manager}. */
 export interface ManagerLeaderElection {
@@ -202,6 +203,22 @@ export class Manager {
     for (const i of definition.indexes) this.cache.addIndex(i.resource, i.name, i.fn);
     this.controllers.push(new RunningController(definition, rt));
     return this;
+  }
+
+  /**
+   * Exports the health of the objects of `source.kinds` from the cache as metrics
+   * (resource-health.ts); while this process runs the controllers only, so that
+   * replicas do not count the same objects twice. Call it after {@link add}.
+   */
+  exportResourceHealth(source: ResourceHealthSource): void {
+    const health = new ResourceHealth(
+      source,
+      this.cache,
+      (kind, seconds) => this.metrics.observeFirstReady(kind, seconds),
+      () => this.controllersRunning && this.isLeader(),
+      () => this.clock.now().getTime(),
+    );
+    this.metrics.exportResourceHealth(() => health.snapshot());
   }
 
   /** RBAC rules of every registered controller plus the runtime's own (Events). */

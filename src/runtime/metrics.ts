@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { HealthSnapshot } from "./resource-health.js";
 import type { WorkQueueObserver } from "./workqueue.js";
 
 /** controller-runtime's reconcile_time_seconds buckets. */
@@ -10,6 +11,8 @@ const RECONCILE_BUCKETS = [
 const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 10 ** (i - 8));
 /** Buckets for calls to a remote HTTP API. */
 const REQUEST_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Create to first Ready: seconds (a volume) to hours (a job waiting for capacity). */
+const FIRST_READY_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600];
 
 /** One service API call, as the service client's `onRequest` hook reports it. */
 export interface ServiceRequestInfo {
@@ -35,19 +38,13 @@ export const DEFAULT_CONNECTION_LABEL = "_default";
 
 /**
  * The operator's Prometheus metrics, in a registry of their own (no global state).
- * Names and labels are controller-runtime's and client-go's, so existing dashboards
- * work: `controller_runtime_reconcile_total{controller,result}`,
- * `controller_runtime_reconcile_errors_total{controller}`,
- * `controller_runtime_terminal_reconcile_errors_total{controller}`,
- * `controller_runtime_reconcile_time_seconds{controller}`,
- * `controller_runtime_active_workers{controller}`,
- * `controller_runtime_max_concurrent_reconciles{controller}`,
- * `workqueue_depth|adds_total|queue_duration_seconds|work_duration_seconds|retries_total{controller,name}`,
- * `leader_election_master_status{name}`, `rest_client_requests_total{code,method,host}`;
- * plus `aidc_service_requests_total{endpoint,code,connection}`,
- * `aidc_service_request_duration_seconds{endpoint,connection}` and
- * `aidc_service_operation_available{operation}` (1 answers, 0 missing, -1 not known yet). Controllers may register their
- * own metrics in {@link registry}.
+ * Names and labels are controller-runtime's and client-go's where those exist
+ * (`controller_runtime_*`, `workqueue_*`, `leader_election_master_status`,
+ * `rest_client_*`), so existing dashboards work; the operator's own are `aidc_*`,
+ * among them object health (resource-health.ts, once {@link exportResourceHealth} is
+ * called). docs/metrics.md lists every metric with its labels and help, generated from
+ * this registry (scripts/generate-metrics-docs.ts). Controllers may register their own
+ * metrics in {@link registry}.
  */
 export class RuntimeMetrics {
   readonly registry = new Registry();
@@ -69,6 +66,8 @@ export class RuntimeMetrics {
   private readonly serviceDuration: Histogram<"endpoint" | "connection">;
   private readonly serviceRateLimitWait: Histogram<"priority" | "connection">;
   private readonly serviceOperationAvailable: Gauge<"operation">;
+  private readonly firstReady: Histogram<"kind">;
+  private health: (() => HealthSnapshot) | undefined;
 
   /** `processMetrics`: also export Node's process_* and nodejs_* metrics (default true). */
   constructor(options: { processMetrics?: boolean } = {}) {
@@ -185,15 +184,59 @@ export class RuntimeMetrics {
     });
     this.serviceOperationAvailable = new Gauge({
       name: "aidc_service_operation_available",
-      help: "Whether the service answers an operation of the endpoint table: 1 it answers (an envelope, even an error one), 0 missing (a bare HTTP 404/405 or disabled: orders that need it are refused), -1 not known yet; set for the operations whose path is an assumption and every operation an answer taught about",
+      help: "Whether the service answers an operation of the endpoint table: 1 it answers (an envelope, even an error one), 0 found missing (a bare HTTP 404/405: orders that need it are refused until its path is set), -1 not known yet, -2 disabled by the configuration (orders that need it are refused); set for the operations whose path is an assumption and every operation an answer taught about",
       labelNames: ["operation"],
+      registers,
+    });
+    const snapshot = () => this.health?.();
+    new Gauge({
+      name: "aidc_managed_resources",
+      help: "Objects of the operator's kinds in the cache, by kind, connection (account: a ServiceConnection's name, _default, or _missing for one that does not exist), the status of their Ready and Synced conditions (True, False, Unknown when absent), reason (Stalled's when stalled, else Synced's when Synced is not True, else Ready's; None before the first condition, Other for a reason not in the reason table) and state (the reason table's verdict: Ok, UnderWay, Terminal = stalled until a person acts, Resting, Unknown); exported by the leader only",
+      labelNames: ["kind", "connection", "ready", "synced", "reason", "state"],
+      registers,
+      collect() {
+        this.reset();
+        for (const row of snapshot()?.rows ?? []) this.set({ ...row.labels }, row.count);
+      },
+    });
+    new Gauge({
+      name: "aidc_managed_resources_oldest_waiting_seconds",
+      help: "Seconds the longest-waiting object of a kind has been not Ready while under way (state UnderWay: created, updated or retried, not stalled, not resting), counted from its Ready condition's last transition (else its creation); 0 when none waits; exported by the leader only",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [kind, s] of snapshot()?.oldestWaiting ?? []) this.set({ kind }, s);
+      },
+    });
+    this.firstReady = new Histogram({
+      name: "aidc_resource_first_ready_seconds",
+      help: "Seconds from an object's creation to its first Ready=True, by kind; observed once per object, for objects the leader saw before they were Ready",
+      labelNames: ["kind"],
+      buckets: FIRST_READY_BUCKETS,
       registers,
     });
   }
 
+  /**
+   * Exports object health (the `aidc_managed_resources*` gauges) from `snapshot`, which
+   * a scrape calls (resource-health.ts); the Manager wires it.
+   */
+  exportResourceHealth(snapshot: () => HealthSnapshot): void {
+    this.health = snapshot;
+  }
+
+  /** Records an object's time from creation to its first Ready. */
+  observeFirstReady(kind: string, seconds: number): void {
+    this.firstReady.observe({ kind }, seconds);
+  }
+
   /** Records what is known about service operation `operation` (see the gauge's help). */
-  setServiceOperation(operation: string, verdict: "present" | "missing" | "unknown"): void {
-    const value = verdict === "present" ? 1 : verdict === "missing" ? 0 : -1;
+  setServiceOperation(
+    operation: string,
+    verdict: "present" | "missing" | "unknown" | "disabled",
+  ): void {
+    const value = { present: 1, missing: 0, unknown: -1, disabled: -2 }[verdict];
     this.serviceOperationAvailable.set({ operation }, value);
   }
 

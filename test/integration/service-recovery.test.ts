@@ -130,7 +130,7 @@ describe("a corrected API key file", () => {
           : undefined;
       });
       expect(gauge).toMatch(/aidc_service_operation_available\{operation="listNas"\} 1/);
-      expect(gauge).toMatch(/aidc_service_operation_available\{operation="deleteNas"\} 0/);
+      expect(gauge).toMatch(/aidc_service_operation_available\{operation="deleteNas"\} -2/);
       const nas = new ObjectsOf(new KubeClient(kc), nasVolumeCrd, namespace);
       await nas.create("keyed", NAS_SPEC);
       await nas.waitForCondition("keyed", "Ready", "True");

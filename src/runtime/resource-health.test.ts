@@ -1,0 +1,290 @@
+import { describe, expect, it } from "vitest";
+import { RuntimeMetrics } from "./metrics.js";
+import type { KubeObject, ResourceDescriptor } from "./resource.js";
+import { type HealthCache, ResourceHealth, type ResourceHealthSource } from "./resource-health.js";
+import type { StoreEvent } from "./store.js";
+
+const WIDGETS: ResourceDescriptor = {
+  group: "example.io",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
+const GADGETS: ResourceDescriptor = { ...WIDGETS, plural: "gadgets", kind: "Gadget" };
+
+/** The reason table of the tests. */
+const STATES: Record<string, string> = {
+  Available: "Ok",
+  Creating: "UnderWay",
+  InvalidSpec: "Terminal",
+  Stopped: "Resting",
+};
+
+const T0 = Date.parse("2026-01-01T00:00:00Z");
+const at = (s: number) => new Date(T0 + s * 1000).toISOString().replace(/\.000Z$/, "Z");
+
+interface Cond {
+  type: string;
+  status: string;
+  reason: string;
+  since?: number;
+}
+
+function obj(name: string, conditions: Cond[], extra: Partial<KubeObject> = {}): KubeObject {
+  return Object.freeze({
+    kind: "Widget",
+    metadata: { name, namespace: "ns", uid: `uid-${name}`, creationTimestamp: at(0) },
+    status: {
+      conditions: conditions.map((c) => ({
+        type: c.type,
+        status: c.status,
+        reason: c.reason,
+        message: "",
+        lastTransitionTime: at(c.since ?? 0),
+      })),
+    },
+    ...extra,
+  });
+}
+
+const ready = (since = 0): Cond => ({ type: "Ready", status: "True", reason: "Available", since });
+const creating = (since = 0): Cond => ({
+  type: "Ready",
+  status: "False",
+  reason: "Creating",
+  since,
+});
+
+/** A cache of fixed lists whose informers' handlers the test calls. */
+class FakeCache implements HealthCache {
+  readonly objects = new Map<string, KubeObject[]>();
+  readonly handlers = new Map<string, (ev: StoreEvent) => void>();
+  list(res: ResourceDescriptor): KubeObject[] {
+    return this.objects.get(res.kind) ?? [];
+  }
+  informerFor(res: ResourceDescriptor) {
+    return {
+      on: (h: (ev: StoreEvent) => void) => {
+        this.handlers.set(res.kind, h);
+        return () => undefined;
+      },
+    };
+  }
+  emit(kind: string, ev: StoreEvent): void {
+    this.handlers.get(kind)?.(ev);
+  }
+}
+
+function setup(options: { active?: () => boolean; connectionOf?: (o: KubeObject) => string } = {}) {
+  const cache = new FakeCache();
+  let now = T0 + 600_000;
+  const observed: [string, number][] = [];
+  const source: ResourceHealthSource = {
+    kinds: [WIDGETS, GADGETS],
+    connectionOf: options.connectionOf ?? (() => "_default"),
+    reasonState: (r) => STATES[r],
+  };
+  const health = new ResourceHealth(
+    source,
+    cache,
+    (kind, s) => observed.push([kind, s]),
+    options.active ?? (() => true),
+    () => now,
+  );
+  return {
+    cache,
+    health,
+    observed,
+    advance: (s: number) => {
+      now += s * 1000;
+    },
+  };
+}
+
+describe("ResourceHealth", () => {
+  it.each([
+    {
+      case: "Ready and Synced",
+      conditions: [ready(), { type: "Synced", status: "True", reason: "Available" }],
+      labels: { ready: "True", synced: "True", reason: "Available", state: "Ok" },
+    },
+    {
+      case: "on its way: Ready's reason",
+      conditions: [creating()],
+      labels: { ready: "False", synced: "Unknown", reason: "Creating", state: "UnderWay" },
+    },
+    {
+      case: "Synced False: Synced's reason",
+      conditions: [ready(), { type: "Synced", status: "False", reason: "Creating" }],
+      labels: { ready: "True", synced: "False", reason: "Creating", state: "UnderWay" },
+    },
+    {
+      case: "stalled: Stalled's reason",
+      conditions: [
+        creating(),
+        { type: "Synced", status: "False", reason: "Creating" },
+        { type: "Stalled", status: "True", reason: "InvalidSpec" },
+      ],
+      labels: { ready: "False", synced: "False", reason: "InvalidSpec", state: "Terminal" },
+    },
+    {
+      case: "a reason not in the table: Other",
+      conditions: [{ type: "Ready", status: "False", reason: "SomethingElse" }],
+      labels: { ready: "False", synced: "Unknown", reason: "Other", state: "Unknown" },
+    },
+    {
+      case: "no condition yet: None, under way",
+      conditions: [],
+      labels: { ready: "Unknown", synced: "Unknown", reason: "None", state: "UnderWay" },
+    },
+  ])("labels an object $case", ({ conditions, labels }) => {
+    const { cache, health } = setup();
+    cache.objects.set("Widget", [obj("a", conditions)]);
+    expect(health.snapshot().rows).toEqual([
+      { labels: { kind: "Widget", connection: "_default", ...labels }, count: 1 },
+    ]);
+  });
+
+  it("counts objects by kind, connection and health, and asks the connection at every scrape", () => {
+    let team = "team-a";
+    const { cache, health, advance } = setup({
+      connectionOf: (o) => (o.metadata?.name === "c" ? team : "_default"),
+    });
+    cache.objects.set("Widget", [obj("a", [ready()]), obj("b", [ready()]), obj("c", [ready()])]);
+    cache.objects.set("Gadget", [obj("d", [creating()])]);
+    const rows = () =>
+      health
+        .snapshot()
+        .rows.map((r) => `${r.labels.kind} ${r.labels.connection} ${r.labels.reason} ${r.count}`)
+        .sort();
+    expect(rows()).toEqual([
+      "Gadget _default Creating 1",
+      "Widget _default Available 2",
+      "Widget team-a Available 1",
+    ]);
+    team = "team-b";
+    advance(1);
+    expect(rows()).toContain("Widget team-b Available 1");
+  });
+
+  it("gives per kind the wait of the longest-waiting object under way, not of stalled, resting or Ready ones", () => {
+    const { cache, health } = setup();
+    cache.objects.set("Widget", [
+      obj("waits-since-100s", [creating(100)]),
+      obj("waits-since-400s", [creating(400)]),
+      obj("ready", [ready(0)]),
+      obj("stopped", [{ type: "Ready", status: "False", reason: "Stopped" }]),
+      obj("stalled", [creating(0), { type: "Stalled", status: "True", reason: "InvalidSpec" }]),
+    ]);
+    cache.objects.set("Gadget", [obj("ok", [ready()])]);
+    const oldest = health.snapshot().oldestWaiting;
+    expect(oldest.get("Widget")).toBe(500); // now is 600 s
+    expect(oldest.get("Gadget")).toBe(0);
+  });
+
+  it("exports nothing while this process does not run the controllers (a follower)", () => {
+    const { cache, health } = setup({ active: () => false });
+    cache.objects.set("Widget", [obj("a", [ready()])]);
+    expect(health.snapshot()).toEqual({ rows: [], oldestWaiting: new Map() });
+  });
+
+  it("times create to first Ready once per object, from the Ready condition's transition time", () => {
+    const { cache, observed } = setup();
+    const a0 = obj("a", [creating(0)]);
+    cache.emit("Widget", { type: "add", object: a0 });
+    const a1 = obj("a", [ready(42)]);
+    cache.emit("Widget", { type: "update", object: a1, old: a0 });
+    const a2 = obj("a", [creating(50)]);
+    cache.emit("Widget", { type: "update", object: a2, old: a1 });
+    cache.emit("Widget", { type: "update", object: obj("a", [ready(60)]), old: a2 });
+    expect(observed).toEqual([["Widget", 42]]);
+  });
+
+  it.each([
+    { case: "Ready when first seen (at start)", first: [ready(5)] },
+    {
+      case: "resting when first seen (a stopped instance started again)",
+      first: [{ type: "Ready", status: "False", reason: "Stopped" }],
+    },
+  ])("does not time an object $case", ({ first }) => {
+    const { cache, observed } = setup();
+    const a0 = obj("a", first);
+    cache.emit("Widget", { type: "add", object: a0 });
+    cache.emit("Widget", { type: "update", object: obj("a", [ready(90)]), old: a0 });
+    expect(observed).toEqual([]);
+  });
+
+  it("forgets an object deleted before it got Ready", () => {
+    const { cache, observed } = setup();
+    const a0 = obj("a", [creating(0)]);
+    cache.emit("Widget", { type: "add", object: a0 });
+    cache.emit("Widget", { type: "delete", object: a0 });
+    cache.emit("Widget", { type: "update", object: obj("a", [ready(30)]), old: a0 });
+    expect(observed).toEqual([]);
+  });
+
+  it("does not time first Readies on a follower", () => {
+    const { cache, observed } = setup({ active: () => false });
+    const a0 = obj("a", [creating(0)]);
+    cache.emit("Widget", { type: "add", object: a0 });
+    cache.emit("Widget", { type: "update", object: obj("a", [ready(30)]), old: a0 });
+    expect(observed).toEqual([]);
+  });
+});
+
+describe("RuntimeMetrics object health", () => {
+  it("exports the snapshot as aidc_managed_resources and the oldest wait, and first Readies as a histogram", async () => {
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    metrics.exportResourceHealth(() => ({
+      rows: [
+        {
+          labels: {
+            kind: "Widget",
+            connection: "_default",
+            ready: "True",
+            synced: "True",
+            reason: "Available",
+            state: "Ok",
+          },
+          count: 3,
+        },
+      ],
+      oldestWaiting: new Map([["Widget", 12]]),
+    }));
+    metrics.observeFirstReady("Widget", 7);
+    const text = await metrics.text();
+    expect(text).toContain(
+      'aidc_managed_resources{kind="Widget",connection="_default",ready="True",synced="True",reason="Available",state="Ok"} 3',
+    );
+    expect(text).toContain('aidc_managed_resources_oldest_waiting_seconds{kind="Widget"} 12');
+    expect(text).toContain('aidc_resource_first_ready_seconds_bucket{le="10",kind="Widget"} 1');
+  });
+
+  it("drops the rows of objects that are gone at the next scrape", async () => {
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    let count = 1;
+    metrics.exportResourceHealth(() => ({
+      rows:
+        count > 0
+          ? [
+              {
+                labels: {
+                  kind: "Widget",
+                  connection: "_default",
+                  ready: "False",
+                  synced: "False",
+                  reason: "Creating",
+                  state: "UnderWay",
+                },
+                count,
+              },
+            ]
+          : [],
+      oldestWaiting: new Map(),
+    }));
+    expect(await metrics.text()).toContain('reason="Creating"');
+    count = 0;
+    expect(await metrics.text()).not.toContain('reason="Creating"');
+  });
+});
