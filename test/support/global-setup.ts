@@ -2,6 +2,7 @@ import type { TestProject } from "vitest/node";
 import { LocalControlPlane } from "../../src/controlplane/controlplane.js";
 import { minioBinary } from "../../src/controlplane/s3-server.js";
 import { kstatusBinary } from "./kstatus.js";
+import { promtoolDir } from "./promtool.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -17,6 +18,8 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Built (and cached) before any test runs, so that no test waits for the Go build.
   kstatusBinary();
+  // So are promtool and promql-selectors of the chart's alert tests (tools/promtool/build.sh).
+  promtoolDir();
   // So is the S3 server of the Bucket tests (tools/minio/build.sh).
   await minioBinary((line) => console.log(line));
   const plane = new LocalControlPlane();
