@@ -58,6 +58,7 @@ export class RunningController {
     });
     this.rt.metrics.maxConcurrentReconciles.set({ controller: def.name }, workers);
     this.rt.metrics.activeWorkers.set({ controller: def.name }, 0);
+    this.rt.metrics.initReconcileCounters(def.name);
     const primary = this.rt.cache.informerFor(def.primary);
     this.unsubscribe.push(primary.on((ev) => this.onPrimary(ev)));
     for (const w of def.watches) {

@@ -471,6 +471,28 @@ describe("a running controller", () => {
     await h.cache.stop();
   });
 
+  it("exports its reconcile and queue counters at 0 from its start, as controller-runtime and client-go do", async () => {
+    const h = harness(async () => ({}));
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    const text = await h.metrics.text();
+    await h.running.stop(1_000);
+    await h.cache.stop();
+    for (const line of [
+      'controller_runtime_reconcile_total{controller="widgets",result="success"} 0',
+      'controller_runtime_reconcile_total{controller="widgets",result="error"} 0',
+      'controller_runtime_reconcile_total{controller="widgets",result="requeue_after"} 0',
+      'controller_runtime_reconcile_errors_total{controller="widgets"} 0',
+      'controller_runtime_terminal_reconcile_errors_total{controller="widgets"} 0',
+      'workqueue_adds_total{controller="widgets",name="widgets"} 0',
+      'workqueue_retries_total{controller="widgets",name="widgets"} 0',
+      'workqueue_depth{controller="widgets",name="widgets"} 0',
+    ]) {
+      expect(text).toContain(line);
+    }
+  });
+
   it("retries a retryable error with growing backoff, records a Warning event and calls the error policy", async () => {
     const times: number[] = [];
     const h = harness(async () => {

@@ -240,9 +240,28 @@ export class RuntimeMetrics {
     this.serviceOperationAvailable.set({ operation }, value);
   }
 
-  /** The observer a controller's workqueue reports to. */
+  /**
+   * Exports a controller's reconcile counters at 0 before its first reconcile, as
+   * controller-runtime does: a rate over a counter that has no series yet is empty, not
+   * 0, and alerts and dashboards read these.
+   */
+  initReconcileCounters(controller: string): void {
+    for (const result of ["success", "error", "requeue_after"]) {
+      this.reconcileTotal.inc({ controller, result }, 0);
+    }
+    this.reconcileErrors.inc({ controller }, 0);
+    this.terminalReconcileErrors.inc({ controller }, 0);
+  }
+
+  /**
+   * The observer a controller's workqueue reports to; its counters and depth are
+   * exported at 0 from now on, as client-go's are from the queue's creation.
+   */
   workQueueObserver(controller: string): WorkQueueObserver {
     const labels = { controller, name: controller };
+    this.queueAdds.inc(labels, 0);
+    this.retries.inc(labels, 0);
+    this.queueDepth.set(labels, 0);
     return {
       added: () => this.queueAdds.inc(labels),
       depth: (n) => this.queueDepth.set(labels, n),
