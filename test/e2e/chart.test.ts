@@ -74,6 +74,8 @@ describe("the Helm chart", () => {
         "watchNamespaces[0]": "team-a",
         "service.baseUrl": "https://aidc.example.com/api",
         "serviceMonitor.enabled": true,
+        "prometheusRule.enabled": true,
+        "dashboards.enabled": true,
         "networkPolicy.enabled": true,
         replicas: 3,
       }),
