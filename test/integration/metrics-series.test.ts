@@ -1,12 +1,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { runOperator } from "../../src/cli/run.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
-import type { Manager } from "../../src/runtime/manager.js";
 import {
   type ChartQuery,
   dashboardQueries,
@@ -19,6 +17,7 @@ import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js
 import { ObjectsOf } from "../support/managed.js";
 import { TEST_API_KEY } from "../support/operator.js";
 import { samples, sumOf } from "../support/prometheus.js";
+import { runInProcess } from "../support/run-operator.js";
 
 /**
  * The operator as `aidc-operator run` wires it (every controller, leader election, the
@@ -62,23 +61,10 @@ describe("the operator's metrics, as the chart's alerts and dashboard read them"
         log: { level: "silent" },
       }),
     );
-    let stop = () => {};
-    const stopSignal = new Promise<void>((resolve) => {
-      stop = resolve;
-    });
-    let manager: Manager | undefined;
-    const running = runOperator({
-      configFile,
-      kubeconfig: inject("kubeconfigPath"),
-      env: {},
-      stopSignal,
-      onStarted: (m) => {
-        manager = m;
-      },
-    });
+    const op = await runInProcess(configFile);
     try {
-      await eventually(async () => manager?.running);
-      const scrape = () => fetch(`http://127.0.0.1:${manager?.port}/metrics`).then((r) => r.text());
+      await eventually(async () => op.manager.running);
+      const scrape = op.metrics;
       const nas = new ObjectsOf(new KubeClient(kc), nasVolumeCrd, namespace);
       await nas.create("ready", { productCode: "nas.capacity.standard", capacityGB: 100 });
       await nas.create("stalled", { productCode: "nas.no.such.product", capacityGB: 100 });
@@ -111,8 +97,7 @@ describe("the operator's metrics, as the chart's alerts and dashboard read them"
       expect(sumOf(text, "aidc_resource_first_ready_seconds_count", { kind: "NasVolume" })).toBe(1);
       expect(sumOf(text, "leader_election_master_status", { name: "metrics-series" })).toBe(1);
     } finally {
-      stop();
-      expect(await running).toBe(0);
+      expect(await op.stop()).toBe(0);
     }
   });
 

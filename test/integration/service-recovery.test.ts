@@ -6,18 +6,17 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { runOperator } from "../../src/cli/run.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
-import type { Manager } from "../../src/runtime/manager.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY } from "../support/operator.js";
+import { runInProcess } from "../support/run-operator.js";
 
 const NAS_SPEC = { productCode: "nas.capacity.standard", capacityGB: 100 };
 
@@ -103,26 +102,10 @@ describe("a corrected API key file", () => {
         log: { level: "silent" },
       }),
     );
-    let stop = () => {};
-    const stopSignal = new Promise<void>((resolve) => {
-      stop = resolve;
-    });
-    let manager: Manager | undefined;
-    const running = runOperator({
-      configFile,
-      kubeconfig: inject("kubeconfigPath"),
-      env: {},
-      controllerFactories: [nasVolumeController],
-      stopSignal,
-      onStarted: (m) => {
-        manager = m;
-      },
-    });
+    const op = await runInProcess(configFile, { controllerFactories: [nasVolumeController] });
     try {
-      await eventually(async () => manager);
       // The start-up probes of the assumed operations show in the metrics.
-      const metrics = () =>
-        fetch(`http://127.0.0.1:${manager?.port}/metrics`).then((r) => r.text());
+      const metrics = op.metrics;
       const gauge = await eventually(async () => {
         const text = await metrics();
         return /aidc_service_operation_available\{operation="listPods"\} 0/.test(text)
@@ -147,8 +130,7 @@ describe("a corrected API key file", () => {
       // One refresh interval (1 s) plus a reconcile; the hold backoff is 2 min.
       expect(Date.now() - corrected).toBeLessThan(6_000);
     } finally {
-      stop();
-      expect(await running).toBe(0);
+      expect(await op.stop()).toBe(0);
     }
   });
 });
