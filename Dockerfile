@@ -18,6 +18,9 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/bundle-dist.ts ./scripts/
 COPY src ./src
+# The commit named in the operator's User-Agent (no .git in this stage; an ARG is in
+# RUN's environment): `docker build --build-arg AIDC_GIT_SHA=$(git rev-parse --short=12 HEAD) .`
+ARG AIDC_GIT_SHA=unknown
 RUN npm run build
 
 FROM ${BUILD_IMAGE} AS production-deps

@@ -13,6 +13,7 @@
  *
  *   tsx scripts/bundle-dist.ts [outDir]      # default dist
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -51,6 +52,8 @@ export async function bundleDist(outDir = join(root, "dist")): Promise<void> {
     keepNames: true,
     sourcemap: true,
     external: [...LOADED_FROM_NODE_MODULES],
+    // The commit in the User-Agent the operator sends (src/runtime/user-agent.ts).
+    define: { __AIDC_GIT_SHA__: JSON.stringify(gitSha()) },
     plugins: [builtinsThroughRequire],
     // The CommonJS libraries bundled (pino, prom-client, ...) and builtinsThroughRequire
     // require Node's built-in modules; an ES module has no `require` of its own.
@@ -59,6 +62,20 @@ export async function bundleDist(outDir = join(root, "dist")): Promise<void> {
     },
     logLevel: "warning",
   });
+}
+
+/** `$AIDC_GIT_SHA` (an image build without .git), else the checkout's commit, else "unknown". */
+function gitSha(): string {
+  if (process.env.AIDC_GIT_SHA) return process.env.AIDC_GIT_SHA;
+  try {
+    return execFileSync("git", ["rev-parse", "--short=12", "HEAD"], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    return "unknown";
+  }
 }
 
 /**

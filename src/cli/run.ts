@@ -56,6 +56,10 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** kubeconfig file; default: in-cluster, else $KUBECONFIG or ~/.kube/config. */
   kubeconfig?: string;
+  /** A context of the kubeconfig other than its current one (`--context`). */
+  context?: string;
+  /** Where the in-cluster service account files are (tests; default the pod's). */
+  serviceAccountDir?: string;
   /** Default {@link createServiceClient}. */
   serviceClientFactory?: (deps: ServiceClientDeps) => ServiceClient;
   /** Default: the registry in src/controllers/index.ts. */
@@ -98,9 +102,13 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   );
   await checkApiKey(apiKey, config);
 
-  const kubeConfig = await loadKubeConfig(
-    options.kubeconfig ? { kubeconfig: options.kubeconfig } : {},
-  );
+  const kubeConfig = await loadKubeConfig({
+    ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
+    ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(options.serviceAccountDir ? { serviceAccountDir: options.serviceAccountDir } : {}),
+    env,
+    log: log.child({ component: "kubeconfig" }),
+  });
 
   const metrics = new RuntimeMetrics();
   const defaultService = (options.serviceClientFactory ?? createServiceClient)({
@@ -281,7 +289,8 @@ export function registerRunCommand(program: Command): void {
     .command("run")
     .description("run the operator: controllers, leader election, /metrics, /healthz, /readyz")
     .option("--config <file>", "operator config file (YAML or JSON); also $AIDC_CONFIG")
-    .option("--kubeconfig <file>", "kubeconfig (default: in-cluster, $KUBECONFIG, ~/.kube/config)");
+    .option("--kubeconfig <file>", "kubeconfig (default: in-cluster, $KUBECONFIG, ~/.kube/config)")
+    .option("--context <name>", "kubeconfig context to use (default: its current context)");
   for (const s of SETTINGS) {
     if (s.type === "boolean") {
       cmd.option(`--${s.flag}`, `${s.description} ($${s.env})`);
@@ -296,6 +305,7 @@ export function registerRunCommand(program: Command): void {
     const code = await runOperator({
       ...(typeof opts.config === "string" ? { configFile: opts.config } : {}),
       ...(typeof opts.kubeconfig === "string" ? { kubeconfig: opts.kubeconfig } : {}),
+      ...(typeof opts.context === "string" ? { context: opts.context } : {}),
       flags,
     });
     process.exitCode = code;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
 import { Informer } from "./informer.js";
+import { WatchDecodeError } from "./kube.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 import { LAST_APPLIED_ANNOTATION, type StoreEvent } from "./store.js";
 
@@ -60,6 +61,25 @@ describe("Informer", () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(api.watches).toEqual(["10", "25"]);
     expect(api.lists).toBe(1);
+    await informer.stop();
+  });
+
+  it("lists again, after a short pause, when a watch sent a line that is not an event", async () => {
+    const api = new FakeListerWatcher();
+    api.items = [obj("a", "5")];
+    const { informer, events } = start(api, { initialBackoffMs: 500 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.lists).toBe(1);
+    // Whatever the unreadable line carried is lost: only a list is sure.
+    api.items = [obj("a", "5"), obj("b", "14")];
+    api.resourceVersion = "15";
+    api.stream?.onDone(new WatchDecodeError("/apis/test.aidc.io/v1/widgets", "{not json"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.lists).toBe(1);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(api.lists).toBe(2);
+    expect(api.watches).toEqual(["10", "15"]);
+    expect(events).toEqual(["add a", "add b"]);
     await informer.stop();
   });
 

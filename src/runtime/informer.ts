@@ -20,6 +20,7 @@ export interface InformerOptions {
 type WatchOutcome =
   | { kind: "closed"; events: number; ms: number }
   | { kind: "gone" }
+  | { kind: "relist"; err: unknown }
   | { kind: "silent" }
   | { kind: "stopped" }
   | { kind: "error"; err: unknown };
@@ -31,8 +32,8 @@ export type InformerHandler = (event: StoreEvent) => void;
  * A list+watch cache of one kind that never stops silently. Each scope (one namespace,
  * or all) runs a loop: list (when it has no resourceVersion), then watch from the last
  * resourceVersion seen; a clean end of a watch resumes at once, an error restarts
- * after an exponential backoff, 410 Gone (as an HTTP status or an ERROR event) relists,
- * and a watch silent for longer than `watchdogMs` is abandoned and restarted. A relist
+ * after an exponential backoff, 410 Gone (as an HTTP status or an ERROR event) and a
+ * line that is not an event relist, and a watch silent for longer than `watchdogMs` is abandoned and restarted. A relist
  * delivers deletes for the objects that vanished meanwhile.
  */
 export class Informer {
@@ -161,6 +162,14 @@ class Scope {
         failures = 0;
         continue;
       }
+      if (outcome.kind === "relist") {
+        // A line the client could not read: events may be lost, only a list is sure.
+        this.log?.warn({ err: outcome.err }, "watch sent what is not an event; relisting");
+        this.resourceVersion = "";
+        failures++;
+        await this.sleep(Math.min(initial * 2 ** (failures - 1), max));
+        continue;
+      }
       if (outcome.kind === "silent") {
         this.log?.warn(
           { watchdogMs: this.informer.options.watchdogMs },
@@ -238,6 +247,7 @@ class Scope {
       const onDone = (err: unknown) => {
         if (!err) finish({ kind: "closed", events, ms: Date.now() - started });
         else if (statusOf(err) === 410) finish({ kind: "gone" });
+        else if ((err as { relist?: unknown }).relist === true) finish({ kind: "relist", err });
         // client-node's own inactivity timeout: the same as our watchdog firing.
         else if ((err as { name?: unknown }).name === "TimeoutError") finish({ kind: "silent" });
         else finish({ kind: "error", err });

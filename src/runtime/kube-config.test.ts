@@ -84,6 +84,56 @@ describe("loadKubeConfig", () => {
     expect(String(opts.ca)).toBe("FILE-CA");
   });
 
+  it("serves a proxy-url, an http:// server with a path, and a token file over a token", async () => {
+    await writeFile(join(dir, "file-token"), "from-file\n");
+    const file = await kubeconfig(
+      "proxied",
+      { server: "http://gateway:8080/k8s/clusters/c-abc", "proxy-url": "http://proxy:3128" },
+      { token: "static", tokenFile: "file-token" },
+    );
+    const config = await loadKubeConfig({ kubeconfig: file, env: { HTTPS_PROXY: "x" } });
+    expect(config.constructor.name).not.toBe("KubeConfig");
+    expect(config.getCurrentCluster()).toEqual({
+      server: "http://gateway:8080/k8s/clusters/c-abc",
+      proxyUrl: "http://proxy:3128",
+    });
+    expect(config.proxyEnv).toEqual({ HTTPS_PROXY: "x" });
+    expect((await optionsOf(config)).headers?.Authorization).toBe("Bearer from-file");
+    expect(config.invalidateCredentials?.()).toBe(true);
+  });
+
+  it("takes the context it is told, and names a context the file lacks", async () => {
+    const file = join(dir, "contexts");
+    await writeFile(
+      file,
+      stringify({
+        "current-context": "one",
+        contexts: [
+          { name: "one", context: { cluster: "c1", user: "u" } },
+          { name: "two", context: { cluster: "c2", user: "u" } },
+        ],
+        clusters: [
+          { name: "c1", cluster: { server: "https://one:6443" } },
+          { name: "c2", cluster: { server: "https://two:6443" } },
+        ],
+        users: [{ name: "u", user: { token: "t" } }],
+      }),
+    );
+    const two = await loadKubeConfig({ kubeconfig: file, context: "two", env: {} });
+    expect(two.getCurrentCluster()?.server).toBe("https://two:6443");
+    await expect(loadKubeConfig({ kubeconfig: file, context: "three", env: {} })).rejects.toThrow(
+      /has no context "three"/,
+    );
+    const exec = await kubeconfig(
+      "exec-contexts",
+      { server: "https://api:6443" },
+      { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "true" } },
+    );
+    await expect(loadKubeConfig({ kubeconfig: exec, context: "nope", env: {} })).rejects.toThrow(
+      /has no context "nope"/,
+    );
+  });
+
   it("leaves an exec plugin to client-node's KubeConfig", async () => {
     const file = await kubeconfig(
       "exec",

@@ -1,5 +1,10 @@
 import { DEFAULT_KUBE_RATE_LIMIT } from "./defaults.js";
-import { type KubeConfigLike, KubeHttp2, type KubeStream } from "./kube-http2.js";
+import {
+  type KubeConfigLike,
+  type KubeHttpAnswer,
+  type KubeStream,
+  KubeTransport,
+} from "./kube-transport.js";
 import { TokenBucket, type TokenBucketOptions } from "./ratelimit.js";
 import { assertReconcileLive } from "./reconcile-deadline.js";
 import type { SecretRedactor } from "./redaction.js";
@@ -107,14 +112,15 @@ function writtenKey(res: ResourceDescriptor, obj: KubeObject): string {
  * A small typed wrapper over the Kubernetes REST API for any kind described by a
  * {@link ResourceDescriptor}. Every write carries field manager `aidc-operator`.
  * Reconcilers read from the cache; they use this client to write. Every request and
- * watch of a client runs on
- * one HTTP/2 connection per kubeconfig object ({@link KubeHttp2}), shared by every
- * client made with that object (Events, the Lease and the controllers alike).
+ * watch runs on one transport per kubeconfig object ({@link KubeTransport}), shared by
+ * every client made with that object (Events, the Lease and the controllers alike).
+ * A 429 (and a GET's 5xx with Retry-After) waits and tries again, a 401 fetches the
+ * credentials anew and tries once more, lists are read in pages.
  */
 export class KubeClient {
   /** The kubeconfig: client-node's `KubeConfig` or the lean loader's (kube-config.ts). */
   readonly config: KubeConfigLike;
-  private readonly http: KubeHttp2;
+  private readonly http: KubeTransport;
   private readonly bucket: TokenBucket;
   private readonly onRequest: ((info: KubeRequestInfo) => void) | undefined;
   private readonly redactor: SecretRedactor | undefined;
@@ -173,22 +179,37 @@ export class KubeClient {
     }
   }
 
-  /** Lists objects (all namespaces when `namespace` is absent) and the list's resourceVersion. */
+  /**
+   * Lists objects (all namespaces when `namespace` is absent) and the list's
+   * resourceVersion, in pages of {@link LIST_PAGE} as client-go's pager: when the
+   * snapshot of a `continue` has expired (410), the list starts again in one piece.
+   */
   async list<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
     namespace?: string,
     options: { labelSelector?: string } = {},
   ): Promise<{ items: T[]; resourceVersion: string }> {
-    const query: Record<string, string> = {};
-    if (options.labelSelector) query.labelSelector = options.labelSelector;
-    const list = (await this.request("GET", resourcePath(res, namespace), query)) as {
-      items?: T[];
-      metadata?: { resourceVersion?: string };
-    };
-    return {
-      items: (list.items ?? []).map((o) => withKind(res, o)),
-      resourceVersion: list.metadata?.resourceVersion ?? "",
-    };
+    const base: Record<string, string> = {};
+    if (options.labelSelector) base.labelSelector = options.labelSelector;
+    const path = resourcePath(res, namespace);
+    type Page = { items?: T[]; metadata?: { resourceVersion?: string; continue?: string } };
+    const items: T[] = [];
+    let query: Record<string, string> = { ...base, limit: String(LIST_PAGE) };
+    for (;;) {
+      let page: Page;
+      try {
+        page = (await this.request("GET", path, query)) as Page;
+      } catch (err) {
+        if (statusCodeOf(err) !== 410 || !query.continue) throw err;
+        items.length = 0;
+        query = base;
+        continue;
+      }
+      for (const o of page.items ?? []) items.push(withKind(res, o));
+      const next = page.metadata?.continue;
+      if (!next) return { items, resourceVersion: page.metadata?.resourceVersion ?? "" };
+      query = { ...base, limit: String(LIST_PAGE), continue: next };
+    }
   }
 
   /** Creates an object (its namespace is taken from metadata). */
@@ -253,7 +274,9 @@ export class KubeClient {
   /**
    * Starts a watch of `path` (`watch=true` is added to `query`): `onEvent` gets each
    * event's type and object, `onDone` is called once when it ends (see
-   * {@link KubeHttp2.watch}). Not rate-limited, like client-go's watches.
+   * {@link KubeTransport.watch}); a line that is not an event ends the watch with a
+   * {@link WatchDecodeError} (its watcher lists again). Not rate-limited, like
+   * client-go's watches.
    */
   watch(
     path: string,
@@ -268,10 +291,14 @@ export class KubeClient {
         let event: { type?: unknown; object?: unknown };
         try {
           event = JSON.parse(line) as typeof event;
-        } catch {
-          return; // not an event: skipped, as client-node did
+        } catch (err) {
+          return new WatchDecodeError(path, line, err);
         }
-        if (typeof event.type === "string") onEvent(event.type, event.object as KubeObject);
+        if (typeof event?.type !== "string" || typeof event.object !== "object") {
+          return new WatchDecodeError(path, line);
+        }
+        onEvent(event.type, event.object as KubeObject);
+        return undefined;
       },
       onDone,
     );
@@ -290,7 +317,13 @@ export class KubeClient {
     return this.http.drop(generation);
   }
 
-  /** Any request by path; the body is JSON. Rate-limited and observed like the rest. */
+  /**
+   * Any request by path; the body is JSON. Rate-limited and observed like the rest
+   * (each try). A 429, and a GET's 5xx with Retry-After, waits as the server asks
+   * (at most {@link MAX_RETRY_WAIT_MS}) and tries again, up to {@link MAX_RETRIES}
+   * times; a 401 makes the credentials be read anew and the request tried once more,
+   * and a GET whose connection was closed under it is sent once more.
+   */
   async request(
     method: Method,
     path: string,
@@ -298,6 +331,49 @@ export class KubeClient {
     body?: unknown,
     contentType?: string,
   ): Promise<unknown> {
+    // Serialized once, redacted on the way (status, Events, annotations).
+    const sent =
+      body === undefined
+        ? undefined
+        : this.redactor
+          ? this.redactor.serialize(body)
+          : JSON.stringify(body);
+    const target = withQuery(path, query);
+    let refreshed = false;
+    let resent = false;
+    for (let retries = 0; ; retries++) {
+      let answer: KubeHttpAnswer;
+      try {
+        answer = await this.send(method, path, target, sent, contentType);
+      } catch (err) {
+        // A kept-alive connection the server had just closed: a GET goes once more.
+        if (method !== "GET" || resent || !isConnectionReset(err)) throw err;
+        resent = true;
+        continue;
+      }
+      const code = answer.status;
+      if (code >= 200 && code <= 299) return parseBody(answer.text);
+      if (code === 401 && !refreshed && this.http.refreshCredentials()) {
+        refreshed = true;
+        continue;
+      }
+      const waitMs = retryWaitMs(method, answer);
+      if (waitMs !== undefined && retries < MAX_RETRIES) {
+        await new Promise((r) => setTimeout(r, waitMs));
+        continue;
+      }
+      throw new KubeApiError(method, path, code, parseBody(answer.text));
+    }
+  }
+
+  /** One try of {@link request}: the rate limit, the reconcile deadline, the metrics. */
+  private async send(
+    method: Method,
+    path: string,
+    target: string,
+    body: string | undefined,
+    contentType: string | undefined,
+  ): Promise<KubeHttpAnswer> {
     // A reconcile abandoned at its deadline writes nothing more (reconcile-deadline.ts).
     assertReconcileLive(`${method} ${path}`);
     const waitMs = this.bucket.reserve();
@@ -306,23 +382,9 @@ export class KubeClient {
     const started = Date.now();
     let code = 0;
     try {
-      // Serialized once, redacted on the way (status, Events, annotations).
-      const sent =
-        body === undefined
-          ? undefined
-          : this.redactor
-            ? this.redactor.serialize(body)
-            : JSON.stringify(body);
-      const answer = await this.http.request(method, withQuery(path, query), sent, contentType);
+      const answer = await this.http.request(method, target, body, contentType);
       code = answer.status;
-      let parsed: unknown = answer.text;
-      try {
-        parsed = answer.text ? JSON.parse(answer.text) : undefined;
-      } catch {
-        // not JSON: keep the text for the error message
-      }
-      if (code >= 200 && code <= 299) return parsed;
-      throw new KubeApiError(method, path, code, parsed);
+      return answer;
     } finally {
       this.onRequest?.({
         method,
@@ -335,19 +397,68 @@ export class KubeClient {
   }
 }
 
+/** Items per page of a list (client-go's pager and informers: 500). */
+export const LIST_PAGE = 500;
+/** Tries after the first one of a request the server asked to retry (429, Retry-After). */
+export const MAX_RETRIES = 4;
+/** The longest wait for one Retry-After. */
+export const MAX_RETRY_WAIT_MS = 10_000;
+
+/**
+ * How long to wait before trying `answer`'s request again, or undefined when it is
+ * not to be tried again: a 429 (Retry-After, else 1 s), a GET's 5xx with Retry-After
+ * (client-go's `checkWait`), at most {@link MAX_RETRY_WAIT_MS}.
+ */
+export function retryWaitMs(method: string, answer: KubeHttpAnswer): number | undefined {
+  const { status } = answer;
+  const seconds = answer.retryAfter !== undefined ? Number(answer.retryAfter.trim()) : Number.NaN;
+  const given = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+  if (status === 429) return Math.min(given ?? 1000, MAX_RETRY_WAIT_MS);
+  if (status >= 500 && method === "GET" && given !== undefined) {
+    return Math.min(given, MAX_RETRY_WAIT_MS);
+  }
+  return undefined;
+}
+
+/** A watch line that is not an event: the watch ends with it and its watcher lists again. */
+export class WatchDecodeError extends Error {
+  /** The informer relists on this error rather than resuming at its resourceVersion. */
+  readonly relist = true;
+  constructor(path: string, line: string, cause?: unknown) {
+    super(`watch of ${path} sent a line that is not an event: ${line.slice(0, 200)}`, {
+      cause,
+    });
+    this.name = "WatchDecodeError";
+  }
+}
+
+/** An error of a connection the other side closed or reset (undici's socket error, ECONNRESET, EPIPE). */
+function isConnectionReset(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text; // not JSON: kept for the error message
+  }
+}
+
 /** `path` with `query` appended. */
 function withQuery(path: string, query: Record<string, string>): string {
   const q = new URLSearchParams(query).toString();
   return q ? `${path}?${q}` : path;
 }
 
-/** One connection per kubeconfig object, shared by every client made with it. */
-const connections = new WeakMap<KubeConfigLike, KubeHttp2>();
+/** One transport per kubeconfig object, shared by every client made with it. */
+const connections = new WeakMap<KubeConfigLike, KubeTransport>();
 
-function connectionOf(config: KubeConfigLike): KubeHttp2 {
+function connectionOf(config: KubeConfigLike): KubeTransport {
   let http = connections.get(config);
   if (!http) {
-    http = new KubeHttp2(config);
+    http = new KubeTransport(config);
     connections.set(config, http);
   }
   return http;

@@ -16,7 +16,7 @@ import {
 import { EventRecorder } from "./events.js";
 import { HealthServer } from "./health.js";
 import { KubeClient } from "./kube.js";
-import type { KubeConfigLike } from "./kube-http2.js";
+import type { KubeConfigLike } from "./kube-credentials.js";
 import { LeaderElector } from "./leader-election.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";

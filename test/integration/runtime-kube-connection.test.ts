@@ -112,8 +112,8 @@ describe("one connection to the API server", () => {
     stops.push(() => elector.stop());
     await eventually(async () => leading);
     await new Promise((r) => setTimeout(r, 1_000)); // a few renewals
-    // HTTP/2 carries all of it as streams of one connection (kube-http2.ts); with
-    // client-node's request stack this was one connection per request.
+    // HTTP/2 carries all of it as streams of one connection (kube-transport.ts): the
+    // server's stream limit is far from reached.
     expect(tcp.accepted).toBe(1);
     expect(tcp.open).toBe(1);
   });

@@ -12,7 +12,7 @@ import type { ControllerFactory } from "../../src/controllers/index.js";
 import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
 import type { TrainingJobObject } from "../../src/controllers/trainingjob/objects.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
-import type { KubeStream } from "../../src/runtime/kube-http2.js";
+import type { KubeStream } from "../../src/runtime/kube-transport.js";
 import { resourcePath } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";

@@ -1,0 +1,73 @@
+/**
+ * What the transport needs of a kubeconfig: the current cluster's server (and proxy),
+ * the TLS options and headers of a request, and a way to drop cached credentials when
+ * the server refused them (401). client-node's `KubeConfig` has the first two; the
+ * lean loader's (kube-config.ts) all three.
+ */
+export interface KubeConfigLike {
+  getCurrentCluster(): { server: string; proxyUrl?: string | undefined } | null;
+  /** Fills `ca`, `cert`, `key`, `rejectUnauthorized`, `servername`, `headers`, `auth`. */
+  applyToHTTPSOptions(opts: object): Promise<void>;
+  /** Forgets cached credentials (the next request reads them anew); false when none could change. */
+  invalidateCredentials?(): boolean;
+  /** The environment HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read from (default `process.env`). */
+  readonly proxyEnv?: NodeJS.ProcessEnv;
+}
+
+/** client-node's `KubeConfig` beyond its typed API: what fills a request's options. */
+interface ClientNodeInternals {
+  applyOptions?: (opts: object) => Promise<void>;
+  getCurrentUser?: () => { name?: string; username?: string; password?: string } | null;
+}
+
+/**
+ * Fills a request's TLS options and headers from `config`. For client-node's
+ * `KubeConfig`, through what its `applyToHTTPSOptions` calls minus the HTTP agent it
+ * builds there (unused here, and refused for an http:// server).
+ */
+export async function applyRequestOptions(
+  config: KubeConfigLike,
+  opts: Record<string, unknown>,
+): Promise<void> {
+  const c = config as KubeConfigLike & ClientNodeInternals;
+  if (typeof c.applyOptions !== "function") return config.applyToHTTPSOptions(opts);
+  await c.applyOptions(opts);
+  const user = c.getCurrentUser?.();
+  if (user?.username) opts.auth = `${user.username}:${user.password ?? ""}`;
+}
+
+/** client-node's authenticators as far as their caches go (not part of its typed API). */
+interface CachingAuthenticator {
+  /** ExecAuth: the exec plugin's last answer per user name. */
+  tokenCache?: Record<string, unknown>;
+  /** FileAuth (client-node's in-cluster config): the token file's last read. */
+  token?: string | null;
+  lastRead?: Date | null;
+  refreshToken?: unknown;
+}
+
+/**
+ * Forgets the credentials `config` caches, so that the next request reads the token
+ * file or runs the exec plugin again: the lean loader's own method, or for
+ * client-node's `KubeConfig` its exec plugin cache and token-file cache. False when
+ * the config has no such credentials (a static token, a client certificate only).
+ */
+export function invalidateCredentials(config: KubeConfigLike): boolean {
+  if (config.invalidateCredentials) return config.invalidateCredentials();
+  const authenticators = (config as { authenticators?: unknown }).authenticators;
+  const user = (config as { getCurrentUser?: () => { name?: string } | null }).getCurrentUser?.();
+  if (!Array.isArray(authenticators) || !user?.name) return false;
+  let any = false;
+  for (const a of authenticators as CachingAuthenticator[]) {
+    if (a.tokenCache?.[user.name]) {
+      a.tokenCache[user.name] = null;
+      any = true;
+    }
+    if (typeof a.refreshToken === "function" && a.token) {
+      a.token = null;
+      a.lastRead = null;
+      any = true;
+    }
+  }
+  return any;
+}

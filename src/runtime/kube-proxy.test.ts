@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import { proxyFor } from "./kube-proxy.js";
+
+const P = "http://proxy.corp:3128";
+
+describe("proxyFor", () => {
+  const cases: {
+    reason: string;
+    server: string;
+    proxyUrl?: string;
+    env: NodeJS.ProcessEnv;
+    want: string | undefined;
+  }[] = [
+    {
+      reason: "no proxy anywhere: direct",
+      server: "https://api.corp:6443",
+      env: {},
+      want: undefined,
+    },
+    {
+      reason: "the kubeconfig's proxy-url wins over the environment",
+      server: "https://api.corp:6443",
+      proxyUrl: "socks5://bastion:1080",
+      env: { HTTPS_PROXY: P, NO_PROXY: "*" },
+      want: "socks5://bastion:1080",
+    },
+    {
+      reason: "HTTPS_PROXY for an https server",
+      server: "https://api.corp:6443",
+      env: { HTTPS_PROXY: P, HTTP_PROXY: "http://other:1" },
+      want: P,
+    },
+    {
+      reason: "lower case is read too, upper case first",
+      server: "https://api.corp",
+      env: { https_proxy: "http://lower:1", HTTPS_PROXY: P },
+      want: P,
+    },
+    { reason: "lower case alone", server: "https://api.corp", env: { https_proxy: P }, want: P },
+    {
+      reason: "an https server does not use HTTP_PROXY (Go's rule)",
+      server: "https://api.corp",
+      env: { HTTP_PROXY: P },
+      want: undefined,
+    },
+    {
+      reason: "HTTP_PROXY for an http server",
+      server: "http://api.corp:8001",
+      env: { HTTP_PROXY: P, HTTPS_PROXY: "http://other:1" },
+      want: P,
+    },
+    {
+      reason: "a proxy without a scheme is http://",
+      server: "https://api.corp",
+      env: { HTTPS_PROXY: "proxy.corp:3128" },
+      want: P,
+    },
+    {
+      reason: "localhost is never proxied from the environment",
+      server: "https://localhost:6443",
+      env: { HTTPS_PROXY: P },
+      want: undefined,
+    },
+    {
+      reason: "loopback addresses are never proxied from the environment",
+      server: "https://127.0.0.2:6443",
+      env: { HTTPS_PROXY: P },
+      want: undefined,
+    },
+    {
+      reason: "IPv6 loopback neither",
+      server: "https://[::1]:6443",
+      env: { HTTPS_PROXY: P },
+      want: undefined,
+    },
+    {
+      reason: "loopback given as proxy-url is used",
+      server: "https://127.0.0.1:6443",
+      proxyUrl: P,
+      env: {},
+      want: P,
+    },
+    {
+      reason: "NO_PROXY * turns the environment proxy off",
+      server: "https://api.corp",
+      env: { HTTPS_PROXY: P, NO_PROXY: "*" },
+      want: undefined,
+    },
+    {
+      reason: "NO_PROXY names the host",
+      server: "https://api.corp",
+      env: { HTTPS_PROXY: P, NO_PROXY: "other.corp, API.corp" },
+      want: undefined,
+    },
+    {
+      reason: "NO_PROXY domain covers its subdomains",
+      server: "https://api.k8s.corp",
+      env: { HTTPS_PROXY: P, no_proxy: "k8s.corp" },
+      want: undefined,
+    },
+    {
+      reason: "NO_PROXY .domain covers subdomains, not the domain itself",
+      server: "https://k8s.corp",
+      env: { HTTPS_PROXY: P, NO_PROXY: ".k8s.corp" },
+      want: P,
+    },
+    {
+      reason: "NO_PROXY *.domain is .domain",
+      server: "https://api.k8s.corp",
+      env: { HTTPS_PROXY: P, NO_PROXY: "*.k8s.corp" },
+      want: undefined,
+    },
+    {
+      reason: "a NO_PROXY suffix must end at a dot",
+      server: "https://notk8s.corp",
+      env: { HTTPS_PROXY: P, NO_PROXY: "k8s.corp" },
+      want: P,
+    },
+    {
+      reason: "NO_PROXY with a port matches that port only",
+      server: "https://api.corp:6443",
+      env: { HTTPS_PROXY: P, NO_PROXY: "api.corp:443" },
+      want: P,
+    },
+    {
+      reason: "NO_PROXY with the default port of the scheme",
+      server: "https://api.corp",
+      env: { HTTPS_PROXY: P, NO_PROXY: "api.corp:443" },
+      want: undefined,
+    },
+    {
+      reason: "NO_PROXY CIDR covers an address in it",
+      server: "https://10.1.2.3:6443",
+      env: { HTTPS_PROXY: P, NO_PROXY: "192.168.0.0/16,10.0.0.0/8" },
+      want: undefined,
+    },
+    {
+      reason: "NO_PROXY CIDR leaves other addresses",
+      server: "https://11.1.2.3:6443",
+      env: { HTTPS_PROXY: P, NO_PROXY: "10.0.0.0/8" },
+      want: P,
+    },
+    {
+      reason: "NO_PROXY address matches that address",
+      server: "https://10.1.2.3:6443",
+      env: { HTTPS_PROXY: P, NO_PROXY: "10.1.2.3" },
+      want: undefined,
+    },
+    {
+      reason: "a NO_PROXY domain never matches an address",
+      server: "https://10.1.2.3:6443",
+      env: { HTTPS_PROXY: P, NO_PROXY: "3" },
+      want: P,
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(proxyFor(new URL(c.server), c.proxyUrl, c.env)).toBe(c.want);
+    });
+  }
+});

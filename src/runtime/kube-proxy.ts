@@ -1,0 +1,103 @@
+import { BlockList, isIP } from "node:net";
+
+/**
+ * The proxy a request to `server` goes through, or undefined for a direct connection:
+ * the kubeconfig cluster's `proxy-url` when it has one, else the environment as Go's
+ * `http.ProxyFromEnvironment` (what client-go and kubectl use) reads it:
+ * `HTTPS_PROXY` for an https:// server, `HTTP_PROXY` for an http:// one (upper case
+ * first, then lower case), minus the hosts `NO_PROXY` names (`*`, a host and its
+ * subdomains, `.domain` for subdomains only, an IP address, a CIDR range, each with an
+ * optional `:port`). `localhost` and loopback addresses never go through an
+ * environment proxy. A proxy without a scheme is taken as `http://`.
+ */
+export function proxyFor(
+  server: URL,
+  proxyUrl: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  if (proxyUrl) return proxyUrl;
+  const https = server.protocol === "https:";
+  const proxy = https
+    ? firstSet(env, "HTTPS_PROXY", "https_proxy")
+    : firstSet(env, "HTTP_PROXY", "http_proxy");
+  if (!proxy) return undefined;
+  const host = server.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const port = server.port || (https ? "443" : "80");
+  if (!useProxy(host, port, firstSet(env, "NO_PROXY", "no_proxy") ?? "")) return undefined;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+}
+
+function firstSet(env: NodeJS.ProcessEnv, ...names: string[]): string | undefined {
+  for (const n of names) {
+    const v = env[n];
+    if (v) return v;
+  }
+  return undefined;
+}
+
+/** Go's httpproxy `useProxy`: false for loopback and for what `noProxy` names. */
+function useProxy(host: string, port: string, noProxy: string): boolean {
+  if (host === "localhost") return false;
+  const family = isIP(host);
+  if (family !== 0 && isLoopback(host, family)) return false;
+  for (const raw of noProxy.split(",")) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === "") continue;
+    if (entry === "*") return false;
+    if (entry.includes("/")) {
+      if (family !== 0 && inCidr(host, family, entry)) return false;
+      continue;
+    }
+    const { name, entryPort } = splitHostPort(entry);
+    if (entryPort && entryPort !== port) continue;
+    if (isIP(name) !== 0) {
+      if (family !== 0 && sameAddress(host, name)) return false;
+      continue;
+    }
+    if (family !== 0) continue; // a domain entry never matches an address
+    const domain = name.replace(/^\*\./, ".");
+    if (domain.startsWith(".")) {
+      if (host.endsWith(domain)) return false;
+    } else if (host === domain || host.endsWith(`.${domain}`)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function splitHostPort(entry: string): { name: string; entryPort: string | undefined } {
+  const bracketed = /^\[(.+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) return { name: bracketed[1] ?? "", entryPort: bracketed[2] };
+  const withPort = /^([^:]+):(\d+)$/.exec(entry);
+  if (withPort) return { name: withPort[1] ?? "", entryPort: withPort[2] };
+  return { name: entry, entryPort: undefined };
+}
+
+function isLoopback(host: string, family: number): boolean {
+  const list = new BlockList();
+  list.addSubnet("127.0.0.0", 8, "ipv4");
+  list.addAddress("::1", "ipv6");
+  return list.check(host, family === 4 ? "ipv4" : "ipv6");
+}
+
+function sameAddress(a: string, b: string): boolean {
+  const fa = isIP(a);
+  const fb = isIP(b);
+  if (fa !== fb) return false;
+  const list = new BlockList();
+  list.addAddress(b, fb === 4 ? "ipv4" : "ipv6");
+  return list.check(a, fa === 4 ? "ipv4" : "ipv6");
+}
+
+function inCidr(host: string, family: number, cidr: string): boolean {
+  const [net, bits] = cidr.split("/");
+  const netFamily = isIP(net ?? "");
+  if (netFamily !== family || bits === undefined) return false;
+  const list = new BlockList();
+  try {
+    list.addSubnet(net ?? "", Number(bits), family === 4 ? "ipv4" : "ipv6");
+  } catch {
+    return false;
+  }
+  return list.check(host, family === 4 ? "ipv4" : "ipv6");
+}

@@ -1,0 +1,301 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import http from "node:http";
+import http2 from "node:http2";
+import https from "node:https";
+import { connect, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { TcpProxy } from "../../test/support/tcp-proxy.js";
+import { generateCerts } from "../controlplane/certs.js";
+import type { KubeConfigLike } from "./kube-credentials.js";
+import { KubeTransport } from "./kube-transport.js";
+
+let dir: string;
+let key: Buffer;
+let cert: Buffer;
+let ca: Buffer;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "kube-transport-"));
+  const certs = await generateCerts(dir);
+  key = await readFile(certs.serverKey);
+  cert = await readFile(certs.serverCert);
+  ca = await readFile(certs.caCert);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const closers: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+interface Seen {
+  version: string;
+  url: string;
+  userAgent: string | undefined;
+  authorization: string | undefined;
+}
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** Answers each request with what it saw; records it too. */
+function echo(seen: Seen[]): Handler {
+  return (req, res) => {
+    const s = {
+      version: req.httpVersion,
+      url: req.url ?? "",
+      userAgent: req.headers["user-agent"],
+      authorization: req.headers.authorization,
+    };
+    seen.push(s);
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify(s));
+  };
+}
+
+/** Listens on loopback; resolves with the port. The server closes after the test. */
+async function listen(server: Server | http2.Http2SecureServer): Promise<number> {
+  const sockets = new Set<Socket>();
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  closers.push(
+    () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(r);
+      }),
+  );
+  return (server.address() as { port: number }).port;
+}
+
+function config(server: string, extra: { proxyUrl?: string } = {}): KubeConfigLike {
+  return {
+    getCurrentCluster: () => ({ server, ...extra }),
+    applyToHTTPSOptions: async (o: object) => {
+      Object.assign(o, { ca, headers: { Authorization: "Bearer t0ken" } });
+    },
+  };
+}
+
+function transport(c: KubeConfigLike, options = {}): KubeTransport {
+  const t = new KubeTransport(c, options);
+  closers.push(() => t.close());
+  return t;
+}
+
+const USER_AGENT = /^aidc-operator\/\d+\.\d+\.\d+\S* \([a-z0-9]+\/[a-z0-9]+\) [0-9a-f]+|unknown$/;
+
+describe("KubeTransport", () => {
+  it("speaks HTTP/2 when the server offers it, under the server URL's path, with User-Agent and token", async () => {
+    const seen: Seen[] = [];
+    const port = await listen(http2.createSecureServer({ key, cert }, echo(seen) as never));
+    const t = transport(config(`https://127.0.0.1:${port}/k8s/clusters/c-abc/`));
+    const answer = await t.request("GET", "/api/v1/namespaces?limit=500");
+    expect(answer.status).toBe(200);
+    expect(seen).toEqual([
+      {
+        version: "2.0",
+        url: "/k8s/clusters/c-abc/api/v1/namespaces?limit=500",
+        userAgent: expect.stringMatching(USER_AGENT),
+        authorization: "Bearer t0ken",
+      },
+    ]);
+  });
+
+  it("falls back to HTTP/1.1 behind a TLS front that speaks only HTTP/1.1, watches included", async () => {
+    const seen: Seen[] = [];
+    const port = await listen(
+      https.createServer({ key, cert }, (req, res) => {
+        if (!req.url?.includes("watch=true")) return echo(seen)(req, res);
+        res.write('{"type":"ADDED","object":{"n":1}}\n{"type":"ADD');
+        setTimeout(() => res.end('ED","object":{"n":2}}\n'), 50);
+      }),
+    );
+    const t = transport(config(`https://127.0.0.1:${port}/prefix`));
+    expect((await t.request("GET", "/api")).status).toBe(200);
+    expect(seen[0]?.version).toBe("1.1");
+    expect(seen[0]?.url).toBe("/prefix/api");
+    const lines: string[] = [];
+    const done = new Promise((resolve) => {
+      void t.watch(
+        "/api/v1/pods?watch=true",
+        (l) => {
+          lines.push(l);
+          return undefined;
+        },
+        resolve,
+      );
+    });
+    expect(await done).toBeNull();
+    expect(lines).toEqual([
+      '{"type":"ADDED","object":{"n":1}}',
+      '{"type":"ADDED","object":{"n":2}}',
+    ]);
+  });
+
+  it("speaks plain HTTP to an http:// server (kubectl proxy)", async () => {
+    const seen: Seen[] = [];
+    const port = await listen(http.createServer(echo(seen)));
+    const t = transport(config(`http://127.0.0.1:${port}`));
+    expect((await t.request("POST", "/api/v1/namespaces", "{}")).status).toBe(200);
+    expect(seen[0]?.version).toBe("1.1");
+  });
+
+  it("opens another connection when the server's stream limit is reached, and only then", async () => {
+    const sessions: unknown[] = [];
+    const server = http2.createSecureServer({ key, cert, settings: { maxConcurrentStreams: 3 } });
+    server.on("session", (s) => sessions.push(s));
+    server.on("stream", (stream, headers) => {
+      stream.respond({ ":status": 200 });
+      // Watches stay open, silent; anything else answers.
+      if (!String(headers[":path"]).includes("watch=true")) stream.end("{}");
+    });
+    const port = await listen(server);
+    const t = transport(config(`https://127.0.0.1:${port}`));
+    await t.request("GET", "/api");
+    const watches = await Promise.all(
+      [1, 2, 3].map(() =>
+        t.watch(
+          "/api/v1/pods?watch=true",
+          () => undefined,
+          () => undefined,
+        ),
+      ),
+    );
+    expect(sessions).toHaveLength(1);
+    // The fourth stream would wait behind three watches: it gets a connection of its own.
+    expect((await t.request("GET", "/api")).status).toBe(200);
+    expect(sessions).toHaveLength(2);
+    for (const w of watches) w.abort();
+  });
+
+  it("tears down a connection whose PING goes unanswered, failing what runs on it", async () => {
+    const server = http2.createSecureServer({ key, cert });
+    server.on("stream", (stream) => stream.respond({ ":status": 200 }));
+    const port = await listen(server);
+    const tcp = new TcpProxy(port);
+    const proxyPort = await tcp.start();
+    closers.push(() => tcp.stop());
+    const t = transport(config(`https://127.0.0.1:${proxyPort}`), { pingIntervalMs: 200 });
+    const ended = new Promise((resolve) => {
+      void t.watch("/api/v1/pods?watch=true", () => undefined, resolve);
+    });
+    await new Promise((r) => setTimeout(r, 500)); // pings answered: the watch stays
+    tcp.freeze();
+    const started = Date.now();
+    expect(await ended).toBeInstanceOf(Error);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it("retries a stream the server refused, once", async () => {
+    let streams = 0;
+    const server = http2.createSecureServer({ key, cert });
+    server.on("stream", (stream) => {
+      stream.on("error", () => undefined);
+      if (++streams === 1) return stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      stream.respond({ ":status": 200 });
+      stream.end("{}");
+    });
+    const port = await listen(server);
+    const t = transport(config(`https://127.0.0.1:${port}`));
+    expect((await t.request("GET", "/api")).status).toBe(200);
+    expect(streams).toBe(2);
+  });
+
+  it("drops a generation on request: what ran on it fails, the next request connects anew", async () => {
+    let sessions = 0;
+    const server = http2.createSecureServer({ key, cert });
+    server.on("session", () => sessions++);
+    server.on("stream", (stream, headers) => {
+      stream.respond({ ":status": 200 });
+      if (!String(headers[":path"]).includes("watch=true")) stream.end("{}");
+    });
+    const port = await listen(server);
+    const t = transport(config(`https://127.0.0.1:${port}`));
+    const first = t.generation();
+    const ended = new Promise((resolve) => {
+      void t.watch("/api/v1/pods?watch=true", () => undefined, resolve);
+    });
+    await t.request("GET", "/api");
+    expect(t.generation()).toBe(first);
+    expect(t.drop(first + 1)).toBe(false);
+    expect(t.drop(first)).toBe(true);
+    expect(await ended).toBeInstanceOf(Error);
+    await t.request("GET", "/api");
+    expect(t.generation()).toBe(first + 1);
+    expect(sessions).toBe(2);
+  });
+
+  it("connects anew when the TLS material changed (a rotated CA)", async () => {
+    let sessions = 0;
+    const server = http2.createSecureServer({ key, cert }, echo([]) as never);
+    server.on("session", () => sessions++);
+    const port = await listen(server);
+    let current = ca;
+    const t = transport({
+      getCurrentCluster: () => ({ server: `https://127.0.0.1:${port}` }),
+      applyToHTTPSOptions: async (o: object) => {
+        Object.assign(o, { ca: current });
+      },
+    });
+    await t.request("GET", "/api");
+    await t.request("GET", "/api");
+    expect(sessions).toBe(1);
+    current = Buffer.concat([ca, Buffer.from("\n")]);
+    await t.request("GET", "/api");
+    expect(sessions).toBe(2);
+  });
+
+  describe("through an HTTP CONNECT proxy", () => {
+    /** A CONNECT proxy that sends every tunnel to `port` on loopback, whatever host was asked. */
+    async function connectProxy(port: number, asked: string[]): Promise<number> {
+      const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+      proxy.on("connect", (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
+        asked.push(req.url ?? "");
+        const upstream = connect(port, "127.0.0.1", () => {
+          socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+          upstream.write(head);
+          upstream.pipe(socket);
+          socket.pipe(upstream);
+        });
+        upstream.on("error", () => socket.destroy());
+        socket.on("error", () => upstream.destroy());
+      });
+      return listen(proxy);
+    }
+
+    it("goes through the kubeconfig's proxy-url", async () => {
+      const seen: Seen[] = [];
+      const port = await listen(http2.createSecureServer({ key, cert }, echo(seen) as never));
+      const asked: string[] = [];
+      const proxy = await connectProxy(port, asked);
+      const t = transport(
+        config(`https://127.0.0.1:${port}`, { proxyUrl: `http://127.0.0.1:${proxy}` }),
+      );
+      expect((await t.request("GET", "/api")).status).toBe(200);
+      expect(asked).toEqual([`127.0.0.1:${port}`]);
+      expect(seen[0]?.version).toBe("2.0");
+    });
+
+    it("goes through HTTPS_PROXY for a server not named by NO_PROXY", async () => {
+      const seen: Seen[] = [];
+      const port = await listen(https.createServer({ key, cert }, echo(seen)));
+      const asked: string[] = [];
+      const proxy = await connectProxy(port, asked);
+      // A name only the proxy can resolve: reached at all means reached through it.
+      const c: KubeConfigLike = {
+        getCurrentCluster: () => ({ server: `https://kube-apiserver.test:${port}` }),
+        applyToHTTPSOptions: async (o: object) => {
+          Object.assign(o, { ca, servername: "localhost" });
+        },
+      };
+      const env = { HTTPS_PROXY: `127.0.0.1:${proxy}`, NO_PROXY: "other.test" };
+      const t = transport(c, { env });
+      expect((await t.request("GET", "/api")).status).toBe(200);
+      expect(asked).toEqual([`kube-apiserver.test:${port}`]);
+    });
+  });
+});

@@ -1,0 +1,281 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { KubeClient, retryWaitMs, WatchDecodeError } from "./kube.js";
+import { loadKubeConfig } from "./kube-config.js";
+import type { ResourceDescriptor } from "./resource.js";
+
+const CONFIGMAPS: ResourceDescriptor = {
+  group: "",
+  version: "v1",
+  plural: "configmaps",
+  kind: "ConfigMap",
+  namespaced: true,
+};
+const FAST = { qps: 1_000, burst: 1_000 };
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "kube-client-"));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const closers: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** A plain-HTTP API server on loopback and a client of it (token `t0ken`, or the token file's). */
+async function serve(handler: Handler, user: object = { token: "t0ken" }) {
+  const server = http.createServer(handler);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  closers.push(() => new Promise((r) => server.close(r)));
+  server.on("connection", (s) => closers.push(() => s.destroy()));
+  const port = (server.address() as { port: number }).port;
+  const file = join(dir, `kubeconfig-${port}`);
+  await writeFile(
+    file,
+    stringify({
+      "current-context": "c",
+      contexts: [{ name: "c", context: { cluster: "c", user: "u" } }],
+      clusters: [{ name: "c", cluster: { server: `http://127.0.0.1:${port}` } }],
+      users: [{ name: "u", user }],
+    }),
+  );
+  return new KubeClient(await loadKubeConfig({ kubeconfig: file, env: {} }), { rateLimit: FAST });
+}
+
+const json = (res: http.ServerResponse, code: number, body: unknown, headers = {}) => {
+  res.writeHead(code, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+};
+const cm = (name: string) => ({ metadata: { name, namespace: "ns", resourceVersion: "1" } });
+
+describe("KubeClient against a loopback API server", () => {
+  it("waits as a 429's Retry-After asks, then tries again", async () => {
+    const times: number[] = [];
+    const kube = await serve((_req, res) => {
+      times.push(Date.now());
+      if (times.length === 1) json(res, 429, { reason: "TooManyRequests" }, { "retry-after": "1" });
+      else json(res, 200, cm("a"));
+    });
+    expect((await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" }))?.metadata?.name).toBe("a");
+    expect(times).toHaveLength(2);
+    expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(900);
+  });
+
+  it("retries a GET's 503 with Retry-After, never a write's", async () => {
+    let gets = 0;
+    let posts = 0;
+    const kube = await serve((req, res) => {
+      if (req.method === "GET" && ++gets === 1) {
+        return json(res, 503, { reason: "ServiceUnavailable" }, { "retry-after": "0" });
+      }
+      if (req.method === "POST") {
+        posts++;
+        return json(res, 503, { reason: "ServiceUnavailable" }, { "retry-after": "0" });
+      }
+      json(res, 200, cm("a"));
+    });
+    await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
+    expect(gets).toBe(2);
+    await expect(kube.create(CONFIGMAPS, cm("b"))).rejects.toMatchObject({ code: 503 });
+    expect(posts).toBe(1);
+  });
+
+  it("gives up on a server that keeps answering 429, after a bounded number of tries", async () => {
+    let tries = 0;
+    const kube = await serve((_req, res) => {
+      tries++;
+      json(res, 429, { reason: "TooManyRequests" }, { "retry-after": "0" });
+    });
+    await expect(kube.get(CONFIGMAPS, { namespace: "ns", name: "a" })).rejects.toMatchObject({
+      code: 429,
+    });
+    expect(tries).toBe(5);
+  });
+
+  it("reads the token file again at once after a 401 and tries once more", async () => {
+    const tokenFile = join(dir, "token");
+    await writeFile(tokenFile, "old\n");
+    const seen: string[] = [];
+    let valid = "old";
+    const kube = await serve(
+      (req, res) => {
+        seen.push(req.headers.authorization ?? "");
+        if (req.headers.authorization === `Bearer ${valid}`) json(res, 200, cm("a"));
+        else json(res, 401, { reason: "Unauthorized" });
+      },
+      // A token file wins over a static token, as in client-go.
+      { token: "static", tokenFile },
+    );
+    await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
+    // Rotated: the old token is refused before a minute has passed.
+    await writeFile(tokenFile, "new\n");
+    valid = "new";
+    await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
+    expect(seen).toEqual(["Bearer old", "Bearer old", "Bearer new"]);
+    // Refused again with the file's token: once more, then the 401 stands.
+    valid = "newer";
+    await expect(kube.get(CONFIGMAPS, { namespace: "ns", name: "a" })).rejects.toMatchObject({
+      code: 401,
+    });
+    expect(seen).toHaveLength(5);
+  });
+
+  it("runs a client-node exec plugin again after a 401 and tries once more", async () => {
+    const counter = join(dir, "exec-runs");
+    const script =
+      `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; ` +
+      `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"tok-%s"}}' $n`;
+    const seen: string[] = [];
+    const kube = await serve(
+      (req, res) => {
+        seen.push(req.headers.authorization ?? "");
+        json(
+          res,
+          req.headers.authorization === "Bearer tok-1" && seen.length > 1 ? 401 : 200,
+          cm("a"),
+        );
+      },
+      {
+        exec: {
+          apiVersion: "client.authentication.k8s.io/v1",
+          command: "sh",
+          args: ["-c", script],
+        },
+      },
+    );
+    expect(kube.config.constructor.name).toBe("KubeConfig");
+    await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
+    await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
+    expect(seen).toEqual(["Bearer tok-1", "Bearer tok-1", "Bearer tok-2"]);
+  });
+
+  it("keeps the last token when the token file cannot be read again", async () => {
+    const tokenFile = join(dir, "vanishing-token");
+    await writeFile(tokenFile, "kept");
+    const seen: string[] = [];
+    const kube = await serve(
+      (req, res) => {
+        seen.push(req.headers.authorization ?? "");
+        json(res, seen.length === 2 ? 401 : 200, cm("a"));
+      },
+      { tokenFile },
+    );
+    await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
+    await rm(tokenFile);
+    await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
+    expect(seen).toEqual(["Bearer kept", "Bearer kept", "Bearer kept"]);
+  });
+
+  it("sends a GET once more when its connection was closed under it, never a write", async () => {
+    let gets = 0;
+    let posts = 0;
+    const kube = await serve((req, res) => {
+      if (req.method === "POST") posts++;
+      if (req.method === "POST" || ++gets === 1) return req.socket.destroy();
+      json(res, 200, cm("a"));
+    });
+    await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
+    expect(gets).toBe(2);
+    await expect(kube.create(CONFIGMAPS, cm("b"))).rejects.toThrow();
+    expect(posts).toBe(1);
+  });
+
+  it("lists in pages of 500 and starts again in one piece when a continue expired", async () => {
+    const queries: string[] = [];
+    let expire = true;
+    const kube = await serve((req, res) => {
+      const q = new URL(req.url ?? "", "http://x").searchParams;
+      queries.push(q.toString());
+      const page = (items: string[], cont?: string) =>
+        json(res, 200, {
+          items: items.map(cm),
+          metadata: { resourceVersion: "77", ...(cont ? { continue: cont } : {}) },
+        });
+      if (!q.get("limit")) return page(["a", "b", "c"]);
+      if (!q.get("continue")) return page(["a"], "tok1");
+      if (expire) {
+        expire = false;
+        return json(res, 410, { reason: "Expired", code: 410 });
+      }
+      return page(["b"]);
+    });
+    const list = await kube.list(CONFIGMAPS, "ns");
+    expect(list.items.map((o) => o.metadata?.name)).toEqual(["a", "b", "c"]);
+    expect(queries).toEqual(["limit=500", "limit=500&continue=tok1", ""]);
+    const again = await kube.list(CONFIGMAPS, "ns", { labelSelector: "x=y" });
+    expect(again.items.map((o) => o.metadata?.name)).toEqual(["a", "b"]);
+    expect(again.resourceVersion).toBe("77");
+  });
+
+  it("ends a watch with a WatchDecodeError at a line that is not an event", async () => {
+    const kube = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(`${JSON.stringify({ type: "ADDED", object: cm("a") })}\n`);
+      res.write("<html>proxy error</html>\n");
+      res.write(`${JSON.stringify({ type: "ADDED", object: cm("b") })}\n`);
+    });
+    const events: string[] = [];
+    const done = new Promise<unknown>((resolve) => {
+      void kube.watch(
+        "/api/v1/configmaps",
+        {},
+        (t, o) => events.push(`${t} ${o.metadata?.name}`),
+        resolve,
+      );
+    });
+    expect(await done).toBeInstanceOf(WatchDecodeError);
+    expect(events).toEqual(["ADDED a"]);
+  });
+});
+
+describe("retryWaitMs", () => {
+  const cases: {
+    reason: string;
+    method: string;
+    status: number;
+    retryAfter?: string;
+    want?: number;
+  }[] = [
+    { reason: "429 with Retry-After", method: "POST", status: 429, retryAfter: "3", want: 3_000 },
+    { reason: "429 without Retry-After: 1 s", method: "PATCH", status: 429, want: 1_000 },
+    {
+      reason: "a long Retry-After is capped",
+      method: "GET",
+      status: 429,
+      retryAfter: "120",
+      want: 10_000,
+    },
+    {
+      reason: "GET 503 with Retry-After",
+      method: "GET",
+      status: 503,
+      retryAfter: "2",
+      want: 2_000,
+    },
+    { reason: "GET 500 without Retry-After: no retry", method: "GET", status: 500 },
+    { reason: "a write's 503 is not retried", method: "PUT", status: 503, retryAfter: "1" },
+    { reason: "a 409 is not retried", method: "GET", status: 409, retryAfter: "1" },
+    {
+      reason: "an HTTP date is not seconds: 1 s for a 429",
+      method: "GET",
+      status: 429,
+      retryAfter: "Wed, 21 Oct 2026 07:28:00 GMT",
+      want: 1_000,
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(retryWaitMs(c.method, { status: c.status, text: "", retryAfter: c.retryAfter })).toBe(
+        c.want,
+      );
+    });
+  }
+});
