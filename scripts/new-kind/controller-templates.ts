@@ -24,20 +24,17 @@ import { ServiceNotFoundError } from "../../service/errors.js";
 import { type Remote${n.kind}, ${n.kind}Operations } from "../../service/kinds/${n.lower}.js";
 import type { OperationCaller } from "../../service/operation-caller.js";
 import { type ListedIds, listIdentities, listRecords } from "../../service/pagination.js";
-import type {
-  CreateResult,
-  DeleteResult,
-  ExternalClient,
-  ManagedCall,
-  Observation,
-  ResolvedCall,
-  UpdateResult,
-} from "../managed/external-client.js";
+import type { CreateResult, DeleteResult, ManagedCall, Observation, ResolvedCall, SentCreate, UpdateResult } from "../managed/call.js";
+import type { KindClient, ManagedKind } from "../managed/external-client.js";
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import { createRequest, readyOf, sizeChange } from "./decisions.js";
 
-/** The ExternalClient of ${n.kind}. */
-export class ${n.kind}ExternalClient implements ExternalClient<${n.kind}, Remote${n.kind}> {
+/**
+ * The client of ${n.kind} for one account (\`connect\` in controller.ts): the four methods
+ * of ExternalClient, and the opt-in parts it has (ownerOf, lookupByToken, listIds,
+ * deleteConfigured; ../managed/external-client.ts lists the others).
+ */
+export class ${n.kind}ExternalClient implements KindClient<${n.kind}, Remote${n.kind}> {
   private readonly ops: ${n.kind}Operations;
 
   constructor(private readonly service: OperationCaller) {
@@ -54,7 +51,7 @@ export class ${n.kind}ExternalClient implements ExternalClient<${n.kind}, Remote
     return { externalId: await this.ops.create(createRequest(obj, description)) };
   }
 
-  async lookupByToken(_call: ManagedCall<${n.kind}>, token: string): Promise<string[]> {
+  async lookupByToken(_call: ManagedCall<${n.kind}>, { token }: SentCreate): Promise<string[]> {
     const { records } = await listRecords(this.ops.iterate(), (r) => r.id);
     return [...records.values()]
       .filter((r) => clientTokenInDescription(r.description) === token)
@@ -113,7 +110,6 @@ export function controllerModule(n: KindNames): string {
 import { type ${n.kind}, ${n.camel}Crd } from "../../crds/${n.lower}.js";
 import type { Remote${n.kind} } from "../../service/kinds/${n.lower}.js";
 import type { ControllerFactory } from "../controller-factory.js";
-import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { ${n.camel}Status } from "./decisions.js";
 import { ${n.kind}ExternalClient } from "./external.js";
@@ -133,11 +129,12 @@ export function ${n.camel}ControllerWith(options: ${n.kind}ControllerOptions = {
     const kind: ManagedKind<${n.kind}, Remote${n.kind}> = {
       resource: ${n.camel}Crd,
       finalizer: ${n.constant}_FINALIZER,
-      client: new ${n.kind}ExternalClient(deps.service),
+      connect: (conn) => new ${n.kind}ExternalClient(conn.service),
       status: (obj, facts, remote) => ${n.camel}Status(obj, facts, remote),
       statusId: (obj) => obj.status?.${n.camel}Id,
     };
     return managedController(kind, {
+      connections: deps.connections,
       loop: managedLoopOptions(deps.config, "${n.kind}", options.visibilityGraceMs),
     });
   };

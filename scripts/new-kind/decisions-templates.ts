@@ -14,7 +14,7 @@ export function decisionsModule(n: KindNames): string {
 import type { ${n.kind}, ${n.kind}Phase, ${n.kind}Status } from "../../crds/${n.lower}.js";
 import { ${n.constant}_REASONS } from "../../crds/${n.lower}.js";
 import type { Create${n.kind}Request, Remote${n.kind} } from "../../service/kinds/${n.lower}.js";
-import type { ManagedFacts, ReadyState, UpdateResult } from "../managed/external-client.js";
+import type { ManagedFacts, ReadyState, UpdateResult } from "../managed/call.js";
 
 /** The name of the ${n.words} in the service: spec.name, else metadata.name. */
 export function ${n.camel}Name(obj: ${n.kind}): string {

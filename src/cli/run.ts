@@ -119,14 +119,19 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   });
   reportServiceOperations(defaultService, metrics, log);
   // Each object's calls go to its connection (ServiceConnection, else this default one).
+  // The S3 keys are registered as they are read, as the API key is.
+  const defaultStorage = defaultObjectStorage(config, env, (c) => {
+    redactor.add(c.accessKeyId);
+    redactor.add(c.secretAccessKey);
+  });
   const connections = new ServiceConnections({
     defaultClient: defaultService,
+    ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
     secretNamespace: config.connections.secretNamespace,
     redactor,
     newClient: (settings) =>
       connectionClient(config, settings, { onRequest: metrics.observeServiceRequest, log }),
   });
-  const service = connections.service;
   const le = config.leaderElection;
   const manager = new Manager({
     kubeConfig,
@@ -159,21 +164,10 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
         }
       : {}),
   });
-  // The S3 keys are registered as they are read, as the API key is.
-  const defaultStorage = defaultObjectStorage(config, env, (c) => {
-    redactor.add(c.accessKeyId);
-    redactor.add(c.secretAccessKey);
-  });
   const started: string[] = [];
   const reconciledKinds: ResourceDescriptor[] = [];
   for (const factory of options.controllerFactories ?? controllers) {
-    const def = factory({
-      config,
-      service,
-      connections,
-      log,
-      ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
-    });
+    const def = factory({ config, connections, log });
     // A controller off in this configuration (e.g. TrainingJob exposure) is not started.
     if (!def) continue;
     manager.add({ ...def, concurrency: def.concurrency ?? concurrencyFor(config, def.name) });

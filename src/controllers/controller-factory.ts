@@ -1,8 +1,6 @@
 import type { Logger } from "pino";
 import type { OperatorConfig } from "../config/schema.js";
 import type { ControllerDefinition } from "../runtime/controller.js";
-import type { ServiceClient } from "../service/client.js";
-import type { ObjectStorageSettings } from "../service/object-storage.js";
 import type { ServiceConnections } from "./connections/registry.js";
 
 /**
@@ -17,25 +15,14 @@ export interface ControllerDeps {
   /** The validated operator config (poll intervals: `pollIntervalFor(config, kind)`). */
   config: OperatorConfig;
   /**
-   * The service client: each call goes to the account of the object whose reconcile
-   * makes it (its ServiceConnection, else the default connection), with that
-   * connection's rate limit and metrics label (connections/registry.ts).
+   * The service connections of the process: `connections.forObject(obj)` is the account
+   * of an object (its ServiceConnection, else the default connection), with its own
+   * service client, rate limit, metrics label and object storage
+   * (connections/registry.ts). Managed kinds get it through `ManagedKind.connect`.
    */
-  service: ServiceClient;
-  /**
-   * The connections of the process, for kinds that need more than `service`: e.g.
-   * `connections.forObject(obj).objectStorage` (S3 endpoint and credentials). Absent
-   * where a caller builds controllers without connections (some tests): every object
-   * then uses `service`.
-   */
-  connections?: ServiceConnections;
+  connections: ServiceConnections;
   /** The root logger; reconciles get their own child in `ctx.log`. */
   log: Logger;
-  /**
-   * The default connection's object storage (the operator's `objectStorage` config),
-   * for objects whose connection is the default one; absent when not configured.
-   */
-  defaultObjectStorage?: ObjectStorageSettings;
 }
 
 /**

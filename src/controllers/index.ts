@@ -1,4 +1,3 @@
-import { pollIntervalFor } from "../config/schema.js";
 import { blockVolumeController } from "./blockvolume/controller.js";
 import { bucketController } from "./bucket/controller.js";
 import { cciInstanceController } from "./cciinstance/controller.js";
@@ -15,17 +14,13 @@ export type { ControllerDeps, ControllerFactory } from "./controller-factory.js"
 /**
  * The registry of controllers that `aidc-operator run` starts. Each kind's controller
  * adds its factory here (one line per controller, e.g. `nasVolumeController`), from
- * the kind folder's `controller.ts`: a managed kind's is built with `managedController`
- * (./managed/managed-controller.ts), CciInstance's with
- * `controller(name).for(KIND)...reconcile(fn)` from src/runtime/controller.ts.
+ * the kind folder's `controller.ts`, one shape for all: a `ControllerFactory` built
+ * from `ControllerDeps`; a managed kind's with `managedController`
+ * (./managed/managed-controller.ts), CciInstance's (observe-only) and the connections'
+ * with `controller(name).for(KIND)...reconcile(fn)` from src/runtime/controller.ts.
  */
 export const controllers: ControllerFactory[] = [
-  ({ config, service }) =>
-    cciInstanceController({
-      service,
-      pollIntervalMs: pollIntervalFor(config, "CciInstance"),
-      adoptionNamespaces: config.adoption.namespaces,
-    }),
+  cciInstanceController,
   nasVolumeController,
   trainingJobController,
   trainingJobExposureController,

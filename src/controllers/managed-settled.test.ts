@@ -5,6 +5,7 @@ import { createLogger } from "../runtime/logging.js";
 import { looksSettled } from "../runtime/looks-settled.js";
 import type { KubeObject } from "../runtime/resource.js";
 import { ServiceClient } from "../service/client.js";
+import { ServiceConnections } from "./connections/registry.js";
 import { controllers } from "./index.js";
 import { ANNOTATIONS } from "./managed/create-protocol.js";
 
@@ -26,7 +27,7 @@ const definitions: ControllerDefinition[] = controllers.flatMap(
   (factory) =>
     factory({
       config: operatorConfigSchema.parse({ service: { baseUrl: "https://aidc.invalid" } }),
-      service,
+      connections: new ServiceConnections({ defaultClient: service, newClient: () => service }),
       log: createLogger({ level: "silent" }),
     }) ?? [],
 );

@@ -31,6 +31,7 @@ import {
   RUNTIME_PERMISSIONS,
 } from "../runtime/permissions.js";
 import { ServiceClient } from "../service/client.js";
+import { ServiceConnections } from "./connections/registry.js";
 import { controllers } from "./index.js";
 
 export type { PolicyRule };
@@ -97,7 +98,12 @@ export function registeredControllers(features: EnabledFeatures = {}): Controlle
   });
   try {
     const log = createLogger({ level: "silent" });
-    return controllers.flatMap((factory) => factory({ config, service, log }) ?? []);
+    const connections = new ServiceConnections({
+      defaultClient: service,
+      secretNamespace: config.connections.secretNamespace,
+      newClient: () => service,
+    });
+    return controllers.flatMap((factory) => factory({ config, connections, log }) ?? []);
   } finally {
     service.close();
   }

@@ -54,11 +54,6 @@ export {
   currentReconcileSignal,
   ReconcileTimeoutError,
 } from "./reconcile-deadline.js";
-export {
-  currentReconcileTarget,
-  type ReconcileTarget,
-  withReconcileTarget,
-} from "./reconcile-target.js";
 export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,

@@ -13,7 +13,6 @@ import {
 import type { OwnWriteEchoFilter } from "./own-write-echoes.js";
 import { withReconcilePriority } from "./priority.js";
 import { runWithDeadline } from "./reconcile-deadline.js";
-import { withReconcileTarget } from "./reconcile-target.js";
 import { type ObjectKey, parseKey } from "./resource.js";
 import type { TerminalHolds } from "./terminal-holds.js";
 import type { WorkQueue } from "./workqueue.js";
@@ -61,11 +60,7 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
     // with work to do (see priority.ts).
     const priority = a.queue.priorityOf(keyString) ?? "normal";
     const result = await runWithDeadline(a.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
-      withReconcilePriority(priority, () =>
-        withReconcileTarget({ resource: def.primary, key }, () =>
-          def.reconcile(key, { ...ctx, signal }),
-        ),
-      ),
+      withReconcilePriority(priority, () => def.reconcile(key, { ...ctx, signal })),
     );
     // Re-adds that were all the echo of this reconcile's own writes ask for nothing.
     if (a.echoes.onlyOwnEchoes(keyString)) a.queue.cancelReadd(keyString);

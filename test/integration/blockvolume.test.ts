@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockVolumeControllerWith } from "../../src/controllers/blockvolume/controller.js";
 import { ATTACHMENT_ANNOTATION } from "../../src/controllers/blockvolume/decisions.js";
-import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
+import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
 import type { ControllerFactory } from "../../src/controllers/controller-factory.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
@@ -20,9 +20,9 @@ import { verdictsOf } from "../support/verdicts.js";
 const TRANSITION_MS = 400;
 const VOLUME_WRITES = new Set(["createVolume", "attachVolume", "detachVolume", "deleteVolume"]);
 
-const cciController: ControllerFactory = ({ service, config }) =>
-  cciInstanceController({
-    service,
+const cciController: ControllerFactory = ({ connections, config }) =>
+  cciInstanceControllerFrom({
+    connections,
     adoptionNamespaces: config.adoption.namespaces,
     pollIntervalMs: 500,
   });

@@ -4,7 +4,7 @@
  * (counted in the emulator's request log).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
+import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
 import type { CciInstance } from "../../src/crds/cciinstance.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
@@ -23,9 +23,9 @@ describe("CciInstance controller with 50 bound instances", () => {
     ns = await createNamespace(adminKubeConfig(), "cci-scale");
     op = await startTestOperator({
       controllers: [
-        ({ service, config }) =>
-          cciInstanceController({
-            service,
+        ({ connections, config }) =>
+          cciInstanceControllerFrom({
+            connections,
             pollIntervalMs: POLL_MS,
             snapshotTtlMs: TTL_MS,
             adoptionNamespaces: config.adoption.namespaces,

@@ -3,7 +3,7 @@
  * status sync, error details, image saving, deletion, and the calls per resync.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
+import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import type { CciInstance, CciInstanceSpec } from "../../src/crds/cciinstance.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
@@ -20,9 +20,9 @@ const EVENTS: ResourceDescriptor = {
   namespaced: true,
 };
 
-const cciController: ControllerFactory = ({ service, config }) =>
-  cciInstanceController({
-    service,
+const cciController: ControllerFactory = ({ connections, config }) =>
+  cciInstanceControllerFrom({
+    connections,
     adoptionNamespaces: config.adoption.namespaces,
     pollIntervalMs: POLL_MS,
     saveBackoff: { baseMs: 300, maxMs: 1_000 },

@@ -17,9 +17,9 @@ import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { createJob, waitForJob } from "../support/trainingjobs.js";
 
-const exposing: ControllerFactory = ({ service }) =>
+const exposing: ControllerFactory = ({ connections }) =>
   trainingJobControllerFrom({
-    service,
+    connections,
     pollIntervalMs: 500,
     subscriptionPollMs: 200,
     exposure: true,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
+import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
 import { fileSystemControllerWith } from "../../src/controllers/filesystem/controller.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
@@ -10,8 +10,8 @@ import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 
-const cci: ControllerFactory = ({ service }) =>
-  cciInstanceController({ service, pollIntervalMs: 500, adoptionNamespaces: ["*"] });
+const cci: ControllerFactory = ({ connections }) =>
+  cciInstanceControllerFrom({ connections, pollIntervalMs: 500, adoptionNamespaces: ["*"] });
 
 interface FsStatus {
   fileSystemId?: string;

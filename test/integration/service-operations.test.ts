@@ -24,8 +24,8 @@ beforeAll(async () => {
   op = await startTestOperator({
     controllers: [
       nasVolumeController,
-      ({ service }) =>
-        trainingJobControllerFrom({ service, pollIntervalMs: 500, subscriptionPollMs: 200 }),
+      ({ connections }) =>
+        trainingJobControllerFrom({ connections, pollIntervalMs: 500, subscriptionPollMs: 200 }),
     ],
     namespaces: [ns],
     config: { holdBackoff: { baseMs: 1_000, maxMs: 2_000 } },

@@ -19,9 +19,9 @@ import {
   waitForJob,
 } from "../support/trainingjobs.js";
 
-const fast: ControllerFactory = ({ service, config }) =>
+const fast: ControllerFactory = ({ connections, config }) =>
   trainingJobControllerFrom({
-    service,
+    connections,
     adoptionNamespaces: config.adoption.namespaces,
     pollIntervalMs: 500,
     subscriptionPollMs: 200,

@@ -21,9 +21,9 @@ import { conditionOf, createJob, waitForJob } from "../support/trainingjobs.js";
 /** The poll interval: a follow-up must come well before it. */
 const POLL_MS = 4_000;
 
-const controller: ControllerFactory = ({ service, config }) =>
+const controller: ControllerFactory = ({ connections, config }) =>
   trainingJobControllerFrom({
-    service,
+    connections,
     // The test's raw storageId mount is allowed (the test config's adoption namespaces).
     adoptionNamespaces: config.adoption.namespaces,
     pollIntervalMs: POLL_MS,

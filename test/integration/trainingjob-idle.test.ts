@@ -22,9 +22,9 @@ const POLL_MS = 1_000;
 /** The idle window measured, after the jobs settled. */
 const WINDOW_MS = 8_000;
 
-const controllerFor: ControllerFactory = ({ service }) =>
+const controllerFor: ControllerFactory = ({ connections }) =>
   trainingJobControllerFrom({
-    service,
+    connections,
     pollIntervalMs: POLL_MS,
     subscriptionPollMs: 200,
     exposure: true,

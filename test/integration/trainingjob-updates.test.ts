@@ -15,9 +15,9 @@ import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { conditionOf, createJob, patchSpec, waitForJob } from "../support/trainingjobs.js";
 
-const fast: ControllerFactory = ({ service, config }) =>
+const fast: ControllerFactory = ({ connections, config }) =>
   trainingJobControllerFrom({
-    service,
+    connections,
     adoptionNamespaces: config.adoption.namespaces,
     pollIntervalMs: 500,
     subscriptionPollMs: 200,
@@ -204,9 +204,9 @@ describe("exposure disabled (the default)", () => {
     const other = await createNamespace(adminKubeConfig(), "tj-noexp");
     const plain = await startTestOperator({
       controllers: [
-        ({ service, config }) =>
+        ({ connections, config }) =>
           trainingJobControllerFrom({
-            service,
+            connections,
             pollIntervalMs: 500,
             subscriptionPollMs: 200,
             exposure: config.trainingJob.exposure.enabled,
@@ -253,9 +253,9 @@ describe("exposure of an address outside the allowed ranges", () => {
     const other = await createNamespace(adminKubeConfig(), "tj-cidr");
     const narrow = await startTestOperator({
       controllers: [
-        ({ service }) =>
+        ({ connections }) =>
           trainingJobControllerFrom({
-            service,
+            connections,
             pollIntervalMs: 500,
             subscriptionPollMs: 200,
             exposure: true,

@@ -3,14 +3,13 @@
  * API server that records every write, a fake remote resource, and the loop over both.
  */
 import pino from "pino";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import type {
-  ExternalClient,
-  ManagedKind,
   ManagedObject,
   Observation,
   SubscriptionPoll,
-} from "../../src/controllers/managed/external-client.js";
+} from "../../src/controllers/managed/call.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import type { KindClient, ManagedKind } from "../../src/controllers/managed/external-client.js";
 import { managedReconciler } from "../../src/controllers/managed/reconciler.js";
 import type { ReconcileContext } from "../../src/runtime/controller.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
@@ -106,8 +105,12 @@ export function world(spec: Record<string, unknown>, annotations: Record<string,
 export type W = ReturnType<typeof world>;
 
 /** A fake remote resource that records its calls into the world's call list. */
-export function client(w: () => W, overrides: Partial<ExternalClient<ManagedObject, string>> = {}) {
-  const c: ExternalClient<ManagedObject, string> = {
+export function client(w: () => W, overrides: Partial<KindClient<ManagedObject, string>> = {}) {
+  // Without a delete of the test's own, the kind has no delete operation.
+  const noDelete = overrides.delete
+    ? {}
+    : { delete: async () => "NotConfigured" as const, deleteConfigured: () => false };
+  const c = {
     observe: async (): Promise<Observation<string>> => {
       w().calls.push("observe");
       return {
@@ -131,8 +134,9 @@ export function client(w: () => W, overrides: Partial<ExternalClient<ManagedObje
       return [];
     },
     update: async () => ({ outcome: "Applied", message: "" }),
+    ...noDelete,
     ...overrides,
-  };
+  } as KindClient<ManagedObject, string>;
   return c;
 }
 
@@ -141,18 +145,19 @@ export function client(w: () => W, overrides: Partial<ExternalClient<ManagedObje
  * window 5 s), with `extra` hooks of the kind (e.g. `resolveReferences`).
  */
 export function loop<Refs = unknown>(
-  c: ExternalClient<ManagedObject, string, Refs>,
+  c: KindClient<ManagedObject, string, Refs>,
   extra: Partial<ManagedKind<ManagedObject, string, Refs>> = {},
 ) {
   return managedReconciler(
     {
       resource: RES,
       finalizer: "test.io/f",
-      client: c,
+      connect: () => c,
       status: (_o, f) => ({ id: f.externalId }),
       ...extra,
     },
     { pollIntervalMs: 30_000, subscriptionPollMs: 1_000, visibilityGraceMs: 5_000 },
+    () => c,
   );
 }
 

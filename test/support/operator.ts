@@ -137,9 +137,16 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     ...options.service,
   };
   const service = options.makeService?.(serviceOptions) ?? new ServiceClient(serviceOptions);
+  // The default connection's object storage, from `config.objectStorage` (Buckets), its
+  // keys registered with the redactor as `aidc-operator run` does.
+  const defaultStorage = defaultObjectStorage(config, {}, (c) => {
+    redactor.add(c.accessKeyId);
+    redactor.add(c.secretAccessKey);
+  });
   // As `aidc-operator run`: each object's calls go to its connection, else `service`.
   const connections = new ServiceConnections({
     defaultClient: service,
+    ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
     secretNamespace: config.connections.secretNamespace,
     redactor,
     newClient: (settings) =>
@@ -162,20 +169,8 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 2_000,
     server: false,
   });
-  // The default connection's object storage, from `config.objectStorage` (Buckets), its
-  // keys registered with the redactor as `aidc-operator run` does.
-  const defaultStorage = defaultObjectStorage(config, {}, (c) => {
-    redactor.add(c.accessKeyId);
-    redactor.add(c.secretAccessKey);
-  });
   for (const factory of options.controllers) {
-    const def = factory({
-      config,
-      service: connections.service,
-      connections,
-      log,
-      ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
-    });
+    const def = factory({ config, connections, log });
     if (def) manager.add(def);
   }
   connections.attach(manager.cache);

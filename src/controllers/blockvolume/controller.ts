@@ -14,14 +14,9 @@ import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { BlockVolume as RemoteVolume } from "../../service/index.js";
-import type { ControllerDeps, ControllerFactory } from "../controller-factory.js";
-import { readCreateState } from "../managed/create-protocol.js";
-import type {
-  ManagedFacts,
-  ManagedKind,
-  ReferenceReader,
-  ReferenceResolution,
-} from "../managed/external-client.js";
+import type { ControllerFactory } from "../controller-factory.js";
+import type { ManagedFacts, ReferenceReader, ReferenceResolution } from "../managed/call.js";
+import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { volumePhase } from "./decisions.js";
 import { BlockVolumeExternalClient, type VolumeRefs } from "./external.js";
@@ -87,7 +82,7 @@ export function blockVolumeStatus(
   out.phase = volumePhase({
     state: out.state,
     bound: facts.externalId !== undefined,
-    creating: readCreateState(obj.metadata.annotations).pending !== undefined,
+    creating: facts.creating === true,
   });
   return out;
 }
@@ -104,13 +99,12 @@ function attachedVolumes(cci: KubeObject, cache: CacheReader): ObjectKey[] {
 }
 
 /** Builds the managed kind of BlockVolume for a service client. */
-export function blockVolumeKind(
-  deps: Pick<ControllerDeps, "service">,
-): ManagedKind<BlockVolumeObject, RemoteVolume, VolumeRefs> {
+export function blockVolumeKind(): ManagedKind<BlockVolumeObject, RemoteVolume, VolumeRefs> {
   return {
     resource: blockVolumeCrd,
     finalizer: BLOCK_VOLUME_FINALIZER,
-    client: new BlockVolumeExternalClient(deps.service),
+    connect: (conn) => new BlockVolumeExternalClient(conn.service),
+    adoptId: (obj) => obj.spec.volumeId,
     resolveReferences: resolveAttachment,
     status: (obj, facts, remote) =>
       blockVolumeStatus(obj, facts, remote) as Record<string, unknown>,
@@ -129,7 +123,8 @@ export function blockVolumeControllerWith(
   options: BlockVolumeControllerOptions = {},
 ): ControllerFactory {
   return (deps) =>
-    managedController(blockVolumeKind(deps), {
+    managedController(blockVolumeKind(), {
+      connections: deps.connections,
       loop: managedLoopOptions(deps.config, "BlockVolume", options.visibilityGraceMs),
       references: {
         watches: [{ resource: cciInstanceCrd, map: attachedVolumes }],

@@ -10,7 +10,7 @@
  */
 import { BLOCK_VOLUME_REASONS, type BlockVolumePhase } from "../../crds/blockvolume.js";
 import type { BlockVolume as RemoteVolume } from "../../service/index.js";
-import type { ReadyState } from "../managed/external-client.js";
+import type { ReadyState } from "../managed/call.js";
 
 const R = BLOCK_VOLUME_REASONS.names;
 

@@ -19,13 +19,14 @@ import type {
   BeforeDeleteResult,
   CreateResult,
   DeleteResult,
-  ExternalClient,
   ListedObservation,
   ManagedCall,
   Observation,
   ResolvedCall,
+  SentCreate,
   UpdateResult,
-} from "../managed/external-client.js";
+} from "../managed/call.js";
+import type { KindClient } from "../managed/external-client.js";
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   ATTACHMENT_ANNOTATION,
@@ -75,7 +76,7 @@ export function listRecordSuffices(volume: RemoteVolume): boolean {
 
 /** The ExternalClient of BlockVolume. */
 export class BlockVolumeExternalClient
-  implements ExternalClient<BlockVolumeObject, RemoteVolume, VolumeRefs>
+  implements KindClient<BlockVolumeObject, RemoteVolume, VolumeRefs>
 {
   private readonly volumes: BlockVolumeService;
 
@@ -85,10 +86,6 @@ export class BlockVolumeExternalClient
     now?: () => number,
   ) {
     this.volumes = new BlockVolumeService(service, now);
-  }
-
-  adoptId(obj: BlockVolumeObject): string | undefined {
-    return obj.spec.volumeId;
   }
 
   requireOperations(): Promise<void> {
@@ -116,7 +113,7 @@ export class BlockVolumeExternalClient
     return { externalId: id };
   }
 
-  lookupByToken({ obj }: VolumeCall, token: string): Promise<string[] | undefined> {
+  lookupByToken({ obj }: VolumeCall, { token }: SentCreate): Promise<string[] | undefined> {
     return this.volumes.findVolumeIdsByClientToken(token, volumeName(obj));
   }
 

@@ -4,7 +4,7 @@
  * reconcile, which applies nothing) must not lose a drift correction.
  */
 import { describe, expect, it } from "vitest";
-import type { ManagedFacts } from "../managed/external-client.js";
+import type { ManagedFacts } from "../managed/call.js";
 import { bucketKind } from "./controller.js";
 import type { AppliedRecord, BucketExternalClient, BucketObject } from "./external.js";
 
@@ -31,7 +31,7 @@ describe("the Bucket status's lastApplied", () => {
     const facts: ManagedFacts = { externalId: "data" };
     const lastApplied = (obj: BucketObject) =>
       (kind.status(obj, facts, undefined) as { lastApplied?: AppliedRecord }).lastApplied;
-    const { applied } = kind.client as BucketExternalClient;
+    const { applied } = kind.connect(undefined as never) as BucketExternalClient;
     applied.set("u1", drift);
     // The write of this status failed: the next reconcile (nothing applied) still has it.
     expect(lastApplied(bucket(created))).toEqual(drift);

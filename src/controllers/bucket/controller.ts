@@ -7,7 +7,8 @@ import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
 import { jsonEqual, toJson } from "../../runtime/json.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";
 import type { ControllerFactory } from "../controller-factory.js";
-import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
+import type { ManagedFacts } from "../managed/call.js";
+import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import {
   type AppliedRecord,
@@ -78,7 +79,9 @@ export function bucketKind(
   return {
     resource: bucketCrd,
     finalizer: BUCKET_FINALIZER,
-    client,
+    // S3, not the service: the client finds each object's storage through its
+    // connection (storage.ts), one client for every account.
+    connect: () => client,
     status: (obj, facts, remote) => {
       const uid = obj.metadata.uid ?? "";
       // Kept until the status shows it: a status write that fails (a conflict) must not
@@ -109,7 +112,10 @@ export function bucketControllerWith(options: BucketControllerOptions = {}): Con
       "Bucket",
       options.visibilityGraceMs ?? BUCKET_VISIBILITY_WINDOW_MS,
     );
-    return managedController(bucketKind(objectStorageOf(deps), loop.pollIntervalMs), { loop });
+    return managedController(bucketKind(objectStorageOf(deps), loop.pollIntervalMs), {
+      loop,
+      connections: deps.connections,
+    });
   };
 }
 

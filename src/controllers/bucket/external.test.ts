@@ -2,8 +2,8 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { ObjectStorageClient } from "../../service/object-storage.js";
 import { ObjectStorageNotImplementedError } from "../../service/object-storage-errors.js";
+import type { ManagedCall } from "../managed/call.js";
 import { createMayHaveHappened } from "../managed/create-protocol.js";
-import type { ManagedCall } from "../managed/external-client.js";
 import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 import { BucketExternalClient, type BucketObject } from "./external.js";
 

@@ -17,17 +17,18 @@ import {
   BucketNameRefusedError,
   ObjectStorageNotImplementedError,
 } from "../../service/object-storage-errors.js";
-import { type LookupKey, readCreateState } from "../managed/create-protocol.js";
 import type {
   BeforeDeleteResult,
   CreateResult,
   DeleteResult,
-  ExternalClient,
   ManagedCall,
   Observation,
   PreflightRefusal,
+  SentCreate,
   UpdateResult,
-} from "../managed/external-client.js";
+} from "../managed/call.js";
+import type { LookupKey } from "../managed/create-protocol.js";
+import type { KindClient } from "../managed/external-client.js";
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   type BucketRemote,
@@ -81,7 +82,7 @@ async function feature<T>(read: () => Promise<T>): Promise<Feature<T>> {
 }
 
 /** The Bucket kind's ExternalClient; `applied` is shared with the status mapping. */
-export class BucketExternalClient implements ExternalClient<BucketObject, BucketRemote> {
+export class BucketExternalClient implements KindClient<BucketObject, BucketRemote> {
   constructor(
     private readonly storage: ObjectStorageResolver,
     readonly applied: Map<string, AppliedRecord>,
@@ -162,15 +163,14 @@ export class BucketExternalClient implements ExternalClient<BucketObject, Bucket
     return { what: "bucket name", value: bucketNameOf(obj) };
   }
 
-  async lookupByToken(call: ManagedCall<BucketObject>, _token: string): Promise<string[]> {
+  async lookupByToken(call: ManagedCall<BucketObject>, create: SentCreate): Promise<string[]> {
     const s3 = await this.s3(call);
     const name = bucketNameOf(call.obj);
     if ((await s3.headBucket(name)) !== "Owned") return [];
     const tags = await feature(() => s3.getTags(name));
     const mark = isNotImplemented(tags) ? undefined : tags[OWNER_TAG];
     if (mark) return mark === markOf(call.obj) ? [name] : [];
-    const pending = readCreateState(call.obj.metadata.annotations).pending;
-    const since = Date.parse(pending?.at ?? "");
+    const since = Date.parse(create.at);
     const created = (await s3.listBuckets()).find((b) => b.name === name)?.creationDate;
     if (!Number.isFinite(since) || !created) return [];
     if (created.getTime() < since - CREATION_CLOCK_SKEW_MS) return [];

@@ -21,16 +21,15 @@ export const DEFAULT_S3_REGION = "us-east-1";
 
 /** The resolver of the Bucket controller over `deps` (see the module comment). */
 export function objectStorageOf(
-  deps: Pick<ControllerDeps, "connections" | "defaultObjectStorage" | "config">,
+  deps: Pick<ControllerDeps, "connections" | "config">,
 ): ObjectStorageResolver {
   const clients = new Map<string, ObjectStorageClient>();
   return async (obj) => {
-    const conn = deps.connections?.forObject(obj as KubeObject);
-    const settings: ObjectStorageSettings | undefined =
-      conn?.objectStorage ?? (conn?.name === undefined ? deps.defaultObjectStorage : undefined);
+    const conn = deps.connections.forObject(obj as KubeObject);
+    const settings: ObjectStorageSettings | undefined = conn.objectStorage;
     if (!settings) return undefined;
     const region = settings.region ?? DEFAULT_S3_REGION;
-    const key = `${conn?.label ?? "default"}|${settings.endpoint}|${region}`;
+    const key = `${conn.label}|${settings.endpoint}|${region}`;
     let client = clients.get(key);
     if (!client) {
       const { ObjectStorageClient } = await import("../../service/object-storage.js");

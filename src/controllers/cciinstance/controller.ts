@@ -4,23 +4,28 @@
  * See reconciler.ts for the order of a reconcile and docs/controllers.md for the
  * decisions.
  */
+
+import { pollIntervalFor } from "../../config/schema.js";
 import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import {
   type Clock,
   type ControllerDefinition,
   controller,
+  type KubeObject,
   systemClock,
 } from "../../runtime/index.js";
+import type { ConnectionSource } from "../connections/registry.js";
+import type { ControllerFactory } from "../controller-factory.js";
 import { BOUND_ID_INDEX, claimedIds } from "../managed/tenancy.js";
 import { ATTACHED_STORAGE_SOURCES } from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";
-import { CciInstanceReconciler, type CciService } from "./reconciler.js";
-import { type CciLister, CciSnapshot } from "./snapshot.js";
+import { type CciAccount, CciInstanceReconciler } from "./reconciler.js";
+import { CciSnapshot } from "./snapshot.js";
 
 /** What the controller is built with. */
 export interface CciInstanceControllerOptions {
-  /** The service client (list, detail, error details, save-image). */
-  service: CciService & CciLister;
+  /** Where each object's account is found (`ControllerDeps.connections`). */
+  connections: ConnectionSource;
   /** How often each object is reconciled again (the CciInstance poll interval). */
   pollIntervalMs: number;
   /** How long one walk of the CCI list is reused. Default 90% of the poll interval. */
@@ -37,19 +42,29 @@ export interface CciInstanceControllerOptions {
 export const DEFAULT_SAVE_BACKOFF: SaveBackoff = { baseMs: 10_000, maxMs: 10 * 60_000 };
 
 /**
- * Builds the CciInstance controller. Each call owns its own list snapshot (shared by
- * all of its reconciles) and its own memory of objects, so two managers in one
- * process do not share state.
+ * Builds the CciInstance controller. Each call owns its list snapshots (one per
+ * connection, shared by the reconciles of its objects) and its own memory of objects,
+ * so two managers in one process do not share state.
  */
-export function cciInstanceController(options: CciInstanceControllerOptions): ControllerDefinition {
+export function cciInstanceControllerFrom(
+  options: CciInstanceControllerOptions,
+): ControllerDefinition {
   const clock = options.clock ?? systemClock;
-  const snapshot = new CciSnapshot(options.service, {
-    ttlMs: options.snapshotTtlMs ?? Math.floor(options.pollIntervalMs * 0.9),
-    now: () => clock.now().getTime(),
-  });
+  const snapshots = new WeakMap<object, CciSnapshot>();
+  const connect = (obj: KubeObject): CciAccount => {
+    const { service } = options.connections.forObject(obj);
+    let snapshot = snapshots.get(service);
+    if (!snapshot) {
+      snapshot = new CciSnapshot(service, {
+        ttlMs: options.snapshotTtlMs ?? Math.floor(options.pollIntervalMs * 0.9),
+        now: () => clock.now().getTime(),
+      });
+      snapshots.set(service, snapshot);
+    }
+    return { service, snapshot };
+  };
   const reconciler = new CciInstanceReconciler({
-    service: options.service,
-    snapshot,
+    connect,
     pollIntervalMs: options.pollIntervalMs,
     saveBackoff: options.saveBackoff ?? DEFAULT_SAVE_BACKOFF,
     adoptionNamespaces: options.adoptionNamespaces ?? [],
@@ -92,3 +107,11 @@ export function cciInstanceController(options: CciInstanceControllerOptions): Co
     .onError((key, err, ctx) => reconciler.onError(key, err, ctx))
     .reconcile((key, ctx) => reconciler.reconcile(key, ctx));
 }
+
+/** The CciInstance controller factory (registered in src/controllers/index.ts). */
+export const cciInstanceController: ControllerFactory = ({ config, connections }) =>
+  cciInstanceControllerFrom({
+    connections,
+    pollIntervalMs: pollIntervalFor(config, "CciInstance"),
+    adoptionNamespaces: config.adoption.namespaces,
+  });

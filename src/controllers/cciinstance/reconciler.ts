@@ -44,10 +44,16 @@ export interface CciService extends ImageSaver {
   getCciErrorDetails(id: string): Promise<CciErrorDetails>;
 }
 
-/** What the reconciler is built with (owned by the controller factory). */
-export interface CciReconcilerDeps {
+/** The account of an object: its service client and that account's list snapshot. */
+export interface CciAccount {
   service: CciService;
   snapshot: CciSnapshot;
+}
+
+/** What the reconciler is built with (owned by the controller factory). */
+export interface CciReconcilerDeps {
+  /** The account of `obj` (its connection); throws when the connection refuses it. */
+  connect(obj: KubeObject): CciAccount;
   pollIntervalMs: number;
   saveBackoff: SaveBackoff;
   /** `adoption.namespaces` of the operator config (managed/tenancy.ts); default none. */
@@ -80,7 +86,8 @@ export class CciInstanceReconciler {
     const claimed = obj.spec.instanceId ?? obj.metadata?.annotations?.[ANNOTATIONS.externalId];
     const early = claimed ? this.conflict(obj, claimed, ctx) : undefined;
     if (early) return this.unbound(obj, early, ctx);
-    const snapshot = await this.deps.snapshot.get();
+    const account = this.deps.connect(obj);
+    const snapshot = await account.snapshot.get();
     const annotations = obj.metadata?.annotations ?? {};
     const binding = decideBinding({
       spec: obj.spec,
@@ -107,7 +114,7 @@ export class CciInstanceReconciler {
     try {
       if (!listed) observedAt = ctx.clock.now();
       if (!listed || needsDetail(current.status, listed)) {
-        detail = await this.deps.service.getCci(id);
+        detail = await account.service.getCci(id);
       }
       record = listed ?? (detail as CciInstance);
     } catch (err) {
@@ -115,7 +122,7 @@ export class CciInstanceReconciler {
       throw err;
     }
     const errorDetails = isInError(record.status)
-      ? await this.deps.service.getCciErrorDetails(id)
+      ? await account.service.getCciErrorDetails(id)
       : undefined;
     const observed = observedStatus({
       instanceId: id,
@@ -132,7 +139,7 @@ export class CciInstanceReconciler {
       images: current.spec.images ?? [],
       ledger: parseLedger(current.metadata?.annotations?.[IMAGES_ANNOTATION]),
       instance: { status: record.status, saveImageStatus: listed?.saveImageStatus, observedAt },
-      service: this.deps.service,
+      service: account.service,
       backoff: this.deps.saveBackoff,
       resource: CCI,
     });

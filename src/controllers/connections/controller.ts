@@ -27,8 +27,7 @@ import {
 import type { ControllerFactory } from "../controller-factory.js";
 import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
 import { managedPermissions } from "../managed/reconciler.js";
-import { connectionClient } from "./client.js";
-import { NAMESPACES, SECRETS, ServiceConnections } from "./registry.js";
+import { NAMESPACES, SECRETS, type ServiceConnections } from "./registry.js";
 import { type ConnectionCheck, inUseCondition, readyConditionOf } from "./status.js";
 
 /** The finalizer that holds a connection while objects use it. */
@@ -244,12 +243,6 @@ export function serviceConnectionControllerFrom(
 /** The registry factory: the process's connections, the ServiceConnection poll interval. */
 export const serviceConnectionController: ControllerFactory = (deps) =>
   serviceConnectionControllerFrom({
-    connections:
-      deps.connections ??
-      new ServiceConnections({
-        defaultClient: deps.service,
-        secretNamespace: deps.config.connections.secretNamespace,
-        newClient: (settings) => connectionClient(deps.config, settings, { log: deps.log }),
-      }),
+    connections: deps.connections,
     pollIntervalMs: pollIntervalFor(deps.config, "ServiceConnection"),
   });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import { withReconcileTarget } from "../../runtime/reconcile-target.js";
 import { SecretRedactor } from "../../runtime/redaction.js";
 import {
   formatKey,
@@ -139,28 +138,6 @@ describe("ServiceConnections", () => {
     expect(() => connections.forObject(job("y", "team-a", "nope"))).toThrow(
       expect.objectContaining({ reason: "ConnectionNotFound", retryable: true }),
     );
-  });
-
-  it("routes the calls of a reconcile to the connection of the object being reconciled", () => {
-    const { connections, defaultClient } = world(TENANTS);
-    const a = connections.forObject(job("a1", "team-a", "conn-a")).service;
-    const routedA = withReconcileTarget(
-      { resource: JOBS, key: { namespace: "team-a", name: "a1" } },
-      () => connections.service.endpoint("getTrainingTask"),
-    );
-    expect(routedA).toEqual(a.endpoint("getTrainingTask"));
-    const operations = withReconcileTarget(
-      { resource: JOBS, key: { namespace: "team-a", name: "a1" } },
-      () => connections.service.operations,
-    );
-    expect(operations).toBe(a.operations);
-    expect(connections.service.operations).toBe(defaultClient.operations);
-    expect(() =>
-      withReconcileTarget(
-        { resource: JOBS, key: { namespace: "team-b", name: "x1" } },
-        () => connections.service.operations,
-      ),
-    ).toThrow(expect.objectContaining({ reason: "ConnectionNotAllowed" }));
   });
 
   it("says why a connection's Secret cannot be read, without its value", () => {

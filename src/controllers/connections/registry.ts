@@ -4,14 +4,10 @@
  * limit, caches, metrics label `connection`) reading its API key from its Secret in
  * the informer cache at every call, so a rotated Secret is used at once.
  *
- * Two ways to reach a connection:
- * - {@link ServiceConnections.service}: the client the controllers hold. Each call is
- *   routed to the connection of the object whose reconcile makes it (the runtime
- *   carries the reconcile's target through its async calls, reconcile-target.ts), so a
- *   kind written against one client uses its objects' accounts without knowing it. A
- *   refused or missing connection fails the call before anything is sent.
- * - {@link ServiceConnections.forObject}: the connection of one object, with its
- *   object storage settings (endpoint, region, S3 credentials) for kinds that talk S3.
+ * A controller asks for the connection of the object it reconciles,
+ * {@link ServiceConnections.forObject}, and calls that connection's client (the managed
+ * loop hands it to the kind through `ManagedKind.connect`); a refused or missing
+ * connection fails there, before anything is sent.
  */
 import {
   type ServiceConnection,
@@ -21,9 +17,8 @@ import {
 import type { CacheReader } from "../../runtime/cache.js";
 import { RetryableError, TerminalError } from "../../runtime/errors.js";
 import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
-import { currentReconcileTarget } from "../../runtime/reconcile-target.js";
 import type { SecretRedactor } from "../../runtime/redaction.js";
-import { formatKey, type KubeObject, type ResourceDescriptor } from "../../runtime/resource.js";
+import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import type { RateLimit } from "../../service/rate-limiter.js";
 import {
@@ -89,6 +84,26 @@ export interface ConnectionClientSettings {
   apiKey: () => Promise<string>;
 }
 
+/** Where the controllers find the connection of an object. */
+export interface ConnectionSource {
+  /** The connection `obj` uses; throws when it is missing or refuses the namespace. */
+  forObject(obj: KubeObject): ResolvedConnection;
+}
+
+/** A source with one connection for every object (tests, and building without a cluster). */
+export function singleConnection(
+  service: ServiceClient,
+  objectStorage?: ObjectStorageSettings,
+): ConnectionSource {
+  const conn: ResolvedConnection = {
+    name: undefined,
+    label: DEFAULT_CONNECTION_LABEL,
+    service,
+    objectStorage,
+  };
+  return { forObject: () => conn };
+}
+
 /** Options of {@link ServiceConnections}. */
 export interface ServiceConnectionsOptions {
   /** The operator's default connection (its config), used when an object names none. */
@@ -110,9 +125,7 @@ interface BuiltClient {
 }
 
 /** The connections of the process; see the module comment. */
-export class ServiceConnections {
-  /** The routing client the controllers hold (see the module comment). */
-  readonly service: ServiceClient;
+export class ServiceConnections implements ConnectionSource {
   private cache: CacheReader | undefined;
   private readonly clients = new Map<string, BuiltClient>();
   private readonly defaultConnection: ResolvedConnection;
@@ -131,14 +144,6 @@ export class ServiceConnections {
       service: options.defaultClient,
       objectStorage: options.defaultObjectStorage,
     };
-    const route = () => this.route();
-    this.service = new Proxy(options.defaultClient, {
-      get(_target, prop) {
-        const client = route();
-        const value: unknown = Reflect.get(client, prop, client);
-        return typeof value === "function" ? value.bind(client) : value;
-      },
-    });
   }
 
   /** The namespace whose Secrets are read, if any. */
@@ -223,23 +228,6 @@ export class ServiceConnections {
   close(): void {
     for (const c of this.clients.values()) c.client.close();
     this.clients.clear();
-  }
-
-  private route(): ServiceClient {
-    const target = currentReconcileTarget();
-    if (!target || !this.cache) return this.options.defaultClient;
-    if (target.resource.group === serviceConnectionCrd.group && !target.resource.namespaced) {
-      return this.options.defaultClient;
-    }
-    const obj = this.cache.get(target.resource, target.key);
-    if (!obj) {
-      // Never fall back to the default account for an object that may use another.
-      throw new RetryableError(
-        "ReconcileError",
-        `${target.resource.kind} ${formatKey(target.key)} is gone from the cache; its service call was not sent`,
-      );
-    }
-    return this.forObject(obj).service;
   }
 
   private namespaceOf(obj: KubeObject): NamespaceFacts | undefined {

@@ -43,13 +43,15 @@ export function fileSystemControllerWith(
     const kind: ManagedKind<FileSystemObject, FileSystemRemote, FileSystemRefs> = {
       resource: fileSystemCrd,
       finalizer: FILE_SYSTEM_FINALIZER,
-      client: new FileSystemExternalClient(deps.service),
+      connect: (conn) => new FileSystemExternalClient(conn.service),
+      adoptId: (obj) => obj.spec.fileSystemId,
       resolveReferences: mountTargetResolver(deps.config.adoption.namespaces),
       status: (obj, facts, remote) =>
         fileSystemStatus(obj, facts, remote) as Record<string, unknown>,
       statusId: (obj) => obj.status?.fileSystemId,
     };
     return managedController(kind, {
+      connections: deps.connections,
       loop: managedLoopOptions(deps.config, "FileSystem", options.visibilityGraceMs),
       references: {
         watches: [{ resource: cciInstanceCrd, map: mountingOn }],

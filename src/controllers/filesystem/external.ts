@@ -24,12 +24,13 @@ import type {
   BeforeDeleteResult,
   CreateResult,
   DeleteResult,
-  ExternalClient,
   ManagedCall,
   Observation,
   ReadyState,
+  SentCreate,
   UpdateResult,
-} from "../managed/external-client.js";
+} from "../managed/call.js";
+import type { KindClient } from "../managed/external-client.js";
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   type DesiredMount,
@@ -56,16 +57,12 @@ function removalUnavailable(err: unknown): boolean {
 
 /** The ExternalClient of FileSystem. */
 export class FileSystemExternalClient
-  implements ExternalClient<FileSystemObject, FileSystemRemote, FileSystemRefs>
+  implements KindClient<FileSystemObject, FileSystemRemote, FileSystemRefs>
 {
   private readonly fileSystems: FileSystemOperations;
 
   constructor(private readonly service: OperationCaller) {
     this.fileSystems = new FileSystemOperations(service);
-  }
-
-  adoptId(obj: FileSystemObject): string | undefined {
-    return obj.spec.fileSystemId;
   }
 
   requireOperations(): Promise<void> {
@@ -95,7 +92,7 @@ export class FileSystemExternalClient
 
   lookupByToken(
     { obj }: ManagedCall<FileSystemObject>,
-    token: string,
+    { token }: SentCreate,
   ): Promise<string[] | undefined> {
     return this.fileSystems.findIdsByClientToken(token, fileSystemName(obj));
   }

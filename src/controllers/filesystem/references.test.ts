@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cciInstanceCrd } from "../../crds/cciinstance.js";
 import type { FileSystem } from "../../crds/filesystem.js";
-import type { ReferenceReader } from "../managed/external-client.js";
+import type { ReferenceReader } from "../managed/call.js";
 import { mountTargetResolver } from "./references.js";
 
 /** A reader over CciInstances by name (name → instance id, undefined: not bound). */

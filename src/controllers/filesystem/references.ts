@@ -7,7 +7,7 @@
  */
 import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import { type FileSystem as FileSystemObject, FS_REASON } from "../../crds/filesystem.js";
-import type { ReferenceReader, ReferenceResolution } from "../managed/external-client.js";
+import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { adoptionRefusal, mayAdopt } from "../managed/tenancy.js";
 import type { DesiredMount, FileSystemRefs } from "./mounts.js";
 

@@ -9,7 +9,7 @@ import {
   FS_REASON,
 } from "../../crds/filesystem.js";
 import { type FileSystem, storageStateClass } from "../../service/index.js";
-import type { ManagedFacts, ReadyState } from "../managed/external-client.js";
+import type { ManagedFacts, ReadyState } from "../managed/call.js";
 import type { FileSystemRemote, MountPlan } from "./mounts.js";
 
 /** The Ready condition: the file system available and every mount of the spec mounted. */

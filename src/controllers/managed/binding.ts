@@ -5,7 +5,8 @@
  */
 import type { KubeObject } from "../../runtime/resource.js";
 import type { IndexFunc } from "../../runtime/store.js";
-import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
+import type { ManagedObject } from "./call.js";
+import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import { toKube } from "./kube-casts.js";
 import type { Outcome } from "./outcome.js";
 import { factsOf, type ManagedRun } from "./run.js";
@@ -20,7 +21,7 @@ import {
 
 /** The index function of {@link BOUND_ID_INDEX} for a managed kind. */
 export function boundIdIndex<T extends ManagedObject, R>(kind: ManagedKind<T, R>): IndexFunc {
-  return (o: KubeObject) => claimedIds(o, kind.client.adoptId?.(o as unknown as T));
+  return (o: KubeObject) => claimedIds(o, kind.adoptId?.(o as unknown as T));
 }
 
 /** What the id is, for messages: "the remote NasVolume resource". */
@@ -52,7 +53,7 @@ export function ownershipRefusal<T extends ManagedObject, R>(
   remote: R,
   options: ManagedOptions,
 ): BindingRefusal | undefined {
-  const ownerOf = run.kind.client.ownerOf?.bind(run.kind.client);
+  const ownerOf = run.client.ownerOf?.bind(run.client);
   if (!ownerOf) return undefined;
   const namespace = run.obj.metadata?.namespace ?? "";
   return decideOwnership({

@@ -6,7 +6,8 @@ import { setCondition } from "../../runtime/conditions.js";
 import type { ReconcileContext } from "../../runtime/controller.js";
 import { patchStatus } from "../../runtime/writes.js";
 import { withKstatusConditions } from "../health-conditions.js";
-import type { ManagedKind, ManagedObject } from "./external-client.js";
+import type { ManagedObject } from "./call.js";
+import type { ManagedKind } from "./external-client.js";
 import { toKube } from "./kube-casts.js";
 
 /** Sets conditions on `obj`'s current status and patches it when it changed. */

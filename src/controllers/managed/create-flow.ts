@@ -8,10 +8,11 @@
  * (outcome-unknown.ts).
  */
 import { bindingConflict, refused } from "./binding.js";
+import type { ManagedObject } from "./call.js";
 import { lookup } from "./create-lookup.js";
 import { create } from "./create-order.js";
 import { ANNOTATIONS, nextCreateStep, readCreateState } from "./create-protocol.js";
-import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
+import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
 import { type Outcome, SYNCED_OK } from "./outcome.js";
 import { resolveStep } from "./resolve-references.js";
@@ -27,7 +28,7 @@ export function startsWithCreate<T extends ManagedObject, R>(
   kind: ManagedKind<T, R>,
   obj: T,
 ): boolean {
-  if (kind.client.adoptId?.(obj)) return false;
+  if (kind.adoptId?.(obj)) return false;
   const state = readCreateState(obj.metadata?.annotations);
   return nextCreateStep(state, obj.metadata?.generation ?? 0).step === "Create";
 }
@@ -39,7 +40,7 @@ export async function createOrObserve<T extends ManagedObject, R>(
 ): Promise<Outcome<R>> {
   run.resolution = resolveStep(run.kind, run.obj, run.ctx.cache);
   const state = readCreateState(run.obj.metadata?.annotations);
-  const adoptId = run.kind.client.adoptId?.(run.obj);
+  const adoptId = run.kind.adoptId?.(run.obj);
   // One binder per remote resource: an id another object holds is refused before any call.
   for (const id of new Set([state.externalId, adoptId])) {
     const conflict = id ? bindingConflict(run, id) : undefined;

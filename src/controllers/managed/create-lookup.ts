@@ -5,6 +5,7 @@
  */
 
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
+import type { ManagedObject } from "./call.js";
 import { create, takeUnsentToken } from "./create-order.js";
 import {
   ANNOTATIONS,
@@ -12,7 +13,7 @@ import {
   decideAfterLookup,
   lookupKeyOf,
 } from "./create-protocol.js";
-import type { ManagedObject, ManagedOptions } from "./external-client.js";
+import type { ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
 import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
 import { unknownOutcome } from "./outcome-unknown.js";
@@ -31,9 +32,9 @@ export async function lookup<T extends ManagedObject, R>(
     return create(run, options);
   }
   const found = pending.token
-    ? await step(ERR.lookup, () => run.kind.client.lookupByToken(run.call, pending.token))
+    ? await step(ERR.lookup, async () => run.client.lookupByToken?.(run.call, pending))
     : undefined;
-  const key = lookupKeyOf(run.kind.client.lookupKey?.(run.obj), pending.token);
+  const key = lookupKeyOf(run.client.lookupKey?.(run.obj), pending.token);
   const decision = decideAfterLookup({
     token: pending.token,
     key,

@@ -5,6 +5,7 @@
  */
 import { REASONS } from "../../crds/index.js";
 import { rfc3339 } from "../../runtime/clock.js";
+import type { ManagedObject, PreflightRefusal } from "./call.js";
 import {
   ANNOTATIONS,
   type CreatePending,
@@ -13,7 +14,7 @@ import {
   newClientToken,
 } from "./create-protocol.js";
 import { firstSubscriptionPollMs } from "./decisions.js";
-import type { ManagedObject, ManagedOptions, PreflightRefusal } from "./external-client.js";
+import type { ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
 import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
 import { factsOf, type ManagedRun } from "./run.js";
@@ -72,11 +73,11 @@ export async function create<T extends ManagedObject, R>(
   options: ManagedOptions,
   token = newClientToken(),
 ): Promise<Outcome<R>> {
-  const { client } = run.kind;
   // Nothing is ordered before the references resolve; a change of a referenced object
   // requeues the object (the controller's reference watches).
   const unresolved = run.unresolved;
   if (unresolved) return refusedCreate(run, unresolved, options);
+  const { client } = run;
   // An order that could never finish (its result or list operation is missing) is not
   // placed: a terminal hold the runtime retries slowly, since the path can come back.
   const requireOperations = client.requireOperations?.bind(client);

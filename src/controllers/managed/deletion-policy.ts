@@ -6,14 +6,15 @@
  * Orphan), not after the object is gone.
  */
 import type { Condition, ConditionInput } from "../../runtime/conditions.js";
-import type { ManagedKind, ManagedObject } from "./external-client.js";
+import type { ManagedObject } from "./call.js";
+import type { KindClient } from "./external-client.js";
 
 /** The condition type. */
 export const DELETION_POLICY_CONDITION = "DeletionPolicy";
 
-/** True when the kind's client has a delete operation and it is configured. */
-export function deleteConfigured<T extends ManagedObject, R>(kind: ManagedKind<T, R>): boolean {
-  return kind.client.delete !== undefined && (kind.client.deleteConfigured?.() ?? true);
+/** True when the client's delete operation is configured. */
+export function deleteConfigured<T extends ManagedObject, R>(client: KindClient<T, R>): boolean {
+  return client.deleteConfigured?.() ?? true;
 }
 
 /** What to do with the condition on a write of the status of a live object. */
@@ -25,17 +26,18 @@ export type DeletionPolicyVerdict =
 
 /**
  * The DeletionPolicy condition of `obj`: none for Orphan; for Delete, True when a
- * delete operation is configured and False (`NoDeleteOperation`) otherwise.
+ * delete operation is configured and False (`NoDeleteOperation`) otherwise. `client`
+ * is connected only under a Delete policy.
  */
 export function deletionPolicyVerdict<T extends ManagedObject, R>(
-  kind: ManagedKind<T, R>,
+  client: () => KindClient<T, R>,
   obj: T,
 ): DeletionPolicyVerdict {
   if ((obj.spec.deletionPolicy ?? "Orphan") !== "Delete") return { condition: undefined };
   const previous = obj.status?.conditions?.find(
     (c: Condition) => c.type === DELETION_POLICY_CONDITION,
   );
-  if (deleteConfigured(kind)) {
+  if (deleteConfigured(client())) {
     return {
       condition: {
         type: DELETION_POLICY_CONDITION,

@@ -9,13 +9,9 @@ import {
 } from "../../../test/support/managed-world.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import { ServiceUnavailableError } from "../../service/errors.js";
+import type { BeforeDeleteResult, DeleteResult, ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import type {
-  BeforeDeleteResult,
-  DeleteResult,
-  ExternalClient,
-  ManagedObject,
-} from "./external-client.js";
+import type { KindClient } from "./external-client.js";
 
 /** A bound object under deletionPolicy Delete, deleted by the user (finalizer in place). */
 function deletedObject(): W {
@@ -36,7 +32,7 @@ function deletable(
   w: W,
   answer: DeleteResult,
   exists: () => boolean,
-  more: Partial<ExternalClient<never, string>> = {},
+  more: Partial<KindClient<never, string>> = {},
 ) {
   return client(() => w, {
     delete: async (_call, id) => {
@@ -188,7 +184,7 @@ describe("deletion under deletionPolicy Delete", () => {
         seen.push(call.refs);
         return "Done";
       },
-    }) as ExternalClient<ManagedObject, string, { instanceId: string }>;
+    }) as KindClient<ManagedObject, string, { instanceId: string }>;
     const { reconcile } = loop(c, {
       resolveReferences: () => ({ resolved: true, refs: { instanceId: "i-7" } }),
     });

@@ -15,6 +15,7 @@ import { removeFinalizer } from "../../runtime/writes.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import { bindingConflict, ownershipRefusal } from "./binding.js";
+import type { DeleteResult, ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, decideAfterLookup, lookupKeyOf, readCreateState } from "./create-protocol.js";
 import {
@@ -25,7 +26,7 @@ import {
   subscriptionPollDelay,
 } from "./decisions.js";
 import { deleteConfigured } from "./deletion-policy.js";
-import type { DeleteResult, ManagedObject, ManagedOptions } from "./external-client.js";
+import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { toKube } from "./kube-casts.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
@@ -64,14 +65,13 @@ export async function deleteStep<T extends ManagedObject, R>(
 ): Promise<ReconcileResult> {
   // A stale copy of an object this process has released (released-objects.ts).
   if (wasReleased(run.obj.metadata?.uid, run.ctx.clock.now().getTime())) return {};
-  const { client } = run.kind;
   const state = readCreateState(run.obj.metadata?.annotations);
-  const externalId = state.externalId ?? client.adoptId?.(run.obj);
+  const externalId = state.externalId ?? run.kind.adoptId?.(run.obj);
   const step = decideDeletion({
     policy: run.obj.spec.deletionPolicy ?? "Orphan",
     externalId,
     createInFlight: !externalId && Boolean(state.subscriptionKey || state.pending),
-    canDelete: deleteConfigured(run.kind),
+    canDelete: deleteConfigured(run.client),
   });
   switch (step.step) {
     case "Release":
@@ -115,7 +115,7 @@ async function deleteRemote<T extends ManagedObject, R>(
   id: string,
   options: ManagedOptions,
 ): Promise<ReconcileResult> {
-  const { client } = run.kind;
+  const { client } = run;
   const before = client.beforeDelete;
   if (before) {
     // The kind's references, as they resolve now, for its steps before deletion (e.g.
@@ -131,9 +131,9 @@ async function deleteRemote<T extends ManagedObject, R>(
       );
     }
   }
-  let result: DeleteResult = "NotConfigured";
+  let result: DeleteResult;
   try {
-    if (client.delete) result = await client.delete(run.call, id);
+    result = await client.delete(run.call, id);
   } catch (err) {
     if (err instanceof ServiceNotFoundError) result = "Deleted";
     else if (err instanceof EndpointDisabledError) result = "NotConfigured";
@@ -165,7 +165,7 @@ async function untilGone<T extends ManagedObject, R>(
 ): Promise<ReconcileResult> {
   let exists: boolean;
   try {
-    const { client } = run.kind;
+    const { client } = run;
     exists = client.exists
       ? await client.exists(run.call, id)
       : (await client.observe(run.call, id)).exists;
@@ -209,10 +209,10 @@ async function deleteRefusal<T extends ManagedObject, R>(
 ): Promise<BindingRefusal | undefined> {
   const conflict = bindingConflict(run, id);
   if (conflict) return conflict;
-  if (run.kind.statusId?.(run.obj) === id || !run.kind.client.ownerOf) return undefined;
-  let o: Awaited<ReturnType<typeof run.kind.client.observe>>;
+  if (run.kind.statusId?.(run.obj) === id || !run.client.ownerOf) return undefined;
+  let o: Awaited<ReturnType<typeof run.client.observe>>;
   try {
-    o = await run.kind.client.observe(run.call, id);
+    o = await run.client.observe(run.call, id);
   } catch (err) {
     throw wrapError(ERR.observe, err);
   }
@@ -224,7 +224,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   options: ManagedOptions,
 ): Promise<ReconcileResult> {
-  const { client } = run.kind;
+  const { client } = run;
   const state = readCreateState(run.obj.metadata?.annotations);
   const first = firstSubscriptionPollMs(options);
   let id: string | undefined;
@@ -250,7 +250,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   if (!id && state.pending?.token) {
     let found: string[] | undefined;
     try {
-      found = await client.lookupByToken(run.call, state.pending.token);
+      found = await client.lookupByToken?.(run.call, state.pending);
     } catch (err) {
       throw wrapError(ERR.lookup, err);
     }

@@ -3,7 +3,8 @@ import type { ReconcileContext } from "../../runtime/controller.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
 import { ServiceAuthError, ServiceUnavailableError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";
-import type { ExternalClient, ManagedKind, ManagedObject } from "./external-client.js";
+import type { ManagedObject } from "./call.js";
+import type { KindClient, ManagedKind } from "./external-client.js";
 import { forgetAbsence, listEvidence, readFailureMayMeanGone } from "./gone-evidence.js";
 import { ManagedRun } from "./run.js";
 
@@ -24,11 +25,13 @@ const err500 = new ServiceUnavailableError("GET /x failed with status 500", {
 function setup(listed: () => ListedIds | undefined, ageMs = 3_600_000) {
   const client = {
     listIds: async () => listed(),
-  } as unknown as ExternalClient<ManagedObject, unknown>;
-  const kind = { resource: RES, finalizer: "f", client, status: () => ({}) } as ManagedKind<
-    ManagedObject,
-    unknown
-  >;
+  } as unknown as KindClient<ManagedObject, unknown>;
+  const kind = {
+    resource: RES,
+    finalizer: "f",
+    connect: () => client,
+    status: () => ({}),
+  } as ManagedKind<ManagedObject, unknown>;
   const obj = {
     metadata: { name: "a", namespace: "ns", uid: "u-1" },
     spec: {},
@@ -40,7 +43,7 @@ function setup(listed: () => ListedIds | undefined, ageMs = 3_600_000) {
     },
   } as ManagedObject;
   const ctx = { clock: { now: () => new Date(NOW) } } as unknown as ReconcileContext;
-  return new ManagedRun(kind, obj, ctx);
+  return new ManagedRun(kind, obj, ctx, () => client);
 }
 
 const complete = (...ids: string[]): ListedIds => ({ ids: new Set(ids), complete: true });

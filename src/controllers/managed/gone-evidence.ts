@@ -11,7 +11,7 @@
  * list operation (`ExternalClient.listIds`).
  */
 import { ServiceAuthError, ServiceError } from "../../service/errors.js";
-import type { ManagedObject } from "./external-client.js";
+import type { ManagedObject } from "./call.js";
 import { factsOf, type ManagedRun } from "./run.js";
 
 /** Complete listings in a row without the resource before it counts as gone. */
@@ -74,7 +74,7 @@ export async function listEvidence<T extends ManagedObject, R>(
   err: unknown,
   visibilityWindowMs: number,
 ): Promise<ListEvidence> {
-  const client = run.kind.client;
+  const client = run.client;
   if (!client.listIds || !readFailureMayMeanGone(err)) return { verdict: "None" };
   const counts = absencesOf(run.kind);
   const key = absenceKey(run, id);

@@ -3,7 +3,7 @@
  * types: the casts between them, in one place.
  */
 import type { KubeObject } from "../../runtime/resource.js";
-import type { ManagedObject } from "./external-client.js";
+import type { ManagedObject } from "./call.js";
 
 /** A managed object as the runtime's writers take it (the same JSON object). */
 export function toKube(obj: ManagedObject): KubeObject {

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { operatorConfigSchema } from "../../config/schema.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import type { ServiceClient } from "../../service/client.js";
+import { type ConnectionSource, singleConnection } from "../connections/registry.js";
+import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import type { ExternalClient, ManagedKind, ManagedObject } from "./external-client.js";
-import { managedController, managedLoopOptions } from "./managed-controller.js";
+import type { KindClient, ManagedKind } from "./external-client.js";
+import { connector, managedController, managedLoopOptions } from "./managed-controller.js";
 import { managedPermissions, managedSettled } from "./reconciler.js";
 import { BOUND_ID_INDEX } from "./tenancy.js";
 
@@ -26,25 +29,27 @@ const GADGET = resource("Gadget");
 const SPROCKET = resource("Sprocket", "other.io");
 
 const unused = () => Promise.reject(new Error("not called"));
-const client: ExternalClient<ManagedObject, unknown> = {
+const client: KindClient<ManagedObject, unknown> = {
   observe: unused,
   create: unused,
   lookupByToken: unused,
   update: unused,
-  adoptId: (obj) => (obj.spec as { id?: string } | undefined)?.id,
+  delete: unused,
 };
 const kind: ManagedKind<ManagedObject, unknown> = {
   resource: WIDGET,
   finalizer: "test.io/widget",
-  client,
+  connect: () => client,
+  adoptId: (obj) => (obj.spec as { id?: string } | undefined)?.id,
   status: () => ({}),
 };
+const connections = singleConnection({} as ServiceClient);
 const toNothing = () => [];
 const loop = { pollIntervalMs: 30_000 };
 
 describe("managedController", () => {
   it("names the controller after its kind and uses the loop's error policy and settled judgement", () => {
-    const def = managedController(kind, { loop });
+    const def = managedController(kind, { loop, connections });
     expect(def.name).toBe("widget");
     expect(def.primary).toBe(WIDGET);
     expect(def.settled).toBe(managedSettled);
@@ -54,7 +59,11 @@ describe("managedController", () => {
 
   it("indexes the bound ids (annotation and spec id) first, then the kind's own indexes", () => {
     const own = (o: KubeObject) => [o.metadata?.name ?? ""];
-    const def = managedController(kind, { loop, indexes: [{ name: "byName", fn: own }] });
+    const def = managedController(kind, {
+      loop,
+      connections,
+      indexes: [{ name: "byName", fn: own }],
+    });
     expect(def.indexes.map((i) => [i.resource, i.name])).toEqual([
       [WIDGET, BOUND_ID_INDEX],
       [WIDGET, "byName"],
@@ -75,6 +84,7 @@ describe("managedController", () => {
     };
     const def = managedController(kind, {
       loop,
+      connections,
       references: {
         watches: [
           { resource: GADGET, map: toNothing },
@@ -105,7 +115,9 @@ describe("managedController", () => {
   });
 
   it("declares only the loop's rules for a kind without references or extras", () => {
-    expect(managedController(kind, { loop }).permissions).toEqual(managedPermissions(WIDGET));
+    expect(managedController(kind, { loop, connections }).permissions).toEqual(
+      managedPermissions(WIDGET),
+    );
   });
 });
 
@@ -131,5 +143,33 @@ describe("managedLoopOptions", () => {
       subscriptionPollMs: 1_000,
       visibilityGraceMs: 5,
     });
+  });
+
+  it("connects each object to its own connection's client, one client per connection", () => {
+    const accounts = { a: {} as ServiceClient, b: {} as ServiceClient };
+    const source: ConnectionSource = {
+      forObject: (obj) => {
+        const name = obj.metadata?.namespace === "team-b" ? "b" : "a";
+        return { name, label: name, service: accounts[name], objectStorage: undefined };
+      },
+    };
+    const made: ServiceClient[] = [];
+    const connect = connector(
+      {
+        ...kind,
+        connect: (conn) => {
+          made.push(conn.service);
+          return { ...client };
+        },
+      },
+      source,
+    );
+    const obj = (namespace: string) => ({ metadata: { namespace, name: "x" }, spec: {} });
+    const a1 = connect(obj("team-a"));
+    const b1 = connect(obj("team-b"));
+    expect(a1).not.toBe(b1);
+    expect(connect(obj("team-a"))).toBe(a1);
+    expect(connect(obj("team-b"))).toBe(b1);
+    expect(made).toEqual([accounts.a, accounts.b]);
   });
 });

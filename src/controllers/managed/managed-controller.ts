@@ -9,9 +9,12 @@ import { type ControllerDefinition, controller, type MapToKeys } from "../../run
 import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
 import type { IndexFunc } from "../../runtime/store.js";
+import type { ConnectionSource } from "../connections/registry.js";
 import { boundIdIndex } from "./binding.js";
+import type { ManagedObject } from "./call.js";
 import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
-import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
+import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
+import { toKube } from "./kube-casts.js";
 import { managedPermissions, managedReconciler } from "./reconciler.js";
 import { BOUND_ID_INDEX } from "./tenancy.js";
 
@@ -25,6 +28,8 @@ export interface ReferenceWatch {
 export interface ManagedControllerOptions {
   /** The loop's poll intervals, list visibility window and adoption namespaces. */
   loop: ManagedOptions;
+  /** Where each object's connection is found (`ControllerDeps.connections`). */
+  connections: ConnectionSource;
   /**
    * The kinds the objects refer to: each is watched (a change of a referenced object
    * reconciles the objects `map` names, so a wait in the kind's reference step,
@@ -74,7 +79,11 @@ export function managedController<T extends ManagedObject, R, Refs>(
   options: ManagedControllerOptions,
 ): ControllerDefinition {
   const own = kind.resource;
-  const { reconcile, onError, settled } = managedReconciler(kind, options.loop);
+  const { reconcile, onError, settled } = managedReconciler(
+    kind,
+    options.loop,
+    connector(kind, options.connections),
+  );
   const builder = controller(own.kind.toLowerCase())
     .for(own)
     .index(own, BOUND_ID_INDEX, boundIdIndex(kind));
@@ -90,6 +99,27 @@ export function managedController<T extends ManagedObject, R, Refs>(
     .onError(onError)
     .settled(settled)
     .reconcile(reconcile);
+}
+
+/**
+ * Connects `kind` to the account of an object: the kind's client for the object's
+ * connection, made once per connection (its service client) and kept while that
+ * client lives, so what a client remembers stays with its account.
+ */
+export function connector<T extends ManagedObject, R, Refs>(
+  kind: ManagedKind<T, R, Refs>,
+  connections: ConnectionSource,
+): (obj: T) => KindClient<T, R, Refs> {
+  const clients = new WeakMap<object, KindClient<T, R, Refs>>();
+  return (obj) => {
+    const conn = connections.forObject(toKube(obj));
+    let client = clients.get(conn.service);
+    if (!client) {
+      client = kind.connect(conn);
+      clients.set(conn.service, client);
+    }
+    return client;
+  };
 }
 
 /**

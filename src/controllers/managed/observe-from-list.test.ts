@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ReconcileContext } from "../../runtime/controller.js";
+import type { ListedObservation, ManagedObject, Observation } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import type {
-  ExternalClient,
-  ListedObservation,
-  ManagedObject,
-  Observation,
-} from "./external-client.js";
+import type { KindClient } from "./external-client.js";
 import { observe } from "./observe.js";
 import { ManagedRun } from "./run.js";
 
@@ -46,7 +42,7 @@ async function observeWith(
   detail: Partial<Observation<string> & { exists: true }> = {},
 ) {
   const calls: string[] = [];
-  const client: ExternalClient<ManagedObject, string> = {
+  const client: KindClient<ManagedObject, string> = {
     observe: async (): Promise<Observation<string>> => {
       calls.push("detail");
       return { exists: true, upToDate: true, ready: READY, remote: "from-detail", ...detail };
@@ -59,15 +55,17 @@ async function observeWith(
     create: async () => ({}),
     lookupByToken: async () => [],
     update: async () => ({ outcome: "Applied", message: "" }),
+    delete: async () => "Deleted",
   };
   const ctx = {
     clock: { now: () => new Date(NOW) },
     events: { normal: () => {}, warning: () => {} },
   } as unknown as ReconcileContext;
   const run = new ManagedRun(
-    { resource: {} as never, finalizer: "f", client, status: () => ({}) },
+    { resource: {} as never, finalizer: "f", connect: () => client, status: () => ({}) },
     obj,
     ctx,
+    () => client,
   );
   const outcome = await observe(run, "id-1", { pollIntervalMs: POLL });
   return { calls, outcome };

@@ -6,14 +6,10 @@
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ownershipRefusal, refused } from "./binding.js";
+import type { ManagedFacts, ManagedObject, Observation } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { firstSubscriptionPollMs, soonPollMs } from "./decisions.js";
-import type {
-  ManagedFacts,
-  ManagedObject,
-  ManagedOptions,
-  Observation,
-} from "./external-client.js";
+import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { toKube } from "./kube-casts.js";
 import { type Outcome, SYNCED_OK } from "./outcome.js";
@@ -31,7 +27,7 @@ export function remoteNotFound<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   externalId: string,
 ): string {
-  if (run.kind.client.adoptId?.(run.obj) === externalId) {
+  if (run.kind.adoptId?.(run.obj) === externalId) {
     return `the remote resource ${externalId} named in the spec does not exist; the spec cannot drop it (the field may only be set once), so delete this object and create a new one, with the id of an existing resource or without one to order a new resource`;
   }
   return `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the annotation ${ANNOTATIONS.externalId} to create a new one, or delete this object`;
@@ -52,7 +48,7 @@ async function fromList<T extends ManagedObject, R>(
   options: ManagedOptions,
   facts: ManagedFacts,
 ): Promise<Outcome<R> | undefined> {
-  const { client } = run.kind;
+  const { client } = run;
   if (!client.observeFromList || !managedSettled(toKube(run.obj))) return undefined;
   const poll = options.pollIntervalMs;
   // A failed list walk answers undefined (the detail read follows and reports); what is
@@ -86,7 +82,7 @@ async function readRemote<T extends ManagedObject, R>(
   options: ManagedOptions,
 ): Promise<{ o: Observation<R>; evidence: string }> {
   try {
-    const o = await run.kind.client.observe(run.call, externalId);
+    const o = await run.client.observe(run.call, externalId);
     forgetAbsence(run, externalId);
     return { o, evidence: "" };
   } catch (err) {
@@ -139,7 +135,7 @@ export async function observe<T extends ManagedObject, R>(
   subscription?: ManagedFacts["subscription"],
   binding?: Promise<unknown>,
 ): Promise<Outcome<R>> {
-  const { client } = run.kind;
+  const { client } = run;
   let read: { o: Observation<R>; evidence: string } | undefined;
   if (binding) read = await readWhileBinding(run, externalId, options, binding);
   // The facts of the object as the binding left it.

@@ -4,8 +4,9 @@
  * resource long after the create): Ready and Synced False CreateOutcomeUnknown, with
  * what the user can do.
  */
+
+import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import type { ManagedObject } from "./external-client.js";
 import type { Outcome } from "./outcome.js";
 import { factsOf, type ManagedRun } from "./run.js";
 

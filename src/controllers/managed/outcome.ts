@@ -2,7 +2,7 @@
  * What one step of a managed reconcile (create, observe, bind, delete) decided; the
  * reconciler turns it into conditions, status and a requeue.
  */
-import type { ManagedFacts, ReadyState } from "./external-client.js";
+import type { ManagedFacts, ReadyState } from "./call.js";
 
 /** What one step decided: conditions, status facts, requeue. */
 export interface Outcome<R> {

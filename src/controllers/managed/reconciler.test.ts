@@ -3,8 +3,8 @@ import { client, condition, KEY, loop, world } from "../../../test/support/manag
 import type { KubeObject } from "../../runtime/resource.js";
 import { ConflictError } from "../../runtime/writes.js";
 import { ServiceRefusedError } from "../../service/errors.js";
+import type { ReadyState, SubscriptionPoll } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import type { ReadyState, SubscriptionPoll } from "./external-client.js";
 import { managedSettled } from "./reconciler.js";
 
 describe("managedReconciler", () => {

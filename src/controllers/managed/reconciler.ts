@@ -58,12 +58,13 @@ import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/contro
 import type { DeclaredRule } from "../../runtime/permissions.js";
 import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { withKstatusConditions } from "../health-conditions.js";
+import type { ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
 import { createOrObserve, startsWithCreate } from "./create-flow.js";
 import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./deletion-policy.js";
-import type { ManagedKind, ManagedObject, ManagedOptions } from "./external-client.js";
+import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
 import { fromKube, toKube } from "./kube-casts.js";
 import type { Outcome } from "./outcome.js";
 import { referencesCondition } from "./resolve-references.js";
@@ -85,6 +86,7 @@ export interface ManagedReconciler {
 export function managedReconciler<T extends ManagedObject, R, Refs>(
   kind: ManagedKind<T, R, Refs>,
   options: ManagedOptions,
+  connect: (obj: T) => KindClient<T, R, Refs>,
 ): ManagedReconciler {
   const reconcile: Reconciler = async (key, ctx) => {
     const found = ctx.cache.get(kind.resource, key);
@@ -92,7 +94,7 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
     const cached = fromKube<T>(found);
     if (cached.metadata?.deletionTimestamp) {
       if (!hasFinalizer(found, kind.finalizer)) return {};
-      return deleteStep(new ManagedRun(kind, cached, ctx), options);
+      return deleteStep(new ManagedRun(kind, cached, ctx, connect), options);
     }
     // A create writes the finalizer together with `create-pending` (one write less);
     // any other step needs it in place first.
@@ -102,7 +104,7 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
         : await ensureFinalizer(ctx.kube, kind.resource, found, kind.finalizer);
     if (!withFinalizer) return {};
     const obj = fromKube<T>(withFinalizer);
-    const run = new ManagedRun(kind, obj, ctx);
+    const run = new ManagedRun(kind, obj, ctx, connect);
     const outcome = await createOrObserve(run, options);
     await writeStatus(run, outcome);
     if (outcome.requeueAfterMs === undefined) return {};
@@ -121,14 +123,21 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
     const ready = obj.metadata?.deletionTimestamp
       ? undefined
       : heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
-    const policy = obj.metadata?.deletionTimestamp
-      ? undefined
-      : deletionPolicyVerdict(kind, obj).condition;
+    const policy = obj.metadata?.deletionTimestamp ? undefined : policyOf(obj);
     await writeConditions(ctx, kind, obj, [
       syncedConditionOf(err),
       ...(ready ? [ready] : []),
       ...(policy ? [policy] : []),
     ]);
+  };
+  // The DeletionPolicy condition beside an error; none when the object's connection is
+  // what fails (nothing can be said about its delete operation then).
+  const policyOf = (obj: T) => {
+    try {
+      return deletionPolicyVerdict(() => connect(obj), obj).condition;
+    } catch {
+      return undefined;
+    }
   };
   return { reconcile, onError, settled: managedSettled };
 }
@@ -150,7 +159,7 @@ async function writeStatus<T extends ManagedObject, R>(
   const extra: (ConditionInput | { type: string; remove: true })[] =
     kind.conditions?.(run.call, outcome.ready, outcome.remote) ?? [];
   if (run.resolution) extra.push(referencesCondition(run.resolution));
-  const policy = deletionPolicyVerdict(kind, obj);
+  const policy = deletionPolicyVerdict(() => run.client, obj);
   if (policy.condition) extra.push(policy.condition);
   else conditions = removeCondition(conditions, DELETION_POLICY_CONDITION);
   for (const c of extra) {

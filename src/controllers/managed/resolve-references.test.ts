@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { client, condition, KEY, loop, world } from "../../../test/support/managed-world.js";
 import type { KubeObject } from "../../runtime/resource.js";
+import type { ManagedObject, ReferenceResolution } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import type { ManagedObject, ReferenceResolution } from "./external-client.js";
 import { referenceReader } from "./resolve-references.js";
 
 type Refs = { storageId: string };

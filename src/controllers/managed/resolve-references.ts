@@ -8,13 +8,9 @@
 import type { CacheReader } from "../../runtime/cache.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
+import type { ManagedObject, ReferenceReader, ReferenceResolution } from "./call.js";
 import { readCreateState } from "./create-protocol.js";
-import type {
-  ManagedKind,
-  ManagedObject,
-  ReferenceReader,
-  ReferenceResolution,
-} from "./external-client.js";
+import type { ManagedKind } from "./external-client.js";
 
 /** Type of the condition the step writes. */
 export const REFERENCES_RESOLVED = "ReferencesResolved";
@@ -42,7 +38,7 @@ export function resolveStep<T extends ManagedObject, R, Refs>(
   if (kind.referencesForCreateOnly) {
     const bound =
       readCreateState(obj.metadata?.annotations).externalId !== undefined ||
-      kind.client.adoptId?.(obj) !== undefined;
+      kind.adoptId?.(obj) !== undefined;
     if (bound) return { resolved: true, refs: undefined };
   }
   return kind.resolveReferences(obj, referenceReader(cache, obj.metadata?.namespace ?? ""));

@@ -5,14 +5,9 @@
  */
 import type { ReconcileContext } from "../../runtime/controller.js";
 import { setAnnotations } from "../../runtime/writes.js";
+import type { ManagedCall, ManagedFacts, ManagedObject, ReferenceResolution } from "./call.js";
 import { readCreateState } from "./create-protocol.js";
-import type {
-  ManagedCall,
-  ManagedFacts,
-  ManagedKind,
-  ManagedObject,
-  ReferenceResolution,
-} from "./external-client.js";
+import type { KindClient, ManagedKind } from "./external-client.js";
 import { fromKube, toKube } from "./kube-casts.js";
 
 /** The state of one reconcile; `obj` follows every annotation write. */
@@ -30,10 +25,13 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
    */
   resolution: ReferenceResolution<Refs | undefined> | undefined;
 
+  private connected: KindClient<T, R, Refs> | undefined;
+
   constructor(
     readonly kind: ManagedKind<T, R, Refs>,
     public obj: T,
     readonly ctx: ReconcileContext,
+    private readonly connect: (obj: T) => KindClient<T, R, Refs>,
   ) {
     const run = this;
     this.call = {
@@ -49,6 +47,16 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
       warning: (reason, note) => run.warning(reason, note),
       annotate: (annotations) => run.annotate(annotations),
     };
+  }
+
+  /**
+   * The kind's client for the object's account (its ServiceConnection, else the
+   * default), connected at first use: a step that calls nothing remote needs no
+   * connection. Throws when the connection is missing or refuses the namespace.
+   */
+  get client(): KindClient<T, R, Refs> {
+    this.connected ??= this.connect(this.obj);
+    return this.connected;
   }
 
   /** See {@link ManagedCall.refs}. */
@@ -105,5 +113,6 @@ export function factsOf<T extends ManagedObject>(run: ManagedRun<T, unknown>): M
     ...(state.externalId ? { externalId: state.externalId } : {}),
     ...(state.subscriptionKey ? { subscriptionKey: state.subscriptionKey } : {}),
     ...(prev ? { subscription: prev } : {}),
+    ...(state.pending ? { creating: true } : {}),
   };
 }

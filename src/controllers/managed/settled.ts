@@ -5,8 +5,8 @@
  */
 import { getCondition } from "../../runtime/conditions.js";
 import type { SettledCheck } from "../../runtime/controller.js";
+import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import type { ManagedObject } from "./external-client.js";
 import { fromKube } from "./kube-casts.js";
 
 /**

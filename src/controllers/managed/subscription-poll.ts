@@ -3,9 +3,11 @@
  * succeeded — then the resource is bound by the id the subscription names or, when it
  * names none, by the create's client token.
  */
+
+import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS, type CreatePending, lookupKeyOf } from "./create-protocol.js";
 import { firstSubscriptionPollMs, subscriptionPollDelay } from "./decisions.js";
-import type { ManagedObject, ManagedOptions } from "./external-client.js";
+import type { ManagedOptions } from "./external-client.js";
 import { observe } from "./observe.js";
 import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
 import { unknownOutcome } from "./outcome-unknown.js";
@@ -23,7 +25,7 @@ export async function poll<T extends ManagedObject, R>(
   options: ManagedOptions,
   { justOrdered = false } = {},
 ): Promise<Outcome<R>> {
-  const { client } = run.kind;
+  const { client } = run;
   const pollSubscription = client.pollSubscription?.bind(client);
   if (!pollSubscription) throw new Error(`${ERR.poll}: the kind has no subscription poll`);
   const submittedTime = pending?.at || undefined;
@@ -82,7 +84,7 @@ export async function poll<T extends ManagedObject, R>(
     let found: string[] | undefined;
     try {
       found = pending?.token
-        ? await step(ERR.lookup, () => client.lookupByToken(run.call, pending.token))
+        ? await step(ERR.lookup, async () => client.lookupByToken?.(run.call, pending))
         : undefined;
     } catch (err) {
       await writeKey();

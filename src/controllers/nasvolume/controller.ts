@@ -5,8 +5,9 @@
  */
 import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
-import type { ControllerDeps, ControllerFactory } from "../controller-factory.js";
-import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
+import type { ControllerFactory } from "../controller-factory.js";
+import type { ManagedFacts } from "../managed/call.js";
+import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
 import { gb, NasExternalClient, type NasVolumeObject } from "./external.js";
@@ -81,15 +82,13 @@ export function nasStatus(
   return out;
 }
 
-/** Builds the managed kind of NasVolume for a service client. */
-export function nasVolumeKind(
-  deps: Pick<ControllerDeps, "service">,
-  scaleSettleMs?: number,
-): ManagedKind<NasVolumeObject, NasInstance> {
+/** The managed kind of NasVolume. */
+export function nasVolumeKind(scaleSettleMs?: number): ManagedKind<NasVolumeObject, NasInstance> {
   return {
     resource: nasVolumeCrd,
     finalizer: NAS_FINALIZER,
-    client: new NasExternalClient(deps.service, scaleSettleMs),
+    connect: (conn) => new NasExternalClient(conn.service, scaleSettleMs),
+    adoptId: (obj) => obj.spec.storageId,
     status: (obj, facts, remote) => nasStatus(obj, facts, remote) as Record<string, unknown>,
     statusId: (obj) => obj.status?.storageId,
   };
@@ -108,7 +107,8 @@ export function nasVolumeControllerWith(
   options: NasVolumeControllerOptions = {},
 ): ControllerFactory {
   return (deps) =>
-    managedController(nasVolumeKind(deps, options.scaleSettleMs), {
+    managedController(nasVolumeKind(options.scaleSettleMs), {
+      connections: deps.connections,
       loop: managedLoopOptions(deps.config, "NasVolume", options.visibilityGraceMs),
     });
 }

@@ -7,7 +7,7 @@
 import type { NasVolumePhase as NasPhase } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import { checkNasCapacity, type NasProduct } from "../../service/schemas/products.js";
-import type { PreflightRefusal, ReadyState } from "../managed/external-client.js";
+import type { PreflightRefusal, ReadyState } from "../managed/call.js";
 
 /** Annotation recording the last capacity change, written BEFORE the scale call. */
 export const SCALE_ANNOTATION = "aidc.io/nas-scale";

@@ -3,7 +3,7 @@ import type { NasVolume } from "../../crds/nasvolume.js";
 import type { ServiceClient } from "../../service/client.js";
 import type { ListSnapshotView } from "../../service/list-snapshot.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
-import type { ManagedCall } from "../managed/external-client.js";
+import type { ManagedCall } from "../managed/call.js";
 import { NasExternalClient } from "./external.js";
 
 const RUNNING: NasInstance = {

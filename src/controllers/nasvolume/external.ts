@@ -16,14 +16,15 @@ import { checkNasCapacity } from "../../service/schemas/products.js";
 import type {
   CreateResult,
   DeleteResult,
-  ExternalClient,
   ListedObservation,
   ManagedCall,
   Observation,
   PreflightRefusal,
+  SentCreate,
   SubscriptionPoll,
   UpdateResult,
-} from "../managed/external-client.js";
+} from "../managed/call.js";
+import type { KindClient } from "../managed/external-client.js";
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   decideSync,
@@ -73,15 +74,11 @@ export function listRecordSuffices(nas: NasInstance): boolean {
 }
 
 /** The ExternalClient of NasVolume. */
-export class NasExternalClient implements ExternalClient<NasVolumeObject, NasInstance> {
+export class NasExternalClient implements KindClient<NasVolumeObject, NasInstance> {
   constructor(
     private readonly service: ServiceClient,
     private readonly scaleSettleMs = DEFAULT_SCALE_SETTLE_MS,
   ) {}
-
-  adoptId(obj: NasVolumeObject): string | undefined {
-    return obj.spec.storageId;
-  }
 
   requireOperations(): Promise<void> {
     return this.service.requireOperations(NAS_ORDER_OPERATIONS, "a NAS order");
@@ -136,7 +133,7 @@ export class NasExternalClient implements ExternalClient<NasVolumeObject, NasIns
 
   lookupByToken(
     { obj }: ManagedCall<NasVolumeObject>,
-    token: string,
+    { token }: SentCreate,
   ): Promise<string[] | undefined> {
     return this.service.findNasIdsByClientToken(token, nasName(obj));
   }

@@ -5,7 +5,7 @@
  */
 import { type NasVolume, nasVolumeCrd } from "../../crds/nasvolume.js";
 import { isConditionTrue } from "../../runtime/conditions.js";
-import type { ReferenceReader } from "../managed/external-client.js";
+import type { ReferenceReader } from "../managed/call.js";
 
 /**
  * The storage ids of the Ready NasVolumes of the namespace `read` reads (from the

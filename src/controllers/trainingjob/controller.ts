@@ -20,7 +20,7 @@ import {
   type ObjectKey,
   parseKey,
 } from "../../runtime/index.js";
-import type { ServiceClient } from "../../service/index.js";
+import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController } from "../managed/managed-controller.js";
@@ -43,7 +43,8 @@ export const TRAINING_JOB_FINALIZER = "aidc.io/trainingjob";
 
 /** What the controller is built with. */
 export interface TrainingJobControllerOptions {
-  service: ServiceClient;
+  /** Where each job's account is found (`ControllerDeps.connections`). */
+  connections: ConnectionSource;
   /** Poll interval of a task. */
   pollIntervalMs: number;
   /** First poll of a pending subscription (doubles with its age). */
@@ -84,16 +85,16 @@ export function trainingJobControllerFrom(
   options: TrainingJobControllerOptions,
 ): ControllerDefinition {
   const addresses = new AddressAllowList(options.exposureCidrs ?? []);
-  const client = trainingJobClient(options.service, {
+  const clientOptions = {
     ...(options.statusClasses ? { statusClasses: options.statusClasses } : {}),
     exposure: options.exposure === true,
     exposureAddresses: addresses,
     adoptionNamespaces: options.adoptionNamespaces ?? [],
-  });
+  };
   const kind: ManagedKind<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> = {
     resource: trainingJobCrd,
     finalizer: TRAINING_JOB_FINALIZER,
-    client,
+    connect: (conn) => trainingJobClient(conn.service, clientOptions),
     resolveReferences: resolveJobReferences,
     // A task's references were used at its creation and cannot change.
     referencesForCreateOnly: true,
@@ -112,6 +113,7 @@ export function trainingJobControllerFrom(
     },
   };
   return managedController(kind, {
+    connections: options.connections,
     loop: {
       pollIntervalMs: options.pollIntervalMs,
       ...(options.subscriptionPollMs ? { subscriptionPollMs: options.subscriptionPollMs } : {}),
@@ -139,10 +141,10 @@ export function trainingJobControllerFrom(
   });
 }
 
-/** The registry factory: the service client, the TrainingJob poll interval, status classes and exposure. */
-export const trainingJobController: ControllerFactory = ({ config, service }) =>
+/** The registry factory: the connections, the TrainingJob poll interval, status classes and exposure. */
+export const trainingJobController: ControllerFactory = ({ config, connections }) =>
   trainingJobControllerFrom({
-    service,
+    connections,
     pollIntervalMs: pollIntervalFor(config, "TrainingJob"),
     visibilityGraceMs: config.service.listVisibilityWindowMs,
     statusClasses: config.trainingJob.statusClasses,

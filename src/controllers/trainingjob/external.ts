@@ -19,13 +19,13 @@ import {
   ServiceOperationMissingError,
 } from "../../service/index.js";
 import type {
-  ExternalClient,
   ManagedCall,
   Observation,
   PreflightRefusal,
   ResolvedCall,
   UpdateResult,
-} from "../managed/external-client.js";
+} from "../managed/call.js";
+import type { KindClient } from "../managed/external-client.js";
 import { parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
 import { refusedExposure } from "./expose-sync.js";
 import { effectiveConfig } from "./inherited-fields.js";
@@ -148,7 +148,7 @@ async function openPort(service: ServiceClient, id: string, a: PortAction & { ac
 export function trainingJobClient(
   service: ServiceClient,
   options: TrainingJobClientOptions = {},
-): ExternalClient<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> {
+): KindClient<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> {
   const addresses = options.exposureAddresses ?? new AddressAllowList([]);
   const adoption = options.adoptionNamespaces ?? [];
   const fullReads = new FullReads(options.fullReadIntervalMs ?? DEFAULT_FULL_READ_INTERVAL_MS);
@@ -237,7 +237,7 @@ export function trainingJobClient(
         : { state: "Succeeded" };
     },
 
-    lookupByToken(call, token) {
+    lookupByToken(call, { token }) {
       return service.findTrainingTaskIdsByClientToken(token, taskNameOf(call.obj));
     },
 

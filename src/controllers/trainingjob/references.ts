@@ -15,7 +15,7 @@ import { trainingJobCrd } from "../../crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
 import { isConditionTrue } from "../../runtime/conditions.js";
 import type { StorageConfigItem } from "../../service/index.js";
-import type { ReferenceReader, ReferenceResolution } from "../managed/external-client.js";
+import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { ownStorageIds } from "../nasvolume/own-storages.js";
 import {
   effectiveConfig,

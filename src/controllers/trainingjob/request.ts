@@ -5,7 +5,7 @@
  */
 import type { CreateTrainingTaskRequest, TrainingProduct } from "../../service/index.js";
 import { CLIENT_TOKEN_ENV, OWNER_MARK_ENV } from "../../service/index.js";
-import type { PreflightRefusal } from "../managed/external-client.js";
+import type { PreflightRefusal } from "../managed/call.js";
 import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 import { effectiveConfig } from "./inherited-fields.js";
 import type { TrainingJobObject } from "./objects.js";

@@ -4,7 +4,7 @@
  * override. The class decides the phase (the STATUS column) and the Ready condition.
  */
 import type { TrainingJobPhase } from "../../crds/trainingjob.js";
-import type { ReadyState } from "../managed/external-client.js";
+import type { ReadyState } from "../managed/call.js";
 
 /** What a remote task status means to the operator. */
 export type TaskStatusClass = "pending" | "running" | "succeeded" | "failed" | "stopped";

@@ -5,7 +5,7 @@
 import type { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingJobPhase, TrainingJobStatus } from "../../crds/trainingjob.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
-import type { ManagedFacts, ReadyState } from "../managed/external-client.js";
+import type { ManagedFacts, ReadyState } from "../managed/call.js";
 import { serviceNameFor } from "./expose.js";
 import type { TrainingJobRemote } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";

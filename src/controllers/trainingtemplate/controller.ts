@@ -15,7 +15,8 @@ import type { CacheReader } from "../../runtime/cache.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import type { ControllerFactory } from "../controller-factory.js";
-import type { ManagedFacts, ManagedKind } from "../managed/external-client.js";
+import type { ManagedFacts } from "../managed/call.js";
+import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { APPLIED_ANNOTATION, readApplied } from "./decisions.js";
 import { TemplateExternalClient } from "./external.js";
@@ -69,12 +70,13 @@ export function trainingTemplateControllerWith(
     const kind: ManagedKind<TrainingTemplateObject, TrainingTemplate, TemplateRefs> = {
       resource: trainingTemplateCrd,
       finalizer: TEMPLATE_FINALIZER,
-      client: new TemplateExternalClient(deps.service, deps.config.adoption.namespaces),
+      connect: (conn) => new TemplateExternalClient(conn.service, deps.config.adoption.namespaces),
       resolveReferences: resolveTemplateReferences,
       status: (obj, facts, remote) => templateStatus(obj, facts, remote) as Record<string, unknown>,
       statusId: (obj) => obj.status?.templateId,
     };
     return managedController(kind, {
+      connections: deps.connections,
       loop: managedLoopOptions(deps.config, "TrainingTemplate", options.visibilityGraceMs),
       references: {
         watches: [

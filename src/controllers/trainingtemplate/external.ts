@@ -12,18 +12,18 @@ import { TerminalError } from "../../runtime/errors.js";
 import type { ServiceClient } from "../../service/client.js";
 import { OWNER_MARK_ENV } from "../../service/client-token.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
-import { ANNOTATIONS, type LookupKey } from "../managed/create-protocol.js";
 import type {
   CreateResult,
   DeleteResult,
-  ExternalClient,
   ListedObservation,
   ManagedCall,
   Observation,
   PreflightRefusal,
   ResolvedCall,
   UpdateResult,
-} from "../managed/external-client.js";
+} from "../managed/call.js";
+import { ANNOTATIONS, type LookupKey } from "../managed/create-protocol.js";
+import type { KindClient } from "../managed/external-client.js";
 import {
   BINDING_REFUSALS,
   type OwnerMark,
@@ -64,7 +64,7 @@ function body(call: Call, adoption: readonly string[]): BodyResult | undefined {
 
 /** The ExternalClient of TrainingTemplate. */
 export class TemplateExternalClient
-  implements ExternalClient<TrainingTemplateObject, TrainingTemplate, TemplateRefs>
+  implements KindClient<TrainingTemplateObject, TrainingTemplate, TemplateRefs>
 {
   constructor(
     private readonly service: ServiceClient,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { ReferenceReader } from "../managed/call.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
-import type { ReferenceReader } from "../managed/external-client.js";
 import { resolveTemplateReferences } from "./references.js";
 
 /** A reader over objects by plural and name. */

@@ -8,8 +8,8 @@
 import { type NasVolume, nasVolumeCrd } from "../../crds/nasvolume.js";
 import { type TrainingJob, trainingJobCrd } from "../../crds/trainingjob.js";
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
+import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { readCreateState } from "../managed/create-protocol.js";
-import type { ReferenceReader, ReferenceResolution } from "../managed/external-client.js";
 import { ownStorageIds } from "../nasvolume/own-storages.js";
 
 /** What the template's client gets from the reference step (`call.refs`). */

@@ -1,0 +1,187 @@
+/**
+ * What crosses between the managed loop (reconciler.ts) and a kind's client
+ * (external-client.ts): the object, what a call sees (its context and resolved
+ * references), and the answers of the client's methods.
+ */
+import type { Logger } from "pino";
+import type { ConditionReason } from "../../crds/reasons.js";
+import type { Condition } from "../../runtime/conditions.js";
+import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
+
+/**
+ * The fields every managed kind's object has. No index signature, so the kinds' own
+ * types (`CustomResource<Spec, Status>` from src/crds) satisfy it as they are.
+ */
+export interface ManagedObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec: { deletionPolicy?: "Orphan" | "Delete" };
+  status?: { conditions?: Condition[]; observedGeneration?: number };
+}
+
+/**
+ * What a method of the kind's client gets besides its arguments: the object, the
+ * references the kind's reference step resolved, the time, a logger, events on the
+ * object and annotation writes of the kind's own annotations (never the loop's, which
+ * create-protocol.ts lists).
+ */
+export interface ManagedCall<T extends ManagedObject, Refs = unknown> {
+  /** The object as last written by this reconcile (annotations current). */
+  readonly obj: T;
+  /**
+   * What {@link ManagedKind.resolveReferences} resolved in this reconcile; undefined
+   * when the kind has no such step, its references do not resolve now (the loop then
+   * observes an existing resource but neither creates nor updates it), or they are
+   * create-only and the object is bound already. In deletion they are resolved for
+   * `beforeDelete` only.
+   */
+  readonly refs: Refs | undefined;
+  /** The current time of the operator's clock (a fake clock in tests). */
+  now(): Date;
+  /** The reconcile's logger (controller, key and reconcile id in every line). */
+  readonly log: Logger;
+  /** A Normal Kubernetes Event on the object (repeats aggregated). */
+  normal(reason: string, note: string): void;
+  /** A Warning Kubernetes Event on the object (repeats aggregated). */
+  warning(reason: string, note: string): void;
+  /**
+   * Sets (string) or removes (null) annotations of the kind's own (not the loop's),
+   * conditioned on the object's resourceVersion, and makes the result the `obj` of the
+   * rest of the reconcile. Use it to record an intent durably BEFORE a non-idempotent
+   * call (e.g. a scale).
+   */
+  annotate(annotations: Record<string, string | null>): Promise<T>;
+}
+
+/**
+ * The call of `preflight` and `create`: the loop creates nothing before the kind's
+ * references resolve, so `refs` is there (undefined only for a kind without the step).
+ */
+export type ResolvedCall<T extends ManagedObject, Refs = unknown> = ManagedCall<T, Refs> & {
+  readonly refs: Refs;
+};
+
+/**
+ * Reads, for {@link ManagedKind.resolveReferences}, the objects of the object's own
+ * namespace from the informer cache (a reference never reaches into another
+ * namespace). Only the kinds the controller declares as references (and the kind
+ * itself) are cached: reading another throws.
+ */
+export interface ReferenceReader {
+  /** The object `name` of `resource` in the object's namespace, if cached. */
+  get<O>(resource: ResourceDescriptor, name: string): O | undefined;
+  /** Every cached object of `resource` in the object's namespace. */
+  list<O>(resource: ResourceDescriptor): O[];
+}
+
+/**
+ * What a kind's reference resolution found: everything its client needs from other
+ * objects, or why the object must wait (a reason of src/crds/reasons.ts naming the
+ * missing or unready reference; it becomes ReferencesResolved=False).
+ */
+export type ReferenceResolution<Refs> =
+  | { resolved: true; refs: Refs }
+  | { resolved: false; reason: ConditionReason; message: string };
+
+/** A Ready condition as the kind states it (times and generation filled in by the loop). */
+export interface ReadyState {
+  status: "True" | "False" | "Unknown";
+  /** One of src/crds/reasons.ts, whose table says whether it is terminal. */
+  reason: ConditionReason;
+  message: string;
+}
+
+/** The remote identity and create progress, as the loop shows it in status. */
+export interface ManagedFacts {
+  externalId?: string;
+  subscriptionKey?: string;
+  subscription?: {
+    outcome: "Pending" | "Succeeded" | "Failed";
+    message?: string;
+    submittedTime?: string;
+  };
+  /** A create was sent and its resource is not bound yet (`aidc.io/create-pending`). */
+  creating?: boolean;
+}
+
+/** What `observe` found out about the remote resource bound to the object. */
+export type Observation<R> =
+  | { exists: false }
+  | {
+      exists: true;
+      /** False when the spec asks for a change that `update` should make. */
+      upToDate: boolean;
+      /** The Ready condition the remote state implies. */
+      ready: ReadyState;
+      /** The remote record, handed to `update` and to `ManagedKind.status`. */
+      remote: R;
+      /**
+       * Parts of the record that Ready and the update decision do not need were left for
+       * a follow-up read (e.g. a job's storages and pods on its first look); the loop
+       * looks again soon, as a routine poll, and the kind reads the parts then.
+       */
+      partial?: boolean;
+    };
+
+/** What `create` answered. */
+export interface CreateResult {
+  /** Key of the asynchronous subscription, to poll with `pollSubscription`. */
+  subscriptionKey?: string;
+  /** The id, when the create answered it at once (no subscription to poll). */
+  externalId?: string;
+}
+
+/** What `update` did. */
+export type UpdateResult =
+  /** A change was sent; `message` goes into a Normal `Updated` event. */
+  | { outcome: "Applied"; message: string }
+  /** Nothing sent yet (e.g. waiting for an earlier change to show); poll again. */
+  | { outcome: "Waiting"; message: string }
+  /** The change is refused without calling the service (e.g. a shrink below used). */
+  | { outcome: "Refused"; reason: ConditionReason; message: string };
+
+/**
+ * What `delete` did: "Deleted" (gone, or the service's delete is synchronous),
+ * "InProgress" (accepted; the loop observes until the resource is gone, and only then
+ * removes the finalizer), or "NotConfigured" (no delete operation: orphaned).
+ */
+export type DeleteResult = "Deleted" | "InProgress" | "NotConfigured";
+
+/** The state of a subscription (asynchronous create). */
+export type SubscriptionPoll =
+  | { state: "Pending" }
+  /** `externalId` absent: the service did not say; the loop looks the resource up by token. */
+  | { state: "Succeeded"; externalId?: string }
+  | { state: "Failed"; message: string };
+
+/** The create a lookup recovers: its client token and when it was sent (RFC 3339). */
+export interface SentCreate {
+  token: string;
+  at: string;
+}
+
+/** An observation read from a snapshot of the kind's list, and when that list was walked. */
+export interface ListedObservation<R> {
+  observation: Observation<R> & { exists: true };
+  /** When the walk the record comes from started (ms since the epoch). */
+  fetchedAt: number;
+}
+
+/**
+ * What a step before deletion answered: "Done" (delete now), or a wait: `waiting` goes
+ * into Ready=False with `reason` (default `Deleting`), asked again after
+ * `requeueAfterMs` (default soon).
+ */
+export type BeforeDeleteResult =
+  | "Done"
+  | { waiting: string; reason?: ConditionReason; requeueAfterMs?: number };
+
+/** A refusal of a preflight check: a condition, and no order is placed. */
+export interface PreflightRefusal {
+  /** One of src/crds/reasons.ts (Terminal when only a spec change can help). */
+  reason: ConditionReason;
+  message: string;
+  /** True when the refusal may go away by itself (e.g. capacity unavailable now): poll. */
+  retry?: boolean;
+}
