@@ -16,7 +16,8 @@ import {
 } from "../../runtime/index.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
-import { BOUND_ID_INDEX, claimedIds } from "../managed/tenancy.js";
+import { claimedIds } from "../managed/binding.js";
+import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import { ATTACHED_STORAGE_SOURCES } from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";
 import { type CciAccount, CciInstanceReconciler } from "./reconciler.js";

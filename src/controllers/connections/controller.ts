@@ -26,7 +26,7 @@ import {
 } from "../../runtime/writes.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
-import { managedPermissions } from "../managed/reconciler.js";
+import { managedPermissions } from "../managed/managed-controller.js";
 import { NAMESPACES, SECRETS, type ServiceConnections } from "./registry.js";
 import { type ConnectionCheck, inUseCondition, readyConditionOf } from "./status.js";
 

@@ -17,7 +17,7 @@ import { EndpointDisabledError, ServiceNotFoundError } from "../../service/error
 import { bindingConflict, ownershipRefusal } from "./binding.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
-import { ANNOTATIONS, decideAfterLookup, lookupKeyOf, readCreateState } from "./create-protocol.js";
+import { ANNOTATIONS, decideAfterLookup, lookupKeyOf } from "./create-protocol.js";
 import {
   decideDeletion,
   firstSubscriptionPollMs,
@@ -65,8 +65,8 @@ export async function deleteStep<T extends ManagedObject, R>(
 ): Promise<ReconcileResult> {
   // A stale copy of an object this process has released (released-objects.ts).
   if (wasReleased(run.obj.metadata?.uid, run.ctx.clock.now().getTime())) return {};
-  const state = readCreateState(run.obj.metadata?.annotations);
-  const externalId = state.externalId ?? run.kind.adoptId?.(run.obj);
+  const { state } = run;
+  const externalId = state.externalId ?? run.adoptId;
   const step = decideDeletion({
     policy: run.obj.spec.deletionPolicy ?? "Orphan",
     externalId,
@@ -120,7 +120,7 @@ async function deleteRemote<T extends ManagedObject, R>(
   if (before) {
     // The kind's references, as they resolve now, for its steps before deletion (e.g.
     // which attachment the spec asks for); undefined where they do not resolve.
-    run.resolution ??= resolveStep(run.kind, run.obj, run.ctx.cache);
+    run.resolution ??= resolveStep(run.kind, run.obj, run.ctx.cache, true);
     const answer = await runStep(ERR.beforeDelete, () => before.call(client, run.call, id));
     if (answer !== "Done") {
       return waiting(
@@ -207,7 +207,7 @@ async function deleteRefusal<T extends ManagedObject, R>(
   id: string,
   options: ManagedOptions,
 ): Promise<BindingRefusal | undefined> {
-  const conflict = bindingConflict(run, id);
+  const conflict = bindingConflict(run.ctx.cache, run.kind, run.obj, id);
   if (conflict) return conflict;
   if (run.kind.statusId?.(run.obj) === id || !run.client.ownerOf) return undefined;
   let o: Awaited<ReturnType<typeof run.client.observe>>;
@@ -216,7 +216,9 @@ async function deleteRefusal<T extends ManagedObject, R>(
   } catch (err) {
     throw wrapError(ERR.observe, err);
   }
-  return o.exists ? ownershipRefusal(run, id, o.remote, options) : undefined;
+  return o.exists
+    ? ownershipRefusal(run.client, run.kind, run.obj, id, o.remote, options)
+    : undefined;
 }
 
 /** Under a Delete policy, learns the id of a create in flight so it is not leaked. */
@@ -225,7 +227,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   options: ManagedOptions,
 ): Promise<ReconcileResult> {
   const { client } = run;
-  const state = readCreateState(run.obj.metadata?.annotations);
+  const { state } = run;
   const first = firstSubscriptionPollMs(options);
   let id: string | undefined;
   if (state.subscriptionKey && client.pollSubscription) {

@@ -11,8 +11,19 @@
  * list operation (`ExternalClient.listIds`).
  */
 import { ServiceAuthError, ServiceError } from "../../service/errors.js";
-import type { ManagedObject } from "./call.js";
-import { factsOf, type ManagedRun } from "./run.js";
+import type { ManagedCall, ManagedFacts, ManagedObject } from "./call.js";
+import type { ListObservation } from "./external-client.js";
+
+/** What the evidence is gathered for: one object of a kind (a ManagedRun). */
+export interface EvidenceSubject<T extends ManagedObject> {
+  /** The kind (its absences are counted apart from other kinds'). */
+  readonly kind: object;
+  readonly obj: T;
+  readonly call: ManagedCall<T, unknown>;
+  readonly client: ListObservation<T, unknown, unknown>;
+  facts(): ManagedFacts;
+  ageOf(at: string): number;
+}
 
 /** Complete listings in a row without the resource before it counts as gone. */
 export const ABSENT_LISTINGS_FOR_GONE = 2;
@@ -38,7 +49,7 @@ function absencesOf(kind: object): Map<string, number> {
   return m;
 }
 
-function absenceKey<T extends ManagedObject>(run: ManagedRun<T, unknown>, id: string): string {
+function absenceKey<T extends ManagedObject>(run: EvidenceSubject<T>, id: string): string {
   return `${run.obj.metadata?.uid ?? run.obj.metadata?.name}/${id}`;
 }
 
@@ -56,10 +67,7 @@ export function readFailureMayMeanGone(err: unknown): boolean {
 }
 
 /** Forgets the absences of `id` (its detail read succeeded). */
-export function forgetAbsence<T extends ManagedObject>(
-  run: ManagedRun<T, unknown>,
-  id: string,
-): void {
+export function forgetAbsence<T extends ManagedObject>(run: EvidenceSubject<T>, id: string): void {
   absencesOf(run.kind).delete(absenceKey(run, id));
 }
 
@@ -68,8 +76,8 @@ export function forgetAbsence<T extends ManagedObject>(
  * `visibilityWindowMs`: how long after its create a resource may be missing from the
  * list (counted from the create's submittedTime in status; unknown counts as long ago).
  */
-export async function listEvidence<T extends ManagedObject, R>(
-  run: ManagedRun<T, R>,
+export async function listEvidence<T extends ManagedObject>(
+  run: EvidenceSubject<T>,
   id: string,
   err: unknown,
   visibilityWindowMs: number,
@@ -91,7 +99,7 @@ export async function listEvidence<T extends ManagedObject, R>(
   }
   const listings = (counts.get(key) ?? 0) + 1;
   counts.set(key, listings);
-  const submitted = factsOf(run).subscription?.submittedTime;
+  const submitted = run.facts().subscription?.submittedTime;
   const age = submitted ? run.ageOf(submitted) : Number.POSITIVE_INFINITY;
   const pastWindow = !(age < visibilityWindowMs);
   return listings >= ABSENT_LISTINGS_FOR_GONE && pastWindow

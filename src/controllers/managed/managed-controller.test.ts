@@ -6,8 +6,13 @@ import { type ConnectionSource, singleConnection } from "../connections/registry
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
-import { connector, managedController, managedLoopOptions } from "./managed-controller.js";
-import { managedPermissions, managedSettled } from "./reconciler.js";
+import {
+  connector,
+  managedController,
+  managedLoopOptions,
+  managedPermissions,
+} from "./managed-controller.js";
+import { managedSettled } from "./reconciler.js";
 import { BOUND_ID_INDEX } from "./tenancy.js";
 
 /**

@@ -15,7 +15,7 @@ import type { ManagedObject } from "./call.js";
 import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
 import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
 import { toKube } from "./kube-casts.js";
-import { managedPermissions, managedReconciler } from "./reconciler.js";
+import { managedReconciler } from "./reconciler.js";
 import { BOUND_ID_INDEX } from "./tenancy.js";
 
 /** A kind the objects refer to by name; a change of one reconciles the objects `map` names. */
@@ -140,4 +140,34 @@ export function managedLoopOptions(
     visibilityGraceMs: visibilityGraceMs ?? config.service.listVisibilityWindowMs,
     adoptionNamespaces: config.adoption.namespaces,
   };
+}
+
+/**
+ * The RBAC rules the generic loop needs on its kind, declared with `.permissions` (the
+ * generated RBAC grants what the controllers declare), as kubebuilder's markers declare
+ * them: the objects (read, watch, annotation and finalizer writes; never create or
+ * delete, since the user owns the objects), the status subresource, and the finalizers
+ * subresource (needed where OwnerReferencesPermissionEnforcement is on).
+ */
+export function managedPermissions(res: { group: string; plural: string }): DeclaredRule[] {
+  return [
+    {
+      apiGroups: [res.group],
+      resources: [res.plural],
+      verbs: ["get", "list", "watch", "update", "patch"],
+      reason: "watch the objects, write annotations and the finalizer",
+    },
+    {
+      apiGroups: [res.group],
+      resources: [`${res.plural}/status`],
+      verbs: ["get", "update", "patch"],
+      reason: "write the status subresource",
+    },
+    {
+      apiGroups: [res.group],
+      resources: [`${res.plural}/finalizers`],
+      verbs: ["update"],
+      reason: "set and remove the finalizer",
+    },
+  ];
 }

@@ -67,7 +67,9 @@ async function observeWith(
     ctx,
     () => client,
   );
-  const outcome = await observe(run, "id-1", { pollIntervalMs: POLL });
+  const next = await observe(run, "id-1", { pollIntervalMs: POLL });
+  if (next.step !== "Done") throw new Error(`the observe step answered ${next.step}`);
+  const outcome = next.outcome;
   return { calls, outcome };
 }
 

@@ -1,19 +1,21 @@
 /**
- * Observe → update, the last step of a live managed object (see reconciler.ts). A
- * failed detail read is checked against the kind's list (gone-evidence.ts): a resource
- * absent from complete listings is reported gone, whatever the service answers for it.
+ * The Observe step, observe → update, the last step of a live managed object (see
+ * reconciler.ts). A failed detail read is checked against the kind's list
+ * (gone-evidence.ts): a resource absent from complete listings is reported gone,
+ * whatever the service answers for it. A record whose owner mark refuses the object
+ * answers Refused, before anything is changed.
  */
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
-import { ownershipRefusal, refused } from "./binding.js";
+import { ownershipRefusal } from "./binding.js";
 import type { ManagedFacts, ManagedObject, Observation } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { firstSubscriptionPollMs, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { toKube } from "./kube-casts.js";
-import { type Outcome, SYNCED_OK } from "./outcome.js";
-import { factsOf, type ManagedRun } from "./run.js";
+import { done, type Next, type Subscription, SYNCED_OK } from "./outcome.js";
+import type { ManagedRun } from "./run.js";
 import { managedSettled } from "./settled.js";
 import { ERR, step, wrapError } from "./step-errors.js";
 
@@ -27,7 +29,7 @@ export function remoteNotFound<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   externalId: string,
 ): string {
-  if (run.kind.adoptId?.(run.obj) === externalId) {
+  if (run.adoptId === externalId) {
     return `the remote resource ${externalId} named in the spec does not exist; the spec cannot drop it (the field may only be set once), so delete this object and create a new one, with the id of an existing resource or without one to order a new resource`;
   }
   return `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the annotation ${ANNOTATIONS.externalId} to create a new one, or delete this object`;
@@ -47,7 +49,7 @@ async function fromList<T extends ManagedObject, R>(
   externalId: string,
   options: ManagedOptions,
   facts: ManagedFacts,
-): Promise<Outcome<R> | undefined> {
+): Promise<Next<R> | undefined> {
   const { client } = run;
   if (!client.observeFromList || !managedSettled(toKube(run.obj))) return undefined;
   const poll = options.pollIntervalMs;
@@ -59,17 +61,17 @@ async function fromList<T extends ManagedObject, R>(
   if (!listed) return undefined;
   forgetAbsence(run, externalId);
   const { remote, ready } = listed.observation;
-  const refusal = ownershipRefusal(run, externalId, remote, options);
-  if (refusal) return refused(run, refusal, options);
+  const refusal = ownershipRefusal(run.client, run.kind, run.obj, externalId, remote, options);
+  if (refusal) return { step: "Refused", refusal };
   const age = run.ctx.clock.now().getTime() - listed.fetchedAt;
-  return {
+  return done({
     facts,
     remote,
     ready,
     synced: SYNCED_OK,
     requeueAfterMs: Math.min(poll, Math.max(MIN_LISTED_REQUEUE_MS, poll - age)),
     routine: true,
-  };
+  });
 }
 
 /** The shortest wait before the next poll of an object answered from the list. */
@@ -132,14 +134,14 @@ export async function observe<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   externalId: string,
   options: ManagedOptions,
-  subscription?: ManagedFacts["subscription"],
+  subscription?: Subscription,
   binding?: Promise<unknown>,
-): Promise<Outcome<R>> {
+): Promise<Next<R>> {
   const { client } = run;
   let read: { o: Observation<R>; evidence: string } | undefined;
   if (binding) read = await readWhileBinding(run, externalId, options, binding);
   // The facts of the object as the binding left it.
-  const facts = { ...factsOf(run), ...(subscription ? { subscription } : {}) };
+  const facts = { ...run.facts(), ...(subscription ? { subscription } : {}) };
   if (!read) {
     const listed = await fromList(run, externalId, options, facts);
     if (listed) return listed;
@@ -148,7 +150,7 @@ export async function observe<T extends ManagedObject, R>(
   let o = read.o;
   const evidence = read.evidence;
   if (!o.exists) {
-    return {
+    return done({
       facts,
       ready: {
         status: "False",
@@ -160,12 +162,12 @@ export async function observe<T extends ManagedObject, R>(
       synced: SYNCED_OK,
       requeueAfterMs: options.pollIntervalMs,
       routine: true,
-    };
+    });
   }
   // The owner mark, before anything is changed: another namespace's resource, or one the
   // operator did not create where adoption is not allowed, is refused.
-  const refusal = ownershipRefusal(run, externalId, o.remote, options);
-  if (refusal) return refused(run, refusal, options);
+  const refusal = ownershipRefusal(run.client, run.kind, run.obj, externalId, o.remote, options);
+  if (refusal) return { step: "Refused", refusal };
   const first = firstSubscriptionPollMs(options);
   // Still coming up, or waiting to make a change: look again sooner than the poll interval.
   const soon = soonPollMs(options);
@@ -203,5 +205,5 @@ export async function observe<T extends ManagedObject, R>(
   if (followUp) requeueAfterMs = soon;
   const routine =
     followUp || (requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating");
-  return { facts, remote: o.remote, ready: o.ready, synced, requeueAfterMs, routine };
+  return done({ facts, remote: o.remote, ready: o.ready, synced, requeueAfterMs, routine });
 }

@@ -1,10 +1,13 @@
 /**
- * What one step of a managed reconcile (create, observe, bind, delete) decided; the
- * reconciler turns it into conditions, status and a requeue.
+ * What one step of a live managed object decides: an {@link Outcome} (conditions, status
+ * facts, requeue) that ends the reconcile, or the {@link Next} step the dispatcher
+ * (reconciler.ts) runs. Steps never call each other; they answer one of these.
  */
 import type { ManagedFacts, ReadyState } from "./call.js";
+import type { CreatePending } from "./create-protocol.js";
+import type { BindingRefusal } from "./tenancy.js";
 
-/** What one step decided: conditions, status facts, requeue. */
+/** What a reconcile of a live object ends with: conditions, status facts, requeue. */
 export interface Outcome<R> {
   facts: ManagedFacts;
   /** The remote record observed in this reconcile, if any. */
@@ -19,10 +22,40 @@ export interface Outcome<R> {
   routine?: boolean;
 }
 
+/** The create's subscription as the status shows it. */
+export type Subscription = ManagedFacts["subscription"];
+
+/** The answer of a step: an outcome, or the step the dispatcher runs next. */
+export type Next<R> =
+  /** The reconcile ends with this outcome. */
+  | { step: "Done"; outcome: Outcome<R> }
+  /**
+   * Observe (and update) `externalId`; `binding` is the write that binds it, still under
+   * way (the read need not wait for it).
+   */
+  | { step: "Observe"; externalId: string; subscription?: Subscription; binding?: Promise<unknown> }
+  /** Poll the create's subscription `key`; `justOrdered`: sent in this reconcile, key unwritten. */
+  | { step: "Poll"; key: string; pending: CreatePending | undefined; justOrdered?: boolean }
+  /** Look the resource of an unfinished create up by its client token. */
+  | { step: "Lookup"; pending: CreatePending }
+  /** Place a new order (a marker whose create was never sent was dropped). */
+  | { step: "Create" }
+  /** The create failed remotely for this generation: wait for a spec change. */
+  | { step: "CreateFailed" }
+  /** The binding is refused (tenancy.ts): nothing is changed. */
+  | { step: "Refused"; refusal: BindingRefusal }
+  /** The create's outcome cannot be known (`why`); the user decides. */
+  | { step: "Unknown"; why: string };
+
 /** The Synced=True condition of a successful reconcile. */
 export const SYNCED_OK: ReadyState = { status: "True", reason: "ReconcileSuccess", message: "" };
 
 /** Ready=False Creating: the remote resource is on its way, with what it waits for. */
 export function creatingReady(message: string): ReadyState {
   return { status: "False", reason: "Creating", message };
+}
+
+/** The step that ends the reconcile with `outcome`. */
+export function done<R>(outcome: Outcome<R>): Next<R> {
+  return { step: "Done", outcome };
 }

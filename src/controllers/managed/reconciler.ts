@@ -1,75 +1,48 @@
 /**
- * The generic managed-resource reconciler (crossplane-runtime style): one loop for
- * every kind whose remote resource sits behind an {@link ExternalClient}.
+ * The managed loop's dispatcher (crossplane-runtime's managed reconciler, smaller): one
+ * reconcile of one object, read top to bottom. It reads the object and its loop
+ * annotations once (`ManagedRun.state`), decides the next step, and runs the steps,
+ * which answer an outcome or the next step and never call each other:
  *
- * Contract, in order (DESIGN §5):
- * 1. Read the object from the cache; gone → done.
- * 2. Deleting → per `spec.deletionPolicy` (see {@link decideDeletion}): Orphan (default)
- *    leaves the remote resource (Normal event `Orphaned`); Delete runs the kind's
- *    `client.beforeDelete` until it is done, then calls `client.delete`, and where the
- *    kind or the operator has no delete operation orphans it with a Warning event
- *    `DeletePolicyNotHonoured`; a create in flight is resolved first. A delete that
- *    answers "InProgress" is observed until the resource is gone (deletion.ts); every
- *    wait is Ready=False `Deleting`. Then the finalizer is removed. A failing step keeps
- *    the finalizer, and the error policy writes Synced=False saying why.
- * 3. The finalizer is in place before anything remote is ordered: before any other
- *    step, and in the same write as `create-pending` when the step is a create (the
- *    preflight before it only reads).
- * 4. The kind's reference step (`kind.resolveReferences`, resolve-references.ts): the
- *    objects it refers to, read from the cache in its namespace, become `call.refs`
- *    and ReferencesResolved; unresolved, nothing is created (Ready and Synced False
- *    with the reason) and a bound resource is observed but not updated.
- *    Then `spec`-adoption (`client.adoptId`), else, once `client.requireOperations` found
- *    every operation the order needs answered (else an external hold naming the
- *    missing one: nothing is ordered that could not finish), the crash-safe create protocol
- *    (create-protocol.ts): preflight (a refusal is Ready=False and Synced=False with its
- *    reason, and nothing is ordered) → `aidc.io/create-pending` {token, at, generation}
- *    → `client.create(token)` → one poll: resolved → `aidc.io/external-id` (with the
- *    key, one write); pending → `aidc.io/subscription-key` → poll with backoff →
- *    `aidc.io/external-id`. Pending without key → `client.lookupByToken` for the list
- *    visibility window, never a second create; undecidable, or not found after it →
- *    Ready=False and Synced=False `CreateOutcomeUnknown` plus a Warning event telling the
- *    user to set `aidc.io/external-id` or remove `aidc.io/create-pending`. A failed
- *    subscription → Ready=False `CreateFailed` with the service's message and a Warning
- *    event; it is retried only for a newer generation.
- * 5. Known id → `client.observe`; not up to date → `client.update` (Normal `Updated`;
- *    a refusal → Synced=False with its reason and a Warning event). A failed detail read
- *    is checked against the kind's list (gone-evidence.ts) before it is reported.
- * 6. Status = `kind.status(...)` + Ready + Synced (each with observedGeneration) +
- *    observedGeneration, patched only when it changed; requeue after the poll interval
- *    (sooner while a subscription or an update is in progress).
+ *   deleting ─────────────► deletion.ts (policy, beforeDelete, delete, wait, release)
+ *   live: finalizer → references (resolve-references.ts) → one binder per id
+ *         (binding.ts) → adopt the spec's id → by the create protocol's state
+ *         (create-protocol.ts, nextCreateStep):
+ *           Create ──► order.ts ──► Observe | Poll | Done
+ *           Poll ────► subscription.ts ──► Observe | Unknown | Done
+ *           LookupByToken ► lookup.ts ──► Observe | Create | Unknown | Done
+ *           Observe ─► observe.ts (observe, update) ──► Refused | Done
+ *           CreateFailed (this generation) ──► Done
+ *         → status (status-write.ts) → requeue
  *
- * Failures are thrown (wrapped: `<step message>: <cause>`, terminal when the cause is);
- * the runtime backs off or holds, records a Warning event, and calls
- * {@link ManagedReconciler.onError}, which writes Synced=False with the reason and message,
- * and for a failure outside the object (an external hold: API key refused, missing
- * operation, unknown answer shape) also Ready (True becomes Unknown, otherwise False),
- * so that a stale Ready=True does not outlive a service that refuses the operator.
- * Such holds are retried on the runtime's slow hold backoff and at a key change.
+ * A failing step throws (`<step>: <cause>`, step-errors.ts); the runtime backs off or
+ * holds, records a Warning event and calls `onError`, which writes Synced=False and, for
+ * a failure outside the object (an external hold), Ready too. docs/architecture.md
+ * walks through it; policies that apply to every step (what the loop may do to an
+ * object) belong here, before the dispatch.
  */
-
-import {
-  type ConditionInput,
-  getCondition,
-  removeCondition,
-  setCondition,
-} from "../../runtime/conditions.js";
+import { getCondition } from "../../runtime/conditions.js";
 import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
-import type { DeclaredRule } from "../../runtime/permissions.js";
-import { ConflictError, ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
-import { withKstatusConditions } from "../health-conditions.js";
+import { ConflictError, ensureFinalizer, hasFinalizer } from "../../runtime/writes.js";
+import { bindingConflict } from "./binding.js";
 import type { ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
-import { createOrObserve, startsWithCreate } from "./create-flow.js";
+import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
 import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
-import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./deletion-policy.js";
+import { deletionPolicyVerdict } from "./deletion-policy.js";
+import { createFailed, refused, unknownOutcome } from "./endings.js";
 import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
-import { fromKube, toKube } from "./kube-casts.js";
-import type { Outcome } from "./outcome.js";
-import { referencesCondition } from "./resolve-references.js";
+import { fromKube } from "./kube-casts.js";
+import { lookup } from "./lookup.js";
+import { observe } from "./observe.js";
+import { create } from "./order.js";
+import type { Next, Outcome } from "./outcome.js";
+import { resolveStep } from "./resolve-references.js";
 import { ManagedRun } from "./run.js";
 import { managedSettled } from "./settled.js";
+import { writeStatus } from "./status-write.js";
+import { poll } from "./subscription.js";
 
 export { managedSettled };
 
@@ -82,7 +55,81 @@ export interface ManagedReconciler {
   settled: SettledCheck;
 }
 
-/** Builds the generic loop for `kind`; see the module comment for the contract. */
+/**
+ * The next step of a live object from its state alone: adopt the spec's id, or what
+ * the create protocol's annotations say (create-protocol.ts).
+ */
+function firstStep<T extends ManagedObject, R>(run: ManagedRun<T, R>): Next<R> | "Adopt" {
+  if (run.adoptId && !run.state.externalId) return "Adopt";
+  const next = nextCreateStep(run.state, run.generation);
+  switch (next.step) {
+    case "Observe":
+      return { step: "Observe", externalId: next.externalId };
+    case "PollSubscription":
+      return { step: "Poll", key: next.key, pending: run.state.pending };
+    case "LookupByToken":
+      return { step: "Lookup", pending: next.pending };
+    case "WaitForSpecChange":
+      return { step: "CreateFailed" };
+    case "Create":
+      return { step: "Create" };
+  }
+}
+
+/** Drives a live object from its first step to an outcome; see the module comment. */
+async function live<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  options: ManagedOptions,
+): Promise<Outcome<R>> {
+  const bound = run.state.externalId !== undefined || run.adoptId !== undefined;
+  run.resolution = resolveStep(run.kind, run.obj, run.ctx.cache, bound);
+  // One binder per remote resource: an id another object holds is refused before any call.
+  for (const id of new Set([run.state.externalId, run.adoptId])) {
+    const conflict = id ? bindingConflict(run.ctx.cache, run.kind, run.obj, id) : undefined;
+    if (conflict) return refused(run, conflict, options);
+  }
+  let next = firstStep(run);
+  if (next === "Adopt") {
+    const id = run.adoptId as string;
+    await run.annotate({
+      [ANNOTATIONS.externalId]: id,
+      [ANNOTATIONS.createPending]: null,
+      [ANNOTATIONS.subscriptionKey]: null,
+      [ANNOTATIONS.createFailedGeneration]: null,
+    });
+    run.normal("Adopted", `bound to the existing remote resource ${id}`);
+    next = { step: "Observe", externalId: id };
+  } else if (next.step === "Observe" && run.state.pending) {
+    // An id set by hand (to resolve CreateOutcomeUnknown) settles the pending create.
+    await run.annotate({ [ANNOTATIONS.createPending]: null });
+  }
+  for (;;) {
+    switch (next.step) {
+      case "Done":
+        return next.outcome;
+      case "CreateFailed":
+        return createFailed(run);
+      case "Refused":
+        return refused(run, next.refusal, options);
+      case "Unknown":
+        return unknownOutcome(run, next.why);
+      case "Create":
+        next = await create(run, options);
+        break;
+      case "Poll":
+        next = await poll(run, next.key, next.pending, options, next.justOrdered);
+        break;
+      case "Lookup":
+        next = await lookup(run, next.pending, options);
+        break;
+      case "Observe":
+        next = await observe(run, next.externalId, options, next.subscription, next.binding);
+        break;
+    }
+  }
+}
+
+/** Builds the loop of `kind`; `connect` hands the client of an object's account. */
 export function managedReconciler<T extends ManagedObject, R, Refs>(
   kind: ManagedKind<T, R, Refs>,
   options: ManagedOptions,
@@ -91,44 +138,26 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
   const reconcile: Reconciler = async (key, ctx) => {
     const found = ctx.cache.get(kind.resource, key);
     if (!found) return {};
-    const cached = fromKube<T>(found);
-    if (cached.metadata?.deletionTimestamp) {
+    const run = new ManagedRun(kind, fromKube<T>(found), ctx, connect);
+    if (run.obj.metadata?.deletionTimestamp) {
       if (!hasFinalizer(found, kind.finalizer)) return {};
-      return deleteStep(new ManagedRun(kind, cached, ctx, connect), options);
+      return deleteStep(run, options);
     }
-    // A create writes the finalizer together with `create-pending` (one write less);
-    // any other step needs it in place first.
-    const withFinalizer =
-      hasFinalizer(found, kind.finalizer) || startsWithCreate(kind, cached)
-        ? found
-        : await ensureFinalizer(ctx.kube, kind.resource, found, kind.finalizer);
-    if (!withFinalizer) return {};
-    const obj = fromKube<T>(withFinalizer);
-    const run = new ManagedRun(kind, obj, ctx, connect);
-    const outcome = await createOrObserve(run, options);
+    // A fresh create writes the finalizer together with `create-pending` (one write
+    // less); any other step needs it in place first.
+    const next = firstStep(run);
+    if (!hasFinalizer(found, kind.finalizer) && !(next !== "Adopt" && next.step === "Create")) {
+      const withFinalizer = await ensureFinalizer(ctx.kube, kind.resource, found, kind.finalizer);
+      if (!withFinalizer) return {};
+      run.obj = fromKube<T>(withFinalizer);
+    }
+    const outcome = await live(run, options);
     await writeStatus(run, outcome);
     if (outcome.requeueAfterMs === undefined) return {};
     return {
       requeueAfterMs: outcome.requeueAfterMs,
       ...(outcome.routine ? { lowPriority: true } : {}),
     };
-  };
-  const onError: ErrorPolicy = async (key, err, ctx) => {
-    // A conflict only means the cache was behind a write; the retry follows at once,
-    // so it is not worth a Synced=False flap.
-    if (err instanceof ConflictError) return;
-    const found = ctx.cache.get(kind.resource, key);
-    if (!found) return;
-    const obj = fromKube<T>(found);
-    const ready = obj.metadata?.deletionTimestamp
-      ? undefined
-      : heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
-    const policy = obj.metadata?.deletionTimestamp ? undefined : policyOf(obj);
-    await writeConditions(ctx, kind, obj, [
-      syncedConditionOf(err),
-      ...(ready ? [ready] : []),
-      ...(policy ? [policy] : []),
-    ]);
   };
   // The DeletionPolicy condition beside an error; none when the object's connection is
   // what fails (nothing can be said about its delete operation then).
@@ -139,75 +168,23 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
       return undefined;
     }
   };
+  const onError: ErrorPolicy = async (key, err, ctx) => {
+    // A conflict only means the cache was behind a write; the retry follows at once,
+    // so it is not worth a Synced=False flap.
+    if (err instanceof ConflictError) return;
+    const found = ctx.cache.get(kind.resource, key);
+    if (!found) return;
+    const obj = fromKube<T>(found);
+    const deleting = Boolean(obj.metadata?.deletionTimestamp);
+    const ready = deleting
+      ? undefined
+      : heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
+    const policy = deleting ? undefined : policyOf(obj);
+    await writeConditions(ctx, kind, obj, [
+      syncedConditionOf(err),
+      ...(ready ? [ready] : []),
+      ...(policy ? [policy] : []),
+    ]);
+  };
   return { reconcile, onError, settled: managedSettled };
-}
-
-async function writeStatus<T extends ManagedObject, R>(
-  run: ManagedRun<T, R>,
-  outcome: Outcome<R>,
-): Promise<void> {
-  const { obj, ctx, kind } = run;
-  const generation = obj.metadata?.generation;
-  const now = ctx.clock.now();
-  let conditions = setCondition(
-    obj.status?.conditions,
-    { type: "Ready", ...outcome.ready },
-    generation,
-    now,
-  );
-  conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
-  const extra: (ConditionInput | { type: string; remove: true })[] =
-    kind.conditions?.(run.call, outcome.ready, outcome.remote) ?? [];
-  if (run.resolution) extra.push(referencesCondition(run.resolution));
-  const policy = deletionPolicyVerdict(() => run.client, obj);
-  if (policy.condition) extra.push(policy.condition);
-  else conditions = removeCondition(conditions, DELETION_POLICY_CONDITION);
-  for (const c of extra) {
-    conditions =
-      "remove" in c
-        ? removeCondition(conditions, c.type)
-        : setCondition(conditions, c, generation, now);
-  }
-  conditions = withKstatusConditions(conditions, generation, now);
-  const base = outcome.keepStatus
-    ? { ...(obj.status ?? {}) }
-    : kind.status(obj, outcome.facts, outcome.remote);
-  await patchStatus(ctx.kube, kind.resource, toKube(obj), {
-    ...base,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    conditions,
-  });
-  if (policy.condition && policy.warn) {
-    run.warning("DeletePolicyNotHonoured", policy.condition.message);
-  }
-}
-
-/**
- * The RBAC rules the generic loop needs on its kind, declared with `.permissions` (the
- * generated RBAC grants what the controllers declare), as kubebuilder's markers declare
- * them: the objects (read, watch, annotation and finalizer writes; never create or
- * delete, since the user owns the objects), the status subresource, and the finalizers
- * subresource (needed where OwnerReferencesPermissionEnforcement is on).
- */
-export function managedPermissions(res: { group: string; plural: string }): DeclaredRule[] {
-  return [
-    {
-      apiGroups: [res.group],
-      resources: [res.plural],
-      verbs: ["get", "list", "watch", "update", "patch"],
-      reason: "watch the objects, write annotations and the finalizer",
-    },
-    {
-      apiGroups: [res.group],
-      resources: [`${res.plural}/status`],
-      verbs: ["get", "update", "patch"],
-      reason: "write the status subresource",
-    },
-    {
-      apiGroups: [res.group],
-      resources: [`${res.plural}/finalizers`],
-      verbs: ["update"],
-      reason: "set and remove the finalizer",
-    },
-  ];
 }

@@ -9,7 +9,6 @@ import type { CacheReader } from "../../runtime/cache.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
 import type { ManagedObject, ReferenceReader, ReferenceResolution } from "./call.js";
-import { readCreateState } from "./create-protocol.js";
 import type { ManagedKind } from "./external-client.js";
 
 /** Type of the condition the step writes. */
@@ -27,20 +26,17 @@ export function referenceReader(cache: CacheReader, namespace: string): Referenc
 /**
  * The resolution of `obj`'s references, or undefined when the kind has no such step.
  * A kind whose references are create-only (`referencesForCreateOnly`) counts as
- * resolved, without references, once the object is bound to a remote resource.
+ * resolved, without references, once the object is `bound` to a remote resource (an
+ * id recorded or adopted).
  */
 export function resolveStep<T extends ManagedObject, R, Refs>(
   kind: ManagedKind<T, R, Refs>,
   obj: T,
   cache: CacheReader,
+  bound: boolean,
 ): ReferenceResolution<Refs | undefined> | undefined {
   if (!kind.resolveReferences) return undefined;
-  if (kind.referencesForCreateOnly) {
-    const bound =
-      readCreateState(obj.metadata?.annotations).externalId !== undefined ||
-      kind.adoptId?.(obj) !== undefined;
-    if (bound) return { resolved: true, refs: undefined };
-  }
+  if (kind.referencesForCreateOnly && bound) return { resolved: true, refs: undefined };
   return kind.resolveReferences(obj, referenceReader(cache, obj.metadata?.namespace ?? ""));
 }
 

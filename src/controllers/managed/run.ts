@@ -1,16 +1,17 @@
 /**
- * One reconcile of a managed object: the object as last written, the context, and what
- * its annotations and previous status say (the facts). The loop holds the whole
- * reconcile context; the kind's client sees only `run.call` (a {@link ManagedCall}).
+ * One reconcile of a managed object: the object as last written, its loop annotations
+ * read once into one typed value (`state`, read again only after this reconcile writes
+ * them), the facts they and the previous status show, and the context. The loop holds
+ * the whole reconcile context; the kind's client sees only `run.call`.
  */
 import type { ReconcileContext } from "../../runtime/controller.js";
 import { setAnnotations } from "../../runtime/writes.js";
 import type { ManagedCall, ManagedFacts, ManagedObject, ReferenceResolution } from "./call.js";
-import { readCreateState } from "./create-protocol.js";
+import { type CreateState, readCreateState } from "./create-protocol.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
 import { fromKube, toKube } from "./kube-casts.js";
 
-/** The state of one reconcile; `obj` follows every annotation write. */
+/** The state of one reconcile; `obj` and `state` follow every annotation write. */
 export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   /**
    * What the kind's client gets (`client.observe(run.call, id)`...): the object, the
@@ -24,7 +25,8 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
    * the kind has none.
    */
   resolution: ReferenceResolution<Refs | undefined> | undefined;
-
+  /** The loop's annotations of `obj` (create-protocol.ts), parsed once per write. */
+  state: CreateState;
   private connected: KindClient<T, R, Refs> | undefined;
 
   constructor(
@@ -33,6 +35,7 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     readonly ctx: ReconcileContext,
     private readonly connect: (obj: T) => KindClient<T, R, Refs>,
   ) {
+    this.state = readCreateState(obj.metadata?.annotations);
     const run = this;
     this.call = {
       get obj() {
@@ -69,10 +72,15 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     return this.resolution && !this.resolution.resolved ? this.resolution : undefined;
   }
 
+  /** The id in the spec that adopts a remote resource, if the kind has one. */
+  get adoptId(): string | undefined {
+    return this.kind.adoptId?.(this.obj);
+  }
+
   /**
-   * See {@link ManagedCall.annotate}. The same write adds the kind's finalizer if the
-   * object lacks it, so the first annotation of a create (`create-pending`) also
-   * carries the finalizer, before anything remote is ordered.
+   * Sets (string) or removes (null) annotations of the object. The same write adds the
+   * kind's finalizer if the object lacks it, so the first annotation of a create
+   * (`create-pending`) also carries the finalizer, before anything remote is ordered.
    */
   async annotate(annotations: Record<string, string | null>): Promise<T> {
     this.obj = fromKube<T>(
@@ -80,7 +88,21 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
         finalizer: this.kind.finalizer,
       }),
     );
+    this.state = readCreateState(this.obj.metadata?.annotations);
     return this.obj;
+  }
+
+  /** The facts the loop's annotations and the previous status show. */
+  facts(): ManagedFacts {
+    const { state } = this;
+    const prev = (this.obj.status as { subscription?: ManagedFacts["subscription"] } | undefined)
+      ?.subscription;
+    return {
+      ...(state.externalId ? { externalId: state.externalId } : {}),
+      ...(state.subscriptionKey ? { subscriptionKey: state.subscriptionKey } : {}),
+      ...(prev ? { subscription: prev } : {}),
+      ...(state.pending ? { creating: true } : {}),
+    };
   }
 
   /** metadata.generation (0 when absent). */
@@ -102,17 +124,4 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   warning(reason: string, note: string): void {
     this.ctx.events.warning(toKube(this.obj), reason, note);
   }
-}
-
-/** The facts the annotations (and the previous status) show. */
-export function factsOf<T extends ManagedObject>(run: ManagedRun<T, unknown>): ManagedFacts {
-  const state = readCreateState(run.obj.metadata?.annotations);
-  const prev = (run.obj.status as { subscription?: ManagedFacts["subscription"] } | undefined)
-    ?.subscription;
-  return {
-    ...(state.externalId ? { externalId: state.externalId } : {}),
-    ...(state.subscriptionKey ? { subscriptionKey: state.subscriptionKey } : {}),
-    ...(prev ? { subscription: prev } : {}),
-    ...(state.pending ? { creating: true } : {}),
-  };
 }

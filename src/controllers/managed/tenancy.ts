@@ -21,9 +21,7 @@
  * Pure: the callers pass the cache's candidates and the remote's mark.
  */
 import { createHash } from "node:crypto";
-import { getCondition } from "../../runtime/conditions.js";
 import type { KubeObject } from "../../runtime/resource.js";
-import { ANNOTATIONS } from "./create-protocol.js";
 
 /** Index name: objects of a kind by every remote id they claim. */
 export const BOUND_ID_INDEX = "byBoundId";
@@ -144,19 +142,6 @@ export function decideOwnership(input: OwnershipInput): BindingRefusal | undefin
   }
   if (input.alreadyBound || input.adoptionAllowed) return undefined;
   return adoptionRefusal(input.namespace, input.what);
-}
-
-/** The ids an object claims: the external-id annotation and the kind's spec id. */
-export function claimedIds(obj: KubeObject, specId: string | undefined): string[] {
-  const meta = obj.metadata;
-  const ready = getCondition(
-    (obj as { status?: { conditions?: Parameters<typeof getCondition>[0] } }).status?.conditions,
-    "Ready",
-  );
-  // A claimant refused for its binding holds nothing: it cannot block the rightful one.
-  if (isBindingRefusal(ready?.reason)) return [];
-  const ids = [meta?.annotations?.[ANNOTATIONS.externalId]?.trim(), specId?.trim()];
-  return [...new Set(ids.filter((id): id is string => Boolean(id)))];
 }
 
 /** Sort key of a claimant: a verified binding first, then creation time, then uid. */

@@ -1,12 +1,12 @@
 /**
- * Recovery of an unfinished create (a pending marker without an id, e.g. after a
- * crash): the remote resource is looked up by the create's client token and adopted,
- * waited for, or reported CreateOutcomeUnknown (create-protocol.ts decides which).
+ * The LookupByToken step: recovery of an unfinished create (a pending marker without an
+ * id, e.g. after a crash): the remote resource is looked up by the create's client
+ * token and adopted (Observe), waited for, or reported Unknown (create-protocol.ts
+ * decides which). A marker whose create this process never sent is dropped (Create).
  */
 
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import type { ManagedObject } from "./call.js";
-import { create, takeUnsentToken } from "./create-order.js";
 import {
   ANNOTATIONS,
   type CreatePending,
@@ -14,22 +14,21 @@ import {
   lookupKeyOf,
 } from "./create-protocol.js";
 import type { ManagedOptions } from "./external-client.js";
-import { observe } from "./observe.js";
-import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
-import { unknownOutcome } from "./outcome-unknown.js";
-import { factsOf, type ManagedRun } from "./run.js";
+import { creatingReady, done, type Next, SYNCED_OK } from "./outcome.js";
+import type { ManagedRun } from "./run.js";
 import { ERR, step } from "./step-errors.js";
+import { takeUnsentToken } from "./unsent-tokens.js";
 
 /** Looks the resource of the create `pending` up by its client token and acts on it. */
 export async function lookup<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   pending: CreatePending,
   options: ManagedOptions,
-): Promise<Outcome<R>> {
+): Promise<Next<R>> {
   if (takeUnsentToken(pending.token)) {
     // A marker whose create this process never sent: nothing to find, create anew.
     await run.annotate({ [ANNOTATIONS.createPending]: null });
-    return create(run, options);
+    return { step: "Create" };
   }
   const found = pending.token
     ? await step(ERR.lookup, async () => run.client.lookupByToken?.(run.call, pending))
@@ -52,18 +51,19 @@ export async function lookup<T extends ManagedObject, R>(
         "Recovered",
         `found the remote resource ${decision.externalId} of an unfinished create by its ${key.what}`,
       );
-      return observe(run, decision.externalId, options, {
-        outcome: "Succeeded",
-        submittedTime: pending.at,
-      });
-    case "Wait":
       return {
-        facts: factsOf(run),
+        step: "Observe",
+        externalId: decision.externalId,
+        subscription: { outcome: "Succeeded", submittedTime: pending.at },
+      };
+    case "Wait":
+      return done({
+        facts: run.facts(),
         ready: creatingReady("an earlier create's outcome is not visible yet; looking again"),
         synced: SYNCED_OK,
         requeueAfterMs: decision.requeueAfterMs,
-      };
+      });
     case "Unknown":
-      return unknownOutcome(run, decision.message);
+      return { step: "Unknown", why: decision.message };
   }
 }

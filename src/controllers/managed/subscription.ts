@@ -1,17 +1,16 @@
 /**
- * The poll of a create's subscription (create-protocol.ts): pending, failed, or
- * succeeded — then the resource is bound by the id the subscription names or, when it
- * names none, by the create's client token.
+ * The Poll step: the poll of a create's subscription (create-protocol.ts): pending,
+ * failed, or succeeded — then the resource is bound by the id the subscription names
+ * or, when it names none, by the create's client token (Observe; Unknown when neither
+ * finds it).
  */
 
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS, type CreatePending, lookupKeyOf } from "./create-protocol.js";
 import { firstSubscriptionPollMs, subscriptionPollDelay } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { observe } from "./observe.js";
-import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
-import { unknownOutcome } from "./outcome-unknown.js";
-import { factsOf, type ManagedRun } from "./run.js";
+import { creatingReady, done, type Next, SYNCED_OK } from "./outcome.js";
+import type { ManagedRun } from "./run.js";
 import { ERR, step, wrapError } from "./step-errors.js";
 
 /**
@@ -23,8 +22,8 @@ export async function poll<T extends ManagedObject, R>(
   key: string,
   pending: CreatePending | undefined,
   options: ManagedOptions,
-  { justOrdered = false } = {},
-): Promise<Outcome<R>> {
+  justOrdered = false,
+): Promise<Next<R>> {
   const { client } = run;
   const pollSubscription = client.pollSubscription?.bind(client);
   if (!pollSubscription) throw new Error(`${ERR.poll}: the kind has no subscription poll`);
@@ -50,8 +49,8 @@ export async function poll<T extends ManagedObject, R>(
   if (res.state === "Pending") {
     await writeKey();
     const first = firstSubscriptionPollMs(options);
-    return {
-      facts: { ...factsOf(run), subscription: { outcome: "Pending", ...base } },
+    return done({
+      facts: { ...run.facts(), subscription: { outcome: "Pending", ...base } },
       ready: creatingReady(`subscription ${key} is pending`),
       synced: SYNCED_OK,
       requeueAfterMs: subscriptionPollDelay(
@@ -59,7 +58,7 @@ export async function poll<T extends ManagedObject, R>(
         first,
         options.pollIntervalMs,
       ),
-    };
+    });
   }
   if (res.state === "Failed") {
     await run.annotate({
@@ -69,15 +68,15 @@ export async function poll<T extends ManagedObject, R>(
     });
     const message = `subscription ${key} failed: ${res.message}`;
     run.warning("CreateFailed", message);
-    return {
+    return done({
       facts: {
-        ...factsOf(run),
+        ...run.facts(),
         subscriptionKey: key,
         subscription: { outcome: "Failed", message: res.message, ...base },
       },
       ready: { status: "False", reason: "CreateFailed", message },
       synced: SYNCED_OK,
-    };
+    });
   }
   let id = res.externalId;
   if (!id) {
@@ -93,10 +92,10 @@ export async function poll<T extends ManagedObject, R>(
     if (found?.length !== 1) {
       await writeKey();
       const by = lookupKeyOf(client.lookupKey?.(run.obj), pending?.token ?? "");
-      return unknownOutcome(
-        run,
-        `subscription ${key} succeeded without naming the resource, and ${found === undefined ? `no lookup by its ${by.what} is possible` : `${found.length} resources carry its ${by.what} ${JSON.stringify(by.value)}`}`,
-      );
+      return {
+        step: "Unknown",
+        why: `subscription ${key} succeeded without naming the resource, and ${found === undefined ? `no lookup by its ${by.what} is possible` : `${found.length} resources carry its ${by.what} ${JSON.stringify(by.value)}`}`,
+      };
     }
     id = found[0] as string;
   }
@@ -109,5 +108,10 @@ export async function poll<T extends ManagedObject, R>(
       ...unwrittenKey,
     })
     .then(() => run.normal("Created", `subscription ${key} succeeded: remote resource ${bound}`));
-  return observe(run, bound, options, { outcome: "Succeeded", ...base }, binding);
+  return {
+    step: "Observe",
+    externalId: bound,
+    subscription: { outcome: "Succeeded", ...base },
+    binding,
+  };
 }

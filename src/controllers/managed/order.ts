@@ -1,7 +1,7 @@
 /**
- * Placing the order of a new remote resource (create-protocol.ts): the kind's checks
- * before ordering, the pending marker with a fresh client token, the create call, and
- * what its answer binds (an id at once, or a subscription to poll).
+ * The Create step: placing the order of a new remote resource (create-protocol.ts):
+ * the kind's checks before ordering, the pending marker with a fresh client token, the
+ * create call, and what its answer binds (an id at once: Observe; a subscription: Poll).
  */
 import { REASONS } from "../../crds/index.js";
 import { rfc3339 } from "../../runtime/clock.js";
@@ -15,35 +15,10 @@ import {
 } from "./create-protocol.js";
 import { firstSubscriptionPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { observe } from "./observe.js";
-import { creatingReady, type Outcome, SYNCED_OK } from "./outcome.js";
-import { factsOf, type ManagedRun } from "./run.js";
+import { creatingReady, done, type Next, type Outcome, SYNCED_OK } from "./outcome.js";
+import type { ManagedRun } from "./run.js";
 import { ERR, step, wrapError } from "./step-errors.js";
-import { poll } from "./subscription-poll.js";
-
-/**
- * Tokens of creates whose pending marker write failed in this process, so the create
- * was never sent (the marker may still have landed). Tokens are random per create, so a
- * marker carrying one is safe to drop and create anew. Bounded: the oldest go first.
- */
-const unsentTokens = new Set<string>();
-const MAX_UNSENT_TOKENS = 10_000;
-
-function rememberUnsent(token: string): void {
-  unsentTokens.add(token);
-  if (unsentTokens.size > MAX_UNSENT_TOKENS) {
-    const oldest = unsentTokens.values().next().value;
-    if (oldest !== undefined) unsentTokens.delete(oldest);
-  }
-}
-
-/**
- * True once for `token` when its create's pending marker write failed in this process
- * (the create was never sent); the token is forgotten.
- */
-export function takeUnsentToken(token: string): boolean {
-  return unsentTokens.delete(token);
-}
+import { rememberUnsent } from "./unsent-tokens.js";
 
 /**
  * A create that is not placed (unresolved references or a preflight refusal): Ready and
@@ -60,7 +35,7 @@ function refusedCreate<T extends ManagedObject, R>(
   else run.warning(refusal.reason, refusal.message);
   const cond = { status: "False" as const, reason: refusal.reason, message: refusal.message };
   return {
-    facts: factsOf(run),
+    facts: run.facts(),
     ready: cond,
     synced: cond,
     ...(refusal.retry ? { requeueAfterMs: options.pollIntervalMs } : {}),
@@ -72,11 +47,11 @@ export async function create<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   options: ManagedOptions,
   token = newClientToken(),
-): Promise<Outcome<R>> {
+): Promise<Next<R>> {
   // Nothing is ordered before the references resolve; a change of a referenced object
   // requeues the object (the controller's reference watches).
   const unresolved = run.unresolved;
-  if (unresolved) return refusedCreate(run, unresolved, options);
+  if (unresolved) return done(refusedCreate(run, unresolved, options));
   const { client } = run;
   // An order that could never finish (its result or list operation is missing) is not
   // placed: a terminal hold the runtime retries slowly, since the path can come back.
@@ -84,7 +59,7 @@ export async function create<T extends ManagedObject, R>(
   if (requireOperations) await step(ERR.operations, () => requireOperations(run.call));
   const preflight = client.preflight?.bind(client);
   const refusal = preflight ? await step(ERR.preflight, () => preflight(run.call)) : undefined;
-  if (refusal) return refusedCreate(run, refusal, options);
+  if (refusal) return done(refusedCreate(run, refusal, options));
   const at = rfc3339(run.ctx.clock.now());
   const pending: CreatePending = { token, at, generation: run.generation };
   try {
@@ -121,7 +96,12 @@ export async function create<T extends ManagedObject, R>(
           : {}),
       })
       .then(() => run.normal("Created", `created the remote resource ${id}`));
-    return observe(run, id, options, { ...subscription, outcome: "Succeeded" }, binding);
+    return {
+      step: "Observe",
+      externalId: id,
+      subscription: { ...subscription, outcome: "Succeeded" },
+      binding,
+    };
   }
   if (result.subscriptionKey) {
     run.normal("CreateRequested", `ordered; subscription key ${result.subscriptionKey}`);
@@ -129,14 +109,13 @@ export async function create<T extends ManagedObject, R>(
     // quickly is bound in one write (the id and the key together), Ready in this
     // reconcile without a status write that says Creating. Until that write the pending
     // marker covers the order: after a crash its client token finds the resource.
-    return poll(run, result.subscriptionKey, pending, options, { justOrdered: true });
-  } else {
-    run.normal("CreateRequested", "create sent; looking the new resource up");
+    return { step: "Poll", key: result.subscriptionKey, pending, justOrdered: true };
   }
-  return {
-    facts: { ...factsOf(run), subscription },
+  run.normal("CreateRequested", "create sent; looking the new resource up");
+  return done({
+    facts: { ...run.facts(), subscription },
     ready: creatingReady("the create was sent; waiting for the service"),
     synced: SYNCED_OK,
     requeueAfterMs: first,
-  };
+  });
 }

@@ -1,0 +1,56 @@
+/**
+ * The status write that ends a live reconcile: Ready and Synced from the outcome, the
+ * kind's own conditions, ReferencesResolved, DeletionPolicy and the kstatus
+ * conditions, over the kind's status fields (or the previous ones, when the outcome
+ * keeps them), patched only when something changed.
+ */
+import { type ConditionInput, removeCondition, setCondition } from "../../runtime/conditions.js";
+import { patchStatus } from "../../runtime/writes.js";
+import { withKstatusConditions } from "../health-conditions.js";
+import type { ManagedObject } from "./call.js";
+import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./deletion-policy.js";
+import { toKube } from "./kube-casts.js";
+import type { Outcome } from "./outcome.js";
+import { referencesCondition } from "./resolve-references.js";
+import type { ManagedRun } from "./run.js";
+
+/** Writes the status of `outcome` on the object of `run`. */
+export async function writeStatus<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  outcome: Outcome<R>,
+): Promise<void> {
+  const { obj, ctx, kind } = run;
+  const generation = obj.metadata?.generation;
+  const now = ctx.clock.now();
+  let conditions = setCondition(
+    obj.status?.conditions,
+    { type: "Ready", ...outcome.ready },
+    generation,
+    now,
+  );
+  conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
+  const extra: (ConditionInput | { type: string; remove: true })[] =
+    kind.conditions?.(run.call, outcome.ready, outcome.remote) ?? [];
+  if (run.resolution) extra.push(referencesCondition(run.resolution));
+  const policy = deletionPolicyVerdict(() => run.client, obj);
+  if (policy.condition) extra.push(policy.condition);
+  else conditions = removeCondition(conditions, DELETION_POLICY_CONDITION);
+  for (const c of extra) {
+    conditions =
+      "remove" in c
+        ? removeCondition(conditions, c.type)
+        : setCondition(conditions, c, generation, now);
+  }
+  conditions = withKstatusConditions(conditions, generation, now);
+  const base = outcome.keepStatus
+    ? { ...(obj.status ?? {}) }
+    : kind.status(obj, outcome.facts, outcome.remote);
+  await patchStatus(ctx.kube, kind.resource, toKube(obj), {
+    ...base,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions,
+  });
+  if (policy.condition && policy.warn) {
+    run.warning("DeletePolicyNotHonoured", policy.condition.message);
+  }
+}
