@@ -31,11 +31,16 @@ import type { LookupKey } from "../managed/create-protocol.js";
 import type { KindClient } from "../managed/external-client.js";
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
+  type AppliedRecord,
+  applyChange,
+  feature,
+  policyProblem,
+  recordApplied,
+} from "./changes.js";
+import {
   type BucketRemote,
-  canonicalPolicy,
   desiredOf,
   FEATURE_TITLES,
-  type Feature,
   type FeatureChange,
   featureChanges,
   isNotImplemented,
@@ -48,12 +53,7 @@ const R = BUCKET_REASONS.names;
 /** A Bucket object as the loop hands it. */
 export type BucketObject = Bucket;
 
-/** What the last reconcile that changed a bucket applied (status.lastApplied). */
-export interface AppliedRecord {
-  time: string;
-  changes: string[];
-  drift: boolean;
-}
+export type { AppliedRecord };
 
 /** The bucket name of `obj`: spec.name, else metadata.name. */
 export function bucketNameOf(obj: BucketObject): string {
@@ -69,16 +69,6 @@ export const CREATION_CLOCK_SKEW_MS = 60_000;
 
 function markOf(obj: BucketObject): string {
   return formatOwnerMark(ownerMark(obj.metadata.namespace ?? "", obj.metadata.name ?? ""));
-}
-
-/** Reads a feature, turning the server's NotImplemented into a marker. */
-async function feature<T>(read: () => Promise<T>): Promise<Feature<T>> {
-  try {
-    return await read();
-  } catch (err) {
-    if (err instanceof ObjectStorageNotImplementedError) return { notImplemented: true };
-    throw err;
-  }
 }
 
 /** The Bucket kind's ExternalClient; `applied` is shared with the status mapping. */
@@ -212,7 +202,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
       cors,
     };
     const changes = this.changesOf(call.obj, remote);
-    const policyValid = this.policyProblem(call.obj) === undefined;
+    const policyValid = policyProblem(call.obj.spec.policy) === undefined;
     if (changes.length === 0) this.refused.delete(call.obj.metadata.uid ?? "");
     return {
       exists: true,
@@ -231,20 +221,12 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     return featureChanges(desiredOf(obj.spec, markOf(obj), tags), remote);
   }
 
-  private policyProblem(obj: BucketObject): string | undefined {
-    const policy = obj.spec.policy;
-    if (policy === undefined || policy.trim() === "") return undefined;
-    return canonicalPolicy(policy) === undefined
-      ? "spec.policy is not a JSON object (S3 takes a bucket policy as a JSON document)"
-      : undefined;
-  }
-
   async update(
     call: ManagedCall<BucketObject>,
     name: string,
     remote: BucketRemote,
   ): Promise<UpdateResult> {
-    const problem = this.policyProblem(call.obj);
+    const problem = policyProblem(call.obj.spec.policy);
     const s3 = await this.s3(call);
     const tagsNow = isNotImplemented(remote.tags) ? undefined : remote.tags;
     const desired = desiredOf(call.obj.spec, markOf(call.obj), tagsNow);
@@ -257,14 +239,16 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
         continue;
       }
       try {
-        await this.apply(s3, name, change, desired);
+        await applyChange(s3, name, change, desired);
         applied.push(change.summary);
       } catch (err) {
         if (!(err instanceof ObjectStorageNotImplementedError)) throw err;
         unsupported.push(FEATURE_TITLES[change.feature]);
       }
     }
-    if (applied.length > 0) this.record(call, applied);
+    if (applied.length > 0) {
+      this.applied.set(call.obj.metadata.uid ?? "", recordApplied(call, applied));
+    }
     this.refused.set(call.obj.metadata.uid ?? "", unsupported);
     const done = applied.length ? `; applied: ${applied.join(", ")}` : "";
     if (problem)
@@ -277,58 +261,6 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
       };
     }
     return { outcome: "Applied", message: `bucket ${name}: applied ${applied.join(", ")}` };
-  }
-
-  private async apply(
-    s3: ObjectStorageClient,
-    name: string,
-    change: FeatureChange,
-    desired: ReturnType<typeof desiredOf>,
-  ): Promise<void> {
-    switch (change.feature) {
-      case "versioning":
-        if (desired.versioning) await s3.putVersioning(name, desired.versioning);
-        return;
-      case "lifecycle":
-        await s3.putLifecycle(name, desired.lifecycle ?? []);
-        return;
-      case "policy":
-        await s3.putPolicy(name, desired.policy ?? undefined);
-        return;
-      case "tags":
-        await s3.putTags(name, desired.tags);
-        return;
-      case "cors":
-        await s3.putCors(name, desired.cors ?? []);
-        return;
-    }
-  }
-
-  /**
-   * Records what was applied; a change while the spec is the one last reconciled
-   * (generation = observedGeneration) puts back a change made outside the cluster, and a
-   * Warning event says so.
-   */
-  private record(call: ManagedCall<BucketObject>, applied: string[]): void {
-    const { obj } = call;
-    const drift =
-      obj.status?.observedGeneration !== undefined &&
-      obj.status.observedGeneration === obj.metadata.generation &&
-      obj.status.bucketName !== undefined;
-    this.applied.set(obj.metadata.uid ?? "", {
-      time: call
-        .now()
-        .toISOString()
-        .replace(/\.\d{3}Z$/, "Z"),
-      changes: applied,
-      drift,
-    });
-    if (drift) {
-      call.warning(
-        "DriftCorrected",
-        `changed outside the cluster, put back as the spec says: ${applied.join(", ")}`,
-      );
-    }
   }
 
   async beforeDelete(call: ManagedCall<BucketObject>, name: string): Promise<BeforeDeleteResult> {

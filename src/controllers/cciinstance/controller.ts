@@ -20,8 +20,8 @@ import { claimedIds } from "../managed/binding.js";
 import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import { ATTACHED_STORAGE_SOURCES } from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";
-import { type CciAccount, CciInstanceReconciler } from "./reconciler.js";
-import { CciSnapshot } from "./snapshot.js";
+import { CciInstanceReconciler } from "./reconciler.js";
+import { type CciAccount, CciSnapshot } from "./snapshot.js";
 
 /** What the controller is built with. */
 export interface CciInstanceControllerOptions {

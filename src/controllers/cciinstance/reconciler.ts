@@ -18,7 +18,7 @@ import {
   setCondition,
 } from "../../runtime/index.js";
 import { ServiceNotFoundError } from "../../service/errors.js";
-import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
+import type { CciInstance } from "../../service/schemas/cci.js";
 import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { heldReadyCondition } from "../managed/decisions.js";
@@ -30,25 +30,14 @@ import {
   isBindingRefusal,
   mayAdopt,
 } from "../managed/tenancy.js";
+import { announceChanges, boundCondition } from "./announcements.js";
 import { attachedStorage } from "./attached-storage.js";
 import { type Binding, decideBinding, recordedInstanceId } from "./binding.js";
-import { type ImageSaver, saveImages } from "./image-saver.js";
-import { IMAGES_ANNOTATION, imageKey, parseLedger, type SaveBackoff } from "./images.js";
+import { saveImages } from "./image-saver.js";
+import { IMAGES_ANNOTATION, parseLedger, type SaveBackoff } from "./images.js";
 import type { CciObject } from "./objects.js";
-import type { CciSnapshot } from "./snapshot.js";
-import { errorKey, isInError, needsDetail, observedStatus, readyCondition } from "./status.js";
-
-/** The service operations the reconciler uses. */
-export interface CciService extends ImageSaver {
-  getCci(id: string): Promise<CciInstance>;
-  getCciErrorDetails(id: string): Promise<CciErrorDetails>;
-}
-
-/** The account of an object: its service client and that account's list snapshot. */
-export interface CciAccount {
-  service: CciService;
-  snapshot: CciSnapshot;
-}
+import type { CciAccount } from "./snapshot.js";
+import { isInError, needsDetail, observedStatus, readyCondition } from "./status.js";
 
 /** What the reconciler is built with (owned by the controller factory). */
 export interface CciReconcilerDeps {
@@ -169,7 +158,7 @@ export class CciInstanceReconciler {
     };
     const previous = current.status;
     await patchStatus(ctx.kube, CCI, current, status);
-    this.announceChanges(current, previous, status, ctx);
+    announceChanges(ctx.events, current, previous, status);
     const poll = this.deps.pollIntervalMs;
     const untilRetry = images.retryAt ? images.retryAt.getTime() - now.getTime() : poll;
     const after = Math.max(0, Math.min(poll, untilRetry));
@@ -268,43 +257,6 @@ export class CciInstanceReconciler {
     return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
   }
 
-  private announceChanges(
-    obj: CciObject,
-    before: CciInstanceStatus | undefined,
-    after: CciInstanceStatus,
-    ctx: ReconcileContext,
-  ): void {
-    const errKey = errorKey(after.error);
-    if (errKey && errKey !== errorKey(before?.error)) {
-      const e = after.error;
-      const text = [e?.description, e?.suggestion && `suggestion: ${e.suggestion}`, e?.detail]
-        .filter(Boolean)
-        .join("; ");
-      ctx.events.warning(
-        obj,
-        "InstanceFailed",
-        `CCI instance ${after.instanceId} is ${after.remoteStatus}: ${text}`,
-      );
-    }
-    if (before?.remoteStatus && before.remoteStatus !== after.remoteStatus) {
-      ctx.events.normal(
-        obj,
-        "StatusChanged",
-        `CCI instance ${after.instanceId}: ${before.remoteStatus} → ${after.remoteStatus}`,
-      );
-    }
-    const was = new Map((before?.images ?? []).map((i) => [imageKey(i), i.state]));
-    for (const image of after.images ?? []) {
-      if (image.state === "Saved" && was.get(imageKey(image)) !== "Saved") {
-        ctx.events.normal(
-          obj,
-          "ImageSaved",
-          `image ${imageKey(image)} saved as ${image.imageId ?? "?"}`,
-        );
-      }
-    }
-  }
-
   private remember(key: ObjectKey, obj: CciObject, instanceId?: string): void {
     const k = `${key.namespace}/${key.name}`;
     const id =
@@ -334,15 +286,4 @@ export class CciInstanceReconciler {
       `${objectKeyString(seen.obj)} deleted; ${what} is left untouched: the operator only observes CCI instances`,
     );
   }
-}
-
-function boundCondition(binding: Binding): ConditionInput {
-  return binding.bound
-    ? {
-        type: "Bound",
-        status: "True",
-        reason: "Bound",
-        message: `bound to CCI instance ${binding.instanceId} by ${binding.via}`,
-      }
-    : { type: "Bound", status: "False", reason: binding.reason, message: binding.message };
 }

@@ -14,7 +14,8 @@
  */
 import { ListSnapshot, type ListSnapshotView } from "../../service/list-snapshot.js";
 import type { PageWalkEnd } from "../../service/pagination.js";
-import type { CciInstance } from "../../service/schemas/cci.js";
+import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
+import type { ImageSaver } from "./image-saver.js";
 
 /** The walk of the list the snapshot needs (ServiceClient.iterateCci). */
 export interface CciLister {
@@ -74,4 +75,16 @@ export class CciSnapshot {
   invalidate(): void {
     this.list.invalidate();
   }
+}
+
+/** The service operations the reconciler uses. */
+export interface CciService extends ImageSaver {
+  getCci(id: string): Promise<CciInstance>;
+  getCciErrorDetails(id: string): Promise<CciErrorDetails>;
+}
+
+/** The account of an object: its service client and that account's list snapshot. */
+export interface CciAccount {
+  service: CciService;
+  snapshot: CciSnapshot;
 }

@@ -27,7 +27,8 @@ import {
 import type { ControllerFactory } from "../controller-factory.js";
 import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
 import { managedPermissions } from "../managed/managed-controller.js";
-import { NAMESPACES, SECRETS, type ServiceConnections } from "./registry.js";
+import { SECRETS, type ServiceConnections } from "./registry.js";
+import { NAMESPACES } from "./resolution.js";
 import { type ConnectionCheck, inUseCondition, readyConditionOf } from "./status.js";
 
 /** The finalizer that holds a connection while objects use it. */

@@ -10,12 +10,8 @@ import {
   resourceId,
 } from "../../runtime/resource.js";
 import { ServiceClient } from "../../service/client.js";
-import {
-  type ConnectionClientSettings,
-  NAMESPACES,
-  SECRETS,
-  ServiceConnections,
-} from "./registry.js";
+import { type ConnectionClientSettings, SECRETS, ServiceConnections } from "./registry.js";
+import { NAMESPACES } from "./resolution.js";
 
 const JOBS: ResourceDescriptor = {
   group: "aidc.io",

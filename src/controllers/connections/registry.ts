@@ -24,6 +24,7 @@ import type { RateLimit } from "../../service/rate-limiter.js";
 import {
   type ConnectionChoice,
   chooseConnection,
+  NAMESPACES,
   type NamespaceFacts,
   namespaceAllowed,
   notAllowedMessage,
@@ -32,15 +33,6 @@ import {
 import { ConnectionSecrets, SECRETS } from "./secrets.js";
 
 export { SECRETS };
-
-/** Core Namespaces (their connection annotation and their labels). */
-export const NAMESPACES: ResourceDescriptor = {
-  group: "",
-  version: "v1",
-  plural: "namespaces",
-  kind: "Namespace",
-  namespaced: false,
-};
 
 /** S3 credentials of a connection's object storage. */
 export interface S3Credentials {

@@ -10,7 +10,16 @@ import {
   type LabelSelector,
   type ServiceConnectionSpec,
 } from "../../crds/serviceconnection.js";
-import type { KubeObject } from "../../runtime/resource.js";
+import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+
+/** Core Namespaces (their connection annotation and their labels). */
+export const NAMESPACES: ResourceDescriptor = {
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  namespaced: false,
+};
 
 /** Which connection an object asks for, and where it was named. */
 export type ConnectionChoice =

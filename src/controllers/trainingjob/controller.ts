@@ -24,8 +24,8 @@ import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController } from "../managed/managed-controller.js";
-import { type TrainingJobRemote, trainingJobClient } from "./external.js";
-import type { TrainingJobObject } from "./objects.js";
+import { trainingJobClient } from "./external.js";
+import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
 import {
   bucketRefKeys,
   copyFromKeys,

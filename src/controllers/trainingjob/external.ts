@@ -14,45 +14,22 @@ import {
   endpointConfigKey,
   OWNER_MARK_ENV,
   type ServiceClient,
-  ServiceError,
   ServiceNotFoundError,
   ServiceOperationMissingError,
 } from "../../service/index.js";
-import type {
-  ManagedCall,
-  Observation,
-  PreflightRefusal,
-  ResolvedCall,
-  UpdateResult,
-} from "../managed/call.js";
+import type { ManagedCall, Observation, UpdateResult } from "../managed/call.js";
 import type { KindClient } from "../managed/external-client.js";
-import { parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
+import { parseOwnerMark } from "../managed/tenancy.js";
 import { refusedExposure } from "./expose-sync.js";
-import { effectiveConfig } from "./inherited-fields.js";
 import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads, listedStatusCurrent } from "./listed-task.js";
-import type { TrainingJobObject } from "./objects.js";
-import { describePortActions, type PortAction, portActions } from "./ports.js";
+import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
+
+import { describePortActions, openPort, type PortAction, portActions } from "./ports.js";
 import type { TrainingJobRefs } from "./references.js";
 import { lastExecInfo, remoteDescription, remoteStatus, type TaskObservation } from "./remote.js";
-import { buildCreateRequest, checkTrainingProduct, taskNameOf } from "./request.js";
+import { checkTrainingProduct, prepareCreate, taskNameOf } from "./request.js";
 import { classifyTaskStatus, readyOf, type TaskStatusTable } from "./status-class.js";
 import { firstLookDefers, observePods } from "./task-parts.js";
-
-/** The remote record the loop hands from observe to update and status. */
-export interface TrainingJobRemote {
-  observation: TaskObservation;
-  /** The remote part of the status. */
-  status: ReturnType<typeof remoteStatus>;
-  /** The description differs from the spec's. */
-  descriptionDiffers: boolean;
-  /** Port changes that make the pods' custom ports match spec.ports. */
-  ports: PortAction[];
-  /**
-   * Open ports `spec.exposePorts` asks to expose whose external address lies outside
-   * the allowed ranges (they get no Service: see {@link refusedExposure}).
-   */
-  exposureRefused: string[];
-}
 
 /** Settings of the TrainingJob's external client. */
 export interface TrainingJobClientOptions {
@@ -101,47 +78,6 @@ export const TASK_ORDER_OPERATIONS = [
 
 function isDisabled(err: unknown): boolean {
   return err instanceof EndpointDisabledError;
-}
-
-/**
- * The create request from the resolved references (`call.refs`), or a refusal: raw
- * `storageId` mounts (the job's own or inherited) of storages that no Ready NasVolume
- * of the job's namespace is bound to, unless the namespace may adopt; or fields the
- * create needs that neither the spec nor the template or source job sets.
- */
-function prepare(
-  call: ResolvedCall<TrainingJobObject, TrainingJobRefs>,
-  token: string,
-  adoptionNamespaces: readonly string[],
-) {
-  const refs = call.refs;
-  const raw = (effectiveConfig(call.obj.spec, refs.inherited).storage ?? []).flatMap((m) =>
-    m.nasVolumeRef === undefined && m.storageId ? [m.storageId] : [],
-  );
-  const ns = call.obj.metadata?.namespace ?? "";
-  const adoption =
-    raw.length > 0 ? rawMountRefusal(ns, raw, refs.ownStorageIds, adoptionNamespaces) : undefined;
-  if (adoption) return { refusal: adoption satisfies PreflightRefusal };
-  const built = buildCreateRequest(call.obj, refs, token);
-  if (!built.ok) {
-    return {
-      refusal: {
-        reason: "MissingFieldsInvalidSpec",
-        message: `${built.missing.join(", ")} must be set in the spec (or come from the template or source job)`,
-      } satisfies PreflightRefusal,
-    };
-  }
-  return { request: built.request };
-}
-
-/** Opens a port; a 409 (already open, e.g. opened meanwhile) counts as done. */
-async function openPort(service: ServiceClient, id: string, a: PortAction & { action: "open" }) {
-  try {
-    await service.openPodPort(id, a.podName, { port: a.port, protocol: a.protocol });
-  } catch (err) {
-    if (err instanceof ServiceError && err.code === 409) return;
-    throw err;
-  }
 }
 
 /** The ExternalClient of TrainingJob tasks. */
@@ -212,14 +148,14 @@ export function trainingJobClient(
     },
 
     async preflight(call) {
-      const prepared = prepare(call, "preflight", adoption);
+      const prepared = prepareCreate(call, "preflight", adoption);
       if (prepared.refusal) return prepared.refusal;
       const { productCode, workerCount } = prepared.request;
       return checkTrainingProduct(await service.listTrainingProducts(), productCode, workerCount);
     },
 
     async create(call, token) {
-      const prepared = prepare(call, token, adoption);
+      const prepared = prepareCreate(call, token, adoption);
       if (prepared.refusal) {
         throw new TerminalError(prepared.refusal.reason, prepared.refusal.message);
       }

@@ -7,7 +7,7 @@
  * already open and needs nothing.
  */
 import type { TrainingJobPort } from "../../crds/trainingjob.js";
-import type { PortProtocol } from "../../service/index.js";
+import { type PortProtocol, type ServiceClient, ServiceError } from "../../service/index.js";
 import type { PodObservation } from "./remote.js";
 
 /** One port change on one pod. */
@@ -62,4 +62,18 @@ export function describePortActions(actions: readonly PortAction[]): string {
   return [...groups]
     .map(([label, pods]) => `${label} on ${pods.size} pod${pods.size === 1 ? "" : "s"}`)
     .join(", ");
+}
+
+/** Opens a port; a 409 (already open, e.g. opened meanwhile) counts as done. */
+export async function openPort(
+  service: ServiceClient,
+  id: string,
+  a: PortAction & { action: "open" },
+) {
+  try {
+    await service.openPodPort(id, a.podName, { port: a.port, protocol: a.protocol });
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 409) return;
+    throw err;
+  }
 }

@@ -5,11 +5,11 @@
  */
 import type { CreateTrainingTaskRequest, TrainingProduct } from "../../service/index.js";
 import { CLIENT_TOKEN_ENV, OWNER_MARK_ENV } from "../../service/index.js";
-import type { PreflightRefusal } from "../managed/call.js";
-import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
+import type { PreflightRefusal, ResolvedCall } from "../managed/call.js";
+import { formatOwnerMark, ownerMark, rawMountRefusal } from "../managed/tenancy.js";
 import { effectiveConfig } from "./inherited-fields.js";
 import type { TrainingJobObject } from "./objects.js";
-import type { ResolvedReferences } from "./references.js";
+import type { ResolvedReferences, TrainingJobRefs } from "./references.js";
 
 /** The task's name in the service: `spec.taskName`, else metadata.name. */
 export function taskNameOf(job: TrainingJobObject): string {
@@ -107,4 +107,35 @@ export function checkTrainingProduct(
     };
   }
   return undefined;
+}
+
+/**
+ * The create request from the resolved references (`call.refs`), or a refusal: raw
+ * `storageId` mounts (the job's own or inherited) of storages that no Ready NasVolume
+ * of the job's namespace is bound to, unless the namespace may adopt; or fields the
+ * create needs that neither the spec nor the template or source job sets.
+ */
+export function prepareCreate(
+  call: ResolvedCall<TrainingJobObject, TrainingJobRefs>,
+  token: string,
+  adoptionNamespaces: readonly string[],
+) {
+  const refs = call.refs;
+  const raw = (effectiveConfig(call.obj.spec, refs.inherited).storage ?? []).flatMap((m) =>
+    m.nasVolumeRef === undefined && m.storageId ? [m.storageId] : [],
+  );
+  const ns = call.obj.metadata?.namespace ?? "";
+  const adoption =
+    raw.length > 0 ? rawMountRefusal(ns, raw, refs.ownStorageIds, adoptionNamespaces) : undefined;
+  if (adoption) return { refusal: adoption satisfies PreflightRefusal };
+  const built = buildCreateRequest(call.obj, refs, token);
+  if (!built.ok) {
+    return {
+      refusal: {
+        reason: "MissingFieldsInvalidSpec",
+        message: `${built.missing.join(", ")} must be set in the spec (or come from the template or source job)`,
+      } satisfies PreflightRefusal,
+    };
+  }
+  return { request: built.request };
 }

@@ -7,8 +7,7 @@ import type { TrainingJobPhase, TrainingJobStatus } from "../../crds/trainingjob
 import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ManagedFacts, ReadyState } from "../managed/call.js";
 import { serviceNameFor } from "./expose.js";
-import type { TrainingJobRemote } from "./external.js";
-import type { TrainingJobObject } from "./objects.js";
+import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
 import { classifyTaskStatus, phaseOf, type TaskStatusTable } from "./status-class.js";
 
 /** Status fields the loop or this file computes, never carried over from the last status. */

@@ -1,0 +1,89 @@
+/**
+ * Applying a Bucket's feature changes to S3 (the update of external.ts): reading a
+ * feature that the server may not implement, writing one change, checking the policy,
+ * and the record of what was applied (status.lastApplied).
+ */
+import type { Bucket } from "../../crds/bucket.js";
+import type { ObjectStorageClient } from "../../service/object-storage.js";
+import { ObjectStorageNotImplementedError } from "../../service/object-storage-errors.js";
+import type { ManagedCall } from "../managed/call.js";
+import { canonicalPolicy, type desiredOf, type Feature, type FeatureChange } from "./features.js";
+
+/** What the last reconcile that changed a bucket applied (status.lastApplied). */
+export interface AppliedRecord {
+  time: string;
+  changes: string[];
+  drift: boolean;
+}
+
+/** Reads a feature, turning the server's NotImplemented into a marker. */
+export async function feature<T>(read: () => Promise<T>): Promise<Feature<T>> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ObjectStorageNotImplementedError) return { notImplemented: true };
+    throw err;
+  }
+}
+
+/** Why spec.policy cannot be a bucket policy, or undefined when it can be (or is unset). */
+export function policyProblem(policy: string | undefined): string | undefined {
+  if (policy === undefined || policy.trim() === "") return undefined;
+  return canonicalPolicy(policy) === undefined
+    ? "spec.policy is not a JSON object (S3 takes a bucket policy as a JSON document)"
+    : undefined;
+}
+
+/** Writes one change of a feature to bucket `name`. */
+export async function applyChange(
+  s3: ObjectStorageClient,
+  name: string,
+  change: FeatureChange,
+  desired: ReturnType<typeof desiredOf>,
+): Promise<void> {
+  switch (change.feature) {
+    case "versioning":
+      if (desired.versioning) await s3.putVersioning(name, desired.versioning);
+      return;
+    case "lifecycle":
+      await s3.putLifecycle(name, desired.lifecycle ?? []);
+      return;
+    case "policy":
+      await s3.putPolicy(name, desired.policy ?? undefined);
+      return;
+    case "tags":
+      await s3.putTags(name, desired.tags);
+      return;
+    case "cors":
+      await s3.putCors(name, desired.cors ?? []);
+      return;
+  }
+}
+
+/**
+ * What was applied, for status.lastApplied; a change while the spec is the one last
+ * reconciled (generation = observedGeneration) puts back a change made outside the
+ * cluster, and a Warning event says so.
+ */
+export function recordApplied(call: ManagedCall<Bucket>, applied: string[]): AppliedRecord {
+  const { obj } = call;
+  const drift =
+    obj.status?.observedGeneration !== undefined &&
+    obj.status.observedGeneration === obj.metadata.generation &&
+    obj.status.bucketName !== undefined;
+  const record: AppliedRecord = {
+    time: call
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, "Z"),
+    changes: applied,
+    drift,
+  };
+  if (drift) {
+    call.warning(
+      "DriftCorrected",
+      `changed outside the cluster, put back as the spec says: ${applied.join(", ")}`,
+    );
+  }
+  return record;
+}
