@@ -11,6 +11,7 @@ function reader(ccis: Record<string, string | undefined>): ReferenceReader {
     status: instanceId === undefined ? {} : { instanceId },
   }));
   return {
+    bound: false,
     get: <O>(res: { kind: string }, name: string) =>
       (res.kind === cciInstanceCrd.kind
         ? objects.find((o) => o.metadata.name === name)

@@ -69,6 +69,8 @@ export type ResolvedCall<T extends ManagedObject, Refs = unknown> = ManagedCall<
  * itself) are cached: reading another throws.
  */
 export interface ReferenceReader {
+  /** The object is bound to a remote resource (an id recorded or adopted). */
+  readonly bound: boolean;
   /** The object `name` of `resource` in the object's namespace, if cached. */
   get<O>(resource: ResourceDescriptor, name: string): O | undefined;
   /** Every cached object of `resource` in the object's namespace. */

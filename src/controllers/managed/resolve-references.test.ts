@@ -145,7 +145,7 @@ describe("referenceReader", () => {
       },
       byIndex: () => [],
     };
-    const read = referenceReader(cache, "team-a");
+    const read = referenceReader(cache, "team-a", false);
     const res = { group: "g", version: "v1", plural: "xs", kind: "X", namespaced: true };
     read.get<ManagedObject>(res, "x");
     read.list(res);

@@ -15,8 +15,13 @@ import type { ManagedKind } from "./external-client.js";
 export const REFERENCES_RESOLVED = "ReferencesResolved";
 
 /** A {@link ReferenceReader} over `cache` for the objects of `namespace`. */
-export function referenceReader(cache: CacheReader, namespace: string): ReferenceReader {
+export function referenceReader(
+  cache: CacheReader,
+  namespace: string,
+  bound: boolean,
+): ReferenceReader {
   return {
+    bound,
     get: <O>(resource: ResourceDescriptor, name: string) =>
       cache.get(resource, { namespace, name }) as O | undefined,
     list: <O>(resource: ResourceDescriptor) => cache.list(resource, namespace) as O[],
@@ -37,7 +42,7 @@ export function resolveStep<T extends ManagedObject, R, Refs>(
 ): ReferenceResolution<Refs | undefined> | undefined {
   if (!kind.resolveReferences) return undefined;
   if (kind.referencesForCreateOnly && bound) return { resolved: true, refs: undefined };
-  return kind.resolveReferences(obj, referenceReader(cache, obj.metadata?.namespace ?? ""));
+  return kind.resolveReferences(obj, referenceReader(cache, obj.metadata?.namespace ?? "", bound));
 }
 
 /** The ReferencesResolved condition of a resolution. */

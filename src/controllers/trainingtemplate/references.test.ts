@@ -1,18 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { ReferenceReader } from "../managed/call.js";
-import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { resolveTemplateReferences } from "./references.js";
 
 /** A reader over objects by plural and name. */
-function reader(objects: Record<string, Record<string, unknown>>): ReferenceReader {
+function reader(objects: Record<string, Record<string, unknown>>, bound = false): ReferenceReader {
   return {
+    bound,
     get: <O>(res: { plural: string }, name: string) => objects[res.plural]?.[name] as O | undefined,
     list: <O>(res: { plural: string }) => Object.values(objects[res.plural] ?? {}) as O[],
   };
 }
 
-const template = (spec: object, annotations: Record<string, string> = {}) =>
-  ({ metadata: { name: "t", namespace: "ns", annotations }, spec }) as never;
+const template = (spec: object) => ({ metadata: { name: "t", namespace: "ns" }, spec }) as never;
 
 const readyNas = {
   status: {
@@ -25,7 +24,8 @@ describe("resolveTemplateReferences", () => {
   const cases: {
     reason: string;
     spec: object;
-    annotations?: Record<string, string>;
+    /** The template is bound to a remote template (an id recorded). */
+    bound?: boolean;
     objects: Record<string, Record<string, unknown>>;
     want: string;
   }[] = [
@@ -50,7 +50,7 @@ describe("resolveTemplateReferences", () => {
     {
       reason: "a bound template saved from a job no longer needs the job",
       spec: { fromTrainingJobRef: { name: "j" } },
-      annotations: { [ANNOTATIONS.externalId]: "tpl-1" },
+      bound: true,
       objects: {},
       want: "resolved",
     },
@@ -63,7 +63,7 @@ describe("resolveTemplateReferences", () => {
   ];
   for (const c of cases) {
     it(c.reason, () => {
-      const r = resolveTemplateReferences(template(c.spec, c.annotations), reader(c.objects));
+      const r = resolveTemplateReferences(template(c.spec), reader(c.objects, c.bound));
       expect(r.resolved ? "resolved" : r.reason).toBe(c.want);
     });
   }

@@ -9,7 +9,6 @@ import { type NasVolume, nasVolumeCrd } from "../../crds/nasvolume.js";
 import { type TrainingJob, trainingJobCrd } from "../../crds/trainingjob.js";
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
 import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
-import { readCreateState } from "../managed/create-protocol.js";
 import { ownStorageIds } from "../nasvolume/own-storages.js";
 
 /** What the template's client gets from the reference step (`call.refs`). */
@@ -30,7 +29,7 @@ export function resolveTemplateReferences(
   const own = ownStorageIds(read);
   const jobName = obj.spec.fromTrainingJobRef?.name;
   if (jobName) {
-    if (readCreateState(obj.metadata.annotations).externalId !== undefined) {
+    if (read.bound) {
       return { resolved: true, refs: { nasVolumes: new Map(), ownStorageIds: own } };
     }
     const taskId = read.get<TrainingJob>(trainingJobCrd, jobName)?.status?.taskId;
