@@ -281,7 +281,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     const message = `bucket ${name} holds ${howMany} (versions and delete markers included) and is not deleted: empty it, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan`;
     const prev = call.obj.status?.conditions?.find((c) => c.type === "Ready");
     if (prev?.reason !== "BucketNotEmpty" || prev.message !== message) {
-      call.warning("BucketNotEmpty", message);
+      call.warning(R.BucketNotEmpty, message);
     }
     return { waiting: message, reason: R.BucketNotEmpty, requeueAfterMs: this.pollIntervalMs };
   }

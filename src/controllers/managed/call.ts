@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { Condition } from "../../runtime/conditions.js";
 import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
+import type { EventReason } from "../event-reasons.js";
 
 /**
  * The fields every managed kind's object has. No index signature, so the kinds' own
@@ -42,9 +43,9 @@ export interface ManagedCall<T extends ManagedObject, Refs = unknown> {
   /** The reconcile's logger (controller, key and reconcile id in every line). */
   readonly log: Logger;
   /** A Normal Kubernetes Event on the object (repeats aggregated). */
-  normal(reason: string, note: string): void;
+  normal(reason: EventReason, note: string): void;
   /** A Warning Kubernetes Event on the object (repeats aggregated). */
-  warning(reason: string, note: string): void;
+  warning(reason: EventReason, note: string): void;
   /**
    * Sets (string) or removes (null) annotations of the kind's own (not the loop's),
    * conditioned on the object's resourceVersion, and makes the result the `obj` of the

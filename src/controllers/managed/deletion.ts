@@ -36,7 +36,7 @@ import { ERR, step as runStep, wrapError } from "./step-errors.js";
 import type { BindingRefusal } from "./tenancy.js";
 
 /** Reason of the Warning event when a Delete policy cannot be honoured. */
-export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured";
+export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured" as const;
 
 async function release<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,

@@ -6,6 +6,7 @@
  */
 import type { ReconcileContext } from "../../runtime/controller.js";
 import { setAnnotations } from "../../runtime/writes.js";
+import type { EventReason } from "../event-reasons.js";
 import type { ManagedCall, ManagedFacts, ManagedObject, ReferenceResolution } from "./call.js";
 import { type CreateState, readCreateState } from "./create-protocol.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
@@ -116,12 +117,12 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   }
 
   /** A Normal event on the object. */
-  normal(reason: string, note: string): void {
+  normal(reason: EventReason, note: string): void {
     this.ctx.events.normal(toKube(this.obj), reason, note);
   }
 
   /** A Warning event on the object. */
-  warning(reason: string, note: string): void {
+  warning(reason: EventReason, note: string): void {
     this.ctx.events.warning(toKube(this.obj), reason, note);
   }
 }
