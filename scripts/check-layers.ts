@@ -1,5 +1,5 @@
 /**
- * Enforces the layering of src/ (DESIGN §3): a layer may import only what its rule
+ * Enforces the layering of src/ (docs/architecture.md): a layer may import only what its rule
  * allows (layer-rules.ts), and no module may import itself through others (an import
  * cycle, see import-cycles.ts). Run by `npm run lint`; exits 1 with one line per violation.
  */

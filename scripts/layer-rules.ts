@@ -1,5 +1,5 @@
 /**
- * The layer rules of src/ (DESIGN §3) and the check of one module against its layer's
+ * The layer rules of src/ (docs/architecture.md) and the check of one module against its layer's
  * rule, run by check-layers.ts over every module (`npm run lint`).
  */
 import { relative, resolve, sep } from "node:path";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { described } from "./definition.js";
 
 /**
- * Condition types every kind reports (DESIGN §5). `Ready` reflects the remote resource
+ * Condition types every kind reports (docs/conditions.md). `Ready` reflects the remote resource
  * (True when it is usable, or for a TrainingJob when its task finished successfully);
  * `Synced` reflects the last reconcile (False with the error text when it failed);
  * `Reconciling` and `Stalled` (kstatus, present only when True) say whether work is

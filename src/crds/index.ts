@@ -1,5 +1,5 @@
 /**
- * The custom resources of the operator (DESIGN §4): one zod source of truth per kind
+ * The custom resources of the operator (docs/custom-resources.md): one zod source of truth per kind
  * for spec, status and CRD metadata. Controllers use the types; the generator renders
  * the CustomResourceDefinitions from {@link allCrds}.
  */

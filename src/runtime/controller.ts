@@ -116,16 +116,18 @@ export interface ControllerDefinition {
 }
 
 /**
- * Builds a {@link ControllerDefinition}:
+ * Builds a {@link ControllerDefinition}, as src/controllers/cciinstance/controller.ts
+ * does (a managed kind's controller is built on it by `managedController`,
+ * src/controllers/managed/managed-controller.ts):
  *
  * ```ts
- * export const nasVolumeController = controller("nasvolume")
- *   .for(NAS_VOLUME)
- *   .watches(SECRETS, (secret, cache) => [...])
- *   .index(TRAINING_JOB, "nasVolumeRef", (tj) => [...])
- *   .permissions([{ apiGroups: ["aidc.io"], resources: ["nasvolumes"], verbs: ["get", "list", "watch", "patch"], reason: "watch the objects" }])
- *   .onError(recordSyncedFalse)
- *   .reconcile(async (key, ctx) => { ...; return { requeueAfterMs: 30_000 }; });
+ * controller("cciinstance")
+ *   .for(cciInstanceCrd)
+ *   .index(cciInstanceCrd, BOUND_ID_INDEX, (o) => claimedIds(o, specIdOf(o)))
+ *   .watches(blockVolumeCrd, (volume, cache) => [...]) // keys of CciInstances to reconcile
+ *   .permissions([{ apiGroups: ["aidc.io"], resources: ["cciinstances"], verbs: ["get", "list", "watch", "patch"], reason: "watch the objects" }])
+ *   .onError((key, err, ctx) => reconciler.onError(key, err, ctx)) // e.g. Synced=False
+ *   .reconcile((key, ctx) => reconciler.reconcile(key, ctx)); // { requeueAfterMs } to poll
  * ```
  */
 export class ControllerBuilder {

@@ -1,5 +1,5 @@
 /**
- * The two kinds of reconcile failure (STYLE "In this project" 2). A reconciler throws
+ * The two kinds of reconcile failure. A reconciler throws
  * one of these, with a PascalCase `reason` and the underlying `cause`; the controller
  * decides from the class what happens next:
  *

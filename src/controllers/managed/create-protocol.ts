@@ -1,5 +1,5 @@
 /**
- * The crash-safe create protocol (DESIGN §5), as pure decisions, with the two facts
+ * The crash-safe create protocol (docs/architecture.md), as pure decisions, with the two facts
  * about a create it rests on: whether a failed create may have happened, and a fresh
  * client token.
  *

@@ -1,6 +1,6 @@
 /**
  * The errors of a managed reconcile's remote steps: each failure is wrapped as
- * `what: cause` (STYLE), keeping the cause's reason and whether it is terminal.
+ * `what: cause`, keeping the cause's reason and whether it is terminal.
  */
 import {
   errorMessage,
@@ -11,7 +11,7 @@ import {
   TerminalError,
 } from "../../runtime/errors.js";
 
-/** Messages that wrap the cause of a failed step (STYLE: constants around the cause). */
+/** Messages that wrap the cause of a failed step (constants around the cause). */
 export const ERR = {
   operations: "will not order the remote resource",
   preflight: "cannot check the spec against the service before ordering",
