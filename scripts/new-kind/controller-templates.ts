@@ -24,8 +24,16 @@ import { ServiceNotFoundError } from "../../service/errors.js";
 import { type Remote${n.kind}, ${n.kind}Operations } from "../../service/kinds/${n.lower}.js";
 import type { OperationCaller } from "../../service/operation-caller.js";
 import { type ListedIds, listIdentities, listRecords } from "../../service/pagination.js";
-import type { CreateResult, DeleteResult, ManagedCall, Observation, ResolvedCall, SentCreate, UpdateResult } from "../managed/call.js";
-import type { KindClient, ManagedKind } from "../managed/external-client.js";
+import type {
+  CreateResult,
+  DeleteResult,
+  ManagedCall,
+  Observation,
+  ResolvedCall,
+  SentCreate,
+  UpdateResult,
+} from "../managed/call.js";
+import type { KindClient } from "../managed/external-client.js";
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import { createRequest, readyOf, sizeChange } from "./decisions.js";
 
@@ -110,6 +118,7 @@ export function controllerModule(n: KindNames): string {
 import { type ${n.kind}, ${n.camel}Crd } from "../../crds/${n.lower}.js";
 import type { Remote${n.kind} } from "../../service/kinds/${n.lower}.js";
 import type { ControllerFactory } from "../controller-factory.js";
+import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { ${n.camel}Status } from "./decisions.js";
 import { ${n.kind}ExternalClient } from "./external.js";
