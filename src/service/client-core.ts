@@ -1,14 +1,12 @@
 /**
- * The shared core of the service client: options and their defaults, the transport,
- * the endpoint table, and request validation. The operations live in files by concern
- * (training-operations.ts, storage-operations.ts, client.ts), chained by inheritance
- * only so that `ServiceClient` is one flat object with one method per operation.
+ * The core of the service client: the transport, the endpoint table and what is known
+ * of each operation (probes, verdicts). It calls operations by name for the kinds'
+ * operations modules (src/service/kinds/<kind>.ts), which `ServiceClient` (client.ts)
+ * holds beside it.
  */
-import type { Logger } from "pino";
 import { z } from "zod";
-import type { RetryPolicy } from "./backoff.js";
+import type { ServiceClientOptions } from "./client-options.js";
 import {
-  DEFAULT_CATALOG_TTL_MS,
   DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_RATE_LIMIT,
@@ -16,11 +14,8 @@ import {
   DEFAULT_TIMEOUT_MS,
 } from "./defaults.js";
 import {
-  type CreateTaskFieldNames,
-  DEFAULT_CREATE_TASK_FIELDS,
   type EndpointDefinition,
   type EndpointName,
-  type EndpointOverrides,
   isEndpointName,
   resolveEndpointTable,
 } from "./endpoints.js";
@@ -30,7 +25,6 @@ import {
   ServiceInvalidRequestError,
   ServiceOperationMissingError,
 } from "./errors.js";
-import { SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
 import {
   ASSUMED_OPERATIONS,
   OperationAvailability,
@@ -38,110 +32,16 @@ import {
   verdictOfError,
 } from "./operation-availability.js";
 import type { OperationArgs, OperationCaller, OperationState } from "./operation-caller.js";
-import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
-import type { SubscriptionResultMapping } from "./schemas/subscription.js";
-import {
-  type CallArgs,
-  type RequestObservation,
-  type ServiceHttpClient,
-  ServiceTransport,
-} from "./transport.js";
-
-/** How a `ServiceClient` reaches and treats the service. */
-export interface ServiceClientOptions {
-  /** Base URL the endpoint paths are appended to, e.g. `https://api.example.com`. */
-  baseUrl: string;
-  /** Reads the API key for each request, so a rotated Secret takes effect at once. */
-  apiKey: () => string | Promise<string>;
-  /** Timeout per attempt, in ms. Default 10 000. */
-  timeoutMs?: number;
-  /**
-   * Longest response body read, in bytes: a longer one is cut off, its stream destroyed,
-   * and the call fails as a malformed answer. Default 4 MiB.
-   */
-  maxResponseBytes?: number;
-  /**
-   * A pooled keep-alive socket idle this long is closed, below the service's keep-alive
-   * timeout. Default 4 000 (`DEFAULT_IDLE_SOCKET_TIMEOUT_MS`).
-   */
-  idleSocketTimeoutMs?: number;
-  /** What speaks HTTP to the service: `node-http` (default) or `node-fetch`. */
-  httpClient?: ServiceHttpClient;
-  /** Retries of idempotent calls. Default 4 attempts, 200 ms doubling, at most 5 s. */
-  retry?: RetryPolicy;
-  /** Client-side token bucket; null turns it off. Default 50/s with a burst of 100. */
-  rateLimit?: RateLimit | null;
-  /**
-   * A call that would wait longer than this for the rate limit fails at once with
-   * `ServiceThrottledError` (not sent), freeing its reconcile's worker; undefined
-   * (default): every call waits its turn. Service connections set it, so one account's
-   * saturated limit cannot hold the workers every account shares.
-   */
-  rateLimitMaxWaitMs?: number;
-  /**
-   * The priority of the call being made, read at the rate limit: `low` calls (routine
-   * polls) wait while `normal` ones wait too. The operator passes the priority of the
-   * reconcile making the call. Default: every call `normal`.
-   */
-  callPriority?: () => CallPriority;
-  /**
-   * The abort signal of the call being made, read when it starts: an aborted signal
-   * (a reconcile abandoned at its deadline) stops the call's attempts and backoffs at
-   * once. The operator passes the signal of the reconcile making the call.
-   */
-  callSignal?: () => AbortSignal | undefined;
-  /** Endpoint overrides by name: `"/path"` or `"METHOD /path"` enables, null disables. */
-  endpoints?: EndpointOverrides;
-  /** Debug log per attempt (endpoint, path, status, duration); never headers or the key. */
-  logger?: Logger;
-  /** Called after every attempt, for metrics. */
-  onRequest?: (e: RequestObservation) => void;
-  /** Jitter source (tests). */
-  random?: () => number;
-  /** How waits happen (tests). */
-  sleep?: Sleep;
-  /**
-   * How long a product catalog answer (training and NAS product lists, and NAS
-   * availability per compute center and product) is reused, in ms; concurrent asks
-   * share one request. Default 30 000; 0 reads it every time.
-   */
-  catalogTtlMs?: number;
-  /** Clock of the catalog cache (tests). Default Date.now. */
-  now?: () => number;
-  /** How long a "missing" operation verdict stands before it is probed again. Default 10 000. */
-  recheckMissingMs?: number;
-  /** How subscription results read where they differ from the built-in shapes. */
-  subscriptionResult?: SubscriptionResultMapping;
-  /** Wire names of the task create's assumed fields (`sourceTaskId`, `templateId`). */
-  createTaskFields?: Partial<CreateTaskFieldNames>;
-}
+import { ServiceTransport } from "./transport.js";
 
 /** The value of every path parameter of a probe: an id no resource has. */
 export const PROBE_ID = "aidc-operator-probe";
 
-/** Data of operations that answer an empty object: ignored. */
-export const emptyData = z.unknown().transform((): void => undefined);
-
-/** Data of the asynchronous creates: the subscription result key. */
-export const subscriptionKeySchema = z.preprocess(
-  (v) => (typeof v === "number" ? String(v) : v),
-  z.string().regex(SERVICE_ID_PATTERN, `expected the subscription result key (${SERVICE_ID_RULE})`),
-);
-
-/** An array of `item`; null reads as empty. */
-export function listOf<T extends z.ZodType>(item: T) {
-  return z.preprocess((v) => (v === null ? [] : v), z.array(item));
-}
-
-/** The state every operation group shares. */
+/** Calls the operations of the endpoint table for one account, and knows which the service answers. */
 export class ServiceClientCore implements OperationCaller {
   private readonly transport: ServiceTransport;
   private readonly endpoints: Record<EndpointName, EndpointDefinition | null>;
-  private readonly catalogTtlMs: number;
-  /** The clock of the caches (ms since the epoch). */
-  protected readonly now: () => number;
-  private readonly catalog = new Map<string, { at: number; answer: Promise<unknown> }>();
   private readonly probes = new Map<EndpointName, Promise<OperationVerdict>>();
   /** What this connection knows about which operations the service answers. */
   readonly operations: OperationAvailability;
@@ -151,19 +51,14 @@ export class ServiceClientCore implements OperationCaller {
    * object (src/controllers/connections) never serves one account's answers to another.
    */
   readonly accountScope: object = {};
-  /** How subscription results read (`ServiceClientOptions.subscriptionResult`). */
-  protected readonly subscriptionMapping: SubscriptionResultMapping;
-  /** Wire names of the task create's assumed fields. */
-  protected readonly createTaskFields: CreateTaskFieldNames;
 
-  /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
-  constructor(options: ServiceClientOptions) {
+  /**
+   * `now` is the clock of the verdicts (ms since the epoch). Throws an Error when the
+   * endpoint overrides are invalid (unknown name, bad path).
+   */
+  constructor(options: ServiceClientOptions, now: () => number) {
     this.endpoints = resolveEndpointTable(options.endpoints);
-    this.catalogTtlMs = options.catalogTtlMs ?? DEFAULT_CATALOG_TTL_MS;
-    this.now = options.now ?? Date.now;
-    this.operations = new OperationAvailability(options.recheckMissingMs, this.now);
-    this.subscriptionMapping = options.subscriptionResult ?? {};
-    this.createTaskFields = { ...DEFAULT_CREATE_TASK_FIELDS, ...options.createTaskFields };
+    this.operations = new OperationAvailability(options.recheckMissingMs, now);
     this.transport = new ServiceTransport({
       availability: this.operations,
       baseUrl: options.baseUrl,
@@ -183,23 +78,6 @@ export class ServiceClientCore implements OperationCaller {
       ...(options.random ? { random: options.random } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
     });
-  }
-
-  /**
-   * A catalog read through the TTL cache: an answer younger than `catalogTtlMs` is
-   * reused, one in flight is shared, and a failed one is forgotten at once.
-   */
-  protected cachedCatalog<T>(key: string, read: () => Promise<T>): Promise<T> {
-    if (this.catalogTtlMs <= 0) return read();
-    const now = this.now();
-    const hit = this.catalog.get(key);
-    if (hit && now - hit.at < this.catalogTtlMs) return hit.answer as Promise<T>;
-    const answer = read();
-    this.catalog.set(key, { at: now, answer });
-    answer.catch(() => {
-      if (this.catalog.get(key)?.answer === answer) this.catalog.delete(key);
-    });
-    return answer;
   }
 
   /** Whether operation `name` is enabled; a disabled one throws `EndpointDisabledError`. */
@@ -292,18 +170,13 @@ export class ServiceClientCore implements OperationCaller {
     this.transport.close();
   }
 
-  /** Calls endpoint `name`; see `ServiceTransport.call` for errors and retries. */
-  protected call<T>(name: EndpointName, args: CallArgs, schema: z.ZodType<T>): Promise<T> {
-    return this.transport.call(name, args, schema);
-  }
-
   /**
-   * Calls operation `name` of the endpoint table: how a kind's own operations
+   * Calls operation `name` of the endpoint table: how the kinds' operations
    * (src/service/kinds/<kind>.ts) reach the service. Throws an Error for a name the
-   * table does not have, else as {@link call}.
+   * table does not have, else as `ServiceTransport.call` (errors and retries).
    */
   request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
-    return this.call(endpointNamed(name), args, schema);
+    return this.transport.call(endpointNamed(name), args, schema);
   }
 
   /** What is known of operation `name`, without a request (OperationCaller). */
@@ -315,20 +188,17 @@ export class ServiceClientCore implements OperationCaller {
     return verdict;
   }
 
-  /** {@link validBody} for a kind's own operations (src/service/kinds/<kind>.ts). */
-  checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
-    return this.validBody(endpointNamed(name), schema, body);
+  /** Whether the service answered `name` with a bare 404/405 (a recheck due or not). */
+  knownMissing(name: string): boolean {
+    return this.operations.verdict(endpointNamed(name)) === "missing";
   }
 
   /**
    * Returns `body` when `schema` accepts it; otherwise throws
    * `ServiceInvalidRequestError` naming the failing fields, and nothing is sent.
    */
-  protected validBody<T extends z.ZodType>(
-    endpoint: EndpointName,
-    schema: T,
-    body: unknown,
-  ): unknown {
+  checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
+    const endpoint = endpointNamed(name);
     const parsed = schema.safeParse(body);
     if (!parsed.success) {
       throw new ServiceInvalidRequestError(

@@ -2,65 +2,256 @@
  * The typed client of the Compute and Storage Service: one method per operation of the
  * endpoint table, each returning the operation's data parsed into a TypeScript type.
  * Every failure is a `ServiceError` subclass (see errors.ts). Controllers hold one
- * client, built from the operator configuration, and never call fetch themselves.
+ * client per account (a ServiceConnection) and never call fetch themselves.
  *
- * The operations are grouped by concern in training-operations.ts and
- * storage-operations.ts; this file adds the CCI operations and is the one to import.
- * A kind with a module of its own in ./kinds calls its operations through `request`
- * (e.g. kinds/blockvolume.ts, kinds/filesystem.ts).
+ * Built by composition: a core (client-core.ts) calls operations by name and knows
+ * which the service answers; each kind's operations live in src/service/kinds/<kind>.ts
+ * and the methods here hand over to them. A kind whose controller holds its own
+ * operations module calls the core through `request` (kinds/blockvolume.ts,
+ * kinds/filesystem.ts).
  */
-import { DEFAULT_ITERATION_PAGE_SIZE, paginate } from "./pagination.js";
-import {
-  type CciErrorDetails,
-  type CciInstance,
-  type CciListQuery,
-  cciErrorDetailsSchema,
-  cciInstanceSchema,
-  type SaveCciImageRequest,
-  type SaveCciImageResult,
-  saveCciImageBodySchema,
-  saveCciImageResultSchema,
-} from "./schemas/cci.js";
-import { type Page, pageOf } from "./schemas/envelope.js";
-import { StorageOperations } from "./storage-operations.js";
+import type { z } from "zod";
+import { CatalogCache } from "./catalog-cache.js";
+import { ServiceClientCore } from "./client-core.js";
+import type { ServiceClientOptions } from "./client-options.js";
+import { DEFAULT_CATALOG_TTL_MS } from "./defaults.js";
+import type { EndpointDefinition, EndpointName } from "./endpoints.js";
+import { CciOperations } from "./kinds/cciinstance.js";
+import { NasOperations } from "./kinds/nasvolume.js";
+import { DEFAULT_CREATE_TASK_FIELDS, TrainingTaskOperations } from "./kinds/trainingjob.js";
+import { TemplateOperations } from "./kinds/trainingtemplate.js";
+import type { OperationAvailability, OperationVerdict } from "./operation-availability.js";
+import type {
+  OperationArgs,
+  OperationCaller,
+  OperationState,
+  OperationsContext,
+} from "./operation-caller.js";
+import type { CciListQuery, SaveCciImageRequest } from "./schemas/cci.js";
+import type { NasListQuery, ScaleNasRequest, SubscribeNasRequest } from "./schemas/nas.js";
+import type { OpenPodPortRequest } from "./schemas/pods.js";
+import type { NasAvailabilityQuery } from "./schemas/products.js";
+import type { TemplateListQuery, TrainingTemplateInput } from "./schemas/template.js";
+import type { CreateTrainingTaskRequest, TrainingTaskListQuery } from "./schemas/training.js";
 
-export type { ServiceClientOptions } from "./client-core.js";
+export type { ServiceClientOptions } from "./client-options.js";
 
-/** The service API client. See the module comment. */
-export class ServiceClient extends StorageOperations {
-  // --- CCI ---------------------------------------------------------------------------
+/** The service API client of one account. See the module comment. */
+export class ServiceClient implements OperationCaller {
+  private readonly core: ServiceClientCore;
+  private readonly nas: NasOperations;
+  private readonly tasks: TrainingTaskOperations;
+  private readonly templates: TemplateOperations;
+  private readonly cci: CciOperations;
+  /** What this connection knows about which operations the service answers. */
+  readonly operations: OperationAvailability;
+  /** Identifies this client's account (see `ServiceClientCore.accountScope`). */
+  readonly accountScope: object;
 
-  /** One page of CCI instances. */
-  async listCci(query: CciListQuery = {}): Promise<Page<CciInstance>> {
-    return this.call("listCci", { query: { ...query } }, pageOf(cciInstanceSchema));
-  }
-
-  /** Every CCI instance matching `query`, page by page (page size default 50). */
-  iterateCci(query: Omit<CciListQuery, "pageNo"> = {}): AsyncGenerator<CciInstance> {
-    const size = query.pageSize ?? DEFAULT_ITERATION_PAGE_SIZE;
-    return paginate(
-      (pageNo, pageSize) => this.listCci({ ...query, pageNo, pageSize }),
-      (cci) => cci.id,
-      size,
-    );
-  }
-
-  /** One CCI instance in detail. */
-  async getCci(id: string): Promise<CciInstance> {
-    return this.call("getCci", { params: { id } }, cciInstanceSchema);
-  }
-
-  /** Why a CCI instance failed. */
-  async getCciErrorDetails(id: string): Promise<CciErrorDetails> {
-    return this.call("getCciErrorDetails", { params: { id } }, cciErrorDetailsSchema);
-  }
-
-  /** Saves a CCI instance as an image (never retried blindly); returns the image id. */
-  async saveCciImage(id: string, req: SaveCciImageRequest): Promise<SaveCciImageResult> {
-    const body = this.validBody("saveCciImage", saveCciImageBodySchema, {
-      imageName: req.imageName,
-      tag: req.tag,
+  /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
+  constructor(options: ServiceClientOptions) {
+    const now = options.now ?? Date.now;
+    this.core = new ServiceClientCore(options, now);
+    this.operations = this.core.operations;
+    this.accountScope = this.core.accountScope;
+    const ctx: OperationsContext = {
+      caller: this.core,
+      now,
+      catalog: new CatalogCache(options.catalogTtlMs ?? DEFAULT_CATALOG_TTL_MS, now),
+      knownMissing: (name) => this.core.knownMissing(name),
+      subscriptionResult: options.subscriptionResult ?? {},
+    };
+    this.nas = new NasOperations(ctx);
+    this.tasks = new TrainingTaskOperations(ctx, {
+      ...DEFAULT_CREATE_TASK_FIELDS,
+      ...options.createTaskFields,
     });
-    return this.call("saveCciImage", { params: { id }, body }, saveCciImageResultSchema);
+    this.templates = new TemplateOperations(ctx);
+    this.cci = new CciOperations(this.core);
+  }
+
+  // --- the core: operations by name, and which the service answers ----------------
+
+  /** Calls operation `name` of the endpoint table (`ServiceClientCore.request`). */
+  request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
+    return this.core.request(name, args, schema);
+  }
+
+  /** Returns `body` when `schema` accepts it, else throws `ServiceInvalidRequestError`. */
+  checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
+    return this.core.checkedBody(name, schema, body);
+  }
+
+  /** What is known of operation `name`, without a request. */
+  operationState(name: string): OperationState {
+    return this.core.operationState(name);
+  }
+
+  /** Whether operation `name` is enabled; a disabled one throws `EndpointDisabledError`. */
+  isEndpointEnabled(name: EndpointName): boolean {
+    return this.core.isEndpointEnabled(name);
+  }
+
+  /** The effective definition of `name`, or null when disabled. */
+  endpoint(name: EndpointName): EndpointDefinition | null {
+    return this.core.endpoint(name);
+  }
+
+  /** Asks the service whether it answers operation `name` (`ServiceClientCore.probeOperation`). */
+  probeOperation(name: EndpointName): Promise<OperationVerdict> {
+    return this.core.probeOperation(name);
+  }
+
+  /** Resolves when every operation of `names` is answered (`ServiceClientCore.requireOperations`). */
+  requireOperations(names: readonly string[], purpose: string): Promise<void> {
+    return this.core.requireOperations(names, purpose);
+  }
+
+  /** Probes the assumed read operations once (`ServiceClientCore.probeAssumedOperations`). */
+  probeAssumedOperations(): Promise<Partial<Record<EndpointName, OperationVerdict>>> {
+    return this.core.probeAssumedOperations();
+  }
+
+  /** Closes idle keep-alive connections; the client stays usable. */
+  close(): void {
+    this.core.close();
+  }
+
+  // --- NAS storage and its products: NasOperations (kinds/nasvolume.ts) -------------
+
+  listNasProducts(aidcId?: number) {
+    return this.nas.products(aidcId);
+  }
+  isNasProductAvailable(q: NasAvailabilityQuery) {
+    return this.nas.isProductAvailable(q);
+  }
+  subscribeNas(req: SubscribeNasRequest) {
+    return this.nas.subscribe(req);
+  }
+  getNasSubscriptionResult(key: string) {
+    return this.nas.subscriptionResult(key);
+  }
+  scaleNas(id: string, req: ScaleNasRequest) {
+    return this.nas.scale(id, req);
+  }
+  updateNasMountPath(id: string, mountPath: string) {
+    return this.nas.updateMountPath(id, mountPath);
+  }
+  listNas(query: NasListQuery = {}) {
+    return this.nas.page(query);
+  }
+  iterateNas(query: Omit<NasListQuery, "pageNo"> = {}) {
+    return this.nas.iterate(query);
+  }
+  listNasIds() {
+    return this.nas.listIds();
+  }
+  nasListSnapshot(maxAgeMs: number) {
+    return this.nas.listSnapshot(maxAgeMs);
+  }
+  getNas(id: string) {
+    return this.nas.get(id);
+  }
+  deleteNas(id: string) {
+    return this.nas.delete(id);
+  }
+  findNasIdsByClientToken(token: string, name?: string) {
+    return this.nas.findIdsByClientToken(token, name);
+  }
+
+  // --- training tasks, pods and products: TrainingTaskOperations (kinds/trainingjob.ts)
+
+  listTrainingProducts(aidcId?: number) {
+    return this.tasks.products(aidcId);
+  }
+  createTrainingTask(req: CreateTrainingTaskRequest) {
+    return this.tasks.create(req);
+  }
+  getTrainingSubscriptionResult(key: string) {
+    return this.tasks.subscriptionResult(key);
+  }
+  getTrainingTask(id: string) {
+    return this.tasks.get(id);
+  }
+  updateTrainingTaskDesc(id: string, desc: string) {
+    return this.tasks.updateDesc(id, desc);
+  }
+  saveTrainingTaskAsTemplate(id: string, t: { name: string; desc?: string }) {
+    return this.tasks.saveAsTemplate(id, t);
+  }
+  listTrainingTaskStorages(id: string) {
+    return this.tasks.storages(id);
+  }
+  listPods(taskId: string) {
+    return this.tasks.pods(taskId);
+  }
+  getPodResource(id: string, podName: string) {
+    return this.tasks.podResource(id, podName);
+  }
+  listPodOpenPorts(id: string, podName: string) {
+    return this.tasks.podOpenPorts(id, podName);
+  }
+  openPodPort(id: string, podName: string, req: OpenPodPortRequest) {
+    return this.tasks.openPort(id, podName, req);
+  }
+  closePodPort(id: string, podName: string, port: number) {
+    return this.tasks.closePort(id, podName, port);
+  }
+  listTrainingTasks(query: TrainingTaskListQuery = {}) {
+    return this.tasks.page(query);
+  }
+  iterateTrainingTasks(query: Omit<TrainingTaskListQuery, "pageNo"> = {}) {
+    return this.tasks.iterate(query);
+  }
+  listTrainingTaskIds() {
+    return this.tasks.listIds();
+  }
+  taskListSnapshot(maxAgeMs: number) {
+    return this.tasks.listSnapshot(maxAgeMs);
+  }
+  deleteTrainingTask(id: string) {
+    return this.tasks.delete(id);
+  }
+  findTrainingTaskIdsByClientToken(token: string, name?: string) {
+    return this.tasks.findIdsByClientToken(token, name);
+  }
+
+  // --- templates: TemplateOperations (kinds/trainingtemplate.ts) ---------------------
+
+  createTemplate(t: TrainingTemplateInput) {
+    return this.templates.create(t);
+  }
+  updateTemplate(id: string, t: TrainingTemplateInput) {
+    return this.templates.update(id, t);
+  }
+  listTemplates(query: TemplateListQuery = {}) {
+    return this.templates.page(query);
+  }
+  iterateTemplates(query: Omit<TemplateListQuery, "pageNo"> = {}) {
+    return this.templates.iterate(query);
+  }
+  templateListSnapshot(maxAgeMs: number) {
+    return this.templates.listSnapshot(maxAgeMs);
+  }
+  deleteTemplate(id: string) {
+    return this.templates.delete(id);
+  }
+
+  // --- CCI instances: CciOperations (kinds/cciinstance.ts) ---------------------------
+
+  listCci(query: CciListQuery = {}) {
+    return this.cci.page(query);
+  }
+  iterateCci(query: Omit<CciListQuery, "pageNo"> = {}) {
+    return this.cci.iterate(query);
+  }
+  getCci(id: string) {
+    return this.cci.get(id);
+  }
+  getCciErrorDetails(id: string) {
+    return this.cci.errorDetails(id);
+  }
+  saveCciImage(id: string, req: SaveCciImageRequest) {
+    return this.cci.saveImage(id, req);
   }
 }

@@ -6,6 +6,8 @@
  * imported back by them.
  */
 import type { z } from "zod";
+import type { CatalogCache } from "./catalog-cache.js";
+import type { SubscriptionResultMapping } from "./schemas/subscription.js";
 
 /** The parts of a request that vary per call. */
 export interface OperationArgs {
@@ -55,4 +57,21 @@ export interface OperationCaller {
    * needs them), before anything is ordered.
    */
   requireOperations(names: readonly string[], purpose: string): Promise<void>;
+}
+
+/**
+ * What the client hands each kind's operations module it holds
+ * (src/service/kinds/<kind>.ts): its caller, and the client's clock, catalog cache and
+ * settings the operations read.
+ */
+export interface OperationsContext {
+  readonly caller: OperationCaller;
+  /** The clock of list snapshots (ms since the epoch). */
+  readonly now: () => number;
+  /** The product catalogs' cache of the client (`catalogTtlMs`). */
+  readonly catalog: CatalogCache;
+  /** Whether the service answered `operation` with a bare 404/405 (a recheck due or not). */
+  readonly knownMissing: (operation: string) => boolean;
+  /** How subscription results read where they differ from the built-in shapes. */
+  readonly subscriptionResult: SubscriptionResultMapping;
 }

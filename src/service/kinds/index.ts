@@ -4,10 +4,28 @@
  * (its `endpoints`), gathered for the endpoint table (../endpoints.ts).
  */
 import { endpoints as blockvolume } from "./blockvolume.js";
+import { endpoints as cciinstance } from "./cciinstance.js";
 import { endpoints as filesystem } from "./filesystem.js";
+import { endpoints as nasvolume } from "./nasvolume.js";
+import { endpoints as trainingjob } from "./trainingjob.js";
+import { endpoints as trainingtemplate } from "./trainingtemplate.js";
 
 /** Each kind module's endpoints, by module name. */
-export const KIND_ENDPOINT_TABLES = { blockvolume, filesystem } as const;
+export const KIND_ENDPOINT_TABLES = {
+  blockvolume,
+  cciinstance,
+  filesystem,
+  nasvolume,
+  trainingjob,
+  trainingtemplate,
+} as const;
 
 /** Every kind module's endpoints in one table. */
-export const KIND_ENDPOINTS = { ...blockvolume, ...filesystem } as const;
+export const KIND_ENDPOINTS = {
+  ...blockvolume,
+  ...cciinstance,
+  ...filesystem,
+  ...nasvolume,
+  ...trainingjob,
+  ...trainingtemplate,
+} as const;

@@ -54,3 +54,11 @@ export function pageOf<T extends z.ZodType>(item: T) {
     }),
   );
 }
+
+/** Data of operations whose answer is not read (an empty object, or anything). */
+export const emptyData = z.unknown().transform((): void => undefined);
+
+/** An array of `item`; null reads as empty. */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.preprocess((v) => (v === null ? [] : v), z.array(item));
+}

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { isServiceId, SERVICE_ID_RULE } from "../ids.js";
+import { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "../ids.js";
 
 /** States of an asynchronous create. */
 export const SUBSCRIPTION_STATES = ["Pending", "Succeeded", "Failed"] as const;
@@ -229,3 +229,9 @@ export function subscriptionResultSchema(key: string, mapping: SubscriptionResul
     return result;
   });
 }
+
+/** Data of the asynchronous creates: the subscription result key (a number reads as text). */
+export const subscriptionKeySchema = z.preprocess(
+  (v) => (typeof v === "number" ? String(v) : v),
+  z.string().regex(SERVICE_ID_PATTERN, `expected the subscription result key (${SERVICE_ID_RULE})`),
+);

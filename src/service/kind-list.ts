@@ -1,0 +1,98 @@
+/**
+ * The paged list of one kind's remote records as its operations module reads it
+ * (src/service/kinds/<kind>.ts): one page, the walk of every page, the walk shared by
+ * every object of the kind (list-snapshot.ts) and the ids it lists.
+ */
+import type { z } from "zod";
+import { ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
+import type { OperationArgs, OperationCaller } from "./operation-caller.js";
+import { type ListedIds, type PageWalkEnd, paginate } from "./pagination.js";
+import { type Page, pageOf } from "./schemas/envelope.js";
+
+/** The query every list takes: the page, and filters of its own. */
+export interface PageQuery {
+  pageNo?: number;
+  pageSize?: number;
+}
+
+/** What a kind's list is read with. */
+export interface KindListOptions<R> {
+  /** The list operation of the endpoint table. */
+  operation: string;
+  /** One record of the list. */
+  record: z.ZodType<R>;
+  /** A record's id. */
+  id: (record: R) => string;
+  /** The clock of the snapshot (ms since the epoch). */
+  now: () => number;
+  /** Whether the service is known to lack `operation` (a bare 404/405 was its answer). */
+  knownMissing: (operation: string) => boolean;
+}
+
+/** One kind's paged list, called through `caller`. */
+export class KindList<R, Q extends PageQuery> {
+  private readonly snapshot: ListSnapshot<R>;
+  private readonly pageSchema: z.ZodType<Page<R>>;
+
+  constructor(
+    private readonly caller: OperationCaller,
+    private readonly options: KindListOptions<R>,
+  ) {
+    this.pageSchema = pageOf(options.record) as unknown as z.ZodType<Page<R>>;
+    this.snapshot = new ListSnapshot<R>(
+      () => this.iterate({} as Omit<Q, "pageNo">),
+      options.id,
+      options.now,
+    );
+  }
+
+  /** Whether the list operation is enabled in the endpoint table. */
+  get enabled(): boolean {
+    return this.caller.operationState(this.options.operation) !== "disabled";
+  }
+
+  /** One page of the list. */
+  page(query: Q): Promise<Page<R>> {
+    const q: OperationArgs["query"] = { ...(query as object) };
+    return this.caller.request(this.options.operation, { query: q }, this.pageSchema);
+  }
+
+  /** Every record matching `query`, page by page (the walk returns whether it was complete). */
+  iterate(query: Omit<Q, "pageNo">): AsyncGenerator<R, PageWalkEnd, undefined> {
+    return paginate(
+      (pageNo, pageSize) => this.page({ ...query, pageNo, pageSize } as Q),
+      this.options.id,
+      query.pageSize,
+    );
+  }
+
+  /**
+   * The ids of every record from a walk of the whole list that started now or later
+   * (shared with every caller that asks meanwhile), and whether the walk was complete
+   * (see `PageWalkEnd`); undefined when the list is disabled or the walk failed.
+   */
+  async ids(): Promise<ListedIds | undefined> {
+    if (!this.enabled) return undefined;
+    const view = await this.snapshot.readSince(this.options.now());
+    return view && listedIds(view);
+  }
+
+  /**
+   * The whole list by id, walked anew when the last walk is `maxAgeMs` old or more and
+   * shared by every caller; undefined when the list is disabled, known to be missing,
+   * or its walk failed.
+   */
+  async read(maxAgeMs: number): Promise<ListSnapshotView<R> | undefined> {
+    if (!this.enabled || this.options.knownMissing(this.options.operation)) return undefined;
+    return this.snapshot.read(maxAgeMs);
+  }
+
+  /** Runs `send` (a change of a record), then drops the snapshot: a walk before it would not show it. */
+  async changing<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } finally {
+      this.snapshot.invalidate();
+    }
+  }
+}
