@@ -36,10 +36,16 @@ const MODULE_NAME = /^[a-z][a-z0-9]*$/;
 const INDEX_FILES = new Set(["index.ts", "settings-index.ts"]);
 /** How a kind's emulator settings module is named: `<kind>.settings.ts`. */
 const SETTINGS_SUFFIX = ".settings.ts";
+/**
+ * A part of a kind's module, `<kind>.<part>.ts` (e.g. `trainingjob.pods.ts`): imported
+ * by the kind's own module, not by an index.
+ */
+const MODULE_PART = /^[^.]+\.[^.]+\.ts$/;
 
 /**
- * The kind modules of `dir` (every `<name>.ts` but the indexes, tests and settings
- * modules), or with `suffix` the `<name><suffix>` modules; the names, sorted.
+ * The kind modules of `dir` (every `<name>.ts` but the indexes, tests, settings modules
+ * and parts `<name>.<part>.ts`), or with `suffix` the `<name><suffix>` modules; the
+ * names, sorted.
  */
 export function kindModules(dir: string, suffix = ".ts"): string[] {
   const abs = join(root, dir);
@@ -49,7 +55,7 @@ export function kindModules(dir: string, suffix = ".ts"): string[] {
       (f) =>
         f.endsWith(suffix) &&
         !f.endsWith(".test.ts") &&
-        (suffix !== ".ts" || !f.endsWith(SETTINGS_SUFFIX)) &&
+        (suffix !== ".ts" || !MODULE_PART.test(f)) &&
         !INDEX_FILES.has(f),
     )
     .map((f) => f.slice(0, -suffix.length))

@@ -1,6 +1,9 @@
 /**
- * The layer rules of src/ (docs/architecture.md) and the check of one module against its layer's
- * rule, run by check-layers.ts over every module (`npm run lint`).
+ * The layer rules of src/ and the check of one module against its layer's rule, run by
+ * check-layers.ts over every module (`npm run lint`). The layers, bottom up: crds and
+ * runtime (no domain client), service (the client of the Compute and Storage Service),
+ * controllers, cli; the emulator stands beside the service and shares with it only the
+ * wire (docs/architecture.md).
  */
 import { relative, resolve, sep } from "node:path";
 import { importSpecifiers } from "./import-specifiers.js";
@@ -15,7 +18,22 @@ export interface Rule {
   forbiddenPackages: string[];
   /** When set, the only packages it may import (node: builtins included in the check). */
   onlyPackages?: string[];
+  /**
+   * Per folder under src/ it imports, the only modules of it allowed (their paths
+   * inside that folder): what the layer may share with it and nothing more.
+   */
+  onlyModules?: Readonly<Record<string, RegExp>>;
 }
+
+/**
+ * What the emulator may take from src/service: the wire (request and response shapes,
+ * schemas/), the endpoint table that routes it, the wire's timestamps, and the client
+ * its test harness (harness.ts) hands out. Never the operator's own rules (e.g.
+ * nas-capacity.ts): the emulator reads the spec on its own, so that a misreading on
+ * either side shows as a failing test instead of agreeing with itself.
+ */
+export const EMULATOR_SERVICE_MODULES =
+  /^(schemas\/[a-z0-9-]+|endpoints|kinds\/index|timestamps|client)\.ts$/;
 
 /** The rule of each layer that has one. */
 export const LAYER_RULES: readonly Rule[] = [
@@ -40,6 +58,7 @@ export const LAYER_RULES: readonly Rule[] = [
     layer: "emulator",
     forbiddenLayers: ["controllers", "runtime", "cli", "crds"],
     forbiddenPackages: ["node-fetch"],
+    onlyModules: { service: EMULATOR_SERVICE_MODULES },
   },
 ];
 
@@ -54,9 +73,16 @@ export function layerViolations(rule: Rule, file: string, text: string, root: st
   const violations: string[] = [];
   for (const spec of importSpecifiers(text)) {
     if (spec.startsWith(".")) {
-      const target = relative(src, resolve(file, "..", spec)).split(sep)[0] ?? "";
+      const [target = "", ...rest] = relative(src, resolve(file, "..", spec)).split(sep);
       if (rule.forbiddenLayers.includes(target)) {
         violations.push(`${where}: src/${rule.layer} must not import src/${target} (${spec})`);
+      }
+      const only = rule.onlyModules?.[target];
+      const module = rest.join("/").replace(/\.js$/, ".ts");
+      if (only && target !== rule.layer && !only.test(module)) {
+        violations.push(
+          `${where}: src/${rule.layer} may import of src/${target} only ${only.source} (found ${spec})`,
+        );
       }
       continue;
     }

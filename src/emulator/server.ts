@@ -11,11 +11,6 @@ import type { EndpointName } from "../service/endpoints.js";
 import { ADMIN_PREFIX, handleAdmin } from "./admin-api.js";
 import { FaultInjector, type FaultRuleInput } from "./faults.js";
 import { EmulatorRefusal, type Handler, UnknownIdRefusal } from "./handler-context.js";
-import { catalogHandlers } from "./handlers/catalog.js";
-import { cciHandlers } from "./handlers/cci.js";
-import { nasHandlers } from "./handlers/nas.js";
-import { templateHandlers } from "./handlers/templates.js";
-import { trainingHandlers } from "./handlers/training.js";
 import { KIND_SETTING_NAMES } from "./kind-settings.js";
 import { KIND_HANDLERS } from "./kinds/index.js";
 import { RequestLog, type RequestLogEntry } from "./request-log.js";
@@ -32,17 +27,10 @@ import {
 import { envelopeBody, faultReply, type WireReply, writeEndlessBody } from "./wire-replies.js";
 
 /**
- * Every operation of the endpoint table (a kind's own operations come with its module of
- * ./kinds); the type makes a missing one a compile error.
+ * Every operation of the endpoint table, from the module of its kind in ./kinds; the
+ * type makes a missing one a compile error.
  */
-const HANDLERS: Record<EndpointName, Handler> = {
-  ...KIND_HANDLERS,
-  ...trainingHandlers,
-  ...templateHandlers,
-  ...catalogHandlers,
-  ...nasHandlers,
-  ...cciHandlers,
-};
+const HANDLERS: Record<EndpointName, Handler> = KIND_HANDLERS;
 
 /** Largest request body accepted. */
 const MAX_BODY_BYTES = 1024 * 1024;

@@ -51,6 +51,7 @@ export {
 } from "./errors.js";
 export { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
 export { FileSystemOperations } from "./kinds/filesystem.js";
+export { checkNasCapacity, type NasCapacityVerdict } from "./nas-capacity.js";
 export {
   ASSUMED_OPERATIONS,
   OperationAvailability,
@@ -102,7 +103,6 @@ export type {
 } from "./schemas/file-systems.js";
 export { storageStateClass } from "./schemas/file-systems.js";
 export {
-  MOUNT_PATH_PATTERN,
   NAS_STATUSES,
   type NasInstance,
   type NasListQuery,
@@ -116,13 +116,7 @@ export type {
   PodResource,
   TrainingPod,
 } from "./schemas/pods.js";
-export {
-  checkNasCapacity,
-  type NasAvailabilityQuery,
-  type NasCapacityVerdict,
-  type NasProduct,
-  type TrainingProduct,
-} from "./schemas/products.js";
+export type { NasAvailabilityQuery, NasProduct, TrainingProduct } from "./schemas/products.js";
 export type { StorageConfigItem, TaskResource } from "./schemas/storage-config.js";
 export {
   SUBSCRIPTION_STATES,

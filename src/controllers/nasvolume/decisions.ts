@@ -6,7 +6,8 @@
 
 import type { NasVolumePhase as NasPhase } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
-import { checkNasCapacity, type NasProduct } from "../../service/schemas/products.js";
+import { checkNasCapacity } from "../../service/nas-capacity.js";
+import type { NasProduct } from "../../service/schemas/products.js";
 import type { PreflightRefusal, ReadyState } from "../managed/call.js";
 
 /** Annotation recording the last capacity change, written BEFORE the scale call. */

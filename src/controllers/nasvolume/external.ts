@@ -10,9 +10,9 @@ import { rfc3339 } from "../../runtime/clock.js";
 import type { ServiceClient } from "../../service/client.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
+import { checkNasCapacity } from "../../service/nas-capacity.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
-import { checkNasCapacity } from "../../service/schemas/products.js";
 import type {
   CreateResult,
   DeleteResult,

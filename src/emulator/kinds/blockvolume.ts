@@ -4,7 +4,7 @@
  * lifecycle and refusals of ../volumes.ts: create, attach, detach, delete, and the
  * assumed detail and list.
  */
-import type { EndpointName } from "../../service/endpoints.js";
+import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import {
   attachVolumeBodySchema,
   createVolumeBodySchema,
@@ -74,4 +74,4 @@ export const handlers = {
   },
   getVolume: (ctx) => volumeView(refusing(() => ctx.state.volumes.get(ctx.params.id ?? ""))),
   listVolumes: list,
-} satisfies Partial<Record<EndpointName, Handler>>;
+} satisfies Record<keyof (typeof KIND_ENDPOINT_TABLES)["blockvolume"], Handler>;

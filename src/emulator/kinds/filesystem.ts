@@ -5,12 +5,11 @@
  * is not `available` (409), on an unknown instance (400), or on an instance the file
  * system is already mounted on (409); the delete of a file system that has mounts (409).
  */
-import type { endpoints } from "../../service/kinds/filesystem.js";
+import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import {
   createFileSystemBodySchema,
   createFileSystemMountBodySchema,
 } from "../../service/schemas/file-systems.js";
-import { MOUNT_PATH_PATTERN } from "../../service/schemas/nas.js";
 import type { FileSystemRecord, MountRecord } from "../file-systems.js";
 import {
   badRequest,
@@ -25,6 +24,12 @@ import {
   recordOfPathId,
 } from "../handler-context.js";
 import { fileSystemView, mountView } from "../views.js";
+
+/**
+ * The emulator's reading of the mount path rule (the spec's Limits for a mount path:
+ * 2 to 64 characters, only letters, digits, underscore and slash), applied to mounts.
+ */
+const MOUNT_PATH = /^[a-zA-Z0-9_/]{2,64}$/;
 
 function fileSystem(ctx: HandlerContext): FileSystemRecord {
   return recordOfPathId(ctx, ctx.state.fileSystems.byId, "file system");
@@ -58,8 +63,8 @@ function mount(ctx: HandlerContext): unknown {
   if (fs.status !== "available") {
     throw conflict(`file system ${fs.id} is ${fs.status}; it can be mounted once available`);
   }
-  if (body.mountPath !== undefined && !MOUNT_PATH_PATTERN.test(body.mountPath)) {
-    throw badRequest(`mountPath ${body.mountPath} must match ${MOUNT_PATH_PATTERN.source}`);
+  if (body.mountPath !== undefined && !MOUNT_PATH.test(body.mountPath)) {
+    throw badRequest(`mountPath ${body.mountPath} must match ${MOUNT_PATH.source}`);
   }
   if (!state.cci.has(body.instanceId)) {
     throw badRequest(`instance ${body.instanceId} not found`);
@@ -123,4 +128,4 @@ export const handlers = {
     );
     return {};
   },
-} satisfies Record<keyof typeof endpoints, Handler>;
+} satisfies Record<keyof (typeof KIND_ENDPOINT_TABLES)["filesystem"], Handler>;

@@ -4,7 +4,18 @@
  * src/emulator/kinds (its `handlers`), gathered for the emulator's server (../server.ts).
  */
 import { handlers as blockvolume } from "./blockvolume.js";
+import { handlers as cciinstance } from "./cciinstance.js";
 import { handlers as filesystem } from "./filesystem.js";
+import { handlers as nasvolume } from "./nasvolume.js";
+import { handlers as trainingjob } from "./trainingjob.js";
+import { handlers as trainingtemplate } from "./trainingtemplate.js";
 
 /** Every kind module's handlers, by endpoint name. */
-export const KIND_HANDLERS = { ...blockvolume, ...filesystem } as const;
+export const KIND_HANDLERS = {
+  ...blockvolume,
+  ...cciinstance,
+  ...filesystem,
+  ...nasvolume,
+  ...trainingjob,
+  ...trainingtemplate,
+} as const;

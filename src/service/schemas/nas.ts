@@ -16,7 +16,7 @@ import {
 } from "./primitives.js";
 
 /** The mountPath rule of PUT mountPath: 2 to 64 letters, digits, `_` or `/`. */
-export const MOUNT_PATH_PATTERN = /^[a-zA-Z0-9_/]{2,64}$/;
+const MOUNT_PATH_PATTERN = /^[a-zA-Z0-9_/]{2,64}$/;
 
 /** NAS instance statuses the spec names (the list is not closed). */
 export const NAS_STATUSES = ["Creating", "Running"] as const;

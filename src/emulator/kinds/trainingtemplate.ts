@@ -1,8 +1,9 @@
 /**
- * Template operations of the emulator: create, full update, list and delete. Stored in
+ * The TrainingTemplate kind's operations in the emulator (gathered by the generated
+ * kinds/index.ts): create, full update, list and delete. Stored in
  * wire form, with the framework canonicalised and spelled `trainingFramwork`.
  */
-import type { EndpointName } from "../../service/endpoints.js";
+import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import { templateBodySchema } from "../../service/schemas/template.js";
 import {
   badRequest,
@@ -32,7 +33,7 @@ function existing(ctx: HandlerContext) {
 }
 
 /** The template operations, by endpoint name. */
-export const templateHandlers = {
+export const handlers = {
   createTemplate: (ctx) => {
     const fields = templateFields(ctx.body);
     const id = ctx.state.nextId("tpl");
@@ -61,4 +62,4 @@ export const templateHandlers = {
     ctx.state.templates.delete(existing(ctx).id);
     return {};
   },
-} satisfies Partial<Record<EndpointName, Handler>>;
+} satisfies Record<keyof (typeof KIND_ENDPOINT_TABLES)["trainingtemplate"], Handler>;

@@ -1,16 +1,18 @@
 /**
- * NAS storage operations of the emulator: the asynchronous subscription (capacity
- * checked against the product's bounds), scale (body id equal to the path id, the
- * change not the total, never below the used amount), mount path, list, detail,
- * subscription result and delete (at once, or after a release delay: state.ts).
+ * The NasVolume kind's operations in the emulator (gathered by the generated
+ * kinds/index.ts): the NAS products and their availability, the asynchronous
+ * subscription (capacity within the product's bounds: nasvolume.capacity.ts), scale
+ * (body id equal to the path id, the change not the total, never below the used
+ * amount), mount path, list, detail, subscription result and delete (at once, or after
+ * a release delay: state.ts).
  */
-import type { EndpointName } from "../../service/endpoints.js";
+import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import {
   scaleNasBodySchema,
   subscribeNasBodySchema,
   updateNasMountPathBodySchema,
 } from "../../service/schemas/nas.js";
-import { checkNasCapacity } from "../../service/schemas/products.js";
+import { nasAvailabilityBodySchema } from "../../service/schemas/products.js";
 import { AIDC_CODES, EMULATOR_TENANT } from "../fixtures.js";
 import {
   badRequest,
@@ -24,8 +26,9 @@ import {
   recordOfPathId,
 } from "../handler-context.js";
 import type { NasRecord } from "../records.js";
+import { subscriptionResult } from "../subscription-results.js";
 import { nasView } from "../views.js";
-import { subscriptionResult } from "./training.js";
+import { capacityRefusal } from "./nasvolume.capacity.js";
 
 function nas(ctx: HandlerContext): NasRecord {
   return recordOfPathId(ctx, ctx.state.nas, "NAS storage instance");
@@ -41,8 +44,8 @@ function subscribe(ctx: HandlerContext): string {
     );
   const params = body.storageParams ?? {};
   const capacity = Number(params.storageCapacity ?? product.paramValue ?? "100");
-  const verdict = checkNasCapacity(product, capacity);
-  if (!verdict.ok) throw badRequest(verdict.reason);
+  const refusal = capacityRefusal(product, capacity);
+  if (refusal) throw badRequest(refusal);
   const now = state.now();
   const key = state.nextSubscriptionKey("nas");
   const resolveAt = now + state.behaviour.subscriptionDelayMs;
@@ -107,10 +110,10 @@ function scale(ctx: HandlerContext): Record<string, never> {
     throw badRequest(`cannot shrink NAS ${n.id} to ${target} GB: ${n.usedGB} GB are used`);
   }
   const product = ctx.state.nasProducts.find((p) => p.productCode === n.productCode);
-  const verdict = product ? checkNasCapacity(product, target) : { ok: target > 0, reason: "" };
-  if (!verdict.ok) {
+  const refusal = product ? capacityRefusal(product, target) : target > 0 ? undefined : "";
+  if (refusal !== undefined) {
     throw badRequest(
-      `cannot ${body.scaleType} NAS ${n.id} by ${body.capacity} GB: ${verdict.reason || `${target} GB`}`,
+      `cannot ${body.scaleType} NAS ${n.id} by ${body.capacity} GB: ${refusal || `${target} GB`}`,
     );
   }
   n.quotaGB = target;
@@ -135,7 +138,7 @@ function list(ctx: HandlerContext): unknown {
 }
 
 /** The NAS operations, by endpoint name. */
-export const nasHandlers = {
+export const handlers = {
   subscribeNas: subscribe,
   scaleNas: scale,
   updateNasMountPath: (ctx) => {
@@ -152,4 +155,23 @@ export const nasHandlers = {
     ctx.state.deleteNas(nas(ctx).id);
     return {};
   },
-} satisfies Partial<Record<EndpointName, Handler>>;
+  listNasProducts: (ctx) => {
+    const aidcId = queryInt(ctx.query, "aidcId");
+    return ctx.state.nasProducts
+      .filter((p) => aidcId === undefined || p.aidcId === aidcId)
+      .map(({ available: _, ...wire }) => wire);
+  },
+  isNasProductAvailable: (ctx) => {
+    const body = parseBody(nasAvailabilityBodySchema, ctx.body);
+    const aidcId =
+      body.aidcId ??
+      Number(
+        Object.entries(AIDC_CODES).find(([, code]) => code === body.aidcCode)?.[0] ?? Number.NaN,
+      );
+    // resourceSpecCode is matched against the product code (the spec does not say which code it is).
+    const product = ctx.state.nasProducts.find(
+      (p) => p.productCode === body.resourceSpecCode && p.aidcId === aidcId,
+    );
+    return product?.available ?? false;
+  },
+} satisfies Record<keyof (typeof KIND_ENDPOINT_TABLES)["nasvolume"], Handler>;

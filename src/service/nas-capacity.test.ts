@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkNasCapacity, type NasProduct } from "./products.js";
+import { checkNasCapacity } from "./nas-capacity.js";
+import type { NasProduct } from "./schemas/products.js";
 
 const product = (p: Partial<NasProduct>): NasProduct => ({ name: "n", productCode: "nas.x", ...p });
 

@@ -1,8 +1,9 @@
 /**
- * CCI operations of the emulator: the paged list with its filters, detail, error
+ * The CciInstance kind's operations in the emulator (gathered by the generated
+ * kinds/index.ts): the paged list with its filters, detail, error
  * details, and save-image (saveImageStatus true while the save runs).
  */
-import type { EndpointName } from "../../service/endpoints.js";
+import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import { saveCciImageBodySchema } from "../../service/schemas/cci.js";
 import {
   badRequest,
@@ -61,7 +62,7 @@ function saveImage(ctx: HandlerContext): Record<string, unknown> {
 }
 
 /** The CCI operations, by endpoint name. */
-export const cciHandlers = {
+export const handlers = {
   listCci: list,
   getCci: (ctx) => cciView(instance(ctx), ctx.state, true),
   getCciErrorDetails: (ctx) => {
@@ -77,4 +78,4 @@ export const cciHandlers = {
     };
   },
   saveCciImage: saveImage,
-} satisfies Partial<Record<EndpointName, Handler>>;
+} satisfies Record<keyof (typeof KIND_ENDPOINT_TABLES)["cciinstance"], Handler>;

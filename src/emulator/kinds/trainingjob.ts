@@ -1,10 +1,11 @@
 /**
- * Training task operations of the emulator: the asynchronous create with the spec's
- * validation, detail, description, save-as-template, storages, pods and their ports,
- * the task list, the subscription result, and delete.
+ * The TrainingJob kind's operations in the emulator (gathered by the generated
+ * kinds/index.ts): the training products, the asynchronous task create with the
+ * spec's validation, detail, description, save-as-template, storages, the task list,
+ * the subscription result and delete; its pods and their ports are in
+ * trainingjob.pods.ts.
  */
-import type { EndpointName } from "../../service/endpoints.js";
-import { closePodPortBodySchema, openPodPortBodySchema } from "../../service/schemas/pods.js";
+import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import {
   createTrainingTaskBodySchema,
   saveAsTemplateBodySchema,
@@ -12,40 +13,22 @@ import {
 } from "../../service/schemas/training.js";
 import {
   badRequest,
-  conflict,
   fuzzyMatch,
   type Handler,
   type HandlerContext,
-  notFound,
   pageOfRecords,
   parseBody,
   queryInt,
   queryText,
   recordOfPathId,
 } from "../handler-context.js";
-import { EXTERNAL_HOST } from "../pods.js";
-import type { PodRecord, TaskRecord } from "../records.js";
-import type { EmulatorState } from "../state.js";
-import {
-  nasView,
-  podListItemView,
-  podPortsView,
-  podResourceView,
-  portView,
-  subscriptionResultView,
-  taskView,
-} from "../views.js";
+import type { TaskRecord } from "../records.js";
+import { subscriptionResult } from "../subscription-results.js";
+import { nasView, taskView } from "../views.js";
+import { handlers as podHandlers } from "./trainingjob.pods.js";
 
 function task(ctx: HandlerContext): TaskRecord {
   return recordOfPathId(ctx, ctx.state.tasks, "training task");
-}
-
-function pod(ctx: HandlerContext): { t: TaskRecord; p: PodRecord } {
-  const t = task(ctx);
-  const name = ctx.params.podName ?? "";
-  const p = t.pods.find((x) => x.podName === name);
-  if (!p) throw notFound(`pod of training task ${t.id}:`, name);
-  return { t, p };
 }
 
 function createTask(ctx: HandlerContext): string {
@@ -170,39 +153,6 @@ function saveAsTemplate(ctx: HandlerContext): Record<string, never> {
   return {};
 }
 
-function openPort(ctx: HandlerContext): Record<string, unknown> {
-  const { t, p } = pod(ctx);
-  const body = parseBody(openPodPortBodySchema, ctx.body);
-  if (t.status !== "RUNNING") {
-    throw badRequest(
-      `training task ${t.id} is ${t.status}; ports can be opened only while it runs`,
-    );
-  }
-  if ([...p.systemPorts, ...p.customPorts].some((x) => x.port === body.port)) {
-    throw conflict(`port ${body.port} is already open on pod ${p.podName}`);
-  }
-  const port = {
-    port: body.port,
-    protocol: body.protocol,
-    externalHost: EXTERNAL_HOST,
-    externalPort: ctx.state.allocateExternalPort(),
-  };
-  p.customPorts.push(port);
-  return portView(port);
-}
-
-function closePort(ctx: HandlerContext): Record<string, never> {
-  const { p } = pod(ctx);
-  const body = parseBody(closePodPortBodySchema, ctx.body);
-  if (p.systemPorts.some((x) => x.port === body.port)) {
-    throw badRequest(`port ${body.port} is a system port of pod ${p.podName} and cannot be closed`);
-  }
-  const i = p.customPorts.findIndex((x) => x.port === body.port);
-  if (i < 0) throw badRequest(`port ${body.port} is not open on pod ${p.podName}`);
-  p.customPorts.splice(i, 1);
-  return {};
-}
-
 function listTasks(ctx: HandlerContext): unknown {
   const { state, query } = ctx;
   const name = queryText(query, "name");
@@ -219,19 +169,8 @@ function listTasks(ctx: HandlerContext): unknown {
   return { ...page, records: page.records.map((t) => taskView(t, state)) };
 }
 
-/** The result of subscription `key` of `kind` in the configured shape, or a 404 for an unknown key. */
-export function subscriptionResult(
-  state: EmulatorState,
-  key: string,
-  kind: "training" | "nas",
-): unknown {
-  const sub = state.subscriptions.get(key);
-  if (!sub || sub.kind !== kind) throw notFound(`${kind} subscription result key`, key);
-  return subscriptionResultView(sub, state.behaviour.subscriptionResultShape);
-}
-
 /** The training task operations, by endpoint name. */
-export const trainingHandlers = {
+export const handlers = {
   createTrainingTask: createTask,
   getTrainingTask: (ctx) => taskView(task(ctx), ctx.state),
   updateTrainingTaskDesc: (ctx) => {
@@ -248,22 +187,16 @@ export const trainingHandlers = {
       return nas ? [nasView(nas)] : [];
     });
   },
-  getPodResource: (ctx) => {
-    const { t, p } = pod(ctx);
-    return podResourceView(t, p, ctx.state);
-  },
-  listPodOpenPorts: (ctx) => podPortsView(pod(ctx).p),
-  openPodPort: openPort,
-  closePodPort: closePort,
   listTrainingTasks: listTasks,
-  listPods: (ctx) => {
-    const t = task(ctx);
-    return t.pods.map((p) => podListItemView(t, p));
-  },
   getTrainingSubscriptionResult: (ctx) =>
     subscriptionResult(ctx.state, ctx.params.key ?? "", "training"),
   deleteTrainingTask: (ctx) => {
     ctx.state.tasks.delete(task(ctx).id);
     return {};
   },
-} satisfies Partial<Record<EndpointName, Handler>>;
+  listTrainingProducts: (ctx) => {
+    const aidcId = queryInt(ctx.query, "aidcId");
+    return ctx.state.trainingProducts.filter((p) => aidcId === undefined || p.aidcId === aidcId);
+  },
+  ...podHandlers,
+} satisfies Record<keyof (typeof KIND_ENDPOINT_TABLES)["trainingjob"], Handler>;
