@@ -35,7 +35,7 @@ ENV NODE_ENV=production
 # package.json carries "type": "module", which dist/ needs.
 COPY --chown=0:0 package.json ./
 COPY --from=production-deps --chown=0:0 /app/node_modules ./node_modules
-COPY --from=build --chown=0:0 /src/dist ./dist
+COPY --from=build --chown=0:0 /src/dist/bundle ./dist/bundle
 # The base's `nonroot` user, named by number so the kubelet can check runAsNonRoot.
 USER 65532:65532
 EXPOSE 8080

@@ -1,15 +1,15 @@
 /**
- * The second step of `npm run build`: bundles the compiled CLI (`<outDir>/cli/main.js`,
- * tsc's output) and the libraries it loads at start into `<outDir>/bundle/` (esbuild,
- * ES modules, whitespace and syntax minified, names kept). That bundle is what the image
- * runs (package.json `bin`, the Dockerfile's ENTRYPOINT, `npm run bench -- --compiled`).
+ * The second step of `npm run build`: bundles the compiled production CLI
+ * (`<outDir>/cli/main.js`, tsc's output) and the libraries it loads at start into
+ * `<outDir>/bundle/` (esbuild, ES modules, whitespace and syntax minified, names kept).
+ * That bundle is what the image runs and all it carries of dist/ (package.json `bin`,
+ * the Dockerfile, `npm run bench -- --compiled`); the emulator, the local control plane
+ * and the playground are not in it (src/cli/repo-main.ts is their entry).
  *
- * Why: `run` holds ~10 MiB less at readiness than from tsc's ~1,000 separate modules
- * (fewer module records and wrappers, less source text kept by V8; docs/performance.md,
- * "Fifth version"). What the CLI imports on demand (the emulator, the local control
- * plane, the S3 client's module) becomes chunks of its own, still loaded only when
- * used; the libraries loaded only then (`LOADED_FROM_NODE_MODULES`) stay in
- * node_modules, which the image keeps.
+ * Why a bundle: `run` holds ~10 MiB less at readiness than from tsc's separate modules
+ * (docs/performance.md). What the CLI imports on demand (the S3 client's module)
+ * becomes a chunk of its own, still loaded only when used; the libraries loaded only
+ * then (`LOADED_FROM_NODE_MODULES`) stay in node_modules, which the image keeps.
  *
  *   tsx scripts/bundle-dist.ts [outDir]      # default dist
  */
@@ -17,7 +17,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { build, type Plugin } from "esbuild";
+import { type BuildOptions, build, type Plugin } from "esbuild";
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -30,17 +30,18 @@ export const LOADED_FROM_NODE_MODULES = ["@kubernetes/client-node", "@aws-sdk/*"
 /** The bundle's directory under an outDir, and its entry (relative to the outDir). */
 export const BUNDLE_ENTRY = "bundle/main.js";
 
-/**
- * Bundles `<outDir>/cli/main.js` into `<outDir>/bundle/` (replacing what was there).
- * The bundle's directory is as deep as tsc's `cli/` and `controlplane/`, so that code
- * finding the repository from its own path (controlplane/binaries.ts) finds it alike.
- */
+/** Bundles `<outDir>/cli/main.js` into `<outDir>/bundle/` (replacing what was there). */
 export async function bundleDist(outDir = join(root, "dist")): Promise<void> {
   const dir = join(outDir, "bundle");
   rmSync(dir, { recursive: true, force: true });
-  await build({
-    entryPoints: [join(outDir, "cli", "main.js")],
-    outdir: dir,
+  await build(bundleOptions(join(outDir, "cli", "main.js"), dir));
+}
+
+/** How the production CLI `entry` is bundled into `outdir` (also from src/, for tests). */
+export function bundleOptions(entry: string, outdir: string): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outdir,
     bundle: true,
     splitting: true,
     format: "esm",
@@ -61,7 +62,7 @@ export async function bundleDist(outDir = join(root, "dist")): Promise<void> {
       js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
     },
     logLevel: "warning",
-  });
+  };
 }
 
 /** `$AIDC_GIT_SHA` (an image build without .git), else the checkout's commit, else "unknown". */

@@ -17,9 +17,13 @@ let child: ChildProcess | undefined;
  * 30 ms (a loaded machine) it SIGKILLs it and exits 143, whatever the emulator does on
  * SIGTERM.
  */
-function run(args: string[], env: Record<string, string> = {}): ChildProcess {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+  entry = "src/cli/repo-main.ts",
+): ChildProcess {
   const { AIDC_API_KEY: _, ...rest } = process.env;
-  child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "emulator", ...args], {
+  child = spawn(process.execPath, ["--import", "tsx", entry, "emulator", ...args], {
     cwd: root,
     env: { ...rest, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -137,5 +141,17 @@ describe("aidc-operator emulator", () => {
     const out = output(p);
     expect(await exited(p)).toBe(1);
     expect(out.stderr()).toMatch(/an API key is required/);
+  });
+});
+
+describe("aidc-operator emulator in the production build (src/cli/main.ts, the image's entry)", () => {
+  it("starts nothing and says how to run it from a checkout of the repository", async () => {
+    const p = run(["--port", "0"], { AIDC_API_KEY: KEY }, "src/cli/main.ts");
+    const out = output(p);
+    expect(await exited(p)).toBe(1);
+    expect(out.stdout()).toBe("");
+    expect(out.stderr()).toMatch(
+      /emulator is a development tool, not part of this build .* run `npm run emulator` from a checkout of the repository/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 /**
- * `aidc-operator run` (the image's command) loads only what it needs: main.ts and
- * everything it imports statically must not reach the emulator, the local control
- * plane or the playground, which other subcommands load on demand (dynamic import).
+ * The production CLI (main.ts, what the image runs) loads only the operator: neither it
+ * nor anything it imports, statically or on demand, reaches the emulator, the local
+ * control plane or the playground, which the repository's CLI (repo-main.ts) adds.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -9,30 +9,35 @@ import { describe, expect, it } from "vitest";
 
 const src = resolve(import.meta.dirname, "..");
 
-/** Relative modules a file imports statically (`import ... from`, `export ... from`). */
-function staticImports(file: string): string[] {
+/**
+ * Relative modules a file imports statically (`import ... from`, `export ... from`),
+ * and with `dynamic` also on demand (`import("...")`).
+ */
+function imports(file: string, dynamic = false): string[] {
   const text = readFileSync(file, "utf8");
   const out: string[] = [];
-  for (const m of text.matchAll(
-    /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+["'](\.[^"']+)["']/g,
-  )) {
+  const pattern = dynamic
+    ? /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g
+    : /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+["'](\.[^"']+)["']/g;
+  for (const m of text.matchAll(pattern)) {
     // `import type` is erased by the compiler: it loads nothing.
     if (/^\s*(?:import|export)\s+type\s/.test(m[0])) continue;
-    const target = resolve(dirname(file), (m[1] as string).replace(/\.js$/, ".ts"));
+    const spec = (m[1] ?? m[2]) as string;
+    const target = resolve(dirname(file), spec.replace(/\.js$/, ".ts"));
     if (existsSync(target)) out.push(target);
   }
   return out;
 }
 
-/** Every source file reachable from `entry` through static imports. */
-function reachable(entry: string): Set<string> {
+/** Every source file reachable from `entry` through static imports (with `dynamic`, any import). */
+function reachable(entry: string, dynamic = false): Set<string> {
   const seen = new Set<string>();
   const todo = [entry];
   while (todo.length > 0) {
     const file = todo.pop() as string;
     if (seen.has(file)) continue;
     seen.add(file);
-    todo.push(...staticImports(file));
+    todo.push(...imports(file, dynamic));
   }
   return seen;
 }
@@ -46,31 +51,26 @@ describe("the modules `aidc-operator run` loads", () => {
     expect(loaded).toContain("service/client.ts");
   });
 
-  /**
-   * The emulator's settings declarations (names, defaults, descriptions: data that the
-   * emulator command's flags are registered from) are the one part of the emulator
-   * `main.ts` may load; they import nothing but each other.
-   */
-  const settingsDeclarations =
-    /^emulator\/(kind-settings|kinds\/settings-index|kinds\/[a-z0-9-]+\.settings)\.ts$/;
+  /** Every module reachable from `entry`, dynamic imports included. */
+  const everything = (entry: string) =>
+    [...reachable(join(src, entry), true)].map((f) => relative(src, f));
+  const developmentTools = (files: string[]) =>
+    files.filter((f) =>
+      /^(emulator|controlplane)\/|^cli\/(dev|dev-command|emulator|controlplane)\.ts$/.test(f),
+    );
 
-  it("include neither the emulator, the local control plane nor the playground", () => {
-    expect(
-      loaded.filter(
-        (f) => /^(emulator|controlplane)\/|^cli\/dev\.ts$/.test(f) && !settingsDeclarations.test(f),
-      ),
-    ).toEqual([]);
+  it("include neither the emulator, the local control plane nor the playground, even on demand", () => {
+    expect(developmentTools(everything("cli/main.ts"))).toEqual([]);
   });
 
-  it("load of the emulator only its settings declarations, which import nothing else", () => {
-    const declarations = loaded.filter((f) => settingsDeclarations.test(f));
-    for (const f of declarations) {
-      const imported = staticImports(join(src, f)).map((t) => relative(src, t));
-      expect(
-        imported.filter((t) => !settingsDeclarations.test(t)),
-        f,
-      ).toEqual([]);
-    }
+  it("are those of the repository's CLI, which adds the development tools", () => {
+    const repo = everything("cli/repo-main.ts");
+    expect(repo).toEqual(
+      expect.arrayContaining(everything("cli/main.ts").filter((f) => f !== "cli/main.ts")),
+    );
+    expect(developmentTools(repo)).toEqual(
+      expect.arrayContaining(["emulator/server.ts", "controlplane/controlplane.ts", "cli/dev.ts"]),
+    );
   });
 
   /**

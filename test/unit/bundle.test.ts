@@ -1,0 +1,53 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleOptions } from "../../scripts/bundle-dist.js";
+import { root } from "../../scripts/generated-files.js";
+
+/**
+ * The production bundle (scripts/bundle-dist.ts, what the image runs) holds the
+ * operator only: bundled here from src/cli/main.ts with the build's own options, its
+ * inputs (esbuild's metafile, every source file in any chunk, on-demand ones included)
+ * hold no emulator, local control plane or playground code; the image copies only the
+ * bundle of dist/, so tsc's output of those does not reach it either.
+ */
+describe("the production bundle", () => {
+  let inputs: string[] = [];
+  let outdir = "";
+
+  beforeAll(async () => {
+    outdir = mkdtempSync(join(tmpdir(), "aidc-bundle-"));
+    const result = await build({
+      ...bundleOptions(join(root, "src/cli/main.ts"), outdir),
+      write: false,
+      metafile: true,
+      absWorkingDir: root,
+    });
+    inputs = Object.keys(result.metafile.inputs);
+  }, 60_000);
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it("bundles the operator: the run command, the controllers and the service client", () => {
+    expect(inputs).toEqual(
+      expect.arrayContaining(["src/cli/run.ts", "src/runtime/manager.ts", "src/service/client.ts"]),
+    );
+  });
+
+  it("holds no emulator, local control plane or playground code", () => {
+    expect(
+      inputs.filter((f) =>
+        /^src\/(emulator|controlplane)\/|^src\/cli\/(dev|dev-command|emulator|controlplane|repo-main)\.ts$/.test(
+          f,
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it("is all the image takes of dist/", () => {
+    const dockerfile = readFileSync(join(root, "Dockerfile"), "utf8");
+    const fromBuild = dockerfile.split("\n").filter((l) => /^COPY --from=build\b/.test(l));
+    expect(fromBuild).toEqual(["COPY --from=build --chown=0:0 /src/dist/bundle ./dist/bundle"]);
+  });
+});
