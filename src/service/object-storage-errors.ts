@@ -136,3 +136,42 @@ export class BucketNameRefusedError extends ServiceRefusedError {
     super(message, { code: 409, endpoint: "s3:CreateBucket", serviceMessage: bucket });
   }
 }
+
+/** Runs an S3 call of `operation` on `bucket`; its failure is thrown as {@link objectStorageError}. */
+export async function callS3<T>(
+  operation: string,
+  bucket: string,
+  run: () => Promise<T>,
+  mutating = false,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw objectStorageError(operation, bucket, err, mutating);
+  }
+}
+
+/** The S3 codes of a bucket feature that is not configured. */
+const NOT_CONFIGURED = new Set([
+  "NoSuchLifecycleConfiguration",
+  "NoSuchBucketPolicy",
+  "NoSuchTagSet",
+  "NoSuchCORSConfiguration",
+  "NoSuchTagSetError",
+]);
+
+/** Reads a bucket feature, answering `empty` when the bucket has none of it configured. */
+export async function readS3Feature<T>(
+  operation: string,
+  bucket: string,
+  run: () => Promise<T>,
+  empty: T,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const code = s3ErrorCode(err);
+    if (code && NOT_CONFIGURED.has(code)) return empty;
+    throw objectStorageError(operation, bucket, err);
+  }
+}

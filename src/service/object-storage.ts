@@ -2,111 +2,53 @@
  * The service's S3-compatible object storage (`{object_storage_url}`), through
  * `@aws-sdk/client-s3` with path-style addressing (custom endpoints rarely serve
  * virtual-host buckets). The SDK signs every request (SigV4); nothing here signs by
- * hand. Each bucket feature is read and written in the canonical shapes below, which
- * the Bucket controller compares with its spec. Every failure is a service error
- * (object-storage-errors.ts).
+ * hand. Buckets are made, listed, emptied and deleted here; their features are read
+ * and written in canonical shapes (object-storage-types.ts), which the Bucket
+ * controller compares with its spec, by object-storage-features.ts. Every failure is a
+ * service error (object-storage-errors.ts).
  */
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
-  DeleteBucketCorsCommand,
-  DeleteBucketLifecycleCommand,
-  DeleteBucketPolicyCommand,
-  DeleteBucketTaggingCommand,
   DeleteObjectsCommand,
-  GetBucketCorsCommand,
-  GetBucketLifecycleConfigurationCommand,
-  GetBucketPolicyCommand,
-  GetBucketTaggingCommand,
-  GetBucketVersioningCommand,
   HeadBucketCommand,
   ListBucketsCommand,
   ListObjectVersionsCommand,
-  PutBucketCorsCommand,
-  PutBucketLifecycleConfigurationCommand,
-  PutBucketPolicyCommand,
-  PutBucketTaggingCommand,
-  PutBucketVersioningCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
 import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
 import { idleBoundedAgents } from "./idle-bounded-agent.js";
-import { objectStorageError, s3ErrorCode, s3HttpStatus } from "./object-storage-errors.js";
+import { callS3, objectStorageError, s3ErrorCode, s3HttpStatus } from "./object-storage-errors.js";
+import { BucketFeatures } from "./object-storage-features.js";
+import type {
+  BucketPresence,
+  CorsRule,
+  LifecycleRule,
+  ListedBucket,
+  ObjectStorageOptions,
+  VersioningState,
+} from "./object-storage-types.js";
 
-/** An S3 access key pair. */
-export interface S3Credentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-}
-
-/** Where the object storage is and how to sign for it. */
-export interface ObjectStorageOptions {
-  /** The S3 endpoint (`{object_storage_url}`). */
-  endpoint: string;
-  /** The region requests are signed for. */
-  region: string;
-  /** The current key pair; called for every request, so a rotated Secret takes effect. */
-  credentials: () => Promise<S3Credentials>;
-  /** Timeout of one HTTP attempt. Default 10 s. */
-  timeoutMs?: number;
-  /**
-   * Keep-alive connections idle this long are closed, and never reused, before the
-   * server closes them (the service client's `service.idleSocketTimeoutMs`, 4 s by
-   * default: docs/service-assumptions.md section 3): a request written on a connection
-   * the server is closing fails with ECONNRESET. Default DEFAULT_IDLE_SOCKET_TIMEOUT_MS.
-   */
-  idleSocketTimeoutMs?: number;
-}
+export type {
+  BucketPresence,
+  CorsRule,
+  LifecycleRule,
+  ListedBucket,
+  ObjectStorageOptions,
+  ObjectStorageSettings,
+  S3Credentials,
+  VersioningState,
+} from "./object-storage-types.js";
 
 /** Sockets per origin of one S3 client (the SDK's own default). */
 const S3_MAX_SOCKETS = 50;
-
-/** One lifecycle rule, as the Bucket spec states it. */
-export interface LifecycleRule {
-  id: string;
-  /** Key prefix the rule applies to ("" for every object). */
-  prefix: string;
-  enabled: boolean;
-  /** Days after which current versions expire. */
-  expirationDays?: number;
-  /** Days after which noncurrent versions are removed. */
-  noncurrentVersionExpirationDays?: number;
-}
-
-/** One CORS rule. */
-export interface CorsRule {
-  allowedOrigins: string[];
-  allowedMethods: string[];
-  allowedHeaders: string[];
-  exposeHeaders: string[];
-  maxAgeSeconds?: number;
-}
-
-/** Versioning state of a bucket: never enabled, on, or paused. */
-export type VersioningState = "Off" | "Enabled" | "Suspended";
-
-/** One bucket of the account, from the bucket list. */
-export interface ListedBucket {
-  name: string;
-  creationDate?: Date;
-}
-
-/** Whether a bucket exists, as a HEAD answers it. */
-export type BucketPresence = "Absent" | "Owned" | "Forbidden";
-
-const notFoundCodes = new Set([
-  "NoSuchLifecycleConfiguration",
-  "NoSuchBucketPolicy",
-  "NoSuchTagSet",
-  "NoSuchCORSConfiguration",
-  "NoSuchTagSetError",
-]);
 
 /** Client of the object storage of one account (one endpoint, one key pair). */
 export class ObjectStorageClient {
   readonly endpoint: string;
   readonly region: string;
   private readonly s3: S3Client;
+  private readonly features: BucketFeatures;
 
   constructor(options: ObjectStorageOptions) {
     this.endpoint = options.endpoint.replace(/\/+$/, "");
@@ -131,6 +73,7 @@ export class ObjectStorageClient {
       // rotated in the Secret is used at once (the reader caches the file itself).
       credentials: async () => ({ ...(await options.credentials()), expiration: new Date(0) }),
     });
+    this.features = new BucketFeatures(this.s3);
   }
 
   /** The path-style URL of `bucket`. */
@@ -141,30 +84,6 @@ export class ObjectStorageClient {
   /** Closes the client's connections. */
   close(): void {
     this.s3.destroy();
-  }
-
-  private async call<T>(
-    operation: string,
-    bucket: string,
-    run: () => Promise<T>,
-    mutating = false,
-  ): Promise<T> {
-    try {
-      return await run();
-    } catch (err) {
-      throw objectStorageError(operation, bucket, err, mutating);
-    }
-  }
-
-  /** Reads a feature, answering `empty` when the bucket has none of it configured. */
-  private async read<T>(operation: string, bucket: string, run: () => Promise<T>, empty: T) {
-    try {
-      return await run();
-    } catch (err) {
-      const code = s3ErrorCode(err);
-      if (code && notFoundCodes.has(code)) return empty;
-      throw objectStorageError(operation, bucket, err);
-    }
   }
 
   /** Absent (404), Owned (this account may use it) or Forbidden (another account's). */
@@ -188,7 +107,7 @@ export class ObjectStorageClient {
 
   /** The account's buckets with their creation dates. */
   async listBuckets(): Promise<ListedBucket[]> {
-    const out = await this.call("ListBuckets", "*", () => this.s3.send(new ListBucketsCommand({})));
+    const out = await callS3("ListBuckets", "*", () => this.s3.send(new ListBucketsCommand({})));
     return (out.Buckets ?? []).map((b) => ({
       name: b.Name ?? "",
       ...(b.CreationDate ? { creationDate: b.CreationDate } : {}),
@@ -220,167 +139,47 @@ export class ObjectStorageClient {
 
   /** Deletes the (empty) bucket. */
   async deleteBucket(bucket: string): Promise<void> {
-    await this.call("DeleteBucket", bucket, () =>
+    await callS3("DeleteBucket", bucket, () =>
       this.s3.send(new DeleteBucketCommand({ Bucket: bucket })),
     );
   }
 
-  async getVersioning(bucket: string): Promise<VersioningState> {
-    const out = await this.call("GetBucketVersioning", bucket, () =>
-      this.s3.send(new GetBucketVersioningCommand({ Bucket: bucket })),
-    );
-    return out.Status === "Enabled" || out.Status === "Suspended" ? out.Status : "Off";
-  }
+  // --- the bucket's features (object-storage-features.ts) ------------------------
 
-  async putVersioning(bucket: string, state: "Enabled" | "Suspended"): Promise<void> {
-    await this.call("PutBucketVersioning", bucket, () =>
-      this.s3.send(
-        new PutBucketVersioningCommand({
-          Bucket: bucket,
-          VersioningConfiguration: { Status: state },
-        }),
-      ),
-    );
+  getVersioning(bucket: string): Promise<VersioningState> {
+    return this.features.getVersioning(bucket);
   }
-
-  async getLifecycle(bucket: string): Promise<LifecycleRule[]> {
-    const out = await this.read(
-      "GetBucketLifecycleConfiguration",
-      bucket,
-      () => this.s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket })),
-      { Rules: [], $metadata: {} },
-    );
-    return (out.Rules ?? []).map((r) => ({
-      id: r.ID ?? "",
-      prefix: r.Filter?.Prefix ?? r.Filter?.And?.Prefix ?? r.Prefix ?? "",
-      enabled: r.Status === "Enabled",
-      ...(r.Expiration?.Days ? { expirationDays: r.Expiration.Days } : {}),
-      ...(r.NoncurrentVersionExpiration?.NoncurrentDays
-        ? { noncurrentVersionExpirationDays: r.NoncurrentVersionExpiration.NoncurrentDays }
-        : {}),
-    }));
+  putVersioning(bucket: string, state: "Enabled" | "Suspended"): Promise<void> {
+    return this.features.putVersioning(bucket, state);
   }
-
+  getLifecycle(bucket: string): Promise<LifecycleRule[]> {
+    return this.features.getLifecycle(bucket);
+  }
   /** Replaces the lifecycle configuration; an empty list removes it. */
-  async putLifecycle(bucket: string, rules: readonly LifecycleRule[]): Promise<void> {
-    if (rules.length === 0) {
-      await this.call("DeleteBucketLifecycle", bucket, () =>
-        this.s3.send(new DeleteBucketLifecycleCommand({ Bucket: bucket })),
-      );
-      return;
-    }
-    await this.call("PutBucketLifecycleConfiguration", bucket, () =>
-      this.s3.send(
-        new PutBucketLifecycleConfigurationCommand({
-          Bucket: bucket,
-          LifecycleConfiguration: {
-            Rules: rules.map((r) => ({
-              ID: r.id,
-              Filter: { Prefix: r.prefix },
-              Status: r.enabled ? "Enabled" : "Disabled",
-              ...(r.expirationDays ? { Expiration: { Days: r.expirationDays } } : {}),
-              ...(r.noncurrentVersionExpirationDays
-                ? {
-                    NoncurrentVersionExpiration: {
-                      NoncurrentDays: r.noncurrentVersionExpirationDays,
-                    },
-                  }
-                : {}),
-            })),
-          },
-        }),
-      ),
-    );
+  putLifecycle(bucket: string, rules: readonly LifecycleRule[]): Promise<void> {
+    return this.features.putLifecycle(bucket, rules);
   }
-
   /** The bucket policy (JSON text), or undefined when the bucket has none. */
-  async getPolicy(bucket: string): Promise<string | undefined> {
-    const out = await this.read(
-      "GetBucketPolicy",
-      bucket,
-      () => this.s3.send(new GetBucketPolicyCommand({ Bucket: bucket })),
-      { Policy: undefined, $metadata: {} },
-    );
-    return out.Policy || undefined;
+  getPolicy(bucket: string): Promise<string | undefined> {
+    return this.features.getPolicy(bucket);
   }
-
   /** Sets the bucket policy; undefined removes it. */
-  async putPolicy(bucket: string, policy: string | undefined): Promise<void> {
-    if (policy === undefined) {
-      await this.call("DeleteBucketPolicy", bucket, () =>
-        this.s3.send(new DeleteBucketPolicyCommand({ Bucket: bucket })),
-      );
-      return;
-    }
-    await this.call("PutBucketPolicy", bucket, () =>
-      this.s3.send(new PutBucketPolicyCommand({ Bucket: bucket, Policy: policy })),
-    );
+  putPolicy(bucket: string, policy: string | undefined): Promise<void> {
+    return this.features.putPolicy(bucket, policy);
   }
-
-  async getTags(bucket: string): Promise<Record<string, string>> {
-    const out = await this.read(
-      "GetBucketTagging",
-      bucket,
-      () => this.s3.send(new GetBucketTaggingCommand({ Bucket: bucket })),
-      { TagSet: [], $metadata: {} },
-    );
-    return Object.fromEntries((out.TagSet ?? []).map((t) => [t.Key ?? "", t.Value ?? ""]));
+  getTags(bucket: string): Promise<Record<string, string>> {
+    return this.features.getTags(bucket);
   }
-
   /** Replaces the bucket's tags; an empty map removes them. */
-  async putTags(bucket: string, tags: Record<string, string>): Promise<void> {
-    const set = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
-    if (set.length === 0) {
-      await this.call("DeleteBucketTagging", bucket, () =>
-        this.s3.send(new DeleteBucketTaggingCommand({ Bucket: bucket })),
-      );
-      return;
-    }
-    await this.call("PutBucketTagging", bucket, () =>
-      this.s3.send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: set } })),
-    );
+  putTags(bucket: string, tags: Record<string, string>): Promise<void> {
+    return this.features.putTags(bucket, tags);
   }
-
-  async getCors(bucket: string): Promise<CorsRule[]> {
-    const out = await this.read(
-      "GetBucketCors",
-      bucket,
-      () => this.s3.send(new GetBucketCorsCommand({ Bucket: bucket })),
-      { CORSRules: [], $metadata: {} },
-    );
-    return (out.CORSRules ?? []).map((r) => ({
-      allowedOrigins: r.AllowedOrigins ?? [],
-      allowedMethods: r.AllowedMethods ?? [],
-      allowedHeaders: r.AllowedHeaders ?? [],
-      exposeHeaders: r.ExposeHeaders ?? [],
-      ...(r.MaxAgeSeconds !== undefined ? { maxAgeSeconds: r.MaxAgeSeconds } : {}),
-    }));
+  getCors(bucket: string): Promise<CorsRule[]> {
+    return this.features.getCors(bucket);
   }
-
   /** Replaces the CORS configuration; an empty list removes it. */
-  async putCors(bucket: string, rules: readonly CorsRule[]): Promise<void> {
-    if (rules.length === 0) {
-      await this.call("DeleteBucketCors", bucket, () =>
-        this.s3.send(new DeleteBucketCorsCommand({ Bucket: bucket })),
-      );
-      return;
-    }
-    await this.call("PutBucketCors", bucket, () =>
-      this.s3.send(
-        new PutBucketCorsCommand({
-          Bucket: bucket,
-          CORSConfiguration: {
-            CORSRules: rules.map((r) => ({
-              AllowedOrigins: r.allowedOrigins,
-              AllowedMethods: r.allowedMethods,
-              ...(r.allowedHeaders.length ? { AllowedHeaders: r.allowedHeaders } : {}),
-              ...(r.exposeHeaders.length ? { ExposeHeaders: r.exposeHeaders } : {}),
-              ...(r.maxAgeSeconds !== undefined ? { MaxAgeSeconds: r.maxAgeSeconds } : {}),
-            })),
-          },
-        }),
-      ),
-    );
+  putCors(bucket: string, rules: readonly CorsRule[]): Promise<void> {
+    return this.features.putCors(bucket, rules);
   }
 
   /**
@@ -391,7 +190,7 @@ export class ObjectStorageClient {
     bucket: string,
     limit = 1000,
   ): Promise<{ count: number; more: boolean }> {
-    const out = await this.call("ListObjectVersions", bucket, () =>
+    const out = await callS3("ListObjectVersions", bucket, () =>
       this.s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: limit })),
     );
     const count = (out.Versions?.length ?? 0) + (out.DeleteMarkers?.length ?? 0);
@@ -405,7 +204,7 @@ export class ObjectStorageClient {
   async deleteAllVersions(bucket: string): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const page = await this.call("ListObjectVersions", bucket, () =>
+      const page = await callS3("ListObjectVersions", bucket, () =>
         this.s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 })),
       );
       const ids = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].map((v) => ({
@@ -413,7 +212,7 @@ export class ObjectStorageClient {
         ...(v.VersionId ? { VersionId: v.VersionId } : {}),
       }));
       if (ids.length === 0) return deleted;
-      const out = await this.call(
+      const out = await callS3(
         "DeleteObjects",
         bucket,
         () =>
@@ -435,16 +234,6 @@ export class ObjectStorageClient {
       deleted += ids.length;
     }
   }
-}
-
-/**
- * Where an account's object storage is and how to read its key pair (the shape a
- * connection declares; see controllers/connections/registry.ts).
- */
-export interface ObjectStorageSettings {
-  endpoint: string;
-  region?: string;
-  credentials(): Promise<S3Credentials>;
 }
 
 /**

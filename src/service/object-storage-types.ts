@@ -1,0 +1,73 @@
+/**
+ * The shapes of the object storage client (object-storage.ts): where the storage is and
+ * how to sign for it, and each bucket feature in the canonical shape the Bucket
+ * controller compares with its spec. Types only: importing them loads no S3 client.
+ */
+
+/** An S3 access key pair. */
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** Where the object storage is and how to sign for it. */
+export interface ObjectStorageOptions {
+  /** The S3 endpoint (`{object_storage_url}`). */
+  endpoint: string;
+  /** The region requests are signed for. */
+  region: string;
+  /** The current key pair; called for every request, so a rotated Secret takes effect. */
+  credentials: () => Promise<S3Credentials>;
+  /** Timeout of one HTTP attempt. Default 10 s. */
+  timeoutMs?: number;
+  /**
+   * Keep-alive connections idle this long are closed, and never reused, before the
+   * server closes them (the service client's `service.idleSocketTimeoutMs`, 4 s by
+   * default: docs/service-assumptions.md section 3): a request written on a connection
+   * the server is closing fails with ECONNRESET. Default DEFAULT_IDLE_SOCKET_TIMEOUT_MS.
+   */
+  idleSocketTimeoutMs?: number;
+}
+
+/** One lifecycle rule, as the Bucket spec states it. */
+export interface LifecycleRule {
+  id: string;
+  /** Key prefix the rule applies to ("" for every object). */
+  prefix: string;
+  enabled: boolean;
+  /** Days after which current versions expire. */
+  expirationDays?: number;
+  /** Days after which noncurrent versions are removed. */
+  noncurrentVersionExpirationDays?: number;
+}
+
+/** One CORS rule. */
+export interface CorsRule {
+  allowedOrigins: string[];
+  allowedMethods: string[];
+  allowedHeaders: string[];
+  exposeHeaders: string[];
+  maxAgeSeconds?: number;
+}
+
+/** Versioning state of a bucket: never enabled, on, or paused. */
+export type VersioningState = "Off" | "Enabled" | "Suspended";
+
+/** One bucket of the account, from the bucket list. */
+export interface ListedBucket {
+  name: string;
+  creationDate?: Date;
+}
+
+/** Whether a bucket exists, as a HEAD answers it. */
+export type BucketPresence = "Absent" | "Owned" | "Forbidden";
+
+/**
+ * Where an account's object storage is and how to read its key pair (the shape a
+ * connection declares; see controllers/connections/registry.ts).
+ */
+export interface ObjectStorageSettings {
+  endpoint: string;
+  region?: string;
+  credentials(): Promise<S3Credentials>;
+}
