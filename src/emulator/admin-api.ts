@@ -32,7 +32,7 @@ import {
 import type { RequestLog } from "./request-log.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, type EmulatorState, SUBSCRIPTION_RESULT_SHAPES } from "./state.js";
-import { type EmulatorTenants, TENANT_NAME_PATTERN } from "./tenants.js";
+import { DEFAULT_TENANT, type EmulatorTenants, TENANT_NAME_PATTERN } from "./tenants.js";
 import {
   cciView,
   fileSystemView,
@@ -108,6 +108,34 @@ export function stateSnapshot(state: EmulatorState): Record<string, unknown> {
 
 function behaviourOf(state: EmulatorState): EmulatorBehaviour {
   return { ...state.behaviour, missingOperations: [...state.behaviour.missingOperations] };
+}
+
+/**
+ * One admin request as it arrived (`text`, its body): the account `?tenant=` names (or
+ * `default`) is its target; a body that is not JSON and an unknown account are 400
+ * and 404.
+ */
+export function adminRequest(
+  target: Omit<AdminTarget, "state" | "setApiKey"> & { tenants: EmulatorTenants },
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  text: string | undefined,
+): AdminReply {
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    return { httpStatus: 400, body: { error: "admin request body is not JSON" } };
+  }
+  const tenant = query.get("tenant") ?? DEFAULT_TENANT;
+  if (!target.tenants.names().includes(tenant)) {
+    return { httpStatus: 404, body: { error: `no tenant ${tenant}` } };
+  }
+  const { tenants } = target;
+  const state = tenants.get(tenant).state;
+  const setApiKey = (key: string) => tenants.set(tenant, key);
+  return handleAdmin({ ...target, state, setApiKey }, method, path, query, body);
 }
 
 /** Handles one admin request; unknown routes get 404, invalid input 400. */

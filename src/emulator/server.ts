@@ -7,12 +7,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import type { EndpointName } from "../service/endpoints.js";
-import { ADMIN_PREFIX, handleAdmin } from "./admin-api.js";
+import { ADMIN_PREFIX, adminRequest } from "./admin-api.js";
 import { FaultInjector, type FaultRuleInput } from "./faults.js";
-import { EmulatorRefusal, type Handler, UnknownIdRefusal } from "./handler-context.js";
 import { KIND_SETTING_NAMES } from "./kind-settings.js";
-import { KIND_HANDLERS } from "./kinds/index.js";
+import { readBody, serveOperation } from "./operations.js";
 import { RequestLog, type RequestLogEntry } from "./request-log.js";
 import { OperationRouter } from "./router.js";
 import { applySeed, type SeedInput } from "./seeding.js";
@@ -24,16 +22,7 @@ import {
   emulatorIdTag,
   tenantStateLike,
 } from "./tenants.js";
-import { envelopeBody, faultReply, type WireReply, writeEndlessBody } from "./wire-replies.js";
-
-/**
- * Every operation of the endpoint table, from the module of its kind in ./kinds; the
- * type makes a missing one a compile error.
- */
-const HANDLERS: Record<EndpointName, Handler> = KIND_HANDLERS;
-
-/** Largest request body accepted. */
-const MAX_BODY_BYTES = 1024 * 1024;
+import { faultReply, type WireReply, writeEndlessBody } from "./wire-replies.js";
 
 /** How to start an emulator. */
 export interface EmulatorOptions extends Partial<EmulatorBehaviour> {
@@ -97,21 +86,6 @@ export interface RunningEmulator {
   setApiKey(key: string): void;
   /** Closes the server and every open connection. */
   stop(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on("end", () =>
-      resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString("utf8")),
-    );
-    req.on("error", reject);
-  });
 }
 
 /** Starts an emulator; resolves once it listens. */
@@ -182,30 +156,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       (p) => p !== undefined && (p === ADMIN_PREFIX || p.startsWith(`${ADMIN_PREFIX}/`)),
     );
     if (adminPath !== undefined) {
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        send(400, JSON.stringify({ error: "admin request body is not JSON" }));
-        return;
-      }
-      const tenantName = url.searchParams.get("tenant");
-      if (tenantName !== null && !tenants.names().includes(tenantName)) {
-        send(404, JSON.stringify({ error: `no tenant ${tenantName}` }));
-        return;
-      }
-      const reply = handleAdmin(
-        {
-          state: tenants.get(tenantName ?? DEFAULT_TENANT).state,
-          faults,
-          log: requestLog,
-          tenants,
-          setApiKey: (key) => tenants.set(tenantName ?? DEFAULT_TENANT, key),
-        },
+      const reply = adminRequest(
+        { faults, log: requestLog, tenants },
         method,
         adminPath,
         url.searchParams,
-        body,
+        text,
       );
       send(reply.httpStatus, JSON.stringify(reply.body));
       return;
@@ -256,44 +212,20 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
       );
       send(reply.httpStatus, reply.body, reply.headers);
     };
-    const envelope = (status: number, message: string, data: unknown = {}): WireReply => ({
-      httpStatus: status === 200 || state.behaviour.httpStatusMirrorsEnvelope ? status : 200,
-      status,
-      body: envelopeBody(status, message, data),
-    });
     /** The service's own answer (the request takes effect here). */
-    const serve = (): WireReply => {
-      if (!entry.authorized) return envelope(403, "Forbidden");
-      // An operation the emulated service lacks answers as an unknown path does.
-      if (!route || world.behaviour.missingOperations.includes(route.name)) {
-        return {
-          httpStatus: 404,
-          status: undefined,
-          body: `404 page not found: ${method} ${url.pathname}\n`,
-          headers: { "Content-Type": "text/plain; charset=utf-8" },
-        };
-      }
-      if (text === undefined) {
-        return envelope(413, `request body larger than ${MAX_BODY_BYTES} bytes`);
-      }
-      if (!bodyIsJson) return envelope(400, "request body is not valid JSON");
-      try {
-        const data = HANDLERS[route.name]({
-          state: world,
-          params: route.params,
-          query: url.searchParams,
-          body: parsedBody,
-        });
-        return envelope(200, "OK", data ?? {});
-      } catch (err) {
-        if (err instanceof UnknownIdRefusal) {
-          return envelope(world.behaviour.unknownIdStatus, err.message);
-        }
-        if (err instanceof EmulatorRefusal) return envelope(err.status, err.message);
-        logger?.error({ err, path: url.pathname }, "emulator handler failed");
-        return envelope(500, "Internal Server Error");
-      }
-    };
+    const serve = (): WireReply =>
+      serveOperation({
+        world,
+        route,
+        method,
+        path: url.pathname,
+        query: url.searchParams,
+        authorized: entry.authorized,
+        text,
+        body: { json: bodyIsJson, value: parsedBody },
+        mirror: state.behaviour.httpStatusMirrorsEnvelope,
+        logger,
+      });
 
     const decision = faults.decide({ endpoint: route?.name, method, path: opPath ?? url.pathname });
     if (decision.latencyMs > 0) await new Promise((r) => setTimeout(r, decision.latencyMs));

@@ -1,0 +1,76 @@
+/**
+ * How the emulated service behaves where the spec leaves it open (timings, error
+ * statuses, shapes, missing operations): switches set at start and changeable at run
+ * time through the admin API (admin-api.ts).
+ */
+import { type KindBehaviour, kindSettingDefaults } from "./kind-settings.js";
+
+/**
+ * Behaviour switches of the emulator, changeable at run time through the admin API; the
+ * kinds' own settings (`KindBehaviour`, declared in src/emulator/kinds/<kind>.settings.ts)
+ * among them.
+ */
+export interface EmulatorBehaviour extends KindBehaviour {
+  /** How long a subscription stays Pending. */
+  subscriptionDelayMs: number;
+  /** How long saveImageStatus stays true after a save-image. */
+  saveImageDurationMs: number;
+  /** How long after acceptance a new task or NAS appears in list operations. */
+  listVisibilityDelayMs: number;
+  /**
+   * How long a deleted NAS stays, with status `Releasing`, in its detail and the list
+   * before it is gone (the spec does not say whether a delete is immediate); 0 =
+   * gone at once.
+   */
+  nasReleaseDelayMs: number;
+  /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
+  httpStatusMirrorsEnvelope: boolean;
+  /**
+   * Envelope status of a request for an unknown id (task, NAS, pod, template, …): 404
+   * by default; a service that shows no other error answers 500.
+   */
+  unknownIdStatus: number;
+  /** Largest page a list answers, whatever pageSize asks (echoed as the page's pageSize); 0 = no cap. */
+  pageSizeCap: number;
+  /**
+   * Path prefix the service API is served under (e.g. `/api/gw`); requests outside it
+   * get a bare 404. Fixed at start (`RunningEmulator.url` includes it). Default "".
+   */
+  basePath: string;
+  /**
+   * Operations (endpoint names) the emulated service does not have: their path answers
+   * a bare HTTP 404 without an envelope, as a router does for an unknown path. Plays a
+   * real service whose path differs from an assumed one.
+   */
+  missingOperations: string[];
+  /**
+   * The shape of subscription results: `canonical` ({key, state: "Pending" |
+   * "Succeeded" | "Failed", instanceId, message}); `integerStatus` ({key, status: 1
+   * pending | 2 succeeded | 3 failed, instanceId, message}); `renamedFields` ({orderKey,
+   * orderState: "PENDING" | "DONE" | "FAILED", createdResourceId, remark}).
+   */
+  subscriptionResultShape: SubscriptionResultShape;
+}
+
+/** Shapes the emulator can give subscription results (see EmulatorBehaviour). */
+export const SUBSCRIPTION_RESULT_SHAPES = ["canonical", "integerStatus", "renamedFields"] as const;
+/** A shape of subscription results. */
+export type SubscriptionResultShape = (typeof SUBSCRIPTION_RESULT_SHAPES)[number];
+
+/**
+ * Default behaviour: 2 s subscriptions, 3 s image saves, immediate list visibility, the
+ * kinds' settings at their declared defaults.
+ */
+export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
+  ...kindSettingDefaults(),
+  subscriptionDelayMs: 2000,
+  saveImageDurationMs: 3000,
+  listVisibilityDelayMs: 0,
+  nasReleaseDelayMs: 0,
+  httpStatusMirrorsEnvelope: false,
+  unknownIdStatus: 404,
+  pageSizeCap: 0,
+  basePath: "",
+  missingOperations: [],
+  subscriptionResultShape: "canonical",
+};
