@@ -11,13 +11,8 @@
  */
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { backoffDelayMs, type RetryPolicy } from "./backoff.js";
-import {
-  type EndpointName,
-  type EndpointTable,
-  InvalidPathParameterError,
-  renderPath,
-} from "./endpoints.js";
+import { backoffDelayMs } from "./backoff.js";
+import { type EndpointName, InvalidPathParameterError, renderPath } from "./endpoints.js";
 import {
   EndpointDisabledError,
   ServiceAuthError,
@@ -28,93 +23,22 @@ import {
 } from "./errors.js";
 import { exchange } from "./http-exchange.js";
 import { type IdleBoundedAgents, idleBoundedAgents } from "./idle-bounded-agent.js";
-import { type OperationAvailability, verdictOfError } from "./operation-availability.js";
-import type { OperationArgs } from "./operation-caller.js";
-import {
-  type CallPriority,
-  type RateLimit,
-  realSleep,
-  type Sleep,
-  TokenBucket,
-} from "./rate-limiter.js";
+import { verdictOfError } from "./operation-availability.js";
+import { type CallPriority, realSleep, TokenBucket } from "./rate-limiter.js";
 import { type CallDescription, interpretResponse, type RawResponse } from "./response.js";
 import { abandoned, networkError, redirectError, scrub } from "./transport-errors.js";
-
-/** One finished attempt, for metrics: the envelope (or HTTP) status, or "error" without an answer. */
-export interface RequestObservation {
-  endpoint: string;
-  method: string;
-  code: number | "error";
-  durationMs: number;
-  /** How long this attempt waited for the client-side rate limit (0 when it did not). */
-  rateLimitWaitMs: number;
-  /** The call's priority at the rate limit (`low`: a routine poll). */
-  priority: CallPriority;
-}
+import { type CallArgs, REDACTED_LOG_PATHS, type TransportOptions } from "./transport-options.js";
 
 /** One call as the transport tracks it: what it is, and its last wait for the rate limit. */
 type TransportCall = CallDescription & { rateLimitWaitMs: number; priority: CallPriority };
 
-/** Everything the transport needs; `ServiceClient` fills the defaults. */
-export interface TransportOptions {
-  baseUrl: string;
-  apiKey: () => string | Promise<string>;
-  timeoutMs: number;
-  /** Longest response body read, in bytes; a longer one is cut off (malformed answer). */
-  maxResponseBytes: number;
-  /**
-   * A pooled keep-alive socket idle this long is closed and never reused, so that no
-   * request races the server closing it (see idle-bounded-agent.ts).
-   */
-  idleSocketTimeoutMs: number;
-  /** What speaks HTTP: Node's `http` module (default) or node-fetch; see {@link ServiceHttpClient}. */
-  httpClient?: ServiceHttpClient;
-  retry: RetryPolicy;
-  rateLimit: RateLimit | null;
-  /**
-   * A call that would wait longer than this for the rate limit is not sent: it fails at
-   * once with `ServiceThrottledError` (retryable, not sent), so the caller's worker is
-   * freed. Undefined: every call waits its turn.
-   */
-  rateLimitMaxWaitMs?: number | undefined;
-  /** The priority of the call being made, at the rate limit; default `normal`. */
-  priority?: (() => CallPriority) | undefined;
-  /** The abort signal of the call being made (its reconcile's); see ServiceClientOptions. */
-  signal?: (() => AbortSignal | undefined) | undefined;
-  endpoints: EndpointTable;
-  logger?: Logger | undefined;
-  onRequest?: ((e: RequestObservation) => void) | undefined;
-  /** Learns from every answer whether its operation exists (see operation-availability.ts). */
-  availability?: OperationAvailability | undefined;
-  /** Source of jitter; tests pass a constant. */
-  random?: () => number;
-  /** How backoffs and the rate limit wait; tests may shorten it. */
-  sleep?: Sleep;
-}
-
-/** Path parameters, query and body of one call. */
-export type CallArgs = OperationArgs;
-
-/** Log paths pino blanks, should a caller ever put a header or key in a log object. */
-export const REDACTED_LOG_PATHS = [
-  "authorization",
-  "Authorization",
-  "apiKey",
-  "headers.authorization",
-  "headers.Authorization",
-  "*.authorization",
-  "*.Authorization",
-  "*.apiKey",
-];
-
-/**
- * The HTTP client of the service calls: `node-http` (http-exchange.ts, the default) or
- * `node-fetch` (fetch-exchange.ts). Both keep the same contract (no redirect followed,
- * the body limit, the timeout, the caller's abort, Node's error codes) over the same
- * idle-bounded keep-alive agents; node-fetch costs about three times the CPU per
- * request (docs/performance.md, fifth version).
- */
-export type ServiceHttpClient = "node-http" | "node-fetch";
+export {
+  type CallArgs,
+  REDACTED_LOG_PATHS,
+  type RequestObservation,
+  type ServiceHttpClient,
+  type TransportOptions,
+} from "./transport-options.js";
 
 let loadedFetchExchange: Promise<typeof exchange> | undefined;
 
