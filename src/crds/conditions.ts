@@ -2,11 +2,11 @@ import { z } from "zod";
 import { described } from "./definition.js";
 
 /**
- * Condition types every kind reports (docs/conditions.md). `Ready` reflects the remote resource
- * (True when it is usable, or for a TrainingJob when its task finished successfully);
- * `Synced` reflects the last reconcile (False with the error text when it failed);
- * `Reconciling` and `Stalled` (kstatus, present only when True) say whether work is
- * under way or a person must act (kstatus.ts).
+ * Condition types every kind reports (docs/conditions.md). `Ready` reflects the remote
+ * resource (True when it is usable, or for a TrainingJob when its task finished
+ * successfully); `Synced` reflects the last reconcile (False with the error text when
+ * it failed); `Reconciling` and `Stalled` (kstatus, present only when True) say whether
+ * work is under way or a person must act (kstatus.ts).
  */
 export const ConditionType = z.enum(["Ready", "Synced", "Reconciling", "Stalled"]);
 /** A condition type every kind reports. */

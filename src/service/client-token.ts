@@ -1,8 +1,8 @@
 /**
- * Client tokens of the crash-safe create protocol (DESIGN §5): a create carries a token
- * the controller recorded before sending it, so that after a crash the resource can be
- * found again by listing. A task carries it in an environment variable, a NAS in its
- * description (the only free-text field a NAS subscription has).
+ * Client tokens of the crash-safe create protocol (docs/architecture.md): a create
+ * carries a token the controller recorded before sending it, so that after a crash the
+ * resource can be found again by listing. A task carries it in an environment variable,
+ * a NAS in its description (the only free-text field a NAS subscription has).
  */
 
 /** Environment variable of a training task that holds the client token. */
