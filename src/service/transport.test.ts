@@ -1,8 +1,3 @@
-/**
- * Retries, timeouts, the rate limit, fault handling and key rotation of the client,
- * against the emulator with injected faults.
- */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -15,7 +10,6 @@ import {
   ServiceMalformedResponseError,
   ServiceUnavailableError,
 } from "./errors.js";
-import type { CallPriority } from "./rate-limiter.js";
 import type { RequestObservation } from "./transport.js";
 
 let svc: EmulatedService;
@@ -176,106 +170,6 @@ describe("timeouts", () => {
     const { client, attempts } = observedClient({ timeoutMs: 80 });
     expect((await client.getNas(nasId)).id).toBe(nasId);
     expect(attempts.map((a) => a.code)).toEqual(["error", 200]);
-  });
-});
-
-describe("the client-side rate limit", () => {
-  it("spaces requests beyond the burst at the configured rate", async () => {
-    const client = svc.newClient({ rateLimit: { ratePerSecond: 20, burst: 1 }, catalogTtlMs: 0 });
-    const started = performance.now();
-    await Promise.all(Array.from({ length: 6 }, () => client.listNasProducts()));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(240);
-  });
-
-  it("reports how long each call waited for it", async () => {
-    const attempts: RequestObservation[] = [];
-    const client = svc.newClient({
-      rateLimit: { ratePerSecond: 20, burst: 1 },
-      catalogTtlMs: 0,
-      onRequest: (e) => attempts.push(e),
-    });
-    await Promise.all(Array.from({ length: 4 }, () => client.listNasProducts()));
-    const waits = attempts.map((a) => a.rateLimitWaitMs).sort((a, b) => a - b);
-    expect(waits[0]).toBeLessThan(5);
-    // The fourth call waits for three tokens at 20/s.
-    expect(waits[3]).toBeGreaterThanOrEqual(140);
-  });
-
-  it("bounces a call, unsent, that would wait longer than rateLimitMaxWaitMs", async () => {
-    const attempts: RequestObservation[] = [];
-    const client = svc.newClient({
-      rateLimit: { ratePerSecond: 2, burst: 1 },
-      rateLimitMaxWaitMs: 600,
-      catalogTtlMs: 0,
-      onRequest: (e) => attempts.push(e),
-    });
-    const calls = Array.from({ length: 4 }, () =>
-      client.listNasProducts().then(
-        () => "sent",
-        (e: unknown) => {
-          // Not sent, and it says when the limit has room: within a few refills.
-          const { reason, requeueAfterMs, outcomeUnknown } = e as {
-            reason?: string;
-            requeueAfterMs?: number;
-            outcomeUnknown?: boolean;
-          };
-          expect(requeueAfterMs).toBeGreaterThan(600);
-          expect(requeueAfterMs).toBeLessThanOrEqual(1_500);
-          expect(outcomeUnknown).toBe(false);
-          return reason;
-        },
-      ),
-    );
-    // The first takes the token, the second waits 500 ms; the others would wait longer.
-    expect(await Promise.all(calls)).toEqual([
-      "sent",
-      "sent",
-      "ConnectionThrottled",
-      "ConnectionThrottled",
-    ]);
-    expect(attempts).toHaveLength(2);
-  });
-
-  it("refuses to start an order (requireOperations) while the rate limit is saturated", async () => {
-    const client = svc.newClient({
-      rateLimit: { ratePerSecond: 1, burst: 1 },
-      rateLimitMaxWaitMs: 500,
-      catalogTtlMs: 0,
-    });
-    await client.listNasProducts();
-    // The token is spent: the next call would wait about a second.
-    await expect(client.requireOperations(["getNas"], "a NAS order")).rejects.toMatchObject({
-      reason: "ConnectionThrottled",
-    });
-  });
-
-  it("lets a normal call that waits go before low-priority ones (routine polls)", async () => {
-    const attempts: RequestObservation[] = [];
-    const lane = new AsyncLocalStorage<CallPriority>();
-    const client = svc.newClient({
-      rateLimit: { ratePerSecond: 20, burst: 1 },
-      catalogTtlMs: 0,
-      callPriority: () => lane.getStore() ?? "normal",
-      onRequest: (e) => attempts.push(e),
-    });
-    const polls = Array.from({ length: 3 }, () => lane.run("low", () => client.listNasProducts()));
-    const work = client.getNas(nasId);
-    await Promise.all([...polls, work]);
-    const waitOf = (endpoint: string) =>
-      attempts.filter((a) => a.endpoint === endpoint).map((a) => a.rateLimitWaitMs);
-    expect(attempts.map((a) => `${a.endpoint} ${a.priority}`).sort()).toEqual([
-      "getNas normal",
-      "listNasProducts low",
-      "listNasProducts low",
-      "listNasProducts low",
-    ]);
-    const [normal] = waitOf("getNas");
-    const lows = waitOf("listNasProducts").sort((a, b) => a - b);
-    // The first poll took the burst token; the normal call got the next one (~50 ms),
-    // the other two polls the ones after it (~100 and ~150 ms).
-    expect(normal).toBeGreaterThanOrEqual(30);
-    expect(normal).toBeLessThan(lows[1] as number);
-    expect(lows[2]).toBeGreaterThanOrEqual(130);
   });
 });
 

@@ -1,13 +1,18 @@
 /**
- * Contract: the training task, pod, port and template operations, client against the
- * emulator: the happy path and the service's refusals of each.
+ * Contract: the training task operations (kinds/trainingjob.ts), client against the
+ * emulator: the happy path and the service's refusals of each (pods and ports:
+ * trainingjob.pods.contract.test.ts).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
-import type { ServiceClient } from "./client.js";
-import { CLIENT_TOKEN_ENV } from "./client-token.js";
-import { DEFAULT_ENDPOINTS } from "./endpoints.js";
-import { ServiceInvalidRequestError, ServiceNotFoundError, ServiceRefusedError } from "./errors.js";
+import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import type { ServiceClient } from "../client.js";
+import { CLIENT_TOKEN_ENV } from "../client-token.js";
+import { DEFAULT_ENDPOINTS } from "../endpoints.js";
+import {
+  ServiceInvalidRequestError,
+  ServiceNotFoundError,
+  ServiceRefusedError,
+} from "../errors.js";
 
 let svc: EmulatedService;
 let client: ServiceClient;
@@ -242,69 +247,6 @@ describe("task detail, description, storages and template", () => {
   });
 });
 
-describe("pods and ports", () => {
-  it("lists one pod per worker with containers and the task's volumes", async () => {
-    const nasId = await runningNas();
-    const id = await runningTask(2, nasId);
-    const pods = await client.listPods(id);
-    expect(pods.map((p) => p.podName)).toEqual([`${id}-worker-0`, `${id}-worker-1`]);
-    const res = await client.getPodResource(id, pods[0]?.podName as string);
-    expect(res.containers[0]).toMatchObject({
-      status: "running",
-      restartCount: 0,
-      targetPort: [22],
-    });
-    expect(res.volumes).toEqual([
-      { nasName: "data", nasType: "NAS", mountPath: "/data", readOnly: true, path: "/ds" },
-    ]);
-  });
-
-  it("opens, lists and closes a custom port; the system port has no protocol", async () => {
-    const id = await runningTask(1);
-    const pod = `${id}-worker-0`;
-    const opened = await client.openPodPort(id, pod, { port: 8888, protocol: "https" });
-    expect(opened).toMatchObject({
-      port: 8888,
-      protocol: "https",
-      externalHost: expect.any(String),
-      externalPort: expect.any(Number),
-    });
-    const ports = await client.listPodOpenPorts(id, pod);
-    expect(ports.ports).toEqual([expect.objectContaining({ port: 22 })]);
-    expect(ports.ports[0]?.protocol).toBeUndefined();
-    expect(ports.customPorts).toEqual([opened]);
-    await client.closePodPort(id, pod, 8888);
-    expect((await client.listPodOpenPorts(id, pod)).customPorts).toEqual([]);
-  });
-
-  it.each([
-    ["a port that is not open", 9999, /port 9999 is not open/],
-    ["a system port", 22, /system port/],
-  ])("refuses to close %s", async (_reason, port, message) => {
-    const id = await runningTask(1);
-    const err = await failure(client.closePodPort(id, `${id}-worker-0`, port));
-    expect(err).toBeInstanceOf(ServiceRefusedError);
-    expect((err as Error).message).toMatch(message);
-  });
-
-  it("refuses to open a port twice", async () => {
-    const id = await runningTask(1);
-    await client.openPodPort(id, `${id}-worker-0`, { port: 8080, protocol: "http" });
-    const err = await failure(
-      client.openPodPort(id, `${id}-worker-0`, { port: 8080, protocol: "http" }),
-    );
-    expect(err).toMatchObject({ code: 409, retryable: false });
-  });
-
-  it.each([
-    ["getPodResource", (c: ServiceClient, id: string) => c.getPodResource(id, "ghost")],
-    ["listPodOpenPorts", (c: ServiceClient, id: string) => c.listPodOpenPorts(id, "ghost")],
-  ])("%s of an unknown pod is not-found", async (_name, call) => {
-    const id = await runningTask(1);
-    expect(await failure(call(client, id))).toBeInstanceOf(ServiceNotFoundError);
-  });
-});
-
 describe("the task list", () => {
   it("pages through every task and finds one by its client token", async () => {
     await svc.admin.seed({
@@ -336,44 +278,5 @@ describe("the task list", () => {
     expect(await failure(client.listTrainingTasks({ pageNo: 0 }))).toBeInstanceOf(
       ServiceRefusedError,
     );
-  });
-});
-
-describe("templates", () => {
-  it("creates a template, finds it by name, and replaces it in full", async () => {
-    await client.createTemplate({
-      name: "bert",
-      trainingFramework: "deepspeed",
-      priority: 2,
-      image: "i",
-      env: { A: "1" },
-    });
-    const [entry] = svc.emulator.requestLog.read({ endpoint: "createTemplate" });
-    expect(entry?.body).toMatchObject({ trainingFramwork: "DeepSpeed" });
-    const [tpl] = (await client.listTemplates({ name: "bert" })).records;
-    expect(tpl).toMatchObject({
-      name: "bert",
-      trainingFramework: "DeepSpeed",
-      priority: 2,
-      env: { A: "1" },
-    });
-    await client.updateTemplate(tpl?.id as string, { name: "bert", image: "j" });
-    const [after] = (await client.listTemplates({ name: "bert" })).records;
-    expect(after).toMatchObject({ id: tpl?.id, image: "j" });
-    expect(after?.env).toBeUndefined();
-  });
-
-  it("refuses to update or delete a template that does not exist", async () => {
-    expect(await failure(client.updateTemplate("tpl-404", { name: "x" }))).toBeInstanceOf(
-      ServiceNotFoundError,
-    );
-    expect(await failure(client.deleteTemplate("tpl-404"))).toBeInstanceOf(ServiceNotFoundError);
-  });
-
-  it("deletes a template when the delete operation is configured", async () => {
-    await client.createTemplate({ name: "gone" });
-    const [tpl] = (await client.listTemplates({ name: "gone" })).records;
-    await client.deleteTemplate(tpl?.id as string);
-    expect((await client.listTemplates({ name: "gone" })).records).toEqual([]);
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * Contract: the template operations (kinds/trainingtemplate.ts), client against the
+ * emulator: create, find by name, full update, delete, and the refusals.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import type { ServiceClient } from "../client.js";
+import { DEFAULT_ENDPOINTS } from "../endpoints.js";
+import { ServiceNotFoundError } from "../errors.js";
+
+let svc: EmulatedService;
+let client: ServiceClient;
+const DELAY = 1000;
+
+async function failure(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+beforeAll(async () => {
+  svc = await startEmulatedService({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } });
+  client = svc.newClient({
+    endpoints: {
+      deleteTrainingTask: DEFAULT_ENDPOINTS.deleteTrainingTask.path,
+      deleteTemplate: DEFAULT_ENDPOINTS.deleteTemplate.path,
+    },
+  });
+});
+afterAll(() => svc.stop());
+beforeEach(() => {
+  svc.emulator.state.reset();
+  svc.emulator.requestLog.clear();
+});
+
+describe("templates", () => {
+  it("creates a template, finds it by name, and replaces it in full", async () => {
+    await client.createTemplate({
+      name: "bert",
+      trainingFramework: "deepspeed",
+      priority: 2,
+      image: "i",
+      env: { A: "1" },
+    });
+    const [entry] = svc.emulator.requestLog.read({ endpoint: "createTemplate" });
+    expect(entry?.body).toMatchObject({ trainingFramwork: "DeepSpeed" });
+    const [tpl] = (await client.listTemplates({ name: "bert" })).records;
+    expect(tpl).toMatchObject({
+      name: "bert",
+      trainingFramework: "DeepSpeed",
+      priority: 2,
+      env: { A: "1" },
+    });
+    await client.updateTemplate(tpl?.id as string, { name: "bert", image: "j" });
+    const [after] = (await client.listTemplates({ name: "bert" })).records;
+    expect(after).toMatchObject({ id: tpl?.id, image: "j" });
+    expect(after?.env).toBeUndefined();
+  });
+
+  it("refuses to update or delete a template that does not exist", async () => {
+    expect(await failure(client.updateTemplate("tpl-404", { name: "x" }))).toBeInstanceOf(
+      ServiceNotFoundError,
+    );
+    expect(await failure(client.deleteTemplate("tpl-404"))).toBeInstanceOf(ServiceNotFoundError);
+  });
+
+  it("deletes a template when the delete operation is configured", async () => {
+    await client.createTemplate({ name: "gone" });
+    const [tpl] = (await client.listTemplates({ name: "gone" })).records;
+    await client.deleteTemplate(tpl?.id as string);
+    expect((await client.listTemplates({ name: "gone" })).records).toEqual([]);
+  });
+});
