@@ -46,13 +46,6 @@ export class ServiceClientCore implements OperationCaller {
   /** What this connection knows about which operations the service answers. */
   readonly operations: OperationAvailability;
   /**
-   * Identifies this client's account: a cache kept outside the client for the answers
-   * of one account (e.g. a shared list walk) keys on it, so that a client routed per
-   * object (src/controllers/connections) never serves one account's answers to another.
-   */
-  readonly accountScope: object = {};
-
-  /**
    * `now` is the clock of the verdicts (ms since the epoch). Throws an Error when the
    * endpoint overrides are invalid (unknown name, bad path).
    */

@@ -45,15 +45,12 @@ export class ServiceClient implements OperationCaller {
   private readonly cci: CciOperations;
   /** What this connection knows about which operations the service answers. */
   readonly operations: OperationAvailability;
-  /** Identifies this client's account (see `ServiceClientCore.accountScope`). */
-  readonly accountScope: object;
 
   /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
   constructor(options: ServiceClientOptions) {
     const now = options.now ?? Date.now;
     this.core = new ServiceClientCore(options, now);
     this.operations = this.core.operations;
-    this.accountScope = this.core.accountScope;
     const ctx: OperationsContext = {
       caller: this.core,
       now,

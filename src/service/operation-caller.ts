@@ -39,13 +39,6 @@ export interface OperationCaller {
    */
   checkedBody(name: string, schema: z.ZodType, body: unknown): unknown;
   /**
-   * Identifies the account the calls go to (`ServiceClient.accountScope`); a cache of
-   * answers kept by a kind's module (e.g. a list snapshot) keys on it, so a caller
-   * routed per object (service connections) never serves one account's answers to
-   * another. Absent: one account.
-   */
-  readonly accountScope?: object;
-  /**
    * What is known of operation `name` (see {@link OperationState}), without a request;
    * an unknown name is a programming error (Error).
    */

@@ -41,32 +41,22 @@ const ignored = z.unknown().transform((): void => undefined);
 /** Block volumes: create, attach, detach, delete, and the assumed detail and list. */
 export class BlockVolumeService {
   /**
-   * The volume list of each account (`OperationCaller.accountScope`), walked at most
-   * once per asked age for every BlockVolume of that account (`listSnapshot`): a caller
-   * routed per object (service connections) gets its own account's walk, never
-   * another's.
+   * The volume list of the caller's account, walked at most once per asked age for
+   * every BlockVolume of that account (`listSnapshot`); each account has its own
+   * caller, so its own service and walk.
    */
-  private readonly snapshots = new WeakMap<object, ListSnapshot<BlockVolume>>();
+  private readonly snapshot: ListSnapshot<BlockVolume>;
 
-  /** `now` is the clock of the list snapshots (ms since the epoch). */
+  /** `now` is the clock of the list snapshot (ms since the epoch). */
   constructor(
     private readonly caller: OperationCaller,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** The list snapshot of the account the caller is routed to now. */
-  private get snapshot(): ListSnapshot<BlockVolume> {
-    const scope = this.caller.accountScope ?? this;
-    let snapshot = this.snapshots.get(scope);
-    if (!snapshot) {
-      snapshot = new ListSnapshot<BlockVolume>(
-        () => this.iterateVolumes(),
-        (v) => v.id,
-        this.now,
-      );
-      this.snapshots.set(scope, snapshot);
-    }
-    return snapshot;
+    now: () => number = Date.now,
+  ) {
+    this.snapshot = new ListSnapshot<BlockVolume>(
+      () => this.iterateVolumes(),
+      (v) => v.id,
+      now,
+    );
   }
 
   /**
