@@ -46,6 +46,13 @@ const httpUrl = (description: string) =>
     description,
   );
 
+/**
+ * The key of an API-key Secret's data that holds the key, unless told otherwise: a
+ * ServiceConnection's default, the chart's `apiKeySecret.key` and every command of the
+ * docs (test/unit/secret-key-names.test.ts keeps them one name).
+ */
+export const API_KEY_SECRET_KEY = "apiKey";
+
 /** Where the API key of a connection is: one key of one Secret. */
 export const apiKeySecretRefSchema = z
   .object({
@@ -54,7 +61,7 @@ export const apiKeySecretRefSchema = z
       63,
     ),
     name: objectName("Name of the Secret."),
-    key: secretKey("Key in the Secret's data that holds the API key.").default("apiKey"),
+    key: secretKey("Key in the Secret's data that holds the API key.").default(API_KEY_SECRET_KEY),
   })
   .meta({ description: "The Secret key that holds the API key of this account." });
 

@@ -195,13 +195,13 @@ describe("the Helm chart", () => {
     expect(ofKind(single, "PodDisruptionBudget")).toEqual([]);
   });
 
-  it("takes apiKeySecret as a Secret name, with the key api-key", async () => {
+  it("takes apiKeySecret as a Secret name, with the key apiKey (as a ServiceConnection)", async () => {
     const objects = parseObjects(await helmTemplate("r", "ns", { apiKeySecret: "tenant-key" }));
     const [deployment] = ofKind(objects, "Deployment");
     const volumes = (deployment as unknown as DeploymentShape).spec.template.spec.volumes;
     expect(volumes.find((v) => v.name === "api-key")?.secret).toMatchObject({
       secretName: "tenant-key",
-      items: [{ key: "api-key", path: "api-key" }],
+      items: [{ key: "apiKey", path: "api-key" }],
     });
     // The kubelet mounts it; the only rule on Secrets is the Role of the connections'
     // Secrets, in the release namespace (connections.secretNamespace), read only.
@@ -243,6 +243,47 @@ describe("the Helm chart", () => {
       r.metadata.name.endsWith("connection-secrets"),
     );
     expect(secretsRole?.metadata.namespace).toBe("keys");
+  });
+
+  it("mounts the default connection's S3 credentials Secret and points the config at it", async () => {
+    const none = parseObjects(await helmTemplate("r", "ns"));
+    expect(renderedConfig(none)).not.toHaveProperty("objectStorage");
+    const objects = parseObjects(
+      await helmTemplate("r", "ns", {
+        "objectStorage.endpoint": "https://s3.example.com",
+        "objectStorage.region": "region-1",
+        "objectStorage.credentialsSecret.name": "s3-keys",
+        "objectStorage.credentialsSecret.accessKeyIdKey": "AWS_ACCESS_KEY_ID",
+      }),
+    );
+    const config = operatorConfigSchema.parse(renderedConfig(objects));
+    expect(config.objectStorage).toMatchObject({
+      endpoint: "https://s3.example.com",
+      region: "region-1",
+      allowInsecureHttp: false,
+      credentialsDir: "/var/run/secrets/aidc-s3",
+    });
+    const [deployment] = ofKind(objects, "Deployment");
+    const pod = (deployment as unknown as DeploymentShape).spec.template.spec;
+    expect(pod.volumes.find((v) => v.name === "s3-credentials")?.secret).toEqual({
+      secretName: "s3-keys",
+      items: [
+        { key: "AWS_ACCESS_KEY_ID", path: "accessKeyId" },
+        { key: "secretAccessKey", path: "secretAccessKey" },
+      ],
+      defaultMode: 288,
+    });
+    expect(pod.containers[0]?.volumeMounts).toContainEqual(
+      expect.objectContaining({ mountPath: "/var/run/secrets/aidc-s3" }),
+    );
+  });
+
+  it("leaves the connection Secrets' namespace to the pod's own unless set, so a namespace overlay moves it", async () => {
+    expect(renderedConfig(parseObjects(await helmTemplate("r", "ns")))).not.toHaveProperty(
+      "connections",
+    );
+    const set = parseObjects(await helmTemplate("r", "ns", { "connections.secretNamespace": "k" }));
+    expect(renderedConfig(set)).toMatchObject({ connections: { secretNamespace: "k" } });
   });
 
   it("takes apiKeySecret as an object {name, key}", async () => {

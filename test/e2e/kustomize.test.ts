@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import {
@@ -10,7 +11,11 @@ import {
   BASE_URL_PLACEHOLDER,
 } from "../../scripts/generate-deploy.js";
 import { root } from "../../scripts/generated-files.js";
+import { runOperator } from "../../src/cli/run.js";
 import { loadConfig } from "../../src/config/load.js";
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { API_KEY_SECRET_KEY } from "../../src/crds/serviceconnection.js";
+import { startEmulator } from "../../src/emulator/server.js";
 import {
   CHART_DIR,
   canI,
@@ -18,9 +23,11 @@ import {
   operatorKubeConfigFor,
   parseObjects,
   type RenderedObject,
+  randomSuffix,
   runTool,
   storedApiKeyMode,
 } from "../support/chart.js";
+import { adminKubeConfig, eventually } from "../support/kube.js";
 
 /**
  * The kustomize base (deploy/): it renders the chart's objects and CRDs, and applies to
@@ -51,6 +58,16 @@ function comparable(o: RenderedObject): RenderedObject {
   return copy;
 }
 
+/** Cluster-scoped objects would outlive the test; namespaced ones go with the plane. */
+async function deleteClusterRoles(): Promise<void> {
+  await runTool("kubectl", [
+    "delete",
+    "clusterrole,clusterrolebinding",
+    "-l",
+    "app.kubernetes.io/managed-by=kustomize,app.kubernetes.io/part-of=aidc-operator",
+  ]).catch(() => undefined);
+}
+
 const key = (o: RenderedObject) => `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
 
 describe("the kustomize base", () => {
@@ -61,15 +78,7 @@ describe("the kustomize base", () => {
     rendered = parseObjects(stdout);
   });
 
-  afterAll(async () => {
-    // Cluster-scoped objects would outlive the test; namespaced ones go with the plane.
-    await runTool("kubectl", [
-      "delete",
-      "clusterrole,clusterrolebinding",
-      "-l",
-      "app.kubernetes.io/managed-by=kustomize,app.kubernetes.io/part-of=aidc-operator",
-    ]).catch(() => undefined);
-  });
+  afterAll(deleteClusterRoles);
 
   it("renders the chart's objects with its default values, and nothing else but the Namespace and CRDs", async () => {
     const chart = parseObjects(
@@ -159,5 +168,143 @@ describe("the kustomize base", () => {
     expect(
       await canI(kc, { verb: "create", group: "", resource: "services", namespace: "ml" }),
     ).toBe(false);
+  });
+});
+
+describe("a namespace overlay of the kustomize base (docs/install.md)", () => {
+  const namespace = `ml-platform-${randomSuffix()}`;
+  let dir = "";
+  let rendered = "";
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "aidc-overlay-"));
+    await writeFile(
+      join(dir, "kustomization.yaml"),
+      stringify({
+        apiVersion: "kustomize.config.k8s.io/v1beta1",
+        kind: "Kustomization",
+        resources: [relative(dir, join(root, "deploy"))],
+        namespace,
+      }),
+    );
+    rendered = (await runTool("kubectl", ["kustomize", dir])).stdout;
+  });
+
+  afterAll(async () => {
+    await deleteClusterRoles();
+    await runTool("kubectl", ["delete", "namespace", namespace, "--wait=false"]).catch(
+      () => undefined,
+    );
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("names the base's namespace nowhere: objects, bindings and the operator config all move", () => {
+    expect(rendered).not.toContain(BASE_NAMESPACE);
+    const objects = parseObjects(rendered);
+    expect(objects.filter((o) => o.kind === "Namespace").map((o) => o.metadata.name)).toEqual([
+      namespace,
+    ]);
+  });
+
+  it("runs the operator there: its Lease and the ServiceConnections' Secrets in the new namespace", async () => {
+    await runTool("kubectl", [
+      ...["apply", "--server-side", "--force-conflicts"],
+      ...["--field-manager=aidc-operator-e2e-overlay", "-k", dir],
+    ]);
+    const configMap = parseObjects(rendered).find((o) => o.kind === "ConfigMap") as unknown as {
+      data: Record<string, string>;
+    };
+    const configFile = join(dir, "config.yaml");
+    await writeFile(configFile, configMap.data["config.yaml"] ?? "");
+    const env = { POD_NAMESPACE: namespace, POD_NAME: "overlay-0", AIDC_API_KEY: "k" };
+    const config = await loadConfig({
+      file: configFile,
+      env: { ...env, AIDC_SERVICE_BASE_URL: "https://x.example" },
+    });
+    expect(config.connections.secretNamespace).toBe(namespace);
+    expect(config.leaderElection.leaseNamespace).toBe(namespace);
+
+    // The operator as the overlay's ServiceAccount, the key of a connection in a Secret
+    // of the new namespace: the connection is Ready only if the Role there lets it read it.
+    const apiKey = "overlay-account-key-0123456789";
+    const emulator = await startEmulator({ apiKey });
+    const admin = adminKubeConfig();
+    const core = admin.makeApiClient(k8s.CoreV1Api);
+    const custom = admin.makeApiClient(k8s.CustomObjectsApi);
+    const connection = `overlay-${randomSuffix()}`;
+    await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: "account" }, stringData: { [API_KEY_SECRET_KEY]: apiKey } },
+    });
+    await custom.createClusterCustomObject({
+      group: "aidc.io",
+      version: "v1alpha1",
+      plural: "serviceconnections",
+      body: {
+        apiVersion: "aidc.io/v1alpha1",
+        kind: "ServiceConnection",
+        metadata: { name: connection },
+        spec: {
+          baseUrl: emulator.url,
+          allowInsecureHttp: true,
+          apiKeySecretRef: { namespace, name: "account" },
+          allowedNamespaces: { names: [namespace] },
+        },
+      },
+    });
+    const kubeconfig = join(dir, "operator.kubeconfig");
+    await writeFile(
+      kubeconfig,
+      operatorKubeConfigFor({ namespace, name: BASE_RELEASE }).exportConfig(),
+      { mode: 0o600 },
+    );
+    let stop: () => void = () => undefined;
+    const exited = runOperator({
+      configFile,
+      kubeconfig,
+      env: {
+        ...env,
+        AIDC_SERVICE_BASE_URL: emulator.url,
+        AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+        AIDC_METRICS_PORT: String(await freePort()),
+        AIDC_LOG_LEVEL: "silent",
+      },
+      stopSignal: new Promise<void>((r) => {
+        stop = r;
+      }),
+    });
+    try {
+      let ready: unknown;
+      await eventually(async () => {
+        const conn = (await custom.getClusterCustomObject({
+          group: "aidc.io",
+          version: "v1alpha1",
+          plural: "serviceconnections",
+          name: connection,
+        })) as { status?: { conditions?: { type: string; status: string; reason: string }[] } };
+        ready = conn.status?.conditions?.find((c) => c.type === "Ready");
+        return (ready as { status?: string } | undefined)?.status === "True";
+      }, 30_000).catch(() => undefined);
+      expect(ready).toMatchObject({ status: "True", reason: "Connected" });
+      const leases = await admin
+        .makeApiClient(k8s.CoordinationV1Api)
+        .listNamespacedLease({ namespace });
+      expect(leases.items.map((l) => l.metadata?.name)).toContain("aidc-operator-leader");
+    } finally {
+      // Deleted while the operator runs: it removes its finalizer.
+      const ref = { group: "aidc.io", version: "v1alpha1", plural: "serviceconnections" };
+      await custom.deleteClusterCustomObject({ ...ref, name: connection }).catch(() => undefined);
+      await eventually(
+        () =>
+          custom.getClusterCustomObject({ ...ref, name: connection }).then(
+            () => false,
+            () => true,
+          ),
+        20_000,
+      ).catch(() => undefined);
+      stop();
+      await exited;
+      await emulator.stop();
+    }
   });
 });

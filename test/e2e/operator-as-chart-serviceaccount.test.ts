@@ -24,6 +24,7 @@ import {
   setArgs,
 } from "../support/chart.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { kustomizedSamples } from "../support/samples.js";
 
 /**
  * Issue 9's proof of least privilege in use: the chart is installed with `helm install`,
@@ -74,7 +75,7 @@ async function installRelease(
   const core = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
   await core.createNamespacedSecret({
     namespace,
-    body: { metadata: { name: "service-api-key" }, stringData: { "api-key": API_KEY } },
+    body: { metadata: { name: "service-api-key" }, stringData: { apiKey: API_KEY } },
   });
   await runTool("helm", [
     "install",
@@ -121,7 +122,7 @@ async function startChartOperator(
     .makeApiClient(k8s.CoreV1Api)
     .readNamespacedSecret({ namespace, name: "service-api-key" });
   const keyFile = join(dir, `${release}-api-key`);
-  await writeFile(keyFile, Buffer.from(secret.data?.["api-key"] ?? "", "base64"), {
+  await writeFile(keyFile, Buffer.from(secret.data?.apiKey ?? "", "base64"), {
     mode: 0o600,
   });
 
@@ -271,9 +272,9 @@ describe("the operator run as the chart's ServiceAccount", () => {
     beforeAll(async () => {
       const namespace = await createNamespace(admin, "chart-op");
       const release = `all-${randomSuffix()}`;
-      // The samples' TrainingJob exposes its port: exposure on (the chart default is off).
-      // The emulator's open ports answer from 203.0.113.10 (TEST-NET-3): the range is
-      // allowed, as an admin enabling exposure sets the service's gateway network.
+      // Exposure on (the chart default is off), for the TrainingJob sample set to expose
+      // its port below. The emulator's open ports answer from 203.0.113.10 (TEST-NET-3):
+      // the range is allowed, as an admin enabling exposure sets the gateway network.
       const sa = await installRelease(release, namespace, {
         "exposure.enabled": "true",
         "exposure.allowedCidrs": "{203.0.113.0/24}",
@@ -290,6 +291,13 @@ describe("the operator run as the chart's ServiceAccount", () => {
 
     it("reconciles every sample to Ready with no request refused", async () => {
       await runTool("kubectl", ["apply", "-n", team, "-k", SAMPLES]);
+      // The sample leaves exposePorts off (it works with the default chart as written);
+      // turned on, the exposure controller's Service writes are exercised too.
+      const job = kustomizedSamples().find((s) => s.kind === "TrainingJob")?.name ?? "";
+      await runTool("kubectl", [
+        ...["patch", "trainingjob", job, "-n", team, "--type=merge"],
+        ...["-p", '{"spec":{"exposePorts":true}}'],
+      ]);
       await expectReadyAndNothingRefused(team, op.logs);
       // What the operator writes beside status went through too: Events, and the
       // Service of the TrainingJob sample's exposed port.

@@ -97,7 +97,7 @@ describe("the chart's RBAC", () => {
     for (const name of [API_KEY_SECRET, "another-secret"]) {
       await core.createNamespacedSecret({
         namespace,
-        body: { metadata: { name }, stringData: { "api-key": `key-of-${name}` } },
+        body: { metadata: { name }, stringData: { apiKey: `key-of-${name}` } },
       });
     }
     asOperator = operatorKubeConfigFor(sa);

@@ -110,13 +110,13 @@ Name of the API-key Secret: `apiKeySecret` is a Secret name or an object {name, 
 {{- end }}
 
 {{/*
-Key of the API key in that Secret (`api-key` unless the object form names another).
+Key of the API key in that Secret (`apiKey` unless the object form names another).
 */}}
 {{- define "aidc-operator.apiKeySecretKey" -}}
 {{- if kindIs "string" .Values.apiKeySecret }}
-{{- "api-key" }}
+{{- "apiKey" }}
 {{- else }}
-{{- default "api-key" .Values.apiKeySecret.key }}
+{{- default "apiKey" .Values.apiKeySecret.key }}
 {{- end }}
 {{- end }}
 
@@ -155,6 +155,14 @@ The one namespace whose Secrets the operator reads (connections' API keys).
 {{- .Values.connections.secretNamespace | default .Release.Namespace }}
 {{- end }}
 
+{{/*
+Where the default connection's S3 credentials Secret is mounted (files accessKeyId and
+secretAccessKey, as objectStorage.credentialsDir reads them).
+*/}}
+{{- define "aidc-operator.s3CredentialsDir" -}}
+/var/run/secrets/aidc-s3
+{{- end }}
+
 {{- define "aidc-operator.config" -}}
 {{- $config := dict
   "service" (dict
@@ -169,8 +177,21 @@ The one namespace whose Secrets the operator reads (connections' API keys).
     "enabled" .Values.exposure.enabled
     "allowedCidrs" .Values.exposure.allowedCidrs))
   "adoption" (dict "namespaces" .Values.adoption.namespaces)
-  "connections" (dict "secretNamespace" (include "aidc-operator.secretNamespace" .))
 }}
+{{- /* Unset, the operator reads Secrets in its own namespace (POD_NAMESPACE): a
+kustomize `namespace:` overlay moves it with the pod. */}}
+{{- with .Values.connections.secretNamespace }}
+{{- $_ := set $config "connections" (dict "secretNamespace" .) }}
+{{- end }}
+{{- with .Values.objectStorage }}
+{{- if .endpoint }}
+{{- $os := dict "endpoint" .endpoint "region" .region "allowInsecureHttp" .allowInsecureHttp }}
+{{- if .credentialsSecret.name }}
+{{- $_ := set $os "credentialsDir" (include "aidc-operator.s3CredentialsDir" $) }}
+{{- end }}
+{{- $_ := set $config "objectStorage" $os }}
+{{- end }}
+{{- end }}
 {{- $_ := set $config.service "baseUrl" (include "aidc-operator.baseUrl" .) }}
 {{- mustMergeOverwrite $config (deepCopy .Values.config) | toYaml }}
 {{- end }}
