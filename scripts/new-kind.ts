@@ -24,7 +24,7 @@ import {
   emulatorSettingsModule,
   serviceModule,
 } from "./new-kind/service-templates.js";
-import { integrationTest, sampleManifest } from "./new-kind/test-templates.js";
+import { integrationTest, realServiceSample, sampleManifest } from "./new-kind/test-templates.js";
 
 /** The registry of the kinds' definitions. */
 export const CRD_REGISTRY = "src/crds/index.ts";
@@ -43,6 +43,7 @@ export function kindFiles(n: KindNames): Map<string, string> {
     [`src/emulator/kinds/${n.lower}.ts`, emulatorModule(n)],
     [`src/emulator/kinds/${n.lower}.settings.ts`, emulatorSettingsModule(n)],
     [`deploy/samples/${n.lower}.yaml`, sampleManifest(n)],
+    [`deploy/samples/real-service/${n.lower}.yaml`, realServiceSample(n)],
     [`test/integration/${n.lower}.test.ts`, integrationTest(n)],
   ]);
 }

@@ -28,6 +28,24 @@ spec:
 `;
 }
 
+/**
+ * The content of deploy/samples/real-service/<lower>.yaml: the spec a user adapts to the
+ * real service, product codes and names as `<...>` placeholders that
+ * docs/getting-started.md explains.
+ */
+export function realServiceSample(n: KindNames): string {
+  return `# The real service: a ${n.kind}. Replace every <...> (docs/getting-started.md).
+# TODO(${n.kind}): the fields a user sets, with placeholders for what only the service knows.
+apiVersion: aidc.io/v1alpha1
+kind: ${n.kind}
+metadata:
+  name: sample-${n.lower}
+spec:
+  sizeGB: 10
+  deletionPolicy: Orphan
+`;
+}
+
 /** The content of test/integration/<lower>.test.ts. */
 export function integrationTest(n: KindNames): string {
   return `import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,10 +3,26 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { allCrds, crdManifest } from "../crds/index.js";
+import { defaultNasProducts, defaultTrainingProducts } from "../emulator/fixtures.js";
 import { generatedFiles, renderCrdYaml } from "./crds.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const samplesDir = join(root, "deploy/samples");
+/** The set a user adapts to the real service: placeholders `<...>` instead of product codes. */
+const realServiceDir = join(samplesDir, "real-service");
+
+/** The objects of the sample files of `dir` (not its subdirectories). */
+function sampleDocs(dir: string) {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml")
+    .flatMap((f) =>
+      parseAllDocuments(readFileSync(join(dir, f), "utf8")).map((d) => ({
+        file: f,
+        text: readFileSync(join(dir, f), "utf8"),
+        obj: d.toJS() as { apiVersion: string; kind: string; spec: Record<string, unknown> },
+      })),
+    );
+}
 
 describe("the CRD generator", () => {
   it("renders YAML that parses back to the CRD object", () => {
@@ -32,14 +48,7 @@ describe("the CRD generator", () => {
 });
 
 describe("the samples", () => {
-  const docs = readdirSync(samplesDir)
-    .filter((f) => f !== "kustomization.yaml")
-    .flatMap((f) =>
-      parseAllDocuments(readFileSync(join(samplesDir, f), "utf8")).map((d) => ({
-        file: f,
-        obj: d.toJS() as { apiVersion: string; kind: string; spec: unknown },
-      })),
-    );
+  const docs = sampleDocs(samplesDir);
 
   it("cover every kind, and the namespaced kinds' are all listed in the kustomization", () => {
     expect(new Set(docs.map((d) => d.obj.kind))).toEqual(new Set(allCrds.map((d) => d.kind)));
@@ -56,6 +65,53 @@ describe("the samples", () => {
       const def = allCrds.find((d) => d.kind === obj.kind);
       expect(obj.apiVersion, file).toBe("aidc.io/v1alpha1");
       expect(def?.spec.safeParse(obj.spec).error, file).toBeUndefined();
+    }
+  });
+});
+
+describe("the samples for the real service (deploy/samples/real-service)", () => {
+  const docs = sampleDocs(realServiceDir);
+  /** The placeholders in the objects' values (comments aside). */
+  const placeholders = (obj: unknown) =>
+    [...JSON.stringify(obj).matchAll(/<[^>"]+>/g)].map((m) => m[0]);
+
+  it("cover every kind, one object each", () => {
+    expect(docs.map((d) => d.obj.kind).sort()).toEqual(allCrds.map((d) => d.kind).sort());
+  });
+
+  it("carry no product code of the emulator: product codes are placeholders", () => {
+    const emulatorCodes = new Set(
+      [...defaultTrainingProducts(), ...defaultNasProducts()].map((p) => p.productCode),
+    );
+    for (const { file, obj } of docs) {
+      const code = obj.spec.productCode;
+      if (code === undefined) continue;
+      expect(emulatorCodes.has(String(code)), file).toBe(false);
+      expect(String(code), file).toMatch(/^<.+>$/);
+    }
+  });
+
+  it("satisfy the zod spec schema of their kind once the placeholders are filled in", () => {
+    for (const { file, text } of docs) {
+      const obj = parse(text.replaceAll(/<[^>\n]+>/g, "example")) as (typeof docs)[0]["obj"];
+      const def = allCrds.find((d) => d.kind === obj.kind);
+      expect(def?.spec.safeParse(obj.spec).error, file).toBeUndefined();
+    }
+  });
+
+  it("have every placeholder explained in docs/getting-started.md", () => {
+    const guide = readFileSync(join(root, "docs/getting-started.md"), "utf8");
+    const missing = docs
+      .flatMap((d) => placeholders(d.obj))
+      .filter((p) => !guide.includes(`\`${p}\``));
+    expect([...new Set(missing)]).toEqual([]);
+  });
+});
+
+describe("the playground samples (deploy/samples)", () => {
+  it("need no chart value beyond the defaults but adoption: no job asks for exposure", () => {
+    for (const { file, obj } of sampleDocs(samplesDir)) {
+      expect(obj.spec.exposePorts ?? false, file).toBe(false);
     }
   });
 });

@@ -6,6 +6,8 @@ import { repoRoot } from "../controlplane/binaries.js";
 import { freePort, LocalControlPlane } from "../controlplane/controlplane.js";
 import { LocalS3Server } from "../controlplane/s3-server.js";
 import { allCrds } from "../crds/index.js";
+import { defaultNasProducts, defaultTrainingProducts } from "../emulator/fixtures.js";
+import { EXTERNAL_HOST } from "../emulator/pods.js";
 import { type RunningEmulator, startEmulator } from "../emulator/server.js";
 import { buildNotice } from "./controlplane.js";
 import { runOperator } from "./run.js";
@@ -28,6 +30,8 @@ export interface PlaygroundOptions {
 export interface Playground {
   kubeconfigPath: string;
   emulatorUrl: string;
+  /** The directory of the control plane's kubectl (a user may have none of their own). */
+  binDir: string | undefined;
   /** `kubectl` with the playground's kubeconfig; resolves with stdout. */
   kubectl(args: string[]): Promise<string>;
   /** Stops the operator, the emulator and the control plane. */
@@ -68,6 +72,13 @@ async function startOnPlane(
     subscriptionDelayMs: options.subscriptionDelayMs ?? 1500,
   });
   out(`service emulator at ${emulator.url}`);
+  // What a user puts in spec.productCode here (on the real service: its product lists).
+  const training = defaultTrainingProducts().map(
+    (p) => `${p.productCode} (${p.name}, ${p.remainingCount} left)`,
+  );
+  const nas = defaultNasProducts().map((p) => `${p.productCode} (${p.name})`);
+  out(`emulator training product codes: ${training.join(", ")}`);
+  out(`emulator NAS product codes: ${nas.join(", ")}`);
   let s3: LocalS3Server | undefined;
   try {
     // The object storage of the default connection: MinIO with fresh keys and data.
@@ -120,8 +131,10 @@ async function startOperatorAndSamples(
       AIDC_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       AIDC_METRICS_PORT: String(metricsPort),
       AIDC_POLL_INTERVAL_MS: "2000",
-      // The samples' TrainingJob exposes its port.
+      // A job that sets exposePorts gets its Services: the emulator's open ports all
+      // answer on one documentation address, the playground's "gateway network".
       AIDC_EXPOSURE: "true",
+      AIDC_EXPOSURE_ALLOWED_CIDRS: `${EXTERNAL_HOST}/32`,
       // One person, one tenant: the CciInstance sample binds an instance by name.
       AIDC_ADOPTION_NAMESPACES: "*",
       AIDC_LOG_LEVEL: process.env.AIDC_LOG_LEVEL ?? "warn",
@@ -147,6 +160,7 @@ async function startOperatorAndSamples(
   return {
     kubeconfigPath: plane.kubeconfigPath,
     emulatorUrl: emulator.url,
+    binDir: plane.binaries?.dir,
     kubectl,
     async stop() {
       stopOperator();

@@ -12,7 +12,7 @@ type Obj = { apiVersion: string; kind: string; metadata: { name: string }; spec:
 
 const samplesDir = resolve(import.meta.dirname, "../../deploy/samples");
 const samples: Obj[] = readdirSync(samplesDir)
-  .filter((f) => f !== "kustomization.yaml")
+  .filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml")
   .flatMap((f) =>
     parseAllDocuments(readFileSync(join(samplesDir, f), "utf8")).map((d) => d.toJS() as Obj),
   );

@@ -1,15 +1,21 @@
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Playground, startPlayground } from "../../src/cli/dev.js";
+import { controlPlaneBinaries, repoRoot } from "../../src/controlplane/binaries.js";
+import { kstatusOf } from "../support/kstatus.js";
 import { eventually } from "../support/kube.js";
 import { kustomizedSamples } from "../support/samples.js";
 
 /**
  * `npm run dev` (startPlayground of src/cli/dev.ts), the README's first command: its own
  * control plane, the emulator, the CRDs, the operator and the samples. Every sample
- * becomes Ready, and stop() leaves no etcd, kube-apiserver or kube-controller-manager behind and removes the
+ * becomes Ready and kstatus Current (what Flux, kpt and Argo CD users see first: no
+ * Synced=False, nothing Stalled); the emulator path of docs/getting-started.md, run as
+ * written, brings the real-service samples to the same; and stop() leaves no etcd, kube-apiserver or kube-controller-manager behind and removes the
  * playground's temporary directory.
  */
 
@@ -62,7 +68,7 @@ describe("the local playground (npm run dev)", () => {
     await pg?.stop();
   });
 
-  it("brings every sample to Ready within a minute", async () => {
+  it("brings every sample to Ready and kstatus Current within a minute", async () => {
     // The playground's operator logs at warn (the playground's default level), here
     // into `logs` rather than stdout.
     const level = process.env.AIDC_LOG_LEVEL;
@@ -86,15 +92,25 @@ describe("the local playground (npm run dev)", () => {
     let items: AidcObject[] = [];
     await eventually(
       async () => {
-        const json = await playground.kubectl(["get", "aidc", "-A", "-o", "json"]);
+        const json = await playground.kubectl(["get", "aidc", "-n", "default", "-o", "json"]);
         items = (JSON.parse(json) as { items: AidcObject[] }).items;
-        pending = items.map(notReady).filter((m): m is string => m !== undefined);
+        const verdicts = kstatusOf(items);
+        pending = items
+          .map((o, i) => {
+            const why = notReady(o);
+            if (why !== undefined) return why;
+            const v = verdicts[i];
+            return v?.status === "Current"
+              ? undefined
+              : `${o.kind}/${o.metadata.name}: kstatus ${v?.status} (${v?.message})`;
+          })
+          .filter((m): m is string => m !== undefined);
         return items.length === SAMPLE_KINDS.length && pending.length === 0;
       },
       60_000,
       1000,
     ).catch(() => undefined);
-    expect(pending, "samples not Ready after 60 s").toEqual([]);
+    expect(pending, "samples not Ready and Current after 60 s").toEqual([]);
     // The FileSystem sample is mounted on the CciInstance sample's instance.
     const fs = items.find((o) => o.kind === "FileSystem");
     expect(fs?.status?.mounts).toMatchObject([
@@ -122,6 +138,44 @@ describe("the local playground (npm run dev)", () => {
     expect(logs.filter((l) => l.includes("list/watch failed") || l.includes('"stack"'))).toEqual(
       [],
     );
+  });
+
+  it("takes docs/getting-started.md's emulator path as written: the first job Ready and Current", async () => {
+    const playground = pg as Playground;
+    const guide = await readFile(join(repoRoot, "docs/getting-started.md"), "utf8");
+    const block = /```sh\n(# emulator: your first job\n[\s\S]*?)```/.exec(guide)?.[1];
+    expect(block, "the guide's emulator block").toBeDefined();
+    // The codes it fills in are among those `npm run dev` prints.
+    const printed = lines.filter((l) => l.startsWith("emulator ")).join("\n");
+    for (const code of block?.match(/(?<=\/)(?:train|nas)\.[\w.]+(?=\/)/g) ?? []) {
+      expect(printed).toContain(code);
+    }
+    const kubectlDir = dirname((await controlPlaneBinaries()).kubectl);
+    await promisify(execFile)("bash", ["-euo", "pipefail", "-c", block ?? "false"], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        KUBECONFIG: playground.kubeconfigPath,
+        PATH: `${kubectlDir}:${process.env.PATH}`,
+      },
+    });
+    const items = (
+      JSON.parse(await playground.kubectl(["get", "aidc", "-n", "demo", "-o", "json"])) as {
+        items: AidcObject[];
+      }
+    ).items;
+    expect(items.map((o) => o.kind).sort()).toEqual(["NasVolume", "TrainingJob"]);
+    let verdicts: string[] = [];
+    await eventually(async () => {
+      const now = (
+        JSON.parse(await playground.kubectl(["get", "aidc", "-n", "demo", "-o", "json"])) as {
+          items: AidcObject[];
+        }
+      ).items;
+      verdicts = kstatusOf(now).map((v, i) => `${now[i]?.kind}: ${v.status} ${v.message}`);
+      return verdicts.every((v) => / Current /.test(v));
+    }, 30_000).catch(() => undefined);
+    expect(verdicts.filter((v) => !/ Current /.test(v))).toEqual([]);
   });
 
   it("stops the control plane's processes and removes its directory", async () => {

@@ -75,6 +75,7 @@ describe("npm run new-kind", () => {
       "src/emulator/kinds/gizmo.ts",
       "src/emulator/kinds/gizmo.settings.ts",
       "deploy/samples/gizmo.yaml",
+      "deploy/samples/real-service/gizmo.yaml",
       "test/integration/gizmo.test.ts",
     ]);
   });
