@@ -2,14 +2,16 @@
  * Writes the lists of kinds kept in files that are not generated as a whole, so that a
  * new kind edits none of them by hand: deploy/samples/kustomization.yaml (every sample
  * of deploy/samples of a namespaced kind) and the `artifacthub.io/crds` annotation of
- * charts/aidc-operator/Chart.yaml (every kind of src/crds; the rest of Chart.yaml is
- * kept as written). `--check` fails when one is stale.
+ * charts/aidc-operator/Chart.yaml (every kind of src/crds). Chart.yaml's `version` and
+ * `appVersion` (the image tag the chart runs by default) are package.json's `version`,
+ * so a release changes one place; the rest of Chart.yaml is kept as written. `--check`
+ * fails when one is stale.
  *
  *   tsx scripts/generate-kind-lists.ts [--check]
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseAllDocuments, parseDocument, stringify } from "yaml";
+import { parseAllDocuments, parseDocument, Scalar, stringify } from "yaml";
 import { allCrds, type CrdDefinition } from "../src/crds/index.js";
 import {
   checkMode,
@@ -65,6 +67,14 @@ export function chartYaml(): string {
     description: shortDescription(crd),
   }));
   doc.setIn(["annotations", "artifacthub.io/crds"], stringify(crds, { lineWidth: 0 }));
+  const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    version: string;
+  };
+  doc.set("version", version);
+  // Quoted, as Helm's docs write it: an unquoted 1.10 would be read as a number.
+  const appVersion = new Scalar(version);
+  appVersion.type = Scalar.QUOTE_DOUBLE;
+  doc.set("appVersion", appVersion);
   return doc.toString({ lineWidth: 0 });
 }
 

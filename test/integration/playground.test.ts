@@ -176,7 +176,8 @@ describe("the local playground (npm run dev)", () => {
       return verdicts.every((v) => / Current /.test(v));
     }, 30_000).catch(() => undefined);
     expect(verdicts.filter((v) => !/ Current /.test(v))).toEqual([]);
-  });
+    // The block waits up to 2 minutes, as a user's terminal would.
+  }, 240_000);
 
   it("stops the control plane's processes and removes its directory", async () => {
     const playground = pg as Playground;

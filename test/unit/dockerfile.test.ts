@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { BUNDLE_ENTRY } from "../../scripts/bundle-dist.js";
 import { root } from "../../scripts/generated-files.js";
+import { copyProblems, parseDockerfile, repositoryDockerfile } from "../support/dockerfile.js";
 import { IMAGE_NODE_ARGS } from "../support/operator-process.js";
 
 /**
@@ -163,5 +164,28 @@ describe("the Dockerfile", () => {
       metricsPort: number;
     };
     expect(finalStage()).toContain(`EXPOSE ${values.metricsPort}`);
+  });
+
+  it("copies only what the build produces, and everything the entry point needs", () => {
+    const { stages, ignore } = repositoryDockerfile(root);
+    expect(copyProblems(stages, ignore, root, existsSync)).toEqual([]);
+    // The same check fails on a Dockerfile that copies what no stage makes, misses what
+    // the image needs, or copies a file the context keeps out.
+    const broken = (from: string, to: string) => {
+      expect(dockerfile, from).toContain(from);
+      return copyProblems(parseDockerfile(dockerfile.replace(from, to)), ignore, root, existsSync);
+    };
+    expect(broken("/src/dist/bundle ./dist/bundle", "/src/out/bundle ./dist/bundle")).toEqual([
+      expect.stringMatching(/^COPY --from=build \/src\/out\/bundle: the stage does not produce it/),
+    ]);
+    expect(broken("/src/dist/bundle ./dist/bundle", "/src/dist/bundle ./lib")).toEqual([
+      "the final stage lacks /app/dist/bundle/main.js",
+    ]);
+    expect(broken("/app/node_modules ./node_modules", "/app/node_modules ./vendor")).toEqual([
+      "the final stage lacks /app/node_modules",
+    ]);
+    expect(broken("COPY scripts/bundle-dist.ts", "COPY scripts/generated-files.ts")).toEqual([
+      "COPY scripts/generated-files.ts: .dockerignore keeps it out",
+    ]);
   });
 });
