@@ -48,7 +48,7 @@ LABEL org.opencontainers.image.title="aidc-operator" \
 # --heap-growing-percent=20 starts the next full collection once the old generation has
 # grown 20% over what the last one kept (V8 lets it reach up to 4x). Against
 # --optimize-for-size, measured at once at 1,000 objects: 85 against 83 MiB at
-# readiness, 118 against 114 MiB at the peak, 12% less CPU (docs/performance.md, fifth
-# version, "The image's Node options"). The chart adds the heap limit (NODE_OPTIONS).
+# readiness, 118 against 114 MiB at the peak, 12% less CPU (docs/performance.md, "The
+# image's Node options"). The chart adds the heap limit (NODE_OPTIONS).
 ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=2", "--heap-growing-percent=20", "dist/bundle/main.js"]
 CMD ["run"]
