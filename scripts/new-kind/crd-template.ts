@@ -103,7 +103,8 @@ export const ${n.constant}_REASONS = ownReasons({
   ${n.kind}ShrinkRefused: ownReason(
     "Terminal",
     ["Synced"],
-    "sizeGB is below the ${n.words}'s size, and the service cannot shrink it; the ${n.words} keeps its size. Set sizeGB to the size or more.",
+    "sizeGB is below the ${n.words}'s size, and the service cannot shrink it; the ${n.words} keeps its size.",
+    "Set sizeGB to the size or more.",
   ),
 });
 
