@@ -205,6 +205,39 @@ describe("KubeTransport", () => {
     expect(streams).toBe(2);
   });
 
+  it("sends new requests on a new connection after a GOAWAY, while watches finish on the old", async () => {
+    let sessions = 0;
+    const server = http2.createSecureServer({ key, cert });
+    server.on("session", () => sessions++);
+    server.on("stream", (stream, headers) => {
+      stream.on("error", () => undefined);
+      const path = String(headers[":path"]);
+      if (path.includes("watch=true")) return stream.respond({ ":status": 200 });
+      // As kube-apiserver answers a token it refuses: 401, and GOAWAY.
+      if (path === "/refused") {
+        stream.respond({ ":status": 401 });
+        stream.end("{}");
+        stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, stream.id);
+        return;
+      }
+      stream.respond({ ":status": 200 });
+      stream.end("{}");
+    });
+    const port = await listen(server);
+    const t = transport(config(`https://127.0.0.1:${port}`));
+    const watch = await t.watch(
+      "/api/v1/pods?watch=true",
+      () => undefined,
+      () => undefined,
+    );
+    expect((await t.request("GET", "/refused")).status).toBe(401);
+    const started = Date.now();
+    expect((await t.request("GET", "/api")).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(sessions).toBe(2);
+    watch.abort();
+  });
+
   it("drops a generation on request: what ran on it fails, the next request connects anew", async () => {
     let sessions = 0;
     const server = http2.createSecureServer({ key, cert });

@@ -64,6 +64,9 @@ export interface KubeTransportOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** The longest a dispatcher left after a GOAWAY finishes its requests (watches: 5-10 min). */
+const RETIRED_MAX_MS = 11 * 60_000;
+
 /** The TLS options that make two dispatchers different. */
 const TLS_FIELDS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized", "servername"];
 
@@ -258,6 +261,22 @@ export class KubeTransport {
     });
   }
 
+  /**
+   * A GOAWAY (the API server answers a refused token with one, and sends them to
+   * rebalance with --goaway-chance): undici's connection would hold new requests until
+   * every stream left on the old session ended, watches included. New requests go to a
+   * new dispatcher; the old one closes once its requests end (the informers' watches
+   * end within 10 min), and is destroyed if they have not by {@link RETIRED_MAX_MS}.
+   */
+  private retire(g: Generation): void {
+    if (this.current !== g) return;
+    this.current = undefined;
+    void g.dispatcher.close();
+    setTimeout(() => {
+      if (!g.dispatcher.destroyed) void g.dispatcher.destroy(new Error("connection retired"));
+    }, RETIRED_MAX_MS).unref();
+  }
+
   /** The current dispatcher for the request's TLS options (a new one when they changed), and its headers. */
   private async prepare(): Promise<{ g: Generation; headers: Record<string, string> }> {
     const opts: Record<string, unknown> & { headers?: Record<string, unknown>; auth?: string } = {
@@ -334,6 +353,9 @@ export class KubeTransport {
       prefix: url.pathname.replace(/\/+$/, ""),
       servername: typeof tls.servername === "string" ? tls.servername : undefined,
     };
+    dispatcher.on("disconnect", (_origin: unknown, _targets: unknown, err: unknown) => {
+      if (/GOAWAY/.test(String((err as Error | undefined)?.message))) this.retire(g);
+    });
     // Two requests racing to connect keep the first dispatcher.
     if (this.current && usable(this.current)) {
       void dispatcher.close();

@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -155,6 +156,29 @@ describe("KubeClient against a loopback API server", () => {
     await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
     await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
     expect(seen).toEqual(["Bearer tok-1", "Bearer tok-1", "Bearer tok-2"]);
+  });
+
+  it("reads the token file again at once after a watch answered 401", async () => {
+    const tokenFile = join(dir, "watch-token");
+    await writeFile(tokenFile, "old");
+    const seen: string[] = [];
+    const kube = await serve(
+      (req, res) => {
+        seen.push(req.headers.authorization ?? "");
+        if (req.headers.authorization === "Bearer new") return res.writeHead(200).end();
+        // Rotated just now: the old token is refused before a minute has passed.
+        writeFileSync(tokenFile, "new");
+        json(res, 401, {});
+      },
+      { tokenFile },
+    );
+    const watch = () =>
+      new Promise<unknown>((resolve) => {
+        void kube.watch("/api/v1/configmaps", {}, () => undefined, resolve);
+      });
+    expect(await watch()).toMatchObject({ statusCode: 401 });
+    expect(await watch()).toBeNull();
+    expect(seen).toEqual(["Bearer old", "Bearer new"]);
   });
 
   it("keeps the last token when the token file cannot be read again", async () => {

@@ -300,7 +300,11 @@ export class KubeClient {
         onEvent(event.type, event.object as KubeObject);
         return undefined;
       },
-      onDone,
+      (err) => {
+        // A refused token: the next watch (and request) reads the credentials anew.
+        if (statusCodeOf(err) === 401) this.http.refreshCredentials();
+        onDone(err);
+      },
     );
   }
 
