@@ -11,12 +11,12 @@
  * after the create-pending marker was written is the one the create made.
  */
 import { BUCKET_REASONS, type Bucket } from "../../crds/bucket.js";
-import { TerminalError } from "../../runtime/errors.js";
 import type { ObjectStorageClient, ObjectStorageResolver } from "../../service/object-storage.js";
 import {
   BucketNameRefusedError,
   ObjectStorageNotImplementedError,
 } from "../../service/object-storage-errors.js";
+import { terminalError } from "../event-reasons.js";
 import type {
   BeforeDeleteResult,
   CreateResult,
@@ -88,8 +88,8 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
   private async s3(call: ManagedCall<BucketObject>): Promise<ObjectStorageClient> {
     const client = await this.storage(call.obj);
     if (!client) {
-      throw new TerminalError(
-        "ObjectStorageNotConfigured",
+      throw terminalError(
+        R.ObjectStorageNotConfigured,
         "the object's connection has no object storage: set objectStorage.endpoint and the S3 credentials in the operator configuration (or the ServiceConnection's spec.objectStorage)",
         { external: true },
       );
@@ -176,7 +176,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     const presence = await s3.headBucket(name);
     if (presence === "Absent") return { exists: false };
     if (presence === "Forbidden") {
-      throw new TerminalError(
+      throw terminalError(
         "ReconcileTerminal",
         `the bucket ${name} exists but this account may no longer use it (HEAD answered 403)`,
       );

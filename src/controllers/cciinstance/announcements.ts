@@ -5,6 +5,7 @@
  */
 import type { CciInstanceStatus } from "../../crds/cciinstance.js";
 import type { ConditionInput, EventRecorder } from "../../runtime/index.js";
+import { reasonEvents } from "../event-reasons.js";
 import type { Binding } from "./binding.js";
 import { imageKey } from "./images.js";
 import type { CciObject } from "./objects.js";
@@ -24,11 +25,12 @@ export function boundCondition(binding: Binding): ConditionInput {
 
 /** The events of the change from `before` to `after`. */
 export function announceChanges(
-  events: EventRecorder,
+  recorder: EventRecorder,
   obj: CciObject,
   before: CciInstanceStatus | undefined,
   after: CciInstanceStatus,
 ): void {
+  const events = reasonEvents(recorder);
   const errKey = errorKey(after.error);
   if (errKey && errKey !== errorKey(before?.error)) {
     const e = after.error;

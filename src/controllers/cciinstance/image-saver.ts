@@ -12,6 +12,7 @@ import {
   type ResourceDescriptor,
   setAnnotations,
 } from "../../runtime/index.js";
+import { reasonEvents } from "../event-reasons.js";
 import {
   decideImages,
   formatLedger,
@@ -94,7 +95,7 @@ export async function saveImages(input: SaveImagesInput): Promise<SaveImagesResu
   try {
     const { imageId } = await input.service.saveCciImage(input.instanceId, save);
     answer = { ...marker, imageId };
-    ctx.events.normal(
+    reasonEvents(ctx.events).normal(
       obj,
       "ImageSaveRequested",
       `saving ${key} from CCI instance ${input.instanceId}: image ${imageId}`,
@@ -104,7 +105,7 @@ export async function saveImages(input: SaveImagesInput): Promise<SaveImagesResu
     answer = unknown
       ? { ...marker, unknown: errorMessage(err) }
       : { ...marker, failed: errorMessage(err) };
-    ctx.events.warning(
+    reasonEvents(ctx.events).warning(
       obj,
       unknown ? "ImageSaveOutcomeUnknown" : "ImageSaveFailed",
       `saving ${key}: ${errorMessage(err)}`,

@@ -19,6 +19,7 @@ import {
 } from "../../runtime/index.js";
 import { ServiceNotFoundError } from "../../service/errors.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
+import { reasonEvents } from "../event-reasons.js";
 import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { heldReadyCondition } from "../managed/decisions.js";
@@ -91,7 +92,11 @@ export class CciInstanceReconciler {
     const id = binding.instanceId;
     if (annotations[ANNOTATIONS.externalId] !== id) {
       current = await setAnnotations(ctx.kube, CCI, obj, { [ANNOTATIONS.externalId]: id });
-      ctx.events.normal(current, "Bound", `observing CCI instance ${id} (bound by ${binding.via})`);
+      reasonEvents(ctx.events).normal(
+        current,
+        "Bound",
+        `observing CCI instance ${id} (bound by ${binding.via})`,
+      );
     }
     this.remember(key, current, id);
 
@@ -227,7 +232,7 @@ export class CciInstanceReconciler {
     const status = { ...(gen !== undefined ? { observedGeneration: gen } : {}), conditions };
     await patchStatus(ctx.kube, CCI, obj, status);
     if (before?.reason !== binding.reason || before?.message !== binding.message) {
-      ctx.events.warning(obj, binding.reason, binding.message);
+      reasonEvents(ctx.events).warning(obj, binding.reason, binding.message);
     }
     return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
   }
@@ -253,7 +258,7 @@ export class CciInstanceReconciler {
       ...(gen !== undefined ? { observedGeneration: gen } : {}),
       conditions,
     });
-    if (!wasGone) ctx.events.warning(obj, "InstanceNotFound", message);
+    if (!wasGone) reasonEvents(ctx.events).warning(obj, "InstanceNotFound", message);
     return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
   }
 
@@ -280,7 +285,7 @@ export class CciInstanceReconciler {
     const what = seen.instanceId
       ? `CCI instance ${seen.instanceId}`
       : "no CCI instance (it was not bound)";
-    ctx.events.normal(
+    reasonEvents(ctx.events).normal(
       seen.obj,
       "InstanceKept",
       `${objectKeyString(seen.obj)} deleted; ${what} is left untouched: the operator only observes CCI instances`,

@@ -15,12 +15,12 @@ import {
   serviceConnectionCrd,
 } from "../../crds/serviceconnection.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import { RetryableError, TerminalError } from "../../runtime/errors.js";
 import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
 import type { SecretRedactor } from "../../runtime/redaction.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import type { RateLimit } from "../../service/rate-limiter.js";
+import { retryableError, terminalError } from "../event-reasons.js";
 import {
   type ConnectionChoice,
   chooseConnection,
@@ -160,12 +160,12 @@ export class ServiceConnections implements ConnectionSource {
     if (choice.kind === "default") return this.defaultConnection;
     const conn = this.connectionObject(choice.name);
     if (!conn) {
-      throw new RetryableError("ConnectionNotFound", notFoundMessage(choice), { waiting: true });
+      throw retryableError("ConnectionNotFound", notFoundMessage(choice), { waiting: true });
     }
     const facts = namespace ?? { name: obj.metadata?.namespace ?? "" };
     if (!namespaceAllowed(conn.spec, facts)) {
       // External: the connection (not the object) may change to allow it.
-      throw new TerminalError("ConnectionNotAllowed", notAllowedMessage(choice, facts.name), {
+      throw terminalError("ConnectionNotAllowed", notAllowedMessage(choice, facts.name), {
         external: true,
       });
     }

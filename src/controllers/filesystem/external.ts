@@ -7,7 +7,6 @@
  * mounts). A remove the service cannot do is reported, never faked.
  */
 import { type FileSystem as FileSystemObject, FS_REASON } from "../../crds/filesystem.js";
-import { TerminalError } from "../../runtime/errors.js";
 import {
   EndpointDisabledError,
   type FileSystem,
@@ -20,6 +19,7 @@ import {
   withCreateMarkers,
 } from "../../service/index.js";
 import type { ListedIds } from "../../service/pagination.js";
+import { terminalError } from "../event-reasons.js";
 import type {
   BeforeDeleteResult,
   CreateResult,
@@ -187,7 +187,7 @@ export class FileSystemExternalClient
     const own = mounts.filter((m) => recorded.has(m.id) || instances.has(m.instanceId));
     const others = mounts.filter((m) => !own.includes(m));
     if (others.length > 0) {
-      throw new TerminalError(
+      throw terminalError(
         FS_REASON.OtherMountsBlockDelete,
         `file system ${id} has mounts this object did not make (${others.map((m) => `${m.id} on ${m.instanceId ?? "an unknown instance"}`).join(", ")}); the service deletes no file system with mounts and the operator removes no mount it did not make. Remove them in the service, or set deletionPolicy Orphan`,
       );
@@ -199,7 +199,7 @@ export class FileSystemExternalClient
       } catch (err) {
         if (err instanceof ServiceNotFoundError) continue;
         if (!removalUnavailable(err)) throw err;
-        throw new TerminalError(
+        throw terminalError(
           FS_REASON.MountRemovalUnavailable,
           `cannot delete file system ${id}: its mount ${m.id} must be removed first, and the service has no operation to remove a mount (${(err as Error).message}). Configure service.endpoints.deleteFileSystemMount, remove the mount in the service, or set deletionPolicy Orphan`,
           { cause: err },

@@ -18,6 +18,7 @@ import {
   type ResourceDescriptor,
 } from "../../runtime/index.js";
 import type { ControllerFactory } from "../controller-factory.js";
+import { reasonEvents } from "../event-reasons.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "./expose.js";
 import { applyExposure, exposureChanges, exposureInSync } from "./expose-sync.js";
 import type { TrainingJobObject } from "./objects.js";
@@ -98,7 +99,7 @@ export function trainingJobExposureControllerFrom(
       );
       if (exposureInSync(changes)) return {};
       const summary = await applyExposure(ctx.kube, job, changes);
-      if (summary) ctx.events.normal(job, EXPOSURE_UPDATED, summary);
+      if (summary) reasonEvents(ctx.events).normal(job, EXPOSURE_UPDATED, summary);
       return {};
     });
 }

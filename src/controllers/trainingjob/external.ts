@@ -8,7 +8,6 @@
  * exposure) and delete.
  */
 import { AddressAllowList } from "../../config/cidr.js";
-import { TerminalError } from "../../runtime/errors.js";
 import {
   EndpointDisabledError,
   endpointConfigKey,
@@ -17,6 +16,7 @@ import {
   ServiceNotFoundError,
   ServiceOperationMissingError,
 } from "../../service/index.js";
+import { terminalError } from "../event-reasons.js";
 import type { ManagedCall, Observation, UpdateResult } from "../managed/call.js";
 import type { KindClient } from "../managed/external-client.js";
 import { parseOwnerMark } from "../managed/tenancy.js";
@@ -157,7 +157,7 @@ export function trainingJobClient(
     async create(call, token) {
       const prepared = prepareCreate(call, token, adoption);
       if (prepared.refusal) {
-        throw new TerminalError(prepared.refusal.reason, prepared.refusal.message);
+        throw terminalError(prepared.refusal.reason, prepared.refusal.message);
       }
       return { subscriptionKey: await service.createTrainingTask(prepared.request) };
     },

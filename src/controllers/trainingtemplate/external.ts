@@ -8,10 +8,10 @@
  */
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
 import { rfc3339 } from "../../runtime/clock.js";
-import { TerminalError } from "../../runtime/errors.js";
 import type { ServiceClient } from "../../service/client.js";
 import { OWNER_MARK_ENV } from "../../service/client-token.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
+import { terminalError } from "../event-reasons.js";
 import type {
   CreateResult,
   DeleteResult,
@@ -111,7 +111,7 @@ export class TemplateExternalClient
     } else {
       const b = body(call, this.adoption);
       if (!b?.ok) {
-        throw new TerminalError(
+        throw terminalError(
           b?.reason ?? "ReconcileError",
           b?.message ?? "the template body cannot be built",
         );
