@@ -56,9 +56,13 @@ export function resolveAttachment(
   return { resolved: true, refs: { instanceId } };
 }
 
+/** The status fields of a BlockVolume that come from the facts (managed/status-write.ts keeps the rest). */
+export const BLOCK_VOLUME_FACT_FIELDS = ["volumeId", "phase"] as const;
+
 /**
- * The BlockVolume status (without conditions) from the facts and the remote record; the
- * remote fields of the previous status are kept when nothing was observed.
+ * The BlockVolume status (without conditions) from the facts and the remote record;
+ * without a remote record, only {@link BLOCK_VOLUME_FACT_FIELDS} (the loop keeps the
+ * previous remote fields).
  */
 export function blockVolumeStatus(
   obj: BlockVolumeObject,
@@ -74,13 +78,10 @@ export function blockVolumeStatus(
     if (remote.volumeType !== undefined) out.volumeType = remote.volumeType;
     if (remote.name !== undefined) out.name = remote.name;
     if (remote.createdTime !== undefined) out.createdTime = remote.createdTime;
-  } else {
-    const { conditions: _c, observedGeneration: _g, volumeId: _v, phase: _p, ...kept } = prev;
-    Object.assign(out, kept);
   }
   if (facts.externalId !== undefined) out.volumeId = facts.externalId;
   out.phase = volumePhase({
-    state: out.state,
+    state: remote ? out.state : prev.state,
     bound: facts.externalId !== undefined,
     creating: facts.creating === true,
   });
@@ -109,6 +110,7 @@ export function blockVolumeKind(): ManagedKind<BlockVolumeObject, RemoteVolume, 
     status: (obj, facts, remote) =>
       blockVolumeStatus(obj, facts, remote) as Record<string, unknown>,
     statusId: (obj) => obj.status?.volumeId,
+    factFields: BLOCK_VOLUME_FACT_FIELDS,
   };
 }
 

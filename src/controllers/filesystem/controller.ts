@@ -13,7 +13,7 @@ import { managedController, managedLoopOptions } from "../managed/managed-contro
 import { FileSystemExternalClient } from "./external.js";
 import type { FileSystemRefs, FileSystemRemote } from "./mounts.js";
 import { mountTargetResolver } from "./references.js";
-import { fileSystemStatus } from "./status.js";
+import { FILE_SYSTEM_FACT_FIELDS, fileSystemStatus } from "./status.js";
 
 /** The finalizer of FileSystems. */
 export const FILE_SYSTEM_FINALIZER = "aidc.io/filesystem";
@@ -49,6 +49,7 @@ export function fileSystemControllerWith(
       status: (obj, facts, remote) =>
         fileSystemStatus(obj, facts, remote) as Record<string, unknown>,
       statusId: (obj) => obj.status?.fileSystemId,
+      factFields: FILE_SYSTEM_FACT_FIELDS,
     };
     return managedController(kind, {
       connections: deps.connections,

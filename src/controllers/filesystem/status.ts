@@ -80,9 +80,12 @@ export function fileSystemPhase(
   }
 }
 
+/** The status fields of a FileSystem that come from the facts (managed/status-write.ts keeps the rest). */
+export const FILE_SYSTEM_FACT_FIELDS = ["fileSystemId", "phase"] as const;
+
 /**
- * The FileSystem status (without conditions); the remote fields of the previous status
- * are kept when nothing was observed in this reconcile.
+ * The FileSystem status (without conditions); without a remote record, only
+ * {@link FILE_SYSTEM_FACT_FIELDS} (the loop keeps the previous remote fields).
  */
 export function fileSystemStatus(
   obj: FileSystemObject,
@@ -102,9 +105,6 @@ export function fileSystemStatus(
     out.mounts = plan.statuses;
     out.mountsReady = plan.summary;
     if (plan.others.length > 0) out.otherMounts = plan.others;
-  } else {
-    const { conditions: _c, observedGeneration: _g, fileSystemId: _i, phase: _p, ...kept } = prev;
-    Object.assign(out, kept);
   }
   if (facts.externalId !== undefined) out.fileSystemId = facts.externalId;
   out.phase = fileSystemPhase(facts.externalId !== undefined, remote, prev.phase);

@@ -182,6 +182,13 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
    * the previous remote fields from `obj.status`).
    */
   status(obj: T, facts: ManagedFacts, remote: R | undefined): Record<string, unknown>;
+  /**
+   * The status fields `status` derives from the facts (the id, the subscription, the
+   * phase). A kind that names them leaves the rest to the loop: when nothing was
+   * observed, the loop keeps every other field of the previous status (the remote
+   * record as last seen) and `status` (`remote` undefined) writes only these.
+   */
+  factFields?: readonly string[];
   /** The remote id the object's status records (written only after a verified binding). */
   statusId?(obj: T): string | undefined;
   /**

@@ -8,6 +8,38 @@ import { ANNOTATIONS } from "./create-protocol.js";
 import { managedSettled } from "./reconciler.js";
 
 describe("managedReconciler", () => {
+  it("keeps the previous status's remote fields when nothing was observed, and writes the kind's fact fields anew", async () => {
+    const statusOf = async (factFields?: readonly string[]) => {
+      const w = world({}, { [ANNOTATIONS.subscriptionKey]: "key-1" });
+      w.set((o) => ({
+        ...o,
+        status: { remoteState: "Running", id: "old", phase: "Ready", conditions: [] },
+      }));
+      const { reconcile } = loop(
+        client(() => w, { pollSubscription: async () => ({ state: "Pending" }) }),
+        {
+          status: (_o, f) => ({ id: f.subscriptionKey ?? "none", phase: "Creating" }),
+          ...(factFields ? { factFields } : {}),
+        },
+      );
+      await reconcile(KEY, w.ctx);
+      const {
+        conditions: _c,
+        observedGeneration: _g,
+        ...rest
+      } = (w.obj?.status ?? {}) as Record<string, unknown>;
+      return rest;
+    };
+    // The subscription is pending: no remote record in this reconcile.
+    expect(await statusOf(["id", "phase"])).toEqual({
+      remoteState: "Running",
+      id: "key-1",
+      phase: "Creating",
+    });
+    // A kind that names no fact fields writes what its status answers, alone.
+    expect(await statusOf()).toEqual({ id: "key-1", phase: "Creating" });
+  });
+
   it("calls an object settled (routine polls only) once it is bound and neither coming up nor changing", async () => {
     // Being created: a create pending, then Creating.
     const w = world({});

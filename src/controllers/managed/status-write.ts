@@ -14,6 +14,26 @@ import type { Outcome } from "./outcome.js";
 import { referencesCondition } from "./resolve-references.js";
 import type { ManagedRun } from "./run.js";
 
+/**
+ * The kind's status fields of `outcome`: from the remote record observed, or, when none
+ * was and the kind names its fact fields, the previous status's other fields kept and
+ * the fact fields written anew.
+ */
+function kindStatus<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  outcome: Outcome<R>,
+): Record<string, unknown> {
+  const { kind, obj } = run;
+  if (outcome.remote !== undefined || !kind.factFields) {
+    return kind.status(obj, outcome.facts, outcome.remote);
+  }
+  const kept: Record<string, unknown> = { ...(obj.status ?? {}) };
+  for (const field of ["conditions", "observedGeneration", ...kind.factFields]) {
+    delete kept[field];
+  }
+  return { ...kept, ...kind.status(obj, outcome.facts, undefined) };
+}
+
 /** Writes the status of `outcome` on the object of `run`. */
 export async function writeStatus<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -42,9 +62,7 @@ export async function writeStatus<T extends ManagedObject, R>(
         : setCondition(conditions, c, generation, now);
   }
   conditions = withKstatusConditions(conditions, generation, now);
-  const base = outcome.keepStatus
-    ? { ...(obj.status ?? {}) }
-    : kind.status(obj, outcome.facts, outcome.remote);
+  const base = outcome.keepStatus ? { ...(obj.status ?? {}) } : kindStatus(run, outcome);
   await patchStatus(ctx.kube, kind.resource, toKube(obj), {
     ...base,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),

@@ -24,9 +24,19 @@ function put<K extends keyof NasVolumeStatus>(
   if (v !== undefined) out[k] = v;
 }
 
+/** The status fields of a NasVolume that come from the facts (managed/status-write.ts keeps the rest). */
+export const NAS_FACT_FIELDS = [
+  "storageId",
+  "subscriptionKey",
+  "subscription",
+  "phase",
+  "lastScale",
+] as const;
+
 /**
- * The NasVolume status (without conditions) from the facts and the remote record; the
- * remote fields of the previous status are kept when nothing was observed.
+ * The NasVolume status (without conditions) from the facts and the remote record;
+ * without a remote record, only {@link NAS_FACT_FIELDS} (the loop keeps the previous
+ * remote fields).
  */
 export function nasStatus(
   obj: NasVolumeObject,
@@ -53,29 +63,19 @@ export function nasStatus(
     put(out, "priceUnit", remote.priceUnit);
     put(out, "createdTime", remote.createdTime);
     put(out, "lastUpdateTime", remote.lastUpdateTime);
-  } else {
-    const {
-      conditions: _c,
-      observedGeneration: _g,
-      storageId: _s,
-      subscriptionKey: _k,
-      subscription: _u,
-      phase: _p,
-      lastScale: _l,
-      ...kept
-    } = prev;
-    Object.assign(out, kept);
   }
+  // What the phase reads of the remote record: this one, else the one last seen.
+  const seen = remote ? out : prev;
   put(out, "storageId", facts.externalId);
   put(out, "subscriptionKey", facts.subscriptionKey ?? prev.subscriptionKey);
   put(out, "subscription", facts.subscription);
   if (lastScale) out.lastScale = lastScale;
   out.phase = nasPhase({
-    remoteStatus: out.remoteStatus,
+    remoteStatus: seen.remoteStatus,
     subscription: facts.subscription?.outcome,
     scaling:
       lastScale !== undefined &&
-      out.capacityGB === lastScale.fromGB &&
+      seen.capacityGB === lastScale.fromGB &&
       lastScale.toGB !== lastScale.fromGB,
     bound: facts.externalId !== undefined,
   });
@@ -91,6 +91,7 @@ export function nasVolumeKind(scaleSettleMs?: number): ManagedKind<NasVolumeObje
     adoptId: (obj) => obj.spec.storageId,
     status: (obj, facts, remote) => nasStatus(obj, facts, remote) as Record<string, unknown>,
     statusId: (obj) => obj.status?.storageId,
+    factFields: NAS_FACT_FIELDS,
   };
 }
 
