@@ -120,7 +120,7 @@ import type { Remote${n.kind} } from "../../service/kinds/${n.lower}.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
-import { ${n.camel}Status } from "./decisions.js";
+import { ${n.constant}_FACT_FIELDS, ${n.camel}Status } from "./decisions.js";
 import { ${n.kind}ExternalClient } from "./external.js";
 
 /** The finalizer of ${n.kind}s. */
@@ -141,6 +141,7 @@ export function ${n.camel}ControllerWith(options: ${n.kind}ControllerOptions = {
       connect: (conn) => new ${n.kind}ExternalClient(conn.service),
       status: (obj, facts, remote) => ${n.camel}Status(obj, facts, remote),
       statusId: (obj) => obj.status?.${n.camel}Id,
+      factFields: ${n.constant}_FACT_FIELDS,
     };
     return managedController(kind, {
       connections: deps.connections,

@@ -72,16 +72,19 @@ export function sizeChange(
   return { toGB: want };
 }
 
+/** The status fields that come from the facts (the loop keeps the others: managed/status-write.ts). */
+export const ${n.constant}_FACT_FIELDS = ["phase", "${n.camel}Id"] as const;
+
 /**
- * The ${n.kind} status (without conditions) from the facts and the remote record; the
- * remote fields of the previous status are kept when nothing was observed.
+ * The ${n.kind} status (without conditions) from the facts and the remote record;
+ * without a remote record, only {@link ${n.constant}_FACT_FIELDS} (the loop keeps the
+ * previous remote fields).
  */
 export function ${n.camel}Status(
   obj: ${n.kind},
   facts: ManagedFacts,
   remote: Remote${n.kind} | undefined,
 ): ${n.kind}Status {
-  const prev = obj.status ?? {};
   const out: ${n.kind}Status = remote
     ? {
         phase: ${n.camel}Phase(remote.status),
@@ -90,14 +93,7 @@ export function ${n.camel}Status(
         sizeGB: remote.sizeGB,
         ...(remote.createdTime ? { createdTime: remote.createdTime } : {}),
       }
-    : {
-        ...(prev.phase ? { phase: prev.phase } : {}),
-        ...(prev.remoteStatus ? { remoteStatus: prev.remoteStatus } : {}),
-        ...(prev.name ? { name: prev.name } : {}),
-        ...(prev.sizeGB !== undefined ? { sizeGB: prev.sizeGB } : {}),
-        ...(prev.createdTime ? { createdTime: prev.createdTime } : {}),
-      };
-  if (!remote && !out.phase) out.phase = facts.externalId ? "Creating" : "Pending";
+    : { phase: obj.status?.phase ?? (facts.externalId ? "Creating" : "Pending") };
   if (facts.externalId) out.${n.camel}Id = facts.externalId;
   return out;
 }
@@ -151,7 +147,7 @@ describe("the ${n.kind} decisions", () => {
     });
   });
 
-  it("mirror the remote record into the status, and keep it when nothing was observed", () => {
+  it("mirror the remote record into the status, and keep the phase when nothing was observed", () => {
     const seen = ${n.camel}Status(object(), { externalId: "x-1" }, remote());
     expect(seen).toEqual({
       phase: "Ready",
@@ -160,9 +156,9 @@ describe("the ${n.kind} decisions", () => {
       sizeGB: 10,
       ${n.camel}Id: "x-1",
     });
-    expect(${n.camel}Status({ ...object(), status: seen }, { externalId: "x-1" }, undefined)).toEqual(
-      seen,
-    );
+    // Nothing observed: the fact fields alone (the loop keeps the remote ones).
+    const kept = ${n.camel}Status({ ...object(), status: seen }, { externalId: "x-1" }, undefined);
+    expect(kept).toEqual({ phase: "Ready", ${n.camel}Id: "x-1" });
     expect(${n.camel}Status(object(), {}, undefined)).toEqual({ phase: "Pending" });
   });
 });
