@@ -21,6 +21,7 @@ export const ACTION_REASONS = [
   "DeletePolicyNotHonoured",
   "ObjectsDeleted",
   "DriftCorrected",
+  "LateInitialized",
   "Bound",
   "StatusChanged",
   "InstanceFailed",

@@ -15,6 +15,7 @@ import {
   connectionFields,
   deletionPolicy,
   INTEGER_LIMITS,
+  managementPolicies,
   serviceDescription,
   serviceName,
 } from "./fields.js";
@@ -23,6 +24,7 @@ import { ownReason, ownReasons } from "./reasons.js";
 import {
   externalIdStatus,
   kindStatus,
+  managedStatusShape,
   optionalString,
   serviceCreatedTime,
 } from "./status-fields.js";
@@ -123,6 +125,7 @@ export const BlockVolumeSpec = withRules(
       attachTo: BlockVolumeAttachment.optional(),
       volumeId: adoptedId("volume"),
       deletionPolicy,
+      managementPolicies,
       ...connectionFields,
     })
     .meta({
@@ -151,6 +154,7 @@ export type BlockVolumePhase = z.infer<typeof BlockVolumePhase>;
 
 /** Observed state of a BlockVolume. */
 export const BlockVolumeStatus = kindStatus("the volume", {
+  ...managedStatusShape,
   phase: described(
     BlockVolumePhase,
     "Pending (not created yet), Creating, Available (detached), Attaching, Attached, Detaching, Deleting, Failed, or Unknown (a remote state the operator does not know).",

@@ -10,10 +10,10 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { connectionFields, deletionPolicy } from "./fields.js";
+import { connectionFields, deletionPolicy, managementPolicies } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons/own.js";
-import { kindStatus } from "./status-fields.js";
+import { kindStatus, managedStatusShape } from "./status-fields.js";
 
 /** The Bucket spec fields that may not change freely (see mutability.ts). */
 export const BUCKET_MUTABILITY: readonly FieldRule[] = [
@@ -212,6 +212,7 @@ export const BucketSpec = withRules(
         "With deletionPolicy Delete: delete every object version and delete marker, then the bucket. Default false: a bucket that holds objects is not deleted, and the object stays with the condition BucketNotEmpty.",
       ).default(false),
       deletionPolicy,
+      managementPolicies,
       ...connectionFields,
     })
     .meta({
@@ -241,6 +242,7 @@ export const bucketAppliedSchema = z
 
 /** Observed state of a Bucket. */
 export const BucketStatus = kindStatus("the bucket", {
+  ...managedStatusShape,
   bucketName: described(z.string(), "Name of the bucket in the object storage.").optional(),
   endpoint: described(z.string(), "Path-style URL of the bucket.").optional(),
   region: described(z.string(), "Region the bucket's requests are signed for.").optional(),

@@ -14,6 +14,49 @@ export const deletionPolicy = z.enum(["Orphan", "Delete"]).default("Orphan").met
 /** `Orphan` or `Delete`. */
 export type DeletionPolicy = z.infer<typeof deletionPolicy>;
 
+/** The management policies (Crossplane's names): what the operator may do to the remote resource. */
+export const MANAGEMENT_POLICIES = [
+  "Observe",
+  "Create",
+  "Update",
+  "Delete",
+  "LateInitialize",
+  "*",
+] as const;
+/** One management policy. */
+export type ManagementPolicy = (typeof MANAGEMENT_POLICIES)[number];
+
+/**
+ * What the operator may do to the object's remote resource (Crossplane's
+ * `spec.managementPolicies`): `*` (the default) everything; otherwise `Observe` and any
+ * of `Create`, `Update`, `Delete`, `LateInitialize`. The loop reads it once for every
+ * managed kind (src/controllers/managed/policies.ts); CEL refuses a combination
+ * without `Observe` and `*` beside another policy.
+ */
+export const managementPolicies = withRules(
+  z
+    .array(z.enum(MANAGEMENT_POLICIES))
+    .min(1)
+    .max(MANAGEMENT_POLICIES.length)
+    .meta({
+      // The API server's default; the loop reads an absent list as ["*"] too (the type
+      // stays optional for objects built in code).
+      default: ["*"],
+      "x-kubernetes-list-type": "set",
+      description:
+        'What the operator may do to the remote resource: ["*"] (default) everything; ["Observe"] only reads it (bind to an existing resource by its id; nothing is created, changed or deleted); add Create (order it when missing), Update (correct drift; without it drift is reported as Synced=False DriftDetected), Delete (without it deleting this object orphans the remote resource, whatever deletionPolicy says) and LateInitialize (fill unset spec fields from the remote resource). Every list names Observe, or is ["*"].',
+    }),
+  {
+    rule: "!self.exists(p, p == '*') || self.size() == 1",
+    message: 'spec.managementPolicies: "*" already means every policy; list it alone',
+  },
+  {
+    rule: "self.exists(p, p == '*') || self.exists(p, p == 'Observe')",
+    message:
+      "spec.managementPolicies: Create, Update, Delete and LateInitialize need Observe (the operator must read a remote resource to act on it); add Observe",
+  },
+).optional();
+
 /**
  * What an id of the service may look like (the same rule as SERVICE_ID_PATTERN in
  * src/service/ids.ts, which this layer may not import; a test keeps them equal): never

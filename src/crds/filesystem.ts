@@ -15,6 +15,7 @@ import {
   connectionFields,
   deletionPolicy,
   INTEGER_LIMITS,
+  managementPolicies,
   serviceDescription,
   serviceName,
 } from "./fields.js";
@@ -34,6 +35,7 @@ export {
 import {
   externalIdStatus,
   kindStatus,
+  managedStatusShape,
   optionalString,
   serviceCreatedTime,
 } from "./status-fields.js";
@@ -132,6 +134,7 @@ export const FileSystemSpec = withRules(
       fileSystemId: adoptedId("file system"),
       mounts: mountsSchema.optional(),
       deletionPolicy,
+      managementPolicies,
       ...connectionFields,
     })
     .meta({
@@ -158,6 +161,7 @@ export type FileSystemPhase = z.infer<typeof FileSystemPhase>;
 
 /** Observed state of a FileSystem. */
 export const FileSystemStatus = kindStatus("the file system", {
+  ...managedStatusShape,
   phase: described(
     FileSystemPhase,
     "Pending (not created yet), Creating, Mounting (available, mounts under way), Ready (available and every mount of the spec mounted), Deleting, Failed, or Unknown (a state the operator does not know).",

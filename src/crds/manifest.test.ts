@@ -135,11 +135,11 @@ describe("the generated CRDs", () => {
         );
       }
     }
-    // On a TrainingJob the service's limits leave description and ports; exposePorts and
-    // deletionPolicy are the operator's own and may change too.
+    // On a TrainingJob the service's limits leave description and ports; exposePorts,
+    // deletionPolicy and managementPolicies are the operator's own and may change too.
     const tj = Object.keys(prop(schemaOf("trainingjobs"), "spec").properties as object);
     expect(mutableFields(TRAINING_JOB_MUTABILITY, tj).sort()).toEqual(
-      ["deletionPolicy", "description", "exposePorts", "ports"].sort(),
+      ["deletionPolicy", "description", "exposePorts", "managementPolicies", "ports"].sort(),
     );
   });
 

@@ -16,6 +16,7 @@ import {
   connectionFields,
   deletionPolicy,
   INTEGER_LIMITS,
+  managementPolicies,
   mountPath,
   serviceDescription,
 } from "./fields.js";
@@ -23,6 +24,7 @@ import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules } from "./mutabilit
 import {
   externalIdStatus,
   kindStatus,
+  managedStatusShape,
   optionalString,
   serviceCreatedTime,
   subscriptionStatusShape,
@@ -89,6 +91,7 @@ export const NasVolumeSpec = withRules(
       ),
       storageId: adoptedId("storage", "subscribing a new one"),
       deletionPolicy,
+      managementPolicies,
       ...connectionFields,
     })
     .meta({
@@ -127,6 +130,7 @@ export type NasScaleRecord = z.infer<typeof nasScaleRecordSchema>;
 
 /** Observed state of a NasVolume. */
 export const NasVolumeStatus = kindStatus("the storage", {
+  ...managedStatusShape,
   phase: described(
     NasVolumePhase,
     "Pending (not ordered yet), Creating, Ready, Scaling, Failed, or Unknown (a remote status the operator does not know).",

@@ -58,3 +58,13 @@ export function subscriptionStatusShape(order: string) {
     subscription: subscriptionSchema.optional(),
   };
 }
+
+/**
+ * The status fields every managed kind shares (spread into its {@link kindStatus}
+ * shape): the last `aidc.io/reconcile-requested-at` value the loop handled.
+ */
+export const managedStatusShape = {
+  lastHandledReconcileAt: optionalString(
+    "The value of the annotation aidc.io/reconcile-requested-at when the operator last handled it (a fresh read of the remote resource).",
+  ),
+};

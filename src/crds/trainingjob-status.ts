@@ -4,6 +4,7 @@ import { described } from "./definition.js";
 import {
   externalIdStatus,
   kindStatus,
+  managedStatusShape,
   optionalString,
   serviceCreatedTime,
   subscriptionStatusShape,
@@ -136,6 +137,7 @@ export type TrainingPod = z.infer<typeof trainingPodSchema>;
 
 /** Observed state of a TrainingJob. */
 export const TrainingJobStatus = kindStatus("the task", {
+  ...managedStatusShape,
   phase: described(
     TrainingJobPhase,
     "Pending (not submitted yet), Creating (the service has the order), Starting, Running, Succeeded, Failed, Stopped, or Unknown (a remote status the operator does not know).",

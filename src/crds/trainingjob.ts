@@ -14,6 +14,7 @@ import {
   connectionFields,
   deletionPolicy,
   localObjectReference,
+  managementPolicies,
   serviceDescription,
   serviceName,
 } from "./fields.js";
@@ -107,6 +108,7 @@ const shape = {
     "When true, the operator creates a Service and EndpointSlice per open custom port that point at its external address, so that in-cluster clients reach it by name. Default false; may change at any time.",
   ).default(false),
   deletionPolicy,
+  managementPolicies,
   ...connectionFields,
 };
 

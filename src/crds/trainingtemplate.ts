@@ -14,11 +14,17 @@ import {
   connectionFields,
   deletionPolicy,
   localObjectReference,
+  managementPolicies,
   serviceDescription,
   serviceName,
 } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
-import { externalIdStatus, kindStatus, optionalString } from "./status-fields.js";
+import {
+  externalIdStatus,
+  kindStatus,
+  managedStatusShape,
+  optionalString,
+} from "./status-fields.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
 
 const shape = {
@@ -34,6 +40,7 @@ const shape = {
   ).optional(),
   ...trainingConfigShape,
   deletionPolicy,
+  managementPolicies,
   ...connectionFields,
 };
 
@@ -81,6 +88,7 @@ export type TrainingTemplateSpec = z.infer<typeof TrainingTemplateSpec>;
 
 /** Observed state of a TrainingTemplate. */
 export const TrainingTemplateStatus = kindStatus("the template", {
+  ...managedStatusShape,
   templateId: externalIdStatus("template"),
   templateName: optionalString("Name of the template in the service."),
   sourceTaskId: optionalString("Id of the task the template was saved from (fromTrainingJobRef)."),

@@ -463,4 +463,32 @@ export const invalidCases: InvalidCase[] = [
     field: "spec.attachTo.instanceId",
     says: "should match",
   },
+  {
+    reason: "managementPolicies with Create but without Observe",
+    kind: "NasVolume",
+    spec: { ...nas, managementPolicies: ["Create", "Update"] },
+    field: "spec.managementPolicies",
+    says: "need Observe",
+  },
+  {
+    reason: "managementPolicies with * beside another policy",
+    kind: "TrainingJob",
+    spec: { ...job, managementPolicies: ["*", "Observe"] },
+    field: "spec.managementPolicies",
+    says: "list it alone",
+  },
+  {
+    reason: "an empty managementPolicies",
+    kind: "FileSystem",
+    spec: { ...fs, managementPolicies: [] },
+    field: "spec.managementPolicies",
+    says: "at least 1",
+  },
+  {
+    reason: "an unknown management policy",
+    kind: "TrainingTemplate",
+    spec: { ...tpl, managementPolicies: ["Observe", "Adopt"] },
+    field: "spec.managementPolicies[1]",
+    says: "Unsupported value",
+  },
 ];

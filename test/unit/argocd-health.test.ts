@@ -219,6 +219,21 @@ const kindCases: Record<string, Case[]> = {
   ],
   NasVolume: [
     {
+      reason:
+        "a paused storage (Synced=False ReconcilePaused), even with Ready=True and a newer spec",
+      generation: 3,
+      status: {
+        observedGeneration: 2,
+        phase: "Ready",
+        conditions: [
+          ready("True", "Available"),
+          { ...synced("False", "ReconcilePaused", "paused"), observedGeneration: 3 },
+        ],
+      },
+      want: "Suspended",
+      messageContains: "(ReconcilePaused): paused",
+    },
+    {
       reason: "a failed storage",
       generation: 1,
       status: {

@@ -163,6 +163,7 @@ export class BlockVolumeExternalClient
     return {
       exists: true,
       upToDate: action.action === "InSync",
+      differs: ["attachTo"],
       ready: volumeReady(remote, action, desired),
       remote,
     };

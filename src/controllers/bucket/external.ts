@@ -207,6 +207,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     return {
       exists: true,
       upToDate: changes.length === 0 && policyValid,
+      differs: [...new Set(changes.map((c) => c.feature)), ...(policyValid ? [] : ["policy"])],
       ready: {
         status: "True",
         reason: "Available",

@@ -114,7 +114,8 @@ export class FileSystemExternalClient
     }
     const plan = this.plan(call, fs);
     const ready: ReadyState = fileSystemReady(fs, plan);
-    return { exists: true, upToDate: mountsSettled(plan), ready, remote: { fs, plan } };
+    const upToDate = mountsSettled(plan);
+    return { exists: true, upToDate, differs: ["mounts"], ready, remote: { fs, plan } };
   }
 
   async update(

@@ -17,8 +17,12 @@ export interface ManagedObject {
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;
-  spec: { deletionPolicy?: "Orphan" | "Delete" };
-  status?: { conditions?: Condition[]; observedGeneration?: number };
+  spec: { deletionPolicy?: "Orphan" | "Delete"; managementPolicies?: readonly string[] };
+  status?: {
+    conditions?: Condition[];
+    observedGeneration?: number;
+    lastHandledReconcileAt?: string;
+  };
 }
 
 /**
@@ -115,6 +119,11 @@ export type Observation<R> =
       exists: true;
       /** False when the spec asks for a change that `update` should make. */
       upToDate: boolean;
+      /**
+       * The spec fields that differ from the remote resource when not `upToDate` (the
+       * DriftDetected message names them when the policies forbid Update).
+       */
+      differs?: readonly string[];
       /** The Ready condition the remote state implies. */
       ready: ReadyState;
       /** The remote record, handed to `update` and to `ManagedKind.status`. */

@@ -8,6 +8,7 @@
 import type { Condition, ConditionInput } from "../../runtime/conditions.js";
 import type { ManagedObject } from "./call.js";
 import type { KindClient } from "./external-client.js";
+import { deletesRemote } from "./policies.js";
 
 /** The condition type. */
 export const DELETION_POLICY_CONDITION = "DeletionPolicy";
@@ -33,7 +34,8 @@ export function deletionPolicyVerdict<T extends ManagedObject, R>(
   client: () => KindClient<T, R>,
   obj: T,
 ): DeletionPolicyVerdict {
-  if ((obj.spec.deletionPolicy ?? "Orphan") !== "Delete") return { condition: undefined };
+  // deletionPolicy Orphan, or no Delete in spec.managementPolicies: nothing to say.
+  if (!deletesRemote(obj)) return { condition: undefined };
   const previous = obj.status?.conditions?.find(
     (c: Condition) => c.type === DELETION_POLICY_CONDITION,
   );

@@ -1,6 +1,7 @@
 /**
- * The deletion half of the generic managed reconciler: honour `spec.deletionPolicy`,
- * then remove the finalizer. See reconciler.ts for the contract.
+ * The deletion half of the generic managed reconciler: honour `spec.deletionPolicy`
+ * (Delete only with the Delete management policy, policies.ts), then remove the
+ * finalizer. See reconciler.ts for the contract.
  *
  * Under Delete, as crossplane-runtime's managed reconciler: the kind's steps before
  * deletion (`beforeDelete`, e.g. a detach) until they are done, then `delete`; a delete
@@ -29,6 +30,7 @@ import { deleteConfigured } from "./deletion-policy.js";
 import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { toKube } from "./kube-casts.js";
+import { deletesRemote, policiesText } from "./policies.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import { resolveStep } from "./resolve-references.js";
 import type { ManagedRun } from "./run.js";
@@ -58,6 +60,13 @@ async function waiting<T extends ManagedObject, R>(
   return { requeueAfterMs };
 }
 
+/** Why a deletion orphans: the deletion policy, or the management policies without Delete. */
+function orphanCause(obj: ManagedObject): string {
+  return (obj.spec.deletionPolicy ?? "Orphan") === "Orphan"
+    ? "deletionPolicy Orphan"
+    : `spec.managementPolicies ${policiesText(obj)} has no Delete`;
+}
+
 /** Handles an object with a deletionTimestamp that still carries the finalizer. */
 export async function deleteStep<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -68,7 +77,7 @@ export async function deleteStep<T extends ManagedObject, R>(
   const { state } = run;
   const externalId = state.externalId ?? run.adoptId;
   const step = decideDeletion({
-    policy: run.obj.spec.deletionPolicy ?? "Orphan",
+    policy: deletesRemote(run.obj) ? "Delete" : "Orphan",
     externalId,
     createInFlight: !externalId && Boolean(state.subscriptionKey || state.pending),
     canDelete: deleteConfigured(run.client),
@@ -81,12 +90,12 @@ export async function deleteStep<T extends ManagedObject, R>(
       else if (externalId) {
         run.normal(
           "Orphaned",
-          `left the remote resource ${externalId} in the service (deletionPolicy Orphan)`,
+          `left the remote resource ${externalId} in the service (${orphanCause(run.obj)})`,
         );
       } else {
         run.normal(
           "Orphaned",
-          "a create was in flight; whatever it creates is left in the service (deletionPolicy Orphan)",
+          `a create was in flight; whatever it creates is left in the service (${orphanCause(run.obj)})`,
         );
       }
       return release(run);

@@ -7,6 +7,7 @@ import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import type { ManagedOptions } from "./external-client.js";
 import { type Outcome, SYNCED_OK } from "./outcome.js";
+import { policiesText } from "./policies.js";
 import type { ManagedRun } from "./run.js";
 import type { BindingRefusal } from "./tenancy.js";
 
@@ -66,6 +67,25 @@ export function createFailed<T extends ManagedObject, R>(run: ManagedRun<T, R>):
       status: "False",
       reason: "CreateFailed",
       message: prev?.reason === "CreateFailed" ? prev.message : "the create failed",
+    },
+    synced: SYNCED_OK,
+    keepStatus: true,
+  };
+}
+
+/**
+ * An object with no remote resource whose spec.managementPolicies has no Create:
+ * Ready=False RemoteNotFound (terminal), nothing ordered; binding an id or adding Create
+ * is a change that reconciles it again.
+ */
+export function withoutCreate<T extends ManagedObject, R>(run: ManagedRun<T, R>): Outcome<R> {
+  const where = run.kind.adoptId ? "the kind's id field in the spec or " : "";
+  return {
+    facts: run.facts(),
+    ready: {
+      status: "False",
+      reason: "RemoteNotFound",
+      message: `no remote resource is bound and spec.managementPolicies ${policiesText(run.obj)} has no Create, so none is ordered: set ${where}the annotation ${ANNOTATIONS.externalId} to the id of an existing resource, or add Create`,
     },
     synced: SYNCED_OK,
     keepStatus: true,

@@ -189,6 +189,11 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
    * record as last seen) and `status` (`remote` undefined) writes only these.
    */
   factFields?: readonly string[];
+  /**
+   * The unset spec fields `remote` can fill (spec.managementPolicies LateInitialize), as
+   * a merge patch of the spec; undefined or empty when there is nothing to fill. Pure.
+   */
+  lateInitialize?(obj: T, remote: R): Record<string, unknown> | undefined;
   /** The remote id the object's status records (written only after a verified binding). */
   statusId?(obj: T): string | undefined;
   /**

@@ -8,13 +8,14 @@
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ownershipRefusal } from "./binding.js";
-import type { ManagedFacts, ManagedObject, Observation } from "./call.js";
+import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { firstSubscriptionPollMs, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { toKube } from "./kube-casts.js";
 import { done, type Next, type Subscription, SYNCED_OK } from "./outcome.js";
+import { policiesText } from "./policies.js";
 import type { ManagedRun } from "./run.js";
 import { managedSettled } from "./settled.js";
 import { ERR, step, wrapError } from "./step-errors.js";
@@ -51,6 +52,8 @@ async function fromList<T extends ManagedObject, R>(
   facts: ManagedFacts,
 ): Promise<Next<R> | undefined> {
   const { client } = run;
+  // A reconcile the user asked for (aidc.io/reconcile-requested-at) reads in detail.
+  if (run.reconcileRequest !== undefined) return undefined;
   if (!client.observeFromList || !managedSettled(toKube(run.obj))) return undefined;
   const poll = options.pollIntervalMs;
   // A failed list walk answers undefined (the detail read follows and reports); what is
@@ -72,6 +75,41 @@ async function fromList<T extends ManagedObject, R>(
     requeueAfterMs: Math.min(poll, Math.max(MIN_LISTED_REQUEUE_MS, poll - age)),
     routine: true,
   });
+}
+
+/**
+ * LateInitialize (spec.managementPolicies): the unset spec fields the kind fills from
+ * `remote`, written to the spec (the only spec write of the loop) with a Normal event.
+ */
+async function lateInitialize<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  remote: R,
+): Promise<void> {
+  if (!run.policies.lateInitialize || !run.kind.lateInitialize) return;
+  const fields = run.kind.lateInitialize(run.obj, remote);
+  if (!fields || Object.keys(fields).length === 0) return;
+  await step(ERR.observe, () => run.setSpec(fields));
+  run.normal(
+    "LateInitialized",
+    `filled unset spec fields from the remote resource: ${Object.entries(fields)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(", ")}`,
+  );
+}
+
+/** Synced=False DriftDetected: the remote resource differs and the policies forbid Update. */
+function driftDetected<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  differs: readonly string[] | undefined,
+): ReadyState {
+  const what = differs?.length
+    ? `differs from the spec in ${differs.join(", ")}`
+    : "differs from the spec";
+  return {
+    status: "False",
+    reason: "DriftDetected",
+    message: `the remote resource ${what}; spec.managementPolicies ${policiesText(run.obj)} has no Update, so it is not changed`,
+  };
 }
 
 /** The shortest wait before the next poll of an object answered from the list. */
@@ -168,13 +206,16 @@ export async function observe<T extends ManagedObject, R>(
   // operator did not create where adoption is not allowed, is refused.
   const refusal = ownershipRefusal(run.client, run.kind, run.obj, externalId, o.remote, options);
   if (refusal) return { step: "Refused", refusal };
+  await lateInitialize(run, o.remote);
   const first = firstSubscriptionPollMs(options);
   // Still coming up, or waiting to make a change: look again sooner than the poll interval.
   const soon = soonPollMs(options);
   let synced = SYNCED_OK;
   let requeueAfterMs = o.ready.reason === "Creating" ? soon : options.pollIntervalMs;
   const unresolved = run.unresolved;
-  if (!o.upToDate && unresolved) {
+  if (!o.upToDate && !run.policies.update) {
+    synced = driftDetected(run, o.differs);
+  } else if (!o.upToDate && unresolved) {
     // The change may depend on what does not resolve: it waits (ReferencesResolved says why).
     synced = {
       status: "False",

@@ -15,6 +15,11 @@
  *           CreateFailed (this generation) ──► Done
  *         → status (status-write.ts) → requeue
  *
+ * Before any of it, the user's steering (policies.ts): a paused object gets one
+ * condition and nothing else; `spec.managementPolicies` decides whether the Create step
+ * may run (here), whether drift is corrected and spec fields filled (observe.ts), and
+ * whether a deletion deletes (deletion.ts).
+ *
  * A failing step throws (`<step>: <cause>`, step-errors.ts); the runtime backs off or
  * holds, records a Warning event and calls `onError`, which writes Synced=False and, for
  * a failure outside the object (an external hold), Ready too. docs/architecture.md
@@ -22,7 +27,12 @@
  * object) belong here, before the dispatch.
  */
 import { getCondition } from "../../runtime/conditions.js";
-import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
+import type {
+  ErrorPolicy,
+  ReconcileResult,
+  Reconciler,
+  SettledCheck,
+} from "../../runtime/controller.js";
 import { ConflictError, ensureFinalizer, hasFinalizer } from "../../runtime/writes.js";
 import { bindingConflict } from "./binding.js";
 import type { ManagedObject } from "./call.js";
@@ -31,13 +41,14 @@ import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
 import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { deletionPolicyVerdict } from "./deletion-policy.js";
-import { createFailed, refused, unknownOutcome } from "./endings.js";
+import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.js";
 import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
 import { fromKube } from "./kube-casts.js";
 import { lookup } from "./lookup.js";
 import { observe } from "./observe.js";
 import { create } from "./order.js";
 import type { Next, Outcome } from "./outcome.js";
+import { isPaused, PAUSED_SYNCED } from "./policies.js";
 import { resolveStep } from "./resolve-references.js";
 import { ManagedRun } from "./run.js";
 import { managedSettled } from "./settled.js";
@@ -114,6 +125,7 @@ async function live<T extends ManagedObject, R>(
       case "Unknown":
         return unknownOutcome(run, next.why);
       case "Create":
+        if (!run.policies.create) return withoutCreate(run);
         next = await create(run, options);
         break;
       case "Poll":
@@ -129,6 +141,20 @@ async function live<T extends ManagedObject, R>(
   }
 }
 
+/**
+ * A paused object (policies.ts): Synced=False ReconcilePaused, written once, and no
+ * requeue; removing the annotation is a change that enqueues the object at once.
+ */
+async function paused<T extends ManagedObject, R>(run: ManagedRun<T, R>): Promise<ReconcileResult> {
+  const synced = getCondition(run.obj.status?.conditions, "Synced");
+  const written =
+    synced?.reason === PAUSED_SYNCED.reason &&
+    synced.status === PAUSED_SYNCED.status &&
+    synced.observedGeneration === run.generation;
+  if (!written) await writeConditions(run.ctx, run.kind, run.obj, [PAUSED_SYNCED]);
+  return {};
+}
+
 /** Builds the loop of `kind`; `connect` hands the client of an object's account. */
 export function managedReconciler<T extends ManagedObject, R, Refs>(
   kind: ManagedKind<T, R, Refs>,
@@ -139,6 +165,7 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
     const found = ctx.cache.get(kind.resource, key);
     if (!found) return {};
     const run = new ManagedRun(kind, fromKube<T>(found), ctx, connect);
+    if (isPaused(run.obj)) return paused(run);
     if (run.obj.metadata?.deletionTimestamp) {
       if (!hasFinalizer(found, kind.finalizer)) return {};
       return deleteStep(run, options);

@@ -5,12 +5,14 @@
  * the whole reconcile context; the kind's client sees only `run.call`.
  */
 import type { ReconcileContext } from "../../runtime/controller.js";
+import { keyOf } from "../../runtime/resource.js";
 import { setAnnotations } from "../../runtime/writes.js";
 import type { EventReason } from "../event-reasons.js";
 import type { ManagedCall, ManagedFacts, ManagedObject, ReferenceResolution } from "./call.js";
 import { type CreateState, readCreateState } from "./create-protocol.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
 import { fromKube, toKube } from "./kube-casts.js";
+import { type Policies, policiesOf, reconcileRequest } from "./policies.js";
 
 /** The state of one reconcile; `obj` and `state` follow every annotation write. */
 export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
@@ -28,6 +30,11 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   resolution: ReferenceResolution<Refs | undefined> | undefined;
   /** The loop's annotations of `obj` (create-protocol.ts), parsed once per write. */
   state: CreateState;
+  /**
+   * The value of `aidc.io/reconcile-requested-at` this reconcile handles (policies.ts):
+   * the remote resource is read in detail, and status.lastHandledReconcileAt echoes it.
+   */
+  readonly reconcileRequest: string | undefined;
   private connected: KindClient<T, R, Refs> | undefined;
 
   constructor(
@@ -37,6 +44,7 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     private readonly connect: (obj: T) => KindClient<T, R, Refs>,
   ) {
     this.state = readCreateState(obj.metadata?.annotations);
+    this.reconcileRequest = reconcileRequest(obj);
     const run = this;
     this.call = {
       get obj() {
@@ -61,6 +69,25 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   get client(): KindClient<T, R, Refs> {
     this.connected ??= this.connect(this.obj);
     return this.connected;
+  }
+
+  /** What the object's spec.managementPolicies let the loop do (policies.ts). */
+  get policies(): Policies {
+    return policiesOf(this.obj);
+  }
+
+  /**
+   * Sets spec fields (a merge patch conditioned on the resourceVersion) and makes the
+   * result `obj`: only LateInitialize writes the spec.
+   */
+  async setSpec(fields: Record<string, unknown>): Promise<T> {
+    this.obj = fromKube<T>(
+      await this.ctx.kube.patch(this.kind.resource, keyOf(toKube(this.obj)), {
+        metadata: { resourceVersion: this.obj.metadata?.resourceVersion },
+        spec: fields,
+      }),
+    );
+    return this.obj;
   }
 
   /** See {@link ManagedCall.refs}. */

@@ -65,10 +65,17 @@ export async function writeStatus<T extends ManagedObject, R>(
   const base = outcome.keepStatus ? { ...(obj.status ?? {}) } : kindStatus(run, outcome);
   await patchStatus(ctx.kube, kind.resource, toKube(obj), {
     ...base,
+    ...lastHandled(run),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions,
   });
   if (policy.condition && policy.warn) {
     run.warning("DeletePolicyNotHonoured", policy.condition.message);
   }
+}
+
+/** status.lastHandledReconcileAt: the request this reconcile handled, else the previous one. */
+function lastHandled<T extends ManagedObject, R>(run: ManagedRun<T, R>) {
+  const at = run.reconcileRequest ?? run.obj.status?.lastHandledReconcileAt;
+  return at === undefined ? {} : { lastHandledReconcileAt: at };
 }

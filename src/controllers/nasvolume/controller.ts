@@ -11,6 +11,7 @@ import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
 import { gb, NasExternalClient, type NasVolumeObject } from "./external.js";
+import { nasLateInitialize } from "./late-init.js";
 
 /** The finalizer of NasVolumes. */
 export const NAS_FINALIZER = "aidc.io/nasvolume";
@@ -92,6 +93,7 @@ export function nasVolumeKind(scaleSettleMs?: number): ManagedKind<NasVolumeObje
     status: (obj, facts, remote) => nasStatus(obj, facts, remote) as Record<string, unknown>,
     statusId: (obj) => obj.status?.storageId,
     factFields: NAS_FACT_FIELDS,
+    lateInitialize: nasLateInitialize,
   };
 }
 

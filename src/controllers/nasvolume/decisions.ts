@@ -213,3 +213,13 @@ export function nasPhase(input: {
   if (input.remoteStatus === undefined) return "Pending";
   return "Unknown";
 }
+
+/** The spec fields the sync actions would change (the DriftDetected message). */
+export function nasDrift(actions: readonly SyncAction[]): string[] {
+  const fields = new Set<string>();
+  for (const a of actions) {
+    if (a.action === "SetMountPath") fields.add("mountPath");
+    else if (a.action === "Scale" || a.action === "Refuse") fields.add("capacityGB");
+  }
+  return [...fields];
+}

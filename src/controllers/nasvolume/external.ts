@@ -29,6 +29,7 @@ import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../m
 import {
   decideSync,
   findProduct,
+  nasDrift,
   nasReady,
   preflightVerdict,
   readScaleRecord,
@@ -181,7 +182,13 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     remote: NasInstance,
   ): Observation<NasInstance> & { exists: true } {
     const actions = this.decide(call.obj, remote, call.now());
-    return { exists: true, upToDate: actions.length === 0, ready: nasReady(remote.status), remote };
+    return {
+      exists: true,
+      upToDate: actions.length === 0,
+      differs: nasDrift(actions),
+      ready: nasReady(remote.status),
+      remote,
+    };
   }
 
   async update(

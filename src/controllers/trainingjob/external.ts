@@ -109,6 +109,11 @@ export function trainingJobClient(
       exists: true,
       upToDate:
         !descriptionDiffers && ports.length === 0 && exposureRefused.length === 0 && !exposureOff,
+      differs: [
+        ...(descriptionDiffers ? ["description"] : []),
+        ...(ports.length ? ["ports"] : []),
+        ...(exposureRefused.length || exposureOff ? ["exposePorts"] : []),
+      ],
       ready: readyOf(cls, task.status, lastExecInfo(task)),
       remote: { observation, status, descriptionDiffers, ports, exposureRefused },
     };

@@ -179,6 +179,7 @@ export class TemplateExternalClient
     return {
       exists: true,
       upToDate,
+      differs: ["the template's configuration"],
       ready: { status: "True", reason: "Available", message: "" },
       remote,
     };

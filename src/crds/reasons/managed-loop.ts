@@ -55,7 +55,21 @@ export const MANAGED_LOOP_REASONS = {
     "Terminal",
     ["Ready"],
     MANAGED,
-    "The bound remote resource does not exist (deleted outside the cluster, or an adopted id that never existed).",
-    "The message says how to bind the object anew: remove the aidc.io/external-id annotation, or, for an id in the spec (which cannot change), delete the object and create a new one.",
+    "The bound remote resource does not exist (deleted outside the cluster, or an adopted id that never existed), or the object has no remote resource and spec.managementPolicies has no Create.",
+    "The message says how to bind the object anew: remove the aidc.io/external-id annotation, or, for an id in the spec (which cannot change), delete the object and create a new one; without Create, set the kind's id field or aidc.io/external-id to an existing resource, or add Create.",
+  ),
+  ReconcilePaused: entry(
+    "Resting",
+    ["Synced"],
+    MANAGED,
+    'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too). kstatus reads Ready as before the pause; Argo CD shows Suspended.',
+    "Remove the annotation aidc.io/paused (or set it to anything but true) to resume at once.",
+  ),
+  DriftDetected: entry(
+    "Terminal",
+    ["Synced"],
+    MANAGED,
+    "The remote resource differs from the spec (the message names the fields) and spec.managementPolicies has no Update, so the operator does not change it.",
+    "Change the spec to match the remote resource, or add Update to spec.managementPolicies to let the operator correct it.",
   ),
 } as const satisfies Record<string, ReasonEntry>;

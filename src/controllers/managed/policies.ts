@@ -1,0 +1,80 @@
+/**
+ * How a user steers one managed object, read in one place for every managed kind
+ * (the dispatcher, reconciler.ts, and the steps it runs): `spec.managementPolicies`
+ * (what the loop may do to the remote resource), the annotation `aidc.io/paused`
+ * (nothing at all) and `aidc.io/reconcile-requested-at` (a fresh read now).
+ * docs/custom-resources.md ("Steering an object") is the user's page.
+ */
+import type { ManagedObject } from "./call.js";
+
+/** The steering annotations. */
+export const STEERING_ANNOTATIONS = {
+  /** `"true"`: no service call and no write but the ReconcilePaused condition. */
+  paused: "aidc.io/paused",
+  /** Any new value: observe now (no list snapshot); echoed in status.lastHandledReconcileAt. */
+  reconcileRequestedAt: "aidc.io/reconcile-requested-at",
+} as const;
+
+/** What the loop may do to an object's remote resource. */
+export interface Policies {
+  /** Read it (always true: the CRD refuses a list without Observe). */
+  observe: boolean;
+  /** Order it when the object has no remote resource. */
+  create: boolean;
+  /** Correct drift (the kind's `update`: a change, a scale, a mount, an attach). */
+  update: boolean;
+  /** Delete it with the object (together with deletionPolicy Delete). */
+  delete: boolean;
+  /** Fill unset spec fields from it (the kind's `lateInitialize`). */
+  lateInitialize: boolean;
+}
+
+/** The policies of `obj` (`["*"]` when the field is absent). */
+export function policiesOf(obj: ManagedObject): Policies {
+  const listed = new Set(obj.spec.managementPolicies ?? ["*"]);
+  const all = listed.has("*");
+  const has = (p: string) => all || listed.has(p);
+  return {
+    observe: true,
+    create: has("Create"),
+    update: has("Update"),
+    delete: has("Delete"),
+    lateInitialize: has("LateInitialize"),
+  };
+}
+
+/** The policy list as the messages quote it. */
+export function policiesText(obj: ManagedObject): string {
+  return `[${(obj.spec.managementPolicies ?? ["*"]).join(", ")}]`;
+}
+
+/**
+ * Whether deleting `obj` deletes its remote resource: deletionPolicy Delete and the
+ * Delete policy (Crossplane's rule: either one alone orphans).
+ */
+export function deletesRemote(obj: ManagedObject): boolean {
+  return (obj.spec.deletionPolicy ?? "Orphan") === "Delete" && policiesOf(obj).delete;
+}
+
+/** Whether the object is paused (`aidc.io/paused: "true"`). */
+export function isPaused(obj: ManagedObject): boolean {
+  return obj.metadata?.annotations?.[STEERING_ANNOTATIONS.paused] === "true";
+}
+
+/**
+ * The value of `aidc.io/reconcile-requested-at` when it asks for a reconcile not
+ * handled yet (different from status.lastHandledReconcileAt), else undefined.
+ */
+export function reconcileRequest(obj: ManagedObject): string | undefined {
+  const asked = obj.metadata?.annotations?.[STEERING_ANNOTATIONS.reconcileRequestedAt];
+  if (asked === undefined || asked === obj.status?.lastHandledReconcileAt) return undefined;
+  return asked;
+}
+
+/** The Synced condition of a paused object. */
+export const PAUSED_SYNCED = {
+  type: "Synced",
+  status: "False" as const,
+  reason: "ReconcilePaused" as const,
+  message: `the annotation ${STEERING_ANNOTATIONS.paused} is "true": the operator neither calls the service for this object nor changes it (a deletion waits too) until the annotation is removed`,
+};
