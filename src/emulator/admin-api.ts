@@ -20,6 +20,11 @@ import { z } from "zod";
 import { isEndpointName } from "../service/endpoints.js";
 import type { FaultInjector, FaultRuleInput } from "./faults.js";
 import { KIND_SETTING_NAMES, type KindSettingName } from "./kind-settings.js";
+import { cciView } from "./kinds/cciinstance.js";
+import { fileSystemView } from "./kinds/filesystem.js";
+import { nasView } from "./kinds/nasvolume.js";
+import { taskView } from "./kinds/trainingjob.js";
+import { templateView } from "./kinds/trainingtemplate.js";
 import {
   patchCci,
   patchNas,
@@ -33,14 +38,7 @@ import type { RequestLog } from "./request-log.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import { type EmulatorBehaviour, type EmulatorState, SUBSCRIPTION_RESULT_SHAPES } from "./state.js";
 import { DEFAULT_TENANT, type EmulatorTenants, TENANT_NAME_PATTERN } from "./tenants.js";
-import {
-  cciView,
-  fileSystemView,
-  nasView,
-  subscriptionView,
-  taskView,
-  templateView,
-} from "./views.js";
+import { subscriptionView } from "./views.js";
 import { volumeView } from "./volumes.js";
 
 /** Prefix of every admin route. */

@@ -1,7 +1,8 @@
 /**
  * The CciInstance kind's operations in the emulator (gathered by the generated
  * kinds/index.ts): the paged list with its filters, detail, error
- * details, and save-image (saveImageStatus true while the save runs).
+ * details, and save-image (saveImageStatus true while the save runs); `cciView` is an
+ * instance on the wire.
  */
 import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import { saveCciImageBodySchema } from "../../service/schemas/cci.js";
@@ -18,7 +19,8 @@ import {
   recordOfPathId,
 } from "../handler-context.js";
 import type { CciRecord } from "../records.js";
-import { cciView } from "../views.js";
+import type { EmulatorState } from "../state.js";
+import { naive } from "../views.js";
 
 function instance(ctx: HandlerContext): CciRecord {
   return recordOfPathId(ctx, ctx.state.cci, "CCI instance");
@@ -59,6 +61,36 @@ function saveImage(ctx: HandlerContext): Record<string, unknown> {
   const imageId = ctx.state.nextId("img");
   c.images.push({ imageId, imageName: body.imageName, tag: body.tag, savedAt: now });
   return { image_id: imageId };
+}
+
+const DETAIL_ONLY = ["instanceMor", "productId", "price", "priceUnit", "chargeMethod"];
+const LIST_ONLY = [
+  "tenantId",
+  "tenantName",
+  "createdBy",
+  "creatorName",
+  "jupyterHealth",
+  "vscodeHealth",
+  "storageSize",
+  "bundle",
+];
+
+/** A CCI list record (`detail` false) or detail (`detail` true). */
+export function cciView(
+  c: CciRecord,
+  state: EmulatorState,
+  detail: boolean,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const skip = detail ? LIST_ONLY : DETAIL_ONLY;
+  for (const [k, v] of Object.entries(c.fields)) if (!skip.includes(k)) out[k] = v;
+  if (detail) {
+    out.cciResource = c.fields.resource;
+  } else {
+    out.now = naive(state.now());
+    out.saveImageStatus = state.now() < c.savingImageUntil;
+  }
+  return out;
 }
 
 /** The CCI operations, by endpoint name. */

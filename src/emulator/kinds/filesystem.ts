@@ -4,6 +4,7 @@
  * mounts, paged list, mount, and the deletes. Refusals: a mount of a file system that
  * is not `available` (409), on an unknown instance (400), or on an instance the file
  * system is already mounted on (409); the delete of a file system that has mounts (409).
+ * `fileSystemView` is a file system on the wire, with its mounts.
  */
 import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import {
@@ -23,7 +24,7 @@ import {
   queryText,
   recordOfPathId,
 } from "../handler-context.js";
-import { fileSystemView, mountView } from "../views.js";
+import { naive } from "../views.js";
 
 /**
  * The emulator's reading of the mount path rule (the spec's Limits for a mount path:
@@ -97,6 +98,34 @@ function list(ctx: HandlerContext): unknown {
   );
   const page = pageOfRecords(matching, ctx);
   return { ...page, records: page.records.map(fileSystemView) };
+}
+
+/** A mount of a file system. */
+export function mountView(m: MountRecord): Record<string, unknown> {
+  return {
+    id: m.id,
+    instanceId: m.instanceId,
+    mountPath: m.mountPath ?? null,
+    status: m.status,
+    address: m.address,
+    createdTime: naive(m.createdAt),
+  };
+}
+
+/** A file system, with its mounts (detail and list alike). */
+export function fileSystemView(fs: FileSystemRecord): Record<string, unknown> {
+  return {
+    id: fs.id,
+    name: fs.name,
+    description: fs.description,
+    sizeGB: fs.sizeGB,
+    type: fs.type,
+    protocol: fs.protocol,
+    status: fs.status,
+    aidcId: fs.aidcId,
+    createdTime: naive(fs.createdAt),
+    mounts: [...fs.mounts.values()].map(mountView),
+  };
 }
 
 /** The file system operations, by endpoint name (gathered by the generated index.ts). */

@@ -4,7 +4,7 @@
  * subscription (capacity within the product's bounds: nasvolume.capacity.ts), scale
  * (body id equal to the path id, the change not the total, never below the used
  * amount), mount path, list, detail, subscription result and delete (at once, or after
- * a release delay: state.ts).
+ * a release delay: state.ts), and the NAS record on the wire (`nasView`).
  */
 import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import {
@@ -27,7 +27,7 @@ import {
 } from "../handler-context.js";
 import type { NasRecord } from "../records.js";
 import { subscriptionResult } from "../subscription-results.js";
-import { nasView } from "../views.js";
+import { iso } from "../views.js";
 import { capacityRefusal } from "./nasvolume.capacity.js";
 
 function nas(ctx: HandlerContext): NasRecord {
@@ -135,6 +135,39 @@ function list(ctx: HandlerContext): unknown {
   }
   const page = pageOfRecords(matching, ctx);
   return { ...page, records: page.records.map(nasView) };
+}
+
+/** A NAS instance record. */
+export function nasView(n: NasRecord): Record<string, unknown> {
+  return {
+    id: n.id,
+    name: n.name,
+    description: n.description,
+    orderInstanceId: n.orderInstanceId,
+    status: n.status,
+    storageType: n.storageType,
+    quota: String(n.quotaGB),
+    used: String(n.usedGB),
+    mountPath: n.mountPath,
+    resource: { quota: String(n.quotaGB), productName: n.productName, productCode: n.productCode },
+    createdTime: iso(n.createdAt),
+    lastUpdateTime: iso(n.updatedAt),
+    releaseTime: null,
+    tenantId: n.tenantId,
+    price: "0.30",
+    priceUnit: 2,
+    currencyUnitOfMeasure: 1,
+    currencyUnitPriceFormula: "capacity * price",
+    sharePolicy: { policy: "tenant" },
+    createdBy: "user-0001",
+    createdByName: "Emulated User",
+    lastUpdateBy: "user-0001",
+    lastUpdateByName: "Emulated User",
+    createScene: "",
+    createSceneInstanceId: "",
+    isDefaultStorage: false,
+    aidcId: n.aidcId,
+  };
 }
 
 /** The NAS operations, by endpoint name. */

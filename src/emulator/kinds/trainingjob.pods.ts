@@ -1,7 +1,7 @@
 /**
  * The pods of a TrainingJob's task in the emulator, and their ports (a part of
  * trainingjob.ts): pod list, resources, open ports, and opening and closing a custom
- * port while the task runs.
+ * port while the task runs, and their wire views.
  */
 import type { EndpointName } from "../../service/endpoints.js";
 import { closePodPortBodySchema, openPodPortBodySchema } from "../../service/schemas/pods.js";
@@ -14,9 +14,10 @@ import {
   parseBody,
   recordOfPathId,
 } from "../handler-context.js";
-import { EXTERNAL_HOST } from "../pods.js";
-import type { PodRecord, TaskRecord } from "../records.js";
-import { podListItemView, podPortsView, podResourceView, portView } from "../views.js";
+import { containerStatusFor, EXTERNAL_HOST } from "../pods.js";
+import type { PodRecord, PortRecord, TaskRecord } from "../records.js";
+import type { EmulatorState } from "../state.js";
+import { naive } from "../views.js";
 
 function task(ctx: HandlerContext): TaskRecord {
   return recordOfPathId(ctx, ctx.state.tasks, "training task");
@@ -61,6 +62,61 @@ function closePort(ctx: HandlerContext): Record<string, never> {
   if (i < 0) throw badRequest(`port ${body.port} is not open on pod ${p.podName}`);
   p.customPorts.splice(i, 1);
   return {};
+}
+
+/** A pod of the assumed pod list. */
+export function podListItemView(t: TaskRecord, p: PodRecord): Record<string, unknown> {
+  return {
+    podName: p.podName,
+    status: t.status === "RUNNING" ? "Running" : t.status === "PENDING" ? "Pending" : "Terminated",
+    role: p.role,
+    ip: p.ip,
+    nodeName: p.nodeName,
+    createTime: naive(p.createdAt),
+  };
+}
+
+/** The resource detail of a pod: containers and volumes. */
+export function podResourceView(
+  t: TaskRecord,
+  p: PodRecord,
+  state: EmulatorState,
+): Record<string, unknown> {
+  return {
+    containers: p.containers.map((c) => ({
+      containerName: c.containerName,
+      status: t.status === "RUNNING" ? c.status : containerStatusFor(t.status),
+      reason: c.reason,
+      restartCount: c.restartCount,
+      targetPort: [...p.systemPorts, ...p.customPorts].map((port) => port.port),
+      podWebSSH: c.podWebSSH,
+    })),
+    volumes: t.storageConfigs.map((c) => {
+      const nas = state.nas.get(c.storageId);
+      return {
+        nasName: nas?.name ?? c.storageId,
+        nasType: c.storageType ?? nas?.storageType ?? "",
+        mountPath: c.mountPath ?? nas?.mountPath ?? "",
+        readOnly: c.onlyRead ?? true,
+        path: c.fileDirectory ?? "/",
+      };
+    }),
+  };
+}
+
+/** One open port on the wire; system ports carry no protocol. */
+export function portView(p: PortRecord): Record<string, unknown> {
+  return {
+    ...(p.protocol === undefined ? {} : { protocol: p.protocol }),
+    port: p.port,
+    externalHost: p.externalHost,
+    externalPort: p.externalPort,
+  };
+}
+
+/** The open ports of a pod. */
+export function podPortsView(p: PodRecord): Record<string, unknown> {
+  return { ports: p.systemPorts.map(portView), customPorts: p.customPorts.map(portView) };
 }
 
 /** The pod operations, by endpoint name. */

@@ -3,7 +3,7 @@
  * kinds/index.ts): the training products, the asynchronous task create with the
  * spec's validation, detail, description, save-as-template, storages, the task list,
  * the subscription result and delete; its pods and their ports are in
- * trainingjob.pods.ts.
+ * trainingjob.pods.ts. `taskView` is a task on the wire.
  */
 import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import {
@@ -23,8 +23,10 @@ import {
   recordOfPathId,
 } from "../handler-context.js";
 import type { TaskRecord } from "../records.js";
+import type { EmulatorState } from "../state.js";
 import { subscriptionResult } from "../subscription-results.js";
-import { nasView, taskView } from "../views.js";
+import { naive } from "../views.js";
+import { nasView } from "./nasvolume.js";
 import { handlers as podHandlers } from "./trainingjob.pods.js";
 
 function task(ctx: HandlerContext): TaskRecord {
@@ -167,6 +169,64 @@ function listTasks(ctx: HandlerContext): unknown {
   }
   const page = pageOfRecords(matching, ctx);
   return { ...page, records: page.records.map((t) => taskView(t, state)) };
+}
+
+/** A training task as the detail (and the task list) returns it. */
+export function taskView(t: TaskRecord, state: EmulatorState): Record<string, unknown> {
+  const product = state.trainingProducts.find((p) => p.productCode === t.productCode);
+  return {
+    id: t.id,
+    name: t.name,
+    desc: t.desc,
+    createType: t.createType,
+    trainingType: t.trainingType,
+    trainingFramwork: t.trainingFramework,
+    imageType: t.imageType,
+    priority: t.priority,
+    image: t.image,
+    aidcId: t.aidcId,
+    storageConfigs: t.storageConfigs.map((c) => {
+      const nas = state.nas.get(c.storageId);
+      return {
+        ...(nas ? nasView(nas) : { id: c.storageId }),
+        storageId: c.storageId,
+        fileDirectory: c.fileDirectory ?? "",
+        mountPath: c.mountPath ?? nas?.mountPath ?? "",
+        onlyRead: c.onlyRead ?? true,
+      };
+    }),
+    env: { ...t.env, empty: Object.keys(t.env).length === 0 },
+    enableAutoRetry: t.enableAutoRetry,
+    maxRetryCount: t.maxRetryCount,
+    enableTimeoutCancel: t.enableTimeoutCancel,
+    timeoutHours: t.timeoutHours,
+    startCommand: t.startCommand,
+    resource: {
+      type: "worker",
+      gpuName: product?.gpuName ?? "-",
+      cpuCores: product?.cpuCores ?? "",
+      gpuCount: product?.gpuCount ?? "0",
+      memoryGB: product?.memoryGB ?? "",
+      productName: product?.name ?? "",
+      productCode: t.productCode,
+      workerCount: t.workerCount,
+      productPrice: product?.price ?? "",
+      empty: false,
+    },
+    createdBy: "user-0001",
+    creatorName: "Emulated User",
+    createdTime: naive(t.createdAt),
+    startTime: naive(t.startedAt),
+    lastUpdateTime: naive(t.updatedAt),
+    status: t.status,
+    source: t.createType,
+    execInfos: t.execInfos.map((e) => ({
+      trainingTaskId: t.id,
+      status: e.status,
+      info: e.info,
+      createTime: naive(e.at),
+    })),
+  };
 }
 
 /** The training task operations, by endpoint name. */

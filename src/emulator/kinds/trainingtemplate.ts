@@ -1,7 +1,8 @@
 /**
  * The TrainingTemplate kind's operations in the emulator (gathered by the generated
  * kinds/index.ts): create, full update, list and delete. Stored in
- * wire form, with the framework canonicalised and spelled `trainingFramwork`.
+ * wire form, with the framework canonicalised and spelled `trainingFramwork`
+ * (`templateView` adds the id and times).
  */
 import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import { templateBodySchema } from "../../service/schemas/template.js";
@@ -16,7 +17,8 @@ import {
   queryText,
   recordOfPathId,
 } from "../handler-context.js";
-import { templateView } from "../views.js";
+import type { TemplateRecord } from "../records.js";
+import { naive } from "../views.js";
 
 function templateFields(body: unknown): Record<string, unknown> {
   const parsed = parseBody(templateBodySchema, body);
@@ -30,6 +32,16 @@ function templateFields(body: unknown): Record<string, unknown> {
 
 function existing(ctx: HandlerContext) {
   return recordOfPathId(ctx, ctx.state.templates, "training template");
+}
+
+/** A template of the assumed template list: its wire fields plus id and times. */
+export function templateView(t: TemplateRecord): Record<string, unknown> {
+  return {
+    ...t.fields,
+    id: t.id,
+    createdTime: naive(t.createdAt),
+    lastUpdateTime: naive(t.updatedAt),
+  };
 }
 
 /** The template operations, by endpoint name. */
