@@ -35,7 +35,12 @@ import {
   type TrainingJobRefs,
   templateRefKeys,
 } from "./references.js";
-import { podsObservedCondition, succeededCondition, trainingJobStatus } from "./status.js";
+import {
+  podsObservedCondition,
+  succeededCondition,
+  TRAINING_JOB_FACT_FIELDS,
+  trainingJobStatus,
+} from "./status.js";
 import type { TaskStatusTable } from "./status-class.js";
 
 /** The finalizer of TrainingJobs. */
@@ -107,6 +112,7 @@ export function trainingJobControllerFrom(
         options.exposure === true ? addresses : undefined,
       ),
     statusId: (obj) => obj.status?.taskId,
+    factFields: TRAINING_JOB_FACT_FIELDS,
     conditions: (_call, ready, remote) => {
       const pods = podsObservedCondition(remote);
       return [...succeededCondition(ready), ...(pods ? [pods] : [])];

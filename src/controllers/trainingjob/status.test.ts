@@ -40,10 +40,9 @@ describe("phaseWithoutRemote", () => {
 });
 
 describe("trainingJobStatus", () => {
-  it("keeps the previous remote fields when nothing was read", () => {
+  it("writes only its fact fields when nothing was read (the loop keeps the remote ones)", () => {
     expect(trainingJobStatus(job, { externalId: "task-1" }, undefined)).toEqual({
       phase: "Running",
-      remoteStatus: "RUNNING",
       taskId: "task-1",
     });
   });

@@ -10,14 +10,17 @@ import { serviceNameFor } from "./expose.js";
 import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
 import { classifyTaskStatus, phaseOf, type TaskStatusTable } from "./status-class.js";
 
-/** Status fields the loop or this file computes, never carried over from the last status. */
-const OWN_FIELDS = [
-  "conditions",
-  "observedGeneration",
+/**
+ * The status fields of a TrainingJob that come from the facts (and the pods, whose
+ * Service names follow the exposure settings): written anew on every status write;
+ * the loop keeps the others when nothing was read (managed/status-write.ts).
+ */
+export const TRAINING_JOB_FACT_FIELDS = [
   "phase",
   "taskId",
   "subscriptionKey",
   "subscription",
+  "pods",
 ] as const;
 
 /** The phase when no remote record was read in this reconcile. */
@@ -58,8 +61,8 @@ function withServiceNames(
 
 /**
  * The kind's status (conditions and observedGeneration aside): identity and create
- * progress from `facts`, the remote part from `remote`, or, when nothing was read in
- * this reconcile, the remote part of the previous status.
+ * progress from `facts`, the remote part from `remote`; when nothing was read in this
+ * reconcile, only {@link TRAINING_JOB_FACT_FIELDS}, the pods from the previous status.
  */
 export function trainingJobStatus(
   job: TrainingJobObject,
@@ -72,9 +75,9 @@ export function trainingJobStatus(
    */
   exposure?: AddressAllowList,
 ): Record<string, unknown> {
-  const previous: Record<string, unknown> = { ...(job.status ?? {}) };
-  for (const f of OWN_FIELDS) delete previous[f];
-  const base = remote ? { ...remote.status } : previous;
+  const base: Record<string, unknown> = remote
+    ? { ...remote.status }
+    : { ...(job.status?.pods ? { pods: job.status.pods } : {}) };
   const phase = remote
     ? phaseOf(classifyTaskStatus(remote.status.remoteStatus, statusClasses))
     : phaseWithoutRemote(facts, job.status?.phase);
