@@ -113,6 +113,15 @@ export const operatorConfigSchema = z.strictObject({
         ),
     })
     .prefault({}),
+  catalog: z
+    .strictObject({
+      refreshIntervalMs: ms
+        .default(600_000)
+        .describe(
+          "How often each connection's product catalogs (TrainingProduct, NasProduct objects) are read again from the service. A ServiceConnection or a product annotated `aidc.io/reconcile-requested-at`, and a TrainingJob or NasVolume refused for an unknown product code, refresh its connection's catalogs before then.",
+        ),
+    })
+    .prefault({}),
   pollIntervalMs: perName(ms, 30_000).describe(
     "Poll interval of a kind's remote state while it may change: `{ default, <Kind>: ms }`, e.g. `TrainingJob: 10000`.",
   ),

@@ -1,5 +1,6 @@
 import { blockVolumeController } from "./blockvolume/controller.js";
 import { bucketController } from "./bucket/controller.js";
+import { catalogMirrorController } from "./catalog/controller.js";
 import { cciInstanceController } from "./cciinstance/controller.js";
 import { serviceConnectionController } from "./connections/controller.js";
 import type { ControllerFactory } from "./controller-factory.js";
@@ -29,4 +30,5 @@ export const controllers: ControllerFactory[] = [
   fileSystemController,
   serviceConnectionController,
   blockVolumeController,
+  catalogMirrorController,
 ];

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { allCrds } from "../crds/index.js";
+import { allCrds, catalogCrds } from "../crds/index.js";
 import { type ControllerDefinition, controller } from "../runtime/controller.js";
 import {
   type DeclaredRule,
@@ -77,9 +77,15 @@ const rule = (resource: string, verbs: string[], reason = "why"): DeclaredRule =
 describe("the generated RBAC", () => {
   it("grants what the registered controllers and the runtime declare, no more, no less", () => {
     // One controller per kind of the CRD registry, named after it (the exposure
-    // controller only with exposure on).
+    // controller only with exposure on), but the catalogs: one mirror per connection
+    // writes both (src/controllers/catalog).
     expect(plain.map((d) => [d.name, d.primary.kind]).sort()).toEqual(
-      allCrds.map((d) => [d.kind.toLowerCase(), d.kind]).sort(),
+      [
+        ...allCrds
+          .filter((d) => !catalogCrds.includes(d))
+          .map((d) => [d.kind.toLowerCase(), d.kind]),
+        ["catalog", "ServiceConnection"],
+      ].sort(),
     );
     expectSameAccess(policyRules("watched"), declared(plain));
     expectSameAccess(renderedRules("clusterrole.yaml", "aidc-operator"), declared(plain));

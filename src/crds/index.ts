@@ -8,14 +8,17 @@ import { bucketCrd } from "./bucket.js";
 import { cciInstanceCrd } from "./cciinstance.js";
 import type { CrdDefinition } from "./definition.js";
 import { fileSystemCrd } from "./filesystem.js";
+import { nasProductCrd } from "./nasproduct.js";
 import { nasVolumeCrd } from "./nasvolume.js";
 import { ReasonTable } from "./reason-table.js";
 import { serviceConnectionCrd } from "./serviceconnection.js";
 import { trainingJobCrd } from "./trainingjob.js";
+import { trainingProductCrd } from "./trainingproduct.js";
 import { trainingTemplateCrd } from "./trainingtemplate.js";
 
 export * from "./blockvolume.js";
 export * from "./bucket.js";
+export * from "./catalog.js";
 export * from "./cciinstance.js";
 export * from "./conditions.js";
 export * from "./definition.js";
@@ -24,12 +27,14 @@ export * from "./filesystem.js";
 export * from "./kstatus.js";
 export * from "./manifest.js";
 export * from "./mutability.js";
+export * from "./nasproduct.js";
 export * from "./nasvolume.js";
 export * from "./reason-table.js";
 export * from "./reasons.js";
 export * from "./serviceconnection.js";
 export * from "./training.js";
 export * from "./trainingjob.js";
+export * from "./trainingproduct.js";
 export * from "./trainingtemplate.js";
 
 /** Every kind, in the order the generator writes them. */
@@ -42,7 +47,15 @@ export const allCrds: readonly CrdDefinition[] = [
   bucketCrd,
   fileSystemCrd,
   blockVolumeCrd,
+  trainingProductCrd,
+  nasProductCrd,
 ];
+
+/**
+ * The catalog kinds: read-only mirrors of the service's product catalogs that the
+ * operator writes (src/controllers/catalog); no user creates them, none has a sample.
+ */
+export const catalogCrds: readonly CrdDefinition[] = [trainingProductCrd, nasProductCrd];
 
 /** The reason table of every kind: the shared reasons and each kind's own (reason-table.ts). */
 export const REASONS = new ReasonTable(allCrds);

@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   allCrds,
   type CelRule,
+  catalogCrds,
   crdManifest,
   GROUP,
   mutableFields,
@@ -67,8 +68,12 @@ describe("the generated CRDs", () => {
     for (const def of allCrds) {
       const m = crdManifest(def);
       expect(m.metadata.name).toBe(`${def.plural}.${GROUP}`);
-      expect(m.spec.names.categories).toEqual(["aidc"]);
-      expect(m.spec.scope).toBe(def.kind === "ServiceConnection" ? "Cluster" : "Namespaced");
+      // The catalogs (hundreds of products) stay out of `kubectl get aidc`.
+      const catalog = catalogCrds.includes(def);
+      expect(m.spec.names.categories).toEqual([catalog ? "aidc-catalog" : "aidc"]);
+      expect(m.spec.scope).toBe(
+        def.kind === "ServiceConnection" || catalog ? "Cluster" : "Namespaced",
+      );
       expect(m.spec.versions.map((v) => [v.name, v.served, v.storage])).toEqual([
         [VERSION, true, true],
       ]);

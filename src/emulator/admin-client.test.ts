@@ -41,6 +41,14 @@ describe("EmulatorAdmin", () => {
     expect(await svc.client.listPods(ids.tasks[0] as string)).toHaveLength(2);
   });
 
+  it("takes product codes out of both catalogs", async () => {
+    await svc.admin.seed({ removeProductCodes: ["train.cpu.16", "nas.capacity.standard"] });
+    const state = await svc.admin.state();
+    expect(state.trainingProducts.map((p) => p.productCode)).not.toContain("train.cpu.16");
+    expect(state.nasProducts.map((p) => p.productCode)).not.toContain("nas.capacity.standard");
+    expect(state.trainingProducts.length).toBeGreaterThan(0);
+  });
+
   it("sets a task's status, which its containers and execution records follow", async () => {
     const [id] = (await svc.admin.seed({ tasks: [{ name: "job" }] })).tasks;
     await svc.admin.setTaskState(id as string, { status: "FAILED", info: "OOMKilled" });

@@ -113,9 +113,10 @@ export class EmulatorAdmin {
     await this.request("POST", "/reset");
   }
 
-  /** Adds resources and catalog entries; returns the ids created. */
-  seed(input: SeedInput): Promise<SeedResult> {
-    return this.request("POST", "/seed", input) as Promise<SeedResult>;
+  /** Adds resources and catalog entries, to the account `tenant` (default: `default`); returns the ids created. */
+  seed(input: SeedInput, tenant?: string): Promise<SeedResult> {
+    const suffix = tenant ? `?tenant=${encodeURIComponent(tenant)}` : "";
+    return this.request("POST", `/seed${suffix}`, input) as Promise<SeedResult>;
   }
 
   /** Changes a task's remote state. */

@@ -53,8 +53,12 @@ export const seedTaskSchema = z.object({
   startCommand: z.string().default(""),
 });
 
-/** What `POST /_admin/seed` takes: resources to add, catalog entries to add or replace. */
+/**
+ * What `POST /_admin/seed` takes: resources to add, catalog entries to add or replace,
+ * and product codes to take out of both catalogs (`removeProductCodes`, applied first).
+ */
 export const seedSchema = z.object({
+  removeProductCodes: z.array(z.string()).optional(),
   trainingProducts: z.array(loose).optional(),
   nasProducts: z.array(loose).optional(),
   cci: z.array(loose.and(z.object({ id: z.string() }))).optional(),
@@ -85,6 +89,13 @@ export function applySeed(state: EmulatorState, input: SeedInput): SeedResult {
   const seed = seedSchema.parse(input);
   const now = state.now();
   const result: SeedResult = { nas: [], tasks: [], templates: [], cci: [] };
+  const removed = new Set(seed.removeProductCodes ?? []);
+  if (removed.size > 0) {
+    const kept = <T extends { productCode?: string | undefined }>(list: T[]) =>
+      list.filter((p) => !removed.has(p.productCode ?? ""));
+    state.trainingProducts.splice(0, Infinity, ...kept(state.trainingProducts));
+    state.nasProducts.splice(0, Infinity, ...kept(state.nasProducts));
+  }
   for (const p of seed.trainingProducts ?? [])
     upsertBy(state.trainingProducts, p as TrainingProductRecord);
   for (const p of seed.nasProducts ?? []) {

@@ -71,6 +71,7 @@ export class RunningController {
     for (const obj of primary.store.list()) {
       this.queue.add(objectKeyString(obj), this.laneOf(obj));
     }
+    this.addExtraKeys();
     this.workers = Array.from({ length: workers }, () => this.work());
     this.scheduleResync();
     this.log.info({ workers }, "controller started");
@@ -194,12 +195,18 @@ export class RunningController {
     }
   }
 
+  /** Enqueues the keys that stand for no primary object (`extraKeys`), if any. */
+  private addExtraKeys(): void {
+    for (const key of this.definition.extraKeys?.() ?? []) this.queue?.add(formatKey(key));
+  }
+
   private scheduleResync(): void {
     const period = this.rt.resyncPeriodMs;
     if (period <= 0) return;
     const delay = period * (1 + Math.random() * this.rt.resyncJitter);
     this.resyncTimer = setTimeout(() => {
       this.requeueAll(false);
+      this.addExtraKeys();
       this.scheduleResync();
     }, delay);
     this.resyncTimer.unref();

@@ -63,6 +63,8 @@ function harness(
     holdBackoff?: { baseMs: number; maxMs: number };
     reconcileTimeoutMs?: number;
     statusChanges?: boolean;
+    extraKeys?: ObjectKey[];
+    resyncPeriodMs?: number;
   } = {},
 ) {
   const apis = new Map<string, FakeListerWatcher>();
@@ -91,7 +93,9 @@ function harness(
   const cache = new InformerCache(fakeKube, { listerWatcher: (res) => api(res) });
   const metrics = new RuntimeMetrics({ processMetrics: false });
   const policyCalls: string[] = [];
-  const def = controller("widgets")
+  const builder = controller("widgets");
+  if (options.extraKeys) builder.alsoReconciles(() => options.extraKeys ?? []);
+  const def = builder
     .for(widgets, { statusChanges: options.statusChanges ?? false })
     .owns(parts)
     .watches(gadgets, (g) => [
@@ -112,7 +116,7 @@ function harness(
     events,
     metrics,
     concurrency: 1,
-    resyncPeriodMs: 0,
+    resyncPeriodMs: options.resyncPeriodMs ?? 0,
     resyncJitter: 0,
     ...(options.holdBackoff ? { holdBackoff: options.holdBackoff } : {}),
     ...(options.reconcileTimeoutMs ? { reconcileTimeoutMs: options.reconcileTimeoutMs } : {}),
@@ -366,6 +370,27 @@ describe("a running controller", () => {
       await h.cache.stop();
     },
   );
+
+  it("reconciles the keys that stand for no object at start and at every resync", async () => {
+    const seen: string[] = [];
+    const h = harness(
+      async (k) => {
+        seen.push(k.name);
+        return {};
+      },
+      { extraKeys: [{ namespace: "", name: "_default" }], resyncPeriodMs: 60_000 },
+    );
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    expect(seen.sort()).toEqual(["_default", "a"]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(seen.sort()).toEqual(["_default", "_default", "a", "a"]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
 
   it("reconciles again after requeueAfterMs", async () => {
     let count = 0;

@@ -113,6 +113,12 @@ export interface ControllerDefinition {
   readonly errorPolicy?: ErrorPolicy;
   /** Default: Ready=True for the current generation, not Synced=False, not deleting. */
   readonly settled?: SettledCheck;
+  /**
+   * Keys reconciled at start and at every resync besides the cached primary objects:
+   * keys that stand for no object of the primary kind (e.g. the catalog of the
+   * operator's default connection, which has no ServiceConnection).
+   */
+  readonly extraKeys?: () => readonly ObjectKey[];
 }
 
 /**
@@ -139,6 +145,7 @@ export class ControllerBuilder {
   private workers?: number;
   private policy?: ErrorPolicy;
   private settledCheck?: SettledCheck;
+  private extra?: () => readonly ObjectKey[];
 
   constructor(private readonly name: string) {
     if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) {
@@ -229,6 +236,12 @@ export class ControllerBuilder {
     return this;
   }
 
+  /** Also reconciles these keys at start and at every resync (see {@link ControllerDefinition.extraKeys}). */
+  alsoReconciles(keys: () => readonly ObjectKey[]): this {
+    this.extra = keys;
+    return this;
+  }
+
   /** Sets the reconcile function and returns the finished definition. */
   reconcile(fn: Reconciler): ControllerDefinition {
     if (!this.primary)
@@ -244,6 +257,7 @@ export class ControllerBuilder {
       reconcile: fn,
       ...(this.policy ? { errorPolicy: this.policy } : {}),
       ...(this.settledCheck ? { settled: this.settledCheck } : {}),
+      ...(this.extra ? { extraKeys: this.extra } : {}),
     };
   }
 }

@@ -255,6 +255,44 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - get
     - list
     - watch
+# ServiceConnection controller: the catalog mirror: each connection's catalog as TrainingProduct objects
+- apiGroups:
+    - aidc.io
+  resources:
+    - trainingproducts
+  verbs:
+    - get
+    - list
+    - watch
+    - create
+    - patch
+    - delete
+# ServiceConnection controller: the catalog mirror: echo a reconcile-now request on a TrainingProduct
+- apiGroups:
+    - aidc.io
+  resources:
+    - trainingproducts/status
+  verbs:
+    - patch
+# ServiceConnection controller: the catalog mirror: each connection's catalog as NasProduct objects
+- apiGroups:
+    - aidc.io
+  resources:
+    - nasproducts
+  verbs:
+    - get
+    - list
+    - watch
+    - create
+    - patch
+    - delete
+# ServiceConnection controller: the catalog mirror: echo a reconcile-now request on a NasProduct
+- apiGroups:
+    - aidc.io
+  resources:
+    - nasproducts/status
+  verbs:
+    - patch
 {{- end }}
 {{- define "aidc-operator.rules.connectionSecrets" -}}
 # ServiceConnection controller: read the API keys and S3 credentials connections name, in the one namespace of connections.secretNamespace

@@ -143,6 +143,11 @@ export class ServiceConnections implements ConnectionSource {
     return this.options.secretNamespace;
   }
 
+  /** The operator's default connection (its config), which objects naming none use. */
+  get default(): ResolvedConnection {
+    return this.defaultConnection;
+  }
+
   /** Gives the registry the informer cache (ServiceConnections, Namespaces, Secrets). */
   attach(cache: CacheReader): void {
     this.cache = cache;

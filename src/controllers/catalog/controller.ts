@@ -1,0 +1,393 @@
+/**
+ * The catalog mirror: per connection (the operator's default one and each
+ * ServiceConnection), the service's training specifications and NAS products as
+ * cluster-scoped TrainingProduct and NasProduct objects (src/crds/trainingproduct.ts,
+ * nasproduct.ts). Its keys are ServiceConnection names, plus {@link DEFAULT_KEY} for the
+ * default connection. A reconcile reads the catalogs when a refresh is due
+ * (refresh.ts) and writes only the differences (mirror.ts), so an unchanged catalog
+ * writes nothing; a hand edit or deletion of a product is put back from the last read
+ * without asking the service.
+ */
+import {
+  CATALOG_LABELS,
+  type CatalogStatus,
+  RECONCILE_REQUESTED_ANNOTATION,
+} from "../../crds/catalog.js";
+import { nasProductCrd } from "../../crds/nasproduct.js";
+import { nasVolumeCrd } from "../../crds/nasvolume.js";
+import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
+import { trainingJobCrd } from "../../crds/trainingjob.js";
+import { trainingProductCrd } from "../../crds/trainingproduct.js";
+import type { CacheReader } from "../../runtime/cache.js";
+import {
+  type ControllerDefinition,
+  controller,
+  type ReconcileContext,
+} from "../../runtime/controller.js";
+import { RetryableError } from "../../runtime/errors.js";
+import { isConflict, isNotFound } from "../../runtime/kube.js";
+import { apiVersionOf, type KubeObject, type ObjectKey } from "../../runtime/resource.js";
+import type { ServiceClient } from "../../service/client.js";
+import { SECRETS, type ServiceConnections } from "../connections/registry.js";
+import type { ControllerFactory } from "../controller-factory.js";
+import {
+  type DesiredProduct,
+  mergePatch,
+  mirrorChanges,
+  nasProductObjects,
+  trainingProductObjects,
+  verdictKey,
+} from "./mirror.js";
+import { connectionLabelValue } from "./naming.js";
+import { type ConnectionMemory, knowsCode, type ReadCatalog, refreshDue } from "./refresh.js";
+
+/** The key of the default connection's catalogs: `_` is in no ServiceConnection name. */
+export const DEFAULT_KEY: ObjectKey = { namespace: "", name: "_default" };
+
+/** The condition reasons of an object refused for a product code its catalog lacks. */
+const UNKNOWN_PRODUCT_REASONS = new Set(["UnknownProductRefused", "ProductNotFoundRefused"]);
+
+const CATALOG_KINDS = [trainingProductCrd, nasProductCrd] as const;
+
+/** What the mirror is built with. */
+export interface CatalogMirrorOptions {
+  /** The process's connections; absent where controllers are built without a cluster (RBAC generation). */
+  connections: ServiceConnections | undefined;
+  /** How often a connection's catalogs are read again (config `catalog.refreshIntervalMs`). */
+  refreshIntervalMs: number;
+  /** The shortest time between two reads for refused objects; default `REFUSAL_REFRESH_GAP_MS`. */
+  refusalGapMs?: number;
+}
+
+/** The connection a key stands for: its name (undefined: the default) and client. */
+interface KeyConnection {
+  name: string | undefined;
+  service: ServiceClient;
+  /** The ServiceConnection object (absent for the default connection). */
+  object?: KubeObject;
+  version: string;
+}
+
+const requestOf = (obj: KubeObject | undefined) =>
+  obj?.metadata?.annotations?.[RECONCILE_REQUESTED_ANNOTATION];
+
+/** Builds the catalog mirror controller. */
+export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefinition {
+  const { connections, refreshIntervalMs, refusalGapMs } = options;
+  const memories = new Map<string, ConnectionMemory>();
+  const memoryOf = (name: string) => {
+    let m = memories.get(name);
+    if (!m) {
+      m = { handled: new Map(), refusedCodes: new Set() };
+      memories.set(name, m);
+    }
+    return m;
+  };
+  /** The resourceVersion of each product as this mirror last wrote it (its echo asks for nothing). */
+  const written = new Map<string, string>();
+
+  const productsOf = (cache: CacheReader, name: string | undefined) => {
+    const label = connectionLabelValue(name);
+    return CATALOG_KINDS.map((kind) =>
+      cache.list(kind).filter((o) => o.metadata?.labels?.[CATALOG_LABELS.connection] === label),
+    );
+  };
+
+  const resolve = (key: ObjectKey, cache: CacheReader): KeyConnection | undefined => {
+    if (!connections) throw new Error("the catalog mirror was built without connections");
+    if (key.name === DEFAULT_KEY.name) {
+      return { name: undefined, service: connections.default.service, version: "" };
+    }
+    const object = cache.get(serviceConnectionCrd, key);
+    const resolved =
+      object && !object.metadata?.deletionTimestamp ? connections.byName(key.name) : undefined;
+    if (!object || !resolved) return undefined;
+    const { uid, generation } = object.metadata ?? {};
+    return { name: key.name, service: resolved.service, object, version: `${uid}/${generation}` };
+  };
+
+  const read = async (conn: KeyConnection, previous: ReadCatalog | undefined, now: number) => {
+    const training = await conn.service.listTrainingProducts();
+    const nas = await conn.service.listNasProducts();
+    const available = new Map<string, boolean>();
+    if (conn.service.isEndpointEnabled("isNasProductAvailable")) {
+      for (const p of nas) {
+        if (!p.productCode || p.aidcId === undefined) continue;
+        const key = verdictKey(p.productCode, p.aidcId);
+        try {
+          available.set(
+            key,
+            await conn.service.isNasProductAvailable({
+              aidcId: p.aidcId,
+              resourceSpecCode: p.productCode,
+            }),
+          );
+        } catch {
+          // No answer this time: the last one stands (an unanswered check changes nothing).
+          const last = previous?.available.get(key);
+          if (last !== undefined) available.set(key, last);
+        }
+      }
+    }
+    return {
+      at: now,
+      connectionVersion: conn.version,
+      training,
+      nas,
+      available,
+    } satisfies ReadCatalog;
+  };
+
+  const remember = (obj: KubeObject) => {
+    const { name, resourceVersion } = obj.metadata ?? {};
+    if (name && resourceVersion) written.set(name, resourceVersion);
+  };
+
+  /** Writes what differs between `desired` and the cluster's `existing` objects of `kind`. */
+  const apply = async (
+    ctx: ReconcileContext,
+    kind: (typeof CATALOG_KINDS)[number],
+    connectionObject: KubeObject | undefined,
+    desired: DesiredProduct[],
+    existing: KubeObject[],
+  ) => {
+    const changes = mirrorChanges(desired, existing);
+    const owner = connectionObject?.metadata;
+    const ownerReferences = owner
+      ? [
+          {
+            apiVersion: apiVersionOf(serviceConnectionCrd),
+            kind: serviceConnectionCrd.kind,
+            name: owner.name,
+            uid: owner.uid,
+          },
+        ]
+      : undefined;
+    for (const d of changes.create) {
+      try {
+        remember(
+          await ctx.kube.create(kind, {
+            apiVersion: apiVersionOf(kind),
+            kind: kind.kind,
+            metadata: {
+              name: d.name,
+              labels: d.labels,
+              ...(ownerReferences ? { ownerReferences } : {}),
+            },
+            spec: d.spec,
+          }),
+        );
+      } catch (err) {
+        // The cache was behind: the object is there; the next look compares it.
+        if (!isConflict(err)) throw err;
+      }
+    }
+    for (const { desired: d, existing: o } of changes.update) {
+      remember(
+        await ctx.kube.patch(
+          kind,
+          { namespace: "", name: d.name },
+          {
+            metadata: { labels: d.labels, resourceVersion: o.metadata?.resourceVersion },
+            spec: mergePatch(o.spec, d.spec),
+          },
+        ),
+      );
+    }
+    for (const o of changes.remove) {
+      const name = o.metadata?.name ?? "";
+      written.delete(name);
+      await ctx.kube.delete(kind, { namespace: "", name });
+    }
+    return changes.create.length + changes.update.length + changes.remove.length;
+  };
+
+  const reconcile = async (key: ObjectKey, ctx: ReconcileContext) => {
+    connections?.attach(ctx.cache);
+    const conn = resolve(key, ctx.cache);
+    if (!conn) {
+      // The ServiceConnection is gone (or going): so are its catalogs.
+      memories.delete(key.name);
+      const [training = [], nas = []] = productsOf(ctx.cache, key.name);
+      await apply(ctx, trainingProductCrd, undefined, [], training);
+      await apply(ctx, nasProductCrd, undefined, [], nas);
+      return {};
+    }
+    const memory = memoryOf(key.name);
+    const [training = [], nas = []] = productsOf(ctx.cache, conn.name);
+    const requesters = [...(conn.object ? [conn.object] : []), ...training, ...nas];
+    const pending = requesters.filter((o) => {
+      const value = requestOf(o);
+      const id = `${o.kind}/${o.metadata?.name}`;
+      return (
+        value !== undefined &&
+        memory.handled.get(id) !== value &&
+        (o.status as CatalogStatus | undefined)?.lastHandledReconcileAt !== value
+      );
+    });
+    const now = ctx.clock.now().getTime();
+    const decision = refreshDue({
+      memory,
+      now,
+      intervalMs: refreshIntervalMs,
+      connectionVersion: conn.version,
+      pendingRequests: pending.length,
+      ...(refusalGapMs !== undefined ? { refusalGapMs } : {}),
+    });
+    if (decision.due) {
+      try {
+        memory.read = await read(conn, memory.read, now);
+      } catch (err) {
+        throw new RetryableError(
+          "CatalogReadFailed",
+          `reading the product catalogs of ${conn.name ? `ServiceConnection ${conn.name}` : "the default connection"} failed: ${(err as Error).message}`,
+          { cause: err },
+        );
+      }
+      memory.refusedCodes.clear();
+      ctx.log.debug({ why: decision.why }, "read the product catalogs");
+    }
+    const last = memory.read;
+    if (!last) return {};
+    const writes =
+      (await apply(
+        ctx,
+        trainingProductCrd,
+        conn.object,
+        trainingProductObjects(conn.name, last.training),
+        training,
+      )) +
+      (await apply(
+        ctx,
+        nasProductCrd,
+        conn.object,
+        nasProductObjects(conn.name, last.nas, last.available),
+        nas,
+      ));
+    if (writes > 0) ctx.log.info({ writes }, "product catalog mirrored");
+    if (decision.due) {
+      for (const o of pending) {
+        const value = requestOf(o) ?? "";
+        memory.handled.set(`${o.kind}/${o.metadata?.name}`, value);
+        if (o === conn.object) continue;
+        const kind = o.kind === nasProductCrd.kind ? nasProductCrd : trainingProductCrd;
+        try {
+          remember(
+            await ctx.kube.patchStatus(
+              kind,
+              { namespace: "", name: o.metadata?.name ?? "" },
+              {
+                lastHandledReconcileAt: value,
+              },
+            ),
+          );
+        } catch (err) {
+          // Deleted by this refresh: nothing to echo on.
+          if (!isNotFound(err)) throw err;
+        }
+      }
+    }
+    const next = refreshDue({
+      memory,
+      now: ctx.clock.now().getTime(),
+      intervalMs: refreshIntervalMs,
+      connectionVersion: conn.version,
+      pendingRequests: 0,
+      ...(refusalGapMs !== undefined ? { refusalGapMs } : {}),
+    });
+    return { requeueAfterMs: next.due ? 1 : next.inMs, lowPriority: true };
+  };
+
+  /** A product's change, unless it is the echo of the mirror's own write: its connection's key. */
+  const productKeys = (obj: KubeObject): ObjectKey[] => {
+    const name = obj.metadata?.name ?? "";
+    if (written.get(name) === obj.metadata?.resourceVersion) return [];
+    const label = obj.metadata?.labels?.[CATALOG_LABELS.connection];
+    if (!label) return [];
+    if (label === connectionLabelValue(undefined)) return [DEFAULT_KEY];
+    // The label of a long name is shortened; spec.connection has it whole.
+    const conn = (obj.spec as { connection?: string } | undefined)?.connection ?? label;
+    return [{ namespace: "", name: conn }];
+  };
+
+  /** An object refused for a product code its connection's last catalog lacks: that connection's key. */
+  const refusedKeys = (obj: KubeObject): ObjectKey[] => {
+    const status = obj.status as { conditions?: { reason?: string }[] } | undefined;
+    if (!status?.conditions?.some((c) => UNKNOWN_PRODUCT_REASONS.has(c.reason ?? ""))) return [];
+    const code = (obj.spec as { productCode?: unknown } | undefined)?.productCode;
+    if (typeof code !== "string" || !connections) return [];
+    const name = connections.chosenName(obj);
+    const memory = memoryOf(name ?? DEFAULT_KEY.name);
+    if (knowsCode(memory, code) || memory.refusedCodes.has(code)) return [];
+    memory.refusedCodes.add(code);
+    return [name === undefined ? DEFAULT_KEY : { namespace: "", name }];
+  };
+
+  const catalogRules = CATALOG_KINDS.flatMap((kind) => [
+    {
+      apiGroups: [kind.group],
+      resources: [kind.plural],
+      verbs: ["get", "list", "watch", "create", "patch", "delete"],
+      reason: `the catalog mirror: each connection's catalog as ${kind.kind} objects`,
+      grantedIn: "cluster" as const,
+    },
+    {
+      apiGroups: [kind.group],
+      resources: [`${kind.plural}/status`],
+      verbs: ["patch"],
+      reason: `the catalog mirror: echo a reconcile-now request on a ${kind.kind}`,
+      grantedIn: "cluster" as const,
+    },
+  ]);
+
+  const builder = controller("catalog").for(serviceConnectionCrd);
+  const secretNamespace = connections?.secretNamespace;
+  if (secretNamespace) {
+    // Cached for the connections' keys; a changed Secret needs no read of its own (a
+    // refused read is retried with backoff).
+    builder.watches(SECRETS, () => [], { namespaces: [secretNamespace] });
+  }
+  return builder
+    .alsoReconciles(() => [DEFAULT_KEY])
+    .watches(trainingProductCrd, productKeys)
+    .watches(nasProductCrd, productKeys)
+    .watches(trainingJobCrd, refusedKeys)
+    .watches(nasVolumeCrd, refusedKeys)
+    .permissions([
+      ...catalogRules,
+      {
+        apiGroups: [serviceConnectionCrd.group],
+        resources: [serviceConnectionCrd.plural],
+        verbs: ["get", "list", "watch"],
+        reason: "the catalog mirror: read the connections whose catalogs it mirrors",
+        grantedIn: "cluster",
+      },
+      ...(secretNamespace
+        ? [
+            {
+              apiGroups: [""],
+              resources: ["secrets"],
+              verbs: ["get", "list", "watch"],
+              reason:
+                "the catalog mirror: read the API keys connections name, in the one namespace of connections.secretNamespace",
+              grantedIn: "operatorNamespace" as const,
+            },
+          ]
+        : []),
+      ...[trainingJobCrd, nasVolumeCrd].map((k) => ({
+        apiGroups: [k.group],
+        resources: [k.plural],
+        verbs: ["get", "list", "watch"],
+        reason:
+          "the catalog mirror: refresh a catalog when an object is refused for a product code it lacks",
+      })),
+    ])
+    .reconcile(reconcile);
+}
+
+/** The registry factory: the process's connections and `catalog.refreshIntervalMs`. */
+export const catalogMirrorController: ControllerFactory = (deps) =>
+  catalogMirrorFrom({
+    connections: deps.connections,
+    refreshIntervalMs: deps.config.catalog.refreshIntervalMs,
+  });

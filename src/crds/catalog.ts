@@ -1,0 +1,92 @@
+/**
+ * What the two catalog kinds (TrainingProduct, NasProduct) share: their labels, the
+ * reconcile-now annotation, the connection field and their status. A catalog object is
+ * one product of one connection's catalog, mirrored by the operator; people read it,
+ * the operator alone writes it (docs/custom-resources.md, "Finding a product code").
+ */
+import { z } from "zod";
+import { described, type PrinterColumn } from "./definition.js";
+import { INTEGER_LIMITS } from "./fields.js";
+
+/**
+ * The annotation that asks for a reconcile now (Flux's `requestedAt` convention): any
+ * new value on a ServiceConnection or on a product object refreshes that connection's
+ * catalogs at once; the product's `status.lastHandledReconcileAt` echoes it when done.
+ */
+export const RECONCILE_REQUESTED_ANNOTATION = "aidc.io/reconcile-requested-at";
+
+/** The labels of a catalog object. */
+export const CATALOG_LABELS = {
+  /** The ServiceConnection the product is of, or {@link DEFAULT_CONNECTION_LABEL_VALUE}. */
+  connection: "aidc.io/connection",
+  /** The compute center id (`aidcId`) of the product. */
+  computeCenter: "aidc.io/compute-center",
+  /** A TrainingProduct's GPU model as a label value (`none` without GPU). */
+  gpuModel: "aidc.io/gpu-model",
+} as const;
+
+/**
+ * The `aidc.io/connection` label of the default connection's products. It holds a `_`,
+ * which no ServiceConnection name can, so it never names a ServiceConnection's products.
+ */
+export const DEFAULT_CONNECTION_LABEL_VALUE = "default_connection";
+
+/** `spec.connection`: the ServiceConnection whose catalog the product is in. */
+export const catalogConnectionField = described(
+  z.string().min(1).max(253),
+  "Name of the ServiceConnection whose catalog this product is in; absent for the operator's default connection (label aidc.io/connection=default_connection).",
+).optional();
+
+/**
+ * An integer of the service's answer, at most {@link INTEGER_LIMITS}.id (a 32-bit
+ * integer, as every spec integer of the kinds).
+ */
+export function catalogInteger(description: string) {
+  return described(
+    z.number().int().max(INTEGER_LIMITS.id),
+    `${description} At most ${INTEGER_LIMITS.id}.`,
+  ).optional();
+}
+
+/** `spec.computeCenterId`: the product's compute center (`aidcId`). */
+export const computeCenterField = catalogInteger(
+  "Compute center of the product (the service's aidcId); also the label aidc.io/compute-center.",
+);
+
+/** `spec.productCode`: the code a TrainingJob or NasVolume names. */
+export const productCodeField = (kind: string) =>
+  described(
+    z.string().min(1).max(256),
+    `The product's code: the value of a ${kind}'s spec.productCode.`,
+  );
+
+/** A text of the service's answer, optional. */
+export function catalogText(description: string, max = 256) {
+  return described(z.string().max(max), description).optional();
+}
+
+/** A printer column of a spec field (`priority` 1: only with `-o wide`). */
+export function specColumn(
+  name: string,
+  type: PrinterColumn["type"],
+  field: string,
+  description: string,
+  priority?: number,
+): PrinterColumn {
+  return { name, type, jsonPath: `.spec.${field}`, description, ...(priority ? { priority } : {}) };
+}
+
+/** The status of a catalog object: only the echo of a reconcile-now request. */
+export const CatalogStatus = z
+  .object({
+    lastHandledReconcileAt: described(
+      z.string().max(256),
+      `The value of the annotation ${RECONCILE_REQUESTED_ANNOTATION} that the operator last refreshed the catalog for.`,
+    ).optional(),
+  })
+  .meta({
+    description:
+      "Written by the operator only to echo a reconcile-now request; the product's data is in spec.",
+  });
+/** The status of a catalog object. */
+export type CatalogStatus = z.infer<typeof CatalogStatus>;
