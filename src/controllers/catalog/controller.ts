@@ -25,21 +25,15 @@ import {
   type ReconcileContext,
 } from "../../runtime/controller.js";
 import { RetryableError } from "../../runtime/errors.js";
-import { isConflict, isNotFound } from "../../runtime/kube.js";
-import { apiVersionOf, type KubeObject, type ObjectKey } from "../../runtime/resource.js";
+import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import { SECRETS, type ServiceConnections } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
-import {
-  type DesiredProduct,
-  mergePatch,
-  mirrorChanges,
-  nasProductObjects,
-  trainingProductObjects,
-  verdictKey,
-} from "./mirror.js";
+import { nasProductObjects, trainingProductObjects } from "./mirror.js";
 import { connectionLabelValue } from "./naming.js";
-import { type ConnectionMemory, knowsCode, type ReadCatalog, refreshDue } from "./refresh.js";
+import { type ConnectionMemory, knowsCode, refreshDue } from "./refresh.js";
+import { readCatalogs } from "./service-read.js";
+import { CATALOG_KINDS, ProductWrites } from "./writes.js";
 
 /** The key of the default connection's catalogs: `_` is in no ServiceConnection name. */
 export const DEFAULT_KEY: ObjectKey = { namespace: "", name: "_default" };
@@ -47,12 +41,10 @@ export const DEFAULT_KEY: ObjectKey = { namespace: "", name: "_default" };
 /** The condition reasons of an object refused for a product code its catalog lacks. */
 const UNKNOWN_PRODUCT_REASONS = new Set(["UnknownProductRefused", "ProductNotFoundRefused"]);
 
-const CATALOG_KINDS = [trainingProductCrd, nasProductCrd] as const;
-
 /** What the mirror is built with. */
 export interface CatalogMirrorOptions {
-  /** The process's connections; absent where controllers are built without a cluster (RBAC generation). */
-  connections: ServiceConnections | undefined;
+  /** The process's connections: the default one and each ServiceConnection's. */
+  connections: ServiceConnections;
   /** How often a connection's catalogs are read again (config `catalog.refreshIntervalMs`). */
   refreshIntervalMs: number;
   /** The shortest time between two reads for refused objects; default `REFUSAL_REFRESH_GAP_MS`. */
@@ -83,8 +75,7 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
     }
     return m;
   };
-  /** The resourceVersion of each product as this mirror last wrote it (its echo asks for nothing). */
-  const written = new Map<string, string>();
+  const writes = new ProductWrites();
 
   const productsOf = (cache: CacheReader, name: string | undefined) => {
     const label = connectionLabelValue(name);
@@ -94,7 +85,6 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
   };
 
   const resolve = (key: ObjectKey, cache: CacheReader): KeyConnection | undefined => {
-    if (!connections) throw new Error("the catalog mirror was built without connections");
     if (key.name === DEFAULT_KEY.name) {
       return { name: undefined, service: connections.default.service, version: "" };
     }
@@ -106,111 +96,15 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
     return { name: key.name, service: resolved.service, object, version: `${uid}/${generation}` };
   };
 
-  const read = async (conn: KeyConnection, previous: ReadCatalog | undefined, now: number) => {
-    const training = await conn.service.listTrainingProducts();
-    const nas = await conn.service.listNasProducts();
-    const available = new Map<string, boolean>();
-    if (conn.service.isEndpointEnabled("isNasProductAvailable")) {
-      for (const p of nas) {
-        if (!p.productCode || p.aidcId === undefined) continue;
-        const key = verdictKey(p.productCode, p.aidcId);
-        try {
-          available.set(
-            key,
-            await conn.service.isNasProductAvailable({
-              aidcId: p.aidcId,
-              resourceSpecCode: p.productCode,
-            }),
-          );
-        } catch {
-          // No answer this time: the last one stands (an unanswered check changes nothing).
-          const last = previous?.available.get(key);
-          if (last !== undefined) available.set(key, last);
-        }
-      }
-    }
-    return {
-      at: now,
-      connectionVersion: conn.version,
-      training,
-      nas,
-      available,
-    } satisfies ReadCatalog;
-  };
-
-  const remember = (obj: KubeObject) => {
-    const { name, resourceVersion } = obj.metadata ?? {};
-    if (name && resourceVersion) written.set(name, resourceVersion);
-  };
-
-  /** Writes what differs between `desired` and the cluster's `existing` objects of `kind`. */
-  const apply = async (
-    ctx: ReconcileContext,
-    kind: (typeof CATALOG_KINDS)[number],
-    connectionObject: KubeObject | undefined,
-    desired: DesiredProduct[],
-    existing: KubeObject[],
-  ) => {
-    const changes = mirrorChanges(desired, existing);
-    const owner = connectionObject?.metadata;
-    const ownerReferences = owner
-      ? [
-          {
-            apiVersion: apiVersionOf(serviceConnectionCrd),
-            kind: serviceConnectionCrd.kind,
-            name: owner.name,
-            uid: owner.uid,
-          },
-        ]
-      : undefined;
-    for (const d of changes.create) {
-      try {
-        remember(
-          await ctx.kube.create(kind, {
-            apiVersion: apiVersionOf(kind),
-            kind: kind.kind,
-            metadata: {
-              name: d.name,
-              labels: d.labels,
-              ...(ownerReferences ? { ownerReferences } : {}),
-            },
-            spec: d.spec,
-          }),
-        );
-      } catch (err) {
-        // The cache was behind: the object is there; the next look compares it.
-        if (!isConflict(err)) throw err;
-      }
-    }
-    for (const { desired: d, existing: o } of changes.update) {
-      remember(
-        await ctx.kube.patch(
-          kind,
-          { namespace: "", name: d.name },
-          {
-            metadata: { labels: d.labels, resourceVersion: o.metadata?.resourceVersion },
-            spec: mergePatch(o.spec, d.spec),
-          },
-        ),
-      );
-    }
-    for (const o of changes.remove) {
-      const name = o.metadata?.name ?? "";
-      written.delete(name);
-      await ctx.kube.delete(kind, { namespace: "", name });
-    }
-    return changes.create.length + changes.update.length + changes.remove.length;
-  };
-
   const reconcile = async (key: ObjectKey, ctx: ReconcileContext) => {
-    connections?.attach(ctx.cache);
+    connections.attach(ctx.cache);
     const conn = resolve(key, ctx.cache);
     if (!conn) {
       // The ServiceConnection is gone (or going): so are its catalogs.
       memories.delete(key.name);
       const [training = [], nas = []] = productsOf(ctx.cache, key.name);
-      await apply(ctx, trainingProductCrd, undefined, [], training);
-      await apply(ctx, nasProductCrd, undefined, [], nas);
+      await writes.apply(ctx.kube, trainingProductCrd, undefined, [], training);
+      await writes.apply(ctx.kube, nasProductCrd, undefined, [], nas);
       return {};
     }
     const memory = memoryOf(key.name);
@@ -236,7 +130,7 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
     });
     if (decision.due) {
       try {
-        memory.read = await read(conn, memory.read, now);
+        memory.read = await readCatalogs(conn.service, memory.read, now, conn.version);
       } catch (err) {
         throw new RetryableError(
           "CatalogReadFailed",
@@ -249,42 +143,28 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
     }
     const last = memory.read;
     if (!last) return {};
-    const writes =
-      (await apply(
-        ctx,
+    const sent =
+      (await writes.apply(
+        ctx.kube,
         trainingProductCrd,
         conn.object,
         trainingProductObjects(conn.name, last.training),
         training,
       )) +
-      (await apply(
-        ctx,
+      (await writes.apply(
+        ctx.kube,
         nasProductCrd,
         conn.object,
         nasProductObjects(conn.name, last.nas, last.available),
         nas,
       ));
-    if (writes > 0) ctx.log.info({ writes }, "product catalog mirrored");
+    if (sent > 0) ctx.log.info({ writes: sent }, "product catalog mirrored");
     if (decision.due) {
       for (const o of pending) {
         const value = requestOf(o) ?? "";
         memory.handled.set(`${o.kind}/${o.metadata?.name}`, value);
         if (o === conn.object) continue;
-        const kind = o.kind === nasProductCrd.kind ? nasProductCrd : trainingProductCrd;
-        try {
-          remember(
-            await ctx.kube.patchStatus(
-              kind,
-              { namespace: "", name: o.metadata?.name ?? "" },
-              {
-                lastHandledReconcileAt: value,
-              },
-            ),
-          );
-        } catch (err) {
-          // Deleted by this refresh: nothing to echo on.
-          if (!isNotFound(err)) throw err;
-        }
+        await writes.echoRequest(ctx.kube, o, value);
       }
     }
     const next = refreshDue({
@@ -300,8 +180,7 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
 
   /** A product's change, unless it is the echo of the mirror's own write: its connection's key. */
   const productKeys = (obj: KubeObject): ObjectKey[] => {
-    const name = obj.metadata?.name ?? "";
-    if (written.get(name) === obj.metadata?.resourceVersion) return [];
+    if (writes.isOwnEcho(obj)) return [];
     const label = obj.metadata?.labels?.[CATALOG_LABELS.connection];
     if (!label) return [];
     if (label === connectionLabelValue(undefined)) return [DEFAULT_KEY];
@@ -315,7 +194,7 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
     const status = obj.status as { conditions?: { reason?: string }[] } | undefined;
     if (!status?.conditions?.some((c) => UNKNOWN_PRODUCT_REASONS.has(c.reason ?? ""))) return [];
     const code = (obj.spec as { productCode?: unknown } | undefined)?.productCode;
-    if (typeof code !== "string" || !connections) return [];
+    if (typeof code !== "string") return [];
     const name = connections.chosenName(obj);
     const memory = memoryOf(name ?? DEFAULT_KEY.name);
     if (knowsCode(memory, code) || memory.refusedCodes.has(code)) return [];
@@ -341,7 +220,7 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
   ]);
 
   const builder = controller("catalog").for(serviceConnectionCrd);
-  const secretNamespace = connections?.secretNamespace;
+  const secretNamespace = connections.secretNamespace;
   if (secretNamespace) {
     // Cached for the connections' keys; a changed Secret needs no read of its own (a
     // refused read is retried with backoff).
@@ -369,7 +248,7 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
               resources: ["secrets"],
               verbs: ["get", "list", "watch"],
               reason:
-                "the catalog mirror: read the API keys connections name, in the one namespace of connections.secretNamespace",
+                "read the API keys and S3 credentials connections name, in the one namespace of connections.secretNamespace",
               grantedIn: "operatorNamespace" as const,
             },
           ]
