@@ -4,8 +4,8 @@
  * headers the client reads (Location, Retry-After) and its body as text come back.
  * It replaces node-fetch, whose web-style `Headers`, `Body`, stream pipeline (with an
  * AbortController and a DOMException per request) and composite abort signals cost
- * about three times the CPU of the exchange itself (docs/performance.md, "Fifth
- * version").
+ * about three times the CPU of the exchange itself (docs/performance.md, "The
+ * service's HTTP client").
  *
  * What the transport relied on node-fetch for is kept: no redirect is followed (a 3xx
  * comes back with its Location and its body unread), the body is cut off past

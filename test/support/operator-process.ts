@@ -42,8 +42,8 @@ export interface OperatorProcessOptions {
  * while modules load and stay there), and the old generation's next full collection at
  * 20% growth over what the last one kept (V8 lets it grow up to 4× under allocation).
  * Measured three ways at once at 1,000 objects against `--optimize-for-size`: RSS at
- * readiness 85 MiB, peak 118 MiB, 10 ms CPU per object (docs/performance.md, fifth
- * version, "The image's Node options").
+ * readiness 85 MiB, peak 118 MiB, 10 ms CPU per object (docs/performance.md, "The
+ * image's Node options").
  */
 export const IMAGE_NODE_ARGS: readonly string[] = [
   "--max-semi-space-size=2",
