@@ -7,8 +7,9 @@
 --   Degraded     Ready or Synced is not True with a terminal reason (below)
 --   Progressing  anything else, including no status yet, a status older than
 --                the spec, and an object being deleted
---   Suspended    Ready is False with a resting reason (below): nothing is wrong and
---                nothing is under way (a task or an instance stopped)
+--   Suspended    Synced is False with a resting reason (the object is paused), or
+--                Ready is False with one (below): nothing is wrong and nothing is
+--                under way (a task or an instance stopped)
 -- and, once status.observedGeneration == metadata.generation, the kind's own states
 -- that kindRule (below) reads, which go before the Healthy of Ready=True.
 
@@ -107,6 +108,15 @@ for _, c in ipairs({ synced or false, ready or false }) do
     hs.message = describe(c)
     return hs
   end
+end
+
+-- Paused by the user (a resting reason on Synced: ReconcilePaused): Suspended, as Argo
+-- CD shows a suspended CronJob or a paused Rollout.
+if synced ~= nil and synced.status == "False" and type(synced.reason) == "string"
+    and RESTING_REASONS[synced.reason] == true and current(synced) then
+  hs.status = "Suspended"
+  hs.message = describe(synced)
+  return hs
 end
 
 local upToDate = generation == nil or status.observedGeneration == generation
