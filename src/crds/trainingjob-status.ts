@@ -5,6 +5,7 @@ import {
   externalIdStatus,
   kindStatus,
   managedStatusShape,
+  optionalFlag,
   optionalString,
   serviceCreatedTime,
   subscriptionStatusShape,
@@ -15,6 +16,11 @@ import {
  * subresource. Timestamps are RFC 3339 (the client normalises the service's formats);
  * values the service gives as strings stay strings.
  */
+
+/** How many characters of the start command the status keeps. */
+export const MAX_START_COMMAND_CHARS = 1024;
+/** How many env names the status keeps (the spec allows 64). */
+export const MAX_ENV_KEYS = 64;
 
 /** Phase of a TrainingJob, the STATUS column. */
 export const TrainingJobPhase = z.enum([
@@ -135,6 +141,54 @@ export const trainingPodSchema = z
 /** One pod of the task. */
 export type TrainingPod = z.infer<typeof trainingPodSchema>;
 
+/** Where the task's configuration came from. */
+export const taskSourceSchema = z
+  .object({
+    type: optionalString("How the task was created: DIRECT, COPY or TEMPLATE."),
+    id: optionalString(
+      "Id of the template (TEMPLATE) or of the copied task (COPY) in the service, when the service reports it.",
+    ),
+  })
+  .meta({ description: "How the task was created and from what." });
+
+/**
+ * The task's configuration as the service stores it: for a COPY or TEMPLATE job the
+ * values it inherited. Env values are never copied (they may be secrets), only the
+ * names.
+ */
+export const taskConfigSchema = z
+  .object({
+    name: optionalString("Name of the task in the service."),
+    source: taskSourceSchema.optional(),
+    image: optionalString("Container image of the workers."),
+    imageType: optionalString("Kind of image: general, application or private."),
+    trainingType: optionalString("Kind of training: PRE_TRAINING or HPC."),
+    trainingFramework: optionalString("Training framework: PyTorch, DeepSpeed, MPI or TensorFlow."),
+    productCode: optionalString("Resource specification of each node."),
+    workerCount: described(z.number().int(), "Number of nodes.").optional(),
+    priority: described(z.number().int(), "Scheduling priority 1 to 3.").optional(),
+    startCommand: optionalString(
+      `Training entry command run in each worker (its first ${MAX_START_COMMAND_CHARS} characters).`,
+    ),
+    enableAutoRetry: optionalFlag("The task is retried automatically on failure."),
+    maxRetryCount: described(z.number().int(), "Maximum number of automatic retries.").optional(),
+    enableTimeoutCancel: optionalFlag("The task is cancelled after timeoutHours."),
+    timeoutHours: described(z.number().int(), "Maximum run time in hours.").optional(),
+    envKeys: z
+      .array(z.string())
+      .max(MAX_ENV_KEYS)
+      .optional()
+      .meta({
+        description: `Names of the task's environment variables, sorted (at most ${MAX_ENV_KEYS}); their values are never copied into status.`,
+      }),
+  })
+  .meta({
+    description:
+      "The task's configuration as the service stores it (for a COPY or TEMPLATE job, what it inherited). Env values are never shown, only their names.",
+  });
+/** The task's configuration in status. */
+export type TaskConfig = z.infer<typeof taskConfigSchema>;
+
 /** Observed state of a TrainingJob. */
 export const TrainingJobStatus = kindStatus("the task", {
   ...managedStatusShape,
@@ -156,6 +210,7 @@ export const TrainingJobStatus = kindStatus("the task", {
   createdTime: serviceCreatedTime("task"),
   startTime: timestamp("When the task started.").optional(),
   lastUpdateTime: timestamp("When the service last changed the task.").optional(),
+  config: taskConfigSchema.optional(),
   resource: trainingResourceSchema.optional(),
   execInfos: z.array(execInfoSchema).max(20).optional().meta({
     description: "The most recent execution records (at most 20), oldest first.",

@@ -215,12 +215,13 @@ export const trainingJobCrd: CrdDefinition<typeof TrainingJobSpec, typeof Traini
         "remoteStatus",
         "The service's task status, verbatim.",
       ),
-      {
-        name: "Image",
-        type: "string",
-        jsonPath: ".spec.image",
-        description: "Container image of the workers.",
-      },
+      statusColumn(
+        "Image",
+        "string",
+        "config.image",
+        "Container image of the workers, as the service stores it (a COPY or TEMPLATE job's inherited one too).",
+      ),
+      statusColumn("Workers", "integer", "config.workerCount", "Number of nodes of the task."),
     ],
   }),
 };

@@ -154,7 +154,18 @@ describe("references", () => {
       createType: "TEMPLATE",
       templateRef: { name: "tpl-a" },
     });
-    await waitForJob(op.kube, ns, "from-tpl", running);
+    const job = await waitForJob(op.kube, ns, "from-tpl", running);
+    // The status shows what the task inherited (the IMAGE and WORKERS columns read it).
+    expect(job.status?.config).toMatchObject({
+      name: "from-tpl",
+      source: { type: "TEMPLATE", id: templateId },
+      image: IMAGE,
+      productCode: "train.cpu.16",
+      workerCount: 1,
+      priority: 3,
+      startCommand: "run",
+      envKeys: ["AIDC_CLIENT_TOKEN", "AIDC_OWNER"],
+    });
     const creates = await createRequests(op.admin, "from-tpl");
     expect(creates.map((c) => c.body)).toEqual([
       {
@@ -192,6 +203,12 @@ describe("references", () => {
     const source = await waitForJob(op.kube, ns, "copy-source", running);
     const copy = await waitForJob(op.kube, ns, "copy", running);
     expect(copy.status?.taskId).not.toBe(source.status?.taskId);
+    expect(copy.status?.config).toMatchObject({
+      source: { type: "COPY", id: source.status?.taskId },
+      image: IMAGE,
+      trainingFramework: "MPI",
+      workerCount: 1,
+    });
     const creates = await createRequests(op.admin, "copy");
     expect(creates.map((c) => c.body)).toEqual([
       {

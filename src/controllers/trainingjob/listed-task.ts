@@ -72,6 +72,7 @@ const REMOTE_FIELDS = [
   "startTime",
   "lastUpdateTime",
   "creator",
+  "config",
   "resource",
   "execInfos",
   "storages",

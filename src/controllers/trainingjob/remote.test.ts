@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { MAX_ENV_KEYS, MAX_START_COMMAND_CHARS } from "../../crds/trainingjob.js";
 import type { TrainingTask } from "../../service/index.js";
-import { MAX_EXEC_INFOS, podPortsStatus, remoteDescription, remoteStatus } from "./remote.js";
+import {
+  configStatus,
+  MAX_EXEC_INFOS,
+  podPortsStatus,
+  remoteDescription,
+  remoteStatus,
+} from "./remote.js";
 
 const task: TrainingTask = {
   id: "task-1",
@@ -30,6 +37,7 @@ describe("remoteStatus", () => {
       startTime: "2025-01-01T00:01:00Z",
       lastUpdateTime: "2025-01-01T00:02:00Z",
       creator: "Alice",
+      config: { priority: 1, productCode: "train.cpu.16", workerCount: 2 },
       resource: { type: "worker", productCode: "train.cpu.16", workerCount: 2 },
       execInfos: [
         { status: "PENDING", info: "accepted", createTime: "2025-01-01T00:00:00Z" },
@@ -133,5 +141,61 @@ describe("podPortsStatus", () => {
 describe("remoteDescription", () => {
   it("hides a client-token marker from the comparison with the spec", () => {
     expect(remoteDescription({ ...task, desc: "hello [aidc-token:abc]" })).toBe("hello");
+  });
+});
+
+describe("configStatus", () => {
+  it("shows a COPY task's inherited configuration and its source, env names without values", () => {
+    const copied: TrainingTask = {
+      ...task,
+      name: "copy-1",
+      createType: "COPY",
+      sourceTaskId: "task-0",
+      templateId: "tpl-ignored",
+      image: "registry.local/train:1",
+      imageType: "private",
+      trainingType: "PRE_TRAINING",
+      trainingFramework: "PyTorch",
+      startCommand: "python train.py",
+      enableAutoRetry: true,
+      maxRetryCount: 2,
+      enableTimeoutCancel: false,
+      env: { TOKEN: "s3cr3t", A_FIRST: "1" },
+    };
+    const config = configStatus(copied);
+    expect(config).toEqual({
+      name: "copy-1",
+      source: { type: "COPY", id: "task-0" },
+      image: "registry.local/train:1",
+      imageType: "private",
+      trainingType: "PRE_TRAINING",
+      trainingFramework: "PyTorch",
+      productCode: "train.cpu.16",
+      workerCount: 2,
+      priority: 1,
+      startCommand: "python train.py",
+      enableAutoRetry: true,
+      maxRetryCount: 2,
+      enableTimeoutCancel: false,
+      envKeys: ["A_FIRST", "TOKEN"],
+    });
+    expect(JSON.stringify(config)).not.toContain("s3cr3t");
+  });
+
+  it("names a TEMPLATE task's template and no id for a DIRECT task", () => {
+    expect(configStatus({ ...task, createType: "TEMPLATE", templateId: "tpl-1" }).source).toEqual({
+      type: "TEMPLATE",
+      id: "tpl-1",
+    });
+    expect(configStatus({ ...task, createType: "DIRECT", templateId: "x" }).source).toEqual({
+      type: "DIRECT",
+    });
+  });
+
+  it("cuts the start command and the env names at their bounds", () => {
+    const env = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`K${i}`, "v"]));
+    const config = configStatus({ ...task, env, startCommand: "x".repeat(10_000) });
+    expect(config.envKeys).toHaveLength(MAX_ENV_KEYS);
+    expect(config.startCommand).toHaveLength(MAX_START_COMMAND_CHARS);
   });
 });

@@ -3,13 +3,16 @@
  * TrainingJob status. Pure: the calls that fill a {@link TaskObservation} are in
  * external.ts.
  */
-import type {
-  ExecInfo,
-  MountedStorage,
-  PodPort,
-  TrainingJobStatus,
-  TrainingPod,
-  TrainingResource,
+import {
+  type ExecInfo,
+  MAX_ENV_KEYS,
+  MAX_START_COMMAND_CHARS,
+  type MountedStorage,
+  type PodPort,
+  type TaskConfig,
+  type TrainingJobStatus,
+  type TrainingPod,
+  type TrainingResource,
 } from "../../crds/trainingjob.js";
 import type { NasInstance, PodOpenPorts, PodResource, TrainingTask } from "../../service/index.js";
 import { stripClientTokenMarker } from "../../service/index.js";
@@ -71,6 +74,38 @@ export function resourceStatus(task: TrainingTask): TrainingResource | undefined
     gpuCount: r.gpuCount,
     workerCount: r.workerCount,
     productPrice: r.productPrice,
+  });
+}
+
+/**
+ * The task's configuration as the service stores it, bounded: the start command cut at
+ * {@link MAX_START_COMMAND_CHARS}, at most {@link MAX_ENV_KEYS} env names and never a value.
+ */
+export function configStatus(task: TrainingTask): TaskConfig {
+  const envKeys = Object.keys(task.env ?? {})
+    .sort()
+    .slice(0, MAX_ENV_KEYS);
+  const sourceId = task.createType === "COPY" ? task.sourceTaskId : task.templateId;
+  const source = compact({
+    type: task.createType,
+    ...(task.createType === "DIRECT" ? {} : { id: sourceId }),
+  });
+  return compact({
+    name: task.name,
+    ...(Object.keys(source).length > 0 ? { source } : {}),
+    image: task.image,
+    imageType: task.imageType,
+    trainingType: task.trainingType,
+    trainingFramework: task.trainingFramework,
+    productCode: task.resource?.productCode,
+    workerCount: task.resource?.workerCount,
+    priority: task.priority,
+    startCommand: task.startCommand?.slice(0, MAX_START_COMMAND_CHARS),
+    enableAutoRetry: task.enableAutoRetry,
+    maxRetryCount: task.maxRetryCount,
+    enableTimeoutCancel: task.enableTimeoutCancel,
+    timeoutHours: task.timeoutHours,
+    ...(envKeys.length > 0 ? { envKeys } : {}),
   });
 }
 
@@ -193,6 +228,7 @@ export function remoteStatus(
     startTime: task.startTime,
     lastUpdateTime: task.lastUpdateTime,
     creator: task.creatorName ?? task.createdBy,
+    config: nonEmpty(configStatus(task)),
     resource: resourceStatus(task),
     execInfos: execInfosStatus(task),
     storages,
@@ -203,6 +239,11 @@ export function remoteStatus(
 /** The task's description as the user wrote it (without a token marker, if one got in). */
 export function remoteDescription(task: TrainingTask): string {
   return stripClientTokenMarker(task.desc ?? "");
+}
+
+/** `o`, or undefined when it has no field. */
+function nonEmpty<T extends object>(o: T): T | undefined {
+  return Object.keys(o).length > 0 ? o : undefined;
 }
 
 /** `o` without its undefined and empty-string fields (the status schema has no empties). */

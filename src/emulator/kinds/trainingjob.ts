@@ -220,6 +220,8 @@ export function taskView(t: TaskRecord, state: EmulatorState): Record<string, un
     lastUpdateTime: naive(t.updatedAt),
     status: t.status,
     source: t.createType,
+    ...(t.templateId ? { templateId: t.templateId } : {}),
+    ...(t.sourceTaskId ? { sourceTaskId: t.sourceTaskId } : {}),
     execInfos: t.execInfos.map((e) => ({
       trainingTaskId: t.id,
       status: e.status,

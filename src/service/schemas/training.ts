@@ -96,6 +96,10 @@ export const trainingTaskSchema = z.preprocess(
     lastUpdateTime: optionalTimestamp,
     status: optionalString,
     source: optionalString,
+    /** The template a TEMPLATE task came from; assumed, like the create request's field. */
+    templateId: optionalString,
+    /** The task a COPY task copied; assumed, like the create request's field. */
+    sourceTaskId: optionalString,
     execInfos: optionalArray(execInfoSchema),
   }),
 );
