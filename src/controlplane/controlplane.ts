@@ -132,8 +132,11 @@ export class LocalControlPlane {
     });
   }
 
-  /** Starts (or restarts) kube-apiserver on the same port against the same etcd. */
-  async startApiServer(): Promise<void> {
+  /**
+   * Starts (or restarts) kube-apiserver on the same port against the same etcd, with
+   * `flags` as its extra flags (default: the options' `apiServerFlags`).
+   */
+  async startApiServer(flags = this.options.apiServerFlags ?? []): Promise<void> {
     const bins = this.binaries as ControlPlaneBinaries;
     const c = this.certs as ControlPlaneCerts;
     this.apiServer = this.spawnLogged(bins.kubeApiserver, "kube-apiserver", [
@@ -153,7 +156,7 @@ export class LocalControlPlane {
       "--allow-privileged=true",
       "--endpoint-reconciler-type=none",
       "--disable-admission-plugins=ServiceAccount",
-      ...(this.options.apiServerFlags ?? []),
+      ...flags,
     ]);
     await this.waitFor("kube-apiserver", this.apiServer, async () => {
       const res = await this.get("/readyz");

@@ -1,0 +1,94 @@
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ApiFront } from "../support/api-front.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import {
+  adminAccess,
+  type NetworkTestBed,
+  READY_MS,
+  startNetworkOperator,
+  startNetworkTestBed,
+  UserNasVolumes,
+  writeKubeconfig,
+} from "../support/network-operator.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
+
+/**
+ * The operator against what goes wrong between it and the API server: a connection
+ * that goes silent, and a server that answers 429 with Retry-After.
+ */
+describe("the operator when the way to the API server misbehaves", () => {
+  const admin = adminKubeConfig();
+  const access = adminAccess(admin);
+  let bed: NetworkTestBed;
+
+  beforeAll(async () => {
+    bed = await startNetworkTestBed(admin);
+    return () => bed.stop();
+  });
+
+  it("recovers within 60 s when its connection goes silent (no FIN, no RST)", async () => {
+    const tcp = new TcpProxy(Number(new URL(access.server).port));
+    const port = await tcp.start();
+    const namespace = await createNamespace(admin, "net-silent");
+    const kubeconfig = await writeKubeconfig(
+      join(bed.dir, "silent"),
+      { silent: { ...access, server: `https://127.0.0.1:${port}` } },
+      "silent",
+    );
+    const op = await startNetworkOperator({
+      emulatorUrl: bed.emulator.url,
+      namespaces: [namespace],
+      kubeconfig,
+    });
+    const nas = new UserNasVolumes(admin, namespace);
+    try {
+      await nas.create("before");
+      await nas.waitReady("before", READY_MS, op);
+      const connections = tcp.accepted;
+      tcp.freeze();
+      await nas.create("after");
+      await nas.waitReady("after", 60_000, op);
+      expect(tcp.accepted).toBeGreaterThan(connections);
+    } finally {
+      await op.stop();
+      await tcp.stop();
+    }
+  }, 150_000);
+
+  it("waits as long as a 429's Retry-After says, then succeeds", async () => {
+    const namespace = await createNamespace(admin, "net-429");
+    const listPath = `/apis/aidc.io/v1alpha1/namespaces/${namespace}/nasvolumes`;
+    const isList = (method: string, path: string, query: URLSearchParams) =>
+      method === "GET" && path === listPath && query.get("watch") !== "true";
+    const front = await new ApiFront({
+      upstream: admin,
+      protocols: "h2,http/1.1",
+      throttle: { match: isList, times: 2, retryAfterSeconds: 2 },
+    }).start();
+    const kubeconfig = await writeKubeconfig(
+      join(bed.dir, "throttled"),
+      { throttled: { server: front.url, ca: front.caCert } },
+      "throttled",
+    );
+    const op = await startNetworkOperator({
+      emulatorUrl: bed.emulator.url,
+      namespaces: [namespace],
+      kubeconfig,
+    });
+    try {
+      const nas = new UserNasVolumes(admin, namespace);
+      await nas.create("throttled");
+      await nas.waitReady("throttled", READY_MS, op);
+    } finally {
+      await op.stop();
+      await front.stop();
+    }
+    const lists = front.requests.filter((r) => isList(r.method, r.path, r.query));
+    expect(lists.slice(0, 3).map((r) => r.status)).toEqual([429, 429, 200]);
+    // Each retry came no sooner than the 2 s it was told (a few ms of timer slack).
+    for (const [i, r] of lists.slice(1, 3).entries()) {
+      expect(r.at - (lists[i]?.at ?? 0)).toBeGreaterThanOrEqual(1_990);
+    }
+  });
+});

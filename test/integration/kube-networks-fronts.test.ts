@@ -1,0 +1,173 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { ApiFront } from "../support/api-front.js";
+import { ConnectProxy } from "../support/connect-proxy.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { startKubectlProxy } from "../support/kubectl-proxy.js";
+import {
+  adminAccess,
+  type NetworkTestBed,
+  READY_MS,
+  readyThrough,
+  startNetworkTestBed,
+  UserNasVolumes,
+  writeKubeconfig,
+} from "../support/network-operator.js";
+import { TEST_API_KEY } from "../support/operator.js";
+import { startOperatorProcess } from "../support/operator-process.js";
+
+/**
+ * The operator reaches the API server through what stands between them in real
+ * clusters: `kubectl proxy` (plain HTTP/1.1), an HTTP CONNECT proxy named by the
+ * kubeconfig or by HTTPS_PROXY, and a TLS gateway that speaks HTTP/1.1 only and serves
+ * the API under a path with a token of its own. Each time a NasVolume becomes Ready.
+ */
+describe("the operator behind fronts of the API server", () => {
+  const admin = adminKubeConfig();
+  let bed: NetworkTestBed;
+
+  beforeAll(async () => {
+    bed = await startNetworkTestBed(admin);
+    return () => bed.stop();
+  });
+
+  it("works through kubectl proxy: a plain http:// server that speaks HTTP/1.1", async () => {
+    const proxy = await startKubectlProxy(inject("kubeconfigPath"));
+    try {
+      const kubeconfig = await writeKubeconfig(
+        join(bed.dir, "kubectl-proxy"),
+        { proxy: { server: proxy.url } },
+        "proxy",
+      );
+      await readyThrough(bed, admin, kubeconfig, "net-kubectl-proxy");
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it("tunnels through the kubeconfig's proxy-url", async () => {
+    const proxy = new ConnectProxy();
+    await proxy.start();
+    try {
+      const access = adminAccess(admin);
+      const kubeconfig = await writeKubeconfig(
+        join(bed.dir, "proxy-url"),
+        { proxied: { ...access, proxyUrl: proxy.url } },
+        "proxied",
+      );
+      await readyThrough(bed, admin, kubeconfig, "net-proxy-url");
+      const target = new URL(access.server).host;
+      expect(proxy.tunnels).toBeGreaterThan(0);
+      expect(new Set(proxy.targets)).toEqual(new Set([target]));
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it("tunnels through HTTPS_PROXY, and NO_PROXY naming the server bypasses it", async () => {
+    // A name no resolver knows: only the proxy reaches it (it maps the name to the API
+    // server's address). A loopback address would not do: like client-go, the operator
+    // never sends loopback through an environment proxy.
+    const name = "kube-apiserver.aidc.invalid";
+    const proxy = new ConnectProxy({ [name]: "127.0.0.1" });
+    await proxy.start();
+    const access = adminAccess(admin);
+    const port = new URL(access.server).port;
+    const kubeconfig = await writeKubeconfig(
+      join(bed.dir, "named"),
+      { named: { ...access, server: `https://${name}:${port}`, tlsServerName: "localhost" } },
+      "named",
+    );
+    /** An operator process with `env` on the kubeconfig above, watching a new namespace. */
+    const start = async (env: Record<string, string>, prefix: string) => {
+      const namespace = await createNamespace(admin, prefix);
+      const logFile = join(bed.dir, `${prefix}.log`);
+      const op = startOperatorProcess({
+        kubeconfig,
+        serviceBaseUrl: bed.emulator.url,
+        apiKey: TEST_API_KEY,
+        metricsPort: await freePort(),
+        env: { AIDC_WATCH_NAMESPACES: namespace, AIDC_POLL_INTERVAL_MS: "500", ...env },
+        logFile,
+      });
+      const log = () => readFile(logFile, "utf8").catch(() => "");
+      return { op, namespace, log };
+    };
+    try {
+      const proxied = await start(
+        { HTTPS_PROXY: proxy.url, NO_PROXY: "elsewhere.invalid" },
+        "net-https-proxy",
+      );
+      try {
+        const nas = new UserNasVolumes(admin, proxied.namespace);
+        await nas.create("through");
+        await nas.waitReady("through", READY_MS).catch(async (err: Error) => {
+          throw new Error(
+            `${err.message}${(await proxied.log()).split("\n").slice(-15).join("\n")}`,
+          );
+        });
+      } finally {
+        await proxied.op.stop();
+      }
+      expect(proxy.tunnels).toBeGreaterThan(0);
+      expect(new Set(proxy.targets)).toEqual(new Set([`${name}:${port}`]));
+
+      // NO_PROXY names the server's domain: the operator connects directly, which here
+      // cannot resolve the name; the proxy sees nothing.
+      proxy.reset();
+      const direct = await start(
+        { HTTPS_PROXY: proxy.url, NO_PROXY: ".aidc.invalid" },
+        "net-no-proxy",
+      );
+      try {
+        await eventually(async () => (await direct.log()).includes(`ENOTFOUND ${name}`), READY_MS);
+      } finally {
+        await direct.op.stop();
+      }
+      expect(proxy.targets).toEqual([]);
+    } finally {
+      await proxy.stop();
+    }
+  }, 150_000);
+
+  it("works through a TLS gateway that speaks only HTTP/1.1, under a path, with its own token", async () => {
+    const prefix = "/k8s/clusters/c-abc";
+    const token = "gateway-token-0123456789";
+    const front = await new ApiFront({
+      upstream: admin,
+      protocols: "http/1.1",
+      prefix,
+      token,
+    }).start();
+    try {
+      const kubeconfig = await writeKubeconfig(
+        join(bed.dir, "gateway"),
+        { gateway: { server: front.url, ca: front.caCert, token } },
+        "gateway",
+      );
+      await readyThrough(bed, admin, kubeconfig, "net-gateway");
+      // Every request came under the prefix with the token, over HTTP/1.1, watches too.
+      expect(front.requests.length).toBeGreaterThan(0);
+      expect(front.requests.filter((r) => r.status === 401 || r.status === 404)).toEqual([]);
+      expect(new Set(front.requests.map((r) => r.httpVersion))).toEqual(new Set(["1.1"]));
+      expect(front.requests.some((r) => r.query.get("watch") === "true")).toBe(true);
+      // Each says who sent it: aidc-operator/<version> (<os>/<arch>) <commit>.
+      const agents = new Set(front.requests.map((r) => r.userAgent));
+      expect([...agents]).toEqual([expect.stringMatching(/^aidc-operator\/\S+ \(\w+\/\w+\) \S+$/)]);
+    } finally {
+      await front.stop();
+    }
+  });
+
+  it("runs on the context --context names, not the kubeconfig's current one", async () => {
+    const kubeconfig = await writeKubeconfig(
+      join(bed.dir, "contexts"),
+      // Port 1 on loopback: nothing listens, every connection is refused.
+      { elsewhere: { server: "https://127.0.0.1:1" }, admin: adminAccess(admin) },
+      "elsewhere",
+    );
+    await readyThrough(bed, admin, kubeconfig, "net-context", { context: "admin" });
+  });
+});

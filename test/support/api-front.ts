@@ -1,0 +1,214 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { createSecureServer, type Http2ServerRequest } from "node:http2";
+import { Agent, createServer as createHttpsServer, request } from "node:https";
+import type { AddressInfo, Server, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type * as k8s from "@kubernetes/client-node";
+import { generateCerts } from "../../src/controlplane/certs.js";
+
+/** The first `times` requests that `match` are answered 429 with `Retry-After`. */
+export interface FrontThrottle {
+  match(method: string, path: string, query: URLSearchParams): boolean;
+  times: number;
+  retryAfterSeconds: number;
+}
+
+/** Options of an {@link ApiFront}. */
+export interface ApiFrontOptions {
+  /** The API server behind it and the admin's credentials (a client certificate). */
+  upstream: k8s.KubeConfig;
+  /** The protocols the front offers in ALPN: HTTP/1.1 only, or HTTP/2 and HTTP/1.1. */
+  protocols: "http/1.1" | "h2,http/1.1";
+  /** The path the API is served under (`/k8s/clusters/c-abc`); default none. */
+  prefix?: string;
+  /** The bearer token clients must send; default none asked for. */
+  token?: string;
+  throttle?: FrontThrottle;
+}
+
+/** One request the front saw. */
+export interface FrontRequest {
+  method: string;
+  /** The path as the client sent it, without the query. */
+  path: string;
+  query: URLSearchParams;
+  httpVersion: string;
+  userAgent: string | undefined;
+  /** The status the front answered, or the API server's. */
+  status: number;
+  /** When it arrived (Date.now()). */
+  at: number;
+}
+
+/** Headers not forwarded either way (hop-by-hop, HTTP/2 pseudo-headers, credentials). */
+const DROPPED = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "http2-settings",
+  "authorization",
+]);
+
+type FrontReq = IncomingMessage | Http2ServerRequest;
+
+/**
+ * A loopback TLS front of a real API server, as auth proxies and cluster gateways are:
+ * it offers the protocols it is told in ALPN, serves the API under a path prefix, asks
+ * for a bearer token of its own, and forwards each request (streaming, so watches work)
+ * to the API server with the admin's client certificate. It can answer the first
+ * requests of a path `429 Too Many Requests` with `Retry-After`. It records every
+ * request. Its certificate is its own (CA in {@link caCert}), valid for 127.0.0.1 and
+ * localhost.
+ */
+export class ApiFront {
+  private server?: Server;
+  private dir = "";
+  private agent?: Agent;
+  private readonly sockets = new Set<Socket>();
+  private throttled = 0;
+  /** The CA of the front's serving certificate (PEM). */
+  caCert: Buffer = Buffer.alloc(0);
+  /** Every request so far. */
+  readonly requests: FrontRequest[] = [];
+
+  constructor(private readonly options: ApiFrontOptions) {}
+
+  /** Makes the certificates and listens on a free loopback port. */
+  async start(): Promise<this> {
+    this.dir = await mkdtemp(join(tmpdir(), "aidc-api-front-"));
+    const certs = await generateCerts(this.dir);
+    const [key, cert, ca] = await Promise.all([
+      readFile(certs.serverKey),
+      readFile(certs.serverCert),
+      readFile(certs.caCert),
+    ]);
+    this.caCert = ca;
+    const up = this.options.upstream;
+    const user = up.getCurrentUser();
+    const cluster = up.getCurrentCluster();
+    if (!cluster || !user?.certData || !user.keyData || !cluster.caData) {
+      throw new Error("the upstream kubeconfig needs a CA and a client certificate inline");
+    }
+    this.agent = new Agent({
+      keepAlive: true,
+      ca: Buffer.from(cluster.caData, "base64"),
+      cert: Buffer.from(user.certData, "base64"),
+      key: Buffer.from(user.keyData, "base64"),
+    });
+    const server =
+      this.options.protocols === "http/1.1"
+        ? createHttpsServer({ key, cert, ALPNProtocols: ["http/1.1"] }, (req, res) =>
+            this.handle(req, res),
+          )
+        : // The compatibility API answers HTTP/2 with the methods of an HTTP/1.1 response.
+          createSecureServer({ key, cert, allowHTTP1: true }, (req, res) =>
+            this.handle(req, res as unknown as ServerResponse),
+          );
+    server.on("connection", (s: Socket) => {
+      this.sockets.add(s);
+      s.on("close", () => this.sockets.delete(s));
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return this;
+  }
+
+  /** `https://127.0.0.1:<port>` plus the prefix: the server URL of a kubeconfig. */
+  get url(): string {
+    const addr = this.server?.address() as AddressInfo | undefined;
+    return `https://127.0.0.1:${addr?.port ?? 0}${this.options.prefix ?? ""}`;
+  }
+
+  /** Closes the front, every connection it holds, and removes its certificates. */
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    this.agent?.destroy();
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private handle(req: FrontReq, res: ServerResponse): void {
+    const url = new URL(req.url ?? "/", "https://front.invalid");
+    const seen: FrontRequest = {
+      method: req.method ?? "",
+      path: url.pathname,
+      query: url.searchParams,
+      httpVersion: req.httpVersion,
+      userAgent: req.headers["user-agent"],
+      status: 0,
+      at: Date.now(),
+    };
+    this.requests.push(seen);
+    const answer = (status: number, reason: string, headers: Record<string, string> = {}) => {
+      seen.status = status;
+      const body = JSON.stringify({
+        kind: "Status",
+        apiVersion: "v1",
+        status: "Failure",
+        message: `the front answers ${status}`,
+        reason,
+        code: status,
+      });
+      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.end(body);
+    };
+    const { prefix = "", token, throttle } = this.options;
+    if (token !== undefined && req.headers.authorization !== `Bearer ${token}`) {
+      answer(401, "Unauthorized");
+      return;
+    }
+    if (prefix && !url.pathname.startsWith(`${prefix}/`)) {
+      answer(404, "NotFound");
+      return;
+    }
+    const path = url.pathname.slice(prefix.length);
+    if (
+      throttle &&
+      this.throttled < throttle.times &&
+      throttle.match(seen.method, path, url.searchParams)
+    ) {
+      this.throttled += 1;
+      answer(429, "TooManyRequests", { "retry-after": String(throttle.retryAfterSeconds) });
+      return;
+    }
+    const upstream = new URL(this.options.upstream.getCurrentCluster()?.server ?? "");
+    const out = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: seen.method,
+        path: `${path}${url.search}`,
+        headers: forwarded(req.headers),
+        agent: this.agent,
+      },
+      (up) => {
+        seen.status = up.statusCode ?? 0;
+        res.writeHead(seen.status, forwarded(up.headers));
+        // Flushed chunk by chunk: a watch's events pass as they come.
+        up.pipe(res);
+      },
+    );
+    out.on("error", () => {
+      if (!res.headersSent) answer(502, "BadGateway");
+      else res.destroy();
+    });
+    // The client went away (a watch ended): so does the request to the API server.
+    res.on("close", () => out.destroy());
+    req.pipe(out);
+  }
+}
+
+function forwarded(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name.startsWith(":") || DROPPED.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+import { createServer, type Server } from "node:http";
+import { type AddressInfo, connect, isIP, type Socket } from "node:net";
+
+/**
+ * A loopback HTTP proxy that only tunnels (`CONNECT host:port`, as clients reach an
+ * https:// server through a proxy) and counts its tunnels, so that a test can prove a
+ * client went through it. `hosts` maps names the proxy resolves itself (e.g. a name no
+ * DNS knows, that only the proxy can reach); a target that is not on loopback after the
+ * mapping is refused.
+ */
+export class ConnectProxy {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  /** Tunnels opened since the start (or the last {@link reset}). */
+  tunnels = 0;
+  /** Every `CONNECT` target asked for, as `host:port`. */
+  readonly targets: string[] = [];
+
+  constructor(private readonly hosts: Record<string, string> = {}) {}
+
+  /** Listens on a free loopback port; resolves with the proxy's URL (`http://127.0.0.1:<port>`). */
+  async start(): Promise<string> {
+    const server = createServer((_req, res) => {
+      // A tunnelling proxy only: plain-http forwarding is not what these tests exercise.
+      res.writeHead(405, { "content-type": "text/plain" }).end("CONNECT only\n");
+    });
+    server.on("connect", (req, client: Socket, head: Buffer) => {
+      this.sockets.add(client);
+      client.on("close", () => this.sockets.delete(client));
+      client.on("error", () => client.destroy());
+      const target = req.url ?? "";
+      this.targets.push(target);
+      const at = target.lastIndexOf(":");
+      const name = target.slice(0, at).replace(/^\[|\]$/g, "");
+      const port = Number(target.slice(at + 1));
+      const host = this.hosts[name] ?? name;
+      if (!isLoopback(host) || !Number.isInteger(port) || port <= 0) {
+        client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+        return;
+      }
+      const upstream = connect(port, host, () => {
+        this.tunnels += 1;
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        if (head.length > 0) upstream.write(head);
+        client.pipe(upstream);
+        upstream.pipe(client);
+      });
+      this.sockets.add(upstream);
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+        this.sockets.delete(upstream);
+      };
+      upstream.on("error", () => {
+        if (!client.destroyed && client.writable && upstream.connecting) {
+          client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+        }
+        close();
+      });
+      upstream.on("close", close);
+      client.on("close", close);
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return this.url;
+  }
+
+  /** `http://127.0.0.1:<port>` */
+  get url(): string {
+    const addr = this.server?.address() as AddressInfo | undefined;
+    return `http://127.0.0.1:${addr?.port ?? 0}`;
+  }
+
+  /** Starts counting tunnels and targets from zero. */
+  reset(): void {
+    this.tunnels = 0;
+    this.targets.length = 0;
+  }
+
+  /** Closes the proxy and every tunnel. */
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+function isLoopback(host: string): boolean {
+  if (host === "localhost") return true;
+  if (isIP(host) === 4) return host.startsWith("127.");
+  return host === "::1";
+}
