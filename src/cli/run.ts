@@ -5,11 +5,12 @@ import { ConfigError, loadConfig } from "../config/load.js";
 import { defaultObjectStorage } from "../config/object-storage.js";
 import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
 import { SETTINGS } from "../config/settings.js";
+import { shardLeaseName, shardSelector } from "../config/shard.js";
 import { connectionClient, sharedServiceClientOptions } from "../controllers/connections/client.js";
 import { connectionMetricLabel } from "../controllers/connections/metric-label.js";
 import { ServiceConnections } from "../controllers/connections/registry.js";
 import { type ControllerFactory, controllers } from "../controllers/index.js";
-import { allCrds, REASONS } from "../crds/index.js";
+import { allCrds, GROUP, REASONS } from "../crds/index.js";
 import { loadKubeConfig } from "../runtime/kube-config.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
@@ -133,12 +134,18 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
       connectionClient(config, settings, { onRequest: metrics.observeServiceRequest, log }),
   });
   const le = config.leaderElection;
+  // Each operator (a shard, or the unsharded one) watches only its own objects of the
+  // kinds users create; what it only reads (Secrets, Namespaces, ServiceConnections)
+  // it sees whole.
+  const sharded = new Set(allCrds.filter((c) => c.remote !== "none").map((c) => c.kind));
+  const selector = shardSelector(config.shardKey);
   const manager = new Manager({
     kubeConfig,
     log,
     redactor,
     metrics,
     namespaces: config.watchNamespaces,
+    watchSelector: (res) => (res.group === GROUP && sharded.has(res.kind) ? selector : undefined),
     kubeRateLimit: { qps: config.kube.qps, burst: config.kube.burst },
     informer: { watchdogMs: config.kube.watchdogMs },
     concurrency: config.concurrency.default,
@@ -152,7 +159,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     ...(le.enabled && le.leaseNamespace
       ? {
           leaderElection: {
-            leaseName: le.leaseName,
+            leaseName: shardLeaseName(le.leaseName, config.shardKey),
             leaseNamespace: le.leaseNamespace,
             ...(env.POD_NAME
               ? { identity: `${env.POD_NAME}_${Math.random().toString(36).slice(2, 8)}` }
@@ -184,6 +191,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     {
       baseUrl: config.service.baseUrl,
       watchNamespaces: config.watchNamespaces,
+      shard: config.shardKey ?? null,
       leaderElection: le.enabled,
       controllers: started,
     },

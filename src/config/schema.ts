@@ -92,6 +92,14 @@ export const operatorConfigSchema = z.strictObject({
     .array(z.string().min(1))
     .default([])
     .describe("Namespaces whose objects are reconciled; empty: all."),
+  shardKey: z
+    .string()
+    .max(63)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a lower-case DNS label (a-z, 0-9, '-')")
+    .optional()
+    .describe(
+      "Shard this operator serves: it reconciles only the objects labelled `aidc.io/shard=<key>` and elects its leader on its own Lease (`leaderElection.leaseName` + `-<key>`). Unset: the objects without that label (docs/install.md, Shards).",
+    ),
   adoption: z
     .strictObject({
       namespaces: z

@@ -88,6 +88,14 @@ export const SETTINGS: readonly Setting[] = [
     description: "comma-separated namespaces to reconcile (default: all)",
   },
   {
+    path: "shardKey",
+    env: "AIDC_SHARD_KEY",
+    flag: "shard-key",
+    type: "string",
+    description:
+      "reconcile only the objects labelled aidc.io/shard=<key>, on a Lease of its own (default: the unlabelled objects)",
+  },
+  {
     path: "adoption.namespaces",
     env: "AIDC_ADOPTION_NAMESPACES",
     flag: "adoption-namespaces",

@@ -46,6 +46,12 @@ export class InformerCache implements CacheReader {
     private readonly options: InformerOptions & {
       log?: Logger;
       listerWatcher?: (res: ResourceDescriptor, namespace: string | undefined) => ListerWatcher;
+      /**
+       * A label selector added to every list and watch of a kind (a shard's
+       * `aidc.io/shard=a`), beside the descriptor's own; undefined: none. The cache
+       * keeps its id: readers pass the plain descriptor.
+       */
+      watchSelector?: (res: ResourceDescriptor) => string | undefined;
     } = {},
   ) {}
 
@@ -63,11 +69,12 @@ export class InformerCache implements CacheReader {
       throw new Error(`${id} is cached in other namespaces than ${scoped.join(", ")}`);
     }
     if (!informer) {
-      const { listerWatcher, ...rest } = this.options;
+      const { listerWatcher, watchSelector, ...rest } = this.options;
       const options = scoped ? { ...rest, namespaces: scoped } : rest;
+      const watched = withSelector(res, watchSelector?.(res));
       informer = new Informer(
         res,
-        (ns) => listerWatcher?.(res, ns) ?? kubeListerWatcher(this.kube, res, ns),
+        (ns) => listerWatcher?.(watched, ns) ?? kubeListerWatcher(this.kube, watched, ns),
         options,
       );
       this.informers.set(id, informer);
@@ -137,4 +144,10 @@ export class InformerCache implements CacheReader {
     }
     return informer;
   }
+}
+
+/** `res` whose lists and watches also select `extra` (joined with its own selector). */
+function withSelector(res: ResourceDescriptor, extra: string | undefined): ResourceDescriptor {
+  if (!extra) return res;
+  return { ...res, labelSelector: res.labelSelector ? `${res.labelSelector},${extra}` : extra };
 }

@@ -22,7 +22,7 @@ import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
 import type { SecretRedactor } from "./redaction.js";
-import type { KubeObject } from "./resource.js";
+import type { KubeObject, ResourceDescriptor } from "./resource.js";
 import { ResourceHealth, type ResourceHealthSource } from "./resource-health.js";
 
 /** Leader election settings of a {@link Manager}. */
@@ -53,6 +53,11 @@ export interface ManagerOptions {
    */
   redactor?: SecretRedactor;
   informer?: { watchdogMs?: number; initialBackoffMs?: number; maxBackoffMs?: number };
+  /**
+   * A label selector added to the lists and watches of a kind (undefined: none), e.g.
+   * a shard's `aidc.io/shard=a` on the kinds it reconciles; the wiring decides which.
+   */
+  watchSelector?: (res: ResourceDescriptor) => string | undefined;
   /** Workers per controller unless the controller says otherwise. Default {@link DEFAULT_CONCURRENCY}. */
   concurrency?: number;
   /**
@@ -124,6 +129,7 @@ export class Manager {
     this.cache = new InformerCache(this.kube, {
       ...(options.informer ?? {}),
       ...(options.namespaces ? { namespaces: options.namespaces } : {}),
+      ...(options.watchSelector ? { watchSelector: options.watchSelector } : {}),
       log: options.log.child({ component: "informer" }),
     });
     const le = options.leaderElection;

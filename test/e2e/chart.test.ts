@@ -329,6 +329,36 @@ describe("the Helm chart", () => {
     expect((deployment as unknown as DeploymentShape).spec.replicas).toBe(2);
   });
 
+  it("runs one Deployment per shard key beside the unsharded one, with selectors that never overlap", async () => {
+    const unsharded = await helmTemplate("r", "ns");
+    const sharded = parseObjects(await helmTemplate("r", "ns", {}, ["--set", "shards={a,b}"]));
+    const deployments = ofKind(sharded, "Deployment") as unknown as ShardedDeployment[];
+    expect(deployments.map((d) => d.metadata.name)).toEqual([
+      "r-aidc-operator",
+      "r-aidc-operator-shard-a",
+      "r-aidc-operator-shard-b",
+    ]);
+    // The unsharded Deployment renders as it did without shards.
+    expect(deployments[0]).toEqual(ofKind(parseObjects(unsharded), "Deployment")[0]);
+    expect(deployments.map((d) => d.spec.template.spec.containers[0]?.args)).toEqual([
+      ["run", "--config=/etc/aidc-operator/config.yaml"],
+      ["run", "--config=/etc/aidc-operator/config.yaml", "--shard-key=a"],
+      ["run", "--config=/etc/aidc-operator/config.yaml", "--shard-key=b"],
+    ]);
+    // No Deployment's selector matches another's pods.
+    for (const d of deployments) {
+      const pods = deployments.filter((other) =>
+        Object.entries(d.spec.selector.matchLabels).every(
+          ([k, v]) => other.spec.template.metadata.labels[k] === v,
+        ),
+      );
+      expect(pods).toEqual([d]);
+    }
+    await expect(helmTemplate("r", "ns", {}, ["--set", "shards={Team_A}"])).rejects.toThrow(
+      /shards\/0/,
+    );
+  });
+
   it("caps the V8 heap below the memory limit, and leaves it to Node with heapLimitMiB 0", async () => {
     const containerOf = async (values?: Record<string, number | string>) => {
       const [d] = ofKind(parseObjects(await helmTemplate("r", "ns", values)), "Deployment");
@@ -453,6 +483,17 @@ describe("the Helm chart", () => {
 });
 
 /** The fields of a rendered Deployment the tests read. */
+interface ShardedDeployment {
+  metadata: { name: string };
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: { containers: { args: string[] }[] };
+    };
+  };
+}
+
 interface DeploymentShape {
   spec: {
     replicas: number;

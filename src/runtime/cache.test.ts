@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { InformerCache } from "./cache.js";
+import type { KubeClient } from "./kube.js";
+import type { ListerWatcher } from "./listwatch.js";
+import type { ResourceDescriptor } from "./resource.js";
+
+const widgets: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
+const parts: ResourceDescriptor = { ...widgets, plural: "parts", kind: "Part" };
+const labelled: ResourceDescriptor = { ...parts, labelSelector: "example.com/owned" };
+
+describe("InformerCache watchSelector", () => {
+  it("adds its selector to the lists and watches of the kinds it names, and keeps the cache ids", async () => {
+    const listed: (string | undefined)[] = [];
+    const cache = new InformerCache({} as KubeClient, {
+      watchSelector: (res) => (res.kind === "Widget" ? "shard=a" : undefined),
+      listerWatcher: (res): ListerWatcher => ({
+        list: async () => {
+          listed.push(`${res.plural}:${res.labelSelector ?? ""}`);
+          return { items: [], resourceVersion: "1" };
+        },
+        watch: async () => ({ abort() {} }),
+      }),
+    });
+    cache.informerFor(widgets);
+    cache.informerFor(labelled);
+    cache.informerFor({ ...widgets, labelSelector: "example.com/kept" });
+    cache.start();
+    await cache.waitForSync();
+    await cache.stop();
+    expect(listed.sort()).toEqual([
+      "parts:example.com/owned",
+      "widgets:example.com/kept,shard=a",
+      "widgets:shard=a",
+    ]);
+    // Readers use the plain descriptor.
+    expect(cache.list(widgets)).toEqual([]);
+  });
+});
