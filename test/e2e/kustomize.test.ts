@@ -171,22 +171,23 @@ describe("the kustomize base", () => {
   });
 });
 
-describe("a namespace overlay of the kustomize base (docs/install.md)", () => {
+describe("the namespace overlay of docs/install.md", () => {
   const namespace = `ml-platform-${randomSuffix()}`;
   let dir = "";
   let rendered = "";
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "aidc-overlay-"));
-    await writeFile(
-      join(dir, "kustomization.yaml"),
-      stringify({
-        apiVersion: "kustomize.config.k8s.io/v1beta1",
-        kind: "Kustomization",
-        resources: [relative(dir, join(root, "deploy"))],
-        namespace,
-      }),
-    );
+    // The overlay of docs/install.md as written, but for where it finds deploy/ and a
+    // namespace of this run's own.
+    const doc = readFileSync(join(root, "docs/install.md"), "utf8");
+    const block = /```yaml\n(# overlays\/prod\/kustomization\.yaml[\s\S]*?)```/.exec(doc)?.[1];
+    if (!block) throw new Error("no overlay in docs/install.md");
+    const overlay = parse(block) as { resources: string[]; namespace: string };
+    expect(overlay.namespace).toBe("ml-platform");
+    overlay.resources = [relative(dir, join(root, "deploy"))];
+    overlay.namespace = namespace;
+    await writeFile(join(dir, "kustomization.yaml"), stringify(overlay));
     rendered = (await runTool("kubectl", ["kustomize", dir])).stdout;
   });
 
@@ -204,6 +205,12 @@ describe("a namespace overlay of the kustomize base (docs/install.md)", () => {
     expect(objects.filter((o) => o.kind === "Namespace").map((o) => o.metadata.name)).toEqual([
       namespace,
     ]);
+    const deployment = objects.find((o) => o.kind === "Deployment") as unknown as {
+      spec: { template: { spec: { containers: { image: string }[] } } };
+    };
+    expect(deployment.spec.template.spec.containers[0]?.image).toMatch(
+      /^registry\.example\.com\/platform\/aidc-operator:/,
+    );
   });
 
   it("runs the operator there: its Lease and the ServiceConnections' Secrets in the new namespace", async () => {
