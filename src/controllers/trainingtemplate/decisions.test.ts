@@ -7,6 +7,7 @@ import {
   bodyHash,
   needsUpdate,
   readApplied,
+  templateDrift,
   templateInput,
   templateName,
 } from "./decisions.js";
@@ -181,4 +182,17 @@ describe("readApplied", () => {
       expect(readApplied(c.raw)).toEqual(c.want);
     });
   }
+});
+
+describe("templateDrift", () => {
+  const remote = { id: "t1", name: "a", image: "img:1", startCommand: "run", env: { A: "1" } };
+  it("names the spec fields the listed template changed, comparing only what it carries", () => {
+    expect(templateDrift({ name: "a", image: "img:1", env: { A: "1" } }, remote)).toEqual([]);
+    expect(
+      templateDrift({ name: "a", image: "img:2", desc: "d", env: { A: "2" } }, remote),
+    ).toEqual(["image", "env"]);
+    expect(templateDrift({ name: "a", startCommand: "other" }, remote)).toEqual(["startCommand"]);
+    // Not carried by the record: no evidence, no drift.
+    expect(templateDrift({ name: "a", priority: 1 }, remote)).toEqual([]);
+  });
 });

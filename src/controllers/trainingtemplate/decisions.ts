@@ -10,7 +10,11 @@ import type { ConditionReason } from "../../crds/reasons.js";
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
 import { OWNER_MARK_ENV } from "../../service/client-token.js";
 import type { StorageConfigItem } from "../../service/schemas/storage-config.js";
-import { type TrainingTemplateInput, toTemplateBody } from "../../service/schemas/template.js";
+import {
+  type TrainingTemplate,
+  type TrainingTemplateInput,
+  toTemplateBody,
+} from "../../service/schemas/template.js";
 import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 
 /** Annotation with the hash and time of the body last sent (create or full update). */
@@ -146,4 +150,33 @@ export function needsUpdate(input: {
 }): boolean {
   if (input.fromJob) return false;
   return input.desiredHash === undefined || input.applied?.hash !== input.desiredHash;
+}
+
+/** The scalar fields of a template body the service's record shows, by their spec names. */
+const COMPARED = [
+  ["desc", "description"],
+  ["image", "image"],
+  ["startCommand", "startCommand"],
+  ["priority", "priority"],
+  ["timeoutHours", "timeoutHours"],
+  ["maxRetryCount", "maxRetryCount"],
+  ["enableAutoRetry", "enableAutoRetry"],
+  ["enableTimeoutCancel", "enableTimeoutCancel"],
+] as const;
+
+/**
+ * The spec fields whose value in the remote template (as the template list shows it)
+ * differs from the body the spec asks for: a change made outside the cluster. A field
+ * the record does not carry proves nothing and is not compared.
+ */
+export function templateDrift(input: TrainingTemplateInput, remote: TrainingTemplate): string[] {
+  const differs: string[] = [];
+  for (const [wire, field] of COMPARED) {
+    const want = input[wire];
+    const have = remote[wire];
+    if (want !== undefined && have !== undefined && want !== have) differs.push(field);
+  }
+  const env = remote.env;
+  if (env && Object.entries(input.env ?? {}).some(([k, v]) => env[k] !== v)) differs.push("env");
+  return differs;
 }

@@ -3,8 +3,9 @@
  * training template of the service. The create answers no id, so the id is found in
  * the template list by the template's exact name (which is also how an interrupted
  * create is found again: templates carry no free field for a client token). A spec
- * change sends the full body (updateTemplate); `fromTrainingJobRef` saves the job's
- * task as the template once (saveAsTemplate) and is never updated.
+ * change sends the full body (updateTemplate), and so does a change made outside the
+ * cluster that the template list shows (templateDrift); `fromTrainingJobRef` saves the
+ * job's task as the template once (saveAsTemplate) and is never updated.
  */
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
 import { rfc3339 } from "../../runtime/clock.js";
@@ -37,6 +38,7 @@ import {
   bodyHash,
   needsUpdate,
   readApplied,
+  templateDrift,
   templateInput,
   templateName,
 } from "./decisions.js";
@@ -171,21 +173,27 @@ export class TemplateExternalClient
     remote: TrainingTemplate,
   ): Observation<TrainingTemplate> & { exists: true } {
     const b = body(call, this.adoption);
-    const upToDate = !needsUpdate({
-      fromJob: call.obj.spec.fromTrainingJobRef !== undefined,
-      desiredHash: b?.ok ? bodyHash(b.input) : undefined,
-      applied: readApplied(call.obj.metadata.annotations?.[APPLIED_ANNOTATION]),
-    });
+    const fromJob = call.obj.spec.fromTrainingJobRef !== undefined;
+    // A change made outside the cluster, seen in the template list (read once per poll
+    // interval for every template, observeFromList), and a spec not applied yet.
+    const drift = b?.ok && !fromJob ? templateDrift(b.input, remote) : [];
+    const upToDate =
+      drift.length === 0 &&
+      !needsUpdate({
+        fromJob,
+        desiredHash: b?.ok ? bodyHash(b.input) : undefined,
+        applied: readApplied(call.obj.metadata.annotations?.[APPLIED_ANNOTATION]),
+      });
     return {
       exists: true,
       upToDate,
-      differs: ["the template's configuration"],
+      differs: drift.length ? drift : ["the template's configuration"],
       ready: { status: "True", reason: "Available", message: "" },
       remote,
     };
   }
 
-  async update(call: Call, id: string): Promise<UpdateResult> {
+  async update(call: Call, id: string, remote: TrainingTemplate): Promise<UpdateResult> {
     const b = body(call, this.adoption);
     if (!b) return { outcome: "Waiting", message: "waiting for the references to resolve" };
     if (!b.ok) {
@@ -194,7 +202,14 @@ export class TemplateExternalClient
         : { outcome: "Waiting", message: b.message };
     }
     const at = rfc3339(call.now());
+    const drift = templateDrift(b.input, remote);
     await this.service.updateTemplate(id, b.input);
+    if (drift.length > 0) {
+      call.warning(
+        "DriftCorrected",
+        `changed outside the cluster, put back with a full update: ${drift.join(", ")}`,
+      );
+    }
     // After the call: a crash before this write only repeats the (idempotent) full update.
     await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }) });
     return { outcome: "Applied", message: `template ${id} fully updated from the spec` };
