@@ -10,7 +10,8 @@
  * unanswered at the next one is torn down (client-go: 15 s ping after 30 s read-idle);
  * TCP keepalive after 30 s idle; ordinary requests time out (`requestTimeoutMs`, as
  * the API server's own 60 s), watches only by the informer's watchdog, which calls
- * {@link KubeTransport.drop} with the generation a silent watch ran on.
+ * {@link KubeTransport.drop} with the generation a silent watch ran on. After a GOAWAY
+ * new requests go to a new dispatcher while the old one's watches finish.
  *
  * Credentials come from a {@link KubeConfigLike} on every request: client-node's
  * `KubeConfig` (any auth it supports) or the operator's lean loader (kube-config.ts).
