@@ -118,11 +118,13 @@ describe("the Dockerfile", () => {
 
   it("runs as uid 65532, the user the chart's securityContext names", () => {
     expect(finalStage()).toContain("USER 65532:65532");
-    const chartDeployment = readFileSync(
-      join(root, "charts/aidc-operator/templates/deployment.yaml"),
-      "utf8",
-    );
-    expect(chartDeployment).toContain("runAsUser: 65532");
+    // The Deployment's pod template, wherever the chart keeps it (a template or a helper).
+    const templates = join(root, "charts/aidc-operator/templates");
+    const pod = readdirSync(templates)
+      .filter((f) => /^_?deployment\.(yaml|tpl)$/.test(f))
+      .map((f) => readFileSync(join(templates, f), "utf8"))
+      .join("\n");
+    expect(pod).toContain("runAsUser: 65532");
   });
 
   it("has every package that src imports among the production dependencies", () => {
