@@ -154,4 +154,9 @@ describe("the markdown docs", () => {
     }
     expect(wrong).toEqual([]);
   });
+
+  it("keep performance.md to today's figures and how to reproduce them: 300 lines at most", () => {
+    // Older figures belong to the file's history (git log -p docs/performance.md).
+    expect(read("docs/performance.md").split("\n").length).toBeLessThanOrEqual(300);
+  });
 });
