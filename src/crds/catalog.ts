@@ -1,19 +1,12 @@
 /**
- * What the two catalog kinds (TrainingProduct, NasProduct) share: their labels, the
- * reconcile-now annotation, the connection field and their status. A catalog object is
- * one product of one connection's catalog, mirrored by the operator; people read it,
- * the operator alone writes it (docs/custom-resources.md, "Finding a product code").
+ * What the two catalog kinds (TrainingProduct, NasProduct) share: their labels, their
+ * common fields and columns, and their status. A catalog object is one product of one
+ * connection's catalog, mirrored by the operator; people read it, the operator alone
+ * writes it (docs/custom-resources.md, "Finding a product code").
  */
 import { z } from "zod";
 import { described, type PrinterColumn } from "./definition.js";
 import { INTEGER_LIMITS } from "./fields.js";
-
-/**
- * The annotation that asks for a reconcile now (Flux's `requestedAt` convention): any
- * new value on a ServiceConnection or on a product object refreshes that connection's
- * catalogs at once; the product's `status.lastHandledReconcileAt` echoes it when done.
- */
-export const RECONCILE_REQUESTED_ANNOTATION = "aidc.io/reconcile-requested-at";
 
 /** The labels of a catalog object. */
 export const CATALOG_LABELS = {
@@ -81,7 +74,7 @@ export const CatalogStatus = z
   .object({
     lastHandledReconcileAt: described(
       z.string().max(256),
-      `The value of the annotation ${RECONCILE_REQUESTED_ANNOTATION} that the operator last refreshed the catalog for.`,
+      "The value of the annotation aidc.io/reconcile-requested-at (on this product or its ServiceConnection: any new value refreshes the connection's catalogs) that the operator last refreshed the catalog for.",
     ).optional(),
   })
   .meta({

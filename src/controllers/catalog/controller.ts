@@ -8,11 +8,7 @@
  * writes nothing; a hand edit or deletion of a product is put back from the last read
  * without asking the service.
  */
-import {
-  CATALOG_LABELS,
-  type CatalogStatus,
-  RECONCILE_REQUESTED_ANNOTATION,
-} from "../../crds/catalog.js";
+import { CATALOG_LABELS, type CatalogStatus } from "../../crds/catalog.js";
 import { nasProductCrd } from "../../crds/nasproduct.js";
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
@@ -29,6 +25,7 @@ import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import { SECRETS, type ServiceConnections } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
+import { STEERING_ANNOTATIONS } from "../managed/policies.js";
 import { nasProductObjects, trainingProductObjects } from "./mirror.js";
 import { connectionLabelValue } from "./naming.js";
 import { type ConnectionMemory, knowsCode, refreshDue } from "./refresh.js";
@@ -61,7 +58,7 @@ interface KeyConnection {
 }
 
 const requestOf = (obj: KubeObject | undefined) =>
-  obj?.metadata?.annotations?.[RECONCILE_REQUESTED_ANNOTATION];
+  obj?.metadata?.annotations?.[STEERING_ANNOTATIONS.reconcileRequestedAt];
 
 /** Builds the catalog mirror controller. */
 export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefinition {
