@@ -102,6 +102,32 @@ describe("loadKubeConfig", () => {
     expect(config.invalidateCredentials?.()).toBe(true);
   });
 
+  it("keeps the last token when its file cannot be read again, and says so once without it", async () => {
+    const tokenFile = join(dir, "rotating-token");
+    await writeFile(tokenFile, "secret-token-value");
+    const file = await kubeconfig("rotating", { server: "https://api:6443" }, { tokenFile });
+    const warnings: unknown[][] = [];
+    const log = { warn: (...args: unknown[]) => warnings.push(args) };
+    const config = await loadKubeConfig({ kubeconfig: file, env: {}, log: log as never });
+    expect((await optionsOf(config)).headers?.Authorization).toBe("Bearer secret-token-value");
+    await rm(tokenFile);
+    for (let i = 0; i < 3; i++) {
+      config.invalidateCredentials?.();
+      expect((await optionsOf(config)).headers?.Authorization).toBe("Bearer secret-token-value");
+    }
+    expect(warnings).toHaveLength(1);
+    expect(JSON.stringify(warnings)).toContain("rotating-token");
+    expect(JSON.stringify(warnings)).not.toContain("secret-token-value");
+    // Readable again: the new token, and a later failure is reported again.
+    await writeFile(tokenFile, "next-token");
+    config.invalidateCredentials?.();
+    expect((await optionsOf(config)).headers?.Authorization).toBe("Bearer next-token");
+    await rm(tokenFile);
+    config.invalidateCredentials?.();
+    await optionsOf(config);
+    expect(warnings).toHaveLength(2);
+  });
+
   it("takes the context it is told, and names a context the file lacks", async () => {
     const file = join(dir, "contexts");
     await writeFile(
