@@ -33,9 +33,11 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   [ $# -gt 0 ] || { node --version; exit 0; }
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   # A fresh clone (or a changed lock file) gets its packages first, so that
-  # `npm test` and `npm run dev` are the only commands a new machine needs.
-  if [ ! -f "$root/node_modules/.package-lock.json" ] ||
-    [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; then
+  # `npm test` and `npm run dev` are the only commands a new machine needs. A
+  # node_modules that is a link (a git worktree sharing another checkout's packages)
+  # is left alone: npm ci would empty the checkout it points to.
+  if [ ! -L "$root/node_modules" ] && { [ ! -f "$root/node_modules/.package-lock.json" ] ||
+    [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ]; }; then
     echo "[with-node] npm ci" >&2
     (cd "$root" && npm ci --no-audit --no-fund --loglevel=error >&2)
   fi
