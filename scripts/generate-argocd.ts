@@ -13,7 +13,13 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { allCrds, type CrdDefinition, REASONS, type ReasonTable } from "../src/crds/index.js";
+import {
+  allCrds,
+  type CrdDefinition,
+  catalogCrds,
+  REASONS,
+  type ReasonTable,
+} from "../src/crds/index.js";
 import {
   checkMode,
   type GeneratedFiles,
@@ -111,11 +117,20 @@ export function assembleHealthScript(
   return `${header}${body}`;
 }
 
+/**
+ * The kinds with a health script: all but the catalogs, which have no conditions and
+ * which the operator writes (no Application holds them; Argo CD gives a resource
+ * without a script no health).
+ */
+export const HEALTH_KINDS: readonly CrdDefinition[] = allCrds.filter(
+  (crd) => !catalogCrds.includes(crd),
+);
+
 /** The health scripts by argocd-cm key, in the order of src/crds, with their paths. */
 export function healthScripts(): Map<string, { path: string; script: string }> {
   const common = readSource(COMMON_SOURCE);
   const scripts = new Map<string, { path: string; script: string }>();
-  for (const crd of allCrds) {
+  for (const crd of HEALTH_KINDS) {
     const file = scriptName(crd.kind);
     const script = assembleHealthScript(crd, common);
     scripts.set(healthKey(crd.group, crd.kind), { path: `${HEALTH_DIR}/${file}`, script });

@@ -7,6 +7,7 @@ import {
   assembleHealthScript,
   COMMON_SOURCE,
   HEALTH_DIR,
+  HEALTH_KINDS,
   healthKey,
 } from "../../scripts/generate-argocd.js";
 import { root } from "../../scripts/generated-files.js";
@@ -294,14 +295,16 @@ const patch = parse(readFileSync(join(root, ARGOCD_CM_PATCH), "utf8")) as {
 describe("the Argo CD health checks", () => {
   it("ship one argocd-cm key per kind, equal to its .lua file", () => {
     expect(patch.metadata.name).toBe("argocd-cm");
-    expect(Object.keys(patch.data)).toEqual(allCrds.map((crd) => healthKey(crd.group, crd.kind)));
-    for (const crd of allCrds) {
+    expect(Object.keys(patch.data)).toEqual(
+      HEALTH_KINDS.map((crd) => healthKey(crd.group, crd.kind)),
+    );
+    for (const crd of HEALTH_KINDS) {
       const source = readFileSync(join(root, HEALTH_DIR, `${crd.kind.toLowerCase()}.lua`), "utf8");
       expect(patch.data[healthKey(crd.group, crd.kind)]).toBe(source);
     }
   });
 
-  for (const crd of allCrds) {
+  for (const crd of HEALTH_KINDS) {
     const script = patch.data[healthKey(crd.group, crd.kind)] ?? "";
     // Every Terminal reason of the kind's table, on Ready and on Synced, is Degraded.
     const terminalCases: Case[] = REASONS.reasonsOf(crd.kind, "Terminal").flatMap((r) =>
@@ -383,7 +386,7 @@ describe("the Argo CD health checks", () => {
   });
 
   it("report an object being deleted as Progressing, as Argo CD itself does", () => {
-    for (const crd of allCrds) {
+    for (const crd of HEALTH_KINDS) {
       const obj = sample(crd.kind, 1, {
         observedGeneration: 1,
         conditions: [ready("True", "Available")],
