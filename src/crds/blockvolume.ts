@@ -168,6 +168,9 @@ export const BlockVolumeStatus = kindStatus("the volume", {
   volumeType: optionalString("Type of the volume."),
   name: optionalString("Name of the volume in the service."),
   createdTime: serviceCreatedTime("volume"),
+  description: optionalString(
+    "Description of the volume in the service (without the operator's token and owner marks).",
+  ),
 });
 /** Observed state of a BlockVolume. */
 export type BlockVolumeStatus = z.infer<typeof BlockVolumeStatus>;

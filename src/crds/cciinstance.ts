@@ -145,6 +145,22 @@ export const CciInstanceStatus = kindStatus("the instance", {
   aidcId: described(z.number().int(), "Compute center of the instance.").optional(),
   orderInstanceId: optionalString("Subscription instance id."),
   image: optionalString("Image the instance runs."),
+  description: optionalString("Description of the instance in the service."),
+  priority: described(z.number().int(), "Scheduling priority of the instance.").optional(),
+  tenant: optionalString("Tenant that owns the instance (its name, else its id)."),
+  creator: optionalString("Who created the instance (creator name, else user id)."),
+  chargeMethod: described(
+    z.number().int(),
+    "Charge method code of the instance, as the service gives it.",
+  ).optional(),
+  storageSize: described(
+    z.number().int(),
+    "Size of the storage mounted on the instance, as the service gives it.",
+  ).optional(),
+  envKeys: z.array(z.string()).max(128).optional().meta({
+    description:
+      "Names of the instance's environment variables, sorted (at most 128); values are never copied into status.",
+  }),
   urls: z
     .object({
       webSSH: optionalString("Web terminal address."),

@@ -173,6 +173,10 @@ export const FileSystemStatus = kindStatus("the file system", {
   type: optionalString("Type of the file system."),
   protocol: optionalString("Protocol of the file system."),
   createdTime: serviceCreatedTime("file system"),
+  aidcId: described(z.number().int(), "Compute center of the file system.").optional(),
+  description: optionalString(
+    "Description of the file system in the service (without the operator's token and owner marks).",
+  ),
   mounts: z
     .array(fileSystemMountStatusSchema)
     .optional()

@@ -151,6 +151,21 @@ export const NasVolumeStatus = kindStatus("the storage", {
   priceUnit: optionalString("Unit of the price."),
   createdTime: serviceCreatedTime("storage"),
   lastUpdateTime: timestamp("When the service last changed the storage.").optional(),
+  releaseTime: timestamp("When the service released (or will release) the storage.").optional(),
+  description: optionalString(
+    "Description of the storage in the service (without the operator's token marker).",
+  ),
+  tenantId: optionalString("Tenant that owns the storage."),
+  creator: optionalString("Who created the storage (creator name, else user id)."),
+  sharePolicy: optionalString("Share policy of the storage, as the service names it."),
+  createScene: optionalString(
+    "Kind of instance the storage was created with (e.g. a CCI); absent when created on its own.",
+  ),
+  createSceneInstanceId: optionalString("Id of the instance the storage was created with."),
+  isDefaultStorage: described(
+    z.boolean(),
+    "True when this is the storage bound at the creation of an instance.",
+  ).optional(),
   lastScale: nasScaleRecordSchema.optional(),
 });
 /** Observed state of a NasVolume. */

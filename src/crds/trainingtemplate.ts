@@ -26,6 +26,7 @@ import {
   optionalString,
 } from "./status-fields.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
+import { taskConfigSchema } from "./trainingjob-status.js";
 
 const shape = {
   name: serviceName("template", { immutable: false }),
@@ -92,6 +93,10 @@ export const TrainingTemplateStatus = kindStatus("the template", {
   templateId: externalIdStatus("template"),
   templateName: optionalString("Name of the template in the service."),
   sourceTaskId: optionalString("Id of the task the template was saved from (fromTrainingJobRef)."),
+  config: taskConfigSchema.optional().meta({
+    description:
+      "The template's configuration as the service stores it (what a TEMPLATE job inherits). Env values are never shown, only their names.",
+  }),
   lastAppliedTime: timestamp(
     "When the operator last created or fully updated the template.",
   ).optional(),

@@ -108,7 +108,15 @@ describe("CciInstance controller", () => {
       createdTime: "2025-01-06T09:00:00Z",
       price: "11.00",
       priceUnit: 1,
+      priority: 3,
+      tenant: "Emulated Tenant",
+      creator: "Emulated User",
+      chargeMethod: 1,
+      storageSize: 200,
+      envKeys: ["JUPYTER_TOKEN_FILE"],
     });
+    // Env names only: a value may be a secret.
+    expect(JSON.stringify(obj.status)).not.toContain("/etc/jupyter/token");
     expect(condition(obj, "Bound")).toMatchObject({ status: "True", reason: "Bound" });
     expect(condition(obj, "Synced")).toMatchObject({ status: "True" });
   });

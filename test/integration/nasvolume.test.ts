@@ -52,6 +52,11 @@ describe("NasVolume controller", () => {
       mountPath: "/data/ready",
       productCode: "nas.capacity.standard",
       subscription: { outcome: "Succeeded" },
+      // The service's fields a user looks for; the description without the operator's marks.
+      description: "team data",
+      tenantId: "tenant-0001",
+      creator: "Emulated User",
+      sharePolicy: "tenant",
     });
     expect(conditionOf(obj, "Synced")).toMatchObject({ status: "True", observedGeneration: 1 });
     expect(status.storageId).toBe(externalId(obj));

@@ -59,6 +59,23 @@ describe("TrainingTemplate controller", () => {
     expect(id).toMatch(/^tpl-/);
     expect(obj.status).toMatchObject({ templateId: id, templateName: "finetune" });
     expect(conditionOf(obj, "Synced")?.status).toBe("True");
+    // The stored configuration, env names only.
+    const config = await eventually(async () => {
+      const t = await templates.get("finetune");
+      return (t?.status as { config?: Record<string, unknown> } | undefined)?.config;
+    });
+    expect(config).toMatchObject({
+      name: "finetune",
+      image: "registry.example.com/ml/train:1",
+      trainingType: "PRE_TRAINING",
+      trainingFramework: "PyTorch",
+      productCode: "train.gpu.a100.1",
+      workerCount: 2,
+      priority: 2,
+      startCommand: "python train.py",
+      envKeys: ["AIDC_OWNER", "EPOCHS"],
+    });
+    expect(config.source).toBeUndefined();
     expect(await bodies("createTemplate")).toEqual([
       {
         path: "/v1/training/template/create",

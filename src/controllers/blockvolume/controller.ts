@@ -13,7 +13,7 @@ import {
 import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
-import type { BlockVolume as RemoteVolume } from "../../service/index.js";
+import { type BlockVolume as RemoteVolume, stripClientTokenMarker } from "../../service/index.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedFacts, ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import type { ManagedKind } from "../managed/external-client.js";
@@ -78,6 +78,8 @@ export function blockVolumeStatus(
     if (remote.volumeType !== undefined) out.volumeType = remote.volumeType;
     if (remote.name !== undefined) out.name = remote.name;
     if (remote.createdTime !== undefined) out.createdTime = remote.createdTime;
+    const description = stripClientTokenMarker(remote.description ?? "");
+    if (description !== "") out.description = description;
   }
   if (facts.externalId !== undefined) out.volumeId = facts.externalId;
   out.phase = volumePhase({

@@ -7,8 +7,9 @@
  * | status field | source |
  * |---|---|
  * | name, remoteStatus, remoteSubStatus, aidcId, orderInstanceId, image, urls, resource, times, auto stop/release | list record (detail when the instance is not listed) |
- * | health (jupyter, vscode), saveImageInProgress | list record only |
- * | price, priceUnit | detail only: read when the object binds and whenever the record's status or updateTime changes; kept otherwise |
+ * | description, priority, envKeys | list record (detail when the instance is not listed) |
+ * | health (jupyter, vscode), saveImageInProgress, tenant, creator, storageSize | list record only |
+ * | price, priceUnit, chargeMethod | detail only: read when the object binds and whenever the record's status or updateTime changes; kept otherwise |
  * | error | error-details, read on every poll while the status is ERROR or FAILED |
  */
 import type { CciInstanceStatus } from "../../crds/cciinstance.js";
@@ -63,6 +64,14 @@ export function needsDetail(previous: CciInstanceStatus | undefined, record: Cci
   );
 }
 
+/** The sorted names of an env map (at most 128), never its values; undefined when empty. */
+function envKeys(env: Record<string, string> | undefined): string[] | undefined {
+  const keys = Object.keys(env ?? {})
+    .sort()
+    .slice(0, 128);
+  return keys.length > 0 ? keys : undefined;
+}
+
 /** Maps what the service said to the observed status fields. */
 export function observedStatus(o: Observation): ObservedStatus {
   const r = o.record;
@@ -78,6 +87,15 @@ export function observedStatus(o: Observation): ObservedStatus {
     aidcId: r.aidcId,
     orderInstanceId: text(r.orderInstanceId),
     image: text(r.image),
+    description: text(r.description),
+    priority: r.priority,
+    // Tenant, creator and storage size are list-only, the charge method detail-only:
+    // kept from before when this record lacks them.
+    tenant: text(r.tenantName ?? r.tenantId) ?? samePrev?.tenant,
+    creator: text(r.creatorName ?? r.createdBy) ?? samePrev?.creator,
+    chargeMethod: o.detail?.chargeMethod ?? r.chargeMethod ?? samePrev?.chargeMethod,
+    storageSize: r.storageSize ?? samePrev?.storageSize,
+    envKeys: envKeys(r.env ?? o.detail?.env),
     urls: compact({
       webSSH: text(r.webSSHUrl),
       jupyter: text(r.jupyterUrl),

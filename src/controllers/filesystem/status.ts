@@ -8,7 +8,7 @@ import {
   type FileSystemStatus,
   FS_REASON,
 } from "../../crds/filesystem.js";
-import { type FileSystem, storageStateClass } from "../../service/index.js";
+import { type FileSystem, storageStateClass, stripClientTokenMarker } from "../../service/index.js";
 import type { ManagedFacts, ReadyState } from "../managed/call.js";
 import type { FileSystemRemote, MountPlan } from "./mounts.js";
 
@@ -102,6 +102,9 @@ export function fileSystemStatus(
     if (fs.type !== undefined) out.type = fs.type;
     if (fs.protocol !== undefined) out.protocol = fs.protocol;
     if (fs.createdTime !== undefined) out.createdTime = fs.createdTime;
+    if (fs.aidcId !== undefined) out.aidcId = fs.aidcId;
+    const description = stripClientTokenMarker(fs.description ?? "");
+    if (description !== "") out.description = description;
     out.mounts = plan.statuses;
     out.mountsReady = plan.summary;
     if (plan.others.length > 0) out.otherMounts = plan.others;

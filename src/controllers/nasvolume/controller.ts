@@ -4,6 +4,7 @@
  * mapping below.
  */
 import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
+import { stripClientTokenMarker } from "../../service/index.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
@@ -64,6 +65,15 @@ export function nasStatus(
     put(out, "priceUnit", remote.priceUnit);
     put(out, "createdTime", remote.createdTime);
     put(out, "lastUpdateTime", remote.lastUpdateTime);
+    put(out, "releaseTime", remote.releaseTime);
+    const description = stripClientTokenMarker(remote.description ?? "");
+    put(out, "description", description === "" ? undefined : description);
+    put(out, "tenantId", remote.tenantId);
+    put(out, "creator", remote.createdByName ?? remote.createdBy);
+    put(out, "sharePolicy", remote.sharePolicy?.policy);
+    put(out, "createScene", remote.createScene);
+    put(out, "createSceneInstanceId", remote.createSceneInstanceId);
+    put(out, "isDefaultStorage", remote.isDefaultStorage);
   }
   // What the phase reads of the remote record: this one, else the one last seen.
   const seen = remote ? out : prev;

@@ -77,11 +77,30 @@ export function resourceStatus(task: TrainingTask): TrainingResource | undefined
   });
 }
 
+/** What a task or a template record stores of its configuration. */
+export type StoredTrainingConfig = Pick<
+  TrainingTask,
+  | "name"
+  | "image"
+  | "imageType"
+  | "trainingType"
+  | "trainingFramework"
+  | "resource"
+  | "priority"
+  | "startCommand"
+  | "enableAutoRetry"
+  | "maxRetryCount"
+  | "enableTimeoutCancel"
+  | "timeoutHours"
+  | "env"
+> &
+  Partial<Pick<TrainingTask, "createType" | "templateId" | "sourceTaskId">>;
+
 /**
- * The task's configuration as the service stores it, bounded: the start command cut at
+ * The configuration a task (or a template) stores, bounded: the start command cut at
  * {@link MAX_START_COMMAND_CHARS}, at most {@link MAX_ENV_KEYS} env names and never a value.
  */
-export function configStatus(task: TrainingTask): TaskConfig {
+export function configStatus(task: StoredTrainingConfig): TaskConfig {
   const envKeys = Object.keys(task.env ?? {})
     .sort()
     .slice(0, MAX_ENV_KEYS);
@@ -90,6 +109,7 @@ export function configStatus(task: TrainingTask): TaskConfig {
     type: task.createType,
     ...(task.createType === "DIRECT" ? {} : { id: sourceId }),
   });
+  // A template has no source: only a task record names how it was created.
   return compact({
     name: task.name,
     ...(Object.keys(source).length > 0 ? { source } : {}),

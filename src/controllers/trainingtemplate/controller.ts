@@ -18,6 +18,7 @@ import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
+import { configStatus } from "../trainingjob/remote.js";
 import { APPLIED_ANNOTATION, readApplied } from "./decisions.js";
 import { TemplateExternalClient } from "./external.js";
 import { resolveTemplateReferences, type TemplateRefs } from "./references.js";
@@ -38,6 +39,8 @@ export function templateStatus(
   if (name) out.templateName = name;
   if (applied?.sourceTaskId) out.sourceTaskId = applied.sourceTaskId;
   if (applied) out.lastAppliedTime = applied.at;
+  const config = remote ? configStatus(remote) : obj.status?.config;
+  if (config && Object.keys(config).length > 0) out.config = config;
   return out;
 }
 
