@@ -85,10 +85,12 @@ function createTask(ctx: HandlerContext): string {
     productCode: body.productCode,
     workerCount: body.workerCount,
     aidcId: product.aidcId ?? 1,
-    storageConfigs: (body.storageConfigs ?? []).map((c) => ({
-      ...c,
-      onlyRead: c.onlyRead ?? true,
-    })),
+    // The storage's mount path as it is now: a later change of its default path affects
+    // only tasks created afterwards, never this one (the spec's rule).
+    storageConfigs: (body.storageConfigs ?? []).map((c) => {
+      const mountPath = c.mountPath ?? state.nas.get(c.storageId)?.mountPath;
+      return { ...c, ...(mountPath ? { mountPath } : {}), onlyRead: c.onlyRead ?? true };
+    }),
     env: body.env ?? {},
     enableAutoRetry: body.enableAutoRetry ?? false,
     maxRetryCount: body.maxRetryCount ?? 0,
