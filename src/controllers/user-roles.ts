@@ -10,7 +10,7 @@
  * `deploy/rbac/` is rendered from the chart. The kinds come from src/crds.
  */
 
-import { allCrds } from "../crds/index.js";
+import { allCrds, catalogCrds } from "../crds/index.js";
 import type { PolicyRule } from "../runtime/permissions.js";
 
 /** A built-in user-facing ClusterRole that aggregates labelled roles. */
@@ -29,7 +29,15 @@ export interface AggregatedRole {
 
 /** The API group of the kinds (one group for all of them). */
 const groups = [...new Set(allCrds.map((crd) => crd.group))];
-const plurals = allCrds.map((crd) => crd.plural);
+/** Every kind but the catalogs, which have a role of their own. */
+const plurals = allCrds.filter((crd) => !catalogCrds.includes(crd)).map((crd) => crd.plural);
+/**
+ * The product catalogs (cluster-scoped, written by the operator only): a role of their
+ * own, aggregated into `view` like the rest, which a cluster admin may also bind
+ * cluster-wide (e.g. to `system:authenticated`) so that namespace users, whose
+ * RoleBindings reach no cluster-scoped kind, can read the price lists and nothing more.
+ */
+const catalogPlurals = catalogCrds.map((crd) => crd.plural);
 /**
  * The namespaced kinds only: the cluster-scoped ServiceConnection (an account and its
  * API key) is the cluster admin's, never a namespace editor's, even where `edit` is
@@ -47,6 +55,13 @@ export const aggregatedRoles: readonly AggregatedRole[] = [
     aggregateTo: ["view", "edit", "admin"],
     reason: "namespace viewers (and editors, admins) read the custom resources",
     rules: [{ apiGroups: groups, resources: plurals, verbs: ["get", "list", "watch"] }],
+  },
+  {
+    suffix: "catalog-view",
+    aggregateTo: ["view", "edit", "admin"],
+    reason:
+      "everyone who reads the custom resources reads the product catalogs; bind it cluster-wide to let namespace users read them",
+    rules: [{ apiGroups: groups, resources: catalogPlurals, verbs: ["get", "list", "watch"] }],
   },
   {
     suffix: "edit",

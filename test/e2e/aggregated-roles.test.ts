@@ -1,6 +1,6 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allCrds } from "../../src/crds/index.js";
+import { allCrds, catalogCrds } from "../../src/crds/index.js";
 import {
   type Access,
   canI,
@@ -79,8 +79,12 @@ describe("the chart's aggregated ClusterRoles", () => {
     }
   });
 
-  it("renders a view and an edit role, labelled for the built-in roles", () => {
-    expect(roleNames).toEqual([`${release}-aidc-operator-edit`, `${release}-aidc-operator-view`]);
+  it("renders a view, a catalog-view and an edit role, labelled for the built-in roles", () => {
+    expect(roleNames).toEqual([
+      `${release}-aidc-operator-catalog-view`,
+      `${release}-aidc-operator-edit`,
+      `${release}-aidc-operator-view`,
+    ]);
   });
 
   it("lets a namespace editor create, change and delete every kind, there only, and not its status", async () => {
@@ -111,6 +115,54 @@ describe("the chart's aggregated ClusterRoles", () => {
       for (const verb of ["create", "update", "patch", "delete"]) {
         expect(await canI(viewer, on(verb, plural))).toBe(false);
       }
+    }
+  });
+
+  it("lets a cluster-wide viewer read the product catalogs and nobody but the operator write them", async () => {
+    const user = `viewer-${randomSuffix()}`;
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: `${user}-view` },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
+        subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
+      },
+    });
+    const editor = await bind(`editor-${randomSuffix()}`, "edit");
+    try {
+      const viewer = impersonatingKubeConfig(user);
+      for (const { plural } of catalogCrds) {
+        for (const verb of ["get", "list", "watch"]) {
+          await eventually(() => canI(viewer, on(verb, plural, "")), 30_000);
+        }
+        for (const who of [viewer, editor]) {
+          for (const verb of ["create", "update", "patch", "delete"]) {
+            expect(await canI(who, on(verb, plural, ""))).toBe(false);
+          }
+        }
+      }
+    } finally {
+      await rbac.deleteClusterRoleBinding({ name: `${user}-view` }).catch(() => undefined);
+    }
+  });
+
+  it("lets a user bound cluster-wide to catalog-view read the catalogs and no other kind", async () => {
+    const user = `reader-${randomSuffix()}`;
+    const name = `${release}-aidc-operator-catalog-view`;
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: user },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+        subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
+      },
+    });
+    try {
+      const reader = impersonatingKubeConfig(user);
+      for (const { plural } of catalogCrds) {
+        await eventually(() => canI(reader, on("list", plural, "")), 30_000);
+      }
+      for (const plural of PLURALS) expect(await canI(reader, on("list", plural))).toBe(false);
+    } finally {
+      await rbac.deleteClusterRoleBinding({ name: user }).catch(() => undefined);
     }
   });
 });
