@@ -133,7 +133,13 @@ export const serviceSchema = z
     listVisibilityWindowMs: ms
       .default(DEFAULT_LIST_VISIBILITY_WINDOW_MS)
       .describe(
-        "How long after a create the service may take to list the new task, NAS or template (e.g. until its order completes). A create whose outcome is unknown (5xx, timeout, lost answer) is looked up by its client token this long and never sent again by itself; then the object stops with `CreateOutcomeUnknown`. A bound resource absent from two complete listings counts as deleted outside the cluster only after it. Set it beyond the service's longest order time.",
+        "How long after a create the service may take to list the new task, NAS or template (e.g. until its order completes). A create whose outcome is unknown (5xx, timeout, lost answer) is looked up by its client token this long; then it is created again where the list proves it absent (`recreateLostCreates`), else the object stops with `CreateOutcomeUnknown`. A bound resource absent from two complete listings counts as deleted outside the cluster only after it. Set it beyond the service's longest order time.",
+      ),
+    recreateLostCreates: z
+      .boolean()
+      .default(true)
+      .describe(
+        "After `listVisibilityWindowMs`, create again (once, with a new client token and a Warning event) a create of unknown outcome whose resource is absent from two complete listings in a row whose records all carry the field the token travels in (NasVolume). `false` for a service whose orders can appear later than any window: such a create then stops with `CreateOutcomeUnknown`.",
       ),
     endpoints: z
       .record(z.string().min(1), z.string().min(1).nullable())

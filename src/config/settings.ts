@@ -52,6 +52,14 @@ export const SETTINGS: readonly Setting[] = [
       "how long the service may take to list a new task or NAS, ms; a create of unknown outcome is looked up this long, never sent again",
   },
   {
+    path: "service.recreateLostCreates",
+    env: "AIDC_SERVICE_RECREATE_LOST_CREATES",
+    flag: "service-recreate-lost-creates",
+    type: "boolean",
+    description:
+      "create again a create of unknown outcome that two complete listings after the visibility window do not show",
+  },
+  {
     path: "objectStorage.endpoint",
     env: "AIDC_OBJECT_STORAGE_ENDPOINT",
     flag: "object-storage-endpoint",

@@ -22,6 +22,7 @@ export const ACTION_REASONS = [
   "ObjectsDeleted",
   "DriftCorrected",
   "LateInitialized",
+  "CreateRepeated",
   "Bound",
   "StatusChanged",
   "InstanceFailed",

@@ -155,6 +155,9 @@ export class ServiceClient implements OperationCaller {
   findNasIdsByClientToken(token: string, name?: string) {
     return this.nas.findIdsByClientToken(token, name);
   }
+  provesNasTokenAbsent(token: string) {
+    return this.nas.provesTokenAbsent(token);
+  }
 
   // --- training tasks, pods and products: TrainingTaskOperations (kinds/trainingjob.ts)
 

@@ -28,6 +28,7 @@ const { values: flags } = parseArgs({
     seed: { type: "string" },
     "error-rate": { type: "string" },
     "create-error-rate": { type: "string" },
+    "lost-create-rate": { type: "string" },
     "visibility-window-ms": { type: "string" },
     "latency-ms": { type: "string" },
     "latency-rate": { type: "string" },
@@ -56,6 +57,7 @@ const options = {
   seed: num(flags.seed, "AIDC_CHAOS_SEED", 1),
   errorRate: num(flags["error-rate"], "AIDC_CHAOS_ERROR_RATE", 0.2),
   createErrorRate: num(flags["create-error-rate"], "AIDC_CHAOS_CREATE_ERROR_RATE", 0.2),
+  lostCreateRate: num(flags["lost-create-rate"], "AIDC_CHAOS_LOST_CREATE_RATE", 0.1),
   visibilityWindowMs: num(flags["visibility-window-ms"], "AIDC_CHAOS_VISIBILITY_WINDOW_MS", 30_000),
   latency: {
     rate: num(flags["latency-rate"], "AIDC_CHAOS_LATENCY_RATE", 0.3),

@@ -55,11 +55,15 @@ export interface ChaosOptions {
   /**
    * Share of creates (NAS subscribe, task create) that take effect and then answer HTTP
    * 500 with the error envelope, as the real service did (issue 15); the first create
-   * of each kind always does. A create that failed without acting would be looked up
-   * for the list visibility window and then stop as CreateOutcomeUnknown, by design,
-   * so creates fail only this way here.
+   * of each kind always does.
    */
   createErrorRate: number;
+  /**
+   * Share of NAS subscribes answered HTTP 500 without taking effect: looked up for the
+   * list visibility window, then created again by the operator once two complete
+   * listings lack them (service.recreateLostCreates). Default 0.
+   */
+  lostCreateRate?: number;
   /**
    * The operator's list visibility window (`service.listVisibilityWindowMs`): how long it
    * looks up a create whose outcome is unknown before stopping as CreateOutcomeUnknown,
@@ -124,6 +128,17 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       actingCreateFailure(e, 1, 1),
       actingCreateFailure(e, o.createErrorRate),
     ]),
+    ...(o.lostCreateRate
+      ? [
+          {
+            kind: "error" as const,
+            endpoint: "subscribeNas",
+            rate: o.lostCreateRate,
+            httpStatus: 500,
+            message,
+          },
+        ]
+      : []),
     { kind: "error", rate: o.errorRate, message, exceptEndpoints: [...CREATE_ENDPOINTS] },
     { kind: "latency", rate: o.latency.rate, latencyMs: o.latency.ms },
   ]);

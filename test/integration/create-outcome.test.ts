@@ -45,8 +45,11 @@ afterAll(async () => {
   await emulator?.stop();
 });
 
-/** An operator on the shared emulator; `windowMs` sets service.listVisibilityWindowMs. */
-async function start(prefix: string, windowMs?: number) {
+/**
+ * An operator on the shared emulator; `windowMs` sets service.listVisibilityWindowMs,
+ * `recreate` service.recreateLostCreates.
+ */
+async function start(prefix: string, windowMs?: number, recreate = true) {
   const namespace = await createNamespace(adminKubeConfig(), prefix);
   const op = await startTestOperator({
     controllers,
@@ -60,6 +63,7 @@ async function start(prefix: string, windowMs?: number) {
               baseUrl: emulator.url,
               allowInsecureHttp: true,
               listVisibilityWindowMs: windowMs,
+              recreateLostCreates: recreate,
             },
           },
         }),
@@ -110,8 +114,36 @@ describe("a create that acts and then answers HTTP 500", () => {
 });
 
 describe("after the list visibility window", () => {
-  it("stops with CreateOutcomeUnknown, and removing create-pending creates exactly once more", async () => {
-    const { op, nas } = await start("outcome-recreate", 3_000);
+  it("creates again by itself a create that failed without acting, once two complete listings lack it", async () => {
+    const { op, nas } = await start("outcome-auto", 3_000);
+    // A 500 that did NOT act; the service recovers at once.
+    emulator.faults.set([{ kind: "error", endpoint: "subscribeNas", httpStatus: 500, times: 1 }]);
+    await nas.create("auto", nasSpec);
+    const looking = await nas.waitForCondition("auto", "Synced", "False", "CreateOutcomePending");
+    expect(conditionOf(looking, "Synced")?.message).toMatch(/until \d{4}-\d\d-\d\dT/);
+    await nas.waitForCondition("auto", "Ready", "True", "Available", 30_000);
+    expect(await creates(op, "subscribeNas", "auto")).toHaveLength(2);
+    expect(remote("auto").nas).toHaveLength(1);
+    const tokens = new Set(
+      (await creates(op, "subscribeNas", "auto")).map((e) => JSON.stringify(e.body)),
+    );
+    expect(tokens.size).toBe(2);
+    await nas.waitForEvents("auto", ["CreateRepeated"]);
+  }, 60_000);
+
+  it("finds by its token, never creating a second, a create that acted and answered 500", async () => {
+    const { op, nas } = await start("outcome-acted", 3_000);
+    emulator.faults.set([actsThenFails("subscribeNas")]);
+    await nas.create("acted", nasSpec);
+    await nas.waitForCondition("acted", "Ready", "True", "Available", 30_000);
+    await new Promise((r) => setTimeout(r, 4_000));
+    expect(await creates(op, "subscribeNas", "acted")).toHaveLength(1);
+    expect(remote("acted").nas).toHaveLength(1);
+    expect(await nas.eventReasons("acted")).not.toContain("CreateRepeated");
+  }, 60_000);
+
+  it("with service.recreateLostCreates false, stops with CreateOutcomeUnknown, and removing create-pending creates exactly once more", async () => {
+    const { op, nas } = await start("outcome-recreate", 3_000, false);
     // A 500 that did NOT act: nothing exists, but the operator cannot know that.
     emulator.faults.set([{ kind: "error", endpoint: "subscribeNas", httpStatus: 500, times: 1 }]);
     await nas.create("again", nasSpec);

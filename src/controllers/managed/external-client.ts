@@ -69,6 +69,13 @@ export interface TokenLookup<T extends ManagedObject, Refs = unknown> {
   lookupByToken(call: ManagedCall<T, Refs>, create: SentCreate): Promise<string[] | undefined>;
   /** What the lookup recognises the resource by, when not the client token. */
   lookupKey?(obj: T): LookupKey;
+  /**
+   * One walk of the whole list, started now: "Absent" when it was complete, every
+   * record carries the field the token travels in, and none carries `create`'s token;
+   * "Undecided" otherwise (absence then proves nothing). Without it, a create the
+   * lookup never finds stops as CreateOutcomeUnknown.
+   */
+  tokenAbsence?(call: ManagedCall<T, Refs>, create: SentCreate): Promise<"Absent" | "Undecided">;
 }
 
 /** Opt-in: the kind's list, as evidence that a resource is gone and for routine polls. */
@@ -224,4 +231,9 @@ export interface ManagedOptions {
   visibilityGraceMs?: number;
   /** `adoption.namespaces` of the operator config (tenancy.ts); default none. */
   adoptionNamespaces?: readonly string[];
+  /**
+   * `service.recreateLostCreates`: after the window, create again a create the list
+   * proves absent ({@link TokenLookup.tokenAbsence}, lookup.ts). Default true.
+   */
+  recreateLostCreates?: boolean;
 }

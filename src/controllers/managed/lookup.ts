@@ -3,10 +3,15 @@
  * id, e.g. after a crash): the remote resource is looked up by the create's client
  * token and adopted (Observe), waited for, or reported Unknown (create-protocol.ts
  * decides which). A marker whose create this process never sent is dropped (Create).
+ * After the visibility window, a create the kind's list proves absent
+ * (`tokenAbsence`) in {@link ABSENT_LISTINGS_FOR_GONE} complete listings in a row was
+ * never made: the marker is dropped and the create sent again, once per marker, with a
+ * new token (unless `service.recreateLostCreates` is false).
  */
 
+import { rfc3339 } from "../../runtime/clock.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
-import type { ManagedObject } from "./call.js";
+import type { ManagedObject, ReadyState } from "./call.js";
 import {
   ANNOTATIONS,
   type CreatePending,
@@ -14,7 +19,8 @@ import {
   lookupKeyOf,
 } from "./create-protocol.js";
 import type { ManagedOptions } from "./external-client.js";
-import { creatingReady, done, type Next, SYNCED_OK } from "./outcome.js";
+import { ABSENT_LISTINGS_FOR_GONE } from "./gone-evidence.js";
+import { creatingReady, done, type Next } from "./outcome.js";
 import type { ManagedRun } from "./run.js";
 import { ERR, step } from "./step-errors.js";
 import { takeUnsentToken } from "./unsent-tokens.js";
@@ -34,12 +40,13 @@ export async function lookup<T extends ManagedObject, R>(
     ? await step(ERR.lookup, async () => run.client.lookupByToken?.(run.call, pending))
     : undefined;
   const key = lookupKeyOf(run.client.lookupKey?.(run.obj), pending.token);
+  const windowMs = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;
   const decision = decideAfterLookup({
     token: pending.token,
     key,
     found,
     pendingAgeMs: run.ageOf(pending.at),
-    visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS,
+    visibilityGraceMs: windowMs,
   });
   switch (decision.decision) {
     case "Adopt":
@@ -56,14 +63,76 @@ export async function lookup<T extends ManagedObject, R>(
         externalId: decision.externalId,
         subscription: { outcome: "Succeeded", submittedTime: pending.at },
       };
-    case "Wait":
+    case "Wait": {
+      const ends = rfc3339(new Date(Date.parse(pending.at) + windowMs));
       return done({
         facts: run.facts(),
         ready: creatingReady("an earlier create's outcome is not visible yet; looking again"),
-        synced: SYNCED_OK,
+        synced: pendingSynced(
+          `a create's answer was lost; looking its resource up by its ${key.what} until ${ends} (service.listVisibilityWindowMs)`,
+        ),
         requeueAfterMs: decision.requeueAfterMs,
       });
+    }
     case "Unknown":
+      // None found after the window (the only Unknown with an empty answer): the list
+      // may prove the create was never made.
+      if (found?.length === 0 && pending.token) {
+        const again = await lostCreate(run, pending, key.what, options);
+        if (again) return again;
+      }
       return { step: "Unknown", why: decision.message };
   }
+}
+
+/** Synced=False CreateOutcomePending with `message`. */
+function pendingSynced(message: string): ReadyState {
+  return { status: "False", reason: "CreateOutcomePending", message };
+}
+
+/** Per object and token: complete listings in a row that proved the create absent. */
+const absentListings = new Map<string, number>();
+
+/**
+ * A create the lookup never found, past the window: the kind's list consulted again
+ * ({@link TokenLookup.tokenAbsence}); absent from enough complete listings in a row,
+ * the marker is dropped and the create repeats at once (a Warning event and the
+ * conditions say why); undefined when the evidence cannot decide (CreateOutcomeUnknown).
+ */
+async function lostCreate<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  pending: CreatePending,
+  what: string,
+  options: ManagedOptions,
+): Promise<Next<R> | undefined> {
+  const absence = run.client.tokenAbsence;
+  if (options.recreateLostCreates === false || !absence) return undefined;
+  const id = `${run.obj.metadata?.uid ?? run.obj.metadata?.name}/${pending.token}`;
+  const verdict = await step(ERR.lookup, () => absence.call(run.client, run.call, pending));
+  if (verdict !== "Absent") {
+    absentListings.delete(id);
+    return undefined;
+  }
+  const listings = (absentListings.get(id) ?? 0) + 1;
+  if (listings < ABSENT_LISTINGS_FOR_GONE) {
+    absentListings.set(id, listings);
+    const message = `a create's answer was lost and its resource is absent from ${listings} complete listing(s) after the visibility window; listing once more before creating again`;
+    return done({
+      facts: run.facts(),
+      ready: creatingReady(message),
+      synced: pendingSynced(message),
+      requeueAfterMs: 1000,
+    });
+  }
+  absentListings.delete(id);
+  const why = `the create sent at ${pending.at} was not answered, and no resource with its ${what} is in ${listings} complete listings in a row after the visibility window: the service did not make it, so it is created again with a new client token`;
+  run.warning("CreateRepeated", why);
+  await run.annotate({ [ANNOTATIONS.createPending]: null });
+  return done({
+    facts: run.facts(),
+    ready: creatingReady(why),
+    synced: pendingSynced(why),
+    // Soon, not in this reconcile: the conditions say why before the new create.
+    requeueAfterMs: 10,
+  });
 }

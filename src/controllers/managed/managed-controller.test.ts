@@ -133,12 +133,13 @@ describe("managedLoopOptions", () => {
     adoption: { namespaces: ["team"] },
   });
 
-  it("takes the kind's poll interval, the list visibility window and the adoption namespaces", () => {
+  it("takes the kind's poll interval, the list visibility window, the adoption namespaces and the lost-create switch", () => {
     expect(managedLoopOptions(config, "Widget")).toEqual({
       pollIntervalMs: 500,
       subscriptionPollMs: 500,
       visibilityGraceMs: 120_000,
       adoptionNamespaces: ["team"],
+      recreateLostCreates: true,
     });
   });
 

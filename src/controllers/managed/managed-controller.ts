@@ -139,6 +139,7 @@ export function managedLoopOptions(
     subscriptionPollMs: Math.min(DEFAULT_SUBSCRIPTION_POLL_MS, poll),
     visibilityGraceMs: visibilityGraceMs ?? config.service.listVisibilityWindowMs,
     adoptionNamespaces: config.adoption.namespaces,
+    recreateLostCreates: config.service.recreateLostCreates,
   };
 }
 

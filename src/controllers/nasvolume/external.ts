@@ -139,6 +139,13 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     return this.service.findNasIdsByClientToken(token, nasName(obj));
   }
 
+  async tokenAbsence(
+    _call: ManagedCall<NasVolumeObject>,
+    { token }: SentCreate,
+  ): Promise<"Absent" | "Undecided"> {
+    return (await this.service.provesNasTokenAbsent(token)) === true ? "Absent" : "Undecided";
+  }
+
   listIds(): Promise<ListedIds | undefined> {
     return this.service.listNasIds();
   }

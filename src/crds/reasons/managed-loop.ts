@@ -44,6 +44,12 @@ export const MANAGED_LOOP_REASONS = {
     "The service refused the order (the subscription failed); the message has its reason.",
     "Change the spec: a new generation is ordered again.",
   ),
+  CreateOutcomePending: entry(
+    "UnderWay",
+    ["Synced"],
+    MANAGED,
+    "A create's answer was lost (an error, a timeout, a reset) and the operator looks its resource up by its client token until the time the message gives (service.listVisibilityWindowMs after the create); then, where two complete listings in a row prove it absent, it creates again once with a new token (service.recreateLostCreates).",
+  ),
   CreateOutcomeUnknown: entry(
     "Terminal",
     REFUSAL,

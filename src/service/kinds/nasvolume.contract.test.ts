@@ -154,6 +154,12 @@ describe("NAS subscription", () => {
     expect(await client.findNasIdsByClientToken("tok-a")).toEqual([id]);
     expect(await client.findNasIdsByClientToken("tok-zzz")).toEqual([]);
   });
+
+  it("proves a token absent only from a complete walk of the whole list", async () => {
+    await subscribedNas(200, "tok-c");
+    expect(await client.provesNasTokenAbsent("tok-c")).toBe(false);
+    expect(await client.provesNasTokenAbsent("tok-never-sent")).toBe(true);
+  });
 });
 
 describe("NAS scale, mount path, list, detail and delete", () => {

@@ -158,6 +158,24 @@ export class NasOperations {
    * Ids of the NAS instances whose description carries the marker of `token`, or
    * undefined when the NAS list is disabled. `name` narrows the list first.
    */
+  /**
+   * Whether one walk of the whole NAS list, started now, proves that no NAS carries
+   * `token`: the walk was complete and every record carries its description (where the
+   * token travels); undefined when the list is disabled.
+   */
+  async provesTokenAbsent(token: string): Promise<boolean | undefined> {
+    if (!this.list.enabled) return undefined;
+    const walk = this.iterate({});
+    let carried = true;
+    let found = false;
+    for (;;) {
+      const next = await walk.next();
+      if (next.done) return next.value.complete && carried && !found;
+      if (next.value.description === undefined) carried = false;
+      if (clientTokenInDescription(next.value.description) === token) found = true;
+    }
+  }
+
   async findIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
     if (!this.list.enabled) return undefined;
     const ids: string[] = [];
