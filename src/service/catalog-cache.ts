@@ -25,4 +25,9 @@ export class CatalogCache {
     });
     return answer;
   }
+
+  /** Drops every answer, so that the next read of each key asks the service. */
+  forget(): void {
+    this.answers.clear();
+  }
 }

@@ -33,6 +33,18 @@ describe("the product catalog cache", () => {
     expect(calls("/v1/product/list-for-nas-storage")).toBe(1);
   });
 
+  it("reads again at once after forgetCatalogs, the cached answers dropped", async () => {
+    const client = svc.newClient({ catalogTtlMs: 30_000, now: () => now });
+    await client.listTrainingProducts();
+    await client.listNasProducts();
+    client.forgetCatalogs();
+    await client.listTrainingProducts();
+    await client.listNasProducts();
+    await client.listNasProducts();
+    expect(calls("/v1/product/list-for-training-task")).toBe(2);
+    expect(calls("/v1/product/list-for-nas-storage")).toBe(2);
+  });
+
   it("reads again after the TTL and per compute center", async () => {
     const client = svc.newClient({ catalogTtlMs: 30_000, now: () => now });
     await client.listTrainingProducts(1);

@@ -45,16 +45,18 @@ export class ServiceClient implements OperationCaller {
   private readonly cci: CciOperations;
   /** What this connection knows about which operations the service answers. */
   readonly operations: OperationAvailability;
+  private readonly catalog: CatalogCache;
 
   /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
   constructor(options: ServiceClientOptions) {
     const now = options.now ?? Date.now;
     this.core = new ServiceClientCore(options, now);
     this.operations = this.core.operations;
+    this.catalog = new CatalogCache(options.catalogTtlMs ?? DEFAULT_CATALOG_TTL_MS, now);
     const ctx: OperationsContext = {
       caller: this.core,
       now,
-      catalog: new CatalogCache(options.catalogTtlMs ?? DEFAULT_CATALOG_TTL_MS, now),
+      catalog: this.catalog,
       knownMissing: (name) => this.core.knownMissing(name),
       subscriptionResult: options.subscriptionResult ?? {},
     };
@@ -65,6 +67,14 @@ export class ServiceClient implements OperationCaller {
     });
     this.templates = new TemplateOperations(ctx);
     this.cci = new CciOperations(this.core);
+  }
+
+  /**
+   * Forgets the cached product catalogs and NAS availability answers (`catalogTtlMs`):
+   * the next read asks the service (a refresh someone asked for).
+   */
+  forgetCatalogs(): void {
+    this.catalog.forget();
   }
 
   // --- the core: operations by name, and which the service answers ----------------

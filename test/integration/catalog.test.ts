@@ -49,7 +49,7 @@ const mirror =
       refusalGapMs: 1_000,
     });
 
-async function startOperator(refreshMs: number, extra: ControllerFactory[] = []) {
+async function startOperator(refreshMs: number, extra: ControllerFactory[] = [], catalogTtlMs = 0) {
   await op?.stop();
   op = await startTestOperator({
     controllers: [mirror(refreshMs), ...extra],
@@ -57,16 +57,16 @@ async function startOperator(refreshMs: number, extra: ControllerFactory[] = [])
     emulator,
     config: {
       connections: { secretNamespace: ops },
-      // Every refresh reads the service (no catalog cache), so a test sees it at once.
+      // By default every refresh reads the service (no catalog cache).
       service: {
         baseUrl: emulator.url,
         allowInsecureHttp: true,
         timeoutMs: 5_000,
         rateLimit: null,
-        catalogTtlMs: 0,
+        catalogTtlMs,
       },
     },
-    service: { catalogTtlMs: 0 },
+    service: { catalogTtlMs },
   });
   return op;
 }
@@ -290,13 +290,14 @@ describe("the product catalogs", () => {
 
 describe("a refresh on demand", () => {
   beforeAll(async () => {
-    // The default interval (10 minutes): only a request makes the mirror read now.
+    // The default interval (10 minutes): only a request makes the mirror read now; and
+    // the clients' catalog cache is on (1 minute), which a request reads past.
     // A product only this operator's first reads can find: once mirrored, they are done.
     await op?.stop();
     op = undefined;
     const marker = { trainingProducts: [{ name: "m", productCode: "train.marker" }] };
     for (const tenant of ["default", "a", "b"]) await admin().seed(marker, tenant);
-    await startOperator(600_000, [trainingJobController]);
+    await startOperator(600_000, [trainingJobController], 60_000);
     for (const label of ["default_connection", connA, connB]) {
       await eventually(async () => {
         const products = await productsOf(trainingProductCrd, label);

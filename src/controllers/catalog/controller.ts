@@ -126,6 +126,10 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
       ...(refusalGapMs !== undefined ? { refusalGapMs } : {}),
     });
     if (decision.due) {
+      // Asked for (a request, a refused code): the service's answer now, not the cache's.
+      if (decision.why === "requested" || decision.why === "refusedCode") {
+        conn.service.forgetCatalogs();
+      }
       try {
         memory.read = await readCatalogs(conn.service, memory.read, now, conn.version);
       } catch (err) {
