@@ -14,9 +14,13 @@ import { allCrds, GROUP, REASONS } from "../crds/index.js";
 import { loadKubeConfig } from "../runtime/kube-config.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
-import { RuntimeMetrics, type ServiceRequestInfo } from "../runtime/metrics.js";
+import {
+  DEFAULT_CONNECTION_LABEL,
+  RuntimeMetrics,
+  type ServiceRequestInfo,
+} from "../runtime/metrics.js";
 import { SecretRedactor } from "../runtime/redaction.js";
-import type { ResourceDescriptor } from "../runtime/resource.js";
+import type { KubeObject, ResourceDescriptor } from "../runtime/resource.js";
 import { ServiceClient } from "../service/client.js";
 import { ENDPOINT_NAMES } from "../service/endpoints.js";
 import { endpointConfigKey } from "../service/errors.js";
@@ -139,6 +143,10 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   // it sees whole.
   const sharded = new Set(allCrds.filter((c) => c.remote !== "none").map((c) => c.kind));
   const selector = shardSelector(config.shardKey);
+  // Each connection (the default one included) is a flow: the workers and the
+  // Kubernetes write budget go to the flows in turn, so a backlog of one account does
+  // not hold another's objects.
+  let connectionOf: (obj: KubeObject) => string = () => DEFAULT_CONNECTION_LABEL;
   const manager = new Manager({
     kubeConfig,
     log,
@@ -146,6 +154,10 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     metrics,
     namespaces: config.watchNamespaces,
     watchSelector: (res) => (res.group === GROUP && sharded.has(res.kind) ? selector : undefined),
+    flowOf: (res, key) => {
+      const obj = manager.cache.get(res, key);
+      return obj ? connectionOf(obj) : DEFAULT_CONNECTION_LABEL;
+    },
     kubeRateLimit: { qps: config.kube.qps, burst: config.kube.burst },
     informer: { watchdogMs: config.kube.watchdogMs },
     concurrency: config.concurrency.default,
@@ -198,9 +210,10 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     "starting aidc-operator",
   );
   connections.attach(manager.cache);
+  connectionOf = connectionMetricLabel(connections, manager.cache);
   manager.exportResourceHealth({
     kinds: reconciledKinds,
-    connectionOf: connectionMetricLabel(connections, manager.cache),
+    connectionOf,
     reasonState: (reason) => REASONS.stateOf(reason),
   });
   // A connection whose spec or Secret changed: its objects try again (holds lifted).

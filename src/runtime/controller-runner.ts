@@ -55,6 +55,9 @@ export class RunningController {
       ...(this.rt.backoff ? { backoff: this.rt.backoff } : {}),
       ...(this.rt.retryRateLimit ? { rateLimit: this.rt.retryRateLimit } : {}),
       observer: this.rt.metrics.workQueueObserver(def.name),
+      ...(this.rt.flowOf
+        ? { flowOf: this.flowOf(this.rt.flowOf), flowLimit: flowLimit(workers) }
+        : {}),
     });
     this.rt.metrics.maxConcurrentReconciles.set({ controller: def.name }, workers);
     this.rt.metrics.activeWorkers.set({ controller: def.name }, 0);
@@ -126,6 +129,11 @@ export class RunningController {
   /** The lane of a key enqueued from the cache (start, resync): low when settled. */
   private laneOf(obj: KubeObject): QueuePriority {
     return (this.definition.settled ?? looksSettled)(obj) ? "low" : "normal";
+  }
+
+  /** The flow of a key of this controller (its primary's). */
+  private flowOf(flowOf: NonNullable<ControllerRuntime["flowOf"]>): (key: string) => string {
+    return (key) => flowOf(this.definition.primary, key);
   }
 
   /** Keys currently held by a terminal error. */
@@ -211,4 +219,12 @@ export class RunningController {
     }, delay);
     this.resyncTimer.unref();
   }
+}
+
+/**
+ * Most workers one flow may hold: all but a quarter (at least one), so that another
+ * flow's key finds a free worker while one flow has a backlog.
+ */
+export function flowLimit(workers: number): number {
+  return workers <= 1 ? 1 : workers - Math.max(1, Math.floor(workers / 4));
 }

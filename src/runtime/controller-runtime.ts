@@ -9,6 +9,7 @@ import type { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+import type { ResourceDescriptor } from "./resource.js";
 
 /** Shared services and settings a running controller needs (the manager provides them). */
 export interface ControllerRuntime {
@@ -18,6 +19,12 @@ export interface ControllerRuntime {
   log: Logger;
   events: EventRecorder;
   metrics: RuntimeMetrics;
+  /**
+   * The flow of a key of `primary` (e.g. the account its object uses): each flow gets
+   * its turn of every controller's workers and of the Kubernetes write budget
+   * (workqueue.ts, kube.ts). Absent: one flow.
+   */
+  flowOf?: (primary: ResourceDescriptor, key: string) => string;
   /** Workers when the definition does not say. */
   concurrency: number;
   backoff?: Partial<BackoffOptions>;

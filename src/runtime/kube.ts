@@ -5,7 +5,8 @@ import {
   type KubeStream,
   KubeTransport,
 } from "./kube-transport.js";
-import { TokenBucket, type TokenBucketOptions } from "./ratelimit.js";
+import { currentReconcileFlow } from "./priority.js";
+import { FairTokenBucket, type TokenBucketOptions } from "./ratelimit.js";
 import { assertReconcileLive } from "./reconcile-deadline.js";
 import type { SecretRedactor } from "./redaction.js";
 import {
@@ -121,7 +122,7 @@ export class KubeClient {
   /** The kubeconfig: client-node's `KubeConfig` or the lean loader's (kube-config.ts). */
   readonly config: KubeConfigLike;
   private readonly http: KubeTransport;
-  private readonly bucket: TokenBucket;
+  private readonly bucket: FairTokenBucket;
   private readonly onRequest: ((info: KubeRequestInfo) => void) | undefined;
   private readonly redactor: SecretRedactor | undefined;
   /** `resource|namespace/name` → the resourceVersions this client's last writes produced. */
@@ -132,7 +133,7 @@ export class KubeClient {
     this.config = config;
     this.rememberWrites = options.rememberWrites ?? true;
     this.http = connectionOf(config);
-    this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_KUBE_RATE_LIMIT);
+    this.bucket = new FairTokenBucket(options.rateLimit ?? DEFAULT_KUBE_RATE_LIMIT);
     this.onRequest = options.onRequest;
     this.redactor = options.redactor;
   }
@@ -380,8 +381,8 @@ export class KubeClient {
   ): Promise<KubeHttpAnswer> {
     // A reconcile abandoned at its deadline writes nothing more (reconcile-deadline.ts).
     assertReconcileLive(`${method} ${path}`);
-    const waitMs = this.bucket.reserve();
-    if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+    // Reconciles of different flows (accounts) take the budget in turn (priority.ts).
+    const waitMs = await this.bucket.take(currentReconcileFlow());
     assertReconcileLive(`${method} ${path}`);
     const started = Date.now();
     let code = 0;

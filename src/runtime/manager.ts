@@ -58,6 +58,11 @@ export interface ManagerOptions {
    * a shard's `aidc.io/shard=a` on the kinds it reconciles; the wiring decides which.
    */
   watchSelector?: (res: ResourceDescriptor) => string | undefined;
+  /**
+   * The flow of a key of a controller's primary kind (e.g. the account its object
+   * uses): flows share the workers and the Kubernetes write budget in turn. Absent: one.
+   */
+  flowOf?: (primary: ResourceDescriptor, key: string) => string;
   /** Workers per controller unless the controller says otherwise. Default {@link DEFAULT_CONCURRENCY}. */
   concurrency?: number;
   /**
@@ -198,6 +203,7 @@ export class Manager {
       metrics: this.metrics,
       concurrency: this.options.concurrency ?? DEFAULT_CONCURRENCY,
       reconcileTimeoutMs: this.options.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS,
+      ...(this.options.flowOf ? { flowOf: this.options.flowOf } : {}),
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
       ...(this.options.holdBackoff ? { holdBackoff: this.options.holdBackoff } : {}),
       ...(this.options.retryRateLimit ? { retryRateLimit: this.options.retryRateLimit } : {}),

@@ -20,3 +20,18 @@ export function withReconcilePriority<T>(priority: QueuePriority, fn: () => T): 
 export function currentReconcilePriority(): QueuePriority {
   return current.getStore() ?? "normal";
 }
+
+const flows = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `fn` as work of `flow` (its key's flow, workqueue.ts): the Kubernetes client
+ * shares its write budget between flows in turn.
+ */
+export function withReconcileFlow<T>(flow: string | undefined, fn: () => T): T {
+  return flow === undefined ? fn() : flows.run(flow, fn);
+}
+
+/** The flow of the reconcile this call belongs to; `""` outside a reconcile. */
+export function currentReconcileFlow(): string {
+  return flows.getStore() ?? "";
+}

@@ -84,3 +84,94 @@ export class TokenBucket {
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
   }
 }
+
+/**
+ * A token bucket shared by flows, as API Priority and Fairness shares a server: while
+ * requests wait, each token goes to the next waiting flow in turn, so that a flow with a
+ * backlog delays another's request by about one token per waiting flow, not by its whole
+ * backlog. Without waiters it behaves as {@link TokenBucket}. `qps <= 0`: unlimited.
+ */
+export class FairTokenBucket {
+  private tokens: number;
+  private last: number;
+  private readonly queues = new Map<string, Array<() => void>>();
+  /** Flows with waiting requests, in the order of their turns. */
+  private readonly order: string[] = [];
+  private turn = 0;
+  private waiters = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: TokenBucketOptions,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.tokens = options.burst;
+    this.last = clock.now().getTime();
+  }
+
+  /** Resolves when a request of `flow` may be sent; returns the ms it waited. */
+  async take(flow = ""): Promise<number> {
+    if (this.options.qps <= 0) return 0;
+    this.refill();
+    if (this.waiters === 0 && this.tokens >= 1) {
+      this.tokens -= 1;
+      return 0;
+    }
+    const started = this.clock.now().getTime();
+    await new Promise<void>((resolve) => {
+      let queue = this.queues.get(flow);
+      if (!queue) {
+        queue = [];
+        this.queues.set(flow, queue);
+        this.order.push(flow);
+      }
+      queue.push(resolve);
+      this.waiters++;
+      this.schedule();
+    });
+    return this.clock.now().getTime() - started;
+  }
+
+  /** Requests waiting for a token. */
+  get waiting(): number {
+    return this.waiters;
+  }
+
+  private refill(): void {
+    const now = this.clock.now().getTime();
+    const elapsed = Math.max(0, now - this.last) / 1000;
+    this.last = now;
+    this.tokens = Math.min(this.options.burst, this.tokens + elapsed * this.options.qps);
+  }
+
+  /** Wakes up when the next token is due and hands tokens to the flows in turn. */
+  private schedule(): void {
+    if (this.timer || this.waiters === 0) return;
+    const due = Math.max(0, Math.ceil(((1 - this.tokens) / this.options.qps) * 1000));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.refill();
+      while (this.tokens >= 1 && this.waiters > 0) {
+        this.tokens -= 1;
+        this.nextWaiter()();
+      }
+      this.schedule();
+    }, due);
+  }
+
+  /** The first waiter of the next flow in turn (a flow leaves the turns once served out). */
+  private nextWaiter(): () => void {
+    this.turn %= this.order.length;
+    const flow = this.order[this.turn] as string;
+    const queue = this.queues.get(flow) as Array<() => void>;
+    const resolve = queue.shift() as () => void;
+    this.waiters--;
+    if (queue.length === 0) {
+      this.queues.delete(flow);
+      this.order.splice(this.turn, 1);
+    } else {
+      this.turn++;
+    }
+    return resolve;
+  }
+}

@@ -11,7 +11,7 @@ import {
   requeueAfterOf,
 } from "./errors.js";
 import type { OwnWriteEchoFilter } from "./own-write-echoes.js";
-import { withReconcilePriority } from "./priority.js";
+import { withReconcileFlow, withReconcilePriority } from "./priority.js";
 import { runWithDeadline } from "./reconcile-deadline.js";
 import { type ObjectKey, parseKey } from "./resource.js";
 import type { TerminalHolds } from "./terminal-holds.js";
@@ -60,7 +60,9 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
     // with work to do (see priority.ts).
     const priority = a.queue.priorityOf(keyString) ?? "normal";
     const result = await runWithDeadline(a.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
-      withReconcilePriority(priority, () => def.reconcile(key, { ...ctx, signal })),
+      withReconcileFlow(a.queue.flowOfKeyNow(keyString), () =>
+        withReconcilePriority(priority, () => def.reconcile(key, { ...ctx, signal })),
+      ),
     );
     // Re-adds that were all the echo of this reconcile's own writes ask for nothing.
     if (a.echoes.onlyOwnEchoes(keyString)) a.queue.cancelReadd(keyString);

@@ -32,6 +32,17 @@ export interface WorkQueueOptions {
   rateLimit?: TokenBucketOptions;
   clock?: Clock;
   observer?: WorkQueueObserver;
+  /**
+   * The flow of a key (e.g. the account its object calls the service with), asked when
+   * the key is added; keys of one flow are handed out in order, flows in turn. Absent:
+   * one flow.
+   */
+  flowOf?: (key: string) => string;
+  /**
+   * Most keys of one flow held by workers at once (the rest of the workers stay free
+   * for the other flows). Default: no bound.
+   */
+  flowLimit?: number;
 }
 
 /**
@@ -51,6 +62,10 @@ export const DEFAULT_RETRY_RATE_LIMIT: TokenBucketOptions = { qps: 10, burst: 10
  * - **De-duplication**: a key added while already waiting is queued once.
  * - **Two priorities**: `low` keys are handed out only when no `normal` key waits; a
  *   waiting low key added again as normal moves to the normal lane (never back down).
+ * - **Fair flows** (API Priority and Fairness's fair queuing): with `flowOf`, each flow
+ *   has its own lanes, flows are served in turn, and one flow holds at most
+ *   `flowLimit` workers, so that a flow with a backlog delays another's keys by at most
+ *   one turn.
  * - **Per-key serialisation**: a key is handed to at most one worker at a time; a key
  *   added while it is being processed is queued again when the worker calls `done`.
  * - **Delays**: `addAfter` (earliest pending delay per key wins) and `addRateLimited`
@@ -68,7 +83,19 @@ export class WorkQueue {
    * no worker holds it; a key moved to the normal lane leaves a dead entry behind in
    * the low one, skipped when reached.
    */
-  private readonly lanes: Record<QueuePriority, string[]> = { normal: [], low: [] };
+  private readonly lanes: Record<QueuePriority, Map<string, string[]>> = {
+    normal: new Map(),
+    low: new Map(),
+  };
+  /** The flows in the order of their turns; the next turn starts at `turn`. */
+  private readonly flows: string[] = [];
+  private turn = 0;
+  /** Keys held by workers per flow. */
+  private readonly busy = new Map<string, number>();
+  /** The flow of each key waiting or held. */
+  private readonly flowOfKey = new Map<string, string>();
+  private readonly flowOf: (key: string) => string;
+  private readonly flowLimit: number;
   /** Keys waiting or re-added while processed, with their lane. */
   private readonly dirty = new Map<string, QueuePriority>();
   /** Live entries in the lanes. */
@@ -94,6 +121,8 @@ export class WorkQueue {
     this.backoff = new ExponentialBackoff(options.backoff);
     this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_RETRY_RATE_LIMIT, this.clock);
     this.observer = options.observer;
+    this.flowOf = options.flowOf ?? (() => "");
+    this.flowLimit = Math.max(1, options.flowLimit ?? Number.POSITIVE_INFINITY);
   }
 
   /**
@@ -106,12 +135,16 @@ export class WorkQueue {
     if (lane !== undefined) {
       if (lane === "low" && priority === "normal") {
         this.dirty.set(key, "normal");
-        if (!this.processing.has(key)) this.lanes.normal.push(key);
+        if (!this.processing.has(key)) {
+          this.laneOf("normal", this.flowOfKey.get(key) ?? "").push(key);
+          this.pump();
+        }
       }
       return;
     }
     this.observer?.added();
     this.dirty.set(key, priority);
+    if (!this.processing.has(key)) this.flowOfKey.set(key, this.flowOf(key));
     this.addedAt.set(key, this.now());
     if (this.processing.has(key)) return;
     this.enqueue(key, priority);
@@ -180,6 +213,11 @@ export class WorkQueue {
     return new Promise((resolve) => this.getters.push(resolve));
   }
 
+  /** The flow of a key waiting or held by a worker. */
+  flowOfKeyNow(key: string): string | undefined {
+    return this.flowOfKey.get(key);
+  }
+
   /** True while a worker holds `key` (between `get` and `done`). */
   isProcessing(key: string): boolean {
     return this.processing.has(key);
@@ -202,11 +240,21 @@ export class WorkQueue {
   /** Marks `key` as processed; if it was added meanwhile, it is queued again. */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
+    const flow = this.flowOfKey.get(key) ?? "";
+    this.busy.set(flow, (this.busy.get(flow) ?? 1) - 1);
     const started = this.startedAt.get(key);
     this.startedAt.delete(key);
     if (started !== undefined) this.observer?.workDuration((this.now() - started) / 1000);
     const lane = this.dirty.get(key);
-    if (lane !== undefined && !this.stopping) this.enqueue(key, lane);
+    if (lane !== undefined && !this.stopping) {
+      this.flowOfKey.set(key, this.flowOf(key));
+      this.enqueue(key, lane);
+    } else {
+      this.flowOfKey.delete(key);
+    }
+    this.tidy(flow);
+    // The flow may have been at its limit: its next key, or another's, can go now.
+    this.pump();
     if (this.processing.size === 0) for (const d of this.drainers.splice(0)) d();
   }
 
@@ -231,8 +279,8 @@ export class WorkQueue {
     this.stopping = true;
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
-    this.lanes.normal.length = 0;
-    this.lanes.low.length = 0;
+    this.lanes.normal.clear();
+    this.lanes.low.clear();
     this.waiting = 0;
     this.dirty.clear();
     this.addedAt.clear();
@@ -256,32 +304,77 @@ export class WorkQueue {
   }
 
   private enqueue(key: string, priority: QueuePriority): void {
-    const getter = this.getters.shift();
-    if (getter) {
-      this.startProcessing(key, priority);
-      getter(key);
-      return;
-    }
-    this.lanes[priority].push(key);
+    this.laneOf(priority, this.flowOfKey.get(key) ?? "").push(key);
     this.waiting++;
     this.observer?.depth(this.waiting);
+    this.pump();
   }
 
-  /** The first live entry, normal lane first; dead entries on the way are dropped. */
+  /** Hands waiting keys to waiting workers while both exist. */
+  private pump(): void {
+    while (this.getters.length > 0) {
+      const next = this.next();
+      if (!next) return;
+      this.startProcessing(next.key, next.priority);
+      this.getters.shift()?.(next.key);
+    }
+  }
+
+  /** The lane of `flow` in `priority`, created with the flow's first key. */
+  private laneOf(priority: QueuePriority, flow: string): string[] {
+    let lane = this.lanes[priority].get(flow);
+    if (!lane) {
+      lane = [];
+      this.lanes[priority].set(flow, lane);
+      if (!this.flows.includes(flow)) this.flows.push(flow);
+    }
+    return lane;
+  }
+
+  /**
+   * The first live entry of the next flow in turn below its limit, normal lanes first;
+   * dead entries on the way are dropped, and so are emptied lanes.
+   */
   private next(): { key: string; priority: QueuePriority } | undefined {
+    const n = this.flows.length;
     for (const priority of ["normal", "low"] as const) {
-      const lane = this.lanes[priority];
-      for (let key = lane.shift(); key !== undefined; key = lane.shift()) {
-        if (this.dirty.get(key) === priority && !this.processing.has(key)) {
-          this.waiting--;
-          return { key, priority };
+      const lanes = this.lanes[priority];
+      for (let i = 0; i < n; i++) {
+        const flow = this.flows[(this.turn + i) % n] as string;
+        const lane = lanes.get(flow);
+        if (!lane || (this.busy.get(flow) ?? 0) >= this.flowLimit) continue;
+        let key = lane.shift();
+        while (
+          key !== undefined &&
+          (this.dirty.get(key) !== priority || this.processing.has(key))
+        ) {
+          key = lane.shift();
         }
+        if (lane.length === 0) lanes.delete(flow);
+        if (key === undefined) continue;
+        this.waiting--;
+        this.turn = (this.turn + i + 1) % n;
+        return { key, priority };
       }
     }
     return undefined;
   }
 
+  /** Forgets a flow with no lane and no worker (its turn goes with it). */
+  private tidy(flow: string): void {
+    if (this.lanes.normal.has(flow) || this.lanes.low.has(flow)) return;
+    if ((this.busy.get(flow) ?? 0) > 0) return;
+    this.busy.delete(flow);
+    const index = this.flows.indexOf(flow);
+    if (index < 0) return;
+    this.flows.splice(index, 1);
+    if (this.turn > index) this.turn--;
+    if (this.turn >= this.flows.length) this.turn = 0;
+  }
+
   private startProcessing(key: string, priority: QueuePriority): void {
+    const flow = this.flowOfKey.get(key) ?? "";
+    this.busy.set(flow, (this.busy.get(flow) ?? 0) + 1);
     this.processing.set(key, priority);
     this.dirty.delete(key);
     const added = this.addedAt.get(key);

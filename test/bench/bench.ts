@@ -9,8 +9,10 @@
  * N NasVolumes alone and the Go reference operator (tools/reference-operator) over as
  * many, with operator / reference ratios. Then, unless --skip-connections, the
  * tenant-isolation scenario (`connections`, connections-phase.ts; --only-connections
- * runs it alone, --connections-n sets its N, default 50). Progress goes to stderr; the operator's log
- * to a file named in the output.
+ * runs it alone, --connections-n sets its N, default 50), and unless --skip-fairness
+ * the fairness scenario (`fairness`, fairness-phase.ts: batches of that N beside
+ * backlogs of --fairness-backlog, default 1,000; --only-fairness runs it alone).
+ * Progress goes to stderr; the operator's log to a file named in the output.
  */
 import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -22,6 +24,7 @@ import { buildOperator } from "../support/operator-process.js";
 import { runBaseline } from "./baseline.js";
 import { runConnectionsPhase } from "./connections-phase.js";
 import { type BenchEnvironment, startEnvironment } from "./environment.js";
+import { runFairnessPhase } from "./fairness-phase.js";
 import { runOperatorPhase } from "./operator-phase.js";
 import { percentile } from "./ready-tracker.js";
 import { runReferencePhase } from "./reference-phase.js";
@@ -42,6 +45,9 @@ const { values: flags } = parseArgs({
     "skip-connections": { type: "boolean" },
     "only-connections": { type: "boolean" },
     "connections-n": { type: "string" },
+    "skip-fairness": { type: "boolean" },
+    "only-fairness": { type: "boolean" },
+    "fairness-backlog": { type: "string" },
     "operator-config": { type: "string" },
     "max-old-space-mib": { type: "string" },
     "max-semi-space-mib": { type: "string" },
@@ -75,6 +81,10 @@ const options = {
   skipConnections: flags["skip-connections"] ?? env.AIDC_BENCH_SKIP_CONNECTIONS === "true",
   onlyConnections: flags["only-connections"] ?? false,
   connectionsN: num(flags["connections-n"], "AIDC_BENCH_CONNECTIONS_N", 50),
+  // The fairness scenario (fairness-phase.ts): batches of connectionsN beside backlogs.
+  skipFairness: flags["skip-fairness"] ?? env.AIDC_BENCH_SKIP_FAIRNESS === "true",
+  onlyFairness: flags["only-fairness"] ?? false,
+  fairnessBacklog: num(flags["fairness-backlog"], "AIDC_BENCH_FAIRNESS_BACKLOG", 1000),
   operatorConfig: flags["operator-config"] ?? env.AIDC_BENCH_OPERATOR_CONFIG,
   maxOldSpaceMiB: num(flags["max-old-space-mib"], "AIDC_BENCH_MAX_OLD_SPACE_MIB", 0),
   // Absent: the image's setting (IMAGE_NODE_ARGS); 0: Node's own default.
@@ -111,6 +121,17 @@ async function main(): Promise<number> {
   const bench = await startEnvironment({ subscriptionDelayMs: 0 });
   const logDir = await mkdtemp(join(tmpdir(), "aidc-bench-"));
   try {
+    if (options.onlyFairness) {
+      const fairness = await runFairnessPhase(
+        bench,
+        options.connectionsN,
+        options.fairnessBacklog,
+        options.timeoutMs,
+        progress,
+      );
+      process.stdout.write(`${JSON.stringify({ fairness }, null, 2)}\n`);
+      return 0;
+    }
     if (options.onlyConnections) {
       const connections = await runConnectionsPhase(
         bench,
@@ -200,6 +221,15 @@ async function main(): Promise<number> {
     const connections = options.skipConnections
       ? null
       : await runConnectionsPhase(bench, options.connectionsN, options.timeoutMs, progress);
+    const fairness = options.skipFairness
+      ? null
+      : await runFairnessPhase(
+          bench,
+          options.connectionsN,
+          options.fairnessBacklog,
+          options.timeoutMs,
+          progress,
+        );
     const ratio = (key: string) => {
       const a = operator[key];
       const b = baseline?.[key];
@@ -217,6 +247,7 @@ async function main(): Promise<number> {
       baseline: baseline ?? null,
       nasVolume,
       connections,
+      fairness,
       overhead: {
         timeToAllReady: ratio("timeToAllReadyMs"),
         latencyP95:

@@ -14,10 +14,9 @@ import { runOperator } from "../../src/cli/run.js";
 import { SECRETS } from "../../src/controllers/connections/registry.js";
 import { NAMESPACES } from "../../src/controllers/connections/resolution.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
-import type { Manager } from "../../src/runtime/manager.js";
 import type { BenchEnvironment } from "./environment.js";
-import { percentile, ReadyTracker } from "./ready-tracker.js";
-import { ensureNamespace, inParallel, NAS, nasName, nasVolume } from "./workload.js";
+import { latencyFigures, ReadyTracker, waitAllReady } from "./ready-tracker.js";
+import { createNasBatch, ensureNamespace, NAS } from "./workload.js";
 
 /** The accounts' keys (the emulator's tenants, added at the start of the scenario). */
 export const CONNECTION_TENANTS = [
@@ -50,6 +49,84 @@ export interface ConnectionsFigures {
 const HOT_LIMIT = { ratePerSecond: 2, burst: 2 };
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
+/**
+ * A ServiceConnection `name` for the account of `apiKey` (its Secret in
+ * `secretNamespace`), allowed in `namespace` and made that namespace's connection.
+ */
+export async function addConnection(
+  env: BenchEnvironment,
+  c: {
+    name: string;
+    apiKey: string;
+    secretNamespace: string;
+    namespace: string;
+    limits?: { ratePerSecond: number; burst: number };
+  },
+): Promise<void> {
+  await env.kube.create(SECRETS, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: `${c.name}-key`, namespace: c.secretNamespace },
+    data: { apiKey: b64(c.apiKey) },
+  });
+  await env.kube.create(serviceConnectionCrd, {
+    apiVersion: "aidc.io/v1alpha1",
+    kind: "ServiceConnection",
+    metadata: { name: c.name },
+    spec: {
+      baseUrl: env.emulator.url,
+      allowInsecureHttp: true,
+      apiKeySecretRef: { namespace: c.secretNamespace, name: `${c.name}-key`, key: "apiKey" },
+      allowedNamespaces: { names: [c.namespace] },
+      ...(c.limits ? { limits: c.limits } : {}),
+    },
+  });
+  await env.kube.patch(
+    NAMESPACES,
+    { namespace: "", name: c.namespace },
+    { metadata: { annotations: { "aidc.io/service-connection": c.name } } },
+  );
+}
+
+/**
+ * `aidc-operator run` in this process (the real wiring) for the bench's emulator and
+ * default account, watching `namespaces` (its own namespace `ops` among them); its log
+ * is dropped. `stop` stops it as SIGTERM would.
+ */
+export function startOperator(
+  env: BenchEnvironment,
+  ops: string,
+  namespaces: readonly string[],
+): { stop(): Promise<void> } {
+  let stop: () => void = () => undefined;
+  const stopSignal = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  const exited = runOperator({
+    kubeconfig: env.kubeconfigPath,
+    env: {
+      AIDC_API_KEY: env.apiKey,
+      AIDC_SERVICE_BASE_URL: env.emulator.url,
+      AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+      AIDC_LOG_LEVEL: "warn",
+      POD_NAMESPACE: ops,
+      AIDC_POLL_INTERVAL_MS: "5000",
+      // Its own namespaces only: the baseline's objects (Ready, nothing bound, in
+      // bench-baseline) would otherwise be ordered again through the default account.
+      AIDC_WATCH_NAMESPACES: namespaces.join(","),
+    },
+    flags: { "metrics-port": "0" },
+    stopSignal,
+    logDestination: { write: () => true },
+  });
+  return {
+    stop: async () => {
+      stop();
+      await exited.catch(() => undefined);
+    },
+  };
+}
+
 /** Runs the scenario with `n` objects per batch; `progress` gets one line per step. */
 export async function runConnectionsPhase(
   env: BenchEnvironment,
@@ -62,94 +139,31 @@ export async function runConnectionsPhase(
   const [ops, hotNs, calmNs] = ["bench-conn-ops", "bench-conn-hot", "bench-conn-calm"];
   for (const ns of [ops, hotNs, calmNs]) await ensureNamespace(kube, ns);
   for (const t of CONNECTION_TENANTS) {
-    await kube.create(SECRETS, {
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name: `${t.name}-key`, namespace: ops },
-      data: { apiKey: b64(t.apiKey) },
+    await addConnection(env, {
+      name: `bench-${t.name}`,
+      apiKey: t.apiKey,
+      secretNamespace: ops,
+      namespace: t.name === "hot" ? hotNs : calmNs,
+      ...(t.name === "hot" ? { limits: HOT_LIMIT } : {}),
     });
-    await kube.create(serviceConnectionCrd, {
-      apiVersion: "aidc.io/v1alpha1",
-      kind: "ServiceConnection",
-      metadata: { name: `bench-${t.name}` },
-      spec: {
-        baseUrl: env.emulator.url,
-        allowInsecureHttp: true,
-        apiKeySecretRef: { namespace: ops, name: `${t.name}-key`, key: "apiKey" },
-        allowedNamespaces: { names: [t.name === "hot" ? hotNs : calmNs] },
-        ...(t.name === "hot" ? { limits: HOT_LIMIT } : {}),
-      },
-    });
-    await kube.patch(
-      NAMESPACES,
-      { namespace: "", name: t.name === "hot" ? hotNs : calmNs },
-      { metadata: { annotations: { "aidc.io/service-connection": `bench-${t.name}` } } },
-    );
   }
 
-  let stop: () => void = () => undefined;
-  const stopSignal = new Promise<void>((resolve) => {
-    stop = resolve;
-  });
-  let manager: Manager | undefined;
-  const exited = runOperator({
-    kubeconfig: env.kubeconfigPath,
-    env: {
-      AIDC_API_KEY: env.apiKey,
-      AIDC_SERVICE_BASE_URL: env.emulator.url,
-      AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
-      AIDC_LOG_LEVEL: "warn",
-      POD_NAMESPACE: ops,
-      AIDC_POLL_INTERVAL_MS: "5000",
-      // Its own namespaces only: the baseline's objects (Ready, nothing bound, in
-      // bench-baseline) would otherwise be ordered again through the default account
-      // ahead of calm's first batch (70 s in a full run).
-      AIDC_WATCH_NAMESPACES: [ops, hotNs, calmNs].join(","),
-    },
-    flags: { "metrics-port": "0" },
-    stopSignal,
-    onStarted: (m) => {
-      manager = m;
-    },
-    logDestination: { write: () => true },
-  });
+  const operator = startOperator(env, ops, [ops, hotNs, calmNs]);
   try {
     const calm = new ReadyTracker(env.kc, kube, NAS, calmNs);
     const hot = new ReadyTracker(env.kc, kube, NAS, hotNs);
     await Promise.all([calm.start(), hot.start()]);
-    const create = async (tracker: ReadyTracker, ns: string, prefix: string) => {
-      const names = Array.from({ length: n }, (_, i) => nasName(prefix, i));
-      await inParallel(names, 10, async (_name, i) => {
-        tracker.markApplied(nasName(prefix, i));
-        await kube.create(NAS, nasVolume(ns, prefix, i));
-      });
-      return names;
-    };
-    const waitReady = async (tracker: ReadyTracker, names: string[]) => {
-      const deadline = Date.now() + timeoutMs;
-      while (tracker.notReady(names).length > 0) {
-        if (Date.now() > deadline) {
-          throw new Error(`not Ready in time: ${tracker.notReady(names).slice(0, 5).join(", ")}`);
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
-    const figures = (latencies: number[]) => ({
-      p50: Math.round(percentile(latencies, 50)),
-      p95: Math.round(percentile(latencies, 95)),
-      max: Math.round(Math.max(...latencies)),
-    });
 
     progress(`connections: calm creates ${n} NasVolumes alone`);
-    const first = await create(calm, calmNs, "alone");
-    await waitReady(calm, first);
-    const alone = figures(calm.latencies());
+    const first = await createNasBatch(kube, calm, calmNs, "alone", n);
+    await waitAllReady(calm, first, timeoutMs);
+    const alone = latencyFigures(calm.latencies());
 
     progress(
       `connections: hot floods ${n} at ${HOT_LIMIT.ratePerSecond}/s while calm creates ${n}`,
     );
     const calmBefore = calm.latencies().length;
-    const hotNames = await create(hot, hotNs, "flood");
+    const hotNames = await createNasBatch(kube, hot, hotNs, "flood", n);
     // Calm's second batch meets hot saturated: every hot object has been reconciled
     // (its finalizer and first status written) and waits at hot's limit.
     const deadline = Date.now() + timeoutMs;
@@ -164,10 +178,10 @@ export async function runConnectionsPhase(
     }
     const hotBacklog = n - hot.notReady(hotNames).length;
     progress(`connections: hot saturated (${hotBacklog} of ${n} Ready); calm creates ${n}`);
-    const second = await create(calm, calmNs, "beside");
-    await waitReady(calm, second);
+    const second = await createNasBatch(kube, calm, calmNs, "beside", n);
+    await waitAllReady(calm, second, timeoutMs);
     const hotReadyThen = n - hot.notReady(hotNames).length;
-    const beside = figures(calm.latencies().slice(calmBefore));
+    const beside = latencyFigures(calm.latencies().slice(calmBefore));
 
     // The control: the same objects of hot, its limit lifted and all of them Ready; what
     // calm pays now is what hot's objects cost by being there (Kubernetes writes, CPU),
@@ -178,11 +192,11 @@ export async function runConnectionsPhase(
       { namespace: "", name: "bench-hot" },
       { spec: { limits: { ratePerSecond: 50, burst: 100 } } },
     );
-    await waitReady(hot, hotNames);
+    await waitAllReady(hot, hotNames, timeoutMs);
     const calmBeforeControl = calm.latencies().length;
-    const third = await create(calm, calmNs, "control");
-    await waitReady(calm, third);
-    const control = figures(calm.latencies().slice(calmBeforeControl));
+    const third = await createNasBatch(kube, calm, calmNs, "control", n);
+    await waitAllReady(calm, third, timeoutMs);
+    const control = latencyFigures(calm.latencies().slice(calmBeforeControl));
     calm.stop();
     hot.stop();
     const ratio = (a: number, b: number) => Math.round((a / Math.max(1, b)) * 100) / 100;
@@ -197,8 +211,6 @@ export async function runConnectionsPhase(
       p50RatioToControl: ratio(beside.p50, control.p50),
     };
   } finally {
-    stop();
-    await exited.catch(() => undefined);
-    void manager;
+    await operator.stop();
   }
 }

@@ -171,3 +171,34 @@ export function percentile(values: readonly number[], p: number): number {
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
 }
+
+/** p50, p95 and max of create-to-Ready latencies, ms. */
+export interface LatencyFigures {
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+/** The {@link LatencyFigures} of `latencies`. */
+export function latencyFigures(latencies: readonly number[]): LatencyFigures {
+  return {
+    p50: Math.round(percentile(latencies, 50)),
+    p95: Math.round(percentile(latencies, 95)),
+    max: Math.round(Math.max(...latencies)),
+  };
+}
+
+/** Waits until `tracker` saw every one of `names` Ready; throws after `timeoutMs`. */
+export async function waitAllReady(
+  tracker: ReadyTracker,
+  names: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (tracker.notReady(names).length > 0) {
+    if (Date.now() > deadline) {
+      throw new Error(`not Ready in time: ${tracker.notReady(names).slice(0, 5).join(", ")}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

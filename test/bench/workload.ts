@@ -150,3 +150,22 @@ export async function ensureNamespace(kube: KubeClient, name: string): Promise<v
     if ((err as { code?: number }).code !== 409) throw err;
   }
 }
+
+/**
+ * Creates NasVolumes `<prefix>-<i>` (i < count) in `namespace`, 10 at a time, each marked
+ * applied on `tracker` just before; resolves with their names.
+ */
+export async function createNasBatch(
+  kube: KubeClient,
+  tracker: { markApplied(name: string): void },
+  namespace: string,
+  prefix: string,
+  count: number,
+): Promise<string[]> {
+  const names = Array.from({ length: count }, (_, i) => nasName(prefix, i));
+  await inParallel(names, 10, async (_name, i) => {
+    tracker.markApplied(nasName(prefix, i));
+    await kube.create(NAS, nasVolume(namespace, prefix, i));
+  });
+  return names;
+}

@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { flowLimit } from "./controller-runner.js";
+import { FairTokenBucket } from "./ratelimit.js";
+import { WorkQueue } from "./workqueue.js";
+
+/** Resolves pending promise callbacks without moving fake time. */
+const flush = () => vi.advanceTimersByTimeAsync(0);
+
+/** Keys `<flow>/<n>` belong to flow `<flow>`. */
+const byPrefix = (key: string) => key.split("/")[0] as string;
+
+describe("fair flows", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("serves the flows in turn, each in its own order", async () => {
+    const q = new WorkQueue({ flowOf: byPrefix });
+    for (let i = 0; i < 4; i++) q.add(`hot/${i}`);
+    q.add("calm/0");
+    q.add("calm/1");
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const key = (await q.get()) as string;
+      order.push(key);
+      q.done(key);
+    }
+    expect(order).toEqual(["hot/0", "calm/0", "hot/1", "calm/1", "hot/2", "hot/3"]);
+  });
+
+  it("keeps workers free for another flow while one flow has a backlog", async () => {
+    const workers = 16;
+    const q = new WorkQueue({ flowOf: byPrefix, flowLimit: flowLimit(workers) });
+    for (let i = 0; i < 1_000; i++) q.add(`hot/${i}`);
+    // Every worker asks; the backlog's reconciles never finish in this test.
+    const got: (string | undefined)[] = [];
+    for (let i = 0; i < workers; i++) void q.get().then((k) => got.push(k));
+    await flush();
+    expect(got).toHaveLength(12);
+    expect(got.every((k) => k?.startsWith("hot/"))).toBe(true);
+    q.add("calm/0");
+    await flush();
+    expect(got.at(-1)).toBe("calm/0");
+    // A key of the backlog finishing frees its worker for the backlog again.
+    q.done(got[0] as string);
+    await flush();
+    expect(got.at(-1)).toBe("hot/12");
+    expect(q.inFlight()).toBe(13);
+  });
+
+  it("hands a low key of one flow out only when no flow has a normal key", async () => {
+    const q = new WorkQueue({ flowOf: byPrefix });
+    q.add("hot/poll", "low");
+    q.add("calm/new");
+    q.add("hot/new");
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const key = (await q.get()) as string;
+      order.push(key);
+      q.done(key);
+    }
+    expect(order).toEqual(["hot/new", "calm/new", "hot/poll"]);
+  });
+
+  it("without flowOf, serves keys in order with every worker", async () => {
+    const q = new WorkQueue();
+    for (let i = 0; i < 20; i++) q.add(`hot/${i}`);
+    const got: (string | undefined)[] = [];
+    for (let i = 0; i < 16; i++) void q.get().then((k) => got.push(k));
+    await flush();
+    expect(got).toEqual(Array.from({ length: 16 }, (_, i) => `hot/${i}`));
+  });
+
+  it("gives the write budget's tokens to the waiting flows in turn", async () => {
+    const bucket = new FairTokenBucket({ qps: 10, burst: 1 });
+    const done: string[] = [];
+    const waits: Promise<unknown>[] = [];
+    for (let i = 0; i < 50; i++) {
+      waits.push(bucket.take("hot").then(() => done.push(`hot/${i}`)));
+    }
+    await vi.advanceTimersByTimeAsync(250);
+    const calmAsked = Date.now();
+    let calmWaited = -1;
+    waits.push(
+      bucket.take("calm").then((ms) => {
+        calmWaited = ms;
+        done.push("calm");
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(300);
+    // One token (100 ms) behind the backlog's next, not 47 tokens.
+    expect(calmWaited).toBeGreaterThanOrEqual(0);
+    expect(calmWaited).toBeLessThanOrEqual(200);
+    expect(Date.now() - calmAsked).toBeGreaterThanOrEqual(calmWaited);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all(waits);
+    expect(done).toHaveLength(51);
+    // The pace stays the bucket's: 51 requests at 10/s with a burst of 1.
+    expect(bucket.waiting).toBe(0);
+  });
+
+  it("lets a request through at once while the budget has tokens and nobody waits", async () => {
+    const bucket = new FairTokenBucket({ qps: 10, burst: 3 });
+    expect(await bucket.take("a")).toBe(0);
+    expect(await bucket.take("b")).toBe(0);
+    expect(await bucket.take("a")).toBe(0);
+    const fourth = bucket.take("a");
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await fourth).toBe(100);
+  });
+});

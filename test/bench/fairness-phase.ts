@@ -1,0 +1,109 @@
+/**
+ * The fairness scenario of `npm run bench` (`--only-fairness` runs it alone,
+ * `--skip-fairness` leaves it out): a calm tenant (a ServiceConnection) creates N
+ * NasVolumes alone, then beside a backlog of B new objects on the default connection,
+ * then beside a backlog of B on another ServiceConnection; its create-to-Ready p50 is
+ * measured each time. Connections are flows (workqueue.ts, ratelimit.ts): a backlog
+ * takes at most its share of the workers and of the Kubernetes write budget, so calm's
+ * p50 beside one stays near its p50 alone. The operator runs in-process
+ * (`runOperator`, the real wiring).
+ */
+import { addConnection, startOperator } from "./connections-phase.js";
+import type { BenchEnvironment } from "./environment.js";
+import {
+  type LatencyFigures,
+  latencyFigures,
+  ReadyTracker,
+  waitAllReady,
+} from "./ready-tracker.js";
+import { createNasBatch, ensureNamespace, NAS } from "./workload.js";
+
+/** The accounts of the scenario's ServiceConnections (the emulator's tenants). */
+const TENANTS = [
+  { name: "fair-calm", apiKey: "bench-fair-calm-key-0001" },
+  { name: "fair-busy", apiKey: "bench-fair-busy-key-0001" },
+];
+
+/** What the scenario measured. */
+export interface FairnessFigures {
+  n: number;
+  backlog: number;
+  calmAlone: LatencyFigures;
+  /** calm beside B new objects of the default connection. */
+  calmBesideDefaultBacklog: LatencyFigures;
+  /** Of the default connection's backlog, Ready when calm's batch was all Ready. */
+  defaultReadyThen: number;
+  /** calm beside B new objects of another ServiceConnection. */
+  calmBesideConnectionBacklog: LatencyFigures;
+  busyReadyThen: number;
+  /** p50 beside the default connection's backlog / alone. */
+  p50RatioDefault: number;
+  /** p50 beside the other connection's backlog / alone. */
+  p50RatioConnection: number;
+}
+
+/** Runs the scenario: batches of `n`, backlogs of `backlog`. */
+export async function runFairnessPhase(
+  env: BenchEnvironment,
+  n: number,
+  backlog: number,
+  timeoutMs: number,
+  progress: (line: string) => void,
+): Promise<FairnessFigures> {
+  const { kube } = env;
+  for (const t of TENANTS) env.emulator.tenants.set(t.name, t.apiKey);
+  const ops = "bench-fair-ops";
+  const [calmNs, busyNs, defaultNs] = ["bench-fair-calm", "bench-fair-busy", "bench-fair-default"];
+  for (const ns of [ops, calmNs, busyNs, defaultNs]) await ensureNamespace(kube, ns);
+  for (const [t, namespace] of [
+    [TENANTS[0], calmNs],
+    [TENANTS[1], busyNs],
+  ] as const) {
+    if (t) await addConnection(env, { ...t, secretNamespace: ops, namespace });
+  }
+
+  const operator = startOperator(env, ops, [ops, calmNs, busyNs, defaultNs]);
+  try {
+    const calm = new ReadyTracker(env.kc, kube, NAS, calmNs);
+    const busy = new ReadyTracker(env.kc, kube, NAS, busyNs);
+    const deflt = new ReadyTracker(env.kc, kube, NAS, defaultNs);
+    await Promise.all([calm.start(), busy.start(), deflt.start()]);
+    /** calm's batch `prefix` beside a backlog created just before it in `ns`. */
+    const beside = async (tracker: ReadyTracker, ns: string, prefix: string) => {
+      progress(`fairness: ${backlog} new objects in ${ns}, then calm creates ${n}`);
+      const backlogNames = await createNasBatch(kube, tracker, ns, `${prefix}-backlog`, backlog);
+      const before = calm.latencies().length;
+      const batch = await createNasBatch(kube, calm, calmNs, prefix, n);
+      await waitAllReady(calm, batch, timeoutMs);
+      const readyThen = backlog - tracker.notReady(backlogNames).length;
+      const latency = latencyFigures(calm.latencies().slice(before));
+      progress(`fairness: calm p50 ${latency.p50} ms; ${readyThen} of the backlog Ready then`);
+      await waitAllReady(tracker, backlogNames, timeoutMs);
+      return { latency, readyThen };
+    };
+
+    progress(`fairness: calm creates ${n} NasVolumes alone`);
+    await waitAllReady(calm, await createNasBatch(kube, calm, calmNs, "alone", n), timeoutMs);
+    const alone = latencyFigures(calm.latencies());
+    progress(`fairness: calm alone p50 ${alone.p50} ms`);
+    const onDefault = await beside(deflt, defaultNs, "by-default");
+    const onConnection = await beside(busy, busyNs, "by-connection");
+    calm.stop();
+    busy.stop();
+    deflt.stop();
+    const ratio = (a: number, b: number) => Math.round((a / Math.max(1, b)) * 100) / 100;
+    return {
+      n,
+      backlog,
+      calmAlone: alone,
+      calmBesideDefaultBacklog: onDefault.latency,
+      defaultReadyThen: onDefault.readyThen,
+      calmBesideConnectionBacklog: onConnection.latency,
+      busyReadyThen: onConnection.readyThen,
+      p50RatioDefault: ratio(onDefault.latency.p50, alone.p50),
+      p50RatioConnection: ratio(onConnection.latency.p50, alone.p50),
+    };
+  } finally {
+    await operator.stop();
+  }
+}
