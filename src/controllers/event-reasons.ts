@@ -32,6 +32,8 @@ export const ACTION_REASONS = [
   "ImageSaveFailed",
   "ImageSaveOutcomeUnknown",
   "ExposureUpdated",
+  "ConnectionDetailsExported",
+  "ConnectionDetailsConflict",
 ] as const;
 
 /** The reason of an Event the controllers record. */

@@ -14,6 +14,28 @@ export const deletionPolicy = z.enum(["Orphan", "Delete"]).default("Orphan").met
 /** `Orphan` or `Delete`. */
 export type DeletionPolicy = z.infer<typeof deletionPolicy>;
 
+/**
+ * `spec.exportTo`: where the operator writes the connection details a workload needs
+ * (a ConfigMap of the object's namespace, owned by the object), as Crossplane's
+ * writeConnectionSecretToRef; `keys` names what the kind writes.
+ */
+export function exportTo(keys: string) {
+  return z
+    .object({
+      configMapName: described(
+        z
+          .string()
+          .min(1)
+          .max(253)
+          .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/),
+        "Name of the ConfigMap (same namespace) the operator writes and owns; deleted with this object. An existing ConfigMap that this object does not own is left alone.",
+      ),
+    })
+    .meta({
+      description: `Connection details written for workloads to mount (e.g. as env): ${keys}. Values appear once the remote resource shows them and follow its changes.`,
+    });
+}
+
 /** The management policies (Crossplane's names): what the operator may do to the remote resource. */
 export const MANAGEMENT_POLICIES = [
   "Observe",

@@ -14,6 +14,7 @@ import {
   computeCenterId,
   connectionFields,
   deletionPolicy,
+  exportTo,
   INTEGER_LIMITS,
   managementPolicies,
   serviceDescription,
@@ -133,6 +134,9 @@ export const FileSystemSpec = withRules(
       ),
       fileSystemId: adoptedId("file system"),
       mounts: mountsSchema.optional(),
+      exportTo: exportTo(
+        "FILE_SYSTEM_ID, PROTOCOL and, per mount of the spec with an address, MOUNT_<name>_ADDRESS (its export path, host:/export)",
+      ).optional(),
       deletionPolicy,
       managementPolicies,
       ...connectionFields,

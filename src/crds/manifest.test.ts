@@ -141,10 +141,17 @@ describe("the generated CRDs", () => {
       }
     }
     // On a TrainingJob the service's limits leave description and ports; exposePorts,
-    // deletionPolicy and managementPolicies are the operator's own and may change too.
+    // exportTo, deletionPolicy and managementPolicies are the operator's own and may change too.
     const tj = Object.keys(prop(schemaOf("trainingjobs"), "spec").properties as object);
     expect(mutableFields(TRAINING_JOB_MUTABILITY, tj).sort()).toEqual(
-      ["deletionPolicy", "description", "exposePorts", "managementPolicies", "ports"].sort(),
+      [
+        "deletionPolicy",
+        "description",
+        "exportTo",
+        "exposePorts",
+        "managementPolicies",
+        "ports",
+      ].sort(),
     );
   });
 

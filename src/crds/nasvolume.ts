@@ -15,6 +15,7 @@ import {
   computeCenterId,
   connectionFields,
   deletionPolicy,
+  exportTo,
   INTEGER_LIMITS,
   managementPolicies,
   mountPath,
@@ -90,6 +91,9 @@ export const NasVolumeSpec = withRules(
         "; the product's when omitted. Immutable.",
       ),
       storageId: adoptedId("storage", "subscribing a new one"),
+      exportTo: exportTo(
+        "STORAGE_ID (the storage id) and MOUNT_PATH (its default mount path)",
+      ).optional(),
       deletionPolicy,
       managementPolicies,
       ...connectionFields,

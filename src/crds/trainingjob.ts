@@ -13,6 +13,7 @@ import {
 import {
   connectionFields,
   deletionPolicy,
+  exportTo,
   localObjectReference,
   managementPolicies,
   serviceDescription,
@@ -107,6 +108,9 @@ const shape = {
     z.boolean(),
     "When true, the operator creates a Service and EndpointSlice per open custom port that point at its external address, so that in-cluster clients reach it by name. Default false; may change at any time.",
   ).default(false),
+  exportTo: exportTo(
+    "TASK_ID, and for each pod (by name order, from 0) POD_<i>_NAME and, per open port with an external address, POD_<i>_PORT_<port> (host:port)",
+  ).optional(),
   deletionPolicy,
   managementPolicies,
   ...connectionFields,
@@ -162,7 +166,7 @@ export const TRAINING_JOB_MUTABILITY: readonly FieldRule[] = [
 export const TrainingJobSpec = withRules(
   z.object(shape).meta({
     description:
-      "Desired training task. Only description, ports, exposePorts and deletionPolicy may change after creation.",
+      "Desired training task. Only description, ports, exposePorts, exportTo, deletionPolicy and managementPolicies may change after creation.",
   }),
   ...trainingConfigRules,
   ...refRules("templateRef", "TEMPLATE"),

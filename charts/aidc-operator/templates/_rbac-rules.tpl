@@ -183,6 +183,15 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - blockvolumes/finalizers
   verbs:
     - update
+# BlockVolume controller: write the ConfigMap of spec.exportTo (the garbage collector deletes it with its owner)
+- apiGroups:
+    - ""
+  resources:
+    - configmaps
+  verbs:
+    - get
+    - create
+    - patch
 # every controller: Normal and Warning Events (repeats patched into a series)
 - apiGroups:
     - events.k8s.io

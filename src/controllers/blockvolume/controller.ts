@@ -16,6 +16,7 @@ import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import { type BlockVolume as RemoteVolume, stripClientTokenMarker } from "../../service/index.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedFacts, ReferenceReader, ReferenceResolution } from "../managed/call.js";
+import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { volumePhase } from "./decisions.js";
@@ -105,6 +106,11 @@ function attachedVolumes(cci: KubeObject, cache: CacheReader): ObjectKey[] {
 export function blockVolumeKind(): ManagedKind<BlockVolumeObject, RemoteVolume, VolumeRefs> {
   return {
     resource: blockVolumeCrd,
+    exportValues: (_obj, status) =>
+      exportData({
+        VOLUME_ID: status.volumeId,
+        ATTACHED_INSTANCE_ID: status.attachedInstanceId,
+      }),
     finalizer: BLOCK_VOLUME_FINALIZER,
     connect: (conn) => new BlockVolumeExternalClient(conn.service),
     adoptId: (obj) => obj.spec.volumeId,

@@ -13,7 +13,7 @@ import { managedController, managedLoopOptions } from "../managed/managed-contro
 import { FileSystemExternalClient } from "./external.js";
 import type { FileSystemRefs, FileSystemRemote } from "./mounts.js";
 import { mountTargetResolver } from "./references.js";
-import { FILE_SYSTEM_FACT_FIELDS, fileSystemStatus } from "./status.js";
+import { FILE_SYSTEM_FACT_FIELDS, fileSystemExport, fileSystemStatus } from "./status.js";
 
 /** The finalizer of FileSystems. */
 export const FILE_SYSTEM_FINALIZER = "aidc.io/filesystem";
@@ -42,6 +42,7 @@ export function fileSystemControllerWith(
   return (deps) => {
     const kind: ManagedKind<FileSystemObject, FileSystemRemote, FileSystemRefs> = {
       resource: fileSystemCrd,
+      exportValues: (_obj, status) => fileSystemExport(status),
       finalizer: FILE_SYSTEM_FINALIZER,
       connect: (conn) => new FileSystemExternalClient(conn.service),
       adoptId: (obj) => obj.spec.fileSystemId,

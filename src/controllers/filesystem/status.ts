@@ -10,6 +10,7 @@ import {
 } from "../../crds/filesystem.js";
 import { type FileSystem, storageStateClass, stripClientTokenMarker } from "../../service/index.js";
 import type { ManagedFacts, ReadyState } from "../managed/call.js";
+import { exportData } from "../managed/export.js";
 import type { FileSystemRemote, MountPlan } from "./mounts.js";
 
 /** The Ready condition: the file system available and every mount of the spec mounted. */
@@ -112,4 +113,16 @@ export function fileSystemStatus(
   if (facts.externalId !== undefined) out.fileSystemId = facts.externalId;
   out.phase = fileSystemPhase(facts.externalId !== undefined, remote, prev.phase);
   return out;
+}
+
+/**
+ * The connection details of `spec.exportTo`: FILE_SYSTEM_ID, PROTOCOL and, per mount
+ * with an address, MOUNT_<name>_ADDRESS (its export path).
+ */
+export function fileSystemExport(status: Record<string, unknown>): Record<string, string> {
+  const s = status as FileSystemStatus;
+  const mounts = Object.fromEntries(
+    (s.mounts ?? []).filter((m) => m.address).map((m) => [`MOUNT_${m.name}_ADDRESS`, m.address]),
+  );
+  return exportData({ FILE_SYSTEM_ID: s.fileSystemId, PROTOCOL: s.protocol, ...mounts });
 }

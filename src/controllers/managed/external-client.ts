@@ -197,6 +197,11 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
    */
   factFields?: readonly string[];
   /**
+   * The connection details of the object for `spec.exportTo` (export.ts), from the
+   * status just written: ConfigMap keys to values. A kind without it has no exportTo.
+   */
+  exportValues?(obj: T, status: Record<string, unknown>): Record<string, string>;
+  /**
    * The unset spec fields `remote` can fill (spec.managementPolicies LateInitialize), as
    * a merge patch of the spec; undefined or empty when there is nothing to fill. Pure.
    */

@@ -93,6 +93,7 @@ export function managedController<T extends ManagedObject, R, Refs>(
   return builder
     .permissions([
       ...managedPermissions(own),
+      ...(kind.exportValues ? [EXPORT_RULE] : []),
       ...referenceRules(own, references, options.references?.reason ?? ""),
       ...(options.permissions ?? []),
     ])
@@ -100,6 +101,14 @@ export function managedController<T extends ManagedObject, R, Refs>(
     .settled(settled)
     .reconcile(reconcile);
 }
+
+/** The ConfigMaps of `spec.exportTo` (export.ts). */
+const EXPORT_RULE: DeclaredRule = {
+  apiGroups: [""],
+  resources: ["configmaps"],
+  verbs: ["get", "create", "patch"],
+  reason: "write the ConfigMap of spec.exportTo (the garbage collector deletes it with its owner)",
+};
 
 /**
  * Connects `kind` to the account of an object: the kind's client for the object's

@@ -42,6 +42,7 @@ import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { deletionPolicyVerdict } from "./deletion-policy.js";
 import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.js";
+import { ExportMemory, exportConnectionDetails } from "./export.js";
 import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
 import { fromKube } from "./kube-casts.js";
 import { lookup } from "./lookup.js";
@@ -161,12 +162,14 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
   options: ManagedOptions,
   connect: (obj: T) => KindClient<T, R, Refs>,
 ): ManagedReconciler {
+  const exports = new ExportMemory();
   const reconcile: Reconciler = async (key, ctx) => {
     const found = ctx.cache.get(kind.resource, key);
     if (!found) return {};
     const run = new ManagedRun(kind, fromKube<T>(found), ctx, connect);
     if (isPaused(run.obj)) return paused(run);
     if (run.obj.metadata?.deletionTimestamp) {
+      exports.forget(run.obj.metadata.uid ?? "");
       if (!hasFinalizer(found, kind.finalizer)) return {};
       return deleteStep(run, options);
     }
@@ -179,7 +182,8 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
       run.obj = fromKube<T>(withFinalizer);
     }
     const outcome = await live(run, options);
-    await writeStatus(run, outcome);
+    const status = await writeStatus(run, outcome);
+    await exportConnectionDetails(run, status, exports);
     if (outcome.requeueAfterMs === undefined) return {};
     return {
       requeueAfterMs: outcome.requeueAfterMs,

@@ -34,11 +34,11 @@ function kindStatus<T extends ManagedObject, R>(
   return { ...kept, ...kind.status(obj, outcome.facts, undefined) };
 }
 
-/** Writes the status of `outcome` on the object of `run`. */
+/** Writes the status of `outcome` on the object of `run`; answers the status fields written. */
 export async function writeStatus<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   outcome: Outcome<R>,
-): Promise<void> {
+): Promise<Record<string, unknown>> {
   const { obj, ctx, kind } = run;
   const generation = obj.metadata?.generation;
   const now = ctx.clock.now();
@@ -72,6 +72,7 @@ export async function writeStatus<T extends ManagedObject, R>(
   if (policy.condition && policy.warn) {
     run.warning("DeletePolicyNotHonoured", policy.condition.message);
   }
+  return base;
 }
 
 /** status.lastHandledReconcileAt: the request this reconcile handled, else the previous one. */

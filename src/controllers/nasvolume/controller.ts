@@ -8,6 +8,7 @@ import { stripClientTokenMarker } from "../../service/index.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
+import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
@@ -97,6 +98,8 @@ export function nasStatus(
 export function nasVolumeKind(scaleSettleMs?: number): ManagedKind<NasVolumeObject, NasInstance> {
   return {
     resource: nasVolumeCrd,
+    exportValues: (_obj, status) =>
+      exportData({ STORAGE_ID: status.storageId, MOUNT_PATH: status.mountPath }),
     finalizer: NAS_FINALIZER,
     connect: (conn) => new NasExternalClient(conn.service, scaleSettleMs),
     adoptId: (obj) => obj.spec.storageId,

@@ -39,6 +39,7 @@ import {
   podsObservedCondition,
   succeededCondition,
   TRAINING_JOB_FACT_FIELDS,
+  trainingJobExport,
   trainingJobStatus,
 } from "./status.js";
 import type { TaskStatusTable } from "./status-class.js";
@@ -98,6 +99,7 @@ export function trainingJobControllerFrom(
   };
   const kind: ManagedKind<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> = {
     resource: trainingJobCrd,
+    exportValues: (_obj, status) => trainingJobExport(status),
     finalizer: TRAINING_JOB_FINALIZER,
     connect: (conn) => trainingJobClient(conn.service, clientOptions),
     resolveReferences: resolveJobReferences,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingJobObject } from "./objects.js";
-import { phaseWithoutRemote, trainingJobStatus } from "./status.js";
+import { phaseWithoutRemote, trainingJobExport, trainingJobStatus } from "./status.js";
 
 const job: TrainingJobObject = {
   apiVersion: "aidc.io/v1alpha1",
@@ -75,4 +75,33 @@ describe("trainingJobStatus", () => {
       expect(JSON.stringify(s.pods)).not.toContain("serviceName");
     },
   );
+});
+
+describe("trainingJobExport", () => {
+  it("names the task and, per pod in name order, its name and each port's external address", () => {
+    expect(
+      trainingJobExport({
+        taskId: "t-1",
+        pods: [
+          {
+            name: "w-1",
+            ports: [{ port: 8080, custom: true, externalHost: "203.0.113.2", externalPort: 30081 }],
+          },
+          {
+            name: "w-0",
+            ports: [
+              { port: 22, custom: false, externalHost: "203.0.113.1", externalPort: 30022 },
+              { port: 8888, custom: false },
+            ],
+          },
+        ],
+      }),
+    ).toEqual({
+      TASK_ID: "t-1",
+      POD_0_NAME: "w-0",
+      POD_0_PORT_22: "203.0.113.1:30022",
+      POD_1_NAME: "w-1",
+      POD_1_PORT_8080: "203.0.113.2:30081",
+    });
+  });
 });

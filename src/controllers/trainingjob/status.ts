@@ -6,6 +6,7 @@ import type { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingJobPhase, TrainingJobStatus } from "../../crds/trainingjob.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ManagedFacts, ReadyState } from "../managed/call.js";
+import { exportData } from "../managed/export.js";
 import { serviceNameFor } from "./expose.js";
 import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
 import { classifyTaskStatus, phaseOf, type TaskStatusTable } from "./status-class.js";
@@ -138,4 +139,24 @@ export function podsObservedCondition(
   const note = remote.observation.note;
   if (!note) return { type: PODS_OBSERVED, remove: true };
   return { type: PODS_OBSERVED, status: "False", reason: "PodOperationMissing", message: note };
+}
+
+/**
+ * The connection details of `spec.exportTo`: TASK_ID and, per pod (by name order, from
+ * 0), POD_<i>_NAME and POD_<i>_PORT_<port> = host:port for each open port with an
+ * external address.
+ */
+export function trainingJobExport(status: Record<string, unknown>): Record<string, string> {
+  const s = status as TrainingJobStatus;
+  const values: Record<string, unknown> = { TASK_ID: s.taskId };
+  const pods = [...(s.pods ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  pods.forEach((pod, i) => {
+    values[`POD_${i}_NAME`] = pod.name;
+    for (const p of pod.ports ?? []) {
+      if (p.externalHost && p.externalPort !== undefined) {
+        values[`POD_${i}_PORT_${p.port}`] = `${p.externalHost}:${p.externalPort}`;
+      }
+    }
+  });
+  return exportData(values);
 }
