@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleOptions } from "../../scripts/bundle-dist.js";
+import { BUNDLE_FILE_MAX_BYTES, bundleOptions } from "../../scripts/bundle-dist.js";
 import { root } from "../../scripts/generated-files.js";
 
 /**
@@ -15,6 +15,7 @@ import { root } from "../../scripts/generated-files.js";
  */
 describe("the production bundle", () => {
   let inputs: string[] = [];
+  let outputs: Record<string, { bytes: number }> = {};
   let outdir = "";
 
   beforeAll(async () => {
@@ -26,6 +27,7 @@ describe("the production bundle", () => {
       absWorkingDir: root,
     });
     inputs = Object.keys(result.metafile.inputs);
+    outputs = result.metafile.outputs;
   }, 60_000);
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
@@ -43,6 +45,15 @@ describe("the production bundle", () => {
         ),
       ),
     ).toEqual([]);
+  });
+
+  it("has no big file: the libraries of SEPARATE_LIBRARIES are files of their own", () => {
+    const js = Object.entries(outputs).filter(([file]) => file.endsWith(".js"));
+    expect(js.length).toBeGreaterThan(5);
+    const big = js
+      .filter(([, o]) => o.bytes > BUNDLE_FILE_MAX_BYTES)
+      .map(([file, o]) => `${file}: ${o.bytes}`);
+    expect(big).toEqual([]);
   });
 
   it("is all the image takes of dist/", () => {
