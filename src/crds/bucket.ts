@@ -10,7 +10,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { connectionFields, deletionPolicy, managementPolicies } from "./fields.js";
+import { connectionFields, deletionPolicy, exportTo, managementPolicies } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons/own.js";
 import { kindStatus, managedStatusShape } from "./status-fields.js";
@@ -211,6 +211,9 @@ export const BucketSpec = withRules(
         z.boolean(),
         "With deletionPolicy Delete: delete every object version and delete marker, then the bucket. Default false: a bucket that holds objects is not deleted, and the object stays with the condition BucketNotEmpty.",
       ).default(false),
+      exportTo: exportTo(
+        "BUCKET_NAME, BUCKET_ENDPOINT (path-style URL) and BUCKET_REGION; never credentials",
+      ).optional(),
       deletionPolicy,
       managementPolicies,
       ...connectionFields,

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketControllerWith } from "../../src/controllers/bucket/controller.js";
 import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
@@ -95,8 +96,25 @@ describe("Bucket controller", () => {
       ],
       policy: POLICY(name),
       tags: { team: "vision" },
+      exportTo: { configMapName: "data-bucket" },
     });
     const obj = await buckets.waitForCondition("data", "Ready", "True", "Available", 30_000);
+    // The connection details for workloads, never a credential.
+    const exported = await eventually(async () => {
+      const cm = await op.kube.get<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, {
+        namespace,
+        name: "data-bucket",
+      });
+      return cm?.data?.BUCKET_REGION ? cm : undefined;
+    });
+    expect(exported.data).toEqual({
+      BUCKET_NAME: name,
+      BUCKET_ENDPOINT: `${s3.server.url}/${name}`,
+      BUCKET_REGION: "us-east-1",
+    });
+    expect(exported.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "Bucket", uid: obj.metadata?.uid, controller: true }),
+    ]);
     expect(conditionOf(obj, "Synced")).toMatchObject({ status: "True" });
     const status = obj.status as Record<string, unknown>;
     expect(status).toMatchObject({

@@ -8,6 +8,7 @@ import { jsonEqual, toJson } from "../../runtime/json.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
+import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import {
@@ -79,6 +80,12 @@ export function bucketKind(
   return {
     resource: bucketCrd,
     finalizer: BUCKET_FINALIZER,
+    exportValues: (_obj, status) =>
+      exportData({
+        BUCKET_NAME: status.bucketName,
+        BUCKET_ENDPOINT: status.endpoint,
+        BUCKET_REGION: status.region,
+      }),
     // S3, not the service: the client finds each object's storage through its
     // connection (storage.ts), one client for every account.
     connect: () => client,
