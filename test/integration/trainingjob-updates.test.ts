@@ -2,10 +2,12 @@
  * A running TrainingJob's updates against the real API server and the emulator: a
  * description change sends only PUT desc; spec.ports opens and closes custom ports;
  * exposePorts keeps a Service and EndpointSlice per open port that follow port
- * changes; a failed task's message surfaces in the Ready condition.
+ * changes; spec.exportTo's ConfigMap follows the ports; a failed task's message
+ * surfaces in the Ready condition.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
+import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
 import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
 import { trainingJobExposureControllerFrom } from "../../src/controllers/trainingjob/exposure-controller.js";
@@ -175,6 +177,46 @@ describe("ports and exposure", () => {
       return e.services.length === 0 && e.slices.length === 0;
     });
   }, 90_000);
+});
+
+describe("spec.exportTo", () => {
+  it("writes the task id and each pod's external addresses into spec.exportTo's ConfigMap, following port changes", async () => {
+    const job = await startJob("exported", {
+      ports: [{ port: 8888 }],
+      exportTo: { configMapName: "exported-conn" },
+    });
+    type ConfigMap = KubeObject & { data?: Record<string, string> };
+    const data = (keyPresent: string) =>
+      eventually(async () => {
+        const cm = await op.kube.get<ConfigMap>(CONFIG_MAPS, {
+          namespace: ns,
+          name: "exported-conn",
+        });
+        return cm?.data?.[keyPresent] ? cm : undefined;
+      });
+    const first = await data("POD_1_PORT_8888");
+    const pods = (await waitForJob(op.kube, ns, "exported", (j) => customPorts(j).length === 2))
+      .status?.pods;
+    const sorted = [...(pods ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+    const address = (i: number, port: number) => {
+      const p = sorted[i]?.ports?.find((x) => x.port === port);
+      return `${p?.externalHost}:${p?.externalPort}`;
+    };
+    expect(first.data).toMatchObject({
+      TASK_ID: job.status?.taskId,
+      POD_0_NAME: sorted[0]?.name,
+      POD_1_NAME: sorted[1]?.name,
+      POD_0_PORT_8888: address(0, 8888),
+      POD_1_PORT_8888: address(1, 8888),
+    });
+    expect(first.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "TrainingJob", uid: job.metadata?.uid, controller: true }),
+    ]);
+
+    await patchSpec(op.kube, ns, "exported", { ports: [{ port: 9000 }] });
+    const moved = await data("POD_1_PORT_9000");
+    expect(Object.keys(moved.data ?? {}).filter((k) => k.endsWith("_8888"))).toEqual([]);
+  });
 });
 
 describe("an exposure Service deleted by hand", () => {
