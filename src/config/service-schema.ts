@@ -91,6 +91,14 @@ export const serviceSchema = z
       .describe(
         "Client-side token bucket of the calls to the service (routine polls wait behind other calls); `null` disables it. A ServiceConnection's `spec.limits` replaces it for its objects.",
       ),
+    routineCallShare: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.2)
+      .describe(
+        "Share of each connection's rate limit that routine observation (polls of settled objects, list walks) may use; their intervals stretch to fit the fleet, and creates and requested reconciles go first. `aidc_service_routine_budget_wait_seconds_total` counts the time observation ran slower than configured.",
+      ),
     catalogTtlMs: z
       .number()
       .int()

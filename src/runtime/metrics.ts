@@ -26,6 +26,8 @@ export interface ServiceRequestInfo {
   rateLimitWaitMs?: number;
   /** The call's priority at the rate limit: `normal`, or `low` for a routine poll. */
   priority?: string;
+  /** Of the wait, what a routine call waited for its connection's routine budget alone. */
+  routineBudgetWaitMs?: number;
   /**
    * The service connection (account) the call was made with: a ServiceConnection's
    * name, or {@link DEFAULT_CONNECTION_LABEL} for the operator's default connection.
@@ -65,6 +67,7 @@ export class RuntimeMetrics {
   private readonly serviceRequests: Counter<"endpoint" | "code" | "connection">;
   private readonly serviceDuration: Histogram<"endpoint" | "connection">;
   private readonly serviceRateLimitWait: Histogram<"priority" | "connection">;
+  private readonly serviceRoutineBudgetWait: Counter<"connection">;
   private readonly serviceOperationAvailable: Gauge<"operation">;
   private readonly firstReady: Histogram<"kind">;
   private health: (() => HealthSnapshot) | undefined;
@@ -182,6 +185,12 @@ export class RuntimeMetrics {
       buckets: REQUEST_BUCKETS,
       registers,
     });
+    this.serviceRoutineBudgetWait = new Counter({
+      name: "aidc_service_routine_budget_wait_seconds_total",
+      help: "Time routine calls to the service (polls of settled objects, list walks) waited for their connection's routine budget alone (service.routineCallShare of its rate limit): when it grows, observation runs slower than configured because the fleet needs more calls than the budget allows",
+      labelNames: ["connection"],
+      registers,
+    });
     this.serviceOperationAvailable = new Gauge({
       name: "aidc_service_operation_available",
       help: "Whether the service answers an operation of the endpoint table: 1 it answers (an envelope, even an error one), 0 found missing (a bare HTTP 404/405: orders that need it are refused until its path is set), -1 not known yet, -2 disabled by the configuration (orders that need it are refused); set for the operations whose path is an assumption and every operation an answer taught about",
@@ -284,6 +293,9 @@ export class RuntimeMetrics {
         { priority: info.priority ?? "normal", connection },
         info.rateLimitWaitMs / 1000,
       );
+    }
+    if (info.routineBudgetWaitMs) {
+      this.serviceRoutineBudgetWait.inc({ connection }, info.routineBudgetWaitMs / 1000);
     }
   };
 

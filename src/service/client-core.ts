@@ -63,6 +63,7 @@ export class ServiceClientCore implements OperationCaller {
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
       rateLimitMaxWaitMs: options.rateLimitMaxWaitMs,
+      routineShare: options.routineShare,
       priority: options.callPriority,
       signal: options.callSignal,
       endpoints: this.endpoints,

@@ -42,6 +42,11 @@ export interface ServiceClientOptions {
    */
   rateLimitMaxWaitMs?: number;
   /**
+   * Share (0..1] of `rateLimit` that routine calls (polls of settled objects, list walks)
+   * may use; their intervals stretch to fit. Default: all of it.
+   */
+  routineShare?: number;
+  /**
    * The priority of the call being made, read at the rate limit: `low` calls (routine
    * polls) wait while `normal` ones wait too. The operator passes the priority of the
    * reconcile making the call. Default: every call `normal`.

@@ -93,3 +93,43 @@ describe("TokenBucket", () => {
     expect([1, 2, 3].map(() => bucket.reserveLaterSlotMs())).toEqual([500, 1000, 1500]);
   });
 });
+
+describe("TokenBucket routine budget", () => {
+  it("paces routine calls at their share of the rate and says how much slower they ran", async () => {
+    const t = virtualTime();
+    // 50/s, a fifth for routine calls: 10/s, a burst of 20 of them.
+    const bucket = new TokenBucket({ ratePerSecond: 50, burst: 100 }, t.now, t.sleep, 0.2);
+    const stretched: number[] = [];
+    for (let i = 0; i < 40; i++) stretched.push(await bucket.take("low"));
+    // 20 at once (the routine burst), then 20 more at 10/s.
+    expect(t.now()).toBe(2_000);
+    expect(stretched.slice(0, 20).every((ms) => ms === 0)).toBe(true);
+    expect(stretched.slice(20).reduce((a, b) => a + b, 0)).toBe(2_000);
+  });
+
+  it("lets creates through at the full rate while routine calls wait for their budget", async () => {
+    const t = virtualTime();
+    const bucket = new TokenBucket({ ratePerSecond: 50, burst: 1 }, t.now, t.sleep, 0.2);
+    await bucket.take();
+    const order: string[] = [];
+    const polls = Array.from({ length: 3 }, (_, i) =>
+      bucket.take("low").then(() => order.push(`poll-${i}`)),
+    );
+    const creates = Array.from({ length: 5 }, (_, i) =>
+      bucket.take().then(() => order.push(`create-${i}`)),
+    );
+    await Promise.all([...polls, ...creates]);
+    // Every create first, 20 ms apart (at 100 ms); then the polls at 10/s from 120 ms.
+    expect(order.slice(0, 5)).toEqual(["create-0", "create-1", "create-2", "create-3", "create-4"]);
+    expect(order.slice(5)).toEqual(["poll-0", "poll-1", "poll-2"]);
+    expect(t.now()).toBe(320);
+  });
+
+  it("counts a routine caller's wait in its estimate, so a saturated connection bounces it", () => {
+    const t = virtualTime();
+    const bucket = new TokenBucket({ ratePerSecond: 50, burst: 100 }, t.now, t.sleep, 0.2);
+    for (let i = 0; i < 20; i++) void bucket.take("low");
+    expect(bucket.waitEstimateMs("normal")).toBe(0);
+    expect(bucket.waitEstimateMs("low")).toBeGreaterThanOrEqual(100);
+  });
+});

@@ -1,7 +1,10 @@
 /**
  * A client-side token bucket: at most `burst` requests at once, refilled at
  * `ratePerSecond`. Callers are served in arrival order within their priority; a
- * `low` caller (a routine poll) gets a token only when no `normal` caller waits.
+ * `low` caller (a routine poll) gets a token only when no `normal` caller waits, and
+ * only within the routine share of the rate (a second bucket at `routineShare` of it):
+ * at idle, routine observation uses at most that share, and stretches its intervals
+ * when the fleet needs more.
  */
 
 /** Rate of the bucket. */
@@ -28,7 +31,16 @@ export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(reso
 export class TokenBucket {
   private tokens: number;
   private last: number;
-  private readonly waiting: Record<CallPriority, Array<() => void>> = { normal: [], low: [] };
+  private readonly waiting: Record<CallPriority, Array<(stretchMs: number) => void>> = {
+    normal: [],
+    low: [],
+  };
+  /** The routine budget's tokens (low callers take one here too); Infinity: no budget. */
+  private routine: number;
+  private readonly routineRate: number;
+  private readonly routineBurst: number;
+  /** How long the low caller at the head waited for the routine budget alone. */
+  private stretch = 0;
   private serving = false;
   /** The end of the slots handed to bounced callers ({@link reserveLaterSlotMs}). */
   private laterSlots = 0;
@@ -37,6 +49,8 @@ export class TokenBucket {
     private readonly limit: RateLimit,
     private readonly now: () => number = Date.now,
     private readonly sleep: Sleep = realSleep,
+    /** Share (0..1] of the rate routine (low) calls may use; 1 or undefined: no budget. */
+    routineShare?: number,
   ) {
     if (!(limit.ratePerSecond > 0) || !(limit.burst >= 1)) {
       throw new Error(
@@ -45,10 +59,19 @@ export class TokenBucket {
     }
     this.tokens = limit.burst;
     this.last = now();
+    const share =
+      routineShare !== undefined && routineShare > 0 && routineShare < 1 ? routineShare : 1;
+    this.routineRate = limit.ratePerSecond * share;
+    this.routineBurst = share === 1 ? Number.POSITIVE_INFINITY : Math.max(1, limit.burst * share);
+    this.routine = this.routineBurst;
   }
 
-  /** Resolves when the caller may send one request; takes one token. */
-  take(priority: CallPriority = "normal"): Promise<void> {
+  /**
+   * Resolves when the caller may send one request; takes one token. Resolves with the ms
+   * a low caller waited for the routine budget alone (0 for a normal one): its routine
+   * observation ran that much slower than configured.
+   */
+  take(priority: CallPriority = "normal"): Promise<number> {
     return new Promise((resolve) => {
       this.waiting[priority].push(resolve);
       if (!this.serving) void this.serve();
@@ -69,7 +92,10 @@ export class TokenBucket {
     this.refill();
     const ahead = this.waiting.normal.length + (priority === "low" ? this.waiting.low.length : 0);
     const missing = ahead + 1 - this.tokens;
-    return missing <= 0 ? 0 : (missing / this.limit.ratePerSecond) * 1000;
+    const wait = missing <= 0 ? 0 : (missing / this.limit.ratePerSecond) * 1000;
+    if (priority === "normal" || this.routineBurst === Number.POSITIVE_INFINITY) return wait;
+    const routineMissing = this.waiting.low.length + 1 - this.routine;
+    return Math.max(wait, routineMissing <= 0 ? 0 : (routineMissing / this.routineRate) * 1000);
   }
 
   /**
@@ -96,6 +122,7 @@ export class TokenBucket {
     const elapsed = Math.max(0, t - this.last) / 1000;
     this.last = t;
     this.tokens = Math.min(this.limit.burst, this.tokens + elapsed * this.limit.ratePerSecond);
+    this.routine = Math.min(this.routineBurst, this.routine + elapsed * this.routineRate);
   }
 
   /**
@@ -106,15 +133,24 @@ export class TokenBucket {
     this.serving = true;
     try {
       for (;;) {
-        const lane = this.waiting.normal.length > 0 ? this.waiting.normal : this.waiting.low;
+        const low = this.waiting.normal.length === 0;
+        const lane = low ? this.waiting.low : this.waiting.normal;
         if (lane.length === 0) return;
         this.refill();
-        if (this.tokens >= 1) {
+        if (this.tokens >= 1 && (!low || this.routine >= 1)) {
           this.tokens -= 1;
-          lane.shift()?.();
+          if (low) this.routine -= 1;
+          const stretch = low ? this.stretch : 0;
+          if (low) this.stretch = 0;
+          lane.shift()?.(stretch);
           continue;
         }
-        await this.sleep(Math.ceil(((1 - this.tokens) / this.limit.ratePerSecond) * 1000));
+        const forToken = ((1 - this.tokens) / this.limit.ratePerSecond) * 1000;
+        const forRoutine = low ? ((1 - this.routine) / this.routineRate) * 1000 : 0;
+        const ms = Math.ceil(Math.max(forToken, forRoutine));
+        // The time only the routine budget held the head low caller back.
+        if (low && forRoutine > forToken) this.stretch += ms - Math.max(0, Math.ceil(forToken));
+        await this.sleep(ms);
       }
     } finally {
       this.serving = false;

@@ -20,6 +20,11 @@ export interface RequestObservation {
   rateLimitWaitMs: number;
   /** The call's priority at the rate limit (`low`: a routine poll). */
   priority: CallPriority;
+  /**
+   * Of `rateLimitWaitMs`, what a routine call waited for the routine budget alone
+   * (`routineShare`): routine observation ran that much slower than configured.
+   */
+  routineBudgetWaitMs?: number;
 }
 
 /** Everything the transport needs; `ServiceClient` fills the defaults. */
@@ -38,6 +43,8 @@ export interface TransportOptions {
   httpClient?: ServiceHttpClient;
   retry: RetryPolicy;
   rateLimit: RateLimit | null;
+  /** Share of `rateLimit` routine (low-priority) calls may use; default all of it. */
+  routineShare?: number | undefined;
   /**
    * A call that would wait longer than this for the rate limit is not sent: it fails at
    * once with `ServiceThrottledError` (retryable, not sent), so the caller's worker is

@@ -30,7 +30,11 @@ import { abandoned, networkError, redirectError, scrub } from "./transport-error
 import { type CallArgs, REDACTED_LOG_PATHS, type TransportOptions } from "./transport-options.js";
 
 /** One call as the transport tracks it: what it is, and its last wait for the rate limit. */
-type TransportCall = CallDescription & { rateLimitWaitMs: number; priority: CallPriority };
+type TransportCall = CallDescription & {
+  rateLimitWaitMs: number;
+  routineBudgetWaitMs: number;
+  priority: CallPriority;
+};
 
 export {
   type CallArgs,
@@ -59,7 +63,9 @@ export class ServiceTransport {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.agents = idleBoundedAgents(options.idleSocketTimeoutMs, 64);
     const sleep = options.sleep ?? realSleep;
-    this.bucket = options.rateLimit ? new TokenBucket(options.rateLimit, Date.now, sleep) : null;
+    this.bucket = options.rateLimit
+      ? new TokenBucket(options.rateLimit, Date.now, sleep, options.routineShare)
+      : null;
     this.log = options.logger?.child(
       { component: "service-client" },
       { redact: { paths: REDACTED_LOG_PATHS, censor: "[REDACTED]" } },
@@ -97,6 +103,7 @@ export class ServiceTransport {
       where: `${def.method} ${path}`,
       idempotent: def.idempotent,
       rateLimitWaitMs: 0,
+      routineBudgetWaitMs: 0,
       priority: this.options.priority?.() ?? "normal",
     };
     const url = this.baseUrl + path + queryString(args.query);
@@ -112,7 +119,7 @@ export class ServiceTransport {
         if (this.bucket) {
           this.refuseLongWait(call.endpoint, call.priority);
           const queued = performance.now();
-          await this.bucket.take(call.priority);
+          call.routineBudgetWaitMs = await this.bucket.take(call.priority);
           call.rateLimitWaitMs = Math.round((performance.now() - queued) * 1000) / 1000;
         }
         return await this.attempt(call, def.method, url, body, key, schema, abort);
@@ -245,7 +252,7 @@ export class ServiceTransport {
     error?: string,
   ): void {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const { rateLimitWaitMs, priority } = call;
+    const { rateLimitWaitMs, routineBudgetWaitMs, priority } = call;
     this.options.onRequest?.({
       endpoint: call.endpoint,
       method,
@@ -253,6 +260,7 @@ export class ServiceTransport {
       durationMs,
       rateLimitWaitMs,
       priority,
+      ...(routineBudgetWaitMs > 0 ? { routineBudgetWaitMs } : {}),
     });
     this.log?.debug(
       {

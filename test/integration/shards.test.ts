@@ -4,9 +4,6 @@
  * its leader on its own Lease, and a relabelled object moves to the other shard without
  * a second remote resource.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARD_LABEL } from "../../src/config/shard.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
@@ -20,7 +17,7 @@ import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
 import { TEST_API_KEY } from "../support/operator.js";
-import { type OperatorInProcess, runInProcess } from "../support/run-operator.js";
+import { type OperatorInProcess, runInProcessWith } from "../support/run-operator.js";
 
 const NAS_SPEC = { productCode: "nas.capacity.standard", capacityGB: 100 };
 
@@ -28,7 +25,6 @@ describe("shards", () => {
   const kc = adminKubeConfig();
   const kube = new KubeClient(kc);
   let emulator: RunningEmulator;
-  let dir = "";
   let namespace = "";
   const operators = new Map<string, OperatorInProcess>();
 
@@ -36,24 +32,19 @@ describe("shards", () => {
     await installCrds(kc);
     namespace = await createNamespace(kc, "shards");
     emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 200 });
-    dir = await mkdtemp(join(tmpdir(), "aidc-shards-"));
     for (const shard of ["", "a", "b"]) {
-      const configFile = join(dir, `config-${shard || "unsharded"}.json`);
-      await writeFile(
-        configFile,
-        JSON.stringify({
-          service: { baseUrl: emulator.url, allowInsecureHttp: true, rateLimit: null },
-          ...(shard ? { shardKey: shard } : {}),
-          watchNamespaces: [namespace],
-          leaderElection: { enabled: true, leaseNamespace: namespace },
-          pollIntervalMs: { default: 500 },
-          server: { port: 0, host: "127.0.0.1" },
-          log: { level: "silent" },
-        }),
-      );
+      const config = {
+        service: { baseUrl: emulator.url, allowInsecureHttp: true, rateLimit: null },
+        ...(shard ? { shardKey: shard } : {}),
+        watchNamespaces: [namespace],
+        leaderElection: { enabled: true, leaseNamespace: namespace },
+        pollIntervalMs: { default: 500 },
+        server: { port: 0, host: "127.0.0.1" },
+        log: { level: "silent" },
+      };
       operators.set(
         shard,
-        await runInProcess(configFile, {
+        await runInProcessWith(config, {
           controllerFactories: [nasVolumeController],
           env: { AIDC_API_KEY: TEST_API_KEY },
         }),
@@ -63,7 +54,6 @@ describe("shards", () => {
   afterAll(async () => {
     for (const op of operators.values()) expect(await op.stop()).toBe(0);
     await emulator?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   /** The NasVolume names in the cache of the operator of `shard` ("" unsharded). */

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { inject } from "vitest";
 import { type RunOptions, runOperator } from "../../src/cli/run.js";
 import type { Manager } from "../../src/runtime/manager.js";
@@ -43,6 +46,31 @@ export async function runInProcess(
     stop: () => {
       stopSignal();
       return running;
+    },
+  };
+}
+
+/**
+ * {@link runInProcess} with `config` written to a config file of its own (removed when
+ * the operator stops).
+ */
+export async function runInProcessWith(
+  config: Record<string, unknown>,
+  options: Pick<RunOptions, "controllerFactories" | "env"> = {},
+): Promise<OperatorInProcess> {
+  const dir = await mkdtemp(join(tmpdir(), "aidc-config-"));
+  const configFile = join(dir, "config.json");
+  await writeFile(configFile, JSON.stringify(config));
+  const op = await runInProcess(configFile, options).catch(async (err: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  });
+  return {
+    ...op,
+    stop: async () => {
+      const code = await op.stop();
+      await rm(dir, { recursive: true, force: true });
+      return code;
     },
   };
 }

@@ -46,6 +46,7 @@ export function sharedServiceClientOptions(
     createTaskFields: s.createTaskFields,
     retry: s.retry,
     rateLimit: s.rateLimit,
+    routineShare: s.routineCallShare,
     // A routine poll's calls wait at the rate limit behind calls with work to do.
     callPriority: currentReconcilePriority,
     // A reconcile abandoned at its deadline stops its calls at once.
