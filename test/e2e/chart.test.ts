@@ -354,6 +354,12 @@ describe("the Helm chart", () => {
       );
       expect(pods).toEqual([d]);
     }
+    // Each Deployment keeps its own pods through voluntary disruptions.
+    expect(ofKind(sharded, "PodDisruptionBudget").map((p) => p.metadata.name)).toEqual([
+      "r-aidc-operator",
+      "r-aidc-operator-shard-a",
+      "r-aidc-operator-shard-b",
+    ]);
     await expect(helmTemplate("r", "ns", {}, ["--set", "shards={Team_A}"])).rejects.toThrow(
       /shards\/0/,
     );
