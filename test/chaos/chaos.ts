@@ -2,9 +2,10 @@
  * `npm run chaos -- [--n 100] [--kills 20] [--seed 1] ...`
  *
  * Starts a control plane and the emulator (20% of service requests fail with 500, creates
- * after taking effect; a share is delayed), creates N NasVolumes, N TrainingJobs, N
- * FileSystems (each mounted on an instance) and N BlockVolumes (each attached to an
- * instance) while `aidc-operator run`
+ * after taking effect, 10% of NAS subscribes without; a share is delayed), creates N
+ * NasVolumes, N TrainingJobs, N FileSystems (each mounted on an instance), N
+ * BlockVolumes (each attached to an instance) and N/10 observe-only NasVolumes of NAS
+ * made outside the cluster (no writing call may name them) while `aidc-operator run`
  * is SIGKILLed at seeded random moments and restarted each time, restarts the API
  * server once, lets the operator settle, and prints the invariants as JSON. Exits 1
  * on any violation. The same seed gives the same kill schedule, batches and fault draws.
@@ -29,6 +30,7 @@ const { values: flags } = parseArgs({
     "error-rate": { type: "string" },
     "create-error-rate": { type: "string" },
     "lost-create-rate": { type: "string" },
+    observed: { type: "string" },
     "visibility-window-ms": { type: "string" },
     "latency-ms": { type: "string" },
     "latency-rate": { type: "string" },
@@ -58,6 +60,7 @@ const options = {
   errorRate: num(flags["error-rate"], "AIDC_CHAOS_ERROR_RATE", 0.2),
   createErrorRate: num(flags["create-error-rate"], "AIDC_CHAOS_CREATE_ERROR_RATE", 0.2),
   lostCreateRate: num(flags["lost-create-rate"], "AIDC_CHAOS_LOST_CREATE_RATE", 0.1),
+  observed: num(flags.observed, "AIDC_CHAOS_OBSERVED", Math.ceil(n / 10)),
   visibilityWindowMs: num(flags["visibility-window-ms"], "AIDC_CHAOS_VISIBILITY_WINDOW_MS", 30_000),
   latency: {
     rate: num(flags["latency-rate"], "AIDC_CHAOS_LATENCY_RATE", 0.3),

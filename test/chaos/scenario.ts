@@ -10,6 +10,7 @@
  * checked (checks.ts).
  */
 import { freePort } from "../../src/controlplane/controlplane.js";
+import { applySeed } from "../../src/emulator/seeding.js";
 import { seededRandom } from "../../src/emulator/state.js";
 import type { BenchEnvironment } from "../bench/environment.js";
 import { isReady } from "../bench/ready-tracker.js";
@@ -65,6 +66,11 @@ export interface ChaosOptions {
    */
   lostCreateRate?: number;
   /**
+   * NasVolumes that import, with `managementPolicies: [Observe]`, a NAS made outside
+   * the cluster: the run checks that nothing writing was sent for them. Default 0.
+   */
+  observed?: number;
+  /**
    * The operator's list visibility window (`service.listVisibilityWindowMs`): how long it
    * looks up a create whose outcome is unknown before stopping as CreateOutcomeUnknown,
    * which the run then resolves as a user would (user-resolution.ts).
@@ -98,6 +104,9 @@ export interface ChaosReport extends ChaosFindings {
   serviceCallsByEndpoint: Record<string, number>;
   /** Whole run, ms. */
   durationMs: number;
+  /** Observe-only NasVolumes, and the writing calls that named their NAS (must be 0). */
+  observed: number;
+  observedWrites: number;
 }
 
 const CREATE_ENDPOINTS = new Set([
@@ -143,6 +152,11 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     { kind: "latency", rate: o.latency.rate, latencyMs: o.latency.ms },
   ]);
   const fsCount = o.fileSystems ?? 0;
+  const observedCount = o.observed ?? 0;
+  // NAS made outside the cluster (names without the run's prefix), each imported below.
+  const observedIds = applySeed(env.emulator.state, {
+    nas: Array.from({ length: observedCount }, (_, i) => ({ name: `observed-${i}` })),
+  }).nas;
   const metricsPort = await freePort();
   const start = () =>
     startOperatorProcess({
@@ -158,7 +172,8 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         AIDC_LOG_LEVEL: "debug",
         // The file systems mount on the emulator's CCI instances by id, which the
         // operator did not create: the namespace may adopt them (docs/install.md).
-        ...(fsCount > 0 ? { AIDC_ADOPTION_NAMESPACES: o.namespace } : {}),
+        // So do the observed NasVolumes, bound to NAS made outside the cluster.
+        ...(fsCount > 0 || observedCount > 0 ? { AIDC_ADOPTION_NAMESPACES: o.namespace } : {}),
       },
     });
   const createCalls = () =>
@@ -176,6 +191,18 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     if (i < fileSystems) objects.push({ res: FS, obj: fileSystem(o.namespace, o.prefix, i) });
     if (i < blockVolumes) objects.push({ res: BV, obj: blockVolume(o.namespace, o.prefix, i) });
   }
+  observedIds.forEach((storageId, i) => {
+    const obj = nasVolume(o.namespace, `${o.prefix}-observed`, i);
+    obj.spec = {
+      productCode: String((obj.spec as { productCode: string }).productCode),
+      storageId,
+      // Twice the seeded quota: under "*" this would be a scale; observed, it is drift.
+      capacityGB: 200,
+      managementPolicies: ["Observe"],
+      deletionPolicy: "Delete",
+    };
+    objects.push({ res: NAS, obj });
+  });
   const batches = Math.max(1, Math.ceil(o.kills / 2));
   const batchSize = Math.ceil(objects.length / batches);
   const restartAt = Math.floor(o.kills / 2);
@@ -236,6 +263,12 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     env.emulator.faults.clear();
     await operator.stop();
     const log = env.emulator.requestLog.read({ since: seq0 });
+    // Nothing that writes may name an observed NAS.
+    const observedWrites = log.filter(
+      (e) =>
+        e.method !== "GET" &&
+        observedIds.some((id) => e.path.includes(id) || JSON.stringify(e.body ?? "").includes(id)),
+    ).length;
     const findings = await checkInvariants({
       kube: env.kube,
       emulator: env.emulator,
@@ -260,7 +293,13 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       userResolutions,
       serviceCallsByEndpoint: countBy(log.map((e) => e.endpoint ?? `${e.method} ${e.path}`)),
       durationMs: Date.now() - began,
+      observed: observedCount,
+      observedWrites,
       ...findings,
+      violations: [
+        ...findings.violations,
+        ...(observedWrites > 0 ? [`${observedWrites} writing calls to observed NAS`] : []),
+      ],
     };
   } finally {
     env.emulator.faults.clear();
