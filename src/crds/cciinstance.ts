@@ -10,7 +10,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { computeCenterId, connectionFields, serviceId } from "./fields.js";
+import { computeCenterId, connectionFields, exportTo, serviceId } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
 import { kindStatus, optionalFlag, optionalString } from "./status-fields.js";
 
@@ -73,6 +73,9 @@ export const CciInstanceSpec = withRules(
           "x-kubernetes-list-type": "map",
           "x-kubernetes-list-map-keys": ["imageName", "tag"],
         }),
+      exportTo: exportTo(
+        "CCI_INSTANCE_ID and the access addresses WEBSSH_URL, JUPYTER_URL, VSCODE_URL (those the instance has)",
+      ).optional(),
       ...connectionFields,
     })
     .meta({

@@ -5,9 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
+import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
 import type { CciInstance, CciInstanceSpec } from "../../src/crds/cciinstance.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
-import type { ResourceDescriptor } from "../../src/runtime/index.js";
+import type { KubeObject, ResourceDescriptor } from "../../src/runtime/index.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 
@@ -92,7 +93,7 @@ describe("CciInstance controller", () => {
     );
 
   it("binds by spec.instanceId and mirrors the instance, with the id in status and annotation", async () => {
-    await create("by-id", { instanceId: "cci-0001" });
+    await create("by-id", { instanceId: "cci-0001", exportTo: { configMapName: "notebook" } });
     const obj = await eventually(async () => {
       const o = await read("by-id");
       return condition(o, "Ready")?.status === "True" ? o : undefined;
@@ -119,6 +120,22 @@ describe("CciInstance controller", () => {
     expect(JSON.stringify(obj.status)).not.toContain("/etc/jupyter/token");
     expect(condition(obj, "Bound")).toMatchObject({ status: "True", reason: "Bound" });
     expect(condition(obj, "Synced")).toMatchObject({ status: "True" });
+    // spec.exportTo: the access addresses for workloads, in a ConfigMap the object owns.
+    const cm = await eventually(() =>
+      op.kube.get<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, {
+        namespace: ns,
+        name: "notebook",
+      }),
+    );
+    expect(cm.data).toEqual({
+      CCI_INSTANCE_ID: "cci-0001",
+      WEBSSH_URL: "https://ssh.emulator.local/cci-0001",
+      JUPYTER_URL: "https://jupyter.emulator.local/cci-0001",
+      VSCODE_URL: "https://vscode.emulator.local/cci-0001",
+    });
+    expect(cm.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "CciInstance", uid: obj.metadata.uid, controller: true }),
+    ]);
   });
 
   it("binds by a name that exactly one instance has", async () => {

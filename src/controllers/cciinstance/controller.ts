@@ -17,6 +17,7 @@ import {
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import { claimedIds } from "../managed/binding.js";
+import { EXPORT_RULE } from "../managed/export.js";
 import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import { ATTACHED_STORAGE_SOURCES } from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";
@@ -94,6 +95,7 @@ export function cciInstanceControllerFrom(
         verbs: ["get", "list", "watch"],
         reason: "show the BlockVolumes and FileSystems attached to an instance",
       },
+      EXPORT_RULE,
     ]);
   // A change of a volume or file system (attached, detached, mounted) shows at once on
   // the CciInstances of its namespace (a detached one no longer names its instance).

@@ -23,6 +23,7 @@ import { reasonEvents } from "../event-reasons.js";
 import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { heldReadyCondition } from "../managed/decisions.js";
+import { ExportMemory, writeConnectionDetails } from "../managed/export.js";
 import {
   adoptionRefusal,
   type BindingRefusal,
@@ -38,7 +39,7 @@ import { saveImages } from "./image-saver.js";
 import { IMAGES_ANNOTATION, parseLedger, type SaveBackoff } from "./images.js";
 import type { CciObject } from "./objects.js";
 import type { CciAccount } from "./snapshot.js";
-import { isInError, needsDetail, observedStatus, readyCondition } from "./status.js";
+import { cciExport, isInError, needsDetail, observedStatus, readyCondition } from "./status.js";
 
 /** What the reconciler is built with (owned by the controller factory). */
 export interface CciReconcilerDeps {
@@ -56,6 +57,8 @@ const CCI = cciInstanceCrd;
 export class CciInstanceReconciler {
   /** Last seen identity of each object, to say on deletion that the instance is kept. */
   private readonly seen = new Map<string, { obj: KubeObject; instanceId?: string }>();
+  /** What `spec.exportTo` last wrote for each object. */
+  private readonly exports = new ExportMemory();
 
   constructor(private readonly deps: CciReconcilerDeps) {}
 
@@ -164,6 +167,9 @@ export class CciInstanceReconciler {
     const previous = current.status;
     await patchStatus(ctx.kube, CCI, current, status);
     announceChanges(ctx.events, current, previous, status);
+    await writeConnectionDetails(ctx.kube, CCI, current, cciExport(status), this.exports, (note) =>
+      ctx.events.warning(current, "ConnectionDetailsConflict", note),
+    );
     const poll = this.deps.pollIntervalMs;
     const untilRetry = images.retryAt ? images.retryAt.getTime() - now.getTime() : poll;
     const after = Math.max(0, Math.min(poll, untilRetry));
@@ -282,6 +288,7 @@ export class CciInstanceReconciler {
     const seen = this.seen.get(k);
     if (!seen) return;
     this.seen.delete(k);
+    this.exports.forget(seen.obj.metadata?.uid ?? "");
     const what = seen.instanceId
       ? `CCI instance ${seen.instanceId}`
       : "no CCI instance (it was not bound)";

@@ -15,6 +15,7 @@
 import type { CciInstanceStatus } from "../../crds/cciinstance.js";
 import type { ConditionInput } from "../../runtime/index.js";
 import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
+import { exportData } from "../managed/export.js";
 
 /** Remote statuses that mean the instance failed (error details are read). */
 export const FAILED_STATUSES: ReadonlySet<string> = new Set(["ERROR", "FAILED"]);
@@ -191,4 +192,17 @@ export function errorKey(error: ObservedStatus["error"]): string | undefined {
     error.description,
     error.detail,
   ]);
+}
+
+/**
+ * The connection details of `spec.exportTo`: CCI_INSTANCE_ID and the access addresses
+ * the instance has (WEBSSH_URL, JUPYTER_URL, VSCODE_URL).
+ */
+export function cciExport(status: CciInstanceStatus): Record<string, string> {
+  return exportData({
+    CCI_INSTANCE_ID: status.instanceId,
+    WEBSSH_URL: status.urls?.webSSH,
+    JUPYTER_URL: status.urls?.jupyter,
+    VSCODE_URL: status.urls?.vscode,
+  });
 }

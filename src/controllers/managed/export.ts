@@ -8,9 +8,11 @@
  * object does not own is left alone, with a Warning event.
  */
 import { isDeepStrictEqual } from "node:util";
-import { statusCodeOf } from "../../runtime/kube.js";
+import { type KubeClient, statusCodeOf } from "../../runtime/kube.js";
+import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ManagedObject } from "./call.js";
+import { toKube } from "./kube-casts.js";
 import type { ManagedRun } from "./run.js";
 
 /** Core v1 ConfigMaps. */
@@ -65,15 +67,40 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
   memory: ExportMemory,
 ): Promise<void> {
   const { kind, obj, ctx } = run;
+  if (!kind.exportValues) return;
+  await writeConnectionDetails(
+    ctx.kube,
+    kind.resource,
+    toKube(obj),
+    kind.exportValues(obj, status),
+    memory,
+    (note) => run.warning("ConnectionDetailsConflict", note),
+  );
+}
+
+/**
+ * Writes `data` into the ConfigMap of `obj`'s `spec.exportTo` (for a kind outside the
+ * managed loop too): created owned by `obj`, patched when its data differs, nothing
+ * when `data` is what this process last wrote for `obj`; `warn` says when a ConfigMap
+ * of that name belongs to someone else.
+ */
+export async function writeConnectionDetails(
+  kube: KubeClient,
+  resource: ResourceDescriptor,
+  obj: KubeObject,
+  data: Record<string, string>,
+  memory: ExportMemory,
+  warn: (note: string) => void,
+): Promise<void> {
   const name = (obj.spec as ExportSpec | undefined)?.exportTo?.configMapName;
   const uid = obj.metadata?.uid;
   const namespace = obj.metadata?.namespace;
-  if (!kind.exportValues || !name || !uid || !namespace) return;
-  const wanted: Written = { name, data: kind.exportValues(obj, status) };
+  if (!name || !uid || !namespace) return;
+  const wanted: Written = { name, data };
   if (memory.same(uid, wanted)) return;
   const owner = {
-    apiVersion: `${kind.resource.group}/${kind.resource.version}`,
-    kind: kind.resource.kind,
+    apiVersion: `${resource.group}/${resource.version}`,
+    kind: resource.kind,
     name: obj.metadata?.name ?? "",
     uid,
     controller: true,
@@ -85,28 +112,26 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
     metadata: {
       name,
       namespace,
-      labels: { [EXPORTED_LABEL]: kind.resource.kind.toLowerCase() },
+      labels: { [EXPORTED_LABEL]: resource.kind.toLowerCase() },
       ownerReferences: [owner],
     },
     data: wanted.data,
   };
   try {
-    await ctx.kube.create(CONFIG_MAPS, configMap);
+    await kube.create(CONFIG_MAPS, configMap);
   } catch (err) {
     if (statusCodeOf(err) !== 409) throw err;
-    const existing = await ctx.kube.get<KubeObject & { data?: Record<string, string> }>(
-      CONFIG_MAPS,
-      { namespace, name },
-    );
+    const existing = await kube.get<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, {
+      namespace,
+      name,
+    });
     if (!existing) return; // gone meanwhile: the next reconcile creates it
     const owners = (existing.metadata?.ownerReferences ?? []) as {
       uid?: string;
       controller?: boolean;
     }[];
-    const controller = owners.find((o) => o.controller);
-    if (controller?.uid !== uid) {
-      run.warning(
-        "ConnectionDetailsConflict",
+    if (owners.find((o) => o.controller)?.uid !== uid) {
+      warn(
         `ConfigMap ${name} exists and is not owned by this object: connection details not written`,
       );
       memory.record(uid, wanted);
@@ -114,12 +139,20 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
     }
     if (!isDeepStrictEqual(existing.data ?? {}, wanted.data)) {
       const removed = Object.keys(existing.data ?? {}).filter((k) => !(k in wanted.data));
-      const data = { ...wanted.data, ...Object.fromEntries(removed.map((k) => [k, null])) };
-      await ctx.kube.patch(CONFIG_MAPS, { namespace, name }, { data });
+      const patch = { ...wanted.data, ...Object.fromEntries(removed.map((k) => [k, null])) };
+      await kube.patch(CONFIG_MAPS, { namespace, name }, { data: patch });
     }
   }
   memory.record(uid, wanted);
 }
+
+/** The RBAC rule of the ConfigMaps of `spec.exportTo`, for a kind that has the field. */
+export const EXPORT_RULE: DeclaredRule = {
+  apiGroups: [""],
+  resources: ["configmaps"],
+  verbs: ["get", "create", "patch"],
+  reason: "write the ConfigMap of spec.exportTo (the garbage collector deletes it with its owner)",
+};
 
 /** `values` without its undefined and empty entries, every value as text (ConfigMap data). */
 export function exportData(values: Record<string, unknown>): Record<string, string> {

@@ -13,6 +13,7 @@ import type { ConnectionSource } from "../connections/registry.js";
 import { boundIdIndex } from "./binding.js";
 import type { ManagedObject } from "./call.js";
 import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
+import { EXPORT_RULE } from "./export.js";
 import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
 import { toKube } from "./kube-casts.js";
 import { managedReconciler } from "./reconciler.js";
@@ -101,14 +102,6 @@ export function managedController<T extends ManagedObject, R, Refs>(
     .settled(settled)
     .reconcile(reconcile);
 }
-
-/** The ConfigMaps of `spec.exportTo` (export.ts). */
-const EXPORT_RULE: DeclaredRule = {
-  apiGroups: [""],
-  resources: ["configmaps"],
-  verbs: ["get", "create", "patch"],
-  reason: "write the ConfigMap of spec.exportTo (the garbage collector deletes it with its owner)",
-};
 
 /**
  * Connects `kind` to the account of an object: the kind's client for the object's
