@@ -6,8 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARD_LABEL } from "../../src/config/shard.js";
+import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
+import { SECRETS } from "../../src/controllers/connections/registry.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
@@ -41,11 +44,12 @@ describe("shards", () => {
         pollIntervalMs: { default: 500 },
         server: { port: 0, host: "127.0.0.1" },
         log: { level: "silent" },
+        connections: { secretNamespace: namespace },
       };
       operators.set(
         shard,
         await runInProcessWith(config, {
-          controllerFactories: [nasVolumeController],
+          controllerFactories: [nasVolumeController, serviceConnectionController],
           env: { AIDC_API_KEY: TEST_API_KEY },
         }),
       );
@@ -139,5 +143,51 @@ describe("shards", () => {
     expect(
       (await admin.requests()).filter((r) => r.seq > since && r.endpoint === "subscribeNas"),
     ).toEqual([]);
+  });
+
+  it("keeps a ServiceConnection while a shard's objects use it, on that shard's own finalizer", async () => {
+    const nas = new ObjectsOf(kube, nasVolumeCrd, namespace);
+    const key = "shards-tenant-key-0001";
+    emulator.tenants.set("shards-tenant", key);
+    const conn = `${namespace}-conn`;
+    await kube.create<KubeObject>(SECRETS, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "tenant-key", namespace },
+      data: { apiKey: Buffer.from(key).toString("base64") },
+    });
+    await kube.create<KubeObject>(serviceConnectionCrd, {
+      apiVersion: "aidc.io/v1alpha1",
+      kind: "ServiceConnection",
+      metadata: { name: conn },
+      spec: {
+        baseUrl: emulator.url,
+        allowInsecureHttp: true,
+        apiKeySecretRef: { namespace, name: "tenant-key", key: "apiKey" },
+        allowedNamespaces: { names: [namespace] },
+      },
+    });
+    await kube.create<KubeObject>(nasVolumeCrd, {
+      apiVersion: "aidc.io/v1alpha1",
+      kind: "NasVolume",
+      metadata: { name: "conn-user", namespace, labels: { [SHARD_LABEL]: "a" } },
+      spec: { ...NAS_SPEC, connectionRef: { name: conn } },
+    });
+    await nas.waitForCondition("conn-user", "Ready", "True");
+    const connection = () =>
+      kube.get<KubeObject>(serviceConnectionCrd, { namespace: "", name: conn });
+    // Shard a holds it; the unsharded operator, which sees none of its users, does not.
+    await eventually(async () => {
+      const f = (await connection())?.metadata?.finalizers ?? [];
+      return f.includes("aidc.io/serviceconnection-a") ? f : undefined;
+    });
+    expect((await connection())?.metadata?.finalizers).toEqual(["aidc.io/serviceconnection-a"]);
+
+    await kube.delete(serviceConnectionCrd, { namespace: "", name: conn });
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect((await connection())?.metadata?.deletionTimestamp).toBeDefined();
+    await nas.delete("conn-user");
+    await nas.waitForGone("conn-user");
+    await eventually(async () => ((await connection()) === undefined ? true : undefined));
   });
 });

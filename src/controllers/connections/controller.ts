@@ -34,6 +34,14 @@ import { type ConnectionCheck, inUseCondition, readyConditionOf } from "./status
 /** The finalizer that holds a connection while objects use it. */
 export const CONNECTION_FINALIZER = "aidc.io/serviceconnection";
 
+/**
+ * The finalizer of one operator: a shard sees only its own objects, so each holds the
+ * connection with a finalizer of its own (`aidc.io/serviceconnection-<shard>`).
+ */
+export function connectionFinalizer(shardKey: string | undefined): string {
+  return shardKey ? `${CONNECTION_FINALIZER}-${shardKey}` : CONNECTION_FINALIZER;
+}
+
 /** The kinds whose objects use connections: every namespaced kind. */
 const USER_KINDS = allCrds.filter((d) => d.namespaced);
 
@@ -42,6 +50,12 @@ export interface ServiceConnectionControllerOptions {
   connections: ServiceConnections;
   /** How often the Ready check runs again (the ServiceConnection poll interval). */
   pollIntervalMs: number;
+  /**
+   * The shard this operator serves (config `shardKey`): it holds the connection for its
+   * own objects only, with its own finalizer, and leaves the status to the unsharded
+   * operator.
+   */
+  shardKey?: string | undefined;
 }
 
 /** The objects, of every kind, that use connection `name` (by connectionRef or namespace). */
@@ -60,6 +74,8 @@ export function serviceConnectionControllerFrom(
   options: ServiceConnectionControllerOptions,
 ): ControllerDefinition {
   const { connections, pollIntervalMs } = options;
+  const finalizer = connectionFinalizer(options.shardKey);
+  const writesStatus = options.shardKey === undefined;
   /** What each connection's objects were last retried for: uid, generation, Secret versions. */
   const seen = new Map<string, string>();
   /** The last Ready check of each connection, and when it ran. */
@@ -116,8 +132,9 @@ export function serviceConnectionControllerFrom(
     }
     const users = usersOf(connections, ctx.cache, name);
     if (found.metadata?.deletionTimestamp) {
-      if (!hasFinalizer(found, CONNECTION_FINALIZER)) return {};
+      if (!hasFinalizer(found, finalizer)) return {};
       if (users.length > 0) {
+        if (!writesStatus) return { requeueAfterMs: pollIntervalMs };
         await writeStatus(
           ctx,
           found as unknown as ServiceConnection,
@@ -128,17 +145,17 @@ export function serviceConnectionControllerFrom(
         return { requeueAfterMs: pollIntervalMs };
       }
       connections.forget(name);
-      await removeFinalizer(ctx.kube, serviceConnectionCrd, found, CONNECTION_FINALIZER);
+      await removeFinalizer(ctx.kube, serviceConnectionCrd, found, finalizer);
       return {};
     }
     // The finalizer only while objects use it: an unused connection is deleted at once,
     // also when the operator is gone (a chart's connection at `helm uninstall`).
-    const held = hasFinalizer(found, CONNECTION_FINALIZER);
+    const held = hasFinalizer(found, finalizer);
     const current =
       users.length > 0 && !held
-        ? await ensureFinalizer(ctx.kube, serviceConnectionCrd, found, CONNECTION_FINALIZER)
+        ? await ensureFinalizer(ctx.kube, serviceConnectionCrd, found, finalizer)
         : users.length === 0 && held
-          ? await removeFinalizer(ctx.kube, serviceConnectionCrd, found, CONNECTION_FINALIZER)
+          ? await removeFinalizer(ctx.kube, serviceConnectionCrd, found, finalizer)
           : found;
     if (!current) return {};
     const conn = current as unknown as ServiceConnection;
@@ -148,6 +165,7 @@ export function serviceConnectionControllerFrom(
       // A new key, a changed allow-list or base URL: its objects try again now.
       connections.changed(name);
     }
+    if (!writesStatus) return { requeueAfterMs: pollIntervalMs };
     const last = checked.get(name);
     const now = ctx.clock.now().getTime();
     let ready = last?.ready ?? getCondition(conn.status?.conditions, "Ready");
@@ -246,4 +264,5 @@ export const serviceConnectionController: ControllerFactory = (deps) =>
   serviceConnectionControllerFrom({
     connections: deps.connections,
     pollIntervalMs: pollIntervalFor(deps.config, "ServiceConnection"),
+    shardKey: deps.config.shardKey,
   });
