@@ -354,14 +354,17 @@ describe("the CRDs on a real API server", () => {
     expect(refusedRow?.cells.slice(3, 6)).toEqual(["True", "False", "ApiKeyRefused"]);
 
     for (const def of allCrds) {
-      const list = await kubeRequest(
-        kc,
-        "GET",
-        `/apis/${GROUP}/${VERSION}${def.namespaced ? `/namespaces/${namespace}` : ""}/${def.plural}`,
-        {
-          accept: "application/json;as=Table;v=v1;g=meta.k8s.io",
-        },
-      );
+      // A kind installed moments ago answers 429 while its watch cache initializes.
+      const list = await eventually(async () => {
+        const res = await kubeRequest(
+          kc,
+          "GET",
+          `/apis/${GROUP}/${VERSION}${def.namespaced ? `/namespaces/${namespace}` : ""}/${def.plural}`,
+          { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+        );
+        return res.status === 429 ? undefined : res;
+      });
+      expect(list.status).toBe(200);
       const cols = (JSON.parse(list.body) as { columnDefinitions: { name: string }[] })
         .columnDefinitions;
       expect(cols.map((c) => c.name)).toEqual(["Name", ...def.printerColumns.map((c) => c.name)]);
