@@ -5,16 +5,15 @@
  * held with S3CredentialsRefused until the connection's Secret holds the new pair,
  * which is then used without a restart. No key reaches a log line, Event or status.
  */
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
 import { SECRETS } from "../../src/controllers/connections/registry.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
-import { createLogger } from "../../src/runtime/logging.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
+import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
@@ -30,18 +29,8 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
   let conn = "";
   let buckets: ObjectsOf;
   const keys: string[] = [];
-  const lines: string[] = [];
   const redactor = new SecretRedactor();
-  const log = createLogger({
-    level: "debug",
-    redactor,
-    destination: new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  });
+  const { log, lines } = capturedLog(redactor);
   const s3Secret = (accessKeyId: string, secretAccessKey: string) => ({
     apiVersion: "v1",
     kind: "Secret",

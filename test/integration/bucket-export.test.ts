@@ -5,7 +5,6 @@
  * which a Pod object's secretKeyRef env reads; with one that does not, nothing is
  * written and a Warning event says why. No key reaches a log line, an Event or a status.
  */
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
@@ -13,9 +12,9 @@ import { SECRETS } from "../../src/controllers/connections/registry.js";
 import { CONFIG_MAPS, EXPORTED_LABEL } from "../../src/controllers/managed/export.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
-import { createLogger } from "../../src/runtime/logging.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
+import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { EVENTS, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
@@ -54,18 +53,8 @@ describe("a Bucket's spec.exportTo.secretName", () => {
   const suffix = `${Date.now().toString(36)}`;
   const allowing = `export-allowed-${suffix}`;
   const refusing = `export-refused-${suffix}`;
-  const lines: string[] = [];
   const redactor = new SecretRedactor();
-  const log = createLogger({
-    level: "debug",
-    redactor,
-    destination: new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  });
+  const { log, lines } = capturedLog(redactor);
   const connection = (name: string, exportCredentials?: boolean) => ({
     apiVersion: "aidc.io/v1alpha1",
     kind: "ServiceConnection",

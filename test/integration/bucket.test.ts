@@ -1,4 +1,3 @@
-import { Writable } from "node:stream";
 import {
   DeleteObjectCommand,
   PutBucketLifecycleConfigurationCommand,
@@ -13,9 +12,9 @@ import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
-import { createLogger } from "../../src/runtime/logging.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
+import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
@@ -40,19 +39,9 @@ describe("Bucket controller", () => {
   let op: TestOperator;
   let buckets: ObjectsOf;
   let namespace = "";
-  const lines: string[] = [];
   const firstKeys: string[] = [];
   const redactor = new SecretRedactor();
-  const log = createLogger({
-    level: "debug",
-    redactor,
-    destination: new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  });
+  const { log, lines } = capturedLog(redactor);
   const sdk = () =>
     new S3Client({
       endpoint: s3.server.url,

@@ -1,10 +1,9 @@
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
-import { createLogger } from "../../src/runtime/logging.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
+import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
@@ -18,18 +17,8 @@ describe("a hostile service answer", () => {
   let op: TestOperator;
   let nas: ObjectsOf;
   let namespace = "";
-  const lines: string[] = [];
   const redactor = new SecretRedactor();
-  const log = createLogger({
-    level: "debug",
-    redactor,
-    destination: new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  });
+  const { log, lines } = capturedLog(redactor);
 
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "hostile");

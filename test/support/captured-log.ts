@@ -1,0 +1,22 @@
+import { Writable } from "node:stream";
+import { createLogger } from "../../src/runtime/logging.js";
+import type { SecretRedactor } from "../../src/runtime/redaction.js";
+
+/** A debug logger through `redactor` whose serialized lines are kept in `lines` (secret checks). */
+export function capturedLog(redactor: SecretRedactor): {
+  log: ReturnType<typeof createLogger>;
+  lines: string[];
+} {
+  const lines: string[] = [];
+  const log = createLogger({
+    level: "debug",
+    redactor,
+    destination: new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  });
+  return { log, lines };
+}
