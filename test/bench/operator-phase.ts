@@ -49,6 +49,8 @@ export interface OperatorPhaseOptions {
   maxSemiSpaceMiB?: number;
   /** Run the compiled operator (dist/, as in the image) instead of src/ through tsx. */
   compiled?: boolean;
+  /** With `compiled`: another build's bundle entry to run (test/bench/compare-builds.ts). */
+  compiledMain?: string;
   /** Further Node options (`--node-args`), after the others: V8 settings to compare. */
   extraNodeArgs?: string[];
   /** Where the operator writes a V8 CPU profile at exit (`--cpu-prof-dir`), if anywhere. */
@@ -95,6 +97,7 @@ export async function runOperatorPhase(
     logFile: o.logFile,
     nodeArgs,
     ...(o.compiled ? { compiled: true } : {}),
+    ...(o.compiledMain ? { compiledMain: o.compiledMain } : {}),
     env: {
       AIDC_WATCH_NAMESPACES: o.namespace,
       AIDC_CONCURRENCY: String(o.concurrency),

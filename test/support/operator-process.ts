@@ -34,6 +34,8 @@ export interface OperatorProcessOptions {
   nodeArgs?: string[];
   /** Run the compiled bundle, `dist/bundle/main.js` (build it first: {@link buildOperator}). */
   compiled?: boolean;
+  /** With `compiled`: another build's bundle entry to run instead (an absolute path). */
+  compiledMain?: string;
 }
 
 /**
@@ -174,7 +176,9 @@ export function startOperatorProcess(options: OperatorProcessOptions): OperatorP
     process.execPath,
     [
       ...(options.nodeArgs ?? []),
-      ...operatorEntry(options.compiled ? join("dist", BUNDLE_ENTRY) : undefined),
+      ...operatorEntry(
+        options.compiled ? (options.compiledMain ?? join("dist", BUNDLE_ENTRY)) : undefined,
+      ),
       "run",
       "--kubeconfig",
       options.kubeconfig,
