@@ -84,18 +84,18 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
   }, 120_000);
 
   afterAll(async () => {
-    await buckets?.delete("models").catch(() => undefined);
-    await op?.kube
-      .patch(
-        serviceConnectionCrd,
-        { namespace: "", name: conn },
-        { metadata: { finalizers: null } },
-      )
-      .catch(() => undefined);
-    await op?.kube
-      .delete(serviceConnectionCrd, { namespace: "", name: conn })
-      .catch(() => undefined);
+    // The operator stops first: running, it puts the connection's finalizer back while
+    // the Bucket that uses it is still being deleted, and the connection stays behind.
     await op?.stop();
+    const kube = op?.kube;
+    const released = [
+      { res: bucketCrd, key: { namespace: team, name: "models" } },
+      { res: serviceConnectionCrd, key: { namespace: "", name: conn } },
+    ];
+    for (const { res, key } of released) {
+      await kube?.patch(res, key, { metadata: { finalizers: null } }).catch(() => undefined);
+      await kube?.delete(res, key).catch(() => undefined);
+    }
     await s3?.stop();
   });
 
