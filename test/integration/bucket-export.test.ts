@@ -2,8 +2,8 @@
  * A Bucket's spec.exportTo.secretName on the real API server (kube-controller-manager's
  * garbage collector) and a real S3 server (MinIO): with a ServiceConnection that allows
  * exporting credentials, a Secret owned by the Bucket holds the connection's key pair,
- * which a Pod object's secretKeyRef env reads, and deleted when the connection stops
- * allowing it; with one that does not, nothing is written and a Warning event says why. No key reaches a log line, an Event or a status.
+ * which a Pod object's secretKeyRef env reads; with one that does not, nothing is
+ * written and a Warning event says why. No key reaches a log line, an Event or a status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
@@ -215,26 +215,6 @@ describe("a Bucket's spec.exportTo.secretName", () => {
     );
     expect(await secret("private-bucket-keys")).toBeUndefined();
   }, 90_000);
-
-  it("deletes the Secret it wrote once the connection stops allowing the export", async () => {
-    expect(await secret("shared-bucket-keys")).toBeDefined();
-    await op.kube.patch(
-      serviceConnectionCrd,
-      { namespace: "", name: allowing },
-      { spec: { objectStorage: { exportCredentials: false } } },
-    );
-    // A spec change reconciles the Bucket whether or not the connection change does.
-    await buckets.patchSpec("shared", { tags: { v: "2" } });
-    await eventually(async () => ((await secret("shared-bucket-keys")) ? undefined : true), 30_000);
-    const { items } = await op.kube.list<EventObject>(EVENTS, team);
-    expect(
-      items.find(
-        (e) => e.reason === "CredentialsExportNotAllowed" && e.regarding?.name === "shared",
-      )?.note,
-    ).toBe(
-      `Secret shared-bucket-keys deleted: ServiceConnection ${allowing} (spec.objectStorage.exportCredentials) does not allow exporting credentials`,
-    );
-  }, 60_000);
 
   it("writes the key pair into no log line, Event or status", async () => {
     const { items: events } = await op.kube.list<KubeObject>(EVENTS, team);

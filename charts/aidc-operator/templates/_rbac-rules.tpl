@@ -129,7 +129,7 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - buckets/finalizers
   verbs:
     - update
-# Bucket controller: write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, while its connection allows it; deleted with its owner, or when the connection stops allowing it)
+# Bucket controller: write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, when its connection allows it; deleted with its owner)
 - apiGroups:
     - ""
   resources:
@@ -138,7 +138,6 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - get
     - create
     - patch
-    - delete
 # FileSystem controller: watch the objects, write annotations and the finalizer
 - apiGroups:
     - aidc.io

@@ -91,14 +91,12 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
   if (!secretName || !uid) return;
   const details = await kind.exportSecretValues(obj);
   if ("refused" in details) {
-    // Said once per refusal, not at every reconcile; nothing is written, and a Secret
-    // this object owns (written while the connection allowed it) is deleted.
+    // Said once per refusal, not at every reconcile; nothing is written.
     const refusal: Written = { name: secretName, data: { refused: details.refused } };
     if (memory.same(secretKeyOf(uid), refusal)) return;
-    const removed = await deleteOwned(ctx.kube, SECRETS, toKube(obj), secretName);
     run.warning(
       "CredentialsExportNotAllowed",
-      `Secret ${secretName} ${removed ? "deleted" : "not written"}: ${details.refused}`,
+      `Secret ${secretName} not written: ${details.refused}`,
     );
     memory.record(secretKeyOf(uid), refusal);
     return;
@@ -114,26 +112,6 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
     secretKeyOf(uid),
     (note) => run.warning("ConnectionDetailsConflict", note),
   );
-}
-
-/** Deletes the object `name` of `target` in `obj`'s namespace if `obj` controls it; whether it did. */
-async function deleteOwned(
-  kube: KubeClient,
-  target: ResourceDescriptor,
-  obj: KubeObject,
-  name: string,
-): Promise<boolean> {
-  const namespace = obj.metadata?.namespace;
-  if (!namespace) return false;
-  const existing = await kube.get<KubeObject>(target, { namespace, name });
-  if (!existing || !controlledBy(existing, obj.metadata?.uid)) return false;
-  return kube.delete(target, { namespace, name });
-}
-
-/** Whether `obj`'s controller ownerReference is the object `uid`. */
-function controlledBy(obj: KubeObject, uid: string | undefined): boolean {
-  const owners = (obj.metadata?.ownerReferences ?? []) as { uid?: string; controller?: boolean }[];
-  return uid !== undefined && owners.find((o) => o.controller)?.uid === uid;
 }
 
 /** `data` with every value base64-encoded (a Secret's `data`). */
@@ -212,7 +190,11 @@ async function writeOwned(
       name,
     });
     if (!existing) return; // gone meanwhile: the next reconcile creates it
-    if (!controlledBy(existing, uid)) {
+    const owners = (existing.metadata?.ownerReferences ?? []) as {
+      uid?: string;
+      controller?: boolean;
+    }[];
+    if (owners.find((o) => o.controller)?.uid !== uid) {
       warn(
         `${target.kind} ${name} exists and is not owned by this object: connection details not written`,
       );
@@ -240,9 +222,9 @@ export const EXPORT_RULE: DeclaredRule = {
 export const SECRET_EXPORT_RULE: DeclaredRule = {
   apiGroups: [""],
   resources: ["secrets"],
-  verbs: ["get", "create", "patch", "delete"],
+  verbs: ["get", "create", "patch"],
   reason:
-    "write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, while its connection allows it; deleted with its owner, or when the connection stops allowing it)",
+    "write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, when its connection allows it; deleted with its owner)",
 };
 
 /** `values` without its undefined and empty entries, every value as text (ConfigMap data). */
