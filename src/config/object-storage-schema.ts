@@ -36,12 +36,6 @@ export const objectStorageSchema = z
       .default(10_000)
       .describe("How often the credentials files are read again."),
     timeoutMs: ms.default(10_000).describe("Timeout of one S3 request."),
-    exportCredentials: z
-      .boolean()
-      .default(false)
-      .describe(
-        "Allow a Bucket of the default connection to write the S3 key pair into the Secret of its `spec.exportTo.secretName`. Default false: no Bucket exports the credentials.",
-      ),
   })
   .superRefine((s, ctx) => {
     if (s.endpoint?.startsWith("http://") && !s.allowInsecureHttp) {

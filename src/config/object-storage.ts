@@ -59,10 +59,5 @@ export function defaultObjectStorage(
   const endpoint = config.objectStorage.endpoint;
   const credentials = s3CredentialsReader(config, env, onRead);
   if (!endpoint || !credentials) return undefined;
-  return {
-    endpoint,
-    region: config.objectStorage.region,
-    credentials,
-    exportCredentials: config.objectStorage.exportCredentials,
-  };
+  return { endpoint, region: config.objectStorage.region, credentials };
 }

@@ -34,7 +34,6 @@ export const ACTION_REASONS = [
   "ExposureUpdated",
   "ConnectionDetailsExported",
   "ConnectionDetailsConflict",
-  "CredentialsExportNotAllowed",
 ] as const;
 
 /** The reason of an Event the controllers record. */

@@ -212,8 +212,7 @@ export const BucketSpec = withRules(
         "With deletionPolicy Delete: delete every object version and delete marker, then the bucket. Default false: a bucket that holds objects is not deleted, and the object stays with the condition BucketNotEmpty.",
       ).default(false),
       exportTo: exportTo(
-        "BUCKET_NAME, BUCKET_ENDPOINT (path-style URL) and BUCKET_REGION in the ConfigMap; the connection's S3 key pair only in the Secret",
-        "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the S3 key pair of the connection's object storage)",
+        "BUCKET_NAME, BUCKET_ENDPOINT (path-style URL) and BUCKET_REGION; never credentials",
       ).optional(),
       deletionPolicy,
       managementPolicies,

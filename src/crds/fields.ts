@@ -19,30 +19,21 @@ export type DeletionPolicy = z.infer<typeof deletionPolicy>;
  * (a ConfigMap of the object's namespace, owned by the object), as Crossplane's
  * writeConnectionSecretToRef; `keys` names what the kind writes.
  */
-export function exportTo(keys: string, secretKeys?: string) {
-  const objectName = () =>
-    z
-      .string()
-      .min(1)
-      .max(253)
-      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
-  const configMapName = described(
-    objectName(),
-    "Name of the ConfigMap (same namespace) the operator writes and owns; deleted with this object. An existing ConfigMap that this object does not own is left alone.",
-  );
-  const meta = {
-    description: `Connection details written for workloads to mount (e.g. as env): ${keys}. Values appear once the remote resource shows them and follow its changes.`,
-  };
-  if (!secretKeys) return z.object({ configMapName }).meta(meta);
+export function exportTo(keys: string) {
   return z
     .object({
-      configMapName: configMapName.optional(),
-      secretName: described(
-        objectName(),
-        `Name of the Secret (same namespace) the operator writes and owns with ${secretKeys}; deleted with this object. Written only when the object's connection allows exporting credentials (else a Warning event CredentialsExportNotAllowed); an existing Secret that this object does not own is left alone.`,
-      ).optional(),
+      configMapName: described(
+        z
+          .string()
+          .min(1)
+          .max(253)
+          .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/),
+        "Name of the ConfigMap (same namespace) the operator writes and owns; deleted with this object. An existing ConfigMap that this object does not own is left alone.",
+      ),
     })
-    .meta(meta);
+    .meta({
+      description: `Connection details written for workloads to mount (e.g. as env): ${keys}. Values appear once the remote resource shows them and follow its changes.`,
+    });
 }
 
 /** The management policies (Crossplane's names): what the operator may do to the remote resource. */

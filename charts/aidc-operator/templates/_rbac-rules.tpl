@@ -129,15 +129,6 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - buckets/finalizers
   verbs:
     - update
-# Bucket controller: write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, when its connection allows it; deleted with its owner)
-- apiGroups:
-    - ""
-  resources:
-    - secrets
-  verbs:
-    - get
-    - create
-    - patch
 # FileSystem controller: watch the objects, write annotations and the finalizer
 - apiGroups:
     - aidc.io

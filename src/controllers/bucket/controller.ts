@@ -6,12 +6,10 @@
 import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
 import { jsonEqual, toJson } from "../../runtime/json.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";
-import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
-import { toKube } from "../managed/kube-casts.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import {
   type AppliedRecord,
@@ -20,7 +18,7 @@ import {
   bucketNameOf,
 } from "./external.js";
 import { type BucketRemote, FEATURE_TITLES, FEATURES, isNotImplemented } from "./features.js";
-import { credentialsExport, objectStorageOf } from "./storage.js";
+import { objectStorageOf } from "./storage.js";
 
 /** The finalizer of Buckets. */
 export const BUCKET_FINALIZER = "aidc.io/bucket";
@@ -73,14 +71,10 @@ export function bucketStatus(
   return out;
 }
 
-/**
- * Builds the managed kind of Bucket over the objects' object storage; `connections`
- * gives the S3 key pair for `spec.exportTo.secretName` (none: no Secret is written).
- */
+/** Builds the managed kind of Bucket over the objects' object storage. */
 export function bucketKind(
   storage: ObjectStorageResolver,
   pollIntervalMs: number,
-  connections?: ConnectionSource,
 ): ManagedKind<BucketObject, BucketRemote> {
   const client = new BucketExternalClient(storage, new Map(), pollIntervalMs);
   return {
@@ -92,12 +86,6 @@ export function bucketKind(
         BUCKET_ENDPOINT: status.endpoint,
         BUCKET_REGION: status.region,
       }),
-    ...(connections
-      ? {
-          exportSecretValues: (obj: BucketObject) =>
-            credentialsExport(connections.forObject(toKube(obj))),
-        }
-      : {}),
     // S3, not the service: the client finds each object's storage through its
     // connection (storage.ts), one client for every account.
     connect: () => client,
@@ -131,13 +119,10 @@ export function bucketControllerWith(options: BucketControllerOptions = {}): Con
       "Bucket",
       options.visibilityGraceMs ?? BUCKET_VISIBILITY_WINDOW_MS,
     );
-    return managedController(
-      bucketKind(objectStorageOf(deps), loop.pollIntervalMs, deps.connections),
-      {
-        loop,
-        connections: deps.connections,
-      },
-    );
+    return managedController(bucketKind(objectStorageOf(deps), loop.pollIntervalMs), {
+      loop,
+      connections: deps.connections,
+    });
   };
 }
 

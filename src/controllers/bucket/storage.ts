@@ -14,9 +14,7 @@ import type {
   ObjectStorageResolver,
   ObjectStorageSettings,
 } from "../../service/object-storage.js";
-import type { ResolvedConnection } from "../connections/registry.js";
 import type { ControllerDeps } from "../controller-factory.js";
-import type { SecretDetails } from "../managed/external-client.js";
 
 /** The region requests are signed for when a connection names none. */
 export const DEFAULT_S3_REGION = "us-east-1";
@@ -49,37 +47,5 @@ export function objectStorageOf(
       clients.set(key, client);
     }
     return client;
-  };
-}
-
-/** The keys of the Secret of a Bucket's `spec.exportTo.secretName`. */
-export const CREDENTIAL_KEYS = {
-  accessKeyId: "AWS_ACCESS_KEY_ID",
-  secretAccessKey: "AWS_SECRET_ACCESS_KEY",
-} as const;
-
-/**
- * What a Bucket of connection `conn` may write into its `spec.exportTo` Secret: the
- * connection's S3 key pair when the connection allows it (`spec.objectStorage
- * .exportCredentials`, or the operator's `objectStorage.exportCredentials` for the
- * default connection), else why not. The refusal names no key.
- */
-export async function credentialsExport(
-  conn: Pick<ResolvedConnection, "name" | "objectStorage">,
-): Promise<SecretDetails> {
-  const setting = conn.name
-    ? `ServiceConnection ${conn.name} (spec.objectStorage.exportCredentials)`
-    : "the default connection (the operator's objectStorage.exportCredentials)";
-  const settings = conn.objectStorage;
-  if (!settings) return { refused: `${setting}: no object storage is configured` };
-  if (!settings.exportCredentials) {
-    return { refused: `${setting} does not allow exporting credentials` };
-  }
-  const { accessKeyId, secretAccessKey } = await settings.credentials();
-  return {
-    data: {
-      [CREDENTIAL_KEYS.accessKeyId]: accessKeyId,
-      [CREDENTIAL_KEYS.secretAccessKey]: secretAccessKey,
-    },
   };
 }

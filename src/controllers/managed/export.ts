@@ -5,17 +5,12 @@
  * (controller ownerReference: the garbage collector deletes it with the object). It
  * writes only when the values differ from the last ones this process wrote for the
  * object (after a restart, one write per object); a ConfigMap of that name that the
- * object does not own is left alone, with a Warning event. A kind with secret details
- * (`ManagedKind.exportSecretValues`, the Bucket's S3 key pair) writes them the same way
- * into the Secret of `spec.exportTo.secretName`, only when the object's connection
- * allows it; its data is sent base64-encoded, so the process's SecretRedactor (which
- * knows the raw keys) does not blank it, and no key is ever put into a message.
+ * object does not own is left alone, with a Warning event.
  */
 import { isDeepStrictEqual } from "node:util";
 import { type KubeClient, statusCodeOf } from "../../runtime/kube.js";
 import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
-import { SECRETS } from "../connections/secrets.js";
 import type { ManagedObject } from "./call.js";
 import { toKube } from "./kube-casts.js";
 import type { ManagedRun } from "./run.js";
@@ -29,7 +24,7 @@ export const CONFIG_MAPS: ResourceDescriptor = {
   namespaced: true,
 };
 
-/** The label on every ConfigMap and Secret the export step writes. */
+/** The label on every ConfigMap the export step writes. */
 export const EXPORTED_LABEL = "aidc.io/exported-from";
 
 /** What a ConfigMap written by the export step is: name, owner, data. */
@@ -37,9 +32,6 @@ interface Written {
   name: string;
   data: Record<string, string>;
 }
-
-/** The memory key of the Secret of `uid` (its ConfigMap's is `uid`). */
-const secretKeyOf = (uid: string) => `${uid}/secret`;
 
 /** The last export of each object (by uid) this process wrote. */
 export class ExportMemory {
@@ -58,12 +50,11 @@ export class ExportMemory {
   /** Forgets `uid` (its object is gone). */
   forget(uid: string): void {
     this.last.delete(uid);
-    this.last.delete(secretKeyOf(uid));
   }
 }
 
 interface ExportSpec {
-  exportTo?: { configMapName?: string; secretName?: string };
+  exportTo?: { configMapName?: string };
 }
 
 /**
@@ -85,40 +76,6 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
     memory,
     (note) => run.warning("ConnectionDetailsConflict", note),
   );
-  if (!kind.exportSecretValues) return;
-  const secretName = (obj.spec as ExportSpec | undefined)?.exportTo?.secretName;
-  const uid = obj.metadata?.uid;
-  if (!secretName || !uid) return;
-  const details = await kind.exportSecretValues(obj);
-  if ("refused" in details) {
-    // Said once per refusal, not at every reconcile; nothing is written.
-    const refusal: Written = { name: secretName, data: { refused: details.refused } };
-    if (memory.same(secretKeyOf(uid), refusal)) return;
-    run.warning(
-      "CredentialsExportNotAllowed",
-      `Secret ${secretName} not written: ${details.refused}`,
-    );
-    memory.record(secretKeyOf(uid), refusal);
-    return;
-  }
-  await writeOwned(
-    ctx.kube,
-    SECRETS,
-    kind.resource,
-    toKube(obj),
-    secretName,
-    secretData(details.data),
-    memory,
-    secretKeyOf(uid),
-    (note) => run.warning("ConnectionDetailsConflict", note),
-  );
-}
-
-/** `data` with every value base64-encoded (a Secret's `data`). */
-export function secretData(data: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(data).map(([k, v]) => [k, Buffer.from(v, "utf8").toString("base64")]),
-  );
 }
 
 /**
@@ -137,31 +94,10 @@ export async function writeConnectionDetails(
 ): Promise<void> {
   const name = (obj.spec as ExportSpec | undefined)?.exportTo?.configMapName;
   const uid = obj.metadata?.uid;
-  if (!name || !uid) return;
-  await writeOwned(kube, CONFIG_MAPS, resource, obj, name, data, memory, uid, warn);
-}
-
-/**
- * Writes `data` as the `data` of the object `name` of `target` (a ConfigMap, or a
- * Secret with `data` encoded) in `obj`'s namespace: created owned by `obj`, patched
- * when its data differs, nothing when it is what `memory` holds under `memoryKey`.
- */
-async function writeOwned(
-  kube: KubeClient,
-  target: ResourceDescriptor,
-  resource: ResourceDescriptor,
-  obj: KubeObject,
-  name: string,
-  data: Record<string, string>,
-  memory: ExportMemory,
-  memoryKey: string,
-  warn: (note: string) => void,
-): Promise<void> {
-  const uid = obj.metadata?.uid;
   const namespace = obj.metadata?.namespace;
-  if (!uid || !namespace) return;
+  if (!name || !uid || !namespace) return;
   const wanted: Written = { name, data };
-  if (memory.same(memoryKey, wanted)) return;
+  if (memory.same(uid, wanted)) return;
   const owner = {
     apiVersion: `${resource.group}/${resource.version}`,
     kind: resource.kind,
@@ -170,9 +106,9 @@ async function writeOwned(
     controller: true,
     blockOwnerDeletion: true,
   };
-  const written: KubeObject & { data: Record<string, string> } = {
+  const configMap: KubeObject & { data: Record<string, string> } = {
     apiVersion: "v1",
-    kind: target.kind,
+    kind: "ConfigMap",
     metadata: {
       name,
       namespace,
@@ -182,10 +118,10 @@ async function writeOwned(
     data: wanted.data,
   };
   try {
-    await kube.create(target, written);
+    await kube.create(CONFIG_MAPS, configMap);
   } catch (err) {
     if (statusCodeOf(err) !== 409) throw err;
-    const existing = await kube.get<KubeObject & { data?: Record<string, string> }>(target, {
+    const existing = await kube.get<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, {
       namespace,
       name,
     });
@@ -196,18 +132,18 @@ async function writeOwned(
     }[];
     if (owners.find((o) => o.controller)?.uid !== uid) {
       warn(
-        `${target.kind} ${name} exists and is not owned by this object: connection details not written`,
+        `ConfigMap ${name} exists and is not owned by this object: connection details not written`,
       );
-      memory.record(memoryKey, wanted);
+      memory.record(uid, wanted);
       return;
     }
     if (!isDeepStrictEqual(existing.data ?? {}, wanted.data)) {
       const removed = Object.keys(existing.data ?? {}).filter((k) => !(k in wanted.data));
       const patch = { ...wanted.data, ...Object.fromEntries(removed.map((k) => [k, null])) };
-      await kube.patch(target, { namespace, name }, { data: patch });
+      await kube.patch(CONFIG_MAPS, { namespace, name }, { data: patch });
     }
   }
-  memory.record(memoryKey, wanted);
+  memory.record(uid, wanted);
 }
 
 /** The RBAC rule of the ConfigMaps of `spec.exportTo`, for a kind that has the field. */
@@ -216,15 +152,6 @@ export const EXPORT_RULE: DeclaredRule = {
   resources: ["configmaps"],
   verbs: ["get", "create", "patch"],
   reason: "write the ConfigMap of spec.exportTo (the garbage collector deletes it with its owner)",
-};
-
-/** The RBAC rule of the Secrets of `spec.exportTo.secretName`, for a kind with secret details. */
-export const SECRET_EXPORT_RULE: DeclaredRule = {
-  apiGroups: [""],
-  resources: ["secrets"],
-  verbs: ["get", "create", "patch"],
-  reason:
-    "write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, when its connection allows it; deleted with its owner)",
 };
 
 /** `values` without its undefined and empty entries, every value as text (ConfigMap data). */

@@ -40,12 +40,6 @@ import type {
 import type { LookupKey } from "./create-protocol.js";
 import type { OwnerMark } from "./tenancy.js";
 
-/**
- * The secret part of a kind's connection details: the Secret's data (plain text, encoded
- * on the way), or why the object's connection does not allow writing it.
- */
-export type SecretDetails = { data: Record<string, string> } | { refused: string };
-
 /** The four methods every kind's client has (crossplane-runtime's ExternalClient). */
 export interface ExternalClient<T extends ManagedObject, R, Refs = unknown> {
   /** Reads the remote resource `externalId`; `{ exists: false }` when it is gone. */
@@ -207,11 +201,6 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
    * status just written: ConfigMap keys to values. A kind without it has no exportTo.
    */
   exportValues?(obj: T, status: Record<string, unknown>): Record<string, string>;
-  /**
-   * The secret connection details for `spec.exportTo.secretName` (export.ts): Secret keys
-   * to values, or why the object's connection does not allow writing them.
-   */
-  exportSecretValues?(obj: T): Promise<SecretDetails>;
   /**
    * The unset spec fields `remote` can fill (spec.managementPolicies LateInitialize), as
    * a merge patch of the spec; undefined or empty when there is nothing to fill. Pure.
