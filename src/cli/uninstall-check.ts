@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { commaList } from "../config/settings.js";
 import { allCrds, type CrdDefinition } from "../crds/index.js";
-import { isNotFound, KubeClient, statusCodeOf } from "../runtime/kube.js";
+import { KubeClient } from "../runtime/kube.js";
 import { loadKubeConfig } from "../runtime/kube-config.js";
+import { isNotFound, statusCodeOf } from "../runtime/kube-errors.js";
 import { ExponentialBackoff } from "../runtime/ratelimit.js";
 import { formatKey, type KubeObject } from "../runtime/resource.js";
 

@@ -34,14 +34,8 @@ export {
   TerminalError,
 } from "./errors.js";
 export { EventRecorder, type EventType } from "./events.js";
-export {
-  FIELD_MANAGER,
-  isConflict,
-  isNotFound,
-  KubeApiError,
-  KubeClient,
-  statusCodeOf,
-} from "./kube.js";
+export { FIELD_MANAGER, KubeClient } from "./kube.js";
+export { isConflict, isNotFound, KubeApiError, statusCodeOf } from "./kube-errors.js";
 export { DEFAULT_CONNECTION_LABEL, RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
 export {
   type DeclaredRule,

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
 import { Informer } from "./informer.js";
-import { WatchDecodeError } from "./kube.js";
+import { WatchDecodeError } from "./kube-errors.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 import { LAST_APPLIED_ANNOTATION, type StoreEvent } from "./store.js";
 

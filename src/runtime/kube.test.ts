@@ -5,8 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { KubeClient, retryWaitMs, WatchDecodeError } from "./kube.js";
+import { KubeClient } from "./kube.js";
 import { loadKubeConfig } from "./kube-config.js";
+import { WatchDecodeError } from "./kube-errors.js";
+import { retryWaitMs } from "./kube-requests.js";
 import type { ResourceDescriptor } from "./resource.js";
 
 const CONFIGMAPS: ResourceDescriptor = {

@@ -5,7 +5,8 @@
  * it expires.
  */
 import { describe, expect, it } from "vitest";
-import { KubeApiError, type KubeClient } from "./kube.js";
+import type { KubeClient } from "./kube.js";
+import { KubeApiError } from "./kube-errors.js";
 import { LeaderElector } from "./leader-election.js";
 import type { KubeObject } from "./resource.js";
 

@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.js";
 import { DEFAULT_LEASE_TIMINGS } from "./defaults.js";
-import { isConflict, type KubeClient } from "./kube.js";
+import type { KubeClient } from "./kube.js";
+import { isConflict } from "./kube-errors.js";
 import type { KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
 
 /** coordination.k8s.io/v1 Lease. */

@@ -1,6 +1,7 @@
 import { RetryableError } from "./errors.js";
 import { type Json, jsonEqual, mergePatch, toJson, withoutNulls } from "./json.js";
-import { isConflict, isNotFound, type KubeClient } from "./kube.js";
+import type { KubeClient } from "./kube.js";
+import { isConflict, isNotFound } from "./kube-errors.js";
 import { type KubeObject, keyOf, type ResourceDescriptor } from "./resource.js";
 
 /**

@@ -2,7 +2,8 @@ import * as k8s from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { setCondition } from "../../src/runtime/conditions.js";
 import { EventRecorder } from "../../src/runtime/events.js";
-import { KubeClient, type KubeRequestInfo } from "../../src/runtime/kube.js";
+import { KubeClient } from "../../src/runtime/kube.js";
+import type { KubeRequestInfo } from "../../src/runtime/kube-requests.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import {
   ConflictError,

@@ -7,7 +7,8 @@ import type { CatalogStatus } from "../../crds/catalog.js";
 import { nasProductCrd } from "../../crds/nasproduct.js";
 import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
 import { trainingProductCrd } from "../../crds/trainingproduct.js";
-import { isConflict, isNotFound, type KubeClient } from "../../runtime/kube.js";
+import type { KubeClient } from "../../runtime/kube.js";
+import { isConflict, isNotFound } from "../../runtime/kube-errors.js";
 import { apiVersionOf, type KubeObject } from "../../runtime/resource.js";
 import { type DesiredProduct, mergePatch, mirrorChanges } from "./mirror.js";
 

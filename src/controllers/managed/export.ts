@@ -8,7 +8,8 @@
  * object does not own is left alone, with a Warning event.
  */
 import { isDeepStrictEqual } from "node:util";
-import { type KubeClient, statusCodeOf } from "../../runtime/kube.js";
+import type { KubeClient } from "../../runtime/kube.js";
+import { statusCodeOf } from "../../runtime/kube-errors.js";
 import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ManagedObject } from "./call.js";

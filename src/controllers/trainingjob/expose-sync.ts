@@ -5,7 +5,8 @@
  */
 import type { AddressAllowList } from "../../config/cidr.js";
 import type { TrainingPod } from "../../crds/trainingjob.js";
-import { isConflict, type KubeClient } from "../../runtime/kube.js";
+import type { KubeClient } from "../../runtime/kube.js";
+import { isConflict } from "../../runtime/kube-errors.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import {
   desiredEndpointSlice,

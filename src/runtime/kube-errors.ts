@@ -1,0 +1,55 @@
+/** The errors of the Kubernetes client and how callers tell them apart. */
+
+/** A Kubernetes API answer other than 2xx. */
+export class KubeApiError extends Error {
+  /** HTTP status. */
+  readonly code: number;
+  /** The Status reason (`NotFound`, `Conflict`, `Invalid`...) or `Http<code>`. */
+  readonly reason: string;
+  /** The parsed response body (usually a metav1.Status). */
+  readonly body: unknown;
+
+  constructor(method: string, path: string, code: number, body: unknown) {
+    const status = (typeof body === "object" && body !== null ? body : {}) as {
+      reason?: string;
+      message?: string;
+    };
+    super(`${method} ${path}: ${code} ${status.message ?? String(body ?? "")}`.trim());
+    this.name = "KubeApiError";
+    this.code = code;
+    this.reason = status.reason || `Http${code}`;
+    this.body = body;
+  }
+}
+
+/** HTTP status of a Kubernetes client error (ours, a watch's, or client-node's ApiException). */
+export function statusCodeOf(err: unknown): number | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const e = err as { code?: unknown; statusCode?: unknown };
+  if (typeof e.code === "number") return e.code;
+  if (typeof e.statusCode === "number") return e.statusCode;
+  return undefined;
+}
+
+/** True for 404 Not Found. */
+export const isNotFound = (err: unknown): boolean => statusCodeOf(err) === 404;
+/** True for 409 Conflict (a stale resourceVersion) or AlreadyExists. */
+export const isConflict = (err: unknown): boolean => statusCodeOf(err) === 409;
+
+/** A watch line that is not an event: the watch ends with it and its watcher lists again. */
+export class WatchDecodeError extends Error {
+  /** The informer relists on this error rather than resuming at its resourceVersion. */
+  readonly relist = true;
+  constructor(path: string, line: string, cause?: unknown) {
+    super(`watch of ${path} sent a line that is not an event: ${line.slice(0, 200)}`, {
+      cause,
+    });
+    this.name = "WatchDecodeError";
+  }
+}
+
+/** An error of a connection the other side closed or reset (undici's socket error, ECONNRESET, EPIPE). */
+export function isConnectionReset(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
+}

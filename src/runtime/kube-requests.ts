@@ -1,0 +1,170 @@
+/**
+ * One request of a {@link KubeClient} from its body to its answer: the body serialized
+ * once and redacted, the client's rate limit taken per reconcile flow, the reconcile's
+ * deadline checked, the answer retried as client-go does, and each try reported.
+ */
+import { DEFAULT_KUBE_RATE_LIMIT } from "./defaults.js";
+import { isConnectionReset, KubeApiError } from "./kube-errors.js";
+import type { KubeHttpAnswer, KubeTransport } from "./kube-transport.js";
+import { currentReconcileFlow } from "./priority.js";
+import { FairTokenBucket, type TokenBucketOptions } from "./ratelimit.js";
+import { assertReconcileLive } from "./reconcile-deadline.js";
+import type { SecretRedactor } from "./redaction.js";
+
+/** One Kubernetes request as observed by {@link KubeRequestOptions.onRequest}. */
+export interface KubeRequestInfo {
+  method: string;
+  /** URL path without the query. */
+  path: string;
+  /** HTTP status, or 0 when no answer came. */
+  code: number;
+  durationMs: number;
+  /** Time the request waited for the client's rate limit before it was sent. */
+  rateLimitWaitMs: number;
+}
+
+/** How a client's requests are sent (part of the KubeClient's options). */
+export interface KubeRequestOptions {
+  /** Client-side rate limit of requests. Default {@link DEFAULT_KUBE_RATE_LIMIT}. */
+  rateLimit?: TokenBucketOptions;
+  /** Called after every request (metrics, tests counting writes). */
+  onRequest?: (info: KubeRequestInfo) => void;
+  /**
+   * Replaces registered secrets in every body sent (status, Events, annotations), so
+   * that no write puts the API key into the cluster, whatever quoted it.
+   */
+  redactor?: SecretRedactor;
+}
+
+/** HTTP methods of the Kubernetes API. */
+export type KubeMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** Tries after the first one of a request the server asked to retry (429, Retry-After). */
+export const MAX_RETRIES = 4;
+/** The longest wait for one Retry-After. */
+export const MAX_RETRY_WAIT_MS = 10_000;
+
+/** Sends a client's requests over its transport. See the module comment. */
+export class KubeRequests {
+  private readonly bucket: FairTokenBucket;
+  private readonly onRequest: ((info: KubeRequestInfo) => void) | undefined;
+  private readonly redactor: SecretRedactor | undefined;
+
+  constructor(
+    private readonly http: KubeTransport,
+    options: KubeRequestOptions = {},
+  ) {
+    this.bucket = new FairTokenBucket(options.rateLimit ?? DEFAULT_KUBE_RATE_LIMIT);
+    this.onRequest = options.onRequest;
+    this.redactor = options.redactor;
+  }
+
+  /**
+   * Sends one request and answers its parsed body. Rate-limited and observed on each
+   * try. A 429, and a GET's 5xx with Retry-After, waits as the server asks (at most
+   * {@link MAX_RETRY_WAIT_MS}) and tries again, up to {@link MAX_RETRIES} times; a 401
+   * makes the credentials be read anew and the request tried once more, and a GET
+   * whose connection was closed under it is sent once more. Else a {@link KubeApiError}.
+   */
+  async request(
+    method: KubeMethod,
+    path: string,
+    query: Record<string, string> = {},
+    body?: unknown,
+    contentType?: string,
+  ): Promise<unknown> {
+    // Serialized once, redacted on the way (status, Events, annotations).
+    const sent =
+      body === undefined
+        ? undefined
+        : this.redactor
+          ? this.redactor.serialize(body)
+          : JSON.stringify(body);
+    const target = withQuery(path, query);
+    let refreshed = false;
+    let resent = false;
+    for (let retries = 0; ; retries++) {
+      let answer: KubeHttpAnswer;
+      try {
+        answer = await this.send(method, path, target, sent, contentType);
+      } catch (err) {
+        // A kept-alive connection the server had just closed: a GET goes once more.
+        if (method !== "GET" || resent || !isConnectionReset(err)) throw err;
+        resent = true;
+        continue;
+      }
+      const code = answer.status;
+      if (code >= 200 && code <= 299) return parseBody(answer.text);
+      if (code === 401 && !refreshed && this.http.refreshCredentials()) {
+        refreshed = true;
+        continue;
+      }
+      const waitMs = retryWaitMs(method, answer);
+      if (waitMs !== undefined && retries < MAX_RETRIES) {
+        await new Promise((r) => setTimeout(r, waitMs));
+        continue;
+      }
+      throw new KubeApiError(method, path, code, parseBody(answer.text));
+    }
+  }
+
+  /** One try of {@link request}: the rate limit, the reconcile deadline, the metrics. */
+  private async send(
+    method: KubeMethod,
+    path: string,
+    target: string,
+    body: string | undefined,
+    contentType: string | undefined,
+  ): Promise<KubeHttpAnswer> {
+    // A reconcile abandoned at its deadline writes nothing more (reconcile-deadline.ts).
+    assertReconcileLive(`${method} ${path}`);
+    // Reconciles of different flows (accounts) take the budget in turn (priority.ts).
+    const waitMs = await this.bucket.take(currentReconcileFlow());
+    assertReconcileLive(`${method} ${path}`);
+    const started = Date.now();
+    let code = 0;
+    try {
+      const answer = await this.http.request(method, target, body, contentType);
+      code = answer.status;
+      return answer;
+    } finally {
+      this.onRequest?.({
+        method,
+        path,
+        code,
+        durationMs: Date.now() - started,
+        rateLimitWaitMs: waitMs,
+      });
+    }
+  }
+}
+
+/**
+ * How long to wait before trying `answer`'s request again, or undefined when it is
+ * not to be tried again: a 429 (Retry-After, else 1 s), a GET's 5xx with Retry-After
+ * (client-go's `checkWait`), at most {@link MAX_RETRY_WAIT_MS}.
+ */
+export function retryWaitMs(method: string, answer: KubeHttpAnswer): number | undefined {
+  const { status } = answer;
+  const seconds = answer.retryAfter !== undefined ? Number(answer.retryAfter.trim()) : Number.NaN;
+  const given = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+  if (status === 429) return Math.min(given ?? 1000, MAX_RETRY_WAIT_MS);
+  if (status >= 500 && method === "GET" && given !== undefined) {
+    return Math.min(given, MAX_RETRY_WAIT_MS);
+  }
+  return undefined;
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text; // not JSON: kept for the error message
+  }
+}
+
+/** `path` with `query` appended. */
+export function withQuery(path: string, query: Record<string, string>): string {
+  const q = new URLSearchParams(query).toString();
+  return q ? `${path}?${q}` : path;
+}
