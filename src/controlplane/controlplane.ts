@@ -276,6 +276,14 @@ export class LocalControlPlane {
     }
   }
 
+  /** Process ids of etcd and the API server while they run (to measure their memory). */
+  pids(): { etcd?: number; apiServer?: number } {
+    return {
+      ...(this.etcd?.pid !== undefined ? { etcd: this.etcd.pid } : {}),
+      ...(this.apiServer?.pid !== undefined ? { apiServer: this.apiServer.pid } : {}),
+    };
+  }
+
   /** Synchronous kill, for process exit hooks. */
   killNow(): void {
     for (const child of [this.controllerManager, this.apiServer, this.etcd]) {

@@ -12,6 +12,9 @@
  * runs it alone, --connections-n sets its N, default 50), and unless --skip-fairness
  * the fairness scenario (`fairness`, fairness-phase.ts: batches of that N beside
  * backlogs of --fairness-backlog, default 1,000; --only-fairness runs it alone).
+ * With --small-n, the operator's run at that N comes first (`small`, and `scale`: the
+ * main run's CPU per object and peak RSS against it); with --probes, each operator run
+ * also times that many creates on the empty operator and as many at idle.
  * Progress goes to stderr; the operator's log to a file named in the output.
  */
 import { mkdir, mkdtemp, readFile } from "node:fs/promises";
@@ -20,7 +23,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { operatorConfigSchema } from "../../src/config/schema.js";
 import { apiServerWrites, writesBetween } from "../support/apiserver-writes.js";
-import { buildOperator } from "../support/operator-process.js";
+import { buildOperator, processStats } from "../support/operator-process.js";
 import { runBaseline } from "./baseline.js";
 import { runConnectionsPhase } from "./connections-phase.js";
 import { type BenchEnvironment, startEnvironment } from "./environment.js";
@@ -55,6 +58,8 @@ const { values: flags } = parseArgs({
     "cpu-prof-dir": { type: "string" },
     "heap-snapshot-dir": { type: "string" },
     "node-args": { type: "string" },
+    probes: { type: "string" },
+    "small-n": { type: "string" },
   },
 });
 
@@ -99,6 +104,10 @@ const options = {
   heapSnapshotDir: flags["heap-snapshot-dir"] ?? env.AIDC_BENCH_HEAP_SNAPSHOT_DIR,
   // Further Node options of the operator's processes (space-separated), after the others.
   nodeArgs: (flags["node-args"] ?? env.AIDC_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+  // Probe NasVolumes created one at a time on the empty operator and after the idle window.
+  probes: num(flags.probes, "AIDC_BENCH_PROBES", 0),
+  // A first operator run at this N (each kind), for figures per object beside the main run's.
+  smallN: num(flags["small-n"], "AIDC_BENCH_SMALL_N", 0),
 };
 /** Makes the directory `dir` (and its parents) if need be; resolves with it. */
 const made = async (dir: string): Promise<string> => {
@@ -178,17 +187,21 @@ async function main(): Promise<number> {
       };
       progress(`baseline: ${JSON.stringify(baseline)}`);
     }
-    await ensureNamespace(bench.kube, "bench");
-    const operatorLog = join(logDir, "operator.log");
-    const operator = await runOperatorPhase(bench, {
-      namespace: "bench",
-      prefix: "op",
-      n: options.n,
+    const defaults = await operatorDefaults(bench);
+    const rate = defaults.service.rateLimit;
+    const routineBudget = rate
+      ? {
+          perSecond: rate.ratePerSecond * defaults.service.routineCallShare,
+          burst: Math.max(1, rate.burst * defaults.service.routineCallShare),
+        }
+      : undefined;
+    const mixed = {
       jobsUseNas: options.jobsUseNas,
       concurrency: options.concurrency,
       createConcurrency: options.createConcurrency,
-      idleMs: options.idleMs,
       timeoutMs: options.timeoutMs,
+      probes: options.probes,
+      ...(routineBudget ? { routineBudget } : {}),
       ...(options.pollIntervalMs > 0 ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.operatorConfig ? { configFile: resolve(options.operatorConfig) } : {}),
       ...(options.maxOldSpaceMiB > 0 ? { maxOldSpaceMiB: options.maxOldSpaceMiB } : {}),
@@ -197,6 +210,29 @@ async function main(): Promise<number> {
         : {}),
       ...(options.compiled ? { compiled: true } : {}),
       extraNodeArgs: options.nodeArgs,
+    };
+    let small: Record<string, unknown> | null = null;
+    if (options.smallN > 0) {
+      await ensureNamespace(bench.kube, "bench-small");
+      progress(`the operator at N=${options.smallN} first`);
+      small = await runOperatorPhase(bench, {
+        ...mixed,
+        namespace: "bench-small",
+        prefix: "sm",
+        n: options.smallN,
+        idleMs: Math.min(options.idleMs, 20_000),
+        logFile: join(logDir, "operator-small.log"),
+        progress,
+      });
+    }
+    await ensureNamespace(bench.kube, "bench");
+    const operatorLog = join(logDir, "operator.log");
+    const operator = await runOperatorPhase(bench, {
+      ...mixed,
+      namespace: "bench",
+      prefix: "op",
+      n: options.n,
+      idleMs: options.idleMs,
       ...(options.cpuProfDir ? { cpuProfDir: resolve(options.cpuProfDir, "mixed") } : {}),
       ...(options.heapSnapshotDir
         ? { heapSnapshotDir: await made(resolve(options.heapSnapshotDir, "mixed")) }
@@ -204,6 +240,7 @@ async function main(): Promise<number> {
       logFile: operatorLog,
       progress,
     });
+    const controlPlane = await controlPlaneStats(bench);
     const nasVolume = options.skipReference
       ? null
       : await compareWithReference(bench, logDir, {
@@ -244,6 +281,9 @@ async function main(): Promise<number> {
       jobsUseNas: options.jobsUseNas,
       concurrency: options.concurrency,
       operator,
+      small,
+      scale: small ? scaleRatios(small, operator) : null,
+      controlPlane,
       baseline: baseline ?? null,
       nasVolume,
       connections,
@@ -266,6 +306,43 @@ async function main(): Promise<number> {
   }
 }
 
+/** The operator's settings in this run: its config file's (`--operator-config`), else defaults. */
+async function operatorDefaults(bench: BenchEnvironment) {
+  const file = options.operatorConfig
+    ? (JSON.parse(await readFile(resolve(options.operatorConfig), "utf8")) as {
+        kube?: object;
+        service?: object;
+      })
+    : {};
+  return operatorConfigSchema.parse({
+    ...file,
+    service: { ...file.service, baseUrl: bench.emulator.url, allowInsecureHttp: true },
+  });
+}
+
+/** Peak and current RSS and CPU seconds of the API server and etcd (when started here). */
+async function controlPlaneStats(bench: BenchEnvironment): Promise<Record<string, unknown>> {
+  const pids = bench.plane?.pids() ?? {};
+  return {
+    apiServer: pids.apiServer ? ((await processStats(pids.apiServer)) ?? null) : null,
+    etcd: pids.etcd ? ((await processStats(pids.etcd)) ?? null) : null,
+  };
+}
+
+/** The main run's CPU per object and peak RSS against the small run's. */
+function scaleRatios(small: Record<string, unknown>, large: Record<string, unknown>) {
+  const proc = (r: Record<string, unknown>) =>
+    r.process as { cpuMsPerObject?: number | null; peakRssMiB?: number };
+  const ratio = (a?: number | null, b?: number | null) =>
+    typeof a === "number" && typeof b === "number" && b > 0
+      ? Math.round((a / b) * 100) / 100
+      : null;
+  return {
+    cpuMsPerObject: ratio(proc(large).cpuMsPerObject, proc(small).cpuMsPerObject),
+    peakRss: ratio(proc(large).peakRssMiB, proc(small).peakRssMiB),
+  };
+}
+
 /**
  * The NasVolume comparison: the operator over N NasVolumes alone, then the Go
  * reference operator (tools/reference-operator) over as many, both with the
@@ -285,16 +362,7 @@ async function compareWithReference(
   },
 ): Promise<Record<string, unknown>> {
   // The operator's limits (its config file's, when given) are the reference's too.
-  const file = options.operatorConfig
-    ? (JSON.parse(await readFile(resolve(options.operatorConfig), "utf8")) as {
-        kube?: object;
-        service?: object;
-      })
-    : {};
-  const defaults = operatorConfigSchema.parse({
-    ...file,
-    service: { ...file.service, baseUrl: bench.emulator.url, allowInsecureHttp: true },
-  });
+  const defaults = await operatorDefaults(bench);
   await ensureNamespace(bench.kube, "bench-nas");
   progress("NasVolumes alone: the operator");
   const operator = await runOperatorPhase(bench, {

@@ -15,6 +15,7 @@ import {
 } from "../support/operator-process.js";
 import { sumBy } from "../support/prometheus.js";
 import type { BenchEnvironment } from "./environment.js";
+import { idleRates, probeCreates } from "./idle-probe.js";
 import {
   heapFigures,
   heapSnapshotNodeArgs,
@@ -57,6 +58,13 @@ export interface OperatorPhaseOptions {
   cpuProfDir?: string;
   /** Where the operator writes a V8 heap snapshot at the end of the idle window, if anywhere. */
   heapSnapshotDir?: string;
+  /**
+   * Probe NasVolumes created one at a time on the empty operator, and as many after the
+   * idle window (`--probes`, idle-probe.ts); 0 or absent: none.
+   */
+  probes?: number;
+  /** The routine budget of a connection (calls per second, burst), to judge the idle rate. */
+  routineBudget?: { perSecond: number; burst: number };
   logFile: string;
   progress: (line: string) => void;
 }
@@ -128,6 +136,8 @@ export async function runOperatorPhase(
         fields: mergeCounts(nasTracker.changedFields(), jobTracker.changedFields()),
       };
     };
+    const probes = o.probes ?? 0;
+    const probeEmpty = await probeCreates(env, nasTracker, o.namespace, `${o.prefix}-pe`, probes);
     const before = await counters();
     o.progress(
       `operator ready (pid ${operator.pid}); applying ${o.n} NasVolumes and ${jobs} TrainingJobs`,
@@ -183,21 +193,28 @@ export async function runOperatorPhase(
     ];
     while (reconciling().length > 0 && Date.now() < deadline) await sleep(100);
     const settled = await counters();
+    const settledBudgetWait = await routineBudgetWait(operator.metrics());
     o.progress(
       `${total - notReady.length}/${total} Ready, ${total - reconciling().length} settled ${settled.at - converged.at} ms later; idle window of ${o.idleMs / 1000} s`,
     );
     await sleep(o.idleMs);
     const idle = await counters();
+    const idleBudgetWait = await routineBudgetWait(operator.metrics());
     const stats = await processStats(operator.pid);
+    // Created after the figures above, so that the idle window's counters leave them out.
+    const probeIdle = await probeCreates(env, nasTracker, o.namespace, `${o.prefix}-pi`, probes);
     const heap = heapFigures(await operator.metrics());
     const atPeak = await sampler.stop();
     const heapSnapshot = o.heapSnapshotDir
       ? await takeHeapSnapshot(operator.pid, o.heapSnapshotDir)
       : undefined;
 
+    const cpuMsPerObject =
+      stats && atReady ? round(((stats.cpuSeconds - atReady.cpuSeconds) * 1000) / total) : null;
     const perResource = (n: number) => round(n / total);
     const perHour = (n: number) => round((n / total) * (3_600_000 / Math.max(1, o.idleMs)));
-    const all = [...nasTracker.latencies(), ...jobTracker.latencies()];
+    const nasLatencies = nasTracker.latencies(nasNames);
+    const all = [...nasLatencies, ...jobTracker.latencies()];
     const applyWrites = writesBetween(before.aidcWrites, converged.aidcWrites);
     // The benchmark's own creates are not the operator's writes.
     const operatorWrites = applyWrites.total - total;
@@ -214,8 +231,8 @@ export async function runOperatorPhase(
         p95: percentile(all, 95),
         p99: percentile(all, 99),
         nas: {
-          p50: percentile(nasTracker.latencies(), 50),
-          p95: percentile(nasTracker.latencies(), 95),
+          p50: percentile(nasLatencies, 50),
+          p95: percentile(nasLatencies, 95),
         },
         jobs: {
           p50: percentile(jobTracker.latencies(), 50),
@@ -266,10 +283,31 @@ export async function runOperatorPhase(
         serviceCalls: idleCalls,
         serviceCallsPerResourcePerHour: perHour(idleCalls),
         serviceCallsByEndpoint: byEndpoint(env, settled.serviceSeq, idle.serviceSeq),
+        // Calls per second of each account against its routine budget, and the seconds
+        // routine calls waited for that budget alone (observation stretched to fit it).
+        byConnection: idleRates(
+          env,
+          settled.serviceSeq,
+          idle.serviceSeq,
+          idle.at - settled.at,
+          o.routineBudget,
+        ),
+        routineBudgetWaitSeconds: round(idleBudgetWait - settledBudgetWait),
       },
+      // Probe NasVolumes, one at a time: on the empty operator, and after the idle window.
+      probes:
+        probeEmpty && probeIdle
+          ? {
+              empty: probeEmpty,
+              atIdle: probeIdle,
+              ratioP50: round(probeIdle.p50 / probeEmpty.p50),
+            }
+          : null,
       process: {
         pid: operator.pid,
         ...stats,
+        // CPU from operator ready to the end of the idle window, per fleet object.
+        cpuMsPerObject,
         maxOldSpaceMiB: o.maxOldSpaceMiB ?? null,
         nodeArgs,
         runs: o.compiled ? "dist/bundle/main.js (compiled, bundled)" : "src/cli/main.ts (tsx)",
@@ -303,6 +341,16 @@ function rateLimitWaits(metrics: string): Record<string, number> {
     kubeEvents: kube.events ?? 0,
     service: Object.values(service).reduce((a, b) => a + b, 0),
   };
+}
+
+/** Seconds routine calls waited for their routine budget alone, every connection. */
+async function routineBudgetWait(metrics: Promise<string>): Promise<number> {
+  const byConnection = sumBy(
+    await metrics,
+    "aidc_service_routine_budget_wait_seconds_total",
+    "connection",
+  );
+  return Object.values(byConnection).reduce((a, b) => a + b, 0);
 }
 
 function byEndpoint(env: BenchEnvironment, from: number, to: number): Record<string, number> {

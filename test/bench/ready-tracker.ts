@@ -129,11 +129,12 @@ export class ReadyTracker {
     return names.filter((n) => this.objects.get(n)?.readyAt === undefined);
   }
 
-  /** apply→Ready latencies in ms of the objects seen Ready. */
-  latencies(): number[] {
+  /** apply→Ready latencies in ms of the objects seen Ready (of `names` only, if given). */
+  latencies(names?: readonly string[]): number[] {
     const out: number[] = [];
-    for (const t of this.objects.values()) {
-      if (t.appliedAt !== undefined && t.readyAt !== undefined) out.push(t.readyAt - t.appliedAt);
+    const tracked = names ? names.map((n) => this.objects.get(n)) : this.objects.values();
+    for (const t of tracked) {
+      if (t?.appliedAt !== undefined && t.readyAt !== undefined) out.push(t.readyAt - t.appliedAt);
     }
     return out;
   }
