@@ -1,12 +1,12 @@
 import type { Command } from "commander";
-import type { DestinationStream, Logger } from "pino";
+import type { DestinationStream } from "pino";
 import { type ApiKeyReader, apiKeyReader, checkApiKey } from "../config/api-key.js";
-import { ConfigError, loadConfig } from "../config/load.js";
+import { loadConfig } from "../config/load.js";
 import { defaultObjectStorage } from "../config/object-storage.js";
-import { concurrencyFor, type OperatorConfig } from "../config/schema.js";
+import { concurrencyFor } from "../config/schema.js";
 import { SETTINGS } from "../config/settings.js";
 import { shardLeaseName, shardSelector } from "../config/shard.js";
-import { connectionClient, sharedServiceClientOptions } from "../controllers/connections/client.js";
+import { connectionClient } from "../controllers/connections/client.js";
 import { connectionMetricLabel } from "../controllers/connections/metric-label.js";
 import { ServiceConnections } from "../controllers/connections/registry.js";
 import { type ControllerFactory, controllers } from "../controllers/index.js";
@@ -14,43 +14,16 @@ import { allCrds, GROUP, REASONS } from "../crds/index.js";
 import { loadKubeConfig } from "../runtime/kube-config.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
-import {
-  DEFAULT_CONNECTION_LABEL,
-  RuntimeMetrics,
-  type ServiceRequestInfo,
-} from "../runtime/metrics.js";
+import { DEFAULT_CONNECTION_LABEL, RuntimeMetrics } from "../runtime/metrics.js";
 import { SecretRedactor } from "../runtime/redaction.js";
 import type { KubeObject, ResourceDescriptor } from "../runtime/resource.js";
-import { ServiceClient } from "../service/client.js";
-import { ENDPOINT_NAMES } from "../service/endpoints.js";
-import { endpointConfigKey } from "../service/errors.js";
-import { ASSUMED_OPERATIONS } from "../service/operation-availability.js";
+import type { ServiceClient } from "../service/client.js";
+import {
+  createServiceClient,
+  reportServiceOperations,
+  type ServiceClientDeps,
+} from "./service-client.js";
 import { waitForSignal } from "./signals.js";
-
-/** What the service client factory gets. */
-export interface ServiceClientDeps {
-  config: OperatorConfig;
-  apiKey: () => Promise<string>;
-  onRequest: (info: ServiceRequestInfo) => void;
-  log: Logger;
-}
-
-/** Builds the process's service client from the config (tests pass their own). */
-export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
-  const s = deps.config.service;
-  try {
-    return new ServiceClient({
-      ...sharedServiceClientOptions(s),
-      baseUrl: s.baseUrl,
-      apiKey: deps.apiKey,
-      logger: deps.log.child({ component: "service" }),
-      onRequest: deps.onRequest,
-    });
-  } catch (err) {
-    // The endpoint table refuses unknown names and bad paths: a config error.
-    throw new ConfigError(`invalid operator config: service.endpoints: ${(err as Error).message}`);
-  }
-}
 
 /** Options of {@link runOperator}. */
 export interface RunOptions {
@@ -247,45 +220,6 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   log.info("shutting down");
   await manager.stop();
   return 0;
-}
-
-/**
- * Probes the operations whose path is an assumption (in the background: the service
- * may be down at start) and keeps `aidc_service_operation_available` and the log
- * current: one line with every verdict after the probes, a warning whenever an
- * operation goes missing, an info line when it answers again.
- */
-function reportServiceOperations(service: ServiceClient, metrics: RuntimeMetrics, log: Logger) {
-  const endpoints = ENDPOINT_NAMES.filter((n) => service.endpoint(n) !== null);
-  for (const name of ASSUMED_OPERATIONS) {
-    if (endpoints.includes(name)) metrics.setServiceOperation(name, "unknown");
-    else metrics.setServiceOperation(name, "disabled");
-  }
-  let probed = false;
-  service.operations.onChange((operation, verdict) => {
-    metrics.setServiceOperation(operation, verdict);
-    if (!probed) return;
-    if (verdict === "missing") {
-      log.warn(
-        { operation, configKey: endpointConfigKey(operation) },
-        "the service no longer answers an operation; orders that need it are refused",
-      );
-    } else {
-      log.info({ operation }, "the service answers an operation again");
-    }
-  });
-  void service.probeAssumedOperations().then((verdicts) => {
-    probed = true;
-    const missing = Object.entries(verdicts)
-      .filter(([, v]) => v === "missing")
-      .map(([name]) => name);
-    const line = { operations: verdicts, missing, configKeys: missing.map(endpointConfigKey) };
-    if (missing.length > 0) {
-      log.warn(line, "the service does not answer some assumed operations; set their paths");
-    } else {
-      log.info(line, "service operations probed");
-    }
-  });
 }
 
 /** `read`, registering every key it returns with `redactor` before anyone sends it. */

@@ -1,0 +1,81 @@
+/**
+ * The process's default service client: built from the operator config, and its
+ * assumed operations probed and reported (metric and log).
+ */
+import type { Logger } from "pino";
+import { ConfigError } from "../config/load.js";
+import type { OperatorConfig } from "../config/schema.js";
+import { sharedServiceClientOptions } from "../controllers/connections/client.js";
+import type { RuntimeMetrics, ServiceRequestInfo } from "../runtime/metrics.js";
+import { ServiceClient } from "../service/client.js";
+import { ENDPOINT_NAMES } from "../service/endpoints.js";
+import { endpointConfigKey } from "../service/errors.js";
+import { ASSUMED_OPERATIONS } from "../service/operation-availability.js";
+
+/** What the service client factory gets. */
+export interface ServiceClientDeps {
+  config: OperatorConfig;
+  apiKey: () => Promise<string>;
+  onRequest: (info: ServiceRequestInfo) => void;
+  log: Logger;
+}
+
+/** Builds the process's service client from the config (tests pass their own). */
+export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
+  const s = deps.config.service;
+  try {
+    return new ServiceClient({
+      ...sharedServiceClientOptions(s),
+      baseUrl: s.baseUrl,
+      apiKey: deps.apiKey,
+      logger: deps.log.child({ component: "service" }),
+      onRequest: deps.onRequest,
+    });
+  } catch (err) {
+    // The endpoint table refuses unknown names and bad paths: a config error.
+    throw new ConfigError(`invalid operator config: service.endpoints: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Probes the operations whose path is an assumption (in the background: the service
+ * may be down at start) and keeps `aidc_service_operation_available` and the log
+ * current: one line with every verdict after the probes, a warning whenever an
+ * operation goes missing, an info line when it answers again.
+ */
+export function reportServiceOperations(
+  service: ServiceClient,
+  metrics: RuntimeMetrics,
+  log: Logger,
+) {
+  const endpoints = ENDPOINT_NAMES.filter((n) => service.endpoint(n) !== null);
+  for (const name of ASSUMED_OPERATIONS) {
+    if (endpoints.includes(name)) metrics.setServiceOperation(name, "unknown");
+    else metrics.setServiceOperation(name, "disabled");
+  }
+  let probed = false;
+  service.operations.onChange((operation, verdict) => {
+    metrics.setServiceOperation(operation, verdict);
+    if (!probed) return;
+    if (verdict === "missing") {
+      log.warn(
+        { operation, configKey: endpointConfigKey(operation) },
+        "the service no longer answers an operation; orders that need it are refused",
+      );
+    } else {
+      log.info({ operation }, "the service answers an operation again");
+    }
+  });
+  void service.probeAssumedOperations().then((verdicts) => {
+    probed = true;
+    const missing = Object.entries(verdicts)
+      .filter(([, v]) => v === "missing")
+      .map(([name]) => name);
+    const line = { operations: verdicts, missing, configKeys: missing.map(endpointConfigKey) };
+    if (missing.length > 0) {
+      log.warn(line, "the service does not answer some assumed operations; set their paths");
+    } else {
+      log.info(line, "service operations probed");
+    }
+  });
+}
