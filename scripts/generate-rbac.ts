@@ -51,6 +51,7 @@ function ruleYaml(p: OperatorPermission): string {
 /** The chart value that switches each feature's rules on. */
 const featureValues: Record<PermissionFeature, string> = {
   exposure: ".Values.exposure.enabled",
+  credentialsExport: ".Values.objectStorage.exportCredentials",
 };
 
 /** A rule, wrapped in its feature's chart value when it has one. */

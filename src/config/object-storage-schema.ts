@@ -36,6 +36,12 @@ export const objectStorageSchema = z
       .default(10_000)
       .describe("How often the credentials files are read again."),
     timeoutMs: ms.default(10_000).describe("Timeout of one S3 request."),
+    exportCredentials: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Let Buckets write their connection's S3 key pair into the Secret of `spec.exportTo.secretName` (in the Bucket's namespace): the operator then writes Secrets in the watched namespaces, which the chart value `objectStorage.exportCredentials` grants (get, create, patch, delete) and sets this with. A Bucket of a ServiceConnection also needs the connection's `spec.objectStorage.exportCredentials`; of the default connection, this alone. Off (the default): the operator has no access to Secrets there, and a Bucket that asks reads Synced=False `CredentialsExportNotAllowed`.",
+      ),
   })
   .superRefine((s, ctx) => {
     if (s.endpoint?.startsWith("http://") && !s.allowInsecureHttp) {

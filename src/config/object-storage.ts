@@ -59,5 +59,10 @@ export function defaultObjectStorage(
   const endpoint = config.objectStorage.endpoint;
   const credentials = s3CredentialsReader(config, env, onRead);
   if (!endpoint || !credentials) return undefined;
-  return { endpoint, region: config.objectStorage.region, credentials };
+  return {
+    endpoint,
+    region: config.objectStorage.region,
+    credentials,
+    exportCredentials: config.objectStorage.exportCredentials,
+  };
 }

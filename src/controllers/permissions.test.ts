@@ -24,12 +24,13 @@ import {
  * The generated RBAC is what the registered controllers declare: the rules the chart
  * grants (and deploy/rbac renders) equal the union of the controllers' and the
  * runtime's declarations, as the running Manager's permissions() merges them, with and
- * without exposure. Policy checks (no Secret, no create or delete of the users' objects)
+ * without each optional feature. Policy checks (no Secret, no create or delete of the users' objects)
  * then hold for what the controllers declare, not for a copy of it.
  */
 
 const plain = registeredControllers();
 const exposing = registeredControllers({ exposure: true });
+const exporting = registeredControllers({ credentialsExport: true });
 /** What Manager.permissions() reports for `defs`, granted in `grantedIn` (default: the watched namespaces). */
 const declared = (defs: ControllerDefinition[], grantedIn?: DeclaredRule["grantedIn"]) =>
   mergeRules(
@@ -124,6 +125,40 @@ describe("the generated RBAC", () => {
     expect(touches(policyRules("watched", { exposure: true }))).toHaveLength(2);
   });
 
+  it("grants what the controllers declare with the credentials export on when the chart enables it", () => {
+    expectSameAccess(policyRules("watched", { credentialsExport: true }), declared(exporting));
+    const missing = missingPermissions(declared(exporting), policyRules("watched"));
+    expect([...new Set(missing.map((r) => r.resources[0]))]).toEqual(["secrets"]);
+  });
+
+  it("grants Secrets in the watched namespaces only with the credentials export on, to write a Bucket's Secret", () => {
+    const feature = operatorPermissions().filter((p) => p.feature === "credentialsExport");
+    expect(
+      feature.map(({ apiGroups, resources, verbs, scope }) => ({
+        apiGroups,
+        resources,
+        verbs,
+        scope,
+      })),
+    ).toEqual([
+      {
+        apiGroups: [""],
+        resources: ["secrets"],
+        verbs: ["get", "create", "patch", "delete"],
+        scope: "watched",
+      },
+    ]);
+    expect(feature[0]?.reason).toMatch(/^Bucket controller, credentialsExport enabled: /);
+    // Never list or watch: the operator reads only the Secret a Bucket names.
+    expect(
+      policyRules("watched", { credentialsExport: true, exposure: true }).filter((r) =>
+        r.resources.includes("secrets"),
+      ),
+    ).toEqual([
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "create", "patch", "delete"] },
+    ]);
+  });
+
   it("grants the Lease of leader election in the release namespace only", () => {
     expectSameAccess(policyRules("leaderElection"), LEADER_ELECTION_PERMISSIONS);
     expectSameAccess(
@@ -146,7 +181,7 @@ describe("the generated RBAC", () => {
     }
   });
 
-  it("reads Secrets only in the connection Secrets' namespace, creates or deletes none of the users' objects, and uses no wildcard", () => {
+  it("reads Secrets only in the connection Secrets' namespace (the credentials export off), creates or deletes none of the users' objects, and uses no wildcard", () => {
     const all = mergeRules(declared(exposing), declared(exposing, "cluster"));
     expect(all.filter((r) => r.resources.includes("secrets"))).toEqual([]);
     expect(declared(exposing, "operatorNamespace")).toEqual([

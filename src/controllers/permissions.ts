@@ -55,9 +55,11 @@ export type PermissionScope = "watched" | "cluster" | "connectionSecrets" | "lea
 /**
  * An optional feature whose rules are granted only when it is on: `exposure` is
  * `spec.exposePorts` (operator config `trainingJob.exposure.enabled`, chart value
- * `exposure.enabled`).
+ * `exposure.enabled`); `credentialsExport` is a Bucket's `spec.exportTo.secretName`
+ * (operator config and chart value `objectStorage.exportCredentials`), the only rule on
+ * Secrets outside the connections' namespace.
  */
-export type PermissionFeature = "exposure";
+export type PermissionFeature = "exposure" | "credentialsExport";
 
 /** Which optional features are on (all off by default). */
 export type EnabledFeatures = Partial<Record<PermissionFeature, boolean>>;
@@ -73,6 +75,7 @@ export interface OperatorPermission extends DeclaredRule {
 /** The operator config (beyond the defaults) that switches each feature on. */
 const FEATURE_CONFIG: Record<PermissionFeature, Record<string, unknown>> = {
   exposure: { trainingJob: { exposure: { enabled: true } } },
+  credentialsExport: { objectStorage: { exportCredentials: true } },
 };
 
 /**
@@ -199,7 +202,10 @@ let collected: readonly OperatorPermission[] | undefined;
 export function operatorPermissions(): readonly OperatorPermission[] {
   collected ??= permissionsDeclaredBy(
     registeredControllers(),
-    { exposure: registeredControllers({ exposure: true }) },
+    {
+      exposure: registeredControllers({ exposure: true }),
+      credentialsExport: registeredControllers({ credentialsExport: true }),
+    },
     allCrds.map((crd) => crd.kind),
   );
   return collected;

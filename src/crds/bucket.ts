@@ -70,6 +70,12 @@ export const BUCKET_REASONS = ownReasons({
     "The object's connection has no object storage endpoint or S3 credentials (spec.objectStorage of its ServiceConnection, or objectStorage in the operator configuration for the default connection).",
     "Configure them; retried on a slow backoff.",
   ),
+  CredentialsExportNotAllowed: ownReason(
+    "Terminal",
+    ["Synced"],
+    "spec.exportTo.secretName is set, but the S3 key pair may not be exported: the operator's objectStorage.exportCredentials (chart value objectStorage.exportCredentials) is off, or the object's ServiceConnection does not allow it (spec.objectStorage.exportCredentials); the message names the setting. No Secret is written (one written before is deleted when the connection stops allowing it); the bucket and the ConfigMap of spec.exportTo are kept as usual.",
+    "Turn the setting on, or remove spec.exportTo.secretName.",
+  ),
   BucketNotEmpty: ownReason(
     "Terminal",
     ["Ready"],
@@ -212,7 +218,8 @@ export const BucketSpec = withRules(
         "With deletionPolicy Delete: delete every object version and delete marker, then the bucket. Default false: a bucket that holds objects is not deleted, and the object stays with the condition BucketNotEmpty.",
       ).default(false),
       exportTo: exportTo(
-        "BUCKET_NAME, BUCKET_ENDPOINT (path-style URL) and BUCKET_REGION; never credentials",
+        "BUCKET_NAME, BUCKET_ENDPOINT (path-style URL) and BUCKET_REGION in the ConfigMap; the connection's S3 key pair only in the Secret",
+        "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the S3 key pair of the connection's object storage)",
       ).optional(),
       deletionPolicy,
       managementPolicies,

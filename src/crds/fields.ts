@@ -19,21 +19,30 @@ export type DeletionPolicy = z.infer<typeof deletionPolicy>;
  * (a ConfigMap of the object's namespace, owned by the object), as Crossplane's
  * writeConnectionSecretToRef; `keys` names what the kind writes.
  */
-export function exportTo(keys: string) {
+export function exportTo(keys: string, secretKeys?: string) {
+  const objectName = () =>
+    z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
+  const configMapName = described(
+    objectName(),
+    "Name of the ConfigMap (same namespace) the operator writes and owns; deleted with this object. An existing ConfigMap that this object does not own is left alone.",
+  );
+  const meta = {
+    description: `Connection details written for workloads to mount (e.g. as env): ${keys}. Values appear once the remote resource shows them and follow its changes.`,
+  };
+  if (!secretKeys) return z.object({ configMapName }).meta(meta);
   return z
     .object({
-      configMapName: described(
-        z
-          .string()
-          .min(1)
-          .max(253)
-          .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/),
-        "Name of the ConfigMap (same namespace) the operator writes and owns; deleted with this object. An existing ConfigMap that this object does not own is left alone.",
-      ),
+      configMapName: configMapName.optional(),
+      secretName: described(
+        objectName(),
+        `Name of the Secret (same namespace) the operator writes and owns with ${secretKeys}; deleted with this object. Written only when the operator's objectStorage.exportCredentials is on and the object's connection allows it (else Synced=False CredentialsExportNotAllowed names the setting to turn on; a Secret written before is deleted when the connection stops allowing it); an existing Secret that this object does not own is left alone.`,
+      ).optional(),
     })
-    .meta({
-      description: `Connection details written for workloads to mount (e.g. as env): ${keys}. Values appear once the remote resource shows them and follow its changes.`,
-    });
+    .meta(meta);
 }
 
 /** The management policies (Crossplane's names): what the operator may do to the remote resource. */

@@ -105,6 +105,10 @@ export const objectStorageSchema = z
         ).default("secretAccessKey"),
       })
       .meta({ description: "The Secret that holds the S3 access key id and secret key." }),
+    exportCredentials: described(
+      z.boolean(),
+      "Allow a Bucket of this connection to write the S3 key pair into the Secret of its spec.exportTo.secretName (in the Bucket's namespace), where the operator's objectStorage.exportCredentials is on as well. Default false: no Bucket exports the credentials.",
+    ).default(false),
   })
   .meta({ description: "The account's S3-compatible object storage, for Bucket objects." });
 

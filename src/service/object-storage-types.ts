@@ -70,4 +70,6 @@ export interface ObjectStorageSettings {
   endpoint: string;
   region?: string;
   credentials(): Promise<S3Credentials>;
+  /** Whether a Bucket may write the key pair into its spec.exportTo Secret (default no). */
+  exportCredentials?: boolean;
 }

@@ -184,11 +184,18 @@ kustomize `namespace:` overlay moves it with the pod. */}}
 {{- $_ := set $config "connections" (dict "secretNamespace" .) }}
 {{- end }}
 {{- with .Values.objectStorage }}
+{{- $os := dict }}
 {{- if .endpoint }}
-{{- $os := dict "endpoint" .endpoint "region" .region "allowInsecureHttp" .allowInsecureHttp }}
+{{- $os = dict "endpoint" .endpoint "region" .region "allowInsecureHttp" .allowInsecureHttp }}
 {{- if .credentialsSecret.name }}
 {{- $_ := set $os "credentialsDir" (include "aidc-operator.s3CredentialsDir" $) }}
 {{- end }}
+{{- end }}
+{{- /* The Secret rules of the credentials export are granted with this value (_rbac-rules.tpl). */}}
+{{- if .exportCredentials }}
+{{- $_ := set $os "exportCredentials" true }}
+{{- end }}
+{{- if $os }}
 {{- $_ := set $config "objectStorage" $os }}
 {{- end }}
 {{- end }}
@@ -202,6 +209,9 @@ Fails the render on combinations the schema cannot express.
 {{- define "aidc-operator.validate" -}}
 {{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection.enabled) }}
 {{- fail "replicas > 1 needs leaderElection.enabled=true: only one operator may reconcile at a time" }}
+{{- end }}
+{{- if and (dig "objectStorage" "exportCredentials" false (.Values.config | default dict)) (not .Values.objectStorage.exportCredentials) }}
+{{- fail "config.objectStorage.exportCredentials is set, but the operator would have no rule on Secrets to write them: set the chart value objectStorage.exportCredentials=true instead (it sets the operator config and grants the rules)" }}
 {{- end }}
 {{- $fullname := include "aidc-operator.fullname" . }}
 {{- $longest := printf "%s%s" $fullname (include "aidc-operator.longestLabelSuffix" .) }}

@@ -226,6 +226,18 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - patch
     - delete
 {{- end }}
+{{- if .Values.objectStorage.exportCredentials }}
+# Bucket controller, credentialsExport enabled: write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, while its connection allows it; deleted with its owner, or when the connection stops allowing it)
+- apiGroups:
+    - ""
+  resources:
+    - secrets
+  verbs:
+    - get
+    - create
+    - patch
+    - delete
+{{- end }}
 {{- end }}
 {{- define "aidc-operator.rules.cluster" -}}
 # ServiceConnection controller: watch the objects, write annotations and the finalizer

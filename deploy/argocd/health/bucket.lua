@@ -26,6 +26,7 @@ local TERMINAL_REASONS = {
   ["ConnectionNotAllowed"] = true,
   ["CreateFailed"] = true,
   ["CreateOutcomeUnknown"] = true,
+  ["CredentialsExportNotAllowed"] = true,
   ["DriftDetected"] = true,
   ["FeatureNotImplemented"] = true,
   ["InvalidBucketName"] = true,

@@ -6,10 +6,12 @@
 import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
 import { jsonEqual, toJson } from "../../runtime/json.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";
+import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
+import { toKube } from "../managed/kube-casts.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import {
   type AppliedRecord,
@@ -18,7 +20,12 @@ import {
   bucketNameOf,
 } from "./external.js";
 import { type BucketRemote, FEATURE_TITLES, FEATURES, isNotImplemented } from "./features.js";
-import { objectStorageOf } from "./storage.js";
+import {
+  CREDENTIALS_EXPORT_DISABLED,
+  credentialsExport,
+  credentialsExportRefusal,
+  objectStorageOf,
+} from "./storage.js";
 
 /** The finalizer of Buckets. */
 export const BUCKET_FINALIZER = "aidc.io/bucket";
@@ -71,12 +78,28 @@ export function bucketStatus(
   return out;
 }
 
-/** Builds the managed kind of Bucket over the objects' object storage. */
+/**
+ * Builds the managed kind of Bucket over the objects' object storage. `exporting` is
+ * set when the operator's `objectStorage.exportCredentials` is on: the kind then writes
+ * the S3 key pair of an object's connection into the Secret of its
+ * `spec.exportTo.secretName` where that connection allows it (and so declares the
+ * Secret rule); unset, it never touches a Secret.
+ */
 export function bucketKind(
   storage: ObjectStorageResolver,
   pollIntervalMs: number,
+  exporting?: ConnectionSource,
 ): ManagedKind<BucketObject, BucketRemote> {
-  const client = new BucketExternalClient(storage, new Map(), pollIntervalMs);
+  const exportRefusal = (obj: BucketObject) => {
+    const to = obj.spec.exportTo;
+    const secretName = to && "secretName" in to ? to.secretName : undefined;
+    if (!secretName) return undefined;
+    const why = exporting
+      ? credentialsExportRefusal(true, exporting.forObject(toKube(obj)))
+      : CREDENTIALS_EXPORT_DISABLED;
+    return why && `Secret ${secretName} (spec.exportTo.secretName) not written: ${why}`;
+  };
+  const client = new BucketExternalClient(storage, new Map(), pollIntervalMs, exportRefusal);
   return {
     resource: bucketCrd,
     finalizer: BUCKET_FINALIZER,
@@ -86,6 +109,12 @@ export function bucketKind(
         BUCKET_ENDPOINT: status.endpoint,
         BUCKET_REGION: status.region,
       }),
+    ...(exporting
+      ? {
+          exportSecretValues: (obj: BucketObject) =>
+            credentialsExport(true, exporting.forObject(toKube(obj))),
+        }
+      : {}),
     // S3, not the service: the client finds each object's storage through its
     // connection (storage.ts), one client for every account.
     connect: () => client,
@@ -119,10 +148,17 @@ export function bucketControllerWith(options: BucketControllerOptions = {}): Con
       "Bucket",
       options.visibilityGraceMs ?? BUCKET_VISIBILITY_WINDOW_MS,
     );
-    return managedController(bucketKind(objectStorageOf(deps), loop.pollIntervalMs), {
-      loop,
-      connections: deps.connections,
-    });
+    return managedController(
+      bucketKind(
+        objectStorageOf(deps),
+        loop.pollIntervalMs,
+        deps.config.objectStorage.exportCredentials ? deps.connections : undefined,
+      ),
+      {
+        loop,
+        connections: deps.connections,
+      },
+    );
   };
 }
 

@@ -6,9 +6,13 @@ import type { ManagedCall } from "../managed/call.js";
 import { createMayHaveHappened } from "../managed/create-protocol.js";
 import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 import { BucketExternalClient, type BucketObject } from "./external.js";
+import type { BucketRemote } from "./features.js";
 
 /** A fake object storage: `answers` stands in for the methods the case needs. */
-function client(answers: Partial<Record<keyof ObjectStorageClient, unknown>>) {
+function client(
+  answers: Partial<Record<keyof ObjectStorageClient, unknown>>,
+  exportRefusal?: (obj: BucketObject) => string | undefined,
+) {
   const calls: string[] = [];
   const fake = new Proxy(
     {},
@@ -27,7 +31,7 @@ function client(answers: Partial<Record<keyof ObjectStorageClient, unknown>>) {
       },
     },
   ) as ObjectStorageClient;
-  const external = new BucketExternalClient(async () => fake, new Map(), 1_000);
+  const external = new BucketExternalClient(async () => fake, new Map(), 1_000, exportRefusal);
   return { external, calls };
 }
 
@@ -46,6 +50,20 @@ function call(spec: Partial<BucketObject["spec"]>): ManagedCall<BucketObject> {
     normal: () => undefined,
     warning: () => undefined,
     annotate: async () => obj,
+  };
+}
+
+/** A bucket in the versioning state Off, marked as the object's, with nothing else set. */
+function observedRemote(): BucketRemote {
+  return {
+    name: "data",
+    url: "http://s3/data",
+    region: "us-east-1",
+    versioning: "Off",
+    lifecycle: [],
+    policy: undefined,
+    tags: { "aidc.io/owner": formatOwnerMark(ownerMark("ns", "data")) },
+    cors: [],
   };
 }
 
@@ -127,20 +145,53 @@ describe("the Bucket's update", () => {
         { allowedOrigins: ["*"], allowedMethods: ["GET"], allowedHeaders: [], exposeHeaders: [] },
       ],
     });
-    const mark = formatOwnerMark(ownerMark("ns", "data"));
-    const result = await external.update(c, "data", {
-      name: "data",
-      url: "http://s3/data",
-      region: "us-east-1",
-      versioning: "Off",
-      lifecycle: [],
-      policy: undefined,
-      tags: { "aidc.io/owner": mark },
-      cors: [],
-    });
+    const result = await external.update(c, "data", observedRemote());
     expect(result).toMatchObject({ outcome: "Refused", reason: "FeatureNotImplemented" });
     expect(result.outcome === "Refused" && result.message).toContain("CORS");
     expect(result.outcome === "Refused" && result.message).toContain("applied: versioning Enabled");
     expect(calls).toEqual(["putVersioning data", "putCors data"]);
+  });
+});
+
+describe("a Bucket whose spec.exportTo.secretName may not be written", () => {
+  const mark = formatOwnerMark(ownerMark("ns", "data"));
+  const inSync = {
+    headBucket: "Owned",
+    getVersioning: "Off",
+    getLifecycle: [],
+    getPolicy: undefined,
+    getTags: { "aidc.io/owner": mark },
+    getCors: [],
+    listBuckets: [],
+  };
+  const refusal = (obj: BucketObject) =>
+    obj.spec.exportTo && "secretName" in obj.spec.exportTo ? "the setting is off" : undefined;
+
+  it("is observed as not up to date in exportTo.secretName, the bucket itself Ready", async () => {
+    const { external } = client(inSync, refusal);
+    const o = await external.observe(call({ exportTo: { secretName: "keys" } }), "data");
+    expect(o).toMatchObject({
+      exists: true,
+      upToDate: false,
+      differs: ["exportTo.secretName"],
+      ready: { status: "True", reason: "Available" },
+    });
+    const plain = await external.observe(call({ exportTo: { configMapName: "cm" } }), "data");
+    expect(plain).toMatchObject({ exists: true, upToDate: true, differs: [] });
+  });
+
+  it("is refused CredentialsExportNotAllowed at update, after applying the spec's changes", async () => {
+    const { external, calls } = client({ putVersioning: undefined }, refusal);
+    const result = await external.update(
+      call({ versioning: "Enabled", exportTo: { secretName: "keys" } }),
+      "data",
+      observedRemote(),
+    );
+    expect(result).toEqual({
+      outcome: "Refused",
+      reason: "CredentialsExportNotAllowed",
+      message: "the setting is off; applied: versioning Enabled",
+    });
+    expect(calls).toEqual(["putVersioning data"]);
   });
 });

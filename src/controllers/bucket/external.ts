@@ -73,10 +73,12 @@ function markOf(obj: BucketObject): string {
 
 /** The Bucket kind's ExternalClient; `applied` is shared with the status mapping. */
 export class BucketExternalClient implements KindClient<BucketObject, BucketRemote> {
+  /** `exportRefusal`: why `spec.exportTo.secretName` is not written (Synced=False), if so. */
   constructor(
     private readonly storage: ObjectStorageResolver,
     readonly applied: Map<string, AppliedRecord>,
     private readonly pollIntervalMs: number,
+    private readonly exportRefusal: (obj: BucketObject) => string | undefined = () => undefined,
   ) {}
 
   /**
@@ -202,12 +204,16 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
       cors,
     };
     const changes = this.changesOf(call.obj, remote);
-    const policyValid = policyProblem(call.obj.spec.policy) === undefined;
+    // Refused in update, where Synced says why.
+    const unmet = [
+      ...(policyProblem(call.obj.spec.policy) ? ["policy"] : []),
+      ...(this.exportRefusal(call.obj) ? ["exportTo.secretName"] : []),
+    ];
     if (changes.length === 0) this.refused.delete(call.obj.metadata.uid ?? "");
     return {
       exists: true,
-      upToDate: changes.length === 0 && policyValid,
-      differs: [...new Set(changes.map((c) => c.feature)), ...(policyValid ? [] : ["policy"])],
+      upToDate: changes.length === 0 && unmet.length === 0,
+      differs: [...new Set(changes.map((c) => c.feature)), ...unmet],
       ready: {
         status: "True",
         reason: "Available",
@@ -259,6 +265,14 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
         outcome: "Refused",
         reason: R.FeatureNotImplemented,
         message: `the object storage does not implement ${unsupported.join(", ")} (it answered NotImplemented); remove the field from the spec or use a server that supports it${done}`,
+      };
+    }
+    const exportRefused = this.exportRefusal(call.obj);
+    if (exportRefused) {
+      return {
+        outcome: "Refused",
+        reason: R.CredentialsExportNotAllowed,
+        message: exportRefused + done,
       };
     }
     return { outcome: "Applied", message: `bucket ${name}: applied ${applied.join(", ")}` };

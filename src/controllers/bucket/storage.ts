@@ -8,13 +8,16 @@
  * The S3 client (`@aws-sdk/client-s3`, ~20 MiB once loaded) is imported with the first
  * client made, not at start: an operator without Buckets never loads it.
  */
+import { BUCKET_REASONS } from "../../crds/bucket.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import type {
   ObjectStorageClient,
   ObjectStorageResolver,
   ObjectStorageSettings,
 } from "../../service/object-storage.js";
+import type { ResolvedConnection } from "../connections/registry.js";
 import type { ControllerDeps } from "../controller-factory.js";
+import type { SecretDetails } from "../managed/external-client.js";
 
 /** The region requests are signed for when a connection names none. */
 export const DEFAULT_S3_REGION = "us-east-1";
@@ -47,5 +50,64 @@ export function objectStorageOf(
       clients.set(key, client);
     }
     return client;
+  };
+}
+
+/** The keys of the Secret of a Bucket's `spec.exportTo.secretName`. */
+export const CREDENTIAL_KEYS = {
+  accessKeyId: "AWS_ACCESS_KEY_ID",
+  secretAccessKey: "AWS_SECRET_ACCESS_KEY",
+} as const;
+
+/** Why no Bucket's key pair is written while the operator's setting is off. */
+export const CREDENTIALS_EXPORT_DISABLED =
+  "exporting credentials is disabled in the operator (set config objectStorage.exportCredentials, chart value objectStorage.exportCredentials, to true)";
+
+/**
+ * Why the S3 key pair of a Bucket of connection `conn` may not be written into the
+ * Secret of its `spec.exportTo.secretName`, naming the setting to turn on (never a key);
+ * undefined when it may. `enabled` is the operator's `objectStorage.exportCredentials`
+ * (chart value `objectStorage.exportCredentials`), without which the operator has no
+ * access to Secrets in the watched namespaces; a ServiceConnection must allow it as
+ * well (its `spec.objectStorage.exportCredentials`), the default connection follows
+ * the operator's setting.
+ */
+export function credentialsExportRefusal(
+  enabled: boolean,
+  conn: Pick<ResolvedConnection, "name" | "objectStorage">,
+): string | undefined {
+  if (!enabled) return CREDENTIALS_EXPORT_DISABLED;
+  const which = conn.name ? `ServiceConnection ${conn.name}` : "the default connection";
+  if (!conn.objectStorage) return `${which} has no object storage`;
+  if (!conn.objectStorage.exportCredentials) {
+    return conn.name
+      ? `${which} does not allow exporting credentials (set its spec.objectStorage.exportCredentials to true)`
+      : `${which} does not allow exporting credentials (config objectStorage.exportCredentials)`;
+  }
+  return undefined;
+}
+
+/**
+ * What a Bucket of connection `conn` writes into its `spec.exportTo` Secret: the
+ * connection's S3 key pair when {@link credentialsExportRefusal} finds nothing against
+ * it, else the refusal. The key pair is read only when it may be written.
+ */
+export async function credentialsExport(
+  enabled: boolean,
+  conn: Pick<ResolvedConnection, "name" | "objectStorage">,
+): Promise<SecretDetails> {
+  const refused = credentialsExportRefusal(enabled, conn);
+  if (refused !== undefined || !conn.objectStorage) {
+    return {
+      refused: refused ?? "no object storage",
+      reason: BUCKET_REASONS.names.CredentialsExportNotAllowed,
+    };
+  }
+  const { accessKeyId, secretAccessKey } = await conn.objectStorage.credentials();
+  return {
+    data: {
+      [CREDENTIAL_KEYS.accessKeyId]: accessKeyId,
+      [CREDENTIAL_KEYS.secretAccessKey]: secretAccessKey,
+    },
   };
 }

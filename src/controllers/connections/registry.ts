@@ -51,6 +51,8 @@ export interface ObjectStorageSettings {
    * Both values are registered with the redactor before they are returned.
    */
   credentials(): Promise<S3Credentials>;
+  /** Whether a Bucket may write the key pair into its spec.exportTo Secret (default no). */
+  exportCredentials?: boolean;
 }
 
 /** One resolved connection. */
@@ -259,6 +261,7 @@ export class ServiceConnections implements ConnectionSource {
             endpoint: storage.endpoint,
             ...(storage.region ? { region: storage.region } : {}),
             credentials: async () => this.s3Credentials(name),
+            exportCredentials: storage.exportCredentials === true,
           }
         : undefined,
     };

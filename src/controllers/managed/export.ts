@@ -5,13 +5,19 @@
  * (controller ownerReference: the garbage collector deletes it with the object). It
  * writes only when the values differ from the last ones this process wrote for the
  * object (after a restart, one write per object); a ConfigMap of that name that the
- * object does not own is left alone, with a Warning event.
+ * object does not own is left alone, with a Warning event. A kind with secret details
+ * (`ManagedKind.exportSecretValues`, the Bucket's S3 key pair, present only while the
+ * operator's credentials export is on) writes them the same way into the Secret of
+ * `spec.exportTo.secretName` while the kind allows it, and deletes that Secret when it
+ * stops allowing it; the data is sent base64-encoded, so the process's SecretRedactor
+ * (which knows the raw keys) does not blank it, and no key is ever put into a message.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { KubeClient } from "../../runtime/kube.js";
 import { statusCodeOf } from "../../runtime/kube-errors.js";
 import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import { SECRETS } from "../connections/secrets.js";
 import type { ManagedObject } from "./call.js";
 import { toKube } from "./kube-casts.js";
 import type { ManagedRun } from "./run.js";
@@ -25,7 +31,7 @@ export const CONFIG_MAPS: ResourceDescriptor = {
   namespaced: true,
 };
 
-/** The label on every ConfigMap the export step writes. */
+/** The label on every ConfigMap and Secret the export step writes. */
 export const EXPORTED_LABEL = "aidc.io/exported-from";
 
 /** What a ConfigMap written by the export step is: name, owner, data. */
@@ -33,6 +39,9 @@ interface Written {
   name: string;
   data: Record<string, string>;
 }
+
+/** The memory key of the Secret of `uid` (its ConfigMap's is `uid`). */
+const secretKeyOf = (uid: string) => `${uid}/secret`;
 
 /** The last export of each object (by uid) this process wrote. */
 export class ExportMemory {
@@ -51,11 +60,12 @@ export class ExportMemory {
   /** Forgets `uid` (its object is gone). */
   forget(uid: string): void {
     this.last.delete(uid);
+    this.last.delete(secretKeyOf(uid));
   }
 }
 
 interface ExportSpec {
-  exportTo?: { configMapName?: string };
+  exportTo?: { configMapName?: string; secretName?: string };
 }
 
 /**
@@ -77,6 +87,60 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
     memory,
     (note) => run.warning("ConnectionDetailsConflict", note),
   );
+  if (!kind.exportSecretValues) return;
+  const secretName = (obj.spec as ExportSpec | undefined)?.exportTo?.secretName;
+  const uid = obj.metadata?.uid;
+  if (!secretName || !uid) return;
+  const details = await kind.exportSecretValues(obj);
+  if ("refused" in details) {
+    // Nothing is written, and a Secret this object owns (written while it was allowed)
+    // is deleted; the kind's Synced condition says why. Looked at once per refusal.
+    const refusal: Written = { name: secretName, data: { refused: details.refused } };
+    if (memory.same(secretKeyOf(uid), refusal)) return;
+    if (await deleteOwned(ctx.kube, SECRETS, toKube(obj), secretName)) {
+      run.warning(details.reason, `Secret ${secretName} deleted: ${details.refused}`);
+    }
+    memory.record(secretKeyOf(uid), refusal);
+    return;
+  }
+  await writeOwned(
+    ctx.kube,
+    SECRETS,
+    kind.resource,
+    toKube(obj),
+    secretName,
+    secretData(details.data),
+    memory,
+    secretKeyOf(uid),
+    (note) => run.warning("ConnectionDetailsConflict", note),
+  );
+}
+
+/** Deletes the object `name` of `target` in `obj`'s namespace if `obj` controls it; whether it did. */
+async function deleteOwned(
+  kube: KubeClient,
+  target: ResourceDescriptor,
+  obj: KubeObject,
+  name: string,
+): Promise<boolean> {
+  const namespace = obj.metadata?.namespace;
+  if (!namespace) return false;
+  const existing = await kube.get<KubeObject>(target, { namespace, name });
+  if (!existing || !controlledBy(existing, obj.metadata?.uid)) return false;
+  return kube.delete(target, { namespace, name });
+}
+
+/** Whether `obj`'s controller ownerReference is the object `uid`. */
+function controlledBy(obj: KubeObject, uid: string | undefined): boolean {
+  const owners = (obj.metadata?.ownerReferences ?? []) as { uid?: string; controller?: boolean }[];
+  return uid !== undefined && owners.find((o) => o.controller)?.uid === uid;
+}
+
+/** `data` with every value base64-encoded (a Secret's `data`). */
+export function secretData(data: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, Buffer.from(v, "utf8").toString("base64")]),
+  );
 }
 
 /**
@@ -95,10 +159,31 @@ export async function writeConnectionDetails(
 ): Promise<void> {
   const name = (obj.spec as ExportSpec | undefined)?.exportTo?.configMapName;
   const uid = obj.metadata?.uid;
+  if (!name || !uid) return;
+  await writeOwned(kube, CONFIG_MAPS, resource, obj, name, data, memory, uid, warn);
+}
+
+/**
+ * Writes `data` as the `data` of the object `name` of `target` (a ConfigMap, or a
+ * Secret with `data` encoded) in `obj`'s namespace: created owned by `obj`, patched
+ * when its data differs, nothing when it is what `memory` holds under `memoryKey`.
+ */
+async function writeOwned(
+  kube: KubeClient,
+  target: ResourceDescriptor,
+  resource: ResourceDescriptor,
+  obj: KubeObject,
+  name: string,
+  data: Record<string, string>,
+  memory: ExportMemory,
+  memoryKey: string,
+  warn: (note: string) => void,
+): Promise<void> {
+  const uid = obj.metadata?.uid;
   const namespace = obj.metadata?.namespace;
-  if (!name || !uid || !namespace) return;
+  if (!uid || !namespace) return;
   const wanted: Written = { name, data };
-  if (memory.same(uid, wanted)) return;
+  if (memory.same(memoryKey, wanted)) return;
   const owner = {
     apiVersion: `${resource.group}/${resource.version}`,
     kind: resource.kind,
@@ -107,9 +192,9 @@ export async function writeConnectionDetails(
     controller: true,
     blockOwnerDeletion: true,
   };
-  const configMap: KubeObject & { data: Record<string, string> } = {
+  const written: KubeObject & { data: Record<string, string> } = {
     apiVersion: "v1",
-    kind: "ConfigMap",
+    kind: target.kind,
     metadata: {
       name,
       namespace,
@@ -119,32 +204,28 @@ export async function writeConnectionDetails(
     data: wanted.data,
   };
   try {
-    await kube.create(CONFIG_MAPS, configMap);
+    await kube.create(target, written);
   } catch (err) {
     if (statusCodeOf(err) !== 409) throw err;
-    const existing = await kube.get<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, {
+    const existing = await kube.get<KubeObject & { data?: Record<string, string> }>(target, {
       namespace,
       name,
     });
     if (!existing) return; // gone meanwhile: the next reconcile creates it
-    const owners = (existing.metadata?.ownerReferences ?? []) as {
-      uid?: string;
-      controller?: boolean;
-    }[];
-    if (owners.find((o) => o.controller)?.uid !== uid) {
+    if (!controlledBy(existing, uid)) {
       warn(
-        `ConfigMap ${name} exists and is not owned by this object: connection details not written`,
+        `${target.kind} ${name} exists and is not owned by this object: connection details not written`,
       );
-      memory.record(uid, wanted);
+      memory.record(memoryKey, wanted);
       return;
     }
     if (!isDeepStrictEqual(existing.data ?? {}, wanted.data)) {
       const removed = Object.keys(existing.data ?? {}).filter((k) => !(k in wanted.data));
       const patch = { ...wanted.data, ...Object.fromEntries(removed.map((k) => [k, null])) };
-      await kube.patch(CONFIG_MAPS, { namespace, name }, { data: patch });
+      await kube.patch(target, { namespace, name }, { data: patch });
     }
   }
-  memory.record(uid, wanted);
+  memory.record(memoryKey, wanted);
 }
 
 /** The RBAC rule of the ConfigMaps of `spec.exportTo`, for a kind that has the field. */
@@ -153,6 +234,15 @@ export const EXPORT_RULE: DeclaredRule = {
   resources: ["configmaps"],
   verbs: ["get", "create", "patch"],
   reason: "write the ConfigMap of spec.exportTo (the garbage collector deletes it with its owner)",
+};
+
+/** The RBAC rule of the Secrets of `spec.exportTo.secretName`, for a kind with secret details. */
+export const SECRET_EXPORT_RULE: DeclaredRule = {
+  apiGroups: [""],
+  resources: ["secrets"],
+  verbs: ["get", "create", "patch", "delete"],
+  reason:
+    "write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, while its connection allows it; deleted with its owner, or when the connection stops allowing it)",
 };
 
 /** `values` without its undefined and empty entries, every value as text (ConfigMap data). */

@@ -19,6 +19,7 @@ import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type { ResolvedConnection } from "../connections/registry.js";
+import type { EventReason } from "../event-reasons.js";
 import type {
   BeforeDeleteResult,
   CreateResult,
@@ -39,6 +40,15 @@ import type {
 } from "./call.js";
 import type { LookupKey } from "./create-protocol.js";
 import type { OwnerMark } from "./tenancy.js";
+
+/**
+ * The secret part of a kind's connection details: the Secret's data (plain text, encoded
+ * on the way), or why it may not be written (`reason` of the Event when a Secret written
+ * before is deleted).
+ */
+export type SecretDetails =
+  | { data: Record<string, string> }
+  | { refused: string; reason: EventReason };
 
 /** The four methods every kind's client has (crossplane-runtime's ExternalClient). */
 export interface ExternalClient<T extends ManagedObject, R, Refs = unknown> {
@@ -201,6 +211,11 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
    * status just written: ConfigMap keys to values. A kind without it has no exportTo.
    */
   exportValues?(obj: T, status: Record<string, unknown>): Record<string, string>;
+  /**
+   * The secret connection details for `spec.exportTo.secretName` (export.ts): Secret keys
+   * to values, or why the object's connection does not allow writing them.
+   */
+  exportSecretValues?(obj: T): Promise<SecretDetails>;
   /**
    * The unset spec fields `remote` can fill (spec.managementPolicies LateInitialize), as
    * a merge patch of the spec; undefined or empty when there is nothing to fill. Pure.

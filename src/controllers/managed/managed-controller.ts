@@ -13,7 +13,7 @@ import type { ConnectionSource } from "../connections/registry.js";
 import { boundIdIndex } from "./binding.js";
 import type { ManagedObject } from "./call.js";
 import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
-import { EXPORT_RULE } from "./export.js";
+import { EXPORT_RULE, SECRET_EXPORT_RULE } from "./export.js";
 import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
 import { toKube } from "./kube-casts.js";
 import { managedReconciler } from "./reconciler.js";
@@ -95,6 +95,7 @@ export function managedController<T extends ManagedObject, R, Refs>(
     .permissions([
       ...managedPermissions(own),
       ...(kind.exportValues ? [EXPORT_RULE] : []),
+      ...(kind.exportSecretValues ? [SECRET_EXPORT_RULE] : []),
       ...referenceRules(own, references, options.references?.reason ?? ""),
       ...(options.permissions ?? []),
     ])
