@@ -278,6 +278,28 @@ describe("the Helm chart", () => {
     );
   });
 
+  it("turns the credentials export on in the operator config with its Secret rule, and refuses the config override alone", async () => {
+    const secretRules = (objects: RenderedObject[]) =>
+      ofKind(objects, "ClusterRole")
+        .flatMap((r) => (r as unknown as { rules?: { resources: string[] }[] }).rules ?? [])
+        .filter((rule) => rule.resources.includes("secrets"));
+    const off = parseObjects(await helmTemplate("r", "ns"));
+    expect(secretRules(off)).toEqual([]);
+    const on = parseObjects(
+      await helmTemplate("r", "ns", { "objectStorage.exportCredentials": true }),
+    );
+    // Without an endpoint too: ServiceConnections may have object storage of their own.
+    expect(operatorConfigSchema.parse(renderedConfig(on)).objectStorage.exportCredentials).toBe(
+      true,
+    );
+    expect(secretRules(on)).toEqual([
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "create", "patch", "delete"] },
+    ]);
+    await expect(
+      helmTemplate("r", "ns", { "config.objectStorage.exportCredentials": true }),
+    ).rejects.toThrow(/set the chart value objectStorage.exportCredentials=true instead/);
+  });
+
   it("leaves the connection Secrets' namespace to the pod's own unless set, so a namespace overlay moves it", async () => {
     expect(renderedConfig(parseObjects(await helmTemplate("r", "ns")))).not.toHaveProperty(
       "connections",
@@ -413,6 +435,8 @@ describe("the Helm chart", () => {
         "watchNamespaces[0]": watched,
         replicas: 1,
         "leaderElection.enabled": false,
+        "exposure.enabled": true,
+        "objectStorage.exportCredentials": true,
       },
     ];
     for (const values of variants) {

@@ -172,6 +172,50 @@ describe("the chart's RBAC", () => {
     expect(await mismatches(operatorKubeConfigFor(exposing), granted, true)).toEqual([]);
   });
 
+  it("grants no Secret rule outside the connection Secrets' namespace unless the credentials export is enabled, and then exactly its rules", async () => {
+    const verbs = ["get", "list", "watch", "create", "update", "patch", "delete"] as const;
+    const inTeams = (ns: string): Access[] =>
+      verbs.map((verb) => ({ verb, group: "", resource: "secrets", namespace: ns }));
+    expect(await mismatches(asOperator, [...inTeams("any-team"), ...inTeams("")], false)).toEqual(
+      [],
+    );
+    const feature = operatorPermissions().filter((p) => p.feature === "credentialsExport");
+    expect(feature.map((p) => [p.scope, p.resources, p.verbs])).toEqual([
+      ["watched", ["secrets"], ["get", "create", "patch", "delete"]],
+    ]);
+    const other = await createNamespace(admin, "rbac-export");
+    const release = `export-${randomSuffix()}`;
+    const exporting = await installRelease(release, other, {
+      apiKeySecret: API_KEY_SECRET,
+      "objectStorage.exportCredentials": true,
+    });
+    installed.push({ release, namespace: other });
+    const kc = operatorKubeConfigFor(exporting);
+    const granted = feature.flatMap((p) => accessesOf(p, "any-team"));
+    expect(granted).toHaveLength(4);
+    expect(await mismatches(kc, granted, true)).toEqual([]);
+    // Only the Secret a Bucket names: never listed, watched or replaced, in no namespace.
+    const denied: Access[] = [
+      ...(["list", "watch", "update", "deletecollection"] as const).map((verb) => ({
+        verb,
+        group: "",
+        resource: "secrets",
+        namespace: "any-team",
+      })),
+      { verb: "list", group: "", resource: "secrets", namespace: "" },
+      { verb: "watch", group: "", resource: "secrets", namespace: "" },
+    ];
+    expect(await mismatches(kc, denied, false)).toEqual([]);
+    // The chart's ClusterRole carries the feature's rule as generated, and no other on Secrets.
+    const role = await admin
+      .makeApiClient(k8s.RbacAuthorizationV1Api)
+      .readClusterRole({ name: `${release}-aidc-operator` });
+    const secretRules = (role.rules ?? []).filter((r) => r.resources?.includes("secrets"));
+    expect(secretRules.map((r) => [r.apiGroups, r.resources, r.verbs])).toEqual(
+      feature.map((p) => [p.apiGroups, p.resources, p.verbs]),
+    );
+  });
+
   it("never lets the ServiceAccount create or delete the users' custom resources", async () => {
     // Every namespaced kind of the CRD registry.
     const users = allCrds.filter((d) => d.namespaced).map((d) => d.plural);
