@@ -29,7 +29,7 @@ async function kubeconfig(name: string, cluster: object, user: object): Promise<
 }
 
 async function optionsOf(config: Awaited<ReturnType<typeof loadKubeConfig>>) {
-  const opts: Record<string, unknown> & { headers?: Record<string, string> } = { headers: {} };
+  const opts: Record<string, unknown> & { headers?: Record<string, unknown> } = { headers: {} };
   await config.applyToHTTPSOptions(opts);
   return opts;
 }
@@ -150,21 +150,56 @@ describe("loadKubeConfig", () => {
     await expect(loadKubeConfig({ kubeconfig: file, context: "three", env: {} })).rejects.toThrow(
       /has no context "three"/,
     );
-    const exec = await kubeconfig(
-      "exec-contexts",
+    const provider = await kubeconfig(
+      "provider-contexts",
       { server: "https://api:6443" },
-      { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "true" } },
+      { "auth-provider": { name: "oidc", config: {} } },
     );
-    await expect(loadKubeConfig({ kubeconfig: exec, context: "nope", env: {} })).rejects.toThrow(
-      /has no context "nope"/,
-    );
+    await expect(
+      loadKubeConfig({ kubeconfig: provider, context: "nope", env: {} }),
+    ).rejects.toThrow(/has no context "nope"/);
   });
 
-  it("leaves an exec plugin to client-node's KubeConfig", async () => {
+  it("sends the impersonation of as, as-uid, as-groups and as-user-extra, one header per value", async () => {
     const file = await kubeconfig(
-      "exec",
+      "impersonate",
+      { server: "https://api:6443", "disable-compression": true },
+      {
+        token: "t0ken",
+        as: "alice",
+        "as-uid": "1234",
+        "as-groups": ["team-a", "system:authenticated"],
+        "as-user-extra": { "scopes.example.com/x y": ["read", "write"] },
+      },
+    );
+    const config = await loadKubeConfig({ kubeconfig: file, env: {} });
+    expect(config.constructor.name).not.toBe("KubeConfig");
+    const { headers } = await optionsOf(config);
+    expect(headers).toEqual({
+      Authorization: "Bearer t0ken",
+      "Impersonate-User": "alice",
+      "Impersonate-Uid": "1234",
+      "Impersonate-Group": ["team-a", "system:authenticated"],
+      "Impersonate-Extra-scopes.example.com%2Fx%20y": ["read", "write"],
+    });
+  });
+
+  it("sends a username and password as basic auth", async () => {
+    const file = await kubeconfig(
+      "basic",
       { server: "https://api:6443" },
-      { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "true" } },
+      { username: "admin", password: "pa55word" },
+    );
+    const config = await loadKubeConfig({ kubeconfig: file, env: {} });
+    expect(config.constructor.name).not.toBe("KubeConfig");
+    expect((await optionsOf(config)).auth).toBe("admin:pa55word");
+  });
+
+  it("leaves an auth provider to client-node's KubeConfig", async () => {
+    const file = await kubeconfig(
+      "auth-provider",
+      { server: "https://api:6443" },
+      { "auth-provider": { name: "oidc", config: { "id-token": "x" } } },
     );
     const config = await loadKubeConfig({ kubeconfig: file, env: {} });
     expect(config.constructor.name).toBe("KubeConfig");

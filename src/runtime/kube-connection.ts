@@ -94,7 +94,7 @@ export class KubeConnection {
   }
 
   /** The current dispatcher for the request's TLS options (a new one when they changed), and its headers. */
-  async prepare(): Promise<{ g: Generation; headers: Record<string, string> }> {
+  async prepare(): Promise<{ g: Generation; headers: Record<string, string | string[]> }> {
     const opts: Record<string, unknown> & { headers?: Record<string, unknown>; auth?: string } = {
       headers: {},
     };
@@ -109,11 +109,14 @@ export class KubeConnection {
       g = undefined;
     }
     g ??= await this.connect(tls);
-    const headers: Record<string, string> = {
+    const headers: Record<string, string | string[]> = {
       accept: "application/json",
       "user-agent": this.userAgent,
     };
-    for (const [k, v] of Object.entries(opts.headers ?? {})) headers[k.toLowerCase()] = String(v);
+    // A list is one header line per value (Impersonate-Group).
+    for (const [k, v] of Object.entries(opts.headers ?? {})) {
+      headers[k.toLowerCase()] = Array.isArray(v) ? v.map(String) : String(v);
+    }
     if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
     return { g, headers };
   }

@@ -131,7 +131,7 @@ describe("KubeClient against a loopback API server", () => {
     expect(seen).toHaveLength(5);
   });
 
-  it("runs a client-node exec plugin again after a 401 and tries once more", async () => {
+  it("runs the exec plugin again after a 401 and tries once more", async () => {
     const counter = join(dir, "exec-runs");
     const script =
       `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; ` +
@@ -151,10 +151,12 @@ describe("KubeClient against a loopback API server", () => {
           apiVersion: "client.authentication.k8s.io/v1",
           command: "sh",
           args: ["-c", script],
+          interactiveMode: "Never",
         },
       },
     );
-    expect(kube.config.constructor.name).toBe("KubeConfig");
+    // Served without client-node.
+    expect(kube.config.constructor.name).not.toBe("KubeConfig");
     await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
     await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
     expect(seen).toEqual(["Bearer tok-1", "Bearer tok-1", "Bearer tok-2"]);
