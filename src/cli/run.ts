@@ -14,9 +14,10 @@ import { allCrds, GROUP, REASONS } from "../crds/index.js";
 import { loadKubeConfig } from "../runtime/kube-config.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
-import { DEFAULT_CONNECTION_LABEL, RuntimeMetrics } from "../runtime/metrics.js";
+import { RuntimeMetrics } from "../runtime/metrics.js";
 import { SecretRedactor } from "../runtime/redaction.js";
 import type { KubeObject, ResourceDescriptor } from "../runtime/resource.js";
+import { DEFAULT_CONNECTION_LABEL } from "../runtime/service-metrics.js";
 import type { ServiceClient } from "../service/client.js";
 import {
   createServiceClient,

@@ -1,5 +1,11 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { HealthSnapshot } from "./resource-health.js";
+import {
+  type OperationVerdict,
+  REQUEST_BUCKETS,
+  ServiceMetrics,
+  type ServiceRequestInfo,
+} from "./service-metrics.js";
 import type { WorkQueueObserver } from "./workqueue.js";
 
 /** controller-runtime's reconcile_time_seconds buckets. */
@@ -9,34 +15,8 @@ const RECONCILE_BUCKETS = [
 ];
 /** client-go's workqueue buckets: 10^-8 .. 10^3 seconds. */
 const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 10 ** (i - 8));
-/** Buckets for calls to a remote HTTP API. */
-const REQUEST_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** Create to first Ready: seconds (a volume) to hours (a job waiting for capacity). */
 const FIRST_READY_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600];
-
-/** One service API call, as the service client's `onRequest` hook reports it. */
-export interface ServiceRequestInfo {
-  /** The endpoint's name in the service client's endpoint table. */
-  endpoint: string;
-  method?: string;
-  /** HTTP status, the envelope code, or a word such as `timeout` / `network`. */
-  code: number | string;
-  durationMs: number;
-  /** Time the call waited for the client-side rate limit before it was sent. */
-  rateLimitWaitMs?: number;
-  /** The call's priority at the rate limit: `normal`, or `low` for a routine poll. */
-  priority?: string;
-  /** Of the wait, what a routine call waited for its connection's routine budget alone. */
-  routineBudgetWaitMs?: number;
-  /**
-   * The service connection (account) the call was made with: a ServiceConnection's
-   * name, or {@link DEFAULT_CONNECTION_LABEL} for the operator's default connection.
-   */
-  connection?: string;
-}
-
-/** The `connection` label of calls made with the operator's default connection (its config). */
-export const DEFAULT_CONNECTION_LABEL = "_default";
 
 /**
  * The operator's Prometheus metrics, in a registry of their own (no global state).
@@ -64,12 +44,9 @@ export class RuntimeMetrics {
   private readonly retries: Counter<"controller" | "name">;
   private readonly restRequests: Counter<"code" | "method" | "host">;
   private readonly restRateLimitWait: Histogram<"verb" | "host" | "limiter">;
-  private readonly serviceRequests: Counter<"endpoint" | "code" | "connection">;
-  private readonly serviceDuration: Histogram<"endpoint" | "connection">;
-  private readonly serviceRateLimitWait: Histogram<"priority" | "connection">;
-  private readonly serviceRoutineBudgetWait: Counter<"connection">;
-  private readonly serviceOperationAvailable: Gauge<"operation">;
   private readonly firstReady: Histogram<"kind">;
+  /** The calls to the service (`aidc_service_*`). */
+  readonly service: ServiceMetrics;
   private health: (() => HealthSnapshot) | undefined;
 
   /** `processMetrics`: also export Node's process_* and nodejs_* metrics (default true). */
@@ -165,38 +142,8 @@ export class RuntimeMetrics {
       buckets: REQUEST_BUCKETS,
       registers,
     });
-    this.serviceRequests = new Counter({
-      name: "aidc_service_requests_total",
-      help: "Calls to the Compute and Storage Service API, by endpoint, result code and connection (account)",
-      labelNames: ["endpoint", "code", "connection"],
-      registers,
-    });
-    this.serviceDuration = new Histogram({
-      name: "aidc_service_request_duration_seconds",
-      help: "Duration of calls to the Compute and Storage Service API, by endpoint and connection (account)",
-      labelNames: ["endpoint", "connection"],
-      buckets: REQUEST_BUCKETS,
-      registers,
-    });
-    this.serviceRateLimitWait = new Histogram({
-      name: "aidc_service_rate_limit_wait_seconds",
-      help: "Time calls to the service waited for the client-side rate limit (service.rateLimit), by priority (low: routine polls, which wait behind the rest); long low waits mean the polls need more than the limit allows, long normal waits that new work waits too; each connection has its own limit",
-      labelNames: ["priority", "connection"],
-      buckets: REQUEST_BUCKETS,
-      registers,
-    });
-    this.serviceRoutineBudgetWait = new Counter({
-      name: "aidc_service_routine_budget_wait_seconds_total",
-      help: "Time routine calls to the service (polls of settled objects, list walks) waited for their connection's routine budget alone (service.routineCallShare of its rate limit): when it grows, observation runs slower than configured because the fleet needs more calls than the budget allows",
-      labelNames: ["connection"],
-      registers,
-    });
-    this.serviceOperationAvailable = new Gauge({
-      name: "aidc_service_operation_available",
-      help: "Whether the service answers an operation of the endpoint table: 1 it answers (an envelope, even an error one), 0 found missing (a bare HTTP 404/405: orders that need it are refused until its path is set), -1 not known yet, -2 disabled by the configuration (orders that need it are refused); set for the operations whose path is an assumption and every operation an answer taught about",
-      labelNames: ["operation"],
-      registers,
-    });
+    this.service = new ServiceMetrics(registers);
+    this.observeServiceRequest = this.service.observeRequest;
     const snapshot = () => this.health?.();
     new Gauge({
       name: "aidc_managed_resources",
@@ -240,13 +187,9 @@ export class RuntimeMetrics {
     this.firstReady.observe({ kind }, seconds);
   }
 
-  /** Records what is known about service operation `operation` (see the gauge's help). */
-  setServiceOperation(
-    operation: string,
-    verdict: "present" | "missing" | "unknown" | "disabled",
-  ): void {
-    const value = { present: 1, missing: 0, unknown: -1, disabled: -2 }[verdict];
-    this.serviceOperationAvailable.set({ operation }, value);
+  /** Records what is known about service operation `operation` ({@link ServiceMetrics.setOperation}). */
+  setServiceOperation(operation: string, verdict: OperationVerdict): void {
+    this.service.setOperation(operation, verdict);
   }
 
   /**
@@ -281,23 +224,10 @@ export class RuntimeMetrics {
   }
 
   /**
-   * Records one service API call. Bound, so it can be passed as the service client's
-   * `onRequest` hook as is.
+   * Records one service API call ({@link ServiceMetrics.observeRequest}). Bound, so it
+   * can be passed as the service client's `onRequest` hook as is.
    */
-  readonly observeServiceRequest = (info: ServiceRequestInfo): void => {
-    const connection = info.connection ?? DEFAULT_CONNECTION_LABEL;
-    this.serviceRequests.inc({ endpoint: info.endpoint, code: String(info.code), connection });
-    this.serviceDuration.observe({ endpoint: info.endpoint, connection }, info.durationMs / 1000);
-    if (info.rateLimitWaitMs !== undefined) {
-      this.serviceRateLimitWait.observe(
-        { priority: info.priority ?? "normal", connection },
-        info.rateLimitWaitMs / 1000,
-      );
-    }
-    if (info.routineBudgetWaitMs) {
-      this.serviceRoutineBudgetWait.inc({ connection }, info.routineBudgetWaitMs / 1000);
-    }
-  };
+  readonly observeServiceRequest: (info: ServiceRequestInfo) => void;
 
   /**
    * Records one Kubernetes API request (KubeClient's `onRequest` hook); `limiter` names

@@ -6,9 +6,9 @@
  */
 import type { Logger } from "pino";
 import type { OperatorConfig } from "../../config/schema.js";
-import type { ServiceRequestInfo } from "../../runtime/metrics.js";
 import { currentReconcilePriority } from "../../runtime/priority.js";
 import { currentReconcileSignal } from "../../runtime/reconcile-deadline.js";
+import type { ServiceRequestInfo } from "../../runtime/service-metrics.js";
 import { ServiceClient, type ServiceClientOptions } from "../../service/client.js";
 import type { ConnectionClientSettings } from "./registry.js";
 

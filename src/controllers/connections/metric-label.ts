@@ -7,8 +7,8 @@
  */
 import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
 import type { KubeObject } from "../../runtime/resource.js";
+import { DEFAULT_CONNECTION_LABEL } from "../../runtime/service-metrics.js";
 import type { ServiceConnections } from "./registry.js";
 
 /** The label of objects that name a ServiceConnection that does not exist. */
