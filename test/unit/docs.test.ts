@@ -37,10 +37,12 @@ function slug(heading: string): string {
 }
 
 function anchorsOf(path: string): Set<string> {
-  const headings = prose(read(path))
+  // A heading's code spans count as text, as on GitHub.
+  const headings = read(path)
+    .replaceAll(/```[\s\S]*?```/g, "")
     .split("\n")
     .filter((l) => /^#{1,6} /.test(l))
-    .map((l) => slug(l.replace(/^#+ /, "")));
+    .map((l) => slug(l.replace(/^#+ /, "").replaceAll("`", "")));
   return new Set(headings);
 }
 
