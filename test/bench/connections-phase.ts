@@ -14,6 +14,7 @@ import { runOperator } from "../../src/cli/run.js";
 import { SECRETS } from "../../src/controllers/connections/registry.js";
 import { NAMESPACES } from "../../src/controllers/connections/resolution.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
+import type { Manager } from "../../src/runtime/manager.js";
 import type { BenchEnvironment } from "./environment.js";
 import { latencyFigures, ReadyTracker, waitAllReady } from "./ready-tracker.js";
 import { createNasBatch, ensureNamespace, NAS } from "./workload.js";
@@ -93,12 +94,13 @@ export async function addConnection(
  * default account, watching `namespaces` (its own namespace `ops` among them); its log
  * is dropped. `stop` stops it as SIGTERM would.
  */
-export function startOperator(
+export async function startOperator(
   env: BenchEnvironment,
   ops: string,
   namespaces: readonly string[],
-): { stop(): Promise<void> } {
+): Promise<{ stop(): Promise<void> }> {
   let stop: () => void = () => undefined;
+  let manager: Manager | undefined;
   const stopSignal = new Promise<void>((resolve) => {
     stop = resolve;
   });
@@ -118,7 +120,18 @@ export function startOperator(
     flags: { "metrics-port": "0" },
     stopSignal,
     logDestination: { write: () => true },
+    onStarted: (m) => {
+      manager = m;
+    },
   });
+  // Its controllers at work before the first create: a batch created while it starts
+  // would time its startup, not its work.
+  const deadline = Date.now() + 60_000;
+  while (!manager?.running) {
+    const ended = await Promise.race([exited, new Promise((r) => setTimeout(r, 50))]);
+    if (typeof ended === "number") throw new Error(`aidc-operator run exited with ${ended}`);
+    if (Date.now() > deadline) throw new Error("the operator's controllers did not start in 60 s");
+  }
   return {
     stop: async () => {
       stop();
@@ -148,7 +161,7 @@ export async function runConnectionsPhase(
     });
   }
 
-  const operator = startOperator(env, ops, [ops, hotNs, calmNs]);
+  const operator = await startOperator(env, ops, [ops, hotNs, calmNs]);
   try {
     const calm = new ReadyTracker(env.kc, kube, NAS, calmNs);
     const hot = new ReadyTracker(env.kc, kube, NAS, hotNs);

@@ -1,12 +1,14 @@
 /**
  * The fairness scenario of `npm run bench` (`--only-fairness` runs it alone,
  * `--skip-fairness` leaves it out): a calm tenant (a ServiceConnection) creates N
- * NasVolumes alone, then beside a backlog of B new objects on the default connection,
- * then beside a backlog of B on another ServiceConnection; its create-to-Ready p50 is
- * measured each time. Connections are flows (workqueue.ts, ratelimit.ts): a backlog
- * takes at most its share of the workers and of the Kubernetes write budget, so calm's
- * p50 beside one stays near its p50 alone. The operator runs in-process
- * (`runOperator`, the real wiring).
+ * NasVolumes alone (after a few unmeasured ones, so that its connection's client and the
+ * operator's code paths are as warm as beside a backlog), then beside a backlog of B new
+ * objects on the default connection, then beside a backlog of B on another
+ * ServiceConnection; its create-to-Ready p50 is measured each time. Connections are
+ * flows (workqueue.ts, ratelimit.ts): a backlog takes at most its share of the workers
+ * and of the Kubernetes write budget, so calm's p50 beside one stays near its p50 alone.
+ * The operator runs in-process (`runOperator`, the real wiring), its controllers started
+ * before the first create.
  */
 import { addConnection, startOperator } from "./connections-phase.js";
 import type { BenchEnvironment } from "./environment.js";
@@ -62,7 +64,7 @@ export async function runFairnessPhase(
     if (t) await addConnection(env, { ...t, secretNamespace: ops, namespace });
   }
 
-  const operator = startOperator(env, ops, [ops, calmNs, busyNs, defaultNs]);
+  const operator = await startOperator(env, ops, [ops, calmNs, busyNs, defaultNs]);
   try {
     const calm = new ReadyTracker(env.kc, kube, NAS, calmNs);
     const busy = new ReadyTracker(env.kc, kube, NAS, busyNs);
@@ -82,9 +84,11 @@ export async function runFairnessPhase(
       return { latency, readyThen };
     };
 
+    await waitAllReady(calm, await createNasBatch(kube, calm, calmNs, "warm", 5), timeoutMs);
     progress(`fairness: calm creates ${n} NasVolumes alone`);
+    const warm = calm.latencies().length;
     await waitAllReady(calm, await createNasBatch(kube, calm, calmNs, "alone", n), timeoutMs);
-    const alone = latencyFigures(calm.latencies());
+    const alone = latencyFigures(calm.latencies().slice(warm));
     progress(`fairness: calm alone p50 ${alone.p50} ms`);
     const onDefault = await beside(deflt, defaultNs, "by-default");
     const onConnection = await beside(busy, busyNs, "by-connection");
