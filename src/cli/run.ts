@@ -132,7 +132,11 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
       const obj = manager.cache.get(res, key);
       return obj ? connectionOf(obj) : DEFAULT_CONNECTION_LABEL;
     },
-    kubeRateLimit: { qps: config.kube.qps, burst: config.kube.burst },
+    kubeRateLimit: {
+      qps: config.kube.qps,
+      burst: config.kube.burst,
+      total: { qps: config.kube.totalQps, burst: config.kube.totalBurst },
+    },
     informer: { watchdogMs: config.kube.watchdogMs },
     concurrency: config.concurrency.default,
     backoff: config.backoff,

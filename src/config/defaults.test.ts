@@ -5,6 +5,7 @@ import {
   DEFAULT_HEALTH_PORT,
   DEFAULT_HOLD_BACKOFF,
   DEFAULT_KUBE_RATE_LIMIT,
+  DEFAULT_KUBE_TOTAL_RATE_LIMIT,
   DEFAULT_LEASE_TIMINGS,
   DEFAULT_RECONCILE_TIMEOUT_MS,
   DEFAULT_RESYNC_JITTER,
@@ -36,6 +37,9 @@ describe("the config's defaults are the runtime's and the service client's", () 
   it("for the runtime (Kubernetes client, manager, informers, leader election)", () => {
     expect({ qps: config.kube.qps, burst: config.kube.burst }).toEqual(DEFAULT_KUBE_RATE_LIMIT);
     expect(DEFAULT_KUBE_RATE_LIMIT).toEqual({ qps: 50, burst: 100 });
+    expect({ qps: config.kube.totalQps, burst: config.kube.totalBurst }).toEqual(
+      DEFAULT_KUBE_TOTAL_RATE_LIMIT,
+    );
     expect(config.kube.watchdogMs).toBe(DEFAULT_WATCHDOG_MS);
     expect(concurrencyFor(config, "any")).toBe(DEFAULT_CONCURRENCY);
     expect(config.reconcileTimeoutMs).toBe(DEFAULT_RECONCILE_TIMEOUT_MS);
@@ -70,6 +74,8 @@ describe("the config's defaults are the runtime's and the service client's", () 
     expect(partial.kube).toEqual({
       qps: 5,
       burst: DEFAULT_KUBE_RATE_LIMIT.burst,
+      totalQps: DEFAULT_KUBE_TOTAL_RATE_LIMIT.qps,
+      totalBurst: DEFAULT_KUBE_TOTAL_RATE_LIMIT.burst,
       watchdogMs: DEFAULT_WATCHDOG_MS,
     });
   });

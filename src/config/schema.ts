@@ -5,6 +5,7 @@ import {
   DEFAULT_HEALTH_PORT,
   DEFAULT_HOLD_BACKOFF,
   DEFAULT_KUBE_RATE_LIMIT,
+  DEFAULT_KUBE_TOTAL_RATE_LIMIT,
   DEFAULT_LEASE_TIMINGS,
   DEFAULT_RECONCILE_TIMEOUT_MS,
   DEFAULT_RESYNC_JITTER,
@@ -219,14 +220,27 @@ export const operatorConfigSchema = z.strictObject({
         .positive()
         .default(DEFAULT_KUBE_RATE_LIMIT.qps)
         .describe(
-          "Requests per second to the API server (above client-go's 20: see docs/performance.md).",
+          "Requests per second to the API server of each connection's objects (above client-go's 20: see docs/performance.md); one connection's backlog does not spend another's.",
         ),
       burst: z
         .number()
         .int()
         .min(1)
         .default(DEFAULT_KUBE_RATE_LIMIT.burst)
-        .describe("Burst of requests to the API server."),
+        .describe("Burst of requests to the API server of each connection's objects."),
+      totalQps: z
+        .number()
+        .positive()
+        .default(DEFAULT_KUBE_TOTAL_RATE_LIMIT.qps)
+        .describe(
+          "Requests per second to the API server of all connections together, shared in turn while they wait.",
+        ),
+      totalBurst: z
+        .number()
+        .int()
+        .min(1)
+        .default(DEFAULT_KUBE_TOTAL_RATE_LIMIT.burst)
+        .describe("Burst of requests to the API server of all connections together."),
       watchdogMs: ms
         .default(DEFAULT_WATCHDOG_MS)
         .describe("A watch silent this long is restarted."),

@@ -9,15 +9,25 @@
  */
 
 /**
- * Client-side limit of Kubernetes requests (Events have a limiter of their own with the
- * same figures). Above client-go's 20/30: a create costs 4 writes plus 2 Events, and at
- * 20/s the client limit, not the work, set the time to Ready (bench: 60 objects 22.5 s
- * at 20/s, 7 s at 200/s); the API server still protects itself with priority and
- * fairness.
+ * Client-side limit of Kubernetes requests of one flow (a connection's objects; Events
+ * have a limiter of their own with the same figures). Above client-go's 20/30: a create
+ * costs 4 writes plus 2 Events, and at 20/s the client limit, not the work, set the time
+ * to Ready (bench: 60 objects 22.5 s at 20/s, 7 s at 200/s); the API server still
+ * protects itself with priority and fairness.
  */
 export const DEFAULT_KUBE_RATE_LIMIT: Readonly<{ qps: number; burst: number }> = {
   qps: 50,
   burst: 100,
+};
+
+/**
+ * The ceiling of Kubernetes requests of all flows together: {@link DEFAULT_KUBE_RATE_LIMIT}
+ * is each flow's (each connection's, ratelimit.ts), so that one account's backlog does
+ * not spend another's; four flows at full pace fit under it.
+ */
+export const DEFAULT_KUBE_TOTAL_RATE_LIMIT: Readonly<{ qps: number; burst: number }> = {
+  qps: 200,
+  burst: 400,
 };
 
 /**

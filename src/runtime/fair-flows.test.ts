@@ -74,8 +74,19 @@ describe("fair flows", () => {
     expect(got).toEqual(Array.from({ length: 16 }, (_, i) => `hot/${i}`));
   });
 
-  it("gives the write budget's tokens to the waiting flows in turn", async () => {
+  it("spends a flow's backlog from its own bucket: another flow's request goes at once", async () => {
     const bucket = new FairTokenBucket({ qps: 10, burst: 1 });
+    const hot: Promise<number>[] = [];
+    for (let i = 0; i < 50; i++) hot.push(bucket.take("hot"));
+    await vi.advanceTimersByTimeAsync(250);
+    expect(await bucket.take("calm")).toBe(0);
+    // hot keeps its own pace: its 50th request 4.9 s after the first.
+    await vi.advanceTimersByTimeAsync(4_700);
+    expect(await hot[49]).toBe(4_900);
+  });
+
+  it("gives the ceiling's tokens to the waiting flows in turn", async () => {
+    const bucket = new FairTokenBucket({ qps: 1_000, burst: 1_000, total: { qps: 10, burst: 1 } });
     const done: string[] = [];
     const waits: Promise<unknown>[] = [];
     for (let i = 0; i < 50; i++) {
@@ -95,20 +106,42 @@ describe("fair flows", () => {
     expect(calmWaited).toBeGreaterThanOrEqual(0);
     expect(calmWaited).toBeLessThanOrEqual(200);
     expect(Date.now() - calmAsked).toBeGreaterThanOrEqual(calmWaited);
+    expect(done.indexOf("calm")).toBeLessThanOrEqual(5);
     await vi.advanceTimersByTimeAsync(10_000);
     await Promise.all(waits);
     expect(done).toHaveLength(51);
-    // The pace stays the bucket's: 51 requests at 10/s with a burst of 1.
     expect(bucket.waiting).toBe(0);
   });
 
-  it("lets a request through at once while the budget has tokens and nobody waits", async () => {
-    const bucket = new FairTokenBucket({ qps: 10, burst: 3 });
+  it("holds every flow to the ceiling's pace together", async () => {
+    const bucket = new FairTokenBucket({ qps: 100, burst: 10, total: { qps: 10, burst: 2 } });
+    const waited: number[] = [];
+    const all = ["a", "b", "c", "a", "b", "c"].map((f) =>
+      bucket.take(f).then((ms) => waited.push(ms)),
+    );
+    await vi.advanceTimersByTimeAsync(1_000);
+    await Promise.all(all);
+    // Two at once (the ceiling's burst), then one per 100 ms.
+    expect(waited).toEqual([0, 0, 100, 200, 300, 400]);
+  });
+
+  it("lets a request through at once while both budgets have tokens", async () => {
+    const bucket = new FairTokenBucket({ qps: 10, burst: 3, total: { qps: 100, burst: 100 } });
     expect(await bucket.take("a")).toBe(0);
     expect(await bucket.take("b")).toBe(0);
     expect(await bucket.take("a")).toBe(0);
-    const fourth = bucket.take("a");
+    expect(await bucket.take("a")).toBe(0);
+    const fourthOfA = bucket.take("a");
     await vi.advanceTimersByTimeAsync(100);
-    expect(await fourth).toBe(100);
+    expect(await fourthOfA).toBe(100);
+  });
+
+  it("keeps a flow's pace after many other flows came and went", async () => {
+    const bucket = new FairTokenBucket({ qps: 10, burst: 1 });
+    expect(await bucket.take("hot")).toBe(0);
+    for (let i = 0; i < 100; i++) await bucket.take(`gone-${i}`);
+    const second = bucket.take("hot");
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await second).toBe(100);
   });
 });

@@ -3,11 +3,11 @@
  * once and redacted, the client's rate limit taken per reconcile flow, the reconcile's
  * deadline checked, the answer retried as client-go does, and each try reported.
  */
-import { DEFAULT_KUBE_RATE_LIMIT } from "./defaults.js";
+import { DEFAULT_KUBE_RATE_LIMIT, DEFAULT_KUBE_TOTAL_RATE_LIMIT } from "./defaults.js";
 import { isConnectionReset, KubeApiError } from "./kube-errors.js";
 import type { KubeHttpAnswer, KubeTransport } from "./kube-transport.js";
 import { currentReconcileFlow } from "./priority.js";
-import { FairTokenBucket, type TokenBucketOptions } from "./ratelimit.js";
+import { FairTokenBucket, type FlowRateLimitOptions } from "./ratelimit.js";
 import { assertReconcileLive } from "./reconcile-deadline.js";
 import type { SecretRedactor } from "./redaction.js";
 
@@ -25,8 +25,11 @@ export interface KubeRequestInfo {
 
 /** How a client's requests are sent (part of the KubeClient's options). */
 export interface KubeRequestOptions {
-  /** Client-side rate limit of requests. Default {@link DEFAULT_KUBE_RATE_LIMIT}. */
-  rateLimit?: TokenBucketOptions;
+  /**
+   * Client-side rate limit of requests, per flow, and their ceiling. Default
+   * {@link DEFAULT_KUBE_RATE_LIMIT} under {@link DEFAULT_KUBE_TOTAL_RATE_LIMIT}.
+   */
+  rateLimit?: FlowRateLimitOptions;
   /** Called after every request (metrics, tests counting writes). */
   onRequest?: (info: KubeRequestInfo) => void;
   /**
@@ -54,7 +57,9 @@ export class KubeRequests {
     private readonly http: KubeTransport,
     options: KubeRequestOptions = {},
   ) {
-    this.bucket = new FairTokenBucket(options.rateLimit ?? DEFAULT_KUBE_RATE_LIMIT);
+    this.bucket = new FairTokenBucket(
+      options.rateLimit ?? { ...DEFAULT_KUBE_RATE_LIMIT, total: DEFAULT_KUBE_TOTAL_RATE_LIMIT },
+    );
     this.onRequest = options.onRequest;
     this.redactor = options.redactor;
   }

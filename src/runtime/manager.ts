@@ -20,7 +20,7 @@ import type { KubeConfigLike } from "./kube-credentials.js";
 import { LeaderElector } from "./leader-election.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
-import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+import type { BackoffOptions, FlowRateLimitOptions, TokenBucketOptions } from "./ratelimit.js";
 import type { SecretRedactor } from "./redaction.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 import { ResourceHealth, type ResourceHealthSource } from "./resource-health.js";
@@ -45,8 +45,11 @@ export interface ManagerOptions {
   metrics?: RuntimeMetrics;
   /** Namespaces to watch; empty or absent = all. */
   namespaces?: string[];
-  /** Client-side limit of Kubernetes requests; Events have a limiter of their own with the same settings. */
-  kubeRateLimit?: TokenBucketOptions;
+  /**
+   * Client-side limit of Kubernetes requests, per flow and in all (ratelimit.ts); Events
+   * have a limiter of their own with the same settings.
+   */
+  kubeRateLimit?: FlowRateLimitOptions;
   /**
    * Replaces registered secrets (the API keys) in every body the operator sends to the
    * API server: status, Events, annotations. Pass the one the logger uses.

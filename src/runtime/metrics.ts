@@ -137,7 +137,7 @@ export class RuntimeMetrics {
     });
     this.restRateLimitWait = new Histogram({
       name: "rest_client_rate_limiter_duration_seconds",
-      help: "Time Kubernetes API requests waited for the client-side rate limit (kube.qps, kube.burst), by verb, host and limiter (requests: the reconciles', informers' and the Lease's; events: the Events' own)",
+      help: "Time Kubernetes API requests waited for the client-side rate limit (kube.qps and kube.burst per connection, kube.totalQps and kube.totalBurst in all), by verb, host and limiter (requests: the reconciles', informers' and the Lease's; events: the Events' own)",
       labelNames: ["verb", "host", "limiter"],
       buckets: REQUEST_BUCKETS,
       registers,

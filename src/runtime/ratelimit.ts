@@ -78,6 +78,13 @@ export class TokenBucket {
     return Math.ceil((-this.tokens / this.options.qps) * 1000);
   }
 
+  /** True when the bucket has refilled to its burst (it holds no debt and no reservation). */
+  isFull(): boolean {
+    if (this.options.qps <= 0) return true;
+    const elapsed = Math.max(0, this.clock.now().getTime() - this.last) / 1000;
+    return this.tokens + elapsed * this.options.qps >= this.options.burst;
+  }
+
   /** Resolves when a token may be used (for rate-limiting outgoing requests). */
   async take(): Promise<void> {
     const delay = this.reserve();
@@ -86,12 +93,71 @@ export class TokenBucket {
 }
 
 /**
- * A token bucket shared by flows, as API Priority and Fairness shares a server: while
- * requests wait, each token goes to the next waiting flow in turn, so that a flow with a
- * backlog delays another's request by about one token per waiting flow, not by its whole
- * backlog. Without waiters it behaves as {@link TokenBucket}. `qps <= 0`: unlimited.
+ * A rate limit per flow with an optional ceiling for all flows together (the
+ * Kubernetes client's budget, kube.ts): each flow (an account, priority.ts) has a
+ * bucket of its own of `qps` and `burst`, so that one flow's backlog spends no other
+ * flow's tokens; `total` bounds the sum, its tokens going to the waiting flows in turn.
+ */
+export interface FlowRateLimitOptions extends TokenBucketOptions {
+  /** The ceiling of all flows together; absent, none. */
+  total?: TokenBucketOptions;
+}
+
+/** Flow buckets kept before the full (idle) ones are dropped. */
+const KEPT_FLOW_BUCKETS = 64;
+
+/**
+ * A token bucket per flow under a shared ceiling ({@link FlowRateLimitOptions}), as
+ * API Priority and Fairness gives each flow its own share: a flow with a backlog waits
+ * at its own bucket and takes at most its turn of the ceiling, so another flow's
+ * request waits about as long as it would alone. `qps <= 0`: no limit per flow.
  */
 export class FairTokenBucket {
+  private readonly flows = new Map<string, TokenBucket>();
+  private readonly ceiling: TurnBucket | undefined;
+
+  constructor(
+    private readonly options: FlowRateLimitOptions,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.ceiling = options.total ? new TurnBucket(options.total, clock) : undefined;
+  }
+
+  /** Resolves when a request of `flow` may be sent; returns the ms it waited. */
+  async take(flow = ""): Promise<number> {
+    const started = this.clock.now().getTime();
+    const delay = this.bucketOf(flow).reserve();
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (this.ceiling) await this.ceiling.take(flow);
+    return this.clock.now().getTime() - started;
+  }
+
+  /** Requests waiting for a token of the ceiling. */
+  get waiting(): number {
+    return this.ceiling?.waiting ?? 0;
+  }
+
+  private bucketOf(flow: string): TokenBucket {
+    let bucket = this.flows.get(flow);
+    if (!bucket) {
+      // Flows come and go with connections: a full bucket is the same as a new one.
+      if (this.flows.size >= KEPT_FLOW_BUCKETS) {
+        for (const [f, b] of this.flows) if (b.isFull()) this.flows.delete(f);
+      }
+      bucket = new TokenBucket(this.options, this.clock);
+      this.flows.set(flow, bucket);
+    }
+    return bucket;
+  }
+}
+
+/**
+ * A token bucket shared by flows: while requests wait, each token goes to the next
+ * waiting flow in turn, so that a flow with a backlog delays another's request by about
+ * one token per waiting flow, not by its whole backlog. Without waiters it behaves as
+ * {@link TokenBucket}. `qps <= 0`: unlimited.
+ */
+class TurnBucket {
   private tokens: number;
   private last: number;
   private readonly queues = new Map<string, Array<() => void>>();
@@ -103,21 +169,20 @@ export class FairTokenBucket {
 
   constructor(
     private readonly options: TokenBucketOptions,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {
     this.tokens = options.burst;
     this.last = clock.now().getTime();
   }
 
-  /** Resolves when a request of `flow` may be sent; returns the ms it waited. */
-  async take(flow = ""): Promise<number> {
-    if (this.options.qps <= 0) return 0;
+  /** Resolves when a request of `flow` may be sent. */
+  async take(flow: string): Promise<void> {
+    if (this.options.qps <= 0) return;
     this.refill();
     if (this.waiters === 0 && this.tokens >= 1) {
       this.tokens -= 1;
-      return 0;
+      return;
     }
-    const started = this.clock.now().getTime();
     await new Promise<void>((resolve) => {
       let queue = this.queues.get(flow);
       if (!queue) {
@@ -129,7 +194,6 @@ export class FairTokenBucket {
       this.waiters++;
       this.schedule();
     });
-    return this.clock.now().getTime() - started;
   }
 
   /** Requests waiting for a token. */

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KubeClient } from "../../src/runtime/kube.js";
+import { withReconcileFlow } from "../../src/runtime/priority.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
+import { adminKubeConfig, createNamespace, deleteNamespace } from "../support/kube.js";
+import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
+
+/**
+ * The Kubernetes client's budget is per flow (a connection's objects, ratelimit.ts)
+ * under a ceiling shared in turn: one flow's backlog of writes spends its own bucket,
+ * and another flow's write goes out at once.
+ */
+describe("the Kubernetes write budget per flow", () => {
+  const kc = adminKubeConfig();
+  const setup = new KubeClient(kc);
+  let namespace = "";
+
+  beforeAll(async () => {
+    await installGizmoCrd(kc);
+    namespace = await createNamespace(kc, "flow-budget");
+    for (const name of ["hot", "calm"]) {
+      await setup.create<KubeObject>(GIZMOS, gizmo(namespace, name, { size: 1 }));
+    }
+  });
+
+  afterAll(async () => {
+    if (namespace) await deleteNamespace(kc, namespace);
+  });
+
+  const annotate = (client: KubeClient, name: string, value: string) =>
+    client.patch(
+      GIZMOS,
+      { namespace, name },
+      { metadata: { annotations: { "test.aidc.io/written": value } } },
+    );
+
+  it("writes another flow's object at once beside one flow's backlog", async () => {
+    // 2 writes a second per flow, burst 4: hot's 12 writes need 4 s of its tokens.
+    const client = new KubeClient(kc, {
+      rateLimit: { qps: 2, burst: 4, total: { qps: 100, burst: 100 } },
+    });
+    const started = Date.now();
+    const hot = Array.from({ length: 12 }, (_, i) =>
+      withReconcileFlow("hot", () => annotate(client, "hot", `w${i}`)),
+    );
+    // calm's 4 writes take its own burst; sharing hot's budget in turn, they would get
+    // every other token at 2 a second: the last one after about 4 s.
+    await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        withReconcileFlow("calm", () => annotate(client, "calm", `w${i}`)),
+      ),
+    );
+    const calmMs = Date.now() - started;
+    await Promise.all(hot);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_900);
+    expect(calmMs).toBeLessThan(2_000);
+  });
+
+  it("holds all flows together to the ceiling, giving its tokens in turn", async () => {
+    const client = new KubeClient(kc, {
+      rateLimit: { qps: 100, burst: 100, total: { qps: 2, burst: 1 } },
+    });
+    const started = Date.now();
+    const done: string[] = [];
+    const hot = Array.from({ length: 8 }, (_, i) =>
+      withReconcileFlow("hot", () => annotate(client, "hot", `c${i}`)).then(() =>
+        done.push(`hot${i}`),
+      ),
+    );
+    // calm asks once hot's backlog waits at the ceiling; it gets the next turn.
+    await new Promise((r) => setTimeout(r, 100));
+    await withReconcileFlow("calm", () => annotate(client, "calm", "c0"));
+    done.push("calm");
+    await Promise.all(hot);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_400);
+    expect(done.indexOf("calm")).toBeLessThanOrEqual(3);
+  });
+});
