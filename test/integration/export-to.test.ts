@@ -2,11 +2,19 @@
  * spec.exportTo against a real API server (with the garbage collector of
  * kube-controller-manager) and the emulator: the ConfigMap of a NasVolume's connection
  * details, owned by it, read by a Pod object's env, following a remote change, left
- * alone when someone else owns it, and deleted with its owner.
+ * alone when someone else owns it, and deleted with its owner; a BlockVolume's following
+ * its attachment, and a FileSystem's its mounts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { blockVolumeControllerWith } from "../../src/controllers/blockvolume/controller.js";
+import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
+import type { ControllerFactory } from "../../src/controllers/controller-factory.js";
+import { fileSystemControllerWith } from "../../src/controllers/filesystem/controller.js";
 import { CONFIG_MAPS, EXPORTED_LABEL } from "../../src/controllers/managed/export.js";
 import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
+import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
+import { fileSystemCrd } from "../../src/crds/filesystem.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
@@ -27,6 +35,9 @@ type PodObject = KubeObject & {
   spec: { containers: { name: string; image?: string; env?: EnvVar[] }[] };
 };
 
+const cci: ControllerFactory = ({ connections }) =>
+  cciInstanceControllerFrom({ connections, pollIntervalMs: 500, adoptionNamespaces: ["*"] });
+
 describe("spec.exportTo", () => {
   let op: TestOperator;
   let nas: ObjectsOf;
@@ -35,10 +46,19 @@ describe("spec.exportTo", () => {
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "export-to");
     op = await startTestOperator({
-      controllers: [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })],
+      controllers: [
+        nasVolumeControllerWith({ visibilityGraceMs: 1_000 }),
+        blockVolumeControllerWith({ visibilityGraceMs: 1_000 }),
+        fileSystemControllerWith({ visibilityGraceMs: 1_000 }),
+        cci,
+      ],
       namespaces: [namespace],
+      emulatorOptions: { volumeTransitionMs: 200, fileStorageDelayMs: 200 },
     });
     nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
+    const ccis = new ObjectsOf(op.kube, cciInstanceCrd, namespace);
+    await ccis.create("alice", { instanceId: "cci-0001" });
+    await ccis.create("bob", { instanceId: "cci-0002" });
   }, 60_000);
 
   afterAll(async () => {
@@ -143,4 +163,69 @@ describe("spec.exportTo", () => {
     });
     expect((await configMap("taken"))?.data).toEqual({ OWNER: "someone else" });
   }, 60_000);
+
+  /** Waits until the ConfigMap `name` has exactly `data`. */
+  const exported = (name: string, data: Record<string, string>) =>
+    eventually(async () => {
+      const c = await configMap(name);
+      return c && JSON.stringify(c.data ?? {}) === JSON.stringify(data) ? c : undefined;
+    }, 30_000);
+
+  it("writes a BlockVolume's id and attached instance, following a move and a detach", async () => {
+    const volumes = new ObjectsOf(op.kube, blockVolumeCrd, namespace);
+    await volumes.create("scratch", {
+      sizeGB: 20,
+      volumeType: "ssd",
+      attachTo: { cciInstanceRef: { name: "alice" } },
+      exportTo: { configMapName: "scratch-volume" },
+    });
+    const attached = await volumes.waitForCondition("scratch", "Ready", "True", "Attached", 30_000);
+    const volumeId = String((attached.status as { volumeId?: string }).volumeId);
+    const cm = await exported("scratch-volume", {
+      ATTACHED_INSTANCE_ID: "cci-0001",
+      VOLUME_ID: volumeId,
+    });
+    expect(cm.metadata?.labels?.[EXPORTED_LABEL]).toBe("blockvolume");
+    expect(cm.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({
+        kind: "BlockVolume",
+        uid: attached.metadata?.uid,
+        controller: true,
+      }),
+    ]);
+    await volumes.patchSpec("scratch", { attachTo: { cciInstanceRef: { name: "bob" } } });
+    await exported("scratch-volume", { ATTACHED_INSTANCE_ID: "cci-0002", VOLUME_ID: volumeId });
+    // Detached, the key goes (not an empty value).
+    await volumes.patchSpec("scratch", { attachTo: null });
+    await exported("scratch-volume", { VOLUME_ID: volumeId });
+  }, 90_000);
+
+  it("writes a FileSystem's id, protocol and each mount's address, following a removed mount", async () => {
+    const fileSystems = new ObjectsOf(op.kube, fileSystemCrd, namespace);
+    await fileSystems.create("team", {
+      sizeGB: 100,
+      protocol: "NFS",
+      mounts: [
+        { name: "notebook", target: { cciInstanceRef: { name: "alice" } }, mountPath: "/shared" },
+      ],
+      exportTo: { configMapName: "team-files" },
+    });
+    const ready = await fileSystems.waitFor(
+      "team",
+      (o) => (o.status as { mountsReady?: string } | undefined)?.mountsReady === "1/1",
+      30_000,
+    );
+    const status = ready.status as { fileSystemId?: string; mounts?: { address?: string }[] };
+    const id = String(status.fileSystemId);
+    const address = String(status.mounts?.[0]?.address);
+    expect(address).toContain(`:/${id}`);
+    const cm = await exported("team-files", {
+      FILE_SYSTEM_ID: id,
+      MOUNT_notebook_ADDRESS: address,
+      PROTOCOL: "NFS",
+    });
+    expect(cm.metadata?.labels?.[EXPORTED_LABEL]).toBe("filesystem");
+    await fileSystems.patchSpec("team", { mounts: [] });
+    await exported("team-files", { FILE_SYSTEM_ID: id, PROTOCOL: "NFS" });
+  }, 90_000);
 });
