@@ -214,6 +214,25 @@ describe("the chart's RBAC", () => {
     expect(secretRules.map((r) => [r.apiGroups, r.resources, r.verbs])).toEqual(
       feature.map((p) => [p.apiGroups, p.resources, p.verbs]),
     );
+    // And for real, as the export step does: create, patch, read back, delete.
+    const team = await createNamespace(admin, "rbac-export-team");
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    await core.createNamespacedSecret({
+      namespace: team,
+      body: { metadata: { name: "bucket-keys" }, data: { AWS_ACCESS_KEY_ID: "QQ==" } },
+    });
+    await core.patchNamespacedSecret(
+      { namespace: team, name: "bucket-keys", body: { data: { AWS_ACCESS_KEY_ID: "Qg==" } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    const read = await core.readNamespacedSecret({ namespace: team, name: "bucket-keys" });
+    expect(read.data).toEqual({ AWS_ACCESS_KEY_ID: "Qg==" });
+    await core.deleteNamespacedSecret({ namespace: team, name: "bucket-keys" });
+    const listed = await core
+      .listNamespacedSecret({ namespace: team })
+      .then(() => undefined)
+      .catch((e: unknown) => e);
+    expect((listed as k8s.ApiException<unknown>).code).toBe(403);
   });
 
   it("never lets the ServiceAccount create or delete the users' custom resources", async () => {
