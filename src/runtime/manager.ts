@@ -1,95 +1,18 @@
 import { hostname } from "node:os";
-import type { Logger } from "pino";
 import { InformerCache } from "./cache.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { ControllerDefinition } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
-import type { ControllerRuntime } from "./controller-runtime.js";
-import {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_HEALTH_PORT,
-  DEFAULT_RECONCILE_TIMEOUT_MS,
-  DEFAULT_RESYNC_JITTER,
-  DEFAULT_RESYNC_PERIOD_MS,
-  DEFAULT_SHUTDOWN_TIMEOUT_MS,
-} from "./defaults.js";
+import { DEFAULT_HEALTH_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS } from "./defaults.js";
 import { EventRecorder } from "./events.js";
 import { HealthServer } from "./health.js";
 import { KubeClient } from "./kube.js";
-import type { KubeConfigLike } from "./kube-credentials.js";
 import { LeaderElector } from "./leader-election.js";
+import { controllerRuntimeOf, type ManagerOptions } from "./manager-options.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
-import type { BackoffOptions, FlowRateLimitOptions, TokenBucketOptions } from "./ratelimit.js";
-import type { SecretRedactor } from "./redaction.js";
-import type { KubeObject, ResourceDescriptor } from "./resource.js";
+import type { KubeObject } from "./resource.js";
 import { ResourceHealth, type ResourceHealthSource } from "./resource-health.js";
-
-/** Leader election settings of a {@link Manager}. */
-export interface ManagerLeaderElection {
-  leaseName: string;
-  leaseNamespace: string;
-  /** Default: host name plus a random suffix. */
-  identity?: string;
-  leaseDurationMs?: number;
-  renewDeadlineMs?: number;
-  retryPeriodMs?: number;
-}
-
-/** Everything a {@link Manager} is configured with. */
-export interface ManagerOptions {
-  /** client-node's KubeConfig, or the lean loader's (kube-config.ts). */
-  kubeConfig: KubeConfigLike;
-  log: Logger;
-  clock?: Clock;
-  metrics?: RuntimeMetrics;
-  /** Namespaces to watch; empty or absent = all. */
-  namespaces?: string[];
-  /**
-   * Client-side limit of Kubernetes requests, per flow and in all (ratelimit.ts); Events
-   * have a limiter of their own with the same settings.
-   */
-  kubeRateLimit?: FlowRateLimitOptions;
-  /**
-   * Replaces registered secrets (the API keys) in every body the operator sends to the
-   * API server: status, Events, annotations. Pass the one the logger uses.
-   */
-  redactor?: SecretRedactor;
-  informer?: { watchdogMs?: number; initialBackoffMs?: number; maxBackoffMs?: number };
-  /**
-   * A label selector added to the lists and watches of a kind (undefined: none), e.g.
-   * a shard's `aidc.io/shard=a` on the kinds it reconciles; the wiring decides which.
-   */
-  watchSelector?: (res: ResourceDescriptor) => string | undefined;
-  /**
-   * The flow of a key of a controller's primary kind (e.g. the account its object
-   * uses): flows share the workers and the Kubernetes write budget in turn. Absent: one.
-   */
-  flowOf?: (primary: ResourceDescriptor, key: string) => string;
-  /** Workers per controller unless the controller says otherwise. Default {@link DEFAULT_CONCURRENCY}. */
-  concurrency?: number;
-  /**
-   * Longest one reconcile may hold a worker before it is abandoned and its key retried
-   * (reconcile-deadline.ts). Default {@link DEFAULT_RECONCILE_TIMEOUT_MS}; 0: no bound.
-   */
-  reconcileTimeoutMs?: number;
-  backoff?: Partial<BackoffOptions>;
-  /** Retry of keys held by an external terminal error (see `isExternalHold`). */
-  holdBackoff?: Partial<BackoffOptions>;
-  retryRateLimit?: TokenBucketOptions;
-  /** Default {@link DEFAULT_RESYNC_PERIOD_MS}; 0 disables. */
-  resyncPeriodMs?: number;
-  /** Default {@link DEFAULT_RESYNC_JITTER}. */
-  resyncJitter?: number;
-  /** Bound for in-flight reconciles at shutdown. Default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
-  shutdownTimeoutMs?: number;
-  /** Absent or undefined: no election, this process runs the controllers. */
-  leaderElection?: ManagerLeaderElection;
-  /** Metrics and health server; `false` for none (tests). */
-  server?: { port: number; host?: string } | false;
-  /** `reportingController` of Events. Default `aidc.io/aidc-operator`. */
-  eventsController?: string;
-}
 
 /**
  * Wires the runtime: one Kubernetes client, the informer cache (started on every
@@ -197,22 +120,13 @@ export class Manager {
     if (this.controllers.some((c) => c.definition.name === definition.name)) {
       throw new Error(`a controller named ${definition.name} is already registered`);
     }
-    const rt: ControllerRuntime = {
+    const rt = controllerRuntimeOf(this.options, {
       kube: this.kube,
       cache: this.cache,
       clock: this.clock,
-      log: this.options.log,
       events: this.events,
       metrics: this.metrics,
-      concurrency: this.options.concurrency ?? DEFAULT_CONCURRENCY,
-      reconcileTimeoutMs: this.options.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS,
-      ...(this.options.flowOf ? { flowOf: this.options.flowOf } : {}),
-      ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
-      ...(this.options.holdBackoff ? { holdBackoff: this.options.holdBackoff } : {}),
-      ...(this.options.retryRateLimit ? { retryRateLimit: this.options.retryRateLimit } : {}),
-      resyncPeriodMs: this.options.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS,
-      resyncJitter: this.options.resyncJitter ?? DEFAULT_RESYNC_JITTER,
-    };
+    });
     this.cache.informerFor(definition.primary);
     for (const w of definition.watches) this.cache.informerFor(w.resource, w.namespaces);
     for (const i of definition.indexes) this.cache.addIndex(i.resource, i.name, i.fn);
