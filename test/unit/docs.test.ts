@@ -190,6 +190,16 @@ describe("the markdown docs", () => {
     expect(unknown).toEqual([]);
   });
 
+  it("keep in install.md what the e2e tests run as written (CRD upgrade, overlay, deletes)", () => {
+    // test/e2e/crd-upgrade.test.ts, kustomize.test.ts and chart.test.ts read these.
+    const page = read("docs/install.md");
+    const upgrade = page.slice(page.indexOf("**CRD upgrades.**"));
+    expect(page).toContain("**CRD upgrades.**");
+    expect(upgrade.split("\n").some((l) => l.startsWith("kubectl apply"))).toBe(true);
+    expect(page).toMatch(/```yaml\n# overlays\/prod\/kustomization\.yaml/);
+    expect(page).toMatch(/```yaml\n# delete-operations\.yaml/);
+  });
+
   it("label every kind users create when install.md moves a namespace to a shard", () => {
     const line = read("docs/install.md")
       .split("\n")
