@@ -125,9 +125,9 @@ export const ${n.camel}Crd: CrdDefinition<typeof ${n.kind}Spec, typeof ${n.kind}
   remote: "managed",
   mutability: ${n.constant}_MUTABILITY,
   reasons: ${n.constant}_REASONS,
-  // The shared rows that name their kinds and that ${n.kind} writes (reasons.ts):
-  // Available on Ready; add "Resolved" with a reference step.
-  sharedReasons: ["Available"],
+  // The shared rows of the kinds that join them which ${n.kind} writes (reasons.ts):
+  // Available and Unavailable on Ready; add "Resolved" with a reference step.
+  sharedReasons: ["Available", "Unavailable"],
   health: {
     field: "phase",
     states: { Failed: { health: "Degraded", message: "The ${n.words} failed" } },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CCI_INSTANCE_REASONS } from "./cciinstance-reasons.js";
 import { kindColumns, statusColumn } from "./columns.js";
 import { timestamp } from "./conditions.js";
 import {
@@ -13,6 +14,8 @@ import {
 import { computeCenterId, connectionFields, exportTo, serviceId } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
 import { kindStatus, optionalFlag, optionalString } from "./status-fields.js";
+
+export * from "./cciinstance-reasons.js";
 
 /** An image to save from the instance: `imageName:tag`, saved once. */
 export const cciImageSchema = z
@@ -245,6 +248,8 @@ export const cciInstanceCrd: CrdDefinition<typeof CciInstanceSpec, typeof CciIns
   },
   remote: "observed",
   mutability: CCI_INSTANCE_MUTABILITY,
+  reasons: CCI_INSTANCE_REASONS,
+  sharedReasons: ["Unavailable"],
   namespaced: true,
   plural: "cciinstances",
   singular: "cciinstance",

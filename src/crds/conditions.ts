@@ -18,9 +18,10 @@ export const ConditionStatus = z.enum(["True", "False", "Unknown"]);
 export type ConditionStatus = z.infer<typeof ConditionStatus>;
 
 /**
- * The condition reasons are in reasons.ts (`CONDITION_REASONS`, the `ConditionReason`
- * union), each with what it says about health; the kstatus conditions `Reconciling`
- * and `Stalled` are derived from them (kstatus.ts).
+ * The condition reasons are each kind's own (the `reasons` of its CrdDefinition) and the
+ * shared ones of reasons.ts (`ConditionReason` is their union), each with what it says
+ * about health, gathered by reason-table.ts; the kstatus conditions `Reconciling` and
+ * `Stalled` are derived from them (kstatus.ts).
  */
 
 /** RFC 3339 timestamp as a string (`format: date-time` in the CRD). */

@@ -187,12 +187,12 @@ export interface CrdDefinition<
   remote: "managed" | "observed" | "none";
   /** The spec fields that may not change freely (the CRD's transition rules, docs/crds.md). */
   mutability: readonly FieldRule[];
-  /** The condition reasons only this kind writes (`ownReasons` of reasons.ts), if any. */
+  /** The condition reasons only this kind writes (`ownReasons` of reasons/own.ts), if any. */
   reasons?: OwnReasons;
   /**
-   * The rows of the shared table that name their kinds (e.g. `Available`, `Resolved`)
-   * which this kind writes too: the kind joins them from here, with no edit of the
-   * shared table (rows of a group, e.g. "managed kinds", apply by `remote` already).
+   * The rows of the shared table that apply to the kinds that join them (e.g.
+   * `Available`, `Resolved`) which this kind writes: the kind joins them from here, with
+   * no edit of the shared table (rows of a group, e.g. "managed kinds", apply by `remote`).
    */
   sharedReasons?: readonly SharedReason[];
   /** Its own states that decide its Argo CD health, if any. */

@@ -118,13 +118,10 @@ describe("the reason table of a set of kinds", () => {
     expect(table.reasonsOf("Gadget", "Terminal")).not.toContain("CreateFailed");
   });
 
-  it("lets a kind join a shared row that names its kinds, from its own module", () => {
+  it("lets a kind join a shared row of the kinds that join it, from its own module", () => {
     const joining = { ...gadget, sharedReasons: ["Available", "Resolved"] as const };
     const table = new ReasonTable([widget, joining]);
-    expect(table.entry("Available")?.kinds).toEqual([
-      ...CONDITION_REASONS.Available.kinds,
-      "Gadget",
-    ]);
+    expect(table.entry("Available")?.kinds).toEqual(["Gadget"]);
     expect(table.entry("Resolved")?.kinds).toContain("Gadget");
     expect(table.entry("Resolved")?.kinds).not.toContain("Widget");
     expect(new ReasonTable([widget, gadget]).entry("Available")?.kinds).not.toContain("Gadget");
@@ -133,10 +130,14 @@ describe("the reason table of a set of kinds", () => {
     expect(REASONS.entry("Resolved")?.kinds).toEqual(expect.arrayContaining(["BlockVolume"]));
   });
 
-  it("refuses to join a row that names the kind already, or is not shared", () => {
-    const twice = { ...gadget, sharedReasons: ["ApiKeyRefused"] as const };
+  it("refuses to join a row twice, a row of a group, or a row that is not shared", () => {
+    const twice = { ...gadget, sharedReasons: ["Available", "Available"] as const };
     expect(() => new ReasonTable([twice])).toThrow(
-      "Gadget joins reason ApiKeyRefused, which names it already",
+      "Gadget joins reason Available, which names it already",
+    );
+    const grouped = { ...gadget, sharedReasons: ["ApiKeyRefused"] as const };
+    expect(() => new ReasonTable([grouped])).toThrow(
+      "Gadget joins reason ApiKeyRefused, which applies to every kind",
     );
     const unknown = { ...gadget, sharedReasons: ["GadgetJammed"] as never };
     expect(() => new ReasonTable([unknown])).toThrow("which is not shared");

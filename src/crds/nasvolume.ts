@@ -22,6 +22,7 @@ import {
   serviceDescription,
 } from "./fields.js";
 import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { ownReason, ownReasons } from "./reasons/own.js";
 import {
   externalIdStatus,
   kindStatus,
@@ -63,6 +64,44 @@ export const NAS_VOLUME_MUTABILITY: readonly FieldRule[] = [
   ),
   CONNECTION_REF_RULE,
 ];
+
+/** The condition reasons only NasVolume writes (reasons.ts has the shared ones). */
+export const NAS_VOLUME_REASONS = ownReasons({
+  ProductNotFoundRefused: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "The NAS product is not offered (in that compute center); nothing is ordered.",
+    "Use a productCode of the service's NAS product list (and its compute center: spec.aidcId).",
+  ),
+  CapacityRefused: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "capacityGB is outside what the product allows; nothing is ordered or scaled.",
+    "Set capacityGB within the product's bounds (the message gives them).",
+  ),
+  ProductUnavailable: ownReason(
+    "UnderWay",
+    ["Ready", "Synced"],
+    "The NAS product cannot be provisioned right now; checked again every poll.",
+  ),
+  RemoteCapacityUnknown: ownReason(
+    "UnderWay",
+    ["Synced"],
+    "The service did not report the storage's quota as a number, so a capacity change cannot be computed.",
+  ),
+  ScaleOutcomeUnknown: ownReason(
+    "Terminal",
+    ["Synced"],
+    "A scale was sent but does not show in the quota; it is not sent twice.",
+    "Check the storage, then remove the aidc.io/nas-scale annotation.",
+  ),
+  ShrinkBelowUsedRefused: ownReason(
+    "Terminal",
+    ["Synced"],
+    "capacityGB is below the amount in use; the storage keeps its size.",
+    "Free space in the storage first, or keep capacityGB at or above the amount in use.",
+  ),
+});
 
 /** Desired state of a NasVolume: one NAS file storage of the service. */
 export const NasVolumeSpec = withRules(
@@ -189,6 +228,8 @@ export const nasVolumeCrd: CrdDefinition<typeof NasVolumeSpec, typeof NasVolumeS
   },
   remote: "managed",
   mutability: NAS_VOLUME_MUTABILITY,
+  reasons: NAS_VOLUME_REASONS,
+  sharedReasons: ["Available", "Unavailable"],
   namespaced: true,
   plural: "nasvolumes",
   singular: "nasvolume",

@@ -10,7 +10,7 @@ import { CONDITION_REASONS, type ReasonEntry, type ReasonState } from "./reasons
 /** A row of the table, with the kinds that write it named. */
 export interface KindReasonEntry extends Omit<ReasonEntry, "kinds"> {
   kinds: readonly string[];
-  /** The group the shared table named, when it named one rather than kinds. */
+  /** The group of a shared row, unless the kinds join it. */
   group?: "every kind" | "service kinds" | "managed kinds";
 }
 
@@ -23,22 +23,27 @@ export class ReasonTable {
 
   /**
    * Throws when a kind declares a reason the shared table or another kind has, or joins
-   * a shared row that is not in the table or that already applies to it.
+   * a shared row that is not in the table, that applies to a group, or twice.
    */
   constructor(kinds: readonly ReasonTableKind[]) {
     const every = kinds.map((k) => k.kind);
     const service = kinds.filter((k) => k.remote !== "none").map((k) => k.kind);
     const managed = kinds.filter((k) => k.remote === "managed").map((k) => k.kind);
     for (const [reason, e] of Object.entries(CONDITION_REASONS) as [string, ReasonEntry][]) {
+      if (e.kinds === "joining kinds") {
+        this.rows.set(reason, { ...e, kinds: [] });
+        continue;
+      }
       const groups = { "every kind": every, "service kinds": service, "managed kinds": managed };
-      const named = typeof e.kinds === "string" ? groups[e.kinds] : e.kinds;
-      const group = typeof e.kinds === "string" ? { group: e.kinds } : {};
-      this.rows.set(reason, { ...e, ...group, kinds: named });
+      this.rows.set(reason, { ...e, group: e.kinds, kinds: groups[e.kinds] });
     }
     for (const k of kinds) {
       for (const reason of k.sharedReasons ?? []) {
         const row = this.rows.get(reason);
         if (!row) throw new Error(`${k.kind} joins reason ${reason}, which is not shared`);
+        if (row.group) {
+          throw new Error(`${k.kind} joins reason ${reason}, which applies to ${row.group}`);
+        }
         if (row.kinds.includes(k.kind)) {
           throw new Error(`${k.kind} joins reason ${reason}, which names it already`);
         }

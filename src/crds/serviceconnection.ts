@@ -10,6 +10,7 @@ import {
   withRules,
 } from "./definition.js";
 import { objectName } from "./fields.js";
+import { ownReason, ownReasons } from "./reasons/own.js";
 import { kindStatus } from "./status-fields.js";
 
 /**
@@ -25,6 +26,31 @@ import { kindStatus } from "./status-fields.js";
  * use when they name none in `spec.connectionRef`.
  */
 export const CONNECTION_ANNOTATION = "aidc.io/service-connection";
+
+/** The condition reasons of a ServiceConnection's own state (reasons.ts has the shared ones). */
+export const SERVICE_CONNECTION_REASONS = ownReasons({
+  Connected: ownReason(
+    "Ok",
+    ["Ready"],
+    "The service accepted an authenticated call with the connection's API key.",
+  ),
+  SecretUnreadable: ownReason(
+    "Terminal",
+    ["Ready"],
+    "The connection's Secret cannot be read: it does not exist, lacks the key, or is outside the one namespace the operator reads Secrets in (chart value connections.secretNamespace).",
+    "Fix the Secret or the reference; checked again when it changes.",
+  ),
+  ServiceUnreachable: ownReason(
+    "UnderWay",
+    ["Ready"],
+    "The Ready check of the connection failed for a passing reason (network, 5xx, 429, timeout); the message has the error. Checked again every poll.",
+  ),
+  InUse: ownReason(
+    "UnderWay",
+    ["Ready"],
+    "The connection is being deleted but objects still use it; the message counts them and names a few. It keeps its finalizer until they are gone (as Crossplane's ProviderConfigUsage).",
+  ),
+});
 
 const secretKey = (description: string) =>
   described(
@@ -222,6 +248,7 @@ export const serviceConnectionCrd: CrdDefinition<
   kind: "ServiceConnection",
   remote: "none",
   mutability: [],
+  reasons: SERVICE_CONNECTION_REASONS,
   namespaced: false,
   plural: "serviceconnections",
   singular: "serviceconnection",

@@ -21,8 +21,10 @@ import {
 } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
 import { priority, trainingConfigRules, trainingConfigShape } from "./training.js";
+import { TRAINING_JOB_REASONS } from "./trainingjob-reasons.js";
 import { TrainingJobStatus } from "./trainingjob-status.js";
 
+export * from "./trainingjob-reasons.js";
 export * from "./trainingjob-status.js";
 
 /** How the task is created: from the spec, as a copy of another job, or from a template. */
@@ -197,6 +199,8 @@ export const trainingJobCrd: CrdDefinition<typeof TrainingJobSpec, typeof Traini
   },
   remote: "managed",
   mutability: TRAINING_JOB_MUTABILITY,
+  reasons: TRAINING_JOB_REASONS,
+  sharedReasons: ["Resolved", "SourceJobNotReady", "NasVolumeNotReady"],
   namespaced: true,
   plural: "trainingjobs",
   singular: "trainingjob",

@@ -19,6 +19,7 @@ import {
   serviceName,
 } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
+import { ownReason, ownReasons } from "./reasons/own.js";
 import {
   externalIdStatus,
   kindStatus,
@@ -62,6 +63,16 @@ export const TRAINING_TEMPLATE_MUTABILITY: readonly FieldRule[] = [
   },
   CONNECTION_REF_RULE,
 ];
+
+/** The condition reasons only TrainingTemplate writes (reasons.ts has the shared ones). */
+export const TRAINING_TEMPLATE_REASONS = ownReasons({
+  NameTakenRefused: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "Another template of the service has this name; choose another spec.name.",
+    "Choose another spec.name.",
+  ),
+});
 
 /** Desired state of a TrainingTemplate: a saved training configuration of the service. */
 export const TrainingTemplateSpec = withRules(
@@ -117,6 +128,8 @@ export const trainingTemplateCrd: CrdDefinition<
   kind: "TrainingTemplate",
   remote: "managed",
   mutability: TRAINING_TEMPLATE_MUTABILITY,
+  reasons: TRAINING_TEMPLATE_REASONS,
+  sharedReasons: ["Available", "Resolved", "SourceJobNotReady", "NasVolumeNotReady"],
   namespaced: true,
   plural: "trainingtemplates",
   singular: "trainingtemplate",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CCI_INSTANCE_REASONS } from "../../crds/cciinstance.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
 import { type Binding, type BindingInput, decideBinding, recordedInstanceId } from "./binding.js";
 
@@ -15,6 +16,8 @@ const listed = [
   inst("cci-3", "bob", 2, "STOPPED"),
   inst("cci-4", "alice-2"),
 ];
+
+const R = CCI_INSTANCE_REASONS.names;
 
 describe("decideBinding", () => {
   const cases: {
@@ -41,13 +44,13 @@ describe("decideBinding", () => {
     {
       reason: "the name must match exactly: a fuzzy match (alice-2) does not count",
       input: { spec: { name: "alic" }, recordedId: undefined },
-      want: { bound: false, reason: "NoMatchingInstance" },
+      want: { bound: false, reason: R.NoMatchingInstance },
       message: /no CCI instance is named "alic"/,
     },
     {
       reason: "a name shared by two instances binds none and names both",
       input: { spec: { name: "bob" }, recordedId: undefined },
-      want: { bound: false, reason: "AmbiguousName" },
+      want: { bound: false, reason: R.AmbiguousName },
       message:
         /2 CCI instances are named "bob": cci-2 \(RUNNING, aidcId 1\), cci-3 \(STOPPED, aidcId 2\)/,
     },
@@ -59,7 +62,7 @@ describe("decideBinding", () => {
     {
       reason: "aidcId that no instance of the name has leaves it unbound and says where it looked",
       input: { spec: { name: "alice", aidcId: 7 }, recordedId: undefined },
-      want: { bound: false, reason: "NoMatchingInstance" },
+      want: { bound: false, reason: R.NoMatchingInstance },
       message: /in compute center 7/,
     },
     {

@@ -12,8 +12,11 @@
  *   here); none or several leaves the object unbound, with a message naming what
  *   was found.
  */
-import type { CciInstanceSpec } from "../../crds/cciinstance.js";
+import { CCI_INSTANCE_REASONS, type CciInstanceSpec } from "../../crds/cciinstance.js";
+import type { OwnReason } from "../../crds/reasons.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
+
+const R = CCI_INSTANCE_REASONS.names;
 
 /** How many candidates a message names before it says "and N more". */
 const NAMED_CANDIDATES = 10;
@@ -21,7 +24,7 @@ const NAMED_CANDIDATES = 10;
 /** The binding decision. */
 export type Binding =
   | { bound: true; instanceId: string; via: "recorded" | "instanceId" | "name" }
-  | { bound: false; reason: "NoMatchingInstance" | "AmbiguousName"; message: string };
+  | { bound: false; reason: OwnReason; message: string };
 
 /** Inputs of {@link decideBinding}. */
 export interface BindingInput {
@@ -53,13 +56,13 @@ export function decideBinding(input: BindingInput): Binding {
   if (!only) {
     return {
       bound: false,
-      reason: "NoMatchingInstance",
+      reason: R.NoMatchingInstance,
       message: `no CCI instance is named "${name}"${where}; nothing is bound (checked again every poll)`,
     };
   }
   return {
     bound: false,
-    reason: "AmbiguousName",
+    reason: R.AmbiguousName,
     message: `${matches.length} CCI instances are named "${name}"${where}: ${describeCandidates(matches)}; nothing is bound (checked again every poll): create a CciInstance with spec.instanceId, or with aidcId, to choose one (the fields that select the instance cannot change)`,
   };
 }

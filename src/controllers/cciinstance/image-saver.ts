@@ -2,7 +2,11 @@
  * The acting half of image saving: writes the ledger marker, calls save-image, and
  * records the answer (see images.ts for the protocol and why it never saves twice).
  */
-import type { CciImage, CciImageStatus } from "../../crds/cciinstance.js";
+import {
+  CCI_INSTANCE_REASONS,
+  type CciImage,
+  type CciImageStatus,
+} from "../../crds/cciinstance.js";
 import {
   type ConditionInput,
   ConflictError,
@@ -168,7 +172,7 @@ function unreadable(obj: CciObject, images: readonly CciImage[]): SaveImagesResu
           condition: {
             type: "ImagesSaved",
             status: "False",
-            reason: "SaveOutcomeUnknown",
+            reason: CCI_INSTANCE_REASONS.names.SaveOutcomeUnknown,
             message,
           },
         }

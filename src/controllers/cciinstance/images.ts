@@ -21,8 +21,14 @@
  * Saves run one at a time per instance: the service refuses a save while another
  * runs (saveImageStatus true), and only for RUNNING or STOPPED instances.
  */
-import type { CciImage, CciImageStatus } from "../../crds/cciinstance.js";
+import {
+  CCI_INSTANCE_REASONS,
+  type CciImage,
+  type CciImageStatus,
+} from "../../crds/cciinstance.js";
 import { type ConditionInput, rfc3339 } from "../../runtime/index.js";
+
+const R = CCI_INSTANCE_REASONS.names;
 
 /** The annotation holding the ledger of image saves. */
 export const IMAGES_ANNOTATION = "aidc.io/saved-images";
@@ -219,7 +225,7 @@ function imagesCondition(statuses: CciImageStatus[]): ConditionInput {
     return {
       type: "ImagesSaved",
       status: "False",
-      reason: "SaveOutcomeUnknown",
+      reason: R.SaveOutcomeUnknown,
       message: `the outcome of saving ${names(unknown)} is unknown; see status.images`,
     };
   }
@@ -228,18 +234,18 @@ function imagesCondition(statuses: CciImageStatus[]): ConditionInput {
     return {
       type: "ImagesSaved",
       status: "False",
-      reason: "SaveRetrying",
+      reason: R.SaveRetrying,
       message: `${names(failed)}: ${failed[0]?.message ?? ""}`,
     };
   }
   const done = statuses.filter((s) => s.state === "Saved").length;
   if (done === statuses.length) {
-    return { type: "ImagesSaved", status: "True", reason: "Saved", message: `${done} saved` };
+    return { type: "ImagesSaved", status: "True", reason: R.Saved, message: `${done} saved` };
   }
   return {
     type: "ImagesSaved",
     status: "False",
-    reason: "Saving",
+    reason: R.Saving,
     message: `${done} of ${statuses.length} saved`,
   };
 }

@@ -3,7 +3,11 @@
  * (deleted: say the instance is kept) → the shared list snapshot → bind → detail and
  * error details only when needed → save at most one image → status → requeue.
  */
-import { type CciInstanceStatus, cciInstanceCrd } from "../../crds/cciinstance.js";
+import {
+  CCI_INSTANCE_REASONS,
+  type CciInstanceStatus,
+  cciInstanceCrd,
+} from "../../crds/cciinstance.js";
 import {
   type ConditionInput,
   getCondition,
@@ -40,6 +44,8 @@ import { IMAGES_ANNOTATION, parseLedger, type SaveBackoff } from "./images.js";
 import type { CciObject } from "./objects.js";
 import type { CciAccount } from "./snapshot.js";
 import { cciExport, isInError, needsDetail, observedStatus, readyCondition } from "./status.js";
+
+const R = CCI_INSTANCE_REASONS.names;
 
 /** What the reconciler is built with (owned by the controller factory). */
 export interface CciReconcilerDeps {
@@ -214,7 +220,7 @@ export class CciInstanceReconciler {
     const gen = obj.metadata?.generation;
     const now = ctx.clock.now();
     // A refused binding is terminal, and its reason marks the object as holding nothing.
-    const readyReason = isBindingRefusal(binding.reason) ? binding.reason : "NotBound";
+    const readyReason = isBindingRefusal(binding.reason) ? binding.reason : R.NotBound;
     let conditions = setCondition(
       obj.status?.conditions,
       { type: "Bound", status: "False", reason: binding.reason, message: binding.message },
@@ -250,21 +256,21 @@ export class CciInstanceReconciler {
     const message = `CCI instance ${id} does not exist (any more); the object stays bound to it`;
     let conditions = obj.status?.conditions;
     for (const c of [
-      { type: "Bound", status: "False", reason: "InstanceNotFound", message },
-      { type: "Ready", status: "False", reason: "InstanceNotFound", message },
+      { type: "Bound", status: "False", reason: R.InstanceNotFound, message },
+      { type: "Ready", status: "False", reason: R.InstanceNotFound, message },
       { type: "Synced", status: "True", reason: "ReconcileSuccess", message: "" },
     ] satisfies ConditionInput[]) {
       conditions = setCondition(conditions, c, gen, now);
     }
     conditions = withKstatusConditions(conditions, gen, now);
-    const wasGone = obj.status?.conditions?.some((c) => c.reason === "InstanceNotFound");
+    const wasGone = obj.status?.conditions?.some((c) => c.reason === R.InstanceNotFound);
     await patchStatus(ctx.kube, CCI, obj, {
       ...(obj.status ?? {}),
       instanceId: id,
       ...(gen !== undefined ? { observedGeneration: gen } : {}),
       conditions,
     });
-    if (!wasGone) reasonEvents(ctx.events).warning(obj, "InstanceNotFound", message);
+    if (!wasGone) reasonEvents(ctx.events).warning(obj, R.InstanceNotFound, message);
     return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
   }
 

@@ -12,10 +12,13 @@
  * | price, priceUnit, chargeMethod | detail only: read when the object binds and whenever the record's status or updateTime changes; kept otherwise |
  * | error | error-details, read on every poll while the status is ERROR or FAILED |
  */
-import type { CciInstanceStatus } from "../../crds/cciinstance.js";
+import { CCI_INSTANCE_REASONS, type CciInstanceStatus } from "../../crds/cciinstance.js";
+import type { OwnReason } from "../../crds/reasons.js";
 import type { ConditionInput } from "../../runtime/index.js";
 import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
 import { exportData } from "../managed/export.js";
+
+const R = CCI_INSTANCE_REASONS.names;
 
 /** Remote statuses that mean the instance failed (error details are read). */
 export const FAILED_STATUSES: ReadonlySet<string> = new Set(["ERROR", "FAILED"]);
@@ -141,10 +144,10 @@ export function observedStatus(o: Observation): ObservedStatus {
 }
 
 /** Ready=False reasons by remote status (anything else unusable is `Unavailable`). */
-const NOT_READY_REASON: Record<string, string> = {
-  PENDING: "Pending",
-  STOPPED: "Stopped",
-  RELEASING: "Releasing",
+const NOT_READY_REASON: Record<string, OwnReason> = {
+  PENDING: R.Pending,
+  STOPPED: R.Stopped,
+  RELEASING: R.Releasing,
 };
 
 /**
@@ -156,7 +159,7 @@ export function readyCondition(status: ObservedStatus): ConditionInput {
   const remote = (status.remoteStatus ?? "").toUpperCase();
   const sub = status.remoteSubStatus ? ` (${status.remoteSubStatus})` : "";
   if (remote === "RUNNING") {
-    return { type: "Ready", status: "True", reason: "Running", message: "the instance is RUNNING" };
+    return { type: "Ready", status: "True", reason: R.Running, message: "the instance is RUNNING" };
   }
   if (isInError(remote)) {
     const e = status.error;
@@ -165,13 +168,13 @@ export function readyCondition(status: ObservedStatus): ConditionInput {
       e?.description,
       e?.suggestion ? `suggestion: ${e.suggestion}` : undefined,
     ].filter(Boolean);
-    return { type: "Ready", status: "False", reason: "InstanceFailed", message: parts.join(": ") };
+    return { type: "Ready", status: "False", reason: R.InstanceFailed, message: parts.join(": ") };
   }
   if (!remote) {
     return {
       type: "Ready",
       status: "Unknown",
-      reason: "StatusUnknown",
+      reason: R.StatusUnknown,
       message: "the service gave no status for the instance",
     };
   }

@@ -3,9 +3,12 @@
  * Secret check and the authenticated call, and the message of a deletion held while
  * objects use it.
  */
+import { SERVICE_CONNECTION_REASONS } from "../../crds/serviceconnection.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
 import { errorMessage, isTerminal } from "../../runtime/errors.js";
 import type { KubeObject } from "../../runtime/resource.js";
+
+const R = SERVICE_CONNECTION_REASONS.names;
 
 /** What the Ready check of a connection found. */
 export type ConnectionCheck =
@@ -20,11 +23,11 @@ export function readyConditionOf(check: ConnectionCheck): ConditionInput {
       return {
         type: "Ready",
         status: "True",
-        reason: "Connected",
+        reason: R.Connected,
         message: `the service at ${check.baseUrl} accepted an authenticated call with the connection's API key`,
       };
     case "secretUnreadable":
-      return { type: "Ready", status: "False", reason: "SecretUnreadable", message: check.problem };
+      return { type: "Ready", status: "False", reason: R.SecretUnreadable, message: check.problem };
     case "failed": {
       const refused =
         typeof check.error === "object" &&
@@ -41,7 +44,7 @@ export function readyConditionOf(check: ConnectionCheck): ConditionInput {
       return {
         type: "Ready",
         status: "False",
-        reason: isTerminal(check.error) ? "ApiKeyRefused" : "ServiceUnreachable",
+        reason: isTerminal(check.error) ? "ApiKeyRefused" : R.ServiceUnreachable,
         message: `the authenticated check call failed: ${errorMessage(check.error)}`,
       };
     }
@@ -60,7 +63,7 @@ export function inUseCondition(users: readonly KubeObject[]): ConditionInput {
   return {
     type: "Ready",
     status: "False",
-    reason: "InUse",
+    reason: R.InUse,
     message: `deletion waits: ${users.length} object(s) still use this connection (${named.join(", ")}${more}); delete them or point them at another connection first`,
   };
 }

@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { client, condition, KEY, loop, world } from "../../../test/support/managed-world.js";
+import type { ConditionReason } from "../../crds/reasons.js";
+import { TRAINING_JOB_REASONS } from "../../crds/trainingjob.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import { ConflictError } from "../../runtime/writes.js";
 import { ServiceRefusedError } from "../../service/errors.js";
 import type { ReadyState, SubscriptionPoll } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { managedSettled } from "./reconciler.js";
+
+const TJ = TRAINING_JOB_REASONS.names;
 
 describe("managedReconciler", () => {
   it("keeps the previous status's remote fields when nothing was observed, and writes the kind's fact fields anew", async () => {
@@ -60,7 +64,7 @@ describe("managedReconciler", () => {
     await reconcile(KEY, w.ctx);
     expect(settled()).toBe(true);
     // Stopped (Ready=False, but nothing under way) is settled too.
-    ready = { status: "False", reason: "TaskStopped", message: "" };
+    ready = { status: "False", reason: TJ.TaskStopped, message: "" };
     await reconcile(KEY, w.ctx);
     expect(settled()).toBe(true);
     const obj = w.obj as KubeObject;
@@ -208,7 +212,7 @@ describe("managedReconciler", () => {
 });
 
 describe("the conditions every managed kind derives", () => {
-  const refusing = (reason: "NasVolumeNotReady" | "UnknownProductRefused") => {
+  const refusing = (reason: ConditionReason) => {
     const w = world({});
     const { reconcile } = loop(
       client(() => w, { preflight: async () => ({ reason, message: `why ${reason}` }) }),
@@ -225,7 +229,7 @@ describe("the conditions every managed kind derives", () => {
   });
 
   it("makes a terminal refusal a Warning event and Stalled", async () => {
-    const { w, reconcile } = refusing("UnknownProductRefused");
+    const { w, reconcile } = refusing(TJ.UnknownProductRefused);
     await reconcile(KEY, w.ctx);
     expect(w.events).toEqual(["Warning UnknownProductRefused"]);
     expect(condition(w.obj, "Stalled")).toBe("UnknownProductRefused");

@@ -4,11 +4,13 @@
  * condition and the phase. No I/O here; nasvolume/external.ts does the calls.
  */
 
-import type { NasVolumePhase as NasPhase } from "../../crds/nasvolume.js";
+import { NAS_VOLUME_REASONS, type NasVolumePhase as NasPhase } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import { checkNasCapacity } from "../../service/nas-capacity.js";
 import type { NasProduct } from "../../service/schemas/products.js";
 import type { PreflightRefusal, ReadyState } from "../managed/call.js";
+
+const R = NAS_VOLUME_REASONS.names;
 
 /** Annotation recording the last capacity change, written BEFORE the scale call. */
 export const SCALE_ANNOTATION = "aidc.io/nas-scale";
@@ -69,7 +71,7 @@ export function preflightVerdict(input: PreflightInput): PreflightRefusal | unde
   const product = findProduct(input.products, input.productCode, input.aidcId);
   if (!product) {
     return {
-      reason: "ProductNotFoundRefused",
+      reason: R.ProductNotFoundRefused,
       message: `NAS product ${input.productCode} is not offered${where}; pick one of: ${
         input.products.map((p) => p.productCode ?? p.name).join(", ") || "(none)"
       }`,
@@ -77,11 +79,11 @@ export function preflightVerdict(input: PreflightInput): PreflightRefusal | unde
   }
   if (input.capacityGB !== undefined) {
     const verdict = checkNasCapacity(product, input.capacityGB);
-    if (!verdict.ok) return { reason: "CapacityRefused", message: verdict.reason };
+    if (!verdict.ok) return { reason: R.CapacityRefused, message: verdict.reason };
   }
   if (input.available === false) {
     return {
-      reason: "ProductUnavailable",
+      reason: R.ProductUnavailable,
       message: `NAS product ${input.productCode} cannot be provisioned${where} right now (nas-storage-available answered false); will check again`,
       retry: true,
     };
@@ -131,7 +133,7 @@ export function decideSync(input: SyncInput): SyncAction[] {
   if (!Number.isFinite(input.quotaGB)) {
     actions.push({
       action: "Refuse",
-      reason: "RemoteCapacityUnknown",
+      reason: R.RemoteCapacityUnknown,
       message:
         "the service did not report the storage's quota as a number, so the change cannot be computed",
     });
@@ -149,7 +151,7 @@ export function decideSync(input: SyncInput): SyncAction[] {
     } else {
       actions.push({
         action: "Refuse",
-        reason: "ScaleOutcomeUnknown",
+        reason: R.ScaleOutcomeUnknown,
         message: `a ${last.scaleType} by ${last.capacityGB} GB (${last.fromGB} → ${last.toGB} GB) was requested at ${last.requestedTime || "an unknown time"} but the quota still shows ${input.quotaGB} GB; it is not sent again automatically, since a second request could apply it twice. Check the storage, then remove the ${SCALE_ANNOTATION} annotation to let the operator send the change again`,
       });
     }
@@ -165,7 +167,7 @@ export function decideSync(input: SyncInput): SyncAction[] {
   if (desired < input.quotaGB && Number.isFinite(input.usedGB) && desired < input.usedGB) {
     actions.push({
       action: "Refuse",
-      reason: "ShrinkBelowUsedRefused",
+      reason: R.ShrinkBelowUsedRefused,
       message: `capacityGB ${desired} is below the ${input.usedGB} GB in use; the storage stays at ${input.quotaGB} GB (shrinking would lose data)`,
     });
     return actions;

@@ -5,7 +5,7 @@
  * by the difference (recorded in {@link SCALE_ANNOTATION} before the call), sets the
  * mount path, and deletes where a delete operation is configured.
  */
-import type { NasVolume } from "../../crds/nasvolume.js";
+import { NAS_VOLUME_REASONS, type NasVolume } from "../../crds/nasvolume.js";
 import { rfc3339 } from "../../runtime/clock.js";
 import type { ServiceClient } from "../../service/client.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
@@ -264,7 +264,11 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     const verdict = product ? checkNasCapacity(product, toGB) : { ok: true as const };
     return verdict.ok
       ? undefined
-      : { outcome: "Refused", reason: "CapacityRefused", message: verdict.reason };
+      : {
+          outcome: "Refused",
+          reason: NAS_VOLUME_REASONS.names.CapacityRefused,
+          message: verdict.reason,
+        };
   }
 
   private decide(obj: NasVolumeObject, remote: NasInstance, now: Date) {

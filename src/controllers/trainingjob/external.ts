@@ -8,6 +8,7 @@
  * exposure) and delete.
  */
 import { AddressAllowList } from "../../config/cidr.js";
+import { TRAINING_JOB_REASONS } from "../../crds/trainingjob.js";
 import {
   EndpointDisabledError,
   endpointConfigKey,
@@ -23,13 +24,14 @@ import { parseOwnerMark } from "../managed/tenancy.js";
 import { refusedExposure } from "./expose-sync.js";
 import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads, listedStatusCurrent } from "./listed-task.js";
 import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
-
 import { describePortActions, openPort, type PortAction, portActions } from "./ports.js";
 import type { TrainingJobRefs } from "./references.js";
 import { lastExecInfo, remoteDescription, remoteStatus, type TaskObservation } from "./remote.js";
 import { checkTrainingProduct, prepareCreate, taskNameOf } from "./request.js";
 import { classifyTaskStatus, readyOf, type TaskStatusTable } from "./status-class.js";
 import { firstLookDefers, observePods } from "./task-parts.js";
+
+const R = TRAINING_JOB_REASONS.names;
 
 /** Settings of the TrainingJob's external client. */
 export interface TrainingJobClientOptions {
@@ -53,14 +55,14 @@ export interface TrainingJobClientOptions {
 
 /** Reason and message start of a job whose open ports point outside the allowed ranges. */
 export const EXPOSURE_ADDRESS_REFUSED = {
-  reason: "ExposureAddressRefused",
+  reason: R.ExposureAddressRefused,
   message:
     "the service gave open ports an external address outside trainingJob.exposure.allowedCidrs (chart value exposure.allowedCidrs), so no Service or EndpointSlice points at it",
 } as const;
 
 /** Reason and message of a job whose `spec.exposePorts` the operator is not set up for. */
 export const EXPOSURE_DISABLED = {
-  reason: "ExposureDisabled",
+  reason: R.ExposureDisabled,
   message:
     "spec.exposePorts is on, but exposure is disabled in the operator (config trainingJob.exposure.enabled, chart value exposure.enabled): no Service or EndpointSlice is made",
 } as const;
@@ -270,7 +272,7 @@ export function trainingJobClient(
       if (ran.length < remote.ports.length) {
         return {
           outcome: "Refused",
-          reason: "OpenPortRefused",
+          reason: R.OpenPortRefused,
           message: `spec.ports asks for ports that are not open, but the open-port operation is not configured or not answered by the service (${endpointConfigKey("openPodPort")})${done.length ? `; meanwhile ${done.join("; ")}` : ""}`,
         };
       }

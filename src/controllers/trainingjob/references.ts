@@ -11,7 +11,7 @@ import { type Bucket, bucketCrd } from "../../crds/bucket.js";
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { StorageMount } from "../../crds/training.js";
-import { trainingJobCrd } from "../../crds/trainingjob.js";
+import { TRAINING_JOB_REASONS, trainingJobCrd } from "../../crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
 import { isConditionTrue } from "../../runtime/conditions.js";
 import type { StorageConfigItem } from "../../service/index.js";
@@ -24,6 +24,8 @@ import {
   pickInherited,
 } from "./inherited-fields.js";
 import type { NasVolumeObject, TrainingJobObject, TrainingTemplateObject } from "./objects.js";
+
+const R = TRAINING_JOB_REASONS.names;
 
 /** Reads referenced objects of the job's namespace (from the cache). */
 export interface ReferenceLookup {
@@ -72,7 +74,7 @@ function storageConfig(
   const ref = mount.nasVolumeRef?.name;
   if (ref !== undefined) {
     const nas = lookup.nasVolume(ref);
-    if (!nas) return { reason: "NasVolumeNotFound", message: `NasVolume ${ref} does not exist` };
+    if (!nas) return { reason: R.NasVolumeNotFound, message: `NasVolume ${ref} does not exist` };
     if (!isConditionTrue(nas.status?.conditions, "Ready") || !nas.status?.storageId) {
       return { reason: "NasVolumeNotReady", message: `NasVolume ${ref} is not Ready yet` };
     }
@@ -133,20 +135,20 @@ export function resolveReferences(
   if (spec.createType === "TEMPLATE") {
     const name = spec.templateRef?.name;
     if (!name)
-      return wait("TemplateRefMissingInvalidSpec", "createType TEMPLATE needs templateRef");
+      return wait(R.TemplateRefMissingInvalidSpec, "createType TEMPLATE needs templateRef");
     const tpl = lookup.template(name);
-    if (!tpl) return wait("TemplateNotFound", `TrainingTemplate ${name} does not exist`);
+    if (!tpl) return wait(R.TemplateNotFound, `TrainingTemplate ${name} does not exist`);
     if (!tpl.status?.templateId) {
-      return wait("TemplateNotReady", `TrainingTemplate ${name} has no template id yet`);
+      return wait(R.TemplateNotReady, `TrainingTemplate ${name} has no template id yet`);
     }
     refs.templateId = tpl.status.templateId;
     inherited = pickInherited(tpl.spec);
   }
   if (spec.createType === "COPY") {
     const name = spec.copyFrom?.name;
-    if (!name) return wait("CopyFromMissingInvalidSpec", "createType COPY needs copyFrom");
+    if (!name) return wait(R.CopyFromMissingInvalidSpec, "createType COPY needs copyFrom");
     const source = lookup.trainingJob(name);
-    if (!source) return wait("SourceJobNotFound", `TrainingJob ${name} does not exist`);
+    if (!source) return wait(R.SourceJobNotFound, `TrainingJob ${name} does not exist`);
     if (!source.status?.taskId) {
       return wait("SourceJobNotReady", `TrainingJob ${name} has no task id yet`);
     }
@@ -177,10 +179,10 @@ function bucketEnvOf(
     const name = entry.bucketRef.name;
     const bucket = lookup.bucket(name);
     if (!bucket)
-      return { ok: false, reason: "BucketNotFound", message: `Bucket ${name} does not exist` };
+      return { ok: false, reason: R.BucketNotFound, message: `Bucket ${name} does not exist` };
     const status = bucket.status;
     if (!isConditionTrue(status?.conditions, "Ready") || !status?.bucketName || !status.endpoint) {
-      return { ok: false, reason: "BucketNotReady", message: `Bucket ${name} is not Ready yet` };
+      return { ok: false, reason: R.BucketNotReady, message: `Bucket ${name} is not Ready yet` };
     }
     const prefix = entry.prefix ?? "BUCKET";
     env[`${prefix}_NAME`] = status.bucketName;

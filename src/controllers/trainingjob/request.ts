@@ -3,6 +3,7 @@
  * pure functions. Wire spellings (`trainingFramwork`, letter cases) are the client's
  * business: this builds the client's caller-side request.
  */
+import { TRAINING_JOB_REASONS } from "../../crds/trainingjob.js";
 import type { CreateTrainingTaskRequest, TrainingProduct } from "../../service/index.js";
 import { CLIENT_TOKEN_ENV, OWNER_MARK_ENV } from "../../service/index.js";
 import type { PreflightRefusal, ResolvedCall } from "../managed/call.js";
@@ -10,6 +11,8 @@ import { formatOwnerMark, ownerMark, rawMountRefusal } from "../managed/tenancy.
 import { effectiveConfig } from "./inherited-fields.js";
 import type { TrainingJobObject } from "./objects.js";
 import type { ResolvedReferences, TrainingJobRefs } from "./references.js";
+
+const R = TRAINING_JOB_REASONS.names;
 
 /** The task's name in the service: `spec.taskName`, else metadata.name. */
 export function taskNameOf(job: TrainingJobObject): string {
@@ -94,14 +97,14 @@ export function checkTrainingProduct(
   if (!product) {
     const known = products.flatMap((p) => (p.productCode ? [p.productCode] : []));
     return {
-      reason: "UnknownProductRefused",
+      reason: R.UnknownProductRefused,
       message: `productCode ${productCode} is not in the service's training product list (known: ${known.join(", ") || "none"}); create a TrainingJob with a listed product`,
     };
   }
   const remaining = product.remainingCount;
   if (remaining !== undefined && remaining < workerCount) {
     return {
-      reason: "InsufficientCapacity",
+      reason: R.InsufficientCapacity,
       message: `product ${productCode} has ${remaining} units left, fewer than the ${workerCount} workers requested; no order is placed until enough are available`,
       retry: true,
     };
@@ -132,7 +135,7 @@ export function prepareCreate(
   if (!built.ok) {
     return {
       refusal: {
-        reason: "MissingFieldsInvalidSpec",
+        reason: R.MissingFieldsInvalidSpec,
         message: `${built.missing.join(", ")} must be set in the spec (or come from the template or source job)`,
       } satisfies PreflightRefusal,
     };

@@ -3,8 +3,10 @@
  * other words are classified by a table the operator configuration may extend or
  * override. The class decides the phase (the STATUS column) and the Ready condition.
  */
-import type { TrainingJobPhase } from "../../crds/trainingjob.js";
+import { TRAINING_JOB_REASONS, type TrainingJobPhase } from "../../crds/trainingjob.js";
 import type { ReadyState } from "../managed/call.js";
+
+const R = TRAINING_JOB_REASONS.names;
 
 /** What a remote task status means to the operator. */
 export type TaskStatusClass = "pending" | "running" | "succeeded" | "failed" | "stopped";
@@ -91,33 +93,33 @@ export function readyOf(
   const said = lastInfo?.trim() ? `: ${lastInfo.trim()}` : "";
   switch (cls) {
     case "running":
-      return { status: "True", reason: "TaskRunning", message: "the task is running" };
+      return { status: "True", reason: R.TaskRunning, message: "the task is running" };
     case "pending":
       return {
         status: "False",
-        reason: "TaskStarting",
+        reason: R.TaskStarting,
         message: `the task is ${remoteStatus}${said}`,
       };
     case "succeeded":
       // Ready=True: the task did what the spec asked, so kstatus (Flux, kpt) and
       // `kubectl wait --for=condition=Ready` read a finished job as done.
-      return { status: "True", reason: "TaskSucceeded", message: `the task finished${said}` };
+      return { status: "True", reason: R.TaskSucceeded, message: `the task finished${said}` };
     case "failed":
       return {
         status: "False",
-        reason: "TaskFailed",
+        reason: R.TaskFailed,
         message: `the task is ${remoteStatus}${said}`,
       };
     case "stopped":
       return {
         status: "False",
-        reason: "TaskStopped",
+        reason: R.TaskStopped,
         message: `the task is ${remoteStatus}${said}`,
       };
     default:
       return {
         status: "Unknown",
-        reason: "UnknownTaskStatus",
+        reason: R.UnknownTaskStatus,
         message: remoteStatus?.trim()
           ? `the service reports task status "${remoteStatus}", which the operator does not know; map it in the operator configuration (trainingJob.statusClasses)`
           : "the service reports no task status",

@@ -3,13 +3,19 @@
  * facts) and the remote record, and its Succeeded and PodsObserved conditions. Pure.
  */
 import type { AddressAllowList } from "../../config/cidr.js";
-import type { TrainingJobPhase, TrainingJobStatus } from "../../crds/trainingjob.js";
+import {
+  TRAINING_JOB_REASONS,
+  type TrainingJobPhase,
+  type TrainingJobStatus,
+} from "../../crds/trainingjob.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ManagedFacts, ReadyState } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import { serviceNameFor } from "./expose.js";
 import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
 import { classifyTaskStatus, phaseOf, type TaskStatusTable } from "./status-class.js";
+
+const R = TRAINING_JOB_REASONS.names;
 
 /**
  * The status fields of a TrainingJob that come from the facts (and the pods, whose
@@ -101,8 +107,8 @@ export function trainingJobStatus(
  * so `kubectl wait --for=condition=Succeeded` waits for the end of a task.
  */
 export function succeededCondition(ready: ReadyState): ConditionInput[] {
-  if (ready.reason === "TaskSucceeded" || ready.reason === "TaskFailed") {
-    const status = ready.reason === "TaskSucceeded" ? "True" : "False";
+  if (ready.reason === R.TaskSucceeded || ready.reason === R.TaskFailed) {
+    const status = ready.reason === R.TaskSucceeded ? "True" : "False";
     return [{ type: "Succeeded", status, reason: ready.reason, message: ready.message }];
   }
   return [];
@@ -132,13 +138,13 @@ export function podsObservedCondition(
     return {
       type: PODS_OBSERVED,
       status: "False",
-      reason: "PodsNotYetRead",
+      reason: R.PodsNotYetRead,
       message: PODS_NOT_YET_READ,
     };
   }
   const note = remote.observation.note;
   if (!note) return { type: PODS_OBSERVED, remove: true };
-  return { type: PODS_OBSERVED, status: "False", reason: "PodOperationMissing", message: note };
+  return { type: PODS_OBSERVED, status: "False", reason: R.PodOperationMissing, message: note };
 }
 
 /**

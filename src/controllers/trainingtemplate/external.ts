@@ -7,7 +7,10 @@
  * cluster that the template list shows (templateDrift); `fromTrainingJobRef` saves the
  * job's task as the template once (saveAsTemplate) and is never updated.
  */
-import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
+import {
+  TRAINING_TEMPLATE_REASONS,
+  type TrainingTemplate as TrainingTemplateObject,
+} from "../../crds/trainingtemplate.js";
 import { rfc3339 } from "../../runtime/clock.js";
 import type { ServiceClient } from "../../service/client.js";
 import { OWNER_MARK_ENV } from "../../service/client-token.js";
@@ -87,7 +90,7 @@ export class TemplateExternalClient
     const taken = await this.idsNamed(templateName(call.obj));
     if (taken.length > 0) {
       return {
-        reason: "NameTakenRefused",
+        reason: TRAINING_TEMPLATE_REASONS.names.NameTakenRefused,
         message: `a template named ${templateName(call.obj)} already exists in the service (${taken.join(", ")}); template names identify templates, so pick another name, or bind this object to it with the annotation ${ANNOTATIONS.externalId}`,
       };
     }

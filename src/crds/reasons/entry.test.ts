@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { CONDITION_REASONS } from "../reasons.js";
 import { entry, joinReasonParts } from "./entry.js";
 
-const ok = entry("Ok", ["Ready"], ["NasVolume"], "fine");
-const stuck = entry("Terminal", ["Synced"], ["NasVolume"], "stuck");
+const ok = entry("Ok", ["Ready"], "joining kinds", "fine");
+const stuck = entry("Terminal", ["Synced"], "joining kinds", "stuck");
 
 describe("joinReasonParts, the reason table from its per-area parts", () => {
   it("joins the parts into one table, in their order", () => {

@@ -1,17 +1,18 @@
 /**
- * The shape of a row of the reason table (reasons.ts) and the kind groups its rows
- * name, shared by the per-area parts of the table in this folder, and how the parts
- * are joined into one table.
+ * The shape of a row of the shared reason table (reasons.ts) and the kind groups its
+ * rows apply to, shared by the per-area parts of the table in this folder, and how the
+ * parts are joined into one table.
  */
 
 /**
- * The kinds that write a reason: every kind, every kind whose objects call the service (`remote`
- * "managed" or "observed" in its CrdDefinition), the kinds whose remote resource the
- * generic managed loop drives (`remote: "managed"`), or the kinds named. The groups are
- * resolved against the registered kinds (reason-table.ts), so a new kind gets the
- * shared reasons without an edit here.
+ * The kinds that write a shared reason: every kind, every kind whose objects call the
+ * service (`remote` "managed" or "observed" in its CrdDefinition), the kinds whose remote
+ * resource the generic managed loop drives (`remote: "managed"`), or the kinds that join
+ * the row (the `sharedReasons` of their CrdDefinition). A shared row never names a kind:
+ * the groups are resolved against the registered kinds (reason-table.ts), so a new kind
+ * gets or joins the shared reasons without an edit here.
  */
-export type KindSet = "every kind" | "service kinds" | "managed kinds" | readonly string[];
+export type KindSet = "every kind" | "service kinds" | "managed kinds" | "joining kinds";
 
 /** Every kind. */
 export const EVERY = "every kind";
@@ -19,8 +20,8 @@ export const EVERY = "every kind";
 export const MANAGED = "managed kinds";
 /** Every kind whose objects call the service (every kind but ServiceConnection). */
 export const ALL = "service kinds";
-/** The cluster-scoped ServiceConnection. */
-export const CONN: readonly string[] = ["ServiceConnection"];
+/** The kinds that join the row (`sharedReasons` of their CrdDefinition). */
+export const JOINED = "joining kinds";
 
 /**
  * What a reason says about the object:
@@ -35,7 +36,7 @@ export const CONN: readonly string[] = ["ServiceConnection"];
  */
 export type ReasonState = "Ok" | "UnderWay" | "Terminal" | "Resting";
 
-/** One row of the reason table. */
+/** One row of the shared reason table. */
 export interface ReasonEntry {
   state: ReasonState;
   /** The condition types that carry the reason. */
@@ -52,6 +53,7 @@ export interface ReasonEntry {
   action?: string;
 }
 
+/** A row of the shared table (see {@link ReasonEntry}). */
 export const entry = (
   state: ReasonState,
   conditions: readonly string[],
@@ -60,10 +62,7 @@ export const entry = (
   action?: string,
 ): ReasonEntry => ({ state, conditions, kinds, meaning, ...(action ? { action } : {}) });
 
-export const TJ: readonly string[] = ["TrainingJob"];
-export const NAS: readonly string[] = ["NasVolume"];
-export const CCI: readonly string[] = ["CciInstance"];
-export const TT: readonly string[] = ["TrainingTemplate"];
+/** The conditions a refusal is written on. */
 export const REFUSAL = ["Ready", "Synced"] as const;
 
 /** The intersection of the members of union `U`. */

@@ -1,23 +1,36 @@
 /**
- * The reasons of the generic managed loop (TrainingJob, NasVolume, TrainingTemplate;
- * reasons.ts has the whole table).
+ * The reasons of the generic managed loop (reasons.ts has the whole table), and the
+ * rows of a remote resource's state and of referenced objects that several kinds write:
+ * those name no kind, a kind joins them with the `sharedReasons` of its CrdDefinition.
  */
-import { entry, MANAGED, REFUSAL, type ReasonEntry } from "./entry.js";
+import { entry, JOINED, MANAGED, REFUSAL, type ReasonEntry } from "./entry.js";
 
-/** The generic managed loop (TrainingJob, NasVolume, TrainingTemplate). */
+/** The generic managed loop, and the rows kinds join. */
 export const MANAGED_LOOP_REASONS = {
-  Available: entry(
-    "Ok",
+  Available: entry("Ok", ["Ready"], JOINED, "The remote resource exists and is usable."),
+  Unavailable: entry(
+    "UnderWay",
     ["Ready"],
-    // And the kinds that join it (the `sharedReasons` of their CrdDefinition).
-    ["NasVolume", "TrainingTemplate"],
-    "The remote resource exists and is usable.",
+    JOINED,
+    "The remote resource exists but is in a state that is not usable yet.",
   ),
   Resolved: entry(
     "Ok",
     ["ReferencesResolved"],
-    ["TrainingJob", "TrainingTemplate"],
+    JOINED,
     "Every referenced object is ready (the loop's reference step; for a TrainingJob also once its task exists, which no longer depends on them).",
+  ),
+  SourceJobNotReady: entry(
+    "UnderWay",
+    [...REFUSAL, "ReferencesResolved"],
+    JOINED,
+    "The referenced TrainingJob has no task id yet; the object waits for it.",
+  ),
+  NasVolumeNotReady: entry(
+    "UnderWay",
+    [...REFUSAL, "ReferencesResolved"],
+    JOINED,
+    "A NasVolume in storage[].nasVolumeRef is not Ready yet; the object waits for it.",
   ),
   Creating: entry(
     "UnderWay",
