@@ -71,7 +71,7 @@ export const serviceSchema = z
       .enum(["node-http", "node-fetch"])
       .default("node-http")
       .describe(
-        "What speaks HTTP to the service: `node-http` (Node's own module) or `node-fetch`. Both follow no redirect, cut a body off at `maxResponseBytes`, time out after `timeoutMs` and share the idle-bounded keep-alive connections; node-fetch costs about three times the CPU per request.",
+        "What speaks HTTP to the service: `node-http` (Node's own module) or `node-fetch`. Both follow no redirect, cut a body off at `maxResponseBytes`, time out after `timeoutMs` and share the idle-bounded keep-alive connections; node-fetch costs more CPU (docs/performance.md measures it).",
       ),
     retry: z
       .strictObject({

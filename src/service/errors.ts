@@ -141,8 +141,8 @@ export class ServiceUnavailableError extends ServiceError {
 /**
  * The call was not sent: the client-side rate limit of its connection is saturated
  * (more than `rateLimitMaxWaitMs` of callers ahead). Retryable, and known not sent, so
- * the reconcile gives its worker back and is retried with backoff instead of holding
- * it while one account's queue drains (docs/controllers.md, ServiceConnection).
+ * the reconcile gives its worker back and is requeued for when the limit has room
+ * (`requeueAfterMs`) instead of holding it while one account's queue drains (docs/controllers.md, ServiceConnection).
  */
 export class ServiceThrottledError extends ServiceError {
   /** Condition and Event reason. */

@@ -24,6 +24,6 @@ export const CONNECTION_REASONS = {
     "UnderWay",
     ["Synced"],
     ALL,
-    "The client-side rate limit of the object's connection (spec.limits) is saturated: the call was not sent, and the reconcile is retried with backoff so that one account's queue does not hold the workers every account shares. Raise the connection's limits if it lasts.",
+    "The client-side rate limit of the object's connection (spec.limits) is saturated: the call was not sent, and the object is requeued for when the limit has room again, so that one account's queue does not hold the workers every account shares. Raise the connection's limits if it lasts.",
   ),
 } as const satisfies Record<string, ReasonEntry>;
