@@ -306,7 +306,11 @@ describe("preflight", () => {
       "unknown-product",
       (j) => conditionOf(j, "Ready")?.reason === "UnknownProductRefused",
     );
-    expect(conditionOf(job, "Ready")?.message).toContain("train.does-not-exist");
+    const message = conditionOf(job, "Ready")?.message;
+    expect(message).toContain("train.does-not-exist");
+    // The closest codes of the emulator's catalog, not the whole list.
+    expect(message).toMatch(/closest: (train\.[a-z0-9.]+, ){0,4}train\.[a-z0-9.]+(\b|;)/);
+    expect(message).toContain("list them with kubectl get trainingproducts");
     expect(job.status?.phase).toBe("Pending");
     expect(await createRequests(op.admin, "unknown-product")).toHaveLength(0);
   }, 60_000);

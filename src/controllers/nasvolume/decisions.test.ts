@@ -89,6 +89,23 @@ describe("preflightVerdict", () => {
     expect(preflightVerdict({ ...base, available: false })?.retry).toBe(true);
     expect(preflightVerdict({ ...base, capacityGB: 50 })?.retry).toBeUndefined();
   });
+
+  it("names the closest codes, the compute center's first, and the command that lists the center's products", () => {
+    const message = preflightVerdict({ ...base, productCode: "wes", aidcId: 1 })?.message;
+    expect(message).toBe(
+      "NAS product wes is not offered in compute center 1 (closest: std, fixed, west; list them with kubectl get nasproducts -l aidc.io/compute-center=1)",
+    );
+  });
+
+  it("names at most five codes and counts the others", () => {
+    const many: NasProduct[] = Array.from({ length: 40 }, (_, i) => ({
+      name: `n${i}`,
+      productCode: `nas.${i}`,
+    }));
+    const message = preflightVerdict({ ...base, products: many, productCode: "nas.x" })?.message;
+    expect(message).toContain("(and 35 more); list them with kubectl get nasproducts)");
+    expect(message?.match(/nas\.\d+/g)).toHaveLength(5);
+  });
 });
 
 describe("decideSync", () => {

@@ -4,10 +4,12 @@
  * condition and the phase. No I/O here; nasvolume/external.ts does the calls.
  */
 
+import { CATALOG_LABELS } from "../../crds/catalog.js";
 import { NAS_VOLUME_REASONS, type NasVolumePhase as NasPhase } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import { checkNasCapacity } from "../../service/nas-capacity.js";
 import type { NasProduct } from "../../service/schemas/products.js";
+import { closestCodes, closestCodesText } from "../catalog/closest-codes.js";
 import type { PreflightRefusal, ReadyState } from "../managed/call.js";
 
 const R = NAS_VOLUME_REASONS.names;
@@ -70,11 +72,14 @@ export function preflightVerdict(input: PreflightInput): PreflightRefusal | unde
   const where = input.aidcId === undefined ? "" : ` in compute center ${input.aidcId}`;
   const product = findProduct(input.products, input.productCode, input.aidcId);
   if (!product) {
+    const known = input.products.map((p) => ({ code: p.productCode ?? p.name, aidcId: p.aidcId }));
+    const list = `kubectl get nasproducts${
+      input.aidcId === undefined ? "" : ` -l ${CATALOG_LABELS.computeCenter}=${input.aidcId}`
+    }`;
+    const closest = closestCodesText(closestCodes(input.productCode, known, input.aidcId), list);
     return {
       reason: R.ProductNotFoundRefused,
-      message: `NAS product ${input.productCode} is not offered${where}; pick one of: ${
-        input.products.map((p) => p.productCode ?? p.name).join(", ") || "(none)"
-      }`,
+      message: `NAS product ${input.productCode} is not offered${where} (${closest})`,
     };
   }
   if (input.capacityGB !== undefined) {

@@ -172,4 +172,23 @@ describe("checkTrainingProduct", () => {
     expect(checkTrainingProduct(products, "train.gpu", 1)?.retry).toBe(true);
     expect(checkTrainingProduct(products, "nope", 1)?.retry).toBeUndefined();
   });
+
+  it("names the closest codes of a large catalog, how many others it has and how to list them", () => {
+    const catalog: TrainingProduct[] = Array.from({ length: 200 }, (_, i) => ({
+      name: `p${i}`,
+      productCode: `train.gpu.a100.${i}`,
+      aidcId: 1,
+    }));
+    const message = checkTrainingProduct(catalog, "train.gpu.a100.7x", 1)?.message ?? "";
+    expect(message).toContain(
+      "closest: train.gpu.a100.7, train.gpu.a100.70, train.gpu.a100.71, train.gpu.a100.72, train.gpu.a100.73 (and 195 more); list them with kubectl get trainingproducts",
+    );
+    expect(message).not.toContain("train.gpu.a100.199");
+  });
+
+  it("says so when the catalog lists no product", () => {
+    expect(checkTrainingProduct([], "train.any", 1)?.message).toContain(
+      "the catalog lists no product",
+    );
+  });
 });

@@ -6,6 +6,7 @@
 import { TRAINING_JOB_REASONS } from "../../crds/trainingjob.js";
 import type { CreateTrainingTaskRequest, TrainingProduct } from "../../service/index.js";
 import { CLIENT_TOKEN_ENV, OWNER_MARK_ENV } from "../../service/index.js";
+import { closestCodes, closestCodesText } from "../catalog/closest-codes.js";
 import type { PreflightRefusal, ResolvedCall } from "../managed/call.js";
 import { formatOwnerMark, ownerMark, rawMountRefusal } from "../managed/tenancy.js";
 import { effectiveConfig } from "./inherited-fields.js";
@@ -95,10 +96,16 @@ export function checkTrainingProduct(
 ): PreflightRefusal | undefined {
   const product = products.find((p) => p.productCode === productCode);
   if (!product) {
-    const known = products.flatMap((p) => (p.productCode ? [p.productCode] : []));
+    const known = products.flatMap((p) =>
+      p.productCode ? [{ code: p.productCode, aidcId: p.aidcId }] : [],
+    );
+    const closest = closestCodesText(
+      closestCodes(productCode, known),
+      "kubectl get trainingproducts",
+    );
     return {
       reason: R.UnknownProductRefused,
-      message: `productCode ${productCode} is not in the service's training product list (known: ${known.join(", ") || "none"}); create a TrainingJob with a listed product`,
+      message: `productCode ${productCode} is not in the service's training product list (${closest}); create a TrainingJob with a listed product`,
     };
   }
   const remaining = product.remainingCount;
