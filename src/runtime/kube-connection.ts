@@ -16,6 +16,7 @@
  * `KubeConfig` (any auth it supports) or the operator's lean loader (kube-config.ts).
  * Bearer tokens are headers set per request; new TLS material (a rotated client
  * certificate or CA) makes a new dispatcher, the old one closes once its requests end.
+ * A header of several values (Impersonate-Group) needs HTTP/1.1 (see {@link prepare}).
  */
 import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
@@ -108,16 +109,20 @@ export class KubeConnection {
       void g.dispatcher.close();
       g = undefined;
     }
-    g ??= await this.connect(tls);
     const headers: Record<string, string | string[]> = {
       accept: "application/json",
       "user-agent": this.userAgent,
     };
-    // A list is one header line per value (Impersonate-Group).
+    // A list is one header line per value (Impersonate-Group), which undici sends on
+    // HTTP/1.1 only: over HTTP/2 it joins them into one value, one group named "a, b"
+    // for the API server. A config with such headers (several as-groups) uses HTTP/1.1.
+    let repeated = false;
     for (const [k, v] of Object.entries(opts.headers ?? {})) {
+      if (Array.isArray(v) && v.length > 1) repeated = true;
       headers[k.toLowerCase()] = Array.isArray(v) ? v.map(String) : String(v);
     }
     if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
+    g ??= await this.connect(tls, !repeated);
     return { g, headers };
   }
 
@@ -137,20 +142,20 @@ export class KubeConnection {
     }, RETIRED_MAX_MS).unref();
   }
 
-  private async connect(tls: Record<string, unknown>): Promise<Generation> {
+  private async connect(tls: Record<string, unknown>, allowH2: boolean): Promise<Generation> {
     const cluster = this.config.getCurrentCluster();
     if (!cluster?.server) throw new Error("the kubeconfig has no current cluster");
     const url = new URL(cluster.server);
     const connect = {
       ...tls,
       // Go's servers prefer h2 too; undici's default offers http/1.1 first.
-      preferH2: true,
+      preferH2: allowH2,
       keepAlive: true,
       keepAliveInitialDelay: 30_000,
       timeout: 30_000,
     };
     const options = {
-      allowH2: true,
+      allowH2,
       // An idle connection is kept, not reopened per burst; closed before the API
       // server's own 90 s idle timeout would close it under a request.
       keepAliveTimeout: 60_000,
