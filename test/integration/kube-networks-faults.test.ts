@@ -1,7 +1,5 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
-import { request } from "node:https";
 import { join } from "node:path";
-import * as k8s from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ApiFront } from "../support/api-front.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
@@ -14,24 +12,8 @@ import {
   UserNasVolumes,
   writeKubeconfig,
 } from "../support/network-operator.js";
+import { statusWithToken, tokenAccount } from "../support/service-account-tokens.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
-
-/** The status of a GET of `path` with `token`, straight to the API server. */
-function statusWithToken(server: string, ca: Buffer, token: string, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${server}${path}`,
-      { ca, headers: { authorization: `Bearer ${token}` }, timeout: 5_000 },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      },
-    );
-    req.on("error", reject);
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.end();
-  });
-}
 
 /**
  * The operator against what goes wrong between it and the API server: a connection
@@ -114,53 +96,14 @@ describe("the operator when the way to the API server misbehaves", () => {
   });
 
   it("in a pod, keeps working when its token file is replaced and the old token revoked", async () => {
-    const core = admin.makeApiClient(k8s.CoreV1Api);
-    const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
     const namespace = await createNamespace(admin, "net-incluster");
-    const account = "aidc-operator";
-    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: account } } });
-    const binding = `${namespace}-admin`;
-    await rbac.createClusterRoleBinding({
-      body: {
-        metadata: { name: binding },
-        roleRef: {
-          apiGroup: "rbac.authorization.k8s.io",
-          kind: "ClusterRole",
-          name: "cluster-admin",
-        },
-        subjects: [{ kind: "ServiceAccount", name: account, namespace }],
-      },
-    });
-    /** A token of the account bound to a Secret of its own: deleting the Secret revokes it. */
-    const mint = async (secret: string): Promise<string> => {
-      const s = await core.createNamespacedSecret({
-        namespace,
-        body: { metadata: { name: secret } },
-      });
-      const req = await core.createNamespacedServiceAccountToken({
-        namespace,
-        name: account,
-        body: {
-          spec: {
-            audiences: ["https://kubernetes.default.svc"],
-            expirationSeconds: 3600,
-            boundObjectRef: {
-              apiVersion: "v1",
-              kind: "Secret",
-              name: secret,
-              uid: s.metadata?.uid,
-            },
-          },
-        },
-      });
-      return req.status?.token ?? "";
-    };
+    const account = await tokenAccount(admin, namespace);
     const saDir = join(bed.dir, "serviceaccount");
     await mkdir(saDir);
     const ca = access.ca ?? Buffer.alloc(0);
     await writeFile(join(saDir, "ca.crt"), ca);
     await writeFile(join(saDir, "namespace"), namespace);
-    const first = await mint("token-one");
+    const first = await account.mint("token-one");
     await writeFile(join(saDir, "token"), first);
 
     const server = new URL(access.server);
@@ -176,10 +119,10 @@ describe("the operator when the way to the API server misbehaves", () => {
       await nas.waitReady("before", READY_MS, op);
 
       // As the kubelet rotates it: the new token replaces the file at once.
-      const second = await mint("token-two");
+      const second = await account.mint("token-two");
       await writeFile(join(saDir, "token.new"), second);
       await rename(join(saDir, "token.new"), join(saDir, "token"));
-      await core.deleteNamespacedSecret({ namespace, name: "token-one" });
+      await account.revoke("token-one");
       const probe = `/api/v1/namespaces/${namespace}`;
       // The API server caches a token's verdict for 10 s.
       await eventually(
@@ -193,7 +136,7 @@ describe("the operator when the way to the API server misbehaves", () => {
       await nas.waitReady("after", 20_000, op);
     } finally {
       await op.stop();
-      await rbac.deleteClusterRoleBinding({ name: binding });
+      await account.cleanup();
     }
   }, 150_000);
 });

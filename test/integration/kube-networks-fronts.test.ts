@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { controllers } from "../../src/controllers/index.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { ApiFront } from "../support/api-front.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
@@ -11,6 +12,7 @@ import {
   type NetworkTestBed,
   READY_MS,
   readyThrough,
+  startNetworkOperator,
   startNetworkTestBed,
   UserNasVolumes,
   writeKubeconfig,
@@ -170,4 +172,92 @@ describe("the operator behind fronts of the API server", () => {
     );
     await readyThrough(bed, admin, kubeconfig, "net-context", { context: "admin" });
   });
+
+  it("authenticates to a proxy-url with its user and password, which no log line shows", async () => {
+    const password = "pr0xy-pa55word-1";
+    const proxy = new ConnectProxy({}, `aidc:${password}`);
+    await proxy.start();
+    const withPassword = (pw: string) => {
+      const url = new URL(proxy.url);
+      url.username = "aidc";
+      url.password = pw;
+      return url.href;
+    };
+    try {
+      const kubeconfig = await writeKubeconfig(
+        join(bed.dir, "proxy-auth"),
+        { proxied: { ...adminAccess(admin), proxyUrl: withPassword(password) } },
+        "proxied",
+      );
+      const log = await readyThrough(bed, admin, kubeconfig, "net-proxy-auth");
+      expect(proxy.tunnels).toBeGreaterThan(0);
+      expect(proxy.refused).toBe(0);
+      expect(log).not.toContain(password);
+
+      // A wrong password: refused with 407, which the log says, without the password.
+      proxy.reset();
+      const wrong = "wr0ng-pa55word-2";
+      const refusedConfig = await writeKubeconfig(
+        join(bed.dir, "proxy-auth-wrong"),
+        { proxied: { ...adminAccess(admin), proxyUrl: withPassword(wrong) } },
+        "proxied",
+      );
+      const namespace = await createNamespace(admin, "net-proxy-refused");
+      const op = await startNetworkOperator({
+        emulatorUrl: bed.emulator.url,
+        namespaces: [namespace],
+        kubeconfig: refusedConfig,
+      });
+      try {
+        await eventually(async () => /\b407\b/.test(op.logTail(200)), READY_MS);
+      } finally {
+        await op.stop();
+      }
+      expect(proxy.refused).toBeGreaterThan(0);
+      expect(proxy.tunnels).toBe(0);
+      expect(op.logTail(Number.MAX_SAFE_INTEGER)).not.toContain(wrong);
+    } finally {
+      await proxy.stop();
+    }
+  }, 150_000);
+
+  it("opens every watch of 12 namespaces at once through an HTTP/1.1-only front, none queued", async () => {
+    const front = await new ApiFront({ upstream: admin, protocols: "http/1.1" }).start();
+    const namespaces = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => createNamespace(admin, `net-h1-watches-${i}`)),
+    );
+    const kubeconfig = await writeKubeconfig(
+      join(bed.dir, "h1-watches"),
+      { front: { server: front.url, ca: front.caCert } },
+      "front",
+    );
+    // Every controller: 7 watches per namespace, 84 in all, each holding a connection.
+    const op = await startNetworkOperator({
+      emulatorUrl: bed.emulator.url,
+      namespaces,
+      kubeconfig,
+      controllers,
+    });
+    try {
+      const last = namespaces[11] ?? "";
+      const nas = new UserNasVolumes(admin, last);
+      await nas.create("last");
+      await nas.waitReady("last", READY_MS, op);
+      /** The resources watched in `ns`, its name taken out of their paths. */
+      const watched = (ns: string) =>
+        new Set(
+          front.requests
+            .filter((r) => r.query.get("watch") === "true" && r.path.includes(`/namespaces/${ns}/`))
+            .map((r) => r.path.replace(`/namespaces/${ns}/`, "/namespaces/-/")),
+        );
+      const first = watched(namespaces[0] ?? "");
+      expect(first.size).toBeGreaterThanOrEqual(7);
+      for (const ns of namespaces) expect(watched(ns), ns).toEqual(first);
+      // All of them open together: a connection each.
+      expect(front.openConnections).toBeGreaterThanOrEqual(12 * first.size);
+    } finally {
+      await op.stop();
+      await front.stop();
+    }
+  }, 150_000);
 });

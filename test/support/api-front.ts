@@ -118,6 +118,11 @@ export class ApiFront {
     return this;
   }
 
+  /** Client connections open right now. */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
   /** `https://127.0.0.1:<port>` plus the prefix: the server URL of a kubeconfig. */
   get url(): string {
     const addr = this.server?.address() as AddressInfo | undefined;

@@ -6,7 +6,8 @@ import { type AddressInfo, connect, isIP, type Socket } from "node:net";
  * https:// server through a proxy) and counts its tunnels, so that a test can prove a
  * client went through it. `hosts` maps names the proxy resolves itself (e.g. a name no
  * DNS knows, that only the proxy can reach); a target that is not on loopback after the
- * mapping is refused.
+ * mapping is refused. With `credentials` (`user:password`), a `CONNECT` without that
+ * Basic `Proxy-Authorization` is answered 407.
  */
 export class ConnectProxy {
   private server?: Server;
@@ -15,8 +16,13 @@ export class ConnectProxy {
   tunnels = 0;
   /** Every `CONNECT` target asked for, as `host:port`. */
   readonly targets: string[] = [];
+  /** `CONNECT`s refused 407 for their missing or wrong credentials. */
+  refused = 0;
 
-  constructor(private readonly hosts: Record<string, string> = {}) {}
+  constructor(
+    private readonly hosts: Record<string, string> = {},
+    private readonly credentials?: string,
+  ) {}
 
   /** Listens on a free loopback port; resolves with the proxy's URL (`http://127.0.0.1:<port>`). */
   async start(): Promise<string> {
@@ -30,6 +36,15 @@ export class ConnectProxy {
       client.on("error", () => client.destroy());
       const target = req.url ?? "";
       this.targets.push(target);
+      const wanted =
+        this.credentials && `Basic ${Buffer.from(this.credentials).toString("base64")}`;
+      if (wanted && req.headers["proxy-authorization"] !== wanted) {
+        this.refused += 1;
+        client.end(
+          'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n',
+        );
+        return;
+      }
       const at = target.lastIndexOf(":");
       const name = target.slice(0, at).replace(/^\[|\]$/g, "");
       const port = Number(target.slice(at + 1));
@@ -74,6 +89,7 @@ export class ConnectProxy {
   /** Starts counting tunnels and targets from zero. */
   reset(): void {
     this.tunnels = 0;
+    this.refused = 0;
     this.targets.length = 0;
   }
 

@@ -58,6 +58,8 @@ export interface KubeconfigAccess {
   tokenFile?: string;
   clientCert?: Buffer;
   clientKey?: Buffer;
+  /** Further fields of the kubeconfig's cluster and user, as written (file paths, exec, as...). */
+  fields?: { cluster?: Record<string, unknown>; user?: Record<string, unknown> };
 }
 
 /** The admin's access of the API server of `kc` (its CA and client certificate). */
@@ -96,6 +98,7 @@ export async function writeKubeconfig(
         ...(a.ca ? { "certificate-authority-data": b64(a.ca) } : {}),
         ...(a.tlsServerName ? { "tls-server-name": a.tlsServerName } : {}),
         ...(a.proxyUrl ? { "proxy-url": a.proxyUrl } : {}),
+        ...a.fields?.cluster,
       },
     })),
     users: entries.map(([name, a]) => ({
@@ -105,6 +108,7 @@ export async function writeKubeconfig(
         ...(a.tokenFile ? { tokenFile: a.tokenFile } : {}),
         ...(a.clientCert ? { "client-certificate-data": b64(a.clientCert) } : {}),
         ...(a.clientKey ? { "client-key-data": b64(a.clientKey) } : {}),
+        ...a.fields?.user,
       },
     })),
     contexts: entries.map(([name]) => ({ name, context: { cluster: name, user: name } })),
@@ -205,22 +209,23 @@ export async function startNetworkOperator(
 }
 
 /**
- * Runs the operator in-process on `kubeconfig` (and `more`), with the emulator of `bed`,
- * until a NasVolume of a fresh namespace of the API server of `kc` is Ready; then stops
- * it, and fails unless it exited 0.
+ * Runs the operator in-process on `kubeconfig` (undefined: as `more.env`'s KUBECONFIG
+ * says) and `more`, with the emulator of `bed`, until a NasVolume of a fresh namespace
+ * of the API server of `kc` is Ready; then stops it, and fails unless it exited 0.
+ * Resolves with the operator's log lines.
  */
 export async function readyThrough(
   bed: NetworkTestBed,
   kc: k8s.KubeConfig,
-  kubeconfig: string,
+  kubeconfig: string | undefined,
   prefix: string,
-  more: { context?: string } = {},
-): Promise<void> {
+  more: { context?: string; env?: Record<string, string> } = {},
+): Promise<string> {
   const namespace = await createNamespace(kc, prefix);
   const op = await startNetworkOperator({
     emulatorUrl: bed.emulator.url,
     namespaces: [namespace],
-    kubeconfig,
+    ...(kubeconfig ? { kubeconfig } : {}),
     ...more,
   });
   let code: number | string = "not stopped";
@@ -232,6 +237,7 @@ export async function readyThrough(
     code = await op.stop();
   }
   if (code !== 0) throw new Error(`the operator exited with ${code}:\n${op.logTail()}`);
+  return op.logTail(Number.MAX_SAFE_INTEGER);
 }
 
 /** NasVolumes as a user creates and reads them, through client-node (HTTP/1.1). */

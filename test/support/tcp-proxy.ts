@@ -17,9 +17,13 @@ export class TcpProxy {
   /** Connections open right now. */
   open = 0;
 
-  constructor(private readonly targetPort: number) {}
+  /** `listenHost`: the loopback address it listens on (`::1` for an IPv6 server URL). */
+  constructor(
+    private readonly targetPort: number,
+    private readonly listenHost = "127.0.0.1",
+  ) {}
 
-  /** Listens on a free loopback port; resolves with it. */
+  /** Listens on a free port of its loopback address; resolves with it. */
   async start(): Promise<number> {
     const server = createServer((client) => {
       if (this.blocked) {
@@ -51,7 +55,7 @@ export class TcpProxy {
       upstream.pipe(client);
     });
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(0, this.listenHost, resolve));
     return (server.address() as AddressInfo).port;
   }
 
