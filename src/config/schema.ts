@@ -151,7 +151,7 @@ export const operatorConfigSchema = z.strictObject({
       "Fraction of the resync period added at random, so that objects do not resync together.",
     ),
   concurrency: perName(z.number().int().min(1).max(64), DEFAULT_CONCURRENCY).describe(
-    "Workers per controller: `{ default, <controller>: n }`. A worker is an async task, not a thread; 16 keeps objects whose service calls hang from starving the rest. One connection's objects hold at most all but a quarter of them (12 of 16), so another connection's object always finds one.",
+    "Workers per controller: `{ default, <controller>: n }`. A worker is an async task, not a thread; 16 keeps objects whose service calls hang from starving the rest. Each connection's objects have that many of their own: a controller has room for four connections at full pace at once (more share its workers in turn), so another connection's backlog leaves an object as many workers as it has alone.",
   ),
   reconcileTimeoutMs: z
     .number()

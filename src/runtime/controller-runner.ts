@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { InformerCache } from "./cache.js";
 import type { ControllerDefinition } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
+import { FLOWS_AT_FULL_PACE } from "./defaults.js";
 import { looksSettled } from "./looks-settled.js";
 import { OwnWriteEchoFilter } from "./own-write-echoes.js";
 import { reconcileKey } from "./reconcile-attempt.js";
@@ -48,7 +49,8 @@ export class RunningController {
   /** Starts the workers and enqueues every cached primary object. Caches must be synced. */
   start(): void {
     const def = this.definition;
-    const workers = def.concurrency ?? this.rt.concurrency;
+    const concurrency = def.concurrency ?? this.rt.concurrency;
+    const workers = this.rt.flowOf ? flowWorkers(concurrency).pool : concurrency;
     this.abort = new AbortController();
     this.queue = new WorkQueue({
       clock: this.rt.clock,
@@ -56,7 +58,7 @@ export class RunningController {
       ...(this.rt.retryRateLimit ? { rateLimit: this.rt.retryRateLimit } : {}),
       observer: this.rt.metrics.workQueueObserver(def.name),
       ...(this.rt.flowOf
-        ? { flowOf: this.flowOf(this.rt.flowOf), flowLimit: flowLimit(workers) }
+        ? { flowOf: this.flowOf(this.rt.flowOf), flowLimit: flowWorkers(concurrency).perFlow }
         : {}),
     });
     this.rt.metrics.maxConcurrentReconciles.set({ controller: def.name }, workers);
@@ -222,9 +224,11 @@ export class RunningController {
 }
 
 /**
- * Most workers one flow may hold: all but a quarter (at least one), so that another
- * flow's key finds a free worker while one flow has a backlog.
+ * The workers of a controller whose keys are in flows, for `concurrency` (config
+ * `concurrency`): each flow holds at most `concurrency` of them, as it would alone, and
+ * the pool has room for {@link FLOWS_AT_FULL_PACE} flows at once, so that a backlog of
+ * one connection leaves another's objects as many workers as they have alone.
  */
-export function flowLimit(workers: number): number {
-  return workers <= 1 ? 1 : workers - Math.max(1, Math.floor(workers / 4));
+export function flowWorkers(concurrency: number): { pool: number; perFlow: number } {
+  return { pool: concurrency * FLOWS_AT_FULL_PACE, perFlow: concurrency };
 }

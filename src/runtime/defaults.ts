@@ -21,17 +21,22 @@ export const DEFAULT_KUBE_RATE_LIMIT: Readonly<{ qps: number; burst: number }> =
 };
 
 /**
- * The ceiling of Kubernetes requests of all flows together: {@link DEFAULT_KUBE_RATE_LIMIT}
- * is each flow's (each connection's, ratelimit.ts), so that one account's backlog does
- * not spend another's; four flows at full pace fit under it.
+ * Flows (connections, ratelimit.ts and workqueue.ts) that can go at full pace at once:
+ * each flow has a Kubernetes budget ({@link DEFAULT_KUBE_RATE_LIMIT}) and a controller's
+ * workers (`concurrency`) of its own, so that one account's backlog spends no other's;
+ * the ceilings of all flows together leave room for this many, and more share them in
+ * turn.
  */
+export const FLOWS_AT_FULL_PACE = 4;
+
+/** The ceiling of Kubernetes requests of all flows together (see {@link FLOWS_AT_FULL_PACE}). */
 export const DEFAULT_KUBE_TOTAL_RATE_LIMIT: Readonly<{ qps: number; burst: number }> = {
-  qps: 200,
-  burst: 400,
+  qps: DEFAULT_KUBE_RATE_LIMIT.qps * FLOWS_AT_FULL_PACE,
+  burst: DEFAULT_KUBE_RATE_LIMIT.burst * FLOWS_AT_FULL_PACE,
 };
 
 /**
- * Workers per controller. A worker is an async task, not a thread: idle ones cost
+ * Workers per controller and flow (FLOWS_AT_FULL_PACE, controller-runner.ts). A worker is an async task, not a thread: idle ones cost
  * nothing, and with 2 a couple of objects whose service reads hang held every worker
  * for a minute (docs/performance.md, "Workers").
  */

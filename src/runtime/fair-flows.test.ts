@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { flowLimit } from "./controller-runner.js";
+import { flowWorkers } from "./controller-runner.js";
 import { FairTokenBucket } from "./ratelimit.js";
 import { WorkQueue } from "./workqueue.js";
 
@@ -31,24 +31,48 @@ describe("fair flows", () => {
     expect(order).toEqual(["hot/0", "calm/0", "hot/1", "calm/1", "hot/2", "hot/3"]);
   });
 
-  it("keeps workers free for another flow while one flow has a backlog", async () => {
-    const workers = 16;
-    const q = new WorkQueue({ flowOf: byPrefix, flowLimit: flowLimit(workers) });
+  it("leaves another flow as many workers as it has alone while one flow has a backlog", async () => {
+    const { pool, perFlow } = flowWorkers(16);
+    expect({ pool, perFlow }).toEqual({ pool: 64, perFlow: 16 });
+    const q = new WorkQueue({ flowOf: byPrefix, flowLimit: perFlow });
     for (let i = 0; i < 1_000; i++) q.add(`hot/${i}`);
-    // Every worker asks; the backlog's reconciles never finish in this test.
+    // Every worker asks; no reconcile finishes in this test.
     const got: (string | undefined)[] = [];
-    for (let i = 0; i < workers; i++) void q.get().then((k) => got.push(k));
+    for (let i = 0; i < pool; i++) void q.get().then((k) => got.push(k));
     await flush();
-    expect(got).toHaveLength(12);
+    expect(got).toHaveLength(16);
     expect(got.every((k) => k?.startsWith("hot/"))).toBe(true);
-    q.add("calm/0");
+    for (let i = 0; i < 20; i++) q.add(`calm/${i}`);
     await flush();
-    expect(got.at(-1)).toBe("calm/0");
+    expect(got.slice(16)).toEqual(Array.from({ length: 16 }, (_, i) => `calm/${i}`));
     // A key of the backlog finishing frees its worker for the backlog again.
     q.done(got[0] as string);
     await flush();
-    expect(got.at(-1)).toBe("hot/12");
-    expect(q.inFlight()).toBe(13);
+    expect(got.at(-1)).toBe("hot/16");
+    expect(q.inFlight()).toBe(32);
+  });
+
+  it("shares the pool in turn once more flows than it has room for have backlogs", async () => {
+    const { pool, perFlow } = flowWorkers(2);
+    const q = new WorkQueue({ flowOf: byPrefix, flowLimit: perFlow });
+    for (const flow of ["a", "b", "c", "d", "e"]) {
+      for (let i = 0; i < 10; i++) q.add(`${flow}/${i}`);
+    }
+    const got: (string | undefined)[] = [];
+    for (let i = 0; i < pool; i++) void q.get().then((k) => got.push(k));
+    await flush();
+    // 8 workers: the flows in turn, at most 2 each.
+    expect(got).toEqual(["a/0", "b/0", "c/0", "d/0", "e/0", "a/1", "b/1", "c/1"]);
+    // A worker done asks again and gets the next flow in turn below its limit.
+    const again = async (key: string) => {
+      q.done(key);
+      void q.get().then((k) => got.push(k));
+      await flush();
+      return got.at(-1);
+    };
+    expect(await again("a/0")).toBe("d/1");
+    expect(await again("b/0")).toBe("e/1");
+    expect(await again("c/0")).toBe("a/2");
   });
 
   it("hands a low key of one flow out only when no flow has a normal key", async () => {

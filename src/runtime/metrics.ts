@@ -86,7 +86,7 @@ export class RuntimeMetrics {
     });
     this.maxConcurrentReconciles = new Gauge({
       name: "controller_runtime_max_concurrent_reconciles",
-      help: "Maximum number of concurrent reconciles per controller",
+      help: "Maximum number of concurrent reconciles per controller (its concurrency for each of four connections at once)",
       labelNames: ["controller"],
       registers,
     });

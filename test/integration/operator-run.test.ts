@@ -218,7 +218,7 @@ describe("aidc-operator run", () => {
     expect(watched).toEqual([namespace]);
     const metrics = await manager?.metrics.text();
     expect(metrics).toContain(
-      'controller_runtime_max_concurrent_reconciles{controller="gizmos"} 3',
+      'controller_runtime_max_concurrent_reconciles{controller="gizmos"} 12',
     );
     const lease = await manager?.kube.get(LEASES, { namespace, name: "aidc-operator-leader" });
     expect(lease).toBeUndefined();
