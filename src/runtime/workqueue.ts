@@ -1,10 +1,9 @@
 import { type Clock, systemClock } from "./clock.js";
-import {
-  type BackoffOptions,
-  ExponentialBackoff,
-  TokenBucket,
-  type TokenBucketOptions,
-} from "./ratelimit.js";
+import { DelayedAdds } from "./delayed-adds.js";
+import { FairLanes, type QueuePriority } from "./fair-lanes.js";
+import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+
+export type { QueuePriority } from "./fair-lanes.js";
 
 /** Receives the queue's measurements (see metrics.ts for the Prometheus side). */
 export interface WorkQueueObserver {
@@ -46,31 +45,17 @@ export interface WorkQueueOptions {
 }
 
 /**
- * A key's lane. `normal`: work to do (a new or changed object, a create in progress, a
- * retry). `low`: a routine look (a periodic poll of a settled object, a resync, the
- * initial list); it is handed out only when no normal key waits, so that a new object
- * is not stuck behind a full sweep of polls when the service's rate limit is the bound.
- */
-export type QueuePriority = "normal" | "low";
-
-/** Default global retry rate limit (client-go's): 10 per second, burst 100. */
-export const DEFAULT_RETRY_RATE_LIMIT: TokenBucketOptions = { qps: 10, burst: 100 };
-
-/**
  * A keyed work queue with client-go's semantics:
  *
  * - **De-duplication**: a key added while already waiting is queued once.
  * - **Two priorities**: `low` keys are handed out only when no `normal` key waits; a
  *   waiting low key added again as normal moves to the normal lane (never back down).
- * - **Fair flows** (API Priority and Fairness's fair queuing): with `flowOf`, each flow
- *   has its own lanes, flows are served in turn, and one flow holds at most
- *   `flowLimit` workers, so that a flow with a backlog delays another's keys by at most
- *   one turn.
+ * - **Fair flows** (fair-lanes.ts): with `flowOf`, flows are served in turn and one
+ *   holds at most `flowLimit` workers: a backlog delays another flow by one turn.
  * - **Per-key serialisation**: a key is handed to at most one worker at a time; a key
  *   added while it is being processed is queued again when the worker calls `done`.
- * - **Delays**: `addAfter` (earliest pending delay per key wins) and `addRateLimited`
- *   (per-key exponential backoff combined with a global token bucket); `forget` resets
- *   a key's backoff after a success.
+ * - **Delays** (delayed-adds.ts): `addAfter` and `addRateLimited` (per-key backoff and
+ *   a global token bucket); `forget` resets a key's backoff after a success.
  * - **Shutdown**: `shutDown` stops handing out work at once (waiting and future `get`
  *   calls resolve `undefined`, queued and delayed keys are dropped: level-triggered
  *   controllers rebuild them from the cache) and `drain` waits for in-flight keys.
@@ -79,23 +64,14 @@ export const DEFAULT_RETRY_RATE_LIMIT: TokenBucketOptions = { qps: 10, burst: 10
  */
 export class WorkQueue {
   /**
-   * The lanes, in order. An entry is live while `dirty` holds its key in that lane and
-   * no worker holds it; a key moved to the normal lane leaves a dead entry behind in
-   * the low one, skipped when reached.
+   * The lanes per priority and flow. An entry is live while `dirty` holds its key in
+   * that lane and no worker holds it; a key moved to the normal lane leaves a dead
+   * entry behind in the low one, skipped when reached.
    */
-  private readonly lanes: Record<QueuePriority, Map<string, string[]>> = {
-    normal: new Map(),
-    low: new Map(),
-  };
-  /** The flows in the order of their turns; the next turn starts at `turn`. */
-  private readonly flows: string[] = [];
-  private turn = 0;
-  /** Keys held by workers per flow. */
-  private readonly busy = new Map<string, number>();
+  private readonly lanes: FairLanes;
   /** The flow of each key waiting or held. */
   private readonly flowOfKey = new Map<string, string>();
   private readonly flowOf: (key: string) => string;
-  private readonly flowLimit: number;
   /** Keys waiting or re-added while processed, with their lane. */
   private readonly dirty = new Map<string, QueuePriority>();
   /** Live entries in the lanes. */
@@ -104,25 +80,22 @@ export class WorkQueue {
   private readonly processing = new Map<string, QueuePriority>();
   private readonly addedAt = new Map<string, number>();
   private readonly startedAt = new Map<string, number>();
-  private readonly delayed = new Map<
-    string,
-    { at: number; timer: NodeJS.Timeout; priority: QueuePriority }
-  >();
+  private readonly delays: DelayedAdds;
   private readonly getters: Array<(key: string | undefined) => void> = [];
   private readonly drainers: Array<() => void> = [];
-  private readonly backoff: ExponentialBackoff;
-  private readonly bucket: TokenBucket;
   private readonly clock: Clock;
   private readonly observer: WorkQueueObserver | undefined;
   private stopping = false;
 
   constructor(options: WorkQueueOptions = {}) {
     this.clock = options.clock ?? systemClock;
-    this.backoff = new ExponentialBackoff(options.backoff);
-    this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_RETRY_RATE_LIMIT, this.clock);
+    this.delays = new DelayedAdds((key, priority) => this.add(key, priority), {
+      ...options,
+      clock: this.clock,
+    });
     this.observer = options.observer;
     this.flowOf = options.flowOf ?? (() => "");
-    this.flowLimit = Math.max(1, options.flowLimit ?? Number.POSITIVE_INFINITY);
+    this.lanes = new FairLanes(Math.max(1, options.flowLimit ?? Number.POSITIVE_INFINITY));
   }
 
   /**
@@ -136,7 +109,7 @@ export class WorkQueue {
       if (lane === "low" && priority === "normal") {
         this.dirty.set(key, "normal");
         if (!this.processing.has(key)) {
-          this.laneOf("normal", this.flowOfKey.get(key) ?? "").push(key);
+          this.lanes.push("normal", this.flowOfKey.get(key) ?? "", key);
           this.pump();
         }
       }
@@ -156,26 +129,8 @@ export class WorkQueue {
    */
   addAfter(key: string, delayMs: number, priority: QueuePriority = "normal"): void {
     if (this.stopping) return;
-    if (delayMs <= 0) {
-      this.add(key, priority);
-      return;
-    }
-    const at = this.now() + delayMs;
-    const pending = this.delayed.get(key);
-    if (pending && pending.at <= at) {
-      if (priority === "normal") pending.priority = "normal";
-      return;
-    }
-    if (pending) clearTimeout(pending.timer);
-    const entry = {
-      at,
-      priority: pending?.priority === "normal" ? ("normal" as const) : priority,
-      timer: setTimeout(() => {
-        this.delayed.delete(key);
-        this.add(key, entry.priority);
-      }, delayMs),
-    };
-    this.delayed.set(key, entry);
+    if (delayMs <= 0) this.add(key, priority);
+    else this.delays.after(key, delayMs, priority);
   }
 
   /**
@@ -183,7 +138,7 @@ export class WorkQueue {
    * global bucket's delay. Returns the delay chosen.
    */
   addRateLimited(key: string): number {
-    const delay = Math.max(this.backoff.when(key), this.bucket.reserve());
+    const delay = this.delays.retryDelay(key);
     this.observer?.retried();
     this.addAfter(key, delay);
     return delay;
@@ -191,12 +146,12 @@ export class WorkQueue {
 
   /** Resets the backoff of `key` (call after a successful reconcile). */
   forget(key: string): void {
-    this.backoff.forget(key);
+    this.delays.forget(key);
   }
 
   /** Failures counted for `key` since it was last forgotten. */
   numRequeues(key: string): number {
-    return this.backoff.failuresOf(key);
+    return this.delays.failuresOf(key);
   }
 
   /**
@@ -241,7 +196,7 @@ export class WorkQueue {
   done(key: string): void {
     if (!this.processing.delete(key)) return;
     const flow = this.flowOfKey.get(key) ?? "";
-    this.busy.set(flow, (this.busy.get(flow) ?? 1) - 1);
+    this.lanes.release(flow);
     const started = this.startedAt.get(key);
     this.startedAt.delete(key);
     if (started !== undefined) this.observer?.workDuration((this.now() - started) / 1000);
@@ -252,7 +207,7 @@ export class WorkQueue {
     } else {
       this.flowOfKey.delete(key);
     }
-    this.tidy(flow);
+    this.lanes.tidy(flow);
     // The flow may have been at its limit: its next key, or another's, can go now.
     this.pump();
     if (this.processing.size === 0) for (const d of this.drainers.splice(0)) d();
@@ -277,10 +232,8 @@ export class WorkQueue {
   shutDown(): void {
     if (this.stopping) return;
     this.stopping = true;
-    for (const { timer } of this.delayed.values()) clearTimeout(timer);
-    this.delayed.clear();
-    this.lanes.normal.clear();
-    this.lanes.low.clear();
+    this.delays.clear();
+    this.lanes.clear();
     this.waiting = 0;
     this.dirty.clear();
     this.addedAt.clear();
@@ -304,7 +257,7 @@ export class WorkQueue {
   }
 
   private enqueue(key: string, priority: QueuePriority): void {
-    this.laneOf(priority, this.flowOfKey.get(key) ?? "").push(key);
+    this.lanes.push(priority, this.flowOfKey.get(key) ?? "", key);
     this.waiting++;
     this.observer?.depth(this.waiting);
     this.pump();
@@ -320,61 +273,17 @@ export class WorkQueue {
     }
   }
 
-  /** The lane of `flow` in `priority`, created with the flow's first key. */
-  private laneOf(priority: QueuePriority, flow: string): string[] {
-    let lane = this.lanes[priority].get(flow);
-    if (!lane) {
-      lane = [];
-      this.lanes[priority].set(flow, lane);
-      if (!this.flows.includes(flow)) this.flows.push(flow);
-    }
-    return lane;
-  }
-
-  /**
-   * The first live entry of the next flow in turn below its limit, normal lanes first;
-   * dead entries on the way are dropped, and so are emptied lanes.
-   */
+  /** The next live key of the flow in turn (fair-lanes.ts). */
   private next(): { key: string; priority: QueuePriority } | undefined {
-    const n = this.flows.length;
-    for (const priority of ["normal", "low"] as const) {
-      const lanes = this.lanes[priority];
-      for (let i = 0; i < n; i++) {
-        const flow = this.flows[(this.turn + i) % n] as string;
-        const lane = lanes.get(flow);
-        if (!lane || (this.busy.get(flow) ?? 0) >= this.flowLimit) continue;
-        let key = lane.shift();
-        while (
-          key !== undefined &&
-          (this.dirty.get(key) !== priority || this.processing.has(key))
-        ) {
-          key = lane.shift();
-        }
-        if (lane.length === 0) lanes.delete(flow);
-        if (key === undefined) continue;
-        this.waiting--;
-        this.turn = (this.turn + i + 1) % n;
-        return { key, priority };
-      }
-    }
-    return undefined;
-  }
-
-  /** Forgets a flow with no lane and no worker (its turn goes with it). */
-  private tidy(flow: string): void {
-    if (this.lanes.normal.has(flow) || this.lanes.low.has(flow)) return;
-    if ((this.busy.get(flow) ?? 0) > 0) return;
-    this.busy.delete(flow);
-    const index = this.flows.indexOf(flow);
-    if (index < 0) return;
-    this.flows.splice(index, 1);
-    if (this.turn > index) this.turn--;
-    if (this.turn >= this.flows.length) this.turn = 0;
+    const next = this.lanes.next(
+      (key, priority) => this.dirty.get(key) === priority && !this.processing.has(key),
+    );
+    if (next) this.waiting--;
+    return next;
   }
 
   private startProcessing(key: string, priority: QueuePriority): void {
-    const flow = this.flowOfKey.get(key) ?? "";
-    this.busy.set(flow, (this.busy.get(flow) ?? 0) + 1);
+    this.lanes.hold(this.flowOfKey.get(key) ?? "");
     this.processing.set(key, priority);
     this.dirty.delete(key);
     const added = this.addedAt.get(key);
