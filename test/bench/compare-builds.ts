@@ -5,7 +5,8 @@
  * TrainingJobs, the image's Node options) once per build, in the given order on even
  * rounds and reversed on odd ones, so that a loaded machine weighs on every build
  * alike. Prints one JSON document: per build, each run's RSS at readiness, peak RSS,
- * CPU milliseconds per object (start included) and time until all Ready.
+ * CPU milliseconds per object (start included), time until all Ready and time from all
+ * Ready until no object is Reconciling (settle; the jobs' follow-up reads).
  *
  *   tsx test/bench/compare-builds.ts --build DIR [--build DIR]... [--n 200] [--rounds 2]
  *     [--idle-seconds 5] [--cpu-prof-dir DIR]   # V8 CPU profiles, DIR/<run>-<build>/
@@ -71,9 +72,11 @@ try {
         cpuSeconds?: number;
         atReady?: { rssMiB: number } | null;
       };
+      const settle = res.settle as { afterAllReadyMs?: number } | undefined;
       const run = {
         allReady: res.allReady,
         timeToAllReadyMs: res.timeToAllReadyMs,
+        settleAfterAllReadyMs: settle?.afterAllReadyMs ?? null,
         rssAtReadyMiB: p.atReady?.rssMiB ?? null,
         peakRssMiB: p.peakRssMiB ?? null,
         cpuMsPerObject: p.cpuSeconds === undefined ? null : round1((p.cpuSeconds * 1000) / (2 * n)),
