@@ -15,7 +15,6 @@ import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { looksSettled } from "./looks-settled.js";
 import { RuntimeMetrics } from "./metrics.js";
-import { currentReconcilePriority } from "./priority.js";
 import { assertReconcileLive, ReconcileAbandonedError } from "./reconcile-deadline.js";
 import { cacheId, type KubeObject, type ObjectKey, type ResourceDescriptor } from "./resource.js";
 import { ConflictError } from "./writes.js";
@@ -464,12 +463,9 @@ describe("a running controller", () => {
 
   it("runs a routine (low-priority) requeue only after the keys with work", async () => {
     const seen: string[] = [];
-    const priorities: string[] = [];
     let release: () => void = () => {};
     const h = harness(async (k) => {
       seen.push(k.name);
-      await Promise.resolve();
-      priorities.push(currentReconcilePriority());
       if (k.name === "block") await new Promise<void>((r) => (release = r));
       return k.name === "settled" ? { requeueAfterMs: 1_000, lowPriority: true } : {};
     });
@@ -489,9 +485,6 @@ describe("a running controller", () => {
     release();
     await settle();
     expect(seen).toEqual(["settled", "block", "new-1", "new-2", "settled"]);
-    // The reconcile (and the service calls it makes) knows its lane: the initial list
-    // and the routine poll are low, the new objects normal.
-    expect(priorities).toEqual(["low", "normal", "normal", "normal", "low"]);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

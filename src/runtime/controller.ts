@@ -37,7 +37,7 @@ export interface ReconcileContext {
   /** Kubernetes Events (events.k8s.io/v1), repeats aggregated. */
   readonly events: EventRecorder;
   readonly metrics: RuntimeMetrics;
-  /** Aborted when shutdown's bound for in-flight reconciles has passed: stop early. */
+  /** Aborted when the reconcile is abandoned (its deadline) or shutdown's bound has passed: stop early. */
   readonly signal: AbortSignal;
 }
 

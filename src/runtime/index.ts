@@ -43,11 +43,7 @@ export {
   missingPermissions,
   type PolicyRule,
 } from "./permissions.js";
-export { currentReconcilePriority, withReconcilePriority } from "./priority.js";
-export {
-  currentReconcileSignal,
-  ReconcileTimeoutError,
-} from "./reconcile-deadline.js";
+export { ReconcileTimeoutError } from "./reconcile-deadline.js";
 export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,

@@ -1,25 +1,10 @@
 /**
- * The priority of the reconcile running now, carried through its async calls, so that
- * clients below the reconcile (the service client's rate limit) can let routine polls
- * wait behind work without every call passing it along.
+ * The flow of the reconcile running now, carried through its async calls, so that the
+ * Kubernetes client shares its write budget between flows without every write passing
+ * it along. (The service client gets its reconcile's context explicitly: a view per
+ * reconcile, src/service/call-context.ts.)
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { QueuePriority } from "./workqueue.js";
-
-const current = new AsyncLocalStorage<QueuePriority>();
-
-/** Runs `fn` as work of the given priority (the lane its key came from). */
-export function withReconcilePriority<T>(priority: QueuePriority, fn: () => T): T {
-  return current.run(priority, fn);
-}
-
-/**
- * The priority of the reconcile this call belongs to: `low` for a routine poll of a
- * settled object (or a resync), `normal` for everything else, also outside a reconcile.
- */
-export function currentReconcilePriority(): QueuePriority {
-  return current.getStore() ?? "normal";
-}
 
 const flows = new AsyncLocalStorage<string>();
 

@@ -11,7 +11,7 @@ import {
   requeueAfterOf,
 } from "./errors.js";
 import type { OwnWriteEchoFilter } from "./own-write-echoes.js";
-import { withReconcileFlow, withReconcilePriority } from "./priority.js";
+import { withReconcileFlow } from "./priority.js";
 import { runWithDeadline } from "./reconcile-deadline.js";
 import { type ObjectKey, parseKey } from "./resource.js";
 import type { TerminalHolds } from "./terminal-holds.js";
@@ -56,12 +56,10 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
   const started = a.rt.clock.now().getTime();
   a.rt.metrics.activeWorkers.inc(labels);
   try {
-    // Calls made by a routine poll wait at the service's rate limit behind calls
-    // with work to do (see priority.ts).
-    const priority = a.queue.priorityOf(keyString) ?? "normal";
+    // The reconcile gets its deadline as `ctx.signal`, and hands it to its service calls.
     const result = await runWithDeadline(a.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
       withReconcileFlow(a.queue.flowOfKeyNow(keyString), () =>
-        withReconcilePriority(priority, () => def.reconcile(key, { ...ctx, signal })),
+        def.reconcile(key, { ...ctx, signal }),
       ),
     );
     // Re-adds that were all the echo of this reconcile's own writes ask for nothing.

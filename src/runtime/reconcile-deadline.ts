@@ -3,23 +3,17 @@
  * reconcile waiting on hung reads costs no thread, but it holds one of the controller's
  * N workers: a few such keys would starve every other object. Past the deadline the
  * reconcile is abandoned: the worker takes the next key, this key is retried with
- * backoff, and the abandoned run is stopped where it can be. Its signal (carried
- * through its async calls, like its priority) aborts the service client's requests,
- * and every later request of the Kubernetes client made on its behalf is refused, so
- * it cannot write state computed before the deadline over what a newer reconcile saw.
+ * backoff, and the abandoned run is stopped where it can be. Its signal, the
+ * reconcile's `ctx.signal`, aborts the service calls the reconcile makes (it hands it
+ * to them, src/service/call-context.ts), and every later request of the Kubernetes
+ * client made on its behalf (the signal carried through its async calls) is refused,
+ * so it cannot write state computed before the deadline over what a newer reconcile
+ * saw.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { RetryableError } from "./errors.js";
 
 const current = new AsyncLocalStorage<AbortSignal>();
-
-/**
- * The abort signal of the reconcile this call belongs to, or undefined outside one:
- * aborted when the reconcile was abandoned (deadline) or the operator shuts down.
- */
-export function currentReconcileSignal(): AbortSignal | undefined {
-  return current.getStore();
-}
 
 /** A reconcile ran past its deadline and was abandoned; its key is retried. */
 export class ReconcileTimeoutError extends RetryableError {

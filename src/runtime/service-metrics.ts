@@ -18,7 +18,10 @@ export interface ServiceRequestInfo {
   durationMs: number;
   /** Time the call waited for the client-side rate limit before it was sent. */
   rateLimitWaitMs?: number;
-  /** The call's priority at the rate limit: `normal`, or `low` for a routine poll. */
+  /**
+   * The call's priority at the rate limit: `normal`, `deferred` for a follow-up read of
+   * an object still settling, or `low` for routine observation.
+   */
   priority?: string;
   /** Of the wait, what a routine call waited for its connection's routine budget alone. */
   routineBudgetWaitMs?: number;
@@ -59,7 +62,7 @@ export class ServiceMetrics {
     });
     this.rateLimitWait = new Histogram({
       name: "aidc_service_rate_limit_wait_seconds",
-      help: "Time calls to the service waited for the client-side rate limit (service.rateLimit), by priority (low: routine polls, which wait behind the rest); long low waits mean the polls need more than the limit allows, long normal waits that new work waits too; each connection has its own limit",
+      help: "Time calls to the service waited for the client-side rate limit (service.rateLimit), by priority (low: routine observation of settled objects, which waits behind the rest; deferred: follow-up reads of objects still settling, which wait behind new work); long low waits mean the polls need more than the limit allows, long normal waits that new work waits too; each connection has its own limit",
       labelNames: ["priority", "connection"],
       buckets: REQUEST_BUCKETS,
       registers,

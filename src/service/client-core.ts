@@ -5,6 +5,7 @@
  * holds beside it.
  */
 import { z } from "zod";
+import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
 import type { ServiceClientOptions } from "./client-options.js";
 import {
   DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
@@ -33,7 +34,7 @@ import {
 } from "./operation-availability.js";
 import type { OperationArgs, OperationCaller, OperationState } from "./operation-caller.js";
 import { describeIssues } from "./schemas/primitives.js";
-import { ServiceTransport } from "./transport.js";
+import { priorityOf, ServiceTransport } from "./transport.js";
 
 /** The value of every path parameter of a probe: an id no resource has. */
 export const PROBE_ID = "aidc-operator-probe";
@@ -64,8 +65,6 @@ export class ServiceClientCore implements OperationCaller {
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
       rateLimitMaxWaitMs: options.rateLimitMaxWaitMs,
       routineShare: options.routineShare,
-      priority: options.callPriority,
-      signal: options.callSignal,
       endpoints: this.endpoints,
       logger: options.logger,
       onRequest: options.onRequest,
@@ -90,9 +89,13 @@ export class ServiceClientCore implements OperationCaller {
    * means present; a bare HTTP 404/405 means missing. The verdict is cached in
    * {@link operations}; concurrent asks share one request. Throws the call's error
    * when the answer teaches nothing (no answer, a refused key, a bare 5xx), and
-   * `EndpointDisabledError` for a disabled operation.
+   * `EndpointDisabledError` for a disabled operation. The probe is made under `context`
+   * (the first asker's).
    */
-  async probeOperation(name: EndpointName): Promise<OperationVerdict> {
+  async probeOperation(
+    name: EndpointName,
+    context: CallContext = UNSCOPED_CALLS,
+  ): Promise<OperationVerdict> {
     const def = this.endpoints[name];
     if (!def) throw new EndpointDisabledError(name);
     const running = this.probes.get(name);
@@ -100,7 +103,7 @@ export class ServiceClientCore implements OperationCaller {
     const params: Record<string, string> = {};
     for (const m of def.path.matchAll(/\{(\w+)\}/g)) params[m[1] as string] = PROBE_ID;
     const probe = this.transport
-      .call(name, { params, ...(def.method === "GET" ? {} : { body: {} }) }, z.unknown())
+      .call(name, { params, ...(def.method === "GET" ? {} : { body: {} }) }, z.unknown(), context)
       .then(
         (): OperationVerdict => "present",
         (err: unknown): OperationVerdict => {
@@ -123,13 +126,20 @@ export class ServiceClientCore implements OperationCaller {
    * `rateLimitMaxWaitMs`: an order about to start would be bounced at its first call,
    * after the caller's bookkeeping (a create-pending write), so it is bounced here.
    */
-  async requireOperations(names: readonly string[], purpose: string): Promise<void> {
+  async requireOperations(
+    names: readonly string[],
+    purpose: string,
+    context: CallContext = UNSCOPED_CALLS,
+  ): Promise<void> {
     for (const name of names) endpointNamed(name);
-    this.transport.refuseLongWait((names[0] as EndpointName | undefined) ?? "requireOperations");
+    this.transport.refuseLongWait(
+      (names[0] as EndpointName | undefined) ?? "requireOperations",
+      priorityOf(context),
+    );
     for (const name of names as readonly EndpointName[]) {
       if (!this.endpoints[name]) throw new EndpointDisabledError(name);
       const verdict = this.operations.needsProbe(name)
-        ? await this.probeOperation(name)
+        ? await this.probeOperation(name, context)
         : this.operations.verdict(name);
       if (verdict === "missing") {
         const def = this.endpoints[name];
@@ -169,8 +179,13 @@ export class ServiceClientCore implements OperationCaller {
    * (src/service/kinds/<kind>.ts) reach the service. Throws an Error for a name the
    * table does not have, else as `ServiceTransport.call` (errors and retries).
    */
-  request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
-    return this.transport.call(endpointNamed(name), args, schema);
+  request<T>(
+    name: string,
+    args: OperationArgs,
+    schema: z.ZodType<T>,
+    context: CallContext = UNSCOPED_CALLS,
+  ): Promise<T> {
+    return this.transport.call(endpointNamed(name), args, schema, context);
   }
 
   /** What is known of operation `name`, without a request (OperationCaller). */

@@ -6,7 +6,7 @@ import type { Logger } from "pino";
 import type { RetryPolicy } from "./backoff.js";
 import type { EndpointOverrides } from "./endpoints.js";
 import type { CreateTaskFieldNames } from "./kinds/trainingjob.js";
-import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
+import type { RateLimit, Sleep } from "./rate-limiter.js";
 import type { SubscriptionResultMapping } from "./schemas/subscription.js";
 import type { RequestObservation, ServiceHttpClient } from "./transport.js";
 
@@ -46,18 +46,6 @@ export interface ServiceClientOptions {
    * may use; their intervals stretch to fit. Default: all of it.
    */
   routineShare?: number;
-  /**
-   * The priority of the call being made, read at the rate limit: `low` calls (routine
-   * polls) wait while `normal` ones wait too. The operator passes the priority of the
-   * reconcile making the call. Default: every call `normal`.
-   */
-  callPriority?: () => CallPriority;
-  /**
-   * The abort signal of the call being made, read when it starts: an aborted signal
-   * (a reconcile abandoned at its deadline) stops the call's attempts and backoffs at
-   * once. The operator passes the signal of the reconcile making the call.
-   */
-  callSignal?: () => AbortSignal | undefined;
   /** Endpoint overrides by name: `"/path"` or `"METHOD /path"` enables, null disables. */
   endpoints?: EndpointOverrides;
   /** Debug log per attempt (endpoint, path, status, duration); never headers or the key. */

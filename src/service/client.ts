@@ -2,7 +2,8 @@
  * The typed client of the Compute and Storage Service: one method per operation of the
  * endpoint table, each returning the operation's data parsed into a TypeScript type.
  * Every failure is a `ServiceError` subclass (see errors.ts). Controllers hold one
- * client per account (a ServiceConnection) and never call fetch themselves.
+ * client per account (a ServiceConnection), call it through a view per reconcile
+ * (`withCall`, call-context.ts), and never call fetch themselves.
  *
  * Built by composition: a core (client-core.ts) calls operations by name and knows
  * which the service answers; each kind's operations live in src/service/kinds/<kind>.ts
@@ -11,10 +12,9 @@
  * kinds/filesystem.ts).
  */
 import type { z } from "zod";
-import { CatalogCache } from "./catalog-cache.js";
-import { ServiceClientCore } from "./client-core.js";
+import { ServiceAccount } from "./account.js";
+import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
 import type { ServiceClientOptions } from "./client-options.js";
-import { DEFAULT_CATALOG_TTL_MS } from "./defaults.js";
 import type { EndpointDefinition, EndpointName } from "./endpoints.js";
 import { CciOperations } from "./kinds/cciinstance.js";
 import { NasOperations } from "./kinds/nasvolume.js";
@@ -36,37 +36,58 @@ import type { CreateTrainingTaskRequest, TrainingTaskListQuery } from "./schemas
 
 export type { ServiceClientOptions } from "./client-options.js";
 
-/** The service API client of one account. See the module comment. */
+/**
+ * The service API client of one account, as one piece of work calls it: every call of
+ * this client is made under its {@link context} (routine or not, its abort signal).
+ * `new ServiceClient(options)` makes the account and a view outside any reconcile;
+ * {@link withCall} makes another view of the same account (same rate limit, caches and
+ * snapshots) for one reconcile. See the module comment.
+ */
 export class ServiceClient implements OperationCaller {
-  private readonly core: ServiceClientCore;
+  /** What every view of the account shares (its identity, for what callers remember). */
+  readonly account: ServiceAccount;
+  /** How this view's calls are made. */
+  readonly context: CallContext;
+  /** What this connection knows about which operations the service answers. */
+  readonly operations: OperationAvailability;
   private readonly nas: NasOperations;
   private readonly tasks: TrainingTaskOperations;
   private readonly templates: TemplateOperations;
   private readonly cci: CciOperations;
-  /** What this connection knows about which operations the service answers. */
-  readonly operations: OperationAvailability;
-  private readonly catalog: CatalogCache;
 
-  /** Throws an Error when the endpoint overrides are invalid (unknown name, bad path). */
-  constructor(options: ServiceClientOptions) {
-    const now = options.now ?? Date.now;
-    this.core = new ServiceClientCore(options, now);
-    this.operations = this.core.operations;
-    this.catalog = new CatalogCache(options.catalogTtlMs ?? DEFAULT_CATALOG_TTL_MS, now);
+  /**
+   * A client of a new account from `options` (throws an Error when the endpoint
+   * overrides are invalid: unknown name, bad path), or another view of `account`.
+   */
+  constructor(
+    source: ServiceClientOptions | ServiceAccount,
+    context: CallContext = UNSCOPED_CALLS,
+  ) {
+    const account = source instanceof ServiceAccount ? source : new ServiceAccount(source);
+    this.account = account;
+    this.context = context;
+    this.operations = account.core.operations;
+    // The kinds' operations call through this view; what they keep is the account's.
     const ctx: OperationsContext = {
-      caller: this.core,
-      now,
-      catalog: this.catalog,
-      knownMissing: (name) => this.core.knownMissing(name),
-      subscriptionResult: options.subscriptionResult ?? {},
+      caller: this,
+      now: account.now,
+      catalog: account.catalog,
+      lists: account.lists,
+      knownMissing: (name) => account.core.knownMissing(name),
+      subscriptionResult: account.options.subscriptionResult ?? {},
     };
     this.nas = new NasOperations(ctx);
     this.tasks = new TrainingTaskOperations(ctx, {
       ...DEFAULT_CREATE_TASK_FIELDS,
-      ...options.createTaskFields,
+      ...account.options.createTaskFields,
     });
     this.templates = new TemplateOperations(ctx);
-    this.cci = new CciOperations(this.core);
+    this.cci = new CciOperations(this);
+  }
+
+  /** A view of this account whose calls are made under `context` (one reconcile's). */
+  withCall(context: CallContext): ServiceClient {
+    return new ServiceClient(this.account, context);
   }
 
   /**
@@ -74,54 +95,54 @@ export class ServiceClient implements OperationCaller {
    * the next read asks the service (a refresh someone asked for).
    */
   forgetCatalogs(): void {
-    this.catalog.forget();
+    this.account.catalog.forget();
   }
 
   // --- the core: operations by name, and which the service answers ----------------
 
   /** Calls operation `name` of the endpoint table (`ServiceClientCore.request`). */
   request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
-    return this.core.request(name, args, schema);
+    return this.account.core.request(name, args, schema, this.context);
   }
 
   /** Returns `body` when `schema` accepts it, else throws `ServiceInvalidRequestError`. */
   checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
-    return this.core.checkedBody(name, schema, body);
+    return this.account.core.checkedBody(name, schema, body);
   }
 
   /** What is known of operation `name`, without a request. */
   operationState(name: string): OperationState {
-    return this.core.operationState(name);
+    return this.account.core.operationState(name);
   }
 
   /** Whether operation `name` is enabled; a disabled one throws `EndpointDisabledError`. */
   isEndpointEnabled(name: EndpointName): boolean {
-    return this.core.isEndpointEnabled(name);
+    return this.account.core.isEndpointEnabled(name);
   }
 
   /** The effective definition of `name`, or null when disabled. */
   endpoint(name: EndpointName): EndpointDefinition | null {
-    return this.core.endpoint(name);
+    return this.account.core.endpoint(name);
   }
 
   /** Asks the service whether it answers operation `name` (`ServiceClientCore.probeOperation`). */
   probeOperation(name: EndpointName): Promise<OperationVerdict> {
-    return this.core.probeOperation(name);
+    return this.account.core.probeOperation(name, this.context);
   }
 
   /** Resolves when every operation of `names` is answered (`ServiceClientCore.requireOperations`). */
   requireOperations(names: readonly string[], purpose: string): Promise<void> {
-    return this.core.requireOperations(names, purpose);
+    return this.account.core.requireOperations(names, purpose, this.context);
   }
 
   /** Probes the assumed read operations once (`ServiceClientCore.probeAssumedOperations`). */
   probeAssumedOperations(): Promise<Partial<Record<EndpointName, OperationVerdict>>> {
-    return this.core.probeAssumedOperations();
+    return this.account.core.probeAssumedOperations();
   }
 
   /** Closes idle keep-alive connections; the client stays usable. */
   close(): void {
-    this.core.close();
+    this.account.core.close();
   }
 
   // --- NAS storage and its products: NasOperations (kinds/nasvolume.ts) -------------

@@ -1,13 +1,16 @@
 /**
  * The paged list of one kind's remote records as its operations module reads it
  * (src/service/kinds/<kind>.ts): one page, the walk of every page, the walk shared by
- * every object of the kind (list-snapshot.ts) and the ids it lists.
+ * every object of the kind (list-snapshot.ts) and the ids it lists. A `KindList` is
+ * made per client view (`ServiceClient.withCall`); its snapshot lives in the account's
+ * {@link KindListStates}, shared by every view.
  */
 import type { z } from "zod";
-import { ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
+import { type ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
+import type { KindListStates } from "./list-states.js";
 import type { OperationArgs, OperationCaller } from "./operation-caller.js";
 import { type ListedIds, type PageWalkEnd, paginate } from "./pagination.js";
-import { type Page, pageOf } from "./schemas/envelope.js";
+import type { Page } from "./schemas/envelope.js";
 
 /** The query every list takes: the page, and filters of its own. */
 export interface PageQuery {
@@ -27,6 +30,8 @@ export interface KindListOptions<R> {
   now: () => number;
   /** Whether the service is known to lack `operation` (a bare 404/405 was its answer). */
   knownMissing: (operation: string) => boolean;
+  /** The account's list states, shared by every view of its client. */
+  states: KindListStates;
 }
 
 /** One kind's paged list, called through `caller`. */
@@ -38,13 +43,13 @@ export class KindList<R, Q extends PageQuery> {
     private readonly caller: OperationCaller,
     private readonly options: KindListOptions<R>,
   ) {
-    this.pageSchema = pageOf(options.record) as unknown as z.ZodType<Page<R>>;
-    this.snapshot = new ListSnapshot<R>(
-      () => this.iterate({} as Omit<Q, "pageNo">),
-      options.id,
-      options.now,
-    );
+    const state = options.states.of(options.operation, options.record, options.id);
+    this.snapshot = state.snapshot;
+    this.pageSchema = state.pageSchema;
   }
+
+  /** A walk of the whole list through this view's caller. */
+  private readonly walk = () => this.iterate({} as Omit<Q, "pageNo">);
 
   /** Whether the list operation is enabled in the endpoint table. */
   get enabled(): boolean {
@@ -73,7 +78,7 @@ export class KindList<R, Q extends PageQuery> {
    */
   async ids(): Promise<ListedIds | undefined> {
     if (!this.enabled) return undefined;
-    const view = await this.snapshot.readSince(this.options.now());
+    const view = await this.snapshot.readSince(this.options.now(), this.walk);
     return view && listedIds(view);
   }
 
@@ -84,7 +89,7 @@ export class KindList<R, Q extends PageQuery> {
    */
   async read(maxAgeMs: number): Promise<ListSnapshotView<R> | undefined> {
     if (!this.enabled || this.options.knownMissing(this.options.operation)) return undefined;
-    return this.snapshot.read(maxAgeMs);
+    return this.snapshot.read(maxAgeMs, this.walk);
   }
 
   /** Runs `send` (a change of a record), then drops the snapshot: a walk before it would not show it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ListSnapshot } from "./list-snapshot.js";
+import { ListSnapshot, type ListSnapshotView, type ListWalk } from "./list-snapshot.js";
 import type { PageWalkEnd } from "./pagination.js";
 
 interface Rec {
@@ -20,10 +20,30 @@ function fakeList() {
   return { state, walk };
 }
 
+/** A snapshot whose every reader hands the same walk (readers' walks: kind-list.ts). */
+class OneWalkSnapshot<R> extends ListSnapshot<R> {
+  constructor(
+    private readonly own: ListWalk<R>,
+    identity: (r: R) => string,
+    now: () => number,
+  ) {
+    super(identity, now);
+  }
+  override readSince(since: number, walk = this.own): Promise<ListSnapshotView<R> | undefined> {
+    return super.readSince(since, walk);
+  }
+  override read(maxAgeMs: number, walk = this.own): Promise<ListSnapshotView<R> | undefined> {
+    return super.read(maxAgeMs, walk);
+  }
+  override readOrThrow(maxAgeMs: number, walk = this.own): Promise<ListSnapshotView<R>> {
+    return super.readOrThrow(maxAgeMs, walk);
+  }
+}
+
 function setup() {
   const list = fakeList();
   const clock = { t: 1_000 };
-  const snap = new ListSnapshot<Rec>(
+  const snap = new OneWalkSnapshot<Rec>(
     list.walk,
     (r) => r.id,
     () => clock.t,

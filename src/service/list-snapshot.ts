@@ -8,6 +8,10 @@
  * list costs each reader its fallback (the detail read) and not a list walk on top.
  * Used for the NAS list (NasVolume), the task list (TrainingJob), the template list
  * (TrainingTemplate), the CCI list (CciInstance) and the volume list (BlockVolume).
+ *
+ * The snapshot is shared by every client view of one account (`ServiceClient.withCall`),
+ * so each reader hands the walk it would start: a walk is made by the reader that
+ * starts it, under that reader's call context, and the others wait for it.
  */
 import { type ListedIds, listRecords, type PageWalkEnd } from "./pagination.js";
 
@@ -32,6 +36,9 @@ interface Walk<R> {
   done: Promise<ListSnapshotView<R> | undefined>;
 }
 
+/** A walk of the whole list, started by one reader. */
+export type ListWalk<R> = () => AsyncGenerator<R, PageWalkEnd, undefined>;
+
 /** A snapshot of one paged list, refreshed on demand when older than the asked age. */
 export class ListSnapshot<R> {
   private view: ListSnapshotView<R> | undefined;
@@ -45,22 +52,19 @@ export class ListSnapshot<R> {
   /** Walks started so far (for tests and metrics). */
   walks = 0;
 
-  /**
-   * `walk` starts a walk of the whole list; `identity` names a record; `now` is the
-   * clock (ms since the epoch).
-   */
+  /** `identity` names a record; `now` is the clock (ms since the epoch). */
   constructor(
-    private readonly walk: () => AsyncGenerator<R, PageWalkEnd, undefined>,
     private readonly identity: (record: R) => string,
     private readonly now: () => number = Date.now,
   ) {}
 
   /**
    * A snapshot fetched less than `maxAgeMs` ago, walking the list anew when the last one
-   * is older; undefined when the walk fails (or failed less than `maxAgeMs` ago).
+   * is older (with `walk`); undefined when the walk fails (or failed less than
+   * `maxAgeMs` ago).
    */
-  read(maxAgeMs: number): Promise<ListSnapshotView<R> | undefined> {
-    return this.readSince(this.now() - maxAgeMs + 1);
+  read(maxAgeMs: number, walk: ListWalk<R>): Promise<ListSnapshotView<R> | undefined> {
+    return this.readSince(this.now() - maxAgeMs + 1, walk);
   }
 
   /**
@@ -69,7 +73,7 @@ export class ListSnapshot<R> {
    * started earlier is waited for, then another is started. Undefined when the walk
    * fails (or failed at `since` or later).
    */
-  async readSince(since: number): Promise<ListSnapshotView<R> | undefined> {
+  async readSince(since: number, walk: ListWalk<R>): Promise<ListSnapshotView<R> | undefined> {
     for (;;) {
       if (this.view && this.view.fetchedAt >= since) return this.view;
       const walking = this.walking;
@@ -79,7 +83,7 @@ export class ListSnapshot<R> {
         continue;
       }
       if (this.failedAt !== undefined && this.failedAt >= since) return undefined;
-      return this.start().done;
+      return this.start(walk).done;
     }
   }
 
@@ -88,9 +92,9 @@ export class ListSnapshot<R> {
    * undefined, and is walked again by the next reader (for readers that have no
    * fallback and report the error, e.g. CciInstance).
    */
-  async readOrThrow(maxAgeMs: number): Promise<ListSnapshotView<R>> {
+  async readOrThrow(maxAgeMs: number, walk: ListWalk<R>): Promise<ListSnapshotView<R>> {
     this.failedAt = undefined;
-    const view = await this.read(maxAgeMs);
+    const view = await this.read(maxAgeMs, walk);
     if (view) return view;
     throw this.lastError;
   }
@@ -106,23 +110,26 @@ export class ListSnapshot<R> {
     this.walking = undefined;
   }
 
-  private start(): Walk<R> {
+  private start(walk: ListWalk<R>): Walk<R> {
     const startedAt = this.now();
-    const walk: Walk<R> = {
+    const running: Walk<R> = {
       startedAt,
-      done: this.refresh(startedAt).finally(() => {
-        if (this.walking === walk) this.walking = undefined;
+      done: this.refresh(startedAt, walk).finally(() => {
+        if (this.walking === running) this.walking = undefined;
       }),
     };
-    this.walking = walk;
-    return walk;
+    this.walking = running;
+    return running;
   }
 
-  private async refresh(fetchedAt: number): Promise<ListSnapshotView<R> | undefined> {
+  private async refresh(
+    fetchedAt: number,
+    walk: ListWalk<R>,
+  ): Promise<ListSnapshotView<R> | undefined> {
     const generation = this.generation;
     this.walks++;
     try {
-      const { records, complete } = await listRecords(this.walk(), this.identity);
+      const { records, complete } = await listRecords(walk(), this.identity);
       const view = { records, fetchedAt, complete };
       if (generation === this.generation) {
         this.view = view;

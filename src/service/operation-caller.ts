@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { CatalogCache } from "./catalog-cache.js";
+import type { KindListStates } from "./list-states.js";
 import type { SubscriptionResultMapping } from "./schemas/subscription.js";
 
 /** The parts of a request that vary per call. */
@@ -54,8 +55,8 @@ export interface OperationCaller {
 
 /**
  * What the client hands each kind's operations module it holds
- * (src/service/kinds/<kind>.ts): its caller, and the client's clock, catalog cache and
- * settings the operations read.
+ * (src/service/kinds/<kind>.ts): its caller (the view, with its call context), and the
+ * account's clock, catalog cache, list snapshots and settings the operations read.
  */
 export interface OperationsContext {
   readonly caller: OperationCaller;
@@ -63,6 +64,8 @@ export interface OperationsContext {
   readonly now: () => number;
   /** The product catalogs' cache of the client (`catalogTtlMs`). */
   readonly catalog: CatalogCache;
+  /** The list snapshots of the account, shared by every view of its client. */
+  readonly lists: KindListStates;
   /** Whether the service answered `operation` with a bare 404/405 (a recheck due or not). */
   readonly knownMissing: (operation: string) => boolean;
   /** How subscription results read where they differ from the built-in shapes. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TokenBucket } from "./rate-limiter.js";
+import { type CallPriority, TokenBucket } from "./rate-limiter.js";
 
 /** A clock and sleep that move only by the sleeps requested. */
 function virtualTime() {
@@ -46,7 +46,7 @@ describe("TokenBucket", () => {
       bucket.take(priority).then(() => order.push(name));
     await bucket.take();
     const first = [take("poll-1", "low"), take("poll-2", "low"), take("create-1")];
-    expect(bucket.waitingCallers()).toEqual({ normal: 1, low: 2 });
+    expect(bucket.waitingCallers()).toEqual({ normal: 1, deferred: 0, low: 2 });
     // Arrives while the others wait for the next token.
     const late = take("create-2");
     await Promise.all([...first, late]);
@@ -131,5 +131,37 @@ describe("TokenBucket routine budget", () => {
     for (let i = 0; i < 20; i++) void bucket.take("low");
     expect(bucket.waitEstimateMs("normal")).toBe(0);
     expect(bucket.waitEstimateMs("low")).toBeGreaterThanOrEqual(100);
+  });
+
+  it("serves a follow-up read (deferred) after the creates and before routine calls, at the full rate, outside the budget", async () => {
+    const t = virtualTime();
+    // 50/s, a fifth for routine calls: 10/s, a routine burst of 1.
+    const bucket = new TokenBucket({ ratePerSecond: 50, burst: 5 }, t.now, t.sleep, 0.2);
+    for (let i = 0; i < 5; i++) await bucket.take();
+    const order: string[] = [];
+    const took = (name: string, priority: CallPriority) =>
+      bucket.take(priority).then((stretch) => order.push(`${name}${stretch ? " held" : ""}`));
+    const waits = [
+      took("poll-0", "low"),
+      took("poll-1", "low"),
+      took("follow-up-0", "deferred"),
+      took("follow-up-1", "deferred"),
+      took("follow-up-2", "deferred"),
+      took("create", "normal"),
+    ];
+    const estimate = (p: CallPriority) => bucket.waitEstimateMs(p);
+    expect(estimate("normal")).toBeLessThan(estimate("deferred"));
+    expect(estimate("deferred")).toBeLessThan(estimate("low"));
+    await Promise.all(waits);
+    expect(order).toEqual([
+      "create",
+      "follow-up-0",
+      "follow-up-1",
+      "follow-up-2",
+      "poll-0",
+      "poll-1 held",
+    ]);
+    // Five tokens at 50/s (20 ms each); the second poll waited for the routine budget.
+    expect(t.now()).toBeGreaterThanOrEqual(100);
   });
 });

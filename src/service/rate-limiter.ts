@@ -1,10 +1,11 @@
 /**
  * A client-side token bucket: at most `burst` requests at once, refilled at
  * `ratePerSecond`. Callers are served in arrival order within their priority; a
- * `low` caller (a routine poll) gets a token only when no `normal` caller waits, and
- * only within the routine share of the rate (a second bucket at `routineShare` of it):
- * at idle, routine observation uses at most that share, and stretches its intervals
- * when the fleet needs more.
+ * `deferred` caller (a follow-up read) gets a token only when no `normal` caller
+ * waits, and a `low` caller (routine observation) only when neither waits, and only
+ * within the routine share of the rate (a second bucket at `routineShare` of it): at
+ * idle, routine observation uses at most that share, and stretches its intervals when
+ * the fleet needs more.
  */
 
 /** Rate of the bucket. */
@@ -16,10 +17,15 @@ export interface RateLimit {
 }
 
 /**
- * Priority of a call at the rate limit. `low`: routine polls of settled objects, which
- * may wait while calls with work to do (creates, changes, first looks) go first.
+ * Priority of a call at the rate limit. `low`: routine observation of settled objects,
+ * within the routine budget; `deferred`: follow-up reads of objects still settling,
+ * outside the budget. Both wait while calls with work to do (creates, changes, first
+ * looks) go first, and `low` waits behind `deferred`.
  */
-export type CallPriority = "normal" | "low";
+export type CallPriority = "normal" | "deferred" | "low";
+
+/** The order in which waiting callers are served. */
+const SERVED_FIRST: readonly CallPriority[] = ["normal", "deferred", "low"];
 
 /** Waits; injectable so tests can control time. */
 export type Sleep = (ms: number) => Promise<void>;
@@ -33,6 +39,7 @@ export class TokenBucket {
   private last: number;
   private readonly waiting: Record<CallPriority, Array<(stretchMs: number) => void>> = {
     normal: [],
+    deferred: [],
     low: [],
   };
   /** The routine budget's tokens (low callers take one here too); Infinity: no budget. */
@@ -68,7 +75,7 @@ export class TokenBucket {
 
   /**
    * Resolves when the caller may send one request; takes one token. Resolves with the ms
-   * a low caller waited for the routine budget alone (0 for a normal one): its routine
+   * a low caller waited for the routine budget alone (0 for the others): its routine
    * observation ran that much slower than configured.
    */
   take(priority: CallPriority = "normal"): Promise<number> {
@@ -80,20 +87,27 @@ export class TokenBucket {
 
   /** Callers waiting for a token, by priority (for tests and metrics). */
   waitingCallers(): Record<CallPriority, number> {
-    return { normal: this.waiting.normal.length, low: this.waiting.low.length };
+    return {
+      normal: this.waiting.normal.length,
+      deferred: this.waiting.deferred.length,
+      low: this.waiting.low.length,
+    };
   }
 
   /**
    * About how long a caller of `priority` arriving now would wait for its token: the
-   * callers ahead of it (every normal one; for a low one, the low ones too) and the
-   * missing tokens at the refill rate. 0 when a token is there for it.
+   * callers ahead of it (those of its priority and of every priority served before it)
+   * and the missing tokens at the refill rate. 0 when a token is there for it.
    */
   waitEstimateMs(priority: CallPriority = "normal"): number {
     this.refill();
-    const ahead = this.waiting.normal.length + (priority === "low" ? this.waiting.low.length : 0);
+    let ahead = 0;
+    for (const p of SERVED_FIRST.slice(0, SERVED_FIRST.indexOf(priority) + 1)) {
+      ahead += this.waiting[p].length;
+    }
     const missing = ahead + 1 - this.tokens;
     const wait = missing <= 0 ? 0 : (missing / this.limit.ratePerSecond) * 1000;
-    if (priority === "normal" || this.routineBurst === Number.POSITIVE_INFINITY) return wait;
+    if (priority !== "low" || this.routineBurst === Number.POSITIVE_INFINITY) return wait;
     const routineMissing = this.waiting.low.length + 1 - this.routine;
     return Math.max(wait, routineMissing <= 0 ? 0 : (routineMissing / this.routineRate) * 1000);
   }
@@ -126,16 +140,18 @@ export class TokenBucket {
   }
 
   /**
-   * Hands out tokens while callers wait, normal ones first; the choice is made when a
-   * token is there, so a normal caller that arrives during a wait goes next.
+   * Hands out tokens while callers wait, normal ones first, then deferred, then low;
+   * the choice is made when a token is there, so a caller of a higher priority that
+   * arrives during a wait goes next.
    */
   private async serve(): Promise<void> {
     this.serving = true;
     try {
       for (;;) {
-        const low = this.waiting.normal.length === 0;
-        const lane = low ? this.waiting.low : this.waiting.normal;
-        if (lane.length === 0) return;
+        const first = SERVED_FIRST.find((p) => this.waiting[p].length > 0);
+        if (first === undefined) return;
+        const low = first === "low";
+        const lane = this.waiting[first];
         this.refill();
         if (this.tokens >= 1 && (!low || this.routine >= 1)) {
           this.tokens -= 1;

@@ -51,10 +51,6 @@ export interface TransportOptions {
    * freed. Undefined: every call waits its turn.
    */
   rateLimitMaxWaitMs?: number | undefined;
-  /** The priority of the call being made, at the rate limit; default `normal`. */
-  priority?: (() => CallPriority) | undefined;
-  /** The abort signal of the call being made (its reconcile's); see ServiceClientOptions. */
-  signal?: (() => AbortSignal | undefined) | undefined;
   endpoints: EndpointTable;
   logger?: Logger | undefined;
   onRequest?: ((e: RequestObservation) => void) | undefined;

@@ -142,14 +142,18 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
       svc.emulator.faults.set([{ kind: "latency", endpoint: "getNas", latencyMs: 30_000 }]);
       const abandon = new AbortController();
       const started = performance.now();
-      const call = client({ timeoutMs: 60_000, callSignal: () => abandon.signal }).getNas(nasId);
+      const call = client({ timeoutMs: 60_000 })
+        .withCall({ routine: false, signal: abandon.signal })
+        .getNas(nasId);
       setTimeout(() => abandon.abort(), 100);
       const err = await failure(call);
       expect(err.message).toContain("its reconcile was abandoned");
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(0);
       // An already abandoned call sends nothing.
-      const late = await failure(client({ callSignal: () => abandon.signal }).getNas(nasId));
+      const late = await failure(
+        client().withCall({ routine: false, signal: abandon.signal }).getNas(nasId),
+      );
       expect(late.message).toContain("its reconcile was abandoned");
     });
   });

@@ -2,10 +2,8 @@
  * The client-side rate limit of the transport, against the emulator: the token bucket,
  * the waits it reports, priorities, and a wait too long to make.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
-import type { CallPriority } from "./rate-limiter.js";
 import type { RequestObservation } from "./transport.js";
 
 let svc: EmulatedService;
@@ -95,14 +93,13 @@ describe("the client-side rate limit", () => {
 
   it("lets a normal call that waits go before low-priority ones (routine polls)", async () => {
     const attempts: RequestObservation[] = [];
-    const lane = new AsyncLocalStorage<CallPriority>();
     const client = svc.newClient({
       rateLimit: { ratePerSecond: 20, burst: 1 },
       catalogTtlMs: 0,
-      callPriority: () => lane.getStore() ?? "normal",
       onRequest: (e) => attempts.push(e),
     });
-    const polls = Array.from({ length: 3 }, () => lane.run("low", () => client.listNasProducts()));
+    const routine = client.withCall({ routine: true });
+    const polls = Array.from({ length: 3 }, () => routine.listNasProducts());
     const work = client.getNas(nasId);
     await Promise.all([...polls, work]);
     const waitOf = (endpoint: string) =>

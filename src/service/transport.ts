@@ -12,6 +12,7 @@
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { backoffDelayMs } from "./backoff.js";
+import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
 import { type EndpointName, InvalidPathParameterError, renderPath } from "./endpoints.js";
 import {
   EndpointDisabledError,
@@ -52,6 +53,12 @@ function nodeFetchExchange(): Promise<typeof exchange> {
   return loadedFetchExchange;
 }
 
+/** The priority at the rate limit of a call made under `context`. */
+export function priorityOf(context: CallContext): CallPriority {
+  if (context.routine) return "low";
+  return context.followUp ? "deferred" : "normal";
+}
+
 /** Executes endpoint calls; one per `ServiceClient`. */
 export class ServiceTransport {
   private readonly bucket: TokenBucket | null;
@@ -83,9 +90,15 @@ export class ServiceTransport {
    * `ServiceError` subclass for every failure. Retries only failures that are
    * retryable AND cannot duplicate an effect: any failure of an idempotent endpoint,
    * and for others only those that prove the request was not acted on (connection
-   * refused, 429).
+   * refused, 429). `context` (the caller's work): routine calls wait behind the others
+   * and take the routine budget; its aborted signal stops the call.
    */
-  async call<T>(name: EndpointName, args: CallArgs, schema: z.ZodType<T>): Promise<T> {
+  async call<T>(
+    name: EndpointName,
+    args: CallArgs,
+    schema: z.ZodType<T>,
+    context: CallContext = UNSCOPED_CALLS,
+  ): Promise<T> {
     const def = this.options.endpoints[name];
     if (!def) throw new EndpointDisabledError(name);
     let path: string;
@@ -104,12 +117,12 @@ export class ServiceTransport {
       idempotent: def.idempotent,
       rateLimitWaitMs: 0,
       routineBudgetWaitMs: 0,
-      priority: this.options.priority?.() ?? "normal",
+      priority: priorityOf(context),
     };
     const url = this.baseUrl + path + queryString(args.query);
     const body = args.body === undefined ? undefined : JSON.stringify(args.body);
     const { retry } = this.options;
-    const abort = this.options.signal?.();
+    const abort = context.signal;
 
     for (let attempt = 1; ; attempt++) {
       let key = "";
@@ -144,10 +157,7 @@ export class ServiceTransport {
    * Throws `ServiceThrottledError` when a call of `endpoint` made now would wait longer
    * than `rateLimitMaxWaitMs` for the rate limit (see TransportOptions).
    */
-  refuseLongWait(
-    endpoint: string,
-    priority: CallPriority = this.options.priority?.() ?? "normal",
-  ): void {
+  refuseLongWait(endpoint: string, priority: CallPriority): void {
     const maxWait = this.options.rateLimitMaxWaitMs;
     if (!this.bucket || maxWait === undefined) return;
     const wait = this.bucket.waitEstimateMs(priority);

@@ -28,7 +28,6 @@ import {
 import { KubeClient } from "../../src/runtime/kube.js";
 import { createLogger } from "../../src/runtime/logging.js";
 import { Manager } from "../../src/runtime/manager.js";
-import { currentReconcileSignal } from "../../src/runtime/reconcile-deadline.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
 import type { ServiceRequestInfo } from "../../src/runtime/service-metrics.js";
 import { ServiceClient, type ServiceClientOptions } from "../../src/service/client.js";
@@ -130,7 +129,6 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     rateLimit: null,
     retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
     timeoutMs: 5_000,
-    callSignal: currentReconcileSignal,
     subscriptionResult: config.service.subscriptionResult,
     createTaskFields: config.service.createTaskFields,
     logger: log.child({ component: "service" }),

@@ -14,7 +14,9 @@ import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import { type BlockVolume as RemoteVolume, stripClientTokenMarker } from "../../service/index.js";
+import { volumeListSnapshot } from "../../service/kinds/blockvolume.js";
 import type { ControllerFactory } from "../controller-factory.js";
+import { perAccount } from "../managed/account-memory.js";
 import type { ManagedFacts, ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
@@ -104,6 +106,7 @@ function attachedVolumes(cci: KubeObject, cache: CacheReader): ObjectKey[] {
 
 /** Builds the managed kind of BlockVolume for a service client. */
 export function blockVolumeKind(): ManagedKind<BlockVolumeObject, RemoteVolume, VolumeRefs> {
+  const volumeLists = perAccount(() => volumeListSnapshot());
   return {
     resource: blockVolumeCrd,
     exportValues: (_obj, status) =>
@@ -112,7 +115,7 @@ export function blockVolumeKind(): ManagedKind<BlockVolumeObject, RemoteVolume, 
         ATTACHED_INSTANCE_ID: status.attachedInstanceId,
       }),
     finalizer: BLOCK_VOLUME_FINALIZER,
-    connect: (conn) => new BlockVolumeExternalClient(conn.service),
+    connect: (conn) => new BlockVolumeExternalClient(conn.service, volumeLists(conn)),
     adoptId: (obj) => obj.spec.volumeId,
     resolveReferences: resolveAttachment,
     status: (obj, facts, remote) =>

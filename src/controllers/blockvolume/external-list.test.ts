@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import type { BlockVolume as BlockVolumeObject } from "../../crds/blockvolume.js";
 import type { BlockVolume } from "../../service/index.js";
+import { volumeListSnapshot } from "../../service/kinds/blockvolume.js";
 import type { OperationArgs, OperationCaller } from "../../service/operation-caller.js";
 import { ATTACHMENT_ANNOTATION } from "./decisions.js";
 import { BlockVolumeExternalClient, type VolumeCall } from "./external.js";
@@ -35,7 +36,7 @@ function clientWith(records: BlockVolume[] | undefined, now = () => 1_000) {
       throw new Error(`unexpected ${name}`);
     },
   };
-  return { client: new BlockVolumeExternalClient(service, now), sent };
+  return { client: new BlockVolumeExternalClient(service, volumeListSnapshot(now)), sent };
 }
 
 const call = (attachTo: string | undefined, ours: string | undefined = attachTo) =>

@@ -13,7 +13,8 @@ import {
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
 import type { OperationCaller, BlockVolume as RemoteVolume } from "../../service/index.js";
-import { BlockVolumeService } from "../../service/kinds/blockvolume.js";
+import { BlockVolumeService, volumeListSnapshot } from "../../service/kinds/blockvolume.js";
+import type { ListSnapshot } from "../../service/list-snapshot.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type {
   BeforeDeleteResult,
@@ -80,12 +81,15 @@ export class BlockVolumeExternalClient
 {
   private readonly volumes: BlockVolumeService;
 
-  /** `now` is the clock of the shared volume list snapshot (tests). */
+  /**
+   * `service`: the account's client for this reconcile; `volumes`: the account's volume
+   * list snapshot, shared by every reconcile of its objects.
+   */
   constructor(
     private readonly service: OperationCaller,
-    now?: () => number,
+    volumes: ListSnapshot<RemoteVolume> = volumeListSnapshot(),
   ) {
-    this.volumes = new BlockVolumeService(service, now);
+    this.volumes = new BlockVolumeService(service, volumes);
   }
 
   requireOperations(): Promise<void> {

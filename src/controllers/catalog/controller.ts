@@ -130,8 +130,14 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
       if (decision.why === "requested" || decision.why === "refusedCode") {
         conn.service.forgetCatalogs();
       }
+      // A refresh on its interval is routine observation (the routine budget); the
+      // first read, a changed connection, a request or a refused code are not.
+      const service = conn.service.withCall({
+        routine: decision.why === "interval",
+        signal: ctx.signal,
+      });
       try {
-        memory.read = await readCatalogs(conn.service, memory.read, now, conn.version);
+        memory.read = await readCatalogs(service, memory.read, now, conn.version);
       } catch (err) {
         throw new RetryableError(
           "CatalogReadFailed",

@@ -18,6 +18,7 @@ import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
 import { claimedIds } from "../managed/binding.js";
 import { EXPORT_RULE } from "../managed/export.js";
+import { callsOf } from "../managed/settled.js";
 import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import { ATTACHED_STORAGE_SOURCES } from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";
@@ -53,17 +54,18 @@ export function cciInstanceControllerFrom(
 ): ControllerDefinition {
   const clock = options.clock ?? systemClock;
   const snapshots = new WeakMap<object, CciSnapshot>();
-  const connect = (obj: KubeObject): CciAccount => {
+  // A poll of a settled instance is routine observation (the routine budget).
+  const connect = (obj: KubeObject, signal: AbortSignal): CciAccount => {
     const { service } = options.connections.forObject(obj);
-    let snapshot = snapshots.get(service);
+    let snapshot = snapshots.get(service.account);
     if (!snapshot) {
-      snapshot = new CciSnapshot(service, {
+      snapshot = new CciSnapshot({
         ttlMs: options.snapshotTtlMs ?? Math.floor(options.pollIntervalMs * 0.9),
         now: () => clock.now().getTime(),
       });
-      snapshots.set(service, snapshot);
+      snapshots.set(service.account, snapshot);
     }
-    return { service, snapshot };
+    return { service: service.withCall(callsOf(obj, false, signal)), snapshot };
   };
   const reconciler = new CciInstanceReconciler({
     connect,

@@ -49,8 +49,8 @@ const R = CCI_INSTANCE_REASONS.names;
 
 /** What the reconciler is built with (owned by the controller factory). */
 export interface CciReconcilerDeps {
-  /** The account of `obj` (its connection); throws when the connection refuses it. */
-  connect(obj: KubeObject): CciAccount;
+  /** The account of `obj` for one reconcile (`signal`); throws when the connection refuses it. */
+  connect(obj: KubeObject, signal: AbortSignal): CciAccount;
   pollIntervalMs: number;
   saveBackoff: SaveBackoff;
   /** `adoption.namespaces` of the operator config (managed/tenancy.ts); default none. */
@@ -85,8 +85,8 @@ export class CciInstanceReconciler {
     const claimed = obj.spec.instanceId ?? obj.metadata?.annotations?.[ANNOTATIONS.externalId];
     const early = claimed ? this.conflict(obj, claimed, ctx) : undefined;
     if (early) return this.unbound(obj, early, ctx);
-    const account = this.deps.connect(obj);
-    const snapshot = await account.snapshot.get();
+    const account = this.deps.connect(obj, ctx.signal);
+    const snapshot = await account.snapshot.get(account.service);
     const annotations = obj.metadata?.annotations ?? {};
     const binding = decideBinding({
       spec: obj.spec,

@@ -24,23 +24,23 @@ describe("CciSnapshot", () => {
   it("walks the list once per TTL and serves every reader from that walk", async () => {
     let now = 1_000;
     const l = lister([{ id: "a" }, { id: "b" }]);
-    const snap = new CciSnapshot(l, { ttlMs: 100, now: () => now });
-    const first = await snap.get();
+    const snap = new CciSnapshot({ ttlMs: 100, now: () => now });
+    const first = await snap.get(l);
     now += 99;
-    const second = await snap.get();
+    const second = await snap.get(l);
     expect(l.calls.walks).toBe(1);
     expect(second).toBe(first);
     expect([...first.byId.keys()]).toEqual(["a", "b"]);
     now += 1;
-    await snap.get();
+    await snap.get(l);
     expect(l.calls.walks).toBe(2);
   });
 
   it("lets concurrent readers wait for the one walk in flight", async () => {
     const l = lister([{ id: "a" }]);
     l.gate.hold = true;
-    const snap = new CciSnapshot(l, { ttlMs: 100, now: () => 0 });
-    const readers = [snap.get(), snap.get(), snap.get()];
+    const snap = new CciSnapshot({ ttlMs: 100, now: () => 0 });
+    const readers = [snap.get(l), snap.get(l), snap.get(l)];
     await new Promise((r) => setTimeout(r, 0));
     l.releaseWalk();
     const views = await Promise.all(readers);
@@ -49,8 +49,8 @@ describe("CciSnapshot", () => {
   });
 
   it("records the start of the walk as the time of the view", async () => {
-    const snap = new CciSnapshot(lister([]), { ttlMs: 100, now: () => 5_000 });
-    expect((await snap.get()).fetchedAt.getTime()).toBe(5_000);
+    const snap = new CciSnapshot({ ttlMs: 100, now: () => 5_000 });
+    expect((await snap.get(lister([]))).fetchedAt.getTime()).toBe(5_000);
   });
 
   it("walks again after a failed walk instead of caching the failure", async () => {
@@ -62,18 +62,18 @@ describe("CciSnapshot", () => {
         return { complete: true };
       },
     };
-    const snap = new CciSnapshot(l, { ttlMs: 100, now: () => 0 });
-    await expect(snap.get()).rejects.toThrow("list failed");
+    const snap = new CciSnapshot({ ttlMs: 100, now: () => 0 });
+    await expect(snap.get(l)).rejects.toThrow("list failed");
     fail = false;
-    expect((await snap.get()).byId.has("a")).toBe(true);
+    expect((await snap.get(l)).byId.has("a")).toBe(true);
   });
 
   it("walks again after invalidate", async () => {
     const l = lister([]);
-    const snap = new CciSnapshot(l, { ttlMs: 1_000, now: () => 0 });
-    await snap.get();
+    const snap = new CciSnapshot({ ttlMs: 1_000, now: () => 0 });
+    await snap.get(l);
     snap.invalidate();
-    await snap.get();
+    await snap.get(l);
     expect(l.calls.walks).toBe(2);
   });
 
@@ -91,12 +91,12 @@ describe("CciSnapshot", () => {
         return { complete: true };
       },
     };
-    const snap = new CciSnapshot(l, { ttlMs: 1_000, now: () => 0 });
-    const during = snap.get();
+    const snap = new CciSnapshot({ ttlMs: 1_000, now: () => 0 });
+    const during = snap.get(l);
     snap.invalidate();
     records = [{ id: "new" }];
     release();
     expect((await during).byId.has("old")).toBe(true);
-    expect((await snap.get()).byId.has("new")).toBe(true);
+    expect((await snap.get(l)).byId.has("new")).toBe(true);
   });
 });

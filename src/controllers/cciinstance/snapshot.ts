@@ -40,26 +40,25 @@ export interface CciSnapshotOptions {
 }
 
 /**
- * A list of every CCI instance of one account (its lister), fetched at most once per
- * TTL. See the module comment.
+ * A list of every CCI instance of one account, fetched at most once per TTL. See the
+ * module comment.
  */
 export class CciSnapshot {
   private readonly list: ListSnapshot<CciInstance>;
   private readonly ttlMs: number;
   private last?: { walk: ListSnapshotView<CciInstance>; view: CciListView };
 
-  constructor(lister: CciLister, options: CciSnapshotOptions) {
-    this.list = new ListSnapshot(
-      () => lister.iterateCci(),
-      (cci) => cci.id,
-      options.now,
-    );
+  constructor(options: CciSnapshotOptions) {
+    this.list = new ListSnapshot<CciInstance>((cci) => cci.id, options.now);
     this.ttlMs = options.ttlMs;
   }
 
-  /** The current view; walks the list when the last walk is older than the TTL. */
-  async get(): Promise<CciListView> {
-    const walk = await this.list.readOrThrow(this.ttlMs);
+  /**
+   * The current view; walks the list through `lister` (the account's client of the
+   * reconcile asking) when the last walk is older than the TTL.
+   */
+  async get(lister: CciLister): Promise<CciListView> {
+    const walk = await this.list.readOrThrow(this.ttlMs, () => lister.iterateCci());
     if (this.last?.walk !== walk) {
       const view = {
         byId: walk.records,
@@ -83,8 +82,11 @@ export interface CciService extends ImageSaver {
   getCciErrorDetails(id: string): Promise<CciErrorDetails>;
 }
 
-/** The account of an object: its service client and that account's list snapshot. */
+/**
+ * The account of an object: its service client for one reconcile, and that account's
+ * list snapshot.
+ */
 export interface CciAccount {
-  service: CciService;
+  service: CciService & CciLister;
   snapshot: CciSnapshot;
 }

@@ -6,8 +6,6 @@
  */
 import type { Logger } from "pino";
 import type { OperatorConfig } from "../../config/schema.js";
-import { currentReconcilePriority } from "../../runtime/priority.js";
-import { currentReconcileSignal } from "../../runtime/reconcile-deadline.js";
 import type { ServiceRequestInfo } from "../../runtime/service-metrics.js";
 import { ServiceClient, type ServiceClientOptions } from "../../service/client.js";
 import type { ConnectionClientSettings } from "./registry.js";
@@ -28,9 +26,10 @@ export interface ConnectionClientHooks {
 
 /**
  * The options every service client of the process shares, from the operator's `service`
- * settings: timeouts, retries, the endpoint table, how results read, the caches, and the
- * reconcile's priority and deadline. The default client (cli/run.ts) and each
- * connection's add their account (base URL, key, limits), logger and metrics hook.
+ * settings: timeouts, retries, the endpoint table, how results read, the caches and the
+ * routine budget. The default client (cli/run.ts) and each connection's add their
+ * account (base URL, key, limits), logger and metrics hook; a reconcile calls it
+ * through its own view (`ServiceClient.withCall`: routine or not, its deadline).
  */
 export function sharedServiceClientOptions(
   s: OperatorConfig["service"],
@@ -47,10 +46,6 @@ export function sharedServiceClientOptions(
     retry: s.retry,
     rateLimit: s.rateLimit,
     routineShare: s.routineCallShare,
-    // A routine poll's calls wait at the rate limit behind calls with work to do.
-    callPriority: currentReconcilePriority,
-    // A reconcile abandoned at its deadline stops its calls at once.
-    callSignal: currentReconcileSignal,
     endpoints: s.endpoints,
   };
 }

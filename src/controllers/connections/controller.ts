@@ -81,14 +81,16 @@ export function serviceConnectionControllerFrom(
   /** The last Ready check of each connection, and when it ran. */
   const checked = new Map<string, { at: number; fingerprint: string; ready: ConditionInput }>();
 
-  const check = async (conn: ServiceConnection): Promise<ConnectionCheck> => {
+  const check = async (conn: ServiceConnection, signal: AbortSignal): Promise<ConnectionCheck> => {
     const problem = connections.secretProblem(conn.spec);
     if (problem) return { outcome: "secretUnreadable", problem };
     const resolved = connections.byName(conn.metadata.name ?? "");
     if (!resolved) return { outcome: "failed", error: new Error("the connection is gone") };
     try {
       // Authenticated and uncached: one page of one CCI instance.
-      await resolved.service.listCci({ pageNo: 1, pageSize: 1 });
+      await resolved.service
+        .withCall({ routine: false, signal })
+        .listCci({ pageNo: 1, pageSize: 1 });
       return { outcome: "accepted", baseUrl: conn.spec.baseUrl };
     } catch (error) {
       return { outcome: "failed", error };
@@ -170,7 +172,7 @@ export function serviceConnectionControllerFrom(
     const now = ctx.clock.now().getTime();
     let ready = last?.ready ?? getCondition(conn.status?.conditions, "Ready");
     if (!last || last.fingerprint !== fingerprint || now - last.at >= pollIntervalMs || !ready) {
-      const result = await check(conn);
+      const result = await check(conn, ctx.signal);
       // A saturated limit says nothing about the key: keep what the last check found.
       const throttled =
         result.outcome === "failed" &&

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { operatorConfigSchema } from "../../config/schema.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
-import type { ServiceClient } from "../../service/client.js";
+import { ServiceClient } from "../../service/client.js";
 import { type ConnectionSource, singleConnection } from "../connections/registry.js";
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
@@ -151,8 +151,10 @@ describe("managedLoopOptions", () => {
     });
   });
 
-  it("connects each object to its own connection's client, one client per connection", () => {
-    const accounts = { a: {} as ServiceClient, b: {} as ServiceClient };
+  it("connects each object to its own connection's account, through a view for the reconcile's calls", () => {
+    const client = (baseUrl: string) =>
+      new ServiceClient({ baseUrl, apiKey: () => "k", rateLimit: null });
+    const accounts = { a: client("https://a.invalid"), b: client("https://b.invalid") };
     const source: ConnectionSource = {
       forObject: (obj) => {
         const name = obj.metadata?.namespace === "team-b" ? "b" : "a";
@@ -165,17 +167,25 @@ describe("managedLoopOptions", () => {
         ...kind,
         connect: (conn) => {
           made.push(conn.service);
-          return { ...client };
+          return { ...kind.connect(conn) };
         },
       },
       source,
     );
     const obj = (namespace: string) => ({ metadata: { namespace, name: "x" }, spec: {} });
-    const a1 = connect(obj("team-a"));
-    const b1 = connect(obj("team-b"));
-    expect(a1).not.toBe(b1);
-    expect(connect(obj("team-a"))).toBe(a1);
-    expect(connect(obj("team-b"))).toBe(b1);
-    expect(made).toEqual([accounts.a, accounts.b]);
+    const routine = { routine: true };
+    const work = { routine: false, signal: new AbortController().signal };
+    connect(obj("team-a"), routine);
+    connect(obj("team-b"), work);
+    connect(obj("team-a"), work);
+    expect(made.map((s) => s.account)).toEqual([
+      accounts.a.account,
+      accounts.b.account,
+      accounts.a.account,
+    ]);
+    expect(made.map((s) => s.context)).toEqual([routine, work, work]);
+    // A view per reconcile; the account (rate limit, caches, snapshots) is shared.
+    expect(made[0]).not.toBe(made[2]);
+    expect(made[0]).not.toBe(accounts.a);
   });
 });

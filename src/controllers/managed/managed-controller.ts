@@ -14,9 +14,10 @@ import { boundIdIndex } from "./binding.js";
 import type { ManagedObject } from "./call.js";
 import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
 import { EXPORT_RULE, SECRET_EXPORT_RULE } from "./export.js";
-import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
+import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import { toKube } from "./kube-casts.js";
 import { managedReconciler } from "./reconciler.js";
+import type { Connect } from "./run.js";
 import { BOUND_ID_INDEX } from "./tenancy.js";
 
 /** A kind the objects refer to by name; a change of one reconciles the objects `map` names. */
@@ -105,23 +106,18 @@ export function managedController<T extends ManagedObject, R, Refs>(
 }
 
 /**
- * Connects `kind` to the account of an object: the kind's client for the object's
- * connection, made once per connection (its service client) and kept while that
- * client lives, so what a client remembers stays with its account.
+ * Connects `kind` to the account of an object for one reconcile (crossplane-runtime's
+ * Connect): the kind's client for the object's connection, whose service calls are
+ * made under `calls` (routine or not, the reconcile's abort signal). What a kind
+ * remembers across reconciles it keeps per account (account-memory.ts).
  */
 export function connector<T extends ManagedObject, R, Refs>(
   kind: ManagedKind<T, R, Refs>,
   connections: ConnectionSource,
-): (obj: T) => KindClient<T, R, Refs> {
-  const clients = new WeakMap<object, KindClient<T, R, Refs>>();
-  return (obj) => {
+): Connect<T, R, Refs> {
+  return (obj, calls) => {
     const conn = connections.forObject(toKube(obj));
-    let client = clients.get(conn.service);
-    if (!client) {
-      client = kind.connect(conn);
-      clients.set(conn.service, client);
-    }
-    return client;
+    return kind.connect({ ...conn, service: conn.service.withCall(calls) });
   };
 }
 

@@ -175,7 +175,6 @@ export async function observe<T extends ManagedObject, R>(
   subscription?: Subscription,
   binding?: Promise<unknown>,
 ): Promise<Next<R>> {
-  const { client } = run;
   let read: { o: Observation<R>; evidence: string } | undefined;
   if (binding) read = await readWhileBinding(run, externalId, options, binding);
   // The facts of the object as the binding left it.
@@ -224,10 +223,12 @@ export async function observe<T extends ManagedObject, R>(
     };
   } else if (!o.upToDate) {
     const remote = o.remote;
-    const u = await step(ERR.update, () => client.update(run.call, externalId, remote));
+    // A change is work, not observation: its calls and the read after it are not routine.
+    run.changing();
+    const u = await step(ERR.update, () => run.client.update(run.call, externalId, remote));
     if (u.outcome === "Applied") {
       run.normal("Updated", u.message);
-      const again = await step(ERR.observe, () => client.observe(run.call, externalId));
+      const again = await step(ERR.observe, () => run.client.observe(run.call, externalId));
       if (again.exists) o = again;
       requeueAfterMs = first;
     } else if (u.outcome === "Waiting") {

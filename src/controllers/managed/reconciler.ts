@@ -34,6 +34,7 @@ import type {
   SettledCheck,
 } from "../../runtime/controller.js";
 import { ConflictError, ensureFinalizer, hasFinalizer } from "../../runtime/writes.js";
+import { UNSCOPED_CALLS } from "../../service/call-context.js";
 import { bindingConflict } from "./binding.js";
 import type { ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
@@ -43,7 +44,7 @@ import { deleteStep } from "./deletion.js";
 import { deletionPolicyVerdict } from "./deletion-policy.js";
 import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.js";
 import { ExportMemory, exportConnectionDetails } from "./export.js";
-import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
+import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import { fromKube } from "./kube-casts.js";
 import { lookup } from "./lookup.js";
 import { observe } from "./observe.js";
@@ -51,7 +52,7 @@ import { create } from "./order.js";
 import type { Next, Outcome } from "./outcome.js";
 import { isPaused, PAUSED_SYNCED } from "./policies.js";
 import { resolveStep } from "./resolve-references.js";
-import { ManagedRun } from "./run.js";
+import { type Connect, ManagedRun } from "./run.js";
 import { managedSettled } from "./settled.js";
 import { writeStatus } from "./status-write.js";
 import { poll } from "./subscription.js";
@@ -156,11 +157,14 @@ async function paused<T extends ManagedObject, R>(run: ManagedRun<T, R>): Promis
   return {};
 }
 
-/** Builds the loop of `kind`; `connect` hands the client of an object's account. */
+/**
+ * Builds the loop of `kind`; `connect` hands the client of an object's account for the
+ * calls of one reconcile.
+ */
 export function managedReconciler<T extends ManagedObject, R, Refs>(
   kind: ManagedKind<T, R, Refs>,
   options: ManagedOptions,
-  connect: (obj: T) => KindClient<T, R, Refs>,
+  connect: Connect<T, R, Refs>,
 ): ManagedReconciler {
   const exports = new ExportMemory();
   const reconcile: Reconciler = async (key, ctx) => {
@@ -194,7 +198,7 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
   // what fails (nothing can be said about its delete operation then).
   const policyOf = (obj: T) => {
     try {
-      return deletionPolicyVerdict(() => connect(obj), obj).condition;
+      return deletionPolicyVerdict(() => connect(obj, UNSCOPED_CALLS), obj).condition;
     } catch {
       return undefined;
     }

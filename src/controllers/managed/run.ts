@@ -7,12 +7,20 @@
 import type { ReconcileContext } from "../../runtime/controller.js";
 import { keyOf } from "../../runtime/resource.js";
 import { setAnnotations } from "../../runtime/writes.js";
+import type { CallContext } from "../../service/call-context.js";
 import type { EventReason } from "../event-reasons.js";
 import type { ManagedCall, ManagedFacts, ManagedObject, ReferenceResolution } from "./call.js";
 import { type CreateState, readCreateState } from "./create-protocol.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
 import { fromKube, toKube } from "./kube-casts.js";
 import { type Policies, policiesOf, reconcileRequest } from "./policies.js";
+import { callsOf } from "./settled.js";
+
+/** Connects a kind to the account of an object, for the calls of one reconcile. */
+export type Connect<T extends ManagedObject, R, Refs> = (
+  obj: T,
+  calls: CallContext,
+) => KindClient<T, R, Refs>;
 
 /** The state of one reconcile; `obj` and `state` follow every annotation write. */
 export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
@@ -35,16 +43,24 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
    * the remote resource is read in detail, and status.lastHandledReconcileAt echoes it.
    */
   readonly reconcileRequest: string | undefined;
+  /**
+   * How this reconcile's service calls are made (settled.ts, `callsOf`): routine
+   * observation of a settled object, a follow-up read of one still settling, or work,
+   * from the object as read and whether the user asked for the reconcile; work from
+   * the first change on ({@link changing}). Aborted with the reconcile (its deadline).
+   */
+  calls: CallContext;
   private connected: KindClient<T, R, Refs> | undefined;
 
   constructor(
     readonly kind: ManagedKind<T, R, Refs>,
     public obj: T,
     readonly ctx: ReconcileContext,
-    private readonly connect: (obj: T) => KindClient<T, R, Refs>,
+    private readonly connect: Connect<T, R, Refs>,
   ) {
     this.state = readCreateState(obj.metadata?.annotations);
     this.reconcileRequest = reconcileRequest(obj);
+    this.calls = callsOf(toKube(obj), this.reconcileRequest !== undefined, ctx.signal);
     const run = this;
     this.call = {
       get obj() {
@@ -63,12 +79,23 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
 
   /**
    * The kind's client for the object's account (its ServiceConnection, else the
-   * default), connected at first use: a step that calls nothing remote needs no
-   * connection. Throws when the connection is missing or refuses the namespace.
+   * default) and this reconcile's calls ({@link calls}), connected at first use: a step
+   * that calls nothing remote needs no connection. Throws when the connection is
+   * missing or refuses the namespace.
    */
   get client(): KindClient<T, R, Refs> {
-    this.connected ??= this.connect(this.obj);
+    this.connected ??= this.connect(this.obj, this.calls);
     return this.connected;
+  }
+
+  /**
+   * The reconcile changes the remote resource from here on (an update): its calls are
+   * no longer routine observation.
+   */
+  changing(): void {
+    if (!this.calls.routine && !this.calls.followUp) return;
+    this.calls = { routine: false, signal: this.calls.signal };
+    this.connected = undefined;
   }
 
   /** What the object's spec.managementPolicies let the loop do (policies.ts). */

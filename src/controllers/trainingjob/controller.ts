@@ -22,9 +22,11 @@ import {
 } from "../../runtime/index.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerFactory } from "../controller-factory.js";
+import { perAccount } from "../managed/account-memory.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController } from "../managed/managed-controller.js";
 import { trainingJobClient } from "./external.js";
+import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads } from "./listed-task.js";
 import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
 import {
   bucketRefKeys,
@@ -97,11 +99,13 @@ export function trainingJobControllerFrom(
     exposureAddresses: addresses,
     adoptionNamespaces: options.adoptionNamespaces ?? [],
   };
+  const fullReads = perAccount(() => new FullReads(DEFAULT_FULL_READ_INTERVAL_MS));
   const kind: ManagedKind<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> = {
     resource: trainingJobCrd,
     exportValues: (_obj, status) => trainingJobExport(status),
     finalizer: TRAINING_JOB_FINALIZER,
-    connect: (conn) => trainingJobClient(conn.service, clientOptions),
+    connect: (conn) =>
+      trainingJobClient(conn.service, { ...clientOptions, fullReads: fullReads(conn) }),
     resolveReferences: resolveJobReferences,
     // A task's references were used at its creation and cannot change.
     referencesForCreateOnly: true,

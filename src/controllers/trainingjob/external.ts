@@ -51,6 +51,11 @@ export interface TrainingJobClientOptions {
    * storages and pods are read again in detail (listed-task.ts). Default 1 hour.
    */
   fullReadIntervalMs?: number;
+  /**
+   * When the account's tasks' parts were last read: the client is made per reconcile,
+   * so the controller keeps this per account. Default a new memory (at that interval).
+   */
+  fullReads?: FullReads;
 }
 
 /** Reason and message start of a job whose open ports point outside the allowed ranges. */
@@ -89,7 +94,8 @@ export function trainingJobClient(
 ): KindClient<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> {
   const addresses = options.exposureAddresses ?? new AddressAllowList([]);
   const adoption = options.adoptionNamespaces ?? [];
-  const fullReads = new FullReads(options.fullReadIntervalMs ?? DEFAULT_FULL_READ_INTERVAL_MS);
+  const fullReads =
+    options.fullReads ?? new FullReads(options.fullReadIntervalMs ?? DEFAULT_FULL_READ_INTERVAL_MS);
 
   /** What an observation of the task implies: status, Ready, and the changes to make. */
   async function judge(

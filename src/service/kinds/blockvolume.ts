@@ -38,26 +38,28 @@ export const endpoints = {
 /** Data of operations whose answer is not read. */
 const ignored = z.unknown().transform((): void => undefined);
 
+/**
+ * A snapshot of one account's volume list, for {@link BlockVolumeService}; `now` is its
+ * clock (ms since the epoch).
+ */
+export function volumeListSnapshot(now: () => number = Date.now): ListSnapshot<BlockVolume> {
+  return new ListSnapshot<BlockVolume>((v) => v.id, now);
+}
+
 /** Block volumes: create, attach, detach, delete, and the assumed detail and list. */
 export class BlockVolumeService {
   /**
-   * The volume list of the caller's account, walked at most once per asked age for
-   * every BlockVolume of that account (`listSnapshot`); each account has its own
-   * caller, so its own service and walk.
+   * `snapshot`: the volume list of the caller's account, walked at most once per asked
+   * age for every BlockVolume of that account (`listSnapshot`); the account's every
+   * service (one per reconcile) shares it, and each account has its own.
    */
-  private readonly snapshot: ListSnapshot<BlockVolume>;
-
-  /** `now` is the clock of the list snapshot (ms since the epoch). */
   constructor(
     private readonly caller: OperationCaller,
-    now: () => number = Date.now,
-  ) {
-    this.snapshot = new ListSnapshot<BlockVolume>(
-      () => this.iterateVolumes(),
-      (v) => v.id,
-      now,
-    );
-  }
+    private readonly snapshot: ListSnapshot<BlockVolume> = volumeListSnapshot(),
+  ) {}
+
+  /** A walk of the volume list through this service's caller. */
+  private readonly walk = () => this.iterateVolumes();
 
   /**
    * The whole volume list by id, walked anew when the last walk is `maxAgeMs` old or
@@ -65,7 +67,7 @@ export class BlockVolumeService {
    * the walk failed (a disabled list fails without a request).
    */
   listSnapshot(maxAgeMs: number): Promise<ListSnapshotView<BlockVolume> | undefined> {
-    return this.snapshot.read(maxAgeMs);
+    return this.snapshot.read(maxAgeMs, this.walk);
   }
 
   /** `send()`, then the list snapshot dropped: a walk before the change would not show it. */

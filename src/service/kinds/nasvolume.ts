@@ -58,6 +58,7 @@ export class NasOperations {
       id: (nas) => nas.id,
       now: ctx.now,
       knownMissing: ctx.knownMissing,
+      states: ctx.lists,
     });
   }
 

@@ -98,6 +98,7 @@ export class TrainingTaskOperations {
       id: (task) => task.id,
       now: ctx.now,
       knownMissing: ctx.knownMissing,
+      states: ctx.lists,
     });
   }
 

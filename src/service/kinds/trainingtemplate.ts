@@ -40,6 +40,7 @@ export class TemplateOperations {
       id: (template) => template.id,
       now: ctx.now,
       knownMissing: ctx.knownMissing,
+      states: ctx.lists,
     });
   }
 
