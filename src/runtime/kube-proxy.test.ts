@@ -195,6 +195,19 @@ describe("proxyFor", () => {
       want: "http://user:p%40ss@proxy.corp:3128",
     },
     {
+      reason: "socks5h is socks5 (the proxy resolves names either way)",
+      server: "https://api.corp",
+      env: { HTTPS_PROXY: "socks5h://u:p@bastion:1080" },
+      want: "socks5://u:p@bastion:1080",
+    },
+    {
+      reason: "socks5h as proxy-url too",
+      server: "https://api.corp",
+      proxyUrl: "SOCKS5H://bastion:1080",
+      env: {},
+      want: "socks5://bastion:1080",
+    },
+    {
       reason: "a NO_PROXY domain never matches an address",
       server: "https://10.1.2.3:6443",
       env: { HTTPS_PROXY: P, NO_PROXY: "3" },
@@ -206,4 +219,20 @@ describe("proxyFor", () => {
       expect(proxyFor(new URL(c.server), c.proxyUrl, c.env)).toBe(c.want);
     });
   }
+
+  it("refuses a scheme it cannot use, without quoting the URL", () => {
+    const server = new URL("https://api.corp");
+    const url = "socks4://user:s3cret-pw@bastion:1080";
+    expect(() => proxyFor(server, url, {})).toThrow('unsupported proxy scheme "socks4"');
+    expect(() => proxyFor(server, undefined, { HTTPS_PROXY: url })).toThrow(/socks4/);
+    const err = (() => {
+      try {
+        proxyFor(server, url, {});
+      } catch (e) {
+        return String(e);
+      }
+      return "";
+    })();
+    expect(err).not.toContain("s3cret");
+  });
 });

@@ -8,14 +8,16 @@ import { BlockList, isIP } from "node:net";
  * first, then lower case), minus the hosts `NO_PROXY` names (`*`, a host and its
  * subdomains, `.domain` for subdomains only, an IP address, a CIDR range, each with an
  * optional `:port`). `localhost` and loopback addresses never go through an
- * environment proxy. A proxy without a scheme is taken as `http://`.
+ * environment proxy. A proxy without a scheme is taken as `http://`; `socks5h://` is
+ * `socks5://` (the proxy resolves names either way); a scheme other than http, https
+ * and socks5 is an error.
  */
 export function proxyFor(
   server: URL,
   proxyUrl: string | undefined,
   env: NodeJS.ProcessEnv,
 ): string | undefined {
-  if (proxyUrl) return proxyUrl;
+  if (proxyUrl) return supported(proxyUrl);
   const https = server.protocol === "https:";
   const proxy = https
     ? firstSet(env, "HTTPS_PROXY", "https_proxy")
@@ -24,7 +26,15 @@ export function proxyFor(
   const host = server.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
   const port = server.port || (https ? "443" : "80");
   if (!useProxy(host, port, firstSet(env, "NO_PROXY", "no_proxy") ?? "")) return undefined;
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+  return supported(/^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`);
+}
+
+/** `proxy` as undici takes it, or an error naming its scheme (never the URL: it may hold a password). */
+function supported(proxy: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(proxy)?.[1]?.toLowerCase() ?? "";
+  if (scheme === "socks5h") return `socks5${proxy.slice(scheme.length)}`;
+  if (["http", "https", "socks5"].includes(scheme)) return proxy;
+  throw new Error(`unsupported proxy scheme "${scheme}": http, https or socks5`);
 }
 
 function firstSet(env: NodeJS.ProcessEnv, ...names: string[]): string | undefined {
