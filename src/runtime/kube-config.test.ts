@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { loadKubeConfig } from "./kube-config.js";
 
@@ -126,6 +126,47 @@ describe("loadKubeConfig", () => {
     config.invalidateCredentials?.();
     await optionsOf(config);
     expect(warnings).toHaveLength(2);
+  });
+
+  it("reads CA, certificate and key files once a minute, at once after a 401, and keeps them while unreadable", async () => {
+    const files = {
+      ca: join(dir, "tls-ca"),
+      cert: join(dir, "tls-cert"),
+      key: join(dir, "tls-key"),
+    };
+    await writeFile(files.ca, "CA-1");
+    await writeFile(files.cert, "CERT-1");
+    await writeFile(files.key, "KEY-1");
+    const file = await kubeconfig(
+      "tls-files",
+      { server: "https://api:6443", "certificate-authority": files.ca },
+      { "client-certificate": files.cert, "client-key": files.key },
+    );
+    const warnings: unknown[][] = [];
+    const log = { warn: (...args: unknown[]) => warnings.push(args) };
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const config = await loadKubeConfig({ kubeconfig: file, env: {}, log: log as never });
+      const first = await optionsOf(config);
+      await writeFile(files.cert, "CERT-2");
+      const again = await optionsOf(config);
+      // The same content, the same Buffer: nothing read within the minute.
+      expect(again.cert).toBe(first.cert);
+      expect(String(again.ca)).toBe("CA-1");
+      vi.advanceTimersByTime(60_000);
+      expect(String((await optionsOf(config)).cert)).toBe("CERT-2");
+      // Refused (401): read at once.
+      await writeFile(files.cert, "CERT-3");
+      expect(config.invalidateCredentials?.()).toBe(true);
+      expect(String((await optionsOf(config)).cert)).toBe("CERT-3");
+      // Mid-rotation (no file): the last content, with a warning naming the file.
+      await rm(files.ca);
+      vi.advanceTimersByTime(60_000);
+      expect(String((await optionsOf(config)).ca)).toBe("CA-1");
+      expect(JSON.stringify(warnings)).toContain("tls-ca");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("takes the context it is told, and names a context the file lacks", async () => {
