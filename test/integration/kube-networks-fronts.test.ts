@@ -19,6 +19,7 @@ import {
 } from "../support/network-operator.js";
 import { TEST_API_KEY } from "../support/operator.js";
 import { startOperatorProcess } from "../support/operator-process.js";
+import { SocksProxy } from "../support/socks-proxy.js";
 
 /**
  * The operator reaches the API server through what stands between them in real
@@ -218,6 +219,39 @@ describe("the operator behind fronts of the API server", () => {
       expect(op.logTail(Number.MAX_SAFE_INTEGER)).not.toContain(wrong);
     } finally {
       await proxy.stop();
+    }
+  }, 150_000);
+
+  it("tunnels through a SOCKS5 proxy with a user and password: socks5:// as proxy-url, socks5h:// as HTTPS_PROXY", async () => {
+    // A name only the proxy resolves, as behind a bastion's `ssh -D`.
+    const name = "kube-apiserver.aidc.invalid";
+    const password = "s0cks-pa55word-3";
+    const socks = new SocksProxy({ [name]: "127.0.0.1" }, `aidc:${password}`);
+    await socks.start();
+    const access = adminAccess(admin);
+    const port = new URL(access.server).port;
+    const proxy = (scheme: string) =>
+      `${scheme}://aidc:${password}@127.0.0.1:${new URL(socks.url).port}`;
+    const named = { ...access, server: `https://${name}:${port}`, tlsServerName: "localhost" };
+    try {
+      const viaKubeconfig = await writeKubeconfig(
+        join(bed.dir, "socks5"),
+        { socks: { ...named, proxyUrl: proxy("socks5") } },
+        "socks",
+      );
+      const first = await readyThrough(bed, admin, viaKubeconfig, "net-socks5");
+      const tunnels = socks.tunnels;
+      expect(tunnels).toBeGreaterThan(0);
+
+      const viaEnv = await writeKubeconfig(join(bed.dir, "socks5h"), { socks: named }, "socks");
+      const second = await readyThrough(bed, admin, viaEnv, "net-socks5h", {
+        env: { HTTPS_PROXY: proxy("socks5h") },
+      });
+      expect(socks.tunnels).toBeGreaterThan(tunnels);
+      expect(new Set(socks.targets)).toEqual(new Set([`${name}:${port}`]));
+      expect(first + second).not.toContain(password);
+    } finally {
+      await socks.stop();
     }
   }, 150_000);
 
