@@ -7,7 +7,13 @@ import type { Bucket } from "../../crds/bucket.js";
 import type { ObjectStorageClient } from "../../service/object-storage.js";
 import { ObjectStorageNotImplementedError } from "../../service/object-storage-errors.js";
 import type { ManagedCall } from "../managed/call.js";
-import { canonicalPolicy, type desiredOf, type Feature, type FeatureChange } from "./features.js";
+import {
+  canonicalPolicy,
+  type desiredOf,
+  FEATURE_TITLES,
+  type Feature,
+  type FeatureChange,
+} from "./features.js";
 
 /** What the last reconcile that changed a bucket applied (status.lastApplied). */
 export interface AppliedRecord {
@@ -58,6 +64,38 @@ export async function applyChange(
       await s3.putCors(name, desired.cors ?? []);
       return;
   }
+}
+
+/**
+ * Applies `changes` to bucket `name` one by one, the policy's not when `skipPolicy`
+ * (spec.policy is refused). A feature the server does not implement (its read said so,
+ * or its write answered NotImplemented) is listed by title as unsupported; resolves
+ * with the summaries of the changes applied and those titles.
+ */
+export async function applyChanges(
+  s3: ObjectStorageClient,
+  name: string,
+  changes: readonly FeatureChange[],
+  desired: ReturnType<typeof desiredOf>,
+  skipPolicy: boolean,
+): Promise<{ applied: string[]; unsupported: string[] }> {
+  const applied: string[] = [];
+  const unsupported: string[] = [];
+  for (const change of changes) {
+    if (change.feature === "policy" && skipPolicy) continue;
+    if (change.notImplemented) {
+      unsupported.push(FEATURE_TITLES[change.feature]);
+      continue;
+    }
+    try {
+      await applyChange(s3, name, change, desired);
+      applied.push(change.summary);
+    } catch (err) {
+      if (!(err instanceof ObjectStorageNotImplementedError)) throw err;
+      unsupported.push(FEATURE_TITLES[change.feature]);
+    }
+  }
+  return { applied, unsupported };
 }
 
 /**

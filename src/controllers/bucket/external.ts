@@ -12,10 +12,7 @@
  */
 import { BUCKET_REASONS, type Bucket } from "../../crds/bucket.js";
 import type { ObjectStorageClient, ObjectStorageResolver } from "../../service/object-storage.js";
-import {
-  BucketNameRefusedError,
-  ObjectStorageNotImplementedError,
-} from "../../service/object-storage-errors.js";
+import { BucketNameRefusedError } from "../../service/object-storage-errors.js";
 import { terminalError } from "../event-reasons.js";
 import type {
   BeforeDeleteResult,
@@ -32,7 +29,7 @@ import type { KindClient } from "../managed/external-client.js";
 import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   type AppliedRecord,
-  applyChange,
+  applyChanges,
   feature,
   policyProblem,
   recordApplied,
@@ -40,7 +37,6 @@ import {
 import {
   type BucketRemote,
   desiredOf,
-  FEATURE_TITLES,
   type FeatureChange,
   featureChanges,
   isNotImplemented,
@@ -237,22 +233,8 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     const s3 = await this.s3(call);
     const tagsNow = isNotImplemented(remote.tags) ? undefined : remote.tags;
     const desired = desiredOf(call.obj.spec, markOf(call.obj), tagsNow);
-    const applied: string[] = [];
-    const unsupported: string[] = [];
-    for (const change of this.changesOf(call.obj, remote)) {
-      if (change.feature === "policy" && problem) continue;
-      if (change.notImplemented) {
-        unsupported.push(FEATURE_TITLES[change.feature]);
-        continue;
-      }
-      try {
-        await applyChange(s3, name, change, desired);
-        applied.push(change.summary);
-      } catch (err) {
-        if (!(err instanceof ObjectStorageNotImplementedError)) throw err;
-        unsupported.push(FEATURE_TITLES[change.feature]);
-      }
-    }
+    const changes = this.changesOf(call.obj, remote);
+    const { applied, unsupported } = await applyChanges(s3, name, changes, desired, !!problem);
     if (applied.length > 0) {
       this.applied.set(call.obj.metadata.uid ?? "", recordApplied(call, applied));
     }

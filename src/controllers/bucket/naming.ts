@@ -1,4 +1,4 @@
-import { BUCKET_NAME_PATTERN } from "../../crds/bucket.js";
+import { BUCKET_NAME_PATTERN } from "../../crds/bucket-s3.js";
 
 /**
  * Why `name` breaks S3's bucket naming rules, or undefined when it keeps them. The CRD
