@@ -130,6 +130,16 @@ describe("the operator on the kubeconfigs platform teams write", () => {
     }
   });
 
+  it("reaches a server by a name (localhost), its certificate checked against that name", async () => {
+    const port = new URL(access.server).port;
+    const kubeconfig = await writeKubeconfig(
+      join(bed.dir, "localhost"),
+      { local: { ...access, server: `https://localhost:${port}` } },
+      "local",
+    );
+    await readyThrough(bed, admin, kubeconfig, "net-localhost");
+  });
+
   it("acts as the user and groups of as and as-groups (impersonation)", async () => {
     // No RBAC names this user: only the group sent with it (system:masters) lets it work.
     const kubeconfig = await writeKubeconfig(
