@@ -116,8 +116,9 @@ export function controllerModule(n: KindNames): string {
  * \`references\`), steps before deletion (\`beforeDelete\` of the client).
  */
 import { type ${n.kind}, ${n.camel}Crd } from "../../crds/${n.lower}.js";
+import type { ControllerDefinition } from "../../runtime/controller.js";
 import type { Remote${n.kind} } from "../../service/kinds/${n.lower}.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { ${n.constant}_FACT_FIELDS, ${n.camel}Status } from "./decisions.js";
@@ -132,25 +133,26 @@ export interface ${n.kind}ControllerOptions {
   visibilityGraceMs?: number;
 }
 
-/** A ${n.kind} controller factory with \`options\`. */
-export function ${n.camel}ControllerWith(options: ${n.kind}ControllerOptions = {}): ControllerFactory {
-  return (deps) => {
-    const kind: ManagedKind<${n.kind}, Remote${n.kind}> = {
-      resource: ${n.camel}Crd,
-      finalizer: ${n.constant}_FINALIZER,
-      connect: (conn) => new ${n.kind}ExternalClient(conn.service),
-      status: (obj, facts, remote) => ${n.camel}Status(obj, facts, remote),
-      statusId: (obj) => obj.status?.${n.camel}Id,
-      factFields: ${n.constant}_FACT_FIELDS,
-    };
-    return managedController(kind, {
-      connections: deps.connections,
-      loop: managedLoopOptions(deps.config, "${n.kind}", options.visibilityGraceMs),
-    });
+/**
+ * The ${n.kind} controller, with \`options\` beyond the operator config (a
+ * ControllerFactory: src/controllers/index.ts registers it).
+ */
+export function ${n.camel}Controller(
+  deps: ControllerDeps,
+  options: ${n.kind}ControllerOptions = {},
+): ControllerDefinition {
+  const kind: ManagedKind<${n.kind}, Remote${n.kind}> = {
+    resource: ${n.camel}Crd,
+    finalizer: ${n.constant}_FINALIZER,
+    connect: (conn) => new ${n.kind}ExternalClient(conn.service),
+    status: (obj, facts, remote) => ${n.camel}Status(obj, facts, remote),
+    statusId: (obj) => obj.status?.${n.camel}Id,
+    factFields: ${n.constant}_FACT_FIELDS,
   };
+  return managedController(kind, {
+    connections: deps.connections,
+    loop: managedLoopOptions(deps.config, "${n.kind}", options.visibilityGraceMs),
+  });
 }
-
-/** The ${n.kind} controller factory (registered in src/controllers/index.ts). */
-export const ${n.camel}Controller: ControllerFactory = ${n.camel}ControllerWith();
 `;
 }

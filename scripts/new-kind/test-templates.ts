@@ -49,7 +49,7 @@ spec:
 /** The content of test/integration/<lower>.test.ts. */
 export function integrationTest(n: KindNames): string {
   return `import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ${n.camel}ControllerWith } from "../../src/controllers/${n.lower}/controller.js";
+import { ${n.camel}Controller } from "../../src/controllers/${n.lower}/controller.js";
 import { ${n.camel}Crd } from "../../src/crds/${n.lower}.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
@@ -64,7 +64,7 @@ describe("${n.kind} controller", () => {
   beforeAll(async () => {
     const namespace = await createNamespace(adminKubeConfig(), "${n.lower}");
     op = await startTestOperator({
-      controllers: [${n.camel}ControllerWith({ visibilityGraceMs: 1_000 })],
+      controllers: [(deps) => ${n.camel}Controller(deps, { visibilityGraceMs: 1_000 })],
       namespaces: [namespace],
     });
     objects = new ObjectsOf(op.kube, ${n.camel}Crd, namespace);

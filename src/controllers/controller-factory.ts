@@ -27,6 +27,9 @@ export interface ControllerDeps {
 
 /**
  * Builds one controller from the process's dependencies, or none when the controller
- * is off in this configuration (an optional feature, e.g. TrainingJob exposure).
+ * is off in this configuration (an optional feature, e.g. TrainingJob exposure). Every
+ * controller has this one shape, `xController(deps, options?)`: it reads what it needs
+ * from `deps` (poll interval, adoption, its settings of the config), and `options`, when
+ * it has any, are only the tunables tests shorten (e.g. `visibilityGraceMs`).
  */
 export type ControllerFactory = (deps: ControllerDeps) => ControllerDefinition | undefined;

@@ -14,11 +14,12 @@ export type { ControllerDeps, ControllerFactory } from "./controller-factory.js"
 
 /**
  * The registry of controllers that `aidc-operator run` starts. Each kind's controller
- * adds its factory here (one line per controller, e.g. `nasVolumeController`), from
- * the kind folder's `controller.ts`, one shape for all: a `ControllerFactory` built
- * from `ControllerDeps`; a managed kind's with `managedController`
- * (./managed/managed-controller.ts), CciInstance's (observe-only) and the connections'
- * with `controller(name).for(KIND)...reconcile(fn)` from src/runtime/controller.ts.
+ * adds itself here (one line per controller, e.g. `nasVolumeController`), from the kind
+ * folder's `controller.ts`, one shape for all: a `ControllerFactory`,
+ * `xController(deps, options?)` (controller-factory.ts); a managed kind's is declared
+ * with `managedController` (./managed/managed-controller.ts), CciInstance's
+ * (observe-only), the connections' and the catalog mirror's with
+ * `controller(name).for(KIND)...reconcile(fn)` from src/runtime/controller.ts.
  */
 export const controllers: ControllerFactory[] = [
   cciInstanceController,

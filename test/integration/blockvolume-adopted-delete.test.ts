@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BLOCK_VOLUME_FINALIZER,
-  blockVolumeControllerWith,
+  blockVolumeController,
 } from "../../src/controllers/blockvolume/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { BlockVolumeService } from "../../src/service/kinds/blockvolume.js";
@@ -26,7 +26,7 @@ describe("BlockVolume: delete of an adopted, attached volume before a reconcile"
     namespace = await createNamespace(adminKubeConfig(), "bv-adopt");
     // An operator of another namespace: the emulator, and a kube client of the test.
     op = await startTestOperator({
-      controllers: [blockVolumeControllerWith()],
+      controllers: [blockVolumeController],
       namespaces: [unwatched],
       emulatorOptions: { volumeTransitionMs: 200 },
     });
@@ -61,7 +61,7 @@ describe("BlockVolume: delete of an adopted, attached volume before a reconcile"
     const since = (await op.admin.requests()).at(-1)?.seq ?? 0;
 
     later = await startTestOperator({
-      controllers: [blockVolumeControllerWith()],
+      controllers: [blockVolumeController],
       namespaces: [namespace],
       emulator: op.emulator,
     });

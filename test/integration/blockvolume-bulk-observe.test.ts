@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blockVolumeControllerWith } from "../../src/controllers/blockvolume/controller.js";
+import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
@@ -23,7 +23,7 @@ describe("BlockVolume: settled objects observed in bulk", () => {
   beforeAll(async () => {
     const namespace = await createNamespace(adminKubeConfig(), "bv-bulk");
     op = await startTestOperator({
-      controllers: [blockVolumeControllerWith({ visibilityGraceMs: 1_000 })],
+      controllers: [(deps) => blockVolumeController(deps, { visibilityGraceMs: 1_000 })],
       namespaces: [namespace],
       pollIntervalMs: POLL_MS,
       emulatorOptions: { volumeTransitionMs: 200 },

@@ -5,10 +5,9 @@
  * answer is lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blockVolumeControllerWith } from "../../src/controllers/blockvolume/controller.js";
+import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
 import { ATTACHMENT_ANNOTATION } from "../../src/controllers/blockvolume/decisions.js";
-import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
-import type { ControllerFactory } from "../../src/controllers/controller-factory.js";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import type { RequestLogEntry } from "../../src/emulator/request-log.js";
@@ -20,13 +19,6 @@ import { verdictsOf } from "../support/verdicts.js";
 const TRANSITION_MS = 400;
 const VOLUME_WRITES = new Set(["createVolume", "attachVolume", "detachVolume", "deleteVolume"]);
 
-const cciController: ControllerFactory = ({ connections, config }) =>
-  cciInstanceControllerFrom({
-    connections,
-    adoptionNamespaces: config.adoption.namespaces,
-    pollIntervalMs: 500,
-  });
-
 describe("BlockVolume controller", () => {
   let op: TestOperator;
   let volumes: ObjectsOf;
@@ -35,7 +27,10 @@ describe("BlockVolume controller", () => {
   beforeAll(async () => {
     const namespace = await createNamespace(adminKubeConfig(), "blockvolume");
     op = await startTestOperator({
-      controllers: [blockVolumeControllerWith({ visibilityGraceMs: 1_000 }), cciController],
+      controllers: [
+        (deps) => blockVolumeController(deps, { visibilityGraceMs: 1_000 }),
+        cciInstanceController,
+      ],
       namespaces: [namespace],
       emulatorOptions: { volumeTransitionMs: TRANSITION_MS },
     });

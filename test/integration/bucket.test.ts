@@ -5,7 +5,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bucketControllerWith } from "../../src/controllers/bucket/controller.js";
+import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
@@ -60,7 +60,10 @@ describe("Bucket controller", () => {
     firstKeys.push(s3.server.accessKeyId, s3.server.secretAccessKey);
     namespace = await createNamespace(adminKubeConfig(), "bucket");
     op = await startTestOperator({
-      controllers: [bucketControllerWith({ visibilityGraceMs: 2_000 }), trainingJobController],
+      controllers: [
+        (deps) => bucketController(deps, { visibilityGraceMs: 2_000 }),
+        trainingJobController,
+      ],
       namespaces: [namespace],
       config: { objectStorage: s3.config, holdBackoff: { baseMs: 500, maxMs: 1_000 } },
       log,

@@ -9,7 +9,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { catalogMirrorFrom } from "../../src/controllers/catalog/controller.js";
+import { catalogMirrorController } from "../../src/controllers/catalog/controller.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { controlPlaneBinaries } from "../../src/controlplane/binaries.js";
@@ -39,23 +39,18 @@ let teamB = "";
 let connA = "";
 let connB = "";
 
-/** The catalog mirror, alone (its writes are the manager's only ones), reading every `refreshMs`. */
-const mirror =
-  (refreshMs: number): ControllerFactory =>
-  (deps) =>
-    catalogMirrorFrom({
-      connections: deps.connections,
-      refreshIntervalMs: refreshMs,
-      refusalGapMs: 1_000,
-    });
+/** The catalog mirror, alone (its writes are the manager's only ones). */
+const mirror: ControllerFactory = (deps) => catalogMirrorController(deps, { refusalGapMs: 1_000 });
 
+/** An operator whose mirror reads every `refreshMs`. */
 async function startOperator(refreshMs: number, extra: ControllerFactory[] = [], catalogTtlMs = 0) {
   await op?.stop();
   op = await startTestOperator({
-    controllers: [mirror(refreshMs), ...extra],
+    controllers: [mirror, ...extra],
     namespaces: [teamA],
     emulator,
     config: {
+      catalog: { refreshIntervalMs: refreshMs },
       connections: { secretNamespace: ops },
       // By default every refresh reads the service (no catalog cache).
       service: {

@@ -3,7 +3,7 @@
  * decides, so that an image is never saved twice and a binding is kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import { IMAGES_ANNOTATION } from "../../src/controllers/cciinstance/images.js";
 import type { CciInstance, CciInstanceSpec } from "../../src/crds/cciinstance.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
@@ -19,14 +19,7 @@ describe("CciInstance controller after a crash or a restore", () => {
   beforeAll(async () => {
     ns = await createNamespace(adminKubeConfig(), "cci-recovery");
     op = await startTestOperator({
-      controllers: [
-        ({ connections, config }) =>
-          cciInstanceControllerFrom({
-            connections,
-            pollIntervalMs: POLL_MS,
-            adoptionNamespaces: config.adoption.namespaces,
-          }),
-      ],
+      controllers: [cciInstanceController],
       namespaces: [ns],
       pollIntervalMs: POLL_MS,
     });

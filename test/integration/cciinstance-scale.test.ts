@@ -4,7 +4,7 @@
  * (counted in the emulator's request log).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import type { CciInstance } from "../../src/crds/cciinstance.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
@@ -22,15 +22,7 @@ describe("CciInstance controller with 50 bound instances", () => {
   beforeAll(async () => {
     ns = await createNamespace(adminKubeConfig(), "cci-scale");
     op = await startTestOperator({
-      controllers: [
-        ({ connections, config }) =>
-          cciInstanceControllerFrom({
-            connections,
-            pollIntervalMs: POLL_MS,
-            snapshotTtlMs: TTL_MS,
-            adoptionNamespaces: config.adoption.namespaces,
-          }),
-      ],
+      controllers: [(deps) => cciInstanceController(deps, { snapshotTtlMs: TTL_MS })],
       namespaces: [ns],
       pollIntervalMs: POLL_MS,
     });

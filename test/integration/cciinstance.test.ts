@@ -3,7 +3,7 @@
  * status sync, error details, image saving, deletion, and the calls per resync.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
 import type { CciInstance, CciInstanceSpec } from "../../src/crds/cciinstance.js";
@@ -21,13 +21,8 @@ const EVENTS: ResourceDescriptor = {
   namespaced: true,
 };
 
-const cciController: ControllerFactory = ({ connections, config }) =>
-  cciInstanceControllerFrom({
-    connections,
-    adoptionNamespaces: config.adoption.namespaces,
-    pollIntervalMs: POLL_MS,
-    saveBackoff: { baseMs: 300, maxMs: 1_000 },
-  });
+const cciController: ControllerFactory = (deps) =>
+  cciInstanceController(deps, { saveBackoff: { baseMs: 300, maxMs: 1_000 } });
 
 interface EventObject {
   reason?: string;

@@ -7,9 +7,9 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
-import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
-import { trainingJobExposureControllerFrom } from "../../src/controllers/trainingjob/exposure-controller.js";
+import { trainingJobExposureController } from "../../src/controllers/trainingjob/exposure-controller.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import { installCrds } from "../support/crds.js";
@@ -17,15 +17,11 @@ import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { createJob, waitForJob } from "../support/trainingjobs.js";
 
-const exposing: ControllerFactory = ({ connections }) =>
-  trainingJobControllerFrom({
-    connections,
-    pollIntervalMs: 500,
-    subscriptionPollMs: 200,
-    exposure: true,
-    // The emulator's external addresses (EXTERNAL_HOST) are in this documentation range.
-    exposureCidrs: ["203.0.113.0/24"],
-  });
+const exposing: ControllerFactory = (deps) =>
+  trainingJobController(deps, { subscriptionPollMs: 200 });
+
+/** Exposure on, over the documentation range of the emulator's external addresses (EXTERNAL_HOST). */
+const EXPOSURE = { trainingJob: { exposure: { enabled: true, allowedCidrs: ["203.0.113.0/24"] } } };
 
 /** How long the garbage collector may take: it discovers a new CRD within 30 s. */
 const GC_TIMEOUT_MS = 60_000;
@@ -41,8 +37,9 @@ describe("deletion on the local control plane", () => {
   beforeAll(async () => {
     ns = await createNamespace(kc, "deletion");
     op = await startTestOperator({
-      controllers: [exposing, () => trainingJobExposureControllerFrom(["203.0.113.0/24"])],
+      controllers: [exposing, trainingJobExposureController],
       namespaces: [ns],
+      config: EXPOSURE,
     });
   }, 60_000);
 

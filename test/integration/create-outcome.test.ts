@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
-import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
@@ -17,7 +17,7 @@ import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 
-const controllers = [nasVolumeControllerWith(), trainingJobController];
+const controllers = [nasVolumeController, trainingJobController];
 const jobSpec = {
   image: "registry.example.com/ml/train:1",
   productCode: "train.cpu.16",

@@ -6,12 +6,11 @@
  * its attachment, and a FileSystem's its mounts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blockVolumeControllerWith } from "../../src/controllers/blockvolume/controller.js";
-import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
-import type { ControllerFactory } from "../../src/controllers/controller-factory.js";
-import { fileSystemControllerWith } from "../../src/controllers/filesystem/controller.js";
+import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
+import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
 import { CONFIG_MAPS, EXPORTED_LABEL } from "../../src/controllers/managed/export.js";
-import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
@@ -35,9 +34,6 @@ type PodObject = KubeObject & {
   spec: { containers: { name: string; image?: string; env?: EnvVar[] }[] };
 };
 
-const cci: ControllerFactory = ({ connections }) =>
-  cciInstanceControllerFrom({ connections, pollIntervalMs: 500, adoptionNamespaces: ["*"] });
-
 describe("spec.exportTo", () => {
   let op: TestOperator;
   let nas: ObjectsOf;
@@ -47,10 +43,10 @@ describe("spec.exportTo", () => {
     namespace = await createNamespace(adminKubeConfig(), "export-to");
     op = await startTestOperator({
       controllers: [
-        nasVolumeControllerWith({ visibilityGraceMs: 1_000 }),
-        blockVolumeControllerWith({ visibilityGraceMs: 1_000 }),
-        fileSystemControllerWith({ visibilityGraceMs: 1_000 }),
-        cci,
+        (deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 }),
+        (deps) => blockVolumeController(deps, { visibilityGraceMs: 1_000 }),
+        (deps) => fileSystemController(deps, { visibilityGraceMs: 1_000 }),
+        cciInstanceController,
       ],
       namespaces: [namespace],
       emulatorOptions: { volumeTransitionMs: 200, fileStorageDelayMs: 200 },

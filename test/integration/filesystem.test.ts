@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cciInstanceControllerFrom } from "../../src/controllers/cciinstance/controller.js";
-import { fileSystemControllerWith } from "../../src/controllers/filesystem/controller.js";
-import type { ControllerFactory } from "../../src/controllers/index.js";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
+import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
@@ -9,9 +8,6 @@ import { FileSystemOperations } from "../../src/service/kinds/filesystem.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
-
-const cci: ControllerFactory = ({ connections }) =>
-  cciInstanceControllerFrom({ connections, pollIntervalMs: 500, adoptionNamespaces: ["*"] });
 
 interface FsStatus {
   fileSystemId?: string;
@@ -37,7 +33,10 @@ describe("FileSystem controller", () => {
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "filesystem");
     op = await startTestOperator({
-      controllers: [fileSystemControllerWith({ visibilityGraceMs: 1_000 }), cci],
+      controllers: [
+        (deps) => fileSystemController(deps, { visibilityGraceMs: 1_000 }),
+        cciInstanceController,
+      ],
       namespaces: [namespace],
       emulatorOptions: { fileStorageDelayMs: 300 },
     });

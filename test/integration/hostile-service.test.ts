@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
-import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
 import { capturedLog } from "../support/captured-log.js";
@@ -23,7 +23,7 @@ describe("a hostile service answer", () => {
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "hostile");
     op = await startTestOperator({
-      controllers: [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })],
+      controllers: [(deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 })],
       namespaces: [namespace],
       log,
       redactor,

@@ -7,7 +7,7 @@
  * acted on.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { LAST_APPLIED_ANNOTATION } from "../../src/runtime/store.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
@@ -37,7 +37,7 @@ describe("objects applied with kubectl, cached lean", () => {
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "lean-cache");
     op = await startTestOperator({
-      controllers: [nasVolumeControllerWith()],
+      controllers: [nasVolumeController],
       namespaces: [namespace],
       pollIntervalMs: POLL_MS,
     });

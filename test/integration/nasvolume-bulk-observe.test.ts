@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
-import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
@@ -23,7 +23,7 @@ describe("NasVolume: settled objects observed in bulk", () => {
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "nas-bulk");
     op = await startTestOperator({
-      controllers: [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })],
+      controllers: [(deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 })],
       namespaces: [namespace],
       pollIntervalMs: POLL_MS,
     });

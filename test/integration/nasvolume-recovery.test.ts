@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ControllerFactory } from "../../src/controllers/index.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
-import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { ServiceClient } from "../../src/service/client.js";
@@ -48,7 +49,9 @@ class DiesAfterFirstPoll extends ServiceClient {
   }
 }
 
-const controllers = [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })];
+const controllers: ControllerFactory[] = [
+  (deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 }),
+];
 
 describe("NasVolume controller recovery", () => {
   let emulator: RunningEmulator;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
-import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { SCALE_ANNOTATION } from "../../src/controllers/nasvolume/decisions.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { clientTokenInDescription } from "../../src/service/client-token.js";
@@ -17,7 +17,7 @@ describe("NasVolume controller", () => {
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "nasvolume");
     op = await startTestOperator({
-      controllers: [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })],
+      controllers: [(deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 })],
       namespaces: [namespace],
       service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
     });

@@ -7,7 +7,7 @@
  * still shows is not, whatever its detail read answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
@@ -52,7 +52,7 @@ describe("a service under /api/gw with pages of 20 and a 500 for unknown ids", (
       },
     });
     op = await startTestOperator({
-      controllers: [nasVolumeControllerWith(), trainingJobController],
+      controllers: [nasVolumeController, trainingJobController],
       namespaces: [namespace],
       emulator,
       service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },

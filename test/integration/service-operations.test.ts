@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
-import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
@@ -24,8 +24,7 @@ beforeAll(async () => {
   op = await startTestOperator({
     controllers: [
       nasVolumeController,
-      ({ connections }) =>
-        trainingJobControllerFrom({ connections, pollIntervalMs: 500, subscriptionPollMs: 200 }),
+      (deps) => trainingJobController(deps, { subscriptionPollMs: 200 }),
     ],
     namespaces: [ns],
     config: { holdBackoff: { baseMs: 1_000, maxMs: 2_000 } },

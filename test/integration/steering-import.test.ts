@@ -8,7 +8,7 @@
  * real S3 server (MinIO, no request log): its features stay as made outside.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blockVolumeControllerWith } from "../../src/controllers/blockvolume/controller.js";
+import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
 import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
@@ -74,7 +74,7 @@ beforeAll(async () => {
     controllers: [
       trainingJobController,
       trainingTemplateController,
-      blockVolumeControllerWith(),
+      blockVolumeController,
       fileSystemController,
       bucketController,
       serviceConnectionController,

@@ -8,8 +8,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { blockVolumeControllerWith } from "../../src/controllers/blockvolume/controller.js";
-import { fileSystemControllerWith } from "../../src/controllers/filesystem/controller.js";
+import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
+import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
 import type { ResourceDescriptor } from "../../src/runtime/resource.js";
@@ -71,8 +71,8 @@ beforeAll(async () => {
     controllers: [
       // A window well past the list's delay: a create whose outcome is unknown is looked
       // up until it shows, never sent again.
-      blockVolumeControllerWith({ visibilityGraceMs: 30_000 }),
-      fileSystemControllerWith({ visibilityGraceMs: 30_000 }),
+      (deps) => blockVolumeController(deps, { visibilityGraceMs: 30_000 }),
+      (deps) => fileSystemController(deps, { visibilityGraceMs: 30_000 }),
     ],
     namespaces: [namespace],
     emulatorOptions: { volumeTransitionMs: 200, fileStorageDelayMs: 200 },

@@ -7,7 +7,7 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
-import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { type CreateTrainingTaskRequest, ServiceClient } from "../../src/service/index.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
@@ -21,14 +21,8 @@ import {
   waitForJob,
 } from "../support/trainingjobs.js";
 
-const fast: ControllerFactory = ({ connections, config }) =>
-  trainingJobControllerFrom({
-    connections,
-    adoptionNamespaces: config.adoption.namespaces,
-    pollIntervalMs: 500,
-    subscriptionPollMs: 200,
-    visibilityGraceMs: 1_500,
-  });
+const fast: ControllerFactory = (deps) =>
+  trainingJobController(deps, { subscriptionPollMs: 200, visibilityGraceMs: 1_500 });
 
 const spec = {
   image: "registry.example.com/ml/train:1",

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
-import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import {
@@ -19,14 +19,8 @@ import {
   waitForJob,
 } from "../support/trainingjobs.js";
 
-const fast: ControllerFactory = ({ connections, config }) =>
-  trainingJobControllerFrom({
-    connections,
-    adoptionNamespaces: config.adoption.namespaces,
-    pollIntervalMs: 500,
-    subscriptionPollMs: 200,
-    visibilityGraceMs: 2_000,
-  });
+const fast: ControllerFactory = (deps) =>
+  trainingJobController(deps, { subscriptionPollMs: 200, visibilityGraceMs: 2_000 });
 
 const token = expect.stringMatching(/^[0-9a-f-]{36}$/);
 /** The owner mark (managed/tenancy.ts): hashes of the namespace and the object. */

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
-import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import type { TrainingJobObject } from "../../src/controllers/trainingjob/objects.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import type { KubeStream } from "../../src/runtime/kube-transport.js";
@@ -21,14 +21,9 @@ import { conditionOf, createJob, waitForJob } from "../support/trainingjobs.js";
 /** The poll interval: a follow-up must come well before it. */
 const POLL_MS = 4_000;
 
-const controller: ControllerFactory = ({ connections, config }) =>
-  trainingJobControllerFrom({
-    connections,
-    // The test's raw storageId mount is allowed (the test config's adoption namespaces).
-    adoptionNamespaces: config.adoption.namespaces,
-    pollIntervalMs: POLL_MS,
-    subscriptionPollMs: 200,
-  });
+// The test's raw storageId mount is allowed (the test config's adoption namespaces).
+const controller: ControllerFactory = (deps) =>
+  trainingJobController(deps, { subscriptionPollMs: 200 });
 
 const JOB = { image: "registry.example.com/ml/train:1", productCode: "train.cpu.16" };
 

@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
-import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
-import { trainingJobExposureControllerFrom } from "../../src/controllers/trainingjob/exposure-controller.js";
+import { trainingJobExposureController } from "../../src/controllers/trainingjob/exposure-controller.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { EVENTS } from "../support/managed.js";
@@ -22,18 +22,11 @@ const POLL_MS = 1_000;
 /** The idle window measured, after the jobs settled. */
 const WINDOW_MS = 8_000;
 
-const controllerFor: ControllerFactory = ({ connections }) =>
-  trainingJobControllerFrom({
-    connections,
-    pollIntervalMs: POLL_MS,
-    subscriptionPollMs: 200,
-    exposure: true,
-    // The emulator's external addresses (EXTERNAL_HOST) are in this documentation range.
-    exposureCidrs: ["203.0.113.0/24"],
-  });
+const controllerFor: ControllerFactory = (deps) =>
+  trainingJobController(deps, { subscriptionPollMs: 200 });
 
-/** The exposure controller over the same range. */
-const exposureFor: ControllerFactory = () => trainingJobExposureControllerFrom(["203.0.113.0/24"]);
+/** Exposure on, over the documentation range of the emulator's external addresses (EXTERNAL_HOST). */
+const EXPOSURE = { trainingJob: { exposure: { enabled: true, allowedCidrs: ["203.0.113.0/24"] } } };
 
 interface Side {
   op: TestOperator;
@@ -47,9 +40,10 @@ let plain: Side;
 async function start(prefix: string, exposePorts: boolean, shared?: TestOperator): Promise<Side> {
   const ns = await createNamespace(adminKubeConfig(), prefix);
   const op = await startTestOperator({
-    controllers: [controllerFor, exposureFor],
+    controllers: [controllerFor, trainingJobExposureController],
     namespaces: [ns],
     pollIntervalMs: POLL_MS,
+    config: EXPOSURE,
     ...(shared ? { emulator: shared.emulator } : {}),
   });
   await createJob(op.kube, ns, "job", {

@@ -8,25 +8,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
-import { trainingJobControllerFrom } from "../../src/controllers/trainingjob/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
-import { trainingJobExposureControllerFrom } from "../../src/controllers/trainingjob/exposure-controller.js";
+import { trainingJobExposureController } from "../../src/controllers/trainingjob/exposure-controller.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { conditionOf, createJob, patchSpec, waitForJob } from "../support/trainingjobs.js";
 
-const fast: ControllerFactory = ({ connections, config }) =>
-  trainingJobControllerFrom({
-    connections,
-    adoptionNamespaces: config.adoption.namespaces,
-    pollIntervalMs: 500,
-    subscriptionPollMs: 200,
-    exposure: true,
-    // The emulator's external addresses (EXTERNAL_HOST) are in this documentation range.
-    exposureCidrs: ["203.0.113.0/24"],
-  });
+const fast: ControllerFactory = (deps) => trainingJobController(deps, { subscriptionPollMs: 200 });
+
+/** Exposure on over `cidrs`; the emulator's external addresses (EXTERNAL_HOST) are in 203.0.113.0/24. */
+const exposureOn = (cidrs: string[]) => ({
+  trainingJob: { exposure: { enabled: true, allowedCidrs: cidrs } },
+});
 
 const IMAGE = "registry.example.com/ml/train:1";
 
@@ -36,8 +32,9 @@ let ns: string;
 beforeAll(async () => {
   ns = await createNamespace(adminKubeConfig(), "tj-upd");
   op = await startTestOperator({
-    controllers: [fast, () => trainingJobExposureControllerFrom(["203.0.113.0/24"])],
+    controllers: [fast, trainingJobExposureController],
     namespaces: [ns],
+    config: exposureOn(["203.0.113.0/24"]),
   });
 }, 60_000);
 
@@ -245,15 +242,7 @@ describe("exposure disabled (the default)", () => {
   it("opens the ports but makes no Service, and says which setting enables it", async () => {
     const other = await createNamespace(adminKubeConfig(), "tj-noexp");
     const plain = await startTestOperator({
-      controllers: [
-        ({ connections, config }) =>
-          trainingJobControllerFrom({
-            connections,
-            pollIntervalMs: 500,
-            subscriptionPollMs: 200,
-            exposure: config.trainingJob.exposure.enabled,
-          }),
-      ],
+      controllers: [fast],
       namespaces: [other],
     });
     try {
@@ -294,19 +283,10 @@ describe("exposure of an address outside the allowed ranges", () => {
   it("opens the ports but makes no Service or EndpointSlice, and names the setting", async () => {
     const other = await createNamespace(adminKubeConfig(), "tj-cidr");
     const narrow = await startTestOperator({
-      controllers: [
-        ({ connections }) =>
-          trainingJobControllerFrom({
-            connections,
-            pollIntervalMs: 500,
-            subscriptionPollMs: 200,
-            exposure: true,
-            // Not the emulator's 203.0.113.10: as if the service pointed elsewhere.
-            exposureCidrs: ["198.51.100.0/24"],
-          }),
-        () => trainingJobExposureControllerFrom(["198.51.100.0/24"]),
-      ],
+      controllers: [fast, trainingJobExposureController],
       namespaces: [other],
+      // Not the emulator's 203.0.113.10: as if the service pointed elsewhere.
+      config: exposureOn(["198.51.100.0/24"]),
     });
     try {
       await createJob(narrow.kube, other, "outside", {

@@ -4,7 +4,7 @@
  * name), and a remote change still shows within one poll.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { trainingTemplateControllerWith } from "../../src/controllers/trainingtemplate/controller.js";
+import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
@@ -20,7 +20,7 @@ describe("idle TrainingTemplates", () => {
   beforeAll(async () => {
     const namespace = await createNamespace(adminKubeConfig(), "ttpl-idle");
     op = await startTestOperator({
-      controllers: [trainingTemplateControllerWith()],
+      controllers: [trainingTemplateController],
       namespaces: [namespace],
       pollIntervalMs: POLL_MS,
     });

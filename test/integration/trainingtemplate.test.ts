@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ControllerFactory } from "../../src/controllers/index.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
-import { trainingTemplateControllerWith } from "../../src/controllers/trainingtemplate/controller.js";
+import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import { ServiceClient } from "../../src/service/client.js";
@@ -22,7 +23,7 @@ describe("TrainingTemplate controller", () => {
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "ttpl");
     op = await startTestOperator({
-      controllers: [trainingTemplateControllerWith({ visibilityGraceMs: 1_000 })],
+      controllers: [(deps) => trainingTemplateController(deps, { visibilityGraceMs: 1_000 })],
       namespaces: [namespace],
       service: { endpoints: { deleteTemplate: "DELETE /v1/training/template/{id}" } },
     });
@@ -198,7 +199,9 @@ describe("TrainingTemplate controller", () => {
         return new Promise<void>(() => undefined);
       }
     }
-    const controllers = [trainingTemplateControllerWith({ visibilityGraceMs: 1_000 })];
+    const controllers: ControllerFactory[] = [
+      (deps) => trainingTemplateController(deps, { visibilityGraceMs: 1_000 }),
+    ];
     const first = await startTestOperator({
       controllers,
       namespaces: [ns],

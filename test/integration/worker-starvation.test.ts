@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operatorConfigSchema } from "../../src/config/schema.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
-import { nasVolumeControllerWith } from "../../src/controllers/nasvolume/controller.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
@@ -32,7 +32,7 @@ describe.each([
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "starve");
     op = await startTestOperator({
-      controllers: [nasVolumeControllerWith({ visibilityGraceMs: 1_000 })],
+      controllers: [(deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 })],
       namespaces: [namespace],
       config,
     });

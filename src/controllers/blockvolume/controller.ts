@@ -12,10 +12,11 @@ import {
 } from "../../crds/blockvolume.js";
 import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import type { CacheReader } from "../../runtime/cache.js";
+import type { ControllerDefinition } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import { type BlockVolume as RemoteVolume, stripClientTokenMarker } from "../../service/index.js";
 import { volumeListSnapshot } from "../../service/kinds/blockvolume.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import { perAccount } from "../managed/account-memory.js";
 import type { ManagedFacts, ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
@@ -131,20 +132,20 @@ export interface BlockVolumeControllerOptions {
   visibilityGraceMs?: number;
 }
 
-/** A BlockVolume controller factory with `options`. */
-export function blockVolumeControllerWith(
+/**
+ * The BlockVolume controller, with `options` beyond the operator config (a
+ * ControllerFactory: src/controllers/index.ts registers it).
+ */
+export function blockVolumeController(
+  deps: ControllerDeps,
   options: BlockVolumeControllerOptions = {},
-): ControllerFactory {
-  return (deps) =>
-    managedController(blockVolumeKind(), {
-      connections: deps.connections,
-      loop: managedLoopOptions(deps.config, "BlockVolume", options.visibilityGraceMs),
-      references: {
-        watches: [{ resource: cciInstanceCrd, map: attachedVolumes }],
-        reason: "read the CciInstances a BlockVolume is attached to",
-      },
-    });
+): ControllerDefinition {
+  return managedController(blockVolumeKind(), {
+    connections: deps.connections,
+    loop: managedLoopOptions(deps.config, "BlockVolume", options.visibilityGraceMs),
+    references: {
+      watches: [{ resource: cciInstanceCrd, map: attachedVolumes }],
+      reason: "read the CciInstances a BlockVolume is attached to",
+    },
+  });
 }
-
-/** The BlockVolume controller factory (registered in src/controllers/index.ts). */
-export const blockVolumeController: ControllerFactory = blockVolumeControllerWith();

@@ -4,10 +4,11 @@
  * below. The object storage comes from the object's connection (`deps.objectStorage`).
  */
 import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
+import type { ControllerDefinition } from "../../runtime/controller.js";
 import { jsonEqual, toJson } from "../../runtime/json.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";
 import type { ConnectionSource } from "../connections/registry.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
@@ -140,27 +141,28 @@ export interface BucketControllerOptions {
   visibilityGraceMs?: number;
 }
 
-/** A Bucket controller factory with `options`. */
-export function bucketControllerWith(options: BucketControllerOptions = {}): ControllerFactory {
-  return (deps) => {
-    const loop = managedLoopOptions(
-      deps.config,
-      "Bucket",
-      options.visibilityGraceMs ?? BUCKET_VISIBILITY_WINDOW_MS,
-    );
-    return managedController(
-      bucketKind(
-        objectStorageOf(deps),
-        loop.pollIntervalMs,
-        deps.config.objectStorage.exportCredentials ? deps.connections : undefined,
-      ),
-      {
-        loop,
-        connections: deps.connections,
-      },
-    );
-  };
+/**
+ * The Bucket controller, with `options` beyond the operator config (a
+ * ControllerFactory: src/controllers/index.ts registers it).
+ */
+export function bucketController(
+  deps: ControllerDeps,
+  options: BucketControllerOptions = {},
+): ControllerDefinition {
+  const loop = managedLoopOptions(
+    deps.config,
+    "Bucket",
+    options.visibilityGraceMs ?? BUCKET_VISIBILITY_WINDOW_MS,
+  );
+  return managedController(
+    bucketKind(
+      objectStorageOf(deps),
+      loop.pollIntervalMs,
+      deps.config.objectStorage.exportCredentials ? deps.connections : undefined,
+    ),
+    {
+      loop,
+      connections: deps.connections,
+    },
+  );
 }
-
-/** The Bucket controller factory (registered in src/controllers/index.ts). */
-export const bucketController: ControllerFactory = bucketControllerWith();

@@ -23,8 +23,8 @@ import {
 import { RetryableError } from "../../runtime/errors.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
-import { SECRETS, type ServiceConnections } from "../connections/registry.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import { SECRETS } from "../connections/registry.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import { STEERING_ANNOTATIONS } from "../managed/policies.js";
 import { nasProductObjects, trainingProductObjects } from "./mirror.js";
 import { connectionLabelValue } from "./naming.js";
@@ -38,12 +38,8 @@ export const DEFAULT_KEY: ObjectKey = { namespace: "", name: "_default" };
 /** The condition reasons of an object refused for a product code its catalog lacks. */
 const UNKNOWN_PRODUCT_REASONS = new Set(["UnknownProductRefused", "ProductNotFoundRefused"]);
 
-/** What the mirror is built with. */
+/** Tunables of the catalog mirror beyond the operator config (tests shorten them). */
 export interface CatalogMirrorOptions {
-  /** The process's connections: the default one and each ServiceConnection's. */
-  connections: ServiceConnections;
-  /** How often a connection's catalogs are read again (config `catalog.refreshIntervalMs`). */
-  refreshIntervalMs: number;
   /** The shortest time between two reads for refused objects; default `REFUSAL_REFRESH_GAP_MS`. */
   refusalGapMs?: number;
 }
@@ -60,9 +56,19 @@ interface KeyConnection {
 const requestOf = (obj: KubeObject | undefined) =>
   obj?.metadata?.annotations?.[STEERING_ANNOTATIONS.reconcileRequestedAt];
 
-/** Builds the catalog mirror controller. */
-export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefinition {
-  const { connections, refreshIntervalMs, refusalGapMs } = options;
+/**
+ * The catalog mirror controller, with `options` beyond the operator config (a
+ * ControllerFactory: src/controllers/index.ts registers it): every connection of the
+ * process (the default one and each ServiceConnection's) has its catalogs read again
+ * every `catalog.refreshIntervalMs`.
+ */
+export function catalogMirrorController(
+  deps: ControllerDeps,
+  options: CatalogMirrorOptions = {},
+): ControllerDefinition {
+  const { connections } = deps;
+  const { refreshIntervalMs } = deps.config.catalog;
+  const { refusalGapMs } = options;
   const memories = new Map<string, ConnectionMemory>();
   const memoryOf = (name: string) => {
     let m = memories.get(name);
@@ -270,10 +276,3 @@ export function catalogMirrorFrom(options: CatalogMirrorOptions): ControllerDefi
     ])
     .reconcile(reconcile);
 }
-
-/** The registry factory: the process's connections and `catalog.refreshIntervalMs`. */
-export const catalogMirrorController: ControllerFactory = (deps) =>
-  catalogMirrorFrom({
-    connections: deps.connections,
-    refreshIntervalMs: deps.config.catalog.refreshIntervalMs,
-  });

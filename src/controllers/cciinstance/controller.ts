@@ -14,8 +14,7 @@ import {
   type KubeObject,
   systemClock,
 } from "../../runtime/index.js";
-import type { ConnectionSource } from "../connections/registry.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import { claimedIds } from "../managed/binding.js";
 import { EXPORT_RULE } from "../managed/export.js";
 import { callsOf } from "../managed/settled.js";
@@ -25,42 +24,39 @@ import type { SaveBackoff } from "./images.js";
 import { CciInstanceReconciler } from "./reconciler.js";
 import { type CciAccount, CciSnapshot } from "./snapshot.js";
 
-/** What the controller is built with. */
+/** Tunables of the CciInstance controller beyond the operator config (tests shorten them). */
 export interface CciInstanceControllerOptions {
-  /** Where each object's account is found (`ControllerDeps.connections`). */
-  connections: ConnectionSource;
-  /** How often each object is reconciled again (the CciInstance poll interval). */
-  pollIntervalMs: number;
   /** How long one walk of the CCI list is reused. Default 90% of the poll interval. */
   snapshotTtlMs?: number;
   /** Delays between attempts of a failed image save. Default 10 s doubling up to 10 min. */
   saveBackoff?: SaveBackoff;
   /** Time source of the snapshot's TTL. Default the system clock. */
   clock?: Clock;
-  /** `adoption.namespaces`: where CciInstances may bind at all (the operator creates none). */
-  adoptionNamespaces?: readonly string[];
 }
 
 /** Default delays between attempts of a failed image save. */
 export const DEFAULT_SAVE_BACKOFF: SaveBackoff = { baseMs: 10_000, maxMs: 10 * 60_000 };
 
 /**
- * Builds the CciInstance controller. Each call owns its list snapshots (one per
- * connection, shared by the reconciles of its objects) and its own memory of objects,
- * so two managers in one process do not share state.
+ * The CciInstance controller, with `options` beyond the operator config (a
+ * ControllerFactory: src/controllers/index.ts registers it). Each call owns its list
+ * snapshots (one per connection, shared by the reconciles of its objects) and its own
+ * memory of objects, so two managers in one process do not share state.
  */
-export function cciInstanceControllerFrom(
-  options: CciInstanceControllerOptions,
+export function cciInstanceController(
+  deps: ControllerDeps,
+  options: CciInstanceControllerOptions = {},
 ): ControllerDefinition {
+  const pollIntervalMs = pollIntervalFor(deps.config, "CciInstance");
   const clock = options.clock ?? systemClock;
   const snapshots = new WeakMap<object, CciSnapshot>();
   // A poll of a settled instance is routine observation (the routine budget).
   const connect = (obj: KubeObject, signal: AbortSignal): CciAccount => {
-    const { service } = options.connections.forObject(obj);
+    const { service } = deps.connections.forObject(obj);
     let snapshot = snapshots.get(service.account);
     if (!snapshot) {
       snapshot = new CciSnapshot({
-        ttlMs: options.snapshotTtlMs ?? Math.floor(options.pollIntervalMs * 0.9),
+        ttlMs: options.snapshotTtlMs ?? Math.floor(pollIntervalMs * 0.9),
         now: () => clock.now().getTime(),
       });
       snapshots.set(service.account, snapshot);
@@ -69,9 +65,9 @@ export function cciInstanceControllerFrom(
   };
   const reconciler = new CciInstanceReconciler({
     connect,
-    pollIntervalMs: options.pollIntervalMs,
+    pollIntervalMs,
     saveBackoff: options.saveBackoff ?? DEFAULT_SAVE_BACKOFF,
-    adoptionNamespaces: options.adoptionNamespaces ?? [],
+    adoptionNamespaces: deps.config.adoption.namespaces,
   });
   const builder = controller("cciinstance")
     .for(cciInstanceCrd)
@@ -112,11 +108,3 @@ export function cciInstanceControllerFrom(
     .onError((key, err, ctx) => reconciler.onError(key, err, ctx))
     .reconcile((key, ctx) => reconciler.reconcile(key, ctx));
 }
-
-/** The CciInstance controller factory (registered in src/controllers/index.ts). */
-export const cciInstanceController: ControllerFactory = ({ config, connections }) =>
-  cciInstanceControllerFrom({
-    connections,
-    pollIntervalMs: pollIntervalFor(config, "CciInstance"),
-    adoptionNamespaces: config.adoption.namespaces,
-  });

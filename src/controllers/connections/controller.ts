@@ -24,7 +24,7 @@ import {
   patchStatus,
   removeFinalizer,
 } from "../../runtime/writes.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
 import { managedPermissions } from "../managed/managed-controller.js";
 import { SECRETS, type ServiceConnections } from "./registry.js";
@@ -45,19 +45,6 @@ export function connectionFinalizer(shardKey: string | undefined): string {
 /** The kinds whose objects use connections: every namespaced kind. */
 const USER_KINDS = allCrds.filter((d) => d.namespaced);
 
-/** What the controller is built with. */
-export interface ServiceConnectionControllerOptions {
-  connections: ServiceConnections;
-  /** How often the Ready check runs again (the ServiceConnection poll interval). */
-  pollIntervalMs: number;
-  /**
-   * The shard this operator serves (config `shardKey`): it holds the connection for its
-   * own objects only, with its own finalizer, and leaves the status to the unsharded
-   * operator.
-   */
-  shardKey?: string | undefined;
-}
-
 /** The objects, of every kind, that use connection `name` (by connectionRef or namespace). */
 export function usersOf(
   connections: ServiceConnections,
@@ -69,13 +56,18 @@ export function usersOf(
   );
 }
 
-/** Builds the ServiceConnection controller. */
-export function serviceConnectionControllerFrom(
-  options: ServiceConnectionControllerOptions,
-): ControllerDefinition {
-  const { connections, pollIntervalMs } = options;
-  const finalizer = connectionFinalizer(options.shardKey);
-  const writesStatus = options.shardKey === undefined;
+/**
+ * The ServiceConnection controller (a ControllerFactory: src/controllers/index.ts
+ * registers it): the Ready check runs again every ServiceConnection poll interval; with
+ * a `shardKey` in the config, the operator holds the connection for its own shard's
+ * objects only, with its own finalizer, and leaves the status to the unsharded operator.
+ */
+export function serviceConnectionController(deps: ControllerDeps): ControllerDefinition {
+  const { connections } = deps;
+  const { shardKey } = deps.config;
+  const pollIntervalMs = pollIntervalFor(deps.config, "ServiceConnection");
+  const finalizer = connectionFinalizer(shardKey);
+  const writesStatus = shardKey === undefined;
   /** What each connection's objects were last retried for: uid, generation, Secret versions. */
   const seen = new Map<string, string>();
   /** The last Ready check of each connection, and when it ran. */
@@ -260,11 +252,3 @@ export function serviceConnectionControllerFrom(
     })
     .reconcile(reconcile);
 }
-
-/** The registry factory: the process's connections, the ServiceConnection poll interval. */
-export const serviceConnectionController: ControllerFactory = (deps) =>
-  serviceConnectionControllerFrom({
-    connections: deps.connections,
-    pollIntervalMs: pollIntervalFor(deps.config, "ServiceConnection"),
-    shardKey: deps.config.shardKey,
-  });

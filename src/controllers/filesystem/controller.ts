@@ -6,8 +6,9 @@
 import { cciInstanceCrd } from "../../crds/cciinstance.js";
 import { type FileSystem as FileSystemObject, fileSystemCrd } from "../../crds/filesystem.js";
 import type { CacheReader } from "../../runtime/cache.js";
+import type { ControllerDefinition } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { FileSystemExternalClient } from "./external.js";
@@ -35,33 +36,31 @@ export interface FileSystemControllerOptions {
   visibilityGraceMs?: number;
 }
 
-/** A FileSystem controller factory with `options`. */
-export function fileSystemControllerWith(
+/**
+ * The FileSystem controller, with `options` beyond the operator config (a
+ * ControllerFactory: src/controllers/index.ts registers it).
+ */
+export function fileSystemController(
+  deps: ControllerDeps,
   options: FileSystemControllerOptions = {},
-): ControllerFactory {
-  return (deps) => {
-    const kind: ManagedKind<FileSystemObject, FileSystemRemote, FileSystemRefs> = {
-      resource: fileSystemCrd,
-      exportValues: (_obj, status) => fileSystemExport(status),
-      finalizer: FILE_SYSTEM_FINALIZER,
-      connect: (conn) => new FileSystemExternalClient(conn.service),
-      adoptId: (obj) => obj.spec.fileSystemId,
-      resolveReferences: mountTargetResolver(deps.config.adoption.namespaces),
-      status: (obj, facts, remote) =>
-        fileSystemStatus(obj, facts, remote) as Record<string, unknown>,
-      statusId: (obj) => obj.status?.fileSystemId,
-      factFields: FILE_SYSTEM_FACT_FIELDS,
-    };
-    return managedController(kind, {
-      connections: deps.connections,
-      loop: managedLoopOptions(deps.config, "FileSystem", options.visibilityGraceMs),
-      references: {
-        watches: [{ resource: cciInstanceCrd, map: mountingOn }],
-        reason: "read the CciInstances a file system is mounted on",
-      },
-    });
+): ControllerDefinition {
+  const kind: ManagedKind<FileSystemObject, FileSystemRemote, FileSystemRefs> = {
+    resource: fileSystemCrd,
+    exportValues: (_obj, status) => fileSystemExport(status),
+    finalizer: FILE_SYSTEM_FINALIZER,
+    connect: (conn) => new FileSystemExternalClient(conn.service),
+    adoptId: (obj) => obj.spec.fileSystemId,
+    resolveReferences: mountTargetResolver(deps.config.adoption.namespaces),
+    status: (obj, facts, remote) => fileSystemStatus(obj, facts, remote) as Record<string, unknown>,
+    statusId: (obj) => obj.status?.fileSystemId,
+    factFields: FILE_SYSTEM_FACT_FIELDS,
   };
+  return managedController(kind, {
+    connections: deps.connections,
+    loop: managedLoopOptions(deps.config, "FileSystem", options.visibilityGraceMs),
+    references: {
+      watches: [{ resource: cciInstanceCrd, map: mountingOn }],
+      reason: "read the CciInstances a file system is mounted on",
+    },
+  });
 }
-
-/** The FileSystem controller factory (registered in src/controllers/index.ts). */
-export const fileSystemController: ControllerFactory = fileSystemControllerWith();

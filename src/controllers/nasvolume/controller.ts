@@ -4,9 +4,10 @@
  * mapping below.
  */
 import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
+import type { ControllerDefinition } from "../../runtime/controller.js";
 import { stripClientTokenMarker } from "../../service/index.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
@@ -118,16 +119,16 @@ export interface NasVolumeControllerOptions {
   scaleSettleMs?: number;
 }
 
-/** A NasVolume controller factory with `options`. */
-export function nasVolumeControllerWith(
+/**
+ * The NasVolume controller, with `options` beyond the operator config (a
+ * ControllerFactory: src/controllers/index.ts registers it).
+ */
+export function nasVolumeController(
+  deps: ControllerDeps,
   options: NasVolumeControllerOptions = {},
-): ControllerFactory {
-  return (deps) =>
-    managedController(nasVolumeKind(options.scaleSettleMs), {
-      connections: deps.connections,
-      loop: managedLoopOptions(deps.config, "NasVolume", options.visibilityGraceMs),
-    });
+): ControllerDefinition {
+  return managedController(nasVolumeKind(options.scaleSettleMs), {
+    connections: deps.connections,
+    loop: managedLoopOptions(deps.config, "NasVolume", options.visibilityGraceMs),
+  });
 }
-
-/** The NasVolume controller factory (registered in src/controllers/index.ts). */
-export const nasVolumeController: ControllerFactory = nasVolumeControllerWith();

@@ -20,8 +20,7 @@ import {
   type ObjectKey,
   parseKey,
 } from "../../runtime/index.js";
-import type { ConnectionSource } from "../connections/registry.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import { perAccount } from "../managed/account-memory.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController } from "../managed/managed-controller.js";
@@ -44,36 +43,16 @@ import {
   trainingJobExport,
   trainingJobStatus,
 } from "./status.js";
-import type { TaskStatusTable } from "./status-class.js";
 
 /** The finalizer of TrainingJobs. */
 export const TRAINING_JOB_FINALIZER = "aidc.io/trainingjob";
 
-/** What the controller is built with. */
+/** Tunables of the TrainingJob controller beyond the operator config (tests shorten them). */
 export interface TrainingJobControllerOptions {
-  /** Where each job's account is found (`ControllerDeps.connections`). */
-  connections: ConnectionSource;
-  /** Poll interval of a task. */
-  pollIntervalMs: number;
-  /** First poll of a pending subscription (doubles with its age). */
+  /** First poll of a pending subscription (doubles with its age). Default: the loop's. */
   subscriptionPollMs?: number;
-  /** How long a new task may be missing from the task list after a create (`service.listVisibilityWindowMs`). */
+  /** How long a new task may be missing from the task list after a create. Default: `service.listVisibilityWindowMs`. */
   visibilityGraceMs?: number;
-  /** Remote status words → class, over DEFAULT_TASK_STATUS_TABLE. */
-  statusClasses?: TaskStatusTable;
-  /**
-   * `spec.exposePorts` is honoured (by the exposure controller, which the registry
-   * starts then): ports name their Service in status. Default false: a job asking for
-   * it is refused `ExposureDisabled`.
-   */
-  exposure?: boolean;
-  /**
-   * The ranges an open port's external address must lie in to be exposed
-   * (`trainingJob.exposure.allowedCidrs`). Default none: every address is refused.
-   */
-  exposureCidrs?: readonly string[];
-  /** `adoption.namespaces` of the operator config (managed/tenancy.ts); default none. */
-  adoptionNamespaces?: readonly string[];
 }
 
 /** The TrainingJobs whose index `index` lists `obj`. */
@@ -88,16 +67,27 @@ function referencing(index: string) {
       .map((j) => parseKey(`${j.metadata?.namespace}/${j.metadata?.name}`));
 }
 
-/** Builds the TrainingJob controller. */
-export function trainingJobControllerFrom(
-  options: TrainingJobControllerOptions,
+/**
+ * The TrainingJob controller, with `options` beyond the operator config (a
+ * ControllerFactory: src/controllers/index.ts registers it): its poll interval, status
+ * classes (`trainingJob.statusClasses`), exposure (`trainingJob.exposure`: when enabled,
+ * ports name their Service in status; else a job asking for it is refused
+ * `ExposureDisabled`) and `adoption.namespaces` come from the config.
+ */
+export function trainingJobController(
+  deps: ControllerDeps,
+  options: TrainingJobControllerOptions = {},
 ): ControllerDefinition {
-  const addresses = new AddressAllowList(options.exposureCidrs ?? []);
+  const { config } = deps;
+  const { statusClasses } = config.trainingJob;
+  const exposure = config.trainingJob.exposure.enabled;
+  const addresses = new AddressAllowList(config.trainingJob.exposure.allowedCidrs);
+  const adoptionNamespaces = config.adoption.namespaces;
   const clientOptions = {
-    ...(options.statusClasses ? { statusClasses: options.statusClasses } : {}),
-    exposure: options.exposure === true,
+    ...(statusClasses ? { statusClasses } : {}),
+    exposure,
     exposureAddresses: addresses,
-    adoptionNamespaces: options.adoptionNamespaces ?? [],
+    adoptionNamespaces,
   };
   const fullReads = perAccount(() => new FullReads(DEFAULT_FULL_READ_INTERVAL_MS));
   const kind: ManagedKind<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> = {
@@ -110,13 +100,7 @@ export function trainingJobControllerFrom(
     // A task's references were used at its creation and cannot change.
     referencesForCreateOnly: true,
     status: (obj, facts, remote) =>
-      trainingJobStatus(
-        obj,
-        facts,
-        remote,
-        options.statusClasses,
-        options.exposure === true ? addresses : undefined,
-      ),
+      trainingJobStatus(obj, facts, remote, statusClasses, exposure ? addresses : undefined),
     statusId: (obj) => obj.status?.taskId,
     factFields: TRAINING_JOB_FACT_FIELDS,
     conditions: (_call, ready, remote) => {
@@ -125,12 +109,12 @@ export function trainingJobControllerFrom(
     },
   };
   return managedController(kind, {
-    connections: options.connections,
+    connections: deps.connections,
     loop: {
-      pollIntervalMs: options.pollIntervalMs,
+      pollIntervalMs: pollIntervalFor(config, "TrainingJob"),
       ...(options.subscriptionPollMs ? { subscriptionPollMs: options.subscriptionPollMs } : {}),
-      ...(options.visibilityGraceMs ? { visibilityGraceMs: options.visibilityGraceMs } : {}),
-      adoptionNamespaces: options.adoptionNamespaces ?? [],
+      visibilityGraceMs: options.visibilityGraceMs ?? config.service.listVisibilityWindowMs,
+      adoptionNamespaces,
     },
     indexes: [
       {
@@ -152,15 +136,3 @@ export function trainingJobControllerFrom(
     },
   });
 }
-
-/** The registry factory: the connections, the TrainingJob poll interval, status classes and exposure. */
-export const trainingJobController: ControllerFactory = ({ config, connections }) =>
-  trainingJobControllerFrom({
-    connections,
-    pollIntervalMs: pollIntervalFor(config, "TrainingJob"),
-    visibilityGraceMs: config.service.listVisibilityWindowMs,
-    statusClasses: config.trainingJob.statusClasses,
-    exposure: config.trainingJob.exposure.enabled,
-    exposureCidrs: config.trainingJob.exposure.allowedCidrs,
-    adoptionNamespaces: config.adoption.namespaces,
-  });

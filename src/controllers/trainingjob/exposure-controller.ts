@@ -17,7 +17,7 @@ import {
   type KubeObject,
   type ResourceDescriptor,
 } from "../../runtime/index.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import { reasonEvents } from "../event-reasons.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "./expose.js";
 import { applyExposure, exposureChanges, exposureInSync } from "./expose-sync.js";
@@ -65,13 +65,17 @@ export const EXPOSURE_PERMISSIONS: readonly DeclaredRule[] = [
 export const EXPOSURE_UPDATED = "ExposureUpdated";
 
 /**
- * Builds the exposure controller: `allowedCidrs` are the ranges an open port's
- * external address must lie in (`trainingJob.exposure.allowedCidrs`; none: nothing is
- * exposed, and the TrainingJob controller says `ExposureAddressRefused`).
+ * The exposure controller (a ControllerFactory: src/controllers/index.ts registers it)
+ * when `trainingJob.exposure.enabled`, else none (no Service or EndpointSlice is read or
+ * written, and no rule granted). `trainingJob.exposure.allowedCidrs` are the ranges an
+ * open port's external address must lie in (none: nothing is exposed, and the
+ * TrainingJob controller says `ExposureAddressRefused`).
  */
-export function trainingJobExposureControllerFrom(
-  allowedCidrs: readonly string[],
-): ControllerDefinition {
+export function trainingJobExposureController(
+  deps: ControllerDeps,
+): ControllerDefinition | undefined {
+  const { enabled, allowedCidrs } = deps.config.trainingJob.exposure;
+  if (!enabled) return undefined;
   const addresses = new AddressAllowList(allowedCidrs);
   return controller("trainingjob-exposure")
     .for(trainingJobCrd, { statusChanges: true })
@@ -103,12 +107,3 @@ export function trainingJobExposureControllerFrom(
       return {};
     });
 }
-
-/**
- * The registry factory: the exposure controller when `trainingJob.exposure.enabled`,
- * else none (no Service or EndpointSlice is read or written, and no rule granted).
- */
-export const trainingJobExposureController: ControllerFactory = ({ config }) =>
-  config.trainingJob.exposure.enabled
-    ? trainingJobExposureControllerFrom(config.trainingJob.exposure.allowedCidrs)
-    : undefined;

@@ -12,9 +12,10 @@ import {
   trainingTemplateCrd,
 } from "../../crds/trainingtemplate.js";
 import type { CacheReader } from "../../runtime/cache.js";
+import type { ControllerDefinition } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
-import type { ControllerFactory } from "../controller-factory.js";
+import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
@@ -65,42 +66,41 @@ export interface TrainingTemplateControllerOptions {
   visibilityGraceMs?: number;
 }
 
-/** A TrainingTemplate controller factory with `options`. */
-export function trainingTemplateControllerWith(
+/**
+ * The TrainingTemplate controller, with `options` beyond the operator config (a
+ * ControllerFactory: src/controllers/index.ts registers it).
+ */
+export function trainingTemplateController(
+  deps: ControllerDeps,
   options: TrainingTemplateControllerOptions = {},
-): ControllerFactory {
-  return (deps) => {
-    const kind: ManagedKind<TrainingTemplateObject, TrainingTemplate, TemplateRefs> = {
-      resource: trainingTemplateCrd,
-      finalizer: TEMPLATE_FINALIZER,
-      connect: (conn) => new TemplateExternalClient(conn.service, deps.config.adoption.namespaces),
-      resolveReferences: resolveTemplateReferences,
-      status: (obj, facts, remote) => templateStatus(obj, facts, remote) as Record<string, unknown>,
-      statusId: (obj) => obj.status?.templateId,
-    };
-    return managedController(kind, {
-      connections: deps.connections,
-      loop: managedLoopOptions(deps.config, "TrainingTemplate", options.visibilityGraceMs),
-      references: {
-        watches: [
-          {
-            resource: nasVolumeCrd,
-            map: (nas, cache) =>
-              referrers(nas, cache, (t, name) =>
-                (t.spec.storage ?? []).some((m) => m.nasVolumeRef?.name === name),
-              ),
-          },
-          {
-            resource: trainingJobCrd,
-            map: (job, cache) =>
-              referrers(job, cache, (t, name) => t.spec.fromTrainingJobRef?.name === name),
-          },
-        ],
-        reason: "read the NasVolumes and TrainingJobs a template refers to",
-      },
-    });
+): ControllerDefinition {
+  const kind: ManagedKind<TrainingTemplateObject, TrainingTemplate, TemplateRefs> = {
+    resource: trainingTemplateCrd,
+    finalizer: TEMPLATE_FINALIZER,
+    connect: (conn) => new TemplateExternalClient(conn.service, deps.config.adoption.namespaces),
+    resolveReferences: resolveTemplateReferences,
+    status: (obj, facts, remote) => templateStatus(obj, facts, remote) as Record<string, unknown>,
+    statusId: (obj) => obj.status?.templateId,
   };
+  return managedController(kind, {
+    connections: deps.connections,
+    loop: managedLoopOptions(deps.config, "TrainingTemplate", options.visibilityGraceMs),
+    references: {
+      watches: [
+        {
+          resource: nasVolumeCrd,
+          map: (nas, cache) =>
+            referrers(nas, cache, (t, name) =>
+              (t.spec.storage ?? []).some((m) => m.nasVolumeRef?.name === name),
+            ),
+        },
+        {
+          resource: trainingJobCrd,
+          map: (job, cache) =>
+            referrers(job, cache, (t, name) => t.spec.fromTrainingJobRef?.name === name),
+        },
+      ],
+      reason: "read the NasVolumes and TrainingJobs a template refers to",
+    },
+  });
 }
-
-/** The TrainingTemplate controller factory (registered in src/controllers/index.ts). */
-export const trainingTemplateController: ControllerFactory = trainingTemplateControllerWith();
