@@ -1,5 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { createServer } from "node:net";
@@ -12,6 +11,7 @@ import {
 } from "./binaries.js";
 import { type ControlPlaneCerts, generateCerts, writeAdminKubeconfig } from "./certs.js";
 import { controllerManagerArgs, controllerManagerHealthy } from "./controller-manager.js";
+import { spawnLogged, stopProcess, waitFor } from "./processes.js";
 
 /** Options of a local control plane. */
 export interface ControlPlaneOptions {
@@ -37,8 +37,6 @@ export async function freePort(): Promise<number> {
     });
   });
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Every plane started in this process, so that an abrupt exit still kills them. */
 const live = new Set<LocalControlPlane>();
@@ -71,9 +69,11 @@ export class LocalControlPlane {
   private etcd?: ChildProcess;
   private apiServer?: ChildProcess;
   private controllerManager?: ChildProcess;
+  private readonly startTimeoutMs: number;
 
   constructor(options: ControlPlaneOptions = {}) {
     this.options = options;
+    this.startTimeoutMs = options.startTimeoutMs ?? 120_000;
   }
 
   /** https://127.0.0.1:<port> */
@@ -116,7 +116,7 @@ export class LocalControlPlane {
     const peerPort = await freePort();
     const client = `http://127.0.0.1:${this.etcdPort}`;
     const peer = `http://127.0.0.1:${peerPort}`;
-    this.etcd = this.spawnLogged(bins.etcd, "etcd", [
+    this.etcd = spawnLogged(this.dir, bins.etcd, "etcd", [
       `--data-dir=${join(this.dir, "etcd-data")}`,
       `--listen-client-urls=${client}`,
       `--advertise-client-urls=${client}`,
@@ -126,7 +126,7 @@ export class LocalControlPlane {
       "--unsafe-no-fsync=true",
       "--log-level=warn",
     ]);
-    await this.waitFor("etcd", this.etcd, async () => {
+    await waitFor(this.dir, this.startTimeoutMs, "etcd", this.etcd, async () => {
       const res = await fetch(`${client}/health`);
       return res.ok;
     });
@@ -139,7 +139,7 @@ export class LocalControlPlane {
   async startApiServer(flags = this.options.apiServerFlags ?? []): Promise<void> {
     const bins = this.binaries as ControlPlaneBinaries;
     const c = this.certs as ControlPlaneCerts;
-    this.apiServer = this.spawnLogged(bins.kubeApiserver, "kube-apiserver", [
+    this.apiServer = spawnLogged(this.dir, bins.kubeApiserver, "kube-apiserver", [
       `--etcd-servers=http://127.0.0.1:${this.etcdPort}`,
       `--cert-dir=${join(this.dir, "apiserver-certs")}`,
       "--bind-address=127.0.0.1",
@@ -158,7 +158,7 @@ export class LocalControlPlane {
       "--disable-admission-plugins=ServiceAccount",
       ...flags,
     ]);
-    await this.waitFor("kube-apiserver", this.apiServer, async () => {
+    await waitFor(this.dir, this.startTimeoutMs, "kube-apiserver", this.apiServer, async () => {
       const res = await this.get("/readyz");
       if (res.status !== 200) return false;
       const ns = await this.get("/api/v1/namespaces/default");
@@ -169,7 +169,8 @@ export class LocalControlPlane {
   private async startControllerManager(): Promise<void> {
     const bins = this.binaries as ControlPlaneBinaries;
     this.controllerManagerPort = await freePort();
-    this.controllerManager = this.spawnLogged(
+    this.controllerManager = spawnLogged(
+      this.dir,
       bins.kubeControllerManager,
       "kube-controller-manager",
       controllerManagerArgs({
@@ -178,8 +179,12 @@ export class LocalControlPlane {
         port: this.controllerManagerPort,
       }),
     );
-    await this.waitFor("kube-controller-manager", this.controllerManager, () =>
-      controllerManagerHealthy(this.controllerManagerPort),
+    await waitFor(
+      this.dir,
+      this.startTimeoutMs,
+      "kube-controller-manager",
+      this.controllerManager,
+      () => controllerManagerHealthy(this.controllerManagerPort),
     );
   }
 
@@ -225,43 +230,6 @@ export class LocalControlPlane {
     await writeAdminKubeconfig(this.kubeconfigPath, this.server, this.certs as ControlPlaneCerts);
   }
 
-  private spawnLogged(bin: string, name: string, args: string[]): ChildProcess {
-    const log = createWriteStream(join(this.dir, `${name}.log`), { flags: "a" });
-    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
-    return child;
-  }
-
-  private async waitFor(
-    name: string,
-    child: ChildProcess | undefined,
-    ready: () => Promise<boolean>,
-  ): Promise<void> {
-    const deadline = Date.now() + (this.options.startTimeoutMs ?? 120_000);
-    while (Date.now() < deadline) {
-      if (child && child.exitCode !== null) {
-        throw new Error(`${name} exited with code ${child.exitCode}: ${await this.logTail(name)}`);
-      }
-      try {
-        if (await ready()) return;
-      } catch {
-        // not listening yet
-      }
-      await sleep(200);
-    }
-    throw new Error(`${name} not ready in time: ${await this.logTail(name)}`);
-  }
-
-  private async logTail(name: string): Promise<string> {
-    try {
-      const text = await readFile(join(this.dir, `${name}.log`), "utf8");
-      return text.split("\n").slice(-15).join("\n");
-    } catch {
-      return "(no log)";
-    }
-  }
-
   /** Stops the processes (SIGTERM, then SIGKILL) and removes the directory. */
   async stop(): Promise<void> {
     await stopProcess(this.controllerManager);
@@ -290,13 +258,4 @@ export class LocalControlPlane {
       if (child && child.exitCode === null) child.kill("SIGKILL");
     }
   }
-}
-
-async function stopProcess(child: ChildProcess | undefined, graceMs = 10_000): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
-  await exited;
-  clearTimeout(timer);
 }
