@@ -22,6 +22,7 @@ describe("the routine mark of a reconcile's service calls", () => {
   function setup() {
     const w = world({}, { [ANNOTATIONS.externalId]: "id-1" });
     const made: string[] = [];
+    const signals: (AbortSignal | undefined)[] = [];
     let looks = 0;
     let upToDate = true;
     const remote = client(() => w);
@@ -50,6 +51,7 @@ describe("the routine mark of a reconcile's service calls", () => {
       { pollIntervalMs: 30_000, subscriptionPollMs: 1_000, visibilityGraceMs: 5_000 },
       (_obj, calls: CallContext) => {
         const mark = calls.routine ? "routine" : calls.followUp ? "follow-up" : "work";
+        signals.push(calls.signal);
         return {
           ...remote,
           observe: async () => {
@@ -64,15 +66,15 @@ describe("the routine mark of a reconcile's service calls", () => {
         };
       },
     );
-    const reconcileNow = async () => {
+    const reconcileNow = async (signal?: AbortSignal) => {
       made.length = 0;
-      await reconcile(KEY, w.ctx);
+      await reconcile(KEY, signal ? { ...w.ctx, signal } : w.ctx);
       return [...made];
     };
     const drift = () => {
       upToDate = false;
     };
-    return { w, reconcileNow, drift };
+    return { w, reconcileNow, drift, signals };
   }
 
   const reconciling = (o: unknown) =>
@@ -115,5 +117,16 @@ describe("the routine mark of a reconcile's service calls", () => {
       },
     }));
     expect(await reconcileNow()).toEqual(["observe: work"]);
+  });
+
+  it("hands the reconcile's deadline signal to every connection it makes", async () => {
+    const { reconcileNow, drift, signals } = setup();
+    await reconcileNow();
+    await reconcileNow();
+    drift();
+    const deadline = new AbortController().signal;
+    await reconcileNow(deadline);
+    // The routine look, then the change's own connection: both carry it.
+    expect(signals.slice(-2)).toEqual([deadline, deadline]);
   });
 });
