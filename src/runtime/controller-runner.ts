@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { InformerCache } from "./cache.js";
 import type { ControllerDefinition } from "./controller.js";
@@ -202,6 +203,11 @@ export class RunningController {
         this.echoes.forget(key);
         queue.done(key);
       }
+      // A reconcile that awaited nothing real (a routine poll answered from the cache or
+      // a list snapshot) ends in microtasks; without a turn of the event loop between
+      // keys, a burst of 1,000 of them held every socket and timer of the process for a
+      // second, and other connections' objects with it.
+      await setImmediate();
     }
   }
 

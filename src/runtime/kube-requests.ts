@@ -123,7 +123,7 @@ export class KubeRequests {
   ): Promise<KubeHttpAnswer> {
     // A reconcile abandoned at its deadline writes nothing more (reconcile-deadline.ts).
     assertReconcileLive(`${method} ${path}`);
-    // Reconciles of different flows (accounts) take the budget in turn (priority.ts).
+    // Each flow (account, priority.ts) has a bucket of its own; the ceiling goes in turn.
     const waitMs = await this.bucket.take(currentReconcileFlow());
     assertReconcileLive(`${method} ${path}`);
     const started = Date.now();
