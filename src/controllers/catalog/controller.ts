@@ -10,9 +10,9 @@
  */
 import { CATALOG_LABELS, type CatalogStatus } from "../../crds/catalog.js";
 import { nasProductCrd } from "../../crds/nasproduct.js";
-import { nasVolumeCrd } from "../../crds/nasvolume.js";
+import { NAS_VOLUME_REASONS, nasVolumeCrd } from "../../crds/nasvolume.js";
 import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
-import { trainingJobCrd } from "../../crds/trainingjob.js";
+import { TRAINING_JOB_REASONS, trainingJobCrd } from "../../crds/trainingjob.js";
 import { trainingProductCrd } from "../../crds/trainingproduct.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import {
@@ -36,7 +36,10 @@ import { CATALOG_KINDS, ProductWrites } from "./writes.js";
 export const DEFAULT_KEY: ObjectKey = { namespace: "", name: "_default" };
 
 /** The condition reasons of an object refused for a product code its catalog lacks. */
-const UNKNOWN_PRODUCT_REASONS = new Set(["UnknownProductRefused", "ProductNotFoundRefused"]);
+const UNKNOWN_PRODUCT_REASONS = new Set<string>([
+  TRAINING_JOB_REASONS.names.UnknownProductRefused,
+  NAS_VOLUME_REASONS.names.ProductNotFoundRefused,
+]);
 
 /** Tunables of the catalog mirror beyond the operator config (tests shorten them). */
 export interface CatalogMirrorOptions {
