@@ -175,10 +175,15 @@ export class KubeConnection {
       // Loaded only when a proxy is named: undici's index (its CONNECT needs the API
       // methods the index adds to every dispatcher).
       const { ProxyAgent } = await import("undici");
+      // An https:// proxy is verified as Go's clients verify it: with the cluster's TLS
+      // settings (its CA, client certificate, insecure-skip-tls-verify), not the system's
+      // roots; checked against the proxy's own name.
+      const { servername: _servername, ...proxyTls } = tls;
       dispatcher = new ProxyAgent({
         ...options,
         uri: proxy,
         requestTls: connect,
+        ...(proxy.startsWith("https:") ? { proxyTls } : {}),
       }) as unknown as ClosableDispatcher;
     } else {
       dispatcher = new Pool(url.origin, { ...options, connect });
