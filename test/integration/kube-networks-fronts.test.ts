@@ -1,7 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { controllers } from "../../src/controllers/index.js";
+import { generateCerts } from "../../src/controlplane/certs.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { ApiFront } from "../support/api-front.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
@@ -221,6 +222,37 @@ describe("the operator behind fronts of the API server", () => {
       await proxy.stop();
     }
   }, 150_000);
+
+  it("tunnels through an https:// proxy whose CA the kubeconfig's CA bundle holds, as kubectl trusts it", async () => {
+    const certs = await generateCerts(await mkdtemp(join(bed.dir, "https-proxy-")));
+    const [key, cert, proxyCa] = await Promise.all([
+      readFile(certs.serverKey),
+      readFile(certs.serverCert),
+      readFile(certs.caCert),
+    ]);
+    const proxy = new ConnectProxy({}, undefined, { key, cert });
+    await proxy.start();
+    try {
+      const access = adminAccess(admin);
+      const kubeconfig = await writeKubeconfig(
+        join(bed.dir, "https-proxy"),
+        {
+          proxied: {
+            ...access,
+            // One bundle: the API server's CA and the proxy's.
+            ca: Buffer.concat([access.ca ?? Buffer.alloc(0), Buffer.from("\n"), proxyCa]),
+            proxyUrl: proxy.url,
+          },
+        },
+        "proxied",
+      );
+      await readyThrough(bed, admin, kubeconfig, "net-https-proxy-ca");
+      expect(proxy.url).toMatch(/^https:/);
+      expect(proxy.tunnels).toBeGreaterThan(0);
+    } finally {
+      await proxy.stop();
+    }
+  });
 
   it("tunnels through a SOCKS5 proxy with a user and password: socks5:// as proxy-url, socks5h:// as HTTPS_PROXY", async () => {
     // A name only the proxy resolves, as behind a bastion's `ssh -D`.

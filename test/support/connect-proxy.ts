@@ -1,4 +1,5 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import { type AddressInfo, connect, isIP, type Socket } from "node:net";
 
 /**
@@ -7,7 +8,7 @@ import { type AddressInfo, connect, isIP, type Socket } from "node:net";
  * client went through it. `hosts` maps names the proxy resolves itself (e.g. a name no
  * DNS knows, that only the proxy can reach); a target that is not on loopback after the
  * mapping is refused. With `credentials` (`user:password`), a `CONNECT` without that
- * Basic `Proxy-Authorization` is answered 407.
+ * Basic `Proxy-Authorization` is answered 407. With `tls` it is an https:// proxy.
  */
 export class ConnectProxy {
   private server?: Server;
@@ -22,14 +23,16 @@ export class ConnectProxy {
   constructor(
     private readonly hosts: Record<string, string> = {},
     private readonly credentials?: string,
+    private readonly tls?: { key: Buffer; cert: Buffer },
   ) {}
 
   /** Listens on a free loopback port; resolves with the proxy's URL (`http://127.0.0.1:<port>`). */
   async start(): Promise<string> {
-    const server = createServer((_req, res) => {
+    const refuse = (_req: IncomingMessage, res: ServerResponse) => {
       // A tunnelling proxy only: plain-http forwarding is not what these tests exercise.
       res.writeHead(405, { "content-type": "text/plain" }).end("CONNECT only\n");
-    });
+    };
+    const server = this.tls ? createTlsServer(this.tls, refuse) : createServer(refuse);
     server.on("connect", (req, client: Socket, head: Buffer) => {
       this.sockets.add(client);
       client.on("close", () => this.sockets.delete(client));
@@ -80,10 +83,10 @@ export class ConnectProxy {
     return this.url;
   }
 
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (`https://` with `tls`) */
   get url(): string {
     const addr = this.server?.address() as AddressInfo | undefined;
-    return `http://127.0.0.1:${addr?.port ?? 0}`;
+    return `${this.tls ? "https" : "http"}://127.0.0.1:${addr?.port ?? 0}`;
   }
 
   /** Starts counting tunnels and targets from zero. */
