@@ -105,9 +105,6 @@ export const FILE_SYSTEM_REASONS = ownReasons({
   ),
 });
 
-/** A reason only FileSystem writes, by name. */
-export const FS_REASON = FILE_SYSTEM_REASONS.names;
-
 /** Desired state of a FileSystem: one shared file system of the service and its mounts. */
 export const FileSystemSpec = withRules(
   z

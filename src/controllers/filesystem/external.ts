@@ -6,7 +6,7 @@
  * mounts and waits until they are gone (the service deletes no file system with
  * mounts). A remove the service cannot do is reported, never faked.
  */
-import { type FileSystem as FileSystemObject, FS_REASON } from "../../crds/filesystem.js";
+import { FILE_SYSTEM_REASONS, type FileSystem as FileSystemObject } from "../../crds/filesystem.js";
 import {
   EndpointDisabledError,
   type FileSystem,
@@ -41,6 +41,8 @@ import {
   planMounts,
 } from "./mounts.js";
 import { fileSystemReady } from "./status.js";
+
+const R = FILE_SYSTEM_REASONS.names;
 
 /** Operations a file system create needs to finish and be observed: the detail and the list. */
 export const FILE_SYSTEM_ORDER_OPERATIONS = ["getFileSystem", "listFileSystems"] as const;
@@ -139,7 +141,7 @@ export class FileSystemExternalClient
         }
         return {
           outcome: "Refused",
-          reason: FS_REASON.MountRemovalUnavailable,
+          reason: R.MountRemovalUnavailable,
           message: `cannot remove mount ${r.name} (${r.mountId}): ${(err as Error).message}`,
         };
       }
@@ -156,7 +158,7 @@ export class FileSystemExternalClient
     if (plan.stuck.length > 0) {
       return {
         outcome: "Refused",
-        reason: FS_REASON.MountRemovalUnavailable,
+        reason: R.MountRemovalUnavailable,
         message: `mount(s) ${plan.stuck.join(", ")} were removed from the spec, but the service has no operation to remove a mount (deleteFileSystemMount is disabled or answers a bare 404); they stay. Configure service.endpoints.deleteFileSystemMount, remove them in the service, or put them back in the spec`,
       };
     }
@@ -189,7 +191,7 @@ export class FileSystemExternalClient
     const others = mounts.filter((m) => !own.includes(m));
     if (others.length > 0) {
       throw terminalError(
-        FS_REASON.OtherMountsBlockDelete,
+        R.OtherMountsBlockDelete,
         `file system ${id} has mounts this object did not make (${others.map((m) => `${m.id} on ${m.instanceId ?? "an unknown instance"}`).join(", ")}); the service deletes no file system with mounts and the operator removes no mount it did not make. Remove them in the service, or set deletionPolicy Orphan`,
       );
     }
@@ -201,7 +203,7 @@ export class FileSystemExternalClient
         if (err instanceof ServiceNotFoundError) continue;
         if (!removalUnavailable(err)) throw err;
         throw terminalError(
-          FS_REASON.MountRemovalUnavailable,
+          R.MountRemovalUnavailable,
           `cannot delete file system ${id}: its mount ${m.id} must be removed first, and the service has no operation to remove a mount (${(err as Error).message}). Configure service.endpoints.deleteFileSystemMount, remove the mount in the service, or set deletionPolicy Orphan`,
           { cause: err },
         );

@@ -6,10 +6,12 @@
  * reader of the object's namespace (managed/external-client.ts).
  */
 import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
-import { type FileSystem as FileSystemObject, FS_REASON } from "../../crds/filesystem.js";
+import { FILE_SYSTEM_REASONS, type FileSystem as FileSystemObject } from "../../crds/filesystem.js";
 import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { adoptionRefusal, mayAdopt } from "../managed/tenancy.js";
 import type { DesiredMount, FileSystemRefs } from "./mounts.js";
+
+const R = FILE_SYSTEM_REASONS.names;
 
 /**
  * The resolution of the mount targets under `adoption.namespaces` (`adoptionNamespaces`):
@@ -49,7 +51,7 @@ export function resolveMountTargets(
       if (!cci) {
         return {
           resolved: false,
-          reason: FS_REASON.MountTargetNotFound,
+          reason: R.MountTargetNotFound,
           message: `mounts[${m.name}].target.cciInstanceRef: CciInstance ${ref} does not exist`,
         };
       }
@@ -57,7 +59,7 @@ export function resolveMountTargets(
       if (instanceId === undefined) {
         return {
           resolved: false,
-          reason: FS_REASON.MountTargetNotBound,
+          reason: R.MountTargetNotBound,
           message: `mounts[${m.name}].target.cciInstanceRef: CciInstance ${ref} has no instance id yet`,
         };
       }
@@ -67,7 +69,7 @@ export function resolveMountTargets(
     if (other !== undefined) {
       return {
         resolved: false,
-        reason: FS_REASON.MountTargetsCollide,
+        reason: R.MountTargetsCollide,
         message: `mounts[${other}] and mounts[${m.name}] both name instance ${instanceId}; a file system is mounted once per instance`,
       };
     }

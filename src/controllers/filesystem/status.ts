@@ -3,15 +3,17 @@
  * for its mounts (mounts.ts). Pure.
  */
 import {
+  FILE_SYSTEM_REASONS,
   type FileSystem as FileSystemObject,
   type FileSystemPhase,
   type FileSystemStatus,
-  FS_REASON,
 } from "../../crds/filesystem.js";
 import { type FileSystem, storageStateClass, stripClientTokenMarker } from "../../service/index.js";
 import type { ManagedFacts, ReadyState } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { FileSystemRemote, MountPlan } from "./mounts.js";
+
+const R = FILE_SYSTEM_REASONS.names;
 
 /** The Ready condition: the file system available and every mount of the spec mounted. */
 export function fileSystemReady(fs: FileSystem, plan: MountPlan): ReadyState {
@@ -22,14 +24,14 @@ export function fileSystemReady(fs: FileSystem, plan: MountPlan): ReadyState {
     case "Failed":
       return {
         status: "False",
-        reason: FS_REASON.FileSystemFailed,
+        reason: R.FileSystemFailed,
         message: `the file system is ${word}`,
       };
     case "Deleting":
     case "Unknown":
       return {
         status: "False",
-        reason: FS_REASON.FileSystemUnavailable,
+        reason: R.FileSystemUnavailable,
         message: `the file system is ${word}`,
       };
     case "Ready":
@@ -38,7 +40,7 @@ export function fileSystemReady(fs: FileSystem, plan: MountPlan): ReadyState {
   if (plan.failed.length > 0) {
     return {
       status: "False",
-      reason: FS_REASON.FileSystemFailed,
+      reason: R.FileSystemFailed,
       message: `mount(s) ${plan.failed.join(", ")} failed in the service (status.mounts)`,
     };
   }
@@ -48,7 +50,7 @@ export function fileSystemReady(fs: FileSystem, plan: MountPlan): ReadyState {
   if (notMounted.length > 0) {
     return {
       status: "False",
-      reason: FS_REASON.MountsPending,
+      reason: R.MountsPending,
       message: `mounts not mounted yet: ${notMounted.map((m) => `${m.name} (${m.state}${m.message ? `: ${m.message}` : ""})`).join(", ")}`,
     };
   }
