@@ -14,7 +14,9 @@
  */
 import { CCI_INSTANCE_REASONS, type CciInstanceSpec } from "../../crds/cciinstance.js";
 import type { OwnReason } from "../../crds/reasons.js";
+import type { ConditionInput } from "../../runtime/index.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
+import { type BindingRefusal, isBindingRefusal } from "../managed/tenancy.js";
 
 const R = CCI_INSTANCE_REASONS.names;
 
@@ -84,4 +86,37 @@ export function recordedInstanceId(
   statusId: string | undefined,
 ): string | undefined {
   return annotationId?.trim() || statusId?.trim() || undefined;
+}
+
+/** Synced=True: the reconcile did what it could (bound or not). */
+export const SYNCED: ConditionInput = {
+  type: "Synced",
+  status: "True",
+  reason: "ReconcileSuccess",
+  message: "",
+};
+
+/**
+ * The conditions of an object bound to no instance: Bound and Ready False and Synced
+ * True. A refused binding is terminal, and its reason on Ready marks the object as
+ * holding nothing; otherwise Ready says NotBound.
+ */
+export function unboundConditions(
+  binding: Extract<Binding, { bound: false }> | BindingRefusal,
+): ConditionInput[] {
+  const readyReason = isBindingRefusal(binding.reason) ? binding.reason : R.NotBound;
+  return [
+    { type: "Bound", status: "False", reason: binding.reason, message: binding.message },
+    { type: "Ready", status: "False", reason: readyReason, message: binding.message },
+    SYNCED,
+  ];
+}
+
+/** The conditions of an object whose bound instance does not exist (any more). */
+export function goneConditions(message: string): ConditionInput[] {
+  return [
+    { type: "Bound", status: "False", reason: R.InstanceNotFound, message },
+    { type: "Ready", status: "False", reason: R.InstanceNotFound, message },
+    SYNCED,
+  ];
 }

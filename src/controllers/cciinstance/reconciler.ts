@@ -9,6 +9,7 @@ import {
   cciInstanceCrd,
 } from "../../crds/cciinstance.js";
 import {
+  type Condition,
   type ConditionInput,
   getCondition,
   type KubeObject,
@@ -33,12 +34,18 @@ import {
   type BindingRefusal,
   BOUND_ID_INDEX,
   decideFirstBinder,
-  isBindingRefusal,
   mayAdopt,
 } from "../managed/tenancy.js";
 import { announceChanges, boundCondition } from "./announcements.js";
 import { attachedStorage } from "./attached-storage.js";
-import { type Binding, decideBinding, recordedInstanceId } from "./binding.js";
+import {
+  type Binding,
+  decideBinding,
+  goneConditions,
+  recordedInstanceId,
+  SYNCED,
+  unboundConditions,
+} from "./binding.js";
 import { saveImages } from "./image-saver.js";
 import { IMAGES_ANNOTATION, parseLedger, type SaveBackoff } from "./images.js";
 import type { CciObject } from "./objects.js";
@@ -58,6 +65,19 @@ export interface CciReconcilerDeps {
 }
 
 const CCI = cciInstanceCrd;
+
+/** `obj`'s conditions (or `from`) with `inputs` set in order, then kstatus's. */
+function withConditions(
+  obj: CciObject,
+  inputs: ConditionInput[],
+  now: Date,
+  from = obj.status?.conditions,
+): Condition[] {
+  const gen = obj.metadata?.generation;
+  let conditions = from;
+  for (const c of inputs) conditions = setCondition(conditions, c, gen, now);
+  return withKstatusConditions(conditions, gen, now);
+}
 
 /** The reconciler, with the small memory it needs to report deletions. */
 export class CciInstanceReconciler {
@@ -148,20 +168,22 @@ export class CciInstanceReconciler {
     });
     current = images.obj;
 
-    let conditions = current.status?.conditions;
     const now = ctx.clock.now();
     const gen = current.metadata?.generation;
-    for (const c of [
-      boundCondition(binding),
-      readyCondition(observed),
-      { type: "Synced", status: "True", reason: "ReconcileSuccess", message: "" },
-    ] satisfies ConditionInput[]) {
-      conditions = setCondition(conditions, c, gen, now);
-    }
-    conditions = images.condition
-      ? setCondition(conditions, images.condition, gen, now)
-      : removeCondition(conditions, "ImagesSaved");
-    conditions = withKstatusConditions(conditions, gen, now);
+    // Without an images condition, ImagesSaved goes (the rest keep their places).
+    const conditions = withConditions(
+      current,
+      [
+        boundCondition(binding),
+        readyCondition(observed),
+        SYNCED,
+        ...(images.condition ? [images.condition] : []),
+      ],
+      now,
+      images.condition
+        ? current.status?.conditions
+        : removeCondition(current.status?.conditions, "ImagesSaved"),
+    );
     const storage = attachedStorage(ctx.cache, current.metadata?.namespace ?? "", id);
     const status: CciInstanceStatus = {
       ...observed,
@@ -218,28 +240,7 @@ export class CciInstanceReconciler {
     ctx: ReconcileContext,
   ): Promise<ReconcileResult> {
     const gen = obj.metadata?.generation;
-    const now = ctx.clock.now();
-    // A refused binding is terminal, and its reason marks the object as holding nothing.
-    const readyReason = isBindingRefusal(binding.reason) ? binding.reason : R.NotBound;
-    let conditions = setCondition(
-      obj.status?.conditions,
-      { type: "Bound", status: "False", reason: binding.reason, message: binding.message },
-      gen,
-      now,
-    );
-    conditions = setCondition(
-      conditions,
-      { type: "Ready", status: "False", reason: readyReason, message: binding.message },
-      gen,
-      now,
-    );
-    conditions = setCondition(
-      conditions,
-      { type: "Synced", status: "True", reason: "ReconcileSuccess", message: "" },
-      gen,
-      now,
-    );
-    conditions = withKstatusConditions(conditions, gen, now);
+    const conditions = withConditions(obj, unboundConditions(binding), ctx.clock.now());
     const before = obj.status?.conditions?.find((c) => c.type === "Bound");
     const status = { ...(gen !== undefined ? { observedGeneration: gen } : {}), conditions };
     await patchStatus(ctx.kube, CCI, obj, status);
@@ -252,17 +253,8 @@ export class CciInstanceReconciler {
   /** The bound instance no longer exists: keep the binding, say so, keep polling. */
   private async gone(obj: CciObject, id: string, ctx: ReconcileContext): Promise<ReconcileResult> {
     const gen = obj.metadata?.generation;
-    const now = ctx.clock.now();
     const message = `CCI instance ${id} does not exist (any more); the object stays bound to it`;
-    let conditions = obj.status?.conditions;
-    for (const c of [
-      { type: "Bound", status: "False", reason: R.InstanceNotFound, message },
-      { type: "Ready", status: "False", reason: R.InstanceNotFound, message },
-      { type: "Synced", status: "True", reason: "ReconcileSuccess", message: "" },
-    ] satisfies ConditionInput[]) {
-      conditions = setCondition(conditions, c, gen, now);
-    }
-    conditions = withKstatusConditions(conditions, gen, now);
+    const conditions = withConditions(obj, goneConditions(message), ctx.clock.now());
     const wasGone = obj.status?.conditions?.some((c) => c.reason === R.InstanceNotFound);
     await patchStatus(ctx.kube, CCI, obj, {
       ...(obj.status ?? {}),
