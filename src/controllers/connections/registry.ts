@@ -30,15 +30,9 @@ import {
   notAllowedMessage,
   notFoundMessage,
 } from "./resolution.js";
-import { ConnectionSecrets, SECRETS } from "./secrets.js";
+import { ConnectionSecrets, type S3Credentials, SECRETS } from "./secrets.js";
 
 export { SECRETS };
-
-/** S3 credentials of a connection's object storage. */
-export interface S3Credentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-}
 
 /** The object storage of a connection (for the Bucket kind). */
 export interface ObjectStorageSettings {
@@ -287,16 +281,12 @@ export class ServiceConnections implements ConnectionSource {
   private apiKeyOf(name: string): string {
     const conn = this.connectionObject(name);
     if (!conn) throw new Error(`the ServiceConnection ${name} no longer exists`);
-    const ref = conn.spec.apiKeySecretRef;
-    return this.secrets.value(ref.namespace, ref.name, ref.key);
+    return this.secrets.apiKey(conn.spec);
   }
 
   private s3Credentials(name: string): S3Credentials {
-    const ref = this.connectionObject(name)?.spec.objectStorage?.credentialsSecretRef;
-    if (!ref) throw new Error(`the ServiceConnection ${name} declares no object storage`);
-    return {
-      accessKeyId: this.secrets.value(ref.namespace, ref.name, ref.accessKeyIdKey),
-      secretAccessKey: this.secrets.value(ref.namespace, ref.name, ref.secretAccessKeyKey),
-    };
+    const credentials = this.secrets.s3Credentials(this.connectionObject(name)?.spec);
+    if (!credentials) throw new Error(`the ServiceConnection ${name} declares no object storage`);
+    return credentials;
   }
 }

@@ -16,6 +16,12 @@ export const SECRETS: ResourceDescriptor = {
   namespaced: true,
 };
 
+/** S3 credentials of a connection's object storage. */
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
 /** A Secret as the cache has it. */
 type SecretObject = KubeObject & { data?: Record<string, string> };
 
@@ -37,13 +43,8 @@ export class ConnectionSecrets {
    */
   problemOf(spec: ServiceConnectionSpec): string | undefined {
     try {
-      const ref = spec.apiKeySecretRef;
-      this.value(ref.namespace, ref.name, ref.key);
-      const s3 = spec.objectStorage?.credentialsSecretRef;
-      if (s3) {
-        this.value(s3.namespace, s3.name, s3.accessKeyIdKey);
-        this.value(s3.namespace, s3.name, s3.secretAccessKeyKey);
-      }
+      this.apiKey(spec);
+      this.s3Credentials(spec);
       return undefined;
     } catch (err) {
       return (err as Error).message;
@@ -60,6 +61,22 @@ export class ConnectionSecrets {
           : "-",
       )
       .join("/");
+  }
+
+  /** The API key `spec` names; throws saying what is missing. */
+  apiKey(spec: ServiceConnectionSpec): string {
+    const ref = spec.apiKeySecretRef;
+    return this.value(ref.namespace, ref.name, ref.key);
+  }
+
+  /** The S3 credentials `spec` names (undefined: it declares no object storage); throws saying what is missing. */
+  s3Credentials(spec: ServiceConnectionSpec | undefined): S3Credentials | undefined {
+    const ref = spec?.objectStorage?.credentialsSecretRef;
+    if (!ref) return undefined;
+    return {
+      accessKeyId: this.value(ref.namespace, ref.name, ref.accessKeyIdKey),
+      secretAccessKey: this.value(ref.namespace, ref.name, ref.secretAccessKeyKey),
+    };
   }
 
   /** One value of a Secret, trimmed and registered with the redactor; throws saying what is missing. */
