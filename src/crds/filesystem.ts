@@ -197,7 +197,7 @@ export const FileSystemStatus = kindStatus("the file system", {
     .optional()
     .meta({
       description:
-        "Mounts of the file system this object did not make (e.g. made in the console): shown, never removed.",
+        "Mounts of the file system this object did not make (e.g. made in the console), the first 32: shown, never removed.",
     }),
 });
 /** Observed state of a FileSystem. */

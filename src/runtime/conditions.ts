@@ -16,6 +16,21 @@ export interface Condition {
   observedGeneration?: number;
 }
 
+/**
+ * The longest message a condition keeps (UTF-16 units; metav1.Condition allows 32768):
+ * a longer one, e.g. quoting an answer of the service, ends cut with `…`.
+ */
+export const MAX_CONDITION_MESSAGE_CHARS = 1024;
+
+/** `message` cut at {@link MAX_CONDITION_MESSAGE_CHARS} (never inside a surrogate pair). */
+export function conditionMessage(message: string): string {
+  if (message.length <= MAX_CONDITION_MESSAGE_CHARS) return message;
+  let end = MAX_CONDITION_MESSAGE_CHARS - 1;
+  const last = message.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${message.slice(0, end)}…`;
+}
+
 /** What a reconciler states; the times and generation are filled in by {@link setCondition}. */
 export type ConditionInput = Pick<Condition, "type" | "status" | "reason" | "message">;
 
@@ -23,7 +38,8 @@ export type ConditionInput = Pick<Condition, "type" | "status" | "reason" | "mes
  * Returns a new condition list with `cond` set (the input is not changed, so cached
  * objects can be passed). An existing condition of the same type keeps its position and,
  * when its status is unchanged, its lastTransitionTime; reason, message and
- * observedGeneration are always updated. A new type is appended with `now` as its
+ * observedGeneration are always updated (the message cut at
+ * {@link MAX_CONDITION_MESSAGE_CHARS}). A new type is appended with `now` as its
  * transition time.
  */
 export function setCondition(
@@ -39,7 +55,7 @@ export function setCondition(
     type: cond.type,
     status: cond.status,
     reason: cond.reason,
-    message: cond.message,
+    message: conditionMessage(cond.message),
     lastTransitionTime:
       prev && prev.status === cond.status ? prev.lastTransitionTime : rfc3339(now),
     ...(generation !== undefined ? { observedGeneration: generation } : {}),

@@ -8,8 +8,10 @@ export {
   type Condition,
   type ConditionInput,
   type ConditionStatus,
+  conditionMessage,
   getCondition,
   isConditionTrue,
+  MAX_CONDITION_MESSAGE_CHARS,
   removeCondition,
   setCondition,
 } from "./conditions.js";

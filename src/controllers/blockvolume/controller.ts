@@ -11,6 +11,7 @@ import {
   blockVolumeCrd,
 } from "../../crds/blockvolume.js";
 import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
+import { capFreeText, capValue } from "../../crds/status-bounds.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
@@ -76,14 +77,14 @@ export function blockVolumeStatus(
   const prev = obj.status ?? {};
   const out: BlockVolumeStatus = {};
   if (remote) {
-    if (remote.status !== undefined) out.state = remote.status;
-    if (remote.instanceId !== undefined) out.attachedInstanceId = remote.instanceId;
+    if (remote.status !== undefined) out.state = capValue(remote.status);
+    if (remote.instanceId !== undefined) out.attachedInstanceId = capValue(remote.instanceId);
     if (remote.sizeGB !== undefined) out.sizeGB = remote.sizeGB;
-    if (remote.volumeType !== undefined) out.volumeType = remote.volumeType;
-    if (remote.name !== undefined) out.name = remote.name;
-    if (remote.createdTime !== undefined) out.createdTime = remote.createdTime;
+    if (remote.volumeType !== undefined) out.volumeType = capValue(remote.volumeType);
+    if (remote.name !== undefined) out.name = capValue(remote.name);
+    if (remote.createdTime !== undefined) out.createdTime = capValue(remote.createdTime);
     const description = stripClientTokenMarker(remote.description ?? "");
-    if (description !== "") out.description = description;
+    if (description !== "") out.description = capFreeText(description);
   }
   if (facts.externalId !== undefined) out.volumeId = facts.externalId;
   out.phase = volumePhase({

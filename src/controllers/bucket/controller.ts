@@ -4,6 +4,7 @@
  * below. The object storage comes from the object's connection (`deps.objectStorage`).
  */
 import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
+import { capValue } from "../../crds/status-bounds.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
 import { jsonEqual, toJson } from "../../runtime/json.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";
@@ -59,7 +60,7 @@ export function bucketStatus(
   const out: BucketStatus = {
     bucketName: remote.name,
     endpoint: remote.url,
-    region: remote.region,
+    region: capValue(remote.region),
   };
   if (remote.creationDate) out.creationTime = rfc3339(remote.creationDate);
   if (!isNotImplemented(remote.versioning)) out.versioning = remote.versioning;

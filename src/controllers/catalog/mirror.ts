@@ -5,7 +5,9 @@
  * its product is not written, so a refresh of an unchanged catalog writes nothing.
  */
 import { CATALOG_LABELS } from "../../crds/catalog.js";
+import { INTEGER_LIMITS } from "../../crds/fields.js";
 import type { NasProductSpec } from "../../crds/nasproduct.js";
+import { capFreeText, capValue, REMOTE_VALUE_CHARS } from "../../crds/status-bounds.js";
 import type { TrainingProductSpec } from "../../crds/trainingproduct.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import type { NasProduct, TrainingProduct } from "../../service/schemas/products.js";
@@ -23,6 +25,31 @@ export interface MirrorChanges {
   create: DesiredProduct[];
   update: { desired: DesiredProduct; existing: KubeObject }[];
   remove: KubeObject[];
+}
+
+/** How many of the service's `ext` entries a TrainingProduct keeps (the CRD's maxProperties). */
+export const MAX_EXT_ENTRIES = 32;
+
+/** An integer of the service's answer within the catalog kinds' bound, else left out. */
+function boundedInt(n: number | undefined): number | undefined {
+  return n !== undefined && n <= INTEGER_LIMITS.id ? n : undefined;
+}
+
+/** The first {@link MAX_EXT_ENTRIES} `ext` entries by name, names and values cut; undefined when none. */
+function boundedExt(ext: Record<string, string> | undefined): Record<string, string> | undefined {
+  const entries = Object.entries(ext ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, MAX_EXT_ENTRIES)
+    .map(([k, v]) => [capValue(k), capFreeText(v)]);
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
+
+/**
+ * A product code a catalog object can hold: present and within the CRD's bound (a
+ * longer one cannot be written whole, and a cut one would name another product).
+ */
+function mirrorable(code: string | undefined): code is string {
+  return code !== undefined && code !== "" && code.length <= REMOTE_VALUE_CHARS;
 }
 
 /** The fields of `fields` whose value is defined (a spec omits what the service left out). */
@@ -60,22 +87,22 @@ export function trainingProductObjects(
 ): DesiredProduct[] {
   return unique(
     products.flatMap((p) => {
-      if (!p.productCode) return [];
-      const gpuModel = gpuModelOf(p.gpuName);
+      if (!mirrorable(p.productCode)) return [];
+      const gpuModel = capValue(gpuModelOf(p.gpuName));
       const spec: TrainingProductSpec = defined({
         productCode: p.productCode,
-        displayName: p.name,
+        displayName: capValue(p.name),
         connection,
-        computeCenterId: p.aidcId,
-        cpuCores: p.cpuCores,
-        memoryGB: p.memoryGB,
+        computeCenterId: boundedInt(p.aidcId),
+        cpuCores: capValue(p.cpuCores),
+        memoryGB: capValue(p.memoryGB),
         gpuModel,
-        gpuCount: p.gpuCount,
-        diskGB: p.diskGB,
-        price: p.price,
-        priceUnit: p.priceUnit,
-        remainingCount: p.remainingCount,
-        ext: p.ext && Object.keys(p.ext).length > 0 ? p.ext : undefined,
+        gpuCount: capValue(p.gpuCount),
+        diskGB: capValue(p.diskGB),
+        price: capValue(p.price),
+        priceUnit: boundedInt(p.priceUnit),
+        remainingCount: boundedInt(p.remainingCount),
+        ext: boundedExt(p.ext),
       }) as TrainingProductSpec;
       return [
         {
@@ -101,22 +128,22 @@ export function nasProductObjects(
 ): DesiredProduct[] {
   return unique(
     products.flatMap((p) => {
-      if (!p.productCode) return [];
+      if (!mirrorable(p.productCode)) return [];
       const spec: NasProductSpec = defined({
         productCode: p.productCode,
-        displayName: p.name,
+        displayName: capValue(p.name),
         connection,
-        computeCenterId: p.aidcId,
-        resourceTypeCode: p.resourceTypeCode,
-        resourceSpecParamCode: p.resourceSpecParamCode,
-        defaultCapacity: p.paramValue,
-        capacityUnit: p.paramUnit,
-        minCapacityGB: p.paramValueMin,
-        maxCapacityGB: p.paramValueMax,
-        price: p.price,
-        priceUnit: p.priceUnit,
-        currencyUnitOfMeasure: p.currencyUnitOfMeasure,
-        currencyUnitPriceFormula: p.currencyUnitPriceFormula,
+        computeCenterId: boundedInt(p.aidcId),
+        resourceTypeCode: capValue(p.resourceTypeCode),
+        resourceSpecParamCode: capValue(p.resourceSpecParamCode),
+        defaultCapacity: capValue(p.paramValue),
+        capacityUnit: boundedInt(p.paramUnit),
+        minCapacityGB: boundedInt(p.paramValueMin),
+        maxCapacityGB: boundedInt(p.paramValueMax),
+        price: capValue(p.price),
+        priceUnit: boundedInt(p.priceUnit),
+        currencyUnitOfMeasure: boundedInt(p.currencyUnitOfMeasure),
+        currencyUnitPriceFormula: capFreeText(p.currencyUnitPriceFormula),
         available: available.get(verdictKey(p.productCode, p.aidcId)),
       }) as NasProductSpec;
       return [

@@ -26,6 +26,7 @@ import {
   type CciImage,
   type CciImageStatus,
 } from "../../crds/cciinstance.js";
+import { capFreeText, capValue } from "../../crds/status-bounds.js";
 import { type ConditionInput, rfc3339 } from "../../runtime/index.js";
 
 const R = CCI_INSTANCE_REASONS.names;
@@ -179,7 +180,7 @@ export function decideImages(input: ImagesInput): ImagesDecision {
         (instance.saveImageStatus === true && e.at === latestAt);
       statuses.push({
         ...base,
-        imageId: e.imageId,
+        imageId: capValue(e.imageId),
         state: saving ? "Saving" : "Saved",
         ...requested,
       });
@@ -197,7 +198,7 @@ export function decideImages(input: ImagesInput): ImagesDecision {
       statuses.push({
         ...base,
         state: "Failed",
-        message: `attempt ${e.attempts} failed: ${e.failed}; ${next}`,
+        message: capFreeText(`attempt ${e.attempts} failed: ${e.failed}; ${next}`),
         ...requested,
       });
       continue;
@@ -205,7 +206,9 @@ export function decideImages(input: ImagesInput): ImagesDecision {
     statuses.push({
       ...base,
       state: "Failed",
-      message: `SaveOutcomeUnknown: ${e.unknown ?? "the save was requested but its answer was not recorded (the operator stopped during the call)"}; it is not retried automatically, so that the image is never saved twice: check the service for ${imageKey(image)}, and to save it again remove the entry from spec.images and add it back`,
+      message: capFreeText(
+        `SaveOutcomeUnknown: ${e.unknown ?? "the save was requested but its answer was not recorded (the operator stopped during the call)"}; it is not retried automatically, so that the image is never saved twice: check the service for ${imageKey(image)}, and to save it again remove the entry from spec.images and add it back`,
+      ),
       ...requested,
     });
   }

@@ -11,6 +11,7 @@ import {
 import {
   type Condition,
   type ConditionInput,
+  conditionMessage,
   getCondition,
   type KubeObject,
   type ObjectKey,
@@ -244,7 +245,10 @@ export class CciInstanceReconciler {
     const before = obj.status?.conditions?.find((c) => c.type === "Bound");
     const status = { ...(gen !== undefined ? { observedGeneration: gen } : {}), conditions };
     await patchStatus(ctx.kube, CCI, obj, status);
-    if (before?.reason !== binding.reason || before?.message !== binding.message) {
+    if (
+      before?.reason !== binding.reason ||
+      before?.message !== conditionMessage(binding.message)
+    ) {
       reasonEvents(ctx.events).warning(obj, binding.reason, binding.message);
     }
     return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };

@@ -14,6 +14,7 @@
  */
 import { CCI_INSTANCE_REASONS, type CciInstanceStatus } from "../../crds/cciinstance.js";
 import type { OwnReason } from "../../crds/reasons.js";
+import { capAddress, capEnvName, capFreeText, capValue } from "../../crds/status-bounds.js";
 import type { ConditionInput } from "../../runtime/index.js";
 import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
 import { exportData } from "../managed/export.js";
@@ -47,7 +48,12 @@ export interface Observation {
   previous?: CciInstanceStatus;
 }
 
-const text = (v: string | undefined): string | undefined => (v ? v : undefined);
+/** A short value of the service (an id, a name, a state, a time), cut at the status bound. */
+const text = (v: string | undefined): string | undefined => (v ? capValue(v) : undefined);
+/** An address of the service (an image, a URL), cut at the status bound. */
+const address = (v: string | undefined): string | undefined => (v ? capAddress(v) : undefined);
+/** A free text of the service (a description, an error detail), cut at the status bound. */
+const freeText = (v: string | undefined): string | undefined => (v ? capFreeText(v) : undefined);
 
 /** Drops undefined fields so that deep compares ignore them; undefined when empty. */
 function compact<T extends Record<string, unknown>>(o: T): T | undefined {
@@ -68,11 +74,18 @@ export function needsDetail(previous: CciInstanceStatus | undefined, record: Cci
   );
 }
 
-/** The sorted names of an env map (at most 128), never its values; undefined when empty. */
+/** How many env names the status keeps. */
+export const MAX_CCI_ENV_KEYS = 128;
+
+/**
+ * The sorted names of an env map (at most {@link MAX_CCI_ENV_KEYS}, each cut at the
+ * status bound), never its values; undefined when empty.
+ */
 function envKeys(env: Record<string, string> | undefined): string[] | undefined {
   const keys = Object.keys(env ?? {})
     .sort()
-    .slice(0, 128);
+    .slice(0, MAX_CCI_ENV_KEYS)
+    .map(capEnvName);
   return keys.length > 0 ? keys : undefined;
 }
 
@@ -90,8 +103,8 @@ export function observedStatus(o: Observation): ObservedStatus {
     remoteSubStatus: text(r.subStatus),
     aidcId: r.aidcId,
     orderInstanceId: text(r.orderInstanceId),
-    image: text(r.image),
-    description: text(r.description),
+    image: address(r.image),
+    description: freeText(r.description),
     priority: r.priority,
     // Tenant, creator and storage size are list-only, the charge method detail-only:
     // kept from before when this record lacks them.
@@ -101,9 +114,9 @@ export function observedStatus(o: Observation): ObservedStatus {
     storageSize: r.storageSize ?? samePrev?.storageSize,
     envKeys: envKeys(r.env ?? o.detail?.env),
     urls: compact({
-      webSSH: text(r.webSSHUrl),
-      jupyter: text(r.jupyterUrl),
-      vscode: text(r.vscodeUrl),
+      webSSH: address(r.webSSHUrl),
+      jupyter: address(r.jupyterUrl),
+      vscode: address(r.vscodeUrl),
     }),
     // Health is a list-only field: kept from before when the record is a detail.
     health: compact({ jupyter: r.jupyterHealth, vscode: r.vscodeHealth }) ?? samePrev?.health,
@@ -112,7 +125,7 @@ export function observedStatus(o: Observation): ObservedStatus {
           cpuCores: text(resource.cpuCores),
           memoryGB: text(resource.memoryGB),
           // The service writes a dash (or null) when there is no GPU.
-          gpuName: gpuName && gpuName !== "-" ? gpuName : undefined,
+          gpuName: gpuName && gpuName !== "-" ? text(gpuName) : undefined,
           gpuCount: text(resource.gpuCount),
           diskGB: text(resource.diskGB),
           productName: text(resource.productName),
@@ -133,9 +146,9 @@ export function observedStatus(o: Observation): ObservedStatus {
     saveImageInProgress: r.saveImageStatus ?? samePrev?.saveImageInProgress,
     error: err
       ? compact({
-          description: text(err.errorDescription),
-          suggestion: text(err.suggestion),
-          detail: text(err.errorDetail),
+          description: freeText(err.errorDescription),
+          suggestion: freeText(err.suggestion),
+          detail: freeText(err.errorDetail),
           instanceStatus: text(err.instanceStatus),
           instanceSubStatus: text(err.instanceSubStatus),
         })

@@ -10,12 +10,16 @@
  * remote mount is someone else's: shown, never removed.
  */
 import type { FileSystemMountStatus, MountState } from "../../crds/filesystem.js";
+import { capAddress, capFreeText, capValue } from "../../crds/status-bounds.js";
 import {
   type FileSystem,
   type FileSystemMount,
   type StorageStateClass,
   storageStateClass,
 } from "../../service/index.js";
+
+/** How many of the remote mounts that are not the object's the status names. */
+export const MAX_OTHER_MOUNTS = 32;
 
 /** A mount of the spec with its instance resolved. */
 export interface DesiredMount {
@@ -49,7 +53,7 @@ export interface MountPlan {
   failed: string[];
   /** The status entries, in spec order, then the ones being removed. */
   statuses: FileSystemMountStatus[];
-  /** Remote mounts that are not the object's. */
+  /** Remote mounts that are not the object's (the first {@link MAX_OTHER_MOUNTS}). */
   others: { mountId: string; instanceId?: string }[];
   /** Mounted mounts of the spec over all of them, e.g. `1/2`. */
   summary: string;
@@ -79,9 +83,9 @@ const MOUNT_STATE: Record<StorageStateClass, MountState> = {
 function observed(name: string, m: FileSystemMount, state: MountState): FileSystemMountStatus {
   const out: FileSystemMountStatus = { name, state, mountId: m.id };
   if (m.instanceId !== undefined) out.instanceId = m.instanceId;
-  if (m.address !== undefined) out.address = m.address;
-  if (m.mountPath !== undefined) out.mountPath = m.mountPath;
-  if (m.status !== undefined) out.remoteState = m.status;
+  if (m.address !== undefined) out.address = capAddress(m.address);
+  if (m.mountPath !== undefined) out.mountPath = capAddress(m.mountPath);
+  if (m.status !== undefined) out.remoteState = capValue(m.status);
   return out;
 }
 
@@ -117,7 +121,9 @@ export function planMounts(input: MountPlanInput): MountPlan {
       plan.remove.push({ name: d.name, mountId: live.id, instanceId: d.instanceId });
       plan.statuses.push({
         ...observed(d.name, live, "Removing"),
-        message: `mounted at ${live.mountPath}; removed to be mounted again at ${d.mountPath}`,
+        message: capFreeText(
+          `mounted at ${live.mountPath}; removed to be mounted again at ${d.mountPath}`,
+        ),
       });
       continue;
     }
@@ -152,6 +158,7 @@ export function planMounts(input: MountPlanInput): MountPlan {
     if (m.instanceId !== undefined && desiredByInstance.has(m.instanceId)) continue;
     const record = recordedById.get(m.id);
     if (!record) {
+      if (plan.others.length >= MAX_OTHER_MOUNTS) continue;
       plan.others.push(
         m.instanceId === undefined
           ? { mountId: m.id }

@@ -8,6 +8,7 @@ import {
   type FileSystemPhase,
   type FileSystemStatus,
 } from "../../crds/filesystem.js";
+import { capFreeText, capValue } from "../../crds/status-bounds.js";
 import { type FileSystem, storageStateClass, stripClientTokenMarker } from "../../service/index.js";
 import type { ManagedFacts, ReadyState } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
@@ -99,15 +100,15 @@ export function fileSystemStatus(
   const out: FileSystemStatus = {};
   if (remote) {
     const { fs, plan } = remote;
-    if (fs.status !== undefined) out.remoteState = fs.status;
-    if (fs.name !== undefined) out.name = fs.name;
+    if (fs.status !== undefined) out.remoteState = capValue(fs.status);
+    if (fs.name !== undefined) out.name = capValue(fs.name);
     if (fs.sizeGB !== undefined) out.sizeGB = fs.sizeGB;
-    if (fs.type !== undefined) out.type = fs.type;
-    if (fs.protocol !== undefined) out.protocol = fs.protocol;
-    if (fs.createdTime !== undefined) out.createdTime = fs.createdTime;
+    if (fs.type !== undefined) out.type = capValue(fs.type);
+    if (fs.protocol !== undefined) out.protocol = capValue(fs.protocol);
+    if (fs.createdTime !== undefined) out.createdTime = capValue(fs.createdTime);
     if (fs.aidcId !== undefined) out.aidcId = fs.aidcId;
     const description = stripClientTokenMarker(fs.description ?? "");
-    if (description !== "") out.description = description;
+    if (description !== "") out.description = capFreeText(description);
     out.mounts = plan.statuses;
     out.mountsReady = plan.summary;
     if (plan.others.length > 0) out.otherMounts = plan.others;

@@ -3,6 +3,7 @@
  * dispatcher (reconciler.ts) from a step's `Refused` or `Unknown`, or from a create
  * that failed for this generation.
  */
+import { conditionMessage } from "../../runtime/conditions.js";
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import type { ManagedOptions } from "./external-client.js";
@@ -22,7 +23,7 @@ export function refused<T extends ManagedObject, R>(
   options: ManagedOptions,
 ): Outcome<R> {
   const prev = run.obj.status?.conditions?.find((c) => c.type === "Ready");
-  if (prev?.reason !== refusal.reason || prev.message !== refusal.message) {
+  if (prev?.reason !== refusal.reason || prev.message !== conditionMessage(refusal.message)) {
     run.warning(refusal.reason, refusal.message);
   }
   const cond = { status: "False" as const, ...refusal };

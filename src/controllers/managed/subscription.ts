@@ -5,6 +5,7 @@
  * finds it).
  */
 
+import { capFreeText } from "../../crds/status-bounds.js";
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS, type CreatePending, lookupKeyOf } from "./create-protocol.js";
 import { firstSubscriptionPollMs, subscriptionPollDelay } from "./decisions.js";
@@ -72,7 +73,7 @@ export async function poll<T extends ManagedObject, R>(
       facts: {
         ...run.facts(),
         subscriptionKey: key,
-        subscription: { outcome: "Failed", message: res.message, ...base },
+        subscription: { outcome: "Failed", message: capFreeText(res.message), ...base },
       },
       ready: { status: "False", reason: "CreateFailed", message },
       synced: SYNCED_OK,

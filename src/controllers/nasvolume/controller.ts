@@ -4,6 +4,7 @@
  * mapping below.
  */
 import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
+import { capAddress, capFreeText, capValue } from "../../crds/status-bounds.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
 import { stripClientTokenMarker } from "../../service/index.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
@@ -53,28 +54,28 @@ export function nasStatus(
   if (remote) {
     const quota = gb(remote.quota);
     const used = gb(remote.used);
-    put(out, "remoteStatus", remote.status);
-    put(out, "name", remote.name);
-    put(out, "storageType", remote.storageType);
-    put(out, "orderInstanceId", remote.orderInstanceId);
+    put(out, "remoteStatus", capValue(remote.status));
+    put(out, "name", capValue(remote.name));
+    put(out, "storageType", capValue(remote.storageType));
+    put(out, "orderInstanceId", capValue(remote.orderInstanceId));
     if (Number.isFinite(quota)) out.capacityGB = quota;
     if (Number.isFinite(used)) out.usedGB = used;
-    put(out, "mountPath", remote.mountPath);
+    put(out, "mountPath", capAddress(remote.mountPath));
     put(out, "aidcId", remote.aidcId);
-    put(out, "productCode", remote.resource?.productCode);
-    put(out, "productName", remote.resource?.productName);
-    put(out, "price", remote.price);
-    put(out, "priceUnit", remote.priceUnit);
-    put(out, "createdTime", remote.createdTime);
-    put(out, "lastUpdateTime", remote.lastUpdateTime);
-    put(out, "releaseTime", remote.releaseTime);
+    put(out, "productCode", capValue(remote.resource?.productCode));
+    put(out, "productName", capValue(remote.resource?.productName));
+    put(out, "price", capValue(remote.price));
+    put(out, "priceUnit", capValue(remote.priceUnit));
+    put(out, "createdTime", capValue(remote.createdTime));
+    put(out, "lastUpdateTime", capValue(remote.lastUpdateTime));
+    put(out, "releaseTime", capValue(remote.releaseTime));
     const description = stripClientTokenMarker(remote.description ?? "");
-    put(out, "description", description === "" ? undefined : description);
-    put(out, "tenantId", remote.tenantId);
-    put(out, "creator", remote.createdByName ?? remote.createdBy);
-    put(out, "sharePolicy", remote.sharePolicy?.policy);
-    put(out, "createScene", remote.createScene);
-    put(out, "createSceneInstanceId", remote.createSceneInstanceId);
+    put(out, "description", description === "" ? undefined : capFreeText(description));
+    put(out, "tenantId", capValue(remote.tenantId));
+    put(out, "creator", capValue(remote.createdByName ?? remote.createdBy));
+    put(out, "sharePolicy", capValue(remote.sharePolicy?.policy));
+    put(out, "createScene", capValue(remote.createScene));
+    put(out, "createSceneInstanceId", capValue(remote.createSceneInstanceId));
     put(out, "isDefaultStorage", remote.isDefaultStorage);
   }
   // What the phase reads of the remote record: this one, else the one last seen.

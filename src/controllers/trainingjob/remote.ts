@@ -3,6 +3,14 @@
  * TrainingJob status. Pure: the calls that fill a {@link TaskObservation} are in
  * external.ts.
  */
+
+import {
+  capAddress,
+  capEnvName,
+  capFreeText,
+  capText,
+  capValue,
+} from "../../crds/status-bounds.js";
 import {
   type ExecInfo,
   MAX_ENV_KEYS,
@@ -16,6 +24,7 @@ import {
 } from "../../crds/trainingjob.js";
 import type { NasInstance, PodOpenPorts, PodResource, TrainingTask } from "../../service/index.js";
 import { stripClientTokenMarker } from "../../service/index.js";
+import { podsWithinBudget } from "./pod-budget.js";
 
 /** What was read about one pod: absent parts could not be read (the previous status stays). */
 export interface PodObservation {
@@ -59,21 +68,30 @@ export interface TaskObservation {
 
 /** How many execution records the status keeps (the newest). */
 export const MAX_EXEC_INFOS = 20;
+/** How many mounted storages the status keeps (by id; a job mounts at most 16). */
+export const MAX_STORAGES = 32;
+/** How many containers and volumes the status keeps per pod (podsWithinBudget bounds them all). */
+export const MAX_POD_LIST = 32;
+/**
+ * How many open ports the status keeps per pod (system ports first, then custom ones;
+ * a job opens at most 32 custom ports), and target ports per container.
+ */
+export const MAX_POD_PORTS = 64;
 
 /** Maps the task's resource object into the status's (only the fields it has). */
 export function resourceStatus(task: TrainingTask): TrainingResource | undefined {
   const r = task.resource;
   if (!r) return undefined;
   return compact({
-    type: r.type,
-    productCode: r.productCode,
-    productName: r.productName,
-    cpuCores: r.cpuCores,
-    memoryGB: r.memoryGB,
-    gpuName: r.gpuName,
-    gpuCount: r.gpuCount,
+    type: capValue(r.type),
+    productCode: capValue(r.productCode),
+    productName: capValue(r.productName),
+    cpuCores: capValue(r.cpuCores),
+    memoryGB: capValue(r.memoryGB),
+    gpuName: capValue(r.gpuName),
+    gpuCount: capValue(r.gpuCount),
     workerCount: r.workerCount,
-    productPrice: r.productPrice,
+    productPrice: capValue(r.productPrice),
   });
 }
 
@@ -98,29 +116,31 @@ export type StoredTrainingConfig = Pick<
 
 /**
  * The configuration a task (or a template) stores, bounded: the start command cut at
- * {@link MAX_START_COMMAND_CHARS}, at most {@link MAX_ENV_KEYS} env names and never a value.
+ * {@link MAX_START_COMMAND_CHARS}, at most {@link MAX_ENV_KEYS} env names and never a
+ * value, every other string at its bound of crds/status-bounds.ts.
  */
 export function configStatus(task: StoredTrainingConfig): TaskConfig {
   const envKeys = Object.keys(task.env ?? {})
     .sort()
-    .slice(0, MAX_ENV_KEYS);
+    .slice(0, MAX_ENV_KEYS)
+    .map(capEnvName);
   const sourceId = task.createType === "COPY" ? task.sourceTaskId : task.templateId;
   const source = compact({
     type: task.createType,
-    ...(task.createType === "DIRECT" ? {} : { id: sourceId }),
+    ...(task.createType === "DIRECT" ? {} : { id: capValue(sourceId) }),
   });
   // A template has no source: only a task record names how it was created.
   return compact({
-    name: task.name,
+    name: capValue(task.name),
     ...(Object.keys(source).length > 0 ? { source } : {}),
-    image: task.image,
-    imageType: task.imageType,
-    trainingType: task.trainingType,
-    trainingFramework: task.trainingFramework,
-    productCode: task.resource?.productCode,
+    image: capAddress(task.image),
+    imageType: capValue(task.imageType),
+    trainingType: capValue(task.trainingType),
+    trainingFramework: capValue(task.trainingFramework),
+    productCode: capValue(task.resource?.productCode),
     workerCount: task.resource?.workerCount,
     priority: task.priority,
-    startCommand: task.startCommand?.slice(0, MAX_START_COMMAND_CHARS),
+    startCommand: capText(task.startCommand, MAX_START_COMMAND_CHARS),
     enableAutoRetry: task.enableAutoRetry,
     maxRetryCount: task.maxRetryCount,
     enableTimeoutCancel: task.enableTimeoutCancel,
@@ -134,9 +154,13 @@ export function execInfosStatus(task: TrainingTask): ExecInfo[] | undefined {
   const infos = task.execInfos;
   if (!infos) return undefined;
   const sorted = [...infos].sort((a, b) => (a.createTime ?? "").localeCompare(b.createTime ?? ""));
-  return sorted
-    .slice(-MAX_EXEC_INFOS)
-    .map((e) => compact({ status: e.status, info: e.info, createTime: e.createTime }));
+  return sorted.slice(-MAX_EXEC_INFOS).map((e) =>
+    compact({
+      status: capValue(e.status),
+      info: capFreeText(e.info),
+      createTime: capValue(e.createTime),
+    }),
+  );
 }
 
 /** The newest execution record's text, for condition messages. */
@@ -154,10 +178,10 @@ function toNumber(v: string | undefined): number | undefined {
 export function storageStatus(s: NasInstance): MountedStorage {
   return compact({
     storageId: s.id,
-    name: s.name,
-    storageType: s.storageType,
-    status: s.status,
-    mountPath: s.mountPath,
+    name: capValue(s.name),
+    storageType: capValue(s.storageType),
+    status: capValue(s.status),
+    mountPath: capAddress(s.mountPath),
     quotaGB: toNumber(s.quota ?? s.resource?.quota),
     usedGB: toNumber(s.used),
   });
@@ -168,44 +192,44 @@ export function podPortsStatus(ports: PodOpenPorts): PodPort[] {
   const one = (custom: boolean) => (p: PodOpenPorts["ports"][number]) =>
     compact({
       port: p.port,
-      protocol: p.protocol,
+      protocol: capValue(p.protocol),
       custom,
-      externalHost: p.externalHost,
+      externalHost: capValue(p.externalHost),
       externalPort: p.externalPort,
     }) as PodPort;
   const byPort = (a: { port: number }, b: { port: number }) => a.port - b.port;
   return [
     ...[...ports.ports].sort(byPort).map(one(false)),
     ...[...ports.customPorts].sort(byPort).map(one(true)),
-  ];
+  ].slice(0, MAX_POD_PORTS);
 }
 
 /** One pod in the status's shape; `previous` fills the parts that could not be read now. */
 export function podStatus(p: PodObservation, previous: TrainingPod | undefined): TrainingPod {
-  const pod: TrainingPod = { name: p.podName };
+  const pod: TrainingPod = { name: capValue(p.podName) };
   const kept = (part: "resource" | "ports") => !p.omitted?.includes(part);
   const containers = p.resource
-    ? p.resource.containers.map((c) =>
+    ? p.resource.containers.slice(0, MAX_POD_LIST).map((c) =>
         compact({
-          name: c.containerName,
-          status: c.status,
-          reason: c.reason,
+          name: capValue(c.containerName),
+          status: capValue(c.status),
+          reason: capValue(c.reason),
           restartCount: c.restartCount,
-          targetPorts: c.targetPort,
-          webSSH: c.podWebSSH,
+          targetPorts: c.targetPort?.slice(0, MAX_POD_PORTS),
+          webSSH: capAddress(c.podWebSSH),
         }),
       )
     : kept("resource")
       ? previous?.containers
       : undefined;
   const volumes = p.resource
-    ? p.resource.volumes.map((v) =>
+    ? p.resource.volumes.slice(0, MAX_POD_LIST).map((v) =>
         compact({
-          name: v.nasName,
-          type: v.nasType,
-          mountPath: v.mountPath,
+          name: capValue(v.nasName),
+          type: capValue(v.nasType),
+          mountPath: capValue(v.mountPath),
           readOnly: v.readOnly,
-          path: v.path,
+          path: capValue(v.path),
         }),
       )
     : kept("resource")
@@ -228,26 +252,30 @@ export function remoteStatus(
 ): Partial<TrainingJobStatus> {
   const { task } = obs;
   const prevPods = new Map((previous?.pods ?? []).map((p) => [p.name, p]));
-  const pods = obs.pods
+  const observed = obs.pods
     ? [...obs.pods]
         .sort((a, b) => a.podName.localeCompare(b.podName))
-        .map((p) => podStatus(p, prevPods.get(p.podName)))
+        .map((p) => podStatus(p, prevPods.get(capValue(p.podName))))
     : obs.podsOmitted || obs.partsDeferred
       ? undefined
       : previous?.pods;
+  const pods = observed && podsWithinBudget(observed);
   const storages = obs.storages
-    ? [...obs.storages].sort((a, b) => a.id.localeCompare(b.id)).map(storageStatus)
+    ? [...obs.storages]
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .slice(0, MAX_STORAGES)
+        .map(storageStatus)
     : obs.partsDeferred
       ? undefined
       : previous?.storages;
   return compact({
-    remoteStatus: task.status,
+    remoteStatus: capValue(task.status),
     aidcId: task.aidcId,
     priority: task.priority,
-    createdTime: task.createdTime,
-    startTime: task.startTime,
-    lastUpdateTime: task.lastUpdateTime,
-    creator: task.creatorName ?? task.createdBy,
+    createdTime: capValue(task.createdTime),
+    startTime: capValue(task.startTime),
+    lastUpdateTime: capValue(task.lastUpdateTime),
+    creator: capValue(task.creatorName ?? task.createdBy),
     config: nonEmpty(configStatus(task)),
     resource: resourceStatus(task),
     execInfos: execInfosStatus(task),

@@ -1,12 +1,26 @@
 /**
- * The TrainingJob status stays bounded: a job of 64 pods with everything the status
- * shows at its largest (start command, 64 env names of 128 characters, 20 execution
- * records, 16 storages, 64 pods with a container, two volumes and five open ports)
- * fits in 96 KiB, and the task's own part (everything but pods and storages) in 16 KiB.
+ * The TrainingJob status stays bounded. A typical large job of 64 pods (start command,
+ * 64 env names of 128 characters, 20 execution records, 16 storages, 64 pods with a
+ * container, two volumes and five open ports) fits in 96 KiB, and the task's own part
+ * (everything but pods and storages) in 16 KiB. From the largest answer of the service
+ * (every string 100 000 characters, every list longer than kept) the status stays
+ * under the bounds of test/support/status-size.ts: the pods' details share one budget
+ * (pod-budget.ts) whatever the number of workers.
  */
 import { describe, expect, it } from "vitest";
-import { TrainingJobStatus } from "../../crds/trainingjob.js";
+import {
+  kibibytes,
+  largestStoredConfig,
+  long,
+  longestString,
+  measuredStatus,
+  range,
+  STATUS_BOUNDS_KIB,
+} from "../../../test/support/status-size.js";
+import { REMOTE_ADDRESS_CHARS } from "../../crds/status-bounds.js";
+import { TrainingJobStatus, type TrainingPod } from "../../crds/trainingjob.js";
 import type { NasInstance, TrainingTask } from "../../service/index.js";
+import { podsWithinBudget } from "./pod-budget.js";
 import type { PodObservation } from "./remote.js";
 import { remoteStatus } from "./remote.js";
 
@@ -105,5 +119,138 @@ describe("the TrainingJob status size", () => {
     expect(whole.length).toBeLessThan(STATUS_BOUND_BYTES);
     expect(JSON.stringify(taskPart).length).toBeLessThan(TASK_PART_BOUND_BYTES);
     expect(whole).not.toContain("secret-value");
+    // Within the pods' budget: every pod keeps its details.
+    expect(status.pods?.every((p) => p.containers && p.volumes && p.ports)).toBe(true);
   });
+});
+
+/** A task whose every string and list is longer than the status keeps. */
+const largestTask: TrainingTask = {
+  ...largestStoredConfig,
+  id: "1234567890123456789",
+  createType: "TEMPLATE",
+  templateId: "9876543210987654321",
+  status: long("s"),
+  aidcId: 12,
+  creatorName: long("c"),
+  createdTime: long("1"),
+  startTime: long("2"),
+  lastUpdateTime: long("3"),
+  execInfos: range(100).map((i) => ({
+    status: long("s"),
+    info: long("r"),
+    createTime: `${String(i).padStart(3, "0")}${long("t")}`,
+  })),
+};
+
+const largestStorages = range(100).map(
+  (i) =>
+    ({
+      id: `nas-${String(i).padStart(6, "0")}`,
+      name: long("n"),
+      storageType: long("t"),
+      status: long("s"),
+      mountPath: long("/"),
+      quota: "1024",
+      used: "512",
+    }) as NasInstance,
+);
+
+const largestPort = (p: number) => ({
+  port: p + 1,
+  protocol: long("h"),
+  externalHost: long("e"),
+  externalPort: 30_000 + p,
+});
+
+/** `n` pods, each with more containers, volumes and ports than the status keeps. */
+function largestPods(n: number): PodObservation[] {
+  const containers = range(40).map(() => ({
+    containerName: long("c"),
+    status: long("s"),
+    reason: long("r"),
+    restartCount: 1,
+    targetPort: range(100),
+    podWebSSH: long("w"),
+  }));
+  const volumes = range(40).map(() => ({
+    nasName: long("n"),
+    nasType: long("t"),
+    mountPath: long("/"),
+    readOnly: true,
+    path: long("/"),
+  }));
+  const ports = { ports: range(40).map(largestPort), customPorts: range(40).map(largestPort) };
+  return range(n).map((i) => ({
+    podName: `${i}-${long("p")}`,
+    resource: { containers, volumes },
+    ports,
+  }));
+}
+
+describe("the TrainingJob status size from the largest answer of the service", () => {
+  const cases = [
+    { pods: 64, boundKiB: STATUS_BOUNDS_KIB.TrainingJob },
+    { pods: 1024, boundKiB: STATUS_BOUNDS_KIB.TrainingJob1024Pods },
+  ];
+  for (const c of cases) {
+    it(`keeps a ${c.pods}-pod job under ${c.boundKiB} KiB, every pod named, env values left out`, () => {
+      const status = remoteStatus(
+        { task: largestTask, storages: largestStorages, pods: largestPods(c.pods) },
+        undefined,
+      );
+      const { whole, bytes } = measuredStatus("TrainingJob", TrainingJobStatus, {
+        ...status,
+        phase: "Running",
+      });
+      expect(bytes).toBeLessThan(kibibytes(c.boundKiB));
+      expect(longestString(whole)).toBeLessThanOrEqual(REMOTE_ADDRESS_CHARS);
+      expect(JSON.stringify(whole)).not.toContain("secret-value");
+      expect(status.pods).toHaveLength(c.pods);
+      expect(status.execInfos).toHaveLength(20);
+      expect(status.config?.envKeys).toHaveLength(64);
+    });
+  }
+});
+
+describe("podsWithinBudget", () => {
+  const pod = (name: string, extra = 0): TrainingPod => ({
+    name,
+    containers: [{ name: "main", reason: "r".repeat(extra) }],
+    ports: [{ port: 22, custom: false, externalHost: "203.0.113.1", externalPort: 30022 }],
+  });
+  const size = (p: TrainingPod) => JSON.stringify(p).length;
+  const portsOnly = (p: TrainingPod): TrainingPod => ({ name: p.name, ports: p.ports ?? [] });
+
+  const cases: { reason: string; pods: TrainingPod[]; budget: number; want: TrainingPod[] }[] = [
+    {
+      reason: "keeps every pod whole when they fit",
+      pods: [pod("a"), pod("b")],
+      budget: size(pod("a")) * 2,
+      want: [pod("a"), pod("b")],
+    },
+    {
+      reason: "keeps the name and ports of a pod whose details do not fit",
+      pods: [pod("a"), pod("b", 100)],
+      budget: size(pod("a")) + size(portsOnly(pod("b"))),
+      want: [pod("a"), portsOnly(pod("b"))],
+    },
+    {
+      reason: "keeps the name alone when not even the ports fit",
+      pods: [pod("a"), pod("b")],
+      budget: size(pod("a")),
+      want: [pod("a"), { name: "b" }],
+    },
+    {
+      reason: "keeps later pods whole when they fit after a reduced one",
+      pods: [pod("a", 1000), pod("b")],
+      budget: size(pod("b")) + size(portsOnly(pod("a"))),
+      want: [portsOnly(pod("a")), pod("b")],
+    },
+  ];
+  for (const c of cases) {
+    it(c.reason, () => {
+      expect(podsWithinBudget(c.pods, c.budget)).toEqual(c.want);
+    });
+  }
 });

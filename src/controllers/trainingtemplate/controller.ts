@@ -5,6 +5,7 @@
  * template waiting for a storage id or a task id is reconciled when it appears.
  */
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
+import { capValue } from "../../crds/status-bounds.js";
 import { trainingJobCrd } from "../../crds/trainingjob.js";
 import {
   type TrainingTemplate as TrainingTemplateObject,
@@ -37,7 +38,7 @@ export function templateStatus(
   const out: TrainingTemplateStatus = {};
   if (facts.externalId) out.templateId = facts.externalId;
   const name = remote?.name ?? obj.status?.templateName;
-  if (name) out.templateName = name;
+  if (name) out.templateName = capValue(name);
   if (applied?.sourceTaskId) out.sourceTaskId = applied.sourceTaskId;
   if (applied) out.lastAppliedTime = applied.at;
   const config = remote ? configStatus(remote) : obj.status?.config;
