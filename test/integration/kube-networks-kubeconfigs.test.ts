@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ConnectProxy } from "../support/connect-proxy.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import {
   adminAccess,
@@ -140,19 +141,28 @@ describe("the operator on the kubeconfigs platform teams write", () => {
     await readyThrough(bed, admin, kubeconfig, "net-localhost");
   });
 
-  it("acts as the user and groups of as and as-groups (impersonation)", async () => {
-    // No RBAC names this user: only the group sent with it (system:masters) lets it work.
-    const kubeconfig = await writeKubeconfig(
-      join(bed.dir, "impersonate"),
-      {
-        as: {
-          ...access,
-          fields: { user: { as: "aidc-nobody", "as-groups": ["system:masters", "team-a"] } },
-        },
-      },
-      "as",
-    );
-    await readyThrough(bed, admin, kubeconfig, "net-impersonate");
+  it("acts as the user and groups of as and as-groups (impersonation), directly and through a proxy-url", async () => {
+    // No RBAC names this user: only the groups sent with it (system:masters) let it work,
+    // each group a header of its own.
+    const impersonating = {
+      ...access,
+      fields: { user: { as: "aidc-nobody", "as-groups": ["system:masters", "team-a"] } },
+    };
+    const direct = await writeKubeconfig(join(bed.dir, "impersonate"), { as: impersonating }, "as");
+    await readyThrough(bed, admin, direct, "net-impersonate");
+    const proxy = new ConnectProxy();
+    await proxy.start();
+    try {
+      const proxied = await writeKubeconfig(
+        join(bed.dir, "impersonate-proxied"),
+        { as: { ...impersonating, proxyUrl: proxy.url } },
+        "as",
+      );
+      await readyThrough(bed, admin, proxied, "net-impersonate-proxied");
+      expect(proxy.tunnels).toBeGreaterThan(0);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   it("takes a client certificate from an exec plugin (v1beta1, as Teleport's tsh answers)", async () => {
