@@ -168,7 +168,7 @@ export const taskConfigSchema = z
     workerCount: described(z.number().int(), "Number of nodes.").optional(),
     priority: described(z.number().int(), "Scheduling priority 1 to 3.").optional(),
     startCommand: optionalString(
-      `Training entry command run in each worker (its first ${MAX_START_COMMAND_CHARS} characters).`,
+      `Training entry command run in each worker (cut at ${MAX_START_COMMAND_CHARS} characters, ending in …).`,
     ),
     enableAutoRetry: optionalFlag("The task is retried automatically on failure."),
     maxRetryCount: described(z.number().int(), "Maximum number of automatic retries.").optional(),

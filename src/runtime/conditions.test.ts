@@ -1,11 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { type Condition, getCondition, isConditionTrue, setCondition } from "./conditions.js";
+import {
+  type Condition,
+  getCondition,
+  isConditionTrue,
+  MAX_CONDITION_MESSAGE_CHARS,
+  setCondition,
+} from "./conditions.js";
 import { jsonEqual, mergePatch, toJson, withoutNulls } from "./json.js";
 
 const t0 = new Date("2026-01-01T00:00:00.000Z");
 const t1 = new Date("2026-01-01T01:00:00.000Z");
 
 describe("setCondition", () => {
+  it("cuts a message longer than the bound, ending in …, and keeps one of the bound's length", () => {
+    const set = (message: string) =>
+      setCondition(undefined, { type: "Ready", status: "False", reason: "R", message }, 1, t0)[0]
+        ?.message;
+    const atBound = "m".repeat(MAX_CONDITION_MESSAGE_CHARS);
+    expect(set(atBound)).toBe(atBound);
+    expect(set(`${atBound}more`)).toBe(`${"m".repeat(MAX_CONDITION_MESSAGE_CHARS - 1)}…`);
+  });
+
   it("adds a new condition with the current time and the generation", () => {
     const out = setCondition(
       undefined,
