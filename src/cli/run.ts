@@ -33,7 +33,7 @@ export interface RunOptions {
   /** Flags by long name. */
   flags?: Record<string, string | boolean | undefined>;
   env?: Record<string, string | undefined>;
-  /** kubeconfig file; default: in-cluster, else $KUBECONFIG or ~/.kube/config. */
+  /** kubeconfig file; default: $KUBECONFIG, else in-cluster, else ~/.kube/config. */
   kubeconfig?: string;
   /** A context of the kubeconfig other than its current one (`--context`). */
   context?: string;
