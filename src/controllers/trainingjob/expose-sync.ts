@@ -4,7 +4,7 @@
  * (exposure-controller.ts), which reads the existing ones from its cache.
  */
 import type { AddressAllowList } from "../../config/cidr.js";
-import type { TrainingPod } from "../../crds/trainingjob.js";
+import { TRAINING_JOB_REASONS, type TrainingPod } from "../../crds/trainingjob.js";
 import type { KubeClient } from "../../runtime/kube.js";
 import { isConflict } from "../../runtime/kube-errors.js";
 import type { KubeObject } from "../../runtime/resource.js";
@@ -18,6 +18,8 @@ import {
   SERVICES,
 } from "./expose.js";
 import type { TrainingJobObject } from "./objects.js";
+
+const R = TRAINING_JOB_REASONS.names;
 
 /** The exposure objects of a job as they exist. */
 export interface ExistingExposure {
@@ -38,6 +40,20 @@ export interface ExposureChanges {
 
 /** No changes and nothing refused (exposure off, or nothing to expose). */
 export const NO_EXPOSURE_CHANGES: ExposureChanges = { services: [], slices: [], refused: [] };
+
+/** Reason and message start of a job whose open ports point outside the allowed ranges. */
+export const EXPOSURE_ADDRESS_REFUSED = {
+  reason: R.ExposureAddressRefused,
+  message:
+    "the service gave open ports an external address outside trainingJob.exposure.allowedCidrs (chart value exposure.allowedCidrs), so no Service or EndpointSlice points at it",
+} as const;
+
+/** Reason and message of a job whose `spec.exposePorts` the operator is not set up for. */
+export const EXPOSURE_DISABLED = {
+  reason: R.ExposureDisabled,
+  message:
+    "spec.exposePorts is on, but exposure is disabled in the operator (config trainingJob.exposure.enabled, chart value exposure.enabled): no Service or EndpointSlice is made",
+} as const;
 
 /**
  * The open ports whose external address `addresses` does not allow, e.g. `pod-0:8888 at

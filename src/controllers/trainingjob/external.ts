@@ -21,7 +21,7 @@ import { terminalError } from "../event-reasons.js";
 import type { ManagedCall, Observation, UpdateResult } from "../managed/call.js";
 import type { KindClient } from "../managed/external-client.js";
 import { parseOwnerMark } from "../managed/tenancy.js";
-import { refusedExposure } from "./expose-sync.js";
+import { EXPOSURE_ADDRESS_REFUSED, EXPOSURE_DISABLED, refusedExposure } from "./expose-sync.js";
 import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads, listedStatusCurrent } from "./listed-task.js";
 import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
 import { describePortActions, openPort, type PortAction, portActions } from "./ports.js";
@@ -57,20 +57,6 @@ export interface TrainingJobClientOptions {
    */
   fullReads?: FullReads;
 }
-
-/** Reason and message start of a job whose open ports point outside the allowed ranges. */
-export const EXPOSURE_ADDRESS_REFUSED = {
-  reason: R.ExposureAddressRefused,
-  message:
-    "the service gave open ports an external address outside trainingJob.exposure.allowedCidrs (chart value exposure.allowedCidrs), so no Service or EndpointSlice points at it",
-} as const;
-
-/** Reason and message of a job whose `spec.exposePorts` the operator is not set up for. */
-export const EXPOSURE_DISABLED = {
-  reason: R.ExposureDisabled,
-  message:
-    "spec.exposePorts is on, but exposure is disabled in the operator (config trainingJob.exposure.enabled, chart value exposure.enabled): no Service or EndpointSlice is made",
-} as const;
 
 /**
  * Operations whose paths are assumptions and without which a task order cannot
