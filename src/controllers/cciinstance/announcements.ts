@@ -1,12 +1,19 @@
 /**
  * What a CciInstance reconcile tells besides its status: the Bound condition of a
- * binding, and the events of a change (a failure, a remote status change, a saved
- * image).
+ * binding, the events of a change (a failure, a remote status change, a saved image),
+ * and on deletion that the instance is kept.
  */
 import type { CciInstanceStatus } from "../../crds/cciinstance.js";
-import type { ConditionInput, EventRecorder } from "../../runtime/index.js";
+import {
+  type ConditionInput,
+  type EventRecorder,
+  type KubeObject,
+  type ObjectKey,
+  objectKeyString,
+} from "../../runtime/index.js";
 import { reasonEvents } from "../event-reasons.js";
-import type { Binding } from "./binding.js";
+import { ANNOTATIONS } from "../managed/create-protocol.js";
+import { type Binding, recordedInstanceId } from "./binding.js";
 import { imageKey } from "./images.js";
 import type { CciObject } from "./objects.js";
 import { errorKey } from "./status.js";
@@ -55,5 +62,44 @@ export function announceChanges(
     if (image.state === "Saved" && was.get(imageKey(image)) !== "Saved") {
       events.normal(obj, "ImageSaved", `image ${imageKey(image)} saved as ${image.imageId ?? "?"}`);
     }
+  }
+}
+
+/** The last seen identity of each object, to say once on its deletion that its instance is kept. */
+export class KeptInstances {
+  private readonly seen = new Map<string, { obj: KubeObject; instanceId?: string }>();
+
+  /** Notes `obj` (bound to `instanceId`, else to the id it records). */
+  remember(key: ObjectKey, obj: CciObject, instanceId?: string): void {
+    const id =
+      instanceId ??
+      recordedInstanceId(
+        obj.metadata?.annotations?.[ANNOTATIONS.externalId],
+        obj.status?.instanceId,
+      );
+    this.seen.set(`${key.namespace}/${key.name}`, {
+      obj: { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { ...obj.metadata } },
+      ...(id ? { instanceId: id } : {}),
+    });
+  }
+
+  /**
+   * Once per deletion: an event that the instance is left as it is. Answers the deleted
+   * object's uid ("" when it had none), undefined when the object was not seen.
+   */
+  reportDeletion(key: ObjectKey, events: EventRecorder): string | undefined {
+    const k = `${key.namespace}/${key.name}`;
+    const seen = this.seen.get(k);
+    if (!seen) return undefined;
+    this.seen.delete(k);
+    const what = seen.instanceId
+      ? `CCI instance ${seen.instanceId}`
+      : "no CCI instance (it was not bound)";
+    reasonEvents(events).normal(
+      seen.obj,
+      "InstanceKept",
+      `${objectKeyString(seen.obj)} deleted; ${what} is left untouched: the operator only observes CCI instances`,
+    );
+    return seen.obj.metadata?.uid ?? "";
   }
 }

@@ -15,7 +15,6 @@ import {
   getCondition,
   type KubeObject,
   type ObjectKey,
-  objectKeyString,
   patchStatus,
   type ReconcileContext,
   type ReconcileResult,
@@ -37,7 +36,7 @@ import {
   decideFirstBinder,
   mayAdopt,
 } from "../managed/tenancy.js";
-import { announceChanges, boundCondition } from "./announcements.js";
+import { announceChanges, boundCondition, KeptInstances } from "./announcements.js";
 import { attachedStorage } from "./attached-storage.js";
 import {
   type Binding,
@@ -83,7 +82,7 @@ function withConditions(
 /** The reconciler, with the small memory it needs to report deletions. */
 export class CciInstanceReconciler {
   /** Last seen identity of each object, to say on deletion that the instance is kept. */
-  private readonly seen = new Map<string, { obj: KubeObject; instanceId?: string }>();
+  private readonly kept = new KeptInstances();
   /** What `spec.exportTo` last wrote for each object. */
   private readonly exports = new ExportMemory();
 
@@ -93,10 +92,11 @@ export class CciInstanceReconciler {
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
     const obj = ctx.cache.get<CciObject>(CCI, key);
     if (!obj || obj.metadata?.deletionTimestamp) {
-      this.reportDeletion(key, ctx);
+      const uid = this.kept.reportDeletion(key, ctx.events);
+      if (uid !== undefined) this.exports.forget(uid);
       return {};
     }
-    this.remember(key, obj);
+    this.kept.remember(key, obj);
     // The operator creates no CCI instance: every binding is an adoption, allowed only
     // where adoption is (or kept when the status shows the operator bound it before).
     const namespace = obj.metadata?.namespace ?? "";
@@ -128,7 +128,7 @@ export class CciInstanceReconciler {
         `observing CCI instance ${id} (bound by ${binding.via})`,
       );
     }
-    this.remember(key, current, id);
+    this.kept.remember(key, current, id);
 
     const listed = snapshot.byId.get(id);
     let record: CciInstance;
@@ -268,36 +268,5 @@ export class CciInstanceReconciler {
     });
     if (!wasGone) reasonEvents(ctx.events).warning(obj, R.InstanceNotFound, message);
     return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
-  }
-
-  private remember(key: ObjectKey, obj: CciObject, instanceId?: string): void {
-    const k = `${key.namespace}/${key.name}`;
-    const id =
-      instanceId ??
-      recordedInstanceId(
-        obj.metadata?.annotations?.[ANNOTATIONS.externalId],
-        obj.status?.instanceId,
-      );
-    this.seen.set(k, {
-      obj: { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { ...obj.metadata } },
-      ...(id ? { instanceId: id } : {}),
-    });
-  }
-
-  /** Once per deletion: an event that the instance is left as it is. */
-  private reportDeletion(key: ObjectKey, ctx: ReconcileContext): void {
-    const k = `${key.namespace}/${key.name}`;
-    const seen = this.seen.get(k);
-    if (!seen) return;
-    this.seen.delete(k);
-    this.exports.forget(seen.obj.metadata?.uid ?? "");
-    const what = seen.instanceId
-      ? `CCI instance ${seen.instanceId}`
-      : "no CCI instance (it was not bound)";
-    reasonEvents(ctx.events).normal(
-      seen.obj,
-      "InstanceKept",
-      `${objectKeyString(seen.obj)} deleted; ${what} is left untouched: the operator only observes CCI instances`,
-    );
   }
 }

@@ -24,7 +24,7 @@ import {
 } from "../../crds/trainingjob.js";
 import type { NasInstance, PodOpenPorts, PodResource, TrainingTask } from "../../service/index.js";
 import { stripClientTokenMarker } from "../../service/index.js";
-import { podsWithinBudget } from "./pod-budget.js";
+import { MAX_POD_LIST, MAX_POD_PORTS, podsWithinBudget } from "./pod-budget.js";
 
 /** What was read about one pod: absent parts could not be read (the previous status stays). */
 export interface PodObservation {
@@ -70,13 +70,6 @@ export interface TaskObservation {
 export const MAX_EXEC_INFOS = 20;
 /** How many mounted storages the status keeps (by id; a job mounts at most 16). */
 export const MAX_STORAGES = 32;
-/** How many containers and volumes the status keeps per pod (podsWithinBudget bounds them all). */
-export const MAX_POD_LIST = 32;
-/**
- * How many open ports the status keeps per pod (system ports first, then custom ones;
- * a job opens at most 32 custom ports), and target ports per container.
- */
-export const MAX_POD_PORTS = 64;
 
 /** Maps the task's resource object into the status's (only the fields it has). */
 export function resourceStatus(task: TrainingTask): TrainingResource | undefined {
