@@ -11,12 +11,12 @@ import {
   type SettledCheck,
 } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
+import { assertReconcileLive, ReconcileAbandonedError } from "./current-reconcile.js";
 import { RetryableError, TerminalError } from "./errors.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { looksSettled } from "./looks-settled.js";
 import { RuntimeMetrics } from "./metrics.js";
-import { assertReconcileLive, ReconcileAbandonedError } from "./reconcile-deadline.js";
 import { cacheId, type KubeObject, type ObjectKey, type ResourceDescriptor } from "./resource.js";
 import { ConflictError } from "./writes.js";
 

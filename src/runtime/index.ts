@@ -26,6 +26,7 @@ export {
   type Reconciler,
   type SettledCheck,
 } from "./controller.js";
+export { ReconcileTimeoutError } from "./current-reconcile.js";
 export { DEFAULT_RECONCILE_TIMEOUT_MS } from "./defaults.js";
 export {
   errorMessage,
@@ -45,7 +46,6 @@ export {
   missingPermissions,
   type PolicyRule,
 } from "./permissions.js";
-export { ReconcileTimeoutError } from "./reconcile-deadline.js";
 export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,

@@ -3,12 +3,12 @@
  * once and redacted, the client's rate limit taken per reconcile flow, the reconcile's
  * deadline checked, the answer retried as client-go does, and each try reported.
  */
+
+import { assertReconcileLive, currentReconcileFlow } from "./current-reconcile.js";
 import { DEFAULT_KUBE_RATE_LIMIT, DEFAULT_KUBE_TOTAL_RATE_LIMIT } from "./defaults.js";
 import { isConnectionReset, KubeApiError } from "./kube-errors.js";
 import type { KubeHttpAnswer, KubeTransport } from "./kube-transport.js";
-import { currentReconcileFlow } from "./priority.js";
 import { FairTokenBucket, type FlowRateLimitOptions } from "./ratelimit.js";
-import { assertReconcileLive } from "./reconcile-deadline.js";
 import type { SecretRedactor } from "./redaction.js";
 
 /** One Kubernetes request as observed by {@link KubeRequestOptions.onRequest}. */
@@ -121,9 +121,9 @@ export class KubeRequests {
     body: string | undefined,
     contentType: string | undefined,
   ): Promise<KubeHttpAnswer> {
-    // A reconcile abandoned at its deadline writes nothing more (reconcile-deadline.ts).
+    // A reconcile abandoned at its deadline writes nothing more (current-reconcile.ts).
     assertReconcileLive(`${method} ${path}`);
-    // Each flow (account, priority.ts) has a bucket of its own; the ceiling goes in turn.
+    // Each flow (account, current-reconcile.ts) has a bucket of its own; the ceiling goes in turn.
     const waitMs = await this.bucket.take(currentReconcileFlow());
     assertReconcileLive(`${method} ${path}`);
     const started = Date.now();

@@ -94,7 +94,7 @@ export class TokenBucket {
 
 /**
  * A rate limit per flow with an optional ceiling for all flows together (the
- * Kubernetes client's budget, kube.ts): each flow (an account, priority.ts) has a
+ * Kubernetes client's budget, kube.ts): each flow (an account, current-reconcile.ts) has a
  * bucket of its own of `qps` and `burst`, so that one flow's backlog spends no other
  * flow's tokens; `total` bounds the sum, its tokens going to the waiting flows in turn.
  */

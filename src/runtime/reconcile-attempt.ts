@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
+import { runReconcile } from "./current-reconcile.js";
 import {
   errorMessage,
   errorReason,
@@ -11,8 +12,6 @@ import {
   requeueAfterOf,
 } from "./errors.js";
 import type { OwnWriteEchoFilter } from "./own-write-echoes.js";
-import { withReconcileFlow } from "./priority.js";
-import { runWithDeadline } from "./reconcile-deadline.js";
 import { type ObjectKey, parseKey } from "./resource.js";
 import type { TerminalHolds } from "./terminal-holds.js";
 import type { WorkQueue } from "./workqueue.js";
@@ -57,10 +56,11 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
   a.rt.metrics.activeWorkers.inc(labels);
   try {
     // The reconcile gets its deadline as `ctx.signal`, and hands it to its service calls.
-    const result = await runWithDeadline(a.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
-      withReconcileFlow(a.queue.flowOfKeyNow(keyString), () =>
-        def.reconcile(key, { ...ctx, signal }),
-      ),
+    const result = await runReconcile(
+      a.rt.reconcileTimeoutMs ?? 0,
+      ctx.signal,
+      a.queue.flowOfKeyNow(keyString),
+      (signal) => def.reconcile(key, { ...ctx, signal }),
     );
     // Re-adds that were all the echo of this reconcile's own writes ask for nothing.
     if (a.echoes.onlyOwnEchoes(keyString)) a.queue.cancelReadd(keyString);
