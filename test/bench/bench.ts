@@ -224,6 +224,8 @@ async function main(): Promise<number> {
         logFile: join(logDir, "operator-small.log"),
         progress,
       });
+      // On stderr at once, so that a main run that fails still leaves these figures.
+      progress(`N=${options.smallN}: ${JSON.stringify(small)}`);
     }
     await ensureNamespace(bench.kube, "bench");
     const operatorLog = join(logDir, "operator.log");

@@ -191,7 +191,16 @@ export async function runOperatorPhase(
       ...nasTracker.reconciling(nasNames),
       ...jobTracker.reconciling(jobNames),
     ];
-    while (reconciling().length > 0 && Date.now() < deadline) await sleep(100);
+    o.progress(
+      `${total - notReady.length}/${total} Ready, the last after ${lastReady - started} ms; waiting until none is Reconciling`,
+    );
+    while (reconciling().length > 0 && Date.now() < deadline) {
+      if (Date.now() - lastReport > 30_000) {
+        o.progress(`${reconciling().length} still Reconciling`);
+        lastReport = Date.now();
+      }
+      await sleep(100);
+    }
     const settled = await counters();
     const settledBudgetWait = await routineBudgetWait(operator.metrics());
     o.progress(
