@@ -13,9 +13,8 @@ import type { ManagedFacts } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
-import { nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
-import { gb, NasExternalClient, type NasVolumeObject } from "./external.js";
-import { nasLateInitialize } from "./late-init.js";
+import { gb, nasLateInitialize, nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
+import { NasExternalClient, type NasVolumeObject } from "./external.js";
 
 /** The finalizer of NasVolumes. */
 export const NAS_FINALIZER = "aidc.io/nasvolume";

@@ -1,13 +1,21 @@
 /**
  * Pure decisions of the NasVolume controller: the preflight verdict, what a spec change
  * asks of an existing storage (scale by the difference, mount path), the Ready
- * condition and the phase. No I/O here; nasvolume/external.ts does the calls.
+ * condition, the phase, and LateInitialize (spec.managementPolicies, managed/policies.ts:
+ * the unset capacityGB and mountPath filled from the storage where the service's values
+ * pass the spec's own rules). No I/O here; nasvolume/external.ts does the calls.
  */
 
 import { CATALOG_LABELS } from "../../crds/catalog.js";
-import { NAS_VOLUME_REASONS, type NasVolumePhase as NasPhase } from "../../crds/nasvolume.js";
+import { INTEGER_LIMITS, MOUNT_PATH_PATTERN } from "../../crds/fields.js";
+import {
+  NAS_VOLUME_REASONS,
+  type NasVolumePhase as NasPhase,
+  type NasVolume as NasVolumeObject,
+} from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import { checkNasCapacity } from "../../service/nas-capacity.js";
+import type { NasInstance } from "../../service/schemas/nas.js";
 import type { NasProduct } from "../../service/schemas/products.js";
 import { closestCodes, closestCodesText } from "../catalog/closest-codes.js";
 import type { PreflightRefusal, ReadyState } from "../managed/call.js";
@@ -229,4 +237,30 @@ export function nasDrift(actions: readonly SyncAction[]): string[] {
     else if (a.action === "Scale" || a.action === "Refuse") fields.add("capacityGB");
   }
   return [...fields];
+}
+
+/** A number of GB from the service's text ("" or junk → NaN). */
+export function gb(text: string | undefined): number {
+  return text === undefined || text.trim() === "" ? Number.NaN : Number(text);
+}
+
+/** The spec fields `remote` fills: capacityGB from its quota, mountPath from its own. */
+export function nasLateInitialize(
+  obj: NasVolumeObject,
+  remote: NasInstance,
+): Record<string, unknown> | undefined {
+  const fields: Record<string, unknown> = {};
+  const quota = gb(remote.quota);
+  if (
+    obj.spec.capacityGB === undefined &&
+    Number.isInteger(quota) &&
+    quota >= 1 &&
+    quota <= INTEGER_LIMITS.capacityGB
+  ) {
+    fields.capacityGB = quota;
+  }
+  if (obj.spec.mountPath === undefined && MOUNT_PATH_PATTERN.test(remote.mountPath ?? "")) {
+    fields.mountPath = remote.mountPath;
+  }
+  return fields;
 }

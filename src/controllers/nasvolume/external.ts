@@ -29,6 +29,7 @@ import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../m
 import {
   decideSync,
   findProduct,
+  gb,
   nasDrift,
   nasReady,
   preflightVerdict,
@@ -53,11 +54,6 @@ export const NAS_ORDER_OPERATIONS = ["getNasSubscriptionResult", "listNas", "get
 /** The storage's directory name: spec.name, else metadata.name. */
 export function nasName(obj: NasVolumeObject): string {
   return obj.spec.name ?? obj.metadata.name ?? "";
-}
-
-/** A number of GB from the service's text ("" or junk → NaN). */
-export function gb(text: string | undefined): number {
-  return text === undefined || text.trim() === "" ? Number.NaN : Number(text);
 }
 
 /**
