@@ -90,8 +90,9 @@ export const managementPolicies = withRules(
 
 /**
  * What an id of the service may look like (the same rule as SERVICE_ID_PATTERN in
- * src/service/ids.ts, which this layer may not import; a test keeps them equal): never
- * `.` or `..`, no `/`, so an id cannot move a request to another path.
+ * src/service/schemas/primitives.ts, which this layer may not import; a test keeps
+ * them equal): never `.` or `..`, no `/`, so an id cannot move a request to another
+ * path.
  */
 export const SERVICE_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
 

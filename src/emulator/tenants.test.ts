@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ServiceClient } from "../service/client.js";
-import { isServiceId } from "../service/ids.js";
+import { isServiceId } from "../service/schemas/primitives.js";
 import { EmulatorAdmin } from "./admin-client.js";
 import { defaultNasProducts } from "./fixtures.js";
 import { type RunningEmulator, startEmulator } from "./server.js";

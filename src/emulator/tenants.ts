@@ -16,7 +16,7 @@ export const DEFAULT_TENANT = "default";
 
 /**
  * What an account's name may be: it goes into the account's ids, which must stay
- * service ids (src/service/ids.ts: no `/`, `?`, `%`, white space, at most 128 characters).
+ * service ids (src/service/schemas/primitives.ts: no `/`, `?`, `%`, white space, at most 128 characters).
  */
 export const TENANT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 

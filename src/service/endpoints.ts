@@ -13,8 +13,8 @@ import type {
   EndpointDefinition,
   HttpMethod,
 } from "./endpoint-definition.js";
-import { isServiceId, quoteId, SERVICE_ID_RULE } from "./ids.js";
 import { KIND_ENDPOINT_TABLES, KIND_ENDPOINTS } from "./kinds/index.js";
+import { isServiceId, quoteId, SERVICE_ID_RULE } from "./schemas/primitives.js";
 
 export {
   assumed,

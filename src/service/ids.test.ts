@@ -7,10 +7,10 @@ import { SERVICE_ID_PATTERN as CRD_SERVICE_ID_PATTERN } from "../crds/fields.js"
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
 import type { ServiceClient } from "./client.js";
 import { type ServiceError, ServiceInvalidIdError } from "./errors.js";
-import { isServiceId, SERVICE_ID_PATTERN } from "./ids.js";
 import { pageOf } from "./schemas/envelope.js";
 import { nasInstanceSchema } from "./schemas/nas.js";
 import { trainingPodSchema } from "./schemas/pods.js";
+import { isServiceId, SERVICE_ID_PATTERN } from "./schemas/primitives.js";
 import { subscriptionResultSchema } from "./schemas/subscription.js";
 import { trainingTaskSchema } from "./schemas/training.js";
 

@@ -51,7 +51,6 @@ export {
   ServiceThrottledError,
   ServiceUnavailableError,
 } from "./errors.js";
-export { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./ids.js";
 export { FileSystemOperations } from "./kinds/filesystem.js";
 export { checkNasCapacity, type NasCapacityVerdict } from "./nas-capacity.js";
 export {
@@ -118,6 +117,7 @@ export type {
   PodResource,
   TrainingPod,
 } from "./schemas/pods.js";
+export { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./schemas/primitives.js";
 export type { NasAvailabilityQuery, NasProduct, TrainingProduct } from "./schemas/products.js";
 export type { StorageConfigItem, TaskResource } from "./schemas/storage-config.js";
 export {

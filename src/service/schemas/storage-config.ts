@@ -3,8 +3,7 @@
  * object shared by task detail and templates.
  */
 import { z } from "zod";
-import { SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "../ids.js";
-import { optionalInt, optionalString } from "./primitives.js";
+import { optionalInt, optionalString, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./primitives.js";
 
 /**
  * A storage mount on the wire. `storageId` is required here although the spec's table

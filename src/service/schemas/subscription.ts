@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "../ids.js";
+import { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./primitives.js";
 
 /** States of an asynchronous create. */
 export const SUBSCRIPTION_STATES = ["Pending", "Succeeded", "Failed"] as const;
