@@ -4,13 +4,21 @@
  * ServiceConnection). Order: the object's `spec.connectionRef`, else its namespace's
  * annotation {@link CONNECTION_ANNOTATION}, else the operator's default connection
  * (its configuration), which every namespace may use.
+ *
+ * The same choice gives an object's `connection` label in the object-health metrics
+ * (`aidc_managed_resources`, {@link connectionMetricLabel}): a name that no
+ * ServiceConnection has becomes {@link MISSING_CONNECTION_LABEL}, so that the label
+ * takes as many values as there are connections, whatever users write.
  */
 import {
   CONNECTION_ANNOTATION,
   type LabelSelector,
   type ServiceConnectionSpec,
+  serviceConnectionCrd,
 } from "../../crds/serviceconnection.js";
+import type { CacheReader } from "../../runtime/cache.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import { DEFAULT_CONNECTION_LABEL } from "../../runtime/service-metrics.js";
 
 /** Core Namespaces (their connection annotation and their labels). */
 export const NAMESPACES: ResourceDescriptor = {
@@ -97,4 +105,31 @@ export function notAllowedMessage(
 /** The message of a connection that does not exist. */
 export function notFoundMessage(choice: ConnectionChoice & { kind: "named" }): string {
   return `the ServiceConnection ${choice.name} (named by the ${choice.source}) does not exist; nothing is sent to the service until it does`;
+}
+
+/** The label of objects that name a ServiceConnection that does not exist. */
+export const MISSING_CONNECTION_LABEL = "_missing";
+
+/**
+ * The label function: a ServiceConnection is labelled with its own name; any other
+ * object with the name of the connection it uses when that exists in `cache`.
+ */
+export function connectionMetricLabel(
+  connections: { chosenName(obj: KubeObject): string | undefined },
+  cache: CacheReader,
+): (obj: KubeObject) => string {
+  const exists = (name: string) => {
+    try {
+      return cache.get(serviceConnectionCrd, name) !== undefined;
+    } catch {
+      return false;
+    }
+  };
+  return (obj) => {
+    if (obj.kind === serviceConnectionCrd.kind)
+      return obj.metadata?.name ?? MISSING_CONNECTION_LABEL;
+    const name = connections.chosenName(obj);
+    if (name === undefined) return DEFAULT_CONNECTION_LABEL;
+    return exists(name) ? name : MISSING_CONNECTION_LABEL;
+  };
 }
