@@ -8,6 +8,7 @@ import { ServiceClientCore } from "./client-core.js";
 import type { ServiceClientOptions } from "./client-options.js";
 import { DEFAULT_CATALOG_TTL_MS } from "./defaults.js";
 import { KindListStates } from "./list-states.js";
+import type { OperationCaller, OperationsContext } from "./operation-caller.js";
 
 /**
  * What every view of one account's client shares: the core (transport, rate limit,
@@ -26,5 +27,20 @@ export class ServiceAccount {
     this.core = new ServiceClientCore(options, this.now);
     this.catalog = new CatalogCache(options.catalogTtlMs ?? DEFAULT_CATALOG_TTL_MS, this.now);
     this.lists = new KindListStates(this.now);
+  }
+
+  /**
+   * What a view's kind operations modules (src/service/kinds/) keep and call through:
+   * `caller`, the view with its call context, and what the account shares.
+   */
+  operationsContext(caller: OperationCaller): OperationsContext {
+    return {
+      caller,
+      now: this.now,
+      catalog: this.catalog,
+      lists: this.lists,
+      knownMissing: (name) => this.core.knownMissing(name),
+      subscriptionResult: this.options.subscriptionResult ?? {},
+    };
   }
 }

@@ -21,12 +21,7 @@ import { NasOperations } from "./kinds/nasvolume.js";
 import { DEFAULT_CREATE_TASK_FIELDS, TrainingTaskOperations } from "./kinds/trainingjob.js";
 import { TemplateOperations } from "./kinds/trainingtemplate.js";
 import type { OperationAvailability, OperationVerdict } from "./operation-availability.js";
-import type {
-  OperationArgs,
-  OperationCaller,
-  OperationState,
-  OperationsContext,
-} from "./operation-caller.js";
+import type { OperationArgs, OperationCaller, OperationState } from "./operation-caller.js";
 import type { CciListQuery, SaveCciImageRequest } from "./schemas/cci.js";
 import type { NasListQuery, ScaleNasRequest, SubscribeNasRequest } from "./schemas/nas.js";
 import type { OpenPodPortRequest } from "./schemas/pods.js";
@@ -50,10 +45,11 @@ export class ServiceClient implements OperationCaller {
   readonly context: CallContext;
   /** What this connection knows about which operations the service answers. */
   readonly operations: OperationAvailability;
-  private readonly nas: NasOperations;
-  private readonly tasks: TrainingTaskOperations;
-  private readonly templates: TemplateOperations;
-  private readonly cci: CciOperations;
+  // The kinds' operations of this view, each made at its first call (a view per reconcile).
+  private nasOps?: NasOperations;
+  private taskOps?: TrainingTaskOperations;
+  private templateOps?: TemplateOperations;
+  private cciOps?: CciOperations;
 
   /**
    * A client of a new account from `options` (throws an Error when the endpoint
@@ -67,22 +63,29 @@ export class ServiceClient implements OperationCaller {
     this.account = account;
     this.context = context;
     this.operations = account.core.operations;
-    // The kinds' operations call through this view; what they keep is the account's.
-    const ctx: OperationsContext = {
-      caller: this,
-      now: account.now,
-      catalog: account.catalog,
-      lists: account.lists,
-      knownMissing: (name) => account.core.knownMissing(name),
-      subscriptionResult: account.options.subscriptionResult ?? {},
-    };
-    this.nas = new NasOperations(ctx);
-    this.tasks = new TrainingTaskOperations(ctx, {
+  }
+
+  private get nas(): NasOperations {
+    this.nasOps ??= new NasOperations(this.account.operationsContext(this));
+    return this.nasOps;
+  }
+
+  private get tasks(): TrainingTaskOperations {
+    this.taskOps ??= new TrainingTaskOperations(this.account.operationsContext(this), {
       ...DEFAULT_CREATE_TASK_FIELDS,
-      ...account.options.createTaskFields,
+      ...this.account.options.createTaskFields,
     });
-    this.templates = new TemplateOperations(ctx);
-    this.cci = new CciOperations(this);
+    return this.taskOps;
+  }
+
+  private get templates(): TemplateOperations {
+    this.templateOps ??= new TemplateOperations(this.account.operationsContext(this));
+    return this.templateOps;
+  }
+
+  private get cci(): CciOperations {
+    this.cciOps ??= new CciOperations(this);
+    return this.cciOps;
   }
 
   /** A view of this account whose calls are made under `context` (one reconcile's). */
