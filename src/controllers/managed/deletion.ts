@@ -26,11 +26,10 @@ import {
   soonPollMs,
   subscriptionPollDelay,
 } from "./decisions.js";
-import { deleteConfigured } from "./deletion-policy.js";
 import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { toKube } from "./kube-casts.js";
-import { deletesRemote, policiesText } from "./policies.js";
+import { deleteConfigured, deletesRemote, policiesText } from "./policies.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import { resolveStep } from "./resolve-references.js";
 import type { ManagedRun } from "./run.js";

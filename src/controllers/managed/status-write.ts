@@ -8,9 +8,9 @@ import { type ConditionInput, removeCondition, setCondition } from "../../runtim
 import { patchStatus } from "../../runtime/writes.js";
 import { withKstatusConditions } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
-import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./deletion-policy.js";
 import { toKube } from "./kube-casts.js";
 import type { Outcome } from "./outcome.js";
+import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./policies.js";
 import { referencesCondition } from "./resolve-references.js";
 import type { ManagedRun } from "./run.js";
 
