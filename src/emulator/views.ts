@@ -3,7 +3,7 @@
  * two timestamp forms (tasks and CCI `YYYY-MM-DD HH:MM:SS`, NAS ISO 8601 with `Z`), so
  * that clients meet the variants the real service shows, and the subscription results.
  */
-import { toServiceTimestamp } from "../service/timestamps.js";
+import { toServiceTimestamp } from "../service/schemas/primitives.js";
 import type { SubscriptionRecord } from "./records.js";
 import type { SubscriptionResultShape } from "./state.js";
 

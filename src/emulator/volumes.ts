@@ -8,7 +8,7 @@
  * while a transition runs. Transitions finish lazily in {@link VolumeStore.advance}.
  */
 import type { CreateVolumeRequest } from "../service/schemas/block-volumes.js";
-import { toServiceTimestamp } from "../service/timestamps.js";
+import { toServiceTimestamp } from "../service/schemas/primitives.js";
 
 /** A block volume of the emulator. */
 export interface VolumeRecord {

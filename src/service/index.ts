@@ -117,7 +117,13 @@ export type {
   PodResource,
   TrainingPod,
 } from "./schemas/pods.js";
-export { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./schemas/primitives.js";
+export {
+  isServiceId,
+  normalizeTimestamp,
+  SERVICE_ID_PATTERN,
+  SERVICE_ID_RULE,
+  toRfc3339,
+} from "./schemas/primitives.js";
 export type { NasAvailabilityQuery, NasProduct, TrainingProduct } from "./schemas/products.js";
 export type { StorageConfigItem, TaskResource } from "./schemas/storage-config.js";
 export {
@@ -136,5 +142,4 @@ export type {
   TrainingTask,
   TrainingTaskListQuery,
 } from "./schemas/training.js";
-export { normalizeTimestamp, toRfc3339 } from "./timestamps.js";
 export type { RequestObservation } from "./transport.js";

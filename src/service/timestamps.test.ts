@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeTimestamp, toServiceTimestamp } from "./timestamps.js";
+import { normalizeTimestamp, toServiceTimestamp } from "./schemas/primitives.js";
 
 describe("normalizeTimestamp", () => {
   it.each([
