@@ -6,7 +6,7 @@ import {
   MAX_CONDITION_MESSAGE_CHARS,
   setCondition,
 } from "./conditions.js";
-import { jsonEqual, mergePatch, toJson, withoutNulls } from "./json.js";
+import { jsonEqual, mergePatch, toJson, withoutNulls } from "./writes.js";
 
 const t0 = new Date("2026-01-01T00:00:00.000Z");
 const t1 = new Date("2026-01-01T01:00:00.000Z");

@@ -6,7 +6,7 @@
 import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
 import { capValue } from "../../crds/status-bounds.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
-import { jsonEqual, toJson } from "../../runtime/json.js";
+import { jsonEqual, toJson } from "../../runtime/writes.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerDeps } from "../controller-factory.js";
