@@ -3,11 +3,10 @@
  * `ServiceClient.withCall`): the core (transport, rate limit, operation verdicts and
  * probes), the catalog cache and the list snapshots.
  */
-import { CatalogCache } from "./catalog-cache.js";
+import { CatalogCache, KindListStates } from "./account-caches.js";
 import { ServiceClientCore } from "./client-core.js";
 import type { ServiceClientOptions } from "./client-options.js";
 import { DEFAULT_CATALOG_TTL_MS } from "./defaults.js";
-import { KindListStates } from "./list-states.js";
 import type { OperationCaller, OperationsContext } from "./operation-caller.js";
 
 /**

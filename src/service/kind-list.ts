@@ -6,8 +6,8 @@
  * {@link KindListStates}, shared by every view.
  */
 import type { z } from "zod";
+import type { KindListStates } from "./account-caches.js";
 import { type ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
-import type { KindListStates } from "./list-states.js";
 import type { OperationArgs, OperationCaller } from "./operation-caller.js";
 import { type ListedIds, type PageWalkEnd, paginate } from "./pagination.js";
 import type { Page } from "./schemas/envelope.js";

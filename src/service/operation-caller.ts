@@ -6,8 +6,7 @@
  * imported back by them.
  */
 import type { z } from "zod";
-import type { CatalogCache } from "./catalog-cache.js";
-import type { KindListStates } from "./list-states.js";
+import type { CatalogCache, KindListStates } from "./account-caches.js";
 import type { SubscriptionResultMapping } from "./schemas/subscription.js";
 
 /** The parts of a request that vary per call. */
