@@ -11,9 +11,9 @@ import type { ObjectStorageResolver } from "../../service/object-storage.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
+import { toKube } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
-import { toKube } from "../managed/kube-casts.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import {
   type AppliedRecord,

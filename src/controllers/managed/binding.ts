@@ -8,9 +8,9 @@ import { getCondition } from "../../runtime/conditions.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import type { IndexFunc } from "../../runtime/store.js";
 import type { ManagedObject } from "./call.js";
+import { toKube } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import type { KindClient, ManagedKind, ManagedOptions } from "./external-client.js";
-import { toKube } from "./kube-casts.js";
 import {
   type BindingRefusal,
   BOUND_ID_INDEX,

@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { Condition } from "../../runtime/conditions.js";
-import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
+import type { KubeObject, ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
 import type { EventReason } from "../event-reasons.js";
 
 /**
@@ -196,4 +196,17 @@ export interface PreflightRefusal {
   message: string;
   /** True when the refusal may go away by itself (e.g. capacity unavailable now): poll. */
   retry?: boolean;
+}
+
+// A managed object and the runtime's KubeObject are the same JSON object under two
+// types: the casts between them.
+
+/** A managed object as the runtime's writers take it (the same JSON object). */
+export function toKube(obj: ManagedObject): KubeObject {
+  return obj as unknown as KubeObject;
+}
+
+/** An object from the runtime as the kind's type (the cache and writers return JSON). */
+export function fromKube<T extends ManagedObject>(obj: KubeObject): T {
+  return obj as unknown as T;
 }

@@ -7,8 +7,8 @@ import type { ReconcileContext } from "../../runtime/controller.js";
 import { patchStatus } from "../../runtime/writes.js";
 import { withKstatusConditions } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
+import { toKube } from "./call.js";
 import type { ManagedKind } from "./external-client.js";
-import { toKube } from "./kube-casts.js";
 
 /** Sets conditions on `obj`'s current status and patches it when it changed. */
 export async function writeConditions<T extends ManagedObject>(

@@ -17,6 +17,7 @@ import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import { bindingConflict, ownershipRefusal } from "./binding.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
+import { toKube } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, decideAfterLookup, lookupKeyOf } from "./create-protocol.js";
 import {
@@ -28,7 +29,6 @@ import {
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
-import { toKube } from "./kube-casts.js";
 import { deleteConfigured, deletesRemote, policiesText } from "./policies.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import { resolveStep } from "./resolve-references.js";

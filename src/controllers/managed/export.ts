@@ -19,7 +19,7 @@ import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import { SECRETS } from "../connections/secrets.js";
 import type { ManagedObject } from "./call.js";
-import { toKube } from "./kube-casts.js";
+import { toKube } from "./call.js";
 import type { ManagedRun } from "./run.js";
 
 /** Core v1 ConfigMaps. */

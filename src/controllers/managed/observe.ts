@@ -9,11 +9,11 @@ import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ownershipRefusal } from "./binding.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
+import { toKube } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { firstSubscriptionPollMs, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
-import { toKube } from "./kube-casts.js";
 import { done, type Next, type Subscription, SYNCED_OK } from "./outcome.js";
 import { policiesText } from "./policies.js";
 import type { ManagedRun } from "./run.js";

@@ -13,7 +13,6 @@
  */
 import type { Condition, ConditionInput } from "../../runtime/conditions.js";
 import type { ManagedObject } from "./call.js";
-import type { KindClient } from "./external-client.js";
 
 /** The steering annotations. */
 export const STEERING_ANNOTATIONS = {
@@ -90,8 +89,13 @@ export const PAUSED_SYNCED = {
 /** The condition type. */
 export const DELETION_POLICY_CONDITION = "DeletionPolicy";
 
+/** The part of a kind's client (external-client.ts) that says whether it can delete. */
+export interface DeleteCapability {
+  deleteConfigured?(): boolean;
+}
+
 /** True when the client's delete operation is configured. */
-export function deleteConfigured<T extends ManagedObject, R>(client: KindClient<T, R>): boolean {
+export function deleteConfigured(client: DeleteCapability): boolean {
   return client.deleteConfigured?.() ?? true;
 }
 
@@ -107,8 +111,8 @@ export type DeletionPolicyVerdict =
  * delete operation is configured and False (`NoDeleteOperation`) otherwise. `client`
  * is connected only under a Delete policy.
  */
-export function deletionPolicyVerdict<T extends ManagedObject, R>(
-  client: () => KindClient<T, R>,
+export function deletionPolicyVerdict<T extends ManagedObject>(
+  client: () => DeleteCapability,
   obj: T,
 ): DeletionPolicyVerdict {
   // deletionPolicy Orphan, or no Delete in spec.managementPolicies: nothing to say.

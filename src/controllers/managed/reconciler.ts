@@ -37,6 +37,7 @@ import { ConflictError, ensureFinalizer, hasFinalizer } from "../../runtime/writ
 import { UNSCOPED_CALLS } from "../../service/call-context.js";
 import { bindingConflict } from "./binding.js";
 import type { ManagedObject } from "./call.js";
+import { fromKube } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
 import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
@@ -44,7 +45,6 @@ import { deleteStep } from "./deletion.js";
 import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.js";
 import { ExportMemory, exportConnectionDetails } from "./export.js";
 import type { ManagedKind, ManagedOptions } from "./external-client.js";
-import { fromKube } from "./kube-casts.js";
 import { lookup } from "./lookup.js";
 import { observe } from "./observe.js";
 import { create } from "./order.js";

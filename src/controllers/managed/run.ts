@@ -10,9 +10,9 @@ import { setAnnotations } from "../../runtime/writes.js";
 import type { CallContext } from "../../service/call-context.js";
 import type { EventReason } from "../event-reasons.js";
 import type { ManagedCall, ManagedFacts, ManagedObject, ReferenceResolution } from "./call.js";
+import { fromKube, toKube } from "./call.js";
 import { type CreateState, readCreateState } from "./create-protocol.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
-import { fromKube, toKube } from "./kube-casts.js";
 import { type Policies, policiesOf, reconcileRequest } from "./policies.js";
 import { callsOf } from "./settled.js";
 

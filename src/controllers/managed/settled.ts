@@ -9,8 +9,8 @@ import type { SettledCheck } from "../../runtime/controller.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import type { CallContext } from "../../service/call-context.js";
 import type { ManagedObject } from "./call.js";
+import { fromKube } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import { fromKube } from "./kube-casts.js";
 
 /**
  * Whether a managed object needs only routine polls, from the cache alone: bound to

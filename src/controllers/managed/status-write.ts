@@ -8,7 +8,7 @@ import { type ConditionInput, removeCondition, setCondition } from "../../runtim
 import { patchStatus } from "../../runtime/writes.js";
 import { withKstatusConditions } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
-import { toKube } from "./kube-casts.js";
+import { toKube } from "./call.js";
 import type { Outcome } from "./outcome.js";
 import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./policies.js";
 import { referencesCondition } from "./resolve-references.js";
