@@ -10,6 +10,7 @@ import { loadKubeConfig } from "./kube-config.js";
 import { WatchDecodeError } from "./kube-errors.js";
 import { retryWaitMs } from "./kube-requests.js";
 import type { ResourceDescriptor } from "./resource.js";
+import { leanObject } from "./store.js";
 
 const CONFIGMAPS: ResourceDescriptor = {
   group: "",
@@ -241,6 +242,34 @@ describe("KubeClient against a loopback API server", () => {
     const again = await kube.list(CONFIGMAPS, "ns", { labelSelector: "x=y" });
     expect(again.items.map((o) => o.metadata?.name)).toEqual(["a", "b"]);
     expect(again.resourceVersion).toBe("77");
+  });
+
+  it("maps each listed item of every page through the transform (an informer drops managedFields)", async () => {
+    const kube = await serve((req, res) => {
+      const cont = new URL(req.url ?? "", "http://x").searchParams.get("continue");
+      const item = {
+        ...cm(cont ? "b" : "a"),
+        metadata: { name: cont ? "b" : "a", managedFields: [{}] },
+      };
+      json(res, 200, {
+        items: [item],
+        metadata: { resourceVersion: "9", ...(cont ? {} : { continue: "t" }) },
+      });
+    });
+    const seen: unknown[] = [];
+    const list = await kube.list(CONFIGMAPS, "ns", {
+      transform: (o) => {
+        seen.push(o.metadata?.managedFields);
+        return leanObject(o);
+      },
+    });
+    expect(seen).toEqual([[{}], [{}]]);
+    expect(
+      list.items.map((o) => [o.metadata?.name, "managedFields" in (o.metadata ?? {})]),
+    ).toEqual([
+      ["a", false],
+      ["b", false],
+    ]);
   });
 
   it("ends a watch with a WatchDecodeError at a line that is not an event", async () => {

@@ -117,12 +117,15 @@ export class KubeClient {
    * Lists objects (all namespaces when `namespace` is absent) and the list's
    * resourceVersion, in pages of {@link LIST_PAGE} as client-go's pager: when the
    * snapshot of a `continue` has expired (410), the list starts again in one piece.
+   * `transform` maps each item as its page arrives (an informer drops `managedFields`
+   * there), so a long list holds its pages' full items only one page at a time.
    */
   async list<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
     namespace?: string,
-    options: { labelSelector?: string } = {},
+    options: { labelSelector?: string; transform?: (obj: T) => T } = {},
   ): Promise<{ items: T[]; resourceVersion: string }> {
+    const transform = options.transform ?? ((o: T) => o);
     const base: Record<string, string> = {};
     if (options.labelSelector) base.labelSelector = options.labelSelector;
     const path = resourcePath(res, namespace);
@@ -139,7 +142,7 @@ export class KubeClient {
         query = base;
         continue;
       }
-      for (const o of page.items ?? []) items.push(withKind(res, o));
+      for (const o of page.items ?? []) items.push(transform(withKind(res, o)));
       const next = page.metadata?.continue;
       if (!next) return { items, resourceVersion: page.metadata?.resourceVersion ?? "" };
       query = { ...base, limit: String(LIST_PAGE), continue: next };
