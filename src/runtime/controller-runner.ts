@@ -61,6 +61,7 @@ export class RunningController {
       ...(this.rt.flowOf
         ? { flowOf: this.flowOf(this.rt.flowOf), flowLimit: flowWorkers(concurrency).perFlow }
         : {}),
+      lowLimit: routineWorkers(concurrency),
     });
     this.rt.metrics.maxConcurrentReconciles.set({ controller: def.name }, workers);
     this.rt.metrics.activeWorkers.set({ controller: def.name }, 0);
@@ -237,4 +238,13 @@ export class RunningController {
  */
 export function flowWorkers(concurrency: number): { pool: number; perFlow: number } {
   return { pool: concurrency * FLOWS_AT_FULL_PACE, perFlow: concurrency };
+}
+
+/**
+ * Of a flow's `workers`, how many its routine looks (the low lane) may hold: all but a
+ * quarter (at least one kept free when there are two or more), so that polls waiting
+ * on a saturated routine budget never keep a new object of the flow from a worker.
+ */
+export function routineWorkers(workers: number): number {
+  return Math.max(1, workers - Math.max(1, Math.floor(workers / 4)));
 }

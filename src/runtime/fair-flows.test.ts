@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { flowWorkers } from "./controller-runner.js";
+import { flowWorkers, routineWorkers } from "./controller-runner.js";
 import { FairTokenBucket } from "./ratelimit.js";
 import { WorkQueue } from "./workqueue.js";
 
@@ -50,6 +50,28 @@ describe("fair flows", () => {
     await flush();
     expect(got.at(-1)).toBe("hot/16");
     expect(q.inFlight()).toBe(32);
+  });
+
+  it("keeps a quarter of a flow's workers from its routine looks, so a new object of the flow gets one at once", async () => {
+    expect([1, 2, 4, 16].map(routineWorkers)).toEqual([1, 1, 3, 12]);
+    const perFlow = 16;
+    const q = new WorkQueue({ flowOf: byPrefix, flowLimit: perFlow, lowLimit: routineWorkers(16) });
+    // A settled fleet's polls, each of which would wait long on a saturated budget.
+    for (let i = 0; i < 1_000; i++) q.add(`default/poll-${i}`, "low");
+    const got: (string | undefined)[] = [];
+    for (let i = 0; i < perFlow; i++) void q.get().then((k) => got.push(k));
+    await flush();
+    expect(got).toHaveLength(12);
+    // A create of the same flow finds one of the four workers the polls left.
+    q.add("default/new");
+    await flush();
+    expect(got.at(-1)).toBe("default/new");
+    // A poll done frees its worker for the next poll, not beyond twelve.
+    q.done(got[0] as string);
+    await flush();
+    expect(got).toHaveLength(14);
+    expect(got.at(-1)).toBe("default/poll-12");
+    expect(q.inFlight()).toBe(13);
   });
 
   it("shares the pool in turn once more flows than it has room for have backlogs", async () => {

@@ -1,7 +1,9 @@
 /**
  * The lanes of a {@link WorkQueue}: per priority and flow, the flows served in turn,
  * normal lanes before low ones, and a flow whose keys hold `flowLimit` workers skipped
- * until one is done (API Priority and Fairness's fair queuing).
+ * until one is done (API Priority and Fairness's fair queuing). A flow's low keys hold
+ * at most `lowLimit` workers, so that routine looks waiting on a saturated budget
+ * leave workers for its new work.
  */
 
 /**
@@ -21,10 +23,14 @@ export class FairLanes {
   /** The flows in the order of their turns; the next turn starts at `turn`. */
   private readonly flows: string[] = [];
   private turn = 0;
-  /** Keys held by workers per flow. */
+  /** Keys held by workers per flow, and those of them from the low lane. */
   private readonly busy = new Map<string, number>();
+  private readonly busyLow = new Map<string, number>();
 
-  constructor(private readonly flowLimit: number) {}
+  constructor(
+    private readonly flowLimit: number,
+    private readonly lowLimit: number = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Appends `key` to the lane of `flow` in `priority`, created with the flow's first key. */
   push(priority: QueuePriority, flow: string, key: string): void {
@@ -51,6 +57,7 @@ export class FairLanes {
         const flow = this.flows[(this.turn + i) % n] as string;
         const lane = lanes.get(flow);
         if (!lane || (this.busy.get(flow) ?? 0) >= this.flowLimit) continue;
+        if (priority === "low" && (this.busyLow.get(flow) ?? 0) >= this.lowLimit) continue;
         let key = lane.shift();
         while (key !== undefined && !live(key, priority)) key = lane.shift();
         if (lane.length === 0) lanes.delete(flow);
@@ -62,14 +69,16 @@ export class FairLanes {
     return undefined;
   }
 
-  /** A worker took a key of `flow`. */
-  hold(flow: string): void {
+  /** A worker took a key of `flow` from the lane of `priority`. */
+  hold(flow: string, priority: QueuePriority): void {
     this.busy.set(flow, (this.busy.get(flow) ?? 0) + 1);
+    if (priority === "low") this.busyLow.set(flow, (this.busyLow.get(flow) ?? 0) + 1);
   }
 
-  /** A worker is done with a key of `flow` (then {@link tidy} it). */
-  release(flow: string): void {
+  /** A worker is done with a key of `flow` from `priority`'s lane (then {@link tidy} it). */
+  release(flow: string, priority: QueuePriority): void {
     this.busy.set(flow, (this.busy.get(flow) ?? 1) - 1);
+    if (priority === "low") this.busyLow.set(flow, (this.busyLow.get(flow) ?? 1) - 1);
   }
 
   /** Forgets a flow with no lane and no worker (its turn goes with it). */
@@ -77,6 +86,7 @@ export class FairLanes {
     if (this.lanes.normal.has(flow) || this.lanes.low.has(flow)) return;
     if ((this.busy.get(flow) ?? 0) > 0) return;
     this.busy.delete(flow);
+    this.busyLow.delete(flow);
     const index = this.flows.indexOf(flow);
     if (index < 0) return;
     this.flows.splice(index, 1);

@@ -23,11 +23,8 @@ export interface WorkQueueObserver {
 export interface WorkQueueOptions {
   /** Per-key exponential backoff for {@link WorkQueue.addRateLimited}. */
   backoff?: Partial<BackoffOptions>;
-  /**
-   * Global token bucket applied to rate-limited retries across all keys (client-go's
-   * default controller rate limiter: the larger of the per-key and the bucket delay).
-   * Default 10 qps, burst 100.
-   */
+  /** Global token bucket of rate-limited retries (client-go's: the larger of the
+   * per-key and the bucket delay). Default 10 qps, burst 100. */
   rateLimit?: TokenBucketOptions;
   clock?: Clock;
   observer?: WorkQueueObserver;
@@ -37,11 +34,9 @@ export interface WorkQueueOptions {
    * one flow.
    */
   flowOf?: (key: string) => string;
-  /**
-   * Most keys of one flow held by workers at once (the rest of the workers stay free
-   * for the other flows). Default: no bound.
-   */
+  /** Most keys of one flow held by workers at once, and of them from the low lane. */
   flowLimit?: number;
+  lowLimit?: number;
 }
 
 /**
@@ -51,7 +46,8 @@ export interface WorkQueueOptions {
  * - **Two priorities**: `low` keys are handed out only when no `normal` key waits; a
  *   waiting low key added again as normal moves to the normal lane (never back down).
  * - **Fair flows** (fair-lanes.ts): with `flowOf`, flows are served in turn and one
- *   holds at most `flowLimit` workers: a backlog delays another flow by one turn.
+ *   holds at most `flowLimit` workers (`lowLimit` of them for low keys): a backlog
+ *   delays another flow by one turn, routine looks its own new work by none.
  * - **Per-key serialisation**: a key is handed to at most one worker at a time; a key
  *   added while it is being processed is queued again when the worker calls `done`.
  * - **Delays** (delayed-adds.ts): `addAfter` and `addRateLimited` (per-key backoff and
@@ -95,7 +91,10 @@ export class WorkQueue {
     });
     this.observer = options.observer;
     this.flowOf = options.flowOf ?? (() => "");
-    this.lanes = new FairLanes(Math.max(1, options.flowLimit ?? Number.POSITIVE_INFINITY));
+    this.lanes = new FairLanes(
+      Math.max(1, options.flowLimit ?? Number.POSITIVE_INFINITY),
+      Math.max(1, options.lowLimit ?? Number.POSITIVE_INFINITY),
+    );
   }
 
   /**
@@ -194,9 +193,11 @@ export class WorkQueue {
 
   /** Marks `key` as processed; if it was added meanwhile, it is queued again. */
   done(key: string): void {
-    if (!this.processing.delete(key)) return;
+    const held = this.processing.get(key);
+    if (held === undefined) return;
+    this.processing.delete(key);
     const flow = this.flowOfKey.get(key) ?? "";
-    this.lanes.release(flow);
+    this.lanes.release(flow, held);
     const started = this.startedAt.get(key);
     this.startedAt.delete(key);
     if (started !== undefined) this.observer?.workDuration((this.now() - started) / 1000);
@@ -283,7 +284,7 @@ export class WorkQueue {
   }
 
   private startProcessing(key: string, priority: QueuePriority): void {
-    this.lanes.hold(this.flowOfKey.get(key) ?? "");
+    this.lanes.hold(this.flowOfKey.get(key) ?? "", priority);
     this.processing.set(key, priority);
     this.dirty.delete(key);
     const added = this.addedAt.get(key);
