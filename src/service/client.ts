@@ -88,9 +88,13 @@ export class ServiceClient implements OperationCaller {
     return this.cciOps;
   }
 
-  /** A view of this account whose calls are made under `context` (one reconcile's). */
+  /**
+   * A view of this account whose calls are made under `context` (one reconcile's), of
+   * this client's own class (a subclass's overrides apply to every view).
+   */
   withCall(context: CallContext): ServiceClient {
-    return new ServiceClient(this.account, context);
+    const View = this.constructor as new (a: ServiceAccount, c: CallContext) => ServiceClient;
+    return new View(this.account, context);
   }
 
   /**

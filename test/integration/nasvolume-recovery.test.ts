@@ -21,11 +21,12 @@ import {
  * operator process "dies" between the subscribe POST and the key annotation write.
  */
 class DiesAfterSubscribe extends ServiceClient {
-  subscribed = false;
+  /** Shared by every view of the client (one per reconcile, `withCall`). */
+  static subscribed = false;
 
   override async subscribeNas(req: SubscribeNasRequest): Promise<string> {
     await super.subscribeNas(req);
-    this.subscribed = true;
+    DiesAfterSubscribe.subscribed = true;
     return new Promise<string>(() => undefined);
   }
 }
@@ -36,7 +37,8 @@ class DiesAfterSubscribe extends ServiceClient {
  * write, before that write (the key is not written either).
  */
 class DiesAfterFirstPoll extends ServiceClient {
-  succeeded = false;
+  /** Shared by every view of the client (one per reconcile, `withCall`). */
+  static succeeded = false;
 
   override async getNasSubscriptionResult(key: string): Promise<SubscriptionResult> {
     let result = await super.getNasSubscriptionResult(key);
@@ -44,7 +46,7 @@ class DiesAfterFirstPoll extends ServiceClient {
       await new Promise((r) => setTimeout(r, 50));
       result = await super.getNasSubscriptionResult(key);
     }
-    this.succeeded = result.state === "Succeeded";
+    DiesAfterFirstPoll.succeeded = result.state === "Succeeded";
     return new Promise<SubscriptionResult>(() => undefined);
   }
 }
@@ -81,17 +83,14 @@ describe("NasVolume controller recovery", () => {
 
   it("creates exactly one NAS when the operator dies between the subscribe POST and its next write", async () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-crash");
-    let dying: DiesAfterSubscribe | undefined;
+    DiesAfterSubscribe.subscribed = false;
     const first = await start(namespace, {
       shutdownTimeoutMs: 300,
-      makeService: (o) => {
-        dying = new DiesAfterSubscribe(o);
-        return dying;
-      },
+      makeService: (o) => new DiesAfterSubscribe(o),
     });
     const nas = new ObjectsOf(first.kube, nasVolumeCrd, namespace);
     await nas.create("crashed", { productCode: "nas.capacity.standard", capacityGB: 100 });
-    await eventually(async () => dying?.subscribed);
+    await eventually(async () => DiesAfterSubscribe.subscribed);
     const before = await nas.get("crashed");
     expect(before?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeTruthy();
     expect(before?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBeUndefined();
@@ -110,17 +109,14 @@ describe("NasVolume controller recovery", () => {
 
   it("creates exactly one NAS when the operator dies after the first poll succeeded, before the id write", async () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-crash-poll");
-    let dying: DiesAfterFirstPoll | undefined;
+    DiesAfterFirstPoll.succeeded = false;
     const first = await start(namespace, {
       shutdownTimeoutMs: 300,
-      makeService: (o) => {
-        dying = new DiesAfterFirstPoll(o);
-        return dying;
-      },
+      makeService: (o) => new DiesAfterFirstPoll(o),
     });
     const nas = new ObjectsOf(first.kube, nasVolumeCrd, namespace);
     await nas.create("polled", { productCode: "nas.capacity.standard", capacityGB: 100 });
-    await eventually(async () => dying?.succeeded);
+    await eventually(async () => DiesAfterFirstPoll.succeeded);
     const before = await nas.get("polled");
     expect(before?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeTruthy();
     expect(before?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBeUndefined();
@@ -142,17 +138,14 @@ describe("NasVolume controller recovery", () => {
 
   it("stops with CreateOutcomeUnknown when it cannot look the NAS up, and binds to the id the user sets", async () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-unknown");
-    let dying: DiesAfterSubscribe | undefined;
+    DiesAfterSubscribe.subscribed = false;
     const first = await start(namespace, {
       shutdownTimeoutMs: 300,
-      makeService: (o) => {
-        dying = new DiesAfterSubscribe(o);
-        return dying;
-      },
+      makeService: (o) => new DiesAfterSubscribe(o),
     });
     const nas = new ObjectsOf(first.kube, nasVolumeCrd, namespace);
     await nas.create("unknown", { productCode: "nas.capacity.standard" });
-    await eventually(async () => dying?.subscribed);
+    await eventually(async () => DiesAfterSubscribe.subscribed);
     await first.stop();
 
     const second = await start(namespace, { service: { endpoints: { listNas: null } } });
