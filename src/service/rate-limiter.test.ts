@@ -125,6 +125,38 @@ describe("TokenBucket routine budget", () => {
     expect(t.now()).toBe(320);
   });
 
+  it("lets a create arriving while a routine caller waits for the budget through at once", async () => {
+    // Sleeps end only when the test moves the clock.
+    let now = 0;
+    const timers: Array<{ at: number; done: () => void }> = [];
+    const sleep = (ms: number) =>
+      new Promise<void>((done) => {
+        timers.push({ at: now + ms, done });
+      });
+    const advance = async (ms: number) => {
+      now += ms;
+      for (const t of timers.filter((t) => t.at <= now)) t.done();
+      await new Promise((r) => setImmediate(r));
+    };
+    // 50/s, a fiftieth for routine calls: 1/s, a routine burst of 2.
+    const bucket = new TokenBucket({ ratePerSecond: 50, burst: 100 }, () => now, sleep, 0.02);
+    await bucket.take("low");
+    await bucket.take("low");
+    const order: string[] = [];
+    const poll = bucket.take("low").then((held) => order.push(`poll held ${held} ms`));
+    await advance(10);
+    expect(order).toEqual([]);
+    const create = bucket.take().then(() => order.push(`create at ${now} ms`));
+    await advance(0);
+    expect(order).toEqual(["create at 10 ms"]);
+    await create;
+    for (let i = 0; i < 100 && order.length < 2; i++) await advance(10);
+    await poll;
+    // The poll still waited its budget's second, and says so.
+    expect(order).toEqual(["create at 10 ms", "poll held 1000 ms"]);
+    expect(now).toBe(1_000);
+  });
+
   it("counts a routine caller's wait in its estimate, so a saturated connection bounces it", () => {
     const t = virtualTime();
     const bucket = new TokenBucket({ ratePerSecond: 50, burst: 100 }, t.now, t.sleep, 0.2);

@@ -51,6 +51,8 @@ export class TokenBucket {
   private serving = false;
   /** The end of the slots handed to bounced callers ({@link reserveLaterSlotMs}). */
   private laterSlots = 0;
+  /** Ends the wait of a low caller for the routine budget (a higher caller arrived). */
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly limit: RateLimit,
@@ -82,6 +84,7 @@ export class TokenBucket {
     return new Promise((resolve) => {
       this.waiting[priority].push(resolve);
       if (!this.serving) void this.serve();
+      else if (priority !== "low") this.wake?.();
     });
   }
 
@@ -142,7 +145,8 @@ export class TokenBucket {
   /**
    * Hands out tokens while callers wait, normal ones first, then deferred, then low;
    * the choice is made when a token is there, so a caller of a higher priority that
-   * arrives during a wait goes next.
+   * arrives during a wait goes next, at once when only the routine budget held the
+   * wait.
    */
   private async serve(): Promise<void> {
     this.serving = true;
@@ -164,9 +168,21 @@ export class TokenBucket {
         const forToken = ((1 - this.tokens) / this.limit.ratePerSecond) * 1000;
         const forRoutine = low ? ((1 - this.routine) / this.routineRate) * 1000 : 0;
         const ms = Math.ceil(Math.max(forToken, forRoutine));
+        if (!low) {
+          await this.sleep(ms);
+          continue;
+        }
+        // A low caller waits for the routine budget only until a caller of a higher
+        // priority arrives: that one takes the next token of the full rate.
+        const start = this.now();
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          void this.sleep(ms).then(resolve);
+        });
+        this.wake = undefined;
         // The time only the routine budget held the head low caller back.
-        if (low && forRoutine > forToken) this.stretch += ms - Math.max(0, Math.ceil(forToken));
-        await this.sleep(ms);
+        const waited = Math.min(ms, Math.max(0, this.now() - start));
+        this.stretch += Math.max(0, waited - Math.max(0, Math.ceil(forToken)));
       }
     } finally {
       this.serving = false;
