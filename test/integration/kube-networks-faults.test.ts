@@ -1,19 +1,19 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ApiFront } from "../support/api-front.js";
-import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import {
-  adminAccess,
-  type NetworkTestBed,
+  createNamespace,
+  eventually,
+  networkSuite,
   READY_MS,
   startNetworkOperator,
-  startNetworkTestBed,
+  statusWithToken,
+  TcpProxy,
+  tokenAccount,
   UserNasVolumes,
   writeKubeconfig,
-} from "../support/network-operator.js";
-import { statusWithToken, tokenAccount } from "../support/service-account-tokens.js";
-import { TcpProxy } from "../support/tcp-proxy.js";
+} from "../support/kube-networks.js";
 
 /**
  * The operator against what goes wrong between it and the API server: a connection
@@ -21,26 +21,20 @@ import { TcpProxy } from "../support/tcp-proxy.js";
  * account token that is replaced and revoked.
  */
 describe("the operator when the way to the API server misbehaves", () => {
-  const admin = adminKubeConfig();
-  const access = adminAccess(admin);
-  let bed: NetworkTestBed;
-
-  beforeAll(async () => {
-    bed = await startNetworkTestBed(admin);
-    return () => bed.stop();
-  });
+  const net = networkSuite();
+  const { admin, access } = net;
 
   it("recovers within 60 s when its connection goes silent (no FIN, no RST)", async () => {
     const tcp = new TcpProxy(Number(new URL(access.server).port));
     const port = await tcp.start();
     const namespace = await createNamespace(admin, "net-silent");
     const kubeconfig = await writeKubeconfig(
-      join(bed.dir, "silent"),
+      join(net.bed.dir, "silent"),
       { silent: { ...access, server: `https://127.0.0.1:${port}` } },
       "silent",
     );
     const op = await startNetworkOperator({
-      emulatorUrl: bed.emulator.url,
+      emulatorUrl: net.bed.emulator.url,
       namespaces: [namespace],
       kubeconfig,
     });
@@ -70,12 +64,12 @@ describe("the operator when the way to the API server misbehaves", () => {
       throttle: { match: isList, times: 2, retryAfterSeconds: 2 },
     }).start();
     const kubeconfig = await writeKubeconfig(
-      join(bed.dir, "throttled"),
+      join(net.bed.dir, "throttled"),
       { throttled: { server: front.url, ca: front.caCert } },
       "throttled",
     );
     const op = await startNetworkOperator({
-      emulatorUrl: bed.emulator.url,
+      emulatorUrl: net.bed.emulator.url,
       namespaces: [namespace],
       kubeconfig,
     });
@@ -98,7 +92,7 @@ describe("the operator when the way to the API server misbehaves", () => {
   it("in a pod, keeps working when its token file is replaced and the old token revoked", async () => {
     const namespace = await createNamespace(admin, "net-incluster");
     const account = await tokenAccount(admin, namespace);
-    const saDir = join(bed.dir, "serviceaccount");
+    const saDir = join(net.bed.dir, "serviceaccount");
     await mkdir(saDir);
     const ca = access.ca ?? Buffer.alloc(0);
     await writeFile(join(saDir, "ca.crt"), ca);
@@ -108,7 +102,7 @@ describe("the operator when the way to the API server misbehaves", () => {
 
     const server = new URL(access.server);
     const op = await startNetworkOperator({
-      emulatorUrl: bed.emulator.url,
+      emulatorUrl: net.bed.emulator.url,
       namespaces: [namespace],
       serviceAccountDir: saDir,
       env: { KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port },

@@ -1,23 +1,22 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { controllers } from "../../src/controllers/index.js";
 import { generateCerts } from "../../src/controlplane/certs.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { ApiFront } from "../support/api-front.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
-import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
-import { startKubectlProxy } from "../support/kubectl-proxy.js";
 import {
-  adminAccess,
-  type NetworkTestBed,
+  createNamespace,
+  eventually,
+  networkSuite,
   READY_MS,
   readyThrough,
   startNetworkOperator,
-  startNetworkTestBed,
   UserNasVolumes,
   writeKubeconfig,
-} from "../support/network-operator.js";
+} from "../support/kube-networks.js";
+import { startKubectlProxy } from "../support/kubectl-proxy.js";
 import { TEST_API_KEY } from "../support/operator.js";
 import { startOperatorProcess } from "../support/operator-process.js";
 import { SocksProxy } from "../support/socks-proxy.js";
@@ -29,23 +28,18 @@ import { SocksProxy } from "../support/socks-proxy.js";
  * the API under a path with a token of its own. Each time a NasVolume becomes Ready.
  */
 describe("the operator behind fronts of the API server", () => {
-  const admin = adminKubeConfig();
-  let bed: NetworkTestBed;
-
-  beforeAll(async () => {
-    bed = await startNetworkTestBed(admin);
-    return () => bed.stop();
-  });
+  const net = networkSuite();
+  const { admin, access } = net;
 
   it("works through kubectl proxy: a plain http:// server that speaks HTTP/1.1", async () => {
     const proxy = await startKubectlProxy(inject("kubeconfigPath"));
     try {
       const kubeconfig = await writeKubeconfig(
-        join(bed.dir, "kubectl-proxy"),
+        join(net.bed.dir, "kubectl-proxy"),
         { proxy: { server: proxy.url } },
         "proxy",
       );
-      await readyThrough(bed, admin, kubeconfig, "net-kubectl-proxy");
+      await readyThrough(net.bed, admin, kubeconfig, "net-kubectl-proxy");
     } finally {
       await proxy.stop();
     }
@@ -55,13 +49,12 @@ describe("the operator behind fronts of the API server", () => {
     const proxy = new ConnectProxy();
     await proxy.start();
     try {
-      const access = adminAccess(admin);
       const kubeconfig = await writeKubeconfig(
-        join(bed.dir, "proxy-url"),
+        join(net.bed.dir, "proxy-url"),
         { proxied: { ...access, proxyUrl: proxy.url } },
         "proxied",
       );
-      await readyThrough(bed, admin, kubeconfig, "net-proxy-url");
+      await readyThrough(net.bed, admin, kubeconfig, "net-proxy-url");
       const target = new URL(access.server).host;
       expect(proxy.tunnels).toBeGreaterThan(0);
       expect(new Set(proxy.targets)).toEqual(new Set([target]));
@@ -77,20 +70,19 @@ describe("the operator behind fronts of the API server", () => {
     const name = "kube-apiserver.aidc.invalid";
     const proxy = new ConnectProxy({ [name]: "127.0.0.1" });
     await proxy.start();
-    const access = adminAccess(admin);
     const port = new URL(access.server).port;
     const kubeconfig = await writeKubeconfig(
-      join(bed.dir, "named"),
+      join(net.bed.dir, "named"),
       { named: { ...access, server: `https://${name}:${port}`, tlsServerName: "localhost" } },
       "named",
     );
     /** An operator process with `env` on the kubeconfig above, watching a new namespace. */
     const start = async (env: Record<string, string>, prefix: string) => {
       const namespace = await createNamespace(admin, prefix);
-      const logFile = join(bed.dir, `${prefix}.log`);
+      const logFile = join(net.bed.dir, `${prefix}.log`);
       const op = startOperatorProcess({
         kubeconfig,
-        serviceBaseUrl: bed.emulator.url,
+        serviceBaseUrl: net.bed.emulator.url,
         apiKey: TEST_API_KEY,
         metricsPort: await freePort(),
         env: { AIDC_WATCH_NAMESPACES: namespace, AIDC_POLL_INTERVAL_MS: "500", ...env },
@@ -147,11 +139,11 @@ describe("the operator behind fronts of the API server", () => {
     }).start();
     try {
       const kubeconfig = await writeKubeconfig(
-        join(bed.dir, "gateway"),
+        join(net.bed.dir, "gateway"),
         { gateway: { server: front.url, ca: front.caCert, token } },
         "gateway",
       );
-      await readyThrough(bed, admin, kubeconfig, "net-gateway");
+      await readyThrough(net.bed, admin, kubeconfig, "net-gateway");
       // Every request came under the prefix with the token, over HTTP/1.1, watches too.
       expect(front.requests.length).toBeGreaterThan(0);
       expect(front.requests.filter((r) => r.status === 401 || r.status === 404)).toEqual([]);
@@ -167,12 +159,12 @@ describe("the operator behind fronts of the API server", () => {
 
   it("runs on the context --context names, not the kubeconfig's current one", async () => {
     const kubeconfig = await writeKubeconfig(
-      join(bed.dir, "contexts"),
+      join(net.bed.dir, "contexts"),
       // Port 1 on loopback: nothing listens, every connection is refused.
-      { elsewhere: { server: "https://127.0.0.1:1" }, admin: adminAccess(admin) },
+      { elsewhere: { server: "https://127.0.0.1:1" }, admin: access },
       "elsewhere",
     );
-    await readyThrough(bed, admin, kubeconfig, "net-context", { context: "admin" });
+    await readyThrough(net.bed, admin, kubeconfig, "net-context", { context: "admin" });
   });
 
   it("authenticates to a proxy-url with its user and password, which no log line shows", async () => {
@@ -187,11 +179,11 @@ describe("the operator behind fronts of the API server", () => {
     };
     try {
       const kubeconfig = await writeKubeconfig(
-        join(bed.dir, "proxy-auth"),
-        { proxied: { ...adminAccess(admin), proxyUrl: withPassword(password) } },
+        join(net.bed.dir, "proxy-auth"),
+        { proxied: { ...access, proxyUrl: withPassword(password) } },
         "proxied",
       );
-      const log = await readyThrough(bed, admin, kubeconfig, "net-proxy-auth");
+      const log = await readyThrough(net.bed, admin, kubeconfig, "net-proxy-auth");
       expect(proxy.tunnels).toBeGreaterThan(0);
       expect(proxy.refused).toBe(0);
       expect(log).not.toContain(password);
@@ -200,13 +192,13 @@ describe("the operator behind fronts of the API server", () => {
       proxy.reset();
       const wrong = "wr0ng-pa55word-2";
       const refusedConfig = await writeKubeconfig(
-        join(bed.dir, "proxy-auth-wrong"),
-        { proxied: { ...adminAccess(admin), proxyUrl: withPassword(wrong) } },
+        join(net.bed.dir, "proxy-auth-wrong"),
+        { proxied: { ...access, proxyUrl: withPassword(wrong) } },
         "proxied",
       );
       const namespace = await createNamespace(admin, "net-proxy-refused");
       const op = await startNetworkOperator({
-        emulatorUrl: bed.emulator.url,
+        emulatorUrl: net.bed.emulator.url,
         namespaces: [namespace],
         kubeconfig: refusedConfig,
       });
@@ -224,7 +216,7 @@ describe("the operator behind fronts of the API server", () => {
   }, 150_000);
 
   it("tunnels through an https:// proxy whose CA the kubeconfig's CA bundle holds, as kubectl trusts it", async () => {
-    const certs = await generateCerts(await mkdtemp(join(bed.dir, "https-proxy-")));
+    const certs = await generateCerts(await mkdtemp(join(net.bed.dir, "https-proxy-")));
     const [key, cert, proxyCa] = await Promise.all([
       readFile(certs.serverKey),
       readFile(certs.serverCert),
@@ -233,9 +225,8 @@ describe("the operator behind fronts of the API server", () => {
     const proxy = new ConnectProxy({}, undefined, { key, cert });
     await proxy.start();
     try {
-      const access = adminAccess(admin);
       const kubeconfig = await writeKubeconfig(
-        join(bed.dir, "https-proxy"),
+        join(net.bed.dir, "https-proxy"),
         {
           proxied: {
             ...access,
@@ -246,7 +237,7 @@ describe("the operator behind fronts of the API server", () => {
         },
         "proxied",
       );
-      await readyThrough(bed, admin, kubeconfig, "net-https-proxy-ca");
+      await readyThrough(net.bed, admin, kubeconfig, "net-https-proxy-ca");
       expect(proxy.url).toMatch(/^https:/);
       expect(proxy.tunnels).toBeGreaterThan(0);
     } finally {
@@ -260,23 +251,22 @@ describe("the operator behind fronts of the API server", () => {
     const password = "s0cks-pa55word-3";
     const socks = new SocksProxy({ [name]: "127.0.0.1" }, `aidc:${password}`);
     await socks.start();
-    const access = adminAccess(admin);
     const port = new URL(access.server).port;
     const proxy = (scheme: string) =>
       `${scheme}://aidc:${password}@127.0.0.1:${new URL(socks.url).port}`;
     const named = { ...access, server: `https://${name}:${port}`, tlsServerName: "localhost" };
     try {
       const viaKubeconfig = await writeKubeconfig(
-        join(bed.dir, "socks5"),
+        join(net.bed.dir, "socks5"),
         { socks: { ...named, proxyUrl: proxy("socks5") } },
         "socks",
       );
-      const first = await readyThrough(bed, admin, viaKubeconfig, "net-socks5");
+      const first = await readyThrough(net.bed, admin, viaKubeconfig, "net-socks5");
       const tunnels = socks.tunnels;
       expect(tunnels).toBeGreaterThan(0);
 
-      const viaEnv = await writeKubeconfig(join(bed.dir, "socks5h"), { socks: named }, "socks");
-      const second = await readyThrough(bed, admin, viaEnv, "net-socks5h", {
+      const viaEnv = await writeKubeconfig(join(net.bed.dir, "socks5h"), { socks: named }, "socks");
+      const second = await readyThrough(net.bed, admin, viaEnv, "net-socks5h", {
         env: { HTTPS_PROXY: proxy("socks5h") },
       });
       expect(socks.tunnels).toBeGreaterThan(tunnels);
@@ -293,13 +283,13 @@ describe("the operator behind fronts of the API server", () => {
       Array.from({ length: 12 }, (_, i) => createNamespace(admin, `net-h1-watches-${i}`)),
     );
     const kubeconfig = await writeKubeconfig(
-      join(bed.dir, "h1-watches"),
+      join(net.bed.dir, "h1-watches"),
       { front: { server: front.url, ca: front.caCert } },
       "front",
     );
     // Every controller: 7 watches per namespace, 84 in all, each holding a connection.
     const op = await startNetworkOperator({
-      emulatorUrl: bed.emulator.url,
+      emulatorUrl: net.bed.emulator.url,
       namespaces,
       kubeconfig,
       controllers,

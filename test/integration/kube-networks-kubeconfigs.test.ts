@@ -1,20 +1,20 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConnectProxy } from "../support/connect-proxy.js";
-import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import {
-  adminAccess,
-  type NetworkTestBed,
+  createNamespace,
+  eventually,
+  networkSuite,
   READY_MS,
   readyThrough,
   startNetworkOperator,
-  startNetworkTestBed,
+  statusWithToken,
+  TcpProxy,
+  tokenAccount,
   UserNasVolumes,
   writeKubeconfig,
-} from "../support/network-operator.js";
-import { statusWithToken, tokenAccount } from "../support/service-account-tokens.js";
-import { TcpProxy } from "../support/tcp-proxy.js";
+} from "../support/kube-networks.js";
 
 /**
  * The operator on kubeconfigs as platform teams hand them out (kubeadm's admin.conf,
@@ -22,14 +22,8 @@ import { TcpProxy } from "../support/tcp-proxy.js";
  * the real API server becomes Ready.
  */
 describe("the operator on the kubeconfigs platform teams write", () => {
-  const admin = adminKubeConfig();
-  const access = adminAccess(admin);
-  let bed: NetworkTestBed;
-
-  beforeAll(async () => {
-    bed = await startNetworkTestBed(admin);
-    return () => bed.stop();
-  });
+  const net = networkSuite();
+  const { admin, access } = net;
 
   /** The admin's CA, certificate and key as files in `dir`: ca.crt, admin.crt, admin.key. */
   async function credentialFiles(dir: string): Promise<void> {
@@ -40,7 +34,7 @@ describe("the operator on the kubeconfigs platform teams write", () => {
   }
 
   it("takes the CA, client certificate and key as files relative to the kubeconfig's directory", async () => {
-    const dir = join(bed.dir, "relative");
+    const dir = join(net.bed.dir, "relative");
     await credentialFiles(join(dir, "pki"));
     const kubeconfig = await writeKubeconfig(
       join(dir, "admin.conf"),
@@ -55,12 +49,12 @@ describe("the operator on the kubeconfigs platform teams write", () => {
       },
       "admin",
     );
-    await readyThrough(bed, admin, kubeconfig, "net-relative-files");
+    await readyThrough(net.bed, admin, kubeconfig, "net-relative-files");
   });
 
   it("merges the files $KUBECONFIG lists as kubectl does", async () => {
-    const first = join(bed.dir, "merge-first");
-    const second = join(bed.dir, "merge-second");
+    const first = join(net.bed.dir, "merge-first");
+    const second = join(net.bed.dir, "merge-second");
     await credentialFiles(first);
     await credentialFiles(second);
     // The first file: the current context and its cluster, the CA relative to it.
@@ -95,8 +89,8 @@ describe("the operator on the kubeconfigs platform teams write", () => {
         ],
       }),
     );
-    const missing = join(bed.dir, "merge-missing", "config");
-    await readyThrough(bed, admin, undefined, "net-merged", {
+    const missing = join(net.bed.dir, "merge-missing", "config");
+    await readyThrough(net.bed, admin, undefined, "net-merged", {
       env: {
         KUBECONFIG: [join(first, "config"), missing, join(second, "config")].join(delimiter),
       },
@@ -106,11 +100,11 @@ describe("the operator on the kubeconfigs platform teams write", () => {
   it("skips verification with insecure-skip-tls-verify", async () => {
     const { ca: _ca, ...withoutCa } = access;
     const kubeconfig = await writeKubeconfig(
-      join(bed.dir, "insecure"),
+      join(net.bed.dir, "insecure"),
       { insecure: { ...withoutCa, fields: { cluster: { "insecure-skip-tls-verify": true } } } },
       "insecure",
     );
-    await readyThrough(bed, admin, kubeconfig, "net-insecure");
+    await readyThrough(net.bed, admin, kubeconfig, "net-insecure");
   });
 
   it("reaches a server by its IPv6 address, checking the certificate against tls-server-name", async () => {
@@ -120,11 +114,11 @@ describe("the operator on the kubeconfigs platform teams write", () => {
     const port = await tcp.start();
     try {
       const kubeconfig = await writeKubeconfig(
-        join(bed.dir, "ipv6"),
+        join(net.bed.dir, "ipv6"),
         { v6: { ...access, server: `https://[::1]:${port}`, tlsServerName: "localhost" } },
         "v6",
       );
-      await readyThrough(bed, admin, kubeconfig, "net-ipv6");
+      await readyThrough(net.bed, admin, kubeconfig, "net-ipv6");
       expect(tcp.accepted).toBeGreaterThan(0);
     } finally {
       await tcp.stop();
@@ -134,11 +128,11 @@ describe("the operator on the kubeconfigs platform teams write", () => {
   it("reaches a server by a name (localhost), its certificate checked against that name", async () => {
     const port = new URL(access.server).port;
     const kubeconfig = await writeKubeconfig(
-      join(bed.dir, "localhost"),
+      join(net.bed.dir, "localhost"),
       { local: { ...access, server: `https://localhost:${port}` } },
       "local",
     );
-    await readyThrough(bed, admin, kubeconfig, "net-localhost");
+    await readyThrough(net.bed, admin, kubeconfig, "net-localhost");
   });
 
   it("acts as the user and groups of as and as-groups (impersonation), directly and through a proxy-url", async () => {
@@ -148,17 +142,21 @@ describe("the operator on the kubeconfigs platform teams write", () => {
       ...access,
       fields: { user: { as: "aidc-nobody", "as-groups": ["system:masters", "team-a"] } },
     };
-    const direct = await writeKubeconfig(join(bed.dir, "impersonate"), { as: impersonating }, "as");
-    await readyThrough(bed, admin, direct, "net-impersonate");
+    const direct = await writeKubeconfig(
+      join(net.bed.dir, "impersonate"),
+      { as: impersonating },
+      "as",
+    );
+    await readyThrough(net.bed, admin, direct, "net-impersonate");
     const proxy = new ConnectProxy();
     await proxy.start();
     try {
       const proxied = await writeKubeconfig(
-        join(bed.dir, "impersonate-proxied"),
+        join(net.bed.dir, "impersonate-proxied"),
         { as: { ...impersonating, proxyUrl: proxy.url } },
         "as",
       );
-      await readyThrough(bed, admin, proxied, "net-impersonate-proxied");
+      await readyThrough(net.bed, admin, proxied, "net-impersonate-proxied");
       expect(proxy.tunnels).toBeGreaterThan(0);
     } finally {
       await proxy.stop();
@@ -166,7 +164,7 @@ describe("the operator on the kubeconfigs platform teams write", () => {
   });
 
   it("takes a client certificate from an exec plugin (v1beta1, as Teleport's tsh answers)", async () => {
-    const dir = join(bed.dir, "exec-cert");
+    const dir = join(net.bed.dir, "exec-cert");
     await credentialFiles(dir);
     // PEM as a JSON string: each line ends with a literal \n.
     const script = [
@@ -195,13 +193,13 @@ describe("the operator on the kubeconfigs platform teams write", () => {
       },
       "tsh",
     );
-    await readyThrough(bed, admin, kubeconfig, "net-exec-cert");
+    await readyThrough(net.bed, admin, kubeconfig, "net-exec-cert");
   });
 
   it("runs an exec plugin once for all requests, again at its expirationTimestamp and after a 401, its stderr logged without the token", async () => {
     const namespace = await createNamespace(admin, "net-exec");
     const account = await tokenAccount(admin, namespace);
-    const dir = join(bed.dir, "exec");
+    const dir = join(net.bed.dir, "exec");
     await mkdir(dir);
     // What the plugin answers: the token in `token`, valid for `ttl` seconds; each run
     // appends "<epoch seconds> <label>" to `runs`.
@@ -255,7 +253,7 @@ describe("the operator on the kubeconfigs platform teams write", () => {
       "exec",
     );
     const op = await startNetworkOperator({
-      emulatorUrl: bed.emulator.url,
+      emulatorUrl: net.bed.emulator.url,
       namespaces: [namespace],
       kubeconfig,
     });

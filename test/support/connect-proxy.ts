@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
-import { type AddressInfo, connect, isIP, type Socket } from "node:net";
+import type { Socket } from "node:net";
+import { isLoopback, TunnellingProxy } from "./tunnelling-proxy.js";
 
 /**
  * A loopback HTTP proxy that only tunnels (`CONNECT host:port`, as clients reach an
@@ -10,13 +11,7 @@ import { type AddressInfo, connect, isIP, type Socket } from "node:net";
  * mapping is refused. With `credentials` (`user:password`), a `CONNECT` without that
  * Basic `Proxy-Authorization` is answered 407. With `tls` it is an https:// proxy.
  */
-export class ConnectProxy {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  /** Tunnels opened since the start (or the last {@link reset}). */
-  tunnels = 0;
-  /** Every `CONNECT` target asked for, as `host:port`. */
-  readonly targets: string[] = [];
+export class ConnectProxy extends TunnellingProxy {
   /** `CONNECT`s refused 407 for their missing or wrong credentials. */
   refused = 0;
 
@@ -24,19 +19,19 @@ export class ConnectProxy {
     private readonly hosts: Record<string, string> = {},
     private readonly credentials?: string,
     private readonly tls?: { key: Buffer; cert: Buffer },
-  ) {}
+  ) {
+    super();
+  }
 
   /** Listens on a free loopback port; resolves with the proxy's URL (`http://127.0.0.1:<port>`). */
-  async start(): Promise<string> {
+  start(): Promise<string> {
     const refuse = (_req: IncomingMessage, res: ServerResponse) => {
       // A tunnelling proxy only: plain-http forwarding is not what these tests exercise.
       res.writeHead(405, { "content-type": "text/plain" }).end("CONNECT only\n");
     };
     const server = this.tls ? createTlsServer(this.tls, refuse) : createServer(refuse);
     server.on("connect", (req, client: Socket, head: Buffer) => {
-      this.sockets.add(client);
-      client.on("close", () => this.sockets.delete(client));
-      client.on("error", () => client.destroy());
+      this.accept(client);
       const target = req.url ?? "";
       this.targets.push(target);
       const wanted =
@@ -56,37 +51,18 @@ export class ConnectProxy {
         client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
         return;
       }
-      const upstream = connect(port, host, () => {
-        this.tunnels += 1;
-        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        if (head.length > 0) upstream.write(head);
-        client.pipe(upstream);
-        upstream.pipe(client);
+      this.tunnel(client, host, port, {
+        established: "HTTP/1.1 200 Connection Established\r\n\r\n",
+        early: () => head,
+        failed: "HTTP/1.1 502 Bad Gateway\r\n\r\n",
       });
-      this.sockets.add(upstream);
-      const close = () => {
-        client.destroy();
-        upstream.destroy();
-        this.sockets.delete(upstream);
-      };
-      upstream.on("error", () => {
-        if (!client.destroyed && client.writable && upstream.connecting) {
-          client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
-        }
-        close();
-      });
-      upstream.on("close", close);
-      client.on("close", close);
     });
-    this.server = server;
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return this.url;
+    return this.listen(server);
   }
 
   /** `http://127.0.0.1:<port>` (`https://` with `tls`) */
   get url(): string {
-    const addr = this.server?.address() as AddressInfo | undefined;
-    return `${this.tls ? "https" : "http"}://127.0.0.1:${addr?.port ?? 0}`;
+    return `${this.tls ? "https" : "http"}://127.0.0.1:${this.port}`;
   }
 
   /** Starts counting tunnels and targets from zero. */
@@ -95,18 +71,4 @@ export class ConnectProxy {
     this.refused = 0;
     this.targets.length = 0;
   }
-
-  /** Closes the proxy and every tunnel. */
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-    const server = this.server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
-
-function isLoopback(host: string): boolean {
-  if (host === "localhost") return true;
-  if (isIP(host) === 4) return host.startsWith("127.");
-  return host === "::1";
 }

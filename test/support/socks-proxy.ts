@@ -1,4 +1,5 @@
-import { type AddressInfo, connect, createServer, isIP, type Server, type Socket } from "node:net";
+import { createServer, type Socket } from "node:net";
+import { isLoopback, TunnellingProxy } from "./tunnelling-proxy.js";
 
 /**
  * A loopback SOCKS5 proxy (RFC 1928, `CONNECT` only), as `ssh -D` opens to a bastion:
@@ -7,44 +8,27 @@ import { type AddressInfo, connect, createServer, isIP, type Server, type Socket
  * username/password authentication and refuses others. `hosts` maps names it resolves
  * itself; a target not on loopback after the mapping is refused.
  */
-export class SocksProxy {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  /** Tunnels opened since the start. */
-  tunnels = 0;
-  /** Every target asked for, as `host:port` (a name as the client sent it). */
-  readonly targets: string[] = [];
-
+export class SocksProxy extends TunnellingProxy {
   constructor(
     private readonly hosts: Record<string, string> = {},
     private readonly credentials?: string,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Listens on a free loopback port; resolves with `socks5://127.0.0.1:<port>`. */
-  async start(): Promise<string> {
-    const server = createServer((client) => {
-      this.sockets.add(client);
-      client.on("close", () => this.sockets.delete(client));
-      client.on("error", () => client.destroy());
-      void this.serve(client).catch(() => client.destroy());
-    });
-    this.server = server;
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return this.url;
+  start(): Promise<string> {
+    return this.listen(
+      createServer((client) => {
+        this.accept(client);
+        void this.serve(client).catch(() => client.destroy());
+      }),
+    );
   }
 
   /** `socks5://127.0.0.1:<port>` */
   get url(): string {
-    const addr = this.server?.address() as AddressInfo | undefined;
-    return `socks5://127.0.0.1:${addr?.port ?? 0}`;
-  }
-
-  /** Closes the proxy and every tunnel. */
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
-    const server = this.server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    return `socks5://127.0.0.1:${this.port}`;
   }
 
   private async serve(client: Socket): Promise<void> {
@@ -87,26 +71,11 @@ export class SocksProxy {
       client.end(reply(0x02));
       return;
     }
-    const upstream = connect(port, target, () => {
-      this.tunnels += 1;
-      client.write(reply(0x00));
-      const rest = read.rest();
-      if (rest.length > 0) upstream.write(rest);
-      client.pipe(upstream);
-      upstream.pipe(client);
+    this.tunnel(client, target, port, {
+      established: reply(0x00),
+      early: () => read.rest(),
+      failed: reply(0x05),
     });
-    this.sockets.add(upstream);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-      this.sockets.delete(upstream);
-    };
-    upstream.on("error", () => {
-      if (upstream.connecting && client.writable) client.end(reply(0x05));
-      close();
-    });
-    upstream.on("close", close);
-    client.on("close", close);
   }
 }
 
@@ -138,10 +107,4 @@ function reader(socket: Socket) {
     return buffered;
   };
   return read;
-}
-
-function isLoopback(host: string): boolean {
-  if (host === "localhost") return true;
-  if (isIP(host) === 4) return host.startsWith("127.");
-  return host === "::1" || host === "0:0:0:0:0:0:0:1";
 }
