@@ -205,9 +205,8 @@ export class RunningController {
         queue.done(key);
       }
       // A reconcile that awaited nothing real (a routine poll answered from the cache or
-      // a list snapshot) ends in microtasks; without a turn of the event loop between
-      // keys, a burst of 1,000 of them held every socket and timer of the process for a
-      // second, and other connections' objects with it.
+      // a list snapshot) ends in microtasks; a turn of the event loop between keys keeps
+      // a burst of them from holding every socket and timer of the process.
       await setImmediate();
     }
   }

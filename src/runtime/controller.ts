@@ -129,7 +129,7 @@ export interface ControllerDefinition {
  * ```ts
  * controller("cciinstance")
  *   .for(cciInstanceCrd)
- *   .index(cciInstanceCrd, BOUND_ID_INDEX, (o) => claimedIds(o, specIdOf(o)))
+ *   .index(cciInstanceCrd, BOUND_ID_INDEX, (o) => claimedIds(o, (o as CciInstance).spec?.instanceId))
  *   .watches(blockVolumeCrd, (volume, cache) => [...]) // keys of CciInstances to reconcile
  *   .permissions([{ apiGroups: ["aidc.io"], resources: ["cciinstances"], verbs: ["get", "list", "watch", "patch"], reason: "watch the objects" }])
  *   .onError((key, err, ctx) => reconciler.onError(key, err, ctx)) // e.g. Synced=False

@@ -11,9 +11,8 @@
 /**
  * Client-side limit of Kubernetes requests of one flow (a connection's objects; Events
  * have a limiter of their own with the same figures). Above client-go's 20/30: a create
- * costs 4 writes plus 2 Events, and at 20/s the client limit, not the work, set the time
- * to Ready (bench: 60 objects 22.5 s at 20/s, 7 s at 200/s); the API server still
- * protects itself with priority and fairness.
+ * costs 4 writes plus 2 Events, and at 20/s the client limit, not the work, would set
+ * the time to Ready; the API server still protects itself with priority and fairness.
  */
 export const DEFAULT_KUBE_RATE_LIMIT: Readonly<{ qps: number; burst: number }> = {
   qps: 50,
@@ -36,9 +35,10 @@ export const DEFAULT_KUBE_TOTAL_RATE_LIMIT: Readonly<{ qps: number; burst: numbe
 };
 
 /**
- * Workers per controller and flow (FLOWS_AT_FULL_PACE, controller-runner.ts). A worker is an async task, not a thread: idle ones cost
- * nothing, and with 2 a couple of objects whose service reads hang held every worker
- * for a minute (docs/performance.md, "Workers").
+ * Workers per controller and flow (FLOWS_AT_FULL_PACE, controller-runner.ts). A worker
+ * is an async task, not a thread: idle ones cost nothing, and with few of them a couple
+ * of objects whose service reads hang would hold them all (docs/performance.md,
+ * "The service's HTTP client, and workers").
  */
 export const DEFAULT_CONCURRENCY = 16;
 

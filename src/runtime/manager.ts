@@ -68,7 +68,7 @@ export class Manager {
     // Events go through a client of their own, with its own rate limiter (as
     // controller-runtime's recorder has its own clientset), so that a burst of Events
     // never delays a reconcile's reads and writes. Nobody asks whether an Event is this
-    // process's own write, so that client remembers none (20,000 at 5,000 objects).
+    // process's own write, so that client remembers none.
     this.events = new EventRecorder(newClient("events", false), {
       controller: options.eventsController ?? "aidc.io/aidc-operator",
       instance: this.identity,
