@@ -1,8 +1,4 @@
-/**
- * One account of the service as every view of its client shares it (client.ts,
- * `ServiceClient.withCall`): the core (transport, rate limit, operation verdicts and
- * probes), the catalog cache and the list snapshots.
- */
+/** One account of the service as every view of its client shares it (client.ts, `ServiceClient.withCall`). */
 import { CatalogCache, KindListStates } from "./account-caches.js";
 import { ServiceClientCore } from "./client-core.js";
 import type { ServiceClientOptions } from "./client-options.js";

@@ -7,7 +7,7 @@
  * Node's error `code` (ECONNREFUSED...), a compressed answer decoded. node-fetch's web
  * objects (Request, Headers, Body, a stream pipeline and the abort signals) cost about
  * three times the CPU of the plain exchange per request (docs/performance.md, "The
- * service's HTTP client"), which is why `node-http` is the default.
+ * service's HTTP client, and workers"), which is why `node-http` is the default.
  */
 import type { Readable } from "node:stream";
 import fetch, { FetchError } from "node-fetch";

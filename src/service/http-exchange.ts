@@ -2,18 +2,16 @@
  * One HTTP/1.1 exchange with the service over a keep-alive agent (`node:http` or
  * `node:https`), and nothing more: the request is written, the answer's status, the
  * headers the client reads (Location, Retry-After) and its body as text come back.
- * It replaces node-fetch, whose web-style `Headers`, `Body`, stream pipeline (with an
- * AbortController and a DOMException per request) and composite abort signals cost
- * about three times the CPU of the exchange itself (docs/performance.md, "The
- * service's HTTP client").
+ * The default exchange: node-fetch's (fetch-exchange.ts) web objects cost about three
+ * times its CPU per request (docs/performance.md, "The service's HTTP client, and
+ * workers").
  *
- * What the transport relied on node-fetch for is kept: no redirect is followed (a 3xx
- * comes back with its Location and its body unread), the body is cut off past
- * `maxBytes` ({@link ResponseTooLargeError}), the attempt is bounded by `timeoutMs`
- * (an error named `TimeoutError`) and by the caller's signal (an error named
- * `AbortError`), and network failures keep Node's error `code` (ECONNREFUSED...).
- * An answer with a gzip, deflate or br Content-Encoding is decoded (the limit applies
- * to the decoded body), although the client asks for none.
+ * No redirect is followed (a 3xx comes back with its Location and its body unread),
+ * the body is cut off past `maxBytes` ({@link ResponseTooLargeError}), the attempt is
+ * bounded by `timeoutMs` (an error named `TimeoutError`) and by the caller's signal (an
+ * error named `AbortError`), and network failures keep Node's error `code`
+ * (ECONNREFUSED...). A gzip, deflate or br answer is decoded (the limit applies to the
+ * decoded body), although the client asks for none.
  */
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";

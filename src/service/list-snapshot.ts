@@ -6,8 +6,6 @@
  * while a walk is under way wait for it (one walk at a time) when it is recent enough
  * for them; a failed walk is not repeated before the asked age has passed, so a broken
  * list costs each reader its fallback (the detail read) and not a list walk on top.
- * Used for the NAS list (NasVolume), the task list (TrainingJob), the template list
- * (TrainingTemplate), the CCI list (CciInstance) and the volume list (BlockVolume).
  *
  * The snapshot is shared by every client view of one account (`ServiceClient.withCall`),
  * so each reader hands the walk it would start: a walk is made by the reader that

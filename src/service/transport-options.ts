@@ -82,6 +82,6 @@ export const REDACTED_LOG_PATHS = [
  * `node-fetch` (fetch-exchange.ts). Both keep the same contract (no redirect followed,
  * the body limit, the timeout, the caller's abort, Node's error codes) over the same
  * idle-bounded keep-alive agents; node-fetch costs about three times the CPU per
- * request (docs/performance.md, "The service's HTTP client").
+ * request (docs/performance.md, "The service's HTTP client, and workers").
  */
 export type ServiceHttpClient = "node-http" | "node-fetch";
