@@ -12,11 +12,9 @@
  * Roles of the release namespace), and `deploy/rbac/` is rendered from the chart. So the
  * chart grants exactly what the running Manager's `permissions()` reports, no more.
  *
- * A controller that starts using a new API (a verb, a resource, a subresource) declares
- * it where it is built, then runs `npm run generate`; `npm run check:generated` fails
- * while the generated files are stale, and the e2e tests `test/e2e/rbac.test.ts` and
- * `test/e2e/operator-as-chart-serviceaccount.test.ts` prove the chart's ServiceAccount
- * can do each rule, cannot read any Secret, and is enough to run the operator.
+ * A controller that starts using a new API declares it where it is built and runs
+ * `npm run generate`; test/e2e/rbac.test.ts and operator-as-chart-serviceaccount.test.ts
+ * prove the chart's ServiceAccount can do each rule and is enough to run the operator.
  */
 
 import { operatorConfigSchema } from "../config/schema.js";

@@ -1,16 +1,10 @@
 /**
- * One list of every CCI instance, shared by all CciInstance reconciles.
- *
- * Polling each bound instance's detail costs one call per object per poll; the paged
- * list costs one call per page (50 records) per poll, whatever the number of
- * objects. The controller owns one snapshot per account: the first reconcile after it
- * expired walks the list, reconciles arriving meanwhile wait for that same walk, and
- * every reconcile within the TTL reuses it. The TTL is a little shorter than the poll
- * interval, so each object's periodic reconcile sees data fetched since its previous
- * one (a remote change shows within one poll interval plus the TTL at worst). The walk
- * and its sharing are the service's {@link ListSnapshot} (as for NAS and tasks); here a
- * failed walk throws to its readers (the reconcile reports it) and is walked again by
- * the next reader. Each connection (account) has its own snapshot (controller.ts).
+ * One list of every CCI instance per account, shared by all CciInstance reconciles: one
+ * call per page per poll instead of one detail read per object. The service's
+ * {@link ListSnapshot} walks it; reconciles arriving during a walk wait for it, and
+ * those within the TTL (a little shorter than the poll interval, so each periodic
+ * reconcile sees data fetched since its previous one) reuse it. A failed walk throws to
+ * its readers and is walked again by the next one.
  */
 import { ListSnapshot, type ListSnapshotView } from "../../service/list-snapshot.js";
 import type { PageWalkEnd } from "../../service/pagination.js";
