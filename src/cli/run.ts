@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { DestinationStream } from "pino";
-import { type ApiKeyReader, apiKeyReader, checkApiKey } from "../config/api-key.js";
+import { apiKeyReader, checkApiKey } from "../config/api-key.js";
 import { loadConfig } from "../config/load.js";
 import { defaultObjectStorage } from "../config/object-storage.js";
 import { concurrencyFor } from "../config/schema.js";
@@ -16,8 +16,7 @@ import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics } from "../runtime/metrics.js";
 import { SecretRedactor } from "../runtime/redaction.js";
-import type { KubeObject, ResourceDescriptor } from "../runtime/resource.js";
-import { DEFAULT_CONNECTION_LABEL } from "../runtime/service-metrics.js";
+import type { ResourceDescriptor } from "../runtime/resource.js";
 import type { ServiceClient } from "../service/client.js";
 import {
   createServiceClient,
@@ -75,10 +74,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   // A changed key lifts the hold of objects a refused key stopped (wired once the
   // manager exists; the first read at start is no change).
   let onKeyChange = () => {};
-  const apiKey = redactedKeys(
-    apiKeyReader(config, { env, onChange: () => onKeyChange() }),
-    redactor,
-  );
+  const apiKey = apiKeyReader(config, { env, onChange: () => onKeyChange(), redactor });
   await checkApiKey(apiKey, config);
 
   const kubeConfig = await loadKubeConfig({
@@ -120,7 +116,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   // Each connection (the default one included) is a flow: the workers and the
   // Kubernetes write budget go to the flows in turn, so a backlog of one account does
   // not hold another's objects.
-  let connectionOf: (obj: KubeObject) => string = () => DEFAULT_CONNECTION_LABEL;
+  const connectionOf = connectionMetricLabel(connections);
   const manager = new Manager({
     kubeConfig,
     log,
@@ -128,10 +124,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     metrics,
     namespaces: config.watchNamespaces,
     watchSelector: (res) => (res.group === GROUP && sharded.has(res.kind) ? selector : undefined),
-    flowOf: (res, key) => {
-      const obj = manager.cache.get(res, key);
-      return obj ? connectionOf(obj) : DEFAULT_CONNECTION_LABEL;
-    },
+    flowOf: connectionOf,
     kubeRateLimit: {
       qps: config.kube.qps,
       burst: config.kube.burst,
@@ -188,12 +181,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     "starting aidc-operator",
   );
   connections.attach(manager.cache);
-  connectionOf = connectionMetricLabel(connections, manager.cache);
-  manager.exportResourceHealth({
-    kinds: reconciledKinds,
-    connectionOf,
-    reasonState: (reason) => REASONS.stateOf(reason),
-  });
+  manager.exportResourceHealth({ kinds: reconciledKinds, connectionOf, reasons: REASONS });
   // A connection whose spec or Secret changed: its objects try again (holds lifted).
   connections.onChanged((name) => {
     log.info({ connection: name }, "a service connection changed; retrying its objects");
@@ -225,16 +213,6 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   log.info("shutting down");
   await manager.stop();
   return 0;
-}
-
-/** `read`, registering every key it returns with `redactor` before anyone sends it. */
-function redactedKeys(read: ApiKeyReader, redactor: SecretRedactor): ApiKeyReader {
-  const registered = async () => {
-    const key = await read();
-    redactor.add(key);
-    return key;
-  };
-  return Object.assign(registered, { refresh: read.refresh, watch: read.watch });
 }
 
 /** Registers `aidc-operator run`, with one flag per config setting of SETTINGS. */

@@ -87,3 +87,40 @@ describe("the API key file is read once per refresh interval", () => {
     expect(file.reads).toBe(2);
   });
 });
+
+describe("every key a read returns is told to the redactor first", () => {
+  const redactor = () => {
+    const told: string[] = [];
+    return { told, add: (secret: string) => void told.push(secret) };
+  };
+
+  it("the key of AIDC_API_KEY, trimmed, at each read", async () => {
+    const r = redactor();
+    const read = apiKeyReader(config, { env: { AIDC_API_KEY: " from-env \n" }, redactor: r });
+    expect(r.told).toEqual([]);
+    expect(await read()).toBe("from-env");
+    expect(await read()).toBe("from-env");
+    expect(r.told).toEqual(["from-env", "from-env"]);
+  });
+
+  it("the key of the file, cached or read again after a rotation", async () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const r = redactor();
+      let key = "first";
+      const read = apiKeyReader(config, {
+        env: {},
+        redactor: r,
+        readKeyFile: async () => key,
+      });
+      await read();
+      await read();
+      key = "rotated";
+      await vi.advanceTimersByTimeAsync(REFRESH_MS);
+      expect(await read()).toBe("rotated");
+      expect(r.told).toEqual(["first", "first", "rotated"]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

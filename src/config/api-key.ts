@@ -29,6 +29,11 @@ export interface ApiKeyReaderOptions {
   onChange?: () => void;
   /** Reads the key file. Default `fs.readFile` (tests count the reads). */
   readKeyFile?: (path: string) => Promise<string>;
+  /**
+   * Told the key at every read, before the caller gets it (the logger's redactor:
+   * whatever quotes the key later is blanked, even after other secrets pushed it out).
+   */
+  redactor?: { add(secret: string): void };
 }
 
 /**
@@ -49,10 +54,15 @@ export function apiKeyReader(
     refreshMs = config.service.apiKeyRefreshMs,
     onChange,
     readKeyFile = (path: string) => readFile(path, "utf8"),
+    redactor,
   } = options;
   const fromEnv = env[API_KEY_ENV];
   if (fromEnv) {
-    const fixed = async () => fromEnv.trim();
+    const key = fromEnv.trim();
+    const fixed = async () => {
+      redactor?.add(key);
+      return key;
+    };
     return Object.assign(fixed, { refresh: async () => undefined, watch: () => () => undefined });
   }
   const file = config.service.apiKeyFile;
@@ -76,8 +86,10 @@ export function apiKeyReader(
     return loading;
   };
   const read = async () => {
-    if (cached && (watched || Date.now() - cached.at < refreshMs)) return cached.key;
-    return load();
+    const key =
+      cached && (watched || Date.now() - cached.at < refreshMs) ? cached.key : await load();
+    redactor?.add(key);
+    return key;
   };
   const watch = () => {
     watched = true;

@@ -135,9 +135,9 @@ export class RunningController {
     return (this.definition.settled ?? looksSettled)(obj) ? "low" : "normal";
   }
 
-  /** The flow of a key of this controller (its primary's). */
+  /** The flow of a key of this controller: its primary object's, as cached. */
   private flowOf(flowOf: NonNullable<ControllerRuntime["flowOf"]>): (key: string) => string {
-    return (key) => flowOf(this.definition.primary, key);
+    return (key) => flowOf(this.rt.cache.get(this.definition.primary, key));
   }
 
   /** Keys currently held by a terminal error. */

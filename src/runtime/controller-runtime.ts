@@ -9,7 +9,7 @@ import type { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
-import type { ResourceDescriptor } from "./resource.js";
+import type { KubeObject } from "./resource.js";
 
 /** Shared services and settings a running controller needs (the manager provides them). */
 export interface ControllerRuntime {
@@ -20,11 +20,11 @@ export interface ControllerRuntime {
   events: EventRecorder;
   metrics: RuntimeMetrics;
   /**
-   * The flow of a key of `primary` (e.g. the account its object uses): each flow gets
-   * its turn of every controller's workers and of the Kubernetes write budget
-   * (workqueue.ts, kube.ts). Absent: one flow.
+   * The flow of a primary object as the cache has it, undefined when it has none (e.g.
+   * the account it uses): each flow gets its turn of every controller's workers and of
+   * the Kubernetes write budget (workqueue.ts, kube.ts). Absent: one flow.
    */
-  flowOf?: (primary: ResourceDescriptor, key: string) => string;
+  flowOf?: (obj: KubeObject | undefined) => string;
   /** Workers when the definition does not say. */
   concurrency: number;
   backoff?: Partial<BackoffOptions>;

@@ -13,7 +13,7 @@ import type { KubeConfigLike } from "./kube-credentials.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { BackoffOptions, FlowRateLimitOptions, TokenBucketOptions } from "./ratelimit.js";
 import type { SecretRedactor } from "./redaction.js";
-import type { ResourceDescriptor } from "./resource.js";
+import type { KubeObject, ResourceDescriptor } from "./resource.js";
 
 /** Leader election settings of a Manager. */
 export interface ManagerLeaderElection {
@@ -52,10 +52,11 @@ export interface ManagerOptions {
    */
   watchSelector?: (res: ResourceDescriptor) => string | undefined;
   /**
-   * The flow of a key of a controller's primary kind (e.g. the account its object
-   * uses): flows share the workers and the Kubernetes write budget in turn. Absent: one.
+   * The flow of an object of a controller's primary kind as the cache has it, undefined
+   * when the cache has none (e.g. the account it uses): flows share the workers and the
+   * Kubernetes write budget in turn. Absent: one.
    */
-  flowOf?: (primary: ResourceDescriptor, key: string) => string;
+  flowOf?: (obj: KubeObject | undefined) => string;
   /** Workers per controller unless the controller says otherwise. Default {@link DEFAULT_CONCURRENCY}. */
   concurrency?: number;
   /**

@@ -83,7 +83,7 @@ function setup(options: { active?: () => boolean; connectionOf?: (o: KubeObject)
   const source: ResourceHealthSource = {
     kinds: [WIDGETS, GADGETS],
     connectionOf: options.connectionOf ?? (() => "_default"),
-    reasonState: (r) => STATES[r],
+    reasons: { stateOf: (r) => STATES[r] },
   };
   const health = new ResourceHealth(
     source,

@@ -23,11 +23,12 @@ export interface ResourceHealthSource {
    */
   connectionOf(obj: KubeObject): string;
   /**
-   * The state the reason table gives `reason` (`Ok`, `UnderWay`, `Terminal`, `Resting`),
-   * or undefined for a string that is not one of the operator's reasons: such a reason
-   * is exported as `Other` (state `Unknown`), so the label takes bounded values.
+   * The reason table: `stateOf(reason)` is the state it gives `reason` (`Ok`, `UnderWay`,
+   * `Terminal`, `Resting`), or undefined for a string that is not one of the operator's
+   * reasons: such a reason is exported as `Other` (state `Unknown`), so the label takes
+   * bounded values.
    */
-  reasonState(reason: string): string | undefined;
+  reasons: { stateOf(reason: string): string | undefined };
 }
 
 /** What the health export reads of the cache. */
@@ -196,7 +197,7 @@ export class ResourceHealth {
     let reason = NO_REASON;
     let state = "UnderWay";
     if (written) {
-      const known = this.source.reasonState(written);
+      const known = this.source.reasons.stateOf(written);
       reason = known ? written : OTHER_REASON;
       state = known ?? "Unknown";
     }

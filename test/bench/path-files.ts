@@ -1,5 +1,5 @@
 /**
- * `npm run -s path-files -- [--kubeconfig FILE] [--warmup 1] [--idle-ms 3000] [--json FILE]`
+ * `npm run -s path-files -- [--kubeconfig FILE] [--warmup 1] [--idle-ms 3000] [--json FILE] [--functions]`
  *
  * Which source files one NasVolume's way from apply to Ready runs through: starts a
  * control plane (or uses --kubeconfig's, CRDs installed) and the emulator, runs
@@ -10,7 +10,8 @@
  * status says Ready. A file is crossed when any of its functions was called in the
  * window (taking the coverage resets the counts). Prints the crossed files of src/
  * grouped by folder with their line counts, marks those the idle window ran too
- * (timers, watches: background, not the object's path), and the count.
+ * (timers, watches: background, not the object's path), and the count. With --functions,
+ * each file's line is followed by the functions of it the window called, with their counts.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -29,6 +30,7 @@ const { values: flags } = parseArgs({
     warmup: { type: "string", default: "1" },
     "idle-ms": { type: "string", default: "3000" },
     json: { type: "string" },
+    functions: { type: "boolean", default: false },
   },
 });
 
@@ -37,8 +39,9 @@ const NAMESPACE = "path-files";
 
 /** The part of a V8 precise coverage answer this script reads. */
 interface ScriptCoverage {
+  scriptId: string;
   url: string;
-  functions: { functionName: string; ranges: { count: number }[] }[];
+  functions: { functionName: string; ranges: { startOffset: number; count: number }[] }[];
 }
 
 /** A minimal Chrome DevTools Protocol client over the inspector's WebSocket. */
@@ -96,17 +99,36 @@ class Inspector {
   }
 }
 
-/** The src/ files (relative to the repository) with a function called since the last take. */
-async function crossedFiles(inspector: Inspector): Promise<Set<string>> {
+/**
+ * The src/ files (relative to the repository) with a function called since the last
+ * take, each with the functions called as "name ×count" (an anonymous one as the start
+ * of its code, as tsx transpiled it).
+ */
+async function crossedFiles(inspector: Inspector): Promise<Map<string, string[]>> {
   const { result } = await inspector.send<{ result: ScriptCoverage[] }>(
     "Profiler.takePreciseCoverage",
   );
-  const files = new Set<string>();
+  const files = new Map<string, string[]>();
   for (const script of result) {
     if (!script.url.startsWith("file:")) continue;
     const file = relative(root, fileURLToPath(script.url.split("?")[0] as string));
     if (!file.startsWith("src/")) continue;
-    if (script.functions.some((f) => (f.ranges[0]?.count ?? 0) > 0)) files.add(file);
+    const called: string[] = [];
+    let source: string | undefined;
+    for (const f of script.functions) {
+      const range = f.ranges[0];
+      if (!range || range.count === 0) continue;
+      if (flags.functions) {
+        source ??= (
+          await inspector.send<{ scriptSource: string }>("Debugger.getScriptSource", {
+            scriptId: script.scriptId,
+          })
+        ).scriptSource;
+        const at = source.slice(range.startOffset, range.startOffset + 50).replace(/\s+/g, " ");
+        called.push(`${f.functionName || `«${at}»`} ×${range.count}`);
+      } else called.push(f.functionName);
+    }
+    if (called.length > 0) files.set(file, called);
   }
   return files;
 }
@@ -152,6 +174,7 @@ async function main(): Promise<void> {
     await operator.waitReady(120_000);
     inspector = await Inspector.connect(inspectPort);
     await inspector.send("Profiler.enable");
+    if (flags.functions) await inspector.send("Debugger.enable");
     await inspector.send("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
     for (let i = 0; i < Number(flags.warmup); i++) {
       progress(`warm-up NasVolume ${i}: Ready in ${await applyUntilReady(env, `warmup-${i}`)} ms`);
@@ -165,7 +188,7 @@ async function main(): Promise<void> {
     progress(`measured NasVolume Ready in ${readyMs} ms`);
 
     const byFolder = new Map<string, { file: string; lines: number; idle: boolean }[]>();
-    for (const file of [...path].sort()) {
+    for (const file of [...path.keys()].sort()) {
       const folder = file.slice(0, file.lastIndexOf("/"));
       const rows = byFolder.get(folder) ?? [];
       rows.push({ file, lines: await lineCount(file), idle: idle.has(file) });
@@ -177,16 +200,17 @@ async function main(): Promise<void> {
         console.log(
           `  ${r.file.slice(folder.length + 1)} ${r.lines}${r.idle ? "  [idle too]" : ""}`,
         );
+        if (flags.functions) console.log(`    ${path.get(r.file)?.join(", ")}`);
       }
     }
-    const background = [...path].filter((f) => idle.has(f)).length;
+    const background = [...path.keys()].filter((f) => idle.has(f)).length;
     console.log(
       `${path.size} files of src/ crossed from apply to Ready (${background} of them also in an idle window of ${flags["idle-ms"]} ms)`,
     );
     if (flags.json) {
       await writeFile(
         flags.json,
-        `${JSON.stringify({ readyMs, files: [...path].sort(), idle: [...idle].sort() }, null, 2)}\n`,
+        `${JSON.stringify({ readyMs, files: [...path.keys()].sort(), idle: [...idle.keys()].sort() }, null, 2)}\n`,
       );
     }
   } finally {

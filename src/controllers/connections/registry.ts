@@ -230,7 +230,8 @@ export class ServiceConnections implements ConnectionSource {
     return { name, labels: ns?.metadata?.labels, annotations: ns?.metadata?.annotations };
   }
 
-  private connectionObject(name: string): ServiceConnection | undefined {
+  /** The ServiceConnection `name` as cached, or undefined. */
+  connectionObject(name: string): ServiceConnection | undefined {
     return this.tryGet(serviceConnectionCrd, name) as ServiceConnection | undefined;
   }
 

@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
-import type { CacheReader } from "../../runtime/cache.js";
-import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import type { KubeObject } from "../../runtime/resource.js";
 import {
   chooseConnection,
   connectionMetricLabel,
@@ -95,19 +93,18 @@ describe("selectorMatches", () => {
   });
 });
 
-/** A cache holding the ServiceConnection `team-a` only. */
-const cache = {
-  get: (res: ResourceDescriptor, key: string) =>
-    res.kind === serviceConnectionCrd.kind && key === "team-a"
-      ? { metadata: { name: key } }
-      : undefined,
-} as unknown as CacheReader;
-
 const chosen = (obj: KubeObject) =>
   (obj as { spec?: { connectionRef?: { name?: string } } }).spec?.connectionRef?.name;
 
 describe("connectionMetricLabel", () => {
-  const label = connectionMetricLabel({ chosenName: chosen }, cache);
+  const label = connectionMetricLabel({
+    chosenName: chosen,
+    // Only the ServiceConnection team-a is cached.
+    connectionObject: (name) => (name === "team-a" ? { metadata: { name } } : undefined),
+  });
+  it("labels a key the cache has no object of as the default connection's", () => {
+    expect(label(undefined)).toBe("_default");
+  });
   it.each([
     {
       case: "an object of the default connection",

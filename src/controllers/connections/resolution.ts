@@ -16,7 +16,6 @@ import {
   type ServiceConnectionSpec,
   serviceConnectionCrd,
 } from "../../crds/serviceconnection.js";
-import type { CacheReader } from "../../runtime/cache.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import { DEFAULT_CONNECTION_LABEL } from "../../runtime/service-metrics.js";
 
@@ -112,24 +111,19 @@ export const MISSING_CONNECTION_LABEL = "_missing";
 
 /**
  * The label function: a ServiceConnection is labelled with its own name; any other
- * object with the name of the connection it uses when that exists in `cache`.
+ * object with the name of the connection it uses when `connections` has it cached; no
+ * object (a key the cache has not) with the default connection's.
  */
-export function connectionMetricLabel(
-  connections: { chosenName(obj: KubeObject): string | undefined },
-  cache: CacheReader,
-): (obj: KubeObject) => string {
-  const exists = (name: string) => {
-    try {
-      return cache.get(serviceConnectionCrd, name) !== undefined;
-    } catch {
-      return false;
-    }
-  };
+export function connectionMetricLabel(connections: {
+  chosenName(obj: KubeObject): string | undefined;
+  connectionObject(name: string): object | undefined;
+}): (obj: KubeObject | undefined) => string {
   return (obj) => {
+    if (obj === undefined) return DEFAULT_CONNECTION_LABEL;
     if (obj.kind === serviceConnectionCrd.kind)
       return obj.metadata?.name ?? MISSING_CONNECTION_LABEL;
     const name = connections.chosenName(obj);
     if (name === undefined) return DEFAULT_CONNECTION_LABEL;
-    return exists(name) ? name : MISSING_CONNECTION_LABEL;
+    return connections.connectionObject(name) ? name : MISSING_CONNECTION_LABEL;
   };
 }
