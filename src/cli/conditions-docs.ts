@@ -14,9 +14,8 @@ const STATE_TEXT: Record<ReasonEntry["state"], string> = {
 
 /**
  * The conditions page (docs/conditions.md), generated from the reason table (`REASONS`
- * of src/crds: reasons.ts and each kind's own reasons): what
- * each condition means, how Flux/kstatus, `kubectl wait` and Argo CD read them, and
- * every reason with its state.
+ * of src/crds: reasons.ts and each kind's own reasons): what each condition means, how
+ * Flux/kstatus, `kubectl wait` and Argo CD read them, and every reason with its state.
  */
 export function renderConditionDocs(): string {
   const rows = REASONS.entries().map(([reason, e]) => {

@@ -152,8 +152,8 @@ export interface KindHealth {
 /**
  * Everything the generator needs to render one kind's CustomResourceDefinition. The
  * zod schemas are the source of truth; descriptions, defaults and CEL rules live in
- * their metadata. Every kind but ServiceConnection is namespaced; each has the status subresource, and is served
- * and stored at {@link VERSION}.
+ * their metadata. Each kind has the status subresource and is served and stored at
+ * {@link VERSION}.
  */
 export interface CrdDefinition<
   Spec extends z.ZodType = z.ZodType,
