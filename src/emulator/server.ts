@@ -48,9 +48,9 @@ export interface EmulatorOptions extends Partial<EmulatorBehaviour> {
    * `task-<tag>-b-000001`), so that two emulators never hand out the same id: objects a
    * test file leaves bound in a shared cluster cannot claim the ids of the next file's
    * emulator. Letters and digits, at most 16 (ids stay service ids,
-   * src/service/schemas/primitives.ts). Default: a random tag of 5 lowercase letters and digits, drawn
-   * at start outside the seeded random source; `""` for untagged ids (`task-000001`),
-   * for a test that pins ids.
+   * src/service/schemas/primitives.ts). Default: 5 random lowercase letters and digits,
+   * drawn at start outside the seeded random source; `""` for untagged ids
+   * (`task-000001`), for a test that pins ids.
    */
   idTag?: string;
   /** Clock (ms since the epoch). Default Date.now. */

@@ -1,9 +1,6 @@
 /**
- * The emulator settings of FileSystem. Imports nothing: state.ts reads every kind's
- * settings through the generated index (settings-index.ts), and the kind's handlers
- * read them as `state.behaviour.<name>`; the admin API (`PATCH /_admin/config`), the
- * emulator's start options and `aidc-operator emulator --<name in kebab case>` take
- * them without an edit of their own.
+ * The emulator settings of FileSystem, read by its handlers as `state.behaviour.<name>`
+ * (kind-settings.ts: how they reach the admin API, the start options and the CLI).
  */
 export const settings = {
   /**
