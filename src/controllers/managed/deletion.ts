@@ -162,9 +162,9 @@ async function deleteRemote<T extends ManagedObject, R>(
 
 /**
  * After a delete answered "InProgress": removes the finalizer once `exists` (else
- * `observe`) says the resource is gone (a 404 counts, and so does absence from the list where the detail
- * read fails otherwise: gone-evidence.ts), else waits. A failing observe keeps the
- * finalizer (the error policy writes Synced=False saying why).
+ * `observe`) says the resource is gone (a 404 counts, and so does absence from the list
+ * where the detail read fails otherwise: gone-evidence.ts), else waits. A failing
+ * observe keeps the finalizer (the error policy writes Synced=False saying why).
  */
 async function untilGone<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,

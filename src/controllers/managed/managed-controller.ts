@@ -123,9 +123,9 @@ export function connector<T extends ManagedObject, R, Refs>(
 
 /**
  * The loop options of `kind` from the operator config: its poll interval, the first
- * subscription poll (`DEFAULT_SUBSCRIPTION_POLL_MS`, or the poll interval when shorter), the list visibility
- * window (`service.listVisibilityWindowMs` unless `visibilityGraceMs` is given) and
- * `adoption.namespaces`.
+ * subscription poll (`DEFAULT_SUBSCRIPTION_POLL_MS`, or the poll interval when
+ * shorter), the list visibility window (`service.listVisibilityWindowMs` unless
+ * `visibilityGraceMs` is given) and `adoption.namespaces`.
  */
 export function managedLoopOptions(
   config: OperatorConfig,

@@ -148,8 +148,8 @@ async function readRemote<T extends ManagedObject, R>(
  * The read of a resource just bound, made while its binding write (`binding`, the
  * `aidc.io/external-id` annotation) is on its way: a read changes nothing, so it need
  * not wait, and everything after it (an update, the status) waits for the binding.
- * A failed binding fails the step as it did before the read; the read's own failure
- * counts only once the binding is written.
+ * A failed binding fails the step; the read's own failure counts only once the
+ * binding is written.
  */
 async function readWhileBinding<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,

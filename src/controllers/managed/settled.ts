@@ -16,8 +16,9 @@ import { ANNOTATIONS } from "./create-protocol.js";
  * Whether a managed object needs only routine polls, from the cache alone: bound to
  * its remote resource (an id, no create pending), not being deleted, and the last
  * reconcile of this generation found it neither coming up (`Creating`) nor waiting for
- * a change (`Updating`), without an error. A finished task (Ready=False
- * `TaskSucceeded`) is settled; an object being created, changed or deleted is not.
+ * a change (`Updating`), without an error. A finished or stopped task (Ready=True
+ * `TaskSucceeded`, Ready=False `TaskStopped`) is settled; an object being created,
+ * changed or deleted is not.
  */
 export const managedSettled: SettledCheck = (found) => {
   const obj = fromKube<ManagedObject>(found);

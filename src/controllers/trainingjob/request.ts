@@ -31,9 +31,10 @@ export type CreateRequestResult =
 /**
  * Builds the create request from the job's effective configuration (its own fields,
  * else the template's or source job's, else the service's default priority 3: see
- * {@link effectiveConfig}); the resolved storage mounts; the client token as
- * the env var {@link CLIENT_TOKEN_ENV} (added to the user's env, which it overrides);
- * `templateId` / `sourceTaskId` for TEMPLATE / COPY. Absent optional fields are left out.
+ * {@link effectiveConfig}); the resolved storage mounts; the client token and the owner
+ * mark as the env vars {@link CLIENT_TOKEN_ENV} and {@link OWNER_MARK_ENV} (over the
+ * user's env); `templateId` / `sourceTaskId` for TEMPLATE / COPY. Absent optional
+ * fields are left out.
  */
 export function buildCreateRequest(
   job: TrainingJobObject,
