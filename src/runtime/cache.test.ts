@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InformerCache } from "./cache.js";
+import { type CacheReader, InformerCache, referrersByIndex } from "./cache.js";
 import type { KubeClient } from "./kube.js";
 import type { ListerWatcher } from "./listwatch.js";
 import type { ResourceDescriptor } from "./resource.js";
@@ -40,5 +40,29 @@ describe("InformerCache watchSelector", () => {
     ]);
     // Readers use the plain descriptor.
     expect(cache.list(widgets)).toEqual([]);
+  });
+});
+
+describe("referrersByIndex", () => {
+  it("maps a changed object to the keys of the primaries whose index lists it as namespace/name", () => {
+    const asked: string[] = [];
+    const cache = {
+      byIndex: (res: ResourceDescriptor, index: string, value: string) => {
+        asked.push(`${res.kind} ${index} ${value}`);
+        return value === "ns/p1"
+          ? [
+              { metadata: { namespace: "ns", name: "w1" } },
+              { metadata: { namespace: "ns", name: "w2" } },
+            ]
+          : [];
+      },
+    } as unknown as CacheReader;
+    const map = referrersByIndex(widgets, "byPart");
+    expect(map({ metadata: { namespace: "ns", name: "p1" } }, cache)).toEqual([
+      { namespace: "ns", name: "w1" },
+      { namespace: "ns", name: "w2" },
+    ]);
+    expect(map({ metadata: { namespace: "ns", name: "p2" } }, cache)).toEqual([]);
+    expect(asked).toEqual(["Widget byPart ns/p1", "Widget byPart ns/p2"]);
   });
 });

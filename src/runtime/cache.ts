@@ -6,6 +6,7 @@ import {
   cacheId,
   formatKey,
   type KubeObject,
+  keyOf,
   type ObjectKey,
   type ResourceDescriptor,
 } from "./resource.js";
@@ -30,6 +31,15 @@ export interface CacheReader {
     indexName: string,
     value: string,
   ): T[];
+}
+
+/**
+ * A watch's map from a referenced object to the keys of the `primary` objects whose
+ * index `index` lists it as `namespace/name` (e.g. the TrainingJobs mounting a NasVolume).
+ */
+export function referrersByIndex(primary: ResourceDescriptor, index: string) {
+  return (obj: KubeObject, cache: CacheReader): ObjectKey[] =>
+    cache.byIndex(primary, index, `${obj.metadata?.namespace}/${obj.metadata?.name}`).map(keyOf);
 }
 
 /** One informer per kind, shared by every controller; the manager owns it. */

@@ -2,7 +2,7 @@
  * The controller runtime's public API, for controller authors: one import.
  * See README.md beside this file for how the pieces fit.
  */
-export type { CacheReader } from "./cache.js";
+export { type CacheReader, referrersByIndex } from "./cache.js";
 export { type Clock, rfc3339, systemClock } from "./clock.js";
 export {
   type Condition,

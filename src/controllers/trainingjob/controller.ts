@@ -13,13 +13,7 @@ import { bucketCrd } from "../../crds/bucket.js";
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import { trainingJobCrd } from "../../crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
-import {
-  type CacheReader,
-  type ControllerDefinition,
-  type KubeObject,
-  type ObjectKey,
-  parseKey,
-} from "../../runtime/index.js";
+import { type ControllerDefinition, referrersByIndex } from "../../runtime/index.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { perAccount } from "../managed/account-memory.js";
 import type { ManagedKind } from "../managed/external-client.js";
@@ -53,18 +47,6 @@ export interface TrainingJobControllerOptions {
   subscriptionPollMs?: number;
   /** How long a new task may be missing from the task list after a create. Default: `service.listVisibilityWindowMs`. */
   visibilityGraceMs?: number;
-}
-
-/** The TrainingJobs whose index `index` lists `obj`. */
-function referencing(index: string) {
-  return (obj: KubeObject, cache: CacheReader): ObjectKey[] =>
-    cache
-      .byIndex<TrainingJobObject>(
-        trainingJobCrd,
-        index,
-        `${obj.metadata?.namespace}/${obj.metadata?.name}`,
-      )
-      .map((j) => parseKey(`${j.metadata?.namespace}/${j.metadata?.name}`));
 }
 
 /**
@@ -127,10 +109,19 @@ export function trainingJobController(
     ],
     references: {
       watches: [
-        { resource: nasVolumeCrd, map: referencing(REFERENCE_INDEX.nasVolume) },
-        { resource: bucketCrd, map: referencing(REFERENCE_INDEX.bucket) },
-        { resource: trainingTemplateCrd, map: referencing(REFERENCE_INDEX.template) },
-        { resource: trainingJobCrd, map: referencing(REFERENCE_INDEX.trainingJob) },
+        {
+          resource: nasVolumeCrd,
+          map: referrersByIndex(trainingJobCrd, REFERENCE_INDEX.nasVolume),
+        },
+        { resource: bucketCrd, map: referrersByIndex(trainingJobCrd, REFERENCE_INDEX.bucket) },
+        {
+          resource: trainingTemplateCrd,
+          map: referrersByIndex(trainingJobCrd, REFERENCE_INDEX.template),
+        },
+        {
+          resource: trainingJobCrd,
+          map: referrersByIndex(trainingJobCrd, REFERENCE_INDEX.trainingJob),
+        },
       ],
       reason: "read the NasVolumes, Buckets and TrainingTemplates a job refers to",
     },

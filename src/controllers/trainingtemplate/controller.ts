@@ -12,9 +12,8 @@ import {
   type TrainingTemplateStatus,
   trainingTemplateCrd,
 } from "../../crds/trainingtemplate.js";
-import type { CacheReader } from "../../runtime/cache.js";
+import { referrersByIndex } from "../../runtime/cache.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
-import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
@@ -23,7 +22,13 @@ import { managedController, managedLoopOptions } from "../managed/managed-contro
 import { configStatus } from "../trainingjob/remote.js";
 import { APPLIED_ANNOTATION, readApplied } from "./decisions.js";
 import { TemplateExternalClient } from "./external.js";
-import { resolveTemplateReferences, type TemplateRefs } from "./references.js";
+import {
+  resolveTemplateReferences,
+  TEMPLATE_REFERENCE_INDEX,
+  type TemplateRefs,
+  templateFromJobKeys,
+  templateNasVolumeRefKeys,
+} from "./references.js";
 
 /** The finalizer of TrainingTemplates. */
 export const TEMPLATE_FINALIZER = "aidc.io/trainingtemplate";
@@ -44,21 +49,6 @@ export function templateStatus(
   const config = remote ? configStatus(remote) : obj.status?.config;
   if (config && Object.keys(config).length > 0) out.config = config;
   return out;
-}
-
-/** Templates in `obj`'s namespace whose spec names it through `refers`. */
-function referrers(
-  obj: KubeObject,
-  cache: CacheReader,
-  refers: (t: TrainingTemplateObject, name: string) => boolean,
-): ObjectKey[] {
-  const namespace = obj.metadata?.namespace ?? "";
-  const name = obj.metadata?.name ?? "";
-  return cache
-    .list(trainingTemplateCrd, namespace)
-    .map((t) => t as unknown as TrainingTemplateObject)
-    .filter((t) => refers(t, name))
-    .map((t) => ({ namespace, name: t.metadata.name ?? "" }));
 }
 
 /** Tunables beyond the operator config (tests shorten them). */
@@ -86,19 +76,25 @@ export function trainingTemplateController(
   return managedController(kind, {
     connections: deps.connections,
     loop: managedLoopOptions(deps.config, "TrainingTemplate", options.visibilityGraceMs),
+    indexes: [
+      {
+        name: TEMPLATE_REFERENCE_INDEX.nasVolume,
+        fn: (o) => templateNasVolumeRefKeys(o as unknown as TrainingTemplateObject),
+      },
+      {
+        name: TEMPLATE_REFERENCE_INDEX.trainingJob,
+        fn: (o) => templateFromJobKeys(o as unknown as TrainingTemplateObject),
+      },
+    ],
     references: {
       watches: [
         {
           resource: nasVolumeCrd,
-          map: (nas, cache) =>
-            referrers(nas, cache, (t, name) =>
-              (t.spec.storage ?? []).some((m) => m.nasVolumeRef?.name === name),
-            ),
+          map: referrersByIndex(trainingTemplateCrd, TEMPLATE_REFERENCE_INDEX.nasVolume),
         },
         {
           resource: trainingJobCrd,
-          map: (job, cache) =>
-            referrers(job, cache, (t, name) => t.spec.fromTrainingJobRef?.name === name),
+          map: referrersByIndex(trainingTemplateCrd, TEMPLATE_REFERENCE_INDEX.trainingJob),
         },
       ],
       reason: "read the NasVolumes and TrainingJobs a template refers to",

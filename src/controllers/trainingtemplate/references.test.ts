@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ReferenceReader } from "../managed/call.js";
-import { resolveTemplateReferences } from "./references.js";
+import {
+  resolveTemplateReferences,
+  templateFromJobKeys,
+  templateNasVolumeRefKeys,
+} from "./references.js";
 
 /** A reader over objects by plural and name. */
 function reader(objects: Record<string, Record<string, unknown>>, bound = false): ReferenceReader {
@@ -80,5 +84,27 @@ describe("resolveTemplateReferences", () => {
     );
     expect(withNas.resolved && withNas.refs.nasVolumes.get("data")?.status?.storageId).toBe("s-1");
     expect(withNas.resolved && [...withNas.refs.ownStorageIds]).toEqual(["s-1"]);
+  });
+});
+
+describe("the template indexes of what a template refers to", () => {
+  it("list each NasVolume a storage names once, as namespace/name", () => {
+    const t = template({
+      storage: [
+        { nasVolumeRef: { name: "a" } },
+        { storageId: "s-9" },
+        { nasVolumeRef: { name: "a" } },
+        { nasVolumeRef: { name: "b" } },
+      ],
+    });
+    expect(templateNasVolumeRefKeys(t)).toEqual(["ns/a", "ns/b"]);
+    expect(templateNasVolumeRefKeys(template({}))).toEqual([]);
+  });
+
+  it("list the TrainingJob a template is saved from, if it names one", () => {
+    expect(templateFromJobKeys(template({ fromTrainingJobRef: { name: "job" } }))).toEqual([
+      "ns/job",
+    ]);
+    expect(templateFromJobKeys(template({}))).toEqual([]);
   });
 });

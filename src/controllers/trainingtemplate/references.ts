@@ -61,3 +61,24 @@ export function resolveTemplateReferences(
   }
   return { resolved: true, refs: { nasVolumes, ownStorageIds: own } };
 }
+
+/** The template indexes of the objects a template refers to (`namespace/name` each). */
+export const TEMPLATE_REFERENCE_INDEX = {
+  nasVolume: "byNasVolumeRef",
+  trainingJob: "byFromTrainingJobRef",
+} as const;
+
+/** Index values of a template's NasVolume references. */
+export function templateNasVolumeRefKeys(template: TrainingTemplateObject): string[] {
+  const ns = template.metadata?.namespace ?? "";
+  const names = (template.spec?.storage ?? []).flatMap((m) =>
+    m.nasVolumeRef?.name !== undefined ? [m.nasVolumeRef.name] : [],
+  );
+  return [...new Set(names)].map((n) => `${ns}/${n}`);
+}
+
+/** Index value of the TrainingJob a template is saved from, if any. */
+export function templateFromJobKeys(template: TrainingTemplateObject): string[] {
+  const name = template.spec?.fromTrainingJobRef?.name;
+  return name === undefined ? [] : [`${template.metadata?.namespace ?? ""}/${name}`];
+}
