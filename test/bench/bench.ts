@@ -137,6 +137,7 @@ async function main(): Promise<number> {
         options.fairnessBacklog,
         options.timeoutMs,
         progress,
+        options.compiled,
       );
       process.stdout.write(`${JSON.stringify({ fairness }, null, 2)}\n`);
       return 0;
@@ -268,6 +269,7 @@ async function main(): Promise<number> {
           options.fairnessBacklog,
           options.timeoutMs,
           progress,
+          options.compiled,
         );
     const ratio = (key: string) => {
       const a = operator[key];

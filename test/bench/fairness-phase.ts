@@ -7,10 +7,13 @@
  * ServiceConnection; its create-to-Ready p50 is measured each time. Connections are
  * flows (workqueue.ts, ratelimit.ts): a backlog takes at most its share of the workers
  * and of the Kubernetes write budget, so calm's p50 beside one stays near its p50 alone.
- * The operator runs in-process (`runOperator`, the real wiring), its controllers started
- * before the first create.
+ * The operator runs as its own process with the image's Node options (as in production:
+ * the bench's creates, watches and emulator do not share its event loop), ready before
+ * the first create.
  */
-import { addConnection, startOperator } from "./connections-phase.js";
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { IMAGE_NODE_ARGS, startOperatorProcess } from "../support/operator-process.js";
+import { addConnection } from "./connections-phase.js";
 import type { BenchEnvironment } from "./environment.js";
 import {
   type LatencyFigures,
@@ -51,6 +54,7 @@ export async function runFairnessPhase(
   backlog: number,
   timeoutMs: number,
   progress: (line: string) => void,
+  compiled = false,
 ): Promise<FairnessFigures> {
   const { kube } = env;
   for (const t of TENANTS) env.emulator.tenants.set(t.name, t.apiKey);
@@ -64,8 +68,22 @@ export async function runFairnessPhase(
     if (t) await addConnection(env, { ...t, secretNamespace: ops, namespace });
   }
 
-  const operator = await startOperator(env, ops, [ops, calmNs, busyNs, defaultNs]);
+  const operator = startOperatorProcess({
+    kubeconfig: env.kubeconfigPath,
+    serviceBaseUrl: env.emulator.url,
+    apiKey: env.apiKey,
+    metricsPort: await freePort(),
+    nodeArgs: [...IMAGE_NODE_ARGS],
+    ...(compiled ? { compiled: true } : {}),
+    env: {
+      AIDC_LOG_LEVEL: "warn",
+      POD_NAMESPACE: ops,
+      AIDC_POLL_INTERVAL_MS: "5000",
+      AIDC_WATCH_NAMESPACES: [ops, calmNs, busyNs, defaultNs].join(","),
+    },
+  });
   try {
+    await operator.waitReady(120_000);
     const calm = new ReadyTracker(env.kc, kube, NAS, calmNs);
     const busy = new ReadyTracker(env.kc, kube, NAS, busyNs);
     const deflt = new ReadyTracker(env.kc, kube, NAS, defaultNs);
