@@ -3,12 +3,11 @@
  * (src/service/kinds/<kind>.ts): one page, the walk of every page, the walk shared by
  * every object of the kind (list-snapshot.ts) and the ids it lists. A `KindList` is
  * made per client view (`ServiceClient.withCall`); its snapshot lives in the account's
- * {@link KindListStates}, shared by every view.
+ * {@link KindListStore}, shared by every view.
  */
 import type { z } from "zod";
-import type { KindListStates } from "./account-caches.js";
 import { type ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
-import type { OperationArgs, OperationCaller } from "./operation-caller.js";
+import type { KindListStore, OperationArgs, OperationCaller } from "./operation-caller.js";
 import { type ListedIds, type PageWalkEnd, paginate } from "./pagination.js";
 import type { Page } from "./schemas/envelope.js";
 
@@ -31,7 +30,7 @@ export interface KindListOptions<R> {
   /** Whether the service is known to lack `operation` (a bare 404/405 was its answer). */
   knownMissing: (operation: string) => boolean;
   /** The account's list states, shared by every view of its client. */
-  states: KindListStates;
+  states: KindListStore;
 }
 
 /** One kind's paged list, called through `caller`. */

@@ -6,7 +6,8 @@
  * imported back by them.
  */
 import type { z } from "zod";
-import type { CatalogCache, KindListStates } from "./account-caches.js";
+import type { ListSnapshot } from "./list-snapshot.js";
+import type { Page } from "./schemas/envelope.js";
 import type { SubscriptionResultMapping } from "./schemas/subscription.js";
 
 /** The parts of a request that vary per call. */
@@ -52,6 +53,24 @@ export interface OperationCaller {
   requireOperations(names: readonly string[], purpose: string): Promise<void>;
 }
 
+/** The product catalogs' cache of an account (`CatalogCache` of account.ts). */
+export interface CatalogReads {
+  /** The answer of `key`, from the cache or from `read()`. */
+  read<T>(key: string, read: () => Promise<T>): Promise<T>;
+}
+
+/** What one kind's list keeps across the views of an account's client. */
+export interface KindListState<R> {
+  readonly snapshot: ListSnapshot<R>;
+  readonly pageSchema: z.ZodType<Page<R>>;
+}
+
+/** The list states of an account by list operation (`KindListStates` of account.ts). */
+export interface KindListStore {
+  /** The state of list `operation`, made with its first use. */
+  of<R>(operation: string, record: z.ZodType<R>, id: (record: R) => string): KindListState<R>;
+}
+
 /**
  * What the client hands each kind's operations module it holds
  * (src/service/kinds/<kind>.ts): its caller (the view, with its call context), and the
@@ -62,9 +81,9 @@ export interface OperationsContext {
   /** The clock of list snapshots (ms since the epoch). */
   readonly now: () => number;
   /** The product catalogs' cache of the client (`catalogTtlMs`). */
-  readonly catalog: CatalogCache;
+  readonly catalog: CatalogReads;
   /** The list snapshots of the account, shared by every view of its client. */
-  readonly lists: KindListStates;
+  readonly lists: KindListStore;
   /** Whether the service answered `operation` with a bare 404/405 (a recheck due or not). */
   readonly knownMissing: (operation: string) => boolean;
   /** How subscription results read where they differ from the built-in shapes. */
