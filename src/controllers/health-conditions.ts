@@ -14,7 +14,7 @@ import { errorMessage, errorReason, isTerminal } from "../runtime/errors.js";
 
 /**
  * Returns `conditions` with Reconciling or Stalled set as the others imply (see
- * src/crds/kstatus.ts), and the one not implied removed. Call it last, on the list
+ * src/crds/reason-table.ts), and the one not implied removed. Call it last, on the list
  * that is written.
  */
 export function withKstatusConditions(

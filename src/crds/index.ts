@@ -24,7 +24,6 @@ export * from "./conditions.js";
 export * from "./definition.js";
 export * from "./fields.js";
 export * from "./filesystem.js";
-export * from "./kstatus.js";
 export * from "./manifest.js";
 export * from "./mutability.js";
 export * from "./nasproduct.js";

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { allCrds, REASONS } from "./index.js";
-import { kstatusCondition } from "./kstatus.js";
-import { ReasonTable } from "./reason-table.js";
+import { kstatusCondition, ReasonTable } from "./reason-table.js";
 import { CONDITION_REASONS, ownReason, ownReasons } from "./reasons.js";
 
 const c = (type: string, status: string, reason: string, message = "") => ({
