@@ -16,8 +16,8 @@ import {
 } from "../../runtime/index.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { claimedIds } from "../managed/binding.js";
+import { callsOf } from "../managed/decisions.js";
 import { EXPORT_RULE } from "../managed/export.js";
-import { callsOf } from "../managed/settled.js";
 import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import { ATTACHED_STORAGE_SOURCES } from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";

@@ -29,11 +29,11 @@ import {
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
+import { ERR, step as runStep, wrapError } from "./outcome.js";
 import { deleteConfigured, deletesRemote, policiesText } from "./policies.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import { resolveStep } from "./resolve-references.js";
 import type { ManagedRun } from "./run.js";
-import { ERR, step as runStep, wrapError } from "./step-errors.js";
 import type { BindingRefusal } from "./tenancy.js";
 
 /** Reason of the Warning event when a Delete policy cannot be honoured. */

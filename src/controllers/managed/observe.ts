@@ -11,14 +11,12 @@ import { ownershipRefusal } from "./binding.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
 import { toKube } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import { firstSubscriptionPollMs, soonPollMs } from "./decisions.js";
+import { firstSubscriptionPollMs, managedSettled, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { forgetAbsence, listEvidence } from "./gone-evidence.js";
-import { done, type Next, type Subscription, SYNCED_OK } from "./outcome.js";
+import { done, ERR, type Next, type Subscription, SYNCED_OK, step, wrapError } from "./outcome.js";
 import { policiesText } from "./policies.js";
 import type { ManagedRun } from "./run.js";
-import { managedSettled } from "./settled.js";
-import { ERR, step, wrapError } from "./step-errors.js";
 
 /**
  * What to do about a bound remote resource that does not exist: an id from the spec

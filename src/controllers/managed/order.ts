@@ -15,9 +15,17 @@ import {
 } from "./create-protocol.js";
 import { firstSubscriptionPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { creatingReady, done, type Next, type Outcome, SYNCED_OK } from "./outcome.js";
+import {
+  creatingReady,
+  done,
+  ERR,
+  type Next,
+  type Outcome,
+  SYNCED_OK,
+  step,
+  wrapError,
+} from "./outcome.js";
 import type { ManagedRun } from "./run.js";
-import { ERR, step, wrapError } from "./step-errors.js";
 import { rememberUnsent } from "./unsent-tokens.js";
 
 /**

@@ -1,8 +1,18 @@
 /**
  * What one step of a live managed object decides: an {@link Outcome} (conditions, status
  * facts, requeue) that ends the reconcile, or the {@link Next} step the dispatcher
- * (reconciler.ts) runs. Steps never call each other; they answer one of these.
+ * (reconciler.ts) runs. Steps never call each other; they answer one of these, or
+ * fail with the cause wrapped as `what: cause` ({@link step}), keeping the cause's
+ * reason and whether it is terminal.
  */
+import {
+  errorMessage,
+  errorReason,
+  isTerminal,
+  RetryableError,
+  requeueAfterOf,
+  TerminalError,
+} from "../../runtime/errors.js";
 import type { ManagedFacts, ReadyState } from "./call.js";
 import type { CreatePending } from "./create-protocol.js";
 import type { BindingRefusal } from "./tenancy.js";
@@ -58,4 +68,43 @@ export function creatingReady(message: string): ReadyState {
 /** The step that ends the reconcile with `outcome`. */
 export function done<R>(outcome: Outcome<R>): Next<R> {
   return { step: "Done", outcome };
+}
+
+/** Messages that wrap the cause of a failed step (constants around the cause). */
+export const ERR = {
+  operations: "will not order the remote resource",
+  preflight: "cannot check the spec against the service before ordering",
+  create: "cannot create the remote resource",
+  poll: "cannot read the outcome of the subscription",
+  lookup: "cannot look up the remote resource of an unfinished create",
+  observe: "cannot observe the remote resource",
+  update: "cannot update the remote resource",
+  beforeDelete: "cannot prepare the remote resource for deletion",
+  delete: "cannot delete the remote resource",
+} as const;
+
+/**
+ * Re-throws `err` as a RetryableError or TerminalError (by `isTerminal`) whose message
+ * is `what: cause` and whose reason is the cause's own PascalCase reason, if any.
+ */
+export function wrapError(what: string, err: unknown): Error {
+  const terminal = isTerminal(err);
+  const reason = errorReason(err, terminal ? "ReconcileTerminal" : "ReconcileError");
+  const message = `${what}: ${errorMessage(err)}`;
+  return terminal
+    ? new TerminalError(reason, message, { cause: err })
+    : new RetryableError(reason, message, {
+        cause: err,
+        waiting: err instanceof RetryableError && err.waiting,
+        ...(requeueAfterOf(err) !== undefined ? { requeueAfterMs: requeueAfterOf(err) } : {}),
+      });
+}
+
+/** Runs one remote step, wrapping its failure as `what: cause` (see {@link wrapError}). */
+export async function step<V>(what: string, fn: () => Promise<V>): Promise<V> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw wrapError(what, err);
+  }
 }

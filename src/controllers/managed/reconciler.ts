@@ -20,7 +20,7 @@
  * may run (here), whether drift is corrected and spec fields filled (observe.ts), and
  * whether a deletion deletes (deletion.ts).
  *
- * A failing step throws (`<step>: <cause>`, step-errors.ts); the runtime backs off or
+ * A failing step throws (`<step>: <cause>`, outcome.ts); the runtime backs off or
  * holds, records a Warning event and calls `onError`, which writes Synced=False and, for
  * a failure outside the object (an external hold), Ready too. docs/architecture.md
  * walks through it; policies that apply to every step (what the loop may do to an
@@ -40,7 +40,7 @@ import type { ManagedObject } from "./call.js";
 import { fromKube } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
-import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
+import { heldReadyCondition, managedSettled, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.js";
 import { ExportMemory, exportConnectionDetails } from "./export.js";
@@ -52,7 +52,6 @@ import type { Next, Outcome } from "./outcome.js";
 import { deletionPolicyVerdict, isPaused, PAUSED_SYNCED } from "./policies.js";
 import { resolveStep } from "./resolve-references.js";
 import { type Connect, ManagedRun } from "./run.js";
-import { managedSettled } from "./settled.js";
 import { writeStatus } from "./status-write.js";
 import { poll } from "./subscription.js";
 

@@ -12,9 +12,9 @@ import type { EventReason } from "../event-reasons.js";
 import type { ManagedCall, ManagedFacts, ManagedObject, ReferenceResolution } from "./call.js";
 import { fromKube, toKube } from "./call.js";
 import { type CreateState, readCreateState } from "./create-protocol.js";
+import { callsOf } from "./decisions.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
 import { type Policies, policiesOf, reconcileRequest } from "./policies.js";
-import { callsOf } from "./settled.js";
 
 /** Connects a kind to the account of an object, for the calls of one reconcile. */
 export type Connect<T extends ManagedObject, R, Refs> = (
@@ -44,7 +44,7 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
    */
   readonly reconcileRequest: string | undefined;
   /**
-   * How this reconcile's service calls are made (settled.ts, `callsOf`): routine
+   * How this reconcile's service calls are made (decisions.ts, `callsOf`): routine
    * observation of a settled object, a follow-up read of one still settling, or work,
    * from the object as read and whether the user asked for the reconcile; work from
    * the first change on ({@link changing}). Aborted with the reconcile (its deadline).

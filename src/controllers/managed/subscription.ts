@@ -10,9 +10,8 @@ import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS, type CreatePending, lookupKeyOf } from "./create-protocol.js";
 import { firstSubscriptionPollMs, subscriptionPollDelay } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { creatingReady, done, type Next, SYNCED_OK } from "./outcome.js";
+import { creatingReady, done, ERR, type Next, SYNCED_OK, step, wrapError } from "./outcome.js";
 import type { ManagedRun } from "./run.js";
-import { ERR, step, wrapError } from "./step-errors.js";
 
 /**
  * Polls subscription `key` of the create `pending` once and acts on its state.
