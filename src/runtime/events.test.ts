@@ -111,3 +111,37 @@ describe("EventRecorder's series", () => {
     expect(patched).toHaveLength(1);
   });
 });
+
+describe("EventRecorder.forReconcile", () => {
+  it("writes a reconcile's Events through that reconcile's client view, into the recorder's own series and names", async () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    const clock: Clock = { now: () => new Date(now) };
+    const { kube, created, patched } = recordingKube();
+    const flows: string[] = [];
+    const base = kube as unknown as Record<string, unknown>;
+    const viewOf = (flow: string) => ({
+      ...base,
+      create: (res: unknown, body: never) => {
+        flows.push(flow);
+        return (base.create as (r: unknown, b: never) => Promise<unknown>)(res, body);
+      },
+    });
+    base.forReconcile = (view: { flow: string }) => viewOf(view.flow);
+    const recorder = new EventRecorder(kube, { controller: "aidc.io/test", instance: "t", clock });
+    const signal = new AbortController().signal;
+    const a = recorder.forReconcile({ flow: "team-a", signal });
+    const b = recorder.forReconcile({ flow: "team-b", signal });
+    a.normal(object("x"), "Created", "created");
+    // Another Event of x in the same millisecond, through another view: a name of its own.
+    b.warning(object("x"), "Failed", "failed");
+    // A repeat through another view is the same series, written as a count.
+    b.normal(object("x"), "Created", "created");
+    await recorder.flush();
+    expect(flows).toEqual(["team-a", "team-b"]);
+    const names = created.map(
+      (e) => (e as unknown as { metadata: { name: string } }).metadata.name,
+    );
+    expect(new Set(names).size).toBe(2);
+    expect(patched).toEqual([{ name: names[0], count: 2 }]);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "./clock.js";
 import type { KubeClient } from "./kube.js";
+import type { ReconcileView } from "./kube-requests.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 
 /** events.k8s.io/v1 Event, as the recorder writes it. */
@@ -104,7 +105,8 @@ export class EventRecorder {
   private readonly window: number;
   private readonly seriesUpdateMs: number;
   private readonly spam: EventSpamFilter;
-  private seq = 0;
+  /** Shared with every view ({@link forReconcile}), as the series are. */
+  private readonly counter = { seq: 0 };
 
   constructor(
     private readonly kube: KubeClient,
@@ -114,6 +116,17 @@ export class EventRecorder {
     this.window = options.aggregationWindowMs ?? 6 * 60_000;
     this.seriesUpdateMs = options.seriesUpdateMs ?? 30_000;
     this.spam = new EventSpamFilter(options.spamBurst ?? 25, options.spamRefillMs ?? 5 * 60_000);
+  }
+
+  /**
+   * A view of this recorder for one reconcile (its `ctx.events`): the same series, spam
+   * filter and pending writes, its Events written through `kube.forReconcile(reconcile)`
+   * (that flow's budget; nothing once the reconcile is abandoned).
+   */
+  forReconcile(reconcile: ReconcileView): EventRecorder {
+    return Object.assign(Object.create(this) as EventRecorder, {
+      kube: this.kube.forReconcile(reconcile),
+    });
   }
 
   /** Records a Normal event; `action` defaults to `reason`. */
@@ -149,7 +162,7 @@ export class EventRecorder {
       return;
     }
     const namespace = meta.namespace || "default";
-    const name = `${meta.name}.${(now.getTime() * 1000 + (this.seq++ % 1000)).toString(16)}`;
+    const name = `${meta.name}.${(now.getTime() * 1000 + (this.counter.seq++ % 1000)).toString(16)}`;
     const body = {
       apiVersion: "events.k8s.io/v1",
       kind: "Event",

@@ -26,7 +26,6 @@ export {
   type Reconciler,
   type SettledCheck,
 } from "./controller.js";
-export { ReconcileTimeoutError } from "./current-reconcile.js";
 export { DEFAULT_RECONCILE_TIMEOUT_MS } from "./defaults.js";
 export {
   errorMessage,
@@ -46,6 +45,7 @@ export {
   missingPermissions,
   type PolicyRule,
 } from "./permissions.js";
+export { ReconcileTimeoutError } from "./reconcile-attempt.js";
 export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,

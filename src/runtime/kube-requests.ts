@@ -4,8 +4,8 @@
  * deadline checked, the answer retried as client-go does, and each try reported.
  */
 
-import { assertReconcileLive, currentReconcileFlow } from "./current-reconcile.js";
 import { DEFAULT_KUBE_RATE_LIMIT, DEFAULT_KUBE_TOTAL_RATE_LIMIT } from "./defaults.js";
+import { RetryableError } from "./errors.js";
 import { isConnectionReset, KubeApiError } from "./kube-errors.js";
 import type { KubeHttpAnswer, KubeTransport } from "./kube-transport.js";
 import { FairTokenBucket, type FlowRateLimitOptions } from "./ratelimit.js";
@@ -39,6 +39,25 @@ export interface KubeRequestOptions {
   redactor?: SecretRedactor;
 }
 
+/**
+ * The reconcile a request is made for (a client's view, `KubeClient.forReconcile`):
+ * its flow takes that flow's share of the rate limit; once its signal is aborted (the
+ * reconcile was abandoned at its deadline, reconcile-attempt.ts) nothing more is sent,
+ * so it cannot write state computed before the deadline over what a newer reconcile saw.
+ */
+export interface ReconcileView {
+  readonly flow: string;
+  readonly signal: AbortSignal;
+}
+
+/** A request made for a reconcile that was already abandoned; nothing was sent. */
+export class ReconcileAbandonedError extends RetryableError {
+  constructor(what: string) {
+    super("ReconcileAbandoned", `${what} was not sent: its reconcile was abandoned`);
+    this.name = "ReconcileAbandonedError";
+  }
+}
+
 /** HTTP methods of the Kubernetes API. */
 export type KubeMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -70,6 +89,8 @@ export class KubeRequests {
    * {@link MAX_RETRY_WAIT_MS}) and tries again, up to {@link MAX_RETRIES} times; a 401
    * makes the credentials be read anew and the request tried once more, and a GET
    * whose connection was closed under it is sent once more. Else a {@link KubeApiError}.
+   * Made for `reconcile` (undefined: outside any), it takes its flow's budget and is
+   * refused with {@link ReconcileAbandonedError} once that reconcile is abandoned.
    */
   async request(
     method: KubeMethod,
@@ -77,6 +98,7 @@ export class KubeRequests {
     query: Record<string, string> = {},
     body?: unknown,
     contentType?: string,
+    reconcile?: ReconcileView,
   ): Promise<unknown> {
     // Serialized once, redacted on the way (status, Events, annotations).
     const sent =
@@ -91,7 +113,7 @@ export class KubeRequests {
     for (let retries = 0; ; retries++) {
       let answer: KubeHttpAnswer;
       try {
-        answer = await this.send(method, path, target, sent, contentType);
+        answer = await this.send(method, path, target, sent, contentType, reconcile);
       } catch (err) {
         // A kept-alive connection the server had just closed: a GET goes once more.
         if (method !== "GET" || resent || !isConnectionReset(err)) throw err;
@@ -120,12 +142,13 @@ export class KubeRequests {
     target: string,
     body: string | undefined,
     contentType: string | undefined,
+    reconcile: ReconcileView | undefined,
   ): Promise<KubeHttpAnswer> {
-    // A reconcile abandoned at its deadline writes nothing more (current-reconcile.ts).
-    assertReconcileLive(`${method} ${path}`);
-    // Each flow (account, current-reconcile.ts) has a bucket of its own; the ceiling goes in turn.
-    const waitMs = await this.bucket.take(currentReconcileFlow());
-    assertReconcileLive(`${method} ${path}`);
+    // A reconcile abandoned at its deadline writes nothing more.
+    if (reconcile?.signal.aborted) throw new ReconcileAbandonedError(`${method} ${path}`);
+    // Each flow (an account) has a bucket of its own; the ceiling goes in turn.
+    const waitMs = await this.bucket.take(reconcile?.flow ?? "");
+    if (reconcile?.signal.aborted) throw new ReconcileAbandonedError(`${method} ${path}`);
     const started = Date.now();
     let code = 0;
     try {

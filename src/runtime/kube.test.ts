@@ -8,7 +8,7 @@ import { stringify } from "yaml";
 import { KubeClient } from "./kube.js";
 import { loadKubeConfig } from "./kube-config.js";
 import { WatchDecodeError } from "./kube-errors.js";
-import { retryWaitMs } from "./kube-requests.js";
+import { ReconcileAbandonedError, retryWaitMs } from "./kube-requests.js";
 import type { ResourceDescriptor } from "./resource.js";
 import { leanObject } from "./store.js";
 
@@ -90,6 +90,28 @@ describe("KubeClient against a loopback API server", () => {
     expect(gets).toBe(2);
     await expect(kube.create(CONFIGMAPS, cm("b"))).rejects.toMatchObject({ code: 503 });
     expect(posts).toBe(1);
+  });
+
+  it("sends a reconcile's view's requests until the reconcile is abandoned, then none; its writes are the client's own", async () => {
+    const sent: string[] = [];
+    let version = 0;
+    const kube = await serve((req, res) => {
+      sent.push(`${req.method} ${req.url?.split("?")[0]}`);
+      json(res, 200, { metadata: { name: "a", namespace: "ns", resourceVersion: `${++version}` } });
+    });
+    const abandon = new AbortController();
+    const view = kube.forReconcile({ flow: "team-a", signal: abandon.signal });
+    const written = await view.patch(CONFIGMAPS, { namespace: "ns", name: "a" }, {});
+    expect(kube.isOwnWrite(CONFIGMAPS, written)).toBe(true);
+    abandon.abort();
+    await expect(
+      view.patchStatus(CONFIGMAPS, { namespace: "ns", name: "a" }, { phase: "late" }),
+    ).rejects.toBeInstanceOf(ReconcileAbandonedError);
+    await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
+    expect(sent).toEqual([
+      "PATCH /api/v1/namespaces/ns/configmaps/a",
+      "GET /api/v1/namespaces/ns/configmaps/a",
+    ]);
   });
 
   it("gives up on a server that keeps answering 429, after a bounded number of tries", async () => {

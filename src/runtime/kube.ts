@@ -3,6 +3,7 @@ import {
   type KubeMethod,
   type KubeRequestOptions,
   KubeRequests,
+  type ReconcileView,
   withQuery,
 } from "./kube-requests.js";
 import { type KubeConfigLike, type KubeStream, KubeTransport } from "./kube-transport.js";
@@ -63,12 +64,23 @@ export class KubeClient {
   /** `resource|namespace/name` → the resourceVersions this client's last writes produced. */
   private readonly written = new Map<string, string[]>();
   private readonly rememberWrites: boolean;
+  /** The reconcile of a view ({@link forReconcile}). */
+  private reconcile: ReconcileView | undefined;
 
   constructor(config: KubeConfigLike, options: KubeClientOptions = {}) {
     this.config = config;
     this.rememberWrites = options.rememberWrites ?? true;
     this.http = connectionOf(config);
     this.requests = new KubeRequests(this.http, options);
+  }
+
+  /**
+   * A view of this client for one reconcile (its `ctx.kube`): the same connection, rate
+   * limit and remembered writes; its requests take `reconcile`'s flow's budget and are
+   * refused once it is abandoned. A subclass's overrides hold.
+   */
+  forReconcile(reconcile: ReconcileView): KubeClient {
+    return Object.assign(Object.create(this) as KubeClient, { reconcile });
   }
 
   /**
@@ -269,7 +281,7 @@ export class KubeClient {
     body?: unknown,
     contentType?: string,
   ): Promise<unknown> {
-    return this.requests.request(method, path, query, body, contentType);
+    return this.requests.request(method, path, query, body, contentType, this.reconcile);
   }
 }
 

@@ -1,8 +1,21 @@
+/**
+ * One reconcile of a key, within its deadline, and what its outcome does to the key.
+ *
+ * The deadline bounds how long one reconcile may hold a worker. In Node a worker is an
+ * async task, so a reconcile waiting on hung reads costs no thread, but it holds one of
+ * the controller's N workers: a few such keys would starve every other object. Past the
+ * deadline the reconcile is abandoned: the worker takes the next key, this key is
+ * retried with backoff, and the abandoned run is stopped where it can be. Its signal,
+ * the reconcile's `ctx.signal`, aborts the service calls the reconcile makes, and its
+ * `ctx.kube` and `ctx.events` (views for this reconcile: `KubeClient.forReconcile`)
+ * send nothing more, so it cannot write state computed before the deadline over what a
+ * newer reconcile saw. The same views charge the reconcile's flow (its key's,
+ * workqueue.ts) with its Kubernetes requests.
+ */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
-import { runReconcile } from "./current-reconcile.js";
 import {
   errorMessage,
   errorReason,
@@ -55,12 +68,16 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
   const started = a.rt.clock.now().getTime();
   a.rt.metrics.activeWorkers.inc(labels);
   try {
-    // The reconcile gets its deadline as `ctx.signal`, and hands it to its service calls.
-    const result = await runReconcile(
-      a.rt.reconcileTimeoutMs ?? 0,
-      ctx.signal,
-      a.queue.flowOfKeyNow(keyString),
-      (signal) => def.reconcile(key, { ...ctx, signal }),
+    // The reconcile gets its deadline as `ctx.signal`, and hands it to its service calls;
+    // its Kubernetes requests and Events go through views made for it.
+    const flow = a.queue.flowOfKeyNow(keyString) ?? "";
+    const result = await runReconcile(a.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
+      def.reconcile(key, {
+        ...ctx,
+        signal,
+        kube: a.rt.kube.forReconcile({ flow, signal }),
+        events: a.rt.events.forReconcile({ flow, signal }),
+      }),
     );
     // Re-adds that were all the echo of this reconcile's own writes ask for nothing.
     if (a.echoes.onlyOwnEchoes(keyString)) a.queue.cancelReadd(keyString);
@@ -158,5 +175,46 @@ async function onFailure(
     } else {
       log.error({ err: policyErr }, "error policy failed");
     }
+  }
+}
+
+/** A reconcile ran past its deadline and was abandoned; its key is retried. */
+export class ReconcileTimeoutError extends RetryableError {
+  constructor(timeoutMs: number) {
+    super(
+      "ReconcileTimeout",
+      `the reconcile took longer than ${timeoutMs} ms (reconcileTimeoutMs) and was abandoned; it is retried with backoff`,
+    );
+    this.name = "ReconcileTimeoutError";
+  }
+}
+
+/**
+ * Runs `fn` with a signal that aborts when `parent` does or `timeoutMs` passes (0: no
+ * bound). Resolves or rejects as `fn` does, or rejects with
+ * {@link ReconcileTimeoutError} at the deadline without waiting for `fn`.
+ */
+export async function runReconcile<T>(
+  timeoutMs: number,
+  parent: AbortSignal,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const abandon = new AbortController();
+  const signal = AbortSignal.any([parent, abandon.signal]);
+  const run = fn(signal);
+  if (timeoutMs <= 0) return run;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abandon.abort();
+      reject(new ReconcileTimeoutError(timeoutMs));
+    }, timeoutMs);
+  });
+  // The abandoned run's own end (often a ReconcileAbandonedError) is of no interest.
+  run.catch(() => undefined);
+  try {
+    return await Promise.race([run, deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runReconcile } from "../../src/runtime/current-reconcile.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, deleteNamespace } from "../support/kube.js";
 import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
 
-/** Runs `fn` as a reconcile of `flow` (no deadline). */
-const inFlow = <T>(flow: string, fn: () => Promise<T>) =>
-  runReconcile(0, new AbortController().signal, flow, fn);
+/** `client`'s view for a reconcile of `flow` (never abandoned). */
+const inFlow = (client: KubeClient, flow: string) =>
+  client.forReconcile({ flow, signal: new AbortController().signal });
 
 /**
  * The Kubernetes client's budget is per flow (a connection's objects, ratelimit.ts)
@@ -45,12 +44,12 @@ describe("the Kubernetes write budget per flow", () => {
     });
     const started = Date.now();
     const hot = Array.from({ length: 12 }, (_, i) =>
-      inFlow("hot", () => annotate(client, "hot", `w${i}`)),
+      annotate(inFlow(client, "hot"), "hot", `w${i}`),
     );
     // calm's 4 writes take its own burst; sharing hot's budget in turn, they would get
     // every other token at 2 a second: the last one after about 4 s.
     await Promise.all(
-      Array.from({ length: 4 }, (_, i) => inFlow("calm", () => annotate(client, "calm", `w${i}`))),
+      Array.from({ length: 4 }, (_, i) => annotate(inFlow(client, "calm"), "calm", `w${i}`)),
     );
     const calmMs = Date.now() - started;
     await Promise.all(hot);
@@ -65,11 +64,11 @@ describe("the Kubernetes write budget per flow", () => {
     const started = Date.now();
     const done: string[] = [];
     const hot = Array.from({ length: 8 }, (_, i) =>
-      inFlow("hot", () => annotate(client, "hot", `c${i}`)).then(() => done.push(`hot${i}`)),
+      annotate(inFlow(client, "hot"), "hot", `c${i}`).then(() => done.push(`hot${i}`)),
     );
     // calm asks once hot's backlog waits at the ceiling; it gets the next turn.
     await new Promise((r) => setTimeout(r, 100));
-    await inFlow("calm", () => annotate(client, "calm", "c0"));
+    await annotate(inFlow(client, "calm"), "calm", "c0");
     done.push("calm");
     await Promise.all(hot);
     expect(Date.now() - started).toBeGreaterThanOrEqual(3_400);
