@@ -5,11 +5,10 @@ import type { ControllerDefinition } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
 import { FLOWS_AT_FULL_PACE } from "./defaults.js";
 import { looksSettled } from "./looks-settled.js";
-import { OwnWriteEchoFilter } from "./own-write-echoes.js";
 import { reconcileKey } from "./reconcile-attempt.js";
+import { OwnWriteEchoFilter, TerminalHolds } from "./reruns.js";
 import { formatKey, type KubeObject, objectKeyString } from "./resource.js";
 import type { StoreEvent } from "./store.js";
-import { TerminalHolds } from "./terminal-holds.js";
 import { type QueuePriority, WorkQueue } from "./workqueue.js";
 
 /**
@@ -155,7 +154,7 @@ export class RunningController {
       return;
     }
     // A change of status alone, or the echo of this process's own write, asks for
-    // nothing (see own-write-echoes.ts); spec (generation), annotations, labels,
+    // nothing (see reruns.ts); spec (generation), annotations, labels,
     // finalizers and deletion still enqueue.
     if (this.echoes.asksForNothing(ev)) return;
     if (ev.type !== "delete" && this.terminal.holdsUnchanged(key, ev.object)) return;

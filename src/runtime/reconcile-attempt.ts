@@ -24,9 +24,8 @@ import {
   RetryableError,
   requeueAfterOf,
 } from "./errors.js";
-import type { OwnWriteEchoFilter } from "./own-write-echoes.js";
+import type { OwnWriteEchoFilter, TerminalHolds } from "./reruns.js";
 import { type ObjectKey, parseKey } from "./resource.js";
-import type { TerminalHolds } from "./terminal-holds.js";
 import type { WorkQueue } from "./workqueue.js";
 import { ConflictError } from "./writes.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { TerminalHolds } from "./reruns.js";
 import type { KubeObject } from "./resource.js";
-import { TerminalHolds } from "./terminal-holds.js";
 
 /** The terminal holds of a controller's keys (which changes release them, the slow retry). */
 

@@ -1,17 +1,24 @@
 /**
- * Which changes of a controller's primary objects ask for a reconcile. Two kinds ask
- * for nothing: a change of status alone (typically the controller's own status write:
- * the reconcile that wrote it already acted on the rest of the object), and the echo
- * of this process's own write (same resourceVersion: a reconcile made it, and its own
- * requeue follows). Sparing those spares the extra reconcile (and the stale-cache
- * status write conflict) after every create.
+ * Which changes of a controller's primary objects re-run their key.
  *
- * An echo can arrive before the write's answer, while the key is being reconciled: it
- * then re-adds the key like any change, and {@link OwnWriteEchoFilter.onlyOwnEchoes}
- * looks again when that reconcile ends, once the answers are in. A new generation is
- * never taken for an echo: reconciles do not write the spec, so whoever did (even
- * through this client) asks for a reconcile of it.
+ * Two kinds ask for nothing: a change of status alone (typically the controller's own
+ * status write: the reconcile that wrote it already acted on the rest of the object),
+ * and the echo of this process's own write (same resourceVersion: a reconcile made it,
+ * and its own requeue follows). Sparing those spares the extra reconcile (and the
+ * stale-cache status write conflict) after every create. An echo can arrive before the
+ * write's answer, while the key is being reconciled: it then re-adds the key like any
+ * change, and {@link OwnWriteEchoFilter.onlyOwnEchoes} looks again when that reconcile
+ * ends, once the answers are in. A new generation is never taken for an echo:
+ * reconciles do not write the spec, so whoever did (even through this client) asks for
+ * a reconcile of it.
+ *
+ * A key held by a terminal error ({@link TerminalHolds}) is not retried until the object
+ * changes in a part a reconcile acts on ({@link nonStatusFingerprint}), or, for a failure
+ * outside the object (an external hold, see `isExternalHold`), after a slow per-key
+ * backoff as well.
  */
+import { DEFAULT_HOLD_BACKOFF } from "./defaults.js";
+import { type BackoffOptions, ExponentialBackoff } from "./ratelimit.js";
 import { type KubeObject, parseKey } from "./resource.js";
 import type { StoreEvent } from "./store.js";
 
@@ -103,4 +110,62 @@ export class OwnWriteEchoFilter {
 
 function specChanged(ev: StoreEvent): boolean {
   return ev.old?.metadata?.generation !== ev.object.metadata?.generation;
+}
+
+/** The terminal holds of one controller's keys. */
+export class TerminalHolds {
+  /** Held key → the fingerprint of the object when its reconcile failed. */
+  private readonly held = new Map<string, string>();
+  /** Retries of keys held by an external terminal error, per key. */
+  private readonly backoff: ExponentialBackoff;
+
+  constructor(backoff: Partial<BackoffOptions> = {}) {
+    this.backoff = new ExponentialBackoff({ ...DEFAULT_HOLD_BACKOFF, ...backoff });
+  }
+
+  /** Keys currently held. */
+  keys(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /** True when `key` is held. */
+  has(key: string): boolean {
+    return this.held.has(key);
+  }
+
+  /** True when `key` is held and `obj` has not changed since (status aside). */
+  holdsUnchanged(key: string, obj: KubeObject): boolean {
+    const held = this.held.get(key);
+    return held !== undefined && held === nonStatusFingerprint(obj);
+  }
+
+  /** Releases `key` (something changed that asks for a reconcile); its backoff stays. */
+  release(key: string): void {
+    this.held.delete(key);
+  }
+
+  /** After a successful reconcile of `key`: released, and its backoff reset. */
+  succeeded(key: string): void {
+    this.held.delete(key);
+    this.backoff.forget(key);
+  }
+
+  /**
+   * Holds `key` after a terminal failure, with the object as it was (none: the object
+   * is gone, nothing to hold). For an external hold, returns the delay before the slow
+   * retry (each call doubles it); otherwise resets the key's backoff and returns
+   * undefined.
+   */
+  hold(key: string, obj: KubeObject | undefined, external: boolean): number | undefined {
+    if (obj) this.held.set(key, nonStatusFingerprint(obj));
+    if (external) return this.backoff.when(key);
+    this.backoff.forget(key);
+    return undefined;
+  }
+
+  /** Releases every key, and resets the backoff of `keys` (e.g. the API key changed). */
+  clear(keys: Iterable<string>): void {
+    this.held.clear();
+    for (const key of keys) this.backoff.forget(key);
+  }
 }
