@@ -17,7 +17,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
-import { idleBoundedAgents } from "./idle-bounded-agent.js";
+import { idleBoundedAgents } from "./http-exchange.js";
 import { callS3, objectStorageError, s3ErrorCode, s3HttpStatus } from "./object-storage-errors.js";
 import { BucketFeatures } from "./object-storage-features.js";
 import type {
@@ -62,7 +62,7 @@ export class ObjectStorageClient {
       region: options.region,
       forcePathStyle: true,
       maxAttempts: 2,
-      // The service client's keep-alive agents (idle-bounded-agent.ts); the handler
+      // The service client's keep-alive agents (http-exchange.ts); the handler
       // destroys them with the client (close).
       requestHandler: {
         requestTimeout: options.timeoutMs ?? 10_000,

@@ -36,7 +36,7 @@ export interface TransportOptions {
   maxResponseBytes: number;
   /**
    * A pooled keep-alive socket idle this long is closed and never reused, so that no
-   * request races the server closing it (see idle-bounded-agent.ts).
+   * request races the server closing it (see http-exchange.ts).
    */
   idleSocketTimeoutMs: number;
   /** What speaks HTTP: Node's `http` module (default) or node-fetch; see {@link ServiceHttpClient}. */

@@ -22,8 +22,7 @@ import {
   ServiceInvalidRequestError,
   ServiceThrottledError,
 } from "./errors.js";
-import { exchange } from "./http-exchange.js";
-import { type IdleBoundedAgents, idleBoundedAgents } from "./idle-bounded-agent.js";
+import { exchange, type IdleBoundedAgents, idleBoundedAgents } from "./http-exchange.js";
 import { verdictOfError } from "./operation-availability.js";
 import { type CallPriority, realSleep, TokenBucket } from "./rate-limiter.js";
 import { type CallDescription, interpretResponse, type RawResponse } from "./response.js";
