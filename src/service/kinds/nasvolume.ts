@@ -48,18 +48,21 @@ export const endpoints = {
 
 /** NAS products and NAS storage, called through the context's caller. */
 export class NasOperations {
-  /** The NAS list, walked at most once per asked age for every NasVolume. */
-  private readonly list: KindList<NasInstance, NasListQuery>;
+  private listView: KindList<NasInstance, NasListQuery> | undefined;
 
-  constructor(private readonly ctx: OperationsContext) {
-    this.list = new KindList(ctx.caller, {
+  constructor(private readonly ctx: OperationsContext) {}
+
+  /** The NAS list, walked at most once per asked age for every NasVolume; made at first use. */
+  private get list(): KindList<NasInstance, NasListQuery> {
+    this.listView ??= new KindList(this.ctx.caller, {
       operation: "listNas",
       record: nasInstanceSchema,
       id: (nas) => nas.id,
-      now: ctx.now,
-      knownMissing: ctx.knownMissing,
-      states: ctx.lists,
+      now: this.ctx.now,
+      knownMissing: this.ctx.knownMissing,
+      states: this.ctx.lists,
     });
+    return this.listView;
   }
 
   /** NAS storage products, of one compute center or all the enterprise may use (cached). */

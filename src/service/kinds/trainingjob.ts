@@ -84,22 +84,25 @@ export type CreateTaskFieldNames = Record<keyof typeof DEFAULT_CREATE_TASK_FIELD
 
 /** Training products, tasks, their pods and ports, called through the context's caller. */
 export class TrainingTaskOperations {
-  /** The task list, walked at most once per asked age for every TrainingJob. */
-  private readonly list: KindList<TrainingTask, TrainingTaskListQuery>;
+  private listView: KindList<TrainingTask, TrainingTaskListQuery> | undefined;
 
   /** `createTaskFields`: wire names of the task create's assumed fields. */
   constructor(
     private readonly ctx: OperationsContext,
     private readonly createTaskFields: CreateTaskFieldNames = DEFAULT_CREATE_TASK_FIELDS,
-  ) {
-    this.list = new KindList(ctx.caller, {
+  ) {}
+
+  /** The task list, walked at most once per asked age for every TrainingJob; made at first use. */
+  private get list(): KindList<TrainingTask, TrainingTaskListQuery> {
+    this.listView ??= new KindList(this.ctx.caller, {
       operation: "listTrainingTasks",
       record: trainingTaskSchema,
       id: (task) => task.id,
-      now: ctx.now,
-      knownMissing: ctx.knownMissing,
-      states: ctx.lists,
+      now: this.ctx.now,
+      knownMissing: this.ctx.knownMissing,
+      states: this.ctx.lists,
     });
+    return this.listView;
   }
 
   /** Training resource specifications, of one compute center or all (cached). */

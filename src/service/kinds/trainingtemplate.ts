@@ -30,18 +30,21 @@ export const endpoints = {
 
 /** Training templates, called through the context's caller. */
 export class TemplateOperations {
-  /** The template list, walked at most once per asked age for every TrainingTemplate. */
-  private readonly list: KindList<TrainingTemplate, TemplateListQuery>;
+  private listView: KindList<TrainingTemplate, TemplateListQuery> | undefined;
 
-  constructor(private readonly ctx: OperationsContext) {
-    this.list = new KindList(ctx.caller, {
+  constructor(private readonly ctx: OperationsContext) {}
+
+  /** The template list, walked at most once per asked age for every TrainingTemplate; made at first use. */
+  private get list(): KindList<TrainingTemplate, TemplateListQuery> {
+    this.listView ??= new KindList(this.ctx.caller, {
       operation: "listTemplates",
       record: trainingTemplateSchema,
       id: (template) => template.id,
-      now: ctx.now,
-      knownMissing: ctx.knownMissing,
-      states: ctx.lists,
+      now: this.ctx.now,
+      knownMissing: this.ctx.knownMissing,
+      states: this.ctx.lists,
     });
+    return this.listView;
   }
 
   /** Creates a template (the answer carries no id: find it with {@link page} by name). */
