@@ -1,34 +1,11 @@
 /**
- * The conditions every kind derives the same way from the reason table of
- * src/crds/reasons.ts: the kstatus conditions (`Reconciling`, `Stalled`) and the
- * Synced condition of a failed reconcile.
+ * The Synced condition of a failed reconcile, which every kind derives the same way
+ * from the reason table of src/crds/reasons.ts. (The kstatus conditions every kind
+ * writes come from `withKstatusConditions` of src/runtime/conditions.ts, under that table.)
  */
-import { KSTATUS_TYPES, kstatusCondition, REASONS } from "../crds/index.js";
-import {
-  type Condition,
-  type ConditionInput,
-  removeCondition,
-  setCondition,
-} from "../runtime/conditions.js";
+import { REASONS } from "../crds/index.js";
+import type { ConditionInput } from "../runtime/conditions.js";
 import { errorMessage, errorReason, isTerminal } from "../runtime/errors.js";
-
-/**
- * Returns `conditions` with Reconciling or Stalled set as the others imply (see
- * src/crds/reason-table.ts), and the one not implied removed. Call it last, on the list
- * that is written.
- */
-export function withKstatusConditions(
-  conditions: readonly Condition[] | undefined,
-  generation: number | undefined,
-  now: Date,
-): Condition[] {
-  const implied = kstatusCondition(conditions ?? [], REASONS);
-  let list = [...(conditions ?? [])];
-  for (const type of KSTATUS_TYPES) {
-    if (implied?.type !== type) list = removeCondition(list, type);
-  }
-  return implied ? setCondition(list, implied, generation, now) : list;
-}
 
 /**
  * The reason of a failure: the error's own reason when it is one of the reason table,

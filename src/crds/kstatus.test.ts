@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { kstatusCondition } from "../runtime/conditions.js";
 import { allCrds, REASONS } from "./index.js";
-import { kstatusCondition, ReasonTable } from "./reason-table.js";
+import { ReasonTable } from "./reason-table.js";
 import { CONDITION_REASONS, ownReason, ownReasons } from "./reasons.js";
 
 const c = (type: string, status: string, reason: string, message = "") => ({

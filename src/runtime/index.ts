@@ -14,6 +14,7 @@ export {
   MAX_CONDITION_MESSAGE_CHARS,
   removeCondition,
   setCondition,
+  withKstatusConditions,
 } from "./conditions.js";
 export {
   ControllerBuilder,

@@ -8,6 +8,7 @@ import {
   type CciInstanceStatus,
   cciInstanceCrd,
 } from "../../crds/cciinstance.js";
+import { REASONS } from "../../crds/index.js";
 import {
   type Condition,
   type ConditionInput,
@@ -21,11 +22,12 @@ import {
   removeCondition,
   setAnnotations,
   setCondition,
+  withKstatusConditions,
 } from "../../runtime/index.js";
 import { ServiceNotFoundError } from "../../service/errors.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
 import { reasonEvents } from "../event-reasons.js";
-import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
+import { failedSyncCondition } from "../health-conditions.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { heldReadyCondition } from "../managed/decisions.js";
 import { ExportMemory, writeConnectionDetails } from "../managed/export.js";
@@ -76,7 +78,7 @@ function withConditions(
   const gen = obj.metadata?.generation;
   let conditions = from;
   for (const c of inputs) conditions = setCondition(conditions, c, gen, now);
-  return withKstatusConditions(conditions, gen, now);
+  return withKstatusConditions(conditions, REASONS, gen, now);
 }
 
 /** The reconciler, with the small memory it needs to report deletions. */
@@ -218,7 +220,7 @@ export class CciInstanceReconciler {
     let conditions = setCondition(obj.status?.conditions, failedSyncCondition(err), gen, now);
     const ready = heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
     if (ready) conditions = setCondition(conditions, ready, gen, now);
-    conditions = withKstatusConditions(conditions, gen, now);
+    conditions = withKstatusConditions(conditions, REASONS, gen, now);
     await patchStatus(ctx.kube, CCI, obj, { ...(obj.status ?? {}), conditions });
   }
 

@@ -8,10 +8,15 @@
  * the objects' calls is the registry's (registry.ts).
  */
 import { pollIntervalFor } from "../../config/schema.js";
-import { allCrds } from "../../crds/index.js";
+import { allCrds, REASONS } from "../../crds/index.js";
 import { type ServiceConnection, serviceConnectionCrd } from "../../crds/serviceconnection.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import { type ConditionInput, getCondition, setCondition } from "../../runtime/conditions.js";
+import {
+  type ConditionInput,
+  getCondition,
+  setCondition,
+  withKstatusConditions,
+} from "../../runtime/conditions.js";
 import {
   type ControllerDefinition,
   controller,
@@ -25,7 +30,7 @@ import {
   removeFinalizer,
 } from "../../runtime/writes.js";
 import type { ControllerDeps } from "../controller-factory.js";
-import { failedSyncCondition, withKstatusConditions } from "../health-conditions.js";
+import { failedSyncCondition } from "../health-conditions.js";
 import { managedPermissions } from "../managed/managed-controller.js";
 import { SECRETS, type ServiceConnections } from "./registry.js";
 import { NAMESPACES } from "./resolution.js";
@@ -104,7 +109,7 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
       generation,
       now,
     );
-    conditions = withKstatusConditions(conditions, generation, now);
+    conditions = withKstatusConditions(conditions, REASONS, generation, now);
     const at = checked.get(conn.metadata.name ?? "")?.at;
     await patchStatus(ctx.kube, serviceConnectionCrd, conn as unknown as KubeObject, {
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
@@ -247,7 +252,7 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
         conn.metadata.generation,
         now,
       );
-      conditions = withKstatusConditions(conditions, conn.metadata.generation, now);
+      conditions = withKstatusConditions(conditions, REASONS, conn.metadata.generation, now);
       await patchStatus(ctx.kube, serviceConnectionCrd, found, { ...conn.status, conditions });
     })
     .reconcile(reconcile);

@@ -4,9 +4,15 @@
  * conditions, over the kind's status fields (or the previous ones, when the outcome
  * keeps them), patched only when something changed.
  */
-import { type ConditionInput, removeCondition, setCondition } from "../../runtime/conditions.js";
+
+import { REASONS } from "../../crds/index.js";
+import {
+  type ConditionInput,
+  removeCondition,
+  setCondition,
+  withKstatusConditions,
+} from "../../runtime/conditions.js";
 import { patchStatus } from "../../runtime/writes.js";
-import { withKstatusConditions } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
 import { toKube } from "./call.js";
 import type { Outcome } from "./outcome.js";
@@ -61,7 +67,7 @@ export async function writeStatus<T extends ManagedObject, R>(
         ? removeCondition(conditions, c.type)
         : setCondition(conditions, c, generation, now);
   }
-  conditions = withKstatusConditions(conditions, generation, now);
+  conditions = withKstatusConditions(conditions, REASONS, generation, now);
   const base = outcome.keepStatus ? { ...(obj.status ?? {}) } : kindStatus(run, outcome);
   await patchStatus(ctx.kube, kind.resource, toKube(obj), {
     ...base,
