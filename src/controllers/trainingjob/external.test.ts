@@ -228,7 +228,13 @@ describe("the TrainingJob external client", () => {
   });
 
   it("reads the task alone on its first look, leaving storages and pods (from any earlier task) out until a follow-up", async () => {
-    const { svc, reads } = fakeService();
+    let lists = 0;
+    const { svc, reads } = fakeService({
+      taskListSnapshot: async () => {
+        lists++;
+        return undefined;
+      },
+    });
     const client = trainingJobClient(svc);
     // The status shows pods, but of another task: a new task's first look.
     const first = await client.observe(call(job(false)), "task-2");
@@ -240,14 +246,22 @@ describe("the TrainingJob external client", () => {
     expect(first.remote.status.pods).toBeUndefined();
     expect(first.remote.status.storages).toBeUndefined();
     expect(first.remote.observation.partsDeferred).toBe(true);
-    // The follow-up (the status shows the task now) is a detail read, not the list.
-    expect(await client.observeFromList?.(call(job(false)), "task-2", 1_000)).toBeUndefined();
+    // The follow-up (the status shows the task now) reads the storages and pods of the
+    // task the first look read: neither the task again nor the list.
     const shown = { ...job(false), status: { ...job(false).status, taskId: "task-2" } };
     reads.length = 0;
-    const next = await client.observe(call(shown), "task-2");
+    const next = await client.observeFromList?.(call(shown), "task-2", 1_000);
+    expect(reads).toEqual(["storages", "pods"]);
+    expect(lists).toBe(0);
+    expect(next?.observation.partial).toBeFalsy();
+    expect(next?.observation.remote.status.pods?.map((p) => p.name)).toEqual(["p0"]);
+    // Once: the next poll is answered from the list (none here: a detail read follows).
+    reads.length = 0;
+    expect(await client.observeFromList?.(call(shown), "task-2", 1_000)).toBeUndefined();
+    expect(lists).toBe(1);
+    const again = await client.observe(call(shown), "task-2");
     expect(reads).toEqual(["task", "storages", "pods"]);
-    expect(next.exists && next.partial).toBeFalsy();
-    expect(next.exists && next.remote.status.pods?.map((p) => p.name)).toEqual(["p0"]);
+    expect(again.exists && again.partial).toBeFalsy();
   });
 
   it("reads the pods on the first look when spec.ports or exposePorts needs them now", async () => {

@@ -190,13 +190,21 @@ export function trainingJobClient(
       }
       if (firstLookDefers(call.obj, id)) {
         // What Ready needs, no more: storages and pods follow in a routine poll soon.
-        fullReads.forget(id);
+        fullReads.hold(id, task);
         return { ...(await judge(call, { task, partsDeferred: true })), partial: true };
       }
       return withParts(call, id, task);
     },
 
     async observeFromList(call, id, maxAgeMs) {
+      // The follow-up of a first look: the task that look read, its storages and pods
+      // read now, and no list walk (a follow-up is not routine observation: its walks
+      // would run outside the routine budget, once per poll interval while a fleet settles).
+      const held = fullReads.takeHeld(id);
+      if (held) {
+        const whole = await withParts(call, id, held.task);
+        return whole.upToDate ? { observation: whole, fetchedAt: held.at } : undefined;
+      }
       const view = await service.taskListSnapshot(maxAgeMs);
       const task = view?.records.get(id);
       if (!view || !task || task.status === undefined) return undefined;

@@ -13,14 +13,19 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { TrainingJobStatus } from "../../crds/trainingjob.js";
-import type { remoteStatus } from "./remote.js";
+import type { remoteStatus, TaskObservation } from "./remote.js";
 
 /** How long a job's poll may be answered from the task list between two reads of its storages and pods. */
 export const DEFAULT_FULL_READ_INTERVAL_MS = 60 * 60_000;
 
-/** When each task's storages and pods were last read (this process's memory; a restart reads anew). */
+/**
+ * When each task's storages and pods were last read (this process's memory; a restart
+ * reads anew), and the tasks of first looks that left them for a follow-up read.
+ */
 export class FullReads {
   private readonly at = new Map<string, number>();
+  /** A first look's task and when it was read, until the follow-up reads its parts. */
+  private readonly held = new Map<string, { task: TaskObservation["task"]; at: number }>();
 
   constructor(
     private readonly intervalMs: number,
@@ -30,12 +35,30 @@ export class FullReads {
   /** Notes a read of task `id`'s storages and pods. */
   record(id: string): void {
     this.at.delete(id);
+    this.held.delete(id);
     this.at.set(id, this.now());
   }
 
-  /** Forgets task `id` (deleted). */
+  /** Forgets task `id` (deleted, or its parts to be read again). */
   forget(id: string): void {
     this.at.delete(id);
+    this.held.delete(id);
+  }
+
+  /**
+   * Keeps the task a first look read without its parts, so that the follow-up reads
+   * only the parts (the task read seconds ago is as recent as a list walk would be).
+   */
+  hold(id: string, task: TaskObservation["task"]): void {
+    this.forget(id);
+    this.held.set(id, { task, at: this.now() });
+  }
+
+  /** The task {@link hold} kept for `id`, once (then dropped). */
+  takeHeld(id: string): { task: TaskObservation["task"]; at: number } | undefined {
+    const held = this.held.get(id);
+    this.held.delete(id);
+    return held;
   }
 
   /** Whether task `id` is due a read of its storages and pods: never read by this process, or too long ago. */
