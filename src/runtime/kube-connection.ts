@@ -20,7 +20,7 @@
  */
 import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
-import { applyRequestOptions, type KubeConfigLike } from "./kube-credentials.js";
+import { type KubeConfigLike, requestOptionsFiller } from "./kube-credentials.js";
 import { proxyFor } from "./kube-proxy.js";
 import { operatorUserAgent } from "./user-agent.js";
 
@@ -61,6 +61,8 @@ export class KubeConnection {
   private current: Generation | undefined;
   private generations = 0;
   private readonly userAgent: string;
+  /** Fills a request's TLS options and headers from the config (its credentials). */
+  private readonly fillRequestOptions: (opts: Record<string, unknown>) => Promise<void>;
   /** Headers and body-idle timeout of a request other than a watch. */
   readonly requestTimeoutMs: number;
 
@@ -70,6 +72,7 @@ export class KubeConnection {
   ) {
     this.userAgent = options.userAgent ?? operatorUserAgent();
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.fillRequestOptions = requestOptionsFiller(config);
   }
 
   /** The generation requests run on now, or the next one (what a watch runs on), for {@link drop}. */
@@ -99,7 +102,7 @@ export class KubeConnection {
     const opts: Record<string, unknown> & { headers?: Record<string, unknown>; auth?: string } = {
       headers: {},
     };
-    await applyRequestOptions(this.config, opts);
+    await this.fillRequestOptions(opts);
     const tls: Record<string, unknown> = {};
     for (const f of TLS_FIELDS) if (opts[f] !== undefined) tls[f] = opts[f];
     let g = this.current;

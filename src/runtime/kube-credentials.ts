@@ -21,19 +21,22 @@ interface ClientNodeInternals {
 }
 
 /**
- * Fills a request's TLS options and headers from `config`. For client-node's
- * `KubeConfig`, through what its `applyToHTTPSOptions` calls minus the HTTP agent it
- * builds there (unused here, and refused for an http:// server).
+ * What fills a request's TLS options and headers from `config`, chosen once per config:
+ * its own `applyToHTTPSOptions` (the lean loader's); for client-node's `KubeConfig`,
+ * what that method calls minus the HTTP agent it builds there (unused here, and refused
+ * for an http:// server).
  */
-export async function applyRequestOptions(
+export function requestOptionsFiller(
   config: KubeConfigLike,
-  opts: Record<string, unknown>,
-): Promise<void> {
+): (opts: Record<string, unknown>) => Promise<void> {
   const c = config as KubeConfigLike & ClientNodeInternals;
-  if (typeof c.applyOptions !== "function") return config.applyToHTTPSOptions(opts);
-  await c.applyOptions(opts);
-  const user = c.getCurrentUser?.();
-  if (user?.username) opts.auth = `${user.username}:${user.password ?? ""}`;
+  const applyOptions = c.applyOptions;
+  if (typeof applyOptions !== "function") return config.applyToHTTPSOptions.bind(config);
+  return async (opts) => {
+    await applyOptions.call(c, opts);
+    const user = c.getCurrentUser?.();
+    if (user?.username) opts.auth = `${user.username}:${user.password ?? ""}`;
+  };
 }
 
 /** client-node's authenticators as far as their caches go (not part of its typed API). */
