@@ -94,9 +94,10 @@ export class TokenBucket {
 
 /**
  * A rate limit per flow with an optional ceiling for all flows together (the
- * Kubernetes client's budget, kube.ts): each flow (an account, current-reconcile.ts) has a
- * bucket of its own of `qps` and `burst`, so that one flow's backlog spends no other
- * flow's tokens; `total` bounds the sum, its tokens going to the waiting flows in turn.
+ * Kubernetes client's budget, kube.ts): each flow (an account, charged by a reconcile's
+ * view of the client, `KubeClient.forReconcile`) has a bucket of its own of `qps` and
+ * `burst`, so that one flow's backlog spends no other flow's tokens; `total` bounds the
+ * sum, its tokens going to the waiting flows in turn.
  */
 export interface FlowRateLimitOptions extends TokenBucketOptions {
   /** The ceiling of all flows together; absent, none. */
