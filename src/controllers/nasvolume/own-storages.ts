@@ -9,14 +9,19 @@ import type { ReferenceReader } from "../managed/call.js";
 
 /**
  * The storage ids of the Ready NasVolumes of the namespace `read` reads (from the
- * cache). Ready is written by the NasVolume controller only after the binding passed
- * its checks.
+ * cache), listed at the first call and kept for the reconcile: only a raw mount asks,
+ * and a namespace may hold thousands of NasVolumes. Ready is written by the NasVolume
+ * controller only after the binding passed its checks.
  */
-export function ownStorageIds(read: ReferenceReader): ReadonlySet<string | undefined> {
-  return new Set(
-    read
-      .list<NasVolume>(nasVolumeCrd)
-      .filter((n) => isConditionTrue(n.status?.conditions, "Ready"))
-      .map((n) => n.status?.storageId),
-  );
+export function ownStorageIds(read: ReferenceReader): () => ReadonlySet<string | undefined> {
+  let ids: ReadonlySet<string | undefined> | undefined;
+  return () => {
+    ids ??= new Set(
+      read
+        .list<NasVolume>(nasVolumeCrd)
+        .filter((n) => isConditionTrue(n.status?.conditions, "Ready"))
+        .map((n) => n.status?.storageId),
+    );
+    return ids;
+  };
 }

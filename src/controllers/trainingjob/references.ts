@@ -198,7 +198,7 @@ export interface TrainingJobRefs extends ResolvedReferences {
    * The storage ids of the namespace's Ready NasVolumes: a raw `storageId` mount of
    * any other storage needs adoption rights (managed/tenancy.ts).
    */
-  ownStorageIds: ReadonlySet<string | undefined>;
+  ownStorageIds: () => ReadonlySet<string | undefined>;
 }
 
 /** A {@link ReferenceLookup} over a reader of the job's namespace. */

@@ -137,7 +137,7 @@ export function prepareCreate(
   );
   const ns = call.obj.metadata?.namespace ?? "";
   const adoption =
-    raw.length > 0 ? rawMountRefusal(ns, raw, refs.ownStorageIds, adoptionNamespaces) : undefined;
+    raw.length > 0 ? rawMountRefusal(ns, raw, refs.ownStorageIds(), adoptionNamespaces) : undefined;
   if (adoption) return { refusal: adoption satisfies PreflightRefusal };
   const built = buildCreateRequest(call.obj, refs, token);
   if (!built.ok) {

@@ -62,7 +62,7 @@ function body(call: Call, adoption: readonly string[]): BodyResult | undefined {
     m.nasVolumeRef === undefined && m.storageId ? [m.storageId] : [],
   );
   const refusal =
-    raw.length > 0 ? rawMountRefusal(ns, raw, refs.ownStorageIds, adoption) : undefined;
+    raw.length > 0 ? rawMountRefusal(ns, raw, refs.ownStorageIds(), adoption) : undefined;
   if (refusal) return { ok: false, ...refusal };
   return templateInput(call.obj, (name) => refs.nasVolumes.get(name));
 }

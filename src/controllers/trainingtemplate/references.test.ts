@@ -83,7 +83,27 @@ describe("resolveTemplateReferences", () => {
       reader({ nasvolumes: { data: readyNas } }),
     );
     expect(withNas.resolved && withNas.refs.nasVolumes.get("data")?.status?.storageId).toBe("s-1");
-    expect(withNas.resolved && [...withNas.refs.ownStorageIds]).toEqual(["s-1"]);
+    expect(withNas.resolved && [...withNas.refs.ownStorageIds()]).toEqual(["s-1"]);
+  });
+
+  it("lists the namespace's NasVolumes for its own storages only when asked, once", () => {
+    const read = reader({ nasvolumes: { data: readyNas } });
+    let lists = 0;
+    const counting: ReferenceReader = {
+      ...read,
+      list: <O>(res: { plural: string }) => {
+        lists++;
+        return read.list<O>(res as never);
+      },
+    };
+    const r = resolveTemplateReferences(
+      template({ storage: [{ nasVolumeRef: { name: "data" } }] }),
+      counting,
+    );
+    expect(lists).toBe(0);
+    expect(r.resolved && [...r.refs.ownStorageIds()]).toEqual(["s-1"]);
+    expect(r.resolved && [...r.refs.ownStorageIds()]).toEqual(["s-1"]);
+    expect(lists).toBe(1);
   });
 });
 

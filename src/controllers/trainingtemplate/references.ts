@@ -18,7 +18,7 @@ export interface TemplateRefs {
   /** The NasVolumes of `storage[].nasVolumeRef` by name, each with a storage id. */
   nasVolumes: ReadonlyMap<string, NasVolume>;
   /** The storage ids of the namespace's Ready NasVolumes (raw mounts are checked against them). */
-  ownStorageIds: ReadonlySet<string | undefined>;
+  ownStorageIds: () => ReadonlySet<string | undefined>;
 }
 
 /** Resolves a template's references; see the module comment. */
