@@ -6,13 +6,14 @@
  * env reads, and it is deleted when the connection stops allowing it; where the
  * connection does not, nothing is written and Synced and a Warning event say why. With
  * the setting off (the default), no Secret is written whatever the connection says, the
- * condition names the setting, and the ConfigMap part still works. No key reaches a log
- * line, an Event or a status.
+ * condition names the setting (an Observe-only Bucket's too), and the ConfigMap part
+ * still works. No key reaches a log line, an Event or a status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
 import { SECRETS } from "../../src/controllers/connections/registry.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { CONFIG_MAPS, EXPORTED_LABEL } from "../../src/controllers/managed/export.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
@@ -333,9 +334,34 @@ describe("a Bucket's spec.exportTo.secretName", () => {
     }, 120_000);
 
     afterAll(async () => {
-      await buckets?.delete("plain").catch(() => undefined);
+      for (const b of ["plain", "watched"]) await buckets?.delete(b).catch(() => undefined);
       await op?.stop();
     });
+
+    it("says CredentialsExportNotAllowed, not DriftDetected, for an Observe-only Bucket", async () => {
+      const name = `watched-${suffix}`;
+      expect(await s3.client().createBucket(name)).toBe("Created");
+      await buckets.create(
+        "watched",
+        {
+          name,
+          connectionRef: { name: allowing },
+          managementPolicies: ["Observe"],
+          exportTo: { secretName: "watched-bucket-keys" },
+        },
+        { [ANNOTATIONS.externalId]: name },
+      );
+      const refused = await buckets.waitFor("watched", (o) => syncedOf(o) !== undefined, 30_000);
+      const why =
+        "Secret watched-bucket-keys (spec.exportTo.secretName) not written: exporting credentials is disabled in the operator (set config objectStorage.exportCredentials, chart value objectStorage.exportCredentials, to true)";
+      // The bucket made outside has no owner tag: that drift is named after the refusal.
+      expect(syncedOf(refused)).toMatchObject({
+        status: "False",
+        reason: "CredentialsExportNotAllowed",
+        message: `${why}; also, the remote resource differs from the spec in tags; spec.managementPolicies [Observe] has no Update, so it is not changed`,
+      });
+      expect(await secretIn(offTeam, "watched-bucket-keys")).toBeUndefined();
+    }, 60_000);
 
     it("writes the ConfigMap but no Secret, and Synced and a Warning event name the setting to turn on", async () => {
       await buckets.create("plain", {

@@ -167,13 +167,14 @@ describe("a Bucket whose spec.exportTo.secretName may not be written", () => {
   const refusal = (obj: BucketObject) =>
     obj.spec.exportTo && "secretName" in obj.spec.exportTo ? "the setting is off" : undefined;
 
-  it("is observed as not up to date in exportTo.secretName, the bucket itself Ready", async () => {
+  it("is observed as refused (not as drift), not up to date, the bucket itself Ready", async () => {
     const { external } = client(inSync, refusal);
     const o = await external.observe(call({ exportTo: { secretName: "keys" } }), "data");
     expect(o).toMatchObject({
       exists: true,
       upToDate: false,
-      differs: ["exportTo.secretName"],
+      differs: [],
+      refused: { reason: "CredentialsExportNotAllowed", message: "the setting is off" },
       ready: { status: "True", reason: "Available" },
     });
     const plain = await external.observe(call({ exportTo: { configMapName: "cm" } }), "data");

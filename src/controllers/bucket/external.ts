@@ -200,16 +200,17 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
       cors,
     };
     const changes = this.changesOf(call.obj, remote);
-    // Refused in update, where Synced says why.
-    const unmet = [
-      ...(policyProblem(call.obj.spec.policy) ? ["policy"] : []),
-      ...(this.exportRefusal(call.obj) ? ["exportTo.secretName"] : []),
-    ];
+    // Refused in update, where Synced says why (an export refusal under any policies).
+    const unmet = policyProblem(call.obj.spec.policy) ? ["policy"] : [];
+    const exportRefused = this.exportRefusal(call.obj);
     if (changes.length === 0) this.refused.delete(call.obj.metadata.uid ?? "");
     return {
       exists: true,
-      upToDate: changes.length === 0 && unmet.length === 0,
+      upToDate: changes.length === 0 && unmet.length === 0 && !exportRefused,
       differs: [...new Set(changes.map((c) => c.feature)), ...unmet],
+      ...(exportRefused
+        ? { refused: { reason: R.CredentialsExportNotAllowed, message: exportRefused } }
+        : {}),
       ready: {
         status: "True",
         reason: "Available",

@@ -124,6 +124,12 @@ export type Observation<R> =
        * DriftDetected message names them when the policies forbid Update).
        */
       differs?: readonly string[];
+      /**
+       * What the spec asks that the operator's settings refuse (not a remote change, so
+       * not drift): Synced=False with this reason under any policies. `upToDate` is
+       * false with it, so that `update` applies the rest and answers the same refusal.
+       */
+      refused?: { reason: ConditionReason; message: string };
       /** The Ready condition the remote state implies. */
       ready: ReadyState;
       /** The remote record, handed to `update` and to `ManagedKind.status`. */

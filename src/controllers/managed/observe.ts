@@ -5,6 +5,7 @@
  * whatever the service answers for it. A record whose owner mark refuses the object
  * answers Refused, before anything is changed.
  */
+import type { ConditionReason } from "../../crds/reasons.js";
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ownershipRefusal } from "./binding.js";
@@ -95,19 +96,25 @@ async function lateInitialize<T extends ManagedObject, R>(
   );
 }
 
-/** Synced=False DriftDetected: the remote resource differs and the policies forbid Update. */
+/**
+ * Synced=False when the policies forbid Update: the kind's refusal if the spec asks what
+ * the operator refuses, else DriftDetected (the remote resource differs).
+ */
 function driftDetected<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   differs: readonly string[] | undefined,
+  refused?: { reason: ConditionReason; message: string },
 ): ReadyState {
   const what = differs?.length
     ? `differs from the spec in ${differs.join(", ")}`
     : "differs from the spec";
-  return {
-    status: "False",
-    reason: "DriftDetected",
-    message: `the remote resource ${what}; spec.managementPolicies ${policiesText(run.obj)} has no Update, so it is not changed`,
-  };
+  const drift = `the remote resource ${what}; spec.managementPolicies ${policiesText(run.obj)} has no Update, so it is not changed`;
+  // A refusal is said as such (as with Update): it is no drift, whatever the policies.
+  if (refused) {
+    const also = differs?.length ? `; also, ${drift}` : "";
+    return { status: "False", reason: refused.reason, message: refused.message + also };
+  }
+  return { status: "False", reason: "DriftDetected", message: drift };
 }
 
 /** The shortest wait before the next poll of an object answered from the list. */
@@ -211,7 +218,7 @@ export async function observe<T extends ManagedObject, R>(
   let requeueAfterMs = o.ready.reason === "Creating" ? soon : options.pollIntervalMs;
   const unresolved = run.unresolved;
   if (!o.upToDate && !run.policies.update) {
-    synced = driftDetected(run, o.differs);
+    synced = driftDetected(run, o.differs, o.refused);
   } else if (!o.upToDate && unresolved) {
     // The change may depend on what does not resolve: it waits (ReferencesResolved says why).
     synced = {
