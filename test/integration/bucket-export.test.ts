@@ -7,7 +7,9 @@
  * connection does not, nothing is written and Synced and a Warning event say why. With
  * the setting off (the default), no Secret is written whatever the connection says, the
  * condition names the setting (an Observe-only Bucket's too), and the ConfigMap part
- * still works. No key reaches a log line, an Event or a status.
+ * still works. A renamed secretName deletes the Secret written under the old name (never
+ * one the operator did not write); one deleted by hand is written again at the next
+ * poll. No key reaches a log line, an Event or a status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
@@ -268,8 +270,42 @@ describe("a Bucket's spec.exportTo.secretName", () => {
       expect(await secret("private-bucket-keys")).toBeUndefined();
     }, 90_000);
 
+    it("on a renamed secretName, deletes the Secret it wrote under the old name, never one it did not write", async () => {
+      await admin.create(SECRETS, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "someone-elses-keys", namespace: team },
+        data: { MINE: b64("not the operator's") },
+      });
+      const uid = (await buckets.get("shared"))?.metadata?.uid;
+      // To a name someone else's Secret holds: the old one goes, the other is not touched.
+      await buckets.patchSpec("shared", { exportTo: { secretName: "someone-elses-keys" } });
+      await eventually(
+        async () => ((await secret("shared-bucket-keys")) ? undefined : true),
+        30_000,
+      );
+      // And on to a free name: written there, the other Secret still as it was.
+      await buckets.patchSpec("shared", { exportTo: { secretName: "shared-bucket-keys-2" } });
+      const renamed = await eventually(() => secret("shared-bucket-keys-2"), 30_000);
+      expect(Object.keys(renamed.data ?? {}).sort()).toEqual([
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+      ]);
+      expect(renamed.metadata?.ownerReferences?.[0]).toMatchObject({ uid, controller: true });
+      expect((await secret("someone-elses-keys"))?.data).toEqual({
+        MINE: b64("not the operator's"),
+      });
+      expect(await secret("shared-bucket-keys")).toBeUndefined();
+    }, 60_000);
+
+    it("writes again at the next poll a Secret deleted by hand", async () => {
+      await admin.delete(SECRETS, { namespace: team, name: "shared-bucket-keys-2" });
+      const back = await eventually(() => secret("shared-bucket-keys-2"), 30_000);
+      expect(unb64(back.data?.AWS_ACCESS_KEY_ID)).toBe(s3.server.accessKeyId);
+    }, 60_000);
+
     it("deletes the Secret it wrote once the connection stops allowing the export", async () => {
-      expect(await secret("shared-bucket-keys")).toBeDefined();
+      expect(await secret("shared-bucket-keys-2")).toBeDefined();
       await admin.patch(
         serviceConnectionCrd,
         { namespace: "", name: allowing },
@@ -278,12 +314,12 @@ describe("a Bucket's spec.exportTo.secretName", () => {
       // A spec change reconciles the Bucket whether or not the connection change does.
       await buckets.patchSpec("shared", { tags: { v: "2" } });
       await eventually(
-        async () => ((await secret("shared-bucket-keys")) ? undefined : true),
+        async () => ((await secret("shared-bucket-keys-2")) ? undefined : true),
         30_000,
       );
       const notes = (await warningsOf(team, "shared")).map((e) => e.note);
       expect(notes).toContain(
-        `Secret shared-bucket-keys deleted: ServiceConnection ${allowing} does not allow exporting credentials (set its spec.objectStorage.exportCredentials to true)`,
+        `Secret shared-bucket-keys-2 deleted: ServiceConnection ${allowing} does not allow exporting credentials (set its spec.objectStorage.exportCredentials to true)`,
       );
       const synced = syncedOf(
         await buckets.waitFor(

@@ -3,7 +3,8 @@
  * kube-controller-manager) and the emulator: the ConfigMap of a NasVolume's connection
  * details, owned by it, read by a Pod object's env, following a remote change, left
  * alone when someone else owns it, and deleted with its owner; a BlockVolume's following
- * its attachment, and a FileSystem's its mounts.
+ * its attachment, and a FileSystem's its mounts; one deleted or edited by hand written
+ * again at the next poll, and none written at idle.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
@@ -224,4 +225,28 @@ describe("spec.exportTo", () => {
     await fileSystems.patchSpec("team", { mounts: [] });
     await exported("team-files", { FILE_SYSTEM_ID: id, PROTOCOL: "NFS" });
   }, 90_000);
+
+  it("writes again at the next poll a ConfigMap deleted or edited by hand, and nothing while it is intact", async () => {
+    const names = ["scratch-volume", "team-files"];
+    const before = await Promise.all(names.map(configMap));
+    // Several polls (500 ms) with nothing missing: no write.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const idle = await Promise.all(names.map(configMap));
+    expect(idle.map((c) => c?.metadata?.resourceVersion)).toEqual(
+      before.map((c) => c?.metadata?.resourceVersion),
+    );
+    for (const name of names) await op.kube.delete(CONFIG_MAPS, { namespace, name });
+    for (const [i, name] of names.entries()) {
+      const back = await exported(name, before[i]?.data ?? {});
+      expect(back.metadata?.labels?.[EXPORTED_LABEL]).toBe(
+        idle[i]?.metadata?.labels?.[EXPORTED_LABEL],
+      );
+    }
+    await op.kube.patch(
+      CONFIG_MAPS,
+      { namespace, name: "team-files" },
+      { data: { PROTOCOL: "SMB" } },
+    );
+    await exported("team-files", before[1]?.data ?? {});
+  }, 60_000);
 });

@@ -4,13 +4,16 @@
  * `spec.exportTo.configMapName` names, in the object's namespace, owned by the object
  * (controller ownerReference: the garbage collector deletes it with the object). It
  * writes only when the values differ from the last ones this process wrote for the
- * object (after a restart, one write per object); a ConfigMap of that name that the
- * object does not own is left alone, with a Warning event. A kind with secret details
- * (`ManagedKind.exportSecretValues`, the Bucket's S3 key pair, present only while the
- * operator's credentials export is on) writes them the same way into the Secret of
- * `spec.exportTo.secretName` while the kind allows it, and deletes that Secret when it
- * stops allowing it; the data is sent base64-encoded, so the process's SecretRedactor
- * (which knows the raw keys) does not blank it, and no key is ever put into a message.
+ * object (after a restart, one write per object); otherwise one GET per reconcile (they
+ * are not watched) finds one deleted or edited by hand, written again. A ConfigMap of
+ * that name that the object does not own is left alone, with a Warning event. A kind
+ * with secret details (`ManagedKind.exportSecretValues`, the Bucket's S3 key pair,
+ * present only while the operator's credentials export is on) writes them the same way
+ * into the Secret of `spec.exportTo.secretName` while the kind allows it, and deletes
+ * that Secret when it stops allowing it or when the name changes (only one it wrote for
+ * the object: ownerReference and label); the data is sent base64-encoded, so the
+ * process's SecretRedactor (which knows the raw keys) does not blank it, and no key is
+ * ever put into a message.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { KubeClient } from "../../runtime/kube.js";
@@ -52,9 +55,19 @@ export class ExportMemory {
     return isDeepStrictEqual(this.last.get(uid), w);
   }
 
+  /** The name last written for `uid`, if any. */
+  nameOf(uid: string): string | undefined {
+    return this.last.get(uid)?.name;
+  }
+
   /** Notes `w` as written for `uid`. */
   record(uid: string, w: Written): void {
     this.last.set(uid, w);
+  }
+
+  /** Forgets what was written under `key` alone. */
+  forgetKey(key: string): void {
+    this.last.delete(key);
   }
 
   /** Forgets `uid` (its object is gone). */
@@ -90,14 +103,21 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
   if (!kind.exportSecretValues) return;
   const secretName = (obj.spec as ExportSpec | undefined)?.exportTo?.secretName;
   const uid = obj.metadata?.uid;
-  if (!secretName || !uid) return;
+  if (!uid) return;
+  // A renamed or removed secretName: the Secret this process wrote under the old name goes.
+  const before = memory.nameOf(secretKeyOf(uid));
+  if (before !== undefined && before !== secretName) {
+    await deleteOwned(ctx.kube, SECRETS, kind.resource, toKube(obj), before);
+    memory.forgetKey(secretKeyOf(uid));
+  }
+  if (!secretName) return;
   const details = await kind.exportSecretValues(obj);
   if ("refused" in details) {
     // Nothing is written, and a Secret this object owns (written while it was allowed)
     // is deleted; the kind's Synced condition says why. Looked at once per refusal.
     const refusal: Written = { name: secretName, data: { refused: details.refused } };
     if (memory.same(secretKeyOf(uid), refusal)) return;
-    if (await deleteOwned(ctx.kube, SECRETS, toKube(obj), secretName)) {
+    if (await deleteOwned(ctx.kube, SECRETS, kind.resource, toKube(obj), secretName)) {
       run.warning(details.reason, `Secret ${secretName} deleted: ${details.refused}`);
     }
     memory.record(secretKeyOf(uid), refusal);
@@ -116,10 +136,14 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
   );
 }
 
-/** Deletes the object `name` of `target` in `obj`'s namespace if `obj` controls it; whether it did. */
+/**
+ * Deletes the object `name` of `target` in `obj`'s namespace if the export step wrote it
+ * for `obj` (its controller ownerReference and label); whether it did.
+ */
 async function deleteOwned(
   kube: KubeClient,
   target: ResourceDescriptor,
+  resource: ResourceDescriptor,
   obj: KubeObject,
   name: string,
 ): Promise<boolean> {
@@ -127,6 +151,7 @@ async function deleteOwned(
   if (!namespace) return false;
   const existing = await kube.get<KubeObject>(target, { namespace, name });
   if (!existing || !controlledBy(existing, obj.metadata?.uid)) return false;
+  if (existing.metadata?.labels?.[EXPORTED_LABEL] !== resource.kind.toLowerCase()) return false;
   return kube.delete(target, { namespace, name });
 }
 
@@ -166,7 +191,8 @@ export async function writeConnectionDetails(
 /**
  * Writes `data` as the `data` of the object `name` of `target` (a ConfigMap, or a
  * Secret with `data` encoded) in `obj`'s namespace: created owned by `obj`, patched
- * when its data differs, nothing when it is what `memory` holds under `memoryKey`.
+ * when its data differs; when it is what `memory` holds under `memoryKey`, only read
+ * and written again if it is gone or its data was changed.
  */
 async function writeOwned(
   kube: KubeClient,
@@ -183,7 +209,15 @@ async function writeOwned(
   const namespace = obj.metadata?.namespace;
   if (!uid || !namespace) return;
   const wanted: Written = { name, data };
-  if (memory.same(memoryKey, wanted)) return;
+  // Written before: one read (ConfigMaps and Secrets are not watched) says whether it is
+  // still there as written; one deleted or edited by hand is written again.
+  if (memory.same(memoryKey, wanted)) {
+    const now = await kube.get<KubeObject & { data?: Record<string, string> }>(target, {
+      namespace,
+      name,
+    });
+    if (now && (!controlledBy(now, uid) || isDeepStrictEqual(now.data ?? {}, data))) return;
+  }
   const owner = {
     apiVersion: `${resource.group}/${resource.version}`,
     kind: resource.kind,
