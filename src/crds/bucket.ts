@@ -181,6 +181,10 @@ export const BucketStatus = kindStatus("the bucket", {
     "Features the object storage answers NotImplemented for.",
   ).optional(),
   lastApplied: bucketAppliedSchema.optional(),
+  exportedSecretName: described(
+    z.string(),
+    "Secret the S3 key pair is exported to (spec.exportTo.secretName, while allowed); when that name changes, the operator deletes the Secret it wrote under this one.",
+  ).optional(),
 });
 /** Observed state of a Bucket. */
 export type BucketStatus = z.infer<typeof BucketStatus>;

@@ -8,8 +8,8 @@
  * the setting off (the default), no Secret is written whatever the connection says, the
  * condition names the setting (an Observe-only Bucket's too), and the ConfigMap part
  * still works. A renamed secretName deletes the Secret written under the old name (never
- * one the operator did not write); one deleted by hand is written again at the next
- * poll. No key reaches a log line, an Event or a status.
+ * one the operator did not write), after a restart too; one deleted by hand is written
+ * again at the next poll. No key reaches a log line, an Event or a status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
@@ -149,8 +149,9 @@ describe("a Bucket's spec.exportTo.secretName", () => {
     let buckets: ObjectsOf;
     const secret = (name: string) => secretIn(team, name);
 
-    beforeAll(async () => {
-      op = await startTestOperator({
+    let restarted: TestOperator | undefined;
+    const start = (emulator?: TestOperator["emulator"]) =>
+      startTestOperator({
         controllers: [bucketController, serviceConnectionController],
         namespaces: [team],
         config: {
@@ -159,7 +160,11 @@ describe("a Bucket's spec.exportTo.secretName", () => {
         },
         log,
         redactor,
+        ...(emulator ? { emulator } : {}),
       });
+
+    beforeAll(async () => {
+      op = await start();
       await admin.create(serviceConnectionCrd, connection(allowing, op.emulator.url, team, true));
       // exportCredentials omitted: the default, false.
       await admin.create(serviceConnectionCrd, connection(refusing, op.emulator.url, team));
@@ -168,6 +173,7 @@ describe("a Bucket's spec.exportTo.secretName", () => {
 
     afterAll(async () => {
       for (const b of ["shared", "private"]) await buckets?.delete(b).catch(() => undefined);
+      await restarted?.stop();
       await op?.stop();
     });
 
@@ -304,8 +310,29 @@ describe("a Bucket's spec.exportTo.secretName", () => {
       expect(unb64(back.data?.AWS_ACCESS_KEY_ID)).toBe(s3.server.accessKeyId);
     }, 60_000);
 
+    it("deletes the Secret of the old name after a restart too (the name is in the status)", async () => {
+      await buckets.waitFor(
+        "shared",
+        (o) =>
+          (o.status as { exportedSecretName?: string } | undefined)?.exportedSecretName ===
+          "shared-bucket-keys-2",
+      );
+      // The operator stops (its emulator stays), the name changes, another one starts.
+      await op.manager.stop();
+      await buckets.patchSpec("shared", { exportTo: { secretName: "shared-bucket-keys-3" } });
+      restarted = await start(op.emulator);
+      await eventually(() => secret("shared-bucket-keys-3"), 30_000);
+      await eventually(
+        async () => ((await secret("shared-bucket-keys-2")) ? undefined : true),
+        30_000,
+      );
+      expect((await secret("someone-elses-keys"))?.data).toEqual({
+        MINE: b64("not the operator's"),
+      });
+    }, 90_000);
+
     it("deletes the Secret it wrote once the connection stops allowing the export", async () => {
-      expect(await secret("shared-bucket-keys-2")).toBeDefined();
+      expect(await secret("shared-bucket-keys-3")).toBeDefined();
       await admin.patch(
         serviceConnectionCrd,
         { namespace: "", name: allowing },
@@ -314,12 +341,12 @@ describe("a Bucket's spec.exportTo.secretName", () => {
       // A spec change reconciles the Bucket whether or not the connection change does.
       await buckets.patchSpec("shared", { tags: { v: "2" } });
       await eventually(
-        async () => ((await secret("shared-bucket-keys-2")) ? undefined : true),
+        async () => ((await secret("shared-bucket-keys-3")) ? undefined : true),
         30_000,
       );
       const notes = (await warningsOf(team, "shared")).map((e) => e.note);
       expect(notes).toContain(
-        `Secret shared-bucket-keys-2 deleted: ServiceConnection ${allowing} does not allow exporting credentials (set its spec.objectStorage.exportCredentials to true)`,
+        `Secret shared-bucket-keys-3 deleted: ServiceConnection ${allowing} does not allow exporting credentials (set its spec.objectStorage.exportCredentials to true)`,
       );
       const synced = syncedOf(
         await buckets.waitFor(

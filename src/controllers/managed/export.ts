@@ -104,8 +104,11 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
   const secretName = (obj.spec as ExportSpec | undefined)?.exportTo?.secretName;
   const uid = obj.metadata?.uid;
   if (!uid) return;
-  // A renamed or removed secretName: the Secret this process wrote under the old name goes.
-  const before = memory.nameOf(secretKeyOf(uid));
+  // A renamed or removed secretName: the Secret written under the old name goes (the
+  // name this process wrote, else the one the previous status records).
+  const recorded = (obj.status as { exportedSecretName?: unknown } | undefined)?.exportedSecretName;
+  const before =
+    memory.nameOf(secretKeyOf(uid)) ?? (typeof recorded === "string" ? recorded : undefined);
   if (before !== undefined && before !== secretName) {
     await deleteOwned(ctx.kube, SECRETS, kind.resource, toKube(obj), before);
     memory.forgetKey(secretKeyOf(uid));
