@@ -9,7 +9,7 @@
  * condition names the setting (an Observe-only Bucket's too), and the ConfigMap part
  * still works. A renamed secretName deletes the Secret written under the old name (never
  * one the operator did not write), after a restart too; one deleted by hand is written
- * again at the next poll. No key reaches a log line, an Event or a status.
+ * again within 20 polls. No key reaches a log line, an Event or a status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
@@ -304,7 +304,7 @@ describe("a Bucket's spec.exportTo.secretName", () => {
       expect(await secret("shared-bucket-keys")).toBeUndefined();
     }, 60_000);
 
-    it("writes again at the next poll a Secret deleted by hand", async () => {
+    it("writes again within 20 polls a Secret deleted by hand", async () => {
       await admin.delete(SECRETS, { namespace: team, name: "shared-bucket-keys-2" });
       const back = await eventually(() => secret("shared-bucket-keys-2"), 30_000);
       expect(unb64(back.data?.AWS_ACCESS_KEY_ID)).toBe(s3.server.accessKeyId);

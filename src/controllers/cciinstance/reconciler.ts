@@ -30,7 +30,8 @@ import { reasonEvents } from "../event-reasons.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { heldReadyCondition } from "../managed/decisions.js";
-import { ExportMemory, writeConnectionDetails } from "../managed/export.js";
+import { writeConnectionDetails } from "../managed/export.js";
+import { EXPORT_RECHECK_POLLS, ExportMemory } from "../managed/export-memory.js";
 import {
   adoptionRefusal,
   type BindingRefusal,
@@ -86,9 +87,11 @@ export class CciInstanceReconciler {
   /** Last seen identity of each object, to say on deletion that the instance is kept. */
   private readonly kept = new KeptInstances();
   /** What `spec.exportTo` last wrote for each object. */
-  private readonly exports = new ExportMemory();
+  private readonly exports: ExportMemory;
 
-  constructor(private readonly deps: CciReconcilerDeps) {}
+  constructor(private readonly deps: CciReconcilerDeps) {
+    this.exports = new ExportMemory(deps.pollIntervalMs * EXPORT_RECHECK_POLLS);
+  }
 
   /** Reconciles one CciInstance. */
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {

@@ -4,8 +4,8 @@
  * `spec.exportTo.configMapName` names, in the object's namespace, owned by the object
  * (controller ownerReference: the garbage collector deletes it with the object). It
  * writes only when the values differ from the last ones this process wrote for the
- * object (after a restart, one write per object); otherwise one GET per reconcile (they
- * are not watched) finds one deleted or edited by hand, written again. A ConfigMap of
+ * object (after a restart, one write per object); otherwise a GET when due (they are not
+ * watched, export-memory.ts) finds one deleted or edited by hand, written again. A ConfigMap of
  * that name that the object does not own is left alone, with a Warning event. A kind
  * with secret details (`ManagedKind.exportSecretValues`, the Bucket's S3 key pair,
  * present only while the operator's credentials export is on) writes them the same way
@@ -23,6 +23,7 @@ import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import { SECRETS } from "../connections/secrets.js";
 import type { ManagedObject } from "./call.js";
 import { toKube } from "./call.js";
+import { type ExportMemory, secretKeyOf, type Written } from "./export-memory.js";
 import type { ManagedRun } from "./run.js";
 
 /** Core v1 ConfigMaps. */
@@ -36,46 +37,6 @@ export const CONFIG_MAPS: ResourceDescriptor = {
 
 /** The label on every ConfigMap and Secret the export step writes. */
 export const EXPORTED_LABEL = "aidc.io/exported-from";
-
-/** What a ConfigMap written by the export step is: name, owner, data. */
-interface Written {
-  name: string;
-  data: Record<string, string>;
-}
-
-/** The memory key of the Secret of `uid` (its ConfigMap's is `uid`). */
-const secretKeyOf = (uid: string) => `${uid}/secret`;
-
-/** The last export of each object (by uid) this process wrote. */
-export class ExportMemory {
-  private readonly last = new Map<string, Written>();
-
-  /** Whether `w` is what was last written for `uid`. */
-  same(uid: string, w: Written): boolean {
-    return isDeepStrictEqual(this.last.get(uid), w);
-  }
-
-  /** The name last written for `uid`, if any. */
-  nameOf(uid: string): string | undefined {
-    return this.last.get(uid)?.name;
-  }
-
-  /** Notes `w` as written for `uid`. */
-  record(uid: string, w: Written): void {
-    this.last.set(uid, w);
-  }
-
-  /** Forgets what was written under `key` alone. */
-  forgetKey(key: string): void {
-    this.last.delete(key);
-  }
-
-  /** Forgets `uid` (its object is gone). */
-  forget(uid: string): void {
-    this.last.delete(uid);
-    this.last.delete(secretKeyOf(uid));
-  }
-}
 
 interface ExportSpec {
   exportTo?: { configMapName?: string; secretName?: string };
@@ -92,6 +53,7 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
 ): Promise<void> {
   const { kind, obj, ctx } = run;
   if (!kind.exportValues) return;
+  if (run.reconcileRequest !== undefined) memory.recheck(obj.metadata?.uid ?? "");
   await writeConnectionDetails(
     ctx.kube,
     kind.resource,
@@ -212,14 +174,18 @@ async function writeOwned(
   const namespace = obj.metadata?.namespace;
   if (!uid || !namespace) return;
   const wanted: Written = { name, data };
-  // Written before: one read (ConfigMaps and Secrets are not watched) says whether it is
-  // still there as written; one deleted or edited by hand is written again.
+  // Written before: when due, one read (ConfigMaps and Secrets are not watched) says
+  // whether it is still there as written; one deleted or edited by hand is written again.
   if (memory.same(memoryKey, wanted)) {
+    if (!memory.due(memoryKey)) return;
     const now = await kube.get<KubeObject & { data?: Record<string, string> }>(target, {
       namespace,
       name,
     });
-    if (now && (!controlledBy(now, uid) || isDeepStrictEqual(now.data ?? {}, data))) return;
+    if (now && (!controlledBy(now, uid) || isDeepStrictEqual(now.data ?? {}, data))) {
+      memory.seen(memoryKey);
+      return;
+    }
   }
   const owner = {
     apiVersion: `${resource.group}/${resource.version}`,

@@ -43,7 +43,8 @@ import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
 import { heldReadyCondition, managedSettled, syncedConditionOf } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.js";
-import { ExportMemory, exportConnectionDetails } from "./export.js";
+import { exportConnectionDetails } from "./export.js";
+import { EXPORT_RECHECK_POLLS, ExportMemory } from "./export-memory.js";
 import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import { lookup } from "./lookup.js";
 import { observe } from "./observe.js";
@@ -164,7 +165,7 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
   options: ManagedOptions,
   connect: Connect<T, R, Refs>,
 ): ManagedReconciler {
-  const exports = new ExportMemory();
+  const exports = new ExportMemory(options.pollIntervalMs * EXPORT_RECHECK_POLLS);
   const reconcile: Reconciler = async (key, ctx) => {
     const found = ctx.cache.get(kind.resource, key);
     if (!found) return {};
