@@ -23,6 +23,8 @@ export class RunningController {
   private readonly terminal: TerminalHolds;
   /** Which primary changes ask for nothing (status alone, the echo of an own write). */
   private readonly echoes: OwnWriteEchoFilter;
+  /** Routine looks that reached the deadline in a row, by key (reconcile-attempt.ts). */
+  private readonly quietTimeouts = new Map<string, number>();
   private unsubscribe: Array<() => void> = [];
   private workers: Promise<void>[] = [];
   private resyncTimer?: NodeJS.Timeout;
@@ -196,6 +198,7 @@ export class RunningController {
             signal: this.abort.signal,
             terminal: this.terminal,
             echoes: this.echoes,
+            quietTimeouts: this.quietTimeouts,
           },
           key,
         );

@@ -650,6 +650,41 @@ describe("a running controller", () => {
     await h.cache.stop();
   });
 
+  it("looks again later, quietly, at a routine look that reached the deadline, and fails it only after three in a row", async () => {
+    let runs = 0;
+    const h = harness(
+      async () => {
+        runs += 1;
+        // The first look settles the object; every routine look after it hangs.
+        if (runs === 1) return { requeueAfterMs: 1_000, lowPriority: true };
+        await new Promise<void>(() => undefined);
+        return {};
+      },
+      { concurrency: 1, reconcileTimeoutMs: 1_000 },
+    );
+    h.api(widgets).items = [widget("settled", {}, readyStatus)];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    // The routine look at 1 s, its deadline at 2 s, looked at again one deadline later.
+    for (let i = 0; i < 3; i++) {
+      await vi.advanceTimersByTimeAsync(2_000);
+      await settle();
+    }
+    expect(runs).toBe(4);
+    expect(h.policyCalls).toEqual([]);
+    // The fourth in a row fails as any reconcile (error policy, Warning event).
+    await vi.advanceTimersByTimeAsync(2_000);
+    await settle();
+    expect(runs).toBe(5);
+    expect(h.policyCalls).toEqual([
+      "settled: the reconcile took longer than 1000 ms (reconcileTimeoutMs) and was abandoned; it is retried with backoff",
+    ]);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
   it("retries a write conflict at once without a Warning event or an error-policy write", async () => {
     let calls = 0;
     const h = harness(async () => {

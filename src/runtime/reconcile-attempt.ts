@@ -39,7 +39,12 @@ export interface ReconcileAttempt {
   readonly signal: AbortSignal;
   readonly terminal: TerminalHolds;
   readonly echoes: OwnWriteEchoFilter;
+  /** Routine looks that reached the deadline in a row, by key ({@link quietTimeout}). */
+  readonly quietTimeouts: Map<string, number>;
 }
+
+/** Deadlines in a row a routine look reaches quietly before it fails as any reconcile. */
+export const QUIET_ROUTINE_TIMEOUTS = 3;
 
 /**
  * Reconciles `keyString` once, within the reconcile deadline, and applies the outcome:
@@ -82,6 +87,7 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
     if (a.echoes.onlyOwnEchoes(keyString)) a.queue.cancelReadd(keyString);
     a.terminal.succeeded(keyString);
     a.queue.forget(keyString);
+    a.quietTimeouts.delete(keyString);
     const after = result?.requeueAfterMs;
     if (after !== undefined && after > 0) {
       a.queue.addAfter(keyString, after, result?.lowPriority ? "low" : "normal");
@@ -91,11 +97,34 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
     }
     log.debug({ requeueAfterMs: after }, "reconciled");
   } catch (err) {
-    await onFailure(a, keyString, key, err, ctx);
+    if (!quietTimeout(a, keyString, err)) await onFailure(a, keyString, key, err, ctx);
   } finally {
     a.rt.metrics.activeWorkers.dec(labels);
     a.rt.metrics.reconcileTime.observe(labels, (a.rt.clock.now().getTime() - started) / 1000);
   }
+}
+
+/**
+ * A routine look (a key of the queue's low lane) that reached the deadline has, most
+ * likely, waited for the routine budget or behind work that goes first: it is looked at
+ * again in the low lane one deadline later, without an Event or a condition, up to
+ * {@link QUIET_ROUTINE_TIMEOUTS} times in a row; then it fails as any reconcile. Whether
+ * it did so.
+ */
+function quietTimeout(a: ReconcileAttempt, keyString: string, err: unknown): boolean {
+  if (!(err instanceof ReconcileTimeoutError) || a.queue.priorityOf(keyString) !== "low") {
+    return false;
+  }
+  const inRow = (a.quietTimeouts.get(keyString) ?? 0) + 1;
+  if (inRow > QUIET_ROUTINE_TIMEOUTS) {
+    a.quietTimeouts.delete(keyString);
+    return false;
+  }
+  a.quietTimeouts.set(keyString, inRow);
+  a.rt.metrics.reconcileTotal.inc({ controller: a.definition.name, result: "error" });
+  a.queue.addAfter(keyString, Math.max(1_000, a.rt.reconcileTimeoutMs ?? 0), "low");
+  a.log.debug({ key: keyString, inRow }, "routine look reached its deadline; looking again later");
+  return true;
 }
 
 /**
