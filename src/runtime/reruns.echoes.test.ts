@@ -32,6 +32,13 @@ function object(
 
 const before = object("10", 1, { phase: "Creating" });
 
+/** The update of `before` to version 11 with a label added (the operator's own write, say). */
+const labelEcho = (): StoreEvent => ({
+  type: "update",
+  old: before,
+  object: object("11", 1, { labels: { a: "b" } }),
+});
+
 interface Case {
   name: string;
   event: StoreEvent;
@@ -234,11 +241,7 @@ describe("OwnWriteEchoFilter", () => {
 
   it("runs again when a watched object or a resync re-added the key besides an echo", () => {
     const { state, filter } = harness(true, []);
-    const echo: StoreEvent = {
-      type: "update",
-      old: before,
-      object: object("11", 1, { labels: { a: "b" } }),
-    };
+    const echo = labelEcho();
     filter.noteAdd(KEY, echo);
     filter.markRerun(KEY);
     state.own = new Set(["11"]);
@@ -249,11 +252,7 @@ describe("OwnWriteEchoFilter", () => {
     const { state, filter } = harness(false, []);
     filter.markRerun(KEY);
     state.processing = true;
-    const echo: StoreEvent = {
-      type: "update",
-      old: before,
-      object: object("11", 1, { labels: { a: "b" } }),
-    };
+    const echo = labelEcho();
     filter.noteAdd(KEY, echo);
     state.own = new Set(["11"]);
     expect(filter.onlyOwnEchoes(KEY)).toBe(true);
@@ -261,11 +260,7 @@ describe("OwnWriteEchoFilter", () => {
 
   it("forgets a key's notes when its reconcile ends, and after an answer given", () => {
     const { state, filter } = harness(true, []);
-    const echo: StoreEvent = {
-      type: "update",
-      old: before,
-      object: object("11", 1, { labels: { a: "b" } }),
-    };
+    const echo = labelEcho();
     filter.noteAdd(KEY, echo);
     filter.markRerun(KEY);
     filter.forget(KEY);
