@@ -5,11 +5,11 @@
  * client per account (a ServiceConnection), call it through a view per reconcile
  * (`withCall`, call-context.ts), and never call fetch themselves.
  *
- * Built by composition: a core (client-core.ts) calls operations by name and knows
- * which the service answers; each kind's operations live in src/service/kinds/<kind>.ts
- * and the methods here hand over to them. A kind whose controller holds its own
- * operations module calls the core through `request` (kinds/blockvolume.ts,
- * kinds/filesystem.ts).
+ * Built by composition: the account (account.ts) calls operations by name and knows
+ * which the service answers (operation-availability.ts); each kind's operations live
+ * in src/service/kinds/<kind>.ts and the methods here hand over to them. A kind whose
+ * controller holds its own operations module calls the account through `request`
+ * (kinds/blockvolume.ts, kinds/filesystem.ts).
  */
 import type { z } from "zod";
 import { ServiceAccount } from "./account.js";
@@ -62,7 +62,7 @@ export class ServiceClient implements OperationCaller {
     const account = source instanceof ServiceAccount ? source : new ServiceAccount(source);
     this.account = account;
     this.context = context;
-    this.operations = account.core.operations;
+    this.operations = account.probes.operations;
   }
 
   private get nas(): NasOperations {
@@ -105,51 +105,51 @@ export class ServiceClient implements OperationCaller {
     this.account.catalog.forget();
   }
 
-  // --- the core: operations by name, and which the service answers ----------------
+  // --- the account: operations by name, and which the service answers -------------
 
-  /** Calls operation `name` of the endpoint table (`ServiceClientCore.request`). */
+  /** Calls operation `name` of the endpoint table (`ServiceAccount.request`). */
   request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
-    return this.account.core.request(name, args, schema, this.context);
+    return this.account.request(name, args, schema, this.context);
   }
 
   /** Returns `body` when `schema` accepts it, else throws `ServiceInvalidRequestError`. */
   checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
-    return this.account.core.checkedBody(name, schema, body);
+    return this.account.checkedBody(name, schema, body);
   }
 
   /** What is known of operation `name`, without a request. */
   operationState(name: string): OperationState {
-    return this.account.core.operationState(name);
+    return this.account.probes.operationState(name);
   }
 
   /** Whether operation `name` is enabled; a disabled one throws `EndpointDisabledError`. */
   isEndpointEnabled(name: EndpointName): boolean {
-    return this.account.core.isEndpointEnabled(name);
+    return this.account.endpoints[name] !== null;
   }
 
   /** The effective definition of `name`, or null when disabled. */
   endpoint(name: EndpointName): EndpointDefinition | null {
-    return this.account.core.endpoint(name);
+    return this.account.endpoints[name];
   }
 
-  /** Asks the service whether it answers operation `name` (`ServiceClientCore.probeOperation`). */
+  /** Asks the service whether it answers operation `name` (`OperationProbes.probeOperation`). */
   probeOperation(name: EndpointName): Promise<OperationVerdict> {
-    return this.account.core.probeOperation(name, this.context);
+    return this.account.probes.probeOperation(name, this.context);
   }
 
-  /** Resolves when every operation of `names` is answered (`ServiceClientCore.requireOperations`). */
+  /** Resolves when every operation of `names` is answered (`ServiceAccount.requireOperations`). */
   requireOperations(names: readonly string[], purpose: string): Promise<void> {
-    return this.account.core.requireOperations(names, purpose, this.context);
+    return this.account.requireOperations(names, purpose, this.context);
   }
 
-  /** Probes the assumed read operations once (`ServiceClientCore.probeAssumedOperations`). */
+  /** Probes the assumed read operations once (`OperationProbes.probeAssumedOperations`). */
   probeAssumedOperations(): Promise<Partial<Record<EndpointName, OperationVerdict>>> {
-    return this.account.core.probeAssumedOperations();
+    return this.account.probes.probeAssumedOperations();
   }
 
   /** Closes idle keep-alive connections; the client stays usable. */
   close(): void {
-    this.account.core.close();
+    this.account.transport.close();
   }
 
   // --- NAS storage and its products: NasOperations (kinds/nasvolume.ts) -------------

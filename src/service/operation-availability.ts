@@ -1,16 +1,31 @@
 /**
- * Which operations the service answers, as far as this connection knows. Many paths
- * of the endpoint table are assumptions (docs/service-assumptions.md): before the
- * operator places an order that needs one of them to finish, it must know the service
- * answers it. Every answer teaches something: an envelope (even an error envelope)
- * means the operation is there; a bare HTTP 404/405 (a router's answer) means it is
- * missing; no answer (network, timeout) or a refused key teaches nothing. Probes ask
- * once per connection; a "missing" verdict is asked again after `recheckMissingMs`, so
- * a path that comes back is noticed.
+ * Which operations the service answers, as far as this connection knows, and asking it.
+ * Many paths of the endpoint table are assumptions (docs/service-assumptions.md):
+ * before the operator places an order that needs one of them to finish, it must know
+ * the service answers it. Every answer teaches something: an envelope (even an error
+ * envelope) means the operation is there; a bare HTTP 404/405 (a router's answer) means
+ * it is missing; no answer (network, timeout) or a refused key teaches nothing. Probes
+ * ask once per connection; a "missing" verdict is asked again after `recheckMissingMs`,
+ * so a path that comes back is noticed.
  */
+import { z } from "zod";
+import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
 import { DEFAULT_RECHECK_MISSING_MS } from "./defaults.js";
-import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, type EndpointName } from "./endpoints.js";
-import { ServiceAuthError, ServiceError, ServiceOperationMissingError } from "./errors.js";
+import {
+  DEFAULT_ENDPOINTS,
+  ENDPOINT_NAMES,
+  type EndpointDefinition,
+  type EndpointName,
+  isEndpointName,
+} from "./endpoints.js";
+import {
+  EndpointDisabledError,
+  endpointConfigKey,
+  ServiceAuthError,
+  ServiceError,
+  ServiceOperationMissingError,
+} from "./errors.js";
+import type { OperationArgs, OperationState } from "./operation-caller.js";
 
 /** What is known about one operation. */
 export type OperationVerdict = "present" | "missing" | "unknown";
@@ -85,4 +100,132 @@ export class OperationAvailability {
       if (i >= 0) this.listeners.splice(i, 1);
     };
   }
+}
+
+/** The value of every path parameter of a probe: an id no resource has. */
+export const PROBE_ID = "aidc-operator-probe";
+
+/** What the probes need of the transport: one call of an operation (`ServiceTransport.call`). */
+export interface ProbeTransport {
+  call(
+    name: EndpointName,
+    args: OperationArgs,
+    schema: z.ZodType,
+    context: CallContext,
+  ): Promise<unknown>;
+}
+
+/**
+ * Asks the service which operations it answers, for one account: what `requireOperations`
+ * needs before an order, the probes of the start-up log, and what is known without a
+ * request. The verdicts live in an {@link OperationAvailability}, which the transport
+ * teaches with every answer.
+ */
+export class OperationProbes {
+  private readonly probes = new Map<EndpointName, Promise<OperationVerdict>>();
+
+  constructor(
+    private readonly endpoints: Record<EndpointName, EndpointDefinition | null>,
+    readonly operations: OperationAvailability,
+    private readonly transport: ProbeTransport,
+  ) {}
+
+  /**
+   * Asks the service whether it answers operation `name`, with a request for an id no
+   * resource has (`PROBE_ID`; a POST carries `{}`): an envelope, even an error one,
+   * means present; a bare HTTP 404/405 means missing. The verdict is recorded in
+   * {@link operations}; concurrent asks share one request. Throws the call's error
+   * when the answer teaches nothing (no answer, a refused key, a bare 5xx), and
+   * `EndpointDisabledError` for a disabled operation. The probe is made under `context`
+   * (the first asker's).
+   */
+  async probeOperation(
+    name: EndpointName,
+    context: CallContext = UNSCOPED_CALLS,
+  ): Promise<OperationVerdict> {
+    const def = this.endpoints[name];
+    if (!def) throw new EndpointDisabledError(name);
+    const running = this.probes.get(name);
+    if (running) return running;
+    const params: Record<string, string> = {};
+    for (const m of def.path.matchAll(/\{(\w+)\}/g)) params[m[1] as string] = PROBE_ID;
+    const probe = this.transport
+      .call(name, { params, ...(def.method === "GET" ? {} : { body: {} }) }, z.unknown(), context)
+      .then(
+        (): OperationVerdict => "present",
+        (err: unknown): OperationVerdict => {
+          const verdict = verdictOfError(err);
+          if (!verdict) throw err;
+          return verdict;
+        },
+      )
+      .finally(() => this.probes.delete(name));
+    this.probes.set(name, probe);
+    return probe;
+  }
+
+  /**
+   * Resolves when every operation of `names` is enabled and answered by the service
+   * (probed when nothing is known yet, or when a "missing" verdict is old). Throws
+   * `EndpointDisabledError` for a disabled one, `ServiceOperationMissingError` naming
+   * the first missing one and its config key, or the probe's error when it cannot tell.
+   */
+  async requireOperations(
+    names: readonly string[],
+    purpose: string,
+    context: CallContext = UNSCOPED_CALLS,
+  ): Promise<void> {
+    for (const name of names.map(endpointNamed)) {
+      const def = this.endpoints[name];
+      if (!def) throw new EndpointDisabledError(name);
+      const verdict = this.operations.needsProbe(name)
+        ? await this.probeOperation(name, context)
+        : this.operations.verdict(name);
+      if (verdict === "missing") {
+        throw new ServiceOperationMissingError(
+          `the service does not answer the operation ${name} (${def.method} ${def.path}: HTTP 404 without a service envelope), which ${purpose} needs; nothing is ordered. Confirm the path with the service and set it with ${endpointConfigKey(name)} in the operator configuration`,
+          { endpoint: name, code: 404 },
+        );
+      }
+    }
+  }
+
+  /**
+   * Probes every enabled read (GET) operation whose path is an assumption (once per
+   * connection; for the start-up log and metrics). Assumed operations that change
+   * something (open-port, deletes) are never probed: their first real call teaches
+   * their verdict. An operation the probe cannot decide is "unknown" and probed again
+   * before it is needed.
+   */
+  async probeAssumedOperations(): Promise<Partial<Record<EndpointName, OperationVerdict>>> {
+    const out: Partial<Record<EndpointName, OperationVerdict>> = {};
+    const reads = ASSUMED_OPERATIONS.filter((n) => this.endpoints[n]?.method === "GET");
+    await Promise.all(
+      reads.map(async (name) => {
+        out[name] = await this.probeOperation(name).catch((): OperationVerdict => "unknown");
+      }),
+    );
+    return out;
+  }
+
+  /** What is known of operation `name`, without a request (OperationCaller). */
+  operationState(name: string): OperationState {
+    const op = endpointNamed(name);
+    if (!this.endpoints[op]) return "disabled";
+    const verdict = this.operations.verdict(op);
+    if (verdict === "missing" && this.operations.needsProbe(op)) return "unknown";
+    return verdict;
+  }
+
+  /** Whether the service answered `name` with a bare 404/405 (a recheck due or not). */
+  knownMissing(name: string): boolean {
+    return this.operations.verdict(endpointNamed(name)) === "missing";
+  }
+}
+
+/** `name` as an operation of the endpoint table; throws an Error for any other string. */
+export function endpointNamed(name: string): EndpointName {
+  if (!isEndpointName(name))
+    throw new Error(`no service operation "${name}" in the endpoint table`);
+  return name;
 }

@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import type { ListSnapshot } from "./list-snapshot.js";
 import type { Page } from "./schemas/envelope.js";
-import type { SubscriptionResultMapping } from "./schemas/subscription.js";
+import type { SubscriptionResult } from "./schemas/subscription.js";
 
 /** The parts of a request that vary per call. */
 export interface OperationArgs {
@@ -74,7 +74,7 @@ export interface KindListStore {
 /**
  * What the client hands each kind's operations module it holds
  * (src/service/kinds/<kind>.ts): its caller (the view, with its call context), and the
- * account's clock, catalog cache, list snapshots and settings the operations read.
+ * account's clock, catalog cache, list snapshots and subscription results.
  */
 export interface OperationsContext {
   readonly caller: OperationCaller;
@@ -86,6 +86,13 @@ export interface OperationsContext {
   readonly lists: KindListStore;
   /** Whether the service answered `operation` with a bare 404/405 (a recheck due or not). */
   readonly knownMissing: (operation: string) => boolean;
-  /** How subscription results read where they differ from the built-in shapes. */
-  readonly subscriptionResult: SubscriptionResultMapping;
+  /**
+   * The result of subscription `key` through operation `name`, read with the configured
+   * mapping of its shape (`subscriptionResult`); an envelope whose data cannot be read
+   * is a `ServiceResultShapeError` naming the config key to set.
+   */
+  readonly subscriptionResult: (
+    name: "getTrainingSubscriptionResult" | "getNasSubscriptionResult",
+    key: string,
+  ) => Promise<SubscriptionResult>;
 }

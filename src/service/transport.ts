@@ -78,11 +78,6 @@ export class ServiceTransport {
     );
   }
 
-  /** Whether `name` has a path (not disabled, not left unconfigured). */
-  isEnabled(name: EndpointName): boolean {
-    return this.options.endpoints[name] !== null;
-  }
-
   /**
    * Calls endpoint `name` and returns its data parsed by `schema`. Throws
    * `EndpointDisabledError` without a request when the endpoint is disabled, and a

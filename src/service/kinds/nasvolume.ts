@@ -31,7 +31,6 @@ import {
   nasProductSchema,
 } from "../schemas/products.js";
 import { type SubscriptionResult, subscriptionKeySchema } from "../schemas/subscription.js";
-import { readSubscriptionResult } from "../subscription-results.js";
 
 /** The NAS operations of the endpoint table; the delete is off until a path is configured. */
 export const endpoints = {
@@ -96,12 +95,7 @@ export class NasOperations {
 
   /** The outcome of a NAS subscription, in the canonical subscription-result shape. */
   subscriptionResult(key: string): Promise<SubscriptionResult> {
-    return readSubscriptionResult(
-      this.ctx.caller,
-      "getNasSubscriptionResult",
-      key,
-      this.ctx.subscriptionResult,
-    );
+    return this.ctx.subscriptionResult("getNasSubscriptionResult", key);
   }
 
   /** Adds or removes `capacity` GB (the change, not the total; never retried blindly). */

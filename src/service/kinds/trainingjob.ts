@@ -39,7 +39,6 @@ import {
   trainingTaskSchema,
   updateTaskDescBodySchema,
 } from "../schemas/training.js";
-import { readSubscriptionResult } from "../subscription-results.js";
 
 /** The training task operations of the endpoint table; the delete is off until a path is configured. */
 export const endpoints = {
@@ -135,12 +134,7 @@ export class TrainingTaskOperations {
 
   /** The outcome of a task create, in the canonical subscription-result shape. */
   subscriptionResult(key: string): Promise<SubscriptionResult> {
-    return readSubscriptionResult(
-      this.ctx.caller,
-      "getTrainingSubscriptionResult",
-      key,
-      this.ctx.subscriptionResult,
-    );
+    return this.ctx.subscriptionResult("getTrainingSubscriptionResult", key);
   }
 
   /** Reads a task's configuration and run information. */
