@@ -6,13 +6,9 @@ import { type ConnectionSource, singleConnection } from "../connections/registry
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
-import {
-  connector,
-  managedController,
-  managedLoopOptions,
-  managedPermissions,
-} from "./managed-controller.js";
+import { managedController, managedLoopOptions, managedPermissions } from "./managed-controller.js";
 import { managedSettled } from "./reconciler.js";
+import { connector } from "./run.js";
 import { BOUND_ID_INDEX } from "./tenancy.js";
 
 /**

@@ -12,12 +12,11 @@ import type { IndexFunc } from "../../runtime/store.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import { boundIdIndex } from "./binding.js";
 import type { ManagedObject } from "./call.js";
-import { toKube } from "./call.js";
 import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
 import { EXPORT_RULE, SECRET_EXPORT_RULE } from "./export.js";
 import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import { managedReconciler } from "./reconciler.js";
-import type { Connect } from "./run.js";
+import { connector } from "./run.js";
 import { BOUND_ID_INDEX } from "./tenancy.js";
 
 /** A kind the objects refer to by name; a change of one reconciles the objects `map` names. */
@@ -103,22 +102,6 @@ export function managedController<T extends ManagedObject, R, Refs>(
     .onError(onError)
     .settled(settled)
     .reconcile(reconcile);
-}
-
-/**
- * Connects `kind` to the account of an object for one reconcile (crossplane-runtime's
- * Connect): the kind's client for the object's connection, whose service calls are
- * made under `calls` (routine or not, the reconcile's abort signal). What a kind
- * remembers across reconciles it keeps per account (account-memory.ts).
- */
-export function connector<T extends ManagedObject, R, Refs>(
-  kind: ManagedKind<T, R, Refs>,
-  connections: ConnectionSource,
-): Connect<T, R, Refs> {
-  return (obj, calls) => {
-    const conn = connections.forObject(toKube(obj));
-    return kind.connect({ ...conn, service: conn.service.withCall(calls) });
-  };
 }
 
 /**

@@ -2,12 +2,14 @@
  * One reconcile of a managed object: the object as last written, its loop annotations
  * read once into one typed value (`state`, read again only after this reconcile writes
  * them), the facts they and the previous status show, and the context. The loop holds
- * the whole reconcile context; the kind's client sees only `run.call`.
+ * the whole reconcile context; the kind's client sees only `run.call`, and is connected
+ * to the object's account at its first use ({@link connector}).
  */
 import type { ReconcileContext } from "../../runtime/controller.js";
 import { keyOf } from "../../runtime/resource.js";
 import { setAnnotations } from "../../runtime/writes.js";
 import type { CallContext } from "../../service/call-context.js";
+import type { ConnectionSource } from "../connections/registry.js";
 import type { EventReason } from "../event-reasons.js";
 import type { ManagedCall, ManagedFacts, ManagedObject, ReferenceResolution } from "./call.js";
 import { fromKube, toKube } from "./call.js";
@@ -21,6 +23,22 @@ export type Connect<T extends ManagedObject, R, Refs> = (
   obj: T,
   calls: CallContext,
 ) => KindClient<T, R, Refs>;
+
+/**
+ * Connects `kind` to the account of an object for one reconcile (crossplane-runtime's
+ * Connect): the kind's client for the object's connection, whose service calls are
+ * made under `calls` (routine or not, the reconcile's abort signal). What a kind
+ * remembers across reconciles it keeps per account (account-memory.ts).
+ */
+export function connector<T extends ManagedObject, R, Refs>(
+  kind: ManagedKind<T, R, Refs>,
+  connections: ConnectionSource,
+): Connect<T, R, Refs> {
+  return (obj, calls) => {
+    const conn = connections.forObject(toKube(obj));
+    return kind.connect({ ...conn, service: conn.service.withCall(calls) });
+  };
+}
 
 /** The state of one reconcile; `obj` and `state` follow every annotation write. */
 export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
