@@ -17,7 +17,12 @@ export interface ManagedObject {
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;
-  spec: { deletionPolicy?: "Orphan" | "Delete"; managementPolicies?: readonly string[] };
+  spec: {
+    deletionPolicy?: "Orphan" | "Delete";
+    managementPolicies?: readonly string[];
+    /** Where the loop's export step writes the connection details (export.ts). */
+    exportTo?: { configMapName?: string; secretName?: string };
+  };
   status?: {
     conditions?: Condition[];
     observedGeneration?: number;

@@ -63,7 +63,7 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
     (note) => run.warning("ConnectionDetailsConflict", note),
   );
   if (!kind.exportSecretValues) return;
-  const secretName = (obj.spec as ExportSpec | undefined)?.exportTo?.secretName;
+  const secretName = obj.spec.exportTo?.secretName;
   const uid = obj.metadata?.uid;
   if (!uid) return;
   // A renamed or removed secretName: the Secret written under the old name goes (the

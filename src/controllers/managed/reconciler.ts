@@ -13,7 +13,8 @@
  *           LookupByToken ► lookup.ts ──► Observe | Create | Unknown | Done
  *           Observe ─► observe.ts (observe, update) ──► Refused | Done
  *           CreateFailed (this generation) ──► Done
- *         → status (status-write.ts) → requeue
+ *         → status (status-write.ts) → connection details, when the spec asks
+ *         (export.ts) → requeue
  *
  * Before any of it, the user's steering (policies.ts): a paused object gets one
  * condition and nothing else; `spec.managementPolicies` decides whether the Create step
@@ -186,7 +187,11 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
     }
     const outcome = await live(run, options);
     const status = await writeStatus(run, outcome);
-    await exportConnectionDetails(run, status, exports);
+    // The export step, for an object whose spec names a ConfigMap and for every object of a
+    // kind with secret details (a Secret written before may have to be deleted).
+    if (run.obj.spec.exportTo?.configMapName || kind.exportSecretValues) {
+      await exportConnectionDetails(run, status, exports);
+    }
     if (outcome.requeueAfterMs === undefined) return {};
     return {
       requeueAfterMs: outcome.requeueAfterMs,
