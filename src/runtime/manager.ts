@@ -36,6 +36,8 @@ export class Manager {
   private readonly server?: HealthServer;
   private readonly clock: Clock;
   private readonly apiHost: string;
+  /** The health export, told whether this process runs the controllers. */
+  private health: ResourceHealth | undefined;
   private controllersRunning = false;
   private stopping = false;
   private resolveDone!: () => void;
@@ -52,8 +54,7 @@ export class Manager {
       new KubeClient(options.kubeConfig, {
         ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
         ...(options.redactor ? { redactor: options.redactor } : {}),
-        onRequest: (info) =>
-          this.metrics.observeKubeRequest({ ...info, host: this.apiHost, limiter }),
+        onRequest: this.metrics.kubeRequestObserver(this.apiHost, limiter),
         rememberWrites,
       });
     this.kube = newClient("requests");
@@ -140,13 +141,11 @@ export class Manager {
    * replicas do not count the same objects twice. Call it after {@link add}.
    */
   exportResourceHealth(source: ResourceHealthSource): void {
-    const health = new ResourceHealth(
-      source,
-      this.cache,
-      (kind, seconds) => this.metrics.observeFirstReady(kind, seconds),
-      () => this.controllersRunning && this.isLeader(),
-      () => this.clock.now().getTime(),
+    const health = new ResourceHealth(source, this.cache, this.metrics, () =>
+      this.clock.now().getTime(),
     );
+    health.active = this.controllersRunning && this.isLeader();
+    this.health = health;
     this.metrics.exportResourceHealth(() => health.snapshot());
   }
 
@@ -202,6 +201,7 @@ export class Manager {
   async stop(options: { releaseLease?: boolean } = {}): Promise<void> {
     if (this.stopping) return this.done.catch(() => undefined);
     this.stopping = true;
+    if (this.health) this.health.active = false;
     this.options.log.info("manager stopping");
     await this.shutdown(options.releaseLease ?? true);
     this.resolveDone();
@@ -218,12 +218,14 @@ export class Manager {
     if (this.stopping || this.controllersRunning || !this.isLeader()) return;
     for (const c of this.controllers) c.start();
     this.controllersRunning = true;
+    if (this.health) this.health.active = true;
   }
 
   /** Stops without releasing the Lease and rejects `done`: the process should exit. */
   private async fail(message: string): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    if (this.health) this.health.active = false;
     this.options.log.error(message);
     await this.shutdown(false);
     this.rejectDone(new Error(message));

@@ -254,6 +254,17 @@ export class RuntimeMetrics {
     }
   };
 
+  /**
+   * A KubeClient's `onRequest` hook: {@link observeKubeRequest} with the API server's
+   * `host` and the client's `limiter`.
+   */
+  kubeRequestObserver(
+    host: string,
+    limiter: string,
+  ): (info: { method: string; code: number; rateLimitWaitMs?: number }) => void {
+    return (info) => this.observeKubeRequest({ ...info, host, limiter });
+  }
+
   /** The text exposition of every metric. */
   text(): Promise<string> {
     return this.registry.metrics();

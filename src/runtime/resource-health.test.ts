@@ -76,7 +76,7 @@ class FakeCache implements HealthCache {
   }
 }
 
-function setup(options: { active?: () => boolean; connectionOf?: (o: KubeObject) => string } = {}) {
+function setup(options: { active?: boolean; connectionOf?: (o: KubeObject) => string } = {}) {
   const cache = new FakeCache();
   let now = T0 + 600_000;
   const observed: [string, number][] = [];
@@ -88,10 +88,10 @@ function setup(options: { active?: () => boolean; connectionOf?: (o: KubeObject)
   const health = new ResourceHealth(
     source,
     cache,
-    (kind, s) => observed.push([kind, s]),
-    options.active ?? (() => true),
+    { observeFirstReady: (kind, s) => observed.push([kind, s]) },
     () => now,
   );
+  health.active = options.active ?? true;
   return {
     cache,
     health,
@@ -184,7 +184,7 @@ describe("ResourceHealth", () => {
   });
 
   it("exports nothing while this process does not run the controllers (a follower)", () => {
-    const { cache, health } = setup({ active: () => false });
+    const { cache, health } = setup({ active: false });
     cache.objects.set("Widget", [obj("a", [ready()])]);
     expect(health.snapshot()).toEqual({ rows: [], oldestWaiting: new Map() });
   });
@@ -225,7 +225,7 @@ describe("ResourceHealth", () => {
   });
 
   it("does not time first Readies on a follower", () => {
-    const { cache, observed } = setup({ active: () => false });
+    const { cache, observed } = setup({ active: false });
     const a0 = obj("a", [creating(0)]);
     cache.emit("Widget", { type: "add", object: a0 });
     cache.emit("Widget", { type: "update", object: obj("a", [ready(30)]), old: a0 });

@@ -112,16 +112,21 @@ export class ResourceHealth {
   private last: { at: number; snapshot: HealthSnapshot } | undefined;
 
   /**
-   * `observeFirstReady(kind, seconds)` gets each object's create-to-first-Ready time,
-   * once, for the objects this process saw before they were Ready; `active()` says
-   * whether this process exports (the leader: followers export nothing, so series are
-   * not counted twice across replicas).
+   * Whether this process exports (it runs the controllers, as the leader: followers
+   * export nothing, so series are not counted twice across replicas); the manager sets
+   * it when its controllers start and when it stops.
+   */
+  active = false;
+
+  /**
+   * `metrics.observeFirstReady(kind, seconds)` gets each object's create-to-first-Ready
+   * time, once, for the objects this process saw before they were Ready, while
+   * {@link active}.
    */
   constructor(
     private readonly source: ResourceHealthSource,
     private readonly cache: HealthCache,
-    private readonly observeFirstReady: (kind: string, seconds: number) => void,
-    private readonly active: () => boolean,
+    private readonly metrics: { observeFirstReady(kind: string, seconds: number): void },
     private readonly now: () => number = Date.now,
   ) {
     for (const kind of source.kinds) {
@@ -132,7 +137,7 @@ export class ResourceHealth {
   /** The health of the cache now; one pass per second at most (scrapes share it). */
   snapshot(): HealthSnapshot {
     const now = this.now();
-    if (!this.active()) return { rows: [], oldestWaiting: new Map() };
+    if (!this.active) return { rows: [], oldestWaiting: new Map() };
     if (this.last && now - this.last.at < 1_000) return this.last.snapshot;
     const byKey = new Map<string, { health: ObjectHealth; counts: Map<string, number> }>();
     const oldestWaiting = new Map<string, number>();
@@ -235,10 +240,10 @@ export class ResourceHealth {
     }
     if (health.ready !== "True" || !this.pending.delete(uid)) return;
     const created = timeOf(ev.object.metadata?.creationTimestamp);
-    if (created === undefined || !this.active()) return;
+    if (created === undefined || !this.active) return;
     const readyAt =
       timeOf(conditionsOf(ev.object).find((c) => c.type === "Ready")?.lastTransitionTime) ??
       this.now();
-    this.observeFirstReady(kind.kind, Math.max(0, (readyAt - created) / 1000));
+    this.metrics.observeFirstReady(kind.kind, Math.max(0, (readyAt - created) / 1000));
   }
 }
