@@ -32,7 +32,6 @@ import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { ERR, step as runStep, wrapError } from "./outcome.js";
 import { deleteConfigured, deletesRemote, policiesText } from "./policies.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
-import { resolveStep } from "./resolve-references.js";
 import type { ManagedRun } from "./run.js";
 import type { BindingRefusal } from "./tenancy.js";
 
@@ -128,7 +127,7 @@ async function deleteRemote<T extends ManagedObject, R>(
   if (before) {
     // The kind's references, as they resolve now, for its steps before deletion (e.g.
     // which attachment the spec asks for); undefined where they do not resolve.
-    run.resolution ??= resolveStep(run.kind, run.obj, run.ctx.cache, true);
+    if (!run.resolution) run.resolveReferences(true);
     const answer = await runStep(ERR.beforeDelete, () => before.call(client, run.call, id));
     if (answer !== "Done") {
       return waiting(

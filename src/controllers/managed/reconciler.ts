@@ -5,7 +5,7 @@
  * which answer an outcome or the next step and never call each other:
  *
  *   deleting ─────────────► deletion.ts (policy, beforeDelete, delete, wait, release)
- *   live: finalizer → references (resolve-references.ts) → one binder per id
+ *   live: finalizer → references (run.ts) → one binder per id
  *         (binding.ts) → adopt the spec's id → by the create protocol's state
  *         (create-protocol.ts, nextCreateStep):
  *           Create ──► order.ts ──► Observe | Poll | Done
@@ -52,7 +52,6 @@ import { observe } from "./observe.js";
 import { create } from "./order.js";
 import type { Next, Outcome } from "./outcome.js";
 import { deletionPolicyVerdict, isPaused, PAUSED_SYNCED } from "./policies.js";
-import { resolveStep } from "./resolve-references.js";
 import { type Connect, ManagedRun } from "./run.js";
 import { writeStatus } from "./status-write.js";
 import { poll } from "./subscription.js";
@@ -95,7 +94,7 @@ async function live<T extends ManagedObject, R>(
   options: ManagedOptions,
 ): Promise<Outcome<R>> {
   const bound = run.state.externalId !== undefined || run.adoptId !== undefined;
-  run.resolution = resolveStep(run.kind, run.obj, run.ctx.cache, bound);
+  run.resolveReferences(bound);
   // One binder per remote resource: an id another object holds is refused before any call.
   for (const id of new Set([run.state.externalId, run.adoptId])) {
     const conflict = id ? bindingConflict(run.ctx.cache, run.kind, run.obj, id) : undefined;

@@ -3,7 +3,7 @@ import { client, condition, KEY, loop, world } from "../../../test/support/manag
 import type { KubeObject } from "../../runtime/resource.js";
 import type { ManagedObject, ReferenceResolution } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import { referenceReader } from "./resolve-references.js";
+import { referenceReader } from "./run.js";
 
 type Refs = { storageId: string };
 

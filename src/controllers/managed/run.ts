@@ -5,13 +5,20 @@
  * the whole reconcile context; the kind's client sees only `run.call`, and is connected
  * to the object's account at its first use ({@link connector}).
  */
+import type { CacheReader } from "../../runtime/cache.js";
 import type { ReconcileContext } from "../../runtime/controller.js";
-import { keyOf } from "../../runtime/resource.js";
+import { keyOf, type ResourceDescriptor } from "../../runtime/resource.js";
 import { setAnnotations } from "../../runtime/writes.js";
 import type { CallContext } from "../../service/call-context.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { EventReason } from "../event-reasons.js";
-import type { ManagedCall, ManagedFacts, ManagedObject, ReferenceResolution } from "./call.js";
+import type {
+  ManagedCall,
+  ManagedFacts,
+  ManagedObject,
+  ReferenceReader,
+  ReferenceResolution,
+} from "./call.js";
 import { fromKube, toKube } from "./call.js";
 import { type CreateState, readCreateState } from "./create-protocol.js";
 import { callsOf } from "./decisions.js";
@@ -40,6 +47,20 @@ export function connector<T extends ManagedObject, R, Refs>(
   };
 }
 
+/** A {@link ReferenceReader} over `cache` for the objects of `namespace`. */
+export function referenceReader(
+  cache: CacheReader,
+  namespace: string,
+  bound: boolean,
+): ReferenceReader {
+  return {
+    bound,
+    get: <O>(resource: ResourceDescriptor, name: string) =>
+      cache.get(resource, { namespace, name }) as O | undefined,
+    list: <O>(resource: ResourceDescriptor) => cache.list(resource, namespace) as O[],
+  };
+}
+
 /** The state of one reconcile; `obj` and `state` follow every annotation write. */
 export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   /**
@@ -49,9 +70,9 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
    */
   readonly call: ManagedCall<T, Refs>;
   /**
-   * The answer of the kind's reference resolution in this reconcile (resolve-references.ts);
-   * undefined before the step ran, in deletion before the kind's `beforeDelete`, or when
-   * the kind has none.
+   * The answer of the kind's reference resolution in this reconcile
+   * ({@link resolveReferences}); undefined before the step ran, in deletion before the
+   * kind's `beforeDelete`, or when the kind has none.
    */
   resolution: ReferenceResolution<Refs | undefined> | undefined;
   /** The loop's annotations of `obj` (create-protocol.ts), parsed once per write. */
@@ -133,6 +154,29 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
       }),
     );
     return this.obj;
+  }
+
+  /**
+   * The reference step (crossplane-runtime's ReferenceResolver): before anything remote,
+   * the kind's `resolveReferences` reads the objects the object refers to from the cache
+   * (its own namespace only) and answers what the client needs from them, or why the
+   * object must wait; kept as {@link resolution} (`call.refs`, the ReferencesResolved
+   * condition). None when the kind has no such step; a kind whose references are
+   * create-only (`referencesForCreateOnly`) counts as resolved, without references, once
+   * the object is `bound` to a remote resource (an id recorded or adopted).
+   */
+  resolveReferences(bound: boolean): void {
+    const { kind, obj } = this;
+    if (!kind.resolveReferences) this.resolution = undefined;
+    else if (kind.referencesForCreateOnly && bound) {
+      this.resolution = { resolved: true, refs: undefined };
+    } else {
+      const namespace = obj.metadata?.namespace ?? "";
+      this.resolution = kind.resolveReferences(
+        obj,
+        referenceReader(this.ctx.cache, namespace, bound),
+      );
+    }
   }
 
   /** See {@link ManagedCall.refs}. */

@@ -13,12 +13,26 @@ import {
   withKstatusConditions,
 } from "../../runtime/conditions.js";
 import { patchStatus } from "../../runtime/writes.js";
-import type { ManagedObject } from "./call.js";
+import type { ManagedObject, ReferenceResolution } from "./call.js";
 import { toKube } from "./call.js";
 import type { Outcome } from "./outcome.js";
 import { DELETION_POLICY_CONDITION, deletionPolicyVerdict } from "./policies.js";
-import { referencesCondition } from "./resolve-references.js";
 import type { ManagedRun } from "./run.js";
+
+/** Type of the condition of the reference step (run.ts, `resolveReferences`). */
+export const REFERENCES_RESOLVED = "ReferencesResolved";
+
+/** The ReferencesResolved condition of a resolution. */
+export function referencesCondition(resolution: ReferenceResolution<unknown>): ConditionInput {
+  return resolution.resolved
+    ? { type: REFERENCES_RESOLVED, status: "True", reason: "Resolved", message: "" }
+    : {
+        type: REFERENCES_RESOLVED,
+        status: "False",
+        reason: resolution.reason,
+        message: resolution.message,
+      };
+}
 
 /**
  * The kind's status fields of `outcome`: from the remote record observed, or, when none
