@@ -23,12 +23,13 @@ import type {
   ListedObservation,
   ManagedCall,
   Observation,
+  OwnerMark,
   ResolvedCall,
   SentCreate,
   UpdateResult,
 } from "../managed/call.js";
 import type { KindClient } from "../managed/external-client.js";
-import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
+import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   ATTACHMENT_ANNOTATION,
   type AttachmentAction,

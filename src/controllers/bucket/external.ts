@@ -20,13 +20,14 @@ import type {
   DeleteResult,
   ManagedCall,
   Observation,
+  OwnerMark,
   PreflightRefusal,
   SentCreate,
   UpdateResult,
 } from "../managed/call.js";
 import type { LookupKey } from "../managed/create-protocol.js";
 import type { KindClient } from "../managed/external-client.js";
-import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
+import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   type AppliedRecord,
   applyChanges,

@@ -15,10 +15,9 @@ import {
   systemClock,
 } from "../../runtime/index.js";
 import type { ControllerDeps } from "../controller-factory.js";
-import { claimedIds } from "../managed/binding.js";
 import { callsOf } from "../managed/decisions.js";
 import { EXPORT_RULE } from "../managed/export.js";
-import { BOUND_ID_INDEX } from "../managed/tenancy.js";
+import { BOUND_ID_INDEX, claimedIds } from "../managed/tenancy.js";
 import { ATTACHED_STORAGE_SOURCES } from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";
 import { CciInstanceReconciler } from "./reconciler.js";

@@ -26,12 +26,13 @@ import type {
   DeleteResult,
   ManagedCall,
   Observation,
+  OwnerMark,
   ReadyState,
   SentCreate,
   UpdateResult,
 } from "../managed/call.js";
 import type { KindClient } from "../managed/external-client.js";
-import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
+import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   type DesiredMount,
   type FileSystemRefs,

@@ -200,6 +200,17 @@ export type BeforeDeleteResult =
   | "Done"
   | { waiting: string; reason?: ConditionReason; requeueAfterMs?: number };
 
+/**
+ * The owner of a remote resource as its mark records it (hashes, not names; the kind's
+ * `ownerOf` answers it, tenancy.ts makes and reads it).
+ */
+export interface OwnerMark {
+  /** Hash of the namespace. */
+  namespace: string;
+  /** Hash of `namespace/name`. */
+  object: string;
+}
+
 /** A refusal of a preflight check: a condition, and no order is placed. */
 export interface PreflightRefusal {
   /** One of src/crds/reasons.ts (Terminal when only a spec change can help). */

@@ -15,7 +15,6 @@ import { errorMessage } from "../../runtime/errors.js";
 import { removeFinalizer } from "../../runtime/writes.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
-import { bindingConflict, ownershipRefusal } from "./binding.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
 import { toKube } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
@@ -33,7 +32,7 @@ import { ERR, step as runStep, wrapError } from "./outcome.js";
 import { deleteConfigured, deletesRemote, policiesText } from "./policies.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import type { ManagedRun } from "./run.js";
-import type { BindingRefusal } from "./tenancy.js";
+import { type BindingRefusal, bindingConflict, ownershipRefusal } from "./tenancy.js";
 
 /** Reason of the Warning event when a Delete policy cannot be honoured. */
 export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured" as const;

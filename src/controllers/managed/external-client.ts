@@ -29,6 +29,7 @@ import type {
   ManagedFacts,
   ManagedObject,
   Observation,
+  OwnerMark,
   PreflightRefusal,
   ReadyState,
   ReferenceReader,
@@ -39,7 +40,6 @@ import type {
   UpdateResult,
 } from "./call.js";
 import type { LookupKey } from "./create-protocol.js";
-import type { OwnerMark } from "./tenancy.js";
 
 /**
  * The secret part of a kind's connection details: the Secret's data (plain text, encoded

@@ -8,7 +8,6 @@
 import type { ConditionReason } from "../../crds/reasons.js";
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
-import { ownershipRefusal } from "./binding.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
 import { toKube } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
@@ -18,6 +17,7 @@ import { forgetAbsence, listEvidence } from "./gone-evidence.js";
 import { done, ERR, type Next, type Subscription, SYNCED_OK, step, wrapError } from "./outcome.js";
 import { policiesText } from "./policies.js";
 import type { ManagedRun } from "./run.js";
+import { ownershipRefusal } from "./tenancy.js";
 
 /**
  * What to do about a bound remote resource that does not exist: an id from the spec

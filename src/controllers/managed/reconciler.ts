@@ -6,7 +6,7 @@
  *
  *   deleting ─────────────► deletion.ts (policy, beforeDelete, delete, wait, release)
  *   live: finalizer → references (run.ts) → one binder per id
- *         (binding.ts) → adopt the spec's id → by the create protocol's state
+ *         (tenancy.ts) → adopt the spec's id → by the create protocol's state
  *         (create-protocol.ts, nextCreateStep):
  *           Create ──► order.ts ──► Observe | Poll | Done
  *           Poll ────► subscription.ts ──► Observe | Unknown | Done
@@ -36,7 +36,6 @@ import type {
 } from "../../runtime/controller.js";
 import { ConflictError, ensureFinalizer, hasFinalizer } from "../../runtime/writes.js";
 import { UNSCOPED_CALLS } from "../../service/call-context.js";
-import { bindingConflict } from "./binding.js";
 import type { ManagedObject } from "./call.js";
 import { fromKube } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
@@ -55,6 +54,7 @@ import { deletionPolicyVerdict, isPaused, PAUSED_SYNCED } from "./policies.js";
 import { type Connect, ManagedRun } from "./run.js";
 import { writeStatus } from "./status-write.js";
 import { poll } from "./subscription.js";
+import { bindingConflict } from "./tenancy.js";
 
 export { managedSettled };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../runtime/resource.js";
-import { claimedIds } from "./binding.js";
 import {
   BINDING_REFUSALS,
+  claimedIds,
   decideFirstBinder,
   decideOwnership,
   formatOwnerMark,

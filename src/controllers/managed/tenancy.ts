@@ -18,10 +18,18 @@
  *   names); a bound resource whose mark names another namespace is refused before
  *   anything is done to it.
  *
- * Pure: the callers pass the cache's candidates and the remote's mark.
+ * The rules are pure functions; the loop's checks apply them to a managed kind: before
+ * a claimed id is used, the one-binder index ({@link bindingConflict}); after the remote
+ * record is read and before anything is changed, the owner mark
+ * ({@link ownershipRefusal}); before a Delete, both.
  */
 import { createHash } from "node:crypto";
-import type { KubeObject } from "../../runtime/resource.js";
+import type { CacheReader } from "../../runtime/cache.js";
+import { getCondition } from "../../runtime/conditions.js";
+import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import type { IndexFunc } from "../../runtime/store.js";
+import { type ManagedObject, type OwnerMark, toKube } from "./call.js";
+import { ANNOTATIONS } from "./create-protocol.js";
 
 /** Index name: objects of a kind by every remote id they claim. */
 export const BOUND_ID_INDEX = "byBoundId";
@@ -82,14 +90,6 @@ export function rawMountRefusal(
 
 function hash16(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
-}
-
-/** The owner of a remote resource as its mark records it (hashes, not names). */
-export interface OwnerMark {
-  /** Hash of the namespace. */
-  namespace: string;
-  /** Hash of `namespace/name`. */
-  object: string;
 }
 
 /** The mark of an object `namespace/name`: stable, and without the names in clear. */
@@ -189,4 +189,78 @@ export function decideFirstBinder(
     reason: BINDING_REFUSALS.alreadyBound,
     message: `${what} (${id}) is already bound by ${who}; a remote resource is bound to one object only`,
   };
+}
+
+/** What the checks read of a managed kind (its `ManagedKind`, external-client.ts). */
+export interface BindingKind<T extends ManagedObject> {
+  readonly resource: ResourceDescriptor;
+  /** The id in the spec that adopts a remote resource, if any. */
+  adoptId?(obj: T): string | undefined;
+  /** The remote id the object's status records (a verified binding). */
+  statusId?(obj: T): string | undefined;
+}
+
+/** The ids an object claims: the external-id annotation and the kind's spec id. */
+export function claimedIds(obj: KubeObject, specId: string | undefined): string[] {
+  const ready = getCondition(
+    (obj as { status?: { conditions?: Parameters<typeof getCondition>[0] } }).status?.conditions,
+    "Ready",
+  );
+  // A claimant refused for its binding holds nothing: it cannot block the rightful one.
+  if (isBindingRefusal(ready?.reason)) return [];
+  const ids = [obj.metadata?.annotations?.[ANNOTATIONS.externalId]?.trim(), specId?.trim()];
+  return [...new Set(ids.filter((id): id is string => Boolean(id)))];
+}
+
+/** The index function of {@link BOUND_ID_INDEX} for a managed kind. */
+export function boundIdIndex<T extends ManagedObject>(kind: BindingKind<T>): IndexFunc {
+  return (o: KubeObject) => claimedIds(o, kind.adoptId?.(o as unknown as T));
+}
+
+/** What the id is, for messages: "the remote resource of this NasVolume". */
+function what<T extends ManagedObject>(kind: BindingKind<T>): string {
+  return `the remote resource of this ${kind.resource.kind}`;
+}
+
+/** The refusal when an earlier object of the cluster claims `id` (no service call). */
+export function bindingConflict<T extends ManagedObject>(
+  cache: CacheReader,
+  kind: BindingKind<T>,
+  obj: T,
+  id: string,
+): BindingRefusal | undefined {
+  const claimants = cache.byIndex(kind.resource, BOUND_ID_INDEX, id);
+  const statusId = kind.statusId?.bind(kind);
+  return decideFirstBinder(
+    toKube(obj),
+    id,
+    claimants,
+    what(kind),
+    kind.resource.kind,
+    (o) => statusId?.(o as unknown as T) === id,
+  );
+}
+
+/**
+ * The refusal when the remote record's owner mark (`client.ownerOf`; none: not checked)
+ * does not let `obj` act on it.
+ */
+export function ownershipRefusal<T extends ManagedObject, R>(
+  client: { ownerOf?(remote: R): OwnerMark | undefined },
+  kind: BindingKind<T>,
+  obj: T,
+  id: string,
+  remote: R,
+  options: { readonly adoptionNamespaces?: readonly string[] },
+): BindingRefusal | undefined {
+  const ownerOf = client.ownerOf?.bind(client);
+  if (!ownerOf) return undefined;
+  const namespace = obj.metadata?.namespace ?? "";
+  return decideOwnership({
+    namespace,
+    mark: ownerOf(remote),
+    alreadyBound: kind.statusId?.(obj) === id,
+    adoptionAllowed: mayAdopt(options.adoptionNamespaces ?? [], namespace),
+    what: `${what(kind)} (${id})`,
+  });
 }

@@ -19,13 +19,14 @@ import type {
   ListedObservation,
   ManagedCall,
   Observation,
+  OwnerMark,
   PreflightRefusal,
   SentCreate,
   SubscriptionPoll,
   UpdateResult,
 } from "../managed/call.js";
 import type { KindClient } from "../managed/external-client.js";
-import { formatOwnerMark, type OwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
+import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   decideSync,
   findProduct,

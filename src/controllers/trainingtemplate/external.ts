@@ -22,18 +22,14 @@ import type {
   ListedObservation,
   ManagedCall,
   Observation,
+  OwnerMark,
   PreflightRefusal,
   ResolvedCall,
   UpdateResult,
 } from "../managed/call.js";
 import { ANNOTATIONS, type LookupKey } from "../managed/create-protocol.js";
 import type { KindClient } from "../managed/external-client.js";
-import {
-  BINDING_REFUSALS,
-  type OwnerMark,
-  parseOwnerMark,
-  rawMountRefusal,
-} from "../managed/tenancy.js";
+import { BINDING_REFUSALS, parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
 import {
   APPLIED_ANNOTATION,
   type AppliedRecord,
