@@ -72,7 +72,7 @@ export function sizeChange(
   return { toGB: want };
 }
 
-/** The status fields that come from the facts (the loop keeps the others: managed/status-write.ts). */
+/** The status fields that come from the facts (the loop keeps the others: managed/reconciler.ts). */
 export const ${n.constant}_FACT_FIELDS = ["phase", "${n.camel}Id"] as const;
 
 /**

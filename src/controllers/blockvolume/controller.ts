@@ -61,7 +61,7 @@ export function resolveAttachment(
   return { resolved: true, refs: { instanceId } };
 }
 
-/** The status fields of a BlockVolume that come from the facts (managed/status-write.ts keeps the rest). */
+/** The status fields of a BlockVolume that come from the facts (managed/reconciler.ts keeps the rest). */
 export const BLOCK_VOLUME_FACT_FIELDS = ["volumeId", "phase"] as const;
 
 /**

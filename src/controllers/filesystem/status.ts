@@ -84,7 +84,7 @@ export function fileSystemPhase(
   }
 }
 
-/** The status fields of a FileSystem that come from the facts (managed/status-write.ts keeps the rest). */
+/** The status fields of a FileSystem that come from the facts (managed/reconciler.ts keeps the rest). */
 export const FILE_SYSTEM_FACT_FIELDS = ["fileSystemId", "phase"] as const;
 
 /**

@@ -1,15 +1,18 @@
 /**
- * The status write of a managed object that changes only its conditions (the kstatus
- * conditions follow), used where a reconcile has no new status fields to record.
+ * The status writes of a managed object that change only its conditions (the kstatus
+ * conditions follow), where a reconcile has no new status fields to record: a paused
+ * object, a deletion that waits, and the loop's error policy after a failed reconcile.
  */
 
 import { REASONS } from "../../crds/index.js";
-import { setCondition, withKstatusConditions } from "../../runtime/conditions.js";
-import type { ReconcileContext } from "../../runtime/controller.js";
-import { patchStatus } from "../../runtime/writes.js";
+import { getCondition, setCondition, withKstatusConditions } from "../../runtime/conditions.js";
+import type { ErrorPolicy, ReconcileContext, ReconcileResult } from "../../runtime/controller.js";
+import { ConflictError, patchStatus } from "../../runtime/writes.js";
 import type { ManagedObject } from "./call.js";
-import { toKube } from "./call.js";
+import { fromKube, toKube } from "./call.js";
+import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import type { ManagedKind } from "./external-client.js";
+import { type DeleteCapability, deletionPolicyVerdict, PAUSED_SYNCED } from "./policies.js";
 
 /** Sets conditions on `obj`'s current status and patches it when it changed. */
 export async function writeConditions<T extends ManagedObject>(
@@ -23,4 +26,60 @@ export async function writeConditions<T extends ManagedObject>(
   for (const c of conds) conditions = setCondition(conditions, c, generation, ctx.clock.now());
   conditions = withKstatusConditions(conditions, REASONS, generation, ctx.clock.now());
   await patchStatus(ctx.kube, kind.resource, toKube(obj), { ...(obj.status ?? {}), conditions });
+}
+
+/**
+ * A paused object (policies.ts): Synced=False ReconcilePaused, written once, and no
+ * requeue; removing the annotation is a change that enqueues the object at once.
+ */
+export async function paused<T extends ManagedObject>(
+  ctx: ReconcileContext,
+  kind: ManagedKind<T, unknown>,
+  obj: T,
+): Promise<ReconcileResult> {
+  const synced = getCondition(obj.status?.conditions, "Synced");
+  const written =
+    synced?.reason === PAUSED_SYNCED.reason &&
+    synced.status === PAUSED_SYNCED.status &&
+    synced.observedGeneration === (obj.metadata?.generation ?? 0);
+  if (!written) await writeConditions(ctx, kind, obj, [PAUSED_SYNCED]);
+  return {};
+}
+
+/**
+ * The error policy of `kind`'s loop: Synced=False with the error's reason and message;
+ * Ready too for a failure outside the object (`heldReadyCondition`); and, for a live
+ * object, the DeletionPolicy condition, asking `client` (the object's client, outside
+ * any reconcile) whether it can delete: none when the object's connection is what
+ * fails, since nothing can be said about its delete operation then.
+ */
+export function managedErrorPolicy<T extends ManagedObject, R>(
+  kind: ManagedKind<T, R>,
+  client: (obj: T) => DeleteCapability,
+): ErrorPolicy {
+  const policyOf = (obj: T) => {
+    try {
+      return deletionPolicyVerdict(() => client(obj), obj).condition;
+    } catch {
+      return undefined;
+    }
+  };
+  return async (key, err, ctx) => {
+    // A conflict only means the cache was behind a write; the retry follows at once,
+    // so it is not worth a Synced=False flap.
+    if (err instanceof ConflictError) return;
+    const found = ctx.cache.get(kind.resource, key);
+    if (!found) return;
+    const obj = fromKube<T>(found);
+    const deleting = Boolean(obj.metadata?.deletionTimestamp);
+    const ready = deleting
+      ? undefined
+      : heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
+    const policy = deleting ? undefined : policyOf(obj);
+    await writeConditions(ctx, kind, obj, [
+      syncedConditionOf(err),
+      ...(ready ? [ready] : []),
+      ...(policy ? [policy] : []),
+    ]);
+  };
 }

@@ -13,7 +13,7 @@
  *           LookupByToken ► lookup.ts ──► Observe | Create | Unknown | Done
  *           Observe ─► observe.ts (observe, update) ──► Refused | Done
  *           CreateFailed (this generation) ──► Done
- *         → status (status-write.ts) → connection details, when the spec asks
+ *         → status (writeStatus, below) → connection details, when the spec asks
  *         (export.ts) → requeue
  *
  * Before any of it, the user's steering (policies.ts): a paused object gets one
@@ -22,25 +22,32 @@
  * whether a deletion deletes (deletion.ts).
  *
  * A failing step throws (`<step>: <cause>`, outcome.ts); the runtime backs off or
- * holds, records a Warning event and calls `onError`, which writes Synced=False and, for
- * a failure outside the object (an external hold), Ready too. docs/architecture.md
- * walks through it; policies that apply to every step (what the loop may do to an
- * object) belong here, before the dispatch.
+ * holds, records a Warning event and calls the error policy (condition-writes.ts),
+ * which writes Synced=False and, for a failure outside the object (an external hold),
+ * Ready too. docs/architecture.md walks through it; policies that apply to every step
+ * (what the loop may do to an object) belong here, before the dispatch.
  */
-import { getCondition } from "../../runtime/conditions.js";
+import { REASONS } from "../../crds/index.js";
+import {
+  type ConditionInput,
+  getCondition,
+  removeCondition,
+  setCondition,
+  withKstatusConditions,
+} from "../../runtime/conditions.js";
 import type {
   ErrorPolicy,
   ReconcileResult,
   Reconciler,
   SettledCheck,
 } from "../../runtime/controller.js";
-import { ConflictError, ensureFinalizer, hasFinalizer } from "../../runtime/writes.js";
+import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { UNSCOPED_CALLS } from "../../service/call-context.js";
 import type { ManagedObject } from "./call.js";
-import { fromKube } from "./call.js";
-import { writeConditions } from "./condition-writes.js";
+import { fromKube, toKube } from "./call.js";
+import { managedErrorPolicy, paused } from "./condition-writes.js";
 import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
-import { heldReadyCondition, managedSettled, syncedConditionOf } from "./decisions.js";
+import { managedSettled } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.js";
 import { exportConnectionDetails } from "./export.js";
@@ -50,9 +57,8 @@ import { lookup } from "./lookup.js";
 import { observe } from "./observe.js";
 import { create } from "./order.js";
 import type { Next, Outcome } from "./outcome.js";
-import { deletionPolicyVerdict, isPaused, PAUSED_SYNCED } from "./policies.js";
-import { type Connect, ManagedRun } from "./run.js";
-import { writeStatus } from "./status-write.js";
+import { DELETION_POLICY_CONDITION, deletionPolicyVerdict, isPaused } from "./policies.js";
+import { type Connect, ManagedRun, referencesCondition } from "./run.js";
 import { poll } from "./subscription.js";
 import { bindingConflict } from "./tenancy.js";
 
@@ -143,20 +149,6 @@ async function live<T extends ManagedObject, R>(
 }
 
 /**
- * A paused object (policies.ts): Synced=False ReconcilePaused, written once, and no
- * requeue; removing the annotation is a change that enqueues the object at once.
- */
-async function paused<T extends ManagedObject, R>(run: ManagedRun<T, R>): Promise<ReconcileResult> {
-  const synced = getCondition(run.obj.status?.conditions, "Synced");
-  const written =
-    synced?.reason === PAUSED_SYNCED.reason &&
-    synced.status === PAUSED_SYNCED.status &&
-    synced.observedGeneration === run.generation;
-  if (!written) await writeConditions(run.ctx, run.kind, run.obj, [PAUSED_SYNCED]);
-  return {};
-}
-
-/**
  * Builds the loop of `kind`; `connect` hands the client of an object's account for the
  * calls of one reconcile.
  */
@@ -170,7 +162,7 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
     const found = ctx.cache.get(kind.resource, key);
     if (!found) return {};
     const run = new ManagedRun(kind, fromKube<T>(found), ctx, connect);
-    if (isPaused(run.obj)) return paused(run);
+    if (isPaused(run.obj)) return paused(ctx, kind, run.obj);
     if (run.obj.metadata?.deletionTimestamp) {
       exports.forget(run.obj.metadata.uid ?? "");
       if (!hasFinalizer(found, kind.finalizer)) return {};
@@ -197,32 +189,78 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
       ...(outcome.routine ? { lowPriority: true } : {}),
     };
   };
-  // The DeletionPolicy condition beside an error; none when the object's connection is
-  // what fails (nothing can be said about its delete operation then).
-  const policyOf = (obj: T) => {
-    try {
-      return deletionPolicyVerdict(() => connect(obj, UNSCOPED_CALLS), obj).condition;
-    } catch {
-      return undefined;
-    }
-  };
-  const onError: ErrorPolicy = async (key, err, ctx) => {
-    // A conflict only means the cache was behind a write; the retry follows at once,
-    // so it is not worth a Synced=False flap.
-    if (err instanceof ConflictError) return;
-    const found = ctx.cache.get(kind.resource, key);
-    if (!found) return;
-    const obj = fromKube<T>(found);
-    const deleting = Boolean(obj.metadata?.deletionTimestamp);
-    const ready = deleting
-      ? undefined
-      : heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
-    const policy = deleting ? undefined : policyOf(obj);
-    await writeConditions(ctx, kind, obj, [
-      syncedConditionOf(err),
-      ...(ready ? [ready] : []),
-      ...(policy ? [policy] : []),
-    ]);
-  };
+  const onError = managedErrorPolicy(kind, (obj) => connect(obj, UNSCOPED_CALLS));
   return { reconcile, onError, settled: managedSettled };
+}
+
+/**
+ * The kind's status fields of `outcome`: from the remote record observed, or, when none
+ * was and the kind names its fact fields, the previous status's other fields kept and
+ * the fact fields written anew.
+ */
+function kindStatus<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  outcome: Outcome<R>,
+): Record<string, unknown> {
+  const { kind, obj } = run;
+  if (outcome.remote !== undefined || !kind.factFields) {
+    return kind.status(obj, outcome.facts, outcome.remote);
+  }
+  const kept: Record<string, unknown> = { ...(obj.status ?? {}) };
+  for (const field of ["conditions", "observedGeneration", ...kind.factFields]) {
+    delete kept[field];
+  }
+  return { ...kept, ...kind.status(obj, outcome.facts, undefined) };
+}
+
+/**
+ * The status write that ends a live reconcile: Ready and Synced from `outcome`, the
+ * kind's own conditions, ReferencesResolved, DeletionPolicy and the kstatus conditions,
+ * over the kind's status fields (or the previous ones, when the outcome keeps them),
+ * patched only when something changed; answers the status fields written.
+ */
+async function writeStatus<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  outcome: Outcome<R>,
+): Promise<Record<string, unknown>> {
+  const { obj, ctx, kind } = run;
+  const generation = obj.metadata?.generation;
+  const now = ctx.clock.now();
+  let conditions = setCondition(
+    obj.status?.conditions,
+    { type: "Ready", ...outcome.ready },
+    generation,
+    now,
+  );
+  conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
+  const extra: (ConditionInput | { type: string; remove: true })[] =
+    kind.conditions?.(run.call, outcome.ready, outcome.remote) ?? [];
+  if (run.resolution) extra.push(referencesCondition(run.resolution));
+  const policy = deletionPolicyVerdict(() => run.client, obj);
+  if (policy.condition) extra.push(policy.condition);
+  else conditions = removeCondition(conditions, DELETION_POLICY_CONDITION);
+  for (const c of extra) {
+    conditions =
+      "remove" in c
+        ? removeCondition(conditions, c.type)
+        : setCondition(conditions, c, generation, now);
+  }
+  conditions = withKstatusConditions(conditions, REASONS, generation, now);
+  const base = outcome.keepStatus ? { ...(obj.status ?? {}) } : kindStatus(run, outcome);
+  await patchStatus(ctx.kube, kind.resource, toKube(obj), {
+    ...base,
+    ...lastHandled(run),
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions,
+  });
+  if (policy.condition && policy.warn) {
+    run.warning("DeletePolicyNotHonoured", policy.condition.message);
+  }
+  return base;
+}
+
+/** status.lastHandledReconcileAt: the request this reconcile handled, else the previous one. */
+function lastHandled<T extends ManagedObject, R>(run: ManagedRun<T, R>) {
+  const at = run.reconcileRequest ?? run.obj.status?.lastHandledReconcileAt;
+  return at === undefined ? {} : { lastHandledReconcileAt: at };
 }

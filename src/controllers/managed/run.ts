@@ -6,6 +6,7 @@
  * to the object's account at its first use ({@link connector}).
  */
 import type { CacheReader } from "../../runtime/cache.js";
+import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ReconcileContext } from "../../runtime/controller.js";
 import { keyOf, type ResourceDescriptor } from "../../runtime/resource.js";
 import { setAnnotations } from "../../runtime/writes.js";
@@ -59,6 +60,21 @@ export function referenceReader(
       cache.get(resource, { namespace, name }) as O | undefined,
     list: <O>(resource: ResourceDescriptor) => cache.list(resource, namespace) as O[],
   };
+}
+
+/** Type of the condition of the reference step ({@link ManagedRun.resolveReferences}). */
+export const REFERENCES_RESOLVED = "ReferencesResolved";
+
+/** The ReferencesResolved condition of a resolution. */
+export function referencesCondition(resolution: ReferenceResolution<unknown>): ConditionInput {
+  return resolution.resolved
+    ? { type: REFERENCES_RESOLVED, status: "True", reason: "Resolved", message: "" }
+    : {
+        type: REFERENCES_RESOLVED,
+        status: "False",
+        reason: resolution.reason,
+        message: resolution.message,
+      };
 }
 
 /** The state of one reconcile; `obj` and `state` follow every annotation write. */

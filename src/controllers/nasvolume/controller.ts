@@ -28,7 +28,7 @@ function put<K extends keyof NasVolumeStatus>(
   if (v !== undefined) out[k] = v;
 }
 
-/** The status fields of a NasVolume that come from the facts (managed/status-write.ts keeps the rest). */
+/** The status fields of a NasVolume that come from the facts (managed/reconciler.ts keeps the rest). */
 export const NAS_FACT_FIELDS = [
   "storageId",
   "subscriptionKey",

@@ -20,7 +20,7 @@ const R = TRAINING_JOB_REASONS.names;
 /**
  * The status fields of a TrainingJob that come from the facts (and the pods, whose
  * Service names follow the exposure settings): written anew on every status write;
- * the loop keeps the others when nothing was read (managed/status-write.ts).
+ * the loop keeps the others when nothing was read (managed/reconciler.ts).
  */
 export const TRAINING_JOB_FACT_FIELDS = [
   "phase",
