@@ -50,6 +50,7 @@ describe("loadKubeConfig", () => {
     expect(String(opts.cert)).toBe("CERT");
     expect(String(opts.key)).toBe("KEY");
     expect(opts.headers?.Authorization).toBeUndefined();
+    expect(config.staticCredentials).toBe(true);
   });
 
   it("reads files relative to the kubeconfig, a token, and insecure-skip-tls-verify", async () => {
@@ -63,10 +64,13 @@ describe("loadKubeConfig", () => {
       },
       { token: "t0ken" },
     );
-    const opts = await optionsOf(await loadKubeConfig({ kubeconfig: file, env: {} }));
+    const config = await loadKubeConfig({ kubeconfig: file, env: {} });
+    const opts = await optionsOf(config);
     expect(String(opts.ca)).toBe("FILE-CA");
     expect(opts.rejectUnauthorized).toBe(false);
     expect(opts.headers?.Authorization).toBe("Bearer t0ken");
+    // A CA file can be rotated: read per request (once a minute), not once.
+    expect(config.staticCredentials).toBe(false);
   });
 
   it("takes $KUBECONFIG, then the pod's service account before ~/.kube/config", async () => {
@@ -100,6 +104,7 @@ describe("loadKubeConfig", () => {
     expect(config.proxyEnv).toEqual({ HTTPS_PROXY: "x" });
     expect((await optionsOf(config)).headers?.Authorization).toBe("Bearer from-file");
     expect(config.invalidateCredentials?.()).toBe(true);
+    expect(config.staticCredentials).toBe(false);
   });
 
   it("keeps the last token when its file cannot be read again, and says so once without it", async () => {

@@ -44,6 +44,8 @@ class LeanKubeConfig implements KubeConfigLike {
   private warned = false;
   private readonly tlsFiles = new Map<string, { data: Buffer; at: number }>();
   private readonly plugin: ExecCredentialPlugin | undefined;
+  /** No file read and no plugin run: inline data, a static token, a password. */
+  readonly staticCredentials: boolean;
 
   constructor(
     private readonly access: LeanAccess,
@@ -52,6 +54,8 @@ class LeanKubeConfig implements KubeConfigLike {
   ) {
     const exec = access.exec;
     this.plugin = exec ? new ExecCredentialPlugin(exec.config, exec.cluster, log) : undefined;
+    const read = [access.ca, access.cert, access.key].some((m) => m?.file && !m.data);
+    this.staticCredentials = !read && !access.tokenFile && !(this.plugin && !access.token);
   }
 
   getCurrentCluster(): { server: string; proxyUrl?: string } {

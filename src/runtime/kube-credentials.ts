@@ -2,7 +2,7 @@
  * What the transport needs of a kubeconfig: the current cluster's server (and proxy),
  * the TLS options and headers of a request, and a way to drop cached credentials when
  * the server refused them (401). client-node's `KubeConfig` has the first two; the
- * lean loader's (kube-config.ts) all three.
+ * lean loader's (kube-config.ts) all three, and says when its credentials cannot change.
  */
 export interface KubeConfigLike {
   getCurrentCluster(): { server: string; proxyUrl?: string | undefined } | null;
@@ -12,6 +12,64 @@ export interface KubeConfigLike {
   invalidateCredentials?(): boolean;
   /** The environment HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read from (default `process.env`). */
   readonly proxyEnv?: NodeJS.ProcessEnv;
+  /**
+   * True when `applyToHTTPSOptions` fills the same every time (inline data only: no
+   * file, no exec plugin), so that a request's credentials are read once.
+   */
+  readonly staticCredentials?: boolean;
+}
+
+/** A request's TLS options and headers, from a kubeconfig's credentials. */
+export interface RequestCredentials {
+  /** `ca`, `cert`, `key`, `rejectUnauthorized`, `servername` (what makes a dispatcher differ). */
+  tls: Record<string, unknown>;
+  headers: Record<string, string | string[]>;
+  /** False when a header has several values (HTTP/1.1 only). */
+  allowH2: boolean;
+}
+
+/** The TLS options that make two dispatchers different. */
+export const TLS_FIELDS = [
+  "ca",
+  "cert",
+  "key",
+  "pfx",
+  "passphrase",
+  "rejectUnauthorized",
+  "servername",
+];
+
+/**
+ * What reads a request's credentials from `config` as they are now (a token file, an
+ * exec plugin's answer), with the `userAgent` and JSON `accept` headers.
+ */
+export function requestCredentials(
+  config: KubeConfigLike,
+  userAgent: string,
+): () => Promise<RequestCredentials> {
+  const fill = requestOptionsFiller(config);
+  return async () => {
+    const opts: Record<string, unknown> & { headers?: Record<string, unknown>; auth?: string } = {
+      headers: {},
+    };
+    await fill(opts);
+    const tls: Record<string, unknown> = {};
+    for (const f of TLS_FIELDS) if (opts[f] !== undefined) tls[f] = opts[f];
+    const headers: Record<string, string | string[]> = {
+      accept: "application/json",
+      "user-agent": userAgent,
+    };
+    // A list is one header line per value (Impersonate-Group), which undici sends on
+    // HTTP/1.1 only: over HTTP/2 it joins them into one value, one group named "a, b"
+    // for the API server. A config with such headers (several as-groups) uses HTTP/1.1.
+    let repeated = false;
+    for (const [k, v] of Object.entries(opts.headers ?? {})) {
+      if (Array.isArray(v) && v.length > 1) repeated = true;
+      headers[k.toLowerCase()] = Array.isArray(v) ? v.map(String) : String(v);
+    }
+    if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
+    return { tls, headers, allowH2: !repeated };
+  };
 }
 
 /** client-node's `KubeConfig` beyond its typed API: what fills a request's options. */
@@ -26,7 +84,7 @@ interface ClientNodeInternals {
  * what that method calls minus the HTTP agent it builds there (unused here, and refused
  * for an http:// server).
  */
-export function requestOptionsFiller(
+function requestOptionsFiller(
   config: KubeConfigLike,
 ): (opts: Record<string, unknown>) => Promise<void> {
   const c = config as KubeConfigLike & ClientNodeInternals;

@@ -282,6 +282,23 @@ describe("KubeTransport", () => {
     expect(sessions).toBe(2);
   });
 
+  it("reads credentials per request, or once when the config says they cannot change", async () => {
+    const port = await listen(http2.createSecureServer({ key, cert }, echo([]) as never));
+    const reads = { static: 0, changing: 0 };
+    for (const kind of ["static", "changing"] as const) {
+      const t = transport({
+        getCurrentCluster: () => ({ server: `https://127.0.0.1:${port}` }),
+        applyToHTTPSOptions: async (o: object) => {
+          reads[kind]++;
+          Object.assign(o, { ca, headers: { Authorization: "Bearer t0ken" } });
+        },
+        staticCredentials: kind === "static",
+      });
+      for (let i = 0; i < 3; i++) expect((await t.request("GET", "/api")).status).toBe(200);
+    }
+    expect(reads).toEqual({ static: 1, changing: 3 });
+  });
+
   describe("through an HTTP CONNECT proxy", () => {
     /** A CONNECT proxy that sends every tunnel to `port` on loopback, whatever host was asked. */
     async function connectProxy(port: number, asked: string[]): Promise<number> {

@@ -1,15 +1,29 @@
 /**
  * How every request and watch of a {@link KubeClient} reaches the API server and how
- * its answer is read: over the kubeconfig's one connection (kube-connection.ts: the
- * dispatcher, HTTP/2 or HTTP/1.1, proxies, PINGs, GOAWAY, TLS rotation). Ordinary
- * requests time out (`requestTimeoutMs`, as the API server's own 60 s); watches only
- * by the informer's watchdog, which calls {@link KubeTransport.drop} with the
- * generation a silent watch ran on. A watch's body is read as lines.
+ * its answer is read: over one dispatcher at a time per kubeconfig object
+ * (kube-connection.ts: HTTP/2 or HTTP/1.1, proxies, PINGs, GOAWAY). Ordinary requests
+ * time out (`requestTimeoutMs`, as the API server's own 60 s); watches only by the
+ * informer's watchdog, which calls {@link KubeTransport.drop} with the generation a
+ * silent watch ran on. A watch's body is read as lines.
+ *
+ * Credentials come from a {@link KubeConfigLike}: client-node's `KubeConfig` (any auth
+ * it supports) or the operator's lean loader (kube-config.ts). They are filled per
+ * request, unless the config says they cannot change (`staticCredentials`: inline
+ * data only), then once. Bearer tokens are headers; new TLS material (a rotated client
+ * certificate or CA) makes a new dispatcher, the old one closes once its requests end.
+ * A header of several values (Impersonate-Group) needs HTTP/1.1 (kube-credentials.ts).
  */
 import { StringDecoder } from "node:string_decoder";
 import type { Dispatcher } from "undici";
-import { KubeConnection, type KubeConnectionOptions } from "./kube-connection.js";
-import { invalidateCredentials, type KubeConfigLike } from "./kube-credentials.js";
+import { connect, type Generation, type KubeConnectionOptions, retire } from "./kube-connection.js";
+import {
+  invalidateCredentials,
+  type KubeConfigLike,
+  type RequestCredentials,
+  requestCredentials,
+  TLS_FIELDS,
+} from "./kube-credentials.js";
+import { operatorUserAgent } from "./user-agent.js";
 
 export type { KubeConfigLike } from "./kube-credentials.js";
 
@@ -38,30 +52,46 @@ export class WatchStatusError extends Error {
 /** Options of a {@link KubeTransport}. */
 export type KubeTransportOptions = KubeConnectionOptions;
 
-/** Requests and watches over one {@link KubeConnection}. See the module comment. */
+/** Requests and watches over one dispatcher at a time. See the module comment. */
 export class KubeTransport {
-  private readonly connection: KubeConnection;
+  private current: Generation | undefined;
+  private generations = 0;
+  /** Reads a request's TLS options and headers from the config (its credentials). */
+  private readonly credentials: () => Promise<RequestCredentials>;
+  /** The credentials of a config whose credentials cannot change, once read. */
+  private fixed: RequestCredentials | undefined;
+  /** The dispatcher being made, if any. */
+  private connecting: Promise<Generation> | undefined;
+  private readonly requestTimeoutMs: number;
 
   constructor(
     private readonly config: KubeConfigLike,
-    options: KubeTransportOptions = {},
+    private readonly options: KubeTransportOptions = {},
   ) {
-    this.connection = new KubeConnection(config, options);
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.credentials = requestCredentials(config, options.userAgent ?? operatorUserAgent());
   }
 
   /** The generation requests run on now, or the next one (what a watch runs on), for {@link drop}. */
   generation(): number {
-    return this.connection.generation();
+    const g = this.current;
+    return g && !g.dispatcher.destroyed ? g.generation : this.generations + 1;
   }
 
   /** Destroys the dispatcher of `generation` if it is the current one (its requests fail); true when it was. */
   drop(generation: number): boolean {
-    return this.connection.drop(generation);
+    const g = this.current;
+    if (!g || g.generation !== generation) return false;
+    this.current = undefined;
+    void g.dispatcher.destroy(new Error("connection dropped: a watch on it went silent"));
+    return true;
   }
 
   /** Closes the dispatcher once its requests end. */
-  close(): Promise<void> {
-    return this.connection.close();
+  async close(): Promise<void> {
+    const g = this.current;
+    this.current = undefined;
+    await g?.dispatcher.close();
   }
 
   /**
@@ -79,7 +109,7 @@ export class KubeTransport {
     body?: string,
     contentType?: string,
   ): Promise<KubeHttpAnswer> {
-    const { g, headers } = await this.connection.prepare();
+    const { g, headers } = await this.prepare();
     if (body !== undefined) headers["content-type"] = contentType ?? "application/json";
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -93,8 +123,8 @@ export class KubeTransport {
           headers,
           body: body ?? null,
           servername: g.servername,
-          headersTimeout: this.connection.requestTimeoutMs,
-          bodyTimeout: this.connection.requestTimeoutMs,
+          headersTimeout: this.requestTimeoutMs,
+          bodyTimeout: this.requestTimeoutMs,
         } as Dispatcher.DispatchOptions,
         {
           onRequestStart() {},
@@ -132,7 +162,7 @@ export class KubeTransport {
     onLine: (line: string) => Error | undefined,
     onDone: (err: unknown) => void,
   ): Promise<KubeStream> {
-    const { g, headers } = await this.connection.prepare();
+    const { g, headers } = await this.prepare();
     let finished = false;
     let controller: Dispatcher.DispatchController | undefined;
     const finish = (err: unknown) => {
@@ -165,7 +195,7 @@ export class KubeTransport {
           method: "GET",
           headers,
           servername: g.servername,
-          headersTimeout: this.connection.requestTimeoutMs,
+          headersTimeout: this.requestTimeoutMs,
           bodyTimeout: 0,
         } as Dispatcher.DispatchOptions,
         {
@@ -204,4 +234,54 @@ export class KubeTransport {
       );
     });
   }
+  /** The current dispatcher for the request's TLS options (a new one when they changed), and its headers. */
+  private async prepare(): Promise<{ g: Generation; headers: Record<string, string | string[]> }> {
+    const c = this.fixed ?? (await this.credentials());
+    if (this.config.staticCredentials) this.fixed = c;
+    let g = this.current;
+    if (g && !usable(g)) g = undefined;
+    if (g && g.tls !== c.tls && !TLS_FIELDS.every((f) => sameValue(g?.tls[f], c.tls[f]))) {
+      // New TLS material: the old dispatcher finishes its requests and closes.
+      void g.dispatcher.close();
+      g = undefined;
+    }
+    if (!g) {
+      // Requests that find no dispatcher at once share the one being made.
+      this.connecting ??= this.connect(c).finally(() => {
+        this.connecting = undefined;
+      });
+      g = await this.connecting;
+    }
+    return { g, headers: { ...c.headers } };
+  }
+
+  /** A new current dispatcher for `c` (kube-connection.ts). */
+  private async connect(c: RequestCredentials): Promise<Generation> {
+    const g = await connect(
+      this.config,
+      this.options,
+      c.tls,
+      c.allowH2,
+      ++this.generations,
+      (old) => {
+        if (this.current !== old) return;
+        this.current = undefined;
+        retire(old);
+      },
+    );
+    this.current = g;
+    return g;
+  }
+}
+
+function usable(g: Generation): boolean {
+  return !g.dispatcher.closed && !g.dispatcher.destroyed;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  }
+  return a === b;
 }

@@ -1,4 +1,4 @@
-// undici's Pool, which the Kubernetes transport (kube-transport.ts) imports by file
+// undici's Pool, which the Kubernetes connection (kube-connection.ts) imports by file
 // rather than through undici's index: the index loads fetch, WebSocket, caches and
 // mocks as well (~12 MiB more at start). Typed by undici's own declaration.
 declare module "undici/lib/dispatcher/pool.js" {
