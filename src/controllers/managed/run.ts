@@ -1,9 +1,10 @@
 /**
  * One reconcile of a managed object: the object as last written, its loop annotations
  * read once into one typed value (`state`, read again only after this reconcile writes
- * them), the facts they and the previous status show, and the context. The loop holds
- * the whole reconcile context; the kind's client sees only `run.call`, and is connected
- * to the object's account at its first use ({@link connector}).
+ * them), the facts they and the previous status show, its references as the reference
+ * step resolved them, and the context. The loop holds the whole reconcile context; the
+ * kind's client sees only `run.call`, and is connected to the object's account at its
+ * first use ({@link connector}).
  */
 import type { CacheReader } from "../../runtime/cache.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
