@@ -2,8 +2,9 @@
  * What the emulator keeps in memory per resource. Records hold times as epoch ms and
  * numbers as numbers; views.ts turns them into the wire shapes the spec describes.
  */
-import type { NasProduct, TrainingProduct } from "../service/schemas/products.js";
+import type { NasProduct } from "../service/schemas/nas.js";
 import type { StorageConfigItem } from "../service/schemas/storage-config.js";
+import type { TrainingProduct } from "../service/schemas/training.js";
 
 /** An open port of a pod. */
 export interface PortRecord {

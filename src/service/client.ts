@@ -23,9 +23,13 @@ import { TemplateOperations } from "./kinds/trainingtemplate.js";
 import type { OperationAvailability, OperationVerdict } from "./operation-availability.js";
 import type { OperationArgs, OperationCaller, OperationState } from "./operation-caller.js";
 import type { CciListQuery, SaveCciImageRequest } from "./schemas/cci.js";
-import type { NasListQuery, ScaleNasRequest, SubscribeNasRequest } from "./schemas/nas.js";
+import type {
+  NasAvailabilityQuery,
+  NasListQuery,
+  ScaleNasRequest,
+  SubscribeNasRequest,
+} from "./schemas/nas.js";
 import type { OpenPodPortRequest } from "./schemas/pods.js";
-import type { NasAvailabilityQuery } from "./schemas/products.js";
 import type { TemplateListQuery, TrainingTemplateInput } from "./schemas/template.js";
 import type { CreateTrainingTaskRequest, TrainingTaskListQuery } from "./schemas/training.js";
 

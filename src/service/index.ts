@@ -103,6 +103,7 @@ export type {
   StorageStateClass,
 } from "./schemas/file-systems.js";
 export { storageStateClass } from "./schemas/file-systems.js";
+export type { NasAvailabilityQuery, NasProduct } from "./schemas/nas.js";
 export {
   NAS_STATUSES,
   type NasInstance,
@@ -124,7 +125,6 @@ export {
   SERVICE_ID_RULE,
   toRfc3339,
 } from "./schemas/primitives.js";
-export type { NasAvailabilityQuery, NasProduct, TrainingProduct } from "./schemas/products.js";
 export type { StorageConfigItem, TaskResource } from "./schemas/storage-config.js";
 export {
   SUBSCRIPTION_STATES,
@@ -139,6 +139,7 @@ export type {
 } from "./schemas/template.js";
 export type {
   CreateTrainingTaskRequest,
+  TrainingProduct,
   TrainingTask,
   TrainingTaskListQuery,
 } from "./schemas/training.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkNasCapacity } from "./nas-capacity.js";
-import type { NasProduct } from "./schemas/products.js";
+import type { NasProduct } from "./schemas/nas.js";
 
 const product = (p: Partial<NasProduct>): NasProduct => ({ name: "n", productCode: "nas.x", ...p });
 

@@ -3,7 +3,7 @@
  * fields and Limits), checked before a subscription or a scale is sent. The emulator
  * reads the spec on its own (src/emulator/kinds/nasvolume.capacity.ts).
  */
-import type { NasProduct } from "./schemas/products.js";
+import type { NasProduct } from "./schemas/nas.js";
 
 /** The verdict of `checkNasCapacity`. */
 export type NasCapacityVerdict = { ok: true } | { ok: false; reason: string };

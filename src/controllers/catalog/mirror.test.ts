@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../runtime/resource.js";
-import type { TrainingProduct } from "../../service/schemas/products.js";
+import type { TrainingProduct } from "../../service/schemas/training.js";
 import {
   type DesiredProduct,
   mergePatch,

@@ -10,7 +10,8 @@ import type { NasProductSpec } from "../../crds/nasproduct.js";
 import { capFreeText, capValue, REMOTE_VALUE_CHARS } from "../../crds/status-bounds.js";
 import type { TrainingProductSpec } from "../../crds/trainingproduct.js";
 import type { KubeObject } from "../../runtime/resource.js";
-import type { NasProduct, TrainingProduct } from "../../service/schemas/products.js";
+import type { NasProduct } from "../../service/schemas/nas.js";
+import type { TrainingProduct } from "../../service/schemas/training.js";
 import { connectionLabelValue, gpuModelOf, labelValue, productObjectName } from "./naming.js";
 
 /** One catalog object as the mirror wants it: its name, its labels, its spec. */

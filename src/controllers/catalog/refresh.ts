@@ -4,7 +4,8 @@
  * requests handled, the product codes objects were refused for) and the pure decision
  * {@link refreshDue}.
  */
-import type { NasProduct, TrainingProduct } from "../../service/schemas/products.js";
+import type { NasProduct } from "../../service/schemas/nas.js";
+import type { TrainingProduct } from "../../service/schemas/training.js";
 
 /** The shortest time between two reads caused by objects refused for an unknown code (default). */
 export const REFUSAL_REFRESH_GAP_MS = 30_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { NasProduct } from "../../service/schemas/products.js";
+import type { NasProduct } from "../../service/schemas/nas.js";
 import {
   decideSync,
   nasPhase,

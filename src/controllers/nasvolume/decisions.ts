@@ -15,8 +15,7 @@ import {
 } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import { checkNasCapacity } from "../../service/nas-capacity.js";
-import type { NasInstance } from "../../service/schemas/nas.js";
-import type { NasProduct } from "../../service/schemas/products.js";
+import type { NasInstance, NasProduct } from "../../service/schemas/nas.js";
 import { closestCodes, closestCodesText } from "../catalog/closest-codes.js";
 import type { PreflightRefusal, ReadyState } from "../managed/call.js";
 

@@ -8,11 +8,11 @@
  */
 import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import {
+  nasAvailabilityBodySchema,
   scaleNasBodySchema,
   subscribeNasBodySchema,
   updateNasMountPathBodySchema,
 } from "../../service/schemas/nas.js";
-import { nasAvailabilityBodySchema } from "../../service/schemas/products.js";
 import { AIDC_CODES, EMULATOR_TENANT } from "../fixtures.js";
 import {
   badRequest,

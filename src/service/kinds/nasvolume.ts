@@ -13,9 +13,14 @@ import type { OperationsContext } from "../operation-caller.js";
 import type { ListedIds, PageWalkEnd } from "../pagination.js";
 import { emptyData, listOf, type Page } from "../schemas/envelope.js";
 import {
+  type NasAvailabilityQuery,
   type NasInstance,
   type NasListQuery,
+  type NasProduct,
+  nasAvailabilityBodySchema,
+  nasAvailabilitySchema,
   nasInstanceSchema,
+  nasProductSchema,
   type ScaleNasRequest,
   type SubscribeNasRequest,
   scaleNasBodySchema,
@@ -23,13 +28,6 @@ import {
   toSubscribeNasBody,
   updateNasMountPathBodySchema,
 } from "../schemas/nas.js";
-import {
-  type NasAvailabilityQuery,
-  type NasProduct,
-  nasAvailabilityBodySchema,
-  nasAvailabilitySchema,
-  nasProductSchema,
-} from "../schemas/products.js";
 import { type SubscriptionResult, subscriptionKeySchema } from "../schemas/subscription.js";
 
 /** The NAS operations of the endpoint table; the delete is off until a path is configured. */

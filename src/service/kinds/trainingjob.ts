@@ -27,15 +27,16 @@ import {
   type TrainingPod,
   trainingPodSchema,
 } from "../schemas/pods.js";
-import { type TrainingProduct, trainingProductSchema } from "../schemas/products.js";
 import { type SubscriptionResult, subscriptionKeySchema } from "../schemas/subscription.js";
 import {
   type CreateTrainingTaskRequest,
   createTrainingTaskBodySchema,
   saveAsTemplateBodySchema,
+  type TrainingProduct,
   type TrainingTask,
   type TrainingTaskListQuery,
   toCreateTrainingTaskBody,
+  trainingProductSchema,
   trainingTaskSchema,
   updateTaskDescBodySchema,
 } from "../schemas/training.js";

@@ -1,6 +1,7 @@
 /**
- * NAS storage: the instance record (also the item of a task's storages), and the
- * subscribe, scale and mount-path request bodies. Request body schemas describe the
+ * NAS storage: the instance record (also the item of a task's storages), the
+ * subscribe, scale and mount-path request bodies, and the NAS products of the catalog
+ * and their availability check. Request body schemas describe the
  * wire as the spec states it; the client validates what it sends with them and the
  * emulator validates what it receives with them.
  */
@@ -136,3 +137,49 @@ export interface NasListQuery {
   status?: string;
   aidcId?: number;
 }
+
+/** A NAS storage product. */
+export const nasProductSchema = z.object({
+  name: z.preprocess((v) => (v === null ? undefined : v), z.string()),
+  aidcId: optionalInt,
+  productCode: optionalString,
+  resourceTypeCode: optionalString,
+  resourceSpecParamCode: optionalString,
+  /** Default capacity (GB, as text). */
+  paramValue: optionalString,
+  paramUnit: optionalInt,
+  /** Lower capacity bound in GB; absent means none. */
+  paramValueMin: optionalInt,
+  /** Upper capacity bound in GB; absent means none. */
+  paramValueMax: optionalInt,
+  price: optionalString,
+  priceUnit: optionalInt,
+  currencyUnitOfMeasure: optionalInt,
+  currencyUnitPriceFormula: optionalString,
+});
+
+/** A NAS storage product. */
+export type NasProduct = z.infer<typeof nasProductSchema>;
+
+/**
+ * Body of POST /v1/product/nas-storage-available: aidcId or aidcCode, and the spec code
+ * (the capacity rule of a NAS product: ../nas-capacity.ts).
+ */
+export const nasAvailabilityBodySchema = z
+  .object({
+    aidcCode: z.string().min(1).optional(),
+    aidcId: z.int().optional(),
+    resourceSpecCode: z.string().min(1),
+  })
+  .refine((b) => b.aidcCode !== undefined || b.aidcId !== undefined, {
+    message: "one of aidcId or aidcCode identifies the compute center",
+  });
+
+/** Which NAS product to check: the compute center by id or code, and the product's code. */
+export type NasAvailabilityQuery = z.infer<typeof nasAvailabilityBodySchema>;
+
+/** The availability answer: a boolean, also read from "true"/"false". */
+export const nasAvailabilitySchema = z.preprocess(
+  (v) => (v === "true" ? true : v === "false" ? false : v),
+  z.boolean(),
+);

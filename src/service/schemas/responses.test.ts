@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { cciInstanceSchema, saveCciImageResultSchema } from "./cci.js";
 import { pageOf } from "./envelope.js";
-import { nasInstanceSchema } from "./nas.js";
+import { nasInstanceSchema, nasProductSchema } from "./nas.js";
 import { podOpenPortsSchema, trainingPodSchema } from "./pods.js";
-import { nasProductSchema } from "./products.js";
 import { trainingTaskSchema } from "./training.js";
 
 describe("parsing the service's resources", () => {

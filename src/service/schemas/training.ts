@@ -1,6 +1,7 @@
 /**
  * Training tasks: the task record (detail and list item), the create request in its
- * caller form and on the wire, and the small bodies of the task operations.
+ * caller form and on the wire, the small bodies of the task operations, and the
+ * training resource specifications of the catalog.
  *
  * The wire field is `trainingFramwork` (sic); callers and parsed results use
  * `trainingFramework`. Responses are read with either spelling.
@@ -206,3 +207,24 @@ export interface TrainingTaskListQuery {
   status?: string;
   aidcId?: number;
 }
+
+/** A training resource specification; `productCode` is what a task create uses. */
+export const trainingProductSchema = z.object({
+  name: z.preprocess((v) => (v === null ? undefined : v), z.string()),
+  aidcId: optionalInt,
+  productCode: optionalString,
+  cpuCores: optionalString,
+  memoryGB: optionalString,
+  /** A dash or absent when there is no GPU. */
+  gpuName: optionalString,
+  gpuCount: optionalString,
+  diskGB: optionalString,
+  price: optionalString,
+  priceUnit: optionalInt,
+  /** Available units. */
+  remainingCount: optionalInt,
+  ext: optionalStringMap,
+});
+
+/** A training resource specification. */
+export type TrainingProduct = z.infer<typeof trainingProductSchema>;
