@@ -20,7 +20,7 @@ import { z } from "zod";
 import { assumed, type EndpointDeclarations } from "../endpoint-definition.js";
 import type { OperationCaller } from "../operation-caller.js";
 import { type PageWalkEnd, paginate } from "../pagination.js";
-import { type Page, pageOf } from "../schemas/envelope.js";
+import { type Page, pageOf } from "../schemas/data.js";
 
 /** The ${n.words} operations, by the names the operator configuration uses. */
 export const endpoints = {

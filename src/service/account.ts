@@ -37,7 +37,7 @@ import type {
   OperationCaller,
   OperationsContext,
 } from "./operation-caller.js";
-import { type Page, pageOf } from "./schemas/envelope.js";
+import { type Page, pageOf } from "./schemas/data.js";
 import { describeIssues } from "./schemas/primitives.js";
 import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/subscription.js";
 import { priorityOf, ServiceTransport } from "./transport.js";

@@ -7,7 +7,7 @@ import { SERVICE_ID_PATTERN as CRD_SERVICE_ID_PATTERN } from "../crds/fields.js"
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
 import type { ServiceClient } from "./client.js";
 import { type ServiceError, ServiceInvalidIdError } from "./errors.js";
-import { pageOf } from "./schemas/envelope.js";
+import { pageOf } from "./schemas/data.js";
 import { nasInstanceSchema } from "./schemas/nas.js";
 import { trainingPodSchema } from "./schemas/pods.js";
 import { isServiceId, SERVICE_ID_PATTERN } from "./schemas/primitives.js";

@@ -77,6 +77,7 @@ export type {
   SaveCciImageResult,
 } from "./schemas/cci.js";
 export { CCI_STATUSES } from "./schemas/cci.js";
+export type { Page } from "./schemas/data.js";
 export {
   CREATE_TYPES,
   type CreateType,
@@ -92,7 +93,6 @@ export {
   type TrainingFramework,
   type TrainingType,
 } from "./schemas/enums.js";
-export type { Page } from "./schemas/envelope.js";
 export type {
   CreatedObject,
   CreateFileSystemMountRequest,

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { type ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
 import type { KindListStore, OperationArgs, OperationCaller } from "./operation-caller.js";
 import { type ListedIds, type PageWalkEnd, paginate } from "./pagination.js";
-import type { Page } from "./schemas/envelope.js";
+import type { Page } from "./schemas/data.js";
 
 /** The query every list takes: the page, and filters of its own. */
 export interface PageQuery {

@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import type { ListSnapshot } from "./list-snapshot.js";
-import type { Page } from "./schemas/envelope.js";
+import type { Page } from "./schemas/data.js";
 import type { SubscriptionResult } from "./schemas/subscription.js";
 
 /** The parts of a request that vary per call. */

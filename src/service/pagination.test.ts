@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { listRecords, paginate } from "./pagination.js";
-import type { Page } from "./schemas/envelope.js";
+import type { Page } from "./schemas/data.js";
 
 function pagesOf(rows: number[], pageSizeCap = Number.POSITIVE_INFINITY, withTotal = true) {
   const asked: number[] = [];

@@ -9,7 +9,7 @@
  * page when one is inserted before it; the walk yields each identity once, so a lookup
  * never sees the same resource twice.
  */
-import type { Page } from "./schemas/envelope.js";
+import type { Page } from "./schemas/data.js";
 
 /** Page size the iterators ask for. The spec shows no default or maximum. */
 export const DEFAULT_ITERATION_PAGE_SIZE = 50;

@@ -1,10 +1,10 @@
 /**
- * Interpreting an HTTP answer of the service: the envelope decides (status 200 is the
- * only success, even on HTTP 200), the HTTP status decides when there is no envelope,
- * and the payload is validated against the operation's schema. Pure, so every mapping
- * is tested without a server.
+ * Interpreting an HTTP answer of the service: the envelope `{status, message, data}`
+ * decides (status 200 is the only success, even on HTTP 200), the HTTP status decides
+ * when there is no envelope, and the payload is validated against the operation's
+ * schema. Pure, so every mapping is tested without a server.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import {
   endpointConfigKey,
   ServiceAuthError,
@@ -15,8 +15,17 @@ import {
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
-import { ENVELOPE_OK, envelopeSchema } from "./schemas/envelope.js";
-import { describeIssues } from "./schemas/primitives.js";
+import { describeIssues, optionalString } from "./schemas/primitives.js";
+
+/** Envelope status meaning success (for asynchronous operations: accepted). */
+const ENVELOPE_OK = 200;
+
+/** The envelope; `status` may arrive as a numeric string. */
+const envelopeSchema = z.object({
+  status: z.preprocess((v) => (typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v), z.int()),
+  message: optionalString,
+  data: z.unknown(),
+});
 
 /** What came back over HTTP. */
 export interface RawResponse {

@@ -23,7 +23,7 @@ import {
   detachVolumeBodySchema,
   type VolumeListQuery,
 } from "../schemas/block-volumes.js";
-import { type Page, pageOf } from "../schemas/envelope.js";
+import { type Page, pageOf } from "../schemas/data.js";
 
 /** The block volume operations of the endpoint table. */
 export const endpoints = {

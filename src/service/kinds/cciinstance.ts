@@ -18,7 +18,7 @@ import {
   saveCciImageBodySchema,
   saveCciImageResultSchema,
 } from "../schemas/cci.js";
-import { type Page, pageOf } from "../schemas/envelope.js";
+import { type Page, pageOf } from "../schemas/data.js";
 
 /** The CCI operations of the endpoint table. */
 export const endpoints = {

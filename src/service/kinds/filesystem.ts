@@ -11,7 +11,7 @@ import { clientTokenInDescription } from "../client-token.js";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import type { OperationCaller } from "../operation-caller.js";
 import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
-import { type Page, pageOf } from "../schemas/envelope.js";
+import { type Page, pageOf } from "../schemas/data.js";
 import {
   type CreatedObject,
   type CreateFileSystemMountRequest,

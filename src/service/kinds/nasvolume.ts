@@ -11,7 +11,7 @@ import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
 import type { ListedIds, PageWalkEnd } from "../pagination.js";
-import { emptyData, listOf, type Page } from "../schemas/envelope.js";
+import { emptyData, listOf, type Page } from "../schemas/data.js";
 import {
   type NasAvailabilityQuery,
   type NasInstance,

@@ -10,7 +10,7 @@ import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
 import type { PageWalkEnd } from "../pagination.js";
-import { emptyData, type Page } from "../schemas/envelope.js";
+import { emptyData, type Page } from "../schemas/data.js";
 import {
   type TemplateListQuery,
   type TrainingTemplate,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cciInstanceSchema, saveCciImageResultSchema } from "./cci.js";
-import { pageOf } from "./envelope.js";
+import { pageOf } from "./data.js";
 import { nasInstanceSchema, nasProductSchema } from "./nas.js";
 import { podOpenPortsSchema, trainingPodSchema } from "./pods.js";
 import { trainingTaskSchema } from "./training.js";

@@ -1,22 +1,10 @@
 /**
- * The common response envelope `{status, message, data}` and the paged list shape
- * `{records, pageNo, pageSize, totalRows}` (as the CCI list documents it).
+ * The shapes of an envelope's `data` that operations share: the paged list
+ * `{records, pageNo, pageSize, totalRows}` (as the CCI list documents it), a plain
+ * list, and data that is not read. The envelope itself is read in ../response.ts.
  */
 import { z } from "zod";
-import { optionalInt, optionalString } from "./primitives.js";
-
-/** Envelope status meaning success (for asynchronous operations: accepted). */
-export const ENVELOPE_OK = 200;
-
-/** The envelope; `status` may arrive as a numeric string. */
-export const envelopeSchema = z.object({
-  status: z.preprocess((v) => (typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v), z.int()),
-  message: optionalString,
-  data: z.unknown(),
-});
-
-/** A parsed envelope. */
-export type Envelope = z.infer<typeof envelopeSchema>;
+import { optionalInt } from "./primitives.js";
 
 /** A page of a paged list. */
 export interface Page<T> {
