@@ -50,7 +50,7 @@ describe("loadKubeConfig", () => {
     expect(String(opts.cert)).toBe("CERT");
     expect(String(opts.key)).toBe("KEY");
     expect(opts.headers?.Authorization).toBeUndefined();
-    expect(config.staticCredentials).toBe(true);
+    expect(config.credentialsMaxAgeMs).toBe(Number.POSITIVE_INFINITY);
   });
 
   it("reads files relative to the kubeconfig, a token, and insecure-skip-tls-verify", async () => {
@@ -69,8 +69,8 @@ describe("loadKubeConfig", () => {
     expect(String(opts.ca)).toBe("FILE-CA");
     expect(opts.rejectUnauthorized).toBe(false);
     expect(opts.headers?.Authorization).toBe("Bearer t0ken");
-    // A CA file can be rotated: read per request (once a minute), not once.
-    expect(config.staticCredentials).toBe(false);
+    // A CA file can be rotated: read again once a minute.
+    expect(config.credentialsMaxAgeMs).toBe(60_000);
   });
 
   it("takes $KUBECONFIG, then the pod's service account before ~/.kube/config", async () => {
@@ -104,7 +104,7 @@ describe("loadKubeConfig", () => {
     expect(config.proxyEnv).toEqual({ HTTPS_PROXY: "x" });
     expect((await optionsOf(config)).headers?.Authorization).toBe("Bearer from-file");
     expect(config.invalidateCredentials?.()).toBe(true);
-    expect(config.staticCredentials).toBe(false);
+    expect(config.credentialsMaxAgeMs).toBe(60_000);
   });
 
   it("keeps the last token when its file cannot be read again, and says so once without it", async () => {

@@ -44,8 +44,8 @@ class LeanKubeConfig implements KubeConfigLike {
   private warned = false;
   private readonly tlsFiles = new Map<string, { data: Buffer; at: number }>();
   private readonly plugin: ExecCredentialPlugin | undefined;
-  /** No file read and no plugin run: inline data, a static token, a password. */
-  readonly staticCredentials: boolean;
+  /** Infinity for inline data, the files' TTL when a file is read, undefined for an exec plugin. */
+  readonly credentialsMaxAgeMs: number | undefined;
 
   constructor(
     private readonly access: LeanAccess,
@@ -54,8 +54,13 @@ class LeanKubeConfig implements KubeConfigLike {
   ) {
     const exec = access.exec;
     this.plugin = exec ? new ExecCredentialPlugin(exec.config, exec.cluster, log) : undefined;
-    const read = [access.ca, access.cert, access.key].some((m) => m?.file && !m.data);
-    this.staticCredentials = !read && !access.tokenFile && !(this.plugin && !access.token);
+    const files = [access.ca, access.cert, access.key].some((m) => m?.file && !m.data);
+    this.credentialsMaxAgeMs =
+      this.plugin && !access.token && !access.tokenFile
+        ? undefined
+        : files || access.tokenFile
+          ? Math.min(TOKEN_FILE_TTL_MS, TLS_FILE_TTL_MS)
+          : Number.POSITIVE_INFINITY;
   }
 
   getCurrentCluster(): { server: string; proxyUrl?: string } {

@@ -2,7 +2,7 @@
  * What the transport needs of a kubeconfig: the current cluster's server (and proxy),
  * the TLS options and headers of a request, and a way to drop cached credentials when
  * the server refused them (401). client-node's `KubeConfig` has the first two; the
- * lean loader's (kube-config.ts) all three, and says when its credentials cannot change.
+ * lean loader's (kube-config.ts) all three, and how long its credentials hold.
  */
 export interface KubeConfigLike {
   getCurrentCluster(): { server: string; proxyUrl?: string | undefined } | null;
@@ -13,10 +13,12 @@ export interface KubeConfigLike {
   /** The environment HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read from (default `process.env`). */
   readonly proxyEnv?: NodeJS.ProcessEnv;
   /**
-   * True when `applyToHTTPSOptions` fills the same every time (inline data only: no
-   * file, no exec plugin), so that a request's credentials are read once.
+   * How long credentials `applyToHTTPSOptions` filled may be used for further requests
+   * (ms; until `invalidateCredentials`): Infinity when they cannot change (inline data),
+   * the files' re-read interval when they come from files. Undefined: filled for every
+   * request (client-node's `KubeConfig`; an exec plugin, whose answer expires).
    */
-  readonly staticCredentials?: boolean;
+  readonly credentialsMaxAgeMs?: number;
 }
 
 /** A request's TLS options and headers, from a kubeconfig's credentials. */

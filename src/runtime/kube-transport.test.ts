@@ -5,7 +5,7 @@ import https from "node:https";
 import { connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { TcpProxy } from "../../test/support/tcp-proxy.js";
 import { generateCerts } from "../controlplane/certs.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
@@ -282,21 +282,42 @@ describe("KubeTransport", () => {
     expect(sessions).toBe(2);
   });
 
-  it("reads credentials per request, or once when the config says they cannot change", async () => {
+  it("reads credentials per request, or again only once the config's max age passed or after a 401", async () => {
     const port = await listen(http2.createSecureServer({ key, cert }, echo([]) as never));
-    const reads = { static: 0, changing: 0 };
-    for (const kind of ["static", "changing"] as const) {
-      const t = transport({
-        getCurrentCluster: () => ({ server: `https://127.0.0.1:${port}` }),
-        applyToHTTPSOptions: async (o: object) => {
-          reads[kind]++;
-          Object.assign(o, { ca, headers: { Authorization: "Bearer t0ken" } });
-        },
-        staticCredentials: kind === "static",
-      });
-      for (let i = 0; i < 3; i++) expect((await t.request("GET", "/api")).status).toBe(200);
+    const reads = { perRequest: 0, inline: 0, files: 0 };
+    const maxAges = { perRequest: undefined, inline: Number.POSITIVE_INFINITY, files: 60_000 };
+    const transports = Object.fromEntries(
+      (["perRequest", "inline", "files"] as const).map((kind) => [
+        kind,
+        transport({
+          getCurrentCluster: () => ({ server: `https://127.0.0.1:${port}` }),
+          applyToHTTPSOptions: async (o: object) => {
+            reads[kind]++;
+            Object.assign(o, { ca, headers: { Authorization: "Bearer t0ken" } });
+          },
+          ...(maxAges[kind] === undefined ? {} : { credentialsMaxAgeMs: maxAges[kind] }),
+        }),
+      ]),
+    );
+    const threeEach = async () => {
+      for (const t of Object.values(transports)) {
+        for (let i = 0; i < 3; i++) expect((await t.request("GET", "/api")).status).toBe(200);
+      }
+    };
+    await threeEach();
+    expect(reads).toEqual({ perRequest: 3, inline: 1, files: 1 });
+    // Only Date is faked: the sockets' timers run as usual.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 60_000);
+      await threeEach();
+    } finally {
+      vi.useRealTimers();
     }
-    expect(reads).toEqual({ static: 1, changing: 3 });
+    expect(reads).toEqual({ perRequest: 6, inline: 1, files: 2 });
+    for (const t of Object.values(transports)) t.refreshCredentials();
+    await threeEach();
+    expect(reads).toEqual({ perRequest: 9, inline: 2, files: 3 });
   });
 
   describe("through an HTTP CONNECT proxy", () => {

@@ -7,10 +7,11 @@
  * silent watch ran on. A watch's body is read as lines.
  *
  * Credentials come from a {@link KubeConfigLike}: client-node's `KubeConfig` (any auth
- * it supports) or the operator's lean loader (kube-config.ts). They are filled per
- * request, unless the config says they cannot change (`staticCredentials`: inline
- * data only), then once. Bearer tokens are headers; new TLS material (a rotated client
- * certificate or CA) makes a new dispatcher, the old one closes once its requests end.
+ * it supports) or the operator's lean loader (kube-config.ts): filled per request, or
+ * reused as long as the config says they hold (`credentialsMaxAgeMs`: for ever for
+ * inline data, a minute for files) and read anew after a 401. Bearer tokens are
+ * headers; new TLS material (a rotated client certificate or CA) makes a new
+ * dispatcher, the old one closes once its requests end.
  * A header of several values (Impersonate-Group) needs HTTP/1.1 (kube-credentials.ts).
  */
 import { StringDecoder } from "node:string_decoder";
@@ -58,8 +59,8 @@ export class KubeTransport {
   private generations = 0;
   /** Reads a request's TLS options and headers from the config (its credentials). */
   private readonly credentials: () => Promise<RequestCredentials>;
-  /** The credentials of a config whose credentials cannot change, once read. */
-  private fixed: RequestCredentials | undefined;
+  /** The last credentials read and when, while the config says they hold. */
+  private filled: { c: RequestCredentials; at: number } | undefined;
   /** The dispatcher being made, if any. */
   private connecting: Promise<Generation> | undefined;
   private readonly requestTimeoutMs: number;
@@ -99,6 +100,7 @@ export class KubeTransport {
    * plugin run again); false when the kubeconfig has none that could have changed.
    */
   refreshCredentials(): boolean {
+    this.filled = undefined;
     return invalidateCredentials(this.config);
   }
 
@@ -236,8 +238,7 @@ export class KubeTransport {
   }
   /** The current dispatcher for the request's TLS options (a new one when they changed), and its headers. */
   private async prepare(): Promise<{ g: Generation; headers: Record<string, string | string[]> }> {
-    const c = this.fixed ?? (await this.credentials());
-    if (this.config.staticCredentials) this.fixed = c;
+    const c = await this.currentCredentials();
     let g = this.current;
     if (g && !usable(g)) g = undefined;
     if (g && g.tls !== c.tls && !TLS_FIELDS.every((f) => sameValue(g?.tls[f], c.tls[f]))) {
@@ -253,6 +254,16 @@ export class KubeTransport {
       g = await this.connecting;
     }
     return { g, headers: { ...c.headers } };
+  }
+
+  /** The credentials of a request now: the last ones read while they hold, else read anew. */
+  private async currentCredentials(): Promise<RequestCredentials> {
+    const maxAge = this.config.credentialsMaxAgeMs;
+    const now = Date.now();
+    if (this.filled && maxAge !== undefined && now - this.filled.at < maxAge) return this.filled.c;
+    const c = await this.credentials();
+    if (maxAge !== undefined) this.filled = { c, at: now };
+    return c;
   }
 
   /** A new current dispatcher for `c` (kube-connection.ts). */
