@@ -61,6 +61,8 @@ export class KubeTransport {
   private readonly credentials: () => Promise<RequestCredentials>;
   /** The last credentials read and when, while the config says they hold. */
   private filled: { c: RequestCredentials; at: number } | undefined;
+  /** Counts {@link refreshCredentials} calls: a read begun before one is not kept. */
+  private refreshes = 0;
   /** The dispatcher being made, if any. */
   private connecting: Promise<Generation> | undefined;
   private readonly requestTimeoutMs: number;
@@ -101,6 +103,7 @@ export class KubeTransport {
    */
   refreshCredentials(): boolean {
     this.filled = undefined;
+    this.refreshes++;
     return invalidateCredentials(this.config);
   }
 
@@ -236,11 +239,12 @@ export class KubeTransport {
       );
     });
   }
+
   /** The current dispatcher for the request's TLS options (a new one when they changed), and its headers. */
   private async prepare(): Promise<{ g: Generation; headers: Record<string, string | string[]> }> {
     const c = await this.currentCredentials();
     let g = this.current;
-    if (g && !usable(g)) g = undefined;
+    if (g && (g.dispatcher.closed || g.dispatcher.destroyed)) g = undefined;
     if (g && g.tls !== c.tls && !TLS_FIELDS.every((f) => sameValue(g?.tls[f], c.tls[f]))) {
       // New TLS material: the old dispatcher finishes its requests and closes.
       void g.dispatcher.close();
@@ -261,8 +265,9 @@ export class KubeTransport {
     const maxAge = this.config.credentialsMaxAgeMs;
     const now = Date.now();
     if (this.filled && maxAge !== undefined && now - this.filled.at < maxAge) return this.filled.c;
+    const refreshes = this.refreshes;
     const c = await this.credentials();
-    if (maxAge !== undefined) this.filled = { c, at: now };
+    if (maxAge !== undefined && refreshes === this.refreshes) this.filled = { c, at: now };
     return c;
   }
 
@@ -283,10 +288,6 @@ export class KubeTransport {
     this.current = g;
     return g;
   }
-}
-
-function usable(g: Generation): boolean {
-  return !g.dispatcher.closed && !g.dispatcher.destroyed;
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
