@@ -23,6 +23,7 @@ import {
 import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons.js";
 import {
+  exportStatusShape,
   externalIdStatus,
   kindStatus,
   managedStatusShape,
@@ -173,6 +174,7 @@ export const BlockVolumeStatus = kindStatus("the volume", {
   description: optionalString(
     "Description of the volume in the service (without the operator's token and owner marks).",
   ),
+  ...exportStatusShape,
 });
 /** Observed state of a BlockVolume. */
 export type BlockVolumeStatus = z.infer<typeof BlockVolumeStatus>;

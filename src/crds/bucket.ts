@@ -19,7 +19,7 @@ import {
 import { connectionFields, deletionPolicy, exportTo, managementPolicies } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons/own.js";
-import { kindStatus, managedStatusShape } from "./status-fields.js";
+import { exportStatusShape, kindStatus, managedStatusShape } from "./status-fields.js";
 
 /** The Bucket spec fields that may not change freely (see mutability.ts). */
 export const BUCKET_MUTABILITY: readonly FieldRule[] = [
@@ -181,9 +181,10 @@ export const BucketStatus = kindStatus("the bucket", {
     "Features the object storage answers NotImplemented for.",
   ).optional(),
   lastApplied: bucketAppliedSchema.optional(),
+  ...exportStatusShape,
   exportedSecretName: described(
     z.string(),
-    "Secret the S3 key pair is exported to (spec.exportTo.secretName, while allowed); when that name changes, the operator deletes the Secret it wrote under this one.",
+    "Secret of spec.exportTo.secretName as last reconciled while the operator's objectStorage.exportCredentials is on (the S3 key pair is written there while the connection allows it); when that name changes or is removed, the operator deletes the Secret it wrote under this one (never one it does not own) before recording the new name.",
   ).optional(),
 });
 /** Observed state of a Bucket. */

@@ -34,6 +34,7 @@ export {
 } from "./filesystem-mounts.js";
 
 import {
+  exportStatusShape,
   externalIdStatus,
   kindStatus,
   managedStatusShape,
@@ -199,6 +200,7 @@ export const FileSystemStatus = kindStatus("the file system", {
       description:
         "Mounts of the file system this object did not make (e.g. made in the console), the first 32: shown, never removed.",
     }),
+  ...exportStatusShape,
 });
 /** Observed state of a FileSystem. */
 export type FileSystemStatus = z.infer<typeof FileSystemStatus>;

@@ -24,6 +24,7 @@ import {
 import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons/own.js";
 import {
+  exportStatusShape,
   externalIdStatus,
   kindStatus,
   managedStatusShape,
@@ -210,6 +211,7 @@ export const NasVolumeStatus = kindStatus("the storage", {
     "True when this is the storage bound at the creation of an instance.",
   ).optional(),
   lastScale: nasScaleRecordSchema.optional(),
+  ...exportStatusShape,
 });
 /** Observed state of a NasVolume. */
 export type NasVolumeStatus = z.infer<typeof NasVolumeStatus>;

@@ -68,3 +68,14 @@ export const managedStatusShape = {
     "The value of the annotation aidc.io/reconcile-requested-at when the operator last handled it (a fresh read of the remote resource).",
   ),
 };
+
+/**
+ * The status field of a kind with spec.exportTo (spread at the end of its
+ * {@link kindStatus} shape): the ConfigMap name last reconciled, so that the ConfigMap
+ * written under it is deleted when the name changes, after a restart too.
+ */
+export const exportStatusShape = {
+  exportedConfigMapName: optionalString(
+    "ConfigMap of spec.exportTo.configMapName as last reconciled; when that name changes or is removed, the operator deletes the ConfigMap it wrote under this one (never one it does not own) before recording the new name.",
+  ),
+};

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { timestamp } from "./conditions.js";
 import { described } from "./definition.js";
 import {
+  exportStatusShape,
   externalIdStatus,
   kindStatus,
   managedStatusShape,
@@ -223,6 +224,7 @@ export const TrainingJobStatus = kindStatus("the task", {
     description:
       "Pods of the task with their containers, volumes and open ports. Absent until they are first read, a few seconds after the task's first look (PodsObserved=False PodsNotYetRead meanwhile); empty while the task has none.",
   }),
+  ...exportStatusShape,
 });
 /** Observed state of a TrainingJob. */
 export type TrainingJobStatus = z.infer<typeof TrainingJobStatus>;

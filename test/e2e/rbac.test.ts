@@ -282,9 +282,9 @@ describe("the chart's RBAC", () => {
   it("grants nothing beyond the declared rules", async () => {
     const denied: Access[] = [
       { verb: "list", group: "", resource: "pods", namespace: "" },
-      // ConfigMaps: get, create and patch for spec.exportTo, never list or delete.
+      // ConfigMaps: get, create, patch and delete for spec.exportTo, never list or update.
       { verb: "list", group: "", resource: "configmaps", namespace },
-      { verb: "delete", group: "", resource: "configmaps", namespace },
+      { verb: "update", group: "", resource: "configmaps", namespace },
       { verb: "list", group: "", resource: "nodes", namespace: "" },
       { verb: "create", group: "apps", resource: "deployments", namespace },
       {

@@ -4,7 +4,9 @@
  * details, owned by it, read by a Pod object's env, following a remote change, left
  * alone when someone else owns it, and deleted with its owner; a BlockVolume's following
  * its attachment, and a FileSystem's its mounts; one deleted or edited by hand written
- * again within 20 polls, and none written at idle.
+ * again within 20 polls, and none written at idle; on a renamed configMapName, the one
+ * written under the old name deleted (a CciInstance's too), never a user's ConfigMap of
+ * that name, after a restart too.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
@@ -37,12 +39,12 @@ type PodObject = KubeObject & {
 
 describe("spec.exportTo", () => {
   let op: TestOperator;
+  let restarted: TestOperator | undefined;
   let nas: ObjectsOf;
   let namespace = "";
 
-  beforeAll(async () => {
-    namespace = await createNamespace(adminKubeConfig(), "export-to");
-    op = await startTestOperator({
+  const start = (emulator?: TestOperator["emulator"]) =>
+    startTestOperator({
       controllers: [
         (deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 }),
         (deps) => blockVolumeController(deps, { visibilityGraceMs: 1_000 }),
@@ -51,7 +53,12 @@ describe("spec.exportTo", () => {
       ],
       namespaces: [namespace],
       emulatorOptions: { volumeTransitionMs: 200, fileStorageDelayMs: 200 },
+      ...(emulator ? { emulator } : {}),
     });
+
+  beforeAll(async () => {
+    namespace = await createNamespace(adminKubeConfig(), "export-to");
+    op = await start();
     nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
     const ccis = new ObjectsOf(op.kube, cciInstanceCrd, namespace);
     await ccis.create("alice", { instanceId: "cci-0001" });
@@ -59,10 +66,19 @@ describe("spec.exportTo", () => {
   }, 60_000);
 
   afterAll(async () => {
+    await restarted?.stop();
     await op?.stop();
   });
 
   const configMap = (name: string) => op.kube.get<ConfigMap>(CONFIG_MAPS, { namespace, name });
+  /** Creates the ConfigMap `name` as a user would, without an owner, its data `{ OWNER: owner }`. */
+  const userConfigMap = (name: string, owner: string) =>
+    op.kube.create<ConfigMap>(CONFIG_MAPS, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name, namespace },
+      data: { OWNER: owner },
+    });
   /** The values a container of `pod` gets from its configMapKeyRef env (no kubelet: resolved here). */
   const envOf = async (pod: PodObject): Promise<Record<string, string | undefined>> => {
     const out: Record<string, string | undefined> = {};
@@ -134,12 +150,7 @@ describe("spec.exportTo", () => {
   }, 90_000);
 
   it("leaves a ConfigMap it does not own untouched and says so in a Warning event", async () => {
-    await op.kube.create<ConfigMap>(CONFIG_MAPS, {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "taken", namespace },
-      data: { OWNER: "someone else" },
-    });
+    await userConfigMap("taken", "someone else");
     await nas.create("second", {
       productCode: "nas.capacity.standard",
       exportTo: { configMapName: "taken" },
@@ -249,4 +260,71 @@ describe("spec.exportTo", () => {
     );
     await exported("team-files", before[1]?.data ?? {});
   }, 60_000);
+  it("on a renamed configMapName, deletes the ConfigMap it wrote under the old name, never a user's, after a restart too", async () => {
+    const gone = (name: string) =>
+      eventually(async () => ((await configMap(name)) ? undefined : true), 30_000);
+    const recorded = (name: string) =>
+      nas.waitFor(
+        "moving",
+        (o) =>
+          (o.status as { exportedConfigMapName?: string } | undefined)?.exportedConfigMapName ===
+          name,
+        30_000,
+      );
+    await userConfigMap("users-own", "a user");
+    await nas.create("moving", {
+      productCode: "nas.capacity.standard",
+      exportTo: { configMapName: "moving-1" },
+    });
+    const ready = await nas.waitForCondition("moving", "Ready", "True");
+    const storageId = (ready.status as { storageId?: string }).storageId;
+    const written = await eventually(async () => {
+      const c = await configMap("moving-1");
+      return c?.data?.STORAGE_ID === storageId ? c : undefined;
+    }, 30_000);
+    await recorded("moving-1");
+    // Onto the user's ConfigMap's name: the old one goes, the user's is not written.
+    await nas.patchSpec("moving", { exportTo: { configMapName: "users-own" } });
+    await gone("moving-1");
+    await recorded("users-own");
+    // And on to a free name: the user's ConfigMap, now of the old name, stays as it was.
+    await nas.patchSpec("moving", { exportTo: { configMapName: "moving-2" } });
+    const moved = await exported("moving-2", written.data ?? {});
+    expect(moved.metadata?.ownerReferences?.[0]).toMatchObject({
+      uid: ready.metadata?.uid,
+      controller: true,
+    });
+    await recorded("moving-2");
+    expect((await configMap("users-own"))?.data).toEqual({ OWNER: "a user" });
+    expect((await configMap("users-own"))?.metadata?.ownerReferences).toBeUndefined();
+
+    // A CciInstance (its own reconciler) does the same.
+    const ccis = new ObjectsOf(op.kube, cciInstanceCrd, namespace);
+    await ccis.patchSpec("alice", { exportTo: { configMapName: "alice-1" } });
+    const first = await eventually(async () => {
+      const c = await configMap("alice-1");
+      return c?.data?.CCI_INSTANCE_ID ? c : undefined;
+    }, 30_000);
+    await ccis.patchSpec("alice", { exportTo: { configMapName: "alice-2" } });
+    await exported("alice-2", first.data ?? {});
+    await gone("alice-1");
+
+    // The operator stops (its emulator stays), the name changes, another one starts:
+    // the old name is in the status.
+    await op.manager.stop();
+    await nas.patchSpec("moving", { exportTo: null });
+    await ccis.patchSpec("alice", { exportTo: { configMapName: "alice-3" } });
+    restarted = await start(op.emulator);
+    await gone("moving-2");
+    await exported("alice-3", first.data ?? {});
+    await gone("alice-2");
+    await nas.waitFor(
+      "moving",
+      (o) =>
+        (o.status as { exportedConfigMapName?: string } | undefined)?.exportedConfigMapName ===
+        undefined,
+      30_000,
+    );
+    expect((await configMap("users-own"))?.data).toEqual({ OWNER: "a user" });
+  }, 120_000);
 });

@@ -183,7 +183,7 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - blockvolumes/finalizers
   verbs:
     - update
-# BlockVolume controller: write the ConfigMap of spec.exportTo (the garbage collector deletes it with its owner)
+# BlockVolume controller: write the ConfigMap of spec.exportTo, and delete one it wrote under a renamed or removed name (the garbage collector deletes it with its owner)
 - apiGroups:
     - ""
   resources:
@@ -192,6 +192,7 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - get
     - create
     - patch
+    - delete
 # every controller: Normal and Warning Events (repeats patched into a series)
 - apiGroups:
     - events.k8s.io
@@ -227,7 +228,7 @@ Do not edit: change a controller's declaration and run `npm run generate`.
     - delete
 {{- end }}
 {{- if .Values.objectStorage.exportCredentials }}
-# Bucket controller, credentialsExport enabled: write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, while its connection allows it; deleted with its owner, or when the connection stops allowing it)
+# Bucket controller, credentialsExport enabled: write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, while its connection allows it; deleted with its owner, when the connection stops allowing it, or when secretName is renamed or removed)
 - apiGroups:
     - ""
   resources:

@@ -129,13 +129,7 @@ export function bucketKind(
         client.applied.delete(uid);
       }
       const refused = client.refused.get(uid);
-      const out = bucketStatus(obj, facts, remote, applied, refused);
-      // The name the export step writes (and deletes when it changes, after a restart too).
-      const to = obj.spec.exportTo;
-      const secretName = exporting && to && "secretName" in to ? to.secretName : undefined;
-      if (secretName && !exportRefusal(obj)) out.exportedSecretName = secretName;
-      else delete out.exportedSecretName;
-      return out as Record<string, unknown>;
+      return bucketStatus(obj, facts, remote, applied, refused) as Record<string, unknown>;
     },
     statusId: (obj) =>
       obj.status?.bucketName === bucketNameOf(obj) ? obj.status.bucketName : undefined,

@@ -1,7 +1,9 @@
 /**
  * The CciInstance reconciler: observe-only. Order of a reconcile: read the object →
- * (deleted: say the instance is kept) → the shared list snapshot → bind → detail and
- * error details only when needed → save at most one image → status → requeue.
+ * (deleted: say the instance is kept) → the ConfigMap of a renamed or removed
+ * spec.exportTo.configMapName deleted (export.ts) → the shared list snapshot → bind →
+ * detail and error details only when needed → save at most one image → status (with
+ * the ConfigMap name) → connection details → requeue.
  */
 import {
   CCI_INSTANCE_REASONS,
@@ -30,7 +32,7 @@ import { reasonEvents } from "../event-reasons.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { heldReadyCondition } from "../managed/decisions.js";
-import { writeConnectionDetails } from "../managed/export.js";
+import { releaseRenamedExports, writeConnectionDetails } from "../managed/export.js";
 import { EXPORT_RECHECK_POLLS, ExportMemory } from "../managed/export-memory.js";
 import {
   adoptionRefusal,
@@ -102,6 +104,13 @@ export class CciInstanceReconciler {
       return {};
     }
     this.kept.remember(key, obj);
+    // Before any status write records the new name (a crash between leaves the old one).
+    const exported = obj.spec.exportTo?.configMapName;
+    const recorded = obj.status?.exportedConfigMapName;
+    if (recorded !== undefined && recorded !== exported) {
+      const names = { exportedConfigMapName: exported };
+      await releaseRenamedExports(ctx.kube, CCI, obj, names, this.exports);
+    }
     // The operator creates no CCI instance: every binding is an adoption, allowed only
     // where adoption is (or kept when the status shows the operator bound it before).
     const namespace = obj.metadata?.namespace ?? "";
@@ -197,6 +206,7 @@ export class CciInstanceReconciler {
       ...(storage.length > 0 ? { attachedStorage: storage } : {}),
       ...(gen !== undefined ? { observedGeneration: gen } : {}),
       conditions,
+      exportedConfigMapName: current.spec.exportTo?.configMapName,
     };
     const previous = current.status;
     await patchStatus(ctx.kube, CCI, current, status);
@@ -248,7 +258,11 @@ export class CciInstanceReconciler {
     const gen = obj.metadata?.generation;
     const conditions = withConditions(obj, unboundConditions(binding), ctx.clock.now());
     const before = obj.status?.conditions?.find((c) => c.type === "Bound");
-    const status = { ...(gen !== undefined ? { observedGeneration: gen } : {}), conditions };
+    const status = {
+      ...(gen !== undefined ? { observedGeneration: gen } : {}),
+      conditions,
+      exportedConfigMapName: obj.spec.exportTo?.configMapName,
+    };
     await patchStatus(ctx.kube, CCI, obj, status);
     if (
       before?.reason !== binding.reason ||
@@ -270,6 +284,7 @@ export class CciInstanceReconciler {
       instanceId: id,
       ...(gen !== undefined ? { observedGeneration: gen } : {}),
       conditions,
+      exportedConfigMapName: obj.spec.exportTo?.configMapName,
     });
     if (!wasGone) reasonEvents(ctx.events).warning(obj, R.InstanceNotFound, message);
     return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };

@@ -27,6 +27,9 @@ export interface ManagedObject {
     conditions?: Condition[];
     observedGeneration?: number;
     lastHandledReconcileAt?: string;
+    /** The names of spec.exportTo last reconciled (export.ts). */
+    exportedConfigMapName?: string;
+    exportedSecretName?: string;
   };
 }
 

@@ -23,7 +23,7 @@ describe("ExportMemory", () => {
     expect(memory.due("uid-1")).toBe(true);
     expect(memory.due("uid-1/secret")).toBe(true);
     memory.forget("uid-1");
-    expect(memory.nameOf("uid-1")).toBeUndefined();
-    expect(memory.nameOf("uid-1/secret")).toBeUndefined();
+    expect(memory.same("uid-1", written)).toBe(false);
+    expect(memory.same("uid-1/secret", { name: "s", data: {} })).toBe(false);
   });
 });

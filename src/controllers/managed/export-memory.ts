@@ -37,11 +37,6 @@ export class ExportMemory {
     return isDeepStrictEqual(this.last.get(uid), w);
   }
 
-  /** The name last written for `uid`, if any. */
-  nameOf(uid: string): string | undefined {
-    return this.last.get(uid)?.name;
-  }
-
   /** Notes `w` as written for `uid` (and so seen now). */
   record(uid: string, w: Written): void {
     this.last.set(uid, w);

@@ -10,10 +10,14 @@
  * with secret details (`ManagedKind.exportSecretValues`, the Bucket's S3 key pair,
  * present only while the operator's credentials export is on) writes them the same way
  * into the Secret of `spec.exportTo.secretName` while the kind allows it, and deletes
- * that Secret when it stops allowing it or when the name changes (only one it wrote for
- * the object: ownerReference and label); the data is sent base64-encoded, so the
+ * that Secret when it stops allowing it; the data is sent base64-encoded, so the
  * process's SecretRedactor (which knows the raw keys) does not blank it, and no key is
  * ever put into a message.
+ *
+ * The status records the names (`ExportedNames`); before a status write changes them,
+ * `releaseRenamedExports` deletes what was written under a renamed or removed one (only
+ * one written for the object: ownerReference and label), so a crash in between leaves
+ * the old name recorded and the next reconcile deletes it, after a restart too.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { KubeClient } from "../../runtime/kube.js";
@@ -65,17 +69,7 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
   if (!kind.exportSecretValues) return;
   const secretName = obj.spec.exportTo?.secretName;
   const uid = obj.metadata?.uid;
-  if (!uid) return;
-  // A renamed or removed secretName: the Secret written under the old name goes (the
-  // name this process wrote, else the one the previous status records).
-  const recorded = (obj.status as { exportedSecretName?: unknown } | undefined)?.exportedSecretName;
-  const before =
-    memory.nameOf(secretKeyOf(uid)) ?? (typeof recorded === "string" ? recorded : undefined);
-  if (before !== undefined && before !== secretName) {
-    await deleteOwned(ctx.kube, SECRETS, kind.resource, toKube(obj), before);
-    memory.forgetKey(secretKeyOf(uid));
-  }
-  if (!secretName) return;
+  if (!uid || !secretName) return;
   const details = await kind.exportSecretValues(obj);
   if ("refused" in details) {
     // Nothing is written, and a Secret this object owns (written while it was allowed)
@@ -99,6 +93,43 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
     secretKeyOf(uid),
     (note) => run.warning("ConnectionDetailsConflict", note),
   );
+}
+
+/** The status fields that record the names of `spec.exportTo` last reconciled. */
+export interface ExportedNames {
+  exportedConfigMapName?: string;
+  exportedSecretName?: string;
+}
+
+/**
+ * Deletes what the export step wrote for `obj` under a name its status records and
+ * `names` (the names the next status write records) no longer has: a renamed or removed
+ * configMapName, or secretName with `secrets` (a kind that writes Secrets, and so may
+ * delete them). Only one written for `obj` (ownerReference and label) goes; its memory
+ * is forgotten. Called before that status write: a crash in between leaves the old name
+ * recorded, and the next reconcile deletes it then.
+ */
+export async function releaseRenamedExports(
+  kube: KubeClient,
+  resource: ResourceDescriptor,
+  obj: KubeObject,
+  names: ExportedNames,
+  memory: ExportMemory,
+  secrets = false,
+): Promise<void> {
+  const uid = obj.metadata?.uid;
+  if (!uid) return;
+  const recorded = (obj.status ?? {}) as ExportedNames;
+  const targets = [
+    ["exportedConfigMapName", CONFIG_MAPS, uid],
+    ...(secrets ? [["exportedSecretName", SECRETS, secretKeyOf(uid)] as const] : []),
+  ] as const;
+  for (const [field, target, key] of targets) {
+    const before = recorded[field];
+    if (typeof before !== "string" || before === names[field]) continue;
+    await deleteOwned(kube, target, resource, obj, before);
+    memory.forgetKey(key);
+  }
 }
 
 /**
@@ -235,8 +266,9 @@ async function writeOwned(
 export const EXPORT_RULE: DeclaredRule = {
   apiGroups: [""],
   resources: ["configmaps"],
-  verbs: ["get", "create", "patch"],
-  reason: "write the ConfigMap of spec.exportTo (the garbage collector deletes it with its owner)",
+  verbs: ["get", "create", "patch", "delete"],
+  reason:
+    "write the ConfigMap of spec.exportTo, and delete one it wrote under a renamed or removed name (the garbage collector deletes it with its owner)",
 };
 
 /** The RBAC rule of the Secrets of `spec.exportTo.secretName`, for a kind with secret details. */
@@ -245,7 +277,7 @@ export const SECRET_EXPORT_RULE: DeclaredRule = {
   resources: ["secrets"],
   verbs: ["get", "create", "patch", "delete"],
   reason:
-    "write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, while its connection allows it; deleted with its owner, or when the connection stops allowing it)",
+    "write the Secret of spec.exportTo.secretName (a Bucket's S3 key pair, while its connection allows it; deleted with its owner, when the connection stops allowing it, or when secretName is renamed or removed)",
 };
 
 /** `values` without its undefined and empty entries, every value as text (ConfigMap data). */

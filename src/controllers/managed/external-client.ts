@@ -213,8 +213,8 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
   exportValues?(obj: T, status: Record<string, unknown>): Record<string, string>;
   /**
    * The secret connection details for `spec.exportTo.secretName` (export.ts): Secret keys
-   * to values, or why the object's connection does not allow writing them. The kind's
-   * status records the name written as `exportedSecretName` (so that a rename deletes
+   * to values, or why the object's connection does not allow writing them. The loop
+   * records the name in the status as `exportedSecretName` (so that a rename deletes
    * the old Secret after a restart too).
    */
   exportSecretValues?(obj: T): Promise<SecretDetails>;

@@ -13,8 +13,8 @@
  *           LookupByToken ► lookup.ts ──► Observe | Create | Unknown | Done
  *           Observe ─► observe.ts (observe, update) ──► Refused | Done
  *           CreateFailed (this generation) ──► Done
- *         → status (writeStatus, below) → connection details, when the spec asks
- *         (export.ts) → requeue
+ *         → an export renamed or removed (export.ts) → status (writeStatus, below)
+ *         → connection details, when the spec asks (export.ts) → requeue
  *
  * Before any of it, the user's steering (policies.ts): a paused object gets one
  * condition and nothing else; `spec.managementPolicies` decides whether the Create step
@@ -50,7 +50,7 @@ import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
 import { managedSettled } from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.js";
-import { exportConnectionDetails } from "./export.js";
+import { type ExportedNames, exportConnectionDetails, releaseRenamedExports } from "./export.js";
 import { EXPORT_RECHECK_POLLS, ExportMemory } from "./export-memory.js";
 import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import { lookup } from "./lookup.js";
@@ -177,10 +177,17 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
       run.obj = fromKube<T>(withFinalizer);
     }
     const outcome = await live(run, options);
-    const status = await writeStatus(run, outcome);
-    // The export step, for an object whose spec names a ConfigMap and for every object of a
-    // kind with secret details (a Secret written before may have to be deleted).
-    if (run.obj.spec.exportTo?.configMapName || kind.exportSecretValues) {
+    // What was written under a renamed or removed spec.exportTo name goes before the
+    // status write records the new names (a crash between them leaves the old recorded).
+    const names = exportedNames(kind, run.obj);
+    if (renamedExport(run.obj, names)) {
+      const obj = toKube(run.obj);
+      const secrets = kind.exportSecretValues !== undefined;
+      await releaseRenamedExports(ctx.kube, kind.resource, obj, names, exports, secrets);
+    }
+    const status = await writeStatus(run, outcome, names);
+    // The export step, for an object whose spec names a ConfigMap or a Secret.
+    if (run.obj.spec.exportTo?.configMapName || run.obj.spec.exportTo?.secretName) {
       await exportConnectionDetails(run, status, exports);
     }
     if (outcome.requeueAfterMs === undefined) return {};
@@ -191,6 +198,26 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
   };
   const onError = managedErrorPolicy(kind, (obj) => connect(obj, UNSCOPED_CALLS));
   return { reconcile, onError, settled: managedSettled };
+}
+
+/**
+ * The names of `obj`'s spec.exportTo that its status records (`exportedConfigMapName`,
+ * and `exportedSecretName` for a kind that writes Secrets): what export.ts writes to.
+ */
+function exportedNames<T extends ManagedObject, R>(kind: ManagedKind<T, R>, obj: T): ExportedNames {
+  const to = obj.spec.exportTo;
+  return {
+    ...(kind.exportValues && to?.configMapName ? { exportedConfigMapName: to.configMapName } : {}),
+    ...(kind.exportSecretValues && to?.secretName ? { exportedSecretName: to.secretName } : {}),
+  };
+}
+
+/** Whether `obj`'s status records an export name that `names` no longer has. */
+function renamedExport(obj: ManagedObject, names: ExportedNames): boolean {
+  const recorded: ExportedNames = obj.status ?? {};
+  return (["exportedConfigMapName", "exportedSecretName"] as const).some(
+    (f) => recorded[f] !== undefined && recorded[f] !== names[f],
+  );
 }
 
 /**
@@ -217,11 +244,13 @@ function kindStatus<T extends ManagedObject, R>(
  * The status write that ends a live reconcile: Ready and Synced from `outcome`, the
  * kind's own conditions, ReferencesResolved, DeletionPolicy and the kstatus conditions,
  * over the kind's status fields (or the previous ones, when the outcome keeps them),
- * patched only when something changed; answers the status fields written.
+ * and the export names (`names`), patched only when something changed; answers the
+ * status fields written.
  */
 async function writeStatus<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   outcome: Outcome<R>,
+  names: ExportedNames,
 ): Promise<Record<string, unknown>> {
   const { obj, ctx, kind } = run;
   const generation = obj.metadata?.generation;
@@ -250,6 +279,8 @@ async function writeStatus<T extends ManagedObject, R>(
   await patchStatus(ctx.kube, kind.resource, toKube(obj), {
     ...base,
     ...lastHandled(run),
+    exportedConfigMapName: names.exportedConfigMapName,
+    exportedSecretName: names.exportedSecretName,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions,
   });
