@@ -159,7 +159,7 @@ export const operatorConfigSchema = z.strictObject({
     .min(0)
     .default(DEFAULT_RECONCILE_TIMEOUT_MS)
     .describe(
-      "Longest one reconcile may hold a worker: past it, it is abandoned (its service calls aborted, its later writes refused), Synced=False `ReconcileTimeout`, and the key retried with backoff (a routine poll: first looked at again quietly, up to 3 times in a row). 0: no bound.",
+      "Longest one reconcile may hold a worker: past it, it is abandoned (its service calls aborted, its later writes refused), Synced=False `ReconcileTimeout`, and the key retried with backoff (a routine poll or a follow-up look: first looked at again quietly, up to 3 times in a row). 0: no bound.",
     ),
   backoff: z
     .strictObject({

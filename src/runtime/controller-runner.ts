@@ -9,7 +9,7 @@ import { reconcileKey } from "./reconcile-attempt.js";
 import { OwnWriteEchoFilter, TerminalHolds } from "./reruns.js";
 import { formatKey, type KubeObject, objectKeyString } from "./resource.js";
 import type { StoreEvent } from "./store.js";
-import { type QueuePriority, WorkQueue } from "./workqueue.js";
+import { type LaneLimits, type QueuePriority, WorkQueue } from "./workqueue.js";
 
 /**
  * Runs one controller: subscribes to its informers (a primary object's status-only
@@ -62,7 +62,7 @@ export class RunningController {
       ...(this.rt.flowOf
         ? { flowOf: this.flowOf(this.rt.flowOf), flowLimit: flowWorkers(concurrency).perFlow }
         : {}),
-      lowLimit: routineWorkers(concurrency),
+      laneLimits: laneWorkers(concurrency),
     });
     this.rt.metrics.maxConcurrentReconciles.set({ controller: def.name }, workers);
     this.rt.metrics.activeWorkers.set({ controller: def.name }, 0);
@@ -242,10 +242,17 @@ export function flowWorkers(concurrency: number): { pool: number; perFlow: numbe
 }
 
 /**
- * Of a flow's `workers`, how many its routine looks (the low lane) may hold: all but a
- * quarter (at least one kept free when there are two or more), so that polls waiting
- * on a saturated routine budget never keep a new object of the flow from a worker.
+ * Of a flow's `workers`, how many the lanes behind work may hold (fair-lanes.ts):
+ * follow-ups and routine looks together all but a quarter, routine looks all but a
+ * quarter of that (at least one kept free at each step when there are two or more), so
+ * that looks waiting on a saturated budget never keep a new object of the flow from a
+ * worker, nor polls waiting for the routine budget a follow-up of the flow.
  */
-export function routineWorkers(workers: number): number {
-  return Math.max(1, workers - Math.max(1, Math.floor(workers / 4)));
+export function laneWorkers(workers: number): Required<LaneLimits> {
+  const deferred = allButAQuarter(workers);
+  return { deferred, low: allButAQuarter(deferred) };
+}
+
+function allButAQuarter(n: number): number {
+  return Math.max(1, n - Math.max(1, Math.floor(n / 4)));
 }

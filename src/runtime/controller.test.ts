@@ -483,7 +483,7 @@ describe("a running controller", () => {
     const h = harness(async (k) => {
       seen.push(k.name);
       if (k.name === "block") await new Promise<void>((r) => (release = r));
-      return k.name === "settled" ? { requeueAfterMs: 1_000, lowPriority: true } : {};
+      return k.name === "settled" ? { requeueAfterMs: 1_000, priority: "low" } : {};
     });
     h.api(widgets).items = [widget("settled", {}, readyStatus)];
     h.cache.start();
@@ -656,7 +656,7 @@ describe("a running controller", () => {
       async () => {
         runs += 1;
         // The first look settles the object; every routine look after it hangs.
-        if (runs === 1) return { requeueAfterMs: 1_000, lowPriority: true };
+        if (runs === 1) return { requeueAfterMs: 1_000, priority: "low" };
         await new Promise<void>(() => undefined);
         return {};
       },

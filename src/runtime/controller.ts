@@ -7,16 +7,19 @@ import type { RuntimeMetrics } from "./metrics.js";
 import type { DeclaredRule } from "./permissions.js";
 import type { KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
 import type { IndexFunc } from "./store.js";
+import type { QueuePriority } from "./workqueue.js";
 
 /** What a reconcile asks for next. Omit `requeueAfterMs` to wait for the next change. */
 export interface ReconcileResult {
   /** Reconcile this key again after this many ms (the poll interval). */
   requeueAfterMs?: number;
   /**
-   * The requeue is a routine poll of a settled object: when due, it waits behind every
-   * key with work to do (new or changed objects, creates in progress, retries).
+   * The queue lane the requeue waits in when due (fair-lanes.ts); `normal` when absent.
+   * `low`: a routine poll of a settled object, behind every key with work to do (new
+   * or changed objects, creates in progress, retries) and every follow-up. `deferred`:
+   * a follow-up look of an object still settling, behind work but before routine polls.
    */
-  lowPriority?: boolean;
+  priority?: QueuePriority;
 }
 
 /** Everything a reconcile gets besides the key. */

@@ -5,7 +5,7 @@
  * global token bucket's delay).
  */
 import type { Clock } from "./clock.js";
-import type { QueuePriority } from "./fair-lanes.js";
+import { type QueuePriority, servedBefore } from "./fair-lanes.js";
 import {
   type BackoffOptions,
   ExponentialBackoff,
@@ -41,13 +41,13 @@ export class DelayedAdds {
     const at = this.clock.now().getTime() + delayMs;
     const pending = this.delayed.get(key);
     if (pending && pending.at <= at) {
-      if (priority === "normal") pending.priority = "normal";
+      if (servedBefore(priority, pending.priority)) pending.priority = priority;
       return;
     }
     if (pending) clearTimeout(pending.timer);
     const entry = {
       at,
-      priority: pending?.priority === "normal" ? ("normal" as const) : priority,
+      priority: pending && servedBefore(pending.priority, priority) ? pending.priority : priority,
       timer: setTimeout(() => {
         this.delayed.delete(key);
         this.add(key, entry.priority);

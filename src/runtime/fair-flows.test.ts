@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { flowWorkers, routineWorkers } from "./controller-runner.js";
+import { flowWorkers, laneWorkers } from "./controller-runner.js";
 import { FairTokenBucket } from "./ratelimit.js";
 import { WorkQueue } from "./workqueue.js";
 
@@ -52,26 +52,60 @@ describe("fair flows", () => {
     expect(q.inFlight()).toBe(32);
   });
 
-  it("keeps a quarter of a flow's workers from its routine looks, so a new object of the flow gets one at once", async () => {
-    expect([1, 2, 4, 16].map(routineWorkers)).toEqual([1, 1, 3, 12]);
+  it("keeps a quarter of a flow's workers from its routine looks and follow-ups, so a new object of the flow gets one at once", async () => {
+    expect([1, 2, 4, 16].map(laneWorkers)).toEqual([
+      { deferred: 1, low: 1 },
+      { deferred: 1, low: 1 },
+      { deferred: 3, low: 2 },
+      { deferred: 12, low: 9 },
+    ]);
     const perFlow = 16;
-    const q = new WorkQueue({ flowOf: byPrefix, flowLimit: perFlow, lowLimit: routineWorkers(16) });
-    // A settled fleet's polls, each of which would wait long on a saturated budget.
+    const q = new WorkQueue({ flowOf: byPrefix, flowLimit: perFlow, laneLimits: laneWorkers(16) });
+    // A settled fleet's polls and settling objects' follow-ups, each of which would
+    // wait long on a saturated budget.
     for (let i = 0; i < 1_000; i++) q.add(`default/poll-${i}`, "low");
+    for (let i = 0; i < 1_000; i++) q.add(`default/follow-${i}`, "deferred");
     const got: (string | undefined)[] = [];
     for (let i = 0; i < perFlow; i++) void q.get().then((k) => got.push(k));
     await flush();
-    expect(got).toHaveLength(12);
-    // A create of the same flow finds one of the four workers the polls left.
+    expect(got).toEqual(Array.from({ length: 12 }, (_, i) => `default/follow-${i}`));
+    // A create of the same flow finds one of the four workers they left.
     q.add("default/new");
     await flush();
     expect(got.at(-1)).toBe("default/new");
-    // A poll done frees its worker for the next poll, not beyond twelve.
+    // A follow-up done frees its worker for the next follow-up, not beyond twelve.
     q.done(got[0] as string);
     await flush();
     expect(got).toHaveLength(14);
-    expect(got.at(-1)).toBe("default/poll-12");
+    expect(got.at(-1)).toBe("default/follow-12");
     expect(q.inFlight()).toBe(13);
+  });
+
+  it("keeps a quarter of the workers routine looks may hold from them, so a follow-up gets one while polls wait for the routine budget", async () => {
+    const q = new WorkQueue({ flowOf: byPrefix, flowLimit: 16, laneLimits: laneWorkers(16) });
+    for (let i = 0; i < 1_000; i++) q.add(`default/poll-${i}`, "low");
+    const got: (string | undefined)[] = [];
+    for (let i = 0; i < 16; i++) void q.get().then((k) => got.push(k));
+    await flush();
+    // Nine polls hold workers (waiting for a list walk at the routine budget, say).
+    expect(got).toEqual(Array.from({ length: 9 }, (_, i) => `default/poll-${i}`));
+    // A settling object's follow-up goes at once, and before the polls waiting.
+    q.add("default/follow-0", "deferred");
+    q.add("default/follow-1", "deferred");
+    await flush();
+    expect(got.slice(9)).toEqual(["default/follow-0", "default/follow-1"]);
+    q.done("default/follow-0");
+    q.add("default/follow-2", "deferred");
+    await flush();
+    expect(got.at(-1)).toBe("default/follow-2");
+    // Follow-ups and polls together leave four workers to new work.
+    for (let i = 3; i < 10; i++) q.add(`default/follow-${i}`, "deferred");
+    await flush();
+    expect(q.inFlight()).toBe(12);
+    expect(got.at(-1)).toBe("default/follow-3");
+    q.add("default/new");
+    await flush();
+    expect(got.at(-1)).toBe("default/new");
   });
 
   it("shares the pool in turn once more flows than it has room for have backlogs", async () => {

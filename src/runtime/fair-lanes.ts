@@ -1,36 +1,62 @@
 /**
  * The lanes of a {@link WorkQueue}: per priority and flow, the flows served in turn,
- * normal lanes before low ones, and a flow whose keys hold `flowLimit` workers skipped
- * until one is done (API Priority and Fairness's fair queuing). A flow's low keys hold
- * at most `lowLimit` workers, so that routine looks waiting on a saturated budget
- * leave workers for its new work.
+ * the lanes in {@link LANES_IN_ORDER}, and a flow whose keys hold `flowLimit` workers
+ * skipped until one is done (API Priority and Fairness's fair queuing). A flow's keys
+ * of the lanes behind work hold at most the {@link LaneLimits}, so that looks waiting on
+ * a saturated budget leave workers for its new work, and routine looks waiting for the
+ * routine budget leave workers for its follow-ups.
  */
 
 /**
- * A key's lane. `normal`: work to do (a new or changed object, a create in progress, a
- * retry). `low`: a routine look (a periodic poll of a settled object, a resync, the
- * initial list); it is handed out only when no normal key waits, so that a new object
- * is not stuck behind a full sweep of polls when the service's rate limit is the bound.
+ * A key's lane, as its calls wait at the service's rate limit. `normal`: work to do (a
+ * new or changed object, a create in progress, a retry). `deferred`: a follow-up look
+ * of an object still settling (a TrainingJob's pods after its first look). `low`: a
+ * routine look (a periodic poll of a settled object, a resync, the initial list). A
+ * lane is handed out only when no lane before it has a key for a flow below its limits,
+ * so that a new object is not stuck behind a full sweep of polls when the service's
+ * rate limit is the bound, nor a follow-up behind polls that wait for the routine budget.
  */
-export type QueuePriority = "normal" | "low";
+export type QueuePriority = "normal" | "deferred" | "low";
+
+/** The lanes in the order they are served. */
+export const LANES_IN_ORDER: readonly QueuePriority[] = ["normal", "deferred", "low"];
+
+/** Whether lane `a` is served before lane `b`. */
+export function servedBefore(a: QueuePriority, b: QueuePriority): boolean {
+  return LANES_IN_ORDER.indexOf(a) < LANES_IN_ORDER.indexOf(b);
+}
+
+/**
+ * Most keys of one flow that workers hold from a lane behind work and the lanes after
+ * it: `deferred` bounds follow-ups and routine looks together, `low` routine looks.
+ * Absent: no bound but the flow's.
+ */
+export interface LaneLimits {
+  deferred?: number;
+  low?: number;
+}
 
 /** The waiting keys of a work queue, by priority and flow; see the module comment. */
 export class FairLanes {
   private readonly lanes: Record<QueuePriority, Map<string, string[]>> = {
     normal: new Map(),
+    deferred: new Map(),
     low: new Map(),
   };
   /** The flows in the order of their turns; the next turn starts at `turn`. */
   private readonly flows: string[] = [];
   private turn = 0;
-  /** Keys held by workers per flow, and those of them from the low lane. */
-  private readonly busy = new Map<string, number>();
-  private readonly busyLow = new Map<string, number>();
+  /** Keys held by workers per flow, by the lane each came from. */
+  private readonly held = new Map<string, Record<QueuePriority, number>>();
+  /** The bound of each lane and the lanes after it, in {@link LANES_IN_ORDER}. */
+  private readonly limits: number[];
 
-  constructor(
-    private readonly flowLimit: number,
-    private readonly lowLimit: number = Number.POSITIVE_INFINITY,
-  ) {}
+  constructor(flowLimit: number, limits: LaneLimits = {}) {
+    const unbounded = Number.POSITIVE_INFINITY;
+    this.limits = [flowLimit, limits.deferred ?? unbounded, limits.low ?? unbounded].map((n) =>
+      Math.max(1, n),
+    );
+  }
 
   /** Appends `key` to the lane of `flow` in `priority`, created with the flow's first key. */
   push(priority: QueuePriority, flow: string, key: string): void {
@@ -44,20 +70,19 @@ export class FairLanes {
   }
 
   /**
-   * The first entry `live` accepts of the next flow in turn below its limit, normal
-   * lanes first; entries it refuses on the way are dropped, and so are emptied lanes.
+   * The first entry `live` accepts of the next flow in turn below its limits, lanes in
+   * order; entries it refuses on the way are dropped, and so are emptied lanes.
    */
   next(
     live: (key: string, priority: QueuePriority) => boolean,
   ): { key: string; priority: QueuePriority } | undefined {
     const n = this.flows.length;
-    for (const priority of ["normal", "low"] as const) {
+    for (const priority of LANES_IN_ORDER) {
       const lanes = this.lanes[priority];
       for (let i = 0; i < n; i++) {
         const flow = this.flows[(this.turn + i) % n] as string;
         const lane = lanes.get(flow);
-        if (!lane || (this.busy.get(flow) ?? 0) >= this.flowLimit) continue;
-        if (priority === "low" && (this.busyLow.get(flow) ?? 0) >= this.lowLimit) continue;
+        if (!lane || this.atLimit(flow, priority)) continue;
         let key = lane.shift();
         while (key !== undefined && !live(key, priority)) key = lane.shift();
         if (lane.length === 0) lanes.delete(flow);
@@ -71,22 +96,23 @@ export class FairLanes {
 
   /** A worker took a key of `flow` from the lane of `priority`. */
   hold(flow: string, priority: QueuePriority): void {
-    this.busy.set(flow, (this.busy.get(flow) ?? 0) + 1);
-    if (priority === "low") this.busyLow.set(flow, (this.busyLow.get(flow) ?? 0) + 1);
+    const held = this.held.get(flow) ?? { normal: 0, deferred: 0, low: 0 };
+    held[priority]++;
+    this.held.set(flow, held);
   }
 
   /** A worker is done with a key of `flow` from `priority`'s lane (then {@link tidy} it). */
   release(flow: string, priority: QueuePriority): void {
-    this.busy.set(flow, (this.busy.get(flow) ?? 1) - 1);
-    if (priority === "low") this.busyLow.set(flow, (this.busyLow.get(flow) ?? 1) - 1);
+    const held = this.held.get(flow);
+    if (held) held[priority] = Math.max(0, held[priority] - 1);
   }
 
   /** Forgets a flow with no lane and no worker (its turn goes with it). */
   tidy(flow: string): void {
-    if (this.lanes.normal.has(flow) || this.lanes.low.has(flow)) return;
-    if ((this.busy.get(flow) ?? 0) > 0) return;
-    this.busy.delete(flow);
-    this.busyLow.delete(flow);
+    if (LANES_IN_ORDER.some((priority) => this.lanes[priority].has(flow))) return;
+    const held = this.held.get(flow);
+    if (held && held.normal + held.deferred + held.low > 0) return;
+    this.held.delete(flow);
     const index = this.flows.indexOf(flow);
     if (index < 0) return;
     this.flows.splice(index, 1);
@@ -96,7 +122,21 @@ export class FairLanes {
 
   /** Drops every waiting key (shutdown). */
   clear(): void {
-    this.lanes.normal.clear();
-    this.lanes.low.clear();
+    for (const priority of LANES_IN_ORDER) this.lanes[priority].clear();
+  }
+
+  /**
+   * Whether a key of `flow` from `priority`'s lane would pass a limit: that of its lane
+   * or of any lane before it, each counting the keys held from it and the lanes after.
+   */
+  private atLimit(flow: string, priority: QueuePriority): boolean {
+    const held = this.held.get(flow);
+    if (!held) return false;
+    let from = 0;
+    for (let i = LANES_IN_ORDER.length - 1; i >= 0; i--) {
+      from += held[LANES_IN_ORDER[i] as QueuePriority];
+      if (i <= LANES_IN_ORDER.indexOf(priority) && from >= (this.limits[i] as number)) return true;
+    }
+    return false;
   }
 }

@@ -43,7 +43,7 @@ export interface ReconcileAttempt {
   readonly quietTimeouts: Map<string, number>;
 }
 
-/** Deadlines in a row a routine look reaches quietly before it fails as any reconcile. */
+/** Deadlines in a row a look behind work reaches quietly before it fails as any reconcile. */
 export const QUIET_ROUTINE_TIMEOUTS = 3;
 
 /**
@@ -90,7 +90,7 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
     a.quietTimeouts.delete(keyString);
     const after = result?.requeueAfterMs;
     if (after !== undefined && after > 0) {
-      a.queue.addAfter(keyString, after, result?.lowPriority ? "low" : "normal");
+      a.queue.addAfter(keyString, after, result?.priority ?? "normal");
       a.rt.metrics.reconcileTotal.inc({ ...labels, result: "requeue_after" });
     } else {
       a.rt.metrics.reconcileTotal.inc({ ...labels, result: "success" });
@@ -105,14 +105,15 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
 }
 
 /**
- * A routine look (a key of the queue's low lane) that reached the deadline has, most
- * likely, waited for the routine budget or behind work that goes first: it is looked at
- * again in the low lane one deadline later, without an Event or a condition, up to
- * {@link QUIET_ROUTINE_TIMEOUTS} times in a row; then it fails as any reconcile. Whether
- * it did so.
+ * A look that is not work (a key of the queue's low or deferred lane: a routine poll, a
+ * follow-up) that reached the deadline has, most likely, waited for the routine budget
+ * or behind work that goes first: it is looked at again in its lane one deadline later,
+ * without an Event or a condition, up to {@link QUIET_ROUTINE_TIMEOUTS} times in a row;
+ * then it fails as any reconcile. Whether it did so.
  */
 function quietTimeout(a: ReconcileAttempt, keyString: string, err: unknown): boolean {
-  if (!(err instanceof ReconcileTimeoutError) || a.queue.priorityOf(keyString) !== "low") {
+  const lane = a.queue.priorityOf(keyString);
+  if (!(err instanceof ReconcileTimeoutError) || lane === undefined || lane === "normal") {
     return false;
   }
   const inRow = (a.quietTimeouts.get(keyString) ?? 0) + 1;
@@ -122,8 +123,11 @@ function quietTimeout(a: ReconcileAttempt, keyString: string, err: unknown): boo
   }
   a.quietTimeouts.set(keyString, inRow);
   a.rt.metrics.reconcileTotal.inc({ controller: a.definition.name, result: "error" });
-  a.queue.addAfter(keyString, Math.max(1_000, a.rt.reconcileTimeoutMs ?? 0), "low");
-  a.log.debug({ key: keyString, inRow }, "routine look reached its deadline; looking again later");
+  a.queue.addAfter(keyString, Math.max(1_000, a.rt.reconcileTimeoutMs ?? 0), lane);
+  a.log.debug(
+    { key: keyString, inRow },
+    "look behind work reached its deadline; looking again later",
+  );
   return true;
 }
 

@@ -181,6 +181,43 @@ describe("WorkQueue", () => {
     expect(await q.get()).toBe("j");
   });
 
+  it("hands out deferred keys after normal ones and before low ones, and moves a waiting key up lane by lane", async () => {
+    const q = new WorkQueue();
+    q.add("poll-1", "low");
+    q.add("poll-2", "low");
+    q.add("follow-1", "deferred");
+    q.add("follow-2", "deferred");
+    q.add("new-1");
+    // poll-2 gets a follow-up's add, follow-2 a change's; neither goes back down.
+    q.add("poll-2", "deferred");
+    q.add("follow-2");
+    q.add("follow-2", "low");
+    q.add("poll-2", "low");
+    expect(q.len()).toBe(5);
+    const order: string[] = [];
+    for (let i = 0; i < 5; i++) order.push((await q.get()) as string);
+    expect(order).toEqual(["new-1", "follow-2", "follow-1", "poll-2", "poll-1"]);
+    expect(q.len()).toBe(0);
+  });
+
+  it("keeps the earliest delay of a key with the earliest lane of its adds", async () => {
+    const q = new WorkQueue();
+    q.addAfter("a", 1_000, "low");
+    q.addAfter("a", 5_000, "deferred");
+    q.addAfter("b", 1_000, "deferred");
+    q.addAfter("b", 5_000, "low");
+    q.addAfter("c", 5_000, "deferred");
+    q.addAfter("c", 1_000, "low");
+    q.add("x", "low");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect([await q.get(), await q.get(), await q.get(), await q.get()]).toEqual([
+      "a",
+      "b",
+      "c",
+      "x",
+    ]);
+  });
+
   it("keeps the earliest delay of a key and the higher priority of the two", async () => {
     const q = new WorkQueue();
     q.addAfter("k", 1_000, "low");

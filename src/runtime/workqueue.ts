@@ -1,9 +1,9 @@
 import { type Clock, systemClock } from "./clock.js";
 import { DelayedAdds } from "./delayed-adds.js";
-import { FairLanes, type QueuePriority } from "./fair-lanes.js";
+import { FairLanes, type LaneLimits, type QueuePriority, servedBefore } from "./fair-lanes.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
 
-export type { QueuePriority } from "./fair-lanes.js";
+export type { LaneLimits, QueuePriority } from "./fair-lanes.js";
 
 /** Receives the queue's measurements (see metrics.ts for the Prometheus side). */
 export interface WorkQueueObserver {
@@ -34,20 +34,20 @@ export interface WorkQueueOptions {
    * one flow.
    */
   flowOf?: (key: string) => string;
-  /** Most keys of one flow held by workers at once, and of them from the low lane. */
+  /** Most keys of one flow held by workers at once, and of them from the lanes behind work. */
   flowLimit?: number;
-  lowLimit?: number;
+  laneLimits?: LaneLimits;
 }
 
 /**
  * A keyed work queue with client-go's semantics:
  *
  * - **De-duplication**: a key added while already waiting is queued once.
- * - **Two priorities**: `low` keys are handed out only when no `normal` key waits; a
- *   waiting low key added again as normal moves to the normal lane (never back down).
+ * - **Three lanes** (fair-lanes.ts): `deferred` keys go when no `normal` key waits, `low`
+ *   ones when neither does; a waiting key added in an earlier lane moves up, never down.
  * - **Fair flows** (fair-lanes.ts): with `flowOf`, flows are served in turn and one
- *   holds at most `flowLimit` workers (`lowLimit` of them for low keys): a backlog
- *   delays another flow by one turn, routine looks its own new work by none.
+ *   holds at most `flowLimit` workers (fewer for the lanes behind work, `laneLimits`):
+ *   a backlog delays another flow by one turn, routine looks its own new work by none.
  * - **Per-key serialisation**: a key is handed to at most one worker at a time; a key
  *   added while it is being processed is queued again when the worker calls `done`.
  * - **Delays** (delayed-adds.ts): `addAfter` and `addRateLimited` (per-key backoff and
@@ -61,8 +61,8 @@ export interface WorkQueueOptions {
 export class WorkQueue {
   /**
    * The lanes per priority and flow. An entry is live while `dirty` holds its key in
-   * that lane and no worker holds it; a key moved to the normal lane leaves a dead
-   * entry behind in the low one, skipped when reached.
+   * that lane and no worker holds it; a key moved up leaves a dead entry behind,
+   * skipped when reached.
    */
   private readonly lanes: FairLanes;
   /** The flow of each key waiting or held. */
@@ -91,24 +91,21 @@ export class WorkQueue {
     });
     this.observer = options.observer;
     this.flowOf = options.flowOf ?? (() => "");
-    this.lanes = new FairLanes(
-      Math.max(1, options.flowLimit ?? Number.POSITIVE_INFINITY),
-      Math.max(1, options.lowLimit ?? Number.POSITIVE_INFINITY),
-    );
+    this.lanes = new FairLanes(options.flowLimit ?? Number.POSITIVE_INFINITY, options.laneLimits);
   }
 
   /**
-   * Queues `key` now unless it is already waiting (a waiting low key added as normal
-   * moves up); ignored after shutdown.
+   * Queues `key` now unless it is already waiting (a waiting key added in an earlier
+   * lane moves up); ignored after shutdown.
    */
   add(key: string, priority: QueuePriority = "normal"): void {
     if (this.stopping) return;
     const lane = this.dirty.get(key);
     if (lane !== undefined) {
-      if (lane === "low" && priority === "normal") {
-        this.dirty.set(key, "normal");
+      if (servedBefore(priority, lane)) {
+        this.dirty.set(key, priority);
         if (!this.processing.has(key)) {
-          this.lanes.push("normal", this.flowOfKey.get(key) ?? "", key);
+          this.lanes.push(priority, this.flowOfKey.get(key) ?? "", key);
           this.pump();
         }
       }

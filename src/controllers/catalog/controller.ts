@@ -191,7 +191,7 @@ export function catalogMirrorController(
       pendingRequests: 0,
       ...(refusalGapMs !== undefined ? { refusalGapMs } : {}),
     });
-    return { requeueAfterMs: next.due ? 1 : next.inMs, lowPriority: true };
+    return { requeueAfterMs: next.due ? 1 : next.inMs, priority: "low" as const };
   };
 
   /** A product's change, unless it is the echo of the mirror's own write: its connection's key. */

@@ -217,7 +217,7 @@ export class CciInstanceReconciler {
     const poll = this.deps.pollIntervalMs;
     const untilRetry = images.retryAt ? images.retryAt.getTime() - now.getTime() : poll;
     const after = Math.max(0, Math.min(poll, untilRetry));
-    return { requeueAfterMs: after, ...(after === poll ? { lowPriority: true } : {}) };
+    return { requeueAfterMs: after, ...(after === poll ? { priority: "low" } : {}) };
   }
 
   /**
@@ -270,7 +270,7 @@ export class CciInstanceReconciler {
     ) {
       reasonEvents(ctx.events).warning(obj, binding.reason, binding.message);
     }
-    return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
+    return { requeueAfterMs: this.deps.pollIntervalMs, priority: "low" };
   }
 
   /** The bound instance no longer exists: keep the binding, say so, keep polling. */
@@ -287,6 +287,6 @@ export class CciInstanceReconciler {
       exportedConfigMapName: obj.spec.exportTo?.configMapName,
     });
     if (!wasGone) reasonEvents(ctx.events).warning(obj, R.InstanceNotFound, message);
-    return { requeueAfterMs: this.deps.pollIntervalMs, lowPriority: true };
+    return { requeueAfterMs: this.deps.pollIntervalMs, priority: "low" };
   }
 }

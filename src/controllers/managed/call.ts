@@ -145,7 +145,7 @@ export type Observation<R> =
       /**
        * Parts of the record that Ready and the update decision do not need were left for
        * a follow-up read (e.g. a job's storages and pods on its first look); the loop
-       * looks again soon, as a routine poll, and the kind reads the parts then.
+       * looks again soon, as a follow-up, and the kind reads the parts then.
        */
       partial?: boolean;
     };

@@ -59,7 +59,7 @@ describe("the create of a managed object", () => {
     expect(w.obj?.status).toMatchObject({ id: "id-1", observedGeneration: 1 });
     expect(condition(w.obj, "Ready")).toBe("Available");
     // Settled: the next look is a routine poll, behind keys with work in the queue.
-    expect(next).toEqual({ requeueAfterMs: 30_000, lowPriority: true });
+    expect(next).toEqual({ requeueAfterMs: 30_000, priority: "low" });
   });
 
   it("creates anew when the pending marker was written but its answer lost, so the create was never sent", async () => {

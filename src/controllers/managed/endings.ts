@@ -33,7 +33,7 @@ export function refused<T extends ManagedObject, R>(
     synced: cond,
     keepStatus: true,
     requeueAfterMs: options.pollIntervalMs,
-    routine: true,
+    priority: "low",
   };
 }
 

@@ -84,7 +84,7 @@ describe("observe, a settled object's poll from the kind's list", () => {
     expect(calls).toEqual([`list (age < ${POLL})`]);
     expect(outcome.remote).toBe("from-list");
     expect(outcome.ready).toEqual(READY);
-    expect(outcome.routine).toBe(true);
+    expect(outcome.priority).toBe("low");
     // The next poll is due when the snapshot turns one interval old (the next walk).
     expect(outcome.requeueAfterMs).toBe(20_000);
   });
@@ -96,15 +96,16 @@ describe("observe, a settled object's poll from the kind's list", () => {
     expect(outcome.requeueAfterMs).toBe(POLL);
   });
 
-  it("looks again soon, as a routine poll, after a read that left parts for later", async () => {
+  it("looks again soon, as a follow-up (behind work, before routine polls), after a read that left parts for later", async () => {
     const { outcome } = await observeWith(settledObject(), undefined, { partial: true });
     expect(outcome.remote).toBe("from-detail");
     // soonPollMs: five first subscription polls (1 s by default), below the interval.
     expect(outcome.requeueAfterMs).toBe(5_000);
-    expect(outcome.routine).toBe(true);
-    // A whole read waits the poll interval.
+    expect(outcome.priority).toBe("deferred");
+    // A whole read waits the poll interval, as a routine poll.
     const whole = await observeWith(settledObject(), undefined);
     expect(whole.outcome.requeueAfterMs).toBe(POLL);
+    expect(whole.outcome.priority).toBe("low");
   });
 
   it("lets the kind's own failure in its list answer fail the reconcile, not hide behind the detail read", async () => {

@@ -72,7 +72,7 @@ async function fromList<T extends ManagedObject, R>(
     ready,
     synced: SYNCED_OK,
     requeueAfterMs: Math.min(poll, Math.max(MIN_LISTED_REQUEUE_MS, poll - age)),
-    routine: true,
+    priority: "low",
   });
 }
 
@@ -203,7 +203,7 @@ export async function observe<T extends ManagedObject, R>(
       },
       synced: SYNCED_OK,
       requeueAfterMs: options.pollIntervalMs,
-      routine: true,
+      priority: "low",
     });
   }
   // The owner mark, before anything is changed: another namespace's resource, or one the
@@ -246,11 +246,18 @@ export async function observe<T extends ManagedObject, R>(
   }
   // Nothing under way (neither coming up nor a change waiting): the next look is a
   // routine poll, behind the keys with work to do. A read that left parts for later
-  // (`partial`) is looked at again soon, still as a routine poll: its Ready is known
-  // already, and the parts wait behind every object still coming up.
+  // (`partial`) is looked at again soon, as a follow-up: its Ready is known already, so
+  // the parts wait behind every object still coming up, though not behind routine polls.
   const followUp = o.partial === true && requeueAfterMs === options.pollIntervalMs;
   if (followUp) requeueAfterMs = soon;
-  const routine =
-    followUp || (requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating");
-  return done({ facts, remote: o.remote, ready: o.ready, synced, requeueAfterMs, routine });
+  const routine = requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating";
+  const priority = followUp ? "deferred" : routine ? "low" : undefined;
+  return done({
+    facts,
+    remote: o.remote,
+    ready: o.ready,
+    synced,
+    requeueAfterMs,
+    ...(priority ? { priority } : {}),
+  });
 }

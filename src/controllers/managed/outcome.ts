@@ -13,6 +13,7 @@ import {
   requeueAfterOf,
   TerminalError,
 } from "../../runtime/errors.js";
+import type { QueuePriority } from "../../runtime/workqueue.js";
 import type { ManagedFacts, ReadyState } from "./call.js";
 import type { CreatePending } from "./create-protocol.js";
 import type { BindingRefusal } from "./tenancy.js";
@@ -28,8 +29,11 @@ export interface Outcome<R> {
   keepStatus?: boolean;
   /** Undefined: wait for the next change. */
   requeueAfterMs?: number;
-  /** The requeue is the routine poll of a settled object (low priority in the queue). */
-  routine?: boolean;
+  /**
+   * The queue lane of the requeue (runtime/fair-lanes.ts): `low` for the routine poll of
+   * a settled object, `deferred` for the follow-up look of one still settling.
+   */
+  priority?: QueuePriority;
 }
 
 /** The create's subscription as the status shows it. */

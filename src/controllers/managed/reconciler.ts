@@ -193,7 +193,7 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
     if (outcome.requeueAfterMs === undefined) return {};
     return {
       requeueAfterMs: outcome.requeueAfterMs,
-      ...(outcome.routine ? { lowPriority: true } : {}),
+      ...(outcome.priority ? { priority: outcome.priority } : {}),
     };
   };
   const onError = managedErrorPolicy(kind, (obj) => connect(obj, UNSCOPED_CALLS));

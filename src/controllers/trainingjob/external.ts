@@ -189,7 +189,7 @@ export function trainingJobClient(
         throw err;
       }
       if (firstLookDefers(call.obj, id)) {
-        // What Ready needs, no more: storages and pods follow in a routine poll soon.
+        // What Ready needs, no more: storages and pods follow in a follow-up look soon.
         fullReads.hold(id, task);
         return { ...(await judge(call, { task, partsDeferred: true })), partial: true };
       }

@@ -3,7 +3,7 @@
  * pod list, then each pod's resource and open ports), and when the first look at a
  * task leaves them for a follow-up look. A new job needs only the task to be Ready
  * (its status word, status-class.ts), so its first look reads the task alone and the
- * storages and pods follow soon after in a routine poll (the loop's `partial`
+ * storages and pods follow soon after in a follow-up look (the loop's `partial`
  * observation): a created job costs the create, its subscription result and one read
  * before Ready, instead of five reads more for a task with one pod.
  */

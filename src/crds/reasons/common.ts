@@ -45,7 +45,7 @@ export const COMMON_REASONS = {
     "UnderWay",
     ["Synced"],
     ALL,
-    "A reconcile took longer than reconcileTimeoutMs (60 s) and was abandoned (its service calls stopped, its later writes refused), so that slow service answers cannot hold the controller's workers; it is retried with backoff. A routine poll of a settled object is first looked at again quietly, up to 3 times in a row (it most likely waited for the routine call budget).",
+    "A reconcile took longer than reconcileTimeoutMs (60 s) and was abandoned (its service calls stopped, its later writes refused), so that slow service answers cannot hold the controller's workers; it is retried with backoff. A routine poll of a settled object, or the follow-up look of one still settling, is first looked at again quietly, up to 3 times in a row (it most likely waited for the routine call budget or behind work).",
   ),
   MalformedServiceAnswer: entry(
     "UnderWay",
