@@ -34,11 +34,8 @@ export interface KubeClientOptions extends KubeRequestOptions {
 export type PatchType = "merge" | "json";
 
 /**
- * Own writes remembered per object, and objects remembered (see `isOwnWrite`). A
- * refused create writes three times per attempt (the pending marker, its removal, the
- * condition); on a loaded machine the watch can lag several attempts behind, and an
- * echo no longer known as this process's own would re-queue the key past its hold.
- * Only objects written that often keep more than their few writes.
+ * Own writes remembered per object, and objects remembered (`isOwnWrite`): enough for a
+ * watch that lags several refused creates (three writes each) behind.
  */
 const WRITTEN_VERSIONS = 16;
 const WRITTEN_OBJECTS = 50_000;
@@ -209,13 +206,14 @@ export class KubeClient {
     return this.patch<T>(res, key, { status }, { subresource: "status" });
   }
 
-  /** Deletes an object; false when it was already gone. */
-  async delete(res: ResourceDescriptor, key: ObjectKey): Promise<boolean> {
+  /** Deletes an object (while its uid is `uid`, if given); false if gone or replaced. */
+  async delete(res: ResourceDescriptor, key: ObjectKey, uid?: string): Promise<boolean> {
+    const body = uid === undefined ? undefined : { preconditions: { uid } };
     try {
-      await this.request("DELETE", resourcePath(res, key.namespace, key.name));
+      await this.request("DELETE", resourcePath(res, key.namespace, key.name), {}, body);
       return true;
     } catch (err) {
-      if (isNotFound(err)) return false;
+      if (isNotFound(err) || (uid !== undefined && statusCodeOf(err) === 409)) return false;
       throw err;
     }
   }

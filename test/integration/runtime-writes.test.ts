@@ -180,6 +180,19 @@ describe("object writes against a real API server", () => {
     );
   });
 
+  it("deletes by uid only the object it read: a replacement of that name stays", async () => {
+    const first = await create("replaced");
+    await kube.delete(GIZMOS, { namespace, name: "replaced" });
+    await eventually(
+      async () => (await kube.get(GIZMOS, { namespace, name: "replaced" })) === undefined,
+    );
+    const second = await create("replaced");
+    const key = { namespace, name: "replaced" };
+    await expect(kube.delete(GIZMOS, key, first.metadata?.uid)).resolves.toBe(false);
+    expect((await kube.get<KubeObject>(GIZMOS, key))?.metadata?.uid).toBe(second.metadata?.uid);
+    await expect(kube.delete(GIZMOS, key, second.metadata?.uid)).resolves.toBe(true);
+  });
+
   it("records an event once and counts its repeats into a series", async () => {
     const obj = await create("evented");
     const recorder = new EventRecorder(kube, {

@@ -148,7 +148,7 @@ async function deleteOwned(
   const existing = await kube.get<KubeObject>(target, { namespace, name });
   if (!existing || !controlledBy(existing, obj.metadata?.uid)) return false;
   if (existing.metadata?.labels?.[EXPORTED_LABEL] !== resource.kind.toLowerCase()) return false;
-  return kube.delete(target, { namespace, name });
+  return kube.delete(target, { namespace, name }, existing.metadata?.uid);
 }
 
 /** Whether `obj`'s controller ownerReference is the object `uid`. */

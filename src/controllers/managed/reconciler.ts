@@ -30,17 +30,11 @@
 import { REASONS } from "../../crds/index.js";
 import {
   type ConditionInput,
-  getCondition,
   removeCondition,
   setCondition,
   withKstatusConditions,
 } from "../../runtime/conditions.js";
-import type {
-  ErrorPolicy,
-  ReconcileResult,
-  Reconciler,
-  SettledCheck,
-} from "../../runtime/controller.js";
+import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
 import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { UNSCOPED_CALLS } from "../../service/call-context.js";
 import type { ManagedObject } from "./call.js";
