@@ -30,6 +30,7 @@ const JOB = { image: "registry.example.com/ml/train:1", productCode: "train.cpu.
 let op: TestOperator;
 let ns: string;
 let watch: KubeStream;
+let stopped = false;
 /** Every version of every job of the namespace, in order, by name. */
 const versions = new Map<string, TrainingJobObject[]>();
 /** When the watch delivered each version. */
@@ -43,20 +44,39 @@ beforeAll(async () => {
     pollIntervalMs: POLL_MS,
     emulatorOptions: { subscriptionDelayMs: 0 },
   });
-  watch = await op.kube.watch(
-    resourcePath(trainingJobCrd, ns),
-    {},
-    (_type, obj) => {
-      const name = obj.metadata?.name ?? "";
-      const job = obj as TrainingJobObject;
-      seenAt.set(job, Date.now());
-      versions.set(name, [...(versions.get(name) ?? []), job]);
-    },
-    () => undefined,
-  );
+  // A watch the API server ends (or refuses while its storage initializes, a 429) is
+  // opened again from the last version seen: the test reads every version of each job.
+  let lastVersion: string | undefined;
+  const open = async (): Promise<void> => {
+    watch = await op.kube.watch(
+      resourcePath(trainingJobCrd, ns),
+      lastVersion ? { resourceVersion: lastVersion } : {},
+      (_type, obj) => {
+        const name = obj.metadata?.name ?? "";
+        const job = obj as TrainingJobObject;
+        lastVersion = obj.metadata?.resourceVersion ?? lastVersion;
+        seenAt.set(job, Date.now());
+        versions.set(name, [...(versions.get(name) ?? []), job]);
+      },
+      () => {
+        if (!stopped) setTimeout(() => void reopen(), 200);
+      },
+    );
+  };
+  const reopen = async (): Promise<void> => {
+    while (!stopped) {
+      try {
+        return await open();
+      } catch {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  };
+  await reopen();
 }, 60_000);
 
 afterAll(async () => {
+  stopped = true;
   watch?.abort();
   await op?.stop();
 });
