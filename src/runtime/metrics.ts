@@ -15,6 +15,13 @@ const RECONCILE_BUCKETS = [
 ];
 /** client-go's workqueue buckets: 10^-8 .. 10^3 seconds. */
 const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 10 ** (i - 8));
+/**
+ * Kubernetes request latency: client-go's buckets with more of them below 100 ms, where
+ * an API server's writes are answered (and where a loaded one shows).
+ */
+const KUBE_LATENCY_BUCKETS = [
+  0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60,
+];
 /** Create to first Ready: seconds (a volume) to hours (a job waiting for capacity). */
 const FIRST_READY_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600];
 
@@ -44,6 +51,7 @@ export class RuntimeMetrics {
   private readonly retries: Counter<"controller" | "name">;
   private readonly restRequests: Counter<"code" | "method" | "host">;
   private readonly restRateLimitWait: Histogram<"verb" | "host" | "limiter">;
+  private readonly restLatency: Histogram<"verb" | "host">;
   private readonly firstReady: Histogram<"kind">;
   /** The calls to the service (`aidc_service_*`). */
   readonly service: ServiceMetrics;
@@ -133,6 +141,13 @@ export class RuntimeMetrics {
       name: "rest_client_requests_total",
       help: "Number of HTTP requests to the Kubernetes API, partitioned by status code, method, and host",
       labelNames: ["code", "method", "host"],
+      registers,
+    });
+    this.restLatency = new Histogram({
+      name: "rest_client_request_duration_seconds",
+      help: "Request latency in seconds of Kubernetes API requests, from sent to answered (after the client-side rate limit), by verb and host",
+      labelNames: ["verb", "host"],
+      buckets: KUBE_LATENCY_BUCKETS,
       registers,
     });
     this.restRateLimitWait = new Histogram({
@@ -238,6 +253,7 @@ export class RuntimeMetrics {
     code: number;
     host?: string;
     rateLimitWaitMs?: number;
+    durationMs?: number;
     limiter?: string;
   }): void => {
     const host = info.host ?? "";
@@ -246,6 +262,9 @@ export class RuntimeMetrics {
       method: info.method,
       host,
     });
+    if (info.durationMs !== undefined) {
+      this.restLatency.observe({ verb: info.method, host }, info.durationMs / 1000);
+    }
     if (info.rateLimitWaitMs !== undefined) {
       this.restRateLimitWait.observe(
         { verb: info.method, host, limiter: info.limiter ?? "requests" },

@@ -15,6 +15,7 @@ import { freePort } from "../../src/controlplane/controlplane.js";
 import { IMAGE_NODE_ARGS, startOperatorProcess } from "../support/operator-process.js";
 import { addConnection } from "./connections-phase.js";
 import type { BenchEnvironment } from "./environment.js";
+import { type WindowFigures, WindowProbe } from "./fairness-probe.js";
 import {
   type LatencyFigures,
   latencyFigures,
@@ -45,6 +46,12 @@ export interface FairnessFigures {
   p50RatioDefault: number;
   /** p50 beside the other connection's backlog / alone. */
   p50RatioConnection: number;
+  /**
+   * Where calm's time went in each window (fairness-probe.ts): its steps' p50, the
+   * processes' CPU, the API server's PATCH time and write rate, the operator's
+   * request latency, this process's event-loop delay.
+   */
+  where: { alone: WindowFigures; besideDefault: WindowFigures; besideConnection: WindowFigures };
 }
 
 /** Runs the scenario: batches of `n`, backlogs of `backlog`. */
@@ -88,26 +95,35 @@ export async function runFairnessPhase(
     const busy = new ReadyTracker(env.kc, kube, NAS, busyNs);
     const deflt = new ReadyTracker(env.kc, kube, NAS, defaultNs);
     await Promise.all([calm.start(), busy.start(), deflt.start()]);
+    const pids = { operator: operator.pid, ...(env.plane?.pids() ?? {}) };
+    /** calm's batch `prefix`, Ready, and where its time went meanwhile. */
+    const measured = async (prefix: string, onReady = () => {}) => {
+      const probe = new WindowProbe(env.kc, pids, () => operator.metrics());
+      await probe.start();
+      const batch = await createNasBatch(kube, calm, calmNs, prefix, n);
+      await waitAllReady(calm, batch, timeoutMs);
+      onReady();
+      const where = await probe.stop(calm.stages(batch));
+      const latency = latencyFigures(calm.latencies(batch));
+      progress(`fairness: calm p50 ${latency.p50} ms; ${JSON.stringify(where)}`);
+      return { batch, latency, where };
+    };
     /** calm's batch `prefix` beside a backlog created just before it in `ns`. */
     const beside = async (tracker: ReadyTracker, ns: string, prefix: string) => {
       progress(`fairness: ${backlog} new objects in ${ns}, then calm creates ${n}`);
       const backlogNames = await createNasBatch(kube, tracker, ns, `${prefix}-backlog`, backlog);
-      const before = calm.latencies().length;
-      const batch = await createNasBatch(kube, calm, calmNs, prefix, n);
-      await waitAllReady(calm, batch, timeoutMs);
-      const readyThen = backlog - tracker.notReady(backlogNames).length;
-      const latency = latencyFigures(calm.latencies().slice(before));
-      progress(`fairness: calm p50 ${latency.p50} ms; ${readyThen} of the backlog Ready then`);
+      let readyThen = 0;
+      const { latency, where } = await measured(prefix, () => {
+        readyThen = backlog - tracker.notReady(backlogNames).length;
+      });
+      progress(`fairness: ${readyThen} of the backlog Ready when calm was`);
       await waitAllReady(tracker, backlogNames, timeoutMs);
-      return { latency, readyThen };
+      return { latency, readyThen, where };
     };
 
     await waitAllReady(calm, await createNasBatch(kube, calm, calmNs, "warm", 5), timeoutMs);
     progress(`fairness: calm creates ${n} NasVolumes alone`);
-    const warm = calm.latencies().length;
-    await waitAllReady(calm, await createNasBatch(kube, calm, calmNs, "alone", n), timeoutMs);
-    const alone = latencyFigures(calm.latencies().slice(warm));
-    progress(`fairness: calm alone p50 ${alone.p50} ms`);
+    const { latency: alone, where: whereAlone } = await measured("alone");
     const onDefault = await beside(deflt, defaultNs, "by-default");
     const onConnection = await beside(busy, busyNs, "by-connection");
     calm.stop();
@@ -124,6 +140,11 @@ export async function runFairnessPhase(
       busyReadyThen: onConnection.readyThen,
       p50RatioDefault: ratio(onDefault.latency.p50, alone.p50),
       p50RatioConnection: ratio(onConnection.latency.p50, alone.p50),
+      where: {
+        alone: whereAlone,
+        besideDefault: onDefault.where,
+        besideConnection: onConnection.where,
+      },
     };
   } finally {
     await operator.stop();

@@ -15,6 +15,8 @@ import {
 interface Tracked {
   appliedAt?: number;
   readyAt?: number;
+  /** First time each {@link MILESTONES} entry was seen true (local clock). */
+  milestones?: Partial<Record<Milestone, number>>;
   resourceVersion?: string;
   changes: number;
   /** JSON of each top-level field of status and of the metadata a controller writes. */
@@ -33,6 +35,34 @@ function fieldsOf(obj: KubeObject): Record<string, string> {
   out["metadata.labels"] = JSON.stringify(obj.metadata?.labels ?? {});
   out.spec = JSON.stringify(obj.spec ?? {});
   return out;
+}
+
+/**
+ * The steps of a managed object's create as the watch shows them: `seen` (the first
+ * event: the create reached the API server and its watch), `claimed` (the operator's
+ * first write: the finalizer, with the create's pending marker), `bound` (the remote
+ * resource's id recorded), then Ready.
+ */
+const MILESTONES = {
+  seen: () => true,
+  claimed: (obj: KubeObject) =>
+    (obj.metadata?.finalizers?.length ?? 0) > 0 ||
+    obj.metadata?.annotations?.["aidc.io/create-pending"] !== undefined,
+  bound: (obj: KubeObject) => obj.metadata?.annotations?.["aidc.io/external-id"] !== undefined,
+} as const;
+type Milestone = keyof typeof MILESTONES;
+
+/**
+ * Per object, ms from each step to the next: `created` (the create sent → seen),
+ * `claimed` (→ the operator's first write), `bound` (→ the id recorded), `ready`
+ * (→ Ready). A step not seen on its own (a version the watch skipped) counts as reached
+ * with the next one.
+ */
+export interface StageTimes {
+  created: number;
+  claimed: number;
+  bound: number;
+  ready: number;
 }
 
 /** Whether `obj` has condition Ready=True. */
@@ -111,7 +141,15 @@ export class ReadyTracker {
     }
     t.resourceVersion = rv;
     t.fields = fields;
-    if (t.readyAt === undefined && isReady(obj)) t.readyAt = Date.now();
+    const now = Date.now();
+    t.milestones ??= {};
+    for (const [m, reached] of Object.entries(MILESTONES) as [
+      Milestone,
+      (o: KubeObject) => boolean,
+    ][]) {
+      if (t.milestones[m] === undefined && reached(obj)) t.milestones[m] = now;
+    }
+    if (t.readyAt === undefined && isReady(obj)) t.readyAt = now;
     t.reconciling = isReconciling(obj);
   }
 
@@ -135,6 +173,26 @@ export class ReadyTracker {
     const tracked = names ? names.map((n) => this.objects.get(n)) : this.objects.values();
     for (const t of tracked) {
       if (t?.appliedAt !== undefined && t.readyAt !== undefined) out.push(t.readyAt - t.appliedAt);
+    }
+    return out;
+  }
+
+  /** The {@link StageTimes} of the objects among `names` seen applied and Ready. */
+  stages(names: readonly string[]): StageTimes[] {
+    const out: StageTimes[] = [];
+    for (const name of names) {
+      const t = this.objects.get(name);
+      if (t?.appliedAt === undefined || t.readyAt === undefined) continue;
+      const ready = t.readyAt;
+      const bound = Math.min(t.milestones?.bound ?? ready, ready);
+      const claimed = Math.min(t.milestones?.claimed ?? bound, bound);
+      const seen = Math.min(t.milestones?.seen ?? claimed, claimed);
+      out.push({
+        created: seen - t.appliedAt,
+        claimed: claimed - seen,
+        bound: bound - claimed,
+        ready: ready - bound,
+      });
     }
     return out;
   }

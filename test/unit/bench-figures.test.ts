@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { RuntimeMetrics } from "../../src/runtime/metrics.js";
+import { histogramP50 } from "../bench/fairness-probe.js";
 import { percentile } from "../bench/ready-tracker.js";
 import { writesBetween } from "../support/apiserver-writes.js";
 import { processStats } from "../support/operator-process.js";
@@ -57,5 +59,21 @@ describe("the benchmark's figures", () => {
     expect(own?.rssMiB).toBeLessThanOrEqual(own?.peakRssMiB ?? 0);
     expect(own?.cpuSeconds).toBeGreaterThan(0);
     expect(await processStats(2 ** 22 + 17)).toBeUndefined();
+  });
+
+  it("the operator's request latency p50 between two scrapes counts only the requests between them", async () => {
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    const kube = (method: string, durationMs: number) =>
+      metrics.observeKubeRequest({ method, code: 200, host: "api", durationMs });
+    for (let i = 0; i < 10; i++) kube("PATCH", 8);
+    const before = await metrics.text();
+    // Between the scrapes: PATCHes of 40 ms (the 30–50 ms bucket) and GETs that do not count.
+    for (let i = 0; i < 10; i++) kube("PATCH", 40);
+    for (let i = 0; i < 30; i++) kube("GET", 2);
+    const after = await metrics.text();
+    const p50 = histogramP50(before, after, "PATCH");
+    expect(p50).toBeGreaterThan(0.03);
+    expect(p50).toBeLessThanOrEqual(0.05);
+    expect(histogramP50(after, after, "PATCH")).toBeNaN();
   });
 });

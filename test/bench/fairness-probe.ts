@@ -1,0 +1,175 @@
+/**
+ * Where the calm tenant's time goes in one window of the fairness scenario
+ * (fairness-phase.ts): its create-to-Ready split by the steps its watch shows
+ * (ready-tracker.ts, `stages`), and what the machine did meanwhile — each process's CPU
+ * (operator, API server, etcd, and this process, which runs the emulator and the
+ * watches), the API server's own latency of the PATCHes of NasVolumes and its write
+ * rate, the operator's Kubernetes request latency, and this process's event-loop delay.
+ */
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import type * as k8s from "@kubernetes/client-node";
+import { kubeRequest } from "../support/http.js";
+import { processStats } from "../support/operator-process.js";
+import { samples } from "../support/prometheus.js";
+import { percentile, type StageTimes } from "./ready-tracker.js";
+
+/** What one window showed; see the module comment. */
+export interface WindowFigures {
+  /** Calm's p50 of each step (ms): create sent → seen, → claimed, → bound, → Ready. */
+  stagesP50Ms: StageTimes;
+  windowMs: number;
+  /** CPU cores used on average over the window, by process. */
+  cores: Record<string, number | null>;
+  /** The API server's mean PATCH time of NasVolumes (spec/metadata and status), ms. */
+  apiServerPatchMs: number | null;
+  /** Write requests per second the API server answered (every group), and of them Events. */
+  apiServerWritesPerSecond: number | null;
+  eventWritesPerSecond: number | null;
+  /** The operator's p50 of PATCH and POST, sent to answered (its histogram), ms. */
+  operatorPatchP50Ms: number | null;
+  operatorPostP50Ms: number | null;
+  /** This process's event-loop delay p50 and p99, ms (it serves the emulator). */
+  benchLoopDelayMs: { p50: number; p99: number };
+}
+
+interface Snapshot {
+  at: number;
+  cpu: Record<string, number | undefined>;
+  api: string;
+  op: string;
+}
+
+const WRITE_VERBS = ["POST", "PUT", "PATCH", "APPLY", "DELETE"];
+
+/** Measures one window: `start()` before calm's batch, `stop(stages)` once it is Ready. */
+export class WindowProbe {
+  private readonly loop = monitorEventLoopDelay({ resolution: 10 });
+  private before: Snapshot | undefined;
+
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    private readonly pids: Record<string, number | undefined>,
+    private readonly operatorMetrics: () => Promise<string>,
+  ) {}
+
+  private async snapshot(): Promise<Snapshot> {
+    const cpu: Record<string, number | undefined> = {};
+    for (const [name, pid] of Object.entries(this.pids)) {
+      cpu[name] = pid === undefined ? undefined : (await processStats(pid))?.cpuSeconds;
+    }
+    const own = process.cpuUsage();
+    cpu.bench = (own.user + own.system) / 1e6;
+    const api = await kubeRequest(this.kc, "GET", "/metrics", { accept: "text/plain" })
+      .then((r) => (r.status === 200 ? r.body : ""))
+      .catch(() => "");
+    const op = await this.operatorMetrics().catch(() => "");
+    return { at: Date.now(), cpu, api, op };
+  }
+
+  async start(): Promise<void> {
+    this.before = await this.snapshot();
+    this.loop.reset();
+    this.loop.enable();
+  }
+
+  async stop(stages: readonly StageTimes[]): Promise<WindowFigures> {
+    this.loop.disable();
+    const after = await this.snapshot();
+    const before = this.before as Snapshot;
+    const seconds = Math.max(0.001, (after.at - before.at) / 1000);
+    const cores: Record<string, number | null> = {};
+    for (const [name, end] of Object.entries(after.cpu)) {
+      const start = before.cpu[name];
+      cores[name] =
+        end === undefined || start === undefined ? null : round2((end - start) / seconds);
+    }
+    const apiDelta = (name: string, where: (l: Record<string, string>) => boolean) =>
+      deltaOf(before.api, after.api, name, where);
+    const patch = (l: Record<string, string>) => l.verb === "PATCH" && l.resource === "nasvolumes";
+    const patchCount = apiDelta("apiserver_request_duration_seconds_count", patch);
+    const patchSum = apiDelta("apiserver_request_duration_seconds_sum", patch);
+    const writes = apiDelta("apiserver_request_total", (l) => WRITE_VERBS.includes(l.verb ?? ""));
+    const events = apiDelta(
+      "apiserver_request_total",
+      (l) => l.verb === "POST" && l.resource === "events",
+    );
+    const p50 = (k: string) => round1(histogramP50(before.op, after.op, k) * 1000);
+    const stage = (k: keyof StageTimes) =>
+      Math.round(
+        percentile(
+          stages.map((s) => s[k]),
+          50,
+        ),
+      );
+    return {
+      stagesP50Ms: {
+        created: stage("created"),
+        claimed: stage("claimed"),
+        bound: stage("bound"),
+        ready: stage("ready"),
+      },
+      windowMs: after.at - before.at,
+      cores,
+      apiServerPatchMs: after.api && patchCount > 0 ? round1((patchSum / patchCount) * 1000) : null,
+      apiServerWritesPerSecond: after.api ? round1(writes / seconds) : null,
+      eventWritesPerSecond: after.api ? round1(events / seconds) : null,
+      operatorPatchP50Ms: after.op ? nullIfNaN(p50("PATCH")) : null,
+      operatorPostP50Ms: after.op ? nullIfNaN(p50("POST")) : null,
+      benchLoopDelayMs: {
+        p50: round1(this.loop.percentile(50) / 1e6),
+        p99: round1(this.loop.percentile(99) / 1e6),
+      },
+    };
+  }
+}
+
+function deltaOf(
+  before: string,
+  after: string,
+  name: string,
+  where: (labels: Record<string, string>) => boolean,
+): number {
+  const sum = (text: string) =>
+    samples(text, name)
+      .filter((s) => where(s.labels))
+      .reduce((acc, s) => acc + s.value, 0);
+  return sum(after) - sum(before);
+}
+
+/**
+ * The p50 (seconds) of the operator's `rest_client_request_duration_seconds` for `verb`
+ * between two scrapes, interpolated linearly inside its bucket; NaN without requests.
+ */
+export function histogramP50(before: string, after: string, verb: string): number {
+  const name = "rest_client_request_duration_seconds_bucket";
+  const buckets = (text: string) => {
+    const out = new Map<number, number>();
+    for (const s of samples(text, name)) {
+      if (s.labels.verb !== verb) continue;
+      const le = s.labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(s.labels.le);
+      out.set(le, (out.get(le) ?? 0) + s.value);
+    }
+    return out;
+  };
+  const a = buckets(after);
+  const b = buckets(before);
+  const bounds = [...a.keys()].sort((x, y) => x - y);
+  const total = (a.get(Number.POSITIVE_INFINITY) ?? 0) - (b.get(Number.POSITIVE_INFINITY) ?? 0);
+  if (total <= 0) return Number.NaN;
+  let lower = 0;
+  let below = 0;
+  for (const le of bounds) {
+    const count = (a.get(le) ?? 0) - (b.get(le) ?? 0);
+    if (count >= total / 2) {
+      if (!Number.isFinite(le)) return lower;
+      return lower + ((le - lower) * (total / 2 - below)) / Math.max(1, count - below);
+    }
+    lower = le;
+    below = count;
+  }
+  return Number.NaN;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const nullIfNaN = (x: number) => (Number.isNaN(x) ? null : x);
