@@ -6,11 +6,12 @@
  * watches), the API server's own latency of the PATCHes of NasVolumes and its write
  * rate, the operator's Kubernetes request latency, and this process's event-loop delay.
  */
+import { readFile } from "node:fs/promises";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type * as k8s from "@kubernetes/client-node";
 import { kubeRequest } from "../support/http.js";
 import { processStats } from "../support/operator-process.js";
-import { samples } from "../support/prometheus.js";
+import { samples, sumOf } from "../support/prometheus.js";
 import { percentile, type StageTimes } from "./ready-tracker.js";
 
 /** What one window showed; see the module comment. */
@@ -30,6 +31,11 @@ export interface WindowFigures {
   operatorPostP50Ms: number | null;
   /** This process's event-loop delay p50 and p99, ms (it serves the emulator). */
   benchLoopDelayMs: { p50: number; p99: number };
+  /** The operator's event-loop delay over the window (its `nodejs_eventloop_lag_*`), ms. */
+  operatorLoopDelayMs: { p50: number; p99: number; max: number } | null;
+  /** Cores busy on the whole machine (/proc/stat), and of them outside the processes above. */
+  machineCores: number | null;
+  otherCores: number | null;
 }
 
 interface Snapshot {
@@ -53,7 +59,7 @@ export class WindowProbe {
   ) {}
 
   private async snapshot(): Promise<Snapshot> {
-    const cpu: Record<string, number | undefined> = {};
+    const cpu: Record<string, number | undefined> = { machine: await machineBusySeconds() };
     for (const [name, pid] of Object.entries(this.pids)) {
       cpu[name] = pid === undefined ? undefined : (await processStats(pid))?.cpuSeconds;
     }
@@ -83,6 +89,10 @@ export class WindowProbe {
       cores[name] =
         end === undefined || start === undefined ? null : round2((end - start) / seconds);
     }
+    const machineCores = cores.machine ?? null;
+    delete cores.machine;
+    const ours = Object.values(cores).reduce<number>((a, c) => a + (c ?? 0), 0);
+    const lag = (q: string) => sumOf(after.op, `nodejs_eventloop_lag_${q}_seconds`) * 1000;
     const apiDelta = (name: string, where: (l: Record<string, string>) => boolean) =>
       deltaOf(before.api, after.api, name, where);
     const patch = (l: Record<string, string>) => l.verb === "PATCH" && l.resource === "nasvolumes";
@@ -119,8 +129,24 @@ export class WindowProbe {
         p50: round1(this.loop.percentile(50) / 1e6),
         p99: round1(this.loop.percentile(99) / 1e6),
       },
+      // prom-client resets its event-loop histogram at each scrape: this is the window's.
+      operatorLoopDelayMs: after.op
+        ? { p50: round1(lag("p50")), p99: round1(lag("p99")), max: round1(lag("max")) }
+        : null,
+      machineCores,
+      otherCores: machineCores === null ? null : round2(Math.max(0, machineCores - ours)),
     };
   }
+}
+
+/** Seconds of CPU the whole machine spent busy (all cores), from /proc/stat. */
+async function machineBusySeconds(): Promise<number | undefined> {
+  const stat = await readFile("/proc/stat", "utf8").catch(() => "");
+  const cpu = /^cpu\s+(.*)$/m.exec(stat)?.[1]?.split(/\s+/).map(Number);
+  if (!cpu || cpu.length < 5) return undefined;
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+  const busy = cpu.slice(0, 8).reduce((a, v, i) => (i === 3 || i === 4 ? a : a + v), 0);
+  return busy / 100;
 }
 
 function deltaOf(
