@@ -1,4 +1,4 @@
-import { rfc3339 } from "./clock.js";
+import { rfc3339 } from "./resource.js";
 
 /** The status of a condition, as metav1.Condition spells it. */
 export type ConditionStatus = "True" | "False" | "Unknown";

@@ -4,12 +4,11 @@
  */
 import type { Logger } from "pino";
 import type { InformerCache } from "./cache.js";
-import type { Clock } from "./clock.js";
 import type { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
-import type { KubeObject } from "./resource.js";
+import type { Clock, KubeObject } from "./resource.js";
 
 /** Shared services and settings a running controller needs (the manager provides them). */
 export interface ControllerRuntime {

@@ -3,7 +3,6 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
 import { InformerCache } from "./cache.js";
-import { systemClock } from "./clock.js";
 import {
   controller,
   type ReconcileContext,
@@ -16,7 +15,13 @@ import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { looksSettled } from "./looks-settled.js";
 import { RuntimeMetrics } from "./metrics.js";
-import { cacheId, type KubeObject, type ObjectKey, type ResourceDescriptor } from "./resource.js";
+import {
+  cacheId,
+  type KubeObject,
+  type ObjectKey,
+  type ResourceDescriptor,
+  systemClock,
+} from "./resource.js";
 import { ConflictError } from "./writes.js";
 
 const widgets: ResourceDescriptor = {

@@ -1,11 +1,10 @@
 import type { Logger } from "pino";
 import type { CacheReader } from "./cache.js";
-import type { Clock } from "./clock.js";
 import type { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { DeclaredRule } from "./permissions.js";
-import type { KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
+import type { Clock, KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
 import type { IndexFunc } from "./store.js";
 import type { QueuePriority } from "./workqueue.js";
 

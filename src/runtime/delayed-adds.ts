@@ -4,7 +4,7 @@
  * default controller rate limiter: the larger of a per-key exponential backoff and a
  * global token bucket's delay).
  */
-import type { Clock } from "./clock.js";
+
 import { type QueuePriority, servedBefore } from "./fair-lanes.js";
 import {
   type BackoffOptions,
@@ -12,6 +12,7 @@ import {
   TokenBucket,
   type TokenBucketOptions,
 } from "./ratelimit.js";
+import type { Clock } from "./resource.js";
 
 /** Default global retry rate limit (client-go's): 10 per second, burst 100. */
 export const DEFAULT_RETRY_RATE_LIMIT: TokenBucketOptions = { qps: 10, burst: 100 };

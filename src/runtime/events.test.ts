@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Clock } from "./clock.js";
 import { EventRecorder, MAX_SERIES } from "./events.js";
 import type { KubeClient } from "./kube.js";
-import type { KubeObject } from "./resource.js";
+import type { Clock, KubeObject } from "./resource.js";
 
 /** A KubeClient that only records the Events created. */
 function recordingKube() {

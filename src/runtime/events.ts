@@ -1,8 +1,7 @@
 import type { Logger } from "pino";
-import { type Clock, systemClock } from "./clock.js";
 import type { KubeClient } from "./kube.js";
 import type { ReconcileView } from "./kube-requests.js";
-import type { KubeObject, ResourceDescriptor } from "./resource.js";
+import { type Clock, type KubeObject, type ResourceDescriptor, systemClock } from "./resource.js";
 
 /** events.k8s.io/v1 Event, as the recorder writes it. */
 const EVENTS: ResourceDescriptor = {

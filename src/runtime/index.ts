@@ -3,7 +3,6 @@
  * See README.md beside this file for how the pieces fit.
  */
 export { type CacheReader, referrersByIndex } from "./cache.js";
-export { type Clock, rfc3339, systemClock } from "./clock.js";
 export {
   type Condition,
   type ConditionInput,
@@ -50,6 +49,7 @@ export { ReconcileTimeoutError } from "./reconcile-attempt.js";
 export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,
+  type Clock,
   formatKey,
   type KubeObject,
   keyOf,
@@ -58,6 +58,8 @@ export {
   objectKeyString,
   parseKey,
   type ResourceDescriptor,
+  rfc3339,
+  systemClock,
 } from "./resource.js";
 export { DEFAULT_CONNECTION_LABEL, type ServiceRequestInfo } from "./service-metrics.js";
 export type { IndexFunc } from "./store.js";

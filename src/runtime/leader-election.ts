@@ -1,9 +1,14 @@
 import type { Logger } from "pino";
-import { type Clock, systemClock } from "./clock.js";
 import { DEFAULT_LEASE_TIMINGS } from "./defaults.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict } from "./kube-errors.js";
-import type { KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
+import {
+  type Clock,
+  type KubeObject,
+  type ObjectKey,
+  type ResourceDescriptor,
+  systemClock,
+} from "./resource.js";
 
 /** coordination.k8s.io/v1 Lease. */
 export const LEASES: ResourceDescriptor = {

@@ -1,6 +1,5 @@
 /** What a Manager (manager.ts) is configured with, and the settings each controller gets from it. */
 import type { Logger } from "pino";
-import type { Clock } from "./clock.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
 import {
   DEFAULT_CONCURRENCY,
@@ -13,7 +12,7 @@ import type { KubeConfigLike } from "./kube-credentials.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { BackoffOptions, FlowRateLimitOptions, TokenBucketOptions } from "./ratelimit.js";
 import type { SecretRedactor } from "./redaction.js";
-import type { KubeObject, ResourceDescriptor } from "./resource.js";
+import type { Clock, KubeObject, ResourceDescriptor } from "./resource.js";
 
 /** Leader election settings of a Manager. */
 export interface ManagerLeaderElection {

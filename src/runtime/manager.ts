@@ -1,6 +1,5 @@
 import { hostname } from "node:os";
 import { InformerCache } from "./cache.js";
-import { type Clock, systemClock } from "./clock.js";
 import type { ControllerDefinition } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
 import { DEFAULT_HEALTH_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS } from "./defaults.js";
@@ -11,7 +10,7 @@ import { LeaderElector } from "./leader-election.js";
 import { controllerRuntimeOf, type ManagerOptions } from "./manager-options.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
-import type { KubeObject } from "./resource.js";
+import { type Clock, type KubeObject, systemClock } from "./resource.js";
 import { ResourceHealth, type ResourceHealthSource } from "./resource-health.js";
 
 /**

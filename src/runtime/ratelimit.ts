@@ -1,5 +1,5 @@
-import { type Clock, systemClock } from "./clock.js";
 import { DEFAULT_BACKOFF } from "./defaults.js";
+import { type Clock, systemClock } from "./resource.js";
 
 /**
  * Per-key exponential backoff: `baseMs * 2^failures`, capped at `maxMs` (defaults:

@@ -1,7 +1,6 @@
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { InformerCache } from "./cache.js";
-import { systemClock } from "./clock.js";
 import { controller, type Reconciler } from "./controller.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
@@ -12,7 +11,7 @@ import {
   reconcileKey,
 } from "./reconcile-attempt.js";
 import { OwnWriteEchoFilter, TerminalHolds } from "./reruns.js";
-import type { ResourceDescriptor } from "./resource.js";
+import { type ResourceDescriptor, systemClock } from "./resource.js";
 import { type QueuePriority, WorkQueue } from "./workqueue.js";
 
 const looks: ResourceDescriptor = {

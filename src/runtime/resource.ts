@@ -1,7 +1,8 @@
 /**
- * What the runtime knows about a kind: only its REST coordinates. Domain packages
- * (src/crds) describe their kinds with a {@link ResourceDescriptor}; the runtime never
- * names one.
+ * What the runtime knows about Kubernetes objects: a kind's REST coordinates, object
+ * metadata and keys, and time (the {@link Clock} every timestamp is read from, and
+ * metav1.Time's format). Domain packages (src/crds) describe their kinds with a
+ * {@link ResourceDescriptor}; the runtime never names one.
  */
 
 /** REST coordinates of one kind. */
@@ -117,4 +118,22 @@ export function objectKeyString(obj: KubeObject): string {
 export function withKind<T extends KubeObject>(res: ResourceDescriptor, obj: T): T {
   if (obj.apiVersion && obj.kind) return obj;
   return { ...obj, apiVersion: apiVersionOf(res), kind: res.kind };
+}
+
+/**
+ * The time source of the runtime and of reconcilers. Pass one in instead of calling
+ * `Date.now()` so tests control time (vitest fake timers drive {@link systemClock}, or
+ * pass a hand-made Clock).
+ */
+export interface Clock {
+  /** The current time. */
+  now(): Date;
+}
+
+/** The real clock (follows `Date`, so vitest fake timers move it too). */
+export const systemClock: Clock = { now: () => new Date() };
+
+/** RFC 3339 with seconds precision, as metav1.Time serialises (`2024-05-01T10:00:00Z`). */
+export function rfc3339(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
 }

@@ -1,7 +1,7 @@
-import { type Clock, systemClock } from "./clock.js";
 import { DelayedAdds } from "./delayed-adds.js";
 import { FairLanes, type LaneLimits, type QueuePriority, servedBefore } from "./fair-lanes.js";
 import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+import { type Clock, systemClock } from "./resource.js";
 
 export type { LaneLimits, QueuePriority } from "./fair-lanes.js";
 

@@ -9,7 +9,7 @@
  * new token (unless `service.recreateLostCreates` is false).
  */
 
-import { rfc3339 } from "../../runtime/clock.js";
+import { rfc3339 } from "../../runtime/resource.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import type { ManagedObject, ReadyState } from "./call.js";
 import {

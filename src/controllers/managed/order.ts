@@ -4,7 +4,7 @@
  * create call, and what its answer binds (an id at once: Observe; a subscription: Poll).
  */
 import { REASONS } from "../../crds/index.js";
-import { rfc3339 } from "../../runtime/clock.js";
+import { rfc3339 } from "../../runtime/resource.js";
 import type { ManagedObject, PreflightRefusal } from "./call.js";
 import {
   ANNOTATIONS,

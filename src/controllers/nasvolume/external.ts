@@ -6,7 +6,7 @@
  * mount path, and deletes where a delete operation is configured.
  */
 import { NAS_VOLUME_REASONS, type NasVolume } from "../../crds/nasvolume.js";
-import { rfc3339 } from "../../runtime/clock.js";
+import { rfc3339 } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";

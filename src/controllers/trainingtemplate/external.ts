@@ -11,7 +11,7 @@ import {
   TRAINING_TEMPLATE_REASONS,
   type TrainingTemplate as TrainingTemplateObject,
 } from "../../crds/trainingtemplate.js";
-import { rfc3339 } from "../../runtime/clock.js";
+import { rfc3339 } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import { OWNER_MARK_ENV } from "../../service/client-token.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
