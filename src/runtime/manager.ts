@@ -140,6 +140,7 @@ export class Manager {
    * replicas do not count the same objects twice. Call it after {@link add}.
    */
   exportResourceHealth(source: ResourceHealthSource): void {
+    for (const kind of source.kinds) this.cache.informerFor(kind);
     const health = new ResourceHealth(source, this.cache, this.metrics, () =>
       this.clock.now().getTime(),
     );

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { HealthSnapshot } from "./resource-health.js";
+import { type HealthSnapshot, registerHealthMetrics } from "./resource-health.js";
 import {
   type OperationVerdict,
   REQUEST_BUCKETS,
@@ -22,8 +22,6 @@ const QUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 10 ** (i - 8));
 const KUBE_LATENCY_BUCKETS = [
   0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60,
 ];
-/** Create to first Ready: seconds (a volume) to hours (a job waiting for capacity). */
-const FIRST_READY_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600];
 
 /**
  * The operator's Prometheus metrics, in a registry of their own (no global state).
@@ -159,34 +157,7 @@ export class RuntimeMetrics {
     });
     this.service = new ServiceMetrics(registers);
     this.observeServiceRequest = this.service.observeRequest;
-    const snapshot = () => this.health?.();
-    new Gauge({
-      name: "aidc_managed_resources",
-      help: "Objects of the operator's kinds in the cache, by kind, connection (account: a ServiceConnection's name, _default, or _missing for one that does not exist), the status of their Ready and Synced conditions (True, False, Unknown when absent), reason (Stalled's when stalled, else Synced's when Synced is not True, else Ready's; None before the first condition, Other for a reason not in the reason table) and state (the reason table's verdict: Ok, UnderWay, Terminal = stalled until a person acts, Resting, Unknown); exported by the leader only",
-      labelNames: ["kind", "connection", "ready", "synced", "reason", "state"],
-      registers,
-      collect() {
-        this.reset();
-        for (const row of snapshot()?.rows ?? []) this.set({ ...row.labels }, row.count);
-      },
-    });
-    new Gauge({
-      name: "aidc_managed_resources_oldest_waiting_seconds",
-      help: "Seconds the longest-waiting object of a kind has been not Ready while under way (state UnderWay: created, updated or retried, not stalled, not resting), counted from its Ready condition's last transition (else its creation); 0 when none waits; exported by the leader only",
-      labelNames: ["kind"],
-      registers,
-      collect() {
-        this.reset();
-        for (const [kind, s] of snapshot()?.oldestWaiting ?? []) this.set({ kind }, s);
-      },
-    });
-    this.firstReady = new Histogram({
-      name: "aidc_resource_first_ready_seconds",
-      help: "Seconds from an object's creation to its first Ready=True, by kind; observed once per object, for objects the leader saw before they were Ready",
-      labelNames: ["kind"],
-      buckets: FIRST_READY_BUCKETS,
-      registers,
-    });
+    this.firstReady = registerHealthMetrics(registers, () => this.health?.());
   }
 
   /**

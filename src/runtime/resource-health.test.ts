@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { RuntimeMetrics } from "./metrics.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 import { type HealthCache, ResourceHealth, type ResourceHealthSource } from "./resource-health.js";
-import type { StoreEvent } from "./store.js";
 
 const WIDGETS: ResourceDescriptor = {
   group: "example.io",
@@ -56,23 +55,11 @@ const creating = (since = 0): Cond => ({
   since,
 });
 
-/** A cache of fixed lists whose informers' handlers the test calls. */
+/** A cache of fixed lists. */
 class FakeCache implements HealthCache {
   readonly objects = new Map<string, KubeObject[]>();
-  readonly handlers = new Map<string, (ev: StoreEvent) => void>();
   list(res: ResourceDescriptor): KubeObject[] {
     return this.objects.get(res.kind) ?? [];
-  }
-  informerFor(res: ResourceDescriptor) {
-    return {
-      on: (h: (ev: StoreEvent) => void) => {
-        this.handlers.set(res.kind, h);
-        return () => undefined;
-      },
-    };
-  }
-  emit(kind: string, ev: StoreEvent): void {
-    this.handlers.get(kind)?.(ev);
   }
 }
 
@@ -189,16 +176,34 @@ describe("ResourceHealth", () => {
     expect(health.snapshot()).toEqual({ rows: [], oldestWaiting: new Map() });
   });
 
+  /** Scrapes with the widgets `list` in the cache, 10 s after the last scrape. */
+  function scrapes(t: ReturnType<typeof setup>, ...passes: KubeObject[][]) {
+    for (const list of passes) {
+      t.advance(10);
+      t.cache.objects.set("Widget", list);
+      t.health.snapshot();
+    }
+  }
+  const created = (s: number) => ({
+    metadata: { name: "a", namespace: "ns", uid: "uid-a", creationTimestamp: at(s) },
+  });
+
   it("times create to first Ready once per object, from the Ready condition's transition time", () => {
-    const { cache, observed } = setup();
-    const a0 = obj("a", [creating(0)]);
-    cache.emit("Widget", { type: "add", object: a0 });
-    const a1 = obj("a", [ready(42)]);
-    cache.emit("Widget", { type: "update", object: a1, old: a0 });
-    const a2 = obj("a", [creating(50)]);
-    cache.emit("Widget", { type: "update", object: a2, old: a1 });
-    cache.emit("Widget", { type: "update", object: obj("a", [ready(60)]), old: a2 });
-    expect(observed).toEqual([["Widget", 42]]);
+    const t = setup();
+    scrapes(
+      t,
+      [obj("a", [creating(0)])],
+      [obj("a", [ready(42)])],
+      [obj("a", [creating(50)])],
+      [obj("a", [ready(60)])],
+    );
+    expect(t.observed).toEqual([["Widget", 42]]);
+  });
+
+  it("times an object created and Ready between two scrapes", () => {
+    const t = setup(); // now: 600 s
+    scrapes(t, [], [obj("a", [ready(618)], created(612))]);
+    expect(t.observed).toEqual([["Widget", 6]]);
   });
 
   it.each([
@@ -208,28 +213,32 @@ describe("ResourceHealth", () => {
       first: [{ type: "Ready", status: "False", reason: "Stopped" }],
     },
   ])("does not time an object $case", ({ first }) => {
-    const { cache, observed } = setup();
-    const a0 = obj("a", first);
-    cache.emit("Widget", { type: "add", object: a0 });
-    cache.emit("Widget", { type: "update", object: obj("a", [ready(90)]), old: a0 });
-    expect(observed).toEqual([]);
+    const t = setup();
+    scrapes(t, [obj("a", first)], [obj("a", [ready(615)])]);
+    expect(t.observed).toEqual([]);
+  });
+
+  it("does not time an object that comes into the cache Ready since before the last scrape", () => {
+    const t = setup();
+    scrapes(t, [], [obj("a", [ready(605)])]);
+    expect(t.observed).toEqual([]);
   });
 
   it("forgets an object deleted before it got Ready", () => {
-    const { cache, observed } = setup();
-    const a0 = obj("a", [creating(0)]);
-    cache.emit("Widget", { type: "add", object: a0 });
-    cache.emit("Widget", { type: "delete", object: a0 });
-    cache.emit("Widget", { type: "update", object: obj("a", [ready(30)]), old: a0 });
-    expect(observed).toEqual([]);
+    const t = setup();
+    scrapes(t, [obj("a", [creating(0)])], [], [obj("a", [ready(5)])]);
+    expect(t.observed).toEqual([]);
   });
 
-  it("does not time first Readies on a follower", () => {
-    const { cache, observed } = setup({ active: false });
-    const a0 = obj("a", [creating(0)]);
-    cache.emit("Widget", { type: "add", object: a0 });
-    cache.emit("Widget", { type: "update", object: obj("a", [ready(30)]), old: a0 });
-    expect(observed).toEqual([]);
+  it("does not time first Readies on a follower, and times those after it became the leader", () => {
+    const t = setup({ active: false });
+    scrapes(t, [obj("a", [creating(0)])], [obj("a", [ready(615)])]);
+    t.cache.objects.set("Gadget", [obj("b", [creating(0)])]);
+    t.health.active = true; // at 620 s
+    t.advance(10);
+    t.cache.objects.set("Gadget", [obj("b", [ready(625)])]);
+    t.health.snapshot();
+    expect(t.observed).toEqual([["Gadget", 625]]);
   });
 });
 
@@ -259,6 +268,25 @@ describe("RuntimeMetrics object health", () => {
     );
     expect(text).toContain('aidc_managed_resources_oldest_waiting_seconds{kind="Widget"} 12');
     expect(text).toContain('aidc_resource_first_ready_seconds_bucket{le="10",kind="Widget"} 1');
+  });
+
+  it("serves a first Ready in the scrape whose pass found it", async () => {
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    const t = setup();
+    const health = new ResourceHealth(
+      { kinds: [WIDGETS], connectionOf: () => "_default", reasons: { stateOf: (r) => STATES[r] } },
+      t.cache,
+      metrics,
+      () => T0 + 700_000,
+    );
+    health.active = true;
+    metrics.exportResourceHealth(() => health.snapshot());
+    t.cache.objects.set("Widget", [
+      obj("a", [ready(699)], { metadata: { uid: "u", creationTimestamp: at(690) } }),
+    ]);
+    expect(await metrics.text()).toContain(
+      'aidc_resource_first_ready_seconds_count{kind="Widget"} 1',
+    );
   });
 
   it("drops the rows of objects that are gone at the next scrape", async () => {

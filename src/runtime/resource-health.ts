@@ -4,14 +4,13 @@
  * `aidc_managed_resources`), how long the longest-waiting object has been on its way
  * (`aidc_managed_resources_oldest_waiting_seconds`), and how long objects took from
  * create to their first Ready (`aidc_resource_first_ready_seconds`). Everything is read
- * from the informer cache: the conditions `Ready`, `Synced` and kstatus' `Stalled`, read
- * the same way for every kind. What is domain knowledge comes from the wiring
- * ({@link ResourceHealthSource}): the kinds, the connection of an object and the
- * reason table's verdict on a reason.
+ * from the informer cache when Prometheus scrapes, nothing per watch event: the
+ * conditions `Ready`, `Synced` and kstatus' `Stalled`, read the same way for every
+ * kind. What is domain knowledge comes from the wiring ({@link ResourceHealthSource}):
+ * the kinds, the connection of an object and the reason table's verdict on a reason.
  */
-import type { Informer } from "./informer.js";
+import { Gauge, Histogram, type Registry } from "prom-client";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
-import type { StoreEvent } from "./store.js";
 
 /** What the runtime must be told to export object health. */
 export interface ResourceHealthSource {
@@ -34,22 +33,11 @@ export interface ResourceHealthSource {
 /** What the health export reads of the cache. */
 export interface HealthCache {
   list(res: ResourceDescriptor): KubeObject[];
-  informerFor(res: ResourceDescriptor): Pick<Informer, "on">;
 }
 
-/** The labels of one row of `aidc_managed_resources` (the count is the value). */
-export interface HealthLabels {
-  kind: string;
-  connection: string;
-  ready: string;
-  synced: string;
-  reason: string;
-  state: string;
-}
-
-/** One row of `aidc_managed_resources`. */
+/** One row of `aidc_managed_resources`: its labels, and the count as the value. */
 export interface HealthRow {
-  labels: HealthLabels;
+  labels: Record<"kind" | "connection" | "ready" | "synced" | "reason" | "state", string>;
   count: number;
 }
 
@@ -75,6 +63,9 @@ interface ObjectHealth {
   state: string;
   /** Epoch ms since which the object waits for Ready; undefined when it does not wait. */
   waitingSince: number | undefined;
+  /** Epoch ms of creation and, when Ready, of Ready's last transition (else when seen). */
+  created: number | undefined;
+  readyAt: number | undefined;
 }
 
 interface ConditionLike {
@@ -100,47 +91,60 @@ function timeOf(value: unknown): number | undefined {
 }
 
 /**
- * Object health from the informer cache. The per-object work is done once per object
- * version (a WeakMap on the frozen cached objects, which the cache replaces on every
- * change), so a scrape walks the cache and counts; a connection is asked at every
- * scrape, since a namespace's annotation can change it without a change of the object.
+ * Object health from the informer cache, computed when a scrape asks (at most once a
+ * second). The per-object work is done once per object version (a WeakMap on the
+ * frozen cached objects, which the cache replaces on every change); a connection is
+ * asked at every pass, since a namespace's annotation can change it without a change
+ * of the object.
  */
 export class ResourceHealth {
   private readonly memo = new WeakMap<KubeObject, ObjectHealth>();
-  /** uids of objects first seen on their way to Ready: their first Ready is timed. */
-  private readonly pending = new Set<string>();
+  /**
+   * The uids of the last pass: true for an object on its way to its first Ready (timed
+   * when a later pass finds it Ready), false for one not to time (timed already, or not
+   * seen on its way).
+   */
+  private firstReady = new Map<string, boolean>();
+  /** When Ready transitions count as new: the last pass, or when this process began to export. */
+  private since: number | undefined;
   private last: { at: number; snapshot: HealthSnapshot } | undefined;
 
   /**
-   * Whether this process exports (it runs the controllers, as the leader: followers
-   * export nothing, so series are not counted twice across replicas); the manager sets
-   * it when its controllers start and when it stops.
-   */
-  active = false;
-
-  /**
    * `metrics.observeFirstReady(kind, seconds)` gets each object's create-to-first-Ready
-   * time, once, for the objects this process saw before they were Ready, while
-   * {@link active}.
+   * time, once, for the objects that turned Ready while this process exported
+   * ({@link active}).
    */
   constructor(
     private readonly source: ResourceHealthSource,
     private readonly cache: HealthCache,
     private readonly metrics: { observeFirstReady(kind: string, seconds: number): void },
     private readonly now: () => number = Date.now,
-  ) {
-    for (const kind of source.kinds) {
-      cache.informerFor(kind).on((ev) => this.onEvent(kind, ev));
-    }
+  ) {}
+
+  /**
+   * Whether this process exports (it runs the controllers, as the leader: followers
+   * export nothing, so series are not counted twice across replicas); the manager sets
+   * it when its controllers start and when it stops.
+   */
+  get active(): boolean {
+    return this.since !== undefined;
+  }
+
+  set active(on: boolean) {
+    if (on === this.active) return;
+    this.since = on ? this.now() : undefined;
+    this.firstReady = new Map();
+    this.last = undefined;
   }
 
   /** The health of the cache now; one pass per second at most (scrapes share it). */
   snapshot(): HealthSnapshot {
     const now = this.now();
-    if (!this.active) return { rows: [], oldestWaiting: new Map() };
+    if (this.since === undefined) return { rows: [], oldestWaiting: new Map() };
     if (this.last && now - this.last.at < 1_000) return this.last.snapshot;
     const byKey = new Map<string, { health: ObjectHealth; counts: Map<string, number> }>();
     const oldestWaiting = new Map<string, number>();
+    const firstReady = new Map<string, boolean>();
     for (const kind of this.source.kinds) {
       let oldest = 0;
       for (const obj of this.cache.list(kind)) {
@@ -155,6 +159,8 @@ export class ResourceHealth {
         if (health.waitingSince !== undefined) {
           oldest = Math.max(oldest, (now - health.waitingSince) / 1000);
         }
+        const uid = obj.metadata?.uid;
+        if (uid) firstReady.set(uid, this.timeFirstReady(kind, uid, health));
       }
       oldestWaiting.set(kind.kind, oldest);
     }
@@ -167,8 +173,28 @@ export class ResourceHealth {
       }
     }
     const snapshot = { rows, oldestWaiting };
+    this.firstReady = firstReady;
+    this.since = now;
     this.last = { at: now, snapshot };
     return snapshot;
+  }
+
+  /**
+   * Times an object's first Ready, once: one seen on its way (not Ready, under way) by
+   * an earlier pass, or one new since the last pass whose Ready condition turned True
+   * since then (an object is created not Ready; its lastTransitionTime has whole
+   * seconds). An object Ready or resting when first seen (at start) is not timed: when
+   * it got Ready is unknown. Answers whether the object is still to be timed.
+   */
+  private timeFirstReady(kind: ResourceDescriptor, uid: string, health: ObjectHealth): boolean {
+    const known = this.firstReady.get(uid);
+    const { readyAt, created } = health;
+    if (known === false) return false;
+    if (readyAt === undefined) return known ?? health.waitingSince !== undefined;
+    if (created !== undefined && (known || readyAt >= (this.since ?? 0) - 1_000)) {
+      this.metrics.observeFirstReady(kind.kind, Math.max(0, (readyAt - created) / 1000));
+    }
+    return false;
   }
 
   private healthOf(kind: ResourceDescriptor, obj: KubeObject): ObjectHealth {
@@ -207,43 +233,61 @@ export class ResourceHealth {
       state = known ?? "Unknown";
     }
     const waits = ready !== "True" && state === "UnderWay";
-    const since =
-      timeOf(readyCondition?.lastTransitionTime) ?? timeOf(obj.metadata?.creationTimestamp);
+    const readySince = timeOf(readyCondition?.lastTransitionTime);
+    const created = timeOf(obj.metadata?.creationTimestamp);
     return {
       key: [kind.kind, ready, synced, reason, state].join("\0"),
       ready,
       synced,
       reason,
       state,
-      waitingSince: waits ? since : undefined,
+      waitingSince: waits ? (readySince ?? created) : undefined,
+      created,
+      readyAt: ready === "True" ? (readySince ?? this.now()) : undefined,
     };
   }
+}
 
-  /**
-   * Times first Readies: an object first seen not Ready and on its way (a create) is
-   * remembered; when it turns Ready, the time from its creationTimestamp to its Ready
-   * condition's lastTransitionTime (when the operator wrote it; now when absent) is
-   * observed once. An object Ready when first seen (at start) is not timed: when it got
-   * Ready is unknown.
-   */
-  private onEvent(kind: ResourceDescriptor, ev: StoreEvent): void {
-    const uid = ev.object.metadata?.uid;
-    if (!uid) return;
-    if (ev.type === "delete") {
-      this.pending.delete(uid);
-      return;
-    }
-    const health = this.healthOf(kind, ev.object);
-    if (ev.type === "add") {
-      if (health.waitingSince !== undefined) this.pending.add(uid);
-      return;
-    }
-    if (health.ready !== "True" || !this.pending.delete(uid)) return;
-    const created = timeOf(ev.object.metadata?.creationTimestamp);
-    if (created === undefined || !this.active) return;
-    const readyAt =
-      timeOf(conditionsOf(ev.object).find((c) => c.type === "Ready")?.lastTransitionTime) ??
-      this.now();
-    this.metrics.observeFirstReady(kind.kind, Math.max(0, (readyAt - created) / 1000));
-  }
+/** Create to first Ready: seconds (a volume) to hours (a job waiting for capacity). */
+const FIRST_READY_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 21600];
+
+/**
+ * Registers the object health metrics in `registers`: the gauges read `snapshot` at
+ * each scrape (undefined: no rows), and so does the returned first-Ready histogram, so
+ * that the first Readies a pass finds are in the same scrape.
+ */
+export function registerHealthMetrics(
+  registers: Registry[],
+  snapshot: () => HealthSnapshot | undefined,
+): Histogram<"kind"> {
+  new Gauge({
+    name: "aidc_managed_resources",
+    help: "Objects of the operator's kinds in the cache, by kind, connection (account: a ServiceConnection's name, _default, or _missing for one that does not exist), the status of their Ready and Synced conditions (True, False, Unknown when absent), reason (Stalled's when stalled, else Synced's when Synced is not True, else Ready's; None before the first condition, Other for a reason not in the reason table) and state (the reason table's verdict: Ok, UnderWay, Terminal = stalled until a person acts, Resting, Unknown); exported by the leader only",
+    labelNames: ["kind", "connection", "ready", "synced", "reason", "state"],
+    registers,
+    collect() {
+      this.reset();
+      for (const row of snapshot()?.rows ?? []) this.set({ ...row.labels }, row.count);
+    },
+  });
+  new Gauge({
+    name: "aidc_managed_resources_oldest_waiting_seconds",
+    help: "Seconds the longest-waiting object of a kind has been not Ready while under way (state UnderWay: created, updated or retried, not stalled, not resting), counted from its Ready condition's last transition (else its creation); 0 when none waits; exported by the leader only",
+    labelNames: ["kind"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, s] of snapshot()?.oldestWaiting ?? []) this.set({ kind }, s);
+    },
+  });
+  return new Histogram({
+    name: "aidc_resource_first_ready_seconds",
+    help: "Seconds from an object's creation to its first Ready=True, by kind; observed once per object, for objects that turned Ready while this process was the leader and that it saw on their way (not Ready when it became the leader, or created since)",
+    labelNames: ["kind"],
+    buckets: FIRST_READY_BUCKETS,
+    registers,
+    collect() {
+      snapshot();
+    },
+  });
 }
