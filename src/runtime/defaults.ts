@@ -45,6 +45,12 @@ export const DEFAULT_CONCURRENCY = 16;
 /** The bound of one reconcile (config `reconcileTimeoutMs`); 0 would mean none. */
 export const DEFAULT_RECONCILE_TIMEOUT_MS = 60_000;
 
+/** Global limit of a workqueue's rate-limited retries (client-go's): 10 per second, burst 100. */
+export const DEFAULT_RETRY_RATE_LIMIT: Readonly<{ qps: number; burst: number }> = {
+  qps: 10,
+  burst: 100,
+};
+
 /** Retry backoff of a failing key: about 100 ms up to 5 minutes. */
 export const DEFAULT_BACKOFF: Readonly<{ baseMs: number; maxMs: number }> = {
   baseMs: 100,

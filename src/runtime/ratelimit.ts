@@ -1,4 +1,4 @@
-import { DEFAULT_BACKOFF } from "./defaults.js";
+import { DEFAULT_BACKOFF, DEFAULT_RETRY_RATE_LIMIT } from "./defaults.js";
 import { type Clock, systemClock } from "./resource.js";
 
 /**
@@ -89,6 +89,39 @@ export class TokenBucket {
   async take(): Promise<void> {
     const delay = this.reserve();
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+/**
+ * The delays of a workqueue's rate-limited retries (client-go's default controller rate
+ * limiter): the larger of a per-key exponential backoff and a global token bucket's
+ * delay (default 10 qps, burst 100).
+ */
+export class RetryRateLimiter {
+  private readonly backoff: ExponentialBackoff;
+  private readonly bucket: TokenBucket;
+
+  constructor(
+    options: { backoff?: Partial<BackoffOptions>; rateLimit?: TokenBucketOptions },
+    clock: Clock,
+  ) {
+    this.backoff = new ExponentialBackoff(options.backoff);
+    this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_RETRY_RATE_LIMIT, clock);
+  }
+
+  /** Records one more failure of `key` and returns the delay before its retry. */
+  when(key: string): number {
+    return Math.max(this.backoff.when(key), this.bucket.reserve());
+  }
+
+  /** Failures recorded for `key` since it was last forgotten. */
+  failuresOf(key: string): number {
+    return this.backoff.failuresOf(key);
+  }
+
+  /** Resets the backoff of `key` (after a success). */
+  forget(key: string): void {
+    this.backoff.forget(key);
   }
 }
 

@@ -1,6 +1,5 @@
-import { DelayedAdds } from "./delayed-adds.js";
 import { FairLanes, type LaneLimits, type QueuePriority, servedBefore } from "./fair-lanes.js";
-import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
+import { type BackoffOptions, RetryRateLimiter, type TokenBucketOptions } from "./ratelimit.js";
 import { type Clock, systemClock } from "./resource.js";
 
 export type { LaneLimits, QueuePriority } from "./fair-lanes.js";
@@ -23,8 +22,7 @@ export interface WorkQueueObserver {
 export interface WorkQueueOptions {
   /** Per-key exponential backoff for {@link WorkQueue.addRateLimited}. */
   backoff?: Partial<BackoffOptions>;
-  /** Global token bucket of rate-limited retries (client-go's: the larger of the
-   * per-key and the bucket delay). Default 10 qps, burst 100. */
+  /** Global token bucket of rate-limited retries (default 10 qps, burst 100). */
   rateLimit?: TokenBucketOptions;
   clock?: Clock;
   observer?: WorkQueueObserver;
@@ -43,15 +41,13 @@ export interface WorkQueueOptions {
  * A keyed work queue with client-go's semantics:
  *
  * - **De-duplication**: a key added while already waiting is queued once.
- * - **Three lanes** (fair-lanes.ts): `deferred` keys go when no `normal` key waits, `low`
- *   ones when neither does; a waiting key added in an earlier lane moves up, never down.
- * - **Fair flows** (fair-lanes.ts): with `flowOf`, flows are served in turn and one
- *   holds at most `flowLimit` workers (fewer for the lanes behind work, `laneLimits`):
- *   a backlog delays another flow by one turn, routine looks its own new work by none.
+ * - **Lanes and flows** (fair-lanes.ts): `deferred` keys go when no `normal` key waits,
+ *   `low` ones when neither does (a waiting key added in an earlier lane moves up); with
+ *   `flowOf`, flows are served in turn, each holding at most `flowLimit` workers.
  * - **Per-key serialisation**: a key is handed to at most one worker at a time; a key
  *   added while it is being processed is queued again when the worker calls `done`.
- * - **Delays** (delayed-adds.ts): `addAfter` and `addRateLimited` (per-key backoff and
- *   a global token bucket); `forget` resets a key's backoff after a success.
+ * - **Delays**: `addAfter` (a key's earliest pending delay wins, keeping the higher
+ *   priority) and `addRateLimited` (ratelimit.ts); `forget` resets a key's backoff.
  * - **Shutdown**: `shutDown` stops handing out work at once (waiting and future `get`
  *   calls resolve `undefined`, queued and delayed keys are dropped: level-triggered
  *   controllers rebuild them from the cache) and `drain` waits for in-flight keys.
@@ -59,11 +55,7 @@ export interface WorkQueueOptions {
  * Workers loop: `for (let k; (k = await q.get()) !== undefined; ) { try {...} finally { q.done(k) } }`.
  */
 export class WorkQueue {
-  /**
-   * The lanes per priority and flow. An entry is live while `dirty` holds its key in
-   * that lane and no worker holds it; a key moved up leaves a dead entry behind,
-   * skipped when reached.
-   */
+  /** An entry is live while `dirty` holds its key in that lane and no worker holds it. */
   private readonly lanes: FairLanes;
   /** The flow of each key waiting or held. */
   private readonly flowOfKey = new Map<string, string>();
@@ -72,11 +64,15 @@ export class WorkQueue {
   private readonly dirty = new Map<string, QueuePriority>();
   /** Live entries in the lanes. */
   private waiting = 0;
-  /** Keys held by workers, with the lane each came from. */
-  private readonly processing = new Map<string, QueuePriority>();
+  /** Keys held by workers, with the lane each came from and when. */
+  private readonly processing = new Map<string, { priority: QueuePriority; started: number }>();
   private readonly addedAt = new Map<string, number>();
-  private readonly startedAt = new Map<string, number>();
-  private readonly delays: DelayedAdds;
+  /** Keys to add later, with when and in which lane. */
+  private readonly delayed = new Map<
+    string,
+    { at: number; timer: NodeJS.Timeout; priority: QueuePriority }
+  >();
+  private readonly retries: RetryRateLimiter;
   private readonly getters: Array<(key: string | undefined) => void> = [];
   private readonly drainers: Array<() => void> = [];
   private readonly clock: Clock;
@@ -85,10 +81,7 @@ export class WorkQueue {
 
   constructor(options: WorkQueueOptions = {}) {
     this.clock = options.clock ?? systemClock;
-    this.delays = new DelayedAdds((key, priority) => this.add(key, priority), {
-      ...options,
-      clock: this.clock,
-    });
+    this.retries = new RetryRateLimiter(options, this.clock);
     this.observer = options.observer;
     this.flowOf = options.flowOf ?? (() => "");
     this.lanes = new FairLanes(options.flowLimit ?? Number.POSITIVE_INFINITY, options.laneLimits);
@@ -119,22 +112,34 @@ export class WorkQueue {
     this.enqueue(key, priority);
   }
 
-  /**
-   * Queues `key` after `delayMs`; an earlier pending delay of the same key wins, and
-   * keeps the higher of both priorities.
-   */
+  /** Queues `key` after `delayMs`; an earlier pending delay of it wins, in the higher lane. */
   addAfter(key: string, delayMs: number, priority: QueuePriority = "normal"): void {
     if (this.stopping) return;
-    if (delayMs <= 0) this.add(key, priority);
-    else this.delays.after(key, delayMs, priority);
+    if (delayMs <= 0) {
+      this.add(key, priority);
+      return;
+    }
+    const at = this.now() + delayMs;
+    const pending = this.delayed.get(key);
+    if (pending && pending.at <= at) {
+      if (servedBefore(priority, pending.priority)) pending.priority = priority;
+      return;
+    }
+    if (pending) clearTimeout(pending.timer);
+    const entry = {
+      at,
+      priority: pending && servedBefore(pending.priority, priority) ? pending.priority : priority,
+      timer: setTimeout(() => {
+        this.delayed.delete(key);
+        this.add(key, entry.priority);
+      }, delayMs),
+    };
+    this.delayed.set(key, entry);
   }
 
-  /**
-   * Queues `key` after its backoff: the larger of the per-key exponential delay and the
-   * global bucket's delay. Returns the delay chosen.
-   */
+  /** Queues `key` after its retry delay (ratelimit.ts) and returns that delay. */
   addRateLimited(key: string): number {
-    const delay = this.delays.retryDelay(key);
+    const delay = this.retries.when(key);
     this.observer?.retried();
     this.addAfter(key, delay);
     return delay;
@@ -142,12 +147,12 @@ export class WorkQueue {
 
   /** Resets the backoff of `key` (call after a successful reconcile). */
   forget(key: string): void {
-    this.delays.forget(key);
+    this.retries.forget(key);
   }
 
   /** Failures counted for `key` since it was last forgotten. */
   numRequeues(key: string): number {
-    return this.delays.failuresOf(key);
+    return this.retries.failuresOf(key);
   }
 
   /**
@@ -176,7 +181,7 @@ export class WorkQueue {
 
   /** The lane a key held by a worker came from; undefined when no worker holds it. */
   priorityOf(key: string): QueuePriority | undefined {
-    return this.processing.get(key);
+    return this.processing.get(key)?.priority;
   }
 
   /**
@@ -194,10 +199,8 @@ export class WorkQueue {
     if (held === undefined) return;
     this.processing.delete(key);
     const flow = this.flowOfKey.get(key) ?? "";
-    this.lanes.release(flow, held);
-    const started = this.startedAt.get(key);
-    this.startedAt.delete(key);
-    if (started !== undefined) this.observer?.workDuration((this.now() - started) / 1000);
+    this.lanes.release(flow, held.priority);
+    this.observer?.workDuration((this.now() - held.started) / 1000);
     const lane = this.dirty.get(key);
     if (lane !== undefined && !this.stopping) {
       this.flowOfKey.set(key, this.flowOf(key));
@@ -230,7 +233,8 @@ export class WorkQueue {
   shutDown(): void {
     if (this.stopping) return;
     this.stopping = true;
-    this.delays.clear();
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
     this.lanes.clear();
     this.waiting = 0;
     this.dirty.clear();
@@ -239,10 +243,7 @@ export class WorkQueue {
     for (const g of this.getters.splice(0)) g(undefined);
   }
 
-  /**
-   * Waits until no key is in flight, at most `timeoutMs`. Resolves true when drained,
-   * false when the bound passed first.
-   */
+  /** Waits until no key is in flight, at most `timeoutMs`: true when drained, else false. */
   drain(timeoutMs: number): Promise<boolean> {
     if (this.processing.size === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
@@ -282,12 +283,12 @@ export class WorkQueue {
 
   private startProcessing(key: string, priority: QueuePriority): void {
     this.lanes.hold(this.flowOfKey.get(key) ?? "", priority);
-    this.processing.set(key, priority);
+    const now = this.now();
+    this.processing.set(key, { priority, started: now });
     this.dirty.delete(key);
     const added = this.addedAt.get(key);
     this.addedAt.delete(key);
-    if (added !== undefined) this.observer?.queueLatency((this.now() - added) / 1000);
-    this.startedAt.set(key, this.now());
+    if (added !== undefined) this.observer?.queueLatency((now - added) / 1000);
     this.observer?.depth(this.waiting);
   }
 
