@@ -66,7 +66,13 @@ export class RunningController {
     });
     this.rt.metrics.maxConcurrentReconciles.set({ controller: def.name }, workers);
     this.rt.metrics.activeWorkers.set({ controller: def.name }, 0);
-    this.rt.metrics.initReconcileCounters(def.name);
+    // The reconcile counters at 0 before the first reconcile, as controller-runtime's: a
+    // rate over a counter with no series yet is empty, not 0, and alerts read these.
+    for (const result of ["success", "error", "requeue_after"]) {
+      this.rt.metrics.reconcileTotal.inc({ controller: def.name, result }, 0);
+    }
+    this.rt.metrics.reconcileErrors.inc({ controller: def.name }, 0);
+    this.rt.metrics.terminalReconcileErrors.inc({ controller: def.name }, 0);
     const primary = this.rt.cache.informerFor(def.primary);
     this.unsubscribe.push(primary.on((ev) => this.onPrimary(ev)));
     for (const w of def.watches) {

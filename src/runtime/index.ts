@@ -38,7 +38,7 @@ export {
 export { EventRecorder, type EventType } from "./events.js";
 export { FIELD_MANAGER, KubeClient } from "./kube.js";
 export { isConflict, isNotFound, KubeApiError, statusCodeOf } from "./kube-errors.js";
-export { RuntimeMetrics } from "./metrics.js";
+export { DEFAULT_CONNECTION_LABEL, RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
 export {
   type DeclaredRule,
   mergeRules,
@@ -61,7 +61,6 @@ export {
   rfc3339,
   systemClock,
 } from "./resource.js";
-export { DEFAULT_CONNECTION_LABEL, type ServiceRequestInfo } from "./service-metrics.js";
 export type { IndexFunc } from "./store.js";
 export type { QueuePriority } from "./workqueue.js";
 export {

@@ -1,12 +1,37 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { KubeRequestInfo } from "./kube-requests.js";
 import { type HealthSnapshot, registerHealthMetrics } from "./resource-health.js";
-import {
-  type OperationVerdict,
-  REQUEST_BUCKETS,
-  ServiceMetrics,
-  type ServiceRequestInfo,
-} from "./service-metrics.js";
 import type { WorkQueueObserver } from "./workqueue.js";
+
+/** What {@link RuntimeMetrics.kubeRequestObserver} reads of a Kubernetes request. */
+type KubeRequestSeen = Pick<KubeRequestInfo, "method" | "code"> & Partial<KubeRequestInfo>;
+
+/** Buckets for calls to a remote HTTP API. */
+export const REQUEST_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** One service API call, as the service client's `onRequest` hook reports it. */
+export interface ServiceRequestInfo {
+  /** The endpoint's name in the service client's endpoint table. */
+  endpoint: string;
+  method?: string;
+  /** HTTP status, the envelope code, or a word such as `timeout` / `network`. */
+  code: number | string;
+  durationMs: number;
+  /** Time the call waited for the client-side rate limit before it was sent. */
+  rateLimitWaitMs?: number;
+  /** The call's lane at the rate limit: `normal`, `deferred` (follow-ups) or `low` (routine). */
+  priority?: string;
+  /** Of the wait, what a routine call waited for its connection's routine budget alone. */
+  routineBudgetWaitMs?: number;
+  /** The connection (account): a ServiceConnection's name, else {@link DEFAULT_CONNECTION_LABEL}. */
+  connection?: string;
+}
+
+/** The `connection` label of calls made with the operator's default connection (its config). */
+export const DEFAULT_CONNECTION_LABEL = "_default";
+
+/** What is known about one service operation (see `aidc_service_operation_available`). */
+export type OperationVerdict = "present" | "missing" | "unknown" | "disabled";
 
 /** controller-runtime's reconcile_time_seconds buckets. */
 const RECONCILE_BUCKETS = [
@@ -27,9 +52,9 @@ const KUBE_LATENCY_BUCKETS = [
  * The operator's Prometheus metrics, in a registry of their own (no global state).
  * Names and labels are controller-runtime's and client-go's where those exist
  * (`controller_runtime_*`, `workqueue_*`, `leader_election_master_status`,
- * `rest_client_*`), so existing dashboards work; the operator's own are `aidc_*`,
- * among them object health (resource-health.ts, once {@link exportResourceHealth} is
- * called). docs/metrics.md lists every metric with its labels and help, generated from
+ * `rest_client_*`), so existing dashboards work; the operator's own are `aidc_*`: the
+ * calls to the service and object health (resource-health.ts, once
+ * {@link exportResourceHealth} is called). docs/metrics.md lists every metric with its labels and help, generated from
  * this registry (scripts/generate-metrics-docs.ts). Controllers may register their own
  * metrics in {@link registry}.
  */
@@ -51,8 +76,11 @@ export class RuntimeMetrics {
   private readonly restRateLimitWait: Histogram<"verb" | "host" | "limiter">;
   private readonly restLatency: Histogram<"verb" | "host">;
   private readonly firstReady: Histogram<"kind">;
-  /** The calls to the service (`aidc_service_*`). */
-  readonly service: ServiceMetrics;
+  private readonly serviceRequests: Counter<"endpoint" | "code" | "connection">;
+  private readonly serviceDuration: Histogram<"endpoint" | "connection">;
+  private readonly serviceRateLimitWait: Histogram<"priority" | "connection">;
+  private readonly routineBudgetWait: Counter<"connection">;
+  private readonly operationAvailable: Gauge<"operation">;
   private health: (() => HealthSnapshot) | undefined;
 
   /** `processMetrics`: also export Node's process_* and nodejs_* metrics (default true). */
@@ -155,8 +183,38 @@ export class RuntimeMetrics {
       buckets: REQUEST_BUCKETS,
       registers,
     });
-    this.service = new ServiceMetrics(registers);
-    this.observeServiceRequest = this.service.observeRequest;
+    this.serviceRequests = new Counter({
+      name: "aidc_service_requests_total",
+      help: "Calls to the Compute and Storage Service API, by endpoint, result code and connection (account)",
+      labelNames: ["endpoint", "code", "connection"],
+      registers,
+    });
+    this.serviceDuration = new Histogram({
+      name: "aidc_service_request_duration_seconds",
+      help: "Duration of calls to the Compute and Storage Service API, by endpoint and connection (account)",
+      labelNames: ["endpoint", "connection"],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.serviceRateLimitWait = new Histogram({
+      name: "aidc_service_rate_limit_wait_seconds",
+      help: "Time calls to the service waited for the client-side rate limit (service.rateLimit), by priority (low: routine observation of settled objects, which waits behind the rest; deferred: follow-up reads of objects still settling, which wait behind new work); long low waits mean the polls need more than the limit allows, long normal waits that new work waits too; each connection has its own limit",
+      labelNames: ["priority", "connection"],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.routineBudgetWait = new Counter({
+      name: "aidc_service_routine_budget_wait_seconds_total",
+      help: "Time routine calls to the service (polls of settled objects, list walks) waited for their connection's routine budget alone (service.routineCallShare of its rate limit): when it grows, observation runs slower than configured because the fleet needs more calls than the budget allows",
+      labelNames: ["connection"],
+      registers,
+    });
+    this.operationAvailable = new Gauge({
+      name: "aidc_service_operation_available",
+      help: "Whether the service answers an operation of the endpoint table: 1 it answers (an envelope, even an error one), 0 found missing (a bare HTTP 404/405: orders that need it are refused until its path is set), -1 not known yet, -2 disabled by the configuration (orders that need it are refused); set for the operations whose path is an assumption and every operation an answer taught about",
+      labelNames: ["operation"],
+      registers,
+    });
     this.firstReady = registerHealthMetrics(registers, () => this.health?.());
   }
 
@@ -173,22 +231,10 @@ export class RuntimeMetrics {
     this.firstReady.observe({ kind }, seconds);
   }
 
-  /** Records what is known about service operation `operation` ({@link ServiceMetrics.setOperation}). */
+  /** Records what is known about service operation `operation` (see the gauge's help). */
   setServiceOperation(operation: string, verdict: OperationVerdict): void {
-    this.service.setOperation(operation, verdict);
-  }
-
-  /**
-   * Exports a controller's reconcile counters at 0 before its first reconcile, as
-   * controller-runtime does: a rate over a counter that has no series yet is empty, not
-   * 0, and alerts and dashboards read these.
-   */
-  initReconcileCounters(controller: string): void {
-    for (const result of ["success", "error", "requeue_after"]) {
-      this.reconcileTotal.inc({ controller, result }, 0);
-    }
-    this.reconcileErrors.inc({ controller }, 0);
-    this.terminalReconcileErrors.inc({ controller }, 0);
+    const value = { present: 1, missing: 0, unknown: -1, disabled: -2 }[verdict];
+    this.operationAvailable.set({ operation }, value);
   }
 
   /**
@@ -210,49 +256,38 @@ export class RuntimeMetrics {
   }
 
   /**
-   * Records one service API call ({@link ServiceMetrics.observeRequest}). Bound, so it
-   * can be passed as the service client's `onRequest` hook as is.
+   * Records one service API call. Bound, so it can be passed as the service client's
+   * `onRequest` hook as is.
    */
-  readonly observeServiceRequest: (info: ServiceRequestInfo) => void;
-
-  /**
-   * Records one Kubernetes API request (KubeClient's `onRequest` hook); `limiter` names
-   * the client's rate limiter (`requests`, or `events` for the Events' own).
-   */
-  readonly observeKubeRequest = (info: {
-    method: string;
-    code: number;
-    host?: string;
-    rateLimitWaitMs?: number;
-    durationMs?: number;
-    limiter?: string;
-  }): void => {
-    const host = info.host ?? "";
-    this.restRequests.inc({
-      code: info.code ? String(info.code) : "<error>",
-      method: info.method,
-      host,
-    });
-    if (info.durationMs !== undefined) {
-      this.restLatency.observe({ verb: info.method, host }, info.durationMs / 1000);
-    }
+  readonly observeServiceRequest = (info: ServiceRequestInfo): void => {
+    const connection = info.connection ?? DEFAULT_CONNECTION_LABEL;
+    this.serviceRequests.inc({ endpoint: info.endpoint, code: String(info.code), connection });
+    this.serviceDuration.observe({ endpoint: info.endpoint, connection }, info.durationMs / 1000);
     if (info.rateLimitWaitMs !== undefined) {
-      this.restRateLimitWait.observe(
-        { verb: info.method, host, limiter: info.limiter ?? "requests" },
+      this.serviceRateLimitWait.observe(
+        { priority: info.priority ?? "normal", connection },
         info.rateLimitWaitMs / 1000,
       );
+    }
+    if (info.routineBudgetWaitMs) {
+      this.routineBudgetWait.inc({ connection }, info.routineBudgetWaitMs / 1000);
     }
   };
 
   /**
-   * A KubeClient's `onRequest` hook: {@link observeKubeRequest} with the API server's
-   * `host` and the client's `limiter`.
+   * A KubeClient's `onRequest` hook: records its requests with the API server's `host`
+   * and the client's rate limiter, `limiter` (`requests`, or `events` for the Events' own).
    */
-  kubeRequestObserver(
-    host: string,
-    limiter: string,
-  ): (info: { method: string; code: number; rateLimitWaitMs?: number }) => void {
-    return (info) => this.observeKubeRequest({ ...info, host, limiter });
+  kubeRequestObserver(host: string, limiter: string): (info: KubeRequestSeen) => void {
+    return ({ method, code, durationMs, rateLimitWaitMs }) => {
+      this.restRequests.inc({ code: code ? String(code) : "<error>", method, host });
+      if (durationMs !== undefined) {
+        this.restLatency.observe({ verb: method, host }, durationMs / 1000);
+      }
+      if (rateLimitWaitMs !== undefined) {
+        this.restRateLimitWait.observe({ verb: method, host, limiter }, rateLimitWaitMs / 1000);
+      }
+    };
   }
 
   /** The text exposition of every metric. */

@@ -28,8 +28,8 @@ import {
 import { KubeClient } from "../../src/runtime/kube.js";
 import { createLogger } from "../../src/runtime/logging.js";
 import { Manager } from "../../src/runtime/manager.js";
+import type { ServiceRequestInfo } from "../../src/runtime/metrics.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
-import type { ServiceRequestInfo } from "../../src/runtime/service-metrics.js";
 import { ServiceClient, type ServiceClientOptions } from "../../src/service/client.js";
 import { installCrds } from "./crds.js";
 import { adminKubeConfig } from "./kube.js";

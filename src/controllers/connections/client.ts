@@ -6,7 +6,7 @@
  */
 import type { Logger } from "pino";
 import type { OperatorConfig } from "../../config/schema.js";
-import type { ServiceRequestInfo } from "../../runtime/service-metrics.js";
+import type { ServiceRequestInfo } from "../../runtime/metrics.js";
 import { ServiceClient, type ServiceClientOptions } from "../../service/client.js";
 import type { ConnectionClientSettings } from "./registry.js";
 

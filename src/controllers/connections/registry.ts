@@ -15,9 +15,9 @@ import {
   serviceConnectionCrd,
 } from "../../crds/serviceconnection.js";
 import type { CacheReader } from "../../runtime/cache.js";
+import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
 import type { SecretRedactor } from "../../runtime/redaction.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
-import { DEFAULT_CONNECTION_LABEL } from "../../runtime/service-metrics.js";
 import type { ServiceClient } from "../../service/client.js";
 import type { RateLimit } from "../../service/rate-limiter.js";
 import { retryableError, terminalError } from "../event-reasons.js";

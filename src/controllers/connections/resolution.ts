@@ -16,8 +16,8 @@ import {
   type ServiceConnectionSpec,
   serviceConnectionCrd,
 } from "../../crds/serviceconnection.js";
+import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
-import { DEFAULT_CONNECTION_LABEL } from "../../runtime/service-metrics.js";
 
 /** Core Namespaces (their connection annotation and their labels). */
 export const NAMESPACES: ResourceDescriptor = {
