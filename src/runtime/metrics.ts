@@ -7,7 +7,7 @@ import type { WorkQueueObserver } from "./workqueue.js";
 type KubeRequestSeen = Pick<KubeRequestInfo, "method" | "code"> & Partial<KubeRequestInfo>;
 
 /** Buckets for calls to a remote HTTP API. */
-export const REQUEST_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const REQUEST_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** One service API call, as the service client's `onRequest` hook reports it. */
 export interface ServiceRequestInfo {
