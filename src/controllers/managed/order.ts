@@ -112,11 +112,12 @@ export async function create<T extends ManagedObject, R>(
     };
   }
   if (result.subscriptionKey) {
-    run.normal("CreateRequested", `ordered; subscription key ${result.subscriptionKey}`);
     // The first poll follows at once, before the key is written: an order that resolves
     // quickly is bound in one write (the id and the key together), Ready in this
-    // reconcile without a status write that says Creating. Until that write the pending
-    // marker covers the order: after a crash its client token finds the resource.
+    // reconcile without a status write that says Creating, and told by one Event
+    // (Created; CreateRequested only when it is not bound at once, subscription.ts).
+    // Until that write the pending marker covers the order: after a crash its client
+    // token finds the resource.
     return { step: "Poll", key: result.subscriptionKey, pending, justOrdered: true };
   }
   run.normal("CreateRequested", "create sent; looking the new resource up");

@@ -74,7 +74,7 @@ describe("the read of a resource just bound", () => {
     await expect.poll(() => w.calls.at(-1)).toBe("done");
     expect(w.calls.slice(4)).toEqual(["observe", "write annotations", "write status", "done"]);
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
-    expect(w.events).toEqual(["Normal CreateRequested", "Normal Created"]);
+    expect(w.events).toEqual(["Normal Created"]);
   });
 
   it("writes no status when the id write fails: the pending marker stays, and its token finds the resource", async () => {
@@ -95,6 +95,7 @@ describe("the read of a resource just bound", () => {
     expect(w.calls).not.toContain("write status");
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBeUndefined();
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
+    // The order stands, unbound: told as requested, not created.
     expect(w.events).toEqual(["Normal CreateRequested"]);
 
     // The next reconcile (or the next operator, after a crash) finds it: never a second create.

@@ -34,7 +34,12 @@ export async function poll<T extends ManagedObject, R>(
   const unwrittenKey: Record<string, string> = justOrdered
     ? { [ANNOTATIONS.subscriptionKey]: key }
     : {};
+  // The order is told once: Created when this reconcile binds it, else CreateRequested.
+  const ordered = () => {
+    if (justOrdered) run.normal("CreateRequested", `ordered; subscription key ${key}`);
+  };
   const writeKey = async () => {
+    ordered();
     if (justOrdered) await run.annotate(unwrittenKey);
   };
   let res: Awaited<ReturnType<typeof pollSubscription>>;
@@ -61,6 +66,7 @@ export async function poll<T extends ManagedObject, R>(
     });
   }
   if (res.state === "Failed") {
+    ordered();
     await run.annotate({
       [ANNOTATIONS.subscriptionKey]: null,
       [ANNOTATIONS.createPending]: null,
@@ -107,7 +113,13 @@ export async function poll<T extends ManagedObject, R>(
       [ANNOTATIONS.createPending]: null,
       ...unwrittenKey,
     })
-    .then(() => run.normal("Created", `subscription ${key} succeeded: remote resource ${bound}`));
+    .then(
+      () => run.normal("Created", `subscription ${key} succeeded: remote resource ${bound}`),
+      (err: unknown) => {
+        ordered();
+        throw err;
+      },
+    );
   return {
     step: "Observe",
     externalId: bound,
