@@ -11,7 +11,6 @@ import type { ObjectStorageResolver } from "../../service/object-storage.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
-import { toKube } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
@@ -97,7 +96,7 @@ export function bucketKind(
     const secretName = to && "secretName" in to ? to.secretName : undefined;
     if (!secretName) return undefined;
     const why = exporting
-      ? credentialsExportRefusal(true, exporting.forObject(toKube(obj)))
+      ? credentialsExportRefusal(true, exporting.forObject(obj))
       : CREDENTIALS_EXPORT_DISABLED;
     return why && `Secret ${secretName} (spec.exportTo.secretName) not written: ${why}`;
   };
@@ -114,7 +113,7 @@ export function bucketKind(
     ...(exporting
       ? {
           exportSecretValues: (obj: BucketObject) =>
-            credentialsExport(true, exporting.forObject(toKube(obj))),
+            credentialsExport(true, exporting.forObject(obj)),
         }
       : {}),
     // S3, not the service: the client finds each object's storage through its

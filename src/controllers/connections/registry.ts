@@ -23,6 +23,7 @@ import type { RateLimit } from "../../service/rate-limiter.js";
 import { retryableError, terminalError } from "../event-reasons.js";
 import {
   type ConnectionChoice,
+  type ConnectionUser,
   chooseConnection,
   NAMESPACES,
   type NamespaceFacts,
@@ -75,7 +76,7 @@ export interface ConnectionClientSettings {
 /** Where the controllers find the connection of an object. */
 export interface ConnectionSource {
   /** The connection `obj` uses; throws when it is missing or refuses the namespace. */
-  forObject(obj: KubeObject): ResolvedConnection;
+  forObject(obj: ConnectionUser): ResolvedConnection;
 }
 
 /** A source with one connection for every object (tests, and building without a cluster). */
@@ -155,7 +156,7 @@ export class ServiceConnections implements ConnectionSource {
    * allow the object's namespace, and a RetryableError `ConnectionNotFound` when it
    * does not exist: in both cases nothing may be sent for the object.
    */
-  forObject(obj: KubeObject): ResolvedConnection {
+  forObject(obj: ConnectionUser): ResolvedConnection {
     const namespace = this.namespaceOf(obj);
     const choice = chooseConnection(obj, namespace);
     if (choice.kind === "default") return this.defaultConnection;
@@ -174,7 +175,7 @@ export class ServiceConnections implements ConnectionSource {
   }
 
   /** The name of the connection `obj` asks for (undefined: the default), allowed or not. */
-  chosenName(obj: KubeObject): string | undefined {
+  chosenName(obj: ConnectionUser): string | undefined {
     const choice: ConnectionChoice = chooseConnection(obj, this.namespaceOf(obj));
     return choice.kind === "named" ? choice.name : undefined;
   }
@@ -223,7 +224,7 @@ export class ServiceConnections implements ConnectionSource {
     this.clients.clear();
   }
 
-  private namespaceOf(obj: KubeObject): NamespaceFacts | undefined {
+  private namespaceOf(obj: ConnectionUser): NamespaceFacts | undefined {
     const name = obj.metadata?.namespace;
     if (!name) return undefined;
     const ns = this.tryGet(NAMESPACES, name);

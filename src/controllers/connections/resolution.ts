@@ -40,9 +40,15 @@ export interface NamespaceFacts {
   annotations?: Record<string, string> | undefined;
 }
 
+/** What the choice reads of an object: its namespace and `spec.connectionRef`. */
+export interface ConnectionUser {
+  readonly metadata?: { readonly namespace?: string };
+  readonly spec?: unknown;
+}
+
 /** The connection `obj` asks for: its connectionRef, else its namespace's annotation, else the default. */
 export function chooseConnection(
-  obj: KubeObject,
+  obj: ConnectionUser,
   namespace: NamespaceFacts | undefined,
 ): ConnectionChoice {
   const spec = (obj as { spec?: { connectionRef?: { name?: unknown } } }).spec;

@@ -6,14 +6,16 @@
 import type { Logger } from "pino";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { Condition } from "../../runtime/conditions.js";
-import type { KubeObject, ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
+import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
 import type { EventReason } from "../event-reasons.js";
 
 /**
  * The fields every managed kind's object has. No index signature, so the kinds' own
- * types (`CustomResource<Spec, Status>` from src/crds) satisfy it as they are.
+ * types (`CustomResource<Spec, Status>` from src/crds) satisfy it as they are; a type
+ * (not an interface), so that an object of it is also the runtime's `KubeObject` (the
+ * same JSON object) and goes to the cache and the writers as it is.
  */
-export interface ManagedObject {
+export type ManagedObject = {
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;
@@ -31,7 +33,7 @@ export interface ManagedObject {
     exportedConfigMapName?: string;
     exportedSecretName?: string;
   };
-}
+};
 
 /**
  * What a method of the kind's client gets besides its arguments: the object, the
@@ -221,17 +223,4 @@ export interface PreflightRefusal {
   message: string;
   /** True when the refusal may go away by itself (e.g. capacity unavailable now): poll. */
   retry?: boolean;
-}
-
-// A managed object and the runtime's KubeObject are the same JSON object under two
-// types: the casts between them.
-
-/** A managed object as the runtime's writers take it (the same JSON object). */
-export function toKube(obj: ManagedObject): KubeObject {
-  return obj as unknown as KubeObject;
-}
-
-/** An object from the runtime as the kind's type (the cache and writers return JSON). */
-export function fromKube<T extends ManagedObject>(obj: KubeObject): T {
-  return obj as unknown as T;
 }

@@ -9,7 +9,6 @@ import { getCondition, setCondition, withKstatusConditions } from "../../runtime
 import type { ErrorPolicy, ReconcileContext, ReconcileResult } from "../../runtime/controller.js";
 import { ConflictError, patchStatus } from "../../runtime/writes.js";
 import type { ManagedObject } from "./call.js";
-import { fromKube, toKube } from "./call.js";
 import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
 import type { ManagedKind } from "./external-client.js";
 import { type DeleteCapability, deletionPolicyVerdict, PAUSED_SYNCED } from "./policies.js";
@@ -25,7 +24,7 @@ export async function writeConditions<T extends ManagedObject>(
   let conditions = obj.status?.conditions;
   for (const c of conds) conditions = setCondition(conditions, c, generation, ctx.clock.now());
   conditions = withKstatusConditions(conditions, REASONS, generation, ctx.clock.now());
-  await patchStatus(ctx.kube, kind.resource, toKube(obj), { ...(obj.status ?? {}), conditions });
+  await patchStatus(ctx.kube, kind.resource, obj, { ...(obj.status ?? {}), conditions });
 }
 
 /**
@@ -68,9 +67,8 @@ export function managedErrorPolicy<T extends ManagedObject, R>(
     // A conflict only means the cache was behind a write; the retry follows at once,
     // so it is not worth a Synced=False flap.
     if (err instanceof ConflictError) return;
-    const found = ctx.cache.get(kind.resource, key);
-    if (!found) return;
-    const obj = fromKube<T>(found);
+    const obj = ctx.cache.get<T>(kind.resource, key);
+    if (!obj) return;
     const deleting = Boolean(obj.metadata?.deletionTimestamp);
     const ready = deleting
       ? undefined

@@ -12,7 +12,7 @@ import { errorMessage, errorReason, isExternalHold } from "../../runtime/errors.
 import type { KubeObject } from "../../runtime/resource.js";
 import type { CallContext } from "../../service/call-context.js";
 import { failedSyncCondition } from "../health-conditions.js";
-import { fromKube, type ManagedObject } from "./call.js";
+import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 
 /** Default first poll of a pending subscription. */
@@ -128,7 +128,7 @@ export function heldReadyCondition(
  * changed or deleted is not.
  */
 export const managedSettled: SettledCheck = (found) => {
-  const obj = fromKube<ManagedObject>(found);
+  const obj = found as ManagedObject;
   const meta = obj.metadata;
   const annotations = meta?.annotations ?? {};
   if (meta?.deletionTimestamp || annotations[ANNOTATIONS.createPending] !== undefined) {
@@ -156,7 +156,7 @@ export const managedSettled: SettledCheck = (found) => {
  */
 export function callsOf(obj: KubeObject, requested: boolean, signal?: AbortSignal): CallContext {
   if (requested || !managedSettled(obj)) return { routine: false, signal };
-  const { conditions } = fromKube<ManagedObject>(obj).status ?? {};
+  const { conditions } = (obj as ManagedObject).status ?? {};
   const underWay = getCondition(conditions, "Reconciling")?.status === "True";
   return underWay ? { routine: false, followUp: true, signal } : { routine: true, signal };
 }

@@ -16,7 +16,6 @@ import { removeFinalizer } from "../../runtime/writes.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
-import { toKube } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, decideAfterLookup, lookupKeyOf } from "./create-protocol.js";
 import {
@@ -27,7 +26,7 @@ import {
   subscriptionPollDelay,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { forgetAbsence, listEvidence } from "./gone-evidence.js";
+import { listEvidence } from "./gone-evidence.js";
 import { ERR, step as runStep, wrapError } from "./outcome.js";
 import { deleteConfigured, deletesRemote, policiesText } from "./policies.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
@@ -40,7 +39,7 @@ export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured" as const;
 async function release<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
 ): Promise<ReconcileResult> {
-  await removeFinalizer(run.ctx.kube, run.kind.resource, toKube(run.obj), run.kind.finalizer);
+  await removeFinalizer(run.ctx.kube, run.kind.resource, run.obj, run.kind.finalizer);
   noteReleased(run.obj.metadata?.uid, run.ctx.clock.now().getTime());
   return {};
 }
@@ -175,7 +174,7 @@ async function untilGone<T extends ManagedObject, R>(
     exists = client.exists
       ? await client.exists(run.call, id)
       : (await client.observe(run.call, id)).exists;
-    forgetAbsence(run, id);
+    run.found();
   } catch (err) {
     if (err instanceof ServiceNotFoundError) exists = false;
     else {

@@ -26,7 +26,6 @@ import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import { SECRETS } from "../connections/secrets.js";
 import type { ManagedObject } from "./call.js";
-import { toKube } from "./call.js";
 import { type ExportMemory, secretKeyOf, type Written } from "./export-memory.js";
 import type { ManagedRun } from "./run.js";
 
@@ -61,7 +60,7 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
   await writeConnectionDetails(
     ctx.kube,
     kind.resource,
-    toKube(obj),
+    obj,
     kind.exportValues(obj, status),
     memory,
     (note) => run.warning("ConnectionDetailsConflict", note),
@@ -76,7 +75,7 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
     // is deleted; the kind's Synced condition says why. Looked at once per refusal.
     const refusal: Written = { name: secretName, data: { refused: details.refused } };
     if (memory.same(secretKeyOf(uid), refusal)) return;
-    if (await deleteOwned(ctx.kube, SECRETS, kind.resource, toKube(obj), secretName)) {
+    if (await deleteOwned(ctx.kube, SECRETS, kind.resource, obj, secretName)) {
       run.warning(details.reason, `Secret ${secretName} deleted: ${details.refused}`);
     }
     memory.record(secretKeyOf(uid), refusal);
@@ -86,7 +85,7 @@ export async function exportConnectionDetails<T extends ManagedObject, R>(
     ctx.kube,
     SECRETS,
     kind.resource,
-    toKube(obj),
+    obj,
     secretName,
     secretData(details.data),
     memory,

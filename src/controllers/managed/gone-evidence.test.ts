@@ -5,7 +5,7 @@ import { ServiceAuthError, ServiceUnavailableError } from "../../service/errors.
 import type { ListedIds } from "../../service/pagination.js";
 import type { ManagedObject } from "./call.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
-import { forgetAbsence, listEvidence, readFailureMayMeanGone } from "./gone-evidence.js";
+import { listEvidence, readFailureMayMeanGone } from "./gone-evidence.js";
 import { ManagedRun } from "./run.js";
 
 const RES: ResourceDescriptor = {
@@ -69,7 +69,7 @@ describe("listEvidence", () => {
     expect((await listEvidence(run, "nas-1", err500, 60_000)).verdict).toBe("None");
     ids = complete();
     expect((await listEvidence(run, "nas-1", err500, 60_000)).verdict).toBe("Absent");
-    forgetAbsence(run, "nas-1");
+    run.found();
     expect((await listEvidence(run, "nas-1", err500, 60_000)).verdict).toBe("Absent");
   });
 

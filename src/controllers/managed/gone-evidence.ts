@@ -11,16 +11,26 @@
  * list operation (`ExternalClient.listIds`).
  */
 import { ServiceAuthError, ServiceError } from "../../service/errors.js";
+import type { ListedIds } from "../../service/pagination.js";
 import type { ManagedCall, ManagedFacts, ManagedObject } from "./call.js";
-import type { ListObservation } from "./external-client.js";
+
+/**
+ * Per object (its uid, else its name): the bound id whose detail read failed and the
+ * complete listings in a row that lacked it. The loop keeps one per kind
+ * (reconciler.ts) and drops an object's entry when a read finds the resource
+ * (`ManagedRun.found`), so only a failing read reaches this file.
+ */
+export type Absences = Map<string, { id: string; listings: number }>;
 
 /** What the evidence is gathered for: one object of a kind (a ManagedRun). */
 export interface EvidenceSubject<T extends ManagedObject> {
-  /** The kind (its absences are counted apart from other kinds'). */
-  readonly kind: object;
-  readonly obj: T;
+  /** The absences of the object's kind. */
+  readonly absences: Absences;
+  /** The key of the object in {@link absences}. */
+  readonly absenceKey: string;
   readonly call: ManagedCall<T, unknown>;
-  readonly client: ListObservation<T, unknown, unknown>;
+  /** The kind's client; its list of ids (`ListObservation.listIds`, external-client.ts). */
+  readonly client: { listIds?(call: ManagedCall<T, unknown>): Promise<ListedIds | undefined> };
   facts(): ManagedFacts;
   ageOf(at: string): number;
 }
@@ -37,22 +47,6 @@ export type ListEvidence =
   /** Gone: absent from enough complete listings, past the visibility window. */
   | { verdict: "Gone"; listings: number };
 
-/** Per kind: `uid/externalId` → complete listings in a row that lacked the resource. */
-const absences = new WeakMap<object, Map<string, number>>();
-
-function absencesOf(kind: object): Map<string, number> {
-  let m = absences.get(kind);
-  if (!m) {
-    m = new Map();
-    absences.set(kind, m);
-  }
-  return m;
-}
-
-function absenceKey<T extends ManagedObject>(run: EvidenceSubject<T>, id: string): string {
-  return `${run.obj.metadata?.uid ?? run.obj.metadata?.name}/${id}`;
-}
-
 /**
  * Whether a failed detail read may mean that the resource does not exist: the service
  * answered (not a network failure), and neither refused the key nor asked to slow down.
@@ -64,11 +58,6 @@ export function readFailureMayMeanGone(err: unknown): boolean {
     err.code !== 429 &&
     !(err instanceof ServiceAuthError)
   );
-}
-
-/** Forgets the absences of `id` (its detail read succeeded). */
-export function forgetAbsence<T extends ManagedObject>(run: EvidenceSubject<T>, id: string): void {
-  absencesOf(run.kind).delete(absenceKey(run, id));
 }
 
 /**
@@ -84,8 +73,7 @@ export async function listEvidence<T extends ManagedObject>(
 ): Promise<ListEvidence> {
   const client = run.client;
   if (!client.listIds || !readFailureMayMeanGone(err)) return { verdict: "None" };
-  const counts = absencesOf(run.kind);
-  const key = absenceKey(run, id);
+  const { absences, absenceKey } = run;
   let listed: Awaited<ReturnType<NonNullable<typeof client.listIds>>>;
   try {
     listed = await client.listIds(run.call);
@@ -94,11 +82,12 @@ export async function listEvidence<T extends ManagedObject>(
     return { verdict: "None" };
   }
   if (!listed?.complete || listed.ids.has(id)) {
-    counts.delete(key);
+    absences.delete(absenceKey);
     return { verdict: "None" };
   }
-  const listings = (counts.get(key) ?? 0) + 1;
-  counts.set(key, listings);
+  const last = absences.get(absenceKey);
+  const listings = (last?.id === id ? last.listings : 0) + 1;
+  absences.set(absenceKey, { id, listings });
   const submitted = run.facts().subscription?.submittedTime;
   const age = submitted ? run.ageOf(submitted) : Number.POSITIVE_INFINITY;
   const pastWindow = !(age < visibilityWindowMs);

@@ -9,11 +9,10 @@ import type { ConditionReason } from "../../crds/reasons.js";
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
-import { toKube } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { firstSubscriptionPollMs, managedSettled, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { forgetAbsence, listEvidence } from "./gone-evidence.js";
+import { listEvidence } from "./gone-evidence.js";
 import { done, ERR, type Next, type Subscription, SYNCED_OK, step, wrapError } from "./outcome.js";
 import { policiesText } from "./policies.js";
 import type { ManagedRun } from "./run.js";
@@ -53,7 +52,7 @@ async function fromList<T extends ManagedObject, R>(
   const { client } = run;
   // A reconcile the user asked for (aidc.io/reconcile-requested-at) reads in detail.
   if (run.reconcileRequest !== undefined) return undefined;
-  if (!client.observeFromList || !managedSettled(toKube(run.obj))) return undefined;
+  if (!client.observeFromList || !managedSettled(run.obj)) return undefined;
   const poll = options.pollIntervalMs;
   // A failed list walk answers undefined (the detail read follows and reports); what is
   // thrown here is the kind's own failure, reported as the observe step's.
@@ -61,7 +60,7 @@ async function fromList<T extends ManagedObject, R>(
     client.observeFromList?.(run.call, externalId, poll),
   );
   if (!listed) return undefined;
-  forgetAbsence(run, externalId);
+  run.found();
   const { remote, ready } = listed.observation;
   const refusal = ownershipRefusal(run.client, run.kind, run.obj, externalId, remote, options);
   if (refusal) return { step: "Refused", refusal };
@@ -128,7 +127,7 @@ async function readRemote<T extends ManagedObject, R>(
 ): Promise<{ o: Observation<R>; evidence: string }> {
   try {
     const o = await run.client.observe(run.call, externalId);
-    forgetAbsence(run, externalId);
+    run.found();
     return { o, evidence: "" };
   } catch (err) {
     const window = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;

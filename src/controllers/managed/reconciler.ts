@@ -38,7 +38,6 @@ import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/contro
 import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { UNSCOPED_CALLS } from "../../service/call-context.js";
 import type { ManagedObject } from "./call.js";
-import { fromKube, toKube } from "./call.js";
 import { managedErrorPolicy, paused } from "./condition-writes.js";
 import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
 import { managedSettled } from "./decisions.js";
@@ -47,6 +46,7 @@ import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.
 import { type ExportedNames, exportConnectionDetails, releaseRenamedExports } from "./export.js";
 import { EXPORT_RECHECK_POLLS, ExportMemory } from "./export-memory.js";
 import type { ManagedKind, ManagedOptions } from "./external-client.js";
+import type { Absences } from "./gone-evidence.js";
 import { lookup } from "./lookup.js";
 import { observe } from "./observe.js";
 import { create } from "./order.js";
@@ -152,10 +152,11 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
   connect: Connect<T, R, Refs>,
 ): ManagedReconciler {
   const exports = new ExportMemory(options.pollIntervalMs * EXPORT_RECHECK_POLLS);
+  const absences: Absences = new Map();
   const reconcile: Reconciler = async (key, ctx) => {
-    const found = ctx.cache.get(kind.resource, key);
+    const found = ctx.cache.get<T>(kind.resource, key);
     if (!found) return {};
-    const run = new ManagedRun(kind, fromKube<T>(found), ctx, connect);
+    const run = new ManagedRun(kind, found, ctx, connect, absences);
     if (isPaused(run.obj)) return paused(ctx, kind, run.obj);
     if (run.obj.metadata?.deletionTimestamp) {
       exports.forget(run.obj.metadata.uid ?? "");
@@ -168,14 +169,14 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
     if (!hasFinalizer(found, kind.finalizer) && !(next !== "Adopt" && next.step === "Create")) {
       const withFinalizer = await ensureFinalizer(ctx.kube, kind.resource, found, kind.finalizer);
       if (!withFinalizer) return {};
-      run.obj = fromKube<T>(withFinalizer);
+      run.obj = withFinalizer as T;
     }
     const outcome = await live(run, options);
     // What was written under a renamed or removed spec.exportTo name goes before the
     // status write records the new names (a crash between them leaves the old recorded).
     const names = exportedNames(kind, run.obj);
     if (renamedExport(run.obj, names)) {
-      const obj = toKube(run.obj);
+      const obj = run.obj;
       const secrets = kind.exportSecretValues !== undefined;
       await releaseRenamedExports(ctx.kube, kind.resource, obj, names, exports, secrets);
     }
@@ -270,7 +271,7 @@ async function writeStatus<T extends ManagedObject, R>(
   }
   conditions = withKstatusConditions(conditions, REASONS, generation, now);
   const base = outcome.keepStatus ? { ...(obj.status ?? {}) } : kindStatus(run, outcome);
-  await patchStatus(ctx.kube, kind.resource, toKube(obj), {
+  await patchStatus(ctx.kube, kind.resource, obj, {
     ...base,
     ...lastHandled(run),
     exportedConfigMapName: names.exportedConfigMapName,

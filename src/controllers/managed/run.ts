@@ -21,10 +21,10 @@ import type {
   ReferenceReader,
   ReferenceResolution,
 } from "./call.js";
-import { fromKube, toKube } from "./call.js";
 import { type CreateState, readCreateState } from "./create-protocol.js";
 import { callsOf } from "./decisions.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
+import type { Absences } from "./gone-evidence.js";
 import { type Policies, policiesOf, reconcileRequest } from "./policies.js";
 
 /** Connects a kind to the account of an object, for the calls of one reconcile. */
@@ -44,7 +44,7 @@ export function connector<T extends ManagedObject, R, Refs>(
   connections: ConnectionSource,
 ): Connect<T, R, Refs> {
   return (obj, calls) => {
-    const conn = connections.forObject(toKube(obj));
+    const conn = connections.forObject(obj);
     return kind.connect({ ...conn, service: conn.service.withCall(calls) });
   };
 }
@@ -113,10 +113,12 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     public obj: T,
     readonly ctx: ReconcileContext,
     private readonly connect: Connect<T, R, Refs>,
+    /** The list absences of the kind's objects (gone-evidence.ts); the loop keeps one per kind. */
+    readonly absences: Absences = new Map(),
   ) {
     this.state = readCreateState(obj.metadata?.annotations);
     this.reconcileRequest = reconcileRequest(obj);
-    this.calls = callsOf(toKube(obj), this.reconcileRequest !== undefined, ctx.signal);
+    this.calls = callsOf(obj, this.reconcileRequest !== undefined, ctx.signal);
     const run = this;
     this.call = {
       get obj() {
@@ -164,12 +166,10 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
    * result `obj`: only LateInitialize writes the spec.
    */
   async setSpec(fields: Record<string, unknown>): Promise<T> {
-    this.obj = fromKube<T>(
-      await this.ctx.kube.patch(this.kind.resource, keyOf(toKube(this.obj)), {
-        metadata: { resourceVersion: this.obj.metadata?.resourceVersion },
-        spec: fields,
-      }),
-    );
+    this.obj = (await this.ctx.kube.patch(this.kind.resource, keyOf(this.obj), {
+      metadata: { resourceVersion: this.obj.metadata?.resourceVersion },
+      spec: fields,
+    })) as T;
     return this.obj;
   }
 
@@ -217,11 +217,9 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
    * (`create-pending`) also carries the finalizer, before anything remote is ordered.
    */
   async annotate(annotations: Record<string, string | null>): Promise<T> {
-    this.obj = fromKube<T>(
-      await setAnnotations(this.ctx.kube, this.kind.resource, toKube(this.obj), annotations, {
-        finalizer: this.kind.finalizer,
-      }),
-    );
+    this.obj = (await setAnnotations(this.ctx.kube, this.kind.resource, this.obj, annotations, {
+      finalizer: this.kind.finalizer,
+    })) as T;
     this.state = readCreateState(this.obj.metadata?.annotations);
     return this.obj;
   }
@@ -239,6 +237,19 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     };
   }
 
+  /** The object's key in {@link absences}: its uid, else its name. */
+  get absenceKey(): string {
+    return this.obj.metadata?.uid ?? this.obj.metadata?.name ?? "";
+  }
+
+  /**
+   * A read found the bound resource: the complete listings that lacked it no longer
+   * count towards gone (gone-evidence.ts).
+   */
+  found(): void {
+    this.absences.delete(this.absenceKey);
+  }
+
   /** metadata.generation (0 when absent). */
   get generation(): number {
     return this.obj.metadata?.generation ?? 0;
@@ -251,11 +262,11 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
 
   /** A Normal event on the object. */
   normal(reason: EventReason, note: string): void {
-    this.ctx.events.normal(toKube(this.obj), reason, note);
+    this.ctx.events.normal(this.obj, reason, note);
   }
 
   /** A Warning event on the object. */
   warning(reason: EventReason, note: string): void {
-    this.ctx.events.warning(toKube(this.obj), reason, note);
+    this.ctx.events.warning(this.obj, reason, note);
   }
 }

@@ -28,7 +28,7 @@ import type { CacheReader } from "../../runtime/cache.js";
 import { getCondition } from "../../runtime/conditions.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { IndexFunc } from "../../runtime/store.js";
-import { type ManagedObject, type OwnerMark, toKube } from "./call.js";
+import type { ManagedObject, OwnerMark } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 
 /** Index name: objects of a kind by every remote id they claim. */
@@ -232,7 +232,7 @@ export function bindingConflict<T extends ManagedObject>(
   const claimants = cache.byIndex(kind.resource, BOUND_ID_INDEX, id);
   const statusId = kind.statusId?.bind(kind);
   return decideFirstBinder(
-    toKube(obj),
+    obj,
     id,
     claimants,
     what(kind),
