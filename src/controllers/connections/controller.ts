@@ -195,12 +195,8 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
       .map((c) => ({ namespace: "", name: c.metadata.name ?? "" }));
 
   const builder = controller("serviceconnection").for(serviceConnectionCrd);
-  for (const kind of USER_KINDS) {
-    builder.watches(kind, (obj) => {
-      const name = connections.chosenName(obj);
-      return name ? [{ namespace: "", name }] : [];
-    });
-  }
+  // A user's change reconciles the connection it uses (count, finalizer, deletion wait).
+  for (const kind of USER_KINDS) builder.watches(kind, connections.usedKeys);
   builder.watches(NAMESPACES, (_ns, cache) =>
     cache.list(serviceConnectionCrd).map((c) => ({ namespace: "", name: c.metadata?.name ?? "" })),
   );

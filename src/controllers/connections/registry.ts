@@ -17,7 +17,7 @@ import {
 import type { CacheReader } from "../../runtime/cache.js";
 import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
 import type { SecretRedactor } from "../../runtime/redaction.js";
-import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import type { KubeObject, ObjectKey, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import type { RateLimit } from "../../service/rate-limiter.js";
 import { retryableError, terminalError } from "../event-reasons.js";
@@ -179,6 +179,12 @@ export class ServiceConnections implements ConnectionSource {
     const choice: ConnectionChoice = chooseConnection(obj, this.namespaceOf(obj));
     return choice.kind === "named" ? choice.name : undefined;
   }
+
+  /** The key of the ServiceConnection `obj` asks for, none for the default (a watch's map). */
+  readonly usedKeys = (obj: ConnectionUser): ObjectKey[] => {
+    const name = this.chosenName(obj);
+    return name ? [{ namespace: "", name }] : [];
+  };
 
   /** The connection named `name` as it is now (for its own controller); undefined when absent. */
   byName(name: string): ResolvedConnection | undefined {
