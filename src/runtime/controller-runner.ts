@@ -1,7 +1,6 @@
 import { setImmediate } from "node:timers/promises";
 import type { Logger } from "pino";
-import type { InformerCache } from "./cache.js";
-import type { ControllerDefinition } from "./controller.js";
+import type { ControllerDefinition, WatchSpec } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
 import { FLOWS_AT_FULL_PACE } from "./defaults.js";
 import { looksSettled } from "./looks-settled.js";
@@ -77,7 +76,7 @@ export class RunningController {
     this.unsubscribe.push(primary.on((ev) => this.onPrimary(ev)));
     for (const w of def.watches) {
       this.unsubscribe.push(
-        this.rt.cache.informerFor(w.resource).on((ev) => this.onWatched(ev, w.map)),
+        this.rt.cache.informerFor(w.resource).on((ev) => this.onWatched(ev, w)),
       );
     }
     // For a settled object the initial list is a routine look: objects with work
@@ -171,12 +170,11 @@ export class RunningController {
     this.queue?.add(key);
   }
 
-  private onWatched(
-    ev: StoreEvent,
-    map: (obj: KubeObject, cache: InformerCache) => { namespace: string; name: string }[],
-  ): void {
+  private onWatched(ev: StoreEvent, { map, when }: WatchSpec): void {
+    if (when?.events && !when.events.includes(ev.type)) return;
     const keys = new Set<string>();
     for (const obj of ev.old ? [ev.object, ev.old] : [ev.object]) {
+      if (when?.reasons && !hasReason(obj, when.reasons)) continue;
       try {
         for (const k of map(obj, this.rt.cache)) keys.add(formatKey(k));
       } catch (err) {
@@ -261,4 +259,10 @@ export function laneWorkers(workers: number): Required<LaneLimits> {
 
 function allButAQuarter(n: number): number {
   return Math.max(1, n - Math.max(1, Math.floor(n / 4)));
+}
+
+/** Whether `obj` has a condition whose reason is one of `reasons`. */
+function hasReason(obj: KubeObject, reasons: ReadonlySet<string>): boolean {
+  const status = obj.status as { conditions?: { reason?: string }[] } | undefined;
+  return status?.conditions?.some((c) => c.reason !== undefined && reasons.has(c.reason)) ?? false;
 }

@@ -8,6 +8,7 @@ import {
   type ReconcileContext,
   type ReconcileResult,
   type SettledCheck,
+  type WatchPredicate,
 } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
 import { RetryableError, TerminalError } from "./errors.js";
@@ -69,6 +70,7 @@ function harness(
     statusChanges?: boolean;
     extraKeys?: ObjectKey[];
     resyncPeriodMs?: number;
+    gadgetsWhen?: WatchPredicate;
   } = {},
 ) {
   const apis = new Map<string, FakeListerWatcher>();
@@ -108,9 +110,11 @@ function harness(
   const def = builder
     .for(widgets, { statusChanges: options.statusChanges ?? false })
     .owns(parts)
-    .watches(gadgets, (g) => [
-      { namespace: "ns", name: String((g.spec as { widget: string }).widget) },
-    ])
+    .watches(
+      gadgets,
+      (g) => [{ namespace: "ns", name: String((g.spec as { widget: string }).widget) }],
+      options.gadgetsWhen ? { when: options.gadgetsWhen } : {},
+    )
     .onError((key, err) => {
       policyCalls.push(`${key.name}: ${(err as Error).message}`);
     })
@@ -808,6 +812,53 @@ describe("a running controller", () => {
     expect(h.running.heldKeys()).toEqual([]);
     await h.running.stop(1_000);
     await h.cache.stop();
+  });
+
+  it("maps only the watched changes its predicate lets through (event types, condition reasons)", async () => {
+    const gadget = (rv: string, reason?: string): KubeObject => ({
+      apiVersion: "test.aidc.io/v1",
+      kind: "Gadget",
+      metadata: { name: "g", namespace: "ns", resourceVersion: rv },
+      spec: { widget: "a" },
+      ...(reason ? { status: { conditions: [{ type: "Ready", reason }] } } : {}),
+    });
+    for (const [when, want] of [
+      [{ events: ["add", "delete"] }, ["ADDED", "DELETED"]],
+      [{ reasons: new Set(["Broken"]) }, ["MODIFIED", "MODIFIED"]],
+    ] as const) {
+      const reconciled: number[] = [];
+      const h = harness(
+        async () => {
+          reconciled.push(1);
+          return {};
+        },
+        { gadgetsWhen: when },
+      );
+      h.api(widgets).items = [widget("a")];
+      h.cache.start();
+      await h.cache.waitForSync();
+      h.running.start();
+      await settle();
+      const seen: string[] = [];
+      const steps = [
+        ["ADDED", gadget("500")],
+        ["MODIFIED", gadget("501")],
+        ["MODIFIED", gadget("502", "Broken")],
+        ["MODIFIED", gadget("503")],
+        ["DELETED", gadget("503")],
+      ] as const;
+      for (const [type, obj] of steps) {
+        const before = reconciled.length;
+        h.api(gadgets).emit(type, obj);
+        await settle();
+        if (reconciled.length > before) seen.push(type);
+      }
+      // The reason filter lets the change that sets "Broken" (new state) and the one that
+      // clears it (old state) through.
+      expect(seen).toEqual(want);
+      await h.running.stop(1_000);
+      await h.cache.stop();
+    }
   });
 
   it("treats any error with retryable false as terminal (duck-typed service errors)", async () => {

@@ -5,7 +5,7 @@ import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { DeclaredRule } from "./permissions.js";
 import type { Clock, KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
-import type { IndexFunc } from "./store.js";
+import type { IndexFunc, StoreEvent } from "./store.js";
 import type { QueuePriority } from "./workqueue.js";
 
 /** What a reconcile asks for next. Omit `requeueAfterMs` to wait for the next change. */
@@ -72,10 +72,20 @@ export type ErrorPolicy = (
  */
 export type SettledCheck = (obj: KubeObject) => boolean;
 
+/** Which changes reach a watch's map, checked by the runtime (controller-runtime's predicates). */
+export interface WatchPredicate {
+  /** Only these event types. */
+  readonly events?: readonly StoreEvent["type"][];
+  /** Only an object (new or old state, each on its own) with a condition of these reasons. */
+  readonly reasons?: ReadonlySet<string>;
+}
+
 /** A watched kind and how its changes map to primary keys. */
 export interface WatchSpec {
   readonly resource: ResourceDescriptor;
   readonly map: MapToKeys;
+  /** Which changes reach `map`; undefined: every one. */
+  readonly when?: WatchPredicate;
   /**
    * Watch only these namespaces, whatever the manager's namespaces are (e.g. Secrets
    * in the operator's own namespace); undefined: the manager's.
@@ -185,18 +195,15 @@ export class ControllerBuilder {
 
   /**
    * Also watch `resource`; on each change (old and new state) `map` names the primary
-   * keys to reconcile. Such a change also lifts a terminal error's hold on those keys.
+   * keys to reconcile, of the changes `options.when` lets through. Such a change also
+   * lifts a terminal error's hold on those keys.
    */
   watches(
     resource: ResourceDescriptor,
     map: MapToKeys,
-    options: { namespaces?: readonly string[] } = {},
+    options: { namespaces?: readonly string[]; when?: WatchPredicate } = {},
   ): this {
-    this.watchList.push({
-      resource,
-      map,
-      ...(options.namespaces ? { namespaces: options.namespaces } : {}),
-    });
+    this.watchList.push({ resource, map, ...options });
     return this;
   }
 

@@ -41,6 +41,9 @@ const UNKNOWN_PRODUCT_REASONS = new Set<string>([
   NAS_VOLUME_REASONS.names.ProductNotFoundRefused,
 ]);
 
+/** The watch of the kinds that refuse unknown codes: only objects refused so reach its map. */
+const refused = { when: { reasons: UNKNOWN_PRODUCT_REASONS } };
+
 /** Tunables of the catalog mirror beyond the operator config (tests shorten them). */
 export interface CatalogMirrorOptions {
   /** The shortest time between two reads for refused objects; default `REFUSAL_REFRESH_GAP_MS`. */
@@ -205,10 +208,11 @@ export function catalogMirrorController(
     return [{ namespace: "", name: conn }];
   };
 
-  /** An object refused for a product code its connection's last catalog lacks: that connection's key. */
+  /**
+   * An object refused for a product code (the watch lets only those through,
+   * `refused`) its connection's last catalog lacks: that connection's key.
+   */
   const refusedKeys = (obj: KubeObject): ObjectKey[] => {
-    const status = obj.status as { conditions?: { reason?: string }[] } | undefined;
-    if (!status?.conditions?.some((c) => UNKNOWN_PRODUCT_REASONS.has(c.reason ?? ""))) return [];
     const code = (obj.spec as { productCode?: unknown } | undefined)?.productCode;
     if (typeof code !== "string") return [];
     const name = connections.chosenName(obj);
@@ -246,8 +250,8 @@ export function catalogMirrorController(
     .alsoReconciles(() => [DEFAULT_KEY])
     .watches(trainingProductCrd, productKeys)
     .watches(nasProductCrd, productKeys)
-    .watches(trainingJobCrd, refusedKeys)
-    .watches(nasVolumeCrd, refusedKeys)
+    .watches(trainingJobCrd, refusedKeys, refused)
+    .watches(nasVolumeCrd, refusedKeys, refused)
     .permissions([
       ...catalogRules,
       {

@@ -195,8 +195,10 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
       .map((c) => ({ namespace: "", name: c.metadata.name ?? "" }));
 
   const builder = controller("serviceconnection").for(serviceConnectionCrd);
-  // A user's change reconciles the connection it uses (count, finalizer, deletion wait).
-  for (const kind of USER_KINDS) builder.watches(kind, connections.usedKeys);
+  // A user's arrival or departure reconciles the connection it uses (count, finalizer,
+  // deletion wait); its connectionRef is immutable, so no update changes which one.
+  const arrivals = { when: { events: ["add", "delete"] as const } };
+  for (const kind of USER_KINDS) builder.watches(kind, connections.usedKeys, arrivals);
   builder.watches(NAMESPACES, (_ns, cache) =>
     cache.list(serviceConnectionCrd).map((c) => ({ namespace: "", name: c.metadata?.name ?? "" })),
   );
