@@ -132,6 +132,10 @@ describe("claimedIds", () => {
     });
     expect(claimedIds(o, "y")).toEqual(["x", "y"]);
     expect(claimedIds(o, "x")).toEqual(["x"]);
+    expect(claimedIds(o, " ")).toEqual(["x"]);
+    const bare = { ...o, metadata: { namespace: "a", name: "n" } } as KubeObject;
+    expect(claimedIds(bare, " y ")).toEqual(["y"]);
+    expect(claimedIds(bare, undefined)).toEqual([]);
     const refused = {
       ...o,
       status: { conditions: [{ type: "Ready", status: "False", reason: "AdoptionRefused" }] },

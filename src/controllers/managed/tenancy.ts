@@ -54,9 +54,11 @@ export interface BindingRefusal {
   message: string;
 }
 
+const REFUSAL_REASONS: ReadonlySet<string> = new Set(Object.values(BINDING_REFUSALS));
+
 /** True when `reason` is one of {@link BINDING_REFUSALS}. */
 export function isBindingRefusal(reason: string | undefined): boolean {
-  return Object.values(BINDING_REFUSALS).includes(reason as BindingRefusal["reason"]);
+  return reason !== undefined && REFUSAL_REASONS.has(reason);
 }
 
 /** Whether `namespace` may adopt, under `adoption.namespaces` (`"*"`: every namespace). */
@@ -200,7 +202,11 @@ export interface BindingKind<T extends ManagedObject> {
   statusId?(obj: T): string | undefined;
 }
 
-/** The ids an object claims: the external-id annotation and the kind's spec id. */
+/**
+ * The ids an object claims: the external-id annotation and the kind's spec id. The
+ * index function ({@link boundIdIndex}): the cache runs it on every stored version of
+ * every object of the kind, so it allocates no more than its answer.
+ */
 export function claimedIds(obj: KubeObject, specId: string | undefined): string[] {
   const ready = getCondition(
     (obj as { status?: { conditions?: Parameters<typeof getCondition>[0] } }).status?.conditions,
@@ -208,8 +214,10 @@ export function claimedIds(obj: KubeObject, specId: string | undefined): string[
   );
   // A claimant refused for its binding holds nothing: it cannot block the rightful one.
   if (isBindingRefusal(ready?.reason)) return [];
-  const ids = [obj.metadata?.annotations?.[ANNOTATIONS.externalId]?.trim(), specId?.trim()];
-  return [...new Set(ids.filter((id): id is string => Boolean(id)))];
+  const annotated = obj.metadata?.annotations?.[ANNOTATIONS.externalId]?.trim();
+  const spec = specId?.trim();
+  if (!annotated) return spec ? [spec] : [];
+  return spec && spec !== annotated ? [annotated, spec] : [annotated];
 }
 
 /** The index function of {@link BOUND_ID_INDEX} for a managed kind. */
