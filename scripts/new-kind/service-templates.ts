@@ -13,8 +13,8 @@ export function serviceModule(n: KindNames): string {
  * (\`documented\` where the spec shows them), list the assumed ones in
  * docs/service-assumptions.md, and fit the schemas to the service's answers.
  * \`endpoints\` joins the endpoint table (gathered by the generated index.ts);
- * {@link ${n.kind}Operations} calls them through any {@link OperationCaller} (the
- * \`ServiceClient\`).
+ * {@link ${n.kind}Operations} calls them through any {@link OperationCaller} (an
+ * account's calls, \`AccountCalls\`).
  */
 import { z } from "zod";
 import { assumed, type EndpointDeclarations } from "../endpoint-definition.js";

@@ -1,14 +1,21 @@
 /**
- * One account of the service as every view of its client shares it (client.ts,
- * `ServiceClient.withCall`): the transport (its rate limit), the endpoint table, what
- * is known of each operation (operation-availability.ts), and what the account
- * remembers of the service's answers:
+ * One account of the service, and the calls of one piece of work on it.
+ *
+ * {@link ServiceAccount} is what every piece of work on the account shares: the
+ * transport (its rate limit), the endpoint table, what is known of each operation
+ * (operation-availability.ts), and what the account remembers of the service's answers:
  *
  * - the product catalogs: an answer younger than the TTL is reused, one in flight is
  *   shared, and a failed one is forgotten at once, so that a burst of creates of one
  *   product asks the catalog once;
  * - the list snapshots, by list operation (kind-list.ts), so that one walk per asked
  *   age serves every object of the kind whatever reconcile reads it.
+ *
+ * {@link AccountCalls} (`account.withCall(context)`) makes the calls of one piece of work
+ * (a reconcile): operations by name under its context, and each kind's operations
+ * module (src/service/kinds/<kind>.ts), which a kind's controller calls directly
+ * (`calls.nas.get(id)`). The managed loop hands one to a kind at connect
+ * (controllers/managed/run.ts); `ServiceClient` (client.ts) wraps one for tools and tests.
  */
 import type { z } from "zod";
 import type { CallContext } from "./call-context.js";
@@ -27,23 +34,25 @@ import {
   ServiceMalformedResponseError,
   ServiceResultShapeError,
 } from "./errors.js";
-import { ListSnapshot } from "./list-snapshot.js";
+import { KindListStates } from "./kind-list.js";
+import { CciOperations } from "./kinds/cciinstance.js";
+import { NasOperations } from "./kinds/nasvolume.js";
+import { DEFAULT_CREATE_TASK_FIELDS, TrainingTaskOperations } from "./kinds/trainingjob.js";
+import { TemplateOperations } from "./kinds/trainingtemplate.js";
 import { endpointNamed, OperationAvailability, OperationProbes } from "./operation-availability.js";
 import type {
   CatalogReads,
-  KindListState,
-  KindListStore,
   OperationArgs,
   OperationCaller,
+  OperationState,
   OperationsContext,
 } from "./operation-caller.js";
-import { type Page, pageOf } from "./schemas/data.js";
 import { describeIssues } from "./schemas/primitives.js";
 import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/subscription.js";
 import { priorityOf, ServiceTransport } from "./transport.js";
 
 /**
- * What every view of one account's client shares (see the module comment). A kind's
+ * What every piece of work on one account shares (see the module comment). A kind's
  * controller may key what it remembers of the account's answers on it.
  */
 export class ServiceAccount {
@@ -128,19 +137,96 @@ export class ServiceAccount {
     return this.probes.requireOperations(names, purpose, context);
   }
 
-  /**
-   * What a view's kind operations modules (src/service/kinds/) keep and call through:
-   * `caller`, the view with its call context, and what the account shares.
-   */
-  operationsContext(caller: OperationCaller): OperationsContext {
-    const mapping = this.options.subscriptionResult ?? {};
+  /** The calls of one piece of work on this account, made under `context`. */
+  withCall(context: CallContext): AccountCalls {
+    return new AccountCalls(this, context);
+  }
+}
+
+/**
+ * The calls of one piece of work (a reconcile) on an account, each made under
+ * {@link context} (routine or not, its abort signal); see the module comment. Each
+ * kind's operations module is made at its first use.
+ */
+export class AccountCalls implements OperationCaller {
+  private nasOps?: NasOperations;
+  private taskOps?: TrainingTaskOperations;
+  private templateOps?: TemplateOperations;
+  private cciOps?: CciOperations;
+
+  constructor(
+    readonly account: ServiceAccount,
+    readonly context: CallContext,
+  ) {}
+
+  /** NAS products and NAS storage (kinds/nasvolume.ts). */
+  get nas(): NasOperations {
+    this.nasOps ??= new NasOperations(this.kindContext());
+    return this.nasOps;
+  }
+
+  /** Training tasks, their pods and the training products (kinds/trainingjob.ts). */
+  get tasks(): TrainingTaskOperations {
+    this.taskOps ??= new TrainingTaskOperations(this.kindContext(), {
+      ...DEFAULT_CREATE_TASK_FIELDS,
+      ...this.account.options.createTaskFields,
+    });
+    return this.taskOps;
+  }
+
+  /** Training templates (kinds/trainingtemplate.ts). */
+  get templates(): TemplateOperations {
+    this.templateOps ??= new TemplateOperations(this.kindContext());
+    return this.templateOps;
+  }
+
+  /** CCI instances (kinds/cciinstance.ts). */
+  get cci(): CciOperations {
+    this.cciOps ??= new CciOperations(this);
+    return this.cciOps;
+  }
+
+  /** Which operations the service answers, as far as the account knows. */
+  get operations(): OperationAvailability {
+    return this.account.probes.operations;
+  }
+
+  /** Calls operation `name` of the endpoint table (`ServiceAccount.request`). */
+  request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
+    return this.account.request(name, args, schema, this.context);
+  }
+
+  /** Returns `body` when `schema` accepts it, else throws `ServiceInvalidRequestError`. */
+  checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
+    return this.account.checkedBody(name, schema, body);
+  }
+
+  /** What is known of operation `name`, without a request. */
+  operationState(name: string): OperationState {
+    return this.account.probes.operationState(name);
+  }
+
+  /** Resolves when every operation of `names` is answered (`ServiceAccount.requireOperations`). */
+  requireOperations(names: readonly string[], purpose: string): Promise<void> {
+    return this.account.requireOperations(names, purpose, this.context);
+  }
+
+  /** Whether operation `name` is enabled; a disabled one throws `EndpointDisabledError`. */
+  isEndpointEnabled(name: EndpointName): boolean {
+    return this.account.endpoints[name] !== null;
+  }
+
+  /** What a kind's operations module calls through: these calls and the account's memory. */
+  private kindContext(): OperationsContext {
+    const { account } = this;
+    const mapping = account.options.subscriptionResult ?? {};
     return {
-      caller,
-      now: this.now,
-      catalog: this.catalog,
-      lists: this.lists,
-      knownMissing: (name) => this.probes.knownMissing(name),
-      subscriptionResult: (name, key) => readSubscriptionResult(caller, name, key, mapping),
+      caller: this,
+      now: account.now,
+      catalog: account.catalog,
+      lists: account.lists,
+      knownMissing: (name) => account.probes.knownMissing(name),
+      subscriptionResult: (name, key) => readSubscriptionResult(this, name, key, mapping),
     };
   }
 }
@@ -198,26 +284,5 @@ export class CatalogCache implements CatalogReads {
   /** Drops every answer, so that the next read of each key asks the service. */
   forget(): void {
     this.answers.clear();
-  }
-}
-
-/** The list states of one account, by list operation: its snapshots and page schemas. */
-export class KindListStates implements KindListStore {
-  private readonly states = new Map<string, KindListState<unknown>>();
-
-  /** `now` is the snapshots' clock (ms since the epoch). */
-  constructor(private readonly now: () => number) {}
-
-  /** The state of list `operation`, made with its first use. */
-  of<R>(operation: string, record: z.ZodType<R>, id: (record: R) => string): KindListState<R> {
-    let state = this.states.get(operation) as KindListState<R> | undefined;
-    if (!state) {
-      state = {
-        snapshot: new ListSnapshot<R>(id, this.now),
-        pageSchema: pageOf(record) as unknown as z.ZodType<Page<R>>,
-      };
-      this.states.set(operation, state as KindListState<unknown>);
-    }
-    return state;
   }
 }

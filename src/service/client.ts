@@ -1,25 +1,21 @@
 /**
  * The typed client of the Compute and Storage Service: one method per operation of the
  * endpoint table, each returning the operation's data parsed into a TypeScript type.
- * Every failure is a `ServiceError` subclass (see errors.ts). Controllers hold one
- * client per account (a ServiceConnection), call it through a view per reconcile
- * (`withCall`, call-context.ts), and never call fetch themselves.
+ * Every failure is a `ServiceError` subclass (see errors.ts). The operator holds one
+ * client per account (a ServiceConnection); nothing calls fetch itself.
  *
- * Built by composition: the account (account.ts) calls operations by name and knows
- * which the service answers (operation-availability.ts); each kind's operations live
- * in src/service/kinds/<kind>.ts and the methods here hand over to them. A kind whose
- * controller holds its own operations module calls the account through `request`
- * (kinds/blockvolume.ts, kinds/filesystem.ts).
+ * A client is a view of its account (account.ts) under one call context
+ * (call-context.ts; another view: `withCall`). Its `calls` make the calls and hold each
+ * kind's operations module (src/service/kinds/<kind>.ts); the methods here hand over to
+ * them, for the CLI, the catalog, CCI and tests. The managed kinds' controllers call
+ * their kind's module directly, through the `AccountCalls` the loop hands them
+ * (controllers/managed/run.ts).
  */
 import type { z } from "zod";
-import { ServiceAccount } from "./account.js";
+import { type AccountCalls, ServiceAccount } from "./account.js";
 import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
 import type { ServiceClientOptions } from "./client-options.js";
 import type { EndpointDefinition, EndpointName } from "./endpoints.js";
-import { CciOperations } from "./kinds/cciinstance.js";
-import { NasOperations } from "./kinds/nasvolume.js";
-import { DEFAULT_CREATE_TASK_FIELDS, TrainingTaskOperations } from "./kinds/trainingjob.js";
-import { TemplateOperations } from "./kinds/trainingtemplate.js";
 import type { OperationAvailability, OperationVerdict } from "./operation-availability.js";
 import type { OperationArgs, OperationCaller, OperationState } from "./operation-caller.js";
 import type { CciListQuery, SaveCciImageRequest } from "./schemas/cci.js";
@@ -49,11 +45,8 @@ export class ServiceClient implements OperationCaller {
   readonly context: CallContext;
   /** What this connection knows about which operations the service answers. */
   readonly operations: OperationAvailability;
-  // The kinds' operations of this view, each made at its first call (a view per reconcile).
-  private nasOps?: NasOperations;
-  private taskOps?: TrainingTaskOperations;
-  private templateOps?: TemplateOperations;
-  private cciOps?: CciOperations;
+  /** This view's calls, and each kind's operations module (`calls.nas`...). */
+  readonly calls: AccountCalls;
 
   /**
    * A client of a new account from `options` (throws an Error when the endpoint
@@ -67,29 +60,7 @@ export class ServiceClient implements OperationCaller {
     this.account = account;
     this.context = context;
     this.operations = account.probes.operations;
-  }
-
-  private get nas(): NasOperations {
-    this.nasOps ??= new NasOperations(this.account.operationsContext(this));
-    return this.nasOps;
-  }
-
-  private get tasks(): TrainingTaskOperations {
-    this.taskOps ??= new TrainingTaskOperations(this.account.operationsContext(this), {
-      ...DEFAULT_CREATE_TASK_FIELDS,
-      ...this.account.options.createTaskFields,
-    });
-    return this.taskOps;
-  }
-
-  private get templates(): TemplateOperations {
-    this.templateOps ??= new TemplateOperations(this.account.operationsContext(this));
-    return this.templateOps;
-  }
-
-  private get cci(): CciOperations {
-    this.cciOps ??= new CciOperations(this);
-    return this.cciOps;
+    this.calls = account.withCall(context);
   }
 
   /**
@@ -113,7 +84,7 @@ export class ServiceClient implements OperationCaller {
 
   /** Calls operation `name` of the endpoint table (`ServiceAccount.request`). */
   request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
-    return this.account.request(name, args, schema, this.context);
+    return this.calls.request(name, args, schema);
   }
 
   /** Returns `body` when `schema` accepts it, else throws `ServiceInvalidRequestError`. */
@@ -143,7 +114,7 @@ export class ServiceClient implements OperationCaller {
 
   /** Resolves when every operation of `names` is answered (`ServiceAccount.requireOperations`). */
   requireOperations(names: readonly string[], purpose: string): Promise<void> {
-    return this.account.requireOperations(names, purpose, this.context);
+    return this.calls.requireOperations(names, purpose);
   }
 
   /** Probes the assumed read operations once (`OperationProbes.probeAssumedOperations`). */
@@ -159,141 +130,141 @@ export class ServiceClient implements OperationCaller {
   // --- NAS storage and its products: NasOperations (kinds/nasvolume.ts) -------------
 
   listNasProducts(aidcId?: number) {
-    return this.nas.products(aidcId);
+    return this.calls.nas.products(aidcId);
   }
   isNasProductAvailable(q: NasAvailabilityQuery) {
-    return this.nas.isProductAvailable(q);
+    return this.calls.nas.isProductAvailable(q);
   }
   subscribeNas(req: SubscribeNasRequest) {
-    return this.nas.subscribe(req);
+    return this.calls.nas.subscribe(req);
   }
   getNasSubscriptionResult(key: string) {
-    return this.nas.subscriptionResult(key);
+    return this.calls.nas.subscriptionResult(key);
   }
   scaleNas(id: string, req: ScaleNasRequest) {
-    return this.nas.scale(id, req);
+    return this.calls.nas.scale(id, req);
   }
   updateNasMountPath(id: string, mountPath: string) {
-    return this.nas.updateMountPath(id, mountPath);
+    return this.calls.nas.updateMountPath(id, mountPath);
   }
   listNas(query: NasListQuery = {}) {
-    return this.nas.page(query);
+    return this.calls.nas.page(query);
   }
   iterateNas(query: Omit<NasListQuery, "pageNo"> = {}) {
-    return this.nas.iterate(query);
+    return this.calls.nas.iterate(query);
   }
   listNasIds() {
-    return this.nas.listIds();
+    return this.calls.nas.listIds();
   }
   nasListSnapshot(maxAgeMs: number) {
-    return this.nas.listSnapshot(maxAgeMs);
+    return this.calls.nas.listSnapshot(maxAgeMs);
   }
   getNas(id: string) {
-    return this.nas.get(id);
+    return this.calls.nas.get(id);
   }
   deleteNas(id: string) {
-    return this.nas.delete(id);
+    return this.calls.nas.delete(id);
   }
   findNasIdsByClientToken(token: string, name?: string) {
-    return this.nas.findIdsByClientToken(token, name);
+    return this.calls.nas.findIdsByClientToken(token, name);
   }
   provesNasTokenAbsent(token: string) {
-    return this.nas.provesTokenAbsent(token);
+    return this.calls.nas.provesTokenAbsent(token);
   }
 
   // --- training tasks, pods and products: TrainingTaskOperations (kinds/trainingjob.ts)
 
   listTrainingProducts(aidcId?: number) {
-    return this.tasks.products(aidcId);
+    return this.calls.tasks.products(aidcId);
   }
   createTrainingTask(req: CreateTrainingTaskRequest) {
-    return this.tasks.create(req);
+    return this.calls.tasks.create(req);
   }
   getTrainingSubscriptionResult(key: string) {
-    return this.tasks.subscriptionResult(key);
+    return this.calls.tasks.subscriptionResult(key);
   }
   getTrainingTask(id: string) {
-    return this.tasks.get(id);
+    return this.calls.tasks.get(id);
   }
   updateTrainingTaskDesc(id: string, desc: string) {
-    return this.tasks.updateDesc(id, desc);
+    return this.calls.tasks.updateDesc(id, desc);
   }
   saveTrainingTaskAsTemplate(id: string, t: { name: string; desc?: string }) {
-    return this.tasks.saveAsTemplate(id, t);
+    return this.calls.tasks.saveAsTemplate(id, t);
   }
   listTrainingTaskStorages(id: string) {
-    return this.tasks.storages(id);
+    return this.calls.tasks.storages(id);
   }
   listPods(taskId: string) {
-    return this.tasks.pods(taskId);
+    return this.calls.tasks.pods(taskId);
   }
   getPodResource(id: string, podName: string) {
-    return this.tasks.podResource(id, podName);
+    return this.calls.tasks.podResource(id, podName);
   }
   listPodOpenPorts(id: string, podName: string) {
-    return this.tasks.podOpenPorts(id, podName);
+    return this.calls.tasks.podOpenPorts(id, podName);
   }
   openPodPort(id: string, podName: string, req: OpenPodPortRequest) {
-    return this.tasks.openPort(id, podName, req);
+    return this.calls.tasks.openPort(id, podName, req);
   }
   closePodPort(id: string, podName: string, port: number) {
-    return this.tasks.closePort(id, podName, port);
+    return this.calls.tasks.closePort(id, podName, port);
   }
   listTrainingTasks(query: TrainingTaskListQuery = {}) {
-    return this.tasks.page(query);
+    return this.calls.tasks.page(query);
   }
   iterateTrainingTasks(query: Omit<TrainingTaskListQuery, "pageNo"> = {}) {
-    return this.tasks.iterate(query);
+    return this.calls.tasks.iterate(query);
   }
   listTrainingTaskIds() {
-    return this.tasks.listIds();
+    return this.calls.tasks.listIds();
   }
   taskListSnapshot(maxAgeMs: number) {
-    return this.tasks.listSnapshot(maxAgeMs);
+    return this.calls.tasks.listSnapshot(maxAgeMs);
   }
   deleteTrainingTask(id: string) {
-    return this.tasks.delete(id);
+    return this.calls.tasks.delete(id);
   }
   findTrainingTaskIdsByClientToken(token: string, name?: string) {
-    return this.tasks.findIdsByClientToken(token, name);
+    return this.calls.tasks.findIdsByClientToken(token, name);
   }
 
   // --- templates: TemplateOperations (kinds/trainingtemplate.ts) ---------------------
 
   createTemplate(t: TrainingTemplateInput) {
-    return this.templates.create(t);
+    return this.calls.templates.create(t);
   }
   updateTemplate(id: string, t: TrainingTemplateInput) {
-    return this.templates.update(id, t);
+    return this.calls.templates.update(id, t);
   }
   listTemplates(query: TemplateListQuery = {}) {
-    return this.templates.page(query);
+    return this.calls.templates.page(query);
   }
   iterateTemplates(query: Omit<TemplateListQuery, "pageNo"> = {}) {
-    return this.templates.iterate(query);
+    return this.calls.templates.iterate(query);
   }
   templateListSnapshot(maxAgeMs: number) {
-    return this.templates.listSnapshot(maxAgeMs);
+    return this.calls.templates.listSnapshot(maxAgeMs);
   }
   deleteTemplate(id: string) {
-    return this.templates.delete(id);
+    return this.calls.templates.delete(id);
   }
 
   // --- CCI instances: CciOperations (kinds/cciinstance.ts) ---------------------------
 
   listCci(query: CciListQuery = {}) {
-    return this.cci.page(query);
+    return this.calls.cci.page(query);
   }
   iterateCci(query: Omit<CciListQuery, "pageNo"> = {}) {
-    return this.cci.iterate(query);
+    return this.calls.cci.iterate(query);
   }
   getCci(id: string) {
-    return this.cci.get(id);
+    return this.calls.cci.get(id);
   }
   getCciErrorDetails(id: string) {
-    return this.cci.errorDetails(id);
+    return this.calls.cci.errorDetails(id);
   }
   saveCciImage(id: string, req: SaveCciImageRequest) {
-    return this.cci.saveImage(id, req);
+    return this.calls.cci.saveImage(id, req);
   }
 }

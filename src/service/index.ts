@@ -4,7 +4,7 @@
  * from here rather than from the files behind it.
  */
 
-export type { ServiceAccount } from "./account.js";
+export type { AccountCalls, ServiceAccount } from "./account.js";
 export type { RetryPolicy } from "./backoff.js";
 export { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
 export { ServiceClient, type ServiceClientOptions } from "./client.js";

@@ -2,14 +2,19 @@
  * The paged list of one kind's remote records as its operations module reads it
  * (src/service/kinds/<kind>.ts): one page, the walk of every page, the walk shared by
  * every object of the kind (list-snapshot.ts) and the ids it lists. A `KindList` is
- * made per client view (`ServiceClient.withCall`); its snapshot lives in the account's
+ * made per piece of work on an account (`ServiceAccount.withCall`); its snapshot lives in the account's
  * {@link KindListStore}, shared by every view.
  */
 import type { z } from "zod";
-import { type ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
-import type { KindListStore, OperationArgs, OperationCaller } from "./operation-caller.js";
+import { ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
+import type {
+  KindListState,
+  KindListStore,
+  OperationArgs,
+  OperationCaller,
+} from "./operation-caller.js";
 import { type ListedIds, type PageWalkEnd, paginate } from "./pagination.js";
-import type { Page } from "./schemas/data.js";
+import { type Page, pageOf } from "./schemas/data.js";
 
 /** The query every list takes: the page, and filters of its own. */
 export interface PageQuery {
@@ -29,7 +34,7 @@ export interface KindListOptions<R> {
   now: () => number;
   /** Whether the service is known to lack `operation` (a bare 404/405 was its answer). */
   knownMissing: (operation: string) => boolean;
-  /** The account's list states, shared by every view of its client. */
+  /** The account's list states, shared by every piece of work on it. */
   states: KindListStore;
 }
 
@@ -98,5 +103,26 @@ export class KindList<R, Q extends PageQuery> {
     } finally {
       this.snapshot.invalidate();
     }
+  }
+}
+
+/** The list states of one account, by list operation: its snapshots and page schemas. */
+export class KindListStates implements KindListStore {
+  private readonly states = new Map<string, KindListState<unknown>>();
+
+  /** `now` is the snapshots' clock (ms since the epoch). */
+  constructor(private readonly now: () => number) {}
+
+  /** The state of list `operation`, made with its first use. */
+  of<R>(operation: string, record: z.ZodType<R>, id: (record: R) => string): KindListState<R> {
+    let state = this.states.get(operation) as KindListState<R> | undefined;
+    if (!state) {
+      state = {
+        snapshot: new ListSnapshot<R>(id, this.now),
+        pageSchema: pageOf(record) as unknown as z.ZodType<Page<R>>,
+      };
+      this.states.set(operation, state as KindListState<unknown>);
+    }
+    return state;
   }
 }

@@ -7,7 +7,7 @@
  * for them; a failed walk is not repeated before the asked age has passed, so a broken
  * list costs each reader its fallback (the detail read) and not a list walk on top.
  *
- * The snapshot is shared by every client view of one account (`ServiceClient.withCall`),
+ * The snapshot is shared by every piece of work on one account (`ServiceAccount.withCall`),
  * so each reader hands the walk it would start: a walk is made by the reader that
  * starts it, under that reader's call context, and the others wait for it.
  */

@@ -1,9 +1,9 @@
 /**
  * What a kind's own service operations (src/service/kinds/<kind>.ts) need of the
  * service client: one call of an operation of the endpoint table, its answer parsed.
- * `ServiceClient` is one; the kinds' modules depend on this interface only, so that the
- * client (which loads the endpoint table, which loads the kinds' endpoints) is not
- * imported back by them.
+ * `AccountCalls` (account.ts) is one; the kinds' modules depend on this interface only,
+ * so that the account (which loads the endpoint table, which loads the kinds' endpoints)
+ * is not imported back by them.
  */
 import type { z } from "zod";
 import type { ListSnapshot } from "./list-snapshot.js";
@@ -59,20 +59,20 @@ export interface CatalogReads {
   read<T>(key: string, read: () => Promise<T>): Promise<T>;
 }
 
-/** What one kind's list keeps across the views of an account's client. */
+/** What one kind's list keeps across the pieces of work on an account. */
 export interface KindListState<R> {
   readonly snapshot: ListSnapshot<R>;
   readonly pageSchema: z.ZodType<Page<R>>;
 }
 
-/** The list states of an account by list operation (`KindListStates` of account.ts). */
+/** The list states of an account by list operation (`KindListStates` of kind-list.ts). */
 export interface KindListStore {
   /** The state of list `operation`, made with its first use. */
   of<R>(operation: string, record: z.ZodType<R>, id: (record: R) => string): KindListState<R>;
 }
 
 /**
- * What the client hands each kind's operations module it holds
+ * What an account's calls (`AccountCalls`) hand each kind's operations module they hold
  * (src/service/kinds/<kind>.ts): its caller (the view, with its call context), and the
  * account's clock, catalog cache, list snapshots and subscription results.
  */
@@ -82,7 +82,7 @@ export interface OperationsContext {
   readonly now: () => number;
   /** The product catalogs' cache of the client (`catalogTtlMs`). */
   readonly catalog: CatalogReads;
-  /** The list snapshots of the account, shared by every view of its client. */
+  /** The list snapshots of the account, shared by every piece of work on it. */
   readonly lists: KindListStore;
   /** Whether the service answered `operation` with a bare 404/405 (a recheck due or not). */
   readonly knownMissing: (operation: string) => boolean;

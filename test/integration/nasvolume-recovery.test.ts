@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import { ServiceAccount } from "../../src/service/account.js";
+import type { CallContext } from "../../src/service/call-context.js";
 import { ServiceClient } from "../../src/service/client.js";
-import type { SubscribeNasRequest } from "../../src/service/schemas/nas.js";
+import type { OperationArgs } from "../../src/service/operation-caller.js";
 import type { SubscriptionResult } from "../../src/service/schemas/subscription.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, ObjectsOf, type ReadCondition } from "../support/managed.js";
 import {
+  diesAfter,
   startTestOperator,
   TEST_API_KEY,
   type TestOperator,
@@ -17,37 +21,29 @@ import {
 } from "../support/operator.js";
 
 /**
- * A service client that sends the NAS subscription and then never answers: the
- * operator process "dies" between the subscribe POST and the key annotation write.
- */
-class DiesAfterSubscribe extends ServiceClient {
-  /** Shared by every view of the client (one per reconcile, `withCall`). */
-  static subscribed = false;
-
-  override async subscribeNas(req: SubscribeNasRequest): Promise<string> {
-    await super.subscribeNas(req);
-    DiesAfterSubscribe.subscribed = true;
-    return new Promise<string>(() => undefined);
-  }
-}
-
-/**
- * A service client whose first subscription poll waits for the order to succeed and
- * then never answers: the operator "dies" after the poll that would bind the id in one
+ * An account whose first subscription poll waits for the order to succeed and then
+ * never answers: the operator "dies" after the poll that would bind the id in one
  * write, before that write (the key is not written either).
  */
-class DiesAfterFirstPoll extends ServiceClient {
-  /** Shared by every view of the client (one per reconcile, `withCall`). */
+class DiesAfterFirstPoll extends ServiceAccount {
+  /** Shared by every reconcile's calls on the account. */
   static succeeded = false;
 
-  override async getNasSubscriptionResult(key: string): Promise<SubscriptionResult> {
-    let result = await super.getNasSubscriptionResult(key);
+  override async request<T>(
+    name: string,
+    args: OperationArgs,
+    schema: z.ZodType<T>,
+    context: CallContext,
+  ): Promise<T> {
+    if (name !== "getNasSubscriptionResult") return super.request(name, args, schema, context);
+    const poll = () => super.request(name, args, schema, context) as Promise<SubscriptionResult>;
+    let result = await poll();
     while (result.state === "Pending") {
       await new Promise((r) => setTimeout(r, 50));
-      result = await super.getNasSubscriptionResult(key);
+      result = await poll();
     }
     DiesAfterFirstPoll.succeeded = result.state === "Succeeded";
-    return new Promise<SubscriptionResult>(() => undefined);
+    return new Promise<T>(() => undefined);
   }
 }
 
@@ -83,14 +79,16 @@ describe("NasVolume controller recovery", () => {
 
   it("creates exactly one NAS when the operator dies between the subscribe POST and its next write", async () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-crash");
-    DiesAfterSubscribe.subscribed = false;
+    let subscribed = false;
     const first = await start(namespace, {
       shutdownTimeoutMs: 300,
-      makeService: (o) => new DiesAfterSubscribe(o),
+      makeService: diesAfter("subscribeNas", () => {
+        subscribed = true;
+      }),
     });
     const nas = new ObjectsOf(first.kube, nasVolumeCrd, namespace);
     await nas.create("crashed", { productCode: "nas.capacity.standard", capacityGB: 100 });
-    await eventually(async () => DiesAfterSubscribe.subscribed);
+    await eventually(async () => subscribed);
     const before = await nas.get("crashed");
     expect(before?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeTruthy();
     expect(before?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBeUndefined();
@@ -112,7 +110,7 @@ describe("NasVolume controller recovery", () => {
     DiesAfterFirstPoll.succeeded = false;
     const first = await start(namespace, {
       shutdownTimeoutMs: 300,
-      makeService: (o) => new DiesAfterFirstPoll(o),
+      makeService: (o) => new ServiceClient(new DiesAfterFirstPoll(o)),
     });
     const nas = new ObjectsOf(first.kube, nasVolumeCrd, namespace);
     await nas.create("polled", { productCode: "nas.capacity.standard", capacityGB: 100 });
@@ -138,14 +136,16 @@ describe("NasVolume controller recovery", () => {
 
   it("stops with CreateOutcomeUnknown when it cannot look the NAS up, and binds to the id the user sets", async () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-unknown");
-    DiesAfterSubscribe.subscribed = false;
+    let subscribed = false;
     const first = await start(namespace, {
       shutdownTimeoutMs: 300,
-      makeService: (o) => new DiesAfterSubscribe(o),
+      makeService: diesAfter("subscribeNas", () => {
+        subscribed = true;
+      }),
     });
     const nas = new ObjectsOf(first.kube, nasVolumeCrd, namespace);
     await nas.create("unknown", { productCode: "nas.capacity.standard" });
-    await eventually(async () => DiesAfterSubscribe.subscribed);
+    await eventually(async () => subscribed);
     await first.stop();
 
     const second = await start(namespace, { service: { endpoints: { listNas: null } } });

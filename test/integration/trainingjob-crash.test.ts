@@ -9,9 +9,13 @@ import type { ControllerFactory } from "../../src/controllers/index.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
-import { type CreateTrainingTaskRequest, ServiceClient } from "../../src/service/index.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
-import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
+import {
+  diesAfter,
+  startTestOperator,
+  TEST_API_KEY,
+  type TestOperator,
+} from "../support/operator.js";
 import {
   conditionOf,
   createJob,
@@ -45,30 +49,20 @@ afterEach(async () => {
   for (const e of emulators.splice(0)) await e.stop();
 });
 
-/** A client whose task create never returns after the service accepted it: a kill. */
-class KilledAfterCreate extends ServiceClient {
-  static accepted: () => void = () => {};
-
-  override async createTrainingTask(req: CreateTrainingTaskRequest): Promise<string> {
-    await super.createTrainingTask(req);
-    KilledAfterCreate.accepted();
-    return new Promise<string>(() => {});
-  }
-}
-
 describe("the operator killed between the create and its next write", () => {
   it("leaves exactly one task, which the next operator adopts by its client token", async () => {
     const emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 300 });
     emulators.push(emulator);
+    let killed = () => {};
     const accepted = new Promise<void>((resolve) => {
-      KilledAfterCreate.accepted = resolve;
+      killed = resolve;
     });
     const first = await startTestOperator({
       controllers: [fast],
       namespaces: [ns],
       emulator,
       shutdownTimeoutMs: 300,
-      makeService: (o) => new KilledAfterCreate(o),
+      makeService: diesAfter("createTrainingTask", () => killed()),
     });
     started.push(first);
     await createJob(first.kube, ns, "crash", spec);

@@ -4,11 +4,14 @@ import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
-import { ServiceClient } from "../../src/service/client.js";
-import type { TrainingTemplateInput } from "../../src/service/schemas/template.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
-import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
+import {
+  diesAfter,
+  startTestOperator,
+  TEST_API_KEY,
+  type TestOperator,
+} from "../support/operator.js";
 
 /** The TrainingTemplate controller against a real API server and the emulator. */
 /** The owner mark the body carries in its env (managed/tenancy.ts). */
@@ -192,13 +195,6 @@ describe("TrainingTemplate controller", () => {
   it("creates exactly one template when the operator dies between the create and the id lookup", async () => {
     const ns = await createNamespace(adminKubeConfig(), "ttpl-crash");
     let created = false;
-    class DiesAfterCreate extends ServiceClient {
-      override async createTemplate(t: TrainingTemplateInput): Promise<void> {
-        await super.createTemplate(t);
-        created = true;
-        return new Promise<void>(() => undefined);
-      }
-    }
     const controllers: ControllerFactory[] = [
       (deps) => trainingTemplateController(deps, { visibilityGraceMs: 1_000 }),
     ];
@@ -207,7 +203,9 @@ describe("TrainingTemplate controller", () => {
       namespaces: [ns],
       emulator: op.emulator,
       shutdownTimeoutMs: 300,
-      makeService: (o) => new DiesAfterCreate(o),
+      makeService: diesAfter("createTemplate", () => {
+        created = true;
+      }),
     });
     const crashed = new ObjectsOf(first.kube, trainingTemplateCrd, ns);
     try {

@@ -14,6 +14,7 @@
  * Pass `emulator` to run a second operator (a "restart") against the same service.
  */
 import type { Logger } from "pino";
+import type { z } from "zod";
 import { defaultObjectStorage } from "../../src/config/object-storage.js";
 import { type OperatorConfig, operatorConfigSchema } from "../../src/config/schema.js";
 import { connectionClient } from "../../src/controllers/connections/client.js";
@@ -30,12 +31,40 @@ import { createLogger } from "../../src/runtime/logging.js";
 import { Manager } from "../../src/runtime/manager.js";
 import type { ServiceRequestInfo } from "../../src/runtime/metrics.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";
+import { ServiceAccount } from "../../src/service/account.js";
+import type { CallContext } from "../../src/service/call-context.js";
 import { ServiceClient, type ServiceClientOptions } from "../../src/service/client.js";
+import type { OperationArgs } from "../../src/service/operation-caller.js";
 import { installCrds } from "./crds.js";
 import { adminKubeConfig } from "./kube.js";
 
 /** The API key of the test emulator. */
 export const TEST_API_KEY = "operator-test-key-0123456789abcdef";
+
+/**
+ * A `makeService` whose account, once the service answered operation `name`, calls
+ * `died()` and never returns that call: the operator "dies" right after the service
+ * acted, before it writes anything about it.
+ */
+export function diesAfter(
+  name: string,
+  died: () => void,
+): (options: ServiceClientOptions) => ServiceClient {
+  class DyingAccount extends ServiceAccount {
+    override async request<T>(
+      operation: string,
+      args: OperationArgs,
+      schema: z.ZodType<T>,
+      context: CallContext,
+    ): Promise<T> {
+      const answer = await super.request(operation, args, schema, context);
+      if (operation !== name) return answer;
+      died();
+      return new Promise<T>(() => undefined);
+    }
+  }
+  return (options) => new ServiceClient(new DyingAccount(options));
+}
 
 /** Options of {@link startTestOperator}. */
 export interface TestOperatorOptions {
@@ -53,7 +82,7 @@ export interface TestOperatorOptions {
   emulatorOptions?: Partial<EmulatorOptions>;
   /** Options of the service client (e.g. `endpoints` to enable deletes). */
   service?: Partial<ServiceClientOptions>;
-  /** Builds the service client (e.g. a subclass that simulates a crash); default `new ServiceClient`. */
+  /** Builds the service client (e.g. one that simulates a crash: {@link diesAfter}); default `new ServiceClient`. */
   makeService?: (options: ServiceClientOptions) => ServiceClient;
   /** Every service call made with a ServiceConnection's client (labelled `connection`). */
   onConnectionRequest?: (info: ServiceRequestInfo) => void;

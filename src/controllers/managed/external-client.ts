@@ -17,6 +17,7 @@
  */
 import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
+import type { AccountCalls } from "../../service/account.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type { ResolvedConnection } from "../connections/registry.js";
 import type { EventReason } from "../event-reasons.js";
@@ -160,9 +161,10 @@ export type KindClient<T extends ManagedObject, R, Refs = unknown> = ExternalCli
 
 /**
  * The account a kind's client talks to: the object's ServiceConnection, else the
- * operator's default connection (connections/registry.ts).
+ * operator's default connection (connections/registry.ts), with `service` the calls of
+ * one reconcile on it (each kind's operations module: `service.nas`...).
  */
-export type Connection = ResolvedConnection;
+export type Connection = Omit<ResolvedConnection, "service"> & { service: AccountCalls };
 
 /** Everything the managed loop needs to know about a kind. */
 export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { operatorConfigSchema } from "../../config/schema.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import type { AccountCalls } from "../../service/account.js";
 import { ServiceClient } from "../../service/client.js";
 import { type ConnectionSource, singleConnection } from "../connections/registry.js";
 import type { ManagedObject } from "./call.js";
@@ -157,7 +158,7 @@ describe("managedLoopOptions", () => {
         return { name, label: name, service: accounts[name], objectStorage: undefined };
       },
     };
-    const made: ServiceClient[] = [];
+    const made: AccountCalls[] = [];
     const connect = connector(
       {
         ...kind,

@@ -45,7 +45,7 @@ export function connector<T extends ManagedObject, R, Refs>(
 ): Connect<T, R, Refs> {
   return (obj, calls) => {
     const conn = connections.forObject(obj);
-    return kind.connect({ ...conn, service: conn.service.withCall(calls) });
+    return kind.connect({ ...conn, service: conn.service.account.withCall(calls) });
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NasVolume } from "../../crds/nasvolume.js";
-import type { ServiceClient } from "../../service/client.js";
+import type { AccountCalls } from "../../service/account.js";
 import type { ListSnapshotView } from "../../service/list-snapshot.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import type { ManagedCall } from "../managed/call.js";
@@ -19,11 +19,13 @@ const RUNNING: NasInstance = {
 function clientWith(view: ListSnapshotView<NasInstance> | undefined) {
   const asked: number[] = [];
   const service = {
-    nasListSnapshot: async (maxAgeMs: number) => {
-      asked.push(maxAgeMs);
-      return view;
+    nas: {
+      listSnapshot: async (maxAgeMs: number) => {
+        asked.push(maxAgeMs);
+        return view;
+      },
     },
-  } as unknown as ServiceClient;
+  } as unknown as AccountCalls;
   return { client: new NasExternalClient(service), asked };
 }
 

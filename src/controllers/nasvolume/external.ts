@@ -7,7 +7,7 @@
  */
 import { NAS_VOLUME_REASONS, type NasVolume } from "../../crds/nasvolume.js";
 import { rfc3339 } from "../../runtime/resource.js";
-import type { ServiceClient } from "../../service/client.js";
+import type { AccountCalls } from "../../service/account.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
 import { checkNasCapacity } from "../../service/nas-capacity.js";
@@ -74,7 +74,7 @@ export function listRecordSuffices(nas: NasInstance): boolean {
 /** The ExternalClient of NasVolume. */
 export class NasExternalClient implements KindClient<NasVolumeObject, NasInstance> {
   constructor(
-    private readonly service: ServiceClient,
+    private readonly service: AccountCalls,
     private readonly scaleSettleMs = DEFAULT_SCALE_SETTLE_MS,
   ) {}
 
@@ -88,12 +88,12 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
 
   async preflight({ obj }: ManagedCall<NasVolumeObject>): Promise<PreflightRefusal | undefined> {
     const { productCode, aidcId, capacityGB } = obj.spec;
-    const products = await this.service.listNasProducts(aidcId);
+    const products = await this.service.nas.products(aidcId);
     const product = findProduct(products, productCode, aidcId);
     const center = aidcId ?? product?.aidcId;
     const available =
       product && center !== undefined
-        ? await this.service.isNasProductAvailable({
+        ? await this.service.nas.isProductAvailable({
             aidcId: center,
             resourceSpecCode: productCode,
           })
@@ -103,7 +103,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
 
   async create({ obj }: ManagedCall<NasVolumeObject>, token: string): Promise<CreateResult> {
     const { spec } = obj;
-    const key = await this.service.subscribeNas({
+    const key = await this.service.nas.subscribe({
       productCode: spec.productCode,
       storageParams: {
         name: nasName(obj),
@@ -123,7 +123,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     _call: ManagedCall<NasVolumeObject>,
     key: string,
   ): Promise<SubscriptionPoll> {
-    const r = await this.service.getNasSubscriptionResult(key);
+    const r = await this.service.nas.subscriptionResult(key);
     if (r.state === "Pending") return { state: "Pending" };
     if (r.state === "Failed") return { state: "Failed", message: r.message ?? "no reason given" };
     return r.instanceId ? { state: "Succeeded", externalId: r.instanceId } : { state: "Succeeded" };
@@ -133,24 +133,24 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     { obj }: ManagedCall<NasVolumeObject>,
     { token }: SentCreate,
   ): Promise<string[] | undefined> {
-    return this.service.findNasIdsByClientToken(token, nasName(obj));
+    return this.service.nas.findIdsByClientToken(token, nasName(obj));
   }
 
   async tokenAbsence(
     _call: ManagedCall<NasVolumeObject>,
     { token }: SentCreate,
   ): Promise<"Absent" | "Undecided"> {
-    return (await this.service.provesNasTokenAbsent(token)) === true ? "Absent" : "Undecided";
+    return (await this.service.nas.provesTokenAbsent(token)) === true ? "Absent" : "Undecided";
   }
 
   listIds(): Promise<ListedIds | undefined> {
-    return this.service.listNasIds();
+    return this.service.nas.listIds();
   }
 
   async observe(call: ManagedCall<NasVolumeObject>, id: string): Promise<Observation<NasInstance>> {
     let remote: NasInstance;
     try {
-      remote = await this.service.getNas(id);
+      remote = await this.service.nas.get(id);
     } catch (err) {
       if (err instanceof ServiceNotFoundError) return { exists: false };
       throw err;
@@ -160,7 +160,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
 
   async exists(_call: ManagedCall<NasVolumeObject>, id: string): Promise<boolean> {
     try {
-      await this.service.getNas(id);
+      await this.service.nas.get(id);
       return true;
     } catch (err) {
       if (err instanceof ServiceNotFoundError) return false;
@@ -173,7 +173,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     id: string,
     maxAgeMs: number,
   ): Promise<ListedObservation<NasInstance> | undefined> {
-    const view = await this.service.nasListSnapshot(maxAgeMs);
+    const view = await this.service.nas.listSnapshot(maxAgeMs);
     const remote = view?.records.get(id);
     if (!view || !remote || !listRecordSuffices(remote)) return undefined;
     const observation = this.observation(call, remote);
@@ -204,7 +204,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     const done: string[] = [];
     for (const a of this.decide(call.obj, remote, now)) {
       if (a.action === "SetMountPath") {
-        await this.service.updateNasMountPath(id, a.mountPath);
+        await this.service.nas.updateMountPath(id, a.mountPath);
         done.push(`mount path set to ${a.mountPath}`);
       } else if (a.action === "Scale") {
         const refusal = await this.capacityRefusal(call.obj, a.record.toGB);
@@ -215,7 +215,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
         // waits for the quota instead of sending the change again.
         await call.annotate({ [SCALE_ANNOTATION]: JSON.stringify(record) });
         try {
-          await this.service.scaleNas(id, {
+          await this.service.nas.scale(id, {
             scaleType: record.scaleType,
             capacity: record.capacityGB,
           });
@@ -245,7 +245,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
 
   async delete(_call: ManagedCall<NasVolumeObject>, id: string): Promise<DeleteResult> {
     if (!this.service.isEndpointEnabled("deleteNas")) return "NotConfigured";
-    await this.service.deleteNas(id);
+    await this.service.nas.delete(id);
     // The service may show the storage (e.g. Releasing) for a while after the delete:
     // the loop observes until it is gone.
     return "InProgress";
@@ -257,7 +257,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     toGB: number,
   ): Promise<UpdateResult | undefined> {
     const { productCode, aidcId } = obj.spec;
-    const product = findProduct(await this.service.listNasProducts(aidcId), productCode, aidcId);
+    const product = findProduct(await this.service.nas.products(aidcId), productCode, aidcId);
     const verdict = product ? checkNasCapacity(product, toGB) : { ok: true as const };
     return verdict.ok
       ? undefined

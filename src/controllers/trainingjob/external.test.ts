@@ -1,8 +1,8 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import type { AccountCalls } from "../../service/account.js";
 import {
   OperationAvailability,
-  type ServiceClient,
   ServiceNotFoundError,
   ServiceOperationMissingError,
   ServiceRefusedError,
@@ -62,7 +62,18 @@ function fakeService(over: Partial<Record<string, unknown>> = {}) {
     },
     ...over,
   };
-  return { svc: svc as unknown as ServiceClient, calls, reads };
+  const tasks = {
+    get: svc.getTrainingTask,
+    storages: svc.listTrainingTaskStorages,
+    pods: svc.listPods,
+    podResource: svc.getPodResource,
+    podOpenPorts: svc.listPodOpenPorts,
+    listSnapshot: svc.taskListSnapshot,
+    openPort: svc.openPodPort,
+    updateDesc: svc.updateTrainingTaskDesc,
+  };
+  const { isEndpointEnabled, operations } = svc;
+  return { svc: { tasks, isEndpointEnabled, operations } as unknown as AccountCalls, calls, reads };
 }
 
 function call(obj: TrainingJobObject) {

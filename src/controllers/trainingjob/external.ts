@@ -10,12 +10,13 @@
 import { AddressAllowList } from "../../config/cidr.js";
 import { TRAINING_JOB_REASONS } from "../../crds/trainingjob.js";
 import {
+  type AccountCalls,
   EndpointDisabledError,
   endpointConfigKey,
   OWNER_MARK_ENV,
-  type ServiceClient,
   ServiceNotFoundError,
   ServiceOperationMissingError,
+  type TrainingTask,
 } from "../../service/index.js";
 import { terminalError } from "../event-reasons.js";
 import type { ManagedCall, Observation, UpdateResult } from "../managed/call.js";
@@ -75,7 +76,7 @@ function isDisabled(err: unknown): boolean {
 
 /** The ExternalClient of TrainingJob tasks. */
 export function trainingJobClient(
-  service: ServiceClient,
+  service: AccountCalls,
   options: TrainingJobClientOptions = {},
 ): KindClient<TrainingJobObject, TrainingJobRemote, TrainingJobRefs> {
   const addresses = options.exposureAddresses ?? new AddressAllowList([]);
@@ -123,8 +124,8 @@ export function trainingJobClient(
     task: TaskObservation["task"],
   ): Promise<Observation<TrainingJobRemote> & { exists: true }> {
     const [storages, podsRead] = await Promise.all([
-      service.listTrainingTaskStorages(id),
-      observePods(service, id),
+      service.tasks.storages(id),
+      observePods(service.tasks, id),
     ]);
     const { pods, note } = podsRead;
     const observation: TaskObservation = {
@@ -150,7 +151,7 @@ export function trainingJobClient(
       const prepared = prepareCreate(call, "preflight", adoption);
       if (prepared.refusal) return prepared.refusal;
       const { productCode, workerCount } = prepared.request;
-      return checkTrainingProduct(await service.listTrainingProducts(), productCode, workerCount);
+      return checkTrainingProduct(await service.tasks.products(), productCode, workerCount);
     },
 
     async create(call, token) {
@@ -158,11 +159,11 @@ export function trainingJobClient(
       if (prepared.refusal) {
         throw terminalError(prepared.refusal.reason, prepared.refusal.message);
       }
-      return { subscriptionKey: await service.createTrainingTask(prepared.request) };
+      return { subscriptionKey: await service.tasks.create(prepared.request) };
     },
 
     async pollSubscription(_call, key) {
-      const r = await service.getTrainingSubscriptionResult(key);
+      const r = await service.tasks.subscriptionResult(key);
       if (r.state === "Pending") return { state: "Pending" };
       if (r.state === "Failed") {
         return { state: "Failed", message: r.message ?? "the service gave no reason" };
@@ -173,17 +174,17 @@ export function trainingJobClient(
     },
 
     lookupByToken(call, { token }) {
-      return service.findTrainingTaskIdsByClientToken(token, taskNameOf(call.obj));
+      return service.tasks.findIdsByClientToken(token, taskNameOf(call.obj));
     },
 
     listIds() {
-      return service.listTrainingTaskIds();
+      return service.tasks.listIds();
     },
 
     async observe(call, id): Promise<Observation<TrainingJobRemote>> {
-      let task: Awaited<ReturnType<ServiceClient["getTrainingTask"]>>;
+      let task: TrainingTask;
       try {
-        task = await service.getTrainingTask(id);
+        task = await service.tasks.get(id);
       } catch (err) {
         if (err instanceof ServiceNotFoundError) return { exists: false };
         throw err;
@@ -205,7 +206,7 @@ export function trainingJobClient(
         const whole = await withParts(call, id, held.task);
         return whole.upToDate ? { observation: whole, fetchedAt: held.at } : undefined;
       }
-      const view = await service.taskListSnapshot(maxAgeMs);
+      const view = await service.tasks.listSnapshot(maxAgeMs);
       const task = view?.records.get(id);
       if (!view || !task || task.status === undefined) return undefined;
       // Storages and pods are not in the list: the previous status keeps them.
@@ -227,7 +228,7 @@ export function trainingJobClient(
     async update(call, id, remote): Promise<UpdateResult> {
       const done: string[] = [];
       if (remote.descriptionDiffers) {
-        await service.updateTrainingTaskDesc(id, call.obj.spec.description ?? "");
+        await service.tasks.updateDesc(id, call.obj.spec.description ?? "");
         done.push("description updated");
       }
       // A disabled open-port, or one the service does not answer, leaves the ports
@@ -241,14 +242,14 @@ export function trainingJobClient(
         if (a.action === "open") {
           if (!canOpen) continue;
           try {
-            await openPort(service, id, a);
+            await openPort(service.tasks, id, a);
           } catch (err) {
             if (!(err instanceof ServiceOperationMissingError)) throw err;
             canOpen = false;
             continue;
           }
         } else {
-          await service.closePodPort(id, a.podName, a.port);
+          await service.tasks.closePort(id, a.podName, a.port);
         }
         ran.push(a);
       }
@@ -286,7 +287,7 @@ export function trainingJobClient(
     async delete(_call, id) {
       fullReads.forget(id);
       try {
-        await service.deleteTrainingTask(id);
+        await service.tasks.delete(id);
         return "Deleted";
       } catch (err) {
         if (isDisabled(err)) return "NotConfigured";

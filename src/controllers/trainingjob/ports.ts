@@ -7,7 +7,8 @@
  * already open and needs nothing.
  */
 import type { TrainingJobPort } from "../../crds/trainingjob.js";
-import { type PortProtocol, type ServiceClient, ServiceError } from "../../service/index.js";
+import { type PortProtocol, ServiceError } from "../../service/index.js";
+import type { TrainingTaskOperations } from "../../service/kinds/trainingjob.js";
 import type { PodObservation } from "./remote.js";
 
 /** One port change on one pod. */
@@ -66,12 +67,12 @@ export function describePortActions(actions: readonly PortAction[]): string {
 
 /** Opens a port; a 409 (already open, e.g. opened meanwhile) counts as done. */
 export async function openPort(
-  service: ServiceClient,
+  tasks: TrainingTaskOperations,
   id: string,
   a: PortAction & { action: "open" },
 ) {
   try {
-    await service.openPodPort(id, a.podName, { port: a.port, protocol: a.protocol });
+    await tasks.openPort(id, a.podName, { port: a.port, protocol: a.protocol });
   } catch (err) {
     if (err instanceof ServiceError && err.code === 409) return;
     throw err;

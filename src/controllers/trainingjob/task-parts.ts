@@ -11,10 +11,11 @@ import {
   EndpointDisabledError,
   type EndpointName,
   endpointConfigKey,
-  type ServiceClient,
   ServiceNotFoundError,
   ServiceOperationMissingError,
+  type TrainingPod,
 } from "../../service/index.js";
+import type { TrainingTaskOperations } from "../../service/kinds/trainingjob.js";
 import type { TrainingJobObject } from "./objects.js";
 import type { PodObservation } from "./remote.js";
 
@@ -38,12 +39,12 @@ function isDisabled(err: unknown): boolean {
  * port list it does not answer for that part: the task is still observed.
  */
 export async function observePods(
-  service: ServiceClient,
+  tasks: TrainingTaskOperations,
   id: string,
 ): Promise<{ pods?: PodObservation[]; note?: string }> {
-  let pods: Awaited<ReturnType<ServiceClient["listPods"]>>;
+  let pods: TrainingPod[];
   try {
-    pods = await service.listPods(id);
+    pods = await tasks.pods(id);
   } catch (err) {
     if (isDisabled(err) || err instanceof ServiceOperationMissingError) {
       return { note: podsNote("listPods", err) };
@@ -65,8 +66,8 @@ export async function observePods(
     pods.map(async (p): Promise<PodObservation | undefined> => {
       try {
         const [resource, ports] = await Promise.all([
-          part("getPodResource", () => service.getPodResource(id, p.podName)),
-          part("listPodOpenPorts", () => service.listPodOpenPorts(id, p.podName)),
+          part("getPodResource", () => tasks.podResource(id, p.podName)),
+          part("listPodOpenPorts", () => tasks.podOpenPorts(id, p.podName)),
         ]);
         const omitted = [
           ...(resource ? [] : (["resource"] as const)),

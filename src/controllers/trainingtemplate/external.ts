@@ -12,7 +12,7 @@ import {
   type TrainingTemplate as TrainingTemplateObject,
 } from "../../crds/trainingtemplate.js";
 import { rfc3339 } from "../../runtime/resource.js";
-import type { ServiceClient } from "../../service/client.js";
+import type { AccountCalls } from "../../service/account.js";
 import { OWNER_MARK_ENV } from "../../service/client-token.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import { terminalError } from "../event-reasons.js";
@@ -68,7 +68,7 @@ export class TemplateExternalClient
   implements KindClient<TrainingTemplateObject, TrainingTemplate, TemplateRefs>
 {
   constructor(
-    private readonly service: ServiceClient,
+    private readonly service: AccountCalls,
     private readonly adoption: readonly string[] = [],
   ) {}
 
@@ -103,7 +103,7 @@ export class TemplateExternalClient
     const taskId = call.refs.sourceTaskId;
     const at = rfc3339(call.now());
     if (taskId) {
-      await this.service.saveTrainingTaskAsTemplate(taskId, {
+      await this.service.tasks.saveAsTemplate(taskId, {
         name,
         ...(call.obj.spec.description !== undefined ? { desc: call.obj.spec.description } : {}),
       });
@@ -117,7 +117,7 @@ export class TemplateExternalClient
           b?.message ?? "the template body cannot be built",
         );
       }
-      await this.service.createTemplate(b.input);
+      await this.service.templates.create(b.input);
       await call.annotate({
         [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }),
       });
@@ -160,7 +160,7 @@ export class TemplateExternalClient
     id: string,
     maxAgeMs: number,
   ): Promise<ListedObservation<TrainingTemplate> | undefined> {
-    const view = await this.service.templateListSnapshot(maxAgeMs);
+    const view = await this.service.templates.listSnapshot(maxAgeMs);
     const remote = view?.records.get(id);
     if (!view || !remote) return undefined;
     const observation = this.observation(call, remote);
@@ -202,7 +202,7 @@ export class TemplateExternalClient
     }
     const at = rfc3339(call.now());
     const drift = templateDrift(b.input, remote);
-    await this.service.updateTemplate(id, b.input);
+    await this.service.templates.update(id, b.input);
     if (drift.length > 0) {
       call.warning(
         "DriftCorrected",
@@ -220,14 +220,14 @@ export class TemplateExternalClient
 
   async delete(_call: Call, id: string): Promise<DeleteResult> {
     if (!this.service.isEndpointEnabled("deleteTemplate")) return "NotConfigured";
-    await this.service.deleteTemplate(id);
+    await this.service.templates.delete(id);
     return "Deleted";
   }
 
   /** Ids of the templates named exactly `name`. */
   private async idsNamed(name: string): Promise<string[]> {
     const ids: string[] = [];
-    for await (const t of this.service.iterateTemplates({ name })) {
+    for await (const t of this.service.templates.iterate({ name })) {
       if (t.name === name) ids.push(t.id);
     }
     return ids;
@@ -235,8 +235,8 @@ export class TemplateExternalClient
 
   /** Template `id`: looked for under `name` first, then in the whole list (renamed). */
   private async find(id: string, name: string): Promise<TrainingTemplate | undefined> {
-    for await (const t of this.service.iterateTemplates({ name })) if (t.id === id) return t;
-    for await (const t of this.service.iterateTemplates()) if (t.id === id) return t;
+    for await (const t of this.service.templates.iterate({ name })) if (t.id === id) return t;
+    for await (const t of this.service.templates.iterate()) if (t.id === id) return t;
     return undefined;
   }
 }

@@ -5,7 +5,7 @@
  * list, with the assumed payloads of schemas/block-volumes.ts
  * (docs/service-assumptions.md §11b). `endpoints` joins the endpoint table (generated
  * kinds/index.ts); {@link BlockVolumeService} calls them through any
- * {@link OperationCaller} (the `ServiceClient`).
+ * {@link OperationCaller} (an account's calls, `AccountCalls`).
  */
 import { z } from "zod";
 import { clientTokenInDescription } from "../client-token.js";

@@ -1,8 +1,8 @@
 /**
  * The CciInstance kind's service operations, all documented by the spec: the list and
  * detail of CCI instances, why one failed, and saving one as an image. `endpoints`
- * joins the endpoint table (generated kinds/index.ts); the `ServiceClient` holds one
- * {@link CciOperations}.
+ * joins the endpoint table (generated kinds/index.ts); the account's calls
+ * (`AccountCalls`) hold one {@link CciOperations}.
  */
 import { documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import type { OperationCaller } from "../operation-caller.js";

@@ -3,8 +3,8 @@
  * storage: POST /v1/file-systems, POST /v1/file-systems/{id}/mounts.") and the detail,
  * list and deletes this project assumes (docs/service-assumptions.md, "File systems and
  * mounts"). `endpoints` joins the endpoint table (gathered by the generated index.ts);
- * {@link FileSystemOperations} calls them through any {@link OperationCaller} (the
- * `ServiceClient`).
+ * {@link FileSystemOperations} calls them through any {@link OperationCaller} (an
+ * account's calls, `AccountCalls`).
  */
 import { z } from "zod";
 import { clientTokenInDescription } from "../client-token.js";

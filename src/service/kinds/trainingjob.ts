@@ -3,8 +3,8 @@
  * create (asynchronous) and its result, the task's detail, description, storages and
  * save-as-template as the spec documents them, its pods and their ports, and the list,
  * pod list and delete this project assumes (docs/service-assumptions.md). `endpoints`
- * joins the endpoint table (generated kinds/index.ts); the `ServiceClient` holds one
- * {@link TrainingTaskOperations}.
+ * joins the endpoint table (generated kinds/index.ts); the account's calls
+ * (`AccountCalls`) hold one {@link TrainingTaskOperations}.
  */
 import { CLIENT_TOKEN_ENV } from "../client-token.js";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";

@@ -2,8 +2,8 @@
  * The TrainingTemplate kind's service operations: create and update as the spec
  * documents them (the create answers no id: the template is found by name in the
  * list), and the list and delete this project assumes (docs/service-assumptions.md).
- * `endpoints` joins the endpoint table (generated kinds/index.ts); the `ServiceClient`
- * holds one {@link TemplateOperations}.
+ * `endpoints` joins the endpoint table (generated kinds/index.ts); the account's
+ * calls (`AccountCalls`) hold one {@link TemplateOperations}.
  */
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import { KindList } from "../kind-list.js";
