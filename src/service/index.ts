@@ -52,7 +52,6 @@ export {
   ServiceUnavailableError,
 } from "./errors.js";
 export { FileSystemOperations } from "./kinds/filesystem.js";
-export { checkNasCapacity, type NasCapacityVerdict } from "./nas-capacity.js";
 export {
   ASSUMED_OPERATIONS,
   OperationAvailability,

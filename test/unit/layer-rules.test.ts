@@ -67,14 +67,14 @@ describe("layerViolations", () => {
     const text = [
       'import { subscribeNasBodySchema } from "../../service/schemas/nas.js";',
       'import type { EndpointName } from "../../service/endpoints.js";',
-      'import { checkNasCapacity } from "../../service/nas-capacity.js";',
+      'import { ServiceAccount } from "../../service/account.js";',
       'import { KindList } from "../../service/kind-list.js";',
       'import { endpoints } from "../../service/kinds/nasvolume.js";',
       'import { decide } from "../../controllers/nasvolume/decisions.js";',
     ].join("\n");
     const violations = check("emulator", text);
     expect(violations).toHaveLength(3);
-    expect(violations[0]).toMatch(/src\/emulator may import of src\/service only .*nas-capacity/);
+    expect(violations[0]).toMatch(/src\/emulator may import of src\/service only .*account/);
     expect(violations[1]).toMatch(/kind-list\.js/);
     expect(violations[2]).toBe(
       "src/emulator/sub/m.ts: src/emulator must not import src/controllers (../../controllers/nasvolume/decisions.js)",

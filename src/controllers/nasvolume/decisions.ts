@@ -1,5 +1,7 @@
 /**
- * Pure decisions of the NasVolume controller: the preflight verdict, what a spec change
+ * Pure decisions of the NasVolume controller: the preflight verdict and the capacity
+ * rule it and a scale check (the operator's reading of the spec: the emulator reads it
+ * on its own, src/emulator/kinds/nasvolume.capacity.ts), what a spec change
  * asks of an existing storage (scale by the difference, mount path), the Ready
  * condition, the phase, and LateInitialize (spec.managementPolicies, managed/policies.ts:
  * the unset capacityGB and mountPath filled from the storage where the service's values
@@ -14,7 +16,6 @@ import {
   type NasVolume as NasVolumeObject,
 } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
-import { checkNasCapacity } from "../../service/nas-capacity.js";
 import type { NasInstance, NasProduct } from "../../service/schemas/nas.js";
 import { closestCodes, closestCodesText } from "../catalog/closest-codes.js";
 import type { PreflightRefusal, ReadyState } from "../managed/call.js";
@@ -71,6 +72,32 @@ export function findProduct(
 }
 
 /**
+ * Why `capacityGB` is not an allowed capacity of `product`, or undefined when it is:
+ * with a min and/or max bound, any whole number within them (an absent bound is no
+ * limit); with neither, only the default `paramValue`; with neither and no default,
+ * any positive whole number.
+ */
+export function nasCapacityRefusal(product: NasProduct, capacityGB: number): string | undefined {
+  const code = product.productCode ?? product.name;
+  if (!Number.isInteger(capacityGB) || capacityGB <= 0) {
+    return `capacity ${capacityGB} GB is not a positive whole number`;
+  }
+  const { paramValueMin: min, paramValueMax: max, paramValue } = product;
+  if (min === undefined && max === undefined) {
+    const fixed = Number(paramValue);
+    if (paramValue === undefined || !Number.isFinite(fixed) || fixed === capacityGB) return;
+    return `NAS product ${code} has no capacity bounds, so only its default of ${fixed} GB is allowed (got ${capacityGB} GB)`;
+  }
+  if (min !== undefined && capacityGB < min) {
+    return `capacity ${capacityGB} GB is below the minimum of ${min} GB of NAS product ${code}`;
+  }
+  if (max !== undefined && capacityGB > max) {
+    return `capacity ${capacityGB} GB is above the maximum of ${max} GB of NAS product ${code}`;
+  }
+  return undefined;
+}
+
+/**
  * The preflight verdict: the product exists (for the aidcId), the capacity is allowed
  * (within paramValueMin/Max, or equal to paramValue without bounds), and the product
  * is available. Undefined when the order may be placed.
@@ -90,8 +117,8 @@ export function preflightVerdict(input: PreflightInput): PreflightRefusal | unde
     };
   }
   if (input.capacityGB !== undefined) {
-    const verdict = checkNasCapacity(product, input.capacityGB);
-    if (!verdict.ok) return { reason: R.CapacityRefused, message: verdict.reason };
+    const refused = nasCapacityRefusal(product, input.capacityGB);
+    if (refused) return { reason: R.CapacityRefused, message: refused };
   }
   if (input.available === false) {
     return {

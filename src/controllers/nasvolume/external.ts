@@ -10,7 +10,6 @@ import { rfc3339 } from "../../runtime/resource.js";
 import type { AccountCalls } from "../../service/account.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
-import { checkNasCapacity } from "../../service/nas-capacity.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import type {
@@ -31,6 +30,7 @@ import {
   decideSync,
   findProduct,
   gb,
+  nasCapacityRefusal,
   nasDrift,
   nasReady,
   preflightVerdict,
@@ -258,14 +258,10 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
   ): Promise<UpdateResult | undefined> {
     const { productCode, aidcId } = obj.spec;
     const product = findProduct(await this.service.nas.products(aidcId), productCode, aidcId);
-    const verdict = product ? checkNasCapacity(product, toGB) : { ok: true as const };
-    return verdict.ok
-      ? undefined
-      : {
-          outcome: "Refused",
-          reason: NAS_VOLUME_REASONS.names.CapacityRefused,
-          message: verdict.reason,
-        };
+    const refused = product && nasCapacityRefusal(product, toGB);
+    return refused
+      ? { outcome: "Refused", reason: NAS_VOLUME_REASONS.names.CapacityRefused, message: refused }
+      : undefined;
   }
 
   private decide(obj: NasVolumeObject, remote: NasInstance, now: Date) {

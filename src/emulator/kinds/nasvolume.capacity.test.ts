@@ -1,11 +1,11 @@
 /**
  * The emulator's own reading of the NAS capacity rule: the spec's cases on their own,
  * the refusals over raw HTTP (the client would refuse first), and the agreement with
- * the operator's reading, which is a separate function (src/service/nas-capacity.ts)
+ * the operator's reading, which is a separate function (src/controllers/nasvolume/decisions.ts)
  * that this test is the one place to meet.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { checkNasCapacity } from "../../service/nas-capacity.js";
+import { nasCapacityRefusal } from "../../controllers/nasvolume/decisions.js";
 import { defaultNasProducts } from "../fixtures.js";
 import { type EmulatedService, startEmulatedService } from "../harness.js";
 import { capacityRefusal, type NasCapacityBounds } from "./nasvolume.capacity.js";
@@ -82,7 +82,7 @@ describe("the emulator's NAS capacity rule, read from the spec", () => {
       );
       for (const gb of [0, 1, 2, ...edges.flatMap((n) => [n - 1, n, n + 1]), 1e6]) {
         const emulator = capacityRefusal(p, gb) === undefined;
-        const operator = checkNasCapacity(p, gb).ok;
+        const operator = nasCapacityRefusal(p, gb) === undefined;
         if (emulator !== operator) disagreements.push(`${p.productCode} ${gb} GB`);
       }
     }

@@ -3,8 +3,9 @@
  * from the service spec's NAS product fields and Limits: `paramValueMin` and
  * `paramValueMax` bound the capacity, an empty bound is no limit, and a product with
  * neither bound allows only its default `paramValue`. It does not share the operator's
- * reading (src/service/nas-capacity.ts), so a misreading on either side shows as a
- * disagreement in the tests (`scripts/layer-rules.ts` keeps them apart).
+ * reading (`nasCapacityRefusal` in src/controllers/nasvolume/decisions.ts), so a
+ * misreading on either side shows as a disagreement in the tests
+ * (`scripts/layer-rules.ts` keeps them apart).
  */
 
 /** The catalog fields of a NAS product the rule reads (the wire names). */

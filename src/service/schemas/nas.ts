@@ -163,7 +163,7 @@ export type NasProduct = z.infer<typeof nasProductSchema>;
 
 /**
  * Body of POST /v1/product/nas-storage-available: aidcId or aidcCode, and the spec code
- * (the capacity rule of a NAS product: ../nas-capacity.ts).
+ * (the capacity rule of a NAS product: controllers/nasvolume/decisions.ts).
  */
 export const nasAvailabilityBodySchema = z
   .object({
