@@ -173,9 +173,9 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
   /** The finalizer the loop adds before any remote call. */
   finalizer: string;
   /**
-   * The kind's client for the account `conn` (crossplane-runtime's Connect). The loop
-   * asks once per connection and keeps the answer, so what a client remembers of the
-   * service's answers stays with the account it came from.
+   * The kind's client for the account `conn` (crossplane-runtime's Connect), asked once
+   * per reconcile; what it remembers across reconciles it keeps per account
+   * (account-memory.ts), so it stays with the account it came from.
    */
   connect(conn: Connection): KindClient<T, R, Refs>;
   /** An id in the spec that binds the object to an existing resource (adoption), if any. */
