@@ -94,12 +94,14 @@ function hash16(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
+/** The namespace part of {@link ownerMark}. */
+function namespaceMark(namespace: string): string {
+  return hash16(`aidc.io/namespace:${namespace}`);
+}
+
 /** The mark of an object `namespace/name`: stable, and without the names in clear. */
 export function ownerMark(namespace: string, name: string): OwnerMark {
-  return {
-    namespace: hash16(`aidc.io/namespace:${namespace}`),
-    object: hash16(`${namespace}/${name}`),
-  };
+  return { namespace: namespaceMark(namespace), object: hash16(`${namespace}/${name}`) };
 }
 
 /** The mark as text (`<namespace hash>.<object hash>`), for an env var or a description. */
@@ -134,7 +136,7 @@ export interface OwnershipInput {
  * where adoption is.
  */
 export function decideOwnership(input: OwnershipInput): BindingRefusal | undefined {
-  const own = ownerMark(input.namespace, "").namespace;
+  const own = namespaceMark(input.namespace);
   if (input.mark) {
     if (input.mark.namespace === own) return undefined;
     return {
