@@ -174,7 +174,7 @@ async function untilGone<T extends ManagedObject, R>(
     exists = client.exists
       ? await client.exists(run.call, id)
       : (await client.observe(run.call, id)).exists;
-    run.found();
+    run.forgetAbsences();
   } catch (err) {
     if (err instanceof ServiceNotFoundError) exists = false;
     else {

@@ -69,7 +69,7 @@ describe("listEvidence", () => {
     expect((await listEvidence(run, "nas-1", err500, 60_000)).verdict).toBe("None");
     ids = complete();
     expect((await listEvidence(run, "nas-1", err500, 60_000)).verdict).toBe("Absent");
-    run.found();
+    run.forgetAbsences();
     expect((await listEvidence(run, "nas-1", err500, 60_000)).verdict).toBe("Absent");
   });
 

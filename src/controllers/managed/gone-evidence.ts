@@ -17,8 +17,8 @@ import type { ManagedCall, ManagedFacts, ManagedObject } from "./call.js";
 /**
  * Per object (its uid, else its name): the bound id whose detail read failed and the
  * complete listings in a row that lacked it. The loop keeps one per kind
- * (reconciler.ts) and drops an object's entry when a read finds the resource
- * (`ManagedRun.found`), so only a failing read reaches this file.
+ * (reconciler.ts) and drops an object's entry when a read of the resource is
+ * answered (`ManagedRun.forgetAbsences`), so only a failing read reaches this file.
  */
 export type Absences = Map<string, { id: string; listings: number }>;
 

@@ -60,7 +60,7 @@ async function fromList<T extends ManagedObject, R>(
     client.observeFromList?.(run.call, externalId, poll),
   );
   if (!listed) return undefined;
-  run.found();
+  run.forgetAbsences();
   const { remote, ready } = listed.observation;
   const refusal = ownershipRefusal(run.client, run.kind, run.obj, externalId, remote, options);
   if (refusal) return { step: "Refused", refusal };
@@ -127,7 +127,7 @@ async function readRemote<T extends ManagedObject, R>(
 ): Promise<{ o: Observation<R>; evidence: string }> {
   try {
     const o = await run.client.observe(run.call, externalId);
-    run.found();
+    run.forgetAbsences();
     return { o, evidence: "" };
   } catch (err) {
     const window = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;

@@ -243,10 +243,10 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   }
 
   /**
-   * A read found the bound resource: the complete listings that lacked it no longer
-   * count towards gone (gone-evidence.ts).
+   * The service answered a read of the bound resource: the complete listings that
+   * lacked it no longer count as in a row (gone-evidence.ts).
    */
-  found(): void {
+  forgetAbsences(): void {
     this.absences.delete(this.absenceKey);
   }
 
