@@ -7,9 +7,10 @@
  * A client is a view of its account (account.ts) under one call context
  * (call-context.ts; another view: `withCall`). Its `calls` make the calls and hold each
  * kind's operations module (src/service/kinds/<kind>.ts); the methods here hand over to
- * them, for the CLI, the catalog, CCI and tests. The managed kinds' controllers call
- * their kind's module directly, through the `AccountCalls` the loop hands them
- * (controllers/managed/run.ts).
+ * them, for the CLI, the emulator's harness and tests. The controllers call a kind's
+ * module directly, through the account's calls for their reconcile
+ * (`client.account.withCall(context)`: controllers/managed/run.ts, the CCI, catalog and
+ * connection controllers).
  */
 import type { z } from "zod";
 import { type AccountCalls, ServiceAccount } from "./account.js";

@@ -144,7 +144,7 @@ export function catalogMirrorController(
       }
       // A refresh on its interval is routine observation (the routine budget); the
       // first read, a changed connection, a request or a refused code are not.
-      const service = conn.service.withCall({
+      const service = conn.service.account.withCall({
         routine: decision.why === "interval",
         signal: ctx.signal,
       });

@@ -3,7 +3,7 @@
  * the NAS products, and the nas-storage-available answer of each NAS product in its
  * compute center (where the service has that operation).
  */
-import type { ServiceClient } from "../../service/client.js";
+import type { AccountCalls } from "../../service/account.js";
 import { verdictKey } from "./mirror.js";
 import type { ReadCatalog } from "./refresh.js";
 
@@ -12,13 +12,13 @@ import type { ReadCatalog } from "./refresh.js";
  * answer stands for a product the service does not answer about this time.
  */
 export async function readCatalogs(
-  service: ServiceClient,
+  service: AccountCalls,
   previous: ReadCatalog | undefined,
   at: number,
   connectionVersion: string,
 ): Promise<ReadCatalog> {
-  const training = await service.listTrainingProducts();
-  const nas = await service.listNasProducts();
+  const training = await service.tasks.products();
+  const nas = await service.nas.products();
   const available = new Map<string, boolean>();
   if (service.isEndpointEnabled("isNasProductAvailable")) {
     for (const p of nas) {
@@ -27,7 +27,7 @@ export async function readCatalogs(
       try {
         available.set(
           key,
-          await service.isNasProductAvailable({
+          await service.nas.isProductAvailable({
             aidcId: p.aidcId,
             resourceSpecCode: p.productCode,
           }),

@@ -60,7 +60,7 @@ export function cciInstanceController(
       });
       snapshots.set(service.account, snapshot);
     }
-    return { service: service.withCall(callsOf(obj, false, signal)), snapshot };
+    return { service: service.account.withCall(callsOf(obj, false, signal)).cci, snapshot };
   };
   const reconciler = new CciInstanceReconciler({
     connect,

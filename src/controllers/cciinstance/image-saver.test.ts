@@ -87,7 +87,7 @@ function run(
       ledger: parseLedger(obj.metadata.annotations?.[IMAGES_ANNOTATION]),
       instance: { status: "RUNNING", saveImageStatus: false, observedAt: now },
       service: {
-        saveCciImage: async (id) => {
+        saveImage: async (id) => {
           calls.push(id);
           return save();
         },

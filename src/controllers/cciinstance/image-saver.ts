@@ -30,9 +30,9 @@ import {
 } from "./images.js";
 import type { CciObject } from "./objects.js";
 
-/** The save-image operation (ServiceClient.saveCciImage). */
+/** The save-image operation (`CciOperations.saveImage`, service/kinds/cciinstance.ts). */
 export interface ImageSaver {
-  saveCciImage(id: string, req: { imageName: string; tag: string }): Promise<{ imageId: string }>;
+  saveImage(id: string, req: { imageName: string; tag: string }): Promise<{ imageId: string }>;
 }
 
 /** Inputs of {@link saveImages}. */
@@ -97,7 +97,7 @@ export async function saveImages(input: SaveImagesInput): Promise<SaveImagesResu
   });
   let answer: LedgerEntry;
   try {
-    const { imageId } = await input.service.saveCciImage(input.instanceId, save);
+    const { imageId } = await input.service.saveImage(input.instanceId, save);
     answer = { ...marker, imageId };
     reasonEvents(ctx.events).normal(
       obj,

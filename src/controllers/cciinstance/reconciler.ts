@@ -152,7 +152,7 @@ export class CciInstanceReconciler {
     try {
       if (!listed) observedAt = ctx.clock.now();
       if (!listed || needsDetail(current.status, listed)) {
-        detail = await account.service.getCci(id);
+        detail = await account.service.get(id);
       }
       record = listed ?? (detail as CciInstance);
     } catch (err) {
@@ -160,7 +160,7 @@ export class CciInstanceReconciler {
       throw err;
     }
     const errorDetails = isInError(record.status)
-      ? await account.service.getCciErrorDetails(id)
+      ? await account.service.errorDetails(id)
       : undefined;
     const observed = observedStatus({
       instanceId: id,

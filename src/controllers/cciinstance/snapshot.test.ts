@@ -11,7 +11,7 @@ function lister(records: CciInstance[]) {
     calls,
     gate,
     releaseWalk: () => release?.(),
-    async *iterateCci(): AsyncGenerator<CciInstance, PageWalkEnd, undefined> {
+    async *iterate(): AsyncGenerator<CciInstance, PageWalkEnd, undefined> {
       calls.walks += 1;
       if (gate.hold) await new Promise<void>((r) => (release = r));
       for (const r of records) yield r;
@@ -56,7 +56,7 @@ describe("CciSnapshot", () => {
   it("walks again after a failed walk instead of caching the failure", async () => {
     let fail = true;
     const l = {
-      async *iterateCci(): AsyncGenerator<CciInstance, PageWalkEnd, undefined> {
+      async *iterate(): AsyncGenerator<CciInstance, PageWalkEnd, undefined> {
         if (fail) throw new Error("list failed");
         yield { id: "a" };
         return { complete: true };
@@ -84,7 +84,7 @@ describe("CciSnapshot", () => {
       release = r;
     });
     const l = {
-      async *iterateCci(): AsyncGenerator<CciInstance, PageWalkEnd, undefined> {
+      async *iterate(): AsyncGenerator<CciInstance, PageWalkEnd, undefined> {
         const seen = records;
         await gate;
         for (const r of seen) yield r;

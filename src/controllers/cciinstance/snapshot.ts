@@ -11,9 +11,9 @@ import type { PageWalkEnd } from "../../service/pagination.js";
 import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
 import type { ImageSaver } from "./image-saver.js";
 
-/** The walk of the list the snapshot needs (ServiceClient.iterateCci). */
+/** The walk of the list the snapshot needs (`CciOperations.iterate`, service/kinds/cciinstance.ts). */
 export interface CciLister {
-  iterateCci(): AsyncGenerator<CciInstance, PageWalkEnd, undefined>;
+  iterate(): AsyncGenerator<CciInstance, PageWalkEnd, undefined>;
 }
 
 /** Every listed instance, by id, and when the walk started. */
@@ -52,7 +52,7 @@ export class CciSnapshot {
    * reconcile asking) when the last walk is older than the TTL.
    */
   async get(lister: CciLister): Promise<CciListView> {
-    const walk = await this.list.readOrThrow(this.ttlMs, () => lister.iterateCci());
+    const walk = await this.list.readOrThrow(this.ttlMs, () => lister.iterate());
     if (this.last?.walk !== walk) {
       const view = {
         byId: walk.records,
@@ -70,15 +70,15 @@ export class CciSnapshot {
   }
 }
 
-/** The service operations the reconciler uses. */
+/** The service operations the reconciler uses (`CciOperations`, service/kinds/cciinstance.ts). */
 export interface CciService extends ImageSaver {
-  getCci(id: string): Promise<CciInstance>;
-  getCciErrorDetails(id: string): Promise<CciErrorDetails>;
+  get(id: string): Promise<CciInstance>;
+  errorDetails(id: string): Promise<CciErrorDetails>;
 }
 
 /**
- * The account of an object: its service client for one reconcile, and that account's
- * list snapshot.
+ * The account of an object: its CCI operations for one reconcile (the account's calls,
+ * made under that reconcile's context), and that account's list snapshot.
  */
 export interface CciAccount {
   service: CciService & CciLister;

@@ -85,9 +85,9 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
     if (!resolved) return { outcome: "failed", error: new Error("the connection is gone") };
     try {
       // Authenticated and uncached: one page of one CCI instance.
-      await resolved.service
+      await resolved.service.account
         .withCall({ routine: false, signal })
-        .listCci({ pageNo: 1, pageSize: 1 });
+        .cci.page({ pageNo: 1, pageSize: 1 });
       return { outcome: "accepted", baseUrl: conn.spec.baseUrl };
     } catch (error) {
       return { outcome: "failed", error };
