@@ -1,7 +1,8 @@
 /**
  * What the calls of one piece of work carry to the service client, explicitly: the
  * caller makes the account's calls for it (`ServiceAccount.withCall`, or a client view:
- * `ServiceClient.withCall`) and every call of those is made under it. The operator's loops make one per reconcile.
+ * `ServiceClient.withCall`) and every call of those is made under it. The operator's
+ * loops make one per reconcile.
  */
 
 /** How the calls of one piece of work (a reconcile) are made. */

@@ -27,7 +27,7 @@ export interface RequestObservation {
   routineBudgetWaitMs?: number;
 }
 
-/** Everything the transport needs; `ServiceClient` fills the defaults. */
+/** Everything the transport needs; `ServiceAccount` (account.ts) fills the defaults. */
 export interface TransportOptions {
   baseUrl: string;
   apiKey: () => string | Promise<string>;

@@ -58,7 +58,7 @@ export function priorityOf(context: CallContext): CallPriority {
   return context.followUp ? "deferred" : "normal";
 }
 
-/** Executes endpoint calls; one per `ServiceClient`. */
+/** Executes endpoint calls; one per account (`ServiceAccount`, account.ts). */
 export class ServiceTransport {
   private readonly bucket: TokenBucket | null;
   private readonly agents: IdleBoundedAgents;

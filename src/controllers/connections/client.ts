@@ -29,7 +29,8 @@ export interface ConnectionClientHooks {
  * settings: timeouts, retries, the endpoint table, how results read, the caches and the
  * routine budget. The default client (cli/run.ts) and each connection's add their
  * account (base URL, key, limits), logger and metrics hook; a reconcile calls it
- * through its own view (`ServiceClient.withCall`: routine or not, its deadline).
+ * through the account's calls for it (`ServiceAccount.withCall`: routine or not, its
+ * deadline).
  */
 export function sharedServiceClientOptions(
   s: OperatorConfig["service"],
