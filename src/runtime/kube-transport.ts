@@ -245,10 +245,11 @@ export class KubeTransport {
     const c = await this.currentCredentials();
     let g = this.current;
     if (g && (g.dispatcher.closed || g.dispatcher.destroyed)) g = undefined;
-    if (g && g.tls !== c.tls && !TLS_FIELDS.every((f) => sameValue(g?.tls[f], c.tls[f]))) {
-      // New TLS material: the old dispatcher finishes its requests and closes.
-      void g.dispatcher.close();
-      g = undefined;
+    if (g && g.tls !== c.tls) {
+      // The same material read again is kept: later requests match it by identity.
+      if (TLS_FIELDS.every((f) => sameValue(g?.tls[f], c.tls[f]))) g.tls = c.tls;
+      else void g.dispatcher.close();
+      if (g.tls !== c.tls) g = undefined;
     }
     if (!g) {
       // Requests that find no dispatcher at once share the one being made.
