@@ -15,7 +15,7 @@ import { freePort } from "../../src/controlplane/controlplane.js";
 import { IMAGE_NODE_ARGS, startOperatorProcess } from "../support/operator-process.js";
 import { addConnection } from "./connections-phase.js";
 import type { BenchEnvironment } from "./environment.js";
-import { type WindowFigures, WindowProbe } from "./fairness-probe.js";
+import { ApiPacer, type WindowFigures, WindowProbe } from "./fairness-probe.js";
 import {
   type LatencyFigures,
   latencyFigures,
@@ -89,6 +89,7 @@ export async function runFairnessPhase(
       AIDC_WATCH_NAMESPACES: [ops, calmNs, busyNs, defaultNs].join(","),
     },
   });
+  let pacer: ApiPacer | undefined;
   try {
     await operator.waitReady(120_000);
     const calm = new ReadyTracker(env.kc, kube, NAS, calmNs);
@@ -96,9 +97,10 @@ export async function runFairnessPhase(
     const deflt = new ReadyTracker(env.kc, kube, NAS, defaultNs);
     await Promise.all([calm.start(), busy.start(), deflt.start()]);
     const pids = { operator: operator.pid, ...(env.plane?.pids() ?? {}) };
+    pacer = new ApiPacer(env.kubeconfigPath, ops);
     /** calm's batch `prefix`, Ready, and where its time went meanwhile. */
     const measured = async (prefix: string, onReady = () => {}) => {
-      const probe = new WindowProbe(env.kc, pids, () => operator.metrics());
+      const probe = new WindowProbe(env.kc, pids, () => operator.metrics(), pacer);
       await probe.start();
       const batch = await createNasBatch(kube, calm, calmNs, prefix, n);
       await waitAllReady(calm, batch, timeoutMs);
@@ -147,6 +149,7 @@ export async function runFairnessPhase(
       },
     };
   } finally {
+    pacer?.stop();
     await operator.stop();
   }
 }

@@ -6,7 +6,9 @@
  * watches), the API server's own latency of the PATCHes of NasVolumes and its write
  * rate, the operator's Kubernetes request latency, and this process's event-loop delay.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type * as k8s from "@kubernetes/client-node";
 import { kubeRequest } from "../support/http.js";
@@ -29,6 +31,8 @@ export interface WindowFigures {
   /** The operator's p50 of PATCH and POST, sent to answered (its histogram), ms. */
   operatorPatchP50Ms: number | null;
   operatorPostP50Ms: number | null;
+  /** The p50 of another client's PATCHes of a ConfigMap (api-pacer.ts), ms. */
+  otherClientPatchP50Ms: number | null;
   /** This process's event-loop delay p50 and p99, ms (it serves the emulator). */
   benchLoopDelayMs: { p50: number; p99: number };
   /** The operator's event-loop delay over the window (its `nodejs_eventloop_lag_*`), ms. */
@@ -56,6 +60,7 @@ export class WindowProbe {
     private readonly kc: k8s.KubeConfig,
     private readonly pids: Record<string, number | undefined>,
     private readonly operatorMetrics: () => Promise<string>,
+    private readonly pacer?: ApiPacer,
   ) {}
 
   private async snapshot(): Promise<Snapshot> {
@@ -125,6 +130,7 @@ export class WindowProbe {
       eventWritesPerSecond: after.api ? round1(events / seconds) : null,
       operatorPatchP50Ms: after.op ? nullIfNaN(p50("PATCH")) : null,
       operatorPostP50Ms: after.op ? nullIfNaN(p50("POST")) : null,
+      otherClientPatchP50Ms: this.pacer ? this.pacer.p50Between(before.at, after.at) : null,
       benchLoopDelayMs: {
         p50: round1(this.loop.percentile(50) / 1e6),
         p99: round1(this.loop.percentile(99) / 1e6),
@@ -136,6 +142,44 @@ export class WindowProbe {
       machineCores,
       otherCores: machineCores === null ? null : round2(Math.max(0, machineCores - ours)),
     };
+  }
+}
+
+/**
+ * The API server's latency as another client sees it: api-pacer.ts in a process of its
+ * own, PATCHing a ConfigMap of `namespace` every 50 ms; `stop()` ends it.
+ */
+export class ApiPacer {
+  private readonly child: ChildProcess;
+  private readonly answers: { at: number; ms: number }[] = [];
+
+  constructor(kubeconfig: string, namespace: string) {
+    const root = resolve(import.meta.dirname, "../..");
+    const tsx = resolve(root, "node_modules/tsx/dist/cli.mjs");
+    this.child = spawn(
+      process.execPath,
+      [tsx, resolve(root, "test/bench/api-pacer.ts"), kubeconfig, namespace],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
+    let rest = "";
+    this.child.stdout?.on("data", (chunk: Buffer) => {
+      const lines = (rest + chunk.toString()).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) {
+        const [at, ms] = line.split(" ").map(Number);
+        if (at !== undefined && ms !== undefined) this.answers.push({ at, ms });
+      }
+    });
+  }
+
+  /** The p50 latency (ms) of the answers between `from` and `to` (epoch ms); null if none. */
+  p50Between(from: number, to: number): number | null {
+    const ms = this.answers.filter((a) => a.at >= from && a.at <= to).map((a) => a.ms);
+    return ms.length === 0 ? null : round1(percentile(ms, 50));
+  }
+
+  stop(): void {
+    this.child.kill();
   }
 }
 
