@@ -5,9 +5,8 @@
  * where the service alone decides), with every condition the kind can carry; the
  * status's JSON must stay under the kind's bound (test/support/status-size.ts, stated in
  * docs/custom-resources.md) and no string in it be longer than the longest cut
- * (src/crds/status-bounds.ts; a condition's message: MAX_CONDITION_MESSAGE_CHARS). The
- * TrainingJob's: trainingjob/status-size.test.ts; the catalog objects':
- * catalog/catalog-size.test.ts.
+ * (src/runtime/conditions.ts). The TrainingJob's: trainingjob/status-size.test.ts; the
+ * catalog objects': catalog/catalog-size.test.ts.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -32,8 +31,11 @@ import {
   ServiceConnectionStatus,
   TrainingTemplateStatus,
 } from "../crds/index.js";
-import { REMOTE_ADDRESS_CHARS } from "../crds/status-bounds.js";
-import { MAX_CONDITION_MESSAGE_CHARS, setCondition } from "../runtime/index.js";
+import {
+  MAX_CONDITION_MESSAGE_CHARS,
+  REMOTE_ADDRESS_CHARS,
+  setCondition,
+} from "../runtime/index.js";
 import type { BlockVolume, CciInstance, FileSystem, NasInstance } from "../service/index.js";
 import type { TrainingTemplate as RemoteTemplate } from "../service/schemas/template.js";
 import { blockVolumeStatus } from "./blockvolume/controller.js";

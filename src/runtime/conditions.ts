@@ -1,3 +1,11 @@
+/**
+ * What a status holds: its conditions (metav1.Condition, and kstatus's Reconciling and
+ * Stalled derived from their reasons), and the bounds of its strings. The service
+ * documents no length for its strings, so every string it answers is cut where it
+ * enters a status (or a catalog object's spec), and a condition's message where it is
+ * set. The sizes these bounds give each kind's status are held by
+ * src/controllers/status-size.test.ts and stated in docs/custom-resources.md.
+ */
 import { rfc3339 } from "./resource.js";
 
 /** The status of a condition, as metav1.Condition spells it. */
@@ -16,19 +24,59 @@ export interface Condition {
   observedGeneration?: number;
 }
 
+/** Longest short value kept: ids, names, codes, states, times, prices, types. */
+export const REMOTE_VALUE_CHARS = 256;
+/** Longest env variable name kept (names only: a value never enters a status). */
+export const REMOTE_ENV_NAME_CHARS = 128;
+/** Longest address kept: image references, URLs, mount and export paths, endpoints. */
+export const REMOTE_ADDRESS_CHARS = 1024;
+/** Longest free text kept: descriptions, error details, suggestions, records, commands. */
+export const REMOTE_TEXT_CHARS = 1024;
 /**
- * The longest message a condition keeps (UTF-16 units; metav1.Condition allows 32768):
- * a longer one, e.g. quoting an answer of the service, ends cut with `…`.
+ * The longest message a condition keeps (metav1.Condition allows 32768): a longer one,
+ * e.g. quoting an answer of the service, ends cut.
  */
 export const MAX_CONDITION_MESSAGE_CHARS = 1024;
 
-/** `message` cut at {@link MAX_CONDITION_MESSAGE_CHARS} (never inside a surrogate pair). */
-export function conditionMessage(message: string): string {
-  if (message.length <= MAX_CONDITION_MESSAGE_CHARS) return message;
-  let end = MAX_CONDITION_MESSAGE_CHARS - 1;
-  const last = message.charCodeAt(end - 1);
+/** The mark that ends a cut string. */
+export const CUT_MARK = "…";
+
+/**
+ * `value` when it has at most `max` characters (UTF-16 units), else its first
+ * characters and {@link CUT_MARK} in `max` (a surrogate pair is never split).
+ * Undefined stays undefined.
+ */
+export function capText<T extends string | undefined>(value: T, max: number): T {
+  if (value === undefined || value.length <= max) return value;
+  let end = max - CUT_MARK.length;
+  const last = value.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${message.slice(0, end)}…`;
+  return `${value.slice(0, end)}${CUT_MARK}` as T;
+}
+
+/** {@link capText} at {@link REMOTE_VALUE_CHARS}. */
+export function capValue<T extends string | undefined>(value: T): T {
+  return capText(value, REMOTE_VALUE_CHARS);
+}
+
+/** {@link capText} at {@link REMOTE_ENV_NAME_CHARS}. */
+export function capEnvName(name: string): string {
+  return capText(name, REMOTE_ENV_NAME_CHARS);
+}
+
+/** {@link capText} at {@link REMOTE_ADDRESS_CHARS}. */
+export function capAddress<T extends string | undefined>(value: T): T {
+  return capText(value, REMOTE_ADDRESS_CHARS);
+}
+
+/** {@link capText} at {@link REMOTE_TEXT_CHARS}. */
+export function capFreeText<T extends string | undefined>(value: T): T {
+  return capText(value, REMOTE_TEXT_CHARS);
+}
+
+/** {@link capText} at {@link MAX_CONDITION_MESSAGE_CHARS}. */
+export function conditionMessage(message: string): string {
+  return capText(message, MAX_CONDITION_MESSAGE_CHARS);
 }
 
 /** What a reconciler states; the times and generation are filled in by {@link setCondition}. */

@@ -11,8 +11,8 @@ import {
   blockVolumeCrd,
 } from "../../crds/blockvolume.js";
 import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
-import { capFreeText, capValue } from "../../crds/status-bounds.js";
 import type { CacheReader } from "../../runtime/cache.js";
+import { capFreeText, capValue } from "../../runtime/conditions.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import { type BlockVolume as RemoteVolume, stripClientTokenMarker } from "../../service/index.js";

@@ -4,7 +4,7 @@
  * below. The object storage comes from the object's connection (`deps.objectStorage`).
  */
 import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
-import { capValue } from "../../crds/status-bounds.js";
+import { capValue } from "../../runtime/conditions.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
 import { jsonEqual, toJson } from "../../runtime/writes.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";

@@ -26,8 +26,7 @@ import {
   type CciImage,
   type CciImageStatus,
 } from "../../crds/cciinstance.js";
-import { capFreeText, capValue } from "../../crds/status-bounds.js";
-import { type ConditionInput, rfc3339 } from "../../runtime/index.js";
+import { type ConditionInput, capFreeText, capValue, rfc3339 } from "../../runtime/index.js";
 
 const R = CCI_INSTANCE_REASONS.names;
 

@@ -14,8 +14,13 @@
  */
 import { CCI_INSTANCE_REASONS, type CciInstanceStatus } from "../../crds/cciinstance.js";
 import type { OwnReason } from "../../crds/reasons.js";
-import { capAddress, capEnvName, capFreeText, capValue } from "../../crds/status-bounds.js";
-import type { ConditionInput } from "../../runtime/index.js";
+import {
+  type ConditionInput,
+  capAddress,
+  capEnvName,
+  capFreeText,
+  capValue,
+} from "../../runtime/index.js";
 import type { CciErrorDetails, CciInstance } from "../../service/schemas/cci.js";
 import { exportData } from "../managed/export.js";
 

@@ -5,7 +5,7 @@
  * finds it).
  */
 
-import { capFreeText } from "../../crds/status-bounds.js";
+import { capFreeText } from "../../runtime/conditions.js";
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS, type CreatePending, lookupKeyOf } from "./create-protocol.js";
 import { firstSubscriptionPollMs, subscriptionPollDelay } from "./decisions.js";

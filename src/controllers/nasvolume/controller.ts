@@ -4,7 +4,7 @@
  * mapping below.
  */
 import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
-import { capAddress, capFreeText, capValue } from "../../crds/status-bounds.js";
+import { capAddress, capFreeText, capValue } from "../../runtime/conditions.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
 import { stripClientTokenMarker } from "../../service/index.js";
 import type { NasInstance } from "../../service/schemas/nas.js";

@@ -5,7 +5,6 @@
  * template waiting for a storage id or a task id is reconciled when it appears.
  */
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
-import { capValue } from "../../crds/status-bounds.js";
 import { trainingJobCrd } from "../../crds/trainingjob.js";
 import {
   type TrainingTemplate as TrainingTemplateObject,
@@ -13,6 +12,7 @@ import {
   trainingTemplateCrd,
 } from "../../crds/trainingtemplate.js";
 import { referrersByIndex } from "../../runtime/cache.js";
+import { capValue } from "../../runtime/conditions.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import type { ControllerDeps } from "../controller-factory.js";
