@@ -152,10 +152,6 @@ export class NasOperations {
   }
 
   /**
-   * Ids of the NAS instances whose description carries the marker of `token`, or
-   * undefined when the NAS list is disabled. `name` narrows the list first.
-   */
-  /**
    * Whether one walk of the whole NAS list, started now, proves that no NAS carries
    * `token`: the walk was complete and every record carries its description (where the
    * token travels); undefined when the list is disabled.
@@ -173,6 +169,10 @@ export class NasOperations {
     }
   }
 
+  /**
+   * Ids of the NAS instances whose description carries the marker of `token`, or
+   * undefined when the NAS list is disabled. `name` narrows the list first.
+   */
   async findIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
     if (!this.list.enabled) return undefined;
     const ids: string[] = [];
