@@ -63,8 +63,8 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     env,
     ...(options.flags ? { flags: options.flags } : {}),
   });
-  // Every key read is registered before it is sent: whatever quotes it later (a
-  // service message) is blanked in log lines and in every write to the API server.
+  // Every key read is kept by the redactor before it is sent: whatever quotes it later
+  // (a service message) is blanked in log lines and in every write to the API server.
   const redactor = new SecretRedactor();
   const log = createLogger({
     level: config.log.level,
@@ -96,8 +96,8 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   // Each object's calls go to its connection (ServiceConnection, else this default one).
   // The S3 keys are registered as they are read, as the API key is.
   const defaultStorage = defaultObjectStorage(config, env, (c) => {
-    redactor.add(c.accessKeyId);
-    redactor.add(c.secretAccessKey);
+    redactor.keep("service.objectStorage.accessKeyId", c.accessKeyId);
+    redactor.keep("service.objectStorage.secretAccessKey", c.secretAccessKey);
   });
   const connections = new ServiceConnections({
     defaultClient: defaultService,

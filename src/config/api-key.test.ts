@@ -88,22 +88,25 @@ describe("the API key file is read once per refresh interval", () => {
   });
 });
 
-describe("every key a read returns is told to the redactor first", () => {
+describe("every key the source gives is kept by the redactor before a read returns it", () => {
   const redactor = () => {
-    const told: string[] = [];
-    return { told, add: (secret: string) => void told.push(secret) };
+    const kept: string[] = [];
+    return {
+      kept,
+      keep: (source: string, secret: string) => void kept.push(`${source}=${secret}`),
+    };
   };
 
-  it("the key of AIDC_API_KEY, trimmed, at each read", async () => {
+  it("the key of AIDC_API_KEY, trimmed, once: when the reader is made", async () => {
     const r = redactor();
     const read = apiKeyReader(config, { env: { AIDC_API_KEY: " from-env \n" }, redactor: r });
-    expect(r.told).toEqual([]);
+    expect(r.kept).toEqual(["service.apiKey=from-env"]);
     expect(await read()).toBe("from-env");
     expect(await read()).toBe("from-env");
-    expect(r.told).toEqual(["from-env", "from-env"]);
+    expect(r.kept).toEqual(["service.apiKey=from-env"]);
   });
 
-  it("the key of the file, cached or read again after a rotation", async () => {
+  it("the key of the file at each read of the file, not at each request", async () => {
     vi.useFakeTimers({ now: 0 });
     try {
       const r = redactor();
@@ -115,10 +118,11 @@ describe("every key a read returns is told to the redactor first", () => {
       });
       await read();
       await read();
+      expect(r.kept).toEqual(["service.apiKey=first"]);
       key = "rotated";
       await vi.advanceTimersByTimeAsync(REFRESH_MS);
       expect(await read()).toBe("rotated");
-      expect(r.told).toEqual(["first", "first", "rotated"]);
+      expect(r.kept).toEqual(["service.apiKey=first", "service.apiKey=rotated"]);
     } finally {
       vi.useRealTimers();
     }

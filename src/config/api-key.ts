@@ -30,11 +30,15 @@ export interface ApiKeyReaderOptions {
   /** Reads the key file. Default `fs.readFile` (tests count the reads). */
   readKeyFile?: (path: string) => Promise<string>;
   /**
-   * Told the key at every read, before the caller gets it (the logger's redactor:
-   * whatever quotes the key later is blanked, even after other secrets pushed it out).
+   * Told each key the source gives, before any caller gets it (the logger's redactor:
+   * whatever quotes the key later is blanked for as long as it is current, and a while
+   * after a rotation).
    */
-  redactor?: { add(secret: string): void };
+  redactor?: { keep(source: string, secret: string): void };
 }
+
+/** The source the redactor keeps the key of. */
+const KEY_SOURCE = "service.apiKey";
 
 /**
  * Returns the key from `AIDC_API_KEY` or, when that is unset, from
@@ -59,10 +63,8 @@ export function apiKeyReader(
   const fromEnv = env[API_KEY_ENV];
   if (fromEnv) {
     const key = fromEnv.trim();
-    const fixed = async () => {
-      redactor?.add(key);
-      return key;
-    };
+    redactor?.keep(KEY_SOURCE, key);
+    const fixed = async () => key;
     return Object.assign(fixed, { refresh: async () => undefined, watch: () => () => undefined });
   }
   const file = config.service.apiKeyFile;
@@ -75,6 +77,7 @@ export function apiKeyReader(
     loading ??= (async () => {
       try {
         const key = (await readKeyFile(file)).trim();
+        redactor?.keep(KEY_SOURCE, key);
         const before = cached?.key;
         cached = { key, at: Date.now() };
         if (before !== undefined && before !== key) onChange?.();
@@ -85,12 +88,8 @@ export function apiKeyReader(
     })();
     return loading;
   };
-  const read = async () => {
-    const key =
-      cached && (watched || Date.now() - cached.at < refreshMs) ? cached.key : await load();
-    redactor?.add(key);
-    return key;
-  };
+  const read = async () =>
+    cached && (watched || Date.now() - cached.at < refreshMs) ? cached.key : await load();
   const watch = () => {
     watched = true;
     const timer = setInterval(() => {

@@ -37,6 +37,30 @@ describe("SecretRedactor", () => {
     expect(r.serialize(clean)).toBe(JSON.stringify(clean));
   });
 
+  it("keeps a source's current secret redacted however many other secrets come after it", () => {
+    const r = new SecretRedactor();
+    r.keep("service.apiKey", KEY);
+    for (let i = 0; i < 100; i++) r.add(`other-secret-${String(i).padStart(4, "0")}`);
+    expect(r.redact(`echo ${KEY}`)).toBe(`echo ${REDACTED}`);
+  });
+
+  it("drops the oldest of more than 32 secrets that are not current", () => {
+    const r = new SecretRedactor();
+    r.add(KEY);
+    for (let i = 0; i < 32; i++) r.add(`other-secret-${String(i).padStart(4, "0")}`);
+    expect(r.redact(`echo ${KEY}`)).toBe(`echo ${KEY}`);
+    expect(r.redact("echo other-secret-0031")).toBe(`echo ${REDACTED}`);
+  });
+
+  it("keeps a replaced secret among the recent ones, and the new one current", () => {
+    const r = new SecretRedactor();
+    r.keep("service.apiKey", KEY);
+    r.keep("service.apiKey", "sk-live-rotated-0002");
+    expect(r.redact(`${KEY} sk-live-rotated-0002`)).toBe(`${REDACTED} ${REDACTED}`);
+    for (let i = 0; i < 32; i++) r.add(`other-secret-${String(i).padStart(4, "0")}`);
+    expect(r.redact(`${KEY} sk-live-rotated-0002`)).toBe(`${KEY} ${REDACTED}`);
+  });
+
   it("redacts a secret that JSON escapes, in its escaped form in a serialized line", () => {
     const quoted = 'key-with-"quote"-0123';
     const r = redactorWith(quoted);

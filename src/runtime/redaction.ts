@@ -16,21 +16,56 @@ export const REDACTED = "[REDACTED]";
  */
 export const MIN_SECRET_LENGTH = 8;
 
-/** Remembers at most this many secrets (rotated keys stay redacted), oldest dropped first. */
+/** How many secrets besides the current ones are remembered (rotated keys stay redacted). */
 const MAX_SECRETS = 32;
 
-/** Replaces registered secrets in text and JSON values. */
+/**
+ * Replaces registered secrets in text and JSON values. A source's current secret (the
+ * API key, a value of a connection's Secret: {@link keep}) is redacted for as long as
+ * it is current, however many others come after it; one it replaced, and one
+ * registered with {@link add}, is among the {@link MAX_SECRETS} recent ones (oldest
+ * dropped first).
+ */
 export class SecretRedactor {
-  /** Each secret with its JSON-escaped form, when that differs (for serialized lines). */
-  private readonly secrets: string[] = [];
+  /** Each source's current secret. */
+  private readonly current = new Map<string, string>();
+  /** Secrets no longer (or never) current, oldest first. */
+  private readonly recent: string[] = [];
+  /** Every form replaced: each current and recent secret, and its JSON-escaped form. */
+  private secrets: string[] = [];
 
-  /** Registers `secret` (every key of every connection); short or known ones are ignored. */
+  /** Registers `secret` among the recent ones; short or known ones are ignored. */
   add(secret: string): void {
-    if (secret.length < MIN_SECRET_LENGTH || this.secrets.includes(secret)) return;
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    this.secrets.push(secret);
-    if (escaped !== secret) this.secrets.push(escaped);
-    while (this.secrets.length > MAX_SECRETS) this.secrets.shift();
+    if (this.remember(secret)) this.gather();
+  }
+
+  /**
+   * Registers `secret` as the current one of `source` (e.g. `service.apiKey`), redacted
+   * until `source` has another; the one it replaces joins the recent ones. Telling the
+   * same secret again costs a map lookup; a short one is ignored.
+   */
+  keep(source: string, secret: string): void {
+    const before = this.current.get(source);
+    if (before === secret || secret.length < MIN_SECRET_LENGTH) return;
+    this.current.set(source, secret);
+    if (before !== undefined) this.remember(before);
+    this.gather();
+  }
+
+  private remember(secret: string): boolean {
+    if (secret.length < MIN_SECRET_LENGTH || this.recent.includes(secret)) return false;
+    this.recent.push(secret);
+    while (this.recent.length > MAX_SECRETS) this.recent.shift();
+    return true;
+  }
+
+  private gather(): void {
+    const forms = new Set<string>();
+    for (const s of [...this.current.values(), ...this.recent]) {
+      forms.add(s);
+      forms.add(JSON.stringify(s).slice(1, -1));
+    }
+    this.secrets = [...forms];
   }
 
   /** `text` with every registered secret replaced by {@link REDACTED}. */

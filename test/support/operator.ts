@@ -91,7 +91,7 @@ export interface TestOperatorOptions {
   /** Logger; default silent (set `AIDC_TEST_LOG=debug` to see the operator's lines). */
   log?: Logger;
   /**
-   * The redactor the operator registers its key with, as `aidc-operator run` does;
+   * The redactor that keeps the operator's key, as `aidc-operator run`'s does;
    * pass the one a `log` of the test's own uses. Default: a new one.
    */
   redactor?: SecretRedactor;
@@ -149,12 +149,10 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
   const redactor = options.redactor ?? new SecretRedactor();
   const log =
     options.log ?? createLogger({ level: process.env.AIDC_TEST_LOG ?? "silent", redactor });
+  redactor.keep("service.apiKey", apiKey);
   const serviceOptions: ServiceClientOptions = {
     baseUrl: emulator.url,
-    apiKey: () => {
-      redactor.add(apiKey);
-      return apiKey;
-    },
+    apiKey: () => apiKey,
     rateLimit: null,
     retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
     timeoutMs: 5_000,
@@ -167,8 +165,8 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
   // The default connection's object storage, from `config.objectStorage` (Buckets), its
   // keys registered with the redactor as `aidc-operator run` does.
   const defaultStorage = defaultObjectStorage(config, {}, (c) => {
-    redactor.add(c.accessKeyId);
-    redactor.add(c.secretAccessKey);
+    redactor.keep("service.objectStorage.accessKeyId", c.accessKeyId);
+    redactor.keep("service.objectStorage.secretAccessKey", c.secretAccessKey);
   });
   // As `aidc-operator run`: each object's calls go to its connection, else `service`.
   const connections = new ServiceConnections({

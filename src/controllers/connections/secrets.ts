@@ -79,7 +79,10 @@ export class ConnectionSecrets {
     };
   }
 
-  /** One value of a Secret, trimmed and registered with the redactor; throws saying what is missing. */
+  /**
+   * One value of a Secret, trimmed and kept by the redactor as the current value of that
+   * Secret's key; throws saying what is missing.
+   */
   value(namespace: string, name: string, key: string): string {
     const readable = this.readable;
     if (!readable) {
@@ -98,7 +101,7 @@ export class ConnectionSecrets {
     if (encoded === undefined) throw new Error(`the Secret ${namespace}/${name} has no key ${key}`);
     const value = Buffer.from(encoded, "base64").toString("utf8").trim();
     if (!value) throw new Error(`the key ${key} of the Secret ${namespace}/${name} is empty`);
-    this.redactor?.add(value);
+    this.redactor?.keep(`Secret ${namespace}/${name} ${key}`, value);
     return value;
   }
 }
