@@ -98,6 +98,7 @@ export async function runFairnessPhase(
     await Promise.all([calm.start(), busy.start(), deflt.start()]);
     const pids = { operator: operator.pid, ...(env.plane?.pids() ?? {}) };
     pacer = new ApiPacer(env.kubeconfigPath, ops);
+    await pacer.ready();
     /** calm's batch `prefix`, Ready, and where its time went meanwhile. */
     const measured = async (prefix: string, onReady = () => {}) => {
       const probe = new WindowProbe(env.kc, pids, () => operator.metrics(), pacer);

@@ -172,6 +172,17 @@ export class ApiPacer {
     });
   }
 
+  /**
+   * Resolves at its first answer (or after `timeoutMs`), so that its start-up (tsx, the
+   * client library) is over before a window is measured.
+   */
+  async ready(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.answers.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   /** The p50 latency (ms) of the answers between `from` and `to` (epoch ms); null if none. */
   p50Between(from: number, to: number): number | null {
     const ms = this.answers.filter((a) => a.at >= from && a.at <= to).map((a) => a.ms);
