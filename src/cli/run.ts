@@ -195,7 +195,8 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     log.info("the API key changed; retrying every object of the default connection");
     manager.retryMatching((obj) => connections.chosenName(obj) === undefined);
   };
-  const stopWatching = apiKey.watch();
+  // The reader tells the client each key it reads: requests do not ask for it.
+  const stopWatching = apiKey.watch((key) => defaultService.useApiKey(key));
 
   const stopped = await Promise.race([
     (options.stopSignal ?? waitForSignal()).then(() => "signal" as const),

@@ -128,3 +128,41 @@ describe("every key the source gives is kept by the redactor before a read retur
     }
   });
 });
+
+describe("the key's holder (the service client) is told the key, not asked for it", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 0 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("of the file: the key last read when the watch starts, then each new key before onChange", async () => {
+    const told: string[] = [];
+    const file = { key: "first" };
+    const reader = apiKeyReader(config, {
+      env: {},
+      onChange: () => told.push("changed"),
+      readKeyFile: async () => file.key,
+    });
+    await reader();
+    const stop = reader.watch((key) => told.push(key));
+    expect(told).toEqual(["first"]);
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    expect(told).toEqual(["first"]);
+    file.key = "rotated";
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    expect(told).toEqual(["first", "rotated", "changed"]);
+    stop();
+    file.key = "third";
+    await vi.advanceTimersByTimeAsync(REFRESH_MS);
+    await reader();
+    expect(told).toEqual(["first", "rotated", "changed", "changed"]);
+  });
+
+  it("of AIDC_API_KEY: the key when the watch starts", () => {
+    const told: string[] = [];
+    apiKeyReader(config, { env: { AIDC_API_KEY: "from-env" } }).watch((key) => told.push(key))();
+    expect(told).toEqual(["from-env"]);
+  });
+});

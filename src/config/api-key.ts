@@ -5,8 +5,8 @@ import { API_KEY_ENV } from "./settings.js";
 
 /**
  * The service client's `apiKey` option: resolves the current key. `refresh()` reads the
- * source again at once; `watch()` keeps the key current by itself (see
- * {@link apiKeyReader}).
+ * source again at once; `watch()` keeps the key current by itself and tells it to its
+ * holder (see {@link apiKeyReader}).
  */
 export interface ApiKeyReader {
   (): Promise<string>;
@@ -14,9 +14,11 @@ export interface ApiKeyReader {
   /**
    * Reads the source every refresh interval, so that a new key is noticed within one
    * interval even while no request is made; requests then take the key last read and
-   * never read the source themselves. Returns a function that stops it.
+   * never read the source themselves. `use` (the service client's `useApiKey`) is told
+   * the key last read at once and every new key a read finds, before `onChange`, so its
+   * holder need not ask for it. Returns a function that stops it.
    */
-  watch(): () => void;
+  watch(use?: (key: string) => void): () => void;
 }
 
 /** How an {@link apiKeyReader} reads its key and reports a change. */
@@ -65,7 +67,11 @@ export function apiKeyReader(
     const key = fromEnv.trim();
     redactor?.keep(KEY_SOURCE, key);
     const fixed = async () => key;
-    return Object.assign(fixed, { refresh: async () => undefined, watch: () => () => undefined });
+    const watch = (use?: (key: string) => void) => {
+      use?.(key);
+      return () => undefined;
+    };
+    return Object.assign(fixed, { refresh: async () => undefined, watch });
   }
   const file = config.service.apiKeyFile;
   if (!file)
@@ -73,6 +79,7 @@ export function apiKeyReader(
   let cached: { key: string; at: number } | undefined;
   let loading: Promise<string> | undefined;
   let watched = false;
+  let tell: ((key: string) => void) | undefined;
   const load = (): Promise<string> => {
     loading ??= (async () => {
       try {
@@ -80,6 +87,7 @@ export function apiKeyReader(
         redactor?.keep(KEY_SOURCE, key);
         const before = cached?.key;
         cached = { key, at: Date.now() };
+        if (before !== key) tell?.(key);
         if (before !== undefined && before !== key) onChange?.();
         return key;
       } finally {
@@ -90,8 +98,10 @@ export function apiKeyReader(
   };
   const read = async () =>
     cached && (watched || Date.now() - cached.at < refreshMs) ? cached.key : await load();
-  const watch = () => {
+  const watch = (use?: (key: string) => void) => {
     watched = true;
+    tell = use;
+    if (cached) use?.(cached.key);
     const timer = setInterval(() => {
       // Unreadable for a moment (the kubelet swaps the file): try again next time.
       load().catch(() => undefined);
@@ -100,6 +110,7 @@ export function apiKeyReader(
     return () => {
       clearInterval(timer);
       watched = false;
+      tell = undefined;
     };
   };
   return Object.assign(read, {

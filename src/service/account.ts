@@ -47,9 +47,10 @@ import type {
   OperationState,
   OperationsContext,
 } from "./operation-caller.js";
+import { priorityOf } from "./rate-limiter.js";
 import { describeIssues } from "./schemas/primitives.js";
 import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/subscription.js";
-import { priorityOf, ServiceTransport } from "./transport.js";
+import { ServiceTransport } from "./transport.js";
 
 /**
  * What every piece of work on one account shares (see the module comment). A kind's

@@ -8,7 +8,7 @@ import type { EndpointOverrides } from "./endpoints.js";
 import type { CreateTaskFieldNames } from "./kinds/trainingjob.js";
 import type { RateLimit, Sleep } from "./rate-limiter.js";
 import type { SubscriptionResultMapping } from "./schemas/subscription.js";
-import type { RequestObservation, ServiceHttpClient } from "./transport.js";
+import type { RequestObservation, ServiceHttpClient } from "./transport-options.js";
 
 /** How a `ServiceClient` reaches and treats the service. */
 export interface ServiceClientOptions {

@@ -123,6 +123,11 @@ export class ServiceClient implements OperationCaller {
     return this.account.probes.probeAssumedOperations();
   }
 
+  /** Sends `key` from the next call on instead of asking `apiKey` (`ServiceTransport.useApiKey`). */
+  useApiKey(key: string): void {
+    this.account.transport.useApiKey(key);
+  }
+
   /** Closes idle keep-alive connections; the client stays usable. */
   close(): void {
     this.account.transport.close();

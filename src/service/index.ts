@@ -142,4 +142,4 @@ export type {
   TrainingTask,
   TrainingTaskListQuery,
 } from "./schemas/training.js";
-export type { RequestObservation } from "./transport.js";
+export type { RequestObservation } from "./transport-options.js";

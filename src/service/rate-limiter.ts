@@ -7,6 +7,7 @@
  * idle, routine observation uses at most that share, and stretches its intervals when
  * the fleet needs more.
  */
+import type { CallContext } from "./call-context.js";
 
 /** Rate of the bucket. */
 export interface RateLimit {
@@ -23,6 +24,12 @@ export interface RateLimit {
  * looks) go first, and `low` waits behind `deferred`.
  */
 export type CallPriority = "normal" | "deferred" | "low";
+
+/** The priority at the rate limit of a call made under `context`. */
+export function priorityOf(context: CallContext): CallPriority {
+  if (context.routine) return "low";
+  return context.followUp ? "deferred" : "normal";
+}
 
 /** The order in which waiting callers are served. */
 const SERVED_FIRST: readonly CallPriority[] = ["normal", "deferred", "low"];

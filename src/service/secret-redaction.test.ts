@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../controlplane/controlplane.js";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
 import { ServiceClient } from "./client.js";
-import { REDACTED_LOG_PATHS } from "./transport.js";
+import { REDACTED_LOG_PATHS } from "./transport-options.js";
 
 const KEY = "sk-live-7f3a9c2e5b1d4f6a8c0e2b4d6f8a0c2e";
 

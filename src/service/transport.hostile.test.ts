@@ -10,7 +10,7 @@ import { type EmulatedService, startEmulatedService } from "../emulator/harness.
 import { isExternalHold } from "../runtime/errors.js";
 import type { ServiceClient } from "./client.js";
 import { ServiceError, ServiceMalformedResponseError, ServiceRedirectError } from "./errors.js";
-import type { ServiceHttpClient } from "./transport.js";
+import type { ServiceHttpClient } from "./transport-options.js";
 
 let svc: EmulatedService;
 let elsewhere: Server;

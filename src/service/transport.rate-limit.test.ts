@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
-import type { RequestObservation } from "./transport.js";
+import type { RequestObservation } from "./transport-options.js";
 
 let svc: EmulatedService;
 let nasId: string;

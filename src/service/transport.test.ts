@@ -10,7 +10,7 @@ import {
   ServiceMalformedResponseError,
   ServiceUnavailableError,
 } from "./errors.js";
-import type { RequestObservation } from "./transport.js";
+import type { RequestObservation } from "./transport-options.js";
 
 let svc: EmulatedService;
 let nasId: string;
@@ -209,6 +209,25 @@ describe("the API key", () => {
     await client.listTrainingProducts();
     expect(seen).toEqual(["read"]);
     expect(svc.emulator.requestLog.read()[0]?.authorized).toBe(true);
+  });
+
+  it("told by its owner is sent without asking for it, until the owner tells another", async () => {
+    let asked = 0;
+    const client = svc.newClient({
+      apiKey: () => {
+        asked++;
+        return "a-key-the-service-refuses";
+      },
+      catalogTtlMs: 0,
+    });
+    client.useApiKey(svc.apiKey);
+    await client.listNasProducts();
+    client.useApiKey("rotated-key-0123456789");
+    expect(await failure(client.listNasProducts())).toBeInstanceOf(ServiceAuthError);
+    svc.emulator.setApiKey("rotated-key-0123456789");
+    await client.listNasProducts();
+    expect(asked).toBe(0);
+    expect(svc.emulator.requestLog.read().map((r) => r.authorized)).toEqual([true, false, true]);
   });
 });
 

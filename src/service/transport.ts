@@ -24,7 +24,7 @@ import {
 } from "./errors.js";
 import { exchange, type IdleBoundedAgents, idleBoundedAgents } from "./http-exchange.js";
 import { verdictOfError } from "./operation-availability.js";
-import { type CallPriority, realSleep, TokenBucket } from "./rate-limiter.js";
+import { type CallPriority, priorityOf, realSleep, TokenBucket } from "./rate-limiter.js";
 import { type CallDescription, interpretResponse, type RawResponse } from "./response.js";
 import { abandoned, networkError, redirectError, scrub } from "./transport-errors.js";
 import { type CallArgs, REDACTED_LOG_PATHS, type TransportOptions } from "./transport-options.js";
@@ -36,27 +36,9 @@ type TransportCall = CallDescription & {
   priority: CallPriority;
 };
 
-export {
-  type CallArgs,
-  REDACTED_LOG_PATHS,
-  type RequestObservation,
-  type ServiceHttpClient,
-  type TransportOptions,
-} from "./transport-options.js";
-
-let loadedFetchExchange: Promise<typeof exchange> | undefined;
-
 /** node-fetch's exchange, imported with the first call that uses it (not at start). */
-function nodeFetchExchange(): Promise<typeof exchange> {
-  loadedFetchExchange ??= import("./fetch-exchange.js").then((m) => m.fetchExchange);
-  return loadedFetchExchange;
-}
-
-/** The priority at the rate limit of a call made under `context`. */
-export function priorityOf(context: CallContext): CallPriority {
-  if (context.routine) return "low";
-  return context.followUp ? "deferred" : "normal";
-}
+const fetchExchange: typeof exchange = async (r) =>
+  (await import("./fetch-exchange.js")).fetchExchange(r);
 
 /** Executes endpoint calls; one per account (`ServiceAccount`, account.ts). */
 export class ServiceTransport {
@@ -64,10 +46,14 @@ export class ServiceTransport {
   private readonly agents: IdleBoundedAgents;
   private readonly log: Logger | undefined;
   private readonly baseUrl: string;
+  private readonly send: typeof exchange;
+  /** The key its owner told (`useApiKey`); until then each attempt asks `options.apiKey`. */
+  private apiKey: string | undefined;
 
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.agents = idleBoundedAgents(options.idleSocketTimeoutMs, 64);
+    this.send = options.httpClient === "node-fetch" ? fetchExchange : exchange;
     const sleep = options.sleep ?? realSleep;
     this.bucket = options.rateLimit
       ? new TokenBucket(options.rateLimit, Date.now, sleep, options.routineShare)
@@ -164,6 +150,14 @@ export class ServiceTransport {
     );
   }
 
+  /**
+   * Sends `key` from the next attempt on, without asking `options.apiKey`: its owner
+   * tells each new key it reads (config/api-key.ts, `ApiKeyReader.watch`).
+   */
+  useApiKey(key: string): void {
+    this.apiKey = key;
+  }
+
   /** Closes idle keep-alive sockets. */
   close(): void {
     this.agents.http.destroy();
@@ -173,7 +167,7 @@ export class ServiceTransport {
   private async readKey(endpoint: string): Promise<string> {
     let key: string;
     try {
-      key = await this.options.apiKey();
+      key = this.apiKey ?? (await this.options.apiKey());
     } catch (err) {
       throw new ServiceAuthError(
         `the API key could not be read: ${err instanceof Error ? err.message : String(err)}`,
@@ -196,8 +190,7 @@ export class ServiceTransport {
     const started = performance.now();
     let raw: RawResponse;
     try {
-      const send = this.options.httpClient === "node-fetch" ? await nodeFetchExchange() : exchange;
-      const res = await send({
+      const res = await this.send({
         method,
         url,
         headers: {
@@ -266,16 +259,8 @@ export class ServiceTransport {
       priority,
       ...(routineBudgetWaitMs > 0 ? { routineBudgetWaitMs } : {}),
     });
-    this.log?.debug(
-      {
-        endpoint: call.endpoint,
-        request: call.where,
-        code,
-        durationMs,
-        ...(error ? { error } : {}),
-      },
-      "service call",
-    );
+    const line = { endpoint: call.endpoint, request: call.where, code, durationMs };
+    this.log?.debug(error ? { ...line, error } : line, "service call");
   }
 }
 
