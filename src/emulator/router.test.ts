@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, renderPath } from "../service/endpoints.js";
+import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES } from "../service/endpoints.js";
+import { renderPath } from "../service/transport.js";
 import { OperationRouter } from "./router.js";
 
 const router = new OperationRouter();
@@ -8,7 +9,7 @@ describe("OperationRouter", () => {
   it.each(ENDPOINT_NAMES)("routes the default path of %s to it", (name) => {
     const { method, path } = DEFAULT_ENDPOINTS[name];
     const params = { id: "id-1", podName: "pod-1", key: "key-1", mountId: "mnt-1" };
-    const match = router.match(method, renderPath(path, params));
+    const match = router.match(method, renderPath(name, path, params));
     expect(match?.name).toBe(name);
     for (const p of path.match(/\{(\w+)\}/g) ?? []) {
       const k = p.slice(1, -1) as keyof typeof params;

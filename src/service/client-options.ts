@@ -14,7 +14,11 @@ import type { RequestObservation, ServiceHttpClient } from "./transport-options.
 export interface ServiceClientOptions {
   /** Base URL the endpoint paths are appended to, e.g. `https://api.example.com`. */
   baseUrl: string;
-  /** Reads the API key for each request, so a rotated Secret takes effect at once. */
+  /**
+   * Asked for the API key at each attempt, so a rotated Secret takes effect at once;
+   * once `useApiKey` tells the client a key (the default connection's key reader does),
+   * that key is sent instead.
+   */
   apiKey: () => string | Promise<string>;
   /** Timeout per attempt, in ms. Default 10 000. */
   timeoutMs?: number;

@@ -5,8 +5,6 @@ import {
   DEFAULT_ENDPOINTS,
   ENDPOINT_NAMES,
   type EndpointDeclarations,
-  InvalidPathParameterError,
-  renderPath,
   resolveEndpointTable,
 } from "./endpoints.js";
 import { KIND_ENDPOINT_TABLES } from "./kinds/index.js";
@@ -82,31 +80,6 @@ describe("the endpoint table", () => {
       expect(() => resolveEndpointTable({ getNas: value })).toThrow(/invalid override/);
     },
   );
-});
-
-describe("renderPath", () => {
-  it("fills path parameters with encoded ids", () => {
-    expect(
-      renderPath("/v1/training/instance/{id}/{podName}/resource", {
-        id: "task-1",
-        podName: "task-1:worker.0",
-      }),
-    ).toBe("/v1/training/instance/task-1/task-1%3Aworker.0/resource");
-  });
-
-  it.each([".", "..", "a/b", "../detail", "p 1", "%2e%2e", "a?b", "a#b", "-rf", "x".repeat(129)])(
-    "refuses the id %j, which is not well-formed, so that no request goes to another path",
-    (id) => {
-      expect(() => renderPath("/v1/training/instance/{id}/detail", { id })).toThrow(
-        InvalidPathParameterError,
-      );
-    },
-  );
-
-  it("refuses a missing or empty parameter instead of collapsing the path", () => {
-    expect(() => renderPath("/v1/x/{id}/detail", {})).toThrow(/\{id\}/);
-    expect(() => renderPath("/v1/x/{id}/detail", { id: "" })).toThrow(/\{id\}/);
-  });
 });
 
 describe("the kinds' own endpoints (src/service/kinds)", () => {

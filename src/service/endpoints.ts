@@ -14,7 +14,6 @@ import type {
   HttpMethod,
 } from "./endpoint-definition.js";
 import { KIND_ENDPOINT_TABLES, KIND_ENDPOINTS } from "./kinds/index.js";
-import { isServiceId, quoteId, SERVICE_ID_RULE } from "./schemas/primitives.js";
 
 export {
   assumed,
@@ -113,32 +112,6 @@ export function resolveEndpointTable(overrides: EndpointOverrides = {}): Endpoin
     };
   }
   return table;
-}
-
-/** A path parameter that is not a well-formed id; no request was sent. */
-export class InvalidPathParameterError extends Error {}
-
-/**
- * Fills `{param}` placeholders with URI-encoded values. Throws an Error when a
- * placeholder has no value or a value is empty, so that no request goes to a
- * collapsed path such as `/v1/training/instance//detail`, and an
- * `InvalidPathParameterError` when a value is not a well-formed id (`SERVICE_ID_PATTERN`):
- * a segment `.` or `..` would send the request to another path, since encoding leaves
- * dots as they are.
- */
-export function renderPath(template: string, params: Record<string, string> = {}): string {
-  return template.replace(/\{(\w+)\}/g, (_, key: string) => {
-    const value = params[key];
-    if (value === undefined || value === "") {
-      throw new Error(`missing value for path parameter {${key}} of ${template}`);
-    }
-    if (!isServiceId(value)) {
-      throw new InvalidPathParameterError(
-        `the ${key} ${quoteId(value)} is not a well-formed service id (${SERVICE_ID_RULE}); nothing was sent`,
-      );
-    }
-    return encodeURIComponent(value);
-  });
 }
 
 export {

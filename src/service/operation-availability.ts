@@ -16,7 +16,6 @@ import {
   ENDPOINT_NAMES,
   type EndpointDefinition,
   type EndpointName,
-  isEndpointName,
 } from "./endpoints.js";
 import {
   EndpointDisabledError,
@@ -225,7 +224,7 @@ export class OperationProbes {
 
 /** `name` as an operation of the endpoint table; throws an Error for any other string. */
 export function endpointNamed(name: string): EndpointName {
-  if (!isEndpointName(name))
+  if (!Object.hasOwn(DEFAULT_ENDPOINTS, name))
     throw new Error(`no service operation "${name}" in the endpoint table`);
-  return name;
+  return name as EndpointName;
 }

@@ -1,8 +1,9 @@
 /**
- * The HTTP side of the client: one exchange per attempt over keep-alive agents
- * (http-exchange.ts) with a timeout, the client-side rate limit, retries with backoff
- * and jitter when a repeat cannot duplicate an effect, a hook per attempt for metrics,
- * and debug logs that carry no header and no key.
+ * The HTTP side of the client: each call's URL (its path's ids checked, then encoded),
+ * one exchange per attempt over keep-alive agents (http-exchange.ts) with a timeout,
+ * the client-side rate limit, retries with backoff and jitter when a repeat cannot
+ * duplicate an effect, a hook per attempt for metrics, and debug logs that carry no
+ * header and no key.
  *
  * A hostile or misconfigured service cannot take the key elsewhere or cost unbounded
  * memory: no redirect is followed (a 3xx is an error naming its Location, so the key and
@@ -13,7 +14,7 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { backoffDelayMs } from "./backoff.js";
 import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
-import { type EndpointName, InvalidPathParameterError, renderPath } from "./endpoints.js";
+import type { EndpointName } from "./endpoints.js";
 import {
   EndpointDisabledError,
   ServiceAuthError,
@@ -26,6 +27,7 @@ import { exchange, type IdleBoundedAgents, idleBoundedAgents } from "./http-exch
 import { verdictOfError } from "./operation-availability.js";
 import { type CallPriority, priorityOf, realSleep, TokenBucket } from "./rate-limiter.js";
 import { type CallDescription, interpretResponse, type RawResponse } from "./response.js";
+import { isServiceId, quoteId, SERVICE_ID_RULE } from "./schemas/primitives.js";
 import { abandoned, networkError, redirectError, scrub } from "./transport-errors.js";
 import { type CallArgs, REDACTED_LOG_PATHS, type TransportOptions } from "./transport-options.js";
 
@@ -81,16 +83,7 @@ export class ServiceTransport {
   ): Promise<T> {
     const def = this.options.endpoints[name];
     if (!def) throw new EndpointDisabledError(name);
-    let path: string;
-    try {
-      path = renderPath(def.path, args.params);
-    } catch (err) {
-      const message = `invalid ${name} request: ${(err as Error).message}`;
-      if (err instanceof InvalidPathParameterError) {
-        throw new ServiceInvalidIdError(message, { endpoint: name });
-      }
-      throw new ServiceInvalidRequestError(message, { endpoint: name });
-    }
+    const path = renderPath(name, def.path, args.params);
     const call: TransportCall = {
       endpoint: name,
       where: `${def.method} ${path}`,
@@ -262,6 +255,33 @@ export class ServiceTransport {
     const line = { endpoint: call.endpoint, request: call.where, code, durationMs };
     this.log?.debug(error ? { ...line, error } : line, "service call");
   }
+}
+
+/**
+ * `template` of endpoint `name` with its `{param}` placeholders filled with URI-encoded
+ * `params`. Nothing is sent when it throws: `ServiceInvalidRequestError` for a
+ * placeholder without a value or with an empty one (no request goes to a collapsed path
+ * such as `/v1/training/instance//detail`), `ServiceInvalidIdError` for a value that is
+ * not a well-formed id (a segment `.` or `..` would reach another path: encoding leaves
+ * dots as they are).
+ */
+export function renderPath(name: string, template: string, params: Record<string, string> = {}) {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = params[key];
+    if (value === undefined || value === "") {
+      throw new ServiceInvalidRequestError(
+        `invalid ${name} request: missing value for path parameter {${key}} of ${template}`,
+        { endpoint: name },
+      );
+    }
+    if (!isServiceId(value)) {
+      throw new ServiceInvalidIdError(
+        `invalid ${name} request: the ${key} ${quoteId(value)} is not a well-formed service id (${SERVICE_ID_RULE}); nothing was sent`,
+        { endpoint: name },
+      );
+    }
+    return encodeURIComponent(value);
+  });
 }
 
 function queryString(query: CallArgs["query"]): string {
