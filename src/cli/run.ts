@@ -130,6 +130,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
       burst: config.kube.burst,
       total: { qps: config.kube.totalQps, burst: config.kube.totalBurst },
     },
+    kubeMaxInFlight: config.kube.maxInFlight,
     informer: { watchdogMs: config.kube.watchdogMs },
     concurrency: config.concurrency.default,
     backoff: config.backoff,

@@ -4,6 +4,7 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_HEALTH_PORT,
   DEFAULT_HOLD_BACKOFF,
+  DEFAULT_KUBE_MAX_IN_FLIGHT,
   DEFAULT_KUBE_RATE_LIMIT,
   DEFAULT_KUBE_TOTAL_RATE_LIMIT,
   DEFAULT_LEASE_TIMINGS,
@@ -40,6 +41,7 @@ describe("the config's defaults are the runtime's and the service client's", () 
     expect({ qps: config.kube.totalQps, burst: config.kube.totalBurst }).toEqual(
       DEFAULT_KUBE_TOTAL_RATE_LIMIT,
     );
+    expect(config.kube.maxInFlight).toBe(DEFAULT_KUBE_MAX_IN_FLIGHT);
     expect(config.kube.watchdogMs).toBe(DEFAULT_WATCHDOG_MS);
     expect(concurrencyFor(config, "any")).toBe(DEFAULT_CONCURRENCY);
     expect(config.reconcileTimeoutMs).toBe(DEFAULT_RECONCILE_TIMEOUT_MS);
@@ -76,6 +78,7 @@ describe("the config's defaults are the runtime's and the service client's", () 
       burst: DEFAULT_KUBE_RATE_LIMIT.burst,
       totalQps: DEFAULT_KUBE_TOTAL_RATE_LIMIT.qps,
       totalBurst: DEFAULT_KUBE_TOTAL_RATE_LIMIT.burst,
+      maxInFlight: DEFAULT_KUBE_MAX_IN_FLIGHT,
       watchdogMs: DEFAULT_WATCHDOG_MS,
     });
   });

@@ -4,6 +4,7 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_HEALTH_PORT,
   DEFAULT_HOLD_BACKOFF,
+  DEFAULT_KUBE_MAX_IN_FLIGHT,
   DEFAULT_KUBE_RATE_LIMIT,
   DEFAULT_KUBE_TOTAL_RATE_LIMIT,
   DEFAULT_LEASE_TIMINGS,
@@ -241,6 +242,14 @@ export const operatorConfigSchema = z.strictObject({
         .min(1)
         .default(DEFAULT_KUBE_TOTAL_RATE_LIMIT.burst)
         .describe("Burst of requests to the API server of all connections together."),
+      maxInFlight: z
+        .number()
+        .int()
+        .min(1)
+        .default(DEFAULT_KUBE_MAX_IN_FLIGHT)
+        .describe(
+          "Requests to the API server in flight at once (watches aside), per client (reconciles', Events'); a seat set free goes to the connection holding the fewest, so one connection's burst does not queue another's writes at the server.",
+        ),
       watchdogMs: ms
         .default(DEFAULT_WATCHDOG_MS)
         .describe("A watch silent this long is restarted."),

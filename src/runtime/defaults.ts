@@ -35,6 +35,13 @@ export const DEFAULT_KUBE_TOTAL_RATE_LIMIT: Readonly<{ qps: number; burst: numbe
 };
 
 /**
+ * Kubernetes requests one client has in flight at once (watches aside), shared by the
+ * flows in turn (kube-requests.ts): a backlog's burst waits in the operator, where
+ * another flow's request goes first, instead of in the API server's queue.
+ */
+export const DEFAULT_KUBE_MAX_IN_FLIGHT = 8;
+
+/**
  * Workers per controller and flow (FLOWS_AT_FULL_PACE, controller-runner.ts). A worker
  * is an async task, not a thread: idle ones cost nothing, and with few of them a couple
  * of objects whose service reads hang would hold them all (docs/performance.md,

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { flowWorkers, laneWorkers } from "./controller-runner.js";
+import { FairSeats } from "./fair-lanes.js";
 import { FairTokenBucket } from "./ratelimit.js";
 import { WorkQueue } from "./workqueue.js";
 
@@ -223,5 +224,53 @@ describe("fair flows", () => {
     const second = bucket.take("hot");
     await vi.advanceTimersByTimeAsync(100);
     expect(await second).toBe(100);
+  });
+
+  it("lets a flow alone take every seat, and the next request wait for one set free", async () => {
+    const seats = new FairSeats(2);
+    expect(seats.acquire("hot")).toBeUndefined();
+    expect(seats.acquire("hot")).toBeUndefined();
+    let third = false;
+    seats.acquire("hot")?.then(() => {
+      third = true;
+    });
+    await flush();
+    expect({ third, waiting: seats.waiting }).toEqual({ third: false, waiting: 1 });
+    seats.release("hot");
+    await flush();
+    expect({ third, waiting: seats.waiting }).toEqual({ third: true, waiting: 0 });
+  });
+
+  it("gives the next seat set free to a waiting flow holding fewer than the backlog's", async () => {
+    const seats = new FairSeats(2);
+    seats.acquire("hot");
+    seats.acquire("hot");
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) seats.acquire("hot")?.then(() => order.push(`hot/${i}`));
+    seats.acquire("calm")?.then(() => order.push("calm/0"));
+    seats.acquire("calm")?.then(() => order.push("calm/1"));
+    // Each seat set free: calm holds fewer, so it goes first, then the flows alternate.
+    for (const flow of ["hot", "hot", "calm", "hot", "calm"]) {
+      seats.release(flow);
+      await flush();
+    }
+    expect(order).toEqual(["calm/0", "hot/0", "calm/1", "hot/1", "hot/2"]);
+  });
+
+  it("frees a seat for the next request once every waiting one was served", async () => {
+    const seats = new FairSeats(1);
+    seats.acquire("a");
+    let served = false;
+    seats.acquire("b")?.then(() => {
+      served = true;
+    });
+    seats.release("a");
+    await flush();
+    seats.release("b");
+    expect({ served, waiting: seats.waiting, next: seats.acquire("c") }).toEqual({
+      served: true,
+      waiting: 0,
+      next: undefined,
+    });
   });
 });

@@ -140,3 +140,74 @@ export class FairLanes {
     return false;
   }
 }
+
+/**
+ * A number of seats (requests in flight) shared by flows, as API Priority and Fairness
+ * shares a priority level's concurrency: a request takes a seat when one is free and no
+ * other waits; else it waits in its flow's queue, and each seat set free goes to the
+ * waiting flow that holds the fewest (the earliest waiting of those). A flow alone uses
+ * every seat; beside a backlog, another flow's request takes the next seat set free
+ * instead of queueing behind the backlog at the server.
+ */
+export class FairSeats {
+  private free: number;
+  /** Waiting requests per flow, the flows in the order they began to wait. */
+  private readonly queues = new Map<string, Array<() => void>>();
+  private readonly held = new Map<string, number>();
+
+  constructor(seats: number) {
+    this.free = Math.max(1, seats);
+  }
+
+  /**
+   * Undefined when a request of `flow` holds a seat at once, else a promise settled when
+   * it does; {@link release} the seat once the request is answered.
+   */
+  acquire(flow: string): Promise<void> | undefined {
+    if (this.free > 0 && this.queues.size === 0) {
+      this.free--;
+      this.take(flow);
+      return undefined;
+    }
+    return new Promise<void>((resolve) => {
+      const queue = this.queues.get(flow);
+      if (queue) queue.push(resolve);
+      else this.queues.set(flow, [resolve]);
+    });
+  }
+
+  /** Sets a seat of `flow` free: it goes to the waiting flow holding the fewest, if any. */
+  release(flow: string): void {
+    const held = (this.held.get(flow) ?? 1) - 1;
+    if (held > 0) this.held.set(flow, held);
+    else this.held.delete(flow);
+    let next: string | undefined;
+    for (const waiting of this.queues.keys()) {
+      if (next === undefined || (this.held.get(waiting) ?? 0) < (this.held.get(next) ?? 0)) {
+        next = waiting;
+      }
+    }
+    if (next === undefined) {
+      this.free++;
+      return;
+    }
+    const queue = this.queues.get(next) as Array<() => void>;
+    const resolve = queue.shift() as () => void;
+    // Served, a flow waits behind the others again.
+    this.queues.delete(next);
+    if (queue.length > 0) this.queues.set(next, queue);
+    this.take(next);
+    resolve();
+  }
+
+  /** Requests waiting for a seat. */
+  get waiting(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.length;
+    return n;
+  }
+
+  private take(flow: string): void {
+    this.held.set(flow, (this.held.get(flow) ?? 0) + 1);
+  }
+}

@@ -1,11 +1,17 @@
 /**
  * One request of a {@link KubeClient} from its body to its answer: the body serialized
- * once and redacted, the client's rate limit taken per reconcile flow, the reconcile's
- * deadline checked, the answer retried as client-go does, and each try reported.
+ * once and redacted, the client's rate limit and one of its seats taken per reconcile
+ * flow (fair-lanes.ts), the reconcile's deadline checked, the answer retried as
+ * client-go does, and each try reported.
  */
 
-import { DEFAULT_KUBE_RATE_LIMIT, DEFAULT_KUBE_TOTAL_RATE_LIMIT } from "./defaults.js";
+import {
+  DEFAULT_KUBE_MAX_IN_FLIGHT,
+  DEFAULT_KUBE_RATE_LIMIT,
+  DEFAULT_KUBE_TOTAL_RATE_LIMIT,
+} from "./defaults.js";
 import { RetryableError } from "./errors.js";
+import { FairSeats } from "./fair-lanes.js";
 import { isConnectionReset, KubeApiError } from "./kube-errors.js";
 import type { KubeHttpAnswer, KubeTransport } from "./kube-transport.js";
 import { FairTokenBucket, type FlowRateLimitOptions } from "./ratelimit.js";
@@ -19,7 +25,7 @@ export interface KubeRequestInfo {
   /** HTTP status, or 0 when no answer came. */
   code: number;
   durationMs: number;
-  /** Time the request waited for the client's rate limit before it was sent. */
+  /** Time the request waited for the client's rate limit and a seat before it was sent. */
   rateLimitWaitMs: number;
 }
 
@@ -30,6 +36,11 @@ export interface KubeRequestOptions {
    * {@link DEFAULT_KUBE_RATE_LIMIT} under {@link DEFAULT_KUBE_TOTAL_RATE_LIMIT}.
    */
   rateLimit?: FlowRateLimitOptions;
+  /**
+   * Requests in flight at once, shared by the flows in turn (default
+   * {@link DEFAULT_KUBE_MAX_IN_FLIGHT}); watches are not counted.
+   */
+  maxInFlight?: number;
   /** Called after every request (metrics, tests counting writes). */
   onRequest?: (info: KubeRequestInfo) => void;
   /**
@@ -69,6 +80,7 @@ export const MAX_RETRY_WAIT_MS = 10_000;
 /** Sends a client's requests over its transport. See the module comment. */
 export class KubeRequests {
   private readonly bucket: FairTokenBucket;
+  private readonly seats: FairSeats;
   private readonly onRequest: ((info: KubeRequestInfo) => void) | undefined;
   private readonly redactor: SecretRedactor | undefined;
 
@@ -79,6 +91,7 @@ export class KubeRequests {
     this.bucket = new FairTokenBucket(
       options.rateLimit ?? { ...DEFAULT_KUBE_RATE_LIMIT, total: DEFAULT_KUBE_TOTAL_RATE_LIMIT },
     );
+    this.seats = new FairSeats(options.maxInFlight ?? DEFAULT_KUBE_MAX_IN_FLIGHT);
     this.onRequest = options.onRequest;
     this.redactor = options.redactor;
   }
@@ -147,8 +160,19 @@ export class KubeRequests {
     // A reconcile abandoned at its deadline writes nothing more.
     if (reconcile?.signal.aborted) throw new ReconcileAbandonedError(`${method} ${path}`);
     // Each flow (an account) has a bucket of its own; the ceiling goes in turn.
-    const waitMs = await this.bucket.take(reconcile?.flow ?? "");
-    if (reconcile?.signal.aborted) throw new ReconcileAbandonedError(`${method} ${path}`);
+    const flow = reconcile?.flow ?? "";
+    let waitMs = await this.bucket.take(flow);
+    // One of the client's seats: a burst of one flow is not all at the server at once.
+    const seated = this.seats.acquire(flow);
+    if (seated) {
+      const seatWait = Date.now();
+      await seated;
+      waitMs += Date.now() - seatWait;
+    }
+    if (reconcile?.signal.aborted) {
+      this.seats.release(flow);
+      throw new ReconcileAbandonedError(`${method} ${path}`);
+    }
     const started = Date.now();
     let code = 0;
     try {
@@ -156,6 +180,7 @@ export class KubeRequests {
       code = answer.status;
       return answer;
     } finally {
+      this.seats.release(flow);
       this.onRequest?.({
         method,
         path,

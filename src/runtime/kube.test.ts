@@ -35,7 +35,11 @@ afterEach(async () => {
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /** A plain-HTTP API server on loopback and a client of it (token `t0ken`, or the token file's). */
-async function serve(handler: Handler, user: object = { token: "t0ken" }) {
+async function serve(
+  handler: Handler,
+  user: object = { token: "t0ken" },
+  options: { maxInFlight?: number } = {},
+) {
   const server = http.createServer(handler);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   closers.push(() => new Promise((r) => server.close(r)));
@@ -51,7 +55,10 @@ async function serve(handler: Handler, user: object = { token: "t0ken" }) {
       users: [{ name: "u", user }],
     }),
   );
-  return new KubeClient(await loadKubeConfig({ kubeconfig: file, env: {} }), { rateLimit: FAST });
+  return new KubeClient(await loadKubeConfig({ kubeconfig: file, env: {} }), {
+    rateLimit: FAST,
+    ...options,
+  });
 }
 
 const json = (res: http.ServerResponse, code: number, body: unknown, headers = {}) => {
@@ -112,6 +119,49 @@ describe("KubeClient against a loopback API server", () => {
       "PATCH /api/v1/namespaces/ns/configmaps/a",
       "GET /api/v1/namespaces/ns/configmaps/a",
     ]);
+  });
+
+  it("keeps at most maxInFlight requests at the server; a seat set free goes to the flow holding none before the backlog", async () => {
+    const arrived: string[] = [];
+    const held: (() => void)[] = [];
+    let atServer = 0;
+    let most = 0;
+    const kube = await serve(
+      (req, res) => {
+        arrived.push(req.url?.split("?")[0]?.split("/").pop() as string);
+        most = Math.max(most, ++atServer);
+        held.push(() => {
+          atServer--;
+          json(res, 200, cm("x"));
+        });
+      },
+      undefined,
+      { maxInFlight: 2 },
+    );
+    const view = (flow: string) =>
+      kube.forReconcile({ flow, signal: new AbortController().signal });
+    const patch = (flow: string, name: string) =>
+      view(flow).patch(CONFIGMAPS, { namespace: "ns", name }, {});
+    const sent = ["b0", "b1", "b2", "b3", "b4"].map((name) => patch("backlog", name));
+    const until = async (n: number) => {
+      for (let i = 0; arrived.length < n; i++) {
+        if (i > 200) throw new Error(`waited for ${n}: ${arrived.join(",")} most ${most}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    await until(2);
+    sent.push(patch("calm", "c0"));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(arrived).toEqual(["b0", "b1"]);
+    for (let answered = 0; answered < 4; answered++) {
+      held.shift()?.();
+      await until(answered + 3);
+    }
+    held.splice(0).forEach((answer) => {
+      answer();
+    });
+    await Promise.all(sent);
+    expect({ most, arrived }).toEqual({ most: 2, arrived: ["b0", "b1", "c0", "b2", "b3", "b4"] });
   });
 
   it("gives up on a server that keeps answering 429, after a bounded number of tries", async () => {

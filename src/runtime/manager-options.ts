@@ -39,6 +39,8 @@ export interface ManagerOptions {
    * have a limiter of their own with the same settings.
    */
   kubeRateLimit?: FlowRateLimitOptions;
+  /** Requests each Kubernetes client has in flight at once, shared by the flows in turn. */
+  kubeMaxInFlight?: number;
   /**
    * Replaces registered secrets (the API keys) in every body the operator sends to the
    * API server: status, Events, annotations. Pass the one the logger uses.

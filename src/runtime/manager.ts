@@ -52,6 +52,7 @@ export class Manager {
     const newClient = (limiter: string, rememberWrites = true) =>
       new KubeClient(options.kubeConfig, {
         ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
+        ...(options.kubeMaxInFlight ? { maxInFlight: options.kubeMaxInFlight } : {}),
         ...(options.redactor ? { redactor: options.redactor } : {}),
         onRequest: this.metrics.kubeRequestObserver(this.apiHost, limiter),
         rememberWrites,

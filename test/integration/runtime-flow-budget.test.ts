@@ -74,4 +74,28 @@ describe("the Kubernetes write budget per flow", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(3_400);
     expect(done.indexOf("calm")).toBeLessThanOrEqual(3);
   });
+
+  it("keeps a backlog's writes within the client's seats, and another flow's write takes the next seat", async () => {
+    // Each request's time at the server, from the client's report of it.
+    const spans: { from: number; to: number }[] = [];
+    const client = new KubeClient(kc, {
+      maxInFlight: 2,
+      onRequest: ({ durationMs }) => spans.push({ from: Date.now() - durationMs, to: Date.now() }),
+    });
+    const done: string[] = [];
+    const hot = Array.from({ length: 60 }, (_, i) =>
+      annotate(inFlow(client, "hot"), "hot", `s${i}`).then(() => done.push(`hot${i}`)),
+    );
+    while (done.length < 4) await new Promise((r) => setTimeout(r, 1));
+    const before = done.length;
+    await annotate(inFlow(client, "calm"), "calm", "s0");
+    done.push("calm");
+    await Promise.all(hot);
+    // Sent before hot's remaining 50-odd writes: at most the two in flight ended first.
+    expect(done.indexOf("calm") - before).toBeLessThanOrEqual(4);
+    expect(done).toHaveLength(61);
+    const inFlight = (at: number) => spans.filter((s) => s.from < at && at < s.to).length;
+    // Two seats; one more for times rounded to the millisecond (60 without seats).
+    expect(Math.max(...spans.map((s) => inFlight(s.from + 0.5)))).toBeLessThanOrEqual(3);
+  });
 });
