@@ -37,6 +37,8 @@ export interface WindowFigures {
   benchLoopDelayMs: { p50: number; p99: number };
   /** The operator's event-loop delay over the window (its `nodejs_eventloop_lag_*`), ms. */
   operatorLoopDelayMs: { p50: number; p99: number; max: number } | null;
+  /** The operator's garbage collection over the window, ms by kind (its `nodejs_gc_duration_seconds`). */
+  operatorGcMs: Record<string, number> | null;
   /** Cores busy on the whole machine (/proc/stat), and of them outside the processes above. */
   machineCores: number | null;
   otherCores: number | null;
@@ -139,6 +141,7 @@ export class WindowProbe {
       operatorLoopDelayMs: after.op
         ? { p50: round1(lag("p50")), p99: round1(lag("p99")), max: round1(lag("max")) }
         : null,
+      operatorGcMs: after.op ? gcMs(before.op, after.op) : null,
       machineCores,
       otherCores: machineCores === null ? null : round2(Math.max(0, machineCores - ours)),
     };
@@ -202,6 +205,18 @@ async function machineBusySeconds(): Promise<number | undefined> {
   // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
   const busy = cpu.slice(0, 8).reduce((a, v, i) => (i === 3 || i === 4 ? a : a + v), 0);
   return busy / 100;
+}
+
+/** Milliseconds of garbage collection between two scrapes, by kind (minor, major, …). */
+function gcMs(before: string, after: string): Record<string, number> {
+  const kinds = new Set(samples(after, "nodejs_gc_duration_seconds_sum").map((s) => s.labels.kind));
+  const out: Record<string, number> = {};
+  for (const kind of kinds) {
+    if (kind === undefined) continue;
+    const where = (l: Record<string, string>) => l.kind === kind;
+    out[kind] = round1(deltaOf(before, after, "nodejs_gc_duration_seconds_sum", where) * 1000);
+  }
+  return out;
 }
 
 function deltaOf(
