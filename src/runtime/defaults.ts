@@ -35,19 +35,20 @@ export const DEFAULT_KUBE_TOTAL_RATE_LIMIT: Readonly<{ qps: number; burst: numbe
 };
 
 /**
- * Kubernetes requests one client has in flight at once (watches aside), shared by the
- * flows in turn (kube-requests.ts): a backlog's burst waits in the operator, where
- * another flow's request goes first, instead of in the API server's queue.
- */
-export const DEFAULT_KUBE_MAX_IN_FLIGHT = 8;
-
-/**
  * Workers per controller and flow (FLOWS_AT_FULL_PACE, controller-runner.ts). A worker
  * is an async task, not a thread: idle ones cost nothing, and with few of them a couple
  * of objects whose service reads hang would hold them all (docs/performance.md,
  * "The service's HTTP client, and workers").
  */
 export const DEFAULT_CONCURRENCY = 16;
+
+/**
+ * Kubernetes requests one client has in flight at once (watches aside): one flow's
+ * workers each with a request, shared by the flows (kube-requests.ts): when several
+ * flows burst at once, a seat set free goes to the flow holding the fewest, so another
+ * account's write goes next instead of queueing at the API server behind a backlog's.
+ */
+export const DEFAULT_KUBE_MAX_IN_FLIGHT = DEFAULT_CONCURRENCY;
 
 /** The bound of one reconcile (config `reconcileTimeoutMs`); 0 would mean none. */
 export const DEFAULT_RECONCILE_TIMEOUT_MS = 60_000;

@@ -31,6 +31,9 @@ export interface WindowFigures {
   /** The operator's p50 of PATCH and POST, sent to answered (its histogram), ms. */
   operatorPatchP50Ms: number | null;
   operatorPostP50Ms: number | null;
+  /** The p50 of calm's service calls, sent to answered, and of their wait for its rate limit, ms. */
+  calmServiceCallP50Ms: number | null;
+  calmServiceWaitP50Ms: number | null;
   /** The p50 of another client's PATCHes of a ConfigMap (api-pacer.ts), ms. */
   otherClientPatchP50Ms: number | null;
   /** This process's event-loop delay p50 and p99, ms (it serves the emulator). */
@@ -63,6 +66,8 @@ export class WindowProbe {
     private readonly pids: Record<string, number | undefined>,
     private readonly operatorMetrics: () => Promise<string>,
     private readonly pacer?: ApiPacer,
+    /** The calm tenant's connection (its name, as in the `connection` label). */
+    private readonly calm = "fair-calm",
   ) {}
 
   private async snapshot(): Promise<Snapshot> {
@@ -110,7 +115,11 @@ export class WindowProbe {
       "apiserver_request_total",
       (l) => l.verb === "POST" && l.resource === "events",
     );
-    const p50 = (k: string) => round1(histogramP50(before.op, after.op, k) * 1000);
+    const p50 = (name: string, where: (l: Record<string, string>) => boolean) =>
+      round1(histogramP50(before.op, after.op, name, where) * 1000);
+    const rest = (verb: string) =>
+      p50("rest_client_request_duration_seconds", (l) => l.verb === verb);
+    const calmCalls = (l: Record<string, string>) => l.connection?.includes(this.calm) ?? false;
     const stage = (k: keyof StageTimes) =>
       Math.round(
         percentile(
@@ -130,8 +139,14 @@ export class WindowProbe {
       apiServerPatchMs: after.api && patchCount > 0 ? round1((patchSum / patchCount) * 1000) : null,
       apiServerWritesPerSecond: after.api ? round1(writes / seconds) : null,
       eventWritesPerSecond: after.api ? round1(events / seconds) : null,
-      operatorPatchP50Ms: after.op ? nullIfNaN(p50("PATCH")) : null,
-      operatorPostP50Ms: after.op ? nullIfNaN(p50("POST")) : null,
+      operatorPatchP50Ms: after.op ? nullIfNaN(rest("PATCH")) : null,
+      operatorPostP50Ms: after.op ? nullIfNaN(rest("POST")) : null,
+      calmServiceCallP50Ms: after.op
+        ? nullIfNaN(p50("aidc_service_request_duration_seconds", calmCalls))
+        : null,
+      calmServiceWaitP50Ms: after.op
+        ? nullIfNaN(p50("aidc_service_rate_limit_wait_seconds", calmCalls))
+        : null,
       otherClientPatchP50Ms: this.pacer ? this.pacer.p50Between(before.at, after.at) : null,
       benchLoopDelayMs: {
         p50: round1(this.loop.percentile(50) / 1e6),
@@ -236,12 +251,16 @@ function deltaOf(
  * The p50 (seconds) of the operator's `rest_client_request_duration_seconds` for `verb`
  * between two scrapes, interpolated linearly inside its bucket; NaN without requests.
  */
-export function histogramP50(before: string, after: string, verb: string): number {
-  const name = "rest_client_request_duration_seconds_bucket";
+export function histogramP50(
+  before: string,
+  after: string,
+  name: string,
+  where: (labels: Record<string, string>) => boolean,
+): number {
   const buckets = (text: string) => {
     const out = new Map<number, number>();
-    for (const s of samples(text, name)) {
-      if (s.labels.verb !== verb) continue;
+    for (const s of samples(text, `${name}_bucket`)) {
+      if (!where(s.labels)) continue;
       const le = s.labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(s.labels.le);
       out.set(le, (out.get(le) ?? 0) + s.value);
     }
