@@ -4,7 +4,8 @@
  * skipped until one is done (API Priority and Fairness's fair queuing). A flow's keys
  * of the lanes behind work hold at most the {@link LaneLimits}, so that looks waiting on
  * a saturated budget leave workers for its new work, and routine looks waiting for the
- * routine budget leave workers for its follow-ups.
+ * routine budget leave workers for its follow-ups. {@link FairSeats} shares a Kubernetes
+ * client's requests in flight among flows alike.
  */
 
 /**
