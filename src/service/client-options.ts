@@ -16,8 +16,8 @@ export interface ServiceClientOptions {
   baseUrl: string;
   /**
    * Asked for the API key at each attempt, so a rotated Secret takes effect at once;
-   * once `useApiKey` tells the client a key (the default connection's key reader does),
-   * that key is sent instead.
+   * while `useApiKey` has told the client a key (the default connection's key reader and
+   * the ServiceConnections' registry do), that key is sent instead.
    */
   apiKey: () => string | Promise<string>;
   /** Timeout per attempt, in ms. Default 10 000. */

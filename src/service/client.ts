@@ -123,8 +123,11 @@ export class ServiceClient implements OperationCaller {
     return this.account.probes.probeAssumedOperations();
   }
 
-  /** Sends `key` from the next call on instead of asking `apiKey` (`ServiceTransport.useApiKey`). */
-  useApiKey(key: string): void {
+  /**
+   * Sends `key` from the next call on instead of asking `apiKey`; undefined: asks again at
+   * each attempt (`ServiceTransport.useApiKey`).
+   */
+  useApiKey(key: string | undefined): void {
     this.account.transport.useApiKey(key);
   }
 

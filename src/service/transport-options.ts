@@ -30,7 +30,7 @@ export interface RequestObservation {
 /** Everything the transport needs; `ServiceAccount` (account.ts) fills the defaults. */
 export interface TransportOptions {
   baseUrl: string;
-  /** Asked for the key at each attempt until `ServiceTransport.useApiKey` tells one. */
+  /** Asked for the key at each attempt while `ServiceTransport.useApiKey` has told none. */
   apiKey: () => string | Promise<string>;
   timeoutMs: number;
   /** Longest response body read, in bytes; a longer one is cut off (malformed answer). */

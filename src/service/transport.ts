@@ -49,7 +49,7 @@ export class ServiceTransport {
   private readonly log: Logger | undefined;
   private readonly baseUrl: string;
   private readonly send: typeof exchange;
-  /** The key its owner told (`useApiKey`); until then each attempt asks `options.apiKey`. */
+  /** The key its owner told (`useApiKey`); while none, each attempt asks `options.apiKey`. */
   private apiKey: string | undefined;
 
   constructor(private readonly options: TransportOptions) {
@@ -144,10 +144,10 @@ export class ServiceTransport {
   }
 
   /**
-   * Sends `key` from the next attempt on, without asking `options.apiKey`: its owner
-   * tells each new key it reads (config/api-key.ts, `ApiKeyReader.watch`).
+   * Sends `key` from the next attempt on, without asking `options.apiKey` (the owner tells
+   * each key it reads: config/api-key.ts, controllers/connections/client.ts); undefined: asks.
    */
-  useApiKey(key: string): void {
+  useApiKey(key: string | undefined): void {
     this.apiKey = key;
   }
 

@@ -1,14 +1,31 @@
 /**
- * The service client of one ServiceConnection: the operator's `service` settings
- * (timeouts, retries, endpoint table, subscription-result mapping, catalog TTL), with
- * the connection's base URL, key and limits, and its own HTTP agents, rate limiter and
- * caches, so one account's load or failures never reach another's calls.
+ * The service clients of the ServiceConnections. Each is built from the operator's
+ * `service` settings (timeouts, retries, endpoint table, subscription-result mapping,
+ * catalog TTL) with the connection's base URL, key and limits, and has its own HTTP
+ * agents, rate limiter and caches, so one account's load or failures never reach
+ * another's calls. The registry keeps one per connection ({@link ConnectionClients}) and
+ * tells it its API key, so a call does not read the Secret.
  */
 import type { Logger } from "pino";
 import type { OperatorConfig } from "../../config/schema.js";
+import type { ServiceConnection } from "../../crds/serviceconnection.js";
 import type { ServiceRequestInfo } from "../../runtime/metrics.js";
 import { ServiceClient, type ServiceClientOptions } from "../../service/client.js";
-import type { ConnectionClientSettings } from "./registry.js";
+import type { RateLimit } from "../../service/rate-limiter.js";
+
+/** What a connection's client is built from, beyond the operator's service config. */
+export interface ConnectionClientSettings {
+  /** The ServiceConnection's name (the metrics label). */
+  name: string;
+  baseUrl: string;
+  /** `spec.limits`; undefined: the operator's `service.rateLimit`. */
+  rateLimit: RateLimit | undefined;
+  /**
+   * Reads the key from the Secret (cache); asked at each attempt while the client has
+   * been told no key (the Secret or its key is missing: the call fails saying which).
+   */
+  apiKey: () => Promise<string>;
+}
 
 /**
  * Longest a call of a connection waits for that connection's rate limit before it is
@@ -70,4 +87,85 @@ export function connectionClient(
       : {}),
     ...(onRequest ? { onRequest: (e) => onRequest({ ...e, connection: settings.name }) } : {}),
   });
+}
+
+interface BuiltClient {
+  uid: string | undefined;
+  generation: number | undefined;
+  client: ServiceClient;
+}
+
+/**
+ * The clients of the connections, one per connection: built at its first use, built
+ * again when the connection's uid or generation changes (base URL, limits, secretRef).
+ * Each is told its API key as the cache has it when it is built and at every change of
+ * its Secret ({@link ConnectionClients.tellKey}); when the key cannot be read it is told
+ * none, so each attempt asks `apiKey` and fails saying what is missing (never the last
+ * key). A client replaced or forgotten asks at each attempt too, for whoever still holds it.
+ */
+export class ConnectionClients {
+  private readonly built = new Map<string, BuiltClient>();
+
+  /**
+   * `newClient` builds a client (run.ts: {@link connectionClient}); `apiKeyOf` reads the key
+   * of connection `name` from its Secret as cached now, throwing saying what is missing.
+   */
+  constructor(
+    private readonly newClient: (settings: ConnectionClientSettings) => ServiceClient,
+    private readonly apiKeyOf: (name: string) => string,
+  ) {}
+
+  /** The client of `conn`: the one built for it, or a new one told its key. */
+  clientOf(conn: ServiceConnection): ServiceClient {
+    const name = conn.metadata.name ?? "";
+    const built = this.built.get(name);
+    const { uid, generation } = conn.metadata;
+    if (built && built.uid === uid && built.generation === generation) return built.client;
+    if (built) retire(built.client);
+    const client = this.newClient({
+      name,
+      baseUrl: conn.spec.baseUrl,
+      rateLimit: conn.spec.limits,
+      apiKey: async () => this.apiKeyOf(name),
+    });
+    this.built.set(name, { uid, generation, client });
+    this.tell(name, client);
+    return client;
+  }
+
+  /** Tells the client of connection `name`, if built, its key as the cache has it now. */
+  tellKey(name: string): void {
+    const built = this.built.get(name);
+    if (built) this.tell(name, built.client);
+  }
+
+  /** Forgets the client of connection `name` and closes its idle sockets. */
+  forget(name: string): void {
+    const built = this.built.get(name);
+    if (built) retire(built.client);
+    this.built.delete(name);
+  }
+
+  /** Forgets every client and closes its idle sockets. */
+  close(): void {
+    for (const b of this.built.values()) retire(b.client);
+    this.built.clear();
+  }
+
+  private tell(name: string, client: ServiceClient): void {
+    let key: string | undefined;
+    try {
+      key = this.apiKeyOf(name);
+    } catch {
+      // None: each attempt asks, and fails with what is missing.
+      key = undefined;
+    }
+    client.useApiKey(key);
+  }
+}
+
+/** A client no longer kept: a call still made with it reads the key at each attempt. */
+function retire(client: ServiceClient): void {
+  client.useApiKey(undefined);
+  client.close();
 }

@@ -183,17 +183,6 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
     return { requeueAfterMs: pollIntervalMs };
   };
 
-  const connectionsNaming = (secret: KubeObject, cache: CacheReader): ObjectKey[] =>
-    cache
-      .list<KubeObject>(serviceConnectionCrd)
-      .map((c) => c as unknown as ServiceConnection)
-      .filter((c) =>
-        [c.spec.apiKeySecretRef, c.spec.objectStorage?.credentialsSecretRef].some(
-          (r) => r?.namespace === secret.metadata?.namespace && r?.name === secret.metadata?.name,
-        ),
-      )
-      .map((c) => ({ namespace: "", name: c.metadata.name ?? "" }));
-
   const builder = controller("serviceconnection").for(serviceConnectionCrd);
   // A user's arrival or departure reconciles the connection it uses (count, finalizer,
   // deletion wait); its connectionRef is immutable, so no update changes which one.
@@ -204,7 +193,8 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
   );
   const secretNamespace = connections.secretNamespace;
   if (secretNamespace) {
-    builder.watches(SECRETS, connectionsNaming, { namespaces: [secretNamespace] });
+    // Also tells the clients of the connections naming the Secret their key at once.
+    builder.watches(SECRETS, connections.secretChanged, { namespaces: [secretNamespace] });
   }
   return builder
     .permissions([

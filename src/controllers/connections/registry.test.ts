@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
+import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import { SecretRedactor } from "../../runtime/redaction.js";
 import {
@@ -10,7 +11,9 @@ import {
   resourceId,
 } from "../../runtime/resource.js";
 import { ServiceClient } from "../../service/client.js";
-import { type ConnectionClientSettings, SECRETS, ServiceConnections } from "./registry.js";
+import { ServiceAuthError } from "../../service/errors.js";
+import type { ConnectionClientSettings } from "./client.js";
+import { SECRETS, ServiceConnections } from "./registry.js";
 import { NAMESPACES } from "./resolution.js";
 
 const JOBS: ResourceDescriptor = {
@@ -21,20 +24,27 @@ const JOBS: ResourceDescriptor = {
   namespaced: true,
 };
 
-/** A cache of fixed objects. */
-function cacheOf(objects: [ResourceDescriptor, KubeObject][]): CacheReader {
+/** A cache of the objects given, changed with `put` and `remove`, counting reads of Secrets. */
+function cacheOf(objects: [ResourceDescriptor, KubeObject][]) {
   const key = (r: ResourceDescriptor, k: ObjectKey | string) =>
     `${resourceId(r)}:${typeof k === "string" ? k : formatKey(k)}`;
-  const map = new Map<string, KubeObject>();
-  for (const [r, o] of objects) {
-    map.set(key(r, { namespace: o.metadata?.namespace ?? "", name: o.metadata?.name ?? "" }), o);
-  }
-  return {
-    get: <T extends KubeObject>(r: ResourceDescriptor, k: ObjectKey | string) =>
-      map.get(key(r, k)) as T | undefined,
-    list: () => [],
+  const keyOf = (r: ResourceDescriptor, o: KubeObject) =>
+    key(r, { namespace: o.metadata?.namespace ?? "", name: o.metadata?.name ?? "" });
+  const map = new Map<string, [ResourceDescriptor, KubeObject]>();
+  const put = (r: ResourceDescriptor, o: KubeObject) => map.set(keyOf(r, o), [r, o]);
+  for (const [r, o] of objects) put(r, o);
+  const counts = { secretReads: 0 };
+  const cache: CacheReader = {
+    get: <T extends KubeObject>(r: ResourceDescriptor, k: ObjectKey | string) => {
+      if (r === SECRETS) counts.secretReads++;
+      return map.get(key(r, k))?.[1] as T | undefined;
+    },
+    list: <T extends KubeObject>(r: ResourceDescriptor) =>
+      [...map.values()].filter(([kind]) => kind === r).map(([, o]) => o as T),
     byIndex: () => [],
   };
+  const remove = (r: ResourceDescriptor, o: KubeObject) => map.delete(keyOf(r, o));
+  return { cache, counts, put, remove };
 }
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -59,7 +69,8 @@ const job = (name: string, ns: string, ref?: string) => ({
   spec: ref ? { connectionRef: { name: ref } } : {},
 });
 
-function world(objects: [ResourceDescriptor, KubeObject][]) {
+/** The registry over `objects`; every connection's client sends to `serviceUrl` when given. */
+function world(objects: [ResourceDescriptor, KubeObject][], serviceUrl?: string) {
   const built: ConnectionClientSettings[] = [];
   const redactor = new SecretRedactor();
   const defaultClient = new ServiceClient({
@@ -72,11 +83,17 @@ function world(objects: [ResourceDescriptor, KubeObject][]) {
     redactor,
     newClient: (s) => {
       built.push(s);
-      return new ServiceClient({ baseUrl: s.baseUrl, apiKey: s.apiKey, rateLimit: null });
+      return new ServiceClient({
+        baseUrl: serviceUrl ?? s.baseUrl,
+        apiKey: s.apiKey,
+        rateLimit: null,
+        retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      });
     },
   });
-  connections.attach(cacheOf(objects));
-  return { connections, built, redactor, defaultClient };
+  const cache = cacheOf(objects);
+  connections.attach(cache.cache);
+  return { connections, built, redactor, defaultClient, ...cache };
 }
 
 const TENANTS: [ResourceDescriptor, KubeObject][] = [
@@ -179,5 +196,92 @@ describe("ServiceConnections", () => {
       secretAccessKey: "s3-secret-value-0001",
     });
     expect(redactor.redact("s3-secret-value-0001")).toBe("[REDACTED]");
+  });
+});
+
+describe("a ServiceConnection's client and its API key", () => {
+  const KEY = "key-of-tenant-a-0001";
+  const ROTATED = "key-of-tenant-a-0002";
+  let svc: EmulatedService;
+  beforeAll(async () => {
+    svc = await startEmulatedService({ emulator: { apiKey: KEY } });
+  });
+  afterAll(() => svc.stop());
+
+  const setUp = () => {
+    svc.emulator.setApiKey(KEY);
+    const w = world(TENANTS, svc.emulator.url);
+    const client = w.connections.forObject(job("a1", "team-a", "conn-a")).service;
+    const keySecret = (data: Record<string, string>) => ({
+      ...secret("conn-a-key", data),
+      metadata: { namespace: "ops", name: "conn-a-key", resourceVersion: "8" },
+    });
+    return { ...w, client, keySecret };
+  };
+
+  it("is told the key once: calls read no Secret, and a rotated Secret is sent at the next call", async () => {
+    const { connections, client, cache, counts, put, keySecret, redactor } = setUp();
+    const before = counts.secretReads;
+    for (let i = 0; i < 5; i++) await client.listNas();
+    expect(counts.secretReads).toBe(before);
+
+    svc.emulator.setApiKey(ROTATED);
+    const rotated = keySecret({ apiKey: ROTATED });
+    put(SECRETS, rotated);
+    expect(connections.secretChanged(rotated, cache)).toEqual([{ namespace: "", name: "conn-a" }]);
+    const told = counts.secretReads;
+    const since = svc.emulator.requestLog.read().at(-1)?.seq ?? 0;
+    await client.listNas();
+    await client.listNas();
+    expect(counts.secretReads).toBe(told);
+    expect(svc.emulator.requestLog.read({ since }).map((e) => e.authorized)).toEqual([true, true]);
+    expect(redactor.redact(`echo ${ROTATED}`)).toBe("echo [REDACTED]");
+  });
+
+  it.each([
+    {
+      reason: "the Secret is deleted",
+      change: (w: ReturnType<typeof setUp>) => w.remove(SECRETS, w.keySecret({})),
+      message: "the API key could not be read: the Secret ops/conn-a-key does not exist",
+    },
+    {
+      reason: "its key is removed",
+      change: (w: ReturnType<typeof setUp>) => w.put(SECRETS, w.keySecret({ other: "x" })),
+      message: "the API key could not be read: the Secret ops/conn-a-key has no key apiKey",
+    },
+  ])("fails the next call, sending nothing, when $reason", async ({ change, message }) => {
+    const w = setUp();
+    await w.client.listNas();
+    change(w);
+    w.connections.secretChanged(w.keySecret({}), w.cache);
+    const since = svc.emulator.requestLog.read().at(-1)?.seq ?? 0;
+    const err = await w.client.listNas().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceAuthError);
+    expect((err as Error).message).toBe(message);
+    expect(svc.emulator.requestLog.read({ since })).toEqual([]);
+
+    // The Secret back: the client is told its key again.
+    const back = w.keySecret({ apiKey: KEY });
+    w.put(SECRETS, back);
+    w.connections.secretChanged(back, w.cache);
+    await expect(w.client.listNas()).resolves.toBeDefined();
+  });
+
+  it("lets a client replaced by a new generation read its key at each attempt", async () => {
+    const { connections, client, put, counts } = setUp();
+    const changed = connection("conn-a", ["team-a"], {
+      apiKeySecretRef: { namespace: "ops", name: "conn-a-key-2", key: "apiKey" },
+    });
+    put(serviceConnectionCrd, { ...changed, metadata: { ...changed.metadata, generation: 2 } });
+    put(SECRETS, secret("conn-a-key-2", { apiKey: ROTATED }));
+    svc.emulator.setApiKey(ROTATED);
+    const next = connections.forObject(job("a1", "team-a", "conn-a")).service;
+    expect(next).not.toBe(client);
+    const before = counts.secretReads;
+    await next.listNas();
+    expect(counts.secretReads).toBe(before);
+    // A reconcile still holding the old client sends the new secretRef's key, not the one
+    // it was told (the emulator now takes only the new one).
+    await expect(client.listNas()).resolves.toBeDefined();
   });
 });

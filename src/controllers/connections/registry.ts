@@ -1,8 +1,9 @@
 /**
  * The service connections of the process: the operator's default one (its config) and
  * one per ServiceConnection, each with its own service client (HTTP agents, rate
- * limit, caches, metrics label `connection`) reading its API key from its Secret in
- * the informer cache at every call, so a rotated Secret is used at once.
+ * limit, caches, metrics label `connection`) told its API key from its Secret in the
+ * informer cache when built and as the cache sees the Secret change (client.ts), so a
+ * rotated Secret is used at the next call, and a deleted one fails it.
  *
  * A controller asks for the connection of the object it reconciles,
  * {@link ServiceConnections.forObject}, and calls that connection's client (the managed
@@ -19,8 +20,8 @@ import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
 import type { SecretRedactor } from "../../runtime/redaction.js";
 import type { KubeObject, ObjectKey, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
-import type { RateLimit } from "../../service/rate-limiter.js";
 import { retryableError, terminalError } from "../event-reasons.js";
+import { type ConnectionClientSettings, ConnectionClients } from "./client.js";
 import {
   type ConnectionChoice,
   type ConnectionUser,
@@ -62,17 +63,6 @@ export interface ResolvedConnection {
   objectStorage: ObjectStorageSettings | undefined;
 }
 
-/** What a connection's client is built from, beyond the operator's service config. */
-export interface ConnectionClientSettings {
-  /** The ServiceConnection's name (the metrics label). */
-  name: string;
-  baseUrl: string;
-  /** `spec.limits`; undefined: the operator's `service.rateLimit`. */
-  rateLimit: RateLimit | undefined;
-  /** Reads the key from the Secret (cache) at every call. */
-  apiKey: () => Promise<string>;
-}
-
 /** Where the controllers find the connection of an object. */
 export interface ConnectionSource {
   /** The connection `obj` uses; throws when it is missing or refuses the namespace. */
@@ -107,16 +97,10 @@ export interface ServiceConnectionsOptions {
   redactor?: SecretRedactor;
 }
 
-interface BuiltClient {
-  uid: string | undefined;
-  generation: number | undefined;
-  client: ServiceClient;
-}
-
 /** The connections of the process; see the module comment. */
 export class ServiceConnections implements ConnectionSource {
   private cache: CacheReader | undefined;
-  private readonly clients = new Map<string, BuiltClient>();
+  private readonly clients: ConnectionClients;
   private readonly defaultConnection: ResolvedConnection;
   private readonly listeners: ((name: string) => void)[] = [];
   private readonly secrets: ConnectionSecrets;
@@ -127,6 +111,7 @@ export class ServiceConnections implements ConnectionSource {
       options.secretNamespace,
       options.redactor,
     );
+    this.clients = new ConnectionClients(options.newClient, (name) => this.apiKeyOf(name));
     this.defaultConnection = {
       name: undefined,
       label: DEFAULT_CONNECTION_LABEL,
@@ -218,16 +203,34 @@ export class ServiceConnections implements ConnectionSource {
     for (const l of this.listeners) l(name);
   }
 
+  /**
+   * A change of `secret` (the ServiceConnection controller's watch of Secrets maps each
+   * through it): the clients of the connections naming it are told their key as the
+   * cache has it now, before the call that follows; returns those connections' keys.
+   */
+  readonly secretChanged = (secret: KubeObject, cache: CacheReader): ObjectKey[] => {
+    const { namespace, name } = secret.metadata ?? {};
+    const naming = cache
+      .list<KubeObject>(serviceConnectionCrd)
+      .map((c) => c as unknown as ServiceConnection)
+      .filter((c) =>
+        [c.spec.apiKeySecretRef, c.spec.objectStorage?.credentialsSecretRef].some(
+          (r) => r?.namespace === namespace && r?.name === name,
+        ),
+      )
+      .map((c) => c.metadata.name ?? "");
+    for (const n of naming) this.clients.tellKey(n);
+    return naming.map((n) => ({ namespace: "", name: n }));
+  };
+
   /** Forgets the client of a deleted connection and closes its idle sockets. */
   forget(name: string): void {
-    this.clients.get(name)?.client.close();
-    this.clients.delete(name);
+    this.clients.forget(name);
   }
 
   /** Closes every connection's idle sockets. */
   close(): void {
-    for (const c of this.clients.values()) c.client.close();
-    this.clients.clear();
+    this.clients.close();
   }
 
   private namespaceOf(obj: ConnectionUser): NamespaceFacts | undefined {
@@ -257,7 +260,7 @@ export class ServiceConnections implements ConnectionSource {
     return {
       name,
       label: name,
-      service: this.clientOf(conn),
+      service: this.clients.clientOf(conn),
       objectStorage: storage
         ? {
             endpoint: storage.endpoint,
@@ -267,22 +270,6 @@ export class ServiceConnections implements ConnectionSource {
           }
         : undefined,
     };
-  }
-
-  private clientOf(conn: ServiceConnection): ServiceClient {
-    const name = conn.metadata.name ?? "";
-    const built = this.clients.get(name);
-    const { uid, generation } = conn.metadata;
-    if (built && built.uid === uid && built.generation === generation) return built.client;
-    built?.client.close();
-    const client = this.options.newClient({
-      name,
-      baseUrl: conn.spec.baseUrl,
-      rateLimit: conn.spec.limits,
-      apiKey: async () => this.apiKeyOf(name),
-    });
-    this.clients.set(name, { uid, generation, client });
-    return client;
   }
 
   /** The API key of connection `name`, from its Secret as cached now. */
