@@ -51,6 +51,7 @@ const { values: flags } = parseArgs({
     "skip-fairness": { type: "boolean" },
     "only-fairness": { type: "boolean" },
     "fairness-backlog": { type: "string" },
+    "fairness-batches": { type: "string" },
     "operator-config": { type: "string" },
     "max-old-space-mib": { type: "string" },
     "max-semi-space-mib": { type: "string" },
@@ -90,6 +91,7 @@ const options = {
   skipFairness: flags["skip-fairness"] ?? env.AIDC_BENCH_SKIP_FAIRNESS === "true",
   onlyFairness: flags["only-fairness"] ?? false,
   fairnessBacklog: num(flags["fairness-backlog"], "AIDC_BENCH_FAIRNESS_BACKLOG", 1000),
+  fairnessBatches: Math.max(1, num(flags["fairness-batches"], "AIDC_BENCH_FAIRNESS_BATCHES", 3)),
   operatorConfig: flags["operator-config"] ?? env.AIDC_BENCH_OPERATOR_CONFIG,
   maxOldSpaceMiB: num(flags["max-old-space-mib"], "AIDC_BENCH_MAX_OLD_SPACE_MIB", 0),
   // Absent: the image's setting (IMAGE_NODE_ARGS); 0: Node's own default.
@@ -134,6 +136,7 @@ async function main(): Promise<number> {
       const fairness = await runFairnessPhase(
         bench,
         options.connectionsN,
+        options.fairnessBatches,
         options.fairnessBacklog,
         options.timeoutMs,
         progress,
@@ -266,6 +269,7 @@ async function main(): Promise<number> {
       : await runFairnessPhase(
           bench,
           options.connectionsN,
+          options.fairnessBatches,
           options.fairnessBacklog,
           options.timeoutMs,
           progress,
