@@ -130,18 +130,18 @@ async function main(): Promise<number> {
     }
   }
   const bench = await startEnvironment({ subscriptionDelayMs: 0 });
+  const fairnessOptions = {
+    n: options.connectionsN,
+    batches: options.fairnessBatches,
+    backlog: options.fairnessBacklog,
+    timeoutMs: options.timeoutMs,
+    pollIntervalMs: options.pollIntervalMs,
+    compiled: options.compiled,
+  };
   const logDir = await mkdtemp(join(tmpdir(), "aidc-bench-"));
   try {
     if (options.onlyFairness) {
-      const fairness = await runFairnessPhase(
-        bench,
-        options.connectionsN,
-        options.fairnessBatches,
-        options.fairnessBacklog,
-        options.timeoutMs,
-        progress,
-        options.compiled,
-      );
+      const fairness = await runFairnessPhase(bench, fairnessOptions, progress);
       process.stdout.write(`${JSON.stringify({ fairness }, null, 2)}\n`);
       return 0;
     }
@@ -266,15 +266,7 @@ async function main(): Promise<number> {
       : await runConnectionsPhase(bench, options.connectionsN, options.timeoutMs, progress);
     const fairness = options.skipFairness
       ? null
-      : await runFairnessPhase(
-          bench,
-          options.connectionsN,
-          options.fairnessBatches,
-          options.fairnessBacklog,
-          options.timeoutMs,
-          progress,
-          options.compiled,
-        );
+      : await runFairnessPhase(bench, fairnessOptions, progress);
     const ratio = (key: string) => {
       const a = operator[key];
       const b = baseline?.[key];

@@ -67,16 +67,28 @@ export interface FairnessFigures {
   where: { alone: WindowFigures; besideDefault: WindowFigures; besideConnection: WindowFigures };
 }
 
-/** Runs the scenario: `batches` batches of `n` per window, backlogs of `backlog`. */
+/** What the scenario is run with. */
+export interface FairnessOptions {
+  /** NasVolumes per batch of calm. */
+  n: number;
+  /** Batches per window. */
+  batches: number;
+  /** New objects of each backlog. */
+  backlog: number;
+  timeoutMs: number;
+  /** The operator's poll interval (`AIDC_POLL_INTERVAL_MS`); 0: 5 s. */
+  pollIntervalMs: number;
+  /** Run `dist/` (built first) instead of the sources. */
+  compiled: boolean;
+}
+
+/** Runs the scenario; see the module comment. */
 export async function runFairnessPhase(
   env: BenchEnvironment,
-  n: number,
-  batches: number,
-  backlog: number,
-  timeoutMs: number,
+  options: FairnessOptions,
   progress: (line: string) => void,
-  compiled = false,
 ): Promise<FairnessFigures> {
+  const { n, batches, backlog, timeoutMs, compiled } = options;
   const { kube } = env;
   for (const t of TENANTS) env.emulator.tenants.set(t.name, t.apiKey);
   const ops = "bench-fair-ops";
@@ -99,7 +111,7 @@ export async function runFairnessPhase(
     env: {
       AIDC_LOG_LEVEL: "warn",
       POD_NAMESPACE: ops,
-      AIDC_POLL_INTERVAL_MS: "5000",
+      AIDC_POLL_INTERVAL_MS: String(options.pollIntervalMs || 5000),
       AIDC_WATCH_NAMESPACES: [ops, calmNs, busyNs, defaultNs].join(","),
     },
   });
