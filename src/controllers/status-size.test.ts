@@ -134,7 +134,7 @@ describe("the status size of every kind, from the largest answer of the service"
       subscriptionKey: "k",
       subscription: { outcome: "Failed" as const, message: long("f") },
     };
-    // The subscription's message is the service's: the loop cuts it (managed/subscription.ts).
+    // The subscription's message is the service's: the loop cuts it (managed/order.ts).
     const status = nasStatus(obj, { ...facts, subscription: { outcome: "Failed" } }, nas);
     const { whole, bytes } = measuredStatus("NasVolume", NasVolumeStatus, {
       ...status,

@@ -1,9 +1,15 @@
 /**
- * The Create step: placing the order of a new remote resource (create-protocol.ts):
- * the kind's checks before ordering, the pending marker with a fresh client token, the
- * create call, and what its answer binds (an id at once: Observe; a subscription: Poll).
+ * The steps of an order (create-protocol.ts). Create places it: the kind's checks
+ * before ordering, the pending marker with a fresh client token, the create call, and
+ * what its answer binds (an id at once: Observe; a subscription: Poll). Poll follows
+ * the subscription, at once after the create and then at growing intervals: pending,
+ * failed, or succeeded, when the resource is bound by the id the subscription names or,
+ * when it names none, by the create's client token (Observe; Unknown when neither finds
+ * it). An order that resolves at its first poll is bound in one write (the id and the
+ * key together) and told by one Event (Created); CreateRequested when it does not.
  */
 import { REASONS } from "../../crds/index.js";
+import { capFreeText } from "../../runtime/conditions.js";
 import { rfc3339 } from "../../runtime/resource.js";
 import type { ManagedObject, PreflightRefusal } from "./call.js";
 import {
@@ -11,9 +17,10 @@ import {
   type CreatePending,
   createMayHaveHappened,
   formatPending,
+  lookupKeyOf,
   newClientToken,
 } from "./create-protocol.js";
-import { firstSubscriptionPollMs } from "./decisions.js";
+import { firstSubscriptionPollMs, subscriptionPollDelay } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import {
   creatingReady,
@@ -112,11 +119,9 @@ export async function create<T extends ManagedObject, R>(
     };
   }
   if (result.subscriptionKey) {
-    // The first poll follows at once, before the key is written: an order that resolves
-    // quickly is bound in one write (the id and the key together), Ready in this
-    // reconcile without a status write that says Creating, and told by one Event
-    // (Created; CreateRequested only when it is not bound at once, subscription.ts).
-    // Until that write the pending marker covers the order: after a crash its client
+    // The first poll ({@link poll}) follows at once, before the key is written: an order
+    // that resolves quickly is bound in one write, Ready in this reconcile without a
+    // status write that says Creating, and told by one Event. Until that write the pending marker covers the order: after a crash its client
     // token finds the resource.
     return { step: "Poll", key: result.subscriptionKey, pending, justOrdered: true };
   }
@@ -127,4 +132,119 @@ export async function create<T extends ManagedObject, R>(
     synced: SYNCED_OK,
     requeueAfterMs: first,
   });
+}
+
+/**
+ * Polls subscription `key` of the create `pending` once and acts on its state.
+ * `justOrdered`: the create was sent in this reconcile and the key is not written yet.
+ */
+export async function poll<T extends ManagedObject, R>(
+  run: ManagedRun<T, R>,
+  key: string,
+  pending: CreatePending | undefined,
+  options: ManagedOptions,
+  justOrdered = false,
+): Promise<Next<R>> {
+  const { client } = run;
+  const pollSubscription = client.pollSubscription?.bind(client);
+  if (!pollSubscription) throw new Error(`${ERR.poll}: the kind has no subscription poll`);
+  const submittedTime = pending?.at || undefined;
+  const base = submittedTime ? { submittedTime } : {};
+  // Right after the order the key is not written yet: it goes with the id when the
+  // first poll binds one, and on its own before any other way out of this reconcile.
+  const unwrittenKey: Record<string, string> = justOrdered
+    ? { [ANNOTATIONS.subscriptionKey]: key }
+    : {};
+  // The order is told once: Created when this reconcile binds it, else CreateRequested.
+  const ordered = () => {
+    if (justOrdered) run.normal("CreateRequested", `ordered; subscription key ${key}`);
+  };
+  const writeKey = async () => {
+    ordered();
+    if (justOrdered) await run.annotate(unwrittenKey);
+  };
+  let res: Awaited<ReturnType<typeof pollSubscription>>;
+  try {
+    res = await pollSubscription(run.call, key);
+  } catch (err) {
+    // Right after the order, a failed poll is only an early look: the order stands and
+    // the next poll follows as planned, without Synced=False.
+    if (!justOrdered) throw wrapError(ERR.poll, err);
+    res = { state: "Pending" };
+  }
+  if (res.state === "Pending") {
+    await writeKey();
+    const first = firstSubscriptionPollMs(options);
+    return done({
+      facts: { ...run.facts(), subscription: { outcome: "Pending", ...base } },
+      ready: creatingReady(`subscription ${key} is pending`),
+      synced: SYNCED_OK,
+      requeueAfterMs: subscriptionPollDelay(
+        pending ? run.ageOf(pending.at) : Number.NaN,
+        first,
+        options.pollIntervalMs,
+      ),
+    });
+  }
+  if (res.state === "Failed") {
+    ordered();
+    await run.annotate({
+      [ANNOTATIONS.subscriptionKey]: null,
+      [ANNOTATIONS.createPending]: null,
+      [ANNOTATIONS.createFailedGeneration]: String(pending?.generation || run.generation),
+    });
+    const message = `subscription ${key} failed: ${res.message}`;
+    run.warning("CreateFailed", message);
+    return done({
+      facts: {
+        ...run.facts(),
+        subscriptionKey: key,
+        subscription: { outcome: "Failed", message: capFreeText(res.message), ...base },
+      },
+      ready: { status: "False", reason: "CreateFailed", message },
+      synced: SYNCED_OK,
+    });
+  }
+  let id = res.externalId;
+  if (!id) {
+    let found: string[] | undefined;
+    try {
+      found = pending?.token
+        ? await step(ERR.lookup, async () => client.lookupByToken?.(run.call, pending))
+        : undefined;
+    } catch (err) {
+      await writeKey();
+      throw err;
+    }
+    if (found?.length !== 1) {
+      await writeKey();
+      const by = lookupKeyOf(client.lookupKey?.(run.obj), pending?.token ?? "");
+      return {
+        step: "Unknown",
+        why: `subscription ${key} succeeded without naming the resource, and ${found === undefined ? `no lookup by its ${by.what} is possible` : `${found.length} resources carry its ${by.what} ${JSON.stringify(by.value)}`}`,
+      };
+    }
+    id = found[0] as string;
+  }
+  const bound = id;
+  // The resource is read while the id is written; nothing after the read waits less.
+  const binding = run
+    .annotate({
+      [ANNOTATIONS.externalId]: bound,
+      [ANNOTATIONS.createPending]: null,
+      ...unwrittenKey,
+    })
+    .then(
+      () => run.normal("Created", `subscription ${key} succeeded: remote resource ${bound}`),
+      (err: unknown) => {
+        ordered();
+        throw err;
+      },
+    );
+  return {
+    step: "Observe",
+    externalId: bound,
+    subscription: { outcome: "Succeeded", ...base },
+    binding,
+  };
 }

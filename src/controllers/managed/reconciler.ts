@@ -8,8 +8,8 @@
  *   live: finalizer → references (run.ts) → one binder per id
  *         (tenancy.ts) → adopt the spec's id → by the create protocol's state
  *         (create-protocol.ts, nextCreateStep):
- *           Create ──► order.ts ──► Observe | Poll | Done
- *           Poll ────► subscription.ts ──► Observe | Unknown | Done
+ *           Create ──► order.ts (create) ──► Observe | Poll | Done
+ *           Poll ────► order.ts (poll) ──► Observe | Unknown | Done
  *           LookupByToken ► lookup.ts ──► Observe | Create | Unknown | Done
  *           Observe ─► observe.ts (observe, update) ──► Refused | Done
  *           CreateFailed (this generation) ──► Done
@@ -49,11 +49,10 @@ import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import type { Absences } from "./gone-evidence.js";
 import { lookup } from "./lookup.js";
 import { observe } from "./observe.js";
-import { create } from "./order.js";
+import { create, poll } from "./order.js";
 import type { Next, Outcome } from "./outcome.js";
 import { DELETION_POLICY_CONDITION, deletionPolicyVerdict, isPaused } from "./policies.js";
 import { type Connect, ManagedRun, referencesCondition } from "./run.js";
-import { poll } from "./subscription.js";
 import { bindingConflict } from "./tenancy.js";
 
 export { managedSettled };
