@@ -121,8 +121,8 @@ export async function create<T extends ManagedObject, R>(
   if (result.subscriptionKey) {
     // The first poll ({@link poll}) follows at once, before the key is written: an order
     // that resolves quickly is bound in one write, Ready in this reconcile without a
-    // status write that says Creating, and told by one Event. Until that write the pending marker covers the order: after a crash its client
-    // token finds the resource.
+    // status write that says Creating, and told by one Event. Until that write the
+    // pending marker covers the order: after a crash its client token finds the resource.
     return { step: "Poll", key: result.subscriptionKey, pending, justOrdered: true };
   }
   run.normal("CreateRequested", "create sent; looking the new resource up");
