@@ -61,7 +61,7 @@ export type ManagementPolicy = (typeof MANAGEMENT_POLICIES)[number];
  * What the operator may do to the object's remote resource (Crossplane's
  * `spec.managementPolicies`): `*` (the default) everything; otherwise `Observe` and any
  * of `Create`, `Update`, `Delete`, `LateInitialize`. The loop reads it once for every
- * managed kind (src/controllers/managed/policies.ts); CEL refuses a combination
+ * managed kind (src/controllers/managed/decisions.ts); CEL refuses a combination
  * without `Observe` and `*` beside another policy.
  */
 export const managementPolicies = withRules(

@@ -1,5 +1,5 @@
 /**
- * Steering an object (src/controllers/managed/policies.ts), against the real API server
+ * Steering an object (src/controllers/managed/decisions.ts), against the real API server
  * and the emulator, on NasVolume: spec.managementPolicies (observe-only import, no
  * Create, drift without Update, orphaning without Delete, LateInitialize), the
  * annotation aidc.io/paused and aidc.io/reconcile-requested-at. The emulator's request

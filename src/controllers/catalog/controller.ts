@@ -25,7 +25,7 @@ import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import { SECRETS } from "../connections/registry.js";
 import type { ControllerDeps } from "../controller-factory.js";
-import { STEERING_ANNOTATIONS } from "../managed/policies.js";
+import { STEERING_ANNOTATIONS } from "../managed/decisions.js";
 import { nasProductObjects, trainingProductObjects } from "./mirror.js";
 import { connectionLabelValue } from "./naming.js";
 import { type ConnectionMemory, knowsCode, refreshDue } from "./refresh.js";

@@ -30,8 +30,8 @@ import { ServiceNotFoundError } from "../../service/errors.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
 import { reasonEvents } from "../event-reasons.js";
 import { failedSyncCondition } from "../health-conditions.js";
+import { heldReadyCondition } from "../managed/condition-writes.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
-import { heldReadyCondition } from "../managed/decisions.js";
 import { releaseRenamedExports, writeConnectionDetails } from "../managed/export.js";
 import { EXPORT_RECHECK_POLLS, ExportMemory } from "../managed/export-memory.js";
 import {

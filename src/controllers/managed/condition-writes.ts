@@ -1,17 +1,25 @@
 /**
  * The status writes of a managed object that change only its conditions (the kstatus
  * conditions follow), where a reconcile has no new status fields to record: a paused
- * object, a deletion that waits, and the loop's error policy after a failed reconcile.
+ * object, a deletion that waits, and the loop's error policy after a failed reconcile
+ * with the Synced and Ready conditions of the failure.
  */
 
 import { REASONS } from "../../crds/index.js";
-import { getCondition, setCondition, withKstatusConditions } from "../../runtime/conditions.js";
+import {
+  type Condition,
+  type ConditionInput,
+  getCondition,
+  setCondition,
+  withKstatusConditions,
+} from "../../runtime/conditions.js";
 import type { ErrorPolicy, ReconcileContext, ReconcileResult } from "../../runtime/controller.js";
+import { errorMessage, errorReason, isExternalHold } from "../../runtime/errors.js";
 import { ConflictError, patchStatus } from "../../runtime/writes.js";
+import { failedSyncCondition } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
-import { heldReadyCondition, syncedConditionOf } from "./decisions.js";
+import { type DeleteCapability, deletionPolicyVerdict, PAUSED_SYNCED } from "./decisions.js";
 import type { ManagedKind } from "./external-client.js";
-import { type DeleteCapability, deletionPolicyVerdict, PAUSED_SYNCED } from "./policies.js";
 
 /** Sets conditions on `obj`'s current status and patches it when it changed. */
 export async function writeConditions<T extends ManagedObject>(
@@ -28,7 +36,7 @@ export async function writeConditions<T extends ManagedObject>(
 }
 
 /**
- * A paused object (policies.ts): Synced=False ReconcilePaused, written once, and no
+ * A paused object (decisions.ts): Synced=False ReconcilePaused, written once, and no
  * requeue; removing the annotation is a change that enqueues the object at once.
  */
 export async function paused<T extends ManagedObject>(
@@ -43,6 +51,35 @@ export async function paused<T extends ManagedObject>(
     synced.observedGeneration === (obj.metadata?.generation ?? 0);
   if (!written) await writeConditions(ctx, kind, obj, [PAUSED_SYNCED]);
   return {};
+}
+
+/**
+ * The Synced condition of a failed reconcile: the error's own reason when it is one of
+ * src/crds/reasons.ts (else ReconcileTerminal / ReconcileError by class) and its
+ * message.
+ */
+export function syncedConditionOf(err: unknown): ConditionInput {
+  return failedSyncCondition(err);
+}
+
+/**
+ * The Ready condition while a reconcile fails for a reason outside the object (an
+ * external hold: the API key refused, a missing operation, an answer of an unknown
+ * shape), or undefined to leave Ready as it is (any other failure). What was true
+ * cannot be vouched for any more: Ready=True becomes Unknown; an object without Ready
+ * (new) or not Ready gets Ready=False; both with the error's reason and message.
+ */
+export function heldReadyCondition(
+  err: unknown,
+  previous: Condition | undefined,
+): ConditionInput | undefined {
+  if (!isExternalHold(err)) return undefined;
+  return {
+    type: "Ready",
+    status: previous?.status === "True" || previous?.status === "Unknown" ? "Unknown" : "False",
+    reason: errorReason(err, "ReconcileTerminal"),
+    message: errorMessage(err),
+  };
 }
 
 /**

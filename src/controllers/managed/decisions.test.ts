@@ -1,17 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { RetryableError, TerminalError } from "../../runtime/errors.js";
-import { EndpointDisabledError, ServiceAuthError } from "../../service/errors.js";
+import type { ManagedObject } from "./call.js";
 import {
   DEFAULT_SUBSCRIPTION_POLL_MS,
   type DeletionInput,
   type DeletionStep,
   decideDeletion,
+  deletesRemote,
   firstSubscriptionPollMs,
-  heldReadyCondition,
+  isPaused,
   NO_DELETE_OPERATION,
+  policiesOf,
+  reconcileRequest,
   soonPollMs,
   subscriptionPollDelay,
-  syncedConditionOf,
 } from "./decisions.js";
 
 describe("firstSubscriptionPollMs and soonPollMs", () => {
@@ -105,107 +106,52 @@ describe("decideDeletion", () => {
   }
 });
 
-describe("syncedConditionOf", () => {
-  const cases: { reason: string; err: unknown; want: { reason: string; message: string } }[] = [
-    {
-      reason: "a retryable error without a reason is a ReconcileError",
-      err: new Error("socket hang up"),
-      want: { reason: "ReconcileError", message: "socket hang up" },
-    },
-    {
-      reason: "an error's own reason is kept when it is one of the reason table",
-      err: new RetryableError("NasVolumeNotReady", "NasVolume data is not Ready yet"),
-      want: { reason: "NasVolumeNotReady", message: "NasVolume data is not Ready yet" },
-    },
-    {
-      reason: "a reason outside the reason table becomes ReconcileError by its class",
-      err: new RetryableError("Conflict", "the object changed"),
-      want: { reason: "ReconcileError", message: "the object changed" },
-    },
-    {
-      reason: "a refused API key is ApiKeyRefused",
-      err: new ServiceAuthError("403 from getNas", { code: 403, endpoint: "getNas" }),
-      want: { reason: "ApiKeyRefused", message: "403 from getNas" },
-    },
-    {
-      reason: "a terminal error keeps its reason",
-      err: new TerminalError("CapacityRefused", "too big"),
-      want: { reason: "CapacityRefused", message: "too big" },
-    },
-    {
-      reason: "a terminal service error without a reason is ReconcileTerminal",
-      err: new EndpointDisabledError("deleteNas"),
-      want: {
-        reason: "ReconcileTerminal",
-        message: new EndpointDisabledError("deleteNas").message,
-      },
-    },
-  ];
-  for (const c of cases) {
-    it(c.reason, () => {
-      expect(syncedConditionOf(c.err)).toEqual({ type: "Synced", status: "False", ...c.want });
-    });
-  }
-});
+const obj = (
+  spec: ManagedObject["spec"],
+  annotations: Record<string, string> = {},
+  status: ManagedObject["status"] = {},
+): ManagedObject => ({ metadata: { name: "a", annotations }, spec, status });
 
-describe("heldReadyCondition", () => {
-  const refused = new ServiceAuthError("GET /x was refused with status 403", {
-    endpoint: "getNas",
-    code: 403,
+describe("steering an object", () => {
+  it("reads an absent list and * as every policy", () => {
+    const all = { observe: true, create: true, update: true, delete: true, lateInitialize: true };
+    expect(policiesOf(obj({}))).toEqual(all);
+    expect(policiesOf(obj({ managementPolicies: ["*"] }))).toEqual(all);
   });
-  const wrapped = new TerminalError("ApiKeyRefused", "cannot observe: refused", {
-    cause: refused,
-  });
-  const ready = (status: "True" | "False" | "Unknown") => ({
-    type: "Ready",
-    status,
-    reason: "Available",
-    message: "",
-    lastTransitionTime: "2026-11-23T00:00:00Z",
-  });
-  const cases: {
-    reason: string;
-    err: unknown;
-    previous?: ReturnType<typeof ready>;
-    want: string | undefined;
-  }[] = [
-    {
-      reason: "a refused key turns Ready=True into Unknown",
-      err: refused,
-      previous: ready("True"),
-      want: "Unknown",
-    },
-    { reason: "a new object gets Ready=False", err: refused, want: "False" },
-    {
-      reason: "a not-ready object stays False, with the hold's reason",
-      err: wrapped,
-      previous: ready("False"),
-      want: "False",
-    },
-    {
-      reason: "a wrapped external hold counts as one",
-      err: wrapped,
-      previous: ready("True"),
-      want: "Unknown",
-    },
-    {
-      reason: "a spec refusal leaves Ready alone",
-      err: new TerminalError("CapacityRefused", "too big"),
-      previous: ready("True"),
-      want: undefined,
-    },
-    {
-      reason: "a retryable failure leaves Ready alone",
-      err: new RetryableError("ReconcileError", "503"),
-      previous: ready("True"),
-      want: undefined,
-    },
-  ];
-  for (const c of cases) {
-    it(c.reason, () => {
-      const got = heldReadyCondition(c.err, c.previous);
-      expect(got?.status).toBe(c.want);
-      if (c.want) expect(got).toMatchObject({ type: "Ready", reason: "ApiKeyRefused" });
+
+  it("reads Observe alone as observe-only", () => {
+    expect(policiesOf(obj({ managementPolicies: ["Observe"] }))).toEqual({
+      observe: true,
+      create: false,
+      update: false,
+      delete: false,
+      lateInitialize: false,
     });
-  }
+  });
+
+  it("deletes the remote resource only with deletionPolicy Delete and the Delete policy", () => {
+    expect(deletesRemote(obj({ deletionPolicy: "Delete" }))).toBe(true);
+    expect(deletesRemote(obj({ deletionPolicy: "Orphan" }))).toBe(false);
+    expect(deletesRemote(obj({}))).toBe(false);
+    expect(
+      deletesRemote(obj({ deletionPolicy: "Delete", managementPolicies: ["Observe", "Update"] })),
+    ).toBe(false);
+    expect(
+      deletesRemote(obj({ deletionPolicy: "Delete", managementPolicies: ["Observe", "Delete"] })),
+    ).toBe(true);
+  });
+
+  it("pauses on the value true only", () => {
+    expect(isPaused(obj({}, { "aidc.io/paused": "true" }))).toBe(true);
+    expect(isPaused(obj({}, { "aidc.io/paused": "false" }))).toBe(false);
+    expect(isPaused(obj({}))).toBe(false);
+  });
+
+  it("asks for a reconcile until the value is echoed in status", () => {
+    const asked = { "aidc.io/reconcile-requested-at": "t1" };
+    expect(reconcileRequest(obj({}, asked))).toBe("t1");
+    expect(reconcileRequest(obj({}, asked, { lastHandledReconcileAt: "t1" }))).toBeUndefined();
+    expect(reconcileRequest(obj({}, asked, { lastHandledReconcileAt: "t0" }))).toBe("t1");
+    expect(reconcileRequest(obj({}))).toBeUndefined();
+  });
 });

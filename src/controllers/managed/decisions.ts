@@ -1,45 +1,144 @@
 /**
- * Pure decisions of the generic managed reconciler: how long to wait for a pending
- * subscription, what to do on deletion, the Synced condition of a failure, and the
- * judgement of a settled object (one that needs only routine polls) from the object
- * alone: the queue lane of its key, whether its poll may be answered from the kind's
- * list (observe.ts), and how a reconcile of it calls the service (run.ts): routine
- * observation takes the routine budget, a follow-up does not.
+ * What the managed loop reads from an object's own fields, as pure decisions: the user's
+ * steering (`spec.managementPolicies`, `aidc.io/paused`, `aidc.io/reconcile-requested-at`;
+ * docs/custom-resources.md, "Steering an object"), its deletion policy, whether it is
+ * settled (only routine polls due) and so how its calls go, and how soon to look again.
  */
 import { type Condition, type ConditionInput, getCondition } from "../../runtime/conditions.js";
 import type { SettledCheck } from "../../runtime/controller.js";
-import { errorMessage, errorReason, isExternalHold } from "../../runtime/errors.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import type { CallContext } from "../../service/call-context.js";
-import { failedSyncCondition } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 
-/** Default first poll of a pending subscription. */
-export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
+/** The steering annotations. */
+export const STEERING_ANNOTATIONS = {
+  /** `"true"`: no service call and no write but the ReconcilePaused condition. */
+  paused: "aidc.io/paused",
+  /** Any new value: observe now (no list snapshot); echoed in status.lastHandledReconcileAt. */
+  reconcileRequestedAt: "aidc.io/reconcile-requested-at",
+} as const;
 
-/** The first poll of a pending subscription: the loop's `subscriptionPollMs`, else the default. */
-export function firstSubscriptionPollMs(options: { subscriptionPollMs?: number }): number {
-  return options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+/** What the loop may do to an object's remote resource. */
+export interface Policies {
+  /** Read it (always true: the CRD refuses a list without Observe). */
+  observe: boolean;
+  /** Order it when the object has no remote resource. */
+  create: boolean;
+  /** Correct drift (the kind's `update`: a change, a scale, a mount, an attach). */
+  update: boolean;
+  /** Delete it with the object (together with deletionPolicy Delete). */
+  delete: boolean;
+  /** Fill unset spec fields from it (the kind's `lateInitialize`). */
+  lateInitialize: boolean;
+}
+
+/** The policies of `obj` (`["*"]` when the field is absent). */
+export function policiesOf(obj: ManagedObject): Policies {
+  const listed = new Set(obj.spec.managementPolicies ?? ["*"]);
+  const all = listed.has("*");
+  const has = (p: string) => all || listed.has(p);
+  return {
+    observe: true,
+    create: has("Create"),
+    update: has("Update"),
+    delete: has("Delete"),
+    lateInitialize: has("LateInitialize"),
+  };
+}
+
+/** The policy list as the messages quote it. */
+export function policiesText(obj: ManagedObject): string {
+  return `[${(obj.spec.managementPolicies ?? ["*"]).join(", ")}]`;
+}
+
+/** Whether the object is paused (`aidc.io/paused: "true"`). */
+export function isPaused(obj: ManagedObject): boolean {
+  return obj.metadata?.annotations?.[STEERING_ANNOTATIONS.paused] === "true";
 }
 
 /**
- * The requeue delay while a subscription is pending: half its age (so the delay
- * doubles as the wait goes on), at least `firstMs`, at most `maxMs`. An unknown age
- * (NaN) polls after `firstMs`.
+ * The value of `aidc.io/reconcile-requested-at` when it asks for a reconcile not
+ * handled yet (different from status.lastHandledReconcileAt), else undefined.
  */
-export function subscriptionPollDelay(ageMs: number, firstMs: number, maxMs: number): number {
-  if (!Number.isFinite(ageMs) || ageMs < 0) return Math.min(firstMs, maxMs);
-  return Math.min(Math.max(firstMs, Math.round(ageMs / 2)), Math.max(firstMs, maxMs));
+export function reconcileRequest(obj: ManagedObject): string | undefined {
+  const asked = obj.metadata?.annotations?.[STEERING_ANNOTATIONS.reconcileRequestedAt];
+  if (asked === undefined || asked === obj.status?.lastHandledReconcileAt) return undefined;
+  return asked;
 }
 
+/** The Synced condition of a paused object. */
+export const PAUSED_SYNCED = {
+  type: "Synced",
+  status: "False" as const,
+  reason: "ReconcilePaused" as const,
+  message: `the annotation ${STEERING_ANNOTATIONS.paused} is "true": the operator neither calls the service for this object nor changes it (a deletion waits too) until the annotation is removed`,
+};
+
 /**
- * The requeue while something is under way that should end soon (a resource coming up,
- * a change waiting, a deletion waiting): five first subscription polls, at most the
- * poll interval.
+ * Whether deleting `obj` deletes its remote resource: deletionPolicy Delete and the
+ * Delete policy (Crossplane's rule: either one alone orphans).
  */
-export function soonPollMs(options: { pollIntervalMs: number; subscriptionPollMs?: number }) {
-  return Math.min(options.pollIntervalMs, 5 * firstSubscriptionPollMs(options));
+export function deletesRemote(obj: ManagedObject): boolean {
+  return (obj.spec.deletionPolicy ?? "Orphan") === "Delete" && policiesOf(obj).delete;
+}
+
+/** The condition type that says whether deletionPolicy Delete can be honoured. */
+export const DELETION_POLICY_CONDITION = "DeletionPolicy";
+
+/** The part of a kind's client (external-client.ts) that says whether it can delete. */
+export interface DeleteCapability {
+  deleteConfigured?(): boolean;
+}
+
+/** True when the client's delete operation is configured. */
+export function deleteConfigured(client: DeleteCapability): boolean {
+  return client.deleteConfigured?.() ?? true;
+}
+
+/** What to do with the condition on a write of the status of a live object. */
+export type DeletionPolicyVerdict =
+  /** Policy Orphan: the condition has nothing to say (removed). */
+  | { condition: undefined }
+  /** Policy Delete: the condition, and whether it newly turned False (warn once). */
+  | { condition: ConditionInput; warn: boolean };
+
+/**
+ * The DeletionPolicy condition of a live `obj`, so that a user learns while they can
+ * still act that deleting it would leave its remote resource behind: none for Orphan;
+ * for Delete, True when a delete operation is configured and False
+ * (`NoDeleteOperation`) otherwise. `client` is connected only under a Delete policy.
+ */
+export function deletionPolicyVerdict<T extends ManagedObject>(
+  client: () => DeleteCapability,
+  obj: T,
+): DeletionPolicyVerdict {
+  if (!deletesRemote(obj)) return { condition: undefined };
+  const previous = obj.status?.conditions?.find(
+    (c: Condition) => c.type === DELETION_POLICY_CONDITION,
+  );
+  if (deleteConfigured(client())) {
+    return {
+      condition: {
+        type: DELETION_POLICY_CONDITION,
+        status: "True",
+        reason: "DeletePolicyHonoured",
+        message: "deleting this object deletes its remote resource",
+      },
+      warn: false,
+    };
+  }
+  const message =
+    "deletionPolicy is Delete but no delete operation is configured for this kind: deleting this object would leave its remote resource in the service (orphaned). Configure the delete operation (docs/install.md) or set spec.deletionPolicy to Orphan";
+  return {
+    condition: {
+      type: DELETION_POLICY_CONDITION,
+      status: "False",
+      reason: "NoDeleteOperation",
+      message,
+    },
+    warn: previous?.status !== "False",
+  };
 }
 
 /** What is known about the remote resource when the object is being deleted. */
@@ -58,10 +157,7 @@ export type DeletionStep =
   | { step: "Release" }
   /** Leave the remote resource; `warn` explains a Delete policy that cannot be honoured. */
   | { step: "Orphan"; warn?: string }
-  /**
-   * Run the kind's steps before deletion, delete the remote resource, and remove the
-   * finalizer once it is gone.
-   */
+  /** Run the kind's steps before deletion, delete, and release once it is gone. */
   | { step: "Delete"; externalId: string }
   /** A create is in flight under a Delete policy: learn its id before deleting. */
   | { step: "WaitForCreate" };
@@ -91,41 +187,10 @@ export function decideDeletion(input: DeletionInput): DeletionStep {
 }
 
 /**
- * The Synced condition of a failed reconcile: the error's own reason when it is one of
- * src/crds/reasons.ts (else ReconcileTerminal / ReconcileError by class) and its
- * message.
- */
-export function syncedConditionOf(err: unknown): ConditionInput {
-  return failedSyncCondition(err);
-}
-
-/**
- * The Ready condition while a reconcile fails for a reason outside the object (an
- * external hold: the API key refused, a missing operation, an answer of an unknown
- * shape), or undefined to leave Ready as it is (any other failure). What was true
- * cannot be vouched for any more: Ready=True becomes Unknown; an object without Ready
- * (new) or not Ready gets Ready=False; both with the error's reason and message.
- */
-export function heldReadyCondition(
-  err: unknown,
-  previous: Condition | undefined,
-): ConditionInput | undefined {
-  if (!isExternalHold(err)) return undefined;
-  return {
-    type: "Ready",
-    status: previous?.status === "True" || previous?.status === "Unknown" ? "Unknown" : "False",
-    reason: errorReason(err, "ReconcileTerminal"),
-    message: errorMessage(err),
-  };
-}
-
-/**
- * Whether a managed object needs only routine polls, from the cache alone: bound to
- * its remote resource (an id, no create pending), not being deleted, and the last
- * reconcile of this generation found it neither coming up (`Creating`) nor waiting for
- * a change (`Updating`), without an error. A finished or stopped task (Ready=True
- * `TaskSucceeded`, Ready=False `TaskStopped`) is settled; an object being created,
- * changed or deleted is not.
+ * Whether a managed object needs only routine polls, from the cache alone: bound (an
+ * id, no create pending), not being deleted, and the last reconcile of this generation
+ * found it neither coming up (`Creating`) nor waiting for a change (`Updating`), without
+ * an error. A finished or stopped task (`TaskSucceeded`, `TaskStopped`) is settled.
  */
 export const managedSettled: SettledCheck = (found) => {
   const obj = found as ManagedObject;
@@ -147,16 +212,40 @@ export const managedSettled: SettledCheck = (found) => {
 };
 
 /**
- * How a reconcile of `obj` calls the service: as routine observation when the object
- * is settled (see {@link managedSettled}) and nothing on it is under way; as a
- * follow-up (behind other work, outside the routine budget) when it is settled but a
- * condition still says work is under way (`Reconciling=True`, e.g. a TrainingJob whose
- * pods are read after its first look); as work otherwise, and always when the user
- * asked for the reconcile (`requested`, policies.ts). `signal` aborts its calls.
+ * How a reconcile of `obj` calls the service: as routine observation when it is
+ * settled; as a follow-up (behind other work, outside the routine budget) when settled
+ * but `Reconciling=True` says work is still under way; as work otherwise, and always
+ * when the user `requested` the reconcile. `signal` aborts its calls.
  */
 export function callsOf(obj: KubeObject, requested: boolean, signal?: AbortSignal): CallContext {
   if (requested || !managedSettled(obj)) return { routine: false, signal };
   const { conditions } = (obj as ManagedObject).status ?? {};
   const underWay = getCondition(conditions, "Reconciling")?.status === "True";
   return underWay ? { routine: false, followUp: true, signal } : { routine: true, signal };
+}
+
+/** Default first poll of a pending subscription. */
+export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
+
+/** The first poll of a pending subscription: the loop's `subscriptionPollMs`, else the default. */
+export function firstSubscriptionPollMs(options: { subscriptionPollMs?: number }): number {
+  return options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+}
+
+/**
+ * The requeue delay while a subscription is pending: half its age (so the delay
+ * doubles as the wait goes on), at least `firstMs`, at most `maxMs`. An unknown age
+ * (NaN) polls after `firstMs`.
+ */
+export function subscriptionPollDelay(ageMs: number, firstMs: number, maxMs: number): number {
+  if (!Number.isFinite(ageMs) || ageMs < 0) return Math.min(firstMs, maxMs);
+  return Math.min(Math.max(firstMs, Math.round(ageMs / 2)), Math.max(firstMs, maxMs));
+}
+
+/**
+ * The requeue while something should end soon (a resource coming up, a change or a
+ * deletion waiting): five first subscription polls, at most the poll interval.
+ */
+export function soonPollMs(options: { pollIntervalMs: number; subscriptionPollMs?: number }) {
+  return Math.min(options.pollIntervalMs, 5 * firstSubscriptionPollMs(options));
 }

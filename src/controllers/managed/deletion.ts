@@ -1,6 +1,6 @@
 /**
  * The deletion half of the generic managed reconciler: honour `spec.deletionPolicy`
- * (Delete only with the Delete management policy, policies.ts), then remove the
+ * (Delete only with the Delete management policy, decisions.ts), then remove the
  * finalizer. See reconciler.ts for the contract.
  *
  * Under Delete, as crossplane-runtime's managed reconciler: the kind's steps before
@@ -20,15 +20,17 @@ import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, decideAfterLookup, lookupKeyOf } from "./create-protocol.js";
 import {
   decideDeletion,
+  deleteConfigured,
+  deletesRemote,
   firstSubscriptionPollMs,
   NO_DELETE_OPERATION,
+  policiesText,
   soonPollMs,
   subscriptionPollDelay,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { listEvidence } from "./gone-evidence.js";
 import { ERR, step as runStep, wrapError } from "./outcome.js";
-import { deleteConfigured, deletesRemote, policiesText } from "./policies.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import type { ManagedRun } from "./run.js";
 import { type BindingRefusal, bindingConflict, ownershipRefusal } from "./tenancy.js";

@@ -6,9 +6,9 @@
 import { conditionMessage } from "../../runtime/conditions.js";
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
+import { policiesText } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { type Outcome, SYNCED_OK } from "./outcome.js";
-import { policiesText } from "./policies.js";
 import type { ManagedRun } from "./run.js";
 import type { BindingRefusal } from "./tenancy.js";
 

@@ -10,11 +10,10 @@ import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import { firstSubscriptionPollMs, managedSettled, soonPollMs } from "./decisions.js";
+import { firstSubscriptionPollMs, managedSettled, policiesText, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { listEvidence } from "./gone-evidence.js";
 import { done, ERR, type Next, type Subscription, SYNCED_OK, step, wrapError } from "./outcome.js";
-import { policiesText } from "./policies.js";
 import type { ManagedRun } from "./run.js";
 import { ownershipRefusal } from "./tenancy.js";
 

@@ -16,7 +16,7 @@
  *         → an export renamed or removed (export.ts) → status (writeStatus, below)
  *         → connection details, when the spec asks (export.ts) → requeue
  *
- * Before any of it, the user's steering (policies.ts): a paused object gets one
+ * Before any of it, the user's steering (decisions.ts): a paused object gets one
  * condition and nothing else; `spec.managementPolicies` decides whether the Create step
  * may run (here), whether drift is corrected and spec fields filled (observe.ts), and
  * whether a deletion deletes (deletion.ts).
@@ -40,7 +40,12 @@ import { UNSCOPED_CALLS } from "../../service/call-context.js";
 import type { ManagedObject } from "./call.js";
 import { managedErrorPolicy, paused } from "./condition-writes.js";
 import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
-import { managedSettled } from "./decisions.js";
+import {
+  DELETION_POLICY_CONDITION,
+  deletionPolicyVerdict,
+  isPaused,
+  managedSettled,
+} from "./decisions.js";
 import { deleteStep } from "./deletion.js";
 import { createFailed, refused, unknownOutcome, withoutCreate } from "./endings.js";
 import { type ExportedNames, exportConnectionDetails, releaseRenamedExports } from "./export.js";
@@ -51,7 +56,6 @@ import { lookup } from "./lookup.js";
 import { observe } from "./observe.js";
 import { create, poll } from "./order.js";
 import type { Next, Outcome } from "./outcome.js";
-import { DELETION_POLICY_CONDITION, deletionPolicyVerdict, isPaused } from "./policies.js";
 import { type Connect, ManagedRun, referencesCondition } from "./run.js";
 import { bindingConflict } from "./tenancy.js";
 

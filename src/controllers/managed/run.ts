@@ -22,10 +22,9 @@ import type {
   ReferenceResolution,
 } from "./call.js";
 import { type CreateState, readCreateState } from "./create-protocol.js";
-import { callsOf } from "./decisions.js";
+import { callsOf, type Policies, policiesOf, reconcileRequest } from "./decisions.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
 import type { Absences } from "./gone-evidence.js";
-import { type Policies, policiesOf, reconcileRequest } from "./policies.js";
 
 /** Connects a kind to the account of an object, for the calls of one reconcile. */
 export type Connect<T extends ManagedObject, R, Refs> = (
@@ -95,7 +94,7 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   /** The loop's annotations of `obj` (create-protocol.ts), parsed once per write. */
   state: CreateState;
   /**
-   * The value of `aidc.io/reconcile-requested-at` this reconcile handles (policies.ts):
+   * The value of `aidc.io/reconcile-requested-at` this reconcile handles (decisions.ts):
    * the remote resource is read in detail, and status.lastHandledReconcileAt echoes it.
    */
   readonly reconcileRequest: string | undefined;
@@ -156,7 +155,7 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     this.connected = undefined;
   }
 
-  /** What the object's spec.managementPolicies let the loop do (policies.ts). */
+  /** What the object's spec.managementPolicies let the loop do (decisions.ts). */
   get policies(): Policies {
     return policiesOf(this.obj);
   }

@@ -3,7 +3,7 @@
  * rule it and a scale check (the operator's reading of the spec: the emulator reads it
  * on its own, src/emulator/kinds/nasvolume.capacity.ts), what a spec change
  * asks of an existing storage (scale by the difference, mount path), the Ready
- * condition, the phase, and LateInitialize (spec.managementPolicies, managed/policies.ts:
+ * condition, the phase, and LateInitialize (spec.managementPolicies, managed/decisions.ts:
  * the unset capacityGB and mountPath filled from the storage where the service's values
  * pass the spec's own rules). No I/O here; nasvolume/external.ts does the calls.
  */
