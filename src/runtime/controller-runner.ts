@@ -1,26 +1,22 @@
 import { setImmediate } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { ControllerDefinition, WatchSpec } from "./controller.js";
-import type { ControllerRuntime } from "./controller-runtime.js";
-import { FLOWS_AT_FULL_PACE } from "./defaults.js";
+import { type ControllerRuntime, flowWorkers, laneWorkers } from "./controller-runtime.js";
 import { looksSettled } from "./looks-settled.js";
-import { reconcileKey } from "./reconcile-attempt.js";
-import { OwnWriteEchoFilter, TerminalHolds } from "./reruns.js";
-import { formatKey, type KubeObject, objectKeyString } from "./resource.js";
+import { nonStatusFingerprint, reconcileKey, TerminalHolds } from "./reconcile-attempt.js";
+import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";
 import type { StoreEvent } from "./store.js";
-import { type LaneLimits, type QueuePriority, WorkQueue } from "./workqueue.js";
+import { type QueuePriority, WorkQueue } from "./workqueue.js";
 
 /**
- * Runs one controller: subscribes to its informers (a primary object's status-only
- * change enqueues nothing), feeds keys to a {@link WorkQueue},
- * runs N workers that reconcile one key each at a time (reconcile-attempt.ts: the error
- * policy and `requeueAfterMs`), resyncs periodically, and stops with a bounded drain.
+ * Runs one controller: feeds the keys of its informers' events to a {@link WorkQueue}
+ * (not those of a primary object's status alone or own-write echo: {@link OwnWriteEchoFilter}),
+ * runs N workers that reconcile one key each at a time (reconcile-attempt.ts), resyncs
+ * periodically, and stops with a bounded drain.
  */
 export class RunningController {
   private queue?: WorkQueue;
-  /** Keys held by a terminal error until their object changes (or a slow retry). */
   private readonly terminal: TerminalHolds;
-  /** Which primary changes ask for nothing (status alone, the echo of an own write). */
   private readonly echoes: OwnWriteEchoFilter;
   /** Routine looks that reached the deadline in a row, by key (reconcile-attempt.ts). */
   private readonly quietTimeouts = new Map<string, number>();
@@ -65,8 +61,7 @@ export class RunningController {
     });
     this.rt.metrics.maxConcurrentReconciles.set({ controller: def.name }, workers);
     this.rt.metrics.activeWorkers.set({ controller: def.name }, 0);
-    // The reconcile counters at 0 before the first reconcile, as controller-runtime's: a
-    // rate over a counter with no series yet is empty, not 0, and alerts read these.
+    // Counters at 0 before the first reconcile: a rate over no series is empty, not 0.
     for (const result of ["success", "error", "requeue_after"]) {
       this.rt.metrics.reconcileTotal.inc({ controller: def.name, result }, 0);
     }
@@ -79,8 +74,7 @@ export class RunningController {
         this.rt.cache.informerFor(w.resource).on((ev) => this.onWatched(ev, w)),
       );
     }
-    // For a settled object the initial list is a routine look: objects with work
-    // (and any that change meanwhile) go first.
+    // For a settled object the initial list is a routine look: objects with work go first.
     for (const obj of primary.store.list()) {
       this.queue.add(objectKeyString(obj), this.laneOf(obj));
     }
@@ -90,10 +84,7 @@ export class RunningController {
     this.log.info({ workers }, "controller started");
   }
 
-  /**
-   * Stops taking work, waits up to `timeoutMs` for in-flight reconciles, then aborts
-   * their signal. Resolves true when everything finished within the bound.
-   */
+  /** Stops taking work, waits up to `timeoutMs` for reconciles, then aborts them; true: in time. */
   async stop(timeoutMs: number): Promise<boolean> {
     const queue = this.queue;
     if (!queue) return true;
@@ -114,10 +105,7 @@ export class RunningController {
     return drained;
   }
 
-  /**
-   * Reconciles every cached key again; with `clearTerminal`, also the keys held by a
-   * terminal error (e.g. after the API key changed).
-   */
+  /** Reconciles every cached key again; `clearTerminal`: the held ones too (new API key). */
   requeueAll(clearTerminal: boolean, matches?: (obj: KubeObject) => boolean): void {
     if (!this.queue) return;
     const all = this.rt.cache.list(this.definition.primary);
@@ -160,9 +148,7 @@ export class RunningController {
       this.queue?.add(key);
       return;
     }
-    // A change of status alone, or the echo of this process's own write, asks for
-    // nothing (see reruns.ts); spec (generation), annotations, labels,
-    // finalizers and deletion still enqueue.
+    // Spec (generation), annotations, labels, finalizers and deletion enqueue.
     if (this.echoes.asksForNothing(ev)) return;
     if (ev.type !== "delete" && this.terminal.holdsUnchanged(key, ev.object)) return;
     this.echoes.noteAdd(key, ev);
@@ -210,9 +196,8 @@ export class RunningController {
         this.echoes.forget(key);
         queue.done(key);
       }
-      // A reconcile that awaited nothing real (a routine poll answered from the cache or
-      // a list snapshot) ends in microtasks; a turn of the event loop between keys keeps
-      // a burst of them from holding every socket and timer of the process.
+      // A reconcile that awaited nothing real (answered from the cache) ends in microtasks:
+      // a turn of the event loop between keys keeps a burst of them from starving I/O.
       await setImmediate();
     }
   }
@@ -235,34 +220,80 @@ export class RunningController {
   }
 }
 
-/**
- * The workers of a controller whose keys are in flows, for `concurrency` (config
- * `concurrency`): each flow holds at most `concurrency` of them, as it would alone, and
- * the pool has room for {@link FLOWS_AT_FULL_PACE} flows at once, so that a backlog of
- * one connection leaves another's objects as many workers as they have alone.
- */
-export function flowWorkers(concurrency: number): { pool: number; perFlow: number } {
-  return { pool: concurrency * FLOWS_AT_FULL_PACE, perFlow: concurrency };
-}
-
-/**
- * Of a flow's `workers`, how many the lanes behind work may hold (fair-lanes.ts):
- * follow-ups and routine looks together all but a quarter, routine looks all but a
- * quarter of that (at least one kept free at each step when there are two or more), so
- * that looks waiting on a saturated budget never keep a new object of the flow from a
- * worker, nor polls waiting for the routine budget a follow-up of the flow.
- */
-export function laneWorkers(workers: number): Required<LaneLimits> {
-  const deferred = allButAQuarter(workers);
-  return { deferred, low: allButAQuarter(deferred) };
-}
-
-function allButAQuarter(n: number): number {
-  return Math.max(1, n - Math.max(1, Math.floor(n / 4)));
-}
-
 /** Whether `obj` has a condition whose reason is one of `reasons`. */
 function hasReason(obj: KubeObject, reasons: ReadonlySet<string>): boolean {
   const status = obj.status as { conditions?: { reason?: string }[] } | undefined;
   return status?.conditions?.some((c) => c.reason !== undefined && reasons.has(c.reason)) ?? false;
+}
+
+/**
+ * Which events of one controller's primary objects re-run their key: not a change of
+ * status alone, nor the echo of this process's own write (same resourceVersion; a new
+ * generation is never one: reconciles do not write the spec). An echo arriving before
+ * the write's answer re-adds the key like any change; {@link onlyOwnEchoes} looks again
+ * once the answers are in.
+ */
+export class OwnWriteEchoFilter {
+  /** Per key being reconciled: resourceVersions of updates that may echo its writes. */
+  private readonly maybeEchoes = new Map<string, string[]>();
+  /** Keys being reconciled that something other than a possible echo re-added. */
+  private readonly rerun = new Set<string>();
+
+  /** `isOwnWrite`: `obj` is the state one of this process's own writes produced. */
+  constructor(
+    private readonly deps: {
+      isOwnWrite(obj: KubeObject): boolean;
+      isProcessing(key: string): boolean;
+    },
+  ) {}
+
+  /** True when a primary object's event asks for no reconcile (adds and deletes always do). */
+  asksForNothing(ev: StoreEvent): boolean {
+    if (ev.type !== "update") return false;
+    if (ev.old && nonStatusFingerprint(ev.old) === nonStatusFingerprint(ev.object)) return true;
+    return !specChanged(ev) && this.deps.isOwnWrite(ev.object);
+  }
+
+  /**
+   * Records that `ev` (let through by {@link asksForNothing}) adds `key`: while the key
+   * is reconciled, a same-generation update may still echo a write whose answer is not in.
+   */
+  noteAdd(key: string, ev: StoreEvent): void {
+    const rv = ev.object.metadata?.resourceVersion;
+    if (ev.type === "update" && rv && !specChanged(ev) && this.deps.isProcessing(key)) {
+      this.maybeEchoes.set(key, [...(this.maybeEchoes.get(key) ?? []), rv]);
+    } else {
+      this.markRerun(key);
+    }
+  }
+
+  /** An add of a key being reconciled that is surely not an echo: it must run again. */
+  markRerun(key: string): void {
+    if (this.deps.isProcessing(key)) this.rerun.add(key);
+  }
+
+  /**
+   * After a reconcile of `key`: true when all that re-added it meanwhile echoed its own
+   * writes (their answers now in), so the re-add may be cancelled. Clears the key.
+   */
+  onlyOwnEchoes(key: string): boolean {
+    const versions = this.maybeEchoes.get(key);
+    this.maybeEchoes.delete(key);
+    const mustRerun = this.rerun.delete(key);
+    if (!versions || mustRerun) return false;
+    const { namespace, name } = parseKey(key);
+    return versions.every((resourceVersion) =>
+      this.deps.isOwnWrite({ metadata: { namespace, name, resourceVersion } }),
+    );
+  }
+
+  /** Forgets what was noted for `key` (its reconcile ended). */
+  forget(key: string): void {
+    this.maybeEchoes.delete(key);
+    this.rerun.delete(key);
+  }
+}
+
+function specChanged(ev: StoreEvent): boolean {
+  return ev.old?.metadata?.generation !== ev.object.metadata?.generation;
 }

@@ -135,3 +135,14 @@ export function requeueAfterOf(err: unknown): number | undefined {
   const ms = (err as { requeueAfterMs: unknown }).requeueAfterMs;
   return typeof ms === "number" && Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
+
+/** A reconcile ran past its deadline and was abandoned; its key is retried. */
+export class ReconcileTimeoutError extends RetryableError {
+  constructor(timeoutMs: number) {
+    super(
+      "ReconcileTimeout",
+      `the reconcile took longer than ${timeoutMs} ms (reconcileTimeoutMs) and was abandoned; it is retried with backoff`,
+    );
+    this.name = "ReconcileTimeoutError";
+  }
+}

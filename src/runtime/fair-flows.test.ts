@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { flowWorkers, laneWorkers } from "./controller-runner.js";
+import { flowWorkers, laneWorkers } from "./controller-runtime.js";
 import { FairSeats } from "./fair-lanes.js";
 import { FairTokenBucket } from "./ratelimit.js";
 import { WorkQueue } from "./workqueue.js";

@@ -39,6 +39,7 @@ export {
   errorReason,
   isExternalHold,
   isTerminal,
+  ReconcileTimeoutError,
   RetryableError,
   TerminalError,
 } from "./errors.js";
@@ -52,7 +53,6 @@ export {
   missingPermissions,
   type PolicyRule,
 } from "./permissions.js";
-export { ReconcileTimeoutError } from "./reconcile-attempt.js";
 export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,

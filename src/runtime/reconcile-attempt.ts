@@ -1,31 +1,27 @@
 /**
- * One reconcile of a key, within its deadline, and what its outcome does to the key.
- *
- * The deadline bounds how long one reconcile may hold a worker. In Node a worker is an
- * async task, so a reconcile waiting on hung reads costs no thread, but it holds one of
- * the controller's N workers: a few such keys would starve every other object. Past the
- * deadline the reconcile is abandoned: the worker takes the next key, this key is
- * retried with backoff, and the abandoned run is stopped where it can be. Its signal,
- * the reconcile's `ctx.signal`, aborts the service calls the reconcile makes, and its
- * `ctx.kube` and `ctx.events` (views for this reconcile: `KubeClient.forReconcile`)
- * send nothing more, so it cannot write state computed before the deadline over what a
- * newer reconcile saw. The same views charge the reconcile's flow (its key's,
- * workqueue.ts) with its Kubernetes requests.
+ * One reconcile of a key, within its deadline, and what its outcome does to the key: a
+ * success forgets its backoff, a failure retries it or, when terminal, holds it until its
+ * object changes ({@link TerminalHolds}). The deadline keeps a few hung keys from holding
+ * every worker: past it the reconcile is abandoned, its `ctx.signal` aborts its service
+ * calls and its `ctx.kube` and `ctx.events` (views made for it, `KubeClient.forReconcile`,
+ * which also charge its flow's budget) send nothing more, so it cannot write stale state.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
+import { DEFAULT_HOLD_BACKOFF } from "./defaults.js";
 import {
   errorMessage,
   errorReason,
   isExternalHold,
   isTerminal,
+  ReconcileTimeoutError,
   RetryableError,
   requeueAfterOf,
 } from "./errors.js";
-import type { OwnWriteEchoFilter, TerminalHolds } from "./reruns.js";
-import { type ObjectKey, parseKey } from "./resource.js";
+import { type BackoffOptions, ExponentialBackoff } from "./ratelimit.js";
+import { type KubeObject, type ObjectKey, parseKey } from "./resource.js";
 import type { WorkQueue } from "./workqueue.js";
 import { ConflictError } from "./writes.js";
 
@@ -38,7 +34,8 @@ export interface ReconcileAttempt {
   /** Aborted when the controller stops past its drain bound. */
   readonly signal: AbortSignal;
   readonly terminal: TerminalHolds;
-  readonly echoes: OwnWriteEchoFilter;
+  /** Whether all that re-added a key during its reconcile echoed its own writes. */
+  readonly echoes: { onlyOwnEchoes(key: string): boolean };
   /** Routine looks that reached the deadline in a row, by key ({@link quietTimeout}). */
   readonly quietTimeouts: Map<string, number>;
 }
@@ -47,9 +44,9 @@ export interface ReconcileAttempt {
 export const QUIET_ROUTINE_TIMEOUTS = 3;
 
 /**
- * Reconciles `keyString` once, within the reconcile deadline, and applies the outcome:
- * a success forgets the key's backoff and requeues after `requeueAfterMs`; a failure
- * goes to {@link onFailure}. Metrics (active workers, totals, duration) are counted here.
+ * Reconciles `keyString` once within the deadline and applies the outcome: a success
+ * forgets the key's backoff and requeues after `requeueAfterMs`, a failure goes to
+ * {@link onFailure}.
  */
 export async function reconcileKey(a: ReconcileAttempt, keyString: string): Promise<void> {
   const def = a.definition;
@@ -72,8 +69,6 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
   const started = a.rt.clock.now().getTime();
   a.rt.metrics.activeWorkers.inc(labels);
   try {
-    // The reconcile gets its deadline as `ctx.signal`, and hands it to its service calls;
-    // its Kubernetes requests and Events go through views made for it.
     const flow = a.queue.flowOfKeyNow(keyString) ?? "";
     const result = await runReconcile(a.rt.reconcileTimeoutMs ?? 0, ctx.signal, (signal) =>
       def.reconcile(key, {
@@ -105,11 +100,10 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
 }
 
 /**
- * A look that is not work (a key of the queue's low or deferred lane: a routine poll, a
- * follow-up) that reached the deadline has, most likely, waited for the routine budget
- * or behind work that goes first: it is looked at again in its lane one deadline later,
- * without an Event or a condition, up to {@link QUIET_ROUTINE_TIMEOUTS} times in a row;
- * then it fails as any reconcile. Whether it did so.
+ * Whether a look behind work (low or deferred lane) reached the deadline quietly: it most
+ * likely waited for the routine budget or behind work, so it is looked at again in its
+ * lane one deadline later, without Event or condition, up to
+ * {@link QUIET_ROUTINE_TIMEOUTS} times in a row; then it fails as any reconcile.
  */
 function quietTimeout(a: ReconcileAttempt, keyString: string, err: unknown): boolean {
   const lane = a.queue.priorityOf(keyString);
@@ -132,10 +126,9 @@ function quietTimeout(a: ReconcileAttempt, keyString: string, err: unknown): boo
 }
 
 /**
- * The error policy of a failed reconcile: a terminal error holds the key until its
- * object changes (or retries slowly when the cause is outside the object); any other
- * error is retried on the key's backoff, or when the error says. Then an Event on the
- * object and the controller's own `errorPolicy` (e.g. a Synced=False condition).
+ * The error policy of a failed reconcile: a terminal error holds the key
+ * ({@link TerminalHolds}), any other is retried on the key's backoff or when the error
+ * says; then an Event and the controller's own `errorPolicy` (e.g. Synced=False).
  */
 async function onFailure(
   a: ReconcileAttempt,
@@ -147,10 +140,8 @@ async function onFailure(
   const { definition: def, queue } = a;
   const log = ctx.log;
   const labels = { controller: def.name };
-  // As after a success: re-adds that were all the echo of this reconcile's own writes
-  // (e.g. a create's pending marker written and removed around a refused call) ask for
-  // nothing; the error's own policy says when to run again, not an immediate re-run
-  // that would repeat the refused call.
+  // As after a success: the error's policy says when to run again, not an immediate
+  // re-run for the echo of its own writes, which would repeat a refused call.
   if (a.echoes.onlyOwnEchoes(keyString)) queue.cancelReadd(keyString);
   a.rt.metrics.reconcileTotal.inc({ ...labels, result: "error" });
   a.rt.metrics.reconcileErrors.inc(labels);
@@ -177,9 +168,8 @@ async function onFailure(
     const asked = requeueAfterOf(err);
     if (asked !== undefined) queue.addAfter(keyString, asked);
     const retryInMs = asked ?? queue.addRateLimited(keyString);
-    // A conflict only means the cache was behind the object (often our own last
-    // write): the retry follows at once, so it is no warning, no Event and no
-    // error-policy write (which would conflict the same way).
+    // A conflict only means the cache was behind (often our own last write): no warning,
+    // Event or error-policy write (it would conflict the same way) before the retry.
     if (err instanceof ConflictError) {
       log.debug({ err, reason, retryInMs }, "reconcile conflicted; will retry");
       return;
@@ -199,9 +189,8 @@ async function onFailure(
     await def.errorPolicy(key, err, ctx);
   } catch (policyErr) {
     if (policyErr instanceof ConflictError) {
-      // A retryable error is retried anyway; a terminal one would not be, and its
-      // condition never written (the cache was behind the reconcile's own write, whose
-      // echo is ignored): run once more when the cache has caught up.
+      // A terminal error is not retried, so its condition would never be written: run
+      // once more when the cache has caught up with the reconcile's own write.
       if (isTerminal(err)) queue.addRateLimited(keyString);
       log.debug({ err: policyErr }, "error policy conflicted; the retry records it");
     } else {
@@ -210,21 +199,79 @@ async function onFailure(
   }
 }
 
-/** A reconcile ran past its deadline and was abandoned; its key is retried. */
-export class ReconcileTimeoutError extends RetryableError {
-  constructor(timeoutMs: number) {
-    super(
-      "ReconcileTimeout",
-      `the reconcile took longer than ${timeoutMs} ms (reconcileTimeoutMs) and was abandoned; it is retried with backoff`,
-    );
-    this.name = "ReconcileTimeoutError";
+/**
+ * The parts of an object a reconcile acts on (not status): a change of any of these
+ * enqueues the object, also when a terminal error holds its key.
+ */
+export function nonStatusFingerprint(obj: KubeObject): string {
+  const m = obj.metadata ?? {};
+  return JSON.stringify([m.generation, m.annotations, m.labels, m.deletionTimestamp, m.finalizers]);
+}
+
+/**
+ * The keys of one controller held by a terminal error: not retried until their object
+ * changes ({@link nonStatusFingerprint}), or, when the cause is outside the object
+ * (`isExternalHold`), also after a slow per-key backoff.
+ */
+export class TerminalHolds {
+  /** Held key → the fingerprint of the object when its reconcile failed. */
+  private readonly held = new Map<string, string>();
+  /** Retries of keys held by an external terminal error. */
+  private readonly backoff: ExponentialBackoff;
+
+  constructor(backoff: Partial<BackoffOptions> = {}) {
+    this.backoff = new ExponentialBackoff({ ...DEFAULT_HOLD_BACKOFF, ...backoff });
+  }
+
+  /** Keys currently held. */
+  keys(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /** True when `key` is held. */
+  has(key: string): boolean {
+    return this.held.has(key);
+  }
+
+  /** True when `key` is held and `obj` has not changed since (status aside). */
+  holdsUnchanged(key: string, obj: KubeObject): boolean {
+    const held = this.held.get(key);
+    return held !== undefined && held === nonStatusFingerprint(obj);
+  }
+
+  /** Releases `key` (something changed that asks for a reconcile); its backoff stays. */
+  release(key: string): void {
+    this.held.delete(key);
+  }
+
+  /** After a successful reconcile of `key`: released, and its backoff reset. */
+  succeeded(key: string): void {
+    this.held.delete(key);
+    this.backoff.forget(key);
+  }
+
+  /**
+   * Holds `key` with its object as it was (none: gone, nothing to hold). For an external
+   * hold, returns the delay of the slow retry (doubling per call); else resets the key's
+   * backoff and returns undefined.
+   */
+  hold(key: string, obj: KubeObject | undefined, external: boolean): number | undefined {
+    if (obj) this.held.set(key, nonStatusFingerprint(obj));
+    if (external) return this.backoff.when(key);
+    this.backoff.forget(key);
+    return undefined;
+  }
+
+  /** Releases every key, and resets the backoff of `keys` (e.g. the API key changed). */
+  clear(keys: Iterable<string>): void {
+    this.held.clear();
+    for (const key of keys) this.backoff.forget(key);
   }
 }
 
 /**
  * Runs `fn` with a signal that aborts when `parent` does or `timeoutMs` passes (0: no
- * bound). Resolves or rejects as `fn` does, or rejects with
- * {@link ReconcileTimeoutError} at the deadline without waiting for `fn`.
+ * bound); settles as `fn` does, or rejects with `ReconcileTimeoutError` at the deadline.
  */
 export async function runReconcile<T>(
   timeoutMs: number,

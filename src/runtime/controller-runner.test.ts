@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OwnWriteEchoFilter } from "./reruns.js";
+import { OwnWriteEchoFilter } from "./controller-runner.js";
 import type { KubeObject } from "./resource.js";
 import type { StoreEvent } from "./store.js";
 
