@@ -11,8 +11,8 @@
  * control plane.
  */
 import { runOperator } from "../../src/cli/run.js";
-import { SECRETS } from "../../src/controllers/connections/registry.js";
-import { NAMESPACES } from "../../src/controllers/connections/resolution.js";
+import { NAMESPACES } from "../../src/controllers/connections/registry.js";
+import { SECRETS } from "../../src/controllers/connections/secrets.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import type { Manager } from "../../src/runtime/manager.js";
 import type { BenchEnvironment } from "./environment.js";

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
-import { SECRETS } from "../../src/controllers/connections/registry.js";
+import { SECRETS } from "../../src/controllers/connections/secrets.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { SecretRedactor } from "../../src/runtime/redaction.js";

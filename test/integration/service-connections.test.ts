@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
-import { SECRETS } from "../../src/controllers/connections/registry.js";
+import { SECRETS } from "../../src/controllers/connections/secrets.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";

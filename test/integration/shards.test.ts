@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARD_LABEL } from "../../src/config/shard.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
-import { SECRETS } from "../../src/controllers/connections/registry.js";
+import { SECRETS } from "../../src/controllers/connections/secrets.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";

@@ -4,8 +4,9 @@
  * (`connectionRef`); team b's namespace names its own (the `aidc.io/service-connection`
  * annotation).
  */
-import { SECRETS } from "../../src/controllers/connections/registry.js";
-import { NAMESPACES } from "../../src/controllers/connections/resolution.js";
+
+import { NAMESPACES } from "../../src/controllers/connections/registry.js";
+import { SECRETS } from "../../src/controllers/connections/secrets.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
 

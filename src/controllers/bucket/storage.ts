@@ -15,7 +15,7 @@ import type {
   ObjectStorageResolver,
   ObjectStorageSettings,
 } from "../../service/object-storage.js";
-import type { ResolvedConnection } from "../connections/registry.js";
+import type { ResolvedConnection } from "../connections/client.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import type { SecretDetails } from "../managed/external-client.js";
 

@@ -23,7 +23,7 @@ import {
 import { RetryableError } from "../../runtime/errors.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
-import { SECRETS } from "../connections/registry.js";
+import { SECRETS } from "../connections/secrets.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { STEERING_ANNOTATIONS } from "../managed/decisions.js";
 import { nasProductObjects, trainingProductObjects } from "./mirror.js";

@@ -1,17 +1,29 @@
 /**
- * The service clients of the ServiceConnections. Each is built from the operator's
- * `service` settings (timeouts, retries, endpoint table, subscription-result mapping,
- * catalog TTL) with the connection's base URL, key and limits, and has its own HTTP
- * agents, rate limiter and caches, so one account's load or failures never reach
- * another's calls. The registry keeps one per connection ({@link ConnectionClients}) and
- * tells it its API key, so a call does not read the Secret.
+ * What a ServiceConnection gives the objects that use it ({@link ResolvedConnection}):
+ * its own service client, built from the operator's `service` settings with the
+ * connection's base URL, key and limits, with its own HTTP agents, rate limiter and
+ * caches, so one account's load or failures never reach another's calls; and its
+ * object storage. {@link ConnectionClients} keeps one client per connection and tells
+ * it its API key, so a call does not read the Secret.
  */
 import type { Logger } from "pino";
 import type { OperatorConfig } from "../../config/schema.js";
 import type { ServiceConnection } from "../../crds/serviceconnection.js";
 import type { ServiceRequestInfo } from "../../runtime/metrics.js";
 import { ServiceClient, type ServiceClientOptions } from "../../service/client.js";
+import type { ObjectStorageSettings } from "../../service/object-storage-types.js";
 import type { RateLimit } from "../../service/rate-limiter.js";
+import type { ConnectionSecrets } from "./secrets.js";
+
+/** One resolved connection. */
+export interface ResolvedConnection {
+  /** The ServiceConnection's name; undefined for the operator's default connection. */
+  name: string | undefined;
+  /** The metrics label `connection`: the name, or `DEFAULT_CONNECTION_LABEL` (runtime/metrics.ts). */
+  label: string;
+  service: ServiceClient;
+  objectStorage: ObjectStorageSettings | undefined;
+}
 
 /** What a connection's client is built from, beyond the operator's service config. */
 export interface ConnectionClientSettings {
@@ -107,16 +119,36 @@ export class ConnectionClients {
   private readonly built = new Map<string, BuiltClient>();
 
   /**
-   * `newClient` builds a client (run.ts: {@link connectionClient}); `apiKeyOf` reads the key
-   * of connection `name` from its Secret as cached now, throwing saying what is missing.
+   * `newClient` builds a client (run.ts: {@link connectionClient}); `connectionNamed`
+   * answers a ServiceConnection as cached now, whose Secrets `secrets` reads.
    */
   constructor(
     private readonly newClient: (settings: ConnectionClientSettings) => ServiceClient,
-    private readonly apiKeyOf: (name: string) => string,
+    private readonly secrets: ConnectionSecrets,
+    private readonly connectionNamed: (name: string) => ServiceConnection | undefined,
   ) {}
 
+  /** What `conn` gives its objects: its client, and its object storage if it declares one. */
+  resolve(conn: ServiceConnection): ResolvedConnection {
+    const name = conn.metadata.name ?? "";
+    const storage = conn.spec.objectStorage;
+    return {
+      name,
+      label: name,
+      service: this.clientOf(conn),
+      objectStorage: storage
+        ? {
+            endpoint: storage.endpoint,
+            ...(storage.region ? { region: storage.region } : {}),
+            credentials: async () => this.s3Credentials(name),
+            exportCredentials: storage.exportCredentials === true,
+          }
+        : undefined,
+    };
+  }
+
   /** The client of `conn`: the one built for it, or a new one told its key. */
-  clientOf(conn: ServiceConnection): ServiceClient {
+  private clientOf(conn: ServiceConnection): ServiceClient {
     const name = conn.metadata.name ?? "";
     const built = this.built.get(name);
     const { uid, generation } = conn.metadata;
@@ -150,6 +182,19 @@ export class ConnectionClients {
   close(): void {
     for (const b of this.built.values()) retire(b.client);
     this.built.clear();
+  }
+
+  /** The API key of connection `name`, from its Secret as cached now. */
+  private apiKeyOf(name: string): string {
+    const conn = this.connectionNamed(name);
+    if (!conn) throw new Error(`the ServiceConnection ${name} no longer exists`);
+    return this.secrets.apiKey(conn.spec);
+  }
+
+  private s3Credentials(name: string) {
+    const credentials = this.secrets.s3Credentials(this.connectionNamed(name)?.spec);
+    if (!credentials) throw new Error(`the ServiceConnection ${name} declares no object storage`);
+    return credentials;
   }
 
   private tell(name: string, client: ServiceClient): void {

@@ -32,8 +32,8 @@ import {
 import type { ControllerDeps } from "../controller-factory.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import { managedPermissions } from "../managed/managed-controller.js";
-import { SECRETS, type ServiceConnections } from "./registry.js";
-import { NAMESPACES } from "./resolution.js";
+import { NAMESPACES, type ServiceConnections } from "./registry.js";
+import { SECRETS } from "./secrets.js";
 import { type ConnectionCheck, inUseCondition, readyConditionOf } from "./status.js";
 
 /** The finalizer that holds a connection while objects use it. */
@@ -79,7 +79,7 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
   const checked = new Map<string, { at: number; fingerprint: string; ready: ConditionInput }>();
 
   const check = async (conn: ServiceConnection, signal: AbortSignal): Promise<ConnectionCheck> => {
-    const problem = connections.secretProblem(conn.spec);
+    const problem = connections.secrets.problemOf(conn.spec);
     if (problem) return { outcome: "secretUnreadable", problem };
     const resolved = connections.byName(conn.metadata.name ?? "");
     if (!resolved) return { outcome: "failed", error: new Error("the connection is gone") };
@@ -158,7 +158,7 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
           : found;
     if (!current) return {};
     const conn = current as unknown as ServiceConnection;
-    const fingerprint = `${conn.metadata.uid}/${conn.metadata.generation}/${connections.secretVersions(conn.spec)}`;
+    const fingerprint = `${conn.metadata.uid}/${conn.metadata.generation}/${connections.secrets.versionsOf(conn.spec)}`;
     if (seen.get(name) !== fingerprint) {
       seen.set(name, fingerprint);
       // A new key, a changed allow-list or base URL: its objects try again now.

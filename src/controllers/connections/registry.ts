@@ -1,16 +1,14 @@
 /**
- * The service connections of the process: the operator's default one (its config) and
- * one per ServiceConnection, each with its own service client (HTTP agents, rate
- * limit, caches, metrics label `connection`) told its API key from its Secret in the
- * informer cache when built and as the cache sees the Secret change (client.ts), so a
- * rotated Secret is used at the next call, and a deleted one fails it.
- *
- * A controller asks for the connection of the object it reconciles,
- * {@link ServiceConnections.forObject}, and calls that connection's client (the managed
- * loop hands it to the kind through `ManagedKind.connect`); a refused or missing
- * connection fails there, before anything is sent.
+ * Which service connection an object uses: its `spec.connectionRef`, else its
+ * namespace's annotation {@link CONNECTION_ANNOTATION}, else the operator's default
+ * connection (its config), which every namespace may use. A named ServiceConnection must
+ * exist and allow the namespace, else nothing is sent; what it resolves to (its own
+ * client, told its API key as its Secret changes) is client.ts's. The same choice labels
+ * the metrics ({@link connectionMetricLabel}).
  */
 import {
+  CONNECTION_ANNOTATION,
+  type LabelSelector,
   type ServiceConnection,
   type ServiceConnectionSpec,
   serviceConnectionCrd,
@@ -20,48 +18,23 @@ import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
 import type { SecretRedactor } from "../../runtime/redaction.js";
 import type { KubeObject, ObjectKey, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
+import type { ObjectStorageSettings } from "../../service/object-storage-types.js";
 import { retryableError, terminalError } from "../event-reasons.js";
-import { type ConnectionClientSettings, ConnectionClients } from "./client.js";
 import {
-  type ConnectionChoice,
-  type ConnectionUser,
-  chooseConnection,
-  NAMESPACES,
-  type NamespaceFacts,
-  namespaceAllowed,
-  notAllowedMessage,
-  notFoundMessage,
-} from "./resolution.js";
-import { ConnectionSecrets, type S3Credentials, SECRETS } from "./secrets.js";
+  type ConnectionClientSettings,
+  ConnectionClients,
+  type ResolvedConnection,
+} from "./client.js";
+import { ConnectionSecrets, connectionsNaming, SECRETS } from "./secrets.js";
 
-export { SECRETS };
-
-/** The object storage of a connection (for the Bucket kind). */
-export interface ObjectStorageSettings {
-  /** The S3 endpoint URL. */
-  endpoint: string;
-  region?: string;
-  /**
-   * Reads the credentials from the connection's Secret as the cache has it now (so a
-   * rotated Secret is used at the next call); throws an Error saying what is missing.
-   * Both values are registered with the redactor before they are returned.
-   */
-  credentials(): Promise<S3Credentials>;
-  /** Whether a Bucket may write the key pair into its spec.exportTo Secret (default no). */
-  exportCredentials?: boolean;
-}
-
-/** One resolved connection. */
-export interface ResolvedConnection {
-  /** The ServiceConnection's name; undefined for the operator's default connection. */
-  name: string | undefined;
-  /** The metrics label `connection`: the name, or {@link DEFAULT_CONNECTION_LABEL}. */
-  label: string;
-  /** The connection's own service client. */
-  service: ServiceClient;
-  /** Its object storage, when the connection declares one. */
-  objectStorage: ObjectStorageSettings | undefined;
-}
+/** Core Namespaces (their connection annotation and their labels). */
+export const NAMESPACES: ResourceDescriptor = {
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  namespaced: false,
+};
 
 /** Where the controllers find the connection of an object. */
 export interface ConnectionSource {
@@ -69,25 +42,81 @@ export interface ConnectionSource {
   forObject(obj: ConnectionUser): ResolvedConnection;
 }
 
-/** A source with one connection for every object (tests, and building without a cluster). */
-export function singleConnection(
-  service: ServiceClient,
-  objectStorage?: ObjectStorageSettings,
-): ConnectionSource {
-  const conn: ResolvedConnection = {
-    name: undefined,
-    label: DEFAULT_CONNECTION_LABEL,
-    service,
-    objectStorage,
-  };
-  return { forObject: () => conn };
+/** Which connection an object asks for, and where it was named. */
+export type ConnectionChoice =
+  | { kind: "default" }
+  | { kind: "named"; name: string; source: "connectionRef" | "namespace annotation" };
+
+/** What the choice needs to know of a namespace. */
+export interface NamespaceFacts {
+  name: string;
+  labels?: Record<string, string> | undefined;
+  annotations?: Record<string, string> | undefined;
+}
+
+/** What the choice reads of an object: its namespace and `spec.connectionRef`. */
+export interface ConnectionUser {
+  readonly metadata?: { readonly namespace?: string };
+  readonly spec?: unknown;
+}
+
+/** The connection `obj` asks for: its connectionRef, else its namespace's annotation, else the default. */
+export function chooseConnection(
+  obj: ConnectionUser,
+  namespace: NamespaceFacts | undefined,
+): ConnectionChoice {
+  const spec = (obj as { spec?: { connectionRef?: { name?: unknown } } }).spec;
+  const ref = spec?.connectionRef?.name;
+  if (typeof ref === "string" && ref.length > 0) {
+    return { kind: "named", name: ref, source: "connectionRef" };
+  }
+  const annotated = namespace?.annotations?.[CONNECTION_ANNOTATION]?.trim();
+  if (annotated) return { kind: "named", name: annotated, source: "namespace annotation" };
+  return { kind: "default" };
+}
+
+/** True when `labels` satisfy `selector` (metav1.LabelSelector; an empty selector matches all). */
+export function selectorMatches(
+  selector: LabelSelector,
+  labels: Record<string, string> | undefined,
+): boolean {
+  const have = labels ?? {};
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (have[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const value = have[e.key];
+    const values = e.values ?? [];
+    const ok =
+      e.operator === "In"
+        ? value !== undefined && values.includes(value)
+        : e.operator === "NotIn"
+          ? value === undefined || !values.includes(value)
+          : e.operator === "Exists"
+            ? value !== undefined
+            : value === undefined;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/**
+ * True when the connection's `allowedNamespaces` lets `namespace` use it: listed by
+ * name (or `*`), or matched by the selector. Nothing listed and no selector: none.
+ */
+export function namespaceAllowed(
+  spec: Pick<ServiceConnectionSpec, "allowedNamespaces">,
+  namespace: NamespaceFacts,
+): boolean {
+  const allowed = spec.allowedNamespaces;
+  if (!allowed) return false;
+  const names = allowed.names ?? [];
+  if (names.includes("*") || names.includes(namespace.name)) return true;
+  return allowed.selector !== undefined && selectorMatches(allowed.selector, namespace.labels);
 }
 
 /** Options of {@link ServiceConnections}. */
 export interface ServiceConnectionsOptions {
   /** The operator's default connection (its config), used when an object names none. */
   defaultClient: ServiceClient;
-  /** The default connection's object storage, if the operator config has one. */
   defaultObjectStorage?: ObjectStorageSettings;
   /** Builds a connection's client (run.ts: the service config with the connection's settings). */
   newClient: (settings: ConnectionClientSettings) => ServiceClient;
@@ -99,11 +128,12 @@ export interface ServiceConnectionsOptions {
 
 /** The connections of the process; see the module comment. */
 export class ServiceConnections implements ConnectionSource {
+  /** The connections' Secrets, read from the cache (secrets.ts). */
+  readonly secrets: ConnectionSecrets;
   private cache: CacheReader | undefined;
   private readonly clients: ConnectionClients;
   private readonly defaultConnection: ResolvedConnection;
   private readonly listeners: ((name: string) => void)[] = [];
-  private readonly secrets: ConnectionSecrets;
 
   constructor(private readonly options: ServiceConnectionsOptions) {
     this.secrets = new ConnectionSecrets(
@@ -111,7 +141,9 @@ export class ServiceConnections implements ConnectionSource {
       options.secretNamespace,
       options.redactor,
     );
-    this.clients = new ConnectionClients(options.newClient, (name) => this.apiKeyOf(name));
+    this.clients = new ConnectionClients(options.newClient, this.secrets, (name) =>
+      this.connectionObject(name),
+    );
     this.defaultConnection = {
       name: undefined,
       label: DEFAULT_CONNECTION_LABEL,
@@ -136,32 +168,31 @@ export class ServiceConnections implements ConnectionSource {
   }
 
   /**
-   * The connection `obj` uses (connectionRef, else its namespace's annotation, else the
-   * default). Throws a TerminalError `ConnectionNotAllowed` when the connection does not
-   * allow the object's namespace, and a RetryableError `ConnectionNotFound` when it
-   * does not exist: in both cases nothing may be sent for the object.
+   * The connection `obj` uses. Throws a TerminalError `ConnectionNotAllowed` when it does
+   * not allow the object's namespace (external: the connection may change to allow it),
+   * and a RetryableError `ConnectionNotFound` when it does not exist.
    */
   forObject(obj: ConnectionUser): ResolvedConnection {
     const namespace = this.namespaceOf(obj);
     const choice = chooseConnection(obj, namespace);
     if (choice.kind === "default") return this.defaultConnection;
+    const named = `the ServiceConnection ${choice.name} (named by the ${choice.source})`;
     const conn = this.connectionObject(choice.name);
     if (!conn) {
-      throw retryableError("ConnectionNotFound", notFoundMessage(choice), { waiting: true });
+      const message = `${named} does not exist; nothing is sent to the service until it does`;
+      throw retryableError("ConnectionNotFound", message, { waiting: true });
     }
     const facts = namespace ?? { name: obj.metadata?.namespace ?? "" };
     if (!namespaceAllowed(conn.spec, facts)) {
-      // External: the connection (not the object) may change to allow it.
-      throw terminalError("ConnectionNotAllowed", notAllowedMessage(choice, facts.name), {
-        external: true,
-      });
+      const message = `${named} does not allow namespace ${facts.name} in spec.allowedNamespaces; nothing is sent to the service. Name a connection this namespace may use, or have the connection allow it`;
+      throw terminalError("ConnectionNotAllowed", message, { external: true });
     }
-    return this.resolved(conn);
+    return this.clients.resolve(conn);
   }
 
   /** The name of the connection `obj` asks for (undefined: the default), allowed or not. */
   chosenName(obj: ConnectionUser): string | undefined {
-    const choice: ConnectionChoice = chooseConnection(obj, this.namespaceOf(obj));
+    const choice = chooseConnection(obj, this.namespaceOf(obj));
     return choice.kind === "named" ? choice.name : undefined;
   }
 
@@ -174,26 +205,10 @@ export class ServiceConnections implements ConnectionSource {
   /** The connection named `name` as it is now (for its own controller); undefined when absent. */
   byName(name: string): ResolvedConnection | undefined {
     const conn = this.connectionObject(name);
-    return conn ? this.resolved(conn) : undefined;
+    return conn ? this.clients.resolve(conn) : undefined;
   }
 
-  /**
-   * Why the Secrets of `spec` cannot be read (a message), or undefined when the API key
-   * and, if declared, the S3 credentials are all there. Never includes a value.
-   */
-  secretProblem(spec: ServiceConnectionSpec): string | undefined {
-    return this.secrets.problemOf(spec);
-  }
-
-  /** The resourceVersions of the Secrets `spec` names (a change means a new key). */
-  secretVersions(spec: ServiceConnectionSpec): string {
-    return this.secrets.versionsOf(spec);
-  }
-
-  /**
-   * Calls `listener` with a connection's name whenever its spec or its Secrets changed
-   * (run.ts reconciles that connection's objects again, their holds lifted).
-   */
+  /** Calls `listener` with a connection's name whenever its spec or its Secrets changed. */
   onChanged(listener: (name: string) => void): void {
     this.listeners.push(listener);
   }
@@ -204,21 +219,13 @@ export class ServiceConnections implements ConnectionSource {
   }
 
   /**
-   * A change of `secret` (the ServiceConnection controller's watch of Secrets maps each
-   * through it): the clients of the connections naming it are told their key as the
-   * cache has it now, before the call that follows; returns those connections' keys.
+   * A change of `secret` (the ServiceConnection controller's Secret watch maps each
+   * through it): the clients of the connections naming it are told their key as cached
+   * now, before the call that follows; returns those connections' keys.
    */
   readonly secretChanged = (secret: KubeObject, cache: CacheReader): ObjectKey[] => {
-    const { namespace, name } = secret.metadata ?? {};
-    const naming = cache
-      .list<KubeObject>(serviceConnectionCrd)
-      .map((c) => c as unknown as ServiceConnection)
-      .filter((c) =>
-        [c.spec.apiKeySecretRef, c.spec.objectStorage?.credentialsSecretRef].some(
-          (r) => r?.namespace === namespace && r?.name === name,
-        ),
-      )
-      .map((c) => c.metadata.name ?? "");
+    const all = cache.list<KubeObject>(serviceConnectionCrd) as unknown as ServiceConnection[];
+    const naming = connectionsNaming(secret, all);
     for (const n of naming) this.clients.tellKey(n);
     return naming.map((n) => ({ namespace: "", name: n }));
   };
@@ -253,35 +260,27 @@ export class ServiceConnections implements ConnectionSource {
       return undefined;
     }
   }
+}
 
-  private resolved(conn: ServiceConnection): ResolvedConnection {
-    const name = conn.metadata.name ?? "";
-    const storage = conn.spec.objectStorage;
-    return {
-      name,
-      label: name,
-      service: this.clients.clientOf(conn),
-      objectStorage: storage
-        ? {
-            endpoint: storage.endpoint,
-            ...(storage.region ? { region: storage.region } : {}),
-            credentials: async () => this.s3Credentials(name),
-            exportCredentials: storage.exportCredentials === true,
-          }
-        : undefined,
-    };
-  }
+/** The label of objects that name a ServiceConnection that does not exist. */
+export const MISSING_CONNECTION_LABEL = "_missing";
 
-  /** The API key of connection `name`, from its Secret as cached now. */
-  private apiKeyOf(name: string): string {
-    const conn = this.connectionObject(name);
-    if (!conn) throw new Error(`the ServiceConnection ${name} no longer exists`);
-    return this.secrets.apiKey(conn.spec);
-  }
-
-  private s3Credentials(name: string): S3Credentials {
-    const credentials = this.secrets.s3Credentials(this.connectionObject(name)?.spec);
-    if (!credentials) throw new Error(`the ServiceConnection ${name} declares no object storage`);
-    return credentials;
-  }
+/**
+ * The metrics label function: a ServiceConnection is labelled with its own name; any
+ * other object with the name of the connection it uses when that one exists, else
+ * {@link MISSING_CONNECTION_LABEL} (so the label takes no more values than there are
+ * connections, whatever users write); no object, with the default connection's.
+ */
+export function connectionMetricLabel(connections: {
+  chosenName(obj: KubeObject): string | undefined;
+  connectionObject(name: string): object | undefined;
+}): (obj: KubeObject | undefined) => string {
+  return (obj) => {
+    if (obj === undefined) return DEFAULT_CONNECTION_LABEL;
+    if (obj.kind === serviceConnectionCrd.kind)
+      return obj.metadata?.name ?? MISSING_CONNECTION_LABEL;
+    const name = connections.chosenName(obj);
+    if (name === undefined) return DEFAULT_CONNECTION_LABEL;
+    return connections.connectionObject(name) ? name : MISSING_CONNECTION_LABEL;
+  };
 }

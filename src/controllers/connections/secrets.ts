@@ -3,7 +3,7 @@
  * operator reads Secrets in: every value trimmed, registered with the redactor before
  * anyone can send it, and every problem said without the value.
  */
-import type { ServiceConnectionSpec } from "../../crds/serviceconnection.js";
+import type { ServiceConnection, ServiceConnectionSpec } from "../../crds/serviceconnection.js";
 import type { SecretRedactor } from "../../runtime/redaction.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 
@@ -104,4 +104,16 @@ export class ConnectionSecrets {
     this.redactor?.keep(`Secret ${namespace}/${name} ${key}`, value);
     return value;
   }
+}
+
+/** The names of the `connections` that name `secret` (for their key or their S3 credentials). */
+export function connectionsNaming(secret: KubeObject, connections: ServiceConnection[]): string[] {
+  const { namespace, name } = secret.metadata ?? {};
+  return connections
+    .filter((c) =>
+      [c.spec.apiKeySecretRef, c.spec.objectStorage?.credentialsSecretRef].some(
+        (r) => r?.namespace === namespace && r?.name === name,
+      ),
+    )
+    .map((c) => c.metadata.name ?? "");
 }

@@ -19,7 +19,7 @@ import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
 import type { AccountCalls } from "../../service/account.js";
 import type { ListedIds } from "../../service/pagination.js";
-import type { ResolvedConnection } from "../connections/registry.js";
+import type { ResolvedConnection } from "../connections/client.js";
 import type { EventReason } from "../event-reasons.js";
 import type {
   BeforeDeleteResult,

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { operatorConfigSchema } from "../../config/schema.js";
+import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { AccountCalls } from "../../service/account.js";
 import { ServiceClient } from "../../service/client.js";
-import { type ConnectionSource, singleConnection } from "../connections/registry.js";
+import type { ResolvedConnection } from "../connections/client.js";
+import type { ConnectionSource } from "../connections/registry.js";
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
@@ -45,7 +47,13 @@ const kind: ManagedKind<ManagedObject, unknown> = {
   adoptId: (obj) => (obj.spec as { id?: string } | undefined)?.id,
   status: () => ({}),
 };
-const connections = singleConnection({} as ServiceClient);
+const conn: ResolvedConnection = {
+  name: undefined,
+  label: DEFAULT_CONNECTION_LABEL,
+  service: {} as ServiceClient,
+  objectStorage: undefined,
+};
+const connections: ConnectionSource = { forObject: () => conn };
 const toNothing = () => [];
 const loop = { pollIntervalMs: 30_000 };
 
