@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES } from "../service/endpoints.js";
-import { renderPath } from "../service/transport.js";
+import { renderPath } from "../service/schemas/primitives.js";
 import { OperationRouter } from "./router.js";
 
 const router = new OperationRouter();

@@ -15,6 +15,7 @@ import {
   type ExchangeAnswer,
   type ExchangeRequest,
   named,
+  parseRetryAfter,
   ResponseTooLargeError,
 } from "./http-exchange.js";
 
@@ -33,13 +34,13 @@ export async function fetchExchange(r: ExchangeRequest): Promise<ExchangeAnswer>
       size: r.maxBytes,
     });
     const location = res.headers.get("location");
-    const retryAfter = res.headers.get("retry-after");
+    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
     if (res.status >= 300 && res.status < 400) {
       // Not read: a hostile redirect may carry an endless body.
       (res.body as Readable | null)?.destroy();
-      return { httpStatus: res.status, bodyText: "", location, retryAfter };
+      return { httpStatus: res.status, bodyText: "", location, retryAfterMs };
     }
-    return { httpStatus: res.status, bodyText: await res.text(), location, retryAfter };
+    return { httpStatus: res.status, bodyText: await res.text(), location, retryAfterMs };
   } catch (err) {
     if (err instanceof FetchError && err.type === "max-size") {
       throw new ResponseTooLargeError(r.maxBytes);

@@ -80,7 +80,7 @@ describe.each([
       request("/echo", { method: "POST", headers: { Authorization: "Bearer k" }, body: '{"é":1}' }),
     );
     expect(answer.httpStatus).toBe(429);
-    expect(answer.retryAfter).toBe("3");
+    expect(answer.retryAfterMs).toBe(3000);
     expect(JSON.parse(answer.bodyText)).toEqual({
       method: "POST",
       auth: "Bearer k",

@@ -1,30 +1,11 @@
 /**
- * One HTTP/1.1 exchange with the service over a keep-alive agent (`node:http` or
- * `node:https`), and those agents. An exchange does nothing more: the request is
- * written, the answer's status, the headers the client reads (Location, Retry-After)
- * and its body as text come back.
- * The default exchange: node-fetch's (fetch-exchange.ts) web objects cost about three
- * times its CPU per request (docs/performance.md, "The service's HTTP client, and
- * workers").
- *
- * No redirect is followed (a 3xx comes back with its Location and its body unread),
- * the body is cut off past `maxBytes` ({@link ResponseTooLargeError}), the attempt is
- * bounded by `timeoutMs` (an error named `TimeoutError`) and by the caller's signal (an
- * error named `AbortError`), and network failures keep Node's error `code`
- * (ECONNREFUSED...). A gzip, deflate or br answer is decoded (the limit applies to the
- * decoded body), although the client asks for none.
- *
- * The agents never reuse a socket the server may be closing. A server closes a
- * keep-alive connection after its own idle timeout (Node's default: 5 s); a request
- * written on that socket as the server closes it fails with ECONNRESET ("socket hang
- * up"), and for a create the outcome is then unknown. Node's agent keeps an idle socket
- * for ever unless told otherwise (`timeout` 0), and honours a server's
- * `Keep-Alive: timeout=N` hint only to shorten a timeout it already has. These agents
- * ({@link idleBoundedAgents}) close a socket idle for `idleSocketTimeoutMs`, below the
- * server's timeout, twice over: the agent's `timeout` option closes a free socket when
- * its timer fires (and lets a shorter `Keep-Alive` hint of the server win), and every
- * new request first drops the free sockets idle that long by the wall clock, so a late
- * timer (a busy or paused event loop) cannot hand out a socket past its time.
+ * One HTTP/1.1 exchange with the service (the default `service.httpClient`; node-fetch's,
+ * fetch-exchange.ts, costs more CPU: docs/performance.md) and its keep-alive agents. No
+ * redirect is followed (a 3xx comes back unread), the body is cut off past `maxBytes`,
+ * the attempt is bounded by `timeoutMs` (`TimeoutError`) and the caller's signal
+ * (`AbortError`), network errors keep Node's `code`, and a compressed answer is decoded.
+ * The agents never hand out a socket the server may be closing (ECONNRESET, and for a
+ * create an unknown outcome): see {@link idleBoundedAgents}.
  */
 import http, { Agent as HttpAgent, type IncomingMessage } from "node:http";
 import https, { Agent as HttpsAgent } from "node:https";
@@ -49,7 +30,14 @@ export interface ExchangeAnswer {
   httpStatus: number;
   bodyText: string;
   location: string | null;
-  retryAfter: string | null;
+  /** Retry-After in ms, when it was a number of seconds (the form a JSON API sends). */
+  retryAfterMs: number | undefined;
+}
+
+/** Retry-After in seconds as ms; undefined when absent or in another form. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value.trim()) * 1000;
 }
 
 /** The answer's body was longer than the limit; it was cut off there. */
@@ -113,12 +101,12 @@ export function exchange(r: ExchangeRequest): Promise<ExchangeAnswer> {
     const req = send(r.url, { method: r.method, headers, agent: r.agent }, (res) => {
       const status = res.statusCode ?? 0;
       const location = header(res, "location");
-      const retryAfter = header(res, "retry-after");
+      const retryAfterMs = parseRetryAfter(header(res, "retry-after"));
       if (status >= 300 && status < 400) {
         // Not read: a hostile redirect may carry an endless body.
         finish();
         res.destroy();
-        resolve({ httpStatus: status, bodyText: "", location, retryAfter });
+        resolve({ httpStatus: status, bodyText: "", location, retryAfterMs });
         return;
       }
       const body = decoded(res);
@@ -140,7 +128,7 @@ export function exchange(r: ExchangeRequest): Promise<ExchangeAnswer> {
           httpStatus: status,
           bodyText: Buffer.concat(chunks, size).toString("utf8"),
           location,
-          retryAfter,
+          retryAfterMs,
         });
       });
       body.on("error", (err) => fail(err));
@@ -213,7 +201,14 @@ export interface IdleBoundedAgents {
   https: HttpsAgent;
 }
 
-/** Keep-alive agents (at most `maxSockets` per origin) closing sockets idle for `idleSocketTimeoutMs`. */
+/**
+ * Keep-alive agents (at most `maxSockets` per origin) that close a socket idle for
+ * `idleSocketTimeoutMs`, below the server's keep-alive timeout (Node's default: 5 s).
+ * Node keeps an idle socket for ever (`timeout` 0) and a server's `Keep-Alive: timeout`
+ * only shortens a timeout it has; so the agent's `timeout` closes a free socket when its
+ * timer fires, and every new request first drops free sockets idle that long by the wall
+ * clock, in case a busy event loop fired the timer late.
+ */
 export function idleBoundedAgents(
   idleSocketTimeoutMs: number,
   maxSockets: number,

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SERVICE_ID_PATTERN as CRD_SERVICE_ID_PATTERN } from "../crds/fields.js";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
 import type { ServiceClient } from "./client.js";
-import { type ServiceError, ServiceInvalidIdError } from "./errors.js";
+import { type ServiceError, ServiceInvalidIdError, ServiceInvalidRequestError } from "./errors.js";
 import { pageOf } from "./schemas/data.js";
 import { nasInstanceSchema } from "./schemas/nas.js";
 import { trainingPodSchema } from "./schemas/pods.js";
-import { isServiceId, SERVICE_ID_PATTERN } from "./schemas/primitives.js";
+import { isServiceId, renderPath, SERVICE_ID_PATTERN } from "./schemas/primitives.js";
 import { subscriptionResultSchema } from "./schemas/subscription.js";
 import { trainingTaskSchema } from "./schemas/training.js";
 
@@ -21,6 +21,35 @@ describe("isServiceId", () => {
   );
   it.each([".", "..", ".hidden", "a/b", "a b", "", "a%2F", "a\n"])("refuses %j", (id) =>
     expect(isServiceId(id)).toBe(false),
+  );
+});
+
+describe("renderPath", () => {
+  it("has its parameters filled with encoded ids", () => {
+    expect(
+      renderPath("getPodResource", "/v1/training/instance/{id}/{podName}/resource", {
+        id: "task-1",
+        podName: "task-1:worker.0",
+      }),
+    ).toBe("/v1/training/instance/task-1/task-1%3Aworker.0/resource");
+  });
+
+  it.each([".", "..", "a/b", "../detail", "p 1", "%2e%2e", "a?b", "a#b", "-rf", "x".repeat(129)])(
+    "refuses the id %j, which is not well-formed, so that no request goes to another path",
+    (id) => {
+      expect(() => renderPath("getTask", "/v1/training/instance/{id}/detail", { id })).toThrow(
+        ServiceInvalidIdError,
+      );
+    },
+  );
+
+  it.each<Record<string, string>>([{}, { id: "" }])(
+    "refuses the parameters %j instead of collapsing the path",
+    (params) => {
+      const render = () => renderPath("getX", "/v1/x/{id}/detail", params);
+      expect(render).toThrow(ServiceInvalidRequestError);
+      expect(render).toThrow(/^invalid getX request: missing value for path parameter \{id\}/);
+    },
   );
 });
 

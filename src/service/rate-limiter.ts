@@ -8,6 +8,7 @@
  * the fleet needs more.
  */
 import type { CallContext } from "./call-context.js";
+import { ServiceThrottledError } from "./errors.js";
 
 /** Rate of the bucket. */
 export interface RateLimit {
@@ -120,6 +121,20 @@ export class TokenBucket {
     if (priority !== "low" || this.routineBurst === Number.POSITIVE_INFINITY) return wait;
     const routineMissing = this.waiting.low.length + 1 - this.routine;
     return Math.max(wait, routineMissing <= 0 ? 0 : (routineMissing / this.routineRate) * 1000);
+  }
+
+  /**
+   * Throws `ServiceThrottledError` (a call of `endpoint`, not sent) when a caller of
+   * `priority` arriving now would wait longer than `maxWaitMs`; undefined: never.
+   */
+  refuseLongWait(endpoint: string, priority: CallPriority, maxWaitMs: number | undefined): void {
+    if (maxWaitMs === undefined || this.waitEstimateMs(priority) <= maxWaitMs) return;
+    throw new ServiceThrottledError(
+      // Only the configured bound in the message: a repeat writes the same condition.
+      `the client-side rate limit of this connection is saturated (more than ${maxWaitMs} ms of calls ahead): ${endpoint} was not sent and is retried`,
+      { endpoint, code: undefined },
+      this.reserveLaterSlotMs(priority),
+    );
   }
 
   /**

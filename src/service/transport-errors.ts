@@ -1,16 +1,118 @@
 /**
- * The errors the transport makes itself, beside the answers response.ts interprets:
- * no usable answer (network, timeout, a body past the limit), a redirect, a call whose
- * reconcile was abandoned, and the scrubbing of the key from any message.
+ * The error a failed service call becomes (transport.ts): an answer's failed status, a
+ * malformed answer, no usable answer (network, timeout, a body past the limit), a
+ * redirect, a call whose reconcile was abandoned; and the scrubbing of the key from any
+ * message.
  */
 import {
+  endpointConfigKey,
+  ServiceAuthError,
   type ServiceError,
   ServiceMalformedResponseError,
+  ServiceNotFoundError,
+  ServiceOperationMissingError,
   ServiceRedirectError,
+  ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
 import { ResponseTooLargeError } from "./http-exchange.js";
-import type { CallDescription } from "./response.js";
+
+/** Which call the answer belongs to, for error messages and classification. */
+export interface CallDescription {
+  /** Endpoint name. */
+  endpoint: string;
+  /** `METHOD /path` as sent (no query, no headers). */
+  where: string;
+  /** Whether a repeat is harmless; decides `outcomeUnknown` of failures. */
+  idempotent: boolean;
+}
+
+/** Human wording of a status code for messages. */
+function statusText(code: number): string {
+  const names: Record<number, string> = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    409: "Conflict",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+  };
+  return names[code] ?? "";
+}
+
+/**
+ * The error for a failed status `code` (an envelope status, or the HTTP status when
+ * `fromEnvelope` is false). Only an envelope 404 means "not found": a bare HTTP 404
+ * usually means a wrong path, and must not make a controller think a resource is gone.
+ */
+export function errorForStatus(
+  call: CallDescription,
+  code: number,
+  serviceMessage: string | undefined,
+  fromEnvelope: boolean,
+  retryAfterMs?: number,
+): ServiceError {
+  const said = serviceMessage
+    ? `: ${serviceMessage}`
+    : statusText(code)
+      ? `: ${statusText(code)}`
+      : "";
+  const base = {
+    endpoint: call.endpoint,
+    code,
+    enveloped: fromEnvelope,
+    ...(serviceMessage ? { serviceMessage } : {}),
+  };
+  if (code === 401 || code === 403) {
+    return new ServiceAuthError(
+      `${call.where} was refused with status ${code}${said} (the API key is missing, wrong or lacks permission)`,
+      base,
+    );
+  }
+  if (code === 429 || code >= 500) {
+    return new ServiceUnavailableError(`${call.where} failed with status ${code}${said}`, {
+      ...base,
+      // A 429 is refused before any work is done; a 5xx may come after the work.
+      outcomeUnknown: !call.idempotent && code !== 429,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  }
+  if (code === 404 && fromEnvelope) {
+    return new ServiceNotFoundError(`${call.where}: not found (status 404)${said}`, base);
+  }
+  if ((code === 404 || code === 405) && !fromEnvelope) {
+    return new ServiceOperationMissingError(
+      `${call.where} answered HTTP ${code} without a service envelope: the service has no operation ${call.endpoint} at this path (is the endpoint path right?); set its path with ${endpointConfigKey(call.endpoint)} in the operator configuration`,
+      base,
+    );
+  }
+  const hint = fromEnvelope
+    ? ""
+    : " (HTTP answer without a service envelope: is the endpoint path right?)";
+  return new ServiceRefusedError(
+    `${call.where} was refused by the service with status ${code}${said}${hint}`,
+    base,
+  );
+}
+
+/** A malformed answer: `what` says what is wrong with it. */
+export function malformed(
+  call: CallDescription,
+  what: string,
+  code: number,
+  enveloped = false,
+): ServiceMalformedResponseError {
+  return new ServiceMalformedResponseError(`${call.where}: malformed response: ${what}`, {
+    endpoint: call.endpoint,
+    code,
+    enveloped,
+    outcomeUnknown: !call.idempotent,
+  });
+}
 
 /** Network error codes that prove the request never reached the service. */
 const NOT_SENT_CODES = new Set([

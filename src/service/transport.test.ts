@@ -8,11 +8,9 @@ import {
   ServiceAuthError,
   ServiceError,
   ServiceInvalidIdError,
-  ServiceInvalidRequestError,
   ServiceMalformedResponseError,
   ServiceUnavailableError,
 } from "./errors.js";
-import { renderPath } from "./transport.js";
 import type { RequestObservation } from "./transport-options.js";
 
 let svc: EmulatedService;
@@ -283,33 +281,6 @@ describe("service.httpClient", () => {
 });
 
 describe("a call's path", () => {
-  it("has its parameters filled with encoded ids", () => {
-    expect(
-      renderPath("getPodResource", "/v1/training/instance/{id}/{podName}/resource", {
-        id: "task-1",
-        podName: "task-1:worker.0",
-      }),
-    ).toBe("/v1/training/instance/task-1/task-1%3Aworker.0/resource");
-  });
-
-  it.each([".", "..", "a/b", "../detail", "p 1", "%2e%2e", "a?b", "a#b", "-rf", "x".repeat(129)])(
-    "refuses the id %j, which is not well-formed, so that no request goes to another path",
-    (id) => {
-      expect(() => renderPath("getTask", "/v1/training/instance/{id}/detail", { id })).toThrow(
-        ServiceInvalidIdError,
-      );
-    },
-  );
-
-  it.each<Record<string, string>>([{}, { id: "" }])(
-    "refuses the parameters %j instead of collapsing the path",
-    (params) => {
-      const render = () => renderPath("getX", "/v1/x/{id}/detail", params);
-      expect(render).toThrow(ServiceInvalidRequestError);
-      expect(render).toThrow(/^invalid getX request: missing value for path parameter \{id\}/);
-    },
-  );
-
   it("is checked before anything is sent", async () => {
     const client = svc.newClient();
     const err = await failure(client.getNas("../tasks"));

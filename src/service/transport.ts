@@ -1,17 +1,14 @@
 /**
- * The HTTP side of the client: each call's URL (its path's ids checked, then encoded),
- * one exchange per attempt over keep-alive agents (http-exchange.ts) with a timeout,
- * the client-side rate limit, retries with backoff and jitter when a repeat cannot
- * duplicate an effect, a hook per attempt for metrics, and debug logs that carry no
- * header and no key.
- *
- * A hostile or misconfigured service cannot take the key elsewhere or cost unbounded
- * memory: no redirect is followed (a 3xx is an error naming its Location, so the key and
- * the body go only to the configured origin), and a body longer than
- * `maxResponseBytes` is cut off and reported as a malformed answer.
+ * One service call, from an operation's name to its parsed data: the URL (the path's ids
+ * checked, then encoded), the client-side rate limit, one exchange per attempt
+ * (http-exchange.ts) with a timeout, the answer read (the envelope decides, the schema
+ * parses the data), retries with backoff when a repeat cannot duplicate an effect, an
+ * observation per attempt for metrics, and debug logs without header or key. No redirect
+ * is followed and a body past `maxResponseBytes` is cut off, so a hostile service can
+ * neither take the key elsewhere nor cost unbounded memory.
  */
 import type { Logger } from "pino";
-import type { z } from "zod";
+import { z } from "zod";
 import { backoffDelayMs } from "./backoff.js";
 import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
 import type { EndpointName } from "./endpoints.js";
@@ -19,23 +16,37 @@ import {
   EndpointDisabledError,
   ServiceAuthError,
   ServiceError,
-  ServiceInvalidIdError,
-  ServiceInvalidRequestError,
   ServiceThrottledError,
 } from "./errors.js";
-import { exchange, type IdleBoundedAgents, idleBoundedAgents } from "./http-exchange.js";
+import {
+  type ExchangeAnswer,
+  exchange,
+  type IdleBoundedAgents,
+  idleBoundedAgents,
+} from "./http-exchange.js";
 import { verdictOfError } from "./operation-availability.js";
 import { type CallPriority, priorityOf, realSleep, TokenBucket } from "./rate-limiter.js";
-import { type CallDescription, interpretResponse, type RawResponse } from "./response.js";
-import { isServiceId, quoteId, SERVICE_ID_RULE } from "./schemas/primitives.js";
-import { abandoned, networkError, redirectError, scrub } from "./transport-errors.js";
+import { describeIssues, optionalString, renderPath } from "./schemas/primitives.js";
+import {
+  abandoned,
+  type CallDescription,
+  errorForStatus,
+  malformed,
+  networkError,
+  redirectError,
+  scrub,
+} from "./transport-errors.js";
 import { type CallArgs, REDACTED_LOG_PATHS, type TransportOptions } from "./transport-options.js";
 
-/** One call as the transport tracks it: what it is, and its last wait for the rate limit. */
+/** One call as the transport tracks it: what it sends, and its last wait for the rate limit. */
 type TransportCall = CallDescription & {
+  method: string;
+  url: string;
+  body: string | undefined;
+  signal: AbortSignal | undefined;
+  priority: CallPriority;
   rateLimitWaitMs: number;
   routineBudgetWaitMs: number;
-  priority: CallPriority;
 };
 
 /** node-fetch's exchange, imported with the first call that uses it (not at start). */
@@ -67,13 +78,12 @@ export class ServiceTransport {
   }
 
   /**
-   * Calls endpoint `name` and returns its data parsed by `schema`. Throws
-   * `EndpointDisabledError` without a request when the endpoint is disabled, and a
-   * `ServiceError` subclass for every failure. Retries only failures that are
-   * retryable AND cannot duplicate an effect: any failure of an idempotent endpoint,
-   * and for others only those that prove the request was not acted on (connection
-   * refused, 429). `context` (the caller's work): routine calls wait behind the others
-   * and take the routine budget; its aborted signal stops the call.
+   * Calls endpoint `name` and returns its data parsed by `schema`; throws
+   * `EndpointDisabledError` (nothing sent) for a disabled endpoint, a `ServiceError`
+   * subclass for every failure. Retries a retryable failure only when a repeat cannot
+   * duplicate an effect: the endpoint is idempotent, or the failure proves the request was
+   * not acted on (connection refused, 429). Routine calls (`context`) wait behind the
+   * others; its aborted signal stops the call.
    */
   async call<T>(
     name: EndpointName,
@@ -88,19 +98,20 @@ export class ServiceTransport {
       endpoint: name,
       where: `${def.method} ${path}`,
       idempotent: def.idempotent,
+      method: def.method,
+      url: this.baseUrl + path + queryString(args.query),
+      body: args.body === undefined ? undefined : JSON.stringify(args.body),
+      signal: context.signal,
+      priority: priorityOf(context),
       rateLimitWaitMs: 0,
       routineBudgetWaitMs: 0,
-      priority: priorityOf(context),
     };
-    const url = this.baseUrl + path + queryString(args.query);
-    const body = args.body === undefined ? undefined : JSON.stringify(args.body);
     const { retry } = this.options;
-    const abort = context.signal;
 
     for (let attempt = 1; ; attempt++) {
       let key = "";
       try {
-        if (abort?.aborted) throw abandoned(call);
+        if (call.signal?.aborted) throw abandoned(call);
         key = await this.readKey(name);
         if (this.bucket) {
           this.refuseLongWait(call.endpoint, call.priority);
@@ -108,13 +119,13 @@ export class ServiceTransport {
           call.routineBudgetWaitMs = await this.bucket.take(call.priority);
           call.rateLimitWaitMs = Math.round((performance.now() - queued) * 1000) / 1000;
         }
-        return await this.attempt(call, def.method, url, body, key, schema, abort);
+        return await this.attempt(call, key, schema);
       } catch (err) {
         // A bounced call was not sent: the caller retries it later, not this loop.
         if (!(err instanceof ServiceError) || err instanceof ServiceThrottledError) throw err;
         scrub(err, key);
         const repeatable =
-          err.retryable && (call.idempotent || !err.outcomeUnknown) && !abort?.aborted;
+          err.retryable && (call.idempotent || !err.outcomeUnknown) && !call.signal?.aborted;
         if (!repeatable || attempt >= retry.maxAttempts) throw err;
         const delay = backoffDelayMs(retry, attempt, this.options.random, err.retryAfterMs ?? 0);
         this.log?.debug(
@@ -126,27 +137,12 @@ export class ServiceTransport {
     }
   }
 
-  /**
-   * Throws `ServiceThrottledError` when a call of `endpoint` made now would wait longer
-   * than `rateLimitMaxWaitMs` for the rate limit (see TransportOptions).
-   */
+  /** Throws `ServiceThrottledError` when a call now would wait past `rateLimitMaxWaitMs`. */
   refuseLongWait(endpoint: string, priority: CallPriority): void {
-    const maxWait = this.options.rateLimitMaxWaitMs;
-    if (!this.bucket || maxWait === undefined) return;
-    const wait = this.bucket.waitEstimateMs(priority);
-    if (wait <= maxWait) return;
-    throw new ServiceThrottledError(
-      // No figure in the message: a repeat writes the same condition, i.e. nothing.
-      `the client-side rate limit of this connection is saturated (more than ${maxWait} ms of calls ahead): ${endpoint} was not sent and is retried`,
-      { endpoint, code: undefined },
-      this.bucket.reserveLaterSlotMs(priority),
-    );
+    this.bucket?.refuseLongWait(endpoint, priority, this.options.rateLimitMaxWaitMs);
   }
 
-  /**
-   * Sends `key` from the next attempt on, without asking `options.apiKey` (the owner tells
-   * each key it reads: config/api-key.ts, controllers/connections/client.ts); undefined: asks.
-   */
+  /** Sends `key` from the next attempt on without asking `options.apiKey`; undefined: asks. */
   useApiKey(key: string | undefined): void {
     this.apiKey = key;
   }
@@ -171,81 +167,61 @@ export class ServiceTransport {
     return key;
   }
 
-  private async attempt<T>(
-    call: TransportCall,
-    method: string,
-    url: string,
-    body: string | undefined,
-    key: string,
-    schema: z.ZodType<T>,
-    abort: AbortSignal | undefined,
-  ): Promise<T> {
+  private async attempt<T>(call: TransportCall, key: string, schema: z.ZodType<T>): Promise<T> {
     const started = performance.now();
-    let raw: RawResponse;
+    let answer: ExchangeAnswer;
     try {
-      const res = await this.send({
-        method,
-        url,
+      answer = await this.send({
+        method: call.method,
+        url: call.url,
         headers: {
           Authorization: `Bearer ${key}`,
           Accept: "application/json",
-          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+          ...(call.body === undefined ? {} : { "Content-Type": "application/json" }),
         },
-        body,
+        body: call.body,
         // An API client follows no redirect (exchange returns a 3xx unread): following
-        // one re-sends the Authorization header (and, for 307/308, the body) to
-        // wherever the answer points.
-        agent: url.startsWith("https:") ? this.agents.https : this.agents.http,
+        // one re-sends the Authorization header (and, for 307/308, the body) elsewhere.
+        agent: call.url.startsWith("https:") ? this.agents.https : this.agents.http,
         timeoutMs: this.options.timeoutMs,
         maxBytes: this.options.maxResponseBytes,
-        signal: abort,
+        signal: call.signal,
       });
-      if (res.httpStatus >= 300 && res.httpStatus < 400) {
-        throw redirectError(call, res.httpStatus, res.location);
+      if (answer.httpStatus >= 300 && answer.httpStatus < 400) {
+        throw redirectError(call, answer.httpStatus, answer.location);
       }
-      raw = {
-        httpStatus: res.httpStatus,
-        bodyText: res.bodyText,
-        retryAfterMs: parseRetryAfter(res.retryAfter),
-      };
     } catch (err) {
       const error =
         err instanceof ServiceError
           ? err
-          : abort?.aborted
+          : call.signal?.aborted
             ? abandoned(call, err)
             : networkError(call, err, this.options);
-      this.observe(call, method, error.code ?? "error", started, error.message);
+      this.observe(call, error.code ?? "error", started, error.message);
       throw error;
     }
     const name = call.endpoint as EndpointName;
     try {
-      const data = interpretResponse(call, raw, schema);
+      const data = interpretResponse(call, answer, schema);
       this.options.availability?.record(name, "present");
-      this.observe(call, method, 200, started);
+      this.observe(call, 200, started);
       return data;
     } catch (err) {
       if (err instanceof ServiceError) {
         const verdict = verdictOfError(err);
         if (verdict) this.options.availability?.record(name, verdict);
-        this.observe(call, method, err.code ?? "error", started, err.message);
+        this.observe(call, err.code ?? "error", started, err.message);
       }
       throw err;
     }
   }
 
-  private observe(
-    call: TransportCall,
-    method: string,
-    code: number | "error",
-    started: number,
-    error?: string,
-  ): void {
+  private observe(call: TransportCall, code: number | "error", started: number, error?: string) {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const { rateLimitWaitMs, routineBudgetWaitMs, priority } = call;
     this.options.onRequest?.({
       endpoint: call.endpoint,
-      method,
+      method: call.method,
       code,
       durationMs,
       rateLimitWaitMs,
@@ -257,33 +233,6 @@ export class ServiceTransport {
   }
 }
 
-/**
- * `template` of endpoint `name` with its `{param}` placeholders filled with URI-encoded
- * `params`. Nothing is sent when it throws: `ServiceInvalidRequestError` for a
- * placeholder without a value or with an empty one (no request goes to a collapsed path
- * such as `/v1/training/instance//detail`), `ServiceInvalidIdError` for a value that is
- * not a well-formed id (a segment `.` or `..` would reach another path: encoding leaves
- * dots as they are).
- */
-export function renderPath(name: string, template: string, params: Record<string, string> = {}) {
-  return template.replace(/\{(\w+)\}/g, (_, key: string) => {
-    const value = params[key];
-    if (value === undefined || value === "") {
-      throw new ServiceInvalidRequestError(
-        `invalid ${name} request: missing value for path parameter {${key}} of ${template}`,
-        { endpoint: name },
-      );
-    }
-    if (!isServiceId(value)) {
-      throw new ServiceInvalidIdError(
-        `invalid ${name} request: the ${key} ${quoteId(value)} is not a well-formed service id (${SERVICE_ID_RULE}); nothing was sent`,
-        { endpoint: name },
-      );
-    }
-    return encodeURIComponent(value);
-  });
-}
-
 function queryString(query: CallArgs["query"]): string {
   if (!query) return "";
   const params = new URLSearchParams();
@@ -292,8 +241,54 @@ function queryString(query: CallArgs["query"]): string {
   return text ? `?${text}` : "";
 }
 
-/** Retry-After in seconds (the only form a JSON API is likely to send), as ms. */
-function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
-  return Number(value.trim()) * 1000;
+/** The envelope of every answer; `status` may arrive as a numeric string. */
+const envelopeSchema = z.object({
+  status: z.preprocess((v) => (typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v), z.int()),
+  message: optionalString,
+  data: z.unknown(),
+});
+
+/** What came back over HTTP; `retryAfterMs` is the Retry-After header in ms. */
+export interface RawResponse {
+  httpStatus: number;
+  bodyText: string;
+  retryAfterMs?: number | undefined;
+}
+
+/**
+ * The operation's data parsed by `dataSchema`, or the typed error: the envelope's status
+ * decides (200 is the only success, even on HTTP 200), the HTTP status decides when there
+ * is no envelope (a 2xx without one is malformed), and data failing the schema is
+ * malformed with the failing field named. Pure: every mapping is tested without a server.
+ */
+export function interpretResponse<T>(
+  call: CallDescription,
+  raw: RawResponse,
+  dataSchema: z.ZodType<T>,
+): T {
+  const httpOk = raw.httpStatus >= 200 && raw.httpStatus < 300;
+  let json: unknown;
+  let parsedJson = true;
+  try {
+    json = JSON.parse(raw.bodyText);
+  } catch {
+    parsedJson = false;
+  }
+  const envelope = parsedJson ? envelopeSchema.safeParse(json) : undefined;
+  if (!envelope?.success) {
+    if (!httpOk) throw errorForStatus(call, raw.httpStatus, undefined, false, raw.retryAfterMs);
+    throw malformed(
+      call,
+      parsedJson
+        ? "the body is not a service envelope (no integer status)"
+        : "the body is not JSON",
+      raw.httpStatus,
+    );
+  }
+  const { status, message, data } = envelope.data;
+  if (status !== 200) throw errorForStatus(call, status, message, true, raw.retryAfterMs);
+  if (!httpOk) throw errorForStatus(call, raw.httpStatus, message, false, raw.retryAfterMs);
+  const parsed = dataSchema.safeParse(data);
+  if (!parsed.success) throw malformed(call, describeIssues(parsed.error), status, true);
+  return parsed.data;
 }

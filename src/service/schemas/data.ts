@@ -1,7 +1,7 @@
 /**
  * The shapes of an envelope's `data` that operations share: the paged list
  * `{records, pageNo, pageSize, totalRows}` (as the CCI list documents it), a plain
- * list, and data that is not read. The envelope itself is read in ../response.ts.
+ * list, and data that is not read. The envelope itself is read in ../transport.ts.
  */
 import { z } from "zod";
 import { optionalInt } from "./primitives.js";

@@ -1,23 +1,15 @@
 /**
- * Tolerant field schemas for parsing service responses. The spec types most numbers as
- * strings and some strings as integers, shows `null` for absent values, and lists a
- * Java-style `empty` boolean inside maps; these schemas accept such variants and
- * produce one clean TypeScript type, so that an unexpected spelling of a value never
- * fails a whole response while a truly wrong field still names itself in the error.
- *
- * Ids: what an id of the service may look like, wherever one enters the operator (a
- * service answer, the `aidc.io/external-id` annotation, `spec.storageId`,
- * `spec.instanceId`) and before one becomes a path segment. The spec shows no id
- * format; ids seen are `nas-000001`, UUIDs and numbers, so the pattern allows letters,
- * digits and `. _ : -`, starting with a letter, a digit or `_`: an id can never be `.`
- * or `..` (which would move a request to another path), nor hold `/`, `?`, `#`, `%` or
- * white space.
- *
- * Timestamps: the service writes times as `YYYY-MM-DD HH:MM:SS` (no zone) and as ISO
- * 8601 with a `Z` suffix; the operator writes RFC 3339 in UTC with second precision
- * (`2024-05-06T07:08:09Z`), the form Kubernetes uses for `metav1.Time`.
+ * The values of the service's wire and their rules. Field schemas accept the spec's
+ * variants (numbers as text, integers for strings, `null` for absent, a Java-style
+ * `empty` boolean in maps) and yield one clean type, so an odd spelling never fails a
+ * whole answer while a wrong field names itself. Ids: the spec shows no format (seen:
+ * `nas-000001`, UUIDs, numbers); one pattern, checked wherever an id enters and by
+ * {@link renderPath} before it becomes a path segment, excludes `.`, `..`, `/`, `?`, `#`,
+ * `%` and white space. Times: the service writes `YYYY-MM-DD HH:MM:SS` (no zone) or ISO
+ * 8601; the operator writes RFC 3339 UTC in whole seconds, as Kubernetes does.
  */
 import { z } from "zod";
+import { ServiceInvalidIdError, ServiceInvalidRequestError } from "../errors.js";
 
 /** The pattern every id must match (also in the CRDs, src/crds/fields.ts). */
 export const SERVICE_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
@@ -34,6 +26,31 @@ export function isServiceId(value: string): boolean {
 /** `value` quoted for a message, shortened so that a hostile id cannot flood it. */
 export function quoteId(value: string): string {
   return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}
+
+/**
+ * `template` of endpoint `name` with its `{param}` placeholders filled with URI-encoded
+ * `params`; throws (nothing is sent) `ServiceInvalidRequestError` for a missing or empty
+ * value (no collapsed path such as `/v1/x//detail`) and `ServiceInvalidIdError` for a value
+ * that is not an id (encoding leaves a segment `.` or `..` as it is: another path).
+ */
+export function renderPath(name: string, template: string, params: Record<string, string> = {}) {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = params[key];
+    if (value === undefined || value === "") {
+      throw new ServiceInvalidRequestError(
+        `invalid ${name} request: missing value for path parameter {${key}} of ${template}`,
+        { endpoint: name },
+      );
+    }
+    if (!isServiceId(value)) {
+      throw new ServiceInvalidIdError(
+        `invalid ${name} request: the ${key} ${quoteId(value)} is not a well-formed service id (${SERVICE_ID_RULE}); nothing was sent`,
+        { endpoint: name },
+      );
+    }
+    return encodeURIComponent(value);
+  });
 }
 
 const NAIVE = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?$/;

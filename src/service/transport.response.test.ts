@@ -7,7 +7,8 @@ import {
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
-import { type CallDescription, interpretResponse } from "./response.js";
+import { interpretResponse } from "./transport.js";
+import type { CallDescription } from "./transport-errors.js";
 
 const read: CallDescription = {
   endpoint: "getNas",
