@@ -1,21 +1,174 @@
+/**
+ * The informer cache: each kind's objects by key (`namespace/name`) and by index, frozen
+ * and lean ({@link ObjectStore}), and one informer per kind, owned by the manager
+ * ({@link InformerCache}) and read by reconcilers ({@link CacheReader}) instead of GETs.
+ */
 import type { Logger } from "pino";
-import { Informer, type InformerOptions } from "./informer.js";
+import { Informer, type InformerOptions, type StoreEvent } from "./informer.js";
 import type { KubeClient } from "./kube.js";
-import { kubeListerWatcher, type ListerWatcher } from "./listwatch.js";
+import { kubeListerWatcher, type ListerWatcher, withSelector } from "./listwatch.js";
 import {
   cacheId,
   formatKey,
   type KubeObject,
   keyOf,
   type ObjectKey,
+  objectKeyString,
   type ResourceDescriptor,
 } from "./resource.js";
-import type { IndexFunc } from "./store.js";
+
+/** Maps an object to the index values it is listed under (e.g. the names it references). */
+export type IndexFunc = (obj: KubeObject) => string[];
 
 /**
- * Read access to the informer caches. Reconcilers read here instead of GETting from the
- * API server. Objects are frozen: copy before changing. Reading a kind that no
- * controller declared (with `for`, `watches` or `index`) throws.
+ * The objects of one kind, with secondary indexes. Objects are made lean ({@link leanObject})
+ * and deeply frozen on the way in, so that a reconciler changing one by mistake fails
+ * loudly instead of corrupting the cache.
+ */
+export class ObjectStore {
+  private readonly objects = new Map<string, KubeObject>();
+  private readonly indexers = new Map<string, IndexFunc>();
+  /** index name → index value → keys */
+  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+
+  /** The object with this key, or undefined. */
+  get(key: string): KubeObject | undefined {
+    return this.objects.get(key);
+  }
+
+  /** All objects, or those of one namespace. */
+  list(namespace?: string): KubeObject[] {
+    const all = [...this.objects.values()];
+    if (namespace === undefined) return all;
+    return all.filter((o) => (o.metadata?.namespace ?? "") === namespace);
+  }
+
+  /** All keys. */
+  keys(): string[] {
+    return [...this.objects.keys()];
+  }
+
+  /** Adds an index (replacing one of that name); existing objects are indexed at once. */
+  addIndex(name: string, fn: IndexFunc): void {
+    this.indexers.set(name, fn);
+    const index = new Map<string, Set<string>>();
+    this.indexes.set(name, index);
+    for (const [key, obj] of this.objects) addToIndex(index, fn(obj), key);
+  }
+
+  /** Objects listed under `value` in index `name`; throws for an unknown index. */
+  byIndex(name: string, value: string): KubeObject[] {
+    const index = this.indexes.get(name);
+    if (!index) throw new Error(`no index named ${JSON.stringify(name)}`);
+    return [...(index.get(value) ?? [])].flatMap<KubeObject>((k) => this.objects.get(k) ?? []);
+  }
+
+  /** Inserts or replaces an object; undefined when the stored one has its resourceVersion. */
+  upsert(obj: KubeObject): StoreEvent | undefined {
+    const key = objectKeyString(obj);
+    const old = this.objects.get(key);
+    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return undefined;
+    const frozen = deepFreeze(leanObject(obj));
+    if (old) this.unindex(key, old);
+    this.objects.set(key, frozen);
+    this.index(key, frozen);
+    return old ? { type: "update", object: frozen, old } : { type: "add", object: frozen };
+  }
+
+  /** Removes an object; returns the event (with the last known object) if it was stored. */
+  remove(obj: KubeObject): StoreEvent | undefined {
+    const key = objectKeyString(obj);
+    const old = this.objects.get(key);
+    if (!old) return undefined;
+    this.unindex(key, old);
+    this.objects.delete(key);
+    return { type: "delete", object: deepFreeze(obj.metadata ? obj : old) };
+  }
+
+  /**
+   * Makes the content in `namespace` (all when undefined) equal to `items`, as after a
+   * relist; returns the events (deletes of objects that vanished, adds and updates).
+   */
+  replace(items: KubeObject[], namespace?: string): StoreEvent[] {
+    const events: StoreEvent[] = [];
+    const fresh = new Set(items.map(objectKeyString));
+    for (const old of this.list(namespace)) {
+      if (!fresh.has(objectKeyString(old))) {
+        const ev = this.remove(old);
+        if (ev) events.push({ ...ev, object: old });
+      }
+    }
+    for (const item of items) {
+      const ev = this.upsert(item);
+      if (ev) events.push(ev);
+    }
+    return events;
+  }
+
+  private index(key: string, obj: KubeObject): void {
+    for (const [name, fn] of this.indexers) {
+      const index = this.indexes.get(name);
+      if (index) addToIndex(index, fn(obj), key);
+    }
+  }
+
+  private unindex(key: string, obj: KubeObject): void {
+    for (const [name, fn] of this.indexers) {
+      const index = this.indexes.get(name);
+      if (!index) continue;
+      for (const value of fn(obj)) {
+        const keys = index.get(value);
+        keys?.delete(key);
+        if (keys?.size === 0) index.delete(value);
+      }
+    }
+  }
+}
+
+function addToIndex(index: Map<string, Set<string>>, values: string[], key: string): void {
+  for (const value of values) {
+    let keys = index.get(value);
+    if (!keys) {
+      keys = new Set();
+      index.set(value, keys);
+    }
+    keys.add(key);
+  }
+}
+
+/** kubectl's copy of the last applied manifest (`kubectl apply`, client side). */
+export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+
+/**
+ * `obj` as the cache keeps it (the same object when there is nothing to drop): without
+ * `metadata.managedFields` and the {@link LAST_APPLIED_ANNOTATION}, which no controller
+ * reads. Writes are merge patches naming their own fields, so neither is written back or
+ * lost; every other field stays (a status write is skipped when it equals the cached one).
+ */
+export function leanObject(obj: KubeObject): KubeObject {
+  const m = obj.metadata;
+  if (!m) return obj;
+  const applied = m.annotations !== undefined && LAST_APPLIED_ANNOTATION in m.annotations;
+  if (!("managedFields" in m) && !applied) return obj;
+  const { managedFields: _dropped, ...metadata } = m;
+  if (applied && m.annotations) {
+    const { [LAST_APPLIED_ANNOTATION]: _applied, ...annotations } = m.annotations;
+    metadata.annotations = annotations;
+  }
+  return { ...obj, metadata };
+}
+
+/** Freezes an object graph in place and returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+  return value;
+}
+
+/**
+ * Read access to the informer caches. Objects are frozen: copy before changing. Reading
+ * a kind that no controller declared (with `for`, `watches` or `index`) throws.
  */
 export interface CacheReader {
   /** The object with this key (`{namespace, name}` or `"namespace/name"`), if cached. */
@@ -44,34 +197,26 @@ export function referrersByIndex(primary: ResourceDescriptor, index: string) {
 
 /** One informer per kind, shared by every controller; the manager owns it. */
 export class InformerCache implements CacheReader {
-  private readonly informers = new Map<string, Informer>();
+  private readonly informers = new Map<string, Informer<ObjectStore>>();
   private started = false;
 
-  /**
-   * `listerWatcher` replaces the real list+watch (tests); by default each informer
-   * lists and watches through `kube`.
-   */
+  /** `listerWatcher` replaces the real list+watch through `kube` (tests). */
   constructor(
     private readonly kube: KubeClient,
     private readonly options: InformerOptions & {
       log?: Logger;
       listerWatcher?: (res: ResourceDescriptor, namespace: string | undefined) => ListerWatcher;
-      /**
-       * A label selector added to every list and watch of a kind (a shard's
-       * `aidc.io/shard=a`), beside the descriptor's own; undefined: none. The cache
-       * keeps its id: readers pass the plain descriptor.
-       */
+      /** A label selector added to a kind's lists and watches (a shard's); its cache id stays. */
       watchSelector?: (res: ResourceDescriptor) => string | undefined;
     } = {},
   ) {}
 
   /**
-   * The informer of `res`, created on first use (and started if the cache runs); one
-   * per kind, and one per label selector of a descriptor that has one.
-   * `namespaces` scopes it to those namespaces instead of the cache's (e.g. Secrets of
-   * the operator's own namespace); a kind is cached with one scope only.
+   * The informer of `res` (one per kind, and per label selector of a descriptor with one),
+   * created on first use and started if the cache runs. `namespaces` scopes it instead of
+   * the cache's (e.g. Secrets of the operator's namespace); a kind has one scope only.
    */
-  informerFor(res: ResourceDescriptor, namespaces?: readonly string[]): Informer {
+  informerFor(res: ResourceDescriptor, namespaces?: readonly string[]): Informer<ObjectStore> {
     const id = cacheId(res);
     let informer = this.informers.get(id);
     const scoped = namespaces ? [...namespaces] : undefined;
@@ -82,11 +227,9 @@ export class InformerCache implements CacheReader {
       const { listerWatcher, watchSelector, ...rest } = this.options;
       const options = scoped ? { ...rest, namespaces: scoped } : rest;
       const watched = withSelector(res, watchSelector?.(res));
-      informer = new Informer(
-        res,
-        (ns) => listerWatcher?.(watched, ns) ?? kubeListerWatcher(this.kube, watched, ns),
-        options,
-      );
+      const lw = (ns: string | undefined) =>
+        listerWatcher?.(watched, ns) ?? kubeListerWatcher(this.kube, watched, ns, leanObject);
+      informer = new Informer(res, new ObjectStore(), lw, options);
       this.informers.set(id, informer);
       if (this.started) informer.start();
     }
@@ -145,7 +288,7 @@ export class InformerCache implements CacheReader {
     return this.existing(res).store.byIndex(indexName, value) as T[];
   }
 
-  private existing(res: ResourceDescriptor): Informer {
+  private existing(res: ResourceDescriptor): Informer<ObjectStore> {
     const informer = this.informers.get(cacheId(res));
     if (!informer) {
       throw new Error(
@@ -154,10 +297,4 @@ export class InformerCache implements CacheReader {
     }
     return informer;
   }
-}
-
-/** `res` whose lists and watches also select `extra` (joined with its own selector). */
-function withSelector(res: ResourceDescriptor, extra: string | undefined): ResourceDescriptor {
-  if (!extra) return res;
-  return { ...res, labelSelector: res.labelSelector ? `${res.labelSelector},${extra}` : extra };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OwnWriteEchoFilter } from "./controller-runner.js";
+import type { StoreEvent } from "./informer.js";
 import type { KubeObject } from "./resource.js";
-import type { StoreEvent } from "./store.js";
 
 /**
  * The own-write echo filter, as a table: each case is a primary object's event, whether

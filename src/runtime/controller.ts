@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
-import type { CacheReader } from "./cache.js";
+import type { CacheReader, IndexFunc } from "./cache.js";
 import type { EventRecorder } from "./events.js";
+import type { StoreEvent } from "./informer.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { DeclaredRule } from "./permissions.js";
 import type { Clock, KubeObject, ObjectKey, ResourceDescriptor } from "./resource.js";
-import type { IndexFunc, StoreEvent } from "./store.js";
 import type { QueuePriority } from "./workqueue.js";
 
 /** What a reconcile asks for next. Omit `requeueAfterMs` to wait for the next change. */

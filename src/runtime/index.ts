@@ -2,7 +2,7 @@
  * The controller runtime's public API, for controller authors: one import.
  * See README.md beside this file for how the pieces fit.
  */
-export { type CacheReader, referrersByIndex } from "./cache.js";
+export { type CacheReader, type IndexFunc, referrersByIndex } from "./cache.js";
 export {
   type Condition,
   type ConditionInput,
@@ -68,7 +68,6 @@ export {
   rfc3339,
   systemClock,
 } from "./resource.js";
-export type { IndexFunc } from "./store.js";
 export type { QueuePriority } from "./workqueue.js";
 export {
   ConflictError,

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
-import { Informer } from "./informer.js";
+import { LAST_APPLIED_ANNOTATION, ObjectStore } from "./cache.js";
+import { Informer, type StoreEvent } from "./informer.js";
 import { WatchDecodeError } from "./kube-errors.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
-import { LAST_APPLIED_ANNOTATION, type StoreEvent } from "./store.js";
 
 const widgets: ResourceDescriptor = {
   group: "test.aidc.io",
@@ -21,7 +21,10 @@ const obj = (name: string, rv: string, namespace = "ns"): KubeObject => ({
 
 function start(api: FakeListerWatcher, options = {}) {
   const events: string[] = [];
-  const informer = new Informer(widgets, () => api, { watchdogMs: 60_000, ...options });
+  const informer = new Informer(widgets, new ObjectStore(), () => api, {
+    watchdogMs: 60_000,
+    ...options,
+  });
   informer.on((e: StoreEvent) => events.push(`${e.type} ${e.object.metadata?.name}`));
   informer.start();
   return { informer, events };
@@ -167,6 +170,7 @@ describe("Informer", () => {
     const apis = new Map<string, FakeListerWatcher>();
     const informer = new Informer(
       widgets,
+      new ObjectStore(),
       (ns) => {
         const api = new FakeListerWatcher();
         api.items = [obj(`in-${ns}`, "1", ns)];

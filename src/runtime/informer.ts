@@ -2,7 +2,6 @@ import type { Logger } from "pino";
 import { DEFAULT_WATCHDOG_MS } from "./defaults.js";
 import type { ListerWatcher, WatchHandle } from "./listwatch.js";
 import { cacheId, type KubeObject, type ResourceDescriptor, withKind } from "./resource.js";
-import { ObjectStore, type StoreEvent } from "./store.js";
 
 /** Restart backoff and watchdog of an {@link Informer}. */
 export interface InformerOptions {
@@ -25,26 +24,39 @@ type WatchOutcome =
   | { kind: "stopped" }
   | { kind: "error"; err: unknown };
 
+/** What changed in an informer's store; `old` is the previous object of an update. */
+export interface StoreEvent {
+  type: "add" | "update" | "delete";
+  object: KubeObject;
+  old?: KubeObject;
+}
+
 /** Listens to the changes of an informer's store. */
 export type InformerHandler = (event: StoreEvent) => void;
 
+/** Where an informer keeps the objects it lists and watches (cache.ts's ObjectStore). */
+export interface InformerStore {
+  upsert(obj: KubeObject): StoreEvent | undefined;
+  remove(obj: KubeObject): StoreEvent | undefined;
+  replace(items: KubeObject[], namespace?: string): StoreEvent[];
+}
+
 /**
- * A list+watch cache of one kind that never stops silently. Each scope (one namespace,
- * or all) runs a loop: list (when it has no resourceVersion), then watch from the last
- * resourceVersion seen; a clean end of a watch resumes at once, an error restarts
- * after an exponential backoff, 410 Gone (as an HTTP status or an ERROR event) and a
- * line that is not an event relist, and a watch silent for longer than `watchdogMs` is abandoned and restarted. A relist
- * delivers deletes for the objects that vanished meanwhile.
+ * A list+watch cache of one kind that never stops silently. Each scope (one namespace, or
+ * all) lists when it has no resourceVersion, then watches from the last one seen: a clean
+ * end of a watch resumes at once, an error after an exponential backoff; 410 Gone and a
+ * line that is not an event relist (delivering deletes of what vanished meanwhile), and a
+ * watch silent for `watchdogMs` is restarted.
  */
-export class Informer {
-  /** The cached objects; read it through the manager's cache reader. */
-  readonly store = new ObjectStore();
+export class Informer<S extends InformerStore = InformerStore> {
   private readonly handlers: InformerHandler[] = [];
   private readonly scopes: Scope[];
   private readonly syncWaiters: Array<() => void> = [];
 
+  /** `store`: the cached objects, read through the manager's cache reader. */
   constructor(
     readonly resource: ResourceDescriptor,
+    readonly store: S,
     listerWatcher: (namespace: string | undefined) => ListerWatcher,
     readonly options: InformerOptions = {},
   ) {

@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { leanObject } from "./cache.js";
 import { KubeClient } from "./kube.js";
 import { loadKubeConfig } from "./kube-config.js";
 import { WatchDecodeError } from "./kube-errors.js";
 import { ReconcileAbandonedError, retryWaitMs } from "./kube-requests.js";
 import type { ResourceDescriptor } from "./resource.js";
-import { leanObject } from "./store.js";
 
 const CONFIGMAPS: ResourceDescriptor = {
   group: "",

@@ -1,6 +1,5 @@
 import type { KubeClient } from "./kube.js";
 import { type KubeObject, type ResourceDescriptor, resourcePath } from "./resource.js";
-import { leanObject } from "./store.js";
 
 /** A watch in progress; `abort` ends it without calling its done callback usefully. */
 export interface WatchHandle {
@@ -34,12 +33,14 @@ export interface ListerWatcher {
  * The real list+watch of `res` in `namespace` (all when undefined) over the client's
  * connection, of the objects `res.labelSelector` selects when it has one. No
  * inactivity timeout of its own: the informer's watchdog decides when a silent watch
- * is dead (and then drops the connection it ran on).
+ * is dead (and then drops the connection it ran on). `keep` makes each listed object
+ * what the cache keeps (cache.ts's `leanObject`).
  */
 export function kubeListerWatcher(
   kube: KubeClient,
   res: ResourceDescriptor,
   namespace: string | undefined,
+  keep?: (obj: KubeObject) => KubeObject,
 ): ListerWatcher {
   // The connection the last watch started on.
   let generation = -1;
@@ -48,7 +49,7 @@ export function kubeListerWatcher(
     list: () =>
       kube.list(res, namespace, {
         ...(res.labelSelector ? { labelSelector: res.labelSelector } : {}),
-        transform: leanObject,
+        ...(keep ? { transform: keep } : {}),
       }),
     silent: () => {
       kube.dropConnection(generation);
@@ -69,4 +70,13 @@ export function kubeListerWatcher(
       );
     },
   };
+}
+
+/** `res` whose lists and watches also select `extra` (joined with its own selector). */
+export function withSelector(
+  res: ResourceDescriptor,
+  extra: string | undefined,
+): ResourceDescriptor {
+  if (!extra) return res;
+  return { ...res, labelSelector: res.labelSelector ? `${res.labelSelector},${extra}` : extra };
 }

@@ -1,6 +1,6 @@
 /**
  * The informer cache keeps objects without managedFields and kubectl's last-applied
- * annotation (runtime/store.ts, `leanObject`). Objects applied with kubectl carry both;
+ * annotation (runtime/cache.ts, `leanObject`). Objects applied with kubectl carry both;
  * a settled one must still cost no Kubernetes write per poll (a status write is skipped
  * only when the computed status equals the cached one), the annotation must survive
  * the operator's writes on the server, and a change applied with kubectl must still be
@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
-import { LAST_APPLIED_ANNOTATION } from "../../src/runtime/store.js";
+import { LAST_APPLIED_ANNOTATION } from "../../src/runtime/cache.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";

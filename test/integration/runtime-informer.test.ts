@@ -3,6 +3,7 @@ import * as k8s from "@kubernetes/client-node";
 import { type Logger, pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalControlPlane } from "../../src/controlplane/controlplane.js";
+import { leanObject, ObjectStore } from "../../src/runtime/cache.js";
 import { Informer } from "../../src/runtime/informer.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import { kubeListerWatcher } from "../../src/runtime/listwatch.js";
@@ -66,12 +67,17 @@ describe("an informer across an API server restart", () => {
     proxy.current = tcp;
     const port = await tcp.start();
     const kube = new KubeClient(viaPort(kc, port));
-    const informer = new Informer(GIZMOS, (ns) => kubeListerWatcher(kube, GIZMOS, ns), {
-      namespaces: [namespace],
-      initialBackoffMs: 200,
-      maxBackoffMs: 1_000,
-      ...(log ? { log } : {}),
-    });
+    const informer = new Informer(
+      GIZMOS,
+      new ObjectStore(),
+      (ns) => kubeListerWatcher(kube, GIZMOS, ns, leanObject),
+      {
+        namespaces: [namespace],
+        initialBackoffMs: 200,
+        maxBackoffMs: 1_000,
+        ...(log ? { log } : {}),
+      },
+    );
     const seen: string[] = [];
     informer.on((e) => seen.push(`${e.type} ${e.object.metadata?.name}`));
     informer.start();

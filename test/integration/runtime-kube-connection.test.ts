@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ObjectStore } from "../../src/runtime/cache.js";
 import { EventRecorder } from "../../src/runtime/events.js";
 import { Informer } from "../../src/runtime/informer.js";
 import { KubeClient } from "../../src/runtime/kube.js";
@@ -76,7 +77,7 @@ describe("one connection to the API server", () => {
     );
     // Watches, several at once, while requests go on.
     const informers = [GIZMOS, NAMESPACES].map((res) => {
-      const inf = new Informer(res, (ns) => kubeListerWatcher(kube, res, ns), {
+      const inf = new Informer(res, new ObjectStore(), (ns) => kubeListerWatcher(kube, res, ns), {
         namespaces: res.namespaced ? [namespace] : [],
       });
       inf.start();
@@ -190,12 +191,17 @@ describe("one connection to the API server", () => {
 
   it("drops a connection that went silent when a watch notices, and carries on over a new one", async () => {
     const kube = new KubeClient(viaPort(admin, await proxy()), { rateLimit: FAST });
-    const informer = new Informer(GIZMOS, (ns) => kubeListerWatcher(kube, GIZMOS, ns), {
-      namespaces: [namespace],
-      watchdogMs: 1_500,
-      initialBackoffMs: 100,
-      maxBackoffMs: 500,
-    });
+    const informer = new Informer(
+      GIZMOS,
+      new ObjectStore(),
+      (ns) => kubeListerWatcher(kube, GIZMOS, ns),
+      {
+        namespaces: [namespace],
+        watchdogMs: 1_500,
+        initialBackoffMs: 100,
+        maxBackoffMs: 500,
+      },
+    );
     informer.start();
     stops.push(() => informer.stop());
     await eventually(async () => informer.hasSynced());

@@ -5,10 +5,10 @@
  * the kinds it refers to, extra indexes and rules).
  */
 import { type OperatorConfig, pollIntervalFor } from "../../config/schema.js";
+import type { IndexFunc } from "../../runtime/cache.js";
 import { type ControllerDefinition, controller, type MapToKeys } from "../../runtime/controller.js";
 import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
-import type { IndexFunc } from "../../runtime/store.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ManagedObject } from "./call.js";
 import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";

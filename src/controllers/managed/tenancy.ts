@@ -24,10 +24,9 @@
  * ({@link ownershipRefusal}); before a Delete, both.
  */
 import { createHash } from "node:crypto";
-import type { CacheReader } from "../../runtime/cache.js";
+import type { CacheReader, IndexFunc } from "../../runtime/cache.js";
 import { getCondition } from "../../runtime/conditions.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
-import type { IndexFunc } from "../../runtime/store.js";
 import type { ManagedObject, OwnerMark } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 
