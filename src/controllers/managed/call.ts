@@ -1,10 +1,12 @@
 /**
  * What crosses between the managed loop (reconciler.ts) and a kind's client
  * (external-client.ts): the object, what a call sees (its context and resolved
- * references), and the answers of the client's methods.
+ * references, and the cache reader a kind resolves them with), and the answers of the
+ * client's methods.
  */
 import type { Logger } from "pino";
 import type { ConditionReason } from "../../crds/reasons.js";
+import type { CacheReader } from "../../runtime/cache.js";
 import type { Condition } from "../../runtime/conditions.js";
 import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
 import type { EventReason } from "../event-reasons.js";
@@ -90,6 +92,20 @@ export interface ReferenceReader {
   get<O>(resource: ResourceDescriptor, name: string): O | undefined;
   /** Every cached object of `resource` in the object's namespace. */
   list<O>(resource: ResourceDescriptor): O[];
+}
+
+/** The {@link ReferenceReader} over `cache` for the objects of `namespace`. */
+export function referenceReader(
+  cache: CacheReader,
+  namespace: string,
+  bound: boolean,
+): ReferenceReader {
+  return {
+    bound,
+    get: <O>(resource: ResourceDescriptor, name: string) =>
+      cache.get(resource, { namespace, name }) as O | undefined,
+    list: <O>(resource: ResourceDescriptor) => cache.list(resource, namespace) as O[],
+  };
 }
 
 /**

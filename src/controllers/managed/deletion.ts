@@ -30,9 +30,8 @@ import {
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { listEvidence } from "./gone-evidence.js";
-import { ERR, step as runStep, wrapError } from "./outcome.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
-import type { ManagedRun } from "./run.js";
+import { ERR, type ManagedRun, step as runStep, wrapError } from "./run.js";
 import { type BindingRefusal, bindingConflict, ownershipRefusal } from "./tenancy.js";
 
 /** Reason of the Warning event when a Delete policy cannot be honoured. */

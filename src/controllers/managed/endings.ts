@@ -8,8 +8,7 @@ import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { policiesText } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { type Outcome, SYNCED_OK } from "./outcome.js";
-import type { ManagedRun } from "./run.js";
+import { type ManagedRun, type Outcome, SYNCED_OK } from "./run.js";
 import type { BindingRefusal } from "./tenancy.js";
 
 /**

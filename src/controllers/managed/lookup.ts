@@ -20,8 +20,7 @@ import {
 } from "./create-protocol.js";
 import type { ManagedOptions } from "./external-client.js";
 import { ABSENT_LISTINGS_FOR_GONE } from "./gone-evidence.js";
-import { creatingReady, done, ERR, type Next, step } from "./outcome.js";
-import type { ManagedRun } from "./run.js";
+import { creatingReady, done, ERR, type ManagedRun, type Next, step } from "./run.js";
 import { takeUnsentToken } from "./unsent-tokens.js";
 
 /** Looks the resource of the create `pending` up by its client token and acts on it. */

@@ -7,14 +7,23 @@
  */
 import type { ConditionReason } from "../../crds/reasons.js";
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
+import { keyOf } from "../../runtime/resource.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { firstSubscriptionPollMs, managedSettled, policiesText, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { listEvidence } from "./gone-evidence.js";
-import { done, ERR, type Next, type Subscription, SYNCED_OK, step, wrapError } from "./outcome.js";
-import type { ManagedRun } from "./run.js";
+import {
+  done,
+  ERR,
+  type ManagedRun,
+  type Next,
+  type Subscription,
+  SYNCED_OK,
+  step,
+  wrapError,
+} from "./run.js";
 import { ownershipRefusal } from "./tenancy.js";
 
 /**
@@ -85,7 +94,11 @@ async function lateInitialize<T extends ManagedObject, R>(
   if (!run.policies.lateInitialize || !run.kind.lateInitialize) return;
   const fields = run.kind.lateInitialize(run.obj, remote);
   if (!fields || Object.keys(fields).length === 0) return;
-  await step(ERR.observe, () => run.setSpec(fields));
+  // A merge patch conditioned on the resourceVersion: the loop's only spec write.
+  const patch = { metadata: { resourceVersion: run.obj.metadata?.resourceVersion }, spec: fields };
+  run.obj = (await step(ERR.observe, () =>
+    run.ctx.kube.patch(run.kind.resource, keyOf(run.obj), patch),
+  )) as T;
   run.normal(
     "LateInitialized",
     `filled unset spec fields from the remote resource: ${Object.entries(fields)

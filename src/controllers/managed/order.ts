@@ -26,13 +26,13 @@ import {
   creatingReady,
   done,
   ERR,
+  type ManagedRun,
   type Next,
   type Outcome,
   SYNCED_OK,
   step,
   wrapError,
-} from "./outcome.js";
-import type { ManagedRun } from "./run.js";
+} from "./run.js";
 import { rememberUnsent } from "./unsent-tokens.js";
 
 /**

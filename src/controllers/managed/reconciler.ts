@@ -17,15 +17,10 @@
  *         → connection details, when the spec asks (export.ts) → requeue
  *
  * Before any of it, the user's steering (decisions.ts): a paused object gets one
- * condition and nothing else; `spec.managementPolicies` decides whether the Create step
- * may run (here), whether drift is corrected and spec fields filled (observe.ts), and
- * whether a deletion deletes (deletion.ts).
- *
- * A failing step throws (`<step>: <cause>`, outcome.ts); the runtime backs off or
- * holds, records a Warning event and calls the error policy (condition-writes.ts),
- * which writes Synced=False and, for a failure outside the object (an external hold),
- * Ready too. docs/architecture.md walks through it; policies that apply to every step
- * (what the loop may do to an object) belong here, before the dispatch.
+ * condition; `spec.managementPolicies` gates Create (here), Update and LateInitialize
+ * (observe.ts) and Delete (deletion.ts). A failing step throws `<step>: <cause>` (run.ts);
+ * the runtime backs off or holds and calls the error policy (condition-writes.ts).
+ * docs/architecture.md walks through it.
  */
 import { REASONS } from "../../crds/index.js";
 import {
@@ -37,7 +32,7 @@ import {
 import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
 import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import { UNSCOPED_CALLS } from "../../service/call-context.js";
-import type { ManagedObject } from "./call.js";
+import type { ManagedObject, ReferenceResolution } from "./call.js";
 import { managedErrorPolicy, paused } from "./condition-writes.js";
 import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
 import {
@@ -55,8 +50,7 @@ import type { Absences } from "./gone-evidence.js";
 import { lookup } from "./lookup.js";
 import { observe } from "./observe.js";
 import { create, poll } from "./order.js";
-import type { Next, Outcome } from "./outcome.js";
-import { type Connect, ManagedRun, referencesCondition } from "./run.js";
+import { type Connect, ManagedRun, type Next, type Outcome } from "./run.js";
 import { bindingConflict } from "./tenancy.js";
 
 export { managedSettled };
@@ -239,11 +233,10 @@ function kindStatus<T extends ManagedObject, R>(
 }
 
 /**
- * The status write that ends a live reconcile: Ready and Synced from `outcome`, the
- * kind's own conditions, ReferencesResolved, DeletionPolicy and the kstatus conditions,
- * over the kind's status fields (or the previous ones, when the outcome keeps them),
- * and the export names (`names`), patched only when something changed; answers the
- * status fields written.
+ * The status write that ends a live reconcile: the conditions (Ready and Synced from
+ * `outcome`, the kind's, ReferencesResolved, DeletionPolicy, kstatus) over the kind's
+ * status fields and the export `names`, patched only when something changed; answers
+ * the status fields written.
  */
 async function writeStatus<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -286,6 +279,18 @@ async function writeStatus<T extends ManagedObject, R>(
     run.warning("DeletePolicyNotHonoured", policy.condition.message);
   }
   return base;
+}
+
+/** The ReferencesResolved condition of the reference step's answer (run.ts). */
+function referencesCondition(resolution: ReferenceResolution<unknown>): ConditionInput {
+  return resolution.resolved
+    ? { type: "ReferencesResolved", status: "True", reason: "Resolved", message: "" }
+    : {
+        type: "ReferencesResolved",
+        status: "False",
+        reason: resolution.reason,
+        message: resolution.message,
+      };
 }
 
 /** status.lastHandledReconcileAt: the request this reconcile handled, else the previous one. */

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { client, condition, KEY, loop, world } from "../../../test/support/managed-world.js";
 import type { KubeObject } from "../../runtime/resource.js";
-import type { ManagedObject, ReferenceResolution } from "./call.js";
+import { type ManagedObject, type ReferenceResolution, referenceReader } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
-import { referenceReader } from "./run.js";
 
 type Refs = { storageId: string };
 

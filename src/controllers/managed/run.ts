@@ -1,15 +1,20 @@
 /**
- * One reconcile of a managed object: the object as last written, its loop annotations
- * read once into one typed value (`state`, read again only after this reconcile writes
- * them), the facts they and the previous status show, its references as the reference
- * step resolved them, and the context. The loop holds the whole reconcile context; the
- * kind's client sees only `run.call`, and is connected to the object's account at its
- * first use ({@link connector}).
+ * One reconcile of a managed object as its steps see it: the run they get
+ * ({@link ManagedRun}: the object as last written, its loop annotations parsed once, its
+ * references, its account's client at first use) and what they answer: an
+ * {@link Outcome} that ends the reconcile, or the {@link Next} step the dispatcher
+ * (reconciler.ts) runs; a failure is thrown as `<step>: <cause>` ({@link step}).
  */
-import type { CacheReader } from "../../runtime/cache.js";
-import type { ConditionInput } from "../../runtime/conditions.js";
 import type { ReconcileContext } from "../../runtime/controller.js";
-import { keyOf, type ResourceDescriptor } from "../../runtime/resource.js";
+import {
+  errorMessage,
+  errorReason,
+  isTerminal,
+  RetryableError,
+  requeueAfterOf,
+  TerminalError,
+} from "../../runtime/errors.js";
+import type { QueuePriority } from "../../runtime/workqueue.js";
 import { setAnnotations } from "../../runtime/writes.js";
 import type { CallContext } from "../../service/call-context.js";
 import type { ConnectionSource } from "../connections/registry.js";
@@ -18,13 +23,104 @@ import type {
   ManagedCall,
   ManagedFacts,
   ManagedObject,
-  ReferenceReader,
+  ReadyState,
   ReferenceResolution,
 } from "./call.js";
-import { type CreateState, readCreateState } from "./create-protocol.js";
+import { referenceReader } from "./call.js";
+import { type CreatePending, type CreateState, readCreateState } from "./create-protocol.js";
 import { callsOf, type Policies, policiesOf, reconcileRequest } from "./decisions.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
 import type { Absences } from "./gone-evidence.js";
+import type { BindingRefusal } from "./tenancy.js";
+
+/** What a reconcile of a live object ends with: conditions, status facts, requeue. */
+export interface Outcome<R> {
+  facts: ManagedFacts;
+  /** The remote record observed in this reconcile, if any. */
+  remote?: R;
+  ready: ReadyState;
+  synced: ReadyState;
+  /** Keep the previous kind status fields (only the conditions change). */
+  keepStatus?: boolean;
+  /** Undefined: wait for the next change. */
+  requeueAfterMs?: number;
+  /** The requeue's lane (runtime/fair-lanes.ts): `low` routine poll, `deferred` follow-up. */
+  priority?: QueuePriority;
+}
+
+/** The create's subscription as the status shows it. */
+export type Subscription = ManagedFacts["subscription"];
+
+/** The answer of a step: an outcome, or the step the dispatcher runs next. */
+export type Next<R> =
+  /** The reconcile ends with this outcome. */
+  | { step: "Done"; outcome: Outcome<R> }
+  /** Observe (and update) `externalId`; `binding`: the write that binds it, under way. */
+  | { step: "Observe"; externalId: string; subscription?: Subscription; binding?: Promise<unknown> }
+  /** Poll the create's subscription `key`; `justOrdered`: sent in this reconcile, key unwritten. */
+  | { step: "Poll"; key: string; pending: CreatePending | undefined; justOrdered?: boolean }
+  /** Look the resource of an unfinished create up by its client token. */
+  | { step: "Lookup"; pending: CreatePending }
+  /** Place a new order (a marker whose create was never sent was dropped). */
+  | { step: "Create" }
+  /** The create failed remotely for this generation: wait for a spec change. */
+  | { step: "CreateFailed" }
+  /** The binding is refused (tenancy.ts): nothing is changed. */
+  | { step: "Refused"; refusal: BindingRefusal }
+  /** The create's outcome cannot be known (`why`); the user decides. */
+  | { step: "Unknown"; why: string };
+
+/** The Synced=True condition of a successful reconcile. */
+export const SYNCED_OK: ReadyState = { status: "True", reason: "ReconcileSuccess", message: "" };
+
+/** Ready=False Creating: the remote resource is on its way, with what it waits for. */
+export function creatingReady(message: string): ReadyState {
+  return { status: "False", reason: "Creating", message };
+}
+
+/** The step that ends the reconcile with `outcome`. */
+export function done<R>(outcome: Outcome<R>): Next<R> {
+  return { step: "Done", outcome };
+}
+
+/** Messages that wrap the cause of a failed step (constants around the cause). */
+export const ERR = {
+  operations: "will not order the remote resource",
+  preflight: "cannot check the spec against the service before ordering",
+  create: "cannot create the remote resource",
+  poll: "cannot read the outcome of the subscription",
+  lookup: "cannot look up the remote resource of an unfinished create",
+  observe: "cannot observe the remote resource",
+  update: "cannot update the remote resource",
+  beforeDelete: "cannot prepare the remote resource for deletion",
+  delete: "cannot delete the remote resource",
+} as const;
+
+/**
+ * Re-throws `err` as a RetryableError or TerminalError (by `isTerminal`) whose message
+ * is `what: cause` and whose reason is the cause's own PascalCase reason, if any.
+ */
+export function wrapError(what: string, err: unknown): Error {
+  const terminal = isTerminal(err);
+  const reason = errorReason(err, terminal ? "ReconcileTerminal" : "ReconcileError");
+  const message = `${what}: ${errorMessage(err)}`;
+  return terminal
+    ? new TerminalError(reason, message, { cause: err })
+    : new RetryableError(reason, message, {
+        cause: err,
+        waiting: err instanceof RetryableError && err.waiting,
+        ...(requeueAfterOf(err) !== undefined ? { requeueAfterMs: requeueAfterOf(err) } : {}),
+      });
+}
+
+/** Runs one remote step, wrapping its failure as `what: cause` (see {@link wrapError}). */
+export async function step<V>(what: string, fn: () => Promise<V>): Promise<V> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw wrapError(what, err);
+  }
+}
 
 /** Connects a kind to the account of an object, for the calls of one reconcile. */
 export type Connect<T extends ManagedObject, R, Refs> = (
@@ -33,10 +129,8 @@ export type Connect<T extends ManagedObject, R, Refs> = (
 ) => KindClient<T, R, Refs>;
 
 /**
- * Connects `kind` to the account of an object for one reconcile (crossplane-runtime's
- * Connect): the kind's client for the object's connection, whose service calls are
- * made under `calls` (routine or not, the reconcile's abort signal). What a kind
- * remembers across reconciles it keeps per account (account-memory.ts).
+ * crossplane-runtime's Connect: the kind's client for the object's connection, its
+ * service calls made under `calls` (routine or not, the reconcile's abort signal).
  */
 export function connector<T extends ManagedObject, R, Refs>(
   kind: ManagedKind<T, R, Refs>,
@@ -48,62 +142,17 @@ export function connector<T extends ManagedObject, R, Refs>(
   };
 }
 
-/** A {@link ReferenceReader} over `cache` for the objects of `namespace`. */
-export function referenceReader(
-  cache: CacheReader,
-  namespace: string,
-  bound: boolean,
-): ReferenceReader {
-  return {
-    bound,
-    get: <O>(resource: ResourceDescriptor, name: string) =>
-      cache.get(resource, { namespace, name }) as O | undefined,
-    list: <O>(resource: ResourceDescriptor) => cache.list(resource, namespace) as O[],
-  };
-}
-
-/** Type of the condition of the reference step ({@link ManagedRun.resolveReferences}). */
-export const REFERENCES_RESOLVED = "ReferencesResolved";
-
-/** The ReferencesResolved condition of a resolution. */
-export function referencesCondition(resolution: ReferenceResolution<unknown>): ConditionInput {
-  return resolution.resolved
-    ? { type: REFERENCES_RESOLVED, status: "True", reason: "Resolved", message: "" }
-    : {
-        type: REFERENCES_RESOLVED,
-        status: "False",
-        reason: resolution.reason,
-        message: resolution.message,
-      };
-}
-
 /** The state of one reconcile; `obj` and `state` follow every annotation write. */
 export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
-  /**
-   * What the kind's client gets (`client.observe(run.call, id)`...): the object, the
-   * resolved references, the time, a logger, events on the object and annotation
-   * writes; not the Kubernetes client or the cache.
-   */
+  /** What the kind's client gets: not the Kubernetes client or the cache. */
   readonly call: ManagedCall<T, Refs>;
-  /**
-   * The answer of the kind's reference resolution in this reconcile
-   * ({@link resolveReferences}); undefined before the step ran, in deletion before the
-   * kind's `beforeDelete`, or when the kind has none.
-   */
+  /** The kind's {@link resolveReferences} answer; undefined before it ran or without one. */
   resolution: ReferenceResolution<Refs | undefined> | undefined;
   /** The loop's annotations of `obj` (create-protocol.ts), parsed once per write. */
   state: CreateState;
-  /**
-   * The value of `aidc.io/reconcile-requested-at` this reconcile handles (decisions.ts):
-   * the remote resource is read in detail, and status.lastHandledReconcileAt echoes it.
-   */
+  /** The `aidc.io/reconcile-requested-at` this reconcile handles (decisions.ts). */
   readonly reconcileRequest: string | undefined;
-  /**
-   * How this reconcile's service calls are made (decisions.ts, `callsOf`): routine
-   * observation of a settled object, a follow-up read of one still settling, or work,
-   * from the object as read and whether the user asked for the reconcile; work from
-   * the first change on ({@link changing}). Aborted with the reconcile (its deadline).
-   */
+  /** How its service calls go (decisions.ts, `callsOf`); work from {@link changing} on. */
   calls: CallContext;
   private connected: KindClient<T, R, Refs> | undefined;
 
@@ -135,20 +184,16 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   }
 
   /**
-   * The kind's client for the object's account (its ServiceConnection, else the
-   * default) and this reconcile's calls ({@link calls}), connected at first use: a step
-   * that calls nothing remote needs no connection. Throws when the connection is
-   * missing or refuses the namespace.
+   * The kind's client for the object's account and {@link calls}, connected at first use
+   * (a step that calls nothing remote needs no connection); throws when the connection
+   * is missing or refuses the namespace.
    */
   get client(): KindClient<T, R, Refs> {
     this.connected ??= this.connect(this.obj, this.calls);
     return this.connected;
   }
 
-  /**
-   * The reconcile changes the remote resource from here on (an update): its calls are
-   * no longer routine observation.
-   */
+  /** The reconcile changes the remote resource from here on: its calls are no longer routine. */
   changing(): void {
     if (!this.calls.routine && !this.calls.followUp) return;
     this.calls = { routine: false, signal: this.calls.signal };
@@ -161,25 +206,10 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   }
 
   /**
-   * Sets spec fields (a merge patch conditioned on the resourceVersion) and makes the
-   * result `obj`: only LateInitialize writes the spec.
-   */
-  async setSpec(fields: Record<string, unknown>): Promise<T> {
-    this.obj = (await this.ctx.kube.patch(this.kind.resource, keyOf(this.obj), {
-      metadata: { resourceVersion: this.obj.metadata?.resourceVersion },
-      spec: fields,
-    })) as T;
-    return this.obj;
-  }
-
-  /**
    * The reference step (crossplane-runtime's ReferenceResolver): before anything remote,
-   * the kind's `resolveReferences` reads the objects the object refers to from the cache
-   * (its own namespace only) and answers what the client needs from them, or why the
-   * object must wait; kept as {@link resolution} (`call.refs`, the ReferencesResolved
-   * condition). None when the kind has no such step; a kind whose references are
-   * create-only (`referencesForCreateOnly`) counts as resolved, without references, once
-   * the object is `bound` to a remote resource (an id recorded or adopted).
+   * the kind reads what the object refers to from the cache (its own namespace) and
+   * answers what the client needs, or why the object must wait. Create-only references
+   * (`referencesForCreateOnly`) count as resolved once the object is `bound`.
    */
   resolveReferences(bound: boolean): void {
     const { kind, obj } = this;
@@ -211,9 +241,8 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   }
 
   /**
-   * Sets (string) or removes (null) annotations of the object. The same write adds the
-   * kind's finalizer if the object lacks it, so the first annotation of a create
-   * (`create-pending`) also carries the finalizer, before anything remote is ordered.
+   * Sets (string) or removes (null) annotations; the same write adds the finalizer if
+   * missing, so a create's `create-pending` carries it before anything is ordered.
    */
   async annotate(annotations: Record<string, string | null>): Promise<T> {
     this.obj = (await setAnnotations(this.ctx.kube, this.kind.resource, this.obj, annotations, {
@@ -241,10 +270,7 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     return this.obj.metadata?.uid ?? this.obj.metadata?.name ?? "";
   }
 
-  /**
-   * The service answered a read of the bound resource: the complete listings that
-   * lacked it no longer count as in a row (gone-evidence.ts).
-   */
+  /** The bound resource was read: listings that lacked it no longer count (gone-evidence.ts). */
   forgetAbsences(): void {
     this.absences.delete(this.absenceKey);
   }
