@@ -1,21 +1,16 @@
 /**
- * The lanes of a {@link WorkQueue}: per priority and flow, the flows served in turn,
- * the lanes in {@link LANES_IN_ORDER}, and a flow whose keys hold `flowLimit` workers
- * skipped until one is done (API Priority and Fairness's fair queuing). A flow's keys
- * of the lanes behind work hold at most the {@link LaneLimits}, so that looks waiting on
- * a saturated budget leave workers for its new work, and routine looks waiting for the
- * routine budget leave workers for its follow-ups. {@link FairSeats} shares a Kubernetes
- * client's requests in flight among flows alike.
+ * Fair shares among flows (e.g. the accounts objects use), as API Priority and Fairness
+ * gives them: a work queue's workers ({@link FairLanes}: flows served in turn, lanes in
+ * order) and a Kubernetes client's requests in flight ({@link FairSeats}).
  */
 
 /**
- * A key's lane, as its calls wait at the service's rate limit. `normal`: work to do (a
- * new or changed object, a create in progress, a retry). `deferred`: a follow-up look
- * of an object still settling (a TrainingJob's pods after its first look). `low`: a
- * routine look (a periodic poll of a settled object, a resync, the initial list). A
- * lane is handed out only when no lane before it has a key for a flow below its limits,
- * so that a new object is not stuck behind a full sweep of polls when the service's
- * rate limit is the bound, nor a follow-up behind polls that wait for the routine budget.
+ * A key's lane. `normal`: work to do (a new or changed object, a create in progress, a
+ * retry). `deferred`: a follow-up look of an object still settling (a TrainingJob's pods
+ * after its first look). `low`: a routine look (a poll of a settled object, a resync, the
+ * initial list). A lane is handed out only when no lane before it has a key for a flow
+ * below its limits, so that a new object is not stuck behind a sweep of polls when the
+ * service's rate limit is the bound, nor a follow-up behind polls.
  */
 export type QueuePriority = "normal" | "deferred" | "low";
 
@@ -28,16 +23,20 @@ export function servedBefore(a: QueuePriority, b: QueuePriority): boolean {
 }
 
 /**
- * Most keys of one flow that workers hold from a lane behind work and the lanes after
- * it: `deferred` bounds follow-ups and routine looks together, `low` routine looks.
- * Absent: no bound but the flow's.
+ * Most keys of one flow that workers hold from a lane behind work and the lanes after it
+ * (`deferred`: follow-ups and routine looks together, `low`: routine looks), so that looks
+ * waiting on a saturated budget leave the flow workers for its new work. Absent: no bound.
  */
 export interface LaneLimits {
   deferred?: number;
   low?: number;
 }
 
-/** The waiting keys of a work queue, by priority and flow; see the module comment. */
+/**
+ * The waiting keys of a work queue, by priority and flow: flows served in turn, lanes in
+ * {@link LANES_IN_ORDER}, a flow whose keys hold `flowLimit` workers (or a lane's
+ * {@link LaneLimits}) skipped until one is done.
+ */
 export class FairLanes {
   private readonly lanes: Record<QueuePriority, Map<string, string[]>> = {
     normal: new Map(),
@@ -143,12 +142,10 @@ export class FairLanes {
 }
 
 /**
- * A number of seats (requests in flight) shared by flows, as API Priority and Fairness
- * shares a priority level's concurrency: a request takes a seat when one is free and no
- * other waits; else it waits in its flow's queue, and each seat set free goes to the
- * waiting flow that holds the fewest (the earliest waiting of those). A flow alone uses
- * every seat; beside a backlog, another flow's request takes the next seat set free
- * instead of queueing behind the backlog at the server.
+ * Seats (requests in flight) shared by flows: a request takes a free seat when none
+ * waits, else waits in its flow's queue, and each seat set free goes to the waiting flow
+ * holding the fewest (the earliest of those). A flow alone uses every seat; beside a
+ * backlog, another flow's request takes the next seat instead of queueing behind it.
  */
 export class FairSeats {
   private free: number;

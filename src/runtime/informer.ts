@@ -7,11 +7,11 @@ import { cacheId, type KubeObject, type ResourceDescriptor, withKind } from "./r
 export interface InformerOptions {
   /** Namespaces to watch; undefined or empty = all namespaces (and cluster-scoped kinds). */
   namespaces?: string[];
-  /** Delay before the first restart after an error; doubles up to `maxBackoffMs`. Default 500 ms. */
+  /** The first restart's delay after an error, doubling up to `maxBackoffMs`. Default 500 ms. */
   initialBackoffMs?: number;
   /** Default 30 s. */
   maxBackoffMs?: number;
-  /** A watch that delivers nothing (not even a bookmark) for this long is restarted. Default 5 min. */
+  /** A watch silent this long (not even a bookmark) is restarted. Default 5 min. */
   watchdogMs?: number;
   log?: Logger;
 }

@@ -126,11 +126,8 @@ export class RetryRateLimiter {
 }
 
 /**
- * A rate limit per flow with an optional ceiling for all flows together (the
- * Kubernetes client's budget, kube.ts): each flow (an account, charged by a reconcile's
- * view of the client, `KubeClient.forReconcile`) has a bucket of its own of `qps` and
- * `burst`, so that one flow's backlog spends no other flow's tokens; `total` bounds the
- * sum, its tokens going to the waiting flows in turn.
+ * The Kubernetes client's budget (kube.ts): `qps` and `burst` for each flow (an account,
+ * charged through `KubeClient.forReconcile`), under an optional ceiling of all flows.
  */
 export interface FlowRateLimitOptions extends TokenBucketOptions {
   /** The ceiling of all flows together; absent, none. */
@@ -141,10 +138,10 @@ export interface FlowRateLimitOptions extends TokenBucketOptions {
 const KEPT_FLOW_BUCKETS = 64;
 
 /**
- * A token bucket per flow under a shared ceiling ({@link FlowRateLimitOptions}), as
- * API Priority and Fairness gives each flow its own share: a flow with a backlog waits
- * at its own bucket and takes at most its turn of the ceiling, so another flow's
- * request waits about as long as it would alone. `qps <= 0`: no limit per flow.
+ * A token bucket per flow under a shared ceiling, as API Priority and Fairness gives each
+ * flow its share: a flow with a backlog waits at its own bucket and takes its turn of the
+ * ceiling, so another flow's request waits about as long as it would alone, and spends no
+ * tokens of another flow. `qps <= 0`: no limit per flow.
  */
 export class FairTokenBucket {
   private readonly flows = new Map<string, TokenBucket>();
@@ -187,9 +184,8 @@ export class FairTokenBucket {
 
 /**
  * A token bucket shared by flows: while requests wait, each token goes to the next
- * waiting flow in turn, so that a flow with a backlog delays another's request by about
- * one token per waiting flow, not by its whole backlog. Without waiters it behaves as
- * {@link TokenBucket}. `qps <= 0`: unlimited.
+ * waiting flow in turn, so that a backlog delays another flow's request by about one
+ * token per waiting flow. Without waiters it is a {@link TokenBucket}. `qps <= 0`: unlimited.
  */
 class TurnBucket {
   private tokens: number;
