@@ -15,15 +15,15 @@ export function externalModule(n: KindNames): string {
  * asynchronous create answers a subscription key: implement pollSubscription).
  */
 import type { ${n.kind} } from "../../crds/${n.lower}.js";
-import {
-  clientTokenInDescription,
-  ownerMarkInDescription,
-  withCreateMarkers,
-} from "../../service/client-token.js";
 import { ServiceNotFoundError } from "../../service/errors.js";
 import { type Remote${n.kind}, ${n.kind}Operations } from "../../service/kinds/${n.lower}.js";
 import type { OperationCaller } from "../../service/operation-caller.js";
 import { type ListedIds, listIdentities, listRecords } from "../../service/pagination.js";
+import {
+  clientTokenInDescription,
+  ownerMarkInDescription,
+  withCreateMarkers,
+} from "../../service/schemas/create.js";
 import type {
   CreateResult,
   DeleteResult,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { CLIENT_TOKEN_ENV } from "../service/client-token.js";
+import { CLIENT_TOKEN_ENV } from "../service/schemas/create.js";
 import { type EmulatedService, startEmulatedService } from "./harness.js";
 import { EmulatorState } from "./state.js";
 

@@ -48,8 +48,8 @@ import type {
   OperationsContext,
 } from "./operation-caller.js";
 import { priorityOf } from "./rate-limiter.js";
+import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/create.js";
 import { describeIssues } from "./schemas/primitives.js";
-import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/subscription.js";
 import { ServiceTransport } from "./transport.js";
 
 /**

@@ -7,7 +7,7 @@ import type { RetryPolicy } from "./backoff.js";
 import type { EndpointOverrides } from "./endpoints.js";
 import type { CreateTaskFieldNames } from "./kinds/trainingjob.js";
 import type { RateLimit, Sleep } from "./rate-limiter.js";
-import type { SubscriptionResultMapping } from "./schemas/subscription.js";
+import type { SubscriptionResultMapping } from "./schemas/create.js";
 import type { RequestObservation, ServiceHttpClient } from "./transport-options.js";
 
 /** How a `ServiceClient` reaches and treats the service. */

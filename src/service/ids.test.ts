@@ -7,11 +7,11 @@ import { SERVICE_ID_PATTERN as CRD_SERVICE_ID_PATTERN } from "../crds/fields.js"
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
 import type { ServiceClient } from "./client.js";
 import { type ServiceError, ServiceInvalidIdError, ServiceInvalidRequestError } from "./errors.js";
+import { subscriptionResultSchema } from "./schemas/create.js";
 import { pageOf } from "./schemas/data.js";
 import { nasInstanceSchema } from "./schemas/nas.js";
 import { trainingPodSchema } from "./schemas/pods.js";
 import { isServiceId, renderPath, SERVICE_ID_PATTERN } from "./schemas/primitives.js";
-import { subscriptionResultSchema } from "./schemas/subscription.js";
 import { trainingTaskSchema } from "./schemas/training.js";
 
 describe("isServiceId", () => {

@@ -9,16 +9,6 @@ export type { RetryPolicy } from "./backoff.js";
 export { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
 export { ServiceClient, type ServiceClientOptions } from "./client.js";
 export {
-  CLIENT_TOKEN_ENV,
-  clientTokenInDescription,
-  clientTokenMarker,
-  OWNER_MARK_ENV,
-  ownerMarkInDescription,
-  stripClientTokenMarker,
-  withClientTokenMarker,
-  withCreateMarkers,
-} from "./client-token.js";
-export {
   DEFAULT_RATE_LIMIT,
   DEFAULT_RETRY_POLICY,
   DEFAULT_TIMEOUT_MS,
@@ -76,6 +66,19 @@ export type {
   SaveCciImageResult,
 } from "./schemas/cci.js";
 export { CCI_STATUSES } from "./schemas/cci.js";
+export {
+  CLIENT_TOKEN_ENV,
+  clientTokenInDescription,
+  clientTokenMarker,
+  OWNER_MARK_ENV,
+  ownerMarkInDescription,
+  SUBSCRIPTION_STATES,
+  type SubscriptionResult,
+  type SubscriptionState,
+  stripClientTokenMarker,
+  withClientTokenMarker,
+  withCreateMarkers,
+} from "./schemas/create.js";
 export type { Page } from "./schemas/data.js";
 export {
   CREATE_TYPES,
@@ -125,11 +128,6 @@ export {
   toRfc3339,
 } from "./schemas/primitives.js";
 export type { StorageConfigItem, TaskResource } from "./schemas/storage-config.js";
-export {
-  SUBSCRIPTION_STATES,
-  type SubscriptionResult,
-  type SubscriptionState,
-} from "./schemas/subscription.js";
 export type {
   TemplateListQuery,
   TemplateResource,

@@ -7,8 +7,8 @@
  */
 import type { z } from "zod";
 import type { ListSnapshot } from "./list-snapshot.js";
+import type { SubscriptionResult } from "./schemas/create.js";
 import type { Page } from "./schemas/data.js";
-import type { SubscriptionResult } from "./schemas/subscription.js";
 
 /** The parts of a request that vary per call. */
 export interface OperationArgs {

@@ -9,7 +9,7 @@ import { operatorConfigSchema } from "../../src/config/schema.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { ServiceClient } from "../../src/service/client.js";
-import type { SubscriptionResult } from "../../src/service/schemas/subscription.js";
+import type { SubscriptionResult } from "../../src/service/schemas/create.js";
 import { sleep } from "../support/operator-process.js";
 import { inParallel, JOB, NAS, nasVolume, trainingJob } from "./workload.js";
 

@@ -11,7 +11,7 @@ import { ANNOTATIONS, readCreateState } from "../../src/controllers/managed/crea
 import type { RunningEmulator } from "../../src/emulator/server.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
-import { CLIENT_TOKEN_ENV, clientTokenInDescription } from "../../src/service/client-token.js";
+import { CLIENT_TOKEN_ENV, clientTokenInDescription } from "../../src/service/schemas/create.js";
 import { BV, FS, NAS } from "../bench/workload.js";
 
 /** What the "user" did: `Kind/name: the condition's message`, per object. */

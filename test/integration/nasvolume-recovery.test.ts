@@ -9,7 +9,7 @@ import { ServiceAccount } from "../../src/service/account.js";
 import type { CallContext } from "../../src/service/call-context.js";
 import { ServiceClient } from "../../src/service/client.js";
 import type { OperationArgs } from "../../src/service/operation-caller.js";
-import type { SubscriptionResult } from "../../src/service/schemas/subscription.js";
+import type { SubscriptionResult } from "../../src/service/schemas/create.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, ObjectsOf, type ReadCondition } from "../support/managed.js";
 import {

@@ -3,7 +3,7 @@ import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { SCALE_ANNOTATION } from "../../src/controllers/nasvolume/decisions.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
-import { clientTokenInDescription } from "../../src/service/client-token.js";
+import { clientTokenInDescription } from "../../src/service/schemas/create.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";

@@ -10,12 +10,12 @@ import {
   BLOCK_VOLUME_REASONS,
   type BlockVolume as BlockVolumeObject,
 } from "../../crds/blockvolume.js";
-import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
 import type { OperationCaller, BlockVolume as RemoteVolume } from "../../service/index.js";
 import { BlockVolumeService, volumeListSnapshot } from "../../service/kinds/blockvolume.js";
 import type { ListSnapshot } from "../../service/list-snapshot.js";
 import type { ListedIds } from "../../service/pagination.js";
+import { ownerMarkInDescription, withCreateMarkers } from "../../service/schemas/create.js";
 import type {
   BeforeDeleteResult,
   CreateResult,

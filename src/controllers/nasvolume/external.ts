@@ -8,9 +8,9 @@
 import { NAS_VOLUME_REASONS, type NasVolume } from "../../crds/nasvolume.js";
 import { rfc3339 } from "../../runtime/resource.js";
 import type { AccountCalls } from "../../service/account.js";
-import { ownerMarkInDescription, withCreateMarkers } from "../../service/client-token.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";
+import { ownerMarkInDescription, withCreateMarkers } from "../../service/schemas/create.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
 import type {
   CreateResult,

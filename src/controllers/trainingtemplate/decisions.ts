@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import type { NasVolume } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
-import { OWNER_MARK_ENV } from "../../service/client-token.js";
+import { OWNER_MARK_ENV } from "../../service/schemas/create.js";
 import type { StorageConfigItem } from "../../service/schemas/storage-config.js";
 import {
   type TrainingTemplate,

@@ -13,7 +13,7 @@ import {
 } from "../../crds/trainingtemplate.js";
 import { rfc3339 } from "../../runtime/resource.js";
 import type { AccountCalls } from "../../service/account.js";
-import { OWNER_MARK_ENV } from "../../service/client-token.js";
+import { OWNER_MARK_ENV } from "../../service/schemas/create.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import { terminalError } from "../event-reasons.js";
 import type {

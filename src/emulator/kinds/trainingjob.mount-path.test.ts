@@ -4,7 +4,7 @@
  * its detail and its pods' volumes.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { CLIENT_TOKEN_ENV } from "../../service/client-token.js";
+import { CLIENT_TOKEN_ENV } from "../../service/schemas/create.js";
 import { type EmulatedService, startEmulatedService } from "../harness.js";
 
 let svc: EmulatedService | undefined;

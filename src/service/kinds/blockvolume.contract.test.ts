@@ -8,13 +8,13 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
-import { withClientTokenMarker } from "../client-token.js";
 import {
   ServiceInvalidRequestError,
   ServiceNotFoundError,
   ServiceRefusedError,
 } from "../errors.js";
 import { blockVolumeSchema } from "../schemas/block-volumes.js";
+import { withClientTokenMarker } from "../schemas/create.js";
 import { BlockVolumeService } from "./blockvolume.js";
 
 let svc: EmulatedService;

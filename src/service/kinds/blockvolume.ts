@@ -8,7 +8,6 @@
  * {@link OperationCaller} (an account's calls, `AccountCalls`).
  */
 import { z } from "zod";
-import { clientTokenInDescription } from "../client-token.js";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import { ListSnapshot, type ListSnapshotView } from "../list-snapshot.js";
 import type { OperationCaller } from "../operation-caller.js";
@@ -23,6 +22,7 @@ import {
   detachVolumeBodySchema,
   type VolumeListQuery,
 } from "../schemas/block-volumes.js";
+import { clientTokenInDescription } from "../schemas/create.js";
 import { type Page, pageOf } from "../schemas/data.js";
 
 /** The block volume operations of the endpoint table. */

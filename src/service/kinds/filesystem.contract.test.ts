@@ -6,13 +6,13 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
-import { withClientTokenMarker } from "../client-token.js";
 import {
   ServiceInvalidRequestError,
   ServiceNotFoundError,
   ServiceOperationMissingError,
   ServiceRefusedError,
 } from "../errors.js";
+import { withClientTokenMarker } from "../schemas/create.js";
 import { fileSystemSchema, storageStateClass } from "../schemas/file-systems.js";
 import { FileSystemOperations } from "./filesystem.js";
 

@@ -7,10 +7,10 @@
  * account's calls, `AccountCalls`).
  */
 import { z } from "zod";
-import { clientTokenInDescription } from "../client-token.js";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import type { OperationCaller } from "../operation-caller.js";
 import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
+import { clientTokenInDescription } from "../schemas/create.js";
 import { type Page, pageOf } from "../schemas/data.js";
 import {
   type CreatedObject,
@@ -48,7 +48,7 @@ export class FileSystemOperations {
 
   /**
    * Creates a file system (never retried blindly); answers its id when the service
-   * says it. The client token travels in `description` (client-token.ts).
+   * says it. The client token travels in `description` (schemas/create.ts).
    */
   async create(req: CreateFileSystemRequest): Promise<CreatedObject> {
     const body = this.caller.checkedBody("createFileSystem", createFileSystemBodySchema, req);

@@ -5,13 +5,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
 import type { ServiceClient } from "../client.js";
-import { withClientTokenMarker } from "../client-token.js";
 import { DEFAULT_ENDPOINTS } from "../endpoints.js";
 import {
   ServiceInvalidRequestError,
   ServiceNotFoundError,
   ServiceRefusedError,
 } from "../errors.js";
+import { withClientTokenMarker } from "../schemas/create.js";
 
 let svc: EmulatedService;
 let client: ServiceClient;

@@ -6,12 +6,16 @@
  * kinds/index.ts); the account's calls
  * (`AccountCalls`) hold one {@link NasOperations}.
  */
-import { clientTokenInDescription } from "../client-token.js";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
 import type { ListedIds, PageWalkEnd } from "../pagination.js";
+import {
+  clientTokenInDescription,
+  type SubscriptionResult,
+  subscriptionKeySchema,
+} from "../schemas/create.js";
 import { emptyData, listOf, type Page } from "../schemas/data.js";
 import {
   type NasAvailabilityQuery,
@@ -29,7 +33,6 @@ import {
   toSubscribeNasBody,
   updateNasMountPathBodySchema,
 } from "../schemas/nas.js";
-import { type SubscriptionResult, subscriptionKeySchema } from "../schemas/subscription.js";
 
 /** The NAS operations of the endpoint table; the delete is off until a path is configured. */
 export const endpoints = {

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
 import type { ServiceClient } from "../client.js";
-import { CLIENT_TOKEN_ENV } from "../client-token.js";
 import { DEFAULT_ENDPOINTS } from "../endpoints.js";
 import { ServiceNotFoundError, ServiceRefusedError } from "../errors.js";
+import { CLIENT_TOKEN_ENV } from "../schemas/create.js";
 
 let svc: EmulatedService;
 let client: ServiceClient;

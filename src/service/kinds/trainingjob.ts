@@ -6,12 +6,16 @@
  * joins the endpoint table (generated kinds/index.ts); the account's calls
  * (`AccountCalls`) hold one {@link TrainingTaskOperations}.
  */
-import { CLIENT_TOKEN_ENV } from "../client-token.js";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
 import type { ListedIds, PageWalkEnd } from "../pagination.js";
+import {
+  CLIENT_TOKEN_ENV,
+  type SubscriptionResult,
+  subscriptionKeySchema,
+} from "../schemas/create.js";
 import { emptyData, listOf, type Page } from "../schemas/data.js";
 import { type NasInstance, nasInstanceSchema } from "../schemas/nas.js";
 import {
@@ -27,7 +31,6 @@ import {
   type TrainingPod,
   trainingPodSchema,
 } from "../schemas/pods.js";
-import { type SubscriptionResult, subscriptionKeySchema } from "../schemas/subscription.js";
 import {
   type CreateTrainingTaskRequest,
   createTrainingTaskBodySchema,

@@ -65,7 +65,7 @@ export const fileSystemSchema = z.preprocess(
   z.object({
     id: idString,
     name: optionalString,
-    /** Carries the client token and owner marks of a create (client-token.ts). */
+    /** Carries the client token and owner marks of a create (create.ts). */
     description: optionalString,
     sizeGB: optionalInt,
     type: optionalString,

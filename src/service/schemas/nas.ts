@@ -86,7 +86,7 @@ export interface SubscribeNasRequest {
   storageParams?: {
     /** Directory name, the identifier of the storage. */
     name?: string;
-    /** Free text; controllers put their client token here (see client-token.ts). */
+    /** Free text; controllers put their client token here (see create.ts). */
     description?: string;
     /** Capacity in GB; written on the wire as a string. */
     storageCapacity?: number | string;

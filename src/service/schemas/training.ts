@@ -125,7 +125,7 @@ export interface CreateTrainingTaskRequest {
   workerCount: number;
   image: string;
   storageConfigs?: StorageConfigItem[];
-  /** Controllers put their client token here (see client-token.ts). */
+  /** Controllers put their client token here (see create.ts). */
   env?: Record<string, string>;
   enableAutoRetry?: boolean;
   maxRetryCount?: number;

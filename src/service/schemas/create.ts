@@ -1,13 +1,65 @@
 /**
- * The subscription result. The spec does not show the record returned by the
- * subscription-result queries, so this module defines a canonical shape (which the
- * emulator returns) and reads plausible variants into it; docs/service-assumptions.md
- * lists them. A state word that matches none of the known ones is an error naming the
- * value, never a guess.
+ * How the operator finds what a create made. Every create carries a client token,
+ * recorded before it is sent, and the owner's mark (controllers/managed/tenancy.ts): in
+ * the description of a NAS, block volume or file system, in a task's environment, so
+ * that a list finds the resource again after a crash. An asynchronous create answers a
+ * subscription key, whose result (a record the spec does not show: one canonical shape,
+ * read from the variants docs/service-assumptions.md lists) gives the outcome and the
+ * created id; a state word matching no known one is an error naming it, never a guess.
  */
-
 import { z } from "zod";
 import { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./primitives.js";
+
+/** Environment variable of a training task that holds the client token. */
+export const CLIENT_TOKEN_ENV = "AIDC_CLIENT_TOKEN";
+
+const MARKER_PREFIX = "[aidc-token:";
+
+/** The marker appended to a description: `[aidc-token:<token>]`. */
+export function clientTokenMarker(token: string): string {
+  return `${MARKER_PREFIX}${token}]`;
+}
+
+/**
+ * `description` with the token marker appended (separated by a space), replacing a
+ * marker already present so that the description never grows.
+ */
+export function withClientTokenMarker(description: string | undefined, token: string): string {
+  const base = stripClientTokenMarker(description ?? "");
+  return base ? `${base} ${clientTokenMarker(token)}` : clientTokenMarker(token);
+}
+
+/** `description` without any token or owner marker, for showing to people or comparing with a spec. */
+export function stripClientTokenMarker(description: string): string {
+  return description.replace(/\s*\[aidc-(?:token|owner):[^\]]*\]/g, "").trim();
+}
+
+/** Environment variable of a training task (and template) that holds the owner mark. */
+export const OWNER_MARK_ENV = "AIDC_OWNER";
+
+/**
+ * `description` with the token marker and the owner marker `[aidc-owner:<mark>]`
+ * (controllers/managed/tenancy.ts), each replacing one already present.
+ */
+export function withCreateMarkers(
+  description: string | undefined,
+  token: string,
+  owner: string,
+): string {
+  return `${withClientTokenMarker(description, token)} [aidc-owner:${owner}]`;
+}
+
+/** The owner mark text in a description's marker, if any. */
+export function ownerMarkInDescription(description: string | undefined): string | undefined {
+  const m = /\[aidc-owner:([^\]]*)\]/.exec(description ?? "");
+  return m?.[1] || undefined;
+}
+
+/** The token in a description's marker, if any. */
+export function clientTokenInDescription(description: string | undefined): string | undefined {
+  const m = /\[aidc-token:([^\]]*)\]/.exec(description ?? "");
+  return m?.[1] || undefined;
+}
 
 /** States of an asynchronous create. */
 export const SUBSCRIPTION_STATES = ["Pending", "Succeeded", "Failed"] as const;
