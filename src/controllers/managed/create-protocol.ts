@@ -1,27 +1,11 @@
 /**
- * The crash-safe create protocol (docs/architecture.md), as pure decisions, with the two facts
- * about a create it rests on: whether a failed create may have happened, and a fresh
- * client token.
- *
- * A remote resource is created in three durable steps, each recorded in an
- * annotation before the next begins, so that a crash at any point is recovered
- * without ever creating twice:
- *
- * 1. `aidc.io/create-pending` = {token, at, generation} is written, THEN the create
- *    call is made; the token travels with the remote resource (a task env var, the
- *    NAS description) so the resource can be found again by it.
- * 2. The subscription is polled once at once. Resolved: its instance id goes to
- *    `aidc.io/external-id` with the key, and `create-pending` is removed, in one write.
- *    Still pending (or the poll failed): the key is written to
- *    `aidc.io/subscription-key`, and polled until it resolves.
- * 3. The subscription result's instance id is written to `aidc.io/external-id`.
- *
- * Until the first write after the create call, `create-pending` covers the order: a
- * crash (or a lost write) there leaves the marker alone, and its token finds the
- * resource (`LookupByToken`); the create is never repeated.
- *
- * Annotations, not only status: backup tools do not restore status, and a restored
- * object must bind to the resource it already has.
+ * The crash-safe create protocol as pure decisions (docs/architecture.md says why it is
+ * safe). Each step is recorded in an annotation before the next begins:
+ * `aidc.io/create-pending` {token, at, generation} before the create call (the token
+ * travels with the remote resource), then `aidc.io/external-id`, or
+ * `aidc.io/subscription-key` until the order resolves. A crash before either is written
+ * leaves the marker, whose token finds the resource (`LookupByToken`): the create is
+ * never sent twice. Annotations, not status: backup tools do not restore status.
  */
 import { randomUUID } from "node:crypto";
 import { ServiceError } from "../../service/errors.js";
@@ -114,9 +98,8 @@ export function nextCreateStep(state: CreateState, generation: number): CreateSt
 }
 
 /**
- * What a kind's lookup recognises the resource of a create by, as the messages of an
- * unfinished create name it: `what` the remote resources carry (e.g. "client token",
- * "template name") and its `value` for the object.
+ * What a kind's lookup recognises a create's resource by, as messages name it: `what`
+ * the remote resources carry (e.g. "client token") and its `value` for the object.
  */
 export interface LookupKey {
   what: string;
@@ -132,20 +115,13 @@ export function lookupKeyOf(declared: LookupKey | undefined, token: string): Loo
 export interface LookupInput {
   /** The client token of the pending create ("" when the marker is malformed). */
   token: string;
-  /**
-   * What the lookup matched on, for the messages ({@link lookupKeyOf}); default the
-   * client token.
-   */
+  /** What the lookup matched on, for the messages ({@link lookupKeyOf}); default the token. */
   key?: LookupKey;
   /** Ids of remote resources that carry the token; undefined when the lookup operation is not available. */
   found: string[] | undefined;
   /** Milliseconds since the pending marker was written (NaN when the marker has no valid time). */
   pendingAgeMs: number;
-  /**
-   * The list visibility window: how long after a create the service may take to list
-   * the new resource (e.g. until its order completes). Within it, "not found" proves
-   * nothing and the lookup goes on.
-   */
+  /** How long the service may take to list a new resource: within it, "not found" proves nothing. */
   visibilityGraceMs: number;
 }
 
@@ -159,13 +135,11 @@ export type LookupDecision =
 export const MAX_LOOKUP_INTERVAL_MS = 30_000;
 
 /**
- * Decides after a create whose outcome is unknown (a 5xx, a timeout or a dropped
- * connection after sending, or a crash between the create call and the next write).
- * Exactly one match is adopted; several matches, or no lookup operation, cannot be
- * decided safely. No match is never taken as "nothing was created": the create is
- * never sent again by itself. The lookup goes on for the visibility window (half the
- * marker's age between lookups, 1 s to 30 s); after it the object stops with
- * CreateOutcomeUnknown, and the user decides (create again, or bind an id).
+ * Decides after a create whose outcome is unknown (an error after sending, or a crash
+ * before the next write): exactly one match is adopted; several, or no lookup
+ * operation, cannot be decided safely. No match is never "nothing was created": the
+ * lookup goes on for the visibility window (half the marker's age between lookups, 1 s
+ * to 30 s), then the object stops with CreateOutcomeUnknown and the user decides.
  */
 export function decideAfterLookup(input: LookupInput): LookupDecision {
   const { found, pendingAgeMs, visibilityGraceMs } = input;

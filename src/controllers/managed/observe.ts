@@ -44,12 +44,10 @@ export function remoteNotFound<T extends ManagedObject, R>(
 
 /**
  * The routine poll of a settled object answered from the kind's list snapshot (one walk
- * per poll interval shared by every object of the kind), or undefined for the detail
- * read: the object is not settled (see {@link managedSettled}), the kind has no list
- * path, or the list cannot answer for this id (`ExternalClient.observeFromList`). The
- * next poll is due when the snapshot turns one poll interval old, so that every object
- * of the kind looks at the next walk as soon as it is made: a remote change shows
- * within one poll interval, as with the detail reads.
+ * per poll interval for every object of the kind), or undefined for the detail read
+ * (not settled, no list path, or `observeFromList` cannot answer for this id). The next
+ * poll is due when the snapshot turns one poll interval old, so a remote change shows
+ * within one poll interval, as with detail reads.
  */
 async function fromList<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -94,7 +92,7 @@ async function lateInitialize<T extends ManagedObject, R>(
   if (!run.policies.lateInitialize || !run.kind.lateInitialize) return;
   const fields = run.kind.lateInitialize(run.obj, remote);
   if (!fields || Object.keys(fields).length === 0) return;
-  // A merge patch conditioned on the resourceVersion: the loop's only spec write.
+  // Conditioned on the resourceVersion: a spec changed meanwhile is not overwritten.
   const patch = { metadata: { resourceVersion: run.obj.metadata?.resourceVersion }, spec: fields };
   run.obj = (await step(ERR.observe, () =>
     run.ctx.kube.patch(run.kind.resource, keyOf(run.obj), patch),

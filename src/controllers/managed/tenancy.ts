@@ -1,27 +1,11 @@
 /**
- * Who may bind an object to which remote resource (docs/install.md, Security model).
- * Every namespace shares the operator's one API key, so the operator itself keeps
- * tenants apart:
- *
- * - One binder per remote resource: an id is bound to at most one object in the
- *   cluster. The index {@link BOUND_ID_INDEX} lists, across namespaces, the objects of a
- *   kind that claim an id; the first claimant (creationTimestamp, then uid) wins, and a
- *   later one is refused with {@link ALREADY_BOUND} before any service call. Objects
- *   already refused for their binding do not count, so a refused claimant cannot block
- *   the rightful one.
- * - Adoption: binding to a resource the operator did not create for the object (a
- *   hand-set `aidc.io/external-id`, NasVolume `spec.storageId`, a raw `storageId`
- *   mount, every CciInstance) needs the namespace in `adoption.namespaces`, except for
- *   resources the namespace's own objects created (their owner mark says so).
- * - Ownership marks: what the operator creates carries {@link ownerMark} of the
- *   namespace and object (hashes, so another tenant reading the service does not learn
- *   names); a bound resource whose mark names another namespace is refused before
- *   anything is done to it.
- *
- * The rules are pure functions; the loop's checks apply them to a managed kind: before
- * a claimed id is used, the one-binder index ({@link bindingConflict}); after the remote
- * record is read and before anything is changed, the owner mark
- * ({@link ownershipRefusal}); before a Delete, both.
+ * Who may bind an object to which remote resource: every namespace shares one API key,
+ * so the operator keeps tenants apart (docs/install.md, "Tenancy"): one object per remote
+ * id in the cluster (the first claimant wins, {@link BOUND_ID_INDEX}), adoption of what
+ * the operator did not create only where `adoption.namespaces` allows, and owner marks
+ * (hashes of namespace and object) that refuse another namespace's resources. Pure rules,
+ * and the loop's checks: {@link bindingConflict} before a claimed id is used,
+ * {@link ownershipRefusal} after the remote record is read and before any change.
  */
 import { createHash } from "node:crypto";
 import type { CacheReader, IndexFunc } from "../../runtime/cache.js";

@@ -1,11 +1,10 @@
 /**
- * Pure decisions of the NasVolume controller: the preflight verdict and the capacity
- * rule it and a scale check (the operator's reading of the spec: the emulator reads it
- * on its own, src/emulator/kinds/nasvolume.capacity.ts), what a spec change
- * asks of an existing storage (scale by the difference, mount path), the Ready
- * condition, the phase, and LateInitialize (spec.managementPolicies, managed/decisions.ts:
- * the unset capacityGB and mountPath filled from the storage where the service's values
- * pass the spec's own rules). No I/O here; nasvolume/external.ts does the calls.
+ * Pure decisions of the NasVolume controller (no I/O; external.ts makes the calls): the
+ * preflight verdict and the capacity rule (the operator's reading of the spec; the
+ * emulator has its own, src/emulator/kinds/nasvolume.capacity.ts), what a spec change
+ * asks of a storage (scale by the difference, mount path), Ready, the phase, and
+ * LateInitialize (capacityGB and mountPath, where the service's values pass the spec's
+ * rules).
  */
 
 import { CATALOG_LABELS } from "../../crds/catalog.js";
