@@ -10,9 +10,9 @@ import { type QueuePriority, WorkQueue } from "./workqueue.js";
 
 /**
  * Runs one controller: feeds the keys of its informers' events to a {@link WorkQueue}
- * (not those of a primary object's status alone or own-write echo: {@link OwnWriteEchoFilter}),
- * runs N workers that reconcile one key each at a time (reconcile-attempt.ts), resyncs
- * periodically, and stops with a bounded drain.
+ * (a primary object's change of status alone, or the echo of this process's own write,
+ * enqueues nothing: {@link OwnWriteEchoFilter}), runs N workers that reconcile one key
+ * each at a time (reconcile-attempt.ts), resyncs periodically and stops with a bounded drain.
  */
 export class RunningController {
   private queue?: WorkQueue;
