@@ -1,21 +1,12 @@
 /**
- * One account of the service, and the calls of one piece of work on it.
- *
- * {@link ServiceAccount} is what every piece of work on the account shares: the
- * transport (its rate limit), the endpoint table, what is known of each operation
- * (operation-availability.ts), and what the account remembers of the service's answers:
- *
- * - the product catalogs: an answer younger than the TTL is reused, one in flight is
- *   shared, and a failed one is forgotten at once, so that a burst of creates of one
- *   product asks the catalog once;
- * - the list snapshots, by list operation (kind-list.ts), so that one walk per asked
- *   age serves every object of the kind whatever reconcile reads it.
- *
- * {@link AccountCalls} (`account.withCall(context)`) makes the calls of one piece of work
- * (a reconcile): operations by name under its context, and each kind's operations
- * module (src/service/kinds/<kind>.ts), which a kind's controller calls directly
- * (`calls.nas.get(id)`). The managed loop hands one to a kind at connect
- * (controllers/managed/run.ts); `ServiceClient` (client.ts) wraps one for tools and tests.
+ * One account of the service and the calls of one piece of work on it. A
+ * {@link ServiceAccount} is what all work on the account shares: the transport (its rate
+ * limit), the endpoint table, what is known of each operation, and what it remembers of
+ * the service's answers: product catalogs for a TTL (a burst of creates of one product
+ * asks once) and list snapshots (kind-list.ts). {@link AccountCalls} (`withCall`) makes
+ * one reconcile's calls under its context, also through each kind's operations module
+ * (src/service/kinds/<kind>.ts, e.g. `calls.nas.get(id)`), which the managed loop hands
+ * to a kind at connect.
  */
 import type { z } from "zod";
 import type { CallContext } from "./call-context.js";
@@ -52,10 +43,7 @@ import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/cre
 import { describeIssues } from "./schemas/primitives.js";
 import { ServiceTransport } from "./transport.js";
 
-/**
- * What every piece of work on one account shares (see the module comment). A kind's
- * controller may key what it remembers of the account's answers on it.
- */
+/** What all work on one account shares; a kind may key what it remembers of answers on it. */
 export class ServiceAccount {
   readonly transport: ServiceTransport;
   readonly endpoints: Record<EndpointName, EndpointDefinition | null>;
@@ -94,9 +82,8 @@ export class ServiceAccount {
   }
 
   /**
-   * Calls operation `name` of the endpoint table under `context`: how the kinds'
-   * operations (src/service/kinds/<kind>.ts) reach the service. Throws an Error for a
-   * name the table does not have, else as `ServiceTransport.call` (errors and retries).
+   * Calls operation `name` of the endpoint table under `context`, as `ServiceTransport.call`
+   * does; an Error for a name the table does not have.
    */
   request<T>(
     name: string,
@@ -124,10 +111,9 @@ export class ServiceAccount {
   }
 
   /**
-   * `OperationProbes.requireOperations` under `context`, after the rate limit: throws
-   * `ServiceThrottledError` when it is saturated beyond `rateLimitMaxWaitMs`, since an
-   * order about to start would be bounced at its first call, after the caller's
-   * bookkeeping (a create-pending write).
+   * `OperationProbes.requireOperations` under `context`, first refusing (`ServiceThrottledError`)
+   * when the rate limit is saturated: the order would be bounced at its first call anyway,
+   * after the caller's bookkeeping (a create-pending write).
    */
   async requireOperations(
     names: readonly string[],
@@ -146,8 +132,7 @@ export class ServiceAccount {
 
 /**
  * The calls of one piece of work (a reconcile) on an account, each made under
- * {@link context} (routine or not, its abort signal); see the module comment. Each
- * kind's operations module is made at its first use.
+ * {@link context} (routine or not, its abort signal); each kind's module is made at first use.
  */
 export class AccountCalls implements OperationCaller {
   private nasOps?: NasOperations;
@@ -234,8 +219,7 @@ export class AccountCalls implements OperationCaller {
 
 /**
  * The result of subscription `key` through operation `name`, read with the configured
- * `mapping` of its shape; an envelope whose data cannot be read is a
- * `ServiceResultShapeError` naming the config key to set.
+ * `mapping`; data it cannot read is a `ServiceResultShapeError` naming the config key.
  */
 async function readSubscriptionResult(
   caller: OperationCaller,
@@ -258,7 +242,7 @@ async function readSubscriptionResult(
   }
 }
 
-/** The product catalogs' cache of one account; see the module comment. */
+/** The product catalogs' cache of an account: one answer in flight shared, a failure forgotten. */
 export class CatalogCache implements CatalogReads {
   private readonly answers = new Map<string, { at: number; answer: Promise<unknown> }>();
 

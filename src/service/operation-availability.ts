@@ -1,12 +1,10 @@
 /**
- * Which operations the service answers, as far as this connection knows, and asking it.
- * Many paths of the endpoint table are assumptions (docs/service-assumptions.md):
- * before the operator places an order that needs one of them to finish, it must know
- * the service answers it. Every answer teaches something: an envelope (even an error
- * envelope) means the operation is there; a bare HTTP 404/405 (a router's answer) means
- * it is missing; no answer (network, timeout) or a refused key teaches nothing. Probes
- * ask once per connection; a "missing" verdict is asked again after `recheckMissingMs`,
- * so a path that comes back is noticed.
+ * Which operations the service answers, as far as this connection knows, and asking it:
+ * many paths are assumptions (docs/service-assumptions.md), and an order needing one
+ * must not start unless the service answers it. An envelope (even an error one) means
+ * present, a bare HTTP 404/405 (a router's answer) missing; no answer or a refused key
+ * teaches nothing. Probes ask once per connection, a "missing" one again after
+ * `recheckMissingMs`, so a path that comes back is noticed.
  */
 import { z } from "zod";
 import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
@@ -115,10 +113,8 @@ export interface ProbeTransport {
 }
 
 /**
- * Asks the service which operations it answers, for one account: what `requireOperations`
- * needs before an order, the probes of the start-up log, and what is known without a
- * request. The verdicts live in an {@link OperationAvailability}, which the transport
- * teaches with every answer.
+ * Asks the service which operations it answers, for one account; the verdicts live in an
+ * {@link OperationAvailability}, which the transport teaches with every answer.
  */
 export class OperationProbes {
   private readonly probes = new Map<EndpointName, Promise<OperationVerdict>>();
@@ -130,13 +126,10 @@ export class OperationProbes {
   ) {}
 
   /**
-   * Asks the service whether it answers operation `name`, with a request for an id no
-   * resource has (`PROBE_ID`; a POST carries `{}`): an envelope, even an error one,
-   * means present; a bare HTTP 404/405 means missing. The verdict is recorded in
-   * {@link operations}; concurrent asks share one request. Throws the call's error
-   * when the answer teaches nothing (no answer, a refused key, a bare 5xx), and
-   * `EndpointDisabledError` for a disabled operation. The probe is made under `context`
-   * (the first asker's).
+   * Asks whether the service answers operation `name`, with a request for an id no
+   * resource has (`PROBE_ID`; a POST carries `{}`), under the first asker's `context`;
+   * concurrent asks share it. Throws the call's error when the answer teaches nothing (no
+   * answer, a refused key, a bare 5xx), `EndpointDisabledError` for a disabled operation.
    */
   async probeOperation(
     name: EndpointName,
@@ -190,11 +183,9 @@ export class OperationProbes {
   }
 
   /**
-   * Probes every enabled read (GET) operation whose path is an assumption (once per
-   * connection; for the start-up log and metrics). Assumed operations that change
-   * something (open-port, deletes) are never probed: their first real call teaches
-   * their verdict. An operation the probe cannot decide is "unknown" and probed again
-   * before it is needed.
+   * Probes every enabled read (GET) whose path is an assumption, for the start-up log and
+   * metrics; one that changes something is never probed (its first call teaches), one the
+   * probe cannot decide is "unknown" and probed again before it is needed.
    */
   async probeAssumedOperations(): Promise<Partial<Record<EndpointName, OperationVerdict>>> {
     const out: Partial<Record<EndpointName, OperationVerdict>> = {};

@@ -19,10 +19,9 @@ export interface RateLimit {
 }
 
 /**
- * Priority of a call at the rate limit. `low`: routine observation of settled objects,
- * within the routine budget; `deferred`: follow-up reads of objects still settling,
- * outside the budget. Both wait while calls with work to do (creates, changes, first
- * looks) go first, and `low` waits behind `deferred`.
+ * Priority of a call at the rate limit, served in this order: `normal` (work to do:
+ * creates, changes, first looks), `deferred` (follow-up reads of objects still settling),
+ * `low` (routine observation of settled objects, within the routine budget).
  */
 export type CallPriority = "normal" | "deferred" | "low";
 

@@ -3,8 +3,7 @@
  * the subscription (an asynchronous create) and its result, scale and mount path as
  * the spec documents them, and the list, detail and delete this project assumes
  * (docs/service-assumptions.md). `endpoints` joins the endpoint table (generated
- * kinds/index.ts); the account's calls
- * (`AccountCalls`) hold one {@link NasOperations}.
+ * kinds/index.ts); the account's calls (`AccountCalls`) hold one {@link NasOperations}.
  */
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import { KindList } from "../kind-list.js";
