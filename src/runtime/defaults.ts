@@ -44,7 +44,7 @@ export const DEFAULT_CONCURRENCY = 16;
 
 /**
  * Kubernetes requests one client has in flight at once (watches aside): one flow's
- * workers each with a request, shared by the flows (kube-requests.ts): when several
+ * workers each with a request, shared by the flows (kube.ts): when several
  * flows burst at once, a seat set free goes to the flow holding the fewest, so another
  * account's write goes next instead of queueing at the API server behind a backlog's.
  */

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { KubeClient } from "./kube.js";
-import type { ReconcileView } from "./kube-requests.js";
+import type { ReconcileView } from "./kube-options.js";
 import { type Clock, type KubeObject, type ResourceDescriptor, systemClock } from "./resource.js";
 
 /** events.k8s.io/v1 Event, as the recorder writes it. */

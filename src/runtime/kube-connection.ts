@@ -1,11 +1,10 @@
 /**
- * One connection of a {@link KubeTransport} (kube-transport.ts): an undici dispatcher
- * for the kubeconfig's current cluster, made when the transport has none that fits.
- * HTTP/2 when the server offers it (ALPN), HTTP/1.1 otherwise, plain HTTP for an
- * http:// server; streams of one HTTP/2 connection while the server's stream limit
- * allows, another connection when it does not (never a silent queue); through the
- * cluster's `proxy-url` or the environment's proxy (kube-proxy.ts); the server URL's
- * path kept as a prefix of every path.
+ * The connections of a transport (kube-transport.ts): one undici dispatcher at a time
+ * for the kubeconfig's current cluster, a new one when there is none or the TLS
+ * material changed. HTTP/2 when the server offers it (ALPN), HTTP/1.1 otherwise, plain
+ * HTTP for an http:// server; another connection when the server's stream limit is
+ * reached (never a silent queue); through the cluster's `proxy-url` or the
+ * environment's proxy (kube-proxy.ts); the server URL's path kept as a prefix.
  *
  * Dead connections: an HTTP/2 PING every 15 s, a connection whose PING is still
  * unanswered at the next one is torn down (client-go: 15 s ping after 30 s read-idle);
@@ -14,10 +13,10 @@
  */
 import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
-import type { KubeConfigLike } from "./kube-credentials.js";
+import { type KubeConfigLike, type RequestCredentials, sameTls } from "./kube-credentials.js";
 import { proxyFor } from "./kube-proxy.js";
 
-/** Options of the connections of a {@link KubeTransport} (and of the transport). */
+/** Options of the connections of a transport (and of the transport). */
 export interface KubeConnectionOptions {
   /** Default `operatorUserAgent()` (user-agent.ts). */
   userAgent?: string;
@@ -45,6 +44,82 @@ export interface Generation {
   /** The server URL's path ("" or e.g. `/k8s/clusters/c-abc`). */
   prefix: string;
   servername: string | undefined;
+}
+
+/**
+ * The dispatchers of one transport: {@link current}, where requests and watches go,
+ * numbered by generation so that the one a silent watch ran on can be dropped.
+ */
+export class KubeConnections {
+  /** Where requests go now; undefined before the first and after a drop or GOAWAY. */
+  current: Generation | undefined;
+  private generations = 0;
+  /** The dispatcher being made, if any: requests that find none at once share it. */
+  private connecting: Promise<Generation> | undefined;
+
+  constructor(
+    private readonly config: KubeConfigLike,
+    private readonly options: KubeConnectionOptions,
+  ) {}
+
+  /** The generation requests run on now, or the next one (what a watch runs on), for {@link drop}. */
+  generation(): number {
+    const g = this.current;
+    return g && !g.dispatcher.destroyed ? g.generation : this.generations + 1;
+  }
+
+  /** Destroys the dispatcher of `generation` if it is the current one (its requests fail); true when it was. */
+  drop(generation: number): boolean {
+    const g = this.current;
+    if (!g || g.generation !== generation) return false;
+    this.current = undefined;
+    void g.dispatcher.destroy(new Error("connection dropped: a watch on it went silent"));
+    return true;
+  }
+
+  /** Closes the dispatcher once its requests end. */
+  async close(): Promise<void> {
+    const g = this.current;
+    this.current = undefined;
+    await g?.dispatcher.close();
+  }
+
+  /**
+   * The dispatcher for credentials `c` when {@link current} is closed or was made with
+   * other TLS options: the current one if they hold the same material (kept: later
+   * requests match it by identity), else a new one (the old closes once its requests end).
+   */
+  async renew(c: RequestCredentials): Promise<Generation> {
+    let g = this.current;
+    if (g && (g.dispatcher.closed || g.dispatcher.destroyed)) g = undefined;
+    if (g && g.tls !== c.tls) {
+      if (sameTls(g.tls, c.tls)) g.tls = c.tls;
+      else void g.dispatcher.close();
+      if (g.tls !== c.tls) g = undefined;
+    }
+    if (g) return g;
+    this.connecting ??= this.make(c).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async make(c: RequestCredentials): Promise<Generation> {
+    const g = await connect(
+      this.config,
+      this.options,
+      c.tls,
+      c.allowH2,
+      ++this.generations,
+      (old) => {
+        if (this.current !== old) return;
+        this.current = undefined;
+        retire(old);
+      },
+    );
+    this.current = g;
+    return g;
+  }
 }
 
 /**

@@ -41,6 +41,19 @@ export const TLS_FIELDS = [
   "servername",
 ];
 
+/** True when TLS options `a` and `b` hold the same material (one dispatcher serves both). */
+export function sameTls(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return TLS_FIELDS.every((f) => sameValue(a[f], b[f]));
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  }
+  return a === b;
+}
+
 /**
  * What reads a request's credentials from `config` as they are now (a token file, an
  * exec plugin's answer), with the `userAgent` and JSON `accept` headers.

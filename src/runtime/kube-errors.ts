@@ -1,4 +1,8 @@
-/** The errors of the Kubernetes client and how callers tell them apart. */
+/**
+ * The errors of the Kubernetes client (kube.ts), how callers tell them apart, and which
+ * answers it tries again.
+ */
+import { RetryableError } from "./errors.js";
 
 /** A Kubernetes API answer other than 2xx. */
 export class KubeApiError extends Error {
@@ -52,4 +56,46 @@ export class WatchDecodeError extends Error {
 export function isConnectionReset(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
+}
+
+/** An error of a watch the server answered with a status other than 200 (410: Gone). */
+export class WatchStatusError extends Error {
+  readonly statusCode: number;
+  constructor(status: number, text: string) {
+    super(`watch answered ${status}: ${text.slice(0, 300)}`);
+    this.name = "WatchStatusError";
+    this.statusCode = status;
+  }
+}
+
+/** A request made for a reconcile that was already abandoned; nothing was sent. */
+export class ReconcileAbandonedError extends RetryableError {
+  constructor(what: string) {
+    super("ReconcileAbandoned", `${what} was not sent: its reconcile was abandoned`);
+    this.name = "ReconcileAbandonedError";
+  }
+}
+
+/** Tries after the first one of a request the server asked to retry (429, Retry-After). */
+export const MAX_RETRIES = 4;
+/** The longest wait for one Retry-After. */
+export const MAX_RETRY_WAIT_MS = 10_000;
+
+/**
+ * How long to wait before trying a request again after `answer`, or undefined when it
+ * is not to be tried again: a 429 (Retry-After, else 1 s), a GET's 5xx with Retry-After
+ * (client-go's `checkWait`), at most {@link MAX_RETRY_WAIT_MS}.
+ */
+export function retryWaitMs(
+  method: string,
+  answer: { status: number; retryAfter?: string | undefined },
+): number | undefined {
+  const { status } = answer;
+  const seconds = answer.retryAfter !== undefined ? Number(answer.retryAfter.trim()) : Number.NaN;
+  const given = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+  if (status === 429) return Math.min(given ?? 1000, MAX_RETRY_WAIT_MS);
+  if (status >= 500 && method === "GET" && given !== undefined) {
+    return Math.min(given, MAX_RETRY_WAIT_MS);
+  }
+  return undefined;
 }

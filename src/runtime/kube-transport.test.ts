@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { TcpProxy } from "../../test/support/tcp-proxy.js";
 import { generateCerts } from "../controlplane/certs.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
+import { WatchDecodeError } from "./kube-errors.js";
 import { KubeTransport } from "./kube-transport.js";
 
 let dir: string;
@@ -82,7 +83,7 @@ function config(server: string, extra: { proxyUrl?: string } = {}): KubeConfigLi
 
 function transport(c: KubeConfigLike, options = {}): KubeTransport {
   const t = new KubeTransport(c, options);
-  closers.push(() => t.close());
+  closers.push(() => t.connections.close());
   return t;
 }
 
@@ -118,22 +119,33 @@ describe("KubeTransport", () => {
     expect((await t.request("GET", "/api")).status).toBe(200);
     expect(seen[0]?.version).toBe("1.1");
     expect(seen[0]?.url).toBe("/prefix/api");
-    const lines: string[] = [];
+    const events: unknown[] = [];
     const done = new Promise((resolve) => {
-      void t.watch(
-        "/api/v1/pods?watch=true",
-        (l) => {
-          lines.push(l);
-          return undefined;
-        },
-        resolve,
-      );
+      void t.watch("/api/v1/pods", {}, (type, obj) => events.push([type, obj]), resolve);
     });
     expect(await done).toBeNull();
-    expect(lines).toEqual([
-      '{"type":"ADDED","object":{"n":1}}',
-      '{"type":"ADDED","object":{"n":2}}',
+    expect(events).toEqual([
+      ["ADDED", { n: 1 }],
+      ["ADDED", { n: 2 }],
     ]);
+  });
+
+  it("ends a watch with a WatchDecodeError at a line that is not an event", async () => {
+    const port = await listen(
+      http.createServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"type":"ADDED","object":{"n":1}}\n');
+        res.write("<html>proxy error</html>\n");
+        res.write('{"type":"ADDED","object":{"n":2}}\n');
+      }),
+    );
+    const t = transport(config(`http://127.0.0.1:${port}`));
+    const events: unknown[] = [];
+    const done = new Promise((resolve) => {
+      void t.watch("/api/v1/pods", {}, (_type, obj) => events.push(obj), resolve);
+    });
+    expect(await done).toBeInstanceOf(WatchDecodeError);
+    expect(events).toEqual([{ n: 1 }]);
   });
 
   it("speaks plain HTTP to an http:// server (kubectl proxy)", async () => {
@@ -159,7 +171,8 @@ describe("KubeTransport", () => {
     const watches = await Promise.all(
       [1, 2, 3].map(() =>
         t.watch(
-          "/api/v1/pods?watch=true",
+          "/api/v1/pods",
+          {},
           () => undefined,
           () => undefined,
         ),
@@ -181,7 +194,7 @@ describe("KubeTransport", () => {
     closers.push(() => tcp.stop());
     const t = transport(config(`https://127.0.0.1:${proxyPort}`), { pingIntervalMs: 200 });
     const ended = new Promise((resolve) => {
-      void t.watch("/api/v1/pods?watch=true", () => undefined, resolve);
+      void t.watch("/api/v1/pods", {}, () => undefined, resolve);
     });
     await new Promise((r) => setTimeout(r, 500)); // pings answered: the watch stays
     tcp.freeze();
@@ -226,7 +239,8 @@ describe("KubeTransport", () => {
     const port = await listen(server);
     const t = transport(config(`https://127.0.0.1:${port}`));
     const watch = await t.watch(
-      "/api/v1/pods?watch=true",
+      "/api/v1/pods",
+      {},
       () => undefined,
       () => undefined,
     );
@@ -248,17 +262,17 @@ describe("KubeTransport", () => {
     });
     const port = await listen(server);
     const t = transport(config(`https://127.0.0.1:${port}`));
-    const first = t.generation();
+    const first = t.connections.generation();
     const ended = new Promise((resolve) => {
-      void t.watch("/api/v1/pods?watch=true", () => undefined, resolve);
+      void t.watch("/api/v1/pods", {}, () => undefined, resolve);
     });
     await t.request("GET", "/api");
-    expect(t.generation()).toBe(first);
-    expect(t.drop(first + 1)).toBe(false);
-    expect(t.drop(first)).toBe(true);
+    expect(t.connections.generation()).toBe(first);
+    expect(t.connections.drop(first + 1)).toBe(false);
+    expect(t.connections.drop(first)).toBe(true);
     expect(await ended).toBeInstanceOf(Error);
     await t.request("GET", "/api");
-    expect(t.generation()).toBe(first + 1);
+    expect(t.connections.generation()).toBe(first + 1);
     expect(sessions).toBe(2);
   });
 

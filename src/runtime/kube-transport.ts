@@ -1,29 +1,24 @@
 /**
- * How every request and watch of a {@link KubeClient} reaches the API server and how
- * its answer is read: over one dispatcher at a time per kubeconfig object
- * (kube-connection.ts: HTTP/2 or HTTP/1.1, proxies, PINGs, GOAWAY). Ordinary requests
- * time out (`requestTimeoutMs`, as the API server's own 60 s); watches only by the
- * informer's watchdog, which calls {@link KubeTransport.drop} with the generation a
- * silent watch ran on. A watch's body is read as lines.
- *
- * Credentials come from a {@link KubeConfigLike}: client-node's `KubeConfig` (any auth
- * it supports) or the operator's lean loader (kube-config.ts): filled per request, or
- * reused as long as the config says they hold (`credentialsMaxAgeMs`: for ever for
- * inline data, a minute for files) and read anew after a 401. Bearer tokens are
- * headers; new TLS material (a rotated client certificate or CA) makes a new
- * dispatcher, the old one closes once its requests end.
- * A header of several values (Impersonate-Group) needs HTTP/1.1 (kube-credentials.ts).
+ * How every request and watch made with one kubeconfig object reaches the API server
+ * and how its answer is read: over the current dispatcher (kube-connection.ts), with
+ * the config's credentials, reused while the config says they hold
+ * (`credentialsMaxAgeMs`) and read anew after a 401. Requests time out
+ * (`requestTimeoutMs`, as the API server's own 60 s); watches only by the informer's
+ * watchdog, which drops the generation a silent watch ran on. A watch's body is read
+ * as one event per line.
  */
 import { StringDecoder } from "node:string_decoder";
 import type { Dispatcher } from "undici";
-import { connect, type Generation, type KubeConnectionOptions, retire } from "./kube-connection.js";
+import { type Generation, type KubeConnectionOptions, KubeConnections } from "./kube-connection.js";
 import {
   invalidateCredentials,
   type KubeConfigLike,
   type RequestCredentials,
   requestCredentials,
-  TLS_FIELDS,
 } from "./kube-credentials.js";
+import { statusCodeOf, WatchDecodeError, WatchStatusError } from "./kube-errors.js";
+import type { SecretRedactor } from "./redaction.js";
+import type { KubeObject } from "./resource.js";
 import { operatorUserAgent } from "./user-agent.js";
 
 export type { KubeConfigLike } from "./kube-credentials.js";
@@ -40,61 +35,35 @@ export interface KubeStream {
   abort(): void;
 }
 
-/** An error of a watch the server answered with a status other than 200 (410: Gone). */
-export class WatchStatusError extends Error {
-  readonly statusCode: number;
-  constructor(status: number, text: string) {
-    super(`watch answered ${status}: ${text.slice(0, 300)}`);
-    this.name = "WatchStatusError";
-    this.statusCode = status;
-  }
-}
-
-/** Options of a {@link KubeTransport}. */
-export type KubeTransportOptions = KubeConnectionOptions;
-
-/** Requests and watches over one dispatcher at a time. See the module comment. */
+/** One per kubeconfig object (see the module comment). */
 export class KubeTransport {
-  private current: Generation | undefined;
-  private generations = 0;
+  /** Its dispatchers (kube-connection.ts): a silent watch's generation is dropped there. */
+  readonly connections: KubeConnections;
   /** Reads a request's TLS options and headers from the config (its credentials). */
   private readonly credentials: () => Promise<RequestCredentials>;
   /** The last credentials read and when, while the config says they hold. */
   private filled: { c: RequestCredentials; at: number } | undefined;
   /** Counts {@link refreshCredentials} calls: a read begun before one is not kept. */
   private refreshes = 0;
-  /** The dispatcher being made, if any. */
-  private connecting: Promise<Generation> | undefined;
   private readonly requestTimeoutMs: number;
 
   constructor(
     private readonly config: KubeConfigLike,
-    private readonly options: KubeTransportOptions = {},
+    options: KubeConnectionOptions = {},
   ) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.credentials = requestCredentials(config, options.userAgent ?? operatorUserAgent());
+    this.connections = new KubeConnections(config, options);
   }
 
-  /** The generation requests run on now, or the next one (what a watch runs on), for {@link drop}. */
-  generation(): number {
-    const g = this.current;
-    return g && !g.dispatcher.destroyed ? g.generation : this.generations + 1;
-  }
-
-  /** Destroys the dispatcher of `generation` if it is the current one (its requests fail); true when it was. */
-  drop(generation: number): boolean {
-    const g = this.current;
-    if (!g || g.generation !== generation) return false;
-    this.current = undefined;
-    void g.dispatcher.destroy(new Error("connection dropped: a watch on it went silent"));
-    return true;
-  }
-
-  /** Closes the dispatcher once its requests end. */
-  async close(): Promise<void> {
-    const g = this.current;
-    this.current = undefined;
-    await g?.dispatcher.close();
+  /** The transport of `config`, shared by every client made with that object. */
+  static of(config: KubeConfigLike): KubeTransport {
+    let http = transports.get(config);
+    if (!http) {
+      http = new KubeTransport(config);
+      transports.set(config, http);
+    }
+    return http;
   }
 
   /**
@@ -157,14 +126,17 @@ export class KubeTransport {
   }
 
   /**
-   * Starts a watch (`path` with `watch=true` in its query): `onLine` gets each line of
-   * the stream and may answer an error to end the watch with it; `onDone` is called once
-   * when it ends (null for a clean end, else the error; a status other than 200 is a
-   * {@link WatchStatusError}). Resolves once the server answered (or the request failed).
+   * Starts a watch of `path` (`watch=true` is added to `query`): `onEvent` gets each
+   * event's type and object; `onDone` is called once when it ends: null for a clean
+   * end, a {@link WatchDecodeError} at a line that is not an event (its watcher lists
+   * again), a {@link WatchStatusError} for a status other than 200 (after a 401 the
+   * credentials are read anew), else the error. Resolves once the server answered (or
+   * the request failed).
    */
   async watch(
     path: string,
-    onLine: (line: string) => Error | undefined,
+    query: Record<string, string>,
+    onEvent: (type: string, obj: KubeObject) => void,
     onDone: (err: unknown) => void,
   ): Promise<KubeStream> {
     const { g, headers } = await this.prepare();
@@ -173,6 +145,7 @@ export class KubeTransport {
     const finish = (err: unknown) => {
       if (finished) return;
       finished = true;
+      if (statusCodeOf(err) === 401) this.refreshCredentials();
       onDone(err);
     };
     const handle: KubeStream = {
@@ -187,7 +160,7 @@ export class KubeTransport {
       let pending = "";
       const line = (text: string) => {
         if (finished || text.trim() === "") return;
-        const err = onLine(text);
+        const err = decodeEvent(path, text, onEvent);
         if (err) {
           finish(err);
           controller?.abort(err);
@@ -196,7 +169,7 @@ export class KubeTransport {
       g.dispatcher.dispatch(
         {
           origin: g.origin,
-          path: g.prefix + path,
+          path: g.prefix + withQuery(path, { ...query, watch: "true" }),
           method: "GET",
           headers,
           servername: g.servername,
@@ -240,24 +213,12 @@ export class KubeTransport {
     });
   }
 
-  /** The current dispatcher for the request's TLS options (a new one when they changed), and its headers. */
+  /** The current dispatcher if made with the request's TLS options (else renewed), and its headers. */
   private async prepare(): Promise<{ g: Generation; headers: Record<string, string | string[]> }> {
     const c = await this.currentCredentials();
-    let g = this.current;
-    if (g && (g.dispatcher.closed || g.dispatcher.destroyed)) g = undefined;
-    if (g && g.tls !== c.tls) {
-      // The same material read again is kept: later requests match it by identity.
-      if (TLS_FIELDS.every((f) => sameValue(g?.tls[f], c.tls[f]))) g.tls = c.tls;
-      else void g.dispatcher.close();
-      if (g.tls !== c.tls) g = undefined;
-    }
-    if (!g) {
-      // Requests that find no dispatcher at once share the one being made.
-      this.connecting ??= this.connect(c).finally(() => {
-        this.connecting = undefined;
-      });
-      g = await this.connecting;
-    }
+    const now = this.connections.current;
+    const fits = now && now.tls === c.tls && !now.dispatcher.closed && !now.dispatcher.destroyed;
+    const g = fits ? now : await this.connections.renew(c);
     return { g, headers: { ...c.headers } };
   }
 
@@ -271,30 +232,47 @@ export class KubeTransport {
     if (maxAge !== undefined && refreshes === this.refreshes) this.filled = { c, at: now };
     return c;
   }
+}
 
-  /** A new current dispatcher for `c` (kube-connection.ts). */
-  private async connect(c: RequestCredentials): Promise<Generation> {
-    const g = await connect(
-      this.config,
-      this.options,
-      c.tls,
-      c.allowH2,
-      ++this.generations,
-      (old) => {
-        if (this.current !== old) return;
-        this.current = undefined;
-        retire(old);
-      },
-    );
-    this.current = g;
-    return g;
+/** Hands the event of a watch's `line` to `onEvent`; a line that is not one is an error. */
+function decodeEvent(
+  path: string,
+  line: string,
+  onEvent: (type: string, obj: KubeObject) => void,
+): Error | undefined {
+  let event: { type?: unknown; object?: unknown };
+  try {
+    event = JSON.parse(line) as typeof event;
+  } catch (err) {
+    return new WatchDecodeError(path, line, err);
+  }
+  if (typeof event?.type !== "string" || typeof event.object !== "object") {
+    return new WatchDecodeError(path, line);
+  }
+  onEvent(event.type, event.object as KubeObject);
+  return undefined;
+}
+
+/** An answer's body as JSON, or its text when it is not JSON (kept for the error message). */
+export function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
   }
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
-  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
-  }
-  return a === b;
+/** The JSON text of a request's body, with every secret `redactor` knows replaced. */
+export function jsonBody(body: unknown, redactor: SecretRedactor | undefined): string | undefined {
+  if (body === undefined) return undefined;
+  return redactor ? redactor.serialize(body) : JSON.stringify(body);
 }
+
+/** `path` with `query` appended. */
+export function withQuery(path: string, query: Record<string, string>): string {
+  const q = new URLSearchParams(query).toString();
+  return q ? `${path}?${q}` : path;
+}
+
+/** One transport per kubeconfig object ({@link KubeTransport.of}). */
+const transports = new WeakMap<KubeConfigLike, KubeTransport>();

@@ -1,12 +1,35 @@
-import { isNotFound, statusCodeOf, WatchDecodeError } from "./kube-errors.js";
+/**
+ * The Kubernetes client a controller calls: typed verbs for any kind a
+ * {@link ResourceDescriptor} describes, writes with field manager `aidc-operator`. A
+ * request is serialized once and redacted, waits for its flow's share of the rate
+ * limit and a seat (fair-lanes.ts), is refused once its reconcile is abandoned, and is
+ * retried as client-go retries, over the kubeconfig's transport (kube-transport.ts).
+ */
 import {
-  type KubeMethod,
-  type KubeRequestOptions,
-  KubeRequests,
-  type ReconcileView,
+  DEFAULT_KUBE_MAX_IN_FLIGHT,
+  DEFAULT_KUBE_RATE_LIMIT,
+  DEFAULT_KUBE_TOTAL_RATE_LIMIT,
+} from "./defaults.js";
+import { FairSeats } from "./fair-lanes.js";
+import {
+  isConnectionReset,
+  isNotFound,
+  KubeApiError,
+  MAX_RETRIES,
+  ReconcileAbandonedError,
+  retryWaitMs,
+  statusCodeOf,
+} from "./kube-errors.js";
+import type { KubeClientOptions, KubeMethod, PatchType, ReconcileView } from "./kube-options.js";
+import {
+  jsonBody,
+  type KubeConfigLike,
+  type KubeHttpAnswer,
+  KubeTransport,
+  parseBody,
   withQuery,
-} from "./kube-requests.js";
-import { type KubeConfigLike, type KubeStream, KubeTransport } from "./kube-transport.js";
+} from "./kube-transport.js";
+import { FairTokenBucket } from "./ratelimit.js";
 import {
   apiVersionOf,
   type KubeObject,
@@ -20,23 +43,10 @@ import {
 /** The one field manager of every write the operator makes. */
 export const FIELD_MANAGER = "aidc-operator";
 
-/** Options of a {@link KubeClient}. */
-export interface KubeClientOptions extends KubeRequestOptions {
-  /**
-   * Remember the resourceVersions this client's writes produce, for
-   * {@link KubeClient.isOwnWrite} (default true). A client whose writes nobody asks
-   * about (the Event recorder's: thousands of Events an hour) keeps nothing.
-   */
-  rememberWrites?: boolean;
-}
+/** Items per page of a list (client-go's pager and informers: 500). */
+export const LIST_PAGE = 500;
 
-/** Patch content types accepted by {@link KubeClient.patch}. */
-export type PatchType = "merge" | "json";
-
-/**
- * Own writes remembered per object, and objects remembered (`isOwnWrite`): enough for a
- * watch that lags several refused creates (three writes each) behind.
- */
+/** Own writes remembered per object (a lagging watch may trail several), and objects. */
 const WRITTEN_VERSIONS = 16;
 const WRITTEN_OBJECTS = 50_000;
 
@@ -44,66 +54,45 @@ function writtenKey(res: ResourceDescriptor, obj: KubeObject): string {
   return `${resourceId(res)}|${obj.metadata?.namespace ?? ""}/${obj.metadata?.name ?? ""}`;
 }
 
-/**
- * A small typed wrapper over the Kubernetes REST API for any kind described by a
- * {@link ResourceDescriptor}. Every write carries field manager `aidc-operator`.
- * Reconcilers read from the cache; they use this client to write. Every request and
- * watch runs on one transport per kubeconfig object ({@link KubeTransport}), shared by
- * every client made with that object (Events, the Lease and the controllers alike).
- * A 429 (and a GET's 5xx with Retry-After) waits and tries again, a 401 fetches the
- * credentials anew and tries once more, lists are read in pages.
- */
+/** A typed client of the Kubernetes API (see the module comment). */
 export class KubeClient {
-  /** The kubeconfig: client-node's `KubeConfig` or the lean loader's (kube-config.ts). */
-  readonly config: KubeConfigLike;
-  private readonly http: KubeTransport;
-  private readonly requests: KubeRequests;
+  /** `config`'s transport; watches start on it directly (listwatch.ts), not rate-limited. */
+  readonly transport: KubeTransport;
+  private readonly bucket: FairTokenBucket;
+  private readonly seats: FairSeats;
   /** `resource|namespace/name` → the resourceVersions this client's last writes produced. */
   private readonly written = new Map<string, string[]>();
-  private readonly rememberWrites: boolean;
   /** The reconcile of a view ({@link forReconcile}). */
   private reconcile: ReconcileView | undefined;
 
-  constructor(config: KubeConfigLike, options: KubeClientOptions = {}) {
-    this.config = config;
-    this.rememberWrites = options.rememberWrites ?? true;
-    this.http = connectionOf(config);
-    this.requests = new KubeRequests(this.http, options);
+  constructor(
+    /** The kubeconfig: client-node's `KubeConfig` or the lean loader's (kube-config.ts). */
+    readonly config: KubeConfigLike,
+    private readonly options: KubeClientOptions = {},
+  ) {
+    this.transport = KubeTransport.of(config);
+    this.bucket = new FairTokenBucket(
+      options.rateLimit ?? { ...DEFAULT_KUBE_RATE_LIMIT, total: DEFAULT_KUBE_TOTAL_RATE_LIMIT },
+    );
+    this.seats = new FairSeats(options.maxInFlight ?? DEFAULT_KUBE_MAX_IN_FLIGHT);
   }
 
   /**
-   * A view of this client for one reconcile (its `ctx.kube`): the same connection, rate
-   * limit and remembered writes; its requests take `reconcile`'s flow's budget and are
-   * refused once it is abandoned. A subclass's overrides hold.
+   * A view for one reconcile (its `ctx.kube`), sharing this client's limits and
+   * remembered writes: its requests take `reconcile`'s flow's budget and are refused
+   * once it is abandoned. A subclass's overrides hold.
    */
   forReconcile(reconcile: ReconcileView): KubeClient {
     return Object.assign(Object.create(this) as KubeClient, { reconcile });
   }
 
   /**
-   * True when `obj` is exactly the state one of this client's own recent writes
-   * produced (same resourceVersion): the watch event that echoes the write, which the
-   * writer already knows. Any change by someone else has another resourceVersion.
+   * True when `obj` is the state one of this client's recent writes produced (same
+   * resourceVersion): the watch event echoing a write, which the writer already knows.
    */
   isOwnWrite(res: ResourceDescriptor, obj: KubeObject): boolean {
     const rv = obj.metadata?.resourceVersion;
     return rv !== undefined && (this.written.get(writtenKey(res, obj))?.includes(rv) ?? false);
-  }
-
-  /** Remembers the resourceVersion a write answered (the last few per object). */
-  private remember<T extends KubeObject>(res: ResourceDescriptor, obj: T): T {
-    const rv = obj?.metadata?.resourceVersion;
-    if (!rv || !this.rememberWrites) return obj;
-    const key = writtenKey(res, obj);
-    const versions = this.written.get(key) ?? [];
-    this.written.delete(key);
-    this.written.set(key, [...versions.slice(-(WRITTEN_VERSIONS - 1)), rv]);
-    // Oldest first (Map order): forget objects not written for the longest time.
-    if (this.written.size > WRITTEN_OBJECTS) {
-      const oldest = this.written.keys().next().value;
-      if (oldest !== undefined) this.written.delete(oldest);
-    }
-    return obj;
   }
 
   /** Reads one object from the API server; undefined when it does not exist. */
@@ -111,11 +100,9 @@ export class KubeClient {
     res: ResourceDescriptor,
     key: ObjectKey,
   ): Promise<T | undefined> {
+    const path = resourcePath(res, key.namespace, key.name);
     try {
-      return withKind(
-        res,
-        (await this.request("GET", resourcePath(res, key.namespace, key.name))) as T,
-      );
+      return withKind(res, (await this.request("GET", path)) as T);
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -124,10 +111,9 @@ export class KubeClient {
 
   /**
    * Lists objects (all namespaces when `namespace` is absent) and the list's
-   * resourceVersion, in pages of {@link LIST_PAGE} as client-go's pager: when the
-   * snapshot of a `continue` has expired (410), the list starts again in one piece.
-   * `transform` maps each item as its page arrives (an informer drops `managedFields`
-   * there), so a long list holds its pages' full items only one page at a time.
+   * resourceVersion, in pages of {@link LIST_PAGE} (client-go's pager: an expired
+   * `continue`, 410, starts again in one piece). `transform` maps each item as its page
+   * arrives, so a long list holds its full items only one page at a time.
    */
   async list<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
@@ -159,46 +145,34 @@ export class KubeClient {
   }
 
   /** Creates an object (its namespace is taken from metadata). */
-  async create<T extends KubeObject = KubeObject>(res: ResourceDescriptor, obj: T): Promise<T> {
+  create<T extends KubeObject = KubeObject>(res: ResourceDescriptor, obj: T): Promise<T> {
     const body = { apiVersion: apiVersionOf(res), kind: res.kind, ...obj };
-    const path = resourcePath(res, obj.metadata?.namespace);
-    const created = (await this.request("POST", path, { fieldManager: FIELD_MANAGER }, body)) as T;
-    return this.remember(res, created);
+    return this.write(res, "POST", resourcePath(res, obj.metadata?.namespace), body);
   }
 
-  /**
-   * Replaces an object (PUT). The object's metadata.resourceVersion makes the write
-   * fail with 409 when someone changed it meanwhile.
-   */
-  async replace<T extends KubeObject = KubeObject>(res: ResourceDescriptor, obj: T): Promise<T> {
+  /** Replaces an object (PUT); its resourceVersion makes the write fail with 409 if stale. */
+  replace<T extends KubeObject = KubeObject>(res: ResourceDescriptor, obj: T): Promise<T> {
     const path = resourcePath(res, obj.metadata?.namespace, obj.metadata?.name);
-    return this.remember(
-      res,
-      (await this.request("PUT", path, { fieldManager: FIELD_MANAGER }, obj)) as T,
-    );
+    return this.write(res, "PUT", path, obj);
   }
 
   /**
    * Patches an object (JSON merge patch by default, or a JSON patch). Put
    * `metadata.resourceVersion` in a merge patch to fail with 409 on a concurrent change.
    */
-  async patch<T extends KubeObject = KubeObject>(
+  patch<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
     key: ObjectKey,
     body: unknown,
     options: { type?: PatchType; subresource?: string } = {},
   ): Promise<T> {
     const path = resourcePath(res, key.namespace, key.name, options.subresource);
-    const contentType =
-      options.type === "json" ? "application/json-patch+json" : "application/merge-patch+json";
-    return this.remember(
-      res,
-      (await this.request("PATCH", path, { fieldManager: FIELD_MANAGER }, body, contentType)) as T,
-    );
+    const type = options.type === "json" ? "json-patch+json" : "merge-patch+json";
+    return this.write(res, "PATCH", path, body, `application/${type}`);
   }
 
   /** Merge-patches `{ status }` through the status subresource. */
-  async patchStatus<T extends KubeObject = KubeObject>(
+  patchStatus<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
     key: ObjectKey,
     status: unknown,
@@ -219,80 +193,102 @@ export class KubeClient {
   }
 
   /**
-   * Starts a watch of `path` (`watch=true` is added to `query`): `onEvent` gets each
-   * event's type and object, `onDone` is called once when it ends (see
-   * {@link KubeTransport.watch}); a line that is not an event ends the watch with a
-   * {@link WatchDecodeError} (its watcher lists again). Not rate-limited, like
-   * client-go's watches.
+   * Sends one request by path (a JSON body) and answers its parsed body. A 429, and a
+   * GET's 5xx with Retry-After, waits as asked and tries again ({@link MAX_RETRIES}
+   * times at most); a 401 reads the credentials anew and tries once more; a GET whose
+   * kept-alive connection the server had just closed goes once more. Else a {@link KubeApiError}.
    */
-  watch(
-    path: string,
-    query: Record<string, string>,
-    onEvent: (type: string, obj: KubeObject) => void,
-    onDone: (err: unknown) => void,
-  ): Promise<KubeStream> {
-    const target = withQuery(path, { ...query, watch: "true" });
-    return this.http.watch(
-      target,
-      (line) => {
-        let event: { type?: unknown; object?: unknown };
-        try {
-          event = JSON.parse(line) as typeof event;
-        } catch (err) {
-          return new WatchDecodeError(path, line, err);
-        }
-        if (typeof event?.type !== "string" || typeof event.object !== "object") {
-          return new WatchDecodeError(path, line);
-        }
-        onEvent(event.type, event.object as KubeObject);
-        return undefined;
-      },
-      (err) => {
-        // A refused token: the next watch (and request) reads the credentials anew.
-        if (statusCodeOf(err) === 401) this.http.refreshCredentials();
-        onDone(err);
-      },
-    );
-  }
-
-  /** The generation of the connection requests run on now (see {@link dropConnection}). */
-  connectionGeneration(): number {
-    return this.http.generation();
-  }
-
-  /**
-   * Destroys the connection of `generation` if it is still in use (a watch on it went
-   * silent): the streams on it fail and the next request connects anew.
-   */
-  dropConnection(generation: number): boolean {
-    return this.http.drop(generation);
-  }
-
-  /**
-   * Any request by path; the body is JSON. Rate-limited, retried and observed like
-   * the rest ({@link KubeRequests.request}).
-   */
-  request(
+  async request(
     method: KubeMethod,
     path: string,
     query: Record<string, string> = {},
     body?: unknown,
     contentType?: string,
   ): Promise<unknown> {
-    return this.requests.request(method, path, query, body, contentType, this.reconcile);
+    const sent = jsonBody(body, this.options.redactor);
+    const target = withQuery(path, query);
+    let refreshed = false;
+    let resent = false;
+    for (let retries = 0; ; retries++) {
+      let answer: KubeHttpAnswer;
+      try {
+        answer = await this.send(method, path, target, sent, contentType);
+      } catch (err) {
+        if (method !== "GET" || resent || !isConnectionReset(err)) throw err;
+        resent = true;
+        continue;
+      }
+      const code = answer.status;
+      if (code >= 200 && code <= 299) return parseBody(answer.text);
+      if (code === 401 && !refreshed && this.transport.refreshCredentials()) {
+        refreshed = true;
+        continue;
+      }
+      const waitMs = retryWaitMs(method, answer);
+      if (waitMs === undefined || retries >= MAX_RETRIES) {
+        throw new KubeApiError(method, path, code, parseBody(answer.text));
+      }
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
   }
-}
 
-/** Items per page of a list (client-go's pager and informers: 500). */
-export const LIST_PAGE = 500;
-/** One transport per kubeconfig object, shared by every client made with it. */
-const connections = new WeakMap<KubeConfigLike, KubeTransport>();
-
-function connectionOf(config: KubeConfigLike): KubeTransport {
-  let http = connections.get(config);
-  if (!http) {
-    http = new KubeTransport(config);
-    connections.set(config, http);
+  /** One try of {@link request}: the flow's rate limit, a seat, then the exchange. */
+  private async send(
+    method: KubeMethod,
+    path: string,
+    target: string,
+    body: string | undefined,
+    contentType: string | undefined,
+  ): Promise<KubeHttpAnswer> {
+    const reconcile = this.reconcile;
+    if (reconcile?.signal.aborted) throw new ReconcileAbandonedError(`${method} ${path}`);
+    const flow = reconcile?.flow ?? "";
+    let waitMs = await this.bucket.take(flow);
+    // A seat: a burst of one flow is not all at the server at once.
+    const seated = this.seats.acquire(flow);
+    if (seated) {
+      const seatWait = Date.now();
+      await seated;
+      waitMs += Date.now() - seatWait;
+    }
+    if (reconcile?.signal.aborted) {
+      this.seats.release(flow);
+      throw new ReconcileAbandonedError(`${method} ${path}`);
+    }
+    const started = Date.now();
+    let code = 0;
+    try {
+      const answer = await this.transport.request(method, target, body, contentType);
+      code = answer.status;
+      return answer;
+    } finally {
+      this.seats.release(flow);
+      const durationMs = Date.now() - started;
+      this.options.onRequest?.({ method, path, code, durationMs, rateLimitWaitMs: waitMs });
+    }
   }
-  return http;
+
+  /** Sends a write (field manager `aidc-operator`); remembers the resourceVersion it answered. */
+  private async write<T extends KubeObject>(
+    res: ResourceDescriptor,
+    method: KubeMethod,
+    path: string,
+    body: unknown,
+    contentType?: string,
+  ): Promise<T> {
+    const query = { fieldManager: FIELD_MANAGER };
+    const obj = (await this.request(method, path, query, body, contentType)) as T;
+    const rv = obj?.metadata?.resourceVersion;
+    if (!rv || this.options.rememberWrites === false) return obj;
+    const key = writtenKey(res, obj);
+    const versions = this.written.get(key) ?? [];
+    this.written.delete(key);
+    this.written.set(key, [...versions.slice(-(WRITTEN_VERSIONS - 1)), rv]);
+    // Oldest first (Map order): forget objects not written for the longest time.
+    if (this.written.size > WRITTEN_OBJECTS) {
+      const oldest = this.written.keys().next().value;
+      if (oldest !== undefined) this.written.delete(oldest);
+    }
+    return obj;
+  }
 }

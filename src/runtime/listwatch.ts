@@ -52,11 +52,11 @@ export function kubeListerWatcher(
         ...(keep ? { transform: keep } : {}),
       }),
     silent: () => {
-      kube.dropConnection(generation);
+      kube.transport.connections.drop(generation);
     },
     watch(resourceVersion, onEvent, onDone) {
-      generation = kube.connectionGeneration();
-      return kube.watch(
+      generation = kube.transport.connections.generation();
+      return kube.transport.watch(
         resourcePath(res, namespace),
         {
           resourceVersion,

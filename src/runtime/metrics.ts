@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { KubeRequestInfo } from "./kube-requests.js";
+import type { KubeRequestInfo } from "./kube-options.js";
 import { type HealthSnapshot, registerHealthMetrics } from "./resource-health.js";
 import type { WorkQueueObserver } from "./workqueue.js";
 

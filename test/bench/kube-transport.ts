@@ -151,7 +151,7 @@ async function child(tree: string, kubeconfig: string): Promise<void> {
   let events = 0;
   const watches = await Promise.all(
     Array.from({ length: WATCHES }, () =>
-      kube.watch(
+      kube.transport.watch(
         `/api/v1/namespaces/${namespace}/configmaps`,
         { resourceVersion, allowWatchBookmarks: "true" },
         (type) => {

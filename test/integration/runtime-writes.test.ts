@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { setCondition } from "../../src/runtime/conditions.js";
 import { EventRecorder } from "../../src/runtime/events.js";
 import { KubeClient } from "../../src/runtime/kube.js";
-import type { KubeRequestInfo } from "../../src/runtime/kube-requests.js";
+import type { KubeRequestInfo } from "../../src/runtime/kube-options.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import {
   ConflictError,

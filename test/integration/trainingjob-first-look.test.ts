@@ -48,7 +48,7 @@ beforeAll(async () => {
   // opened again from the last version seen: the test reads every version of each job.
   let lastVersion: string | undefined;
   const open = async (): Promise<void> => {
-    watch = await op.kube.watch(
+    watch = await op.kube.transport.watch(
       resourcePath(trainingJobCrd, ns),
       lastVersion ? { resourceVersion: lastVersion } : {},
       (_type, obj) => {

@@ -1,0 +1,62 @@
+/**
+ * What a `KubeClient` (kube.ts) is configured with, the reconcile a view of it is made
+ * for, and what it reports of each request.
+ */
+import type { FlowRateLimitOptions } from "./ratelimit.js";
+import type { SecretRedactor } from "./redaction.js";
+
+/** Options of a `KubeClient`. */
+export interface KubeClientOptions {
+  /**
+   * Client-side rate limit of requests, per flow, and their ceiling. Default
+   * `DEFAULT_KUBE_RATE_LIMIT` under `DEFAULT_KUBE_TOTAL_RATE_LIMIT` (defaults.ts).
+   */
+  rateLimit?: FlowRateLimitOptions;
+  /**
+   * Requests in flight at once, shared by the flows in turn (default
+   * `DEFAULT_KUBE_MAX_IN_FLIGHT`); watches are not counted.
+   */
+  maxInFlight?: number;
+  /** Called after every request (metrics, tests counting writes). */
+  onRequest?: (info: KubeRequestInfo) => void;
+  /**
+   * Replaces registered secrets in every body sent (status, Events, annotations), so
+   * that no write puts the API key into the cluster, whatever quoted it.
+   */
+  redactor?: SecretRedactor;
+  /**
+   * Remember the resourceVersions this client's writes produce, for
+   * `KubeClient.isOwnWrite` (default true). The Event recorder's client, whose
+   * writes nobody asks about, keeps none.
+   */
+  rememberWrites?: boolean;
+}
+
+/**
+ * The reconcile a request is made for (`KubeClient.forReconcile`): it takes its flow's
+ * share of the rate limit, and once its signal is aborted (abandoned at its deadline,
+ * reconcile-attempt.ts) nothing more is sent, so it cannot write state computed before
+ * the deadline over what a newer reconcile saw.
+ */
+export interface ReconcileView {
+  readonly flow: string;
+  readonly signal: AbortSignal;
+}
+
+/** One Kubernetes request as observed by {@link KubeClientOptions.onRequest}. */
+export interface KubeRequestInfo {
+  method: string;
+  /** URL path without the query. */
+  path: string;
+  /** HTTP status, or 0 when no answer came. */
+  code: number;
+  durationMs: number;
+  /** Time the request waited for the client's rate limit and a seat before it was sent. */
+  rateLimitWaitMs: number;
+}
+
+/** HTTP methods of the Kubernetes API. */
+export type KubeMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** Patch content types accepted by `KubeClient.patch`. */
+export type PatchType = "merge" | "json";
