@@ -262,10 +262,15 @@ export function parseBody(text: string): unknown {
   }
 }
 
-/** The JSON text of a request's body, with every secret `redactor` knows replaced. */
+/**
+ * The JSON text of a request's body with every secret `redactor` knows replaced: one
+ * serialization when none is in it (the common case), else one of a redacted copy.
+ */
 export function jsonBody(body: unknown, redactor: SecretRedactor | undefined): string | undefined {
   if (body === undefined) return undefined;
-  return redactor ? redactor.serialize(body) : JSON.stringify(body);
+  const text = JSON.stringify(body);
+  if (!redactor?.forms.some((s) => text.includes(s))) return text;
+  return JSON.stringify(redactor.redactValue(body));
 }
 
 /** `path` with `query` appended. */
