@@ -28,10 +28,9 @@ export interface EventRecorderOptions {
   /** A series is written at most this often; counts in between are batched. Default 30 s. */
   seriesUpdateMs?: number;
   /**
-   * Spam filter: new Events per object, a burst and then one per `spamRefillMs`
-   * (client-go's EventSourceObjectSpamFilter: 25, then one per 5 min). Events beyond
-   * it are dropped (and logged at debug level); repeats counted into a series are not
-   * new Events.
+   * New Events per object: a burst, then one per `spamRefillMs` (client-go's spam
+   * filter: 25, then one per 5 min); more are dropped, logged at debug level. Repeats
+   * counted into a series are not new Events.
    */
   spamBurst?: number;
   spamRefillMs?: number;
@@ -88,14 +87,11 @@ const MAX_NOTE = 1024;
 export const MAX_SERIES = 4096;
 
 /**
- * Records Kubernetes Events (events.k8s.io/v1) about objects. Recording never blocks
- * and never throws: writes run in the background and failures are logged. An event
- * identical to a recent one (same object, type, reason, action and note) is not
- * created again: it increments the first one's `series.count`, written at most every
- * `seriesUpdateMs`, as client-go's events broadcaster does. New Events per object are
- * bounded by a spam filter (`spamBurst`, `spamRefillMs`), as client-go's recorder is.
- * The recorder's client should have a rate limiter of its own (the Manager gives it
- * one), so that Events never take the tokens of a reconcile's writes.
+ * Records Kubernetes Events (events.k8s.io/v1) about objects, as client-go's recorder
+ * does. Never blocks nor throws: writes run in the background, failures are logged. A
+ * repeat of a recent Event (same object, type, reason, action and note) counts into its
+ * `series.count`, written at most every `seriesUpdateMs`. Its client should have a rate
+ * limit of its own (the Manager's does), so Events never take a reconcile's tokens.
  */
 export class EventRecorder {
   private readonly series = new Map<string, Series>();
@@ -246,10 +242,8 @@ export class EventRecorder {
 
   /**
    * Forgets the series last observed longer than the window ago, and beyond
-   * {@link MAX_SERIES} the least recently observed ones (their pending count written
-   * first), as client-go's LRU of event aggregates does: a repeat of a forgotten event
-   * starts a new Event. The map is ordered by last observation, so this stops at the
-   * first series still kept.
+   * {@link MAX_SERIES} the least recent (their pending count written first); a repeat
+   * of a forgotten one starts a new Event. Stops at the first kept (the map is in order).
    */
   private expire(now: Date): void {
     for (const [id, s] of this.series) {

@@ -50,13 +50,10 @@ const KUBE_LATENCY_BUCKETS = [
 
 /**
  * The operator's Prometheus metrics, in a registry of their own (no global state).
- * Names and labels are controller-runtime's and client-go's where those exist
- * (`controller_runtime_*`, `workqueue_*`, `leader_election_master_status`,
- * `rest_client_*`), so existing dashboards work; the operator's own are `aidc_*`: the
- * calls to the service and object health (resource-health.ts, once
- * {@link exportResourceHealth} is called). docs/metrics.md lists every metric with its labels and help, generated from
- * this registry (scripts/generate-metrics-docs.ts). Controllers may register their own
- * metrics in {@link registry}.
+ * Names and labels are controller-runtime's and client-go's where those exist, so
+ * existing dashboards work; the operator's own are `aidc_*` (service calls, object
+ * health: resource-health.ts). docs/metrics.md, generated from this registry, lists
+ * them all. Controllers may register their own in {@link registry}.
  */
 export class RuntimeMetrics {
   readonly registry = new Registry();

@@ -15,10 +15,9 @@ export interface ResourceDescriptor {
   readonly kind: string;
   readonly namespaced: boolean;
   /**
-   * A label selector (e.g. `aidc.io/trainingjob`): the informer cache of this
-   * descriptor lists and watches only the objects it selects, so a controller that
-   * owns a few objects of a common kind (Services) does not cache every one of the
-   * cluster. A descriptor with a selector is a cache of its own (`cacheId`).
+   * A label selector (e.g. `aidc.io/trainingjob`): this descriptor's informer cache (one
+   * of its own, `cacheId`) holds only the objects it selects, so a controller owning a
+   * few Services does not cache every one of the cluster.
    */
   readonly labelSelector?: string;
 }
@@ -120,11 +119,7 @@ export function withKind<T extends KubeObject>(res: ResourceDescriptor, obj: T):
   return { ...obj, apiVersion: apiVersionOf(res), kind: res.kind };
 }
 
-/**
- * The time source of the runtime and of reconcilers. Pass one in instead of calling
- * `Date.now()` so tests control time (vitest fake timers drive {@link systemClock}, or
- * pass a hand-made Clock).
- */
+/** The time source of the runtime and reconcilers, passed in so that tests control time. */
 export interface Clock {
   /** The current time. */
   now(): Date;

@@ -1,16 +1,13 @@
+/**
+ * Object writes with optimistic concurrency, each conditioned on the resourceVersion
+ * of the object as read (from the cache), so a decision made on an old version is
+ * never written: status as a minimal merge patch (RFC 7386), skipped when nothing
+ * changed; annotations; finalizers, computed again after a conflict.
+ */
 import { RetryableError } from "./errors.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict, isNotFound } from "./kube-errors.js";
 import { type KubeObject, keyOf, type ResourceDescriptor } from "./resource.js";
-
-/**
- * Object writes with optimistic concurrency: status patches that are skipped when
- * nothing changed, annotation writes that fail on a concurrent change, and finalizer
- * changes that retry on one. Pass the object as read (from the cache): its
- * resourceVersion is what the write is conditioned on. JSON value comparison and RFC
- * 7386 merge patches are here too: a status write is skipped when nothing changed and
- * removes the fields that disappeared.
- */
 
 /** A JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -91,12 +88,10 @@ export interface StatusPatchResult<T extends KubeObject> {
 }
 
 /**
- * Makes `obj.status` equal to `status` through the status subresource (field manager
- * `aidc-operator`), sending a minimal JSON merge patch that also removes vanished
- * fields. Skips the request when the two are deep-equal as JSON (`undefined` and `null`
- * fields count as absent). The patch carries `obj`'s resourceVersion, so a status
- * computed from a stale object fails with {@link ConflictError} instead of
- * overwriting newer data.
+ * Makes `obj.status` equal to `status` through the status subresource with a minimal
+ * merge patch (vanished fields removed); nothing is sent when the two are equal as JSON
+ * (`undefined` and `null` fields count as absent). A status computed from a stale
+ * object fails with {@link ConflictError} instead of overwriting newer data.
  */
 export async function patchStatus<T extends KubeObject>(
   kube: KubeClient,
@@ -123,12 +118,10 @@ export async function patchStatus<T extends KubeObject>(
 }
 
 /**
- * Sets (string) or removes (null) annotations, conditioned on `obj`'s resourceVersion:
- * throws {@link ConflictError} when the object changed since it was read, so a
- * decision made on an old version is never written. With `options.finalizer`, the same
- * write also adds that finalizer when `obj` lacks it (the whole list is sent, which the
- * resourceVersion condition makes safe): one request instead of two. Returns the
- * updated object.
+ * Sets (string) or removes (null) annotations; {@link ConflictError} when the object
+ * changed since it was read. With `options.finalizer`, the same write adds that
+ * finalizer when `obj` lacks it (the whole list, safe under the resourceVersion
+ * condition): one request instead of two. Returns the updated object.
  */
 export async function setAnnotations<T extends KubeObject>(
   kube: KubeClient,
@@ -160,11 +153,9 @@ export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
 const FINALIZER_ATTEMPTS = 10;
 
 /**
- * Adds `finalizer` unless present; safe under concurrent updates: the finalizer list is
- * written conditioned on the resourceVersion it was computed from, and on a conflict
- * the object is read again and the change recomputed (up to 10 times), so finalizers
- * and fields others wrote meanwhile are kept. Returns the updated object, or undefined
- * when the object no longer exists. Do not call it on an object being deleted.
+ * Adds `finalizer` unless present. On a conflict the object is read again and the list
+ * computed anew (up to 10 times), so what others wrote meanwhile is kept. Returns the
+ * updated object, or undefined when it no longer exists. Not for an object being deleted.
  */
 export function ensureFinalizer<T extends KubeObject>(
   kube: KubeClient,
@@ -178,9 +169,8 @@ export function ensureFinalizer<T extends KubeObject>(
 }
 
 /**
- * Removes `finalizer` if present, with the same conflict handling as
- * {@link ensureFinalizer}. Returns the updated object, or undefined when the object is
- * gone (for example because this was its last finalizer).
+ * Removes `finalizer` if present, retried on a conflict as {@link ensureFinalizer} is.
+ * Undefined when the object is gone (this may have been its last finalizer).
  */
 export function removeFinalizer<T extends KubeObject>(
   kube: KubeClient,
