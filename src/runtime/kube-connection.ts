@@ -1,15 +1,11 @@
 /**
  * The connections of a transport (kube-transport.ts): one undici dispatcher at a time
  * for the kubeconfig's current cluster, a new one when there is none or the TLS
- * material changed. HTTP/2 when the server offers it (ALPN), HTTP/1.1 otherwise, plain
- * HTTP for an http:// server; another connection when the server's stream limit is
- * reached (never a silent queue); through the cluster's `proxy-url` or the
- * environment's proxy (kube-proxy.ts); the server URL's path kept as a prefix.
- *
- * Dead connections: an HTTP/2 PING every 15 s, a connection whose PING is still
- * unanswered at the next one is torn down (client-go: 15 s ping after 30 s read-idle);
- * TCP keepalive after 30 s idle. After a GOAWAY the dispatcher is retired: new
- * requests go to a new one while the old one's watches finish.
+ * material changed. HTTP/2 when the server offers it (ALPN), else HTTP/1.1 (plain for
+ * http://); another connection when the server's stream limit is reached (never a
+ * silent queue); the cluster's `proxy-url` or the environment's proxy (kube-proxy.ts).
+ * A connection whose HTTP/2 PING (every 15 s) is unanswered at the next one is torn
+ * down, as client-go does; after a GOAWAY the dispatcher is retired ({@link retire}).
  */
 import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
