@@ -10,8 +10,7 @@ import { TcpProxy } from "../../test/support/tcp-proxy.js";
 import { generateCerts } from "../controlplane/certs.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
 import { WatchDecodeError } from "./kube-errors.js";
-import { jsonBody, KubeTransport } from "./kube-transport.js";
-import { REDACTED, SecretRedactor } from "./redaction.js";
+import { KubeTransport } from "./kube-transport.js";
 
 let dir: string;
 let key: Buffer;
@@ -383,24 +382,5 @@ describe("KubeTransport", () => {
       expect((await t.request("GET", "/api")).status).toBe(200);
       expect(asked).toEqual([`kube-apiserver.test:${port}`]);
     });
-  });
-});
-
-describe("jsonBody", () => {
-  it("serializes a body with every registered secret redacted, keys included, and as is when clean", () => {
-    const key = "sk-live-7f3a9c2e5b1d4f6a";
-    const r = new SecretRedactor();
-    r.add(key);
-    const status = {
-      conditions: [{ type: "Synced", message: `the service said: bad key ${key}` }],
-      [key]: 1,
-    };
-    expect(JSON.parse(jsonBody(status, r) ?? "")).toEqual({
-      conditions: [{ type: "Synced", message: `the service said: bad key ${REDACTED}` }],
-      [REDACTED]: 1,
-    });
-    const clean = { conditions: [{ message: "fine" }] };
-    expect(jsonBody(clean, r)).toBe(JSON.stringify(clean));
-    expect(jsonBody(undefined, r)).toBeUndefined();
   });
 });

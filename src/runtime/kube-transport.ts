@@ -262,15 +262,10 @@ export function parseBody(text: string): unknown {
   }
 }
 
-/**
- * The JSON text of a request's body with every secret `redactor` knows replaced: one
- * serialization when none is in it (the common case), else one of a redacted copy.
- */
+/** The JSON text of a request's body, with every secret `redactor` knows replaced. */
 export function jsonBody(body: unknown, redactor: SecretRedactor | undefined): string | undefined {
   if (body === undefined) return undefined;
-  const text = JSON.stringify(body);
-  if (!redactor?.forms.some((s) => text.includes(s))) return text;
-  return JSON.stringify(redactor.redactValue(body));
+  return redactor ? redactor.serialize(body) : JSON.stringify(body);
 }
 
 /** `path` with `query` appended. */

@@ -23,6 +23,20 @@ describe("SecretRedactor", () => {
     expect(redactorWith("abc").redact("abc abc")).toBe("abc abc");
   });
 
+  it("serializes a JSON value with its strings redacted, keys included, and as is when clean", () => {
+    const r = redactorWith(KEY);
+    const status = {
+      conditions: [{ type: "Synced", message: `the service said: bad key ${KEY}` }],
+      [KEY]: 1,
+    };
+    expect(JSON.parse(r.serialize(status))).toEqual({
+      conditions: [{ type: "Synced", message: `the service said: bad key ${REDACTED}` }],
+      [REDACTED]: 1,
+    });
+    const clean = { conditions: [{ message: "fine" }] };
+    expect(r.serialize(clean)).toBe(JSON.stringify(clean));
+  });
+
   it("keeps a source's current secret redacted however many other secrets come after it", () => {
     const r = new SecretRedactor();
     r.keep("service.apiKey", KEY);

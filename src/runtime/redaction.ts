@@ -1,10 +1,10 @@
 /**
  * The last line of defence for secrets: whatever the service (or anyone) puts into a
  * message, the secrets registered here never leave the process. One redactor is
- * shared by every exit: the log stream (each serialized line, logging.ts), and every
- * body the Kubernetes client sends (status writes, Events, annotations: `jsonBody` of
- * kube-transport.ts). Error objects are scrubbed where they are made too; this catches
- * what quotes a secret anyway, such as a service message echoing the API key.
+ * shared by every exit: the log stream (each serialized line), and every body the
+ * Kubernetes client sends (status writes, Events, annotations). Error objects are
+ * scrubbed where they are made too; this catches what quotes a secret anyway, such as
+ * a service message echoing the API key into a condition.
  */
 
 /** What replaces a secret. */
@@ -31,11 +31,8 @@ export class SecretRedactor {
   private readonly current = new Map<string, string>();
   /** Secrets no longer (or never) current, oldest first. */
   private readonly recent: string[] = [];
-  /**
-   * Every form replaced: each current and recent secret, and its JSON-escaped form
-   * (read-only: a text that holds none needs no redacting).
-   */
-  forms: readonly string[] = [];
+  /** Every form replaced: each current and recent secret, and its JSON-escaped form. */
+  private secrets: string[] = [];
 
   /** Registers `secret` among the recent ones; short or known ones are ignored. */
   add(secret: string): void {
@@ -68,23 +65,33 @@ export class SecretRedactor {
       forms.add(s);
       forms.add(JSON.stringify(s).slice(1, -1));
     }
-    this.forms = [...forms];
+    this.secrets = [...forms];
   }
 
   /** `text` with every registered secret replaced by {@link REDACTED}. */
   redact(text: string): string {
     let out = text;
-    for (const s of this.forms) if (out.includes(s)) out = out.split(s).join(REDACTED);
+    for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
     return out;
   }
 
-  /** A copy of JSON value `value` with every string (keys too) redacted. */
-  redactValue(value: unknown): unknown {
+  /**
+   * `value` serialized as JSON with every string redacted: one serialization when no
+   * secret is in it (the common case), a second of the redacted copy otherwise. What the
+   * Kubernetes client sends, so a body is never stringified twice on the write path.
+   */
+  serialize(value: unknown): string {
+    const text = JSON.stringify(value);
+    if (this.secrets.length === 0 || !this.secrets.some((s) => text.includes(s))) return text;
+    return JSON.stringify(this.walk(value));
+  }
+
+  private walk(value: unknown): unknown {
     if (typeof value === "string") return this.redact(value);
-    if (Array.isArray(value)) return value.map((v) => this.redactValue(v));
+    if (Array.isArray(value)) return value.map((v) => this.walk(v));
     if (value !== null && typeof value === "object") {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[this.redact(k)] = this.redactValue(v);
+      for (const [k, v] of Object.entries(value)) out[this.redact(k)] = this.walk(v);
       return out;
     }
     return value;

@@ -5,7 +5,6 @@
  * intact although the redactor knows both keys.
  */
 import { describe, expect, it } from "vitest";
-import { jsonBody } from "../../runtime/kube-transport.js";
 import { REDACTED, SecretRedactor } from "../../runtime/redaction.js";
 import { secretData } from "../managed/export.js";
 import {
@@ -126,14 +125,14 @@ describe("credentialsExport", () => {
     const details = await credentialsExport(true, { name: "acct", objectStorage: storage(true) });
     if (!("data" in details)) throw new Error("refused");
     const body = { kind: "Secret", data: secretData(details.data) };
-    const sent = JSON.parse(jsonBody(body, redactor) ?? "") as { data: Record<string, string> };
+    const sent = JSON.parse(redactor.serialize(body)) as { data: Record<string, string> };
     expect(sent).toEqual(body);
     const decoded = Object.fromEntries(
       Object.entries(sent.data).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]),
     );
     expect(decoded).toEqual(details.data);
     // The raw pair, as any message would carry it, is blanked.
-    expect(jsonBody(details.data, redactor)).not.toContain(pair.secretAccessKey);
-    expect(jsonBody(details.data, redactor)).toContain(REDACTED);
+    expect(redactor.serialize(details.data)).not.toContain(pair.secretAccessKey);
+    expect(redactor.serialize(details.data)).toContain(REDACTED);
   });
 });
