@@ -35,10 +35,10 @@ export const DEFAULT_KUBE_TOTAL_RATE_LIMIT: Readonly<{ qps: number; burst: numbe
 };
 
 /**
- * Workers per controller and flow (FLOWS_AT_FULL_PACE, controller-runner.ts). A worker
- * is an async task, not a thread: idle ones cost nothing, and with few of them a couple
- * of objects whose service reads hang would hold them all (docs/performance.md,
- * "The service's HTTP client, and workers").
+ * Workers per controller and flow (`flowWorkers` of controller-runtime.ts). A worker is
+ * an async task, not a thread: idle ones cost nothing, and with few of them a couple of
+ * objects whose service reads hang would hold them all (docs/performance.md, "The
+ * service's HTTP client, and workers").
  */
 export const DEFAULT_CONCURRENCY = 16;
 

@@ -63,12 +63,17 @@ export interface ListedBucket {
 export type BucketPresence = "Absent" | "Owned" | "Forbidden";
 
 /**
- * Where an account's object storage is and how to read its key pair (the shape a
- * connection declares; see controllers/connections/registry.ts).
+ * Where an account's object storage is and how to read its key pair (a connection's:
+ * `ConnectionClients.resolve` of controllers/connections/client.ts; the default one's:
+ * config/object-storage.ts).
  */
 export interface ObjectStorageSettings {
   endpoint: string;
   region?: string;
+  /**
+   * The key pair as it is now (a rotated Secret is used at the next call), registered
+   * with the redactor before it is returned; throws an Error saying what is missing.
+   */
   credentials(): Promise<S3Credentials>;
   /** Whether a Bucket may write the key pair into its spec.exportTo Secret (default no). */
   exportCredentials?: boolean;

@@ -119,7 +119,7 @@ export class ConnectionClients {
   private readonly built = new Map<string, BuiltClient>();
 
   /**
-   * `newClient` builds a client (run.ts: {@link connectionClient}); `connectionNamed`
+   * `newClient` builds a client (cli/run.ts: {@link connectionClient}); `connectionNamed`
    * answers a ServiceConnection as cached now, whose Secrets `secrets` reads.
    */
   constructor(

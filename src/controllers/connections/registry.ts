@@ -118,7 +118,7 @@ export interface ServiceConnectionsOptions {
   /** The operator's default connection (its config), used when an object names none. */
   defaultClient: ServiceClient;
   defaultObjectStorage?: ObjectStorageSettings;
-  /** Builds a connection's client (run.ts: the service config with the connection's settings). */
+  /** Builds a connection's client (cli/run.ts: the service config, the connection's settings). */
   newClient: (settings: ConnectionClientSettings) => ServiceClient;
   /** The one namespace whose Secrets the operator reads; undefined: none. */
   secretNamespace?: string | undefined;
@@ -126,7 +126,7 @@ export interface ServiceConnectionsOptions {
   redactor?: SecretRedactor;
 }
 
-/** The connections of the process; see the module comment. */
+/** The connections of the process (the default and each ServiceConnection's), chosen per object. */
 export class ServiceConnections implements ConnectionSource {
   /** The connections' Secrets, read from the cache (secrets.ts). */
   readonly secrets: ConnectionSecrets;
