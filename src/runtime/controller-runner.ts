@@ -228,10 +228,11 @@ function hasReason(obj: KubeObject, reasons: ReadonlySet<string>): boolean {
 
 /**
  * Which events of one controller's primary objects re-run their key: not a change of
- * status alone, nor the echo of this process's own write (same resourceVersion; a new
- * generation is never one: reconciles do not write the spec). An echo arriving before
- * the write's answer re-adds the key like any change; {@link onlyOwnEchoes} looks again
- * once the answers are in.
+ * status alone, nor the echo of this process's own write (same resourceVersion; never a
+ * new generation: reconciles do not write the spec), whose reconcile already acted and
+ * requeues itself: sparing them spares a reconcile and a stale-cache status conflict
+ * after every create. An echo arriving before the write's answer re-adds the key;
+ * {@link onlyOwnEchoes} looks again once the answers are in.
  */
 export class OwnWriteEchoFilter {
   /** Per key being reconciled: resourceVersions of updates that may echo its writes. */

@@ -196,7 +196,8 @@ export class KubeClient {
    * Sends one request by path (a JSON body) and answers its parsed body. A 429, and a
    * GET's 5xx with Retry-After, waits as asked and tries again ({@link MAX_RETRIES}
    * times at most); a 401 reads the credentials anew and tries once more; a GET whose
-   * kept-alive connection the server had just closed goes once more. Else a {@link KubeApiError}.
+   * kept-alive connection the server had just closed goes once more (not a write: it may
+   * have arrived). Else a {@link KubeApiError}.
    */
   async request(
     method: KubeMethod,
