@@ -8,7 +8,8 @@ import { stringify } from "yaml";
 import { leanObject } from "./cache.js";
 import { KubeClient } from "./kube.js";
 import { loadKubeConfig } from "./kube-config.js";
-import { ReconcileAbandonedError, retryWaitMs } from "./kube-errors.js";
+import { isConnectionReset, ReconcileAbandonedError, retryWaitMs } from "./kube-errors.js";
+import type { KubeClientOptions, KubeRequestInfo } from "./kube-options.js";
 import type { ResourceDescriptor } from "./resource.js";
 
 const CONFIGMAPS: ResourceDescriptor = {
@@ -37,7 +38,7 @@ type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 async function serve(
   handler: Handler,
   user: object = { token: "t0ken" },
-  options: { maxInFlight?: number } = {},
+  options: KubeClientOptions = {},
 ) {
   const server = http.createServer(handler);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -65,6 +66,15 @@ const json = (res: http.ServerResponse, code: number, body: unknown, headers = {
   res.end(JSON.stringify(body));
 };
 const cm = (name: string) => ({ metadata: { name, namespace: "ns", resourceVersion: "1" } });
+
+/** `request`, failed after `ms` if it has not settled by then (it found no seat free). */
+function within<T>(ms: number, request: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms: no seat free`)), ms);
+  });
+  return Promise.race([request, late]).finally(() => clearTimeout(timer));
+}
 
 describe("KubeClient against a loopback API server", () => {
   it("waits as a 429's Retry-After asks, then tries again", async () => {
@@ -161,6 +171,71 @@ describe("KubeClient against a loopback API server", () => {
     });
     await Promise.all(sent);
     expect({ most, arrived }).toEqual({ most: 2, arrived: ["b0", "b1", "c0", "b2", "b3", "b4"] });
+  });
+
+  it("sends nothing for a reconcile abandoned while its request waited for a seat, and sets that seat free", async () => {
+    const sent: string[] = [];
+    const held: (() => void)[] = [];
+    const kube = await serve(
+      (req, res) => {
+        const name = req.url?.split("?")[0]?.split("/").pop() as string;
+        sent.push(`${req.method} ${name}`);
+        if (name === "busy") held.push(() => json(res, 200, cm(name)));
+        else json(res, 200, cm(name));
+      },
+      undefined,
+      { maxInFlight: 1 },
+    );
+    const busy = kube.get(CONFIGMAPS, { namespace: "ns", name: "busy" });
+    const abandon = new AbortController();
+    const late = kube
+      .forReconcile({ flow: "team-a", signal: abandon.signal })
+      .patchStatus(CONFIGMAPS, { namespace: "ns", name: "late" }, { phase: "stale" });
+    late.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    abandon.abort();
+    held.shift()?.();
+    await busy;
+    await expect(late).rejects.toBeInstanceOf(ReconcileAbandonedError);
+    await within(2_000, kube.get(CONFIGMAPS, { namespace: "ns", name: "next" }));
+    expect(sent).toEqual(["GET busy", "GET next"]);
+  });
+
+  it("sets its one seat free however a request ends, and reports each try: an error status, a retry, a connection closed under a write", async () => {
+    let tries = 0;
+    const reported: KubeRequestInfo[] = [];
+    const kube = await serve(
+      (req, res) => {
+        const name = req.url?.split("?")[0]?.split("/").pop();
+        if (req.method === "POST") return req.socket.destroy();
+        if (name === "missing") return json(res, 404, { reason: "NotFound" });
+        if (req.method === "PUT") return json(res, 409, { reason: "Conflict" });
+        if (name === "busy" && ++tries === 1) {
+          return json(res, 429, { reason: "TooManyRequests" }, { "retry-after": "0" });
+        }
+        json(res, 200, cm(name ?? ""));
+      },
+      undefined,
+      { maxInFlight: 1, onRequest: (info) => reported.push(info) },
+    );
+    const key = (name: string) => ({ namespace: "ns", name });
+    const closed = await within(2_000, kube.create(CONFIGMAPS, cm("new"))).catch((e) => e);
+    expect(isConnectionReset(closed)).toBe(true);
+    expect(await within(2_000, kube.get(CONFIGMAPS, key("missing")))).toBeUndefined();
+    await expect(within(2_000, kube.replace(CONFIGMAPS, cm("a")))).rejects.toMatchObject({
+      code: 409,
+    });
+    expect((await within(2_000, kube.get(CONFIGMAPS, key("busy"))))?.metadata?.name).toBe("busy");
+    expect(await within(2_000, kube.get(CONFIGMAPS, key("last")))).toBeDefined();
+    // Each try, with its status (0: no answer), as rest_client_requests_total counts them.
+    expect(reported.map((r) => `${r.method} ${r.path.split("/").pop()} ${r.code}`)).toEqual([
+      "POST configmaps 0",
+      "GET missing 404",
+      "PUT a 409",
+      "GET busy 429",
+      "GET busy 200",
+      "GET last 200",
+    ]);
   });
 
   it("gives up on a server that keeps answering 429, after a bounded number of tries", async () => {
