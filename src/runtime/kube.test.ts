@@ -270,12 +270,17 @@ describe("KubeClient against a loopback API server", () => {
     valid = "new";
     await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
     expect(seen).toEqual(["Bearer old", "Bearer old", "Bearer new"]);
+    // A write refused with a token just rotated goes once more too (the server did nothing).
+    await writeFile(tokenFile, "newest\n");
+    valid = "newest";
+    await kube.patch(CONFIGMAPS, { namespace: "ns", name: "a" }, {});
+    expect(seen.slice(3)).toEqual(["Bearer new", "Bearer newest"]);
     // Refused again with the file's token: once more, then the 401 stands.
     valid = "newer";
     await expect(kube.get(CONFIGMAPS, { namespace: "ns", name: "a" })).rejects.toMatchObject({
       code: 401,
     });
-    expect(seen).toHaveLength(5);
+    expect(seen).toHaveLength(7);
   });
 
   it("runs the exec plugin again after a 401 and tries once more", async () => {
@@ -349,18 +354,24 @@ describe("KubeClient against a loopback API server", () => {
     expect(seen).toEqual(["Bearer kept", "Bearer kept", "Bearer kept"]);
   });
 
-  it("sends a GET once more when its connection was closed under it, never a write", async () => {
+  it("sends a GET once more when its connection was closed under it, only once, never a write", async () => {
     let gets = 0;
     let posts = 0;
     const kube = await serve((req, res) => {
       if (req.method === "POST") posts++;
-      if (req.method === "POST" || ++gets === 1) return req.socket.destroy();
+      if (req.method === "POST" || ++gets === 1 || req.url?.includes("/gone")) {
+        return req.socket.destroy();
+      }
       json(res, 200, cm("a"));
     });
     await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" });
     expect(gets).toBe(2);
     await expect(kube.create(CONFIGMAPS, cm("b"))).rejects.toThrow();
     expect(posts).toBe(1);
+    // A front that closes every connection: the GET fails after its second try.
+    const closed = await kube.get(CONFIGMAPS, { namespace: "ns", name: "gone" }).catch((e) => e);
+    expect(isConnectionReset(closed)).toBe(true);
+    expect(gets).toBe(4);
   });
 
   it("lists in pages of 500 and starts again in one piece when a continue expired", async () => {
