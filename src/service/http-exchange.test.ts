@@ -12,6 +12,7 @@ import { fetchExchange } from "./fetch-exchange.js";
 import {
   type ExchangeRequest,
   exchange as httpExchange,
+  parseRetryAfter,
   ResponseTooLargeError,
 } from "./http-exchange.js";
 
@@ -89,6 +90,20 @@ describe.each([
     });
   });
 
+  it.each([
+    ["0", 0],
+    ["120", 120_000],
+    ["Wed, 21 Oct 2026 07:28:00 GMT", undefined],
+    ["1.5", undefined],
+  ])("reads a Retry-After of %j as %j ms (whole seconds only)", async (value, ms) => {
+    const path = `/retry-after/${encodeURIComponent(value)}`;
+    handlers.set(path, (_req, _body, res) => {
+      res.writeHead(503, { "Retry-After": value });
+      res.end("{}");
+    });
+    expect((await exchange(request(path))).retryAfterMs).toBe(ms);
+  });
+
   it("returns a redirect with its Location and does not read its body", async () => {
     handlers.set("/moved", (_req, _body, res) => {
       res.writeHead(307, { Location: "http://elsewhere.invalid/x" });
@@ -156,5 +171,19 @@ describe.each([
       exchange(request("", { url: "http://127.0.0.1:1/x" })),
     )) as NodeJS.ErrnoException;
     expect(err.code).toBe("ECONNREFUSED");
+  });
+});
+
+describe("parseRetryAfter", () => {
+  it.each([
+    [" 2 ", 2000],
+    ["0", 0],
+    [null, undefined],
+    ["", undefined],
+    ["-1", undefined],
+    ["2s", undefined],
+    ["Wed, 21 Oct 2026 07:28:00 GMT", undefined],
+  ])("reads %j as %j ms: only whole seconds, never a wait it cannot read", (value, ms) => {
+    expect(parseRetryAfter(value)).toBe(ms);
   });
 });

@@ -45,6 +45,7 @@ describe("the client-side rate limit", () => {
 
   it("bounces a call, unsent, that would wait longer than rateLimitMaxWaitMs", async () => {
     const attempts: RequestObservation[] = [];
+    const messages: string[] = [];
     const client = svc.newClient({
       rateLimit: { ratePerSecond: 2, burst: 1 },
       rateLimitMaxWaitMs: 600,
@@ -64,6 +65,7 @@ describe("the client-side rate limit", () => {
           expect(requeueAfterMs).toBeGreaterThan(600);
           expect(requeueAfterMs).toBeLessThanOrEqual(1_500);
           expect(outcomeUnknown).toBe(false);
+          messages.push((e as Error).message);
           return reason;
         },
       ),
@@ -76,6 +78,12 @@ describe("the client-side rate limit", () => {
       "ConnectionThrottled",
     ]);
     expect(attempts).toHaveLength(2);
+    // The same words however long each would have waited: a repeat rewrites no condition.
+    expect(messages).toEqual(
+      Array(2).fill(
+        "the client-side rate limit of this connection is saturated (more than 600 ms of calls ahead): listNasProducts was not sent and is retried",
+      ),
+    );
   });
 
   it("refuses to start an order (requireOperations) while the rate limit is saturated", async () => {

@@ -161,15 +161,16 @@ describe("interpretResponse", () => {
     expect(fail({ httpStatus: 200, bodyText: "garbage" }).outcomeUnknown).toBe(true);
   });
 
-  it("carries the server's Retry-After on a retryable error", () => {
+  it.each([
+    { reason: "a 429", raw: { httpStatus: 429, bodyText: env(429, "x") }, want: 2000 },
+    { reason: "a 503 without envelope", raw: { httpStatus: 503, bodyText: "down" }, want: 2000 },
+    { reason: "a 500 envelope", raw: { httpStatus: 200, bodyText: env(500, "x") }, want: 2000 },
+    { reason: "a refusal", raw: { httpStatus: 200, bodyText: env(400, "x") }, want: undefined },
+  ])("carries the server's Retry-After on a retryable error only: $reason", ({ raw, want }) => {
     try {
-      interpretResponse(
-        read,
-        { httpStatus: 429, bodyText: env(429, "x"), retryAfterMs: 2000 },
-        dataSchema,
-      );
+      interpretResponse(read, { ...raw, retryAfterMs: 2000 }, dataSchema);
     } catch (err) {
-      expect((err as ServiceUnavailableError).retryAfterMs).toBe(2000);
+      expect((err as ServiceUnavailableError).retryAfterMs).toBe(want);
       return;
     }
     throw new Error("expected an error");

@@ -84,15 +84,18 @@ describe("retries of idempotent calls", () => {
     expect(attempts.map((a) => a.code)).toEqual(["error", 200, 200, 200]);
   });
 
-  it("wait at least the Retry-After of a 429", async () => {
-    svc.emulator.faults.set([
-      { kind: "rateLimit", endpoint: "getNas", times: 1, retryAfterSeconds: 2 },
-    ]);
-    const { client, attempts, sleeps } = observedClient();
-    await client.getNas(nasId);
-    expect(attempts.map((a) => a.code)).toEqual([429, 200]);
-    expect(sleeps).toEqual([2000]);
-  });
+  it.each(["node-http", "node-fetch"] as const)(
+    "wait at least the Retry-After of a 429 (over %s)",
+    async (httpClient) => {
+      svc.emulator.faults.set([
+        { kind: "rateLimit", endpoint: "getNas", times: 1, retryAfterSeconds: 2 },
+      ]);
+      const { client, attempts, sleeps } = observedClient({ httpClient });
+      await client.getNas(nasId);
+      expect(attempts.map((a) => a.code)).toEqual([429, 200]);
+      expect(sleeps).toEqual([2000]);
+    },
+  );
 
   it("do not retry a terminal refusal", async () => {
     const { client, attempts } = observedClient();
