@@ -148,15 +148,38 @@ describe("ServiceConnections", () => {
   it("refuses a connection that does not allow the object's namespace, terminally", () => {
     const { connections, built } = world(TENANTS);
     expect(() => connections.forObject(job("x1", "team-b", "conn-a"))).toThrow(
-      expect.objectContaining({ reason: "ConnectionNotAllowed", retryable: false, external: true }),
+      expect.objectContaining({
+        reason: "ConnectionNotAllowed",
+        retryable: false,
+        external: true,
+        message:
+          "the ServiceConnection conn-a (named by the connectionRef) does not allow namespace team-b in spec.allowedNamespaces; nothing is sent to the service. Name a connection this namespace may use, or have the connection allow it",
+      }),
     );
     expect(built).toHaveLength(0);
   });
 
-  it("waits for a connection that does not exist", () => {
-    const { connections } = world(TENANTS);
+  it("waits for a connection that does not exist (a Normal event), naming where it was named", () => {
+    const { connections, put } = world(TENANTS);
     expect(() => connections.forObject(job("y", "team-a", "nope"))).toThrow(
-      expect.objectContaining({ reason: "ConnectionNotFound", retryable: true }),
+      expect.objectContaining({
+        reason: "ConnectionNotFound",
+        retryable: true,
+        waiting: true,
+        message:
+          "the ServiceConnection nope (named by the connectionRef) does not exist; nothing is sent to the service until it does",
+      }),
+    );
+    put(NAMESPACES, {
+      metadata: { name: "team-e", annotations: { "aidc.io/service-connection": "gone" } },
+    });
+    expect(() => connections.forObject(job("e1", "team-e"))).toThrow(
+      expect.objectContaining({
+        waiting: true,
+        message: expect.stringMatching(
+          /^the ServiceConnection gone \(named by the namespace annotation\) does not exist;/,
+        ),
+      }),
     );
   });
 
