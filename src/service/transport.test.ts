@@ -104,10 +104,10 @@ describe("retries of idempotent calls", () => {
   });
 });
 
-describe("a create", () => {
+describe.each(["node-http", "node-fetch"] as const)("a create over %s", (httpClient) => {
   it("is never re-sent after a 500: one request, outcome unknown", async () => {
     svc.emulator.faults.set([{ kind: "error", endpoint: "subscribeNas", times: 1 }]);
-    const { client } = observedClient();
+    const { client } = observedClient({ httpClient });
     const err = await failure(subscribe(client));
     expect(err).toMatchObject({ retryable: true, outcomeUnknown: true });
     expect(svc.emulator.requestLog.read({ endpoint: "subscribeNas" })).toHaveLength(1);
@@ -118,7 +118,7 @@ describe("a create", () => {
       { kind: "drop", endpoint: "createTrainingTask", times: 1 },
       { kind: "malformed", endpoint: "subscribeNas", times: 1 },
     ]);
-    const { client } = observedClient();
+    const { client } = observedClient({ httpClient });
     const dropped = await failure(
       client.createTrainingTask({
         name: "t",
@@ -135,7 +135,7 @@ describe("a create", () => {
 
   it("is never re-sent after a timeout", async () => {
     svc.emulator.faults.set([{ kind: "latency", endpoint: "scaleNas", latencyMs: 300 }]);
-    const { client } = observedClient({ timeoutMs: 80 });
+    const { client } = observedClient({ timeoutMs: 80, httpClient });
     const err = await failure(client.scaleNas(nasId, { scaleType: "ScaleUp", capacity: 1 }));
     expect(err.message).toMatch(/timed out after 80 ms/);
     expect(err).toMatchObject({ outcomeUnknown: true, retryable: true });
@@ -146,7 +146,7 @@ describe("a create", () => {
 
   it("is sent again after a 429, which the service answers before doing anything", async () => {
     svc.emulator.faults.set([{ kind: "rateLimit", endpoint: "subscribeNas", times: 1 }]);
-    const { client } = observedClient();
+    const { client } = observedClient({ httpClient });
     expect(await subscribe(client)).toMatch(/^sub-nas-/);
     expect(svc.emulator.requestLog.read({ endpoint: "subscribeNas" })).toHaveLength(2);
   });
@@ -158,6 +158,7 @@ describe("a create", () => {
       apiKey: () => svc.apiKey,
       rateLimit: null,
       retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+      httpClient,
       onRequest: (e) => attempts.push(e),
     });
     const err = await failure(subscribe(client));
@@ -168,10 +169,10 @@ describe("a create", () => {
   });
 });
 
-describe("timeouts", () => {
+describe.each(["node-http", "node-fetch"] as const)("timeouts over %s", (httpClient) => {
   it("abort a slow read and retry it", async () => {
     svc.emulator.faults.set([{ kind: "latency", endpoint: "getNas", latencyMs: 300, times: 1 }]);
-    const { client, attempts } = observedClient({ timeoutMs: 80 });
+    const { client, attempts } = observedClient({ timeoutMs: 80, httpClient });
     expect((await client.getNas(nasId)).id).toBe(nasId);
     expect(attempts.map((a) => a.code)).toEqual(["error", 200]);
   });
