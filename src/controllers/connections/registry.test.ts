@@ -214,7 +214,7 @@ describe("ServiceConnections", () => {
         },
       },
     };
-    const { connections, redactor } = world([
+    const { connections, redactor, put } = world([
       [serviceConnectionCrd, connection("conn-s", ["*"], storage)],
       [SECRETS, secret("s3", { id: "AKIAEXAMPLE0001", secret: "s3-secret-value-0001" })],
     ]);
@@ -226,6 +226,11 @@ describe("ServiceConnections", () => {
       secretAccessKey: "s3-secret-value-0001",
     });
     expect(redactor.redact("s3-secret-value-0001")).toBe("[REDACTED]");
+    // A connection that no longer declares object storage gives no key pair to a holder.
+    put(serviceConnectionCrd, connection("conn-s", ["*"]));
+    await expect(s3?.credentials()).rejects.toThrow(
+      "the ServiceConnection conn-s declares no object storage",
+    );
   });
 });
 
@@ -295,6 +300,20 @@ describe("a ServiceConnection's client and its API key", () => {
     w.put(SECRETS, back);
     w.connections.secretChanged(back, w.cache);
     await expect(w.client.listNas()).resolves.toBeDefined();
+  });
+
+  it("fails a call of a client still held after its connection is deleted, sending nothing", async () => {
+    const { connections, client, remove } = setUp();
+    await client.listNas();
+    remove(serviceConnectionCrd, connection("conn-a", ["team-a"]));
+    connections.forget("conn-a");
+    const since = svc.emulator.requestLog.read().at(-1)?.seq ?? 0;
+    const err = await client.listNas().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceAuthError);
+    expect((err as Error).message).toBe(
+      "the API key could not be read: the ServiceConnection conn-a no longer exists",
+    );
+    expect(svc.emulator.requestLog.read({ since })).toEqual([]);
   });
 
   it("lets a client replaced by a new generation read its key at each attempt", async () => {
