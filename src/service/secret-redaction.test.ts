@@ -1,7 +1,7 @@
 /**
  * The API key never appears in a log line or an error: every outcome of a call (success,
  * 403, 500, refusal, timeout, dropped connection, malformed answer, invalid request,
- * connection refused, retries) is driven with the client logging at trace level, and
+ * connection refused, retries, a message echoing the key) is driven with the client logging at trace level, and
  * every line and every error (message, stack, cause, util.inspect) is searched.
  */
 import { inspect } from "node:util";
@@ -61,6 +61,10 @@ beforeAll(async () => {
   await attempt(client.getCci("cci-0001"));
   await attempt(client.listTrainingProducts());
   await attempt(client.listNasProducts());
+  svc.emulator.faults.set([
+    { kind: "error", endpoint: "getNas", status: 400, message: "bad key", echoKey: true },
+  ]);
+  await attempt(client.getNas(nasId));
   svc.emulator.faults.clear();
   svc.emulator.setApiKey("another-key-0123456789");
   await attempt(client.getNas(nasId));
@@ -84,7 +88,7 @@ describe("the API key", () => {
   it("was exercised: many log lines and an error for every failing outcome", () => {
     expect(lines.filter((l) => l.includes('"service call"')).length).toBeGreaterThan(10);
     expect(lines.some((l) => l.includes("retrying service call"))).toBe(true);
-    expect(errors).toHaveLength(10);
+    expect(errors).toHaveLength(11);
   });
 
   it("appears in no log line", () => {

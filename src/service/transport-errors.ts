@@ -193,11 +193,16 @@ export function redirectError(
 }
 
 /**
- * Removes the key from an error message, should any lower layer have echoed it. Keys
- * shorter than 8 characters are not real Open API keys and would mangle ordinary words.
+ * Removes the key from an error's message and the service's own message it carries,
+ * should the service or a lower layer have echoed it. Keys shorter than 8 characters are
+ * not real Open API keys and would mangle ordinary words.
  */
 export function scrub(err: Error, key: string): void {
-  if (key.length >= 8 && err.message.includes(key)) {
-    err.message = err.message.split(key).join("[REDACTED]");
+  if (key.length < 8) return;
+  const blank = (text: string) => text.split(key).join("[REDACTED]");
+  if (err.message.includes(key)) err.message = blank(err.message);
+  const said = (err as { serviceMessage?: unknown }).serviceMessage;
+  if (typeof said === "string" && said.includes(key)) {
+    Object.assign(err, { serviceMessage: blank(said) });
   }
 }

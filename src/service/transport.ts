@@ -109,10 +109,9 @@ export class ServiceTransport {
     const { retry } = this.options;
 
     for (let attempt = 1; ; attempt++) {
-      let key = "";
       try {
         if (call.signal?.aborted) throw abandoned(call);
-        key = await this.readKey(name);
+        const key = await this.readKey(name);
         if (this.bucket) {
           this.refuseLongWait(call.endpoint, call.priority);
           const queued = performance.now();
@@ -123,7 +122,6 @@ export class ServiceTransport {
       } catch (err) {
         // A bounced call was not sent: the caller retries it later, not this loop.
         if (!(err instanceof ServiceError) || err instanceof ServiceThrottledError) throw err;
-        scrub(err, key);
         const repeatable =
           err.retryable && (call.idempotent || !err.outcomeUnknown) && !call.signal?.aborted;
         if (!repeatable || attempt >= retry.maxAttempts) throw err;
@@ -197,6 +195,7 @@ export class ServiceTransport {
           : call.signal?.aborted
             ? abandoned(call, err)
             : networkError(call, err, this.options);
+      scrub(error, key);
       this.observe(call, error.code ?? "error", started, error.message);
       throw error;
     }
@@ -208,6 +207,7 @@ export class ServiceTransport {
       return data;
     } catch (err) {
       if (err instanceof ServiceError) {
+        scrub(err, key);
         const verdict = verdictOfError(err);
         if (verdict) this.options.availability?.record(name, verdict);
         this.observe(call, err.code ?? "error", started, err.message);
