@@ -41,6 +41,23 @@ import { adminKubeConfig } from "./kube.js";
 /** The API key of the test emulator. */
 export const TEST_API_KEY = "operator-test-key-0123456789abcdef";
 
+/** A `makeService` whose account runs each call through `around`, which sends it with `send`. */
+function intercepting(
+  around: <T>(operation: string, send: () => Promise<T>) => Promise<T>,
+): (options: ServiceClientOptions) => ServiceClient {
+  class InterceptingAccount extends ServiceAccount {
+    override request<T>(
+      operation: string,
+      args: OperationArgs,
+      schema: z.ZodType<T>,
+      context: CallContext,
+    ): Promise<T> {
+      return around(operation, () => super.request(operation, args, schema, context));
+    }
+  }
+  return (options) => new ServiceClient(new InterceptingAccount(options));
+}
+
 /**
  * A `makeService` whose account, once the service answered operation `name`, calls
  * `died()` and never returns that call: the operator "dies" right after the service
@@ -50,20 +67,48 @@ export function diesAfter(
   name: string,
   died: () => void,
 ): (options: ServiceClientOptions) => ServiceClient {
-  class DyingAccount extends ServiceAccount {
-    override async request<T>(
-      operation: string,
-      args: OperationArgs,
-      schema: z.ZodType<T>,
-      context: CallContext,
-    ): Promise<T> {
-      const answer = await super.request(operation, args, schema, context);
-      if (operation !== name) return answer;
-      died();
-      return new Promise<T>(() => undefined);
+  return intercepting(async (operation, send) => {
+    const answer = await send();
+    if (operation !== name) return answer;
+    died();
+    return new Promise(() => undefined);
+  });
+}
+
+/** A service client whose first call of one operation waits until the test lets it go. */
+export interface HeldOperation {
+  /** The `makeService` to pass to {@link startTestOperator}. */
+  makeService: (options: ServiceClientOptions) => ServiceClient;
+  /** Resolves once the first call of the operation is held (before it is sent). */
+  held: Promise<void>;
+  /** Sends the held call; its answer then reaches the operator as usual. */
+  release(): void;
+}
+
+/**
+ * A `makeService` whose account holds the first call of operation `name` before it is
+ * sent, until `release()`: the reconcile awaiting it stands still at a known point, and
+ * the test acts meanwhile. Later calls of `name` pass at once.
+ */
+export function holdsFirst(name: string): HeldOperation {
+  let onHeld: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    onHeld = resolve;
+  });
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let first = true;
+  const makeService = intercepting(async (operation, send) => {
+    if (operation === name && first) {
+      first = false;
+      onHeld();
+      await released;
     }
-  }
-  return (options) => new ServiceClient(new DyingAccount(options));
+    return send();
+  });
+  return { makeService, held, release };
 }
 
 /** Options of {@link startTestOperator}. */
