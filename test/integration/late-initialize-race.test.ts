@@ -4,7 +4,7 @@
  * read of the remote resource (`holdsFirst`, the read LateInitialize waits for) while
  * the user edits the spec; the operator's spec write then carries a stale
  * resourceVersion, the API server refuses it (409), and the next reconcile works from
- * the user's spec. Every version of the object is seen through a watch, so a value the
+ * the user's spec. The refusal is a conflict, not a failure: no Warning, Synced never False. Every version of the object is seen through a watch, so a value the
  * operator wrote and the user restored would show too.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import { SecretRedactor } from "../../src/runtime/redaction.js";
 import { type KubeObject, resourcePath } from "../../src/runtime/resource.js";
 import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
-import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
 import { holdsFirst, startTestOperator, type TestOperator } from "../support/operator.js";
 
 const NAME = "raced";
@@ -73,13 +73,21 @@ const specOf = (o: KubeObject) => (o.spec ?? {}) as { capacityGB?: number; mount
 const statusOf = (o: KubeObject) => (o.status ?? {}) as { capacityGB?: number };
 
 /**
- * The operator's log lines of a reconcile that failed on a 409 to a write of the object
+ * The operator's log lines of a reconcile that ended on a 409 to a write of the object
  * itself (not its status): the refused LateInitialize write, the only such write after
  * the binding.
  */
 const refusedSpecWrites = () =>
   lines
-    .map((l) => JSON.parse(l) as { reason?: string; err?: { message?: string } })
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          level: number;
+          msg: string;
+          reason?: string;
+          err?: { message?: string };
+        },
+    )
     .filter((l) => l.reason === "Conflict" && /PATCH \S+\/raced: 409 /.test(l.err?.message ?? ""));
 
 describe("LateInitialize racing a user's spec edit", () => {
@@ -114,7 +122,18 @@ describe("LateInitialize racing a user's spec edit", () => {
     await nas.waitForEvents(NAME, ["Adopted", "LateInitialized"]);
     // The operator's write was refused, not applied: no version of the object ever had
     // the remote capacity, the user's edit is among them.
-    expect(refusedSpecWrites().length).toBeGreaterThanOrEqual(1);
+    const refused = refusedSpecWrites();
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    // Retried quietly, as any conflict: a debug line, no Warning Event, Synced never False.
+    expect(refused.map((l) => [l.level, l.msg])).toEqual(
+      refused.map(() => ["debug", "reconcile conflicted; will retry"]),
+    );
+    const { items } = await op.kube.list(EVENTS, ns);
+    const warnings = items.filter(
+      (e) => JSON.stringify(e.regarding).includes(`"${NAME}"`) && e.type === "Warning",
+    );
+    expect(warnings).toEqual([]);
+    expect(versions.filter((v) => conditionOf(v, "Synced")?.status === "False")).toEqual([]);
     const seen = versions.map((v) => v.metadata?.resourceVersion);
     expect(seen).toContain(edited.metadata?.resourceVersion);
     expect(
