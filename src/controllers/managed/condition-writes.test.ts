@@ -1,50 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RetryableError, TerminalError } from "../../runtime/errors.js";
-import { EndpointDisabledError, ServiceAuthError } from "../../service/errors.js";
-import { heldReadyCondition, syncedConditionOf } from "./condition-writes.js";
-
-describe("syncedConditionOf", () => {
-  const cases: { reason: string; err: unknown; want: { reason: string; message: string } }[] = [
-    {
-      reason: "a retryable error without a reason is a ReconcileError",
-      err: new Error("socket hang up"),
-      want: { reason: "ReconcileError", message: "socket hang up" },
-    },
-    {
-      reason: "an error's own reason is kept when it is one of the reason table",
-      err: new RetryableError("NasVolumeNotReady", "NasVolume data is not Ready yet"),
-      want: { reason: "NasVolumeNotReady", message: "NasVolume data is not Ready yet" },
-    },
-    {
-      reason: "a reason outside the reason table becomes ReconcileError by its class",
-      err: new RetryableError("Conflict", "the object changed"),
-      want: { reason: "ReconcileError", message: "the object changed" },
-    },
-    {
-      reason: "a refused API key is ApiKeyRefused",
-      err: new ServiceAuthError("403 from getNas", { code: 403, endpoint: "getNas" }),
-      want: { reason: "ApiKeyRefused", message: "403 from getNas" },
-    },
-    {
-      reason: "a terminal error keeps its reason",
-      err: new TerminalError("CapacityRefused", "too big"),
-      want: { reason: "CapacityRefused", message: "too big" },
-    },
-    {
-      reason: "a terminal service error without a reason is ReconcileTerminal",
-      err: new EndpointDisabledError("deleteNas"),
-      want: {
-        reason: "ReconcileTerminal",
-        message: new EndpointDisabledError("deleteNas").message,
-      },
-    },
-  ];
-  for (const c of cases) {
-    it(c.reason, () => {
-      expect(syncedConditionOf(c.err)).toEqual({ type: "Synced", status: "False", ...c.want });
-    });
-  }
-});
+import { ServiceAuthError } from "../../service/errors.js";
+import { heldReadyCondition } from "./condition-writes.js";
 
 describe("heldReadyCondition", () => {
   const refused = new ServiceAuthError("GET /x was refused with status 403", {

@@ -54,15 +54,6 @@ export async function paused<T extends ManagedObject>(
 }
 
 /**
- * The Synced condition of a failed reconcile: the error's own reason when it is one of
- * src/crds/reasons.ts (else ReconcileTerminal / ReconcileError by class) and its
- * message.
- */
-export function syncedConditionOf(err: unknown): ConditionInput {
-  return failedSyncCondition(err);
-}
-
-/**
  * The Ready condition while a reconcile fails for a reason outside the object (an
  * external hold: the API key refused, a missing operation, an answer of an unknown
  * shape), or undefined to leave Ready as it is (any other failure). What was true
@@ -112,7 +103,7 @@ export function managedErrorPolicy<T extends ManagedObject, R>(
       : heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
     const policy = deleting ? undefined : policyOf(obj);
     await writeConditions(ctx, kind, obj, [
-      syncedConditionOf(err),
+      failedSyncCondition(err),
       ...(ready ? [ready] : []),
       ...(policy ? [policy] : []),
     ]);
