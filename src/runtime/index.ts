@@ -73,6 +73,7 @@ export {
   ConflictError,
   ensureFinalizer,
   hasFinalizer,
+  patchSpec,
   patchStatus,
   removeFinalizer,
   type StatusPatchResult,

@@ -145,6 +145,27 @@ export async function setAnnotations<T extends KubeObject>(
   }
 }
 
+/**
+ * Merge-patches `fields` into the object's spec; {@link ConflictError} when the object
+ * changed since it was read, so a user's newer spec is never overwritten.
+ */
+export async function patchSpec<T extends KubeObject>(
+  kube: KubeClient,
+  res: ResourceDescriptor,
+  obj: T,
+  fields: Record<string, unknown>,
+): Promise<T> {
+  try {
+    return await kube.patch<T>(res, keyOf(obj), {
+      metadata: { resourceVersion: obj.metadata?.resourceVersion },
+      spec: fields,
+    });
+  } catch (err) {
+    if (isConflict(err)) throw new ConflictError("spec update", err);
+    throw err;
+  }
+}
+
 /** True when the object lists `finalizer`. */
 export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
   return obj.metadata?.finalizers?.includes(finalizer) ?? false;

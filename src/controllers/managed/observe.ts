@@ -7,9 +7,7 @@
  */
 import type { ConditionReason } from "../../crds/reasons.js";
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
-import { isConflict } from "../../runtime/kube-errors.js";
-import { keyOf } from "../../runtime/resource.js";
-import { ConflictError } from "../../runtime/writes.js";
+import { patchSpec } from "../../runtime/writes.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
@@ -94,16 +92,10 @@ async function lateInitialize<T extends ManagedObject, R>(
   if (!run.policies.lateInitialize || !run.kind.lateInitialize) return;
   const fields = run.kind.lateInitialize(run.obj, remote);
   if (!fields || Object.keys(fields).length === 0) return;
-  // Conditioned on the resourceVersion: a spec changed meanwhile is not overwritten, and
-  // the refusal is a conflict (retried quietly, on the user's spec), not a failure.
-  const patch = { metadata: { resourceVersion: run.obj.metadata?.resourceVersion }, spec: fields };
-  try {
-    run.obj = await run.ctx.kube.patch<T>(run.kind.resource, keyOf(run.obj), patch);
-  } catch (err) {
-    throw isConflict(err)
-      ? new ConflictError("late initialization", err)
-      : wrapError(ERR.observe, err);
-  }
+  // A spec the user changed meanwhile is not overwritten: a conflict, retried on it.
+  run.obj = await step(ERR.observe, () =>
+    patchSpec(run.ctx.kube, run.kind.resource, run.obj, fields),
+  );
   run.normal(
     "LateInitialized",
     `filled unset spec fields from the remote resource: ${Object.entries(fields)

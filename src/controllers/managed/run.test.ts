@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RetryableError, TerminalError } from "../../runtime/errors.js";
+import { ConflictError } from "../../runtime/writes.js";
 import { ServiceRefusedError, ServiceThrottledError } from "../../service/errors.js";
 import { ERR, step, wrapError } from "./run.js";
 
@@ -44,5 +45,12 @@ describe("a failed step", () => {
       cause,
     });
     expect(wrapError(ERR.observe, cause)).toMatchObject(want);
+  });
+});
+
+describe("a conflicting write in a step", () => {
+  it("stays a ConflictError, which the runtime retries quietly", () => {
+    const conflict = new ConflictError("spec update", new Error("409"));
+    expect(wrapError(ERR.observe, conflict)).toBe(conflict);
   });
 });

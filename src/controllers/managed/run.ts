@@ -15,7 +15,7 @@ import {
   TerminalError,
 } from "../../runtime/errors.js";
 import type { QueuePriority } from "../../runtime/workqueue.js";
-import { setAnnotations } from "../../runtime/writes.js";
+import { ConflictError, setAnnotations } from "../../runtime/writes.js";
 import type { CallContext } from "../../service/call-context.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { EventReason } from "../event-reasons.js";
@@ -98,9 +98,11 @@ export const ERR = {
 
 /**
  * Re-throws `err` as a RetryableError or TerminalError (by `isTerminal`) whose message
- * is `what: cause` and whose reason is the cause's own PascalCase reason, if any.
+ * is `what: cause` and whose reason is the cause's own PascalCase reason, if any. A
+ * ConflictError stays one: the runtime retries it quietly, whatever step wrote.
  */
 export function wrapError(what: string, err: unknown): Error {
+  if (err instanceof ConflictError) return err;
   const terminal = isTerminal(err);
   const reason = errorReason(err, terminal ? "ReconcileTerminal" : "ReconcileError");
   const message = `${what}: ${errorMessage(err)}`;
