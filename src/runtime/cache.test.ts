@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { type CacheReader, InformerCache, referrersByIndex } from "./cache.js";
+import {
+  type CacheReader,
+  InformerCache,
+  LAST_APPLIED_ANNOTATION,
+  referrersByIndex,
+} from "./cache.js";
 import type { KubeClient } from "./kube.js";
 import type { ListerWatcher } from "./listwatch.js";
-import type { ResourceDescriptor } from "./resource.js";
+import type { KubeObject, ResourceDescriptor } from "./resource.js";
+
+type Lean = (obj: KubeObject) => KubeObject;
 
 const widgets: ResourceDescriptor = {
   group: "example.com",
@@ -40,6 +47,40 @@ describe("InformerCache watchSelector", () => {
     ]);
     // Readers use the plain descriptor.
     expect(cache.list(widgets)).toEqual([]);
+  });
+});
+
+describe("InformerCache's own list+watch", () => {
+  it("makes each listed item lean as its page arrives, so a relist never holds the full items", async () => {
+    const full = {
+      metadata: {
+        name: "a",
+        namespace: "ns",
+        managedFields: [{ manager: "kubectl" }],
+        annotations: { [LAST_APPLIED_ANNOTATION]: "{}", kept: "yes" },
+      },
+    };
+    const asListed: KubeObject[] = [];
+    const kube = {
+      list: async (_res: ResourceDescriptor, _ns: string, opts: { transform?: Lean }) => {
+        const item = (opts.transform ?? ((o) => o))(structuredClone(full));
+        asListed.push(item);
+        return { items: [item], resourceVersion: "1" };
+      },
+      transport: {
+        connections: { generation: () => 0, drop() {} },
+        watch: async () => ({ abort() {} }),
+      },
+    } as unknown as KubeClient;
+    const cache = new InformerCache(kube, { namespaces: ["ns"] });
+    cache.informerFor(widgets);
+    cache.start();
+    await cache.waitForSync();
+    await cache.stop();
+    expect(asListed).toEqual([
+      { metadata: { name: "a", namespace: "ns", annotations: { kept: "yes" } } },
+    ]);
+    expect(cache.get(widgets, "ns/a")?.metadata).toEqual(asListed[0]?.metadata);
   });
 });
 
