@@ -10,7 +10,7 @@ import { connectionClient } from "../controllers/connections/client.js";
 import { connectionMetricLabel, ServiceConnections } from "../controllers/connections/registry.js";
 import { type ControllerFactory, controllers } from "../controllers/index.js";
 import { allCrds, GROUP, REASONS } from "../crds/index.js";
-import { loadKubeConfig } from "../runtime/kube-config.js";
+import { KUBECONFIG_SEARCH, loadKubeConfig } from "../runtime/kube-config.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics } from "../runtime/metrics.js";
@@ -222,7 +222,7 @@ export function registerRunCommand(program: Command): void {
     .command("run")
     .description("run the operator: controllers, leader election, /metrics, /healthz, /readyz")
     .option("--config <file>", "operator config file (YAML or JSON); also $AIDC_CONFIG")
-    .option("--kubeconfig <file>", "kubeconfig (default: in-cluster, $KUBECONFIG, ~/.kube/config)")
+    .option("--kubeconfig <file>", `kubeconfig (default: ${KUBECONFIG_SEARCH})`)
     .option("--context <name>", "kubeconfig context to use (default: its current context)");
   for (const s of SETTINGS) {
     if (s.type === "boolean") {

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { commaList } from "../config/settings.js";
 import { allCrds, type CrdDefinition } from "../crds/index.js";
 import { KubeClient } from "../runtime/kube.js";
-import { loadKubeConfig } from "../runtime/kube-config.js";
+import { KUBECONFIG_SEARCH, loadKubeConfig } from "../runtime/kube-config.js";
 import { isNotFound, statusCodeOf } from "../runtime/kube-errors.js";
 import { ExponentialBackoff } from "../runtime/ratelimit.js";
 import { formatKey, type KubeObject } from "../runtime/resource.js";
@@ -106,7 +106,7 @@ export function registerUninstallCheckCommand(program: Command): void {
     .command("uninstall-check")
     .description("exit 1 while the operator's custom resources exist (the chart's pre-delete hook)")
     .option("--namespaces <list>", "comma-separated namespaces to look in (default: all)", "")
-    .option("--kubeconfig <path>", "kubeconfig (default: in-cluster, $KUBECONFIG, ~/.kube/config)")
+    .option("--kubeconfig <path>", `kubeconfig (default: ${KUBECONFIG_SEARCH})`)
     .action(async (flags: { namespaces: string; kubeconfig?: string }) => {
       const config = await loadKubeConfig(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {});
       const namespaces = commaList(flags.namespaces);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import { loadKubeConfig } from "./kube-config.js";
+import { KUBECONFIG_SEARCH, loadKubeConfig } from "./kube-config.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -75,13 +75,17 @@ describe("loadKubeConfig", () => {
 
   it("takes $KUBECONFIG, then the pod's service account before ~/.kube/config", async () => {
     const file = await kubeconfig("env", { server: "https://from-env:6443" }, { token: "x" });
-    const viaEnv = await loadKubeConfig({ env: { KUBECONFIG: file } });
+    const inPod = { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" };
+    const viaEnv = await loadKubeConfig({ env: { KUBECONFIG: file, ...inPod } });
     expect(viaEnv.getCurrentCluster()?.server).toBe("https://from-env:6443");
+    // The flags' help says this order.
+    const said = ["$KUBECONFIG", "in-cluster", "~/.kube/config"].map((s) =>
+      KUBECONFIG_SEARCH.indexOf(s),
+    );
+    expect(said).toEqual([...said].sort((a, b) => a - b));
+    expect(said[0]).toBeGreaterThanOrEqual(0);
     await writeFile(join(dir, "token"), "sa-token\n");
-    const pod = await loadKubeConfig({
-      env: { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" },
-      serviceAccountDir: dir,
-    });
+    const pod = await loadKubeConfig({ env: inPod, serviceAccountDir: dir });
     expect(pod.getCurrentCluster()?.server).toBe("https://10.96.0.1:443");
     const opts = await optionsOf(pod);
     expect(opts.headers?.Authorization).toBe("Bearer sa-token");

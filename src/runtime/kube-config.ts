@@ -19,6 +19,12 @@ import { type KubeconfigDoc, readKubeconfigs } from "./kube-config-files.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
 import { ExecCredentialPlugin } from "./kube-exec.js";
 
+/**
+ * Where {@link loadKubeConfig} looks without an explicit file, in its order: what the
+ * commands' `--kubeconfig` help and docs/configuration.md say.
+ */
+export const KUBECONFIG_SEARCH = "$KUBECONFIG, else in-cluster, else ~/.kube/config";
+
 /** The service account's files in a pod. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
