@@ -31,37 +31,11 @@ import { runFairnessPhase } from "./fairness-phase.js";
 import { runOperatorPhase } from "./operator-phase.js";
 import { percentile } from "./ready-tracker.js";
 import { runReferencePhase } from "./reference-phase.js";
+import { BENCH_FLAGS } from "./script-flags.js";
 import { ensureNamespace, NAS } from "./workload.js";
 
 const { values: flags } = parseArgs({
-  options: {
-    n: { type: "string" },
-    "idle-seconds": { type: "string" },
-    "jobs-use-nas": { type: "boolean" },
-    concurrency: { type: "string" },
-    "create-concurrency": { type: "string" },
-    "poll-interval-ms": { type: "string" },
-    "baseline-poll-ms": { type: "string" },
-    "timeout-seconds": { type: "string" },
-    "skip-baseline": { type: "boolean" },
-    "skip-reference": { type: "boolean" },
-    "skip-connections": { type: "boolean" },
-    "only-connections": { type: "boolean" },
-    "connections-n": { type: "string" },
-    "skip-fairness": { type: "boolean" },
-    "only-fairness": { type: "boolean" },
-    "fairness-backlog": { type: "string" },
-    "fairness-batches": { type: "string" },
-    "operator-config": { type: "string" },
-    "max-old-space-mib": { type: "string" },
-    "max-semi-space-mib": { type: "string" },
-    compiled: { type: "boolean" },
-    "cpu-prof-dir": { type: "string" },
-    "heap-snapshot-dir": { type: "string" },
-    "node-args": { type: "string" },
-    probes: { type: "string" },
-    "small-n": { type: "string" },
-  },
+  options: BENCH_FLAGS,
 });
 
 const env = process.env;

@@ -19,17 +19,11 @@ import { parseArgs } from "node:util";
 import { BUNDLE_ENTRY } from "../../scripts/bundle-dist.js";
 import { startEnvironment } from "./environment.js";
 import { runOperatorPhase } from "./operator-phase.js";
+import { COMPARE_BUILDS_FLAGS } from "./script-flags.js";
 import { ensureNamespace } from "./workload.js";
 
 const { values } = parseArgs({
-  options: {
-    build: { type: "string", multiple: true },
-    n: { type: "string", default: "200" },
-    rounds: { type: "string", default: "2" },
-    "idle-seconds": { type: "string", default: "5" },
-    "cpu-prof-dir": { type: "string" },
-    "operator-config": { type: "string" },
-  },
+  options: COMPARE_BUILDS_FLAGS,
 });
 const builds = (values.build ?? []).map((dir) => resolve(dir));
 if (builds.length === 0) throw new Error("give at least one --build DIR (a checkout, built)");

@@ -22,16 +22,11 @@ import { freePort } from "../../src/controlplane/controlplane.js";
 import { sleep, startOperatorProcess } from "../support/operator-process.js";
 import { startEnvironment } from "./environment.js";
 import { isReady } from "./ready-tracker.js";
+import { PATH_FILES_FLAGS } from "./script-flags.js";
 import { ensureNamespace, NAS, nasVolume } from "./workload.js";
 
 const { values: flags } = parseArgs({
-  options: {
-    kubeconfig: { type: "string" },
-    warmup: { type: "string", default: "1" },
-    "idle-ms": { type: "string", default: "3000" },
-    json: { type: "string" },
-    functions: { type: "boolean", default: false },
-  },
+  options: PATH_FILES_FLAGS,
 });
 
 const root = resolve(import.meta.dirname, "../..");

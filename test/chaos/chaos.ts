@@ -15,32 +15,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startEnvironment } from "../bench/environment.js";
+import { CHAOS_FLAGS } from "../bench/script-flags.js";
 import { ensureNamespace } from "../bench/workload.js";
 import { runChaos } from "./scenario.js";
 
 const { values: flags } = parseArgs({
-  options: {
-    n: { type: "string" },
-    nas: { type: "string" },
-    jobs: { type: "string" },
-    fs: { type: "string" },
-    bv: { type: "string" },
-    kills: { type: "string" },
-    seed: { type: "string" },
-    "error-rate": { type: "string" },
-    "create-error-rate": { type: "string" },
-    "lost-create-rate": { type: "string" },
-    observed: { type: "string" },
-    "visibility-window-ms": { type: "string" },
-    "latency-ms": { type: "string" },
-    "latency-rate": { type: "string" },
-    "kill-min-ms": { type: "string" },
-    "kill-max-ms": { type: "string" },
-    "settle-seconds": { type: "string" },
-    "poll-interval-ms": { type: "string" },
-    "subscription-delay-ms": { type: "string" },
-    "no-apiserver-restart": { type: "boolean" },
-  },
+  options: CHAOS_FLAGS,
 });
 const env = process.env;
 const num = (flag: string | undefined, envName: string, dflt: number): number => {
