@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { root } from "../../scripts/generated-files.js";
@@ -13,6 +13,7 @@ import {
   COMPARE_BUILDS_FLAGS,
   PATH_FILES_FLAGS,
 } from "../bench/script-flags.js";
+import { markdownFiles } from "../support/markdown.js";
 
 /**
  * The docs show commands as they run: a command a page shows (`aidc-operator <command>`,
@@ -21,14 +22,6 @@ import {
  * "flag", under the command it documents) lists each of them. A flag renamed or
  * dropped in code fails here, not in a reader's terminal.
  */
-
-/** Every markdown file of the repository (node_modules and dot-directories aside). */
-function markdownFiles(): string[] {
-  return readdirSync(root, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith(".md"))
-    .map((e) => relative(root, join(e.parentPath, e.name)))
-    .filter((p) => !p.split("/").some((part) => part === "node_modules" || part.startsWith(".")));
-}
 
 /** The `aidc-operator` program of a checkout: the image's commands and the development ones. */
 function repositoryProgram(): Command {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -11,6 +11,7 @@ import {
   type EndpointName,
   isEndpointName,
 } from "../../src/service/endpoints.js";
+import { markdownFiles } from "../support/markdown.js";
 
 /**
  * The docs stay true by construction: every link stays inside the repository and
@@ -21,14 +22,6 @@ import {
  */
 
 const read = (path: string) => readFileSync(join(root, path), "utf8");
-
-/** Every markdown file of the repository (node_modules and dot-directories aside). */
-function markdownFiles(): string[] {
-  return readdirSync(root, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith(".md"))
-    .map((e) => relative(root, join(e.parentPath, e.name)))
-    .filter((p) => !p.split("/").some((part) => part === "node_modules" || part.startsWith(".")));
-}
 
 /** A page without its code blocks and code spans (their brackets are not links). */
 function prose(text: string): string {
