@@ -1,4 +1,4 @@
-import { REASONS, type ReasonEntry } from "../crds/index.js";
+import { allCrds, REASONS, type ReasonEntry } from "../crds/index.js";
 
 /** Escapes a table cell: pipes and line breaks would break the Markdown table. */
 function cell(text: string): string {
@@ -18,6 +18,13 @@ const STATE_TEXT: Record<ReasonEntry["state"], string> = {
  * Flux/kstatus, `kubectl wait` and Argo CD read them, and every reason with its state.
  */
 export function renderConditionDocs(): string {
+  // The states a kind's own status field decides by itself (its `health`).
+  const kindStates = allCrds.flatMap((crd) =>
+    Object.entries(crd.health?.states ?? {}).map(
+      ([value, s]) =>
+        `| ${crd.kind} | \`status.${crd.health?.field}\` \`${value}\` | ${s.health} | ${cell(s.message)} |`,
+    ),
+  );
   const rows = REASONS.entries().map(([reason, e]) => {
     const kinds =
       e.group === "service kinds"
@@ -56,6 +63,14 @@ export function renderConditionDocs(): string {
     "| terminal | Stalled=True | Failed | Degraded | `--for=condition=Stalled` returns |",
     "| resting (task or instance stopped) | Ready=False, neither Reconciling nor Stalled | InProgress | Suspended | waits |",
     "| being deleted | deletionTimestamp | Terminating | Progressing | `--for=delete` |",
+    "",
+    "Some kinds' own status decides Argo CD's verdict by itself once the status is current",
+    "(the `health` of the kind's definition in src/crds); a Degraded one also appends the",
+    "`Ready` condition's message:",
+    "",
+    "| kind | status | Argo CD | message |",
+    "|---|---|---|---|",
+    ...kindStates,
     "",
     "`test/integration/health-verdicts.test.ts` brings every kind into these states with the",
     "real operator and checks this table with kstatus itself (fluxcd/cli-utils, built by",
