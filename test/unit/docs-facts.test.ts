@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { root } from "../../scripts/generated-files.js";
+import { kindNames } from "../../scripts/new-kind/names.js";
+import { kindFiles } from "../../scripts/new-kind.js";
+import { DEFAULT_TASK_STATUS_TABLE } from "../../src/controllers/trainingjob/status-class.js";
+import { STATUS_BOUNDS_KIB } from "../support/status-size.js";
+
+/**
+ * The hand-written pages that restate a table of the code restate it whole: the files
+ * `npm run new-kind` writes (adding-a-kind.md), the status bounds the size tests hold
+ * (custom-resources.md), the built-in task status words (controllers.md). A change of
+ * the code that leaves the page behind fails here.
+ */
+
+const read = (path: string) => readFileSync(join(root, path), "utf8");
+
+/** The rows of the first table after `heading` in `page`, as cells. */
+function tableAfter(page: string, heading: string): string[][] {
+  const text = read(page);
+  const at = text.indexOf(heading);
+  expect(at, `${page} has "${heading}"`).toBeGreaterThanOrEqual(0);
+  const lines = text.slice(at).split("\n");
+  const first = lines.findIndex((l) => l.trim().startsWith("|"));
+  const rows: string[][] = [];
+  for (const line of lines.slice(first + 2)) {
+    if (!line.trim().startsWith("|")) break;
+    rows.push(
+      line
+        .trim()
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
+  }
+  return rows;
+}
+
+/** The code spans of a cell. */
+const spans = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? "");
+
+describe("the pages that restate a table of the code", () => {
+  it("adding-a-kind.md names every file the scaffold writes, and no other", () => {
+    const rows = tableAfter("docs/adding-a-kind.md", "## What the scaffold writes");
+    const named = rows.flatMap(([file = ""]) => {
+      const [path = "", ...more] = spans(file);
+      // "`decisions.ts` (+ `.test.ts`)": the test beside it.
+      return [path, ...more.map((suffix) => path.replace(/\.ts$/, suffix))];
+    });
+    expect(named.sort()).toEqual([...kindFiles(kindNames("Gizmo")).keys()].sort());
+  });
+
+  it("custom-resources.md states the status bound of every kind the size tests hold", () => {
+    const rows = tableAfter("docs/custom-resources.md", "| Kind | Bound |");
+    const stated = Object.fromEntries(
+      rows.map(([kind = "", bound = ""]) => [kind, Number(/^(\d+) KiB/.exec(bound)?.[1])]),
+    );
+    const { TrainingJob1024Pods, ...bounds } = STATUS_BOUNDS_KIB;
+    expect(stated).toEqual(bounds);
+    const job = rows.find(([kind]) => kind === "TrainingJob")?.[1];
+    expect(job).toContain(`${TrainingJob1024Pods} KiB with 1024`);
+  });
+
+  it("controllers.md lists every built-in task status word under its class", () => {
+    const rows = tableAfter("docs/controllers.md", "| class | default words |");
+    const listed: Record<string, string> = {};
+    for (const [cls = "", words = ""] of rows) {
+      for (const w of words.split(",").map((x) => x.trim())) if (w) listed[w] = cls;
+    }
+    expect(listed).toEqual(DEFAULT_TASK_STATUS_TABLE);
+  });
+});
