@@ -1,17 +1,19 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { root } from "../../scripts/generated-files.js";
 import { kindNames } from "../../scripts/new-kind/names.js";
 import { kindFiles } from "../../scripts/new-kind.js";
 import { DEFAULT_TASK_STATUS_TABLE } from "../../src/controllers/trainingjob/status-class.js";
+import { markdownFiles } from "../support/markdown.js";
 import { STATUS_BOUNDS_KIB } from "../support/status-size.js";
 
 /**
  * The hand-written pages that restate a table of the code restate it whole: the files
  * `npm run new-kind` writes (adding-a-kind.md), the status bounds the size tests hold
  * (custom-resources.md), the built-in task status words (controllers.md). A change of
- * the code that leaves the page behind fails here.
+ * the code that leaves the page behind fails here. And every repository path a page
+ * names exists, as does every symbol it cites in a file (`name` of `file.ts`).
  */
 
 const read = (path: string) => readFileSync(join(root, path), "utf8");
@@ -69,5 +71,54 @@ describe("the pages that restate a table of the code", () => {
       for (const w of words.split(",").map((x) => x.trim())) if (w) listed[w] = cls;
     }
     expect(listed).toEqual(DEFAULT_TASK_STATUS_TABLE);
+  });
+});
+
+/** The files of the repository whose base name is `name` (node_modules and dot-directories aside). */
+function filesNamed(name: string): string[] {
+  return readdirSync(root, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name === name)
+    .map((e) => relative(root, join(e.parentPath, e.name)))
+    .filter((p) => !p.split("/").some((part) => part === "node_modules" || part.startsWith(".")));
+}
+
+describe("the paths and symbols the docs cite", () => {
+  it("name files and folders of the repository that exist", () => {
+    const missing: string[] = [];
+    // adding-a-kind.md names the files a new kind's scaffold writes.
+    const scaffolded = new Set(kindFiles(kindNames("Gizmo")).keys());
+    for (const file of markdownFiles()) {
+      const text = read(file);
+      // A repository path: not inside a URL or a relative link (no "/" or "." before it).
+      for (const m of text.matchAll(
+        /(?<![\w./-])(?:src|test|scripts|tools|charts|deploy|docs|\.ci)\/[\w./-]*\w/g,
+      )) {
+        if (!existsSync(join(root, m[0])) && !scaffolded.has(m[0])) {
+          missing.push(`${file}: ${m[0]}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("name symbols that the file they cite them in has (`name` of `file.ts`)", () => {
+    const wrong: string[] = [];
+    let cited = 0;
+    for (const file of markdownFiles()) {
+      const text = read(file).replaceAll(/\s+/g, " ");
+      for (const m of text.matchAll(
+        /`([A-Za-z_][\w.]*)(?:\(\))?`,? (?:of|in) `((?:[\w-]+\/)*[\w.-]+\.ts)`/g,
+      )) {
+        const [, symbol = "", path = ""] = m;
+        const files = existsSync(join(root, path)) ? [path] : filesNamed(basename(path));
+        const name = symbol.split(".").at(-1) ?? "";
+        cited++;
+        const has = files.some((f) => new RegExp(`\\b${name}\\b`).test(read(f)));
+        if (!has)
+          wrong.push(`${file}: ${symbol} in ${path} (${files.join(", ") || "no such file"})`);
+      }
+    }
+    expect(cited).toBeGreaterThan(10);
+    expect(wrong).toEqual([]);
   });
 });
