@@ -13,7 +13,8 @@ import { STATUS_BOUNDS_KIB } from "../support/status-size.js";
  * `npm run new-kind` writes (adding-a-kind.md), the status bounds the size tests hold
  * (custom-resources.md), the built-in task status words (controllers.md). A change of
  * the code that leaves the page behind fails here. And every repository path a page
- * names exists, as does every symbol it cites in a file (`name` of `file.ts`).
+ * names exists, as does every identifier it shows in a code span, and every symbol it
+ * cites in a file (`name` of `file.ts`) is in that file.
  */
 
 const read = (path: string) => readFileSync(join(root, path), "utf8");
@@ -82,7 +83,38 @@ function filesNamed(name: string): string[] {
     .filter((p) => !p.split("/").some((part) => part === "node_modules" || part.startsWith(".")));
 }
 
+/** Every identifier and word of the code, the chart and the manifests. */
+function codeWords(): Set<string> {
+  const words = new Set<string>();
+  for (const dir of ["src", "scripts", "test", "tools", "charts", "deploy"]) {
+    for (const e of readdirSync(join(root, dir), { withFileTypes: true, recursive: true })) {
+      const path = join(e.parentPath, e.name);
+      if (!e.isFile() || !/\.(ts|go|sh|lua|ya?ml|tpl|json)$/.test(e.name)) continue;
+      // This file names the exceptions: it does not count as code.
+      if (path === import.meta.filename) continue;
+      const text = readFileSync(path, "utf8");
+      for (const m of text.matchAll(/[A-Za-z_]\w*/g)) words.add(m[0]);
+    }
+  }
+  return words;
+}
+
+/** Names the pages cite that are Kubernetes' own, not this repository's. */
+const KUBERNETES_NAMES = new Set(["envFrom"]);
+
 describe("the paths and symbols the docs cite", () => {
+  it("name only identifiers the code has (a camelCase or PascalCase name in a code span)", () => {
+    const words = codeWords();
+    const unknown: string[] = [];
+    for (const file of markdownFiles()) {
+      for (const m of read(file).matchAll(/`([a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)(?:\(\))?`/g)) {
+        const name = m[1] ?? "";
+        if (!words.has(name) && !KUBERNETES_NAMES.has(name)) unknown.push(`${file}: ${name}`);
+      }
+    }
+    expect(unknown).toEqual([]);
+  });
+
   it("name files and folders of the repository that exist", () => {
     const missing: string[] = [];
     // adding-a-kind.md names the files a new kind's scaffold writes.
