@@ -13,7 +13,7 @@ import { STATUS_BOUNDS_KIB } from "../support/status-size.js";
  * `npm run new-kind` writes (adding-a-kind.md), the status bounds the size tests hold
  * (custom-resources.md), the built-in task status words (controllers.md). A change of
  * the code that leaves the page behind fails here. And every repository path a page
- * names exists, as does every identifier it shows in a code span, and every symbol it
+ * names exists, as does every identifier and AIDC_ variable it shows, and every symbol it
  * cites in a file (`name` of `file.ts`) is in that file.
  */
 
@@ -83,9 +83,13 @@ function filesNamed(name: string): string[] {
     .filter((p) => !p.split("/").some((part) => part === "node_modules" || part.startsWith(".")));
 }
 
-/** Every identifier and word of the code, the chart and the manifests. */
+let codeWordsRead: Set<string> | undefined;
+
+/** Every identifier and word of the code, the chart and the manifests (read once). */
 function codeWords(): Set<string> {
+  if (codeWordsRead) return codeWordsRead;
   const words = new Set<string>();
+  codeWordsRead = words;
   for (const dir of ["src", "scripts", "test", "tools", "charts", "deploy"]) {
     for (const e of readdirSync(join(root, dir), { withFileTypes: true, recursive: true })) {
       const path = join(e.parentPath, e.name);
@@ -131,6 +135,19 @@ describe("the paths and symbols the docs cite", () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it("name only environment variables the code has (AIDC_X_* as a prefix)", () => {
+    const words = [...codeWords()];
+    const unknown: string[] = [];
+    for (const file of markdownFiles()) {
+      for (const m of read(file).matchAll(/\bAIDC_[A-Z0-9_]*[A-Z0-9](_?\*)?/g)) {
+        const name = m[0].replace(/_?\*$/, "");
+        const known = m[1] ? words.some((w) => w.startsWith(name)) : words.includes(name);
+        if (!known) unknown.push(`${file}: ${m[0]}`);
+      }
+    }
+    expect(unknown).toEqual([]);
   });
 
   it("name symbols that the file they cite them in has (`name` of `file.ts`)", () => {
