@@ -5,13 +5,15 @@ import { root } from "../../scripts/generated-files.js";
 import { kindNames } from "../../scripts/new-kind/names.js";
 import { kindFiles } from "../../scripts/new-kind.js";
 import { DEFAULT_TASK_STATUS_TABLE } from "../../src/controllers/trainingjob/status-class.js";
+import { allCrds } from "../../src/crds/index.js";
 import { markdownFiles } from "../support/markdown.js";
 import { STATUS_BOUNDS_KIB } from "../support/status-size.js";
 
 /**
  * The hand-written pages that restate a table of the code restate it whole: the files
  * `npm run new-kind` writes (adding-a-kind.md), the status bounds the size tests hold
- * (custom-resources.md), the built-in task status words (controllers.md). A change of
+ * (custom-resources.md), the built-in task status words (controllers.md), the columns
+ * `kubectl get` shows. A change of
  * the code that leaves the page behind fails here. And every repository path a page
  * names exists, as does every identifier and AIDC_ variable it shows, and every symbol it
  * cites in a file (`name` of `file.ts`) is in that file.
@@ -63,6 +65,25 @@ describe("the pages that restate a table of the code", () => {
     expect(stated).toEqual(bounds);
     const job = rows.find(([kind]) => kind === "TrainingJob")?.[1];
     expect(job).toContain(`${TrainingJob1024Pods} KiB with 1024`);
+  });
+
+  it("name only the columns `kubectl get <kind>` shows, in a comment beside it", () => {
+    const wrong: string[] = [];
+    let seen = 0;
+    for (const file of markdownFiles()) {
+      for (const m of read(file).matchAll(/kubectl get ([a-z]+)\b[^#\n]*#([^\n]*)/g)) {
+        const [, name = "", comment = ""] = m;
+        const crd = allCrds.find((c) => c.plural === name || c.shortNames.includes(name));
+        if (!crd) continue;
+        const columns = new Set(crd.printerColumns.map((c) => c.name.toUpperCase()));
+        for (const col of comment.match(/\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*\b/g) ?? []) {
+          seen++;
+          if (!columns.has(col)) wrong.push(`${file}: kubectl get ${name} shows no ${col}`);
+        }
+      }
+    }
+    expect(seen).toBeGreaterThan(10);
+    expect(wrong).toEqual([]);
   });
 
   it("controllers.md lists every built-in task status word under its class", () => {
