@@ -112,6 +112,20 @@ export class ServiceRedirectError extends ServiceRefusedError {
 }
 
 /**
+ * The service refused a read (a GET answered with a refusal other than 401, 403 or an
+ * envelope 404). A read sends nothing of the spec but an id, so the object is not at
+ * fault and the same read may be answered later (a passing refusal of a gateway or the
+ * service): terminal, but `external`, so the object is held and read again on the slow
+ * hold backoff instead of until someone edits it. Condition reason `ReadRefused`.
+ */
+export class ServiceReadRefusedError extends ServiceRefusedError {
+  /** Condition and Event reason. */
+  readonly reason = "ReadRefused";
+  /** The hold lies with the service, not the object (see runtime isExternalHold). */
+  readonly external = true;
+}
+
+/**
  * The service has no operation at the endpoint's path: a bare HTTP 404 or 405 without
  * a service envelope (a router's answer, not the service's). Every assumed path
  * (docs/service-assumptions.md) can end here when the real service differs. Terminal,

@@ -35,6 +35,7 @@ export {
   ServiceMalformedResponseError,
   ServiceNotFoundError,
   ServiceOperationMissingError,
+  ServiceReadRefusedError,
   ServiceRedirectError,
   ServiceRefusedError,
   ServiceResultShapeError,

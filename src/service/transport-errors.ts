@@ -11,6 +11,7 @@ import {
   ServiceMalformedResponseError,
   ServiceNotFoundError,
   ServiceOperationMissingError,
+  ServiceReadRefusedError,
   ServiceRedirectError,
   ServiceRefusedError,
   ServiceUnavailableError,
@@ -21,6 +22,8 @@ import { ResponseTooLargeError } from "./http-exchange.js";
 export interface CallDescription {
   /** Endpoint name. */
   endpoint: string;
+  /** HTTP method: a refused GET is a {@link ServiceReadRefusedError}. */
+  method: string;
   /** `METHOD /path` as sent (no query, no headers). */
   where: string;
   /** Whether a repeat is harmless; decides `outcomeUnknown` of failures. */
@@ -93,10 +96,11 @@ export function errorForStatus(
   const hint = fromEnvelope
     ? ""
     : " (HTTP answer without a service envelope: is the endpoint path right?)";
-  return new ServiceRefusedError(
-    `${call.where} was refused by the service with status ${code}${said}${hint}`,
-    base,
-  );
+  const text = `${call.where} was refused by the service with status ${code}${said}${hint}`;
+  // A read carries nothing of the spec to correct: the far side must change, not the object.
+  return call.method === "GET"
+    ? new ServiceReadRefusedError(`${text}; read again on a slow backoff`, base)
+    : new ServiceRefusedError(text, base);
 }
 
 /** A malformed answer: `what` says what is wrong with it. */

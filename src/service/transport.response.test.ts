@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { isExternalHold } from "../runtime/errors.js";
 import {
   ServiceAuthError,
   ServiceMalformedResponseError,
   ServiceNotFoundError,
+  ServiceReadRefusedError,
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
@@ -12,11 +14,13 @@ import type { CallDescription } from "./transport-errors.js";
 
 const read: CallDescription = {
   endpoint: "getNas",
+  method: "GET",
   where: "GET /v1/nasStorage/instance/n1/detail",
   idempotent: true,
 };
 const create: CallDescription = {
   endpoint: "subscribeNas",
+  method: "POST",
   where: "POST /v1/subscription/nasStorage/create",
   idempotent: false,
 };
@@ -127,6 +131,26 @@ describe("interpretResponse", () => {
         dataSchema,
       ),
     ).toThrow(/refused by the service with status 400: mountPath must match the pattern/);
+  });
+
+  it("holds a refused read for a slow retry (ReadRefused), but a refused write until the spec changes", () => {
+    const refusal = (call: CallDescription) => {
+      try {
+        interpretResponse(call, { httpStatus: 200, bodyText: env(409, "busy") }, dataSchema);
+      } catch (err) {
+        return err;
+      }
+      throw new Error("expected a refusal");
+    };
+    const read409 = refusal(read);
+    expect(read409).toBeInstanceOf(ServiceReadRefusedError);
+    expect(read409).toMatchObject({ reason: "ReadRefused", retryable: false, code: 409 });
+    expect(isExternalHold(read409)).toBe(true);
+    expect((read409 as Error).message).toMatch(/status 409: busy; read again on a slow backoff$/);
+    const create409 = refusal(create);
+    expect(create409).toBeInstanceOf(ServiceRefusedError);
+    expect(create409).not.toBeInstanceOf(ServiceReadRefusedError);
+    expect(isExternalHold(create409)).toBe(false);
   });
 
   it("treats a bare HTTP 404 as a refusal that hints at the path, not as not-found", () => {

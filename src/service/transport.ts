@@ -40,7 +40,6 @@ import { type CallArgs, REDACTED_LOG_PATHS, type TransportOptions } from "./tran
 
 /** One call as the transport tracks it: what it sends, and its last wait for the rate limit. */
 type TransportCall = CallDescription & {
-  method: string;
   url: string;
   body: string | undefined;
   signal: AbortSignal | undefined;

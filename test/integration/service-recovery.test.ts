@@ -59,6 +59,50 @@ describe("recovery from a service that refused the operator", () => {
   });
 });
 
+describe("recovery from a read the service refused", () => {
+  it("reads a NAS again on the hold backoff once the service stops refusing its detail read (400), with no change of the object", async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "hold-read");
+    const op = await startTestOperator({
+      controllers: [nasVolumeController],
+      namespaces: [namespace],
+      config: { holdBackoff: { baseMs: 1_000, maxMs: 2_000 } },
+    });
+    try {
+      const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
+      await nas.create("blip", NAS_SPEC);
+      await nas.waitForCondition("blip", "Ready", "True");
+      const id = String((await nas.get("blip"))?.metadata?.annotations?.["aidc.io/external-id"]);
+
+      await op.admin.setFaults([
+        { kind: "error", endpoint: "getNas", status: 400, message: "try later" },
+      ]);
+      // A requested reconcile reads the NAS in detail: that read is refused.
+      await nas.annotate("blip", { "aidc.io/reconcile-requested-at": "1" });
+      const held = await nas.waitForCondition("blip", "Synced", "False", "ReadRefused");
+      expect(conditionOf(held, "Synced")?.message).toContain(
+        `GET /v1/nasStorage/instance/${id}/detail was refused by the service with status 400: try later; read again on a slow backoff`,
+      );
+      // The read cannot be vouched for: Ready is Unknown with the same reason, and Stalled.
+      expect(conditionOf(held, "Ready")).toMatchObject({
+        status: "Unknown",
+        reason: "ReadRefused",
+      });
+      expect(conditionOf(held, "Stalled")?.status).toBe("True");
+
+      // The refusals pass: the next read, on the hold backoff, succeeds by itself.
+      await op.admin.clearFaults();
+      const cleared = Date.now();
+      const back = await nas.waitForCondition("blip", "Synced", "True", undefined, 10_000);
+      expect(conditionOf(back, "Ready")?.status).toBe("True");
+      expect(conditionOf(back, "Stalled")).toBeUndefined();
+      expect(Date.now() - cleared).toBeLessThan(8_000);
+      expect(back.metadata?.generation).toBe(held.metadata?.generation);
+    } finally {
+      await op.stop();
+    }
+  });
+});
+
 describe("a corrected API key file", () => {
   const kc = adminKubeConfig();
   let emulator: RunningEmulator;

@@ -29,6 +29,7 @@ local TERMINAL_REASONS = {
   ["NoDeleteOperation"] = true,
   ["OperationMissingTerminal"] = true,
   ["OwnedElsewhereRefused"] = true,
+  ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
   ["ServiceRedirected"] = true,

@@ -36,6 +36,7 @@ local TERMINAL_REASONS = {
   ["ObjectStorageNotConfigured"] = true,
   ["OperationMissingTerminal"] = true,
   ["OwnedElsewhereRefused"] = true,
+  ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
   ["S3CredentialsRefused"] = true,

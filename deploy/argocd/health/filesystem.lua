@@ -32,6 +32,7 @@ local TERMINAL_REASONS = {
   ["OperationMissingTerminal"] = true,
   ["OtherMountsBlockDelete"] = true,
   ["OwnedElsewhereRefused"] = true,
+  ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
   ["ServiceRedirected"] = true,

@@ -30,6 +30,7 @@ local TERMINAL_REASONS = {
   ["OperationMissingTerminal"] = true,
   ["OwnedElsewhereRefused"] = true,
   ["ProductNotFoundRefused"] = true,
+  ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
   ["ScaleOutcomeUnknown"] = true,

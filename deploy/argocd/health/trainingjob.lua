@@ -34,6 +34,7 @@ local TERMINAL_REASONS = {
   ["OperationMissingTerminal"] = true,
   ["OwnedElsewhereRefused"] = true,
   ["PodOperationMissing"] = true,
+  ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
   ["ServiceRedirected"] = true,

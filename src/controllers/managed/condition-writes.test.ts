@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { REASONS } from "../../crds/index.js";
 import { RetryableError, TerminalError } from "../../runtime/errors.js";
-import { ServiceAuthError } from "../../service/errors.js";
+import {
+  ServiceAuthError,
+  ServiceOperationMissingError,
+  ServiceReadRefusedError,
+  ServiceRedirectError,
+  ServiceResultShapeError,
+} from "../../service/errors.js";
+import { ObjectStorageCredentialsError } from "../../service/object-storage-errors.js";
 import { heldReadyCondition } from "./condition-writes.js";
 
 describe("heldReadyCondition", () => {
@@ -61,6 +69,26 @@ describe("heldReadyCondition", () => {
       const got = heldReadyCondition(c.err, c.previous);
       expect(got?.status).toBe(c.want);
       if (c.want) expect(got).toMatchObject({ type: "Ready", reason: "ApiKeyRefused" });
+    });
+  }
+});
+
+describe("the reasons an external hold writes on Ready", () => {
+  const details = { endpoint: "getNas", code: 400 };
+  // Every service error that holds an object for a reason outside it.
+  const holds = [
+    new ServiceAuthError("refused key", details),
+    new ServiceRedirectError("redirected", details),
+    new ServiceReadRefusedError("read refused", details),
+    new ServiceOperationMissingError("no operation", details),
+    new ServiceResultShapeError("unknown shape", details),
+    new ObjectStorageCredentialsError("refused credentials", details),
+  ];
+  for (const err of holds) {
+    it(`lists ${err.reason} on Ready in the reason table (docs/troubleshooting.md)`, () => {
+      const ready = heldReadyCondition(err, undefined);
+      expect(ready?.reason).toBe(err.reason);
+      expect(REASONS.entry(err.reason)?.conditions).toContain("Ready");
     });
   }
 });

@@ -36,7 +36,7 @@ export const COMMON_REASONS = {
   ),
   SubscriptionResultUnknownTerminal: entry(
     "Terminal",
-    ["Synced"],
+    ["Ready", "Synced"],
     MANAGED,
     "A subscription result has a shape or state the operator cannot map; the message names the configuration key to set. Retried on a slow backoff.",
     "Set the configuration key the message names (service.subscriptionResult) to how your service spells the result.",
@@ -55,10 +55,17 @@ export const COMMON_REASONS = {
   ),
   ServiceRedirected: entry(
     "Terminal",
-    ["Synced"],
+    ["Ready", "Synced"],
     ALL,
     "The service answered with a redirect (3xx), which the operator never follows (the API key would go to another address); the message names the Location.",
     "Set service.baseUrl (or the ServiceConnection's baseUrl) to the address the service really answers on. Retried on a slow backoff, so a passing redirect or a corrected connection needs no change of the object.",
+  ),
+  ReadRefused: entry(
+    "Terminal",
+    ["Ready", "Synced"],
+    ALL,
+    "The service refused a read (a GET answered with a status other than 401, 403, 404, 429 or 5xx, e.g. 400 or 409); the message has the service's words. A read carries nothing of the spec to correct, so the object is read again on a slow backoff (`holdBackoff`): a passing refusal clears by itself.",
+    "Nothing while it passes. If it lasts, the service's message says why it refuses (an id it does not accept, a gateway in the way); if the id is wrong, delete the object and bind a new one to the right id.",
   ),
   InvalidRemoteId: entry(
     "Terminal",
