@@ -13,7 +13,7 @@ import {
 } from "../../runtime/index.js";
 import { reasonEvents } from "../event-reasons.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
-import { type Binding, recordedInstanceId } from "./binding.js";
+import { type Binding, bindingSource, recordedInstanceId } from "./binding.js";
 import { imageKey } from "./images.js";
 import type { CciObject } from "./objects.js";
 import { errorKey } from "./status.js";
@@ -25,7 +25,7 @@ export function boundCondition(binding: Binding): ConditionInput {
         type: "Bound",
         status: "True",
         reason: "Bound",
-        message: `bound to CCI instance ${binding.instanceId} by ${binding.via}`,
+        message: `bound to CCI instance ${binding.instanceId} by ${bindingSource(binding.via)}`,
       }
     : { type: "Bound", status: "False", reason: binding.reason, message: binding.message };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CCI_INSTANCE_REASONS } from "../../crds/cciinstance.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
+import { boundCondition } from "./announcements.js";
 import { type Binding, type BindingInput, decideBinding, recordedInstanceId } from "./binding.js";
 
 const inst = (id: string, name: string, aidcId = 1, status = "RUNNING"): CciInstance => ({
@@ -94,5 +95,19 @@ describe("recordedInstanceId", () => {
   ];
   for (const c of cases) {
     it(c.reason, () => expect(recordedInstanceId(c.a, c.s)).toBe(c.want));
+  }
+});
+
+describe("the Bound condition's message", () => {
+  const cases: { via: "recorded" | "instanceId" | "name"; says: string }[] = [
+    { via: "recorded", says: "by the id it recorded (annotation aidc.io/external-id)" },
+    { via: "instanceId", says: "by spec.instanceId" },
+    { via: "name", says: "by its name (spec.name)" },
+  ];
+  for (const c of cases) {
+    it(`names what bound the object in words, not the decision's code: ${c.via}`, () => {
+      const cond = boundCondition({ bound: true, instanceId: "cci-1", via: c.via });
+      expect(cond.message).toBe(`bound to CCI instance cci-1 ${c.says}`);
+    });
   }
 });

@@ -69,6 +69,18 @@ export function decideBinding(input: BindingInput): Binding {
   };
 }
 
+/** What bound the object, for its Bound condition and Event: the field or the record. */
+export function bindingSource(via: Extract<Binding, { bound: true }>["via"]): string {
+  switch (via) {
+    case "recorded":
+      return "the id it recorded (annotation aidc.io/external-id)";
+    case "instanceId":
+      return "spec.instanceId";
+    case "name":
+      return "its name (spec.name)";
+  }
+}
+
 function describeCandidates(matches: CciInstance[]): string {
   const named = matches
     .slice(0, NAMED_CANDIDATES)

@@ -45,6 +45,7 @@ import { announceChanges, boundCondition, KeptInstances } from "./announcements.
 import { attachedStorage } from "./attached-storage.js";
 import {
   type Binding,
+  bindingSource,
   decideBinding,
   goneConditions,
   recordedInstanceId,
@@ -139,7 +140,7 @@ export class CciInstanceReconciler {
       reasonEvents(ctx.events).normal(
         current,
         "Bound",
-        `observing CCI instance ${id} (bound by ${binding.via})`,
+        `observing CCI instance ${id} (bound by ${bindingSource(binding.via)})`,
       );
     }
     this.kept.remember(key, current, id);
