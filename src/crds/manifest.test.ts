@@ -181,6 +181,14 @@ describe("the generated CRDs", () => {
     expect(columns("trainingtemplates")).toEqual(["Template-ID", ...conditions, "Age"]);
     expect(trainingJobCrd.printerColumns.every((c) => c.jsonPath.startsWith("."))).toBe(true);
   });
+
+  it("name each printer column once and none NAME, which kubectl prints first (-o wide too)", () => {
+    for (const def of allCrds) {
+      const names = def.printerColumns.map((c) => c.name.toUpperCase());
+      expect(names, def.kind).not.toContain("NAME");
+      expect(new Set(names).size, def.kind).toBe(names.length);
+    }
+  });
 });
 
 describe("integer bounds", () => {

@@ -84,7 +84,7 @@ export const nasProductCrd: CrdDefinition<typeof NasProductSpec, typeof CatalogS
     specColumn("Price", "string", "price", "Unit price."),
     specColumn("Available", "boolean", "available", "Whether the service can provision it now."),
     { ...ageColumn },
-    specColumn("Name", "string", "displayName", "The product's name.", 1),
+    specColumn("Product-Name", "string", "displayName", "The product's name.", 1),
     specColumn("Price-Unit", "integer", "priceUnit", "Code of the price's unit.", 1),
     specColumn("Connection", "string", "connection", "ServiceConnection; empty: the default.", 1),
   ],

@@ -82,7 +82,7 @@ export const trainingProductCrd: CrdDefinition<typeof TrainingProductSpec, typeo
     specColumn("Price", "string", "price", "Unit price."),
     specColumn("Remaining", "integer", "remainingCount", "Units left at the last refresh."),
     { ...ageColumn },
-    specColumn("Name", "string", "displayName", "The specification's name.", 1),
+    specColumn("Product-Name", "string", "displayName", "The specification's name.", 1),
     specColumn("Disk-GB", "string", "diskGB", "Disk per node in GB.", 1),
     specColumn("Price-Unit", "integer", "priceUnit", "Code of the price's unit.", 1),
     specColumn("Connection", "string", "connection", "ServiceConnection; empty: the default.", 1),
