@@ -252,7 +252,9 @@ export const operatorConfigSchema = z.strictObject({
         ),
       watchdogMs: ms
         .default(DEFAULT_WATCHDOG_MS)
-        .describe("A watch silent this long is restarted."),
+        .describe(
+          "A watch silent this long (not even a bookmark) is restarted; its connection is dropped when the new watch gets no answer within this time (10 s at most).",
+        ),
     })
     .prefault({}),
   leaderElection: leaderElectionSchema.prefault({}),

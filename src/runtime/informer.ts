@@ -183,12 +183,10 @@ class Scope {
         continue;
       }
       if (outcome.kind === "silent") {
-        this.log?.warn(
-          { watchdogMs: this.informer.options.watchdogMs },
-          "watch silent; restarting",
-        );
-        // Its connection may be dead without anyone having noticed: make a new one.
-        this.lw.silent?.();
+        const watchdogMs = this.informer.options.watchdogMs ?? DEFAULT_WATCHDOG_MS;
+        this.log?.info({ watchdogMs }, "watch silent; restarting it");
+        // Its connection may be dead without anyone having noticed (see listwatch.ts).
+        this.lw.silent?.(watchdogMs);
         continue;
       }
       // A stream that closes at once without events counts as a failure, so that a

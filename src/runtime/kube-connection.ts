@@ -44,7 +44,7 @@ export interface Generation {
 
 /**
  * The dispatchers of one transport: {@link current}, where requests and watches go,
- * numbered by generation so that the one a silent watch ran on can be dropped.
+ * numbered by generation so that one a watch got no answer on can be dropped.
  */
 export class KubeConnections {
   /** Where requests go now; undefined before the first and after a drop or GOAWAY. */
@@ -69,7 +69,7 @@ export class KubeConnections {
     const g = this.current;
     if (!g || g.generation !== generation) return false;
     this.current = undefined;
-    void g.dispatcher.destroy(new Error("connection dropped: a watch on it went silent"));
+    void g.dispatcher.destroy(new Error("connection dropped: a watch on it got no answer"));
     return true;
   }
 

@@ -4,8 +4,8 @@
  * the config's credentials, reused while the config says they hold
  * (`credentialsMaxAgeMs`) and read anew after a 401. Requests time out
  * (`requestTimeoutMs`, as the API server's own 60 s); watches only by the informer's
- * watchdog, which drops the generation a silent watch ran on. A watch's body is read
- * as one event per line.
+ * watchdog, after which the generation is dropped if the next watch gets no answer
+ * (listwatch.ts). A watch's body is read as one event per line.
  */
 import { StringDecoder } from "node:string_decoder";
 import type { Dispatcher } from "undici";

@@ -23,18 +23,26 @@ export interface ListerWatcher {
     onDone: (err: unknown) => void,
   ): Promise<WatchHandle>;
   /**
-   * Called when the last watch went silent (the informer's watchdog fired): the
-   * connection under it may be dead and should not be reused. Optional.
+   * Called when the last watch went silent for `watchdogMs` (the informer's watchdog
+   * fired): the connection under it may be dead, or the watch only quiet (a server
+   * that sends no bookmarks). Optional.
    */
-  silent?(): void;
+  silent?(watchdogMs: number): void;
 }
+
+/** The longest the watch after a silent one waits for its answer before its connection is dropped. */
+const SILENT_CHECK_MAX_MS = 10_000;
 
 /**
  * The real list+watch of `res` in `namespace` (all when undefined) over the client's
  * connection, of the objects `res.labelSelector` selects when it has one. No
- * inactivity timeout of its own: the informer's watchdog decides when a silent watch
- * is dead (and then drops the connection it ran on). `keep` makes each listed object
- * what the cache keeps (cache.ts's `leanObject`).
+ * inactivity timeout of its own: the informer's watchdog decides when a watch is
+ * silent. The watch started after a silent one checks the connection: the API server
+ * answers a watch at once, so when no answer comes within the watchdog period (at most
+ * {@link SILENT_CHECK_MAX_MS}) the connection is dropped and the watch fails over to a
+ * new one; an answer means the watch was only quiet (a server without watch cache
+ * sends no bookmarks), and the connection, shared by every request, stays. `keep`
+ * makes each listed object what the cache keeps (cache.ts's `leanObject`).
  */
 export function kubeListerWatcher(
   kube: KubeClient,
@@ -42,8 +50,8 @@ export function kubeListerWatcher(
   namespace: string | undefined,
   keep?: (obj: KubeObject) => KubeObject,
 ): ListerWatcher {
-  // The connection the last watch started on.
-  let generation = -1;
+  // Set by a silent watch: how long the next one may take to be answered.
+  let checkWithinMs: number | undefined;
   return {
     // Each page lean as it arrives, so that a relist never holds every full item at once.
     list: () =>
@@ -51,12 +59,13 @@ export function kubeListerWatcher(
         ...(res.labelSelector ? { labelSelector: res.labelSelector } : {}),
         ...(keep ? { transform: keep } : {}),
       }),
-    silent: () => {
-      kube.transport.connections.drop(generation);
+    silent: (watchdogMs) => {
+      checkWithinMs = Math.min(watchdogMs, SILENT_CHECK_MAX_MS);
     },
     watch(resourceVersion, onEvent, onDone) {
-      generation = kube.transport.connections.generation();
-      return kube.transport.watch(
+      // The connection this watch starts on.
+      const started = kube.transport.connections.generation();
+      const watching = kube.transport.watch(
         resourcePath(res, namespace),
         {
           resourceVersion,
@@ -68,6 +77,10 @@ export function kubeListerWatcher(
         onEvent,
         onDone,
       );
+      if (checkWithinMs === undefined) return watching;
+      const check = setTimeout(() => kube.transport.connections.drop(started), checkWithinMs);
+      checkWithinMs = undefined;
+      return watching.finally(() => clearTimeout(check));
     },
   };
 }

@@ -1,0 +1,147 @@
+import { join } from "node:path";
+import * as k8s from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalControlPlane } from "../../src/controlplane/controlplane.js";
+import { allCrds } from "../../src/crds/index.js";
+import { kubeRequest } from "../support/http.js";
+import { createNamespace, eventually } from "../support/kube.js";
+import {
+  adminAccess,
+  type NetworkOperator,
+  type NetworkTestBed,
+  READY_MS,
+  startNetworkOperator,
+  startNetworkTestBed,
+  UserNasVolumes,
+  writeKubeconfig,
+} from "../support/network-operator.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
+
+/** What a test does while the operator runs, with the NasVolumes of its namespace. */
+type During = (nas: UserNasVolumes, op: NetworkOperator, tcp: TcpProxy) => Promise<void>;
+
+/**
+ * The operator against kube-apiservers run with the flags of production clusters, one
+ * set at a time on a control plane of its own (the API server restarted with each). The
+ * operator reaches it through a TCP proxy that counts its connections; in each setup a
+ * NasVolume made before and one after what the flags cause become Ready, each with one
+ * NAS in the emulator, and the operator keeps the Lease and exits 0.
+ */
+describe("the operator against API servers run with production flags", () => {
+  let plane: LocalControlPlane;
+  let kc: k8s.KubeConfig;
+  let bed: NetworkTestBed;
+
+  beforeAll(async () => {
+    plane = await new LocalControlPlane().start();
+    kc = new k8s.KubeConfig();
+    kc.loadFromFile(plane.kubeconfigPath);
+    bed = await startNetworkTestBed(kc);
+  }, 180_000);
+
+  afterAll(async () => {
+    await bed?.stop();
+    await plane?.stop();
+  });
+
+  /** Restarts the API server with `flags`; resolves once every kind lists. */
+  async function restartWith(flags: string[]): Promise<void> {
+    await plane.stopApiServer();
+    await plane.startApiServer(flags);
+    // A restarted API server answers 429 for a custom resource until its storage is ready.
+    for (const crd of allCrds) {
+      const path = `/apis/${crd.group}/${crd.version}/${crd.plural}?limit=1`;
+      await eventually(async () => (await kubeRequest(kc, "GET", path)).status === 200, 60_000);
+    }
+  }
+
+  /** The NAS of that name in the emulator. */
+  const remotes = (name: string) =>
+    [...bed.emulator.state.nas.values()].filter((n) => n.name === name).length;
+
+  /**
+   * Runs the operator (as the admin, or with `token`) through a counting TCP proxy on
+   * the API server restarted with `flags`: `<prefix>first` Ready, then `during`, then
+   * `<prefix>last` Ready; each with one NAS; the operator still running, then exit 0.
+   */
+  async function scenario(
+    prefix: string,
+    flags: string[],
+    during: During,
+    more: { config?: Record<string, unknown>; token?: string } = {},
+  ): Promise<void> {
+    await restartWith(flags);
+    const namespace = await createNamespace(kc, prefix);
+    const tcp = new TcpProxy(plane.apiServerPort);
+    const port = await tcp.start();
+    const access = adminAccess(kc);
+    const kubeconfig = await writeKubeconfig(
+      join(bed.dir, prefix),
+      {
+        [prefix]: {
+          ...(more.token ? { ca: access.ca, token: more.token } : access),
+          server: `https://127.0.0.1:${port}`,
+        },
+      },
+      prefix,
+    );
+    const op = await startNetworkOperator({
+      emulatorUrl: bed.emulator.url,
+      namespaces: [namespace],
+      kubeconfig,
+      config: {
+        leaderElection: { enabled: true, leaseName: prefix, leaseNamespace: namespace },
+        ...more.config,
+      },
+    });
+    const nas = new UserNasVolumes(kc, namespace);
+    let code: number | string = "not stopped";
+    try {
+      await nas.create(`${prefix}first`);
+      await nas.waitReady(`${prefix}first`, READY_MS, op);
+      await during(nas, op, tcp);
+      await nas.create(`${prefix}last`);
+      await nas.waitReady(`${prefix}last`, READY_MS, op);
+      expect(op.manager()?.running).toBe(true);
+    } finally {
+      code = await op.stop();
+      await tcp.stop();
+    }
+    expect(code, op.logTail()).toBe(0);
+    expect([remotes(`${prefix}first`), remotes(`${prefix}last`)]).toEqual([1, 1]);
+  }
+
+  it("creates each NasVolume once on a server that sends GOAWAY to 1 request in 50 (--goaway-chance=0.02)", async () => {
+    await scenario("goaway", ["--goaway-chance=0.02"], async (nas, op, tcp) => {
+      const names = Array.from({ length: 10 }, (_, i) => `goaway${i}`);
+      for (const name of names) await nas.create(name);
+      for (const name of names) await nas.waitReady(name, READY_MS, op);
+      expect(names.map(remotes)).toEqual(names.map(() => 1));
+      // Each GOAWAY moved the operator to a new connection.
+      expect(tcp.accepted).toBeGreaterThan(1);
+    });
+  }, 240_000);
+
+  it("keeps its one connection while the quiet watches of a server without watch cache (no bookmarks) restart", async () => {
+    const watchdogMs = 3_000;
+    await scenario(
+      "nocache",
+      ["--watch-cache=false"],
+      async (_nas, op, tcp) => {
+        const connections = tcp.accepted;
+        const restarts = () =>
+          op
+            .logTail(Number.MAX_SAFE_INTEGER)
+            .split("\n")
+            .filter((l) => l.includes("watch silent; restarting it")).length;
+        const before = restarts();
+        await new Promise((r) => setTimeout(r, 6 * watchdogMs));
+        // The watchdog restarted the quiet watches; each new watch was answered on the
+        // connection, so it was kept.
+        expect(restarts() - before).toBeGreaterThanOrEqual(3);
+        expect(tcp.accepted).toBe(connections);
+      },
+      { config: { kube: { watchdogMs } } },
+    );
+  }, 240_000);
+});
