@@ -103,6 +103,14 @@ describe("the generated CRDs", () => {
     }
   });
 
+  it("point kubectl explain of a productCode at the catalog that lists the codes", () => {
+    const said = (plural: string) =>
+      String(prop(schemaOf(plural), "spec", "productCode").description);
+    expect(said("nasvolumes")).toContain("kubectl get nasproducts");
+    expect(said("trainingjobs")).toContain("kubectl get trainingproducts");
+    expect(said("trainingtemplates")).toContain("kubectl get trainingproducts");
+  });
+
   it("render string maps as additionalProperties of type string", () => {
     const env = prop(schemaOf("trainingjobs"), "spec", "env");
     expect(env.type).toBe("object");

@@ -72,7 +72,7 @@ export const NAS_VOLUME_REASONS = ownReasons({
     "Terminal",
     ["Ready", "Synced"],
     "The NAS product is not offered (in that compute center); nothing is ordered.",
-    "Use a productCode of the service's NAS product list (and its compute center: spec.aidcId).",
+    "Use a CODE of `kubectl get nasproducts` (the service's NAS product list) and its CENTER as spec.aidcId, in a new NasVolume (productCode is immutable).",
   ),
   CapacityRefused: ownReason(
     "Terminal",
@@ -110,7 +110,7 @@ export const NasVolumeSpec = withRules(
     .object({
       productCode: described(
         z.string().min(1).max(128),
-        "NAS product (from the service's NAS product list) that fixes the storage type and billing. Immutable.",
+        "NAS product that fixes the storage type and billing: a CODE of `kubectl get nasproducts` (the service's NAS product list). Immutable.",
       ),
       name: described(
         z.string().min(1).max(128),

@@ -110,7 +110,7 @@ export const trainingConfigShape = {
   ).optional(),
   productCode: described(
     z.string().min(1).max(128),
-    "Resource specification (from the service's training product list) that fixes the CPU, memory and GPU of each node.",
+    "Resource specification that fixes the CPU, memory and GPU of each node: a CODE of `kubectl get trainingproducts` (the service's training product list).",
   ).optional(),
   workerCount: described(
     z.number().int().min(1).max(INTEGER_LIMITS.workerCount),
