@@ -66,7 +66,7 @@ const kindSettingsSchema = Object.fromEntries(
   KIND_SETTING_NAMES.map((name) => [name, z.int().min(0).optional()]),
 ) as Record<KindSettingName, z.ZodOptional<z.ZodInt>>;
 
-const configPatchSchema = z.object({
+const configPatchSchema = z.strictObject({
   subscriptionDelayMs: z.int().min(0).optional(),
   saveImageDurationMs: z.int().min(0).optional(),
   listVisibilityDelayMs: z.int().min(0).optional(),

@@ -3,7 +3,8 @@
  * forced to an outcome, faults, the request log, behaviour and reset.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { EmulatorAdminError } from "./admin-client.js";
+import { EmulatorAdminError, type EmulatorConfigPatch } from "./admin-client.js";
+import type { FaultRuleInput } from "./faults.js";
 import { type EmulatedService, startEmulatedService } from "./harness.js";
 
 let svc: EmulatedService;
@@ -152,6 +153,25 @@ describe("EmulatorAdmin", () => {
       404,
     );
     expect((await adminFailure(svc.admin.seed({ nas: [{ quotaGB: -1 }] }))).httpStatus).toBe(400);
+    // A field the admin API does not take is refused by name, and nothing changes: a
+    // misspelt fault target or setting would otherwise pass unnoticed.
+    await svc.admin.setFaults([{ kind: "drop", endpoint: "getCci" }]);
+    const misspelt = { kind: "error", endpoints: "listCci" } as unknown as FaultRuleInput;
+    const refusedRule = await adminFailure(svc.admin.setFaults([misspelt]));
+    expect([refusedRule.httpStatus, refusedRule.message]).toEqual([
+      400,
+      expect.stringContaining("endpoints"),
+    ]);
+    expect(await svc.admin.faults()).toEqual([
+      expect.objectContaining({ kind: "drop", endpoint: "getCci" }),
+    ]);
+    const basePath = { basePath: "/api" } as unknown as EmulatorConfigPatch;
+    const refusedSetting = await adminFailure(svc.admin.configure(basePath));
+    expect([refusedSetting.httpStatus, refusedSetting.message]).toEqual([
+      400,
+      expect.stringContaining("basePath"),
+    ]);
+    expect((await svc.admin.config()).basePath).toBe("");
     const key = await svc.client.subscribeNas({
       productCode: "nas.capacity.west",
       storageParams: { storageCapacity: 100 },

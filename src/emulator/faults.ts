@@ -24,7 +24,7 @@ export const FAULT_KINDS = [
 ] as const;
 
 /** One fault rule. */
-export const faultRuleSchema = z.object({
+export const faultRuleSchema = z.strictObject({
   /**
    * error: an error envelope (status 500 unless `status` says otherwise);
    * latency: wait `latencyMs` before answering (rules of this kind add up);
