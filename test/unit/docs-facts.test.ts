@@ -128,6 +128,14 @@ function codeWords(): Set<string> {
 const KUBERNETES_NAMES = new Set(["envFrom"]);
 
 describe("the paths and symbols the docs cite", () => {
+  it("README.md links every page of docs/", () => {
+    const linked = new Set(
+      [...read("README.md").matchAll(/\]\((docs\/[\w.-]+\.md)\)/g)].map((m) => m[1]),
+    );
+    const pages = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"));
+    expect(pages.filter((f) => !linked.has(`docs/${f}`))).toEqual([]);
+  });
+
   it("name only identifiers the code has (a camelCase or PascalCase name in a code span)", () => {
     const words = codeWords();
     const unknown: string[] = [];
