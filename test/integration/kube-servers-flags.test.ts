@@ -15,6 +15,7 @@ import {
   UserNasVolumes,
   writeKubeconfig,
 } from "../support/network-operator.js";
+import { tokenAccount } from "../support/service-account-tokens.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 
 /** What a test does while the operator runs, with the NasVolumes of its namespace. */
@@ -143,5 +144,87 @@ describe("the operator against API servers run with production flags", () => {
       },
       { config: { kube: { watchdogMs } } },
     );
+  }, 240_000);
+
+  it("creates a NAS once when the API server restarts under its create, and relists after etcd compacted its watches' history", async () => {
+    // Short server-side timeouts too, as some managed clusters set them.
+    const flags = ["--min-request-timeout=5", "--request-timeout=5s"];
+    await scenario(
+      "restart",
+      flags,
+      async (nas, op) => {
+        await nas.create("restartflight");
+        const created = () =>
+          bed.emulator.requestLog
+            .read({ endpoint: "subscribeNas" })
+            .some((e) => JSON.stringify(e.body).includes('"name":"restartflight"'));
+        await eventually(async () => created(), 30_000, 20);
+        // Down before the create's outcome is written; etcd moves on and compacts
+        // meanwhile, so the operator's watches resume from a revision that is gone.
+        await plane.stopApiServer();
+        const etcd = `http://127.0.0.1:${plane.etcdPort}/v3/kv`;
+        let revision = 0;
+        for (let i = 0; i < 3; i++) {
+          const put = await fetch(`${etcd}/put`, {
+            method: "POST",
+            body: JSON.stringify({ key: btoa("/aidc-test/moved"), value: btoa(String(i)) }),
+          });
+          revision = Number(
+            ((await put.json()) as { header: { revision: string } }).header.revision,
+          );
+        }
+        const compacted = await fetch(`${etcd}/compaction`, {
+          method: "POST",
+          body: JSON.stringify({ revision, physical: true }),
+        });
+        expect(compacted.status).toBe(200);
+        await plane.startApiServer(flags);
+        await nas.waitReady("restartflight", READY_MS, op);
+        expect(remotes("restartflight")).toBe(1);
+        expect(op.logTail(Number.MAX_SAFE_INTEGER)).toContain("watch answered 410 Gone; relisting");
+      },
+      {
+        // The Lease outlasts the restart (else the leader steps down and exits, as
+        // client-go's do).
+        config: {
+          leaderElection: {
+            enabled: true,
+            leaseName: "restart",
+            leaseNamespace: "default",
+            leaseDurationMs: 60_000,
+            renewDeadlineMs: 40_000,
+            retryPeriodMs: 2_000,
+          },
+        },
+      },
+    );
+  }, 240_000);
+
+  it("makes 15 NasVolumes Ready, one NAS each, as a service account on a server of 1 request in flight (429 + Retry-After)", async () => {
+    const flags = [
+      "--enable-priority-and-fairness=false",
+      "--max-requests-inflight=1",
+      "--max-mutating-requests-inflight=1",
+    ];
+    // system:masters is exempt from the limit: the operator runs as a pod does.
+    const accountNamespace = await createNamespace(kc, "inflight-account");
+    const account = await tokenAccount(kc, accountNamespace);
+    const token = await account.mint("operator-token");
+    try {
+      await scenario(
+        "inflight",
+        flags,
+        async (nas, op) => {
+          const names = Array.from({ length: 15 }, (_, i) => `inflight${i}`);
+          await Promise.all(names.map((name) => nas.create(name)));
+          for (const name of names) await nas.waitReady(name, READY_MS, op);
+          expect(names.map(remotes)).toEqual(names.map(() => 1));
+          expect(op.logTail(Number.MAX_SAFE_INTEGER)).toContain("429");
+        },
+        { token },
+      );
+    } finally {
+      await account.cleanup();
+    }
   }, 240_000);
 });
