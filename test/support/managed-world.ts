@@ -62,6 +62,8 @@ export function world(spec: Record<string, unknown>, annotations: Record<string,
   /** Each write's content: annotations as sent (a pending marker as "set"), finalizers, status. */
   const writes: Record<string, unknown>[] = [];
   const events: string[] = [];
+  /** Each event as `<type> <reason>: <message>`. */
+  const notes: string[] = [];
   const kube = {
     patch: async (_res: unknown, _key: unknown, body: { metadata?: object }) => {
       const current = obj as KubeObject;
@@ -82,8 +84,14 @@ export function world(spec: Record<string, unknown>, annotations: Record<string,
     cache: { get: () => obj, byIndex: () => (obj ? [obj] : []) },
     clock: { now: () => new Date("2026-01-01T00:00:10Z") },
     events: {
-      normal: (_o: unknown, reason: string) => events.push(`Normal ${reason}`),
-      warning: (_o: unknown, reason: string) => events.push(`Warning ${reason}`),
+      normal: (_o: unknown, reason: string, message: string) => {
+        events.push(`Normal ${reason}`);
+        notes.push(`Normal ${reason}: ${message}`);
+      },
+      warning: (_o: unknown, reason: string, message: string) => {
+        events.push(`Warning ${reason}`);
+        notes.push(`Warning ${reason}: ${message}`);
+      },
     },
     log: pino({ level: "silent" }),
   } as unknown as ReconcileContext;
@@ -92,6 +100,7 @@ export function world(spec: Record<string, unknown>, annotations: Record<string,
     calls,
     writes,
     events,
+    notes,
     get obj() {
       return obj;
     },

@@ -57,6 +57,19 @@ export function readCreateState(annotations: Record<string, string> | undefined)
   return state;
 }
 
+/**
+ * What identifies the resource of a create in flight in the service, for a person who
+ * must find it there once the object is gone: ` (subscription <key>, client token <t>)`,
+ * or "" when neither is known.
+ */
+export function inFlightMarks(state: CreateState): string {
+  const marks = [
+    state.subscriptionKey && `subscription ${state.subscriptionKey}`,
+    state.pending?.token && `client token ${state.pending.token}`,
+  ].filter(Boolean);
+  return marks.length > 0 ? ` (${marks.join(", ")})` : "";
+}
+
 function parsePending(raw: string): CreatePending {
   try {
     const v = JSON.parse(raw) as Partial<CreatePending>;

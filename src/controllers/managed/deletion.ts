@@ -17,7 +17,7 @@ import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
-import { ANNOTATIONS, decideAfterLookup, lookupKeyOf } from "./create-protocol.js";
+import { ANNOTATIONS, decideAfterLookup, inFlightMarks, lookupKeyOf } from "./create-protocol.js";
 import {
   decideDeletion,
   deleteConfigured,
@@ -83,8 +83,14 @@ export async function deleteStep<T extends ManagedObject, R>(
     case "Release":
       return release(run);
     case "Orphan":
-      if (step.warn) run.warning(DELETE_NOT_HONOURED, step.warn);
-      else if (externalId) {
+      if (step.warn) {
+        run.warning(
+          DELETE_NOT_HONOURED,
+          externalId
+            ? step.warn
+            : `${step.warn}: whatever the create in flight${inFlightMarks(state)} makes`,
+        );
+      } else if (externalId) {
         run.normal(
           "Orphaned",
           `left the remote resource ${externalId} in the service (${orphanCause(run.obj)})`,
@@ -92,7 +98,7 @@ export async function deleteStep<T extends ManagedObject, R>(
       } else {
         run.normal(
           "Orphaned",
-          `a create was in flight; whatever it creates is left in the service (${orphanCause(run.obj)})`,
+          `a create was in flight${inFlightMarks(state)}; whatever it creates is left in the service (${orphanCause(run.obj)})`,
         );
       }
       return release(run);
@@ -281,7 +287,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   if (!id) {
     run.warning(
       DELETE_NOT_HONOURED,
-      "a create was sent but the resulting remote resource cannot be identified; it is left in the service (check for it there)",
+      `a create was sent${inFlightMarks(state)} but the resulting remote resource cannot be identified; it is left in the service (check for it there)`,
     );
     return release(run);
   }

@@ -170,6 +170,42 @@ describe("managedReconciler", () => {
     expect(w.events).toEqual(["Warning DeletePolicyNotHonoured"]);
   });
 
+  it("names the subscription and the client token of a create in flight it leaves behind, so a person can find the resource", async () => {
+    const deleting = (spec: Record<string, unknown>) => {
+      const w = world(spec, {
+        [ANNOTATIONS.subscriptionKey]: "sub-9",
+        [ANNOTATIONS.createPending]: JSON.stringify({
+          token: "tok-9",
+          at: "2026-01-01T00:00:00Z",
+          generation: 1,
+        }),
+      });
+      w.set((o) => ({
+        ...o,
+        metadata: {
+          ...o.metadata,
+          finalizers: ["test.io/f"],
+          deletionTimestamp: "2026-01-01T00:00:00Z",
+        },
+      }));
+      return w;
+    };
+    const orphan = deleting({ deletionPolicy: "Orphan" });
+    await loop(client(() => orphan)).reconcile(KEY, orphan.ctx);
+    expect(orphan.obj).toBeUndefined();
+    expect(orphan.notes).toEqual([
+      "Normal Orphaned: a create was in flight (subscription sub-9, client token tok-9); whatever it creates is left in the service (deletionPolicy Orphan)",
+    ]);
+    // Delete without a delete operation (the test client has none) orphans it too.
+    const undeletable = deleting({ deletionPolicy: "Delete" });
+    await loop(client(() => undeletable)).reconcile(KEY, undeletable.ctx);
+    expect(undeletable.obj).toBeUndefined();
+    expect(undeletable.notes).toHaveLength(1);
+    expect(undeletable.notes[0]).toMatch(
+      /^Warning DeletePolicyNotHonoured: .*: whatever the create in flight \(subscription sub-9, client token tok-9\) makes$/,
+    );
+  });
+
   it("waits for a create in flight before deleting under Delete", async () => {
     const w = world(
       { deletionPolicy: "Delete" },
