@@ -176,6 +176,22 @@ describe("loadConfig", () => {
       message: /leaderElection\.leaseNamespace: required/,
     },
     {
+      reason: "a namespace that is no namespace name (it would match none) names the variable",
+      input: { env: { ...withKey, AIDC_WATCH_NAMESPACES: "team-a,Team_B" } },
+      message:
+        /watchNamespaces\.1: a namespace name: a lower-case DNS label.*\(from AIDC_WATCH_NAMESPACES\)/,
+    },
+    {
+      reason: "an adoption namespace that is neither a namespace name nor * is refused",
+      input: { env: withKey, flags: { "adoption-namespaces": "team.a" } },
+      message: /adoption\.namespaces\.0: a namespace name.*\(from --adoption-namespaces\)/,
+    },
+    {
+      reason: "a Secret or Lease namespace that is no namespace name is refused",
+      input: { env: withKey, file: "FILE:connections:\n  secretNamespace: Ops\n" },
+      message: /connections\.secretNamespace: a namespace name/,
+    },
+    {
       reason: "an unreadable config file is named",
       input: { env: withKey, file: "/nonexistent/aidc.yaml" },
       message: /cannot read the config file \/nonexistent\/aidc\.yaml/,

@@ -33,6 +33,15 @@ import { serviceSchema } from "./service-schema.js";
 const ms = z.number().int().positive();
 const port = z.number().int().min(0).max(65_535);
 
+/** A lower-case DNS label (RFC 1123), as Kubernetes requires of namespace names. */
+const dnsLabel = (what: string) =>
+  z
+    .string()
+    .max(63)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, `${what}a lower-case DNS label (a-z, 0-9, '-')`);
+/** A namespace name: a misspelt one (`Team_A`) would match no namespace and do nothing. */
+const namespaceName = dnsLabel("a namespace name: ");
+
 /** A `{ default, <name>: value }` map: one value for everything and overrides by name. */
 const perName = (value: z.ZodNumber, fallback: number) =>
   z
@@ -52,9 +61,7 @@ const leaderElectionSchema = z
         "Elect a leader on a Lease; needed with more than one replica (the chart turns it on).",
       ),
     leaseName: z.string().min(1).default("aidc-operator-leader").describe("Name of the Lease."),
-    leaseNamespace: z
-      .string()
-      .min(1)
+    leaseNamespace: namespaceName
       .optional()
       .describe(
         "Namespace of the Lease. Default `POD_NAMESPACE` (the operator's own); required when enabled.",
@@ -91,13 +98,10 @@ export const operatorConfigSchema = z.strictObject({
   service: serviceSchema.prefault({} as z.input<typeof serviceSchema>),
   objectStorage: objectStorageSchema.prefault({}),
   watchNamespaces: z
-    .array(z.string().min(1))
+    .array(namespaceName)
     .default([])
     .describe("Namespaces whose objects are reconciled; empty: all."),
-  shardKey: z
-    .string()
-    .max(63)
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "a lower-case DNS label (a-z, 0-9, '-')")
+  shardKey: dnsLabel("")
     .optional()
     .describe(
       "Shard this operator serves: it reconciles only the objects labelled `aidc.io/shard=<key>` and elects its leader on its own Lease (`leaderElection.leaseName` + `-<key>`). Unset: the objects without that label (docs/install.md, Shards).",
@@ -105,7 +109,7 @@ export const operatorConfigSchema = z.strictObject({
   adoption: z
     .strictObject({
       namespaces: z
-        .array(z.string().min(1))
+        .array(z.union([z.literal("*"), namespaceName]))
         .default([])
         .describe(
           'Namespaces whose objects may bind to remote resources the operator did not create for them: a hand-set `aidc.io/external-id`, NasVolume `spec.storageId`, raw `storageId` mounts, every CciInstance. `"*"`: all (one tenant only). Default none: a namespace uses only what its own objects created (docs/install.md, Security model).',
@@ -114,9 +118,7 @@ export const operatorConfigSchema = z.strictObject({
     .prefault({}),
   connections: z
     .strictObject({
-      secretNamespace: z
-        .string()
-        .min(1)
+      secretNamespace: namespaceName
         .optional()
         .describe(
           "The one namespace whose Secrets the operator reads: the API keys and S3 credentials ServiceConnections name (a Role there, no cluster-wide Secret read). Default `POD_NAMESPACE`; unset and without it, no Secret is read and every ServiceConnection is `SecretUnreadable`.",
