@@ -123,7 +123,7 @@ export function renderTroubleshootingDocs(): string {
       "",
       `*${STATE_TEXT[e.state].replaceAll("*", "")}*, on ${e.conditions.join(", ")}. ${e.meaning}`,
       "",
-      `- **The operator:** ${OPERATOR_DOES[e.state]}`,
+      `- **The operator:** ${e.operator ?? OPERATOR_DOES[e.state]}`,
       `- **You:** ${e.action ?? USER_DOES[e.state] ?? ""}`,
     ].join("\n"),
   );

@@ -21,6 +21,7 @@ import {
   serviceName,
 } from "./fields.js";
 import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
+import { readEveryPoll } from "./reasons/own.js";
 import { ownReason, ownReasons } from "./reasons.js";
 import {
   exportStatusShape,
@@ -78,11 +79,13 @@ export const BLOCK_VOLUME_REASONS = ownReasons({
     "The volume is attached to an instance this object did not attach it to (someone else did); the operator never detaches it by itself, and does not delete it while attached.",
     "Detach it in the service, or set spec.attachTo to that instance.",
   ),
-  VolumeFailed: ownReason(
-    "Terminal",
-    ["Ready"],
-    "The service shows the volume in its error state.",
-    "Delete the BlockVolume (and the volume) and create a new one.",
+  VolumeFailed: readEveryPoll(
+    ownReason(
+      "Terminal",
+      ["Ready"],
+      "The service shows the volume in its error state.",
+      "Delete the BlockVolume (and the volume) and create a new one.",
+    ),
   ),
   CciInstanceNotFound: ownReason(
     "UnderWay",

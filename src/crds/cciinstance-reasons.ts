@@ -1,5 +1,5 @@
 /** The condition reasons only CciInstance writes: the `reasons` of its CrdDefinition (cciinstance.ts). */
-import { ownReason, ownReasons } from "./reasons/own.js";
+import { ownReason, ownReasons, readEveryPoll } from "./reasons/own.js";
 
 /** The condition reasons only CciInstance writes (reasons.ts has the shared ones). */
 export const CCI_INSTANCE_REASONS = ownReasons({
@@ -13,11 +13,13 @@ export const CCI_INSTANCE_REASONS = ownReasons({
     "Nothing, if it was stopped on purpose; start it in the service to have it RUNNING again.",
   ),
   StatusUnknown: ownReason("UnderWay", ["Ready"], "The service gave no status for the instance."),
-  InstanceFailed: ownReason(
-    "Terminal",
-    ["Ready"],
-    "The instance is in ERROR or FAILED; the message has the service's error description and suggestion.",
-    "Follow the suggestion in the message, in the service; the object follows the instance's state.",
+  InstanceFailed: readEveryPoll(
+    ownReason(
+      "Terminal",
+      ["Ready"],
+      "The instance is in ERROR or FAILED; the message has the service's error description and suggestion.",
+      "Follow the suggestion in the message, in the service; the object follows the instance's state.",
+    ),
   ),
   NotBound: ownReason(
     "UnderWay",

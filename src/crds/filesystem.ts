@@ -22,7 +22,7 @@ import {
 } from "./fields.js";
 import { fileSystemMountStatusSchema, mountsSchema } from "./filesystem-mounts.js";
 import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
-import { ownReason, ownReasons } from "./reasons/own.js";
+import { ownReason, ownReasons, readEveryPoll } from "./reasons/own.js";
 
 export {
   type FileSystemMountSpec,
@@ -70,11 +70,13 @@ export const FILE_SYSTEM_REASONS = ownReasons({
     ["Ready"],
     "The file system exists but the service shows it in a state that is not usable (being deleted, or a state word the operator does not know; status.remoteState has it).",
   ),
-  FileSystemFailed: ownReason(
-    "Terminal",
-    ["Ready"],
-    "The service shows the file system (or a mount of it) failed.",
-    "Check it in the service; delete the object (or the mount entry) and create it anew.",
+  FileSystemFailed: readEveryPoll(
+    ownReason(
+      "Terminal",
+      ["Ready"],
+      "The service shows the file system (or a mount of it) failed.",
+      "Check it in the service; delete the object (or the mount entry) and create it anew.",
+    ),
   ),
   MountTargetNotFound: ownReason(
     "UnderWay",

@@ -1,5 +1,5 @@
 /** The condition reasons only TrainingJob writes: the `reasons` of its CrdDefinition (trainingjob.ts). */
-import { ownReason, ownReasons } from "./reasons/own.js";
+import { ownReason, ownReasons, readEveryPoll } from "./reasons/own.js";
 
 /** The condition reasons only TrainingJob writes (reasons.ts has the shared ones). */
 export const TRAINING_JOB_REASONS = ownReasons({
@@ -10,11 +10,13 @@ export const TRAINING_JOB_REASONS = ownReasons({
     "The task finished successfully: Ready=True (the task did what was asked) and Succeeded=True.",
   ),
   TaskStarting: ownReason("UnderWay", ["Ready"], "The task is queued or starting."),
-  TaskFailed: ownReason(
-    "Terminal",
-    ["Ready"],
-    "The task failed in the service; the message has the last execution record.",
-    "Create a new TrainingJob to run it again.",
+  TaskFailed: readEveryPoll(
+    ownReason(
+      "Terminal",
+      ["Ready"],
+      "The task failed in the service; the message has the last execution record.",
+      "Create a new TrainingJob to run it again.",
+    ),
   ),
   TaskStopped: ownReason(
     "Resting",

@@ -76,6 +76,10 @@ describe("spec.managementPolicies", () => {
     // Several polls: still nothing sent that changes the NAS.
     await sleep(POLL_MS * 4);
     expect(await writesTo(id)).toEqual([]);
+    // DriftDetected holds nothing: the polls go on, and status follows the NAS.
+    await op.admin.setNasState(id, { usedGB: 150 });
+    const followed = await nas.waitFor("watched", (w) => statusOf(w).usedGB === 150);
+    expect(conditionOf(followed, "Synced")?.reason).toBe("DriftDetected");
     await nas.delete("watched");
     await nas.waitForGone("watched");
     expect(await writesTo(id)).toEqual([]);

@@ -51,7 +51,26 @@ export interface ReasonEntry {
    * "wait", which docs/troubleshooting.md writes for them.
    */
   action?: string;
+  /**
+   * What the operator does while the reason stands, where its state's usual answer
+   * (docs/troubleshooting.md) is not what happens: a Terminal state read from the remote
+   * resource on every poll ({@link READ_EVERY_POLL}) rather than a hold, a pause.
+   */
+  operator?: string;
 }
+
+/**
+ * What the operator does for a Terminal reason it reads from the remote resource (a
+ * failed task, a resource gone, drift): it keeps polling, it does not hold the object.
+ */
+export const READ_EVERY_POLL =
+  "Reads the remote resource again on every poll (Stalled=True meanwhile) and sends nothing the message refuses; the condition goes as soon as the remote resource or the spec no longer gives it.";
+
+/** Row `e` of a Terminal reason read from the remote resource ({@link READ_EVERY_POLL}). */
+export const readEveryPoll = <E extends object>(e: E): E & { operator: string } => ({
+  ...e,
+  operator: READ_EVERY_POLL,
+});
 
 /** A row of the shared table (see {@link ReasonEntry}). */
 export const entry = (

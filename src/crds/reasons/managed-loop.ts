@@ -3,7 +3,7 @@
  * rows of a remote resource's state and of referenced objects that several kinds write:
  * those name no kind, a kind joins them with the `sharedReasons` of its CrdDefinition.
  */
-import { entry, JOINED, MANAGED, REFUSAL, type ReasonEntry } from "./entry.js";
+import { entry, JOINED, MANAGED, REFUSAL, type ReasonEntry, readEveryPoll } from "./entry.js";
 
 /** The generic managed loop, and the rows kinds join. */
 export const MANAGED_LOOP_REASONS = {
@@ -70,25 +70,35 @@ export const MANAGED_LOOP_REASONS = {
     "A create may or may not have happened and the operator cannot tell.",
     "Set the annotation aidc.io/external-id to the resource's id, or remove aidc.io/create-pending to create it anew.",
   ),
-  RemoteNotFound: entry(
-    "Terminal",
-    ["Ready"],
-    MANAGED,
-    "The bound remote resource does not exist (deleted outside the cluster, or an adopted id that never existed), or the object has no remote resource and spec.managementPolicies has no Create.",
-    "The message says how to bind the object anew: remove the aidc.io/external-id annotation, or, for an id in the spec (which cannot change), delete the object and create a new one; without Create, set the kind's id field or aidc.io/external-id to an existing resource, or add Create.",
-  ),
-  ReconcilePaused: entry(
-    "Resting",
-    ["Synced"],
-    MANAGED,
-    'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too). kstatus reads Ready as before the pause; Argo CD shows Suspended.',
-    "Remove the annotation aidc.io/paused (or set it to anything but true) to resume at once.",
-  ),
-  DriftDetected: entry(
-    "Terminal",
-    ["Synced"],
-    MANAGED,
-    "The remote resource differs from the spec (the message names the fields) and spec.managementPolicies has no Update, so the operator does not change it.",
-    "Change the spec to match the remote resource, or add Update to spec.managementPolicies to let the operator correct it.",
+  RemoteNotFound: {
+    ...entry(
+      "Terminal",
+      ["Ready"],
+      MANAGED,
+      "The bound remote resource does not exist (deleted outside the cluster, or an adopted id that never existed), or the object has no remote resource and spec.managementPolicies has no Create.",
+      "The message says how to bind the object anew: remove the aidc.io/external-id annotation, or, for an id in the spec (which cannot change), delete the object and create a new one; without Create, set the kind's id field or aidc.io/external-id to an existing resource, or add Create.",
+    ),
+    operator:
+      "For a bound id: reads it again on every poll (Stalled=True meanwhile), so a resource that shows again clears the condition. Without an id and without Create: waits for a change of the object.",
+  },
+  ReconcilePaused: {
+    ...entry(
+      "Resting",
+      ["Synced"],
+      MANAGED,
+      'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too). kstatus reads Ready as before the pause; Argo CD shows Suspended.',
+      "Remove the annotation aidc.io/paused (or set it to anything but true) to resume at once.",
+    ),
+    operator:
+      "Sends nothing to the service and writes nothing but this condition: no poll, no change, no deletion, until the annotation goes; then it reconciles the object at once.",
+  },
+  DriftDetected: readEveryPoll(
+    entry(
+      "Terminal",
+      ["Synced"],
+      MANAGED,
+      "The remote resource differs from the spec (the message names the fields) and spec.managementPolicies has no Update, so the operator does not change it.",
+      "Change the spec to match the remote resource, or add Update to spec.managementPolicies to let the operator correct it.",
+    ),
   ),
 } as const satisfies Record<string, ReasonEntry>;

@@ -5,6 +5,8 @@
  */
 import type { ReasonEntry, ReasonState } from "./entry.js";
 
+export { readEveryPoll } from "./entry.js";
+
 declare const ownReasonBrand: unique symbol;
 
 /** A reason a kind declares in its own module, named through {@link ownReasons}. */
