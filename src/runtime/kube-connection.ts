@@ -159,8 +159,9 @@ export async function connect(
   let dispatcher: ClosableDispatcher;
   if (proxy) {
     // Loaded only when a proxy is named: undici's index (its CONNECT needs the API
-    // methods the index adds to every dispatcher).
-    const { ProxyAgent } = await import("undici");
+    // methods the index adds to every dispatcher). It is CommonJS: bundled
+    // (scripts/bundle-dist.ts) its exports are only the module's default export.
+    const { ProxyAgent } = (await import("undici")).default;
     // An https:// proxy is verified as Go's clients verify it: with the cluster's TLS
     // settings (its CA, client certificate, insecure-skip-tls-verify), not the system's
     // roots; checked against the proxy's own name.

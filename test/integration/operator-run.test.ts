@@ -10,6 +10,7 @@ import { freePort } from "../../src/controlplane/controlplane.js";
 import { controller } from "../../src/runtime/controller.js";
 import { LEASES } from "../../src/runtime/leader-election.js";
 import type { Manager } from "../../src/runtime/manager.js";
+import { ConnectProxy } from "../support/connect-proxy.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { buildOperator, IMAGE_NODE_ARGS, operatorEntry } from "../support/operator-process.js";
@@ -128,11 +129,12 @@ describe("aidc-operator run", () => {
     expect(out.stdout + out.stderr).not.toContain(API_KEY);
   });
 
-  it("runs compiled and bundled (npm run build, as the image is built): ready, then exit 0 on SIGTERM", async () => {
+  it("runs compiled and bundled (npm run build, as the image is built), through the kubeconfig's proxy-url: ready, then exit 0 on SIGTERM", async () => {
     // Inside the project (.tmp/ is ignored by git), so node_modules and the package's
     // "type": "module" apply as they do to /app/dist in the image.
     await mkdir(join(root, ".tmp"), { recursive: true });
     const outDir = await mkdtemp(join(root, ".tmp", "dist-"));
+    const closeAfter: (() => Promise<void>)[] = [];
     try {
       const build = await buildOperator(outDir);
       expect(build.output).toBe("");
@@ -147,26 +149,41 @@ describe("aidc-operator run", () => {
         start.files.filter((f) => /^(server|controlplane|dev|object-storage)-/.test(basename(f))),
       ).toEqual([]);
       expect(start.bare).toEqual([]);
+      // Through a proxy: the bundle loads undici's ProxyAgent on demand, from a chunk of its own.
+      const proxy = new ConnectProxy();
+      await proxy.start();
+      closeAfter.push(() => proxy.stop());
+      const proxied = new k8s.KubeConfig();
+      proxied.loadFromString(kc.exportConfig());
+      proxied.clusters = proxied.clusters.map((c) => ({ ...c, proxyUrl: proxy.url }));
+      const kubeconfig = join(outDir, "kubeconfig");
+      await writeFile(kubeconfig, proxied.exportConfig());
       const port = await freePort();
       const { child, out, exited } = operatorProcess(
-        ["--kubeconfig", inject("kubeconfigPath"), "--metrics-port", String(port)],
+        ["--kubeconfig", kubeconfig, "--metrics-port", String(port)],
         { AIDC_API_KEY: API_KEY, AIDC_WATCH_NAMESPACES: namespace, NODE_ENV: "production" },
         join(outDir, BUNDLE_ENTRY),
         IMAGE_NODE_ARGS,
       );
       children.push(child);
       const base = `http://127.0.0.1:${port}`;
-      await eventually(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000);
+      await eventually(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000).catch(
+        (err: Error) => {
+          throw new Error(`${err.message}; its last lines:\n${out.stdout.slice(-2_000)}`);
+        },
+      );
       // The image's Node options keep V8's young generation small once started (2 MiB
       // semi-spaces, a 4 MiB new space; with Node's default it has grown to 32 MiB by then).
       const metrics = await (await fetch(`${base}/metrics`)).text();
       const newSpace = /^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(metrics);
       expect(Number(newSpace?.[1])).toBeLessThanOrEqual(4 * 1024 * 1024);
+      expect(proxy.tunnels).toBeGreaterThan(0);
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
       expect(out.stdout).toContain('"msg":"manager stopped"');
       expect(out.stdout + out.stderr).not.toContain(API_KEY);
     } finally {
+      for (const close of closeAfter) await close();
       await rm(outDir, { recursive: true, force: true });
     }
   }, 120_000);
