@@ -87,6 +87,14 @@ describe("remainingCustomResources", () => {
     expect(time.slept).toEqual([250, 500, 1_000, 2_000, 4_000, 4_000, 4_000, 4_000, 4_000, 4_000]);
   });
 
+  it("refuses a namespace that is no namespace name before it lists anything", async () => {
+    const { kube, calls } = kubeAnswering(() => []);
+    await expect(
+      remainingCustomResources(kube, { namespaces: ["team-a", "Team_B"] }),
+    ).rejects.toThrow(/not a namespace name .*: Team_B$/);
+    expect(calls()).toBe(0);
+  });
+
   it("does not retry a refusal, and counts a kind whose CRD is gone as empty", async () => {
     const refused = kubeAnswering(() => httpError(403));
     const time = fakeTime();

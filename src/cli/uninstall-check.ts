@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { namespaceName } from "../config/schema.js";
 import { commaList } from "../config/settings.js";
 import { allCrds, type CrdDefinition } from "../crds/index.js";
 import { KubeClient } from "../runtime/kube.js";
@@ -31,6 +32,11 @@ export async function remainingCustomResources(
   kube: KubeClient,
   options: UninstallCheckOptions,
 ): Promise<string[]> {
+  // A misspelt namespace holds nothing, so it would say "none left": refuse it instead.
+  const bad = options.namespaces.filter((n) => !namespaceName.safeParse(n).success);
+  if (bad.length > 0) {
+    throw new Error(`not a namespace name (a lower-case DNS label): ${bad.join(", ")}`);
+  }
   const found: string[] = [];
   const watched = options.namespaces.length > 0 ? options.namespaces : [undefined];
   for (const crd of allCrds) {

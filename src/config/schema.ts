@@ -40,7 +40,7 @@ const dnsLabel = (what: string) =>
     .max(63)
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, `${what}a lower-case DNS label (a-z, 0-9, '-')`);
 /** A namespace name: a misspelt one (`Team_A`) would match no namespace and do nothing. */
-const namespaceName = dnsLabel("a namespace name: ");
+export const namespaceName = dnsLabel("a namespace name: ");
 
 /** A `{ default, <name>: value }` map: one value for everything and overrides by name. */
 const perName = (value: z.ZodNumber, fallback: number) =>
