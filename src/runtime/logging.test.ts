@@ -42,6 +42,25 @@ describe("the operator's logs", () => {
 });
 
 describe("the health server", () => {
+  it("log a wrapped error's message once: a cause its message already says is not repeated", () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ destination });
+    const refused = new Error("GET /x failed with status 500");
+    const wrapped = new Error(`cannot observe the remote resource: ${refused.message}`, {
+      cause: refused,
+    });
+    const silent = new Error("reconcile failed", { cause: new Error("socket hang up") });
+    log.warn({ err: wrapped }, "reconcile failed; will retry");
+    log.warn({ err: silent }, "reconcile failed; will retry");
+    const [first, second] = lines.map((l) => l.err as { message: string; stack: string });
+    expect(first?.message).toBe(
+      "cannot observe the remote resource: GET /x failed with status 500",
+    );
+    // A cause the message does not say is kept.
+    expect(second?.message).toBe("reconcile failed: socket hang up");
+    expect(second?.stack).toContain("caused by: Error: socket hang up");
+  });
+
   it("answers /healthz, lists failing readiness checks on /readyz, and serves metrics", async () => {
     let synced = false;
     const metrics = new RuntimeMetrics({ processMetrics: false });

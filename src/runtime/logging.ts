@@ -39,6 +39,30 @@ export interface LoggerOptions {
 }
 
 /**
+ * The message of `err` and of its causes, each cause's message appended only when the
+ * message so far does not already say it: the operator's errors wrap their cause as
+ * `what: cause` (pino's own serializer would print the cause a second time).
+ */
+function messageWithNewCauses(err: Error): string {
+  let message = err.message;
+  const seen = new Set<unknown>([err]);
+  let cause = err.cause;
+  while (cause instanceof Error && !seen.has(cause)) {
+    seen.add(cause);
+    if (!message.includes(cause.message)) message += `: ${cause.message}`;
+    cause = cause.cause;
+  }
+  return message;
+}
+
+/** pino's error serializer with {@link messageWithNewCauses} as the message. */
+function serializeError(err: unknown): unknown {
+  const out = pino.stdSerializers.err(err as Error);
+  if (err instanceof Error) (out as { message: string }).message = messageWithNewCauses(err);
+  return out;
+}
+
+/**
  * The operator's root logger: JSON lines (one object per line, `time` in ISO 8601)
  * with secrets redacted: by field path, and (with a redactor) wherever a registered
  * secret appears in the serialized line. Reconcile logs are children carrying `controller`, `key` and
@@ -52,6 +76,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: [...REDACT_PATHS], censor: "[REDACTED]" },
       formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: serializeError },
       ...(options.redactor
         ? { hooks: { streamWrite: (line: string) => options.redactor?.redact(line) ?? line } }
         : {}),
