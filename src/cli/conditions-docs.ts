@@ -15,7 +15,8 @@ const STATE_TEXT: Record<ReasonEntry["state"], string> = {
 /**
  * The conditions page (docs/conditions.md), generated from the reason table (`REASONS`
  * of src/crds: reasons.ts and each kind's own reasons): what each condition means, how
- * Flux/kstatus, `kubectl wait` and Argo CD read them, and every reason with its state.
+ * Flux/kstatus, `kubectl wait` and Argo CD read them (with the states a kind's `health`
+ * judges by itself), and every reason with its state.
  */
 export function renderConditionDocs(): string {
   // The states a kind's own status field decides by itself (its `health`).
