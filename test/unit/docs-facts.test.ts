@@ -128,6 +128,14 @@ function codeWords(): Set<string> {
 const KUBERNETES_NAMES = new Set(["envFrom"]);
 
 describe("the paths and symbols the docs cite", () => {
+  it("README.md's layout names every folder of src/", () => {
+    const layout = read("README.md").split("## Layout")[1] ?? "";
+    const folders = readdirSync(join(root, "src"), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `src/${e.name}/`);
+    expect(folders.filter((f) => !layout.includes(f))).toEqual([]);
+  });
+
   it("README.md links every page of docs/", () => {
     const linked = new Set(
       [...read("README.md").matchAll(/\]\((docs\/[\w.-]+\.md)\)/g)].map((m) => m[1]),
