@@ -86,6 +86,12 @@ describe("the pages that restate a table of the code", () => {
     expect(wrong).toEqual([]);
   });
 
+  it("architecture.md says where every kind lives", () => {
+    const rows = tableAfter("docs/architecture.md", "## Where each kind lives");
+    const named = rows.flatMap(([kinds = ""]) => kinds.split(",").map((k) => k.trim()));
+    expect(named.sort()).toEqual(allCrds.map((c) => c.kind).sort());
+  });
+
   it("controllers.md lists every built-in task status word under its class", () => {
     const rows = tableAfter("docs/controllers.md", "| class | default words |");
     const listed: Record<string, string> = {};
