@@ -6,6 +6,11 @@ import { kindNames } from "../../scripts/new-kind/names.js";
 import { kindFiles } from "../../scripts/new-kind.js";
 import { DEFAULT_TASK_STATUS_TABLE } from "../../src/controllers/trainingjob/status-class.js";
 import { allCrds } from "../../src/crds/index.js";
+import { SUBSCRIPTION_RESULT_SHAPES } from "../../src/emulator/behaviour.js";
+import { FAULT_KINDS } from "../../src/emulator/faults.js";
+import { KIND_SETTING_NAMES } from "../../src/emulator/kind-settings.js";
+import { subscriptionStateOf } from "../../src/service/schemas/create.js";
+import { storageStateClass } from "../../src/service/schemas/file-systems.js";
 import { markdownFiles } from "../support/markdown.js";
 import { STATUS_BOUNDS_KIB } from "../support/status-size.js";
 
@@ -90,6 +95,39 @@ describe("the pages that restate a table of the code", () => {
     const rows = tableAfter("docs/architecture.md", "## Where each kind lives");
     const named = rows.flatMap(([kinds = ""]) => kinds.split(",").map((k) => k.trim()));
     expect(named.sort()).toEqual(allCrds.map((c) => c.kind).sort());
+  });
+
+  it("service-assumptions.md reads each state word it lists as the client does", () => {
+    const page = read("docs/service-assumptions.md").replaceAll(/\s+/g, " ");
+    const wrong: string[] = [];
+    const section7 = page.slice(page.indexOf("## 7."), page.indexOf("## 8."));
+    for (const m of section7.matchAll(/(Pending|Succeeded|Failed): ([a-z_, ]+)\./g)) {
+      for (const w of (m[2] ?? "").split(", ")) {
+        if (subscriptionStateOf(w) !== m[1]) wrong.push(`subscription ${w}: not ${m[1]}`);
+      }
+    }
+    const section11a = page.slice(page.indexOf("### 11a."), page.indexOf("### 11b."));
+    const classes = {
+      ready: "Ready",
+      "under way": "Creating",
+      going: "Deleting",
+      failed: "Failed",
+    };
+    for (const m of section11a.matchAll(/(ready|under way|going|failed) — ([a-z-, ]+)[;.]/g)) {
+      const cls = classes[m[1] as keyof typeof classes];
+      for (const w of (m[2] ?? "").split(", ")) {
+        if (storageStateClass(w) !== cls) wrong.push(`file system ${w}: not ${cls}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(section7.match(/Pending: /) && section11a.match(/going — /)).toBeTruthy();
+  });
+
+  it("service-assumptions.md names every fault kind, result shape and kind setting of the emulator", () => {
+    const page = read("docs/service-assumptions.md");
+    const section12 = page.slice(page.indexOf("## 12."), page.indexOf("## 13."));
+    const named = [...FAULT_KINDS, ...SUBSCRIPTION_RESULT_SHAPES, ...KIND_SETTING_NAMES];
+    expect(named.filter((n) => !section12.includes(`\`${n}\``))).toEqual([]);
   });
 
   it("controllers.md lists every built-in task status word under its class", () => {
