@@ -14,6 +14,7 @@ import { trainingJobExposureController } from "../../src/controllers/trainingjob
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { EVENTS } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { conditionOf, createJob, patchSpec, waitForJob } from "../support/trainingjobs.js";
 
@@ -316,7 +317,7 @@ describe("exposure of an address outside the allowed ranges", () => {
 });
 
 describe("a failed task", () => {
-  it("shows the service's message in a terminal Ready condition and the Failed phase", async () => {
+  it("shows the service's message in a terminal Ready condition, the Failed phase and one Warning Event", async () => {
     const job = await startJob("fails");
     await op.admin.setTaskState(job.status?.taskId as string, {
       status: "FAILED",
@@ -332,6 +333,23 @@ describe("a failed task", () => {
       status: "FAILED",
       info: "OOMKilled in worker-0",
     });
+    // A Warning says so where people watch (kubectl get events), once: the polls that
+    // find the task failed again add nothing.
+    const warnings = async () =>
+      (await op.kube.list<KubeObject>(EVENTS, ns)).items.filter(
+        (e) =>
+          (e.regarding as { name?: string } | undefined)?.name === "fails" &&
+          e.type === "Warning" &&
+          e.reason === "TaskFailed",
+      );
+    const [warning] = await eventually(async () =>
+      (await warnings()).length ? warnings() : undefined,
+    );
+    expect(warning?.note).toBe("the task is FAILED: OOMKilled in worker-0");
+    await new Promise((r) => setTimeout(r, 2_000));
+    const after = await warnings();
+    expect(after).toHaveLength(1);
+    expect((after[0]?.series as { count?: number } | undefined)?.count ?? 1).toBe(1);
   }, 60_000);
 });
 

@@ -5,7 +5,9 @@
  * whatever the service answers for it. A record whose owner mark refuses the object
  * answers Refused, before anything is changed.
  */
+import { REASONS } from "../../crds/index.js";
 import type { ConditionReason } from "../../crds/reasons.js";
+import { getCondition } from "../../runtime/conditions.js";
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { patchSpec } from "../../runtime/writes.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
@@ -105,6 +107,20 @@ async function lateInitialize<T extends ManagedObject, R>(
 }
 
 /**
+ * An Event when the remote resource's state turns Ready to a reason a person must hear
+ * of without watching the conditions: a Warning for a terminal state (a failed task, a
+ * resource gone), a Normal one for a resting state (a stopped task); once per change of
+ * the Ready reason, so a poll that finds the same state records nothing.
+ */
+function announceReady<T extends ManagedObject, R>(run: ManagedRun<T, R>, ready: ReadyState) {
+  if (getCondition(run.obj.status?.conditions, "Ready")?.reason === ready.reason) return;
+  const state = REASONS.stateOf(ready.reason);
+  const note = ready.message || `the remote resource is ${ready.reason}`;
+  if (state === "Terminal") run.warning(ready.reason, note);
+  else if (state === "Resting") run.normal(ready.reason, note);
+}
+
+/**
  * Synced=False when the policies forbid Update: the kind's refusal if the spec asks what
  * the operator refuses, else DriftDetected (the remote resource differs).
  */
@@ -200,15 +216,17 @@ export async function observe<T extends ManagedObject, R>(
   let o = read.o;
   const evidence = read.evidence;
   if (!o.exists) {
+    const gone: ReadyState = {
+      status: "False",
+      reason: "RemoteNotFound",
+      message: evidence
+        ? `${remoteNotFound(run, externalId)}. Seen from the list: ${evidence}`
+        : remoteNotFound(run, externalId),
+    };
+    announceReady(run, gone);
     return done({
       facts,
-      ready: {
-        status: "False",
-        reason: "RemoteNotFound",
-        message: evidence
-          ? `${remoteNotFound(run, externalId)}. Seen from the list: ${evidence}`
-          : remoteNotFound(run, externalId),
-      },
+      ready: gone,
       synced: SYNCED_OK,
       requeueAfterMs: options.pollIntervalMs,
       priority: "low",
@@ -260,6 +278,7 @@ export async function observe<T extends ManagedObject, R>(
   if (followUp) requeueAfterMs = soon;
   const routine = requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating";
   const priority = followUp ? "deferred" : routine ? "low" : undefined;
+  announceReady(run, o.ready);
   return done({
     facts,
     remote: o.remote,
