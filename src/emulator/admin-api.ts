@@ -1,8 +1,11 @@
 /**
  * The emulator's admin API under `/_admin/` (plain JSON, no envelope, no key: the
- * emulator is a test peer on loopback). Routes:
+ * emulator is a test peer on loopback). A field a route does not take is a 400 naming
+ * it, so that a typo in a test fails instead of doing nothing. Routes:
  *
  *   GET    /_admin/health                 {ok: true}
+ *   GET|POST   /_admin/tenants            the accounts; POST {tenant, apiKey} adds one or
+ *                                         sets its key (`?tenant=` on a route targets one)
  *   GET    /_admin/state                  every resource as the service shows it
  *   POST   /_admin/reset                  back to the fixtures; faults and log cleared
  *   POST   /_admin/seed                   add resources / catalog entries (SeedInput)
@@ -155,7 +158,7 @@ export function handleAdmin(
         return ok({ tenants: target.tenants?.names() ?? [] });
       case "POST tenants": {
         const { tenant, apiKey } = z
-          .object({ tenant: z.string().regex(TENANT_NAME_PATTERN), apiKey: z.string().min(1) })
+          .strictObject({ tenant: z.string().regex(TENANT_NAME_PATTERN), apiKey: z.string().min(1) })
           .parse(body ?? {});
         if (!target.tenants) return { httpStatus: 404, body: { error: "no accounts here" } };
         try {
@@ -193,7 +196,7 @@ export function handleAdmin(
       case "GET faults":
         return ok({ rules: target.faults.list() });
       case "PUT faults": {
-        const rules = z.object({ rules: z.array(z.unknown()) }).parse(body).rules;
+        const rules = z.strictObject({ rules: z.array(z.unknown()) }).parse(body).rules;
         target.faults.set(rules as FaultRuleInput[]);
         return ok({ rules: target.faults.list() });
       }

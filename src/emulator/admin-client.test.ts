@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EmulatorAdminError, type EmulatorConfigPatch } from "./admin-client.js";
 import type { FaultRuleInput } from "./faults.js";
 import { type EmulatedService, startEmulatedService } from "./harness.js";
+import type { SeedInput } from "./seeding.js";
 
 let svc: EmulatedService;
 
@@ -165,6 +166,14 @@ describe("EmulatorAdmin", () => {
     expect(await svc.admin.faults()).toEqual([
       expect.objectContaining({ kind: "drop", endpoint: "getCci" }),
     ]);
+    const nasBefore = (await svc.admin.state()).nas.length;
+    const typo = { nas: [{ name: "typo", quota: 5 }] } as unknown as SeedInput;
+    const refusedSeed = await adminFailure(svc.admin.seed(typo));
+    expect([refusedSeed.httpStatus, refusedSeed.message]).toEqual([
+      400,
+      expect.stringContaining("quota"),
+    ]);
+    expect((await svc.admin.state()).nas).toHaveLength(nasBefore);
     const basePath = { basePath: "/api" } as unknown as EmulatorConfigPatch;
     const refusedSetting = await adminFailure(svc.admin.configure(basePath));
     expect([refusedSetting.httpStatus, refusedSetting.message]).toEqual([

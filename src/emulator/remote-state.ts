@@ -9,7 +9,7 @@ import { cciErrorDetailsPatchSchema } from "./seeding.js";
 import type { EmulatorState } from "./state.js";
 
 /** A change of a task: status (with an execution record), a container's state. */
-export const taskPatchSchema = z.object({
+export const taskPatchSchema = z.strictObject({
   status: z.string().optional(),
   /** Text of the execution record added with a status change. */
   info: z.string().optional(),
@@ -18,7 +18,7 @@ export const taskPatchSchema = z.object({
 });
 
 /** A change of a NAS: status, used GB, quota GB, description. */
-export const nasPatchSchema = z.object({
+export const nasPatchSchema = z.strictObject({
   status: z.string().optional(),
   usedGB: z.int().min(0).optional(),
   quotaGB: z.int().positive().optional(),
@@ -26,13 +26,13 @@ export const nasPatchSchema = z.object({
 });
 
 /** A change of a block volume: status, the instance it is attached to (null: none). */
-export const volumePatchSchema = z.object({
+export const volumePatchSchema = z.strictObject({
   status: z.string().optional(),
   instanceId: z.string().min(1).nullable().optional(),
 });
 
 /** A change of a CCI instance: any wire fields, error details (null clears), image saving. */
-export const cciPatchSchema = z.object({
+export const cciPatchSchema = z.strictObject({
   status: z.string().optional(),
   subStatus: z.string().optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
@@ -42,7 +42,7 @@ export const cciPatchSchema = z.object({
 });
 
 /** Forcing a subscription's outcome now. */
-export const subscriptionPatchSchema = z.object({
+export const subscriptionPatchSchema = z.strictObject({
   state: z.enum(["Succeeded", "Failed"]),
   message: z.string().optional(),
 });

@@ -13,7 +13,7 @@ import type { EmulatorState } from "./state.js";
 const loose = z.record(z.string(), z.unknown());
 
 /** Error details of a CCI instance, as seeded or patched. */
-export const cciErrorDetailsPatchSchema = z.object({
+export const cciErrorDetailsPatchSchema = z.strictObject({
   instanceStatus: z.string().default("FAILED"),
   instanceSubStatus: z.string().default("ERROR"),
   errorDescription: z.string().default(""),
@@ -22,7 +22,7 @@ export const cciErrorDetailsPatchSchema = z.object({
 });
 
 /** A NAS to seed; everything but what you care about has a default. */
-export const seedNasSchema = z.object({
+export const seedNasSchema = z.strictObject({
   id: z.string().optional(),
   name: z.string().optional(),
   description: z.string().default(""),
@@ -35,7 +35,7 @@ export const seedNasSchema = z.object({
 });
 
 /** A task to seed; RUNNING tasks get pods. */
-export const seedTaskSchema = z.object({
+export const seedTaskSchema = z.strictObject({
   id: z.string().optional(),
   name: z.string(),
   desc: z.string().default(""),
@@ -57,7 +57,7 @@ export const seedTaskSchema = z.object({
  * What `POST /_admin/seed` takes: resources to add, catalog entries to add or replace,
  * and product codes to take out of both catalogs (`removeProductCodes`, applied first).
  */
-export const seedSchema = z.object({
+export const seedSchema = z.strictObject({
   removeProductCodes: z.array(z.string()).optional(),
   trainingProducts: z.array(loose).optional(),
   nasProducts: z.array(loose).optional(),
