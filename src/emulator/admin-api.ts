@@ -158,7 +158,10 @@ export function handleAdmin(
         return ok({ tenants: target.tenants?.names() ?? [] });
       case "POST tenants": {
         const { tenant, apiKey } = z
-          .strictObject({ tenant: z.string().regex(TENANT_NAME_PATTERN), apiKey: z.string().min(1) })
+          .strictObject({
+            tenant: z.string().regex(TENANT_NAME_PATTERN),
+            apiKey: z.string().min(1),
+          })
           .parse(body ?? {});
         if (!target.tenants) return { httpStatus: 404, body: { error: "no accounts here" } };
         try {
