@@ -15,8 +15,9 @@ const defaults = operatorConfigSchema.parse({
  * Objects whose service reads hang do not starve the rest: with the default workers
  * per controller (config `concurrency`), a new object is served at once while two
  * others wait on reads that never answer; with only two workers, the bound on one
- * reconcile (config `reconcileTimeoutMs`) frees them. docs/performance.md ("Workers")
- * has the figures (two workers without the bound: 29 s).
+ * reconcile (config `reconcileTimeoutMs`) frees them. docs/performance.md ("The
+ * service's HTTP client, and workers") has the figures (two workers without the
+ * bound: 29 s).
  */
 describe.each([
   { setup: "the default workers", config: { concurrency: defaults.concurrency } },

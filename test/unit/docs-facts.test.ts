@@ -231,6 +231,39 @@ describe("the paths and symbols the docs cite", () => {
     expect(unknown).toEqual([]);
   });
 
+  it('name sections of a page that it has (docs/x.md, Heading or docs/x.md ("Heading"))', () => {
+    const wrong: string[] = [];
+    let cited = 0;
+    for (const dir of ["src", "scripts", "test", "charts", "deploy", "docs", "tools"]) {
+      for (const e of readdirSync(join(root, dir), { withFileTypes: true, recursive: true })) {
+        if (!e.isFile() || !/\.(ts|md|ya?ml|tpl|go|sh)$/.test(e.name)) continue;
+        const file = relative(root, join(e.parentPath, e.name));
+        if (file === relative(root, import.meta.filename)) continue;
+        const text = read(file).replaceAll(/\s*\n\s*(?:\*|#|\/\/)?\s*/g, " ");
+        for (const m of text.matchAll(
+          /(docs\/[a-z-]+\.md)(?:, ([A-Z][\w' -]*\w)(?=[).;])| \("([^"]+)"\))/g,
+        )) {
+          const [, page = "", plain, quoted] = m;
+          const section = plain ?? quoted ?? "";
+          cited++;
+          // A heading, or a paragraph's bold lead-in (**Status size**).
+          const headings = [
+            ...read(page)
+              .split("\n")
+              .filter((l) => /^#{1,6} /.test(l))
+              .map((l) => l.replace(/^#+ /, "").replaceAll("`", "")),
+            ...[...read(page).matchAll(/\*\*([^*]+)\*\*/g)].map((b) => b[1] ?? ""),
+          ];
+          if (!headings.some((h) => h.startsWith(section))) {
+            wrong.push(`${file}: ${page}, "${section}"`);
+          }
+        }
+      }
+    }
+    expect(cited).toBeGreaterThan(10);
+    expect(wrong).toEqual([]);
+  });
+
   it("name symbols that the file they cite them in has (`name` of `file.ts`)", () => {
     const wrong: string[] = [];
     let cited = 0;
