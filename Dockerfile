@@ -46,9 +46,8 @@ LABEL org.opencontainers.image.title="aidc-operator" \
 # --max-semi-space-size caps V8's young generation at 2 MiB per semi-space (Node's
 # default grows to 16 while the modules load and keeps it, and to 64 under allocation);
 # --heap-growing-percent=20 starts the next full collection once the old generation has
-# grown 20% over what the last one kept (V8 lets it reach up to 4x). Against
-# --optimize-for-size, measured at once at 1,000 objects: 85 against 83 MiB at
-# readiness, 118 against 114 MiB at the peak, 12% less CPU (docs/performance.md, "The
-# image's Node options"). The chart adds the heap limit (NODE_OPTIONS).
+# grown 20% over what the last one kept (V8 lets it reach up to 4x): less CPU than
+# --optimize-for-size for a few MiB more (docs/performance.md, "The image's Node
+# options", has the figures). The chart adds the heap limit (NODE_OPTIONS).
 ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=2", "--heap-growing-percent=20", "dist/bundle/main.js"]
 CMD ["run"]
