@@ -246,6 +246,31 @@ describe("BlockVolume controller", () => {
     expect((attached.status as Record<string, unknown>).attachedInstanceId).toBe("cci-0004");
   }, 60_000);
 
+  it("says when the CciInstance it waits for is stalled, with that object's reason, so nobody waits for ever", async () => {
+    // Another object binds alice's instance: this one is refused, terminally.
+    await ccis.create("dave", { instanceId: "cci-0001" });
+    await ccis.waitForCondition("dave", "Stalled", "True", "AlreadyBoundRefused");
+    await volumes.create("stuck", {
+      sizeGB: 5,
+      volumeType: "ssd",
+      attachTo: { cciInstanceRef: { name: "dave" } },
+    });
+    const waiting = await volumes.waitFor("stuck", (o) =>
+      (conditionOf(o, "Ready")?.message ?? "").includes("it is stalled"),
+    );
+    expect(conditionOf(waiting, "Ready")).toMatchObject({
+      status: "False",
+      reason: "CciInstanceNotBound",
+    });
+    expect(conditionOf(waiting, "Ready")?.message).toMatch(
+      /^spec\.attachTo\.cciInstanceRef: CciInstance dave is not bound to an instance yet: it is stalled \(AlreadyBoundRefused: .*already bound/,
+    );
+    expect(await volumeIdOf("stuck")).toBe("undefined");
+    await volumes.delete("stuck");
+    await ccis.delete("dave");
+    await volumes.waitForGone("stuck");
+  }, 60_000);
+
   it("never creates a volume twice when the create takes effect but its answer is lost", async () => {
     op.emulator.faults.set([
       { kind: "error", endpoint: "createVolume", acting: true, httpStatus: 500, times: 1 },

@@ -23,6 +23,7 @@ import type { ManagedFacts, ReferenceReader, ReferenceResolution } from "../mana
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
+import { stalledNote } from "../referenced-state.js";
 import { volumePhase } from "./decisions.js";
 import { BlockVolumeExternalClient, type VolumeRefs } from "./external.js";
 
@@ -55,7 +56,7 @@ export function resolveAttachment(
     return {
       resolved: false,
       reason: BLOCK_VOLUME_REASONS.names.CciInstanceNotBound,
-      message: `spec.attachTo.cciInstanceRef: CciInstance ${name} is not bound to an instance yet`,
+      message: `spec.attachTo.cciInstanceRef: CciInstance ${name} is not bound to an instance yet${stalledNote(cci)}`,
     };
   }
   return { resolved: true, refs: { instanceId } };

@@ -9,6 +9,7 @@ import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import { FILE_SYSTEM_REASONS, type FileSystem as FileSystemObject } from "../../crds/filesystem.js";
 import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { adoptionRefusal, mayAdopt } from "../managed/tenancy.js";
+import { stalledNote } from "../referenced-state.js";
 import type { DesiredMount, FileSystemRefs } from "./mounts.js";
 
 const R = FILE_SYSTEM_REASONS.names;
@@ -60,7 +61,7 @@ export function resolveMountTargets(
         return {
           resolved: false,
           reason: R.MountTargetNotBound,
-          message: `mounts[${m.name}].target.cciInstanceRef: CciInstance ${ref} has no instance id yet`,
+          message: `mounts[${m.name}].target.cciInstanceRef: CciInstance ${ref} has no instance id yet${stalledNote(cci)}`,
         };
       }
     }

@@ -276,6 +276,38 @@ describe("createdConfig (what a COPY job inherits from its source)", () => {
   });
 });
 
+describe("a wait for a referenced object that is stalled", () => {
+  const stalled = {
+    type: "Stalled",
+    status: "True" as const,
+    reason: "ProductNotFoundRefused",
+    message: "Ready is False: NAS product nas.x is not offered",
+    lastTransitionTime: "",
+  };
+  it("says so in the message, with the referenced object's reason and message", () => {
+    const refused = nas("data", undefined, false);
+    refused.status = { conditions: [stalled] };
+    const r = resolveReferences(
+      job({ storage: [{ nasVolumeRef: { name: "data" }, readOnly: true }] }),
+      lookup({ nas: [refused] }),
+    );
+    expect(r).toMatchObject({
+      resolved: false,
+      reason: "NasVolumeNotReady",
+      message:
+        "NasVolume data is not Ready yet: it is stalled (ProductNotFoundRefused: Ready is False: NAS product nas.x is not offered)",
+    });
+  });
+
+  it("says nothing more of one still on its way", () => {
+    const r = resolveReferences(
+      job({ createType: "TEMPLATE", templateRef: { name: "tpl" } }),
+      lookup({ templates: [{ ...template, status: {} }] }),
+    );
+    expect(r).toMatchObject({ message: "TrainingTemplate tpl has no template id yet" });
+  });
+});
+
 describe("reference index values", () => {
   it("lists each referenced object once as namespace/name", () => {
     const j = job({

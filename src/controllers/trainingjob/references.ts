@@ -17,6 +17,7 @@ import { isConditionTrue } from "../../runtime/conditions.js";
 import type { StorageConfigItem } from "../../service/index.js";
 import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { ownStorageIds } from "../nasvolume/own-storages.js";
+import { stalledNote } from "../referenced-state.js";
 import {
   effectiveConfig,
   type InheritedConfig,
@@ -76,7 +77,10 @@ function storageConfig(
     const nas = lookup.nasVolume(ref);
     if (!nas) return { reason: R.NasVolumeNotFound, message: `NasVolume ${ref} does not exist` };
     if (!isConditionTrue(nas.status?.conditions, "Ready") || !nas.status?.storageId) {
-      return { reason: "NasVolumeNotReady", message: `NasVolume ${ref} is not Ready yet` };
+      return {
+        reason: "NasVolumeNotReady",
+        message: `NasVolume ${ref} is not Ready yet${stalledNote(nas)}`,
+      };
     }
     storageId = nas.status.storageId;
     storageType ??= nas.status.storageType;
@@ -139,7 +143,10 @@ export function resolveReferences(
     const tpl = lookup.template(name);
     if (!tpl) return wait(R.TemplateNotFound, `TrainingTemplate ${name} does not exist`);
     if (!tpl.status?.templateId) {
-      return wait(R.TemplateNotReady, `TrainingTemplate ${name} has no template id yet`);
+      return wait(
+        R.TemplateNotReady,
+        `TrainingTemplate ${name} has no template id yet${stalledNote(tpl)}`,
+      );
     }
     refs.templateId = tpl.status.templateId;
     inherited = pickInherited(tpl.spec);
@@ -150,7 +157,10 @@ export function resolveReferences(
     const source = lookup.trainingJob(name);
     if (!source) return wait(R.SourceJobNotFound, `TrainingJob ${name} does not exist`);
     if (!source.status?.taskId) {
-      return wait("SourceJobNotReady", `TrainingJob ${name} has no task id yet`);
+      return wait(
+        "SourceJobNotReady",
+        `TrainingJob ${name} has no task id yet${stalledNote(source)}`,
+      );
     }
     refs.sourceTaskId = source.status.taskId;
     inherited = createdConfig(source, lookup);
@@ -182,7 +192,11 @@ function bucketEnvOf(
       return { ok: false, reason: R.BucketNotFound, message: `Bucket ${name} does not exist` };
     const status = bucket.status;
     if (!isConditionTrue(status?.conditions, "Ready") || !status?.bucketName || !status.endpoint) {
-      return { ok: false, reason: R.BucketNotReady, message: `Bucket ${name} is not Ready yet` };
+      return {
+        ok: false,
+        reason: R.BucketNotReady,
+        message: `Bucket ${name} is not Ready yet${stalledNote(bucket)}`,
+      };
     }
     const prefix = entry.prefix ?? "BUCKET";
     env[`${prefix}_NAME`] = status.bucketName;

@@ -16,6 +16,7 @@ import {
   toTemplateBody,
 } from "../../service/schemas/template.js";
 import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
+import { stalledNote } from "../referenced-state.js";
 
 /** Annotation with the hash and time of the body last sent (create or full update). */
 export const APPLIED_ANNOTATION = "aidc.io/applied-spec";
@@ -74,7 +75,7 @@ export function templateInput(
         return {
           ok: false,
           reason: "NasVolumeNotReady",
-          message: `NasVolume ${ref} ${nas ? "has no storage id yet" : "does not exist"}`,
+          message: `NasVolume ${ref} ${nas ? `has no storage id yet${stalledNote(nas)}` : "does not exist"}`,
         };
       }
       storageId = nas.status.storageId;

@@ -10,6 +10,7 @@ import { type TrainingJob, trainingJobCrd } from "../../crds/trainingjob.js";
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
 import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { ownStorageIds } from "../nasvolume/own-storages.js";
+import { stalledNote } from "../referenced-state.js";
 
 /** What the template's client gets from the reference step (`call.refs`). */
 export interface TemplateRefs {
@@ -54,7 +55,7 @@ export function resolveTemplateReferences(
       return {
         resolved: false,
         reason: "NasVolumeNotReady",
-        message: `NasVolume ${ref} ${nas ? "has no storage id yet" : "does not exist"}`,
+        message: `NasVolume ${ref} ${nas ? `has no storage id yet${stalledNote(nas)}` : "does not exist"}`,
       };
     }
     nasVolumes.set(ref, nas);
