@@ -188,11 +188,13 @@ describe("the paths and symbols the docs cite", () => {
     expect(pages.filter((f) => !linked.has(`docs/${f}`))).toEqual([]);
   });
 
-  it("name only identifiers the code has (a camelCase or PascalCase name in a code span)", () => {
+  it("name only identifiers the code has (camelCase, PascalCase or CONSTANT_CASE in a code span)", () => {
     const words = codeWords();
     const unknown: string[] = [];
     for (const file of markdownFiles()) {
-      for (const m of read(file).matchAll(/`([a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*)(?:\(\))?`/g)) {
+      for (const m of read(file).matchAll(
+        /`([a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?:\(\))?`/g,
+      )) {
         const name = m[1] ?? "";
         if (!words.has(name) && !KUBERNETES_NAMES.has(name)) unknown.push(`${file}: ${name}`);
       }
