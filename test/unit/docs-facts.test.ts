@@ -220,6 +220,21 @@ describe("the paths and symbols the docs cite", () => {
     expect(missing).toEqual([]);
   });
 
+  it("name only aidc.io/ annotations, labels and finalizers the code has", () => {
+    const src = readdirSync(join(root, "src"), { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".test.ts"))
+      .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"))
+      .join("\n");
+    const unknown: string[] = [];
+    for (const file of markdownFiles()) {
+      for (const m of read(file).matchAll(/\baidc\.io\/[a-z0-9][a-z0-9-]*(?<!-)/g)) {
+        // Widget is the runtime README's example kind.
+        if (!src.includes(m[0]) && m[0] !== "aidc.io/widget") unknown.push(`${file}: ${m[0]}`);
+      }
+    }
+    expect(unknown).toEqual([]);
+  });
+
   it("name only environment variables the code has (AIDC_X_* as a prefix)", () => {
     const words = [...codeWords()];
     const unknown: string[] = [];
