@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { basename, join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { root } from "../../scripts/generated-files.js";
 import { kindNames } from "../../scripts/new-kind/names.js";
@@ -18,10 +18,9 @@ import { STATUS_BOUNDS_KIB } from "../support/status-size.js";
  * The hand-written pages that restate a table of the code restate it whole: the files
  * `npm run new-kind` writes (adding-a-kind.md), the status bounds the size tests hold
  * (custom-resources.md), the built-in task status words (controllers.md), the columns
- * `kubectl get` shows. A change of
- * the code that leaves the page behind fails here. And every repository path a page
- * names exists, as does every identifier and AIDC_ variable it shows, and every symbol it
- * cites in a file (`name` of `file.ts`) is in that file.
+ * `kubectl get` shows, where each kind lives, the emulator's fault kinds and the client's
+ * state words. A change of the code that leaves the page behind fails here; what the
+ * pages cite by name is held in docs-references.test.ts.
  */
 
 const read = (path: string) => readFileSync(join(root, path), "utf8");
@@ -137,168 +136,5 @@ describe("the pages that restate a table of the code", () => {
       for (const w of words.split(",").map((x) => x.trim())) if (w) listed[w] = cls;
     }
     expect(listed).toEqual(DEFAULT_TASK_STATUS_TABLE);
-  });
-});
-
-/** The files of the repository whose base name is `name` (node_modules and dot-directories aside). */
-function filesNamed(name: string): string[] {
-  return readdirSync(root, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name === name)
-    .map((e) => relative(root, join(e.parentPath, e.name)))
-    .filter((p) => !p.split("/").some((part) => part === "node_modules" || part.startsWith(".")));
-}
-
-let codeWordsRead: Set<string> | undefined;
-
-/** Every identifier and word of the code, the chart and the manifests (read once). */
-function codeWords(): Set<string> {
-  if (codeWordsRead) return codeWordsRead;
-  const words = new Set<string>();
-  codeWordsRead = words;
-  for (const dir of ["src", "scripts", "test", "tools", "charts", "deploy"]) {
-    for (const e of readdirSync(join(root, dir), { withFileTypes: true, recursive: true })) {
-      const path = join(e.parentPath, e.name);
-      if (!e.isFile() || !/\.(ts|go|sh|lua|ya?ml|tpl|json)$/.test(e.name)) continue;
-      // This file names the exceptions: it does not count as code.
-      if (path === import.meta.filename) continue;
-      const text = readFileSync(path, "utf8");
-      for (const m of text.matchAll(/[A-Za-z_]\w*/g)) words.add(m[0]);
-    }
-  }
-  return words;
-}
-
-/** Names the pages cite that are Kubernetes' own, not this repository's. */
-const KUBERNETES_NAMES = new Set(["envFrom"]);
-
-describe("the paths and symbols the docs cite", () => {
-  it("README.md's layout names every folder of src/", () => {
-    const layout = read("README.md").split("## Layout")[1] ?? "";
-    const folders = readdirSync(join(root, "src"), { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => `src/${e.name}/`);
-    expect(folders.filter((f) => !layout.includes(f))).toEqual([]);
-  });
-
-  it("README.md links every page of docs/", () => {
-    const linked = new Set(
-      [...read("README.md").matchAll(/\]\((docs\/[\w.-]+\.md)\)/g)].map((m) => m[1]),
-    );
-    const pages = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"));
-    expect(pages.filter((f) => !linked.has(`docs/${f}`))).toEqual([]);
-  });
-
-  it("name only identifiers the code has (camelCase, PascalCase or CONSTANT_CASE in a code span)", () => {
-    const words = codeWords();
-    const unknown: string[] = [];
-    for (const file of markdownFiles()) {
-      for (const m of read(file).matchAll(
-        /`([a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?:\(\))?`/g,
-      )) {
-        const name = m[1] ?? "";
-        if (!words.has(name) && !KUBERNETES_NAMES.has(name)) unknown.push(`${file}: ${name}`);
-      }
-    }
-    expect(unknown).toEqual([]);
-  });
-
-  it("name files and folders of the repository that exist", () => {
-    const missing: string[] = [];
-    // adding-a-kind.md names the files a new kind's scaffold writes.
-    const scaffolded = new Set(kindFiles(kindNames("Gizmo")).keys());
-    for (const file of markdownFiles()) {
-      const text = read(file);
-      // A repository path: not inside a URL or a relative link (no "/" or "." before it).
-      for (const m of text.matchAll(
-        /(?<![\w./-])(?:src|test|scripts|tools|charts|deploy|docs|\.ci)\/[\w./-]*\w/g,
-      )) {
-        if (!existsSync(join(root, m[0])) && !scaffolded.has(m[0])) {
-          missing.push(`${file}: ${m[0]}`);
-        }
-      }
-    }
-    expect(missing).toEqual([]);
-  });
-
-  it("name only aidc.io/ annotations, labels and finalizers the code has", () => {
-    const src = readdirSync(join(root, "src"), { withFileTypes: true, recursive: true })
-      .filter((e) => e.isFile() && e.name.endsWith(".ts") && !e.name.endsWith(".test.ts"))
-      .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"))
-      .join("\n");
-    const unknown: string[] = [];
-    for (const file of markdownFiles()) {
-      for (const m of read(file).matchAll(/\baidc\.io\/[a-z0-9][a-z0-9-]*(?<!-)/g)) {
-        // Widget is the runtime README's example kind.
-        if (!src.includes(m[0]) && m[0] !== "aidc.io/widget") unknown.push(`${file}: ${m[0]}`);
-      }
-    }
-    expect(unknown).toEqual([]);
-  });
-
-  it("name only environment variables the code has (AIDC_X_* as a prefix)", () => {
-    const words = [...codeWords()];
-    const unknown: string[] = [];
-    for (const file of markdownFiles()) {
-      for (const m of read(file).matchAll(/\bAIDC_[A-Z0-9_]*[A-Z0-9](_?\*)?/g)) {
-        const name = m[0].replace(/_?\*$/, "");
-        const known = m[1] ? words.some((w) => w.startsWith(name)) : words.includes(name);
-        if (!known) unknown.push(`${file}: ${m[0]}`);
-      }
-    }
-    expect(unknown).toEqual([]);
-  });
-
-  it('name sections of a page that it has (docs/x.md, Heading or docs/x.md ("Heading"))', () => {
-    const wrong: string[] = [];
-    let cited = 0;
-    for (const dir of ["src", "scripts", "test", "charts", "deploy", "docs", "tools"]) {
-      for (const e of readdirSync(join(root, dir), { withFileTypes: true, recursive: true })) {
-        if (!e.isFile() || !/\.(ts|md|ya?ml|tpl|go|sh)$/.test(e.name)) continue;
-        const file = relative(root, join(e.parentPath, e.name));
-        if (file === relative(root, import.meta.filename)) continue;
-        const text = read(file).replaceAll(/\s*\n\s*(?:\*|#|\/\/)?\s*/g, " ");
-        for (const m of text.matchAll(
-          /(docs\/[a-z-]+\.md)(?:, ([A-Z][\w' -]*\w)(?=[).;])| \("([^"]+)"\))/g,
-        )) {
-          const [, page = "", plain, quoted] = m;
-          const section = plain ?? quoted ?? "";
-          cited++;
-          // A heading, or a paragraph's bold lead-in (**Status size**).
-          const headings = [
-            ...read(page)
-              .split("\n")
-              .filter((l) => /^#{1,6} /.test(l))
-              .map((l) => l.replace(/^#+ /, "").replaceAll("`", "")),
-            ...[...read(page).matchAll(/\*\*([^*]+)\*\*/g)].map((b) => b[1] ?? ""),
-          ];
-          if (!headings.some((h) => h.startsWith(section))) {
-            wrong.push(`${file}: ${page}, "${section}"`);
-          }
-        }
-      }
-    }
-    expect(cited).toBeGreaterThan(10);
-    expect(wrong).toEqual([]);
-  });
-
-  it("name symbols that the file they cite them in has (`name` of `file.ts`)", () => {
-    const wrong: string[] = [];
-    let cited = 0;
-    for (const file of markdownFiles()) {
-      const text = read(file).replaceAll(/\s+/g, " ");
-      for (const m of text.matchAll(
-        /`([A-Za-z_][\w.]*)(?:\(\))?`,? (?:of|in) `((?:[\w-]+\/)*[\w.-]+\.ts)`/g,
-      )) {
-        const [, symbol = "", path = ""] = m;
-        const files = existsSync(join(root, path)) ? [path] : filesNamed(basename(path));
-        const name = symbol.split(".").at(-1) ?? "";
-        cited++;
-        const has = files.some((f) => new RegExp(`\\b${name}\\b`).test(read(f)));
-        if (!has)
-          wrong.push(`${file}: ${symbol} in ${path} (${files.join(", ") || "no such file"})`);
-      }
-    }
-    expect(cited).toBeGreaterThan(10);
-    expect(wrong).toEqual([]);
   });
 });
