@@ -90,6 +90,22 @@ describe("the pages that restate a table of the code", () => {
     expect(wrong).toEqual([]);
   });
 
+  it("watch one kind per `kubectl get -w`, the only watch kubectl does", () => {
+    const categories = new Set(allCrds.flatMap((c) => c.categories ?? []));
+    const wrong: string[] = [];
+    for (const file of markdownFiles()) {
+      for (const m of read(file).matchAll(
+        /kubectl\b[^\n`#]*?\bget\s+(\S+)[^\n`#]*?\s(?:-w|--watch)\b/g,
+      )) {
+        const types = m[1] ?? "";
+        if (types.includes(",") || categories.has(types) || types === "all") {
+          wrong.push(`${file}: ${m[0]} (kubectl: "you may only specify a single resource type")`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("architecture.md says where every kind lives", () => {
     const rows = tableAfter("docs/architecture.md", "## Where each kind lives");
     const named = rows.flatMap(([kinds = ""]) => kinds.split(",").map((k) => k.trim()));
