@@ -44,9 +44,9 @@ export interface InformerStore {
 /**
  * A list+watch cache of one kind that never stops silently. Each scope (one namespace, or
  * all) lists when it has no resourceVersion, then watches from the last one seen: a clean
- * end of a watch resumes at once, an error after an exponential backoff; 410 Gone and a
- * line that is not an event relist (delivering deletes of what vanished meanwhile), and a
- * watch silent for `watchdogMs` is restarted.
+ * end of a watch resumes at once, an error after an exponential backoff; 410 Gone, a line
+ * that is not an event and a watch a front held unanswered relist (delivering deletes of
+ * what vanished meanwhile), and a watch silent for `watchdogMs` is restarted.
  */
 export class Informer<S extends InformerStore = InformerStore> {
   private readonly handlers: InformerHandler[] = [];
@@ -175,8 +175,8 @@ class Scope {
         continue;
       }
       if (outcome.kind === "relist") {
-        // A line the client could not read: events may be lost, only a list is sure.
-        this.log?.warn({ err: outcome.err }, "watch sent what is not an event; relisting");
+        // An unread line, or a watch held unanswered: only a list is sure to show what changed.
+        this.log?.warn({ err: outcome.err }, "watch failed; relisting");
         this.resourceVersion = "";
         failures++;
         await this.sleep(Math.min(initial * 2 ** (failures - 1), max));

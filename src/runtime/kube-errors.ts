@@ -58,6 +58,36 @@ export function isConnectionReset(err: unknown): boolean {
   return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
 }
 
+/** A watch unanswered this long is held by a front: the API server answers one at once. */
+export const WATCH_HELD_MS = 1_000;
+
+/**
+ * A watch that got no answer for {@link WATCH_HELD_MS} or more, then was cut or timed
+ * out: a front holds streamed answers back (nginx's `proxy_buffering`). Its watcher
+ * lists again, as client-go's reflector does after a failed watch, so that changes
+ * come late instead of never.
+ */
+export class WatchNotAnsweredError extends Error {
+  /** The informer relists on this error rather than resuming at its resourceVersion. */
+  readonly relist = true;
+  constructor(path: string, waitedMs: number, cause: unknown) {
+    // The cause's message follows in the logs (pino appends it).
+    super(
+      `watch of ${path} got no answer in ${Math.round(waitedMs / 1000)} s: a proxy in front of the API server may be holding streamed answers (nginx: proxy_buffering off)`,
+      { cause },
+    );
+    this.name = "WatchNotAnsweredError";
+  }
+}
+
+/** True for a request cut, or timed out, before its answer began after `waitedMs` (see {@link WatchNotAnsweredError}). */
+export function isHeldAnswer(err: unknown, waitedMs: number): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    waitedMs >= WATCH_HELD_MS && (code === "UND_ERR_HEADERS_TIMEOUT" || isConnectionReset(err))
+  );
+}
+
 /** An error of a watch the server answered with a status other than 200 (410: Gone). */
 export class WatchStatusError extends Error {
   readonly statusCode: number;

@@ -16,7 +16,14 @@ import {
   type RequestCredentials,
   requestCredentials,
 } from "./kube-credentials.js";
-import { statusCodeOf, WatchDecodeError, WatchStatusError } from "./kube-errors.js";
+import {
+  isConnectionReset,
+  isHeldAnswer,
+  statusCodeOf,
+  WatchDecodeError,
+  WatchNotAnsweredError,
+  WatchStatusError,
+} from "./kube-errors.js";
 import type { SecretRedactor } from "./redaction.js";
 import type { KubeObject } from "./resource.js";
 import { operatorUserAgent } from "./user-agent.js";
@@ -128,10 +135,12 @@ export class KubeTransport {
   /**
    * Starts a watch of `path` (`watch=true` is added to `query`): `onEvent` gets each
    * event's type and object; `onDone` is called once when it ends: null for a clean
-   * end, a {@link WatchDecodeError} at a line that is not an event (its watcher lists
-   * again), a {@link WatchStatusError} for a status other than 200 (after a 401 the
-   * credentials are read anew), else the error. Resolves once the server answered (or
-   * the request failed).
+   * end, and for a connection closed or reset under an answered watch (a proxy's idle
+   * timeout: client-go resumes then too), a {@link WatchDecodeError} at a line that is
+   * not an event and a {@link WatchNotAnsweredError} when a front held the answer back
+   * (their watcher lists again), a {@link WatchStatusError} for a status other than
+   * 200 (after a 401 the credentials are read anew), else the error. Resolves once the
+   * server answered (or the request failed).
    */
   async watch(
     path: string,
@@ -140,6 +149,7 @@ export class KubeTransport {
     onDone: (err: unknown) => void,
   ): Promise<KubeStream> {
     const { g, headers } = await this.prepare();
+    const sent = Date.now();
     let finished = false;
     let controller: Dispatcher.DispatchController | undefined;
     const finish = (err: unknown) => {
@@ -205,7 +215,10 @@ export class KubeTransport {
             }
           },
           onResponseError(_c, err) {
-            finish(err);
+            const waited = Date.now() - sent;
+            if (status === 0 && isHeldAnswer(err, waited)) {
+              finish(new WatchNotAnsweredError(path, waited, err));
+            } else finish(status === 200 && isConnectionReset(err) ? null : err);
             resolve(handle);
           },
         },

@@ -26,6 +26,17 @@ export interface ApiFrontOptions {
   /** The bearer token clients must send; default none asked for. */
   token?: string;
   throttle?: FrontThrottle;
+  /**
+   * Closes a client's connection (no last chunk) once the API server's answer sent
+   * nothing for this long, headers included, as nginx's `proxy_read_timeout` and
+   * haproxy's `timeout server` do (60 s and 50 s in their shipped configs).
+   */
+  idleTimeoutMs?: number;
+  /**
+   * Holds back a watch's answer, headers and events, until the API server ends it, as
+   * nginx does with `proxy_buffering` on (its default) while a watch is quiet.
+   */
+  holdWatches?: boolean;
 }
 
 /** One request the front saw. */
@@ -61,8 +72,8 @@ type FrontReq = IncomingMessage | Http2ServerRequest;
  * it offers the protocols it is told in ALPN, serves the API under a path prefix, asks
  * for a bearer token of its own, and forwards each request (streaming, so watches work)
  * to the API server with the admin's client certificate. It can answer the first
- * requests of a path `429 Too Many Requests` with `Retry-After`. It records every
- * request. Its certificate is its own (CA in {@link caCert}), valid for 127.0.0.1 and
+ * requests of a path `429 Too Many Requests` with `Retry-After`, cut answers gone idle
+ * and hold back watches' answers, as nginx and haproxy do. It records every request. Its certificate is its own (CA in {@link caCert}), valid for 127.0.0.1 and
  * localhost.
  */
 export class ApiFront {
@@ -182,6 +193,15 @@ export class ApiFront {
       answer(429, "TooManyRequests", { "retry-after": String(throttle.retryAfterSeconds) });
       return;
     }
+    // The answer's idle timeout, armed again whenever the API server sends something.
+    const timeoutMs = this.options.idleTimeoutMs;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const idle = () => {
+      clearTimeout(idleTimer);
+      if (timeoutMs) idleTimer = setTimeout(() => res.destroy(), timeoutMs);
+    };
+    idle();
+    res.on("close", () => clearTimeout(idleTimer));
     const upstream = new URL(this.options.upstream.getCurrentCluster()?.server ?? "");
     const out = request(
       {
@@ -194,8 +214,18 @@ export class ApiFront {
       },
       (up) => {
         seen.status = up.statusCode ?? 0;
-        res.writeHead(seen.status, forwarded(up.headers));
-        // Flushed chunk by chunk: a watch's events pass as they come.
+        up.on("data", idle);
+        if (this.options.holdWatches && url.searchParams.get("watch") === "true") {
+          const held: Buffer[] = [];
+          up.on("data", (chunk: Buffer) => held.push(chunk));
+          up.on("end", () =>
+            res.writeHead(seen.status, forwarded(up.headers)).end(Buffer.concat(held)),
+          );
+          return;
+        }
+        // The headers at once, as the API server sends them, then chunk by chunk: a
+        // watch's events pass as they come.
+        res.writeHead(seen.status, forwarded(up.headers)).flushHeaders();
         up.pipe(res);
       },
     );

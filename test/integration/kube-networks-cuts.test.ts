@@ -1,0 +1,97 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ApiFront, type ApiFrontOptions } from "../support/api-front.js";
+import {
+  createNamespace,
+  eventually,
+  networkSuite,
+  READY_MS,
+  startNetworkOperator,
+  UserNasVolumes,
+  writeKubeconfig,
+} from "../support/kube-networks.js";
+
+/**
+ * The operator behind fronts that treat watches as nginx and haproxy do with their
+ * shipped settings: an answer quiet for a while is cut (nginx's `proxy_read_timeout`,
+ * haproxy's `timeout server`), and nginx's `proxy_buffering` holds a quiet watch's
+ * answer back, headers and all, until it is cut. Rancher-style: HTTP/1.1 only, the API
+ * under a path, a token of the front's own.
+ */
+describe("the operator behind fronts that cut or hold watches", () => {
+  const net = networkSuite();
+  const { admin } = net;
+  const prefix = "/k8s/clusters/c-xyz";
+  const token = "front-token-0123456789";
+
+  /** A front with `options`, an operator through it on a new namespace, and its NasVolumes' paths. */
+  async function behind(options: Partial<ApiFrontOptions>, name: string) {
+    const front = await new ApiFront({
+      upstream: admin,
+      protocols: "http/1.1",
+      prefix,
+      token,
+      ...options,
+    }).start();
+    const namespace = await createNamespace(admin, name);
+    const kubeconfig = await writeKubeconfig(
+      join(net.bed.dir, name),
+      { front: { server: front.url, ca: front.caCert, token } },
+      "front",
+    );
+    const op = await startNetworkOperator({
+      emulatorUrl: net.bed.emulator.url,
+      namespaces: [namespace],
+      kubeconfig,
+    });
+    const path = `${prefix}/apis/aidc.io/v1alpha1/namespaces/${namespace}/nasvolumes`;
+    /** The front's requests of the namespace's NasVolumes: watches or lists. */
+    const requests = (watch: boolean) =>
+      front.requests.filter((r) => r.path === path && (r.query.get("watch") === "true") === watch);
+    const stop = async () => {
+      await op.stop();
+      await front.stop();
+    };
+    return { op, namespace, requests, stop, nas: new UserNasVolumes(admin, namespace) };
+  }
+
+  it("resumes each watch at once, with no warning, behind a front that cuts quiet answers", async () => {
+    const { op, requests, stop, nas } = await behind({ idleTimeoutMs: 1_500 }, "net-cut-watches");
+    try {
+      // Eight watches in a row, each quiet for 1.5 s and cut.
+      await eventually(async () => requests(true).length >= 8, 40_000).catch((err: Error) => {
+        throw new Error(`${err.message}: ${requests(true).length} watches; ${op.logTail(30)}`);
+      });
+      await nas.create("later");
+      await nas.waitReady("later", 10_000, op);
+      const starts = requests(true).map((r) => r.at);
+      const gaps = starts.slice(1).map((at, i) => at - (starts[i] ?? 0));
+      // 1.5 s apart: the next watch starts when the last is cut, not after a backoff.
+      expect(
+        gaps.filter((ms) => ms > 4_000),
+        `ms between watches: ${gaps}`,
+      ).toEqual([]);
+      expect(op.logTail(Number.MAX_SAFE_INTEGER)).not.toContain("list/watch failed");
+    } finally {
+      await stop();
+    }
+  }, 90_000);
+
+  it("sees changes behind a front that holds watches' answers, listing again after each watch it cut unanswered", async () => {
+    const { op, requests, stop, nas } = await behind(
+      { holdWatches: true, idleTimeoutMs: 2_000 },
+      "net-held-watches",
+    );
+    try {
+      await nas.create("held");
+      await nas.waitReady("held", READY_MS, op);
+      expect(requests(false).length).toBeGreaterThan(1);
+      // The log says what happened to the watches.
+      expect(op.logTail(Number.MAX_SAFE_INTEGER)).toMatch(
+        /watch of \/apis\/aidc.io\/v1alpha1\/namespaces\/net-held-watches-\S+\/nasvolumes got no answer in 2 s: a proxy in front of the API server may be holding streamed answers \(nginx: proxy_buffering off\)/,
+      );
+    } finally {
+      await stop();
+    }
+  }, 90_000);
+});
