@@ -168,6 +168,12 @@ describe("checkTrainingProduct", () => {
     });
   }
 
+  it("says how many units the job needs and where to watch them", () => {
+    expect(checkTrainingProduct(products, "train.gpu", 1)?.message).toBe(
+      "product train.gpu has 0 units left, fewer than spec.workerCount (1); no order is placed until enough are available (REMAINING of kubectl get trainingproducts)",
+    );
+  });
+
   it("polls again for capacity but not for an unknown product", () => {
     expect(checkTrainingProduct(products, "train.gpu", 1)?.retry).toBe(true);
     expect(checkTrainingProduct(products, "nope", 1)?.retry).toBeUndefined();

@@ -113,7 +113,7 @@ export function checkTrainingProduct(
   if (remaining !== undefined && remaining < workerCount) {
     return {
       reason: R.InsufficientCapacity,
-      message: `product ${productCode} has ${remaining} units left, fewer than the ${workerCount} workers requested; no order is placed until enough are available`,
+      message: `product ${productCode} has ${remaining} units left, fewer than spec.workerCount (${workerCount}); no order is placed until enough are available (REMAINING of kubectl get trainingproducts)`,
       retry: true,
     };
   }
