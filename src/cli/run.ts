@@ -9,6 +9,7 @@ import { shardLeaseName, shardSelector } from "../config/shard.js";
 import { connectionClient } from "../controllers/connections/client.js";
 import { connectionMetricLabel, ServiceConnections } from "../controllers/connections/registry.js";
 import { type ControllerFactory, controllers } from "../controllers/index.js";
+import { registeredControllers } from "../controllers/permissions.js";
 import { allCrds, GROUP, REASONS } from "../crds/index.js";
 import { KUBECONFIG_SEARCH, loadKubeConfig } from "../runtime/kube-config.js";
 import { createLogger } from "../runtime/logging.js";
@@ -17,6 +18,7 @@ import { RuntimeMetrics } from "../runtime/metrics.js";
 import { SecretRedactor } from "../runtime/redaction.js";
 import type { ResourceDescriptor } from "../runtime/resource.js";
 import type { ServiceClient } from "../service/client.js";
+import { checkNamedSettings } from "./named-settings.js";
 import {
   createServiceClient,
   reportServiceOperations,
@@ -62,6 +64,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     env,
     ...(options.flags ? { flags: options.flags } : {}),
   });
+  checkNamedSettings(config, registeredControllers({ exposure: true, credentialsExport: true }));
   // Every key read is kept by the redactor before it is sent: whatever quotes it later
   // (a service message) is blanked in log lines and in every write to the API server.
   const redactor = new SecretRedactor();

@@ -135,7 +135,7 @@ export const operatorConfigSchema = z.strictObject({
     })
     .prefault({}),
   pollIntervalMs: perName(ms, 30_000).describe(
-    "Poll interval of a kind's remote state while it may change: `{ default, <Kind>: ms }`, e.g. `TrainingJob: 10000`.",
+    "Poll interval of a kind's remote state while it may change: `{ default, <Kind>: ms }`, e.g. `TrainingJob: 10000`; a name no polled kind has stops the start, naming those there are.",
   ),
   resyncPeriodMs: z
     .number()
@@ -154,7 +154,7 @@ export const operatorConfigSchema = z.strictObject({
       "Fraction of the resync period added at random, so that objects do not resync together.",
     ),
   concurrency: perName(z.number().int().min(1).max(64), DEFAULT_CONCURRENCY).describe(
-    "Workers per controller: `{ default, <controller>: n }`. A worker is an async task, not a thread; 16 keeps objects whose service calls hang from starving the rest. Each connection's objects have that many of their own: a controller has room for four connections at full pace at once (more share its workers in turn), so another connection's backlog leaves an object as many workers as it has alone.",
+    "Workers per controller: `{ default, <controller>: n }`, a controller named by its kind in lower case (`nasvolume`), or `trainingjob-exposure` or `catalog`; a name no controller has stops the start, naming those there are. A worker is an async task, not a thread; 16 keeps objects whose service calls hang from starving the rest. Each connection's objects have that many of their own: a controller has room for four connections at full pace at once (more share its workers in turn), so another connection's backlog leaves an object as many workers as it has alone.",
   ),
   reconcileTimeoutMs: z
     .number()
