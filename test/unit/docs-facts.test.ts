@@ -145,6 +145,20 @@ describe("the pages that restate a table of the code", () => {
     expect(named.filter((n) => !section12.includes(`\`${n}\``))).toEqual([]);
   });
 
+  it("performance.md's current figures name, per section, the commit they were measured at", () => {
+    const page = read("docs/performance.md");
+    const current = page.slice(
+      page.indexOf("## Current figures"),
+      page.indexOf("\n## ", page.indexOf("## Current figures") + 1),
+    );
+    const sections = current.split(/\n(?=### )/).slice(1);
+    expect(sections.length).toBeGreaterThan(3);
+    const unnamed = sections
+      .filter((sec) => /\d(?:\.\d+)? ?(?:ms|MiB|GiB)\b/.test(sec) && !/\b[0-9a-f]{7}\b/.test(sec))
+      .map((sec) => sec.split("\n")[0]);
+    expect(unnamed).toEqual([]);
+  });
+
   it("controllers.md lists every built-in task status word under its class", () => {
     const rows = tableAfter("docs/controllers.md", "| class | default words |");
     const listed: Record<string, string> = {};
