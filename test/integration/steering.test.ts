@@ -87,6 +87,29 @@ describe("spec.managementPolicies", () => {
     expect(await nas.eventReasons("watched")).toContain("Orphaned");
   });
 
+  it("says a NAS adopted under a product it was not made with is misdescribed (FixedFieldsDiffer), on every poll, and changes nothing", async () => {
+    const id = await seeded(100, "/misdescribed");
+    await nas.create("misdescribed", {
+      productCode: "nas.performance",
+      storageId: id,
+      capacityGB: 100,
+      mountPath: "/misdescribed",
+    });
+    const o = await nas.waitForCondition("misdescribed", "Synced", "False", "FixedFieldsDiffer");
+    expect(conditionOf(o, "Synced")?.message).toBe(
+      'the spec says productCode "nas.performance" (the resource has "nas.capacity.standard"), which the service cannot change: delete this object (deletionPolicy Orphan keeps the resource) and create one with the resource\'s values',
+    );
+    // The resource itself is fine: Ready says so, the status shows its product.
+    expect(conditionOf(o, "Ready")?.status).toBe("True");
+    expect(statusOf(o).productCode).toBe("nas.capacity.standard");
+    expect(conditionOf(o, "Stalled")?.status).toBe("True");
+    await sleep(POLL_MS * 3);
+    expect(await writesTo(id)).toEqual([]);
+    expect(await nas.eventReasons("misdescribed")).toContain("Adopted");
+    await nas.delete("misdescribed");
+    await nas.waitForGone("misdescribed");
+  });
+
   it("orders nothing without Create: RemoteNotFound, terminal", async () => {
     await nas.create("nothing", {
       productCode: "nas.capacity.standard",

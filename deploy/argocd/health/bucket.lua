@@ -29,6 +29,7 @@ local TERMINAL_REASONS = {
   ["CredentialsExportNotAllowed"] = true,
   ["DriftDetected"] = true,
   ["FeatureNotImplemented"] = true,
+  ["FixedFieldsDiffer"] = true,
   ["InvalidBucketName"] = true,
   ["InvalidBucketPolicy"] = true,
   ["InvalidRemoteId"] = true,

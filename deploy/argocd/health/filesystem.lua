@@ -25,6 +25,7 @@ local TERMINAL_REASONS = {
   ["CreateOutcomeUnknown"] = true,
   ["DriftDetected"] = true,
   ["FileSystemFailed"] = true,
+  ["FixedFieldsDiffer"] = true,
   ["InvalidRemoteId"] = true,
   ["MountRemovalUnavailable"] = true,
   ["MountTargetsCollide"] = true,

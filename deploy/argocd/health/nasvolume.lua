@@ -25,6 +25,7 @@ local TERMINAL_REASONS = {
   ["CreateFailed"] = true,
   ["CreateOutcomeUnknown"] = true,
   ["DriftDetected"] = true,
+  ["FixedFieldsDiffer"] = true,
   ["InvalidRemoteId"] = true,
   ["NoDeleteOperation"] = true,
   ["OperationMissingTerminal"] = true,

@@ -27,6 +27,7 @@ local TERMINAL_REASONS = {
   ["DriftDetected"] = true,
   ["ExposureAddressRefused"] = true,
   ["ExposureDisabled"] = true,
+  ["FixedFieldsDiffer"] = true,
   ["InvalidRemoteId"] = true,
   ["MissingFieldsInvalidSpec"] = true,
   ["NoDeleteOperation"] = true,

@@ -24,6 +24,7 @@ local TERMINAL_REASONS = {
   ["CreateFailed"] = true,
   ["CreateOutcomeUnknown"] = true,
   ["DriftDetected"] = true,
+  ["FixedFieldsDiffer"] = true,
   ["InvalidRemoteId"] = true,
   ["NameTakenRefused"] = true,
   ["NoDeleteOperation"] = true,

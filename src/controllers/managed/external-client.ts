@@ -225,6 +225,12 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
    * a merge patch of the spec; undefined or empty when there is nothing to fill. Pure.
    */
   lateInitialize?(obj: T, remote: R): Record<string, unknown> | undefined;
+  /**
+   * The spec fields the service cannot change whose value `remote` contradicts (each
+   * with both values): set in the spec, known in the record, and different, as when an
+   * adopted resource was made otherwise. Pure; see fixed-fields.ts.
+   */
+  fixedFields?(obj: T, remote: R): FixedFieldDiff[];
   /** The remote id the object's status records (written only after a verified binding). */
   statusId?(obj: T): string | undefined;
   /**
@@ -238,6 +244,13 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
     ready: ReadyState,
     remote: R | undefined,
   ): (ConditionInput | { type: string; remove: true })[];
+}
+
+/** A spec field the service cannot change whose remote value differs (ManagedKind.fixedFields). */
+export interface FixedFieldDiff {
+  field: string;
+  spec: unknown;
+  remote: unknown;
 }
 
 /** Tunables of the loop. */

@@ -15,6 +15,7 @@ import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./cal
 import { ANNOTATIONS } from "./create-protocol.js";
 import { firstSubscriptionPollMs, managedSettled, policiesText, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
+import { withFixedFields } from "./fixed-fields.js";
 import { listEvidence } from "./gone-evidence.js";
 import {
   done,
@@ -73,6 +74,7 @@ async function fromList<T extends ManagedObject, R>(
   const refusal = ownershipRefusal(run.client, run.kind, run.obj, externalId, remote, options);
   if (refusal) return { step: "Refused", refusal };
   const age = run.ctx.clock.now().getTime() - listed.fetchedAt;
+  announceReady(run, ready);
   return done({
     facts,
     remote,
@@ -278,6 +280,7 @@ export async function observe<T extends ManagedObject, R>(
   if (followUp) requeueAfterMs = soon;
   const routine = requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating";
   const priority = followUp ? "deferred" : routine ? "low" : undefined;
+  synced = withFixedFields(synced, run.kind.fixedFields?.(run.obj, o.remote) ?? []);
   announceReady(run, o.ready);
   return done({
     facts,

@@ -11,7 +11,7 @@ import type { NasInstance } from "../../service/schemas/nas.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
-import type { ManagedKind } from "../managed/external-client.js";
+import type { FixedFieldDiff, ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { gb, nasLateInitialize, nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
 import { NasExternalClient, type NasVolumeObject } from "./external.js";
@@ -95,6 +95,18 @@ export function nasStatus(
   return out;
 }
 
+/** The spec fields the service cannot change that `remote` contradicts (ManagedKind.fixedFields). */
+export function nasFixedFields(obj: NasVolumeObject, remote: NasInstance): FixedFieldDiff[] {
+  const pairs: [string, unknown, unknown][] = [
+    ["productCode", obj.spec.productCode, remote.resource?.productCode],
+    ["name", obj.spec.name, remote.name],
+    ["aidcId", obj.spec.aidcId, remote.aidcId],
+  ];
+  return pairs
+    .filter(([, spec, have]) => spec !== undefined && have !== undefined && spec !== have)
+    .map(([field, spec, have]) => ({ field, spec, remote: have }));
+}
+
 /** The managed kind of NasVolume. */
 export function nasVolumeKind(scaleSettleMs?: number): ManagedKind<NasVolumeObject, NasInstance> {
   return {
@@ -108,6 +120,7 @@ export function nasVolumeKind(scaleSettleMs?: number): ManagedKind<NasVolumeObje
     statusId: (obj) => obj.status?.storageId,
     factFields: NAS_FACT_FIELDS,
     lateInitialize: nasLateInitialize,
+    fixedFields: nasFixedFields,
   };
 }
 

@@ -92,6 +92,15 @@ export const MANAGED_LOOP_REASONS = {
     operator:
       "Sends nothing to the service and writes nothing but this condition: no poll, no change, no deletion, until the annotation goes; then it reconciles the object at once.",
   },
+  FixedFieldsDiffer: readEveryPoll(
+    entry(
+      "Terminal",
+      ["Synced"],
+      MANAGED,
+      "The object is bound to a remote resource (adopted by id) whose fields that cannot change differ from the spec (the message names them with both values): the spec misdescribes the resource, and neither side can be changed.",
+      "Delete the object (with deletionPolicy Orphan the resource stays) and create one whose spec has the resource's values (the message and status show them).",
+    ),
+  ),
   DriftDetected: readEveryPoll(
     entry(
       "Terminal",
