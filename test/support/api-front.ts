@@ -37,6 +37,8 @@ export interface ApiFrontOptions {
    * nginx does with `proxy_buffering` on (its default) while a watch is quiet.
    */
   holdWatches?: boolean;
+  /** How long each request waits before it is served (a slow API server); default 0. */
+  delayMs?: number;
 }
 
 /** One request the front saw. */
@@ -73,8 +75,9 @@ type FrontReq = IncomingMessage | Http2ServerRequest;
  * for a bearer token of its own, and forwards each request (streaming, so watches work)
  * to the API server with the admin's client certificate. It can answer the first
  * requests of a path `429 Too Many Requests` with `Retry-After`, cut answers gone idle
- * and hold back watches' answers, as nginx and haproxy do. It records every request. Its certificate is its own (CA in {@link caCert}), valid for 127.0.0.1 and
- * localhost.
+ * and hold back watches' answers, as nginx and haproxy do, and hold each request
+ * `delayMs` first. It records every request, and counts the most under way at once.
+ * Its certificate is its own (CA in {@link caCert}), valid for 127.0.0.1 and localhost.
  */
 export class ApiFront {
   private server?: Server;
@@ -82,6 +85,9 @@ export class ApiFront {
   private agent?: Agent;
   private readonly sockets = new Set<Socket>();
   private throttled = 0;
+  private inFlight = 0;
+  /** The most requests other than watches under way at once so far. */
+  maxInFlight = 0;
   /** The CA of the front's serving certificate (PEM). */
   caCert: Buffer = Buffer.alloc(0);
   /** Every request so far. */
@@ -150,6 +156,19 @@ export class ApiFront {
   }
 
   private handle(req: FrontReq, res: ServerResponse): void {
+    if (!req.url?.includes("watch=true")) {
+      this.inFlight += 1;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      res.on("close", () => {
+        this.inFlight -= 1;
+      });
+    }
+    const delayMs = this.options.delayMs ?? 0;
+    if (delayMs > 0) setTimeout(() => this.serve(req, res), delayMs);
+    else this.serve(req, res);
+  }
+
+  private serve(req: FrontReq, res: ServerResponse): void {
     const url = new URL(req.url ?? "/", "https://front.invalid");
     const seen: FrontRequest = {
       method: req.method ?? "",
