@@ -192,6 +192,27 @@ describe("observe-only import", () => {
     expect(o.status).toMatchObject({ volumeId: id });
   });
 
+  it("of a block volume whose size and type the spec misstates: FixedFieldsDiffer, nothing sent", async () => {
+    const id = await new BlockVolumeService(op.service).createVolume({
+      name: "outside-volume-2",
+      sizeGB: 5,
+      volumeType: "ssd",
+    });
+    const volumes = of(blockVolumeCrd);
+    await volumes.create("misstated", { volumeId: id, sizeGB: 50, volumeType: "hdd", ...OBSERVE });
+    const o = await volumes.waitForCondition("misstated", "Synced", "False", "FixedFieldsDiffer");
+    expect(conditionOf(o, "Synced")?.message).toContain(
+      'the spec says sizeGB 50 (the resource has 5), volumeType "hdd" (the resource has "ssd")',
+    );
+    // The volume itself comes up as it would: Ready follows it, Synced keeps saying why.
+    const up = await volumes.waitForCondition("misstated", "Ready", "True", undefined, 30_000);
+    expect(conditionOf(up, "Synced")?.reason).toBe("FixedFieldsDiffer");
+    expect(await writesTo(id)).toEqual([]);
+    await volumes.delete("misstated");
+    await volumes.waitForGone("misstated", 30_000);
+    expect(await writesTo(id)).toEqual([]);
+  });
+
   it("of a file system, bound by spec.fileSystemId", async () => {
     const created = await new FileSystemOperations(op.service).create({
       name: "outside-fs",

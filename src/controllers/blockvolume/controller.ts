@@ -22,6 +22,7 @@ import { perAccount } from "../managed/account-memory.js";
 import type { ManagedFacts, ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
+import { contradictions } from "../managed/fixed-fields.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { stalledNote } from "../referenced-state.js";
 import { volumePhase } from "./decisions.js";
@@ -125,6 +126,12 @@ export function blockVolumeKind(): ManagedKind<BlockVolumeObject, RemoteVolume, 
       blockVolumeStatus(obj, facts, remote) as Record<string, unknown>,
     statusId: (obj) => obj.status?.volumeId,
     factFields: BLOCK_VOLUME_FACT_FIELDS,
+    fixedFields: (obj, remote) =>
+      contradictions([
+        ["name", obj.spec.name, remote.name],
+        ["sizeGB", obj.spec.sizeGB, remote.sizeGB],
+        ["volumeType", obj.spec.volumeType, remote.volumeType],
+      ]),
   };
 }
 

@@ -1,12 +1,23 @@
 /**
- * A bound remote resource whose fields that cannot change contradict the spec (a
- * resource adopted by id that was made with another product, name or compute center):
+ * A remote resource bound by the spec's id (adopted) whose fields that cannot change
+ * contradict the spec (a NAS made with another product, a volume of another size):
  * Synced=False `FixedFieldsDiffer`, on every poll and under any policies, since neither
  * an update nor a spec change can bring them together. The remote's values show in
  * the message (and status); the remedy is a new object that says them.
  */
 import type { ReadyState } from "./call.js";
 import type { FixedFieldDiff } from "./external-client.js";
+
+/**
+ * The contradictions among `[field, spec value, remote value]` triples: both values
+ * known (a field the spec leaves out, or the record does not show, contradicts nothing)
+ * and different. What a kind's `fixedFields` answers.
+ */
+export function contradictions(fields: readonly [string, unknown, unknown][]): FixedFieldDiff[] {
+  return fields
+    .filter(([, spec, remote]) => spec !== undefined && remote !== undefined && spec !== remote)
+    .map(([field, spec, remote]) => ({ field, spec, remote }));
+}
 
 /** `synced`, or FixedFieldsDiffer over it when `diffs` has any (keeping what it said). */
 export function withFixedFields(synced: ReadyState, diffs: readonly FixedFieldDiff[]): ReadyState {

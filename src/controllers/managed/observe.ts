@@ -280,7 +280,10 @@ export async function observe<T extends ManagedObject, R>(
   if (followUp) requeueAfterMs = soon;
   const routine = requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating";
   const priority = followUp ? "deferred" : routine ? "low" : undefined;
-  synced = withFixedFields(synced, run.kind.fixedFields?.(run.obj, o.remote) ?? []);
+  // Only a resource bound by the spec's id may have been made otherwise; one the loop
+  // created was made from this spec, however the service spells its values back.
+  const fixed = run.adoptId === undefined ? undefined : run.kind.fixedFields?.(run.obj, o.remote);
+  synced = withFixedFields(synced, fixed ?? []);
   announceReady(run, o.ready);
   return done({
     facts,

@@ -12,6 +12,7 @@ import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { FixedFieldDiff, ManagedKind } from "../managed/external-client.js";
+import { contradictions } from "../managed/fixed-fields.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { gb, nasLateInitialize, nasPhase, readScaleRecord, SCALE_ANNOTATION } from "./decisions.js";
 import { NasExternalClient, type NasVolumeObject } from "./external.js";
@@ -97,14 +98,11 @@ export function nasStatus(
 
 /** The spec fields the service cannot change that `remote` contradicts (ManagedKind.fixedFields). */
 export function nasFixedFields(obj: NasVolumeObject, remote: NasInstance): FixedFieldDiff[] {
-  const pairs: [string, unknown, unknown][] = [
+  return contradictions([
     ["productCode", obj.spec.productCode, remote.resource?.productCode],
     ["name", obj.spec.name, remote.name],
     ["aidcId", obj.spec.aidcId, remote.aidcId],
-  ];
-  return pairs
-    .filter(([, spec, have]) => spec !== undefined && have !== undefined && spec !== have)
-    .map(([field, spec, have]) => ({ field, spec, remote: have }));
+  ]);
 }
 
 /** The managed kind of NasVolume. */
