@@ -80,12 +80,19 @@ export class WatchNotAnsweredError extends Error {
   }
 }
 
+/**
+ * True for a connection, or over HTTP/2 a stream, that the other side closed or reset: a
+ * front's timeout (nginx resets an HTTP/2 stream with INTERNAL_ERROR).
+ */
+export function isCut(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return isConnectionReset(err) || code === "ERR_HTTP2_STREAM_ERROR";
+}
+
 /** True for a request cut, or timed out, before its answer began after `waitedMs` (see {@link WatchNotAnsweredError}). */
 export function isHeldAnswer(err: unknown, waitedMs: number): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return (
-    waitedMs >= WATCH_HELD_MS && (code === "UND_ERR_HEADERS_TIMEOUT" || isConnectionReset(err))
-  );
+  return waitedMs >= WATCH_HELD_MS && (code === "UND_ERR_HEADERS_TIMEOUT" || isCut(err));
 }
 
 /** An error of a watch the server answered with a status other than 200 (410: Gone). */

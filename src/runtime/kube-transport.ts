@@ -17,7 +17,7 @@ import {
   requestCredentials,
 } from "./kube-credentials.js";
 import {
-  isConnectionReset,
+  isCut,
   isHeldAnswer,
   statusCodeOf,
   WatchDecodeError,
@@ -135,8 +135,8 @@ export class KubeTransport {
   /**
    * Starts a watch of `path` (`watch=true` is added to `query`): `onEvent` gets each
    * event's type and object; `onDone` is called once when it ends: null for a clean
-   * end, and for a connection closed or reset under an answered watch (a proxy's idle
-   * timeout: client-go resumes then too), a {@link WatchDecodeError} at a line that is
+   * end, and for a connection or stream closed or reset under an answered watch (a
+   * proxy's idle timeout: client-go resumes after a closed connection too), a {@link WatchDecodeError} at a line that is
    * not an event and a {@link WatchNotAnsweredError} when a front held the answer back
    * (their watcher lists again), a {@link WatchStatusError} for a status other than
    * 200 (after a 401 the credentials are read anew), else the error. Resolves once the
@@ -218,7 +218,7 @@ export class KubeTransport {
             const waited = Date.now() - sent;
             if (status === 0 && isHeldAnswer(err, waited)) {
               finish(new WatchNotAnsweredError(path, waited, err));
-            } else finish(status === 200 && isConnectionReset(err) ? null : err);
+            } else finish(status === 200 && isCut(err) ? null : err);
             resolve(handle);
           },
         },

@@ -55,43 +55,57 @@ describe("the operator behind fronts that cut or hold watches", () => {
     return { op, namespace, requests, stop, nas: new UserNasVolumes(admin, namespace) };
   }
 
-  it("resumes each watch at once, with no warning, behind a front that cuts quiet answers", async () => {
-    const { op, requests, stop, nas } = await behind({ idleTimeoutMs: 1_500 }, "net-cut-watches");
-    try {
-      // Eight watches in a row, each quiet for 1.5 s and cut.
-      await eventually(async () => requests(true).length >= 8, 40_000).catch((err: Error) => {
-        throw new Error(`${err.message}: ${requests(true).length} watches; ${op.logTail(30)}`);
-      });
-      await nas.create("later");
-      await nas.waitReady("later", 10_000, op);
-      const starts = requests(true).map((r) => r.at);
-      const gaps = starts.slice(1).map((at, i) => at - (starts[i] ?? 0));
-      // 1.5 s apart: the next watch starts when the last is cut, not after a backoff.
-      expect(
-        gaps.filter((ms) => ms > 4_000),
-        `ms between watches: ${gaps}`,
-      ).toEqual([]);
-      expect(op.logTail(Number.MAX_SAFE_INTEGER)).not.toContain("list/watch failed");
-    } finally {
-      await stop();
-    }
-  }, 90_000);
-
-  it("sees changes behind a front that holds watches' answers, listing again after each watch it cut unanswered", async () => {
-    const { op, requests, stop, nas } = await behind(
-      { holdWatches: true, idleTimeoutMs: 2_000 },
-      "net-held-watches",
-    );
-    try {
-      await nas.create("held");
-      await nas.waitReady("held", READY_MS, op);
-      expect(requests(false).length).toBeGreaterThan(1);
-      // The log says what happened to the watches.
-      expect(op.logTail(Number.MAX_SAFE_INTEGER)).toMatch(
-        /watch of \/apis\/aidc.io\/v1alpha1\/namespaces\/net-held-watches-\S+\/nasvolumes got no answer in 2 s: a proxy in front of the API server may be holding streamed answers \(nginx: proxy_buffering off\)/,
+  it.each([
+    ["http/1.1", "closing the connection"],
+    ["h2,http/1.1", "resetting the HTTP/2 stream"],
+  ] as const)(
+    "resumes each watch at once, with no warning, behind a front (%s) that cuts quiet answers, %s",
+    async (protocols, _how) => {
+      const { op, requests, stop, nas } = await behind(
+        { protocols, idleTimeoutMs: 1_500 },
+        "net-cut-watches",
       );
-    } finally {
-      await stop();
-    }
-  }, 90_000);
+      try {
+        // Eight watches in a row, each quiet for 1.5 s and cut.
+        await eventually(async () => requests(true).length >= 8, 40_000).catch((err: Error) => {
+          throw new Error(`${err.message}: ${requests(true).length} watches; ${op.logTail(30)}`);
+        });
+        await nas.create("later");
+        await nas.waitReady("later", 10_000, op);
+        const starts = requests(true).map((r) => r.at);
+        const gaps = starts.slice(1).map((at, i) => at - (starts[i] ?? 0));
+        // 1.5 s apart: the next watch starts when the last is cut, not after a backoff.
+        expect(
+          gaps.filter((ms) => ms > 4_000),
+          `ms between watches: ${gaps}`,
+        ).toEqual([]);
+        expect(op.logTail(Number.MAX_SAFE_INTEGER)).not.toContain("list/watch failed");
+      } finally {
+        await stop();
+      }
+    },
+    90_000,
+  );
+
+  it.each(["http/1.1", "h2,http/1.1"] as const)(
+    "sees changes behind a front (%s) that holds watches' answers, listing again after each watch it cut unanswered",
+    async (protocols) => {
+      const { op, requests, stop, nas } = await behind(
+        { protocols, holdWatches: true, idleTimeoutMs: 2_000 },
+        "net-held-watches",
+      );
+      try {
+        await nas.create("held");
+        await nas.waitReady("held", READY_MS, op);
+        expect(requests(false).length).toBeGreaterThan(1);
+        // The log says what happened to the watches.
+        expect(op.logTail(Number.MAX_SAFE_INTEGER)).toMatch(
+          /watch of \/apis\/aidc.io\/v1alpha1\/namespaces\/net-held-watches-\S+\/nasvolumes got no answer in 2 s: a proxy in front of the API server may be holding streamed answers \(nginx: proxy_buffering off\)/,
+        );
+      } finally {
+        await stop();
+      }
+    },
+    90_000,
+  );
 });

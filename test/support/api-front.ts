@@ -1,6 +1,11 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { createSecureServer, type Http2ServerRequest } from "node:http2";
+import {
+  constants,
+  createSecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+} from "node:http2";
 import { Agent, createServer as createHttpsServer, request } from "node:https";
 import type { AddressInfo, Server, Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -68,6 +73,8 @@ const DROPPED = new Set([
 ]);
 
 type FrontReq = IncomingMessage | Http2ServerRequest;
+
+const INTERNAL_ERROR = constants.NGHTTP2_INTERNAL_ERROR;
 
 /**
  * A loopback TLS front of a real API server, as auth proxies and cluster gateways are:
@@ -212,12 +219,17 @@ export class ApiFront {
       answer(429, "TooManyRequests", { "retry-after": String(throttle.retryAfterSeconds) });
       return;
     }
+    // As nginx cuts: the HTTP/1.1 connection closed, the HTTP/2 stream reset.
+    const cut = () => {
+      if ("stream" in res) (res as unknown as Http2ServerResponse).stream.close(INTERNAL_ERROR);
+      else res.destroy();
+    };
     // The answer's idle timeout, armed again whenever the API server sends something.
     const timeoutMs = this.options.idleTimeoutMs;
     let idleTimer: NodeJS.Timeout | undefined;
     const idle = () => {
       clearTimeout(idleTimer);
-      if (timeoutMs) idleTimer = setTimeout(() => res.destroy(), timeoutMs);
+      if (timeoutMs) idleTimer = setTimeout(cut, timeoutMs);
     };
     idle();
     res.on("close", () => clearTimeout(idleTimer));
