@@ -178,6 +178,26 @@ describe("loadKubeConfig", () => {
     }
   });
 
+  it("refuses a proxy it cannot use at load, naming where it was set and not its password", async () => {
+    const file = await kubeconfig(
+      "bad-proxy",
+      { server: "https://api.example:6443", "proxy-url": "ftp://user:s3cret@proxy:21" },
+      { token: "t" },
+    );
+    const refused = loadKubeConfig({ kubeconfig: file, env: {} });
+    await expect(refused).rejects.toThrow(
+      'the proxy of the API server (proxy-url): unsupported proxy scheme "ftp": http, https or socks5',
+    );
+    await expect(refused).rejects.not.toThrow(/s3cret/);
+    const direct = await kubeconfig("env-proxy", { server: "https://api.example:6443" }, {});
+    await expect(
+      loadKubeConfig({ kubeconfig: direct, env: { HTTPS_PROXY: "socks4://proxy:1080" } }),
+    ).rejects.toThrow('(HTTPS_PROXY or HTTP_PROXY): unsupported proxy scheme "socks4"');
+    // NO_PROXY naming the server: the proxy is never used, so never refused.
+    const bypassed = { HTTPS_PROXY: "socks4://proxy:1080", NO_PROXY: ".example" };
+    await expect(loadKubeConfig({ kubeconfig: direct, env: bypassed })).resolves.toBeDefined();
+  });
+
   it("takes the context it is told, and names a context the file lacks", async () => {
     const file = join(dir, "contexts");
     await writeFile(

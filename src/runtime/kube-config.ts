@@ -18,6 +18,7 @@ import { type LeanAccess, leanAccess, noContext } from "./kube-config-access.js"
 import { type KubeconfigDoc, readKubeconfigs } from "./kube-config-files.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
 import { ExecCredentialPlugin } from "./kube-exec.js";
+import { proxyFor } from "./kube-proxy.js";
 
 /**
  * Where {@link loadKubeConfig} looks without an explicit file, in its order: what the
@@ -180,8 +181,26 @@ export interface LoadKubeConfigOptions {
   log?: Logger;
 }
 
-/** Loads the kubeconfig the operator runs with (see the module comment). */
+/**
+ * Loads the kubeconfig the operator runs with (see the module comment); rejects one
+ * whose proxy (`proxy-url`, else HTTPS_PROXY...) the transport cannot use, as kubectl
+ * does, rather than failing every request.
+ */
 export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promise<KubeConfigLike> {
+  const config = await load(options);
+  const cluster = config.getCurrentCluster();
+  if (cluster?.server && URL.canParse(cluster.server)) {
+    try {
+      proxyFor(new URL(cluster.server), cluster.proxyUrl, config.proxyEnv ?? process.env);
+    } catch (err) {
+      const from = cluster.proxyUrl ? "proxy-url" : "HTTPS_PROXY or HTTP_PROXY";
+      throw new Error(`the proxy of the API server (${from}): ${(err as Error).message}`);
+    }
+  }
+  return config;
+}
+
+async function load(options: LoadKubeConfigOptions): Promise<KubeConfigLike> {
   const env = options.env ?? process.env;
   const { context, log } = options;
   if (options.kubeconfig) {
