@@ -192,6 +192,18 @@ describe("loadConfig", () => {
       message: /connections\.secretNamespace: a namespace name/,
     },
     {
+      reason: "a base URL carrying a user or password is refused, without repeating it",
+      input: { env: { ...keyOnly, AIDC_SERVICE_BASE_URL: "http://ops:pa55w0rd@api.example.com" } },
+      message: /^(?!.*pa55w0rd).*service\.baseUrl: must not carry a user or password/s,
+    },
+    {
+      reason: "an S3 endpoint carrying a key pair is refused, without repeating it",
+      input: {
+        env: { ...withKey, AIDC_OBJECT_STORAGE_ENDPOINT: "https://AKID:s3s3cr3t@s3.example.com" },
+      },
+      message: /^(?!.*s3s3cr3t).*objectStorage\.endpoint: must not carry a user or password/s,
+    },
+    {
       reason: "an unreadable config file is named",
       input: { env: withKey, file: "/nonexistent/aidc.yaml" },
       message: /cannot read the config file \/nonexistent\/aidc\.yaml/,

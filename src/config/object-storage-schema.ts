@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { urlCarriesCredentials } from "./service-schema.js";
 
 const ms = z.number().int().positive();
 
@@ -44,7 +45,14 @@ export const objectStorageSchema = z
       ),
   })
   .superRefine((s, ctx) => {
-    if (s.endpoint?.startsWith("http://") && !s.allowInsecureHttp) {
+    if (urlCarriesCredentials(s.endpoint)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["endpoint"],
+        message:
+          "must not carry a user or password (user:password@host): logs and messages show this URL; the S3 key pair goes in objectStorage.credentialsDir (or AIDC_S3_ACCESS_KEY_ID and AIDC_S3_SECRET_ACCESS_KEY)",
+      });
+    } else if (s.endpoint?.startsWith("http://") && !s.allowInsecureHttp) {
       ctx.addIssue({
         code: "custom",
         path: ["endpoint"],

@@ -21,6 +21,17 @@ const ms = z.number().int().positive();
 export const BASE_URL_REQUIRED =
   "required: the base URL of the Compute and Storage Service API (the chart's value service.baseUrl, or AIDC_SERVICE_BASE_URL)";
 
+/** Whether `url` has a user or password in it (`user:password@host`); false for no URL. */
+export function urlCarriesCredentials(url: string | undefined): boolean {
+  if (!url) return false;
+  try {
+    const u = new URL(url);
+    return u.username !== "" || u.password !== "";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The service API client's settings. Each field's `.describe()` text is its entry in
  * docs/configuration.md (scripts/generate-config-docs.ts).
@@ -157,7 +168,14 @@ export const serviceSchema = z
       ),
   })
   .superRefine((s, ctx) => {
-    if (s.baseUrl.startsWith("http://") && !s.allowInsecureHttp) {
+    if (urlCarriesCredentials(s.baseUrl)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["baseUrl"],
+        message:
+          "must not carry a user or password (user:password@host): logs and messages show this URL; the API key goes in service.apiKeyFile (or AIDC_API_KEY)",
+      });
+    } else if (s.baseUrl.startsWith("http://") && !s.allowInsecureHttp) {
       ctx.addIssue({
         code: "custom",
         path: ["baseUrl"],

@@ -62,14 +62,22 @@ const secretKey = (description: string) =>
     description,
   );
 
+/** An http(s) URL without a user or password in it (kubectl get and messages show it). */
 const httpUrl = (description: string) =>
-  described(
-    z
-      .string()
-      .min(8)
-      .max(2048)
-      .regex(/^https?:\/\/[^\s/?#]+[^\s]*$/),
-    description,
+  withRules(
+    described(
+      z
+        .string()
+        .min(8)
+        .max(2048)
+        .regex(/^https?:\/\/[^\s/?#]+[^\s]*$/),
+      description,
+    ),
+    {
+      rule: "!self.matches('^[a-zA-Z]+://[^/?#]*@')",
+      message:
+        "must not carry a user or password (user:password@host): kubectl get, status and messages show this URL; credentials go in the Secret the connection names",
+    },
   );
 
 /**

@@ -180,7 +180,7 @@ describe("the CRDs on a real API server", () => {
     expect(name.message).toContain("name is immutable");
   });
 
-  it("refuses a ServiceConnection with a plain http baseUrl unless allowed, and a change of an object's connectionRef", async () => {
+  it("refuses a ServiceConnection with a plain http baseUrl unless allowed, or a URL carrying a user or password, and a change of an object's connectionRef", async () => {
     const conn = (name: string, spec: object) =>
       custom.createClusterCustomObject({
         group: GROUP,
@@ -204,6 +204,21 @@ describe("the CRDs on a real API server", () => {
     );
     expect(http?.message).toContain("spec.baseUrl: Invalid value");
     expect(http?.message).toContain("set allowInsecureHttp: true for a local emulator only");
+    // Credentials in a URL would show in kubectl get and every message naming it.
+    const withUser = await conn(`${name}-user`, {
+      baseUrl: "https://user:secret@svc.local",
+      apiKeySecretRef: key,
+      objectStorage: {
+        endpoint: "https://AKID:s3secret@s3.local",
+        credentialsSecretRef: { namespace: "aidc-system", name: "s3" },
+      },
+    }).then(
+      () => undefined,
+      (e: unknown) => refusal(e),
+    );
+    expect(withUser?.message).toContain("spec.baseUrl: Invalid value");
+    expect(withUser?.message).toContain("spec.objectStorage.endpoint: Invalid value");
+    expect(withUser?.message).toContain("must not carry a user or password (user:password@host)");
     const created = (await conn(name, {
       baseUrl: "http://svc.local",
       allowInsecureHttp: true,
