@@ -57,4 +57,10 @@ describe("inUseCondition", () => {
     expect(c.message).toContain("NasVolume team/n4 and 2 more");
     expect(c.message).not.toContain("team/n5");
   });
+
+  it("asks only for what the CRD allows: deleting the users, not repointing them (connectionRef is immutable)", () => {
+    const c = inUseCondition([{ kind: "NasVolume", metadata: { namespace: "team", name: "n" } }]);
+    expect(c.message).toMatch(/; delete them first \(.*spec\.connectionRef cannot change\)$/);
+    expect(c.message).not.toContain("point them at another connection");
+  });
 });

@@ -64,6 +64,6 @@ export function inUseCondition(users: readonly KubeObject[]): ConditionInput {
     type: "Ready",
     status: "False",
     reason: R.InUse,
-    message: `deletion waits: ${users.length} object(s) still use this connection (${named.join(", ")}${more}); delete them or point them at another connection first`,
+    message: `deletion waits: ${users.length} object(s) still use this connection (${named.join(", ")}${more}); delete them first (their remote resources live in this connection's account, and spec.connectionRef cannot change)`,
   };
 }
