@@ -89,6 +89,30 @@ describe("KubeClient against a loopback API server", () => {
     expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(900);
   });
 
+  it("spreads the retries of requests refused together over half the wait again, none sooner than told", async () => {
+    const refused: number[] = [];
+    const retried: number[] = [];
+    const kube = await serve((_req, res) => {
+      if (refused.length < 16) {
+        refused.push(Date.now());
+        json(res, 429, { reason: "TooManyRequests" }, { "retry-after": "1" });
+        return;
+      }
+      retried.push(Date.now());
+      json(res, 200, cm("a"));
+    });
+    await Promise.all(
+      Array.from({ length: 16 }, () => kube.get(CONFIGMAPS, { namespace: "ns", name: "a" })),
+    );
+    expect(retried).toHaveLength(16);
+    const first = Math.min(...refused);
+    const waits = retried.map((t) => t - first).sort((a, b) => a - b);
+    expect(waits[0]).toBeGreaterThanOrEqual(990);
+    // 16 uniform draws over 500 ms: all within 100 ms of each other has odds below 1e-9.
+    expect((waits.at(-1) ?? 0) - (waits[0] ?? 0)).toBeGreaterThan(100);
+    expect(waits.at(-1)).toBeLessThan(1_500 + 200);
+  });
+
   it("retries a GET's 503 with Retry-After, never a write's", async () => {
     let gets = 0;
     let posts = 0;

@@ -194,10 +194,10 @@ export class KubeClient {
 
   /**
    * Sends one request by path (a JSON body) and answers its parsed body. A 429, and a
-   * GET's 5xx with Retry-After, waits as asked and tries again ({@link MAX_RETRIES}
-   * times at most); a 401 reads the credentials anew and tries once more; a GET whose
-   * kept-alive connection the server had just closed goes once more (not a write: it may
-   * have arrived). Else a {@link KubeApiError}.
+   * GET's 5xx with Retry-After, waits as asked (and up to half again) and tries again
+   * ({@link MAX_RETRIES} times at most); a 401 reads the credentials anew and tries once
+   * more; a GET whose kept-alive connection the server had just closed goes once more
+   * (not a write: it may have arrived). Else a {@link KubeApiError}.
    */
   async request(
     method: KubeMethod,
@@ -229,7 +229,8 @@ export class KubeClient {
       if (waitMs === undefined || retries >= MAX_RETRIES) {
         throw new KubeApiError(method, path, code, parseBody(answer.text));
       }
-      await new Promise((r) => setTimeout(r, waitMs));
+      // Up to half again at random: requests refused together do not all come back together.
+      await new Promise((r) => setTimeout(r, waitMs * (1 + Math.random() / 2)));
     }
   }
 

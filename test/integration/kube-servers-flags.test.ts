@@ -251,7 +251,12 @@ describe("the operator against API servers run with production flags", () => {
     ]);
   }, 240_000);
 
-  it("makes a burst Ready, one NAS each, when priority and fairness gives it 3 seats and rejects the rest (429 with Retry-After)", async () => {
-    await burstAsAccount("apf", [], (account) => fewSeats(kc, account));
+  it("makes a burst Ready, one NAS each, when priority and fairness gives it 1 seat and rejects the rest (429, Retry-After growing)", async () => {
+    // Its retries spread out: sent back together, all but one would be refused again.
+    await burstAsAccount(
+      "apf",
+      ["--max-requests-inflight=2", "--max-mutating-requests-inflight=1"],
+      (account) => fewSeats(kc, account),
+    );
   }, 240_000);
 });

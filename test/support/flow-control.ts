@@ -8,8 +8,9 @@ const NAME = "aidc-test-few-seats";
  * Puts every request of service account `account` into a priority level of its own
  * (API Priority and Fairness) that holds 1 of the shares of the API server's levels,
  * lends and borrows none, and rejects (429) what finds no free seat instead of
- * queueing it: 3 seats of an API server with the default 600 (600 × 1 / 246 shares,
- * rounded up). `remove` deletes the FlowSchema and the level.
+ * queueing it: its seats are the server's (`--max-requests-inflight` plus
+ * `--max-mutating-requests-inflight`) × 1 / 246 shares, rounded up: 3 of the default
+ * 600, 1 of 3. `remove` deletes the FlowSchema and the level.
  */
 export async function fewSeats(
   kc: k8s.KubeConfig,
