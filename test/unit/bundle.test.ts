@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { build, type Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE_FILE_MAX_BYTES, bundleOptions } from "../../scripts/bundle-dist.js";
 import { root } from "../../scripts/generated-files.js";
@@ -15,7 +16,7 @@ import { root } from "../../scripts/generated-files.js";
  */
 describe("the production bundle", () => {
   let inputs: string[] = [];
-  let outputs: Record<string, { bytes: number }> = {};
+  let outputs: Metafile["outputs"] = {};
   let outdir = "";
 
   beforeAll(async () => {
@@ -54,6 +55,28 @@ describe("the production bundle", () => {
       .filter(([, o]) => o.bytes > BUNDLE_FILE_MAX_BYTES)
       .map(([file, o]) => `${file}: ${o.bytes}`);
     expect(big).toEqual([]);
+  });
+
+  it("loads from node_modules only production dependencies, which the image installs alone", () => {
+    const { dependencies } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    // `@scope/name/sub/path` and `name/sub/path` are packages `@scope/name` and `name`.
+    const packageOf = (spec: string) =>
+      spec
+        .split("/")
+        .slice(0, spec.startsWith("@") ? 2 : 1)
+        .join("/");
+    const loaded = new Set(
+      Object.values(outputs)
+        .flatMap((o) => o.imports)
+        .filter((i) => i.external && !isBuiltin(i.path))
+        .map((i) => packageOf(i.path)),
+    );
+    expect([...loaded]).toEqual(
+      expect.arrayContaining(["@kubernetes/client-node", "@aws-sdk/client-s3"]),
+    );
+    expect([...loaded].filter((name) => !(name in dependencies))).toEqual([]);
   });
 
   it("is all the image takes of dist/", () => {
