@@ -1,11 +1,10 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { controllers } from "../../src/controllers/index.js";
-import { generateCerts } from "../../src/controlplane/certs.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { ApiFront } from "../support/api-front.js";
-import { ConnectProxy } from "../support/connect-proxy.js";
+import { ConnectProxy, startHttpsConnectProxy } from "../support/connect-proxy.js";
 import {
   createNamespace,
   eventually,
@@ -216,14 +215,7 @@ describe("the operator behind fronts of the API server", () => {
   }, 150_000);
 
   it("tunnels through an https:// proxy whose CA the kubeconfig's CA bundle holds, as kubectl trusts it", async () => {
-    const certs = await generateCerts(await mkdtemp(join(net.bed.dir, "https-proxy-")));
-    const [key, cert, proxyCa] = await Promise.all([
-      readFile(certs.serverKey),
-      readFile(certs.serverCert),
-      readFile(certs.caCert),
-    ]);
-    const proxy = new ConnectProxy({}, undefined, { key, cert });
-    await proxy.start();
+    const { proxy, ca: proxyCa } = await startHttpsConnectProxy(net.bed.dir);
     try {
       const kubeconfig = await writeKubeconfig(
         join(net.bed.dir, "https-proxy"),

@@ -1,49 +1,38 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { BUNDLE_ENTRY, staticClosure } from "../../scripts/bundle-dist.js";
 import { runOperator } from "../../src/cli/run.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { controller } from "../../src/runtime/controller.js";
 import { LEASES } from "../../src/runtime/leader-election.js";
 import type { Manager } from "../../src/runtime/manager.js";
-import { ConnectProxy } from "../support/connect-proxy.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
-import { buildOperator, IMAGE_NODE_ARGS, operatorEntry } from "../support/operator-process.js";
+import { operatorEntry } from "../support/operator-process.js";
 import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const API_KEY = "do-not-print-this-key";
 
 /**
- * `aidc-operator run ...` as a child process: tsx from the project, or a compiled
- * entry (`<outDir>/bundle/main.js`).
+ * `aidc-operator run ...` as a child process, src/ through tsx (the bundle the image
+ * runs: operator-bundle.test.ts).
  */
-function operatorProcess(
-  args: string[],
-  env: Record<string, string>,
-  compiledMain?: string,
-  nodeArgs: readonly string[] = [],
-) {
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, ...operatorEntry(compiledMain), "run", ...args],
-    {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "",
-        // Required; no test here reaches the service.
-        AIDC_SERVICE_BASE_URL: "https://aidc.invalid",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+function operatorProcess(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [...operatorEntry(), "run", ...args], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      // Required; no test here reaches the service.
+      AIDC_SERVICE_BASE_URL: "https://aidc.invalid",
+      ...env,
     },
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const out = { stdout: "", stderr: "" };
   child.stdout?.on("data", (d) => {
     out.stdout += d;
@@ -128,65 +117,6 @@ describe("aidc-operator run", () => {
     );
     expect(out.stdout + out.stderr).not.toContain(API_KEY);
   });
-
-  it("runs compiled and bundled (npm run build, as the image is built), through the kubeconfig's proxy-url: ready, then exit 0 on SIGTERM", async () => {
-    // Inside the project (.tmp/ is ignored by git), so node_modules and the package's
-    // "type": "module" apply as they do to /app/dist in the image.
-    await mkdir(join(root, ".tmp"), { recursive: true });
-    const outDir = await mkdtemp(join(root, ".tmp", "dist-"));
-    const closeAfter: (() => Promise<void>)[] = [];
-    try {
-      const build = await buildOperator(outDir);
-      expect(build.output).toBe("");
-      expect(build.exitCode).toBe(0);
-      // What the entry loads at start: no emulator, control plane, playground or S3
-      // module (chunks of their own, named after them), neither client-node nor the S3
-      // client (left to node_modules, imported on demand), and no built-in module as an
-      // ES module import (required instead: an imported node:http loads undici).
-      const start = staticClosure(join(outDir, BUNDLE_ENTRY));
-      expect(start.files.map((f) => basename(f))).toContain("main.js");
-      expect(
-        start.files.filter((f) => /^(server|controlplane|dev|object-storage)-/.test(basename(f))),
-      ).toEqual([]);
-      expect(start.bare).toEqual([]);
-      // Through a proxy: the bundle loads undici's ProxyAgent on demand, from a chunk of its own.
-      const proxy = new ConnectProxy();
-      await proxy.start();
-      closeAfter.push(() => proxy.stop());
-      const proxied = new k8s.KubeConfig();
-      proxied.loadFromString(kc.exportConfig());
-      proxied.clusters = proxied.clusters.map((c) => ({ ...c, proxyUrl: proxy.url }));
-      const kubeconfig = join(outDir, "kubeconfig");
-      await writeFile(kubeconfig, proxied.exportConfig());
-      const port = await freePort();
-      const { child, out, exited } = operatorProcess(
-        ["--kubeconfig", kubeconfig, "--metrics-port", String(port)],
-        { AIDC_API_KEY: API_KEY, AIDC_WATCH_NAMESPACES: namespace, NODE_ENV: "production" },
-        join(outDir, BUNDLE_ENTRY),
-        IMAGE_NODE_ARGS,
-      );
-      children.push(child);
-      const base = `http://127.0.0.1:${port}`;
-      await eventually(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000).catch(
-        (err: Error) => {
-          throw new Error(`${err.message}; its last lines:\n${out.stdout.slice(-2_000)}`);
-        },
-      );
-      // The image's Node options keep V8's young generation small once started (2 MiB
-      // semi-spaces, a 4 MiB new space; with Node's default it has grown to 32 MiB by then).
-      const metrics = await (await fetch(`${base}/metrics`)).text();
-      const newSpace = /^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(metrics);
-      expect(Number(newSpace?.[1])).toBeLessThanOrEqual(4 * 1024 * 1024);
-      expect(proxy.tunnels).toBeGreaterThan(0);
-      child.kill("SIGTERM");
-      expect(await exited).toBe(0);
-      expect(out.stdout).toContain('"msg":"manager stopped"');
-      expect(out.stdout + out.stderr).not.toContain(API_KEY);
-    } finally {
-      for (const close of closeAfter) await close();
-      await rm(outDir, { recursive: true, force: true });
-    }
-  }, 120_000);
 
   it("starts the registered controllers with the config's concurrency and stops with exit code 0", async () => {
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);

@@ -1,6 +1,9 @@
+import { mkdtemp, readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { Socket } from "node:net";
+import { join } from "node:path";
+import { generateCerts } from "../../src/controlplane/certs.js";
 import { isLoopback, TunnellingProxy } from "./tunnelling-proxy.js";
 
 /**
@@ -71,4 +74,22 @@ export class ConnectProxy extends TunnellingProxy {
     this.refused = 0;
     this.targets.length = 0;
   }
+}
+
+/**
+ * A started https:// {@link ConnectProxy} with a certificate of its own (made under
+ * `dir`), and the CA a client trusts it with.
+ */
+export async function startHttpsConnectProxy(
+  dir: string,
+): Promise<{ proxy: ConnectProxy; ca: Buffer }> {
+  const certs = await generateCerts(await mkdtemp(join(dir, "https-proxy-")));
+  const [key, cert, ca] = await Promise.all([
+    readFile(certs.serverKey),
+    readFile(certs.serverCert),
+    readFile(certs.caCert),
+  ]);
+  const proxy = new ConnectProxy({}, undefined, { key, cert });
+  await proxy.start();
+  return { proxy, ca };
 }
