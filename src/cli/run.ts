@@ -64,7 +64,14 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     env,
     ...(options.flags ? { flags: options.flags } : {}),
   });
-  checkNamedSettings(config, registeredControllers({ exposure: true, credentialsExport: true }));
+  // The names there are: the registry's controllers, and those given in their place.
+  checkNamedSettings(
+    config,
+    registeredControllers({ exposure: true, credentialsExport: true }, [
+      ...controllers,
+      ...(options.controllerFactories ?? []),
+    ]),
+  );
   // Every key read is kept by the redactor before it is sent: whatever quotes it later
   // (a service message) is blanked in log lines and in every write to the API server.
   const redactor = new SecretRedactor();

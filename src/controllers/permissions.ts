@@ -30,7 +30,7 @@ import {
 } from "../runtime/permissions.js";
 import { ServiceClient } from "../service/client.js";
 import { ServiceConnections } from "./connections/registry.js";
-import { controllers } from "./index.js";
+import { type ControllerFactory, controllers } from "./index.js";
 
 export type { PolicyRule };
 
@@ -77,10 +77,14 @@ const FEATURE_CONFIG: Record<PermissionFeature, Record<string, unknown>> = {
 };
 
 /**
- * The registered controllers (src/controllers/index.ts) as `aidc-operator run` builds
- * them with the default operator config and `features` on. Building one calls nothing.
+ * The registered controllers (src/controllers/index.ts), or `factories`, as `aidc-operator
+ * run` builds them with the default operator config and `features` on. Building one
+ * calls nothing.
  */
-export function registeredControllers(features: EnabledFeatures = {}): ControllerDefinition[] {
+export function registeredControllers(
+  features: EnabledFeatures = {},
+  factories: readonly ControllerFactory[] = controllers,
+): ControllerDefinition[] {
   const on = (Object.keys(FEATURE_CONFIG) as PermissionFeature[]).filter((f) => features[f]);
   const config = operatorConfigSchema.parse(
     Object.assign(
@@ -104,7 +108,7 @@ export function registeredControllers(features: EnabledFeatures = {}): Controlle
       secretNamespace: config.connections.secretNamespace,
       newClient: () => service,
     });
-    return controllers.flatMap((factory) => factory({ config, connections, log }) ?? []);
+    return factories.flatMap((factory) => factory({ config, connections, log }) ?? []);
   } finally {
     service.close();
   }
