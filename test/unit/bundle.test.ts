@@ -16,6 +16,7 @@ import { root } from "../../scripts/generated-files.js";
  */
 describe("the production bundle", () => {
   let inputs: string[] = [];
+  let inputImports: Metafile["inputs"] = {};
   let outputs: Metafile["outputs"] = {};
   let outdir = "";
 
@@ -28,6 +29,7 @@ describe("the production bundle", () => {
       absWorkingDir: root,
     });
     inputs = Object.keys(result.metafile.inputs);
+    inputImports = result.metafile.inputs;
     outputs = result.metafile.outputs;
   }, 60_000);
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -77,6 +79,29 @@ describe("the production bundle", () => {
       expect.arrayContaining(["@kubernetes/client-node", "@aws-sdk/client-s3"]),
     );
     expect([...loaded].filter((name) => !(name in dependencies))).toEqual([]);
+  });
+
+  it("reads a CommonJS package the CLI imports on demand through `.default`, its only export once bundled", () => {
+    // Node gives such a module's namespace named exports too; the bundle's chunk only
+    // `default` (module.exports), so `const { X } = await import("pkg")` is undefined there.
+    const onDemand = Object.entries(inputImports).flatMap(([file, input]) =>
+      input.imports
+        .filter((i) => i.kind === "dynamic-import" && !i.external && file.startsWith("src/"))
+        .filter((i) => !i.original?.startsWith("."))
+        .map((i) => ({ file, spec: i.original ?? "", resolved: i.path })),
+    );
+    const cjs = onDemand.filter(({ resolved }) => {
+      const chunk = Object.values(outputs).find((o) => o.entryPoint === resolved);
+      return chunk?.exports.length === 1 && chunk.exports[0] === "default";
+    });
+    expect(cjs.map((c) => c.spec)).toContain("undici");
+    const unread = cjs.flatMap(({ file, spec }) => {
+      const text = readFileSync(join(root, file), "utf8");
+      const all = text.split(`import("${spec}")`).length - 1;
+      const read = text.split(`(await import("${spec}")).default`).length - 1;
+      return all === read ? [] : [`${file}: import("${spec}")`];
+    });
+    expect(unread).toEqual([]);
   });
 
   it("is all the image takes of dist/", () => {
