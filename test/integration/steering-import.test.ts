@@ -222,6 +222,24 @@ describe("observe-only import", () => {
     await importsOnly(fileSystemCrd, "fs", id, { fileSystemId: id, sizeGB: 10 });
   });
 
+  it("of a file system whose size the spec misstates: FixedFieldsDiffer names that field only", async () => {
+    const created = await new FileSystemOperations(op.service).create({
+      name: "outside-fs-2",
+      sizeGB: 10,
+      protocol: "NFS",
+    });
+    const id = String(created.id);
+    const fss = of(fileSystemCrd);
+    await fss.create("misstated-fs", { fileSystemId: id, sizeGB: 20, protocol: "NFS", ...OBSERVE });
+    const o = await fss.waitForCondition("misstated-fs", "Synced", "False", "FixedFieldsDiffer");
+    const message = conditionOf(o, "Synced")?.message ?? "";
+    expect(message).toContain("the spec says sizeGB 20 (the resource has 10), which");
+    expect(message).not.toContain("protocol");
+    expect(await writesTo(id)).toEqual([]);
+    await fss.delete("misstated-fs");
+    await fss.waitForGone("misstated-fs", 30_000);
+  });
+
   it("of a template in team b's account, under its ServiceConnection", async () => {
     const clientB = new ServiceClient({
       baseUrl: emulator.url,

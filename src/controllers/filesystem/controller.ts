@@ -10,6 +10,7 @@ import type { ControllerDefinition } from "../../runtime/controller.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedKind } from "../managed/external-client.js";
+import { contradictions } from "../managed/fixed-fields.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { FileSystemExternalClient } from "./external.js";
 import type { FileSystemRefs, FileSystemRemote } from "./mounts.js";
@@ -54,6 +55,14 @@ export function fileSystemController(
     status: (obj, facts, remote) => fileSystemStatus(obj, facts, remote) as Record<string, unknown>,
     statusId: (obj) => obj.status?.fileSystemId,
     factFields: FILE_SYSTEM_FACT_FIELDS,
+    fixedFields: (obj, { fs }) =>
+      contradictions([
+        ["name", obj.spec.name, fs.name],
+        ["sizeGB", obj.spec.sizeGB, fs.sizeGB],
+        ["type", obj.spec.type, fs.type],
+        ["protocol", obj.spec.protocol, fs.protocol],
+        ["aidcId", obj.spec.aidcId, fs.aidcId],
+      ]),
   };
   return managedController(kind, {
     connections: deps.connections,

@@ -11,11 +11,14 @@ import type { FixedFieldDiff } from "./external-client.js";
 /**
  * The contradictions among `[field, spec value, remote value]` triples: both values
  * known (a field the spec leaves out, or the record does not show, contradicts nothing)
- * and different. What a kind's `fixedFields` answers.
+ * and different, words in any case being the same (`NFS`, `nfs`). What a kind's
+ * `fixedFields` answers.
  */
 export function contradictions(fields: readonly [string, unknown, unknown][]): FixedFieldDiff[] {
+  const same = (a: unknown, b: unknown) =>
+    typeof a === "string" && typeof b === "string" ? a.toLowerCase() === b.toLowerCase() : a === b;
   return fields
-    .filter(([, spec, remote]) => spec !== undefined && remote !== undefined && spec !== remote)
+    .filter(([, spec, remote]) => spec !== undefined && remote !== undefined && !same(spec, remote))
     .map(([field, spec, remote]) => ({ field, spec, remote }));
 }
 

@@ -40,6 +40,11 @@ describe("nasFixedFields, what an adopted NAS contradicts in the spec", () => {
     },
     { reason: "a field the spec leaves out is no contradiction", spec: {}, want: [] },
     {
+      reason: "a word in another case is the same word",
+      spec: { productCode: "NAS.Capacity.Standard" },
+      want: [],
+    },
+    {
       reason: "a value the record does not show is no contradiction",
       spec: { productCode: "nas.performance", aidcId: 2 },
       remote: { id: "nas-1" },
