@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -117,4 +118,17 @@ describe("the playground samples (deploy/samples)", () => {
       expect(obj.spec.exposePorts ?? false, file).toBe(false);
     }
   });
+});
+
+describe("aidc-operator crds into a pipe", () => {
+  it("ends quietly when the reader stops early (| head), with no EPIPE trace", () => {
+    const out = spawnSync(
+      "bash",
+      ["-c", "set -o pipefail; node --import tsx src/cli/main.ts crds | head -c 10"],
+      { cwd: root, encoding: "utf8", timeout: 60_000 },
+    );
+    expect(out.stdout).toHaveLength(10);
+    expect(out.stderr).toBe("");
+    expect(out.status).toBe(0);
+  }, 60_000);
 });

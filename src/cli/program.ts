@@ -18,8 +18,16 @@ export function operatorProgram(): Command {
   return program;
 }
 
-/** Runs `program` on the process's arguments; an error is one line on stderr and exit code 1. */
+/**
+ * Runs `program` on the process's arguments; an error is one line on stderr and exit code 1.
+ * A reader that closes stdout early (`aidc-operator crds | head`) ends the process quietly,
+ * as a closed pipe ends a Go program, instead of an unhandled EPIPE.
+ */
 export function runProgram(program: Command): void {
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    process.exit(0);
+  });
   program.parseAsync(process.argv).catch((err: unknown) => {
     process.stderr.write(`aidc-operator: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
