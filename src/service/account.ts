@@ -65,6 +65,7 @@ export class ServiceAccount {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       idleSocketTimeoutMs: options.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
+      userAgent: options.userAgent ?? "aidc-operator",
       ...(options.httpClient ? { httpClient: options.httpClient } : {}),
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,

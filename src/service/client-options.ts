@@ -32,6 +32,8 @@ export interface ServiceClientOptions {
    * timeout. Default 4 000 (`DEFAULT_IDLE_SOCKET_TIMEOUT_MS`).
    */
   idleSocketTimeoutMs?: number;
+  /** Sent as `User-Agent` with every call. Default `aidc-operator`. */
+  userAgent?: string;
   /** What speaks HTTP to the service: `node-http` (default) or `node-fetch`. */
   httpClient?: ServiceHttpClient;
   /** Retries of idempotent calls. Default 4 attempts, 200 ms doubling, at most 5 s. */

@@ -40,6 +40,8 @@ export interface TransportOptions {
    * request races the server closing it (see http-exchange.ts).
    */
   idleSocketTimeoutMs: number;
+  /** Sent as `User-Agent` with every call. */
+  userAgent: string;
   /** What speaks HTTP: Node's `http` module (default) or node-fetch; see {@link ServiceHttpClient}. */
   httpClient?: ServiceHttpClient;
   retry: RetryPolicy;

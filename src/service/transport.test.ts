@@ -254,10 +254,10 @@ describe("the metrics hook", () => {
 });
 
 describe("service.httpClient", () => {
-  it("speaks through node:http by default and through node-fetch when asked", async () => {
+  it("speaks through node:http by default and through node-fetch when asked, each sending the User-Agent", async () => {
     const agents: (string | undefined)[] = [];
     const server = createServer((req, res) => {
-      agents.push(req.headers["user-agent"]);
+      agents.push(`${req.headers["user-agent"]}; ${req.headers["accept-encoding"] ?? "-"}`);
       res.writeHead(404, { "Content-Type": "application/json" });
       res.end('{"status":404,"message":"not found","data":null}');
     });
@@ -270,13 +270,17 @@ describe("service.httpClient", () => {
           apiKey: () => "k",
           rateLimit: null,
           retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
-          ...(httpClient ? { httpClient } : {}),
+          ...(httpClient ? { httpClient, userAgent: `ua/${httpClient}` } : {}),
         });
         await client.getNas("nas-000001").catch(() => undefined);
         client.close();
       }
-      // node-fetch names itself; Node's http module sends no User-Agent.
-      expect(agents).toEqual([undefined, "node-fetch", undefined]);
+      // node-fetch asks for compressed answers of its own accord; Node's http module does not.
+      expect(agents).toEqual([
+        "aidc-operator; -",
+        "ua/node-fetch; gzip, deflate, br",
+        "ua/node-http; -",
+      ]);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -174,6 +174,7 @@ export class ServiceTransport {
         headers: {
           Authorization: `Bearer ${key}`,
           Accept: "application/json",
+          "User-Agent": this.options.userAgent,
           ...(call.body === undefined ? {} : { "Content-Type": "application/json" }),
         },
         body: call.body,

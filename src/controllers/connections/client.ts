@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import type { OperatorConfig } from "../../config/schema.js";
 import type { ServiceConnection } from "../../crds/serviceconnection.js";
 import type { ServiceRequestInfo } from "../../runtime/metrics.js";
+import { operatorUserAgent } from "../../runtime/user-agent.js";
 import { ServiceClient, type ServiceClientOptions } from "../../service/client.js";
 import type { ObjectStorageSettings } from "../../service/object-storage-types.js";
 import type { RateLimit } from "../../service/rate-limiter.js";
@@ -69,6 +70,7 @@ export function sharedServiceClientOptions(
     maxResponseBytes: s.maxResponseBytes,
     idleSocketTimeoutMs: s.idleSocketTimeoutMs,
     httpClient: s.httpClient,
+    userAgent: operatorUserAgent(),
     catalogTtlMs: s.catalogTtlMs,
     recheckMissingMs: s.operationRecheckMs,
     subscriptionResult: s.subscriptionResult,
