@@ -5,7 +5,8 @@
  * http://); another connection when the server's stream limit is reached (never a
  * silent queue); the cluster's `proxy-url` or the environment's proxy (kube-proxy.ts).
  * A connection whose HTTP/2 PING (every 15 s) is unanswered at the next one is torn
- * down, as client-go does; after a GOAWAY the dispatcher is retired ({@link retire}).
+ * down, as client-go does; after a GOAWAY the dispatcher is retired ({@link retire}), and
+ * the requests the server left unprocessed go out again on a connection of their own.
  */
 import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
@@ -23,6 +24,9 @@ export interface KubeConnectionOptions {
   /** Where HTTPS_PROXY and friends are read (default the config's `proxyEnv`, else `process.env`). */
   env?: NodeJS.ProcessEnv;
 }
+
+/** Streams of one HTTP/2 connection at most (the server's SETTINGS lower it). */
+const MAX_STREAMS = 1_000;
 
 /** The longest a dispatcher left after a GOAWAY finishes its requests (watches: 5-10 min). */
 const RETIRED_MAX_MS = 11 * 60_000;
@@ -152,7 +156,10 @@ export async function connect(
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     // The server's SETTINGS lower this; streams beyond it open another connection.
-    h2Options: { pingInterval: options.pingIntervalMs ?? 15_000, maxConcurrentStreams: 1_000 },
+    h2Options: {
+      pingInterval: options.pingIntervalMs ?? 15_000,
+      maxConcurrentStreams: MAX_STREAMS,
+    },
   };
   const env = options.env ?? config.proxyEnv ?? process.env;
   const proxy = proxyFor(url, cluster.proxyUrl, env);
@@ -185,8 +192,15 @@ export async function connect(
     prefix: url.pathname.replace(/\/+$/, ""),
     servername: typeof tls.servername === "string" ? tls.servername : undefined,
   };
-  dispatcher.on("disconnect", (_origin: unknown, _targets: unknown, err: unknown) => {
-    if (/GOAWAY/.test(String((err as Error | undefined)?.message))) onGoaway(g);
+  dispatcher.on("disconnect", (_origin: unknown, targets: unknown, err: unknown) => {
+    if (!/GOAWAY/.test(String((err as Error | undefined)?.message))) return;
+    // undici puts back the requests the server left unprocessed (streams after the
+    // GOAWAY's last one) and, one request at a time once the session is gone, holds
+    // them until the old session's streams end, watches included: a new one for them.
+    for (const client of targets as object[]) {
+      if ("pipelining" in client) client.pipelining = MAX_STREAMS;
+    }
+    onGoaway(g);
   });
   return g;
 }

@@ -294,6 +294,50 @@ describe("KubeTransport", () => {
     watch.abort();
   });
 
+  it("sends the requests a GOAWAY left unprocessed on a connection of their own, not behind the watches still open", async () => {
+    let sessions = 0;
+    let held: http2.ServerHttp2Stream | undefined;
+    let goneAway = false;
+    const server = http2.createSecureServer({ key, cert });
+    server.on("session", () => sessions++);
+    server.on("stream", (stream, headers) => {
+      stream.on("error", () => undefined);
+      const path = String(headers[":path"]);
+      if (path.includes("watch=true")) return stream.respond({ ":status": 200 });
+      if (path === "/first") {
+        held = stream;
+        return;
+      }
+      if (path === "/second" && held && !goneAway) {
+        // As kube-apiserver's --goaway-chance: /first answered and named the last stream
+        // processed; /second, sent meanwhile, is left unprocessed.
+        goneAway = true;
+        held.respond({ ":status": 200 });
+        held.end("{}");
+        stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, held.id);
+        return;
+      }
+      stream.respond({ ":status": 200 });
+      stream.end("{}");
+    });
+    const port = await listen(server);
+    const t = transport(config(`https://127.0.0.1:${port}`));
+    const watch = await t.watch(
+      "/api/v1/pods",
+      {},
+      () => undefined,
+      () => undefined,
+    );
+    const first = t.request("GET", "/first");
+    await vi.waitFor(() => expect(held).toBeDefined());
+    const second = t.request("PATCH", "/second", "{}");
+    expect((await first).status).toBe(200);
+    const late = new Promise<string>((r) => setTimeout(() => r("no answer within 3 s"), 3_000));
+    expect(await Promise.race([second.then((a) => a.status), late])).toBe(200);
+    expect(sessions).toBe(2);
+    watch.abort();
+  });
+
   it("drops a generation on request: what ran on it fails, the next request connects anew", async () => {
     let sessions = 0;
     const server = http2.createSecureServer({ key, cert });

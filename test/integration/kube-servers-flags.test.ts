@@ -122,13 +122,21 @@ describe("the operator against API servers run with production flags", () => {
     expect([remotes(`${prefix}first`), remotes(`${prefix}last`)]).toEqual([1, 1]);
   }
 
-  it("creates each NasVolume once on a server that sends GOAWAY to 1 request in 50 (--goaway-chance=0.02)", async () => {
+  it("makes bursts of NasVolumes Ready within 30 s, one NAS each, on a server that sends GOAWAY to 1 request in 50 (--goaway-chance=0.02)", async () => {
     await scenario("goaway", ["--goaway-chance=0.02"], async (nas, op, tcp) => {
-      const names = Array.from({ length: 10 }, (_, i) => `goaway${i}`);
-      for (const name of names) await nas.create(name);
-      for (const name of names) await nas.waitReady(name, READY_MS, op);
-      expect(names.map(remotes)).toEqual(names.map(() => 1));
-      // Each GOAWAY moved the operator to a new connection.
+      // Bursts of 10 (about 70 requests each) until a GOAWAY moved the operator to a
+      // new connection, at least 2, at most 5.
+      for (let burst = 0; burst < 5 && (burst < 2 || tcp.accepted === 1); burst++) {
+        const names = Array.from({ length: 10 }, (_, i) => `goaway${burst}n${i}`);
+        for (const name of names) await nas.create(name);
+        // Within half the reconcile timeout: a request held after a GOAWAY stalls its
+        // reconcile until that timeout (60 s).
+        const started = Date.now();
+        for (const name of names) {
+          await nas.waitReady(name, 30_000 - (Date.now() - started), op);
+        }
+        expect(names.map(remotes)).toEqual(names.map(() => 1));
+      }
       expect(tcp.accepted).toBeGreaterThan(1);
     });
   }, 240_000);
