@@ -40,6 +40,16 @@ export const SERVICE_CONNECTION_REASONS = ownReasons({
     "The connection's Secret cannot be read: it does not exist, lacks the key, or is outside the one namespace the operator reads Secrets in (chart value connections.secretNamespace).",
     "Fix the Secret or the reference; checked again when it changes.",
   ),
+  CheckRefused: {
+    ...ownReason(
+      "Terminal",
+      ["Ready"],
+      "The service refused the authenticated check call for a reason other than the key: a redirect, no such operation at the base URL's path, or a refusal (the message has the answer).",
+      "Set spec.baseUrl to the address the service's API answers on (a proxy or gateway in the way shows in the message).",
+    ),
+    operator:
+      "Makes the check call again every poll (Stalled=True meanwhile); the condition goes once the service answers it.",
+  },
   ServiceUnreachable: ownReason(
     "UnderWay",
     ["Ready"],

@@ -261,6 +261,26 @@ describe("service connections", () => {
     );
   }, 60_000);
 
+  it("tells a base URL at the wrong path (the right key) from a refused key: CheckRefused, the Secret is not blamed", async () => {
+    const name = `${teamA}-wrongpath`;
+    await op.kube.create(serviceConnectionCrd, {
+      apiVersion: "aidc.io/v1alpha1",
+      kind: "ServiceConnection",
+      metadata: { name },
+      spec: {
+        baseUrl: `${emulator.url}/api/v2`,
+        allowInsecureHttp: true,
+        apiKeySecretRef: { namespace: ops, name: "key-a", key: "apiKey" },
+      },
+    });
+    const refused = await conns().waitForCondition(name, "Ready", "False", "CheckRefused");
+    expect(conditionOf(refused, "Ready")?.message).toMatch(
+      /^the service refused the authenticated check call, not for the key: GET \/v1\/cci\/instance\/list answered HTTP 404 without a service envelope/,
+    );
+    expect(conditionOf(refused, "Stalled")?.status).toBe("True");
+    await op.kube.delete(serviceConnectionCrd, { namespace: "", name });
+  }, 30_000);
+
   it("says why a connection's Secret cannot be read, and reads as its state to kstatus and Argo CD", async () => {
     const name = `${teamA}-nokey`;
     await op.kube.create(serviceConnectionCrd, {

@@ -18,6 +18,7 @@
 -- reasons): the operator will not succeed without a person.
 local TERMINAL_REASONS = {
   ["ApiKeyRefused"] = true,
+  ["CheckRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["SecretUnreadable"] = true,
 }

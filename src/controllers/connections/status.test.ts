@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { RetryableError } from "../../runtime/errors.js";
-import { ServiceAuthError, ServiceUnavailableError } from "../../service/errors.js";
+import {
+  ServiceAuthError,
+  ServiceOperationMissingError,
+  ServiceRedirectError,
+  ServiceUnavailableError,
+} from "../../service/errors.js";
 import { inUseCondition, readyConditionOf } from "./status.js";
 
 describe("readyConditionOf", () => {
@@ -26,6 +31,31 @@ describe("readyConditionOf", () => {
         error: new ServiceAuthError("403 Forbidden", { endpoint: "listCci", code: 403 }),
       },
       want: { status: "False", reason: "ApiKeyRefused" },
+    },
+    {
+      reason: "a redirect is no refused key: the base URL is to fix",
+      check: {
+        outcome: "failed" as const,
+        error: new ServiceRedirectError(
+          'GET /v1/cci/instance/list answered with a redirect (HTTP 302) to "https://login.example"',
+          {
+            endpoint: "listCci",
+            code: 302,
+          },
+        ),
+      },
+      want: { status: "False", reason: "CheckRefused" },
+    },
+    {
+      reason: "a bare 404 (no such path) is no refused key either",
+      check: {
+        outcome: "failed" as const,
+        error: new ServiceOperationMissingError("GET /v1/cci/instance/list answered HTTP 404", {
+          endpoint: "listCci",
+          code: 404,
+        }),
+      },
+      want: { status: "False", reason: "CheckRefused" },
     },
     {
       reason: "a 5xx is a passing failure",

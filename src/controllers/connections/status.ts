@@ -41,12 +41,21 @@ export function readyConditionOf(check: ConnectionCheck): ConditionInput {
           message: `the service refused the connection's API key: ${errorMessage(check.error)}`,
         };
       }
-      return {
-        type: "Ready",
-        status: "False",
-        reason: isTerminal(check.error) ? "ApiKeyRefused" : R.ServiceUnreachable,
-        message: `the authenticated check call failed: ${errorMessage(check.error)}`,
-      };
+      // A refusal that is not the key's (a redirect, a wrong path) is no reason to touch
+      // the Secret: it is said as such.
+      return isTerminal(check.error)
+        ? {
+            type: "Ready",
+            status: "False",
+            reason: R.CheckRefused,
+            message: `the service refused the authenticated check call, not for the key: ${errorMessage(check.error)}`,
+          }
+        : {
+            type: "Ready",
+            status: "False",
+            reason: R.ServiceUnreachable,
+            message: `the authenticated check call failed: ${errorMessage(check.error)}`,
+          };
     }
   }
 }
