@@ -163,6 +163,18 @@ export async function connect(
   };
   const env = options.env ?? config.proxyEnv ?? process.env;
   const proxy = proxyFor(url, cluster.proxyUrl, env);
+  // Set once the generation is made (a GOAWAY comes later).
+  let g: Generation | undefined;
+  const onDisconnect = (_origin: unknown, targets: unknown, err: unknown) => {
+    if (!g || !/GOAWAY/.test(String((err as Error | undefined)?.message))) return;
+    // undici puts back the requests the server left unprocessed (streams after the
+    // GOAWAY's last one) and, one request at a time once the session is gone, holds
+    // them until the old session's streams end, watches included: a new one for them.
+    for (const client of targets as object[]) {
+      if ("pipelining" in client) client.pipelining = MAX_STREAMS;
+    }
+    onGoaway(g);
+  };
   let dispatcher: ClosableDispatcher;
   if (proxy) {
     // Loaded only when a proxy is named: undici's index (its CONNECT needs the API
@@ -175,16 +187,20 @@ export async function connect(
     const { servername: _servername, ...proxyTls } = tls;
     dispatcher = new ProxyAgent({
       ...dispatcherOptions,
+      // The pools of its tunnels, which it does not tell of their disconnects.
+      factory: (origin: string, o: Pool.Options) =>
+        new Pool(origin, o).on("disconnect", onDisconnect),
       uri: proxy,
       requestTls: connect,
       ...(proxy.startsWith("https:") ? { proxyTls } : {}),
     }) as unknown as ClosableDispatcher;
   } else {
     dispatcher = new Pool(url.origin, { ...dispatcherOptions, connect });
+    dispatcher.on("disconnect", onDisconnect);
   }
   // A failed connection fails its requests; the dispatcher itself needs no listener.
   dispatcher.on("connectionError", () => undefined);
-  const g: Generation = {
+  g = {
     dispatcher,
     tls,
     generation,
@@ -192,16 +208,6 @@ export async function connect(
     prefix: url.pathname.replace(/\/+$/, ""),
     servername: typeof tls.servername === "string" ? tls.servername : undefined,
   };
-  dispatcher.on("disconnect", (_origin: unknown, targets: unknown, err: unknown) => {
-    if (!/GOAWAY/.test(String((err as Error | undefined)?.message))) return;
-    // undici puts back the requests the server left unprocessed (streams after the
-    // GOAWAY's last one) and, one request at a time once the session is gone, holds
-    // them until the old session's streams end, watches included: a new one for them.
-    for (const client of targets as object[]) {
-      if ("pipelining" in client) client.pipelining = MAX_STREAMS;
-    }
-    onGoaway(g);
-  });
   return g;
 }
 

@@ -87,6 +87,56 @@ function transport(c: KubeConfigLike, options = {}): KubeTransport {
   return t;
 }
 
+/**
+ * A watch open, then a request the server holds and one sent after it; the server
+ * answers the first and sends a GOAWAY naming it the last stream processed, as
+ * kube-apiserver's --goaway-chance does: the second must be answered, on a new
+ * connection, within 3 s.
+ */
+async function unprocessedAfterGoaway(configFor: (port: number) => Promise<KubeConfigLike>) {
+  let sessions = 0;
+  let held: http2.ServerHttp2Stream | undefined;
+  let goneAway = false;
+  const server = http2.createSecureServer({ key, cert });
+  server.on("session", () => sessions++);
+  server.on("stream", (stream, headers) => {
+    stream.on("error", () => undefined);
+    const path = String(headers[":path"]);
+    if (path.includes("watch=true")) return stream.respond({ ":status": 200 });
+    if (path === "/first") {
+      held = stream;
+      return;
+    }
+    if (path === "/second" && held && !goneAway) {
+      // As kube-apiserver's --goaway-chance: /first answered and named the last stream
+      // processed; /second, sent meanwhile, is left unprocessed.
+      goneAway = true;
+      held.respond({ ":status": 200 });
+      held.end("{}");
+      stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, held.id);
+      return;
+    }
+    stream.respond({ ":status": 200 });
+    stream.end("{}");
+  });
+  const port = await listen(server);
+  const t = transport(await configFor(port));
+  const watch = await t.watch(
+    "/api/v1/pods",
+    {},
+    () => undefined,
+    () => undefined,
+  );
+  const first = t.request("GET", "/first");
+  await vi.waitFor(() => expect(held).toBeDefined());
+  const second = t.request("PATCH", "/second", "{}");
+  expect((await first).status).toBe(200);
+  const late = new Promise<string>((r) => setTimeout(() => r("no answer within 3 s"), 3_000));
+  expect(await Promise.race([second.then((a) => a.status), late])).toBe(200);
+  expect(sessions).toBe(2);
+  watch.abort();
+}
+
 const USER_AGENT = /^aidc-operator\/\d+\.\d+\.\d+\S* \([a-z0-9]+\/[a-z0-9]+\) [0-9a-f]+|unknown$/;
 
 describe("KubeTransport", () => {
@@ -295,47 +345,7 @@ describe("KubeTransport", () => {
   });
 
   it("sends the requests a GOAWAY left unprocessed on a connection of their own, not behind the watches still open", async () => {
-    let sessions = 0;
-    let held: http2.ServerHttp2Stream | undefined;
-    let goneAway = false;
-    const server = http2.createSecureServer({ key, cert });
-    server.on("session", () => sessions++);
-    server.on("stream", (stream, headers) => {
-      stream.on("error", () => undefined);
-      const path = String(headers[":path"]);
-      if (path.includes("watch=true")) return stream.respond({ ":status": 200 });
-      if (path === "/first") {
-        held = stream;
-        return;
-      }
-      if (path === "/second" && held && !goneAway) {
-        // As kube-apiserver's --goaway-chance: /first answered and named the last stream
-        // processed; /second, sent meanwhile, is left unprocessed.
-        goneAway = true;
-        held.respond({ ":status": 200 });
-        held.end("{}");
-        stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, held.id);
-        return;
-      }
-      stream.respond({ ":status": 200 });
-      stream.end("{}");
-    });
-    const port = await listen(server);
-    const t = transport(config(`https://127.0.0.1:${port}`));
-    const watch = await t.watch(
-      "/api/v1/pods",
-      {},
-      () => undefined,
-      () => undefined,
-    );
-    const first = t.request("GET", "/first");
-    await vi.waitFor(() => expect(held).toBeDefined());
-    const second = t.request("PATCH", "/second", "{}");
-    expect((await first).status).toBe(200);
-    const late = new Promise<string>((r) => setTimeout(() => r("no answer within 3 s"), 3_000));
-    expect(await Promise.race([second.then((a) => a.status), late])).toBe(200);
-    expect(sessions).toBe(2);
-    watch.abort();
+    await unprocessedAfterGoaway(async (port) => config(`https://127.0.0.1:${port}`));
   });
 
   it("drops a generation on request: what ran on it fails, the next request connects anew", async () => {
@@ -449,6 +459,14 @@ describe("KubeTransport", () => {
       expect((await t.request("GET", "/api")).status).toBe(200);
       expect(asked).toEqual([`127.0.0.1:${port}`]);
       expect(seen[0]?.version).toBe("2.0");
+    });
+
+    it("sends the requests a GOAWAY left unprocessed through it on a tunnel of their own", async () => {
+      await unprocessedAfterGoaway(async (port) =>
+        config(`https://127.0.0.1:${port}`, {
+          proxyUrl: `http://127.0.0.1:${await connectProxy(port, [])}`,
+        }),
+      );
     });
 
     it("goes through HTTPS_PROXY for a server not named by NO_PROXY", async () => {
