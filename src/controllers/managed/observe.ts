@@ -283,7 +283,7 @@ export async function observe<T extends ManagedObject, R>(
   // Only a resource bound by the spec's id may have been made otherwise; one the loop
   // created was made from this spec, however the service spells its values back.
   const fixed = run.adoptId === undefined ? undefined : run.kind.fixedFields?.(run.obj, o.remote);
-  synced = withFixedFields(synced, fixed ?? []);
+  if (fixed?.length) synced = withFixedFields(synced, fixed);
   announceReady(run, o.ready);
   return done({
     facts,
