@@ -20,12 +20,8 @@ export function registerDevCommand(program: Command): void {
       // Loaded only here: `run` never needs the control plane, emulator and playground.
       const { startPlayground } = await import("./dev.js");
       const pg = await startPlayground({ samples: flags.samples });
-      // The control plane's own kubectl first on the PATH: a newcomer may have none, and
-      // it matches the API server's version.
-      const path = pg.binDir ? `export PATH=${pg.binDir}:$PATH\n` : "";
       process.stdout.write(
-        `\nIn another terminal:\n\nexport KUBECONFIG=${pg.kubeconfigPath}\n${path}` +
-          `kubectl get aidc -A   # service emulator: ${pg.emulatorUrl}\nPress Ctrl-C to stop.\n`,
+        `\nIn another terminal:\n\n${pg.shellSetup}\nkubectl get aidc -A\nPress Ctrl-C to stop.\n`,
       );
       const interrupted = waitForSignal();
       let done = false;

@@ -6,6 +6,7 @@ import { repoRoot } from "../controlplane/binaries.js";
 import { freePort, LocalControlPlane } from "../controlplane/controlplane.js";
 import { LocalS3Server } from "../controlplane/s3-server.js";
 import { allCrds } from "../crds/index.js";
+import { API_KEY_SECRET_KEY } from "../crds/serviceconnection.js";
 import { defaultNasProducts, defaultTrainingProducts } from "../emulator/fixtures.js";
 import { EXTERNAL_HOST } from "../emulator/pods.js";
 import { type RunningEmulator, startEmulator } from "../emulator/server.js";
@@ -13,6 +14,19 @@ import { buildNotice } from "./controlplane.js";
 import { runOperator } from "./run.js";
 
 const run = promisify(execFile);
+
+/**
+ * The playground's operator namespace, as if the chart were installed there: the one
+ * namespace it reads connection Secrets in (connections.secretNamespace), where the
+ * samples' ServiceConnections name their Secrets.
+ */
+export const PLAYGROUND_NAMESPACE = "aidc-system";
+
+/**
+ * The Secret holding the emulator's key in {@link PLAYGROUND_NAMESPACE}, named as the
+ * chart's default connection's (deploy/samples/real-service/serviceconnection.yaml).
+ */
+export const PLAYGROUND_API_KEY_SECRET = "aidc-operator-api-key";
 
 /** Options of {@link startPlayground}. */
 export interface PlaygroundOptions {
@@ -32,6 +46,8 @@ export interface Playground {
   emulatorUrl: string;
   /** The directory of the control plane's kubectl (a user may have none of their own). */
   binDir: string | undefined;
+  /** The lines a user pastes in a second terminal: KUBECONFIG, PATH, AIDC_EMULATOR_URL. */
+  shellSetup: string;
   /** `kubectl` with the playground's kubeconfig; resolves with stdout. */
   kubectl(args: string[]): Promise<string>;
   /** Stops the operator, the emulator and the control plane. */
@@ -62,8 +78,11 @@ async function startOnPlane(
   out: (line: string) => void,
 ): Promise<Playground> {
   const kubectlBin = plane.binaries?.kubectl ?? "kubectl";
-  const kubectl = async (args: string[]) =>
-    (await run(kubectlBin, [`--kubeconfig=${plane.kubeconfigPath}`, ...args])).stdout;
+  const kubectl = async (args: string[], input?: string) => {
+    const call = run(kubectlBin, [`--kubeconfig=${plane.kubeconfigPath}`, ...args]);
+    call.child.stdin?.end(input ?? "");
+    return (await call).stdout;
+  };
 
   // A fresh key per playground: it exists only in this process's memory.
   const apiKey = randomBytes(24).toString("hex");
@@ -97,7 +116,7 @@ async function startOperatorAndSamples(
   emulator: RunningEmulator,
   s3: LocalS3Server,
   apiKey: string,
-  kubectl: (args: string[]) => Promise<string>,
+  kubectl: (args: string[], input?: string) => Promise<string>,
   options: PlaygroundOptions,
   out: (line: string) => void,
 ): Promise<Playground> {
@@ -112,6 +131,11 @@ async function startOperatorAndSamples(
   ]);
   await untilListable(kubectl);
   out("CRDs installed");
+  // On stdin, not in the arguments: a failed command's message quotes its arguments.
+  await kubectl(["apply", "-f", "-"], playgroundKeySecret(apiKey));
+  out(
+    `the emulator's API key is in the Secret ${PLAYGROUND_NAMESPACE}/${PLAYGROUND_API_KEY_SECRET} (key ${API_KEY_SECRET_KEY}) for ServiceConnections`,
+  );
 
   let stopOperator: () => void = () => undefined;
   const stopped = new Promise<void>((r) => {
@@ -137,6 +161,7 @@ async function startOperatorAndSamples(
       AIDC_EXPOSURE_ALLOWED_CIDRS: `${EXTERNAL_HOST}/32`,
       // One person, one tenant: the CciInstance sample binds an instance by name.
       AIDC_ADOPTION_NAMESPACES: "*",
+      POD_NAMESPACE: PLAYGROUND_NAMESPACE,
       AIDC_LOG_LEVEL: process.env.AIDC_LOG_LEVEL ?? "warn",
     },
     stopSignal: stopped,
@@ -157,10 +182,19 @@ async function startOperatorAndSamples(
     out("samples applied in namespace default");
   }
 
+  // The control plane's own kubectl first on the PATH: a newcomer may have none, and it
+  // matches the API server's version.
+  const binDir = plane.binaries?.dir;
+  const shellSetup = [
+    `export KUBECONFIG=${plane.kubeconfigPath}`,
+    ...(binDir ? [`export PATH=${binDir}:$PATH`] : []),
+    `export AIDC_EMULATOR_URL=${emulator.url}`,
+  ].join("\n");
   return {
     kubeconfigPath: plane.kubeconfigPath,
     emulatorUrl: emulator.url,
-    binDir: plane.binaries?.dir,
+    binDir,
+    shellSetup,
     kubectl,
     async stop() {
       stopOperator();
@@ -170,6 +204,22 @@ async function startOperatorAndSamples(
       await plane.stop();
     },
   };
+}
+
+/** The namespace {@link PLAYGROUND_NAMESPACE} and the emulator key's Secret in it. */
+function playgroundKeySecret(apiKey: string): string {
+  const namespace = {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: PLAYGROUND_NAMESPACE },
+  };
+  const secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: PLAYGROUND_API_KEY_SECRET, namespace: PLAYGROUND_NAMESPACE },
+    stringData: { [API_KEY_SECRET_KEY]: apiKey },
+  };
+  return JSON.stringify({ apiVersion: "v1", kind: "List", items: [namespace, secret] });
 }
 
 /**

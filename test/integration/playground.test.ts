@@ -15,7 +15,8 @@ import { kustomizedSamples } from "../support/samples.js";
  * control plane, the emulator, the CRDs, the operator and the samples. Every sample
  * becomes Ready and kstatus Current (what Flux, kpt and Argo CD users see first: no
  * Synced=False, nothing Stalled); the emulator path of docs/getting-started.md, run as
- * written, brings the real-service samples to the same; and stop() leaves no etcd, kube-apiserver or kube-controller-manager behind and removes the
+ * written, brings the real-service samples to the same, and its ServiceConnection block
+ * (with the lines npm run dev prints) a Ready connection; and stop() leaves no etcd, kube-apiserver or kube-controller-manager behind and removes the
  * playground's temporary directory.
  */
 
@@ -178,6 +179,45 @@ describe("the local playground (npm run dev)", () => {
     expect(verdicts.filter((v) => !/ Current /.test(v))).toEqual([]);
     // The block waits up to 2 minutes, as a user's terminal would.
   }, 240_000);
+
+  it("takes the guide's ServiceConnection block with the lines npm run dev prints: the connection Ready on the Secret of aidc-system", async () => {
+    const playground = pg as Playground;
+    const guide = await readFile(join(repoRoot, "docs/getting-started.md"), "utf8");
+    const block = /```sh\n(# emulator: a ServiceConnection\n[\s\S]*?)```/.exec(guide)?.[1];
+    expect(block, "the guide's ServiceConnection block").toBeDefined();
+    // Only what a user's second terminal has: the printed lines, no KUBECONFIG of ours.
+    const { KUBECONFIG: _, ...env } = process.env;
+    await promisify(execFile)(
+      "bash",
+      ["-euo", "pipefail", "-c", `${playground.shellSetup}\n${block ?? "false"}`],
+      { cwd: repoRoot, env },
+    );
+    const conn = JSON.parse(
+      await playground.kubectl(["get", "svcconn", "team-a", "-o", "json"]),
+    ) as { spec: { baseUrl: string }; status: { conditions: { type: string; reason: string }[] } };
+    expect(conn.spec.baseUrl).toBe(playground.emulatorUrl);
+    expect(conn.status.conditions.find((c) => c.type === "Ready")).toMatchObject({
+      status: "True",
+      reason: "Connected",
+    });
+    // The key is in the Secret the guide names, never in the playground's own lines.
+    const key = Buffer.from(
+      await playground.kubectl([
+        "get",
+        "secret",
+        "aidc-operator-api-key",
+        "-n",
+        "aidc-system",
+        "-o",
+        "jsonpath={.data.apiKey}",
+      ]),
+      "base64",
+    ).toString();
+    expect(key).toMatch(/^[0-9a-f]{48}$/);
+    expect(lines.join("\n")).toContain("aidc-system/aidc-operator-api-key");
+    expect(lines.join("\n")).not.toContain(key);
+    expect(playground.shellSetup).toMatch(/^export AIDC_EMULATOR_URL=http:\/\/127\.0\.0\.1:\d+$/m);
+  }, 120_000);
 
   it("stops the control plane's processes and removes its directory", async () => {
     const playground = pg as Playground;
