@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { RetryableError, TerminalError } from "../runtime/errors.js";
-import { EndpointDisabledError, ServiceAuthError } from "../service/errors.js";
+import { HOLD_RETRY_NOTE, RetryableError, TerminalError } from "../runtime/errors.js";
+import {
+  EndpointDisabledError,
+  ServiceAuthError,
+  ServiceReadRefusedError,
+} from "../service/errors.js";
 import { failedSyncCondition } from "./health-conditions.js";
 
 describe("failedSyncCondition", () => {
@@ -21,9 +25,37 @@ describe("failedSyncCondition", () => {
       want: { reason: "ReconcileError", message: "the object changed" },
     },
     {
-      reason: "a refused API key is ApiKeyRefused",
+      reason: "a refused API key is ApiKeyRefused, tried again on the hold backoff",
       err: new ServiceAuthError("403 from getNas", { code: 403, endpoint: "getNas" }),
-      want: { reason: "ApiKeyRefused", message: "403 from getNas" },
+      want: { reason: "ApiKeyRefused", message: `403 from getNas; ${HOLD_RETRY_NOTE}` },
+    },
+    {
+      reason: "a refused read is ReadRefused, read again on the hold backoff",
+      err: new ServiceReadRefusedError("GET /x refused with status 400", {
+        code: 400,
+        endpoint: "getNas",
+      }),
+      want: {
+        reason: "ReadRefused",
+        message: `GET /x refused with status 400; ${HOLD_RETRY_NOTE}`,
+      },
+    },
+    {
+      reason: "a refused read wrapped as retryable says no hold: its wrapper says its retry",
+      err: new RetryableError(
+        "ReadRefused",
+        "GET /x refused with status 400; absent from the list, looking again",
+        {
+          cause: new ServiceReadRefusedError("GET /x refused with status 400", {
+            code: 400,
+            endpoint: "getNas",
+          }),
+        },
+      ),
+      want: {
+        reason: "ReadRefused",
+        message: "GET /x refused with status 400; absent from the list, looking again",
+      },
     },
     {
       reason: "a terminal error keeps its reason",

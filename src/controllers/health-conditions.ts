@@ -5,7 +5,7 @@
  */
 import { REASONS } from "../crds/index.js";
 import type { ConditionInput } from "../runtime/conditions.js";
-import { errorMessage, errorReason, isTerminal } from "../runtime/errors.js";
+import { errorReason, failureMessage, isTerminal } from "../runtime/errors.js";
 
 /**
  * The reason of a failure: the error's own reason when it is one of the reason table,
@@ -18,12 +18,15 @@ export function failureReason(err: unknown): string {
   return isTerminal(err) ? "ReconcileTerminal" : "ReconcileError";
 }
 
-/** The Synced=False condition of a failed reconcile: {@link failureReason} and the message. */
+/**
+ * The Synced=False condition of a failed reconcile: {@link failureReason} and the
+ * message with what the runtime does next (`failureMessage`).
+ */
 export function failedSyncCondition(err: unknown): ConditionInput {
   return {
     type: "Synced",
     status: "False",
     reason: failureReason(err),
-    message: errorMessage(err),
+    message: failureMessage(err),
   };
 }

@@ -126,6 +126,24 @@ export function errorMessage(err: unknown): string {
 }
 
 /**
+ * What the runtime does with a key held by an {@link isExternalHold external} terminal
+ * error, as said after the error's message (reconcile-attempt.ts's TerminalHolds).
+ */
+export const HOLD_RETRY_NOTE =
+  "tried again on a slow backoff (holdBackoff) and when the object changes";
+
+/**
+ * The message of a failed reconcile as conditions and Events say it: the error's own,
+ * and for an external hold what the runtime does next ({@link HOLD_RETRY_NOTE}). The
+ * errors say no retry of their own: the same error can be retried otherwise where it
+ * is caught and wrapped (a retryable error, a poll), which says its own.
+ */
+export function failureMessage(err: unknown): string {
+  const message = errorMessage(err);
+  return isExternalHold(err) ? `${message}; ${HOLD_RETRY_NOTE}` : message;
+}
+
+/**
  * When a retryable failure asks to be retried (its own `requeueAfterMs`, a positive
  * number; duck-typed like {@link isTerminal}, so errors of other layers may carry it),
  * or undefined for the key's exponential backoff.

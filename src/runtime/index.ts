@@ -37,6 +37,8 @@ export { DEFAULT_RECONCILE_TIMEOUT_MS } from "./defaults.js";
 export {
   errorMessage,
   errorReason,
+  failureMessage,
+  HOLD_RETRY_NOTE,
   isExternalHold,
   isTerminal,
   ReconcileTimeoutError,

@@ -12,8 +12,8 @@ import type { ControllerDefinition, ReconcileContext } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
 import { DEFAULT_HOLD_BACKOFF } from "./defaults.js";
 import {
-  errorMessage,
   errorReason,
+  failureMessage,
   isExternalHold,
   isTerminal,
   ReconcileTimeoutError,
@@ -179,9 +179,9 @@ async function onFailure(
   if (obj) {
     // An expected wait (a referenced object on its way) is news, not a warning.
     if (err instanceof RetryableError && err.waiting) {
-      a.rt.events.normal(obj, reason, errorMessage(err));
+      a.rt.events.normal(obj, reason, failureMessage(err));
     } else {
-      a.rt.events.warning(obj, reason, errorMessage(err));
+      a.rt.events.warning(obj, reason, failureMessage(err));
     }
   }
   if (!def.errorPolicy) return;

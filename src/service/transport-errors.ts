@@ -97,9 +97,10 @@ export function errorForStatus(
     ? ""
     : " (HTTP answer without a service envelope: is the endpoint path right?)";
   const text = `${call.where} was refused by the service with status ${code}${said}${hint}`;
-  // A read carries nothing of the spec to correct: the far side must change, not the object.
+  // A read carries nothing of the spec to correct: the far side must change, not the
+  // object. When it is read again is said by whoever catches it (runtime/errors.ts).
   return call.method === "GET"
-    ? new ServiceReadRefusedError(`${text}; read again on a slow backoff`, base)
+    ? new ServiceReadRefusedError(text, base)
     : new ServiceRefusedError(text, base);
 }
 

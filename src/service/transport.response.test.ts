@@ -146,7 +146,7 @@ describe("interpretResponse", () => {
     expect(read409).toBeInstanceOf(ServiceReadRefusedError);
     expect(read409).toMatchObject({ reason: "ReadRefused", retryable: false, code: 409 });
     expect(isExternalHold(read409)).toBe(true);
-    expect((read409 as Error).message).toMatch(/status 409: busy; read again on a slow backoff$/);
+    expect((read409 as Error).message).toMatch(/status 409: busy$/);
     const create409 = refusal(create);
     expect(create409).toBeInstanceOf(ServiceRefusedError);
     expect(create409).not.toBeInstanceOf(ServiceReadRefusedError);

@@ -7,10 +7,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ERR } from "../../src/controllers/managed/run.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import { HOLD_RETRY_NOTE } from "../../src/runtime/errors.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
@@ -79,13 +81,14 @@ describe("recovery from a read the service refused", () => {
       // A requested reconcile reads the NAS in detail: that read is refused.
       await nas.annotate("blip", { "aidc.io/reconcile-requested-at": "1" });
       const held = await nas.waitForCondition("blip", "Synced", "False", "ReadRefused");
-      expect(conditionOf(held, "Synced")?.message).toContain(
-        `GET /v1/nasStorage/instance/${id}/detail was refused by the service with status 400: try later; read again on a slow backoff`,
-      );
+      // Said by the runtime that holds the key, once: the retry it really makes.
+      const said = `GET /v1/nasStorage/instance/${id}/detail was refused by the service with status 400: try later; ${HOLD_RETRY_NOTE}`;
+      expect(conditionOf(held, "Synced")?.message).toBe(`${ERR.observe}: ${said}`);
       // The read cannot be vouched for: Ready is Unknown with the same reason, and Stalled.
       expect(conditionOf(held, "Ready")).toMatchObject({
         status: "Unknown",
         reason: "ReadRefused",
+        message: `${ERR.observe}: ${said}`,
       });
       expect(conditionOf(held, "Stalled")?.status).toBe("True");
 

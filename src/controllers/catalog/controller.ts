@@ -151,9 +151,10 @@ export function catalogMirrorController(
       try {
         memory.read = await readCatalogs(service, memory.read, now, conn.version);
       } catch (err) {
+        // Whatever the cause (a refused read too), read again on the key's backoff.
         throw new RetryableError(
           "CatalogReadFailed",
-          `reading the product catalogs of ${conn.name ? `ServiceConnection ${conn.name}` : "the default connection"} failed: ${(err as Error).message}`,
+          `reading the product catalogs of ${conn.name ? `ServiceConnection ${conn.name}` : "the default connection"} failed: ${(err as Error).message}; read again with backoff`,
           { cause: err },
         );
       }

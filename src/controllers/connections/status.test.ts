@@ -3,6 +3,7 @@ import { RetryableError } from "../../runtime/errors.js";
 import {
   ServiceAuthError,
   ServiceOperationMissingError,
+  ServiceReadRefusedError,
   ServiceRedirectError,
   ServiceUnavailableError,
 } from "../../service/errors.js";
@@ -56,6 +57,22 @@ describe("readyConditionOf", () => {
         }),
       },
       want: { status: "False", reason: "CheckRefused" },
+    },
+    {
+      reason: "a refused read is checked again every poll, not on a slow backoff",
+      check: {
+        outcome: "failed" as const,
+        error: new ServiceReadRefusedError(
+          "GET /v1/cci/instance/list was refused by the service with status 400: try later",
+          { endpoint: "listCci", code: 400 },
+        ),
+      },
+      want: {
+        status: "False",
+        reason: "CheckRefused",
+        message:
+          "the service refused the authenticated check call, not for the key: GET /v1/cci/instance/list was refused by the service with status 400: try later; checked again every poll",
+      },
     },
     {
       reason: "a 5xx is a passing failure",

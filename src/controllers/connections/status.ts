@@ -48,7 +48,7 @@ export function readyConditionOf(check: ConnectionCheck): ConditionInput {
             type: "Ready",
             status: "False",
             reason: R.CheckRefused,
-            message: `the service refused the authenticated check call, not for the key: ${errorMessage(check.error)}`,
+            message: `the service refused the authenticated check call, not for the key: ${errorMessage(check.error)}; checked again every poll`,
           }
         : {
             type: "Ready",

@@ -14,7 +14,7 @@ import {
   withKstatusConditions,
 } from "../../runtime/conditions.js";
 import type { ErrorPolicy, ReconcileContext, ReconcileResult } from "../../runtime/controller.js";
-import { errorMessage, errorReason, isExternalHold } from "../../runtime/errors.js";
+import { errorReason, failureMessage, isExternalHold } from "../../runtime/errors.js";
 import { ConflictError, patchStatus } from "../../runtime/writes.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
@@ -58,7 +58,8 @@ export async function paused<T extends ManagedObject>(
  * external hold: the API key refused, a missing operation, an answer of an unknown
  * shape), or undefined to leave Ready as it is (any other failure). What was true
  * cannot be vouched for any more: Ready=True becomes Unknown; an object without Ready
- * (new) or not Ready gets Ready=False; both with the error's reason and message.
+ * (new) or not Ready gets Ready=False; both with the error's reason and message, and
+ * when it is tried again (`failureMessage`).
  */
 export function heldReadyCondition(
   err: unknown,
@@ -69,7 +70,7 @@ export function heldReadyCondition(
     type: "Ready",
     status: previous?.status === "True" || previous?.status === "Unknown" ? "Unknown" : "False",
     reason: errorReason(err, "ReconcileTerminal"),
-    message: errorMessage(err),
+    message: failureMessage(err),
   };
 }
 
