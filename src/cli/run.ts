@@ -12,12 +12,14 @@ import { type ControllerFactory, controllers } from "../controllers/index.js";
 import { registeredControllers } from "../controllers/permissions.js";
 import { allCrds, GROUP, REASONS } from "../crds/index.js";
 import { KUBECONFIG_SEARCH, loadKubeConfig } from "../runtime/kube-config.js";
+import { environmentProxy } from "../runtime/kube-proxy.js";
 import { createLogger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics } from "../runtime/metrics.js";
 import { SecretRedactor } from "../runtime/redaction.js";
 import type { ResourceDescriptor } from "../runtime/resource.js";
 import type { ServiceClient } from "../service/client.js";
+import { proxyOptionsFor } from "../service/service-proxy.js";
 import { checkNamedSettings } from "./named-settings.js";
 import {
   createServiceClient,
@@ -95,11 +97,14 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   });
 
   const metrics = new RuntimeMetrics();
+  // The service and the object storage take HTTPS_PROXY... as the API server does.
+  const proxyFor = environmentProxy(env);
   const defaultService = (options.serviceClientFactory ?? createServiceClient)({
     config,
     apiKey,
     onRequest: metrics.observeServiceRequest,
     log,
+    proxyFor,
   });
   reportServiceOperations(defaultService, metrics, log);
   // Each object's calls go to its connection (ServiceConnection, else this default one).
@@ -108,13 +113,20 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     redactor.keep("service.objectStorage.accessKeyId", c.accessKeyId);
     redactor.keep("service.objectStorage.secretAccessKey", c.secretAccessKey);
   });
+  // A proxy the object storage's calls cannot take stops the start, as the service's does.
+  if (defaultStorage) proxyOptionsFor("the object storage", defaultStorage.endpoint, proxyFor);
   const connections = new ServiceConnections({
     defaultClient: defaultService,
     ...(defaultStorage ? { defaultObjectStorage: defaultStorage } : {}),
     secretNamespace: config.connections.secretNamespace,
     redactor,
+    proxyFor,
     newClient: (settings) =>
-      connectionClient(config, settings, { onRequest: metrics.observeServiceRequest, log }),
+      connectionClient(config, settings, {
+        onRequest: metrics.observeServiceRequest,
+        log,
+        proxyFor,
+      }),
   });
   const le = config.leaderElection;
   // Each operator (a shard, or the unsharded one) watches only its own objects of the

@@ -11,6 +11,7 @@ import { ServiceClient } from "../service/client.js";
 import { ENDPOINT_NAMES } from "../service/endpoints.js";
 import { endpointConfigKey } from "../service/errors.js";
 import { ASSUMED_OPERATIONS } from "../service/operation-availability.js";
+import { type ProxyResolver, ServiceProxyError } from "../service/service-proxy.js";
 
 /** What the service client factory gets. */
 export interface ServiceClientDeps {
@@ -18,6 +19,8 @@ export interface ServiceClientDeps {
   apiKey: () => Promise<string>;
   onRequest: (info: ServiceRequestInfo) => void;
   log: Logger;
+  /** The proxy of the service's base URL; default none. */
+  proxyFor?: ProxyResolver;
 }
 
 /** Builds the process's service client from the config (tests pass their own). */
@@ -25,13 +28,14 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
   const s = deps.config.service;
   try {
     return new ServiceClient({
-      ...sharedServiceClientOptions(s),
+      ...sharedServiceClientOptions(s, deps.proxyFor),
       baseUrl: s.baseUrl,
       apiKey: deps.apiKey,
       logger: deps.log.child({ component: "service" }),
       onRequest: deps.onRequest,
     });
   } catch (err) {
+    if (err instanceof ServiceProxyError) throw err;
     // The endpoint table refuses unknown names and bad paths: a config error.
     throw new ConfigError(`invalid operator config: service.endpoints: ${(err as Error).message}`);
   }

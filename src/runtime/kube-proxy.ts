@@ -29,6 +29,15 @@ export function proxyFor(
   return supported(/^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`);
 }
 
+/**
+ * The environment's proxy of a URL ({@link proxyFor} without a `proxy-url`): how the
+ * operator's other calls (the service, the object storage) read HTTPS_PROXY, HTTP_PROXY
+ * and NO_PROXY, alike with its Kubernetes requests.
+ */
+export function environmentProxy(env: NodeJS.ProcessEnv): (url: URL) => string | undefined {
+  return (url) => proxyFor(url, undefined, env);
+}
+
 /** `proxy` as undici takes it, or an error naming its scheme (never the URL: it may hold a password). */
 function supported(proxy: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(proxy)?.[1]?.toLowerCase() ?? "";

@@ -67,6 +67,7 @@ export class ServiceAccount {
       idleSocketTimeoutMs: options.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
       userAgent: options.userAgent ?? "aidc-operator",
       ...(options.httpClient ? { httpClient: options.httpClient } : {}),
+      ...(options.proxyFor ? { proxyFor: options.proxyFor } : {}),
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
       rateLimit: options.rateLimit === undefined ? DEFAULT_RATE_LIMIT : options.rateLimit,
       rateLimitMaxWaitMs: options.rateLimitMaxWaitMs,

@@ -8,6 +8,7 @@ import type { EndpointOverrides } from "./endpoints.js";
 import type { CreateTaskFieldNames } from "./kinds/trainingjob.js";
 import type { RateLimit, Sleep } from "./rate-limiter.js";
 import type { SubscriptionResultMapping } from "./schemas/create.js";
+import type { ProxyResolver } from "./service-proxy.js";
 import type { RequestObservation, ServiceHttpClient } from "./transport-options.js";
 
 /** How a `ServiceClient` reaches and treats the service. */
@@ -36,6 +37,11 @@ export interface ServiceClientOptions {
   userAgent?: string;
   /** What speaks HTTP to the service: `node-http` (default) or `node-fetch`. */
   httpClient?: ServiceHttpClient;
+  /**
+   * The proxy of the base URL (HTTPS_PROXY... as the composition reads them); default
+   * none: direct. The constructor throws `ServiceProxyError` for one it cannot use.
+   */
+  proxyFor?: ProxyResolver;
   /** Retries of idempotent calls. Default 4 attempts, 200 ms doubling, at most 5 s. */
   retry?: RetryPolicy;
   /** Client-side token bucket; null turns it off. Default 50/s with a burst of 100. */

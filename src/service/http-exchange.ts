@@ -12,6 +12,7 @@ import https, { Agent as HttpsAgent } from "node:https";
 import type { Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import zlib from "node:zlib";
+import type { ProxyAgentOptions } from "./service-proxy.js";
 
 /** What one exchange needs. */
 export interface ExchangeRequest {
@@ -207,13 +208,15 @@ export interface IdleBoundedAgents {
  * Node keeps an idle socket for ever (`timeout` 0) and a server's `Keep-Alive: timeout`
  * only shortens a timeout it has; so the agent's `timeout` closes a free socket when its
  * timer fires, and every new request first drops free sockets idle that long by the wall
- * clock, in case a busy event loop fired the timer late.
+ * clock, in case a busy event loop fired the timer late. With `proxy`
+ * (service-proxy.ts) every connection goes through that proxy.
  */
 export function idleBoundedAgents(
   idleSocketTimeoutMs: number,
   maxSockets: number,
+  proxy: ProxyAgentOptions = {},
 ): IdleBoundedAgents {
-  const options = { keepAlive: true, maxSockets, timeout: idleSocketTimeoutMs };
+  const options = { keepAlive: true, maxSockets, timeout: idleSocketTimeoutMs, ...proxy };
   const Http = idleBounded(HttpAgent, idleSocketTimeoutMs);
   const Https = idleBounded(HttpsAgent as unknown as AgentClass, idleSocketTimeoutMs);
   return { http: new Http(options), https: new Https(options) as unknown as HttpsAgent };

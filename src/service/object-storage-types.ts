@@ -4,6 +4,8 @@
  * controller compares with its spec. Types only: importing them loads no S3 client.
  */
 
+import type { ProxyResolver } from "./service-proxy.js";
+
 /** An S3 access key pair. */
 export interface S3Credentials {
   accessKeyId: string;
@@ -27,6 +29,8 @@ export interface ObjectStorageOptions {
    * the server is closing fails with ECONNRESET. Default DEFAULT_IDLE_SOCKET_TIMEOUT_MS.
    */
   idleSocketTimeoutMs?: number;
+  /** The proxy of the endpoint (HTTPS_PROXY... as the composition reads them); default none. */
+  proxyFor?: ProxyResolver;
 }
 
 /** One lifecycle rule, as the Bucket spec states it. */

@@ -28,6 +28,7 @@ import type {
   ObjectStorageOptions,
   VersioningState,
 } from "./object-storage-types.js";
+import { proxyOptionsFor } from "./service-proxy.js";
 
 export type {
   BucketPresence,
@@ -56,6 +57,7 @@ export class ObjectStorageClient {
     const agents = idleBoundedAgents(
       options.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
       S3_MAX_SOCKETS,
+      proxyOptionsFor("the object storage", this.endpoint, options.proxyFor),
     );
     this.s3 = new S3Client({
       endpoint: this.endpoint,

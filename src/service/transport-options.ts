@@ -9,6 +9,7 @@ import type { EndpointTable } from "./endpoints.js";
 import type { OperationAvailability } from "./operation-availability.js";
 import type { OperationArgs } from "./operation-caller.js";
 import type { CallPriority, RateLimit, Sleep } from "./rate-limiter.js";
+import type { ProxyResolver } from "./service-proxy.js";
 
 /** One finished attempt, for metrics: the envelope (or HTTP) status, or "error" without an answer. */
 export interface RequestObservation {
@@ -44,6 +45,8 @@ export interface TransportOptions {
   userAgent: string;
   /** What speaks HTTP: Node's `http` module (default) or node-fetch; see {@link ServiceHttpClient}. */
   httpClient?: ServiceHttpClient;
+  /** The proxy of `baseUrl`; default none (direct). */
+  proxyFor?: ProxyResolver;
   retry: RetryPolicy;
   rateLimit: RateLimit | null;
   /** Share of `rateLimit` routine (low-priority) calls may use; default all of it. */

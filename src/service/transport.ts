@@ -27,6 +27,7 @@ import {
 import { verdictOfError } from "./operation-availability.js";
 import { type CallPriority, priorityOf, realSleep, TokenBucket } from "./rate-limiter.js";
 import { describeIssues, optionalString, renderPath } from "./schemas/primitives.js";
+import { proxyOptionsFor } from "./service-proxy.js";
 import {
   abandoned,
   type CallDescription,
@@ -64,7 +65,11 @@ export class ServiceTransport {
 
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.agents = idleBoundedAgents(options.idleSocketTimeoutMs, 64);
+    this.agents = idleBoundedAgents(
+      options.idleSocketTimeoutMs,
+      64,
+      proxyOptionsFor("the service", this.baseUrl, options.proxyFor),
+    );
     this.send = options.httpClient === "node-fetch" ? fetchExchange : exchange;
     const sleep = options.sleep ?? realSleep;
     this.bucket = options.rateLimit

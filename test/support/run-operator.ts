@@ -22,7 +22,7 @@ export interface OperatorInProcess {
  */
 export async function runInProcess(
   configFile: string,
-  options: Pick<RunOptions, "controllerFactories" | "env"> = {},
+  options: Pick<RunOptions, "controllerFactories" | "env" | "logDestination"> = {},
 ): Promise<OperatorInProcess> {
   let stopSignal = () => {};
   let manager: Manager | undefined;
@@ -56,7 +56,7 @@ export async function runInProcess(
  */
 export async function runInProcessWith(
   config: Record<string, unknown>,
-  options: Pick<RunOptions, "controllerFactories" | "env"> = {},
+  options: Pick<RunOptions, "controllerFactories" | "env" | "logDestination"> = {},
 ): Promise<OperatorInProcess> {
   const dir = await mkdtemp(join(tmpdir(), "aidc-config-"));
   const configFile = join(dir, "config.json");

@@ -46,6 +46,7 @@ export function objectStorageOf(
         timeoutMs: deps.config.objectStorage.timeoutMs,
         // Closed before the S3 server closes them, as the service client's connections.
         idleSocketTimeoutMs: deps.config.service.idleSocketTimeoutMs,
+        ...(deps.connections.proxyFor ? { proxyFor: deps.connections.proxyFor } : {}),
       });
       clients.set(key, client);
     }

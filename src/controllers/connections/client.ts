@@ -14,6 +14,7 @@ import { operatorUserAgent } from "../../runtime/user-agent.js";
 import { ServiceClient, type ServiceClientOptions } from "../../service/client.js";
 import type { ObjectStorageSettings } from "../../service/object-storage-types.js";
 import type { RateLimit } from "../../service/rate-limiter.js";
+import type { ProxyResolver } from "../../service/service-proxy.js";
 import type { ConnectionSecrets } from "./secrets.js";
 
 /** One resolved connection. */
@@ -47,11 +48,13 @@ export interface ConnectionClientSettings {
  */
 export const CONNECTION_RATE_LIMIT_MAX_WAIT_MS = 1_000;
 
-/** What a connection's client reports to and logs with. */
+/** What a connection's client reports to, logs with and goes through. */
 export interface ConnectionClientHooks {
   /** Every attempt, labelled with the connection (metrics). */
   onRequest?: (info: ServiceRequestInfo) => void;
   log?: Logger;
+  /** The proxy of its base URL (cli/run.ts: the environment's); default none. */
+  proxyFor?: ProxyResolver;
 }
 
 /**
@@ -64,8 +67,10 @@ export interface ConnectionClientHooks {
  */
 export function sharedServiceClientOptions(
   s: OperatorConfig["service"],
+  proxyFor?: ProxyResolver,
 ): Omit<ServiceClientOptions, "baseUrl" | "apiKey"> {
   return {
+    ...(proxyFor ? { proxyFor } : {}),
     timeoutMs: s.timeoutMs,
     maxResponseBytes: s.maxResponseBytes,
     idleSocketTimeoutMs: s.idleSocketTimeoutMs,
@@ -91,7 +96,7 @@ export function connectionClient(
   const s = config.service;
   const onRequest = hooks.onRequest;
   return new ServiceClient({
-    ...sharedServiceClientOptions(s),
+    ...sharedServiceClientOptions(s, hooks.proxyFor),
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
     rateLimit: settings.rateLimit ?? s.rateLimit,

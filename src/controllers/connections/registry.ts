@@ -19,6 +19,7 @@ import type { SecretRedactor } from "../../runtime/redaction.js";
 import type { KubeObject, ObjectKey, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import type { ObjectStorageSettings } from "../../service/object-storage-types.js";
+import type { ProxyResolver } from "../../service/service-proxy.js";
 import { retryableError, terminalError } from "../event-reasons.js";
 import {
   type ConnectionClientSettings,
@@ -124,6 +125,8 @@ export interface ServiceConnectionsOptions {
   secretNamespace?: string | undefined;
   /** Learns every key and credential before it is sent. */
   redactor?: SecretRedactor;
+  /** The proxy of a URL of the service or the object storage (cli/run.ts: the environment's); default none. */
+  proxyFor?: ProxyResolver;
 }
 
 /** The connections of the process (the default and each ServiceConnection's), chosen per object. */
@@ -150,6 +153,11 @@ export class ServiceConnections implements ConnectionSource {
       service: options.defaultClient,
       objectStorage: options.defaultObjectStorage,
     };
+  }
+
+  /** The proxy the object storage's calls take (the service clients are built with theirs). */
+  get proxyFor(): ProxyResolver | undefined {
+    return this.options.proxyFor;
   }
 
   /** The namespace whose Secrets are read, if any. */
