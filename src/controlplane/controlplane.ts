@@ -68,6 +68,7 @@ export class LocalControlPlane {
   controllerManagerPort = 0;
   private etcd?: ChildProcess;
   private apiServer?: ChildProcess;
+  private readonly secondApiServers = new Set<ChildProcess>();
   private controllerManager?: ChildProcess;
   private readonly startTimeoutMs: number;
 
@@ -137,14 +138,40 @@ export class LocalControlPlane {
    * `flags` as its extra flags (default: the options' `apiServerFlags`).
    */
   async startApiServer(flags = this.options.apiServerFlags ?? []): Promise<void> {
+    this.apiServer = await this.runApiServer(this.apiServerPort, flags);
+  }
+
+  /**
+   * Starts another kube-apiserver on the same etcd, as a second member of a highly
+   * available control plane, on `port` (default a free one; the port it ran on to
+   * restart it); resolves with its port and how to stop it.
+   */
+  async startSecondApiServer(
+    flags: string[] = [],
+    port?: number,
+  ): Promise<{ port: number; stop(): Promise<void> }> {
+    const p = port ?? (await freePort());
+    const child = await this.runApiServer(p, flags);
+    this.secondApiServers.add(child);
+    return {
+      port: p,
+      stop: async () => {
+        await stopProcess(child);
+        this.secondApiServers.delete(child);
+      },
+    };
+  }
+
+  /** kube-apiserver on `port`, once it serves. */
+  private async runApiServer(port: number, flags: string[]): Promise<ChildProcess> {
     const bins = this.binaries as ControlPlaneBinaries;
     const c = this.certs as ControlPlaneCerts;
-    this.apiServer = spawnLogged(this.dir, bins.kubeApiserver, "kube-apiserver", [
+    const child = spawnLogged(this.dir, bins.kubeApiserver, "kube-apiserver", [
       `--etcd-servers=http://127.0.0.1:${this.etcdPort}`,
-      `--cert-dir=${join(this.dir, "apiserver-certs")}`,
+      `--cert-dir=${join(this.dir, `apiserver-certs-${port}`)}`,
       "--bind-address=127.0.0.1",
       "--advertise-address=127.0.0.1",
-      `--secure-port=${this.apiServerPort}`,
+      `--secure-port=${port}`,
       `--tls-cert-file=${c.serverCert}`,
       `--tls-private-key-file=${c.serverKey}`,
       `--client-ca-file=${c.caCert}`,
@@ -158,12 +185,13 @@ export class LocalControlPlane {
       "--disable-admission-plugins=ServiceAccount",
       ...flags,
     ]);
-    await waitFor(this.dir, this.startTimeoutMs, "kube-apiserver", this.apiServer, async () => {
-      const res = await this.get("/readyz");
+    await waitFor(this.dir, this.startTimeoutMs, "kube-apiserver", child, async () => {
+      const res = await this.get("/readyz", port);
       if (res.status !== 200) return false;
-      const ns = await this.get("/api/v1/namespaces/default");
+      const ns = await this.get("/api/v1/namespaces/default", port);
       return ns.status === 200;
     });
+    return child;
   }
 
   private async startControllerManager(): Promise<void> {
@@ -194,8 +222,8 @@ export class LocalControlPlane {
     this.apiServer = undefined;
   }
 
-  /** A GET against the API server as the admin; resolves with status and body. */
-  async get(path: string): Promise<{ status: number; body: string }> {
+  /** A GET against the API server (on `port`) as the admin; resolves with status and body. */
+  async get(path: string, port = this.apiServerPort): Promise<{ status: number; body: string }> {
     const c = this.certs as ControlPlaneCerts;
     const [ca, cert, key] = await Promise.all([
       readFile(c.caCert),
@@ -204,7 +232,7 @@ export class LocalControlPlane {
     ]);
     return new Promise((resolveGet, reject) => {
       const req = request(
-        `${this.server}${path}`,
+        `https://127.0.0.1:${port}${path}`,
         { agent: new Agent({ ca, cert, key }), timeout: 5000 },
         (res) => {
           let body = "";
@@ -234,6 +262,8 @@ export class LocalControlPlane {
   async stop(): Promise<void> {
     await stopProcess(this.controllerManager);
     this.controllerManager = undefined;
+    for (const child of this.secondApiServers) await stopProcess(child);
+    this.secondApiServers.clear();
     await stopProcess(this.apiServer);
     await stopProcess(this.etcd);
     this.apiServer = undefined;
@@ -254,7 +284,12 @@ export class LocalControlPlane {
 
   /** Synchronous kill, for process exit hooks. */
   killNow(): void {
-    for (const child of [this.controllerManager, this.apiServer, this.etcd]) {
+    for (const child of [
+      this.controllerManager,
+      ...this.secondApiServers,
+      this.apiServer,
+      this.etcd,
+    ]) {
       if (child && child.exitCode === null) child.kill("SIGKILL");
     }
   }

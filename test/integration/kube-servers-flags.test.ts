@@ -24,8 +24,9 @@ type During = (nas: UserNasVolumes, op: NetworkOperator, tcp: TcpProxy) => Promi
 
 /**
  * The operator against kube-apiservers run with the flags of production clusters, one
- * set at a time on a control plane of its own (the API server restarted with each). The
- * operator reaches it through a TCP proxy that counts its connections; in each setup a
+ * set at a time on a control plane of its own (the API server restarted with each, and
+ * a second one on its etcd for the highly available case). The operator reaches one
+ * through a TCP proxy that counts its connections; in each setup a
  * NasVolume made before and one after what the flags cause become Ready, each with one
  * NAS in the emulator, and the operator keeps the Lease and exits 0.
  */
@@ -66,24 +67,39 @@ describe("the operator against API servers run with production flags", () => {
       .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
   }
 
+  /**
+   * Leader election on a Lease that outlasts a restart of the API server (else the
+   * leader steps down and exits, as client-go's do).
+   */
+  const outlastingLease = (leaseName: string) => ({
+    leaderElection: {
+      enabled: true,
+      leaseName,
+      leaseNamespace: "default",
+      leaseDurationMs: 60_000,
+      renewDeadlineMs: 40_000,
+      retryPeriodMs: 2_000,
+    },
+  });
+
   /** The NAS of that name in the emulator. */
   const remotes = (name: string) =>
     [...bed.emulator.state.nas.values()].filter((n) => n.name === name).length;
 
   /**
-   * Runs the operator (as the admin, or with `token`) through a counting TCP proxy on
-   * the API server restarted with `flags`: `<prefix>first` Ready, then `during`, then
+   * Runs the operator (as the admin, or with `token`) through a counting TCP proxy to
+   * the API server restarted with `flags` (or to the one on `port`): `<prefix>first` Ready, then `during`, then
    * `<prefix>last` Ready; each with one NAS; the operator still running, then exit 0.
    */
   async function scenario(
     prefix: string,
     flags: string[],
     during: During,
-    more: { config?: Record<string, unknown>; token?: string } = {},
+    more: { config?: Record<string, unknown>; token?: string; port?: number } = {},
   ): Promise<void> {
     await restartWith(flags);
     const namespace = await createNamespace(kc, prefix);
-    const tcp = new TcpProxy(plane.apiServerPort);
+    const tcp = new TcpProxy(more.port ?? plane.apiServerPort);
     const port = await tcp.start();
     const access = adminAccess(kc);
     const kubeconfig = await writeKubeconfig(
@@ -201,21 +217,44 @@ describe("the operator against API servers run with production flags", () => {
         expect(remotes("restartflight")).toBe(1);
         expect(op.logTail(Number.MAX_SAFE_INTEGER)).toContain("watch answered 410 Gone; relisting");
       },
-      {
-        // The Lease outlasts the restart (else the leader steps down and exits, as
-        // client-go's do).
-        config: {
-          leaderElection: {
-            enabled: true,
-            leaseName: "restart",
-            leaseNamespace: "default",
-            leaseDurationMs: 60_000,
-            renewDeadlineMs: 40_000,
-            retryPeriodMs: 2_000,
-          },
-        },
-      },
+      { config: outlastingLease("restart") },
     );
+  }, 240_000);
+
+  it("reconciles what was applied through the other API server of two while its own was down", async () => {
+    const second = { server: await plane.startSecondApiServer() };
+    const nasOf = (name: string) =>
+      [...bed.emulator.state.nas.values()].find((n) => n.name === name);
+    try {
+      await scenario(
+        "ha",
+        [],
+        async (nas, op, tcp) => {
+          await nas.create("hagrown");
+          await nas.waitReady("hagrown", READY_MS, op);
+          await second.server.stop();
+          // Through the API server still up: one made, one grown.
+          await nas.create("haduring");
+          const { group, version, plural, namespace } = nas.where;
+          const grown = await kubeRequest(
+            kc,
+            "PATCH",
+            `/apis/${group}/${version}/namespaces/${namespace}/${plural}/hagrown`,
+            { body: { spec: { capacityGB: 200 } }, contentType: "application/merge-patch+json" },
+          );
+          expect(grown.status).toBe(200);
+          second.server = await plane.startSecondApiServer([], second.server.port);
+          await nas.waitReady("haduring", READY_MS, op);
+          await eventually(async () => nasOf("hagrown")?.quotaGB === 200, READY_MS);
+          expect([remotes("haduring"), remotes("hagrown")]).toEqual([1, 1]);
+          // It came back over a new connection to its own API server.
+          expect(tcp.accepted).toBeGreaterThan(1);
+        },
+        { port: second.server.port, config: outlastingLease("ha") },
+      );
+    } finally {
+      await second.server.stop();
+    }
   }, 240_000);
 
   /**

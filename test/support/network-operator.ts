@@ -243,7 +243,8 @@ export async function readyThrough(
 /** NasVolumes as a user creates and reads them, through client-node (HTTP/1.1). */
 export class UserNasVolumes {
   private readonly api: k8s.CustomObjectsApi;
-  private readonly where: { group: string; version: string; plural: string; namespace: string };
+  /** Where its NasVolumes are (group, version, plural, namespace), for the calls it has no method of. */
+  readonly where: { group: string; version: string; plural: string; namespace: string };
 
   constructor(kc: k8s.KubeConfig, namespace: string) {
     this.api = kc.makeApiClient(k8s.CustomObjectsApi);
