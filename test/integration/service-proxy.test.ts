@@ -1,7 +1,9 @@
 import { Writable } from "node:stream";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
+import { bucketCrd } from "../../src/crds/bucket.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
@@ -11,11 +13,13 @@ import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
 import { TEST_API_KEY } from "../support/operator.js";
 import { runInProcessWith } from "../support/run-operator.js";
+import { startTestS3, type TestS3 } from "../support/s3.js";
 import { TlsFront } from "../support/tls-front.js";
 
 const NAS_SPEC = { productCode: "nas.capacity.standard", capacityGB: 100 };
-/** A name no DNS knows: only the proxy reaches it (it maps the name to the TLS front). */
+/** Names no DNS knows: only the proxy reaches them (it maps them to the TLS fronts). */
 const SERVICE_HOST = "svc.aidc.test";
+const S3_HOST = "s3.aidc.test";
 const PROXY_USER = "aidc:proxy-Pa55word";
 
 function linesInto(lines: string[]): Writable {
@@ -31,9 +35,12 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
   const kc = adminKubeConfig();
   let emulator: RunningEmulator;
   let front: TlsFront;
+  let s3: TestS3;
+  let s3Front: TlsFront;
   let proxy: ConnectProxy;
   let namespace = "";
   let nas: ObjectsOf;
+  let buckets: ObjectsOf;
 
   const proxyUrl = () => `http://${PROXY_USER}@${new URL(proxy.url).host}`;
   const baseUrl = () => `https://${SERVICE_HOST}:${front.port}`;
@@ -41,13 +48,14 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
     runInProcessWith(
       {
         service: { baseUrl: baseUrl(), httpClient },
+        objectStorage: { ...s3.config, endpoint: `https://${S3_HOST}:${s3Front.port}` },
         watchNamespaces: [namespace],
         pollIntervalMs: { default: 500 },
         server: { port: 0, host: "127.0.0.1" },
         log: { level: lines ? "debug" : "silent" },
       },
       {
-        controllerFactories: [nasVolumeController],
+        controllerFactories: [nasVolumeController, bucketController],
         env: { AIDC_API_KEY: TEST_API_KEY, ...env },
         ...(lines ? { logDestination: linesInto(lines) } : {}),
       },
@@ -57,22 +65,30 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
     await installCrds(kc);
     namespace = await createNamespace(kc, "service-proxy");
     nas = new ObjectsOf(new KubeClient(kc), nasVolumeCrd, namespace);
+    buckets = new ObjectsOf(new KubeClient(kc), bucketCrd, namespace);
     emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 100 });
     front = new TlsFront(SERVICE_HOST, Number(new URL(emulator.url).port));
     await front.start();
-    // The operator trusts the front as a pod trusts a service's CA (NODE_EXTRA_CA_CERTS).
-    setDefaultCACertificates([...getCACertificates("default"), front.ca.toString()]);
-    proxy = new ConnectProxy({ [SERVICE_HOST]: "127.0.0.1" }, PROXY_USER);
+    s3 = await startTestS3();
+    s3Front = new TlsFront(S3_HOST, Number(new URL(s3.server.url).port));
+    await s3Front.start();
+    // The operator trusts the fronts as a pod trusts the service's CA (NODE_EXTRA_CA_CERTS).
+    const fronts = [front.ca.toString(), s3Front.ca.toString()];
+    setDefaultCACertificates([...getCACertificates("default"), ...fronts]);
+    proxy = new ConnectProxy({ [SERVICE_HOST]: "127.0.0.1", [S3_HOST]: "127.0.0.1" }, PROXY_USER);
     await proxy.start();
   });
   afterAll(async () => {
     await proxy?.stop();
     await front?.stop();
+    await s3Front?.stop();
+    await s3?.stop();
     await emulator?.stop();
   });
 
   for (const httpClient of ["node-http", "node-fetch"]) {
-    it(`makes a NasVolume Ready with the service reachable only through HTTPS_PROXY (${httpClient})`, async () => {
+    const what = httpClient === "node-http" ? "a NasVolume and a Bucket" : "a NasVolume";
+    it(`makes ${what} Ready, the service and the object storage reachable only through HTTPS_PROXY (${httpClient})`, async () => {
       proxy.reset();
       const op = await run({ HTTPS_PROXY: proxyUrl() }, httpClient);
       try {
@@ -80,6 +96,14 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
         await nas.create(name, NAS_SPEC);
         await nas.waitForCondition(name, "Ready", "True", undefined, 60_000);
         expect(proxy.targets).toContain(`${SERVICE_HOST}:${front.port}`);
+        if (httpClient === "node-http") {
+          // The S3 client's calls too (its agents are the service client's kind).
+          const bucket = `proxied-${namespace}`;
+          await buckets.create(bucket, { versioning: "Enabled" });
+          await buckets.waitForCondition(bucket, "Ready", "True", undefined, 60_000);
+          expect(await s3.client().getVersioning(bucket)).toBe("Enabled");
+          expect(proxy.targets).toContain(`${S3_HOST}:${s3Front.port}`);
+        }
         // The proxy's user and password went as Proxy-Authorization: nothing refused.
         expect(proxy.refused).toBe(0);
       } finally {
