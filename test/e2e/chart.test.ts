@@ -403,6 +403,40 @@ describe("the Helm chart", () => {
     expect(nodeOptions(await containerOf({ heapLimitMiB: 0 }))).toBeUndefined();
   });
 
+  it("adds extraEnv to the operator container (a proxy, its password from a Secret), and refuses an entry without a name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "chart-extra-env-"));
+    const file = join(dir, "values.yaml");
+    const proxy = {
+      name: "HTTPS_PROXY",
+      valueFrom: { secretKeyRef: { name: "proxy", key: "url" } },
+    };
+    writeFileSync(
+      file,
+      JSON.stringify({ extraEnv: [proxy, { name: "NO_PROXY", value: ".cluster.local" }] }),
+    );
+    try {
+      const [d] = ofKind(
+        parseObjects(await helmTemplate("r", "ns", {}, ["--values", file])),
+        "Deployment",
+      );
+      const env = (d as unknown as DeploymentShape).spec.template.spec.containers[0]?.env ?? [];
+      expect(env.map((e) => e.name)).toEqual([
+        "POD_NAME",
+        "POD_NAMESPACE",
+        "NODE_OPTIONS",
+        "HTTPS_PROXY",
+        "NO_PROXY",
+      ]);
+      expect(env[3]).toEqual(proxy);
+      writeFileSync(file, JSON.stringify({ extraEnv: [{ value: "http://proxy:3128" }] }));
+      await expect(helmTemplate("r", "ns", {}, ["--values", file])).rejects.toThrow(
+        /extraEnv\/0.*name/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("writes the operator config from the values, overrides last", async () => {
     const objects = parseObjects(
       await helmTemplate("r", "ns", {

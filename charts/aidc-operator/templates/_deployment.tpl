@@ -72,6 +72,9 @@ spec:
             - name: NODE_OPTIONS
               value: --max-old-space-size={{ $r.Values.heapLimitMiB }}
             {{- end }}
+            {{- with $r.Values.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
           ports:
             - name: metrics
               containerPort: {{ $r.Values.metricsPort }}
