@@ -119,14 +119,21 @@ export function malformed(
   });
 }
 
-/** Network error codes that prove the request never reached the service. */
+/**
+ * Network error codes that prove the request never reached the service; ERR_PROXY_TUNNEL:
+ * the proxy refused the tunnel (e.g. 407) or closed it before it was open.
+ */
 const NOT_SENT_CODES = new Set([
   "ECONNREFUSED",
   "ENOTFOUND",
   "EAI_AGAIN",
   "EHOSTUNREACH",
   "ENETUNREACH",
+  "ERR_PROXY_TUNNEL",
 ]);
+
+/** The codes whose message says more than the code (the proxy's answer, e.g. 407). */
+const SAID_CODES = new Set(["ERR_PROXY_TUNNEL"]);
 
 /**
  * The error of an attempt that got no usable answer: a body past the size limit
@@ -156,7 +163,10 @@ export function networkError(
   }
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const notSent = code !== undefined && NOT_SENT_CODES.has(code);
-  const detail = code ?? (err instanceof Error ? err.message : String(err));
+  const message = err instanceof Error ? err.message : String(err);
+  // A user:password in a URL of the message (a proxy's) is never repeated.
+  const said = code !== undefined && SAID_CODES.has(code);
+  const detail = said ? `${code}: ${message.replace(/\/\/[^/\s@]*@/g, "//")}` : (code ?? message);
   return new ServiceUnavailableError(`${call.where} failed: network error (${detail})`, {
     endpoint: call.endpoint,
     code: undefined,
