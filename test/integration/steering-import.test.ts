@@ -161,7 +161,39 @@ describe("observe-only import", () => {
       { annotate: true },
     );
     expect(conditionOf(o, "Ready")?.status).toBe("True");
+    // The spec says what the task is: nothing contradicts it.
+    expect(conditionOf(o, "Synced")).toMatchObject({ status: "True" });
     expect((await op.service.getTrainingTask(id)).id).toBe(id);
+  });
+
+  it("of a task whose product, workers and image the spec misstates: FixedFieldsDiffer, nothing sent", async () => {
+    const { tasks } = await op.admin.seed({
+      tasks: [{ name: "outside-task-2", image: IMAGE, trainingFramework: "pytorch" }],
+    });
+    const id = tasks[0] as string;
+    const jobs = of(trainingJobCrd);
+    await jobs.create(
+      "misstated-task",
+      {
+        image: "registry.example.com/ml/train:2",
+        productCode: "train.gpu.a100.8",
+        workerCount: 2,
+        // The same word in another case (the task's pytorch) is no contradiction.
+        trainingFramework: "PyTorch",
+        ...OBSERVE,
+      },
+      { [ANNOTATIONS.externalId]: id },
+    );
+    const o = await jobs.waitForCondition("misstated-task", "Synced", "False", "FixedFieldsDiffer");
+    expect(conditionOf(o, "Synced")?.message).toBe(
+      `the spec says productCode "train.gpu.a100.8" (the resource has "train.cpu.16"), workerCount 2 (the resource has 1), image "registry.example.com/ml/train:2" (the resource has "${IMAGE}"), which the service cannot change: delete this object (deletionPolicy Orphan keeps the resource) and create one with the resource's values`,
+    );
+    const up = await jobs.waitForCondition("misstated-task", "Ready", "True", undefined, 30_000);
+    expect(conditionOf(up, "Synced")?.reason).toBe("FixedFieldsDiffer");
+    expect(await writesTo(id)).toEqual([]);
+    await jobs.delete("misstated-task");
+    await jobs.waitForGone("misstated-task", 30_000);
+    expect(await writesTo(id)).toEqual([]);
   });
 
   it("of a template, bound by aidc.io/external-id", async () => {

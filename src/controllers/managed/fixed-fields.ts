@@ -1,5 +1,6 @@
 /**
- * A remote resource bound by the spec's id (adopted) whose fields that cannot change
+ * An adopted remote resource (the spec's id, or the external-id annotation on a resource
+ * the operator did not create for the object) whose fields that cannot change
  * contradict the spec (a NAS made with another product, a volume of another size):
  * Synced=False `FixedFieldsDiffer`, on every poll and under any policies, since neither
  * an update nor a spec change can bring them together. The remote's values show in

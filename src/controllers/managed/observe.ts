@@ -27,7 +27,7 @@ import {
   step,
   wrapError,
 } from "./run.js";
-import { ownershipRefusal } from "./tenancy.js";
+import { boundByHand, ownershipRefusal } from "./tenancy.js";
 
 /**
  * What to do about a bound remote resource that does not exist: an id from the spec
@@ -280,9 +280,10 @@ export async function observe<T extends ManagedObject, R>(
   if (followUp) requeueAfterMs = soon;
   const routine = requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating";
   const priority = followUp ? "deferred" : routine ? "low" : undefined;
-  // Only a resource bound by the spec's id may have been made otherwise; one the loop
-  // created was made from this spec, however the service spells its values back.
-  const fixed = run.adoptId === undefined ? undefined : run.kind.fixedFields?.(run.obj, o.remote);
+  // Only an adopted resource may have been made otherwise; one the loop created was
+  // made from this spec, however the service spells its values back.
+  const adopted = boundByHand(run.client, run.kind, run.obj, o.remote);
+  const fixed = adopted ? run.kind.fixedFields?.(run.obj, o.remote) : undefined;
   if (fixed?.length) synced = withFixedFields(synced, fixed);
   announceReady(run, o.ready);
   return done({

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../runtime/resource.js";
+import type { ManagedObject } from "./call.js";
 import {
   BINDING_REFUSALS,
+  boundByHand,
   claimedIds,
   decideFirstBinder,
   decideOwnership,
@@ -141,5 +143,52 @@ describe("claimedIds", () => {
       status: { conditions: [{ type: "Ready", status: "False", reason: "AdoptionRefused" }] },
     } as KubeObject;
     expect(claimedIds(refused, "y")).toEqual([]);
+  });
+});
+
+describe("boundByHand", () => {
+  type Remote = { mark?: string };
+  const marks = { ownerOf: (r: Remote) => parseOwnerMark(r.mark) };
+  const job: ManagedObject = { metadata: { namespace: "a", name: "job" }, spec: {} };
+  const kind = { resource: { kind: "Gizmo" } } as Parameters<typeof boundByHand>[1];
+  const specId = { ...kind, adoptId: () => "id-1" };
+  it.each([
+    {
+      reason: "a resource the operator created for this object (its mark) is its own",
+      client: marks,
+      k: kind,
+      remote: { mark: formatOwnerMark(ownerMark("a", "job")) },
+      want: false,
+    },
+    {
+      reason: "a resource made for another object of the namespace is adopted",
+      client: marks,
+      k: kind,
+      remote: { mark: formatOwnerMark(ownerMark("a", "other")) },
+      want: true,
+    },
+    {
+      reason: "a resource without a mark (made outside the cluster) is adopted",
+      client: marks,
+      k: kind,
+      remote: {},
+      want: true,
+    },
+    {
+      reason: "the spec's id adopts, whatever the mark",
+      client: marks,
+      k: specId,
+      remote: { mark: formatOwnerMark(ownerMark("a", "job")) },
+      want: true,
+    },
+    {
+      reason: "a kind whose client reads no marks adopts by the spec's id only",
+      client: {},
+      k: kind,
+      remote: {},
+      want: false,
+    },
+  ])("$reason", ({ client, k, remote, want }) => {
+    expect(boundByHand(client, k, job, remote)).toBe(want);
   });
 });

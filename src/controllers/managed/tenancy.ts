@@ -235,6 +235,24 @@ export function bindingConflict<T extends ManagedObject>(
 }
 
 /**
+ * Whether `obj` is bound to `remote` by hand (adopted), not by its own create: by the
+ * spec's id (`adoptId`), or to a resource without this object's owner mark (the
+ * `aidc.io/external-id` annotation set to another's resource). A kind whose client
+ * reads no marks is adopted by the spec's id only.
+ */
+export function boundByHand<T extends ManagedObject, R>(
+  client: { ownerOf?(remote: R): OwnerMark | undefined },
+  kind: BindingKind<T>,
+  obj: T,
+  remote: R,
+): boolean {
+  if (kind.adoptId?.(obj) !== undefined) return true;
+  if (!client.ownerOf) return false;
+  const { namespace = "", name = "" } = obj.metadata ?? {};
+  return client.ownerOf(remote)?.object !== ownerMark(namespace, name).object;
+}
+
+/**
  * The refusal when the remote record's owner mark (`client.ownerOf`; none: not checked)
  * does not let `obj` act on it.
  */

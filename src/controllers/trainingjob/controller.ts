@@ -19,6 +19,7 @@ import { perAccount } from "../managed/account-memory.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController } from "../managed/managed-controller.js";
 import { trainingJobClient } from "./external.js";
+import { taskFixedFields } from "./fixed-fields.js";
 import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads } from "./listed-task.js";
 import type { TrainingJobObject, TrainingJobRemote } from "./objects.js";
 import {
@@ -84,6 +85,7 @@ export function trainingJobController(
     status: (obj, facts, remote) =>
       trainingJobStatus(obj, facts, remote, statusClasses, exposure ? addresses : undefined),
     statusId: (obj) => obj.status?.taskId,
+    fixedFields: taskFixedFields,
     factFields: TRAINING_JOB_FACT_FIELDS,
     conditions: (_call, ready, remote) => {
       const pods = podsObservedCondition(remote);

@@ -72,6 +72,8 @@ export function trainingTemplateController(
     resolveReferences: resolveTemplateReferences,
     status: (obj, facts, remote) => templateStatus(obj, facts, remote) as Record<string, unknown>,
     statusId: (obj) => obj.status?.templateId,
+    // No fixedFields: the service's update replaces every field of a template, so an
+    // adopted template is sent the spec's body (docs/controllers.md, TrainingTemplate).
   };
   return managedController(kind, {
     connections: deps.connections,
