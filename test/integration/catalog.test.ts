@@ -4,7 +4,7 @@
  * accounts with different catalogs) mirrored as TrainingProducts and NasProducts; a
  * product added, changed and removed in the service followed; nothing written while
  * nothing changes; a reconcile-now request, a hand edit and a refused TrainingJob; a
- * deleted connection's products gone.
+ * refused read's Event saying the mirror's own retry; a deleted connection's products gone.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -22,7 +22,7 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator/server.j
 import type { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually, kubeCacheDir } from "../support/kube.js";
-import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 import { connectTwoTeams, removeConnections } from "../support/two-teams.js";
 
@@ -315,6 +315,31 @@ describe("a refresh on demand", () => {
       { metadata: { annotations: { "aidc.io/reconcile-requested-at": "now-1" } } },
     );
     await eventually(async () => (await productsOf(trainingProductCrd, connA)).has("train.new.1"));
+  });
+
+  it("says a refused read (400) is read again with backoff, as the mirror does, not on the hold's slow one", async () => {
+    await admin().setFaults([
+      { kind: "error", endpoint: "listTrainingProducts", status: 400, message: "try later" },
+    ]);
+    try {
+      await kube().patch(
+        serviceConnectionCrd,
+        { namespace: "", name: connA },
+        { metadata: { annotations: { "aidc.io/reconcile-requested-at": "now-refused" } } },
+      );
+      const notes = await eventually(async () => {
+        const { items } = await kube().list<KubeObject>(EVENTS, "");
+        const found = items
+          .filter((e) => (e.regarding as { name?: string } | undefined)?.name === connA)
+          .filter((e) => e.reason === "CatalogReadFailed")
+          .map((e) => String(e.note));
+        return found.length > 0 ? found : undefined;
+      });
+      expect(notes[0]).toContain("with status 400: try later; read again with backoff");
+      expect(notes.join("\n")).not.toContain("slow backoff");
+    } finally {
+      await admin().clearFaults();
+    }
   });
 
   it("follows the annotation on a product, and echoes it in the product's status", async () => {
