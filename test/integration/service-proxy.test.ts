@@ -2,9 +2,13 @@ import { Writable } from "node:stream";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
+import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
+import { SECRETS } from "../../src/controllers/connections/secrets.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
+import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
@@ -50,12 +54,13 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
         service: { baseUrl: baseUrl(), httpClient },
         objectStorage: { ...s3.config, endpoint: `https://${S3_HOST}:${s3Front.port}` },
         watchNamespaces: [namespace],
+        connections: { secretNamespace: namespace },
         pollIntervalMs: { default: 500 },
         server: { port: 0, host: "127.0.0.1" },
         log: { level: lines ? "debug" : "silent" },
       },
       {
-        controllerFactories: [nasVolumeController, bucketController],
+        controllerFactories: [nasVolumeController, bucketController, serviceConnectionController],
         env: { AIDC_API_KEY: TEST_API_KEY, ...env },
         ...(lines ? { logDestination: linesInto(lines) } : {}),
       },
@@ -111,6 +116,51 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
       }
     });
   }
+
+  it("sends a ServiceConnection's calls through the proxy too, on tunnels kept alive", async () => {
+    proxy.reset();
+    const kube = new KubeClient(kc);
+    const conn = `proxied-${namespace}`;
+    const since = (await new EmulatorAdmin(emulator.url).requests()).at(-1)?.seq ?? 0;
+    const op = await run({ HTTPS_PROXY: proxyUrl() });
+    try {
+      await kube.create(SECRETS, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "proxied-key", namespace },
+        data: { apiKey: Buffer.from(TEST_API_KEY).toString("base64") },
+      });
+      await kube.create(serviceConnectionCrd, {
+        apiVersion: "aidc.io/v1alpha1",
+        kind: "ServiceConnection",
+        metadata: { name: conn },
+        spec: {
+          baseUrl: baseUrl(),
+          apiKeySecretRef: { namespace, name: "proxied-key", key: "apiKey" },
+          allowedNamespaces: { names: [namespace] },
+        },
+      });
+      const conns = new ObjectsOf(kube, serviceConnectionCrd, "");
+      await conns.waitForCondition(conn, "Ready", "True", "Connected", 60_000);
+      await nas.create("through-connection", { ...NAS_SPEC, connectionRef: { name: conn } });
+      await nas.waitForCondition("through-connection", "Ready", "True", undefined, 60_000);
+      const calls = (await new EmulatorAdmin(emulator.url).requests({ since })).length;
+      const tunnels = proxy.targets.filter((t) => t.startsWith(`${SERVICE_HOST}:`)).length;
+      // Each client's keep-alive sockets carry several calls per tunnel.
+      expect(tunnels).toBeGreaterThan(0);
+      expect(tunnels).toBeLessThan(calls);
+    } finally {
+      expect(await op.stop()).toBe(0);
+      await kube
+        .patch(
+          serviceConnectionCrd,
+          { namespace: "", name: conn },
+          { metadata: { finalizers: null } },
+        )
+        .catch(() => undefined);
+      await kube.delete(serviceConnectionCrd, { namespace: "", name: conn }).catch(() => undefined);
+    }
+  });
 
   it("calls the service directly when NO_PROXY names it, and logs neither key nor proxy password", async () => {
     proxy.reset();
