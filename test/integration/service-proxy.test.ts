@@ -48,11 +48,17 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
 
   const proxyUrl = () => `http://${PROXY_USER}@${new URL(proxy.url).host}`;
   const baseUrl = () => `https://${SERVICE_HOST}:${front.port}`;
-  const run = (env: Record<string, string>, httpClient = "node-http", lines?: string[]) =>
+  const s3Url = () => `https://${S3_HOST}:${s3Front.port}`;
+  const run = (
+    env: Record<string, string>,
+    httpClient = "node-http",
+    lines?: string[],
+    s3Endpoint = s3Url(),
+  ) =>
     runInProcessWith(
       {
         service: { baseUrl: baseUrl(), httpClient },
-        objectStorage: { ...s3.config, endpoint: `https://${S3_HOST}:${s3Front.port}` },
+        objectStorage: { ...s3.config, endpoint: s3Endpoint },
         watchNamespaces: [namespace],
         connections: { secretNamespace: namespace },
         pollIntervalMs: { default: 500 },
@@ -80,7 +86,8 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
     // The operator trusts the fronts as a pod trusts the service's CA (NODE_EXTRA_CA_CERTS).
     const fronts = [front.ca.toString(), s3Front.ca.toString()];
     setDefaultCACertificates([...getCACertificates("default"), ...fronts]);
-    proxy = new ConnectProxy({ [SERVICE_HOST]: "127.0.0.1", [S3_HOST]: "127.0.0.1" }, PROXY_USER);
+    const hosts = { [SERVICE_HOST]: "127.0.0.1", [S3_HOST]: "127.0.0.1" };
+    proxy = new ConnectProxy(hosts, PROXY_USER, undefined, true);
     await proxy.start();
   });
   afterAll(async () => {
@@ -159,6 +166,27 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
         )
         .catch(() => undefined);
       await kube.delete(serviceConnectionCrd, { namespace: "", name: conn }).catch(() => undefined);
+    }
+  });
+
+  it("sends an http:// object storage's calls to HTTP_PROXY in absolute form", async () => {
+    proxy.reset();
+    const plain = `http://${S3_HOST}:${new URL(s3.server.url).port}`;
+    const op = await run(
+      { HTTPS_PROXY: proxyUrl(), HTTP_PROXY: proxyUrl() },
+      "node-http",
+      undefined,
+      plain,
+    );
+    try {
+      const bucket = `plain-${namespace}`;
+      await buckets.create(bucket, { versioning: "Enabled" });
+      await buckets.waitForCondition(bucket, "Ready", "True", undefined, 60_000);
+      expect(await s3.client().getVersioning(bucket)).toBe("Enabled");
+      expect(proxy.targets).toContain(new URL(plain).host);
+      expect(proxy.refused).toBe(0);
+    } finally {
+      expect(await op.stop()).toBe(0);
     }
   });
 

@@ -1,5 +1,5 @@
 import { mkdtemp, readFile } from "node:fs/promises";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { Socket } from "node:net";
 import { join } from "node:path";
@@ -12,7 +12,10 @@ import { isLoopback, TunnellingProxy } from "./tunnelling-proxy.js";
  * client went through it. `hosts` maps names the proxy resolves itself (e.g. a name no
  * DNS knows, that only the proxy can reach); a target that is not on loopback after the
  * mapping is refused. With `credentials` (`user:password`), a `CONNECT` without that
- * Basic `Proxy-Authorization` is answered 407. With `tls` it is an https:// proxy.
+ * Basic `Proxy-Authorization` is answered 407. With `tls` it is an https:// proxy. With
+ * `forwardPlain`, a request in absolute form (`GET http://host:port/path`, as clients send
+ * an http:// URL through a proxy) is forwarded too, under the same rules, and its
+ * `host:port` recorded in `targets`; else it is answered 405.
  */
 export class ConnectProxy extends TunnellingProxy {
   /** `CONNECT`s refused 407 for their missing or wrong credentials. */
@@ -22,17 +25,21 @@ export class ConnectProxy extends TunnellingProxy {
     private readonly hosts: Record<string, string> = {},
     private readonly credentials?: string,
     private readonly tls?: { key: Buffer; cert: Buffer },
+    private readonly forwardPlain = false,
   ) {
     super();
   }
 
   /** Listens on a free loopback port; resolves with the proxy's URL (`http://127.0.0.1:<port>`). */
   start(): Promise<string> {
-    const refuse = (_req: IncomingMessage, res: ServerResponse) => {
-      // A tunnelling proxy only: plain-http forwarding is not what these tests exercise.
-      res.writeHead(405, { "content-type": "text/plain" }).end("CONNECT only\n");
+    const plain = (req: IncomingMessage, res: ServerResponse) => {
+      if (!this.forwardPlain || !/^http:\/\//i.test(req.url ?? "")) {
+        res.writeHead(405, { "content-type": "text/plain" }).end("CONNECT only\n");
+        return;
+      }
+      this.forward(req, res);
     };
-    const server = this.tls ? createTlsServer(this.tls, refuse) : createServer(refuse);
+    const server = this.tls ? createTlsServer(this.tls, plain) : createServer(plain);
     server.on("connect", (req, client: Socket, head: Buffer) => {
       this.accept(client);
       const target = req.url ?? "";
@@ -61,6 +68,34 @@ export class ConnectProxy extends TunnellingProxy {
       });
     });
     return this.listen(server);
+  }
+
+  /** Forwards one absolute-form request to its (mapped, loopback) target. */
+  private forward(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? "");
+    this.targets.push(url.host);
+    const { "proxy-authorization": auth, ...headers } = req.headers;
+    const wanted = this.credentials && `Basic ${Buffer.from(this.credentials).toString("base64")}`;
+    if (wanted && auth !== wanted) {
+      this.refused += 1;
+      res.writeHead(407, { "proxy-authenticate": 'Basic realm="test"' }).end();
+      return;
+    }
+    const host = this.hosts[url.hostname] ?? url.hostname;
+    if (!isLoopback(host)) {
+      res.writeHead(403).end();
+      return;
+    }
+    const path = `${url.pathname}${url.search}`;
+    const upstream = request(
+      { host, port: url.port || 80, method: req.method, path, headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+    req.pipe(upstream);
   }
 
   /** `http://127.0.0.1:<port>` (`https://` with `tls`) */
