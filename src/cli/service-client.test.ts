@@ -4,12 +4,16 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operatorConfigSchema } from "../config/schema.js";
 import { connectionClient } from "../controllers/connections/client.js";
+import { operatorUserAgent } from "../runtime/user-agent.js";
 import type { ServiceClient } from "../service/client.js";
 import { createServiceClient } from "./service-client.js";
 
-const agents: (string | undefined)[] = [];
+const seen: { userAgent?: string; acceptEncoding?: string }[] = [];
 const server = createServer((req, res) => {
-  agents.push(req.headers["user-agent"]);
+  seen.push({
+    ...(req.headers["user-agent"] ? { userAgent: req.headers["user-agent"] } : {}),
+    ...(req.headers["accept-encoding"] ? { acceptEncoding: req.headers["accept-encoding"] } : {}),
+  });
   res.writeHead(200, { "Content-Type": "application/json" });
   res.end('{"status":404,"message":"not found","data":null}');
 });
@@ -23,22 +27,25 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-/** The User-Agent of one call of `client` (node-fetch names itself; Node's http sends none). */
-async function userAgentOf(client: ServiceClient): Promise<string | undefined> {
-  agents.length = 0;
+/**
+ * The headers that tell one call of `client` apart: the operator's User-Agent either way,
+ * and node-fetch asks for compressed answers of its own accord (Node's http does not).
+ */
+async function headersOf(client: ServiceClient) {
+  seen.length = 0;
   await client.getNas("nas-000001").catch(() => undefined);
   client.close();
-  return agents[0];
+  return seen[0];
 }
 
 describe("the operator's service.httpClient", () => {
   it.each([
     ["unset (node-http)", undefined, undefined],
     ["node-http", "node-http", undefined],
-    ["node-fetch", "node-fetch", "node-fetch"],
+    ["node-fetch", "node-fetch", "gzip, deflate, br"],
   ] as const)(
     "%s is what the default client and every connection's speak",
-    async (_label, httpClient, agent) => {
+    async (_label, httpClient, acceptEncoding) => {
       const config = operatorConfigSchema.parse({
         service: {
           baseUrl,
@@ -59,8 +66,12 @@ describe("the operator's service.httpClient", () => {
         rateLimit: undefined,
         apiKey: async () => "key-0123456789",
       });
-      expect(await userAgentOf(defaultClient)).toBe(agent);
-      expect(await userAgentOf(connection)).toBe(agent);
+      const want = {
+        userAgent: operatorUserAgent(),
+        ...(acceptEncoding ? { acceptEncoding } : {}),
+      };
+      expect(await headersOf(defaultClient)).toEqual(want);
+      expect(await headersOf(connection)).toEqual(want);
     },
   );
 });
