@@ -11,10 +11,11 @@ import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
-import { ObjectsOf } from "../support/managed.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { TEST_API_KEY } from "../support/operator.js";
 import { runInProcessWith } from "../support/run-operator.js";
 import { startTestS3, type TestS3 } from "../support/s3.js";
@@ -220,5 +221,53 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
       /^the proxy of the service \(HTTPS_PROXY\): unsupported proxy scheme "socks5"/,
     );
     await expect(started).rejects.not.toThrow(/Pa55word|127\.0\.0\.1:1/);
+  });
+
+  it("fails a ServiceConnection's objects, saying why, when its proxy is socks5", async () => {
+    const kube = new KubeClient(kc);
+    const conn = `socks-${namespace}`;
+    // The default connection's hosts go direct: the operator starts.
+    const op = await run({
+      HTTPS_PROXY: `socks5://${PROXY_USER}@127.0.0.1:1`,
+      NO_PROXY: `${SERVICE_HOST},${S3_HOST}`,
+    });
+    try {
+      await kube.create(SECRETS, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "socks-key", namespace },
+        data: { apiKey: Buffer.from(TEST_API_KEY).toString("base64") },
+      });
+      await kube.create(serviceConnectionCrd, {
+        apiVersion: "aidc.io/v1alpha1",
+        kind: "ServiceConnection",
+        metadata: { name: conn },
+        spec: {
+          baseUrl: "https://other.aidc.test",
+          apiKeySecretRef: { namespace, name: "socks-key", key: "apiKey" },
+          allowedNamespaces: { names: [namespace] },
+        },
+      });
+      await nas.create("socks-user", { ...NAS_SPEC, connectionRef: { name: conn } });
+      const said = (o: KubeObject) => {
+        const message = conditionOf(o, "Synced")?.message ?? "";
+        expect(message).not.toContain("Pa55word");
+        return message.startsWith(
+          'the proxy of the service (HTTPS_PROXY): unsupported proxy scheme "socks5"',
+        );
+      };
+      await new ObjectsOf(kube, serviceConnectionCrd, "").waitFor(conn, said, 30_000);
+      await nas.waitFor("socks-user", said, 30_000);
+    } finally {
+      expect(await op.stop()).toBe(0);
+      await kube
+        .patch(
+          serviceConnectionCrd,
+          { namespace: "", name: conn },
+          { metadata: { finalizers: null } },
+        )
+        .catch(() => undefined);
+      await kube.delete(serviceConnectionCrd, { namespace: "", name: conn }).catch(() => undefined);
+    }
   });
 });
