@@ -403,7 +403,12 @@ describe("the Helm chart", () => {
     expect(nodeOptions(await containerOf({ heapLimitMiB: 0 }))).toBeUndefined();
   });
 
-  it("adds extraEnv to the operator container (a proxy, its password from a Secret), and refuses an entry without a name", async () => {
+  interface PodShape {
+    volumes: unknown[];
+    containers: { volumeMounts: unknown[] }[];
+  }
+
+  it("adds extraEnv, extraVolumes and extraVolumeMounts to the operator pod (a proxy, its password from a Secret; a CA), and refuses an entry without a name", async () => {
     const dir = mkdtempSync(join(tmpdir(), "chart-extra-env-"));
     const file = join(dir, "values.yaml");
     const proxy = {
@@ -428,6 +433,18 @@ describe("the Helm chart", () => {
         "NO_PROXY",
       ]);
       expect(env[3]).toEqual(proxy);
+      // A private CA for NODE_EXTRA_CA_CERTS, from a ConfigMap.
+      const volume = { name: "corp-ca", configMap: { name: "corp-ca" } };
+      const mount = { name: "corp-ca", mountPath: "/etc/corp-ca", readOnly: true };
+      writeFileSync(file, JSON.stringify({ extraVolumes: [volume], extraVolumeMounts: [mount] }));
+      const [withCa] = ofKind(
+        parseObjects(await helmTemplate("r", "ns", {}, ["--values", file])),
+        "Deployment",
+      );
+      const pod = (withCa as unknown as { spec: { template: { spec: PodShape } } }).spec.template
+        .spec;
+      expect(pod.volumes.at(-1)).toEqual(volume);
+      expect(pod.containers[0]?.volumeMounts.at(-1)).toEqual(mount);
       writeFileSync(file, JSON.stringify({ extraEnv: [{ value: "http://proxy:3128" }] }));
       await expect(helmTemplate("r", "ns", {}, ["--values", file])).rejects.toThrow(
         /extraEnv\/0.*name/,

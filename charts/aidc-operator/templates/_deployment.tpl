@@ -115,6 +115,9 @@ spec:
             {{- end }}
             - name: tmp
               mountPath: /tmp
+            {{- with $r.Values.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
       volumes:
         - name: config
           configMap:
@@ -144,6 +147,9 @@ spec:
         - name: tmp
           emptyDir:
             sizeLimit: 64Mi
+        {{- with $r.Values.extraVolumes }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
       {{- with $r.Values.nodeSelector }}
       nodeSelector:
         {{- toYaml . | nindent 8 }}
