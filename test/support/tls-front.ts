@@ -10,13 +10,12 @@ import { promisify } from "node:util";
  * A loopback TLS front for a plain-HTTP server (the emulator): it serves a certificate
  * of its own for `name` and passes each connection's bytes to `targetPort`, so a client
  * calls `https://<name>:<port>` as it would a remote HTTPS service. `ca` is the
- * certificate a client trusts it with (self-signed), also in the file `caFile`.
+ * certificate a client trusts it with (self-signed).
  */
 export class TlsFront {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   ca: Buffer = Buffer.alloc(0);
-  caFile = "";
   port = 0;
 
   constructor(
@@ -35,7 +34,6 @@ export class TlsFront {
     ]);
     const [keyPem, certPem] = await Promise.all([readFile(key), readFile(cert)]);
     this.ca = certPem;
-    this.caFile = cert;
     const server = createServer({ key: keyPem, cert: certPem }, (client) => {
       const upstream = connect(this.targetPort, "127.0.0.1");
       for (const s of [client, upstream]) {
