@@ -40,16 +40,16 @@ export function proxyAgentOptions(
   nodeVersion: string = process.versions.node,
 ): ProxyAgentOptions {
   if (proxy === undefined) return {};
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(proxy)?.[1]?.toLowerCase() ?? "";
+  let scheme: string;
+  try {
+    scheme = new URL(proxy).protocol.slice(0, -1);
+  } catch {
+    throw new ServiceProxyError("the proxy's URL does not parse");
+  }
   if (scheme !== "http" && scheme !== "https") {
     throw new ServiceProxyError(
       `unsupported proxy scheme "${scheme}" for the service and the object storage: http or https (socks5 serves the API server only; name their hosts in NO_PROXY to call them directly)`,
     );
-  }
-  try {
-    new URL(proxy);
-  } catch {
-    throw new ServiceProxyError("the proxy's URL does not parse");
   }
   if (!agentProxySupported(nodeVersion)) {
     throw new ServiceProxyError(
