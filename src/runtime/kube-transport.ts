@@ -136,11 +136,12 @@ export class KubeTransport {
    * Starts a watch of `path` (`watch=true` is added to `query`): `onEvent` gets each
    * event's type and object; `onDone` is called once when it ends: null for a clean
    * end, and for a connection or stream closed or reset under an answered watch (a
-   * proxy's idle timeout: client-go resumes after a closed connection too), a {@link WatchDecodeError} at a line that is
-   * not an event and a {@link WatchNotAnsweredError} when a front held the answer back
-   * (their watcher lists again), a {@link WatchStatusError} for a status other than
-   * 200 (after a 401 the credentials are read anew), else the error. Resolves once the
-   * server answered (or the request failed).
+   * proxy's idle timeout: client-go resumes after a closed connection too), a
+   * {@link WatchDecodeError} at a line that is not an event and a
+   * {@link WatchNotAnsweredError} when a front held the answer back (their watcher lists
+   * again), a {@link WatchStatusError} for a status other than 200 (after a 401 the
+   * credentials are read anew), else the error. Resolves once the server answered (or
+   * the request failed).
    */
   async watch(
     path: string,
