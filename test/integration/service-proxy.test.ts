@@ -3,7 +3,6 @@ import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
-import { SECRETS } from "../../src/controllers/connections/secrets.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
@@ -20,6 +19,7 @@ import { TEST_API_KEY } from "../support/operator.js";
 import { runInProcessWith } from "../support/run-operator.js";
 import { startTestS3, type TestS3 } from "../support/s3.js";
 import { TlsFront } from "../support/tls-front.js";
+import { createConnection } from "../support/two-teams.js";
 
 const NAS_SPEC = { productCode: "nas.capacity.standard", capacityGB: 100 };
 /** Names no DNS knows: only the proxy reaches them (it maps them to the TLS fronts). */
@@ -132,21 +132,12 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
     const since = (await new EmulatorAdmin(emulator.url).requests()).at(-1)?.seq ?? 0;
     const op = await run({ HTTPS_PROXY: proxyUrl() });
     try {
-      await kube.create(SECRETS, {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "proxied-key", namespace },
-        data: { apiKey: Buffer.from(TEST_API_KEY).toString("base64") },
-      });
-      await kube.create(serviceConnectionCrd, {
-        apiVersion: "aidc.io/v1alpha1",
-        kind: "ServiceConnection",
-        metadata: { name: conn },
-        spec: {
-          baseUrl: baseUrl(),
-          apiKeySecretRef: { namespace, name: "proxied-key", key: "apiKey" },
-          allowedNamespaces: { names: [namespace] },
-        },
+      await createConnection(kube, {
+        secret: { namespace, name: "proxied-key" },
+        apiKey: TEST_API_KEY,
+        name: conn,
+        baseUrl: baseUrl(),
+        allowed: namespace,
       });
       const conns = new ObjectsOf(kube, serviceConnectionCrd, "");
       await conns.waitForCondition(conn, "Ready", "True", "Connected", 60_000);
@@ -232,21 +223,12 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
       NO_PROXY: `${SERVICE_HOST},${S3_HOST}`,
     });
     try {
-      await kube.create(SECRETS, {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "socks-key", namespace },
-        data: { apiKey: Buffer.from(TEST_API_KEY).toString("base64") },
-      });
-      await kube.create(serviceConnectionCrd, {
-        apiVersion: "aidc.io/v1alpha1",
-        kind: "ServiceConnection",
-        metadata: { name: conn },
-        spec: {
-          baseUrl: "https://other.aidc.test",
-          apiKeySecretRef: { namespace, name: "socks-key", key: "apiKey" },
-          allowedNamespaces: { names: [namespace] },
-        },
+      await createConnection(kube, {
+        secret: { namespace, name: "socks-key" },
+        apiKey: TEST_API_KEY,
+        name: conn,
+        baseUrl: "https://other.aidc.test",
+        allowed: namespace,
       });
       await nas.create("socks-user", { ...NAS_SPEC, connectionRef: { name: conn } });
       const said = (o: KubeObject) => {

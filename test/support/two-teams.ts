@@ -24,6 +24,40 @@ export interface TwoTeams {
 }
 
 /**
+ * Writes a Secret holding `apiKey` (key `apiKey`) and a ServiceConnection `name` to
+ * `baseUrl` that reads it, allowing only the namespace `allowed`.
+ */
+export async function createConnection(
+  kube: KubeClient,
+  c: {
+    secret: { namespace: string; name: string };
+    apiKey: string;
+    name: string;
+    baseUrl: string;
+    allowed: string;
+    allowInsecureHttp?: boolean;
+  },
+): Promise<void> {
+  await kube.create(SECRETS, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: c.secret,
+    data: { apiKey: Buffer.from(c.apiKey).toString("base64") },
+  });
+  await kube.create(serviceConnectionCrd, {
+    apiVersion: "aidc.io/v1alpha1",
+    kind: "ServiceConnection",
+    metadata: { name: c.name },
+    spec: {
+      baseUrl: c.baseUrl,
+      ...(c.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+      apiKeySecretRef: { ...c.secret, key: "apiKey" },
+      allowedNamespaces: { names: [c.allowed] },
+    },
+  });
+}
+
+/**
  * Writes the keys' Secrets (`key-a`, `key-b` in `ops`), a ServiceConnection per team
  * allowing only its namespace, and team b's namespace annotation.
  */
@@ -32,22 +66,13 @@ export async function connectTwoTeams(kube: KubeClient, t: TwoTeams): Promise<vo
     ["key-a", t.keyA, t.connA, t.teamA],
     ["key-b", t.keyB, t.connB, t.teamB],
   ] as const) {
-    await kube.create(SECRETS, {
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name, namespace: t.ops },
-      data: { apiKey: Buffer.from(key).toString("base64") },
-    });
-    await kube.create(serviceConnectionCrd, {
-      apiVersion: "aidc.io/v1alpha1",
-      kind: "ServiceConnection",
-      metadata: { name: conn },
-      spec: {
-        baseUrl: t.baseUrl,
-        allowInsecureHttp: true,
-        apiKeySecretRef: { namespace: t.ops, name, key: "apiKey" },
-        allowedNamespaces: { names: [allowed] },
-      },
+    await createConnection(kube, {
+      secret: { namespace: t.ops, name },
+      apiKey: key,
+      name: conn,
+      baseUrl: t.baseUrl,
+      allowed,
+      allowInsecureHttp: true,
     });
   }
   // team-b's objects use its account through the namespace's annotation.
