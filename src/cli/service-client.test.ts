@@ -1,12 +1,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { operatorConfigSchema } from "../config/schema.js";
 import { connectionClient } from "../controllers/connections/client.js";
+import { createLogger } from "../runtime/logging.js";
+import { RuntimeMetrics } from "../runtime/metrics.js";
 import { operatorUserAgent } from "../runtime/user-agent.js";
 import type { ServiceClient } from "../service/client.js";
-import { createServiceClient } from "./service-client.js";
+import { createServiceClient, reportServiceOperations } from "./service-client.js";
 
 const seen: { userAgent?: string; acceptEncoding?: string }[] = [];
 const server = createServer((req, res) => {
@@ -74,4 +77,44 @@ describe("the operator's service.httpClient", () => {
       expect(await headersOf(connection)).toEqual(want);
     },
   );
+});
+
+describe("the log of the service's operations", () => {
+  it("says that an operation answers again only after it was found missing, not at its first answer", async () => {
+    const lines: { level: string; msg: string; operation?: string }[] = [];
+    const log = createLogger({
+      destination: new Writable({
+        write(chunk, _enc, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    });
+    const config = operatorConfigSchema.parse({
+      service: { baseUrl, allowInsecureHttp: true, rateLimit: null },
+    });
+    const client = createServiceClient({
+      config,
+      apiKey: async () => "key-0123456789",
+      onRequest: () => undefined,
+      log,
+    });
+    reportServiceOperations(client, new RuntimeMetrics({ processMetrics: false }), log);
+    await vi.waitFor(() => expect(lines.map((l) => l.msg)).toContain("service operations probed"));
+    lines.length = 0;
+    // The first answer of an operation no probe asked: nothing was missing.
+    client.operations.record("subscribeNas", "present");
+    expect(lines).toEqual([]);
+    client.operations.record("subscribeNas", "missing");
+    client.operations.record("subscribeNas", "present");
+    client.close();
+    expect(lines.map(({ level, msg, operation }) => ({ level, msg, operation }))).toEqual([
+      {
+        level: "warn",
+        msg: "the service no longer answers an operation; orders that need it are refused",
+        operation: "subscribeNas",
+      },
+      { level: "info", msg: "the service answers an operation again", operation: "subscribeNas" },
+    ]);
+  });
 });

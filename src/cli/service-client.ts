@@ -45,7 +45,8 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
  * Probes the operations whose path is an assumption (in the background: the service
  * may be down at start) and keeps `aidc_service_operation_available` and the log
  * current: one line with every verdict after the probes, a warning whenever an
- * operation goes missing, an info line when it answers again.
+ * operation goes missing, an info line when one found missing answers again (not when
+ * an operation answers for the first time).
  */
 export function reportServiceOperations(
   service: ServiceClient,
@@ -58,7 +59,7 @@ export function reportServiceOperations(
     else metrics.setServiceOperation(name, "disabled");
   }
   let probed = false;
-  service.operations.onChange((operation, verdict) => {
+  service.operations.onChange((operation, verdict, before) => {
     metrics.setServiceOperation(operation, verdict);
     if (!probed) return;
     if (verdict === "missing") {
@@ -66,7 +67,7 @@ export function reportServiceOperations(
         { operation, configKey: endpointConfigKey(operation) },
         "the service no longer answers an operation; orders that need it are refused",
       );
-    } else {
+    } else if (before === "missing") {
       log.info({ operation }, "the service answers an operation again");
     }
   });

@@ -32,8 +32,12 @@ export const ASSUMED_OPERATIONS: readonly EndpointName[] = ENDPOINT_NAMES.filter
   (n) => !DEFAULT_ENDPOINTS[n].documented,
 );
 
-/** Called when the verdict of an operation changes. */
-export type VerdictListener = (operation: EndpointName, verdict: OperationVerdict) => void;
+/** Called when the verdict of an operation changes; `before` is what was known until then. */
+export type VerdictListener = (
+  operation: EndpointName,
+  verdict: OperationVerdict,
+  before: OperationVerdict,
+) => void;
 
 /**
  * The verdict an error teaches about its operation, or undefined when it teaches
@@ -62,9 +66,9 @@ export class OperationAvailability {
 
   /** Records what an answer taught about `operation`; listeners hear of a change. */
   record(operation: EndpointName, verdict: "present" | "missing"): void {
-    const before = this.verdicts.get(operation)?.verdict;
+    const before = this.verdict(operation);
     this.verdicts.set(operation, { verdict, at: this.now() });
-    if (before !== verdict) for (const l of this.listeners) l(operation, verdict);
+    if (before !== verdict) for (const l of this.listeners) l(operation, verdict, before);
   }
 
   /** What is known about `operation`. */
