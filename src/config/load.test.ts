@@ -209,6 +209,11 @@ describe("loadConfig", () => {
       message: /cannot read the config file \/nonexistent\/aidc\.yaml/,
     },
     {
+      reason: "a config file that is not YAML is named, on one line (no excerpt below it)",
+      input: { env: withKey, file: "FILE:service: [a\n" },
+      message: /^the config file \S+bad\.yaml is not valid YAML or JSON: .* at line 2, column 1$/,
+    },
+    {
       reason: "a config file that is not a mapping is refused",
       input: { env: withKey, file: "FILE:- a\n- b\n" },
       message: /must hold an object/,

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import { yamlErrorLine } from "../runtime/kube-config-files.js";
 import { type OperatorConfig, operatorConfigSchema } from "./schema.js";
 import { API_KEY_ENV, CONFIG_FILE_ENV, parseSettingValue, SETTINGS } from "./settings.js";
 
@@ -92,7 +93,7 @@ async function readConfigFile(path: string): Promise<Tree> {
     parsed = parseYaml(text);
   } catch (err) {
     throw new ConfigError(
-      `the config file ${path} is not valid YAML or JSON: ${(err as Error).message}`,
+      `the config file ${path} is not valid YAML or JSON: ${yamlErrorLine(err)}`,
     );
   }
   if (parsed === null || parsed === undefined) return {};

@@ -60,7 +60,8 @@ export function noContext(context: string, where: string): Error {
 
 /**
  * The access `doc` describes (its `context`, else its current one), or undefined when
- * client-node must load it. Relative paths were made absolute as it was read.
+ * client-node must load it; throws when the context, or its cluster's server, is missing.
+ * Relative paths were made absolute as it was read.
  */
 export function leanAccess(
   doc: KubeconfigDoc,
@@ -68,11 +69,17 @@ export function leanAccess(
   context: string | undefined,
 ): LeanAccess | undefined {
   const name = context ?? doc["current-context"];
+  if (name === undefined) {
+    throw new Error(`the kubeconfig ${where} has no current-context: set one, or pass --context`);
+  }
   const ctx = doc.contexts.find((c) => c.name === name)?.context;
-  if (context !== undefined && !ctx) throw noContext(context, where);
-  const cluster = doc.clusters.find((c) => c.name === ctx?.cluster)?.cluster;
-  const user = doc.users.find((u) => u.name === ctx?.user)?.user ?? {};
-  if (!cluster || typeof cluster.server !== "string") return undefined;
+  if (!ctx) throw noContext(name, where);
+  const cluster = doc.clusters.find((c) => c.name === ctx.cluster)?.cluster;
+  const user = doc.users.find((u) => u.name === ctx.user)?.user ?? {};
+  // Neither loader could send a request: said at start, not at every request.
+  if (typeof cluster?.server !== "string" || cluster.server === "") {
+    throw new Error(`the kubeconfig ${where}: context "${name}" has no cluster with a server`);
+  }
   if (!/^https?:\/\//.test(cluster.server)) return undefined;
   if (Object.keys(cluster).some((k) => !LEAN_CLUSTER_FIELDS.has(k))) return undefined;
   if (Object.keys(user).some((k) => !LEAN_USER_FIELDS.has(k))) return undefined;

@@ -91,6 +91,47 @@ describe("several kubeconfig files in $KUBECONFIG", () => {
     await expect(loadKubeConfig({ env: { KUBECONFIG: [a, b].join(delimiter) } })).rejects.toThrow(
       `none of the kubeconfig files exists: ${a}, ${b}`,
     );
-    await expect(loadKubeConfig({ kubeconfig: a, env: {} })).rejects.toThrow(/ENOENT/);
+    await expect(loadKubeConfig({ kubeconfig: a, env: {} })).rejects.toThrow(
+      new RegExp(`^cannot read the kubeconfig ${a}: ENOENT`),
+    );
+  });
+
+  it("fail at load, naming the file on one line, when it is not YAML or names no server to call", async () => {
+    const broken = join(dir, "broken");
+    await writeFile(broken, "clusters: [a\n");
+    await expect(loadKubeConfig({ kubeconfig: broken, env: {} })).rejects.toThrow(
+      new RegExp(`^the kubeconfig ${broken} is not valid YAML: .* at line 2, column 1$`),
+    );
+    const cluster = { name: "c", cluster: { server: "https://c:6443" } };
+    const context = { name: "ctx", context: { cluster: "c", user: "u" } };
+    const cases: [object, string][] = [
+      [
+        { clusters: [cluster], contexts: [context] },
+        "has no current-context: set one, or pass --context",
+      ],
+      [
+        { "current-context": "gone", clusters: [cluster], contexts: [context] },
+        'has no context "gone"',
+      ],
+      [
+        { "current-context": "ctx", contexts: [context] },
+        'context "ctx" has no cluster with a server',
+      ],
+      [
+        { "current-context": "ctx", clusters: [{ name: "c", cluster: {} }], contexts: [context] },
+        'context "ctx" has no cluster with a server',
+      ],
+    ];
+    for (const [i, [doc, message]] of cases.entries()) {
+      const path = await file(`unusable-${i}`, doc);
+      await expect(loadKubeConfig({ kubeconfig: path, env: {} })).rejects.toThrow(message);
+      // A user that only client-node serves is refused alike, not left to fail every request.
+      const provider = {
+        ...doc,
+        users: [{ name: "u", user: { "auth-provider": { name: "oidc" } } }],
+      };
+      const withProvider = await file(`unusable-provider-${i}`, provider);
+      await expect(loadKubeConfig({ kubeconfig: withProvider, env: {} })).rejects.toThrow(message);
+    }
   });
 });

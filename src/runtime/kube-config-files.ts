@@ -50,9 +50,29 @@ export function readKubeconfigs(files: readonly string[], explicit = false): Kub
   return merged;
 }
 
-/** One file, its relative paths made absolute. */
+/**
+ * A YAML parse error as one line: yaml's message without the excerpt and caret it
+ * adds below its `at line L, column C`.
+ */
+export function yamlErrorLine(err: unknown): string {
+  const [first = ""] = String((err as Error).message).split("\n");
+  return first.replace(/:$/, "");
+}
+
+/** One file, its relative paths made absolute; an error names the file. */
 function readOne(file: string): KubeconfigDoc {
-  const raw = (parse(readFileSync(file, "utf8")) ?? {}) as Partial<KubeconfigDoc>;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new Error(`cannot read the kubeconfig ${file}: ${(err as Error).message}`);
+  }
+  let raw: Partial<KubeconfigDoc>;
+  try {
+    raw = (parse(text) ?? {}) as Partial<KubeconfigDoc>;
+  } catch (err) {
+    throw new Error(`the kubeconfig ${file} is not valid YAML: ${yamlErrorLine(err)}`);
+  }
   if (typeof raw !== "object" || Array.isArray(raw)) {
     throw new Error(`the kubeconfig ${file} is not a mapping`);
   }
