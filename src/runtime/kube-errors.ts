@@ -113,8 +113,8 @@ export class ReconcileAbandonedError extends RetryableError {
   }
 }
 
-/** Tries after the first one of a request the server asked to retry (429, Retry-After). */
-export const MAX_RETRIES = 4;
+/** Tries after the first one of a request the server asked to retry (429, Retry-After): client-go's 10. */
+export const MAX_RETRIES = 10;
 /** The longest wait for one Retry-After. */
 export const MAX_RETRY_WAIT_MS = 10_000;
 
