@@ -30,6 +30,9 @@ cache_root="${AIDC_CONTROLPLANE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aidc-oper
 RECIPE=3
 out="$cache_root/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION-r$RECIPE"
 mkdir -p "$out"
+# One build of an entry at a time: parallel test runs wait here, then find it built.
+exec 9>"$out/.lock"
+flock 9
 
 log() { printf '[controlplane] %s\n' "$*" >&2; }
 

@@ -16,6 +16,13 @@ if [ -x "$bin" ]; then
   exit 0
 fi
 mkdir -p "$out"
+# One build of an entry at a time: parallel test runs wait here, then find it built.
+exec 9>"$out/.lock"
+flock 9
+if [ -x "$bin" ]; then
+  echo "$bin"
+  exit 0
+fi
 printf '[kstatus] building %s (first run only)\n' "$bin" >&2
 (cd "$here" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o "$out/.kstatus.tmp" .)
 mv "$out/.kstatus.tmp" "$bin"

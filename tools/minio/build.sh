@@ -26,6 +26,13 @@ if [ -x "$bin" ]; then
   exit 0
 fi
 mkdir -p "$out"
+# One build of an entry at a time: parallel test runs wait here, then find it built.
+exec 9>"$out/.lock"
+flock 9
+if [ -x "$bin" ]; then
+  echo "$bin"
+  exit 0
+fi
 printf '[minio] building %s (first run only; this takes a while)\n' "$version" >&2
 start=$SECONDS
 # A temporary name, then a rename: an interrupted build never leaves a half-written binary.

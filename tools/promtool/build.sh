@@ -20,6 +20,13 @@ if [ -x "$out/promtool" ] && [ -x "$out/promql-selectors" ]; then
   exit 0
 fi
 mkdir -p "$out"
+# One build of an entry at a time: parallel test runs wait here, then find it built.
+exec 9>"$out/.lock"
+flock 9
+if [ -x "$out/promtool" ] && [ -x "$out/promql-selectors" ]; then
+  echo "$out"
+  exit 0
+fi
 printf '[promtool] building Prometheus %s tools (first run only; this takes a while)\n' "$version" >&2
 start=$SECONDS
 # Temporary names, then renames: an interrupted build never leaves a half-written binary.
