@@ -1,8 +1,10 @@
+import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
 import { LAST_APPLIED_ANNOTATION, ObjectStore } from "./cache.js";
 import { Informer, type StoreEvent } from "./informer.js";
-import { WatchDecodeError } from "./kube-errors.js";
+import { WatchDecodeError, WatchStatusError } from "./kube-errors.js";
+import { createLogger } from "./logging.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 
 const widgets: ResourceDescriptor = {
@@ -109,6 +111,30 @@ describe("Informer", () => {
     await vi.advanceTimersByTimeAsync(2_000);
     expect(informer.isWatching()).toBe(true);
     expect(api.lists).toBe(1);
+    await informer.stop();
+  });
+
+  it("logs a watch the server paces (429: a new kind's storage starting) at info while it passes, at warn once it lasts", async () => {
+    const levels: string[] = [];
+    const destination = new Writable({
+      write(chunk, _enc, done) {
+        levels.push(JSON.parse(String(chunk)).level);
+        done();
+      },
+    });
+    const api = new FakeListerWatcher();
+    const log = createLogger({ destination });
+    const { informer } = start(api, { initialBackoffMs: 500, maxBackoffMs: 2_000, log });
+    await vi.advanceTimersByTimeAsync(0);
+    const initializing = '{"kind":"Status","message":"storage is (re)initializing","code":429}';
+    api.watchStartError = new WatchStatusError(429, initializing);
+    api.stream?.onDone(api.watchStartError);
+    await vi.advanceTimersByTimeAsync(7_500);
+    expect(levels).toEqual(["info", "info", "info", "info", "info", "warn"]);
+    api.watchStartError = new Error("connection refused");
+    levels.length = 0;
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(levels).toEqual(["warn"]);
     await informer.stop();
   });
 

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { DEFAULT_WATCHDOG_MS } from "./defaults.js";
+import { statusCodeOf } from "./kube-errors.js";
 import type { ListerWatcher, WatchHandle } from "./listwatch.js";
 import { cacheId, type KubeObject, type ResourceDescriptor, withKind } from "./resource.js";
 
@@ -15,6 +16,9 @@ export interface InformerOptions {
   watchdogMs?: number;
   log?: Logger;
 }
+
+/** The failures in a row a 429 is logged at info (~15 s of backoff by default), then warn. */
+const PACED_QUIET_FAILURES = 5;
 
 type WatchOutcome =
   | { kind: "closed"; events: number; ms: number }
@@ -198,7 +202,11 @@ class Scope {
       failures++;
       const delay = Math.min(initial * 2 ** (failures - 1), max);
       const err = outcome.kind === "error" ? outcome.err : undefined;
-      this.log?.warn({ err, delayMs: delay, failures }, "list/watch failed; retrying");
+      // A 429 is the API server pacing its clients (a new kind's storage still starting,
+      // its flow control): info while it passes, as client-go logs it; warn if it lasts.
+      const paced = statusCodeOf(err) === 429 && failures <= PACED_QUIET_FAILURES;
+      const line = { err, delayMs: delay, failures };
+      this.log?.[paced ? "info" : "warn"](line, "list/watch failed; retrying");
       await this.sleep(delay);
     }
     this.watching = false;
@@ -256,7 +264,7 @@ class Scope {
       };
       const onDone = (err: unknown) => {
         if (!err) finish({ kind: "closed", events, ms: Date.now() - started });
-        else if (statusOf(err) === 410) finish({ kind: "gone" });
+        else if (statusCodeOf(err) === 410) finish({ kind: "gone" });
         else if ((err as { relist?: unknown }).relist === true) finish({ kind: "relist", err });
         // client-node's own inactivity timeout: the same as our watchdog firing.
         else if ((err as { name?: unknown }).name === "TimeoutError") finish({ kind: "silent" });
@@ -287,11 +295,4 @@ class Scope {
       };
     });
   }
-}
-
-function statusOf(err: unknown): number | undefined {
-  if (typeof err !== "object" || err === null) return undefined;
-  const e = err as { statusCode?: unknown; code?: unknown };
-  if (typeof e.statusCode === "number") return e.statusCode;
-  return typeof e.code === "number" ? e.code : undefined;
 }
