@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { HealthServer } from "./health.js";
-import { createLogger } from "./logging.js";
+import { createLogger, logProcessWarnings } from "./logging.js";
 import { RuntimeMetrics } from "./metrics.js";
 
 function capture() {
@@ -103,5 +103,44 @@ describe("the health server", () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe("the process's warnings", () => {
+  it("are lines of the log while routed there (a library's at info, others at warn), Node's own again after", async () => {
+    const { lines, destination } = capture();
+    const nodes = process.listeners("warning");
+    const restore = logProcessWarnings(createLogger({ destination }));
+    try {
+      expect(process.listeners("warning").filter((l) => nodes.includes(l))).toEqual([]);
+      process.emitWarning("SOCKS5 proxy support is experimental", "ExperimentalWarning");
+      process.emitWarning("Setting the TLS ServerName to an IP address", {
+        type: "DeprecationWarning",
+        code: "DEP0123",
+      });
+      process.emitWarning("11 close listeners added", "MaxListenersExceededWarning");
+      // Node emits them on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      restore();
+    }
+    expect(process.listeners("warning")).toEqual(nodes);
+    expect(lines.map(({ level, warning, msg }) => ({ level, warning, msg }))).toEqual([
+      {
+        level: "info",
+        warning: { name: "ExperimentalWarning" },
+        msg: "SOCKS5 proxy support is experimental",
+      },
+      {
+        level: "info",
+        warning: { name: "DeprecationWarning", code: "DEP0123" },
+        msg: "Setting the TLS ServerName to an IP address",
+      },
+      {
+        level: "warn",
+        warning: { name: "MaxListenersExceededWarning" },
+        msg: "11 close listeners added",
+      },
+    ]);
   });
 });

@@ -84,3 +84,30 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     options.destination,
   );
 }
+
+/**
+ * Node's warnings about a library's own code, nothing the operator's user can change:
+ * undici's SOCKS5 support is experimental, and it sets a server's IP address as the TLS
+ * server name (DEP0123) through a SOCKS5 proxy or to an https:// proxy so addressed.
+ */
+const LIBRARY_WARNINGS = new Set(["DeprecationWarning", "ExperimentalWarning"]);
+
+/**
+ * Logs the process's warnings (`process.emitWarning`) to `log` instead of Node's
+ * `(node:PID) ...` text on stderr, which a log system reading JSON lines cannot parse:
+ * a DeprecationWarning or an ExperimentalWarning at info (see {@link LIBRARY_WARNINGS}),
+ * any other at warn. Returns a function that gives them back to Node.
+ */
+export function logProcessWarnings(log: Logger): () => void {
+  const node = process.listeners("warning");
+  for (const l of node) process.off("warning", l);
+  const onWarning = (w: Error & { code?: unknown }) => {
+    const warning = { name: w.name, ...(typeof w.code === "string" ? { code: w.code } : {}) };
+    log[LIBRARY_WARNINGS.has(w.name) ? "info" : "warn"]({ warning }, w.message);
+  };
+  process.on("warning", onWarning);
+  return () => {
+    process.off("warning", onWarning);
+    for (const l of node) process.on("warning", l);
+  };
+}

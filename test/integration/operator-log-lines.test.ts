@@ -1,0 +1,141 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import { KubeClient } from "../../src/runtime/kube.js";
+import { LEASES } from "../../src/runtime/leader-election.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
+import { installCrds } from "../support/crds.js";
+import { buildImageLayout, type ImageLayout } from "../support/image-layout.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { conditionOf } from "../support/managed.js";
+import { adminAccess, writeKubeconfig } from "../support/network-operator.js";
+import { TEST_API_KEY } from "../support/operator.js";
+import { tokenAccount } from "../support/service-account-tokens.js";
+import { SocksProxy } from "../support/socks-proxy.js";
+
+/**
+ * What a log system that parses one JSON object per line, and alerts on warn and error,
+ * reads of the operator as the image runs it (test/support/image-layout.ts): its service
+ * account's token and CA read from files as in a pod, the API server addressed by an IP
+ * address (as every pod's 10.96.0.1) and reached through a SOCKS5 proxy with a password
+ * (`ssh -D` to a bastion: undici's SOCKS5 support, which Node calls experimental, and a
+ * TLS server name set to that address), at debug level.
+ */
+describe("the lines the operator writes", () => {
+  const admin = adminKubeConfig();
+  const kube = new KubeClient(admin);
+  let image: ImageLayout;
+  let emulator: RunningEmulator;
+  let namespace = "";
+  let dir = "";
+
+  beforeAll(async () => {
+    await installCrds(admin);
+    namespace = await createNamespace(admin, "log-lines");
+    emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 300 });
+    image = await buildImageLayout();
+    dir = await mkdtemp(join(image.dir, "files-"));
+    return async () => {
+      await image.remove();
+      await emulator.stop();
+    };
+  }, 180_000);
+
+  it("are each one JSON object, on stdout and stderr alike, none warn or error from start to a SIGTERM's exit 0; no secret at debug", async () => {
+    const account = await tokenAccount(admin, namespace, "log-lines");
+    const password = "s0cks-l0g-pa55";
+    const socks = new SocksProxy({}, `aidc:${password}`);
+    await socks.start();
+    try {
+      const token = await account.mint("log-lines-token");
+      const tokenFile = join(dir, "token");
+      const caFile = join(dir, "ca.crt");
+      await writeFile(tokenFile, token);
+      await writeFile(caFile, adminAccess(admin).ca ?? "");
+      const server = adminAccess(admin).server;
+      expect(new URL(server).hostname).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+      const proxyUrl = `socks5://aidc:${password}@127.0.0.1:${new URL(socks.url).port}`;
+      const kubeconfig = await writeKubeconfig(
+        join(dir, "kubeconfig"),
+        {
+          pod: {
+            server,
+            proxyUrl,
+            fields: { cluster: { "certificate-authority": caFile }, user: { tokenFile } },
+          },
+        },
+        "pod",
+      );
+      const port = await freePort();
+      const flags = ["--kubeconfig", kubeconfig, "--watch-namespaces", namespace, "--leader-elect"];
+      const op = image.start(["run", ...flags, "--lease-namespace", namespace], {
+        AIDC_API_KEY: TEST_API_KEY,
+        AIDC_SERVICE_BASE_URL: emulator.url,
+        AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+        AIDC_METRICS_PORT: String(port),
+        AIDC_LOG_LEVEL: "debug",
+        AIDC_POLL_INTERVAL_MS: "1000",
+        POD_NAME: "log-lines-0",
+      });
+      const output = () => `${op.out.stdout}${op.out.stderr}`;
+      await eventually(
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
+        60_000,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; its output:\n${output().slice(-3_000)}`);
+      });
+      const name = "logged";
+      await kube.create<KubeObject>(nasVolumeCrd, {
+        apiVersion: `${nasVolumeCrd.group}/${nasVolumeCrd.version}`,
+        kind: nasVolumeCrd.kind,
+        metadata: { name, namespace },
+        spec: { productCode: "nas.capacity.standard", capacityGB: 100, mountPath: "/data/l" },
+      });
+      await eventually(async () => {
+        const obj = await kube.get<KubeObject>(nasVolumeCrd, { namespace, name });
+        return conditionOf(obj, "Ready")?.status === "True";
+      }, 60_000);
+      // Steady: the Ready object is polled (every second here) a few times over.
+      const polls = () => op.out.stdout.split(`"key":"${namespace}/${name}"`).length;
+      const ready = polls();
+      await eventually(async () => polls() >= ready + 5, 60_000);
+      expect(socks.tunnels).toBeGreaterThan(0);
+      op.child.kill("SIGTERM");
+      expect(await op.exited).toBe(0);
+
+      type Line = { level?: string; msg?: string; notJson?: string };
+      const parse = (text: string) =>
+        text
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((line): Line => {
+            try {
+              return JSON.parse(line) as Line;
+            } catch {
+              return { notJson: line };
+            }
+          });
+      const parsed = [...parse(op.out.stdout), ...parse(op.out.stderr)];
+      expect(parsed.filter((l) => l.notJson !== undefined)).toEqual([]);
+      expect(parsed.filter((l) => l.level === "warn" || l.level === "error")).toEqual([]);
+      // The warnings Node raised about undici's SOCKS5 support are in the log, as info.
+      expect(parsed).toContainEqual(
+        expect.objectContaining({ level: "info", warning: { name: "ExperimentalWarning" } }),
+      );
+      expect(parse(op.out.stdout).at(-1)?.msg).toBe("manager stopped");
+      const text = output();
+      for (const secret of [TEST_API_KEY, password, token]) expect(text).not.toContain(secret);
+      // A replica waiting for the Lease takes it at its next try: it was released.
+      const lease = await kube.get(LEASES, { namespace, name: "aidc-operator-leader" });
+      const spec = lease?.spec as { holderIdentity?: string; leaseDurationSeconds?: number };
+      expect(spec).toMatchObject({ leaseDurationSeconds: 1 });
+      expect(spec.holderIdentity).toBeUndefined();
+    } finally {
+      await socks.stop();
+      await account.cleanup();
+    }
+  }, 150_000);
+});
