@@ -71,6 +71,8 @@ function harness(
     extraKeys?: ObjectKey[];
     resyncPeriodMs?: number;
     gadgetsWhen?: WatchPredicate;
+    /** What the error policy's n-th call (from 1) throws, if anything. */
+    policyThrows?: (n: number) => Error | undefined;
   } = {},
 ) {
   const apis = new Map<string, FakeListerWatcher>();
@@ -117,6 +119,8 @@ function harness(
     )
     .onError((key, err) => {
       policyCalls.push(`${key.name}: ${(err as Error).message}`);
+      const thrown = options.policyThrows?.(policyCalls.length);
+      if (thrown) throw thrown;
     })
     .concurrency(options.concurrency ?? 1)
     .settled(options.settled ?? looksSettled)
@@ -784,6 +788,30 @@ describe("a running controller", () => {
     h.running.requeueAll(true);
     await settle();
     expect(calls).toBe(4);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("runs a spec-caused terminal hold once more when its error policy could not write (the API server down), so its condition is recorded", async () => {
+    let calls = 0;
+    const h = harness(
+      async () => {
+        calls++;
+        throw new TerminalError("InvalidSpec", "refused");
+      },
+      {
+        policyThrows: (n) =>
+          n === 1 ? new Error("socket disconnected before TLS was established") : undefined,
+      },
+    );
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(h.policyCalls).toEqual(["a: refused", "a: refused"]);
+    expect(calls).toBe(2);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

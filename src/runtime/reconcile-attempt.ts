@@ -188,13 +188,13 @@ async function onFailure(
   try {
     await def.errorPolicy(key, err, ctx);
   } catch (policyErr) {
+    // A terminal error is not retried, so its condition would never be written: run once
+    // more, after a conflict when the cache has caught up, else on the growing backoff.
+    if (isTerminal(err)) queue.addRateLimited(keyString);
     if (policyErr instanceof ConflictError) {
-      // A terminal error is not retried, so its condition would never be written: run
-      // once more when the cache has caught up with the reconcile's own write.
-      if (isTerminal(err)) queue.addRateLimited(keyString);
       log.debug({ err: policyErr }, "error policy conflicted; the retry records it");
     } else {
-      log.error({ err: policyErr }, "error policy failed");
+      log.warn({ err: policyErr }, "error policy failed; the retry records it");
     }
   }
 }
