@@ -9,9 +9,13 @@ import { registerUninstallCheckCommand } from "./uninstall-check.js";
  * file; main.ts adds notes for the development commands, repo-main.ts the commands.
  */
 export function operatorProgram(): Command {
-  const program = new Command("aidc-operator").description(
-    "Kubernetes operator for the Compute and Storage Service",
-  );
+  const program = new Command("aidc-operator")
+    .description("Kubernetes operator for the Compute and Storage Service")
+    // Its errors (an unknown option, a missing value) as the program's own: one
+    // `aidc-operator: ...` line. Commands registered below inherit it.
+    .configureOutput({
+      outputError: (message, write) => write(message.replace(/^error: /, "aidc-operator: ")),
+    });
   registerCrdsCommand(program);
   registerRunCommand(program);
   registerUninstallCheckCommand(program);
