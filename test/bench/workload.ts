@@ -8,6 +8,7 @@ import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
+import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
 
@@ -18,6 +19,8 @@ export const JOB: ResourceDescriptor = trainingJobCrd;
 export const FS: ResourceDescriptor = fileSystemCrd;
 /** The block volumes of the chaos run. */
 export const BV: ResourceDescriptor = blockVolumeCrd;
+/** The training templates of the chaos run. */
+export const TPL: ResourceDescriptor = trainingTemplateCrd;
 
 /** NAS product of the emulator's fixtures. */
 export const NAS_PRODUCT = "nas.capacity.standard";
@@ -71,6 +74,29 @@ export function blockVolume(namespace: string, prefix: string, i: number): KubeO
   };
 }
 
+/** The training configuration every job and template of the runs shares. */
+const TRAINING = {
+  trainingType: "PRE_TRAINING",
+  trainingFramework: "PyTorch",
+  imageType: "general",
+  image: JOB_IMAGE,
+  productCode: TRAINING_PRODUCT,
+  workerCount: 1,
+  startCommand: "python train.py",
+};
+
+/** Name of the i-th TrainingTemplate (also its remote template name). */
+export const templateName = (prefix: string, i: number) => `${prefix}-tpl-${i}`;
+
+/** The i-th TrainingTemplate. */
+export function trainingTemplate(namespace: string, prefix: string, i: number): KubeObject {
+  const name = templateName(prefix, i);
+  return {
+    metadata: { name, namespace },
+    spec: { name, ...TRAINING },
+  };
+}
+
 /** The i-th NasVolume. */
 export function nasVolume(namespace: string, prefix: string, i: number): KubeObject {
   const name = nasName(prefix, i);
@@ -99,13 +125,7 @@ export function trainingJob(
     spec: {
       taskName: name,
       createType: "DIRECT",
-      trainingType: "PRE_TRAINING",
-      trainingFramework: "PyTorch",
-      imageType: "general",
-      image: JOB_IMAGE,
-      productCode: TRAINING_PRODUCT,
-      workerCount: 1,
-      startCommand: "python train.py",
+      ...TRAINING,
       ...(withNas
         ? {
             storage: [

@@ -4,11 +4,13 @@
  * Starts a control plane and the emulator (20% of service requests fail with 500, creates
  * after taking effect, 10% of NAS subscribes without; a share is delayed), creates N
  * NasVolumes, N TrainingJobs, N FileSystems (each mounted on an instance), N
- * BlockVolumes (each attached to an instance) and N/10 observe-only NasVolumes of NAS
- * made outside the cluster (no writing call may name them) while `aidc-operator run`
- * is SIGKILLed at seeded random moments and restarted each time, restarts the API
- * server once, lets the operator settle, and prints the invariants as JSON. Exits 1
- * on any violation. The same seed gives the same kill schedule, batches and fault draws.
+ * BlockVolumes (each attached to an instance), N TrainingTemplates, N/10 CciInstances
+ * (each saving two images) and N/10 observe-only NasVolumes of NAS made outside the
+ * cluster (no writing call may name them), 20% of them on a second account, while
+ * `aidc-operator run` is SIGKILLed at seeded random moments and restarted each time and
+ * 20% of the objects are deleted, restarts the API server once, lets the operator
+ * settle, and prints the invariants as JSON. Exits 1 on any violation. The same seed
+ * gives the same kill schedule, batches, deletes and fault draws.
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -35,12 +37,16 @@ const options = {
   jobs: num(flags.jobs, "AIDC_CHAOS_JOBS", n),
   fileSystems: num(flags.fs, "AIDC_CHAOS_FS", n),
   blockVolumes: num(flags.bv, "AIDC_CHAOS_BV", n),
+  templates: num(flags.templates, "AIDC_CHAOS_TEMPLATES", n),
+  cciInstances: num(flags.cci, "AIDC_CHAOS_CCI", Math.ceil(n / 10)),
   kills: Math.max(1, num(flags.kills, "AIDC_CHAOS_KILLS", 20)),
   seed: num(flags.seed, "AIDC_CHAOS_SEED", 1),
   errorRate: num(flags["error-rate"], "AIDC_CHAOS_ERROR_RATE", 0.2),
   createErrorRate: num(flags["create-error-rate"], "AIDC_CHAOS_CREATE_ERROR_RATE", 0.2),
   lostCreateRate: num(flags["lost-create-rate"], "AIDC_CHAOS_LOST_CREATE_RATE", 0.1),
   observed: num(flags.observed, "AIDC_CHAOS_OBSERVED", Math.ceil(n / 10)),
+  deleteShare: num(flags["delete-share"], "AIDC_CHAOS_DELETE_SHARE", 0.2),
+  secondAccountShare: num(flags["second-account-share"], "AIDC_CHAOS_SECOND_ACCOUNT_SHARE", 0.2),
   visibilityWindowMs: num(flags["visibility-window-ms"], "AIDC_CHAOS_VISIBILITY_WINDOW_MS", 30_000),
   latency: {
     rate: num(flags["latency-rate"], "AIDC_CHAOS_LATENCY_RATE", 0.3),
@@ -63,7 +69,7 @@ const progress = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
 
 async function main(): Promise<number> {
   progress(
-    `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.fileSystems} FileSystems, ${options.blockVolumes} BlockVolumes, ${options.kills} kills`,
+    `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.fileSystems} FileSystems, ${options.blockVolumes} BlockVolumes, ${options.templates} TrainingTemplates, ${options.cciInstances} CciInstances, ${options.kills} kills`,
   );
   const chaos = await startEnvironment({ subscriptionDelayMs, randomSeed: options.seed });
   const logDir = await mkdtemp(join(tmpdir(), "aidc-chaos-"));
@@ -84,6 +90,7 @@ async function main(): Promise<number> {
       ...Object.values(report.remoteCounts.tasks),
       ...Object.values(report.remoteCounts.fileSystems),
       ...Object.values(report.remoteCounts.volumes),
+      ...Object.values(report.remoteCounts.templates),
     ].filter((v) => v === 1).length;
     const attachedOk = Object.values(report.remoteCounts.attached).filter((v) => v === 1).length;
     const mountsOk = Object.values(report.remoteCounts.mounts).filter((v) => v === 1).length;
@@ -91,6 +98,9 @@ async function main(): Promise<number> {
       `${JSON.stringify(
         {
           ...report,
+          // The plan's entries are in the findings that name them.
+          deletes: { ...report.deletes, planned: report.deletes.planned.length },
+          onSecondAccount: report.onSecondAccount.length,
           remoteCounts: {
             exactlyOne: remoteOk,
             of: report.total,
@@ -100,6 +110,7 @@ async function main(): Promise<number> {
             fileSystemsWithExactlyOneMount: mountsOk,
             mountsNotOne: exceptions(report.remoteCounts.mounts),
             volumesNotOne: exceptions(report.remoteCounts.volumes),
+            templatesNotOne: exceptions(report.remoteCounts.templates),
             blockVolumesAttachedToTheirInstance: attachedOk,
             attachedNotOne: exceptions(report.remoteCounts.attached),
           },

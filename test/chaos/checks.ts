@@ -2,10 +2,12 @@
  * The invariants the chaos run ends with: exactly one remote resource per object (and
  * exactly one mount per FileSystem, each BlockVolume's volume attached to its instance),
  * every object Ready, no object stopped as CreateOutcomeUnknown (each one listed),
- * and the API key in no log line and no Event.
+ * and the API key in no log line and no Event. Objects the run deleted are left to
+ * deletes.ts, except that their remote resources are no strays.
  */
 import { readFile } from "node:fs/promises";
 import type { RunningEmulator } from "../../src/emulator/server.js";
+import type { EmulatorState } from "../../src/emulator/state.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { isReady } from "../bench/ready-tracker.js";
@@ -19,6 +21,8 @@ import {
   jobName,
   NAS,
   nasName,
+  TPL,
+  templateName,
 } from "../bench/workload.js";
 
 /** What the checks found. */
@@ -31,11 +35,14 @@ export interface ChaosFindings {
     /** Mounts over the remote file systems of each FileSystem's name (each must be 1). */
     mounts: Record<string, number>;
     volumes: Record<string, number>;
+    templates: Record<string, number>;
     /** Remote volumes of each BlockVolume's name attached to its instance (each must be 1). */
     attached: Record<string, number>;
   };
   /** Remote resources carrying the run's prefix but no object's name. */
   strayRemote: string[];
+  /** Resources of an object in the account it does not use. */
+  wrongAccount: string[];
   ready: number;
   total: number;
   notReady: string[];
@@ -68,33 +75,64 @@ export async function checkInvariants(args: {
   fileSystems?: number;
   /** BlockVolumes of the run (default 0). */
   blockVolumes?: number;
+  /** TrainingTemplates of the run (default 0). */
+  templates?: number;
   apiKey: string;
   logFile: string;
+  /** `Kind/name` of the objects the run deleted: deletes.ts checks them instead. */
+  deleted?: ReadonlySet<string>;
+  /** The second account and the objects (`Kind/name`) that live in it (accounts.ts). */
+  second?: { state: EmulatorState; objects: ReadonlySet<string> };
 }): Promise<ChaosFindings> {
   const { kube, emulator, namespace, prefix, apiKey } = args;
   const violations: string[] = [];
-  const nasNames = Array.from({ length: args.nas }, (_, i) => nasName(prefix, i));
-  const jobNames = Array.from({ length: args.jobs }, (_, i) => jobName(prefix, i));
-  const fsNames = Array.from({ length: args.fileSystems ?? 0 }, (_, i) => fsName(prefix, i));
-  const bvNames = Array.from({ length: args.blockVolumes ?? 0 }, (_, i) => bvName(prefix, i));
+  const deleted = args.deleted ?? new Set<string>();
+  // Every name is known (so its resources are no strays); only live ones are checked.
+  const names = (kind: string, n: number, name: (p: string, i: number) => string) => {
+    const all = Array.from({ length: n }, (_, i) => name(prefix, i));
+    return { kind, all, live: all.filter((x) => !deleted.has(`${kind}/${x}`)) };
+  };
+  const nasNames = names(NAS.kind, args.nas, nasName);
+  const jobNames = names(JOB.kind, args.jobs, jobName);
+  const fsNames = names(FS.kind, args.fileSystems ?? 0, fsName);
+  const bvNames = names(BV.kind, args.blockVolumes ?? 0, bvName);
+  const tplNames = names(TPL.kind, args.templates ?? 0, templateName);
 
-  const count = (names: string[], remote: Iterable<{ name: string; id: string }>) => {
-    const counts: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
+  // Each object's resources are counted in its own account; one in the other is a violation.
+  const { second } = args;
+  const accounts = [emulator.state, ...(second ? [second.state] : [])];
+  const wrongAccount: string[] = [];
+  const count = (
+    { kind, all, live }: { kind: string; all: string[]; live: string[] },
+    records: (state: EmulatorState) => Iterable<{ name: string; id: string }>,
+  ) => {
+    const known = new Set(all);
+    const counts: Record<string, number> = Object.fromEntries(live.map((n) => [n, 0]));
     const stray: string[] = [];
-    for (const r of remote) {
-      if (r.name in counts) counts[r.name] = (counts[r.name] ?? 0) + 1;
-      else if (r.name.startsWith(`${prefix}-`)) stray.push(`${r.name} (${r.id})`);
+    for (const state of accounts) {
+      const inSecond = state === second?.state;
+      for (const r of records(state)) {
+        const ofSecond = second?.objects.has(`${kind}/${r.name}`) ?? false;
+        if (known.has(r.name) && ofSecond !== inSecond) {
+          wrongAccount.push(
+            `${kind}/${r.name}: ${r.id} in the ${inSecond ? "second" : "default"} account`,
+          );
+        } else if (r.name in counts) counts[r.name] = (counts[r.name] ?? 0) + 1;
+        else if (!known.has(r.name) && r.name.startsWith(`${prefix}-`)) {
+          stray.push(`${r.name} (${r.id})`);
+        }
+      }
     }
     for (const [name, n] of Object.entries(counts)) {
       if (n !== 1) violations.push(`${name}: ${n} remote resources (expected exactly 1)`);
     }
     return { counts, stray };
   };
-  const nasCount = count(nasNames, emulator.state.nas.values());
-  const taskCount = count(jobNames, emulator.state.tasks.values());
+  const nasCount = count(nasNames, (s) => s.nas.values());
+  const taskCount = count(jobNames, (s) => s.tasks.values());
   const remoteFileSystems = [...emulator.state.fileSystems.byId.values()];
-  const fsCount = count(fsNames, remoteFileSystems);
-  const mounts: Record<string, number> = Object.fromEntries(fsNames.map((n) => [n, 0]));
+  const fsCount = count(fsNames, (s) => s.fileSystems.byId.values());
+  const mounts: Record<string, number> = Object.fromEntries(fsNames.live.map((n) => [n, 0]));
   for (const f of remoteFileSystems) {
     if (f.name in mounts) mounts[f.name] = (mounts[f.name] ?? 0) + f.mounts.size;
   }
@@ -102,9 +140,10 @@ export async function checkInvariants(args: {
     if (n !== 1) violations.push(`${name}: ${n} mounts (expected exactly 1)`);
   }
   const remoteVolumes = [...emulator.state.volumes.records.values()];
-  const bvCount = count(bvNames, remoteVolumes);
+  const bvCount = count(bvNames, (s) => s.volumes.records.values());
   const attached: Record<string, number> = {};
-  bvNames.forEach((name, i) => {
+  bvNames.all.forEach((name, i) => {
+    if (!bvNames.live.includes(name)) return;
     attached[name] = remoteVolumes.filter(
       (v) => v.name === name && v.status === "in-use" && v.instanceId === bvInstance(i),
     ).length;
@@ -114,25 +153,23 @@ export async function checkInvariants(args: {
       );
     }
   });
-  const strayRemote = [...nasCount.stray, ...taskCount.stray, ...fsCount.stray, ...bvCount.stray];
+  const tplCount = count(tplNames, remoteTemplates);
+  const strayRemote = [nasCount, taskCount, fsCount, bvCount, tplCount].flatMap((c) => c.stray);
   for (const s of strayRemote) violations.push(`remote resource without an object: ${s}`);
+  for (const w of wrongAccount) violations.push(`a resource in the wrong account: ${w}`);
 
   const objects: KubeObject[] = [
     ...(await kube.list(NAS, namespace)).items,
     ...(await kube.list(JOB, namespace)).items,
     ...(await kube.list(FS, namespace)).items,
     ...(await kube.list(BV, namespace)).items,
+    ...(await kube.list(TPL, namespace)).items,
   ];
   const byName = new Map(objects.map((o) => [`${o.kind}/${o.metadata?.name}`, o]));
   const notReady: string[] = [];
   const unknown: { name: string; message: string }[] = [];
-  for (const [kind, names] of [
-    [NAS.kind, nasNames],
-    [JOB.kind, jobNames],
-    [FS.kind, fsNames],
-    [BV.kind, bvNames],
-  ] as const) {
-    for (const name of names) {
+  for (const { kind, live } of [nasNames, jobNames, fsNames, bvNames, tplNames]) {
+    for (const name of live) {
       const obj = byName.get(`${kind}/${name}`);
       if (!obj || !isReady(obj)) notReady.push(`${kind}/${name}`);
       const conditions =
@@ -165,6 +202,10 @@ export async function checkInvariants(args: {
   const apiKeyInObjects = objects.filter((o) => JSON.stringify(o).includes(apiKey)).length;
   if (apiKeyInObjects > 0) violations.push(`the API key is in ${apiKeyInObjects} object(s)`);
 
+  const total = [nasNames, jobNames, fsNames, bvNames, tplNames].reduce(
+    (t, n) => t + n.live.length,
+    0,
+  );
   return {
     remoteCounts: {
       nas: nasCount.counts,
@@ -172,11 +213,13 @@ export async function checkInvariants(args: {
       fileSystems: fsCount.counts,
       mounts,
       volumes: bvCount.counts,
+      templates: tplCount.counts,
       attached,
     },
     strayRemote,
-    ready: nasNames.length + jobNames.length + fsNames.length + bvNames.length - notReady.length,
-    total: nasNames.length + jobNames.length + fsNames.length + bvNames.length,
+    wrongAccount,
+    ready: total - notReady.length,
+    total,
     notReady,
     createOutcomeUnknown: unknown,
     logLines: log.split("\n").filter(Boolean).length,
@@ -186,4 +229,17 @@ export async function checkInvariants(args: {
     eventsChecked: events.length,
     violations,
   };
+}
+
+/** The worlds of every account of `emulator` (ids are unique across them). */
+export function accountStates(emulator: RunningEmulator): EmulatorState[] {
+  return emulator.tenants.names().map((name) => emulator.tenants.get(name).state);
+}
+
+/** The templates of `state` with the name each carries (their record keeps it in fields). */
+export function remoteTemplates(state: EmulatorState): { id: string; name: string }[] {
+  return [...state.templates.values()].map((t) => ({
+    id: t.id,
+    name: String(t.fields.name ?? ""),
+  }));
 }

@@ -1,17 +1,22 @@
 /**
  * The chaos scenario, shared by `npm run chaos` and its short integration test: while
- * NasVolumes, TrainingJobs, FileSystems (each with a mount) and BlockVolumes (each
- * attached to an instance) are being created, `aidc-operator run` (its own process)
- * is SIGKILLed again and again and restarted each time, the emulator fails a share of
- * requests with 500 (creates after taking effect) and delays others, and the API server
- * restarts once. Then the
- * operator runs undisturbed until every object is Ready (or a bound passes), resolving
+ * NasVolumes, TrainingJobs, FileSystems (each with a mount), BlockVolumes (each
+ * attached to an instance), TrainingTemplates and CciInstances (each saving images,
+ * cci.ts) are being created, `aidc-operator run` (its own process) is SIGKILLed again
+ * and again and restarted each time, the emulator fails a share of requests with 500
+ * (creates after taking effect) and delays others, and the API server restarts once; a
+ * seeded share of the objects is deleted meanwhile (deletes.ts), and another share
+ * lives in a second account (accounts.ts). Then the operator runs undisturbed until
+ * every object left is Ready and every deleted one gone (or a bound passes), resolving
  * objects stopped as CreateOutcomeUnknown as a user would, and the invariants are
- * checked (checks.ts).
+ * checked (checks.ts, deletes.ts, cci.ts).
  */
+import { writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { applySeed } from "../../src/emulator/seeding.js";
 import { seededRandom } from "../../src/emulator/state.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
 import type { BenchEnvironment } from "../bench/environment.js";
 import { isReady } from "../bench/ready-tracker.js";
 import {
@@ -23,10 +28,23 @@ import {
   JOB,
   NAS,
   nasVolume,
+  TPL,
   trainingJob,
+  trainingTemplate,
 } from "../bench/workload.js";
 import { type OperatorProcess, sleep, startOperatorProcess } from "../support/operator-process.js";
+import { removeConnections } from "../support/two-teams.js";
+import { type SecondAccount, secondAccount } from "./accounts.js";
+import { CCI, cciObjects, cciSettled, checkImages, type ImageFindings } from "./cci.js";
 import { type ChaosFindings, checkInvariants } from "./checks.js";
+import {
+  type ChaosObject,
+  checkDeletes,
+  type DeleteFindings,
+  deletePlanned,
+  planDeletes,
+  RemoteCensus,
+} from "./deletes.js";
 import { resolveUnknownOutcomes, type UserResolutions } from "./user-resolution.js";
 
 /** Options of {@link runChaos}. */
@@ -40,6 +58,10 @@ export interface ChaosOptions {
   fileSystems?: number;
   /** BlockVolumes, each attached to one instance (default 0). */
   blockVolumes?: number;
+  /** TrainingTemplates (default 0): found again by their name after a lost answer. */
+  templates?: number;
+  /** CciInstances (default 0), each saving two images from an instance seeded for it. */
+  cciInstances?: number;
   /** Seed of the kill schedule, the batches and the emulator's fault draws. */
   seed: number;
   kills: number;
@@ -76,6 +98,16 @@ export interface ChaosOptions {
    * which the run then resolves as a user would (user-resolution.ts).
    */
   visibilityWindowMs: number;
+  /**
+   * Share of the objects deleted while the kills go on (default 0), half with
+   * deletionPolicy Delete and half Orphan by a seeded draw (deletes.ts).
+   */
+  deleteShare?: number;
+  /**
+   * Share of the NasVolumes, TrainingJobs and TrainingTemplates on a second account's
+   * ServiceConnection (default 0, no second account; accounts.ts).
+   */
+  secondAccountShare?: number;
   /** Share of service requests delayed, and by how much. */
   latency: { rate: number; ms: number };
   /** Restart the API server once, halfway through the kills (needs `env.plane`). */
@@ -107,6 +139,12 @@ export interface ChaosReport extends ChaosFindings {
   /** Observe-only NasVolumes, and the writing calls that named their NAS (must be 0). */
   observed: number;
   observedWrites: number;
+  /** The objects deleted during the run and what became of their resources. */
+  deletes: Omit<DeleteFindings, "violations">;
+  /** Objects on the second account's connection, `Kind/name`. */
+  onSecondAccount: string[];
+  /** The images the CciInstances saved. */
+  images: Omit<ImageFindings, "violations">;
 }
 
 const CREATE_ENDPOINTS = new Set([
@@ -115,6 +153,8 @@ const CREATE_ENDPOINTS = new Set([
   "createFileSystem",
   "createFileSystemMount",
   "createVolume",
+  "createTemplate",
+  "saveCciImage",
 ]);
 
 /** Runs the scenario against `env`; never throws for a broken invariant (see `violations`). */
@@ -158,6 +198,22 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     nas: Array.from({ length: observedCount }, (_, i) => ({ name: `observed-${i}` })),
   }).nas;
   const metricsPort = await freePort();
+  // Every delete the run may ask for goes to the service (tasks' and NAS' are off by default).
+  const configFile = join(dirname(o.logFile), "config.json");
+  await writeFile(
+    configFile,
+    JSON.stringify({
+      // The second account's key is in a Secret of the run's namespace.
+      connections: { secretNamespace: o.namespace },
+      service: {
+        endpoints: {
+          deleteNas: "DELETE /v1/nasStorage/instance/{id}",
+          deleteTrainingTask: "DELETE /v1/training/instance/{id}",
+          deleteTemplate: "DELETE /v1/training/template/{id}",
+        },
+      },
+    }),
+  );
   const start = () =>
     startOperatorProcess({
       kubeconfig: env.kubeconfigPath,
@@ -170,10 +226,14 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         AIDC_POLL_INTERVAL_MS: String(o.pollIntervalMs),
         AIDC_SERVICE_LIST_VISIBILITY_WINDOW_MS: String(o.visibilityWindowMs),
         AIDC_LOG_LEVEL: "debug",
+        AIDC_CONFIG: configFile,
         // The file systems mount on the emulator's CCI instances by id, which the
         // operator did not create: the namespace may adopt them (docs/install.md).
         // So do the observed NasVolumes, bound to NAS made outside the cluster.
-        ...(fsCount > 0 || observedCount > 0 ? { AIDC_ADOPTION_NAMESPACES: o.namespace } : {}),
+        // And the CciInstances, each observing an instance made outside the cluster.
+        ...(fsCount > 0 || observedCount > 0 || (o.cciInstances ?? 0) > 0
+          ? { AIDC_ADOPTION_NAMESPACES: o.namespace }
+          : {}),
       },
     });
   const createCalls = () =>
@@ -182,14 +242,20 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       .filter((e) => e.endpoint !== undefined && CREATE_ENDPOINTS.has(e.endpoint)).length;
 
   // Objects are created in batches before each kill of the first half, interleaved.
-  const objects = [];
+  const objects: ChaosObject[] = [];
   const fileSystems = o.fileSystems ?? 0;
   const blockVolumes = o.blockVolumes ?? 0;
-  for (let i = 0; i < Math.max(o.nas, o.jobs, fileSystems, blockVolumes); i++) {
+  const templates = o.templates ?? 0;
+  const cci = cciObjects(env.emulator, o.namespace, o.prefix, o.cciInstances ?? 0);
+  const most = Math.max(o.nas, o.jobs, fileSystems, blockVolumes, templates, cci.length);
+  for (let i = 0; i < most; i++) {
     if (i < o.nas) objects.push({ res: NAS, obj: nasVolume(o.namespace, o.prefix, i) });
     if (i < o.jobs) objects.push({ res: JOB, obj: trainingJob(o.namespace, o.prefix, i, false) });
     if (i < fileSystems) objects.push({ res: FS, obj: fileSystem(o.namespace, o.prefix, i) });
     if (i < blockVolumes) objects.push({ res: BV, obj: blockVolume(o.namespace, o.prefix, i) });
+    if (i < templates) objects.push({ res: TPL, obj: trainingTemplate(o.namespace, o.prefix, i) });
+    const instance = cci[i];
+    if (instance) objects.push(instance);
   }
   observedIds.forEach((storageId, i) => {
     const obj = nasVolume(o.namespace, `${o.prefix}-observed`, i);
@@ -201,12 +267,25 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       managementPolicies: ["Observe"],
       deletionPolicy: "Delete",
     };
-    objects.push({ res: NAS, obj });
+    objects.push({ res: NAS, obj, remoteName: `observed-${i}` });
   });
+  const second: SecondAccount | undefined = o.secondAccountShare
+    ? await secondAccount(
+        env.kube,
+        env.emulator,
+        o.namespace,
+        objects,
+        o.secondAccountShare,
+        o.seed,
+      )
+    : undefined;
+  const plan = planDeletes(objects, o.deleteShare ?? 0, o.seed);
+  const census = new RemoteCensus(env.emulator).start();
   const batches = Math.max(1, Math.ceil(o.kills / 2));
   const batchSize = Math.ceil(objects.length / batches);
   const restartAt = Math.floor(o.kills / 2);
   let apiServerRestarts = 0;
+  let deletedUpTo = 0;
   let operator: OperatorProcess = start();
   try {
     for (let k = 0; k < o.kills; k++) {
@@ -214,6 +293,11 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       await inParallel(batch, 5, async ({ res, obj }) => {
         await env.kube.create(res, obj);
       });
+      // The previous batch's share of deletes, its creates under way or done.
+      if (k > 0 && deletedUpTo < Math.min(k * batchSize, objects.length)) {
+        await deletePlanned(env.kube, objects, plan, (k - 1) * batchSize, k * batchSize);
+        deletedUpTo = k * batchSize;
+      }
       await operator
         .waitReady(90_000)
         .catch((err: Error) => o.progress(`not ready: ${err.message}`));
@@ -239,8 +323,10 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     await inParallel(objects.slice(o.kills * batchSize), 5, async ({ res, obj }) => {
       await env.kube.create(res, obj);
     });
+    await deletePlanned(env.kube, objects, plan, deletedUpTo, objects.length);
     o.progress("kills done; waiting until every object is Ready");
     const settleStart = Date.now();
+    const deleted = new Set([...plan.values()].map((d) => `${d.kind}/${d.name}`));
     let settledInMs: number | null = null;
     const userResolutions: UserResolutions = { adopted: [], createdAgain: [] };
     while (Date.now() - settleStart < o.settleTimeoutMs) {
@@ -249,12 +335,17 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         ...(await env.kube.list(JOB, o.namespace)).items,
         ...(await env.kube.list(FS, o.namespace)).items,
         ...(await env.kube.list(BV, o.namespace)).items,
+        ...(await env.kube.list(TPL, o.namespace)).items,
+        ...(await env.kube.list(CCI, o.namespace)).items,
       ];
-      if (all.length === objects.length && all.every(isReady)) {
+      const listed = new Set(all.map((x) => `${x.kind}/${x.metadata?.name}`));
+      const gone = [...deleted].every((d) => !listed.has(d));
+      const done = (x: KubeObject) => (x.kind === CCI.kind ? cciSettled(x) : isReady(x));
+      if (gone && all.length === objects.length - plan.size && all.every(done)) {
         settledInMs = Date.now() - settleStart;
         break;
       }
-      for (const res of [NAS, JOB, FS, BV]) {
+      for (const res of [NAS, JOB, FS, BV, TPL]) {
         await resolveUnknownOutcomes(env.kube, env.emulator, res, o.namespace, userResolutions);
       }
       await sleep(500);
@@ -262,6 +353,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     // Faults off for the checks' own view; the operator stops before reading its log.
     env.emulator.faults.clear();
     await operator.stop();
+    census.stop();
     const log = env.emulator.requestLog.read({ since: seq0 });
     // Nothing that writes may name an observed NAS.
     const observedWrites = log.filter(
@@ -278,8 +370,28 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       jobs: o.jobs,
       fileSystems,
       blockVolumes,
+      templates,
       apiKey: env.apiKey,
       logFile: o.logFile,
+      deleted,
+      ...(second ? { second } : {}),
+    });
+    const { violations: imageViolations, ...images } = await checkImages({
+      kube: env.kube,
+      emulator: env.emulator,
+      namespace: o.namespace,
+      prefix: o.prefix,
+      count: cci.length,
+      deleted,
+    });
+    const { violations: deleteViolations, ...deletes } = await checkDeletes({
+      kube: env.kube,
+      emulator: env.emulator,
+      namespace: o.namespace,
+      resources: [NAS, JOB, FS, BV, TPL, CCI],
+      planned: [...plan.values()],
+      census,
+      since: seq0,
     });
     return {
       seed: o.seed,
@@ -295,13 +407,20 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       durationMs: Date.now() - began,
       observed: observedCount,
       observedWrites,
+      deletes,
+      onSecondAccount: [...(second?.objects ?? [])],
+      images,
       ...findings,
       violations: [
         ...findings.violations,
+        ...deleteViolations,
+        ...imageViolations,
         ...(observedWrites > 0 ? [`${observedWrites} writing calls to observed NAS`] : []),
       ],
     };
   } finally {
+    if (second) await removeConnections(env.kube, [second.connection]);
+    census.stop();
     env.emulator.faults.clear();
     await operator.kill();
   }

@@ -9,10 +9,12 @@
  */
 import { ANNOTATIONS, readCreateState } from "../../src/controllers/managed/create-protocol.js";
 import type { RunningEmulator } from "../../src/emulator/server.js";
+import type { EmulatorState } from "../../src/emulator/state.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
 import { CLIENT_TOKEN_ENV, clientTokenInDescription } from "../../src/service/schemas/create.js";
-import { BV, FS, NAS } from "../bench/workload.js";
+import { BV, FS, NAS, TPL } from "../bench/workload.js";
+import { accountStates, remoteTemplates } from "./checks.js";
 
 /** What the "user" did: `Kind/name: the condition's message`, per object. */
 export interface UserResolutions {
@@ -30,24 +32,35 @@ function stopped(obj: KubeObject): { message?: string } | undefined {
   );
 }
 
-/** The id of the remote resource carrying `token`, as the service's console shows it. */
+/**
+ * The id of the remote resource carrying `token` (a template: its name), as the
+ * service's console of any account shows it.
+ */
 function remoteWithToken(emulator: RunningEmulator, res: ResourceDescriptor, token: string) {
+  for (const state of accountStates(emulator)) {
+    const id = inState(state, res, token);
+    if (id) return id;
+  }
+  return undefined;
+}
+
+function inState(state: EmulatorState, res: ResourceDescriptor, token: string) {
+  if (res.kind === TPL.kind) return remoteTemplates(state).find((t) => t.name === token)?.id;
   if (res.kind === FS.kind) {
-    return [...emulator.state.fileSystems.byId.values()].find(
+    return [...state.fileSystems.byId.values()].find(
       (f) => clientTokenInDescription(f.description) === token,
     )?.id;
   }
   if (res.kind === BV.kind) {
-    return [...emulator.state.volumes.records.values()].find(
+    return [...state.volumes.records.values()].find(
       (v) => clientTokenInDescription(v.description) === token,
     )?.id;
   }
   if (res.kind === NAS.kind) {
-    return [...emulator.state.nas.values()].find(
-      (n) => clientTokenInDescription(n.description) === token,
-    )?.id;
+    return [...state.nas.values()].find((n) => clientTokenInDescription(n.description) === token)
+      ?.id;
   }
-  return [...emulator.state.tasks.values()].find((t) => t.env[CLIENT_TOKEN_ENV] === token)?.id;
+  return [...state.tasks.values()].find((t) => t.env[CLIENT_TOKEN_ENV] === token)?.id;
 }
 
 /** Resolves every object of `res` in `namespace` stopped as CreateOutcomeUnknown. */
@@ -62,7 +75,9 @@ export async function resolveUnknownOutcomes(
     const condition = stopped(obj);
     if (!condition) continue;
     const name = obj.metadata?.name ?? "";
-    const token = readCreateState(obj.metadata?.annotations).pending?.token;
+    const pending = readCreateState(obj.metadata?.annotations).pending?.token;
+    // A template is looked up by its name, which the condition names instead of the token.
+    const token = res.kind === TPL.kind && pending ? (obj.spec as { name: string }).name : pending;
     // Once per object, and only while the condition is about the pending create (after
     // "create again", the condition stays until the new create's status is written).
     const key = `${res.kind}/${name}`;

@@ -2,8 +2,10 @@
  * The short, deterministic version of `npm run chaos`: a few objects, the operator
  * process SIGKILLed at fixed points of the create protocol (right after the emulator
  * answered the 1st, 3rd and 5th create call), 20% injected 500s, creates that take
- * effect and then answer 500, and latency from a fixed seed. The API server is shared by the integration run, so it is not restarted
- * here; the script does that.
+ * effect and then answer 500, latency, 30% of the objects deleted between the kills
+ * (under Delete or Orphan) and 30% of those that can on a second account, all from a
+ * fixed seed. The API server is shared by
+ * the integration run, so it is not restarted here; the script does that.
  */
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,14 +13,19 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applySeed } from "../../src/emulator/seeding.js";
 import { type BenchEnvironment, startEnvironment } from "../bench/environment.js";
+import { FS, NAS } from "../bench/workload.js";
+import { checkImages } from "../chaos/cci.js";
 import { checkInvariants } from "../chaos/checks.js";
-import { runChaos } from "../chaos/scenario.js";
+import { checkDeletes, RemoteCensus } from "../chaos/deletes.js";
+import { type ChaosReport, runChaos } from "../chaos/scenario.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 
 describe("the operator under SIGKILL at fixed points of the create protocol", () => {
   let env: BenchEnvironment;
   let namespace = "";
+  let report: ChaosReport;
+  const deleted = () => new Set(report.deletes.planned.map((d) => `${d.kind}/${d.name}`));
 
   beforeAll(async () => {
     const kc = adminKubeConfig();
@@ -34,13 +41,17 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
   });
 
   it("creates exactly one remote resource per object, makes all Ready, and never logs the API key", async () => {
-    const report = await runChaos(env, {
+    report = await runChaos(env, {
       namespace,
       prefix: "det",
       nas: 5,
       jobs: 2,
       fileSystems: 2,
       blockVolumes: 2,
+      templates: 2,
+      cciInstances: 1,
+      deleteShare: 0.3,
+      secondAccountShare: 0.3,
       seed: 42,
       kills: 3,
       killAfterCreates: [1, 3, 5],
@@ -56,13 +67,25 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       progress: () => undefined,
     });
     expect(report.violations).toEqual([]);
-    expect(Object.values(report.remoteCounts.nas)).toEqual([1, 1, 1, 1, 1]);
-    expect(Object.values(report.remoteCounts.tasks)).toEqual([1, 1]);
+    expect(Object.values(report.remoteCounts.nas)).toEqual([1, 1]);
+    expect(Object.values(report.remoteCounts.tasks)).toEqual([1]);
     expect(Object.values(report.remoteCounts.fileSystems)).toEqual([1, 1]);
     expect(Object.values(report.remoteCounts.mounts)).toEqual([1, 1]);
     expect(Object.values(report.remoteCounts.volumes)).toEqual([1, 1]);
     expect(Object.values(report.remoteCounts.attached)).toEqual([1, 1]);
-    expect(report.ready).toBe(11);
+    expect(Object.values(report.remoteCounts.templates)).toEqual([1]);
+    expect(report.ready).toBe(8);
+    // Seed 42 deletes 5 objects: a NasVolume, a TrainingJob and a TrainingTemplate under
+    // Delete, two NasVolumes under Orphan (deletes.ts checks each).
+    expect(report.deletes).toMatchObject({ requested: 5, withDelete: 3, kept: 2 });
+    // Seed 42 moves two NasVolumes and a TrainingJob to the second account.
+    expect(report.onSecondAccount).toEqual([
+      "NasVolume/det-nas-0",
+      "TrainingJob/det-job-0",
+      "NasVolume/det-nas-1",
+    ]);
+    // Each image of the CciInstance saved once, or its lost answer reported as such.
+    expect(report.images.saved + report.images.outcomeUnknown).toBe(2);
     expect(report.createOutcomeUnknown).toEqual([]);
     expect(report.apiKeyInLogLines + report.apiKeyInEvents).toBe(0);
     expect(report.logLines).toBeGreaterThan(0);
@@ -78,10 +101,12 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
     expect(report.userResolutions.adopted).toEqual([]);
   });
 
-  it("the checks name a second remote resource, a second mount, a detached volume, a stray one and a logged key", async () => {
+  it("the checks name a second remote resource, a second mount, a detached volume, a stray one, one in the wrong account and a logged key", async () => {
     // After the run above: one more NAS under an object's name, one under no object's,
-    // and a second mount of a file system.
-    applySeed(env.emulator.state, { nas: [{ name: "det-nas-0" }, { name: "det-nas-99" }] });
+    // one in the default account of an object on the second, and a second mount.
+    applySeed(env.emulator.state, {
+      nas: [{ name: "det-nas-2" }, { name: "det-nas-99" }, { name: "det-nas-0" }],
+    });
     const fs0 = [...env.emulator.state.fileSystems.byId.values()].find(
       (f) => f.name === "det-fs-0",
     );
@@ -106,15 +131,85 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       jobs: 2,
       fileSystems: 2,
       blockVolumes: 2,
+      templates: 2,
       apiKey: env.apiKey,
       logFile,
+      deleted: deleted(),
+      second: {
+        state: env.emulator.tenants.get("second").state,
+        objects: new Set(report.onSecondAccount),
+      },
     });
     expect(findings.violations).toEqual([
-      "det-nas-0: 2 remote resources (expected exactly 1)",
+      "det-nas-2: 2 remote resources (expected exactly 1)",
       "det-fs-0: 2 mounts (expected exactly 1)",
       "det-bv-1: not attached to cci-0002 (expected exactly 1 volume there)",
       expect.stringMatching(/^remote resource without an object: det-nas-99 /),
+      expect.stringMatching(
+        /^a resource in the wrong account: NasVolume\/det-nas-0: nas-\S+ in the default account$/,
+      ),
       "the API key is in 1 log line(s)",
     ]);
+  });
+
+  it("the delete checks name a leaked resource, a kept one gone, a wrong delete call, an object left and an image saved twice", async () => {
+    const { state } = env.emulator;
+    const idOf = (name: string) => [...state.nas.values()].find((n) => n.name === name)?.id ?? "";
+    // det-gone, deleted under Orphan: its NAS goes; det-nas-4 was deleted under Delete:
+    // a NAS of its name comes back.
+    applySeed(state, { nas: [{ name: "det-gone" }] });
+    const census = new RemoteCensus(env.emulator);
+    census.sample();
+    const kept = idOf("det-gone");
+    state.nas.delete(kept);
+    applySeed(state, { nas: [{ name: "det-nas-4" }] });
+    // A delete of det-fs-1's file system (never deleted), and det-fs-1 planned as deleted.
+    const since = env.emulator.requestLog.lastSeq();
+    const fs1 = [...state.fileSystems.byId.values()].find((f) => f.name === "det-fs-1")?.id;
+    const path = `/v1/file-systems/${fs1}`;
+    env.emulator.requestLog.add({
+      time: new Date().toISOString(),
+      method: "DELETE",
+      path,
+      query: {},
+      endpoint: "deleteFileSystem",
+      authorized: true,
+    });
+    const findings = await checkDeletes({
+      kube: env.kube,
+      emulator: env.emulator,
+      namespace,
+      resources: [NAS, FS],
+      planned: [
+        ...report.deletes.planned,
+        { kind: FS.kind, name: "det-fs-1", remoteName: "det-fs-1", deletesRemote: false },
+        { kind: NAS.kind, name: "det-gone", remoteName: "det-gone", deletesRemote: false },
+      ],
+      census,
+      since,
+    });
+    expect(findings.violations).toEqual([
+      "FileSystem/det-fs-1 was deleted but is still in the API",
+      `deleted under deletionPolicy Delete, resource left: NasVolume/det-nas-4: ${idOf("det-nas-4")}`,
+      `deleted without Delete, resource gone: NasVolume/det-gone: ${kept}`,
+      `a delete call named a resource not to delete: deleteFileSystem ${path} (det-fs-1)`,
+    ]);
+    // Two more images of the same name and tag: saved twice (at least).
+    const instance = state.cci.get("cci-det-0");
+    if (!instance) throw new Error("cci-det-0 is not in the service");
+    for (const imageId of ["img-x", "img-y"]) {
+      instance.images.push({ imageId, imageName: "det-cci-0", tag: "a", savedAt: 0 });
+    }
+    const images = await checkImages({
+      kube: env.kube,
+      emulator: env.emulator,
+      namespace,
+      prefix: "det",
+      count: 1,
+      deleted: deleted(),
+    });
+    expect(images.violations).toContainEqual(
+      expect.stringMatching(/^an image was saved twice: cci-det-0 det-cci-0:a x[23]$/),
+    );
   });
 });
