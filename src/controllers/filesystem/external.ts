@@ -171,7 +171,9 @@ export class FileSystemExternalClient
 
   /**
    * Before a Delete: removes the object's mounts (never another's: those refuse the
-   * delete), and waits until the service shows none.
+   * delete), and waits until the service shows none. The object's are those of the
+   * plan's rule (mounts.ts): on an instance of the spec, so a mount whose answer was
+   * lost counts too, or recorded in the status (by id or instance).
    */
   async beforeDelete(
     call: ManagedCall<FileSystemObject, FileSystemRefs>,
@@ -187,7 +189,10 @@ export class FileSystemExternalClient
     const mounts = fs.mounts ?? [];
     if (mounts.length === 0) return "Done";
     const recorded = new Set((call.obj.status?.mounts ?? []).map((m) => m.mountId));
-    const instances = new Set((call.obj.status?.mounts ?? []).map((m) => m.instanceId));
+    const instances = new Set([
+      ...(call.obj.status?.mounts ?? []).map((m) => m.instanceId),
+      ...desiredMounts(call).map((d) => d.instanceId),
+    ]);
     const own = mounts.filter((m) => recorded.has(m.id) || instances.has(m.instanceId));
     const others = mounts.filter((m) => !own.includes(m));
     if (others.length > 0) {
@@ -231,12 +236,17 @@ export class FileSystemExternalClient
     const removal = this.service.operationState("deleteFileSystemMount");
     const removalPossible = removal !== "disabled" && removal !== "missing";
     return planMounts({
-      desired: call.refs?.mounts ?? recordedAsDesired(call.obj),
+      desired: desiredMounts(call),
       remote: fs,
       recorded: call.obj.status?.mounts ?? [],
       removalPossible,
     });
   }
+}
+
+/** The spec's mounts with their instances: as resolved, else as {@link recordedAsDesired}. */
+function desiredMounts(call: ManagedCall<FileSystemObject, FileSystemRefs>): DesiredMount[] {
+  return call.refs?.mounts ?? recordedAsDesired(call.obj);
 }
 
 /**
