@@ -68,6 +68,8 @@ export class ObjectStorageClient {
       // destroys them with the client (close).
       requestHandler: {
         requestTimeout: options.timeoutMs ?? 10_000,
+        // Else the SDK only prints a warning (not a log line) and the attempt waits on.
+        throwOnRequestTimeout: true,
         httpAgent: agents.http,
         httpsAgent: agents.https,
       },
