@@ -13,7 +13,7 @@ import { registeredControllers } from "../controllers/permissions.js";
 import { allCrds, GROUP, REASONS } from "../crds/index.js";
 import { KUBECONFIG_SEARCH, loadKubeConfig } from "../runtime/kube-config.js";
 import { environmentProxy } from "../runtime/kube-proxy.js";
-import { createLogger, logProcessWarnings } from "../runtime/logging.js";
+import { createLogger, exitOnUncaughtErrors, logProcessWarnings } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics } from "../runtime/metrics.js";
 import { SecretRedactor } from "../runtime/redaction.js";
@@ -51,8 +51,11 @@ export interface RunOptions {
   onStarted?: (manager: Manager) => void;
   /** Where the JSON log lines go; default stdout (tests pass a stream to read them). */
   logDestination?: DestinationStream;
-  /** Log the process's warnings (Node's) as JSON lines too, not as text on stderr (the CLI). */
-  processWarnings?: boolean;
+  /**
+   * The process is the operator's own (the CLI): Node's warnings, and an error nothing
+   * caught, are JSON lines of the log too, not text on stderr.
+   */
+  ownProcess?: boolean;
 }
 
 /**
@@ -84,7 +87,10 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     redactor,
     ...(options.logDestination ? { destination: options.logDestination } : {}),
   });
-  if (options.processWarnings) logProcessWarnings(log);
+  if (options.ownProcess) {
+    logProcessWarnings(log);
+    exitOnUncaughtErrors(log);
+  }
   // A changed key lifts the hold of objects a refused key stopped (wired once the
   // manager exists; the first read at start is no change).
   let onKeyChange = () => {};
@@ -265,7 +271,7 @@ export function registerRunCommand(program: Command): void {
       ...(typeof opts.kubeconfig === "string" ? { kubeconfig: opts.kubeconfig } : {}),
       ...(typeof opts.context === "string" ? { context: opts.context } : {}),
       flags,
-      processWarnings: true,
+      ownProcess: true,
     });
     process.exitCode = code;
   });

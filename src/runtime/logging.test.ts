@@ -1,4 +1,7 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
 import { Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { HealthServer } from "./health.js";
 import { createLogger, logProcessWarnings } from "./logging.js";
@@ -143,4 +146,43 @@ describe("the process's warnings", () => {
       },
     ]);
   });
+});
+
+describe("an error nothing caught", () => {
+  /** Runs `crash` in a process whose log has exitOnUncaughtErrors; its exit code and output. */
+  const crashed = (crash: string) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const logging = pathToFileURL(join(import.meta.dirname, "logging.ts")).href;
+      const script = `import { createLogger, exitOnUncaughtErrors } from ${JSON.stringify(logging)};
+        exitOnUncaughtErrors(createLogger());
+        ${crash}`;
+      const args = ["--import", "tsx", "--input-type=module", "-e", script];
+      const child = execFile(process.execPath, args, (_err, stdout, stderr) =>
+        resolve({ code: child.exitCode, stdout, stderr }),
+      );
+    });
+
+  it.each([
+    ["thrown", 'setTimeout(() => { throw new Error("boom"); });', "uncaughtException"],
+    ["rejected", 'Promise.reject(new Error("boom"));', "unhandledRejection"],
+  ])(
+    "(%s) is one fatal JSON line on stdout, then exit 1: no stack trace as text on stderr",
+    async (_how, crash, origin) => {
+      const { code, stdout, stderr } = await crashed(crash);
+      expect({ code, stderr }).toEqual({ code: 1, stderr: "" });
+      const lines = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: "fatal",
+          origin,
+          err: expect.objectContaining({ message: "boom" }),
+          msg: "an error nothing caught; exiting",
+        }),
+      ]);
+    },
+    20_000,
+  );
 });

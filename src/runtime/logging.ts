@@ -111,3 +111,15 @@ export function logProcessWarnings(log: Logger): () => void {
     for (const l of node) process.on("warning", l);
   };
 }
+
+/**
+ * Logs an error nothing caught (an uncaught exception, an unhandled rejection) as one
+ * fatal line of `log`, then exits 1 as Node would, instead of Node's stack trace as
+ * text on stderr: the process's last words reach a log system reading JSON lines.
+ */
+export function exitOnUncaughtErrors(log: Logger): void {
+  process.on("uncaughtException", (err, origin) => {
+    log.fatal({ err, origin }, "an error nothing caught; exiting");
+    process.exit(1);
+  });
+}
