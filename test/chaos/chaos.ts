@@ -1,16 +1,17 @@
 /**
  * `npm run chaos -- [--n 100] [--kills 20] [--seed 1] ...`
  *
- * Starts a control plane and the emulator (20% of service requests fail with 500, creates
- * after taking effect, 10% of NAS subscribes without; a share is delayed), creates N
- * NasVolumes, N TrainingJobs, N FileSystems (each mounted on an instance), N
- * BlockVolumes (each attached to an instance), N TrainingTemplates, N/10 CciInstances
- * (each saving two images) and N/10 observe-only NasVolumes of NAS made outside the
- * cluster (no writing call may name them), 20% of them on a second account, while
- * `aidc-operator run` is SIGKILLed at seeded random moments and restarted each time and
- * 20% of the objects are deleted, restarts the API server once, lets the operator
- * settle, and prints the invariants as JSON. Exits 1 on any violation. The same seed
- * gives the same kill schedule, batches, deletes and fault draws.
+ * Starts a control plane and the emulator (20% of service requests fail with 500,
+ * creates and deletes after taking effect, 10% of NAS subscribes without; a share is
+ * delayed), creates N NasVolumes, N TrainingJobs, N FileSystems (each mounted on an
+ * instance), N BlockVolumes (each attached to an instance), N TrainingTemplates, N/10
+ * CciInstances (each saving two images) and N/10 observe-only NasVolumes of NAS made
+ * outside the cluster (no writing call may name them), 20% of them on a second
+ * account, while `aidc-operator run` is SIGKILLed at seeded random moments and
+ * restarted each time and 20% of the objects are deleted, restarts the API server once,
+ * lets the operator settle, and prints the invariants as JSON. Exits 1 on any
+ * violation. The same seed gives the same kill schedule, batches, deletes and fault
+ * draws.
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -151,7 +151,8 @@ export class RemoteCensus {
   }
 }
 
-const DELETE_ENDPOINTS = new Set([
+/** The service's delete operations of the run's kinds. */
+export const DELETE_ENDPOINTS = new Set([
   "deleteNas",
   "deleteTrainingTask",
   "deleteFileSystem",

@@ -4,8 +4,8 @@
  * attached to an instance), TrainingTemplates and CciInstances (each saving images,
  * cci.ts) are being created, `aidc-operator run` (its own process) is SIGKILLed again
  * and again and restarted each time, the emulator fails a share of requests with 500
- * (creates after taking effect) and delays others, and the API server restarts once; a
- * seeded share of the objects is deleted meanwhile (deletes.ts), and another share
+ * (creates and deletes after taking effect) and delays others, and the API server
+ * restarts once; a seeded share of the objects is deleted meanwhile (deletes.ts), and another share
  * lives in a second account (accounts.ts). Then the operator runs undisturbed until
  * every object left is Ready and every deleted one gone (or a bound passes), resolving
  * objects stopped as CreateOutcomeUnknown as a user would, and the invariants are
@@ -40,6 +40,7 @@ import { type ChaosFindings, checkInvariants } from "./checks.js";
 import {
   type ChaosObject,
   checkDeletes,
+  DELETE_ENDPOINTS,
   type DeleteFindings,
   deletePlanned,
   planDeletes,
@@ -76,9 +77,9 @@ export interface ChaosOptions {
   /** Share of service requests other than creates answered with a 500 envelope (nothing happens). */
   errorRate: number;
   /**
-   * Share of creates (NAS subscribe, task create) that take effect and then answer HTTP
-   * 500 with the error envelope, as the real service did (issue 15); the first create
-   * of each kind always does.
+   * Share of creates (NAS subscribe, task create, ...) and deletes that take effect and
+   * then answer HTTP 500 with the error envelope, as the real service did (issue 15);
+   * the first call of each kind always does.
    */
   createErrorRate: number;
   /**
@@ -128,7 +129,7 @@ export interface ChaosReport extends ChaosFindings {
   createCalls: number;
   serviceCalls: number;
   faultsInjected: number;
-  /** Creates that took effect and then answered 500. */
+  /** Creates and deletes that took effect and then answered 500. */
   actingCreateFailures: number;
   /** Objects stopped as CreateOutcomeUnknown and resolved the documented way. */
   userResolutions: UserResolutions;
@@ -172,8 +173,9 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     message,
     ...(times ? { times } : {}),
   });
+  const acting = [...CREATE_ENDPOINTS, ...DELETE_ENDPOINTS];
   env.emulator.faults.set([
-    ...[...CREATE_ENDPOINTS].flatMap((e) => [
+    ...acting.flatMap((e) => [
       actingCreateFailure(e, 1, 1),
       actingCreateFailure(e, o.createErrorRate),
     ]),
@@ -188,7 +190,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
           },
         ]
       : []),
-    { kind: "error", rate: o.errorRate, message, exceptEndpoints: [...CREATE_ENDPOINTS] },
+    { kind: "error", rate: o.errorRate, message, exceptEndpoints: acting },
     { kind: "latency", rate: o.latency.rate, latencyMs: o.latency.ms },
   ]);
   const fsCount = o.fileSystems ?? 0;

@@ -1,11 +1,11 @@
 /**
  * The short, deterministic version of `npm run chaos`: a few objects, the operator
  * process SIGKILLed at fixed points of the create protocol (right after the emulator
- * answered the 1st, 3rd and 5th create call), 20% injected 500s, creates that take
- * effect and then answer 500, latency, 30% of the objects deleted between the kills
- * (under Delete or Orphan) and 30% of those that can on a second account, all from a
- * fixed seed. The API server is shared by
- * the integration run, so it is not restarted here; the script does that.
+ * answered the 1st, 3rd and 5th create call), 20% injected 500s, creates and deletes
+ * that take effect and then answer 500, latency, 30% of the objects deleted between
+ * the kills (under Delete or Orphan) and 30% of those that can on a second account, all
+ * from a fixed seed. The API server is shared by the integration run, so it is not
+ * restarted here; the script does that.
  */
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -95,6 +95,8 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
     // Creates took effect and answered 500 (the first of each kind always does); each
     // was found by its client token, none sent again.
     expect(report.actingCreateFailures).toBeGreaterThanOrEqual(2);
+    // So did deletes (the first of each kind), and the objects went all the same.
+    expect(env.emulator.requestLog.read({ method: "DELETE" }).some((e) => e.acted)).toBe(true);
     // A resource that exists is always found by the operator itself; only a create that
     // never reached the service (a kill right before it) may be left to the user, who
     // creates again after CreateOutcomeUnknown (counted, not a violation).
