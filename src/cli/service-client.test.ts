@@ -80,7 +80,7 @@ describe("the operator's service.httpClient", () => {
 });
 
 describe("the log of the service's operations", () => {
-  it("says that an operation answers again only after it was found missing, not at its first answer", async () => {
+  it('says that an operation answers again only after it was found missing, and that one is missing without a "no longer" it may not have had', async () => {
     const lines: { level: string; msg: string; operation?: string }[] = [];
     const log = createLogger({
       destination: new Writable({
@@ -107,14 +107,14 @@ describe("the log of the service's operations", () => {
     expect(lines).toEqual([]);
     client.operations.record("subscribeNas", "missing");
     client.operations.record("subscribeNas", "present");
+    // Missing at its first answer: the line says so without a "no longer".
+    client.operations.record("scaleNas", "missing");
     client.close();
+    const missing = "the service does not answer an operation; orders that need it are refused";
     expect(lines.map(({ level, msg, operation }) => ({ level, msg, operation }))).toEqual([
-      {
-        level: "warn",
-        msg: "the service no longer answers an operation; orders that need it are refused",
-        operation: "subscribeNas",
-      },
+      { level: "warn", msg: missing, operation: "subscribeNas" },
       { level: "info", msg: "the service answers an operation again", operation: "subscribeNas" },
+      { level: "warn", msg: missing, operation: "scaleNas" },
     ]);
   });
 });

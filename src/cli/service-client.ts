@@ -65,7 +65,7 @@ export function reportServiceOperations(
     if (verdict === "missing") {
       log.warn(
         { operation, configKey: endpointConfigKey(operation) },
-        "the service no longer answers an operation; orders that need it are refused",
+        "the service does not answer an operation; orders that need it are refused",
       );
     } else if (before === "missing") {
       log.info({ operation }, "the service answers an operation again");
