@@ -22,10 +22,16 @@ import { type BuildOptions, build, type Plugin } from "esbuild";
 const root = resolve(import.meta.dirname, "..");
 
 /**
- * Imported only on demand (dynamic import) and big: left to node_modules rather than
- * bundled, as they would load anyway only when needed.
+ * Imported only on demand (dynamic import): left to node_modules rather than bundled,
+ * as they would load anyway only when needed; the first two are big, socks-proxy-agent
+ * (a socks5 proxy's tunnels) loads `debug`, whose optional `supports-color` a bundle
+ * cannot resolve.
  */
-export const LOADED_FROM_NODE_MODULES = ["@kubernetes/client-node", "@aws-sdk/*"] as const;
+export const LOADED_FROM_NODE_MODULES = [
+  "@kubernetes/client-node",
+  "@aws-sdk/*",
+  "socks-proxy-agent",
+] as const;
 
 /** The bundle's directory under an outDir, and its entry (relative to the outDir). */
 export const BUNDLE_ENTRY = "bundle/main.js";

@@ -12,7 +12,7 @@ import https, { Agent as HttpsAgent } from "node:https";
 import type { Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import zlib from "node:zlib";
-import type { ProxyAgentOptions } from "./service-proxy.js";
+import { type ProxyAgentOptions, socksAgentClass } from "./service-proxy.js";
 
 /** What one exchange needs. */
 export interface ExchangeRequest {
@@ -209,15 +209,21 @@ export interface IdleBoundedAgents {
  * only shortens a timeout it has; so the agent's `timeout` closes a free socket when its
  * timer fires, and every new request first drops free sockets idle that long by the wall
  * clock, in case a busy event loop fired the timer late. With `proxy`
- * (service-proxy.ts) every connection goes through that proxy.
+ * (service-proxy.ts) every connection goes through that proxy: Node's agents given its
+ * `proxyEnv`, or agents of SOCKS5 tunnels.
  */
 export function idleBoundedAgents(
   idleSocketTimeoutMs: number,
   maxSockets: number,
   proxy: ProxyAgentOptions = {},
 ): IdleBoundedAgents {
-  const options = { keepAlive: true, maxSockets, timeout: idleSocketTimeoutMs, ...proxy };
-  const Http = idleBounded(HttpAgent, idleSocketTimeoutMs);
-  const Https = idleBounded(HttpsAgent as unknown as AgentClass, idleSocketTimeoutMs);
+  const { socks, ...nodeProxy } = proxy;
+  const options = { keepAlive: true, maxSockets, timeout: idleSocketTimeoutMs, ...nodeProxy };
+  const [HttpBase, HttpsBase] =
+    socks === undefined
+      ? [HttpAgent, HttpsAgent as unknown as AgentClass]
+      : [socksAgentClass(socks, false), socksAgentClass(socks, true)];
+  const Http = idleBounded(HttpBase, idleSocketTimeoutMs);
+  const Https = idleBounded(HttpsBase, idleSocketTimeoutMs);
   return { http: new Http(options), https: new Https(options) as unknown as HttpsAgent };
 }

@@ -24,16 +24,26 @@ describe("proxyAgentOptions", () => {
       proxy: "https://proxy.corp",
       want: { proxyEnv: { HTTP_PROXY: "https://proxy.corp", HTTPS_PROXY: "https://proxy.corp" } },
     },
+    {
+      reason: "a socks5 proxy as socks5h: the proxy resolves the names, as for the API server",
+      proxy: "socks5://u:p@bastion:1080",
+      want: { socks: "socks5h://u:p@bastion:1080" },
+    },
+    {
+      reason: "a socks5h proxy",
+      proxy: "socks5h://bastion:1080",
+      want: { socks: "socks5h://bastion:1080" },
+    },
   ])("$reason", ({ proxy, want }) => {
     expect(proxyAgentOptions(proxy, "24.21.0")).toEqual(want);
   });
 
   it.each([
     {
-      reason: "socks5, which Node's agents cannot tunnel through",
-      proxy: "socks5://u:secret@h:1080",
+      reason: "a scheme neither Node's agents nor socks5 tunnels take",
+      proxy: "socks4://u:secret@h:1080",
       nodeVersion: "24.21.0",
-      message: /unsupported proxy scheme "socks5"/,
+      message: /unsupported proxy scheme "socks4" .*: http, https or socks5$/,
     },
     {
       reason: "a URL that does not parse",
@@ -60,6 +70,12 @@ describe("proxyAgentOptions", () => {
     expect(thrown?.message).toMatch(message);
     expect(thrown?.message).not.toContain("secret");
   });
+
+  it("takes a socks5 proxy on a Node whose agents cannot tunnel through an http one", () => {
+    expect(proxyAgentOptions("socks5://h:1080", "22.19.0")).toEqual({
+      socks: "socks5h://h:1080",
+    });
+  });
 });
 
 describe("agentProxySupported", () => {
@@ -78,8 +94,8 @@ describe("agentProxySupported", () => {
 describe("proxyOptionsFor", () => {
   it("names what is called and the variable an https:// URL reads", () => {
     expect(() =>
-      proxyOptionsFor("the service", "https://api.example.com", () => "socks5://h:1080"),
-    ).toThrow(/^the proxy of the service \(HTTPS_PROXY\): unsupported proxy scheme "socks5"/);
+      proxyOptionsFor("the service", "https://api.example.com", () => "ftp://h:21"),
+    ).toThrow(/^the proxy of the service \(HTTPS_PROXY\): unsupported proxy scheme "ftp"/);
   });
 
   it("asks the resolver about the URL it calls", () => {

@@ -2,17 +2,25 @@
  * The proxy the calls to the service and to the object storage go through. Which proxy
  * a URL takes (HTTPS_PROXY, HTTP_PROXY, NO_PROXY...) is decided outside this layer and
  * passed in as a {@link ProxyResolver}, so that these calls and the Kubernetes side read
- * the environment alike; the tunnelling itself is Node's (an `http.Agent` given
- * `proxyEnv`: `CONNECT` for an https:// URL, the absolute form for an http:// one,
- * `user:password@` sent as `Proxy-Authorization`).
+ * the environment alike. Through an http(s) proxy the tunnelling is Node's (an
+ * `http.Agent` given `proxyEnv`: `CONNECT` for an https:// URL, the absolute form for an
+ * http:// one, `user:password@` sent as `Proxy-Authorization`); through a socks5 one,
+ * socks-proxy-agent's ({@link socksAgentClass}).
  */
+import type { ClientRequest, Agent as HttpAgent } from "node:http";
+import type { Duplex } from "node:stream";
+import { Agent as AgentBase, type AgentConnectOpts } from "agent-base";
+import type { SocksProxyAgent } from "socks-proxy-agent";
 
-/** The proxy a call to `url` goes through (`http://` or `https://`), or undefined for a direct call. */
+/** The proxy a call to `url` goes through (`http://`, `https://` or `socks5://`), or undefined for a direct call. */
 export type ProxyResolver = (url: URL) => string | undefined;
 
-/** The options of an `http.Agent` that tunnels through a proxy (empty: direct). */
+/** How a client's agents reach the network (empty: directly). */
 export interface ProxyAgentOptions {
+  /** An http(s) proxy, as Node's `http.Agent` option. */
   proxyEnv?: { HTTP_PROXY: string; HTTPS_PROXY: string };
+  /** A `socks5h://` proxy every connection is tunnelled through ({@link socksAgentClass}). */
+  socks?: string;
 }
 
 /** A proxy these calls cannot use; the message never holds the proxy's URL (it may hold a password). */
@@ -30,10 +38,12 @@ export function agentProxySupported(version: string): boolean {
 }
 
 /**
- * The Agent options that send every request through `proxy` (none when undefined): a
- * `proxyEnv` naming it alone, since the resolver already applied NO_PROXY. Throws
- * {@link ServiceProxyError} for a proxy scheme Node's agents cannot tunnel through
- * (socks5) and on a Node without that support, instead of calling directly.
+ * The agent options that send every request through `proxy` (none when undefined): a
+ * `proxyEnv` naming it alone, since the resolver already applied NO_PROXY, or for a
+ * socks5 (or socks5h) proxy its `socks5h://` URL: the proxy resolves the names, as
+ * undici's agent of the Kubernetes side has it do for either scheme. Throws
+ * {@link ServiceProxyError} for another scheme, and for an http(s) proxy on a Node whose
+ * agents cannot tunnel, instead of calling directly.
  */
 export function proxyAgentOptions(
   proxy: string | undefined,
@@ -46,9 +56,12 @@ export function proxyAgentOptions(
   } catch {
     throw new ServiceProxyError("the proxy's URL does not parse");
   }
+  if (scheme === "socks5" || scheme === "socks5h") {
+    return { socks: `socks5h${proxy.slice(scheme.length)}` };
+  }
   if (scheme !== "http" && scheme !== "https") {
     throw new ServiceProxyError(
-      `unsupported proxy scheme "${scheme}" for the service and the object storage: http or https (socks5 serves the API server only; name their hosts in NO_PROXY to call them directly)`,
+      `unsupported proxy scheme "${scheme}" for the service and the object storage: http, https or socks5`,
     );
   }
   if (!agentProxySupported(nodeVersion)) {
@@ -74,4 +87,37 @@ export function proxyOptionsFor(
     const from = url.startsWith("https:") ? "HTTPS_PROXY" : "HTTP_PROXY";
     throw new ServiceProxyError(`the proxy of ${what} (${from}): ${(err as Error).message}`);
   }
+}
+
+/**
+ * An agent class whose every connection is a SOCKS5 tunnel through `proxy` (a
+ * `socks5h://` URL, `user:password@` sent as RFC 1929 authentication), opened by
+ * socks-proxy-agent, which is loaded with the first connection, not at start; agent-base
+ * keeps Node's pooling (keep-alive, `maxSockets`) over those tunnels. The library's agent
+ * only opens tunnels and takes none of these options: its `timeout` would also close a
+ * tunnel waiting for an answer. `secure`: its requests are https (TLS inside the
+ * tunnel), which agent-base cannot always tell from a request's options (the S3 client's
+ * name no protocol), and without which it pools the tunnel under another name than it
+ * looks for. A tunnel that is not opened fails with ERR_PROXY_TUNNEL, the code of an
+ * http proxy's refusal: nothing was sent.
+ */
+export function socksAgentClass(proxy: string, secure: boolean): typeof HttpAgent {
+  let opener: Promise<SocksProxyAgent> | undefined;
+  class SocksTunnelAgent extends AgentBase {
+    override isSecureEndpoint(): boolean {
+      return secure;
+    }
+
+    async connect(req: ClientRequest, options: AgentConnectOpts): Promise<Duplex> {
+      opener ??= import("socks-proxy-agent").then((m) => new m.SocksProxyAgent(proxy));
+      const socks = await opener;
+      try {
+        return await socks.connect(req, options);
+      } catch (err) {
+        const message = `SOCKS5 proxy: ${err instanceof Error ? err.message : String(err)}`;
+        throw Object.assign(new Error(message, { cause: err }), { code: "ERR_PROXY_TUNNEL" });
+      }
+    }
+  }
+  return SocksTunnelAgent;
 }

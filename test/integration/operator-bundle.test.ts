@@ -210,7 +210,7 @@ describe("the bundle the image runs", () => {
       await s3?.stop();
     });
 
-    it("with the image's Node options, through the kubeconfig's proxy-url, node-fetch to the service, a Bucket on S3 and a shard's Lease: Ready objects, then exit 0 on SIGTERM", async () => {
+    it("with the image's Node options, through the kubeconfig's proxy-url, node-fetch to the service and the S3 client through a socks5 HTTP_PROXY, a Bucket on S3 and a shard's Lease: Ready objects, then exit 0 on SIGTERM", async () => {
       // What the entry loads at start: no emulator, control plane, playground or S3
       // module (chunks of their own, named after them), neither client-node nor the S3
       // client (left to node_modules, imported on demand), and no built-in module as an
@@ -224,6 +224,13 @@ describe("the bundle the image runs", () => {
 
       const proxy = new ConnectProxy();
       await proxy.start();
+      // Names only the socks proxy resolves: the service's and the S3 calls go through it
+      // (socks-proxy-agent, loaded from node_modules on demand).
+      const [svcHost, s3Host] = ["svc.aidc.test", "s3.aidc.test"];
+      const socks = new SocksProxy({ [svcHost]: "127.0.0.1", [s3Host]: "127.0.0.1" }, "aidc:S0cks");
+      await socks.start();
+      const svcUrl = `http://${svcHost}:${new URL(emulator.url).port}`;
+      const s3Url = `http://${s3Host}:${new URL(s3.server.url).port}`;
       try {
         const kubeconfig = await writeKubeconfig(
           join(dir, "run"),
@@ -236,8 +243,8 @@ describe("the bundle the image runs", () => {
           config,
           JSON.stringify({
             watchNamespaces: [namespace],
-            service: { baseUrl: emulator.url, allowInsecureHttp: true, httpClient: "node-fetch" },
-            objectStorage: s3.config,
+            service: { baseUrl: svcUrl, allowInsecureHttp: true, httpClient: "node-fetch" },
+            objectStorage: { ...s3.config, endpoint: s3Url },
             server: { port, host: "127.0.0.1" },
           }),
         );
@@ -246,6 +253,7 @@ describe("the bundle the image runs", () => {
           AIDC_API_KEY: TEST_API_KEY,
           NODE_ENV: "production",
           POD_NAME: "bundle-0",
+          HTTP_PROXY: socks.url.replace("socks5://", "socks5h://aidc:S0cks@"),
         });
         const logTail = () => `its last lines:\n${op.out.stdout.slice(-3_000)}${op.out.stderr}`;
         const base = `http://127.0.0.1:${port}`;
@@ -279,15 +287,18 @@ describe("the bundle the image runs", () => {
         expect(Number(newSpace?.[1])).toBeLessThanOrEqual(4 * 1024 * 1024);
         expect(metrics).toMatch(/^leader_election_master_status\{[^}]*\} 1$/m);
         expect(proxy.tunnels).toBeGreaterThan(0);
+        expect(socks.targets).toContain(new URL(svcUrl).host);
+        expect(socks.targets).toContain(new URL(s3Url).host);
         op.child.kill("SIGTERM");
         expect(await op.exited).toBe(0);
         expect(op.out.stdout).toContain('"msg":"manager stopped"');
         const output = op.out.stdout + op.out.stderr;
-        for (const secret of [TEST_API_KEY, s3.server.secretAccessKey]) {
+        for (const secret of [TEST_API_KEY, s3.server.secretAccessKey, "S0cks"]) {
           expect(output).not.toContain(secret);
         }
       } finally {
         await proxy.stop();
+        await socks.stop();
       }
     }, 150_000);
   });

@@ -10,14 +10,14 @@ import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
-import type { KubeObject } from "../../src/runtime/resource.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
-import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { ObjectsOf } from "../support/managed.js";
 import { TEST_API_KEY } from "../support/operator.js";
 import { runInProcessWith } from "../support/run-operator.js";
 import { startTestS3, type TestS3 } from "../support/s3.js";
+import { SocksProxy } from "../support/socks-proxy.js";
 import { TlsFront } from "../support/tls-front.js";
 import { createConnection } from "../support/two-teams.js";
 
@@ -25,6 +25,8 @@ const NAS_SPEC = { productCode: "nas.capacity.standard", capacityGB: 100 };
 /** Names no DNS knows: only the proxy reaches them (it maps them to the TLS fronts). */
 const SERVICE_HOST = "svc.aidc.test";
 const S3_HOST = "s3.aidc.test";
+/** The service under a second name (a front of its own), for a ServiceConnection. */
+const OTHER_HOST = "other.aidc.test";
 const PROXY_USER = "aidc:proxy-Pa55word";
 
 function linesInto(lines: string[]): Writable {
@@ -43,11 +45,14 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
   let s3: TestS3;
   let s3Front: TlsFront;
   let proxy: ConnectProxy;
+  let socks: SocksProxy;
+  let otherFront: TlsFront;
   let namespace = "";
   let nas: ObjectsOf;
   let buckets: ObjectsOf;
 
   const proxyUrl = () => `http://${PROXY_USER}@${new URL(proxy.url).host}`;
+  const socksUrl = (scheme: string) => `${scheme}://${PROXY_USER}@${new URL(socks.url).host}`;
   const baseUrl = () => `https://${SERVICE_HOST}:${front.port}`;
   const s3Url = () => `https://${S3_HOST}:${s3Front.port}`;
   const run = (
@@ -85,16 +90,22 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
     s3Front = new TlsFront(S3_HOST, Number(new URL(s3.server.url).port));
     await s3Front.start();
     // The operator trusts the fronts as a pod trusts the service's CA (NODE_EXTRA_CA_CERTS).
-    const fronts = [front.ca.toString(), s3Front.ca.toString()];
+    otherFront = new TlsFront(OTHER_HOST, Number(new URL(emulator.url).port));
+    await otherFront.start();
+    const fronts = [front.ca.toString(), s3Front.ca.toString(), otherFront.ca.toString()];
     setDefaultCACertificates([...getCACertificates("default"), ...fronts]);
     const hosts = { [SERVICE_HOST]: "127.0.0.1", [S3_HOST]: "127.0.0.1" };
     proxy = new ConnectProxy(hosts, PROXY_USER, undefined, true);
     await proxy.start();
+    socks = new SocksProxy({ ...hosts, [OTHER_HOST]: "127.0.0.1" }, PROXY_USER);
+    await socks.start();
   });
   afterAll(async () => {
     await proxy?.stop();
+    await socks?.stop();
     await front?.stop();
     await s3Front?.stop();
+    await otherFront?.stop();
     await s3?.stop();
     await emulator?.stop();
   });
@@ -206,20 +217,36 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
     expect(log).not.toContain("proxy-Pa55word");
   });
 
-  it("refuses to start when the service's proxy is one its calls cannot take (socks5), naming neither URL nor password", async () => {
-    const started = run({ HTTPS_PROXY: `socks5://${PROXY_USER}@127.0.0.1:1` });
-    await expect(started).rejects.toThrow(
-      /^the proxy of the service \(HTTPS_PROXY\): unsupported proxy scheme "socks5"/,
-    );
-    await expect(started).rejects.not.toThrow(/Pa55word|127\.0\.0\.1:1/);
+  it("makes a NasVolume and a Bucket Ready, the service and the object storage reachable only through a socks5h proxy, its password logged nowhere", async () => {
+    socks.tunnels = 0;
+    socks.targets.length = 0;
+    const lines: string[] = [];
+    const op = await run({ HTTPS_PROXY: socksUrl("socks5h") }, "node-http", lines);
+    try {
+      await nas.create("through-socks", NAS_SPEC);
+      await nas.waitForCondition("through-socks", "Ready", "True", undefined, 60_000);
+      const bucket = `socks-${namespace}`;
+      await buckets.create(bucket, { versioning: "Enabled" });
+      await buckets.waitForCondition(bucket, "Ready", "True", undefined, 60_000);
+      expect(await s3.client().getVersioning(bucket)).toBe("Enabled");
+      // The names went to the proxy, which alone resolves them.
+      expect(socks.targets).toContain(`${SERVICE_HOST}:${front.port}`);
+      expect(socks.targets).toContain(`${S3_HOST}:${s3Front.port}`);
+    } finally {
+      expect(await op.stop()).toBe(0);
+    }
+    expect(lines.join("")).not.toContain("proxy-Pa55word");
   });
 
-  it("fails a ServiceConnection's objects, saying why, when its proxy is socks5", async () => {
+  it("sends a ServiceConnection's calls through a socks5 proxy, on tunnels kept alive", async () => {
+    socks.tunnels = 0;
+    socks.targets.length = 0;
     const kube = new KubeClient(kc);
     const conn = `socks-${namespace}`;
-    // The default connection's hosts go direct: the operator starts.
+    const since = (await new EmulatorAdmin(emulator.url).requests()).at(-1)?.seq ?? 0;
+    // The default connection goes direct (NO_PROXY): only the ServiceConnection's calls go to the proxy.
     const op = await run({
-      HTTPS_PROXY: `socks5://${PROXY_USER}@127.0.0.1:1`,
+      HTTPS_PROXY: socksUrl("socks5"),
       NO_PROXY: `${SERVICE_HOST},${S3_HOST}`,
     });
     try {
@@ -227,19 +254,17 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
         secret: { namespace, name: "socks-key" },
         apiKey: TEST_API_KEY,
         name: conn,
-        baseUrl: "https://other.aidc.test",
+        baseUrl: `https://${OTHER_HOST}:${otherFront.port}`,
         allowed: namespace,
       });
+      const conns = new ObjectsOf(kube, serviceConnectionCrd, "");
+      await conns.waitForCondition(conn, "Ready", "True", "Connected", 60_000);
       await nas.create("socks-user", { ...NAS_SPEC, connectionRef: { name: conn } });
-      const said = (o: KubeObject) => {
-        const message = conditionOf(o, "Synced")?.message ?? "";
-        expect(message).not.toContain("Pa55word");
-        return message.startsWith(
-          'the proxy of the service (HTTPS_PROXY): unsupported proxy scheme "socks5"',
-        );
-      };
-      await new ObjectsOf(kube, serviceConnectionCrd, "").waitFor(conn, said, 30_000);
-      await nas.waitFor("socks-user", said, 30_000);
+      await nas.waitForCondition("socks-user", "Ready", "True", undefined, 60_000);
+      const calls = (await new EmulatorAdmin(emulator.url).requests({ since })).length;
+      expect(new Set(socks.targets)).toEqual(new Set([`${OTHER_HOST}:${otherFront.port}`]));
+      expect(socks.tunnels).toBeGreaterThan(0);
+      expect(socks.tunnels).toBeLessThan(calls);
     } finally {
       expect(await op.stop()).toBe(0);
       await kube
