@@ -109,7 +109,13 @@ export function socksAgentClass(proxy: string, secure: boolean): typeof HttpAgen
     }
 
     async connect(req: ClientRequest, options: AgentConnectOpts): Promise<Duplex> {
-      opener ??= import("socks-proxy-agent").then((m) => new m.SocksProxyAgent(proxy));
+      opener ??= import("socks-proxy-agent").then(({ SocksProxyAgent }) => {
+        const agent = new SocksProxyAgent(proxy);
+        // It keeps an IPv6 address's URL brackets ([::1]) and would look them up as a name.
+        const { host } = agent.proxy;
+        if (host?.startsWith("[")) agent.proxy.host = host.slice(1, -1);
+        return agent;
+      });
       const socks = await opener;
       try {
         return await socks.connect(req, options);

@@ -119,6 +119,22 @@ describe.each(["node-http", "node-fetch"] as const)("a socks5 proxy, over %s", (
   });
 });
 
+it("reaches a socks5 proxy named by its IPv6 address", async () => {
+  const v6 = new SocksProxy({ [SERVICE_HOST]: "127.0.0.1" });
+  await v6.start("::1");
+  try {
+    const client = svc.newClient({
+      baseUrl: `https://${SERVICE_HOST}:${front.port}`,
+      proxyFor: () => v6.url,
+    });
+    expect(v6.url).toMatch(/^socks5:\/\/\[::1\]:\d+$/);
+    await client.listNasProducts();
+    expect(v6.targets).toEqual([`${SERVICE_HOST}:${front.port}`]);
+  } finally {
+    await v6.stop();
+  }
+});
+
 describe("the object storage through a socks5 proxy", () => {
   it("reaches an https endpoint only the proxy resolves, several calls on one tunnel", async () => {
     reset();

@@ -16,19 +16,20 @@ export class SocksProxy extends TunnellingProxy {
     super();
   }
 
-  /** Listens on a free loopback port; resolves with `socks5://127.0.0.1:<port>`. */
-  start(): Promise<string> {
+  /** Listens on a free port of loopback `address`; resolves with `socks5://127.0.0.1:<port>` (or `[::1]`). */
+  start(address = "127.0.0.1"): Promise<string> {
     return this.listen(
       createServer((client) => {
         this.accept(client);
         void this.serve(client).catch(() => client.destroy());
       }),
+      address,
     );
   }
 
-  /** `socks5://127.0.0.1:<port>` */
+  /** `socks5://127.0.0.1:<port>` (or `[::1]`) */
   get url(): string {
-    return `socks5://127.0.0.1:${this.port}`;
+    return `socks5://${this.host}:${this.port}`;
   }
 
   private async serve(client: Socket): Promise<void> {

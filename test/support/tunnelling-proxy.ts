@@ -31,10 +31,19 @@ export abstract class TunnellingProxy {
     return (this.server?.address() as AddressInfo | undefined)?.port ?? 0;
   }
 
-  /** Listens with `server` on a free loopback port; resolves with the proxy's URL. */
-  protected async listen(server: Server): Promise<string> {
+  /** The loopback address the proxy listens on, as a URL's host names it (`[::1]`). */
+  protected get host(): string {
+    const address = (this.server?.address() as AddressInfo | undefined)?.address ?? "127.0.0.1";
+    return isIP(address) === 6 ? `[${address}]` : address;
+  }
+
+  /**
+   * Listens with `server` on a free port of the loopback `address` (`::1` for a proxy
+   * named by an IPv6 address); resolves with the proxy's URL.
+   */
+  protected async listen(server: Server, address = "127.0.0.1"): Promise<string> {
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(0, address, resolve));
     return this.url;
   }
 
