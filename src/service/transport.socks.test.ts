@@ -7,6 +7,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SocksProxy } from "../../test/support/socks-proxy.js";
 import { TlsFront } from "../../test/support/tls-front.js";
@@ -114,6 +115,8 @@ describe.each(["node-http", "node-fetch"] as const)("a socks5 proxy, over %s", (
       /ERR_PROXY_TUNNEL: .*SOCKS5 proxy: Socks5 Authentication failed/,
     );
     expect((err as Error).message).not.toMatch(/Pa55word|aidc:/);
+    // Nor in the error as the log writes it (its causes' messages included).
+    expect(JSON.stringify(pino.stdSerializers.err(err as Error))).not.toMatch(/Pa55word/);
     expect(attempts).toHaveLength(3);
     expect(proxy.tunnels).toBe(0);
   });
