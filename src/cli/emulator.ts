@@ -19,6 +19,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   subscriptionDelayMs: string;
   saveImageDurationMs: string;
   listVisibilityDelayMs: string;
+  detailVisibilityDelayMs: string;
   nasReleaseDelayMs: string;
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
@@ -26,6 +27,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   basePath: string;
   missingOperations: string;
   subscriptionResultShape: string;
+  subscriptionResultRetentionMs: string;
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
@@ -56,6 +58,11 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--subscription-delay-ms <ms>", "how long subscriptions stay Pending", "2000")
     .option("--save-image-duration-ms <ms>", "how long saveImageStatus stays true", "3000")
     .option("--list-visibility-delay-ms <ms>", "delay before a new task or NAS is listed", "0")
+    .option(
+      "--detail-visibility-delay-ms <ms>",
+      "how long after its order succeeds a new task or NAS answers its detail (before: unknown id)",
+      "0",
+    )
     .option("--nas-release-delay-ms <ms>", "how long a deleted NAS stays shown (Releasing)", "0")
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
@@ -70,6 +77,11 @@ export function registerEmulatorCommand(program: Command): void {
       "--subscription-result-shape <shape>",
       "shape of subscription results: canonical, integerStatus or renamedFields",
       "canonical",
+    )
+    .option(
+      "--subscription-result-retention-ms <ms>",
+      "how long a resolved subscription result is answered, then its key is unknown (0: for ever)",
+      "0",
     )
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
@@ -127,6 +139,10 @@ export function registerEmulatorCommand(program: Command): void {
         "list-visibility-delay-ms",
         flags.listVisibilityDelayMs,
       ),
+      detailVisibilityDelayMs: nonNegativeInt(
+        "detail-visibility-delay-ms",
+        flags.detailVisibilityDelayMs,
+      ),
       nasReleaseDelayMs: nonNegativeInt("nas-release-delay-ms", flags.nasReleaseDelayMs),
       ...Object.fromEntries(
         KIND_SETTING_NAMES.map((name) => [
@@ -140,6 +156,10 @@ export function registerEmulatorCommand(program: Command): void {
       basePath: flags.basePath,
       missingOperations,
       subscriptionResultShape: shape,
+      subscriptionResultRetentionMs: nonNegativeInt(
+        "subscription-result-retention-ms",
+        flags.subscriptionResultRetentionMs,
+      ),
       randomSeed: nonNegativeInt("random-seed", flags.randomSeed),
       ...(flags.idTag === undefined ? {} : { idTag: flags.idTag }),
       ...(flags.keepAliveTimeoutMs === undefined

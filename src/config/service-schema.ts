@@ -152,7 +152,7 @@ export const serviceSchema = z
     listVisibilityWindowMs: ms
       .default(DEFAULT_LIST_VISIBILITY_WINDOW_MS)
       .describe(
-        "How long after a create the service may take to list the new task, NAS or template (e.g. until its order completes). A create whose outcome is unknown (5xx, timeout, lost answer) is looked up by its client token this long; then it is created again where the list proves it absent (`recreateLostCreates`), else the object stops with `CreateOutcomeUnknown`. A bound resource absent from two complete listings counts as deleted outside the cluster only after it. Set it beyond the service's longest order time.",
+        "How long after a create the service may take to list the new task, NAS or template (e.g. until its order completes). A create whose outcome is unknown (5xx, timeout, lost answer) is looked up by its client token this long; then it is created again where the list proves it absent (`recreateLostCreates`), else the object stops with `CreateOutcomeUnknown`. A bound resource absent from two complete listings counts as deleted outside the cluster only after it, and one the operator ordered that its detail read or delete calls unknown (404) before it was ever read is waited for (Ready `Creating`) until it. Set it beyond the service's longest order time.",
       ),
     recreateLostCreates: z
       .boolean()

@@ -73,6 +73,7 @@ const configPatchSchema = z.strictObject({
   subscriptionDelayMs: z.int().min(0).optional(),
   saveImageDurationMs: z.int().min(0).optional(),
   listVisibilityDelayMs: z.int().min(0).optional(),
+  detailVisibilityDelayMs: z.int().min(0).optional(),
   nasReleaseDelayMs: z.int().min(0).optional(),
   ...kindSettingsSchema,
   httpStatusMirrorsEnvelope: z.boolean().optional(),
@@ -82,6 +83,7 @@ const configPatchSchema = z.strictObject({
     .array(z.string().refine(isEndpointName, { message: "not an endpoint name" }))
     .optional(),
   subscriptionResultShape: z.enum(SUBSCRIPTION_RESULT_SHAPES).optional(),
+  subscriptionResultRetentionMs: z.int().min(0).optional(),
   apiKey: z.string().min(1).optional(),
 });
 

@@ -18,6 +18,13 @@ export interface EmulatorBehaviour extends KindBehaviour {
   /** How long after acceptance a new task or NAS appears in list operations. */
   listVisibilityDelayMs: number;
   /**
+   * How long after its order succeeds a new task or NAS is known to its own operations
+   * (detail, and every operation on its id); before, and while its order is pending, they
+   * answer the unknown-id status, as a service whose resource store lags its order
+   * system would. 0 = known from acceptance.
+   */
+  detailVisibilityDelayMs: number;
+  /**
    * How long a deleted NAS stays, with status `Releasing`, in its detail and the list
    * before it is gone (the spec does not say whether a delete is immediate); 0 =
    * gone at once.
@@ -50,6 +57,12 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * orderState: "PENDING" | "DONE" | "FAILED", createdResourceId, remark}).
    */
   subscriptionResultShape: SubscriptionResultShape;
+  /**
+   * How long a subscription result is answered after its order resolved; then its key is
+   * unknown (the unknown-id status), as a service that keeps results only a while would
+   * answer. 0 = kept for ever.
+   */
+  subscriptionResultRetentionMs: number;
 }
 
 /** Shapes the emulator can give subscription results (see EmulatorBehaviour). */
@@ -66,6 +79,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   subscriptionDelayMs: 2000,
   saveImageDurationMs: 3000,
   listVisibilityDelayMs: 0,
+  detailVisibilityDelayMs: 0,
   nasReleaseDelayMs: 0,
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
@@ -73,4 +87,5 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   basePath: "",
   missingOperations: [],
   subscriptionResultShape: "canonical",
+  subscriptionResultRetentionMs: 0,
 };

@@ -44,16 +44,16 @@ export function notFound(what: string, id: string): EmulatorRefusal {
 
 /**
  * The record the path's `id` names in `records`; {@link notFound} naming `what` (e.g.
- * "training task") when there is none.
+ * "training task") when there is none, or none the service knows yet (its `knownAt`).
  */
-export function recordOfPathId<R>(
+export function recordOfPathId<R extends object>(
   ctx: HandlerContext,
   records: ReadonlyMap<string, R>,
   what: string,
 ): R {
   const id = ctx.params.id ?? "";
   const record = records.get(id);
-  if (record === undefined) throw notFound(what, id);
+  if (record === undefined || !ctx.state.isKnown(record)) throw notFound(what, id);
   return record;
 }
 

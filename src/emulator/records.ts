@@ -71,6 +71,8 @@ export interface TaskRecord {
   updatedAt: number;
   /** List operations show the task from this time on. */
   visibleAt: number;
+  /** Operations on its id know the task from this time on (detailVisibilityDelayMs). */
+  knownAt?: number;
   execInfos: ExecInfoRecord[];
   pods: PodRecord[];
 }
@@ -93,6 +95,8 @@ export interface NasRecord {
   createdAt: number;
   updatedAt: number;
   visibleAt: number;
+  /** Operations on its id know the NAS from this time on (detailVisibilityDelayMs). */
+  knownAt?: number;
 }
 
 /** A training template: its wire fields (framework spelled `trainingFramwork`) and times. */
@@ -117,6 +121,8 @@ export interface SubscriptionRecord {
   outcome: "Succeeded" | "Failed";
   /** Set once resolved and applied to the resource. */
   resolved: boolean;
+  /** When it resolved (its result is forgotten subscriptionResultRetentionMs after). */
+  resolvedAt?: number;
   instanceId?: string;
   message?: string;
 }

@@ -106,6 +106,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "subscriptionDelayMs",
     "saveImageDurationMs",
     "listVisibilityDelayMs",
+    "detailVisibilityDelayMs",
     "nasReleaseDelayMs",
     ...KIND_SETTING_NAMES,
     "httpStatusMirrorsEnvelope",
@@ -114,6 +115,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "basePath",
     "missingOperations",
     "subscriptionResultShape",
+    "subscriptionResultRetentionMs",
   ] as const) {
     if (options[k] !== undefined) Object.assign(behaviour, { [k]: options[k] });
   }

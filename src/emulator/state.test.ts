@@ -69,6 +69,29 @@ describe("the emulator's time-driven state", () => {
     expect(await svc.client.findNasIdsByClientToken("x")).toEqual(["nas-000001"]);
   });
 
+  it("answers an unknown id for a new NAS until the detail delay after its order succeeded", async () => {
+    svc = await startEmulatedService({
+      manualTime: true,
+      emulator: { subscriptionDelayMs: 1000, detailVisibilityDelayMs: 3000, idTag: "" },
+    });
+    const key = await svc.client.subscribeNas({ productCode: "nas.fixed.200" });
+    const unknown = () =>
+      svc?.client.getNas("nas-000001").then(
+        () => "known",
+        () => "unknown",
+      );
+    expect(await unknown()).toBe("unknown");
+    svc.clock?.advance(1000);
+    expect(await svc.client.getNasSubscriptionResult(key)).toMatchObject({
+      state: "Succeeded",
+      instanceId: "nas-000001",
+    });
+    svc.clock?.advance(2999);
+    expect(await unknown()).toBe("unknown");
+    svc.clock?.advance(1);
+    expect(await svc.client.getNas("nas-000001")).toMatchObject({ status: "Running" });
+  });
+
   it("shows a deleted NAS as Releasing in detail and list for the release delay, then not at all", async () => {
     svc = await startEmulatedService({
       manualTime: true,

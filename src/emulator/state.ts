@@ -211,6 +211,7 @@ export class EmulatorState {
   /** Resolves `sub` now, applying its outcome to its resource. */
   resolve(sub: SubscriptionRecord, now = this.now()): void {
     sub.resolved = true;
+    sub.resolvedAt = Math.min(now, sub.resolveAt);
     this.pending.delete(sub.key);
     if (sub.instanceId === undefined) return;
     if (sub.outcome === "Failed") {
@@ -219,13 +220,16 @@ export class EmulatorState {
       this.nas.delete(sub.instanceId);
       return;
     }
-    if (sub.kind === "training") {
-      const task = this.tasks.get(sub.instanceId);
+    const task = sub.kind === "training" ? this.tasks.get(sub.instanceId) : undefined;
+    const nas = sub.kind === "nas" ? this.nas.get(sub.instanceId) : undefined;
+    const record = task ?? nas;
+    const knownDelay = this.behaviour.detailVisibilityDelayMs;
+    if (record && knownDelay > 0) record.knownAt = now + knownDelay;
+    if (task) {
       const delay = this.behaviour.taskStartDelayMs;
-      if (task && delay > 0) this.starting.set(task.id, now + delay);
-      else if (task) this.startTask(task, now);
+      if (delay > 0) this.starting.set(task.id, now + delay);
+      else this.startTask(task, now);
     } else {
-      const nas = this.nas.get(sub.instanceId);
       if (nas && nas.status === "Creating") {
         nas.status = "Running";
         nas.updatedAt = now;
@@ -241,6 +245,20 @@ export class EmulatorState {
     task.updatedAt = now;
     task.pods = createPods(task, this);
     task.execInfos.push({ status: "RUNNING", info: "all pods are running", at: now });
+  }
+
+  /** Whether operations on its id know a record now (see detailVisibilityDelayMs). */
+  isKnown(record: object): boolean {
+    if (!("knownAt" in record) || typeof record.knownAt !== "number") return true;
+    return this.now() >= record.knownAt;
+  }
+
+  /**
+   * `knownAt` of a task or NAS just accepted: never until its order succeeds when the
+   * service's detail lags its orders (detailVisibilityDelayMs), else no field.
+   */
+  unknownUntilResolved(): { knownAt?: number } {
+    return this.behaviour.detailVisibilityDelayMs > 0 ? { knownAt: Number.POSITIVE_INFINITY } : {};
   }
 
   /** Whether a task, NAS or file system created at `visibleAt` shows in list operations now. */

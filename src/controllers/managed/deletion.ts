@@ -13,7 +13,6 @@ import type { ConditionReason } from "../../crds/reasons.js";
 import type { ReconcileResult } from "../../runtime/controller.js";
 import { errorMessage } from "../../runtime/errors.js";
 import { removeFinalizer } from "../../runtime/writes.js";
-import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
@@ -29,7 +28,7 @@ import {
   subscriptionPollDelay,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { listEvidence } from "./gone-evidence.js";
+import { listEvidence, notShownYet, visibilityWindowMs } from "./gone-evidence.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import { ERR, type ManagedRun, step as runStep, wrapError } from "./run.js";
 import { type BindingRefusal, bindingConflict, ownershipRefusal } from "./tenancy.js";
@@ -147,8 +146,12 @@ async function deleteRemote<T extends ManagedObject, R>(
   try {
     result = await client.delete(run.call, id);
   } catch (err) {
-    if (err instanceof ServiceNotFoundError) result = "Deleted";
-    else if (err instanceof EndpointDisabledError) result = "NotConfigured";
+    if (err instanceof ServiceNotFoundError) {
+      // A resource just ordered may be unknown to the service yet (Ready stays Creating).
+      const unseen = notShownYet(run, id, options);
+      if (unseen) return waiting(run, `to delete: ${unseen}`, soonPollMs(options), "Creating");
+      result = "Deleted";
+    } else if (err instanceof EndpointDisabledError) result = "NotConfigured";
     else throw wrapError(ERR.delete, err);
   }
   if (result === "NotConfigured") {
@@ -186,8 +189,7 @@ async function untilGone<T extends ManagedObject, R>(
     if (err instanceof ServiceNotFoundError) exists = false;
     else {
       // A service that answers an unknown id with a 500: the list is the evidence.
-      const window = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;
-      const listed = await listEvidence(run, id, err, window);
+      const listed = await listEvidence(run, id, err, visibilityWindowMs(options));
       if (listed.verdict === "None") throw wrapError(ERR.observe, err);
       if (listed.verdict === "Absent") {
         return waiting(
@@ -248,7 +250,9 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
     try {
       res = await client.pollSubscription(run.call, key);
     } catch (err) {
-      throw wrapError(ERR.poll, err);
+      // A result the service no longer keeps: the client token finds the resource below.
+      if (!(err instanceof ServiceNotFoundError)) throw wrapError(ERR.poll, err);
+      res = { state: "Succeeded" };
     }
     if (res.state === "Pending") {
       const age = state.pending ? run.ageOf(state.pending.at) : Number.NaN;
@@ -273,7 +277,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
       key: lookupKeyOf(client.lookupKey?.(run.obj), state.pending.token),
       found,
       pendingAgeMs: run.ageOf(state.pending.at),
-      visibilityGraceMs: options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS,
+      visibilityGraceMs: visibilityWindowMs(options),
     });
     if (d.decision === "Wait") {
       return waiting(

@@ -5,7 +5,7 @@ import { ServiceAuthError, ServiceUnavailableError } from "../../service/errors.
 import type { ListedIds } from "../../service/pagination.js";
 import type { ManagedObject } from "./call.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
-import { listEvidence, readFailureMayMeanGone } from "./gone-evidence.js";
+import { listEvidence, notShownYet, readFailureMayMeanGone } from "./gone-evidence.js";
 import { ManagedRun } from "./run.js";
 
 const RES: ResourceDescriptor = {
@@ -107,5 +107,50 @@ describe("listEvidence", () => {
     expect(readFailureMayMeanGone(new Error("x"))).toBe(false);
     const run = setup(() => complete());
     expect((await listEvidence(run, "nas-1", auth, 0)).verdict).toBe("None");
+  });
+});
+
+describe("notShownYet", () => {
+  const withReady = (run: ManagedRun<ManagedObject, unknown>, reason: string) => {
+    const condition = { type: "Ready", status: "False", reason, message: "" };
+    run.obj = { ...run.obj, status: { ...run.obj.status, conditions: [condition] } } as never;
+    return run;
+  };
+  const window = { visibilityGraceMs: 60_000 };
+
+  it.each([
+    {
+      reason: "a resource ordered 5 s ago, never read",
+      ageMs: 5_000,
+      ready: undefined,
+      unseen: true,
+    },
+    { reason: "one still Creating", ageMs: 5_000, ready: "Creating", unseen: true },
+    {
+      reason: "one read before (Ready Available)",
+      ageMs: 5_000,
+      ready: "Available",
+      unseen: false,
+    },
+    { reason: "one ordered past the window", ageMs: 60_000, ready: "Creating", unseen: false },
+  ])("takes an unknown id for not known yet only for a recent order: $reason", (c) => {
+    const run = setup(() => undefined, c.ageMs);
+    if (c.ready) withReady(run, c.ready);
+    expect(notShownYet(run, "nas-1", window) !== undefined).toBe(c.unseen);
+  });
+
+  it("never for a resource without a recorded order or one the spec names", () => {
+    const run = setup(() => undefined, 5_000);
+    expect(notShownYet(run, "nas-1", window, "")).toBeUndefined();
+    const adopting = {
+      obj: run.obj,
+      adoptId: "nas-1",
+      facts: () => run.facts(),
+      ageOf: (at: string) => run.ageOf(at),
+    };
+    expect(notShownYet(adopting, "nas-1", window)).toBeUndefined();
+    expect(notShownYet(run, "nas-1", window)).toMatch(
+      /does not know the new remote resource nas-1 yet/,
+    );
   });
 });

@@ -8,11 +8,15 @@
  * from {@link ABSENT_LISTINGS_FOR_GONE} complete listings in a row (each page read, as
  * many distinct records as the service counts), and past the list visibility window
  * since its create, the resource counts as gone. One mechanism for every kind with a
- * list operation (`ExternalClient.listIds`).
+ * list operation (`ExternalClient.listIds`). Within that window, an unknown id the
+ * operator ordered and never read is not known yet rather than gone (`notShownYet`).
  */
+import { getCondition } from "../../runtime/conditions.js";
+import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ServiceAuthError, ServiceError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type { ManagedCall, ManagedFacts, ManagedObject } from "./call.js";
+import { ANNOTATIONS } from "./create-protocol.js";
 
 /**
  * Per object (its uid, else its name): the bound id whose detail read failed and the
@@ -33,6 +37,14 @@ export interface EvidenceSubject<T extends ManagedObject> {
   readonly client: { listIds?(call: ManagedCall<T, unknown>): Promise<ListedIds | undefined> };
   facts(): ManagedFacts;
   ageOf(at: string): number;
+}
+
+/**
+ * How long after its create a resource may be missing from the list or unknown to its
+ * detail read: `visibilityGraceMs` (service.listVisibilityWindowMs), else the default.
+ */
+export function visibilityWindowMs(options: { visibilityGraceMs?: number | undefined }): number {
+  return options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;
 }
 
 /** Complete listings in a row without the resource before it counts as gone. */
@@ -94,4 +106,49 @@ export async function listEvidence<T extends ManagedObject>(
   return listings >= ABSENT_LISTINGS_FOR_GONE && pastWindow
     ? { verdict: "Gone", listings }
     : { verdict: "Absent", listings };
+}
+
+/** What {@link notShownYet} asks of an object: a ManagedRun. */
+export interface UnseenSubject<T extends ManagedObject> {
+  readonly obj: T;
+  /** The id the spec names (an adoption), if any. */
+  readonly adoptId: string | undefined;
+  facts(): ManagedFacts;
+  ageOf(at: string): number;
+}
+
+/**
+ * Why an unknown-id answer for `id` is no evidence yet that the resource is gone, else
+ * undefined: the operator ordered it (an id the spec names was not) at `submittedTime`
+ * (default: the status's), less than the visibility window ago, and has not read it
+ * since (Ready still Creating). The spec does not say when an ordered resource can be
+ * read, and a service may answer its order's result before its detail knows it.
+ */
+export function notShownYet<T extends ManagedObject>(
+  run: UnseenSubject<T>,
+  id: string,
+  options: { visibilityGraceMs?: number | undefined },
+  submittedTime = run.facts().subscription?.submittedTime,
+): string | undefined {
+  if (run.adoptId === id || !submittedTime) return undefined;
+  if (!(run.ageOf(submittedTime) < visibilityWindowMs(options))) return undefined;
+  const ready = getCondition(run.obj.status?.conditions, "Ready");
+  if (ready && ready.reason !== "Creating") return undefined;
+  return `the service does not know the new remote resource ${id} yet (ordered at ${submittedTime}); looking again`;
+}
+
+/**
+ * What to do about a bound remote resource that does not exist: an id from the spec
+ * (adoption, e.g. NasVolume.spec.storageId) cannot be removed, so the object must be
+ * deleted and created anew; an id the operator recorded is dropped by removing its
+ * annotation, and the next reconcile creates a new resource.
+ */
+export function remoteNotFound<T extends ManagedObject>(
+  run: UnseenSubject<T>,
+  externalId: string,
+): string {
+  if (run.adoptId === externalId) {
+    return `the remote resource ${externalId} named in the spec does not exist; the spec cannot drop it (the field may only be set once), so delete this object and create a new one, with the id of an existing resource or without one to order a new resource`;
+  }
+  return `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the annotation ${ANNOTATIONS.externalId} to create a new one, or delete this object`;
 }

@@ -10,7 +10,6 @@
  */
 
 import { rfc3339 } from "../../runtime/resource.js";
-import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import type { ManagedObject, ReadyState } from "./call.js";
 import {
   ANNOTATIONS,
@@ -19,7 +18,7 @@ import {
   lookupKeyOf,
 } from "./create-protocol.js";
 import type { ManagedOptions } from "./external-client.js";
-import { ABSENT_LISTINGS_FOR_GONE } from "./gone-evidence.js";
+import { ABSENT_LISTINGS_FOR_GONE, visibilityWindowMs } from "./gone-evidence.js";
 import { creatingReady, done, ERR, type ManagedRun, type Next, step } from "./run.js";
 import { takeUnsentToken } from "./unsent-tokens.js";
 
@@ -38,7 +37,7 @@ export async function lookup<T extends ManagedObject, R>(
     ? await step(ERR.lookup, async () => run.client.lookupByToken?.(run.call, pending))
     : undefined;
   const key = lookupKeyOf(run.client.lookupKey?.(run.obj), pending.token);
-  const windowMs = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;
+  const windowMs = visibilityWindowMs(options);
   const decision = decideAfterLookup({
     token: pending.token,
     key,

@@ -10,14 +10,13 @@ import type { ConditionReason } from "../../crds/reasons.js";
 import { getCondition } from "../../runtime/conditions.js";
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { patchSpec } from "../../runtime/writes.js";
-import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
 import { firstSubscriptionPollMs, managedSettled, policiesText, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { withFixedFields } from "./fixed-fields.js";
-import { listEvidence } from "./gone-evidence.js";
+import { listEvidence, notShownYet, remoteNotFound, visibilityWindowMs } from "./gone-evidence.js";
 import {
+  creatingReady,
   done,
   ERR,
   type ManagedRun,
@@ -28,22 +27,6 @@ import {
   wrapError,
 } from "./run.js";
 import { boundByHand, ownershipRefusal } from "./tenancy.js";
-
-/**
- * What to do about a bound remote resource that does not exist: an id from the spec
- * (adoption, e.g. NasVolume.spec.storageId) cannot be removed, so the object must be
- * deleted and created anew; an id the operator recorded is dropped by removing its
- * annotation, and the next reconcile creates a new resource.
- */
-export function remoteNotFound<T extends ManagedObject, R>(
-  run: ManagedRun<T, R>,
-  externalId: string,
-): string {
-  if (run.adoptId === externalId) {
-    return `the remote resource ${externalId} named in the spec does not exist; the spec cannot drop it (the field may only be set once), so delete this object and create a new one, with the id of an existing resource or without one to order a new resource`;
-  }
-  return `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the annotation ${ANNOTATIONS.externalId} to create a new one, or delete this object`;
-}
 
 /**
  * The routine poll of a settled object answered from the kind's list snapshot (one walk
@@ -157,7 +140,7 @@ async function readRemote<T extends ManagedObject, R>(
     run.forgetAbsences();
     return { o, evidence: "" };
   } catch (err) {
-    const window = options.visibilityGraceMs ?? DEFAULT_LIST_VISIBILITY_WINDOW_MS;
+    const window = visibilityWindowMs(options);
     const listed = await listEvidence(run, externalId, err, window);
     if (listed.verdict === "None") throw wrapError(ERR.observe, err);
     if (listed.verdict === "Absent") {
@@ -217,6 +200,14 @@ export async function observe<T extends ManagedObject, R>(
   }
   let o = read.o;
   const evidence = read.evidence;
+  const unseen =
+    !o.exists && !evidence
+      ? notShownYet(run, externalId, options, facts.subscription?.submittedTime)
+      : undefined;
+  if (unseen) {
+    const ready = creatingReady(unseen);
+    return done({ facts, ready, synced: SYNCED_OK, requeueAfterMs: soonPollMs(options) });
+  }
   if (!o.exists) {
     const gone: ReadyState = {
       status: "False",

@@ -11,6 +11,7 @@
 import { REASONS } from "../../crds/index.js";
 import { capFreeText } from "../../runtime/conditions.js";
 import { rfc3339 } from "../../runtime/resource.js";
+import { ServiceNotFoundError } from "../../service/errors.js";
 import type { ManagedObject, PreflightRefusal } from "./call.js";
 import {
   ANNOTATIONS,
@@ -169,8 +170,12 @@ export async function poll<T extends ManagedObject, R>(
   } catch (err) {
     // Right after the order, a failed poll is only an early look: the order stands and
     // the next poll follows as planned, without Synced=False.
-    if (!justOrdered) throw wrapError(ERR.poll, err);
-    res = { state: "Pending" };
+    if (justOrdered) res = { state: "Pending" };
+    else if (err instanceof ServiceNotFoundError && pending) {
+      // A result the service no longer keeps: the create's client token finds its resource.
+      await run.annotate({ [ANNOTATIONS.subscriptionKey]: null });
+      return { step: "Lookup", pending };
+    } else throw wrapError(ERR.poll, err);
   }
   if (res.state === "Pending") {
     await writeKey();

@@ -81,6 +81,7 @@ function subscribe(ctx: HandlerContext): string {
     createdAt: now,
     updatedAt: now,
     visibleAt: now + state.behaviour.listVisibilityDelayMs,
+    ...state.unknownUntilResolved(),
   });
   const sub = {
     key,

@@ -101,6 +101,7 @@ function createTask(ctx: HandlerContext): string {
     createdAt: now,
     updatedAt: now,
     visibleAt: now + state.behaviour.listVisibilityDelayMs,
+    ...state.unknownUntilResolved(),
     execInfos: [{ status: "PENDING", info: "task accepted", at: now }],
     pods: [],
   };

@@ -1,0 +1,156 @@
+/**
+ * The operator against services whose timing the spec leaves open. One whose resource
+ * store lags its order system: a task or NAS whose order succeeded answers its detail
+ * read (and its delete) with the unknown-id status for a few seconds; the object waits,
+ * saying so, and is Ready once the read answers: never RemoteNotFound (whose advice, to
+ * remove the external-id annotation, would order a second resource), never a second
+ * order, and a Delete meanwhile deletes it once it is known. One that keeps order
+ * results only briefly: a result key it no longer knows sends the object to its
+ * create's client token, which finds the resource; nothing is ordered twice, nothing is
+ * left behind.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { trainingJobCrd } from "../../src/crds/trainingjob.js";
+import type { EmulatorOptions } from "../../src/emulator/server.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+
+const jobSpec = {
+  image: "registry.example.com/ml/train:1",
+  productCode: "train.cpu.16",
+  workerCount: 1,
+};
+const nasSpec = { productCode: "nas.capacity.standard", capacityGB: 100 };
+const running = (o: KubeObject) =>
+  (o.status as { phase?: string } | undefined)?.phase === "Running";
+/** How long the service's detail read lags an order that succeeded. */
+const LAG_MS = 3_000;
+
+/** An operator of NasVolumes (deleted with the NAS delete) and TrainingJobs in a new namespace. */
+async function operatorOn(name: string, emulatorOptions: Partial<EmulatorOptions>) {
+  const namespace = await createNamespace(adminKubeConfig(), name);
+  const op = await startTestOperator({
+    controllers: [nasVolumeController, trainingJobController],
+    namespaces: [namespace],
+    emulatorOptions,
+    service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
+  });
+  const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
+  return { op, nas, jobs: new ObjectsOf(op.kube, trainingJobCrd, namespace) };
+}
+
+describe("a service whose detail read lags its orders", () => {
+  let op: TestOperator;
+  let nas: ObjectsOf;
+  let jobs: ObjectsOf;
+
+  beforeAll(async () => {
+    ({ op, nas, jobs } = await operatorOn("service-lag", {
+      subscriptionDelayMs: 300,
+      detailVisibilityDelayMs: LAG_MS,
+    }));
+  }, 60_000);
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it("waits for a new NAS and a new task to answer their reads, then is Ready: never RemoteNotFound, one order each", async () => {
+    const since = op.emulator.requestLog.lastSeq();
+    await nas.create("lagging", nasSpec);
+    await jobs.create("lagging", jobSpec);
+    const seen = new Set<string>();
+    const watchReady = (o: KubeObject) => {
+      const ready = conditionOf(o, "Ready");
+      if (ready) seen.add(`${ready.status}/${ready.reason}`);
+    };
+    await nas.waitFor("lagging", (o) => {
+      watchReady(o);
+      return conditionOf(o, "Ready")?.status === "True";
+    });
+    await jobs.waitFor("lagging", (o) => {
+      watchReady(o);
+      return running(o);
+    });
+    // The reads did answer the unknown-id status before the resources were known.
+    const reads = op.emulator.requestLog.read({ since, endpoint: "getNas" });
+    expect(reads.some((r) => r.status === 404)).toBe(true);
+    expect([...seen].filter((s) => s.endsWith("/RemoteNotFound"))).toEqual([]);
+    for (const objects of [nas, jobs]) {
+      expect(await objects.eventReasons("lagging")).not.toContain("RemoteNotFound");
+    }
+    const state = op.emulator.state;
+    expect([...state.nas.values()].filter((n) => n.name === "lagging")).toHaveLength(1);
+    expect([...state.tasks.values()].filter((t) => t.name === "lagging")).toHaveLength(1);
+  });
+
+  it("deletes a NAS whose object is deleted before the service knows it, once it does: nothing left behind", async () => {
+    await nas.create("gone-early", { ...nasSpec, deletionPolicy: "Delete" });
+    const bound = await nas.waitFor(
+      "gone-early",
+      (o) => o.metadata?.annotations?.["aidc.io/external-id"] !== undefined,
+    );
+    const id = bound.metadata?.annotations?.["aidc.io/external-id"] ?? "";
+    expect(op.emulator.state.isKnown(op.emulator.state.nas.get(id) ?? {})).toBe(false);
+    const since = op.emulator.requestLog.lastSeq();
+    await nas.delete("gone-early");
+    await nas.waitForGone("gone-early", 20_000);
+    expect(op.emulator.state.nas.has(id)).toBe(false);
+    const deletes = op.emulator.requestLog.read({ since, endpoint: "deleteNas" });
+    expect(deletes.some((r) => r.status === 404)).toBe(true);
+    expect(deletes.some((r) => r.status === 200)).toBe(true);
+  });
+});
+
+describe("a service that forgets an order's result once it resolved", () => {
+  let op: TestOperator;
+  let nas: ObjectsOf;
+  let jobs: ObjectsOf;
+
+  beforeAll(async () => {
+    ({ op, nas, jobs } = await operatorOn("service-forgets", {
+      subscriptionDelayMs: 1_500,
+      subscriptionResultRetentionMs: 1,
+    }));
+  }, 60_000);
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  const resultPolls = (since: number) =>
+    op.emulator.requestLog
+      .read({ since })
+      .filter((r) => r.endpoint?.endsWith("SubscriptionResult"))
+      .map((r) => r.status);
+
+  it("finds a NAS and a task whose results it can no longer read by their client tokens, ordering each once", async () => {
+    const since = op.emulator.requestLog.lastSeq();
+    await nas.create("forgotten", nasSpec);
+    await jobs.create("forgotten", jobSpec);
+    await nas.waitForCondition("forgotten", "Ready", "True", "Available");
+    await jobs.waitFor("forgotten", running);
+    expect(resultPolls(since)).toContain(404);
+    const state = op.emulator.state;
+    expect([...state.nas.values()].filter((n) => n.name === "forgotten")).toHaveLength(1);
+    expect([...state.tasks.values()].filter((t) => t.name === "forgotten")).toHaveLength(1);
+    await nas.waitForEvents("forgotten", ["Recovered"]);
+  });
+
+  it("deletes the NAS of an order whose object was deleted before the order resolved", async () => {
+    const since = op.emulator.requestLog.lastSeq();
+    await nas.create("forgotten-deleted", { ...nasSpec, deletionPolicy: "Delete" });
+    await nas.waitFor(
+      "forgotten-deleted",
+      (o) => o.metadata?.annotations?.["aidc.io/subscription-key"] !== undefined,
+    );
+    await nas.delete("forgotten-deleted");
+    await nas.waitForGone("forgotten-deleted");
+    expect(resultPolls(since)).toContain(404);
+    const left = [...op.emulator.state.nas.values()].filter((n) => n.name === "forgotten-deleted");
+    expect(left).toEqual([]);
+  });
+});
