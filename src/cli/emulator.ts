@@ -28,6 +28,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   missingOperations: string;
   subscriptionResultShape: string;
   subscriptionResultRetentionMs: string;
+  nasStatusCase: string;
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
@@ -83,6 +84,11 @@ export function registerEmulatorCommand(program: Command): void {
       "how long a resolved subscription result is answered, then its key is unknown (0: for ever)",
       "0",
     )
+    .option(
+      "--nas-status-case <case>",
+      "letter case of NAS status words: asShown (Running), upper or lower",
+      "asShown",
+    )
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
     .option(
@@ -112,12 +118,16 @@ export function registerEmulatorCommand(program: Command): void {
     if (unknown.length > 0) {
       throw new Error(`--missing-operations: not endpoint names: ${unknown.join(", ")}`);
     }
-    const { SUBSCRIPTION_RESULT_SHAPES } = await import("../emulator/state.js");
+    const { NAS_STATUS_CASES, SUBSCRIPTION_RESULT_SHAPES } = await import("../emulator/state.js");
     const shape = SUBSCRIPTION_RESULT_SHAPES.find((s) => s === flags.subscriptionResultShape);
     if (!shape) {
       throw new Error(
         `--subscription-result-shape must be one of ${SUBSCRIPTION_RESULT_SHAPES.join(", ")}`,
       );
+    }
+    const nasStatusCase = NAS_STATUS_CASES.find((c) => c === flags.nasStatusCase);
+    if (!nasStatusCase) {
+      throw new Error(`--nas-status-case must be one of ${NAS_STATUS_CASES.join(", ")}`);
     }
     const errorRate = Number(flags.errorRate);
     if (!(errorRate >= 0 && errorRate <= 1)) {
@@ -156,6 +166,7 @@ export function registerEmulatorCommand(program: Command): void {
       basePath: flags.basePath,
       missingOperations,
       subscriptionResultShape: shape,
+      nasStatusCase,
       subscriptionResultRetentionMs: nonNegativeInt(
         "subscription-result-retention-ms",
         flags.subscriptionResultRetentionMs,

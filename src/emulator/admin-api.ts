@@ -39,7 +39,12 @@ import {
 } from "./remote-state.js";
 import type { RequestLog } from "./request-log.js";
 import { applySeed, type SeedInput } from "./seeding.js";
-import { type EmulatorBehaviour, type EmulatorState, SUBSCRIPTION_RESULT_SHAPES } from "./state.js";
+import {
+  type EmulatorBehaviour,
+  type EmulatorState,
+  NAS_STATUS_CASES,
+  SUBSCRIPTION_RESULT_SHAPES,
+} from "./state.js";
 import { DEFAULT_TENANT, type EmulatorTenants, TENANT_NAME_PATTERN } from "./tenants.js";
 import { subscriptionView } from "./views.js";
 import { volumeView } from "./volumes.js";
@@ -84,6 +89,7 @@ const configPatchSchema = z.strictObject({
     .optional(),
   subscriptionResultShape: z.enum(SUBSCRIPTION_RESULT_SHAPES).optional(),
   subscriptionResultRetentionMs: z.int().min(0).optional(),
+  nasStatusCase: z.enum(NAS_STATUS_CASES).optional(),
   apiKey: z.string().min(1).optional(),
 });
 
@@ -91,7 +97,7 @@ const configPatchSchema = z.strictObject({
 export function stateSnapshot(state: EmulatorState): Record<string, unknown> {
   return {
     tasks: [...state.tasks.values()].map((t) => taskView(t, state)),
-    nas: [...state.nas.values()].map(nasView),
+    nas: [...state.nas.values()].map((n) => nasView(n, state)),
     templates: [...state.templates.values()].map(templateView),
     cci: [...state.cci.values()].map((c) => ({
       ...cciView(c, state, false),

@@ -63,7 +63,18 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * answer. 0 = kept for ever.
    */
   subscriptionResultRetentionMs: number;
+  /**
+   * The letter case of NAS status words on the wire: `asShown` (`Creating`, `Running`,
+   * as the spec shows them), `upper` (`RUNNING`, as every other status the spec shows)
+   * or `lower`.
+   */
+  nasStatusCase: NasStatusCase;
 }
+
+/** Letter cases the emulator can give NAS status words (see EmulatorBehaviour). */
+export const NAS_STATUS_CASES = ["asShown", "upper", "lower"] as const;
+/** A letter case of NAS status words. */
+export type NasStatusCase = (typeof NAS_STATUS_CASES)[number];
 
 /** Shapes the emulator can give subscription results (see EmulatorBehaviour). */
 export const SUBSCRIPTION_RESULT_SHAPES = ["canonical", "integerStatus", "renamedFields"] as const;
@@ -88,4 +99,5 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   missingOperations: [],
   subscriptionResultShape: "canonical",
   subscriptionResultRetentionMs: 0,
+  nasStatusCase: "asShown",
 };

@@ -116,6 +116,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "missingOperations",
     "subscriptionResultShape",
     "subscriptionResultRetentionMs",
+    "nasStatusCase",
   ] as const) {
     if (options[k] !== undefined) Object.assign(behaviour, { [k]: options[k] });
   }

@@ -25,6 +25,8 @@ import { VolumeStore } from "./volumes.js";
 export {
   DEFAULT_BEHAVIOUR,
   type EmulatorBehaviour,
+  NAS_STATUS_CASES,
+  type NasStatusCase,
   SUBSCRIPTION_RESULT_SHAPES,
   type SubscriptionResultShape,
 } from "./behaviour.js";

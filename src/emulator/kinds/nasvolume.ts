@@ -26,6 +26,7 @@ import {
   recordOfPathId,
 } from "../handler-context.js";
 import type { NasRecord } from "../records.js";
+import type { EmulatorState } from "../state.js";
 import { subscriptionResult } from "../subscription-results.js";
 import { iso } from "../views.js";
 import { capacityRefusal } from "./nasvolume.capacity.js";
@@ -135,17 +136,23 @@ function list(ctx: HandlerContext): unknown {
     matching.push(n);
   }
   const page = pageOfRecords(matching, ctx);
-  return { ...page, records: page.records.map(nasView) };
+  return { ...page, records: page.records.map((n) => nasView(n, state)) };
 }
 
-/** A NAS instance record. */
-export function nasView(n: NasRecord): Record<string, unknown> {
+/** A NAS instance record, its status word in the letter case of `nasStatusCase`. */
+export function nasView(n: NasRecord, state: EmulatorState): Record<string, unknown> {
+  const letterCase = state.behaviour.nasStatusCase;
   return {
     id: n.id,
     name: n.name,
     description: n.description,
     orderInstanceId: n.orderInstanceId,
-    status: n.status,
+    status:
+      letterCase === "upper"
+        ? n.status.toUpperCase()
+        : letterCase === "lower"
+          ? n.status.toLowerCase()
+          : n.status,
     storageType: n.storageType,
     quota: String(n.quotaGB),
     used: String(n.usedGB),
@@ -184,7 +191,7 @@ export const handlers = {
   },
   getNasSubscriptionResult: (ctx) => subscriptionResult(ctx.state, ctx.params.key ?? "", "nas"),
   listNas: list,
-  getNas: (ctx) => nasView(nas(ctx)),
+  getNas: (ctx) => nasView(nas(ctx), ctx.state),
   deleteNas: (ctx) => {
     ctx.state.deleteNas(nas(ctx).id);
     return {};

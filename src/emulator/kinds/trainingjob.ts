@@ -191,7 +191,7 @@ export function taskView(t: TaskRecord, state: EmulatorState): Record<string, un
     storageConfigs: t.storageConfigs.map((c) => {
       const nas = state.nas.get(c.storageId);
       return {
-        ...(nas ? nasView(nas) : { id: c.storageId }),
+        ...(nas ? nasView(nas, state) : { id: c.storageId }),
         storageId: c.storageId,
         fileDirectory: c.fileDirectory ?? "",
         mountPath: c.mountPath ?? nas?.mountPath ?? "",
@@ -249,7 +249,7 @@ export const handlers = {
     const ids = new Set(task(ctx).storageConfigs.map((c) => c.storageId));
     return [...ids].flatMap((id) => {
       const nas = ctx.state.nas.get(id);
-      return nas ? [nasView(nas)] : [];
+      return nas ? [nasView(nas, ctx.state)] : [];
     });
   },
   listTrainingTasks: listTasks,

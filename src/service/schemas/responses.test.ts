@@ -60,6 +60,16 @@ describe("parsing the service's resources", () => {
     expect(n.sharePolicy).toBeUndefined();
   });
 
+  it.each([
+    ["RUNNING", "Running"],
+    ["running", "Running"],
+    ["CREATING", "Creating"],
+    ["Running", "Running"],
+    ["RELEASING", "RELEASING"],
+  ])("reads the NAS status %s as %s (the spec's spelling of the words it names)", (sent, read) => {
+    expect(nasInstanceSchema.parse({ id: "n", status: sent }).status).toBe(read);
+  });
+
   it("reads the integer price unit of the task detail schema as text", () => {
     expect(nasInstanceSchema.parse({ id: "n", priceUnit: 2 }).priceUnit).toBe("2");
   });
