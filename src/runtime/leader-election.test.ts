@@ -4,6 +4,7 @@
  * or just as the elector stops): the Lease it lands is released, not left held until
  * it expires.
  */
+import type { Logger } from "pino";
 import { describe, expect, it } from "vitest";
 import type { KubeClient } from "./kube.js";
 import { KubeApiError } from "./kube-errors.js";
@@ -21,6 +22,9 @@ function leaseStore() {
   let version = 0;
   let held: (() => void) | undefined;
   let holding = false;
+  // An API server that no longer answers (a network partition): requests never end.
+  let frozen = false;
+  const unanswered = () => new Promise<never>(() => undefined);
   const gate = async () => {
     if (!holding) return;
     holding = false;
@@ -38,6 +42,7 @@ function leaseStore() {
   };
   const kube = {
     async get() {
+      if (frozen) return unanswered();
       return lease ? structuredClone(lease) : undefined;
     },
     async create(_: unknown, obj: Lease) {
@@ -66,6 +71,10 @@ function leaseStore() {
       held?.();
       held = undefined;
     },
+    /** No request is answered from now on. */
+    freeze: () => {
+      frozen = true;
+    },
   };
 }
 
@@ -81,6 +90,10 @@ async function until(check: () => boolean, timeoutMs = 5_000) {
 
 function elector(kube: KubeClient, events: string[]) {
   return new LeaderElector(kube, {
+    log: {
+      info: () => undefined,
+      warn: (_: unknown, msg: string) => events.push(`warn: ${msg}`),
+    } as unknown as Logger,
     leaseName: "l",
     leaseNamespace: "ns",
     identity: "me",
@@ -133,4 +146,15 @@ describe("LeaderElector.stop", () => {
     expect(store.holder()).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(1_000);
   });
+
+  it("gives up releasing within the renew deadline when the API server no longer answers, so the process exits", async () => {
+    const store = leaseStore();
+    const events: string[] = [];
+    const e = elector(store.kube, events);
+    e.start();
+    await until(() => e.isLeader());
+    store.freeze();
+    await e.stop();
+    expect(events).toEqual(["started", "warn: could not release the lease; it will expire"]);
+  }, 5_000);
 });

@@ -214,22 +214,41 @@ export class LeaderElector {
     return true;
   }
 
+  /**
+   * Gives up the Lease if this process holds it, within a renew deadline as a round:
+   * an API server that does not answer (a network partition) must not hold the exit
+   * past the pod's grace period; the Lease then expires.
+   */
   private async release(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      const err = new Error(`no answer within the renew deadline (${this.renewDeadlineMs} ms)`);
+      timer = setTimeout(() => reject(err), this.renewDeadlineMs);
+    });
     try {
-      const lease = await this.kube.get<Lease>(LEASES, this.key);
-      if (!lease || lease.spec?.holderIdentity !== this.options.identity) return;
-      const now = microTime(this.clock.now());
-      const spec: LeaseSpec = {
-        leaseDurationSeconds: 1,
-        acquireTime: now,
-        renewTime: now,
-        leaseTransitions: lease.spec?.leaseTransitions ?? 0,
-      };
-      await this.kube.replace<Lease>(LEASES, { ...lease, spec });
-      this.options.log?.info({ lease: this.key }, "released the lease");
+      if (await Promise.race([this.writeRelease(), late])) {
+        this.options.log?.info({ lease: this.key }, "released the lease");
+      }
     } catch (err) {
       this.options.log?.warn({ err }, "could not release the lease; it will expire");
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /** Writes the Lease free when this process holds it; true when it did. */
+  private async writeRelease(): Promise<boolean> {
+    const lease = await this.kube.get<Lease>(LEASES, this.key);
+    if (!lease || lease.spec?.holderIdentity !== this.options.identity) return false;
+    const now = microTime(this.clock.now());
+    const spec: LeaseSpec = {
+      leaseDurationSeconds: 1,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+    };
+    await this.kube.replace<Lease>(LEASES, { ...lease, spec });
+    return true;
   }
 
   private observe(spec: LeaseSpec, now: number): void {
