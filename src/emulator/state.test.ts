@@ -92,6 +92,27 @@ describe("the emulator's time-driven state", () => {
     expect(await svc.client.getNas("nas-000001")).toMatchObject({ status: "Running" });
   });
 
+  it("shows an accepted NAS scale in the quota after the scale delay, refusing another meanwhile", async () => {
+    svc = await startEmulatedService({
+      manualTime: true,
+      emulator: { subscriptionDelayMs: 0, nasScaleDelayMs: 3000, idTag: "" },
+    });
+    await svc.client.subscribeNas({ productCode: "nas.capacity.standard" });
+    const scale = () =>
+      svc?.client.scaleNas("nas-000001", { scaleType: "ScaleUp", capacity: 50 }).then(
+        () => "accepted",
+        (err: { code?: number }) => err.code,
+      );
+    const quota = async () => (await svc?.client.getNas("nas-000001"))?.quota;
+    const before = await quota();
+    expect(await scale()).toBe("accepted");
+    expect(await scale()).toBe(409);
+    svc.clock?.advance(2999);
+    expect(await quota()).toBe(before);
+    svc.clock?.advance(1);
+    expect(await quota()).toBe(String(Number(before) + 50));
+  });
+
   it("shows a deleted NAS as Releasing in detail and list for the release delay, then not at all", async () => {
     svc = await startEmulatedService({
       manualTime: true,

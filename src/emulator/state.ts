@@ -67,6 +67,8 @@ export class EmulatorState {
   private readonly starting = new Map<string, number>();
   /** NAS ids being released, with the time they are gone (see nasReleaseDelayMs). */
   private readonly releasing = new Map<string, number>();
+  /** NAS ids with an accepted scale, its target quota and when it shows (nasScaleDelayMs). */
+  private readonly scaling = new Map<string, { quotaGB: number; at: number }>();
   private counters = new Map<string, number>();
   private nextExternalPort = 30000;
 
@@ -103,6 +105,7 @@ export class EmulatorState {
     this.volumes.clear();
     this.pending.clear();
     this.releasing.clear();
+    this.scaling.clear();
     this.counters = new Map();
     this.nextExternalPort = 30000;
     this.random = seededRandom(this.seed);
@@ -172,6 +175,15 @@ export class EmulatorState {
         this.nas.delete(id);
       }
     }
+    for (const [id, scale] of this.scaling) {
+      const n = this.nas.get(id);
+      if (this.now() < scale.at && n) continue;
+      this.scaling.delete(id);
+      if (n) {
+        n.quotaGB = scale.quotaGB;
+        n.updatedAt = scale.at;
+      }
+    }
     if (this.starting.size > 0) {
       const now = this.now();
       for (const [id, startAt] of this.starting) {
@@ -208,6 +220,22 @@ export class EmulatorState {
     n.status = "Releasing";
     n.updatedAt = this.now();
     this.releasing.set(id, this.now() + delay);
+  }
+
+  /**
+   * Sets the quota of NAS `n` to `quotaGB`: at once, or `nasScaleDelayMs` later; false
+   * (nothing changes) while an earlier scale of it has not shown yet.
+   */
+  scaleNas(n: NasRecord, quotaGB: number): boolean {
+    if (this.scaling.has(n.id)) return false;
+    const delay = this.behaviour.nasScaleDelayMs;
+    if (delay > 0) {
+      this.scaling.set(n.id, { quotaGB, at: this.now() + delay });
+      return true;
+    }
+    n.quotaGB = quotaGB;
+    n.updatedAt = this.now();
+    return true;
   }
 
   /** Resolves `sub` now, applying its outcome to its resource. */

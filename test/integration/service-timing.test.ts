@@ -7,7 +7,9 @@
  * order, and a Delete meanwhile deletes it once it is known. One that keeps order
  * results only briefly: a result key it no longer knows sends the object to its
  * create's client token, which finds the resource; nothing is ordered twice, nothing is
- * left behind.
+ * left behind. One whose NAS scale, accepted, shows in the quota only later: the change
+ * is sent once and waited for, also past the time the operator gives it
+ * (ScaleOutcomeUnknown meanwhile), and the object is Ready at the new size by itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
@@ -153,4 +155,51 @@ describe("a service that forgets an order's result once it resolved", () => {
     const left = [...op.emulator.state.nas.values()].filter((n) => n.name === "forgotten-deleted");
     expect(left).toEqual([]);
   });
+});
+
+describe("a service whose accepted NAS scale shows in the quota later", () => {
+  let op: TestOperator;
+  let nas: ObjectsOf;
+
+  beforeAll(async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "service-scale-later");
+    op = await startTestOperator({
+      // A sent scale counts as lost after 1 s: the 4 s of the second case outlast it.
+      controllers: [(deps) => nasVolumeController(deps, { scaleSettleMs: 1_000 })],
+      namespaces: [namespace],
+      emulatorOptions: { subscriptionDelayMs: 300 },
+    });
+    nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
+  }, 60_000);
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it.each([
+    { delayMs: 800, waits: "Updating" },
+    { delayMs: 4_000, waits: "ScaleOutcomeUnknown" },
+  ])(
+    "sends a scale once and is Ready at the new size $delayMs ms later ($waits meanwhile)",
+    async ({ delayMs, waits }) => {
+      await op.admin.configure({ nasScaleDelayMs: delayMs });
+      const name = `scale-${delayMs}`;
+      await nas.create(name, nasSpec);
+      await nas.waitForCondition(name, "Ready", "True", "Available");
+      const since = op.emulator.requestLog.lastSeq();
+      await nas.patchSpec(name, { capacityGB: 150 });
+      await nas.waitFor(name, (o) => conditionOf(o, "Synced")?.reason === waits);
+      const grown = await nas.waitFor(
+        name,
+        (o) =>
+          (o.status as { capacityGB?: number }).capacityGB === 150 &&
+          conditionOf(o, "Ready")?.status === "True" &&
+          conditionOf(o, "Synced")?.reason === "ReconcileSuccess",
+      );
+      expect(grown.status).toMatchObject({ phase: "Ready" });
+      const scales = op.emulator.requestLog.read({ since, endpoint: "scaleNas" });
+      expect(scales.map((r) => r.status)).toEqual([200]);
+      const id = (grown.status as { storageId: string }).storageId;
+      expect(op.emulator.state.nas.get(id)?.quotaGB).toBe(150);
+    },
+  );
 });

@@ -16,6 +16,7 @@ import {
 import { AIDC_CODES, EMULATOR_TENANT } from "../fixtures.js";
 import {
   badRequest,
+  conflict,
   fuzzyMatch,
   type Handler,
   type HandlerContext,
@@ -118,8 +119,9 @@ function scale(ctx: HandlerContext): Record<string, never> {
       `cannot ${body.scaleType} NAS ${n.id} by ${body.capacity} GB: ${refusal || `${target} GB`}`,
     );
   }
-  n.quotaGB = target;
-  n.updatedAt = ctx.state.now();
+  if (!ctx.state.scaleNas(n, target)) {
+    throw conflict(`a scale of NAS ${n.id} is under way; scale it again once it shows`);
+  }
   return {};
 }
 

@@ -6,6 +6,7 @@
  */
 import { settings as blockvolume } from "./blockvolume.settings.js";
 import { settings as filesystem } from "./filesystem.settings.js";
+import { settings as nasvolume } from "./nasvolume.settings.js";
 import { settings as trainingjob } from "./trainingjob.settings.js";
 
 /** A kind's emulator setting: a non-negative integer (a duration in ms, a count). */
@@ -20,5 +21,6 @@ export interface KindSetting {
 export const KIND_SETTINGS = {
   ...blockvolume,
   ...filesystem,
+  ...nasvolume,
   ...trainingjob,
 } as const satisfies Readonly<Record<string, KindSetting>>;
