@@ -273,7 +273,10 @@ export function registerRunCommand(program: Command): void {
       flags,
       ownProcess: true,
     });
-    process.exitCode = code;
+    // Stopped (the log written, the Lease released or given up): the process ends now,
+    // not when requests a partitioned API server never answers time out (60 s), past
+    // the pod's grace period.
+    process.exit(code);
   });
 }
 

@@ -15,6 +15,7 @@ import { adminAccess, writeKubeconfig } from "../support/network-operator.js";
 import { TEST_API_KEY } from "../support/operator.js";
 import { tokenAccount } from "../support/service-account-tokens.js";
 import { SocksProxy } from "../support/socks-proxy.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
 
 /**
  * What a log system that parses one JSON object per line, and alerts on warn and error,
@@ -138,4 +139,40 @@ describe("the lines the operator writes", () => {
       await account.cleanup();
     }
   }, 150_000);
+
+  it("end in 'manager stopped' and exit 0 within the pod's grace period after a SIGTERM while the API server does not answer (a partition)", async () => {
+    const access = adminAccess(admin);
+    const proxy = new TcpProxy(Number(new URL(access.server).port));
+    const server = `https://127.0.0.1:${await proxy.start()}`;
+    try {
+      const kubeconfig = await writeKubeconfig(
+        join(dir, "partitioned"),
+        { partitioned: { ...access, server } },
+        "partitioned",
+      );
+      const flags = ["--kubeconfig", kubeconfig, "--watch-namespaces", namespace, "--leader-elect"];
+      const op = image.start(
+        ["run", ...flags, "--lease-namespace", namespace, "--lease-name", "p"],
+        {
+          AIDC_API_KEY: TEST_API_KEY,
+          AIDC_SERVICE_BASE_URL: emulator.url,
+          AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+          AIDC_METRICS_PORT: String(await freePort()),
+          POD_NAME: "partitioned-0",
+        },
+      );
+      await eventually(async () => op.out.stdout.includes('"msg":"became the leader"'), 60_000);
+      proxy.partition();
+      op.child.kill("SIGTERM");
+      // The chart's terminationGracePeriodSeconds: the pod is killed past it.
+      const killed = new Promise((resolve) => setTimeout(() => resolve("killed"), 30_000));
+      expect(await Promise.race([op.exited, killed])).toBe(0);
+      expect(op.out.stdout).toContain('"msg":"could not release the lease; it will expire"');
+      const lines = op.out.stdout.trim().split("\n");
+      expect(JSON.parse(lines.at(-1) ?? "{}").msg).toBe("manager stopped");
+      expect(op.out.stderr).toBe("");
+    } finally {
+      await proxy.stop();
+    }
+  }, 120_000);
 });

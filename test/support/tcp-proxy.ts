@@ -12,6 +12,7 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private readonly pairs = new Set<[Socket, Socket]>();
   private blocked = false;
+  private partitioned = false;
   /** Connections accepted since the start (or the last {@link resetCount}). */
   accepted = 0;
   /** Connections open right now. */
@@ -28,6 +29,12 @@ export class TcpProxy {
     const server = createServer((client) => {
       if (this.blocked) {
         client.destroy();
+        return;
+      }
+      if (this.partitioned) {
+        // Taken and never answered, as a peer behind a partition (its SYN unanswered).
+        this.sockets.add(client);
+        client.pause();
         return;
       }
       const upstream = connect(this.targetPort, "127.0.0.1");
@@ -78,6 +85,15 @@ export class TcpProxy {
       upstream.pause();
     }
     this.pairs.clear();
+  }
+
+  /**
+   * A network partition: open connections go silent ({@link freeze}) and new ones are
+   * taken but never answered, until {@link stop}.
+   */
+  partition(): void {
+    this.partitioned = true;
+    this.freeze();
   }
 
   /** Starts counting accepted connections from zero. */
