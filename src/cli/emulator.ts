@@ -29,6 +29,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   subscriptionResultShape: string;
   subscriptionResultRetentionMs: string;
   nasStatusCase: string;
+  emptyListData: string;
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
@@ -89,6 +90,11 @@ export function registerEmulatorCommand(program: Command): void {
       "letter case of NAS status words: asShown (Running), upper or lower",
       "asShown",
     )
+    .option(
+      "--empty-list-data <shape>",
+      "data of a list page without records: page, null or emptyObject",
+      "page",
+    )
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
     .option(
@@ -118,7 +124,9 @@ export function registerEmulatorCommand(program: Command): void {
     if (unknown.length > 0) {
       throw new Error(`--missing-operations: not endpoint names: ${unknown.join(", ")}`);
     }
-    const { NAS_STATUS_CASES, SUBSCRIPTION_RESULT_SHAPES } = await import("../emulator/state.js");
+    const { EMPTY_LIST_DATA, NAS_STATUS_CASES, SUBSCRIPTION_RESULT_SHAPES } = await import(
+      "../emulator/state.js"
+    );
     const shape = SUBSCRIPTION_RESULT_SHAPES.find((s) => s === flags.subscriptionResultShape);
     if (!shape) {
       throw new Error(
@@ -128,6 +136,10 @@ export function registerEmulatorCommand(program: Command): void {
     const nasStatusCase = NAS_STATUS_CASES.find((c) => c === flags.nasStatusCase);
     if (!nasStatusCase) {
       throw new Error(`--nas-status-case must be one of ${NAS_STATUS_CASES.join(", ")}`);
+    }
+    const emptyListData = EMPTY_LIST_DATA.find((c) => c === flags.emptyListData);
+    if (!emptyListData) {
+      throw new Error(`--empty-list-data must be one of ${EMPTY_LIST_DATA.join(", ")}`);
     }
     const errorRate = Number(flags.errorRate);
     if (!(errorRate >= 0 && errorRate <= 1)) {
@@ -167,6 +179,7 @@ export function registerEmulatorCommand(program: Command): void {
       missingOperations,
       subscriptionResultShape: shape,
       nasStatusCase,
+      emptyListData,
       subscriptionResultRetentionMs: nonNegativeInt(
         "subscription-result-retention-ms",
         flags.subscriptionResultRetentionMs,

@@ -40,6 +40,7 @@ import {
 import type { RequestLog } from "./request-log.js";
 import { applySeed, type SeedInput } from "./seeding.js";
 import {
+  EMPTY_LIST_DATA,
   type EmulatorBehaviour,
   type EmulatorState,
   NAS_STATUS_CASES,
@@ -90,6 +91,7 @@ const configPatchSchema = z.strictObject({
   subscriptionResultShape: z.enum(SUBSCRIPTION_RESULT_SHAPES).optional(),
   subscriptionResultRetentionMs: z.int().min(0).optional(),
   nasStatusCase: z.enum(NAS_STATUS_CASES).optional(),
+  emptyListData: z.enum(EMPTY_LIST_DATA).optional(),
   apiKey: z.string().min(1).optional(),
 });
 

@@ -69,7 +69,18 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * or `lower`.
    */
   nasStatusCase: NasStatusCase;
+  /**
+   * The `data` of a list page with no records: `page` (`{records: [], pageNo, pageSize,
+   * totalRows: 0}`), `null` or `emptyObject` (`{}`), as a service with nothing to list
+   * may answer (the spec shows only the page).
+   */
+  emptyListData: EmptyListData;
 }
+
+/** What the emulator answers as `data` for an empty list page (see EmulatorBehaviour). */
+export const EMPTY_LIST_DATA = ["page", "null", "emptyObject"] as const;
+/** An answer for an empty list page. */
+export type EmptyListData = (typeof EMPTY_LIST_DATA)[number];
 
 /** Letter cases the emulator can give NAS status words (see EmulatorBehaviour). */
 export const NAS_STATUS_CASES = ["asShown", "upper", "lower"] as const;
@@ -100,4 +111,5 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   subscriptionResultShape: "canonical",
   subscriptionResultRetentionMs: 0,
   nasStatusCase: "asShown",
+  emptyListData: "page",
 };

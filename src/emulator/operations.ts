@@ -72,6 +72,15 @@ function envelope(
   };
 }
 
+/** `data`, or the configured answer for it when it is a list page without records. */
+function emptyListAnswer(world: EmulatorState, data: unknown): unknown {
+  const shape = world.behaviour.emptyListData;
+  if (shape === "page" || data === null || typeof data !== "object") return data;
+  const page = data as { records?: unknown; totalRows?: unknown };
+  if (!Array.isArray(page.records) || page.records.length > 0 || page.totalRows !== 0) return data;
+  return shape === "null" ? null : {};
+}
+
 /**
  * The service's own answer to `r` (the request takes effect here): 403 without a known
  * key, a bare 404 for an unknown path or a missing operation, 413 and 400 for a body
@@ -99,7 +108,7 @@ export function serveOperation(r: OperationRequest): WireReply {
       query: r.query,
       body: r.body.value,
     });
-    return envelope(r, 200, "OK", data ?? {});
+    return envelope(r, 200, "OK", emptyListAnswer(r.world, data ?? {}));
   } catch (err) {
     if (err instanceof UnknownIdRefusal) {
       return envelope(r, r.world.behaviour.unknownIdStatus, err.message);

@@ -117,6 +117,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "subscriptionResultShape",
     "subscriptionResultRetentionMs",
     "nasStatusCase",
+    "emptyListData",
   ] as const) {
     if (options[k] !== undefined) Object.assign(behaviour, { [k]: options[k] });
   }

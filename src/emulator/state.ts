@@ -24,6 +24,8 @@ import { VolumeStore } from "./volumes.js";
 
 export {
   DEFAULT_BEHAVIOUR,
+  EMPTY_LIST_DATA,
+  type EmptyListData,
   type EmulatorBehaviour,
   NAS_STATUS_CASES,
   type NasStatusCase,

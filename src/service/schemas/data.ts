@@ -18,14 +18,16 @@ export interface Page<T> {
 
 /**
  * A paged list of `item`. Tolerates the variants a list operation without a documented
- * shape may use: a bare array, `list`/`rows`/`items` instead of `records`, and
- * `total`/`totalCount` instead of `totalRows`.
+ * shape may use: a bare array, `list`/`rows`/`items` instead of `records`,
+ * `total`/`totalCount` instead of `totalRows`, and `null` or `{}` for an empty page.
  */
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.preprocess(
     (v) => {
       if (Array.isArray(v)) return { records: v, totalRows: v.length };
-      if (v === null || typeof v !== "object") return v;
+      // Nothing to list may come as `null`, as `{}` does: an empty page.
+      if (v === null) return { records: [] };
+      if (typeof v !== "object") return v;
       const o = v as Record<string, unknown>;
       return {
         records: o.records ?? o.list ?? o.rows ?? o.items ?? [],

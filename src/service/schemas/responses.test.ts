@@ -131,6 +131,12 @@ describe("paged lists", () => {
     });
   });
 
+  it("reads an empty page answered as null or {} as no records", () => {
+    expect(page.parse(null).records).toEqual([]);
+    expect(page.parse({}).records).toEqual([]);
+    expect(page.safeParse("none").success).toBe(false);
+  });
+
   it("names the failing record of a page", () => {
     const r = page.safeParse({ records: [{ id: "a" }, { name: "no id" }] });
     expect(r.success).toBe(false);
