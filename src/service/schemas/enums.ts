@@ -6,6 +6,7 @@
  * `-`, spaces) and written in the case of the operation's own field list.
  */
 import { z } from "zod";
+import { optionalString } from "./primitives.js";
 
 /** Training types (canonical spelling: the template table). */
 export const TRAINING_TYPES = ["PRE_TRAINING", "HPC"] as const;
@@ -73,13 +74,14 @@ export function lenientEnum<T extends string>(values: readonly [T, ...T[]]) {
 }
 
 /**
- * A response-side enum: a known member in any case becomes canonical, an unknown
- * value is kept as sent (the service's lists are open-ended), null becomes absent.
+ * A response-side enum: a known member in any case (or with `_`, `-`, spaces) becomes
+ * canonical, an unknown value is kept as sent (the service's lists are open-ended), as
+ * {@link optionalString} reads it (null absent, a number as its text).
  */
 export function responseEnum<T extends string>(values: readonly T[]) {
   return z.preprocess(
-    (v) => (v === null ? undefined : typeof v === "string" ? (matchEnum(values, v) ?? v) : v),
-    z.string().optional(),
+    (v) => (typeof v === "string" ? (matchEnum(values, v) ?? v) : v),
+    optionalString,
   );
 }
 

@@ -6,7 +6,7 @@
  * emulator validates what it receives with them.
  */
 import { z } from "zod";
-import { lenientEnum, matchEnum, SCALE_TYPES, type ScaleType } from "./enums.js";
+import { lenientEnum, responseEnum, SCALE_TYPES, type ScaleType } from "./enums.js";
 import {
   idString,
   optionalBoolean,
@@ -22,23 +22,14 @@ const MOUNT_PATH_PATTERN = /^[a-zA-Z0-9_/]{2,64}$/;
 /** NAS instance statuses the spec names (the list is not closed). */
 export const NAS_STATUSES = ["Creating", "Running"] as const;
 
-/**
- * A NAS status word: one the spec names, in any letter case or with `_`, `-` or spaces
- * (`RUNNING`, as every other status the spec shows), reads in the spec's spelling
- * (`Running`); another is kept as sent.
- */
-const nasStatus = z.preprocess(
-  (word) => (typeof word === "string" ? (matchEnum(NAS_STATUSES, word) ?? word) : word),
-  optionalString,
-);
-
 /** A NAS storage instance as the service returns it; times in RFC 3339. */
 export const nasInstanceSchema = z.object({
   id: idString,
   name: optionalString,
   description: optionalString,
   orderInstanceId: optionalString,
-  status: nasStatus,
+  /** `RUNNING` too, the case of every other status the spec shows: read as `Running`. */
+  status: responseEnum(NAS_STATUSES),
   storageType: optionalString,
   /** Limit in GB, as text. */
   quota: optionalString,
