@@ -164,8 +164,10 @@ describe("a service whose accepted NAS scale shows in the quota later", () => {
   beforeAll(async () => {
     const namespace = await createNamespace(adminKubeConfig(), "service-scale-later");
     op = await startTestOperator({
-      // A sent scale counts as lost after 1 s: the 4 s of the second case outlast it.
-      controllers: [(deps) => nasVolumeController(deps, { scaleSettleMs: 1_000 })],
+      // A sent scale counts as lost after 3 s: the 6 s of the second case outlast it. The
+      // first look after a sent scale comes 1 s later (the first subscription poll), so
+      // the first case's 2 s are still waited for then, and Updating always shows.
+      controllers: [(deps) => nasVolumeController(deps, { scaleSettleMs: 3_000 })],
       namespaces: [namespace],
       emulatorOptions: { subscriptionDelayMs: 300 },
     });
@@ -176,8 +178,8 @@ describe("a service whose accepted NAS scale shows in the quota later", () => {
   });
 
   it.each([
-    { delayMs: 800, waits: "Updating" },
-    { delayMs: 4_000, waits: "ScaleOutcomeUnknown" },
+    { delayMs: 2_000, waits: "Updating" },
+    { delayMs: 6_000, waits: "ScaleOutcomeUnknown" },
   ])(
     "sends a scale once and is Ready at the new size $delayMs ms later ($waits meanwhile)",
     async ({ delayMs, waits }) => {
