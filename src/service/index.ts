@@ -86,7 +86,6 @@ export {
   type CreateType,
   IMAGE_TYPES,
   type ImageType,
-  matchEnum,
   PORT_PROTOCOLS,
   type PortProtocol,
   SCALE_TYPES,
@@ -123,6 +122,7 @@ export type {
 } from "./schemas/pods.js";
 export {
   isServiceId,
+  matchEnum,
   normalizeTimestamp,
   SERVICE_ID_PATTERN,
   SERVICE_ID_RULE,

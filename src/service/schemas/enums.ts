@@ -3,11 +3,9 @@
  * each operation writes on the wire. The spec spells the values differently per table
  * (task create: `pre_training`, `pytorch`; template: `PRE_TRAINING`, `PyTorch`) and
  * says the field list decides; values are therefore matched ignoring case (and `_`,
- * `-`, spaces) and written in the case of the operation's own field list.
+ * `-`, spaces: `matchEnum` in primitives.ts) and written in the case of the operation's
+ * own field list.
  */
-import { z } from "zod";
-import { optionalString } from "./primitives.js";
-
 /** Training types (canonical spelling: the template table). */
 export const TRAINING_TYPES = ["PRE_TRAINING", "HPC"] as const;
 /** A training type. */
@@ -37,53 +35,6 @@ export type ScaleType = (typeof SCALE_TYPES)[number];
 export const PORT_PROTOCOLS = ["http", "https"] as const;
 /** A custom port protocol. */
 export type PortProtocol = (typeof PORT_PROTOCOLS)[number];
-
-function fold(value: string): string {
-  return value.toLowerCase().replace(/[\s_-]/g, "");
-}
-
-/**
- * The canonical member of `values` equal to `input` ignoring case, `_`, `-` and
- * spaces; undefined when none is.
- */
-export function matchEnum<T extends string>(
-  values: readonly T[],
-  input: string | undefined,
-): T | undefined {
-  if (input === undefined) return undefined;
-  const folded = fold(input);
-  return values.find((v) => fold(v) === folded);
-}
-
-/**
- * A request-side enum: accepts any case of a member and yields the canonical member;
- * the error lists the allowed values.
- */
-export function lenientEnum<T extends string>(values: readonly [T, ...T[]]) {
-  return z.string().transform((input, ctx): T => {
-    const hit = matchEnum(values, input);
-    if (hit === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        message: `"${input}" is not one of ${values.join(", ")} (any letter case)`,
-      });
-      return z.NEVER;
-    }
-    return hit;
-  });
-}
-
-/**
- * A response-side enum: a known member in any case (or with `_`, `-`, spaces) becomes
- * canonical, an unknown value is kept as sent (the service's lists are open-ended), as
- * {@link optionalString} reads it (null absent, a number as its text).
- */
-export function responseEnum<T extends string>(values: readonly T[]) {
-  return z.preprocess(
-    (v) => (typeof v === "string" ? (matchEnum(values, v) ?? v) : v),
-    optionalString,
-  );
-}
 
 /** Wire spelling of the training type in a task create request (its field list). */
 export const TASK_CREATE_WIRE_TRAINING_TYPE: Record<TrainingType, string> = {

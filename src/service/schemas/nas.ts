@@ -6,14 +6,16 @@
  * emulator validates what it receives with them.
  */
 import { z } from "zod";
-import { lenientEnum, responseEnum, SCALE_TYPES, type ScaleType } from "./enums.js";
+import { SCALE_TYPES, type ScaleType } from "./enums.js";
 import {
   idString,
+  lenientEnum,
   optionalBoolean,
   optionalInt,
   optionalObject,
   optionalString,
   optionalTimestamp,
+  responseEnum,
 } from "./primitives.js";
 
 /** The mountPath rule of PUT mountPath: 2 to 64 letters, digits, `_` or `/`. */

@@ -3,9 +3,10 @@
  * shape), a pod's containers and volumes, and its open ports.
  */
 import { z } from "zod";
-import { lenientEnum, PORT_PROTOCOLS, type PortProtocol } from "./enums.js";
+import { PORT_PROTOCOLS, type PortProtocol } from "./enums.js";
 import {
   idString,
+  lenientEnum,
   optionalBoolean,
   optionalInt,
   optionalString,

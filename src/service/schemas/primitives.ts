@@ -6,7 +6,8 @@
  * `nas-000001`, UUIDs, numbers); one pattern, checked wherever an id enters and by
  * {@link renderPath} before it becomes a path segment, excludes `.`, `..`, `/`, `?`, `#`,
  * `%` and white space. Times: the service writes `YYYY-MM-DD HH:MM:SS` (no zone) or ISO
- * 8601; the operator writes RFC 3339 UTC in whole seconds, as Kubernetes does.
+ * 8601; the operator writes RFC 3339 UTC in whole seconds, as Kubernetes does. Enum
+ * values (lists in enums.ts) match ignoring case, `_`, `-` and spaces.
  */
 import { z } from "zod";
 import { ServiceInvalidIdError, ServiceInvalidRequestError } from "../errors.js";
@@ -180,6 +181,53 @@ export function optionalArray<T extends z.ZodType>(item: T) {
 /** An optional object; null becomes absent. */
 export function optionalObject<T extends z.ZodType>(schema: T) {
   return z.preprocess((v) => (v === null ? undefined : v), schema.optional());
+}
+
+function fold(value: string): string {
+  return value.toLowerCase().replace(/[\s_-]/g, "");
+}
+
+/**
+ * The canonical member of `values` equal to `input` ignoring case, `_`, `-` and
+ * spaces; undefined when none is.
+ */
+export function matchEnum<T extends string>(
+  values: readonly T[],
+  input: string | undefined,
+): T | undefined {
+  if (input === undefined) return undefined;
+  const folded = fold(input);
+  return values.find((v) => fold(v) === folded);
+}
+
+/**
+ * A request-side enum: accepts any case of a member and yields the canonical member;
+ * the error lists the allowed values.
+ */
+export function lenientEnum<T extends string>(values: readonly [T, ...T[]]) {
+  return z.string().transform((input, ctx): T => {
+    const hit = matchEnum(values, input);
+    if (hit === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `"${input}" is not one of ${values.join(", ")} (any letter case)`,
+      });
+      return z.NEVER;
+    }
+    return hit;
+  });
+}
+
+/**
+ * A response-side enum: a known member in any case (or with `_`, `-`, spaces) becomes
+ * canonical, an unknown value is kept as sent (the service's lists are open-ended), as
+ * `optionalString` reads it (null absent, a number as its text).
+ */
+export function responseEnum<T extends string>(values: readonly T[]) {
+  return z.preprocess(
+    (v) => (typeof v === "string" ? (matchEnum(values, v) ?? v) : v),
+    optionalString,
+  );
 }
 
 /**

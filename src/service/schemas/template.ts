@@ -6,9 +6,6 @@ import { z } from "zod";
 import {
   IMAGE_TYPES,
   type ImageType,
-  lenientEnum,
-  matchEnum,
-  responseEnum,
   TRAINING_FRAMEWORKS,
   TRAINING_TYPES,
   type TrainingFramework,
@@ -16,6 +13,8 @@ import {
 } from "./enums.js";
 import {
   idString,
+  lenientEnum,
+  matchEnum,
   optionalArray,
   optionalBoolean,
   optionalInt,
@@ -23,6 +22,7 @@ import {
   optionalString,
   optionalStringMap,
   optionalTimestamp,
+  responseEnum,
 } from "./primitives.js";
 import {
   type StorageConfigItem,

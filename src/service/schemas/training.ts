@@ -12,9 +12,6 @@ import {
   type CreateType,
   IMAGE_TYPES,
   type ImageType,
-  lenientEnum,
-  matchEnum,
-  responseEnum,
   TASK_CREATE_WIRE_FRAMEWORK,
   TASK_CREATE_WIRE_TRAINING_TYPE,
   TRAINING_FRAMEWORKS,
@@ -25,6 +22,8 @@ import {
 import { nasInstanceSchema } from "./nas.js";
 import {
   idString,
+  lenientEnum,
+  matchEnum,
   optionalArray,
   optionalBoolean,
   optionalInt,
@@ -32,6 +31,7 @@ import {
   optionalString,
   optionalStringMap,
   optionalTimestamp,
+  responseEnum,
 } from "./primitives.js";
 import {
   type StorageConfigItem,
