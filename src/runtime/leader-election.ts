@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { withDeadline } from "./deadline.js";
 import { DEFAULT_LEASE_TIMINGS } from "./defaults.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict } from "./kube-errors.js";
@@ -126,15 +127,7 @@ export class LeaderElector {
   /** The outcome of the last round once it has landed; false after a renew deadline. */
   private async lastRound(): Promise<boolean> {
     if (!this.round) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), this.renewDeadlineMs);
-    });
-    try {
-      return await Promise.race([this.round, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withDeadline(this.round, this.renewDeadlineMs, () => false);
   }
 
   private async run(): Promise<void> {
@@ -167,19 +160,13 @@ export class LeaderElector {
 
   /** One acquire-or-renew round, bounded by `timeoutMs`; true when we hold the Lease. */
   private async attempt(timeoutMs: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
     const round = this.tryAcquireOrRenew();
     this.round = round.catch(() => false);
     try {
-      return await Promise.race([round, timeout]);
+      return await withDeadline(round, timeoutMs, () => false);
     } catch (err) {
       if (!isConflict(err)) this.options.log?.warn({ err }, "leader election attempt failed");
       return false;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -220,19 +207,15 @@ export class LeaderElector {
    * past the pod's grace period; the Lease then expires.
    */
   private async release(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      const err = new Error(`no answer within the renew deadline (${this.renewDeadlineMs} ms)`);
-      timer = setTimeout(() => reject(err), this.renewDeadlineMs);
-    });
+    const late = () => {
+      throw new Error(`no answer within the renew deadline (${this.renewDeadlineMs} ms)`);
+    };
     try {
-      if (await Promise.race([this.writeRelease(), late])) {
+      if (await withDeadline(this.writeRelease(), this.renewDeadlineMs, late)) {
         this.options.log?.info({ lease: this.key }, "released the lease");
       }
     } catch (err) {
       this.options.log?.warn({ err }, "could not release the lease; it will expire");
-    } finally {
-      clearTimeout(timer);
     }
   }
 

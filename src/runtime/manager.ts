@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { InformerCache } from "./cache.js";
 import type { ControllerDefinition } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
+import { withDeadline } from "./deadline.js";
 import { DEFAULT_HEALTH_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS } from "./defaults.js";
 import { EventRecorder } from "./events.js";
 import { HealthServer } from "./health.js";
@@ -237,7 +238,7 @@ export class Manager {
     // Controllers still waiting for the cache sync check `stopping` before starting.
     await Promise.all(this.controllers.map((c) => c.stop(bound)));
     this.controllersRunning = false;
-    await Promise.race([this.events.flush(), new Promise((r) => setTimeout(r, 2_000).unref())]);
+    await withDeadline(this.events.flush(), 2_000, () => undefined);
     await this.elector?.stop({ release: releaseLease });
     await this.cache.stop();
     await this.server?.stop();

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
+import { withDeadline } from "./deadline.js";
 import { DEFAULT_HOLD_BACKOFF } from "./defaults.js";
 import {
   errorReason,
@@ -282,18 +283,10 @@ export async function runReconcile<T>(
   const signal = AbortSignal.any([parent, abandon.signal]);
   const run = fn(signal);
   if (timeoutMs <= 0) return run;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      abandon.abort();
-      reject(new ReconcileTimeoutError(timeoutMs));
-    }, timeoutMs);
+  // At the deadline the run is abandoned (its signal aborts); its own end (often a
+  // ReconcileAbandonedError) is ignored.
+  return withDeadline(run, timeoutMs, () => {
+    abandon.abort();
+    throw new ReconcileTimeoutError(timeoutMs);
   });
-  // The abandoned run's own end (often a ReconcileAbandonedError) is of no interest.
-  run.catch(() => undefined);
-  try {
-    return await Promise.race([run, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,3 +1,4 @@
+import { withDeadline } from "./deadline.js";
 import { FairLanes, type LaneLimits, type QueuePriority, servedBefore } from "./fair-lanes.js";
 import { type BackoffOptions, RetryRateLimiter, type TokenBucketOptions } from "./ratelimit.js";
 import { type Clock, systemClock } from "./resource.js";
@@ -246,13 +247,8 @@ export class WorkQueue {
   /** Waits until no key is in flight, at most `timeoutMs`: true when drained, else false. */
   drain(timeoutMs: number): Promise<boolean> {
     if (this.processing.size === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      this.drainers.push(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
+    const drained = new Promise<boolean>((resolve) => this.drainers.push(() => resolve(true)));
+    return withDeadline(drained, timeoutMs, () => false);
   }
 
   private enqueue(key: string, priority: QueuePriority): void {
