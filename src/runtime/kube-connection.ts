@@ -3,7 +3,8 @@
  * for the kubeconfig's current cluster, a new one when there is none or the TLS
  * material changed. HTTP/2 when the server offers it (ALPN), else HTTP/1.1 (plain for
  * http://); another connection when the server's stream limit is reached (never a
- * silent queue); the cluster's `proxy-url` or the environment's proxy (kube-proxy.ts).
+ * silent queue); the cluster's `proxy-url` or the environment's proxy (kube-proxy.ts):
+ * undici's ProxyAgent for an http(s) one, tunnels of kube-socks.ts for a socks5 one.
  * A connection whose HTTP/2 PING (every 15 s) is unanswered at the next one is torn
  * down, as client-go does; after a GOAWAY the dispatcher is retired ({@link retire}), and
  * the requests the server left unprocessed go out again on a connection of their own.
@@ -12,6 +13,7 @@ import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
 import { type KubeConfigLike, type RequestCredentials, sameTls } from "./kube-credentials.js";
 import { proxyFor } from "./kube-proxy.js";
+import { socksConnector } from "./kube-socks.js";
 
 /** Options of the connections of a transport (and of the transport). */
 export interface KubeConnectionOptions {
@@ -176,7 +178,13 @@ export async function connect(
     onGoaway(g);
   };
   let dispatcher: ClosableDispatcher;
-  if (proxy) {
+  if (proxy?.startsWith("socks5:")) {
+    // Loaded only for a socks5 proxy: undici's index, for its TLS connector.
+    const { buildConnector } = (await import("undici")).default;
+    const tunnels = socksConnector(proxy, buildConnector(connect));
+    dispatcher = new Pool(url.origin, { ...dispatcherOptions, connect: tunnels });
+    dispatcher.on("disconnect", onDisconnect);
+  } else if (proxy) {
     // Loaded only when a proxy is named: undici's index (its CONNECT needs the API
     // methods the index adds to every dispatcher). It is CommonJS: bundled
     // (scripts/bundle-dist.ts) its exports are only the module's default export.

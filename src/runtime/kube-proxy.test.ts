@@ -208,6 +208,12 @@ describe("proxyFor", () => {
       want: "socks5://bastion:1080",
     },
     {
+      reason: "a scheme in upper case is read in lower case",
+      server: "https://api.corp",
+      env: { HTTPS_PROXY: "SOCKS5://bastion:1080" },
+      want: "socks5://bastion:1080",
+    },
+    {
       reason: "a NO_PROXY domain never matches an address",
       server: "https://10.1.2.3:6443",
       env: { HTTPS_PROXY: P, NO_PROXY: "3" },

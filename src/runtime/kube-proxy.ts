@@ -38,11 +38,11 @@ export function environmentProxy(env: NodeJS.ProcessEnv): (url: URL) => string |
   return (url) => proxyFor(url, undefined, env);
 }
 
-/** `proxy` as undici takes it, or an error naming its scheme (never the URL: it may hold a password). */
+/** `proxy` with its scheme in lower case, or an error naming the scheme (never the URL: it may hold a password). */
 function supported(proxy: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(proxy)?.[1]?.toLowerCase() ?? "";
   if (scheme === "socks5h") return `socks5${proxy.slice(scheme.length)}`;
-  if (["http", "https", "socks5"].includes(scheme)) return proxy;
+  if (["http", "https", "socks5"].includes(scheme)) return `${scheme}${proxy.slice(scheme.length)}`;
   throw new Error(`unsupported proxy scheme "${scheme}": http, https or socks5`);
 }
 

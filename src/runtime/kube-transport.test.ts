@@ -5,7 +5,9 @@ import https from "node:https";
 import { connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { SocksProxy } from "../../test/support/socks-proxy.js";
 import { TcpProxy } from "../../test/support/tcp-proxy.js";
 import { generateCerts } from "../controlplane/certs.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
@@ -55,13 +57,16 @@ function echo(seen: Seen[]): Handler {
 }
 
 /** Listens on loopback; resolves with the port. The server closes after the test. */
-async function listen(server: Server | http2.Http2SecureServer): Promise<number> {
+async function listen(
+  server: Server | http2.Http2SecureServer,
+  address = "127.0.0.1",
+): Promise<number> {
   const sockets = new Set<Socket>();
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  await new Promise<void>((r) => server.listen(0, address, r));
   closers.push(
     () =>
       new Promise((r) => {
@@ -485,6 +490,68 @@ describe("KubeTransport", () => {
       const t = transport(c, { env });
       expect((await t.request("GET", "/api")).status).toBe(200);
       expect(asked).toEqual([`kube-apiserver.test:${port}`]);
+    });
+  });
+
+  describe("through a SOCKS5 proxy", () => {
+    /** A SOCKS5 proxy on loopback `address` that asks for `aidc:p@ss`; stopped after the test. */
+    async function socksProxy(address: string): Promise<SocksProxy> {
+      const socks = new SocksProxy({ "kube-apiserver.test": "127.0.0.1" }, "aidc:p@ss");
+      await socks.start(address);
+      closers.push(() => socks.stop());
+      return socks;
+    }
+
+    /** `server` as a kubeconfig names it, its certificate checked for `localhost`. */
+    const named = (server: string, extra: { proxyUrl?: string } = {}): KubeConfigLike => ({
+      getCurrentCluster: () => ({ server, ...extra }),
+      applyToHTTPSOptions: async (o: object) => {
+        Object.assign(o, { ca, servername: "localhost" });
+      },
+    });
+
+    it("goes through one named by an IPv6 address, as proxy-url and as HTTPS_PROXY, over HTTP/2", async () => {
+      const seen: Seen[] = [];
+      const port = await listen(
+        http2.createSecureServer({ key, cert, allowHTTP1: true }, echo(seen) as never),
+      );
+      const socks = await socksProxy("::1");
+      const proxy = socks.url.replace("socks5://", "socks5://aidc:p%40ss@");
+      const server = `https://kube-apiserver.test:${port}`;
+      const viaUrl = transport(named(server, { proxyUrl: proxy }));
+      expect((await viaUrl.request("GET", "/api")).status).toBe(200);
+      const env = { HTTPS_PROXY: proxy.replace("socks5:", "socks5h:") };
+      const viaEnv = transport(named(server), { env });
+      expect((await viaEnv.request("GET", "/api")).status).toBe(200);
+      expect(socks.targets).toEqual([`kube-apiserver.test:${port}`, `kube-apiserver.test:${port}`]);
+      expect(seen.map((s) => s.version)).toEqual(["2.0", "2.0"]);
+    });
+
+    it("reaches a server named by an IPv6 address through it", async () => {
+      const seen: Seen[] = [];
+      const port = await listen(
+        http2.createSecureServer({ key, cert }, echo(seen) as never),
+        "::1",
+      );
+      const socks = await socksProxy("127.0.0.1");
+      const proxyUrl = socks.url.replace("socks5://", "socks5://aidc:p%40ss@");
+      const t = transport(named(`https://[::1]:${port}`, { proxyUrl }));
+      expect((await t.request("GET", "/api")).status).toBe(200);
+      expect(socks.targets).toEqual([`0:0:0:0:0:0:0:1:${port}`]);
+    });
+
+    it("fails a request the proxy refuses (a wrong password) saying why, the password never said", async () => {
+      const port = await listen(http2.createSecureServer({ key, cert }, echo([]) as never));
+      const socks = await socksProxy("127.0.0.1");
+      const proxyUrl = socks.url.replace("socks5://", "socks5://aidc:wr0ng-Pa55word@");
+      const t = transport(named(`https://kube-apiserver.test:${port}`, { proxyUrl }));
+      const err = await t.request("GET", "/api").then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(err?.message).toBe("SOCKS5 proxy: Socks5 Authentication failed");
+      expect(JSON.stringify(pino.stdSerializers.err(err as Error))).not.toMatch(/Pa55word/);
+      expect(socks.tunnels).toBe(0);
     });
   });
 });

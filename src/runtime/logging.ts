@@ -87,8 +87,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 /**
  * Node's warnings about a library's own code, nothing the operator's user can change:
- * undici's SOCKS5 support is experimental, and it sets a server's IP address as the TLS
- * server name (DEP0123) through a SOCKS5 proxy or to an https:// proxy so addressed.
+ * e.g. undici sets an https:// proxy's IP address as the TLS server name (DEP0123).
  */
 const LIBRARY_WARNINGS = new Set(["DeprecationWarning", "ExperimentalWarning"]);
 

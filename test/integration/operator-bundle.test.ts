@@ -83,7 +83,7 @@ describe("the bundle the image runs", () => {
       return out.stdout + out.stderr;
     }
 
-    it("through a SOCKS5 proxy-url with a user and password (undici's ProxyAgent, loaded on demand)", async () => {
+    it("through a SOCKS5 proxy-url with a user and password (socks-proxy-agent and undici's TLS connector, loaded on demand)", async () => {
       const password = "s0cks-bundle-pa55";
       const name = "kube-apiserver.bundle.invalid";
       const socks = new SocksProxy({ [name]: "127.0.0.1" }, `aidc:${password}`);
