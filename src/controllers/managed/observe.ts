@@ -254,6 +254,8 @@ export async function observe<T extends ManagedObject, R>(
       run.normal("Updated", u.message);
       const again = await step(ERR.observe, () => run.client.observe(run.call, externalId));
       if (again.exists) o = again;
+      // Sent but not shown yet: under way until a read shows it (kstatus: InProgress).
+      if (!o.upToDate) synced = { status: "True", reason: "Updating", message: u.message };
       requeueAfterMs = first;
     } else if (u.outcome === "Waiting") {
       synced = { status: "True", reason: "Updating", message: u.message };

@@ -42,7 +42,7 @@ export const MANAGED_LOOP_REASONS = {
     "UnderWay",
     ["Synced"],
     MANAGED,
-    "A change of the spec waits to be sent (e.g. for an earlier change to show).",
+    "A change of the spec was sent and does not show yet, or waits to be sent (e.g. for an earlier change to show).",
   ),
   Deleting: entry(
     "UnderWay",
