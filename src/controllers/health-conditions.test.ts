@@ -5,6 +5,7 @@ import {
   ServiceAuthError,
   ServiceReadRefusedError,
 } from "../service/errors.js";
+import { ServiceProxyError } from "../service/service-proxy.js";
 import { failedSyncCondition } from "./health-conditions.js";
 
 describe("failedSyncCondition", () => {
@@ -28,6 +29,17 @@ describe("failedSyncCondition", () => {
       reason: "a refused API key is ApiKeyRefused, tried again on the hold backoff",
       err: new ServiceAuthError("403 from getNas", { code: 403, endpoint: "getNas" }),
       want: { reason: "ApiKeyRefused", message: `403 from getNas; ${HOLD_RETRY_NOTE}` },
+    },
+    {
+      reason: "a proxy the service's calls cannot take is ProxyUnsupported, held (no retry helps)",
+      err: new ServiceProxyError(
+        'the proxy of the service (HTTPS_PROXY): unsupported proxy scheme "socks4": http, https or socks5',
+      ),
+      want: {
+        reason: "ProxyUnsupported",
+        message:
+          'the proxy of the service (HTTPS_PROXY): unsupported proxy scheme "socks4": http, https or socks5',
+      },
     },
     {
       reason: "a refused read is ReadRefused, read again on the hold backoff",

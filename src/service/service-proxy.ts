@@ -23,8 +23,16 @@ export interface ProxyAgentOptions {
   socks?: string;
 }
 
-/** A proxy these calls cannot use; the message never holds the proxy's URL (it may hold a password). */
+/**
+ * A proxy these calls cannot use; the message never holds the proxy's URL (it may hold a
+ * password). Terminal, condition reason `ProxyUnsupported`: no call is made until the
+ * operator's environment changes (a restart), so retrying cannot help.
+ */
 export class ServiceProxyError extends Error {
+  /** The condition reason of every object this error holds. */
+  readonly reason = "ProxyUnsupported";
+  readonly retryable = false;
+
   constructor(message: string) {
     super(message);
     this.name = "ServiceProxyError";

@@ -10,6 +10,7 @@ import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
@@ -36,6 +37,15 @@ function linesInto(lines: string[]): Writable {
       done();
     },
   });
+}
+
+/** Deletes the ServiceConnection `name`, its finalizer taken off (the operator is stopped). */
+async function removeConnection(kube: KubeClient, name: string): Promise<void> {
+  const key = { namespace: "", name };
+  await kube
+    .patch(serviceConnectionCrd, key, { metadata: { finalizers: null } })
+    .catch(() => undefined);
+  await kube.delete(serviceConnectionCrd, key).catch(() => undefined);
 }
 
 describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_PROXY)", () => {
@@ -161,14 +171,7 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
       expect(tunnels).toBeLessThan(calls);
     } finally {
       expect(await op.stop()).toBe(0);
-      await kube
-        .patch(
-          serviceConnectionCrd,
-          { namespace: "", name: conn },
-          { metadata: { finalizers: null } },
-        )
-        .catch(() => undefined);
-      await kube.delete(serviceConnectionCrd, { namespace: "", name: conn }).catch(() => undefined);
+      await removeConnection(kube, conn);
     }
   });
 
@@ -267,14 +270,64 @@ describe("the service's calls through the environment's proxy (HTTPS_PROXY, NO_P
       expect(socks.tunnels).toBeLessThan(calls);
     } finally {
       expect(await op.stop()).toBe(0);
-      await kube
-        .patch(
-          serviceConnectionCrd,
-          { namespace: "", name: conn },
-          { metadata: { finalizers: null } },
-        )
-        .catch(() => undefined);
-      await kube.delete(serviceConnectionCrd, { namespace: "", name: conn }).catch(() => undefined);
+      await removeConnection(kube, conn);
     }
+  });
+
+  it("holds a ServiceConnection whose proxy's scheme is none the operator speaks (socks4://), and the objects using it, as ProxyUnsupported, naming the variable and the scheme", async () => {
+    const kube = new KubeClient(kc);
+    const conn = `socks4-${namespace}`;
+    const lines: string[] = [];
+    // The default connection goes direct (NO_PROXY): only the ServiceConnection's calls would take the proxy.
+    const op = await run(
+      {
+        HTTPS_PROXY: `socks4://${PROXY_USER}@127.0.0.1:1080`,
+        NO_PROXY: `${SERVICE_HOST},${S3_HOST}`,
+      },
+      "node-http",
+      lines,
+    );
+    try {
+      await createConnection(kube, {
+        secret: { namespace, name: "socks4-key" },
+        apiKey: TEST_API_KEY,
+        name: conn,
+        baseUrl: `https://${OTHER_HOST}:${otherFront.port}`,
+        allowed: namespace,
+      });
+      const conns = new ObjectsOf(kube, serviceConnectionCrd, "");
+      /** Condition `type` of `obj`. */
+      const condition = (obj: KubeObject, type: string) =>
+        (obj.status as { conditions: { type: string; message: string }[] }).conditions.find(
+          (c) => c.type === type,
+        );
+      const unsupported =
+        'the proxy of the service (HTTPS_PROXY): unsupported proxy scheme "socks4": http, https or socks5';
+      const ready = await conns.waitForCondition(
+        conn,
+        "Ready",
+        "False",
+        "ProxyUnsupported",
+        30_000,
+      );
+      expect(condition(ready, "Ready")?.message).toContain(unsupported);
+      await nas.create("socks4-user", { ...NAS_SPEC, connectionRef: { name: conn } });
+      const held = await nas.waitForCondition(
+        "socks4-user",
+        "Synced",
+        "False",
+        "ProxyUnsupported",
+        30_000,
+      );
+      expect(condition(held, "Synced")?.message).toBe(unsupported);
+      expect(condition(held, "Stalled")).toMatchObject({
+        status: "True",
+        reason: "ProxyUnsupported",
+      });
+    } finally {
+      expect(await op.stop()).toBe(0);
+      await removeConnection(kube, conn);
+    }
+    expect(lines.join("")).not.toContain("proxy-Pa55word");
   });
 });

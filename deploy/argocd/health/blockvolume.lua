@@ -30,6 +30,7 @@ local TERMINAL_REASONS = {
   ["NoDeleteOperation"] = true,
   ["OperationMissingTerminal"] = true,
   ["OwnedElsewhereRefused"] = true,
+  ["ProxyUnsupported"] = true,
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,

@@ -37,6 +37,7 @@ local TERMINAL_REASONS = {
   ["ObjectStorageNotConfigured"] = true,
   ["OperationMissingTerminal"] = true,
   ["OwnedElsewhereRefused"] = true,
+  ["ProxyUnsupported"] = true,
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,

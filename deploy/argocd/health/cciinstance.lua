@@ -25,6 +25,7 @@ local TERMINAL_REASONS = {
   ["InstanceNotFound"] = true,
   ["InvalidRemoteId"] = true,
   ["OperationMissingTerminal"] = true,
+  ["ProxyUnsupported"] = true,
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["SaveOutcomeUnknown"] = true,

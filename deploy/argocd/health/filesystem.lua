@@ -33,6 +33,7 @@ local TERMINAL_REASONS = {
   ["OperationMissingTerminal"] = true,
   ["OtherMountsBlockDelete"] = true,
   ["OwnedElsewhereRefused"] = true,
+  ["ProxyUnsupported"] = true,
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,

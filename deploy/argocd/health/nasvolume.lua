@@ -31,6 +31,7 @@ local TERMINAL_REASONS = {
   ["OperationMissingTerminal"] = true,
   ["OwnedElsewhereRefused"] = true,
   ["ProductNotFoundRefused"] = true,
+  ["ProxyUnsupported"] = true,
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,

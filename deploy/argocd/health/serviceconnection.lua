@@ -19,6 +19,7 @@
 local TERMINAL_REASONS = {
   ["ApiKeyRefused"] = true,
   ["CheckRefused"] = true,
+  ["ProxyUnsupported"] = true,
   ["ReconcileTerminal"] = true,
   ["SecretUnreadable"] = true,
 }

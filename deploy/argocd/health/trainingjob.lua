@@ -35,6 +35,7 @@ local TERMINAL_REASONS = {
   ["OperationMissingTerminal"] = true,
   ["OwnedElsewhereRefused"] = true,
   ["PodOperationMissing"] = true,
+  ["ProxyUnsupported"] = true,
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,

@@ -81,9 +81,10 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
   const check = async (conn: ServiceConnection, signal: AbortSignal): Promise<ConnectionCheck> => {
     const problem = connections.secrets.problemOf(conn.spec);
     if (problem) return { outcome: "secretUnreadable", problem };
-    const resolved = connections.byName(conn.metadata.name ?? "");
-    if (!resolved) return { outcome: "failed", error: new Error("the connection is gone") };
     try {
+      // Its client is made here: one it cannot make (a proxy it cannot use) fails the check.
+      const resolved = connections.byName(conn.metadata.name ?? "");
+      if (!resolved) return { outcome: "failed", error: new Error("the connection is gone") };
       // Authenticated and uncached: one page of one CCI instance.
       await resolved.service.account
         .withCall({ routine: false, signal })

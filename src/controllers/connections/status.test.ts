@@ -7,6 +7,7 @@ import {
   ServiceRedirectError,
   ServiceUnavailableError,
 } from "../../service/errors.js";
+import { ServiceProxyError } from "../../service/service-proxy.js";
 import { inUseCondition, readyConditionOf } from "./status.js";
 
 describe("readyConditionOf", () => {
@@ -72,6 +73,21 @@ describe("readyConditionOf", () => {
         reason: "CheckRefused",
         message:
           "the service refused the authenticated check call, not for the key: GET /v1/cci/instance/list was refused by the service with status 400: try later; checked again every poll",
+      },
+    },
+    {
+      reason: "a proxy the connection's calls cannot take holds it: no call is made",
+      check: {
+        outcome: "failed" as const,
+        error: new ServiceProxyError(
+          'the proxy of the service (HTTPS_PROXY): unsupported proxy scheme "ftp": http, https or socks5',
+        ),
+      },
+      want: {
+        status: "False",
+        reason: "ProxyUnsupported",
+        message:
+          'no call is made to the service: the proxy of the service (HTTPS_PROXY): unsupported proxy scheme "ftp": http, https or socks5',
       },
     },
     {

@@ -5,10 +5,19 @@
  */
 import { SERVICE_CONNECTION_REASONS } from "../../crds/serviceconnection.js";
 import type { ConditionInput } from "../../runtime/conditions.js";
-import { errorMessage, isTerminal } from "../../runtime/errors.js";
+import { errorMessage, errorReason, isTerminal } from "../../runtime/errors.js";
 import type { KubeObject } from "../../runtime/resource.js";
 
 const R = SERVICE_CONNECTION_REASONS.names;
+
+/**
+ * The reasons of a failed check that are the error's own (a service error's `reason`),
+ * and what the Ready message says before the error's.
+ */
+const OWN_REASONS: Record<string, string> = {
+  ApiKeyRefused: "the service refused the connection's API key",
+  ProxyUnsupported: "no call is made to the service",
+};
 
 /** What the Ready check of a connection found. */
 export type ConnectionCheck =
@@ -29,16 +38,14 @@ export function readyConditionOf(check: ConnectionCheck): ConditionInput {
     case "secretUnreadable":
       return { type: "Ready", status: "False", reason: R.SecretUnreadable, message: check.problem };
     case "failed": {
-      const refused =
-        typeof check.error === "object" &&
-        check.error !== null &&
-        (check.error as { reason?: unknown }).reason === "ApiKeyRefused";
-      if (refused) {
+      const own = errorReason(check.error, "");
+      const said = OWN_REASONS[own];
+      if (said) {
         return {
           type: "Ready",
           status: "False",
-          reason: "ApiKeyRefused",
-          message: `the service refused the connection's API key: ${errorMessage(check.error)}`,
+          reason: own,
+          message: `${said}: ${errorMessage(check.error)}`,
         };
       }
       // A refusal that is not the key's (a redirect, a wrong path) is no reason to touch

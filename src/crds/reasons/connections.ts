@@ -3,7 +3,7 @@
  * object uses, on every kind that calls the service. A ServiceConnection's own state has
  * the reasons of src/crds/serviceconnection.ts.
  */
-import { ALL, entry, REFUSAL, type ReasonEntry } from "./entry.js";
+import { ALL, EVERY, entry, REFUSAL, type ReasonEntry } from "./entry.js";
 
 /** Connections: which account an object uses. */
 export const CONNECTION_REASONS = {
@@ -19,6 +19,13 @@ export const CONNECTION_REASONS = {
     REFUSAL,
     ALL,
     "The ServiceConnection the object names does not exist (yet); no call is made to the service, and the object waits for it.",
+  ),
+  ProxyUnsupported: entry(
+    "Terminal",
+    REFUSAL,
+    EVERY,
+    "The proxy the operator's environment names for the connection's service or object storage (HTTPS_PROXY, HTTP_PROXY) is one it cannot use: a scheme other than http, https, socks5 and socks5h (socks4://, ftp://), or a URL that does not parse; the message names the variable and the scheme. No call is made.",
+    "Set the operator's HTTPS_PROXY / HTTP_PROXY to a proxy it can use (chart: extraEnv), or name the host in NO_PROXY; the new environment takes effect when the operator restarts.",
   ),
   ConnectionThrottled: entry(
     "UnderWay",
