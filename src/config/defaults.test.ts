@@ -18,6 +18,7 @@ import {
   DEFAULT_CATALOG_TTL_MS,
   DEFAULT_LIST_VISIBILITY_WINDOW_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_NAS_SCALE_SETTLE_MS,
   DEFAULT_RATE_LIMIT,
   DEFAULT_RECHECK_MISSING_MS,
   DEFAULT_RETRY_POLICY,
@@ -64,6 +65,7 @@ describe("the config's defaults are the runtime's and the service client's", () 
     expect(s.catalogTtlMs).toBe(DEFAULT_CATALOG_TTL_MS);
     expect(s.operationRecheckMs).toBe(DEFAULT_RECHECK_MISSING_MS);
     expect(s.listVisibilityWindowMs).toBe(DEFAULT_LIST_VISIBILITY_WINDOW_MS);
+    expect(s.nasScaleSettleMs).toBe(DEFAULT_NAS_SCALE_SETTLE_MS);
     expect(s.createTaskFields).toEqual(DEFAULT_CREATE_TASK_FIELDS);
   });
 

@@ -8,6 +8,7 @@ import {
   DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
   DEFAULT_LIST_VISIBILITY_WINDOW_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_NAS_SCALE_SETTLE_MS,
   DEFAULT_RATE_LIMIT,
   DEFAULT_RECHECK_MISSING_MS,
   DEFAULT_RETRY_POLICY,
@@ -159,6 +160,11 @@ export const serviceSchema = z
       .default(true)
       .describe(
         "After `listVisibilityWindowMs`, create again (once, with a new client token and a Warning event) a create of unknown outcome whose resource is absent from two complete listings in a row whose records all carry the field the token travels in (NasVolume). `false` for a service whose orders can appear later than any window: such a create then stops with `CreateOutcomeUnknown`.",
+      ),
+    nasScaleSettleMs: ms
+      .default(DEFAULT_NAS_SCALE_SETTLE_MS)
+      .describe(
+        "How long a NAS capacity change the service accepted may take to show in the NAS's quota. Until then the NasVolume is Synced `Updating` and nothing more is sent; after it, it stops with `ScaleOutcomeUnknown` (a second request could scale twice) until the quota shows the change or the user removes the `aidc.io/nas-scale` annotation. Set it beyond the service's longest scale time.",
       ),
     endpoints: z
       .record(z.string().min(1), z.string().min(1).nullable())

@@ -52,6 +52,14 @@ export const SETTINGS: readonly Setting[] = [
       "how long the service may take to list a new task or NAS, ms; a create of unknown outcome is looked up this long, never sent again",
   },
   {
+    path: "service.nasScaleSettleMs",
+    env: "AIDC_SERVICE_NAS_SCALE_SETTLE_MS",
+    flag: "service-nas-scale-settle-ms",
+    type: "number",
+    description:
+      "how long an accepted NAS scale may take to show in the quota, ms; after it the NasVolume stops with ScaleOutcomeUnknown",
+  },
+  {
     path: "service.recreateLostCreates",
     env: "AIDC_SERVICE_RECREATE_LOST_CREATES",
     flag: "service-recreate-lost-creates",

@@ -49,3 +49,9 @@ export const DEFAULT_RECHECK_MISSING_MS = 10_000;
  * is looked up this long, and absence from the list counts only after it.
  */
 export const DEFAULT_LIST_VISIBILITY_WINDOW_MS = 600_000;
+
+/**
+ * How long a NAS capacity change the service accepted may take to show in its quota
+ * before it counts as lost (`service.nasScaleSettleMs`).
+ */
+export const DEFAULT_NAS_SCALE_SETTLE_MS = 60_000;

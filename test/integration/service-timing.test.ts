@@ -16,11 +16,15 @@ import { nasVolumeController } from "../../src/controllers/nasvolume/controller.
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
-import type { EmulatorOptions } from "../../src/emulator/server.js";
+import {
+  type EmulatorOptions,
+  type RunningEmulator,
+  startEmulator,
+} from "../../src/emulator/server.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
-import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 
 const jobSpec = {
   image: "registry.example.com/ml/train:1",
@@ -158,23 +162,27 @@ describe("a service that forgets an order's result once it resolved", () => {
 });
 
 describe("a service whose accepted NAS scale shows in the quota later", () => {
+  let emulator: RunningEmulator;
   let op: TestOperator;
   let nas: ObjectsOf;
 
   beforeAll(async () => {
     const namespace = await createNamespace(adminKubeConfig(), "service-scale-later");
+    emulator = await startEmulator({ apiKey: TEST_API_KEY, subscriptionDelayMs: 300 });
     op = await startTestOperator({
-      // A sent scale counts as lost after 3 s: the 6 s of the second case outlast it. The
-      // first look after a sent scale comes 1 s later (the first subscription poll), so
-      // the first case's 2 s are still waited for then, and Updating always shows.
-      controllers: [(deps) => nasVolumeController(deps, { scaleSettleMs: 3_000 })],
+      controllers: [nasVolumeController],
       namespaces: [namespace],
-      emulatorOptions: { subscriptionDelayMs: 300 },
+      emulator,
+      // A sent scale counts as lost after 3 s: the 6 s of the second case outlast it.
+      config: {
+        service: { baseUrl: emulator.url, allowInsecureHttp: true, nasScaleSettleMs: 3_000 },
+      },
     });
     nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
   }, 60_000);
   afterAll(async () => {
     await op?.stop();
+    await emulator?.stop();
   });
 
   it.each([

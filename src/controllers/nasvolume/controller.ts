@@ -126,7 +126,7 @@ export function nasVolumeKind(scaleSettleMs?: number): ManagedKind<NasVolumeObje
 export interface NasVolumeControllerOptions {
   /** How long a new NAS may be missing from the NAS list after a create. Default: `service.listVisibilityWindowMs`. */
   visibilityGraceMs?: number;
-  /** How long a sent scale may take to show in the quota. Default 60 s. */
+  /** How long a sent scale may take to show in the quota. Default: `service.nasScaleSettleMs`. */
   scaleSettleMs?: number;
 }
 
@@ -138,7 +138,8 @@ export function nasVolumeController(
   deps: ControllerDeps,
   options: NasVolumeControllerOptions = {},
 ): ControllerDefinition {
-  return managedController(nasVolumeKind(options.scaleSettleMs), {
+  const settleMs = options.scaleSettleMs ?? deps.config.service.nasScaleSettleMs;
+  return managedController(nasVolumeKind(settleMs), {
     connections: deps.connections,
     loop: managedLoopOptions(deps.config, "NasVolume", options.visibilityGraceMs),
   });

@@ -8,6 +8,7 @@
 import { NAS_VOLUME_REASONS, type NasVolume } from "../../crds/nasvolume.js";
 import { rfc3339 } from "../../runtime/resource.js";
 import type { AccountCalls } from "../../service/account.js";
+import { DEFAULT_NAS_SCALE_SETTLE_MS } from "../../service/defaults.js";
 import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/schemas/create.js";
@@ -42,9 +43,6 @@ import {
 /** A NasVolume as the reconciler handles it. */
 export type NasVolumeObject = NasVolume;
 
-/** Default time a sent scale may take to show in the quota before it counts as lost. */
-export const DEFAULT_SCALE_SETTLE_MS = 60_000;
-
 /**
  * Operations whose paths are assumptions and without which a NAS order cannot finish
  * or be observed: its subscription result, the NAS list (lookup by client token) and
@@ -75,7 +73,7 @@ export function listRecordSuffices(nas: NasInstance): boolean {
 export class NasExternalClient implements KindClient<NasVolumeObject, NasInstance> {
   constructor(
     private readonly service: AccountCalls,
-    private readonly scaleSettleMs = DEFAULT_SCALE_SETTLE_MS,
+    private readonly scaleSettleMs = DEFAULT_NAS_SCALE_SETTLE_MS,
   ) {}
 
   requireOperations(): Promise<void> {
