@@ -60,8 +60,8 @@ export interface RunOptions {
 
 /**
  * `aidc-operator run`: loads and validates the config, builds the clients and the
- * controllers, starts the manager, and on SIGTERM shuts down gracefully (stop taking
- * work, finish in-flight reconciles within `shutdownTimeoutMs`, release the Lease).
+ * controllers, starts the manager, and on SIGTERM shuts down gracefully within
+ * `shutdownTimeoutMs` (stop taking work, finish in-flight reconciles, release the Lease).
  * Resolves with the exit code: 0 after a graceful stop, 1 when leadership was lost.
  */
 export async function runOperator(options: RunOptions = {}): Promise<number> {

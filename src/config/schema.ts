@@ -269,7 +269,9 @@ export const operatorConfigSchema = z.strictObject({
     .describe("Port and address of `/metrics`, `/healthz` and `/readyz`."),
   shutdownTimeoutMs: ms
     .default(DEFAULT_SHUTDOWN_TIMEOUT_MS)
-    .describe("How long in-flight reconciles may run after SIGTERM."),
+    .describe(
+      "The whole graceful stop after SIGTERM: in-flight reconciles (aborted past their share), Events, the Lease's release; keep it below the pod's grace period, from which the chart sets it (terminationGracePeriodSeconds less 5 s).",
+    ),
   log: z
     .strictObject({
       level: z

@@ -80,8 +80,11 @@ export const DEFAULT_RESYNC_JITTER = 0.1;
 /** A watch silent for this long is abandoned and restarted. */
 export const DEFAULT_WATCHDOG_MS = 300_000;
 
-/** How long in-flight reconciles may run after SIGTERM. */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
+/**
+ * The whole graceful stop after SIGTERM (stop-budget.ts): inside Kubernetes' default
+ * grace period of 30 s, with 5 s to spare (the chart sets it from its grace period).
+ */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 25_000;
 
 /** Lease timings of leader election (client-go's). */
 export const DEFAULT_LEASE_TIMINGS: Readonly<{

@@ -158,3 +158,22 @@ describe("LeaderElector.stop", () => {
     expect(events).toEqual(["started", "warn: could not release the lease; it will expire"]);
   }, 5_000);
 });
+
+describe("LeaderElector.stop's bound", () => {
+  it("ends within withinMs, the Lease left to expire, when a renewal hangs on an API server that no longer answers", async () => {
+    const store = leaseStore();
+    const events: string[] = [];
+    const e = elector(store.kube, events);
+    e.start();
+    await until(() => e.isLeader());
+    store.freeze();
+    await sleep(300); // a renewal round is under way, unanswered
+    const started = Date.now();
+    await e.stop({ withinMs: 400 });
+    // Within the 400 ms given, not a renew deadline (1.5 s) per wait.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(e.isLeader()).toBe(false);
+    expect(store.holder()).toBe("me");
+    expect(events).toEqual(["started", "warn: could not release the lease; it will expire"]);
+  });
+});

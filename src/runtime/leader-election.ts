@@ -10,6 +10,7 @@ import {
   type ResourceDescriptor,
   systemClock,
 } from "./resource.js";
+import { StopBudget } from "./stop-budget.js";
 
 /** coordination.k8s.io/v1 Lease. */
 export const LEASES: ResourceDescriptor = {
@@ -105,29 +106,33 @@ export class LeaderElector {
   }
 
   /**
-   * Stops campaigning or renewing. With `release` (the default, for a graceful
-   * shutdown) a held Lease is given up so that a successor takes over at once; without
-   * it the Lease simply expires, as when the process is killed.
+   * Stops campaigning or renewing, within a renew deadline or `withinMs` if less (the
+   * manager's stop budget): an API server that does not answer (a network partition)
+   * must not hold the exit past the pod's grace period. With `release` (the default,
+   * for a graceful shutdown) a held Lease is given up so that a successor takes over at
+   * once; without it, or when the API server does not answer in time, the Lease simply
+   * expires, as when the process is killed.
    */
-  async stop(options: { release?: boolean } = {}): Promise<void> {
+  async stop(options: { release?: boolean; withinMs?: number } = {}): Promise<void> {
+    const budget = new StopBudget(Math.min(this.renewDeadlineMs, options.withinMs ?? Infinity));
     this.stopped = true;
     this.wake?.();
-    await this.loop;
+    await withDeadline(this.loop ?? Promise.resolve(), budget.left(), () => undefined);
     // A round may still be under way, given up at its timeout (a slow API server) or
     // won just as the loop stopped: one that took the Lease leaves it held although this
     // process never led, one that renews it would make the release's write conflict.
-    // Let it land first (at most a renew deadline), then release what it holds.
+    // Let it land first, then release what it holds.
     if (options.release ?? true) {
-      const lastRoundHeld = await this.lastRound();
-      if (this.leader || lastRoundHeld) await this.release();
+      const lastRoundHeld = await this.lastRound(budget.left());
+      if (this.leader || lastRoundHeld) await this.release(budget);
     }
     this.setLeader(false);
   }
 
-  /** The outcome of the last round once it has landed; false after a renew deadline. */
-  private async lastRound(): Promise<boolean> {
+  /** The outcome of the last round once it has landed; false when it has not within `ms`. */
+  private async lastRound(ms: number): Promise<boolean> {
     if (!this.round) return false;
-    return withDeadline(this.round, this.renewDeadlineMs, () => false);
+    return withDeadline(this.round, ms, () => false);
   }
 
   private async run(): Promise<void> {
@@ -201,17 +206,13 @@ export class LeaderElector {
     return true;
   }
 
-  /**
-   * Gives up the Lease if this process holds it, within a renew deadline as a round:
-   * an API server that does not answer (a network partition) must not hold the exit
-   * past the pod's grace period; the Lease then expires.
-   */
-  private async release(): Promise<void> {
+  /** Gives up the Lease if this process holds it, within what is left of the stop's `budget`. */
+  private async release(budget: StopBudget): Promise<void> {
     const late = () => {
-      throw new Error(`no answer within the renew deadline (${this.renewDeadlineMs} ms)`);
+      throw new Error(`no answer within the stop's deadline (${budget.totalMs} ms)`);
     };
     try {
-      if (await withDeadline(this.writeRelease(), this.renewDeadlineMs, late)) {
+      if (await withDeadline(this.writeRelease(), budget.left(), late)) {
         this.options.log?.info({ lease: this.key }, "released the lease");
       }
     } catch (err) {

@@ -73,7 +73,7 @@ export interface ManagerOptions {
   resyncPeriodMs?: number;
   /** Default {@link DEFAULT_RESYNC_JITTER}. */
   resyncJitter?: number;
-  /** Bound for in-flight reconciles at shutdown. Default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
+  /** The whole graceful stop (stop-budget.ts). Default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
   shutdownTimeoutMs?: number;
   /** Absent or undefined: no election, this process runs the controllers. */
   leaderElection?: ManagerLeaderElection;

@@ -13,6 +13,7 @@ import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
 import { type Clock, type KubeObject, systemClock } from "./resource.js";
 import { ResourceHealth, type ResourceHealthSource } from "./resource-health.js";
+import { StopBudget } from "./stop-budget.js";
 
 /**
  * Wires the runtime: one Kubernetes client, the informer cache (started on every
@@ -196,9 +197,9 @@ export class Manager {
   }
 
   /**
-   * Graceful shutdown: stop taking work, finish in-flight reconciles within
-   * `shutdownTimeoutMs`, flush Events, release the Lease (unless `releaseLease: false`,
-   * which simulates a killed process), stop informers and the server.
+   * Graceful shutdown, all within `shutdownTimeoutMs`: stop taking work, let in-flight
+   * reconciles finish (then abort them), flush Events, release the Lease (unless
+   * `releaseLease: false`, which simulates a killed process), stop informers and the server.
    */
   async stop(options: { releaseLease?: boolean } = {}): Promise<void> {
     if (this.stopping) return this.done.catch(() => undefined);
@@ -233,14 +234,21 @@ export class Manager {
     this.rejectDone(new Error(message));
   }
 
+  /** The stop's stages, all within one budget (stop-budget.ts). */
   private async shutdown(releaseLease: boolean): Promise<void> {
-    const bound = this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    const budget = new StopBudget(this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+    const { events, lease, informers } = budget.shares;
+    const leaseShare = this.elector ? lease : 0;
     // Controllers still waiting for the cache sync check `stopping` before starting.
-    await Promise.all(this.controllers.map((c) => c.stop(bound)));
+    const drainMs = budget.left(events + leaseShare + informers);
+    await Promise.all(this.controllers.map((c) => c.stop(drainMs)));
     this.controllersRunning = false;
-    await withDeadline(this.events.flush(), 2_000, () => undefined);
-    await this.elector?.stop({ release: releaseLease });
-    await this.cache.stop();
+    const flushMs = Math.min(events, budget.left(leaseShare + informers));
+    await withDeadline(this.events.flush(), flushMs, () => undefined);
+    await this.elector?.stop({ release: releaseLease, withinMs: budget.left(informers) });
+    await withDeadline(this.cache.stop(), budget.left(), () => {
+      this.options.log.warn("informers still stopping at the end of the stop's budget");
+    });
     await this.server?.stop();
     this.options.log.info("manager stopped");
   }

@@ -158,6 +158,29 @@ describe("the Helm chart", () => {
     await helmTemplate("r", "ns", { heapLimitMiB: 1536, "resources.limits.memory": "2Gi" });
   });
 
+  it("fits the operator's whole stop in the pod's grace period, and refuses a stop budget longer than it", async () => {
+    for (const [grace, stopMs] of [
+      [30, 25_000],
+      [60, 55_000],
+      [6, 3_000],
+    ] as const) {
+      const objects = parseObjects(
+        await helmTemplate("r", "ns", { terminationGracePeriodSeconds: grace }),
+      );
+      const [deployment] = ofKind(objects, "Deployment");
+      const spec = deployment?.spec as { template: { spec: Record<string, unknown> } };
+      expect(spec.template.spec.terminationGracePeriodSeconds).toBe(grace);
+      expect(renderedConfig(objects)).toMatchObject({ shutdownTimeoutMs: stopMs });
+    }
+    const shorter = parseObjects(
+      await helmTemplate("r", "ns", { "config.shutdownTimeoutMs": 10_000 }),
+    );
+    expect(renderedConfig(shorter)).toMatchObject({ shutdownTimeoutMs: 10_000 });
+    await expect(helmTemplate("r", "ns", { "config.shutdownTimeoutMs": 40_000 })).rejects.toThrow(
+      /config.shutdownTimeoutMs 40000 is longer than terminationGracePeriodSeconds \(30 s\)/,
+    );
+  });
+
   it("refuses a PodDisruptionBudget that would keep every operator pod", async () => {
     for (const minAvailable of [2, "100%"]) {
       await expect(

@@ -175,4 +175,71 @@ describe("the lines the operator writes", () => {
       await proxy.stop();
     }
   }, 120_000);
+
+  it("exit 0 within the pod's grace period after a SIGTERM while a reconcile hangs and the API server does not answer: the stop's stages share one budget", async () => {
+    const access = adminAccess(admin);
+    const proxy = new TcpProxy(Number(new URL(access.server).port));
+    const server = `https://127.0.0.1:${await proxy.start()}`;
+    try {
+      const kubeconfig = await writeKubeconfig(
+        join(dir, "hung"),
+        { hung: { ...access, server } },
+        "hung",
+      );
+      // A service call waits as long as the reconcile may (60 s): the reconcile hangs.
+      const configFile = join(dir, "hung.yaml");
+      await writeFile(configFile, "service:\n  timeoutMs: 120000\n");
+      const port = await freePort();
+      const flags = ["--kubeconfig", kubeconfig, "--watch-namespaces", namespace, "--leader-elect"];
+      const op = image.start(
+        [
+          "run",
+          "--config",
+          configFile,
+          ...flags,
+          "--lease-namespace",
+          namespace,
+          "--lease-name",
+          "h",
+        ],
+        {
+          AIDC_API_KEY: TEST_API_KEY,
+          AIDC_SERVICE_BASE_URL: emulator.url,
+          AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+          AIDC_METRICS_PORT: String(port),
+          POD_NAME: "hung-0",
+        },
+      );
+      await eventually(
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
+        60_000,
+      );
+      emulator.faults.set([{ kind: "latency", latencyMs: 90_000 }]);
+      await kube.create<KubeObject>(nasVolumeCrd, {
+        apiVersion: `${nasVolumeCrd.group}/${nasVolumeCrd.version}`,
+        kind: nasVolumeCrd.kind,
+        metadata: { name: "hung", namespace },
+        spec: { productCode: "nas.capacity.standard", capacityGB: 100, mountPath: "/data/h" },
+      });
+      const busy = /^controller_runtime_active_workers\{[^}]*\} [1-9]/m;
+      await eventually(
+        async () => busy.test(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()),
+        30_000,
+      );
+      proxy.partition();
+      op.child.kill("SIGTERM");
+      // The chart's terminationGracePeriodSeconds: the pod is killed past it.
+      const killed = new Promise((resolve) => setTimeout(() => resolve("killed"), 30_000));
+      expect(await Promise.race([op.exited, killed])).toBe(0);
+      expect(op.out.stdout).toContain(
+        '"msg":"reconciles still running after the shutdown bound; aborting them"',
+      );
+      const lines = op.out.stdout.trim().split("\n");
+      expect(JSON.parse(lines.at(-1) ?? "{}").msg).toBe("manager stopped");
+      expect(op.out.stderr).toBe("");
+    } finally {
+      emulator.faults.clear();
+      await proxy.stop();
+    }
+  }, 120_000);
 });

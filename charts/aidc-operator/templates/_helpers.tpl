@@ -164,7 +164,10 @@ secretAccessKey, as objectStorage.credentialsDir reads them).
 {{- end }}
 
 {{- define "aidc-operator.config" -}}
+{{- /* The operator's whole stop fits in the pod's grace period, 5 s to spare (less for a short one). */}}
+{{- $grace := int .Values.terminationGracePeriodSeconds }}
 {{- $config := dict
+  "shutdownTimeoutMs" (mul (sub $grace (min 5 (div $grace 2))) 1000)
   "service" (dict
     "apiKeyFile" (printf "%s/api-key" (include "aidc-operator.apiKeyDir" .))
     "allowInsecureHttp" .Values.service.allowInsecureHttp)
@@ -212,6 +215,10 @@ Fails the render on combinations the schema cannot express.
 {{- end }}
 {{- if and (dig "objectStorage" "exportCredentials" false (.Values.config | default dict)) (not .Values.objectStorage.exportCredentials) }}
 {{- fail "config.objectStorage.exportCredentials is set, but the operator would have no rule on Secrets to write them: set the chart value objectStorage.exportCredentials=true instead (it sets the operator config and grants the rules)" }}
+{{- end }}
+{{- $stopMs := int (dig "shutdownTimeoutMs" 0 (.Values.config | default dict)) }}
+{{- if gt $stopMs (mul (int .Values.terminationGracePeriodSeconds) 1000) }}
+{{- fail (printf "config.shutdownTimeoutMs %d is longer than terminationGracePeriodSeconds (%d s): the pod would be killed before it stopped; set terminationGracePeriodSeconds alone, the chart sets shutdownTimeoutMs from it" $stopMs (int .Values.terminationGracePeriodSeconds)) }}
 {{- end }}
 {{- $fullname := include "aidc-operator.fullname" . }}
 {{- $longest := printf "%s%s" $fullname (include "aidc-operator.longestLabelSuffix" .) }}
