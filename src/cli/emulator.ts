@@ -21,6 +21,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   listVisibilityDelayMs: string;
   detailVisibilityDelayMs: string;
   nasReleaseDelayMs: string;
+  repeatDeleteStatus: string;
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
   pageSizeCap: string;
@@ -66,6 +67,11 @@ export function registerEmulatorCommand(program: Command): void {
       "0",
     )
     .option("--nas-release-delay-ms <ms>", "how long a deleted NAS stays shown (Releasing)", "0")
+    .option(
+      "--repeat-delete-status <status>",
+      "envelope status of a delete of a resource already being deleted (0 accepts it; 400 or 409)",
+      "0",
+    )
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
@@ -166,6 +172,7 @@ export function registerEmulatorCommand(program: Command): void {
         flags.detailVisibilityDelayMs,
       ),
       nasReleaseDelayMs: nonNegativeInt("nas-release-delay-ms", flags.nasReleaseDelayMs),
+      repeatDeleteStatus: nonNegativeInt("repeat-delete-status", flags.repeatDeleteStatus),
       ...Object.fromEntries(
         KIND_SETTING_NAMES.map((name) => [
           name,

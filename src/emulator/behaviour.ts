@@ -30,6 +30,12 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * gone at once.
    */
   nasReleaseDelayMs: number;
+  /**
+   * Envelope status of a delete of a resource already being deleted (a NAS `Releasing`,
+   * a volume or file system `deleting`): 0 accepts it and changes nothing; 400 or 409
+   * refuse it as "already being released", as a service may (the spec does not say).
+   */
+  repeatDeleteStatus: number;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
   httpStatusMirrorsEnvelope: boolean;
   /**
@@ -103,6 +109,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   listVisibilityDelayMs: 0,
   detailVisibilityDelayMs: 0,
   nasReleaseDelayMs: 0,
+  repeatDeleteStatus: 0,
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
   pageSizeCap: 0,

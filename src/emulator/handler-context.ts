@@ -57,6 +57,15 @@ export function recordOfPathId<R extends object>(
   return record;
 }
 
+/**
+ * Answers a delete of `what` `id` that is already being deleted: nothing (it changes
+ * nothing), or a refusal with the behaviour's `repeatDeleteStatus`.
+ */
+export function repeatedDelete(state: EmulatorState, what: string, id: string): void {
+  const status = state.behaviour.repeatDeleteStatus;
+  if (status > 0) throw new EmulatorRefusal(status, `${what} ${id} is already being released`);
+}
+
 /** 400 with a message. */
 export function badRequest(message: string): EmulatorRefusal {
   return new EmulatorRefusal(400, message);

@@ -108,6 +108,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "listVisibilityDelayMs",
     "detailVisibilityDelayMs",
     "nasReleaseDelayMs",
+    "repeatDeleteStatus",
     ...KIND_SETTING_NAMES,
     "httpStatusMirrorsEnvelope",
     "unknownIdStatus",

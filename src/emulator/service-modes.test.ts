@@ -1,10 +1,15 @@
 /**
  * The emulator's modes for services that differ from the default one: creates that act
  * and then fail, faults that leave endpoints out, a 500 for unknown ids, a capped page
- * size and a base URL with a path prefix. Each is off by default.
+ * size, a refused repeat of a delete under way and a base URL with a path prefix. Each
+ * is off by default.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ServiceNotFoundError, ServiceUnavailableError } from "../service/errors.js";
+import {
+  ServiceNotFoundError,
+  ServiceRefusedError,
+  ServiceUnavailableError,
+} from "../service/errors.js";
 import { EmulatorAdmin } from "./admin-client.js";
 import { type EmulatedService, startEmulatedService } from "./harness.js";
 
@@ -100,6 +105,33 @@ describe("a service that answers 500 for unknown ids and caps its pages", () => 
     const ids: string[] = [];
     for await (const n of svc.client.iterateNas()) ids.push(n.id);
     expect(new Set(ids).size).toBe(45);
+  });
+});
+
+describe("a service refusing the repeat of a delete under way", () => {
+  let svc: EmulatedService;
+  beforeAll(async () => {
+    svc = await startEmulatedService({
+      emulator: { subscriptionDelayMs: 0, nasReleaseDelayMs: 60_000, repeatDeleteStatus: 409 },
+      client: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
+    });
+  });
+  afterAll(() => svc.stop());
+
+  it("answers a second delete of a releasing NAS with 409, and accepts it with the default", async () => {
+    await svc.client.subscribeNas(nasOrder);
+    const [id = ""] = svc.emulator.state.nas.keys();
+    await svc.client.deleteNas(id);
+    expect(svc.emulator.state.nas.get(id)?.status).toBe("Releasing");
+    const err = await failure(svc.client.deleteNas(id));
+    expect(err).toBeInstanceOf(ServiceRefusedError);
+    expect(err).toMatchObject({
+      code: 409,
+      message: expect.stringMatching(/already being released/),
+    });
+    await new EmulatorAdmin(svc.emulator.url).configure({ repeatDeleteStatus: 0 });
+    await svc.client.deleteNas(id);
+    expect(svc.emulator.state.nas.get(id)?.status).toBe("Releasing");
   });
 });
 

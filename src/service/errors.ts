@@ -140,6 +140,18 @@ export class ServiceOperationMissingError extends ServiceRefusedError {
   readonly external = true;
 }
 
+/**
+ * Whether `err` is the service's own refusal of what was asked (an envelope status such
+ * as 400 or 409): not a 404, an operation the service lacks, a redirect or a read refused.
+ */
+export function isServiceRefusal(err: unknown): err is ServiceRefusedError {
+  return (
+    err instanceof ServiceRefusedError &&
+    !(err instanceof ServiceNotFoundError) &&
+    !("external" in err)
+  );
+}
+
 /** The config key that sets (or disables) the path of endpoint `name`. */
 export function endpointConfigKey(name: string): string {
   return `service.endpoints.${name}`;

@@ -52,6 +52,13 @@ export function policiesText(obj: ManagedObject): string {
   return `[${(obj.spec.managementPolicies ?? ["*"]).join(", ")}]`;
 }
 
+/** Why a deletion orphans: the deletion policy, or the management policies without Delete. */
+export function orphanCause(obj: ManagedObject): string {
+  return (obj.spec.deletionPolicy ?? "Orphan") === "Orphan"
+    ? "deletionPolicy Orphan"
+    : `spec.managementPolicies ${policiesText(obj)} has no Delete`;
+}
+
 /** Whether the object is paused (`aidc.io/paused: "true"`). */
 export function isPaused(obj: ManagedObject): boolean {
   return obj.metadata?.annotations?.[STEERING_ANNOTATIONS.paused] === "true";
@@ -240,6 +247,14 @@ export function firstSubscriptionPollMs(options: { subscriptionPollMs?: number }
 export function subscriptionPollDelay(ageMs: number, firstMs: number, maxMs: number): number {
   if (!Number.isFinite(ageMs) || ageMs < 0) return Math.min(firstMs, maxMs);
   return Math.min(Math.max(firstMs, Math.round(ageMs / 2)), Math.max(firstMs, maxMs));
+}
+
+/** {@link subscriptionPollDelay} from the options' first subscription poll up to their poll interval. */
+export function agingPollMs(
+  ageMs: number,
+  options: { pollIntervalMs: number; subscriptionPollMs?: number },
+): number {
+  return subscriptionPollDelay(ageMs, firstSubscriptionPollMs(options), options.pollIntervalMs);
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   world,
 } from "../../../test/support/managed-world.js";
 import type { KubeObject } from "../../runtime/resource.js";
-import { ServiceUnavailableError } from "../../service/errors.js";
+import { ServiceRefusedError, ServiceUnavailableError } from "../../service/errors.js";
 import type { BeforeDeleteResult, DeleteResult, ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import type { KindClient } from "./external-client.js";
@@ -110,6 +110,63 @@ describe("deletion under deletionPolicy Delete", () => {
     w.calls.length = 0;
     expect(await reconcile(KEY, w.ctx)).toEqual({});
     expect(w.calls).toEqual(["observe", "write finalizers"]);
+    expect(w.obj).toBeUndefined();
+    expect(w.events).toEqual(["Normal Deleted"]);
+  });
+
+  it("sends a delete the service refuses again while it still shows the resource, and removes the finalizer once it is gone", async () => {
+    const w = deletedObject();
+    let exists = true;
+    const refusal = new ServiceRefusedError("NAS id-1 is already being released", {
+      endpoint: "deleteNas",
+      code: 409,
+      outcomeUnknown: false,
+    });
+    const { reconcile } = loop(
+      deletable(w, "InProgress", () => exists, {
+        delete: async (_call, id) => {
+          w.calls.push(`delete ${id}`);
+          if (exists) throw refusal;
+          return "Deleted";
+        },
+      }),
+    );
+    // 10 s into the deletion: half its age.
+    expect(await reconcile(KEY, w.ctx)).toEqual({ requeueAfterMs: 5_000 });
+    expect(w.calls).toEqual(["delete id-1", "observe", "write status"]);
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.deleteRequested]).toBeUndefined();
+    expect(condition(w.obj, "Ready")).toBe("Deleting");
+    expect(ready(w.obj)).toMatch(
+      /refused to delete the remote resource id-1 \(.*already being released\)/,
+    );
+    expect(finalizers(w.obj)).toEqual(["test.io/f"]);
+
+    w.calls.length = 0;
+    await reconcile(KEY, w.ctx);
+    expect(w.calls).toEqual(["delete id-1", "observe"]);
+
+    exists = false;
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.calls).toEqual(["delete id-1", "write finalizers"]);
+    expect(w.obj).toBeUndefined();
+  });
+
+  it("removes the finalizer when the service refuses a delete of a resource it no longer shows", async () => {
+    const w = deletedObject();
+    const refusal = new ServiceRefusedError("already released", {
+      endpoint: "deleteNas",
+      code: 400,
+      outcomeUnknown: false,
+    });
+    const { reconcile } = loop(
+      deletable(w, "InProgress", () => false, {
+        delete: async () => {
+          throw refusal;
+        },
+      }),
+    );
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
     expect(w.obj).toBeUndefined();
     expect(w.events).toEqual(["Normal Deleted"]);
   });

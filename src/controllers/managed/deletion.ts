@@ -6,26 +6,30 @@
  * Under Delete, as crossplane-runtime's managed reconciler: the kind's steps before
  * deletion (`beforeDelete`, e.g. a detach) until they are done, then `delete`; a delete
  * that answers "InProgress" is recorded (`aidc.io/delete-requested`) and the resource
- * observed until it is gone. Only then is the finalizer removed. Every wait is
- * Ready=False `Deleting` (Reconciling) with a requeue after {@link soonPollMs}.
+ * observed until it is gone; a refused delete (maybe a repeat of one under way) is sent
+ * again while the resource shows. Only then is the finalizer removed. Every wait is
+ * Ready=False `Deleting` (Reconciling) with a requeue.
  */
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { ReconcileResult } from "../../runtime/controller.js";
 import { errorMessage } from "../../runtime/errors.js";
 import { removeFinalizer } from "../../runtime/writes.js";
-import { EndpointDisabledError, ServiceNotFoundError } from "../../service/errors.js";
+import {
+  EndpointDisabledError,
+  isServiceRefusal,
+  ServiceNotFoundError,
+} from "../../service/errors.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, decideAfterLookup, inFlightMarks, lookupKeyOf } from "./create-protocol.js";
 import {
+  agingPollMs,
   decideDeletion,
   deleteConfigured,
   deletesRemote,
-  firstSubscriptionPollMs,
   NO_DELETE_OPERATION,
-  policiesText,
+  orphanCause,
   soonPollMs,
-  subscriptionPollDelay,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { listEvidence, notShownYet, visibilityWindowMs } from "./gone-evidence.js";
@@ -54,13 +58,6 @@ async function waiting<T extends ManagedObject, R>(
     { type: "Ready", status: "False", reason, message },
   ]);
   return { requeueAfterMs };
-}
-
-/** Why a deletion orphans: the deletion policy, or the management policies without Delete. */
-function orphanCause(obj: ManagedObject): string {
-  return (obj.spec.deletionPolicy ?? "Orphan") === "Orphan"
-    ? "deletionPolicy Orphan"
-    : `spec.managementPolicies ${policiesText(obj)} has no Delete`;
 }
 
 /** Handles an object with a deletionTimestamp that still carries the finalizer. */
@@ -152,6 +149,8 @@ async function deleteRemote<T extends ManagedObject, R>(
       if (unseen) return waiting(run, `to delete: ${unseen}`, soonPollMs(options), "Creating");
       result = "Deleted";
     } else if (err instanceof EndpointDisabledError) result = "NotConfigured";
+    // Refused: maybe it is being released already; gone or not, the service shows.
+    else if (isServiceRefusal(err)) return untilGone(run, id, options, err);
     else throw wrapError(ERR.delete, err);
   }
   if (result === "NotConfigured") {
@@ -168,15 +167,17 @@ async function deleteRemote<T extends ManagedObject, R>(
 }
 
 /**
- * After a delete answered "InProgress": removes the finalizer once `exists` (else
- * `observe`) says the resource is gone (a 404 counts, and so does absence from the list
- * where the detail read fails otherwise: gone-evidence.ts), else waits. A failing
- * observe keeps the finalizer (the error policy writes Synced=False saying why).
+ * Removes the finalizer once `exists` (else `observe`) says resource `id` is gone (a
+ * 404 counts, and so does absence from the list where the detail read fails otherwise:
+ * gone-evidence.ts), else waits: after an accepted delete, looking again soon; after
+ * `refused` (the service's refusal of the delete), sending the delete again later. A
+ * failing observe keeps the finalizer (the error policy writes Synced=False saying why).
  */
 async function untilGone<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   id: string,
   options: ManagedOptions,
+  refused?: Error,
 ): Promise<ReconcileResult> {
   let exists: boolean;
   try {
@@ -202,11 +203,11 @@ async function untilGone<T extends ManagedObject, R>(
     }
   }
   if (exists) {
-    return waiting(
-      run,
-      `deleting the remote resource ${id}: waiting until the service no longer shows it`,
-      soonPollMs(options),
-    );
+    const message = refused
+      ? `the service refused to delete the remote resource ${id} (${errorMessage(refused)}) and still shows it: sending the delete again until it is gone`
+      : `deleting the remote resource ${id}: waiting until the service no longer shows it`;
+    const age = run.ageOf(run.obj.metadata?.deletionTimestamp ?? "");
+    return waiting(run, message, refused ? agingPollMs(age, options) : soonPollMs(options));
   }
   run.normal("Deleted", `deleted the remote resource ${id}`);
   return release(run);
@@ -240,9 +241,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   options: ManagedOptions,
 ): Promise<ReconcileResult> {
-  const { client } = run;
-  const { state } = run;
-  const first = firstSubscriptionPollMs(options);
+  const { client, state } = run;
   let id: string | undefined;
   if (state.subscriptionKey && client.pollSubscription) {
     const key = state.subscriptionKey;
@@ -259,7 +258,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
       return waiting(
         run,
         `waiting for subscription ${key} to finish before deleting its resource`,
-        subscriptionPollDelay(age, first, options.pollIntervalMs),
+        agingPollMs(age, options),
       );
     }
     if (res.state === "Failed") return release(run);

@@ -21,7 +21,7 @@ import {
   lookupKeyOf,
   newClientToken,
 } from "./create-protocol.js";
-import { firstSubscriptionPollMs, subscriptionPollDelay } from "./decisions.js";
+import { agingPollMs, firstSubscriptionPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import {
   creatingReady,
@@ -179,16 +179,11 @@ export async function poll<T extends ManagedObject, R>(
   }
   if (res.state === "Pending") {
     await writeKey();
-    const first = firstSubscriptionPollMs(options);
     return done({
       facts: { ...run.facts(), subscription: { outcome: "Pending", ...base } },
       ready: creatingReady(`subscription ${key} is pending`),
       synced: SYNCED_OK,
-      requeueAfterMs: subscriptionPollDelay(
-        pending ? run.ageOf(pending.at) : Number.NaN,
-        first,
-        options.pollIntervalMs,
-      ),
+      requeueAfterMs: agingPollMs(pending ? run.ageOf(pending.at) : Number.NaN, options),
     });
   }
   if (res.state === "Failed") {

@@ -19,6 +19,7 @@ import {
   pageOfRecords,
   parseBody,
   queryText,
+  repeatedDelete,
   UnknownIdRefusal,
 } from "../handler-context.js";
 import { type VolumeRecord, VolumeRefusal, volumeView } from "../volumes.js";
@@ -69,7 +70,11 @@ export const handlers = {
     return volumeView(refusing(() => ctx.state.volumes.detach(ctx.params.id ?? "", instanceId)));
   },
   deleteVolume: (ctx) => {
-    refusing(() => ctx.state.volumes.delete(ctx.params.id ?? ""));
+    const id = ctx.params.id ?? "";
+    if (refusing(() => ctx.state.volumes.get(id)).status === "deleting") {
+      repeatedDelete(ctx.state, "volume", id);
+    }
+    refusing(() => ctx.state.volumes.delete(id));
     return {};
   },
   getVolume: (ctx) => volumeView(refusing(() => ctx.state.volumes.get(ctx.params.id ?? ""))),

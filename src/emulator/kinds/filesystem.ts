@@ -23,6 +23,7 @@ import {
   parseBody,
   queryText,
   recordOfPathId,
+  repeatedDelete,
 } from "../handler-context.js";
 import { naive } from "../views.js";
 
@@ -136,6 +137,7 @@ export const handlers = {
   listFileSystems: list,
   deleteFileSystem: (ctx) => {
     const fs = fileSystem(ctx);
+    if (fs.status === "deleting") repeatedDelete(ctx.state, "file system", fs.id);
     if (fs.mounts.size > 0) {
       throw conflict(
         `file system ${fs.id} has mounts (${[...fs.mounts.keys()].join(", ")}); remove them first`,

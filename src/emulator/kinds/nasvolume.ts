@@ -25,6 +25,7 @@ import {
   queryInt,
   queryText,
   recordOfPathId,
+  repeatedDelete,
 } from "../handler-context.js";
 import type { NasRecord } from "../records.js";
 import type { EmulatorState } from "../state.js";
@@ -195,7 +196,9 @@ export const handlers = {
   listNas: list,
   getNas: (ctx) => nasView(nas(ctx), ctx.state),
   deleteNas: (ctx) => {
-    ctx.state.deleteNas(nas(ctx).id);
+    const n = nas(ctx);
+    if (n.status === "Releasing") repeatedDelete(ctx.state, "NAS storage instance", n.id);
+    ctx.state.deleteNas(n.id);
     return {};
   },
   listNasProducts: (ctx) => {
