@@ -5,10 +5,12 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { operatorConfigSchema } from "../config/schema.js";
 import { connectionClient } from "../controllers/connections/client.js";
+import { environmentProxy } from "../runtime/kube-proxy.js";
 import { createLogger } from "../runtime/logging.js";
 import { RuntimeMetrics } from "../runtime/metrics.js";
 import { operatorUserAgent } from "../runtime/user-agent.js";
 import type { ServiceClient } from "../service/client.js";
+import { ServiceProxyError } from "../service/service-proxy.js";
 import { createServiceClient, reportServiceOperations } from "./service-client.js";
 
 const seen: { userAgent?: string; acceptEncoding?: string }[] = [];
@@ -77,6 +79,24 @@ describe("the operator's service.httpClient", () => {
       expect(await headersOf(connection)).toEqual(want);
     },
   );
+});
+
+describe("the proxy of the operator's service", () => {
+  it("stops the start naming HTTPS_PROXY when its password is not percent-encoded, never quoting it", () => {
+    const config = operatorConfigSchema.parse({ service: { baseUrl: "https://svc.example.com" } });
+    const start = () =>
+      createServiceClient({
+        config,
+        apiKey: async () => "key-0123456789",
+        onRequest: () => undefined,
+        log: pino({ level: "silent" }),
+        proxyFor: environmentProxy({ HTTPS_PROXY: "http://aidc:50%off@proxy.example.com:3128" }),
+      });
+    expect(start).toThrow(
+      'the proxy of the service (HTTPS_PROXY): the proxy\'s user or password is not percent-encoded: write "%" as "%25"',
+    );
+    expect(start).toThrow(ServiceProxyError);
+  });
 });
 
 describe("the log of the service's operations", () => {

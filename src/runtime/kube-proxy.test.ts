@@ -241,4 +241,16 @@ describe("proxyFor", () => {
     })();
     expect(err).not.toContain("s3cret");
   });
+
+  it("refuses a user or password that is not percent-encoded (a bare %), without quoting it, as Go's url.Parse does", () => {
+    const server = new URL("https://api.corp");
+    const message = 'the proxy\'s user or password is not percent-encoded: write "%" as "%25"';
+    for (const proxy of ["http://aidc:50%off@proxy:3128", "socks5://50%of:pw@bastion:1080"]) {
+      expect(() => proxyFor(server, proxy, {})).toThrow(message);
+      expect(() => proxyFor(server, undefined, { HTTPS_PROXY: proxy })).toThrow(message);
+    }
+    expect(proxyFor(server, "http://aidc:50%25off@proxy:3128", {})).toBe(
+      "http://aidc:50%25off@proxy:3128",
+    );
+  });
 });

@@ -10,7 +10,7 @@ import { BlockList, isIP } from "node:net";
  * optional `:port`). `localhost` and loopback addresses never go through an
  * environment proxy. A proxy without a scheme is taken as `http://`; `socks5h://` is
  * `socks5://` (the proxy resolves names either way); a scheme other than http, https
- * and socks5 is an error.
+ * and socks5, and a user or password that is not percent-encoded, are errors.
  */
 export function proxyFor(
   server: URL,
@@ -38,12 +38,26 @@ export function environmentProxy(env: NodeJS.ProcessEnv): (url: URL) => string |
   return (url) => proxyFor(url, undefined, env);
 }
 
-/** `proxy` with its scheme in lower case, or an error naming the scheme (never the URL: it may hold a password). */
+/**
+ * `proxy` with its scheme in lower case, or an error saying what is wrong with it (never
+ * the URL: it may hold a password): a scheme other than http, https, socks5 (socks5h),
+ * or a user or password the proxy's clients cannot decode, which would fail every
+ * request with `URI malformed` (Go refuses it too: `invalid URL escape`).
+ */
 function supported(proxy: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(proxy)?.[1]?.toLowerCase() ?? "";
-  if (scheme === "socks5h") return `socks5${proxy.slice(scheme.length)}`;
-  if (["http", "https", "socks5"].includes(scheme)) return `${scheme}${proxy.slice(scheme.length)}`;
-  throw new Error(`unsupported proxy scheme "${scheme}": http, https or socks5`);
+  if (!["http", "https", "socks5", "socks5h"].includes(scheme)) {
+    throw new Error(`unsupported proxy scheme "${scheme}": http, https or socks5`);
+  }
+  const url = URL.parse(proxy);
+  if (!url) throw new Error("the proxy's URL does not parse");
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    throw new Error('the proxy\'s user or password is not percent-encoded: write "%" as "%25"');
+  }
+  return `${scheme === "socks5h" ? "socks5" : scheme}${proxy.slice(scheme.length)}`;
 }
 
 function firstSet(env: NodeJS.ProcessEnv, ...names: string[]): string | undefined {
