@@ -181,7 +181,7 @@ export async function connect(
   if (proxy?.startsWith("socks5:")) {
     // Loaded only for a socks5 proxy: undici's index, for its TLS connector.
     const { buildConnector } = (await import("undici")).default;
-    const tunnels = socksConnector(proxy, buildConnector(connect));
+    const tunnels = socksConnector(proxy, buildConnector(connect), connect.keepAliveInitialDelay);
     dispatcher = new Pool(url.origin, { ...dispatcherOptions, connect: tunnels });
     dispatcher.on("disconnect", onDisconnect);
   } else if (proxy) {

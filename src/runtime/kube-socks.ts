@@ -13,13 +13,15 @@ import type { buildConnector } from "undici";
 
 /**
  * A connector (undici's `connect` option) that opens each connection as a tunnel
- * through `proxy`, then hands it to `secure` for TLS when the server is https://. A
- * tunnel that fails fails the connection with `SOCKS5 proxy: <why>` (never the proxy's
- * URL: it may hold a password).
+ * through `proxy`, with TCP keepalive after `keepAliveInitialDelay` ms as a direct
+ * connection's, then hands it to `secure` for TLS when the server is https://. A tunnel
+ * that fails fails the connection with `SOCKS5 proxy: <why>` (never the proxy's URL: it
+ * may hold a password).
  */
 export function socksConnector(
   proxy: string,
   secure: buildConnector.connector,
+  keepAliveInitialDelay: number,
 ): buildConnector.connector {
   // Loaded with the first connection, not at start.
   let opener: Promise<SocksProxyAgent> | undefined;
@@ -40,8 +42,11 @@ export function socksConnector(
       }),
     );
     tunnel.then(
-      (socket) =>
-        https ? secure({ ...options, httpSocket: socket }, callback) : callback(null, socket),
+      (socket) => {
+        socket.setKeepAlive(true, keepAliveInitialDelay);
+        if (https) secure({ ...options, httpSocket: socket }, callback);
+        else callback(null, socket);
+      },
       (err: unknown) => {
         const why = err instanceof Error ? err.message : String(err);
         callback(new Error(`SOCKS5 proxy: ${why}`, { cause: err }), null);

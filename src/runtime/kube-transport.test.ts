@@ -540,6 +540,26 @@ describe("KubeTransport", () => {
       expect(socks.targets).toEqual([`0:0:0:0:0:0:0:1:${port}`]);
     });
 
+    it("keeps its tunnels alive with TCP keepalive, as a direct connection", async () => {
+      const port = await listen(http2.createSecureServer({ key, cert }, echo([]) as never));
+      const socks = await socksProxy("127.0.0.1");
+      const proxyUrl = socks.url.replace("socks5://", "socks5://aidc:p%40ss@");
+      const t = transport(named(`https://kube-apiserver.test:${port}`, { proxyUrl }));
+      expect((await t.request("GET", "/api")).status).toBe(200);
+      const proxyPort = Number(new URL(socks.url).port).toString(16).toUpperCase();
+      /** The timer of each established connection to the proxy (Linux /proc/net/tcp: 02 is keepalive). */
+      const timers = async () => {
+        const port16 = `:${proxyPort.padStart(4, "0")}`;
+        const rows = (await readFile("/proc/net/tcp", "utf8"))
+          .split("\n")
+          .map((l) => l.trim().split(/\s+/));
+        return rows
+          .filter((r) => r[2]?.endsWith(port16) && r[3] === "01")
+          .map((r) => r[5]?.slice(0, 2));
+      };
+      await vi.waitFor(async () => expect(await timers()).toEqual(["02"]));
+    });
+
     it("fails a request the proxy refuses (a wrong password) saying why, the password never said", async () => {
       const port = await listen(http2.createSecureServer({ key, cert }, echo([]) as never));
       const socks = await socksProxy("127.0.0.1");
