@@ -168,6 +168,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     resyncPeriodMs: config.resyncPeriodMs,
     resyncJitter: config.resyncJitter,
     reconcileTimeoutMs: config.reconcileTimeoutMs,
+    cacheSyncTimeoutMs: config.cacheSyncTimeoutMs,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     server: { port: config.server.port, host: config.server.host },
     ...(le.enabled && le.leaseNamespace

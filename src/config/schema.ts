@@ -11,10 +11,10 @@ import {
   DEFAULT_RECONCILE_TIMEOUT_MS,
   DEFAULT_RESYNC_JITTER,
   DEFAULT_RESYNC_PERIOD_MS,
-  DEFAULT_SHUTDOWN_TIMEOUT_MS,
   DEFAULT_WATCHDOG_MS,
 } from "../runtime/defaults.js";
 import { parseCidr } from "./cidr.js";
+import { lifecycleSettings } from "./lifecycle-schema.js";
 import { objectStorageSchema } from "./object-storage-schema.js";
 import { serviceSchema } from "./service-schema.js";
 
@@ -267,11 +267,7 @@ export const operatorConfigSchema = z.strictObject({
     })
     .prefault({})
     .describe("Port and address of `/metrics`, `/healthz` and `/readyz`."),
-  shutdownTimeoutMs: ms
-    .default(DEFAULT_SHUTDOWN_TIMEOUT_MS)
-    .describe(
-      "The whole graceful stop after SIGTERM: in-flight reconciles (aborted past their share), Events, the Lease's release; keep it below the pod's grace period, from which the chart sets it (terminationGracePeriodSeconds less 5 s).",
-    ),
+  ...lifecycleSettings,
   log: z
     .strictObject({
       level: z

@@ -4,7 +4,8 @@
  * ({@link InformerCache}) and read by reconcilers ({@link CacheReader}) instead of GETs.
  */
 import type { Logger } from "pino";
-import { Informer, type InformerOptions, type StoreEvent } from "./informer.js";
+import { Informer, type InformerOptions } from "./informer.js";
+import type { StoreEvent } from "./informer-store.js";
 import type { KubeClient } from "./kube.js";
 import { kubeListerWatcher, type ListerWatcher, withSelector } from "./listwatch.js";
 import {
@@ -253,14 +254,11 @@ export class InformerCache implements CacheReader {
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
   }
 
-  /** True when every informer has listed. */
-  hasSynced(): boolean {
-    return [...this.informers.values()].every((i) => i.hasSynced());
-  }
-
-  /** Kinds not synced yet, for /readyz. */
-  unsynced(): string[] {
-    return [...this.informers.entries()].filter(([, i]) => !i.hasSynced()).map(([id]) => id);
+  /** Kinds not listed yet, and why (cache-sync.ts): none once the cache has synced. */
+  unsynced(): Array<{ kind: string; error?: unknown }> {
+    return [...this.informers].flatMap(([kind, i]) =>
+      i.hasSynced() ? [] : [{ kind, error: i.syncError() }],
+    );
   }
 
   /** Resolves when every informer has listed. */

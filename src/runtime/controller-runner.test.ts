@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OwnWriteEchoFilter } from "./controller-runner.js";
-import type { StoreEvent } from "./informer.js";
+import type { StoreEvent } from "./informer-store.js";
 import type { KubeObject } from "./resource.js";
 
 /**

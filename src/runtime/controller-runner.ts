@@ -2,7 +2,7 @@ import { setImmediate } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { ControllerDefinition, WatchSpec } from "./controller.js";
 import { type ControllerRuntime, flowWorkers, laneWorkers } from "./controller-runtime.js";
-import type { StoreEvent } from "./informer.js";
+import type { StoreEvent } from "./informer-store.js";
 import { looksSettled } from "./looks-settled.js";
 import { nonStatusFingerprint, reconcileKey, TerminalHolds } from "./reconcile-attempt.js";
 import { formatKey, type KubeObject, objectKeyString, parseKey } from "./resource.js";

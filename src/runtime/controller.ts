@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { CacheReader, IndexFunc } from "./cache.js";
 import type { EventRecorder } from "./events.js";
-import type { StoreEvent } from "./informer.js";
+import type { StoreEvent } from "./informer-store.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { DeclaredRule } from "./permissions.js";

@@ -81,6 +81,12 @@ export const DEFAULT_RESYNC_JITTER = 0.1;
 export const DEFAULT_WATCHDOG_MS = 300_000;
 
 /**
+ * Longest the informer cache may take to list every kind at start before the operator
+ * exits so that its pod restarts (controller-runtime's CacheSyncTimeout); 0: no bound.
+ */
+export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
+
+/**
  * The whole graceful stop after SIGTERM (stop-budget.ts): inside Kubernetes' default
  * grace period of 30 s, with 5 s to spare (the chart sets it from its grace period).
  */

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { DEFAULT_WATCHDOG_MS } from "./defaults.js";
+import type { InformerHandler, InformerStore, StoreEvent } from "./informer-store.js";
 import { statusCodeOf } from "./kube-errors.js";
 import type { ListerWatcher, WatchHandle } from "./listwatch.js";
 import { cacheId, type KubeObject, type ResourceDescriptor, withKind } from "./resource.js";
@@ -27,23 +28,6 @@ type WatchOutcome =
   | { kind: "silent" }
   | { kind: "stopped" }
   | { kind: "error"; err: unknown };
-
-/** What changed in an informer's store; `old` is the previous object of an update. */
-export interface StoreEvent {
-  type: "add" | "update" | "delete";
-  object: KubeObject;
-  old?: KubeObject;
-}
-
-/** Listens to the changes of an informer's store. */
-export type InformerHandler = (event: StoreEvent) => void;
-
-/** Where an informer keeps the objects it lists and watches (cache.ts's ObjectStore). */
-export interface InformerStore {
-  upsert(obj: KubeObject): StoreEvent | undefined;
-  remove(obj: KubeObject): StoreEvent | undefined;
-  replace(items: KubeObject[], namespace?: string): StoreEvent[];
-}
 
 /**
  * A list+watch cache of one kind that never stops silently. Each scope (one namespace, or
@@ -96,6 +80,11 @@ export class Informer<S extends InformerStore = InformerStore> {
     return this.scopes.every((s) => s.synced);
   }
 
+  /** The last error of a scope that has not listed yet, if its list failed. */
+  syncError(): unknown {
+    return this.scopes.find((s) => !s.synced && s.lastError !== undefined)?.lastError;
+  }
+
   /** True while every scope has an open watch. */
   isWatching(): boolean {
     return this.scopes.every((s) => s.watching);
@@ -130,6 +119,7 @@ export class Informer<S extends InformerStore = InformerStore> {
 class Scope {
   synced = false;
   watching = false;
+  lastError: unknown;
   private resourceVersion = "";
   private stopped = true;
   private loop?: Promise<void>;
@@ -202,11 +192,13 @@ class Scope {
       failures++;
       const delay = Math.min(initial * 2 ** (failures - 1), max);
       const err = outcome.kind === "error" ? outcome.err : undefined;
+      this.lastError = err;
       // A 429 is the API server pacing its clients (a new kind's storage still starting,
       // its flow control): info while it passes, as client-go logs it; warn if it lasts.
+      // Before a first list, the cache's start report (cache-sync.ts) says it for all kinds.
       const paced = statusCodeOf(err) === 429 && failures <= PACED_QUIET_FAILURES;
-      const line = { err, delayMs: delay, failures };
-      this.log?.[paced ? "info" : "warn"](line, "list/watch failed; retrying");
+      const level = !this.synced ? "debug" : paced ? "info" : "warn";
+      this.log?.[level]({ err, delayMs: delay, failures }, "list/watch failed; retrying");
       await this.sleep(delay);
     }
     this.watching = false;
@@ -219,6 +211,7 @@ class Scope {
     this.informer.emit(this.informer.store.replace(items, this.namespace));
     this.resourceVersion = list.resourceVersion;
     this.synced = true;
+    this.lastError = undefined;
     this.informer.scopeSynced();
   }
 

@@ -91,6 +91,7 @@ async function until(check: () => boolean, timeoutMs = 5_000) {
 function elector(kube: KubeClient, events: string[]) {
   return new LeaderElector(kube, {
     log: {
+      debug: () => undefined,
       info: () => undefined,
       warn: (_: unknown, msg: string) => events.push(`warn: ${msg}`),
     } as unknown as Logger,

@@ -71,6 +71,8 @@ export class LeaderElector {
   private round?: Promise<boolean>;
   private observed?: string;
   private observedAt = 0;
+  /** Rounds that failed in a row ({@link reportFailure}). */
+  private failures = 0;
   private readonly key: ObjectKey;
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
@@ -168,11 +170,27 @@ export class LeaderElector {
     const round = this.tryAcquireOrRenew();
     this.round = round.catch(() => false);
     try {
-      return await withDeadline(round, timeoutMs, () => false);
+      const held = await withDeadline(round, timeoutMs, () => false);
+      if (held) this.failures = 0;
+      return held;
     } catch (err) {
-      if (!isConflict(err)) this.options.log?.warn({ err }, "leader election attempt failed");
+      if (!isConflict(err)) this.reportFailure(err);
       return false;
     }
+  }
+
+  /**
+   * A round that failed: a warning at the 1st, 2nd, 4th, 8th and 16th failure in a row
+   * and every 16th after (a backoff's steps, for rounds every retry period), else debug.
+   */
+  private reportFailure(err: unknown): void {
+    this.failures += 1;
+    const n = this.failures;
+    const step = (n & (n - 1)) === 0 || n % 16 === 0;
+    this.options.log?.[step ? "warn" : "debug"](
+      { err, failures: n },
+      "leader election attempt failed",
+    );
   }
 
   private async tryAcquireOrRenew(): Promise<boolean> {

@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { ControllerRuntime } from "./controller-runtime.js";
 import {
+  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_RECONCILE_TIMEOUT_MS,
   DEFAULT_RESYNC_JITTER,
@@ -73,6 +74,11 @@ export interface ManagerOptions {
   resyncPeriodMs?: number;
   /** Default {@link DEFAULT_RESYNC_JITTER}. */
   resyncJitter?: number;
+  /**
+   * Longest the informer cache may take to list every kind at start (cache-sync.ts):
+   * past it the manager fails (`done` rejects). Default {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS}; 0: no bound.
+   */
+  cacheSyncTimeoutMs?: number;
   /** The whole graceful stop (stop-budget.ts). Default {@link DEFAULT_SHUTDOWN_TIMEOUT_MS}. */
   shutdownTimeoutMs?: number;
   /** Absent or undefined: no election, this process runs the controllers. */

@@ -1,9 +1,14 @@
 import { hostname } from "node:os";
 import { InformerCache } from "./cache.js";
+import { reportCacheSync, syncSummary } from "./cache-sync.js";
 import type { ControllerDefinition } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
 import { withDeadline } from "./deadline.js";
-import { DEFAULT_HEALTH_PORT, DEFAULT_SHUTDOWN_TIMEOUT_MS } from "./defaults.js";
+import {
+  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+  DEFAULT_HEALTH_PORT,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+} from "./defaults.js";
 import { EventRecorder } from "./events.js";
 import { HealthServer } from "./health.js";
 import { KubeClient } from "./kube.js";
@@ -41,6 +46,7 @@ export class Manager {
   private health: ResourceHealth | undefined;
   private controllersRunning = false;
   private stopping = false;
+  private endSyncReport: () => void = () => {};
   private resolveDone!: () => void;
   private rejectDone!: (err: Error) => void;
   /** Port the server listens on, once started. */
@@ -105,8 +111,10 @@ export class Manager {
         ...(options.server?.host ? { host: options.server.host } : {}),
         metrics: this.metrics,
         readiness: {
-          "informer-sync": () =>
-            this.cache.hasSynced() ? undefined : `not synced: ${this.cache.unsynced().join(", ")}`,
+          "informer-sync": () => {
+            const unsynced = this.cache.unsynced();
+            return unsynced.length === 0 ? undefined : syncSummary(unsynced);
+          },
           controllers: () =>
             this.stopping
               ? "shutting down"
@@ -164,6 +172,11 @@ export class Manager {
   async start(): Promise<void> {
     if (this.server) this.port = await this.server.start();
     this.cache.start();
+    this.endSyncReport = reportCacheSync(this.cache, {
+      log: this.options.log,
+      timeoutMs: this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+      onTimeout: (message) => void this.fail(message, true),
+    });
     if (this.elector) this.elector.start();
     else this.launchControllers();
     this.options.log.info(
@@ -224,18 +237,22 @@ export class Manager {
     if (this.health) this.health.active = true;
   }
 
-  /** Stops without releasing the Lease and rejects `done`: the process should exit. */
-  private async fail(message: string): Promise<void> {
+  /**
+   * Stops and rejects `done`: the process should exit. The Lease is released only with
+   * `releaseLease` (a lost one is not this process's to release).
+   */
+  private async fail(message: string, releaseLease = false): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     if (this.health) this.health.active = false;
     this.options.log.error(message);
-    await this.shutdown(false);
+    await this.shutdown(releaseLease);
     this.rejectDone(new Error(message));
   }
 
   /** The stop's stages, all within one budget (stop-budget.ts). */
   private async shutdown(releaseLease: boolean): Promise<void> {
+    this.endSyncReport();
     const budget = new StopBudget(this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     const { events, lease, informers } = budget.shares;
     const leaseShare = this.elector ? lease : 0;

@@ -242,4 +242,64 @@ describe("the lines the operator writes", () => {
       await proxy.stop();
     }
   }, 120_000);
+
+  it("say why the operator is not ready while the API server cannot be reached at start, once per backoff step, and exit 1 past cacheSyncTimeoutMs so that the pod restarts", async () => {
+    const access = adminAccess(admin);
+    // A port nothing listens on: every connection is refused.
+    const server = `https://127.0.0.1:${await freePort()}`;
+    const kubeconfig = await writeKubeconfig(
+      join(dir, "unreachable"),
+      { unreachable: { ...access, server } },
+      "unreachable",
+    );
+    const configFile = join(dir, "unreachable.yaml");
+    await writeFile(configFile, "cacheSyncTimeoutMs: 8000\n");
+    const port = await freePort();
+    const flags = ["--kubeconfig", kubeconfig, "--watch-namespaces", namespace, "--leader-elect"];
+    const op = image.start(
+      ["run", "--config", configFile, ...flags, "--lease-namespace", namespace],
+      {
+        AIDC_API_KEY: TEST_API_KEY,
+        AIDC_SERVICE_BASE_URL: emulator.url,
+        AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+        AIDC_METRICS_PORT: String(port),
+        POD_NAME: "unreachable-0",
+      },
+    );
+    // Once every kind's list has failed, /readyz names them with the error.
+    const why =
+      /^\[-\]informer-sync: not synced: [^;]*nasvolumes\.aidc\.io[^;]* \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/m;
+    await eventually(async () => {
+      const answer = await fetch(`http://127.0.0.1:${port}/readyz`);
+      return answer.status === 503 && why.test(await answer.text());
+    }, 30_000);
+    const exited = new Promise((resolve) => setTimeout(() => resolve("still running"), 60_000));
+    expect(await Promise.race([op.exited, exited])).toBe(1);
+
+    type Line = { level?: string; msg?: string };
+    const lines = op.out.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Line);
+    const said = (level: string, msg: string) =>
+      lines.filter((l) => l.level === level && l.msg === msg).length;
+    // The cache's report at 1, 3 and 7 s speaks for every kind; the informers' retries,
+    // one line per kind and step, are not warnings.
+    const reports =
+      said("warn", "the cache has not synced; retrying") +
+      said("info", "the cache is still listing");
+    expect(reports).toBe(3);
+    expect(said("warn", "the cache has not synced; retrying")).toBeGreaterThanOrEqual(2);
+    expect(said("warn", "list/watch failed; retrying")).toBe(0);
+    // Rounds every 2 s: warned at the 1st, 2nd and 4th failure in a row.
+    expect(said("warn", "leader election attempt failed")).toBeLessThanOrEqual(3);
+    expect(lines.filter((l) => l.level === "error").map((l) => l.msg)).toEqual([
+      expect.stringMatching(
+        /^the cache did not sync within 8000 ms \(not synced: .*ECONNREFUSED.*\); exiting so that the pod restarts$/,
+      ),
+      "the manager failed; exiting so that the pod restarts",
+    ]);
+    expect(lines.at(-1)?.msg).toBe("the manager failed; exiting so that the pod restarts");
+    expect(op.out.stderr).toBe("");
+  }, 120_000);
 });
