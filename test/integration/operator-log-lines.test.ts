@@ -22,8 +22,7 @@ import { TcpProxy } from "../support/tcp-proxy.js";
  * reads of the operator as the image runs it (test/support/image-layout.ts): its service
  * account's token and CA read from files as in a pod, the API server addressed by an IP
  * address (as every pod's 10.96.0.1) and reached through a SOCKS5 proxy with a password
- * (`ssh -D` to a bastion: undici's SOCKS5 support, which Node calls experimental, and a
- * TLS server name set to that address), at debug level.
+ * (`ssh -D` to a bastion, and a TLS server name set to that address), at debug level.
  */
 describe("the lines the operator writes", () => {
   const admin = adminKubeConfig();
@@ -122,10 +121,6 @@ describe("the lines the operator writes", () => {
       const parsed = [...parse(op.out.stdout), ...parse(op.out.stderr)];
       expect(parsed.filter((l) => l.notJson !== undefined)).toEqual([]);
       expect(parsed.filter((l) => l.level === "warn" || l.level === "error")).toEqual([]);
-      // The warnings Node raised about undici's SOCKS5 support are in the log, as info.
-      expect(parsed).toContainEqual(
-        expect.objectContaining({ level: "info", warning: { name: "ExperimentalWarning" } }),
-      );
       expect(parse(op.out.stdout).at(-1)?.msg).toBe("manager stopped");
       const text = output();
       for (const secret of [TEST_API_KEY, password, token]) expect(text).not.toContain(secret);
