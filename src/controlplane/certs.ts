@@ -22,7 +22,7 @@ async function openssl(cwd: string, args: string[]): Promise<void> {
 }
 
 /**
- * Generates, with the openssl CLI, a CA, a serving certificate for 127.0.0.1 and
+ * Generates, with the openssl CLI, a CA, a serving certificate for 127.0.0.1, ::1 and
  * localhost, an admin client certificate in group system:masters, and an RSA key pair
  * that signs service-account tokens. Files are written into `dir`.
  */
@@ -56,7 +56,7 @@ export async function generateCerts(dir: string): Promise<ControlPlaneCerts> {
   ]);
   await writeFile(
     p("server.ext"),
-    "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
+    "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
   );
   await writeFile(p("client.ext"), "extendedKeyUsage=clientAuth\n");
   const leaf = async (name: string, subject: string, ext: string) => {

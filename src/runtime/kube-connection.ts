@@ -12,7 +12,7 @@
 import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
 import { type KubeConfigLike, type RequestCredentials, sameTls } from "./kube-credentials.js";
-import { proxyFor } from "./kube-proxy.js";
+import { proxyFor, unbracketed } from "./kube-proxy.js";
 import { socksConnector } from "./kube-socks.js";
 
 /** Options of the connections of a transport (and of the transport). */
@@ -191,8 +191,10 @@ export async function connect(
     const { ProxyAgent } = (await import("undici")).default;
     // An https:// proxy is verified as Go's clients verify it: with the cluster's TLS
     // settings (its CA, client certificate, insecure-skip-tls-verify), not the system's
-    // roots; checked against the proxy's own name.
-    const { servername: _servername, ...proxyTls } = tls;
+    // roots; checked against the proxy's own name or address (undici would check an
+    // IPv6 address with its URL brackets, as a name).
+    const { servername: _servername, ...clusterTls } = tls;
+    const proxyTls = { ...clusterTls, servername: unbracketed(new URL(proxy).hostname) };
     dispatcher = new ProxyAgent({
       ...dispatcherOptions,
       // The pools of its tunnels, which it does not tell of their disconnects.

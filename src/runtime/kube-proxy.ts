@@ -23,7 +23,7 @@ export function proxyFor(
     ? firstSet(env, "HTTPS_PROXY", "https_proxy")
     : firstSet(env, "HTTP_PROXY", "http_proxy");
   if (!proxy) return undefined;
-  const host = server.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const host = unbracketed(server.hostname).toLowerCase();
   const port = server.port || (https ? "443" : "80");
   if (!useProxy(host, port, firstSet(env, "NO_PROXY", "no_proxy") ?? "")) return undefined;
   return supported(/^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`);
@@ -58,6 +58,11 @@ function supported(proxy: string): string {
     throw new Error('the proxy\'s user or password is not percent-encoded: write "%" as "%25"');
   }
   return `${scheme === "socks5h" ? "socks5" : scheme}${proxy.slice(scheme.length)}`;
+}
+
+/** `host` without the brackets a URL puts around an IPv6 address (`[::1]`). */
+export function unbracketed(host: string): string {
+  return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
 }
 
 function firstSet(env: NodeJS.ProcessEnv, ...names: string[]): string | undefined {

@@ -10,6 +10,7 @@ import { EventEmitter } from "node:events";
 import type { ClientRequest } from "node:http";
 import type { SocksProxyAgent } from "socks-proxy-agent";
 import type { buildConnector } from "undici";
+import { unbracketed } from "./kube-proxy.js";
 
 /**
  * A connector (undici's `connect` option) that opens each connection as a tunnel
@@ -28,6 +29,7 @@ export function socksConnector(
   return (options, callback) => {
     opener ??= import("socks-proxy-agent").then(({ SocksProxyAgent }) => {
       const agent = new SocksProxyAgent(`socks5h${proxy.slice(proxy.indexOf(":"))}`);
+      // It keeps an IPv6 address's brackets ([::1]) and would look them up as a name.
       agent.proxy.host = unbracketed(agent.proxy.host ?? "");
       return agent;
     });
@@ -35,8 +37,8 @@ export function socksConnector(
     const tunnel = opener.then((agent) =>
       // It takes the request only to tell it of the tunnel ('proxy').
       agent.connect(new EventEmitter() as ClientRequest, {
-        // undici hands an IPv6 server's address without brackets; a name as it is.
-        host: unbracketed(options.hostname),
+        // undici hands an IPv6 server's address without brackets.
+        host: options.hostname,
         port: Number(options.port) || (https ? 443 : 80),
         secureEndpoint: false,
       }),
@@ -53,9 +55,4 @@ export function socksConnector(
       },
     );
   };
-}
-
-/** `host` without the brackets of an IPv6 address (`[::1]`), which socks-proxy-agent would look up as a name. */
-function unbracketed(host: string): string {
-  return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
 }

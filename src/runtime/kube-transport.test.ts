@@ -436,9 +436,17 @@ describe("KubeTransport", () => {
   });
 
   describe("through an HTTP CONNECT proxy", () => {
-    /** A CONNECT proxy that sends every tunnel to `port` on loopback, whatever host was asked. */
-    async function connectProxy(port: number, asked: string[]): Promise<number> {
-      const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+    /**
+     * A CONNECT proxy that sends every tunnel to `port` on loopback, whatever host was
+     * asked; an https:// one (the server's certificate) with `tls`, listening on `address`.
+     */
+    async function connectProxy(
+      port: number,
+      asked: string[],
+      { tls = false, address = "127.0.0.1" } = {},
+    ): Promise<number> {
+      const refuse: Handler = (_req, res) => res.writeHead(405).end();
+      const proxy = tls ? https.createServer({ key, cert }, refuse) : http.createServer(refuse);
       proxy.on("connect", (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
         asked.push(req.url ?? "");
         const upstream = connect(port, "127.0.0.1", () => {
@@ -450,7 +458,7 @@ describe("KubeTransport", () => {
         upstream.on("error", () => socket.destroy());
         socket.on("error", () => upstream.destroy());
       });
-      return listen(proxy);
+      return listen(proxy, address);
     }
 
     it("goes through the kubeconfig's proxy-url", async () => {
@@ -464,6 +472,18 @@ describe("KubeTransport", () => {
       expect((await t.request("GET", "/api")).status).toBe(200);
       expect(asked).toEqual([`127.0.0.1:${port}`]);
       expect(seen[0]?.version).toBe("2.0");
+    });
+
+    it("goes through an https:// one named by an IPv6 address, its certificate checked for that address", async () => {
+      const seen: Seen[] = [];
+      const port = await listen(http2.createSecureServer({ key, cert }, echo(seen) as never));
+      const asked: string[] = [];
+      const proxy = await connectProxy(port, asked, { tls: true, address: "::1" });
+      const t = transport(
+        config(`https://127.0.0.1:${port}`, { proxyUrl: `https://[::1]:${proxy}` }),
+      );
+      expect((await t.request("GET", "/api")).status).toBe(200);
+      expect(asked).toEqual([`127.0.0.1:${port}`]);
     });
 
     it("sends the requests a GOAWAY left unprocessed through it on a tunnel of their own", async () => {
