@@ -99,8 +99,7 @@ export class Manager {
         onStartedLeading: () => {
           this.launchControllers();
         },
-        onStoppedLeading: () =>
-          void this.fail("leadership lost: could not renew the lease in time"),
+        onStoppedLeading: () => this.leadershipLost(),
         onLeaderChange: (leader) =>
           this.metrics.leaderStatus.set({ name: le.leaseName }, leader ? 1 : 0),
       });
@@ -175,7 +174,7 @@ export class Manager {
     this.endSyncReport = reportCacheSync(this.cache, {
       log: this.options.log,
       timeoutMs: this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
-      onTimeout: (message) => void this.fail(message, true),
+      onTimeout: (message) => void this.fail(message, { releaseLease: true }),
     });
     if (this.elector) this.elector.start();
     else this.launchControllers();
@@ -238,26 +237,41 @@ export class Manager {
   }
 
   /**
-   * Stops and rejects `done`: the process should exit. The Lease is released only with
-   * `releaseLease` (a lost one is not this process's to release).
+   * Another process may lead from now on, so the reconciles in flight are aborted at once,
+   * not drained (controller-runtime skips its graceful shutdown then), also when a stop
+   * is already under way.
    */
-  private async fail(message: string, releaseLease = false): Promise<void> {
+  private leadershipLost(): void {
+    const message = "leadership lost: could not renew the lease in time";
+    if (!this.stopping) void this.fail(message, { drain: false });
+    else for (const c of this.controllers) c.abortReconciles(message);
+  }
+
+  /**
+   * Stops and rejects `done`: the process should exit. The Lease is released only with
+   * `releaseLease` (a lost one is not this process's to release); `drain: false` aborts
+   * the reconciles in flight at once.
+   */
+  private async fail(
+    message: string,
+    { releaseLease = false, drain = true }: { releaseLease?: boolean; drain?: boolean } = {},
+  ): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     if (this.health) this.health.active = false;
     this.options.log.error(message);
-    await this.shutdown(releaseLease);
+    await this.shutdown(releaseLease, drain);
     this.rejectDone(new Error(message));
   }
 
   /** The stop's stages, all within one budget (stop-budget.ts). */
-  private async shutdown(releaseLease: boolean): Promise<void> {
+  private async shutdown(releaseLease: boolean, drain = true): Promise<void> {
     this.endSyncReport();
     const budget = new StopBudget(this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     const { events, lease, informers } = budget.shares;
     const leaseShare = this.elector ? lease : 0;
     // Controllers still waiting for the cache sync check `stopping` before starting.
-    const drainMs = budget.left(events + leaseShare + informers);
+    const drainMs = drain ? budget.left(events + leaseShare + informers) : 0;
     await Promise.all(this.controllers.map((c) => c.stop(drainMs)));
     this.controllersRunning = false;
     const flushMs = Math.min(events, budget.left(leaseShare + informers));

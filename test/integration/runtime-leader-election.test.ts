@@ -40,8 +40,16 @@ describe("leader election between managers", () => {
     await Promise.all(managers.map((m) => m.stop()));
   });
 
-  /** A manager whose only controller records what it reconciled. */
-  async function startManager(identity: string, leaseName: string, config = kc) {
+  /**
+   * A manager whose only controller records what it reconciled; with `hang`, a reconcile
+   * runs until it is aborted, and records `aborted: <name>` then.
+   */
+  async function startManager(
+    identity: string,
+    leaseName: string,
+    config = kc,
+    { hang = false, shutdownTimeoutMs = 2_000 } = {},
+  ) {
     const reconciled: string[] = [];
     const manager = new Manager({
       kubeConfig: config,
@@ -49,7 +57,7 @@ describe("leader election between managers", () => {
       namespaces: [namespace],
       server: { port: 0, host: "127.0.0.1" },
       resyncPeriodMs: 0,
-      shutdownTimeoutMs: 2_000,
+      shutdownTimeoutMs,
       leaderElection: {
         leaseName,
         leaseNamespace: namespace,
@@ -62,8 +70,12 @@ describe("leader election between managers", () => {
     manager.add(
       controller("gizmos")
         .for(GIZMOS)
-        .reconcile(async (key) => {
+        .reconcile(async (key, ctx) => {
           reconciled.push(key.name);
+          if (hang) {
+            await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+            reconciled.push(`aborted: ${key.name}`);
+          }
           return {};
         }),
     );
@@ -129,7 +141,8 @@ describe("leader election between managers", () => {
     expect(Date.now() - stoppedAt).toBeLessThan(2 * RETRY_MS + 500);
   });
 
-  it("makes a leader that cannot renew step down after the renew deadline and fail its manager", async () => {
+  /** A kubeconfig whose API server is reached through a proxy the test can cut. */
+  async function cuttable() {
     const tcp = new TcpProxy(Number(new URL(kc.getCurrentCluster()?.server ?? "").port));
     proxies.push(tcp);
     const port = await tcp.start();
@@ -138,6 +151,11 @@ describe("leader election between managers", () => {
     const cluster = cut.getCurrentCluster();
     if (!cluster) throw new Error("no cluster");
     cut.clusters = [{ ...cluster, server: `https://127.0.0.1:${port}` }];
+    return { tcp, cut };
+  }
+
+  it("makes a leader that cannot renew step down after the renew deadline and fail its manager", async () => {
+    const { tcp, cut } = await cuttable();
     const a = await startManager("a", "partitioned", cut);
     await eventually(async () => a.manager.isLeader());
     const b = await startManager("b", "partitioned");
@@ -151,5 +169,43 @@ describe("leader election between managers", () => {
     expect(Date.now() - cutAt).toBeLessThan(RENEW_MS + 2 * RETRY_MS + 1_000);
     expect(a.manager.isLeader()).toBe(false);
     await eventually(async () => b.manager.isLeader(), 3 * LEASE_MS, 50);
+  });
+
+  it("aborts the reconciles in flight at once when leadership is lost, not after the drain: another leader may act", async () => {
+    const { tcp, cut } = await cuttable();
+    // A drain of about 12 s: far longer than the renew deadline.
+    const a = await startManager("a", "lost-reconciling", cut, {
+      hang: true,
+      shutdownTimeoutMs: 20_000,
+    });
+    await eventually(async () => a.reconciled.length === 2);
+    const failed = a.manager.done.then(
+      () => "resolved",
+      (err: Error) => err.message,
+    );
+    const cutAt = Date.now();
+    tcp.block();
+    await expect(failed).resolves.toMatch(/leadership lost/);
+    expect(Date.now() - cutAt).toBeLessThan(RENEW_MS + 2 * RETRY_MS + 1_000);
+    expect(a.reconciled.filter((r) => r.startsWith("aborted")).sort()).toEqual([
+      "aborted: one",
+      "aborted: two",
+    ]);
+  });
+
+  it("aborts the reconciles a graceful stop drains once leadership is lost meanwhile", async () => {
+    const { tcp, cut } = await cuttable();
+    const a = await startManager("a", "lost-stopping", cut, {
+      hang: true,
+      shutdownTimeoutMs: 20_000,
+    });
+    await eventually(async () => a.reconciled.length === 2);
+    tcp.block();
+    const stoppedAt = Date.now();
+    await a.manager.stop();
+    // Reconciles aborted when the lease was lost (a renew deadline), not at the drain's
+    // end (~12 s); the release then waits at most a renew deadline for the last round.
+    expect(Date.now() - stoppedAt).toBeLessThan(2 * RENEW_MS + 2 * RETRY_MS + 1_000);
+    expect(a.reconciled.filter((r) => r.startsWith("aborted"))).toHaveLength(2);
   });
 });
