@@ -134,11 +134,10 @@ describe("the local playground (npm run dev)", () => {
     expect(lines.some((l) => l.startsWith("object storage (MinIO) at http://127.0.0.1:"))).toBe(
       true,
     );
-    // The operator started once the API server could serve every kind: no retried
-    // list or watch, and no stack trace, in its log.
-    expect(logs.filter((l) => l.includes("list/watch failed") || l.includes('"stack"'))).toEqual(
-      [],
-    );
+    // The operator started once the API server could serve every kind: no failed list
+    // (the cache's start report) or retried watch, and no stack trace, in its log.
+    const failed = ["list/watch failed", "the cache has not synced", '"stack"'];
+    expect(logs.filter((l) => failed.some((f) => l.includes(f)))).toEqual([]);
   });
 
   it("takes docs/getting-started.md's emulator path as written: the first job Ready and Current", async () => {
