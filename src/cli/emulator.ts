@@ -22,6 +22,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   detailVisibilityDelayMs: string;
   nasReleaseDelayMs: string;
   repeatDeleteStatus: string;
+  failedOrdersLeaveResources?: boolean;
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
   pageSizeCap: string;
@@ -71,6 +72,10 @@ export function registerEmulatorCommand(program: Command): void {
       "--repeat-delete-status <status>",
       "envelope status of a delete of a resource already being deleted (0 accepts it; 400 or 409)",
       "0",
+    )
+    .option(
+      "--failed-orders-leave-resources",
+      "a task or NAS whose order fails after acceptance stays, half made (FAILED, Failed)",
     )
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
@@ -173,6 +178,7 @@ export function registerEmulatorCommand(program: Command): void {
       ),
       nasReleaseDelayMs: nonNegativeInt("nas-release-delay-ms", flags.nasReleaseDelayMs),
       repeatDeleteStatus: nonNegativeInt("repeat-delete-status", flags.repeatDeleteStatus),
+      failedOrdersLeaveResources: flags.failedOrdersLeaveResources === true,
       ...Object.fromEntries(
         KIND_SETTING_NAMES.map((name) => [
           name,

@@ -82,6 +82,7 @@ const configPatchSchema = z.strictObject({
   detailVisibilityDelayMs: z.int().min(0).optional(),
   nasReleaseDelayMs: z.int().min(0).optional(),
   repeatDeleteStatus: z.union([z.literal(0), z.int().min(400).max(499)]).optional(),
+  failedOrdersLeaveResources: z.boolean().optional(),
   ...kindSettingsSchema,
   httpStatusMirrorsEnvelope: z.boolean().optional(),
   unknownIdStatus: z.int().min(400).max(599).optional(),

@@ -36,6 +36,13 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * refuse it as "already being released", as a service may (the spec does not say).
    */
   repeatDeleteStatus: number;
+  /**
+   * Whether a task or NAS whose order fails after it was accepted stays, half made: listed
+   * and readable with status `FAILED` (a task) or `Failed` (a NAS), its result naming no
+   * resource, as a service that does not clean up after a failed order would. Default:
+   * a failed order leaves nothing behind.
+   */
+  failedOrdersLeaveResources: boolean;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
   httpStatusMirrorsEnvelope: boolean;
   /**
@@ -110,6 +117,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   detailVisibilityDelayMs: 0,
   nasReleaseDelayMs: 0,
   repeatDeleteStatus: 0,
+  failedOrdersLeaveResources: false,
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
   pageSizeCap: 0,

@@ -120,15 +120,16 @@ export function patchCci(state: EmulatorState, id: string, input: unknown): void
   if (patch.saveImageStatus === true) cci.savingImageUntil = Number.MAX_SAFE_INTEGER;
 }
 
-/** Resolves a subscription now with the given outcome (a forced failure removes its resource). */
+/**
+ * Resolves a subscription now with the given outcome (a forced failure removes its
+ * resource, or leaves it half made: failedOrdersLeaveResources).
+ */
 export function patchSubscription(state: EmulatorState, key: string, input: unknown): void {
   const patch = subscriptionPatchSchema.parse(input);
   const sub = need(state.subscriptions.get(key), "subscription", key);
   if (sub.resolved && sub.outcome === patch.state) return;
   if (sub.resolved && sub.outcome === "Failed") {
-    throw new RemoteStateConflictError(
-      `subscription ${key} has already failed; its resource is gone`,
-    );
+    throw new RemoteStateConflictError(`subscription ${key} has already failed; it cannot change`);
   }
   if (patch.state === "Succeeded" && sub.instanceId === undefined) {
     throw new RemoteStateConflictError(

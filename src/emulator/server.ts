@@ -109,6 +109,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "detailVisibilityDelayMs",
     "nasReleaseDelayMs",
     "repeatDeleteStatus",
+    "failedOrdersLeaveResources",
     ...KIND_SETTING_NAMES,
     "httpStatusMirrorsEnvelope",
     "unknownIdStatus",

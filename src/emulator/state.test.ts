@@ -132,6 +132,37 @@ describe("the emulator's time-driven state", () => {
     await expect(svc.client.getNas("nas-000001")).rejects.toThrow(/not found|404/i);
   });
 
+  it.each([false, true])(
+    "removes the NAS and task of a failed order, or with failedOrdersLeaveResources %s leaves them failed",
+    async (leave) => {
+      svc = await startEmulatedService({
+        emulator: { subscriptionDelayMs: 60_000, idTag: "", failedOrdersLeaveResources: leave },
+      });
+      const nasKey = await svc.client.subscribeNas({
+        productCode: "nas.fixed.200",
+        storageParams: { description: "[aidc-token:f]" },
+      });
+      const taskKey = await svc.client.createTrainingTask({
+        name: "t",
+        createType: "DIRECT",
+        productCode: "train.cpu.16",
+        workerCount: 1,
+        image: "i",
+        env: { [CLIENT_TOKEN_ENV]: "f" },
+      });
+      for (const key of [nasKey, taskKey]) {
+        await svc.admin.resolveSubscription(key, "Failed", "no capacity");
+      }
+      const nasResult = await svc.client.getNasSubscriptionResult(nasKey);
+      expect(nasResult).toMatchObject({ state: "Failed", message: "no capacity" });
+      expect(nasResult.instanceId).toBeUndefined();
+      expect(await svc.client.findNasIdsByClientToken("f")).toEqual(leave ? ["nas-000001"] : []);
+      if (!leave) return;
+      expect(await svc.client.getNas("nas-000001")).toMatchObject({ status: "Failed" });
+      expect(await svc.client.getTrainingTask("task-000001")).toMatchObject({ status: "FAILED" });
+    },
+  );
+
   it("hands out the same keys and addresses under the same random seed and id tag", async () => {
     const keys: string[] = [];
     for (let run = 0; run < 2; run++) {

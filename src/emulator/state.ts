@@ -7,6 +7,7 @@
  */
 
 import { DEFAULT_BEHAVIOUR, type EmulatorBehaviour } from "./behaviour.js";
+import { failOrder } from "./failed-orders.js";
 import { FileSystemStore } from "./file-systems.js";
 import { defaultCciInstances, defaultNasProducts, defaultTrainingProducts } from "./fixtures.js";
 import { createPods } from "./pods.js";
@@ -247,9 +248,7 @@ export class EmulatorState {
     this.pending.delete(sub.key);
     if (sub.instanceId === undefined) return;
     if (sub.outcome === "Failed") {
-      // A failed create leaves nothing behind.
-      this.tasks.delete(sub.instanceId);
-      this.nas.delete(sub.instanceId);
+      failOrder(this, sub.instanceId, this.behaviour.failedOrdersLeaveResources, now);
       return;
     }
     const task = sub.kind === "training" ? this.tasks.get(sub.instanceId) : undefined;

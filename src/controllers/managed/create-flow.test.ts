@@ -237,6 +237,30 @@ describe("the create of a managed object", () => {
     expect(w.calls.filter((c) => c.startsWith("create"))).toEqual(["create (pending recorded)"]);
   });
 
+  it("binds what a failed order left (found by its token), says so, and orders nothing more", async () => {
+    const w = world({});
+    const failing = client(() => w, {
+      pollSubscription: async () => ({ state: "Failed", message: "no capacity" }),
+      lookupByToken: async () => {
+        w.calls.push("lookup");
+        return ["id-left"];
+      },
+    });
+    const { reconcile } = loop(failing);
+    await reconcile(KEY, w.ctx);
+    expect(w.writes[1]).toEqual({
+      [ANNOTATIONS.externalId]: "id-left",
+      [ANNOTATIONS.createPending]: null,
+      [ANNOTATIONS.subscriptionKey]: "key-1",
+    });
+    expect(w.events).toContain("Warning CreateFailed");
+    expect(w.obj?.status).toMatchObject({ id: "id-left" });
+    w.set((o) => ({ ...o, metadata: { ...o.metadata, generation: 2 } }));
+    w.calls.length = 0;
+    await reconcile(KEY, w.ctx);
+    expect(w.calls.filter((c) => c.startsWith("create") || c === "poll")).toEqual([]);
+  });
+
   const createErrors = [
     {
       reason: "a refusal proves no create happened, so the pending marker is dropped",

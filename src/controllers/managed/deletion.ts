@@ -242,7 +242,9 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   options: ManagedOptions,
 ): Promise<ReconcileResult> {
   const { client, state } = run;
+  const { pending } = state;
   let id: string | undefined;
+  let failed = false;
   if (state.subscriptionKey && client.pollSubscription) {
     const key = state.subscriptionKey;
     let res: Awaited<ReturnType<NonNullable<typeof client.pollSubscription>>>;
@@ -254,31 +256,27 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
       res = { state: "Succeeded" };
     }
     if (res.state === "Pending") {
-      const age = state.pending ? run.ageOf(state.pending.at) : Number.NaN;
+      const age = pending ? run.ageOf(pending.at) : Number.NaN;
       return waiting(
         run,
         `waiting for subscription ${key} to finish before deleting its resource`,
         agingPollMs(age, options),
       );
     }
-    if (res.state === "Failed") return release(run);
-    id = res.externalId;
+    // A failed order may leave what it made: the token finds it below, to delete it too.
+    if (res.state === "Succeeded") id = res.externalId;
+    else failed = true;
   }
-  if (!id && state.pending?.token) {
-    let found: string[] | undefined;
-    try {
-      found = await client.lookupByToken?.(run.call, state.pending);
-    } catch (err) {
-      throw wrapError(ERR.lookup, err);
-    }
+  if (!id && pending?.token) {
+    const found = await runStep(ERR.lookup, async () => client.lookupByToken?.(run.call, pending));
     const d = decideAfterLookup({
-      token: state.pending.token,
-      key: lookupKeyOf(client.lookupKey?.(run.obj), state.pending.token),
+      token: pending.token,
+      key: lookupKeyOf(client.lookupKey?.(run.obj), pending.token),
       found,
-      pendingAgeMs: run.ageOf(state.pending.at),
+      pendingAgeMs: run.ageOf(pending.at),
       visibilityGraceMs: visibilityWindowMs(options),
     });
-    if (d.decision === "Wait") {
+    if (d.decision === "Wait" && !failed) {
       return waiting(
         run,
         "waiting for an unfinished create to show before deleting",
@@ -287,6 +285,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
     }
     if (d.decision === "Adopt") id = d.externalId;
   }
+  if (!id && failed) return release(run);
   if (!id) {
     run.warning(
       DELETE_NOT_HONOURED,

@@ -3,7 +3,8 @@
  * before ordering, the pending marker with a fresh client token, the create call, and
  * what its answer binds (an id at once: Observe; a subscription: Poll). Poll follows
  * the subscription, at once after the create and then at growing intervals: pending,
- * failed, or succeeded, when the resource is bound by the id the subscription names or,
+ * failed (what the service made anyway, found by the client token, is bound), or
+ * succeeded, when the resource is bound by the id the subscription names or,
  * when it names none, by the create's client token (Observe; Unknown when neither finds
  * it). An order that resolves at its first poll is bound in one write (the id and the
  * key together) and told by one Event (Created); CreateRequested when it does not.
@@ -187,21 +188,41 @@ export async function poll<T extends ManagedObject, R>(
     });
   }
   if (res.state === "Failed") {
+    const subscription = { outcome: "Failed" as const, message: capFreeText(res.message), ...base };
+    let made: string[];
+    try {
+      // A service may leave what it made before the order failed: found by the token.
+      made = pending?.token ? ((await client.lookupByToken?.(run.call, pending)) ?? []) : [];
+    } catch (err) {
+      await writeKey();
+      throw wrapError(ERR.lookup, err);
+    }
     ordered();
+    const message = `subscription ${key} failed: ${res.message}`;
+    const [remnant, ...more] = made;
+    if (remnant && more.length === 0) {
+      // Bound, so that it is shown, never ordered twice, and deleted or kept by the policy.
+      await run.annotate({
+        [ANNOTATIONS.externalId]: remnant,
+        [ANNOTATIONS.createPending]: null,
+        ...unwrittenKey,
+      });
+      run.warning(
+        "CreateFailed",
+        `${message}; the service shows the resource ${remnant} it made for the order anyway: bound to it (deletionPolicy decides what becomes of it; delete the object to order anew)`,
+      );
+      return { step: "Observe", externalId: remnant, subscription };
+    }
     await run.annotate({
       [ANNOTATIONS.subscriptionKey]: null,
       [ANNOTATIONS.createPending]: null,
       [ANNOTATIONS.createFailedGeneration]: String(pending?.generation || run.generation),
     });
-    const message = `subscription ${key} failed: ${res.message}`;
-    run.warning("CreateFailed", message);
+    const left = made.length ? `; the service shows ${made.join(", ")} carrying its token` : "";
+    run.warning("CreateFailed", message + left);
     return done({
-      facts: {
-        ...run.facts(),
-        subscriptionKey: key,
-        subscription: { outcome: "Failed", message: capFreeText(res.message), ...base },
-      },
-      ready: { status: "False", reason: "CreateFailed", message },
+      facts: { ...run.facts(), subscriptionKey: key, subscription },
+      ready: { status: "False", reason: "CreateFailed", message: message + left },
       synced: SYNCED_OK,
     });
   }

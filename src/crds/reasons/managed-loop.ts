@@ -48,7 +48,7 @@ export const MANAGED_LOOP_REASONS = {
     "UnderWay",
     ["Ready"],
     MANAGED,
-    "The object is being deleted (deletionPolicy Delete) and the operator waits: for a create in flight to resolve, for the kind's steps before deletion (e.g. a detach), or, after a delete the service accepted, until the service no longer shows the resource. The finalizer stays until then; the message says what is awaited.",
+    "The object is being deleted (deletionPolicy Delete) and the operator waits: for a create in flight to resolve, for the kind's steps before deletion (e.g. a detach), or, after a delete, until the service no longer shows the resource (a delete it refuses is sent again meanwhile). The finalizer stays until then; the message says what is awaited.",
   ),
   CreateFailed: entry(
     "Terminal",
