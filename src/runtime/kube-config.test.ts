@@ -90,6 +90,10 @@ describe("loadKubeConfig", () => {
     const opts = await optionsOf(pod);
     expect(opts.headers?.Authorization).toBe("Bearer sa-token");
     expect(String(opts.ca)).toBe("FILE-CA");
+    // An IPv6 cluster's service address is bracketed in the URL.
+    const v6 = { KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "443" };
+    const podV6 = await loadKubeConfig({ env: v6, serviceAccountDir: dir });
+    expect(podV6.getCurrentCluster()?.server).toBe("https://[fd00::1]:443");
   });
 
   it("serves a proxy-url, an http:// server with a path, and a token file over a token", async () => {

@@ -560,6 +560,15 @@ describe("KubeTransport", () => {
       expect(socks.targets).toEqual([`0:0:0:0:0:0:0:1:${port}`]);
     });
 
+    it("sends the requests a GOAWAY left unprocessed through it on a tunnel of their own", async () => {
+      const socks = await socksProxy("127.0.0.1");
+      const proxyUrl = socks.url.replace("socks5://", "socks5://aidc:p%40ss@");
+      await unprocessedAfterGoaway(async (port) =>
+        named(`https://kube-apiserver.test:${port}`, { proxyUrl }),
+      );
+      expect(socks.tunnels).toBe(2);
+    });
+
     it("keeps its tunnels alive with TCP keepalive, as a direct connection", async () => {
       const port = await listen(http2.createSecureServer({ key, cert }, echo([]) as never));
       const socks = await socksProxy("127.0.0.1");
