@@ -995,4 +995,26 @@ describe("a running controller", () => {
     await h.cache.stop();
     await h2.cache.stop();
   });
+
+  it("on stop, records no failure of a reconcile it aborted: no Event, no error policy, as it is not the object's (the next leader reconciles it)", async () => {
+    const h = harness(async (_k, ctx) => {
+      await new Promise((_, reject) =>
+        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)),
+      );
+      return {};
+    });
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    await settle();
+    const bounded = h.running.stop(1_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await expect(bounded).resolves.toBe(false);
+    await settle();
+    await h.events.flush();
+    expect(h.policyCalls).toEqual([]);
+    expect(h.created).toEqual([]);
+    await h.cache.stop();
+  });
 });

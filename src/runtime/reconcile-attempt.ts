@@ -93,7 +93,10 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
     }
     log.debug({ requeueAfterMs: after }, "reconciled");
   } catch (err) {
-    if (!quietTimeout(a, keyString, err)) await onFailure(a, keyString, key, err, ctx);
+    // Aborted by the controller's stop or a lost leadership: not the object's failure, so
+    // no Event, condition or backoff; whoever leads next reconciles it.
+    if (a.signal.aborted) log.debug({ err }, "reconcile aborted: the controller is stopping");
+    else if (!quietTimeout(a, keyString, err)) await onFailure(a, keyString, key, err, ctx);
   } finally {
     a.rt.metrics.activeWorkers.dec(labels);
     a.rt.metrics.reconcileTime.observe(labels, (a.rt.clock.now().getTime() - started) / 1000);
