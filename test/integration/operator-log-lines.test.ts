@@ -181,9 +181,14 @@ describe("the lines the operator writes", () => {
         { hung: { ...access, server } },
         "hung",
       );
-      // A service call waits as long as the reconcile may (60 s): the reconcile hangs.
+      // A service call waits as long as the reconcile may (60 s): the reconcile hangs. A
+      // renew deadline past the stop: the Lease is not lost meanwhile (which would abort
+      // the reconcile at once), so each stage runs to the end of its share.
       const configFile = join(dir, "hung.yaml");
-      await writeFile(configFile, "service:\n  timeoutMs: 120000\n");
+      await writeFile(
+        configFile,
+        "service: { timeoutMs: 120000 }\nleaderElection: { leaseDurationMs: 45000, renewDeadlineMs: 40000 }\n",
+      );
       const port = await freePort();
       const flags = ["--kubeconfig", kubeconfig, "--watch-namespaces", namespace, "--leader-elect"];
       const op = image.start(
