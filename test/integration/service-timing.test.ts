@@ -5,9 +5,9 @@
  * saying so, and is Ready once the read answers: never RemoteNotFound (whose advice, to
  * remove the external-id annotation, would order a second resource), never a second
  * order, and a Delete meanwhile deletes it once it is known. One that keeps order
- * results only briefly: a result key it no longer knows sends the object to its
- * create's client token, which finds the resource; nothing is ordered twice, nothing is
- * left behind. One whose NAS scale, accepted, shows in the quota only later: the change
+ * results only briefly: a result key it no longer knows (answered 404, or 500 a few
+ * polls in a row) sends the object to its create's client token, which finds the
+ * resource; nothing is ordered twice, nothing is left behind. One whose NAS scale, accepted, shows in the quota only later: the change
  * is sent once and waited for, also past the time the operator gives it
  * (ScaleOutcomeUnknown meanwhile), and the object is Ready at the new size by itself.
  */
@@ -112,54 +112,62 @@ describe("a service whose detail read lags its orders", () => {
   });
 });
 
-describe("a service that forgets an order's result once it resolved", () => {
-  let op: TestOperator;
-  let nas: ObjectsOf;
-  let jobs: ObjectsOf;
+// A service may answer a key it no longer knows as any unknown id: 404, or a 500 (then
+// the key is given up after a few polls that fail in a row).
+describe.each([404, 500])(
+  "a service that forgets an order's result once it resolved (unknown key: %i)",
+  (status) => {
+    let op: TestOperator;
+    let nas: ObjectsOf;
+    let jobs: ObjectsOf;
 
-  beforeAll(async () => {
-    ({ op, nas, jobs } = await operatorOn("service-forgets", {
-      subscriptionDelayMs: 1_500,
-      subscriptionResultRetentionMs: 1,
-    }));
-  }, 60_000);
-  afterAll(async () => {
-    await op?.stop();
-  });
+    beforeAll(async () => {
+      ({ op, nas, jobs } = await operatorOn(`service-forgets-${status}`, {
+        subscriptionDelayMs: 1_500,
+        subscriptionResultRetentionMs: 1,
+        unknownIdStatus: status,
+      }));
+    }, 60_000);
+    afterAll(async () => {
+      await op?.stop();
+    });
 
-  const resultPolls = (since: number) =>
-    op.emulator.requestLog
-      .read({ since })
-      .filter((r) => r.endpoint?.endsWith("SubscriptionResult"))
-      .map((r) => r.status);
+    const resultPolls = (since: number) =>
+      op.emulator.requestLog
+        .read({ since })
+        .filter((r) => r.endpoint?.endsWith("SubscriptionResult"))
+        .map((r) => r.status);
 
-  it("finds a NAS and a task whose results it can no longer read by their client tokens, ordering each once", async () => {
-    const since = op.emulator.requestLog.lastSeq();
-    await nas.create("forgotten", nasSpec);
-    await jobs.create("forgotten", jobSpec);
-    await nas.waitForCondition("forgotten", "Ready", "True", "Available");
-    await jobs.waitFor("forgotten", running);
-    expect(resultPolls(since)).toContain(404);
-    const state = op.emulator.state;
-    expect([...state.nas.values()].filter((n) => n.name === "forgotten")).toHaveLength(1);
-    expect([...state.tasks.values()].filter((t) => t.name === "forgotten")).toHaveLength(1);
-    await nas.waitForEvents("forgotten", ["Recovered"]);
-  });
+    it("finds a NAS and a task whose results it can no longer read by their client tokens, ordering each once", async () => {
+      const since = op.emulator.requestLog.lastSeq();
+      await nas.create("forgotten", nasSpec);
+      await jobs.create("forgotten", jobSpec);
+      await nas.waitForCondition("forgotten", "Ready", "True", "Available");
+      await jobs.waitFor("forgotten", running);
+      expect(resultPolls(since)).toContain(status);
+      const state = op.emulator.state;
+      expect([...state.nas.values()].filter((n) => n.name === "forgotten")).toHaveLength(1);
+      expect([...state.tasks.values()].filter((t) => t.name === "forgotten")).toHaveLength(1);
+      await nas.waitForEvents("forgotten", ["Recovered"]);
+    });
 
-  it("deletes the NAS of an order whose object was deleted before the order resolved", async () => {
-    const since = op.emulator.requestLog.lastSeq();
-    await nas.create("forgotten-deleted", { ...nasSpec, deletionPolicy: "Delete" });
-    await nas.waitFor(
-      "forgotten-deleted",
-      (o) => o.metadata?.annotations?.["aidc.io/subscription-key"] !== undefined,
-    );
-    await nas.delete("forgotten-deleted");
-    await nas.waitForGone("forgotten-deleted");
-    expect(resultPolls(since)).toContain(404);
-    const left = [...op.emulator.state.nas.values()].filter((n) => n.name === "forgotten-deleted");
-    expect(left).toEqual([]);
-  });
-});
+    it("deletes the NAS of an order whose object was deleted before the order resolved", async () => {
+      const since = op.emulator.requestLog.lastSeq();
+      await nas.create("forgotten-deleted", { ...nasSpec, deletionPolicy: "Delete" });
+      await nas.waitFor(
+        "forgotten-deleted",
+        (o) => o.metadata?.annotations?.["aidc.io/subscription-key"] !== undefined,
+      );
+      await nas.delete("forgotten-deleted");
+      await nas.waitForGone("forgotten-deleted");
+      expect(resultPolls(since)).toContain(status);
+      const left = [...op.emulator.state.nas.values()].filter(
+        (n) => n.name === "forgotten-deleted",
+      );
+      expect(left).toEqual([]);
+    });
+  },
+);
 
 describe("a service whose accepted NAS scale shows in the quota later", () => {
   let emulator: RunningEmulator;

@@ -32,6 +32,7 @@ import {
   soonPollMs,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
+import { resultAnswered, resultForgotten } from "./forgotten-results.js";
 import { listEvidence, notShownYet, visibilityWindowMs } from "./gone-evidence.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import { ERR, type ManagedRun, step as runStep, wrapError } from "./run.js";
@@ -189,8 +190,8 @@ async function untilGone<T extends ManagedObject, R>(
   } catch (err) {
     if (err instanceof ServiceNotFoundError) exists = false;
     else {
-      // A service that answers an unknown id with a 500: the list is the evidence.
-      const listed = await listEvidence(run, id, err, visibilityWindowMs(options));
+      // A 500 for an unknown id: the list decides (an accepted delete leaves no window).
+      const listed = await listEvidence(run, id, err, refused ? visibilityWindowMs(options) : 0);
       if (listed.verdict === "None") throw wrapError(ERR.observe, err);
       if (listed.verdict === "Absent") {
         return waiting(
@@ -250,9 +251,10 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
     let res: Awaited<ReturnType<NonNullable<typeof client.pollSubscription>>>;
     try {
       res = await client.pollSubscription(run.call, key);
+      resultAnswered(run.absenceKey, key);
     } catch (err) {
       // A result the service no longer keeps: the client token finds the resource below.
-      if (!(err instanceof ServiceNotFoundError)) throw wrapError(ERR.poll, err);
+      if (!resultForgotten(run.absenceKey, key, err)) throw wrapError(ERR.poll, err);
       res = { state: "Succeeded" };
     }
     if (res.state === "Pending") {

@@ -12,7 +12,6 @@
 import { REASONS } from "../../crds/index.js";
 import { capFreeText } from "../../runtime/conditions.js";
 import { rfc3339 } from "../../runtime/resource.js";
-import { ServiceNotFoundError } from "../../service/errors.js";
 import type { ManagedObject, PreflightRefusal } from "./call.js";
 import {
   ANNOTATIONS,
@@ -24,6 +23,7 @@ import {
 } from "./create-protocol.js";
 import { agingPollMs, firstSubscriptionPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
+import { resultAnswered, resultForgotten } from "./forgotten-results.js";
 import {
   creatingReady,
   done,
@@ -168,11 +168,12 @@ export async function poll<T extends ManagedObject, R>(
   let res: Awaited<ReturnType<typeof pollSubscription>>;
   try {
     res = await pollSubscription(run.call, key);
+    resultAnswered(run.absenceKey, key);
   } catch (err) {
     // Right after the order, a failed poll is only an early look: the order stands and
     // the next poll follows as planned, without Synced=False.
     if (justOrdered) res = { state: "Pending" };
-    else if (err instanceof ServiceNotFoundError && pending) {
+    else if (pending && resultForgotten(run.absenceKey, key, err)) {
       // A result the service no longer keeps: the create's client token finds its resource.
       await run.annotate({ [ANNOTATIONS.subscriptionKey]: null });
       return { step: "Lookup", pending };
