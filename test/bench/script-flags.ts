@@ -63,6 +63,8 @@ export const CHAOS_FLAGS = {
   "poll-interval-ms": { type: "string" },
   "subscription-delay-ms": { type: "string" },
   "no-apiserver-restart": { type: "boolean" },
+  "repeat-delete-status": { type: "string" },
+  replicas: { type: "string" },
 } satisfies Flags;
 
 /** The flags of compare-builds.ts. */

@@ -243,3 +243,54 @@ export function remoteTemplates(state: EmulatorState): { id: string; name: strin
     name: String(t.fields.name ?? ""),
   }));
 }
+
+/** A service call as a replica's recording proxy saw it (replicas.ts). */
+export interface ServiceCall {
+  /** The operator process that made it. */
+  instance: string;
+  /** When it reached the proxy, ms since the epoch. */
+  at: number;
+  method: string;
+  path: string;
+}
+
+/** A process's hold of the Lease, from the Lease's acquireTime (replicas.ts). */
+export interface LeaderTerm {
+  instance: string;
+  /** ms since the epoch. */
+  from: number;
+}
+
+/**
+ * One leader at a time: a process's service calls after the next leader acquired the
+ * Lease, and a writing call of a process outside its own term (a standby), are
+ * violations, one per process (a standby's reads, such as its probes, are not).
+ */
+export function checkOneActor(
+  calls: readonly ServiceCall[],
+  terms: readonly LeaderTerm[],
+): string[] {
+  const sorted = [...terms].sort((a, b) => a.from - b.from);
+  const violations: string[] = [];
+  for (const instance of new Set(calls.map((c) => c.instance))) {
+    const own = sorted.findIndex((t) => t.instance === instance);
+    const from = own < 0 ? Number.POSITIVE_INFINITY : (sorted[own]?.from ?? 0);
+    const next = own < 0 ? undefined : sorted[own + 1];
+    const mine = calls.filter((c) => c.instance === instance);
+    const late = next ? mine.filter((c) => c.at > next.from) : [];
+    const last = late.at(-1);
+    if (next && last) {
+      violations.push(
+        `${instance} made ${late.length} service call(s) after ${next.instance} took the Lease, the last ${last.at - next.from} ms later: ${last.method} ${last.path}`,
+      );
+    }
+    const standbyWrites = mine.filter((c) => c.at < from && c.method !== "GET");
+    const write = standbyWrites[0];
+    if (write) {
+      violations.push(
+        `${instance} made ${standbyWrites.length} writing call(s) without the Lease: ${write.method} ${write.path}`,
+      );
+    }
+  }
+  return violations;
+}

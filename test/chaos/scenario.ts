@@ -36,7 +36,7 @@ import { type OperatorProcess, sleep, startOperatorProcess } from "../support/op
 import { removeConnections } from "../support/two-teams.js";
 import { type SecondAccount, secondAccount } from "./accounts.js";
 import { CCI, cciObjects, cciSettled, checkImages, type ImageFindings } from "./cci.js";
-import { type ChaosFindings, checkInvariants } from "./checks.js";
+import { type ChaosFindings, checkInvariants, checkOneActor } from "./checks.js";
 import {
   type ChaosObject,
   checkDeletes,
@@ -46,6 +46,7 @@ import {
   planDeletes,
   RemoteCensus,
 } from "./deletes.js";
+import { Replicas, replicaConfig } from "./replicas.js";
 import { resolveUnknownOutcomes, type UserResolutions } from "./user-resolution.js";
 
 /** Options of {@link runChaos}. */
@@ -111,6 +112,19 @@ export interface ChaosOptions {
   secondAccountShare?: number;
   /** Share of service requests delayed, and by how much. */
   latency: { rate: number; ms: number };
+  /**
+   * The emulator's answer to a delete of a resource already being deleted (0, the
+   * default: accepted; 409 or 400: refused as "already being released"); with it, a
+   * deleted NAS stays Releasing for 2 s so that a repeated delete meets the refusal.
+   */
+  repeatDeleteStatus?: number;
+  /**
+   * Operator processes (default 1). With 2, they elect a leader on a Lease in the run's
+   * namespace (replicas.ts) and each kill hands over: the odd ones SIGKILL the leader,
+   * the even ones cut its API server (a Lease loss); no service call of one leader may
+   * come after the next one's first (checkOneActor).
+   */
+  replicas?: number;
   /** Restart the API server once, halfway through the kills (needs `env.plane`). */
   restartApiServer: boolean;
   /** After the last kill, how long the operator gets to make every object Ready. */
@@ -131,6 +145,8 @@ export interface ChaosReport extends ChaosFindings {
   faultsInjected: number;
   /** Creates and deletes that took effect and then answered 500. */
   actingCreateFailures: number;
+  /** Deletes the service refused with `repeatDeleteStatus` (a resource already being deleted). */
+  refusedDeletes: number;
   /** Objects stopped as CreateOutcomeUnknown and resolved the documented way. */
   userResolutions: UserResolutions;
   /** Service calls by endpoint (list calls are the client-token lookups after a crash). */
@@ -146,6 +162,8 @@ export interface ChaosReport extends ChaosFindings {
   onSecondAccount: string[];
   /** The images the CciInstances saved. */
   images: Omit<ImageFindings, "violations">;
+  /** With replicas: the handovers, and the service calls of each operator process. */
+  handovers?: Replicas["handovers"] & { callsByProcess: Record<string, number> };
 }
 
 const CREATE_ENDPOINTS = new Set([
@@ -193,6 +211,15 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     { kind: "error", rate: o.errorRate, message, exceptEndpoints: acting },
     { kind: "latency", rate: o.latency.rate, latencyMs: o.latency.ms },
   ]);
+  const behaviour = env.emulator.state.behaviour;
+  if (o.repeatDeleteStatus) {
+    // Before the second account is made: it copies this behaviour.
+    env.emulator.state.behaviour = {
+      ...behaviour,
+      repeatDeleteStatus: o.repeatDeleteStatus,
+      nasReleaseDelayMs: Math.max(behaviour.nasReleaseDelayMs, 2000),
+    };
+  }
   const fsCount = o.fileSystems ?? 0;
   const observedCount = o.observed ?? 0;
   // NAS made outside the cluster (names without the run's prefix), each imported below.
@@ -207,6 +234,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     JSON.stringify({
       // The second account's key is in a Secret of the run's namespace.
       connections: { secretNamespace: o.namespace },
+      ...((o.replicas ?? 1) > 1 ? replicaConfig(o.namespace, `${o.prefix}-leader`) : {}),
       service: {
         endpoints: {
           deleteNas: "DELETE /v1/nasStorage/instance/{id}",
@@ -216,14 +244,16 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       },
     }),
   );
-  const start = () =>
+  const start = (
+    p = { kubeconfig: env.kubeconfigPath, serviceBaseUrl: env.emulator.url, metricsPort },
+    podName?: string,
+  ) =>
     startOperatorProcess({
-      kubeconfig: env.kubeconfigPath,
-      serviceBaseUrl: env.emulator.url,
+      ...p,
       apiKey: env.apiKey,
-      metricsPort,
       logFile: o.logFile,
       env: {
+        ...(podName ? { POD_NAME: podName } : {}),
         AIDC_WATCH_NAMESPACES: o.namespace,
         AIDC_POLL_INTERVAL_MS: String(o.pollIntervalMs),
         AIDC_SERVICE_LIST_VISIBILITY_WINDOW_MS: String(o.visibilityWindowMs),
@@ -288,8 +318,18 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
   const restartAt = Math.floor(o.kills / 2);
   let apiServerRestarts = 0;
   let deletedUpTo = 0;
-  let operator: OperatorProcess = start();
+  const replicas =
+    (o.replicas ?? 1) > 1
+      ? new Replicas(
+          env,
+          { namespace: o.namespace, name: `${o.prefix}-leader` },
+          (p) => start(p, p.podName),
+          dirname(o.logFile),
+        )
+      : undefined;
+  let operator: OperatorProcess | Replicas = replicas ?? start();
   try {
+    await replicas?.start(o.replicas ?? 1);
     for (let k = 0; k < o.kills; k++) {
       const batch = objects.slice(k * batchSize, (k + 1) * batchSize);
       await inParallel(batch, 5, async ({ res, obj }) => {
@@ -318,9 +358,13 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         const [min, max] = o.killDelayMs;
         await sleep(min + Math.floor(random() * (max - min)));
       }
-      await operator.kill();
-      o.progress(`kill ${k + 1}/${o.kills} (creates answered so far: ${createCalls()})`);
-      operator = start();
+      let how = "";
+      if (replicas) how = `, ${await replicas.handOver(k % 2 === 1)}`;
+      else {
+        await operator.kill();
+        operator = start();
+      }
+      o.progress(`kill ${k + 1}/${o.kills}${how} (creates answered so far: ${createCalls()})`);
     }
     await inParallel(objects.slice(o.kills * batchSize), 5, async ({ res, obj }) => {
       await env.kube.create(res, obj);
@@ -386,6 +430,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       count: cci.length,
       deleted,
     });
+    const oneActor = replicas ? checkOneActor(replicas.calls, replicas.terms) : [];
     const { violations: deleteViolations, ...deletes } = await checkDeletes({
       kube: env.kube,
       emulator: env.emulator,
@@ -404,6 +449,13 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       serviceCalls: log.length,
       faultsInjected: log.filter((e) => e.fault === "error").length,
       actingCreateFailures: log.filter((e) => e.acted === true).length,
+      refusedDeletes: log.filter(
+        (e) =>
+          e.endpoint !== undefined &&
+          DELETE_ENDPOINTS.has(e.endpoint) &&
+          e.status !== undefined &&
+          e.status === o.repeatDeleteStatus,
+      ).length,
       userResolutions,
       serviceCallsByEndpoint: countBy(log.map((e) => e.endpoint ?? `${e.method} ${e.path}`)),
       durationMs: Date.now() - began,
@@ -412,9 +464,18 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       deletes,
       onSecondAccount: [...(second?.objects ?? [])],
       images,
+      ...(replicas
+        ? {
+            handovers: {
+              ...replicas.handovers,
+              callsByProcess: countBy(replicas.calls.map((c) => c.instance)),
+            },
+          }
+        : {}),
       ...findings,
       violations: [
         ...findings.violations,
+        ...oneActor,
         ...deleteViolations,
         ...imageViolations,
         ...(observedWrites > 0 ? [`${observedWrites} writing calls to observed NAS`] : []),
@@ -424,6 +485,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     if (second) await removeConnections(env.kube, [second.connection]);
     census.stop();
     env.emulator.faults.clear();
+    env.emulator.state.behaviour = behaviour;
     await operator.kill();
   }
 }

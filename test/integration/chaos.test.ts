@@ -1,10 +1,11 @@
 /**
- * The short, deterministic version of `npm run chaos`: a few objects, the operator
- * process SIGKILLed at fixed points of the create protocol (right after the emulator
+ * The short, deterministic version of `npm run chaos`: a few objects, two operator
+ * replicas under leader election whose leader is SIGKILLed or cut from the API server
+ * (a Lease loss) at fixed points of the create protocol (right after the emulator
  * answered the 1st, 3rd and 5th create call), 20% injected 500s, creates and deletes
- * that take effect and then answer 500, latency, 30% of the objects deleted between
- * the kills (under Delete or Orphan) and 30% of those that can on a second account, all
- * from a fixed seed. The API server is shared by the integration run, so it is not
+ * that take effect and then answer 500 (a repeated delete refused with 409), latency,
+ * 30% of the objects deleted between the kills (under Delete or Orphan) and 30% of
+ * those that can on a second account, all from a fixed seed. The API server is shared by the integration run, so it is not
  * restarted here; the script does that.
  */
 import { mkdtemp, writeFile } from "node:fs/promises";
@@ -15,7 +16,7 @@ import { applySeed } from "../../src/emulator/seeding.js";
 import { type BenchEnvironment, startEnvironment } from "../bench/environment.js";
 import { FS, NAS } from "../bench/workload.js";
 import { checkImages } from "../chaos/cci.js";
-import { checkInvariants } from "../chaos/checks.js";
+import { checkInvariants, checkOneActor } from "../chaos/checks.js";
 import { checkDeletes, RemoteCensus } from "../chaos/deletes.js";
 import { type ChaosReport, runChaos } from "../chaos/scenario.js";
 import { installCrds } from "../support/crds.js";
@@ -55,6 +56,8 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       seed: 42,
       kills: 3,
       killAfterCreates: [1, 3, 5],
+      replicas: 2,
+      repeatDeleteStatus: 409,
       killDelayMs: [0, 0],
       errorRate: 0.2,
       createErrorRate: 0.3,
@@ -104,6 +107,10 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
     // never reached the service (a kill right before it) may be left to the user, who
     // creates again after CreateOutcomeUnknown (counted, not a violation).
     expect(report.userResolutions.adopted).toEqual([]);
+    // The leader was killed, lost its Lease (and exited), and was killed again; the
+    // service heard from at least two processes, one leader at a time (a violation else).
+    expect(report.handovers).toMatchObject({ killed: 2, leaseLost: 1, notExited: 0 });
+    expect(Object.keys(report.handovers?.callsByProcess ?? {}).length).toBeGreaterThanOrEqual(2);
   });
 
   it("the checks name a second remote resource, a second mount, a detached volume, a stray one, one in the wrong account and a logged key", async () => {
@@ -154,6 +161,26 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
         /^a resource in the wrong account: NasVolume\/det-nas-0: nas-\S+ in the default account$/,
       ),
       "the API key is in 1 log line(s)",
+    ]);
+    // r1 leads from 1000, r2 from 5000: r1's call at 5100 and r2's write before its term.
+    const call = (instance: string, at: number, method = "GET") => ({
+      instance,
+      at,
+      method,
+      path: `/v1/x/${at}`,
+    });
+    const terms = [
+      { instance: "r1", from: 1000 },
+      { instance: "r2", from: 5000 },
+    ];
+    expect(checkOneActor([call("r1", 1200), call("r2", 1300), call("r2", 5050)], terms)).toEqual(
+      [],
+    );
+    expect(
+      checkOneActor([call("r1", 1200), call("r2", 1300, "POST"), call("r1", 5100)], terms),
+    ).toEqual([
+      "r1 made 1 service call(s) after r2 took the Lease, the last 100 ms later: GET /v1/x/5100",
+      "r2 made 1 writing call(s) without the Lease: POST /v1/x/1300",
     ]);
   });
 

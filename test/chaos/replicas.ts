@@ -1,0 +1,189 @@
+/**
+ * Two operator replicas under leader election for the chaos run (`--replicas 2`). Each
+ * process reaches the API server through a TCP proxy the run can cut and the service
+ * through an HTTP proxy that records its calls, so that every service call is known by
+ * the process that made it. A handover is either a SIGKILL of the leader or a Lease
+ * loss: the leader's API server is cut (a partition), so it cannot renew, and must stop
+ * acting before the other replica takes the Lease; it then exits and is started again.
+ * checks.ts's checkOneActor holds the recorded calls to one leader at a time.
+ */
+import { writeFile } from "node:fs/promises";
+import { request as httpRequest, createServer as httpServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import * as k8s from "@kubernetes/client-node";
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { LEASES } from "../../src/runtime/leader-election.js";
+import type { BenchEnvironment } from "../bench/environment.js";
+import { type OperatorProcess, sleep } from "../support/operator-process.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
+import type { LeaderTerm, ServiceCall } from "./checks.js";
+
+/** Lease timings of the replicas (short, so that a handover takes seconds). */
+export const REPLICA_LEASE = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
+
+/** An HTTP proxy to `target` that records each request's arrival as made by `instance`. */
+async function recordingProxy(
+  target: URL,
+  instance: string,
+  calls: ServiceCall[],
+): Promise<{ url: string; server: Server }> {
+  const server = httpServer((req, res) => {
+    calls.push({ instance, at: Date.now(), method: req.method ?? "", path: req.url ?? "" });
+    const upstream = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, "")}`, server };
+}
+
+/** One replica's current process and the proxies in front of it. */
+interface Slot {
+  instance: string;
+  process: OperatorProcess;
+  kube: TcpProxy;
+  service: Server;
+}
+
+/** What starts one operator process: its kubeconfig, service URL, metrics port and POD_NAME. */
+export type StartReplica = (p: {
+  kubeconfig: string;
+  serviceBaseUrl: string;
+  metricsPort: number;
+  podName: string;
+}) => OperatorProcess;
+
+/**
+ * The replicas of a run; `calls` holds every service call by process instance, `terms`
+ * each hold of the Lease (its holder and acquireTime, read every 50 ms).
+ */
+export class Replicas {
+  readonly calls: ServiceCall[] = [];
+  readonly terms: LeaderTerm[] = [];
+  private watch: NodeJS.Timeout | undefined;
+  /** Handovers by kind: leader killed, Lease lost (partition), old leader that did not exit. */
+  readonly handovers = { killed: 0, leaseLost: 0, notExited: 0 };
+  private readonly slots: Slot[] = [];
+  private started = 0;
+
+  constructor(
+    private readonly env: BenchEnvironment,
+    private readonly lease: { namespace: string; name: string },
+    private readonly startReplica: StartReplica,
+    private readonly dir: string,
+  ) {}
+
+  async start(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) this.slots.push(await this.launch());
+    this.watch = setInterval(() => void this.readLease(), 50);
+  }
+
+  /** The Lease's holder (by POD_NAME, before the identity's `_` suffix), or "". */
+  private async readLease(): Promise<string> {
+    const lease = await this.env.kube.get(LEASES, this.lease).catch(() => undefined);
+    const spec = (lease?.spec ?? {}) as { holderIdentity?: string; acquireTime?: string };
+    const instance = (spec.holderIdentity ?? "").split("_")[0] ?? "";
+    const from = Date.parse(spec.acquireTime ?? "");
+    const known = this.terms.some((t) => t.instance === instance && t.from === from);
+    if (instance && Number.isFinite(from) && !known) this.terms.push({ instance, from });
+    return instance;
+  }
+
+  private async launch(): Promise<Slot> {
+    this.started += 1;
+    const instance = `replica-${this.started}`;
+    const server = this.env.kc.getCurrentCluster()?.server ?? "";
+    const kube = new TcpProxy(Number(new URL(server).port));
+    const port = await kube.start();
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(this.env.kc.exportConfig());
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error("no cluster in the kubeconfig");
+    kc.clusters = [{ ...cluster, server: `https://127.0.0.1:${port}` }];
+    const kubeconfig = join(this.dir, `${instance}.kubeconfig`);
+    await writeFile(kubeconfig, kc.exportConfig());
+    const service = await recordingProxy(new URL(this.env.emulator.url), instance, this.calls);
+    const process = this.startReplica({
+      kubeconfig,
+      serviceBaseUrl: service.url,
+      metricsPort: await freePort(),
+      podName: instance,
+    });
+    return { instance, process, kube, service: service.server };
+  }
+
+  /** Resolves once every replica answers /readyz (a standby does once its caches synced). */
+  async waitReady(timeoutMs: number): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.process.waitReady(timeoutMs)));
+  }
+
+  /** The slot whose process holds the Lease now, waiting for one up to `timeoutMs`. */
+  private async leader(timeoutMs: number): Promise<Slot | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const holder = await this.readLease();
+      const slot = this.slots.find((s) => s.instance === holder);
+      if (slot) return slot;
+      await sleep(100);
+    }
+    return undefined;
+  }
+
+  /** Hands over: `leaseLoss` cuts the leader's API server, else it is SIGKILLed; restarts it. */
+  async handOver(leaseLoss: boolean): Promise<string> {
+    const slot = await this.leader(30_000);
+    if (!slot) return "no leader to hand over from";
+    if (leaseLoss) {
+      slot.kube.partition();
+      const exited = await Promise.race([slot.process.exited.then(() => true), sleep(40_000)]);
+      if (!exited) this.handovers.notExited += 1;
+      this.handovers.leaseLost += 1;
+    } else this.handovers.killed += 1;
+    await this.retire(slot);
+    this.slots[this.slots.indexOf(slot)] = await this.launch();
+    return `${leaseLoss ? "Lease lost by" : "killed"} ${slot.instance}`;
+  }
+
+  private async retire(slot: Slot): Promise<void> {
+    await slot.process.kill();
+    await slot.kube.stop();
+    slot.service.closeAllConnections();
+    await new Promise<void>((r) => slot.service.close(() => r()));
+  }
+
+  /** SIGTERM to every replica (the standby first), then the proxies close. */
+  async stop(): Promise<void> {
+    for (const s of [...this.slots].reverse()) await s.process.stop();
+    await this.kill();
+  }
+
+  async kill(): Promise<void> {
+    clearInterval(this.watch);
+    for (const s of this.slots.splice(0)) await this.retire(s);
+  }
+}
+
+/**
+ * The replicas' config: leader election on the Lease `name` in `namespace`, and a stop
+ * budget of 5 s, so that a leader cut from its API server exits within seconds.
+ */
+export function replicaConfig(namespace: string, name: string) {
+  return {
+    leaderElection: { enabled: true, leaseNamespace: namespace, leaseName: name, ...REPLICA_LEASE },
+    shutdownTimeoutMs: 5000,
+  };
+}
