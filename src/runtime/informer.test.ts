@@ -193,6 +193,21 @@ describe("Informer", () => {
     await informer.stop();
   });
 
+  it("stops at once while a list goes unanswered (an API server behind a partition), not when the list ends", async () => {
+    const api = new FakeListerWatcher();
+    api.list = () => new Promise(() => {});
+    const { informer } = start(api);
+    await vi.advanceTimersByTimeAsync(0);
+    let stopped = false;
+    const stopping = informer.stop().then(() => {
+      stopped = true;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(true);
+    await stopping;
+    expect(informer.hasSynced()).toBe(false);
+  });
+
   it("watches each configured namespace separately and syncs when all have listed", async () => {
     const apis = new Map<string, FakeListerWatcher>();
     const informer = new Informer(

@@ -205,8 +205,8 @@ class Scope {
   }
 
   private async relist(): Promise<void> {
-    const list = await this.lw.list();
-    if (this.stopped) return;
+    const list = await this.interruptible(this.lw.list());
+    if (this.stopped || !list) return;
     const items = list.items.map((o) => withKind(this.informer.resource, o));
     this.informer.emit(this.informer.store.replace(items, this.namespace));
     this.resourceVersion = list.resourceVersion;
@@ -271,6 +271,14 @@ class Scope {
         },
         (err: unknown) => finish({ kind: "error", err }),
       );
+    });
+  }
+
+  /** `p`, or undefined once the scope is stopped: a list a partition leaves unanswered. */
+  private interruptible<T>(p: Promise<T>): Promise<T | undefined> {
+    return new Promise((resolve, reject) => {
+      this.interrupt = () => resolve(undefined);
+      p.then(resolve, reject);
     });
   }
 
