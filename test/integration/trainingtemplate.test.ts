@@ -224,8 +224,38 @@ describe("TrainingTemplate controller", () => {
       const named = (await op.admin.state()).templates.filter((t) => t.name === "crashed");
       expect(named.map((t) => t.id)).toEqual([templateId(obj)]);
       await crashed.waitForEvents("crashed", ["Recovered"]);
+      // The template found is the body sent: no update follows.
+      const updates = (await bodies("updateTemplate")).filter((u) =>
+        u.path.includes(`/${templateId(obj)}/`),
+      );
+      expect(updates).toEqual([]);
     } finally {
       await second.stop();
+    }
+  });
+
+  it("sends no update to a template found by name after its create answer was lost", async () => {
+    await op.admin.setFaults([
+      { kind: "error", endpoint: "createTemplate", acting: true, httpStatus: 500, times: 1 },
+    ]);
+    try {
+      await templates.create("lost-answer", { ...spec, storage: undefined });
+      const obj = await templates.waitForCondition("lost-answer", "Ready", "True");
+      await templates.waitForEvents("lost-answer", ["Recovered"]);
+      const id = templateId(obj);
+      const named = (await op.admin.state()).templates.filter((t) => t.name === "lost-answer");
+      expect(named.map((t) => t.id)).toEqual([id]);
+      // A later look (the poll interval) still finds nothing to change.
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect((await bodies("updateTemplate")).filter((u) => u.path.includes(`/${id}/`))).toEqual(
+        [],
+      );
+      const creates = (await bodies("createTemplate")).filter(
+        (c) => (c.body as { name?: string }).name === "lost-answer",
+      );
+      expect(creates).toHaveLength(1);
+    } finally {
+      await op.admin.setFaults([]);
     }
   });
 

@@ -27,7 +27,7 @@ import type {
   ResolvedCall,
   UpdateResult,
 } from "../managed/call.js";
-import { ANNOTATIONS, type LookupKey } from "../managed/create-protocol.js";
+import { ANNOTATIONS, createMayHaveHappened, type LookupKey } from "../managed/create-protocol.js";
 import type { KindClient } from "../managed/external-client.js";
 import { BINDING_REFUSALS, parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
 import {
@@ -117,10 +117,17 @@ export class TemplateExternalClient
           b?.message ?? "the template body cannot be built",
         );
       }
-      await this.service.templates.create(b.input);
+      // Recorded before the call: a template found by name after a lost answer (or a
+      // crash) carries this body, so no update follows; dropped if the create did not act.
       await call.annotate({
         [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }),
       });
+      try {
+        await this.service.templates.create(b.input);
+      } catch (err) {
+        if (!createMayHaveHappened(err)) await call.annotate({ [APPLIED_ANNOTATION]: null });
+        throw err;
+      }
     }
     // The template exists now: a failed read-back must not reach the loop as a create
     // that did not happen (a list error proves nothing about the create, and the loop
