@@ -152,6 +152,17 @@ export function isServiceRefusal(err: unknown): err is ServiceRefusedError {
   );
 }
 
+/**
+ * Whether the service answered a call with a failure that says something of the
+ * resource: a refusal of its own ({@link isServiceRefusal}) or a 5xx (which may follow
+ * the call's effect); not a 404, a 429 or a failure to reach it.
+ */
+export function isServiceFailureAnswer(err: unknown): err is ServiceError {
+  return (
+    isServiceRefusal(err) || (err instanceof ServiceUnavailableError && (err.code ?? 0) >= 500)
+  );
+}
+
 /** The config key that sets (or disables) the path of endpoint `name`. */
 export function endpointConfigKey(name: string): string {
   return `service.endpoints.${name}`;

@@ -10,9 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
 import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
+import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { trainingJobCrd } from "../../src/crds/trainingjob.js";
+import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
@@ -21,6 +25,7 @@ import { startTestOperator, type TestOperator } from "../support/operator.js";
 /** How long the service shows a deleted resource (Releasing, deleting). */
 const RELEASE_MS = 3_000;
 const DELETES = ["deleteNas", "deleteVolume", "deleteFileSystem"];
+const idOf = (o: KubeObject) => o.metadata?.annotations?.["aidc.io/external-id"] ?? "";
 
 describe("a service refusing a second delete of a resource it is releasing", () => {
   let op: TestOperator;
@@ -48,8 +53,6 @@ describe("a service refusing a second delete of a resource it is releasing", () 
   afterAll(async () => {
     await op?.stop();
   });
-
-  const idOf = (o: KubeObject) => o.metadata?.annotations?.["aidc.io/external-id"] ?? "";
 
   it.each([409, 400])(
     "deletes a NAS, a volume and a file system whose delete answer was lost and whose repeat is refused with %i",
@@ -98,4 +101,72 @@ describe("a service refusing a second delete of a resource it is releasing", () 
       }
     },
   );
+});
+
+describe("a service answering an unknown id with a 500, whose delete answer is lost", () => {
+  let op: TestOperator;
+  let jobs: ObjectsOf;
+  let templates: ObjectsOf;
+
+  beforeAll(async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "service-deletes-500");
+    op = await startTestOperator({
+      controllers: [trainingJobController, trainingTemplateController],
+      namespaces: [namespace],
+      emulatorOptions: { subscriptionDelayMs: 300, unknownIdStatus: 500 },
+      service: {
+        endpoints: {
+          deleteTrainingTask: "DELETE /v1/training/instance/{id}",
+          deleteTemplate: "DELETE /v1/training/template/{id}",
+        },
+      },
+    });
+    jobs = new ObjectsOf(op.kube, trainingJobCrd, namespace);
+    templates = new ObjectsOf(op.kube, trainingTemplateCrd, namespace);
+  }, 60_000);
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it("deletes a task and a template whose delete acted and then answered 500 (its repeats: 500, the id unknown)", async () => {
+    const spec = {
+      image: "registry.example.com/ml/train:1",
+      productCode: "train.cpu.16",
+      workerCount: 1,
+    };
+    await jobs.create("lost", { ...spec, deletionPolicy: "Delete" });
+    await templates.create("lost", {
+      ...spec,
+      trainingType: "PRE_TRAINING",
+      trainingFramework: "PyTorch",
+      deletionPolicy: "Delete",
+    });
+    const job = await jobs.waitFor("lost", (o) => conditionOf(o, "Ready")?.status === "True");
+    const template = await templates.waitFor(
+      "lost",
+      (o) => conditionOf(o, "Ready")?.status === "True",
+    );
+    const since = op.emulator.requestLog.lastSeq();
+    op.emulator.faults.set(
+      ["deleteTrainingTask", "deleteTemplate"].map((endpoint) => ({
+        kind: "error" as const,
+        endpoint,
+        acting: true,
+        httpStatus: 500,
+        times: 1,
+      })),
+    );
+    try {
+      await jobs.delete("lost");
+      await templates.delete("lost");
+      await jobs.waitForGone("lost", 30_000);
+      await templates.waitForGone("lost", 30_000);
+    } finally {
+      op.emulator.faults.clear();
+    }
+    expect(op.emulator.state.tasks.has(idOf(job))).toBe(false);
+    expect(op.emulator.state.templates.has(idOf(template))).toBe(false);
+    const deletes = op.emulator.requestLog.read({ since, endpoint: "deleteTrainingTask" });
+    expect(deletes[0]?.status).toBe(500);
+  });
 });

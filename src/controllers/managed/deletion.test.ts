@@ -137,7 +137,7 @@ describe("deletion under deletionPolicy Delete", () => {
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.deleteRequested]).toBeUndefined();
     expect(condition(w.obj, "Ready")).toBe("Deleting");
     expect(ready(w.obj)).toMatch(
-      /refused to delete the remote resource id-1 \(.*already being released\)/,
+      /delete of the remote resource id-1 failed \(.*already being released\)/,
     );
     expect(finalizers(w.obj)).toEqual(["test.io/f"]);
 

@@ -16,7 +16,7 @@ import { errorMessage } from "../../runtime/errors.js";
 import { removeFinalizer } from "../../runtime/writes.js";
 import {
   EndpointDisabledError,
-  isServiceRefusal,
+  isServiceFailureAnswer,
   ServiceNotFoundError,
 } from "../../service/errors.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
@@ -150,8 +150,7 @@ async function deleteRemote<T extends ManagedObject, R>(
       if (unseen) return waiting(run, `to delete: ${unseen}`, soonPollMs(options), "Creating");
       result = "Deleted";
     } else if (err instanceof EndpointDisabledError) result = "NotConfigured";
-    // Refused: maybe it is being released already; gone or not, the service shows.
-    else if (isServiceRefusal(err)) return untilGone(run, id, options, err);
+    else if (isServiceFailureAnswer(err)) return untilGone(run, id, options, err);
     else throw wrapError(ERR.delete, err);
   }
   if (result === "NotConfigured") {
@@ -170,8 +169,8 @@ async function deleteRemote<T extends ManagedObject, R>(
 /**
  * Removes the finalizer once `exists` (else `observe`) says resource `id` is gone (a
  * 404 counts, and so does absence from the list where the detail read fails otherwise:
- * gone-evidence.ts), else waits: after an accepted delete, looking again soon; after
- * `refused` (the service's refusal of the delete), sending the delete again later. A
+ * gone-evidence.ts), else waits: after an accepted delete, looking again soon; after a
+ * delete `refused` or failed with a 5xx (going already? acted?), sending it again later. A
  * failing observe keeps the finalizer (the error policy writes Synced=False saying why).
  */
 async function untilGone<T extends ManagedObject, R>(
@@ -190,8 +189,9 @@ async function untilGone<T extends ManagedObject, R>(
   } catch (err) {
     if (err instanceof ServiceNotFoundError) exists = false;
     else {
-      // A 500 for an unknown id: the list decides (an accepted delete leaves no window).
-      const listed = await listEvidence(run, id, err, refused ? visibilityWindowMs(options) : 0);
+      // A 500 for an unknown id: the list decides, at once unless never read (not listed yet?).
+      const unseen = refused && notShownYet(run, id, options);
+      const listed = await listEvidence(run, id, err, unseen ? visibilityWindowMs(options) : 0);
       if (listed.verdict === "None") throw wrapError(ERR.observe, err);
       if (listed.verdict === "Absent") {
         return waiting(
@@ -205,7 +205,7 @@ async function untilGone<T extends ManagedObject, R>(
   }
   if (exists) {
     const message = refused
-      ? `the service refused to delete the remote resource ${id} (${errorMessage(refused)}) and still shows it: sending the delete again until it is gone`
+      ? `the delete of the remote resource ${id} failed (${errorMessage(refused)}) and the service still shows it: sending it again until it is gone`
       : `deleting the remote resource ${id}: waiting until the service no longer shows it`;
     const age = run.ageOf(run.obj.metadata?.deletionTimestamp ?? "");
     return waiting(run, message, refused ? agingPollMs(age, options) : soonPollMs(options));
