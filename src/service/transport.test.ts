@@ -171,8 +171,9 @@ describe.each(["node-http", "node-fetch"] as const)("a create over %s", (httpCli
 
 describe.each(["node-http", "node-fetch"] as const)("timeouts over %s", (httpClient) => {
   it("abort a slow read and retry it", async () => {
-    svc.emulator.faults.set([{ kind: "latency", endpoint: "getNas", latencyMs: 300, times: 1 }]);
-    const { client, attempts } = observedClient({ timeoutMs: 80, httpClient });
+    // The retried read must answer within the timeout too, also on a loaded machine.
+    svc.emulator.faults.set([{ kind: "latency", endpoint: "getNas", latencyMs: 1_000, times: 1 }]);
+    const { client, attempts } = observedClient({ timeoutMs: 400, httpClient });
     expect((await client.getNas(nasId)).id).toBe(nasId);
     expect(attempts.map((a) => a.code)).toEqual(["error", 200]);
     // The emulator logs the aborted read when it answers it, after the latency: waited
