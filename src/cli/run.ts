@@ -108,12 +108,16 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   const metrics = new RuntimeMetrics();
   // The service and the object storage take HTTPS_PROXY... as the API server does.
   const proxyFor = environmentProxy(env);
+  // Every service call stops unsent once the Lease may have passed on (Manager.mayAct).
+  const leadership = { mayAct: () => true };
+  const mayCall = () => leadership.mayAct();
   const defaultService = (options.serviceClientFactory ?? createServiceClient)({
     config,
     apiKey,
     onRequest: metrics.observeServiceRequest,
     log,
     proxyFor,
+    mayCall,
   });
   reportServiceOperations(defaultService, metrics, log);
   // Each object's calls go to its connection (ServiceConnection, else this default one).
@@ -135,6 +139,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
         onRequest: metrics.observeServiceRequest,
         log,
         proxyFor,
+        mayCall,
       }),
   });
   const le = config.leaderElection;
@@ -186,6 +191,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
         }
       : {}),
   });
+  leadership.mayAct = () => manager.mayAct();
   const started: string[] = [];
   const reconciledKinds: ResourceDescriptor[] = [];
   for (const factory of options.controllerFactories ?? controllers) {

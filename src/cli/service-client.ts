@@ -21,6 +21,8 @@ export interface ServiceClientDeps {
   log: Logger;
   /** The proxy of the service's base URL; default none. */
   proxyFor?: ProxyResolver;
+  /** Asked before each call is sent (ServiceClientOptions.mayCall); default always true. */
+  mayCall?: () => boolean;
 }
 
 /** Builds the process's service client from the config (tests pass their own). */
@@ -33,6 +35,7 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       apiKey: deps.apiKey,
       logger: deps.log.child({ component: "service" }),
       onRequest: deps.onRequest,
+      ...(deps.mayCall ? { mayCall: deps.mayCall } : {}),
     });
   } catch (err) {
     if (err instanceof ServiceProxyError) throw err;

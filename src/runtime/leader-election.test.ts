@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { KubeClient } from "./kube.js";
 import { KubeApiError } from "./kube-errors.js";
 import { LeaderElector } from "./leader-election.js";
-import type { KubeObject } from "./resource.js";
+import type { Clock, KubeObject } from "./resource.js";
 
 type Lease = KubeObject & { spec?: { holderIdentity?: string } };
 
@@ -88,8 +88,9 @@ async function until(check: () => boolean, timeoutMs = 5_000) {
   }
 }
 
-function elector(kube: KubeClient, events: string[]) {
+function elector(kube: KubeClient, events: string[], clock?: Clock) {
   return new LeaderElector(kube, {
+    ...(clock ? { clock } : {}),
     log: {
       debug: () => undefined,
       info: () => undefined,
@@ -158,6 +159,28 @@ describe("LeaderElector.stop", () => {
     await e.stop();
     expect(events).toEqual(["started", "warn: could not release the lease; it will expire"]);
   }, 5_000);
+});
+
+describe("LeaderElector.mayAct", () => {
+  it("is false once the last renewal is a renew deadline old, before the loop has noticed (a process paused past its lease), and after a release; true while it never led", async () => {
+    const store = leaseStore();
+    let skewMs = 0;
+    const e = elector(store.kube, [], { now: () => new Date(Date.now() + skewMs) });
+    expect(e.mayAct()).toBe(true);
+    e.start();
+    await until(() => e.isLeader());
+    expect(e.mayAct()).toBe(true);
+    // The renew deadline (1.5 s) passes at once, as for a process resumed after a pause.
+    skewMs = 1_500;
+    expect(e.isLeader()).toBe(true);
+    expect(e.mayAct()).toBe(false);
+    await e.stop();
+    const again = elector(store.kube, []);
+    again.start();
+    await until(() => again.isLeader());
+    await again.stop();
+    expect(again.mayAct()).toBe(false);
+  });
 });
 
 describe("LeaderElector.stop's bound", () => {

@@ -3,34 +3,11 @@ import { withDeadline } from "./deadline.js";
 import { DEFAULT_LEASE_TIMINGS } from "./defaults.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict } from "./kube-errors.js";
-import {
-  type Clock,
-  type KubeObject,
-  type ObjectKey,
-  type ResourceDescriptor,
-  systemClock,
-} from "./resource.js";
+import { canonical, LEASES, type Lease, type LeaseSpec, microTime } from "./lease.js";
+import { type Clock, type ObjectKey, systemClock } from "./resource.js";
 import { StopBudget } from "./stop-budget.js";
 
-/** coordination.k8s.io/v1 Lease. */
-export const LEASES: ResourceDescriptor = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  plural: "leases",
-  kind: "Lease",
-  namespaced: true,
-};
-
-/** The fields of a Lease's spec that leader election uses. */
-interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
-
-type Lease = KubeObject & { spec?: LeaseSpec };
+export { LEASES } from "./lease.js";
 
 /** Options of a {@link LeaderElector}; durations as client-go's (defaults 15 s / 10 s / 2 s). */
 export interface LeaderElectionOptions {
@@ -73,6 +50,8 @@ export class LeaderElector {
   private observedAt = 0;
   /** Rounds that failed in a row ({@link reportFailure}). */
   private failures = 0;
+  /** When the Lease was last taken or renewed; undefined while this process never led. */
+  private renewedAt: number | undefined;
   private readonly key: ObjectKey;
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
@@ -98,6 +77,16 @@ export class LeaderElector {
   /** True while this process holds the Lease. */
   isLeader(): boolean {
     return this.leader;
+  }
+
+  /**
+   * False once this process has led and its last renewal is a renew deadline old (or it
+   * released the Lease): another process may hold it from then on, before the loop has
+   * noticed (a process paused past the lease wakes with its calls due). True while it
+   * never led.
+   */
+  mayAct(): boolean {
+    return this.renewedAt === undefined || this.now() - this.renewedAt < this.renewDeadlineMs;
   }
 
   /** Starts campaigning (in the background). */
@@ -137,24 +126,31 @@ export class LeaderElector {
     return withDeadline(this.round, ms, () => false);
   }
 
+  /**
+   * Campaigns, then renews. A round's time is taken before it is sent: another process
+   * sees the record it writes later, and counts the lease duration from then.
+   */
   private async run(): Promise<void> {
+    let began = this.now();
     while (!this.stopped && !(await this.attempt(this.retryPeriodMs))) {
       await this.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2));
+      began = this.now();
     }
     if (this.stopped) return;
     this.setLeader(true);
     this.options.log?.info({ lease: this.key }, "became the leader");
+    this.renewedAt = began;
     this.options.onStartedLeading();
-    let lastRenew = this.now();
     while (!this.stopped) {
       await this.sleep(this.retryPeriodMs);
       if (this.stopped) return;
-      const left = this.renewDeadlineMs - (this.now() - lastRenew);
+      began = this.now();
+      const left = this.renewDeadlineMs - (began - this.renewedAt);
       if (left > 0 && (await this.attempt(left))) {
-        lastRenew = this.now();
+        this.renewedAt = began;
         continue;
       }
-      if (this.now() - lastRenew < this.renewDeadlineMs) continue;
+      if (this.mayAct()) continue;
       this.setLeader(false);
       this.options.log?.error(
         { lease: this.key },
@@ -226,6 +222,8 @@ export class LeaderElector {
 
   /** Gives up the Lease if this process holds it, within what is left of the stop's `budget`. */
   private async release(budget: StopBudget): Promise<void> {
+    // Another process may take it at once: nothing acts from here on (mayAct).
+    this.renewedAt = Number.NEGATIVE_INFINITY;
     const late = () => {
       throw new Error(`no answer within the stop's deadline (${budget.totalMs} ms)`);
     };
@@ -278,14 +276,4 @@ export class LeaderElector {
       this.wake = done;
     });
   }
-}
-
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-function microTime(d: Date): string {
-  return `${d.toISOString().slice(0, 23)}000Z`;
-}
-
-/** The Lease record as a string with sorted keys, to notice any change of it. */
-function canonical(spec: LeaseSpec): string {
-  return JSON.stringify(spec, Object.keys(spec).sort());
 }

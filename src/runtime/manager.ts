@@ -189,6 +189,14 @@ export class Manager {
     return this.elector ? this.elector.isLeader() : !this.stopping;
   }
 
+  /**
+   * False once this process led and its Lease may have passed to another (LeaderElector
+   * mayAct): its service calls then stop unsent. Always true without leader election.
+   */
+  mayAct(): boolean {
+    return this.elector?.mayAct() ?? true;
+  }
+
   /** True when controllers are running in this process. */
   get running(): boolean {
     return this.controllersRunning;

@@ -75,6 +75,7 @@ export class ServiceAccount {
       endpoints: this.endpoints,
       logger: options.logger,
       onRequest: options.onRequest,
+      mayCall: options.mayCall,
       ...(options.random ? { random: options.random } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
     });

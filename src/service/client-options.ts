@@ -64,6 +64,11 @@ export interface ServiceClientOptions {
   logger?: Logger;
   /** Called after every attempt, for metrics. */
   onRequest?: (e: RequestObservation) => void;
+  /**
+   * Asked right before each attempt is sent; false stops the call unsent (a leader whose
+   * Lease may have passed to another replica). Default: always true.
+   */
+  mayCall?: () => boolean;
   /** Jitter source (tests). */
   random?: () => number;
   /** How waits happen (tests). */

@@ -60,6 +60,8 @@ export interface TransportOptions {
   endpoints: EndpointTable;
   logger?: Logger | undefined;
   onRequest?: ((e: RequestObservation) => void) | undefined;
+  /** Asked right before each attempt is sent; false stops the call unsent (client-options.ts). */
+  mayCall?: (() => boolean) | undefined;
   /** Learns from every answer whether its operation exists (see operation-availability.ts). */
   availability?: OperationAvailability | undefined;
   /** Source of jitter; tests pass a constant. */

@@ -6,7 +6,11 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import {
+  type EmulatedService,
+  HARNESS_API_KEY,
+  startEmulatedService,
+} from "../emulator/harness.js";
 import { isExternalHold } from "../runtime/errors.js";
 import type { ServiceClient } from "./client.js";
 import { ServiceError, ServiceMalformedResponseError, ServiceRedirectError } from "./errors.js";
@@ -155,6 +159,27 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
         client().withCall({ routine: false, signal: abandon.signal }).getNas(nasId),
       );
       expect(late.message).toContain("its reconcile was abandoned");
+    });
+  });
+
+  describe("a call of a process whose Lease may have passed to another (mayCall false)", () => {
+    it("is not sent, also when the Lease passes while the call waits before its send (the key read here), and not retried", async () => {
+      const refused = await failure(client({ mayCall: () => false }).getNas(nasId));
+      expect(refused.message).toContain("its reconcile was abandoned");
+      let leading = true;
+      const waited = client({
+        mayCall: () => leading,
+        apiKey: () => {
+          leading = false;
+          return HARNESS_API_KEY;
+        },
+      });
+      const late = await failure(waited.getNas(nasId));
+      expect(late.message).toContain("its reconcile was abandoned");
+      expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(0);
+      // Leading again (a new process would be), the same client sends.
+      leading = true;
+      expect((await client({ mayCall: () => leading }).getNas(nasId)).id).toBe(nasId);
     });
   });
 });

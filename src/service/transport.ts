@@ -110,11 +110,12 @@ export class ServiceTransport {
       rateLimitWaitMs: 0,
       routineBudgetWaitMs: 0,
     };
-    const { retry } = this.options;
-
+    const { retry, mayCall } = this.options;
+    // Checked again after the waits, right before the send (mayCall: see client-options.ts).
+    const stopped = () => call.signal?.aborted === true || mayCall?.() === false;
     for (let attempt = 1; ; attempt++) {
       try {
-        if (call.signal?.aborted) throw abandoned(call);
+        if (stopped()) throw abandoned(call);
         const key = await this.readKey(name);
         if (this.bucket) {
           this.refuseLongWait(call.endpoint, call.priority);
@@ -122,12 +123,12 @@ export class ServiceTransport {
           call.routineBudgetWaitMs = await this.bucket.take(call.priority);
           call.rateLimitWaitMs = Math.round((performance.now() - queued) * 1000) / 1000;
         }
+        if (stopped()) throw abandoned(call);
         return await this.attempt(call, key, schema);
       } catch (err) {
         // A bounced call was not sent: the caller retries it later, not this loop.
         if (!(err instanceof ServiceError) || err instanceof ServiceThrottledError) throw err;
-        const repeatable =
-          err.retryable && (call.idempotent || !err.outcomeUnknown) && !call.signal?.aborted;
+        const repeatable = err.retryable && (call.idempotent || !err.outcomeUnknown) && !stopped();
         if (!repeatable || attempt >= retry.maxAttempts) throw err;
         const delay = backoffDelayMs(retry, attempt, this.options.random, err.retryAfterMs ?? 0);
         this.log?.debug(

@@ -65,6 +65,7 @@ export const CHAOS_FLAGS = {
   "no-apiserver-restart": { type: "boolean" },
   "repeat-delete-status": { type: "string" },
   replicas: { type: "string" },
+  "pause-leader": { type: "boolean" },
 } satisfies Flags;
 
 /** The flags of compare-builds.ts. */

@@ -8,7 +8,7 @@
  * CciInstances (each saving two images) and N/10 observe-only NasVolumes of NAS made
  * outside the cluster (no writing call may name them), 20% of them on a second
  * account, while `aidc-operator run` is SIGKILLed at seeded random moments and
- * restarted each time (with `--replicas 2`, the leader is killed or loses its Lease) and
+ * restarted each time (with `--replicas 2`, the leader is killed or loses its Lease, cut off or paused) and
  * 20% of the objects are deleted (a repeated delete refused with 409), restarts the API server once,
  * lets the operator settle, and prints the invariants as JSON. Exits 1 on any
  * violation. The same seed gives the same kill schedule, batches, deletes and fault
@@ -63,6 +63,7 @@ const options = {
   restartApiServer: !(flags["no-apiserver-restart"] ?? false),
   repeatDeleteStatus: num(flags["repeat-delete-status"], "AIDC_CHAOS_REPEAT_DELETE_STATUS", 409),
   replicas: Math.max(1, num(flags.replicas, "AIDC_CHAOS_REPLICAS", 1)),
+  pauseLeader: flags["pause-leader"] ?? false,
 };
 const subscriptionDelayMs = num(
   flags["subscription-delay-ms"],

@@ -3,8 +3,10 @@
  * process reaches the API server through a TCP proxy the run can cut and the service
  * through an HTTP proxy that records its calls, so that every service call is known by
  * the process that made it. A handover is either a SIGKILL of the leader or a Lease
- * loss: the leader's API server is cut (a partition), so it cannot renew, and must stop
- * acting before the other replica takes the Lease; it then exits and is started again.
+ * loss: the leader's API server is cut (a partition), so it cannot renew, or the leader
+ * is paused (SIGSTOP) until the other replica holds the Lease, then resumed (a long GC
+ * pause, a frozen node); either way it must stop acting before the other replica takes
+ * the Lease, and it then exits and is started again.
  * checks.ts's checkOneActor holds the recorded calls to one leader at a time.
  */
 import { writeFile } from "node:fs/promises";
@@ -143,19 +145,32 @@ export class Replicas {
     return undefined;
   }
 
-  /** Hands over: `leaseLoss` cuts the leader's API server, else it is SIGKILLed; restarts it. */
-  async handOver(leaseLoss: boolean): Promise<string> {
+  /**
+   * Hands over and restarts the old leader: `leaseLoss` cuts its API server (or, with
+   * `pause`, stops it until the other replica holds the Lease), else it is SIGKILLed.
+   */
+  async handOver(leaseLoss: boolean, pause = false): Promise<string> {
     const slot = await this.leader(30_000);
     if (!slot) return "no leader to hand over from";
     if (leaseLoss) {
-      slot.kube.partition();
+      if (pause) await this.pauseUntilHandedOver(slot);
+      else slot.kube.partition();
       const exited = await Promise.race([slot.process.exited.then(() => true), sleep(40_000)]);
       if (!exited) this.handovers.notExited += 1;
       this.handovers.leaseLost += 1;
     } else this.handovers.killed += 1;
     await this.retire(slot);
     this.slots[this.slots.indexOf(slot)] = await this.launch();
-    return `${leaseLoss ? "Lease lost by" : "killed"} ${slot.instance}`;
+    return `${leaseLoss ? `Lease lost${pause ? " (paused)" : ""} by` : "killed"} ${slot.instance}`;
+  }
+
+  private async pauseUntilHandedOver(slot: Slot): Promise<void> {
+    slot.process.child.kill("SIGSTOP");
+    const other = this.slots.find((s) => s !== slot)?.instance;
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline && (await this.readLease()) !== other) await sleep(50);
+    await sleep(300);
+    slot.process.child.kill("SIGCONT");
   }
 
   private async retire(slot: Slot): Promise<void> {

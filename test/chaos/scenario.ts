@@ -125,6 +125,8 @@ export interface ChaosOptions {
    * come after the next one's first (checkOneActor).
    */
   replicas?: number;
+  /** With replicas: every second Lease loss pauses the leader (SIGSTOP) past the lease instead. */
+  pauseLeader?: boolean;
   /** Restart the API server once, halfway through the kills (needs `env.plane`). */
   restartApiServer: boolean;
   /** After the last kill, how long the operator gets to make every object Ready. */
@@ -359,7 +361,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         await sleep(min + Math.floor(random() * (max - min)));
       }
       let how = "";
-      if (replicas) how = `, ${await replicas.handOver(k % 2 === 1)}`;
+      if (replicas) how = `, ${await replicas.handOver(k % 2 === 1, o.pauseLeader && k % 4 === 3)}`;
       else {
         await operator.kill();
         operator = start();

@@ -55,6 +55,8 @@ export interface ConnectionClientHooks {
   log?: Logger;
   /** The proxy of its base URL (cli/run.ts: the environment's); default none. */
   proxyFor?: ProxyResolver;
+  /** Asked before each call is sent (ServiceClientOptions.mayCall); default always true. */
+  mayCall?: () => boolean;
 }
 
 /**
@@ -105,6 +107,7 @@ export function connectionClient(
       ? { logger: hooks.log.child({ component: "service", connection: settings.name }) }
       : {}),
     ...(onRequest ? { onRequest: (e) => onRequest({ ...e, connection: settings.name }) } : {}),
+    ...(hooks.mayCall ? { mayCall: hooks.mayCall } : {}),
   });
 }
 
