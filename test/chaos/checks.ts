@@ -248,7 +248,7 @@ export function remoteTemplates(state: EmulatorState): { id: string; name: strin
 export interface ServiceCall {
   /** The operator process that made it. */
   instance: string;
-  /** When it reached the proxy, ms since the epoch. */
+  /** When it was sent, ms since the epoch (replicas.ts's recordingProxy says how). */
   at: number;
   method: string;
   path: string;

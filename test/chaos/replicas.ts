@@ -24,14 +24,22 @@ import type { LeaderTerm, ServiceCall } from "./checks.js";
 /** Lease timings of the replicas (short, so that a handover takes seconds). */
 export const REPLICA_LEASE = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
 
-/** An HTTP proxy to `target` that records each request's arrival as made by `instance`. */
+/**
+ * An HTTP proxy to `target` that records each request of `instance` by when it was
+ * sent: its arrival, or for the first request of a connection the connection's
+ * acceptance (the process decided to send before it connected; paused meanwhile, the
+ * request itself goes out only when it resumes).
+ */
 async function recordingProxy(
   target: URL,
   instance: string,
   calls: ServiceCall[],
 ): Promise<{ url: string; server: Server }> {
+  const accepted = new WeakMap<object, number>();
   const server = httpServer((req, res) => {
-    calls.push({ instance, at: Date.now(), method: req.method ?? "", path: req.url ?? "" });
+    const at = accepted.get(req.socket) ?? Date.now();
+    accepted.delete(req.socket);
+    calls.push({ instance, at, method: req.method ?? "", path: req.url ?? "" });
     const upstream = httpRequest(
       {
         host: target.hostname,
@@ -48,6 +56,7 @@ async function recordingProxy(
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
   });
+  server.on("connection", (socket) => accepted.set(socket, Date.now()));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, "")}`, server };
