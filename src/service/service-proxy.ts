@@ -10,7 +10,7 @@
 import type { ClientRequest, Agent as HttpAgent } from "node:http";
 import type { Duplex } from "node:stream";
 import { Agent as AgentBase, type AgentConnectOpts } from "agent-base";
-import type { SocksProxyAgent } from "socks-proxy-agent";
+import { socksTunnelOpener } from "../runtime/socks-tunnel.js";
 
 /** The proxy a call to `url` goes through (`http://`, `https://` or `socks5://`), or undefined for a direct call. */
 export type ProxyResolver = (url: URL) => string | undefined;
@@ -99,38 +99,24 @@ export function proxyOptionsFor(
 
 /**
  * An agent class whose every connection is a SOCKS5 tunnel through `proxy` (a
- * `socks5h://` URL, `user:password@` sent as RFC 1929 authentication), opened by
- * socks-proxy-agent, which is loaded with the first connection, not at start; agent-base
- * keeps Node's pooling (keep-alive, `maxSockets`) over those tunnels. The library's agent
- * only opens tunnels and takes none of these options: its `timeout` would also close a
- * tunnel waiting for an answer. `secure`: its requests are https (TLS inside the
- * tunnel), which agent-base cannot always tell from a request's options (the S3 client's
- * name no protocol), and without which it pools the tunnel under another name than it
- * looks for. A tunnel that is not opened fails with ERR_PROXY_TUNNEL, the code of an
- * http proxy's refusal: nothing was sent.
+ * `socks5h://` URL), opened by runtime/socks-tunnel.ts as the API server's are;
+ * agent-base keeps Node's pooling (keep-alive, `maxSockets`) over those tunnels. The
+ * library's agent only opens tunnels and takes none of these options: its `timeout`
+ * would also close a tunnel waiting for an answer. `secure`: its requests are https
+ * (TLS inside the tunnel), which agent-base cannot always tell from a request's options
+ * (the S3 client's name no protocol), and without which it pools the tunnel under
+ * another name than it looks for. A tunnel that is not opened fails with
+ * ERR_PROXY_TUNNEL, the code of an http proxy's refusal: nothing was sent.
  */
 export function socksAgentClass(proxy: string, secure: boolean): typeof HttpAgent {
-  let opener: Promise<SocksProxyAgent> | undefined;
+  const open = socksTunnelOpener(proxy);
   class SocksTunnelAgent extends AgentBase {
     override isSecureEndpoint(): boolean {
       return secure;
     }
 
-    async connect(req: ClientRequest, options: AgentConnectOpts): Promise<Duplex> {
-      opener ??= import("socks-proxy-agent").then(({ SocksProxyAgent }) => {
-        const agent = new SocksProxyAgent(proxy);
-        // It keeps an IPv6 address's URL brackets ([::1]) and would look them up as a name.
-        const { host } = agent.proxy;
-        if (host?.startsWith("[")) agent.proxy.host = host.slice(1, -1);
-        return agent;
-      });
-      const socks = await opener;
-      try {
-        return await socks.connect(req, options);
-      } catch (err) {
-        const message = `SOCKS5 proxy: ${err instanceof Error ? err.message : String(err)}`;
-        throw Object.assign(new Error(message, { cause: err }), { code: "ERR_PROXY_TUNNEL" });
-      }
+    connect(req: ClientRequest, options: AgentConnectOpts): Promise<Duplex> {
+      return open(req, options);
     }
   }
   return SocksTunnelAgent;

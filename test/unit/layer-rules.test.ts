@@ -63,6 +63,16 @@ describe("layerViolations", () => {
     );
   });
 
+  it("lets the service take the SOCKS5 tunnels of the runtime and nothing else of it", () => {
+    const text = [
+      'import { socksTunnelOpener } from "../../runtime/socks-tunnel.js";',
+      'import { proxyFor } from "../../runtime/kube-proxy.js";',
+    ].join("\n");
+    expect(check("service", text)).toEqual([
+      "src/service/sub/m.ts: src/service may import of src/runtime only ^socks-tunnel\\.ts$ (found ../../runtime/kube-proxy.js)",
+    ]);
+  });
+
   it("lets the emulator share the wire with the service, never the operator's own rules", () => {
     const text = [
       'import { subscribeNasBodySchema } from "../../service/schemas/nas.js";',
