@@ -13,7 +13,12 @@ import { registeredControllers } from "../controllers/permissions.js";
 import { allCrds, GROUP, REASONS } from "../crds/index.js";
 import { KUBECONFIG_SEARCH, loadKubeConfig } from "../runtime/kube-config.js";
 import { environmentProxy } from "../runtime/kube-proxy.js";
-import { createLogger, exitOnUncaughtErrors, logProcessWarnings } from "../runtime/logging.js";
+import {
+  createLogger,
+  exitOnUncaughtErrors,
+  logProcessWarnings,
+  logWritten,
+} from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics } from "../runtime/metrics.js";
 import { SecretRedactor } from "../runtime/redaction.js";
@@ -62,7 +67,7 @@ export interface RunOptions {
  * `aidc-operator run`: loads and validates the config, builds the clients and the
  * controllers, starts the manager, and on SIGTERM shuts down gracefully within
  * `shutdownTimeoutMs` (stop taking work, finish in-flight reconciles, release the Lease).
- * Resolves with the exit code: 0 after a graceful stop, 1 when leadership was lost.
+ * Resolves, its log written, with the exit code: 0 after a graceful stop, 1 when it failed.
  */
 export async function runOperator(options: RunOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
@@ -247,11 +252,13 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   connections.close();
   if (stopped instanceof Error) {
     log.error({ err: stopped }, "the manager failed; exiting so that the pod restarts");
-    return 1;
+  } else {
+    log.info("shutting down");
+    await manager.stop();
   }
-  log.info("shutting down");
-  await manager.stop();
-  return 0;
+  // The caller exits the process, which drops the last lines while they are written.
+  await logWritten(log);
+  return stopped instanceof Error ? 1 : 0;
 }
 
 /** Registers `aidc-operator run`, with one flag per config setting of SETTINGS. */

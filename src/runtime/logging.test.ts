@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -184,5 +184,78 @@ describe("an error nothing caught", () => {
       ]);
     },
     20_000,
+  );
+});
+
+describe("the last lines at exit", () => {
+  const LINES = 1_000;
+
+  /**
+   * Runs `script` (with `log`, `logWritten` and `exitOnUncaughtErrors` in scope) in a
+   * process whose stdout is a pipe nobody reads until it says "exiting" on stderr: the
+   * pipe is then full (1 000 lines of 1 kB), and a write of its log is under way, waiting
+   * for room, when it exits. Resolves with its exit code and its stdout's lines.
+   */
+  const exitingWhileWriting = (script: string) =>
+    new Promise<{ code: number | null; lines: string[] }>((resolve) => {
+      const logging = pathToFileURL(join(import.meta.dirname, "logging.ts")).href;
+      const child = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "--input-type=module",
+          "-e",
+          `import { createLogger, exitOnUncaughtErrors, logWritten } from ${JSON.stringify(logging)};
+          const log = createLogger();
+          const pad = "x".repeat(1_000);
+          for (let i = 0; i < ${LINES}; i++) log.info({ i, pad }, "line");
+          // The log writes what the pipe takes, then waits to write the rest.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          process.stderr.write("exiting\\n");
+          ${script}`,
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stdout = "";
+      child.stdout.pause();
+      child.stderr.on("data", (chunk: Buffer) => {
+        if (!chunk.toString().includes("exiting")) return;
+        child.stdout.on("data", (c: Buffer) => {
+          stdout += c.toString();
+        });
+        child.stdout.resume();
+      });
+      child.on("close", (code) => resolve({ code, lines: stdout.trim().split("\n") }));
+    });
+
+  const messages = (lines: string[]) =>
+    lines.map((l) => {
+      const { i, msg } = JSON.parse(l) as { i?: number; msg: string };
+      return i === undefined ? msg : `${msg} ${i}`;
+    });
+  const logged = Array.from({ length: LINES }, (_, i) => `line ${i}`);
+
+  it.each([
+    [
+      "a stop (run's: it exits once its log is written)",
+      'log.info("manager stopped"); await logWritten(log, 10_000); process.exit(0);',
+      0,
+      "manager stopped",
+    ],
+    [
+      "an error nothing caught",
+      'exitOnUncaughtErrors(log); setTimeout(() => { throw new Error("boom"); });',
+      1,
+      "an error nothing caught; exiting",
+    ],
+  ])(
+    "after %s, every line is on stdout, in order, the last one last",
+    async (_after, script, exitCode, last) => {
+      const { code, lines } = await exitingWhileWriting(script);
+      expect(code).toBe(exitCode);
+      expect(messages(lines)).toEqual([...logged, last]);
+    },
+    30_000,
   );
 });

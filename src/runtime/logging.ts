@@ -1,4 +1,6 @@
+import { EventEmitter } from "node:events";
 import { type DestinationStream, type Logger, pino } from "pino";
+import { withDeadline } from "./deadline.js";
 import type { SecretRedactor } from "./redaction.js";
 
 /**
@@ -111,14 +113,51 @@ export function logProcessWarnings(log: Logger): () => void {
   };
 }
 
+/** What {@link logWritten} uses of pino's destination to stdout (a SonicBoom). */
+type SonicBoomStream = EventEmitter & { destroyed: boolean; write(line: string): boolean };
+
+/** How long the process waits at exit for its last log lines to be written. */
+export const LOG_WRITTEN_MS = 2_000;
+
+/**
+ * Resolves once `log` has written every line it was given (or after `withinMs`: a
+ * reader of stdout that no longer reads does not hold the exit). pino's stdout writes
+ * asynchronously, and `process.exit` drops a write still under way: its exit hook writes
+ * only the lines queued behind it. `log.flush(cb)` does not wait for that write (its
+ * stream buffers nothing, so it calls back at once); the stream's `drain`, emitted once
+ * it holds nothing more, does, and an empty write asks for one.
+ */
+export async function logWritten(log: Logger, withinMs: number = LOG_WRITTEN_MS): Promise<void> {
+  const stream = (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym];
+  // pino's own destination (sonic-boom); a stream a test passes writes as it is told.
+  if (!(stream instanceof EventEmitter) || !("flushSync" in stream)) return;
+  const boom = stream as unknown as SonicBoomStream;
+  if (boom.destroyed) return;
+  let done = () => {};
+  const written = new Promise<void>((resolve) => {
+    done = resolve;
+    boom.once("drain", done).once("error", done);
+    boom.write("");
+  });
+  try {
+    await withDeadline(written, withinMs, () => undefined);
+  } finally {
+    boom.off("drain", done).off("error", done);
+  }
+}
+
 /**
  * Logs an error nothing caught (an uncaught exception, an unhandled rejection) as one
  * fatal line of `log`, then exits 1 as Node would, instead of Node's stack trace as
- * text on stderr: the process's last words reach a log system reading JSON lines.
+ * text on stderr: the process's last words reach a log system reading JSON lines. The
+ * lines before it are written first ({@link logWritten}): pino writes a fatal line at
+ * once, ahead of a write still under way, which the exit would drop.
  */
 export function exitOnUncaughtErrors(log: Logger): void {
   process.on("uncaughtException", (err, origin) => {
-    log.fatal({ err, origin }, "an error nothing caught; exiting");
-    process.exit(1);
+    void logWritten(log).then(() => {
+      log.fatal({ err, origin }, "an error nothing caught; exiting");
+      process.exit(1);
+    });
   });
 }
