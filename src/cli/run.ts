@@ -13,6 +13,7 @@ import { registeredControllers } from "../controllers/permissions.js";
 import { allCrds, GROUP, REASONS } from "../crds/index.js";
 import { KUBECONFIG_SEARCH, loadKubeConfig } from "../runtime/kube-config.js";
 import { environmentProxy } from "../runtime/kube-proxy.js";
+import { LeaseFence } from "../runtime/leader-election.js";
 import {
   createLogger,
   exitOnUncaughtErrors,
@@ -113,9 +114,9 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   const metrics = new RuntimeMetrics();
   // The service and the object storage take HTTPS_PROXY... as the API server does.
   const proxyFor = environmentProxy(env);
-  // Every service call stops unsent once the Lease may have passed on (Manager.mayAct).
-  const leadership = { mayAct: () => true };
-  const mayCall = () => leadership.mayAct();
+  // Every service call stops unsent once the Lease may have passed on.
+  const fence = new LeaseFence();
+  const mayCall = fence.mayAct;
   const defaultService = (options.serviceClientFactory ?? createServiceClient)({
     config,
     apiKey,
@@ -149,8 +150,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   });
   const le = config.leaderElection;
   // Each operator (a shard, or the unsharded one) watches only its own objects of the
-  // kinds users create; what it only reads (Secrets, Namespaces, ServiceConnections)
-  // it sees whole.
+  // kinds users create, and whole what it only reads (Secrets, ServiceConnections...).
   const sharded = new Set(allCrds.filter((c) => c.remote !== "none").map((c) => c.kind));
   const selector = shardSelector(config.shardKey);
   // Each connection (the default one included) is a flow: the workers and the
@@ -180,6 +180,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     reconcileTimeoutMs: config.reconcileTimeoutMs,
     cacheSyncTimeoutMs: config.cacheSyncTimeoutMs,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    fence,
     server: { port: config.server.port, host: config.server.host },
     ...(le.enabled && le.leaseNamespace
       ? {
@@ -196,7 +197,6 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
         }
       : {}),
   });
-  leadership.mayAct = () => manager.mayAct();
   const started: string[] = [];
   const reconciledKinds: ResourceDescriptor[] = [];
   for (const factory of options.controllerFactories ?? controllers) {

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import { describe, expect, it } from "vitest";
 import type { KubeClient } from "./kube.js";
 import { KubeApiError } from "./kube-errors.js";
-import { LeaderElector } from "./leader-election.js";
+import { LeaderElector, LeaseFence } from "./leader-election.js";
 import type { Clock, KubeObject } from "./resource.js";
 
 type Lease = KubeObject & { spec?: { holderIdentity?: string } };
@@ -199,5 +199,25 @@ describe("LeaderElector.stop's bound", () => {
     expect(e.isLeader()).toBe(false);
     expect(store.holder()).toBe("me");
     expect(events).toEqual(["started", "warn: could not release the lease; it will expire"]);
+  });
+});
+
+describe("LeaseFence", () => {
+  it("lets the process act until a renew deadline after the last renewal, and never again once released, even if a round in flight renews after the release", () => {
+    let now = 1_000;
+    const fence = new LeaseFence({ now: () => new Date(now) });
+    const { mayAct } = fence;
+    expect(mayAct()).toBe(true);
+    fence.renewed(1_000, 500);
+    now = 1_499;
+    expect(mayAct()).toBe(true);
+    now = 1_500;
+    expect(mayAct()).toBe(false);
+    fence.renewed(1_500, 500);
+    expect(mayAct()).toBe(true);
+    fence.released();
+    expect(mayAct()).toBe(false);
+    fence.renewed(1_500, 500);
+    expect(mayAct()).toBe(false);
   });
 });

@@ -22,6 +22,8 @@ export interface LeaderElectionOptions {
   /** Interval between attempts to acquire or renew. Default 2 s. */
   retryPeriodMs?: number;
   clock?: Clock;
+  /** Where the elector records how long this process may act; default its own. */
+  fence?: LeaseFence;
   log?: Logger;
   /** Called once this process becomes the leader. */
   onStartedLeading: () => void;
@@ -29,6 +31,29 @@ export interface LeaderElectionOptions {
   onStoppedLeading: () => void;
   /** Reports leadership changes (for the leader_election_master_status gauge). */
   onLeaderChange?: (isLeader: boolean) => void;
+}
+
+/**
+ * Whether this process may call the service: false once its last renewal is a renew
+ * deadline old or it released the Lease (another may hold it before the elector's loop
+ * notices, e.g. after a pause); true while it never led. {@link mayAct} is bound.
+ */
+export class LeaseFence {
+  private actUntil = Number.POSITIVE_INFINITY;
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  readonly mayAct = (): boolean => this.clock.now().getTime() < this.actUntil;
+
+  /** The Lease was taken or renewed by a round that began at `at` (ms); not after a release. */
+  renewed(at: number, renewDeadlineMs: number): void {
+    if (this.actUntil !== Number.NEGATIVE_INFINITY) this.actUntil = at + renewDeadlineMs;
+  }
+
+  /** The Lease was given up (or is being): nothing acts from here on. */
+  released(): void {
+    this.actUntil = Number.NEGATIVE_INFINITY;
+  }
 }
 
 /**
@@ -50,13 +75,12 @@ export class LeaderElector {
   private observedAt = 0;
   /** Rounds that failed in a row ({@link reportFailure}). */
   private failures = 0;
-  /** When the Lease was last taken or renewed; undefined while this process never led. */
-  private renewedAt: number | undefined;
   private readonly key: ObjectKey;
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
   private readonly clock: Clock;
+  private readonly fence: LeaseFence;
 
   constructor(
     private readonly kube: KubeClient,
@@ -67,6 +91,7 @@ export class LeaderElector {
     this.renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_LEASE_TIMINGS.renewDeadlineMs;
     this.retryPeriodMs = options.retryPeriodMs ?? DEFAULT_LEASE_TIMINGS.retryPeriodMs;
     this.clock = options.clock ?? systemClock;
+    this.fence = options.fence ?? new LeaseFence(this.clock);
     if (
       !(this.leaseDurationMs > this.renewDeadlineMs && this.renewDeadlineMs > this.retryPeriodMs)
     ) {
@@ -79,14 +104,9 @@ export class LeaderElector {
     return this.leader;
   }
 
-  /**
-   * False once this process has led and its last renewal is a renew deadline old (or it
-   * released the Lease): another process may hold it from then on, before the loop has
-   * noticed (a process paused past the lease wakes with its calls due). True while it
-   * never led.
-   */
+  /** Whether this process may act ({@link LeaseFence}). */
   mayAct(): boolean {
-    return this.renewedAt === undefined || this.now() - this.renewedAt < this.renewDeadlineMs;
+    return this.fence.mayAct();
   }
 
   /** Starts campaigning (in the background). */
@@ -109,10 +129,8 @@ export class LeaderElector {
     this.stopped = true;
     this.wake?.();
     await withDeadline(this.loop ?? Promise.resolve(), budget.left(), () => undefined);
-    // A round may still be under way, given up at its timeout (a slow API server) or
-    // won just as the loop stopped: one that took the Lease leaves it held although this
-    // process never led, one that renews it would make the release's write conflict.
-    // Let it land first, then release what it holds.
+    // A round still under way (past its timeout, or won as the loop stopped) would leave
+    // the Lease held or make the release conflict: let it land, then release.
     if (options.release ?? true) {
       const lastRoundHeld = await this.lastRound(budget.left());
       if (this.leader || lastRoundHeld) await this.release(budget);
@@ -139,15 +157,17 @@ export class LeaderElector {
     if (this.stopped) return;
     this.setLeader(true);
     this.options.log?.info({ lease: this.key }, "became the leader");
-    this.renewedAt = began;
+    let renewedAt = began;
+    this.fence.renewed(began, this.renewDeadlineMs);
     this.options.onStartedLeading();
     while (!this.stopped) {
       await this.sleep(this.retryPeriodMs);
       if (this.stopped) return;
       began = this.now();
-      const left = this.renewDeadlineMs - (began - this.renewedAt);
+      const left = this.renewDeadlineMs - (began - renewedAt);
       if (left > 0 && (await this.attempt(left))) {
-        this.renewedAt = began;
+        renewedAt = began;
+        this.fence.renewed(began, this.renewDeadlineMs);
         continue;
       }
       if (this.mayAct()) continue;
@@ -222,8 +242,8 @@ export class LeaderElector {
 
   /** Gives up the Lease if this process holds it, within what is left of the stop's `budget`. */
   private async release(budget: StopBudget): Promise<void> {
-    // Another process may take it at once: nothing acts from here on (mayAct).
-    this.renewedAt = Number.NEGATIVE_INFINITY;
+    // Another process may take it at once: nothing acts from here on.
+    this.fence.released();
     const late = () => {
       throw new Error(`no answer within the stop's deadline (${budget.totalMs} ms)`);
     };

@@ -10,6 +10,7 @@ import {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
 } from "./defaults.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
+import type { LeaseFence } from "./leader-election.js";
 import type { RuntimeMetrics } from "./metrics.js";
 import type { BackoffOptions, FlowRateLimitOptions, TokenBucketOptions } from "./ratelimit.js";
 import type { SecretRedactor } from "./redaction.js";
@@ -83,6 +84,8 @@ export interface ManagerOptions {
   shutdownTimeoutMs?: number;
   /** Absent or undefined: no election, this process runs the controllers. */
   leaderElection?: ManagerLeaderElection;
+  /** Where the elector records how long this process may act (made before the clients that ask it). */
+  fence?: LeaseFence;
   /** Metrics and health server; `false` for none (tests). */
   server?: { port: number; host?: string } | false;
   /** `reportingController` of Events. Default `aidc.io/aidc-operator`. */

@@ -95,6 +95,7 @@ export class Manager {
         ...le,
         identity: this.identity,
         clock: this.clock,
+        ...(options.fence ? { fence: options.fence } : {}),
         log: options.log.child({ component: "leader-election" }),
         onStartedLeading: () => {
           this.launchControllers();
@@ -187,14 +188,6 @@ export class Manager {
   /** True when this process runs the controllers (always, without leader election). */
   isLeader(): boolean {
     return this.elector ? this.elector.isLeader() : !this.stopping;
-  }
-
-  /**
-   * False once this process led and its Lease may have passed to another (LeaderElector
-   * mayAct): its service calls then stop unsent. Always true without leader election.
-   */
-  mayAct(): boolean {
-    return this.elector?.mayAct() ?? true;
   }
 
   /** True when controllers are running in this process. */
