@@ -8,7 +8,11 @@
  * never sent twice. Annotations, not status: backup tools do not restore status.
  */
 import { randomUUID } from "node:crypto";
-import { ServiceError } from "../../service/errors.js";
+import {
+  ServiceError,
+  ServiceNotFoundError,
+  ServiceUnavailableError,
+} from "../../service/errors.js";
 
 /** Annotation keys of the protocol. */
 export const ANNOTATIONS = {
@@ -203,4 +207,41 @@ export function createMayHaveHappened(err: unknown): boolean {
 /** A fresh client token for a create. */
 export function newClientToken(): string {
   return randomUUID();
+}
+
+/**
+ * When a subscription result reads as forgotten, so that the create's client token must
+ * find its resource: the key answered as unknown (an envelope 404), or, from a service
+ * that answers every unknown id with a 500, {@link FAILED_POLLS_FOR_LOOKUP} 5xx polls in
+ * a row (each already retried by the client); else such a key would be polled for ever.
+ * Counted in memory per object and key: a restart counts anew.
+ */
+/** Polls in a row that fail with a 5xx before the result counts as forgotten. */
+export const FAILED_POLLS_FOR_LOOKUP = 3;
+
+const failedPolls = new Map<string, number>();
+
+/**
+ * Whether the poll of `key` for the object `objectKey`, which failed with `err`, leaves
+ * the result forgotten; a true answer forgets the count.
+ */
+export function resultForgotten(objectKey: string, key: string, err: unknown): boolean {
+  if (err instanceof ServiceNotFoundError) return true;
+  const id = `${objectKey}/${key}`;
+  if (!(err instanceof ServiceUnavailableError) || (err.code ?? 0) < 500) {
+    failedPolls.delete(id);
+    return false;
+  }
+  const failed = (failedPolls.get(id) ?? 0) + 1;
+  if (failed < FAILED_POLLS_FOR_LOOKUP) {
+    failedPolls.set(id, failed);
+    return false;
+  }
+  failedPolls.delete(id);
+  return true;
+}
+
+/** The poll of `key` for `objectKey` was answered: failures before it no longer count. */
+export function resultAnswered(objectKey: string, key: string): void {
+  failedPolls.delete(`${objectKey}/${key}`);
 }

@@ -1,14 +1,10 @@
 /**
- * The deletion half of the generic managed reconciler: honour `spec.deletionPolicy`
- * (Delete only with the Delete management policy, decisions.ts), then remove the
- * finalizer. See reconciler.ts for the contract.
- *
- * Under Delete, as crossplane-runtime's managed reconciler: the kind's steps before
- * deletion (`beforeDelete`, e.g. a detach) until they are done, then `delete`; a delete
- * that answers "InProgress" is recorded (`aidc.io/delete-requested`) and the resource
- * observed until it is gone; a refused delete (maybe a repeat of one under way) is sent
- * again while the resource shows. Only then is the finalizer removed. Every wait is
- * Ready=False `Deleting` (Reconciling) with a requeue.
+ * The deletion half of the managed reconciler: honour `spec.deletionPolicy` (Delete only
+ * with the Delete management policy, decisions.ts), then remove the finalizer. Under
+ * Delete, as crossplane-runtime: the kind's `beforeDelete` steps (e.g. a detach), then
+ * `delete`; an "InProgress" answer is recorded (`aidc.io/delete-requested`) and the
+ * resource observed until gone; a refused delete is sent again while the resource shows.
+ * Every wait is Ready=False `Deleting` (Reconciling) with a requeue.
  */
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { ReconcileResult } from "../../runtime/controller.js";
@@ -21,7 +17,14 @@ import {
 } from "../../service/errors.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
-import { ANNOTATIONS, decideAfterLookup, inFlightMarks, lookupKeyOf } from "./create-protocol.js";
+import {
+  ANNOTATIONS,
+  decideAfterLookup,
+  inFlightMarks,
+  lookupKeyOf,
+  resultAnswered,
+  resultForgotten,
+} from "./create-protocol.js";
 import {
   agingPollMs,
   decideDeletion,
@@ -32,7 +35,6 @@ import {
   soonPollMs,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { resultAnswered, resultForgotten } from "./forgotten-results.js";
 import { listEvidence, notShownYet, visibilityWindowMs } from "./gone-evidence.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import { ERR, type ManagedRun, step as runStep, wrapError } from "./run.js";
@@ -127,8 +129,7 @@ async function deleteRemote<T extends ManagedObject, R>(
   const { client } = run;
   const before = client.beforeDelete;
   if (before) {
-    // The kind's references, as they resolve now, for its steps before deletion (e.g.
-    // which attachment the spec asks for); undefined where they do not resolve.
+    // The kind's references as they resolve now (e.g. which attachment the spec asks for).
     if (!run.resolution) run.resolveReferences(true);
     const answer = await runStep(ERR.beforeDelete, () => before.call(client, run.call, id));
     if (answer !== "Done") {
@@ -167,11 +168,10 @@ async function deleteRemote<T extends ManagedObject, R>(
 }
 
 /**
- * Removes the finalizer once `exists` (else `observe`) says resource `id` is gone (a
- * 404 counts, and so does absence from the list where the detail read fails otherwise:
- * gone-evidence.ts), else waits: after an accepted delete, looking again soon; after a
- * delete `refused` or failed with a 5xx (going already? acted?), sending it again later. A
- * failing observe keeps the finalizer (the error policy writes Synced=False saying why).
+ * Removes the finalizer once `exists` (else `observe`) says resource `id` is gone (a 404,
+ * or absence from the list where the detail read fails: gone-evidence.ts), else waits:
+ * after an accepted delete, looking again soon; after a delete `refused` or failed with
+ * a 5xx, sending it again later. A failing observe keeps the finalizer (Synced=False).
  */
 async function untilGone<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,

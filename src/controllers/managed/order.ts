@@ -20,10 +20,11 @@ import {
   formatPending,
   lookupKeyOf,
   newClientToken,
+  resultAnswered,
+  resultForgotten,
 } from "./create-protocol.js";
 import { agingPollMs, firstSubscriptionPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { resultAnswered, resultForgotten } from "./forgotten-results.js";
 import {
   creatingReady,
   done,
