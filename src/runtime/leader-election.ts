@@ -1,10 +1,9 @@
 import type { Logger } from "pino";
-import { withDeadline } from "./deadline.js";
 import { DEFAULT_LEASE_TIMINGS } from "./defaults.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict } from "./kube-errors.js";
 import { canonical, LEASES, type Lease, type LeaseSpec, microTime } from "./lease.js";
-import { type Clock, type ObjectKey, systemClock } from "./resource.js";
+import { type Clock, type ObjectKey, systemClock, withDeadline } from "./resource.js";
 import { StopBudget } from "./stop-budget.js";
 
 export { LEASES } from "./lease.js";

@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { type DestinationStream, type Logger, pino } from "pino";
-import { withDeadline } from "./deadline.js";
 import type { SecretRedactor } from "./redaction.js";
+import { withDeadline } from "./resource.js";
 
 /**
  * Paths pino censors in every log line: API keys and authorization headers, at the top

@@ -3,7 +3,6 @@ import { InformerCache } from "./cache.js";
 import { reportCacheSync, syncSummary } from "./cache-sync.js";
 import type { ControllerDefinition } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
-import { withDeadline } from "./deadline.js";
 import {
   DEFAULT_CACHE_SYNC_TIMEOUT_MS,
   DEFAULT_HEALTH_PORT,
@@ -16,7 +15,7 @@ import { LeaderElector } from "./leader-election.js";
 import { controllerRuntimeOf, type ManagerOptions } from "./manager-options.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
-import { type Clock, type KubeObject, systemClock } from "./resource.js";
+import { type Clock, type KubeObject, systemClock, withDeadline } from "./resource.js";
 import { ResourceHealth, type ResourceHealthSource } from "./resource-health.js";
 import { StopBudget } from "./stop-budget.js";
 

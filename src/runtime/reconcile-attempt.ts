@@ -10,7 +10,6 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
-import { withDeadline } from "./deadline.js";
 import { DEFAULT_HOLD_BACKOFF } from "./defaults.js";
 import {
   errorReason,
@@ -22,7 +21,7 @@ import {
   requeueAfterOf,
 } from "./errors.js";
 import { type BackoffOptions, ExponentialBackoff } from "./ratelimit.js";
-import { type KubeObject, type ObjectKey, parseKey } from "./resource.js";
+import { type KubeObject, type ObjectKey, parseKey, withDeadline } from "./resource.js";
 import type { WorkQueue } from "./workqueue.js";
 import { ConflictError } from "./writes.js";
 

@@ -1,8 +1,8 @@
 /**
  * What the runtime knows about Kubernetes objects: a kind's REST coordinates, object
- * metadata and keys, and time (the {@link Clock} every timestamp is read from, and
- * metav1.Time's format). Domain packages (src/crds) describe their kinds with a
- * {@link ResourceDescriptor}; the runtime never names one.
+ * metadata and keys, and time (the {@link Clock} every timestamp is read from,
+ * metav1.Time's format, {@link withDeadline}). Domain packages (src/crds) describe
+ * their kinds with a {@link ResourceDescriptor}; the runtime never names one.
  */
 
 /** REST coordinates of one kind. */
@@ -131,4 +131,36 @@ export const systemClock: Clock = { now: () => new Date() };
 /** RFC 3339 with seconds precision, as metav1.Time serialises (`2024-05-01T10:00:00Z`). */
 export function rfc3339(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * Settles as `promise` does when it settles within `ms`; else, at the deadline, as
+ * `onTimeout()` does (what it returns, or what it throws), called once. `ms` ≤ 0 means
+ * the deadline has already passed (`onTimeout` runs on the next turn, unless `promise`
+ * has already settled). `promise` is not cancelled: a caller that must stop it does so
+ * in `onTimeout` (e.g. aborts its signal); its late outcome is ignored.
+ */
+export async function withDeadline<T, U = T>(
+  promise: Promise<T>,
+  ms: number,
+  onTimeout: () => U | Promise<U>,
+): Promise<T | U> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<U>((resolve, reject) => {
+    timer = setTimeout(
+      () => {
+        try {
+          resolve(onTimeout());
+        } catch (err) {
+          reject(err);
+        }
+      },
+      Math.max(0, ms),
+    );
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

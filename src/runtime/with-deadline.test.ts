@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { withDeadline } from "./deadline.js";
+import { withDeadline } from "./resource.js";
 
 describe("withDeadline", () => {
   beforeEach(() => {

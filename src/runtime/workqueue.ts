@@ -1,7 +1,6 @@
-import { withDeadline } from "./deadline.js";
 import { FairLanes, type LaneLimits, type QueuePriority, servedBefore } from "./fair-lanes.js";
 import { type BackoffOptions, RetryRateLimiter, type TokenBucketOptions } from "./ratelimit.js";
-import { type Clock, systemClock } from "./resource.js";
+import { type Clock, systemClock, withDeadline } from "./resource.js";
 
 export type { LaneLimits, QueuePriority } from "./fair-lanes.js";
 
