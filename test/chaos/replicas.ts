@@ -6,9 +6,13 @@
  * loss: the leader's API server is cut (a partition), so it cannot renew, or the leader
  * is paused (SIGSTOP) until the other replica holds the Lease, then resumed (a long GC
  * pause, a frozen node); either way it must stop acting before the other replica takes
- * the Lease, and it then exits and is started again.
+ * the Lease, and it then exits and is started again. A process paused while its winning
+ * campaign round was under way never led: it stays a standby. A replica that exits by
+ * itself (a Lease lost while the API server restarts) is started again, as its pod would be.
+ * Each process's lines go to `replica-N.log` too, beside the run's log.
  * checks.ts's checkOneActor holds the recorded calls to one leader at a time.
  */
+import { appendFileSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { request as httpRequest, createServer as httpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -62,10 +66,11 @@ async function recordingProxy(
   return { url: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, "")}`, server };
 }
 
-/** One replica's current process and the proxies in front of it. */
+/** One replica's current process, its own log and the proxies in front of it. */
 interface Slot {
   instance: string;
   process: OperatorProcess;
+  log: string;
   kube: TcpProxy;
   service: Server;
 }
@@ -86,8 +91,12 @@ export class Replicas {
   readonly calls: ServiceCall[] = [];
   readonly terms: LeaderTerm[] = [];
   private watch: NodeJS.Timeout | undefined;
-  /** Handovers by kind: leader killed, Lease lost (partition), old leader that did not exit. */
-  readonly handovers = { killed: 0, leaseLost: 0, notExited: 0 };
+  /**
+   * Handovers by kind: leader killed, Lease lost (cut off or paused); of the Lease losses,
+   * the old leaders that had not exited 40 s later, and the Lease holders paused before
+   * they led (standbys, left running). `restarted`: replicas that had exited by themselves.
+   */
+  readonly handovers = { killed: 0, leaseLost: 0, notExited: 0, neverLed: 0, restarted: 0 };
   private readonly slots: Slot[] = [];
   private started = 0;
 
@@ -134,12 +143,30 @@ export class Replicas {
       metricsPort: await freePort(),
       podName: instance,
     });
-    return { instance, process, kube, service: service.server };
+    const log = join(this.dir, `${instance}.log`);
+    const tee = (chunk: Buffer) => appendFileSync(log, chunk);
+    process.child.stdout?.on("data", tee);
+    process.child.stderr?.on("data", tee);
+    return { instance, process, log, kube, service: service.server };
   }
 
-  /** Resolves once every replica answers /readyz (a standby does once its caches synced). */
+  /**
+   * Resolves once every replica answers /readyz (a standby does once its caches synced),
+   * a replica that exited by itself started again first.
+   */
   async waitReady(timeoutMs: number): Promise<void> {
+    await this.restartExited();
     await Promise.all(this.slots.map((s) => s.process.waitReady(timeoutMs)));
+  }
+
+  /** Starts again each replica that exited by itself, as its pod's restart would. */
+  private async restartExited(): Promise<void> {
+    for (const [i, slot] of this.slots.entries()) {
+      if (!ended(slot)) continue;
+      await this.retire(slot);
+      this.slots[i] = await this.launch();
+      this.handovers.restarted += 1;
+    }
   }
 
   /** The slot whose process holds the Lease now, waiting for one up to `timeoutMs`. */
@@ -159,18 +186,39 @@ export class Replicas {
    * `pause`, stops it until the other replica holds the Lease), else it is SIGKILLed.
    */
   async handOver(leaseLoss: boolean, pause = false): Promise<string> {
+    await this.restartExited();
     const slot = await this.leader(30_000);
     if (!slot) return "no leader to hand over from";
+    let outcome = "";
     if (leaseLoss) {
       if (pause) await this.pauseUntilHandedOver(slot);
       else slot.kube.partition();
-      const exited = await Promise.race([slot.process.exited.then(() => true), sleep(40_000)]);
-      if (!exited) this.handovers.notExited += 1;
+      outcome = await this.afterLoss(slot);
       this.handovers.leaseLost += 1;
     } else this.handovers.killed += 1;
     await this.retire(slot);
     this.slots[this.slots.indexOf(slot)] = await this.launch();
-    return `${leaseLoss ? `Lease lost${pause ? " (paused)" : ""} by` : "killed"} ${slot.instance}`;
+    const how = leaseLoss ? `Lease lost${pause ? " (paused)" : ""} by` : "killed";
+    return `${how} ${slot.instance}${outcome}`;
+  }
+
+  /**
+   * Waits until the old holder exits, for 40 s; one that never said it leads (paused
+   * while its winning round was under way) is a standby once the lease duration passed.
+   */
+  private async afterLoss(slot: Slot): Promise<string> {
+    const since = Date.now();
+    while (Date.now() - since < 40_000) {
+      if (ended(slot)) return "";
+      const led = readFileSync(slot.log, "utf8").includes('"msg":"became the leader"');
+      if (!led && Date.now() - since > REPLICA_LEASE.leaseDurationMs) {
+        this.handovers.neverLed += 1;
+        return ", which never led (a standby)";
+      }
+      await sleep(100);
+    }
+    this.handovers.notExited += 1;
+    return ", which had not exited 40 s later";
   }
 
   private async pauseUntilHandedOver(slot: Slot): Promise<void> {
@@ -199,6 +247,10 @@ export class Replicas {
     clearInterval(this.watch);
     for (const s of this.slots.splice(0)) await this.retire(s);
   }
+}
+
+function ended(slot: Slot): boolean {
+  return slot.process.child.exitCode !== null || slot.process.child.signalCode !== null;
 }
 
 /**
