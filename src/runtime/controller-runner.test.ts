@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { OwnWriteEchoFilter } from "./controller-runner.js";
 import type { StoreEvent } from "./informer-store.js";
-import { OwnWriteEchoFilter } from "./own-write-echoes.js";
 import type { KubeObject } from "./resource.js";
 
 /**

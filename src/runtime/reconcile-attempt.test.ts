@@ -2,10 +2,10 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { InformerCache } from "./cache.js";
 import { controller, type Reconciler } from "./controller.js";
+import { OwnWriteEchoFilter } from "./controller-runner.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { RuntimeMetrics } from "./metrics.js";
-import { OwnWriteEchoFilter } from "./own-write-echoes.js";
 import {
   QUIET_ROUTINE_TIMEOUTS,
   type ReconcileAttempt,
