@@ -125,7 +125,6 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     proxyFor,
     mayCall,
   });
-  reportServiceOperations(defaultService, metrics, log);
   // Each object's calls go to its connection (ServiceConnection, else this default one).
   // The S3 keys are registered as they are read, as the API key is.
   const defaultStorage = defaultObjectStorage(config, env, (c) => {
@@ -182,6 +181,8 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     fence,
     server: { port: config.server.port, host: config.server.host },
+    // A standby calls the service nothing: the operations are probed once it leads.
+    onLeading: reportServiceOperations(defaultService, metrics, log),
     ...(le.enabled && le.leaseNamespace
       ? {
           leaderElection: {
@@ -232,8 +233,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   });
   await manager.start();
   options.onStarted?.(manager);
-  // A rotated API key of the default connection lifts the hold of terminal errors (a
-  // 403 waits for a new key) of the objects that use it.
+  // A rotated default API key lifts the holds (a 403 waits for a new key) of its objects.
   onKeyChange = () => {
     log.info("the API key changed; retrying every object of the default connection");
     manager.retryMatching((obj) => connections.chosenName(obj) === undefined);

@@ -86,6 +86,11 @@ export interface ManagerOptions {
   leaderElection?: ManagerLeaderElection;
   /** Where the elector records how long this process may act (made before the clients that ask it). */
   fence?: LeaseFence;
+  /**
+   * Called once this process runs the controllers (at start without leader election,
+   * else once elected): what else only the leader does, e.g. calls to the service.
+   */
+  onLeading?: () => void;
   /** Metrics and health server; `false` for none (tests). */
   server?: { port: number; host?: string } | false;
   /** `reportingController` of Events. Default `aidc.io/aidc-operator`. */

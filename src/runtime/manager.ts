@@ -233,6 +233,7 @@ export class Manager {
     if (this.stopping || this.controllersRunning || !this.isLeader()) return;
     for (const c of this.controllers) c.start();
     this.controllersRunning = true;
+    this.options.onLeading?.();
     if (this.health) this.health.active = true;
   }
 

@@ -6,8 +6,11 @@ import * as k8s from "@kubernetes/client-node";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { runOperator } from "../../src/cli/run.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
+import { startEmulator } from "../../src/emulator/server.js";
 import { controller } from "../../src/runtime/controller.js";
+import { KubeClient } from "../../src/runtime/kube.js";
 import { LEASES } from "../../src/runtime/leader-election.js";
+import { microTime } from "../../src/runtime/lease.js";
 import type { Manager } from "../../src/runtime/manager.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
@@ -172,5 +175,64 @@ describe("aidc-operator run", () => {
     stop();
     expect(await code).toBe(0);
     expect(manager?.running).toBe(false);
+  });
+
+  it("calls the service nothing while another replica holds the Lease, and probes its operations once it leads", async () => {
+    const emulator = await startEmulator({ apiKey: API_KEY });
+    const kube = new KubeClient(kc);
+    const lease = { namespace, name: "standby-test" };
+    const now = microTime(new Date());
+    await kube.create(LEASES, {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: lease,
+      spec: {
+        holderIdentity: "another-replica",
+        leaseDurationSeconds: 3600,
+        acquireTime: now,
+        renewTime: now,
+      },
+    });
+    let manager: Manager | undefined;
+    let stop: () => void = () => undefined;
+    const code = runOperator({
+      kubeconfig: inject("kubeconfigPath"),
+      env: {
+        AIDC_API_KEY: API_KEY,
+        AIDC_SERVICE_BASE_URL: emulator.url,
+        AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
+        AIDC_LOG_LEVEL: "silent",
+      },
+      flags: {
+        "watch-namespaces": namespace,
+        "leader-elect": true,
+        "lease-name": lease.name,
+        "lease-namespace": namespace,
+        "metrics-port": "0",
+      },
+      stopSignal: new Promise<void>((r) => {
+        stop = r;
+      }),
+      onStarted: (m) => {
+        manager = m;
+      },
+    });
+    try {
+      // A standby, its informers synced, a second on (the Lease tried every retry period).
+      await eventually(async () => manager?.cache.unsynced().length === 0, 60_000);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(manager?.isLeader()).toBe(false);
+      const calls = () => emulator.requestLog.read().map((r) => `${r.method} ${r.path}`);
+      expect(calls()).toEqual([]);
+
+      // The other replica gives the Lease up: this one leads, and probes.
+      await kube.delete(LEASES, lease);
+      await eventually(async () => manager?.isLeader() === true, 30_000);
+      await eventually(async () => calls().includes("GET /v1/volumes/aidc-operator-probe"));
+    } finally {
+      stop();
+      expect(await code).toBe(0);
+      await emulator.stop();
+    }
   });
 });
