@@ -95,6 +95,7 @@ function elector(kube: KubeClient, events: string[], clock?: Clock) {
       debug: () => undefined,
       info: () => undefined,
       warn: (_: unknown, msg: string) => events.push(`warn: ${msg}`),
+      error: (_: unknown, msg: string) => events.push(`error: ${msg}`),
     } as unknown as Logger,
     leaseName: "l",
     leaseNamespace: "ns",
@@ -162,10 +163,11 @@ describe("LeaderElector.stop", () => {
 });
 
 describe("LeaderElector.mayAct", () => {
-  it("is false once the last renewal is a renew deadline old, before the loop has noticed (a process paused past its lease), and after a release; true while it never led", async () => {
+  it("is false once the last renewal is a renew deadline old, and loses the leadership right there, before the loop has noticed (a process paused past its lease); false after a release; true while it never led", async () => {
     const store = leaseStore();
+    const events: string[] = [];
     let skewMs = 0;
-    const e = elector(store.kube, [], { now: () => new Date(Date.now() + skewMs) });
+    const e = elector(store.kube, events, { now: () => new Date(Date.now() + skewMs) });
     expect(e.mayAct()).toBe(true);
     e.start();
     await until(() => e.isLeader());
@@ -174,6 +176,16 @@ describe("LeaderElector.mayAct", () => {
     skewMs = 1_500;
     expect(e.isLeader()).toBe(true);
     expect(e.mayAct()).toBe(false);
+    // Lost before mayAct returned, so the asking call's reconcile is already aborted.
+    expect(e.isLeader()).toBe(false);
+    expect(events).toEqual([
+      "started",
+      "error: could not renew the lease in time; leadership lost",
+      "stopped",
+    ]);
+    await sleep(500); // the loop's next round (every 200 ms) reports nothing more
+    expect(e.mayAct()).toBe(false);
+    expect(events).toHaveLength(3);
     await e.stop();
     const again = elector(store.kube, []);
     again.start();
@@ -219,5 +231,17 @@ describe("LeaseFence", () => {
     expect(mayAct()).toBe(false);
     fence.renewed(1_500, 500);
     expect(mayAct()).toBe(false);
+  });
+
+  it("tells whenLapsed's callback each time it answers no, before it returns", () => {
+    let now = 1_000;
+    const fence = new LeaseFence({ now: () => new Date(now) });
+    const told: boolean[] = [];
+    fence.whenLapsed(() => told.push(true));
+    fence.renewed(1_000, 500);
+    expect(fence.mayAct()).toBe(true);
+    now = 1_500;
+    expect(fence.mayAct()).toBe(false);
+    expect(told).toEqual([true]);
   });
 });

@@ -2,11 +2,11 @@ import type { Logger } from "pino";
 import { DEFAULT_LEASE_TIMINGS } from "./defaults.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict } from "./kube-errors.js";
-import { canonical, LEASES, type Lease, type LeaseSpec, microTime } from "./lease.js";
+import { canonical, LEASES, type Lease, LeaseFence, type LeaseSpec, microTime } from "./lease.js";
 import { type Clock, type ObjectKey, systemClock, withDeadline } from "./resource.js";
 import { StopBudget } from "./stop-budget.js";
 
-export { LEASES } from "./lease.js";
+export { LEASES, LeaseFence } from "./lease.js";
 
 /** Options of a {@link LeaderElector}; durations as client-go's (defaults 15 s / 10 s / 2 s). */
 export interface LeaderElectionOptions {
@@ -30,29 +30,6 @@ export interface LeaderElectionOptions {
   onStoppedLeading: () => void;
   /** Reports leadership changes (for the leader_election_master_status gauge). */
   onLeaderChange?: (isLeader: boolean) => void;
-}
-
-/**
- * Whether this process may call the service: false once its last renewal is a renew
- * deadline old or it released the Lease (another may hold it before the elector's loop
- * notices, e.g. after a pause); true while it never led. {@link mayAct} is bound.
- */
-export class LeaseFence {
-  private actUntil = Number.POSITIVE_INFINITY;
-
-  constructor(private readonly clock: Clock = systemClock) {}
-
-  readonly mayAct = (): boolean => this.clock.now().getTime() < this.actUntil;
-
-  /** The Lease was taken or renewed by a round that began at `at` (ms); not after a release. */
-  renewed(at: number, renewDeadlineMs: number): void {
-    if (this.actUntil !== Number.NEGATIVE_INFINITY) this.actUntil = at + renewDeadlineMs;
-  }
-
-  /** The Lease was given up (or is being): nothing acts from here on. */
-  released(): void {
-    this.actUntil = Number.NEGATIVE_INFINITY;
-  }
 }
 
 /**
@@ -91,6 +68,10 @@ export class LeaderElector {
     this.retryPeriodMs = options.retryPeriodMs ?? DEFAULT_LEASE_TIMINGS.retryPeriodMs;
     this.clock = options.clock ?? systemClock;
     this.fence = options.fence ?? new LeaseFence(this.clock);
+    // A call that finds the renew deadline passed before the loop does (a process paused
+    // past its lease wakes with calls due) ends the leadership at once: its reconcile is
+    // then aborted, not failed.
+    this.fence.whenLapsed(() => this.lose());
     if (
       !(this.leaseDurationMs > this.renewDeadlineMs && this.renewDeadlineMs > this.retryPeriodMs)
     ) {
@@ -148,36 +129,45 @@ export class LeaderElector {
    * sees the record it writes later, and counts the lease duration from then.
    */
   private async run(): Promise<void> {
-    let began = this.now();
-    while (!this.stopped && !(await this.attempt(this.retryPeriodMs))) {
-      await this.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2));
-      began = this.now();
-    }
-    if (this.stopped) return;
+    let renewedAt = await this.acquire();
+    if (renewedAt === undefined || this.stopped) return;
     this.setLeader(true);
     this.options.log?.info({ lease: this.key }, "became the leader");
-    let renewedAt = began;
-    this.fence.renewed(began, this.renewDeadlineMs);
+    this.fence.renewed(renewedAt, this.renewDeadlineMs);
     this.options.onStartedLeading();
-    while (!this.stopped) {
+    while (!this.stopped && this.leader) {
       await this.sleep(this.retryPeriodMs);
-      if (this.stopped) return;
-      began = this.now();
+      if (this.stopped || !this.leader) return;
+      const began = this.now();
       const left = this.renewDeadlineMs - (began - renewedAt);
       if (left > 0 && (await this.attempt(left))) {
         renewedAt = began;
         this.fence.renewed(began, this.renewDeadlineMs);
-        continue;
-      }
-      if (this.mayAct()) continue;
-      this.setLeader(false);
-      this.options.log?.error(
-        { lease: this.key },
-        "could not renew the lease in time; leadership lost",
-      );
-      this.options.onStoppedLeading();
-      return;
+      } else if (!this.mayAct()) return; // past the renew deadline: lost (lose())
     }
+  }
+
+  /** Campaigns until a round takes the Lease: that round's start, or undefined once stopped. */
+  private async acquire(): Promise<number | undefined> {
+    while (!this.stopped) {
+      const began = this.now();
+      if (await this.attempt(this.retryPeriodMs)) return began;
+      if (!this.stopped) await this.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2));
+    }
+    return undefined;
+  }
+
+  /** Ends the leadership, once, when the renew deadline passed (not in a graceful stop). */
+  private lose(): void {
+    if (!this.leader || this.stopped) return;
+    this.fence.released(); // for good, though a renewal under way may still land
+    this.setLeader(false);
+    this.options.log?.error(
+      { lease: this.key },
+      "could not renew the lease in time; leadership lost",
+    );
+    this.options.onStoppedLeading();
+    this.wake?.();
   }
 
   /** One acquire-or-renew round, bounded by `timeoutMs`; true when we hold the Lease. */

@@ -240,12 +240,13 @@ export class Manager {
   /**
    * Another process may lead from now on, so the reconciles in flight are aborted at once,
    * not drained (controller-runtime skips its graceful shutdown then), also when a stop
-   * is already under way.
+   * is already under way; synchronously, so that the call that found the Lease lapsed
+   * (LeaseFence) ends its reconcile as aborted, not failed.
    */
   private leadershipLost(): void {
     const message = "leadership lost: could not renew the lease in time";
+    for (const c of this.controllers) c.abortReconciles(message);
     if (!this.stopping) void this.fail(message, { drain: false });
-    else for (const c of this.controllers) c.abortReconciles(message);
   }
 
   /**

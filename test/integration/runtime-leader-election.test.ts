@@ -1,8 +1,8 @@
 import * as k8s from "@kubernetes/client-node";
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { controller } from "../../src/runtime/controller.js";
-import { LEASES } from "../../src/runtime/leader-election.js";
+import { controller, type Reconciler } from "../../src/runtime/controller.js";
+import { LEASES, LeaseFence } from "../../src/runtime/leader-election.js";
 import { Manager } from "../../src/runtime/manager.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
@@ -41,16 +41,28 @@ describe("leader election between managers", () => {
   });
 
   /**
-   * A manager whose only controller records what it reconciled; with `hang`, a reconcile
-   * runs until it is aborted, and records `aborted: <name>` then.
+   * A manager whose only controller records what it reconciled, and the keys its error
+   * policy was asked about; with `hang`, a reconcile runs until it is aborted, and records
+   * `aborted: <name>` then; `reconcile` replaces the recording one.
    */
   async function startManager(
     identity: string,
     leaseName: string,
     config = kc,
-    { hang = false, shutdownTimeoutMs = 2_000 } = {},
+    {
+      hang = false,
+      shutdownTimeoutMs = 2_000,
+      fence,
+      reconcile,
+    }: {
+      hang?: boolean;
+      shutdownTimeoutMs?: number;
+      fence?: LeaseFence;
+      reconcile?: Reconciler;
+    } = {},
   ) {
     const reconciled: string[] = [];
+    const failed: string[] = [];
     const manager = new Manager({
       kubeConfig: config,
       log: pino({ level: "silent" }),
@@ -58,6 +70,7 @@ describe("leader election between managers", () => {
       server: { port: 0, host: "127.0.0.1" },
       resyncPeriodMs: 0,
       shutdownTimeoutMs,
+      ...(fence ? { fence } : {}),
       leaderElection: {
         leaseName,
         leaseNamespace: namespace,
@@ -70,18 +83,24 @@ describe("leader election between managers", () => {
     manager.add(
       controller("gizmos")
         .for(GIZMOS)
-        .reconcile(async (key, ctx) => {
-          reconciled.push(key.name);
-          if (hang) {
-            await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
-            reconciled.push(`aborted: ${key.name}`);
-          }
-          return {};
-        }),
+        .onError((key) => {
+          failed.push(key.name);
+        })
+        .reconcile(
+          reconcile ??
+            (async (key, ctx) => {
+              reconciled.push(key.name);
+              if (hang) {
+                await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+                reconciled.push(`aborted: ${key.name}`);
+              }
+              return {};
+            }),
+        ),
     );
     await manager.start();
     managers.push(manager);
-    return { manager, reconciled };
+    return { manager, reconciled, failed };
   }
 
   const holder = async (leaseName: string) => {
@@ -191,6 +210,33 @@ describe("leader election between managers", () => {
       "aborted: one",
       "aborted: two",
     ]);
+  });
+
+  it("ends a reconcile whose call finds the Lease lapsed (the process paused past its renew deadline, before its renew loop's timer) as aborted, not failed: no error policy writes Synced=False", async () => {
+    const fence = new LeaseFence();
+    const seen: string[] = [];
+    let paused = false;
+    const a = await startManager("a", "lapsed", kc, {
+      fence,
+      reconcile: async (key, ctx) => {
+        if (key.name !== "one" || paused) return {};
+        paused = true;
+        // The thread stops past the renew deadline (a long GC pause, a frozen node):
+        // every timer, the renew loop's too, fires only after this reconcile goes on.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RENEW_MS + 500);
+        // What a service client asks before each send (run.ts gives it the fence).
+        if (fence.mayAct()) return {};
+        seen.push(`signal aborted: ${ctx.signal.aborted}`);
+        throw new Error("stopped unsent: the Lease may have passed on");
+      },
+    });
+    const lost = a.manager.done.then(
+      () => "resolved",
+      (err: Error) => err.message,
+    );
+    await expect(lost).resolves.toMatch(/leadership lost/);
+    expect(seen).toEqual(["signal aborted: true"]);
+    expect(a.failed).toEqual([]);
   });
 
   it("aborts the reconciles a graceful stop drains once leadership is lost meanwhile", async () => {
