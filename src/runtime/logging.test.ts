@@ -196,7 +196,7 @@ describe("the last lines at exit", () => {
    * pipe is then full (1 000 lines of 1 kB), and a write of its log is under way, waiting
    * for room, when it exits. Resolves with its exit code and its stdout's lines.
    */
-  const exitingWhileWriting = (script: string) =>
+  const exitingWhileWriting = (script: string, { read = true } = {}) =>
     new Promise<{ code: number | null; lines: string[] }>((resolve) => {
       const logging = pathToFileURL(join(import.meta.dirname, "logging.ts")).href;
       const child = spawn(
@@ -219,14 +219,19 @@ describe("the last lines at exit", () => {
       );
       let stdout = "";
       child.stdout.pause();
+      // Without `read`, a process that does not exit is ended after 20 s (code null).
+      const hung = setTimeout(() => child.kill("SIGKILL"), read ? 60_000 : 20_000);
       child.stderr.on("data", (chunk: Buffer) => {
-        if (!chunk.toString().includes("exiting")) return;
+        if (!read || !chunk.toString().includes("exiting")) return;
         child.stdout.on("data", (c: Buffer) => {
           stdout += c.toString();
         });
         child.stdout.resume();
       });
-      child.on("close", (code) => resolve({ code, lines: stdout.trim().split("\n") }));
+      child.on("close", (code) => {
+        clearTimeout(hung);
+        resolve({ code, lines: stdout.trim().split("\n") });
+      });
     });
 
   const messages = (lines: string[]) =>
@@ -255,6 +260,22 @@ describe("the last lines at exit", () => {
       const { code, lines } = await exitingWhileWriting(script);
       expect(code).toBe(exitCode);
       expect(messages(lines)).toEqual([...logged, last]);
+    },
+    30_000,
+  );
+
+  it.each([
+    ["a stop", "await logWritten(log, 500); process.exit(0);", 0],
+    [
+      "an error nothing caught",
+      'exitOnUncaughtErrors(log); setTimeout(() => { throw new Error("boom"); });',
+      1,
+    ],
+  ])(
+    "after %s, exits although nobody reads its stdout, the lines it cannot write dropped",
+    async (_after, script, exitCode) => {
+      const { code } = await exitingWhileWriting(script, { read: false });
+      expect(code).toBe(exitCode);
     },
     30_000,
   );

@@ -114,33 +114,45 @@ export function logProcessWarnings(log: Logger): () => void {
 }
 
 /** What {@link logWritten} uses of pino's destination to stdout (a SonicBoom). */
-type SonicBoomStream = EventEmitter & { destroyed: boolean; write(line: string): boolean };
+type SonicBoomStream = EventEmitter & {
+  destroyed: boolean;
+  write(line: string): boolean;
+  destroy(): void;
+};
 
 /** How long the process waits at exit for its last log lines to be written. */
 export const LOG_WRITTEN_MS = 2_000;
 
 /**
- * Resolves once `log` has written every line it was given (or after `withinMs`: a
- * reader of stdout that no longer reads does not hold the exit). pino's stdout writes
- * asynchronously, and `process.exit` drops a write still under way: its exit hook writes
- * only the lines queued behind it. `log.flush(cb)` does not wait for that write (its
- * stream buffers nothing, so it calls back at once); the stream's `drain`, emitted once
- * it holds nothing more, does, and an empty write asks for one.
+ * Before the process exits: resolves true once `log` has written every line it was
+ * given, or false after `withinMs`, the lines left unwritten dropped (a reader of stdout
+ * that no longer reads would never take them). pino's stdout writes asynchronously, and
+ * `process.exit` drops a write still under way: its exit hook writes only the lines
+ * queued behind it, and retries those for as long as stdout takes nothing, holding the
+ * exit. `log.flush(cb)` does not wait for that write (its stream buffers nothing, so it
+ * calls back at once); the stream's `drain`, emitted once it holds nothing more, does,
+ * and an empty write asks for one. Once dropped, the log takes no more lines.
  */
-export async function logWritten(log: Logger, withinMs: number = LOG_WRITTEN_MS): Promise<void> {
+export async function logWritten(log: Logger, withinMs: number = LOG_WRITTEN_MS): Promise<boolean> {
   const stream = (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym];
   // pino's own destination (sonic-boom); a stream a test passes writes as it is told.
-  if (!(stream instanceof EventEmitter) || !("flushSync" in stream)) return;
+  if (!(stream instanceof EventEmitter) || !("flushSync" in stream)) return true;
   const boom = stream as unknown as SonicBoomStream;
-  if (boom.destroyed) return;
+  if (boom.destroyed) return false;
   let done = () => {};
-  const written = new Promise<void>((resolve) => {
+  const drained = new Promise<void>((resolve) => {
     done = resolve;
     boom.once("drain", done).once("error", done);
     boom.write("");
   });
   try {
-    await withDeadline(written, withinMs, () => undefined);
+    const written = await withDeadline(
+      drained.then(() => true),
+      withinMs,
+      () => false,
+    );
+    if (!written) boom.destroy();
+    return written;
   } finally {
     boom.off("drain", done).off("error", done);
   }
@@ -151,12 +163,13 @@ export async function logWritten(log: Logger, withinMs: number = LOG_WRITTEN_MS)
  * fatal line of `log`, then exits 1 as Node would, instead of Node's stack trace as
  * text on stderr: the process's last words reach a log system reading JSON lines. The
  * lines before it are written first ({@link logWritten}): pino writes a fatal line at
- * once, ahead of a write still under way, which the exit would drop.
+ * once, ahead of a write still under way, which the exit would drop (and when stdout
+ * takes nothing, it is dropped with them).
  */
 export function exitOnUncaughtErrors(log: Logger): void {
   process.on("uncaughtException", (err, origin) => {
-    void logWritten(log).then(() => {
-      log.fatal({ err, origin }, "an error nothing caught; exiting");
+    void logWritten(log).then((written) => {
+      if (written) log.fatal({ err, origin }, "an error nothing caught; exiting");
       process.exit(1);
     });
   });
