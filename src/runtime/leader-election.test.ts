@@ -195,6 +195,29 @@ describe("LeaderElector.mayAct", () => {
   });
 });
 
+describe("LeaderElector's campaign", () => {
+  it("does not lead on a round won past the renew deadline (the process paused while its create was under way); it leads once a later round renews the Lease", async () => {
+    const store = leaseStore();
+    const events: string[] = [];
+    let skewMs = 0;
+    const e = elector(store.kube, events, { now: () => new Date(Date.now() + skewMs) });
+    store.hold();
+    e.start();
+    await until(store.waiting); // the round's create is under way
+    skewMs = 1_500; // a pause of a renew deadline
+    store.land(); // the create lands within the round's 200 ms
+    await until(() => store.holder() === "me");
+    await sleep(50);
+    expect(e.isLeader()).toBe(false);
+    expect(events).toEqual([]);
+    // The Lease is still this process's: the next round renews it, and leads.
+    await until(() => e.isLeader());
+    expect(events).toEqual(["started"]);
+    expect(e.mayAct()).toBe(true);
+    await e.stop();
+  });
+});
+
 describe("LeaderElector.stop's bound", () => {
   it("ends within withinMs, the Lease left to expire, when a renewal hangs on an API server that no longer answers", async () => {
     const store = leaseStore();

@@ -147,11 +147,16 @@ export class LeaderElector {
     }
   }
 
-  /** Campaigns until a round takes the Lease: that round's start, or undefined once stopped. */
+  /**
+   * Campaigns until a round takes the Lease within a renew deadline of its start: that
+   * start, or undefined once stopped. A round won later (the process paused meanwhile)
+   * does not lead: another may hold the Lease by then (if none does, the next round wins).
+   */
   private async acquire(): Promise<number | undefined> {
     while (!this.stopped) {
       const began = this.now();
-      if (await this.attempt(this.retryPeriodMs)) return began;
+      const won = await this.attempt(this.retryPeriodMs);
+      if (won && this.now() - began < this.renewDeadlineMs) return began;
       if (!this.stopped) await this.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2));
     }
     return undefined;
