@@ -136,7 +136,7 @@ export function renderTroubleshootingDocs(): string {
     "# Troubleshooting",
     "",
     "Every object of the operator says what is going on in its conditions: `kubectl get`",
-    "shows the reason of the first condition that is not True in its `REASON` column, and",
+    "shows the reason of the first condition that is False in its `REASON` column, and",
     "`kubectl describe` the conditions' messages and the Events. Find the reason below.",
     "",
     "```sh",

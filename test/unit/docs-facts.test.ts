@@ -5,7 +5,7 @@ import { root } from "../../scripts/generated-files.js";
 import { kindNames } from "../../scripts/new-kind/names.js";
 import { kindFiles } from "../../scripts/new-kind.js";
 import { DEFAULT_TASK_STATUS_TABLE } from "../../src/controllers/trainingjob/status-class.js";
-import { allCrds } from "../../src/crds/index.js";
+import { allCrds, REASONS } from "../../src/crds/index.js";
 import { SUBSCRIPTION_RESULT_SHAPES } from "../../src/emulator/behaviour.js";
 import { FAULT_KINDS } from "../../src/emulator/faults.js";
 import { KIND_SETTING_NAMES } from "../../src/emulator/kind-settings.js";
@@ -84,9 +84,43 @@ describe("the pages that restate a table of the code", () => {
           seen++;
           if (!columns.has(col)) wrong.push(`${file}: kubectl get ${name} shows no ${col}`);
         }
+        // REASON holds the first False condition's reason: a reason shown beside nothing
+        // False is one the column leaves empty.
+        const reasons = (comment.match(/\b[A-Z][A-Za-z0-9]+\b/g) ?? []).filter((w) =>
+          REASONS.has(w),
+        );
+        if (reasons.length > 0 && !comment.includes("False")) {
+          wrong.push(
+            `${file}: kubectl get ${name} : REASON shows ${reasons[0]} only of a False condition`,
+          );
+        }
       }
     }
     expect(seen).toBeGreaterThan(10);
+    expect(wrong).toEqual([]);
+  });
+
+  it("say of the REASON column which condition it shows, as the CRDs' column reads it", () => {
+    const paths = new Set(
+      allCrds
+        .flatMap((c) => c.printerColumns.filter((p) => p.name === "Reason"))
+        .map((p) => p.jsonPath),
+    );
+    expect([...paths]).toEqual(['.status.conditions[?(@.status=="False")].reason']);
+    const wrong: string[] = [];
+    let seen = 0;
+    for (const file of markdownFiles()) {
+      const sentences = read(file)
+        .replaceAll(/\s+/g, " ")
+        .split(/(?<=\.) /);
+      for (const sentence of sentences.filter((t) => t.includes("REASON"))) {
+        const m = /\bfirst (?:condition that is (not \w+|\w+)|(\w+) condition)/.exec(sentence);
+        if (!m) continue;
+        seen++;
+        if ((m[1] ?? m[2]) !== "False") wrong.push(`${file}: "${sentence}"`);
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(3);
     expect(wrong).toEqual([]);
   });
 
