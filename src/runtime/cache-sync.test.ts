@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { reportCacheSync, syncSummary, type UnsyncedKind } from "./cache-sync.js";
+import { KubeApiError } from "./kube-errors.js";
 
 /** A log that keeps its lines as `level: msg`. */
 function lines() {
@@ -99,5 +100,18 @@ describe("syncSummary", () => {
         { kind: "d", error: "403 Forbidden" },
       ]),
     ).toBe("not synced: a, c (connect ECONNREFUSED 10.96.0.1:443); b; d (403 Forbidden)");
+  });
+
+  it("says of kinds whose lists answer 404 that the API server does not serve them, in one group", () => {
+    const notServed = (plural: string) =>
+      new KubeApiError("GET", `/apis/aidc.io/v1alpha1/${plural}`, 404, "404 page not found");
+    expect(
+      syncSummary([
+        { kind: "nasvolumes.aidc.io", error: notServed("nasvolumes") },
+        { kind: "buckets.aidc.io", error: notServed("buckets") },
+      ]),
+    ).toBe(
+      "not synced: nasvolumes.aidc.io, buckets.aidc.io (404: the API server does not serve these kinds; are the CRDs installed?)",
+    );
   });
 });

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { isNotFound } from "./kube-errors.js";
 
 /** A kind of the cache not listed yet, with the last error of its list if one failed. */
 export interface UnsyncedKind {
@@ -83,5 +84,8 @@ export function syncSummary(kinds: readonly UnsyncedKind[]): string {
 }
 
 function errorText(error: unknown): string {
+  // A list answered 404 is of a kind the API server does not serve: one line for them all.
+  if (isNotFound(error))
+    return "404: the API server does not serve these kinds; are the CRDs installed?";
   return error instanceof Error ? error.message : String(error);
 }
