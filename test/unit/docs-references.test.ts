@@ -55,6 +55,21 @@ describe("the paths and symbols the docs cite", () => {
     expect(folders.filter((f) => !layout.includes(f))).toEqual([]);
   });
 
+  it("a folder's README under src/ names every module of the folder", () => {
+    const unnamed: string[] = [];
+    for (const dir of readdirSync(join(root, "src"), { withFileTypes: true })) {
+      const folder = `src/${dir.name}`;
+      if (!dir.isDirectory() || !existsSync(join(root, folder, "README.md"))) continue;
+      const readme = read(`${folder}/README.md`);
+      for (const file of readdirSync(join(root, folder))) {
+        if (!/(?<!\.test|\.d)\.ts$/.test(file)) continue;
+        const named = readme.includes(`\`${file}\``) || readme.includes(`${folder}/${file}`);
+        if (!named) unnamed.push(`${folder}/README.md: ${file}`);
+      }
+    }
+    expect(unnamed).toEqual([]);
+  });
+
   it("README.md links every page of docs/", () => {
     const linked = new Set(
       [...read("README.md").matchAll(/\]\((docs\/[\w.-]+\.md)\)/g)].map((m) => m[1]),

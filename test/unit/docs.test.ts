@@ -175,6 +175,8 @@ describe("the markdown docs", () => {
       for (const m of read(file).matchAll(
         /`([a-z][A-Za-z]*(?:\.[A-Za-z][A-Za-z0-9]*)+)(?:[:=][^`]*)?`/g,
       )) {
+        // A file name (`kube.ts`) is no setting.
+        if (/\.(?:ts|js|md|ya?ml|json)$/.test(m[1] ?? "")) continue;
         const path = (m[1] ?? "").replace(/^config\./, "").split(".");
         if (!roots.has(path[0] ?? "")) continue;
         if (!inConfig(path) && !inValues(path, values)) unknown.push(`${file}: ${m[1]}`);
