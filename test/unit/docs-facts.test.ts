@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { root } from "../../scripts/generated-files.js";
 import { kindNames } from "../../scripts/new-kind/names.js";
 import { kindFiles } from "../../scripts/new-kind.js";
+import { generatedFiles } from "../../src/cli/crds.js";
 import { DEFAULT_TASK_STATUS_TABLE } from "../../src/controllers/trainingjob/status-class.js";
 import { allCrds, REASONS } from "../../src/crds/index.js";
 import { SUBSCRIPTION_RESULT_SHAPES } from "../../src/emulator/behaviour.js";
@@ -58,6 +59,15 @@ describe("the pages that restate a table of the code", () => {
       return [path, ...more.map((suffix) => path.replace(/\.ts$/, suffix))];
     });
     expect(named.sort()).toEqual([...kindFiles(kindNames("Gizmo")).keys()].sort());
+  });
+
+  it("adding-a-kind.md names every file the kinds' generator writes (CRDs and their docs)", () => {
+    const section =
+      read("docs/adding-a-kind.md").split("## What `npm run generate` writes")[1] ?? "";
+    const unnamed = [...generatedFiles().keys()].filter(
+      (path) => !section.includes(`\`${path}\``) && !section.includes(`\`${dirname(path)}/\``),
+    );
+    expect(unnamed).toEqual([]);
   });
 
   it("custom-resources.md states the status bound of every kind the size tests hold", () => {
