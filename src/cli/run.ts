@@ -114,7 +114,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   const metrics = new RuntimeMetrics();
   // The service and the object storage take HTTPS_PROXY... as the API server does.
   const proxyFor = environmentProxy(env);
-  // Every service call stops unsent once the Lease may have passed on.
+  // Every call (service, object storage) stops unsent once the Lease may have passed on.
   const fence = new LeaseFence();
   const mayCall = fence.mayAct;
   const defaultService = (options.serviceClientFactory ?? createServiceClient)({
@@ -139,6 +139,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     secretNamespace: config.connections.secretNamespace,
     redactor,
     proxyFor,
+    mayCall,
     newClient: (settings) =>
       connectionClient(config, settings, {
         onRequest: metrics.observeServiceRequest,
@@ -152,9 +153,8 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   // kinds users create, and whole what it only reads (Secrets, ServiceConnections...).
   const sharded = new Set(allCrds.filter((c) => c.remote !== "none").map((c) => c.kind));
   const selector = shardSelector(config.shardKey);
-  // Each connection (the default one included) is a flow: the workers and the
-  // Kubernetes write budget go to the flows in turn, so a backlog of one account does
-  // not hold another's objects.
+  // Each connection (the default one included) is a flow: the workers and the Kubernetes
+  // write budget go to the flows in turn, so one account's backlog holds no other's objects.
   const connectionOf = connectionMetricLabel(connections);
   const manager = new Manager({
     kubeConfig,

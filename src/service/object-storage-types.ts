@@ -31,6 +31,12 @@ export interface ObjectStorageOptions {
   idleSocketTimeoutMs?: number;
   /** The proxy of the endpoint (HTTPS_PROXY... as the composition reads them); default none. */
   proxyFor?: ProxyResolver;
+  /**
+   * Asked right before each attempt is sent, as the service client's `mayCall`; false
+   * stops it unsent (a leader whose Lease may have passed to another replica). Default:
+   * always true.
+   */
+  mayCall?: () => boolean;
 }
 
 /** One lifecycle rule, as the Bucket spec states it. */

@@ -29,6 +29,7 @@ import type {
   VersioningState,
 } from "./object-storage-types.js";
 import { proxyOptionsFor } from "./service-proxy.js";
+import { abandoned } from "./transport-errors.js";
 
 export type {
   BucketPresence,
@@ -77,6 +78,20 @@ export class ObjectStorageClient {
       // rotated in the Secret is used at once (the reader caches the file itself).
       credentials: async () => ({ ...(await options.credentials()), expiration: new Date(0) }),
     });
+    const { mayCall } = options;
+    if (mayCall) {
+      // Inside the SDK's retries, after signing: every attempt asks, right before it is sent.
+      this.s3.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (mayCall()) return next(args);
+          const operation = context.commandName?.replace(/Command$/, "") ?? "request";
+          const bucket = (args.input as { Bucket?: string }).Bucket;
+          const where = `S3 ${operation}${bucket ? ` of bucket ${bucket}` : ""}`;
+          throw abandoned({ endpoint: `s3:${operation}`, where, method: "", idempotent: true });
+        },
+        { step: "finalizeRequest", priority: "low", name: "aidcMayCall" },
+      );
+    }
     this.features = new BucketFeatures(this.s3);
   }
 

@@ -4,14 +4,19 @@
  * on and no key; and the Secret body, encoded, passes the process's SecretRedactor
  * intact although the redactor knows both keys.
  */
+import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
+import { operatorConfigSchema } from "../../config/schema.js";
 import { REDACTED, SecretRedactor } from "../../runtime/redaction.js";
+import { ServiceClient } from "../../service/client.js";
+import { ServiceConnections } from "../connections/registry.js";
 import { secretData } from "../managed/export.js";
 import {
   CREDENTIAL_KEYS,
   CREDENTIALS_EXPORT_DISABLED,
   credentialsExport,
   credentialsExportRefusal,
+  objectStorageOf,
 } from "./storage.js";
 
 const pair = { accessKeyId: "AKIAEXAMPLEKEY123", secretAccessKey: "s3cr3t/Key+With=Marks" };
@@ -134,5 +139,36 @@ describe("credentialsExport", () => {
     // The raw pair, as any message would carry it, is blanked.
     expect(redactor.serialize(details.data)).not.toContain(pair.secretAccessKey);
     expect(redactor.serialize(details.data)).toContain(REDACTED);
+  });
+});
+
+describe("objectStorageOf", () => {
+  it("gives the S3 client the connections' mayCall: a process that may no longer act sends nothing", async () => {
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const config = operatorConfigSchema.parse({ service: { baseUrl: "https://aidc.invalid" } });
+    const service = new ServiceClient({ baseUrl: "https://aidc.invalid", apiKey: () => "" });
+    const connections = new ServiceConnections({
+      defaultClient: service,
+      defaultObjectStorage: { endpoint, credentials: async () => pair },
+      newClient: () => service,
+      mayCall: () => false,
+    });
+    try {
+      const client = await objectStorageOf({ connections, config })({
+        metadata: { namespace: "team-a", name: "b" },
+      } as never);
+      await expect(client?.createBucket("fenced")).rejects.toThrow(/was stopped/);
+      expect(received).toEqual([]);
+      client?.close();
+    } finally {
+      service.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -47,6 +47,7 @@ export function objectStorageOf(
         // Closed before the S3 server closes them, as the service client's connections.
         idleSocketTimeoutMs: deps.config.service.idleSocketTimeoutMs,
         ...(deps.connections.proxyFor ? { proxyFor: deps.connections.proxyFor } : {}),
+        ...(deps.connections.mayCall ? { mayCall: deps.connections.mayCall } : {}),
       });
       clients.set(key, client);
     }

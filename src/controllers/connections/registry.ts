@@ -127,18 +127,23 @@ export interface ServiceConnectionsOptions {
   redactor?: SecretRedactor;
   /** The proxy of a URL of the service or the object storage (cli/run.ts: the environment's); default none. */
   proxyFor?: ProxyResolver;
+  /** Asked before each call to the object storage is sent (ObjectStorageOptions.mayCall). */
+  mayCall?: () => boolean;
 }
 
 /** The connections of the process (the default and each ServiceConnection's), chosen per object. */
 export class ServiceConnections implements ConnectionSource {
   /** The connections' Secrets, read from the cache (secrets.ts). */
   readonly secrets: ConnectionSecrets;
+  /** Whether a call to the object storage may be sent now (the service clients are built with theirs). */
+  readonly mayCall: (() => boolean) | undefined;
   private cache: CacheReader | undefined;
   private readonly clients: ConnectionClients;
   private readonly defaultConnection: ResolvedConnection;
   private readonly listeners: ((name: string) => void)[] = [];
 
   constructor(private readonly options: ServiceConnectionsOptions) {
+    this.mayCall = options.mayCall;
     this.secrets = new ConnectionSecrets(
       (namespace, name) => this.tryGet(SECRETS, `${namespace}/${name}`),
       options.secretNamespace,
