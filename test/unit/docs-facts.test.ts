@@ -5,6 +5,7 @@ import { root } from "../../scripts/generated-files.js";
 import { kindNames } from "../../scripts/new-kind/names.js";
 import { kindFiles } from "../../scripts/new-kind.js";
 import { generatedFiles } from "../../src/cli/crds.js";
+import { operatorConfigSchema } from "../../src/config/schema.js";
 import { DEFAULT_TASK_STATUS_TABLE } from "../../src/controllers/trainingjob/status-class.js";
 import { allCrds, REASONS } from "../../src/crds/index.js";
 import { SUBSCRIPTION_RESULT_SHAPES } from "../../src/emulator/behaviour.js";
@@ -20,7 +21,7 @@ import { STATUS_BOUNDS_KIB } from "../support/status-size.js";
  * `npm run new-kind` writes (adding-a-kind.md), the status bounds the size tests hold
  * (custom-resources.md), the built-in task status words (controllers.md), the columns
  * `kubectl get` shows, where each kind lives, the emulator's fault kinds and the client's
- * state words. A change of the code that leaves the page behind fails here; what the
+ * state words, and a default stated beside a setting. A change of the code that leaves the page behind fails here; what the
  * pages cite by name is held in docs-references.test.ts.
  */
 
@@ -68,6 +69,39 @@ describe("the pages that restate a table of the code", () => {
       (path) => !section.includes(`\`${path}\``) && !section.includes(`\`${dirname(path)}/\``),
     );
     expect(unnamed).toEqual([]);
+  });
+
+  it("state a setting's default as the operator config has it (`key` (10 s), `key`, 10 min)", () => {
+    const defaults = operatorConfigSchema.parse({ service: { baseUrl: "https://x.example" } });
+    const UNITS: Record<string, number> = {
+      ms: 1,
+      s: 1000,
+      min: 60_000,
+      minutes: 60_000,
+      h: 3_600_000,
+      hours: 3_600_000,
+      KiB: 1024,
+      MiB: 1024 ** 2,
+    };
+    const wrong: string[] = [];
+    let seen = 0;
+    for (const file of markdownFiles()) {
+      const text = read(file).replaceAll(/\s+/g, " ");
+      for (const m of text.matchAll(
+        /`([a-z][A-Za-z]*(?:\.[A-Za-z0-9]+)*)`(?: \(|, )([\d,.]+) ?(ms|s|min|minutes|h|hours|KiB|MiB)\b/g,
+      )) {
+        const [, key = "", figure = "", unit = ""] = m;
+        const value = key
+          .split(".")
+          .reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], defaults);
+        if (typeof value !== "number") continue;
+        seen++;
+        const stated = Number(figure.replaceAll(",", "")) * (UNITS[unit] ?? Number.NaN);
+        if (stated !== value) wrong.push(`${file}: ${m[0]} (default ${value})`);
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(6);
+    expect(wrong).toEqual([]);
   });
 
   it("custom-resources.md states the status bound of every kind the size tests hold", () => {
