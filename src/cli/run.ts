@@ -182,7 +182,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     fence,
     server: { port: config.server.port, host: config.server.host },
     // A standby calls the service nothing: the operations are probed once it leads.
-    onLeading: reportServiceOperations(defaultService, metrics, log),
+    onLeading: () => reportServiceOperations(defaultService, metrics, log),
     ...(le.enabled && le.leaseNamespace
       ? {
           leaderElection: {

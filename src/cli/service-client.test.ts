@@ -119,7 +119,7 @@ describe("the log of the service's operations", () => {
       onRequest: () => undefined,
       log,
     });
-    reportServiceOperations(client, new RuntimeMetrics({ processMetrics: false }), log)();
+    reportServiceOperations(client, new RuntimeMetrics({ processMetrics: false }), log);
     await vi.waitFor(() => expect(lines.map((l) => l.msg)).toContain("service operations probed"));
     lines.length = 0;
     // The first answer of an operation no probe asked: nothing was missing.

@@ -45,18 +45,18 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
 }
 
 /**
- * Keeps `aidc_service_operation_available` and the log of the operations whose path is
- * an assumption current: one line with every verdict after the probes, a warning
- * whenever an operation goes missing, an info line when one found missing answers again
- * (not when an operation answers for the first time). Returns the probe of those
- * operations (in the background: the service may be down), for the process to run once
- * it leads: a standby calls the service nothing.
+ * Probes the operations whose path is an assumption (in the background: the service
+ * may be down at start) and keeps `aidc_service_operation_available` and the log
+ * current: one line with every verdict after the probes, a warning whenever an
+ * operation goes missing, an info line when one found missing answers again (not when
+ * an operation answers for the first time). `run` calls it once the process leads: a
+ * standby calls the service nothing and exports no verdict (the leader's alone count).
  */
 export function reportServiceOperations(
   service: ServiceClient,
   metrics: RuntimeMetrics,
   log: Logger,
-): () => void {
+) {
   const endpoints = ENDPOINT_NAMES.filter((n) => service.endpoint(n) !== null);
   for (const name of ASSUMED_OPERATIONS) {
     if (endpoints.includes(name)) metrics.setServiceOperation(name, "unknown");
@@ -75,17 +75,16 @@ export function reportServiceOperations(
       log.info({ operation }, "the service answers an operation again");
     }
   });
-  return () =>
-    void service.probeAssumedOperations().then((verdicts) => {
-      probed = true;
-      const missing = Object.entries(verdicts)
-        .filter(([, v]) => v === "missing")
-        .map(([name]) => name);
-      const line = { operations: verdicts, missing, configKeys: missing.map(endpointConfigKey) };
-      if (missing.length > 0) {
-        log.warn(line, "the service does not answer some assumed operations; set their paths");
-      } else {
-        log.info(line, "service operations probed");
-      }
-    });
+  void service.probeAssumedOperations().then((verdicts) => {
+    probed = true;
+    const missing = Object.entries(verdicts)
+      .filter(([, v]) => v === "missing")
+      .map(([name]) => name);
+    const line = { operations: verdicts, missing, configKeys: missing.map(endpointConfigKey) };
+    if (missing.length > 0) {
+      log.warn(line, "the service does not answer some assumed operations; set their paths");
+    } else {
+      log.info(line, "service operations probed");
+    }
+  });
 }

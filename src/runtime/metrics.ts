@@ -208,7 +208,7 @@ export class RuntimeMetrics {
     });
     this.operationAvailable = new Gauge({
       name: "aidc_service_operation_available",
-      help: "Whether the service answers an operation of the endpoint table: 1 it answers (an envelope, even an error one), 0 found missing (a bare HTTP 404/405: orders that need it are refused until its path is set), -1 not known yet, -2 disabled by the configuration (orders that need it are refused); set for the operations whose path is an assumption and every operation an answer taught about",
+      help: "Whether the service answers an operation of the endpoint table: 1 it answers (an envelope, even an error one), 0 found missing (a bare HTTP 404/405: orders that need it are refused until its path is set), -1 not known yet, -2 disabled by the configuration (orders that need it are refused); set by the leader (a standby asks the service nothing) for the operations whose path is an assumption and every operation an answer taught about",
       labelNames: ["operation"],
       registers,
     });

@@ -177,7 +177,7 @@ describe("aidc-operator run", () => {
     expect(manager?.running).toBe(false);
   });
 
-  it("calls the service nothing while another replica holds the Lease, and probes its operations once it leads", async () => {
+  it("calls the service nothing and exports no operation verdict while another replica holds the Lease, and probes the operations once it leads", async () => {
     const emulator = await startEmulator({ apiKey: API_KEY });
     const kube = new KubeClient(kc);
     const lease = { namespace, name: "standby-test" };
@@ -224,11 +224,17 @@ describe("aidc-operator run", () => {
       expect(manager?.isLeader()).toBe(false);
       const calls = () => emulator.requestLog.read().map((r) => `${r.method} ${r.path}`);
       expect(calls()).toEqual([]);
+      // Nor does it export verdicts (-1, unknown) beside the leader's (a missing
+      // operation's alert takes the min over the replicas).
+      const verdicts = async () =>
+        (await manager?.metrics.text())?.match(/^aidc_service_operation_available\{.*$/gm) ?? [];
+      expect(await verdicts()).toEqual([]);
 
       // The other replica gives the Lease up: this one leads, and probes.
       await kube.delete(LEASES, lease);
       await eventually(async () => manager?.isLeader() === true, 30_000);
       await eventually(async () => calls().includes("GET /v1/volumes/aidc-operator-probe"));
+      await eventually(async () => (await verdicts()).some((line) => line.endsWith(" 1")));
     } finally {
       stop();
       expect(await code).toBe(0);
