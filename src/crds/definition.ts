@@ -88,9 +88,10 @@ export interface PrinterColumn {
 /**
  * The condition columns every kind shows, as ACK and Crossplane do: READY (the Ready
  * condition; `readyMeaning` says what it means for the kind), SYNCED (the Synced
- * condition) and REASON, the reason of the first condition that is False (the API
+ * condition) and REASON, the reason of the first condition that is not True (the API
  * server's table shows the first match of a column's JSONPath), so that a refusal, a
- * revoked API key or a deletion policy that cannot be honoured shows in `kubectl get`.
+ * revoked API key, a task status the operator cannot read (Ready=Unknown) or a deletion
+ * policy that cannot be honoured shows in `kubectl get`.
  */
 export function conditionColumns(readyMeaning: string): PrinterColumn[] {
   return [
@@ -109,9 +110,9 @@ export function conditionColumns(readyMeaning: string): PrinterColumn[] {
     {
       name: "Reason",
       type: "string",
-      jsonPath: '.status.conditions[?(@.status=="False")].reason',
+      jsonPath: '.status.conditions[?(@.status!="True")].reason',
       description:
-        "Reason of the first condition that is False: why the object is not ready or not synced (docs/conditions.md).",
+        "Reason of the first condition that is not True (False or Unknown): why the object is not ready or not synced (docs/conditions.md).",
     },
   ];
 }

@@ -368,6 +368,34 @@ describe("the CRDs on a real API server", () => {
     const refusedRow = (JSON.parse(refused.body) as { rows: { cells: unknown[] }[] }).rows[0];
     expect(refusedRow?.cells.slice(3, 6)).toEqual(["True", "False", "ApiKeyRefused"]);
 
+    // A task status word the operator cannot read: READY Unknown, and REASON says why.
+    await custom.patchNamespacedCustomObjectStatus(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: "trainingjobs",
+        name: "table",
+        body: {
+          status: {
+            conditions: [
+              { ...readyCond, status: "Unknown", reason: "UnknownTaskStatus", message: "PAUSED" },
+              syncedCond,
+            ],
+          },
+        },
+      },
+      merge,
+    );
+    const unknown = await kubeRequest(
+      kc,
+      "GET",
+      `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/trainingjobs/table`,
+      { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+    );
+    const unknownRow = (JSON.parse(unknown.body) as { rows: { cells: unknown[] }[] }).rows[0];
+    expect(unknownRow?.cells.slice(3, 6)).toEqual(["Unknown", "True", "UnknownTaskStatus"]);
+
     for (const def of allCrds) {
       // A kind installed moments ago answers 429 while its watch cache initializes.
       const list = await eventually(async () => {
