@@ -339,62 +339,42 @@ describe("the CRDs on a real API server", () => {
       null,
     ]);
 
-    // A revoked API key: READY still True, but SYNCED and REASON say what is wrong.
+    // READY, SYNCED and REASON of the row once the conditions are `conditions`.
     const [readyCond, syncedCond] = status.conditions ?? [];
-    await custom.patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: "trainingjobs",
-        name: "table",
-        body: {
-          status: {
-            conditions: [
-              readyCond,
-              { ...syncedCond, status: "False", reason: "ApiKeyRefused", message: "403" },
-            ],
-          },
+    const columnsWith = async (conditions: unknown[]) => {
+      await custom.patchNamespacedCustomObjectStatus(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: "trainingjobs",
+          name: "table",
+          body: { status: { conditions } },
         },
-      },
-      merge,
-    );
-    const refused = await kubeRequest(
-      kc,
-      "GET",
-      `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/trainingjobs/table`,
-      { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
-    );
-    const refusedRow = (JSON.parse(refused.body) as { rows: { cells: unknown[] }[] }).rows[0];
-    expect(refusedRow?.cells.slice(3, 6)).toEqual(["True", "False", "ApiKeyRefused"]);
-
+        merge,
+      );
+      const res = await kubeRequest(
+        kc,
+        "GET",
+        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/trainingjobs/table`,
+        { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+      );
+      return (JSON.parse(res.body) as { rows: { cells: unknown[] }[] }).rows[0]?.cells.slice(3, 6);
+    };
+    // A revoked API key: READY still True, but SYNCED and REASON say what is wrong.
+    expect(
+      await columnsWith([
+        readyCond,
+        { ...syncedCond, status: "False", reason: "ApiKeyRefused", message: "403" },
+      ]),
+    ).toEqual(["True", "False", "ApiKeyRefused"]);
     // A task status word the operator cannot read: READY Unknown, and REASON says why.
-    await custom.patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: "trainingjobs",
-        name: "table",
-        body: {
-          status: {
-            conditions: [
-              { ...readyCond, status: "Unknown", reason: "UnknownTaskStatus", message: "PAUSED" },
-              syncedCond,
-            ],
-          },
-        },
-      },
-      merge,
-    );
-    const unknown = await kubeRequest(
-      kc,
-      "GET",
-      `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/trainingjobs/table`,
-      { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
-    );
-    const unknownRow = (JSON.parse(unknown.body) as { rows: { cells: unknown[] }[] }).rows[0];
-    expect(unknownRow?.cells.slice(3, 6)).toEqual(["Unknown", "True", "UnknownTaskStatus"]);
+    expect(
+      await columnsWith([
+        { ...readyCond, status: "Unknown", reason: "UnknownTaskStatus", message: "PAUSED" },
+        syncedCond,
+      ]),
+    ).toEqual(["Unknown", "True", "UnknownTaskStatus"]);
 
     for (const def of allCrds) {
       // A kind installed moments ago answers 429 while its watch cache initializes.
