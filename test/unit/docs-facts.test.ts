@@ -10,7 +10,7 @@ import { DEFAULT_TASK_STATUS_TABLE } from "../../src/controllers/trainingjob/sta
 import { allCrds, REASONS } from "../../src/crds/index.js";
 import { SUBSCRIPTION_RESULT_SHAPES } from "../../src/emulator/behaviour.js";
 import { FAULT_KINDS } from "../../src/emulator/faults.js";
-import { KIND_SETTING_NAMES } from "../../src/emulator/kind-settings.js";
+import { KIND_SETTING_NAMES, kindSettingDefaults } from "../../src/emulator/kind-settings.js";
 import { subscriptionStateOf } from "../../src/service/schemas/create.js";
 import { storageStateClass } from "../../src/service/schemas/file-systems.js";
 import { markdownFiles } from "../support/markdown.js";
@@ -219,11 +219,20 @@ describe("the pages that restate a table of the code", () => {
     expect(section7.match(/Pending: /) && section11a.match(/going — /)).toBeTruthy();
   });
 
-  it("service-assumptions.md names every fault kind, result shape and kind setting of the emulator", () => {
+  it("service-assumptions.md names every fault kind, result shape and kind setting (with its default) of the emulator", () => {
     const page = read("docs/service-assumptions.md");
     const section12 = page.slice(page.indexOf("## 12."), page.indexOf("## 13."));
     const named = [...FAULT_KINDS, ...SUBSCRIPTION_RESULT_SHAPES, ...KIND_SETTING_NAMES];
     expect(named.filter((n) => !section12.includes(`\`${n}\``))).toEqual([]);
+    // Each kind setting with its default: `name` (what it does; 0) or (…; 1 s; …).
+    const defaults = kindSettingDefaults();
+    const text = section12.replaceAll(/\s+/g, " ");
+    const wrong = KIND_SETTING_NAMES.filter((n) => {
+      const group = new RegExp(`\`${n}\` \\(([^()]*)\\)`).exec(text)?.[1] ?? "";
+      const [, figure, unit] = /(?:^|; )(\d+)(?: (ms|s))?(?:;|$)/.exec(group) ?? [];
+      return Number(figure) * (unit === "s" ? 1000 : 1) !== defaults[n];
+    });
+    expect(wrong).toEqual([]);
   });
 
   it("performance.md's current figures name, per section, the commit they were measured at", () => {
