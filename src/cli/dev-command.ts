@@ -13,7 +13,7 @@ export function registerDevCommand(program: Command): void {
   program
     .command("dev")
     .description(
-      "run a local control plane + the service emulator + the operator, with the samples",
+      "run a local control plane + the service emulator + an S3 server + the operator, with the samples",
     )
     .option("--no-samples", "do not apply deploy/samples")
     .action(async (flags: { samples: boolean }) => {
