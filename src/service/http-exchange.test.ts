@@ -174,6 +174,41 @@ describe.each([
   });
 });
 
+describe("the node:http exchange's mayCall", () => {
+  it("is asked once the socket is connected, a pooled one too: when it says no, the connection is made but nothing is written on it", async () => {
+    let requests = 0;
+    let connections = 0;
+    const counting = createServer((_req, res) => {
+      requests += 1;
+      res.end("{}");
+    });
+    counting.on("connection", () => {
+      connections += 1;
+    });
+    await new Promise<void>((resolve) => counting.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(counting.address() as AddressInfo).port}/x`;
+    const pooled = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const stopped = await failure(
+        httpExchange(request("", { url, agent: pooled, mayCall: () => false })),
+      );
+      expect(stopped.name).toBe("NotSentError");
+      const sent = await httpExchange(request("", { url, agent: pooled, mayCall: () => true }));
+      expect(sent.httpStatus).toBe(200);
+      const again = await failure(
+        httpExchange(request("", { url, agent: pooled, mayCall: () => false })),
+      );
+      expect(again.name).toBe("NotSentError");
+      expect(requests).toBe(1);
+      expect(connections).toBeGreaterThanOrEqual(2);
+    } finally {
+      pooled.destroy();
+      counting.closeAllConnections();
+      await new Promise((resolve) => counting.close(resolve));
+    }
+  });
+});
+
 describe("parseRetryAfter", () => {
   it.each([
     [" 2 ", 2000],

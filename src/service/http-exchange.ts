@@ -24,6 +24,14 @@ export interface ExchangeRequest {
   timeoutMs: number;
   maxBytes: number;
   signal: AbortSignal | undefined;
+  /**
+   * Asked once the request's socket is connected (a pooled one: at once), right before
+   * its bytes are written: false leaves it unsent (`NotSentError`). A process paused
+   * between the caller's own checks and the connect (or while the request waited for a
+   * pooled socket) must not send it when it wakes if its Lease passed on meanwhile.
+   * Asked by this exchange only (node-fetch's sends as it connects).
+   */
+  mayCall?: () => boolean;
 }
 
 /** The answer: status, the two headers the client reads, and the body (empty for a 3xx). */
@@ -150,7 +158,23 @@ export function exchange(r: ExchangeRequest): Promise<ExchangeAnswer> {
       r.timeoutMs,
     );
     r.signal?.addEventListener("abort", onAbort, { once: true });
-    req.end(r.body);
+    const { mayCall } = r;
+    if (!mayCall) {
+      req.end(r.body);
+      return;
+    }
+    req.once("socket", (socket: Socket) => {
+      let asked = false;
+      const send = () => {
+        if (asked) return;
+        asked = true;
+        if (mayCall()) req.end(r.body);
+        else fail(named("NotSentError", "the call was stopped before it was sent"));
+      };
+      if (!socket.connecting) send();
+      // A TLS socket over a tunnel may say only secureConnect.
+      else for (const event of ["connect", "secureConnect"]) socket.once(event, send);
+    });
   });
 }
 

@@ -7,7 +7,7 @@
 import {
   endpointConfigKey,
   ServiceAuthError,
-  type ServiceError,
+  ServiceError,
   ServiceMalformedResponseError,
   ServiceNotFoundError,
   ServiceOperationMissingError,
@@ -173,6 +173,21 @@ export function networkError(
     outcomeUnknown: !call.idempotent && !notSent,
     cause: err,
   });
+}
+
+/**
+ * The error of an exchange that threw: a ServiceError as it is; one stopped before it
+ * was sent (`NotSentError`, http-exchange.ts's `mayCall`) or aborted by the caller's
+ * signal is abandoned; anything else is a {@link networkError}.
+ */
+export function exchangeError(
+  call: CallDescription & { signal?: AbortSignal | undefined },
+  err: unknown,
+  limits: { timeoutMs: number; maxResponseBytes: number },
+): ServiceError {
+  if (err instanceof ServiceError) return err;
+  if (err instanceof Error && err.name === "NotSentError") return abandoned(call);
+  return call.signal?.aborted ? abandoned(call, err) : networkError(call, err, limits);
 }
 
 /**

@@ -183,3 +183,20 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
     });
   });
 });
+
+describe("a call over node:http whose Lease passes while its connection is made", () => {
+  it("is not sent (the process paused between the transport's checks and the connect): a create so stopped is abandoned with its outcome known, as never sent", async () => {
+    let asks = 0;
+    // The transport asks twice before the send; the exchange asks once connected.
+    const mayCall = () => {
+      asks += 1;
+      return asks <= 2;
+    };
+    const before = svc.emulator.requestLog.read().length;
+    const fenced = client({ httpClient: "node-http", mayCall });
+    const err = await failure(fenced.createTemplate({ name: "fenced" }));
+    expect(err.message).toContain("its reconcile was abandoned");
+    expect(err).toMatchObject({ outcomeUnknown: false });
+    expect(svc.emulator.requestLog.read().length).toBe(before);
+  });
+});

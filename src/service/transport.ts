@@ -32,8 +32,8 @@ import {
   abandoned,
   type CallDescription,
   errorForStatus,
+  exchangeError,
   malformed,
-  networkError,
   redirectError,
   scrub,
 } from "./transport-errors.js";
@@ -190,17 +190,13 @@ export class ServiceTransport {
         timeoutMs: this.options.timeoutMs,
         maxBytes: this.options.maxResponseBytes,
         signal: call.signal,
+        ...(this.options.mayCall ? { mayCall: this.options.mayCall } : {}),
       });
       if (answer.httpStatus >= 300 && answer.httpStatus < 400) {
         throw redirectError(call, answer.httpStatus, answer.location);
       }
     } catch (err) {
-      const error =
-        err instanceof ServiceError
-          ? err
-          : call.signal?.aborted
-            ? abandoned(call, err)
-            : networkError(call, err, this.options);
+      const error = exchangeError(call, err, this.options);
       scrub(error, key);
       this.observe(call, error.code ?? "error", started, error.message);
       throw error;
