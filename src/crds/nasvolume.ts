@@ -71,8 +71,8 @@ export const NAS_VOLUME_REASONS = ownReasons({
   ProductNotFoundRefused: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "The NAS product is not offered (in that compute center); nothing is ordered.",
-    "Use a CODE of `kubectl get nasproducts` (the service's NAS product list) and its CENTER as spec.aidcId, in a new NasVolume (productCode is immutable).",
+    "The NAS product is not offered (in that compute center); nothing is ordered. Tried again when a NasProduct of that code appears (the catalog's next refresh).",
+    "Use a CODE of `kubectl get nasproducts` (the service's NAS product list) and its CENTER as spec.aidcId, in a new NasVolume (productCode is immutable); or, for a product the service is adding, wait for it, or refresh the catalog now (aidc.io/reconcile-requested-at on its ServiceConnection or a NasProduct).",
   ),
   CapacityRefused: ownReason(
     "Terminal",

@@ -3,8 +3,9 @@
  * emulator: the default connection's catalogs and two ServiceConnections' (two emulator
  * accounts with different catalogs) mirrored as TrainingProducts and NasProducts; a
  * product added, changed and removed in the service followed; nothing written while
- * nothing changes; a reconcile-now request, a hand edit and a refused TrainingJob; a
- * refused read's Event saying the mirror's own retry; a deleted connection's products gone.
+ * nothing changes; a reconcile-now request, a hand edit and a refused TrainingJob (ordered
+ * once its product appears); a refused read's Event saying the mirror's own retry; a
+ * deleted connection's products gone.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -377,24 +378,49 @@ describe("a refresh on demand", () => {
     expect(await admin().requests({ endpoint: "listTrainingProducts" })).toEqual([]);
   });
 
-  it("reads the catalog again when a TrainingJob is refused for a code it lacks", async () => {
-    await admin().clearRequests();
+  /** A TrainingJob of team a's connection for `code`, once refused for it. */
+  async function refusedJob(name: string, code: string) {
     const jobs = new ObjectsOf(kube(), trainingJobCrd, teamA);
-    await jobs.create("wrong-code", {
-      productCode: "train.no.such",
+    await jobs.create(name, {
+      productCode: code,
       image: "registry.example.com/ml/train:1",
       workerCount: 1,
       connectionRef: { name: connA },
     });
     await eventually(async () => {
-      const obj = await jobs.get("wrong-code");
+      const obj = await jobs.get(name);
       return conditionOf(obj, "Synced")?.reason === "UnknownProductRefused";
     });
+    return jobs;
+  }
+
+  it("reads the catalog again when a TrainingJob is refused for a code it lacks", async () => {
+    await admin().clearRequests();
+    await refusedJob("wrong-code", "train.no.such");
     // The job's preflight reads the training catalog only; the mirror reads both again.
     await eventually(
       async () => (await admin().requests({ endpoint: "listNasProducts" })).length > 0,
       10_000,
     );
+  });
+
+  it("orders a TrainingJob refused for a code once the product appears in its catalog", async () => {
+    const jobs = await refusedJob("early-code", "train.late");
+    const late = { name: "Late", aidcId: 1, productCode: "train.late", remainingCount: 10 };
+    await admin().seed({ trainingProducts: [{ ...late, cpuCores: "8", memoryGB: "64" }] }, "a");
+    // The catalog is read again on request; the job itself is left as it is.
+    await kube().patch(
+      serviceConnectionCrd,
+      { namespace: "", name: connA },
+      {
+        metadata: { annotations: { "aidc.io/reconcile-requested-at": "late-product" } },
+      },
+    );
+    await eventually(async () => (await productsOf(trainingProductCrd, connA)).has("train.late"));
+    await eventually(async () => {
+      const obj = await jobs.get("early-code");
+      return (obj?.status as { taskId?: string } | undefined)?.taskId !== undefined;
+    }, 15_000);
   });
 
   it("deletes a connection's products with the connection", async () => {

@@ -10,9 +10,9 @@
  */
 import { CATALOG_LABELS, type CatalogStatus } from "../../crds/catalog.js";
 import { nasProductCrd } from "../../crds/nasproduct.js";
-import { NAS_VOLUME_REASONS, nasVolumeCrd } from "../../crds/nasvolume.js";
+import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
-import { TRAINING_JOB_REASONS, trainingJobCrd } from "../../crds/trainingjob.js";
+import { trainingJobCrd } from "../../crds/trainingjob.js";
 import { trainingProductCrd } from "../../crds/trainingproduct.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import {
@@ -29,17 +29,12 @@ import { STEERING_ANNOTATIONS } from "../managed/decisions.js";
 import { nasProductObjects, trainingProductObjects } from "./mirror.js";
 import { connectionLabelValue } from "./naming.js";
 import { type ConnectionMemory, knowsCode, refreshDue } from "./refresh.js";
+import { UNKNOWN_PRODUCT_REASONS } from "./refused-objects.js";
 import { readCatalogs } from "./service-read.js";
 import { CATALOG_KINDS, ProductWrites } from "./writes.js";
 
 /** The key of the default connection's catalogs: `_` is in no ServiceConnection name. */
 export const DEFAULT_KEY: ObjectKey = { namespace: "", name: "_default" };
-
-/** The condition reasons of an object refused for a product code its catalog lacks. */
-const UNKNOWN_PRODUCT_REASONS = new Set<string>([
-  TRAINING_JOB_REASONS.names.UnknownProductRefused,
-  NAS_VOLUME_REASONS.names.ProductNotFoundRefused,
-]);
 
 /** The watch of the kinds that refuse unknown codes: only objects refused so reach its map. */
 const refused = { when: { reasons: UNKNOWN_PRODUCT_REASONS } };

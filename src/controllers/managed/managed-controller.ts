@@ -45,25 +45,32 @@ export interface ManagedControllerOptions {
 
 /**
  * The read rule of each API group among `references` (the own kind left out), with
- * `reason`; none when every reference is the kind itself.
+ * `reason`, granted in the cluster for cluster-scoped kinds (a Role cannot grant them);
+ * none when every reference is the kind itself.
  */
 function referenceRules(
   own: ResourceDescriptor,
   references: readonly ReferenceWatch[],
   reason: string,
 ): DeclaredRule[] {
-  const byGroup = new Map<string, string[]>();
+  const byGroup = new Map<string, { group: string; cluster: boolean; plurals: string[] }>();
   for (const { resource } of references) {
     if (resource.group === own.group && resource.plural === own.plural) continue;
-    const plurals = byGroup.get(resource.group) ?? [];
-    if (!plurals.includes(resource.plural)) plurals.push(resource.plural);
-    byGroup.set(resource.group, plurals);
+    const id = `${resource.group}/${resource.namespaced}`;
+    const entry = byGroup.get(id) ?? {
+      group: resource.group,
+      cluster: !resource.namespaced,
+      plurals: [],
+    };
+    if (!entry.plurals.includes(resource.plural)) entry.plurals.push(resource.plural);
+    byGroup.set(id, entry);
   }
-  return [...byGroup].map(([group, plurals]) => ({
+  return [...byGroup.values()].map(({ group, cluster, plurals }) => ({
     apiGroups: [group],
     resources: plurals,
     verbs: ["get", "list", "watch"],
     reason,
+    ...(cluster ? { grantedIn: "cluster" as const } : {}),
   }));
 }
 

@@ -3,11 +3,13 @@
  * `managedController`) with the NAS ExternalClient (external.ts) and the NAS status
  * mapping below.
  */
+import { nasProductCrd } from "../../crds/nasproduct.js";
 import { type NasVolumeStatus, nasVolumeCrd } from "../../crds/nasvolume.js";
 import { capAddress, capFreeText, capValue } from "../../runtime/conditions.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
 import { stripClientTokenMarker } from "../../service/index.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
+import { productAppearedWatch } from "../catalog/refused-objects.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
@@ -142,5 +144,9 @@ export function nasVolumeController(
   return managedController(nasVolumeKind(settleMs), {
     connections: deps.connections,
     loop: managedLoopOptions(deps.config, "NasVolume", options.visibilityGraceMs),
+    references: {
+      watches: [productAppearedWatch(deps.connections, nasVolumeCrd, nasProductCrd)],
+      reason: "read the NasProducts, to try a NasVolume refused for its code again when it appears",
+    },
   });
 }

@@ -12,8 +12,10 @@ import { pollIntervalFor } from "../../config/schema.js";
 import { bucketCrd } from "../../crds/bucket.js";
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import { trainingJobCrd } from "../../crds/trainingjob.js";
+import { trainingProductCrd } from "../../crds/trainingproduct.js";
 import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
 import { type ControllerDefinition, referrersByIndex } from "../../runtime/index.js";
+import { productAppearedWatch } from "../catalog/refused-objects.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { perAccount } from "../managed/account-memory.js";
 import type { ManagedKind } from "../managed/external-client.js";
@@ -124,8 +126,10 @@ export function trainingJobController(
           resource: trainingJobCrd,
           map: referrersByIndex(trainingJobCrd, REFERENCE_INDEX.trainingJob),
         },
+        productAppearedWatch(deps.connections, trainingJobCrd, trainingProductCrd),
       ],
-      reason: "read the NasVolumes, Buckets and TrainingTemplates a job refers to",
+      reason:
+        "read the NasVolumes, Buckets and TrainingTemplates a job refers to, and the TrainingProducts, to try a job refused for its code again when it appears",
     },
   });
 }
