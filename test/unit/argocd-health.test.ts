@@ -235,6 +235,19 @@ const kindCases: Record<string, Case[]> = {
       messageContains: "(ReconcilePaused): paused",
     },
     {
+      reason: "a paused storage whose Ready keeps a terminal reason (a person must act either way)",
+      generation: 1,
+      status: {
+        observedGeneration: 1,
+        conditions: [
+          ready("False", "ProductNotFoundRefused"),
+          synced("False", "ReconcilePaused", "paused"),
+        ],
+      },
+      want: "Degraded",
+      messageContains: "(ProductNotFoundRefused)",
+    },
+    {
       reason: "a failed storage",
       generation: 1,
       status: {

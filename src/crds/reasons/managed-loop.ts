@@ -86,7 +86,7 @@ export const MANAGED_LOOP_REASONS = {
       "Resting",
       ["Synced"],
       MANAGED,
-      'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too). kstatus reads Ready as before the pause; Argo CD shows Suspended.',
+      'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too). kstatus reads Ready as before the pause; Argo CD shows Suspended, or Degraded while Ready keeps a terminal reason.',
       "Remove the annotation aidc.io/paused (or set it to anything but true) to resume at once.",
     ),
     operator:
