@@ -3,18 +3,20 @@
  * emulator: the default connection's catalogs and two ServiceConnections' (two emulator
  * accounts with different catalogs) mirrored as TrainingProducts and NasProducts; a
  * product added, changed and removed in the service followed; nothing written while
- * nothing changes; a reconcile-now request, a hand edit and a refused TrainingJob (ordered
- * once its product appears); a refused read's Event saying the mirror's own retry; a
- * deleted connection's products gone.
+ * nothing changes; a reconcile-now request, a hand edit, a refused TrainingJob and
+ * NasVolume (ordered once their product appears); a refused read's Event saying the
+ * mirror's own retry; a deleted connection's products gone.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { catalogMirrorController } from "../../src/controllers/catalog/controller.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { controlPlaneBinaries } from "../../src/controlplane/binaries.js";
 import { nasProductCrd } from "../../src/crds/nasproduct.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { trainingProductCrd } from "../../src/crds/trainingproduct.js";
@@ -293,7 +295,7 @@ describe("a refresh on demand", () => {
     op = undefined;
     const marker = { trainingProducts: [{ name: "m", productCode: "train.marker" }] };
     for (const tenant of ["default", "a", "b"]) await admin().seed(marker, tenant);
-    await startOperator(600_000, [trainingJobController], 60_000);
+    await startOperator(600_000, [trainingJobController, nasVolumeController], 60_000);
     for (const label of ["default_connection", connA, connB]) {
       await eventually(async () => {
         const products = await productsOf(trainingProductCrd, label);
@@ -420,6 +422,31 @@ describe("a refresh on demand", () => {
     await eventually(async () => {
       const obj = await jobs.get("early-code");
       return (obj?.status as { taskId?: string } | undefined)?.taskId !== undefined;
+    }, 15_000);
+  });
+
+  it("orders a NasVolume refused for a code once the product appears in its catalog", async () => {
+    const volumes = new ObjectsOf(kube(), nasVolumeCrd, teamA);
+    await volumes.create("early-nas", {
+      ...{ productCode: "nas.late", aidcId: 1, capacityGB: 100, name: "early-nas" },
+      connectionRef: { name: connA },
+    });
+    await eventually(async () => {
+      const obj = await volumes.get("early-nas");
+      return conditionOf(obj, "Synced")?.reason === "ProductNotFoundRefused";
+    });
+    const late = { name: "Late NAS", aidcId: 1, productCode: "nas.late", price: "0.30" };
+    const bounds = { paramValue: "100", paramValueMin: 100, paramValueMax: 1000 };
+    await admin().seed({ nasProducts: [{ ...late, ...bounds }] }, "a");
+    await kube().patch(
+      serviceConnectionCrd,
+      { namespace: "", name: connA },
+      { metadata: { annotations: { "aidc.io/reconcile-requested-at": "late-nas" } } },
+    );
+    await eventually(async () => (await productsOf(nasProductCrd, connA)).has("nas.late"));
+    await eventually(async () => {
+      const obj = await volumes.get("early-nas");
+      return (obj?.status as { storageId?: string } | undefined)?.storageId !== undefined;
     }, 15_000);
   });
 
