@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort } from "../controlplane/controlplane.js";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
@@ -300,5 +301,16 @@ describe("a call's path", () => {
     const err = await failure(client.getNas("../tasks"));
     expect(err).toBeInstanceOf(ServiceInvalidIdError);
     expect(svc.emulator.requestLog.read()).toHaveLength(0);
+  });
+});
+
+describe("the client's log lines", () => {
+  it("name one component: the caller's (service), else service-client, never both", async () => {
+    const lines: string[] = [];
+    const root = pino({ level: "debug" }, { write: (line: string) => lines.push(line) });
+    await svc.newClient({ logger: root.child({ component: "service" }) }).getNas(nasId);
+    await svc.newClient({ logger: root }).getNas(nasId);
+    const components = lines.map((l) => l.match(/"component":"[^"]*"/g));
+    expect(components).toEqual([['"component":"service"'], ['"component":"service-client"']]);
   });
 });

@@ -75,8 +75,10 @@ export class ServiceTransport {
     this.bucket = options.rateLimit
       ? new TokenBucket(options.rateLimit, Date.now, sleep, options.routineShare)
       : null;
-    this.log = options.logger?.child(
-      { component: "service-client" },
+    // The caller's component when it names one (pino would write the key twice).
+    const parent = options.logger;
+    this.log = parent?.child(
+      parent.bindings().component === undefined ? { component: "service-client" } : {},
       { redact: { paths: REDACTED_LOG_PATHS, censor: "[REDACTED]" } },
     );
   }
