@@ -30,6 +30,11 @@ export interface KubeClientOptions {
    * writes nobody asks about, keeps none.
    */
   rememberWrites?: boolean;
+  /**
+   * Asked before each write of a reconcile's view (`forReconcile`): false refuses it
+   * unsent, as for an abandoned reconcile. The Lease fence of a leader (lease.ts).
+   */
+  mayWrite?: () => boolean;
 }
 
 /**

@@ -179,6 +179,30 @@ describe("KubeClient against a loopback API server", () => {
     ]);
   });
 
+  it("sends a reconcile's view's writes only while mayWrite (the Lease fence) says yes; its reads, and the client's own writes (the Lease's), still go", async () => {
+    const sent: string[] = [];
+    let mayWrite = true;
+    const kube = await serve(
+      (req, res) => {
+        sent.push(`${req.method} ${req.url?.split("?")[0]?.split("/").pop()}`);
+        json(res, 200, cm("a"));
+      },
+      undefined,
+      { mayWrite: () => mayWrite },
+    );
+    const view = kube.forReconcile({ flow: "team-a", signal: new AbortController().signal });
+    const key = { namespace: "ns", name: "a" };
+    await view.patch(CONFIGMAPS, key, { data: { n: "1" } });
+    mayWrite = false;
+    await expect(view.patch(CONFIGMAPS, key, { data: { n: "2" } })).rejects.toBeInstanceOf(
+      ReconcileAbandonedError,
+    );
+    await expect(view.create(CONFIGMAPS, cm("b"))).rejects.toBeInstanceOf(ReconcileAbandonedError);
+    await view.get(CONFIGMAPS, key);
+    await kube.patch(CONFIGMAPS, key, { data: { n: "3" } });
+    expect(sent).toEqual(["PATCH a", "GET a", "PATCH a"]);
+  });
+
   it("keeps at most maxInFlight requests at the server; a seat set free goes to the flow holding none before the backlog", async () => {
     const arrived: string[] = [];
     const held: (() => void)[] = [];

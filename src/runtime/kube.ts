@@ -80,7 +80,7 @@ export class KubeClient {
   /**
    * A view for one reconcile (its `ctx.kube`), sharing this client's limits and
    * remembered writes: its requests take `reconcile`'s flow's budget and are refused
-   * once it is abandoned. A subclass's overrides hold.
+   * once it is abandoned, its writes also past `mayWrite`. A subclass's overrides hold.
    */
   forReconcile(reconcile: ReconcileView): KubeClient {
     return Object.assign(Object.create(this) as KubeClient, { reconcile });
@@ -111,9 +111,8 @@ export class KubeClient {
 
   /**
    * Lists objects (all namespaces when `namespace` is absent) and the list's
-   * resourceVersion, in pages of {@link LIST_PAGE} (client-go's pager: an expired
-   * `continue`, 410, starts again in one piece). `transform` maps each item as its page
-   * arrives, so a long list holds its full items only one page at a time.
+   * resourceVersion, in pages of {@link LIST_PAGE} (client-go's pager; a 410 `continue`
+   * starts again in one piece). `transform` maps each item as its page arrives.
    */
   async list<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
@@ -229,7 +228,7 @@ export class KubeClient {
       if (waitMs === undefined || retries >= MAX_RETRIES) {
         throw new KubeApiError(method, path, code, parseBody(answer.text));
       }
-      // Up to half again at random: requests refused together do not all come back together.
+      // Up to half again at random: requests refused together do not come back together.
       await new Promise((r) => setTimeout(r, waitMs * (1 + Math.random() / 2)));
     }
   }
@@ -242,9 +241,8 @@ export class KubeClient {
     body: string | undefined,
     contentType: string | undefined,
   ): Promise<KubeHttpAnswer> {
-    const reconcile = this.reconcile;
-    if (reconcile?.signal.aborted) throw new ReconcileAbandonedError(`${method} ${path}`);
-    const flow = reconcile?.flow ?? "";
+    if (this.refused(method)) throw new ReconcileAbandonedError(`${method} ${path}`);
+    const flow = this.reconcile?.flow ?? "";
     let waitMs = await this.bucket.take(flow);
     // A seat: a burst of one flow is not all at the server at once.
     const seated = this.seats.acquire(flow);
@@ -253,7 +251,7 @@ export class KubeClient {
       await seated;
       waitMs += Date.now() - seatWait;
     }
-    if (reconcile?.signal.aborted) {
+    if (this.refused(method)) {
       this.seats.release(flow);
       throw new ReconcileAbandonedError(`${method} ${path}`);
     }
@@ -268,6 +266,12 @@ export class KubeClient {
       const durationMs = Date.now() - started;
       this.options.onRequest?.({ method, path, code, durationMs, rateLimitWaitMs: waitMs });
     }
+  }
+
+  /** Whether this reconcile's view sends nothing more: abandoned, or a write past the fence. */
+  private refused(method: KubeMethod): boolean {
+    const r = this.reconcile;
+    return !!r && (r.signal.aborted || (method !== "GET" && this.options.mayWrite?.() === false));
   }
 
   /** Sends a write (field manager `aidc-operator`); remembers the resourceVersion it answered. */

@@ -12,6 +12,7 @@ import { EventRecorder } from "./events.js";
 import { HealthServer } from "./health.js";
 import { KubeClient } from "./kube.js";
 import { LeaderElector } from "./leader-election.js";
+import { LeaseFence } from "./lease.js";
 import { controllerRuntimeOf, type ManagerOptions } from "./manager-options.js";
 import { RuntimeMetrics } from "./metrics.js";
 import { mergeRules, type PolicyRule, RUNTIME_PERMISSIONS } from "./permissions.js";
@@ -56,11 +57,15 @@ export class Manager {
     this.apiHost = server ? new URL(server).host : "";
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new RuntimeMetrics();
+    const le = options.leaderElection;
+    // Reconciles write nothing either once the Lease may have passed on.
+    const fence = options.fence ?? (le ? new LeaseFence(this.clock) : undefined);
     const newClient = (limiter: string, rememberWrites = true) =>
       new KubeClient(options.kubeConfig, {
         ...(options.kubeRateLimit ? { rateLimit: options.kubeRateLimit } : {}),
         ...(options.kubeMaxInFlight ? { maxInFlight: options.kubeMaxInFlight } : {}),
         ...(options.redactor ? { redactor: options.redactor } : {}),
+        ...(fence ? { mayWrite: fence.mayAct } : {}),
         onRequest: this.metrics.kubeRequestObserver(this.apiHost, limiter),
         rememberWrites,
       });
@@ -71,7 +76,6 @@ export class Manager {
       ...(options.watchSelector ? { watchSelector: options.watchSelector } : {}),
       log: options.log.child({ component: "informer" }),
     });
-    const le = options.leaderElection;
     this.identity = le?.identity ?? `${hostname()}_${Math.random().toString(36).slice(2, 10)}`;
     // Events go through a client of their own, with its own rate limiter (as
     // controller-runtime's recorder has its own clientset), so that a burst of Events
@@ -94,7 +98,7 @@ export class Manager {
         ...le,
         identity: this.identity,
         clock: this.clock,
-        ...(options.fence ? { fence: options.fence } : {}),
+        ...(fence ? { fence } : {}),
         log: options.log.child({ component: "leader-election" }),
         onStartedLeading: () => {
           this.launchControllers();
