@@ -13,6 +13,7 @@ import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { verdictsOf } from "../support/verdicts.js";
 
 const POLL_MS = 500;
 let op: TestOperator;
@@ -186,6 +187,19 @@ describe("pause and reconcile now", () => {
     await nas.annotate("held", { "aidc.io/paused": null });
     await nas.waitForGone("held", 30_000);
     expect((await writesTo(id)).map((e) => e.method)).toContain("DELETE");
+  });
+
+  it("paused at creation: Ready=False, so kstatus waits (InProgress, not Current) and Argo CD shows Suspended; resumed, it is created", async () => {
+    await nas.create(
+      "paused-new",
+      { productCode: "nas.capacity.standard", capacityGB: 100 },
+      { "aidc.io/paused": "true" },
+    );
+    const paused = await nas.waitForCondition("paused-new", "Ready", "False", "ReconcilePaused");
+    expect(conditionOf(paused, "Synced")?.reason).toBe("ReconcilePaused");
+    expect(verdictsOf([paused])).toEqual([{ kstatus: "InProgress", argocd: "Suspended" }]);
+    await nas.annotate("paused-new", { "aidc.io/paused": null });
+    await nas.waitForCondition("paused-new", "Ready", "True", undefined, 30_000);
   });
 
   it("reads in detail at once on aidc.io/reconcile-requested-at and echoes it in status", async () => {

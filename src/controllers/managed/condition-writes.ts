@@ -18,7 +18,12 @@ import { errorReason, failureMessage, isExternalHold } from "../../runtime/error
 import { ConflictError, patchStatus } from "../../runtime/writes.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
-import { type DeleteCapability, deletionPolicyVerdict, PAUSED_SYNCED } from "./decisions.js";
+import {
+  type DeleteCapability,
+  deletionPolicyVerdict,
+  PAUSED_READY,
+  PAUSED_SYNCED,
+} from "./decisions.js";
 import type { ManagedKind } from "./external-client.js";
 
 /** Sets conditions on `obj`'s current status and patches it when it changed. */
@@ -36,8 +41,9 @@ export async function writeConditions<T extends ManagedObject>(
 }
 
 /**
- * A paused object (decisions.ts): Synced=False ReconcilePaused, written once, and no
- * requeue; removing the annotation is a change that enqueues the object at once.
+ * A paused object (decisions.ts): Synced=False ReconcilePaused (and Ready=False
+ * ReconcilePaused when it has no Ready yet), written once, and no requeue; removing the
+ * annotation is a change that enqueues the object at once.
  */
 export async function paused<T extends ManagedObject>(
   ctx: ReconcileContext,
@@ -45,11 +51,15 @@ export async function paused<T extends ManagedObject>(
   obj: T,
 ): Promise<ReconcileResult> {
   const synced = getCondition(obj.status?.conditions, "Synced");
+  const ready = getCondition(obj.status?.conditions, "Ready");
   const written =
     synced?.reason === PAUSED_SYNCED.reason &&
     synced.status === PAUSED_SYNCED.status &&
-    synced.observedGeneration === (obj.metadata?.generation ?? 0);
-  if (!written) await writeConditions(ctx, kind, obj, [PAUSED_SYNCED]);
+    synced.observedGeneration === (obj.metadata?.generation ?? 0) &&
+    ready !== undefined;
+  if (!written) {
+    await writeConditions(ctx, kind, obj, [PAUSED_SYNCED, ...(ready ? [] : [PAUSED_READY])]);
+  }
   return {};
 }
 

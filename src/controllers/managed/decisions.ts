@@ -83,6 +83,18 @@ export const PAUSED_SYNCED = {
 };
 
 /**
+ * The Ready condition of an object paused before the operator reported one: False, so
+ * that kstatus (Flux) waits instead of reading an object whose resource may not exist
+ * as Current; Argo CD shows Suspended.
+ */
+export const PAUSED_READY = {
+  type: "Ready",
+  status: "False" as const,
+  reason: "ReconcilePaused" as const,
+  message: `paused before the operator read or created the remote resource: the annotation ${STEERING_ANNOTATIONS.paused} is "true"`,
+};
+
+/**
  * Whether deleting `obj` deletes its remote resource: deletionPolicy Delete and the
  * Delete policy (Crossplane's rule: either one alone orphans).
  */

@@ -84,13 +84,13 @@ export const MANAGED_LOOP_REASONS = {
   ReconcilePaused: {
     ...entry(
       "Resting",
-      ["Synced"],
+      ["Ready", "Synced"],
       MANAGED,
-      'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too). kstatus reads Ready as before the pause; Argo CD shows Suspended, or Degraded while Ready keeps a terminal reason.',
+      'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too). kstatus reads Ready as before the pause, and an object paused before it had a Ready gets Ready=False (kstatus InProgress, not Current); Argo CD shows Suspended, or Degraded while Ready keeps a terminal reason.',
       "Remove the annotation aidc.io/paused (or set it to anything but true) to resume at once.",
     ),
     operator:
-      "Sends nothing to the service and writes nothing but this condition: no poll, no change, no deletion, until the annotation goes; then it reconciles the object at once.",
+      "Sends nothing to the service and writes nothing but this condition (on Ready only when the object has none yet): no poll, no change, no deletion, until the annotation goes; then it reconciles the object at once.",
   },
   FixedFieldsDiffer: readEveryPoll(
     entry(
