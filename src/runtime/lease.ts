@@ -35,9 +35,10 @@ export function canonical(spec: LeaseSpec): string {
 }
 
 /**
- * Whether this process may call the service: false once its last renewal is a renew
- * deadline old or it released the Lease (another may hold it before the elector's loop
- * notices, e.g. after a pause); true while it never led. {@link mayAct} is bound.
+ * Whether this process may act (call the service, write from a reconcile): false once
+ * its last renewal is a renew deadline old or it released the Lease (another may hold it
+ * before the elector's loop notices, e.g. after a pause); true while it never led.
+ * {@link mayAct} is bound.
  */
 export class LeaseFence {
   private actUntil = Number.POSITIVE_INFINITY;
