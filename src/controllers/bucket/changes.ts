@@ -98,17 +98,50 @@ export async function applyChanges(
   return { applied, unsupported };
 }
 
+/** The most buckets whose up-to-date generation is remembered (the oldest forgotten first). */
+export const UP_TO_DATE_MAX = 10_000;
+
+/**
+ * By uid, the generation at which this process last read each bucket as the spec says.
+ * A change at that same generation puts back one made outside the cluster, even while
+ * the cached status still lacks the write that recorded the generation.
+ */
+export class UpToDateGenerations {
+  private readonly byUid = new Map<string, number>();
+
+  note(obj: Bucket): void {
+    const uid = obj.metadata.uid ?? "";
+    this.byUid.delete(uid);
+    this.byUid.set(uid, obj.metadata.generation ?? 0);
+    for (const oldest of this.byUid.keys()) {
+      if (this.byUid.size <= UP_TO_DATE_MAX) break;
+      this.byUid.delete(oldest);
+    }
+  }
+
+  /** Whether `obj`'s bucket was read as its spec says at the current generation. */
+  at(obj: Bucket): boolean {
+    return this.byUid.get(obj.metadata.uid ?? "") === (obj.metadata.generation ?? 0);
+  }
+}
+
 /**
  * What was applied, for status.lastApplied; a change while the spec is the one last
- * reconciled (generation = observedGeneration) puts back a change made outside the
- * cluster, and a Warning event says so.
+ * reconciled (generation = observedGeneration, or read up to date by this process at
+ * this generation) puts back a change made outside the cluster, and a Warning event says
+ * so.
  */
-export function recordApplied(call: ManagedCall<Bucket>, applied: string[]): AppliedRecord {
+export function recordApplied(
+  call: ManagedCall<Bucket>,
+  applied: string[],
+  upToDate: UpToDateGenerations,
+): AppliedRecord {
   const { obj } = call;
   const drift =
-    obj.status?.observedGeneration !== undefined &&
-    obj.status.observedGeneration === obj.metadata.generation &&
-    obj.status.bucketName !== undefined;
+    upToDate.at(obj) ||
+    (obj.status?.observedGeneration !== undefined &&
+      obj.status.observedGeneration === obj.metadata.generation &&
+      obj.status.bucketName !== undefined);
   const record: AppliedRecord = {
     time: call
       .now()

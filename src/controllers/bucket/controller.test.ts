@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ManagedFacts } from "../managed/call.js";
+import type { AppliedRecord } from "./changes.js";
 import { bucketKind } from "./controller.js";
-import type { AppliedRecord, BucketExternalClient, BucketObject } from "./external.js";
+import type { BucketExternalClient, BucketObject } from "./external.js";
 
 const created: AppliedRecord = { time: "2026-01-01T00:00:00Z", changes: ["tags"], drift: false };
 const drift: AppliedRecord = {

@@ -14,12 +14,8 @@ import type { ManagedFacts } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
-import {
-  type AppliedRecord,
-  BucketExternalClient,
-  type BucketObject,
-  bucketNameOf,
-} from "./external.js";
+import type { AppliedRecord } from "./changes.js";
+import { BucketExternalClient, type BucketObject, bucketNameOf } from "./external.js";
 import { type BucketRemote, FEATURE_TITLES, FEATURES, isNotImplemented } from "./features.js";
 import {
   CREDENTIALS_EXPORT_DISABLED,

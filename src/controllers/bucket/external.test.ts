@@ -196,3 +196,61 @@ describe("a Bucket whose spec.exportTo.secretName may not be written", () => {
     expect(calls).toEqual(["putVersioning data"]);
   });
 });
+
+describe("a correction of a change made outside the cluster", () => {
+  const mark = formatOwnerMark(ownerMark("ns", "data"));
+  /** A bucket as the spec `versioning: Enabled` says until `drifted` turns it Off. */
+  function storage() {
+    const remote = { versioning: "Enabled" };
+    const answers = {
+      headBucket: "Owned",
+      getVersioning: () => remote.versioning,
+      getLifecycle: [],
+      getPolicy: undefined,
+      getTags: { "aidc.io/owner": mark },
+      getCors: [],
+      listBuckets: [],
+      putVersioning: (_name: string, v: string) => {
+        remote.versioning = v;
+      },
+    };
+    return { ...client(answers), drifted: () => (remote.versioning = "Off") };
+  }
+  function warned(generation: number) {
+    const warnings: string[] = [];
+    const c = call({ versioning: "Enabled" });
+    c.obj.metadata.generation = generation;
+    return { c: { ...c, warning: (reason: string) => warnings.push(reason) }, warnings };
+  }
+
+  it("is drift at the generation this process read up to date, though the cached status lags", async () => {
+    const { external, drifted } = storage();
+    const { c, warnings } = warned(1);
+    expect(await external.observe(c, "data")).toMatchObject({ upToDate: true });
+    drifted();
+    const o = await external.observe(c, "data");
+    expect(o).toMatchObject({ upToDate: false, differs: ["versioning"] });
+    await external.update(c, "data", (o as { remote: BucketRemote }).remote);
+    expect(warnings).toEqual(["DriftCorrected"]);
+    expect(external.applied.get("u1")).toMatchObject({ drift: true });
+  });
+
+  it("is no drift when the spec changed since, or this process never read it up to date", async () => {
+    const { external, drifted } = storage();
+    const first = warned(1);
+    expect(await external.observe(first.c, "data")).toMatchObject({ upToDate: true });
+    drifted();
+    const later = warned(2);
+    const o = await external.observe(later.c, "data");
+    await external.update(later.c, "data", (o as { remote: BucketRemote }).remote);
+    expect(later.warnings).toEqual([]);
+    expect(external.applied.get("u1")).toMatchObject({ drift: false });
+
+    const fresh = storage();
+    fresh.drifted();
+    const again = warned(1);
+    const seen = await fresh.external.observe(again.c, "data");
+    await fresh.external.update(again.c, "data", (seen as { remote: BucketRemote }).remote);
+    expect(again.warnings).toEqual([]);
+  });
+});

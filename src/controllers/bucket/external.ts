@@ -34,6 +34,7 @@ import {
   feature,
   policyProblem,
   recordApplied,
+  UpToDateGenerations,
 } from "./changes.js";
 import {
   type BucketRemote,
@@ -49,8 +50,6 @@ const R = BUCKET_REASONS.names;
 
 /** A Bucket object as the loop hands it. */
 export type BucketObject = Bucket;
-
-export type { AppliedRecord };
 
 /** The bucket name of `obj`: spec.name, else metadata.name. */
 export function bucketNameOf(obj: BucketObject): string {
@@ -83,6 +82,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
    * written (a server may read a feature as empty and still refuse to set it).
    */
   readonly refused = new Map<string, string[]>();
+  private readonly upToDate = new UpToDateGenerations();
 
   private async s3(call: ManagedCall<BucketObject>): Promise<ObjectStorageClient> {
     const client = await this.storage(call.obj);
@@ -204,7 +204,10 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     // Refused in update, where Synced says why (an export refusal under any policies).
     const unmet = policyProblem(call.obj.spec.policy) ? ["policy"] : [];
     const exportRefused = this.exportRefusal(call.obj);
-    if (changes.length === 0) this.refused.delete(call.obj.metadata.uid ?? "");
+    if (changes.length === 0) {
+      this.refused.delete(call.obj.metadata.uid ?? "");
+      this.upToDate.note(call.obj);
+    }
     return {
       exists: true,
       upToDate: changes.length === 0 && unmet.length === 0 && !exportRefused,
@@ -238,7 +241,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     const changes = this.changesOf(call.obj, remote);
     const { applied, unsupported } = await applyChanges(s3, name, changes, desired, !!problem);
     if (applied.length > 0) {
-      this.applied.set(call.obj.metadata.uid ?? "", recordApplied(call, applied));
+      this.applied.set(call.obj.metadata.uid ?? "", recordApplied(call, applied, this.upToDate));
     }
     this.refused.set(call.obj.metadata.uid ?? "", unsupported);
     const done = applied.length ? `; applied: ${applied.join(", ")}` : "";
