@@ -22,7 +22,7 @@ import {
 } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { RuntimeMetrics } from "../runtime/metrics.js";
-import { SecretRedactor } from "../runtime/redaction.js";
+import { SecretRedactor } from "../runtime/outbound-guards.js";
 import type { ResourceDescriptor } from "../runtime/resource.js";
 import type { ServiceClient } from "../service/client.js";
 import { proxyOptionsFor } from "../service/service-proxy.js";

@@ -49,13 +49,13 @@ export { EventRecorder, type EventType } from "./events.js";
 export { FIELD_MANAGER, KubeClient } from "./kube.js";
 export { isConflict, isNotFound, KubeApiError, statusCodeOf } from "./kube-errors.js";
 export { DEFAULT_CONNECTION_LABEL, RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
+export { REDACTED, SecretRedactor } from "./outbound-guards.js";
 export {
   type DeclaredRule,
   mergeRules,
   missingPermissions,
   type PolicyRule,
 } from "./permissions.js";
-export { REDACTED, SecretRedactor } from "./redaction.js";
 export {
   apiVersionOf,
   type Clock,

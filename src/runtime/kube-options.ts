@@ -2,8 +2,9 @@
  * What a `KubeClient` (kube.ts) is configured with, the reconcile a view of it is made
  * for, and what it reports of each request.
  */
+
+import type { SecretRedactor } from "./outbound-guards.js";
 import type { FlowRateLimitOptions } from "./ratelimit.js";
-import type { SecretRedactor } from "./redaction.js";
 
 /** Options of a `KubeClient`. */
 export interface KubeClientOptions {
@@ -32,7 +33,7 @@ export interface KubeClientOptions {
   rememberWrites?: boolean;
   /**
    * Asked before each write of a reconcile's view (`forReconcile`): false refuses it
-   * unsent, as for an abandoned reconcile. The Lease fence of a leader (lease.ts).
+   * unsent, as for an abandoned reconcile. The Lease fence of a leader (outbound-guards.ts).
    */
   mayWrite?: () => boolean;
 }

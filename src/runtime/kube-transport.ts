@@ -24,7 +24,7 @@ import {
   WatchNotAnsweredError,
   WatchStatusError,
 } from "./kube-errors.js";
-import type { SecretRedactor } from "./redaction.js";
+import type { SecretRedactor } from "./outbound-guards.js";
 import type { KubeObject } from "./resource.js";
 import { operatorUserAgent } from "./user-agent.js";
 

@@ -2,11 +2,13 @@ import type { Logger } from "pino";
 import { DEFAULT_LEASE_TIMINGS } from "./defaults.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict } from "./kube-errors.js";
-import { canonical, LEASES, type Lease, LeaseFence, type LeaseSpec, microTime } from "./lease.js";
+import { canonical, LEASES, type Lease, type LeaseSpec, microTime } from "./lease.js";
+import { LeaseFence } from "./outbound-guards.js";
 import { type Clock, type ObjectKey, systemClock, withDeadline } from "./resource.js";
 import { StopBudget } from "./stop-budget.js";
 
-export { LEASES, LeaseFence } from "./lease.js";
+export { LEASES } from "./lease.js";
+export { LeaseFence } from "./outbound-guards.js";
 
 /** Options of a {@link LeaderElector}; durations as client-go's (defaults 15 s / 10 s / 2 s). */
 export interface LeaderElectionOptions {

@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import { type DestinationStream, type Logger, pino } from "pino";
-import type { SecretRedactor } from "./redaction.js";
+import type { SecretRedactor } from "./outbound-guards.js";
 import { withDeadline } from "./resource.js";
 
 /**

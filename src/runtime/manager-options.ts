@@ -12,8 +12,8 @@ import {
 import type { KubeConfigLike } from "./kube-credentials.js";
 import type { LeaseFence } from "./leader-election.js";
 import type { RuntimeMetrics } from "./metrics.js";
+import type { SecretRedactor } from "./outbound-guards.js";
 import type { BackoffOptions, FlowRateLimitOptions, TokenBucketOptions } from "./ratelimit.js";
-import type { SecretRedactor } from "./redaction.js";
 import type { Clock, KubeObject, ResourceDescriptor } from "./resource.js";
 
 /** Leader election settings of a Manager. */

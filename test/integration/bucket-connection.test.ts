@@ -11,7 +11,7 @@ import { serviceConnectionController } from "../../src/controllers/connections/c
 import { SECRETS } from "../../src/controllers/connections/secrets.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
-import { SecretRedactor } from "../../src/runtime/redaction.js";
+import { SecretRedactor } from "../../src/runtime/outbound-guards.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";

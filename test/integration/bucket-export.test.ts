@@ -20,7 +20,7 @@ import { CONFIG_MAPS, EXPORTED_LABEL } from "../../src/controllers/managed/expor
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { KubeClient } from "../../src/runtime/kube.js";
-import { SecretRedactor } from "../../src/runtime/redaction.js";
+import { SecretRedactor } from "../../src/runtime/outbound-guards.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
 import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";

@@ -12,7 +12,7 @@ import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
-import { SecretRedactor } from "../../src/runtime/redaction.js";
+import { SecretRedactor } from "../../src/runtime/outbound-guards.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";

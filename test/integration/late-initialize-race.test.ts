@@ -12,7 +12,7 @@ import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import type { KubeStream } from "../../src/runtime/kube-transport.js";
-import { SecretRedactor } from "../../src/runtime/redaction.js";
+import { SecretRedactor } from "../../src/runtime/outbound-guards.js";
 import { type KubeObject, resourcePath } from "../../src/runtime/resource.js";
 import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { createLogger } from "../../src/runtime/logging.js";
-import type { SecretRedactor } from "../../src/runtime/redaction.js";
+import type { SecretRedactor } from "../../src/runtime/outbound-guards.js";
 
 /** A debug logger through `redactor` whose serialized lines are kept in `lines` (secret checks). */
 export function capturedLog(redactor: SecretRedactor): {

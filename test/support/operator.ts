@@ -30,7 +30,7 @@ import { KubeClient } from "../../src/runtime/kube.js";
 import { createLogger } from "../../src/runtime/logging.js";
 import { Manager } from "../../src/runtime/manager.js";
 import type { ServiceRequestInfo } from "../../src/runtime/metrics.js";
-import { SecretRedactor } from "../../src/runtime/redaction.js";
+import { SecretRedactor } from "../../src/runtime/outbound-guards.js";
 import { ServiceAccount } from "../../src/service/account.js";
 import type { CallContext } from "../../src/service/call-context.js";
 import { ServiceClient, type ServiceClientOptions } from "../../src/service/client.js";

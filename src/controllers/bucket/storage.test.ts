@@ -7,7 +7,7 @@
 import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
 import { operatorConfigSchema } from "../../config/schema.js";
-import { REDACTED, SecretRedactor } from "../../runtime/redaction.js";
+import { REDACTED, SecretRedactor } from "../../runtime/outbound-guards.js";
 import { ServiceClient } from "../../service/client.js";
 import { ServiceConnections } from "../connections/registry.js";
 import { secretData } from "../managed/export.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serviceConnectionCrd } from "../../crds/serviceconnection.js";
 import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import { SecretRedactor } from "../../runtime/redaction.js";
+import { SecretRedactor } from "../../runtime/outbound-guards.js";
 import {
   formatKey,
   type KubeObject,

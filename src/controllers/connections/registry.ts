@@ -15,7 +15,7 @@ import {
 } from "../../crds/serviceconnection.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import { DEFAULT_CONNECTION_LABEL } from "../../runtime/metrics.js";
-import type { SecretRedactor } from "../../runtime/redaction.js";
+import type { SecretRedactor } from "../../runtime/outbound-guards.js";
 import type { KubeObject, ObjectKey, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
 import type { ObjectStorageSettings } from "../../service/object-storage-types.js";

@@ -4,7 +4,7 @@
  * anyone can send it, and every problem said without the value.
  */
 import type { ServiceConnection, ServiceConnectionSpec } from "../../crds/serviceconnection.js";
-import type { SecretRedactor } from "../../runtime/redaction.js";
+import type { SecretRedactor } from "../../runtime/outbound-guards.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 
 /** Core Secrets (read only in the namespace of `connections.secretNamespace`). */

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "./logging.js";
-import { REDACTED, SecretRedactor } from "./redaction.js";
+import { REDACTED, SecretRedactor } from "./outbound-guards.js";
 
 const KEY = "sk-live-7f3a9c2e5b1d4f6a";
 

@@ -1,11 +1,17 @@
 /**
- * The last line of defence for secrets: whatever the service (or anyone) puts into a
- * message, the secrets registered here never leave the process. One redactor is
- * shared by every exit: the log stream (each serialized line), and every body the
- * Kubernetes client sends (status writes, Events, annotations). Error objects are
- * scrubbed where they are made too; this catches what quotes a secret anyway, such as
- * a service message echoing the API key into a condition.
+ * The two guards on what leaves this process, each made once by `run` and handed to
+ * every client (the Kubernetes clients, the service's, the object storage's):
+ *
+ * - {@link SecretRedactor}, the last line of defence for secrets: whatever the service
+ *   (or anyone) puts into a message, the secrets registered here never leave the
+ *   process. It is shared by every exit: the log stream (each serialized line), and
+ *   every body the Kubernetes client sends (status writes, Events, annotations). Error
+ *   objects are scrubbed where they are made too; this catches what quotes a secret
+ *   anyway, such as a service message echoing the API key into a condition.
+ * - {@link LeaseFence}: whether this process may act at all (call the service, write
+ *   from a reconcile), which leader election (leader-election.ts) keeps.
  */
+import { type Clock, systemClock } from "./resource.js";
 
 /** What replaces a secret. */
 export const REDACTED = "[REDACTED]";
@@ -95,5 +101,39 @@ export class SecretRedactor {
       return out;
     }
     return value;
+  }
+}
+
+/**
+ * Whether this process may act (call the service, write from a reconcile): false once
+ * its last renewal is a renew deadline old or it released the Lease (another may hold it
+ * before the elector's loop notices, e.g. after a pause); true while it never led.
+ * {@link mayAct} is bound.
+ */
+export class LeaseFence {
+  private actUntil = Number.POSITIVE_INFINITY;
+  private lapsed?: () => void;
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  readonly mayAct = (): boolean => {
+    if (this.clock.now().getTime() < this.actUntil) return true;
+    this.lapsed?.();
+    return false;
+  };
+
+  /** `fn` runs whenever {@link mayAct} answers false (the elector then loses the leadership). */
+  whenLapsed(fn: () => void): void {
+    this.lapsed = fn;
+  }
+
+  /** The Lease was taken or renewed by a round that began at `at` (ms); not after a release. */
+  renewed(at: number, renewDeadlineMs: number): void {
+    if (this.actUntil !== Number.NEGATIVE_INFINITY) this.actUntil = at + renewDeadlineMs;
+  }
+
+  /** The Lease was given up (or is being): nothing acts from here on. */
+  released(): void {
+    this.actUntil = Number.NEGATIVE_INFINITY;
   }
 }
