@@ -43,6 +43,12 @@ export {
   ServiceUnavailableError,
 } from "./errors.js";
 export { FileSystemOperations } from "./kinds/filesystem.js";
+export type {
+  NasAvailabilityQuery,
+  NasListQuery,
+  ScaleNasRequest,
+  SubscribeNasRequest,
+} from "./kinds/nasvolume.js";
 export {
   ASSUMED_OPERATIONS,
   OperationAvailability,
@@ -105,14 +111,7 @@ export type {
   StorageStateClass,
 } from "./schemas/file-systems.js";
 export { storageStateClass } from "./schemas/file-systems.js";
-export type { NasAvailabilityQuery, NasProduct } from "./schemas/nas.js";
-export {
-  NAS_STATUSES,
-  type NasInstance,
-  type NasListQuery,
-  type ScaleNasRequest,
-  type SubscribeNasRequest,
-} from "./schemas/nas.js";
+export { NAS_STATUSES, type NasInstance, type NasProduct } from "./schemas/nas.js";
 export type {
   OpenPodPortRequest,
   OpenPort,

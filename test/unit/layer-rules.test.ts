@@ -75,7 +75,7 @@ describe("layerViolations", () => {
 
   it("lets the emulator share the wire with the service, never the operator's own rules", () => {
     const text = [
-      'import { subscribeNasBodySchema } from "../../service/schemas/nas.js";',
+      'import { nasInstanceSchema } from "../../service/schemas/nas.js";',
       'import type { EndpointName } from "../../service/endpoints.js";',
       'import { ServiceAccount } from "../../service/account.js";',
       'import { KindList } from "../../service/kind-list.js";',

@@ -12,7 +12,7 @@ import {
   scaleNasBodySchema,
   subscribeNasBodySchema,
   updateNasMountPathBodySchema,
-} from "../../service/schemas/nas.js";
+} from "../../service/kinds/nasvolume.js";
 import { AIDC_CODES, EMULATOR_TENANT } from "../fixtures.js";
 import {
   badRequest,

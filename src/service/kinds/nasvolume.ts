@@ -1,10 +1,14 @@
 /**
- * The NasVolume kind's service operations: the NAS product catalog and availability,
- * the subscription (an asynchronous create) and its result, scale and mount path as
- * the spec documents them, and the list, detail and delete this project assumes
- * (docs/service-assumptions.md). `endpoints` joins the endpoint table (generated
- * kinds/index.ts); the account's calls (`AccountCalls`) hold one {@link NasOperations}.
+ * The NasVolume kind's service operations and what they send: the NAS product catalog
+ * and availability, the subscription (an asynchronous create) and its result, scale and
+ * mount path as the spec documents them, and the list, detail and delete this project
+ * assumes (docs/service-assumptions.md). The request body schemas describe the wire as
+ * the spec states it: the client checks what it sends with them, the emulator what it
+ * receives; the records the service answers are in schemas/nas.ts. `endpoints` joins
+ * the endpoint table (generated kinds/index.ts); the account's calls (`AccountCalls`)
+ * hold one {@link NasOperations}.
  */
+import { z } from "zod";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
@@ -16,22 +20,15 @@ import {
   subscriptionKeySchema,
 } from "../schemas/create.js";
 import { emptyData, listOf, type Page } from "../schemas/data.js";
+import { SCALE_TYPES, type ScaleType } from "../schemas/enums.js";
 import {
-  type NasAvailabilityQuery,
   type NasInstance,
-  type NasListQuery,
   type NasProduct,
-  nasAvailabilityBodySchema,
   nasAvailabilitySchema,
   nasInstanceSchema,
   nasProductSchema,
-  type ScaleNasRequest,
-  type SubscribeNasRequest,
-  scaleNasBodySchema,
-  subscribeNasBodySchema,
-  toSubscribeNasBody,
-  updateNasMountPathBodySchema,
 } from "../schemas/nas.js";
+import { lenientEnum } from "../schemas/primitives.js";
 
 /** The NAS operations of the endpoint table; the delete is off until a path is configured. */
 export const endpoints = {
@@ -45,6 +42,103 @@ export const endpoints = {
   getNas: assumed("GET", "/v1/nasStorage/instance/{id}/detail", true),
   deleteNas: assumed("DELETE", "/v1/nasStorage/instance/{id}", true, false),
 } as const satisfies EndpointDeclarations;
+
+/** Body of POST /v1/subscription/nasStorage/create on the wire. */
+export const subscribeNasBodySchema = z.object({
+  productCode: z.string().min(1),
+  storageParams: z
+    .object({
+      name: z.string().optional(),
+      description: z.string().optional(),
+      storageCapacity: z
+        .string()
+        .regex(/^\d+$/, "storageCapacity must be a whole number of GB written as a string")
+        .optional(),
+      mountPath: z.string().optional(),
+    })
+    .optional(),
+});
+
+/** Wire body of a NAS subscription. */
+export type SubscribeNasBody = z.infer<typeof subscribeNasBodySchema>;
+
+/** A NAS subscription as callers give it; `storageCapacity` may be a number (GB). */
+export interface SubscribeNasRequest {
+  productCode: string;
+  storageParams?: {
+    /** Directory name, the identifier of the storage. */
+    name?: string;
+    /** Free text; controllers put their client token here (see schemas/create.ts). */
+    description?: string;
+    /** Capacity in GB; written on the wire as a string. */
+    storageCapacity?: number | string;
+    /** Default mount path in containers. */
+    mountPath?: string;
+  };
+}
+
+/** Converts a subscription request to its wire body (capacity as a string). */
+export function toSubscribeNasBody(req: SubscribeNasRequest): SubscribeNasBody {
+  const body: SubscribeNasBody = { productCode: req.productCode };
+  const p = req.storageParams;
+  if (p) {
+    body.storageParams = {};
+    if (p.name !== undefined) body.storageParams.name = p.name;
+    if (p.description !== undefined) body.storageParams.description = p.description;
+    if (p.storageCapacity !== undefined)
+      body.storageParams.storageCapacity = String(p.storageCapacity);
+    if (p.mountPath !== undefined) body.storageParams.mountPath = p.mountPath;
+  }
+  return body;
+}
+
+/** Body of POST /v1/nasStorage/instance/{id}/scale on the wire. */
+export const scaleNasBodySchema = z.object({
+  id: z.string().min(1),
+  scaleType: lenientEnum(SCALE_TYPES),
+  capacity: z.int().positive("capacity is the GB added or removed and must be at least 1"),
+});
+
+/** A capacity change: the amount added or removed in GB, not the target total. */
+export interface ScaleNasRequest {
+  scaleType: ScaleType;
+  /** GB to add (ScaleUp) or remove (ScaleDown); a positive integer. */
+  capacity: number;
+}
+
+/** The mountPath rule of PUT mountPath: 2 to 64 letters, digits, `_` or `/`. */
+const MOUNT_PATH_PATTERN = /^[a-zA-Z0-9_/]{2,64}$/;
+
+/** Body of PUT /v1/nasStorage/instance/{id}/mountPath on the wire. */
+export const updateNasMountPathBodySchema = z.object({
+  mountPath: z.string().regex(MOUNT_PATH_PATTERN, "mountPath must match ^[a-zA-Z0-9_/]{2,64}$"),
+});
+
+/**
+ * Body of POST /v1/product/nas-storage-available: aidcId or aidcCode, and the spec code
+ * (the capacity rule of a NAS product: controllers/nasvolume/decisions.ts).
+ */
+export const nasAvailabilityBodySchema = z
+  .object({
+    aidcCode: z.string().min(1).optional(),
+    aidcId: z.int().optional(),
+    resourceSpecCode: z.string().min(1),
+  })
+  .refine((b) => b.aidcCode !== undefined || b.aidcId !== undefined, {
+    message: "one of aidcId or aidcCode identifies the compute center",
+  });
+
+/** Which NAS product to check: the compute center by id or code, and the product's code. */
+export type NasAvailabilityQuery = z.infer<typeof nasAvailabilityBodySchema>;
+
+/** Query of the NAS list (an operation the spec does not name). */
+export interface NasListQuery {
+  pageNo?: number;
+  pageSize?: number;
+  name?: string;
+  status?: string;
+  aidcId?: number;
+}
 
 /** NAS products and NAS storage, called through the context's caller. */
 export class NasOperations {

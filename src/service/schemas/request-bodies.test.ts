@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { scaleNasBodySchema, toSubscribeNasBody, updateNasMountPathBodySchema } from "./nas.js";
+import {
+  scaleNasBodySchema,
+  toSubscribeNasBody,
+  updateNasMountPathBodySchema,
+} from "../kinds/nasvolume.js";
 import { toTemplateBody } from "./template.js";
 import { createTrainingTaskBodySchema, toCreateTrainingTaskBody } from "./training.js";
 
