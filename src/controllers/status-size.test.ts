@@ -45,7 +45,7 @@ import { observedStatus } from "./cciinstance/status.js";
 import { readyConditionOf } from "./connections/status.js";
 import { planMounts } from "./filesystem/mounts.js";
 import { fileSystemStatus } from "./filesystem/status.js";
-import { nasStatus } from "./nasvolume/controller.js";
+import { nasStatus } from "./nasvolume/decisions.js";
 import { templateStatus } from "./trainingtemplate/controller.js";
 
 const nas: NasInstance = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { SCALE_ANNOTATION } from "../../src/controllers/nasvolume/capacity.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
-import { SCALE_ANNOTATION } from "../../src/controllers/nasvolume/decisions.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { clientTokenInDescription } from "../../src/service/schemas/create.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";

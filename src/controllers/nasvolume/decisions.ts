@@ -1,10 +1,10 @@
 /**
- * Pure decisions of the NasVolume controller (no I/O; external.ts makes the calls): the
+ * Pure decisions and status of the NasVolume (no I/O; external.ts makes the calls): the
  * preflight verdict and the capacity rule (the operator's reading of the spec; the
  * emulator has its own, src/emulator/kinds/nasvolume.capacity.ts), what a spec change
- * asks of a storage (scale by the difference, mount path), Ready, the phase, and
- * LateInitialize (capacityGB and mountPath, where the service's values pass the spec's
- * rules).
+ * asks of a storage (the mount path; a scale, capacity.ts), Ready, the phase, the status
+ * fields from the remote record, and LateInitialize (capacityGB and mountPath, where the
+ * service's values pass the spec's rules).
  */
 
 import { CATALOG_LABELS } from "../../crds/catalog.js";
@@ -13,27 +13,22 @@ import {
   NAS_VOLUME_REASONS,
   type NasVolumePhase as NasPhase,
   type NasVolume as NasVolumeObject,
+  type NasVolumeStatus,
 } from "../../crds/nasvolume.js";
-import type { ConditionReason } from "../../crds/reasons.js";
+import { capAddress, capFreeText, capValue } from "../../runtime/conditions.js";
+import { stripClientTokenMarker } from "../../service/index.js";
 import type { NasInstance, NasProduct } from "../../service/schemas/nas.js";
 import { closestCodes, closestCodesText } from "../catalog/closest-codes.js";
-import type { PreflightRefusal, ReadyState } from "../managed/call.js";
+import type { ManagedFacts, PreflightRefusal, ReadyState } from "../managed/call.js";
+import {
+  type CapacityAction,
+  type CapacityInput,
+  decideCapacity,
+  SCALE_ANNOTATION,
+  type ScaleRecord,
+} from "./capacity.js";
 
 const R = NAS_VOLUME_REASONS.names;
-
-/** Annotation recording the last capacity change, written BEFORE the scale call. */
-export const SCALE_ANNOTATION = "aidc.io/nas-scale";
-
-/** A capacity change as recorded in {@link SCALE_ANNOTATION}. */
-export interface ScaleRecord {
-  scaleType: "ScaleUp" | "ScaleDown";
-  /** GB added or removed (the service takes the change). */
-  capacityGB: number;
-  fromGB: number;
-  toGB: number;
-  /** RFC 3339 time the request was about to be sent. */
-  requestedTime: string;
-}
 
 /** Reads {@link SCALE_ANNOTATION}; undefined when absent or malformed. */
 export function readScaleRecord(raw: string | undefined): ScaleRecord | undefined {
@@ -130,36 +125,20 @@ export function preflightVerdict(input: PreflightInput): PreflightRefusal | unde
 }
 
 /** The remote facts a sync decision needs. */
-export interface SyncInput {
+export interface SyncInput extends CapacityInput {
   /** spec.capacityGB (undefined: keep whatever the storage has). */
   desiredGB: number | undefined;
   /** spec.mountPath (undefined: keep). */
   desiredMountPath: string | undefined;
-  /** Remote quota and used amount in GB (NaN when the service sent no number). */
-  quotaGB: number;
-  usedGB: number;
   mountPath: string | undefined;
-  remoteStatus: string | undefined;
-  /** The last recorded scale request. */
-  lastScale: ScaleRecord | undefined;
-  /** Milliseconds since `lastScale.requestedTime`. */
-  lastScaleAgeMs: number;
-  /** How long a sent scale may take to show in the quota before it counts as lost. */
-  scaleSettleMs: number;
 }
 
 /** One change the sync asks for, or why it cannot be made now. */
-export type SyncAction =
-  | { action: "SetMountPath"; mountPath: string }
-  | { action: "Scale"; record: Omit<ScaleRecord, "requestedTime"> }
-  | { action: "Wait"; message: string }
-  | { action: "Refuse"; reason: ConditionReason; message: string };
+export type SyncAction = { action: "SetMountPath"; mountPath: string } | CapacityAction;
 
 /**
- * What to do for the spec: the mount path first (idempotent), then capacity. A scale
- * recorded but not yet visible in the quota is waited for, and never sent twice: after
- * `scaleSettleMs` it is refused as ScaleOutcomeUnknown until the user removes the
- * record (or the quota shows the change). A shrink below the used amount is refused.
+ * What to do for the spec: the mount path first (idempotent), then capacity, when the
+ * spec's differs from the quota (capacity.ts decides how).
  */
 export function decideSync(input: SyncInput): SyncAction[] {
   const actions: SyncAction[] = [];
@@ -167,59 +146,9 @@ export function decideSync(input: SyncInput): SyncAction[] {
     actions.push({ action: "SetMountPath", mountPath: input.desiredMountPath });
   }
   const desired = input.desiredGB;
-  if (desired === undefined || desired === input.quotaGB) return actions;
-  if (!Number.isFinite(input.quotaGB)) {
-    actions.push({
-      action: "Refuse",
-      reason: R.RemoteCapacityUnknown,
-      message:
-        "the service did not report the storage's quota as a number, so the change cannot be computed",
-    });
-    return actions;
+  if (desired !== undefined && desired !== input.quotaGB) {
+    actions.push(decideCapacity(input, desired));
   }
-  const last = input.lastScale;
-  if (last && last.toGB !== input.quotaGB && last.fromGB === input.quotaGB) {
-    // The recorded change was (maybe) sent but does not show: sending it again could
-    // apply it twice, so the operator waits, and after the settle time asks the user.
-    if (input.lastScaleAgeMs < input.scaleSettleMs) {
-      actions.push({
-        action: "Wait",
-        message: `a ${last.scaleType} to ${last.toGB} GB was sent; waiting for the quota to show it`,
-      });
-    } else {
-      actions.push({
-        action: "Refuse",
-        reason: R.ScaleOutcomeUnknown,
-        message: `a ${last.scaleType} by ${last.capacityGB} GB (${last.fromGB} → ${last.toGB} GB) was requested at ${last.requestedTime || "an unknown time"} but the quota still shows ${input.quotaGB} GB; it is not sent again automatically, since a second request could apply it twice. Check the storage, then remove the ${SCALE_ANNOTATION} annotation to let the operator send the change again`,
-      });
-    }
-    return actions;
-  }
-  if (input.remoteStatus !== "Running") {
-    actions.push({
-      action: "Wait",
-      message: `the storage is ${input.remoteStatus ?? "not running"}; it can be scaled once Running`,
-    });
-    return actions;
-  }
-  if (desired < input.quotaGB && Number.isFinite(input.usedGB) && desired < input.usedGB) {
-    actions.push({
-      action: "Refuse",
-      reason: R.ShrinkBelowUsedRefused,
-      message: `capacityGB ${desired} is below the ${input.usedGB} GB in use; the storage stays at ${input.quotaGB} GB (shrinking would lose data)`,
-    });
-    return actions;
-  }
-  const up = desired > input.quotaGB;
-  actions.push({
-    action: "Scale",
-    record: {
-      scaleType: up ? "ScaleUp" : "ScaleDown",
-      capacityGB: Math.abs(desired - input.quotaGB),
-      fromGB: input.quotaGB,
-      toGB: desired,
-    },
-  });
   return actions;
 }
 
@@ -252,6 +181,82 @@ export function nasPhase(input: {
   if (input.remoteStatus === "Running") return input.scaling ? "Scaling" : "Ready";
   if (input.remoteStatus === undefined) return "Pending";
   return "Unknown";
+}
+
+/** Copies `v` into `out[k]` when it is defined. */
+function put<K extends keyof NasVolumeStatus>(
+  out: NasVolumeStatus,
+  k: K,
+  v: NasVolumeStatus[K] | undefined,
+): void {
+  if (v !== undefined) out[k] = v;
+}
+
+/** The status fields of a NasVolume that come from the facts (managed/reconciler.ts keeps the rest). */
+export const NAS_FACT_FIELDS = [
+  "storageId",
+  "subscriptionKey",
+  "subscription",
+  "phase",
+  "lastScale",
+] as const;
+
+/**
+ * The NasVolume status (without conditions) from the facts and the remote record;
+ * without a remote record, only {@link NAS_FACT_FIELDS} (the loop keeps the previous
+ * remote fields).
+ */
+export function nasStatus(
+  obj: NasVolumeObject,
+  facts: ManagedFacts,
+  remote: NasInstance | undefined,
+): NasVolumeStatus {
+  const prev = obj.status ?? {};
+  const lastScale = readScaleRecord(obj.metadata.annotations?.[SCALE_ANNOTATION]);
+  const out: NasVolumeStatus = {};
+  if (remote) {
+    const quota = gb(remote.quota);
+    const used = gb(remote.used);
+    put(out, "remoteStatus", capValue(remote.status));
+    put(out, "name", capValue(remote.name));
+    put(out, "storageType", capValue(remote.storageType));
+    put(out, "orderInstanceId", capValue(remote.orderInstanceId));
+    if (Number.isFinite(quota)) out.capacityGB = quota;
+    if (Number.isFinite(used)) out.usedGB = used;
+    put(out, "mountPath", capAddress(remote.mountPath));
+    put(out, "aidcId", remote.aidcId);
+    put(out, "productCode", capValue(remote.resource?.productCode));
+    put(out, "productName", capValue(remote.resource?.productName));
+    put(out, "price", capValue(remote.price));
+    put(out, "priceUnit", capValue(remote.priceUnit));
+    put(out, "createdTime", capValue(remote.createdTime));
+    put(out, "lastUpdateTime", capValue(remote.lastUpdateTime));
+    put(out, "releaseTime", capValue(remote.releaseTime));
+    const description = stripClientTokenMarker(remote.description ?? "");
+    put(out, "description", description === "" ? undefined : capFreeText(description));
+    put(out, "tenantId", capValue(remote.tenantId));
+    put(out, "creator", capValue(remote.createdByName ?? remote.createdBy));
+    put(out, "sharePolicy", capValue(remote.sharePolicy?.policy));
+    put(out, "createScene", capValue(remote.createScene));
+    put(out, "createSceneInstanceId", capValue(remote.createSceneInstanceId));
+    put(out, "isDefaultStorage", remote.isDefaultStorage);
+  }
+  // What the phase reads of the remote record: this one, else the one last seen.
+  const seen = remote ? out : prev;
+  put(out, "storageId", facts.externalId);
+  put(out, "subscriptionKey", facts.subscriptionKey ?? prev.subscriptionKey);
+  put(out, "subscription", facts.subscription);
+  if (lastScale) out.lastScale = lastScale;
+  out.phase = nasPhase({
+    remoteStatus: seen.remoteStatus,
+    subscription: facts.subscription?.outcome,
+    scaling:
+      lastScale !== undefined &&
+      seen.capacityGB === lastScale.fromGB &&
+      lastScale.toGB !== lastScale.fromGB,
+    bound: facts.externalId !== undefined,
+  });
+  return out;
 }
 
 /** The spec fields the sync actions would change (the DriftDetected message). */

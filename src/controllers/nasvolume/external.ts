@@ -25,8 +25,9 @@ import type {
   SubscriptionPoll,
   UpdateResult,
 } from "../managed/call.js";
-import type { KindClient } from "../managed/external-client.js";
+import type { Connection, KindClient } from "../managed/external-client.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
+import { SCALE_ANNOTATION, type ScaleRecord } from "./capacity.js";
 import {
   decideSync,
   findProduct,
@@ -36,8 +37,6 @@ import {
   nasReady,
   preflightVerdict,
   readScaleRecord,
-  SCALE_ANNOTATION,
-  type ScaleRecord,
 } from "./decisions.js";
 
 /** A NasVolume as the reconciler handles it. */
@@ -49,6 +48,15 @@ export type NasVolumeObject = NasVolume;
  * the NAS detail.
  */
 export const NAS_ORDER_OPERATIONS = ["getNasSubscriptionResult", "listNas", "getNas"] as const;
+
+/** The kind's `connect`: the NAS client of the account `conn`. */
+export function nasConnect(scaleSettleMs?: number): (conn: Connection) => NasExternalClient {
+  return (conn) => new NasExternalClient(conn.service, scaleSettleMs);
+}
+
+/** The storage the spec adopts (`spec.storageId`), and the one the status records. */
+export const nasAdoptId = (obj: NasVolumeObject) => obj.spec.storageId;
+export const nasStatusId = (obj: NasVolumeObject) => obj.status?.storageId;
 
 /** The storage's directory name: spec.name, else metadata.name. */
 export function nasName(obj: NasVolumeObject): string {
