@@ -6,7 +6,7 @@ import { described } from "./definition.js";
  * resource (True when it is usable, or for a TrainingJob when its task finished
  * successfully); `Synced` reflects the last reconcile (False with the error text when
  * it failed); `Reconciling` and `Stalled` (kstatus, present only when True) say whether
- * work is under way or a person must act (src/runtime/conditions.ts).
+ * work is under way or a person must act (derived by reason-table.ts).
  */
 export const ConditionType = z.enum(["Ready", "Synced", "Reconciling", "Stalled"]);
 /** A condition type every kind reports. */
@@ -21,7 +21,7 @@ export type ConditionStatus = z.infer<typeof ConditionStatus>;
  * The condition reasons are each kind's own (the `reasons` of its CrdDefinition) and the
  * shared ones of reasons.ts (`ConditionReason` is their union), each with what it says
  * about health, gathered by reason-table.ts; the kstatus conditions `Reconciling` and
- * `Stalled` are derived from them (src/runtime/conditions.ts).
+ * `Stalled` are derived from them (`kstatusCondition` of reason-table.ts).
  */
 
 /** RFC 3339 timestamp as a string (`format: date-time` in the CRD). */

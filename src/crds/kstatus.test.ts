@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { kstatusCondition } from "../runtime/conditions.js";
 import { allCrds, REASONS } from "./index.js";
 import { ReasonTable } from "./reason-table.js";
 import { CONDITION_REASONS, ownReason, ownReasons } from "./reasons.js";
@@ -76,7 +75,7 @@ describe("kstatusCondition", () => {
   ];
   for (const t of cases) {
     it(t.reason, () => {
-      const got = kstatusCondition(t.conditions, REASONS);
+      const got = REASONS.kstatusCondition(t.conditions);
       if (t.want === undefined) expect(got).toBeUndefined();
       else expect(got).toMatchObject({ status: "True", ...t.want });
     });
@@ -148,10 +147,10 @@ describe("the reason table of a set of kinds", () => {
     expect(table.reasonsOf("Widget", "Terminal")).toContain("WidgetJammed");
     expect(table.reasonsOf("Gadget", "Terminal")).not.toContain("WidgetJammed");
     const jammed = { type: "Synced", status: "False", reason: "WidgetJammed", message: "stuck" };
-    expect(kstatusCondition([jammed], table)).toMatchObject({ type: "Stalled" });
+    expect(table.kstatusCondition([jammed])).toMatchObject({ type: "Stalled" });
     const winding = { type: "Ready", status: "False", reason: "WidgetWinding", message: "" };
-    expect(kstatusCondition([winding], table)).toMatchObject({ type: "Reconciling" });
-    expect(kstatusCondition([winding], REASONS)).toBeUndefined();
+    expect(table.kstatusCondition([winding])).toMatchObject({ type: "Reconciling" });
+    expect(REASONS.kstatusCondition([winding])).toBeUndefined();
   });
 
   it("refuses a kind's own reason that the shared table or another kind has", () => {

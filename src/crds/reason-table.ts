@@ -2,7 +2,8 @@
  * The whole reason table of a set of kinds: the shared table (reasons.ts) with its kind
  * groups resolved against the kinds, and each kind's own reasons (the `reasons` of its
  * CrdDefinition). src/crds/index.ts builds the one of the registered kinds, `REASONS`,
- * which kstatus, the controllers, the Argo CD generator and docs/conditions.md read.
+ * which the controllers, the Argo CD generator and docs/conditions.md read, and from
+ * which it derives the kstatus conditions (`kstatusCondition`).
  */
 import type { CrdDefinition } from "./definition.js";
 import { CONDITION_REASONS, type ReasonEntry, type ReasonState } from "./reasons.js";
@@ -16,6 +17,32 @@ export interface KindReasonEntry extends Omit<ReasonEntry, "kinds"> {
 
 /** What the table must know of a kind. */
 export type ReasonTableKind = Pick<CrdDefinition, "kind" | "remote" | "reasons" | "sharedReasons">;
+
+/** The parts of a condition the kstatus derivation reads. */
+export interface ConditionView {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** A kstatus condition to set (always status True). */
+export interface KstatusCondition {
+  type: "Reconciling" | "Stalled";
+  status: "True";
+  reason: string;
+  message: string;
+}
+
+/** The kstatus condition types. */
+const KSTATUS_TYPES: readonly string[] = ["Reconciling", "Stalled"];
+
+/** The conditions whose Terminal reason stalls the object. */
+const STALLING_TYPES = ["Ready", "Synced"];
+
+function describeCondition(c: ConditionView): string {
+  return `${c.type} is ${c.status}${c.message ? `: ${c.message}` : ""}`;
+}
 
 /** The reason table of a set of kinds (see the module comment). */
 export class ReasonTable {
@@ -71,6 +98,46 @@ export class ReasonTable {
   /** The state of `reason`, or undefined for a string that is not one of ours. */
   stateOf(reason: string): ReasonState | undefined {
     return this.rows.get(reason)?.state;
+  }
+
+  /**
+   * The kstatus condition implied by `conditions` (their Reconciling and Stalled are
+   * ignored) under this table: Stalled, Reconciling, or none. These are the conditions
+   * Flux, kpt and `kubectl wait` read; both are "abnormal-true" and, as in Flux's own
+   * objects, present only when True (`withKstatusConditions` of
+   * src/runtime/conditions.ts sets it and removes the other):
+   *
+   * - `Stalled=True` when `Ready` or `Synced` is not True with a Terminal reason: the
+   *   operator will not get further without a person. Its reason is that reason.
+   * - `Reconciling=True` otherwise, when any condition has an UnderWay reason (a
+   *   create, an update, a deletion, a retry, a wait for a referenced object). Its
+   *   reason is that reason.
+   *
+   * With neither, kstatus reads `Ready`: True is Current, anything else InProgress.
+   */
+  kstatusCondition(conditions: readonly ConditionView[]): KstatusCondition | undefined {
+    const others = conditions.filter((c) => !KSTATUS_TYPES.includes(c.type));
+    const stalled = STALLING_TYPES.map((t) => others.find((c) => c.type === t)).find(
+      (c) => c && c.status !== "True" && this.stateOf(c.reason) === "Terminal",
+    );
+    if (stalled) {
+      return {
+        type: "Stalled",
+        status: "True",
+        reason: stalled.reason,
+        message: describeCondition(stalled),
+      };
+    }
+    const busy = others.find((c) => this.stateOf(c.reason) === "UnderWay");
+    if (busy) {
+      return {
+        type: "Reconciling",
+        status: "True",
+        reason: busy.reason,
+        message: describeCondition(busy),
+      };
+    }
+    return undefined;
   }
 
   /** True when `reason` is one of the operator's reasons. */

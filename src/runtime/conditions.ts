@@ -1,6 +1,6 @@
 /**
  * What a status holds: its conditions (metav1.Condition, and kstatus's Reconciling and
- * Stalled derived from their reasons), and the bounds of its strings. The service
+ * Stalled as the reason table derives them), and the bounds of its strings. The service
  * documents no length for its strings, so every string it answers is cut where it
  * enters a status (or a catalog object's spec), and a condition's message where it is
  * set. The sizes these bounds give each kind's status are held by
@@ -138,93 +138,28 @@ export function removeCondition(
 }
 
 /**
- * What the kstatus derivation reads of a reason table (`REASONS` of src/crds/index.ts):
- * the state of `reason` (`Terminal`, `UnderWay`...), undefined for a string not in it.
+ * What {@link withKstatusConditions} asks of a reason table (`REASONS` of
+ * src/crds/index.ts, whose src/crds/reason-table.ts derives it from the reasons' states):
+ * the kstatus condition, Reconciling or Stalled, that `conditions` imply, if any.
  */
-export interface ReasonStates {
-  stateOf(reason: string): string | undefined;
+export interface KstatusDerivation {
+  kstatusCondition(conditions: readonly Condition[]): ConditionInput | undefined;
 }
 
-/** The parts of a condition the derivation reads. */
-export interface ConditionView {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-
-/** A kstatus condition to set (always status True). */
-export interface KstatusCondition {
-  type: "Reconciling" | "Stalled";
-  status: "True";
-  reason: string;
-  message: string;
-}
-
-/** The kstatus condition types. */
-export const KSTATUS_TYPES = ["Reconciling", "Stalled"] as const;
-
-/** The conditions whose Terminal reason stalls the object. */
-const STALLING_TYPES = ["Ready", "Synced"];
-
-function describeCondition(c: ConditionView): string {
-  return `${c.type} is ${c.status}${c.message ? `: ${c.message}` : ""}`;
-}
-
-/**
- * The kstatus condition implied by `conditions` (their Reconciling and Stalled are
- * ignored) under the reason table `reasons`: Stalled, Reconciling, or none. These are
- * the conditions Flux, kpt and `kubectl wait` read; both are "abnormal-true" and, as in
- * Flux's own objects, present only when True:
- *
- * - `Stalled=True` when `Ready` or `Synced` is not True with a Terminal reason: the
- *   operator will not get further without a person. Its reason is that reason.
- * - `Reconciling=True` otherwise, when any condition has an UnderWay reason (a
- *   create, an update, a deletion, a retry, a wait for a referenced object). Its
- *   reason is that reason.
- *
- * With neither, kstatus reads `Ready`: True is Current, anything else InProgress.
- */
-export function kstatusCondition(
-  conditions: readonly ConditionView[],
-  reasons: ReasonStates,
-): KstatusCondition | undefined {
-  const others = conditions.filter((c) => !(KSTATUS_TYPES as readonly string[]).includes(c.type));
-  const stalled = STALLING_TYPES.map((t) => others.find((c) => c.type === t)).find(
-    (c) => c && c.status !== "True" && reasons.stateOf(c.reason) === "Terminal",
-  );
-  if (stalled) {
-    return {
-      type: "Stalled",
-      status: "True",
-      reason: stalled.reason,
-      message: describeCondition(stalled),
-    };
-  }
-  const busy = others.find((c) => reasons.stateOf(c.reason) === "UnderWay");
-  if (busy) {
-    return {
-      type: "Reconciling",
-      status: "True",
-      reason: busy.reason,
-      message: describeCondition(busy),
-    };
-  }
-  return undefined;
-}
+/** The kstatus condition types, present only when True. */
+const KSTATUS_TYPES = ["Reconciling", "Stalled"] as const;
 
 /**
  * Returns `conditions` with Reconciling or Stalled set as the others imply under
- * `reasons` (see {@link kstatusCondition}), and the one not implied removed. Call it
- * last, on the list that is written.
+ * `reasons`, and the one not implied removed. Call it last, on the list that is written.
  */
 export function withKstatusConditions(
   conditions: readonly Condition[] | undefined,
-  reasons: ReasonStates,
+  reasons: KstatusDerivation,
   generation: number | undefined,
   now: Date,
 ): Condition[] {
-  const implied = kstatusCondition(conditions ?? [], reasons);
+  const implied = reasons.kstatusCondition(conditions ?? []);
   let list = [...(conditions ?? [])];
   for (const type of KSTATUS_TYPES) {
     if (implied?.type !== type) list = removeCondition(list, type);
