@@ -48,6 +48,7 @@ export {
 export { EventRecorder, type EventType } from "./events.js";
 export { FIELD_MANAGER, KubeClient } from "./kube.js";
 export { isConflict, isNotFound, KubeApiError, statusCodeOf } from "./kube-errors.js";
+export { ensureFinalizer, patchSpec, removeFinalizer } from "./lifecycle-writes.js";
 export { DEFAULT_CONNECTION_LABEL, RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
 export { REDACTED, SecretRedactor } from "./outbound-guards.js";
 export {
@@ -73,11 +74,8 @@ export {
 export type { QueuePriority } from "./workqueue.js";
 export {
   ConflictError,
-  ensureFinalizer,
   hasFinalizer,
-  patchSpec,
   patchStatus,
-  removeFinalizer,
   type StatusPatchResult,
   setAnnotations,
 } from "./writes.js";

@@ -4,13 +4,12 @@ import { setCondition } from "../../src/runtime/conditions.js";
 import { EventRecorder } from "../../src/runtime/events.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeRequestInfo } from "../../src/runtime/kube-options.js";
+import { ensureFinalizer, removeFinalizer } from "../../src/runtime/lifecycle-writes.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import {
   ConflictError,
-  ensureFinalizer,
   hasFinalizer,
   patchStatus,
-  removeFinalizer,
   setAnnotations,
 } from "../../src/runtime/writes.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";

@@ -22,13 +22,9 @@ import {
   controller,
   type ReconcileContext,
 } from "../../runtime/controller.js";
+import { ensureFinalizer, removeFinalizer } from "../../runtime/lifecycle-writes.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
-import {
-  ensureFinalizer,
-  hasFinalizer,
-  patchStatus,
-  removeFinalizer,
-} from "../../runtime/writes.js";
+import { hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import { managedPermissions } from "../managed/managed-controller.js";

@@ -9,7 +9,7 @@
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { ReconcileResult } from "../../runtime/controller.js";
 import { errorMessage } from "../../runtime/errors.js";
-import { removeFinalizer } from "../../runtime/writes.js";
+import { removeFinalizer } from "../../runtime/lifecycle-writes.js";
 import {
   EndpointDisabledError,
   isServiceFailureAnswer,

@@ -30,7 +30,7 @@ import {
   withKstatusConditions,
 } from "../../runtime/conditions.js";
 import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
-import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/writes.js";
+import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/index.js";
 import { UNSCOPED_CALLS } from "../../service/call-context.js";
 import type { ManagedObject, ReferenceResolution } from "./call.js";
 import { managedErrorPolicy, paused } from "./condition-writes.js";
