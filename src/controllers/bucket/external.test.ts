@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ObjectStorageClient } from "../../service/object-storage.js";
 import { ObjectStorageNotImplementedError } from "../../service/object-storage-errors.js";
 import type { ManagedCall } from "../managed/call.js";
-import { createMayHaveHappened } from "../managed/create-protocol.js";
+import { createMayHaveHappened } from "../managed/create-recovery.js";
 import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 import { BucketExternalClient, type BucketObject } from "./external.js";
 import type { BucketRemote } from "./features.js";

@@ -18,6 +18,7 @@ import type {
   BeforeDeleteResult,
   CreateResult,
   DeleteResult,
+  LookupKey,
   ManagedCall,
   Observation,
   OwnerMark,
@@ -25,7 +26,6 @@ import type {
   SentCreate,
   UpdateResult,
 } from "../managed/call.js";
-import type { LookupKey } from "../managed/create-protocol.js";
 import type { KindClient } from "../managed/external-client.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {

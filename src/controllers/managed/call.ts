@@ -199,6 +199,15 @@ export type SubscriptionPoll =
   | { state: "Succeeded"; externalId?: string }
   | { state: "Failed"; message: string };
 
+/**
+ * What a kind's lookup recognises a create's resource by, as messages name it: `what`
+ * the remote resources carry (e.g. "client token") and its `value` for the object.
+ */
+export interface LookupKey {
+  what: string;
+  value: string;
+}
+
 /** The create a lookup recovers: its client token and when it was sent (RFC 3339). */
 export interface SentCreate {
   token: string;

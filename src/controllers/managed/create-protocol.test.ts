@@ -2,12 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   ANNOTATIONS,
   type CreateState,
-  decideAfterLookup,
   formatPending,
-  type LookupInput,
   nextCreateStep,
   readCreateState,
 } from "./create-protocol.js";
+import { decideAfterLookup, type LookupInput } from "./create-recovery.js";
 
 const pending = { token: "tok-1", at: "2026-11-22T10:00:00Z", generation: 1 };
 

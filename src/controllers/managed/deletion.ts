@@ -17,14 +17,8 @@ import {
 } from "../../service/errors.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
 import { writeConditions } from "./condition-writes.js";
-import {
-  ANNOTATIONS,
-  decideAfterLookup,
-  inFlightMarks,
-  lookupKeyOf,
-  resultAnswered,
-  resultForgotten,
-} from "./create-protocol.js";
+import { ANNOTATIONS, inFlightMarks, resultAnswered, resultForgotten } from "./create-protocol.js";
+import { decideAfterLookup, lookupKeyOf } from "./create-recovery.js";
 import {
   agingPollMs,
   decideDeletion,

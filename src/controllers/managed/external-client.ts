@@ -26,6 +26,7 @@ import type {
   CreateResult,
   DeleteResult,
   ListedObservation,
+  LookupKey,
   ManagedCall,
   ManagedFacts,
   ManagedObject,
@@ -40,7 +41,6 @@ import type {
   SubscriptionPoll,
   UpdateResult,
 } from "./call.js";
-import type { LookupKey } from "./create-protocol.js";
 
 /**
  * The secret part of a kind's connection details: the Secret's data (plain text, encoded

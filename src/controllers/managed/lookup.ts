@@ -1,7 +1,7 @@
 /**
  * The LookupByToken step: recovery of an unfinished create (a pending marker without an
  * id, e.g. after a crash): the remote resource is looked up by the create's client
- * token and adopted (Observe), waited for, or reported Unknown (create-protocol.ts
+ * token and adopted (Observe), waited for, or reported Unknown (create-recovery.ts
  * decides which). A marker whose create this process never sent is dropped (Create).
  * After the visibility window, a create the kind's list proves absent
  * (`tokenAbsence`) in {@link ABSENT_LISTINGS_FOR_GONE} complete listings in a row was
@@ -11,16 +11,11 @@
 
 import { rfc3339 } from "../../runtime/resource.js";
 import type { ManagedObject, ReadyState } from "./call.js";
-import {
-  ANNOTATIONS,
-  type CreatePending,
-  decideAfterLookup,
-  lookupKeyOf,
-} from "./create-protocol.js";
+import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
+import { decideAfterLookup, lookupKeyOf, takeUnsentToken } from "./create-recovery.js";
 import type { ManagedOptions } from "./external-client.js";
 import { ABSENT_LISTINGS_FOR_GONE, visibilityWindowMs } from "./gone-evidence.js";
 import { creatingReady, done, ERR, type ManagedRun, type Next, step } from "./run.js";
-import { takeUnsentToken } from "./unsent-tokens.js";
 
 /** Looks the resource of the create `pending` up by its client token and acts on it. */
 export async function lookup<T extends ManagedObject, R>(

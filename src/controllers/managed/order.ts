@@ -16,13 +16,12 @@ import type { ManagedObject, PreflightRefusal } from "./call.js";
 import {
   ANNOTATIONS,
   type CreatePending,
-  createMayHaveHappened,
   formatPending,
-  lookupKeyOf,
   newClientToken,
   resultAnswered,
   resultForgotten,
 } from "./create-protocol.js";
+import { createMayHaveHappened, lookupKeyOf, rememberUnsent } from "./create-recovery.js";
 import { agingPollMs, firstSubscriptionPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import {
@@ -36,7 +35,6 @@ import {
   step,
   wrapError,
 } from "./run.js";
-import { rememberUnsent } from "./unsent-tokens.js";
 
 /**
  * A create that is not placed (unresolved references or a preflight refusal): Ready and

@@ -20,6 +20,7 @@ import type {
   CreateResult,
   DeleteResult,
   ListedObservation,
+  LookupKey,
   ManagedCall,
   Observation,
   OwnerMark,
@@ -27,7 +28,8 @@ import type {
   ResolvedCall,
   UpdateResult,
 } from "../managed/call.js";
-import { ANNOTATIONS, createMayHaveHappened, type LookupKey } from "../managed/create-protocol.js";
+import { ANNOTATIONS } from "../managed/create-protocol.js";
+import { createMayHaveHappened } from "../managed/create-recovery.js";
 import type { KindClient } from "../managed/external-client.js";
 import { BINDING_REFUSALS, parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
 import {

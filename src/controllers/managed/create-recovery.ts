@@ -1,0 +1,116 @@
+/**
+ * The recovery of an unfinished create (a `create-pending` marker without an id,
+ * create-protocol.ts): whether a failed create may have taken effect, what a lookup of
+ * its client token decides (lookup.ts, deletion.ts), and the tokens whose create this
+ * process never sent. Pure decisions, and that one memory of this process.
+ */
+import { ServiceError } from "../../service/errors.js";
+import type { LookupKey } from "./call.js";
+import { ANNOTATIONS } from "./create-protocol.js";
+
+/**
+ * True unless `err` proves that a create did not take effect: a service error that is
+ * not `outcomeUnknown`. Any other error (unknown origin) may have happened after the
+ * request was sent.
+ */
+export function createMayHaveHappened(err: unknown): boolean {
+  return !(err instanceof ServiceError) || err.outcomeUnknown;
+}
+
+/** The lookup key of `token` for a kind that declares none: the create's client token. */
+export function lookupKeyOf(declared: LookupKey | undefined, token: string): LookupKey {
+  return declared ?? { what: "client token", value: token };
+}
+
+/** What a token lookup found and what is known about it. */
+export interface LookupInput {
+  /** The client token of the pending create ("" when the marker is malformed). */
+  token: string;
+  /** What the lookup matched on, for the messages ({@link lookupKeyOf}); default the token. */
+  key?: LookupKey;
+  /** Ids of remote resources that carry the token; undefined when the lookup operation is not available. */
+  found: string[] | undefined;
+  /** Milliseconds since the pending marker was written (NaN when the marker has no valid time). */
+  pendingAgeMs: number;
+  /** How long the service may take to list a new resource: within it, "not found" proves nothing. */
+  visibilityGraceMs: number;
+}
+
+/** The decision after a token lookup. */
+export type LookupDecision =
+  | { decision: "Adopt"; externalId: string }
+  | { decision: "Wait"; requeueAfterMs: number }
+  | { decision: "Unknown"; reason: "CreateOutcomeUnknown"; message: string };
+
+/** Longest wait between two lookups of a create whose outcome is unknown. */
+export const MAX_LOOKUP_INTERVAL_MS = 30_000;
+
+/**
+ * Decides after a create whose outcome is unknown (an error after sending, or a crash
+ * before the next write): exactly one match is adopted; several, or no lookup
+ * operation, cannot be decided safely. No match is never "nothing was created": the
+ * lookup goes on for the visibility window (half the marker's age between lookups, 1 s
+ * to 30 s), then the object stops with CreateOutcomeUnknown and the user decides.
+ */
+export function decideAfterLookup(input: LookupInput): LookupDecision {
+  const { found, pendingAgeMs, visibilityGraceMs } = input;
+  const key = lookupKeyOf(input.key, input.token);
+  if (!input.token || !Number.isFinite(pendingAgeMs)) {
+    return {
+      decision: "Unknown",
+      reason: "CreateOutcomeUnknown",
+      message: `the ${ANNOTATIONS.createPending} annotation is malformed (no client token or time), so the outcome of the create it records cannot be decided`,
+    };
+  }
+  if (found === undefined) {
+    return {
+      decision: "Unknown",
+      reason: "CreateOutcomeUnknown",
+      message: `a create was sent but its outcome was not recorded, and no list operation is configured to look the resource up by its ${key.what}`,
+    };
+  }
+  if (found.length === 1) return { decision: "Adopt", externalId: found[0] as string };
+  if (found.length > 1) {
+    return {
+      decision: "Unknown",
+      reason: "CreateOutcomeUnknown",
+      message: `${found.length} remote resources carry this object's ${key.what} ${JSON.stringify(key.value)} (${found.join(", ")}); bind one with the aidc.io/external-id annotation`,
+    };
+  }
+  if (pendingAgeMs < visibilityGraceMs) {
+    const remaining = visibilityGraceMs - pendingAgeMs;
+    const interval = Math.min(Math.max(1000, Math.round(pendingAgeMs / 2)), MAX_LOOKUP_INTERVAL_MS);
+    return { decision: "Wait", requeueAfterMs: Math.max(1000, Math.min(interval, remaining)) };
+  }
+  return {
+    decision: "Unknown",
+    reason: "CreateOutcomeUnknown",
+    message: `a create was sent ${Math.round(pendingAgeMs / 1000)} s ago and the service did not confirm it (an error, a timeout or a lost answer), and no remote resource with its ${key.what} ${JSON.stringify(key.value)} was listed within the visibility window (${Math.round(visibilityGraceMs / 1000)} s, service.listVisibilityWindowMs); the create is not sent again by itself`,
+  };
+}
+
+/**
+ * Tokens of creates whose pending marker write failed in this process, so the create
+ * was never sent (the marker may still have landed). Tokens are random per create, so a
+ * marker carrying one is safe to drop and create anew (lookup.ts). Bounded: the oldest
+ * go first.
+ */
+const unsentTokens = new Set<string>();
+const MAX_UNSENT_TOKENS = 10_000;
+
+/** Remembers that the create of `token` was never sent (order.ts). */
+export function rememberUnsent(token: string): void {
+  unsentTokens.add(token);
+  if (unsentTokens.size > MAX_UNSENT_TOKENS) {
+    const oldest = unsentTokens.values().next().value;
+    if (oldest !== undefined) unsentTokens.delete(oldest);
+  }
+}
+
+/**
+ * True once for `token` when its create's pending marker write failed in this process
+ * (the create was never sent); the token is forgotten.
+ */
+export function takeUnsentToken(token: string): boolean {
+  return unsentTokens.delete(token);
+}
