@@ -7,7 +7,7 @@
  * named) and the delete of an attached volume are refused with 409, as is any change
  * while a transition runs. Transitions finish lazily in {@link VolumeStore.advance}.
  */
-import type { CreateVolumeRequest } from "../service/schemas/block-volumes.js";
+import type { CreateVolumeRequest } from "../service/kinds/blockvolume.js";
 import { toServiceTimestamp } from "../service/schemas/primitives.js";
 
 /** A block volume of the emulator. */

@@ -17,17 +17,17 @@ import { type AccountCalls, ServiceAccount } from "./account.js";
 import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
 import type { ServiceClientOptions } from "./client-options.js";
 import type { EndpointDefinition, EndpointName } from "./endpoints.js";
+import type { CciListQuery, SaveCciImageRequest } from "./kinds/cciinstance.js";
 import type {
   NasAvailabilityQuery,
   NasListQuery,
   ScaleNasRequest,
   SubscribeNasRequest,
 } from "./kinds/nasvolume.js";
+import type { TemplateListQuery, TrainingTemplateInput } from "./kinds/trainingtemplate.js";
 import type { OperationAvailability, OperationVerdict } from "./operation-availability.js";
 import type { OperationArgs, OperationCaller, OperationState } from "./operation-caller.js";
-import type { CciListQuery, SaveCciImageRequest } from "./schemas/cci.js";
 import type { OpenPodPortRequest } from "./schemas/pods.js";
-import type { TemplateListQuery, TrainingTemplateInput } from "./schemas/template.js";
 import type { CreateTrainingTaskRequest, TrainingTaskListQuery } from "./schemas/training.js";
 
 export type { ServiceClientOptions } from "./client-options.js";

@@ -42,13 +42,28 @@ export {
   ServiceThrottledError,
   ServiceUnavailableError,
 } from "./errors.js";
-export { FileSystemOperations } from "./kinds/filesystem.js";
+export type {
+  CreateVolumeRequest,
+  VolumeListQuery,
+} from "./kinds/blockvolume.js";
+export type { CciListQuery, SaveCciImageRequest } from "./kinds/cciinstance.js";
+export {
+  type CreateFileSystemMountRequest,
+  type CreateFileSystemRequest,
+  type FileSystemListQuery,
+  FileSystemOperations,
+} from "./kinds/filesystem.js";
 export type {
   NasAvailabilityQuery,
   NasListQuery,
   ScaleNasRequest,
   SubscribeNasRequest,
 } from "./kinds/nasvolume.js";
+export type {
+  TemplateListQuery,
+  TemplateResource,
+  TrainingTemplateInput,
+} from "./kinds/trainingtemplate.js";
 export {
   ASSUMED_OPERATIONS,
   OperationAvailability,
@@ -58,20 +73,8 @@ export type { OperationArgs, OperationCaller, OperationState } from "./operation
 export type { ListedIds, PageWalkEnd } from "./pagination.js";
 export type { CallPriority, RateLimit } from "./rate-limiter.js";
 export type { JsonObject, StorageObject } from "./schemas/block-file-storage.js";
-export {
-  type BlockVolume,
-  type CreateVolumeRequest,
-  VOLUME_STATES,
-  type VolumeListQuery,
-  type VolumeState,
-} from "./schemas/block-volumes.js";
-export type {
-  CciErrorDetails,
-  CciInstance,
-  CciListQuery,
-  SaveCciImageRequest,
-  SaveCciImageResult,
-} from "./schemas/cci.js";
+export { type BlockVolume, VOLUME_STATES, type VolumeState } from "./schemas/block-volumes.js";
+export type { CciErrorDetails, CciInstance, SaveCciImageResult } from "./schemas/cci.js";
 export { CCI_STATUSES } from "./schemas/cci.js";
 export {
   CLIENT_TOKEN_ENV,
@@ -103,10 +106,7 @@ export {
 } from "./schemas/enums.js";
 export type {
   CreatedObject,
-  CreateFileSystemMountRequest,
-  CreateFileSystemRequest,
   FileSystem,
-  FileSystemListQuery,
   FileSystemMount,
   StorageStateClass,
 } from "./schemas/file-systems.js";
@@ -128,12 +128,7 @@ export {
   toRfc3339,
 } from "./schemas/primitives.js";
 export type { StorageConfigItem, TaskResource } from "./schemas/storage-config.js";
-export type {
-  TemplateListQuery,
-  TemplateResource,
-  TrainingTemplate,
-  TrainingTemplateInput,
-} from "./schemas/template.js";
+export type { TrainingTemplate } from "./schemas/template.js";
 export type {
   CreateTrainingTaskRequest,
   TrainingProduct,

@@ -8,13 +8,13 @@ import { createHash } from "node:crypto";
 import type { NasVolume } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { TrainingTemplate as TrainingTemplateObject } from "../../crds/trainingtemplate.js";
-import { OWNER_MARK_ENV } from "../../service/schemas/create.js";
-import type { StorageConfigItem } from "../../service/schemas/storage-config.js";
 import {
-  type TrainingTemplate,
   type TrainingTemplateInput,
   toTemplateBody,
-} from "../../service/schemas/template.js";
+} from "../../service/kinds/trainingtemplate.js";
+import { OWNER_MARK_ENV } from "../../service/schemas/create.js";
+import type { StorageConfigItem } from "../../service/schemas/storage-config.js";
+import type { TrainingTemplate } from "../../service/schemas/template.js";
 import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 import { stalledNote } from "../referenced-state.js";
 

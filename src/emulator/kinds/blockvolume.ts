@@ -4,12 +4,13 @@
  * lifecycle and refusals of ../volumes.ts: create, attach, detach, delete, and the
  * assumed detail and list.
  */
-import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
+
 import {
   attachVolumeBodySchema,
   createVolumeBodySchema,
   detachVolumeBodySchema,
-} from "../../service/schemas/block-volumes.js";
+} from "../../service/kinds/blockvolume.js";
+import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import {
   badRequest,
   EmulatorRefusal,

@@ -4,8 +4,9 @@
  * details, and save-image (saveImageStatus true while the save runs); `cciView` is an
  * instance on the wire.
  */
+
+import { saveCciImageBodySchema } from "../../service/kinds/cciinstance.js";
 import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
-import { saveCciImageBodySchema } from "../../service/schemas/cci.js";
 import {
   badRequest,
   conflict,

@@ -6,11 +6,12 @@
  * system is already mounted on (409); the delete of a file system that has mounts (409).
  * `fileSystemView` is a file system on the wire, with its mounts.
  */
-import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
+
 import {
   createFileSystemBodySchema,
   createFileSystemMountBodySchema,
-} from "../../service/schemas/file-systems.js";
+} from "../../service/kinds/filesystem.js";
+import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import type { FileSystemRecord, MountRecord } from "../file-systems.js";
 import {
   badRequest,

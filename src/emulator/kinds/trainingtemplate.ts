@@ -5,7 +5,7 @@
  * (`templateView` adds the id and times).
  */
 import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
-import { templateBodySchema } from "../../service/schemas/template.js";
+import { templateBodySchema } from "../../service/kinds/trainingtemplate.js";
 import {
   badRequest,
   fuzzyMatch,

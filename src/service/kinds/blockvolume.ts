@@ -2,10 +2,11 @@
  * The BlockVolume kind's service operations: the four the spec shows ("Block storage:
  * POST /v1/volumes (create), POST /v1/volumes/{id}/attach (attach to an instance), POST
  * /v1/volumes/{id}/detach (detach), DELETE /v1/volumes/{id}") and the assumed detail and
- * list, with the assumed payloads of schemas/block-volumes.ts
- * (docs/service-assumptions.md §11b). `endpoints` joins the endpoint table (generated
- * kinds/index.ts); {@link BlockVolumeService} calls them through any
- * {@link OperationCaller} (an account's calls, `AccountCalls`).
+ * list, with the payloads this project assumes (docs/service-assumptions.md §11b): the
+ * request bodies here (the client checks what it sends with them, the emulator what it
+ * receives), the volume record in schemas/block-volumes.ts. `endpoints` joins the
+ * endpoint table (generated kinds/index.ts); {@link BlockVolumeService} calls them
+ * through any {@link OperationCaller} (an account's calls, `AccountCalls`).
  */
 import { z } from "zod";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
@@ -13,17 +14,13 @@ import { ListSnapshot, type ListSnapshotView } from "../list-snapshot.js";
 import type { OperationCaller } from "../operation-caller.js";
 import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
 import {
-  attachVolumeBodySchema,
   type BlockVolume,
   blockVolumeSchema,
-  type CreateVolumeRequest,
   createdVolumeSchema,
-  createVolumeBodySchema,
-  detachVolumeBodySchema,
-  type VolumeListQuery,
 } from "../schemas/block-volumes.js";
 import { clientTokenInDescription } from "../schemas/create.js";
 import { type Page, pageOf } from "../schemas/data.js";
+import { requiredString } from "../schemas/primitives.js";
 
 /** The block volume operations of the endpoint table. */
 export const endpoints = {
@@ -34,6 +31,41 @@ export const endpoints = {
   getVolume: assumed("GET", "/v1/volumes/{id}", true),
   listVolumes: assumed("GET", "/v1/volumes", true),
 } as const satisfies EndpointDeclarations;
+
+/** Body of POST /v1/volumes (assumed). */
+export const createVolumeBodySchema = z.object({
+  /** Name of the volume. */
+  name: z.string().min(1),
+  /** Size in whole GB. */
+  sizeGB: z.int().min(1),
+  /** The volume type (the spec names none; passed as given). */
+  volumeType: z.string().min(1),
+  /** Free text; carries the client token and owner markers. */
+  description: z.string().optional(),
+});
+
+/** A create request. */
+export type CreateVolumeRequest = z.infer<typeof createVolumeBodySchema>;
+
+/** Body of POST /v1/volumes/{id}/attach (assumed): the instance to attach to. */
+export const attachVolumeBodySchema = z.object({ instanceId: requiredString });
+
+/**
+ * Body of POST /v1/volumes/{id}/detach (assumed): the instance it is detached from,
+ * which the service checks against the attachment when given.
+ */
+export const detachVolumeBodySchema = z.object({ instanceId: z.string().min(1).optional() });
+
+/** Query of the volume list (assumed, like the CCI list). */
+export interface VolumeListQuery {
+  pageNo?: number;
+  pageSize?: number;
+  /** Fuzzy match on the name. */
+  name?: string;
+  status?: string;
+  /** Volumes attached to this instance. */
+  instanceId?: string;
+}
 
 /** Data of operations whose answer is not read. */
 const ignored = z.unknown().transform((): void => undefined);

@@ -1,21 +1,20 @@
 /**
  * The CciInstance kind's service operations, all documented by the spec: the list and
- * detail of CCI instances, why one failed, and saving one as an image. `endpoints`
- * joins the endpoint table (generated kinds/index.ts); the account's calls
+ * detail of CCI instances, why one failed, and saving one as an image, with the
+ * save-image body and the list query (the records they answer: schemas/cci.ts).
+ * `endpoints` joins the endpoint table (generated kinds/index.ts); the account's calls
  * (`AccountCalls`) hold one {@link CciOperations}.
  */
+import { z } from "zod";
 import { documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import type { OperationCaller } from "../operation-caller.js";
 import { paginate } from "../pagination.js";
 import {
   type CciErrorDetails,
   type CciInstance,
-  type CciListQuery,
   cciErrorDetailsSchema,
   cciInstanceSchema,
-  type SaveCciImageRequest,
   type SaveCciImageResult,
-  saveCciImageBodySchema,
   saveCciImageResultSchema,
 } from "../schemas/cci.js";
 import { type Page, pageOf } from "../schemas/data.js";
@@ -27,6 +26,29 @@ export const endpoints = {
   getCciErrorDetails: documented("GET", "/v1/cci/instance/{id}/error-details", true),
   saveCciImage: documented("POST", "/v1/cci/instance/{id}/save-image", false),
 } as const satisfies EndpointDeclarations;
+
+/** Body of POST /v1/cci/instance/{id}/save-image. */
+export const saveCciImageBodySchema = z.object({
+  imageName: z.string().min(1),
+  tag: z.string().min(1),
+});
+
+/** The image to save an instance as. */
+export type SaveCciImageRequest = z.infer<typeof saveCciImageBodySchema>;
+
+/** Query of the CCI list; every parameter optional. */
+export interface CciListQuery {
+  /** From 1. */
+  pageNo?: number;
+  pageSize?: number;
+  /** Fuzzy match on the name. */
+  name?: string;
+  tenantId?: string;
+  status?: string;
+  id?: string;
+  orderInstanceId?: string;
+  aidcId?: number;
+}
 
 /** CCI instances, called through `caller`. */
 export class CciOperations {

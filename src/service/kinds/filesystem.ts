@@ -2,7 +2,8 @@
  * The FileSystem kind's service operations: the two creates the spec lists ("File
  * storage: POST /v1/file-systems, POST /v1/file-systems/{id}/mounts.") and the detail,
  * list and deletes this project assumes (docs/service-assumptions.md, "File systems and
- * mounts"). `endpoints` joins the endpoint table (gathered by the generated index.ts);
+ * mounts"), with their request bodies (the records they answer: schemas/file-systems.ts).
+ * `endpoints` joins the endpoint table (gathered by the generated index.ts);
  * {@link FileSystemOperations} calls them through any {@link OperationCaller} (an
  * account's calls, `AccountCalls`).
  */
@@ -14,15 +15,40 @@ import { clientTokenInDescription } from "../schemas/create.js";
 import { type Page, pageOf } from "../schemas/data.js";
 import {
   type CreatedObject,
-  type CreateFileSystemMountRequest,
-  type CreateFileSystemRequest,
   createdObjectSchema,
-  createFileSystemBodySchema,
-  createFileSystemMountBodySchema,
   type FileSystem,
-  type FileSystemListQuery,
   fileSystemSchema,
 } from "../schemas/file-systems.js";
+
+/** Body of `POST /v1/file-systems` (assumed shape). */
+export const createFileSystemBodySchema = z.object({
+  name: z.string().min(1).max(128),
+  description: z.string().max(2048).optional(),
+  sizeGB: z.int().min(1),
+  type: z.string().min(1).optional(),
+  protocol: z.string().min(1).optional(),
+  aidcId: z.int().min(0).optional(),
+});
+
+/** A file system create request. */
+export type CreateFileSystemRequest = z.infer<typeof createFileSystemBodySchema>;
+
+/** Body of `POST /v1/file-systems/{id}/mounts` (assumed shape). */
+export const createFileSystemMountBodySchema = z.object({
+  instanceId: z.string().min(1),
+  mountPath: z.string().min(1).optional(),
+});
+
+/** A mount create request. */
+export type CreateFileSystemMountRequest = z.infer<typeof createFileSystemMountBodySchema>;
+
+/** Query of the (assumed) file system list. */
+export interface FileSystemListQuery {
+  pageNo?: number;
+  pageSize?: number;
+  /** Narrows the list by name (the emulator: a case-insensitive substring). */
+  name?: string;
+}
 
 /**
  * The file system operations. The reads and deletes are assumed; unlike the deletes of

@@ -3,17 +3,10 @@
  * no payloads ("Payload shapes of the block and file storage operations: not shown.");
  * the shapes below are this project's assumption (docs/service-assumptions.md §11b),
  * read tolerantly: the record's fields under a few likely names, states in any case.
- * Request body schemas describe the wire as assumed; the client validates what it
- * sends with them and the emulator validates what it receives with them.
+ * The request bodies are declared beside the operations, in kinds/blockvolume.ts.
  */
 import { z } from "zod";
-import {
-  idString,
-  optionalInt,
-  optionalString,
-  optionalTimestamp,
-  requiredString,
-} from "./primitives.js";
+import { idString, optionalInt, optionalString, optionalTimestamp } from "./primitives.js";
 
 /**
  * The volume states the project assumes (the spec names none): `creating` until it can
@@ -128,38 +121,3 @@ export const createdVolumeSchema = z.preprocess(
   },
   z.looseObject({ id: idString }),
 );
-
-/** Body of POST /v1/volumes (assumed). */
-export const createVolumeBodySchema = z.object({
-  /** Name of the volume. */
-  name: z.string().min(1),
-  /** Size in whole GB. */
-  sizeGB: z.int().min(1),
-  /** The volume type (the spec names none; passed as given). */
-  volumeType: z.string().min(1),
-  /** Free text; carries the client token and owner markers. */
-  description: z.string().optional(),
-});
-
-/** A create request. */
-export type CreateVolumeRequest = z.infer<typeof createVolumeBodySchema>;
-
-/** Body of POST /v1/volumes/{id}/attach (assumed): the instance to attach to. */
-export const attachVolumeBodySchema = z.object({ instanceId: requiredString });
-
-/**
- * Body of POST /v1/volumes/{id}/detach (assumed): the instance it is detached from,
- * which the service checks against the attachment when given.
- */
-export const detachVolumeBodySchema = z.object({ instanceId: z.string().min(1).optional() });
-
-/** Query of the volume list (assumed, like the CCI list). */
-export interface VolumeListQuery {
-  pageNo?: number;
-  pageSize?: number;
-  /** Fuzzy match on the name. */
-  name?: string;
-  status?: string;
-  /** Volumes attached to this instance. */
-  instanceId?: string;
-}

@@ -1,6 +1,7 @@
 /**
  * CCI container compute instances: the list record and detail (one schema holding the
- * fields of both), the error details, and the save-image body and answer.
+ * fields of both), the error details, and the save-image answer (its body is declared
+ * beside the operations, in kinds/cciinstance.ts).
  */
 import { z } from "zod";
 import {
@@ -106,15 +107,6 @@ export const cciErrorDetailsSchema = z.object({
 /** Error details of a CCI instance. */
 export type CciErrorDetails = z.infer<typeof cciErrorDetailsSchema>;
 
-/** Body of POST /v1/cci/instance/{id}/save-image. */
-export const saveCciImageBodySchema = z.object({
-  imageName: z.string().min(1),
-  tag: z.string().min(1),
-});
-
-/** The image to save an instance as. */
-export type SaveCciImageRequest = z.infer<typeof saveCciImageBodySchema>;
-
 /** Answer of save-image: the new image's id (wire field `image_id`, also read as `imageId`). */
 export const saveCciImageResultSchema = z.preprocess(
   (v) => {
@@ -127,17 +119,3 @@ export const saveCciImageResultSchema = z.preprocess(
 
 /** The saved image. */
 export type SaveCciImageResult = z.infer<typeof saveCciImageResultSchema>;
-
-/** Query of the CCI list; every parameter optional. */
-export interface CciListQuery {
-  /** From 1. */
-  pageNo?: number;
-  pageSize?: number;
-  /** Fuzzy match on the name. */
-  name?: string;
-  tenantId?: string;
-  status?: string;
-  id?: string;
-  orderInstanceId?: string;
-  aidcId?: number;
-}

@@ -2,9 +2,10 @@
  * File systems and their mounts. The spec lists `POST /v1/file-systems` and `POST
  * /v1/file-systems/{id}/mounts` and shows no payloads ("Payload shapes of the block and
  * file storage operations: not shown."), so the shapes here are this project's
- * assumptions (docs/service-assumptions.md, "File systems and mounts"): request bodies
- * are validated as assumed, answers are read tolerantly (other spellings of each field,
- * `null` as absent, unknown fields ignored), and only `id` is required.
+ * assumptions (docs/service-assumptions.md, "File systems and mounts"): answers are read
+ * tolerantly (other spellings of each field, `null` as absent, unknown fields ignored),
+ * and only `id` is required; the request bodies, validated as assumed, are declared
+ * beside the operations, in kinds/filesystem.ts.
  */
 import { z } from "zod";
 import {
@@ -98,36 +99,6 @@ export const createdObjectSchema = z.preprocess(
 
 /** The id a create answered, if any. */
 export type CreatedObject = z.infer<typeof createdObjectSchema>;
-
-/** Body of `POST /v1/file-systems` (assumed shape). */
-export const createFileSystemBodySchema = z.object({
-  name: z.string().min(1).max(128),
-  description: z.string().max(2048).optional(),
-  sizeGB: z.int().min(1),
-  type: z.string().min(1).optional(),
-  protocol: z.string().min(1).optional(),
-  aidcId: z.int().min(0).optional(),
-});
-
-/** A file system create request. */
-export type CreateFileSystemRequest = z.infer<typeof createFileSystemBodySchema>;
-
-/** Body of `POST /v1/file-systems/{id}/mounts` (assumed shape). */
-export const createFileSystemMountBodySchema = z.object({
-  instanceId: z.string().min(1),
-  mountPath: z.string().min(1).optional(),
-});
-
-/** A mount create request. */
-export type CreateFileSystemMountRequest = z.infer<typeof createFileSystemMountBodySchema>;
-
-/** Query of the (assumed) file system list. */
-export interface FileSystemListQuery {
-  pageNo?: number;
-  pageSize?: number;
-  /** Narrows the list by name (the emulator: a case-insensitive substring). */
-  name?: string;
-}
 
 /** What a state word of a file system or mount says. */
 export type StorageStateClass = "Ready" | "Creating" | "Deleting" | "Failed" | "Unknown";

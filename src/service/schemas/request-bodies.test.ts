@@ -4,7 +4,7 @@ import {
   toSubscribeNasBody,
   updateNasMountPathBodySchema,
 } from "../kinds/nasvolume.js";
-import { toTemplateBody } from "./template.js";
+import { toTemplateBody } from "../kinds/trainingtemplate.js";
 import { createTrainingTaskBodySchema, toCreateTrainingTaskBody } from "./training.js";
 
 const task = {
