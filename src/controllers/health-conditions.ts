@@ -1,11 +1,11 @@
 /**
  * The Synced condition of a failed reconcile, which every kind derives the same way
  * from the reason table of src/crds/reasons.ts. (The kstatus conditions every kind
- * writes come from `withKstatusConditions` of src/runtime/conditions.ts, under that table.)
+ * writes come from `withKstatusConditions` of src/runtime/object-writes.ts, under that table.)
  */
 import { REASONS } from "../crds/index.js";
-import type { ConditionInput } from "../runtime/conditions.js";
 import { errorReason, failureMessage, isTerminal } from "../runtime/errors.js";
+import type { ConditionInput } from "../runtime/object-writes.js";
 
 /**
  * The reason of a failure: the error's own reason when it is one of the reason table,

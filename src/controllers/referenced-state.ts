@@ -3,7 +3,7 @@
  * object needs it by itself: the end of the waiting object's "not Ready yet" message,
  * so that its reader learns the wait needs a person, and where to look.
  */
-import { type Condition, getCondition } from "../runtime/conditions.js";
+import { type Condition, getCondition } from "../runtime/object-writes.js";
 
 /**
  * `""` while `obj` is on its way (or absent); else `: it is stalled (<reason>: <message>)`

@@ -5,7 +5,7 @@
  * where the service alone decides), with every condition the kind can carry; the
  * status's JSON must stay under the kind's bound (test/support/status-size.ts, stated in
  * docs/custom-resources.md) and no string in it be longer than the longest cut
- * (src/runtime/conditions.ts). The TrainingJob's: trainingjob/status-size.test.ts; the
+ * (src/runtime/object-writes.ts). The TrainingJob's: trainingjob/status-size.test.ts; the
  * catalog objects': catalog/catalog-size.test.ts.
  */
 import { readFileSync } from "node:fs";

@@ -105,7 +105,7 @@ export class ReasonTable {
    * ignored) under this table: Stalled, Reconciling, or none. These are the conditions
    * Flux, kpt and `kubectl wait` read; both are "abnormal-true" and, as in Flux's own
    * objects, present only when True (`withKstatusConditions` of
-   * src/runtime/conditions.ts sets it and removes the other):
+   * src/runtime/object-writes.ts sets it and removes the other):
    *
    * - `Stalled=True` when `Ready` or `Synced` is not True with a Terminal reason: the
    *   operator will not get further without a person. Its reason is that reason.

@@ -11,7 +11,7 @@ import {
   type WatchPredicate,
 } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
-import { RetryableError, TerminalError } from "./errors.js";
+import { ConflictError, RetryableError, TerminalError } from "./errors.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { looksSettled } from "./looks-settled.js";
@@ -23,7 +23,6 @@ import {
   type ResourceDescriptor,
   systemClock,
 } from "./resource.js";
-import { ConflictError } from "./writes.js";
 
 const widgets: ResourceDescriptor = {
   group: "test.aidc.io",

@@ -154,6 +154,14 @@ export function requeueAfterOf(err: unknown): number | undefined {
   return typeof ms === "number" && Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
 
+/** A write refused because the object changed since it was read (409). Retryable. */
+export class ConflictError extends RetryableError {
+  constructor(what: string, cause: unknown) {
+    super("Conflict", `${what}: the object changed since it was read; will retry`, { cause });
+    this.name = "ConflictError";
+  }
+}
+
 /** A reconcile ran past its deadline and was abandoned; its key is retried. */
 export class ReconcileTimeoutError extends RetryableError {
   constructor(timeoutMs: number) {

@@ -4,25 +4,6 @@
  */
 export { type CacheReader, type IndexFunc, referrersByIndex } from "./cache.js";
 export {
-  type Condition,
-  type ConditionInput,
-  type ConditionStatus,
-  capAddress,
-  capEnvName,
-  capFreeText,
-  capText,
-  capValue,
-  conditionMessage,
-  getCondition,
-  isConditionTrue,
-  MAX_CONDITION_MESSAGE_CHARS,
-  REMOTE_ADDRESS_CHARS,
-  REMOTE_VALUE_CHARS,
-  removeCondition,
-  setCondition,
-  withKstatusConditions,
-} from "./conditions.js";
-export {
   ControllerBuilder,
   type ControllerDefinition,
   controller,
@@ -35,6 +16,7 @@ export {
 } from "./controller.js";
 export { DEFAULT_RECONCILE_TIMEOUT_MS } from "./defaults.js";
 export {
+  ConflictError,
   errorMessage,
   errorReason,
   failureMessage,
@@ -50,6 +32,29 @@ export { FIELD_MANAGER, KubeClient } from "./kube.js";
 export { isConflict, isNotFound, KubeApiError, statusCodeOf } from "./kube-errors.js";
 export { ensureFinalizer, patchSpec, removeFinalizer } from "./lifecycle-writes.js";
 export { DEFAULT_CONNECTION_LABEL, RuntimeMetrics, type ServiceRequestInfo } from "./metrics.js";
+export {
+  type Condition,
+  type ConditionInput,
+  type ConditionStatus,
+  capAddress,
+  capEnvName,
+  capFreeText,
+  capText,
+  capValue,
+  conditionMessage,
+  getCondition,
+  hasFinalizer,
+  isConditionTrue,
+  MAX_CONDITION_MESSAGE_CHARS,
+  patchStatus,
+  REMOTE_ADDRESS_CHARS,
+  REMOTE_VALUE_CHARS,
+  removeCondition,
+  type StatusPatchResult,
+  setAnnotations,
+  setCondition,
+  withKstatusConditions,
+} from "./object-writes.js";
 export { REDACTED, SecretRedactor } from "./outbound-guards.js";
 export {
   type DeclaredRule,
@@ -72,10 +77,3 @@ export {
   systemClock,
 } from "./resource.js";
 export type { QueuePriority } from "./workqueue.js";
-export {
-  ConflictError,
-  hasFinalizer,
-  patchStatus,
-  type StatusPatchResult,
-  setAnnotations,
-} from "./writes.js";

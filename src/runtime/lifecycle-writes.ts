@@ -2,12 +2,12 @@
  * The writes an object gets once in its life: its finalizer, added before its remote
  * resource exists and removed once it is gone, and the spec fields the operator fills in
  * late (LateInitialize). Each is conditioned on the resourceVersion of the object as read,
- * as writes.ts's are; a finalizer update is computed again after a conflict.
+ * as object-writes.ts's are; a finalizer update is computed again after a conflict.
  */
+import { ConflictError } from "./errors.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict, isNotFound } from "./kube-errors.js";
 import { type KubeObject, keyOf, type ResourceDescriptor } from "./resource.js";
-import { ConflictError } from "./writes.js";
 
 /**
  * Merge-patches `fields` into the object's spec; {@link ConflictError} when the object

@@ -3,7 +3,7 @@
  * which decides the queue lane of keys enqueued from the cache (start, resync). A
  * controller may give its own (`settled` in its definition).
  */
-import { type Condition, getCondition } from "./conditions.js";
+import { type Condition, getCondition } from "./object-writes.js";
 import type { KubeObject } from "./resource.js";
 
 /**

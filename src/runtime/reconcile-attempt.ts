@@ -12,6 +12,7 @@ import type { ControllerDefinition, ReconcileContext } from "./controller.js";
 import type { ControllerRuntime } from "./controller-runtime.js";
 import { DEFAULT_HOLD_BACKOFF } from "./defaults.js";
 import {
+  ConflictError,
   errorReason,
   failureMessage,
   isExternalHold,
@@ -23,7 +24,6 @@ import {
 import { type BackoffOptions, ExponentialBackoff } from "./ratelimit.js";
 import { type KubeObject, type ObjectKey, parseKey, withDeadline } from "./resource.js";
 import type { WorkQueue } from "./workqueue.js";
-import { ConflictError } from "./writes.js";
 
 /** What one reconcile of a key needs of its running controller (controller-runner.ts). */
 export interface ReconcileAttempt {

@@ -1,17 +1,17 @@
 import * as k8s from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { setCondition } from "../../src/runtime/conditions.js";
+import { ConflictError } from "../../src/runtime/errors.js";
 import { EventRecorder } from "../../src/runtime/events.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeRequestInfo } from "../../src/runtime/kube-options.js";
 import { ensureFinalizer, removeFinalizer } from "../../src/runtime/lifecycle-writes.js";
-import type { KubeObject } from "../../src/runtime/resource.js";
 import {
-  ConflictError,
   hasFinalizer,
   patchStatus,
   setAnnotations,
-} from "../../src/runtime/writes.js";
+  setCondition,
+} from "../../src/runtime/object-writes.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
 

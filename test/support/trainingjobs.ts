@@ -11,8 +11,8 @@ import { type TrainingJobSpec, trainingJobCrd } from "../../src/crds/trainingjob
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import type { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import type { RequestLogEntry } from "../../src/emulator/request-log.js";
-import type { Condition } from "../../src/runtime/conditions.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
+import type { Condition } from "../../src/runtime/object-writes.js";
 import { eventually } from "./kube.js";
 
 /** Creates a TrainingJob (the spec as a user writes it; CRD defaults apply). */

@@ -12,8 +12,8 @@ import {
 } from "../../crds/blockvolume.js";
 import { type CciInstance, cciInstanceCrd } from "../../crds/cciinstance.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import { capFreeText, capValue } from "../../runtime/conditions.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
+import { capFreeText, capValue } from "../../runtime/object-writes.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import { type BlockVolume as RemoteVolume, stripClientTokenMarker } from "../../service/index.js";
 import { volumeListSnapshot } from "../../service/kinds/blockvolume.js";

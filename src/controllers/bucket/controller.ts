@@ -4,9 +4,9 @@
  * below. The object storage comes from the object's connection (`deps.objectStorage`).
  */
 import { type BucketStatus, bucketCrd } from "../../crds/bucket.js";
-import { capValue } from "../../runtime/conditions.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
-import { jsonEqual, toJson } from "../../runtime/writes.js";
+import { capValue } from "../../runtime/object-writes.js";
+import { jsonEqual, toJson } from "../../runtime/resource.js";
 import type { ObjectStorageResolver } from "../../service/object-storage.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ControllerDeps } from "../controller-factory.js";

@@ -8,7 +8,7 @@ import { CATALOG_LABELS } from "../../crds/catalog.js";
 import { INTEGER_LIMITS } from "../../crds/fields.js";
 import type { NasProductSpec } from "../../crds/nasproduct.js";
 import type { TrainingProductSpec } from "../../crds/trainingproduct.js";
-import { capFreeText, capValue, REMOTE_VALUE_CHARS } from "../../runtime/conditions.js";
+import { capFreeText, capValue, REMOTE_VALUE_CHARS } from "../../runtime/object-writes.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import type { NasProduct } from "../../service/schemas/nas.js";
 import type { TrainingProduct } from "../../service/schemas/training.js";

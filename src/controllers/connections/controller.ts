@@ -12,19 +12,20 @@ import { allCrds, REASONS } from "../../crds/index.js";
 import { type ServiceConnection, serviceConnectionCrd } from "../../crds/serviceconnection.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import {
-  type ConditionInput,
-  getCondition,
-  setCondition,
-  withKstatusConditions,
-} from "../../runtime/conditions.js";
-import {
   type ControllerDefinition,
   controller,
   type ReconcileContext,
 } from "../../runtime/controller.js";
 import { ensureFinalizer, removeFinalizer } from "../../runtime/lifecycle-writes.js";
+import {
+  type ConditionInput,
+  getCondition,
+  hasFinalizer,
+  patchStatus,
+  setCondition,
+  withKstatusConditions,
+} from "../../runtime/object-writes.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
-import { hasFinalizer, patchStatus } from "../../runtime/writes.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import { managedPermissions } from "../managed/managed-controller.js";

@@ -4,8 +4,8 @@
  * objects use it.
  */
 import { SERVICE_CONNECTION_REASONS } from "../../crds/serviceconnection.js";
-import type { ConditionInput } from "../../runtime/conditions.js";
 import { errorMessage, errorReason, isTerminal } from "../../runtime/errors.js";
+import type { ConditionInput } from "../../runtime/object-writes.js";
 import type { KubeObject } from "../../runtime/resource.js";
 
 const R = SERVICE_CONNECTION_REASONS.names;

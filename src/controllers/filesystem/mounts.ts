@@ -10,7 +10,7 @@
  * remote mount is someone else's: shown, never removed.
  */
 import type { FileSystemMountStatus, MountState } from "../../crds/filesystem.js";
-import { capAddress, capFreeText, capValue } from "../../runtime/conditions.js";
+import { capAddress, capFreeText, capValue } from "../../runtime/object-writes.js";
 import {
   type FileSystem,
   type FileSystemMount,

@@ -8,7 +8,7 @@ import {
   type FileSystemPhase,
   type FileSystemStatus,
 } from "../../crds/filesystem.js";
-import { capFreeText, capValue } from "../../runtime/conditions.js";
+import { capFreeText, capValue } from "../../runtime/object-writes.js";
 import { type FileSystem, storageStateClass, stripClientTokenMarker } from "../../service/index.js";
 import type { ManagedFacts, ReadyState } from "../managed/call.js";
 import { exportData } from "../managed/export.js";

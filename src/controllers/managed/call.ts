@@ -7,7 +7,7 @@
 import type { Logger } from "pino";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import type { Condition } from "../../runtime/conditions.js";
+import type { Condition } from "../../runtime/object-writes.js";
 import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
 import type { EventReason } from "../event-reasons.js";
 

@@ -6,16 +6,21 @@
  */
 
 import { REASONS } from "../../crds/index.js";
+import type { ErrorPolicy, ReconcileContext, ReconcileResult } from "../../runtime/controller.js";
+import {
+  ConflictError,
+  errorReason,
+  failureMessage,
+  isExternalHold,
+} from "../../runtime/errors.js";
 import {
   type Condition,
   type ConditionInput,
   getCondition,
+  patchStatus,
   setCondition,
   withKstatusConditions,
-} from "../../runtime/conditions.js";
-import type { ErrorPolicy, ReconcileContext, ReconcileResult } from "../../runtime/controller.js";
-import { errorReason, failureMessage, isExternalHold } from "../../runtime/errors.js";
-import { ConflictError, patchStatus } from "../../runtime/writes.js";
+} from "../../runtime/object-writes.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
 import {

@@ -4,8 +4,9 @@
  * docs/custom-resources.md, "Steering an object"), its deletion policy, whether it is
  * settled (only routine polls due) and so how its calls go, and how soon to look again.
  */
-import { type Condition, type ConditionInput, getCondition } from "../../runtime/conditions.js";
+
 import type { SettledCheck } from "../../runtime/controller.js";
+import { type Condition, type ConditionInput, getCondition } from "../../runtime/object-writes.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import type { CallContext } from "../../service/call-context.js";
 import type { ManagedObject } from "./call.js";

@@ -3,7 +3,7 @@
  * dispatcher (reconciler.ts) from a step's `Refused` or `Unknown`, or from a create
  * that failed for this generation.
  */
-import { conditionMessage } from "../../runtime/conditions.js";
+import { conditionMessage } from "../../runtime/object-writes.js";
 import type { ManagedObject } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { policiesText } from "./decisions.js";

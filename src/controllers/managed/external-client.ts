@@ -15,7 +15,7 @@
  * turns it into Synced=False and a Warning event. Methods never write the object's
  * status, and write only their kind's own annotations (`ManagedCall.annotate`).
  */
-import type { ConditionInput } from "../../runtime/conditions.js";
+import type { ConditionInput } from "../../runtime/object-writes.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
 import type { AccountCalls } from "../../service/account.js";
 import type { ListedIds } from "../../service/pagination.js";

@@ -11,7 +11,7 @@
  * list operation (`ExternalClient.listIds`). Within that window, an unknown id the
  * operator ordered and never read is not known yet rather than gone (`notShownYet`).
  */
-import { getCondition } from "../../runtime/conditions.js";
+import { getCondition } from "../../runtime/object-writes.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ServiceAuthError, ServiceError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";

@@ -7,9 +7,9 @@
  */
 import { REASONS } from "../../crds/index.js";
 import type { ConditionReason } from "../../crds/reasons.js";
-import { getCondition } from "../../runtime/conditions.js";
 import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.js";
 import { patchSpec } from "../../runtime/lifecycle-writes.js";
+import { getCondition } from "../../runtime/object-writes.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
 import { firstSubscriptionPollMs, managedSettled, policiesText, soonPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";

@@ -10,7 +10,7 @@
  * key together) and told by one Event (Created); CreateRequested when it does not.
  */
 import { REASONS } from "../../crds/index.js";
-import { capFreeText } from "../../runtime/conditions.js";
+import { capFreeText } from "../../runtime/object-writes.js";
 import { rfc3339 } from "../../runtime/resource.js";
 import type { ManagedObject, PreflightRefusal } from "./call.js";
 import {

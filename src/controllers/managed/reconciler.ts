@@ -23,14 +23,14 @@
  * docs/architecture.md walks through it.
  */
 import { REASONS } from "../../crds/index.js";
+import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
+import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/index.js";
 import {
   type ConditionInput,
   removeCondition,
   setCondition,
   withKstatusConditions,
-} from "../../runtime/conditions.js";
-import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
-import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/index.js";
+} from "../../runtime/object-writes.js";
 import { UNSCOPED_CALLS } from "../../service/call-context.js";
 import type { ManagedObject, ReferenceResolution } from "./call.js";
 import { managedErrorPolicy, paused } from "./condition-writes.js";

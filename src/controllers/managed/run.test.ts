@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RetryableError, TerminalError } from "../../runtime/errors.js";
-import { ConflictError } from "../../runtime/writes.js";
+import { ConflictError, RetryableError, TerminalError } from "../../runtime/errors.js";
 import { ServiceRefusedError, ServiceThrottledError } from "../../service/errors.js";
 import { ERR, step, wrapError } from "./run.js";
 

@@ -7,6 +7,7 @@
  */
 import type { ReconcileContext } from "../../runtime/controller.js";
 import {
+  ConflictError,
   errorMessage,
   errorReason,
   isTerminal,
@@ -14,8 +15,8 @@ import {
   requeueAfterOf,
   TerminalError,
 } from "../../runtime/errors.js";
+import { setAnnotations } from "../../runtime/object-writes.js";
 import type { QueuePriority } from "../../runtime/workqueue.js";
-import { ConflictError, setAnnotations } from "../../runtime/writes.js";
 import type { CallContext } from "../../service/call-context.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { EventReason } from "../event-reasons.js";

@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { CacheReader, IndexFunc } from "../../runtime/cache.js";
-import { getCondition } from "../../runtime/conditions.js";
+import { getCondition } from "../../runtime/object-writes.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ManagedObject, OwnerMark } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";

@@ -15,7 +15,7 @@ import {
   type NasVolume as NasVolumeObject,
   type NasVolumeStatus,
 } from "../../crds/nasvolume.js";
-import { capAddress, capFreeText, capValue } from "../../runtime/conditions.js";
+import { capAddress, capFreeText, capValue } from "../../runtime/object-writes.js";
 import { stripClientTokenMarker } from "../../service/index.js";
 import type { NasInstance, NasProduct } from "../../service/schemas/nas.js";
 import { closestCodes, closestCodesText } from "../catalog/closest-codes.js";

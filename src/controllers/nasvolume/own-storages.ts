@@ -4,7 +4,7 @@
  * (managed/tenancy.ts). Read by those kinds' reference resolution.
  */
 import { type NasVolume, nasVolumeCrd } from "../../crds/nasvolume.js";
-import { isConditionTrue } from "../../runtime/conditions.js";
+import { isConditionTrue } from "../../runtime/object-writes.js";
 import type { ReferenceReader } from "../managed/call.js";
 
 /**

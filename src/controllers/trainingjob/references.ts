@@ -13,7 +13,7 @@ import type { ConditionReason } from "../../crds/reasons.js";
 import type { StorageMount } from "../../crds/training.js";
 import { TRAINING_JOB_REASONS, trainingJobCrd } from "../../crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
-import { isConditionTrue } from "../../runtime/conditions.js";
+import { isConditionTrue } from "../../runtime/object-writes.js";
 import type { StorageConfigItem } from "../../service/index.js";
 import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { ownStorageIds } from "../nasvolume/own-storages.js";

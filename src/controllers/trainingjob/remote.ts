@@ -21,7 +21,7 @@ import {
   capFreeText,
   capText,
   capValue,
-} from "../../runtime/conditions.js";
+} from "../../runtime/object-writes.js";
 import type { NasInstance, PodOpenPorts, PodResource, TrainingTask } from "../../service/index.js";
 import { stripClientTokenMarker } from "../../service/index.js";
 import { MAX_POD_LIST, MAX_POD_PORTS, podsWithinBudget } from "./pod-budget.js";
@@ -110,7 +110,7 @@ export type StoredTrainingConfig = Pick<
 /**
  * The configuration a task (or a template) stores, bounded: the start command cut at
  * {@link MAX_START_COMMAND_CHARS}, at most {@link MAX_ENV_KEYS} env names and never a
- * value, every other string at its bound of runtime/conditions.ts.
+ * value, every other string at its bound of runtime/object-writes.ts.
  */
 export function configStatus(task: StoredTrainingConfig): TaskConfig {
   const envKeys = Object.keys(task.env ?? {})

@@ -18,7 +18,7 @@ import {
   STATUS_BOUNDS_KIB,
 } from "../../../test/support/status-size.js";
 import { TrainingJobStatus, type TrainingPod } from "../../crds/trainingjob.js";
-import { REMOTE_ADDRESS_CHARS } from "../../runtime/conditions.js";
+import { REMOTE_ADDRESS_CHARS } from "../../runtime/object-writes.js";
 import type { NasInstance, TrainingTask } from "../../service/index.js";
 import { podsWithinBudget } from "./pod-budget.js";
 import type { PodObservation } from "./remote.js";

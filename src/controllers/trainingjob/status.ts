@@ -8,7 +8,7 @@ import {
   type TrainingJobPhase,
   type TrainingJobStatus,
 } from "../../crds/trainingjob.js";
-import type { ConditionInput } from "../../runtime/conditions.js";
+import type { ConditionInput } from "../../runtime/object-writes.js";
 import type { ManagedFacts, ReadyState } from "../managed/call.js";
 import { exportData } from "../managed/export.js";
 import { serviceNameFor } from "./expose.js";

@@ -12,8 +12,8 @@ import {
   trainingTemplateCrd,
 } from "../../crds/trainingtemplate.js";
 import { referrersByIndex } from "../../runtime/cache.js";
-import { capValue } from "../../runtime/conditions.js";
 import type { ControllerDefinition } from "../../runtime/controller.js";
+import { capValue } from "../../runtime/object-writes.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import type { ManagedFacts } from "../managed/call.js";

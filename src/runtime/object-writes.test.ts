@@ -10,8 +10,8 @@ import {
   isConditionTrue,
   MAX_CONDITION_MESSAGE_CHARS,
   setCondition,
-} from "./conditions.js";
-import { jsonEqual, mergePatch, toJson, withoutNulls } from "./writes.js";
+} from "./object-writes.js";
+import { jsonEqual, mergePatch, toJson, withoutNulls } from "./resource.js";
 
 const t0 = new Date("2026-01-01T00:00:00.000Z");
 const t1 = new Date("2026-01-01T01:00:00.000Z");

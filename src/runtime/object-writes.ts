@@ -1,12 +1,29 @@
 /**
- * What a status holds: its conditions (metav1.Condition, and kstatus's Reconciling and
- * Stalled as the reason table derives them), and the bounds of its strings. The service
- * documents no length for its strings, so every string it answers is cut where it
- * enters a status (or a catalog object's spec), and a condition's message where it is
- * set. The sizes these bounds give each kind's status are held by
+ * What a reconcile writes into its object, and what its status holds. Each write is
+ * conditioned on the resourceVersion of the object as read (from the cache), so a decision
+ * made on an old version is never written: the status as a minimal merge patch (RFC 7386),
+ * skipped when nothing changed; annotations (with the finalizer, when it joins the write).
+ * Finalizer updates of their own and spec patches are in lifecycle-writes.ts. A status
+ * holds conditions (metav1.Condition, and kstatus's as the reason table derives them) and
+ * strings within bounds: the service documents no length for its strings, so each one it
+ * answers is cut where it enters a status (or a catalog object's spec), and a condition's
+ * message where it is set. The sizes these bounds give each kind's status are held by
  * src/controllers/status-size.test.ts and stated in docs/custom-resources.md.
  */
-import { rfc3339 } from "./resource.js";
+import { ConflictError } from "./errors.js";
+import type { KubeClient } from "./kube.js";
+import { isConflict } from "./kube-errors.js";
+import {
+  type Json,
+  jsonEqual,
+  type KubeObject,
+  keyOf,
+  mergePatch,
+  type ResourceDescriptor,
+  rfc3339,
+  toJson,
+  withoutNulls,
+} from "./resource.js";
 
 /** The status of a condition, as metav1.Condition spells it. */
 export type ConditionStatus = "True" | "False" | "Unknown";
@@ -165,4 +182,75 @@ export function withKstatusConditions(
     if (implied?.type !== type) list = removeCondition(list, type);
   }
   return implied ? setCondition(list, implied, generation, now) : list;
+}
+
+/** What {@link patchStatus} did. */
+export interface StatusPatchResult<T extends KubeObject> {
+  /** False when the status already equalled the desired one and nothing was sent. */
+  written: boolean;
+  /** The object after the write (the input object when nothing was written). */
+  object: T;
+}
+
+/**
+ * Makes `obj.status` equal to `status` through the status subresource with a minimal
+ * merge patch (vanished fields removed); nothing is sent when the two are equal as JSON
+ * (`undefined` and `null` fields count as absent). A status computed from a stale
+ * object fails with {@link ConflictError} instead of overwriting newer data.
+ */
+export async function patchStatus<T extends KubeObject>(
+  kube: KubeClient,
+  res: ResourceDescriptor,
+  obj: T,
+  status: unknown,
+): Promise<StatusPatchResult<T>> {
+  const current = withoutNulls(toJson(obj.status)) ?? {};
+  const desired = withoutNulls(toJson(status)) ?? {};
+  if (jsonEqual(current, desired)) return { written: false, object: obj };
+  const patch = mergePatch(current, desired) as Json;
+  try {
+    const object = await kube.patch<T>(
+      res,
+      keyOf(obj),
+      { metadata: { resourceVersion: obj.metadata?.resourceVersion }, status: patch },
+      { subresource: "status" },
+    );
+    return { written: true, object };
+  } catch (err) {
+    if (isConflict(err)) throw new ConflictError("status update", err);
+    throw err;
+  }
+}
+
+/**
+ * Sets (string) or removes (null) annotations; {@link ConflictError} when the object
+ * changed since it was read. With `options.finalizer`, the same write adds that
+ * finalizer when `obj` lacks it (the whole list, safe under the resourceVersion
+ * condition): one request instead of two. Returns the updated object.
+ */
+export async function setAnnotations<T extends KubeObject>(
+  kube: KubeClient,
+  res: ResourceDescriptor,
+  obj: T,
+  annotations: Record<string, string | null>,
+  options: { finalizer?: string } = {},
+): Promise<T> {
+  const { finalizer } = options;
+  const finalizers =
+    finalizer && !hasFinalizer(obj, finalizer)
+      ? { finalizers: [...(obj.metadata?.finalizers ?? []), finalizer] }
+      : {};
+  try {
+    return await kube.patch<T>(res, keyOf(obj), {
+      metadata: { resourceVersion: obj.metadata?.resourceVersion, annotations, ...finalizers },
+    });
+  } catch (err) {
+    if (isConflict(err)) throw new ConflictError("annotation update", err);
+    throw err;
+  }
+}
+
+/** True when the object lists `finalizer`. */
+export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
+  return obj.metadata?.finalizers?.includes(finalizer) ?? false;
 }
