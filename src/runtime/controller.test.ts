@@ -568,6 +568,15 @@ describe("a running controller", () => {
       'controller_runtime_reconcile_total{controller="widgets",result="success"} 1',
     );
     expect(text).toContain('workqueue_retries_total{controller="widgets",name="widgets"} 3');
+    // Four adds (the first and three retries), each handed to a worker once.
+    for (const line of [
+      'workqueue_adds_total{controller="widgets",name="widgets"} 4',
+      'workqueue_queue_duration_seconds_count{controller="widgets",name="widgets"} 4',
+      'workqueue_work_duration_seconds_count{controller="widgets",name="widgets"} 4',
+      'workqueue_depth{controller="widgets",name="widgets"} 0',
+    ]) {
+      expect(text).toContain(line);
+    }
     await h.running.stop(1_000);
     await h.cache.stop();
   });

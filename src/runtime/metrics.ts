@@ -235,21 +235,23 @@ export class RuntimeMetrics {
   }
 
   /**
-   * The observer a controller's workqueue reports to; its counters and depth are
-   * exported at 0 from now on, as client-go's are from the queue's creation.
+   * The observer a controller's workqueue records to: the workqueue metrics' children
+   * of its labels, which the queue calls directly. Its counters and depth are exported
+   * at 0 from now on, as client-go's are from the queue's creation.
    */
   workQueueObserver(controller: string): WorkQueueObserver {
     const labels = { controller, name: controller };
-    this.queueAdds.inc(labels, 0);
-    this.retries.inc(labels, 0);
-    this.queueDepth.set(labels, 0);
-    return {
-      added: () => this.queueAdds.inc(labels),
-      depth: (n) => this.queueDepth.set(labels, n),
-      queueLatency: (s) => this.queueLatency.observe(labels, s),
-      workDuration: (s) => this.workDuration.observe(labels, s),
-      retried: () => this.retries.inc(labels),
+    const observer = {
+      adds: this.queueAdds.labels(labels),
+      depth: this.queueDepth.labels(labels),
+      queueLatency: this.queueLatency.labels(labels),
+      workDuration: this.workDuration.labels(labels),
+      retries: this.retries.labels(labels),
     };
+    observer.adds.inc(0);
+    observer.retries.inc(0);
+    observer.depth.set(0);
+    return observer;
   }
 
   /**

@@ -277,11 +277,11 @@ describe("WorkQueue", () => {
     };
     const q = new WorkQueue({
       observer: {
-        added: () => seen.added++,
-        depth: (n) => seen.depth.push(n),
-        queueLatency: (s) => seen.latency.push(s),
-        workDuration: (s) => seen.work.push(s),
-        retried: () => seen.retries++,
+        adds: { inc: () => seen.added++ },
+        depth: { set: (n) => seen.depth.push(n) },
+        queueLatency: { observe: (s) => seen.latency.push(s) },
+        workDuration: { observe: (s) => seen.work.push(s) },
+        retries: { inc: () => seen.retries++ },
       },
     });
     q.add("k");

@@ -4,18 +4,21 @@ import { type Clock, systemClock, withDeadline } from "./resource.js";
 
 export type { LaneLimits, QueuePriority } from "./fair-lanes.js";
 
-/** Receives the queue's measurements (see metrics.ts for the Prometheus side). */
+/**
+ * Where the queue records its measurements: client-go's workqueue metrics of one queue,
+ * the prom-client children of its labels that metrics.ts makes, called directly.
+ */
 export interface WorkQueueObserver {
-  /** A key was added (de-duplicated adds are not counted). */
-  added(): void;
+  /** Counts the keys added (de-duplicated adds are not counted). */
+  adds: { inc(): void };
   /** The number of keys waiting to be processed. */
-  depth(n: number): void;
+  depth: { set(n: number): void };
   /** Seconds a key waited between being added and being handed to a worker. */
-  queueLatency(seconds: number): void;
+  queueLatency: { observe(seconds: number): void };
   /** Seconds a worker held a key (from get to done). */
-  workDuration(seconds: number): void;
-  /** A rate-limited retry was scheduled. */
-  retried(): void;
+  workDuration: { observe(seconds: number): void };
+  /** Counts the rate-limited retries scheduled. */
+  retries: { inc(): void };
 }
 
 /** Options of a {@link WorkQueue}. */
@@ -104,7 +107,7 @@ export class WorkQueue {
       }
       return;
     }
-    this.observer?.added();
+    this.observer?.adds.inc();
     this.dirty.set(key, priority);
     if (!this.processing.has(key)) this.flowOfKey.set(key, this.flowOf(key));
     this.addedAt.set(key, this.now());
@@ -140,7 +143,7 @@ export class WorkQueue {
   /** Queues `key` after its retry delay (ratelimit.ts) and returns that delay. */
   addRateLimited(key: string): number {
     const delay = this.retries.when(key);
-    this.observer?.retried();
+    this.observer?.retries.inc();
     this.addAfter(key, delay);
     return delay;
   }
@@ -200,7 +203,7 @@ export class WorkQueue {
     this.processing.delete(key);
     const flow = this.flowOfKey.get(key) ?? "";
     this.lanes.release(flow, held.priority);
-    this.observer?.workDuration((this.now() - held.started) / 1000);
+    this.observer?.workDuration.observe((this.now() - held.started) / 1000);
     const lane = this.dirty.get(key);
     if (lane !== undefined && !this.stopping) {
       this.flowOfKey.set(key, this.flowOf(key));
@@ -239,7 +242,7 @@ export class WorkQueue {
     this.waiting = 0;
     this.dirty.clear();
     this.addedAt.clear();
-    this.observer?.depth(0);
+    this.observer?.depth.set(0);
     for (const g of this.getters.splice(0)) g(undefined);
   }
 
@@ -253,7 +256,7 @@ export class WorkQueue {
   private enqueue(key: string, priority: QueuePriority): void {
     this.lanes.push(priority, this.flowOfKey.get(key) ?? "", key);
     this.waiting++;
-    this.observer?.depth(this.waiting);
+    this.observer?.depth.set(this.waiting);
     this.pump();
   }
 
@@ -283,8 +286,8 @@ export class WorkQueue {
     this.dirty.delete(key);
     const added = this.addedAt.get(key);
     this.addedAt.delete(key);
-    if (added !== undefined) this.observer?.queueLatency((now - added) / 1000);
-    this.observer?.depth(this.waiting);
+    if (added !== undefined) this.observer?.queueLatency.observe((now - added) / 1000);
+    this.observer?.depth.set(this.waiting);
   }
 
   private now(): number {
