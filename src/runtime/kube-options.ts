@@ -1,8 +1,9 @@
 /**
  * What a `KubeClient` (kube.ts) is configured with, the reconcile a view of it is made
- * for, and what it reports of each request.
+ * for, and what it records and reports of each request.
  */
 
+import type { Counter, Histogram } from "prom-client";
 import type { SecretRedactor } from "./outbound-guards.js";
 import type { FlowRateLimitOptions } from "./ratelimit.js";
 
@@ -18,7 +19,9 @@ export interface KubeClientOptions {
    * `DEFAULT_KUBE_MAX_IN_FLIGHT`); watches are not counted.
    */
   maxInFlight?: number;
-  /** Called after every request (metrics, tests counting writes). */
+  /** Where each request is recorded (`RuntimeMetrics.kubeRequestMetrics`, metrics.ts). */
+  metrics?: KubeRequestMetrics;
+  /** Called after every request (tests counting writes or timing requests). */
   onRequest?: (info: KubeRequestInfo) => void;
   /**
    * Replaces registered secrets in every body sent (status, Events, annotations), so
@@ -59,6 +62,17 @@ export interface KubeRequestInfo {
   durationMs: number;
   /** Time the request waited for the client's rate limit and a seat before it was sent. */
   rateLimitWaitMs: number;
+}
+
+/** client-go's rest_client metrics, with the labels one client records its requests under. */
+export interface KubeRequestMetrics {
+  /** The API server's host. */
+  host: string;
+  /** The client's rate limiter: `requests`, or `events` for the Events' own. */
+  limiter: string;
+  requests: Counter<"code" | "method" | "host">;
+  latency: Histogram<"verb" | "host">;
+  rateLimitWait: Histogram<"verb" | "host" | "limiter">;
 }
 
 /** HTTP methods of the Kubernetes API. */

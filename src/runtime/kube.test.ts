@@ -10,6 +10,7 @@ import { KubeClient } from "./kube.js";
 import { loadKubeConfig } from "./kube-config.js";
 import { isConnectionReset, ReconcileAbandonedError, retryWaitMs } from "./kube-errors.js";
 import type { KubeClientOptions, KubeRequestInfo } from "./kube-options.js";
+import { RuntimeMetrics } from "./metrics.js";
 import type { ResourceDescriptor } from "./resource.js";
 
 const CONFIGMAPS: ResourceDescriptor = {
@@ -274,9 +275,11 @@ describe("KubeClient against a loopback API server", () => {
     expect(sent).toEqual(["GET busy", "GET next"]);
   });
 
-  it("sets its one seat free however a request ends, and reports each try: an error status, a retry, a connection closed under a write", async () => {
+  it("sets its one seat free however a request ends, and reports and records each try: an error status, a retry, a connection closed under a write", async () => {
     let tries = 0;
     const reported: KubeRequestInfo[] = [];
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    const rest = metrics.kubeRequestMetrics("api", "requests");
     const kube = await serve(
       (req, res) => {
         const name = req.url?.split("?")[0]?.split("/").pop();
@@ -289,7 +292,7 @@ describe("KubeClient against a loopback API server", () => {
         json(res, 200, cm(name ?? ""));
       },
       undefined,
-      { maxInFlight: 1, onRequest: (info) => reported.push(info) },
+      { maxInFlight: 1, onRequest: (info) => reported.push(info), metrics: rest },
     );
     const key = (name: string) => ({ namespace: "ns", name });
     const closed = await within(2_000, kube.create(CONFIGMAPS, cm("new"))).catch((e) => e);
@@ -309,6 +312,22 @@ describe("KubeClient against a loopback API server", () => {
       "GET busy 200",
       "GET last 200",
     ]);
+    const text = await metrics.text();
+    for (const [code, method, n] of [
+      ["<error>", "POST", 1],
+      ["404", "GET", 1],
+      ["409", "PUT", 1],
+      ["429", "GET", 1],
+      ["200", "GET", 2],
+    ]) {
+      expect(text).toContain(
+        `rest_client_requests_total{code="${code}",method="${method}",host="api"} ${n}`,
+      );
+    }
+    expect(text).toContain('rest_client_request_duration_seconds_count{verb="GET",host="api"} 4');
+    expect(text).toContain(
+      'rest_client_rate_limiter_duration_seconds_count{verb="PUT",host="api",limiter="requests"} 1',
+    );
   });
 
   it("gives up on a server that keeps answering 429, after a bounded number of tries", async () => {

@@ -2,8 +2,9 @@
  * The Kubernetes client a controller calls: typed verbs for any kind a
  * {@link ResourceDescriptor} describes, writes with field manager `aidc-operator`. A
  * request is serialized once and redacted, waits for its flow's share of the rate
- * limit and a seat (fair-lanes.ts), is refused once its reconcile is abandoned, and is
- * retried as client-go retries, over the kubeconfig's transport (kube-transport.ts).
+ * limit and a seat (fair-lanes.ts), is refused once its reconcile is abandoned, is
+ * retried as client-go retries, over the kubeconfig's transport (kube-transport.ts), and
+ * is recorded in client-go's rest_client metrics. Lists page in listwatch.ts.
  */
 import {
   DEFAULT_KUBE_MAX_IN_FLIGHT,
@@ -29,6 +30,7 @@ import {
   parseBody,
   withQuery,
 } from "./kube-transport.js";
+import { type ListOptions, type ListResult, listObjects } from "./listwatch.js";
 import { FairTokenBucket } from "./ratelimit.js";
 import {
   apiVersionOf,
@@ -42,9 +44,6 @@ import {
 
 /** The one field manager of every write the operator makes. */
 export const FIELD_MANAGER = "aidc-operator";
-
-/** Items per page of a list (client-go's pager and informers: 500). */
-export const LIST_PAGE = 500;
 
 /** Own writes remembered per object (a lagging watch may trail several), and objects. */
 const WRITTEN_VERSIONS = 16;
@@ -109,38 +108,13 @@ export class KubeClient {
     }
   }
 
-  /**
-   * Lists objects (all namespaces when `namespace` is absent) and the list's
-   * resourceVersion, in pages of {@link LIST_PAGE} (client-go's pager; a 410 `continue`
-   * starts again in one piece). `transform` maps each item as its page arrives.
-   */
-  async list<T extends KubeObject = KubeObject>(
+  /** Lists objects in pages ({@link listObjects}, with the list's resourceVersion). */
+  list<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
     namespace?: string,
-    options: { labelSelector?: string; transform?: (obj: T) => T } = {},
-  ): Promise<{ items: T[]; resourceVersion: string }> {
-    const transform = options.transform ?? ((o: T) => o);
-    const base: Record<string, string> = {};
-    if (options.labelSelector) base.labelSelector = options.labelSelector;
-    const path = resourcePath(res, namespace);
-    type Page = { items?: T[]; metadata?: { resourceVersion?: string; continue?: string } };
-    const items: T[] = [];
-    let query: Record<string, string> = { ...base, limit: String(LIST_PAGE) };
-    for (;;) {
-      let page: Page;
-      try {
-        page = (await this.request("GET", path, query)) as Page;
-      } catch (err) {
-        if (statusCodeOf(err) !== 410 || !query.continue) throw err;
-        items.length = 0;
-        query = base;
-        continue;
-      }
-      for (const o of page.items ?? []) items.push(transform(withKind(res, o)));
-      const next = page.metadata?.continue;
-      if (!next) return { items, resourceVersion: page.metadata?.resourceVersion ?? "" };
-      query = { ...base, limit: String(LIST_PAGE), continue: next };
-    }
+    options: ListOptions<T> = {},
+  ): Promise<ListResult<T>> {
+    return listObjects<T>(this, res, namespace, options);
   }
 
   /** Creates an object (its namespace is taken from metadata). */
@@ -264,6 +238,13 @@ export class KubeClient {
     } finally {
       this.seats.release(flow);
       const durationMs = Date.now() - started;
+      const m = this.options.metrics;
+      if (m) {
+        const host = m.host;
+        m.requests.inc({ code: code ? String(code) : "<error>", method, host });
+        m.latency.observe({ verb: method, host }, durationMs / 1000);
+        m.rateLimitWait.observe({ verb: method, host, limiter: m.limiter }, waitMs / 1000);
+      }
       this.options.onRequest?.({ method, path, code, durationMs, rateLimitWaitMs: waitMs });
     }
   }

@@ -1,5 +1,71 @@
-import type { KubeClient } from "./kube.js";
-import { type KubeObject, type ResourceDescriptor, resourcePath } from "./resource.js";
+import { statusCodeOf } from "./kube-errors.js";
+import type { KubeTransport } from "./kube-transport.js";
+import { type KubeObject, type ResourceDescriptor, resourcePath, withKind } from "./resource.js";
+
+/** What {@link listObjects} asks for: a `KubeClient`'s (kube.ts) requests. */
+interface KubeRequester {
+  request(method: "GET", path: string, query: Record<string, string>): Promise<unknown>;
+}
+
+/** What {@link listObjects} reads: a selector, and what each item is made as it arrives. */
+export interface ListOptions<T> {
+  labelSelector?: string;
+  transform?: (obj: T) => T;
+}
+
+/** A list's items and resourceVersion. */
+export interface ListResult<T> {
+  items: T[];
+  resourceVersion: string;
+}
+
+/** What a list+watch uses of a `KubeClient` (kube.ts): its paged list and its transport. */
+export interface KubeLister {
+  readonly transport: KubeTransport;
+  list<T extends KubeObject = KubeObject>(
+    res: ResourceDescriptor,
+    namespace?: string,
+    options?: ListOptions<T>,
+  ): Promise<ListResult<T>>;
+}
+
+/** Items per page of a list (client-go's pager and informers: 500). */
+export const LIST_PAGE = 500;
+
+/**
+ * Lists objects (all namespaces when `namespace` is absent) and the list's
+ * resourceVersion, in pages of {@link LIST_PAGE} (client-go's pager; a 410 `continue`
+ * starts again in one piece). `transform` maps each item as its page arrives.
+ */
+export async function listObjects<T extends KubeObject = KubeObject>(
+  kube: KubeRequester,
+  res: ResourceDescriptor,
+  namespace?: string,
+  options: ListOptions<T> = {},
+): Promise<ListResult<T>> {
+  const transform = options.transform ?? ((o: T) => o);
+  const base: Record<string, string> = {};
+  if (options.labelSelector) base.labelSelector = options.labelSelector;
+  const path = resourcePath(res, namespace);
+  type Page = { items?: T[]; metadata?: { resourceVersion?: string; continue?: string } };
+  const items: T[] = [];
+  let query: Record<string, string> = { ...base, limit: String(LIST_PAGE) };
+  for (;;) {
+    let page: Page;
+    try {
+      page = (await kube.request("GET", path, query)) as Page;
+    } catch (err) {
+      if (statusCodeOf(err) !== 410 || !query.continue) throw err;
+      items.length = 0;
+      query = base;
+      continue;
+    }
+    for (const o of page.items ?? []) items.push(transform(withKind(res, o)));
+    const next = page.metadata?.continue;
+    if (!next) return { items, resourceVersion: page.metadata?.resourceVersion ?? "" };
+    query = { ...base, limit: String(LIST_PAGE), continue: next };
+  }
+}
 
 /** A watch in progress; `abort` ends it without calling its done callback usefully. */
 export interface WatchHandle {
@@ -45,7 +111,7 @@ const SILENT_CHECK_MAX_MS = 10_000;
  * makes each listed object what the cache keeps (cache.ts's `leanObject`).
  */
 export function kubeListerWatcher(
-  kube: KubeClient,
+  kube: KubeLister,
   res: ResourceDescriptor,
   namespace: string | undefined,
   keep?: (obj: KubeObject) => KubeObject,

@@ -66,7 +66,7 @@ export class Manager {
         ...(options.kubeMaxInFlight ? { maxInFlight: options.kubeMaxInFlight } : {}),
         ...(options.redactor ? { redactor: options.redactor } : {}),
         ...(fence ? { mayWrite: fence.mayAct } : {}),
-        onRequest: this.metrics.kubeRequestObserver(this.apiHost, limiter),
+        metrics: this.metrics.kubeRequestMetrics(this.apiHost, limiter),
         rememberWrites,
       });
     this.kube = newClient("requests");

@@ -1,10 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { KubeRequestInfo } from "./kube-options.js";
+import type { KubeRequestMetrics } from "./kube-options.js";
 import { type HealthSnapshot, registerHealthMetrics } from "./resource-health.js";
 import type { WorkQueueObserver } from "./workqueue.js";
-
-/** What {@link RuntimeMetrics.kubeRequestObserver} reads of a Kubernetes request. */
-type KubeRequestSeen = Pick<KubeRequestInfo, "method" | "code"> & Partial<KubeRequestInfo>;
 
 /** Buckets for calls to a remote HTTP API. */
 const REQUEST_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -274,19 +271,13 @@ export class RuntimeMetrics {
   };
 
   /**
-   * A KubeClient's `onRequest` hook: records its requests with the API server's `host`
-   * and the client's rate limiter, `limiter` (`requests`, or `events` for the Events' own).
+   * What a KubeClient records its requests to (its `metrics` option, kube.ts): the
+   * rest_client metrics, with the API server's `host` and the client's rate limiter,
+   * `limiter` (`requests`, or `events` for the Events' own).
    */
-  kubeRequestObserver(host: string, limiter: string): (info: KubeRequestSeen) => void {
-    return ({ method, code, durationMs, rateLimitWaitMs }) => {
-      this.restRequests.inc({ code: code ? String(code) : "<error>", method, host });
-      if (durationMs !== undefined) {
-        this.restLatency.observe({ verb: method, host }, durationMs / 1000);
-      }
-      if (rateLimitWaitMs !== undefined) {
-        this.restRateLimitWait.observe({ verb: method, host, limiter }, rateLimitWaitMs / 1000);
-      }
-    };
+  kubeRequestMetrics(host: string, limiter: string): KubeRequestMetrics {
+    const { restRequests: requests, restLatency: latency, restRateLimitWait: rateLimitWait } = this;
+    return { host, limiter, requests, latency, rateLimitWait };
   }
 
   /** The text exposition of every metric. */
