@@ -199,8 +199,9 @@ async function main(): Promise<void> {
       }
     }
     const background = [...path.keys()].filter((f) => idle.has(f)).length;
+    const runtime = [...path.keys()].filter((f) => f.startsWith("src/runtime/")).length;
     console.log(
-      `${path.size} files of src/ crossed from apply to Ready (${background} of them also in an idle window of ${flags["idle-ms"]} ms)`,
+      `${path.size} files of src/ crossed from apply to Ready (${background} of them also in an idle window of ${flags["idle-ms"]} ms; ${runtime} of them the controller runtime, src/runtime)`,
     );
     if (flags.json) {
       await writeFile(
