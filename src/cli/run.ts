@@ -120,7 +120,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   const defaultService = (options.serviceClientFactory ?? createServiceClient)({
     config,
     apiKey,
-    onRequest: metrics.observeServiceRequest,
+    metrics: metrics.serviceCallMetrics(),
     log,
     proxyFor,
     mayCall,
@@ -142,7 +142,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     mayCall,
     newClient: (settings) =>
       connectionClient(config, settings, {
-        onRequest: metrics.observeServiceRequest,
+        metrics,
         log,
         proxyFor,
         mayCall,

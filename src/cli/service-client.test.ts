@@ -62,7 +62,6 @@ describe("the operator's service.httpClient", () => {
       const defaultClient = createServiceClient({
         config,
         apiKey: async () => "key-0123456789",
-        onRequest: () => undefined,
         log: pino({ level: "silent" }),
       });
       const connection = connectionClient(config, {
@@ -88,7 +87,6 @@ describe("the proxy of the operator's service", () => {
       createServiceClient({
         config,
         apiKey: async () => "key-0123456789",
-        onRequest: () => undefined,
         log: pino({ level: "silent" }),
         proxyFor: environmentProxy({ HTTPS_PROXY: "http://aidc:50%off@proxy.example.com:3128" }),
       });
@@ -116,7 +114,6 @@ describe("the log of the service's operations", () => {
     const client = createServiceClient({
       config,
       apiKey: async () => "key-0123456789",
-      onRequest: () => undefined,
       log,
     });
     reportServiceOperations(client, new RuntimeMetrics({ processMetrics: false }), log);

@@ -6,18 +6,20 @@ import type { Logger } from "pino";
 import { ConfigError } from "../config/load.js";
 import type { OperatorConfig } from "../config/schema.js";
 import { sharedServiceClientOptions } from "../controllers/connections/client.js";
-import type { RuntimeMetrics, ServiceRequestInfo } from "../runtime/metrics.js";
+import type { RuntimeMetrics } from "../runtime/metrics.js";
 import { ServiceClient } from "../service/client.js";
 import { ENDPOINT_NAMES } from "../service/endpoints.js";
 import { endpointConfigKey } from "../service/errors.js";
 import { ASSUMED_OPERATIONS } from "../service/operation-availability.js";
 import { type ProxyResolver, ServiceProxyError } from "../service/service-proxy.js";
+import type { ServiceCallMetrics } from "../service/transport-options.js";
 
 /** What the service client factory gets. */
 export interface ServiceClientDeps {
   config: OperatorConfig;
   apiKey: () => Promise<string>;
-  onRequest: (info: ServiceRequestInfo) => void;
+  /** Where its calls are recorded (`RuntimeMetrics.serviceCallMetrics`). */
+  metrics?: ServiceCallMetrics;
   log: Logger;
   /** The proxy of the service's base URL; default none. */
   proxyFor?: ProxyResolver;
@@ -34,7 +36,7 @@ export function createServiceClient(deps: ServiceClientDeps): ServiceClient {
       baseUrl: s.baseUrl,
       apiKey: deps.apiKey,
       logger: deps.log.child({ component: "service" }),
-      onRequest: deps.onRequest,
+      ...(deps.metrics ? { metrics: deps.metrics } : {}),
       ...(deps.mayCall ? { mayCall: deps.mayCall } : {}),
     });
   } catch (err) {

@@ -67,14 +67,12 @@ describe("the health server", () => {
   it("answers /healthz, lists failing readiness checks on /readyz, and serves metrics", async () => {
     let synced = false;
     const metrics = new RuntimeMetrics({ processMetrics: false });
-    metrics.observeServiceRequest({
-      endpoint: "taskDetail",
-      method: "GET",
-      code: 200,
-      durationMs: 120,
-      rateLimitWaitMs: 700,
-      priority: "low",
-    });
+    // One service call, as a service client's transport records it.
+    const calls = metrics.serviceCallMetrics();
+    const connection = calls.connection;
+    calls.requests.inc({ endpoint: "taskDetail", code: "200", connection });
+    calls.duration.observe({ endpoint: "taskDetail", connection }, 0.12);
+    calls.rateLimitWait.observe({ priority: "low", connection }, 0.7);
     const server = new HealthServer({
       port: 0,
       host: "127.0.0.1",

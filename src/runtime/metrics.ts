@@ -6,7 +6,7 @@ import type { WorkQueueObserver } from "./workqueue.js";
 /** Buckets for calls to a remote HTTP API. */
 const REQUEST_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/** One service API call, as the service client's `onRequest` hook reports it. */
+/** One service API call, as a connection client's `onRequest` hook reports it (tests). */
 export interface ServiceRequestInfo {
   /** The endpoint's name in the service client's endpoint table. */
   endpoint: string;
@@ -252,23 +252,15 @@ export class RuntimeMetrics {
   }
 
   /**
-   * Records one service API call. Bound, so it can be passed as the service client's
-   * `onRequest` hook as is.
+   * What a service client records its calls to (its `metrics` option, the transport of
+   * src/service): the aidc_service_* call metrics, with the `connection` label of its
+   * account (a ServiceConnection's name, else {@link DEFAULT_CONNECTION_LABEL}).
    */
-  readonly observeServiceRequest = (info: ServiceRequestInfo): void => {
-    const connection = info.connection ?? DEFAULT_CONNECTION_LABEL;
-    this.serviceRequests.inc({ endpoint: info.endpoint, code: String(info.code), connection });
-    this.serviceDuration.observe({ endpoint: info.endpoint, connection }, info.durationMs / 1000);
-    if (info.rateLimitWaitMs !== undefined) {
-      this.serviceRateLimitWait.observe(
-        { priority: info.priority ?? "normal", connection },
-        info.rateLimitWaitMs / 1000,
-      );
-    }
-    if (info.routineBudgetWaitMs) {
-      this.routineBudgetWait.inc({ connection }, info.routineBudgetWaitMs / 1000);
-    }
-  };
+  serviceCallMetrics(connection = DEFAULT_CONNECTION_LABEL) {
+    const { serviceRequests: requests, serviceDuration: duration } = this;
+    const { serviceRateLimitWait: rateLimitWait, routineBudgetWait } = this;
+    return { connection, requests, duration, rateLimitWait, routineBudgetWait };
+  }
 
   /**
    * What a KubeClient records its requests to (its `metrics` option, kube.ts): the

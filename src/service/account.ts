@@ -74,6 +74,7 @@ export class ServiceAccount {
       routineShare: options.routineShare,
       endpoints: this.endpoints,
       logger: options.logger,
+      metrics: options.metrics,
       onRequest: options.onRequest,
       mayCall: options.mayCall,
       ...(options.random ? { random: options.random } : {}),

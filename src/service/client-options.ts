@@ -9,7 +9,11 @@ import type { CreateTaskFieldNames } from "./kinds/trainingjob.js";
 import type { RateLimit, Sleep } from "./rate-limiter.js";
 import type { SubscriptionResultMapping } from "./schemas/create.js";
 import type { ProxyResolver } from "./service-proxy.js";
-import type { RequestObservation, ServiceHttpClient } from "./transport-options.js";
+import type {
+  RequestObservation,
+  ServiceCallMetrics,
+  ServiceHttpClient,
+} from "./transport-options.js";
 
 /** How a `ServiceClient` reaches and treats the service. */
 export interface ServiceClientOptions {
@@ -62,7 +66,9 @@ export interface ServiceClientOptions {
   endpoints?: EndpointOverrides;
   /** Debug log per attempt (endpoint, path, status, duration); never headers or the key. */
   logger?: Logger;
-  /** Called after every attempt, for metrics. */
+  /** Where every attempt is recorded (the aidc_service_* metrics of its connection). */
+  metrics?: ServiceCallMetrics;
+  /** Called after every attempt (tests watching the calls). */
   onRequest?: (e: RequestObservation) => void;
   /**
    * Asked right before each attempt is sent; false stops the call unsent (a leader whose

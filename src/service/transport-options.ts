@@ -4,6 +4,7 @@
  * it can speak through, and the log paths that never carry a key.
  */
 import type { Logger } from "pino";
+import type { Counter, Histogram } from "prom-client";
 import type { RetryPolicy } from "./backoff.js";
 import type { EndpointTable } from "./endpoints.js";
 import type { OperationAvailability } from "./operation-availability.js";
@@ -26,6 +27,20 @@ export interface RequestObservation {
    * (`routineShare`): routine observation ran that much slower than configured.
    */
   routineBudgetWaitMs?: number;
+}
+
+/**
+ * The aidc_service_* metrics of the operator's registry (`RuntimeMetrics.serviceCallMetrics`,
+ * src/runtime/metrics.ts) the transport records each attempt in, with the label of its
+ * connection (account).
+ */
+export interface ServiceCallMetrics {
+  /** A ServiceConnection's name, or `_default` for the operator's own connection. */
+  connection: string;
+  requests: Counter<"endpoint" | "code" | "connection">;
+  duration: Histogram<"endpoint" | "connection">;
+  rateLimitWait: Histogram<"priority" | "connection">;
+  routineBudgetWait: Counter<"connection">;
 }
 
 /** Everything the transport needs; `ServiceAccount` (account.ts) fills the defaults. */
@@ -59,6 +74,7 @@ export interface TransportOptions {
   rateLimitMaxWaitMs?: number | undefined;
   endpoints: EndpointTable;
   logger?: Logger | undefined;
+  metrics?: ServiceCallMetrics | undefined;
   onRequest?: ((e: RequestObservation) => void) | undefined;
   /** Asked right before each attempt is sent; false stops the call unsent (client-options.ts). */
   mayCall?: (() => boolean) | undefined;

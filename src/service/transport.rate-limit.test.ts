@@ -1,9 +1,10 @@
 /**
  * The client-side rate limit of the transport, against the emulator: the token bucket,
- * the waits it reports, priorities, and a wait too long to make.
+ * the waits it reports and records in the metrics, priorities, and a wait too long to make.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import { RuntimeMetrics } from "../runtime/metrics.js";
 import type { RequestObservation } from "./transport-options.js";
 
 let svc: EmulatedService;
@@ -99,12 +100,14 @@ describe("the client-side rate limit", () => {
     });
   });
 
-  it("lets a normal call that waits go before low-priority ones (routine polls)", async () => {
+  it("lets a normal call that waits go before low-priority ones (routine polls), and records each call in its connection's metrics", async () => {
     const attempts: RequestObservation[] = [];
+    const metrics = new RuntimeMetrics({ processMetrics: false });
     const client = svc.newClient({
       rateLimit: { ratePerSecond: 20, burst: 1 },
       catalogTtlMs: 0,
       onRequest: (e) => attempts.push(e),
+      metrics: metrics.serviceCallMetrics("acme"),
     });
     const routine = client.withCall({ routine: true });
     const polls = Array.from({ length: 3 }, () => routine.listNasProducts());
@@ -125,5 +128,15 @@ describe("the client-side rate limit", () => {
     expect(normal).toBeGreaterThanOrEqual(30);
     expect(normal).toBeLessThan(lows[1] as number);
     expect(lows[2]).toBeGreaterThanOrEqual(130);
+    const text = await metrics.text();
+    for (const line of [
+      'aidc_service_requests_total{endpoint="getNas",code="200",connection="acme"} 1',
+      'aidc_service_requests_total{endpoint="listNasProducts",code="200",connection="acme"} 3',
+      'aidc_service_request_duration_seconds_count{endpoint="listNasProducts",connection="acme"} 3',
+      'aidc_service_rate_limit_wait_seconds_count{priority="normal",connection="acme"} 1',
+      'aidc_service_rate_limit_wait_seconds_count{priority="low",connection="acme"} 3',
+    ]) {
+      expect(text).toContain(line);
+    }
   });
 });

@@ -2,8 +2,8 @@
  * One service call, from an operation's name to its parsed data: the URL (the path's ids
  * checked, then encoded), the client-side rate limit, one exchange per attempt
  * (http-exchange.ts) with a timeout, the answer read (the envelope decides, the schema
- * parses the data), retries with backoff when a repeat cannot duplicate an effect, an
- * observation per attempt for metrics, and debug logs without header or key. No redirect
+ * parses the data), retries with backoff when a repeat cannot duplicate an effect, each
+ * attempt recorded in the metrics, and debug logs without header or key. No redirect
  * is followed and a body past `maxResponseBytes` is cut off, so a hostile service can
  * neither take the key elsewhere nor cost unbounded memory.
  */
@@ -26,7 +26,7 @@ import {
 } from "./http-exchange.js";
 import { verdictOfError } from "./operation-availability.js";
 import { type CallPriority, priorityOf, realSleep, TokenBucket } from "./rate-limiter.js";
-import { describeIssues, optionalString, renderPath } from "./schemas/primitives.js";
+import { describeIssues, optionalString, queryString, renderPath } from "./schemas/primitives.js";
 import { proxyOptionsFor } from "./service-proxy.js";
 import {
   abandoned,
@@ -222,7 +222,15 @@ export class ServiceTransport {
 
   private observe(call: TransportCall, code: number | "error", started: number, error?: string) {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const { rateLimitWaitMs, routineBudgetWaitMs, priority } = call;
+    const { rateLimitWaitMs, routineBudgetWaitMs, priority, endpoint } = call;
+    const m = this.options.metrics;
+    if (m) {
+      const { connection } = m;
+      m.requests.inc({ endpoint, code: String(code), connection });
+      m.duration.observe({ endpoint, connection }, durationMs / 1000);
+      m.rateLimitWait.observe({ priority, connection }, rateLimitWaitMs / 1000);
+      if (routineBudgetWaitMs) m.routineBudgetWait.inc({ connection }, routineBudgetWaitMs / 1000);
+    }
     this.options.onRequest?.({
       endpoint: call.endpoint,
       method: call.method,
@@ -235,14 +243,6 @@ export class ServiceTransport {
     const line = { endpoint: call.endpoint, request: call.where, code, durationMs };
     this.log?.debug(error ? { ...line, error } : line, "service call");
   }
-}
-
-function queryString(query: CallArgs["query"]): string {
-  if (!query) return "";
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
-  const text = params.toString();
-  return text ? `?${text}` : "";
 }
 
 /** The envelope of every answer; `status` may arrive as a numeric string. */

@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import type { OperatorConfig } from "../../config/schema.js";
 import type { ServiceConnection } from "../../crds/serviceconnection.js";
-import type { ServiceRequestInfo } from "../../runtime/metrics.js";
+import type { RuntimeMetrics, ServiceRequestInfo } from "../../runtime/metrics.js";
 import { operatorUserAgent } from "../../runtime/user-agent.js";
 import { ServiceClient, type ServiceClientOptions } from "../../service/client.js";
 import type { ObjectStorageSettings } from "../../service/object-storage-types.js";
@@ -50,7 +50,9 @@ export const CONNECTION_RATE_LIMIT_MAX_WAIT_MS = 1_000;
 
 /** What a connection's client reports to, logs with and goes through. */
 export interface ConnectionClientHooks {
-  /** Every attempt, labelled with the connection (metrics). */
+  /** Where its calls are recorded, labelled with the connection. */
+  metrics?: RuntimeMetrics;
+  /** Every attempt, labelled with the connection (tests watching the calls). */
   onRequest?: (info: ServiceRequestInfo) => void;
   log?: Logger;
   /** The proxy of its base URL (cli/run.ts: the environment's); default none. */
@@ -106,6 +108,7 @@ export function connectionClient(
     ...(hooks.log
       ? { logger: hooks.log.child({ component: "service", connection: settings.name }) }
       : {}),
+    ...(hooks.metrics ? { metrics: hooks.metrics.serviceCallMetrics(settings.name) } : {}),
     ...(onRequest ? { onRequest: (e) => onRequest({ ...e, connection: settings.name }) } : {}),
     ...(hooks.mayCall ? { mayCall: hooks.mayCall } : {}),
   });

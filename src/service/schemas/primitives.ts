@@ -29,6 +29,17 @@ export function quoteId(value: string): string {
   return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
 }
 
+/** `?` and the query of a call (its undefined values left out), or "" when it has none. */
+export function queryString(
+  query: Record<string, string | number | boolean | undefined> | undefined,
+): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
 /**
  * `template` of endpoint `name` with its `{param}` placeholders filled with URI-encoded
  * `params`; throws (nothing is sent) `ServiceInvalidRequestError` for a missing or empty
