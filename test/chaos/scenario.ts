@@ -47,7 +47,11 @@ import {
   RemoteCensus,
 } from "./deletes.js";
 import { Replicas, replicaConfig } from "./replicas.js";
-import { resolveUnknownOutcomes, type UserResolutions } from "./user-resolution.js";
+import {
+  CREATE_ENDPOINTS,
+  resolveUnknownOutcomes,
+  type UserResolutions,
+} from "./user-resolution.js";
 
 /** Options of {@link runChaos}. */
 export interface ChaosOptions {
@@ -167,16 +171,6 @@ export interface ChaosReport extends ChaosFindings {
   /** With replicas: the handovers, and the service calls of each operator process. */
   handovers?: Replicas["handovers"] & { callsByProcess: Record<string, number> };
 }
-
-const CREATE_ENDPOINTS = new Set([
-  "subscribeNas",
-  "createTrainingTask",
-  "createFileSystem",
-  "createFileSystemMount",
-  "createVolume",
-  "createTemplate",
-  "saveCciImage",
-]);
 
 /** Runs the scenario against `env`; never throws for a broken invariant (see `violations`). */
 export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<ChaosReport> {

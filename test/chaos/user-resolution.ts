@@ -16,7 +16,21 @@ import { CLIENT_TOKEN_ENV, clientTokenInDescription } from "../../src/service/sc
 import { BV, FS, NAS, TPL } from "../bench/workload.js";
 import { accountStates, remoteTemplates } from "./checks.js";
 
-/** What the "user" did: `Kind/name: the condition's message`, per object. */
+/** The operations that create a remote resource. */
+export const CREATE_ENDPOINTS = new Set([
+  "subscribeNas",
+  "createTrainingTask",
+  "createFileSystem",
+  "createFileSystemMount",
+  "createVolume",
+  "createTemplate",
+  "saveCciImage",
+]);
+
+/**
+ * What the "user" did, per object: `Kind/name: what the service received of the
+ * create; the condition's message`.
+ */
 export interface UserResolutions {
   adopted: string[];
   createdAgain: string[];
@@ -63,6 +77,23 @@ function inState(state: EmulatorState, res: ResourceDescriptor, token: string) {
   return [...state.tasks.values()].find((t) => t.env[CLIENT_TOKEN_ENV] === token)?.id;
 }
 
+/**
+ * What the service received of the create carrying `token` (a template's: its name):
+ * never (the process stopped between the create-pending write and the call), or each
+ * answer, with the injected fault and whether it acted.
+ */
+function createsReceived(emulator: RunningEmulator, token: string): string {
+  const received = emulator.requestLog
+    .read()
+    .filter((e) => e.endpoint !== undefined && CREATE_ENDPOINTS.has(e.endpoint))
+    .filter((e) => JSON.stringify(e.body ?? "").includes(token));
+  if (received.length === 0) return "its create never reached the service";
+  const answers = received.map(
+    (e) => `${e.status ?? "dropped"}${e.fault ? ` (${e.fault}${e.acted ? ", acted" : ""})` : ""}`,
+  );
+  return `its create reached the service ${received.length} time(s), answered ${answers.join(", ")}`;
+}
+
 /** Resolves every object of `res` in `namespace` stopped as CreateOutcomeUnknown. */
 export async function resolveUnknownOutcomes(
   kube: KubeClient,
@@ -88,6 +119,7 @@ export async function resolveUnknownOutcomes(
       ? { [ANNOTATIONS.externalId]: id }
       : { [ANNOTATIONS.createPending]: null };
     await kube.patch(res, { namespace, name }, { metadata: { annotations } });
-    (id ? done.adopted : done.createdAgain).push(`${key}: ${condition.message}`);
+    const received = createsReceived(emulator, token);
+    (id ? done.adopted : done.createdAgain).push(`${key}: ${received}; ${condition.message}`);
   }
 }
