@@ -23,6 +23,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   nasReleaseDelayMs: string;
   repeatDeleteStatus: string;
   failedOrdersLeaveResources?: boolean;
+  listsOmitDescription?: boolean;
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
   pageSizeCap: string;
@@ -77,6 +78,7 @@ export function registerEmulatorCommand(program: Command): void {
       "--failed-orders-leave-resources",
       "a task or NAS whose order fails after acceptance stays, half made (FAILED, Failed)",
     )
+    .option("--lists-omit-description", "NAS, volume and file system lists leave out description")
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
@@ -179,6 +181,7 @@ export function registerEmulatorCommand(program: Command): void {
       nasReleaseDelayMs: nonNegativeInt("nas-release-delay-ms", flags.nasReleaseDelayMs),
       repeatDeleteStatus: nonNegativeInt("repeat-delete-status", flags.repeatDeleteStatus),
       failedOrdersLeaveResources: flags.failedOrdersLeaveResources === true,
+      listsOmitDescription: flags.listsOmitDescription === true,
       ...Object.fromEntries(
         KIND_SETTING_NAMES.map((name) => [
           name,

@@ -83,6 +83,7 @@ const configPatchSchema = z.strictObject({
   nasReleaseDelayMs: z.int().min(0).optional(),
   repeatDeleteStatus: z.union([z.literal(0), z.int().min(400).max(499)]).optional(),
   failedOrdersLeaveResources: z.boolean().optional(),
+  listsOmitDescription: z.boolean().optional(),
   ...kindSettingsSchema,
   httpStatusMirrorsEnvelope: z.boolean().optional(),
   unknownIdStatus: z.int().min(400).max(599).optional(),

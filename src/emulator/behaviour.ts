@@ -43,6 +43,12 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * a failed order leaves nothing behind.
    */
   failedOrdersLeaveResources: boolean;
+  /**
+   * Whether the NAS, volume and file system lists answer their records without
+   * `description` (the detail still has it), as a service whose list leaves fields to the
+   * detail would: a create's client token is then found by no list.
+   */
+  listsOmitDescription: boolean;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
   httpStatusMirrorsEnvelope: boolean;
   /**
@@ -118,6 +124,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   nasReleaseDelayMs: 0,
   repeatDeleteStatus: 0,
   failedOrdersLeaveResources: false,
+  listsOmitDescription: false,
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
   pageSizeCap: 0,

@@ -133,3 +133,15 @@ export function fuzzyMatch(value: string | undefined, needle: string | undefined
   if (needle === undefined) return true;
   return (value ?? "").toLowerCase().includes(needle.toLowerCase());
 }
+
+/**
+ * A record as a list answers it: without `description` under the behaviour's
+ * `listsOmitDescription` (the detail keeps it).
+ */
+export function listedRecord(
+  record: Record<string, unknown>,
+  state: Pick<EmulatorState, "behaviour">,
+): Record<string, unknown> {
+  if (!state.behaviour.listsOmitDescription) return record;
+  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== "description"));
+}

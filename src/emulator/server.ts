@@ -110,6 +110,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "nasReleaseDelayMs",
     "repeatDeleteStatus",
     "failedOrdersLeaveResources",
+    "listsOmitDescription",
     ...KIND_SETTING_NAMES,
     "httpStatusMirrorsEnvelope",
     "unknownIdStatus",

@@ -252,6 +252,9 @@ export class ServiceClient implements OperationCaller {
   iterateTemplates(query: Omit<TemplateListQuery, "pageNo"> = {}) {
     return this.calls.templates.iterate(query);
   }
+  provesTemplateNameAbsent(name: string) {
+    return this.calls.templates.provesNameAbsent(name);
+  }
   templateListSnapshot(maxAgeMs: number) {
     return this.calls.templates.listSnapshot(maxAgeMs);
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { listRecords, paginate } from "./pagination.js";
+import { listRecords, paginate, walkProvesTokenAbsent } from "./pagination.js";
+import { withClientTokenMarker } from "./schemas/create.js";
 import type { Page } from "./schemas/data.js";
 
 function pagesOf(rows: number[], pageSizeCap = Number.POSITIVE_INFINITY, withTotal = true) {
@@ -108,5 +109,38 @@ describe("paginate", () => {
       ]),
       complete: false,
     });
+  });
+});
+
+describe("walkProvesTokenAbsent", () => {
+  type Listed = { id: number; description?: string };
+  // An incomplete walk: the service ignores pageNo, answering page 1 again.
+  const walk = (records: Listed[], complete = true) =>
+    paginate<Listed>(
+      async (pageNo) =>
+        complete
+          ? { records: pageNo === 1 ? records : [], pageNo, totalRows: records.length }
+          : { records, pageNo: 1, totalRows: records.length + 1 },
+      (r) => String(r.id),
+      10,
+    );
+  const marked = (id: number, token: string) => ({
+    id,
+    description: withClientTokenMarker("d", token),
+  });
+
+  it("proves absent a token no record carries, from a complete walk whose records all have a description", async () => {
+    expect(
+      await walkProvesTokenAbsent(walk([marked(1, "a"), { id: 2, description: "" }]), "b"),
+    ).toBe(true);
+    expect(await walkProvesTokenAbsent(walk([]), "b")).toBe(true);
+  });
+
+  it.each([
+    ["a record carries it", [marked(1, "a"), marked(2, "b")], true],
+    ["a record has no description", [marked(1, "a"), { id: 2 }], true],
+    ["the walk was incomplete", [marked(1, "a")], false],
+  ])("proves nothing when %s", async (_why, records: Listed[], complete: boolean) => {
+    expect(await walkProvesTokenAbsent(walk(records, complete), "b")).toBe(false);
   });
 });

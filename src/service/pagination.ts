@@ -9,6 +9,7 @@
  * page when one is inserted before it; the walk yields each identity once, so a lookup
  * never sees the same resource twice.
  */
+import { clientTokenInDescription } from "./schemas/create.js";
 import type { Page } from "./schemas/data.js";
 
 /** Page size the iterators ask for. The spec shows no default or maximum. */
@@ -97,4 +98,39 @@ export async function listIdentities<T>(
 ): Promise<ListedIds> {
   const { records, complete } = await listRecords(walk, identity);
   return { ids: new Set(records.keys()), complete };
+}
+
+/**
+ * Whether `walk` (one walk, started now) proves that no record is the one `sought`
+ * looks for: the walk was complete and every record carries the field `sought` reads
+ * (`carries`); a record without it, or an incomplete walk, proves nothing.
+ */
+export async function walkProvesAbsent<T>(
+  walk: AsyncGenerator<T, PageWalkEnd, undefined>,
+  carries: (record: T) => boolean,
+  sought: (record: T) => boolean,
+): Promise<boolean> {
+  let carried = true;
+  let found = false;
+  for (;;) {
+    const next = await walk.next();
+    if (next.done) return next.value.complete && carried && !found;
+    if (!carries(next.value)) carried = false;
+    if (sought(next.value)) found = true;
+  }
+}
+
+/**
+ * {@link walkProvesAbsent} for a create's client token, which travels at the end of
+ * the description (schemas/create.ts): every record must carry a description.
+ */
+export function walkProvesTokenAbsent<T extends { description?: string | undefined }>(
+  walk: AsyncGenerator<T, PageWalkEnd, undefined>,
+  token: string,
+): Promise<boolean> {
+  return walkProvesAbsent(
+    walk,
+    (r) => r.description !== undefined,
+    (r) => clientTokenInDescription(r.description) === token,
+  );
 }

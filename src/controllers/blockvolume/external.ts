@@ -28,7 +28,7 @@ import type {
   SentCreate,
   UpdateResult,
 } from "../managed/call.js";
-import type { KindClient } from "../managed/external-client.js";
+import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   ATTACHMENT_ANNOTATION,
@@ -120,6 +120,10 @@ export class BlockVolumeExternalClient
 
   lookupByToken({ obj }: VolumeCall, { token }: SentCreate): Promise<string[] | undefined> {
     return this.volumes.findVolumeIdsByClientToken(token, volumeName(obj));
+  }
+
+  async tokenAbsence(_call: VolumeCall, { token }: SentCreate): Promise<TokenAbsence> {
+    return absenceVerdict(await this.volumes.provesVolumeTokenAbsent(token));
   }
 
   listIds(): Promise<ListedIds | undefined> {

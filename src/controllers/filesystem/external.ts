@@ -31,7 +31,7 @@ import type {
   SentCreate,
   UpdateResult,
 } from "../managed/call.js";
-import type { KindClient } from "../managed/external-client.js";
+import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   type DesiredMount,
@@ -98,6 +98,13 @@ export class FileSystemExternalClient
     { token }: SentCreate,
   ): Promise<string[] | undefined> {
     return this.fileSystems.findIdsByClientToken(token, fileSystemName(obj));
+  }
+
+  async tokenAbsence(
+    _call: ManagedCall<FileSystemObject>,
+    { token }: SentCreate,
+  ): Promise<TokenAbsence> {
+    return absenceVerdict(await this.fileSystems.provesTokenAbsent(token));
   }
 
   listIds(): Promise<ListedIds | undefined> {

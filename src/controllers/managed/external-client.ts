@@ -86,7 +86,15 @@ export interface TokenLookup<T extends ManagedObject, Refs = unknown> {
    * "Undecided" otherwise (absence then proves nothing). Without it, a create the
    * lookup never finds stops as CreateOutcomeUnknown.
    */
-  tokenAbsence?(call: ManagedCall<T, Refs>, create: SentCreate): Promise<"Absent" | "Undecided">;
+  tokenAbsence?(call: ManagedCall<T, Refs>, create: SentCreate): Promise<TokenAbsence>;
+}
+
+/** What one walk of a kind's list says of a create's token ({@link TokenLookup.tokenAbsence}). */
+export type TokenAbsence = "Absent" | "Undecided";
+
+/** The verdict of a list walk that `proved` the token absent (undefined: no list). */
+export function absenceVerdict(proved: boolean | undefined): TokenAbsence {
+  return proved === true ? "Absent" : "Undecided";
 }
 
 /** Opt-in: the kind's list, as evidence that a resource is gone and for routine polls. */

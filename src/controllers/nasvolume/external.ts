@@ -25,7 +25,12 @@ import type {
   SubscriptionPoll,
   UpdateResult,
 } from "../managed/call.js";
-import type { Connection, KindClient } from "../managed/external-client.js";
+import {
+  absenceVerdict,
+  type Connection,
+  type KindClient,
+  type TokenAbsence,
+} from "../managed/external-client.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import { SCALE_ANNOTATION, type ScaleRecord } from "./capacity.js";
 import {
@@ -145,8 +150,8 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
   async tokenAbsence(
     _call: ManagedCall<NasVolumeObject>,
     { token }: SentCreate,
-  ): Promise<"Absent" | "Undecided"> {
-    return (await this.service.nas.provesTokenAbsent(token)) === true ? "Absent" : "Undecided";
+  ): Promise<TokenAbsence> {
+    return absenceVerdict(await this.service.nas.provesTokenAbsent(token));
   }
 
   listIds(): Promise<ListedIds | undefined> {

@@ -30,7 +30,7 @@ import type {
 } from "../managed/call.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { createMayHaveHappened } from "../managed/create-recovery.js";
-import type { KindClient } from "../managed/external-client.js";
+import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
 import { BINDING_REFUSALS, parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
 import {
   APPLIED_ANNOTATION,
@@ -152,6 +152,10 @@ export class TemplateExternalClient
   async lookupByToken(call: Call): Promise<string[] | undefined> {
     if (!this.service.isEndpointEnabled("listTemplates")) return undefined;
     return this.idsNamed(templateName(call.obj));
+  }
+
+  async tokenAbsence(call: Call): Promise<TokenAbsence> {
+    return absenceVerdict(await this.service.templates.provesNameAbsent(templateName(call.obj)));
   }
 
   async observe(call: Call, id: string): Promise<Observation<TrainingTemplate>> {

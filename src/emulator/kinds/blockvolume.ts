@@ -17,6 +17,7 @@ import {
   fuzzyMatch,
   type Handler,
   type HandlerContext,
+  listedRecord,
   pageOfRecords,
   parseBody,
   queryText,
@@ -49,7 +50,7 @@ function list(ctx: HandlerContext): unknown {
     matching.push(v);
   }
   const page = pageOfRecords(matching, ctx);
-  return { ...page, records: page.records.map(volumeView) };
+  return { ...page, records: page.records.map((v) => listedRecord(volumeView(v), state)) };
 }
 
 /** The block volume operations, by endpoint name. */

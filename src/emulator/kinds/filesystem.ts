@@ -19,6 +19,7 @@ import {
   fuzzyMatch,
   type Handler,
   type HandlerContext,
+  listedRecord,
   notFound,
   pageOfRecords,
   parseBody,
@@ -99,7 +100,7 @@ function list(ctx: HandlerContext): unknown {
     (fs) => state.isListed(fs) && fuzzyMatch(fs.name, name),
   );
   const page = pageOfRecords(matching, ctx);
-  return { ...page, records: page.records.map(fileSystemView) };
+  return { ...page, records: page.records.map((fs) => listedRecord(fileSystemView(fs), state)) };
 }
 
 /** A mount of a file system. */

@@ -20,6 +20,7 @@ import {
   fuzzyMatch,
   type Handler,
   type HandlerContext,
+  listedRecord,
   pageOfRecords,
   parseBody,
   queryInt,
@@ -139,7 +140,7 @@ function list(ctx: HandlerContext): unknown {
     matching.push(n);
   }
   const page = pageOfRecords(matching, ctx);
-  return { ...page, records: page.records.map((n) => nasView(n, state)) };
+  return { ...page, records: page.records.map((n) => listedRecord(nasView(n, state), state)) };
 }
 
 /** A NAS instance record, its status word in the letter case of `nasStatusCase`. */

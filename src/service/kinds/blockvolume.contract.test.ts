@@ -158,6 +158,24 @@ describe("block volumes", () => {
     expect(page.records.map((v) => v.id)).toEqual([marked]);
   });
 
+  it("proves a token absent only from a complete walk whose records all carry a description", async () => {
+    await client.createVolume({
+      name: "marked",
+      sizeGB: 5,
+      volumeType: "hdd",
+      description: withClientTokenMarker("mine", "tok-3"),
+    });
+    expect(await client.provesVolumeTokenAbsent("tok-3")).toBe(false);
+    expect(await client.provesVolumeTokenAbsent("tok-never-sent")).toBe(true);
+    svc.emulator.state.behaviour.listsOmitDescription = true;
+    try {
+      expect(await client.provesVolumeTokenAbsent("tok-never-sent")).toBe(false);
+      expect(await client.findVolumeIdsByClientToken("tok-3")).toEqual([]);
+    } finally {
+      svc.emulator.state.behaviour.listsOmitDescription = false;
+    }
+  });
+
   it("shows a volume attached elsewhere through the admin API, as someone else would", async () => {
     const id = await availableVolume();
     await svc.admin.setVolumeState(id, { status: "in-use", instanceId: "cci-0002" });
@@ -169,6 +187,7 @@ describe("block volumes", () => {
   it("answers undefined for the token lookup when the list is disabled", async () => {
     const c = new BlockVolumeService(svc.newClient({ endpoints: { listVolumes: null } }));
     expect(await c.findVolumeIdsByClientToken("tok")).toBeUndefined();
+    expect(await c.provesVolumeTokenAbsent("tok")).toBeUndefined();
     expect(await c.listVolumeIds()).toBeUndefined();
   });
 });

@@ -12,7 +12,13 @@ import { z } from "zod";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import { ListSnapshot, type ListSnapshotView } from "../list-snapshot.js";
 import type { OperationCaller } from "../operation-caller.js";
-import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
+import {
+  type ListedIds,
+  listIdentities,
+  type PageWalkEnd,
+  paginate,
+  walkProvesTokenAbsent,
+} from "../pagination.js";
 import {
   type BlockVolume,
   blockVolumeSchema,
@@ -177,6 +183,15 @@ export class BlockVolumeService {
   async listVolumeIds(): Promise<ListedIds | undefined> {
     if (this.caller.operationState("listVolumes") === "disabled") return undefined;
     return listIdentities(this.iterateVolumes(), (v) => v.id);
+  }
+
+  /**
+   * Whether one walk of the whole volume list, started now, proves that no volume
+   * carries `token` (`walkProvesTokenAbsent`); undefined when the list is disabled.
+   */
+  async provesVolumeTokenAbsent(token: string): Promise<boolean | undefined> {
+    if (this.caller.operationState("listVolumes") === "disabled") return undefined;
+    return walkProvesTokenAbsent(this.iterateVolumes(), token);
   }
 
   /**

@@ -76,6 +76,19 @@ describe("file systems", () => {
     expect((await client.listIds())?.ids).toEqual(new Set([id]));
   });
 
+  it("proves a token absent only from a complete walk whose records all carry a description", async () => {
+    await availableFileSystem("shared", "tok-3");
+    expect(await client.provesTokenAbsent("tok-3")).toBe(false);
+    expect(await client.provesTokenAbsent("tok-never-sent")).toBe(true);
+    svc.emulator.state.behaviour.listsOmitDescription = true;
+    try {
+      expect(await client.provesTokenAbsent("tok-never-sent")).toBe(false);
+      expect(await client.findIdsByClientToken("tok-3")).toEqual([]);
+    } finally {
+      svc.emulator.state.behaviour.listsOmitDescription = false;
+    }
+  });
+
   it("refuses a create without the size, before sending it", async () => {
     const err = await failure(client.create({ name: "x" } as never));
     expect(err).toBeInstanceOf(ServiceInvalidRequestError);

@@ -10,7 +10,13 @@
 import { z } from "zod";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import type { OperationCaller } from "../operation-caller.js";
-import { type ListedIds, listIdentities, type PageWalkEnd, paginate } from "../pagination.js";
+import {
+  type ListedIds,
+  listIdentities,
+  type PageWalkEnd,
+  paginate,
+  walkProvesTokenAbsent,
+} from "../pagination.js";
 import { clientTokenInDescription } from "../schemas/create.js";
 import { type Page, pageOf } from "../schemas/data.js";
 import {
@@ -112,6 +118,15 @@ export class FileSystemOperations {
       return Promise.resolve(undefined);
     }
     return listIdentities(this.iterate(), (fs) => fs.id);
+  }
+
+  /**
+   * Whether one walk of the whole file system list, started now, proves that no file
+   * system carries `token` (`walkProvesTokenAbsent`); undefined when the list is disabled.
+   */
+  async provesTokenAbsent(token: string): Promise<boolean | undefined> {
+    if (this.caller.operationState("listFileSystems") === "disabled") return undefined;
+    return walkProvesTokenAbsent(this.iterate(), token);
   }
 
   /**

@@ -159,6 +159,12 @@ describe("NAS subscription", () => {
     await subscribedNas(200, "tok-c");
     expect(await client.provesNasTokenAbsent("tok-c")).toBe(false);
     expect(await client.provesNasTokenAbsent("tok-never-sent")).toBe(true);
+    svc.emulator.state.behaviour.listsOmitDescription = true;
+    try {
+      expect(await client.provesNasTokenAbsent("tok-never-sent")).toBe(false);
+    } finally {
+      svc.emulator.state.behaviour.listsOmitDescription = false;
+    }
   });
 });
 

@@ -13,7 +13,7 @@ import { assumed, documented, type EndpointDeclarations } from "../endpoint-defi
 import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
-import type { ListedIds, PageWalkEnd } from "../pagination.js";
+import { type ListedIds, type PageWalkEnd, walkProvesTokenAbsent } from "../pagination.js";
 import {
   clientTokenInDescription,
   type SubscriptionResult,
@@ -254,15 +254,7 @@ export class NasOperations {
    */
   async provesTokenAbsent(token: string): Promise<boolean | undefined> {
     if (!this.list.enabled) return undefined;
-    const walk = this.iterate({});
-    let carried = true;
-    let found = false;
-    for (;;) {
-      const next = await walk.next();
-      if (next.done) return next.value.complete && carried && !found;
-      if (next.value.description === undefined) carried = false;
-      if (clientTokenInDescription(next.value.description) === token) found = true;
-    }
+    return walkProvesTokenAbsent(this.iterate({}), token);
   }
 
   /**

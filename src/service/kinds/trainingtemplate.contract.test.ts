@@ -60,6 +60,14 @@ describe("templates", () => {
     expect(after?.env).toBeUndefined();
   });
 
+  it("proves a name absent only from a complete walk of the whole list", async () => {
+    await client.createTemplate({ name: "bert", image: "i" });
+    expect(await client.provesTemplateNameAbsent("bert")).toBe(false);
+    expect(await client.provesTemplateNameAbsent("bert-2")).toBe(true);
+    const off = svc.newClient({ endpoints: { listTemplates: null } });
+    expect(await off.provesTemplateNameAbsent("bert-2")).toBeUndefined();
+  });
+
   it("refuses to update or delete a template that does not exist", async () => {
     expect(await failure(client.updateTemplate("tpl-404", { name: "x" }))).toBeInstanceOf(
       ServiceNotFoundError,

@@ -12,7 +12,7 @@ import { assumed, documented, type EndpointDeclarations } from "../endpoint-defi
 import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
-import type { PageWalkEnd } from "../pagination.js";
+import { type PageWalkEnd, walkProvesAbsent } from "../pagination.js";
 import { emptyData, type Page } from "../schemas/data.js";
 import {
   IMAGE_TYPES,
@@ -174,6 +174,20 @@ export class TemplateOperations {
     query: Omit<TemplateListQuery, "pageNo"> = {},
   ): AsyncGenerator<TrainingTemplate, PageWalkEnd, undefined> {
     return this.list.iterate(query);
+  }
+
+  /**
+   * Whether one walk of the whole template list, started now, proves that no template is
+   * named `name` (a template's identity: its create carries no token) (`walkProvesAbsent`);
+   * undefined when the list is disabled.
+   */
+  async provesNameAbsent(name: string): Promise<boolean | undefined> {
+    if (!this.list.enabled) return undefined;
+    return walkProvesAbsent(
+      this.iterate(),
+      (t) => t.name !== undefined,
+      (t) => t.name === name,
+    );
   }
 
   /** The whole template list by id, at most `maxAgeMs` old (see `KindList.read`). */
