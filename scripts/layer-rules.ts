@@ -27,15 +27,15 @@ export interface Rule {
 
 /**
  * What the emulator may take from src/service: the wire (request and response shapes,
- * ids and timestamps: schemas/, and a kind's own in its module of kinds/ with its
- * endpoint rows), the endpoint table that routes it, and the client its test harness
+ * ids and timestamps: schemas/, and a kind's own in its module of kinds/, or a part of
+ * it `<kind>.<part>.ts`, with its endpoint rows), the endpoint table that routes it, and the client its test harness
  * (harness.ts) hands out. Never the operator's own rules (they live in src/controllers,
  * e.g. the NAS capacity rule of controllers/nasvolume/decisions.ts, or in service modules
  * outside this list): the emulator reads the spec on its own, so that a misreading on
  * either side shows as a failing test instead of agreeing with itself.
  */
 export const EMULATOR_SERVICE_MODULES =
-  /^(schemas\/[a-z0-9-]+|kinds\/[a-z0-9]+|endpoints|client)\.ts$/;
+  /^(schemas\/[a-z0-9-]+|kinds\/[a-z0-9]+(\.[a-z0-9-]+)?|endpoints|client)\.ts$/;
 
 /**
  * What the service may take from src/runtime: the SOCKS5 tunnels its calls open as the

@@ -24,11 +24,12 @@ import type {
   ScaleNasRequest,
   SubscribeNasRequest,
 } from "./kinds/nasvolume.js";
+import type { CreateTrainingTaskRequest } from "./kinds/trainingjob.create.js";
+import type { TrainingTaskListQuery } from "./kinds/trainingjob.js";
+import type { OpenPodPortRequest } from "./kinds/trainingjob.pods.js";
 import type { TemplateListQuery, TrainingTemplateInput } from "./kinds/trainingtemplate.js";
 import type { OperationAvailability, OperationVerdict } from "./operation-availability.js";
 import type { OperationArgs, OperationCaller, OperationState } from "./operation-caller.js";
-import type { OpenPodPortRequest } from "./schemas/pods.js";
-import type { CreateTrainingTaskRequest, TrainingTaskListQuery } from "./schemas/training.js";
 
 export type { ServiceClientOptions } from "./client-options.js";
 

@@ -59,6 +59,9 @@ export type {
   ScaleNasRequest,
   SubscribeNasRequest,
 } from "./kinds/nasvolume.js";
+export type { CreateTrainingTaskRequest } from "./kinds/trainingjob.create.js";
+export type { TrainingTaskListQuery } from "./kinds/trainingjob.js";
+export type { OpenPodPortRequest } from "./kinds/trainingjob.pods.js";
 export type {
   TemplateListQuery,
   TemplateResource,
@@ -112,13 +115,7 @@ export type {
 } from "./schemas/file-systems.js";
 export { storageStateClass } from "./schemas/file-systems.js";
 export { NAS_STATUSES, type NasInstance, type NasProduct } from "./schemas/nas.js";
-export type {
-  OpenPodPortRequest,
-  OpenPort,
-  PodOpenPorts,
-  PodResource,
-  TrainingPod,
-} from "./schemas/pods.js";
+export type { OpenPort, PodOpenPorts, PodResource, TrainingPod } from "./schemas/pods.js";
 export {
   isServiceId,
   matchEnum,
@@ -129,10 +126,5 @@ export {
 } from "./schemas/primitives.js";
 export type { StorageConfigItem, TaskResource } from "./schemas/storage-config.js";
 export type { TrainingTemplate } from "./schemas/template.js";
-export type {
-  CreateTrainingTaskRequest,
-  TrainingProduct,
-  TrainingTask,
-  TrainingTaskListQuery,
-} from "./schemas/training.js";
+export type { TrainingProduct, TrainingTask } from "./schemas/training.js";
 export type { RequestObservation } from "./transport-options.js";

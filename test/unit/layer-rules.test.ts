@@ -80,6 +80,7 @@ describe("layerViolations", () => {
       'import { ServiceAccount } from "../../service/account.js";',
       'import { KindList } from "../../service/kind-list.js";',
       'import { endpoints } from "../../service/kinds/nasvolume.js";',
+      'import { openPodPortBodySchema } from "../../service/kinds/trainingjob.pods.js";',
       'import { decide } from "../../controllers/nasvolume/decisions.js";',
     ].join("\n");
     const violations = check("emulator", text);

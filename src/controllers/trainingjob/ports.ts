@@ -8,7 +8,7 @@
  */
 import type { TrainingJobPort } from "../../crds/trainingjob.js";
 import { type PortProtocol, ServiceError } from "../../service/index.js";
-import type { TrainingTaskOperations } from "../../service/kinds/trainingjob.js";
+import type { TrainingPodOperations } from "../../service/kinds/trainingjob.pods.js";
 import type { PodObservation } from "./remote.js";
 
 /** One port change on one pod. */
@@ -67,7 +67,7 @@ export function describePortActions(actions: readonly PortAction[]): string {
 
 /** Opens a port; a 409 (already open, e.g. opened meanwhile) counts as done. */
 export async function openPort(
-  tasks: TrainingTaskOperations,
+  tasks: TrainingPodOperations,
   id: string,
   a: PortAction & { action: "open" },
 ) {

@@ -15,7 +15,7 @@ import {
   ServiceOperationMissingError,
   type TrainingPod,
 } from "../../service/index.js";
-import type { TrainingTaskOperations } from "../../service/kinds/trainingjob.js";
+import type { TrainingPodOperations } from "../../service/kinds/trainingjob.pods.js";
 import type { TrainingJobObject } from "./objects.js";
 import type { PodObservation } from "./remote.js";
 
@@ -39,7 +39,7 @@ function isDisabled(err: unknown): boolean {
  * port list it does not answer for that part: the task is still observed.
  */
 export async function observePods(
-  tasks: TrainingTaskOperations,
+  tasks: TrainingPodOperations,
   id: string,
 ): Promise<{ pods?: PodObservation[]; note?: string }> {
   let pods: TrainingPod[];

@@ -4,7 +4,10 @@
  * port while the task runs, and their wire views.
  */
 import type { EndpointName } from "../../service/endpoints.js";
-import { closePodPortBodySchema, openPodPortBodySchema } from "../../service/schemas/pods.js";
+import {
+  closePodPortBodySchema,
+  openPodPortBodySchema,
+} from "../../service/kinds/trainingjob.pods.js";
 import {
   badRequest,
   conflict,

@@ -6,11 +6,11 @@
  * trainingjob.pods.ts. `taskView` is a task on the wire.
  */
 import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
+import { createTrainingTaskBodySchema } from "../../service/kinds/trainingjob.create.js";
 import {
-  createTrainingTaskBodySchema,
   saveAsTemplateBodySchema,
   updateTaskDescBodySchema,
-} from "../../service/schemas/training.js";
+} from "../../service/kinds/trainingjob.js";
 import {
   badRequest,
   fuzzyMatch,

@@ -1,6 +1,6 @@
 /**
- * Contract: the pods of a training task and their ports (kinds/trainingjob.ts), client
- * against the emulator: the happy path and the service's refusals of each.
+ * Contract: the pods of a training task and their ports (kinds/trainingjob.pods.ts),
+ * client against the emulator: the happy path and the service's refusals of each.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";

@@ -1,11 +1,15 @@
 /**
  * The TrainingJob kind's service operations: the training product catalog, the task
  * create (asynchronous) and its result, the task's detail, description, storages and
- * save-as-template as the spec documents them, its pods and their ports, and the list,
- * pod list and delete this project assumes (docs/service-assumptions.md). `endpoints`
- * joins the endpoint table (generated kinds/index.ts); the account's calls
- * (`AccountCalls`) hold one {@link TrainingTaskOperations}.
+ * save-as-template as the spec documents them, and the list and delete this project
+ * assumes (docs/service-assumptions.md), with the bodies they send and the list query
+ * (the records they answer: schemas/training.ts). Two parts are modules of their own:
+ * the create request (trainingjob.create.ts) and the pods with their ports
+ * (trainingjob.pods.ts). `endpoints` joins the endpoint table (generated
+ * kinds/index.ts); the account's calls (`AccountCalls`) hold one
+ * {@link TrainingTaskOperations}.
  */
+import { z } from "zod";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
@@ -19,32 +23,22 @@ import {
 import { emptyData, listOf, type Page } from "../schemas/data.js";
 import { type NasInstance, nasInstanceSchema } from "../schemas/nas.js";
 import {
-  closePodPortBodySchema,
-  type OpenPodPortRequest,
-  type OpenPort,
-  openPodPortBodySchema,
-  openPodPortResultSchema,
-  type PodOpenPorts,
-  type PodResource,
-  podOpenPortsSchema,
-  podResourceSchema,
-  type TrainingPod,
-  trainingPodSchema,
-} from "../schemas/pods.js";
+  type TrainingProduct,
+  type TrainingTask,
+  trainingProductSchema,
+  trainingTaskSchema,
+} from "../schemas/training.js";
 import {
   type CreateTrainingTaskRequest,
   createTrainingTaskBodySchema,
-  saveAsTemplateBodySchema,
-  type TrainingProduct,
-  type TrainingTask,
-  type TrainingTaskListQuery,
   toCreateTrainingTaskBody,
-  trainingProductSchema,
-  trainingTaskSchema,
-  updateTaskDescBodySchema,
-} from "../schemas/training.js";
+} from "./trainingjob.create.js";
+import { endpoints as podEndpoints, TrainingPodOperations } from "./trainingjob.pods.js";
 
-/** The training task operations of the endpoint table; the delete is off until a path is configured. */
+/**
+ * The training task operations of the endpoint table, its pods' included; the delete is
+ * off until a path is configured.
+ */
 export const endpoints = {
   listTrainingProducts: documented("GET", "/v1/product/list-for-training-task", true),
   createTrainingTask: documented("POST", "/v1/subscription/training/create", false),
@@ -56,16 +50,12 @@ export const endpoints = {
     false,
   ),
   listTrainingTaskStorages: documented("GET", "/v1/training/instance/{id}/storages", true),
-  getPodResource: documented("GET", "/v1/training/instance/{id}/{podName}/resource", true),
-  listPodOpenPorts: documented("GET", "/v1/training/instance/{id}/{podName}/open-port/list", true),
-  closePodPort: documented("POST", "/v1/training/instance/{id}/{podName}/close-port", false),
   // Referenced by the spec without a path.
   getTrainingSubscriptionResult: assumed("GET", "/v1/subscription/training/result/{key}", true),
   listTrainingTasks: assumed("GET", "/v1/training/instance/list", true),
-  listPods: assumed("GET", "/v1/training/instance/{id}/pods", true),
-  openPodPort: assumed("POST", "/v1/training/instance/{id}/{podName}/open-port", false),
   // Not named by the spec.
   deleteTrainingTask: assumed("DELETE", "/v1/training/instance/{id}", true, false),
+  ...podEndpoints,
 } as const satisfies EndpointDeclarations;
 
 /**
@@ -85,15 +75,39 @@ export const DEFAULT_CREATE_TASK_FIELDS = {
 /** Wire names of the assumed create fields (see {@link DEFAULT_CREATE_TASK_FIELDS}). */
 export type CreateTaskFieldNames = Record<keyof typeof DEFAULT_CREATE_TASK_FIELDS, string>;
 
-/** Training products, tasks, their pods and ports, called through the context's caller. */
-export class TrainingTaskOperations {
+/** Body of PUT /v1/training/instance/{id}/desc. */
+export const updateTaskDescBodySchema = z.object({ desc: z.string() });
+
+/** Body of POST /v1/training/instance/{id}/saveAsTemplate. */
+export const saveAsTemplateBodySchema = z.object({
+  name: z.string().min(1),
+  desc: z.string().optional(),
+});
+
+/** Query of the task list (an operation the spec refers to without a shape). */
+export interface TrainingTaskListQuery {
+  pageNo?: number;
+  pageSize?: number;
+  /** Fuzzy match on the task name. */
+  name?: string;
+  status?: string;
+  aidcId?: number;
+}
+
+/**
+ * Training products, tasks, and (from {@link TrainingPodOperations}) their pods and
+ * ports, called through the context's caller.
+ */
+export class TrainingTaskOperations extends TrainingPodOperations {
   private listView: KindList<TrainingTask, TrainingTaskListQuery> | undefined;
 
   /** `createTaskFields`: wire names of the task create's assumed fields. */
   constructor(
-    private readonly ctx: OperationsContext,
+    ctx: OperationsContext,
     private readonly createTaskFields: CreateTaskFieldNames = DEFAULT_CREATE_TASK_FIELDS,
-  ) {}
+  ) {
+    super(ctx);
+  }
 
   /** The task list, walked at most once per asked age for every TrainingJob; made at first use. */
   private get list(): KindList<TrainingTask, TrainingTaskListQuery> {
@@ -177,56 +191,6 @@ export class TrainingTaskOperations {
       { params: { id } },
       listOf(nasInstanceSchema),
     );
-  }
-
-  /** The pods of a task (assumed endpoint). */
-  pods(taskId: string): Promise<TrainingPod[]> {
-    return this.ctx.caller.request(
-      "listPods",
-      { params: { id: taskId } },
-      listOf(trainingPodSchema),
-    );
-  }
-
-  /** Containers and volumes of one pod of a task. */
-  podResource(id: string, podName: string): Promise<PodResource> {
-    return this.ctx.caller.request(
-      "getPodResource",
-      { params: { id, podName } },
-      podResourceSchema,
-    );
-  }
-
-  /** System and custom open ports of one pod. */
-  podOpenPorts(id: string, podName: string): Promise<PodOpenPorts> {
-    return this.ctx.caller.request(
-      "listPodOpenPorts",
-      { params: { id, podName } },
-      podOpenPortsSchema,
-    );
-  }
-
-  /** Opens a custom port (assumed endpoint); returns it when the answer says, else undefined. */
-  async openPort(
-    id: string,
-    podName: string,
-    req: OpenPodPortRequest,
-  ): Promise<OpenPort | undefined> {
-    const body = this.ctx.caller.checkedBody("openPodPort", openPodPortBodySchema, {
-      port: req.port,
-      protocol: req.protocol,
-    });
-    return this.ctx.caller.request(
-      "openPodPort",
-      { params: { id, podName }, body },
-      openPodPortResultSchema,
-    );
-  }
-
-  /** Closes a previously opened port of a pod. */
-  async closePort(id: string, podName: string, port: number): Promise<void> {
-    const body = this.ctx.caller.checkedBody("closePodPort", closePodPortBodySchema, { port });
-    return this.ctx.caller.request("closePodPort", { params: { id, podName }, body }, emptyData);
   }
 
   /** One page of the task list (assumed endpoint). */

@@ -1,12 +1,12 @@
 /**
- * Pods of a training task: the pod list (an operation the spec refers to without a
- * shape), a pod's containers and volumes, and its open ports.
+ * Pods of a training task as the service answers them: the pod list (an operation the
+ * spec refers to without a shape), a pod's containers and volumes, its open ports and
+ * the answer of an open-port (the port operations' bodies are declared beside the
+ * operations, in kinds/trainingjob.pods.ts).
  */
 import { z } from "zod";
-import { PORT_PROTOCOLS, type PortProtocol } from "./enums.js";
 import {
   idString,
-  lenientEnum,
   optionalBoolean,
   optionalInt,
   optionalString,
@@ -95,21 +95,6 @@ export const podOpenPortsSchema = z.object({
 
 /** The open ports of a pod. */
 export type PodOpenPorts = z.infer<typeof podOpenPortsSchema>;
-
-/** Body of the assumed POST …/{podName}/open-port. */
-export const openPodPortBodySchema = z.object({
-  port: z.int().min(1).max(65535),
-  protocol: lenientEnum(PORT_PROTOCOLS),
-});
-
-/** A custom port to open on a pod. */
-export interface OpenPodPortRequest {
-  port: number;
-  protocol: PortProtocol;
-}
-
-/** Body of POST …/{podName}/close-port. */
-export const closePodPortBodySchema = z.object({ port: z.int().min(1).max(65535) });
 
 /**
  * Answer of the assumed open-port operation: the opened port when the service says,

@@ -4,8 +4,11 @@ import {
   toSubscribeNasBody,
   updateNasMountPathBodySchema,
 } from "../kinds/nasvolume.js";
+import {
+  createTrainingTaskBodySchema,
+  toCreateTrainingTaskBody,
+} from "../kinds/trainingjob.create.js";
 import { toTemplateBody } from "../kinds/trainingtemplate.js";
-import { createTrainingTaskBodySchema, toCreateTrainingTaskBody } from "./training.js";
 
 const task = {
   name: "t",
