@@ -47,6 +47,8 @@ export interface ChaosFindings {
   total: number;
   notReady: string[];
   createOutcomeUnknown: { name: string; message: string }[];
+  /** `Kind/name` of each object whose lost create the operator sent again (Warning CreateRepeated). */
+  createsRepeated: string[];
   /** Lines of the operator's log that were searched for the key. */
   logLines: number;
   apiKeyInLogLines: number;
@@ -54,6 +56,12 @@ export interface ChaosFindings {
   apiKeyInObjects: number;
   eventsChecked: number;
   violations: string[];
+}
+
+/** The object an Event is about. */
+interface ObjectRef {
+  kind?: string;
+  name?: string;
 }
 
 interface Condition {
@@ -198,6 +206,16 @@ export async function checkInvariants(args: {
     ).items ?? []),
   ];
   const apiKeyInEvents = events.filter((e) => JSON.stringify(e).includes(apiKey)).length;
+  // Both APIs show the same Events: each object once.
+  const repeated = new Set<string>();
+  for (const e of events as {
+    reason?: string;
+    regarding?: ObjectRef;
+    involvedObject?: ObjectRef;
+  }[]) {
+    const about = e.regarding ?? e.involvedObject;
+    if (e.reason === "CreateRepeated" && about) repeated.add(`${about.kind}/${about.name}`);
+  }
   if (apiKeyInEvents > 0) violations.push(`the API key is in ${apiKeyInEvents} Event(s)`);
   const apiKeyInObjects = objects.filter((o) => JSON.stringify(o).includes(apiKey)).length;
   if (apiKeyInObjects > 0) violations.push(`the API key is in ${apiKeyInObjects} object(s)`);
@@ -222,6 +240,7 @@ export async function checkInvariants(args: {
     total,
     notReady,
     createOutcomeUnknown: unknown,
+    createsRepeated: [...repeated].sort(),
     logLines: log.split("\n").filter(Boolean).length,
     apiKeyInLogLines,
     apiKeyInEvents,
