@@ -159,7 +159,7 @@ export const serviceSchema = z
       .boolean()
       .default(true)
       .describe(
-        "After `listVisibilityWindowMs`, create again (once, with a new client token and a Warning event) a create of unknown outcome whose resource is absent from two complete listings in a row whose records all carry the description the token travels in (NasVolume, BlockVolume, FileSystem; a TrainingTemplate: no record listed has its name). `false` for a service whose orders can appear later than any window: such a create then stops with `CreateOutcomeUnknown`.",
+        "After `listVisibilityWindowMs`, create again (once, with a new client token and a Warning event) a create of unknown outcome whose resource is absent from two complete listings in a row whose records all carry the field the token travels in (the description of a NAS, volume or file system, a task's env; a TrainingTemplate: no record listed has its name). `false` for a service whose orders can appear later than any window: such a create then stops with `CreateOutcomeUnknown`.",
       ),
     nasScaleSettleMs: ms
       .default(DEFAULT_NAS_SCALE_SETTLE_MS)

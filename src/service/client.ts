@@ -238,6 +238,9 @@ export class ServiceClient implements OperationCaller {
   findTrainingTaskIdsByClientToken(token: string, name?: string) {
     return this.calls.tasks.findIdsByClientToken(token, name);
   }
+  provesTrainingTaskTokenAbsent(token: string) {
+    return this.calls.tasks.provesTokenAbsent(token);
+  }
 
   // --- templates: TemplateOperations (kinds/trainingtemplate.ts) ---------------------
 

@@ -165,7 +165,9 @@ describe("after the list visibility window", () => {
   }, 60_000);
 
   it("stops with CreateOutcomeUnknown, and setting external-id adopts the task the create made", async () => {
-    const { op, jobs } = await start("outcome-adopt", 3_000);
+    // A task listed later than any window: only service.recreateLostCreates false keeps
+    // its create from being sent again once the list shows no task with its token.
+    const { op, jobs } = await start("outcome-adopt", 3_000, false);
     emulator.state.behaviour.listVisibilityDelayMs = 600_000;
     emulator.faults.set([actsThenFails("createTrainingTask")]);
     await jobs.create("adopt", jobSpec);

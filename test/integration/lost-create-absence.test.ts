@@ -4,7 +4,8 @@
  * the operator is stopped). The next operator finds no resource with the marker's
  * token; past the list visibility window, a BlockVolume's or FileSystem's list, whose
  * records all carry the description the token travels in, proves it absent (a
- * TrainingTemplate's: no template listed has its name, the template's identity), and the
+ * TrainingJob's: no task's env has it; a TrainingTemplate's: no template listed has its
+ * name, the template's identity), and the
  * create is sent once more with a new token (Warning CreateRepeated). A service whose
  * lists leave the description out (`listsOmitDescription`) proves nothing once it lists
  * any record: the object stops with CreateOutcomeUnknown and nothing is created.
@@ -14,9 +15,11 @@ import { blockVolumeController } from "../../src/controllers/blockvolume/control
 import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
+import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import type { ResourceDescriptor } from "../../src/runtime/resource.js";
@@ -43,6 +46,11 @@ interface Kind {
   remoteNames: (emulator: RunningEmulator) => string[];
 }
 
+const job = {
+  image: "registry.example.com/ml/train:1",
+  productCode: "train.cpu.16",
+  workerCount: 1,
+};
 const KINDS: Record<string, Kind> = {
   BlockVolume: {
     crd: blockVolumeCrd,
@@ -62,13 +70,22 @@ const KINDS: Record<string, Kind> = {
     spec: { sizeGB: 10, mounts: [] },
     remoteNames: (e) => [...e.state.fileSystems.byId.values()].map((f) => f.name),
   },
+  TrainingJob: {
+    crd: trainingJobCrd,
+    controller: (deps) => trainingJobController(deps, { visibilityGraceMs: WINDOW_MS }),
+    endpoint: "createTrainingTask",
+    path: "/v1/subscription/training/create",
+    foreign: { ...job, name: "made-elsewhere", createType: "DIRECT" },
+    spec: job,
+    remoteNames: (e) => [...e.state.tasks.values()].map((t) => t.name),
+  },
   TrainingTemplate: {
     crd: trainingTemplateCrd,
     controller: (deps) => trainingTemplateController(deps, { visibilityGraceMs: WINDOW_MS }),
     endpoint: "createTemplate",
     path: "/v1/training/template/create",
     foreign: { name: "made-elsewhere" },
-    spec: { image: "registry.example.com/ml/train:1", productCode: "train.cpu.16", workerCount: 1 },
+    spec: job,
     remoteNames: (e) => [...e.state.templates.values()].map((t) => String(t.fields.name)),
   },
 };

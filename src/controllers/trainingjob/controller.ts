@@ -101,6 +101,7 @@ export function trainingJobController(
       ...(options.subscriptionPollMs ? { subscriptionPollMs: options.subscriptionPollMs } : {}),
       visibilityGraceMs: options.visibilityGraceMs ?? config.service.listVisibilityWindowMs,
       adoptionNamespaces,
+      recreateLostCreates: config.service.recreateLostCreates,
     },
     indexes: [
       {

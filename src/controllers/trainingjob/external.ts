@@ -1,11 +1,10 @@
 /**
  * The TrainingJob's task behind the generic managed reconciler's ExternalClient:
  * preflight (raw mounts, required fields, product; the references are resolved by the
- * loop's reference step, references.ts), create with the client token as a
- * task env var, subscription polling, lookup by token, observe (detail, storages, pods,
- * their resources and ports, task-parts.ts; on the first look at a task the detail
- * alone), update (description, ports,
- * exposure) and delete.
+ * loop's reference step, references.ts), create with the client token as a task env
+ * var, subscription polling, lookup by token (and its proven absence), observe (detail,
+ * storages, pods, their resources and ports, task-parts.ts; on the first look at a task
+ * the detail alone), update (description, ports, exposure) and delete.
  */
 import { AddressAllowList } from "../../config/cidr.js";
 import { TRAINING_JOB_REASONS } from "../../crds/trainingjob.js";
@@ -20,7 +19,7 @@ import {
 } from "../../service/index.js";
 import { terminalError } from "../event-reasons.js";
 import type { ManagedCall, Observation, UpdateResult } from "../managed/call.js";
-import type { KindClient } from "../managed/external-client.js";
+import { absenceVerdict, type KindClient } from "../managed/external-client.js";
 import { parseOwnerMark } from "../managed/tenancy.js";
 import { EXPOSURE_ADDRESS_REFUSED, EXPOSURE_DISABLED, refusedExposure } from "./expose-sync.js";
 import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads, listedStatusCurrent } from "./listed-task.js";
@@ -69,10 +68,6 @@ export const TASK_ORDER_OPERATIONS = [
   "getTrainingSubscriptionResult",
   "listTrainingTasks",
 ] as const;
-
-function isDisabled(err: unknown): boolean {
-  return err instanceof EndpointDisabledError;
-}
 
 /** The ExternalClient of TrainingJob tasks. */
 export function trainingJobClient(
@@ -175,6 +170,10 @@ export function trainingJobClient(
 
     lookupByToken(call, { token }) {
       return service.tasks.findIdsByClientToken(token, taskNameOf(call.obj));
+    },
+
+    async tokenAbsence(_call, { token }) {
+      return absenceVerdict(await service.tasks.provesTokenAbsent(token));
     },
 
     listIds() {
@@ -290,7 +289,7 @@ export function trainingJobClient(
         await service.tasks.delete(id);
         return "Deleted";
       } catch (err) {
-        if (isDisabled(err)) return "NotConfigured";
+        if (err instanceof EndpointDisabledError) return "NotConfigured";
         if (err instanceof ServiceNotFoundError) return "Deleted";
         throw err;
       }

@@ -264,6 +264,8 @@ describe("the task list", () => {
     const ids = await client.findTrainingTaskIdsByClientToken("tok-17");
     expect(ids).toHaveLength(1);
     expect((await client.getTrainingTask(ids?.[0] as string)).name).toBe("job-17");
+    expect(await client.provesTrainingTaskTokenAbsent("tok-17")).toBe(false);
+    expect(await client.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
   });
 
   it("cannot look up by token when the task list is disabled", async () => {
@@ -272,6 +274,8 @@ describe("the task list", () => {
         .newClient({ endpoints: { listTrainingTasks: null } })
         .findTrainingTaskIdsByClientToken("t"),
     ).toBeUndefined();
+    const off = svc.newClient({ endpoints: { listTrainingTasks: null } });
+    expect(await off.provesTrainingTaskTokenAbsent("t")).toBeUndefined();
   });
 
   it("refuses page 0 (pages start at 1)", async () => {

@@ -14,7 +14,7 @@ import { assumed, documented, type EndpointDeclarations } from "../endpoint-defi
 import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
-import type { ListedIds, PageWalkEnd } from "../pagination.js";
+import { type ListedIds, type PageWalkEnd, walkProvesAbsent } from "../pagination.js";
 import {
   CLIENT_TOKEN_ENV,
   type SubscriptionResult,
@@ -222,16 +222,40 @@ export class TrainingTaskOperations extends TrainingPodOperations {
 
   /**
    * Ids of the tasks whose env carries `token` in `AIDC_CLIENT_TOKEN`, or undefined when
-   * the task list is disabled. `name` narrows the list (fuzzy) before the env is checked;
-   * a record listed without env is read in detail.
+   * the task list is disabled. `name` narrows the list (fuzzy) before the env is checked.
    */
   async findIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
     if (!this.list.enabled) return undefined;
     const ids: string[] = [];
-    for await (const task of this.iterate(name === undefined ? {} : { name })) {
-      const env = task.env ?? (await this.get(task.id)).env;
-      if (env?.[CLIENT_TOKEN_ENV] === token) ids.push(task.id);
+    for await (const task of this.withEnv(name === undefined ? {} : { name })) {
+      if (task.env?.[CLIENT_TOKEN_ENV] === token) ids.push(task.id);
     }
     return ids;
+  }
+
+  /**
+   * Whether one walk of the whole task list, started now, proves that no task carries
+   * `token` (`walkProvesAbsent`: every task's env read); undefined when the list is disabled.
+   */
+  async provesTokenAbsent(token: string): Promise<boolean | undefined> {
+    if (!this.list.enabled) return undefined;
+    return walkProvesAbsent(
+      this.withEnv(),
+      (task) => task.env !== undefined,
+      (task) => task.env?.[CLIENT_TOKEN_ENV] === token,
+    );
+  }
+
+  /** The tasks matching `query`, each with its env: a record listed without it, read in detail. */
+  private async *withEnv(
+    query: Omit<TrainingTaskListQuery, "pageNo"> = {},
+  ): AsyncGenerator<TrainingTask, PageWalkEnd, undefined> {
+    const walk = this.iterate(query);
+    for (;;) {
+      const next = await walk.next();
+      if (next.done) return next.value;
+      const task = next.value;
+      yield task.env ? task : { ...task, env: (await this.get(task.id)).env };
+    }
   }
 }
