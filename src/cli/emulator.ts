@@ -24,6 +24,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   repeatDeleteStatus: string;
   failedOrdersLeaveResources?: boolean;
   listsOmitDescription?: boolean;
+  listsOmitEnv?: boolean;
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
   pageSizeCap: string;
@@ -79,6 +80,7 @@ export function registerEmulatorCommand(program: Command): void {
       "a task or NAS whose order fails after acceptance stays, half made (FAILED, Failed)",
     )
     .option("--lists-omit-description", "NAS, volume and file system lists leave out description")
+    .option("--lists-omit-env", "the task list leaves out env (the detail keeps it)")
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
@@ -182,6 +184,7 @@ export function registerEmulatorCommand(program: Command): void {
       repeatDeleteStatus: nonNegativeInt("repeat-delete-status", flags.repeatDeleteStatus),
       failedOrdersLeaveResources: flags.failedOrdersLeaveResources === true,
       listsOmitDescription: flags.listsOmitDescription === true,
+      listsOmitEnv: flags.listsOmitEnv === true,
       ...Object.fromEntries(
         KIND_SETTING_NAMES.map((name) => [
           name,

@@ -84,6 +84,7 @@ const configPatchSchema = z.strictObject({
   repeatDeleteStatus: z.union([z.literal(0), z.int().min(400).max(499)]).optional(),
   failedOrdersLeaveResources: z.boolean().optional(),
   listsOmitDescription: z.boolean().optional(),
+  listsOmitEnv: z.boolean().optional(),
   ...kindSettingsSchema,
   httpStatusMirrorsEnvelope: z.boolean().optional(),
   unknownIdStatus: z.int().min(400).max(599).optional(),

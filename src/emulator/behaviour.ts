@@ -49,6 +49,12 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * detail would: a create's client token is then found by no list.
    */
   listsOmitDescription: boolean;
+  /**
+   * Whether the task list answers its records without `env` (the detail still has it),
+   * as a service that leaves a task's variables to its detail would: the client then
+   * reads each listed task in detail to find a create's token.
+   */
+  listsOmitEnv: boolean;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */
   httpStatusMirrorsEnvelope: boolean;
   /**
@@ -125,6 +131,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   repeatDeleteStatus: 0,
   failedOrdersLeaveResources: false,
   listsOmitDescription: false,
+  listsOmitEnv: false,
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
   pageSizeCap: 0,

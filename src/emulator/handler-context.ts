@@ -136,12 +136,17 @@ export function fuzzyMatch(value: string | undefined, needle: string | undefined
 
 /**
  * A record as a list answers it: without `description` under the behaviour's
- * `listsOmitDescription` (the detail keeps it).
+ * `listsOmitDescription`, without `env` under `listsOmitEnv` (the detail keeps both).
  */
 export function listedRecord(
   record: Record<string, unknown>,
   state: Pick<EmulatorState, "behaviour">,
 ): Record<string, unknown> {
-  if (!state.behaviour.listsOmitDescription) return record;
-  return Object.fromEntries(Object.entries(record).filter(([k]) => k !== "description"));
+  const { listsOmitDescription, listsOmitEnv } = state.behaviour;
+  if (!listsOmitDescription && !listsOmitEnv) return record;
+  return Object.fromEntries(
+    Object.entries(record).filter(
+      ([k]) => !(listsOmitDescription && k === "description") && !(listsOmitEnv && k === "env"),
+    ),
+  );
 }

@@ -111,6 +111,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     "repeatDeleteStatus",
     "failedOrdersLeaveResources",
     "listsOmitDescription",
+    "listsOmitEnv",
     ...KIND_SETTING_NAMES,
     "httpStatusMirrorsEnvelope",
     "unknownIdStatus",

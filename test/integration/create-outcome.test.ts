@@ -3,7 +3,8 @@
  * create the service carries out and then answers with HTTP 500 is never sent again,
  * however late the new resource shows in the list; after the list visibility window
  * the object stops with CreateOutcomeUnknown, and both ways out work (remove
- * create-pending: one new create; set external-id: adopted).
+ * create-pending: one new create; set external-id: adopted). A task list without env
+ * (`listsOmitEnv`) still finds the task: its detail shows the token.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
@@ -40,6 +41,7 @@ afterEach(async () => {
   for (const op of operators.splice(0)) await op.stop();
   emulator.faults.clear();
   emulator.state.behaviour.listVisibilityDelayMs = 0;
+  emulator.state.behaviour.listsOmitEnv = false;
 });
 afterAll(async () => {
   await emulator?.stop();
@@ -111,6 +113,21 @@ describe("a create that acts and then answers HTTP 500", () => {
     await nas.waitForEvents("late", ["Recovered"]);
     await jobs.waitForEvents("late", ["Recovered"]);
   }, 90_000);
+});
+
+describe("a task create that acts and answers HTTP 500, listed without env", () => {
+  it("is adopted by the token its detail shows, never created again", async () => {
+    const { op, jobs } = await start("no-env-list");
+    emulator.state.behaviour.listsOmitEnv = true;
+    emulator.faults.set([actsThenFails("createTrainingTask")]);
+    await jobs.create("bare", jobSpec);
+    const j = await jobs.waitFor("bare", running, 30_000);
+    expect(remote("bare").tasks.map((r) => r.id)).toEqual([
+      (j.status as { taskId: string }).taskId,
+    ]);
+    expect(await creates(op, "createTrainingTask", "bare")).toHaveLength(1);
+    await jobs.waitForEvents("bare", ["Recovered"]);
+  }, 60_000);
 });
 
 describe("after the list visibility window", () => {

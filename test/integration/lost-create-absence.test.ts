@@ -8,7 +8,8 @@
  * name, the template's identity), and the
  * create is sent once more with a new token (Warning CreateRepeated). A service whose
  * lists leave the description out (`listsOmitDescription`) proves nothing once it lists
- * any record: the object stops with CreateOutcomeUnknown and nothing is created.
+ * any record: the object stops with CreateOutcomeUnknown and nothing is created. A task
+ * list without env (`listsOmitEnv`) still proves absence: each task is read in detail.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
@@ -21,7 +22,11 @@ import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
-import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import {
+  type EmulatorOptions,
+  type RunningEmulator,
+  startEmulator,
+} from "../../src/emulator/server.js";
 import type { ResourceDescriptor } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
@@ -100,17 +105,20 @@ afterEach(async () => {
   for (const e of emulators.splice(0)) await e.stop();
 });
 
+/** What the emulator's lists leave out. */
+type ListModes = Pick<EmulatorOptions, "listsOmitDescription" | "listsOmitEnv">;
+
 /**
  * The object `name` of `kind` left as a process stopped between its create-pending
  * write and its create call leaves it, beside a resource of the kind made outside the
  * cluster, and an operator started after it.
  */
-async function leftUnsent(kind: Kind, name: string, listsOmitDescription = false) {
+async function leftUnsent(kind: Kind, name: string, lists: ListModes = {}) {
   const emulator = await startEmulator({
     apiKey: TEST_API_KEY,
     volumeTransitionMs: 0,
     fileStorageDelayMs: 0,
-    listsOmitDescription,
+    ...lists,
   });
   emulators.push(emulator);
   const made = await fetch(`${emulator.url}${kind.path}`, {
@@ -164,12 +172,31 @@ describe.each(DESCRIBED)("a %s create never sent", (kindName) => {
   const kind = KINDS[kindName] as Kind;
 
   it("stops with CreateOutcomeUnknown, creating nothing, when the list leaves out the description", async () => {
-    const { emulator, objects, creates } = await leftUnsent(kind, "unproven", true);
+    const { emulator, objects, creates } = await leftUnsent(kind, "unproven", {
+      listsOmitDescription: true,
+    });
     await objects.waitForCondition("unproven", "Synced", "False", "CreateOutcomeUnknown", 30_000);
     // Stopped: nothing is created by itself.
     await new Promise((r) => setTimeout(r, 1_500));
     expect(creates()).toHaveLength(0);
     expect(kind.remoteNames(emulator)).toEqual(["made-elsewhere"]);
     expect(await objects.eventReasons("unproven")).not.toContain("CreateRepeated");
+  }, 60_000);
+});
+
+describe("a TrainingJob create never sent, on a task list without env", () => {
+  it("is sent once more once two complete listings, each task read in detail, lack its token", async () => {
+    const kind = KINDS.TrainingJob as Kind;
+    const { emulator, objects, creates } = await leftUnsent(kind, "bare", { listsOmitEnv: true });
+    await objects.waitForCondition("bare", "Ready", "True", undefined, 30_000);
+    await objects.waitForEvents("bare", ["CreateRepeated"]);
+    expect(creates()).toHaveLength(1);
+    expect(kind.remoteNames(emulator).filter((n) => n === "bare")).toHaveLength(1);
+    // The task made elsewhere, listed without env, was read in detail.
+    const [foreign] = [...emulator.state.tasks.values()].filter((t) => t.name === "made-elsewhere");
+    const details = emulator.requestLog
+      .read({ endpoint: "getTrainingTask" })
+      .filter((e) => e.path.includes(foreign?.id ?? "-"));
+    expect(details.length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });

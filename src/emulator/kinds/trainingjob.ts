@@ -16,6 +16,7 @@ import {
   fuzzyMatch,
   type Handler,
   type HandlerContext,
+  listedRecord,
   pageOfRecords,
   parseBody,
   queryInt,
@@ -171,10 +172,10 @@ function listTasks(ctx: HandlerContext): unknown {
     matching.push(t);
   }
   const page = pageOfRecords(matching, ctx);
-  return { ...page, records: page.records.map((t) => taskView(t, state)) };
+  return { ...page, records: page.records.map((t) => listedRecord(taskView(t, state), state)) };
 }
 
-/** A training task as the detail (and the task list) returns it. */
+/** A training task as the detail (and, `listedRecord`, the task list) returns it. */
 export function taskView(t: TaskRecord, state: EmulatorState): Record<string, unknown> {
   const product = state.trainingProducts.find((p) => p.productCode === t.productCode);
   return {

@@ -268,6 +268,29 @@ describe("the task list", () => {
     expect(await client.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
   });
 
+  it("finds a token by reading in detail each task a list answers without env", async () => {
+    await svc.admin.seed({
+      tasks: Array.from({ length: 5 }, (_, i) => ({
+        name: `job-${i}`,
+        env: { [CLIENT_TOKEN_ENV]: `tok-${i}` },
+      })),
+    });
+    svc.emulator.state.behaviour.listsOmitEnv = true;
+    try {
+      const page = await client.listTrainingTasks({});
+      expect(page.records.map((t) => t.env)).toEqual(Array(5).fill(undefined));
+      const ids = await client.findTrainingTaskIdsByClientToken("tok-3");
+      expect(ids).toHaveLength(1);
+      expect((await client.getTrainingTask(ids?.[0] as string)).name).toBe("job-3");
+      expect(await client.provesTrainingTaskTokenAbsent("tok-3")).toBe(false);
+      svc.emulator.requestLog.clear();
+      expect(await client.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
+      expect(svc.emulator.requestLog.read({ endpoint: "getTrainingTask" })).toHaveLength(5);
+    } finally {
+      svc.emulator.state.behaviour.listsOmitEnv = false;
+    }
+  });
+
   it("cannot look up by token when the task list is disabled", async () => {
     expect(
       await svc
