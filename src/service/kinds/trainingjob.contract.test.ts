@@ -291,6 +291,32 @@ describe("the task list", () => {
     }
   });
 
+  it("skips, proving nothing absent, a task listed without env whose detail does not know it", async () => {
+    svc.emulator.state.behaviour.listsOmitEnv = true;
+    svc.emulator.state.behaviour.detailVisibilityDelayMs = DELAY;
+    try {
+      // Listed at once, its detail unknown until DELAY after its order resolves.
+      const key = await client.createTrainingTask({
+        name: "fresh",
+        createType: "DIRECT",
+        productCode: "train.gpu.a100.1",
+        workerCount: 1,
+        image: "registry.example.com/resnet:1",
+        env: { [CLIENT_TOKEN_ENV]: "tok-new" },
+      });
+      expect(await client.findTrainingTaskIdsByClientToken("tok-new")).toEqual([]);
+      expect(await client.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(false);
+      svc.clock?.advance(DELAY);
+      expect((await client.getTrainingSubscriptionResult(key)).state).toBe("Succeeded");
+      svc.clock?.advance(DELAY);
+      expect(await client.findTrainingTaskIdsByClientToken("tok-new")).toHaveLength(1);
+      expect(await client.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
+    } finally {
+      svc.emulator.state.behaviour.listsOmitEnv = false;
+      svc.emulator.state.behaviour.detailVisibilityDelayMs = 0;
+    }
+  });
+
   it("cannot look up by token when the task list is disabled", async () => {
     expect(
       await svc

@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
+import { ServiceNotFoundError } from "../errors.js";
 import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
@@ -246,7 +247,11 @@ export class TrainingTaskOperations extends TrainingPodOperations {
     );
   }
 
-  /** The tasks matching `query`, each with its env: a record listed without it, read in detail. */
+  /**
+   * The tasks matching `query`, each with its env: a record listed without it, read in
+   * detail. A listed task its detail does not know (deleted since, or not readable yet)
+   * comes without env: it matches no token, and the walk proves nothing absent.
+   */
   private async *withEnv(
     query: Omit<TrainingTaskListQuery, "pageNo"> = {},
   ): AsyncGenerator<TrainingTask, PageWalkEnd, undefined> {
@@ -255,7 +260,17 @@ export class TrainingTaskOperations extends TrainingPodOperations {
       const next = await walk.next();
       if (next.done) return next.value;
       const task = next.value;
-      yield task.env ? task : { ...task, env: (await this.get(task.id)).env };
+      yield task.env ? task : { ...task, env: await this.detailEnv(task.id) };
+    }
+  }
+
+  /** The env of task `id` from its detail; undefined when the detail does not know it. */
+  private async detailEnv(id: string): Promise<TrainingTask["env"]> {
+    try {
+      return (await this.get(id)).env;
+    } catch (err) {
+      if (err instanceof ServiceNotFoundError) return undefined;
+      throw err;
     }
   }
 }
