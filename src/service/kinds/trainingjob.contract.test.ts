@@ -213,7 +213,12 @@ describe("task detail, description, storages and template", () => {
 
   it("saves a task as a template that the template list then shows", async () => {
     const id = await runningTask(1);
+    const before = await client.calls.templates.listSnapshot(60_000);
+    expect(before?.records.size).toBe(0);
     await client.saveTrainingTaskAsTemplate(id, { name: "resnet-tpl", desc: "from a run" });
+    // The save drops the list snapshot, as a template create does: read anew, it shows it.
+    const after = await client.calls.templates.listSnapshot(60_000);
+    expect([...(after?.records.values() ?? [])].map((t) => t.name)).toEqual(["resnet-tpl"]);
     const { records } = await client.listTemplates({ name: "resnet" });
     expect(records).toEqual([
       expect.objectContaining({

@@ -35,6 +35,7 @@ import {
   toCreateTrainingTaskBody,
 } from "./trainingjob.create.js";
 import { endpoints as podEndpoints, TrainingPodOperations } from "./trainingjob.pods.js";
+import { templateList } from "./trainingtemplate.js";
 
 /**
  * The training task operations of the endpoint table, its pods' included; the delete is
@@ -171,17 +172,18 @@ export class TrainingTaskOperations extends TrainingPodOperations {
     );
   }
 
-  /** Saves a task's configuration as a template named `t.name`. */
+  /**
+   * Saves a task's configuration as a template named `t.name`: a change of the template
+   * list, whose snapshot it drops as a template create does.
+   */
   async saveAsTemplate(id: string, t: { name: string; desc?: string }): Promise<void> {
     const body = this.ctx.caller.checkedBody(
       "saveTrainingTaskAsTemplate",
       saveAsTemplateBodySchema,
       t,
     );
-    return this.ctx.caller.request(
-      "saveTrainingTaskAsTemplate",
-      { params: { id }, body },
-      emptyData,
+    return templateList(this.ctx).changing(() =>
+      this.ctx.caller.request("saveTrainingTaskAsTemplate", { params: { id }, body }, emptyData),
     );
   }
 

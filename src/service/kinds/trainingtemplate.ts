@@ -123,6 +123,24 @@ export const endpoints = {
   deleteTemplate: assumed("DELETE", "/v1/training/template/{id}", true, false),
 } as const satisfies EndpointDeclarations;
 
+/**
+ * A view of the account's template list through `ctx`'s caller (its snapshot shared by
+ * every view): {@link TemplateOperations}' own, and the task operations' for a task
+ * saved as a template, a change of the list.
+ */
+export function templateList(
+  ctx: OperationsContext,
+): KindList<TrainingTemplate, TemplateListQuery> {
+  return new KindList(ctx.caller, {
+    operation: "listTemplates",
+    record: trainingTemplateSchema,
+    id: (template) => template.id,
+    now: ctx.now,
+    knownMissing: ctx.knownMissing,
+    states: ctx.lists,
+  });
+}
+
 /** Training templates, called through the context's caller. */
 export class TemplateOperations {
   private listView: KindList<TrainingTemplate, TemplateListQuery> | undefined;
@@ -131,14 +149,7 @@ export class TemplateOperations {
 
   /** The template list, walked at most once per asked age for every TrainingTemplate; made at first use. */
   private get list(): KindList<TrainingTemplate, TemplateListQuery> {
-    this.listView ??= new KindList(this.ctx.caller, {
-      operation: "listTemplates",
-      record: trainingTemplateSchema,
-      id: (template) => template.id,
-      now: this.ctx.now,
-      knownMissing: this.ctx.knownMissing,
-      states: this.ctx.lists,
-    });
+    this.listView ??= templateList(this.ctx);
     return this.listView;
   }
 
