@@ -11,7 +11,9 @@
  * tenant-isolation scenario (`connections`, connections-phase.ts; --only-connections
  * runs it alone, --connections-n sets its N, default 50), and unless --skip-fairness
  * the fairness scenario (`fairness`, fairness-phase.ts: batches of that N beside
- * backlogs of --fairness-backlog, default 1,000; --only-fairness runs it alone).
+ * backlogs of --fairness-backlog, default 1,000; --only-fairness runs it alone), and
+ * the calls of a TrainingJob's absence proof (`absence`, absence-phase.ts, no control
+ * plane; --only-absence runs it alone).
  * With --small-n, the operator's run at that N comes first (`small`, and `scale`: the
  * main run's CPU per object and peak RSS against it); with --probes, each operator run
  * also times that many creates on the empty operator and as many at idle.
@@ -24,6 +26,7 @@ import { parseArgs } from "node:util";
 import { operatorConfigSchema } from "../../src/config/schema.js";
 import { apiServerWrites, writesBetween } from "../support/apiserver-writes.js";
 import { buildOperator, processStats } from "../support/operator-process.js";
+import { runAbsencePhase } from "./absence-phase.js";
 import { runBaseline } from "./baseline.js";
 import { runConnectionsPhase } from "./connections-phase.js";
 import { type BenchEnvironment, startEnvironment } from "./environment.js";
@@ -66,6 +69,7 @@ const options = {
   onlyFairness: flags["only-fairness"] ?? false,
   fairnessBacklog: num(flags["fairness-backlog"], "AIDC_BENCH_FAIRNESS_BACKLOG", 1000),
   fairnessBatches: Math.max(1, num(flags["fairness-batches"], "AIDC_BENCH_FAIRNESS_BATCHES", 3)),
+  onlyAbsence: flags["only-absence"] ?? false,
   operatorConfig: flags["operator-config"] ?? env.AIDC_BENCH_OPERATOR_CONFIG,
   maxOldSpaceMiB: num(flags["max-old-space-mib"], "AIDC_BENCH_MAX_OLD_SPACE_MIB", 0),
   // Absent: the image's setting (IMAGE_NODE_ARGS); 0: Node's own default.
@@ -93,6 +97,11 @@ const made = async (dir: string): Promise<string> => {
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 async function main(): Promise<number> {
+  if (options.onlyAbsence) {
+    const absence = await runAbsencePhase(progress);
+    process.stdout.write(`${JSON.stringify({ absence }, null, 2)}\n`);
+    return 0;
+  }
   progress(
     `N=${options.n} (each kind), idle ${options.idleMs / 1000} s; starting the control plane`,
   );
@@ -241,6 +250,7 @@ async function main(): Promise<number> {
     const fairness = options.skipFairness
       ? null
       : await runFairnessPhase(bench, fairnessOptions, progress);
+    const absence = await runAbsencePhase(progress);
     const ratio = (key: string) => {
       const a = operator[key];
       const b = baseline?.[key];
@@ -262,6 +272,7 @@ async function main(): Promise<number> {
       nasVolume,
       connections,
       fairness,
+      absence,
       overhead: {
         timeToAllReady: ratio("timeToAllReadyMs"),
         latencyP95:

@@ -26,6 +26,7 @@ export const BENCH_FLAGS = {
   "only-fairness": { type: "boolean" },
   "fairness-backlog": { type: "string" },
   "fairness-batches": { type: "string" },
+  "only-absence": { type: "boolean" },
   "operator-config": { type: "string" },
   "max-old-space-mib": { type: "string" },
   "max-semi-space-mib": { type: "string" },
