@@ -147,11 +147,14 @@ describe("the TrainingJob external client", () => {
     ...job(false),
     status: { ...job(false).status, remoteStatus: "RUNNING" },
   });
-  const listing = (id: string) => async () => ({
-    records: new Map([[id, { id, status: "RUNNING", desc: "" }]]),
-    fetchedAt: 1,
-    complete: true,
-  });
+  /** A task list of task `id`, {id, RUNNING}, its record with an empty env unless `listed` says otherwise. */
+  const listing =
+    (id: string, listed: object = { env: {} }) =>
+    async () => ({
+      records: new Map([[id, { id, status: "RUNNING", desc: "", ...listed }]]),
+      fetchedAt: 1,
+      complete: true,
+    });
 
   it("reads the pods again on the next poll after a read that left them out, and answers from the task list only once they were read whole", async () => {
     let podsAnswered = false;
@@ -198,6 +201,29 @@ describe("the TrainingJob external client", () => {
     expect(await trainingJobClient(svc).observeFromList?.(call(changed), "task-1", 1_000)).toBe(
       undefined,
     );
+  });
+
+  it("answers a poll from a task list without env with the env of the task's last detail read", async () => {
+    const env = { AIDC_OWNER: "ns/j", AIDC_CLIENT_TOKEN: "t" };
+    const { svc, reads } = fakeService({
+      getTrainingTask: async (id: string) => {
+        reads.push("task");
+        return { id, status: "RUNNING", desc: "", env };
+      },
+      listPods: async () => [{ podName: "p0" }],
+      taskListSnapshot: listing("task-1", {}),
+    });
+    const client = trainingJobClient(svc);
+    // Listed without env, never read in detail: the poll reads in detail.
+    expect(await client.observeFromList?.(call(shown()), "task-1", 1_000)).toBeUndefined();
+    const read = await client.observe(call(shown()), "task-1");
+    if (!read.exists) throw new Error("not observed");
+    const settled = { ...shown(), status: { ...shown().status, ...read.remote.status } };
+    reads.length = 0;
+    const listed = await client.observeFromList?.(call(settled), "task-1", 1_000);
+    expect(reads).toEqual([]);
+    expect(listed?.observation.remote.observation.fromList).toBe(true);
+    expect(listed?.observation.remote.observation.task.env).toEqual(env);
   });
 
   it("leaves out a pod part the service has no operation for, instead of its previous value", async () => {

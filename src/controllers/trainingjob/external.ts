@@ -132,7 +132,7 @@ export function trainingJobClient(
     // A read that left part of the pods out is not a full one: the next poll reads in
     // detail again, so the pods come back once the service answers for them.
     if (note) fullReads.forget(id);
-    else fullReads.record(id);
+    else fullReads.record(id, task.env);
     return judge(call, observation);
   }
 
@@ -206,7 +206,7 @@ export function trainingJobClient(
         return whole.upToDate ? { observation: whole, fetchedAt: held.at } : undefined;
       }
       const view = await service.tasks.listSnapshot(maxAgeMs);
-      const task = view?.records.get(id);
+      const task = fullReads.withEnv(view?.records.get(id));
       if (!view || !task || task.status === undefined) return undefined;
       // Storages and pods are not in the list: the previous status keeps them.
       const observation = await judge(call, { task, fromList: true });
