@@ -42,6 +42,8 @@ export interface KindListOptions<R> {
 export class KindList<R, Q extends PageQuery> {
   private readonly snapshot: ListSnapshot<R>;
   private readonly pageSchema: z.ZodType<Page<R>>;
+  /** The account's `KindListState.details` of this list. */
+  readonly details: Map<string, Partial<R>>;
 
   constructor(
     private readonly caller: OperationCaller,
@@ -50,6 +52,7 @@ export class KindList<R, Q extends PageQuery> {
     const state = options.states.of(options.operation, options.record, options.id);
     this.snapshot = state.snapshot;
     this.pageSchema = state.pageSchema;
+    this.details = state.details;
   }
 
   /** A walk of the whole list through this view's caller. */
@@ -120,6 +123,7 @@ export class KindListStates implements KindListStore {
       state = {
         snapshot: new ListSnapshot<R>(id, this.now),
         pageSchema: pageOf(record) as unknown as z.ZodType<Page<R>>,
+        details: new Map(),
       };
       this.states.set(operation, state as KindListState<unknown>);
     }

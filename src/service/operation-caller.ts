@@ -63,6 +63,11 @@ export interface CatalogReads {
 export interface KindListState<R> {
   readonly snapshot: ListSnapshot<R>;
   readonly pageSchema: z.ZodType<Page<R>>;
+  /**
+   * Fields the list leaves out of a record and its detail read showed, by id: those
+   * that never change (a task's env), kept while the list shows the record.
+   */
+  readonly details: Map<string, Partial<R>>;
 }
 
 /** The list states of an account by list operation (`KindListStates` of kind-list.ts). */

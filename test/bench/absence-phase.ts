@@ -4,11 +4,14 @@
  * task-list walks that prove a create's token absent before it is sent again
  * (`ABSENT_LISTINGS_FOR_GONE` of them), with N tasks listed, on a task list that carries
  * `env` and on one that leaves it to the detail (the emulator's `listsOmitEnv`: a detail
- * read per task per walk). Counted in the emulator's request log, through the client
- * the operator uses; an in-process emulator of its own, no control plane.
+ * read per task, its env kept for the next walks of the account), and a second proof on
+ * that list (another create's, the envs kept). Counted in the emulator's request log,
+ * through the client the operator uses; an in-process emulator of its own, no control
+ * plane.
  */
 import { ABSENT_LISTINGS_FOR_GONE } from "../../src/controllers/managed/gone-evidence.js";
 import { startEmulatedService } from "../../src/emulator/harness.js";
+import type { ServiceClient } from "../../src/service/client.js";
 import { CLIENT_TOKEN_ENV } from "../../src/service/schemas/create.js";
 
 /** The task counts measured. */
@@ -19,6 +22,8 @@ export interface AbsenceProofCost {
   tasks: number;
   callsWithEnv: number;
   callsWithoutEnv: number;
+  /** A second proof without env in the list, on the same account. */
+  callsWithoutEnvAgain: number;
   /** callsWithoutEnv / callsWithEnv. */
   ratio: number;
 }
@@ -30,12 +35,12 @@ export async function runAbsencePhase(
 ): Promise<{ walksPerProof: number; proofs: AbsenceProofCost[] }> {
   const svc = await startEmulatedService();
   const { emulator } = svc;
-  /** The calls of one proof of a token no task carries. */
-  const proofCalls = async (listsOmitEnv: boolean): Promise<number> => {
+  /** The calls of one proof, through `client`, of a token no task carries. */
+  const proofCalls = async (client: ServiceClient, listsOmitEnv: boolean): Promise<number> => {
     emulator.state.behaviour.listsOmitEnv = listsOmitEnv;
     const before = emulator.requestLog.lastSeq();
     for (let walk = 0; walk < ABSENT_LISTINGS_FOR_GONE; walk++) {
-      if ((await svc.client.provesTrainingTaskTokenAbsent("never-sent")) !== true) {
+      if ((await client.provesTrainingTaskTokenAbsent("never-sent")) !== true) {
         throw new Error("a walk of the task list did not prove the token absent");
       }
     }
@@ -51,12 +56,15 @@ export async function runAbsencePhase(
           env: { [CLIENT_TOKEN_ENV]: `token-${i}` },
         })),
       });
-      const callsWithEnv = await proofCalls(false);
-      const callsWithoutEnv = await proofCalls(true);
+      // An account of its own per count (the emulator's ids restart with the reset).
+      const client = svc.newClient();
+      const callsWithEnv = await proofCalls(client, false);
+      const callsWithoutEnv = await proofCalls(client, true);
+      const callsWithoutEnvAgain = await proofCalls(client, true);
       const ratio = Math.round((callsWithoutEnv / callsWithEnv) * 10) / 10;
-      proofs.push({ tasks, callsWithEnv, callsWithoutEnv, ratio });
+      proofs.push({ tasks, callsWithEnv, callsWithoutEnv, callsWithoutEnvAgain, ratio });
       progress(
-        `absence proof, ${tasks} tasks: ${callsWithEnv} calls, ${callsWithoutEnv} without env`,
+        `absence proof, ${tasks} tasks: ${callsWithEnv} calls; without env ${callsWithoutEnv}, then ${callsWithoutEnvAgain}`,
       );
     }
     return { walksPerProof: ABSENT_LISTINGS_FOR_GONE, proofs };

@@ -13,6 +13,7 @@ import {
   ServiceRefusedError,
 } from "../errors.js";
 import { CLIENT_TOKEN_ENV } from "../schemas/create.js";
+import { trainingTaskSchema } from "../schemas/training.js";
 
 let svc: EmulatedService;
 let client: ServiceClient;
@@ -273,24 +274,35 @@ describe("the task list", () => {
     expect(await client.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
   });
 
-  it("finds a token by reading in detail each task a list answers without env", async () => {
-    await svc.admin.seed({
-      tasks: Array.from({ length: 5 }, (_, i) => ({
-        name: `job-${i}`,
-        env: { [CLIENT_TOKEN_ENV]: `tok-${i}` },
-      })),
-    });
+  it("finds a token by reading in detail, once, each task a list answers without env, keeping its env while the list shows it", async () => {
+    const ids = (
+      await svc.admin.seed({
+        tasks: Array.from({ length: 5 }, (_, i) => ({
+          name: `job-${i}`,
+          env: { [CLIENT_TOKEN_ENV]: `tok-${i}` },
+        })),
+      })
+    ).tasks;
     svc.emulator.state.behaviour.listsOmitEnv = true;
+    const details = () => svc.emulator.requestLog.read({ endpoint: "getTrainingTask" }).length;
+    // An account of its own: what another test's account kept stays out.
+    const own = svc.newClient();
+    const kept = own.calls.account.lists.of("listTrainingTasks", trainingTaskSchema, (t) => t.id);
     try {
-      const page = await client.listTrainingTasks({});
+      const page = await own.listTrainingTasks({});
       expect(page.records.map((t) => t.env)).toEqual(Array(5).fill(undefined));
-      const ids = await client.findTrainingTaskIdsByClientToken("tok-3");
-      expect(ids).toHaveLength(1);
-      expect((await client.getTrainingTask(ids?.[0] as string)).name).toBe("job-3");
-      expect(await client.provesTrainingTaskTokenAbsent("tok-3")).toBe(false);
-      svc.emulator.requestLog.clear();
-      expect(await client.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
-      expect(svc.emulator.requestLog.read({ endpoint: "getTrainingTask" })).toHaveLength(5);
+      expect(await own.findTrainingTaskIdsByClientToken("tok-3")).toEqual([ids[3]]);
+      expect(details()).toBe(5);
+      // A proof's two walks, and a lookup again: the envs kept answer.
+      expect(await own.provesTrainingTaskTokenAbsent("tok-3")).toBe(false);
+      expect(await own.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
+      expect(await own.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
+      expect(await own.findTrainingTaskIdsByClientToken("tok-3")).toEqual([ids[3]]);
+      expect(details()).toBe(5);
+      // A task gone from a complete walk of the whole list is forgotten.
+      await client.deleteTrainingTask(ids[0] as string);
+      expect(await own.provesTrainingTaskTokenAbsent("tok-0")).toBe(true);
+      expect([...kept.details.keys()].sort()).toEqual(ids.slice(1).sort());
     } finally {
       svc.emulator.state.behaviour.listsOmitEnv = false;
     }
@@ -300,8 +312,10 @@ describe("the task list", () => {
     svc.emulator.state.behaviour.listsOmitEnv = true;
     svc.emulator.state.behaviour.detailVisibilityDelayMs = DELAY;
     try {
-      // Listed at once, its detail unknown until DELAY after its order resolves.
-      const key = await client.createTrainingTask({
+      // Listed at once, its detail unknown until DELAY after its order resolves (an
+      // account of its own: what another test's account kept stays out).
+      const own = svc.newClient();
+      const key = await own.createTrainingTask({
         name: "fresh",
         createType: "DIRECT",
         productCode: "train.gpu.a100.1",
@@ -309,13 +323,13 @@ describe("the task list", () => {
         image: "registry.example.com/resnet:1",
         env: { [CLIENT_TOKEN_ENV]: "tok-new" },
       });
-      expect(await client.findTrainingTaskIdsByClientToken("tok-new")).toEqual([]);
-      expect(await client.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(false);
+      expect(await own.findTrainingTaskIdsByClientToken("tok-new")).toEqual([]);
+      expect(await own.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(false);
       svc.clock?.advance(DELAY);
-      expect((await client.getTrainingSubscriptionResult(key)).state).toBe("Succeeded");
+      expect((await own.getTrainingSubscriptionResult(key)).state).toBe("Succeeded");
       svc.clock?.advance(DELAY);
-      expect(await client.findTrainingTaskIdsByClientToken("tok-new")).toHaveLength(1);
-      expect(await client.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
+      expect(await own.findTrainingTaskIdsByClientToken("tok-new")).toHaveLength(1);
+      expect(await own.provesTrainingTaskTokenAbsent("tok-never-sent")).toBe(true);
     } finally {
       svc.emulator.state.behaviour.listsOmitEnv = false;
       svc.emulator.state.behaviour.detailVisibilityDelayMs = 0;

@@ -250,26 +250,48 @@ export class TrainingTaskOperations extends TrainingPodOperations {
   }
 
   /**
-   * The tasks matching `query`, each with its env: a record listed without it, read in
-   * detail. A listed task its detail does not know (deleted since, or not readable yet)
-   * comes without env: it matches no token, and the walk proves nothing absent.
+   * The tasks matching `query`, each with its env: a record listed without it gets the
+   * client-token part of the env its detail read showed, read once and kept
+   * (`KindList.details`: a task's env never changes) until a complete walk of the whole
+   * list no longer shows the task. A listed task its detail does not know (deleted
+   * since, or not readable yet) comes without env: it matches no token, and the walk
+   * proves nothing absent.
    */
   private async *withEnv(
     query: Omit<TrainingTaskListQuery, "pageNo"> = {},
   ): AsyncGenerator<TrainingTask, PageWalkEnd, undefined> {
+    const kept = this.list.details;
+    const listed = new Set<string>();
     const walk = this.iterate(query);
     for (;;) {
       const next = await walk.next();
-      if (next.done) return next.value;
+      if (next.done) {
+        if (next.value.complete && Object.keys(query).length === 0) {
+          for (const id of kept.keys()) if (!listed.has(id)) kept.delete(id);
+        }
+        return next.value;
+      }
       const task = next.value;
-      yield task.env ? task : { ...task, env: await this.detailEnv(task.id) };
+      listed.add(task.id);
+      if (task.env) {
+        yield task;
+        continue;
+      }
+      const env = kept.get(task.id)?.env ?? (await this.detailToken(task.id));
+      if (env) kept.set(task.id, { env });
+      yield { ...task, env };
     }
   }
 
-  /** The env of task `id` from its detail; undefined when the detail does not know it. */
-  private async detailEnv(id: string): Promise<TrainingTask["env"]> {
+  /**
+   * The client-token part of task `id`'s env from its detail (empty without a token);
+   * undefined when the detail shows no env or does not know the task.
+   */
+  private async detailToken(id: string): Promise<TrainingTask["env"]> {
     try {
-      return (await this.get(id)).env;
+      const env = (await this.get(id)).env;
+      const token = env?.[CLIENT_TOKEN_ENV];
+      return env && (token === undefined ? {} : { [CLIENT_TOKEN_ENV]: token });
     } catch (err) {
       if (err instanceof ServiceNotFoundError) return undefined;
       throw err;
