@@ -47,7 +47,10 @@ export interface ChaosFindings {
   total: number;
   notReady: string[];
   createOutcomeUnknown: { name: string; message: string }[];
-  /** `Kind/name` of each object whose lost create the operator sent again (Warning CreateRepeated). */
+  /**
+   * `Kind/name` of each object whose lost create the operator sent again (Warning
+   * CreateRepeated); the scenario adds what the service received of its creates.
+   */
   createsRepeated: string[];
   /** Lines of the operator's log that were searched for the key. */
   logLines: number;

@@ -49,6 +49,7 @@ import {
 import { Replicas, replicaConfig } from "./replicas.js";
 import {
   CREATE_ENDPOINTS,
+  repeatedCreate,
   resolveUnknownOutcomes,
   type UserResolutions,
 } from "./user-resolution.js";
@@ -426,6 +427,8 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       count: cci.length,
       deleted,
     });
+    // Each create the operator repeated by itself, with what the service received of it.
+    const repeats = findings.createsRepeated.map((key) => repeatedCreate(env.emulator, key));
     const oneActor = replicas ? checkOneActor(replicas.calls, replicas.terms) : [];
     const { violations: deleteViolations, ...deletes } = await checkDeletes({
       kube: env.kube,
@@ -469,8 +472,12 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
           }
         : {}),
       ...findings,
+      createsRepeated: repeats.map((r) => r.received),
       violations: [
         ...findings.violations,
+        ...repeats
+          .filter((r) => r.duplicate)
+          .map((r) => `a create the service made was repeated: ${r.received}`),
         ...oneActor,
         ...deleteViolations,
         ...imageViolations,

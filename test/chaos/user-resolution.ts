@@ -8,6 +8,7 @@
  * again). The operator never re-creates by itself, so these resolutions are counted.
  */
 import { ANNOTATIONS, readCreateState } from "../../src/controllers/managed/create-protocol.js";
+import type { RequestLogEntry } from "../../src/emulator/request-log.js";
 import type { RunningEmulator } from "../../src/emulator/server.js";
 import type { EmulatorState } from "../../src/emulator/state.js";
 import type { KubeClient } from "../../src/runtime/kube.js";
@@ -83,15 +84,44 @@ function inState(state: EmulatorState, res: ResourceDescriptor, token: string) {
  * answer, with the injected fault and whether it acted.
  */
 function createsReceived(emulator: RunningEmulator, token: string): string {
-  const received = emulator.requestLog
+  const received = createCalls(emulator, token);
+  if (received.length === 0) return "its create never reached the service";
+  return `its create reached the service ${received.length} time(s), answered ${answers(received)}`;
+}
+
+/** The create calls whose body carries `text`, oldest first. */
+function createCalls(emulator: RunningEmulator, text: string): RequestLogEntry[] {
+  return emulator.requestLog
     .read()
     .filter((e) => e.endpoint !== undefined && CREATE_ENDPOINTS.has(e.endpoint))
-    .filter((e) => JSON.stringify(e.body ?? "").includes(token));
-  if (received.length === 0) return "its create never reached the service";
-  const answers = received.map(
-    (e) => `${e.status ?? "dropped"}${e.fault ? ` (${e.fault}${e.acted ? ", acted" : ""})` : ""}`,
-  );
-  return `its create reached the service ${received.length} time(s), answered ${answers.join(", ")}`;
+    .filter((e) => JSON.stringify(e.body ?? "").includes(text));
+}
+
+/** Each call's answer, with the injected fault and whether it acted. */
+function answers(calls: RequestLogEntry[]): string {
+  return calls
+    .map(
+      (e) => `${e.status ?? "dropped"}${e.fault ? ` (${e.fault}${e.acted ? ", acted" : ""})` : ""}`,
+    )
+    .join(", ");
+}
+
+/**
+ * What the service received of the creates of the object whose remote name is `name`
+ * (`Kind/name` of a CreateRepeated Event), and whether more than one took effect: a
+ * repeat of a create the service made is a duplicate.
+ */
+export function repeatedCreate(
+  emulator: RunningEmulator,
+  key: string,
+): { received: string; duplicate: boolean } {
+  const name = key.slice(key.indexOf("/") + 1);
+  const calls = createCalls(emulator, JSON.stringify(name));
+  const acted = calls.filter((e) => e.acted === true || (!e.fault && e.status === 200));
+  return {
+    received: `${key}: its creates reached the service ${calls.length} time(s), answered ${answers(calls)}`,
+    duplicate: acted.length > 1,
+  };
 }
 
 /** Resolves every object of `res` in `namespace` stopped as CreateOutcomeUnknown. */

@@ -19,6 +19,7 @@ import { checkImages } from "../chaos/cci.js";
 import { checkInvariants, checkOneActor } from "../chaos/checks.js";
 import { checkDeletes, RemoteCensus } from "../chaos/deletes.js";
 import { type ChaosReport, runChaos } from "../chaos/scenario.js";
+import { repeatedCreate } from "../chaos/user-resolution.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 
@@ -183,6 +184,31 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       "r1 made 1 service call(s) after r2 took the Lease, the last 100 ms later: GET /v1/x/5100",
       "r2 made 1 writing call(s) without the Lease: POST /v1/x/1300",
     ]);
+    // A create repeated after a 500 that did nothing is no duplicate; after one that acted, it is.
+    const subscribe = (name: string, status: number, acted?: boolean) =>
+      env.emulator.requestLog.add({
+        time: new Date().toISOString(),
+        method: "POST",
+        path: "/v1/nasStorage/subscribe",
+        query: {},
+        endpoint: "subscribeNas",
+        body: { storageParams: { name } },
+        authorized: true,
+        status,
+        ...(status === 200 ? {} : { fault: "error", acted: acted ?? false }),
+      });
+    subscribe("det-lost-1", 500);
+    subscribe("det-lost-1", 200);
+    subscribe("det-lost-10", 500, true);
+    subscribe("det-lost-10", 200);
+    expect(repeatedCreate(env.emulator, "NasVolume/det-lost-1")).toEqual({
+      received:
+        "NasVolume/det-lost-1: its creates reached the service 2 time(s), answered 500 (error), 200",
+      duplicate: false,
+    });
+    expect(repeatedCreate(env.emulator, "NasVolume/det-lost-10")).toMatchObject({
+      duplicate: true,
+    });
   });
 
   it("the delete checks name a leaked resource, a kept one gone, a wrong delete call, an object left and an image saved twice", async () => {
