@@ -4,7 +4,9 @@
  * `deletionPolicy: Delete` while no operator runs. The next operator must take the
  * mount on the spec's instance for the object's own (as the live path does), remove it
  * and delete the file system, instead of holding the delete for a mount "it did not
- * make".
+ * make". And a mount an earlier call made after the operator read the file system (a
+ * process killed with the call under way): the service refuses the second mount on the
+ * instance, and the operator reads again and takes the mount for the object's.
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
@@ -15,6 +17,7 @@ import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
 import {
   diesAfter,
+  holdsFirst,
   startTestOperator,
   TEST_API_KEY,
   type TestOperator,
@@ -74,5 +77,48 @@ describe("a FileSystem deleted after the operator died right after a mount", () 
       .read({ method: "DELETE" })
       .map((e) => `${e.endpoint} ${e.status}`);
     expect(deletes).toEqual(["deleteFileSystemMount 200", "deleteFileSystem 200"]);
+  }, 60_000);
+});
+
+describe("a FileSystem whose mount an earlier call made after the operator's read", () => {
+  it("reads again after the service refuses the second mount, and is Ready with the one mount", async () => {
+    const emulator = await startEmulator({ apiKey: TEST_API_KEY, fileStorageDelayMs: 0 });
+    emulators.push(emulator);
+    const hold = holdsFirst("createFileSystemMount");
+    const op = await startTestOperator({
+      controllers: [fast],
+      namespaces: [ns],
+      emulator,
+      makeService: hold.makeService,
+    });
+    started.push(op);
+    const objects = new ObjectsOf(op.kube, fileSystemCrd, ns);
+    await objects.create("late", {
+      sizeGB: 10,
+      mounts: [{ name: "a", target: { instanceId: "cci-0003" } }],
+    });
+    await hold.held;
+    // The earlier call lands while this one is under way: the instance has its mount.
+    const fs = [...emulator.state.fileSystems.byId.values()].find((f) => f.name === "late");
+    if (!fs) throw new Error("the file system was not made");
+    emulator.state.fileSystems.addMount(
+      fs,
+      {
+        id: "mnt-earlier",
+        instanceId: "cci-0003",
+        address: "10.30.0.9:/x",
+        status: "mounted",
+        createdAt: 0,
+      },
+      0,
+    );
+    hold.release();
+    const ready = await objects.waitForCondition("late", "Ready", "True");
+    expect(ready?.status).toMatchObject({
+      mounts: [{ name: "a", state: "Mounted", mountId: "mnt-earlier", instanceId: "cci-0003" }],
+    });
+    const refused = emulator.requestLog.read({ endpoint: "createFileSystemMount" });
+    expect(refused.map((e) => e.status)).toEqual([409]);
+    expect([...fs.mounts.keys()]).toEqual(["mnt-earlier"]);
   }, 60_000);
 });

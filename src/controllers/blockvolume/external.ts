@@ -29,6 +29,7 @@ import type {
   UpdateResult,
 } from "../managed/call.js";
 import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
+import { sendOrFindMade } from "../managed/refused-change.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   ATTACHMENT_ANNOTATION,
@@ -201,14 +202,17 @@ export class BlockVolumeExternalClient
       case "Forget":
         await call.annotate({ [ATTACHMENT_ANNOTATION]: null });
         return { outcome: "Applied", message: `volume ${id} is detached` };
-      case "Attach":
+      case "Attach": {
         // Recorded before the call: after a crash the attachment is known as ours.
         await call.annotate({ [ATTACHMENT_ANNOTATION]: action.instanceId });
-        await this.volumes.attachVolume(id, action.instanceId);
-        return {
-          outcome: "Applied",
-          message: `attaching volume ${id} to instance ${action.instanceId}`,
-        };
+        const to = action.instanceId;
+        const r = await sendOrFindMade(
+          () => this.volumes.attachVolume(id, to),
+          async () => ((await this.volumes.getVolume(id)).instanceId === to ? to : undefined),
+        );
+        const by = "found" in r ? " (sent by an earlier call whose answer was lost)" : "";
+        return { outcome: "Applied", message: `attaching volume ${id} to instance ${to}${by}` };
+      }
       case "Detach":
         await this.detach(call, id, action.instanceId);
         return {

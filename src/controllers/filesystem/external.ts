@@ -32,6 +32,7 @@ import type {
   UpdateResult,
 } from "../managed/call.js";
 import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
+import { sendOrFindMade } from "../managed/refused-change.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
 import {
   type DesiredMount,
@@ -155,13 +156,7 @@ export class FileSystemExternalClient
       }
       done.push(`removing mount ${r.name} (${r.mountId})`);
     }
-    for (const d of plan.create) {
-      const { id: mountId } = await this.fileSystems.mount(id, {
-        instanceId: d.instanceId,
-        ...(d.mountPath !== undefined ? { mountPath: d.mountPath } : {}),
-      });
-      done.push(`mounting ${d.name} on instance ${d.instanceId}${mountId ? ` (${mountId})` : ""}`);
-    }
+    for (const d of plan.create) done.push(await this.mount(id, d));
     if (done.length > 0) return { outcome: "Applied", message: done.join("; ") };
     if (plan.stuck.length > 0) {
       return {
@@ -174,6 +169,23 @@ export class FileSystemExternalClient
       outcome: "Waiting",
       message: `waiting for mount(s) ${plan.transitional.join(", ")} to finish`,
     };
+  }
+
+  /** Mounts `d`, or finds the mount an earlier call made (refused-change.ts). */
+  private async mount(id: string, d: DesiredMount): Promise<string> {
+    const on = `${d.name} on instance ${d.instanceId}`;
+    const r = await sendOrFindMade(
+      () =>
+        this.fileSystems.mount(id, {
+          instanceId: d.instanceId,
+          ...(d.mountPath !== undefined ? { mountPath: d.mountPath } : {}),
+        }),
+      async () =>
+        (await this.fileSystems.get(id)).mounts?.find((m) => m.instanceId === d.instanceId)?.id,
+    );
+    if ("found" in r)
+      return `found mount ${r.found} of ${on}, made by an earlier call whose answer was lost`;
+    return `mounting ${on}${r.sent.id ? ` (${r.sent.id})` : ""}`;
   }
 
   /**
