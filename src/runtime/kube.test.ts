@@ -266,7 +266,13 @@ describe("KubeClient against a loopback API server", () => {
       .forReconcile({ flow: "team-a", signal: abandon.signal })
       .patchStatus(CONFIGMAPS, { namespace: "ns", name: "late" }, { phase: "stale" });
     late.catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 50));
+    // The busy request holds the one seat once it reaches the server (however loaded the
+    // machine): only then is the late one waiting for a seat.
+    for (let i = 0; held.length === 0; i++) {
+      if (i > 1_000) throw new Error("the busy request never reached the server");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => setTimeout(r, 20));
     abandon.abort();
     held.shift()?.();
     await busy;
