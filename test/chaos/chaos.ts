@@ -2,7 +2,7 @@
  * `npm run chaos -- [--n 100] [--kills 20] [--seed 1] ...`
  *
  * Starts a control plane and the emulator (20% of service requests fail with 500,
- * creates and deletes after taking effect, 10% of NAS subscribes without; a share is
+ * creates and deletes after taking effect, 10% of token-found creates without; a share is
  * delayed), creates N NasVolumes, N TrainingJobs, N FileSystems (each mounted on an
  * instance), N BlockVolumes (each attached to an instance), N TrainingTemplates, N/10
  * CciInstances (each saving two images) and N/10 observe-only NasVolumes of NAS made

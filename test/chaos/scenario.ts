@@ -54,6 +54,15 @@ import {
   type UserResolutions,
 } from "./user-resolution.js";
 
+/** The creates the operator finds again by client token (a template: by name) after a lost answer. */
+const LOOKED_UP_CREATES = [
+  "subscribeNas",
+  "createTrainingTask",
+  "createFileSystem",
+  "createVolume",
+  "createTemplate",
+];
+
 /** Options of {@link runChaos}. */
 export interface ChaosOptions {
   namespace: string;
@@ -89,9 +98,10 @@ export interface ChaosOptions {
    */
   createErrorRate: number;
   /**
-   * Share of NAS subscribes answered HTTP 500 without taking effect: looked up for the
-   * list visibility window, then created again by the operator once two complete
-   * listings lack them (service.recreateLostCreates). Default 0.
+   * Share of the creates the operator finds again by token or name (NAS subscribe, task,
+   * file system, volume and template create) answered HTTP 500 without taking effect:
+   * looked up for the list visibility window, then created again by the operator once
+   * two complete listings lack them (service.recreateLostCreates). Default 0.
    */
   lostCreateRate?: number;
   /**
@@ -189,22 +199,19 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     ...(times ? { times } : {}),
   });
   const acting = [...CREATE_ENDPOINTS, ...DELETE_ENDPOINTS];
+  const lostRate = o.lostCreateRate ?? 0;
   env.emulator.faults.set([
     ...acting.flatMap((e) => [
       actingCreateFailure(e, 1, 1),
       actingCreateFailure(e, o.createErrorRate),
     ]),
-    ...(o.lostCreateRate
-      ? [
-          {
-            kind: "error" as const,
-            endpoint: "subscribeNas",
-            rate: o.lostCreateRate,
-            httpStatus: 500,
-            message,
-          },
-        ]
-      : []),
+    ...LOOKED_UP_CREATES.filter(() => lostRate > 0).map((endpoint) => ({
+      kind: "error" as const,
+      endpoint,
+      rate: lostRate,
+      httpStatus: 500,
+      message,
+    })),
     { kind: "error", rate: o.errorRate, message, exceptEndpoints: acting },
     { kind: "latency", rate: o.latency.rate, latencyMs: o.latency.ms },
   ]);
