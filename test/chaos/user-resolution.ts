@@ -149,7 +149,11 @@ export async function resolveUnknownOutcomes(
       ? { [ANNOTATIONS.externalId]: id }
       : { [ANNOTATIONS.createPending]: null };
     await kube.patch(res, { namespace, name }, { metadata: { annotations } });
-    const received = createsReceived(emulator, token);
+    // A name is a whole string of the body (quoted: not a prefix of another's name).
+    const received = createsReceived(
+      emulator,
+      res.kind === TPL.kind ? JSON.stringify(token) : token,
+    );
     (id ? done.adopted : done.createdAgain).push(`${key}: ${received}; ${condition.message}`);
   }
 }
