@@ -62,6 +62,23 @@ describe("the create of a managed object", () => {
     expect(next).toEqual({ requeueAfterMs: 30_000, priority: "low" });
   });
 
+  it("writes the kind's pending annotations in the marker's write, so no write stands between the marker and the create", async () => {
+    const w = world({});
+    const { reconcile } = loop(
+      client(() => w, {
+        pendingAnnotations: () => ({ "test.io/body": "h1" }),
+        create: async (call) => {
+          const body = call.obj.metadata?.annotations?.["test.io/body"] ?? "MISSING";
+          w.calls.push(`create (body ${body})`);
+          return { externalId: "id-1" };
+        },
+      }),
+    );
+    await reconcile(KEY, w.ctx);
+    expect(w.calls.slice(0, 2)).toEqual(["write annotations,finalizers", "create (body h1)"]);
+    expect(w.writes[0]).toEqual({ ...CREATE_PENDING_WITH_FINALIZER, "test.io/body": "h1" });
+  });
+
   it("creates anew when the pending marker was written but its answer lost, so the create was never sent", async () => {
     const w = world({});
     const kube = w.ctx.kube as unknown as { patch: (...a: unknown[]) => Promise<unknown> };

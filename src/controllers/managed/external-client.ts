@@ -139,6 +139,12 @@ export interface OrderChecks<T extends ManagedObject, Refs = unknown> {
   requireOperations?(call: ManagedCall<T, Refs>): Promise<void>;
   /** Checks before the first create; a refusal is reported and nothing is ordered. */
   preflight?(call: ResolvedCall<T, Refs>): Promise<PreflightRefusal | undefined>;
+  /**
+   * Annotations the create relies on, written in the pending marker's one write: a
+   * write between the marker and the call, failed or cut short, would leave a marker
+   * whose create was never sent, looked up for the whole visibility window.
+   */
+  pendingAnnotations?(call: ResolvedCall<T, Refs>): Record<string, string>;
 }
 
 /** Opt-in: the owner mark the remote record carries (tenancy.ts); absent: not checked. */

@@ -80,6 +80,7 @@ export async function create<T extends ManagedObject, R>(
   const pending: CreatePending = { token, at, generation: run.generation };
   try {
     await run.annotate({
+      ...client.pendingAnnotations?.(run.call),
       [ANNOTATIONS.createPending]: formatPending(pending),
       [ANNOTATIONS.createFailedGeneration]: null,
     });

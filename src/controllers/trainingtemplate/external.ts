@@ -95,6 +95,19 @@ export class TemplateExternalClient
     return undefined;
   }
 
+  /**
+   * The body's hash, written with the pending marker: a template found by name after a
+   * lost answer (or a crash) carries this body, so no update follows.
+   */
+  pendingAnnotations(
+    call: ResolvedCall<TrainingTemplateObject, TemplateRefs>,
+  ): Record<string, string> {
+    const b = call.refs.sourceTaskId ? undefined : body(call, this.adoption);
+    if (!b?.ok) return {};
+    const applied = { hash: bodyHash(b.input), at: rfc3339(call.now()) };
+    return { [APPLIED_ANNOTATION]: JSON.stringify(applied) };
+  }
+
   /** The template list finds the new template's id and observes it: without it, no create. */
   requireOperations(): Promise<void> {
     return this.service.requireOperations(["listTemplates"], "a template create");
@@ -119,11 +132,8 @@ export class TemplateExternalClient
           b?.message ?? "the template body cannot be built",
         );
       }
-      // Recorded before the call: a template found by name after a lost answer (or a
-      // crash) carries this body, so no update follows; dropped if the create did not act.
-      await call.annotate({
-        [APPLIED_ANNOTATION]: JSON.stringify({ hash: bodyHash(b.input), at }),
-      });
+      // The body was recorded with the pending marker (pendingAnnotations); dropped if
+      // the create did not act.
       try {
         await this.service.templates.create(b.input);
       } catch (err) {

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import type { TrainingTemplate } from "../../crds/trainingtemplate.js";
+import type { AccountCalls } from "../../service/account.js";
+import type { ResolvedCall } from "../managed/call.js";
+import { APPLIED_ANNOTATION, bodyHash, readApplied, templateInput } from "./decisions.js";
+import { TemplateExternalClient } from "./external.js";
+import type { TemplateRefs } from "./references.js";
+
+const obj: TrainingTemplate = {
+  apiVersion: "aidc.io/v1alpha1",
+  kind: "TrainingTemplate",
+  metadata: { name: "tpl", namespace: "ns" },
+  spec: { deletionPolicy: "Orphan", trainingType: "HPC", image: "img" },
+};
+
+describe("a TrainingTemplate's create", () => {
+  it("records its body with the pending marker, so nothing is written between the marker and the create call", async () => {
+    const steps: string[] = [];
+    const service = {
+      templates: {
+        create: async () => {
+          steps.push("create");
+        },
+        iterate: async function* () {},
+      },
+    } as unknown as AccountCalls;
+    const call = {
+      obj,
+      refs: { nasVolumes: new Map(), ownStorageIds: () => new Set() },
+      now: () => new Date("2026-11-27T10:00:00Z"),
+      annotate: async (a: Record<string, unknown>) => {
+        steps.push(`annotate ${Object.keys(a).join(",")}`);
+      },
+    } as unknown as ResolvedCall<TrainingTemplate, TemplateRefs>;
+    const tpl = new TemplateExternalClient(service);
+    const input = templateInput(obj, () => undefined);
+    if (!input.ok) throw new Error(input.message);
+    const marked = tpl.pendingAnnotations(call);
+    expect(readApplied(marked[APPLIED_ANNOTATION])).toMatchObject({ hash: bodyHash(input.input) });
+    await tpl.create(call);
+    expect(steps).toEqual(["create"]);
+  });
+});
