@@ -80,7 +80,10 @@ export function registerEmulatorCommand(program: Command): void {
       "a task or NAS whose order fails after acceptance stays, half made (FAILED, Failed)",
     )
     .option("--lists-omit-description", "NAS, volume and file system lists leave out description")
-    .option("--lists-omit-env", "the task list leaves out env (the detail keeps it)")
+    .option(
+      "--lists-omit-env",
+      "the task and template lists leave out env (a task's detail keeps it)",
+    )
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")

@@ -50,9 +50,10 @@ export interface EmulatorBehaviour extends KindBehaviour {
    */
   listsOmitDescription: boolean;
   /**
-   * Whether the task list answers its records without `env` (the detail still has it),
-   * as a service that leaves a task's variables to its detail would: the client then
-   * reads each listed task in detail to find a create's token.
+   * Whether the task and template lists answer their records without `env` (a task's
+   * detail still has it), as a service that leaves variables to the detail would: the
+   * client reads each listed task in detail to find a create's token, and a template
+   * (no detail) shows no owner mark at all.
    */
   listsOmitEnv: boolean;
   /** Whether error envelopes also set the HTTP status (default: HTTP 200 for every envelope). */

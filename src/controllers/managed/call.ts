@@ -241,6 +241,15 @@ export interface OwnerMark {
   object: string;
 }
 
+/**
+ * What `ownerOf` answers for a record that leaves out the field the mark travels in (a
+ * list without it, and no detail read): whose the resource is cannot be read.
+ */
+export interface UnreadMark {
+  /** The field the record does not show. */
+  unread: string;
+}
+
 /** A refusal of a preflight check: a condition, and no order is placed. */
 export interface PreflightRefusal {
   /** One of src/crds/reasons.ts (Terminal when only a spec change can help). */

@@ -39,6 +39,7 @@ import type {
   ResolvedCall,
   SentCreate,
   SubscriptionPoll,
+  UnreadMark,
   UpdateResult,
 } from "./call.js";
 
@@ -149,7 +150,7 @@ export interface OrderChecks<T extends ManagedObject, Refs = unknown> {
 
 /** Opt-in: the owner mark the remote record carries (tenancy.ts); absent: not checked. */
 export interface Ownership<R> {
-  ownerOf(remote: R): OwnerMark | undefined;
+  ownerOf(remote: R): OwnerMark | UnreadMark | undefined;
 }
 
 /**

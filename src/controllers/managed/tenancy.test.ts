@@ -53,6 +53,7 @@ describe("owner marks", () => {
 
 describe("decideOwnership", () => {
   const base = { namespace: "team-b", alreadyBound: false, adoptionAllowed: false, what: "X" };
+  const unread = { unread: "env" };
   it.each([
     { reason: "own namespace's mark", input: { mark: ownerMark("team-b", "x") }, want: undefined },
     {
@@ -76,8 +77,35 @@ describe("decideOwnership", () => {
       input: { mark: undefined, alreadyBound: true },
       want: undefined,
     },
+    {
+      reason: "no mark, even from the object's own create",
+      input: { mark: undefined, ownCreate: true },
+      want: BINDING_REFUSALS.adoption,
+    },
+    { reason: "an unread mark", input: { mark: unread }, want: BINDING_REFUSALS.adoption },
+    {
+      reason: "an unread mark, from the object's own create",
+      input: { mark: unread, ownCreate: true },
+      want: undefined,
+    },
+    {
+      reason: "an unread mark, bound before",
+      input: { mark: unread, alreadyBound: true },
+      want: undefined,
+    },
+    {
+      reason: "an unread mark, allowed",
+      input: { mark: unread, adoptionAllowed: true },
+      want: undefined,
+    },
   ])("$reason", ({ input, want }) => {
     expect(decideOwnership({ ...base, ...input })?.reason).toBe(want);
+  });
+
+  it("names the field an unread mark travels in", () => {
+    expect(decideOwnership({ ...base, mark: unread })?.message).toBe(
+      "X: the service shows it without env, where the operator's owner mark travels, so whether the operator created it for an object of namespace team-b cannot be read, and team-b may not adopt remote resources; allow it with adoption.namespaces (operator config; chart value adoption.namespaces)",
+    );
   });
 
   it("names the setting that allows an adoption", () => {

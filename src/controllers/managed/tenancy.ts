@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import type { CacheReader, IndexFunc } from "../../runtime/cache.js";
 import { getCondition } from "../../runtime/object-writes.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
-import type { ManagedObject, OwnerMark } from "./call.js";
+import type { ManagedObject, OwnerMark, UnreadMark } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 
 /** Index name: objects of a kind by every remote id they claim. */
@@ -102,9 +102,11 @@ export function parseOwnerMark(text: string | undefined): OwnerMark | undefined 
 export interface OwnershipInput {
   namespace: string;
   /** The remote's mark; undefined when it carries none (not created by the operator). */
-  mark: OwnerMark | undefined;
+  mark: OwnerMark | UnreadMark | undefined;
   /** The object's status already records this id: the operator bound it earlier. */
   alreadyBound: boolean;
+  /** The id came from this object's own create in this reconcile (its answer or result). */
+  ownCreate?: boolean;
   /** The namespace may adopt ({@link mayAdopt}). */
   adoptionAllowed: boolean;
   /** What the id is, for messages ("NAS storage-1"). */
@@ -116,10 +118,18 @@ export interface OwnershipInput {
  * its own namespace is its own (a restored object, a crash recovery, a re-adoption in
  * the namespace); a mark of another namespace is refused; no mark is an adoption, kept
  * when the operator had bound it before (the status says so) and otherwise allowed only
- * where adoption is.
+ * where adoption is. A mark the record does not show is judged as none, except that the
+ * object's own create just answered is its own.
  */
 export function decideOwnership(input: OwnershipInput): BindingRefusal | undefined {
   const own = namespaceMark(input.namespace);
+  if (input.mark && "unread" in input.mark) {
+    if (input.alreadyBound || input.ownCreate || input.adoptionAllowed) return undefined;
+    return {
+      reason: BINDING_REFUSALS.adoption,
+      message: `${input.what}: the service shows it without ${input.mark.unread}, where the operator's owner mark travels, so whether the operator created it for an object of namespace ${input.namespace} cannot be read, and ${input.namespace} may not adopt remote resources; allow it with ${ADOPTION_SETTING}`,
+    };
+  }
   if (input.mark) {
     if (input.mark.namespace === own) return undefined;
     return {
@@ -241,7 +251,7 @@ export function bindingConflict<T extends ManagedObject>(
  * reads no marks is adopted by the spec's id only.
  */
 export function boundByHand<T extends ManagedObject, R>(
-  client: { ownerOf?(remote: R): OwnerMark | undefined },
+  client: { ownerOf?(remote: R): OwnerMark | UnreadMark | undefined },
   kind: BindingKind<T>,
   obj: T,
   remote: R,
@@ -249,20 +259,21 @@ export function boundByHand<T extends ManagedObject, R>(
   if (kind.adoptId?.(obj) !== undefined) return true;
   if (!client.ownerOf) return false;
   const { namespace = "", name = "" } = obj.metadata ?? {};
-  return client.ownerOf(remote)?.object !== ownerMark(namespace, name).object;
+  const mark = client.ownerOf(remote);
+  return !mark || "unread" in mark || mark.object !== ownerMark(namespace, name).object;
 }
 
 /**
  * The refusal when the remote record's owner mark (`client.ownerOf`; none: not checked)
- * does not let `obj` act on it.
+ * does not let `obj` act on it; `ownCreate`: `id` came from the object's create just now.
  */
 export function ownershipRefusal<T extends ManagedObject, R>(
-  client: { ownerOf?(remote: R): OwnerMark | undefined },
+  client: { ownerOf?(remote: R): OwnerMark | UnreadMark | undefined },
   kind: BindingKind<T>,
   obj: T,
   id: string,
   remote: R,
-  options: { readonly adoptionNamespaces?: readonly string[] },
+  options: { readonly adoptionNamespaces?: readonly string[]; readonly ownCreate?: boolean },
 ): BindingRefusal | undefined {
   const ownerOf = client.ownerOf?.bind(client);
   if (!ownerOf) return undefined;
@@ -271,6 +282,7 @@ export function ownershipRefusal<T extends ManagedObject, R>(
     namespace,
     mark: ownerOf(remote),
     alreadyBound: kind.statusId?.(obj) === id,
+    ownCreate: options.ownCreate === true,
     adoptionAllowed: mayAdopt(options.adoptionNamespaces ?? [], namespace),
     what: `${what(kind)} (${id})`,
   });

@@ -26,6 +26,7 @@ import type {
   OwnerMark,
   PreflightRefusal,
   ResolvedCall,
+  UnreadMark,
   UpdateResult,
 } from "../managed/call.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
@@ -74,8 +75,10 @@ export class TemplateExternalClient
     private readonly adoption: readonly string[] = [],
   ) {}
 
-  ownerOf(remote: TrainingTemplate): OwnerMark | undefined {
-    return parseOwnerMark(remote.env?.[OWNER_MARK_ENV]);
+  /** The mark in the env; unread when the list shows no env (a template has no detail). */
+  ownerOf(remote: TrainingTemplate): OwnerMark | UnreadMark | undefined {
+    if (remote.env === undefined) return { unread: "env" };
+    return parseOwnerMark(remote.env[OWNER_MARK_ENV]);
   }
 
   async preflight(

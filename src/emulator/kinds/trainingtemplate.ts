@@ -11,6 +11,7 @@ import {
   fuzzyMatch,
   type Handler,
   type HandlerContext,
+  listedRecord,
   pageOfRecords,
   parseBody,
   queryInt,
@@ -34,7 +35,7 @@ function existing(ctx: HandlerContext) {
   return recordOfPathId(ctx, ctx.state.templates, "training template");
 }
 
-/** A template of the assumed template list: its wire fields plus id and times. */
+/** A template of the assumed template list (`listedRecord`): its wire fields plus id and times. */
 export function templateView(t: TemplateRecord): Record<string, unknown> {
   return {
     ...t.fields,
@@ -68,7 +69,7 @@ export const handlers = {
         (aidcId === undefined || t.fields.aidcId === aidcId),
     );
     const page = pageOfRecords(matching, ctx);
-    return { ...page, records: page.records.map(templateView) };
+    return { ...page, records: page.records.map((t) => listedRecord(templateView(t), ctx.state)) };
   },
   deleteTemplate: (ctx) => {
     ctx.state.templates.delete(existing(ctx).id);
