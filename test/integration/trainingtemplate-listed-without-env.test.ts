@@ -5,7 +5,8 @@
  * own create just made is its own (the create answered, and the preflight found the
  * name free), and stays so once its status records the id; any other, one found by name
  * after a lost create answer included, cannot be told from another's and is refused,
- * the condition naming the env the list leaves out. A create never sent is proven
+ * the condition naming the env the list leaves out. A create that answered but whose
+ * template the list showed only later is its own too. A create never sent is proven
  * absent by name, which the list shows, and sent again once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,6 +82,25 @@ describe("TrainingTemplate on a template list without env", () => {
     expect(await named("fresh")).toEqual([]);
     expect(await sent("deleteTemplate", id)).toHaveLength(1);
     expect(await createsOf("fresh")).toHaveLength(1);
+  }, 60_000);
+
+  it("makes Ready the template its answered create made, when the list read right after it fails", async () => {
+    // The first test settled the list's probe: the preflight's list passes (skip 1), the
+    // read-back after the create fails on every attempt (3 in tests). The create
+    // answered, so the one template found by name later is its own.
+    await op.admin.setFaults([
+      { kind: "error", endpoint: "listTemplates", skip: 1, times: 3, status: 500 },
+    ]);
+    try {
+      await templates.create("readback", spec);
+      const obj = await templates.waitForCondition("readback", "Ready", "True", "Available");
+      expect(obj.status).toMatchObject({ templateId: idOf(obj) });
+      expect(await named("readback")).toHaveLength(1);
+      expect(await createsOf("readback")).toHaveLength(1);
+      expect(await op.admin.faults()).toEqual([]);
+    } finally {
+      await op.admin.setFaults([]);
+    }
   }, 60_000);
 
   it("refuses, naming the env the list leaves out, the template found by name after a lost create answer", async () => {

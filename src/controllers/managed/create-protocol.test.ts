@@ -26,6 +26,15 @@ describe("readCreateState", () => {
     });
   });
 
+  it("reads a create that answered without an id, and only a true answered", () => {
+    const answered = { ...pending, answered: true };
+    const read = (p: object) =>
+      readCreateState({ [ANNOTATIONS.createPending]: JSON.stringify(p) }).pending;
+    expect(read(JSON.parse(formatPending(answered)))).toEqual(answered);
+    expect(read({ ...pending, answered: "yes" })).toEqual(pending);
+    expect(formatPending({ ...pending, answered: false })).toBe(formatPending(pending));
+  });
+
   it("treats a malformed pending marker as pending with no token, never as absent", () => {
     const state = readCreateState({ [ANNOTATIONS.createPending]: "{not json" });
     expect(state.pending).toEqual({ token: "", at: "", generation: 0 });

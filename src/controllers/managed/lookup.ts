@@ -41,20 +41,29 @@ export async function lookup<T extends ManagedObject, R>(
     visibilityGraceMs: windowMs,
   });
   switch (decision.decision) {
-    case "Adopt":
-      await run.annotate({
-        [ANNOTATIONS.externalId]: decision.externalId,
-        [ANNOTATIONS.createPending]: null,
-      });
-      run.normal(
-        "Recovered",
-        `found the remote resource ${decision.externalId} of an unfinished create by its ${key.what}`,
-      );
-      return {
+    case "Adopt": {
+      const binding = run
+        .annotate({
+          [ANNOTATIONS.externalId]: decision.externalId,
+          [ANNOTATIONS.createPending]: null,
+        })
+        .then(() =>
+          run.normal(
+            "Recovered",
+            `found the remote resource ${decision.externalId} of an unfinished create by its ${key.what}`,
+          ),
+        );
+      const next: Next<R> = {
         step: "Observe",
         externalId: decision.externalId,
         subscription: { outcome: "Succeeded", submittedTime: pending.at },
       };
+      // A create that answered made the one found: bound as an id its answer names is,
+      // read while written (observe.ts, its own create's); else bound before the read.
+      if (pending.answered) return { ...next, binding };
+      await binding;
+      return next;
+    }
     case "Wait": {
       const ends = rfc3339(new Date(Date.parse(pending.at) + windowMs));
       return done({

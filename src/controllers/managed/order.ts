@@ -127,6 +127,11 @@ export async function create<T extends ManagedObject, R>(
     // pending marker covers the order: after a crash its client token finds the resource.
     return { step: "Poll", key: result.subscriptionKey, pending, justOrdered: true };
   }
+  // Recorded: the one resource its lookup finds is this create's (lookup.ts), even where
+  // the record shows no owner mark.
+  await run.annotate({
+    [ANNOTATIONS.createPending]: formatPending({ ...pending, answered: true }),
+  });
   run.normal("CreateRequested", "create sent; looking the new resource up");
   return done({
     facts: { ...run.facts(), subscription },
