@@ -123,15 +123,13 @@ describe("TrainingTemplate on a template list without env", () => {
     }
   }, 60_000);
 
-  it("refuses a template bound by hand, naming the env the list leaves out", async () => {
+  it("refuses a template bound by hand, naming the env the list leaves out, and never deletes it", async () => {
     await op.service.createTemplate({ name: "outside", image: "x" });
     const id = String((await named("outside"))[0]?.id);
     await templates.create(
       "bound",
-      { ...spec, name: "outside" },
-      {
-        [ANNOTATIONS.externalId]: id,
-      },
+      { ...spec, name: "outside", deletionPolicy: "Delete" },
+      { [ANNOTATIONS.externalId]: id },
     );
     const obj = await templates.waitForCondition("bound", "Ready", "False", "AdoptionRefused");
     expect(conditionOf(obj, "Ready")?.message).toContain(
@@ -142,6 +140,7 @@ describe("TrainingTemplate on a template list without env", () => {
     await templates.delete("bound");
     await templates.waitForGone("bound");
     expect(await named("outside")).toHaveLength(1);
+    expect(await sent("deleteTemplate", id)).toEqual([]);
   }, 60_000);
 
   it("sends a create never sent once more, proven absent by name, and makes it Ready", async () => {

@@ -68,6 +68,19 @@ describe("templates", () => {
     expect(await off.provesTemplateNameAbsent("bert-2")).toBeUndefined();
   });
 
+  it("lists templates without env under listsOmitEnv, and still proves a name absent", async () => {
+    await client.createTemplate({ name: "bert", env: { A: "1" } });
+    svc.emulator.state.behaviour.listsOmitEnv = true;
+    try {
+      const page = await client.listTemplates({});
+      expect(page.records.map((t) => [t.name, t.env])).toEqual([["bert", undefined]]);
+      expect(await client.provesTemplateNameAbsent("bert")).toBe(false);
+      expect(await client.provesTemplateNameAbsent("bert-2")).toBe(true);
+    } finally {
+      svc.emulator.state.behaviour.listsOmitEnv = false;
+    }
+  });
+
   it("refuses to update or delete a template that does not exist", async () => {
     expect(await failure(client.updateTemplate("tpl-404", { name: "x" }))).toBeInstanceOf(
       ServiceNotFoundError,
