@@ -6,7 +6,12 @@ import {
   nextCreateStep,
   readCreateState,
 } from "./create-protocol.js";
-import { decideAfterLookup, type LookupInput } from "./create-recovery.js";
+import {
+  decideAfterLookup,
+  type LookupInput,
+  rememberAnswered,
+  takeAnswered,
+} from "./create-recovery.js";
 
 const pending = { token: "tok-1", at: "2026-11-22T10:00:00Z", generation: 1 };
 
@@ -24,15 +29,6 @@ describe("readCreateState", () => {
       pending,
       failedGeneration: 2,
     });
-  });
-
-  it("reads a create that answered without an id, and only a true answered", () => {
-    const answered = { ...pending, answered: true };
-    const read = (p: object) =>
-      readCreateState({ [ANNOTATIONS.createPending]: JSON.stringify(p) }).pending;
-    expect(read(JSON.parse(formatPending(answered)))).toEqual(answered);
-    expect(read({ ...pending, answered: "yes" })).toEqual(pending);
-    expect(formatPending({ ...pending, answered: false })).toBe(formatPending(pending));
   });
 
   it("treats a malformed pending marker as pending with no token, never as absent", () => {
@@ -179,5 +175,14 @@ describe("decideAfterLookup", () => {
     expect(d.decision === "Unknown" && d.message).toMatch(
       /"tok-1" was listed within the visibility window \(600 s, service.listVisibilityWindowMs\)/,
     );
+  });
+});
+
+describe("creates that answered without an id", () => {
+  it("are remembered once, for the object that sent them", () => {
+    rememberAnswered("uid-1", "tok-a");
+    expect(takeAnswered("uid-2", "tok-a")).toBe(false);
+    expect(takeAnswered("uid-1", "tok-a")).toBe(true);
+    expect(takeAnswered("uid-1", "tok-a")).toBe(false);
   });
 });

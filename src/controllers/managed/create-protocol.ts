@@ -33,8 +33,6 @@ export interface CreatePending {
   at: string;
   /** metadata.generation the create was made for. */
   generation: number;
-  /** The create answered that it took effect, naming no resource (lookup.ts binds it). */
-  answered?: boolean;
 }
 
 /** The protocol's durable state, read from annotations. */
@@ -80,7 +78,6 @@ function parsePending(raw: string): CreatePending {
       token: typeof v.token === "string" ? v.token : "",
       at: typeof v.at === "string" ? v.at : "",
       generation: typeof v.generation === "number" ? v.generation : 0,
-      ...(v.answered === true ? { answered: true } : {}),
     };
   } catch {
     return { token: "", at: "", generation: 0 };
@@ -89,8 +86,7 @@ function parsePending(raw: string): CreatePending {
 
 /** Serialises a create-pending record for the annotation. */
 export function formatPending(p: CreatePending): string {
-  const { token, at, generation } = p;
-  return JSON.stringify({ token, at, generation, ...(p.answered ? { answered: true } : {}) });
+  return JSON.stringify({ token: p.token, at: p.at, generation: p.generation });
 }
 
 /** The next step of the protocol for the current state. */

@@ -89,22 +89,32 @@ export function decideAfterLookup(input: LookupInput): LookupDecision {
   };
 }
 
+/** Tokens this process remembers, at most 10,000: the oldest go first. */
+function tokenMemory() {
+  const tokens = new Set<string>();
+  return {
+    add(token: string): void {
+      tokens.add(token);
+      if (tokens.size > 10_000) {
+        const oldest = tokens.values().next().value;
+        if (oldest !== undefined) tokens.delete(oldest);
+      }
+    },
+    /** True once for `token` if remembered; it is forgotten. */
+    take: (token: string): boolean => tokens.delete(token),
+  };
+}
+
 /**
  * Tokens of creates whose pending marker write failed in this process, so the create
  * was never sent (the marker may still have landed). Tokens are random per create, so a
- * marker carrying one is safe to drop and create anew (lookup.ts). Bounded: the oldest
- * go first.
+ * marker carrying one is safe to drop and create anew (lookup.ts).
  */
-const unsentTokens = new Set<string>();
-const MAX_UNSENT_TOKENS = 10_000;
+const unsentTokens = tokenMemory();
 
 /** Remembers that the create of `token` was never sent (order.ts). */
 export function rememberUnsent(token: string): void {
   unsentTokens.add(token);
-  if (unsentTokens.size > MAX_UNSENT_TOKENS) {
-    const oldest = unsentTokens.values().next().value;
-    if (oldest !== undefined) unsentTokens.delete(oldest);
-  }
 }
 
 /**
@@ -112,5 +122,22 @@ export function rememberUnsent(token: string): void {
  * (the create was never sent); the token is forgotten.
  */
 export function takeUnsentToken(token: string): boolean {
-  return unsentTokens.delete(token);
+  return unsentTokens.take(token);
+}
+
+/**
+ * Creates (object uid and token) that answered in this process that they took effect,
+ * naming no resource: the one resource the lookup finds is the create's own. Kept here,
+ * not in an annotation, which whoever may edit the object could write.
+ */
+const answeredCreates = tokenMemory();
+
+/** Remembers that the create of `token` by object `uid` answered without an id (order.ts). */
+export function rememberAnswered(uid: string, token: string): void {
+  answeredCreates.add(`${uid}/${token}`);
+}
+
+/** True once when the create of `token` by object `uid` answered in this process. */
+export function takeAnswered(uid: string, token: string): boolean {
+  return answeredCreates.take(`${uid}/${token}`);
 }

@@ -12,7 +12,12 @@
 import { rfc3339 } from "../../runtime/resource.js";
 import type { ManagedObject, ReadyState } from "./call.js";
 import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
-import { decideAfterLookup, lookupKeyOf, takeUnsentToken } from "./create-recovery.js";
+import {
+  decideAfterLookup,
+  lookupKeyOf,
+  takeAnswered,
+  takeUnsentToken,
+} from "./create-recovery.js";
 import type { ManagedOptions } from "./external-client.js";
 import { ABSENT_LISTINGS_FOR_GONE, visibilityWindowMs } from "./gone-evidence.js";
 import { creatingReady, done, ERR, type ManagedRun, type Next, step } from "./run.js";
@@ -58,9 +63,10 @@ export async function lookup<T extends ManagedObject, R>(
         externalId: decision.externalId,
         subscription: { outcome: "Succeeded", submittedTime: pending.at },
       };
-      // A create that answered made the one found: bound as an id its answer names is,
-      // read while written (observe.ts, its own create's); else bound before the read.
-      if (pending.answered) return { ...next, binding };
+      // A create that answered in this process made the one found: bound as an id its
+      // answer names is, read while written (observe.ts: its own create's); else bound
+      // before the read.
+      if (takeAnswered(run.obj.metadata?.uid ?? "", pending.token)) return { ...next, binding };
       await binding;
       return next;
     }

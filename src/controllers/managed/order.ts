@@ -21,7 +21,12 @@ import {
   resultAnswered,
   resultForgotten,
 } from "./create-protocol.js";
-import { createMayHaveHappened, lookupKeyOf, rememberUnsent } from "./create-recovery.js";
+import {
+  createMayHaveHappened,
+  lookupKeyOf,
+  rememberAnswered,
+  rememberUnsent,
+} from "./create-recovery.js";
 import { agingPollMs, firstSubscriptionPollMs } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import {
@@ -127,11 +132,9 @@ export async function create<T extends ManagedObject, R>(
     // pending marker covers the order: after a crash its client token finds the resource.
     return { step: "Poll", key: result.subscriptionKey, pending, justOrdered: true };
   }
-  // Recorded: the one resource its lookup finds is this create's (lookup.ts), even where
-  // the record shows no owner mark.
-  await run.annotate({
-    [ANNOTATIONS.createPending]: formatPending({ ...pending, answered: true }),
-  });
+  // The one resource its lookup finds is this create's (lookup.ts), even where the
+  // record shows no owner mark.
+  rememberAnswered(run.obj.metadata?.uid ?? "", token);
   run.normal("CreateRequested", "create sent; looking the new resource up");
   return done({
     facts: { ...run.facts(), subscription },
