@@ -1,9 +1,9 @@
 /**
  * A change the service makes once per identity (a file system's mount on an instance, a
- * volume's attachment to one), planned on a read that may be stale: a call whose answer
- * was lost (a process stopped with it under way) may have made it since. Its refusal is
- * read again, and the change found made stands for it; else the refusal stands. Never
- * a second send.
+ * volume's attachment to one, a port opened on a pod), planned on a read that may be
+ * stale: a call whose answer was lost (a process stopped with it under way) may have made
+ * it since. Its refusal is read again, and the change found made stands for it; else the
+ * refusal stands. Never a second send.
  */
 import { ServiceNotFoundError, ServiceRefusedError } from "../../service/errors.js";
 

@@ -111,18 +111,37 @@ describe("the TrainingJob external client", () => {
     expect(calls).toEqual(["desc new"]);
   });
 
-  it("counts a port the service says is already open (409) as opened", async () => {
-    const { svc, calls } = fakeService({ listPods: async () => [{ podName: "p0" }] });
-    const client = trainingJobClient(svc);
+  /** A job wanting port 8888/http on its one pod, whose open ports read `open` after the first read. */
+  const refusedOpen = (open: { port: number; protocol: string }[]) => {
+    let portReads = 0;
+    const { svc, calls } = fakeService({
+      listPods: async () => [{ podName: "p0" }],
+      listPodOpenPorts: async () => ({ ports: [], customPorts: portReads++ === 0 ? [] : open }),
+    });
     const j = {
       ...job(false),
       spec: { ...job(false).spec, ports: [{ port: 8888, protocol: "http" as const }] },
     };
+    return { client: trainingJobClient(svc), calls, j };
+  };
+
+  it("counts a port the service refuses (409) as opened when the pod's ports, read again, show it open", async () => {
+    const { client, calls, j } = refusedOpen([{ port: 8888, protocol: "HTTP" }]);
     const o = await client.observe(call(j), "task-1");
     if (!o.exists) throw new Error("not observed");
     const r = await client.update(call(j), "task-1", o.remote);
     expect(r.outcome).toBe("Applied");
     expect(calls).toEqual(["open p0 8888"]);
+  });
+
+  it("keeps a 409 on a port open as a refusal when the pod's ports, read again, do not show it (or with another protocol)", async () => {
+    for (const open of [[], [{ port: 8888, protocol: "https" }]]) {
+      const { client, calls, j } = refusedOpen(open);
+      const o = await client.observe(call(j), "task-1");
+      if (!o.exists) throw new Error("not observed");
+      await expect(client.update(call(j), "task-1", o.remote)).rejects.toThrow("already open");
+      expect(calls).toEqual(["open p0 8888"]);
+    }
   });
 
   const missing = (endpoint: string) =>

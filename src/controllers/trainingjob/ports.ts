@@ -7,8 +7,9 @@
  * already open and needs nothing.
  */
 import type { TrainingJobPort } from "../../crds/trainingjob.js";
-import { type PortProtocol, ServiceError } from "../../service/index.js";
+import type { PortProtocol } from "../../service/index.js";
 import type { TrainingPodOperations } from "../../service/kinds/trainingjob.pods.js";
+import { sendOrFindMade } from "../managed/refused-change.js";
 import type { PodObservation } from "./remote.js";
 
 /** One port change on one pod. */
@@ -65,16 +66,22 @@ export function describePortActions(actions: readonly PortAction[]): string {
     .join(", ");
 }
 
-/** Opens a port; a 409 (already open, e.g. opened meanwhile) counts as done. */
+/**
+ * Opens a port. A refusal (a 409 "already open": an earlier call whose answer was lost, or
+ * someone else, opened it) reads the pod's ports again: the port found open with the
+ * protocol asked counts as done, else the refusal stands (refused-change.ts).
+ */
 export async function openPort(
   tasks: TrainingPodOperations,
   id: string,
   a: PortAction & { action: "open" },
-) {
-  try {
-    await tasks.openPort(id, a.podName, { port: a.port, protocol: a.protocol });
-  } catch (err) {
-    if (err instanceof ServiceError && err.code === 409) return;
-    throw err;
-  }
+): Promise<void> {
+  await sendOrFindMade(
+    () => tasks.openPort(id, a.podName, { port: a.port, protocol: a.protocol }),
+    async () => {
+      const { customPorts } = await tasks.podOpenPorts(id, a.podName);
+      const open = customPorts.find((p) => p.port === a.port);
+      return open?.protocol?.toLowerCase() === a.protocol ? String(a.port) : undefined;
+    },
+  );
 }
