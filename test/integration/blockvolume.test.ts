@@ -33,6 +33,8 @@ describe("BlockVolume controller", () => {
       ],
       namespaces: [namespace],
       emulatorOptions: { volumeTransitionMs: TRANSITION_MS },
+      // CciInstances poll rarely: what they show of the storage comes from its watch.
+      config: { pollIntervalMs: { default: 500, CciInstance: 600_000 } },
     });
     volumes = new ObjectsOf(op.kube, blockVolumeCrd, namespace);
     ccis = new ObjectsOf(op.kube, cciInstanceCrd, namespace);

@@ -39,6 +39,8 @@ describe("FileSystem controller", () => {
       ],
       namespaces: [namespace],
       emulatorOptions: { fileStorageDelayMs: 300 },
+      // CciInstances poll rarely: what they show of the storage comes from its watch.
+      config: { pollIntervalMs: { default: 500, CciInstance: 600_000 } },
     });
     fs = new ObjectsOf(op.kube, fileSystemCrd, namespace);
     await new ObjectsOf(op.kube, cciInstanceCrd, namespace).create("alice", {

@@ -5,11 +5,15 @@
  * call). Each kind is one {@link AttachedStorageSource}; a storage kind added later adds
  * its source to {@link ATTACHED_STORAGE_SOURCES}.
  */
+import { isDeepStrictEqual } from "node:util";
 import { type BlockVolume, blockVolumeCrd } from "../../crds/blockvolume.js";
-import type { AttachedStorage } from "../../crds/cciinstance.js";
+import { type AttachedStorage, cciInstanceCrd } from "../../crds/cciinstance.js";
 import { type FileSystem, fileSystemCrd } from "../../crds/filesystem.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import type { ResourceDescriptor } from "../../runtime/resource.js";
+import type { MapToKeys } from "../../runtime/controller.js";
+import { type KubeObject, keyOf, type ResourceDescriptor } from "../../runtime/resource.js";
+import { ANNOTATIONS } from "../managed/create-protocol.js";
+import type { CciObject } from "./objects.js";
 
 /** One kind of storage that can be attached to an instance. */
 export interface AttachedStorageSource {
@@ -17,6 +21,8 @@ export interface AttachedStorageSource {
   readonly resource: ResourceDescriptor;
   /** The entries of one object of the kind that concern instance `instanceId`. */
   entries(obj: unknown, instanceId: string): AttachedStorage[];
+  /** The ids of the instances one object of the kind has entries for. */
+  instanceIds(obj: unknown): string[];
 }
 
 /** BlockVolumes: one entry when the status shows the volume attached to the instance. */
@@ -34,6 +40,10 @@ export const blockVolumeSource: AttachedStorageSource = {
       },
     ];
   },
+  instanceIds(obj) {
+    const id = (obj as BlockVolume).status?.attachedInstanceId;
+    return id ? [id] : [];
+  },
 };
 
 /** FileSystems: one entry per mount on the instance that the status shows. */
@@ -50,6 +60,10 @@ export const fileSystemSource: AttachedStorageSource = {
         state: m.state,
         ...(m.mountPath ? { mountPath: m.mountPath } : {}),
       }));
+  },
+  instanceIds(obj) {
+    const ids = (obj as FileSystem).status?.mounts?.map((m) => m.instanceId) ?? [];
+    return [...new Set(ids.filter((id): id is string => !!id))];
   },
 };
 
@@ -72,4 +86,47 @@ export function attachedStorage(
   return out.sort((a, b) =>
     a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind.localeCompare(b.kind),
   );
+}
+
+/** The index of CciInstances by the instance id each shows or claims. */
+export const BY_INSTANCE_ID = "byInstanceId";
+
+/** {@link BY_INSTANCE_ID}: `status.instanceId`, the recorded id and `spec.instanceId`. */
+export function instanceIdsOf(o: KubeObject): string[] {
+  const c = o as CciObject;
+  const ids = [
+    c.status?.instanceId,
+    o.metadata?.annotations?.[ANNOTATIONS.externalId],
+    c.spec?.instanceId,
+  ].map((id) => id?.trim());
+  return [...new Set(ids.filter((id): id is string => !!id))];
+}
+
+/**
+ * The watch map of a storage kind: called with the old and the new state of a change,
+ * it names the CciInstances of the object's namespace bound to an instance that state
+ * names, and of those only the ones whose `attachedStorage` differs from what the
+ * object in the cache (its newest state; none once deleted) gives them. So an attach
+ * reaches its instance, a detach the instance it left, and a change that shows nowhere
+ * (a condition, another instance's mount) reaches none.
+ */
+export function attachedStorageChanges(source: AttachedStorageSource): MapToKeys {
+  return (obj, cache) => {
+    const namespace = obj.metadata?.namespace ?? "";
+    const name = obj.metadata?.name ?? "";
+    const current = cache.get(source.resource, keyOf(obj));
+    return source.instanceIds(obj).flatMap((id) => {
+      const wanted = current ? source.entries(current, id) : [];
+      return cache
+        .byIndex<CciObject>(cciInstanceCrd, BY_INSTANCE_ID, id)
+        .filter((c) => c.metadata?.namespace === namespace)
+        .filter((c) => {
+          const shown = (c.status?.attachedStorage ?? []).filter(
+            (e) => e.kind === source.resource.kind && e.name === name,
+          );
+          return !isDeepStrictEqual(shown, wanted);
+        })
+        .map(keyOf);
+    });
+  };
 }

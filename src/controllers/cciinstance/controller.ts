@@ -18,7 +18,12 @@ import type { ControllerDeps } from "../controller-factory.js";
 import { callsOf } from "../managed/decisions.js";
 import { EXPORT_RULE } from "../managed/export.js";
 import { BOUND_ID_INDEX, claimedIds } from "../managed/tenancy.js";
-import { ATTACHED_STORAGE_SOURCES } from "./attached-storage.js";
+import {
+  ATTACHED_STORAGE_SOURCES,
+  attachedStorageChanges,
+  BY_INSTANCE_ID,
+  instanceIdsOf,
+} from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";
 import { CciInstanceReconciler } from "./reconciler.js";
 import { type CciAccount, CciSnapshot } from "./snapshot.js";
@@ -73,6 +78,7 @@ export function cciInstanceController(
     .index(cciInstanceCrd, BOUND_ID_INDEX, (o) =>
       claimedIds(o, (o as unknown as CciInstance).spec?.instanceId),
     )
+    .index(cciInstanceCrd, BY_INSTANCE_ID, instanceIdsOf)
     .permissions([
       {
         apiGroups: [cciInstanceCrd.group],
@@ -95,13 +101,9 @@ export function cciInstanceController(
       EXPORT_RULE,
     ]);
   // A change of a volume or file system (attached, detached, mounted) shows at once on
-  // the CciInstances of its namespace (a detached one no longer names its instance).
+  // the CciInstances whose attachedStorage it changes, found by their instance id.
   for (const source of ATTACHED_STORAGE_SOURCES) {
-    builder.watches(source.resource, (obj, cache) =>
-      cache
-        .list(cciInstanceCrd, obj.metadata?.namespace ?? "")
-        .map((c) => ({ namespace: c.metadata?.namespace ?? "", name: c.metadata?.name ?? "" })),
-    );
+    builder.watches(source.resource, attachedStorageChanges(source));
   }
   return builder
     .onError((key, err, ctx) => reconciler.onError(key, err, ctx))
