@@ -11,8 +11,8 @@ import { type AttachedStorage, cciInstanceCrd } from "../../crds/cciinstance.js"
 import { type FileSystem, fileSystemCrd } from "../../crds/filesystem.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import type { MapToKeys } from "../../runtime/controller.js";
-import { type KubeObject, keyOf, type ResourceDescriptor } from "../../runtime/resource.js";
-import { ANNOTATIONS } from "../managed/create-protocol.js";
+import { keyOf, type ResourceDescriptor } from "../../runtime/resource.js";
+import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import type { CciObject } from "./objects.js";
 
 /** One kind of storage that can be attached to an instance. */
@@ -88,25 +88,12 @@ export function attachedStorage(
   );
 }
 
-/** The index of CciInstances by the instance id each shows or claims. */
-export const BY_INSTANCE_ID = "byInstanceId";
-
-/** {@link BY_INSTANCE_ID}: `status.instanceId`, the recorded id and `spec.instanceId`. */
-export function instanceIdsOf(o: KubeObject): string[] {
-  const c = o as CciObject;
-  const ids = [
-    c.status?.instanceId,
-    o.metadata?.annotations?.[ANNOTATIONS.externalId],
-    c.spec?.instanceId,
-  ].map((id) => id?.trim());
-  return [...new Set(ids.filter((id): id is string => !!id))];
-}
-
 /**
  * The watch map of a storage kind: called with the old and the new state of a change,
  * it names the CciInstances of the object's namespace bound to an instance that state
- * names, and of those only the ones whose `attachedStorage` differs from what the
- * object in the cache (its newest state; none once deleted) gives them. So an attach
+ * names (found by the ids they claim, tenancy.ts's BOUND_ID_INDEX), and of those only
+ * the ones whose `attachedStorage` differs from what the object in the cache (its
+ * newest state; none once deleted) gives them. So an attach
  * reaches its instance, a detach the instance it left, and a change that shows nowhere
  * (a condition, another instance's mount) reaches none.
  */
@@ -118,7 +105,7 @@ export function attachedStorageChanges(source: AttachedStorageSource): MapToKeys
     return source.instanceIds(obj).flatMap((id) => {
       const wanted = current ? source.entries(current, id) : [];
       return cache
-        .byIndex<CciObject>(cciInstanceCrd, BY_INSTANCE_ID, id)
+        .byIndex<CciObject>(cciInstanceCrd, BOUND_ID_INDEX, id)
         .filter((c) => c.metadata?.namespace === namespace)
         .filter((c) => {
           const shown = (c.status?.attachedStorage ?? []).filter(

@@ -18,12 +18,7 @@ import type { ControllerDeps } from "../controller-factory.js";
 import { callsOf } from "../managed/decisions.js";
 import { EXPORT_RULE } from "../managed/export.js";
 import { BOUND_ID_INDEX, claimedIds } from "../managed/tenancy.js";
-import {
-  ATTACHED_STORAGE_SOURCES,
-  attachedStorageChanges,
-  BY_INSTANCE_ID,
-  instanceIdsOf,
-} from "./attached-storage.js";
+import { ATTACHED_STORAGE_SOURCES, attachedStorageChanges } from "./attached-storage.js";
 import type { SaveBackoff } from "./images.js";
 import { CciInstanceReconciler } from "./reconciler.js";
 import { type CciAccount, CciSnapshot } from "./snapshot.js";
@@ -78,7 +73,6 @@ export function cciInstanceController(
     .index(cciInstanceCrd, BOUND_ID_INDEX, (o) =>
       claimedIds(o, (o as unknown as CciInstance).spec?.instanceId),
     )
-    .index(cciInstanceCrd, BY_INSTANCE_ID, instanceIdsOf)
     .permissions([
       {
         apiGroups: [cciInstanceCrd.group],
