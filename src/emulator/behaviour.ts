@@ -143,3 +143,26 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   nasStatusCase: "asShown",
   emptyListData: "page",
 };
+
+/** The emulator's on/off modes: the names of EmulatorBehaviour's boolean switches. */
+export type EmulatorMode = {
+  [K in keyof EmulatorBehaviour]: EmulatorBehaviour[K] extends boolean ? K : never;
+}[keyof EmulatorBehaviour];
+
+/** Every mode's name, read off the defaults (a boolean switch added there is one). */
+export const EMULATOR_MODES = (Object.keys(DEFAULT_BEHAVIOUR) as (keyof EmulatorBehaviour)[])
+  .filter((k) => typeof DEFAULT_BEHAVIOUR[k] === "boolean")
+  .sort() as EmulatorMode[];
+
+/** The behaviour that turns `names` on; an unknown name is an error naming it. */
+export function emulatorModes(names: string[]): Partial<Record<EmulatorMode, true>> {
+  const on: Partial<Record<EmulatorMode, true>> = {};
+  for (const name of names) {
+    const mode = EMULATOR_MODES.find((m) => m === name);
+    if (!mode) {
+      throw new Error(`unknown emulator mode "${name}" (modes: ${EMULATOR_MODES.join(", ")})`);
+    }
+    on[mode] = true;
+  }
+  return on;
+}

@@ -67,6 +67,7 @@ export const CHAOS_FLAGS = {
   "repeat-delete-status": { type: "string" },
   replicas: { type: "string" },
   "pause-leader": { type: "boolean" },
+  "emulator-mode": { type: "string" },
 } satisfies Flags;
 
 /** The flags of compare-builds.ts. */

@@ -12,12 +12,14 @@
  * 20% of the objects are deleted (a repeated delete refused with 409), restarts the API server once,
  * lets the operator settle, and prints the invariants as JSON. Exits 1 on any
  * violation. The same seed gives the same kill schedule, batches, deletes and fault
- * draws.
+ * draws. `--emulator-mode listsOmitEnv,...` turns on the emulator's modes (behaviour.ts).
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { commaList } from "../../src/config/settings.js";
+import { type EmulatorMode, emulatorModes } from "../../src/emulator/behaviour.js";
 import { startEnvironment } from "../bench/environment.js";
 import { CHAOS_FLAGS } from "../bench/script-flags.js";
 import { ensureNamespace } from "../bench/workload.js";
@@ -64,6 +66,10 @@ const options = {
   repeatDeleteStatus: num(flags["repeat-delete-status"], "AIDC_CHAOS_REPEAT_DELETE_STATUS", 409),
   replicas: Math.max(1, num(flags.replicas, "AIDC_CHAOS_REPLICAS", 1)),
   pauseLeader: flags["pause-leader"] ?? false,
+  // Checked here, before a control plane starts: an unknown name is an error naming it.
+  emulatorModes: Object.keys(
+    emulatorModes(commaList(flags["emulator-mode"] ?? env.AIDC_CHAOS_EMULATOR_MODE ?? "")),
+  ) as EmulatorMode[],
 };
 const subscriptionDelayMs = num(
   flags["subscription-delay-ms"],
@@ -73,8 +79,9 @@ const subscriptionDelayMs = num(
 const progress = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
 
 async function main(): Promise<number> {
+  const modes = options.emulatorModes.length ? `, emulator modes ${options.emulatorModes}` : "";
   progress(
-    `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.fileSystems} FileSystems, ${options.blockVolumes} BlockVolumes, ${options.templates} TrainingTemplates, ${options.cciInstances} CciInstances, ${options.kills} kills`,
+    `seed ${options.seed}: ${options.nas} NasVolumes, ${options.jobs} TrainingJobs, ${options.fileSystems} FileSystems, ${options.blockVolumes} BlockVolumes, ${options.templates} TrainingTemplates, ${options.cciInstances} CciInstances, ${options.kills} kills${modes}`,
   );
   const chaos = await startEnvironment({ subscriptionDelayMs, randomSeed: options.seed });
   const logDir = await mkdtemp(join(tmpdir(), "aidc-chaos-"));
@@ -103,6 +110,7 @@ async function main(): Promise<number> {
       `${JSON.stringify(
         {
           ...report,
+          emulatorModes: options.emulatorModes,
           // The plan's entries are in the findings that name them.
           deletes: { ...report.deletes, planned: report.deletes.planned.length },
           onSecondAccount: report.onSecondAccount.length,

@@ -14,6 +14,7 @@
 import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { freePort } from "../../src/controlplane/controlplane.js";
+import { type EmulatorMode, emulatorModes } from "../../src/emulator/behaviour.js";
 import { applySeed } from "../../src/emulator/seeding.js";
 import { seededRandom } from "../../src/emulator/state.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
@@ -142,6 +143,11 @@ export interface ChaosOptions {
   replicas?: number;
   /** With replicas: every second Lease loss pauses the leader (SIGSTOP) past the lease instead. */
   pauseLeader?: boolean;
+  /**
+   * The emulator's modes turned on for the run, in every account (behaviour.ts: e.g.
+   * `listsOmitEnv`, a task and template list without env). Default none.
+   */
+  emulatorModes?: EmulatorMode[];
   /** Restart the API server once, halfway through the kills (needs `env.plane`). */
   restartApiServer: boolean;
   /** After the last kill, how long the operator gets to make every object Ready. */
@@ -216,14 +222,17 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     { kind: "latency", rate: o.latency.rate, latencyMs: o.latency.ms },
   ]);
   const behaviour = env.emulator.state.behaviour;
-  if (o.repeatDeleteStatus) {
-    // Before the second account is made: it copies this behaviour.
-    env.emulator.state.behaviour = {
-      ...behaviour,
-      repeatDeleteStatus: o.repeatDeleteStatus,
-      nasReleaseDelayMs: Math.max(behaviour.nasReleaseDelayMs, 2000),
-    };
-  }
+  // Before the second account is made: it copies this behaviour.
+  env.emulator.state.behaviour = {
+    ...behaviour,
+    ...emulatorModes(o.emulatorModes ?? []),
+    ...(o.repeatDeleteStatus
+      ? {
+          repeatDeleteStatus: o.repeatDeleteStatus,
+          nasReleaseDelayMs: Math.max(behaviour.nasReleaseDelayMs, 2000),
+        }
+      : {}),
+  };
   const fsCount = o.fileSystems ?? 0;
   const observedCount = o.observed ?? 0;
   // NAS made outside the cluster (names without the run's prefix), each imported below.
