@@ -2,10 +2,12 @@
  * The paged list of one kind's remote records as its operations module reads it
  * (src/service/kinds/<kind>.ts): one page, the walk of every page, the walk shared by
  * every object of the kind (list-snapshot.ts) and the ids it lists. A `KindList` is
- * made per piece of work on an account (`ServiceAccount.withCall`); its snapshot lives in the account's
+ * made per piece of work on an account (`ServiceAccount.withCall`); its snapshot and the
+ * details its records' detail reads showed (list-details.ts) live in the account's
  * {@link KindListStore}, shared by every view.
  */
 import type { z } from "zod";
+import { ListDetails } from "./list-details.js";
 import { ListSnapshot, type ListSnapshotView, listedIds } from "./list-snapshot.js";
 import type {
   KindListState,
@@ -43,7 +45,7 @@ export class KindList<R, Q extends PageQuery> {
   private readonly snapshot: ListSnapshot<R>;
   private readonly pageSchema: z.ZodType<Page<R>>;
   /** The account's `KindListState.details` of this list. */
-  readonly details: Map<string, Partial<R>>;
+  readonly details: ListDetails<R>;
 
   constructor(
     private readonly caller: OperationCaller,
@@ -69,13 +71,45 @@ export class KindList<R, Q extends PageQuery> {
     return this.caller.request(this.options.operation, { query: q }, this.pageSchema);
   }
 
-  /** Every record matching `query`, page by page (the walk returns whether it was complete). */
+  /**
+   * Every record matching `query`, page by page (the walk returns whether it was
+   * complete); a complete walk of the whole list prunes the `details`.
+   */
   iterate(query: Omit<Q, "pageNo">): AsyncGenerator<R, PageWalkEnd, undefined> {
-    return paginate(
+    const walk = paginate(
       (pageNo, pageSize) => this.page({ ...query, pageNo, pageSize } as Q),
       this.options.id,
       query.pageSize,
     );
+    const filtered = Object.entries(query).some(([k, v]) => k !== "pageSize" && v !== undefined);
+    return filtered ? walk : this.pruning(walk);
+  }
+
+  /** `walk`, of the whole list, forgetting the `details` of the records it no longer shows once complete. */
+  private async *pruning(
+    walk: AsyncGenerator<R, PageWalkEnd, undefined>,
+  ): AsyncGenerator<R, PageWalkEnd, undefined> {
+    const mark = this.details.mark();
+    if (mark === undefined) return yield* walk;
+    const listed = new Set<string>();
+    for (;;) {
+      const next = await walk.next();
+      if (next.done) {
+        if (next.value.complete) this.details.prune(mark, listed);
+        return next.value;
+      }
+      listed.add(this.options.id(next.value));
+      yield next.value;
+    }
+  }
+
+  /**
+   * Keeps `fields` of record `id` as its detail read showed them (`details`), unless the
+   * list is disabled or known to be missing: no walk would then use or prune them.
+   */
+  keepDetail(id: string, fields: Partial<R>): void {
+    if (!this.enabled || this.options.knownMissing(this.options.operation)) return;
+    this.details.keep(id, fields);
   }
 
   /**
@@ -123,7 +157,7 @@ export class KindListStates implements KindListStore {
       state = {
         snapshot: new ListSnapshot<R>(id, this.now),
         pageSchema: pageOf(record) as unknown as z.ZodType<Page<R>>,
-        details: new Map(),
+        details: new ListDetails<R>(),
       };
       this.states.set(operation, state as KindListState<unknown>);
     }

@@ -28,6 +28,58 @@ export function listedIds<R>(view: ListSnapshotView<R>): ListedIds {
   return { ids: new Set(view.records.keys()), complete: view.complete };
 }
 
+/**
+ * `view` with each record passed through `complete` as it is read (e.g. filled with what
+ * the list leaves out), without copying the records.
+ */
+export function completedView<R>(
+  view: ListSnapshotView<R>,
+  complete: (record: R) => R,
+): ListSnapshotView<R> {
+  return { ...view, records: new CompletedRecords(view.records, complete) };
+}
+
+/** The records of a view, each passed through `complete` as it is read. */
+class CompletedRecords<R> implements ReadonlyMap<string, R> {
+  constructor(
+    private readonly records: ReadonlyMap<string, R>,
+    private readonly complete: (record: R) => R,
+  ) {}
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  get(id: string): R | undefined {
+    const record = this.records.get(id);
+    return record === undefined ? undefined : this.complete(record);
+  }
+
+  has(id: string): boolean {
+    return this.records.has(id);
+  }
+
+  keys(): MapIterator<string> {
+    return this.records.keys();
+  }
+
+  *values(): MapIterator<R> {
+    for (const record of this.records.values()) yield this.complete(record);
+  }
+
+  *entries(): MapIterator<[string, R]> {
+    for (const [id, record] of this.records) yield [id, this.complete(record)];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, R]> {
+    return this.entries();
+  }
+
+  forEach(each: (record: R, id: string, map: ReadonlyMap<string, R>) => void): void {
+    for (const [id, record] of this.entries()) each(record, id, this);
+  }
+}
+
 /** A walk under way, and when it started. */
 interface Walk<R> {
   startedAt: number;

@@ -6,6 +6,7 @@
  * is not imported back by them.
  */
 import type { z } from "zod";
+import type { ListDetails } from "./list-details.js";
 import type { ListSnapshot } from "./list-snapshot.js";
 import type { SubscriptionResult } from "./schemas/create.js";
 import type { Page } from "./schemas/data.js";
@@ -64,10 +65,10 @@ export interface KindListState<R> {
   readonly snapshot: ListSnapshot<R>;
   readonly pageSchema: z.ZodType<Page<R>>;
   /**
-   * Fields the list leaves out of a record and its detail read showed, by id: those
+   * Fields the list may leave out of a record and its detail read showed, by id: those
    * that never change (a task's env), kept while the list shows the record.
    */
-  readonly details: Map<string, Partial<R>>;
+  readonly details: ListDetails<R>;
 }
 
 /** The list states of an account by list operation (`KindListStates` of kind-list.ts). */

@@ -222,27 +222,30 @@ describe("the TrainingJob external client", () => {
     );
   });
 
-  it("answers a poll from a task list without env with the env of the task's last detail read", async () => {
+  it("reads in detail a task listed without env, and answers from the list once the service fills the env in", async () => {
     const env = { AIDC_OWNER: "ns/j", AIDC_CLIENT_TOKEN: "t" };
+    let listed: object = {};
     const { svc, reads } = fakeService({
       getTrainingTask: async (id: string) => {
         reads.push("task");
         return { id, status: "RUNNING", desc: "", env };
       },
       listPods: async () => [{ podName: "p0" }],
-      taskListSnapshot: listing("task-1", {}),
+      taskListSnapshot: () => listing("task-1", listed)(),
     });
     const client = trainingJobClient(svc);
-    // Listed without env, never read in detail: the poll reads in detail.
+    // Listed without env, none kept from a detail read: the poll reads in detail.
     expect(await client.observeFromList?.(call(shown()), "task-1", 1_000)).toBeUndefined();
     const read = await client.observe(call(shown()), "task-1");
     if (!read.exists) throw new Error("not observed");
     const settled = { ...shown(), status: { ...shown().status, ...read.remote.status } };
+    // The service lists it with the env of that detail read from then on.
+    listed = { env };
     reads.length = 0;
-    const listed = await client.observeFromList?.(call(settled), "task-1", 1_000);
+    const answered = await client.observeFromList?.(call(settled), "task-1", 1_000);
     expect(reads).toEqual([]);
-    expect(listed?.observation.remote.observation.fromList).toBe(true);
-    expect(listed?.observation.remote.observation.task.env).toEqual(env);
+    expect(answered?.observation.remote.observation.fromList).toBe(true);
+    expect(answered?.observation.remote.observation.task.env).toEqual(env);
   });
 
   it("leaves out a pod part the service has no operation for, instead of its previous value", async () => {

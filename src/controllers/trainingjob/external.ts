@@ -132,7 +132,7 @@ export function trainingJobClient(
     // A read that left part of the pods out is not a full one: the next poll reads in
     // detail again, so the pods come back once the service answers for them.
     if (note) fullReads.forget(id);
-    else fullReads.record(id, task.env);
+    else fullReads.record(id);
     return judge(call, observation);
   }
 
@@ -205,9 +205,11 @@ export function trainingJobClient(
         const whole = await withParts(call, id, held.task);
         return whole.upToDate ? { observation: whole, fetchedAt: held.at } : undefined;
       }
+      // A task listed without env, and none kept from a detail read, is read in detail
+      // (its env holds the owner mark and the status's env names).
       const view = await service.tasks.listSnapshot(maxAgeMs);
-      const task = fullReads.withEnv(view?.records.get(id));
-      if (!view || !task || task.status === undefined) return undefined;
+      const task = view?.records.get(id);
+      if (!view || !task?.env || task.status === undefined) return undefined;
       // Storages and pods are not in the list: the previous status keeps them.
       const observation = await judge(call, { task, fromList: true });
       if (

@@ -11,8 +11,8 @@
  * look, and at the first poll after a start): with the listed task when it is the one
  * the status shows, else with a detail read of the task. A task list that leaves `env`
  * out (the owner mark and the env names of the status are in it) answers with the env
- * of the task's last detail read, kept for each task listed without it (a task's env
- * never changes); until one is kept, the poll reads in detail.
+ * of the task's last detail read (`TrainingTaskOperations.listSnapshot`, the service's
+ * memory of the account); until one is kept, the poll reads in detail.
  */
 import { isDeepStrictEqual } from "node:util";
 import type { TrainingJobStatus } from "../../crds/trainingjob.js";
@@ -29,40 +29,23 @@ export class FullReads {
   private readonly at = new Map<string, number>();
   /** A first look's task and when it was read, until the follow-up reads its parts. */
   private readonly held = new Map<string, { task: TaskObservation["task"]; at: number }>();
-  /** The env of the last detail read of each task listed without env (undefined: none yet). */
-  private readonly envs = new Map<string, Record<string, string> | undefined>();
 
   constructor(
     private readonly intervalMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Notes a read of task `id`'s storages and pods, with the task's `env` as read. */
-  record(id: string, env?: Record<string, string>): void {
+  /** Notes a read of task `id`'s storages and pods. */
+  record(id: string): void {
     this.at.delete(id);
     this.held.delete(id);
     this.at.set(id, this.now());
-    if (this.envs.has(id)) this.envs.set(id, env ?? {});
   }
 
   /** Forgets task `id` (deleted, or its parts to be read again). */
   forget(id: string): void {
     this.at.delete(id);
     this.held.delete(id);
-    this.envs.delete(id);
-  }
-
-  /**
-   * `listed`, a task of the task list, with its env: one listed without it gets the env
-   * its last detail read showed; undefined while none is kept (the poll reads in detail,
-   * and its env is kept from then on).
-   */
-  withEnv(listed: TaskObservation["task"] | undefined): TaskObservation["task"] | undefined {
-    if (!listed || listed.env) return listed;
-    const env = this.envs.get(listed.id);
-    if (env) return { ...listed, env };
-    this.envs.set(listed.id, undefined);
-    return undefined;
   }
 
   /**

@@ -3,17 +3,16 @@
  * create (asynchronous) and its result, the task's detail, description, storages and
  * save-as-template as the spec documents them, and the list and delete this project
  * assumes (docs/service-assumptions.md), with the bodies they send and the list query
- * (the records they answer: schemas/training.ts). Two parts are modules of their own:
- * the create request (trainingjob.create.ts) and the pods with their ports
- * (trainingjob.pods.ts). `endpoints` joins the endpoint table (generated
- * kinds/index.ts); the account's calls (`AccountCalls`) hold one
- * {@link TrainingTaskOperations}.
+ * (the records they answer: schemas/training.ts). Three parts are modules of their own:
+ * the create request (trainingjob.create.ts), the pods with their ports
+ * (trainingjob.pods.ts) and the env of a task listed without it (trainingjob.env.ts).
+ * `endpoints` joins the endpoint table (generated kinds/index.ts); the account's calls
+ * (`AccountCalls`) hold one {@link TrainingTaskOperations}.
  */
 import { z } from "zod";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
-import { ServiceNotFoundError } from "../errors.js";
 import { KindList } from "../kind-list.js";
-import type { ListSnapshotView } from "../list-snapshot.js";
+import { completedView, type ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
 import { type ListedIds, type PageWalkEnd, walkProvesAbsent } from "../pagination.js";
 import {
@@ -34,6 +33,7 @@ import {
   createTrainingTaskBodySchema,
   toCreateTrainingTaskBody,
 } from "./trainingjob.create.js";
+import { withDetailEnv, withKnownEnv } from "./trainingjob.env.js";
 import { endpoints as podEndpoints, TrainingPodOperations } from "./trainingjob.pods.js";
 import { templateList } from "./trainingtemplate.js";
 
@@ -157,9 +157,15 @@ export class TrainingTaskOperations extends TrainingPodOperations {
     return this.ctx.subscriptionResult("getTrainingSubscriptionResult", key);
   }
 
-  /** Reads a task's configuration and run information. */
-  get(id: string): Promise<TrainingTask> {
-    return this.ctx.caller.request("getTrainingTask", { params: { id } }, trainingTaskSchema);
+  /** Reads a task's configuration and run information; its env is kept for the task list. */
+  async get(id: string): Promise<TrainingTask> {
+    const task = await this.ctx.caller.request(
+      "getTrainingTask",
+      { params: { id } },
+      trainingTaskSchema,
+    );
+    this.list.keepDetail(id, { env: task.env });
+    return task;
   }
 
   /** Replaces a task's description (nothing else changes). */
@@ -213,14 +219,22 @@ export class TrainingTaskOperations extends TrainingPodOperations {
     return this.list.ids();
   }
 
-  /** The whole task list by id, at most `maxAgeMs` old (see `KindList.read`). */
-  listSnapshot(maxAgeMs: number): Promise<ListSnapshotView<TrainingTask> | undefined> {
-    return this.list.read(maxAgeMs);
+  /**
+   * The whole task list by id, at most `maxAgeMs` old (see `KindList.read`), a task
+   * listed without env with the env its last detail read showed (`withKnownEnv`).
+   */
+  async listSnapshot(maxAgeMs: number): Promise<ListSnapshotView<TrainingTask> | undefined> {
+    const view = await this.list.read(maxAgeMs);
+    return view && completedView(view, (task) => withKnownEnv(this.list.details, task));
   }
 
-  /** Deletes a task; disabled unless configured. */
-  delete(id: string): Promise<void> {
-    return this.ctx.caller.request("deleteTrainingTask", { params: { id } }, emptyData);
+  /** Deletes a task (its kept env goes with it); disabled unless configured. */
+  async delete(id: string): Promise<void> {
+    try {
+      await this.ctx.caller.request("deleteTrainingTask", { params: { id } }, emptyData);
+    } finally {
+      this.list.details.forget(id);
+    }
   }
 
   /**
@@ -249,52 +263,10 @@ export class TrainingTaskOperations extends TrainingPodOperations {
     );
   }
 
-  /**
-   * The tasks matching `query`, each with its env: a record listed without it gets the
-   * client-token part of the env its detail read showed, read once and kept
-   * (`KindList.details`: a task's env never changes) until a complete walk of the whole
-   * list no longer shows the task. A listed task its detail does not know (deleted
-   * since, or not readable yet) comes without env: it matches no token, and the walk
-   * proves nothing absent.
-   */
-  private async *withEnv(
+  /** The tasks matching `query`, each with its env (`withDetailEnv`). */
+  private withEnv(
     query: Omit<TrainingTaskListQuery, "pageNo"> = {},
   ): AsyncGenerator<TrainingTask, PageWalkEnd, undefined> {
-    const kept = this.list.details;
-    const listed = new Set<string>();
-    const walk = this.iterate(query);
-    for (;;) {
-      const next = await walk.next();
-      if (next.done) {
-        if (next.value.complete && Object.keys(query).length === 0) {
-          for (const id of kept.keys()) if (!listed.has(id)) kept.delete(id);
-        }
-        return next.value;
-      }
-      const task = next.value;
-      listed.add(task.id);
-      if (task.env) {
-        yield task;
-        continue;
-      }
-      const env = kept.get(task.id)?.env ?? (await this.detailToken(task.id));
-      if (env) kept.set(task.id, { env });
-      yield { ...task, env };
-    }
-  }
-
-  /**
-   * The client-token part of task `id`'s env from its detail (empty without a token);
-   * undefined when the detail shows no env or does not know the task.
-   */
-  private async detailToken(id: string): Promise<TrainingTask["env"]> {
-    try {
-      const env = (await this.get(id)).env;
-      const token = env?.[CLIENT_TOKEN_ENV];
-      return env && (token === undefined ? {} : { [CLIENT_TOKEN_ENV]: token });
-    } catch (err) {
-      if (err instanceof ServiceNotFoundError) return undefined;
-      throw err;
-    }
+    return withDetailEnv(this.iterate(query), this.list.details, (id) => this.get(id));
   }
 }
