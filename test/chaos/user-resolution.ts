@@ -29,8 +29,8 @@ export const CREATE_ENDPOINTS = new Set([
 ]);
 
 /**
- * What the "user" did, per object: `Kind/name: what the service received of the
- * create; the condition's message`.
+ * What the "user" did, per stopped create: `Kind/name create <token>: what the service
+ * received of the create; the condition's message`.
  */
 export interface UserResolutions {
   adopted: string[];
@@ -133,27 +133,49 @@ export async function resolveUnknownOutcomes(
   done: UserResolutions,
 ): Promise<void> {
   for (const obj of (await kube.list(res, namespace)).items) {
-    const condition = stopped(obj);
-    if (!condition) continue;
-    const name = obj.metadata?.name ?? "";
-    const pending = readCreateState(obj.metadata?.annotations).pending?.token;
-    // A template is looked up by its name, which the condition names instead of the token.
-    const token = res.kind === TPL.kind && pending ? (obj.spec as { name: string }).name : pending;
-    // Once per object, and only while the condition is about the pending create (after
-    // "create again", the condition stays until the new create's status is written).
-    const key = `${res.kind}/${name}`;
-    const resolved = [...done.adopted, ...done.createdAgain].some((r) => r.startsWith(`${key}:`));
-    if (!token || resolved || !condition.message?.includes(token)) continue;
+    const stop = unresolvedStop(res, obj, done);
+    if (!stop) continue;
+    const { key, token, create } = stop;
     const id = remoteWithToken(emulator, res, token);
     const annotations = id
       ? { [ANNOTATIONS.externalId]: id }
       : { [ANNOTATIONS.createPending]: null };
-    await kube.patch(res, { namespace, name }, { metadata: { annotations } });
+    await kube.patch(
+      res,
+      { namespace, name: obj.metadata?.name ?? "" },
+      { metadata: { annotations } },
+    );
     // A name is a whole string of the body (quoted: not a prefix of another's name).
     const received = createsReceived(
       emulator,
       res.kind === TPL.kind ? JSON.stringify(token) : token,
     );
-    (id ? done.adopted : done.createdAgain).push(`${key}: ${received}; ${condition.message}`);
+    (id ? done.adopted : done.createdAgain).push(`${key} ${create}: ${received}; ${stop.message}`);
   }
+}
+
+/**
+ * The stop of `obj` as CreateOutcomeUnknown that the user has yet to resolve: its
+ * `Kind/name`, the token the service is searched for (a template: its name), the
+ * pending create (`create <token>`) and the condition's message. Once per pending create
+ * (one sent again may be lost and stop again), and only while the condition is about it:
+ * after "create again" the condition stays until the new create's status is written,
+ * naming the old token, or (a template's, which names the name) with the message resolved.
+ */
+export function unresolvedStop(
+  res: ResourceDescriptor,
+  obj: KubeObject,
+  done: UserResolutions,
+): { key: string; token: string; create: string; message: string } | undefined {
+  const message = stopped(obj)?.message;
+  const pending = readCreateState(obj.metadata?.annotations).pending?.token;
+  if (message === undefined || !pending) return undefined;
+  const token = res.kind === TPL.kind ? (obj.spec as { name: string }).name : pending;
+  const key = `${res.kind}/${obj.metadata?.name ?? ""}`;
+  const create = `create ${pending}`;
+  const resolved = [...done.adopted, ...done.createdAgain].some(
+    (r) =>
+      r.startsWith(`${key} ${create}:`) || (r.startsWith(`${key} `) && r.endsWith(`; ${message}`)),
+  );
+  return resolved || !message.includes(token) ? undefined : { key, token, create, message };
 }
