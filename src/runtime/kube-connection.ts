@@ -7,7 +7,7 @@
  * undici's ProxyAgent for an http(s) one, tunnels of kube-socks.ts for a socks5 one.
  * A connection whose HTTP/2 PING (every 15 s) is unanswered at the next one is torn
  * down, as client-go does; after a GOAWAY the dispatcher is retired ({@link retire}), and
- * the requests the server left unprocessed go out again on a connection of their own.
+ * the requests the server left unprocessed go out again on the current one.
  */
 import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
@@ -30,6 +30,17 @@ export interface KubeConnectionOptions {
 /** Streams of one HTTP/2 connection at most (the server's SETTINGS lower it). */
 const MAX_STREAMS = 1_000;
 
+/**
+ * Aborts a request about to be written on a dispatcher retired after a GOAWAY (undici
+ * sends there the requests the GOAWAY left unprocessed, and those queued behind them);
+ * the transport sends it to the current one instead, at most {@link MAX_RESENDS} times.
+ * A retired dispatcher thus opens no second HTTP/2 session beside the streams still
+ * running on its first: undici 8 takes a GOAWAY on the second session as one for every
+ * stream of the connection, ending those watches and sending their requests again.
+ */
+export class ResendError extends Error {}
+export const MAX_RESENDS = 3;
+
 /** The longest a dispatcher left after a GOAWAY finishes its requests (watches: 5-10 min). */
 const RETIRED_MAX_MS = 11 * 60_000;
 
@@ -46,6 +57,8 @@ export interface Generation {
   /** The server URL's path ("" or e.g. `/k8s/clusters/c-abc`). */
   prefix: string;
   servername: string | undefined;
+  /** Set at its GOAWAY: requests it has not begun go to the current one (kube-transport.ts). */
+  retired?: boolean;
 }
 
 /**
@@ -169,6 +182,7 @@ export async function connect(
   let g: Generation | undefined;
   const onDisconnect = (_origin: unknown, targets: unknown, err: unknown) => {
     if (!g || !/GOAWAY/.test(String((err as Error | undefined)?.message))) return;
+    g.retired = true;
     // undici puts back the requests the server left unprocessed (streams after the
     // GOAWAY's last one) and, one request at a time once the session is gone, holds
     // them until the old session's streams end, watches included: a new one for them.

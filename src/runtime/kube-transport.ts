@@ -1,15 +1,20 @@
 /**
  * How every request and watch made with one kubeconfig object reaches the API server
- * and how its answer is read: over the current dispatcher (kube-connection.ts), with
- * the config's credentials, reused while the config says they hold
- * (`credentialsMaxAgeMs`) and read anew after a 401. Requests time out
- * (`requestTimeoutMs`, as the API server's own 60 s); watches only by the informer's
- * watchdog, after which the generation is dropped if the next watch gets no answer
- * (listwatch.ts). A watch's body is read as one event per line.
+ * and how its answer is read: over the current dispatcher (kube-connection.ts), with the
+ * config's credentials, reused while the config says they hold (`credentialsMaxAgeMs`)
+ * and read anew after a 401. Requests time out (`requestTimeoutMs`, as the API server's
+ * own 60 s); watches only by the informer's watchdog, after which the generation is
+ * dropped if the next watch gets no answer (listwatch.ts). One event per line.
  */
 import { StringDecoder } from "node:string_decoder";
 import type { Dispatcher } from "undici";
-import { type Generation, type KubeConnectionOptions, KubeConnections } from "./kube-connection.js";
+import {
+  type Generation,
+  type KubeConnectionOptions,
+  KubeConnections,
+  MAX_RESENDS,
+  ResendError,
+} from "./kube-connection.js";
 import {
   invalidateCredentials,
   type KubeConfigLike,
@@ -24,7 +29,6 @@ import {
   WatchNotAnsweredError,
   WatchStatusError,
 } from "./kube-errors.js";
-import type { SecretRedactor } from "./outbound-guards.js";
 import type { KubeObject } from "./resource.js";
 import { operatorUserAgent } from "./user-agent.js";
 
@@ -73,10 +77,7 @@ export class KubeTransport {
     return http;
   }
 
-  /**
-   * Makes the next request fetch its credentials anew (a token file read again, an exec
-   * plugin run again); false when the kubeconfig has none that could have changed.
-   */
+  /** Has the next request read its credentials anew; false when none could have changed. */
   refreshCredentials(): boolean {
     this.filled = undefined;
     this.refreshes++;
@@ -89,6 +90,7 @@ export class KubeTransport {
     path: string,
     body?: string,
     contentType?: string,
+    resent = 0,
   ): Promise<KubeHttpAnswer> {
     const { g, headers } = await this.prepare();
     if (body !== undefined) headers["content-type"] = contentType ?? "application/json";
@@ -108,7 +110,9 @@ export class KubeTransport {
           bodyTimeout: this.requestTimeoutMs,
         } as Dispatcher.DispatchOptions,
         {
-          onRequestStart() {},
+          onRequestStart(c) {
+            if (g.retired && resent < MAX_RESENDS) c.abort(new ResendError());
+          },
           onResponseStart(_c, code, h) {
             status = code;
             const ra = h["retry-after"];
@@ -124,8 +128,10 @@ export class KubeTransport {
                 : Buffer.concat(chunks).toString("utf8");
             resolve({ status, text, retryAfter });
           },
-          onResponseError(_c, err) {
-            reject(err);
+          onResponseError: (_c, err) => {
+            if (err instanceof ResendError) {
+              resolve(this.request(method, path, body, contentType, resent + 1));
+            } else reject(err);
           },
         },
       );
@@ -148,6 +154,7 @@ export class KubeTransport {
     query: Record<string, string>,
     onEvent: (type: string, obj: KubeObject) => void,
     onDone: (err: unknown) => void,
+    resent = 0,
   ): Promise<KubeStream> {
     const { g, headers } = await this.prepare();
     const sent = Date.now();
@@ -191,6 +198,7 @@ export class KubeTransport {
           onRequestStart(c) {
             controller = c;
             if (finished) c.abort(new Error("watch aborted"));
+            else if (g.retired && resent < MAX_RESENDS) c.abort(new ResendError());
           },
           onResponseStart(_c, code) {
             status = code;
@@ -215,7 +223,11 @@ export class KubeTransport {
               finish(new WatchStatusError(status, pending));
             }
           },
-          onResponseError(_c, err) {
+          onResponseError: (_c, err) => {
+            if (err instanceof ResendError) {
+              resolve(this.watch(path, query, onEvent, onDone, resent + 1));
+              return;
+            }
             const waited = Date.now() - sent;
             if (status === 0 && isHeldAnswer(err, waited)) {
               finish(new WatchNotAnsweredError(path, waited, err));
@@ -274,12 +286,6 @@ export function parseBody(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-/** The JSON text of a request's body, with every secret `redactor` knows replaced. */
-export function jsonBody(body: unknown, redactor: SecretRedactor | undefined): string | undefined {
-  if (body === undefined) return undefined;
-  return redactor ? redactor.serialize(body) : JSON.stringify(body);
 }
 
 /** `path` with `query` appended. */

@@ -23,7 +23,6 @@ import {
 } from "./kube-errors.js";
 import type { KubeClientOptions, KubeMethod, PatchType, ReconcileView } from "./kube-options.js";
 import {
-  jsonBody,
   type KubeConfigLike,
   type KubeHttpAnswer,
   KubeTransport,
@@ -179,7 +178,9 @@ export class KubeClient {
     body?: unknown,
     contentType?: string,
   ): Promise<unknown> {
-    const sent = jsonBody(body, this.options.redactor);
+    const redactor = this.options.redactor;
+    const sent =
+      body === undefined ? undefined : (redactor?.serialize(body) ?? JSON.stringify(body));
     const target = withQuery(path, query);
     let refreshed = false;
     let resent = false;

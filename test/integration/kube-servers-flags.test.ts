@@ -225,7 +225,10 @@ describe("the operator against API servers run with production flags", () => {
         await plane.startApiServer(flags);
         await nas.waitReady("restartflight", READY_MS, op);
         expect(remotes("restartflight")).toBe(1);
-        expect(op.logTail(Number.MAX_SAFE_INTEGER)).toContain("watch answered 410 Gone; relisting");
+        // The informers may still be backing off (up to 30 s) from the failures while down.
+        const relisted = () =>
+          op.logTail(Number.MAX_SAFE_INTEGER).includes("watch answered 410 Gone; relisting");
+        await eventually(async () => relisted(), 45_000);
       },
       { config: outlastingLease("restart") },
     );
