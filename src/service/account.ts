@@ -29,6 +29,7 @@ import { KindListStates } from "./kind-list.js";
 import { CciOperations } from "./kinds/cciinstance.js";
 import { NasOperations } from "./kinds/nasvolume.js";
 import { DEFAULT_CREATE_TASK_FIELDS, TrainingTaskOperations } from "./kinds/trainingjob.js";
+import { TrainingPodOperations } from "./kinds/trainingjob.pods.js";
 import { TemplateOperations } from "./kinds/trainingtemplate.js";
 import { endpointNamed, OperationAvailability, OperationProbes } from "./operation-availability.js";
 import type {
@@ -141,6 +142,7 @@ export class ServiceAccount {
 export class AccountCalls implements OperationCaller {
   private nasOps?: NasOperations;
   private taskOps?: TrainingTaskOperations;
+  private podOps?: TrainingPodOperations;
   private templateOps?: TemplateOperations;
   private cciOps?: CciOperations;
 
@@ -155,13 +157,19 @@ export class AccountCalls implements OperationCaller {
     return this.nasOps;
   }
 
-  /** Training tasks, their pods and the training products (kinds/trainingjob.ts). */
+  /** Training tasks and the training products (kinds/trainingjob.ts). */
   get tasks(): TrainingTaskOperations {
     this.taskOps ??= new TrainingTaskOperations(this.kindContext(), {
       ...DEFAULT_CREATE_TASK_FIELDS,
       ...this.account.options.createTaskFields,
     });
     return this.taskOps;
+  }
+
+  /** The pods of training tasks and their ports (kinds/trainingjob.pods.ts). */
+  get pods(): TrainingPodOperations {
+    this.podOps ??= new TrainingPodOperations(this.kindContext());
+    return this.podOps;
   }
 
   /** Training templates (kinds/trainingtemplate.ts). */

@@ -206,19 +206,19 @@ export class ServiceClient implements OperationCaller {
     return this.calls.tasks.storages(id);
   }
   listPods(taskId: string) {
-    return this.calls.tasks.pods(taskId);
+    return this.calls.pods.list(taskId);
   }
   getPodResource(id: string, podName: string) {
-    return this.calls.tasks.podResource(id, podName);
+    return this.calls.pods.resource(id, podName);
   }
   listPodOpenPorts(id: string, podName: string) {
-    return this.calls.tasks.podOpenPorts(id, podName);
+    return this.calls.pods.openPorts(id, podName);
   }
   openPodPort(id: string, podName: string, req: OpenPodPortRequest) {
-    return this.calls.tasks.openPort(id, podName, req);
+    return this.calls.pods.openPort(id, podName, req);
   }
   closePodPort(id: string, podName: string, port: number) {
-    return this.calls.tasks.closePort(id, podName, port);
+    return this.calls.pods.closePort(id, podName, port);
   }
   listTrainingTasks(query: TrainingTaskListQuery = {}) {
     return this.calls.tasks.page(query);

@@ -65,15 +65,18 @@ function fakeService(over: Partial<Record<string, unknown>> = {}) {
   const tasks = {
     get: svc.getTrainingTask,
     storages: svc.listTrainingTaskStorages,
-    pods: svc.listPods,
-    podResource: svc.getPodResource,
-    podOpenPorts: svc.listPodOpenPorts,
     listSnapshot: svc.taskListSnapshot,
-    openPort: svc.openPodPort,
     updateDesc: svc.updateTrainingTaskDesc,
   };
+  const pods = {
+    list: svc.listPods,
+    resource: svc.getPodResource,
+    openPorts: svc.listPodOpenPorts,
+    openPort: svc.openPodPort,
+  };
   const { isEndpointEnabled, operations } = svc;
-  return { svc: { tasks, isEndpointEnabled, operations } as unknown as AccountCalls, calls, reads };
+  const account = { tasks, pods, isEndpointEnabled, operations };
+  return { svc: account as unknown as AccountCalls, calls, reads };
 }
 
 function call(obj: TrainingJobObject) {

@@ -120,7 +120,7 @@ export function trainingJobClient(
   ): Promise<Observation<TrainingJobRemote> & { exists: true }> {
     const [storages, podsRead] = await Promise.all([
       service.tasks.storages(id),
-      observePods(service.tasks, id),
+      observePods(service.pods, id),
     ]);
     const { pods, note } = podsRead;
     const observation: TaskObservation = {
@@ -243,14 +243,14 @@ export function trainingJobClient(
         if (a.action === "open") {
           if (!canOpen) continue;
           try {
-            await openPort(service.tasks, id, a);
+            await openPort(service.pods, id, a);
           } catch (err) {
             if (!(err instanceof ServiceOperationMissingError)) throw err;
             canOpen = false;
             continue;
           }
         } else {
-          await service.tasks.closePort(id, a.podName, a.port);
+          await service.pods.closePort(id, a.podName, a.port);
         }
         ran.push(a);
       }

@@ -72,14 +72,14 @@ export function describePortActions(actions: readonly PortAction[]): string {
  * protocol asked counts as done, else the refusal stands (refused-change.ts).
  */
 export async function openPort(
-  tasks: TrainingPodOperations,
+  pods: TrainingPodOperations,
   id: string,
   a: PortAction & { action: "open" },
 ): Promise<void> {
   await sendOrFindMade(
-    () => tasks.openPort(id, a.podName, { port: a.port, protocol: a.protocol }),
+    () => pods.openPort(id, a.podName, { port: a.port, protocol: a.protocol }),
     async () => {
-      const { customPorts } = await tasks.podOpenPorts(id, a.podName);
+      const { customPorts } = await pods.openPorts(id, a.podName);
       const open = customPorts.find((p) => p.port === a.port);
       return open?.protocol?.toLowerCase() === a.protocol ? String(a.port) : undefined;
     },

@@ -39,12 +39,12 @@ function isDisabled(err: unknown): boolean {
  * port list it does not answer for that part: the task is still observed.
  */
 export async function observePods(
-  tasks: TrainingPodOperations,
+  ops: TrainingPodOperations,
   id: string,
 ): Promise<{ pods?: PodObservation[]; note?: string }> {
   let pods: TrainingPod[];
   try {
-    pods = await tasks.pods(id);
+    pods = await ops.list(id);
   } catch (err) {
     if (isDisabled(err) || err instanceof ServiceOperationMissingError) {
       return { note: podsNote("listPods", err) };
@@ -66,8 +66,8 @@ export async function observePods(
     pods.map(async (p): Promise<PodObservation | undefined> => {
       try {
         const [resource, ports] = await Promise.all([
-          part("getPodResource", () => tasks.podResource(id, p.podName)),
-          part("listPodOpenPorts", () => tasks.podOpenPorts(id, p.podName)),
+          part("getPodResource", () => ops.resource(id, p.podName)),
+          part("listPodOpenPorts", () => ops.openPorts(id, p.podName)),
         ]);
         const omitted = [
           ...(resource ? [] : (["resource"] as const)),

@@ -50,10 +50,10 @@ export const closePodPortBodySchema = z.object({ port: z.int().min(1).max(65535)
 
 /** The pods of training tasks and their ports, called through the context's caller. */
 export class TrainingPodOperations {
-  constructor(protected readonly ctx: OperationsContext) {}
+  constructor(private readonly ctx: OperationsContext) {}
 
   /** The pods of a task (assumed endpoint). */
-  pods(taskId: string): Promise<TrainingPod[]> {
+  list(taskId: string): Promise<TrainingPod[]> {
     return this.ctx.caller.request(
       "listPods",
       { params: { id: taskId } },
@@ -62,7 +62,7 @@ export class TrainingPodOperations {
   }
 
   /** Containers and volumes of one pod of a task. */
-  podResource(id: string, podName: string): Promise<PodResource> {
+  resource(id: string, podName: string): Promise<PodResource> {
     return this.ctx.caller.request(
       "getPodResource",
       { params: { id, podName } },
@@ -71,7 +71,7 @@ export class TrainingPodOperations {
   }
 
   /** System and custom open ports of one pod. */
-  podOpenPorts(id: string, podName: string): Promise<PodOpenPorts> {
+  openPorts(id: string, podName: string): Promise<PodOpenPorts> {
     return this.ctx.caller.request(
       "listPodOpenPorts",
       { params: { id, podName } },

@@ -34,7 +34,7 @@ import {
   toCreateTrainingTaskBody,
 } from "./trainingjob.create.js";
 import { withDetailEnv, withKnownEnv } from "./trainingjob.env.js";
-import { endpoints as podEndpoints, TrainingPodOperations } from "./trainingjob.pods.js";
+import { endpoints as podEndpoints } from "./trainingjob.pods.js";
 import { templateList } from "./trainingtemplate.js";
 
 /**
@@ -97,19 +97,17 @@ export interface TrainingTaskListQuery {
 }
 
 /**
- * Training products, tasks, and (from {@link TrainingPodOperations}) their pods and
- * ports, called through the context's caller.
+ * Training products and tasks, called through the context's caller (their pods and
+ * ports: trainingjob.pods.ts).
  */
-export class TrainingTaskOperations extends TrainingPodOperations {
+export class TrainingTaskOperations {
   private listView: KindList<TrainingTask, TrainingTaskListQuery> | undefined;
 
   /** `createTaskFields`: wire names of the task create's assumed fields. */
   constructor(
-    ctx: OperationsContext,
+    private readonly ctx: OperationsContext,
     private readonly createTaskFields: CreateTaskFieldNames = DEFAULT_CREATE_TASK_FIELDS,
-  ) {
-    super(ctx);
-  }
+  ) {}
 
   /** The task list, walked at most once per asked age for every TrainingJob; made at first use. */
   private get list(): KindList<TrainingTask, TrainingTaskListQuery> {
