@@ -228,8 +228,16 @@ export async function observe<T extends ManagedObject, R>(
   // The owner mark, before anything is changed: another namespace's resource, or one the
   // operator did not create where adoption is not allowed, is refused. An id bound by
   // this reconcile (`binding`) came from the object's own create.
-  const own = { ...options, ownCreate: binding !== undefined };
-  const refusal = ownershipRefusal(run.client, run.kind, run.obj, externalId, o.remote, own);
+  const own = binding !== undefined;
+  const refusal = ownershipRefusal(
+    run.client,
+    run.kind,
+    run.obj,
+    externalId,
+    o.remote,
+    options,
+    own,
+  );
   if (refusal) return { step: "Refused", refusal };
   await lateInitialize(run, o.remote);
   const first = firstSubscriptionPollMs(options);

@@ -273,7 +273,8 @@ export function ownershipRefusal<T extends ManagedObject, R>(
   obj: T,
   id: string,
   remote: R,
-  options: { readonly adoptionNamespaces?: readonly string[]; readonly ownCreate?: boolean },
+  options: { readonly adoptionNamespaces?: readonly string[] },
+  ownCreate = false,
 ): BindingRefusal | undefined {
   const ownerOf = client.ownerOf?.bind(client);
   if (!ownerOf) return undefined;
@@ -282,7 +283,7 @@ export function ownershipRefusal<T extends ManagedObject, R>(
     namespace,
     mark: ownerOf(remote),
     alreadyBound: kind.statusId?.(obj) === id,
-    ownCreate: options.ownCreate === true,
+    ownCreate,
     adoptionAllowed: mayAdopt(options.adoptionNamespaces ?? [], namespace),
     what: `${what(kind)} (${id})`,
   });
