@@ -81,6 +81,37 @@ export class WatchNotAnsweredError extends Error {
 }
 
 /**
+ * An answered watch cut in the middle of an event: a front that holds streamed answers
+ * back (nginx's `proxy_buffering`) passes, when its timeout cuts the watch, only what
+ * filled its buffers. The watch after it would start at the same resourceVersion and be
+ * cut at the same place for ever; its watcher lists again instead.
+ */
+export class WatchCutMidEventError extends Error {
+  /** The informer relists on this error rather than resuming at its resourceVersion. */
+  readonly relist = true;
+  constructor(path: string, unfinished: string, cause: unknown) {
+    super(
+      `watch of ${path} was cut ${Buffer.byteLength(unfinished)} bytes into an event: a proxy in front of the API server may be holding streamed answers (nginx: proxy_buffering off)`,
+      { cause },
+    );
+    this.name = "WatchCutMidEventError";
+  }
+}
+
+/**
+ * How an answered watch cut with `unfinished` text after its last whole event ends: null
+ * (resumed, as client-go does) when the cut fell between events, else a
+ * {@link WatchCutMidEventError}.
+ */
+export function cutWatchError(
+  path: string,
+  unfinished: string,
+  cause: unknown,
+): WatchCutMidEventError | null {
+  return unfinished.trim() ? new WatchCutMidEventError(path, unfinished, cause) : null;
+}
+
+/**
  * True for a connection, or over HTTP/2 a stream, that the other side closed or reset: a
  * front's timeout (nginx resets an HTTP/2 stream with INTERNAL_ERROR).
  */

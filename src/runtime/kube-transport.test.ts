@@ -11,7 +11,7 @@ import { SocksProxy } from "../../test/support/socks-proxy.js";
 import { TcpProxy } from "../../test/support/tcp-proxy.js";
 import { generateCerts } from "../controlplane/certs.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
-import { WatchDecodeError, WatchNotAnsweredError } from "./kube-errors.js";
+import { WatchCutMidEventError, WatchDecodeError, WatchNotAnsweredError } from "./kube-errors.js";
 import { KubeTransport } from "./kube-transport.js";
 
 let dir: string;
@@ -220,6 +220,29 @@ describe("KubeTransport", () => {
       void t.watch("/api/v1/pods", {}, (_type, obj) => events.push(obj), resolve);
     });
     expect(await done).toBeNull();
+    expect(events).toEqual([{ n: 1 }]);
+  });
+
+  it("ends a watch cut inside an event with a WatchCutMidEventError (relist) that names the front", async () => {
+    const port = await listen(
+      http.createServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        // As nginx with proxy_buffering when proxy_read_timeout cuts a watch: what filled
+        // its first buffer passes, the rest of the event is lost.
+        res.write('{"type":"ADDED","object":{"n":1}}\n{"type":"MODIFIED","obj');
+        setTimeout(() => res.socket?.destroy(), 50);
+      }),
+    );
+    const t = transport(config(`http://127.0.0.1:${port}`));
+    const events: unknown[] = [];
+    const done = await new Promise((resolve) => {
+      void t.watch("/api/v1/pods", {}, (_type, obj) => events.push(obj), resolve);
+    });
+    expect(done).toBeInstanceOf(WatchCutMidEventError);
+    expect(done).toMatchObject({ relist: true, cause: { code: "UND_ERR_SOCKET" } });
+    expect(String(done)).toBe(
+      "WatchCutMidEventError: watch of /api/v1/pods was cut 23 bytes into an event: a proxy in front of the API server may be holding streamed answers (nginx: proxy_buffering off)",
+    );
     expect(events).toEqual([{ n: 1 }]);
   });
 

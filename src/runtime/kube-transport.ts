@@ -22,6 +22,7 @@ import {
   requestCredentials,
 } from "./kube-credentials.js";
 import {
+  cutWatchError,
   isCut,
   isHeldAnswer,
   statusCodeOf,
@@ -141,13 +142,12 @@ export class KubeTransport {
   /**
    * Starts a watch of `path` (`watch=true` is added to `query`): `onEvent` gets each
    * event's type and object; `onDone` is called once when it ends: null for a clean
-   * end, and for a connection or stream closed or reset under an answered watch (a
-   * proxy's idle timeout: client-go resumes after a closed connection too), a
-   * {@link WatchDecodeError} at a line that is not an event and a
+   * end, and for a connection or stream closed or reset between an answered watch's
+   * events (a proxy's idle timeout: client-go resumes then too); a {@link WatchDecodeError}
+   * at a line that is not an event, {@link cutWatchError}'s when cut inside one and a
    * {@link WatchNotAnsweredError} when a front held the answer back (their watcher lists
    * again), a {@link WatchStatusError} for a status other than 200 (after a 401 the
-   * credentials are read anew), else the error. Resolves once the server answered (or
-   * the request failed).
+   * credentials are read anew), else the error. Resolves once answered (or failed).
    */
   async watch(
     path: string,
@@ -231,7 +231,9 @@ export class KubeTransport {
             const waited = Date.now() - sent;
             if (status === 0 && isHeldAnswer(err, waited)) {
               finish(new WatchNotAnsweredError(path, waited, err));
-            } else finish(status === 200 && isCut(err) ? null : err);
+            } else if (status === 200 && isCut(err)) {
+              finish(cutWatchError(path, pending + decoder.end(), err));
+            } else finish(err);
             resolve(handle);
           },
         },

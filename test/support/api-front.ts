@@ -42,6 +42,13 @@ export interface ApiFrontOptions {
    * nginx does with `proxy_buffering` on (its default) while a watch is quiet.
    */
   holdWatches?: boolean;
+  /**
+   * With `holdWatches`: when the idle timeout cuts a held watch, its headers and the first
+   * this many bytes of its events pass before the cut, the rest is lost, as nginx flushes
+   * its first buffer (`proxy_buffer_size`: 4 KiB with the headers) at `proxy_read_timeout`.
+   * Default none: nothing of a held watch passes.
+   */
+  heldWatchFlushBytes?: number;
   /** How long each request waits before it is served (a slow API server); default 0. */
   delayMs?: number;
 }
@@ -220,10 +227,13 @@ export class ApiFront {
       return;
     }
     // As nginx cuts: the HTTP/1.1 connection closed, the HTTP/2 stream reset.
-    const cut = () => {
+    const close = () => {
       if ("stream" in res) (res as unknown as Http2ServerResponse).stream.close(INTERNAL_ERROR);
       else res.destroy();
     };
+    // What a cut lets through first: set for a held watch.
+    let flushHeld: ((then: () => void) => void) | undefined;
+    const cut = () => (flushHeld ? flushHeld(close) : close());
     // The answer's idle timeout, armed again whenever the API server sends something.
     const timeoutMs = this.options.idleTimeoutMs;
     let idleTimer: NodeJS.Timeout | undefined;
@@ -249,6 +259,13 @@ export class ApiFront {
         if (this.options.holdWatches && url.searchParams.get("watch") === "true") {
           const held: Buffer[] = [];
           up.on("data", (chunk: Buffer) => held.push(chunk));
+          const flushBytes = this.options.heldWatchFlushBytes;
+          if (flushBytes !== undefined) {
+            flushHeld = (then) => {
+              res.writeHead(seen.status, forwarded(up.headers));
+              res.write(Buffer.concat(held).subarray(0, flushBytes), then);
+            };
+          }
           up.on("end", () =>
             res.writeHead(seen.status, forwarded(up.headers)).end(Buffer.concat(held)),
           );
