@@ -163,6 +163,12 @@ describe.each(Object.keys(KINDS))("a %s create never sent", (kindName) => {
     const { emulator, objects, creates } = await leftUnsent(kind, "unsent");
     await objects.waitForCondition("unsent", "Ready", "True", undefined, 30_000);
     await objects.waitForEvents("unsent", ["CreateRepeated"]);
+    // The Event names the window the proof rests on, and what a later create would make.
+    expect(await objects.eventNotes("unsent", "CreateRepeated")).toEqual([
+      expect.stringMatching(
+        /after the visibility window \(2 s, service\.listVisibilityWindowMs\).*later than the window, this would make a second resource/,
+      ),
+    ]);
     expect(creates()).toHaveLength(1);
     expect(kind.remoteNames(emulator).filter((n) => n === "unsent")).toHaveLength(1);
   }, 60_000);

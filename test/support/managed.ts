@@ -118,6 +118,15 @@ export class ObjectsOf {
     }, timeoutMs);
   }
 
+  /** The notes of the Events about `name` with `reason`. */
+  async eventNotes(name: string, reason: string): Promise<string[]> {
+    const { items } = await this.kube.list<KubeObject>(EVENTS, this.namespace);
+    return items
+      .filter((e) => (e.regarding as { name?: string } | undefined)?.name === name)
+      .filter((e) => e.reason === reason)
+      .map((e) => String(e.note));
+  }
+
   /** The reasons of the Events about `name`. */
   async eventReasons(name: string): Promise<string[]> {
     const { items } = await this.kube.list<KubeObject>(EVENTS, this.namespace);

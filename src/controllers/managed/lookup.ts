@@ -132,7 +132,10 @@ async function lostCreate<T extends ManagedObject, R>(
     });
   }
   absentListings.delete(id);
-  const why = `the create sent at ${pending.at} was not answered, and no resource with its ${what} is in ${listings} complete listings in a row after the visibility window: the service did not make it, so it is created again with a new client token`;
+  // The proof rests on the window: a create the service makes later (one still under way
+  // when a process stopped) would be a second resource, so the Event names the window.
+  const window = `${visibilityWindowMs(options) / 1000} s, service.listVisibilityWindowMs`;
+  const why = `the create sent at ${pending.at} was not answered, and no resource with its ${what} is in ${listings} complete listings in a row after the visibility window (${window}): the service did not make it, so it is created again with a new client token (were a create to take effect later than the window, this would make a second resource)`;
   run.warning("CreateRepeated", why);
   await run.annotate({ [ANNOTATIONS.createPending]: null });
   return done({
