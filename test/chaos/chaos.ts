@@ -14,7 +14,7 @@
  * violation. The same seed gives the same kill schedule, batches, deletes and fault
  * draws. `--emulator-mode listsOmitEnv,...` turns on the emulator's modes (behaviour.ts).
  */
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -94,6 +94,11 @@ async function main(): Promise<number> {
       logFile: join(logDir, "operator.log"),
       progress,
     });
+    // What the service received (arrival time, duration, body, answer, injected fault),
+    // one JSON line per request, beside the operator's logs: to tell whose call was whose.
+    const requests = join(logDir, "service-requests.jsonl");
+    const lines = chaos.emulator.requestLog.read().map((e) => JSON.stringify(e));
+    await writeFile(requests, `${lines.join("\n")}\n`);
     // Remote counts of 1 are the norm: print only the exceptions.
     const exceptions = (r: Record<string, number>) =>
       Object.fromEntries(Object.entries(r).filter(([, v]) => v !== 1));
@@ -129,6 +134,7 @@ async function main(): Promise<number> {
           },
           notReady: report.notReady.slice(0, 50),
           operatorLog: join(logDir, "operator.log"),
+          serviceRequests: requests,
           ok: report.violations.length === 0,
         },
         null,
