@@ -141,6 +141,20 @@ export class ServiceOperationMissingError extends ServiceRefusedError {
 }
 
 /**
+ * A request refused as too large by something in front of the service: a bare HTTP 413,
+ * 414 or 431 without a service envelope (a proxy's or gateway's size limit, e.g. nginx's
+ * client_max_body_size), so nothing reached the service. Terminal, but `external`: the
+ * front's limit must change (or the spec shrink), and a raised limit is noticed on the
+ * slow hold backoff without an edit of the object. Condition reason `RequestTooLarge`.
+ */
+export class ServiceRequestTooLargeError extends ServiceRefusedError {
+  /** Condition and Event reason. */
+  readonly reason = "RequestTooLarge";
+  /** The hold lies with the front of the service, not the object (see runtime isExternalHold). */
+  readonly external = true;
+}
+
+/**
  * Whether `err` is the service's own refusal of what was asked (an envelope status such
  * as 400 or 409): not a 404, an operation the service lacks, a redirect or a read refused.
  */

@@ -38,6 +38,7 @@ export {
   ServiceReadRefusedError,
   ServiceRedirectError,
   ServiceRefusedError,
+  ServiceRequestTooLargeError,
   ServiceResultShapeError,
   ServiceThrottledError,
   ServiceUnavailableError,

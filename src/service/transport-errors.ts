@@ -14,6 +14,7 @@ import {
   ServiceReadRefusedError,
   ServiceRedirectError,
   ServiceRefusedError,
+  ServiceRequestTooLargeError,
   ServiceUnavailableError,
 } from "./errors.js";
 import { ResponseTooLargeError } from "./http-exchange.js";
@@ -28,6 +29,8 @@ export interface CallDescription {
   where: string;
   /** Whether a repeat is harmless; decides `outcomeUnknown` of failures. */
   idempotent: boolean;
+  /** Length of the request body in bytes, when it has one (named by a 413's message). */
+  bodyBytes?: number;
 }
 
 /** Human wording of a status code for messages. */
@@ -38,7 +41,10 @@ function statusText(code: number): string {
     403: "Forbidden",
     404: "Not Found",
     409: "Conflict",
+    413: "Content Too Large",
+    414: "URI Too Long",
     429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
     500: "Internal Server Error",
     502: "Bad Gateway",
     503: "Service Unavailable",
@@ -90,6 +96,18 @@ export function errorForStatus(
   if ((code === 404 || code === 405) && !fromEnvelope) {
     return new ServiceOperationMissingError(
       `${call.where} answered HTTP ${code} without a service envelope: the service has no operation ${call.endpoint} at this path (is the endpoint path right?); set its path with ${endpointConfigKey(call.endpoint)} in the operator configuration`,
+      base,
+    );
+  }
+  if (!fromEnvelope && (code === 413 || code === 414 || code === 431)) {
+    const size = call.bodyBytes === undefined ? "" : ` of ${call.bodyBytes} bytes`;
+    const part = {
+      413: `request body${size} (e.g. nginx client_max_body_size)`,
+      414: "URL",
+      431: "request headers",
+    }[code];
+    return new ServiceRequestTooLargeError(
+      `${call.where} was refused with HTTP ${code}${said} without a service envelope: a proxy or gateway in front of the service limits the size of the ${part}; raise its limit`,
       base,
     );
   }

@@ -7,6 +7,7 @@ import {
   ServiceNotFoundError,
   ServiceReadRefusedError,
   ServiceRefusedError,
+  ServiceRequestTooLargeError,
   ServiceUnavailableError,
 } from "./errors.js";
 import { interpretResponse } from "./transport.js";
@@ -151,6 +152,32 @@ describe("interpretResponse", () => {
     expect(create409).toBeInstanceOf(ServiceRefusedError);
     expect(create409).not.toBeInstanceOf(ServiceReadRefusedError);
     expect(isExternalHold(create409)).toBe(false);
+  });
+
+  it("holds a create a front refused as too large (bare 413) for a slow retry, naming the limit and the body's size", () => {
+    const html = "<html><head><title>413 Request Entity Too Large</title></head></html>";
+    const refused = (() => {
+      try {
+        interpretResponse(
+          { ...create, bodyBytes: 312 },
+          { httpStatus: 413, bodyText: html },
+          dataSchema,
+        );
+      } catch (err) {
+        return err;
+      }
+      throw new Error("expected a refusal");
+    })();
+    expect(refused).toBeInstanceOf(ServiceRequestTooLargeError);
+    expect(refused).toMatchObject({ reason: "RequestTooLarge", retryable: false, code: 413 });
+    expect(isExternalHold(refused)).toBe(true);
+    expect((refused as Error).message).toBe(
+      "POST /v1/subscription/nasStorage/create was refused with HTTP 413: Content Too Large without a service envelope: a proxy or gateway in front of the service limits the size of the request body of 312 bytes (e.g. nginx client_max_body_size); raise its limit",
+    );
+    // The service's own 413 (in its envelope) stays the service's refusal of the request.
+    expect(() =>
+      interpretResponse(create, { httpStatus: 200, bodyText: env(413, "too big") }, dataSchema),
+    ).toThrow(expect.not.objectContaining({ reason: "RequestTooLarge" }));
   });
 
   it("treats a bare HTTP 404 as a refusal that hints at the path, not as not-found", () => {

@@ -100,13 +100,15 @@ export class ServiceTransport {
     const def = this.options.endpoints[name];
     if (!def) throw new EndpointDisabledError(name);
     const path = renderPath(name, def.path, args.params);
+    const body = args.body === undefined ? undefined : JSON.stringify(args.body);
     const call: TransportCall = {
       endpoint: name,
       where: `${def.method} ${path}`,
       idempotent: def.idempotent,
       method: def.method,
       url: this.baseUrl + path + queryString(args.query),
-      body: args.body === undefined ? undefined : JSON.stringify(args.body),
+      body,
+      ...(body === undefined ? {} : { bodyBytes: Buffer.byteLength(body) }),
       signal: context.signal,
       priority: priorityOf(context),
       rateLimitWaitMs: 0,

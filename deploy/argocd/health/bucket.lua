@@ -41,6 +41,7 @@ local TERMINAL_REASONS = {
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
+  ["RequestTooLarge"] = true,
   ["S3CredentialsRefused"] = true,
   ["ServiceRedirected"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,

@@ -28,6 +28,7 @@ local TERMINAL_REASONS = {
   ["ProxyUnsupported"] = true,
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
+  ["RequestTooLarge"] = true,
   ["SaveOutcomeUnknown"] = true,
   ["ServiceRedirected"] = true,
 }

@@ -35,6 +35,7 @@ local TERMINAL_REASONS = {
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
+  ["RequestTooLarge"] = true,
   ["ScaleOutcomeUnknown"] = true,
   ["ServiceRedirected"] = true,
   ["ShrinkBelowUsedRefused"] = true,

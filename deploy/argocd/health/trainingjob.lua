@@ -39,6 +39,7 @@ local TERMINAL_REASONS = {
   ["ReadRefused"] = true,
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
+  ["RequestTooLarge"] = true,
   ["ServiceRedirected"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,
   ["TaskFailed"] = true,

@@ -67,6 +67,13 @@ export const COMMON_REASONS = {
     "The service refused a read (a GET answered with a status other than 401, 403, 404, 429 or 5xx, e.g. 400 or 409); the message has the service's words. A read carries nothing of the spec to correct, so the object is read again on a slow backoff (`holdBackoff`): a passing refusal clears by itself.",
     "Nothing while it passes. If it lasts, the service's message says why it refuses (an id it does not accept, a gateway in the way); if the id is wrong, delete the object and bind a new one to the right id.",
   ),
+  RequestTooLarge: entry(
+    "Terminal",
+    ["Ready", "Synced"],
+    ALL,
+    "A proxy or gateway in front of the service refused a request as too large (HTTP 413, 414 or 431 without a service envelope, e.g. nginx's client_max_body_size); nothing reached the service. The message names the call and the body's size. Retried on a slow backoff (`holdBackoff`).",
+    "Raise the front's limit above the size the message names (or shorten the spec's long fields); a raised limit needs no change of the object.",
+  ),
   InvalidRemoteId: entry(
     "Terminal",
     ["Synced"],
