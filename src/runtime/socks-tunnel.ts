@@ -5,7 +5,8 @@
  * target's name (socks5h) and `user:password@` is sent as RFC 1929 authentication.
  */
 import type { ClientRequest } from "node:http";
-import type { Socket } from "node:net";
+import { isIP, type Socket } from "node:net";
+import { checkServerIdentity } from "node:tls";
 import type { AgentConnectOpts } from "agent-base";
 import type { SocksProxyAgent } from "socks-proxy-agent";
 import { unbracketed } from "./kube-proxy.js";
@@ -29,10 +30,23 @@ export function socksTunnelOpener(proxy: string): SocksTunnelOpener {
         agent.proxy.host = unbracketed(agent.proxy.host ?? "");
         return agent;
       });
-      return await (await loaded).connect(req, options);
+      return await (await loaded).connect(req, identityOfTarget(options));
     } catch (err) {
       const message = `SOCKS5 proxy: ${err instanceof Error ? err.message : String(err)}`;
       throw Object.assign(new Error(message, { cause: err }), { code: "ERR_PROXY_TUNNEL" });
     }
   };
+}
+
+/**
+ * The options of a tunnel whose TLS (socks-proxy-agent's, for a `secureEndpoint`) checks
+ * the certificate against the target's IP address: the library drops `host` and sets no
+ * servername for an address, so Node would check it against "localhost" (refusing a
+ * certificate for the address, accepting one for localhost).
+ */
+function identityOfTarget(options: AgentConnectOpts): AgentConnectOpts {
+  const host = unbracketed(options.host ?? "");
+  if (!options.secureEndpoint || isIP(host) === 0 || options.servername) return options;
+  const check = options.checkServerIdentity ?? checkServerIdentity;
+  return { ...options, checkServerIdentity: (_name, cert) => check(host, cert) };
 }

@@ -138,6 +138,24 @@ it("reaches a socks5 proxy named by its IPv6 address", async () => {
   }
 });
 
+it("checks an https service's certificate against its IP address through the tunnel, not against localhost", async () => {
+  const byIp = new TlsFront("127.0.0.1", Number(new URL(svc.emulator.url).port));
+  const byName = new TlsFront("localhost", Number(new URL(svc.emulator.url).port));
+  await Promise.all([byIp.start(), byName.start()]);
+  setDefaultCACertificates([...defaultCAs, front.ca, s3Front.ca, byIp.ca, byName.ca].map(String));
+  const client = (f: TlsFront) =>
+    svc.newClient({ baseUrl: `https://127.0.0.1:${f.port}`, proxyFor: () => proxyUrl() });
+  try {
+    // A certificate for the address alone (IP SAN) is the service's.
+    await expect(client(byIp).listNasProducts()).resolves.toEqual(expect.any(Array));
+    // One for localhost is not, though 127.0.0.1 is where localhost points.
+    await expect(client(byName).listNasProducts()).rejects.toThrow(/ERR_TLS_CERT_ALTNAME_INVALID/);
+  } finally {
+    setDefaultCACertificates([...defaultCAs, front.ca.toString(), s3Front.ca.toString()]);
+    await Promise.all([byIp.stop(), byName.stop()]);
+  }
+});
+
 describe("the object storage through a socks5 proxy", () => {
   it("reaches an https endpoint only the proxy resolves, several calls on one tunnel", async () => {
     reset();

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile } from "node:fs/promises";
-import { type AddressInfo, connect, type Socket } from "node:net";
+import { type AddressInfo, connect, isIP, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer, type Server } from "node:tls";
@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 
 /**
  * A loopback TLS front for a plain-HTTP server (the emulator): it serves a certificate
- * of its own for `name` and passes each connection's bytes to `targetPort`, so a client
+ * of its own for `name` (a DNS name, or an IP address as its only subject) and passes each connection's bytes to `targetPort`, so a client
  * calls `https://<name>:<port>` as it would a remote HTTPS service. `ca` is the
  * certificate a client trusts it with (self-signed).
  */
@@ -30,7 +30,7 @@ export class TlsFront {
     await promisify(execFile)("openssl", [
       ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"],
       ...["-keyout", key, "-out", cert, "-subj", `/CN=${this.name}`],
-      ...["-addext", `subjectAltName=DNS:${this.name}`],
+      ...["-addext", `subjectAltName=${isIP(this.name) ? "IP" : "DNS"}:${this.name}`],
     ]);
     const [keyPem, certPem] = await Promise.all([readFile(key), readFile(cert)]);
     this.ca = certPem;
