@@ -224,6 +224,8 @@ export function dropStaleFreeSockets(agent: HttpAgent, idleMs: number, now: numb
 export interface IdleBoundedAgents {
   http: HttpAgent;
   https: HttpsAgent;
+  /** The http(s) proxy every connection goes to, without its credentials; none when direct or socks. */
+  proxy?: string;
 }
 
 /**
@@ -249,5 +251,7 @@ export function idleBoundedAgents(
       : [socksAgentClass(socks, false), socksAgentClass(socks, true)];
   const Http = idleBounded(HttpBase, idleSocketTimeoutMs);
   const Https = idleBounded(HttpsBase, idleSocketTimeoutMs);
-  return { http: new Http(options), https: new Https(options) as unknown as HttpsAgent };
+  const agents = { http: new Http(options), https: new Https(options) as unknown as HttpsAgent };
+  const via = nodeProxy.proxyEnv && new URL(nodeProxy.proxyEnv.HTTPS_PROXY);
+  return via ? { ...agents, proxy: `${via.protocol}//${via.host}` } : agents;
 }

@@ -153,15 +153,24 @@ const NOT_SENT_CODES = new Set([
 /** The codes whose message says more than the code (the proxy's answer, e.g. 407). */
 const SAID_CODES = new Set(["ERR_PROXY_TUNNEL"]);
 
+/** What a failed attempt's error names: the limits it broke, and the proxy it went to. */
+export interface AttemptLimits {
+  timeoutMs: number;
+  maxResponseBytes: number;
+  /** The http(s) proxy every connection goes to (no credentials); undefined when direct. */
+  proxy?: string | undefined;
+}
+
 /**
  * The error of an attempt that got no usable answer: a body past the size limit
  * (malformed), a timeout, or a network failure (`outcomeUnknown` unless the error
- * proves the request was never sent).
+ * proves the request was never sent). Through an http(s) proxy every connection is the
+ * proxy's, so a connection refused or a name not found is said to be the proxy's.
  */
 export function networkError(
   call: CallDescription,
   err: unknown,
-  limits: { timeoutMs: number; maxResponseBytes: number },
+  limits: AttemptLimits,
 ): ServiceError {
   const name = err instanceof Error ? err.name : "";
   if (err instanceof ResponseTooLargeError) {
@@ -184,7 +193,12 @@ export function networkError(
   const message = err instanceof Error ? err.message : String(err);
   // A user:password in a URL of the message (a proxy's) is never repeated.
   const said = code !== undefined && SAID_CODES.has(code);
-  const detail = said ? `${code}: ${message.replace(/\/\/[^/\s@]*@/g, "//")}` : (code ?? message);
+  const proxied = notSent && !said && limits.proxy !== undefined;
+  const detail = said
+    ? `${code}: ${message.replace(/\/\/[^/\s@]*@/g, "//")}`
+    : proxied
+      ? `${code}: the proxy ${limits.proxy} of HTTPS_PROXY / HTTP_PROXY cannot be reached`
+      : (code ?? message);
   return new ServiceUnavailableError(`${call.where} failed: network error (${detail})`, {
     endpoint: call.endpoint,
     code: undefined,
@@ -201,7 +215,7 @@ export function networkError(
 export function exchangeError(
   call: CallDescription & { signal?: AbortSignal | undefined },
   err: unknown,
-  limits: { timeoutMs: number; maxResponseBytes: number },
+  limits: AttemptLimits,
 ): ServiceError {
   if (err instanceof ServiceError) return err;
   if (err instanceof Error && err.name === "NotSentError") return abandoned(call);

@@ -52,5 +52,29 @@ describe.each(["node-http", "node-fetch"] as const)(
       expect(attempts).toHaveLength(3);
       expect(connects).toBe(3);
     });
+
+    it("says a proxy it cannot reach is the proxy, by its address without the password", async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const client = new ServiceClient({
+        baseUrl: "https://svc.example.test",
+        apiKey: () => "key-0123456789abcdef",
+        rateLimit: null,
+        retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+        httpClient,
+        proxyFor: () => `http://corp:Pr0xy%40Pa55@127.0.0.1:${port}`,
+      });
+      const err = await client.subscribeNas({ productCode: "nas.fixed.200" }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      client.close();
+      expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
+      expect((err as Error).message).toBe(
+        `POST /v1/subscription/nasStorage/create failed: network error (ECONNREFUSED: the proxy http://127.0.0.1:${port} of HTTPS_PROXY / HTTP_PROXY cannot be reached)`,
+      );
+    });
   },
 );

@@ -200,7 +200,7 @@ export class ServiceTransport {
         throw redirectError(call, answer.httpStatus, answer.location);
       }
     } catch (err) {
-      const error = exchangeError(call, err, this.options);
+      const error = exchangeError(call, err, { ...this.options, proxy: this.agents.proxy });
       scrub(error, key);
       this.observe(call, error.code ?? "error", started, error.message);
       throw error;
