@@ -77,7 +77,7 @@ export const serviceSchema = z
     idleSocketTimeoutMs: ms
       .default(DEFAULT_IDLE_SOCKET_TIMEOUT_MS)
       .describe(
-        "How long a pooled keep-alive connection to the service (and to the object storage) may stay idle before the operator closes it. Keep it below the service's (or its proxy's) keep-alive timeout: a request written on a connection the server is closing fails with ECONNRESET, and a create that fails so is not sent again, so its object waits out `listVisibilityWindowMs`.",
+        "How long a pooled keep-alive connection to the service (and to the object storage) may stay idle before the operator closes it. Keep it below the service's (or its proxy's) keep-alive timeout: a request written on a connection the server is closing fails with ECONNRESET, and a create that fails so is not sent again, so its object waits out `listVisibilityWindowMs`. A create (any POST) takes only a connection idle under 1 s, else a new one, so a front closing idle connections sooner than this (nginx `keepalive_timeout 2s`) costs its creates nothing.",
       ),
     httpClient: z
       .enum(["node-http", "node-fetch"])

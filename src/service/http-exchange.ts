@@ -183,8 +183,19 @@ const freedAt = new WeakMap<object, number>();
 
 type AgentClass = typeof HttpAgent;
 
+/**
+ * How long a socket may have been idle to carry a request that is not idempotent (a
+ * POST: a create). A front may close idle sockets sooner than `idleSocketTimeoutMs`
+ * (nginx `keepalive_timeout 2s`); a create written on one it just closed has an unknown
+ * outcome, so creates take only a socket freed within this long, else a new one.
+ */
+export const UNSAFE_REQUEST_IDLE_MS = 1000;
+
+const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+
 /** An agent class whose free sockets are closed after `idleSocketTimeoutMs`. */
 function idleBounded<C extends AgentClass>(Base: C, idleSocketTimeoutMs: number): C {
+  const unsafeIdleMs = Math.min(idleSocketTimeoutMs, UNSAFE_REQUEST_IDLE_MS);
   // @ts-expect-error: a mixin over the agent constructor
   return class extends Base {
     override keepSocketAlive(socket: Duplex): boolean {
@@ -193,7 +204,9 @@ function idleBounded<C extends AgentClass>(Base: C, idleSocketTimeoutMs: number)
     }
 
     addRequest(...args: unknown[]): void {
-      dropStaleFreeSockets(this, idleSocketTimeoutMs, performance.now());
+      const { method = "GET" } = args[0] as { method?: string };
+      const idleMs = IDEMPOTENT_METHODS.has(method) ? idleSocketTimeoutMs : unsafeIdleMs;
+      dropStaleFreeSockets(this, idleMs, performance.now());
       const base = Base.prototype as unknown as { addRequest: (...a: unknown[]) => void };
       base.addRequest.apply(this, args);
     }

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
 import { ServiceError } from "./errors.js";
+import { UNSAFE_REQUEST_IDLE_MS } from "./http-exchange.js";
 
 const SERVER_KEEP_ALIVE_MS = 300;
 let svc: EmulatedService;
@@ -61,6 +62,28 @@ describe("keep-alive sockets", () => {
       await new Promise((r) => setTimeout(r, gap));
     }
     expect(svc.emulator.requestLog.read().length).toBe(11);
+  });
+
+  it("a create takes no socket idle past UNSAFE_REQUEST_IDLE_MS, though the idle bound is longer: a front closing idle sockets sooner (nginx keepalive_timeout) never gets it on one it closed", async () => {
+    const front = await startEmulatedService({
+      emulator: { keepAliveTimeoutMs: UNSAFE_REQUEST_IDLE_MS + 200 },
+    });
+    try {
+      const client = front.newClient({
+        idleSocketTimeoutMs: 60_000,
+        retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      });
+      await client.listNasProducts();
+      // The server closes the socket meanwhile; the client has not seen it yet.
+      blockEventLoop(UNSAFE_REQUEST_IDLE_MS + 500);
+      await expect(subscribe(client)).resolves.toEqual(expect.any(String));
+      expect(front.emulator.requestLog.read().map((e) => e.endpoint)).toEqual([
+        "listNasProducts",
+        "subscribeNas",
+      ]);
+    } finally {
+      await front.stop();
+    }
   });
 
   it("bounds only idle sockets: an answer slower than the bound arrives", async () => {
