@@ -23,6 +23,7 @@ import {
 } from "./kube-credentials.js";
 import {
   cutWatchError,
+  isConnectionReset,
   isCut,
   isHeldAnswer,
   statusCodeOf,
@@ -216,20 +217,19 @@ export class KubeTransport {
           },
           onResponseEnd() {
             pending += decoder.end();
-            if (status === 200) {
-              line(pending);
-              finish(null);
-            } else {
-              finish(new WatchStatusError(status, pending));
-            }
+            if (status === 200) line(pending);
+            finish(status === 200 ? null : new WatchStatusError(status, pending));
           },
           onResponseError: (_c, err) => {
-            if (err instanceof ResendError) {
+            const waited = Date.now() - sent;
+            const held = status === 0 && isHeldAnswer(err, waited);
+            // Sent on a connection cut as it went (its close not yet seen): again, on another.
+            const lost = status === 0 && !held && isConnectionReset(err) && resent < MAX_RESENDS;
+            if (err instanceof ResendError || lost) {
               resolve(this.watch(path, query, onEvent, onDone, resent + 1));
               return;
             }
-            const waited = Date.now() - sent;
-            if (status === 0 && isHeldAnswer(err, waited)) {
+            if (held) {
               finish(new WatchNotAnsweredError(path, waited, err));
             } else if (status === 200 && isCut(err)) {
               finish(cutWatchError(path, pending + decoder.end(), err));
