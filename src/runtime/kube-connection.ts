@@ -34,9 +34,11 @@ const MAX_STREAMS = 1_000;
  * Aborts a request about to be written on a dispatcher retired after a GOAWAY (undici
  * sends there the requests the GOAWAY left unprocessed, and those queued behind them);
  * the transport sends it to the current one instead, at most {@link MAX_RESENDS} times.
- * A retired dispatcher thus opens no second HTTP/2 session beside the streams still
- * running on its first: undici 8 takes a GOAWAY on the second session as one for every
- * stream of the connection, ending those watches and sending their requests again.
+ * The second HTTP/2 session undici opens for them carries no stream, so no answer brings
+ * it a GOAWAY: undici 8 takes one there as one for every stream of the connection, and
+ * would send again the requests of the first session still awaiting their answer. One it
+ * still gets (the server closing it idle) ends the first session's watches, which resume
+ * as after a cut (`isConnectionReset`).
  */
 export class ResendError extends Error {}
 export const MAX_RESENDS = 3;

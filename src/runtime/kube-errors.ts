@@ -52,9 +52,15 @@ export class WatchDecodeError extends Error {
   }
 }
 
-/** An error of a connection the other side closed or reset (undici's socket error, ECONNRESET, EPIPE). */
+/**
+ * An error of a connection the other side closed or reset (undici's socket error,
+ * ECONNRESET, EPIPE), or of a stream undici ended at an HTTP/2 GOAWAY: the streams past
+ * its last one, and (undici 8) any stream of an earlier session of the same connection,
+ * a watch included, when a later one gets the GOAWAY (kube-connection.ts).
+ */
 export function isConnectionReset(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
+  if (code === "UND_ERR_INFO") return /"GOAWAY"/.test(String((err as Error).message));
   return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
 }
 

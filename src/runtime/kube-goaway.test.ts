@@ -32,13 +32,20 @@ afterEach(async () => {
  * session, `/hold` is held until `/goaway` comes, which answers the held one with the
  * GOAWAY (so `/goaway` itself is left unprocessed); on every later session, each answer.
  * A watch stays open; `/slow` is answered 500 ms after it came; anything else at once.
+ * With `idleGoawayMs`, a later session also gets a GOAWAY that long after it began, as a
+ * server closing an idle connection (naming stream 0 when it carried none).
  */
-async function goawayServer() {
+async function goawayServer(idleGoawayMs?: number) {
   const seen: { method: string; path: string; session: number }[] = [];
   const sessions: http2.ServerHttp2Session[] = [];
   let held: http2.ServerHttp2Stream | undefined;
   const server = http2.createSecureServer({ key, cert });
-  server.on("session", (s) => sessions.push(s));
+  server.on("session", (s) => {
+    sessions.push(s);
+    if (idleGoawayMs !== undefined && sessions.length > 1) {
+      setTimeout(() => s.goaway(http2.constants.NGHTTP2_NO_ERROR), idleGoawayMs);
+    }
+  });
   server.on("stream", (stream, headers) => {
     stream.on("error", () => undefined);
     const path = String(headers[":path"]);
@@ -116,6 +123,14 @@ describe("a request a GOAWAY left unprocessed", () => {
     expect(sent.length).toBe(2);
     await new Promise((r) => setTimeout(r, 200));
     expect(watch()).toBe("running");
+  });
+
+  it("resumes a watch of the retired connection that undici ends at a GOAWAY on its idle second session", async () => {
+    const { t, held, watch } = await goawayServer(300);
+    expect(await goaway(t, held)).toEqual([200, 200]);
+    await new Promise((r) => setTimeout(r, 600));
+    // Ended as a cut (the informer resumes at once at its resourceVersion), not failed.
+    expect(watch()).toBeNull();
   });
 
   it("does not send again a write the retired connection is still waiting the answer of", async () => {
