@@ -10,7 +10,7 @@ import type { ControllerFactory } from "../../src/controllers/index.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
-import { conditionOf, createJob, getJob, waitForJob } from "../support/trainingjobs.js";
+import { createJob, getJob, settledRunning, waitForJob } from "../support/trainingjobs.js";
 
 /** The operator's poll interval. */
 const POLL_MS = 1_000;
@@ -38,16 +38,7 @@ beforeAll(async () => {
     workerCount: 1,
     env: { EPOCHS: "3" },
   });
-  const job = await waitForJob(
-    op.kube,
-    ns,
-    "job",
-    (j) =>
-      j.status?.phase === "Running" &&
-      conditionOf(j, "Synced")?.status === "True" &&
-      conditionOf(j, "Reconciling") === undefined,
-    60_000,
-  );
+  const job = await waitForJob(op.kube, ns, "job", settledRunning, 60_000);
   taskId = job.status?.taskId as string;
   // Two more polls: the routine poll that reads the task in detail once is behind us.
   await new Promise((r) => setTimeout(r, 2 * POLL_MS + 500));

@@ -15,7 +15,7 @@ import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js
 import { EVENTS } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { samples } from "../support/prometheus.js";
-import { conditionOf, createJob, waitForJob } from "../support/trainingjobs.js";
+import { createJob, settledRunning, waitForJob } from "../support/trainingjobs.js";
 
 /** The poll interval of both operators. */
 const POLL_MS = 1_000;
@@ -58,9 +58,7 @@ async function start(prefix: string, exposePorts: boolean, shared?: TestOperator
     ns,
     "job",
     (j) =>
-      j.status?.phase === "Running" &&
-      conditionOf(j, "Synced")?.status === "True" &&
-      conditionOf(j, "Reconciling") === undefined &&
+      settledRunning(j) &&
       (j.status?.pods ?? []).every((p) => (p.ports ?? []).filter((x) => x.custom).length === 2),
     60_000,
   );

@@ -51,6 +51,15 @@ export function conditionOf(job: TrainingJobObject, type: string): Condition | u
   return job.status?.conditions?.find((c) => c.type === type);
 }
 
+/** Whether `job` runs and has settled: Synced, and nothing left under way (no Reconciling). */
+export function settledRunning(job: TrainingJobObject): boolean {
+  return (
+    job.status?.phase === "Running" &&
+    conditionOf(job, "Synced")?.status === "True" &&
+    conditionOf(job, "Reconciling") === undefined
+  );
+}
+
 /** Waits until `check(job)` holds; returns the job. */
 export function waitForJob(
   kube: KubeClient,
