@@ -74,7 +74,7 @@ export const CatalogStatus = z
   .object({
     lastHandledReconcileAt: described(
       z.string().max(256),
-      "The value of the annotation aidc.io/reconcile-requested-at (on this product or its ServiceConnection: any new value refreshes the connection's catalogs) that the operator last refreshed the catalog for.",
+      "The value of this product's annotation aidc.io/reconcile-requested-at that the operator last refreshed the connection's catalogs for (a new value on the product or on its ServiceConnection refreshes them; the ServiceConnection's is echoed nowhere).",
     ).optional(),
   })
   .meta({

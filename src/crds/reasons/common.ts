@@ -96,14 +96,14 @@ export const TENANCY_REASONS = {
     "Terminal",
     ["Ready", "Synced", "Bound"],
     ALL,
-    "The object binds to a remote resource the operator did not create for this namespace (a hand-set aidc.io/external-id, spec.storageId, a raw storageId mount, a CciInstance, a FileSystem mount on a raw instanceId), and the namespace is not in adoption.namespaces.",
+    "The object binds to a remote resource the operator did not create for this namespace (a hand-set aidc.io/external-id, a spec id such as storageId, volumeId or fileSystemId, a raw storageId mount, a CciInstance, a FileSystem mount on a raw instanceId), and the namespace is not in adoption.namespaces.",
     "Add it there (operator config, chart value adoption.namespaces), or use a resource the namespace's own objects created.",
   ),
   OwnedElsewhereRefused: entry(
     "Terminal",
     ["Ready", "Synced"],
     MANAGED,
-    "The remote resource carries the owner mark of another namespace's object: the operator created it for that namespace, and does not touch it from this one (no update, no Delete).",
+    "The remote resource carries the owner mark of another namespace's object: the operator created it for that namespace, and does not bind it from this one, even under Observe (nothing of it is mirrored, updated or deleted).",
     "Bind this object to a resource of its own namespace.",
   ),
 } as const satisfies Record<string, ReasonEntry>;
