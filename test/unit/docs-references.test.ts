@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { metricReferences } from "../../scripts/generate-metrics-docs.js";
 import { root } from "../../scripts/generated-files.js";
 import { kindNames } from "../../scripts/new-kind/names.js";
 import { kindFiles } from "../../scripts/new-kind.js";
@@ -8,7 +9,7 @@ import { markdownFiles } from "../support/markdown.js";
 
 /**
  * What the pages cite by name exists: every repository path, identifier, aidc.io/
- * annotation and AIDC_ variable a page shows, every symbol it cites in a file (`name`
+ * annotation, AIDC_ variable and metric a page shows, every symbol it cites in a file (`name`
  * of `file.ts`) in that file, every section the repository cites of a page
  * (docs/x.md, Section); README.md links every page and names every folder of src/.
  */
@@ -122,6 +123,28 @@ describe("the paths and symbols the docs cite", () => {
         if (!src.includes(m[0]) && m[0] !== "aidc.io/widget") unknown.push(`${file}: ${m[0]}`);
       }
     }
+    expect(unknown).toEqual([]);
+  });
+
+  it("name only metrics the operator serves (a histogram's _bucket, _sum and _count too)", () => {
+    const served = new Set(
+      metricReferences().flatMap((m) =>
+        m.type === "histogram"
+          ? ["", "_bucket", "_sum", "_count"].map((s) => m.name + s)
+          : [m.name],
+      ),
+    );
+    const unknown: string[] = [];
+    let seen = 0;
+    for (const file of markdownFiles()) {
+      for (const m of read(file).matchAll(
+        /\b(?:aidc|controller_runtime|workqueue|rest_client|leader_election)_[a-z_]*[a-z]\b/g,
+      )) {
+        seen++;
+        if (!served.has(m[0])) unknown.push(`${file}: ${m[0]}`);
+      }
+    }
+    expect(seen).toBeGreaterThan(20);
     expect(unknown).toEqual([]);
   });
 
