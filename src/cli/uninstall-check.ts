@@ -88,15 +88,16 @@ async function listRetrying(
 export function refusalMessage(remaining: readonly string[]): string {
   const shown = remaining.slice(0, 20);
   const more = remaining.length - shown.length;
-  const kinds = allCrds.map((c) => c.plural).join(",");
   return [
     `uninstall refused: ${remaining.length} custom resource(s) of aidc-operator still exist:`,
     ...shown.map((r) => `  ${r}`),
     ...(more > 0 ? [`  ... and ${more} more`] : []),
     "Without the operator their finalizers are never removed (they stay Terminating), and",
     "with deletionPolicy: Delete their remote resources are never deleted. Delete them first",
-    "and wait until they are gone, then uninstall again:",
-    `  kubectl delete ${kinds} --all -A --wait`,
+    "and wait until they are gone (a paused object's deletion waits until it is resumed),",
+    "then uninstall again (the category aidc holds every kind users create):",
+    "  kubectl annotate aidc --all -A aidc.io/paused-",
+    "  kubectl delete aidc --all -A --wait",
     "To uninstall anyway and leave them (and their remote resources) as they are:",
     "  helm uninstall <release> --no-hooks",
   ].join("\n");

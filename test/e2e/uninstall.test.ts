@@ -6,7 +6,6 @@ import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { root } from "../../scripts/generated-files.js";
-import { allCrds } from "../../src/crds/index.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import {
@@ -124,9 +123,8 @@ describe("the uninstall check (pre-delete hook)", () => {
     expect(refused.code).toBe(1);
     expect(refused.out).toContain("uninstall refused: 1 custom resource(s) of aidc-operator");
     expect(refused.out).toContain(`TrainingJob ${watched}/still-here`);
-    expect(refused.out).toContain(
-      `kubectl delete ${allCrds.map((c) => c.plural).join(",")} --all -A`,
-    );
+    expect(refused.out).toContain("kubectl annotate aidc --all -A aidc.io/paused-");
+    expect(refused.out).toContain("kubectl delete aidc --all -A --wait");
     expect(refused.out).toContain("--no-hooks");
 
     await kube.delete(trainingJobCrd, { namespace: watched, name: "still-here" });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";
 import { root } from "../../scripts/generated-files.js";
+import { refusalMessage } from "../../src/cli/uninstall-check.js";
 import { operatorConfigSchema } from "../../src/config/schema.js";
 import { allCrds, catalogCrds } from "../../src/crds/index.js";
 import {
@@ -163,7 +164,15 @@ describe("the markdown docs", () => {
     const users = allCrds.filter((c) => !catalogCrds.includes(c));
     expect(users.filter((c) => !c.categories?.includes("aidc")).map((c) => c.kind)).toEqual([]);
     expect(catalogCrds.every((c) => c.categories?.includes("aidc-catalog"))).toBe(true);
-    expect(read("docs/install.md")).toMatch(/^kubectl delete aidc --all -A --wait/m);
+    const page = read("docs/install.md").split("\n");
+    expect(page.some((l) => l.startsWith("kubectl delete aidc --all -A --wait"))).toBe(true);
+    // What a refused `helm uninstall` tells the user to run is what install.md runs.
+    const told = refusalMessage(["NasVolume ns/name"])
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith("kubectl "));
+    expect(told.length).toBeGreaterThan(0);
+    expect(told.filter((c) => !page.some((l) => l.startsWith(c)))).toEqual([]);
   });
 
   it("name only settings that exist: the operator config's fields and the chart's values", () => {
