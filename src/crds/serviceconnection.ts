@@ -244,7 +244,7 @@ export type ServiceConnectionSpec = z.infer<typeof ServiceConnectionSpec>;
 export const ServiceConnectionStatus = kindStatus("the connection", {
   objectsUsing: described(
     z.number().int().min(0),
-    "How many objects of the operator's kinds use this connection (by spec.connectionRef or their namespace's annotation). The connection cannot be deleted while any does.",
+    "How many objects of the operator's kinds use this connection (by spec.connectionRef or their namespace's annotation); with shards, only the objects without the label aidc.io/shard (each shard holds the connection with a finalizer of its own). The connection cannot be deleted while any does.",
   ).optional(),
   lastCheckedTime: timestamp(
     "When the operator last made an authenticated call with this connection's key (the Ready check).",
