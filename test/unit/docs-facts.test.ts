@@ -21,7 +21,8 @@ import { STATUS_BOUNDS_KIB } from "../support/status-size.js";
  * `npm run new-kind` writes (adding-a-kind.md), the status bounds the size tests hold
  * (custom-resources.md), the built-in task status words (controllers.md), the columns
  * `kubectl get` shows, where each kind lives, the emulator's fault kinds and the client's
- * state words, and a default stated beside a setting. A change of the code that leaves the page behind fails here; what the
+ * state words, a default stated beside a setting, and the condition a reason is said to
+ * be on. A change of the code that leaves the page behind fails here; what the
  * pages cite by name is held in docs-references.test.ts.
  */
 
@@ -168,6 +169,26 @@ describe("the pages that restate a table of the code", () => {
       }
     }
     expect(seen).toBeGreaterThanOrEqual(3);
+    expect(wrong).toEqual([]);
+  });
+
+  it("put a reason only on a condition the reason table writes it on (`Synced=False` `DriftDetected`)", () => {
+    const types = [...new Set(REASONS.entries().flatMap(([, e]) => e.conditions))].join("|");
+    const wrong: string[] = [];
+    let seen = 0;
+    for (const file of markdownFiles()) {
+      const text = read(file).replaceAll(/\s+/g, " ");
+      for (const m of text.matchAll(
+        new RegExp(`\\b(${types})=(?:True|False|Unknown)\`? \`([A-Z]\\w+)\``, "g"),
+      )) {
+        const [said, type = "", reason = ""] = m;
+        seen++;
+        const on = REASONS.entry(reason)?.conditions;
+        if (!on?.includes(type))
+          wrong.push(`${file}: ${said} (the table: ${on?.join(", ") ?? "none"})`);
+      }
+    }
+    expect(seen).toBeGreaterThan(15);
     expect(wrong).toEqual([]);
   });
 
