@@ -26,6 +26,18 @@ export function renderConditionDocs(): string {
         `| ${crd.kind} | \`status.${crd.health?.field}\` \`${value}\` | ${s.health} | ${cell(s.message)} |`,
     ),
   );
+  // The kinds whose own reasons (not a group's shared rows) are on a condition.
+  const writers = (type: string) => {
+    const kinds = new Set(
+      REASONS.entries().flatMap(([, e]) =>
+        e.group === undefined && e.conditions.includes(type) ? e.kinds : [],
+      ),
+    );
+    return allCrds
+      .filter((c) => kinds.has(c.kind))
+      .map((c) => c.kind)
+      .join(", ");
+  };
   const rows = REASONS.entries().map(([reason, e]) => {
     const kinds =
       e.group === "service kinds"
@@ -48,9 +60,10 @@ export function renderConditionDocs(): string {
     "| `Synced` | The last reconcile succeeded (True) or failed (False, with the error's reason and message). |",
     "| `Reconciling` | kstatus: present, True, while work is under way (a create, an update, a deletion, a retry, a wait for a referenced object); its reason is the reason of the condition that says so. |",
     "| `Stalled` | kstatus: present, True, when `Ready` or `Synced` is not True with a **terminal** reason: the operator will not get further without a person. Its reason is that reason. |",
-    "| `Succeeded` | TrainingJob only, once the task finished: True (`TaskSucceeded`) or False (`TaskFailed`), as a Job's Complete and Failed. |",
-    "| `ReferencesResolved` | TrainingJob: every referenced NasVolume, TrainingTemplate or TrainingJob is ready. |",
-    "| `Bound`, `ImagesSaved` | CciInstance: which instance is observed; how the image saves went. |",
+    `| \`Succeeded\` | ${writers("Succeeded")} only, once the task finished: True (\`TaskSucceeded\`) or False (\`TaskFailed\`), as a Job's Complete and Failed. |`,
+    `| \`ReferencesResolved\` | ${writers("ReferencesResolved")}: every object the spec references in the namespace is ready (False names the one waited for). |`,
+    `| \`PodsObserved\` | ${writers("PodsObserved")}, present only while False: the task's storages and pods are not (all) in the status yet (\`PodsNotYetRead\`, a few seconds after the first look) or cannot be read (\`PodOperationMissing\`). |`,
+    `| \`Bound\`, \`ImagesSaved\` | ${writers("Bound")}: which instance is observed; how the image saves went. |`,
     "| `DeletionPolicy` | Kinds with `spec.deletionPolicy`, written while it is `Delete`: True when a delete operation is configured, False (`NoDeleteOperation`) when deleting the object would leave the remote resource in the service. Removed when the policy is `Orphan`. |",
     "",
     "`Reconciling` and `Stalled` are abnormal-true and, as in Flux's own objects, present",

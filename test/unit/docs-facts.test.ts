@@ -172,6 +172,13 @@ describe("the pages that restate a table of the code", () => {
     expect(wrong).toEqual([]);
   });
 
+  it("conditions.md's table of conditions has every condition a reason is written on", () => {
+    const rows = tableAfter("docs/conditions.md", "| condition | meaning |");
+    const named = new Set(rows.flatMap(([condition = ""]) => spans(condition)));
+    const written = new Set(REASONS.entries().flatMap(([, e]) => e.conditions));
+    expect([...written].filter((c) => !named.has(c))).toEqual([]);
+  });
+
   it("put a reason only on a condition the reason table writes it on (`Synced=False` `DriftDetected`)", () => {
     const types = [...new Set(REASONS.entries().flatMap(([, e]) => e.conditions))].join("|");
     const wrong: string[] = [];
