@@ -136,7 +136,7 @@ export const BlockVolumeSpec = withRules(
     })
     .meta({
       description:
-        "Desired block volume. attachTo and deletionPolicy may change; name, description, sizeGB and volumeType are fixed at creation; volumeId may only be set once.",
+        "Desired block volume. attachTo, exportTo, deletionPolicy and managementPolicies may change; name, description, sizeGB, volumeType and connectionRef are fixed at creation; volumeId may only be set once.",
     }),
   ...mutabilityRules(BLOCK_VOLUME_MUTABILITY),
 );

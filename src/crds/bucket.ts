@@ -138,7 +138,7 @@ export const BucketSpec = withRules(
     })
     .meta({
       description:
-        "Desired bucket. Every field but name may change; the operator puts back what is changed outside the cluster.",
+        "Desired bucket. Every field but name and connectionRef may change; the operator puts back what is changed outside the cluster.",
     }),
   ...bucketNameRules,
   ...mutabilityRules(BUCKET_MUTABILITY),

@@ -143,7 +143,7 @@ export const FileSystemSpec = withRules(
     })
     .meta({
       description:
-        "Desired file system. mounts and deletionPolicy may change; name, description, sizeGB, type, protocol and aidcId are fixed at creation; fileSystemId may only be set once.",
+        "Desired file system. mounts, exportTo, deletionPolicy and managementPolicies may change; name, description, sizeGB, type, protocol, aidcId and connectionRef are fixed at creation; fileSystemId may only be set once.",
     }),
   ...mutabilityRules(FILE_SYSTEM_MUTABILITY),
 );

@@ -163,6 +163,26 @@ describe("the generated CRDs", () => {
     );
   });
 
+  it("say in each spec's description (kubectl explain) the fields its mutability lets change", () => {
+    const wrong: string[] = [];
+    for (const def of allCrds) {
+      const spec = prop(schemaOf(def.plural), "spec");
+      const fields = Object.keys(spec.properties as object);
+      const text = String(spec.description ?? "");
+      const every = /Every field(?: but ([\w ]+?))? may change/.exec(text);
+      const listed = /(?:^|\. )(?:Only )?([\w, ]+?) may change/.exec(text);
+      const said = every
+        ? fields.filter((f) => !(every[1]?.split(" and ") ?? []).includes(f))
+        : (listed?.[1]?.split(/, | and /) ?? []);
+      if (!every && !listed) continue;
+      const mutable = mutableFields(def.mutability, fields);
+      if ([...said].sort().join() !== [...mutable].sort().join()) {
+        wrong.push(`${def.kind}: says ${said.join(", ")}; may change: ${mutable.join(", ")}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("put the printer columns of the issue first, and READY, SYNCED and REASON on every kind", () => {
     const columns = (plural: string) =>
       allCrds

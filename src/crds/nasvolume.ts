@@ -140,7 +140,7 @@ export const NasVolumeSpec = withRules(
     })
     .meta({
       description:
-        "Desired NAS storage. capacityGB, mountPath and deletionPolicy may change; productCode, name, description and aidcId are fixed at creation; storageId may only be set once.",
+        "Desired NAS storage. capacityGB, mountPath, exportTo, deletionPolicy and managementPolicies may change; productCode, name, description, aidcId and connectionRef are fixed at creation; storageId may only be set once.",
     }),
   ...mutabilityRules(NAS_VOLUME_MUTABILITY),
 );
