@@ -4,7 +4,9 @@
  * however late the new resource shows in the list; after the list visibility window
  * the object stops with CreateOutcomeUnknown, and both ways out work (remove
  * create-pending: one new create; set external-id: adopted). A task list without env
- * (`listsOmitEnv`) still finds the task: its detail shows the token.
+ * (`listsOmitEnv`) still finds the task: its detail shows the token. Deleted under
+ * deletionPolicy Delete meanwhile, the object keeps its finalizer until the list proves
+ * the create made nothing, or, when it cannot, until the user names what it made.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
@@ -42,6 +44,7 @@ afterEach(async () => {
   emulator.faults.clear();
   emulator.state.behaviour.listVisibilityDelayMs = 0;
   emulator.state.behaviour.listsOmitEnv = false;
+  emulator.state.behaviour.listsOmitDescription = false;
 });
 afterAll(async () => {
   await emulator?.stop();
@@ -57,6 +60,8 @@ async function start(prefix: string, windowMs?: number, recreate = true) {
     controllers,
     namespaces: [namespace],
     emulator,
+    // The spec names no NAS delete; the emulator serves this one.
+    service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
     ...(windowMs === undefined
       ? {}
       : {
@@ -203,5 +208,56 @@ describe("after the list visibility window", () => {
     expect(conditionOf(settled, "Synced")?.status).toBe("True");
     expect(await creates(op, "createTrainingTask", "adopt")).toHaveLength(1);
     expect(remote("adopt").tasks).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("an object deleted under deletionPolicy Delete while its create's outcome is unknown", () => {
+  const deleting = { ...nasSpec, deletionPolicy: "Delete" };
+
+  it("keeps its finalizer when the list cannot tell, and deletes the resource the user then names", async () => {
+    const { op, nas } = await start("outcome-delete", 3_000);
+    // The NAS is made, but its token is in no listed record: the list leaves descriptions out.
+    emulator.state.behaviour.listsOmitDescription = true;
+    emulator.faults.set([actsThenFails("subscribeNas")]);
+    await nas.create("held", deleting);
+    await nas.waitForCondition("held", "Synced", "False", "CreateOutcomeUnknown", 30_000);
+    const [made] = remote("held").nas;
+    expect(made).toBeDefined();
+    await nas.delete("held");
+    const held = await nas.waitFor(
+      "held",
+      (o) =>
+        o.metadata?.deletionTimestamp !== undefined &&
+        conditionOf(o, "Ready")?.reason === "CreateOutcomeUnknown" &&
+        (conditionOf(o, "Ready")?.message ?? "").includes("Deletion waits"),
+    );
+    const message = conditionOf(held, "Ready")?.message ?? "";
+    expect(message).toContain(`kubectl annotate nasvolume/held ${ANNOTATIONS.externalId}=<id>`);
+    expect(message).toContain("spec.deletionPolicy to Orphan");
+    expect(conditionOf(held, "Synced")?.reason).toBe("CreateOutcomeUnknown");
+    await nas.waitForEvents("held", ["CreateOutcomeUnknown"]);
+    // Held: nothing deleted, nothing released, however long.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await nas.get("held")).toBeDefined();
+    expect(remote("held").nas).toHaveLength(1);
+    expect(await creates(op, "subscribeNas", "held")).toHaveLength(1);
+
+    await nas.annotate("held", { [ANNOTATIONS.externalId]: made?.id ?? "" });
+    await nas.waitForGone("held", 30_000);
+    expect(remote("held").nas).toHaveLength(0);
+  }, 90_000);
+
+  it("is released once two complete listings prove the create made nothing", async () => {
+    const { op, nas } = await start("outcome-delete-absent", 3_000);
+    // A 500 that did NOT act: the listed records carry their descriptions, none the token.
+    emulator.faults.set([{ kind: "error", endpoint: "subscribeNas", httpStatus: 500, times: 1 }]);
+    emulator.state.behaviour.listVisibilityDelayMs = 0;
+    await nas.create("never", deleting);
+    await nas.waitForCondition("never", "Synced", "False", "CreateOutcomePending");
+    await nas.delete("never");
+    await nas.waitForGone("never", 30_000);
+    expect(remote("never").nas).toHaveLength(0);
+    expect(await creates(op, "subscribeNas", "never")).toHaveLength(1);
+    expect(await nas.eventReasons("never")).not.toContain("CreateOutcomeUnknown");
   }, 60_000);
 });

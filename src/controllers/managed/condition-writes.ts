@@ -1,7 +1,7 @@
 /**
  * The status writes of a managed object that change only its conditions (the kstatus
  * conditions follow), where a reconcile has no new status fields to record: a paused
- * object, a deletion that waits, and the loop's error policy after a failed reconcile
+ * object, a deletion that waits (also for the user: {@link unknownOnDelete}), and the loop's error policy after a failed reconcile
  * with the Synced and Ready conditions of the failure.
  */
 
@@ -16,6 +16,7 @@ import {
 import {
   type Condition,
   type ConditionInput,
+  conditionMessage,
   getCondition,
   patchStatus,
   setCondition,
@@ -23,6 +24,8 @@ import {
 } from "../../runtime/object-writes.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import type { ManagedObject } from "./call.js";
+import { ANNOTATIONS } from "./create-protocol.js";
+import { MAX_LOOKUP_INTERVAL_MS } from "./create-recovery.js";
 import {
   type DeleteCapability,
   deletionPolicyVerdict,
@@ -30,6 +33,31 @@ import {
   PAUSED_SYNCED,
 } from "./decisions.js";
 import type { ManagedKind } from "./external-client.js";
+
+/**
+ * An object deleted under deletionPolicy Delete whose create's outcome cannot be known
+ * (`why`): Ready and Synced False CreateOutcomeUnknown say how to go on (a Warning by
+ * `warn` when new), looked at again after {@link MAX_LOOKUP_INTERVAL_MS}. It keeps its
+ * finalizer until the user binds what the create made (deleted then) or sets Orphan.
+ */
+export async function unknownOnDelete<T extends ManagedObject>(
+  ctx: ReconcileContext,
+  kind: ManagedKind<T, unknown>,
+  obj: T,
+  why: string,
+  warn: (reason: "CreateOutcomeUnknown", message: string) => void,
+): Promise<ReconcileResult> {
+  const ref = `${kind.resource.kind.toLowerCase()}/${obj.metadata?.name ?? ""}`;
+  const message = `${why}. Deletion waits so that nothing is left behind: if the resource exists, set the annotation ${ANNOTATIONS.externalId} to its id and it is deleted (kubectl annotate ${ref} ${ANNOTATIONS.externalId}=<id>); to leave the service as it is, set spec.deletionPolicy to Orphan (kubectl patch ${ref} --type merge -p '{"spec":{"deletionPolicy":"Orphan"}}')`;
+  const prev = getCondition(obj.status?.conditions, "Ready");
+  if (prev?.message !== conditionMessage(message)) warn("CreateOutcomeUnknown", message);
+  const cond = { status: "False" as const, reason: "CreateOutcomeUnknown" as const, message };
+  await writeConditions(ctx, kind, obj, [
+    { type: "Ready", ...cond },
+    { type: "Synced", ...cond },
+  ]);
+  return { requeueAfterMs: MAX_LOOKUP_INTERVAL_MS };
+}
 
 /** Sets conditions on `obj`'s current status and patches it when it changed. */
 export async function writeConditions<T extends ManagedObject>(

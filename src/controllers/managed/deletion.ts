@@ -4,7 +4,8 @@
  * Delete, as crossplane-runtime: the kind's `beforeDelete` steps (e.g. a detach), then
  * `delete`; an "InProgress" answer is recorded (`aidc.io/delete-requested`) and the
  * resource observed until gone; a refused delete is sent again while the resource shows.
- * Every wait is Ready=False `Deleting` (Reconciling) with a requeue.
+ * Every wait is Ready=False `Deleting` (Reconciling) with a requeue; a create in flight
+ * whose outcome cannot be known waits as `CreateOutcomeUnknown` for the user instead.
  */
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { ReconcileResult } from "../../runtime/controller.js";
@@ -16,7 +17,7 @@ import {
   ServiceNotFoundError,
 } from "../../service/errors.js";
 import type { DeleteResult, ManagedObject } from "./call.js";
-import { writeConditions } from "./condition-writes.js";
+import { unknownOnDelete, writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, inFlightMarks, resultAnswered, resultForgotten } from "./create-protocol.js";
 import { decideAfterLookup, lookupKeyOf } from "./create-recovery.js";
 import {
@@ -29,7 +30,7 @@ import {
   soonPollMs,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { listEvidence, notShownYet, visibilityWindowMs } from "./gone-evidence.js";
+import { absentListings, listEvidence, notShownYet, visibilityWindowMs } from "./gone-evidence.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import { ERR, type ManagedRun, step as runStep, wrapError } from "./run.js";
 import { type BindingRefusal, bindingConflict, ownershipRefusal } from "./tenancy.js";
@@ -240,6 +241,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   const { pending } = state;
   let id: string | undefined;
   let failed = false;
+  let why = `a create was sent${inFlightMarks(state)} but what it made cannot be identified`;
   if (state.subscriptionKey && client.pollSubscription) {
     const key = state.subscriptionKey;
     let res: Awaited<ReturnType<NonNullable<typeof client.pollSubscription>>>;
@@ -280,14 +282,15 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
       );
     }
     if (d.decision === "Adopt") id = d.externalId;
+    else if (d.decision === "Unknown") why = d.message;
   }
   if (!id && failed) return release(run);
   if (!id) {
-    run.warning(
-      DELETE_NOT_HONOURED,
-      `a create was sent${inFlightMarks(state)} but the resulting remote resource cannot be identified; it is left in the service (check for it there)`,
-    );
-    return release(run);
+    // Released once the kind's list proves the create made nothing; else the user decides.
+    const absent = await runStep(ERR.lookup, () => absentListings(run, pending));
+    if (absent.proven) return release(run);
+    if (absent.listings > 0) return waiting(run, "listing again: nothing has its token", 1000);
+    return unknownOnDelete(run.ctx, run.kind, run.obj, why, (r, m) => run.warning(r, m));
   }
   await run.annotate({ [ANNOTATIONS.externalId]: id, [ANNOTATIONS.createPending]: null });
   return deleteStep(run, options);

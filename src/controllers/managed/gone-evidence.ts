@@ -15,8 +15,8 @@ import { getCondition } from "../../runtime/object-writes.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ServiceAuthError, ServiceError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";
-import type { ManagedCall, ManagedFacts, ManagedObject } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import type { ManagedCall, ManagedFacts, ManagedObject, SentCreate } from "./call.js";
+import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
 
 /**
  * Per object (its uid, else its name): the bound id whose detail read failed and the
@@ -49,6 +49,34 @@ export function visibilityWindowMs(options: { visibilityGraceMs?: number | undef
 
 /** Complete listings in a row without the resource before it counts as gone. */
 export const ABSENT_LISTINGS_FOR_GONE = 2;
+
+/** Per object and token: complete listings in a row that proved the create absent. */
+const absentCounts = new Map<string, number>();
+
+/**
+ * Complete listings in a row, this one included, in which the kind's list proves the
+ * create `pending` of `run`'s object never made (`TokenLookup.tokenAbsence`,
+ * external-client.ts): 0 when this one does not (the resource is listed, a record lacks
+ * the token's field, the kind cannot tell, no token); `proven` at
+ * {@link ABSENT_LISTINGS_FOR_GONE}, when the count starts anew.
+ */
+export async function absentListings<T extends ManagedObject>(
+  run: {
+    obj: T;
+    call: ManagedCall<T, unknown>;
+    client: { tokenAbsence?(call: ManagedCall<T, unknown>, create: SentCreate): Promise<string> };
+  },
+  pending: CreatePending | undefined,
+): Promise<{ listings: number; proven: boolean }> {
+  if (!pending?.token) return { listings: 0, proven: false };
+  const id = `${run.obj.metadata?.uid ?? run.obj.metadata?.name}/${pending.token}`;
+  const verdict = await run.client.tokenAbsence?.(run.call, pending);
+  const listings = verdict === "Absent" ? (absentCounts.get(id) ?? 0) + 1 : 0;
+  const proven = listings >= ABSENT_LISTINGS_FOR_GONE;
+  if (listings > 0 && !proven) absentCounts.set(id, listings);
+  else absentCounts.delete(id);
+  return { listings, proven };
+}
 
 /** What the list says about a resource whose detail read failed. */
 export type ListEvidence =

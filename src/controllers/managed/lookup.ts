@@ -19,7 +19,7 @@ import {
   takeUnsentToken,
 } from "./create-recovery.js";
 import type { ManagedOptions } from "./external-client.js";
-import { ABSENT_LISTINGS_FOR_GONE, visibilityWindowMs } from "./gone-evidence.js";
+import { absentListings, visibilityWindowMs } from "./gone-evidence.js";
 import { creatingReady, done, ERR, type ManagedRun, type Next, step } from "./run.js";
 
 /** Looks the resource of the create `pending` up by its client token and acts on it. */
@@ -97,14 +97,11 @@ function pendingSynced(message: string): ReadyState {
   return { status: "False", reason: "CreateOutcomePending", message };
 }
 
-/** Per object and token: complete listings in a row that proved the create absent. */
-const absentListings = new Map<string, number>();
-
 /**
- * A create the lookup never found, past the window: the kind's list consulted again
- * ({@link TokenLookup.tokenAbsence}); absent from enough complete listings in a row,
- * the marker is dropped and the create repeats at once (a Warning event and the
- * conditions say why); undefined when the evidence cannot decide (CreateOutcomeUnknown).
+ * A create the lookup never found, past the window: absent from enough complete
+ * listings in a row (gone-evidence.ts), the marker is dropped and the create
+ * repeats at once (a Warning event and the conditions say why); undefined when the
+ * evidence cannot decide (CreateOutcomeUnknown).
  */
 async function lostCreate<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -112,17 +109,10 @@ async function lostCreate<T extends ManagedObject, R>(
   what: string,
   options: ManagedOptions,
 ): Promise<Next<R> | undefined> {
-  const absence = run.client.tokenAbsence;
-  if (options.recreateLostCreates === false || !absence) return undefined;
-  const id = `${run.obj.metadata?.uid ?? run.obj.metadata?.name}/${pending.token}`;
-  const verdict = await step(ERR.lookup, () => absence.call(run.client, run.call, pending));
-  if (verdict !== "Absent") {
-    absentListings.delete(id);
-    return undefined;
-  }
-  const listings = (absentListings.get(id) ?? 0) + 1;
-  if (listings < ABSENT_LISTINGS_FOR_GONE) {
-    absentListings.set(id, listings);
+  if (options.recreateLostCreates === false) return undefined;
+  const { listings, proven } = await step(ERR.lookup, () => absentListings(run, pending));
+  if (listings === 0) return undefined;
+  if (!proven) {
     const message = `a create's answer was lost and its resource is absent from ${listings} complete listing(s) after the visibility window; listing once more before creating again`;
     return done({
       facts: run.facts(),
@@ -131,7 +121,6 @@ async function lostCreate<T extends ManagedObject, R>(
       requeueAfterMs: 1000,
     });
   }
-  absentListings.delete(id);
   // The proof rests on the window: a create the service makes later (one still under way
   // when a process stopped) would be a second resource, so the Event names the window.
   const window = `${visibilityWindowMs(options) / 1000} s, service.listVisibilityWindowMs`;

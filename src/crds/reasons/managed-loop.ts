@@ -67,8 +67,8 @@ export const MANAGED_LOOP_REASONS = {
     "Terminal",
     REFUSAL,
     MANAGED,
-    "A create may or may not have happened and the operator cannot tell.",
-    "Set the annotation aidc.io/external-id to the resource's id, or remove aidc.io/create-pending to create it anew.",
+    "A create may or may not have happened and the operator cannot tell. An object deleted under deletionPolicy Delete keeps its finalizer meanwhile, so that nothing the create made is left behind.",
+    "Set the annotation aidc.io/external-id to the resource's id (deleted then, if the object is being deleted), or remove aidc.io/create-pending to create it anew; on a deleted object, set spec.deletionPolicy to Orphan to leave the service as it is.",
   ),
   RemoteNotFound: {
     ...entry(
