@@ -39,10 +39,10 @@ export const EMULATOR_SERVICE_MODULES =
 
 /**
  * What the service may take from src/runtime: the SOCKS5 tunnels its calls open as the
- * API server's connections do. Nothing else: the service knows no informer, cache or
- * Kubernetes client.
+ * API server's connections do, and the error of a proxy they cannot reach. Nothing
+ * else: the service knows no informer, cache or Kubernetes client.
  */
-export const SERVICE_RUNTIME_MODULES = /^socks-tunnel\.ts$/;
+export const SERVICE_RUNTIME_MODULES = /^(socks-tunnel|proxy-errors)\.ts$/;
 
 /** The rule of each layer that has one. */
 export const LAYER_RULES: readonly Rule[] = [

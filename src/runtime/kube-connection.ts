@@ -9,11 +9,12 @@
  * down, as client-go does; after a GOAWAY the dispatcher is retired ({@link retire}), and
  * the requests the server left unprocessed go out again on the current one.
  */
-import type { Dispatcher } from "undici";
+import type { buildConnector, Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
 import { type KubeConfigLike, type RequestCredentials, sameTls } from "./kube-credentials.js";
 import { proxyFor, unbracketed } from "./kube-proxy.js";
 import { socksConnector } from "./kube-socks.js";
+import { ProxyConnectError } from "./proxy-errors.js";
 
 /** Options of the connections of a transport (and of the transport). */
 export interface KubeConnectionOptions {
@@ -211,11 +212,33 @@ export async function connect(
     // IPv6 address with its URL brackets, as a name).
     const { servername: _servername, ...clusterTls } = tls;
     const proxyTls = { ...clusterTls, servername: unbracketed(new URL(proxy).hostname) };
+    // A connection to the proxy that fails says it is the proxy's, and whose setting.
+    const where = cluster.proxyUrl
+      ? "the kubeconfig's proxy-url"
+      : `${url.protocol === "https:" ? "HTTPS" : "HTTP"}_PROXY`;
+    const toProxy = (o: Pool.Options): Pool.Options => {
+      const c = o.connect as buildConnector.connector;
+      return {
+        ...o,
+        connect: (options, callback) =>
+          c(options, (err, socket) => {
+            if (err) callback(new ProxyConnectError(proxy, where, err), null);
+            else callback(null, socket as NonNullable<typeof socket>);
+          }),
+      };
+    };
+    const proxyOrigin = new URL(proxy).origin;
     dispatcher = new ProxyAgent({
       ...dispatcherOptions,
-      // The pools of its tunnels, which it does not tell of their disconnects.
+      // The pool of its CONNECTs to the proxy.
+      clientFactory: (origin: URL, o: Pool.Options) => new Pool(origin, toProxy(o)),
+      // The pools of its tunnels, which it does not tell of their disconnects, and for an
+      // http:// server the proxy's own (requests in absolute form).
       factory: (origin: string, o: Pool.Options) =>
-        new Pool(origin, o).on("disconnect", onDisconnect),
+        new Pool(origin, new URL(origin).origin === proxyOrigin ? toProxy(o) : o).on(
+          "disconnect",
+          onDisconnect,
+        ),
       uri: proxy,
       requestTls: connect,
       ...(proxy.startsWith("https:") ? { proxyTls } : {}),

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { SocksProxy } from "../../test/support/socks-proxy.js";
 import { TcpProxy } from "../../test/support/tcp-proxy.js";
 import { generateCerts } from "../controlplane/certs.js";
+import { freePort } from "../controlplane/controlplane.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
 import { WatchCutMidEventError, WatchDecodeError, WatchNotAnsweredError } from "./kube-errors.js";
 import { KubeTransport } from "./kube-transport.js";
@@ -604,6 +605,30 @@ describe("KubeTransport", () => {
       expect((await t.request("GET", "/api")).status).toBe(200);
       expect(asked).toEqual([`kube-apiserver.test:${port}`]);
     });
+  });
+
+  describe("through an HTTP proxy that cannot be reached", () => {
+    it.each([
+      ["the kubeconfig's proxy-url", "https://127.0.0.1:6443", "proxyUrl"],
+      ["HTTPS_PROXY", "https://kube-apiserver.test:6443", "HTTPS_PROXY"],
+      ["HTTP_PROXY", "http://kube-apiserver.test:8001", "HTTP_PROXY"],
+    ])(
+      "fails requests and watches saying which proxy, named by %s, without its password",
+      async (where, server, setting) => {
+        const port = await freePort();
+        const proxy = `http://aidc:s3cret@127.0.0.1:${port}`;
+        const extra = setting === "proxyUrl" ? { proxyUrl: proxy } : {};
+        const t = transport(config(server, extra), { env: { [setting]: proxy } });
+        const said = `the proxy http://127.0.0.1:${port} of ${where} cannot be reached: connect ECONNREFUSED 127.0.0.1:${port}`;
+        const failed = await t.request("GET", "/api").catch((err: unknown) => err);
+        expect(failed).toMatchObject({ message: said, code: "ECONNREFUSED" });
+        const watched = await new Promise((resolve) => {
+          void t.watch("/api/v1/pods", {}, () => undefined, resolve);
+        });
+        expect(watched).toMatchObject({ message: said });
+        expect(JSON.stringify(pino.stdSerializers.err(failed as Error))).not.toContain("s3cret");
+      },
+    );
   });
 
   describe("through a SOCKS5 proxy", () => {

@@ -16,6 +16,7 @@ import {
   ListObjectVersionsCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
+import { isUnreachable, ProxyConnectError } from "../runtime/proxy-errors.js";
 import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
 import { idleBoundedAgents } from "./http-exchange.js";
 import { callS3, objectStorageError, s3ErrorCode, s3HttpStatus } from "./object-storage-errors.js";
@@ -78,6 +79,18 @@ export class ObjectStorageClient {
       // rotated in the Secret is used at once (the reader caches the file itself).
       credentials: async () => ({ ...(await options.credentials()), expiration: new Date(0) }),
     });
+    const { proxy } = agents;
+    if (proxy !== undefined) {
+      // Outside the SDK's retries: an http(s) proxy not reached fails the call saying so.
+      const where = this.endpoint.startsWith("https:") ? "HTTPS_PROXY" : "HTTP_PROXY";
+      this.s3.middlewareStack.add(
+        (next) => (args) =>
+          next(args).catch((err: unknown) => {
+            throw isUnreachable(err) ? new ProxyConnectError(proxy, where, err) : err;
+          }),
+        { step: "initialize", name: "aidcProxyNamed" },
+      );
+    }
     const { mayCall } = options;
     if (mayCall) {
       // Inside the SDK's retries, after signing: every attempt asks, right before it is sent.

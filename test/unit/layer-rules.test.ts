@@ -63,13 +63,14 @@ describe("layerViolations", () => {
     );
   });
 
-  it("lets the service take the SOCKS5 tunnels of the runtime and nothing else of it", () => {
+  it("lets the service take the SOCKS5 tunnels and the proxy errors of the runtime and nothing else of it", () => {
     const text = [
       'import { socksTunnelOpener } from "../../runtime/socks-tunnel.js";',
+      'import { ProxyConnectError } from "../../runtime/proxy-errors.js";',
       'import { proxyFor } from "../../runtime/kube-proxy.js";',
     ].join("\n");
     expect(check("service", text)).toEqual([
-      "src/service/sub/m.ts: src/service may import of src/runtime only ^socks-tunnel\\.ts$ (found ../../runtime/kube-proxy.js)",
+      "src/service/sub/m.ts: src/service may import of src/runtime only ^(socks-tunnel|proxy-errors)\\.ts$ (found ../../runtime/kube-proxy.js)",
     ]);
   });
 
