@@ -1,18 +1,27 @@
 import type { Logger } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { reportCacheSync, syncSummary, type UnsyncedKind } from "./cache-sync.js";
-import { KubeApiError } from "./kube-errors.js";
+import { notSynced, reportCache, syncSummary, type UnsyncedKind } from "./cache-sync.js";
+import { KubeApiError, WatchStatusError } from "./kube-errors.js";
 
-/** A log that keeps its lines as `level: msg`. */
+/** A log that keeps its lines as `level: msg`, and their fields. */
 function lines() {
   const kept: string[] = [];
-  const at = (level: string) => (_: unknown, msg: string) => kept.push(`${level}: ${msg}`);
-  return { kept, log: { warn: at("warn"), info: at("info") } as unknown as Logger };
+  const fields: Record<string, unknown>[] = [];
+  const at = (level: string) => (f: Record<string, unknown>, msg: string) => {
+    kept.push(`${level}: ${msg}`);
+    fields.push(f);
+  };
+  return { kept, fields, log: { warn: at("warn"), info: at("info") } as unknown as Logger };
+}
+
+/** A cache whose kinds `unsynced()` answers have not listed (the others have none). */
+function unsyncedCache(unsynced: () => UnsyncedKind[]) {
+  return { kinds: () => unsynced().map((k) => ({ ...k, synced: false })) };
 }
 
 const refused = new Error("connect ECONNREFUSED 10.96.0.1:443");
 
-describe("reportCacheSync", () => {
+describe("reportCache", () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });
@@ -24,7 +33,10 @@ describe("reportCacheSync", () => {
     const { kept, log } = lines();
     const onTimeout = vi.fn();
     const unsynced: UnsyncedKind[] = [{ kind: "nasvolumes.aidc.io", error: refused }];
-    reportCacheSync({ unsynced: () => unsynced }, { log, timeoutMs: 120_000, onTimeout });
+    reportCache(
+      unsyncedCache(() => unsynced),
+      { log, timeoutMs: 120_000, onTimeout },
+    );
     // Steps at 1, 3, 7, 15, 31, 61 and 91 s; the timeout at 120 s.
     await vi.advanceTimersByTimeAsync(91_000);
     expect(kept).toEqual(Array(7).fill("warn: the cache has not synced; retrying"));
@@ -40,14 +52,20 @@ describe("reportCacheSync", () => {
 
   it("says nothing when the cache syncs before the first step, and that it synced after a warning", async () => {
     const quiet = lines();
-    reportCacheSync({ unsynced: () => [] }, { ...quiet, timeoutMs: 1_000, onTimeout: vi.fn() });
+    reportCache(
+      unsyncedCache(() => []),
+      { ...quiet, timeoutMs: 1_000, onTimeout: vi.fn() },
+    );
     await vi.advanceTimersByTimeAsync(5_000);
     expect(quiet.kept).toEqual([]);
 
     const { kept, log } = lines();
     let unsynced: UnsyncedKind[] = [{ kind: "namespaces", error: refused }];
     const onTimeout = vi.fn();
-    reportCacheSync({ unsynced: () => unsynced }, { log, timeoutMs: 0, onTimeout });
+    reportCache(
+      unsyncedCache(() => unsynced),
+      { log, timeoutMs: 0, onTimeout },
+    );
     await vi.advanceTimersByTimeAsync(1_000);
     unsynced = [];
     await vi.advanceTimersByTimeAsync(600_000);
@@ -60,8 +78,8 @@ describe("reportCacheSync", () => {
 
   it("tells of lists merely still under way as news, not a warning", async () => {
     const { kept, log } = lines();
-    reportCacheSync(
-      { unsynced: () => [{ kind: "namespaces" }] },
+    reportCache(
+      unsyncedCache(() => [{ kind: "namespaces" }]),
       { log, timeoutMs: 0, onTimeout: vi.fn() },
     );
     await vi.advanceTimersByTimeAsync(3_000);
@@ -72,7 +90,7 @@ describe("reportCacheSync", () => {
     const { kept, log } = lines();
     const onTimeout = vi.fn();
     const unsynced = () => [{ kind: "namespaces", error: refused }];
-    reportCacheSync({ unsynced }, { log, timeoutMs: 0, onTimeout });
+    reportCache(unsyncedCache(unsynced), { log, timeoutMs: 0, onTimeout });
     await vi.advanceTimersByTimeAsync(31_000 + 10 * 30_000);
     expect(kept).toHaveLength(5 + 10);
     expect(onTimeout).not.toHaveBeenCalled();
@@ -80,13 +98,137 @@ describe("reportCacheSync", () => {
 
   it("ends when told", async () => {
     const { kept, log } = lines();
-    const end = reportCacheSync(
-      { unsynced: () => [{ kind: "namespaces" }] },
+    const report = reportCache(
+      unsyncedCache(() => [{ kind: "namespaces" }]),
       { log, timeoutMs: 5_000, onTimeout: vi.fn() },
     );
-    end();
+    report.end();
     await vi.advanceTimersByTimeAsync(10_000);
     expect(kept).toEqual([]);
+  });
+});
+
+describe("reportCache once the cache has synced", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A synced cache whose kinds in `failing` have `error`, and its report. */
+  async function synced(error: unknown) {
+    const out = lines();
+    const state = { failing: [] as string[], error };
+    const kinds = ["namespaces", "nasvolumes.aidc.io", "buckets.aidc.io"];
+    const cache = {
+      kinds: () =>
+        kinds.map((kind) => ({
+          kind,
+          synced: true,
+          error: state.failing.includes(kind) ? state.error : undefined,
+        })),
+    };
+    const report = reportCache(cache, { log: out.log, timeoutMs: 0, onTimeout: vi.fn() });
+    await vi.advanceTimersByTimeAsync(1_000);
+    /** Every informer's watch fails now, each telling the report. */
+    const down = () => {
+      state.failing = [...kinds];
+      for (const _ of kinds) report.watchesChanged();
+    };
+    /** Every informer's watch is answered again, each telling the report. */
+    const up = () => {
+      state.failing = [];
+      for (const _ of kinds) report.watchesChanged();
+    };
+    return { ...out, report, down, up };
+  }
+
+  it("warns once per backoff step for all kinds whose watches fail, naming them and why, and says how long it lasted as soon as they are back", async () => {
+    const { kept, fields, report, down, up } = await synced(refused);
+    expect(kept).toEqual([]);
+    down();
+    // The informers fail again at each of their backoff steps: still one outage.
+    const again = setInterval(() => report.watchesChanged(), 500);
+    await vi.advanceTimersByTimeAsync(20_000);
+    clearInterval(again);
+    up();
+    await vi.advanceTimersByTimeAsync(60_000);
+    // Steps at 1, 3, 7 and 15 s: four warnings; the watches are back at 20 s.
+    expect(kept).toEqual([
+      ...Array(4).fill("warn: the cache's watches failed; retrying"),
+      "info: the cache's watches are back",
+    ]);
+    expect(fields[0]).toEqual({
+      downMs: 1_000,
+      notWatching:
+        "not watching: namespaces, nasvolumes.aidc.io, buckets.aidc.io (connect ECONNREFUSED 10.96.0.1:443)",
+    });
+    expect(fields[4]).toEqual({ downMs: 20_000 });
+    expect(vi.getTimerCount()).toBe(0);
+
+    // The next outage is reported anew.
+    down();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(kept.at(-1)).toBe("warn: the cache's watches failed; retrying");
+    report.end();
+  });
+
+  it("says nothing of a failure mended before the first step", async () => {
+    const { kept, down, up } = await synced(refused);
+    down();
+    await vi.advanceTimersByTimeAsync(500);
+    up();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(kept).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("tells of watches the API server paces (429) as news for 15 s, then warns", async () => {
+    const paced = new WatchStatusError(429, "storage is (re)initializing");
+    const { kept, down, report } = await synced(paced);
+    down();
+    await vi.advanceTimersByTimeAsync(31_000);
+    // Steps at 1, 3, 7, 15 and 31 s.
+    expect(kept).toEqual([
+      ...Array(3).fill("info: the API server is pacing the cache's watches"),
+      ...Array(2).fill("warn: the cache's watches failed; retrying"),
+    ]);
+    report.end();
+  });
+
+  it("leaves failures before the first sync to the start's report", async () => {
+    const { kept, log } = lines();
+    let unsynced: UnsyncedKind[] = [{ kind: "namespaces", error: refused }];
+    const report = reportCache(
+      unsyncedCache(() => unsynced),
+      {
+        log,
+        timeoutMs: 0,
+        onTimeout: vi.fn(),
+      },
+    );
+    report.watchesChanged();
+    await vi.advanceTimersByTimeAsync(1_000);
+    unsynced = [];
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(kept).toEqual([
+      "warn: the cache has not synced; retrying",
+      "info: the cache has synced",
+    ]);
+  });
+});
+
+describe("notSynced", () => {
+  it("names the kinds not listed, for /readyz, and nothing once all have", () => {
+    const kinds = [
+      { kind: "namespaces", synced: true, error: refused },
+      { kind: "buckets.aidc.io", synced: false, error: refused },
+    ];
+    expect(notSynced({ kinds: () => kinds })).toBe(
+      "not synced: buckets.aidc.io (connect ECONNREFUSED 10.96.0.1:443)",
+    );
+    expect(notSynced({ kinds: () => [kinds[0] as (typeof kinds)[0]] })).toBeUndefined();
   });
 });
 

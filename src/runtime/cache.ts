@@ -254,11 +254,13 @@ export class InformerCache implements CacheReader {
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
   }
 
-  /** Kinds not listed yet, and why (cache-sync.ts): none once the cache has synced. */
-  unsynced(): Array<{ kind: string; error?: unknown }> {
-    return [...this.informers].flatMap(([kind, i]) =>
-      i.hasSynced() ? [] : [{ kind, error: i.syncError() }],
-    );
+  /** Each kind, whether it has listed, and the error holding it back if any (cache-sync.ts). */
+  kinds(): Array<{ kind: string; synced: boolean; error: unknown }> {
+    return [...this.informers].map(([kind, i]) => ({
+      kind,
+      synced: i.hasSynced(),
+      error: i.lastError(),
+    }));
   }
 
   /** Resolves when every informer has listed. */

@@ -4,7 +4,7 @@ import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
 import { LAST_APPLIED_ANNOTATION, ObjectStore } from "./cache.js";
 import { Informer } from "./informer.js";
 import type { StoreEvent } from "./informer-store.js";
-import { WatchDecodeError, WatchStatusError } from "./kube-errors.js";
+import { WatchDecodeError } from "./kube-errors.js";
 import { createLogger } from "./logging.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 
@@ -115,7 +115,7 @@ describe("Informer", () => {
     await informer.stop();
   });
 
-  it("logs a watch the server paces (429: a new kind's storage starting) at info while it passes, at warn once it lasts", async () => {
+  it("leaves its failures to the cache's report: each logged at debug and told, its error kept until a watch is answered again, which is told too", async () => {
     const levels: string[] = [];
     const destination = new Writable({
       write(chunk, _enc, done) {
@@ -124,18 +124,25 @@ describe("Informer", () => {
       },
     });
     const api = new FakeListerWatcher();
-    const log = createLogger({ destination });
-    const { informer } = start(api, { initialBackoffMs: 500, maxBackoffMs: 2_000, log });
+    const log = createLogger({ destination, level: "debug" });
+    const onWatchChange = vi.fn();
+    const options = { initialBackoffMs: 500, maxBackoffMs: 2_000, log, onWatchChange };
+    const { informer } = start(api, options);
     await vi.advanceTimersByTimeAsync(0);
-    const initializing = '{"kind":"Status","message":"storage is (re)initializing","code":429}';
-    api.watchStartError = new WatchStatusError(429, initializing);
-    api.stream?.onDone(api.watchStartError);
-    await vi.advanceTimersByTimeAsync(7_500);
-    expect(levels).toEqual(["info", "info", "info", "info", "info", "warn"]);
-    api.watchStartError = new Error("connection refused");
-    levels.length = 0;
+    const refused = new Error("connect ECONNREFUSED 127.0.0.1:3128");
+    api.watchStartError = refused;
+    api.stream?.onDone(refused);
+    // Failures at 0, 500, 1500 and 3500 ms.
+    await vi.advanceTimersByTimeAsync(3_500);
+    expect(onWatchChange).toHaveBeenCalledTimes(4);
+    expect(levels).toEqual(Array(4).fill("debug"));
+    expect(informer.lastError()).toBe(refused);
+    api.watchStartError = undefined;
     await vi.advanceTimersByTimeAsync(2_000);
-    expect(levels).toEqual(["warn"]);
+    expect(informer.isWatching()).toBe(true);
+    expect(informer.lastError()).toBeUndefined();
+    // Told once more: its watch is answered again.
+    expect(onWatchChange).toHaveBeenCalledTimes(5);
     await informer.stop();
   });
 

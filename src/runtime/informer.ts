@@ -16,10 +16,9 @@ export interface InformerOptions {
   /** A watch silent this long (not even a bookmark) is restarted. Default 5 min. */
   watchdogMs?: number;
   log?: Logger;
+  /** Told of each failed list or watch, and of a watch answered after one (cache-sync.ts). */
+  onWatchChange?: () => void;
 }
-
-/** The failures in a row a 429 is logged at info (~15 s of backoff by default), then warn. */
-const PACED_QUIET_FAILURES = 5;
 
 type WatchOutcome =
   | { kind: "closed"; events: number; ms: number }
@@ -80,9 +79,9 @@ export class Informer<S extends InformerStore = InformerStore> {
     return this.scopes.every((s) => s.synced);
   }
 
-  /** The last error of a scope that has not listed yet, if its list failed. */
-  syncError(): unknown {
-    return this.scopes.find((s) => !s.synced && s.lastError !== undefined)?.lastError;
+  /** The error of a scope whose last list or watch failed, until its watch is answered again. */
+  lastError(): unknown {
+    return this.scopes.find((s) => s.lastError !== undefined)?.lastError;
   }
 
   /** True while every scope has an open watch. */
@@ -119,6 +118,7 @@ export class Informer<S extends InformerStore = InformerStore> {
 class Scope {
   synced = false;
   watching = false;
+  /** Of its last list or watch, until a watch is answered. */
   lastError: unknown;
   private resourceVersion = "";
   private stopped = true;
@@ -168,14 +168,6 @@ class Scope {
         failures = 0;
         continue;
       }
-      if (outcome.kind === "relist") {
-        // An unread line, or a watch held unanswered: only a list is sure to show what changed.
-        this.log?.warn({ err: outcome.err }, "watch failed; relisting");
-        this.resourceVersion = "";
-        failures++;
-        await this.sleep(Math.min(initial * 2 ** (failures - 1), max));
-        continue;
-      }
       if (outcome.kind === "silent") {
         const watchdogMs = this.informer.options.watchdogMs ?? DEFAULT_WATCHDOG_MS;
         this.log?.info({ watchdogMs }, "watch silent; restarting it");
@@ -183,22 +175,22 @@ class Scope {
         this.lw.silent?.(watchdogMs);
         continue;
       }
-      // A stream that closes at once without events counts as a failure, so that a
-      // server that accepts and drops watches cannot make us spin.
+      // A stream that closes at once without events is a failure (a server dropping watches).
       if (outcome.kind === "closed" && (outcome.events > 0 || outcome.ms >= 1000)) {
         failures = 0;
         continue;
       }
       failures++;
       const delay = Math.min(initial * 2 ** (failures - 1), max);
-      const err = outcome.kind === "error" ? outcome.err : undefined;
-      this.lastError = err;
-      // A 429 is the API server pacing its clients (a new kind's storage still starting,
-      // its flow control): info while it passes, as client-go logs it; warn if it lasts.
-      // Before a first list, the cache's start report (cache-sync.ts) says it for all kinds.
-      const paced = statusCodeOf(err) === 429 && failures <= PACED_QUIET_FAILURES;
-      const level = !this.synced ? "debug" : paced ? "info" : "warn";
-      this.log?.[level]({ err, delayMs: delay, failures }, "list/watch failed; retrying");
+      const more = { delayMs: delay, failures };
+      if (outcome.kind === "relist") {
+        // An unread line, or a watch held unanswered: only a list is sure to show what changed.
+        this.resourceVersion = "";
+        this.failed(outcome.err, "watch failed; relisting", more);
+      } else {
+        const err = outcome.kind === "error" ? outcome.err : new Error("closed at once, no events");
+        this.failed(err, "list/watch failed; retrying", more);
+      }
       await this.sleep(delay);
     }
     this.watching = false;
@@ -211,7 +203,6 @@ class Scope {
     this.informer.emit(this.informer.store.replace(items, this.namespace));
     this.resourceVersion = list.resourceVersion;
     this.synced = true;
-    this.lastError = undefined;
     this.informer.scopeSynced();
   }
 
@@ -266,12 +257,22 @@ class Scope {
       this.lw.watch(this.resourceVersion, onEvent, onDone).then(
         (h) => {
           handle = h;
-          if (settled) h.abort();
-          else this.watching = true;
+          if (settled) return h.abort();
+          this.watching = true;
+          if (this.lastError === undefined) return;
+          this.lastError = undefined;
+          this.informer.options.onWatchChange?.();
         },
         (err: unknown) => finish({ kind: "error", err }),
       );
     });
+  }
+
+  /** Keeps `err` as the last error, at debug: the cache's report says it for all kinds. */
+  private failed(err: unknown, msg: string, more = {}): void {
+    this.lastError = err;
+    this.log?.debug({ err, ...more }, msg);
+    this.informer.options.onWatchChange?.();
   }
 
   /** `p`, or undefined once the scope is stopped: a list a partition leaves unanswered. */

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { InformerCache } from "./cache.js";
-import { reportCacheSync, syncSummary } from "./cache-sync.js";
+import { type CacheReport, notSynced, reportCache } from "./cache-sync.js";
 import type { ControllerDefinition } from "./controller.js";
 import { RunningController } from "./controller-runner.js";
 import {
@@ -46,7 +46,8 @@ export class Manager {
   private health: ResourceHealth | undefined;
   private controllersRunning = false;
   private stopping = false;
-  private endSyncReport: () => void = () => {};
+  /** Says for every kind what holds the cache back (cache-sync.ts); from the start. */
+  private cacheReport?: CacheReport;
   private resolveDone!: () => void;
   private rejectDone!: (err: Error) => void;
   /** Port the server listens on, once started. */
@@ -75,6 +76,7 @@ export class Manager {
       ...(options.namespaces ? { namespaces: options.namespaces } : {}),
       ...(options.watchSelector ? { watchSelector: options.watchSelector } : {}),
       log: options.log.child({ component: "informer" }),
+      onWatchChange: () => this.cacheReport?.watchesChanged(),
     });
     this.identity = le?.identity ?? `${hostname()}_${Math.random().toString(36).slice(2, 10)}`;
     // Events go through a client of their own, with its own rate limiter (as
@@ -114,10 +116,7 @@ export class Manager {
         ...(options.server?.host ? { host: options.server.host } : {}),
         metrics: this.metrics,
         readiness: {
-          "informer-sync": () => {
-            const unsynced = this.cache.unsynced();
-            return unsynced.length === 0 ? undefined : syncSummary(unsynced);
-          },
+          "informer-sync": () => notSynced(this.cache),
           controllers: () =>
             this.stopping
               ? "shutting down"
@@ -175,7 +174,7 @@ export class Manager {
   async start(): Promise<void> {
     if (this.server) this.port = await this.server.start();
     this.cache.start();
-    this.endSyncReport = reportCacheSync(this.cache, {
+    this.cacheReport = reportCache(this.cache, {
       log: this.options.log,
       timeoutMs: this.options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS,
       onTimeout: (message) => void this.fail(message, { releaseLease: true }),
@@ -272,7 +271,7 @@ export class Manager {
 
   /** The stop's stages, all within one budget (stop-budget.ts). */
   private async shutdown(releaseLease: boolean, drain = true): Promise<void> {
-    this.endSyncReport();
+    this.cacheReport?.end();
     const budget = new StopBudget(this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     const { events, lease, informers } = budget.shares;
     const leaseShare = this.elector ? lease : 0;

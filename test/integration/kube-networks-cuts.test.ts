@@ -43,6 +43,8 @@ describe("the operator behind fronts that cut or hold watches", () => {
       emulatorUrl: net.bed.emulator.url,
       namespaces: [namespace],
       kubeconfig,
+      // At debug, where each informer logs its failures (the cache's report sums them up).
+      config: { log: { level: "debug" } },
     });
     const path = `${prefix}/apis/aidc.io/v1alpha1/namespaces/${namespace}/nasvolumes`;
     /** The front's requests of the namespace's NasVolumes: watches or lists. */

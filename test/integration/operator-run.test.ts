@@ -219,7 +219,7 @@ describe("aidc-operator run", () => {
     });
     try {
       // A standby, its informers synced, a second on (the Lease tried every retry period).
-      await eventually(async () => manager?.cache.unsynced().length === 0, 60_000);
+      await eventually(async () => manager?.cache.kinds().every((k) => k.synced), 60_000);
       await new Promise((r) => setTimeout(r, 1_000));
       expect(manager?.isLeader()).toBe(false);
       const calls = () => emulator.requestLog.read().map((r) => `${r.method} ${r.path}`);

@@ -24,8 +24,11 @@ export class TcpProxy {
     private readonly listenHost = "127.0.0.1",
   ) {}
 
-  /** Listens on a free port of its loopback address; resolves with it. */
-  async start(): Promise<number> {
+  /**
+   * Listens on `port` of its loopback address, a free one by default (again on the
+   * port it had after {@link stop}: a proxy restarted); resolves with it.
+   */
+  async start(port = 0): Promise<number> {
     const server = createServer((client) => {
       if (this.blocked) {
         client.destroy();
@@ -62,7 +65,8 @@ export class TcpProxy {
       upstream.pipe(client);
     });
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(0, this.listenHost, resolve));
+    this.blocked = false;
+    await new Promise<void>((resolve) => server.listen(port, this.listenHost, resolve));
     return (server.address() as AddressInfo).port;
   }
 

@@ -1,0 +1,97 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { controllers } from "../../src/controllers/index.js";
+import { ConnectProxy } from "../support/connect-proxy.js";
+import {
+  createNamespace,
+  eventually,
+  networkSuite,
+  READY_MS,
+  startNetworkOperator,
+  TcpProxy,
+  UserNasVolumes,
+  writeKubeconfig,
+} from "../support/kube-networks.js";
+
+/** A log line as the operator writes it (JSON). */
+interface Line {
+  level: string;
+  time: string;
+  msg: string;
+  downMs?: number;
+  notWatching?: string;
+}
+
+/**
+ * The operator, its caches synced, while the proxy between it and the API server (the
+ * kubeconfig's proxy-url) is down for 20 s and comes back, as a proxy restarting: what
+ * its log says, and that it carries on.
+ */
+describe("the operator while the proxy to its API server is down", () => {
+  const net = networkSuite();
+  const { admin, access } = net;
+
+  it("says once per backoff step, for every kind at once, that the proxy of its proxy-url cannot be reached, and once that the watches are back", async () => {
+    const password = "pr0xy-pa55";
+    const connect = new ConnectProxy({}, `aidc:${password}`);
+    await connect.start();
+    // The proxy as the operator reaches it: stopped and started again on its port.
+    const proxy = new TcpProxy(Number(new URL(connect.url).port));
+    const port = await proxy.start();
+    const namespace = await createNamespace(admin, "net-outage");
+    const kubeconfig = await writeKubeconfig(
+      join(net.bed.dir, "outage"),
+      { outage: { ...access, proxyUrl: `http://aidc:${password}@127.0.0.1:${port}` } },
+      "outage",
+    );
+    // Every controller: 11 kinds watched.
+    const op = await startNetworkOperator({
+      emulatorUrl: net.bed.emulator.url,
+      namespaces: [namespace],
+      kubeconfig,
+      controllers,
+    });
+    const nas = new UserNasVolumes(admin, namespace);
+    const since = (at: number) =>
+      op
+        .logTail(Number.MAX_SAFE_INTEGER)
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as Line)
+        .filter((l) => Date.parse(l.time) >= at);
+    try {
+      await nas.create("before");
+      await nas.waitReady("before", READY_MS, op);
+      const cutAt = Date.now();
+      await proxy.stop();
+      await new Promise((r) => setTimeout(r, 20_000));
+      await proxy.start(port);
+      const back = (l: Line) => l.msg === "the cache's watches are back";
+      await eventually(async () => since(cutAt).some(back), 60_000);
+      await nas.create("after");
+      await nas.waitReady("after", READY_MS, op);
+
+      const lines = since(cutAt);
+      const warnings = lines.filter((l) => l.level === "warn" || l.level === "error");
+      // The informers' backoff steps end at 0.5, 1.5, 3.5, 7.5, 15.5 and 31.5 s: one
+      // warning for all kinds at 1, 3, 7, 15 and 31 s, none of each kind's.
+      expect(warnings.length, JSON.stringify(warnings)).toBeGreaterThanOrEqual(4);
+      expect(warnings.length, JSON.stringify(warnings)).toBeLessThanOrEqual(6);
+      for (const w of warnings) expect(w.msg).toBe("the cache's watches failed; retrying");
+      expect(warnings[0]?.notWatching).toMatch(
+        new RegExp(
+          `^not watching: (\\S+, ){10}\\S+ \\(the proxy http://127\\.0\\.0\\.1:${port} of the kubeconfig's proxy-url cannot be reached: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)$`,
+        ),
+      );
+      expect(warnings[0]?.notWatching).toContain("nasvolumes.aidc.io");
+      const backs = lines.filter(back);
+      expect(backs).toHaveLength(1);
+      expect(backs[0]?.downMs).toBeGreaterThanOrEqual(20_000);
+      expect(JSON.stringify(lines)).not.toContain(password);
+    } finally {
+      await op.stop();
+      await proxy.stop();
+      await connect.stop();
+    }
+  }, 180_000);
+});
