@@ -73,7 +73,11 @@ export const serviceSchema = z
       .describe(
         "How often the key file is read again: a new key is used, and the objects a refused key held are retried, at most this long after the file changed.",
       ),
-    timeoutMs: ms.default(DEFAULT_TIMEOUT_MS).describe("Timeout of one HTTP attempt."),
+    timeoutMs: ms
+      .default(DEFAULT_TIMEOUT_MS)
+      .describe(
+        "Timeout of one HTTP attempt. The service is assumed to act on a create within it: a create whose answer was lost is looked up until this long after its call ended, and then for `listVisibilityWindowMs`, before the list may prove it absent.",
+      ),
     idleSocketTimeoutMs: ms
       .default(DEFAULT_IDLE_SOCKET_TIMEOUT_MS)
       .describe(
@@ -153,13 +157,13 @@ export const serviceSchema = z
     listVisibilityWindowMs: ms
       .default(DEFAULT_LIST_VISIBILITY_WINDOW_MS)
       .describe(
-        "How long after a create the service may take to list the new task, NAS or template (e.g. until its order completes). A create whose outcome is unknown (5xx, timeout, lost answer) is looked up by its client token this long; then it is created again where the list proves it absent (`recreateLostCreates`), else the object stops with `CreateOutcomeUnknown`. A bound resource absent from two complete listings counts as deleted outside the cluster only after it, and one the operator ordered that its detail read or delete calls unknown (404) before it was ever read is waited for (Ready `Creating`) until it. Set it beyond the service's longest order time.",
+        "How long after a create the service may take to list the new task, NAS or template (e.g. until its order completes). A create whose outcome is unknown (5xx, timeout, lost answer) is looked up by its client token this long after it can no longer take effect (`timeoutMs` after its call ended; where the process that sent it stopped, `reconcileTimeoutMs` + `timeoutMs` after its marker, as the marker records them); then it is created again where the list proves it absent (`recreateLostCreates`), else the object stops with `CreateOutcomeUnknown`. A bound resource absent from two complete listings counts as deleted outside the cluster only after it, and one the operator ordered that its detail read or delete calls unknown (404) before it was ever read is waited for (Ready `Creating`) until it. Set it beyond the service's longest order time.",
       ),
     recreateLostCreates: z
       .boolean()
       .default(true)
       .describe(
-        "After `listVisibilityWindowMs`, create again (once, with a new client token and a Warning event) a create of unknown outcome whose resource is absent from two complete listings in a row whose records all carry the field the token travels in (the description of a NAS, volume or file system, a task's env; a TrainingTemplate: no record listed has its name). `false` for a service whose orders can appear later than any window: such a create then stops with `CreateOutcomeUnknown`.",
+        "After `listVisibilityWindowMs` (counted from when the create can no longer take effect), create again (once, with a new client token and a Warning event) a create of unknown outcome whose resource is absent from two complete listings in a row whose records all carry the field the token travels in (the description of a NAS, volume or file system, a task's env; a TrainingTemplate: no record listed has its name). `false` for a service whose orders can appear later than any window: such a create then stops with `CreateOutcomeUnknown`, as does one a stopped process sent with `reconcileTimeoutMs` 0 (no bound on when it went out).",
       ),
     nasScaleSettleMs: ms
       .default(DEFAULT_NAS_SCALE_SETTLE_MS)

@@ -49,7 +49,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: "service-list-visibility-window-ms",
     type: "number",
     description:
-      "how long the service may take to list a new task or NAS, ms; a create of unknown outcome is looked up this long, never sent again",
+      "how long the service may take to list a new task or NAS, ms; a create of unknown outcome is looked up this long after it can no longer take effect",
   },
   {
     path: "service.nasScaleSettleMs",

@@ -150,6 +150,12 @@ export interface ChaosOptions {
   emulatorModes?: EmulatorMode[];
   /** Restart the API server once, halfway through the kills (needs `env.plane`). */
   restartApiServer: boolean;
+  /**
+   * The operator's `reconcileTimeoutMs` (default its own, 60 s): a create a killed
+   * process left is looked up until this plus `service.timeoutMs` after its marker, then
+   * for the visibility window.
+   */
+  reconcileTimeoutMs?: number;
   /** After the last kill, how long the operator gets to make every object Ready. */
   settleTimeoutMs: number;
   pollIntervalMs: number;
@@ -248,6 +254,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       // The second account's key is in a Secret of the run's namespace.
       connections: { secretNamespace: o.namespace },
       ...((o.replicas ?? 1) > 1 ? replicaConfig(o.namespace, `${o.prefix}-leader`) : {}),
+      ...(o.reconcileTimeoutMs ? { reconcileTimeoutMs: o.reconcileTimeoutMs } : {}),
       service: {
         endpoints: {
           deleteNas: "DELETE /v1/nasStorage/instance/{id}",

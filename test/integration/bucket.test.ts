@@ -287,10 +287,11 @@ describe("Bucket controller", () => {
   it("after a crash between CreateBucket and recording it, takes the bucket its create made, never another's", async () => {
     const c = s3.client();
     // The create went through, the operator died before writing the id: the bucket has
-    // no owner mark, and was created after the pending marker.
+    // no owner mark, and was created after the pending marker (whose create could take
+    // effect until its time, for the lookup to end with the window).
     const ours = unique("crashed");
     const pending = (at: Date) =>
-      JSON.stringify({ token: "t-crash", at: at.toISOString(), generation: 1 });
+      JSON.stringify({ token: "t-crash", at: at.toISOString(), generation: 1, inFlightMs: 0 });
     const marker = pending(new Date(Date.now() - 1_000));
     expect(await c.createBucket(ours)).toBe("Created");
     await buckets.create("crashed", { name: ours }, { [ANNOTATIONS.createPending]: marker });

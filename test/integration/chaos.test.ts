@@ -64,6 +64,9 @@ describe("the operator under SIGKILL at fixed points of the create protocol", ()
       errorRate: 0.2,
       createErrorRate: 0.3,
       visibilityWindowMs: 3_000,
+      // A create a kill left is looked up 10 s + service.timeoutMs after its marker, then
+      // for the window: within the settle time.
+      reconcileTimeoutMs: 10_000,
       latency: { rate: 0.3, ms: 100 },
       restartApiServer: false,
       settleTimeoutMs: 40_000,

@@ -135,6 +135,7 @@ async function leftUnsent(kind: Kind, name: string, lists: ListModes = {}) {
     emulator,
     shutdownTimeoutMs: 300,
     makeService: held.makeService,
+    stopsMidCreate: true,
   });
   started.push(first);
   const objects = new ObjectsOf(first.kube, kind.crd, namespace);
@@ -166,7 +167,7 @@ describe.each(Object.keys(KINDS))("a %s create never sent", (kindName) => {
     // The Event names the window the proof rests on, and what a later create would make.
     expect(await objects.eventNotes("unsent", "CreateRepeated")).toEqual([
       expect.stringMatching(
-        /after the visibility window \(2 s, service\.listVisibilityWindowMs\).*later than the window, this would make a second resource/,
+        /after the visibility window \(2 s, service\.listVisibilityWindowMs\) that followed the last moment it could take effect, \d{4}-.*later than the window, this would make a second resource/,
       ),
     ]);
     expect(creates()).toHaveLength(1);

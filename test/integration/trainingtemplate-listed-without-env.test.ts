@@ -153,6 +153,7 @@ describe("TrainingTemplate on a template list without env", () => {
       emulator: op.emulator,
       shutdownTimeoutMs: 300,
       makeService: held.makeService,
+      stopsMidCreate: true,
     });
     try {
       await new ObjectsOf(first.kube, trainingTemplateCrd, ns).create("unsent", spec);

@@ -133,6 +133,12 @@ export interface TestOperatorOptions {
   onConnectionRequest?: (info: ServiceRequestInfo) => void;
   /** Bound for in-flight reconciles at `stop()`. Default 2 s. */
   shutdownTimeoutMs?: number;
+  /**
+   * The test stops this operator mid-create (e.g. {@link holdsFirst}): its reconciles and
+   * requests time out after 2 s and 1 s, so the marker it leaves bounds its create to 3 s
+   * and the next operator's lookup ends soon after the list visibility window.
+   */
+  stopsMidCreate?: boolean;
   /** Logger; default silent (set `AIDC_TEST_LOG=debug` to see the operator's lines). */
   log?: Logger;
   /**
@@ -180,7 +186,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     }));
   const apiKey = options.emulatorOptions?.apiKey ?? TEST_API_KEY;
   const poll = options.pollIntervalMs ?? 500;
-  const config = operatorConfigSchema.parse({
+  const parsed = operatorConfigSchema.parse({
     pollIntervalMs: { default: poll },
     service: { baseUrl: emulator.url, allowInsecureHttp: true, timeoutMs: 5_000, rateLimit: null },
     backoff: { baseMs: 100, maxMs: 2_000 },
@@ -191,6 +197,9 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     ...(options.namespaces ? { watchNamespaces: options.namespaces } : {}),
     ...options.config,
   });
+  const config: OperatorConfig = options.stopsMidCreate
+    ? { ...parsed, reconcileTimeoutMs: 2_000, service: { ...parsed.service, timeoutMs: 1_000 } }
+    : parsed;
   const redactor = options.redactor ?? new SecretRedactor();
   const log =
     options.log ?? createLogger({ level: process.env.AIDC_TEST_LOG ?? "silent", redactor });
@@ -200,7 +209,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
     apiKey: () => apiKey,
     rateLimit: null,
     retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 100 },
-    timeoutMs: 5_000,
+    timeoutMs: options.stopsMidCreate ? config.service.timeoutMs : 5_000,
     subscriptionResult: config.service.subscriptionResult,
     createTaskFields: config.service.createTaskFields,
     logger: log.child({ component: "service" }),

@@ -149,6 +149,7 @@ export function bucketController(
     deps.config,
     "Bucket",
     options.visibilityGraceMs ?? BUCKET_VISIBILITY_WINDOW_MS,
+    deps.config.objectStorage.timeoutMs,
   );
   return managedController(
     bucketKind(

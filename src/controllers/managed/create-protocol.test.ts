@@ -87,6 +87,7 @@ describe("decideAfterLookup", () => {
     token: "tok-1",
     found: [],
     pendingAgeMs: 0,
+    inFlightMs: 0,
     visibilityGraceMs: 30_000,
   };
   const cases: { reason: string; input: Partial<LookupInput>; want: string }[] = [

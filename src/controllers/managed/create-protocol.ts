@@ -33,6 +33,12 @@ export interface CreatePending {
   at: string;
   /** metadata.generation the create was made for. */
   generation: number;
+  /**
+   * How long after `at` the create may still take effect at the service, as the writer's
+   * config bounded it (create-recovery.ts, `createInFlightMs`); null: no bound; absent
+   * from a marker written without it (the reader's config then bounds it).
+   */
+  inFlightMs?: number | null;
 }
 
 /** The protocol's durable state, read from annotations. */
@@ -74,10 +80,14 @@ export function inFlightMarks(state: CreateState): string {
 function parsePending(raw: string): CreatePending {
   try {
     const v = JSON.parse(raw) as Partial<CreatePending>;
+    const inFlightMs = v.inFlightMs;
     return {
       token: typeof v.token === "string" ? v.token : "",
       at: typeof v.at === "string" ? v.at : "",
       generation: typeof v.generation === "number" ? v.generation : 0,
+      ...(inFlightMs === null || (typeof inFlightMs === "number" && inFlightMs >= 0)
+        ? { inFlightMs }
+        : {}),
     };
   } catch {
     return { token: "", at: "", generation: 0 };
@@ -86,7 +96,13 @@ function parsePending(raw: string): CreatePending {
 
 /** Serialises a create-pending record for the annotation. */
 export function formatPending(p: CreatePending): string {
-  return JSON.stringify({ token: p.token, at: p.at, generation: p.generation });
+  const { token, at, generation, inFlightMs } = p;
+  return JSON.stringify({
+    token,
+    at,
+    generation,
+    ...(inFlightMs === undefined ? {} : { inFlightMs }),
+  });
 }
 
 /** The next step of the protocol for the current state. */

@@ -1,12 +1,15 @@
 /**
  * The recovery of an unfinished create (a `create-pending` marker without an id,
- * create-protocol.ts): whether a failed create may have taken effect, what a lookup of
- * its client token decides (lookup.ts, deletion.ts), and the tokens whose create this
- * process never sent. Pure decisions, and that one memory of this process.
+ * create-protocol.ts): whether a failed create may have taken effect, until when it may
+ * still take effect at the service, what a lookup of its client token decides
+ * (lookup.ts, deletion.ts), and the tokens whose create this process never sent. Pure
+ * decisions, and those memories of this process.
  */
+import { DEFAULT_RECONCILE_TIMEOUT_MS } from "../../runtime/defaults.js";
+import { DEFAULT_TIMEOUT_MS } from "../../service/defaults.js";
 import { ServiceError } from "../../service/errors.js";
 import type { LookupKey } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
 
 /**
  * True unless `err` proves that a create did not take effect: a service error that is
@@ -32,6 +35,11 @@ export interface LookupInput {
   found: string[] | undefined;
   /** Milliseconds since the pending marker was written (NaN when the marker has no valid time). */
   pendingAgeMs: number;
+  /**
+   * How long after the marker's time the create may still take effect at the service
+   * ({@link createInFlightMs}; Infinity: no bound): the window counts from its end.
+   */
+  inFlightMs: number;
   /** How long the service may take to list a new resource: within it, "not found" proves nothing. */
   visibilityGraceMs: number;
 }
@@ -49,11 +57,13 @@ export const MAX_LOOKUP_INTERVAL_MS = 30_000;
  * Decides after a create whose outcome is unknown (an error after sending, or a crash
  * before the next write): exactly one match is adopted; several, or no lookup
  * operation, cannot be decided safely. No match is never "nothing was created": the
- * lookup goes on for the visibility window (half the marker's age between lookups, 1 s
- * to 30 s), then the object stops with CreateOutcomeUnknown and the user decides.
+ * lookup goes on until the create can no longer take effect and then for the visibility
+ * window (half the marker's age between lookups, 1 s to 30 s), then the object stops
+ * with CreateOutcomeUnknown and the user decides (or lookup.ts proves it absent).
  */
 export function decideAfterLookup(input: LookupInput): LookupDecision {
   const { found, pendingAgeMs, visibilityGraceMs } = input;
+  const bounded = Number.isFinite(input.inFlightMs);
   const key = lookupKeyOf(input.key, input.token);
   if (!input.token || !Number.isFinite(pendingAgeMs)) {
     return {
@@ -77,32 +87,82 @@ export function decideAfterLookup(input: LookupInput): LookupDecision {
       message: `${found.length} remote resources carry this object's ${key.what} ${JSON.stringify(key.value)} (${found.join(", ")}); bind one with the aidc.io/external-id annotation`,
     };
   }
-  if (pendingAgeMs < visibilityGraceMs) {
-    const remaining = visibilityGraceMs - pendingAgeMs;
+  const lookupMs = (bounded ? input.inFlightMs : 0) + visibilityGraceMs;
+  if (pendingAgeMs < lookupMs) {
+    const remaining = lookupMs - pendingAgeMs;
     const interval = Math.min(Math.max(1000, Math.round(pendingAgeMs / 2)), MAX_LOOKUP_INTERVAL_MS);
     return { decision: "Wait", requeueAfterMs: Math.max(1000, Math.min(interval, remaining)) };
   }
   return {
     decision: "Unknown",
     reason: "CreateOutcomeUnknown",
-    message: `a create was sent ${Math.round(pendingAgeMs / 1000)} s ago and the service did not confirm it (an error, a timeout or a lost answer), and no remote resource with its ${key.what} ${JSON.stringify(key.value)} was listed within the visibility window (${Math.round(visibilityGraceMs / 1000)} s, service.listVisibilityWindowMs); the create is not sent again by itself`,
+    message: `a create was sent ${Math.round(pendingAgeMs / 1000)} s ago and the service did not confirm it (an error, a timeout or a lost answer), and no remote resource with its ${key.what} ${JSON.stringify(key.value)} was listed within the visibility window (${Math.round(visibilityGraceMs / 1000)} s, service.listVisibilityWindowMs) ${bounded ? "after the create could last take effect" : "(with reconcileTimeoutMs 0 nothing bounds when a create a stopped process left was sent)"}; the create is not sent again by itself`,
   };
 }
 
-/** Tokens this process remembers, at most 10,000: the oldest go first. */
-function tokenMemory() {
-  const tokens = new Set<string>();
+/**
+ * What bounds how long after its marker a create may still take effect: the loop's
+ * timeouts (those of `ManagedOptions`, external-client.ts).
+ */
+export interface InFlightBounds {
+  reconcileTimeoutMs?: number | undefined;
+  requestTimeoutMs?: number | undefined;
+}
+
+/**
+ * How long after its marker a create sent under `bounds` may still take effect at the
+ * service, for the marker to record: it is sent within its reconcile (an abandoned
+ * reconcile sends nothing more), and the service is given the request timeout to act on
+ * it. Null when reconciles have no bound (`reconcileTimeoutMs` 0).
+ */
+export function markerInFlightMs(bounds: InFlightBounds): number | null {
+  const reconcileMs = bounds.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS;
+  return reconcileMs > 0 ? reconcileMs + (bounds.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS) : null;
+}
+
+/**
+ * How long after `pending.at` its create may still take effect at the service (Infinity:
+ * no bound): the request timeout after its call ended, where this process sent it; else
+ * what the marker records ({@link markerInFlightMs} of its writer's figures), else
+ * what `bounds` give. A restart with other figures keeps the sender's.
+ */
+export function createInFlightMs(pending: CreatePending, bounds: InFlightBounds): number {
+  const recorded = pending.inFlightMs === undefined ? markerInFlightMs(bounds) : pending.inFlightMs;
+  const atMost = recorded ?? Number.POSITIVE_INFINITY;
+  const ended = createEnds.get(pending.token);
+  if (ended === undefined) return atMost;
+  const sinceAt = ended - Date.parse(pending.at);
+  return Math.min(atMost, sinceAt + (bounds.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS));
+}
+
+/** Tokens this process remembers, with a value each, at most 10,000: the oldest go first. */
+function tokenMemory<V = true>() {
+  const tokens = new Map<string, V>();
   return {
-    add(token: string): void {
-      tokens.add(token);
+    add(token: string, value: V): void {
+      tokens.delete(token);
+      tokens.set(token, value);
       if (tokens.size > 10_000) {
-        const oldest = tokens.values().next().value;
+        const oldest = tokens.keys().next().value;
         if (oldest !== undefined) tokens.delete(oldest);
       }
     },
+    get: (token: string): V | undefined => tokens.get(token),
     /** True once for `token` if remembered; it is forgotten. */
     take: (token: string): boolean => tokens.delete(token),
   };
+}
+
+/**
+ * When (ms since the epoch, the operator's clock) the create call of each token sent in
+ * this process ended: nothing of it is sent later, so its outcome is settled a request
+ * timeout after that at the latest.
+ */
+const createEnds = tokenMemory<number>();
+
+/** Remembers that the create call of `token` ended at `atMs` (order.ts). */
+export function rememberCreateEnded(token: string, atMs: number): void {
+  createEnds.add(token, atMs);
 }
 
 /**
@@ -114,7 +174,7 @@ const unsentTokens = tokenMemory();
 
 /** Remembers that the create of `token` was never sent (order.ts). */
 export function rememberUnsent(token: string): void {
-  unsentTokens.add(token);
+  unsentTokens.add(token, true);
 }
 
 /**
@@ -134,7 +194,7 @@ const answeredCreates = tokenMemory();
 
 /** Remembers that the create of `token` by object `uid` answered without an id (order.ts). */
 export function rememberAnswered(uid: string, token: string): void {
-  answeredCreates.add(`${uid}/${token}`);
+  answeredCreates.add(`${uid}/${token}`, true);
 }
 
 /** True once when the create of `token` by object `uid` answered in this process. */

@@ -19,7 +19,7 @@ import {
 import type { DeleteResult, ManagedObject } from "./call.js";
 import { unknownOnDelete, writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, inFlightMarks, resultAnswered, resultForgotten } from "./create-protocol.js";
-import { decideAfterLookup, lookupKeyOf } from "./create-recovery.js";
+import { createInFlightMs, decideAfterLookup, lookupKeyOf } from "./create-recovery.js";
 import {
   agingPollMs,
   decideDeletion,
@@ -242,6 +242,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   let id: string | undefined;
   let failed = false;
   let why = `a create was sent${inFlightMarks(state)} but what it made cannot be identified`;
+  const inFlightMs = pending ? createInFlightMs(pending, options) : 0;
   if (state.subscriptionKey && client.pollSubscription) {
     const key = state.subscriptionKey;
     let res: Awaited<ReturnType<NonNullable<typeof client.pollSubscription>>>;
@@ -272,6 +273,7 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
       key: lookupKeyOf(client.lookupKey?.(run.obj), pending.token),
       found,
       pendingAgeMs: run.ageOf(pending.at),
+      inFlightMs,
       visibilityGraceMs: visibilityWindowMs(options),
     });
     if (d.decision === "Wait" && !failed) {
@@ -286,8 +288,9 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
   }
   if (!id && failed) return release(run);
   if (!id) {
-    // Released once the kind's list proves the create made nothing; else the user decides.
-    const absent = await runStep(ERR.lookup, () => absentListings(run, pending));
+    // Released once the list proves the create made (and can make) nothing; else the user decides.
+    const proof = Number.isFinite(inFlightMs) ? pending : undefined;
+    const absent = await runStep(ERR.lookup, () => absentListings(run, proof));
     if (absent.proven) return release(run);
     if (absent.listings > 0) return waiting(run, "listing again: nothing has its token", 1000);
     return unknownOnDelete(run.ctx, run.kind, run.obj, why, (r, m) => run.warning(r, m));

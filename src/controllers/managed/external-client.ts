@@ -290,4 +290,8 @@ export interface ManagedOptions {
    * proves absent ({@link TokenLookup.tokenAbsence}, lookup.ts). Default true.
    */
   recreateLostCreates?: boolean;
+  /** `reconcileTimeoutMs` (0: none), which bounds when a create goes out (create-recovery.ts). */
+  reconcileTimeoutMs?: number | undefined;
+  /** The request timeout of the kind's client (`service.timeoutMs`). Default 10 s. */
+  requestTimeoutMs?: number | undefined;
 }

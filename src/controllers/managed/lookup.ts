@@ -3,16 +3,18 @@
  * id, e.g. after a crash): the remote resource is looked up by the create's client
  * token and adopted (Observe), waited for, or reported Unknown (create-recovery.ts
  * decides which). A marker whose create this process never sent is dropped (Create).
- * After the visibility window, a create the kind's list proves absent
- * (`tokenAbsence`) in {@link ABSENT_LISTINGS_FOR_GONE} complete listings in a row was
- * never made: the marker is dropped and the create sent again, once per marker, with a
- * new token (unless `service.recreateLostCreates` is false).
+ * Once the create can no longer take effect (`createInFlightMs`) and the visibility
+ * window has passed after that, a create the kind's list proves absent (`tokenAbsence`)
+ * in {@link ABSENT_LISTINGS_FOR_GONE} complete listings in a row was never made: the
+ * marker is dropped and the create sent again, once per marker, with a new token (unless
+ * `service.recreateLostCreates` is false).
  */
 
 import { rfc3339 } from "../../runtime/resource.js";
 import type { ManagedObject, ReadyState } from "./call.js";
 import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
 import {
+  createInFlightMs,
   decideAfterLookup,
   lookupKeyOf,
   takeAnswered,
@@ -38,11 +40,13 @@ export async function lookup<T extends ManagedObject, R>(
     : undefined;
   const key = lookupKeyOf(run.client.lookupKey?.(run.obj), pending.token);
   const windowMs = visibilityWindowMs(options);
+  const inFlightMs = createInFlightMs(pending, options);
   const decision = decideAfterLookup({
     token: pending.token,
     key,
     found,
     pendingAgeMs: run.ageOf(pending.at),
+    inFlightMs,
     visibilityGraceMs: windowMs,
   });
   switch (decision.decision) {
@@ -71,25 +75,39 @@ export async function lookup<T extends ManagedObject, R>(
       return next;
     }
     case "Wait": {
-      const ends = rfc3339(new Date(Date.parse(pending.at) + windowMs));
+      const at = Date.parse(pending.at);
+      const lasts = Number.isFinite(inFlightMs) ? inFlightMs : 0;
+      const ends = rfc3339(new Date(at + lasts + windowMs));
       return done({
         facts: run.facts(),
         ready: creatingReady("an earlier create's outcome is not visible yet; looking again"),
         synced: pendingSynced(
-          `a create's answer was lost; looking its resource up by its ${key.what} until ${ends} (service.listVisibilityWindowMs)`,
+          `a create's answer was lost; looking its resource up by its ${key.what} until ${ends}: the create may take effect until ${takesEffectUntil(at, inFlightMs)}, and the service may take service.listVisibilityWindowMs more to list it`,
         ),
         requeueAfterMs: decision.requeueAfterMs,
       });
     }
     case "Unknown":
       // None found after the window (the only Unknown with an empty answer): the list
-      // may prove the create was never made.
-      if (found?.length === 0 && pending.token) {
-        const again = await lostCreate(run, pending, key.what, options);
+      // may prove the create was never made, if it can no longer take effect.
+      if (found?.length === 0 && pending.token && Number.isFinite(inFlightMs)) {
+        const again = await lostCreate(run, pending, key.what, inFlightMs, options);
         if (again) return again;
       }
       return { step: "Unknown", why: decision.message };
   }
+}
+
+/**
+ * Until when the create of a marker written at `at` may take effect, and why: the service
+ * is given the request timeout after the create call ended, or after the reconcile that
+ * sent it (of a process that stopped) could last send it.
+ */
+function takesEffectUntil(at: number, inFlightMs: number): string {
+  if (!Number.isFinite(inFlightMs)) {
+    return "any time (with reconcileTimeoutMs 0, nothing bounds when a stopped process sent it)";
+  }
+  return `${rfc3339(new Date(at + inFlightMs))} (service.timeoutMs after its call ended; where the process that sent it stopped, reconcileTimeoutMs + service.timeoutMs after it was recorded)`;
 }
 
 /** Synced=False CreateOutcomePending with `message`. */
@@ -107,13 +125,14 @@ async function lostCreate<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   pending: CreatePending,
   what: string,
+  inFlightMs: number,
   options: ManagedOptions,
 ): Promise<Next<R> | undefined> {
   if (options.recreateLostCreates === false) return undefined;
   const { listings, proven } = await step(ERR.lookup, () => absentListings(run, pending));
   if (listings === 0) return undefined;
   if (!proven) {
-    const message = `a create's answer was lost and its resource is absent from ${listings} complete listing(s) after the visibility window; listing once more before creating again`;
+    const message = `a create's answer was lost and its resource is absent from ${listings} complete listing(s) after it could last take effect and the visibility window; listing once more before creating again`;
     return done({
       facts: run.facts(),
       ready: creatingReady(message),
@@ -121,10 +140,11 @@ async function lostCreate<T extends ManagedObject, R>(
       requeueAfterMs: 1000,
     });
   }
-  // The proof rests on the window: a create the service makes later (one still under way
-  // when a process stopped) would be a second resource, so the Event names the window.
+  // The proof rests on the window: a create the service makes later than it would be a
+  // second resource, so the Event names the window and when it began.
   const window = `${visibilityWindowMs(options) / 1000} s, service.listVisibilityWindowMs`;
-  const why = `the create sent at ${pending.at} was not answered, and no resource with its ${what} is in ${listings} complete listings in a row after the visibility window (${window}): the service did not make it, so it is created again with a new client token (were a create to take effect later than the window, this would make a second resource)`;
+  const until = takesEffectUntil(Date.parse(pending.at), inFlightMs);
+  const why = `the create sent at ${pending.at} was not answered, and no resource with its ${what} is in ${listings} complete listings in a row after the visibility window (${window}) that followed the last moment it could take effect, ${until}: the service did not make it, so it is created again with a new client token (were a create to take effect later than the window, this would make a second resource)`;
   run.warning("CreateRepeated", why);
   await run.annotate({ [ANNOTATIONS.createPending]: null });
   return done({

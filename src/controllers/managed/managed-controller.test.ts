@@ -133,26 +133,30 @@ describe("managedController", () => {
 
 describe("managedLoopOptions", () => {
   const config = operatorConfigSchema.parse({
-    service: { baseUrl: "https://aidc.invalid", listVisibilityWindowMs: 120_000 },
+    service: { baseUrl: "https://aidc.invalid", listVisibilityWindowMs: 120_000, timeoutMs: 7_000 },
     pollIntervalMs: { Widget: 500 },
     adoption: { namespaces: ["team"] },
+    reconcileTimeoutMs: 45_000,
   });
 
-  it("takes the kind's poll interval, the list visibility window, the adoption namespaces and the lost-create switch", () => {
+  it("takes the kind's poll interval, the list visibility window, the adoption namespaces, the lost-create switch and the timeouts", () => {
     expect(managedLoopOptions(config, "Widget")).toEqual({
       pollIntervalMs: 500,
       subscriptionPollMs: 500,
       visibilityGraceMs: 120_000,
       adoptionNamespaces: ["team"],
       recreateLostCreates: true,
+      reconcileTimeoutMs: 45_000,
+      requestTimeoutMs: 7_000,
     });
   });
 
-  it("polls a subscription first after 1 s at most, and takes a given visibility window", () => {
-    expect(managedLoopOptions(config, "Gadget", 5)).toMatchObject({
+  it("polls a subscription first after 1 s at most, and takes a given visibility window and request timeout", () => {
+    expect(managedLoopOptions(config, "Gadget", 5, 3_000)).toMatchObject({
       pollIntervalMs: 30_000,
       subscriptionPollMs: 1_000,
       visibilityGraceMs: 5,
+      requestTimeoutMs: 3_000,
     });
   });
 

@@ -114,12 +114,15 @@ export function managedController<T extends ManagedObject, R, Refs>(
  * The loop options of `kind` from the operator config: its poll interval, the first
  * subscription poll (`DEFAULT_SUBSCRIPTION_POLL_MS`, or the poll interval when
  * shorter), the list visibility window (`service.listVisibilityWindowMs` unless
- * `visibilityGraceMs` is given) and `adoption.namespaces`.
+ * `visibilityGraceMs` is given), `adoption.namespaces`, and what bounds how long a
+ * create may take effect: `reconcileTimeoutMs` and the kind's request timeout
+ * (`service.timeoutMs` unless `requestTimeoutMs` is given).
  */
 export function managedLoopOptions(
   config: OperatorConfig,
   kind: string,
   visibilityGraceMs?: number,
+  requestTimeoutMs = config.service.timeoutMs,
 ): ManagedOptions {
   const poll = pollIntervalFor(config, kind);
   return {
@@ -128,6 +131,8 @@ export function managedLoopOptions(
     visibilityGraceMs: visibilityGraceMs ?? config.service.listVisibilityWindowMs,
     adoptionNamespaces: config.adoption.namespaces,
     recreateLostCreates: config.service.recreateLostCreates,
+    reconcileTimeoutMs: config.reconcileTimeoutMs,
+    requestTimeoutMs,
   };
 }
 

@@ -24,7 +24,9 @@ import {
 import {
   createMayHaveHappened,
   lookupKeyOf,
+  markerInFlightMs,
   rememberAnswered,
+  rememberCreateEnded,
   rememberUnsent,
 } from "./create-recovery.js";
 import { agingPollMs, firstSubscriptionPollMs } from "./decisions.js";
@@ -82,7 +84,12 @@ export async function create<T extends ManagedObject, R>(
   const refusal = preflight ? await step(ERR.preflight, () => preflight(run.call)) : undefined;
   if (refusal) return done(refusedCreate(run, refusal, options));
   const at = rfc3339(run.ctx.clock.now());
-  const pending: CreatePending = { token, at, generation: run.generation };
+  const pending: CreatePending = {
+    token,
+    at,
+    generation: run.generation,
+    inFlightMs: markerInFlightMs(options),
+  };
   try {
     await run.annotate({
       ...client.pendingAnnotations?.(run.call),
@@ -97,7 +104,10 @@ export async function create<T extends ManagedObject, R>(
   }
   let result: Awaited<ReturnType<typeof client.create>>;
   try {
-    result = await client.create(run.call, token);
+    result = await client.create(run.call, token).finally(() =>
+      // Nothing of it is sent later: a lookup's wait counts from here (create-recovery.ts).
+      rememberCreateEnded(token, run.ctx.clock.now().getTime()),
+    );
   } catch (err) {
     // A create refused before it could take effect is forgotten, so the next attempt is
     // a plain create; one that may have happened stays pending and is looked up.

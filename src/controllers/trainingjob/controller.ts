@@ -8,7 +8,6 @@
  * are documented in docs/controllers.md.
  */
 import { AddressAllowList } from "../../config/cidr.js";
-import { pollIntervalFor } from "../../config/schema.js";
 import { bucketCrd } from "../../crds/bucket.js";
 import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import { trainingJobCrd } from "../../crds/trainingjob.js";
@@ -19,7 +18,7 @@ import { productAppearedWatch } from "../catalog/refused-objects.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { perAccount } from "../managed/account-memory.js";
 import type { ManagedKind } from "../managed/external-client.js";
-import { managedController } from "../managed/managed-controller.js";
+import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import { trainingJobClient } from "./external.js";
 import { taskFixedFields } from "./fixed-fields.js";
 import { DEFAULT_FULL_READ_INTERVAL_MS, FullReads } from "./listed-task.js";
@@ -97,11 +96,8 @@ export function trainingJobController(
   return managedController(kind, {
     connections: deps.connections,
     loop: {
-      pollIntervalMs: pollIntervalFor(config, "TrainingJob"),
+      ...managedLoopOptions(config, "TrainingJob", options.visibilityGraceMs),
       ...(options.subscriptionPollMs ? { subscriptionPollMs: options.subscriptionPollMs } : {}),
-      visibilityGraceMs: options.visibilityGraceMs ?? config.service.listVisibilityWindowMs,
-      adoptionNamespaces,
-      recreateLostCreates: config.service.recreateLostCreates,
     },
     indexes: [
       {

@@ -61,7 +61,7 @@ export const MANAGED_LOOP_REASONS = {
     "UnderWay",
     ["Synced"],
     MANAGED,
-    "A create's answer was lost (an error, a timeout, a reset) and the operator looks its resource up by its client token until the time the message gives (service.listVisibilityWindowMs after the create); then, where two complete listings in a row prove it absent, it creates again once with a new token (service.recreateLostCreates).",
+    "A create's answer was lost (an error, a timeout, a reset) and the operator looks its resource up by its client token until the time the message gives: service.listVisibilityWindowMs after the create can no longer take effect (service.timeoutMs after its call ended, or, where the process that sent it stopped, reconcileTimeoutMs + service.timeoutMs after it was recorded); then, where two complete listings in a row prove it absent, it creates again once with a new token (service.recreateLostCreates).",
   ),
   CreateOutcomeUnknown: entry(
     "Terminal",
