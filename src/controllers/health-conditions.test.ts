@@ -88,4 +88,11 @@ describe("failedSyncCondition", () => {
       expect(failedSyncCondition(c.err)).toEqual({ type: "Synced", status: "False", ...c.want });
     });
   }
+
+  it("says of a held object that a new API key or a change of its connection retries it at once, as troubleshooting.md tells the user", () => {
+    const { message } = failedSyncCondition(
+      new ServiceAuthError("403 from getNas", { code: 403, endpoint: "getNas" }),
+    );
+    expect(message).toContain("at once when the object, its API key or its connection changes");
+  });
 });

@@ -130,7 +130,7 @@ export function errorMessage(err: unknown): string {
  * error, as said after the error's message (reconcile-attempt.ts's TerminalHolds).
  */
 export const HOLD_RETRY_NOTE =
-  "tried again on a slow backoff (holdBackoff) and when the object changes";
+  "tried again on a slow backoff (holdBackoff), and at once when the object, its API key or its connection changes";
 
 /**
  * The message of a failed reconcile as conditions and Events say it: the error's own,
