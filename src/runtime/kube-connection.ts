@@ -14,7 +14,7 @@ import Pool from "undici/lib/dispatcher/pool.js";
 import { type KubeConfigLike, type RequestCredentials, sameTls } from "./kube-credentials.js";
 import { proxyFor, unbracketed } from "./kube-proxy.js";
 import { socksConnector } from "./kube-socks.js";
-import { ProxyConnectError } from "./proxy-errors.js";
+import { ProxyConnectError, tunnelRefusal } from "./proxy-errors.js";
 
 /** Options of the connections of a transport (and of the transport). */
 export interface KubeConnectionOptions {
@@ -212,18 +212,21 @@ export async function connect(
     // IPv6 address with its URL brackets, as a name).
     const { servername: _servername, ...clusterTls } = tls;
     const proxyTls = { ...clusterTls, servername: unbracketed(new URL(proxy).hostname) };
-    // A connection to the proxy that fails says it is the proxy's, and whose setting.
     const where = cluster.proxyUrl
       ? "the kubeconfig's proxy-url"
       : `${url.protocol === "https:" ? "HTTPS" : "HTTP"}_PROXY`;
-    const toProxy = (o: Pool.Options): Pool.Options => {
+    // A connection to the proxy that fails, or a tunnel it refuses, says it is the
+    // proxy's and whose setting (never a TLS error of the server inside a tunnel).
+    const toProxy = (o: Pool.Options, all: boolean): Pool.Options => {
       const c = o.connect as buildConnector.connector;
       return {
         ...o,
         connect: (options, callback) =>
           c(options, (err, socket) => {
-            if (err) callback(new ProxyConnectError(proxy, where, err), null);
-            else callback(null, socket as NonNullable<typeof socket>);
+            if (!err) callback(null, socket as NonNullable<typeof socket>);
+            else if (all || tunnelRefusal(err))
+              callback(new ProxyConnectError(proxy, where, err), null);
+            else callback(err, null);
           }),
       };
     };
@@ -231,11 +234,11 @@ export async function connect(
     dispatcher = new ProxyAgent({
       ...dispatcherOptions,
       // The pool of its CONNECTs to the proxy.
-      clientFactory: (origin: URL, o: Pool.Options) => new Pool(origin, toProxy(o)),
+      clientFactory: (origin: URL, o: Pool.Options) => new Pool(origin, toProxy(o, true)),
       // The pools of its tunnels, which it does not tell of their disconnects, and for an
       // http:// server the proxy's own (requests in absolute form).
       factory: (origin: string, o: Pool.Options) =>
-        new Pool(origin, new URL(origin).origin === proxyOrigin ? toProxy(o) : o).on(
+        new Pool(origin, toProxy(o, new URL(origin).origin === proxyOrigin)).on(
           "disconnect",
           onDisconnect,
         ),

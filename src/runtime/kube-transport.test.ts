@@ -629,6 +629,21 @@ describe("KubeTransport", () => {
         expect(JSON.stringify(pino.stdSerializers.err(failed as Error))).not.toContain("s3cret");
       },
     );
+
+    it("fails a request saying the proxy cannot reach the server when it answers the CONNECT 503 (squid, the server down)", async () => {
+      const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+      proxy.on("connect", (_req: http.IncomingMessage, socket: Socket) => {
+        socket.end("HTTP/1.1 503 Service Unavailable\r\n\r\n");
+      });
+      const port = await listen(proxy);
+      const t = transport(
+        config("https://127.0.0.1:6443", { proxyUrl: `http://127.0.0.1:${port}` }),
+      );
+      const failed = await t.request("GET", "/api").catch((err: unknown) => err);
+      expect((failed as Error).message).toBe(
+        `the proxy http://127.0.0.1:${port} of the kubeconfig's proxy-url cannot reach the server: it answered 503 to CONNECT`,
+      );
+    });
   });
 
   describe("through a SOCKS5 proxy", () => {

@@ -20,12 +20,18 @@ export function isUnreachable(err: unknown): boolean {
   return UNREACHABLE_CODES.has(String((err as { code?: unknown } | null)?.code));
 }
 
+/** The status a proxy answered a CONNECT with, from undici's error for it. */
+export function tunnelRefusal(err: unknown): string | undefined {
+  return /^Proxy response \((\d{3})\)/.exec(String((err as Error | null)?.message))?.[1];
+}
+
 /**
  * A connection to a proxy that failed (the API server's, kube-connection.ts; the object
  * storage's): its message names the proxy (scheme, host and port: never its user and
  * password) and where it was set, `the proxy http://10.0.0.5:3128 of HTTPS_PROXY cannot
- * be reached: connect ECONNREFUSED 10.0.0.5:3128`; its code is the cause's, so that it
- * is handled as the cause would be.
+ * be reached: connect ECONNREFUSED 10.0.0.5:3128`, or what its answer to the CONNECT
+ * means (a 5xx: `... cannot reach the server: it answered 503 to CONNECT`); its code is
+ * the cause's, so that it is handled as the cause would be.
  */
 export class ProxyConnectError extends Error {
   readonly code: unknown;
@@ -34,10 +40,14 @@ export class ProxyConnectError extends Error {
     const code = (cause as { code?: unknown } | null)?.code;
     const why = cause instanceof Error ? cause.message : String(cause);
     const proxyOf = `the proxy ${protocol}//${host} of ${where}`;
+    const status = tunnelRefusal(cause);
+    const refused = status?.startsWith("5") ? "cannot reach the server" : "refused the tunnel";
     super(
-      isUnreachable(cause)
-        ? `${proxyOf} cannot be reached: ${why}`
-        : `the connection to ${proxyOf} failed: ${why}`,
+      status
+        ? `${proxyOf} ${refused}: it answered ${status} to CONNECT`
+        : isUnreachable(cause)
+          ? `${proxyOf} cannot be reached: ${why}`
+          : `the connection to ${proxyOf} failed: ${why}`,
       { cause },
     );
     this.name = "ProxyConnectError";
