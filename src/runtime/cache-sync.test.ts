@@ -141,7 +141,7 @@ describe("reportCache once the cache has synced", () => {
       state.failing = [];
       for (const _ of kinds) report.watchesChanged();
     };
-    return { ...out, report, down, up };
+    return { ...out, state, report, down, up };
   }
 
   it("warns once per backoff step for all kinds whose watches fail, naming them and why, and says how long it lasted as soon as they are back", async () => {
@@ -181,6 +181,20 @@ describe("reportCache once the cache has synced", () => {
     up();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(kept).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("ends the outage at a step that finds every watch back, even untold", async () => {
+    const { kept, fields, state, down } = await synced(refused);
+    down();
+    await vi.advanceTimersByTimeAsync(1_000);
+    state.failing = [];
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(kept).toEqual([
+      "warn: the cache's watches failed; retrying",
+      "info: the cache's watches are back",
+    ]);
+    expect(fields[1]).toEqual({ downMs: 3_000 });
     expect(vi.getTimerCount()).toBe(0);
   });
 
