@@ -13,7 +13,13 @@ import {
 } from "./definition.js";
 import { computeCenterId, connectionFields, exportTo, serviceId } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
-import { exportStatusShape, kindStatus, optionalFlag, optionalString } from "./status-fields.js";
+import {
+  exportStatusShape,
+  kindStatus,
+  managedStatusShape,
+  optionalFlag,
+  optionalString,
+} from "./status-fields.js";
 
 export * from "./cciinstance-reasons.js";
 
@@ -225,6 +231,7 @@ export const CciInstanceStatus = kindStatus("the instance", {
     })
     .optional()
     .meta({ description: "Error details of an instance in ERROR or FAILED; absent otherwise." }),
+  ...managedStatusShape,
   ...exportStatusShape,
 });
 /** Observed state of a CciInstance. */

@@ -39,6 +39,7 @@ end
 
 -- The Resting reasons of CciInstance: not ready, but nothing is wrong or under way.
 local RESTING_REASONS = {
+  ["ReconcilePaused"] = true,
   ["Stopped"] = true,
 }
 

@@ -49,8 +49,9 @@ export function cciInstanceController(
   const pollIntervalMs = pollIntervalFor(deps.config, "CciInstance");
   const clock = options.clock ?? systemClock;
   const snapshots = new WeakMap<object, CciSnapshot>();
-  // A poll of a settled instance is routine observation (the routine budget).
-  const connect = (obj: KubeObject, signal: AbortSignal): CciAccount => {
+  // A poll of a settled instance is routine observation (the routine budget), unless
+  // the user asked for it (aidc.io/reconcile-requested-at).
+  const connect = (obj: KubeObject, signal: AbortSignal, requested = false): CciAccount => {
     const { service } = deps.connections.forObject(obj);
     let snapshot = snapshots.get(service.account);
     if (!snapshot) {
@@ -60,7 +61,7 @@ export function cciInstanceController(
       });
       snapshots.set(service.account, snapshot);
     }
-    return { service: service.account.withCall(callsOf(obj, false, signal)).cci, snapshot };
+    return { service: service.account.withCall(callsOf(obj, requested, signal)).cci, snapshot };
   };
   const reconciler = new CciInstanceReconciler({
     connect,

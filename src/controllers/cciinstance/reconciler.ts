@@ -1,8 +1,9 @@
 /**
  * The CciInstance reconciler: observe-only. Order of a reconcile: read the object →
- * (deleted: say the instance is kept) → the ConfigMap of a renamed or removed
- * spec.exportTo.configMapName deleted (export.ts) → the shared list snapshot → bind →
- * detail and error details only when needed → save at most one image → status (with
+ * (deleted: say the instance is kept) → (paused: the managed loop's one condition) →
+ * the ConfigMap of a renamed or removed spec.exportTo.configMapName deleted
+ * (export.ts) → the shared list snapshot → bind → detail and error details only when
+ * needed (or asked: reconcile-requested-at) → save at most one image → status (with
  * the ConfigMap name) → connection details → requeue.
  */
 import {
@@ -10,10 +11,7 @@ import {
   type CciInstanceStatus,
   cciInstanceCrd,
 } from "../../crds/cciinstance.js";
-import { REASONS } from "../../crds/index.js";
 import {
-  type Condition,
-  type ConditionInput,
   conditionMessage,
   getCondition,
   type KubeObject,
@@ -23,15 +21,14 @@ import {
   type ReconcileResult,
   removeCondition,
   setAnnotations,
-  setCondition,
-  withKstatusConditions,
 } from "../../runtime/index.js";
 import { ServiceNotFoundError } from "../../service/errors.js";
 import type { CciInstance } from "../../service/schemas/cci.js";
 import { reasonEvents } from "../event-reasons.js";
 import { failedSyncCondition } from "../health-conditions.js";
-import { heldReadyCondition } from "../managed/condition-writes.js";
+import { heldReadyCondition, paused } from "../managed/condition-writes.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
+import { isPaused, reconcileRequest } from "../managed/decisions.js";
 import { releaseRenamedExports, writeConnectionDetails } from "../managed/export.js";
 import { EXPORT_RECHECK_POLLS, ExportMemory } from "../managed/export-memory.js";
 import {
@@ -54,7 +51,7 @@ import {
 } from "./binding.js";
 import { saveImages } from "./image-saver.js";
 import { IMAGES_ANNOTATION, parseLedger, type SaveBackoff } from "./images.js";
-import type { CciObject } from "./objects.js";
+import { type CciObject, lastHandled, withConditions } from "./objects.js";
 import type { CciAccount } from "./snapshot.js";
 import { cciExport, isInError, needsDetail, observedStatus, readyCondition } from "./status.js";
 
@@ -62,8 +59,11 @@ const R = CCI_INSTANCE_REASONS.names;
 
 /** What the reconciler is built with (owned by the controller factory). */
 export interface CciReconcilerDeps {
-  /** The account of `obj` for one reconcile (`signal`); throws when the connection refuses it. */
-  connect(obj: KubeObject, signal: AbortSignal): CciAccount;
+  /**
+   * The account of `obj` for one reconcile (`signal`; its calls are work, not routine,
+   * when the user `requested` it); throws when the connection refuses it.
+   */
+  connect(obj: KubeObject, signal: AbortSignal, requested?: boolean): CciAccount;
   pollIntervalMs: number;
   saveBackoff: SaveBackoff;
   /** `adoption.namespaces` of the operator config (managed/tenancy.ts); default none. */
@@ -71,19 +71,6 @@ export interface CciReconcilerDeps {
 }
 
 const CCI = cciInstanceCrd;
-
-/** `obj`'s conditions (or `from`) with `inputs` set in order, then kstatus's. */
-function withConditions(
-  obj: CciObject,
-  inputs: ConditionInput[],
-  now: Date,
-  from = obj.status?.conditions,
-): Condition[] {
-  const gen = obj.metadata?.generation;
-  let conditions = from;
-  for (const c of inputs) conditions = setCondition(conditions, c, gen, now);
-  return withKstatusConditions(conditions, REASONS, gen, now);
-}
 
 /** The reconciler, with the small memory it needs to report deletions. */
 export class CciInstanceReconciler {
@@ -105,6 +92,7 @@ export class CciInstanceReconciler {
       return {};
     }
     this.kept.remember(key, obj);
+    if (isPaused(obj)) return paused(ctx, { resource: CCI }, obj);
     // Before any status write records the new name (a crash between leaves the old one).
     const exported = obj.spec.exportTo?.configMapName;
     const recorded = obj.status?.exportedConfigMapName;
@@ -121,7 +109,10 @@ export class CciInstanceReconciler {
     const claimed = obj.spec.instanceId ?? obj.metadata?.annotations?.[ANNOTATIONS.externalId];
     const early = claimed ? this.conflict(obj, claimed, ctx) : undefined;
     if (early) return this.unbound(obj, early, ctx);
-    const account = this.deps.connect(obj, ctx.signal);
+    // Reconcile now (aidc.io/reconcile-requested-at): a fresh list walk and the detail.
+    const requested = reconcileRequest(obj) !== undefined;
+    const account = this.deps.connect(obj, ctx.signal, requested);
+    if (requested) account.snapshot.invalidate();
     const snapshot = await account.snapshot.get(account.service);
     const annotations = obj.metadata?.annotations ?? {};
     const binding = decideBinding({
@@ -152,7 +143,7 @@ export class CciInstanceReconciler {
     let observedAt = snapshot.fetchedAt;
     try {
       if (!listed) observedAt = ctx.clock.now();
-      if (!listed || needsDetail(current.status, listed)) {
+      if (!listed || requested || needsDetail(current.status, listed)) {
         detail = await account.service.get(id);
       }
       record = listed ?? (detail as CciInstance);
@@ -206,6 +197,7 @@ export class CciInstanceReconciler {
       ...(images.statuses.length > 0 ? { images: images.statuses } : {}),
       ...(storage.length > 0 ? { attachedStorage: storage } : {}),
       ...(gen !== undefined ? { observedGeneration: gen } : {}),
+      ...lastHandled(current),
       conditions,
       exportedConfigMapName: current.spec.exportTo?.configMapName,
     };
@@ -229,12 +221,9 @@ export class CciInstanceReconciler {
   async onError(key: ObjectKey, err: unknown, ctx: ReconcileContext): Promise<void> {
     const obj = ctx.cache.get<CciObject>(CCI, key);
     if (!obj || obj.metadata?.deletionTimestamp) return;
-    const gen = obj.metadata?.generation;
-    const now = ctx.clock.now();
-    let conditions = setCondition(obj.status?.conditions, failedSyncCondition(err), gen, now);
     const ready = heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
-    if (ready) conditions = setCondition(conditions, ready, gen, now);
-    conditions = withKstatusConditions(conditions, REASONS, gen, now);
+    const failed = [failedSyncCondition(err), ...(ready ? [ready] : [])];
+    const conditions = withConditions(obj, failed, ctx.clock.now());
     await patchStatus(ctx.kube, CCI, obj, { ...(obj.status ?? {}), conditions });
   }
 
@@ -261,6 +250,7 @@ export class CciInstanceReconciler {
     const before = obj.status?.conditions?.find((c) => c.type === "Bound");
     const status = {
       ...(gen !== undefined ? { observedGeneration: gen } : {}),
+      ...lastHandled(obj),
       conditions,
       exportedConfigMapName: obj.spec.exportTo?.configMapName,
     };
@@ -284,6 +274,7 @@ export class CciInstanceReconciler {
       ...(obj.status ?? {}),
       instanceId: id,
       ...(gen !== undefined ? { observedGeneration: gen } : {}),
+      ...lastHandled(obj),
       conditions,
       exportedConfigMapName: obj.spec.exportTo?.configMapName,
     });

@@ -30,7 +30,7 @@ import {
   type DeleteCapability,
   deletionPolicyVerdict,
   PAUSED_READY,
-  PAUSED_SYNCED,
+  pausedSynced,
 } from "./decisions.js";
 import type { ManagedKind } from "./external-client.js";
 
@@ -59,10 +59,15 @@ export async function unknownOnDelete<T extends ManagedObject>(
   return { requeueAfterMs: MAX_LOOKUP_INTERVAL_MS };
 }
 
+/** The part of a kind the conditions-only writes need: its resource (and finalizer). */
+type KindResource<T extends ManagedObject> = Pick<ManagedKind<T, unknown>, "resource"> & {
+  finalizer?: string;
+};
+
 /** Sets conditions on `obj`'s current status and patches it when it changed. */
 export async function writeConditions<T extends ManagedObject>(
   ctx: ReconcileContext,
-  kind: ManagedKind<T, unknown>,
+  kind: KindResource<T>,
   obj: T,
   conds: Parameters<typeof setCondition>[1][],
 ): Promise<void> {
@@ -76,22 +81,24 @@ export async function writeConditions<T extends ManagedObject>(
 /**
  * A paused object (decisions.ts): Synced=False ReconcilePaused (and Ready=False
  * ReconcilePaused when it has no Ready yet), written once, and no requeue; removing the
- * annotation is a change that enqueues the object at once.
+ * annotation is a change that enqueues the object at once. Also the pause of a kind
+ * outside the loop (CciInstance), with its resource as `kind` and no finalizer.
  */
 export async function paused<T extends ManagedObject>(
   ctx: ReconcileContext,
-  kind: ManagedKind<T, unknown>,
+  kind: KindResource<T>,
   obj: T,
 ): Promise<ReconcileResult> {
   const synced = getCondition(obj.status?.conditions, "Synced");
   const ready = getCondition(obj.status?.conditions, "Ready");
+  const want = pausedSynced(kind.finalizer !== undefined);
   const written =
-    synced?.reason === PAUSED_SYNCED.reason &&
-    synced.status === PAUSED_SYNCED.status &&
+    synced?.reason === want.reason &&
+    synced.status === want.status &&
     synced.observedGeneration === (obj.metadata?.generation ?? 0) &&
     ready !== undefined;
   if (!written) {
-    await writeConditions(ctx, kind, obj, [PAUSED_SYNCED, ...(ready ? [] : [PAUSED_READY])]);
+    await writeConditions(ctx, kind, obj, [want, ...(ready ? [] : [PAUSED_READY])]);
   }
   return {};
 }

@@ -75,13 +75,19 @@ export function reconcileRequest(obj: ManagedObject): string | undefined {
   return asked;
 }
 
-/** The Synced condition of a paused object. */
-export const PAUSED_SYNCED = {
-  type: "Synced",
-  status: "False" as const,
-  reason: "ReconcilePaused" as const,
-  message: `the annotation ${STEERING_ANNOTATIONS.paused} is "true": the operator neither calls the service for this object nor changes it (a deletion waits too) until the annotation is removed`,
-};
+/**
+ * The Synced condition of a paused object; `holdsDeletion`: the kind's finalizer keeps
+ * a deleted object until it is resumed (not a CciInstance's, which has none).
+ */
+export function pausedSynced(holdsDeletion = true) {
+  const deletion = holdsDeletion ? " (a deletion waits too)" : "";
+  return {
+    type: "Synced",
+    status: "False" as const,
+    reason: "ReconcilePaused" as const,
+    message: `the annotation ${STEERING_ANNOTATIONS.paused} is "true": the operator neither calls the service for this object nor changes it${deletion} until the annotation is removed`,
+  };
+}
 
 /**
  * The Ready condition of an object paused before the operator reported one: False, so

@@ -3,7 +3,7 @@
  * rows of a remote resource's state and of referenced objects that several kinds write:
  * those name no kind, a kind joins them with the `sharedReasons` of its CrdDefinition.
  */
-import { entry, JOINED, MANAGED, REFUSAL, type ReasonEntry, readEveryPoll } from "./entry.js";
+import { ALL, entry, JOINED, MANAGED, REFUSAL, type ReasonEntry, readEveryPoll } from "./entry.js";
 
 /** The generic managed loop, and the rows kinds join. */
 export const MANAGED_LOOP_REASONS = {
@@ -85,12 +85,12 @@ export const MANAGED_LOOP_REASONS = {
     ...entry(
       "Resting",
       ["Ready", "Synced"],
-      MANAGED,
-      'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too). kstatus reads Ready as before the pause, and an object paused before it had a Ready gets Ready=False (kstatus InProgress, not Current); Argo CD shows Suspended, or Degraded while Ready keeps a terminal reason.',
+      ALL,
+      'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too, but not that of a CciInstance, whose instance is kept anyway). kstatus reads Ready as before the pause, and an object paused before it had a Ready gets Ready=False (kstatus InProgress, not Current); Argo CD shows Suspended, or Degraded while Ready keeps a terminal reason.',
       "Remove the annotation aidc.io/paused (or set it to anything but true) to resume at once.",
     ),
     operator:
-      "Sends nothing to the service and writes nothing but this condition (on Ready only when the object has none yet): no poll, no change, no deletion, until the annotation goes; then it reconciles the object at once.",
+      "Sends nothing to the service and writes nothing but this condition (on Ready only when the object has none yet): no poll, no change, no deletion, until the annotation goes; then it reconciles the object at once. A CciInstance's deletion is not held (it has no finalizer).",
   },
   FixedFieldsDiffer: readEveryPoll(
     entry(
