@@ -9,6 +9,8 @@
  * status: backup tools do not restore status.
  */
 import { randomUUID } from "node:crypto";
+import { DEFAULT_RECONCILE_TIMEOUT_MS } from "../../runtime/defaults.js";
+import { DEFAULT_TIMEOUT_MS } from "../../service/defaults.js";
 import { ServiceNotFoundError, ServiceUnavailableError } from "../../service/errors.js";
 
 /** Annotation keys of the protocol. */
@@ -92,6 +94,26 @@ function parsePending(raw: string): CreatePending {
   } catch {
     return { token: "", at: "", generation: 0 };
   }
+}
+
+/**
+ * What bounds how long after its marker a create may still take effect: the loop's
+ * timeouts (those of `ManagedOptions`, external-client.ts).
+ */
+export interface InFlightBounds {
+  reconcileTimeoutMs?: number | undefined;
+  requestTimeoutMs?: number | undefined;
+}
+
+/**
+ * How long after its marker a create sent under `bounds` may still take effect at the
+ * service, for the marker to record: it is sent within its reconcile (an abandoned
+ * reconcile sends nothing more), and the service is given the request timeout to act on
+ * it. Null when reconciles have no bound (`reconcileTimeoutMs` 0).
+ */
+export function markerInFlightMs(bounds: InFlightBounds): number | null {
+  const reconcileMs = bounds.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS;
+  return reconcileMs > 0 ? reconcileMs + (bounds.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS) : null;
 }
 
 /** Serialises a create-pending record for the annotation. */

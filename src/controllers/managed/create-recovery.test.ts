@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { client, condition, KEY, loop, world } from "../../../test/support/managed-world.js";
 import type { KubeObject } from "../../runtime/resource.js";
-import { ANNOTATIONS, formatPending, readCreateState } from "./create-protocol.js";
+import {
+  ANNOTATIONS,
+  formatPending,
+  markerInFlightMs,
+  readCreateState,
+} from "./create-protocol.js";
 import {
   createInFlightMs,
   decideAfterLookup,
   type LookupInput,
-  markerInFlightMs,
   rememberCreateEnded,
 } from "./create-recovery.js";
 

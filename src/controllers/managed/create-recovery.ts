@@ -5,11 +5,15 @@
  * (lookup.ts, deletion.ts), and the tokens whose create this process never sent. Pure
  * decisions, and those memories of this process.
  */
-import { DEFAULT_RECONCILE_TIMEOUT_MS } from "../../runtime/defaults.js";
 import { DEFAULT_TIMEOUT_MS } from "../../service/defaults.js";
 import { ServiceError } from "../../service/errors.js";
 import type { LookupKey } from "./call.js";
-import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
+import {
+  ANNOTATIONS,
+  type CreatePending,
+  type InFlightBounds,
+  markerInFlightMs,
+} from "./create-protocol.js";
 
 /**
  * True unless `err` proves that a create did not take effect: a service error that is
@@ -101,29 +105,9 @@ export function decideAfterLookup(input: LookupInput): LookupDecision {
 }
 
 /**
- * What bounds how long after its marker a create may still take effect: the loop's
- * timeouts (those of `ManagedOptions`, external-client.ts).
- */
-export interface InFlightBounds {
-  reconcileTimeoutMs?: number | undefined;
-  requestTimeoutMs?: number | undefined;
-}
-
-/**
- * How long after its marker a create sent under `bounds` may still take effect at the
- * service, for the marker to record: it is sent within its reconcile (an abandoned
- * reconcile sends nothing more), and the service is given the request timeout to act on
- * it. Null when reconciles have no bound (`reconcileTimeoutMs` 0).
- */
-export function markerInFlightMs(bounds: InFlightBounds): number | null {
-  const reconcileMs = bounds.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS;
-  return reconcileMs > 0 ? reconcileMs + (bounds.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS) : null;
-}
-
-/**
  * How long after `pending.at` its create may still take effect at the service (Infinity:
  * no bound): the request timeout after its call ended, where this process sent it; else
- * what the marker records ({@link markerInFlightMs} of its writer's figures), else
+ * what the marker records (`markerInFlightMs` of its writer's figures, create-protocol.ts), else
  * what `bounds` give. A restart with other figures keeps the sender's.
  */
 export function createInFlightMs(pending: CreatePending, bounds: InFlightBounds): number {

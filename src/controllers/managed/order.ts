@@ -17,6 +17,7 @@ import {
   ANNOTATIONS,
   type CreatePending,
   formatPending,
+  markerInFlightMs,
   newClientToken,
   resultAnswered,
   resultForgotten,
@@ -24,7 +25,6 @@ import {
 import {
   createMayHaveHappened,
   lookupKeyOf,
-  markerInFlightMs,
   rememberAnswered,
   rememberCreateEnded,
   rememberUnsent,
@@ -104,11 +104,10 @@ export async function create<T extends ManagedObject, R>(
   }
   let result: Awaited<ReturnType<typeof client.create>>;
   try {
-    result = await client.create(run.call, token).finally(() =>
-      // Nothing of it is sent later: a lookup's wait counts from here (create-recovery.ts).
-      rememberCreateEnded(token, run.ctx.clock.now().getTime()),
-    );
+    result = await client.create(run.call, token);
   } catch (err) {
+    // Nothing of it is sent later: a lookup's wait counts from here (create-recovery.ts).
+    rememberCreateEnded(token, run.ctx.clock.now().getTime());
     // A create refused before it could take effect is forgotten, so the next attempt is
     // a plain create; one that may have happened stays pending and is looked up.
     if (!createMayHaveHappened(err)) await run.annotate({ [ANNOTATIONS.createPending]: null });
