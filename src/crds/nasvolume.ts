@@ -72,7 +72,7 @@ export const NAS_VOLUME_REASONS = ownReasons({
     "Terminal",
     ["Ready", "Synced"],
     "The NAS product is not offered (in that compute center); nothing is ordered. Tried again when a NasProduct of that code appears (the catalog's next refresh).",
-    "Use a CODE of `kubectl get nasproducts` (the service's NAS product list) and its CENTER as spec.aidcId, in a new NasVolume (productCode is immutable); or, for a product the service is adding, wait for it, or refresh the catalog now (aidc.io/reconcile-requested-at on its ServiceConnection or a NasProduct).",
+    "Use a CODE of the command the message names (`kubectl get nasproducts -l aidc.io/connection=...`: the NAS product list of the object's connection) and its CENTER as spec.aidcId, in a new NasVolume (productCode is immutable); or, for a product the service is adding, wait for it, or refresh the catalog now (aidc.io/reconcile-requested-at on its ServiceConnection or a NasProduct).",
   ),
   CapacityRefused: ownReason(
     "Terminal",

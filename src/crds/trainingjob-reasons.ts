@@ -81,7 +81,7 @@ export const TRAINING_JOB_REASONS = ownReasons({
     "Terminal",
     ["Ready", "Synced"],
     "productCode is not in the service's training product list; nothing is ordered. Tried again when a TrainingProduct of that code appears (the catalog's next refresh).",
-    "Create a TrainingJob with a listed product; or, for a product the service is adding, wait for it, or refresh the catalog now (aidc.io/reconcile-requested-at on its ServiceConnection or a TrainingProduct).",
+    "Create a TrainingJob with a product the message's command lists (the catalog of the object's connection); or, for a product the service is adding, wait for it, or refresh the catalog now (aidc.io/reconcile-requested-at on its ServiceConnection or a TrainingProduct).",
   ),
   InsufficientCapacity: ownReason(
     "UnderWay",

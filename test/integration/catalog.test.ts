@@ -406,6 +406,35 @@ describe("a refresh on demand", () => {
     );
   });
 
+  it("names, in a refusal, the command that lists the catalog of the object's connection alone", async () => {
+    // l40s.2 is account b's alone: the whole list has it, account a's does not.
+    const jobs = await refusedJob("hinted", "train.gpu.l40s.3");
+    const message = conditionOf(await jobs.get("hinted"), "Synced")?.message ?? "";
+    const selector = `aidc.io/connection=${connA}`;
+    expect(message).toContain(`list them with kubectl get trainingproducts -l ${selector})`);
+    expect(message).not.toContain("train.gpu.l40s.2");
+    const codes = async (crd: typeof trainingProductCrd, labelSelector?: string) =>
+      (await kube().list(crd, undefined, labelSelector ? { labelSelector } : {})).items.map(
+        (o) => (o.spec as { productCode?: string }).productCode,
+      );
+    expect(await codes(trainingProductCrd)).toContain("train.gpu.l40s.2");
+    expect(await codes(trainingProductCrd, selector)).not.toContain("train.gpu.l40s.2");
+    expect(await codes(trainingProductCrd, selector)).toContain("train.gpu.a100.1");
+    // A NasVolume's names its compute center too.
+    const volumes = new ObjectsOf(kube(), nasVolumeCrd, teamA);
+    await volumes.create("hinted-nas", {
+      ...{ productCode: "nas.no.such", aidcId: 1, capacityGB: 100 },
+      connectionRef: { name: connA },
+    });
+    const why = "ProductNotFoundRefused";
+    const refused = await volumes.waitForCondition("hinted-nas", "Synced", "False", why);
+    expect(conditionOf(refused, "Synced")?.message).toContain(
+      `list them with kubectl get nasproducts -l ${selector},aidc.io/compute-center=1)`,
+    );
+    await volumes.delete("hinted-nas");
+    await jobs.delete("hinted");
+  });
+
   it("orders a TrainingJob refused for a code once the product appears in its catalog", async () => {
     const jobs = await refusedJob("early-code", "train.late");
     const late = { name: "Late", aidcId: 1, productCode: "train.late", remainingCount: 10 };

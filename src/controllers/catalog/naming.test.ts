@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { connectionLabelValue, gpuModelOf, labelValue, productObjectName } from "./naming.js";
+import {
+  connectionLabelValue,
+  gpuModelOf,
+  labelValue,
+  productListCommand,
+  productObjectName,
+} from "./naming.js";
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
@@ -62,6 +68,19 @@ describe("catalog label values", () => {
     const long = connectionLabelValue(`team.${"a".repeat(100)}`);
     expect(long).toMatch(LABEL_VALUE);
     expect(long).toContain("_");
+  });
+
+  it("give the command that lists one connection's products, by the label they carry", () => {
+    expect(productListCommand("trainingproducts", "team-a")).toBe(
+      "kubectl get trainingproducts -l aidc.io/connection=team-a",
+    );
+    expect(productListCommand("nasproducts", undefined, { "aidc.io/compute-center": 2 })).toBe(
+      "kubectl get nasproducts -l aidc.io/connection=default_connection,aidc.io/compute-center=2",
+    );
+    const long = `team.${"a".repeat(100)}`;
+    expect(productListCommand("nasproducts", long, { "aidc.io/compute-center": undefined })).toBe(
+      `kubectl get nasproducts -l aidc.io/connection=${connectionLabelValue(long)}`,
+    );
   });
 
   it("read the service's dash or nothing as no GPU", () => {

@@ -5,7 +5,7 @@
  * share a name however their codes sanitize, and the same product always gets the same.
  */
 import { createHash } from "node:crypto";
-import { DEFAULT_CONNECTION_LABEL_VALUE } from "../../crds/catalog.js";
+import { CATALOG_LABELS, DEFAULT_CONNECTION_LABEL_VALUE } from "../../crds/catalog.js";
 
 /** A label value's longest form. */
 const LABEL_MAX = 63;
@@ -58,6 +58,23 @@ export function labelValue(text: string | undefined): string {
 export function connectionLabelValue(connection: string | undefined): string {
   if (connection === undefined) return DEFAULT_CONNECTION_LABEL_VALUE;
   return connection.length <= LABEL_MAX ? connection : labelValue(connection);
+}
+
+/**
+ * The kubectl command that lists the catalog `plural` of one connection (undefined:
+ * the default) and no other account's, narrowed by the labels `more` (those set), for
+ * a message: `kubectl get nasproducts -l aidc.io/connection=team-a,aidc.io/compute-center=2`.
+ */
+export function productListCommand(
+  plural: "trainingproducts" | "nasproducts",
+  connection: string | undefined,
+  more: Record<string, string | number | undefined> = {},
+): string {
+  const labels = { [CATALOG_LABELS.connection]: connectionLabelValue(connection), ...more };
+  const selector = Object.entries(labels).flatMap(([k, v]) =>
+    v === undefined ? [] : [`${k}=${v}`],
+  );
+  return `kubectl get ${plural} -l ${selector.join(",")}`;
 }
 
 /** The GPU model of a service answer: absent for none (the service sends a dash or null). */

@@ -94,7 +94,14 @@ describe("preflightVerdict", () => {
   it("names the closest codes, the compute center's first, and the command that lists the center's products", () => {
     const message = preflightVerdict({ ...base, productCode: "wes", aidcId: 1 })?.message;
     expect(message).toBe(
-      "NAS product wes is not offered in compute center 1 (closest: std, fixed, west; list them with kubectl get nasproducts -l aidc.io/compute-center=1)",
+      "NAS product wes is not offered in compute center 1 (closest: std, fixed, west; list them with kubectl get nasproducts -l aidc.io/connection=default_connection,aidc.io/compute-center=1)",
+    );
+  });
+
+  it("lists the products of the object's ServiceConnection alone, not every account's", () => {
+    const input = { ...base, productCode: "wes", connection: "team-a" };
+    expect(preflightVerdict(input)?.message).toContain(
+      "list them with kubectl get nasproducts -l aidc.io/connection=team-a)",
     );
   });
 
@@ -104,7 +111,9 @@ describe("preflightVerdict", () => {
       productCode: `nas.${i}`,
     }));
     const message = preflightVerdict({ ...base, products: many, productCode: "nas.x" })?.message;
-    expect(message).toContain("(and 35 more); list them with kubectl get nasproducts)");
+    expect(message).toContain(
+      "(and 35 more); list them with kubectl get nasproducts -l aidc.io/connection=default_connection)",
+    );
     expect(message?.match(/nas\.\d+/g)).toHaveLength(5);
   });
 });

@@ -19,6 +19,7 @@ import { capAddress, capFreeText, capValue } from "../../runtime/object-writes.j
 import { stripClientTokenMarker } from "../../service/index.js";
 import type { NasInstance, NasProduct } from "../../service/schemas/nas.js";
 import { closestCodes, closestCodesText } from "../catalog/closest-codes.js";
+import { productListCommand } from "../catalog/naming.js";
 import type { ManagedFacts, PreflightRefusal, ReadyState } from "../managed/call.js";
 import {
   type CapacityAction,
@@ -52,6 +53,8 @@ export interface PreflightInput {
   products: NasProduct[];
   /** The nas-storage-available answer; undefined when not asked (no product found). */
   available: boolean | undefined;
+  /** The object's ServiceConnection (undefined: the default), whose catalog a refusal names. */
+  connection?: string | undefined;
 }
 
 /** The product of the spec, if the catalog lists it (for the aidcId when given). */
@@ -101,9 +104,8 @@ export function preflightVerdict(input: PreflightInput): PreflightRefusal | unde
   const product = findProduct(input.products, input.productCode, input.aidcId);
   if (!product) {
     const known = input.products.map((p) => ({ code: p.productCode ?? p.name, aidcId: p.aidcId }));
-    const list = `kubectl get nasproducts${
-      input.aidcId === undefined ? "" : ` -l ${CATALOG_LABELS.computeCenter}=${input.aidcId}`
-    }`;
+    const center = { [CATALOG_LABELS.computeCenter]: input.aidcId };
+    const list = productListCommand("nasproducts", input.connection, center);
     const closest = closestCodesText(closestCodes(input.productCode, known, input.aidcId), list);
     return {
       reason: R.ProductNotFoundRefused,

@@ -56,7 +56,7 @@ export const NAS_ORDER_OPERATIONS = ["getNasSubscriptionResult", "listNas", "get
 
 /** The kind's `connect`: the NAS client of the account `conn`. */
 export function nasConnect(scaleSettleMs?: number): (conn: Connection) => NasExternalClient {
-  return (conn) => new NasExternalClient(conn.service, scaleSettleMs);
+  return (conn) => new NasExternalClient(conn.service, scaleSettleMs, conn.name);
 }
 
 /** The storage the spec adopts (`spec.storageId`), and the one the status records. */
@@ -87,6 +87,8 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
   constructor(
     private readonly service: AccountCalls,
     private readonly scaleSettleMs = DEFAULT_NAS_SCALE_SETTLE_MS,
+    /** The account's ServiceConnection (undefined: the default), for refusals' hints. */
+    private readonly connection?: string,
   ) {}
 
   requireOperations(): Promise<void> {
@@ -109,7 +111,8 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
             resourceSpecCode: productCode,
           })
         : undefined;
-    return preflightVerdict({ productCode, aidcId, capacityGB, products, available });
+    const { connection } = this;
+    return preflightVerdict({ productCode, aidcId, capacityGB, products, available, connection });
   }
 
   async create({ obj }: ManagedCall<NasVolumeObject>, token: string): Promise<CreateResult> {

@@ -79,7 +79,11 @@ export function trainingJobController(
     exportValues: (_obj, status) => trainingJobExport(status),
     finalizer: TRAINING_JOB_FINALIZER,
     connect: (conn) =>
-      trainingJobClient(conn.service, { ...clientOptions, fullReads: fullReads(conn) }),
+      trainingJobClient(conn.service, {
+        ...clientOptions,
+        connection: conn.name,
+        fullReads: fullReads(conn),
+      }),
     resolveReferences: resolveJobReferences,
     // A task's references were used at its creation and cannot change.
     referencesForCreateOnly: true,

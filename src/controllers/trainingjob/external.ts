@@ -56,6 +56,8 @@ export interface TrainingJobClientOptions {
    * so the controller keeps this per account. Default a new memory (at that interval).
    */
   fullReads?: FullReads;
+  /** The account's ServiceConnection (undefined: the default), whose catalog hints name. */
+  connection?: string | undefined;
 }
 
 /**
@@ -146,7 +148,8 @@ export function trainingJobClient(
       const prepared = prepareCreate(call, "preflight", adoption);
       if (prepared.refusal) return prepared.refusal;
       const { productCode, workerCount } = prepared.request;
-      return checkTrainingProduct(await service.tasks.products(), productCode, workerCount);
+      const products = await service.tasks.products();
+      return checkTrainingProduct(products, productCode, workerCount, options.connection);
     },
 
     async create(call, token) {
@@ -212,12 +215,8 @@ export function trainingJobClient(
       if (!view || !task?.env || task.status === undefined) return undefined;
       // Storages and pods are not in the list: the previous status keeps them.
       const observation = await judge(call, { task, fromList: true });
-      if (
-        !observation.upToDate ||
-        !listedStatusCurrent(observation.remote.status, call.obj.status)
-      ) {
-        return undefined;
-      }
+      const current = listedStatusCurrent(observation.remote.status, call.obj.status);
+      if (!observation.upToDate || !current) return undefined;
       if (!fullReads.due(id)) return { observation, fetchedAt: view.fetchedAt };
       // Due a read of its storages and pods (the follow-up of a first look, the hourly
       // one, the first after a start): the listed task is the one the status shows, so
@@ -255,8 +254,8 @@ export function trainingJobClient(
         ran.push(a);
       }
       if (ran.length > 0) done.push(describePortActions(ran));
+      const meanwhile = done.length ? `; meanwhile ${done.join("; ")}` : "";
       if (!options.exposure && call.obj.spec.exposePorts === true) {
-        const meanwhile = done.length ? `; meanwhile ${done.join("; ")}` : "";
         return {
           outcome: "Refused",
           reason: EXPOSURE_DISABLED.reason,
@@ -264,7 +263,6 @@ export function trainingJobClient(
         };
       }
       if (remote.exposureRefused.length > 0) {
-        const meanwhile = done.length ? `; meanwhile ${done.join("; ")}` : "";
         return {
           outcome: "Refused",
           reason: EXPOSURE_ADDRESS_REFUSED.reason,
@@ -275,7 +273,7 @@ export function trainingJobClient(
         return {
           outcome: "Refused",
           reason: R.OpenPortRefused,
-          message: `spec.ports asks for ports that are not open, but the open-port operation is not configured or not answered by the service (${endpointConfigKey("openPodPort")})${done.length ? `; meanwhile ${done.join("; ")}` : ""}`,
+          message: `spec.ports asks for ports that are not open, but the open-port operation is not configured or not answered by the service (${endpointConfigKey("openPodPort")})${meanwhile}`,
         };
       }
       return { outcome: "Applied", message: done.join("; ") || "in sync" };

@@ -170,7 +170,16 @@ describe("checkTrainingProduct", () => {
 
   it("says how many units the job needs and where to watch them", () => {
     expect(checkTrainingProduct(products, "train.gpu", 1)?.message).toBe(
-      "product train.gpu has 0 units left, fewer than spec.workerCount (1); no order is placed until enough are available (REMAINING of kubectl get trainingproducts)",
+      "product train.gpu has 0 units left, fewer than spec.workerCount (1); no order is placed until enough are available (REMAINING of kubectl get trainingproducts -l aidc.io/connection=default_connection)",
+    );
+  });
+
+  it("lists the products of the object's ServiceConnection alone, not every account's", () => {
+    expect(checkTrainingProduct(products, "nope", 1, "team-a")?.message).toContain(
+      "list them with kubectl get trainingproducts -l aidc.io/connection=team-a)",
+    );
+    expect(checkTrainingProduct(products, "train.gpu", 1, "team-a")?.message).toContain(
+      "(REMAINING of kubectl get trainingproducts -l aidc.io/connection=team-a)",
     );
   });
 

@@ -7,6 +7,7 @@ import { TRAINING_JOB_REASONS } from "../../crds/trainingjob.js";
 import type { CreateTrainingTaskRequest, TrainingProduct } from "../../service/index.js";
 import { CLIENT_TOKEN_ENV, OWNER_MARK_ENV } from "../../service/index.js";
 import { closestCodes, closestCodesText } from "../catalog/closest-codes.js";
+import { productListCommand } from "../catalog/naming.js";
 import type { PreflightRefusal, ResolvedCall } from "../managed/call.js";
 import { formatOwnerMark, ownerMark, rawMountRefusal } from "../managed/tenancy.js";
 import { effectiveConfig } from "./inherited-fields.js";
@@ -88,22 +89,22 @@ export function buildCreateRequest(
 /**
  * Checks the product before ordering: an unknown product code is refused (only a new
  * TrainingJob can fix it: productCode is immutable); fewer remaining units than
- * workers waits and polls, since capacity may come back. Undefined: go ahead.
+ * workers waits and polls, since capacity may come back. Undefined: go ahead. The hints
+ * list the catalog of the object's `connection` (undefined: the default) alone.
  */
 export function checkTrainingProduct(
   products: readonly TrainingProduct[],
   productCode: string,
   workerCount: number,
+  connection?: string,
 ): PreflightRefusal | undefined {
+  const list = productListCommand("trainingproducts", connection);
   const product = products.find((p) => p.productCode === productCode);
   if (!product) {
     const known = products.flatMap((p) =>
       p.productCode ? [{ code: p.productCode, aidcId: p.aidcId }] : [],
     );
-    const closest = closestCodesText(
-      closestCodes(productCode, known),
-      "kubectl get trainingproducts",
-    );
+    const closest = closestCodesText(closestCodes(productCode, known), list);
     return {
       reason: R.UnknownProductRefused,
       message: `productCode ${productCode} is not in the service's training product list (${closest}); create a TrainingJob with a listed product`,
@@ -113,7 +114,7 @@ export function checkTrainingProduct(
   if (remaining !== undefined && remaining < workerCount) {
     return {
       reason: R.InsufficientCapacity,
-      message: `product ${productCode} has ${remaining} units left, fewer than spec.workerCount (${workerCount}); no order is placed until enough are available (REMAINING of kubectl get trainingproducts)`,
+      message: `product ${productCode} has ${remaining} units left, fewer than spec.workerCount (${workerCount}); no order is placed until enough are available (REMAINING of ${list})`,
       retry: true,
     };
   }
