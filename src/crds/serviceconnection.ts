@@ -11,7 +11,7 @@ import {
 } from "./definition.js";
 import { objectName } from "./fields.js";
 import { ownReason, ownReasons } from "./reasons/own.js";
-import { kindStatus } from "./status-fields.js";
+import { kindStatus, managedStatusShape } from "./status-fields.js";
 
 /**
  * ServiceConnection (`svcconn`, cluster-scoped): one account of the Compute and Storage
@@ -249,6 +249,7 @@ export const ServiceConnectionStatus = kindStatus("the connection", {
   lastCheckedTime: timestamp(
     "When the operator last made an authenticated call with this connection's key (the Ready check).",
   ).optional(),
+  ...managedStatusShape,
 });
 /** Observed state of a ServiceConnection. */
 export type ServiceConnectionStatus = z.infer<typeof ServiceConnectionStatus>;

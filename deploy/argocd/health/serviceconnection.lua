@@ -30,7 +30,7 @@ end
 
 -- The Resting reasons of ServiceConnection: not ready, but nothing is wrong or under way.
 local RESTING_REASONS = {
-
+  ["ReconcilePaused"] = true,
 }
 
 local function describe(c)

@@ -117,11 +117,9 @@ export function catalogMirrorController(
     const pending = requesters.filter((o) => {
       const value = requestOf(o);
       const id = `${o.kind}/${o.metadata?.name}`;
-      return (
-        value !== undefined &&
-        memory.handled.get(id) !== value &&
-        (o.status as CatalogStatus | undefined)?.lastHandledReconcileAt !== value
-      );
+      // The connection's own status echoes its controller's handling, not the mirror's.
+      const echoed = o !== conn.object && (o.status as CatalogStatus)?.lastHandledReconcileAt;
+      return value !== undefined && memory.handled.get(id) !== value && echoed !== value;
     });
     const now = ctx.clock.now().getTime();
     const decision = refreshDue({

@@ -28,7 +28,7 @@ import { reasonEvents } from "../event-reasons.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import { heldReadyCondition, paused } from "../managed/condition-writes.js";
 import { ANNOTATIONS } from "../managed/create-protocol.js";
-import { isPaused, reconcileRequest } from "../managed/decisions.js";
+import { isPaused, lastHandled, reconcileRequest } from "../managed/decisions.js";
 import { releaseRenamedExports, writeConnectionDetails } from "../managed/export.js";
 import { EXPORT_RECHECK_POLLS, ExportMemory } from "../managed/export-memory.js";
 import {
@@ -51,7 +51,7 @@ import {
 } from "./binding.js";
 import { saveImages } from "./image-saver.js";
 import { IMAGES_ANNOTATION, parseLedger, type SaveBackoff } from "./images.js";
-import { type CciObject, lastHandled, withConditions } from "./objects.js";
+import { type CciObject, withConditions } from "./objects.js";
 import type { CciAccount } from "./snapshot.js";
 import { cciExport, isInError, needsDetail, observedStatus, readyCondition } from "./status.js";
 

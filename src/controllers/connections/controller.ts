@@ -5,7 +5,8 @@
  * connection carries none, so it is deleted even without the operator), and,
  * when its spec or its Secrets change, reconciles the objects that use it again (their
  * holds lifted: a refused key may be accepted now, a namespace allowed). The routing of
- * the objects' calls is the registry's (registry.ts).
+ * the objects' calls is the registry's (registry.ts). It is steered as the managed kinds
+ * are: paused, it is neither checked nor changed; reconcile-now checks it at once.
  */
 import { pollIntervalFor } from "../../config/schema.js";
 import { allCrds, REASONS } from "../../crds/index.js";
@@ -28,6 +29,9 @@ import {
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { failedSyncCondition } from "../health-conditions.js";
+import type { ManagedObject } from "../managed/call.js";
+import { paused } from "../managed/condition-writes.js";
+import { isPaused, lastHandled, reconcileRequest } from "../managed/decisions.js";
 import { managedPermissions } from "../managed/managed-controller.js";
 import { NAMESPACES, type ServiceConnections } from "./registry.js";
 import { SECRETS } from "./secrets.js";
@@ -114,6 +118,7 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
       conditions,
       objectsUsing: users,
       ...(at !== undefined ? { lastCheckedTime: new Date(at).toISOString() } : {}),
+      ...lastHandled(conn),
     });
   };
 
@@ -126,6 +131,12 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
       seen.delete(name);
       checked.delete(name);
       return {};
+    }
+    // Paused: no check and no finalizer change, so a held deletion waits (decisions.ts).
+    if (isPaused(found)) {
+      if (!writesStatus) return {};
+      const held = hasFinalizer(found, finalizer) ? { finalizer } : {};
+      return paused(ctx, { resource: serviceConnectionCrd, ...held }, found as ManagedObject);
     }
     const users = usersOf(connections, ctx.cache, name);
     if (found.metadata?.deletionTimestamp) {
@@ -166,7 +177,8 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
     const last = checked.get(name);
     const now = ctx.clock.now().getTime();
     let ready = last?.ready ?? getCondition(conn.status?.conditions, "Ready");
-    if (!last || last.fingerprint !== fingerprint || now - last.at >= pollIntervalMs || !ready) {
+    const due = !last || now - last.at >= pollIntervalMs || reconcileRequest(conn) !== undefined;
+    if (due || last.fingerprint !== fingerprint || !ready) {
       const result = await check(conn, ctx.signal);
       // A saturated limit says nothing about the key: keep what the last check found.
       const throttled =

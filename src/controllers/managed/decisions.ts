@@ -60,8 +60,11 @@ export function orphanCause(obj: ManagedObject): string {
     : `spec.managementPolicies ${policiesText(obj)} has no Delete`;
 }
 
+/** What the steering annotations are read from: any object with a status (a ServiceConnection too). */
+type Steered = Pick<ManagedObject, "metadata" | "status">;
+
 /** Whether the object is paused (`aidc.io/paused: "true"`). */
-export function isPaused(obj: ManagedObject): boolean {
+export function isPaused(obj: Steered): boolean {
   return obj.metadata?.annotations?.[STEERING_ANNOTATIONS.paused] === "true";
 }
 
@@ -69,15 +72,25 @@ export function isPaused(obj: ManagedObject): boolean {
  * The value of `aidc.io/reconcile-requested-at` when it asks for a reconcile not
  * handled yet (different from status.lastHandledReconcileAt), else undefined.
  */
-export function reconcileRequest(obj: ManagedObject): string | undefined {
+export function reconcileRequest(obj: Steered): string | undefined {
   const asked = obj.metadata?.annotations?.[STEERING_ANNOTATIONS.reconcileRequestedAt];
   if (asked === undefined || asked === obj.status?.lastHandledReconcileAt) return undefined;
   return asked;
 }
 
 /**
- * The Synced condition of a paused object; `holdsDeletion`: the kind's finalizer keeps
- * a deleted object until it is resumed (not a CciInstance's, which has none).
+ * status.lastHandledReconcileAt of a reconcile of `obj` outside the managed loop: the
+ * request it handles ({@link reconcileRequest}), else the one handled before.
+ */
+export function lastHandled(obj: Steered): { lastHandledReconcileAt?: string } {
+  const at = reconcileRequest(obj) ?? obj.status?.lastHandledReconcileAt;
+  return at === undefined ? {} : { lastHandledReconcileAt: at };
+}
+
+/**
+ * The Synced condition of a paused object; `holdsDeletion`: a finalizer keeps a deleted
+ * object until it is resumed (not a CciInstance, which has none, nor an unused
+ * ServiceConnection).
  */
 export function pausedSynced(holdsDeletion = true) {
   const deletion = holdsDeletion ? " (a deletion waits too)" : "";

@@ -3,7 +3,15 @@
  * rows of a remote resource's state and of referenced objects that several kinds write:
  * those name no kind, a kind joins them with the `sharedReasons` of its CrdDefinition.
  */
-import { ALL, entry, JOINED, MANAGED, REFUSAL, type ReasonEntry, readEveryPoll } from "./entry.js";
+import {
+  EVERY,
+  entry,
+  JOINED,
+  MANAGED,
+  REFUSAL,
+  type ReasonEntry,
+  readEveryPoll,
+} from "./entry.js";
 
 /** The generic managed loop, and the rows kinds join. */
 export const MANAGED_LOOP_REASONS = {
@@ -85,8 +93,8 @@ export const MANAGED_LOOP_REASONS = {
     ...entry(
       "Resting",
       ["Ready", "Synced"],
-      ALL,
-      'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too, but not that of a CciInstance, whose instance is kept anyway). kstatus reads Ready as before the pause, and an object paused before it had a Ready gets Ready=False (kstatus InProgress, not Current); Argo CD shows Suspended, or Degraded while Ready keeps a terminal reason.',
+      EVERY,
+      'The annotation aidc.io/paused is "true": the operator neither calls the service for the object nor changes it (a deletion waits too where a finalizer holds it: not that of a CciInstance, whose instance is kept anyway, or of an unused ServiceConnection). A paused ServiceConnection is not checked, but the objects using it go on using it (pause them too). kstatus reads Ready as before the pause, and an object paused before it had a Ready gets Ready=False (kstatus InProgress, not Current); Argo CD shows Suspended, or Degraded while Ready keeps a terminal reason.',
       "Remove the annotation aidc.io/paused (or set it to anything but true) to resume at once.",
     ),
     operator:
