@@ -19,6 +19,7 @@ import {
 } from "../../runtime/index.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { reasonEvents } from "../event-reasons.js";
+import { isPaused } from "../managed/decisions.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "./expose.js";
 import { applyExposure, exposureChanges, exposureInSync } from "./expose-sync.js";
 import type { TrainingJobObject } from "./objects.js";
@@ -86,8 +87,9 @@ export function trainingJobExposureController(
     .permissions(EXPOSURE_PERMISSIONS)
     .reconcile(async (key, ctx) => {
       const job = ctx.cache.get<TrainingJobObject>(trainingJobCrd, key);
-      // A deleted job's objects go with it (ownerReferences: garbage collection).
-      if (!job || job.metadata?.deletionTimestamp) return {};
+      // A deleted job's objects go with it (ownerReferences: garbage collection); a
+      // paused job's stay as they are until it is resumed (decisions.ts).
+      if (!job || job.metadata?.deletionTimestamp || isPaused(job)) return {};
       const uid = job.metadata?.uid;
       const owned = (res: ResourceDescriptor) =>
         ctx.cache
