@@ -126,4 +126,29 @@ describe("the CRDs through kubectl", () => {
       "image is immutable (a limit of the service): the service cannot change a submitted training task",
     );
   });
+
+  it("refuses spec.managementPolicies on a CciInstance or a ServiceConnection, which have none, instead of dropping it", async () => {
+    const cci = {
+      apiVersion: "aidc.io/v1alpha1",
+      kind: "CciInstance",
+      metadata: { name: "observe-only", namespace },
+      spec: { instanceId: "cci-1", managementPolicies: ["Observe"] },
+    };
+    const refused = await kubectl(["apply", "-f", "-"], JSON.stringify(cci));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('unknown field "spec.managementPolicies"');
+    const conn = {
+      apiVersion: "aidc.io/v1alpha1",
+      kind: "ServiceConnection",
+      metadata: { name: `${namespace}-observe-only` },
+      spec: {
+        baseUrl: "https://aidc.example.com",
+        apiKeySecretRef: { namespace, name: "key", key: "apiKey" },
+        managementPolicies: ["Observe"],
+      },
+    };
+    const also = await kubectl(["apply", "-f", "-"], JSON.stringify(conn));
+    expect(also.code).not.toBe(0);
+    expect(also.stderr).toContain('unknown field "spec.managementPolicies"');
+  });
 });
