@@ -74,7 +74,7 @@ export const CatalogStatus = z
   .object({
     lastHandledReconcileAt: described(
       z.string().max(256),
-      "The value of this product's annotation aidc.io/reconcile-requested-at that the operator last refreshed the connection's catalogs for (a new value on the product or on its ServiceConnection refreshes them; the ServiceConnection's is echoed nowhere).",
+      "The value of this product's annotation aidc.io/reconcile-requested-at that the operator last refreshed the connection's catalogs for (a new value on the product or on its ServiceConnection refreshes them; the ServiceConnection's own status echoes its value once its key is checked).",
     ).optional(),
   })
   .meta({
