@@ -4,13 +4,22 @@
  * it says that the proxy is the problem, and which one.
  */
 
-/** The codes of a connection that could not be opened (a host down or unknown, a port closed). */
-const UNREACHABLE_CODES = new Set([
+/**
+ * The codes of a connection refused or never opened (a host down or unknown, a port
+ * closed): nothing was sent on it (service/transport-errors.ts counts a call failed so
+ * as not sent).
+ */
+export const CONNECT_FAILED_CODES = [
   "ECONNREFUSED",
   "ENOTFOUND",
   "EAI_AGAIN",
   "EHOSTUNREACH",
   "ENETUNREACH",
+] as const;
+
+/** {@link CONNECT_FAILED_CODES} and the timeouts of a connection being opened. */
+const UNREACHABLE_CODES = new Set<string>([
+  ...CONNECT_FAILED_CODES,
   "ETIMEDOUT",
   "UND_ERR_CONNECT_TIMEOUT",
 ]);

@@ -4,6 +4,8 @@
  * redirect, a call whose reconcile was abandoned; and the scrubbing of the key from any
  * message.
  */
+
+import { CONNECT_FAILED_CODES } from "../runtime/proxy-errors.js";
 import {
   endpointConfigKey,
   ServiceAuthError,
@@ -141,14 +143,7 @@ export function malformed(
  * Network error codes that prove the request never reached the service; ERR_PROXY_TUNNEL:
  * the proxy refused the tunnel (e.g. 407) or closed it before it was open.
  */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ERR_PROXY_TUNNEL",
-]);
+const NOT_SENT_CODES = new Set<string>([...CONNECT_FAILED_CODES, "ERR_PROXY_TUNNEL"]);
 
 /** The codes whose message says more than the code (the proxy's answer, e.g. 407). */
 const SAID_CODES = new Set(["ERR_PROXY_TUNNEL"]);
