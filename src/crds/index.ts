@@ -56,5 +56,9 @@ export const allCrds: readonly CrdDefinition[] = [
  */
 export const catalogCrds: readonly CrdDefinition[] = [trainingProductCrd, nasProductCrd];
 
-/** The reason table of every kind: the shared reasons and each kind's own (reason-table.ts). */
-export const REASONS = new ReasonTable(allCrds);
+/**
+ * The reason table of every kind that writes conditions (all but the catalogs, whose
+ * status is only a reconcile-now echo): the shared reasons and each kind's own
+ * (reason-table.ts).
+ */
+export const REASONS = new ReasonTable(allCrds.filter((c) => !catalogCrds.includes(c)));

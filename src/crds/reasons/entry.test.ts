@@ -33,4 +33,12 @@ describe("the reason table of the registered kinds", () => {
       .map(([reason]) => reason);
     expect(silent).toEqual([]);
   });
+
+  it("names no catalog kind: a read-only mirror writes no condition, paused or not", async () => {
+    const { REASONS, catalogCrds } = await import("../index.js");
+    const catalogs = catalogCrds.map((c) => c.kind);
+    const naming = REASONS.entries().filter(([, e]) => e.kinds.some((k) => catalogs.includes(k)));
+    expect(naming.map(([reason]) => reason)).toEqual([]);
+    expect(REASONS.entry("ReconcilePaused")?.kinds).toContain("CciInstance");
+  });
 });
