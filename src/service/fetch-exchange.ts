@@ -51,7 +51,9 @@ export async function fetchExchange(r: ExchangeRequest): Promise<ExchangeAnswer>
         : named("TimeoutError", `no answer within ${r.timeoutMs} ms`, err);
     }
     if (err instanceof FetchError && (err.code ?? err.errno)) {
-      throw Object.assign(new Error(err.message, { cause: err }), { code: err.code ?? err.errno });
+      // The system error's own message, as the plain exchange's (node-fetch puts the URL before it).
+      const message = err.message.replace(/^request to \S+ failed, reason: /, "");
+      throw Object.assign(new Error(message, { cause: err }), { code: err.code ?? err.errno });
     }
     throw err;
   }

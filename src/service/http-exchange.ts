@@ -12,7 +12,7 @@ import https, { Agent as HttpsAgent } from "node:https";
 import type { Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import zlib from "node:zlib";
-import { type ProxyAgentOptions, socksAgentClass } from "./service-proxy.js";
+import { type NamedProxy, type ProxyAgentOptions, socksAgentClass } from "./service-proxy.js";
 
 /** What one exchange needs. */
 export interface ExchangeRequest {
@@ -237,8 +237,8 @@ export function dropStaleFreeSockets(agent: HttpAgent, idleMs: number, now: numb
 export interface IdleBoundedAgents {
   http: HttpAgent;
   https: HttpsAgent;
-  /** The http(s) proxy every connection goes to, without its credentials; none when direct or socks. */
-  proxy?: string;
+  /** The proxy every connection goes to (http(s) or SOCKS5), named by its errors; none when direct. */
+  proxy?: NamedProxy;
 }
 
 /**
@@ -256,7 +256,7 @@ export function idleBoundedAgents(
   maxSockets: number,
   proxy: ProxyAgentOptions = {},
 ): IdleBoundedAgents {
-  const { socks, ...nodeProxy } = proxy;
+  const { socks, named, ...nodeProxy } = proxy;
   const options = { keepAlive: true, maxSockets, timeout: idleSocketTimeoutMs, ...nodeProxy };
   const [HttpBase, HttpsBase] =
     socks === undefined
@@ -265,6 +265,5 @@ export function idleBoundedAgents(
   const Http = idleBounded(HttpBase, idleSocketTimeoutMs);
   const Https = idleBounded(HttpsBase, idleSocketTimeoutMs);
   const agents = { http: new Http(options), https: new Https(options) as unknown as HttpsAgent };
-  const via = nodeProxy.proxyEnv && new URL(nodeProxy.proxyEnv.HTTPS_PROXY);
-  return via ? { ...agents, proxy: `${via.protocol}//${via.host}` } : agents;
+  return named ? { ...agents, proxy: named } : agents;
 }

@@ -16,7 +16,6 @@ import {
   ListObjectVersionsCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
-import { isUnreachable, ProxyConnectError } from "../runtime/proxy-errors.js";
 import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
 import { idleBoundedAgents } from "./http-exchange.js";
 import { callS3, objectStorageError, s3ErrorCode, s3HttpStatus } from "./object-storage-errors.js";
@@ -29,7 +28,7 @@ import type {
   ObjectStorageOptions,
   VersioningState,
 } from "./object-storage-types.js";
-import { proxyOptionsFor } from "./service-proxy.js";
+import { proxyFailure, proxyOptionsFor } from "./service-proxy.js";
 import { abandoned } from "./transport-errors.js";
 
 export type {
@@ -81,12 +80,11 @@ export class ObjectStorageClient {
     });
     const { proxy } = agents;
     if (proxy !== undefined) {
-      // Outside the SDK's retries: an http(s) proxy not reached fails the call saying so.
-      const where = this.endpoint.startsWith("https:") ? "HTTPS_PROXY" : "HTTP_PROXY";
+      // Outside the SDK's retries: a proxy not reached fails the call saying so.
       this.s3.middlewareStack.add(
         (next) => (args) =>
           next(args).catch((err: unknown) => {
-            throw isUnreachable(err) ? new ProxyConnectError(proxy, where, err) : err;
+            throw proxyFailure(proxy, err) ?? err;
           }),
         { step: "initialize", name: "aidcProxyNamed" },
       );

@@ -10,6 +10,7 @@
 import type { ClientRequest, Agent as HttpAgent } from "node:http";
 import type { Duplex } from "node:stream";
 import { Agent as AgentBase, type AgentConnectOpts } from "agent-base";
+import { isUnreachable, ProxyConnectError } from "../runtime/proxy-errors.js";
 import { socksTunnelOpener } from "../runtime/socks-tunnel.js";
 
 /** The proxy a call to `url` goes through (`http://`, `https://` or `socks5://`), or undefined for a direct call. */
@@ -21,6 +22,15 @@ export interface ProxyAgentOptions {
   proxyEnv?: { HTTP_PROXY: string; HTTPS_PROXY: string };
   /** A `socks5h://` proxy every connection is tunnelled through ({@link socksAgentClass}). */
   socks?: string;
+  /** The proxy as its errors name it ({@link proxyFailure}); set by {@link proxyOptionsFor}. */
+  named?: NamedProxy;
+}
+
+/** A proxy and the setting it came from (`HTTPS_PROXY`), as {@link ProxyConnectError} names them. */
+export interface NamedProxy {
+  /** As the resolver answered it, its user and password included: never shown whole. */
+  url: string;
+  setting: string;
 }
 
 /**
@@ -89,12 +99,32 @@ export function proxyOptionsFor(
   url: string,
   resolve: ProxyResolver | undefined,
 ): ProxyAgentOptions {
+  const setting = url.startsWith("https:") ? "HTTPS_PROXY" : "HTTP_PROXY";
   try {
-    return proxyAgentOptions(resolve?.(new URL(url)));
+    const proxy = resolve?.(new URL(url));
+    const options = proxyAgentOptions(proxy);
+    return proxy === undefined ? options : { ...options, named: { url: proxy, setting } };
   } catch (err) {
-    const from = url.startsWith("https:") ? "HTTPS_PROXY" : "HTTP_PROXY";
-    throw new ServiceProxyError(`the proxy of ${what} (${from}): ${(err as Error).message}`);
+    throw new ServiceProxyError(`the proxy of ${what} (${setting}): ${(err as Error).message}`);
   }
+}
+
+/**
+ * `err` as the {@link ProxyConnectError} of `proxy` when a connection to it failed
+ * (every connection of a client with a proxy is one to the proxy): refused, its name
+ * unknown, or a tunnel it refused or never opened (ERR_PROXY_TUNNEL, an http(s) proxy's
+ * or a SOCKS5 one's); its code stays the cause's, so that a call it failed is known as
+ * not sent. Any other error, or no proxy: undefined.
+ */
+export function proxyFailure(
+  proxy: NamedProxy | undefined,
+  err: unknown,
+): ProxyConnectError | undefined {
+  if (proxy === undefined || err instanceof ProxyConnectError) return undefined;
+  const tunnel = (err as { code?: unknown } | null)?.code === "ERR_PROXY_TUNNEL";
+  return tunnel || isUnreachable(err)
+    ? new ProxyConnectError(proxy.url, proxy.setting, err)
+    : undefined;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   ServiceUnavailableError,
 } from "./errors.js";
 import { ResponseTooLargeError } from "./http-exchange.js";
+import { type NamedProxy, proxyFailure } from "./service-proxy.js";
 
 /** Which call the answer belongs to, for error messages and classification. */
 export interface CallDescription {
@@ -145,22 +146,28 @@ export function malformed(
  */
 const NOT_SENT_CODES = new Set<string>([...CONNECT_FAILED_CODES, "ERR_PROXY_TUNNEL"]);
 
-/** The codes whose message says more than the code (the proxy's answer, e.g. 407). */
-const SAID_CODES = new Set(["ERR_PROXY_TUNNEL"]);
+/**
+ * Whether the network error `err` proves that its request never left (see
+ * {@link NOT_SENT_CODES}): the service's calls and the object storage's alike.
+ */
+export function neverSent(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && NOT_SENT_CODES.has(code);
+}
 
 /** What a failed attempt's error names: the limits it broke, and the proxy it went to. */
 export interface AttemptLimits {
   timeoutMs: number;
   maxResponseBytes: number;
-  /** The http(s) proxy every connection goes to (no credentials); undefined when direct. */
-  proxy?: string | undefined;
+  /** The proxy every connection goes to; undefined when direct. */
+  proxy?: NamedProxy | undefined;
 }
 
 /**
  * The error of an attempt that got no usable answer: a body past the size limit
  * (malformed), a timeout, or a network failure (`outcomeUnknown` unless the error
- * proves the request was never sent). Through an http(s) proxy every connection is the
- * proxy's, so a connection refused or a name not found is said to be the proxy's.
+ * proves the request was never sent). Through a proxy every connection is the proxy's,
+ * so a connection that failed says so as the proxy's {@link proxyFailure}.
  */
 export function networkError(
   call: CallDescription,
@@ -184,21 +191,14 @@ export function networkError(
     });
   }
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const notSent = code !== undefined && NOT_SENT_CODES.has(code);
   const message = err instanceof Error ? err.message : String(err);
-  // A user:password in a URL of the message (a proxy's) is never repeated.
-  const said = code !== undefined && SAID_CODES.has(code);
-  const proxied = notSent && !said && limits.proxy !== undefined;
-  const detail = said
-    ? `${code}: ${message.replace(/\/\/[^/\s@]*@/g, "//")}`
-    : proxied
-      ? `${code}: the proxy ${limits.proxy} of HTTPS_PROXY / HTTP_PROXY cannot be reached`
-      : (code ?? message);
+  const proxied = proxyFailure(limits.proxy, err);
+  const detail = proxied?.message ?? code ?? message;
   return new ServiceUnavailableError(`${call.where} failed: network error (${detail})`, {
     endpoint: call.endpoint,
     code: undefined,
-    outcomeUnknown: !call.idempotent && !notSent,
-    cause: err,
+    outcomeUnknown: !call.idempotent && !neverSent(err),
+    cause: proxied ?? err,
   });
 }
 

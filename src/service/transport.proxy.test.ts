@@ -45,8 +45,8 @@ describe.each(["node-http", "node-fetch"] as const)(
       client.close();
       expect(err).toBeInstanceOf(ServiceError);
       expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
-      expect((err as Error).message).toMatch(
-        /ERR_PROXY_TUNNEL: .*407 Proxy Authentication Required/,
+      expect((err as Error).message).toBe(
+        `POST /v1/subscription/nasStorage/create failed: network error (the proxy http://127.0.0.1:${proxyPort} of HTTPS_PROXY refused the tunnel: it answered 407 to CONNECT)`,
       );
       expect((err as Error).message).not.toMatch(/Pr0xyPa55|corp:/);
       expect(attempts).toHaveLength(3);
@@ -73,7 +73,7 @@ describe.each(["node-http", "node-fetch"] as const)(
       client.close();
       expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
       expect((err as Error).message).toBe(
-        `POST /v1/subscription/nasStorage/create failed: network error (ECONNREFUSED: the proxy http://127.0.0.1:${port} of HTTPS_PROXY / HTTP_PROXY cannot be reached)`,
+        `POST /v1/subscription/nasStorage/create failed: network error (the proxy http://127.0.0.1:${port} of HTTPS_PROXY cannot be reached: connect ECONNREFUSED 127.0.0.1:${port})`,
       );
     });
   },

@@ -111,8 +111,9 @@ describe.each(["node-http", "node-fetch"] as const)("a socks5 proxy, over %s", (
     );
     expect(err).toBeInstanceOf(ServiceError);
     expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
-    expect((err as Error).message).toMatch(
-      /ERR_PROXY_TUNNEL: .*SOCKS5 proxy: Socks5 Authentication failed/,
+    // The proxy and the setting it came from, as an http(s) proxy's failure names them.
+    expect((err as Error).message).toBe(
+      `POST /v1/subscription/nasStorage/create failed: network error (the proxy socks5://127.0.0.1:${new URL(proxy.url).port} of HTTPS_PROXY refused the tunnel: Socks5 Authentication failed)`,
     );
     expect((err as Error).message).not.toMatch(/Pa55word|aidc:/);
     // Nor in the error as the log writes it (its causes' messages included).
