@@ -7,12 +7,15 @@
  * server's message; never from a request, so no credential can reach them (SigV4
  * never sends the secret key; the access key id travels only in headers).
  */
+import type { S3Client } from "@aws-sdk/client-s3";
 import {
   ServiceError,
   ServiceNotFoundError,
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
+import { type NamedProxy, proxyFailure } from "./service-proxy.js";
+import { neverSent } from "./transport-errors.js";
 
 /** What the AWS SDK's errors carry (ServiceException and its subclasses). */
 interface SdkErrorShape {
@@ -103,7 +106,8 @@ export function objectStorageError(
   if (status === undefined) {
     return new ServiceUnavailableError(`${what}: no answer (${serverMessage})`, {
       ...details,
-      outcomeUnknown: mutating,
+      // As the service's calls: a connection never opened (to the proxy, too) sent nothing.
+      outcomeUnknown: mutating && !neverSent(err),
     });
   }
   const text = `${what}: ${code ?? `HTTP ${status}`}: ${serverMessage}`;
@@ -120,6 +124,41 @@ export function objectStorageError(
     return new ServiceUnavailableError(text, { ...details, outcomeUnknown: mutating });
   }
   return new ServiceRefusedError(text, details);
+}
+
+/** The calls one of whose attempts may have reached the storage (see {@link attemptsTold}). */
+const reached = new WeakSet<object>();
+
+/**
+ * Makes the failure of each call of `s3` say what its attempts (the SDK retries a
+ * connection refused) tell: one none of whose attempts was sent keeps the code that
+ * proves it (ECONNREFUSED, ERR_PROXY_TUNNEL: {@link objectStorageError} then knows a
+ * create did not happen), naming the `proxy` it could not reach; one whose last attempt
+ * was not sent but an earlier one may have been does not.
+ */
+export function attemptsTold(s3: S3Client, proxy: NamedProxy | undefined): void {
+  s3.middlewareStack.add(
+    (next, context) => (args) =>
+      next(args).catch((err: unknown) => {
+        const named = proxyFailure(proxy, err) ?? err;
+        if (!reached.has(context) || !neverSent(err)) throw named;
+        const said = named instanceof Error ? named.message : String(named);
+        throw new Error(
+          `${said}, after an earlier attempt that may have reached the object storage`,
+          { cause: named },
+        );
+      }),
+    { step: "initialize", name: "aidcAttemptsTold" },
+  );
+  // Inside the SDK's retries: each attempt that failed without proof that it was not sent.
+  s3.middlewareStack.add(
+    (next, context) => (args) =>
+      next(args).catch((err: unknown) => {
+        if (!neverSent(err)) reached.add(context);
+        throw err;
+      }),
+    { step: "finalizeRequest", priority: "low", name: "aidcAttempts" },
+  );
 }
 
 /**

@@ -1,11 +1,31 @@
 /**
- * An S3 call whose http(s) proxy (HTTPS_PROXY, HTTP_PROXY) cannot be reached says that
- * the proxy is the problem, and which one, without its user and password.
+ * An S3 call whose proxy (HTTPS_PROXY, HTTP_PROXY) cannot be reached or refuses the
+ * tunnel says that the proxy is the problem, which one and whose setting, without its
+ * user and password; a create it failed is known not to have been sent (a plain retry,
+ * not an unknown outcome), unless an earlier attempt of the call may have reached the
+ * storage.
  */
-import { describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../controlplane/controlplane.js";
 import { ServiceUnavailableError } from "./errors.js";
 import { ObjectStorageClient } from "./object-storage.js";
+
+const PASSWORD = "pr0xy-pa55";
+
+function s3Client(endpoint: string, proxy?: string): ObjectStorageClient {
+  return new ObjectStorageClient({
+    endpoint,
+    region: "us-east-1",
+    credentials: async () => ({ accessKeyId: "AKIDTEST", secretAccessKey: "secret-test-key" }),
+    ...(proxy ? { proxyFor: () => proxy } : {}),
+  });
+}
+
+/** The error as the log writes it, its causes included. */
+const logged = (err: unknown) => JSON.stringify(pino.stdSerializers.err(err as Error));
 
 describe("the S3 client through a proxy that cannot be reached", () => {
   it.each([
@@ -13,12 +33,7 @@ describe("the S3 client through a proxy that cannot be reached", () => {
     ["http://s3.example.test:9000", "HTTP_PROXY"],
   ])("fails a call to %s naming the proxy of %s, retryable", async (endpoint, where) => {
     const port = await freePort();
-    const client = new ObjectStorageClient({
-      endpoint,
-      region: "us-east-1",
-      credentials: async () => ({ accessKeyId: "AKIDTEST", secretAccessKey: "secret-test-key" }),
-      proxyFor: () => `http://aidc:pr0xy-pa55@127.0.0.1:${port}`,
-    });
+    const client = s3Client(endpoint, `http://aidc:${PASSWORD}@127.0.0.1:${port}`);
     try {
       const failed = await client.headBucket("logs").catch((err: unknown) => err);
       expect(failed).toBeInstanceOf(ServiceUnavailableError);
@@ -27,9 +42,72 @@ describe("the S3 client through a proxy that cannot be reached", () => {
       );
       const listed = await client.listBuckets().catch((err: unknown) => err);
       expect((listed as Error).message).toContain(`the proxy http://127.0.0.1:${port} of ${where}`);
-      expect(JSON.stringify([failed, listed, String(failed)])).not.toContain("pr0xy-pa55");
+      expect(JSON.stringify([failed, listed, String(failed)])).not.toContain(PASSWORD);
     } finally {
       client.close();
     }
   });
+
+  it("fails a create as not sent: nothing reached the object storage", async () => {
+    const port = await freePort();
+    const client = s3Client("https://s3.example.test", `http://aidc:${PASSWORD}@127.0.0.1:${port}`);
+    const err = await client.createBucket("logs").catch((e: unknown) => e);
+    client.close();
+    expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
+    expect((err as Error).message).toBe(
+      `S3 CreateBucket of bucket logs: no answer (the proxy http://127.0.0.1:${port} of HTTPS_PROXY cannot be reached: connect ECONNREFUSED 127.0.0.1:${port})`,
+    );
+    expect(logged(err)).not.toContain(PASSWORD);
+  });
+});
+
+describe("the S3 client through a proxy that refuses the tunnel", () => {
+  let status = 503;
+  const proxy = createServer((_req, res) => res.writeHead(405).end());
+  proxy.on("connect", (_req, socket) => socket.end(`HTTP/1.1 ${status} No\r\n\r\n`));
+  beforeAll(() => new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve)));
+  afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+
+  it.each([
+    [503, "cannot reach the server: it answered 503 to CONNECT"],
+    [403, "refused the tunnel: it answered 403 to CONNECT"],
+    [407, "refused the tunnel: it answered 407 to CONNECT"],
+  ])(
+    "fails a create the proxy answers %i as not sent, saying what the answer means",
+    async (code, said) => {
+      status = code;
+      const { port } = proxy.address() as AddressInfo;
+      const client = s3Client(
+        "https://s3.example.test",
+        `http://aidc:${PASSWORD}@127.0.0.1:${port}`,
+      );
+      const err = await client.createBucket("logs").catch((e: unknown) => e);
+      client.close();
+      expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
+      expect((err as Error).message).toBe(
+        `S3 CreateBucket of bucket logs: no answer (the proxy http://127.0.0.1:${port} of HTTPS_PROXY ${said})`,
+      );
+      expect(logged(err)).not.toContain(PASSWORD);
+    },
+  );
+});
+
+it("fails a create whose first attempt may have reached the storage as of unknown outcome, though the SDK's retry was refused", async () => {
+  // The first connection is reset once the request came (the SDK retries ECONNRESET);
+  // the server has stopped listening by then, so the retry is refused.
+  const server = createTcpServer((socket) => {
+    socket.once("data", () => {
+      server.close();
+      socket.resetAndDestroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const client = s3Client(`http://127.0.0.1:${port}`);
+  const err = await client.createBucket("logs").catch((e: unknown) => e);
+  client.close();
+  expect(err).toMatchObject({ retryable: true, outcomeUnknown: true });
+  expect((err as Error).message).toBe(
+    `S3 CreateBucket of bucket logs: no answer (connect ECONNREFUSED 127.0.0.1:${port}, after an earlier attempt that may have reached the object storage)`,
+  );
 });

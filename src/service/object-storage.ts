@@ -18,7 +18,13 @@ import {
 } from "@aws-sdk/client-s3";
 import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
 import { idleBoundedAgents } from "./http-exchange.js";
-import { callS3, objectStorageError, s3ErrorCode, s3HttpStatus } from "./object-storage-errors.js";
+import {
+  attemptsTold,
+  callS3,
+  objectStorageError,
+  s3ErrorCode,
+  s3HttpStatus,
+} from "./object-storage-errors.js";
 import { BucketFeatures } from "./object-storage-features.js";
 import type {
   BucketPresence,
@@ -28,7 +34,7 @@ import type {
   ObjectStorageOptions,
   VersioningState,
 } from "./object-storage-types.js";
-import { proxyFailure, proxyOptionsFor } from "./service-proxy.js";
+import { proxyOptionsFor } from "./service-proxy.js";
 import { abandoned } from "./transport-errors.js";
 
 export type {
@@ -78,17 +84,7 @@ export class ObjectStorageClient {
       // rotated in the Secret is used at once (the reader caches the file itself).
       credentials: async () => ({ ...(await options.credentials()), expiration: new Date(0) }),
     });
-    const { proxy } = agents;
-    if (proxy !== undefined) {
-      // Outside the SDK's retries: a proxy not reached fails the call saying so.
-      this.s3.middlewareStack.add(
-        (next) => (args) =>
-          next(args).catch((err: unknown) => {
-            throw proxyFailure(proxy, err) ?? err;
-          }),
-        { step: "initialize", name: "aidcProxyNamed" },
-      );
-    }
+    attemptsTold(this.s3, agents.proxy);
     const { mayCall } = options;
     if (mayCall) {
       // Inside the SDK's retries, after signing: every attempt asks, right before it is sent.

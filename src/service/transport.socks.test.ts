@@ -174,4 +174,22 @@ describe("the object storage through a socks5 proxy", () => {
     expect(new Set(proxy.targets)).toEqual(new Set([`${S3_HOST}:${s3Front.port}`]));
     expect(proxy.tunnels).toBe(1);
   });
+
+  it("fails a create the proxy refuses (a wrong password) as not sent, naming the proxy and HTTPS_PROXY, never the password", async () => {
+    reset();
+    const client = new ObjectStorageClient({
+      endpoint: `https://${S3_HOST}:${s3Front.port}`,
+      region: "us-east-1",
+      credentials: async () => ({ accessKeyId: "AKIDTEST", secretAccessKey: "secret-test-key" }),
+      proxyFor: () => proxyUrl("wrong-Pa55word"),
+    });
+    const err = await client.createBucket("logs").catch((e: unknown) => e);
+    client.close();
+    expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
+    expect((err as Error).message).toBe(
+      `S3 CreateBucket of bucket logs: no answer (the proxy socks5://127.0.0.1:${new URL(proxy.url).port} of HTTPS_PROXY refused the tunnel: Socks5 Authentication failed)`,
+    );
+    expect(JSON.stringify(pino.stdSerializers.err(err as Error))).not.toMatch(/Pa55word/);
+    expect(proxy.tunnels).toBe(0);
+  });
 });
