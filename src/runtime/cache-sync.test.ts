@@ -270,4 +270,26 @@ describe("syncSummary", () => {
       "not synced: nasvolumes.aidc.io, buckets.aidc.io (404: the API server does not serve these kinds; are the CRDs installed?)",
     );
   });
+
+  it("says of kinds a front answered for itself (no Audit-Id, no Status) what it said, in one group, lists and watches alike", () => {
+    const page = (code: number, title: string) =>
+      `<html>\r\n<head><title>${code} ${title}</title></head>\r\n<body><h1>${code} ${title}</h1></body></html>`;
+    const byFront = (plural: string) =>
+      new KubeApiError(
+        "GET",
+        `/apis/aidc.io/v1alpha1/${plural}`,
+        404,
+        page(404, "Not Found"),
+        false,
+      );
+    expect(
+      syncSummary([
+        { kind: "nasvolumes.aidc.io", error: byFront("nasvolumes") },
+        { kind: "buckets.aidc.io", error: byFront("buckets") },
+        { kind: "namespaces", error: new WatchStatusError(502, page(502, "Bad Gateway"), false) },
+      ]),
+    ).toBe(
+      'not synced: nasvolumes.aidc.io, buckets.aidc.io (404 Not Found from a proxy in front of the API server, not from the API server: "404 Not Found" (is the path of the kubeconfig\'s server URL right?)); namespaces (502 Bad Gateway from a proxy in front of the API server, not from the API server: "502 Bad Gateway")',
+    );
+  });
 });

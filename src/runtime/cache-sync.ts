@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { isNotFound, statusCodeOf } from "./kube-errors.js";
+import { frontAnswerOf, isNotFound, statusCodeOf } from "./kube-errors.js";
 
 /** A kind of the cache held back (not listed, or not watching), with the error of its last list or watch. */
 export interface UnsyncedKind {
@@ -169,7 +169,10 @@ export function syncSummary(kinds: readonly UnsyncedKind[], label = "not synced"
 }
 
 function errorText(error: unknown): string {
-  // A list answered 404 is of a kind the API server does not serve: one line for them all.
+  // A front's own answer (kube-errors.ts) is the same for every kind: one line for them all.
+  const front = frontAnswerOf(error);
+  if (front !== undefined) return front;
+  // A list the API server answered 404 is of a kind it does not serve: one line for them all.
   if (isNotFound(error))
     return "404: the API server does not serve these kinds; are the CRDs installed?";
   return error instanceof Error ? error.message : String(error);

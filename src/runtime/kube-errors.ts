@@ -2,9 +2,14 @@
  * The errors of the Kubernetes client (kube.ts), how callers tell them apart, and which
  * answers it tries again.
  */
+import { STATUS_CODES } from "node:http";
 import { RetryableError } from "./errors.js";
 
-/** A Kubernetes API answer other than 2xx. */
+/**
+ * A Kubernetes API answer other than 2xx. `audited`: it carries the Audit-Id header
+ * every answer of the API server carries; one without it nor a Status body is a front's
+ * own ({@link frontAnswer}).
+ */
 export class KubeApiError extends Error {
   /** HTTP status. */
   readonly code: number;
@@ -12,18 +17,53 @@ export class KubeApiError extends Error {
   readonly reason: string;
   /** The parsed response body (usually a metav1.Status). */
   readonly body: unknown;
+  /** What a front's own answer says ({@link frontAnswer}); undefined for the API server's. */
+  readonly front: string | undefined;
 
-  constructor(method: string, path: string, code: number, body: unknown) {
+  constructor(method: string, path: string, code: number, body: unknown, audited = true) {
     const status = (typeof body === "object" && body !== null ? body : {}) as {
       reason?: string;
       message?: string;
     };
-    super(`${method} ${path}: ${code} ${status.message ?? String(body ?? "")}`.trim());
+    const front = audited ? undefined : frontAnswer(code, body);
+    super(
+      `${method} ${path}: ${front ?? `${code} ${status.message ?? String(body ?? "")}`}`.trim(),
+    );
     this.name = "KubeApiError";
     this.code = code;
     this.reason = status.reason || `Http${code}`;
     this.body = body;
+    this.front = front;
   }
+}
+
+/** An answer's body as JSON, or its text when it is not JSON (kept for the error message). */
+export function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * What an answer `code` without the API server's Audit-Id says when its `body` is not a
+ * Kubernetes Status either: the answer of a proxy or gateway in front of the API server
+ * (nginx's 502 page, a path it does not route, kubectl proxy refusing a Host), its text
+ * short (an HTML page's title); undefined for a Status, which only the API server writes.
+ */
+function frontAnswer(code: number, body: unknown): string | undefined {
+  const o = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  if (o.kind === "Status") return undefined;
+  const text =
+    typeof o.message === "string"
+      ? o.message
+      : typeof body === "string"
+        ? (/<title>([^<]*)<\/title>/i.exec(body)?.[1] ?? body.replace(/<[^>]*>/g, " "))
+        : JSON.stringify(body ?? "");
+  const said = text.replace(/\s+/g, " ").trim().slice(0, 200);
+  const path = code === 404 ? " (is the path of the kubeconfig's server URL right?)" : "";
+  return `${code} ${STATUS_CODES[code] ?? ""} from a proxy in front of the API server, not from the API server${said ? `: "${said}"` : ""}${path}`;
 }
 
 /** HTTP status of a Kubernetes client error (ours, a watch's, or client-node's ApiException). */
@@ -132,14 +172,26 @@ export function isHeldAnswer(err: unknown, waitedMs: number): boolean {
   return waitedMs >= WATCH_HELD_MS && (code === "UND_ERR_HEADERS_TIMEOUT" || isCut(err));
 }
 
-/** An error of a watch the server answered with a status other than 200 (410: Gone). */
+/**
+ * An error of a watch answered with a status other than 200 (410: Gone); `audited` as
+ * a {@link KubeApiError}'s.
+ */
 export class WatchStatusError extends Error {
   readonly statusCode: number;
-  constructor(status: number, text: string) {
-    super(`watch answered ${status}: ${text.slice(0, 300)}`);
+  /** What a front's own answer says ({@link frontAnswer}); undefined for the API server's. */
+  readonly front: string | undefined;
+  constructor(status: number, text: string, audited = true) {
+    const front = audited ? undefined : frontAnswer(status, parseBody(text));
+    super(`watch answered ${front ?? `${status}: ${text.slice(0, 300)}`}`);
     this.name = "WatchStatusError";
     this.statusCode = status;
+    this.front = front;
   }
+}
+
+/** What a front's own answer failing `err` says ({@link frontAnswer}), else undefined. */
+export function frontAnswerOf(err: unknown): string | undefined {
+  return err instanceof KubeApiError || err instanceof WatchStatusError ? err.front : undefined;
 }
 
 /** A request made for a reconcile that was already abandoned; nothing was sent. */

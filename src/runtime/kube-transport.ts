@@ -36,11 +36,13 @@ import { operatorUserAgent } from "./user-agent.js";
 
 export type { KubeConfigLike } from "./kube-credentials.js";
 
-/** An answer: the HTTP status, the body's text, and its Retry-After header if any. */
+/** An answer: the HTTP status, the body's text, its Retry-After header if any. */
 export interface KubeHttpAnswer {
   status: number;
   text: string;
   retryAfter?: string | undefined;
+  /** Whether it carries the Audit-Id header of the API server's answers (kube-errors.ts). */
+  audited: boolean;
 }
 
 /** A watch under way; `abort` ends it without calling its done callback. */
@@ -100,6 +102,7 @@ export class KubeTransport {
       const chunks: Buffer[] = [];
       let status = 0;
       let retryAfter: string | undefined;
+      let audited = false;
       g.dispatcher.dispatch(
         {
           origin: g.origin,
@@ -119,6 +122,7 @@ export class KubeTransport {
             status = code;
             const ra = h["retry-after"];
             retryAfter = Array.isArray(ra) ? ra[0] : ra;
+            audited = h["audit-id"] !== undefined;
           },
           onResponseData(_c, chunk) {
             chunks.push(chunk);
@@ -128,7 +132,7 @@ export class KubeTransport {
               chunks.length === 1
                 ? (chunks[0] as Buffer).toString("utf8")
                 : Buffer.concat(chunks).toString("utf8");
-            resolve({ status, text, retryAfter });
+            resolve({ status, text, retryAfter, audited });
           },
           onResponseError: (_c, err) => {
             if (err instanceof ResendError) {
@@ -176,6 +180,7 @@ export class KubeTransport {
     return new Promise((resolve) => {
       const decoder = new StringDecoder("utf8");
       let status = 0;
+      let audited = false;
       let pending = "";
       const line = (text: string) => {
         if (finished || text.trim() === "") return;
@@ -201,8 +206,9 @@ export class KubeTransport {
             if (finished) c.abort(new Error("watch aborted"));
             else if (g.retired && resent < MAX_RESENDS) c.abort(new ResendError());
           },
-          onResponseStart(_c, code) {
+          onResponseStart(_c, code, h) {
             status = code;
+            audited = h["audit-id"] !== undefined;
             resolve(handle);
           },
           onResponseData(_c, chunk) {
@@ -218,7 +224,7 @@ export class KubeTransport {
           onResponseEnd() {
             pending += decoder.end();
             if (status === 200) line(pending);
-            finish(status === 200 ? null : new WatchStatusError(status, pending));
+            finish(status === 200 ? null : new WatchStatusError(status, pending, audited));
           },
           onResponseError: (_c, err) => {
             const waited = Date.now() - sent;
@@ -279,15 +285,6 @@ function decodeEvent(
   }
   onEvent(event.type, event.object as KubeObject);
   return undefined;
-}
-
-/** An answer's body as JSON, or its text when it is not JSON (kept for the error message). */
-export function parseBody(text: string): unknown {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return text;
-  }
 }
 
 /** `path` with `query` appended. */

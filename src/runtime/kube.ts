@@ -17,6 +17,7 @@ import {
   isNotFound,
   KubeApiError,
   MAX_RETRIES,
+  parseBody,
   ReconcileAbandonedError,
   retryWaitMs,
   statusCodeOf,
@@ -26,7 +27,6 @@ import {
   type KubeConfigLike,
   type KubeHttpAnswer,
   KubeTransport,
-  parseBody,
   withQuery,
 } from "./kube-transport.js";
 import { type ListOptions, type ListResult, listObjects } from "./listwatch.js";
@@ -201,7 +201,7 @@ export class KubeClient {
       }
       const waitMs = retryWaitMs(method, answer);
       if (waitMs === undefined || retries >= MAX_RETRIES) {
-        throw new KubeApiError(method, path, code, parseBody(answer.text));
+        throw new KubeApiError(method, path, code, parseBody(answer.text), answer.audited);
       }
       // Up to half again at random: requests refused together do not come back together.
       await new Promise((r) => setTimeout(r, waitMs * (1 + Math.random() / 2)));

@@ -1,5 +1,10 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
 import {
   constants,
   createSecureServer,
@@ -194,26 +199,23 @@ export class ApiFront {
       at: Date.now(),
     };
     this.requests.push(seen);
-    const answer = (status: number, reason: string, headers: Record<string, string> = {}) => {
+    // Its own answers as nginx writes them: an HTML page without the Audit-Id header of
+    // the API server's answers.
+    const answer = (status: number, headers: Record<string, string> = {}) => {
       seen.status = status;
-      const body = JSON.stringify({
-        kind: "Status",
-        apiVersion: "v1",
-        status: "Failure",
-        message: `the front answers ${status}`,
-        reason,
-        code: status,
-      });
-      res.writeHead(status, { "content-type": "application/json", ...headers });
-      res.end(body);
+      const title = `${status} ${STATUS_CODES[status] ?? ""}`;
+      res.writeHead(status, { "content-type": "text/html", ...headers });
+      res.end(
+        `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+      );
     };
     const { prefix = "", token, throttle } = this.options;
     if (token !== undefined && req.headers.authorization !== `Bearer ${token}`) {
-      answer(401, "Unauthorized");
+      answer(401);
       return;
     }
     if (prefix && !url.pathname.startsWith(`${prefix}/`)) {
-      answer(404, "NotFound");
+      answer(404);
       return;
     }
     const path = url.pathname.slice(prefix.length);
@@ -223,7 +225,7 @@ export class ApiFront {
       throttle.match(seen.method, path, url.searchParams)
     ) {
       this.throttled += 1;
-      answer(429, "TooManyRequests", { "retry-after": String(throttle.retryAfterSeconds) });
+      answer(429, { "retry-after": String(throttle.retryAfterSeconds) });
       return;
     }
     // As nginx cuts: the HTTP/1.1 connection closed, the HTTP/2 stream reset.
@@ -278,7 +280,7 @@ export class ApiFront {
       },
     );
     out.on("error", () => {
-      if (!res.headersSent) answer(502, "BadGateway");
+      if (!res.headersSent) answer(502);
       else res.destroy();
     });
     // The client went away (a watch ended): so does the request to the API server.
