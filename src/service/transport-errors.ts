@@ -6,6 +6,7 @@
  */
 
 import { CONNECT_FAILED_CODES } from "../runtime/proxy-errors.js";
+import { CERTIFICATE_REFUSED_CODES } from "./certificate-errors.js";
 import {
   endpointConfigKey,
   ServiceAuthError,
@@ -142,9 +143,14 @@ export function malformed(
 
 /**
  * Network error codes that prove the request never reached the service; ERR_PROXY_TUNNEL:
- * the proxy refused the tunnel (e.g. 407) or closed it before it was open.
+ * the proxy refused the tunnel (e.g. 407) or closed it before it was open; a certificate
+ * refused in the TLS handshake, before the request.
  */
-const NOT_SENT_CODES = new Set<string>([...CONNECT_FAILED_CODES, "ERR_PROXY_TUNNEL"]);
+const NOT_SENT_CODES = new Set<string>([
+  ...CONNECT_FAILED_CODES,
+  "ERR_PROXY_TUNNEL",
+  ...CERTIFICATE_REFUSED_CODES,
+]);
 
 /**
  * Whether the network error `err` proves that its request never left (see
