@@ -4,7 +4,9 @@
  * delete answers). A first delete acts and its answer is lost (a 500), so the client's
  * retry of it is refused: a NasVolume, a BlockVolume and a FileSystem under
  * deletionPolicy Delete still go once the service no longer shows their resources, and
- * leave nothing behind.
+ * leave nothing behind. Against a service answering an unknown id with a 500, the list
+ * tells that such a resource is gone, for a read before a repeated delete (a volume's,
+ * a file system's) as after one.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
@@ -107,11 +109,18 @@ describe("a service answering an unknown id with a 500, whose delete answer is l
   let op: TestOperator;
   let jobs: ObjectsOf;
   let templates: ObjectsOf;
+  let volumes: ObjectsOf;
+  let fileSystems: ObjectsOf;
 
   beforeAll(async () => {
     const namespace = await createNamespace(adminKubeConfig(), "service-deletes-500");
     op = await startTestOperator({
-      controllers: [trainingJobController, trainingTemplateController],
+      controllers: [
+        trainingJobController,
+        trainingTemplateController,
+        blockVolumeController,
+        fileSystemController,
+      ],
       namespaces: [namespace],
       emulatorOptions: { subscriptionDelayMs: 300, unknownIdStatus: 500 },
       service: {
@@ -123,6 +132,8 @@ describe("a service answering an unknown id with a 500, whose delete answer is l
     });
     jobs = new ObjectsOf(op.kube, trainingJobCrd, namespace);
     templates = new ObjectsOf(op.kube, trainingTemplateCrd, namespace);
+    volumes = new ObjectsOf(op.kube, blockVolumeCrd, namespace);
+    fileSystems = new ObjectsOf(op.kube, fileSystemCrd, namespace);
   }, 60_000);
   afterAll(async () => {
     await op?.stop();
@@ -168,5 +179,42 @@ describe("a service answering an unknown id with a 500, whose delete answer is l
     expect(op.emulator.state.templates.has(idOf(template))).toBe(false);
     const deletes = op.emulator.requestLog.read({ since, endpoint: "deleteTrainingTask" });
     expect(deletes[0]?.status).toBe(500);
+  });
+
+  it("deletes a volume and a file system whose delete acted and then answered 500 and whose repeat is refused, their reads before the next repeat answering 500 (the id unknown)", async () => {
+    await volumes.create("lost", { sizeGB: 20, volumeType: "ssd", deletionPolicy: "Delete" });
+    await fileSystems.create("lost", { sizeGB: 10, mounts: [], deletionPolicy: "Delete" });
+    const ids: string[] = [];
+    for (const objects of [volumes, fileSystems]) {
+      ids.push(
+        idOf(await objects.waitFor("lost", (o) => conditionOf(o, "Ready")?.status === "True")),
+      );
+    }
+    const since = op.emulator.requestLog.lastSeq();
+    // The repeat meets the resource still deleting: refused, the deletion waits, then
+    // the steps before the next delete read an id the service no longer knows.
+    await op.admin.configure({ repeatDeleteStatus: 409 });
+    op.emulator.faults.set(
+      ["deleteVolume", "deleteFileSystem"].map((endpoint) => ({
+        kind: "error" as const,
+        endpoint,
+        acting: true,
+        httpStatus: 500,
+        times: 1,
+      })),
+    );
+    try {
+      for (const objects of [volumes, fileSystems]) await objects.delete("lost");
+      for (const objects of [volumes, fileSystems]) await objects.waitForGone("lost", 30_000);
+    } finally {
+      op.emulator.faults.clear();
+      await op.admin.configure({ repeatDeleteStatus: 0 });
+    }
+    expect(op.emulator.state.volumes.records.has(ids[0] ?? "")).toBe(false);
+    expect(op.emulator.state.fileSystems.byId.has(ids[1] ?? "")).toBe(false);
+    for (const endpoint of ["deleteVolume", "deleteFileSystem"]) {
+      const answers = op.emulator.requestLog.read({ since, endpoint }).map((r) => r.status);
+      expect(answers.slice(0, 2), endpoint).toEqual([500, 409]);
+    }
   });
 });

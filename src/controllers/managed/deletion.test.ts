@@ -305,6 +305,57 @@ describe("deletion under deletionPolicy Delete", () => {
     expect(condition(w.obj, "Synced")).toBe("ReconcileError");
   });
 
+  it("counts the resource gone from the list when the steps before its deletion fail with a 500 (its detail read, after an earlier delete took effect)", async () => {
+    const w = deletedObject();
+    let listed = ["id-2"];
+    const { reconcile } = loop(
+      deletable(w, "Deleted", () => false, {
+        beforeDelete: async () => {
+          w.calls.push("before delete");
+          throw new ServiceUnavailableError("volume id-1 not found", {
+            code: 500,
+            endpoint: "getVolume",
+            outcomeUnknown: false,
+          });
+        },
+        listIds: async () => {
+          w.calls.push("list");
+          return { ids: new Set(listed), complete: true };
+        },
+      }),
+    );
+    expect(await reconcile(KEY, w.ctx)).toEqual({ requeueAfterMs: 5_000 });
+    expect(condition(w.obj, "Ready")).toBe("Deleting");
+    expect(ready(w.obj)).toMatch(
+      /cannot prepare the remote resource for deletion \(volume id-1 not found\) and it is absent from 1 complete listing\(s\) in a row/,
+    );
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.calls).toEqual(["before delete", "list", "write finalizers"]);
+    expect(w.obj).toBeUndefined();
+    expect(w.events).toEqual(["Normal Deleted"]);
+
+    // Listed, the resource is there: the steps' failure is the error, nothing deleted.
+    const v = deletedObject();
+    listed = ["id-1"];
+    const again = loop(
+      deletable(v, "Deleted", () => true, {
+        beforeDelete: async () => {
+          throw new ServiceUnavailableError("HTTP 500", {
+            code: 500,
+            endpoint: "detach",
+            outcomeUnknown: false,
+          });
+        },
+        listIds: async () => ({ ids: new Set(listed), complete: true }),
+      }),
+    );
+    const err = await again.reconcile(KEY, v.ctx).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/cannot prepare the remote resource for deletion: HTTP 500/);
+    expect(v.calls).not.toContain("delete id-1");
+    expect(finalizers(v.obj)).toEqual(["test.io/f"]);
+  });
+
   it("counts the resource gone from the list when its detail read answers 500 after an InProgress delete", async () => {
     const w = deletedObject();
     const { reconcile } = loop(

@@ -3,7 +3,8 @@
  * with the Delete management policy, decisions.ts), then remove the finalizer. Under
  * Delete, as crossplane-runtime: the kind's `beforeDelete` steps (e.g. a detach), then
  * `delete`; an "InProgress" answer is recorded (`aidc.io/delete-requested`) and the
- * resource observed until gone; a refused delete is sent again while the resource shows.
+ * resource observed until gone (where a read or a step before the delete fails with a
+ * 500, the list tells: gone-evidence.ts); a refused delete is sent again while it shows.
  * Every wait is Ready=False `Deleting` (Reconciling) with a requeue; a create in flight
  * whose outcome cannot be known waits as `CreateOutcomeUnknown` for the user instead.
  */
@@ -16,7 +17,7 @@ import {
   isServiceFailureAnswer,
   ServiceNotFoundError,
 } from "../../service/errors.js";
-import type { DeleteResult, ManagedObject } from "./call.js";
+import type { BeforeDeleteResult, DeleteResult, ManagedObject } from "./call.js";
 import { unknownOnDelete, writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, inFlightMarks, resultAnswered, resultForgotten } from "./create-protocol.js";
 import { createInFlightMs, decideAfterLookup, lookupKeyOf } from "./create-recovery.js";
@@ -30,7 +31,7 @@ import {
   soonPollMs,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
-import { absentListings, listEvidence, notShownYet, visibilityWindowMs } from "./gone-evidence.js";
+import { absentListings, goneByList, notShownYet, visibilityWindowMs } from "./gone-evidence.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
 import { ERR, type ManagedRun, step as runStep, wrapError } from "./run.js";
 import { type BindingRefusal, bindingConflict, ownershipRefusal } from "./tenancy.js";
@@ -126,7 +127,17 @@ async function deleteRemote<T extends ManagedObject, R>(
   if (before) {
     // The kind's references as they resolve now (e.g. which attachment the spec asks for).
     if (!run.resolution) run.resolveReferences(true);
-    const answer = await runStep(ERR.beforeDelete, () => before.call(client, run.call, id));
+    let answer: BeforeDeleteResult;
+    try {
+      answer = await before.call(client, run.call, id);
+    } catch (err) {
+      const window = notShownYet(run, id, options) ? visibilityWindowMs(options) : 0;
+      const listed = await goneByList(run, id, err, window, ERR.beforeDelete);
+      if (listed === undefined) throw wrapError(ERR.beforeDelete, err);
+      if (listed !== "Gone") return waiting(run, listed, soonPollMs(options));
+      run.normal("Deleted", `deleted the remote resource ${id}`);
+      return release(run);
+    }
     if (answer !== "Done") {
       return waiting(
         run,
@@ -185,16 +196,10 @@ async function untilGone<T extends ManagedObject, R>(
     if (err instanceof ServiceNotFoundError) exists = false;
     else {
       // A 500 for an unknown id: the list decides, at once unless never read (not listed yet?).
-      const unseen = refused && notShownYet(run, id, options);
-      const listed = await listEvidence(run, id, err, unseen ? visibilityWindowMs(options) : 0);
-      if (listed.verdict === "None") throw wrapError(ERR.observe, err);
-      if (listed.verdict === "Absent") {
-        return waiting(
-          run,
-          `deleting the remote resource ${id}: its detail read fails (${errorMessage(err)}) and it is absent from ${listed.listings} complete listing(s) in a row, looking again`,
-          soonPollMs(options),
-        );
-      }
+      const window = refused && notShownYet(run, id, options) ? visibilityWindowMs(options) : 0;
+      const listed = await goneByList(run, id, err, window, "its detail read fails");
+      if (listed === undefined) throw wrapError(ERR.observe, err);
+      if (listed !== "Gone") return waiting(run, listed, soonPollMs(options));
       exists = false;
     }
   }
@@ -221,12 +226,7 @@ async function deleteRefusal<T extends ManagedObject, R>(
   const conflict = bindingConflict(run.ctx.cache, run.kind, run.obj, id);
   if (conflict) return conflict;
   if (run.kind.statusId?.(run.obj) === id || !run.client.ownerOf) return undefined;
-  let o: Awaited<ReturnType<typeof run.client.observe>>;
-  try {
-    o = await run.client.observe(run.call, id);
-  } catch (err) {
-    throw wrapError(ERR.observe, err);
-  }
+  const o = await runStep(ERR.observe, () => run.client.observe(run.call, id));
   return o.exists
     ? ownershipRefusal(run.client, run.kind, run.obj, id, o.remote, options)
     : undefined;

@@ -11,6 +11,7 @@
  * list operation (`ExternalClient.listIds`). Within that window, an unknown id the
  * operator ordered and never read is not known yet rather than gone (`notShownYet`).
  */
+import { errorMessage } from "../../runtime/errors.js";
 import { getCondition } from "../../runtime/object-writes.js";
 import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ServiceAuthError, ServiceError } from "../../service/errors.js";
@@ -134,6 +135,24 @@ export async function listEvidence<T extends ManagedObject>(
   return listings >= ABSENT_LISTINGS_FOR_GONE && pastWindow
     ? { verdict: "Gone", listings }
     : { verdict: "Absent", listings };
+}
+
+/**
+ * {@link listEvidence} for a deletion after `failed` (a read of `id`, a step before its
+ * delete) failed with `err`: "Gone", the message of a wait while the resource is absent
+ * too briefly, or undefined without evidence (the failure stands).
+ */
+export async function goneByList<T extends ManagedObject>(
+  run: EvidenceSubject<T>,
+  id: string,
+  err: unknown,
+  visibilityWindowMs: number,
+  failed: string,
+): Promise<"Gone" | string | undefined> {
+  const listed = await listEvidence(run, id, err, visibilityWindowMs);
+  if (listed.verdict === "None") return undefined;
+  if (listed.verdict === "Gone") return "Gone";
+  return `deleting the remote resource ${id}: ${failed} (${errorMessage(err)}) and it is absent from ${listed.listings} complete listing(s) in a row, looking again`;
 }
 
 /** What {@link notShownYet} asks of an object: a ManagedRun. */
