@@ -75,7 +75,12 @@ const kindSettingsSchema = Object.fromEntries(
   KIND_SETTING_NAMES.map((name) => [name, z.int().min(0).optional()]),
 ) as Record<KindSettingName, z.ZodOptional<z.ZodInt>>;
 
-const configPatchSchema = z.strictObject({
+/**
+ * A change of the behaviour (EmulatorBehaviour, each field optional), as the admin API's
+ * `PATCH config` and the chaos run's `--emulator-config` take it; `apiKey` replaces the
+ * account's key.
+ */
+export const configPatchSchema = z.strictObject({
   subscriptionDelayMs: z.int().min(0).optional(),
   saveImageDurationMs: z.int().min(0).optional(),
   listVisibilityDelayMs: z.int().min(0).optional(),

@@ -68,6 +68,9 @@ export const CHAOS_FLAGS = {
   replicas: { type: "string" },
   "pause-leader": { type: "boolean" },
   "emulator-mode": { type: "string" },
+  "emulator-config": { type: "string" },
+  fault: { type: "string", multiple: true },
+  "steer-share": { type: "string" },
 } satisfies Flags;
 
 /** The flags of compare-builds.ts. */

@@ -12,14 +12,19 @@
  * 20% of the objects are deleted (a repeated delete refused with 409), restarts the API server once,
  * lets the operator settle, and prints the invariants as JSON. Exits 1 on any
  * violation. The same seed gives the same kill schedule, batches, deletes and fault
- * draws. `--emulator-mode listsOmitEnv,...` turns on the emulator's modes (behaviour.ts).
+ * draws. `--emulator-mode listsOmitEnv,...` turns on the emulator's modes (behaviour.ts),
+ * `--emulator-config '{...}'` sets its other switches, `--fault '{...}'` adds a fault rule
+ * (faults.ts), and `--steer-share 0.2` pauses a share of the objects until the last kill
+ * (steering.ts).
  */
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { commaList } from "../../src/config/settings.js";
+import { configPatchSchema } from "../../src/emulator/admin-api.js";
 import { type EmulatorMode, emulatorModes } from "../../src/emulator/behaviour.js";
+import { faultRuleSchema } from "../../src/emulator/faults.js";
 import { startEnvironment } from "../bench/environment.js";
 import { CHAOS_FLAGS } from "../bench/script-flags.js";
 import { ensureNamespace } from "../bench/workload.js";
@@ -70,6 +75,13 @@ const options = {
   emulatorModes: Object.keys(
     emulatorModes(commaList(flags["emulator-mode"] ?? env.AIDC_CHAOS_EMULATOR_MODE ?? "")),
   ) as EmulatorMode[],
+  // The behaviour's other switches (admin PATCH config's fields) and fault rules of the
+  // run's own (faults.ts), as JSON; checked here too.
+  emulatorConfig: configPatchSchema
+    .omit({ apiKey: true })
+    .parse(JSON.parse(flags["emulator-config"] ?? env.AIDC_CHAOS_EMULATOR_CONFIG ?? "{}")),
+  faults: (flags.fault ?? []).map((f) => faultRuleSchema.parse(JSON.parse(f))),
+  steerShare: num(flags["steer-share"], "AIDC_CHAOS_STEER_SHARE", 0),
 };
 const subscriptionDelayMs = num(
   flags["subscription-delay-ms"],

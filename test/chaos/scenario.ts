@@ -14,7 +14,12 @@
 import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { freePort } from "../../src/controlplane/controlplane.js";
-import { type EmulatorMode, emulatorModes } from "../../src/emulator/behaviour.js";
+import {
+  type EmulatorBehaviour,
+  type EmulatorMode,
+  emulatorModes,
+} from "../../src/emulator/behaviour.js";
+import type { FaultRuleInput } from "../../src/emulator/faults.js";
 import { applySeed } from "../../src/emulator/seeding.js";
 import { seededRandom } from "../../src/emulator/state.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
@@ -48,6 +53,14 @@ import {
   RemoteCensus,
 } from "./deletes.js";
 import { Replicas, replicaConfig } from "./replicas.js";
+import {
+  checkSteering,
+  echoes,
+  pausePlanned,
+  planSteering,
+  resumePlanned,
+  type SteeringFindings,
+} from "./steering.js";
 import {
   CREATE_ENDPOINTS,
   repeatedCreate,
@@ -141,6 +154,15 @@ export interface ChaosOptions {
    * come after the next one's first (checkOneActor).
    */
   replicas?: number;
+  /**
+   * Share of the objects paused while the kills go on (default 0), half from their
+   * creation, and resumed with a reconcile request after the last kill (steering.ts).
+   */
+  steerShare?: number;
+  /** The emulator's other behaviour switches for the run (admin-api.ts's config patch). */
+  emulatorConfig?: Partial<EmulatorBehaviour>;
+  /** Fault rules of the run's own, ahead of its injected failures (faults.ts). */
+  faults?: FaultRuleInput[];
   /** With replicas: every second Lease loss pauses the leader (SIGSTOP) past the lease instead. */
   pauseLeader?: boolean;
   /**
@@ -189,6 +211,8 @@ export interface ChaosReport extends ChaosFindings {
   deletes: Omit<DeleteFindings, "violations">;
   /** Objects on the second account's connection, `Kind/name`. */
   onSecondAccount: string[];
+  /** The objects paused and resumed during the run. */
+  steering: Omit<SteeringFindings, "violations">;
   /** The images the CciInstances saved. */
   images: Omit<ImageFindings, "violations">;
   /** With replicas: the handovers, and the service calls of each operator process. */
@@ -213,6 +237,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
   const acting = [...CREATE_ENDPOINTS, ...DELETE_ENDPOINTS];
   const lostRate = o.lostCreateRate ?? 0;
   env.emulator.faults.set([
+    ...(o.faults ?? []),
     ...acting.flatMap((e) => [
       actingCreateFailure(e, 1, 1),
       actingCreateFailure(e, o.createErrorRate),
@@ -231,6 +256,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
   // Before the second account is made: it copies this behaviour.
   env.emulator.state.behaviour = {
     ...behaviour,
+    ...o.emulatorConfig,
     ...emulatorModes(o.emulatorModes ?? []),
     ...(o.repeatDeleteStatus
       ? {
@@ -288,6 +314,12 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
           : {}),
       },
     });
+  const listAll = async () => {
+    const lists = await Promise.all(
+      [NAS, JOB, FS, BV, TPL, CCI].map((res) => env.kube.list(res, o.namespace)),
+    );
+    return lists.flatMap((l) => l.items);
+  };
   const createCalls = () =>
     env.emulator.requestLog
       .read({ since: seq0 })
@@ -332,6 +364,9 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       )
     : undefined;
   const plan = planDeletes(objects, o.deleteShare ?? 0, o.seed);
+  const steer = planSteering(objects, o.steerShare ?? 0, o.seed);
+  const steered = new Set([...steer.values()].map((s) => `${s.kind}/${s.name}`));
+  const requestedAt = `chaos-${o.seed}-resumed`;
   const census = new RemoteCensus(env.emulator).start();
   const batches = Math.max(1, Math.ceil(o.kills / 2));
   const batchSize = Math.ceil(objects.length / batches);
@@ -358,6 +393,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       // The previous batch's share of deletes, its creates under way or done.
       if (k > 0 && deletedUpTo < Math.min(k * batchSize, objects.length)) {
         await deletePlanned(env.kube, objects, plan, (k - 1) * batchSize, k * batchSize);
+        await pausePlanned(env.kube, objects, steer, (k - 1) * batchSize, k * batchSize);
         deletedUpTo = k * batchSize;
       }
       await operator
@@ -390,23 +426,19 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       await env.kube.create(res, obj);
     });
     await deletePlanned(env.kube, objects, plan, deletedUpTo, objects.length);
+    await pausePlanned(env.kube, objects, steer, deletedUpTo, objects.length);
+    const resumedAt = await resumePlanned(env.kube, objects, steer, requestedAt);
     o.progress("kills done; waiting until every object is Ready");
     const settleStart = Date.now();
     const deleted = new Set([...plan.values()].map((d) => `${d.kind}/${d.name}`));
     let settledInMs: number | null = null;
     const userResolutions: UserResolutions = { adopted: [], createdAgain: [] };
     while (Date.now() - settleStart < o.settleTimeoutMs) {
-      const all = [
-        ...(await env.kube.list(NAS, o.namespace)).items,
-        ...(await env.kube.list(JOB, o.namespace)).items,
-        ...(await env.kube.list(FS, o.namespace)).items,
-        ...(await env.kube.list(BV, o.namespace)).items,
-        ...(await env.kube.list(TPL, o.namespace)).items,
-        ...(await env.kube.list(CCI, o.namespace)).items,
-      ];
+      const all = await listAll();
       const listed = new Set(all.map((x) => `${x.kind}/${x.metadata?.name}`));
       const gone = [...deleted].every((d) => !listed.has(d));
-      const done = (x: KubeObject) => (x.kind === CCI.kind ? cciSettled(x) : isReady(x));
+      const done = (x: KubeObject) =>
+        (x.kind === CCI.kind ? cciSettled(x) : isReady(x)) && echoes(x, steered, requestedAt);
       if (gone && all.length === objects.length - plan.size && all.every(done)) {
         settledInMs = Date.now() - settleStart;
         break;
@@ -452,6 +484,13 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     });
     // Each create the operator repeated by itself, with what the service received of it.
     const repeats = findings.createsRepeated.map((key) => repeatedCreate(env.emulator, key));
+    const { violations: steeringViolations, ...steering } = checkSteering(
+      steer,
+      log,
+      resumedAt,
+      await listAll(),
+      requestedAt,
+    );
     const oneActor = replicas ? checkOneActor(replicas.calls, replicas.terms) : [];
     const { violations: deleteViolations, ...deletes } = await checkDeletes({
       kube: env.kube,
@@ -485,6 +524,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       observedWrites,
       deletes,
       onSecondAccount: [...(second?.objects ?? [])],
+      steering,
       images,
       ...(replicas
         ? {
@@ -504,6 +544,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         ...oneActor,
         ...deleteViolations,
         ...imageViolations,
+        ...steeringViolations,
         ...(observedWrites > 0 ? [`${observedWrites} writing calls to observed NAS`] : []),
       ],
     };
