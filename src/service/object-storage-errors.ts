@@ -128,20 +128,31 @@ export function objectStorageError(
 
 /** The calls one of whose attempts may have reached the storage (see {@link attemptsTold}). */
 const reached = new WeakSet<object>();
+/** The failures of an attempt that followed one that may have reached the storage. */
+const afterReached = new WeakSet<object>();
 
 /**
- * Makes the failure of each call of `s3` say what its attempts (the SDK retries a
- * connection refused) tell: one none of whose attempts was sent keeps the code that
- * proves it (ECONNREFUSED, ERR_PROXY_TUNNEL: {@link objectStorageError} then knows a
- * create did not happen), naming the `proxy` it could not reach; one whose last attempt
- * was not sent but an earlier one may have been does not.
+ * Whether the failure `err` of a call came after an earlier attempt of it (the SDK
+ * retries a connection reset or a 5xx) that may have reached the storage and taken
+ * effect: a CreateBucket answered BucketAlreadyOwnedByYou may have met its own bucket.
+ */
+export function followsReachedAttempt(err: unknown): boolean {
+  return typeof err === "object" && err !== null && afterReached.has(err);
+}
+
+/**
+ * Makes the failure of each call of `s3` say what its attempts tell: one none of whose
+ * attempts was sent keeps the code that proves it (ECONNREFUSED, ERR_PROXY_TUNNEL:
+ * {@link objectStorageError} then knows a create did not happen), naming the `proxy` it
+ * could not reach; one whose last attempt was not sent but an earlier one may have been
+ * does not; see also {@link followsReachedAttempt}.
  */
 export function attemptsTold(s3: S3Client, proxy: NamedProxy | undefined): void {
   s3.middlewareStack.add(
-    (next, context) => (args) =>
+    (next) => (args) =>
       next(args).catch((err: unknown) => {
         const named = proxyFailure(proxy, err) ?? err;
-        if (!reached.has(context) || !neverSent(err)) throw named;
+        if (!followsReachedAttempt(err) || !neverSent(err)) throw named;
         const said = named instanceof Error ? named.message : String(named);
         throw new Error(
           `${said}, after an earlier attempt that may have reached the object storage`,
@@ -152,12 +163,27 @@ export function attemptsTold(s3: S3Client, proxy: NamedProxy | undefined): void 
   );
   // Inside the SDK's retries: each attempt that failed without proof that it was not sent.
   s3.middlewareStack.add(
-    (next, context) => (args) =>
-      next(args).catch((err: unknown) => {
+    (next, context) => (args) => {
+      const earlier = reached.has(context);
+      return next(args).catch((err: unknown) => {
+        if (earlier && typeof err === "object" && err !== null) afterReached.add(err);
         if (!neverSent(err)) reached.add(context);
         throw err;
-      }),
+      });
+    },
     { step: "finalizeRequest", priority: "low", name: "aidcAttempts" },
+  );
+}
+
+/**
+ * The error of a CreateBucket answered BucketAlreadyOwnedByYou after an earlier attempt
+ * that may have made the bucket: whether it is this create's is not known (the lookup
+ * of a pending create tells), so it is not "exists already".
+ */
+export function createdByEarlierAttempt(bucket: string, err: unknown): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    `S3 CreateBucket of bucket ${bucket}: BucketAlreadyOwnedByYou after an earlier attempt that may have created it`,
+    { code: 409, endpoint: "s3:CreateBucket", outcomeUnknown: true, cause: err },
   );
 }
 

@@ -111,3 +111,46 @@ it("fails a create whose first attempt may have reached the storage as of unknow
     `S3 CreateBucket of bucket logs: no answer (connect ECONNREFUSED 127.0.0.1:${port}, after an earlier attempt that may have reached the object storage)`,
   );
 });
+
+describe("a create the SDK sent again after an attempt that may have reached the storage", () => {
+  const OWNED =
+    '<?xml version="1.0" encoding="UTF-8"?><Error><Code>BucketAlreadyOwnedByYou</Code><Message>Your previous request to create the named bucket succeeded and you already own it.</Message><BucketName>logs</BucketName></Error>';
+  /** An S3 server that answers each CreateBucket with the next of `answers`: "reset" resets the connection once the request came. */
+  async function server(answers: ("reset" | "owned")[]) {
+    const s = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        if (answers.shift() === "reset") req.socket.resetAndDestroy();
+        else res.writeHead(409, { "content-type": "application/xml" }).end(OWNED);
+      });
+    });
+    await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+    return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, server: s };
+  }
+
+  it("takes BucketAlreadyOwnedByYou as of unknown outcome (the bucket may be its own), not as a bucket that existed", async () => {
+    const { url, server: s } = await server(["reset", "owned"]);
+    const client = s3Client(url);
+    try {
+      const err = await client.createBucket("logs").catch((e: unknown) => e);
+      expect(err).toMatchObject({ retryable: true, outcomeUnknown: true });
+      expect((err as Error).message).toBe(
+        "S3 CreateBucket of bucket logs: BucketAlreadyOwnedByYou after an earlier attempt that may have created it",
+      );
+    } finally {
+      client.close();
+      s.close();
+    }
+  });
+
+  it("answers AlreadyOwnedByYou when its one attempt met the bucket", async () => {
+    const { url, server: s } = await server(["owned"]);
+    const client = s3Client(url);
+    try {
+      expect(await client.createBucket("logs")).toBe("AlreadyOwnedByYou");
+    } finally {
+      client.close();
+      s.close();
+    }
+  });
+});

@@ -21,6 +21,8 @@ import { idleBoundedAgents } from "./http-exchange.js";
 import {
   attemptsTold,
   callS3,
+  createdByEarlierAttempt,
+  followsReachedAttempt,
   objectStorageError,
   s3ErrorCode,
   s3HttpStatus,
@@ -157,9 +159,12 @@ export class ObjectStorageClient {
       );
       return "Created";
     } catch (err) {
-      if (s3ErrorCode(err) === "BucketAlreadyOwnedByYou") return "AlreadyOwnedByYou";
       if (s3ErrorCode(err) === "BucketAlreadyExists") return "TakenElsewhere";
-      throw objectStorageError("CreateBucket", bucket, err, true);
+      if (s3ErrorCode(err) !== "BucketAlreadyOwnedByYou") {
+        throw objectStorageError("CreateBucket", bucket, err, true);
+      }
+      if (followsReachedAttempt(err)) throw createdByEarlierAttempt(bucket, err);
+      return "AlreadyOwnedByYou";
     }
   }
 

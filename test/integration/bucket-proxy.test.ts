@@ -28,13 +28,15 @@ const PROXY_USER = `aidc:${encodeURIComponent(PASSWORD)}`;
 
 /**
  * A loopback proxy of absolute-form requests (an http:// URL through HTTP_PROXY) to
- * {@link S3_HOST}. Armed, it stops listening once it has answered a HEAD (the Bucket's
- * check before its create), so the create that follows finds no proxy.
+ * {@link S3_HOST}. `stop-after-head`: it stops listening once it has answered a HEAD
+ * (the Bucket's check before its create), so the create that follows finds no proxy.
+ * `lose-first-create`: it passes the first CreateBucket on and resets the connection in
+ * place of its answer, as a proxy restarting would (the SDK sends it again).
  */
-class StoppingProxy {
+class TestProxy {
   private server = createServer((req, res) => this.forward(req, res));
   port = 0;
-  armed = true;
+  mode: "stop-after-head" | "lose-first-create" | "pass" = "pass";
   /** The Proxy-Authorization headers it was sent. */
   readonly auth = new Set<string>();
 
@@ -43,9 +45,9 @@ class StoppingProxy {
     this.port = (this.server.address() as AddressInfo).port;
   }
 
-  /** Listens again on the same port, no longer armed. */
+  /** Listens again on the same port, passing everything. */
   async restart(): Promise<void> {
-    this.armed = false;
+    this.mode = "pass";
     this.server = createServer((req, res) => this.forward(req, res));
     await this.start();
   }
@@ -59,7 +61,9 @@ class StoppingProxy {
     const url = new URL(req.url ?? "");
     const { "proxy-authorization": auth, ...headers } = req.headers;
     this.auth.add(String(auth));
-    const stopping = this.armed && req.method === "HEAD";
+    const stopping = this.mode === "stop-after-head" && req.method === "HEAD";
+    const losing = this.mode === "lose-first-create" && req.method === "PUT" && !url.search;
+    if (losing) this.mode = "pass";
     const upstream = request(
       {
         host: "127.0.0.1",
@@ -69,6 +73,11 @@ class StoppingProxy {
         headers,
       },
       (up) => {
+        if (losing) {
+          up.resume();
+          up.on("end", () => req.socket.resetAndDestroy());
+          return;
+        }
         // Not kept alive: the next call needs a new connection, which finds none.
         res.writeHead(up.statusCode ?? 502, { ...up.headers, connection: "close" });
         up.pipe(res);
@@ -84,7 +93,7 @@ describe("a Bucket whose object storage is reached through HTTP_PROXY", () => {
   const kc = adminKubeConfig();
   let emulator: RunningEmulator;
   let s3: TestS3;
-  let proxy: StoppingProxy;
+  let proxy: TestProxy;
   let namespace = "";
 
   beforeAll(async () => {
@@ -92,7 +101,7 @@ describe("a Bucket whose object storage is reached through HTTP_PROXY", () => {
     namespace = await createNamespace(kc, "bucket-proxy");
     emulator = await startEmulator({ apiKey: TEST_API_KEY });
     s3 = await startTestS3();
-    proxy = new StoppingProxy();
+    proxy = new TestProxy();
     await proxy.start();
   });
   afterAll(async () => {
@@ -101,13 +110,15 @@ describe("a Bucket whose object storage is reached through HTTP_PROXY", () => {
     await emulator?.stop();
   });
 
-  it("retries a create the stopped proxy refused as not sent, naming the proxy and HTTP_PROXY, and is Ready once it is back", async () => {
-    const buckets = new ObjectsOf(new KubeClient(kc), bucketCrd, namespace);
-    const s3Port = new URL(s3.server.url).port;
-    const op = await runInProcessWith(
+  const buckets = () => new ObjectsOf(new KubeClient(kc), bucketCrd, namespace);
+  const run = () =>
+    runInProcessWith(
       {
         service: { baseUrl: emulator.url, allowInsecureHttp: true },
-        objectStorage: { ...s3.config, endpoint: `http://${S3_HOST}:${s3Port}` },
+        objectStorage: {
+          ...s3.config,
+          endpoint: `http://${S3_HOST}:${new URL(s3.server.url).port}`,
+        },
         watchNamespaces: [namespace],
         backoff: { baseMs: 200, maxMs: 1_000 },
         server: { port: 0, host: "127.0.0.1" },
@@ -121,6 +132,10 @@ describe("a Bucket whose object storage is reached through HTTP_PROXY", () => {
         },
       },
     );
+
+  it("retries a create the stopped proxy refused as not sent, naming the proxy and HTTP_PROXY, and is Ready once it is back", async () => {
+    proxy.mode = "stop-after-head";
+    const op = await run();
     const name = `down-${namespace}`;
     const reasons = new Set<string>();
     const seen = (obj: KubeObject) => {
@@ -130,8 +145,8 @@ describe("a Bucket whose object storage is reached through HTTP_PROXY", () => {
       }
     };
     try {
-      await buckets.create(name, { versioning: "Enabled" });
-      const failed = await buckets.waitFor(
+      await buckets().create(name, { versioning: "Enabled" });
+      const failed = await buckets().waitFor(
         name,
         (o) => {
           seen(o);
@@ -145,7 +160,7 @@ describe("a Bucket whose object storage is reached through HTTP_PROXY", () => {
       // Known not sent: no create is pending, nothing is looked up.
       expect(failed.metadata?.annotations?.["aidc.io/create-pending"]).toBeUndefined();
       await proxy.restart();
-      const ready = await buckets.waitFor(
+      const ready = await buckets().waitFor(
         name,
         (o) => {
           seen(o);
@@ -166,6 +181,27 @@ describe("a Bucket whose object storage is reached through HTTP_PROXY", () => {
       const shown = JSON.stringify([ready, events]);
       expect(shown).not.toContain(PASSWORD);
       expect(shown).not.toContain(encodeURIComponent(PASSWORD));
+    } finally {
+      expect(await op.stop()).toBe(0);
+    }
+  });
+
+  it("takes as its own the bucket of a create whose answer the proxy lost and the SDK sent again (BucketAlreadyOwnedByYou): Ready, not BucketExistsNotAdopted", async () => {
+    proxy.mode = "lose-first-create";
+    const op = await run();
+    const name = `lost-${namespace}`;
+    try {
+      await buckets().create(name, { versioning: "Enabled" });
+      const ready = await buckets().waitFor(
+        name,
+        (o) =>
+          conditionOf(o, "Ready")?.status === "True" ||
+          conditionOf(o, "Stalled")?.status === "True",
+        60_000,
+      );
+      expect(conditionOf(ready, "Ready")).toMatchObject({ status: "True", reason: "Available" });
+      expect(proxy.mode).toBe("pass");
+      expect(await s3.client().getVersioning(name)).toBe("Enabled");
     } finally {
       expect(await op.stop()).toBe(0);
     }
