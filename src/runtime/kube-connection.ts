@@ -159,7 +159,10 @@ export async function connect(
   const timeoutMs = options.requestTimeoutMs ?? 60_000;
   const connect = {
     ...tls,
-    // Go's servers prefer h2 too; undici's default offers http/1.1 first.
+    // The ALPN offer of every TLS connection, a SOCKS5 tunnel's too (undici's connector
+    // would offer h2, which the API server picks). Go's servers prefer h2 too; undici's
+    // default offers http/1.1 first.
+    allowH2,
     preferH2: allowH2,
     keepAlive: true,
     keepAliveInitialDelay: 30_000,

@@ -15,6 +15,7 @@ import {
   UserNasVolumes,
   writeKubeconfig,
 } from "../support/kube-networks.js";
+import { SocksProxy } from "../support/socks-proxy.js";
 
 /**
  * The operator on kubeconfigs as platform teams hand them out (kubeadm's admin.conf,
@@ -135,7 +136,7 @@ describe("the operator on the kubeconfigs platform teams write", () => {
     await readyThrough(net.bed, admin, kubeconfig, "net-localhost");
   });
 
-  it("acts as the user and groups of as and as-groups (impersonation), directly and through a proxy-url", async () => {
+  it("acts as the user and groups of as and as-groups (impersonation), directly and through a proxy-url, http and socks5", async () => {
     // No RBAC names this user: only the groups sent with it (system:masters) let it work,
     // each group a header of its own.
     const impersonating = {
@@ -160,6 +161,20 @@ describe("the operator on the kubeconfigs platform teams write", () => {
       expect(proxy.tunnels).toBeGreaterThan(0);
     } finally {
       await proxy.stop();
+    }
+    // Through a SOCKS5 tunnel, TLS made inside it offers HTTP/1.1 only too.
+    const socks = new SocksProxy({});
+    await socks.start();
+    try {
+      const tunnelled = await writeKubeconfig(
+        join(net.bed.dir, "impersonate-socks"),
+        { as: { ...impersonating, proxyUrl: socks.url } },
+        "as",
+      );
+      await readyThrough(net.bed, admin, tunnelled, "net-impersonate-socks");
+      expect(socks.tunnels).toBeGreaterThan(0);
+    } finally {
+      await socks.stop();
     }
   });
 
