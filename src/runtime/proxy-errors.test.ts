@@ -49,6 +49,13 @@ describe("ProxyConnectError of an http(s) proxy", () => {
     );
   });
 
+  it("says that a 407 is about its user and password, and in which setting", () => {
+    const cause = new Error("Proxy response (407) !== 200 when HTTP Tunneling");
+    expect(new ProxyConnectError("http://u:p@10.0.0.5:3128", "HTTPS_PROXY", cause).message).toBe(
+      "the proxy http://10.0.0.5:3128 of HTTPS_PROXY refused the tunnel: it answered 407 to CONNECT (its user and password in HTTPS_PROXY are missing or wrong)",
+    );
+  });
+
   it("never repeats a user and password a cause's message holds", () => {
     const cause = new Error("tunnel via http://corp:S3cret@10.0.0.5:3128/ ended");
     const err = new ProxyConnectError("http://corp:S3cret@10.0.0.5:3128", "HTTPS_PROXY", cause);

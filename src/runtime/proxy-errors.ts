@@ -96,10 +96,13 @@ export class ProxyConnectError extends Error {
     const proxyOf = `the proxy ${protocol}//${host} of ${where}`;
     const status = tunnelRefusal(cause);
     const refused = status?.startsWith("5") ? "cannot reach the server" : "refused the tunnel";
+    // 407: the proxy wants a user and password (the setting's `user:password@`).
+    const auth =
+      status === "407" ? ` (its user and password in ${where} are missing or wrong)` : "";
     const socks = socksFailure(cause);
     super(
       status
-        ? `${proxyOf} ${refused}: it answered ${status} to CONNECT`
+        ? `${proxyOf} ${refused}: it answered ${status} to CONNECT${auth}`
         : socks !== undefined
           ? `${proxyOf} ${socksWording(socks)}`
           : isUnreachable(cause)

@@ -71,7 +71,10 @@ describe("the S3 client through a proxy that refuses the tunnel", () => {
   it.each([
     [503, "cannot reach the server: it answered 503 to CONNECT"],
     [403, "refused the tunnel: it answered 403 to CONNECT"],
-    [407, "refused the tunnel: it answered 407 to CONNECT"],
+    [
+      407,
+      "refused the tunnel: it answered 407 to CONNECT (its user and password in HTTPS_PROXY are missing or wrong)",
+    ],
   ])(
     "fails a create the proxy answers %i as not sent, saying what the answer means",
     async (code, said) => {

@@ -46,7 +46,7 @@ describe.each(["node-http", "node-fetch"] as const)(
       expect(err).toBeInstanceOf(ServiceError);
       expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
       expect((err as Error).message).toBe(
-        `POST /v1/subscription/nasStorage/create failed: network error (the proxy http://127.0.0.1:${proxyPort} of HTTPS_PROXY refused the tunnel: it answered 407 to CONNECT)`,
+        `POST /v1/subscription/nasStorage/create failed: network error (the proxy http://127.0.0.1:${proxyPort} of HTTPS_PROXY refused the tunnel: it answered 407 to CONNECT (its user and password in HTTPS_PROXY are missing or wrong))`,
       );
       expect((err as Error).message).not.toMatch(/Pr0xyPa55|corp:/);
       expect(attempts).toHaveLength(3);
