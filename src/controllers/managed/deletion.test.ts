@@ -356,6 +356,35 @@ describe("deletion under deletionPolicy Delete", () => {
     expect(finalizers(v.obj)).toEqual(["test.io/f"]);
   });
 
+  it("counts the resource gone from the list when the read that checks its owner answers 500 (the binding never verified)", async () => {
+    const w = deletedObject();
+    const { reconcile } = loop(
+      deletable(w, "Deleted", () => false, {
+        ownerOf: () => undefined,
+        observe: async () => {
+          w.calls.push("observe");
+          throw new ServiceUnavailableError("volume id-1 not found", {
+            code: 500,
+            endpoint: "get",
+            outcomeUnknown: false,
+          });
+        },
+        listIds: async () => {
+          w.calls.push("list");
+          return { ids: new Set(["id-2"]), complete: true };
+        },
+      }),
+    );
+    // Absent from one listing: not yet gone, the read's failure stands.
+    const err = await reconcile(KEY, w.ctx).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/cannot observe the remote resource: volume id-1 not found/);
+    expect(w.calls).not.toContain("delete id-1");
+    w.calls.length = 0;
+    expect(await reconcile(KEY, w.ctx)).toEqual({});
+    expect(w.calls).toEqual(["observe", "list", "delete id-1", "write finalizers"]);
+    expect(w.obj).toBeUndefined();
+  });
+
   it("counts the resource gone from the list when its detail read answers 500 after an InProgress delete", async () => {
     const w = deletedObject();
     const { reconcile } = loop(

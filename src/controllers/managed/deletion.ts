@@ -39,9 +39,7 @@ import { type BindingRefusal, bindingConflict, ownershipRefusal } from "./tenanc
 /** Reason of the Warning event when a Delete policy cannot be honoured. */
 export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured" as const;
 
-async function release<T extends ManagedObject, R>(
-  run: ManagedRun<T, R>,
-): Promise<ReconcileResult> {
+async function release<T extends ManagedObject, R>(run: ManagedRun<T, R>) {
   await removeFinalizer(run.ctx.kube, run.kind.resource, run.obj, run.kind.finalizer);
   noteReleased(run.obj.metadata?.uid, run.ctx.clock.now().getTime());
   return {};
@@ -85,15 +83,12 @@ export async function deleteStep<T extends ManagedObject, R>(
             ? step.warn
             : `${step.warn}: whatever the create in flight${inFlightMarks(state)} makes`,
         );
-      } else if (externalId) {
-        run.normal(
-          "Orphaned",
-          `left the remote resource ${externalId} in the service (${orphanCause(run.obj)})`,
-        );
       } else {
         run.normal(
           "Orphaned",
-          `a create was in flight${inFlightMarks(state)}; whatever it creates is left in the service (${orphanCause(run.obj)})`,
+          externalId
+            ? `left the remote resource ${externalId} in the service (${orphanCause(run.obj)})`
+            : `a create was in flight${inFlightMarks(state)}; whatever it creates is left in the service (${orphanCause(run.obj)})`,
         );
       }
       return release(run);
@@ -131,8 +126,7 @@ async function deleteRemote<T extends ManagedObject, R>(
     try {
       answer = await before.call(client, run.call, id);
     } catch (err) {
-      const window = notShownYet(run, id, options) ? visibilityWindowMs(options) : 0;
-      const listed = await goneByList(run, id, err, window, ERR.beforeDelete);
+      const listed = await goneByList(run, id, err, options, ERR.beforeDelete, true);
       if (listed === undefined) throw wrapError(ERR.beforeDelete, err);
       if (listed !== "Gone") return waiting(run, listed, soonPollMs(options));
       run.normal("Deleted", `deleted the remote resource ${id}`);
@@ -196,8 +190,7 @@ async function untilGone<T extends ManagedObject, R>(
     if (err instanceof ServiceNotFoundError) exists = false;
     else {
       // A 500 for an unknown id: the list decides, at once unless never read (not listed yet?).
-      const window = refused && notShownYet(run, id, options) ? visibilityWindowMs(options) : 0;
-      const listed = await goneByList(run, id, err, window, "its detail read fails");
+      const listed = await goneByList(run, id, err, options, "its detail read fails", !!refused);
       if (listed === undefined) throw wrapError(ERR.observe, err);
       if (listed !== "Gone") return waiting(run, listed, soonPollMs(options));
       exists = false;
@@ -226,7 +219,13 @@ async function deleteRefusal<T extends ManagedObject, R>(
   const conflict = bindingConflict(run.ctx.cache, run.kind, run.obj, id);
   if (conflict) return conflict;
   if (run.kind.statusId?.(run.obj) === id || !run.client.ownerOf) return undefined;
-  const o = await runStep(ERR.observe, () => run.client.observe(run.call, id));
+  const o = await run.client.observe(run.call, id).catch(async (err: unknown) => {
+    // Gone by the list (a 500 for an unknown id): nothing to spare, the delete finds it gone.
+    if ((await goneByList(run, id, err, options, "", false)) !== "Gone") {
+      throw wrapError(ERR.observe, err);
+    }
+    return { exists: false as const };
+  });
   return o.exists
     ? ownershipRefusal(run.client, run.kind, run.obj, id, o.remote, options)
     : undefined;

@@ -140,16 +140,19 @@ export async function listEvidence<T extends ManagedObject>(
 /**
  * {@link listEvidence} for a deletion after `failed` (a read of `id`, a step before its
  * delete) failed with `err`: "Gone", the message of a wait while the resource is absent
- * too briefly, or undefined without evidence (the failure stands).
+ * too briefly, or undefined without evidence (the failure stands). `mayBeUnseen`: the
+ * window applies to a resource ordered and never read ({@link notShownYet}).
  */
 export async function goneByList<T extends ManagedObject>(
-  run: EvidenceSubject<T>,
+  run: EvidenceSubject<T> & UnseenSubject<T>,
   id: string,
   err: unknown,
-  visibilityWindowMs: number,
+  options: { visibilityGraceMs?: number | undefined },
   failed: string,
+  mayBeUnseen: boolean,
 ): Promise<"Gone" | string | undefined> {
-  const listed = await listEvidence(run, id, err, visibilityWindowMs);
+  const unseen = mayBeUnseen && notShownYet(run, id, options) !== undefined;
+  const listed = await listEvidence(run, id, err, unseen ? visibilityWindowMs(options) : 0);
   if (listed.verdict === "None") return undefined;
   if (listed.verdict === "Gone") return "Gone";
   return `deleting the remote resource ${id}: ${failed} (${errorMessage(err)}) and it is absent from ${listed.listings} complete listing(s) in a row, looking again`;
