@@ -75,6 +75,15 @@ function socksWording(why: string): string {
 }
 
 /**
+ * The cause of a {@link ProxyConnectError} for a request a proxy answered 407 itself (an
+ * http:// URL is sent to the proxy whole, with no tunnel): nothing went further, so its
+ * code is a refused tunnel's.
+ */
+export function proxyAuthAnswer(): Error {
+  return Object.assign(new Error("Proxy answer (407)"), { code: "ERR_PROXY_TUNNEL" });
+}
+
+/**
  * A connection to a proxy that failed (the API server's, kube-connection.ts; the object
  * storage's): its message names the proxy (scheme, host and port: never its user and
  * password) and where it was set, `the proxy http://10.0.0.5:3128 of HTTPS_PROXY cannot
@@ -94,15 +103,21 @@ export class ProxyConnectError extends Error {
       "//",
     );
     const proxyOf = `the proxy ${protocol}//${host} of ${where}`;
-    const status = tunnelRefusal(cause);
-    const refused = status?.startsWith("5") ? "cannot reach the server" : "refused the tunnel";
+    const answered = /^Proxy answer \((\d{3})\)$/.exec(why)?.[1];
+    const status = tunnelRefusal(cause) ?? answered;
+    const refused = answered
+      ? "refused the request"
+      : status?.startsWith("5")
+        ? "cannot reach the server"
+        : "refused the tunnel";
+    const to = answered ? "" : " to CONNECT";
     // 407: the proxy wants a user and password (the setting's `user:password@`).
     const auth =
       status === "407" ? ` (its user and password in ${where} are missing or wrong)` : "";
     const socks = socksFailure(cause);
     super(
       status
-        ? `${proxyOf} ${refused}: it answered ${status} to CONNECT${auth}`
+        ? `${proxyOf} ${refused}: it answered ${status}${to}${auth}`
         : socks !== undefined
           ? `${proxyOf} ${socksWording(socks)}`
           : isUnreachable(cause)

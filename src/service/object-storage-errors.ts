@@ -8,6 +8,7 @@
  * never sends the secret key; the access key id travels only in headers).
  */
 import type { S3Client } from "@aws-sdk/client-s3";
+import { proxyAuthAnswer } from "../runtime/proxy-errors.js";
 import {
   ServiceError,
   ServiceNotFoundError,
@@ -151,7 +152,9 @@ export function attemptsTold(s3: S3Client, proxy: NamedProxy | undefined): void 
   s3.middlewareStack.add(
     (next) => (args) =>
       next(args).catch((err: unknown) => {
-        const named = proxyFailure(proxy, err) ?? err;
+        // A 407 is the proxy's own answer (an http:// endpoint's requests go to it whole).
+        const refused = proxy && s3HttpStatus(err) === 407 ? proxyAuthAnswer() : err;
+        const named = proxyFailure(proxy, refused) ?? err;
         if (!followsReachedAttempt(err) || !neverSent(err)) throw named;
         const said = named instanceof Error ? named.message : String(named);
         throw new Error(

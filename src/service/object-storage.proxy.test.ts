@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConnectProxy } from "../../test/support/connect-proxy.js";
 import { freePort } from "../controlplane/controlplane.js";
 import { ServiceUnavailableError } from "./errors.js";
 import { ObjectStorageClient } from "./object-storage.js";
@@ -156,4 +157,25 @@ describe("a create the SDK sent again after an attempt that may have reached the
       s.close();
     }
   });
+});
+
+it("says that a proxy answering an http:// endpoint's call 407 refused its user and password, the call not sent", async () => {
+  const proxy = new ConnectProxy({ "s3.example.test": "127.0.0.1" }, "aidc:right", undefined, true);
+  await proxy.start();
+  const port = new URL(proxy.url).port;
+  const client = s3Client(
+    "http://s3.example.test:9000",
+    `http://aidc:${PASSWORD}@127.0.0.1:${port}`,
+  );
+  try {
+    const err = await client.createBucket("logs").catch((e: unknown) => e);
+    expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
+    expect((err as Error).message).toBe(
+      `S3 CreateBucket of bucket logs: no answer (the proxy http://127.0.0.1:${port} of HTTP_PROXY refused the request: it answered 407 (its user and password in HTTP_PROXY are missing or wrong))`,
+    );
+    expect(proxy.refused).toBe(1);
+  } finally {
+    client.close();
+    await proxy.stop();
+  }
 });

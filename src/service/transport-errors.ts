@@ -5,7 +5,7 @@
  * message.
  */
 
-import { CONNECT_FAILED_CODES } from "../runtime/proxy-errors.js";
+import { CONNECT_FAILED_CODES, proxyAuthAnswer } from "../runtime/proxy-errors.js";
 import { CERTIFICATE_REFUSED_CODES } from "./certificate-errors.js";
 import {
   endpointConfigKey,
@@ -143,7 +143,8 @@ export function malformed(
 
 /**
  * Network error codes that prove the request never reached the service; ERR_PROXY_TUNNEL:
- * the proxy refused the tunnel (e.g. 407) or closed it before it was open; a certificate
+ * the proxy refused the tunnel (e.g. 407) or closed it before it was open, or answered
+ * 407 a request sent to it whole (proxyAuthAnswer); a certificate
  * refused in the TLS handshake, before the request.
  */
 const NOT_SENT_CODES = new Set<string>([
@@ -234,6 +235,21 @@ export function abandoned(call: CallDescription, cause?: unknown): ServiceUnavai
     outcomeUnknown: cause !== undefined && !call.idempotent,
     ...(cause === undefined ? {} : { cause }),
   });
+}
+
+/**
+ * The error of an answer that is no answer of the service: a redirect
+ * ({@link redirectError}), or a 407 of the `proxy` an http:// URL was sent to whole
+ * (its user and password refused: nothing went further, see {@link networkError}).
+ */
+export function notServiceAnswer(
+  call: CallDescription,
+  answer: { httpStatus: number; location: string | null },
+  proxy: NamedProxy | undefined,
+): Error | undefined {
+  const status = answer.httpStatus;
+  if (status >= 300 && status < 400) return redirectError(call, status, answer.location);
+  return status === 407 && proxy ? proxyAuthAnswer() : undefined;
 }
 
 /** Longest Location quoted in an error message. */

@@ -76,5 +76,28 @@ describe.each(["node-http", "node-fetch"] as const)(
         `POST /v1/subscription/nasStorage/create failed: network error (the proxy http://127.0.0.1:${port} of HTTPS_PROXY cannot be reached: connect ECONNREFUSED 127.0.0.1:${port})`,
       );
     });
+
+    it("says a proxy answering an http:// call 407 refused its user and password, the create not sent", async () => {
+      const plain = createServer((_req, res) =>
+        res.writeHead(407, { "proxy-authenticate": 'Basic realm="corp"' }).end(),
+      );
+      await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve));
+      const port = (plain.address() as AddressInfo).port;
+      const client = new ServiceClient({
+        baseUrl: "http://svc.example.test",
+        apiKey: () => "key-0123456789abcdef",
+        rateLimit: null,
+        retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 2 },
+        httpClient,
+        proxyFor: () => `http://corp:Pr0xyPa55@127.0.0.1:${port}`,
+      });
+      const err = await client.subscribeNas({ productCode: "nas.fixed.200" }).catch((e) => e);
+      client.close();
+      plain.close();
+      expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
+      expect((err as Error).message).toBe(
+        `POST /v1/subscription/nasStorage/create failed: network error (the proxy http://127.0.0.1:${port} of HTTP_PROXY refused the request: it answered 407 (its user and password in HTTP_PROXY are missing or wrong))`,
+      );
+    });
   },
 );

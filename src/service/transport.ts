@@ -34,7 +34,7 @@ import {
   errorForStatus,
   exchangeError,
   malformed,
-  redirectError,
+  notServiceAnswer,
   scrub,
 } from "./transport-errors.js";
 import { type CallArgs, REDACTED_LOG_PATHS, type TransportOptions } from "./transport-options.js";
@@ -196,9 +196,8 @@ export class ServiceTransport {
         signal: call.signal,
         ...(this.options.mayCall ? { mayCall: this.options.mayCall } : {}),
       });
-      if (answer.httpStatus >= 300 && answer.httpStatus < 400) {
-        throw redirectError(call, answer.httpStatus, answer.location);
-      }
+      const notService = notServiceAnswer(call, answer, this.agents.proxy);
+      if (notService) throw notService;
     } catch (err) {
       const error = exchangeError(call, err, { ...this.options, proxy: this.agents.proxy });
       scrub(error, key);
