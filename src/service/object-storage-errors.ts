@@ -92,7 +92,14 @@ export function objectStorageError(
   err: unknown,
   mutating = false,
 ): ServiceError {
-  if (err instanceof ServiceError) return err;
+  if (err instanceof ServiceError) {
+    // A call stopped (its reconcile abandoned) after an attempt that may have taken effect.
+    if (!mutating || err.outcomeUnknown || !followsReachedAttempt(err)) return err;
+    return new ServiceUnavailableError(
+      `${err.message}, after an earlier attempt that may have reached the object storage`,
+      { endpoint: err.endpoint, code: undefined, outcomeUnknown: true, cause: err },
+    );
+  }
   const code = s3ErrorCode(err);
   const status = s3HttpStatus(err);
   const serverMessage = (err as SdkErrorShape | undefined)?.message ?? String(err);
