@@ -11,6 +11,7 @@
  */
 import type { buildConnector, Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
+import { directConnector } from "./kube-connector.js";
 import { type KubeConfigLike, type RequestCredentials, sameTls } from "./kube-credentials.js";
 import { proxyFor, unbracketed } from "./kube-proxy.js";
 import { socksConnector } from "./kube-socks.js";
@@ -250,7 +251,7 @@ export async function connect(
       ...(proxy.startsWith("https:") ? { proxyTls } : {}),
     }) as unknown as ClosableDispatcher;
   } else {
-    dispatcher = new Pool(url.origin, { ...dispatcherOptions, connect });
+    dispatcher = new Pool(url.origin, { ...dispatcherOptions, connect: directConnector(connect) });
     dispatcher.on("disconnect", onDisconnect);
   }
   // A failed connection fails its requests; the dispatcher itself needs no listener.

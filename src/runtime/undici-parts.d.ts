@@ -5,3 +5,10 @@ declare module "undici/lib/dispatcher/pool.js" {
   import { Pool } from "undici";
   export default Pool;
 }
+
+// undici's connector, which that Pool builds from an options object, for the
+// connection's own (kube-connector.ts).
+declare module "undici/lib/core/connect.js" {
+  import { buildConnector } from "undici";
+  export default buildConnector;
+}

@@ -8,14 +8,16 @@ import {
   eventually,
   networkSuite,
   startNetworkOperator,
+  TcpProxy,
   writeKubeconfig,
 } from "../support/kube-networks.js";
 
 /**
  * The operator behind a front (a Rancher-style gateway: the API under a path, HTTP/1.1)
  * that answers for itself, as nginx does: an HTML page without the Audit-Id header of
- * the API server's answers. The cache's report says the answer is the front's, once for
- * every kind, instead of the page's HTML or a diagnosis of the API server.
+ * the API server's answers; or that serves no more connections than its limit. The
+ * cache's report says so, once for every kind, instead of the page's HTML, a diagnosis
+ * of the API server or a bare connect timeout.
  */
 describe("the operator when a front of the API server answers for itself", () => {
   const net = networkSuite();
@@ -23,7 +25,13 @@ describe("the operator when a front of the API server answers for itself", () =>
   const prefix = "/k8s/clusters/c-m-abc12";
 
   /** The operator through `server` on a new namespace until its log says `expected`; its log. */
-  async function reportThrough(server: string, ca: Buffer, name: string, expected: string) {
+  async function reportThrough(
+    server: string,
+    ca: Buffer,
+    name: string,
+    expected: string,
+    withinMs = 20_000,
+  ) {
     const namespace = await createNamespace(admin, name);
     const kubeconfig = await writeKubeconfig(
       join(net.bed.dir, name),
@@ -36,7 +44,7 @@ describe("the operator when a front of the API server answers for itself", () =>
       kubeconfig,
     });
     try {
-      await eventually(async () => op.logTail(50).includes(expected), 20_000).catch(
+      await eventually(async () => op.logTail(50).includes(expected), withinMs).catch(
         (err: Error) => {
           throw new Error(`${err.message}; the operator's last lines:\n${op.logTail(5)}`);
         },
@@ -90,6 +98,27 @@ describe("the operator when a front of the API server answers for itself", () =>
       await front.stop();
     }
   }, 60_000);
+
+  it("says that the front is at its limit of connections when a connection it took is not served within the connect timeout", async () => {
+    // HTTP/1.1: each watch and each request in flight holds a connection of its own.
+    const front = await new ApiFront({ upstream: admin, protocols: "http/1.1", prefix }).start();
+    const limited = new TcpProxy(Number(new URL(front.url).port));
+    limited.maxOpen = 1;
+    const port = await limited.start();
+    try {
+      const log = await reportThrough(
+        front.url.replace(/:\d+\//, `:${port}/`),
+        front.caCert,
+        "net-front-limit",
+        `127.0.0.1:${port} took the connection but did not answer its TLS handshake in 30 s: the API server, or a front of it, is at its limit of connections or stalled (haproxy's maxconn, nginx's worker_connections; over HTTP/1.1 each watch holds a connection)`,
+        60_000,
+      );
+      expect(log).not.toContain("Connect Timeout Error");
+    } finally {
+      await limited.stop();
+      await front.stop();
+    }
+  }, 120_000);
 });
 
 /** A loopback port nothing listens on (a server's, closed). */

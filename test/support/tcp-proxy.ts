@@ -17,6 +17,12 @@ export class TcpProxy {
   accepted = 0;
   /** Connections open right now. */
   open = 0;
+  /**
+   * The most connections it serves at once: past them a new one is taken and never
+   * answered, as a listener at its limit leaves it in the kernel's backlog (haproxy's
+   * `maxconn`, nginx's `worker_connections`).
+   */
+  maxOpen = Number.POSITIVE_INFINITY;
 
   /** `listenHost`: the loopback address it listens on (`::1` for an IPv6 server URL). */
   constructor(
@@ -34,7 +40,7 @@ export class TcpProxy {
         client.destroy();
         return;
       }
-      if (this.partitioned) {
+      if (this.partitioned || this.open >= this.maxOpen) {
         // Taken and never answered, as a peer behind a partition (its SYN unanswered).
         this.sockets.add(client);
         client.pause();
