@@ -124,6 +124,26 @@ describe("the Bucket's create", () => {
     });
     expect(calls).toEqual(["createBucket data", "putTags data"]);
   });
+
+  it("binds a bucket it made whose owner tag the storage refused, the tag then drift", async () => {
+    const denied = new Error("S3 PutBucketTagging: AccessDenied");
+    const { external, calls } = client({
+      createBucket: "Created",
+      putTags: denied,
+      headBucket: "Owned",
+      getVersioning: "Off",
+      getLifecycle: [],
+      getPolicy: undefined,
+      getTags: {},
+      getCors: [],
+      listBuckets: [],
+    });
+    // Bound at once: the pending marker is not left to a lookup that ends BucketExistsNotAdopted.
+    expect(await external.create(call({}), "t")).toEqual({ externalId: "data" });
+    expect(calls).toEqual(["createBucket data", "putTags data", "putTags data"]);
+    const o = await external.observe(call({}), "data");
+    expect(o).toMatchObject({ exists: true, upToDate: false, differs: ["tags"] });
+  });
 });
 
 describe("the Bucket's update", () => {

@@ -11,6 +11,7 @@
  * after the create-pending marker was written is the one the create made.
  */
 import { BUCKET_REASONS, type Bucket } from "../../crds/bucket.js";
+import { errorMessage } from "../../runtime/errors.js";
 import type { ObjectStorageClient, ObjectStorageResolver } from "../../service/object-storage.js";
 import { BucketNameRefusedError } from "../../service/object-storage-errors.js";
 import { terminalError } from "../event-reasons.js";
@@ -56,11 +57,7 @@ export function bucketNameOf(obj: BucketObject): string {
   return obj.spec.name ?? obj.metadata.name ?? "";
 }
 
-/**
- * How much older than the create-pending marker a bucket's creation date may look and
- * still be the one its create made: the clocks of the operator and the object storage
- * differ.
- */
+/** How much older than the create-pending marker a bucket made by its create may look (clock skew). */
 export const CREATION_CLOCK_SKEW_MS = 60_000;
 
 function markOf(obj: BucketObject): string {
@@ -138,12 +135,14 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
       call.normal("Adopted", `adopted the existing bucket ${name}`);
       return { externalId: name };
     }
-    // The owner mark at once: it proves whose bucket this is (a failure here leaves the
-    // create pending; the lookup then recognises the bucket by its creation date).
+    // The owner mark proves whose bucket it is; refused, it is drift the update puts back.
     const tags = desiredOf(call.obj.spec, markOf(call.obj), {}).tags;
-    await s3.putTags(name, tags).catch(async () => {
-      await s3.putTags(name, { [OWNER_TAG]: markOf(call.obj) });
-    });
+    const unwritten = (err: unknown) =>
+      call.log.warn({ bucket: name, err: errorMessage(err) }, "owner tag not written");
+    await s3
+      .putTags(name, tags)
+      .catch(() => s3.putTags(name, { [OWNER_TAG]: markOf(call.obj) }))
+      .catch(unwritten);
     return { externalId: name };
   }
 
