@@ -287,9 +287,10 @@ describe("syncSummary", () => {
         { kind: "nasvolumes.aidc.io", error: byFront("nasvolumes") },
         { kind: "buckets.aidc.io", error: byFront("buckets") },
         { kind: "namespaces", error: new WatchStatusError(502, page(502, "Bad Gateway"), false) },
+        { kind: "leases", error: new KubeApiError("GET", "/leases", 502, undefined, false) },
       ]),
     ).toBe(
-      'not synced: nasvolumes.aidc.io, buckets.aidc.io (404 Not Found from a proxy in front of the API server, not from the API server: "404 Not Found" (is the path of the kubeconfig\'s server URL right?)); namespaces (502 Bad Gateway from a proxy in front of the API server, not from the API server: "502 Bad Gateway")',
+      'not synced: nasvolumes.aidc.io, buckets.aidc.io (404 Not Found from a proxy in front of the API server, not from the API server: "404 Not Found" (is the path of the kubeconfig\'s server URL right?)); namespaces (502 Bad Gateway from a proxy in front of the API server, not from the API server: "502 Bad Gateway"); leases (502 Bad Gateway from a proxy in front of the API server, not from the API server)',
     );
   });
 });

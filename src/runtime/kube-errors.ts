@@ -60,9 +60,12 @@ function frontAnswer(code: number, body: unknown): string | undefined {
       ? o.message
       : typeof body === "string"
         ? (/<title>([^<]*)<\/title>/i.exec(body)?.[1] ?? body.replace(/<[^>]*>/g, " "))
-        : JSON.stringify(body ?? "");
+        : body === undefined
+          ? ""
+          : JSON.stringify(body);
   const said = text.replace(/\s+/g, " ").trim().slice(0, 200);
-  const path = code === 404 ? " (is the path of the kubeconfig's server URL right?)" : "";
+  const path =
+    code === 404 || code < 300 ? " (is the path of the kubeconfig's server URL right?)" : "";
   return `${code} ${STATUS_CODES[code] ?? ""} from a proxy in front of the API server, not from the API server${said ? `: "${said}"` : ""}${path}`;
 }
 

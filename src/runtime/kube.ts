@@ -169,7 +169,8 @@ export class KubeClient {
    * GET's 5xx with Retry-After, waits as asked (and up to half again) and tries again
    * ({@link MAX_RETRIES} times at most); a 401 reads the credentials anew and tries once
    * more; a GET whose kept-alive connection the server had just closed goes once more
-   * (not a write: it may have arrived). Else a {@link KubeApiError}.
+   * (not a write: it may have arrived). Else a {@link KubeApiError}, also for a 2xx whose
+   * body is not JSON.
    */
   async request(
     method: KubeMethod,
@@ -194,14 +195,16 @@ export class KubeClient {
         continue;
       }
       const code = answer.status;
-      if (code >= 200 && code <= 299) return parseBody(answer.text);
+      const body = parseBody(answer.text);
+      // Text that is not JSON is no answer of the API server (a web UI at the server URL).
+      if (code >= 200 && code <= 299 && typeof body !== "string") return body;
       if (code === 401 && !refreshed && this.transport.refreshCredentials()) {
         refreshed = true;
         continue;
       }
       const waitMs = retryWaitMs(method, answer);
       if (waitMs === undefined || retries >= MAX_RETRIES) {
-        throw new KubeApiError(method, path, code, parseBody(answer.text), answer.audited);
+        throw new KubeApiError(method, path, code, body, answer.audited);
       }
       // Up to half again at random: requests refused together do not come back together.
       await new Promise((r) => setTimeout(r, waitMs * (1 + Math.random() / 2)));

@@ -33,6 +33,11 @@ export interface ApiFrontOptions {
   protocols: "http/1.1" | "h2,http/1.1";
   /** The path the API is served under (`/k8s/clusters/c-abc`); default none. */
   prefix?: string;
+  /**
+   * What it answers outside its prefix: nginx's 404 page (default), or a web UI's page
+   * with 200 (Rancher's UI at its root).
+   */
+  outsidePrefix?: "notFound" | "page";
   /** The bearer token clients must send; default none asked for. */
   token?: string;
   throttle?: FrontThrottle;
@@ -199,8 +204,8 @@ export class ApiFront {
       at: Date.now(),
     };
     this.requests.push(seen);
-    // Its own answers as nginx writes them: an HTML page without the Audit-Id header of
-    // the API server's answers.
+    // Its own answers as nginx writes them (a web UI's page for a 200): an HTML page
+    // without the Audit-Id header of the API server's answers.
     const answer = (status: number, headers: Record<string, string> = {}) => {
       seen.status = status;
       const title = `${status} ${STATUS_CODES[status] ?? ""}`;
@@ -215,7 +220,7 @@ export class ApiFront {
       return;
     }
     if (prefix && !url.pathname.startsWith(`${prefix}/`)) {
-      answer(404);
+      answer(this.options.outsidePrefix === "page" ? 200 : 404);
       return;
     }
     const path = url.pathname.slice(prefix.length);
