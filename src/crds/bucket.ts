@@ -37,8 +37,8 @@ export const BUCKET_REASONS = ownReasons({
   BucketNameTaken: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "A bucket of this name exists in another account of the object storage (bucket names are global); nothing is created.",
-    "Choose another spec.name.",
+    "A bucket of this name exists in another account of the object storage (bucket names are global): the create answered BucketAlreadyExists, or a HEAD answered 403 for a bucket the account does not list, which credentials lacking s3:ListBucket meet too (the message names both); nothing is created.",
+    "Choose another spec.name, or grant the credentials s3:ListBucket; a 403 is looked at again every poll.",
   ),
   BucketExistsNotAdopted: ownReason(
     "Terminal",
@@ -69,6 +69,12 @@ export const BUCKET_REASONS = ownReasons({
     ["Ready", "Synced"],
     "The object storage refused the S3 credentials (InvalidAccessKeyId, SignatureDoesNotMatch).",
     "Fix the credentials Secret: the operator retries on a slow backoff and uses a rotated key at once.",
+  ),
+  S3AccessDenied: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "The object storage answered AccessDenied: the S3 credentials lack a permission the operator uses on the bucket (the message names the action, e.g. s3:GetBucketPolicy).",
+    "Grant the action in the policy of the S3 credentials (and check that no bucket policy denies it): the operator retries on a slow backoff.",
   ),
   ObjectStorageNotConfigured: ownReason(
     "Terminal",

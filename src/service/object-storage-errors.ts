@@ -49,6 +49,39 @@ export class ObjectStorageCredentialsError extends ServiceRefusedError {
   readonly external = true;
 }
 
+/**
+ * The object storage answered AccessDenied: the credentials lack the permission of
+ * the call (the message names the action to grant). Terminal, but external, as a
+ * refused key pair is: a policy changed on the server fixes it without a change of
+ * the object.
+ */
+export class ObjectStorageAccessDeniedError extends ServiceRefusedError {
+  /** Condition reason. */
+  readonly reason = "S3AccessDenied";
+  /** The hold lies with the credentials' policy, not the object. */
+  readonly external = true;
+}
+
+/** The IAM action of each S3 operation whose action is not `s3:` and its name. */
+const ACTIONS: Readonly<Record<string, string>> = {
+  HeadBucket: "s3:ListBucket",
+  ListBuckets: "s3:ListAllMyBuckets",
+  ListObjectVersions: "s3:ListBucketVersions",
+  DeleteObjects: "s3:DeleteObject and s3:DeleteObjectVersion",
+  GetBucketLifecycleConfiguration: "s3:GetLifecycleConfiguration",
+  PutBucketLifecycleConfiguration: "s3:PutLifecycleConfiguration",
+  DeleteBucketLifecycle: "s3:PutLifecycleConfiguration",
+  DeleteBucketTagging: "s3:PutBucketTagging",
+  DeleteBucketCors: "s3:PutBucketCors",
+};
+
+/** What to grant for an AccessDenied of `operation` on `bucket` ("*": every bucket). */
+export function accessHint(operation: string, bucket: string): string {
+  const action = ACTIONS[operation] ?? `s3:${operation}`;
+  const where = bucket === "*" ? "" : ` on bucket ${bucket}`;
+  return `the S3 credentials need ${action}${where}: grant ${action.includes(" and ") ? "them" : "it"} in their policy, and check that no bucket policy denies it`;
+}
+
 /** S3 error codes that say "try again later". */
 const RETRYABLE_CODES = new Set([
   "SlowDown",
@@ -124,6 +157,12 @@ export function objectStorageError(
   }
   if (status === 401 || (code && CREDENTIAL_CODES.has(code))) {
     return new ObjectStorageCredentialsError(text, details);
+  }
+  if (code === "AccessDenied") {
+    return new ObjectStorageAccessDeniedError(
+      `${text} (${accessHint(operation, bucket)})`,
+      details,
+    );
   }
   if (code === "NoSuchBucket" || (status === 404 && code === "NotFound")) {
     return new ServiceNotFoundError(text, details);

@@ -123,11 +123,17 @@ export class ObjectStorageClient {
       const status = s3HttpStatus(err);
       if (status === 404) return "Absent";
       if (status === 403) {
-        // A HEAD answer has no body: a bucket of another account and refused
-        // credentials look alike. The bucket list tells them apart (it throws the
-        // credentials error).
-        await this.listBuckets();
-        return "Forbidden";
+        // A HEAD answer has no body: a bucket of another account, refused credentials
+        // and credentials without s3:ListBucket look alike. The bucket list tells the
+        // first two apart (it throws the credentials error), and lists the account's own.
+        const listed = await this.listBuckets();
+        if (!listed.some((b) => b.name === bucket)) return "Forbidden";
+        throw objectStorageError("HeadBucket", bucket, {
+          name: "AccessDenied",
+          Code: "AccessDenied",
+          message: "HEAD answered 403, yet the account lists the bucket",
+          $metadata: { httpStatusCode: 403 },
+        });
       }
       throw objectStorageError("HeadBucket", bucket, err);
     }

@@ -42,6 +42,7 @@ local TERMINAL_REASONS = {
   ["ReconcileTerminal"] = true,
   ["RemoteNotFound"] = true,
   ["RequestTooLarge"] = true,
+  ["S3AccessDenied"] = true,
   ["S3CredentialsRefused"] = true,
   ["ServiceRedirected"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,

@@ -98,6 +98,13 @@ describe("the Bucket's create", () => {
     });
   }
 
+  it("says a HEAD answered 403 may be credentials without s3:ListBucket, and looks again every poll", async () => {
+    const { external } = client({ headBucket: "Forbidden" });
+    const refusal = await external.preflight(call({}));
+    expect(refusal?.retry).toBe(true);
+    expect(refusal?.message).toContain("or the S3 credentials need s3:ListBucket on bucket data");
+  });
+
   it("refuses BucketAlreadyExists and an unasked adoption as creates that did not happen", async () => {
     for (const [answer, reason] of [
       ["TakenElsewhere", "BucketNameTaken"],

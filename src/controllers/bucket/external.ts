@@ -13,7 +13,7 @@
 import { BUCKET_REASONS, type Bucket } from "../../crds/bucket.js";
 import { errorMessage } from "../../runtime/errors.js";
 import type { ObjectStorageClient, ObjectStorageResolver } from "../../service/object-storage.js";
-import { BucketNameRefusedError } from "../../service/object-storage-errors.js";
+import { accessHint, BucketNameRefusedError } from "../../service/object-storage-errors.js";
 import { terminalError } from "../event-reasons.js";
 import type {
   BeforeDeleteResult,
@@ -101,7 +101,8 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     if (presence === "Forbidden") {
       return {
         reason: R.BucketNameTaken,
-        message: `a bucket named ${name} exists and this account may not use it (bucket names are global); choose another spec.name`,
+        message: `a bucket named ${name} answered 403 to HEAD: another account has it (bucket names are global: choose another spec.name), or ${accessHint("HeadBucket", name)}`,
+        retry: true,
       };
     }
     if (presence === "Owned" && !call.obj.spec.adopt) {
@@ -176,7 +177,8 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     if (presence === "Forbidden") {
       throw terminalError(
         "ReconcileTerminal",
-        `the bucket ${name} exists but this account may no longer use it (HEAD answered 403)`,
+        `the bucket ${name} answered 403 to HEAD: another account has it now, or ${accessHint("HeadBucket", name)}`,
+        { external: true },
       );
     }
     const [versioning, lifecycle, policy, tags, cors, listed] = await Promise.all([
