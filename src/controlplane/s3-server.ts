@@ -22,6 +22,8 @@ export interface LocalS3ServerOptions {
   accessKeyId?: string;
   /** Root secret key (default random). */
   secretAccessKey?: string;
+  /** The region MinIO serves (MINIO_REGION; default us-east-1). */
+  region?: string;
   /** Called with each progress line of a build (first run only). */
   onBuildProgress?: (line: string) => void;
 }
@@ -60,7 +62,7 @@ export class LocalS3Server {
   /** `http://127.0.0.1:<port>` once started. */
   url = "";
   /** The region MinIO signs for. */
-  readonly region = "us-east-1";
+  readonly region: string;
   accessKeyId: string;
   secretAccessKey: string;
   private proc: ChildProcess | undefined;
@@ -71,6 +73,7 @@ export class LocalS3Server {
   private output = "";
 
   constructor(private readonly options: LocalS3ServerOptions = {}) {
+    this.region = options.region ?? "us-east-1";
     this.accessKeyId = options.accessKeyId ?? `aidc${randomBytes(8).toString("hex")}`;
     this.secretAccessKey = options.secretAccessKey ?? randomBytes(24).toString("hex");
   }

@@ -76,6 +76,12 @@ export const BUCKET_REASONS = ownReasons({
     "The object storage answered AccessDenied: the S3 credentials lack a permission the operator uses on the bucket (the message names the action, e.g. s3:GetBucketPolicy).",
     "Grant the action in the policy of the S3 credentials (and check that no bucket policy denies it): the operator retries on a slow backoff.",
   ),
+  S3RegionMismatch: ownReason(
+    "Terminal",
+    ["Ready", "Synced"],
+    "The object storage answers for another region than the one the S3 requests are signed for (MinIO's MINIO_REGION, a bucket in another AWS region); the message names its region.",
+    "Set the connection's object storage region to it (objectStorage.region, or the ServiceConnection's spec.objectStorage.region): retried on a slow backoff.",
+  ),
   ObjectStorageNotConfigured: ownReason(
     "Terminal",
     ["Ready", "Synced"],

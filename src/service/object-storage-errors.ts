@@ -15,6 +15,7 @@ import {
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
+import { answeredRegion, regionError } from "./object-storage-region.js";
 import { type NamedProxy, proxyFailure } from "./service-proxy.js";
 import { neverSent } from "./transport-errors.js";
 
@@ -158,6 +159,8 @@ export function objectStorageError(
   if (status === 401 || (code && CREDENTIAL_CODES.has(code))) {
     return new ObjectStorageCredentialsError(text, details);
   }
+  const region = answeredRegion(err, status, code);
+  if (region) return regionError(what, region, details);
   if (code === "AccessDenied") {
     return new ObjectStorageAccessDeniedError(
       `${text} (${accessHint(operation, bucket)})`,

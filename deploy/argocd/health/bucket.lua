@@ -44,6 +44,7 @@ local TERMINAL_REASONS = {
   ["RequestTooLarge"] = true,
   ["S3AccessDenied"] = true,
   ["S3CredentialsRefused"] = true,
+  ["S3RegionMismatch"] = true,
   ["ServiceRedirected"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,
 }

@@ -1,0 +1,45 @@
+/**
+ * An object storage answering in another region than the one requests are signed for
+ * (the connection's objectStorage.region): MinIO with MINIO_REGION, a bucket of AWS in
+ * another region. The answer names its region in the header `x-amz-bucket-region`
+ * (a HEAD's 400 or 301 has no body) or in AuthorizationHeaderMalformed's message.
+ */
+import { ServiceRefusedError } from "./errors.js";
+
+/**
+ * Requests are signed for another region than the object storage's: terminal, but
+ * external (a change of the connection's region fixes it, not one of the object).
+ */
+export class ObjectStorageRegionError extends ServiceRefusedError {
+  /** Condition reason. */
+  readonly reason = "S3RegionMismatch";
+  /** The hold lies with the connection's settings, not the object. */
+  readonly external = true;
+}
+
+interface AnsweredError {
+  Code?: string;
+  message?: string;
+  $response?: { headers?: Record<string, string | undefined> };
+}
+
+/** The region a refusal `err` (HTTP `status`, S3 `code`) says the storage is in, if it says one. */
+export function answeredRegion(err: unknown, status: number, code?: string): string | undefined {
+  const e = err as AnsweredError | undefined;
+  const header = e?.$response?.headers?.["x-amz-bucket-region"];
+  if (header && (status === 301 || status === 400)) return header;
+  if (code !== "AuthorizationHeaderMalformed" && code !== "PermanentRedirect") return undefined;
+  return /expecting '([^']+)'/.exec(e?.message ?? "")?.[1] ?? header;
+}
+
+/** The refusal of `what` signed for another region than `region`, the storage's. */
+export function regionError(
+  what: string,
+  region: string,
+  details: ConstructorParameters<typeof ServiceRefusedError>[1],
+): ObjectStorageRegionError {
+  return new ObjectStorageRegionError(
+    `${what}: the object storage answered for region ${region}, not the one the requests are signed for: set the connection's object storage region to ${region} (operator config objectStorage.region, or the ServiceConnection's spec.objectStorage.region)`,
+    details,
+  );
+}
