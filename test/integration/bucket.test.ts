@@ -248,6 +248,32 @@ describe("Bucket controller", () => {
     });
   });
 
+  it("takes no bucket made outside under the name of its own deleted outside: RemoteNotFound, and deleting the Bucket keeps that bucket and its data", async () => {
+    const name = unique("reborn");
+    const spec = { name, versioning: "Enabled", deletionPolicy: "Delete", forceDestroy: true };
+    await buckets.create("reborn", spec);
+    await buckets.waitFor(
+      "reborn",
+      (o) => Boolean((o.status as { creationTime?: string } | undefined)?.creationTime),
+      30_000,
+    );
+    await s3.client().deleteBucket(name);
+    await buckets.waitForCondition("reborn", "Ready", "False", "RemoteNotFound", 30_000);
+    // Another team's bucket of the same name, made in a later second.
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(await s3.client().createBucket(name)).toBe("Created");
+    await sdk().send(new PutObjectCommand({ Bucket: name, Key: "theirs", Body: "x" }));
+    // Ten polls: none binds it, tags it or turns its versioning on.
+    await new Promise((r) => setTimeout(r, 5_000));
+    const obj = await buckets.waitForCondition("reborn", "Ready", "False", "RemoteNotFound", 1_000);
+    expect(conditionOf(obj, "Ready")?.reason).toBe("RemoteNotFound");
+    expect(await s3.client().getTags(name)).toEqual({});
+    expect(await s3.client().getVersioning(name)).toBe("Off");
+    await buckets.delete("reborn");
+    await buckets.waitForGone("reborn", 30_000);
+    expect(await s3.client().countObjectVersions(name)).toEqual({ count: 1, more: false });
+  });
+
   it("keeps the bucket and its data under the default Orphan policy", async () => {
     const name = unique("keep");
     await buckets.create("keep", { name });

@@ -13,6 +13,7 @@ import {
   FEATURE_TITLES,
   type Feature,
   type FeatureChange,
+  recreatedOutside,
 } from "./features.js";
 
 /** What the last reconcile that changed a bucket applied (status.lastApplied). */
@@ -30,6 +31,21 @@ export async function feature<T>(read: () => Promise<T>): Promise<Feature<T>> {
     if (err instanceof ObjectStorageNotImplementedError) return { notImplemented: true };
     throw err;
   }
+}
+
+/**
+ * Whether bucket `name` was made outside the cluster since the one `obj` recorded was
+ * (features.ts recreatedOutside): it is another's, never emptied nor deleted.
+ */
+export async function recreatedSince(
+  s3: ObjectStorageClient,
+  obj: Pick<Bucket, "metadata" | "status">,
+  name: string,
+): Promise<boolean> {
+  if (!obj.status?.creationTime) return false;
+  const [tags, listed] = await Promise.all([feature(() => s3.getTags(name)), s3.listBuckets()]);
+  const creationDate = listed.find((b) => b.name === name)?.creationDate;
+  return recreatedOutside(obj, { tags, ...(creationDate ? { creationDate } : {}) });
 }
 
 /** Why spec.policy cannot be a bucket policy, or undefined when it can be (or is unset). */

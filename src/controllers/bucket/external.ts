@@ -28,22 +28,26 @@ import type {
   UpdateResult,
 } from "../managed/call.js";
 import type { KindClient } from "../managed/external-client.js";
-import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
+import { parseOwnerMark } from "../managed/tenancy.js";
 import {
   type AppliedRecord,
   applyChanges,
   feature,
   policyProblem,
   recordApplied,
+  recreatedSince,
   UpToDateGenerations,
 } from "./changes.js";
 import {
   type BucketRemote,
+  CREATION_CLOCK_SKEW_MS,
   desiredOf,
   type FeatureChange,
   featureChanges,
   isNotImplemented,
+  markOf,
   OWNER_TAG,
+  recreatedOutside,
 } from "./features.js";
 import { bucketNameProblem } from "./naming.js";
 
@@ -55,13 +59,6 @@ export type BucketObject = Bucket;
 /** The bucket name of `obj`: spec.name, else metadata.name. */
 export function bucketNameOf(obj: BucketObject): string {
   return obj.spec.name ?? obj.metadata.name ?? "";
-}
-
-/** How much older than the create-pending marker a bucket made by its create may look (clock skew). */
-export const CREATION_CLOCK_SKEW_MS = 60_000;
-
-function markOf(obj: BucketObject): string {
-  return formatOwnerMark(ownerMark(obj.metadata.namespace ?? "", obj.metadata.name ?? ""));
 }
 
 /** The Bucket kind's ExternalClient; `applied` is shared with the status mapping. */
@@ -201,6 +198,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
       tags,
       cors,
     };
+    if (recreatedOutside(call.obj, remote)) return { exists: false };
     const changes = this.changesOf(call.obj, remote);
     // Refused in update, where Synced says why (an export refusal under any policies).
     const unmet = policyProblem(call.obj.spec.policy) ? ["policy"] : [];
@@ -268,6 +266,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
 
   async beforeDelete(call: ManagedCall<BucketObject>, name: string): Promise<BeforeDeleteResult> {
     const s3 = await this.s3(call);
+    if (await recreatedSince(s3, call.obj, name)) return "Done";
     if (call.obj.spec.forceDestroy) {
       const deleted = await s3.deleteAllVersions(name);
       if (deleted > 0) {
@@ -290,7 +289,8 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
   }
 
   async delete(call: ManagedCall<BucketObject>, name: string): Promise<DeleteResult> {
-    await (await this.s3(call)).deleteBucket(name);
+    const s3 = await this.s3(call);
+    if (!(await recreatedSince(s3, call.obj, name))) await s3.deleteBucket(name);
     return "Deleted";
   }
 

@@ -5,7 +5,9 @@ import {
   canonicalPolicy,
   desiredOf,
   featureChanges,
+  markOf,
   OWNER_TAG,
+  recreatedOutside,
 } from "./features.js";
 import { bucketNameProblem } from "./naming.js";
 
@@ -156,5 +158,30 @@ describe("bucketNameProblem", () => {
     const got = bucketNameProblem(name);
     if (problem === undefined) expect(got).toBeUndefined();
     else expect(got).toContain(problem);
+  });
+});
+
+describe("a bucket made under the name of the one bound", () => {
+  const obj = {
+    metadata: { namespace: "ns", name: "data" },
+    status: { creationTime: "2026-01-01T00:00:00Z" },
+  } as const;
+  const later = new Date("2026-01-01T00:00:01Z");
+  it("is another's when created in a later second without this object's mark", () => {
+    expect(recreatedOutside(obj, { creationDate: later, tags: {} })).toBe(true);
+    expect(recreatedOutside(obj, { creationDate: later, tags: { notImplemented: true } })).toBe(
+      true,
+    );
+    expect(
+      recreatedOutside(obj, { creationDate: new Date("2026-01-01T00:00:00.900Z"), tags: {} }),
+    ).toBe(false);
+  });
+  it("is the one bound when it carries this object's mark (a creation date that moved) or none is recorded", () => {
+    expect(
+      recreatedOutside(obj, { creationDate: later, tags: { "aidc.io/owner": markOf(obj) } }),
+    ).toBe(false);
+    expect(recreatedOutside({ metadata: obj.metadata }, { creationDate: later, tags: {} })).toBe(
+      false,
+    );
   });
 });

@@ -4,8 +4,9 @@
  * feature the spec omits is left as it is (except the owner mark among the tags);
  * every feature it states is kept so, and put back when changed outside the cluster.
  */
-import type { BucketSpec } from "../../crds/bucket.js";
+import type { Bucket, BucketSpec } from "../../crds/bucket.js";
 import type { CorsRule, LifecycleRule, VersioningState } from "../../service/object-storage.js";
+import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
 
 /** The tag that carries the operator's owner mark (managed/tenancy.ts). */
 export const OWNER_TAG = "aidc.io/owner";
@@ -16,6 +17,29 @@ export type Feature<T> = T | { notImplemented: true };
 /** True when the server answered NotImplemented for the feature. */
 export function isNotImplemented<T>(f: Feature<T>): f is { notImplemented: true } {
   return typeof f === "object" && f !== null && "notImplemented" in f;
+}
+
+/** How much older than the create-pending marker a bucket made by its create may look (clock skew). */
+export const CREATION_CLOCK_SKEW_MS = 60_000;
+
+/** The owner mark of Bucket `obj`, the value of its tag {@link OWNER_TAG}. */
+export function markOf(obj: Pick<Bucket, "metadata">): string {
+  return formatOwnerMark(ownerMark(obj.metadata.namespace ?? "", obj.metadata.name ?? ""));
+}
+
+/**
+ * Whether `remote` is not the bucket the status records (`creationTime`) but one made
+ * later under its name outside the cluster: created in a later second and without this
+ * object's owner mark, it is another's bucket, never to be changed or emptied.
+ */
+export function recreatedOutside(
+  obj: Pick<Bucket, "metadata" | "status">,
+  remote: Pick<BucketRemote, "creationDate" | "tags">,
+): boolean {
+  const recorded = Date.parse(obj.status?.creationTime ?? "");
+  if (!remote.creationDate || !Number.isFinite(recorded)) return false;
+  if (!isNotImplemented(remote.tags) && remote.tags[OWNER_TAG] === markOf(obj)) return false;
+  return remote.creationDate.getTime() >= recorded + 1000;
 }
 
 /** The bucket as one observe reads it. */
