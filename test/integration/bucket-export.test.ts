@@ -243,6 +243,26 @@ describe("a Bucket's spec.exportTo.secretName", () => {
       });
     }, 90_000);
 
+    it("writes the rotated key pair into the Secret once the connection's Secret holds it, without a restart", async () => {
+      const accessKeyId = `export-rotated-${Date.now()}`;
+      const secretAccessKey = `export-rotated-secret-${Math.random().toString(36).slice(2)}`;
+      redactor.add(accessKeyId);
+      redactor.add(secretAccessKey);
+      await s3.server.restartWithKeys(accessKeyId, secretAccessKey);
+      await admin.patch(
+        SECRETS,
+        { namespace: ops, name: "s3-keys" },
+        { data: { accessKeyId: b64(accessKeyId), secretAccessKey: b64(secretAccessKey) } },
+      );
+      await eventually(async () => {
+        const data = (await secret("shared-bucket-keys"))?.data ?? {};
+        return unb64(data.AWS_ACCESS_KEY_ID) === accessKeyId &&
+          unb64(data.AWS_SECRET_ACCESS_KEY) === secretAccessKey
+          ? true
+          : undefined;
+      }, 30_000);
+    }, 60_000);
+
     it("writes nothing and says why in Synced and a Warning event when the connection does not allow it", async () => {
       await buckets.create("private", {
         name: `private-${suffix}`,
