@@ -274,6 +274,18 @@ describe("Bucket controller", () => {
     expect(await s3.client().countObjectVersions(name)).toEqual({ count: 1, more: false });
   });
 
+  it("is released under Delete, with and without forceDestroy, when its bucket was deleted outside", async () => {
+    for (const forceDestroy of [true, false]) {
+      const name = unique(`outside-${forceDestroy}`);
+      const object = `outside-${forceDestroy}`;
+      await buckets.create(object, { name, deletionPolicy: "Delete", forceDestroy });
+      await buckets.waitForCondition(object, "Ready", "True", "Available", 30_000);
+      await s3.client().deleteBucket(name);
+      await buckets.delete(object);
+      await buckets.waitForGone(object, 30_000);
+    }
+  });
+
   it("keeps the bucket and its data under the default Orphan policy", async () => {
     const name = unique("keep");
     await buckets.create("keep", { name });

@@ -38,6 +38,7 @@ import {
   recreatedSince,
   UpToDateGenerations,
 } from "./changes.js";
+import { beforeBucketDelete } from "./deletion.js";
 import {
   type BucketRemote,
   CREATION_CLOCK_SKEW_MS,
@@ -265,27 +266,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
   }
 
   async beforeDelete(call: ManagedCall<BucketObject>, name: string): Promise<BeforeDeleteResult> {
-    const s3 = await this.s3(call);
-    if (await recreatedSince(s3, call.obj, name)) return "Done";
-    if (call.obj.spec.forceDestroy) {
-      const deleted = await s3.deleteAllVersions(name);
-      if (deleted > 0) {
-        call.normal(
-          "ObjectsDeleted",
-          `deleted ${deleted} object versions and delete markers of bucket ${name} (spec.forceDestroy)`,
-        );
-      }
-      return "Done";
-    }
-    const { count, more } = await s3.countObjectVersions(name);
-    if (count === 0) return "Done";
-    const howMany = `${more ? "more than " : ""}${count} object${count === 1 && !more ? "" : "s"}`;
-    const message = `bucket ${name} holds ${howMany} (versions and delete markers included) and is not deleted: empty it, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan`;
-    const prev = call.obj.status?.conditions?.find((c) => c.type === "Ready");
-    if (prev?.reason !== "BucketNotEmpty" || prev.message !== message) {
-      call.warning(R.BucketNotEmpty, message);
-    }
-    return { waiting: message, reason: R.BucketNotEmpty, requeueAfterMs: this.pollIntervalMs };
+    return beforeBucketDelete(await this.s3(call), call, name, this.pollIntervalMs);
   }
 
   async delete(call: ManagedCall<BucketObject>, name: string): Promise<DeleteResult> {
