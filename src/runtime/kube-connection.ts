@@ -199,10 +199,14 @@ export async function connect(
     onGoaway(g);
   };
   let dispatcher: ClosableDispatcher;
+  const where = cluster.proxyUrl
+    ? "the kubeconfig's proxy-url"
+    : `${url.protocol === "https:" ? "HTTPS" : "HTTP"}_PROXY`;
   if (proxy?.startsWith("socks5:")) {
     // Loaded only for a socks5 proxy: undici's index, for its TLS connector.
     const { buildConnector } = (await import("undici")).default;
-    const tunnels = socksConnector(proxy, buildConnector(connect), connect.keepAliveInitialDelay);
+    const secure = buildConnector(connect);
+    const tunnels = socksConnector(proxy, where, secure, connect.keepAliveInitialDelay);
     dispatcher = new Pool(url.origin, { ...dispatcherOptions, connect: tunnels });
     dispatcher.on("disconnect", onDisconnect);
   } else if (proxy) {
@@ -216,9 +220,6 @@ export async function connect(
     // IPv6 address with its URL brackets, as a name).
     const { servername: _servername, ...clusterTls } = tls;
     const proxyTls = { ...clusterTls, servername: unbracketed(new URL(proxy).hostname) };
-    const where = cluster.proxyUrl
-      ? "the kubeconfig's proxy-url"
-      : `${url.protocol === "https:" ? "HTTPS" : "HTTP"}_PROXY`;
     // A connection to the proxy that fails, or a tunnel it refuses, says it is the
     // proxy's and whose setting (never a TLS error of the server inside a tunnel).
     const toProxy = (o: Pool.Options, all: boolean): Pool.Options => {

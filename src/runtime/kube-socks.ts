@@ -8,17 +8,19 @@
 import { EventEmitter } from "node:events";
 import type { ClientRequest } from "node:http";
 import type { buildConnector } from "undici";
+import { ProxyConnectError } from "./proxy-errors.js";
 import { socksTunnelOpener } from "./socks-tunnel.js";
 
 /**
  * A connector (undici's `connect` option) that opens each connection as a tunnel
  * through `proxy`, with TCP keepalive after `keepAliveInitialDelay` ms as a direct
  * connection's, then hands it to `secure` for TLS when the server is https://. A tunnel
- * that fails fails the connection with `SOCKS5 proxy: <why>` (never the proxy's URL: it
- * may hold a password).
+ * that fails fails the connection with a ProxyConnectError naming the proxy (without its
+ * password) and `where` its URL came from.
  */
 export function socksConnector(
   proxy: string,
+  where: string,
   secure: buildConnector.connector,
   keepAliveInitialDelay: number,
 ): buildConnector.connector {
@@ -37,7 +39,7 @@ export function socksConnector(
         if (https) secure({ ...options, httpSocket: socket }, callback);
         else callback(null, socket);
       },
-      (err: Error) => callback(err, null),
+      (err: Error) => callback(new ProxyConnectError(proxy, where, err), null),
     );
   };
 }

@@ -732,7 +732,9 @@ describe("KubeTransport", () => {
         () => undefined,
         (e: unknown) => e as Error,
       );
-      expect(err?.message).toBe("SOCKS5 proxy: Socks5 Authentication failed");
+      expect(err?.message).toBe(
+        `the proxy ${socks.url} of the kubeconfig's proxy-url refused the tunnel: Socks5 Authentication failed`,
+      );
       expect(JSON.stringify(pino.stdSerializers.err(err as Error))).not.toMatch(/Pa55word/);
       expect(socks.tunnels).toBe(0);
     });
