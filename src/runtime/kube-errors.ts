@@ -4,6 +4,7 @@
  */
 import { STATUS_CODES } from "node:http";
 import { RetryableError } from "./errors.js";
+import { parseBody } from "./resource.js";
 
 /**
  * A Kubernetes API answer other than 2xx. `audited`: it carries the Audit-Id header
@@ -34,15 +35,6 @@ export class KubeApiError extends Error {
     this.reason = status.reason || `Http${code}`;
     this.body = body;
     this.front = front;
-  }
-}
-
-/** An answer's body as JSON, or its text when it is not JSON (kept for the error message). */
-export function parseBody(text: string): unknown {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return text;
   }
 }
 

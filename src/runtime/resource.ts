@@ -227,3 +227,12 @@ export async function withDeadline<T, U = T>(
     clearTimeout(timer);
   }
 }
+
+/** An answer's body as JSON, or its text when it is not JSON (kept for the error message). */
+export function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
+  }
+}

@@ -87,9 +87,8 @@ export class ServiceTransport {
    * Calls endpoint `name` and returns its data parsed by `schema`; throws
    * `EndpointDisabledError` (nothing sent) for a disabled endpoint, a `ServiceError`
    * subclass for every failure. Retries a retryable failure only when a repeat cannot
-   * duplicate an effect: the endpoint is idempotent, or the failure proves the request was
-   * not acted on (connection refused, 429). Routine calls (`context`) wait behind the
-   * others; its aborted signal stops the call.
+   * duplicate an effect: the endpoint is idempotent, or the request was not acted on
+   * (connection refused, 429). Routine calls (`context`) wait behind the others.
    */
   async call<T>(
     name: EndpointName,
@@ -196,8 +195,10 @@ export class ServiceTransport {
         signal: call.signal,
         ...(this.options.mayCall ? { mayCall: this.options.mayCall } : {}),
       });
-      const notService = notServiceAnswer(call, answer, this.agents.proxy);
-      if (notService) throw notService;
+      if (answer.httpStatus >= 300) {
+        const notService = notServiceAnswer(call, answer, this.agents.proxy);
+        if (notService) throw notService;
+      }
     } catch (err) {
       const error = exchangeError(call, err, { ...this.options, proxy: this.agents.proxy });
       scrub(error, key);
