@@ -50,6 +50,25 @@ describe("reportCache", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("gives up at the timeout after the same steps when its timers fire early (a loaded event loop)", async () => {
+    const { kept, log } = lines();
+    const onTimeout = vi.fn();
+    // Timers count from the loop's cached time: by Date.now() they may fire 20 ms early.
+    const fake = globalThis.setTimeout;
+    const early = (fn: () => void, ms?: number) => fake(fn, Math.max(0, (ms ?? 0) - 20));
+    vi.spyOn(globalThis, "setTimeout").mockImplementation(early as typeof setTimeout);
+    const unsynced: UnsyncedKind[] = [{ kind: "nasvolumes.aidc.io", error: refused }];
+    reportCache(
+      unsyncedCache(() => unsynced),
+      { log, timeoutMs: 8_000, onTimeout },
+    );
+    await vi.advanceTimersByTimeAsync(8_000);
+    vi.mocked(globalThis.setTimeout).mockRestore();
+    // Steps at 1, 3 and 7 s, then the timeout at 8 s (not a 4th step just before it).
+    expect(kept).toHaveLength(3);
+    expect(onTimeout).toHaveBeenCalledOnce();
+  });
+
   it("says nothing when the cache syncs before the first step, and that it synced after a warning", async () => {
     const quiet = lines();
     reportCache(

@@ -75,11 +75,16 @@ export function reportCache(cache: SyncingCache, options: CacheReportOptions): C
   const steps = (tick: (waitedMs: number) => boolean, boundMs = 0) => {
     const started = Date.now();
     let step = firstStepMs;
+    let due = 0;
     const next = (ms: number) => {
-      timer = setTimeout(run, boundMs > 0 ? Math.min(ms, boundMs - (Date.now() - started)) : ms);
+      const delay = boundMs > 0 ? Math.min(ms, boundMs - (Date.now() - started)) : ms;
+      due = Date.now() - started + delay;
+      timer = setTimeout(run, delay);
     };
     const run = () => {
-      if (ended || !tick(Date.now() - started)) return;
+      // A timer counts from the event loop's cached time, so by Date.now() it may fire a
+      // little early (tens of ms on a loaded machine): its step counts as reached.
+      if (ended || !tick(Math.max(Date.now() - started, due))) return;
       step = Math.min(step * 2, maxStepMs);
       next(step);
     };
