@@ -57,13 +57,15 @@ export type MapToKeys = (obj: KubeObject, cache: CacheReader) => ObjectKey[];
 
 /**
  * Called after a failed reconcile, with the error, to record it (for example a
- * Synced=False condition). What happens to the key is decided by the error class;
+ * Synced=False condition) on `obj`: the object as the reconcile last wrote it, else as
+ * cached (undefined: gone). What happens to the key is decided by the error class;
  * errors thrown here are logged and otherwise ignored.
  */
 export type ErrorPolicy = (
   key: ObjectKey,
   err: unknown,
   ctx: ReconcileContext,
+  obj: KubeObject | undefined,
 ) => Promise<void> | void;
 
 /**

@@ -6,6 +6,7 @@
 import type { Counter, Histogram } from "prom-client";
 import type { SecretRedactor } from "./outbound-guards.js";
 import type { FlowRateLimitOptions } from "./ratelimit.js";
+import type { KubeObject } from "./resource.js";
 
 /** Options of a `KubeClient`. */
 export interface KubeClientOptions {
@@ -50,6 +51,8 @@ export interface KubeClientOptions {
 export interface ReconcileView {
   readonly flow: string;
   readonly signal: AbortSignal;
+  /** Set to the object each write answered, by `writtenKey` (kube.ts): the newest known. */
+  readonly written?: Map<string, KubeObject>;
 }
 
 /** One Kubernetes request as observed by {@link KubeClientOptions.onRequest}. */

@@ -48,8 +48,9 @@ export const FIELD_MANAGER = "aidc-operator";
 const WRITTEN_VERSIONS = 16;
 const WRITTEN_OBJECTS = 50_000;
 
-function writtenKey(res: ResourceDescriptor, obj: KubeObject): string {
-  return `${resourceId(res)}|${obj.metadata?.namespace ?? ""}/${obj.metadata?.name ?? ""}`;
+/** The key of an object's writes: `resource|namespace/name`. */
+export function writtenKey(res: ResourceDescriptor, key: Partial<ObjectKey>): string {
+  return `${resourceId(res)}|${key.namespace ?? ""}/${key.name ?? ""}`;
 }
 
 /** A typed client of the Kubernetes API (see the module comment). */
@@ -90,7 +91,10 @@ export class KubeClient {
    */
   isOwnWrite(res: ResourceDescriptor, obj: KubeObject): boolean {
     const rv = obj.metadata?.resourceVersion;
-    return rv !== undefined && (this.written.get(writtenKey(res, obj))?.includes(rv) ?? false);
+    return (
+      rv !== undefined &&
+      (this.written.get(writtenKey(res, obj.metadata ?? {}))?.includes(rv) ?? false)
+    );
   }
 
   /** Reads one object from the API server; undefined when it does not exist. */
@@ -269,9 +273,10 @@ export class KubeClient {
   ): Promise<T> {
     const query = { fieldManager: FIELD_MANAGER };
     const obj = (await this.request(method, path, query, body, contentType)) as T;
+    const key = writtenKey(res, obj?.metadata ?? {});
+    this.reconcile?.written?.set(key, obj);
     const rv = obj?.metadata?.resourceVersion;
     if (!rv || this.options.rememberWrites === false) return obj;
-    const key = writtenKey(res, obj);
     const versions = this.written.get(key) ?? [];
     this.written.delete(key);
     this.written.set(key, [...versions.slice(-(WRITTEN_VERSIONS - 1)), rv]);

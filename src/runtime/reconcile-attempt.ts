@@ -21,8 +21,9 @@ import {
   RetryableError,
   requeueAfterOf,
 } from "./errors.js";
+import { writtenKey } from "./kube.js";
 import { type BackoffOptions, ExponentialBackoff } from "./ratelimit.js";
-import { type KubeObject, type ObjectKey, parseKey, withDeadline } from "./resource.js";
+import { type KubeObject, parseKey, withDeadline } from "./resource.js";
 import type { WorkQueue } from "./workqueue.js";
 
 /** What one reconcile of a key needs of its running controller (controller-runner.ts). */
@@ -67,6 +68,7 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
     signal: a.signal,
   };
   const started = a.rt.clock.now().getTime();
+  const written = new Map<string, KubeObject>();
   a.rt.metrics.activeWorkers.inc(labels);
   try {
     const flow = a.queue.flowOfKeyNow(keyString) ?? "";
@@ -74,7 +76,7 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
       def.reconcile(key, {
         ...ctx,
         signal,
-        kube: a.rt.kube.forReconcile({ flow, signal }),
+        kube: a.rt.kube.forReconcile({ flow, signal, written }),
         events: a.rt.events.forReconcile({ flow, signal }),
       }),
     );
@@ -95,7 +97,12 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
     // Aborted by the controller's stop or a lost leadership: not the object's failure, so
     // no Event, condition or backoff; whoever leads next reconciles it.
     if (a.signal.aborted) log.debug({ err }, "reconcile aborted: the controller is stopping");
-    else if (!quietTimeout(a, keyString, err)) await onFailure(a, keyString, key, err, ctx);
+    else if (!quietTimeout(a, keyString, err)) {
+      // The reconcile's own last write of the object is newer than a cache behind it.
+      const cached = a.rt.cache.get(def.primary, key);
+      const obj = cached && (written.get(writtenKey(def.primary, key)) ?? cached);
+      await onFailure(a, keyString, err, ctx, obj);
+    }
   } finally {
     a.rt.metrics.activeWorkers.dec(labels);
     a.rt.metrics.reconcileTime.observe(labels, (a.rt.clock.now().getTime() - started) / 1000);
@@ -131,14 +138,14 @@ function quietTimeout(a: ReconcileAttempt, keyString: string, err: unknown): boo
 /**
  * The error policy of a failed reconcile: a terminal error holds the key
  * ({@link TerminalHolds}), any other is retried on the key's backoff or when the error
- * says; then an Event and the controller's own `errorPolicy` (e.g. Synced=False).
+ * says; then an Event and the controller's own `errorPolicy` (e.g. Synced=False), on `obj`.
  */
 async function onFailure(
   a: ReconcileAttempt,
   keyString: string,
-  key: ObjectKey,
   err: unknown,
   ctx: ReconcileContext,
+  obj: KubeObject | undefined,
 ): Promise<void> {
   const { definition: def, queue } = a;
   const log = ctx.log;
@@ -148,7 +155,6 @@ async function onFailure(
   if (a.echoes.onlyOwnEchoes(keyString)) queue.cancelReadd(keyString);
   a.rt.metrics.reconcileTotal.inc({ ...labels, result: "error" });
   a.rt.metrics.reconcileErrors.inc(labels);
-  const obj = a.rt.cache.get(def.primary, key);
   const reason = errorReason(err);
   if (isTerminal(err)) {
     a.rt.metrics.terminalReconcileErrors.inc(labels);
@@ -189,7 +195,7 @@ async function onFailure(
   }
   if (!def.errorPolicy) return;
   try {
-    await def.errorPolicy(key, err, ctx);
+    await def.errorPolicy(ctx.key, err, ctx, obj);
   } catch (policyErr) {
     // A terminal error is not retried, so its condition would never be written: run once
     // more, after a conflict when the cache has caught up, else on the growing backoff.

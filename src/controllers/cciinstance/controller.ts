@@ -101,6 +101,6 @@ export function cciInstanceController(
     builder.watches(source.resource, attachedStorageChanges(source));
   }
   return builder
-    .onError((key, err, ctx) => reconciler.onError(key, err, ctx))
+    .onError((_key, err, ctx, obj) => reconciler.onError(err, ctx, obj))
     .reconcile((key, ctx) => reconciler.reconcile(key, ctx));
 }

@@ -218,8 +218,8 @@ export class CciInstanceReconciler {
    * error (a 403 is ApiKeyRefused; see failedSyncCondition). The runtime logs it and
    * emits the event.
    */
-  async onError(key: ObjectKey, err: unknown, ctx: ReconcileContext): Promise<void> {
-    const obj = ctx.cache.get<CciObject>(CCI, key);
+  async onError(err: unknown, ctx: ReconcileContext, found: KubeObject | undefined) {
+    const obj = found as CciObject | undefined;
     if (!obj || obj.metadata?.deletionTimestamp) return;
     const ready = heldReadyCondition(err, getCondition(obj.status?.conditions, "Ready"));
     const failed = [failedSyncCondition(err), ...(ready ? [ready] : [])];

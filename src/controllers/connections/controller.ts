@@ -239,8 +239,7 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
           ]
         : []),
     ])
-    .onError(async (key, err, ctx) => {
-      const found = ctx.cache.get<KubeObject>(serviceConnectionCrd, key);
+    .onError(async (_key, err, ctx, found) => {
       if (!found) return;
       const conn = found as unknown as ServiceConnection;
       const now = ctx.clock.now();

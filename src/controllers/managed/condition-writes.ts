@@ -142,11 +142,11 @@ export function managedErrorPolicy<T extends ManagedObject, R>(
       return undefined;
     }
   };
-  return async (key, err, ctx) => {
+  return async (_key, err, ctx, found) => {
     // A conflict only means the cache was behind a write; the retry follows at once,
     // so it is not worth a Synced=False flap.
     if (err instanceof ConflictError) return;
-    const obj = ctx.cache.get<T>(kind.resource, key);
+    const obj = found as T | undefined;
     if (!obj) return;
     const deleting = Boolean(obj.metadata?.deletionTimestamp);
     const ready = deleting

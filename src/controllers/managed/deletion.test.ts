@@ -266,7 +266,7 @@ describe("deletion under deletionPolicy Delete", () => {
     const err = await reconcile(KEY, w.ctx).catch((e: unknown) => e);
     expect(String(err)).toMatch(/cannot prepare the remote resource for deletion: HTTP 503/);
     expect(w.calls).not.toContain("delete id-1");
-    await onError(KEY, err, w.ctx);
+    await onError(KEY, err, w.ctx, w.obj);
     expect(finalizers(w.obj)).toEqual(["test.io/f"]);
     expect(condition(w.obj, "Synced")).toBe("ReconcileError");
   });
@@ -300,7 +300,7 @@ describe("deletion under deletionPolicy Delete", () => {
     const err = await reconcile(KEY, w.ctx).catch((e: unknown) => e);
     expect(String(err)).toMatch(/cannot observe the remote resource: HTTP 502/);
     expect(w.calls).toEqual(["observe"]);
-    await onError(KEY, err, w.ctx);
+    await onError(KEY, err, w.ctx, w.obj);
     expect(finalizers(w.obj)).toEqual(["test.io/f"]);
     expect(condition(w.obj, "Synced")).toBe("ReconcileError");
   });

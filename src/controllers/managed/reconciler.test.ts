@@ -143,6 +143,7 @@ describe("managedReconciler", () => {
       KEY,
       new ServiceRefusedError("forbidden words", { code: 400, endpoint: "x" }),
       w.ctx,
+      w.obj,
     );
     expect(condition(w.obj, "Synced")).toBe("ReconcileTerminal");
   });
@@ -150,7 +151,7 @@ describe("managedReconciler", () => {
   it("does not report a write conflict, which is retried at once", async () => {
     const w = world({});
     const { onError } = loop(client(() => w));
-    await onError(KEY, new ConflictError("status update", new Error("409")), w.ctx);
+    await onError(KEY, new ConflictError("status update", new Error("409")), w.ctx, w.obj);
     expect(w.calls).toEqual([]);
   });
 
