@@ -18,7 +18,7 @@ import {
 } from "./definition.js";
 import { connectionFields, deletionPolicy, exportTo, managementPolicies } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
-import { ownReason, ownReasons } from "./reasons/own.js";
+import { ownReason, ownReasons, readEveryPoll } from "./reasons/own.js";
 import { exportStatusShape, kindStatus, managedStatusShape } from "./status-fields.js";
 
 /** The Bucket spec fields that may not change freely (see mutability.ts). */
@@ -100,6 +100,14 @@ export const BUCKET_REASONS = ownReasons({
     "deletionPolicy is Delete but the bucket still holds objects (the message gives the count, versions and delete markers included): it is not deleted, and the object waits.",
     "Empty the bucket, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan; checked again every poll.",
   ),
+  BucketObjectLocked: readEveryPoll(
+    ownReason(
+      "Terminal",
+      ["Ready"],
+      "deletionPolicy is Delete with spec.forceDestroy, but object lock keeps versions of the bucket (the message names a few: their retention mode and end, or a legal hold); the others are deleted, the bucket is not, and the object waits. The operator never bypasses GOVERNANCE retention nor lifts a legal hold: that is the data's owner's decision.",
+      "Lift the legal holds, shorten or remove GOVERNANCE retention yourself (with s3:BypassGovernanceRetention), wait until the retention ends, or set deletionPolicy: Orphan; checked again every poll, and when the earliest retention named ends.",
+    ),
+  ),
 });
 
 /** Desired state of a Bucket: one bucket of the service's S3-compatible object storage. */
@@ -138,7 +146,7 @@ export const BucketSpec = withRules(
       ).optional(),
       forceDestroy: described(
         z.boolean(),
-        "With deletionPolicy Delete: delete every object version and delete marker, then the bucket. Default false: a bucket that holds objects is not deleted, and the object stays with the condition BucketNotEmpty.",
+        "With deletionPolicy Delete: delete every object version and delete marker, then the bucket. Versions under object lock (retention or a legal hold) are never bypassed: the deletion waits for them with the condition BucketObjectLocked. Default false: a bucket that holds objects is not deleted, and the object stays with the condition BucketNotEmpty.",
       ).default(false),
       exportTo: exportTo(
         "BUCKET_NAME, BUCKET_ENDPOINT (path-style URL) and BUCKET_REGION in the ConfigMap; the connection's S3 key pair only in the Secret",

@@ -14,6 +14,8 @@ import {
   GetBucketPolicyCommand,
   GetBucketTaggingCommand,
   GetBucketVersioningCommand,
+  GetObjectLegalHoldCommand,
+  GetObjectRetentionCommand,
   PutBucketCorsCommand,
   PutBucketLifecycleConfigurationCommand,
   PutBucketPolicyCommand,
@@ -22,6 +24,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { callS3, readS3Feature } from "./object-storage-errors.js";
+import type { UndeletedVersion, VersionLock } from "./object-storage-lock.js";
 import {
   corsRuleOf,
   lifecycleRuleOf,
@@ -157,6 +160,32 @@ export class BucketFeatures {
           },
         }),
       ),
+    );
+  }
+
+  /** What locks each of `versions` (its object lock: retention, legal hold); a refused
+   * read (no lock configured, no permission) tells nothing. */
+  async versionLocks(
+    bucket: string,
+    versions: readonly UndeletedVersion[],
+  ): Promise<VersionLock[]> {
+    const read = <T>(run: () => Promise<T>) => run().catch(() => undefined);
+    return Promise.all(
+      versions.map(async ({ key, versionId }) => {
+        const at = { Bucket: bucket, Key: key, ...(versionId ? { VersionId: versionId } : {}) };
+        const [retention, hold] = await Promise.all([
+          read(() => this.s3.send(new GetObjectRetentionCommand(at))),
+          read(() => this.s3.send(new GetObjectLegalHoldCommand(at))),
+        ]);
+        const { Mode, RetainUntilDate } = retention?.Retention ?? {};
+        return {
+          key,
+          ...(versionId ? { versionId } : {}),
+          ...(Mode ? { mode: Mode } : {}),
+          ...(RetainUntilDate ? { retainUntil: new Date(RetainUntilDate) } : {}),
+          ...(hold?.LegalHold?.Status === "ON" ? { legalHold: true } : {}),
+        };
+      }),
     );
   }
 }

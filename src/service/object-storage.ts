@@ -28,6 +28,7 @@ import {
   s3HttpStatus,
 } from "./object-storage-errors.js";
 import { BucketFeatures } from "./object-storage-features.js";
+import { deleteFailure, type UndeletedVersion, type VersionLock } from "./object-storage-lock.js";
 import type {
   BucketPresence,
   CorsRule,
@@ -236,7 +237,8 @@ export class ObjectStorageClient {
 
   /**
    * Deletes every object version and delete marker of the bucket (so that it can be
-   * deleted), a page of up to 1000 at a time. Resolves with the number deleted.
+   * deleted), a page of up to 1000 at a time. Resolves with the number deleted. A page
+   * with versions object lock keeps ends it with ObjectsLockedError (nothing bypassed).
    */
   async deleteAllVersions(bucket: string): Promise<number> {
     let deleted = 0;
@@ -258,18 +260,24 @@ export class ObjectStorageClient {
           ),
         true,
       );
-      const failed = out.Errors ?? [];
+      const failed = (out.Errors ?? []).map((e) => ({
+        key: e.Key ?? "",
+        ...(e.VersionId ? { versionId: e.VersionId } : {}),
+        ...(e.Code ? { code: e.Code } : {}),
+        ...(e.Message ? { message: e.Message } : {}),
+      }));
       if (failed.length > 0) {
-        const first = failed[0];
-        throw objectStorageError("DeleteObjects", bucket, {
-          name: first?.Code ?? "DeleteFailed",
-          Code: first?.Code,
-          message: `${failed.length} of ${ids.length} versions not deleted (${first?.Code}: ${first?.Message})`,
-          $metadata: { httpStatusCode: 500 },
-        });
+        const done = deleted + ids.length - failed.length;
+        const more = Boolean(page.IsTruncated);
+        throw deleteFailure(bucket, failed, { tried: ids.length, deleted: done, more });
       }
       deleted += ids.length;
     }
+  }
+
+  /** What locks each of `versions` (retention, legal hold); a refused read tells nothing. */
+  versionLocks(bucket: string, versions: readonly UndeletedVersion[]): Promise<VersionLock[]> {
+    return this.features.versionLocks(bucket, versions);
   }
 }
 

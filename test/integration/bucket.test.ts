@@ -2,7 +2,6 @@ import {
   DeleteObjectCommand,
   PutBucketLifecycleConfigurationCommand,
   PutObjectCommand,
-  S3Client,
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
@@ -42,16 +41,7 @@ describe("Bucket controller", () => {
   const firstKeys: string[] = [];
   const redactor = new SecretRedactor();
   const { log, lines } = capturedLog(redactor);
-  const sdk = () =>
-    new S3Client({
-      endpoint: s3.server.url,
-      region: s3.server.region,
-      forcePathStyle: true,
-      credentials: {
-        accessKeyId: s3.server.accessKeyId,
-        secretAccessKey: s3.server.secretAccessKey,
-      },
-    });
+  const sdk = () => s3.sdk();
   /** A bucket name unique to this run (bucket names are global to the server). */
   const unique = (base: string) => `${base}-${namespace.split("-").pop()}`;
 

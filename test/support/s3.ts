@@ -7,6 +7,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { S3Client } from "@aws-sdk/client-s3";
 import { LocalS3Server } from "../../src/controlplane/s3-server.js";
 import { ObjectStorageClient } from "../../src/service/object-storage.js";
 
@@ -19,6 +20,8 @@ export interface TestS3 {
   config: Record<string, unknown>;
   /** A client with the current root keys, for what a user does outside the cluster. */
   client(): ObjectStorageClient;
+  /** The SDK's own client with the current root keys, for S3 calls the operator never makes. */
+  sdk(): S3Client;
   /** Writes a key pair into the credentials directory (a rotated Secret). */
   writeCredentials(accessKeyId: string, secretAccessKey: string): Promise<void>;
   stop(): Promise<void>;
@@ -33,7 +36,7 @@ export async function startTestS3(): Promise<TestS3> {
     await writeFile(join(credentialsDir, "secretAccessKey"), secretAccessKey);
   };
   await writeCredentials(server.accessKeyId, server.secretAccessKey);
-  const clients: ObjectStorageClient[] = [];
+  const clients: { close(): void }[] = [];
   return {
     server,
     credentialsDir,
@@ -54,6 +57,16 @@ export async function startTestS3(): Promise<TestS3> {
         }),
       });
       clients.push(c);
+      return c;
+    },
+    sdk() {
+      const c = new S3Client({
+        endpoint: server.url,
+        region: server.region,
+        forcePathStyle: true,
+        credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+      });
+      clients.push({ close: () => c.destroy() });
       return c;
     },
     writeCredentials,

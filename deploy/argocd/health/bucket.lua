@@ -23,6 +23,7 @@ local TERMINAL_REASONS = {
   ["BucketExistsNotAdopted"] = true,
   ["BucketNameTaken"] = true,
   ["BucketNotEmpty"] = true,
+  ["BucketObjectLocked"] = true,
   ["ConnectionNotAllowed"] = true,
   ["CreateFailed"] = true,
   ["CreateOutcomeUnknown"] = true,

@@ -3,11 +3,18 @@
  * beforeDelete): a bucket made outside since under its name is another's and left alone
  * (changes.ts recreatedSince); one deleted outside already has nothing to empty (the
  * delete and the read after it find it gone); else it is emptied under
- * spec.forceDestroy, or waited on while it holds objects.
+ * spec.forceDestroy (versions object lock keeps are waited on, never bypassed:
+ * BucketObjectLocked), or waited on while it holds objects.
  */
 import { BUCKET_REASONS, type Bucket } from "../../crds/bucket.js";
+import type { OwnReason } from "../../crds/reasons/own.js";
 import { ServiceNotFoundError } from "../../service/errors.js";
 import type { ObjectStorageClient } from "../../service/object-storage.js";
+import {
+  earliestRelease,
+  lockWords,
+  ObjectsLockedError,
+} from "../../service/object-storage-lock.js";
 import type { BeforeDeleteResult, ManagedCall } from "../managed/call.js";
 import { recreatedSince } from "./changes.js";
 
@@ -36,22 +43,65 @@ async function emptied(
   pollIntervalMs: number,
 ): Promise<BeforeDeleteResult> {
   if (call.obj.spec.forceDestroy) {
-    const deleted = await s3.deleteAllVersions(name);
+    let deleted: number;
+    let locked: ObjectsLockedError | undefined;
+    try {
+      deleted = await s3.deleteAllVersions(name);
+    } catch (err) {
+      if (!(err instanceof ObjectsLockedError)) throw err;
+      ({ deleted } = err);
+      locked = err;
+    }
     if (deleted > 0) {
       call.normal(
         "ObjectsDeleted",
         `deleted ${deleted} object versions and delete markers of bucket ${name} (spec.forceDestroy)`,
       );
     }
-    return "Done";
+    return locked ? lockedWait(s3, call, locked, pollIntervalMs) : "Done";
   }
   const { count, more } = await s3.countObjectVersions(name);
   if (count === 0) return "Done";
   const howMany = `${more ? "more than " : ""}${count} object${count === 1 && !more ? "" : "s"}`;
   const message = `bucket ${name} holds ${howMany} (versions and delete markers included) and is not deleted: empty it, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan`;
+  return wait(call, R.BucketNotEmpty, message, pollIntervalMs);
+}
+
+/** A Warning when the wait's message is new, then the wait. */
+function wait(
+  call: ManagedCall<Bucket>,
+  reason: OwnReason,
+  message: string,
+  requeueAfterMs: number,
+): BeforeDeleteResult {
   const prev = call.obj.status?.conditions?.find((c) => c.type === "Ready");
-  if (prev?.reason !== "BucketNotEmpty" || prev.message !== message) {
-    call.warning(R.BucketNotEmpty, message);
-  }
-  return { waiting: message, reason: R.BucketNotEmpty, requeueAfterMs: pollIntervalMs };
+  if (prev?.reason !== reason || prev.message !== message) call.warning(reason, message);
+  return { waiting: message, reason, requeueAfterMs };
+}
+
+/** Versions shown in a lock's message (each costs two reads). */
+const LOCKS_SHOWN = 3;
+
+/**
+ * The wait of a forceDestroy that object lock stopped: a few locked versions named
+ * (their retention, their legal hold), looked at again every poll, or sooner when the
+ * earliest retention named ends.
+ */
+async function lockedWait(
+  s3: ObjectStorageClient,
+  call: ManagedCall<Bucket>,
+  err: ObjectsLockedError,
+  pollIntervalMs: number,
+): Promise<BeforeDeleteResult> {
+  const shown = err.locked.slice(0, LOCKS_SHOWN);
+  const locks = await s3.versionLocks(err.bucket, shown);
+  const others = err.locked.length - shown.length;
+  const more = others > 0 ? `, and ${others} more` : "";
+  const message = `bucket ${err.bucket} is not deleted: object lock keeps ${err.more ? "at least " : ""}${err.locked.length} version${err.locked.length === 1 && !err.more ? "" : "s"} (${locks.map(lockWords).join("; ")}${more}). The operator never bypasses retention nor lifts a legal hold: lift the holds, shorten GOVERNANCE retention yourself, wait until the retention ends, or set deletionPolicy: Orphan`;
+  const now = call.now();
+  const release = earliestRelease(locks, now);
+  const untilRelease = release
+    ? release.getTime() - now.getTime() + 1_000
+    : Number.POSITIVE_INFINITY;
+  return wait(call, R.BucketObjectLocked, message, Math.min(pollIntervalMs, untilRelease));
 }
