@@ -153,6 +153,50 @@ export function cutWatchError(
 }
 
 /**
+ * An answered watch whose first bytes came {@link WATCH_HELD_MS} or more after it was
+ * sent and that ended less than that after them: a front held its answer back (nginx
+ * 1.22 over HTTP/1.1 with `proxy_buffering`: the headers too; a buffering HTTP/2 front:
+ * the events) and let it through only when its timeout cut it. Its events came, that
+ * late; its watcher lists again, as after a watch held unanswered.
+ */
+export class WatchHeldError extends Error {
+  /** The informer relists on this error rather than resuming at its resourceVersion. */
+  readonly relist = true;
+  constructor(path: string, heldMs: number, cause: unknown) {
+    super(
+      `watch of ${path} was held back ${Math.round(heldMs / 1000)} s by a front and let through only when it was cut: changes reach the operator that late (nginx: proxy_buffering off)`,
+      { cause },
+    );
+    this.name = "WatchHeldError";
+  }
+}
+
+/** When a watch was sent and when its first bytes came (0: none yet), by Date.now(). */
+export interface WatchTimes {
+  sent: number;
+  firstData: number;
+}
+
+/**
+ * How an answered watch that ended now (`cause`: cut, else a clean end) with `unfinished`
+ * text after its last whole event ends: {@link cutWatchError}'s for a cut inside an
+ * event, else a {@link WatchHeldError} when it came held (see there), else null.
+ */
+export function answeredWatchEnd(
+  path: string,
+  times: WatchTimes,
+  unfinished: string,
+  cause?: unknown,
+): Error | null {
+  const cut = cause === undefined ? null : cutWatchError(path, unfinished, cause);
+  const { sent, firstData } = times;
+  if (cut || firstData - sent < WATCH_HELD_MS || Date.now() - firstData >= WATCH_HELD_MS) {
+    return cut;
+  }
+  return new WatchHeldError(path, firstData - sent, cause);
+}
+
+/**
  * True for a connection, or over HTTP/2 a stream, that the other side closed or reset: a
  * front's timeout (nginx resets an HTTP/2 stream with INTERNAL_ERROR).
  */

@@ -12,7 +12,12 @@ import { TcpProxy } from "../../test/support/tcp-proxy.js";
 import { generateCerts } from "../controlplane/certs.js";
 import { freePort } from "../controlplane/controlplane.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
-import { WatchCutMidEventError, WatchDecodeError, WatchNotAnsweredError } from "./kube-errors.js";
+import {
+  WatchCutMidEventError,
+  WatchDecodeError,
+  WatchHeldError,
+  WatchNotAnsweredError,
+} from "./kube-errors.js";
 import { KubeTransport } from "./kube-transport.js";
 
 let dir: string;
@@ -314,6 +319,37 @@ describe("KubeTransport", () => {
     );
     expect(events).toEqual([{ n: 1 }]);
   });
+
+  it.each([
+    ["headers and events held (nginx 1.22 over HTTP/1.1)", false],
+    ["events held after the headers (a buffering HTTP/2 front)", true],
+  ])(
+    "ends a watch whose events a front let through only as it cut it with a WatchHeldError (relist): %s",
+    async (_name, headersFirst) => {
+      const port = await listen(
+        http.createServer((_req, res) => {
+          if (headersFirst)
+            res.writeHead(200, { "content-type": "application/json" }).flushHeaders();
+          // As nginx with proxy_buffering at proxy_read_timeout: what it held, then the cut.
+          setTimeout(() => {
+            if (!headersFirst) res.writeHead(200, { "content-type": "application/json" });
+            res.write('{"type":"ADDED","object":{"n":1}}\n', () => res.socket?.destroy());
+          }, 1_100);
+        }),
+      );
+      const t = transport(config(`http://127.0.0.1:${port}`));
+      const events: unknown[] = [];
+      const done = await new Promise((resolve) => {
+        void t.watch("/api/v1/pods", {}, (_type, obj) => events.push(obj), resolve);
+      });
+      expect(done).toBeInstanceOf(WatchHeldError);
+      expect(done).toMatchObject({ relist: true, cause: { code: "UND_ERR_SOCKET" } });
+      expect(String(done)).toBe(
+        "WatchHeldError: watch of /api/v1/pods was held back 1 s by a front and let through only when it was cut: changes reach the operator that late (nginx: proxy_buffering off)",
+      );
+      expect(events).toEqual([{ n: 1 }]);
+    },
+  );
 
   it("ends a watch a front held unanswered with a WatchNotAnsweredError (relist) that names the front, and one cut at once with its own error", async () => {
     // As nginx with proxy_buffering: the API server's headers and events held back,

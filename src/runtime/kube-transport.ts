@@ -22,7 +22,7 @@ import {
   requestCredentials,
 } from "./kube-credentials.js";
 import {
-  cutWatchError,
+  answeredWatchEnd,
   isConnectionReset,
   isCut,
   isHeldAnswer,
@@ -149,9 +149,9 @@ export class KubeTransport {
    * event's type and object; `onDone` is called once when it ends: null for a clean
    * end, and for a connection or stream closed or reset between an answered watch's
    * events (a proxy's idle timeout: client-go resumes then too); a {@link WatchDecodeError}
-   * at a line that is not an event, {@link cutWatchError}'s when cut inside one and a
-   * {@link WatchNotAnsweredError} when a front held the answer back (their watcher lists
-   * again), a {@link WatchStatusError} for a status other than 200 (after a 401 the
+   * at a line that is not an event, {@link answeredWatchEnd}'s when cut inside one or let
+   * through only as a front cut it, a {@link WatchNotAnsweredError} when a front held the
+   * answer back (their watcher lists again), a {@link WatchStatusError} for a status other than 200 (after a 401 the
    * credentials are read anew), else the error. Resolves once answered (or failed).
    */
   async watch(
@@ -162,7 +162,7 @@ export class KubeTransport {
     resent = 0,
   ): Promise<KubeStream> {
     const { g, headers } = await this.prepare();
-    const sent = Date.now();
+    const times = { sent: Date.now(), firstData: 0 };
     let finished = false;
     let controller: Dispatcher.DispatchController | undefined;
     const finish = (err: unknown) => {
@@ -212,6 +212,7 @@ export class KubeTransport {
             resolve(handle);
           },
           onResponseData(_c, chunk) {
+            times.firstData ||= Date.now();
             pending += decoder.write(chunk);
             if (status !== 200) return;
             let nl = pending.indexOf("\n");
@@ -223,11 +224,12 @@ export class KubeTransport {
           },
           onResponseEnd() {
             pending += decoder.end();
-            if (status === 200) line(pending);
-            finish(status === 200 ? null : new WatchStatusError(status, pending, audited));
+            if (status !== 200) return finish(new WatchStatusError(status, pending, audited));
+            line(pending);
+            finish(answeredWatchEnd(path, times, ""));
           },
           onResponseError: (_c, err) => {
-            const waited = Date.now() - sent;
+            const waited = Date.now() - times.sent;
             const held = status === 0 && isHeldAnswer(err, waited);
             // Sent on a connection cut as it went (its close not yet seen): again, on another.
             const lost = status === 0 && !held && isConnectionReset(err) && resent < MAX_RESENDS;
@@ -238,7 +240,7 @@ export class KubeTransport {
             if (held) {
               finish(new WatchNotAnsweredError(path, waited, err));
             } else if (status === 200 && isCut(err)) {
-              finish(cutWatchError(path, pending + decoder.end(), err));
+              finish(answeredWatchEnd(path, times, pending + decoder.end(), err));
             } else finish(err);
             resolve(handle);
           },

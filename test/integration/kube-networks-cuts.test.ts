@@ -111,6 +111,39 @@ describe("the operator behind fronts that cut or hold watches", () => {
     90_000,
   );
 
+  it.each([
+    ["http/1.1", true],
+    ["h2,http/1.1", "events"],
+  ] as const)(
+    "says so behind a front (%s, holding %s) that lets a held watch's events through only when it cuts it",
+    async (protocols, holdWatches) => {
+      // nginx 1.22 over HTTP/1.1 with proxy_buffering: a quiet watch's headers and events
+      // wait until proxy_read_timeout, then pass, and the connection is closed. "events":
+      // a front that answers at once and holds the events the same way.
+      const { op, stop, nas } = await behind(
+        { protocols, holdWatches, heldWatchFlushBytes: Infinity, idleTimeoutMs: 3_000 },
+        "net-held-events",
+      );
+      try {
+        await nas.create("late");
+        await nas.waitReady("late", READY_MS, op);
+        // At info, as an operator runs: the cache's report says it, not only the informers.
+        await eventually(
+          async () =>
+            /"level":"warn".*watch of \/apis\/aidc.io\/v1alpha1\/namespaces\/net-held-events-\S+\/nasvolumes was held back \d+ s by a front and let through only when it was cut: changes reach the operator that late \(nginx: proxy_buffering off\)/.test(
+              op.logTail(Number.MAX_SAFE_INTEGER),
+            ),
+          20_000,
+        ).catch((err: Error) => {
+          throw new Error(`${err.message}: ${op.logTail(30)}`);
+        });
+      } finally {
+        await stop();
+      }
+    },
+    90_000,
+  );
+
   it.each(["http/1.1", "h2,http/1.1"] as const)(
     "sees changes behind a front (%s) that lets a held watch's first buffer through when it cuts it, listing again after a watch cut inside an event",
     async (protocols) => {

@@ -49,13 +49,14 @@ export interface ApiFrontOptions {
   idleTimeoutMs?: number;
   /**
    * Holds back a watch's answer, headers and events, until the API server ends it, as
-   * nginx does with `proxy_buffering` on (its default) while a watch is quiet.
+   * nginx 1.22 does over HTTP/1.1 with `proxy_buffering` on (its default); `"events"`:
+   * the headers pass at once, the events are held (a buffering HTTP/2 front).
    */
-  holdWatches?: boolean;
+  holdWatches?: boolean | "events";
   /**
    * With `holdWatches`: when the idle timeout cuts a held watch, its headers and the first
-   * this many bytes of its events pass before the cut, the rest is lost, as nginx flushes
-   * its first buffer (`proxy_buffer_size`: 4 KiB with the headers) at `proxy_read_timeout`.
+   * this many bytes of its events pass before the cut, the rest is lost (`Infinity`: all
+   * of it, as nginx 1.22 lets a quiet watch's held events through at `proxy_read_timeout`).
    * Default none: nothing of a held watch passes.
    */
   heldWatchFlushBytes?: number;
@@ -263,19 +264,28 @@ export class ApiFront {
       (up) => {
         seen.status = up.statusCode ?? 0;
         up.on("data", idle);
-        if (this.options.holdWatches && url.searchParams.get("watch") === "true") {
+        const hold = this.options.holdWatches;
+        if (hold && url.searchParams.get("watch") === "true") {
           const held: Buffer[] = [];
           up.on("data", (chunk: Buffer) => held.push(chunk));
+          const head = () => {
+            if (!res.headersSent) res.writeHead(seen.status, forwarded(up.headers));
+          };
+          if (hold === "events") {
+            head();
+            res.flushHeaders();
+          }
           const flushBytes = this.options.heldWatchFlushBytes;
           if (flushBytes !== undefined) {
             flushHeld = (then) => {
-              res.writeHead(seen.status, forwarded(up.headers));
+              head();
               res.write(Buffer.concat(held).subarray(0, flushBytes), then);
             };
           }
-          up.on("end", () =>
-            res.writeHead(seen.status, forwarded(up.headers)).end(Buffer.concat(held)),
-          );
+          up.on("end", () => {
+            head();
+            res.end(Buffer.concat(held));
+          });
           return;
         }
         // The headers at once, as the API server sends them, then chunk by chunk: a
