@@ -1,0 +1,119 @@
+/**
+ * Buckets whose S3 key pair lacks one permission, against real MinIO: a user made with
+ * a policy that denies one action (test/support/minio-iam.ts), its keys written into
+ * the operator's credentials directory. Each refusal is named (the action to grant)
+ * and held on the slow backoff, nothing is lost meanwhile, and granting the action on
+ * the server clears it without a change of the object.
+ */
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { bucketController } from "../../src/controllers/bucket/controller.js";
+import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
+import { bucketCrd } from "../../src/crds/bucket.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { addMinioUser, allS3But, type MinioUser, type S3Policy } from "../support/minio-iam.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { startTestS3, type TestS3 } from "../support/s3.js";
+
+describe("a Bucket whose S3 credentials lack one permission", () => {
+  let s3: TestS3;
+  let op: TestOperator;
+  let buckets: ObjectsOf;
+  let namespace = "";
+  const unique = (base: string) => `${base}-${namespace.split("-").pop()}`;
+  /** Makes a user of `policy` and gives the operator its keys. */
+  const useUser = async (policy: S3Policy): Promise<MinioUser> => {
+    const user = await addMinioUser(s3.server, policy);
+    await s3.writeCredentials(user.accessKeyId, user.secretAccessKey);
+    // Read again once its credentialsRefreshMs (200 ms) has passed.
+    await new Promise((r) => setTimeout(r, 400));
+    return user;
+  };
+  const useUserWithout = (...actions: string[]) => useUser(allS3But(...actions));
+
+  beforeAll(async () => {
+    s3 = await startTestS3();
+    namespace = await createNamespace(adminKubeConfig(), "bucket-access");
+    op = await startTestOperator({
+      controllers: [(deps) => bucketController(deps, { visibilityGraceMs: 2_000 })],
+      namespaces: [namespace],
+      config: { objectStorage: s3.config, holdBackoff: { baseMs: 500, maxMs: 1_000 } },
+    });
+    buckets = new ObjectsOf(op.kube, bucketCrd, namespace);
+  }, 120_000);
+
+  afterEach(async () => {
+    await s3.writeCredentials(s3.server.accessKeyId, s3.server.secretAccessKey);
+  });
+
+  afterAll(async () => {
+    await op?.stop();
+    await s3?.stop();
+  });
+
+  it("without s3:ListBucket: the HEAD's 403 names it beside another account's bucket, and nothing is created until granted", async () => {
+    const name = unique("nolist");
+    // MinIO answers a HEAD for s3:HeadBucket (its own action) as well as s3:ListBucket.
+    const user = await useUserWithout("s3:ListBucket", "s3:HeadBucket");
+    await buckets.create("nolist", { name });
+    const refused = await buckets.waitForCondition(
+      "nolist",
+      "Ready",
+      "False",
+      "BucketNameTaken",
+      30_000,
+    );
+    expect(conditionOf(refused, "Ready")?.message).toBe(
+      `a bucket named ${name} answered 403 to HEAD: another account has it (bucket names are global: choose another spec.name), or the S3 credentials need s3:ListBucket on bucket ${name}: grant it in their policy, and check that no bucket policy denies it`,
+    );
+    expect(await s3.client().headBucket(name)).toBe("Absent");
+    await user.setPolicy(allS3But());
+    await buckets.waitForCondition("nolist", "Ready", "True", "Available", 30_000);
+    expect(await s3.client().headBucket(name)).toBe("Owned");
+  });
+
+  it("without s3:PutBucketTagging: the bucket is made, the tags and owner mark are S3AccessDenied, written once granted", async () => {
+    const name = unique("notag");
+    const user = await useUserWithout("s3:PutBucketTagging");
+    await buckets.create("notag", { name, tags: { team: "vision" } });
+    const held = await buckets.waitForCondition(
+      "notag",
+      "Synced",
+      "False",
+      "S3AccessDenied",
+      30_000,
+    );
+    expect(conditionOf(held, "Synced")?.message).toContain(
+      `the S3 credentials need s3:PutBucketTagging on bucket ${name}`,
+    );
+    expect(await s3.client().headBucket(name)).toBe("Owned");
+    await user.setPolicy(allS3But());
+    await buckets.waitForCondition("notag", "Synced", "True", undefined, 30_000);
+    const tags = await s3.client().getTags(name);
+    expect(tags.team).toBe("vision");
+    expect(tags[OWNER_TAG]).toBeDefined();
+  });
+
+  it("without s3:DeleteObject: forceDestroy is S3AccessDenied naming the actions, keeps bucket, data and finalizer, and deletes once granted", async () => {
+    const name = unique("nodelete");
+    await buckets.create("nodelete", { name, deletionPolicy: "Delete", forceDestroy: true });
+    await buckets.waitForCondition("nodelete", "Ready", "True", "Available", 30_000);
+    await s3.sdk().send(new PutObjectCommand({ Bucket: name, Key: "k", Body: "x" }));
+    const user = await useUserWithout("s3:DeleteObject");
+    await buckets.delete("nodelete");
+    const held = await buckets.waitFor(
+      "nodelete",
+      (o) => conditionOf(o, "Synced")?.reason === "S3AccessDenied",
+      30_000,
+    );
+    expect(conditionOf(held, "Synced")?.message).toContain(
+      `the S3 credentials need s3:DeleteObject and s3:DeleteObjectVersion on bucket ${name}`,
+    );
+    expect(held.metadata?.finalizers).toContain("aidc.io/bucket");
+    expect(await s3.client().countObjectVersions(name)).toEqual({ count: 1, more: false });
+    await user.setPolicy(allS3But());
+    await buckets.waitForGone("nodelete", 30_000);
+    expect(await s3.client().headBucket(name)).toBe("Absent");
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Users of the test MinIO with a policy of the test's choosing, as an administrator makes
+ * them: MinIO's admin API takes a user's secret only encrypted (madmin's format), but
+ * imports IAM as a plain zip (`PUT /minio/admin/v3/import-iam`, what `mc admin cluster
+ * iam import` sends): policies.json, users.json and user_mappings.json. Signed with SigV4
+ * by the root keys through the SDK's signer; nothing to build.
+ */
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { crc32 } from "node:zlib";
+import { SignatureV4 } from "@smithy/signature-v4";
+import type { LocalS3Server } from "../../src/controlplane/s3-server.js";
+
+/** An S3 policy document. */
+export interface S3Policy {
+  Version: "2012-10-17";
+  Statement: { Effect: "Allow" | "Deny"; Action: string[]; Resource: string[] }[];
+}
+
+/** Every S3 action on every bucket but `denied` (none: all of them). */
+export function allS3But(...denied: string[]): S3Policy {
+  const all = { Effect: "Allow" as const, Action: ["s3:*"], Resource: ["arn:aws:s3:::*"] };
+  if (denied.length === 0) return { Version: "2012-10-17", Statement: [all] };
+  const deny = { Effect: "Deny" as const, Action: denied, Resource: ["arn:aws:s3:::*"] };
+  return { Version: "2012-10-17", Statement: [all, deny] };
+}
+
+/** A zip of `files`, stored (not compressed), as Go's archive/zip reads it. */
+function storedZip(files: Record<string, string>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of Object.entries(files)) {
+    const data = Buffer.from(text);
+    const fileName = Buffer.from(name);
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4); // version needed
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(fileName.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4); // version made by
+    central.writeUInt16LE(20, 6);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(fileName.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, fileName, data);
+    centrals.push(central, fileName);
+    offset += local.length + fileName.length + data.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(files).length, 8);
+  end.writeUInt16LE(Object.keys(files).length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+const bytes = (d: string | ArrayBuffer | ArrayBufferView): string | Buffer =>
+  typeof d === "string"
+    ? d
+    : ArrayBuffer.isView(d)
+      ? Buffer.from(d.buffer, d.byteOffset, d.byteLength)
+      : Buffer.from(d);
+
+/** SHA-256 (HMAC with a secret) for the signer, from node:crypto. */
+class Sha256 {
+  private readonly hash;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash("sha256") : createHmac("sha256", bytes(secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+}
+
+/** Imports `files` into `server`'s IAM; throws with MinIO's answer when refused. */
+async function importIam(server: LocalS3Server, files: Record<string, string>): Promise<void> {
+  const url = new URL(`${server.url}/minio/admin/v3/import-iam`);
+  const body = storedZip(files);
+  const signer = new SignatureV4({
+    service: "s3",
+    region: server.region,
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    sha256: Sha256,
+  });
+  const signed = await signer.sign({
+    method: "PUT",
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: Number(url.port),
+    path: url.pathname,
+    query: {},
+    headers: {
+      host: url.host,
+      "content-type": "application/octet-stream",
+      "x-amz-content-sha256": createHash("sha256").update(body).digest("hex"),
+    },
+    body,
+  });
+  const res = await fetch(url, { method: "PUT", headers: signed.headers, body });
+  if (!res.ok) throw new Error(`MinIO import-iam answered ${res.status}: ${await res.text()}`);
+}
+
+/** A MinIO user made by {@link addMinioUser}. */
+export interface MinioUser {
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Replaces the user's policy (a policy changed on the server). */
+  setPolicy(policy: S3Policy): Promise<void>;
+}
+
+/** Makes a user of `server` whose policy is `policy` (a fresh policy of its own name). */
+export async function addMinioUser(server: LocalS3Server, policy: S3Policy): Promise<MinioUser> {
+  const accessKeyId = `user${randomBytes(6).toString("hex")}`;
+  const secretAccessKey = randomBytes(20).toString("hex");
+  const policyName = `${accessKeyId}-policy`;
+  const setPolicy = (p: S3Policy) =>
+    importIam(server, { "iam-assets/policies.json": JSON.stringify({ [policyName]: p }) });
+  await importIam(server, {
+    "iam-assets/policies.json": JSON.stringify({ [policyName]: policy }),
+    "iam-assets/users.json": JSON.stringify({
+      [accessKeyId]: { secretKey: secretAccessKey, status: "enabled" },
+    }),
+    "iam-assets/user_mappings.json": JSON.stringify({
+      [accessKeyId]: { version: 1, policy: policyName },
+    }),
+  });
+  return { accessKeyId, secretAccessKey, setPolicy };
+}
