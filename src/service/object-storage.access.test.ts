@@ -12,8 +12,8 @@ import { ObjectStorageAccessDeniedError } from "./object-storage-errors.js";
 
 let server: Server;
 let endpoint = "";
-/** The buckets GET / lists. */
-let listed: string[] = [];
+/** The buckets GET / lists; undefined: the list is refused too. */
+let listed: string[] | undefined = [];
 
 const DENIED = `<?xml version="1.0" encoding="UTF-8"?>
 <Error><Code>AccessDenied</Code><Message>Access Denied.</Message></Error>`;
@@ -22,7 +22,7 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
-      if (req.method === "GET" && req.url?.startsWith("/?")) {
+      if (req.method === "GET" && req.url?.startsWith("/?") && listed) {
         const names = listed.map((n) => `<Bucket><Name>${n}</Name></Bucket>`).join("");
         res.writeHead(200, { "content-type": "application/xml" });
         res.end(`<ListAllMyBucketsResult><Buckets>${names}</Buckets></ListAllMyBucketsResult>`);
@@ -96,5 +96,13 @@ describe("an AccessDenied of the object storage", () => {
     expect((err as Error).message).toContain("need s3:ListBucket on bucket data");
     listed = ["other"];
     expect(await withClient((c) => c.headBucket("data"))).toBe("Forbidden");
+  });
+
+  it("of a HEAD and of the bucket list (credentials scoped to other buckets) is Forbidden, not the missing s3:ListAllMyBuckets", async () => {
+    listed = undefined;
+    expect(await withClient((c) => c.headBucket("data"))).toBe("Forbidden");
+    const list = await withClient((c) => c.listBuckets()).catch((e: unknown) => e);
+    expect((list as Error).message).toContain("need s3:ListAllMyBuckets");
+    listed = [];
   });
 });

@@ -23,6 +23,7 @@ import {
   callS3,
   createdByEarlierAttempt,
   followsReachedAttempt,
+  ObjectStorageAccessDeniedError,
   objectStorageError,
   s3ErrorCode,
   s3HttpStatus,
@@ -126,8 +127,12 @@ export class ObjectStorageClient {
       if (status === 403) {
         // A HEAD answer has no body: a bucket of another account, refused credentials
         // and credentials without s3:ListBucket look alike. The bucket list tells the
-        // first two apart (it throws the credentials error), and lists the account's own.
-        const listed = await this.listBuckets();
+        // first two apart (it throws the credentials error), and lists the account's own;
+        // refused as well (credentials scoped to other buckets), it tells nothing more.
+        const listed = await this.listBuckets().catch((e: unknown) => {
+          if (e instanceof ObjectStorageAccessDeniedError) return [];
+          throw e;
+        });
         if (!listed.some((b) => b.name === bucket)) return "Forbidden";
         throw objectStorageError("HeadBucket", bucket, {
           name: "AccessDenied",

@@ -73,6 +73,27 @@ describe("a Bucket whose S3 credentials lack one permission", () => {
     expect(await s3.client().headBucket(name)).toBe("Owned");
   });
 
+  it("scoped to other buckets (no bucket list either): the HEAD's 403 names s3:ListBucket on the bucket, not s3:ListAllMyBuckets", async () => {
+    const name = unique("outside");
+    const user = await useUser({
+      Version: "2012-10-17",
+      Statement: [{ Effect: "Allow", Action: ["s3:*"], Resource: ["arn:aws:s3:::team-a-*"] }],
+    });
+    await buckets.create("outside", { name });
+    const refused = await buckets.waitForCondition(
+      "outside",
+      "Ready",
+      "False",
+      "BucketNameTaken",
+      30_000,
+    );
+    expect(conditionOf(refused, "Ready")?.message).toContain(
+      `or the S3 credentials need s3:ListBucket on bucket ${name}`,
+    );
+    await user.setPolicy(allS3But());
+    await buckets.waitForCondition("outside", "Ready", "True", "Available", 30_000);
+  });
+
   it("without s3:PutBucketTagging: the bucket is made, the tags and owner mark are S3AccessDenied, written once granted", async () => {
     const name = unique("notag");
     const user = await useUserWithout("s3:PutBucketTagging");
