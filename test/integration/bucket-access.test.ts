@@ -5,10 +5,13 @@
  * and held on the slow backoff, nothing is lost meanwhile, and granting the action on
  * the server clears it without a change of the object.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
+import { repoRoot } from "../../src/controlplane/binaries.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
@@ -135,6 +138,50 @@ describe("a Bucket whose S3 credentials lack one permission", () => {
     expect(await s3.client().countObjectVersions(name)).toEqual({ count: 1, more: false });
     await user.setPolicy(allS3But());
     await buckets.waitForGone("nodelete", 30_000);
+    expect(await s3.client().headBucket(name)).toBe("Absent");
+  });
+
+  it("with just the actions install.md lists: a Bucket with every feature MinIO has is made, kept and force-destroyed", async () => {
+    const page = readFileSync(join(repoRoot, "docs", "install.md"), "utf8");
+    const paragraph =
+      page.slice(page.indexOf("The key pair's policy needs")).split("\n\n")[0] ?? "";
+    const actions = [...new Set([...paragraph.matchAll(/`(s3:\w+)`/g)].map((m) => m[1] as string))];
+    expect(actions).toContain("s3:DeleteObjectVersion");
+    await useUser({
+      Version: "2012-10-17",
+      Statement: [{ Effect: "Allow", Action: actions, Resource: ["arn:aws:s3:::*"] }],
+    });
+    const name = unique("least");
+    await buckets.create("least", {
+      name,
+      versioning: "Enabled",
+      lifecycleRules: [{ id: "tmp", prefix: "tmp/", expirationDays: 7 }],
+      policy: JSON.stringify({
+        Version: "2012-10-17",
+        Statement: [
+          {
+            Effect: "Allow",
+            Principal: "*",
+            Action: "s3:GetObject",
+            Resource: `arn:aws:s3:::${name}/public/*`,
+          },
+        ],
+      }),
+      tags: { team: "vision" },
+      deletionPolicy: "Delete",
+      forceDestroy: true,
+    });
+    const ready = await buckets.waitForCondition("least", "Ready", "True", "Available", 30_000);
+    expect(conditionOf(ready, "Synced")).toMatchObject({ status: "True" });
+    expect(ready.status).toMatchObject({
+      versioning: "Enabled",
+      lifecycleRules: 1,
+      policy: true,
+      tags: 2,
+    });
+    await s3.sdk().send(new PutObjectCommand({ Bucket: name, Key: "tmp/k", Body: "x" }));
+    await buckets.delete("least");
+    await buckets.waitForGone("least", 30_000);
     expect(await s3.client().headBucket(name)).toBe("Absent");
   });
 });
