@@ -94,11 +94,13 @@ export const BUCKET_REASONS = ownReasons({
     "spec.exportTo.secretName is set, but the S3 key pair may not be exported: the operator's objectStorage.exportCredentials (chart value objectStorage.exportCredentials) is off, or the object's ServiceConnection does not allow it (spec.objectStorage.exportCredentials); the message names the setting. No Secret is written (one written before is deleted when the connection stops allowing it); the bucket and the ConfigMap of spec.exportTo are kept as usual.",
     "Turn the setting on, or remove spec.exportTo.secretName.",
   ),
-  BucketNotEmpty: ownReason(
-    "Terminal",
-    ["Ready"],
-    "deletionPolicy is Delete but the bucket still holds objects (the message gives the count, versions and delete markers included): it is not deleted, and the object waits.",
-    "Empty the bucket, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan; checked again every poll.",
+  BucketNotEmpty: readEveryPoll(
+    ownReason(
+      "Terminal",
+      ["Ready"],
+      "deletionPolicy is Delete but the bucket still holds objects (the message gives the count, versions and delete markers included): it is not deleted, and the object waits.",
+      "Empty the bucket, set spec.forceDestroy: true to delete every version, or set deletionPolicy: Orphan; checked again every poll.",
+    ),
   ),
   BucketObjectLocked: readEveryPoll(
     ownReason(
