@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
+import { freePort } from "../../src/controlplane/controlplane.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
+import {
+  type AdmissionRequest,
+  AdmissionWebhook,
+  registerPolicy,
+  registerWebhook,
+  type WebhookOptions,
+} from "../support/admission.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+
+const SPEC = { productCode: "nas.capacity.standard", capacityGB: 100 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const labelOf = (req: AdmissionRequest) => req.object?.metadata?.labels?.scenario;
+const finalizersOf = (o: KubeObject | undefined) => o?.metadata?.finalizers ?? [];
+
+/**
+ * The operator in a cluster with admission control (docs/troubleshooting.md, Admission
+ * control): webhooks the test serves and ValidatingAdmissionPolicies of the API server,
+ * each scoped to the test's namespace, mutating or refusing the operator's writes.
+ */
+describe("admission control", () => {
+  let op: TestOperator;
+  let nas: ObjectsOf;
+  let namespace = "";
+  const hook = new AdmissionWebhook();
+  const probe = { res: nasVolumeCrd, spec: SPEC };
+  /** Removals of what a test registered, should it fail before it removes them. */
+  const leftovers: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    namespace = await createNamespace(adminKubeConfig(), "admission");
+    op = await startTestOperator({
+      controllers: [(deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 })],
+      namespaces: [namespace],
+      service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
+    });
+    nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
+    await hook.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const remove of leftovers) await remove().catch(() => undefined);
+    await op?.stop();
+    await hook.stop();
+  });
+
+  const labelled = (
+    name: string,
+    scenario: string,
+    spec: Record<string, unknown> = SPEC,
+    res: ResourceDescriptor = nasVolumeCrd,
+  ) =>
+    op.kube.create(res, {
+      metadata: { name, namespace, labels: { scenario } },
+      spec,
+    } as KubeObject);
+  const subscribes = async (name: string) =>
+    (await op.admin.requests({ endpoint: "subscribeNas" })).filter(
+      (r) => (r.body as { storageParams?: { name?: string } }).storageParams?.name === name,
+    ).length;
+
+  /** Runs `body` while a webhook of `hook` (in the namespace) is registered. */
+  const withWebhook = async (
+    kind: "mutating" | "validating",
+    options: Omit<WebhookOptions, "namespace">,
+    body: () => Promise<void>,
+  ) => {
+    const remove = await registerWebhook(op.kube, kind, hook, { ...options, namespace }, probe);
+    try {
+      await body();
+    } finally {
+      await remove();
+    }
+  };
+
+  it("adds no write of its own to a webhook's label and annotation on every write (no echo loop)", async () => {
+    let writes = 0;
+    hook.handler = (req) => {
+      if (labelOf(req) !== "stamped") return { allowed: true };
+      const annotations = req.object?.metadata?.annotations;
+      return {
+        allowed: true,
+        patch: [
+          ...(annotations ? [] : [{ op: "add", path: "/metadata/annotations", value: {} }]),
+          { op: "add", path: "/metadata/annotations/policy.test~1write", value: `${++writes}` },
+          { op: "add", path: "/metadata/labels/policy.test~1team", value: "storage" },
+        ],
+      };
+    };
+    await withWebhook(
+      "mutating",
+      { name: "stamp.admission.test", resources: ["nasvolumes", "nasvolumes/status"] },
+      async () => {
+        await labelled("stamped", "stamped");
+        const ready = await nas.waitForCondition("stamped", "Ready", "True");
+        expect(ready.metadata?.labels?.["policy.test/team"]).toBe("storage");
+        await sleep(1_000);
+        const atReady = writes;
+        // Ten polls of the settled object: each reads, none writes.
+        await sleep(5_000);
+        expect(writes - atReady).toBe(0);
+        expect(await subscribes("stamped")).toBe(1);
+      },
+    );
+  }, 60_000);
+
+  it("orders nothing while a webhook or a policy refuses its finalizer or marker; names them; recovers when they go", async () => {
+    hook.handler = (req) =>
+      labelOf(req) === "no-finalizer" &&
+      finalizersOf(req.object).length > finalizersOf(req.oldObject).length
+        ? { allowed: false, message: "finalizers are not allowed here" }
+        : { allowed: true };
+    const removeHook = await registerWebhook(
+      op.kube,
+      "validating",
+      hook,
+      { name: "no-finalizer.admission.test", namespace, resources: ["nasvolumes"] },
+      probe,
+    );
+    leftovers.push(removeHook);
+    const scoped = (scenario: string, allowed: string) =>
+      `!has(object.metadata.labels) || object.metadata.labels[?'scenario'].orValue('') != '${scenario}' || ${allowed}`;
+    const removePolicy = await registerPolicy(
+      op.kube,
+      { name: "no-marker.admission.test", namespace, resources: ["nasvolumes"] },
+      [
+        {
+          expression: scoped(
+            "no-marker",
+            `!has(object.metadata.annotations) || !('${ANNOTATIONS.createPending}' in object.metadata.annotations)`,
+          ),
+          message: "no create-pending here",
+        },
+      ],
+      probe,
+    );
+    leftovers.push(removePolicy);
+    await labelled("no-finalizer", "no-finalizer");
+    await labelled("no-marker", "no-marker");
+    const [refused, denied] = await Promise.all([
+      nas.waitForCondition("no-finalizer", "Synced", "False"),
+      nas.waitForCondition("no-marker", "Synced", "False"),
+    ]);
+    expect(conditionOf(refused, "Synced")?.message).toContain(
+      'admission webhook "no-finalizer.admission.test" denied the request: finalizers are not allowed here',
+    );
+    expect(conditionOf(denied, "Synced")?.message).toContain(
+      "ValidatingAdmissionPolicy 'no-marker.admission.test' with binding 'no-marker.admission.test' denied request: no create-pending here",
+    );
+    expect(await nas.eventNotes("no-finalizer", "Http403")).not.toEqual([]);
+    await sleep(3_000);
+    expect(await subscribes("no-finalizer")).toBe(0);
+    expect(await subscribes("no-marker")).toBe(0);
+    // Retried with backoff (100 ms doubling to 2 s here), not in a hot loop.
+    const tries = hook.writesOf("no-finalizer").filter((w) => w === "UPDATE").length;
+    expect(tries).toBeLessThan(12);
+    await removeHook();
+    await removePolicy();
+    await nas.waitForCondition("no-finalizer", "Ready", "True");
+    await nas.waitForCondition("no-marker", "Ready", "True");
+    expect(await subscribes("no-finalizer")).toBe(1);
+    expect(await subscribes("no-marker")).toBe(1);
+  }, 60_000);
+
+  it("names a webhook that is down (failurePolicy Fail) and recovers when it is back", async () => {
+    const dead = `https://127.0.0.1:${await freePort()}/`;
+    await withWebhook(
+      "validating",
+      {
+        name: "down.admission.test",
+        resources: ["nasvolumes"],
+        operations: ["UPDATE"],
+        objectLabels: { scenario: "down" },
+        url: dead,
+      },
+      async () => {
+        await labelled("down", "down");
+        const failed = await nas.waitForCondition("down", "Synced", "False");
+        expect(conditionOf(failed, "Synced")?.message).toMatch(
+          /500 Internal error occurred: failed calling webhook "down.admission.test": .*connection refused/,
+        );
+        expect(await subscribes("down")).toBe(0);
+      },
+    );
+    await nas.waitForCondition("down", "Ready", "True");
+    expect(await subscribes("down")).toBe(1);
+  }, 60_000);
+
+  it("deletes the remote resource once while a webhook refuses the finalizer's removal, and lets the object go after", async () => {
+    hook.handler = (req) =>
+      labelOf(req) === "kept" &&
+      finalizersOf(req.object).length < finalizersOf(req.oldObject).length
+        ? { allowed: false, message: "finalizers stay" }
+        : { allowed: true };
+    const deletes = async () => (await op.admin.requests({ endpoint: "deleteNas" })).length;
+    const before = await deletes();
+    await withWebhook(
+      "validating",
+      { name: "keep-finalizer.admission.test", resources: ["nasvolumes"] },
+      async () => {
+        await labelled("kept", "kept", { ...SPEC, deletionPolicy: "Delete" });
+        await nas.waitForCondition("kept", "Ready", "True");
+        await nas.delete("kept");
+        await eventually(async () =>
+          (await nas.eventNotes("kept", "Http403")).some((n) => n.includes("finalizers stay")),
+        );
+        await sleep(3_000);
+        expect(await deletes()).toBe(before + 1);
+      },
+    );
+    await nas.waitForGone("kept");
+    expect(await deletes()).toBe(before + 1);
+  }, 60_000);
+});
