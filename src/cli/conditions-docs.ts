@@ -125,10 +125,40 @@ const USER_DOES: Partial<Record<ReasonEntry["state"], string>> = {
     "Nothing: wait. If it lasts, read the message and the Events (`kubectl describe`) and the operator's log.",
 };
 
+/** What the troubleshooting page says about admission webhooks and policies. */
+const ADMISSION_CONTROL = [
+  "## Admission control",
+  "",
+  "Admission webhooks and policies (Kyverno, OPA Gatekeeper, ValidatingAdmissionPolicy) act on",
+  "the operator's writes as on anyone's. It writes into its objects the finalizer",
+  "`aidc.io/<kind>`, its `aidc.io/` annotations (`aidc.io/create-pending` before a create,",
+  "then `aidc.io/external-id` or `aidc.io/subscription-key`), the status subresource, and",
+  "spec fields it fills in late (LateInitialize). Exclude these, or the operator's service",
+  "account, from policies that refuse or change writes.",
+  "",
+  "- **A write refused** (a validating webhook or policy): Synced=False `ReconcileError`",
+  '  with the API server\'s words, which name the webhook (`admission webhook "<name>" denied',
+  "  the request: ...`) or the policy (`ValidatingAdmissionPolicy '<name>' with binding",
+  "  '<binding>' denied request: ...`), in a Warning Event and the log too; retried with",
+  "  backoff, and done once allowed. No create is sent while its marker cannot be written;",
+  "  an object being deleted keeps its finalizer (its remote resource deleted once) until",
+  "  the finalizer's removal is allowed.",
+  '- **A webhook down or slow** with failurePolicy Fail: the same, with `failed calling webhook "<name>"`',
+  "  (connection refused, or `context deadline exceeded` past its timeoutSeconds); it clears",
+  "  when the webhook answers. Slow webhooks add up: a reconcile past reconcileTimeoutMs",
+  "  ends as `ReconcileTimeout`.",
+  "- **A write changed** (a mutating webhook or policy): labels, annotations and finalizers",
+  "  it adds are kept, and the changed write's echo makes no write again. One that removes",
+  "  an `aidc.io/` annotation or the finalizer the operator wrote is",
+  "  [`WriteNotKept`](#writenotkept): no create is sent without its record. A status it",
+  "  changes is written back on each poll.",
+].join("\n");
+
 /**
  * The troubleshooting page (docs/troubleshooting.md), generated from the reason table:
  * for every reason, what it means, what the operator does and what the user does
- * (a Terminal or Resting reason's `action`; "wait" for the others).
+ * (a Terminal or Resting reason's `action`; "wait" for the others), then how admission
+ * webhooks and policies meet the operator's writes.
  */
 export function renderTroubleshootingDocs(): string {
   const sections = REASONS.entries().map(([reason, e]) =>
@@ -168,5 +198,7 @@ export function renderTroubleshootingDocs(): string {
     "## Reasons",
     "",
     sections.join("\n\n"),
+    "",
+    ADMISSION_CONTROL,
   ].join("\n")}\n`;
 }

@@ -162,6 +162,24 @@ export class ConflictError extends RetryableError {
   }
 }
 
+/**
+ * A write the API server accepted but answered without what it wrote (`unkept`: the
+ * annotations or finalizers it lacks, or still has): a mutating admission webhook or
+ * policy of the cluster changed it. What relies on the write stops there (a create whose
+ * marker was not kept is not sent). Terminal and external: the cluster's admission, not
+ * the object, must change; retried on the slow hold backoff.
+ */
+export class WriteNotKeptError extends TerminalError {
+  constructor(what: string, unkept: string[]) {
+    super(
+      "WriteNotKept",
+      `the ${what} was changed by the API server's admission: its answer does not show ${unkept.join(", ")} as written; a mutating admission webhook or policy of the cluster (kubectl get mutatingwebhookconfigurations,mutatingadmissionpolicies) changes the operator's writes: exclude these from it`,
+      { external: true },
+    );
+    this.name = "WriteNotKeptError";
+  }
+}
+
 /** A reconcile ran past its deadline and was abandoned; its key is retried. */
 export class ReconcileTimeoutError extends RetryableError {
   constructor(timeoutMs: number) {

@@ -26,6 +26,7 @@ export {
   ReconcileTimeoutError,
   RetryableError,
   TerminalError,
+  WriteNotKeptError,
 } from "./errors.js";
 export { EventRecorder, type EventType } from "./events.js";
 export { FIELD_MANAGER, KubeClient } from "./kube.js";

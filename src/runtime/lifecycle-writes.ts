@@ -4,7 +4,7 @@
  * late (LateInitialize). Each is conditioned on the resourceVersion of the object as read,
  * as object-writes.ts's are; a finalizer update is computed again after a conflict.
  */
-import { ConflictError } from "./errors.js";
+import { ConflictError, WriteNotKeptError } from "./errors.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict, isNotFound } from "./kube-errors.js";
 import { type KubeObject, keyOf, type ResourceDescriptor } from "./resource.js";
@@ -79,7 +79,11 @@ async function updateFinalizers<T extends KubeObject>(
       });
       // Removing the last finalizer of a deleted object deletes it; the answer is its
       // final state, which callers should treat as gone.
-      return updated.metadata?.deletionTimestamp && next.length === 0 ? undefined : updated;
+      if (updated.metadata?.deletionTimestamp && next.length === 0) return undefined;
+      if (change(updated.metadata?.finalizers ?? [])) {
+        throw new WriteNotKeptError("finalizer update", [`finalizers ${JSON.stringify(next)}`]);
+      }
+      return updated;
     } catch (err) {
       if (isNotFound(err)) return undefined;
       if (!isConflict(err)) throw err;

@@ -10,7 +10,7 @@
  * message where it is set. The sizes these bounds give each kind's status are held by
  * src/controllers/status-size.test.ts and stated in docs/custom-resources.md.
  */
-import { ConflictError } from "./errors.js";
+import { ConflictError, WriteNotKeptError } from "./errors.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict } from "./kube-errors.js";
 import {
@@ -226,7 +226,9 @@ export async function patchStatus<T extends KubeObject>(
  * Sets (string) or removes (null) annotations; {@link ConflictError} when the object
  * changed since it was read. With `options.finalizer`, the same write adds that
  * finalizer when `obj` lacks it (the whole list, safe under the resourceVersion
- * condition): one request instead of two. Returns the updated object.
+ * condition): one request instead of two. Returns the updated object;
+ * {@link WriteNotKeptError} when its answer does not show the write (admission changed
+ * it), after the annotations it removed are written back.
  */
 export async function setAnnotations<T extends KubeObject>(
   kube: KubeClient,
@@ -240,14 +242,36 @@ export async function setAnnotations<T extends KubeObject>(
     finalizer && !hasFinalizer(obj, finalizer)
       ? { finalizers: [...(obj.metadata?.finalizers ?? []), finalizer] }
       : {};
+  let written: T;
   try {
-    return await kube.patch<T>(res, keyOf(obj), {
+    written = await kube.patch<T>(res, keyOf(obj), {
       metadata: { resourceVersion: obj.metadata?.resourceVersion, annotations, ...finalizers },
     });
   } catch (err) {
     if (isConflict(err)) throw new ConflictError("annotation update", err);
     throw err;
   }
+  const now = written.metadata?.annotations ?? {};
+  const unkept = Object.entries(annotations)
+    .filter(([key, value]) => (value === null ? key in now : now[key] !== value))
+    .map(([key]) => `annotation ${key}`);
+  if (finalizer && !hasFinalizer(written, finalizer)) unkept.push(`finalizer ${finalizer}`);
+  if (unkept.length === 0) return written;
+  // All or nothing: what the write removed is put back, so a record it was to replace
+  // (a marker replaced by the id it leads to) is not lost with its replacement.
+  const before = obj.metadata?.annotations ?? {};
+  const removed = Object.keys(annotations).filter(
+    (key) => annotations[key] === null && key in before && !(key in now),
+  );
+  if (removed.length > 0) {
+    await kube.patch(res, keyOf(obj), {
+      metadata: {
+        resourceVersion: written.metadata?.resourceVersion,
+        annotations: Object.fromEntries(removed.map((key) => [key, before[key]])),
+      },
+    });
+  }
+  throw new WriteNotKeptError("annotation update", unkept);
 }
 
 /** True when the object lists `finalizer`. */

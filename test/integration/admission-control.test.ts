@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
+import { fileSystemCrd } from "../../src/crds/filesystem.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.js";
 import {
@@ -37,9 +39,14 @@ describe("admission control", () => {
   beforeAll(async () => {
     namespace = await createNamespace(adminKubeConfig(), "admission");
     op = await startTestOperator({
-      controllers: [(deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 })],
+      controllers: [
+        (deps) => nasVolumeController(deps, { visibilityGraceMs: 1_000 }),
+        (deps) => fileSystemController(deps, { visibilityGraceMs: 1_000 }),
+      ],
       namespaces: [namespace],
+      emulatorOptions: { fileStorageDelayMs: 300 },
       service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
+      config: { holdBackoff: { baseMs: 1_000, maxMs: 2_000 } },
     });
     nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
     await hook.start();
@@ -64,6 +71,10 @@ describe("admission control", () => {
   const subscribes = async (name: string) =>
     (await op.admin.requests({ endpoint: "subscribeNas" })).filter(
       (r) => (r.body as { storageParams?: { name?: string } }).storageParams?.name === name,
+    ).length;
+  const fsCreates = async (name: string) =>
+    (await op.admin.requests({ endpoint: "createFileSystem" })).filter(
+      (r) => (r.body as { name?: string }).name === name,
     ).length;
 
   /** Runs `body` while a webhook of `hook` (in the namespace) is registered. */
@@ -107,6 +118,69 @@ describe("admission control", () => {
         await sleep(5_000);
         expect(writes - atReady).toBe(0);
         expect(await subscribes("stamped")).toBe(1);
+      },
+    );
+  }, 60_000);
+
+  it("sends no create while a mutating webhook strips its marker, names it WriteNotKept, and creates once when it stops", async () => {
+    let stripping = true;
+    hook.handler = (req) => {
+      if (!stripping || labelOf(req) !== "stripped" || req.operation !== "UPDATE") {
+        return { allowed: true };
+      }
+      const annotations = Object.keys(req.object?.metadata?.annotations ?? {});
+      const patch = annotations
+        .filter((k) => k.startsWith("aidc.io/"))
+        .map((k) => ({ op: "remove", path: `/metadata/annotations/${k.replace("/", "~1")}` }));
+      return { allowed: true, patch };
+    };
+    await withWebhook(
+      "mutating",
+      { name: "strip.admission.test", resources: ["nasvolumes"] },
+      async () => {
+        await labelled("stripped", "stripped");
+        const held = await nas.waitForCondition("stripped", "Synced", "False", "WriteNotKept");
+        expect(conditionOf(held, "Synced")?.message).toContain(
+          "its answer does not show annotation aidc.io/create-pending as written",
+        );
+        expect(conditionOf(held, "Stalled")).toMatchObject({ status: "True" });
+        await nas.waitForEvents("stripped", ["WriteNotKept"]);
+        // Held retries (1-2 s here) meet the webhook again: still no order.
+        await sleep(4_000);
+        expect(await subscribes("stripped")).toBe(0);
+        stripping = false;
+        const ready = await nas.waitForCondition("stripped", "Ready", "True");
+        expect(ready.metadata?.annotations?.[ANNOTATIONS.externalId]).toBeTruthy();
+        expect(await subscribes("stripped")).toBe(1);
+      },
+    );
+  }, 60_000);
+
+  it("creates a FileSystem once when a webhook strips its id: the marker it replaced is written back", async () => {
+    hook.handler = (req) => {
+      const id = req.object?.metadata?.annotations?.[ANNOTATIONS.externalId];
+      if (labelOf(req) !== "no-id" || req.operation !== "UPDATE" || id === undefined) {
+        return { allowed: true };
+      }
+      return {
+        allowed: true,
+        patch: [{ op: "remove", path: "/metadata/annotations/aidc.io~1external-id" }],
+      };
+    };
+    await withWebhook(
+      "mutating",
+      { name: "strip-id.admission.test", resources: ["filesystems"] },
+      async () => {
+        await labelled("no-id", "no-id", { sizeGB: 10, mounts: [] }, fileSystemCrd);
+        const fs = new ObjectsOf(op.kube, fileSystemCrd, namespace);
+        const held = await fs.waitForCondition("no-id", "Synced", "False", "WriteNotKept");
+        expect(conditionOf(held, "Synced")?.message).toContain("aidc.io/external-id");
+        // The held retries (1-2 s here) find the marker back, and look the resource up by
+        // its token instead of creating another.
+        await sleep(5_000);
+        expect(await fsCreates("no-id")).toBe(1);
+        const kept = await fs.get("no-id");
+        expect(kept?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeTruthy();
       },
     );
   }, 60_000);

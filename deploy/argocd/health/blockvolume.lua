@@ -38,6 +38,7 @@ local TERMINAL_REASONS = {
   ["ServiceRedirected"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,
   ["VolumeFailed"] = true,
+  ["WriteNotKept"] = true,
 }
 
 local function isTerminal(reason)

@@ -48,6 +48,7 @@ local TERMINAL_REASONS = {
   ["S3RegionMismatch"] = true,
   ["ServiceRedirected"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,
+  ["WriteNotKept"] = true,
 }
 
 local function isTerminal(reason)

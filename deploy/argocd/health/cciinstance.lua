@@ -31,6 +31,7 @@ local TERMINAL_REASONS = {
   ["RequestTooLarge"] = true,
   ["SaveOutcomeUnknown"] = true,
   ["ServiceRedirected"] = true,
+  ["WriteNotKept"] = true,
 }
 
 local function isTerminal(reason)

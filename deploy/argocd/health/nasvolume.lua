@@ -40,6 +40,7 @@ local TERMINAL_REASONS = {
   ["ServiceRedirected"] = true,
   ["ShrinkBelowUsedRefused"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,
+  ["WriteNotKept"] = true,
 }
 
 local function isTerminal(reason)

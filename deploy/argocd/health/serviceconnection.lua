@@ -22,6 +22,7 @@ local TERMINAL_REASONS = {
   ["ProxyUnsupported"] = true,
   ["ReconcileTerminal"] = true,
   ["SecretUnreadable"] = true,
+  ["WriteNotKept"] = true,
 }
 
 local function isTerminal(reason)

@@ -45,6 +45,7 @@ local TERMINAL_REASONS = {
   ["TaskFailed"] = true,
   ["TemplateRefMissingInvalidSpec"] = true,
   ["UnknownProductRefused"] = true,
+  ["WriteNotKept"] = true,
 }
 
 local function isTerminal(reason)

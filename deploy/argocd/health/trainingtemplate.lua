@@ -37,6 +37,7 @@ local TERMINAL_REASONS = {
   ["RequestTooLarge"] = true,
   ["ServiceRedirected"] = true,
   ["SubscriptionResultUnknownTerminal"] = true,
+  ["WriteNotKept"] = true,
 }
 
 local function isTerminal(reason)

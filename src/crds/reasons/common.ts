@@ -47,6 +47,13 @@ export const COMMON_REASONS = {
     ALL,
     "A reconcile took longer than reconcileTimeoutMs (60 s) and was abandoned (its service calls stopped, its later writes refused), so that slow service answers cannot hold the controller's workers; it is retried with backoff. A routine poll of a settled object, or the follow-up look of one still settling, is first looked at again quietly, up to 3 times in a row (it most likely waited for the routine call budget or behind work).",
   ),
+  WriteNotKept: entry(
+    "Terminal",
+    ["Synced"],
+    EVERY,
+    "The API server accepted a write of the operator's records into the object (an aidc.io/ annotation, the finalizer) but its answer does not show it: a mutating admission webhook or policy of the cluster changed the write. What needs the record waits (no create is sent without its marker); the message names what was not kept. Retried on a slow backoff.",
+    "Exclude the operator's aidc.io/ annotations and finalizers (or its objects) from the webhook or policy (`kubectl get mutatingwebhookconfigurations,mutatingadmissionpolicies`); see Admission control in docs/troubleshooting.md.",
+  ),
   MalformedServiceAnswer: entry(
     "UnderWay",
     ["Synced"],
