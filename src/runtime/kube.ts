@@ -174,7 +174,7 @@ export class KubeClient {
    * ({@link MAX_RETRIES} times at most); a 401 reads the credentials anew and tries once
    * more; a GET whose kept-alive connection the server had just closed goes once more
    * (not a write: it may have arrived). Else a {@link KubeApiError}, also for a 2xx whose
-   * body is not JSON.
+   * body is not JSON, or empty without the API server's Audit-Id.
    */
   async request(
     method: KubeMethod,
@@ -200,8 +200,10 @@ export class KubeClient {
       }
       const code = answer.status;
       const body = parseBody(answer.text);
-      // Text that is not JSON is no answer of the API server (a web UI at the server URL).
-      if (code >= 200 && code <= 299 && typeof body !== "string") return body;
+      // Text that is not JSON is no answer of the API server (a web UI at the server URL),
+      // nor nothing without its Audit-Id (Caddy's 200 where no route of it matches).
+      const front = typeof body === "string" || (body === undefined && !answer.audited);
+      if (code >= 200 && code <= 299 && !front) return body;
       if (code === 401 && !refreshed && this.transport.refreshCredentials()) {
         refreshed = true;
         continue;

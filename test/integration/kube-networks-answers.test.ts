@@ -92,6 +92,27 @@ describe("the operator when a front of the API server answers for itself", () =>
     }
   }, 60_000);
 
+  it("says that an empty 200 is the front's, not the API server's, when the server URL's path leads to no route of the front", async () => {
+    // Caddy with `handle_path /k8s/*` answers 200 without a body where no route matches.
+    const front = await new ApiFront({
+      upstream: admin,
+      protocols: "h2,http/1.1",
+      prefix,
+      outsidePrefix: "empty",
+    }).start();
+    try {
+      const log = await reportThrough(
+        front.url.replace(prefix, ""),
+        front.caCert,
+        "net-front-empty",
+        "nasvolumes.aidc.io, nasproducts.aidc.io (200 OK from a proxy in front of the API server, not from the API server (is the path of the kubeconfig's server URL right?))",
+      );
+      expect(log).not.toContain("the cache has synced");
+    } finally {
+      await front.stop();
+    }
+  }, 60_000);
+
   it("says that a 502 is the front's, its page's title only, when the front cannot reach the API server", async () => {
     const closed = await freedPort();
     const unreachable = new k8s.KubeConfig();

@@ -34,10 +34,10 @@ export interface ApiFrontOptions {
   /** The path the API is served under (`/k8s/clusters/c-abc`); default none. */
   prefix?: string;
   /**
-   * What it answers outside its prefix: nginx's 404 page (default), or a web UI's page
-   * with 200 (Rancher's UI at its root).
+   * What it answers outside its prefix: nginx's 404 page (default), a web UI's page with
+   * 200 (Rancher's UI at its root), or 200 without a body (Caddy, where no route matches).
    */
-  outsidePrefix?: "notFound" | "page";
+  outsidePrefix?: "notFound" | "page" | "empty";
   /** The bearer token clients must send; default none asked for. */
   token?: string;
   throttle?: FrontThrottle;
@@ -221,7 +221,11 @@ export class ApiFront {
       return;
     }
     if (prefix && !url.pathname.startsWith(`${prefix}/`)) {
-      answer(this.options.outsidePrefix === "page" ? 200 : 404);
+      const outside = this.options.outsidePrefix;
+      if (outside === "empty") {
+        seen.status = 200;
+        res.writeHead(200, { server: "Caddy" }).end();
+      } else answer(outside === "page" ? 200 : 404);
       return;
     }
     const path = url.pathname.slice(prefix.length);
