@@ -97,6 +97,44 @@ describe("a Bucket whose S3 credentials lack one permission", () => {
     await buckets.waitForCondition("outside", "Ready", "True", "Available", 30_000);
   });
 
+  it("losing s3:ListBucket on its own bucket: S3AccessDenied naming it (the account lists the bucket), Ready Unknown, then True once granted", async () => {
+    const name = unique("revoked");
+    await buckets.create("revoked", { name });
+    await buckets.waitForCondition("revoked", "Ready", "True", "Available", 30_000);
+    const user = await useUserWithout("s3:ListBucket", "s3:HeadBucket");
+    // Whether the bucket is there cannot be read: Ready is Unknown, not False.
+    const held = await buckets.waitForCondition(
+      "revoked",
+      "Ready",
+      "Unknown",
+      "S3AccessDenied",
+      30_000,
+    );
+    expect(conditionOf(held, "Synced")?.message).toContain(
+      `HEAD answered 403, yet the account lists the bucket (the S3 credentials need s3:ListBucket on bucket ${name}`,
+    );
+    await user.setPolicy(allS3But());
+    await buckets.waitForCondition("revoked", "Ready", "True", "Available", 30_000);
+  });
+
+  it("without s3:GetLifecycleConfiguration, though the spec sets no lifecycle rules: S3AccessDenied naming it, Ready once granted", async () => {
+    const name = unique("nolifecycle");
+    const user = await useUserWithout("s3:GetLifecycleConfiguration");
+    await buckets.create("nolifecycle", { name });
+    const held = await buckets.waitForCondition(
+      "nolifecycle",
+      "Ready",
+      "False",
+      "S3AccessDenied",
+      30_000,
+    );
+    expect(conditionOf(held, "Ready")?.message).toContain(
+      `the S3 credentials need s3:GetLifecycleConfiguration on bucket ${name}`,
+    );
+    await user.setPolicy(allS3But());
+    await buckets.waitForCondition("nolifecycle", "Ready", "True", "Available", 30_000);
+  });
+
   it("without s3:PutBucketTagging: the bucket is made, the tags and owner mark are S3AccessDenied, written once granted", async () => {
     const name = unique("notag");
     const user = await useUserWithout("s3:PutBucketTagging");
