@@ -173,7 +173,7 @@ export class WriteNotKeptError extends TerminalError {
   constructor(what: string, unkept: string[]) {
     super(
       "WriteNotKept",
-      `the ${what} was changed by the API server's admission: its answer does not show ${unkept.join(", ")} as written; a mutating admission webhook or policy of the cluster (kubectl get mutatingwebhookconfigurations,mutatingadmissionpolicies) changes the operator's writes: exclude these from it`,
+      `the ${what} was changed by the API server's admission: its answer does not show ${unkept.join(", ")} as written; a mutating admission webhook or policy of the cluster (kubectl get mutatingwebhookconfigurations; from Kubernetes 1.36 also mutatingadmissionpolicies) changes the operator's writes: exclude these from it`,
       { external: true },
     );
     this.name = "WriteNotKeptError";

@@ -69,6 +69,10 @@ describe("writes an admission webhook changes", () => {
     await expect(write).rejects.toThrow(
       "its answer does not show annotation example.io/id as written",
     );
+    // Without a kubectl command that fails where mutatingadmissionpolicies is not served.
+    await expect(write).rejects.toThrow(
+      "(kubectl get mutatingwebhookconfigurations; from Kubernetes 1.36 also mutatingadmissionpolicies)",
+    );
     expect(current().metadata?.annotations).toEqual({ "example.io/marker": "m1" });
   });
 
