@@ -133,8 +133,8 @@ export const BucketSpec = withRules(
         "Lifecycle rules: expiration of objects and of noncurrent versions by prefix. The bucket's rules are replaced by these; an empty list removes them; left as they are when omitted.",
       ).optional(),
       policy: described(
-        z.string().min(2).max(20_480),
-        "The bucket policy, a JSON document (as S3's PutBucketPolicy takes it). Compared by meaning, not by text. Removed when omitted.",
+        z.string().max(20_480),
+        "The bucket policy, a JSON document (as S3's PutBucketPolicy takes it). Compared by meaning, not by text. An empty string removes it; left as it is when omitted (removing the field does not remove the bucket's policy).",
       ).optional(),
       tags: described(
         z.record(z.string().min(1).max(128), z.string().max(256)),

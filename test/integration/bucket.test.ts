@@ -172,6 +172,22 @@ describe("Bucket controller", () => {
     expect(await c.getPolicy(name)).toBeDefined();
   });
 
+  it("removes the bucket policy for an empty spec.policy, and leaves it as it is when the field is removed", async () => {
+    const name = unique("public");
+    await buckets.create("public", { name, policy: POLICY(name) });
+    await buckets.waitForCondition("public", "Ready", "True", "Available", 30_000);
+    const c = s3.client();
+    expect(await c.getPolicy(name)).toBeDefined();
+    await buckets.patchSpec("public", { policy: "" });
+    await eventually(async () => ((await c.getPolicy(name)) === undefined ? true : undefined));
+    await buckets.waitFor("public", (o) => (o.status as { policy?: boolean }).policy === false);
+    // A policy set outside while the field is omitted is the bucket's own: left as it is.
+    await buckets.patchSpec("public", { policy: null });
+    await c.putPolicy(name, POLICY(name));
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await c.getPolicy(name)).toBeDefined();
+  });
+
   it("reports CORS, which the server does not implement, as a condition and applies the rest", async () => {
     const name = unique("web");
     await buckets.create("web", {
