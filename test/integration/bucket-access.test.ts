@@ -117,22 +117,36 @@ describe("a Bucket whose S3 credentials lack one permission", () => {
     await buckets.waitForCondition("revoked", "Ready", "True", "Available", 30_000);
   });
 
-  it("without s3:GetLifecycleConfiguration, though the spec sets no lifecycle rules: S3AccessDenied naming it, Ready once granted", async () => {
-    const name = unique("nolifecycle");
-    const user = await useUserWithout("s3:GetLifecycleConfiguration");
-    await buckets.create("nolifecycle", { name });
+  it("without the reads of features the spec omits (lifecycle rules, CORS): Ready without their status fields; S3AccessDenied once the spec states one, until granted", async () => {
+    const name = unique("noreads");
+    const user = await useUserWithout("s3:GetLifecycleConfiguration", "s3:GetBucketCors");
+    await buckets.create("noreads", { name });
+    const ready = await buckets.waitForCondition("noreads", "Ready", "True", "Available", 30_000);
+    expect(conditionOf(ready, "Synced")).toMatchObject({ status: "True" });
+    expect(ready.status).toMatchObject({ versioning: "Off", policy: false, tags: 1 });
+    expect(ready.status).not.toHaveProperty("lifecycleRules");
+    expect(ready.status).not.toHaveProperty("corsRules");
+    await buckets.patchSpec("noreads", {
+      lifecycleRules: [{ id: "tmp", prefix: "tmp/", expirationDays: 7 }],
+    });
     const held = await buckets.waitForCondition(
-      "nolifecycle",
-      "Ready",
+      "noreads",
+      "Synced",
       "False",
       "S3AccessDenied",
       30_000,
     );
-    expect(conditionOf(held, "Ready")?.message).toContain(
+    expect(conditionOf(held, "Synced")?.message).toContain(
       `the S3 credentials need s3:GetLifecycleConfiguration on bucket ${name}`,
     );
-    await user.setPolicy(allS3But());
-    await buckets.waitForCondition("nolifecycle", "Ready", "True", "Available", 30_000);
+    await user.setPolicy(allS3But("s3:GetBucketCors"));
+    const synced = await buckets.waitFor(
+      "noreads",
+      (o) => (o.status as { lifecycleRules?: number }).lifecycleRules === 1,
+      30_000,
+    );
+    expect(conditionOf(synced, "Ready")).toMatchObject({ status: "True" });
+    expect((await s3.client().getLifecycle(name)).map((r) => r.id)).toEqual(["tmp"]);
   });
 
   it("without s3:PutBucketTagging: the bucket is made, the tags and owner mark are S3AccessDenied, written once granted", async () => {

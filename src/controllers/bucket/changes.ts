@@ -5,7 +5,10 @@
  */
 import type { Bucket } from "../../crds/bucket.js";
 import type { ObjectStorageClient } from "../../service/object-storage.js";
-import { ObjectStorageNotImplementedError } from "../../service/object-storage-errors.js";
+import {
+  ObjectStorageAccessDeniedError,
+  ObjectStorageNotImplementedError,
+} from "../../service/object-storage-errors.js";
 import type { ManagedCall } from "../managed/call.js";
 import {
   canonicalPolicy,
@@ -13,6 +16,7 @@ import {
   FEATURE_TITLES,
   type Feature,
   type FeatureChange,
+  type Observed,
   recreatedOutside,
 } from "./features.js";
 
@@ -29,6 +33,20 @@ export async function feature<T>(read: () => Promise<T>): Promise<Feature<T>> {
     return await read();
   } catch (err) {
     if (err instanceof ObjectStorageNotImplementedError) return { notImplemented: true };
+    throw err;
+  }
+}
+
+/**
+ * Reads a feature `omitted` by the spec (read for the status alone) or stated: the
+ * credentials refused the read of an omitted one, it is unread rather than a failure
+ * (a key need not read what the Bucket leaves as it is).
+ */
+export async function observed<T>(read: () => Promise<T>, omitted: boolean): Promise<Observed<T>> {
+  try {
+    return await feature(read);
+  } catch (err) {
+    if (omitted && err instanceof ObjectStorageAccessDeniedError) return { unread: true };
     throw err;
   }
 }

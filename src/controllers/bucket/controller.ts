@@ -16,7 +16,13 @@ import type { ManagedKind } from "../managed/external-client.js";
 import { managedController, managedLoopOptions } from "../managed/managed-controller.js";
 import type { AppliedRecord } from "./changes.js";
 import { BucketExternalClient, type BucketObject, bucketNameOf } from "./external.js";
-import { type BucketRemote, FEATURE_TITLES, FEATURES, isNotImplemented } from "./features.js";
+import {
+  type BucketRemote,
+  FEATURE_TITLES,
+  FEATURES,
+  isNotImplemented,
+  isUnread,
+} from "./features.js";
 import {
   CREDENTIALS_EXPORT_DISABLED,
   credentialsExport,
@@ -58,11 +64,13 @@ export function bucketStatus(
     region: capValue(remote.region),
   };
   if (remote.creationDate) out.creationTime = rfc3339(remote.creationDate);
-  if (!isNotImplemented(remote.versioning)) out.versioning = remote.versioning;
-  if (!isNotImplemented(remote.lifecycle)) out.lifecycleRules = remote.lifecycle.length;
-  if (!isNotImplemented(remote.policy)) out.policy = remote.policy !== undefined;
-  if (!isNotImplemented(remote.tags)) out.tags = Object.keys(remote.tags).length;
-  if (!isNotImplemented(remote.cors)) out.corsRules = remote.cors.length;
+  // A feature not implemented, or unread (its read refused), has no field.
+  const { versioning, lifecycle, policy, tags, cors } = remote;
+  if (!isNotImplemented(versioning) && !isUnread(versioning)) out.versioning = versioning;
+  if (!isNotImplemented(lifecycle) && !isUnread(lifecycle)) out.lifecycleRules = lifecycle.length;
+  if (!isNotImplemented(policy) && !isUnread(policy)) out.policy = policy !== undefined;
+  if (!isNotImplemented(tags)) out.tags = Object.keys(tags).length;
+  if (!isNotImplemented(cors) && !isUnread(cors)) out.corsRules = cors.length;
   const unsupported = [
     ...new Set([
       ...FEATURES.filter((f) => isNotImplemented(remote[f])).map((f) => FEATURE_TITLES[f]),

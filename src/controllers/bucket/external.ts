@@ -33,6 +33,7 @@ import {
   type AppliedRecord,
   applyChanges,
   feature,
+  observed,
   policyProblem,
   recordApplied,
   recreatedSince,
@@ -179,12 +180,13 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
         { external: true },
       );
     }
+    const { spec } = call.obj;
     const [versioning, lifecycle, policy, tags, cors, listed] = await Promise.all([
-      feature(() => s3.getVersioning(name)),
-      feature(() => s3.getLifecycle(name)),
-      feature(() => s3.getPolicy(name)),
+      observed(() => s3.getVersioning(name), !spec.versioning),
+      observed(() => s3.getLifecycle(name), !spec.lifecycleRules),
+      observed(() => s3.getPolicy(name), spec.policy === undefined),
       feature(() => s3.getTags(name)),
-      feature(() => s3.getCors(name)),
+      observed(() => s3.getCors(name), !spec.cors),
       s3.listBuckets(),
     ]);
     const created = listed.find((b) => b.name === name)?.creationDate;

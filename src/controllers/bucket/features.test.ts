@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { BucketSpec } from "../../crds/bucket.js";
+import { ObjectStorageAccessDeniedError } from "../../service/object-storage-errors.js";
+import { observed } from "./changes.js";
+import { bucketStatus } from "./controller.js";
 import {
   type BucketRemote,
   canonicalPolicy,
@@ -183,5 +186,36 @@ describe("a bucket made under the name of the one bound", () => {
     expect(recreatedOutside({ metadata: obj.metadata }, { creationDate: later, tags: {} })).toBe(
       false,
     );
+  });
+});
+
+describe("a feature the spec omits whose read is refused", () => {
+  const denied = new ObjectStorageAccessDeniedError("S3 GetBucketCors of bucket b: AccessDenied", {
+    code: 403,
+    endpoint: "s3:GetBucketCors",
+  });
+  const refuse = async (): Promise<never> => {
+    throw denied;
+  };
+
+  it("is unread when omitted, a failure when the spec states it", async () => {
+    expect(await observed(refuse, true)).toEqual({ unread: true });
+    await expect(observed(refuse, false)).rejects.toBe(denied);
+    expect(await observed(async () => [], true)).toEqual([]);
+  });
+
+  it("changes nothing and has no status field", () => {
+    const r = remote({ cors: { unread: true }, lifecycle: { unread: true } });
+    expect(featureChanges(desiredOf(spec({}), MARK, undefined), r)).toEqual([]);
+    const status = bucketStatus(
+      { metadata: { name: "b" }, spec: spec({}) } as never,
+      { externalId: "b" } as never,
+      r,
+      undefined,
+    );
+    expect(status).not.toHaveProperty("corsRules");
+    expect(status).not.toHaveProperty("lifecycleRules");
+    expect(status).not.toHaveProperty("unsupported");
+    expect(status).toMatchObject({ versioning: "Off", policy: false, tags: 1 });
   });
 });

@@ -14,9 +14,20 @@ export const OWNER_TAG = "aidc.io/owner";
 /** A feature's value, or the server's answer that it does not implement it. */
 export type Feature<T> = T | { notImplemented: true };
 
+/**
+ * A feature the spec omits, read for the status only: its read refused (AccessDenied),
+ * it is shown nowhere and changed never, as it is left as it is.
+ */
+export type Observed<T> = Feature<T> | { unread: true };
+
 /** True when the server answered NotImplemented for the feature. */
-export function isNotImplemented<T>(f: Feature<T>): f is { notImplemented: true } {
+export function isNotImplemented(f: unknown): f is { notImplemented: true } {
   return typeof f === "object" && f !== null && "notImplemented" in f;
+}
+
+/** True when the feature's read was refused (see {@link Observed}). */
+export function isUnread(f: unknown): f is { unread: true } {
+  return typeof f === "object" && f !== null && "unread" in f;
 }
 
 /** How much older than the create-pending marker a bucket made by its create may look (clock skew). */
@@ -50,12 +61,12 @@ export interface BucketRemote {
   /** Region its requests are signed for. */
   region: string;
   creationDate?: Date;
-  versioning: Feature<VersioningState>;
-  lifecycle: Feature<LifecycleRule[]>;
+  versioning: Observed<VersioningState>;
+  lifecycle: Observed<LifecycleRule[]>;
   /** JSON text; undefined when the bucket has none. */
-  policy: Feature<string | undefined>;
+  policy: Observed<string | undefined>;
   tags: Feature<Record<string, string>>;
-  cors: Feature<CorsRule[]>;
+  cors: Observed<CorsRule[]>;
 }
 
 /** The features of a bucket, in the order they are applied. */
@@ -211,10 +222,12 @@ export function featureChanges(desired: BucketDesired, remote: BucketRemote): Fe
   const out: FeatureChange[] = [];
   const add = <T>(
     feature: FeatureName,
-    value: Feature<T>,
+    value: Observed<T>,
     same: (v: T) => boolean,
     summary: string,
   ) => {
+    // Read only when the spec omits it (external.ts observe): nothing to change.
+    if (isUnread(value)) return;
     if (isNotImplemented(value)) out.push({ feature, notImplemented: true, summary });
     else if (!same(value)) out.push({ feature, notImplemented: false, summary });
   };
