@@ -115,4 +115,31 @@ describe("Bucket forceDestroy under object lock", () => {
     await buckets.waitForGone("locked", 20_000);
     expect(await s3.client().headBucket(name)).toBe("Absent");
   });
+
+  it("releases the object and leaves the bucket and its data when the user sets deletionPolicy: Orphan, as the condition says", async () => {
+    const name = `orphaned-${namespace.split("-").pop()}`;
+    const c = s3.sdk();
+    await c.send(new CreateBucketCommand({ Bucket: name, ObjectLockEnabledForBucket: true }));
+    await buckets.create("orphaned", {
+      name,
+      adopt: true,
+      deletionPolicy: "Delete",
+      forceDestroy: true,
+    });
+    await buckets.waitForCondition("orphaned", "Ready", "True", "Available", 30_000);
+    await c.send(
+      new PutObjectCommand({
+        Bucket: name,
+        Key: "hold",
+        Body: "h",
+        ObjectLockLegalHoldStatus: "ON",
+      }),
+    );
+    await buckets.delete("orphaned");
+    await buckets.waitForCondition("orphaned", "Ready", "False", "BucketObjectLocked", 10_000);
+    await buckets.patchSpec("orphaned", { deletionPolicy: "Orphan" });
+    await buckets.waitForGone("orphaned", 20_000);
+    expect(await s3.client().headBucket(name)).toBe("Owned");
+    expect(await s3.client().countObjectVersions(name)).toEqual({ count: 1, more: false });
+  });
 });
