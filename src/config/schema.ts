@@ -255,7 +255,7 @@ export const operatorConfigSchema = z.strictObject({
       watchdogMs: ms
         .default(DEFAULT_WATCHDOG_MS)
         .describe(
-          "A watch silent this long (not even a bookmark) is restarted; its connection is dropped when the new watch gets no answer within this time (10 s at most).",
+          "A watch silent this long (not even a bookmark) is ended; its connection is dropped when the next watch gets no answer within this time (10 s at most), else its kind is listed again (a warning when the list shows changes the watch never brought).",
         ),
     })
     .prefault({}),

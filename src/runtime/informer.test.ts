@@ -171,18 +171,44 @@ describe("Informer", () => {
     await informer.stop();
   });
 
-  it("restarts a watch that stays silent longer than the watchdog period", async () => {
+  it("ends a watch that stays silent longer than the watchdog period and lists again once a watch is answered, warning only when the list shows changes it never brought", async () => {
+    const lines: { level: string; msg: string; changes?: number }[] = [];
+    const destination = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    const log = createLogger({ destination, level: "info" });
     const api = new FakeListerWatcher();
-    const { informer } = start(api, { watchdogMs: 10_000 });
+    api.items = [obj("a", "5")];
+    const { informer, events } = start(api, { watchdogMs: 10_000, log });
     await vi.advanceTimersByTimeAsync(0);
     const first = api.stream;
     await vi.advanceTimersByTimeAsync(9_000);
     first?.onEvent("BOOKMARK", { metadata: { resourceVersion: "15" } });
     await vi.advanceTimersByTimeAsync(9_999);
     expect(api.watches).toEqual(["10"]);
+    // Quiet (a server without bookmarks): the watch after it, answered, shows the
+    // connection lives; the list then shows nothing new: nothing to say.
     await vi.advanceTimersByTimeAsync(1);
     expect(first?.aborted).toBe(true);
-    expect(api.watches).toEqual(["10", "15"]);
+    expect(api.lists).toBe(2);
+    expect(api.watches).toEqual(["10", "15", "10"]);
+    expect(lines.filter((l) => l.level !== "info")).toEqual([]);
+    // Held by a front: a change the watch never brought shows in the list.
+    api.items = [obj("a", "16"), obj("b", "17")];
+    api.resourceVersion = "17";
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(api.watches).toEqual(["10", "15", "10", "10", "17"]);
+    expect(events).toEqual(["add a", "update a", "add b"]);
+    expect(lines.filter((l) => l.level !== "info")).toMatchObject([
+      {
+        level: "warn",
+        changes: 2,
+        msg: "the watch sent nothing for 10 s, not even a bookmark, while objects changed: a proxy in front of the API server may be holding streamed answers (nginx: proxy_buffering off)",
+      },
+    ]);
     await informer.stop();
   });
 

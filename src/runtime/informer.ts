@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import { DEFAULT_WATCHDOG_MS } from "./defaults.js";
 import type { InformerHandler, InformerStore, StoreEvent } from "./informer-store.js";
-import { statusCodeOf } from "./kube-errors.js";
-import type { ListerWatcher, WatchHandle } from "./listwatch.js";
+import { silentWatchHeld } from "./kube-errors.js";
+import { type ListerWatcher, type WatchHandle, type WatchOutcome, watchEnd } from "./listwatch.js";
 import { cacheId, type KubeObject, type ResourceDescriptor, withKind } from "./resource.js";
 
 /** Restart backoff and watchdog of an {@link Informer}. */
@@ -13,27 +13,20 @@ export interface InformerOptions {
   initialBackoffMs?: number;
   /** Default 30 s. */
   maxBackoffMs?: number;
-  /** A watch silent this long (not even a bookmark) is restarted. Default 5 min. */
+  /** A watch silent this long (not even a bookmark) is ended and listed again. Default 5 min. */
   watchdogMs?: number;
   log?: Logger;
   /** Told of each failed list or watch, and of a watch answered after one (cache-sync.ts). */
   onWatchChange?: () => void;
 }
 
-type WatchOutcome =
-  | { kind: "closed"; events: number; ms: number }
-  | { kind: "gone" }
-  | { kind: "relist"; err: unknown }
-  | { kind: "silent" }
-  | { kind: "stopped" }
-  | { kind: "error"; err: unknown };
-
 /**
  * A list+watch cache of one kind that never stops silently. Each scope (one namespace, or
  * all) lists when it has no resourceVersion, then watches from the last one seen: a clean
  * end of a watch resumes at once, an error after an exponential backoff; 410 Gone, a line
  * that is not an event and a watch a front held unanswered relist (delivering deletes of
- * what vanished meanwhile), and a watch silent for `watchdogMs` is restarted.
+ * what vanished meanwhile), and so does a watch silent for `watchdogMs` (a warning when
+ * the list shows changes it never brought: a front holding it).
  */
 export class Informer<S extends InformerStore = InformerStore> {
   private readonly handlers: InformerHandler[] = [];
@@ -121,6 +114,8 @@ class Scope {
   /** Of its last list or watch, until a watch is answered. */
   lastError: unknown;
   private resourceVersion = "";
+  /** The silence of the last watch when the watchdog ended it, until the list after it. */
+  private silentMs: number | undefined;
   private stopped = true;
   private loop?: Promise<void>;
   private interrupt?: () => void;
@@ -162,17 +157,19 @@ class Scope {
         outcome = { kind: "error", err };
       }
       if (outcome.kind === "stopped") break;
-      if (outcome.kind === "gone") {
-        this.log?.info("watch answered 410 Gone; relisting");
+      if (outcome.kind === "gone" || outcome.kind === "checked") {
+        if (outcome.kind === "gone") this.log?.info("watch answered 410 Gone; relisting");
         this.resourceVersion = "";
         failures = 0;
         continue;
       }
       if (outcome.kind === "silent") {
         const watchdogMs = this.informer.options.watchdogMs ?? DEFAULT_WATCHDOG_MS;
-        this.log?.info({ watchdogMs }, "watch silent; restarting it");
-        // Its connection may be dead without anyone having noticed (see listwatch.ts).
+        this.log?.info({ watchdogMs }, "watch silent; listing again");
+        // Its connection may be dead (see listwatch.ts), or a front holds it: the next
+        // watch checks the one, the list once it is answered shows what the other kept back.
         this.lw.silent?.(watchdogMs);
+        this.silentMs = watchdogMs;
         continue;
       }
       // A stream that closes at once without events is a failure (a server dropping watches).
@@ -200,7 +197,12 @@ class Scope {
     const list = await this.interruptible(this.lw.list());
     if (this.stopped || !list) return;
     const items = list.items.map((o) => withKind(this.informer.resource, o));
-    this.informer.emit(this.informer.store.replace(items, this.namespace));
+    const events = this.informer.store.replace(items, this.namespace);
+    if (this.silentMs !== undefined && events.length > 0) {
+      this.log?.warn({ changes: events.length }, silentWatchHeld(this.silentMs));
+    }
+    this.silentMs = undefined;
+    this.informer.emit(events);
     this.resourceVersion = list.resourceVersion;
     this.synced = true;
     this.informer.scopeSynced();
@@ -246,18 +248,13 @@ class Scope {
         }
         if (rv) this.resourceVersion = rv;
       };
-      const onDone = (err: unknown) => {
-        if (!err) finish({ kind: "closed", events, ms: Date.now() - started });
-        else if (statusCodeOf(err) === 410) finish({ kind: "gone" });
-        else if ((err as { relist?: unknown }).relist === true) finish({ kind: "relist", err });
-        // client-node's own inactivity timeout: the same as our watchdog firing.
-        else if ((err as { name?: unknown }).name === "TimeoutError") finish({ kind: "silent" });
-        else finish({ kind: "error", err });
-      };
+      const onDone = (err: unknown) => finish(watchEnd(err, events, Date.now() - started));
       this.lw.watch(this.resourceVersion, onEvent, onDone).then(
         (h) => {
           handle = h;
           if (settled) return h.abort();
+          // After a silent watch, this one's answer shows the connection lives: list again.
+          if (this.silentMs !== undefined) return finish({ kind: "checked" });
           this.watching = true;
           if (this.lastError === undefined) return;
           this.lastError = undefined;

@@ -99,6 +99,20 @@ export function isConnectionReset(err: unknown): boolean {
   return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
 }
 
+/** What a watch a front held back says to do. */
+export const HELD_HINT =
+  "a proxy in front of the API server may be holding streamed answers (nginx: proxy_buffering off)";
+
+/**
+ * What a watch that sent nothing for `silentMs`, while a list after it showed changes,
+ * says: the API server's watch cache sends a bookmark about every minute, so a front
+ * held it back.
+ */
+export function silentWatchHeld(silentMs: number): string {
+  const s = Math.round(silentMs / 1000);
+  return `the watch sent nothing for ${s} s, not even a bookmark, while objects changed: ${HELD_HINT}`;
+}
+
 /** A watch unanswered this long is held by a front: the API server answers one at once. */
 export const WATCH_HELD_MS = 1_000;
 
@@ -113,10 +127,9 @@ export class WatchNotAnsweredError extends Error {
   readonly relist = true;
   constructor(path: string, waitedMs: number, cause: unknown) {
     // The cause's message follows in the logs (pino appends it).
-    super(
-      `watch of ${path} got no answer in ${Math.round(waitedMs / 1000)} s: a proxy in front of the API server may be holding streamed answers (nginx: proxy_buffering off)`,
-      { cause },
-    );
+    super(`watch of ${path} got no answer in ${Math.round(waitedMs / 1000)} s: ${HELD_HINT}`, {
+      cause,
+    });
     this.name = "WatchNotAnsweredError";
   }
 }
@@ -132,7 +145,7 @@ export class WatchCutMidEventError extends Error {
   readonly relist = true;
   constructor(path: string, unfinished: string, cause: unknown) {
     super(
-      `watch of ${path} was cut ${Buffer.byteLength(unfinished)} bytes into an event: a proxy in front of the API server may be holding streamed answers (nginx: proxy_buffering off)`,
+      `watch of ${path} was cut ${Buffer.byteLength(unfinished)} bytes into an event: ${HELD_HINT}`,
       { cause },
     );
     this.name = "WatchCutMidEventError";

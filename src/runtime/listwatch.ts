@@ -67,6 +67,26 @@ export async function listObjects<T extends KubeObject = KubeObject>(
   }
 }
 
+/** How a watch of an informer (informer.ts) ended. */
+export type WatchOutcome =
+  | { kind: "closed"; events: number; ms: number }
+  | { kind: "gone" }
+  | { kind: "relist"; err: unknown }
+  | { kind: "silent" }
+  | { kind: "checked" }
+  | { kind: "stopped" }
+  | { kind: "error"; err: unknown };
+
+/** The outcome of a watch that ended with `err` (null: closed) after `events` events in `ms`. */
+export function watchEnd(err: unknown, events: number, ms: number): WatchOutcome {
+  if (!err) return { kind: "closed", events, ms };
+  if (statusCodeOf(err) === 410) return { kind: "gone" };
+  if ((err as { relist?: unknown }).relist === true) return { kind: "relist", err };
+  // client-node's own inactivity timeout: the same as the informer's watchdog firing.
+  if ((err as { name?: unknown }).name === "TimeoutError") return { kind: "silent" };
+  return { kind: "error", err };
+}
+
 /** A watch in progress; `abort` ends it without calling its done callback usefully. */
 export interface WatchHandle {
   abort(): void;

@@ -25,7 +25,11 @@ describe("the operator behind fronts that cut or hold watches", () => {
   const token = "front-token-0123456789";
 
   /** A front with `options`, an operator through it on a new namespace, and its NasVolumes' paths. */
-  async function behind(options: Partial<ApiFrontOptions>, name: string) {
+  async function behind(
+    options: Partial<ApiFrontOptions>,
+    name: string,
+    config: Record<string, unknown> = {},
+  ) {
     const front = await new ApiFront({
       upstream: admin,
       protocols: "http/1.1",
@@ -44,7 +48,7 @@ describe("the operator behind fronts that cut or hold watches", () => {
       namespaces: [namespace],
       kubeconfig,
       // At debug, where each informer logs its failures (the cache's report sums them up).
-      config: { log: { level: "debug" } },
+      config: { log: { level: "debug" }, ...config },
     });
     const path = `${prefix}/apis/aidc.io/v1alpha1/namespaces/${namespace}/nasvolumes`;
     /** The front's requests of the namespace's NasVolumes: watches or lists. */
@@ -143,6 +147,26 @@ describe("the operator behind fronts that cut or hold watches", () => {
     },
     90_000,
   );
+
+  it("sees changes, and says so, behind a front that answers watches at once and holds their events without a timeout", async () => {
+    // nginx 1.22 over HTTP/2 with proxy_buffering, its default HTTP/1.0 to the API server
+    // and a long proxy_read_timeout: nothing of a watch after its headers, bookmarks
+    // included, until a buffer fills.
+    const { op, stop, nas } = await behind(
+      { protocols: "h2,http/1.1", holdWatches: "events" },
+      "net-held-quiet",
+      { kube: { watchdogMs: 3_000 } },
+    );
+    try {
+      await nas.create("quiet");
+      await nas.waitReady("quiet", READY_MS, op);
+      expect(op.logTail(Number.MAX_SAFE_INTEGER)).toMatch(
+        /"level":"warn".*"resource":"nasvolumes.aidc.io","namespace":"net-held-quiet-[^"]+".*"msg":"the watch sent nothing for 3 s, not even a bookmark, while objects changed: a proxy in front of the API server may be holding streamed answers \(nginx: proxy_buffering off\)"/,
+      );
+    } finally {
+      await stop();
+    }
+  }, 90_000);
 
   it.each(["http/1.1", "h2,http/1.1"] as const)(
     "sees changes behind a front (%s) that lets a held watch's first buffer through when it cuts it, listing again after a watch cut inside an event",

@@ -206,7 +206,7 @@ describe("the operator against API servers run with production flags", () => {
           op
             .logTail(Number.MAX_SAFE_INTEGER)
             .split("\n")
-            .filter((l) => l.includes("watch silent; restarting it")).length;
+            .filter((l) => l.includes("watch silent; listing again")).length;
         const before = restarts();
         await new Promise((r) => setTimeout(r, 6 * watchdogMs));
         // The watchdog restarted the quiet watches; each new watch was answered on the
