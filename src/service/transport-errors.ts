@@ -57,6 +57,12 @@ function statusText(code: number): string {
   return names[code] ?? "";
 }
 
+/** What a front's own 502 or 504 (no service envelope) says of the service behind it. */
+const FRONT_FAILURES: Record<number, string> = {
+  502: "it could not reach the service (is the address it forwards to right?)",
+  504: "the service did not answer it within the proxy's timeout",
+};
+
 /**
  * The error for a failed status `code` (an envelope status, or the HTTP status when
  * `fromEnvelope` is false). Only an envelope 404 means "not found": a bare HTTP 404
@@ -87,7 +93,11 @@ export function errorForStatus(
     );
   }
   if (code === 429 || code >= 500) {
-    return new ServiceUnavailableError(`${call.where} failed with status ${code}${said}`, {
+    const front = fromEnvelope ? undefined : FRONT_FAILURES[code];
+    const from = front
+      ? ` from a proxy or gateway in front of the service, not from the service: ${front}`
+      : "";
+    return new ServiceUnavailableError(`${call.where} failed with status ${code}${said}${from}`, {
       ...base,
       // A 429 is refused before any work is done; a 5xx may come after the work.
       outcomeUnknown: !call.idempotent && code !== 429,

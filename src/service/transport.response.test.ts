@@ -180,6 +180,32 @@ describe("interpretResponse", () => {
     ).toThrow(expect.not.objectContaining({ reason: "RequestTooLarge" }));
   });
 
+  it("says that a bare 502 or 504 is a front's, which could not reach the service or timed out waiting for it, retried", () => {
+    const failure = (call: CallDescription, httpStatus: number, bodyText: string) => {
+      try {
+        interpretResponse(call, { httpStatus, bodyText }, dataSchema);
+      } catch (err) {
+        return err as ServiceUnavailableError;
+      }
+      throw new Error("expected a failure");
+    };
+    // Caddy's own 502 has no body; nginx's is a page.
+    const badGateway = failure(read, 502, "");
+    expect(badGateway).toMatchObject({ code: 502, retryable: true, enveloped: false });
+    expect(badGateway.message).toBe(
+      "GET /v1/nasStorage/instance/n1/detail failed with status 502: Bad Gateway from a proxy or gateway in front of the service, not from the service: it could not reach the service (is the address it forwards to right?)",
+    );
+    const timedOut = failure(create, 504, "<html><title>504 Gateway Time-out</title></html>");
+    expect(timedOut).toMatchObject({ code: 504, retryable: true, outcomeUnknown: true });
+    expect(timedOut.message).toBe(
+      "POST /v1/subscription/nasStorage/create failed with status 504: Gateway Timeout from a proxy or gateway in front of the service, not from the service: the service did not answer it within the proxy's timeout",
+    );
+    // The service's own 502 (in its envelope) stays the service's.
+    expect(failure(read, 200, env(502, "upstream db down")).message).toBe(
+      "GET /v1/nasStorage/instance/n1/detail failed with status 502: upstream db down",
+    );
+  });
+
   it("treats a bare HTTP 404 as a refusal that hints at the path, not as not-found", () => {
     let caught: unknown;
     try {
