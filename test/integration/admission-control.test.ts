@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { CONFIG_MAPS, EXPORTED_LABEL } from "../../src/controllers/managed/export.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { freePort } from "../../src/controlplane/controlplane.js";
 import { fileSystemCrd } from "../../src/crds/filesystem.js";
@@ -241,6 +242,45 @@ describe("admission control", () => {
     await nas.waitForCondition("no-marker", "Ready", "True");
     expect(await subscribes("no-finalizer")).toBe(1);
     expect(await subscribes("no-marker")).toBe(1);
+  }, 60_000);
+
+  it("names a policy that refuses the ConfigMap of spec.exportTo, and exports once it goes", async () => {
+    const remove = await registerPolicy(
+      op.kube,
+      {
+        name: "team-label.admission.test",
+        namespace,
+        resources: [],
+        coreResources: ["configmaps"],
+      },
+      [
+        {
+          expression: `request.resource.resource != 'configmaps' || (has(object.metadata.labels) && 'team' in object.metadata.labels)`,
+          message: "a ConfigMap needs a team label",
+        },
+      ],
+      probe,
+    );
+    leftovers.push(remove);
+    await nas.create("exported", { ...SPEC, exportTo: { configMapName: "exported-nas" } });
+    // The NAS is ordered and Ready; only its export waits.
+    const refused = await nas.waitFor(
+      "exported",
+      (o) =>
+        conditionOf(o, "Ready")?.status === "True" && conditionOf(o, "Synced")?.status === "False",
+    );
+    expect(conditionOf(refused, "Synced")?.message).toContain(
+      "ValidatingAdmissionPolicy 'team-label.admission.test' with binding 'team-label.admission.test' denied request: a ConfigMap needs a team label",
+    );
+    await remove();
+    // Not Synced=True alone: each refused retry writes the status (Synced=True) before
+    // its export, then Synced=False.
+    const cm = await eventually(() =>
+      op.kube.get(CONFIG_MAPS, { namespace, name: "exported-nas" }),
+    );
+    expect(cm.metadata?.labels?.[EXPORTED_LABEL]).toBe("nasvolume");
+    await nas.waitForCondition("exported", "Synced", "True");
+    expect(await subscribes("exported")).toBe(1);
   }, 60_000);
 
   it("names a webhook that is down (failurePolicy Fail) and recovers when it is back", async () => {

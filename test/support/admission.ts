@@ -217,13 +217,14 @@ export interface PolicyValidation {
 
 /**
  * Registers a ValidatingAdmissionPolicy named `name` with `validations` over the aidc.io
- * `resources` (CREATE and UPDATE), bound with action Deny to the namespace only, and
+ * `resources` and the core `coreResources` (CREATE and UPDATE), bound with action Deny
+ * to the namespace only, and
  * waits until the API server applies it: a first validation of it denies a dry-run
  * create of a probe object labelled {@link PROBE_LABEL}. Resolves with its removal.
  */
 export async function registerPolicy(
   kube: KubeClient,
-  options: { name: string; namespace: string; resources: string[] },
+  options: { name: string; namespace: string; resources: string[]; coreResources?: string[] },
   validations: PolicyValidation[],
   probe: { res: ResourceDescriptor; spec: Record<string, unknown> },
 ): Promise<() => Promise<void>> {
@@ -240,13 +241,23 @@ export async function registerPolicy(
             apiGroups: ["aidc.io"],
             apiVersions: ["*"],
             operations: ["CREATE", "UPDATE"],
-            resources: options.resources,
+            resources: [...new Set([...options.resources, probe.res.plural])],
           },
+          ...(options.coreResources
+            ? [
+                {
+                  apiGroups: [""],
+                  apiVersions: ["v1"],
+                  operations: ["CREATE", "UPDATE"],
+                  resources: options.coreResources,
+                },
+              ]
+            : []),
         ],
       },
       validations: [
         {
-          expression: `!has(object.metadata.labels) || !('${PROBE_LABEL}' in object.metadata.labels)`,
+          expression: `!has(object.metadata.labels) || object.metadata.labels[?'${PROBE_LABEL}'].orValue('') != '${options.name}'`,
           message: probeMessage,
         },
         ...validations,
