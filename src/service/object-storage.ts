@@ -127,12 +127,8 @@ export class ObjectStorageClient {
       if (status === 403) {
         // A HEAD answer has no body: a bucket of another account, refused credentials
         // and credentials without s3:ListBucket look alike. The bucket list tells the
-        // first two apart (it throws the credentials error), and lists the account's own;
-        // refused as well (credentials scoped to other buckets), it tells nothing more.
-        const listed = await this.listBuckets().catch((e: unknown) => {
-          if (e instanceof ObjectStorageAccessDeniedError) return [];
-          throw e;
-        });
+        // first two apart (it throws the credentials error) and lists the account's own.
+        const listed = await this.listBuckets();
         if (!listed.some((b) => b.name === bucket)) return "Forbidden";
         throw objectStorageError("HeadBucket", bucket, {
           name: "AccessDenied",
@@ -145,9 +141,18 @@ export class ObjectStorageClient {
     }
   }
 
-  /** The account's buckets with their creation dates. */
+  /**
+   * The account's buckets with their creation dates; none when the credentials may not
+   * list them (s3:ListAllMyBuckets is granted on every bucket or none, so credentials
+   * scoped to their own buckets often lack it).
+   */
   async listBuckets(): Promise<ListedBucket[]> {
-    const out = await callS3("ListBuckets", "*", () => this.s3.send(new ListBucketsCommand({})));
+    const out = await callS3("ListBuckets", "*", () =>
+      this.s3.send(new ListBucketsCommand({})),
+    ).catch((e: unknown) => {
+      if (e instanceof ObjectStorageAccessDeniedError) return { Buckets: [] };
+      throw e;
+    });
     return (out.Buckets ?? []).map((b) => ({
       name: b.Name ?? "",
       ...(b.CreationDate ? { creationDate: b.CreationDate } : {}),

@@ -13,7 +13,7 @@ import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
 import { repoRoot } from "../../src/controlplane/binaries.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
-import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { addMinioUser, allS3But, type MinioUser, type S3Policy } from "../support/minio-iam.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
@@ -95,6 +95,19 @@ describe("a Bucket whose S3 credentials lack one permission", () => {
     );
     await user.setPolicy(allS3But());
     await buckets.waitForCondition("outside", "Ready", "True", "Available", 30_000);
+  });
+
+  it("without the bucket list (s3:ListAllMyBuckets, which S3 grants on every bucket or none): Ready, its spec kept, no creationTime", async () => {
+    const name = unique("unlisted");
+    // MinIO lists the buckets a key may list or locate without s3:ListAllMyBuckets; it
+    // refuses the list, as S3 does, when none is (its HEAD takes s3:HeadBucket).
+    await useUserWithout("s3:ListAllMyBuckets", "s3:ListBucket", "s3:GetBucketLocation");
+    await buckets.create("unlisted", { name, tags: { team: "a" } });
+    const ready = await buckets.waitForCondition("unlisted", "Ready", "True", "Available", 30_000);
+    expect(ready.status).not.toHaveProperty("creationTime");
+    await buckets.patchSpec("unlisted", { tags: { team: "b" } });
+    await eventually(async () => (await s3.client().getTags(name)).team === "b", 30_000);
+    expect(conditionOf(await buckets.get("unlisted"), "Synced")?.status).toBe("True");
   });
 
   it("losing s3:ListBucket on its own bucket: S3AccessDenied naming it (the account lists the bucket), Ready Unknown, then True once granted", async () => {
