@@ -307,6 +307,40 @@ describe("admission control", () => {
     expect(await subscribes("down")).toBe(1);
   }, 60_000);
 
+  it("orders once while a slow webhook fails its status writes, names it, and writes the status when it is gone", async () => {
+    hook.handler = async (req) => {
+      if (labelOf(req) === "slow-status") await sleep(2_000);
+      return { allowed: true };
+    };
+    await withWebhook(
+      "validating",
+      {
+        name: "slow.admission.test",
+        resources: ["nasvolumes/status"],
+        operations: ["UPDATE"],
+        objectLabels: { scenario: "slow-status" },
+        timeoutSeconds: 1,
+      },
+      async () => {
+        await labelled("slow-status", "slow-status");
+        // The create's records are annotations: the order goes, its status cannot.
+        await eventually(async () =>
+          (await nas.eventNotes("slow-status", "InternalError")).some((n) =>
+            /failed calling webhook "slow.admission.test": .*context deadline exceeded/.test(n),
+          ),
+        );
+        const obj = await nas.waitFor("slow-status", (o) =>
+          Boolean(o.metadata?.annotations?.[ANNOTATIONS.externalId]),
+        );
+        expect(conditionOf(obj, "Synced")).toBeUndefined();
+        await sleep(2_000);
+        expect(await subscribes("slow-status")).toBe(1);
+      },
+    );
+    await nas.waitForCondition("slow-status", "Ready", "True");
+    expect(await subscribes("slow-status")).toBe(1);
+  }, 60_000);
+
   it("deletes the remote resource once while a webhook refuses the finalizer's removal, and lets the object go after", async () => {
     hook.handler = (req) =>
       labelOf(req) === "kept" &&

@@ -136,14 +136,16 @@ export interface WebhookOptions {
   url?: string;
   /** Only objects with these labels. */
   objectLabels?: Record<string, string>;
+  /** How long the API server waits for it; default 5 s. */
+  timeoutSeconds?: number;
 }
 
 const PROBE_LABEL = "admission.test/probe";
 
 /**
  * Registers the webhook `hook` serves (or a dead `options.url`) as a mutating or
- * validating webhook configuration named as the webhook (failurePolicy Fail, timeout
- * 5 s), matching the namespace only.
+ * validating webhook configuration named as the webhook (failurePolicy Fail), matching
+ * the namespace only.
  * Waits until the API server uses the configuration: a second webhook of it, served by
  * `hook` too, matches only the dry-run create of a probe object of `probe.res`
  * (labelled {@link PROBE_LABEL}), which the wait sends until `hook` sees it.
@@ -179,7 +181,7 @@ export async function registerWebhook(
     failurePolicy: "Fail",
     sideEffects: "None",
     admissionReviewVersions: ["v1"],
-    timeoutSeconds: 5,
+    timeoutSeconds: options.timeoutSeconds ?? 5,
   });
   const own = `https://127.0.0.1:${hook.port}/`;
   await kube.create(res, {
