@@ -66,7 +66,8 @@ export function planSteering(
 
 /**
  * Patches the steering annotations of the planned objects among `objects[from, to)` that
- * `which` picks (a missing one is fine).
+ * `which` picks (a missing one is fine), one after another; answers when each patch was
+ * sent, by `kind/name`.
  */
 async function annotatePlanned(
   kube: KubeClient,
@@ -75,11 +76,13 @@ async function annotatePlanned(
   [from, to]: [number, number],
   which: (s: PlannedSteer) => boolean,
   annotations: Record<string, string | null>,
-): Promise<void> {
+): Promise<Map<string, number>> {
+  const sentAt = new Map<string, number>();
   for (let i = from; i < Math.min(to, objects.length); i++) {
     const o = objects[i];
     const steer = plan.get(i);
     if (!o || !steer || !which(steer)) continue;
+    sentAt.set(`${steer.kind}/${steer.name}`, Date.now());
     await kube
       .patch(
         o.res,
@@ -90,33 +93,36 @@ async function annotatePlanned(
         if (err.code !== 404) throw err;
       });
   }
+  return sentAt;
 }
 
 /** Pauses the planned objects among `objects[from, to)` not paused from their creation. */
-export function pausePlanned(
+export async function pausePlanned(
   kube: KubeClient,
   objects: ChaosObject[],
   plan: Map<number, PlannedSteer>,
   from: number,
   to: number,
 ): Promise<void> {
-  return annotatePlanned(kube, objects, plan, [from, to], (s) => !s.fromCreation, {
+  await annotatePlanned(kube, objects, plan, [from, to], (s) => !s.fromCreation, {
     [PAUSED]: "true",
   });
 }
 
-/** Resumes every planned object, asking for a reconcile now with `requestedAt`; answers when. */
-export async function resumePlanned(
+/**
+ * Resumes every planned object, asking for a reconcile now with `requestedAt`; answers
+ * when each one's resume was sent, by `kind/name` (the objects are resumed one by one).
+ */
+export function resumePlanned(
   kube: KubeClient,
   objects: ChaosObject[],
   plan: Map<number, PlannedSteer>,
   requestedAt: string,
-): Promise<number> {
-  await annotatePlanned(kube, objects, plan, [0, objects.length], () => true, {
+): Promise<Map<string, number>> {
+  return annotatePlanned(kube, objects, plan, [0, objects.length], () => true, {
     [PAUSED]: null,
     [RECONCILE_REQUESTED_AT]: requestedAt,
   });
-  return Date.now();
 }
 
 /** Whether `obj`, when steered, echoes `requestedAt` (the settle loop waits for it). */
@@ -126,11 +132,14 @@ export function echoes(obj: KubeObject, steered: Set<string>, requestedAt: strin
   return status?.lastHandledReconcileAt === requestedAt;
 }
 
-/** The steering invariants over the run's request log and the objects left. */
+/**
+ * The steering invariants over the run's request log and the objects left; `resumedAt`:
+ * when each object's resume was sent, by `kind/name`.
+ */
 export function checkSteering(
   plan: Map<number, PlannedSteer>,
   log: RequestLogEntry[],
-  resumedAt: number,
+  resumedAt: Map<string, number>,
   left: KubeObject[],
   requestedAt: string,
 ): SteeringFindings {
@@ -143,7 +152,7 @@ export function checkSteering(
           (e) =>
             e.endpoint !== undefined &&
             CREATE_ENDPOINTS.has(e.endpoint) &&
-            Date.parse(e.time) < resumedAt &&
+            Date.parse(e.time) < (resumedAt.get(`${s.kind}/${s.name}`) ?? Infinity) &&
             JSON.stringify(e.body ?? "").includes(JSON.stringify(s.name)),
         )
         .map((e) => `${s.kind}/${s.name}: ${e.endpoint} at ${e.time}`),

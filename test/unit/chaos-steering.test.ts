@@ -22,6 +22,10 @@ function create(name: string, at: number): RequestLogEntry {
   };
 }
 
+/** Every planned object resumed at `at`. */
+const resumedAtEach = (plan: ReturnType<typeof planSteering>, at: number) =>
+  new Map([...plan.values()].map((s) => [`${s.kind}/${s.name}`, at]));
+
 describe("the chaos run's steering", () => {
   it("pauses a seeded share, half of it in the manifest it is created with", () => {
     const made = objects();
@@ -62,7 +66,7 @@ describe("the chaos run's steering", () => {
     const findings = checkSteering(
       plan,
       log,
-      resumedAt,
+      resumedAtEach(plan, resumedAt),
       [left(early.name, "r1"), left(late.name, "r0"), left("not-steered")],
       "r1",
     );
@@ -71,5 +75,20 @@ describe("the chaos run's steering", () => {
     ]);
     expect(findings.notEchoed).toEqual([`NasVolume/${late.name}`]);
     expect(findings.violations).toHaveLength(2);
+  });
+
+  it("measures each create against its own object's resume, sent one by one", () => {
+    const plan = planSteering(objects(), 0.5, 7);
+    const [first, second] = [...plan.values()].filter((s) => s.fromCreation);
+    if (!first || !second) throw new Error("seed 7 pauses too few");
+    const t = Date.parse("2026-01-01T00:00:10Z");
+    const resumedAt = resumedAtEach(plan, t + 300);
+    resumedAt.set(`NasVolume/${first.name}`, t);
+    // The first's create follows its resume, while the second is still paused.
+    const log = [create(first.name, t + 100), create(second.name, t + 100)];
+    const findings = checkSteering(plan, log, resumedAt, [], "r1");
+    expect(findings.createdWhilePaused).toEqual([
+      `NasVolume/${second.name}: subscribeNas at 2026-01-01T00:00:10.100Z`,
+    ]);
   });
 });
