@@ -272,14 +272,17 @@ describe("admission control", () => {
     expect(conditionOf(refused, "Synced")?.message).toContain(
       "ValidatingAdmissionPolicy 'team-label.admission.test' with binding 'team-label.admission.test' denied request: a ConfigMap needs a team label",
     );
+    // Its retries (2 s apart here) keep Synced=False: no True between them.
+    const since = conditionOf(refused, "Synced")?.lastTransitionTime;
+    await sleep(5_000);
+    expect(conditionOf(await nas.get("exported"), "Synced")).toMatchObject({
+      status: "False",
+      lastTransitionTime: since,
+    });
     await remove();
-    // Not Synced=True alone: each refused retry writes the status (Synced=True) before
-    // its export, then Synced=False.
-    const cm = await eventually(() =>
-      op.kube.get(CONFIG_MAPS, { namespace, name: "exported-nas" }),
-    );
-    expect(cm.metadata?.labels?.[EXPORTED_LABEL]).toBe("nasvolume");
     await nas.waitForCondition("exported", "Synced", "True");
+    const cm = await op.kube.get(CONFIG_MAPS, { namespace, name: "exported-nas" });
+    expect(cm?.metadata?.labels?.[EXPORTED_LABEL]).toBe("nasvolume");
     expect(await subscribes("exported")).toBe(1);
   }, 60_000);
 

@@ -23,7 +23,7 @@ import {
   withKstatusConditions,
 } from "../../runtime/object-writes.js";
 import { failedSyncCondition } from "../health-conditions.js";
-import type { ManagedObject } from "./call.js";
+import type { ManagedObject, ReferenceResolution } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 import { MAX_LOOKUP_INTERVAL_MS } from "./create-recovery.js";
 import {
@@ -159,4 +159,16 @@ export function managedErrorPolicy<T extends ManagedObject, R>(
       ...(policy ? [policy] : []),
     ]);
   };
+}
+
+/** The ReferencesResolved condition of the reference step's answer (run.ts). */
+export function referencesCondition(resolution: ReferenceResolution<unknown>): ConditionInput {
+  return resolution.resolved
+    ? { type: "ReferencesResolved", status: "True", reason: "Resolved", message: "" }
+    : {
+        type: "ReferencesResolved",
+        status: "False",
+        reason: resolution.reason,
+        message: resolution.message,
+      };
 }

@@ -7,7 +7,8 @@
  * window has passed after that, a create the kind's list proves absent (`tokenAbsence`)
  * in {@link ABSENT_LISTINGS_FOR_GONE} complete listings in a row was never made: the
  * marker is dropped and the create sent again, once per marker, with a new token (unless
- * `service.recreateLostCreates` is false).
+ * `service.recreateLostCreates` is false). Also the Adopt step: the object is bound to
+ * the remote resource its spec names ({@link adopt}).
  */
 
 import { rfc3339 } from "../../runtime/resource.js";
@@ -154,4 +155,17 @@ async function lostCreate<T extends ManagedObject, R>(
     // Soon, not in this reconcile: the conditions say why before the new create.
     requeueAfterMs: 10,
   });
+}
+
+/** Binds the object to the remote resource its spec names (adoption); it is observed next. */
+export async function adopt<T extends ManagedObject, R>(run: ManagedRun<T, R>): Promise<Next<R>> {
+  const id = run.adoptId as string;
+  await run.annotate({
+    [ANNOTATIONS.externalId]: id,
+    [ANNOTATIONS.createPending]: null,
+    [ANNOTATIONS.subscriptionKey]: null,
+    [ANNOTATIONS.createFailedGeneration]: null,
+  });
+  run.normal("Adopted", `bound to the existing remote resource ${id}`);
+  return { step: "Observe", externalId: id };
 }

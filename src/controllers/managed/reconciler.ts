@@ -6,7 +6,7 @@
  *
  *   deleting ─────────────► deletion.ts (policy, beforeDelete, delete, wait, release)
  *   live: finalizer → references (run.ts) → one binder per id
- *         (tenancy.ts) → adopt the spec's id → by the create protocol's state
+ *         (tenancy.ts) → adopt the spec's id (lookup.ts) → by the create protocol's state
  *         (create-protocol.ts, nextCreateStep):
  *           Create ──► order.ts (create) ──► Observe | Poll | Done
  *           Poll ────► order.ts (poll) ──► Observe | Unknown | Done
@@ -27,13 +27,19 @@ import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/contro
 import { ensureFinalizer, hasFinalizer, patchStatus } from "../../runtime/index.js";
 import {
   type ConditionInput,
+  getCondition,
   removeCondition,
   setCondition,
   withKstatusConditions,
 } from "../../runtime/object-writes.js";
 import { UNSCOPED_CALLS } from "../../service/call-context.js";
-import type { ManagedObject, ReferenceResolution } from "./call.js";
-import { managedErrorPolicy, paused } from "./condition-writes.js";
+import type { ManagedObject } from "./call.js";
+import {
+  managedErrorPolicy,
+  paused,
+  referencesCondition,
+  writeConditions,
+} from "./condition-writes.js";
 import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
 import {
   DELETION_POLICY_CONDITION,
@@ -47,7 +53,7 @@ import { type ExportedNames, exportConnectionDetails, releaseRenamedExports } fr
 import { EXPORT_RECHECK_POLLS, ExportMemory } from "./export-memory.js";
 import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import type { Absences } from "./gone-evidence.js";
-import { lookup } from "./lookup.js";
+import { adopt, lookup } from "./lookup.js";
 import { observe } from "./observe.js";
 import { create, poll } from "./order.js";
 import { type Connect, ManagedRun, type Next, type Outcome } from "./run.js";
@@ -98,17 +104,8 @@ async function live<T extends ManagedObject, R>(
     if (conflict) return refused(run, conflict, options);
   }
   let next = firstStep(run);
-  if (next === "Adopt") {
-    const id = run.adoptId as string;
-    await run.annotate({
-      [ANNOTATIONS.externalId]: id,
-      [ANNOTATIONS.createPending]: null,
-      [ANNOTATIONS.subscriptionKey]: null,
-      [ANNOTATIONS.createFailedGeneration]: null,
-    });
-    run.normal("Adopted", `bound to the existing remote resource ${id}`);
-    next = { step: "Observe", externalId: id };
-  } else if (next.step === "Observe" && run.state.pending) {
+  if (next === "Adopt") next = await adopt(run);
+  else if (next.step === "Observe" && run.state.pending) {
     // An id set by hand (to resolve CreateOutcomeUnknown) settles the pending create.
     await run.annotate({ [ANNOTATIONS.createPending]: null });
   }
@@ -177,10 +174,11 @@ export function managedReconciler<T extends ManagedObject, R, Refs>(
       const secrets = kind.exportSecretValues !== undefined;
       await releaseRenamedExports(ctx.kube, kind.resource, obj, names, exports, secrets);
     }
-    const status = await writeStatus(run, outcome, names);
+    const { status, held } = await writeStatus(run, outcome, names);
     // The export step, for an object whose spec names a ConfigMap or a Secret.
     if (run.obj.spec.exportTo?.configMapName || run.obj.spec.exportTo?.secretName) {
       await exportConnectionDetails(run, status, exports);
+      if (held) await writeConditions(ctx, kind, held, [{ type: "Synced", ...outcome.synced }]);
     }
     if (outcome.requeueAfterMs === undefined) return {};
     return {
@@ -236,13 +234,14 @@ function kindStatus<T extends ManagedObject, R>(
  * The status write that ends a live reconcile: the conditions (Ready and Synced from
  * `outcome`, the kind's, ReferencesResolved, DeletionPolicy, kstatus) over the kind's
  * status fields and the export `names`, patched only when something changed; answers
- * the status fields written.
+ * the status fields written, and the object written when it held Synced=False for the
+ * export to decide.
  */
 async function writeStatus<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   outcome: Outcome<R>,
   names: ExportedNames,
-): Promise<Record<string, unknown>> {
+): Promise<{ status: Record<string, unknown>; held: T | undefined }> {
   const { obj, ctx, kind } = run;
   const generation = obj.metadata?.generation;
   const now = ctx.clock.now();
@@ -252,7 +251,16 @@ async function writeStatus<T extends ManagedObject, R>(
     generation,
     now,
   );
-  conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
+  // A Synced=False stays until the export that follows succeeds: else an export refused
+  // at every retry would turn it True and back each time.
+  const exporting = Boolean(names.exportedConfigMapName || names.exportedSecretName);
+  const hold =
+    exporting &&
+    outcome.synced.status === "True" &&
+    getCondition(obj.status?.conditions, "Synced")?.status === "False";
+  if (!hold) {
+    conditions = setCondition(conditions, { type: "Synced", ...outcome.synced }, generation, now);
+  }
   const extra: (ConditionInput | { type: string; remove: true })[] =
     kind.conditions?.(run.call, outcome.ready, outcome.remote) ?? [];
   if (run.resolution) extra.push(referencesCondition(run.resolution));
@@ -267,7 +275,7 @@ async function writeStatus<T extends ManagedObject, R>(
   }
   conditions = withKstatusConditions(conditions, REASONS, generation, now);
   const base = outcome.keepStatus ? { ...(obj.status ?? {}) } : kindStatus(run, outcome);
-  await patchStatus(ctx.kube, kind.resource, obj, {
+  const { object } = await patchStatus(ctx.kube, kind.resource, obj, {
     ...base,
     ...lastHandled(run),
     exportedConfigMapName: names.exportedConfigMapName,
@@ -278,19 +286,7 @@ async function writeStatus<T extends ManagedObject, R>(
   if (policy.condition && policy.warn) {
     run.warning("DeletePolicyNotHonoured", policy.condition.message);
   }
-  return base;
-}
-
-/** The ReferencesResolved condition of the reference step's answer (run.ts). */
-function referencesCondition(resolution: ReferenceResolution<unknown>): ConditionInput {
-  return resolution.resolved
-    ? { type: "ReferencesResolved", status: "True", reason: "Resolved", message: "" }
-    : {
-        type: "ReferencesResolved",
-        status: "False",
-        reason: resolution.reason,
-        message: resolution.message,
-      };
+  return { status: base, held: hold ? object : undefined };
 }
 
 /** status.lastHandledReconcileAt: the request this reconcile handled, else the previous one. */
