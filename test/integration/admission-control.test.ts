@@ -157,6 +157,30 @@ describe("admission control", () => {
     );
   }, 60_000);
 
+  it("sends no create while a mutating webhook strips its finalizer: WriteNotKept names it", async () => {
+    hook.handler = (req) => {
+      const finalizers = finalizersOf(req.object);
+      if (labelOf(req) !== "unfinalized" || !finalizers.includes("aidc.io/nasvolume")) {
+        return { allowed: true };
+      }
+      const value = finalizers.filter((f) => f !== "aidc.io/nasvolume");
+      return { allowed: true, patch: [{ op: "replace", path: "/metadata/finalizers", value }] };
+    };
+    await withWebhook(
+      "mutating",
+      { name: "strip-finalizer.admission.test", resources: ["nasvolumes"] },
+      async () => {
+        await labelled("unfinalized", "unfinalized");
+        const held = await nas.waitForCondition("unfinalized", "Synced", "False", "WriteNotKept");
+        expect(conditionOf(held, "Synced")?.message).toContain(
+          "does not show finalizer aidc.io/nasvolume as written",
+        );
+        await sleep(3_000);
+        expect(await subscribes("unfinalized")).toBe(0);
+      },
+    );
+  }, 60_000);
+
   it("creates a FileSystem once when a webhook strips its id: the marker it replaced is written back", async () => {
     hook.handler = (req) => {
       const id = req.object?.metadata?.annotations?.[ANNOTATIONS.externalId];
