@@ -4,7 +4,7 @@ import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
 import { LAST_APPLIED_ANNOTATION, ObjectStore } from "./cache.js";
 import { Informer } from "./informer.js";
 import type { StoreEvent } from "./informer-store.js";
-import { WatchDecodeError } from "./kube-errors.js";
+import { WatchDecodeError, WatchHeldError } from "./kube-errors.js";
 import { createLogger } from "./logging.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 
@@ -209,6 +209,38 @@ describe("Informer", () => {
         msg: "the watch sent nothing for 10 s, not even a bookmark, while objects changed: a proxy in front of the API server may be holding streamed answers (nginx: proxy_buffering off)",
       },
     ]);
+    await informer.stop();
+  });
+
+  it("lists again at once, warning, after each watch a front let through only at its cut: late, not failed", async () => {
+    const warnings: string[] = [];
+    const destination = new Writable({
+      write(chunk, _enc, done) {
+        const line = JSON.parse(String(chunk));
+        if (line.level === "warn") warnings.push(line.msg);
+        done();
+      },
+    });
+    const log = createLogger({ destination, level: "info" });
+    const api = new FakeListerWatcher();
+    const onWatchChange = vi.fn();
+    const { informer } = start(api, { initialBackoffMs: 500, log, onWatchChange });
+    await vi.advanceTimersByTimeAsync(0);
+    for (let cut = 1; cut <= 5; cut++) {
+      // nginx with proxy_buffering over HTTP/1.1: a minute held, then its events and the cut.
+      api.stream?.onDone(new WatchHeldError("/apis/x", 60_000, new Error("other side closed")));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(api.lists).toBe(1 + cut);
+      expect(api.watches).toHaveLength(1 + cut);
+    }
+    expect(warnings).toEqual(
+      Array(5).fill(
+        "watch of /apis/x was held back 60 s by a front and let through only when it was cut: changes reach the operator that late (nginx: proxy_buffering off)",
+      ),
+    );
+    // Not a failure of the watches: the cache's report says nothing of it.
+    expect(informer.lastError()).toBeUndefined();
+    expect(onWatchChange).not.toHaveBeenCalled();
     await informer.stop();
   });
 

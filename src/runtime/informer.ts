@@ -157,8 +157,10 @@ class Scope {
         outcome = { kind: "error", err };
       }
       if (outcome.kind === "stopped") break;
-      if (outcome.kind === "gone" || outcome.kind === "checked") {
+      // A watch a front let through only at its cut brought its events, late: not a failure.
+      if (outcome.kind === "gone" || outcome.kind === "checked" || outcome.kind === "held") {
         if (outcome.kind === "gone") this.log?.info("watch answered 410 Gone; relisting");
+        if (outcome.kind === "held") this.log?.warn(outcome.err.message);
         this.resourceVersion = "";
         failures = 0;
         continue;

@@ -170,7 +170,7 @@ export function cutWatchError(
  * sent and that ended less than that after them: a front held its answer back (nginx
  * 1.22 over HTTP/1.1 with `proxy_buffering`: the headers too; a buffering HTTP/2 front:
  * the events) and let it through only when its timeout cut it. Its events came, that
- * late; its watcher lists again, as after a watch held unanswered.
+ * late: its informer warns and lists again at once, not a failure of its watches.
  */
 export class WatchHeldError extends Error {
   /** The informer relists on this error rather than resuming at its resourceVersion. */

@@ -1,4 +1,4 @@
-import { statusCodeOf } from "./kube-errors.js";
+import { statusCodeOf, WatchHeldError } from "./kube-errors.js";
 import type { KubeTransport } from "./kube-transport.js";
 import { type KubeObject, type ResourceDescriptor, resourcePath, withKind } from "./resource.js";
 
@@ -72,6 +72,7 @@ export type WatchOutcome =
   | { kind: "closed"; events: number; ms: number }
   | { kind: "gone" }
   | { kind: "relist"; err: unknown }
+  | { kind: "held"; err: WatchHeldError }
   | { kind: "silent" }
   | { kind: "checked" }
   | { kind: "stopped" }
@@ -81,6 +82,7 @@ export type WatchOutcome =
 export function watchEnd(err: unknown, events: number, ms: number): WatchOutcome {
   if (!err) return { kind: "closed", events, ms };
   if (statusCodeOf(err) === 410) return { kind: "gone" };
+  if (err instanceof WatchHeldError) return { kind: "held", err };
   if ((err as { relist?: unknown }).relist === true) return { kind: "relist", err };
   // client-node's own inactivity timeout: the same as the informer's watchdog firing.
   if ((err as { name?: unknown }).name === "TimeoutError") return { kind: "silent" };
