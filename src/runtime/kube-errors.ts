@@ -6,6 +6,10 @@ import { STATUS_CODES } from "node:http";
 import { RetryableError } from "./errors.js";
 import { parseBody } from "./resource.js";
 
+/** How the API server words a write an admission webhook or policy refused. */
+const ADMISSION_DENIAL =
+  /admission webhook "[^"]*" denied the request|(Validating|Mutating)AdmissionPolicy '[^']*' with binding '[^']*' denied request/;
+
 /**
  * A Kubernetes API answer other than 2xx. `audited`: it carries the Audit-Id header
  * every answer of the API server carries; one without it nor a Status body is a front's
@@ -14,7 +18,7 @@ import { parseBody } from "./resource.js";
 export class KubeApiError extends Error {
   /** HTTP status. */
   readonly code: number;
-  /** The Status reason (`NotFound`, `Conflict`, `Invalid`...) or `Http<code>`. */
+  /** `AdmissionDenied`, else the Status reason (`NotFound`, `Invalid`...) or `Http<code>`. */
   readonly reason: string;
   /** The parsed response body (usually a metav1.Status). */
   readonly body: unknown;
@@ -32,7 +36,9 @@ export class KubeApiError extends Error {
     );
     this.name = "KubeApiError";
     this.code = code;
-    this.reason = status.reason || `Http${code}`;
+    this.reason = ADMISSION_DENIAL.test(status.message ?? "")
+      ? "AdmissionDenied"
+      : status.reason || `Http${code}`;
     this.body = body;
     this.front = front;
   }

@@ -244,8 +244,8 @@ describe("admission control", () => {
     await labelled("no-finalizer", "no-finalizer");
     await labelled("no-marker", "no-marker");
     const [refused, denied] = await Promise.all([
-      nas.waitForCondition("no-finalizer", "Synced", "False"),
-      nas.waitForCondition("no-marker", "Synced", "False"),
+      nas.waitForCondition("no-finalizer", "Synced", "False", "AdmissionDenied"),
+      nas.waitForCondition("no-marker", "Synced", "False", "AdmissionDenied"),
     ]);
     expect(conditionOf(refused, "Synced")?.message).toContain(
       'admission webhook "no-finalizer.admission.test" denied the request: finalizers are not allowed here',
@@ -253,7 +253,8 @@ describe("admission control", () => {
     expect(conditionOf(denied, "Synced")?.message).toContain(
       "ValidatingAdmissionPolicy 'no-marker.admission.test' with binding 'no-marker.admission.test' denied request: no create-pending here",
     );
-    expect(await nas.eventNotes("no-finalizer", "Http403")).not.toEqual([]);
+    expect(await nas.eventNotes("no-finalizer", "AdmissionDenied")).not.toEqual([]);
+    expect(await nas.eventNotes("no-marker", "AdmissionDenied")).not.toEqual([]);
     await sleep(3_000);
     expect(await subscribes("no-finalizer")).toBe(0);
     expect(await subscribes("no-marker")).toBe(0);
@@ -384,7 +385,9 @@ describe("admission control", () => {
         await nas.waitForCondition("kept", "Ready", "True");
         await nas.delete("kept");
         await eventually(async () =>
-          (await nas.eventNotes("kept", "Http403")).some((n) => n.includes("finalizers stay")),
+          (await nas.eventNotes("kept", "AdmissionDenied")).some((n) =>
+            n.includes("finalizers stay"),
+          ),
         );
         await sleep(3_000);
         expect(await deletes()).toBe(before + 1);

@@ -17,6 +17,7 @@
 -- reconcile. The Terminal reasons of TrainingJob (REASONS of src/crds, the one table of
 -- reasons): the operator will not succeed without a person.
 local TERMINAL_REASONS = {
+  ["AdmissionDenied"] = true,
   ["AdoptionRefused"] = true,
   ["AlreadyBoundRefused"] = true,
   ["ApiKeyRefused"] = true,

@@ -54,6 +54,13 @@ export const COMMON_REASONS = {
     "The API server accepted a write of the operator's records into the object (an aidc.io/ annotation, the finalizer) but its answer does not show it: a mutating admission webhook or policy of the cluster changed the write. What needs the record waits (no create is sent without its marker); the message names what was not kept. Retried on a slow backoff.",
     "Exclude the operator's aidc.io/ annotations and finalizers (or its objects) from the webhook or policy (`kubectl get mutatingwebhookconfigurations`; from Kubernetes 1.36, when MutatingAdmissionPolicy is on by default, also `mutatingadmissionpolicies`); see Admission control in docs/troubleshooting.md.",
   ),
+  AdmissionDenied: entry(
+    "Terminal",
+    ["Synced"],
+    EVERY,
+    "An admission webhook or policy of the cluster refused a write of the operator (its finalizer, an aidc.io/ annotation, an object it makes); the message names the webhook or policy and quotes it. What needs the write waits (no create is sent without its marker); retried with backoff.",
+    "Allow the write in the webhook or policy the message names, or exclude the operator's objects or service account from it; see Admission control in docs/troubleshooting.md.",
+  ),
   MalformedServiceAnswer: entry(
     "UnderWay",
     ["Synced"],
