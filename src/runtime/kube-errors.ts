@@ -172,11 +172,12 @@ export function cutWatchError(
 }
 
 /**
- * An answered watch whose first bytes came {@link WATCH_HELD_MS} or more after it was
- * sent and that ended less than that after them: a front held its answer back (nginx
- * 1.22 over HTTP/1.1 with `proxy_buffering`: the headers too; a buffering HTTP/2 front:
- * the events) and let it through only when its timeout cut it. Its events came, that
- * late: its informer warns and lists again at once, not a failure of its watches.
+ * A watch answered {@link WATCH_HELD_MS} or more after it was sent that ended less than
+ * that after its answer: a front held the answer back (nginx 1.22 over HTTP/1.1 with
+ * `proxy_buffering`: the headers and events) and let it through only when its timeout cut
+ * it; the API server answers a watch at once. Its events came, that late: its informer
+ * warns and lists again at once, not a failure of its watches. (Events alone held after
+ * the answer cannot be told by their time from a cut just after an event.)
  */
 export class WatchHeldError extends Error {
   /** The informer relists on this error rather than resuming at its resourceVersion. */
@@ -190,10 +191,10 @@ export class WatchHeldError extends Error {
   }
 }
 
-/** When a watch was sent and when its first bytes came (0: none yet), by Date.now(). */
+/** When a watch was sent and when it was answered (0: not yet), by Date.now(). */
 export interface WatchTimes {
   sent: number;
-  firstData: number;
+  answered: number;
 }
 
 /**
@@ -208,11 +209,11 @@ export function answeredWatchEnd(
   cause?: unknown,
 ): Error | null {
   const cut = cause === undefined ? null : cutWatchError(path, unfinished, cause);
-  const { sent, firstData } = times;
-  if (cut || firstData - sent < WATCH_HELD_MS || Date.now() - firstData >= WATCH_HELD_MS) {
+  const { sent, answered } = times;
+  if (cut || answered - sent < WATCH_HELD_MS || Date.now() - answered >= WATCH_HELD_MS) {
     return cut;
   }
-  return new WatchHeldError(path, firstData - sent, cause);
+  return new WatchHeldError(path, answered - sent, cause);
 }
 
 /**

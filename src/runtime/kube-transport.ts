@@ -162,7 +162,7 @@ export class KubeTransport {
     resent = 0,
   ): Promise<KubeStream> {
     const { g, headers } = await this.prepare();
-    const times = { sent: Date.now(), firstData: 0 };
+    const times = { sent: Date.now(), answered: 0 };
     let finished = false;
     let controller: Dispatcher.DispatchController | undefined;
     const finish = (err: unknown) => {
@@ -208,11 +208,11 @@ export class KubeTransport {
           },
           onResponseStart(_c, code, h) {
             status = code;
+            times.answered = Date.now();
             audited = h["audit-id"] !== undefined;
             resolve(handle);
           },
           onResponseData(_c, chunk) {
-            times.firstData ||= Date.now();
             pending += decoder.write(chunk);
             if (status !== 200) return;
             let nl = pending.indexOf("\n");

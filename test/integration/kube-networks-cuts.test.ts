@@ -115,15 +115,11 @@ describe("the operator behind fronts that cut or hold watches", () => {
     90_000,
   );
 
-  it.each([
-    ["http/1.1", true],
-    ["h2,http/1.1", "events"],
-  ] as const)(
+  it.each([["http/1.1", true]] as const)(
     "says so behind a front (%s, holding %s) that lets a held watch's events through only when it cuts it",
     async (protocols, holdWatches) => {
       // nginx 1.22 over HTTP/1.1 with proxy_buffering: a quiet watch's headers and events
-      // wait until proxy_read_timeout, then pass, and the connection is closed. "events":
-      // a front that answers at once and holds the events the same way.
+      // wait until proxy_read_timeout, then pass, and the connection is closed.
       const { op, stop, nas } = await behind(
         { protocols, holdWatches, heldWatchFlushBytes: Infinity, idleTimeoutMs: 3_000 },
         "net-held-events",
