@@ -95,6 +95,17 @@ describe("a forceDestroy that object lock stops", () => {
     expect(again.events).toEqual([]);
   });
 
+  it("says one deleted version in the singular", async () => {
+    const { s3 } = storage(locked(["hold"], 1), [
+      { key: "hold", versionId: "v-hold", legalHold: true },
+    ]);
+    const { c, events } = call();
+    await beforeBucketDelete(s3, c, "data", POLL_MS);
+    expect(events[0]).toBe(
+      "Normal ObjectsDeleted: deleted 1 object version or delete marker of bucket data (spec.forceDestroy)",
+    );
+  });
+
   it("looks again just after the earliest retention named ends when that is before the next poll, not for a held one", async () => {
     const soon = new Date(NOW.getTime() + 5_000);
     const { s3 } = storage(locked(["a", "b"]), [

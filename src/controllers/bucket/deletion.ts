@@ -55,7 +55,7 @@ async function emptied(
     if (deleted > 0) {
       call.normal(
         "ObjectsDeleted",
-        `deleted ${deleted} object versions and delete markers of bucket ${name} (spec.forceDestroy)`,
+        `deleted ${deleted === 1 ? "1 object version or delete marker" : `${deleted} object versions and delete markers`} of bucket ${name} (spec.forceDestroy)`,
       );
     }
     return locked ? lockedWait(s3, call, locked, pollIntervalMs) : "Done";
