@@ -395,5 +395,8 @@ describe("admission control", () => {
     );
     await nas.waitForGone("kept");
     expect(await deletes()).toBe(before + 1);
+    // Said once, when the finalizer went, not at each refused try.
+    await op.manager.events.flush();
+    expect(await nas.eventCount("kept", "Deleted")).toBe(1);
   }, 60_000);
 });

@@ -120,11 +120,20 @@ export class ObjectsOf {
 
   /** The notes of the Events about `name` with `reason`. */
   async eventNotes(name: string, reason: string): Promise<string[]> {
+    return (await this.eventsOf(name, reason)).map((e) => String(e.note));
+  }
+
+  /** How many times an Event about `name` with `reason` was recorded (series counted). */
+  async eventCount(name: string, reason: string): Promise<number> {
+    const events = await this.eventsOf(name, reason);
+    return events.reduce((n, e) => n + ((e.series as { count?: number })?.count ?? 1), 0);
+  }
+
+  private async eventsOf(name: string, reason: string): Promise<KubeObject[]> {
     const { items } = await this.kube.list<KubeObject>(EVENTS, this.namespace);
     return items
       .filter((e) => (e.regarding as { name?: string } | undefined)?.name === name)
-      .filter((e) => e.reason === reason)
-      .map((e) => String(e.note));
+      .filter((e) => e.reason === reason);
   }
 
   /** The reasons of the Events about `name`. */

@@ -17,6 +17,7 @@ import {
   isServiceFailureAnswer,
   ServiceNotFoundError,
 } from "../../service/errors.js";
+import type { EventReason } from "../event-reasons.js";
 import type { BeforeDeleteResult, DeleteResult, ManagedObject } from "./call.js";
 import { unknownOnDelete, writeConditions } from "./condition-writes.js";
 import { ANNOTATIONS, inFlightMarks, resultAnswered, resultForgotten } from "./create-protocol.js";
@@ -39,9 +40,18 @@ import { type BindingRefusal, bindingConflict, ownershipRefusal } from "./tenanc
 /** Reason of the Warning event when a Delete policy cannot be honoured. */
 export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured" as const;
 
-async function release<T extends ManagedObject, R>(run: ManagedRun<T, R>) {
+/** What the release of an object says: a Normal or Warning Event's reason and note. */
+type Said = [type: "normal" | "warning", reason: EventReason, note: string];
+const deleted = (id: string): Said => ["normal", "Deleted", `deleted the remote resource ${id}`];
+
+/**
+ * Removes the finalizer, then records `said`: after the removal, so that a removal
+ * admission refuses (the whole step is retried) does not record it again at each try.
+ */
+async function release<T extends ManagedObject, R>(run: ManagedRun<T, R>, said?: Said) {
   await removeFinalizer(run.ctx.kube, run.kind.resource, run.obj, run.kind.finalizer);
   noteReleased(run.obj.metadata?.uid, run.ctx.clock.now().getTime());
+  if (said) run[said[0]](said[1], said[2]);
   return {};
 }
 
@@ -77,32 +87,27 @@ export async function deleteStep<T extends ManagedObject, R>(
       return release(run);
     case "Orphan":
       if (step.warn) {
-        run.warning(
-          DELETE_NOT_HONOURED,
-          externalId
-            ? step.warn
-            : `${step.warn}: whatever the create in flight${inFlightMarks(state)} makes`,
-        );
-      } else {
-        run.normal(
-          "Orphaned",
-          externalId
-            ? `left the remote resource ${externalId} in the service (${orphanCause(run.obj)})`
-            : `a create was in flight${inFlightMarks(state)}; whatever it creates is left in the service (${orphanCause(run.obj)})`,
-        );
+        const made = `: whatever the create in flight${inFlightMarks(state)} makes`;
+        return release(run, ["warning", DELETE_NOT_HONOURED, step.warn + (externalId ? "" : made)]);
       }
-      return release(run);
+      return release(run, [
+        "normal",
+        "Orphaned",
+        externalId
+          ? `left the remote resource ${externalId} in the service (${orphanCause(run.obj)})`
+          : `a create was in flight${inFlightMarks(state)}; whatever it creates is left in the service (${orphanCause(run.obj)})`,
+      ]);
     case "Delete": {
       if (run.obj.metadata?.annotations?.[ANNOTATIONS.deleteRequested] !== undefined) {
         return untilGone(run, step.externalId, options);
       }
       const guard = await deleteRefusal(run, step.externalId, options);
       if (guard) {
-        run.warning(
+        return release(run, [
+          "warning",
           DELETE_NOT_HONOURED,
           `not deleting ${step.externalId}: ${guard.message}; the object is released and the remote resource left as it is`,
-        );
-        return release(run);
+        ]);
       }
       return deleteRemote(run, step.externalId, options);
     }
@@ -129,8 +134,7 @@ async function deleteRemote<T extends ManagedObject, R>(
       const listed = await goneByList(run, id, err, options, ERR.beforeDelete, true);
       if (listed === undefined) throw wrapError(ERR.beforeDelete, err);
       if (listed !== "Gone") return waiting(run, listed, soonPollMs(options));
-      run.normal("Deleted", `deleted the remote resource ${id}`);
-      return release(run);
+      return release(run, deleted(id));
     }
     if (answer !== "Done") {
       return waiting(
@@ -155,12 +159,10 @@ async function deleteRemote<T extends ManagedObject, R>(
     else throw wrapError(ERR.delete, err);
   }
   if (result === "NotConfigured") {
-    run.warning(DELETE_NOT_HONOURED, NO_DELETE_OPERATION);
-    return release(run);
+    return release(run, ["warning", DELETE_NOT_HONOURED, NO_DELETE_OPERATION]);
   }
   if (result === "Deleted") {
-    run.normal("Deleted", `deleted the remote resource ${id}`);
-    return release(run);
+    return release(run, deleted(id));
   }
   // Recorded, so that later reconciles observe instead of deleting again.
   await run.annotate({ [ANNOTATIONS.deleteRequested]: run.ctx.clock.now().toISOString() });
@@ -203,8 +205,7 @@ async function untilGone<T extends ManagedObject, R>(
     const age = run.ageOf(run.obj.metadata?.deletionTimestamp ?? "");
     return waiting(run, message, refused ? agingPollMs(age, options) : soonPollMs(options));
   }
-  run.normal("Deleted", `deleted the remote resource ${id}`);
-  return release(run);
+  return release(run, deleted(id));
 }
 
 /**
