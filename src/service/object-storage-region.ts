@@ -2,7 +2,9 @@
  * An object storage answering in another region than the one requests are signed for
  * (the connection's objectStorage.region): MinIO with MINIO_REGION, a bucket of AWS in
  * another region. The answer names its region in the header `x-amz-bucket-region`
- * (a HEAD's 400 or 301 has no body) or in AuthorizationHeaderMalformed's message.
+ * (a HEAD's 400 or 301 has no body; versitygw sends none, object-storage-head.ts) or
+ * in AuthorizationHeaderMalformed's message (quoted '...' by S3 and MinIO, "..." by
+ * versitygw).
  */
 import { ServiceRefusedError } from "./errors.js";
 
@@ -29,7 +31,7 @@ export function answeredRegion(err: unknown, status: number, code?: string): str
   const header = e?.$response?.headers?.["x-amz-bucket-region"];
   if (header && (status === 301 || status === 400)) return header;
   if (code !== "AuthorizationHeaderMalformed" && code !== "PermanentRedirect") return undefined;
-  return /expecting '([^']+)'/.exec(e?.message ?? "")?.[1] ?? header;
+  return /expecting ['"]([^'"]+)['"]/.exec(e?.message ?? "")?.[1] ?? header;
 }
 
 /** The refusal of `what` signed for another region than `region`, the storage's. */

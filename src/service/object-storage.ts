@@ -26,9 +26,9 @@ import {
   ObjectStorageAccessDeniedError,
   objectStorageError,
   s3ErrorCode,
-  s3HttpStatus,
 } from "./object-storage-errors.js";
 import { BucketFeatures } from "./object-storage-features.js";
+import { headRefusal } from "./object-storage-head.js";
 import { deleteFailure, type UndeletedVersion, type VersionLock } from "./object-storage-lock.js";
 import type {
   BucketPresence,
@@ -122,22 +122,7 @@ export class ObjectStorageClient {
       await this.s3.send(new HeadBucketCommand({ Bucket: bucket }));
       return "Owned";
     } catch (err) {
-      const status = s3HttpStatus(err);
-      if (status === 404) return "Absent";
-      if (status === 403) {
-        // A HEAD answer has no body: a bucket of another account, refused credentials
-        // and credentials without s3:ListBucket look alike. The bucket list tells the
-        // first two apart (it throws the credentials error) and lists the account's own.
-        const listed = await this.listBuckets();
-        if (!listed.some((b) => b.name === bucket)) return "Forbidden";
-        throw objectStorageError("HeadBucket", bucket, {
-          name: "AccessDenied",
-          Code: "AccessDenied",
-          message: "HEAD answered 403, yet the account lists the bucket",
-          $metadata: { httpStatusCode: 403 },
-        });
-      }
-      throw objectStorageError("HeadBucket", bucket, err);
+      return headRefusal(this.s3, bucket, err, () => this.listBuckets());
     }
   }
 

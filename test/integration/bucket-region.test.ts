@@ -1,20 +1,22 @@
 /**
  * An object storage in another region than the connection's objectStorage.region
  * (MinIO with MINIO_REGION): its refusal names the region to set and is an external
- * hold, for the HEAD before a create (a 400 without a body) as for the calls with one.
+ * hold, for the HEAD before a create (a 400 without a body) as for the calls with one;
+ * so is versitygw's (answers in test/fixtures/s3), whose HEAD's 400 has no region header.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalS3Server } from "../../src/controlplane/s3-server.js";
 import { isExternalHold } from "../../src/runtime/errors.js";
 import { ObjectStorageClient } from "../../src/service/object-storage.js";
 import { ObjectStorageRegionError } from "../../src/service/object-storage-region.js";
+import { S3Front, s3Fixture } from "../support/s3-front.js";
 
 describe("an object storage in another region than the one requests are signed for", () => {
   let server: LocalS3Server;
   const clients: ObjectStorageClient[] = [];
-  const signedFor = (region: string) => {
+  const signedFor = (region: string, endpoint = server.url) => {
     const c = new ObjectStorageClient({
-      endpoint: server.url,
+      endpoint,
       region,
       credentials: async () => ({
         accessKeyId: server.accessKeyId,
@@ -49,5 +51,31 @@ describe("an object storage in another region than the one requests are signed f
     expect((err as Error).message).toBe(
       `S3 GetBucketVersioning of bucket models: ${expected} (operator config objectStorage.region, or the ServiceConnection's spec.objectStorage.region)`,
     );
+  });
+
+  it("says which region to set when a HEAD's 400 has no region header and the GET quotes it in double quotes (versitygw)", async () => {
+    const front = await new S3Front(
+      server.url,
+      await s3Fixture("versitygw-1.8.0-wrong-region"),
+    ).start();
+    try {
+      const wrong = signedFor("us-east-1", front.url);
+      for (const call of [() => wrong.headBucket("models"), () => wrong.getTags("models")]) {
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ObjectStorageRegionError);
+        expect(isExternalHold(err)).toBe(true);
+        expect((err as Error).message).toContain(
+          "set the connection's object storage region to eu-central-1",
+        );
+      }
+      // The HEAD, the GET of the bucket that tells its 400, the GET of the tags.
+      expect(front.answered.map((r) => r.split("?")[0])).toEqual([
+        "HEAD /models/",
+        "GET /models/",
+        "GET /models/",
+      ]);
+    } finally {
+      await front.stop();
+    }
   });
 });
