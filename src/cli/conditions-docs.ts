@@ -156,8 +156,10 @@ const ADMISSION_CONTROL = [
   "- **A write changed** (a mutating webhook or policy): labels, annotations and finalizers",
   "  it adds are kept, and the changed write's echo makes no write again. One that removes",
   "  an `aidc.io/` annotation or the finalizer the operator wrote is",
-  "  [`WriteNotKept`](#writenotkept): no create is sent without its record. A status it",
-  "  changes is written back on each poll.",
+  "  [`WriteNotKept`](#writenotkept): no create is sent without its record. So is one that",
+  "  removes or changes a spec field it fills in late (LateInitialize), instead of a",
+  "  `LateInitialized` Event for a field not filled. A status it changes is written back on",
+  "  each poll.",
 ].join("\n");
 
 /**

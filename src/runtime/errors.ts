@@ -164,10 +164,10 @@ export class ConflictError extends RetryableError {
 
 /**
  * A write the API server accepted but answered without what it wrote (`unkept`: the
- * annotations or finalizers it lacks, or still has): a mutating admission webhook or
- * policy of the cluster changed it. What relies on the write stops there (a create whose
- * marker was not kept is not sent). Terminal and external: the cluster's admission, not
- * the object, must change; retried on the slow hold backoff.
+ * annotations, finalizers or spec fields it lacks, or still has): a mutating admission
+ * webhook or policy of the cluster changed it. What relies on the write stops there (a
+ * create whose marker was not kept is not sent). Terminal and external: the cluster's
+ * admission, not the object, must change; retried on the slow hold backoff.
  */
 export class WriteNotKeptError extends TerminalError {
   constructor(what: string, unkept: string[]) {

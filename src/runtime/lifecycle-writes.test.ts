@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WriteNotKeptError } from "./errors.js";
 import type { KubeClient } from "./kube.js";
-import { ensureFinalizer, removeFinalizer } from "./lifecycle-writes.js";
+import { ensureFinalizer, patchSpec, removeFinalizer } from "./lifecycle-writes.js";
 import { setAnnotations } from "./object-writes.js";
 import type { KubeObject, ResourceDescriptor } from "./resource.js";
 
@@ -14,7 +14,8 @@ const RES: ResourceDescriptor = {
 };
 
 /**
- * A client whose API server applies each merge patch of metadata, then lets `admit`
+ * A client whose API server applies each merge patch of metadata (and of the spec's top
+ * fields), then lets `admit`
  * change the result, as a mutating admission webhook does; `patches` records the bodies.
  */
 function admittingKube(obj: KubeObject, admit: (o: KubeObject) => KubeObject) {
@@ -24,7 +25,7 @@ function admittingKube(obj: KubeObject, admit: (o: KubeObject) => KubeObject) {
     patch: async (
       _res: ResourceDescriptor,
       _key: unknown,
-      body: { metadata: KubeObject["metadata"] },
+      body: { metadata: KubeObject["metadata"]; spec?: Record<string, unknown> },
     ) => {
       patches.push(body);
       const { resourceVersion: _rv, annotations, ...rest } = body.metadata ?? {};
@@ -34,9 +35,11 @@ function admittingKube(obj: KubeObject, admit: (o: KubeObject) => KubeObject) {
         else merged[k] = v as string;
       }
       const rv = String(Number(current.metadata?.resourceVersion ?? "0") + 1);
+      const spec = { ...(current.spec as object | undefined), ...body.spec };
       current = admit({
         ...current,
         metadata: { ...current.metadata, ...rest, annotations: merged, resourceVersion: rv },
+        ...(body.spec ? { spec } : {}),
       });
       return structuredClone(current);
     },
@@ -109,6 +112,20 @@ describe("writes an admission webhook changes", () => {
     await expect(removeFinalizer(kept.kube, RES, withFinalizer, "example.io/f")).rejects.toThrow(
       "its answer does not show finalizers [] as written",
     );
+  });
+
+  it("patchSpec: an answer without a field it filled is WriteNotKept; one with it, keys in any order, is kept", async () => {
+    const { kube } = admittingKube(widget, (o) => {
+      const { mountPath: _dropped, ...spec } = o.spec as Record<string, unknown>;
+      return { ...o, spec };
+    });
+    const fields = { mountPath: "/m", size: 1 };
+    await expect(patchSpec(kube, RES, widget, fields)).rejects.toThrow(
+      "its answer does not show spec.mountPath as written",
+    );
+    const kept = admittingKube(widget, (o) => ({ ...o, spec: { limits: { b: 2, a: 1 } } }));
+    const out = await patchSpec(kept.kube, RES, widget, { limits: { a: 1, b: 2 } });
+    expect(out.spec).toEqual({ limits: { a: 1, b: 2 } });
   });
 
   it("a write kept as sent answers the object", async () => {

@@ -4,6 +4,7 @@
  * late (LateInitialize). Each is conditioned on the resourceVersion of the object as read,
  * as object-writes.ts's are; a finalizer update is computed again after a conflict.
  */
+import { isDeepStrictEqual } from "node:util";
 import { ConflictError, WriteNotKeptError } from "./errors.js";
 import type { KubeClient } from "./kube.js";
 import { isConflict, isNotFound } from "./kube-errors.js";
@@ -11,7 +12,9 @@ import { type KubeObject, keyOf, type ResourceDescriptor } from "./resource.js";
 
 /**
  * Merge-patches `fields` into the object's spec; {@link ConflictError} when the object
- * changed since it was read, so a user's newer spec is never overwritten.
+ * changed since it was read, so a user's newer spec is never overwritten;
+ * {@link WriteNotKeptError} when its answer does not show a field as written (admission
+ * changed it), so that the write is not sent again at each poll.
  */
 export async function patchSpec<T extends KubeObject>(
   kube: KubeClient,
@@ -19,8 +22,9 @@ export async function patchSpec<T extends KubeObject>(
   obj: T,
   fields: Record<string, unknown>,
 ): Promise<T> {
+  let written: T;
   try {
-    return await kube.patch<T>(res, keyOf(obj), {
+    written = await kube.patch<T>(res, keyOf(obj), {
       metadata: { resourceVersion: obj.metadata?.resourceVersion },
       spec: fields,
     });
@@ -28,6 +32,13 @@ export async function patchSpec<T extends KubeObject>(
     if (isConflict(err)) throw new ConflictError("spec update", err);
     throw err;
   }
+  const spec = (written as { spec?: Record<string, unknown> }).spec ?? {};
+  const unkept = Object.keys(fields).filter((k) => !isDeepStrictEqual(spec[k], fields[k]));
+  if (unkept.length === 0) return written;
+  throw new WriteNotKeptError(
+    "spec update",
+    unkept.map((k) => `spec.${k}`),
+  );
 }
 
 const FINALIZER_ATTEMPTS = 10;

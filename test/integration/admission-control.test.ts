@@ -22,6 +22,7 @@ const SPEC = { productCode: "nas.capacity.standard", capacityGB: 100 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const labelOf = (req: AdmissionRequest) => req.object?.metadata?.labels?.scenario;
 const finalizersOf = (o: KubeObject | undefined) => o?.metadata?.finalizers ?? [];
+const mountPathOf = (o: KubeObject | undefined) => (o?.spec as { mountPath?: string })?.mountPath;
 
 /**
  * The operator in a cluster with admission control (docs/troubleshooting.md, Admission
@@ -177,6 +178,34 @@ describe("admission control", () => {
         );
         await sleep(3_000);
         expect(await subscribes("unfinalized")).toBe(0);
+      },
+    );
+  }, 60_000);
+
+  it("names a webhook that reverts a late-initialized field WriteNotKept, not a LateInitialized Event for a field not filled", async () => {
+    hook.handler = (req) =>
+      labelOf(req) === "reverted" &&
+      req.operation === "UPDATE" &&
+      mountPathOf(req.object) !== undefined &&
+      mountPathOf(req.oldObject) === undefined
+        ? { allowed: true, patch: [{ op: "remove", path: "/spec/mountPath" }] }
+        : { allowed: true };
+    await withWebhook(
+      "mutating",
+      { name: "revert-spec.admission.test", resources: ["nasvolumes"] },
+      async () => {
+        await labelled("reverted", "reverted");
+        const held = await nas.waitForCondition("reverted", "Synced", "False", "WriteNotKept");
+        expect(conditionOf(held, "Synced")?.message).toContain(
+          "its answer does not show spec.mountPath as written",
+        );
+        const tries = () => hook.writesOf("reverted").filter((w) => w === "UPDATE").length;
+        const atHold = tries();
+        // Held retries (1-2 s here) write it again, not each poll (500 ms here), no echo loop.
+        await sleep(4_000);
+        expect(tries() - atHold).toBeLessThanOrEqual(4);
+        expect(await nas.eventNotes("reverted", "LateInitialized")).toEqual([]);
+        expect(await subscribes("reverted")).toBe(1);
       },
     );
   }, 60_000);

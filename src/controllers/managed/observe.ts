@@ -80,9 +80,7 @@ async function lateInitialize<T extends ManagedObject, R>(
   const fields = run.kind.lateInitialize(run.obj, remote);
   if (!fields || Object.keys(fields).length === 0) return;
   // A spec the user changed meanwhile is not overwritten: a conflict, retried on it.
-  run.obj = await step(ERR.observe, () =>
-    patchSpec(run.ctx.kube, run.kind.resource, run.obj, fields),
-  );
+  run.obj = await patchSpec(run.ctx.kube, run.kind.resource, run.obj, fields);
   run.normal(
     "LateInitialized",
     `filled unset spec fields from the remote resource: ${Object.entries(fields)
