@@ -129,8 +129,9 @@ const USER_DOES: Partial<Record<ReasonEntry["state"], string>> = {
 const ADMISSION_CONTROL = [
   "## Admission control",
   "",
-  "Admission webhooks and policies (Kyverno, OPA Gatekeeper, ValidatingAdmissionPolicy) act on",
-  "the operator's writes as on anyone's. It writes into its objects the finalizer",
+  "Admission webhooks and policies (Kyverno, OPA Gatekeeper, ValidatingAdmissionPolicy, and",
+  "MutatingAdmissionPolicy, served by default from Kubernetes 1.36) act on the operator's",
+  "writes as on anyone's. It writes into its objects the finalizer",
   "`aidc.io/<kind>`, its `aidc.io/` annotations (`aidc.io/create-pending` before a create,",
   "then `aidc.io/external-id` or `aidc.io/subscription-key`), the status subresource, and",
   "spec fields it fills in late (LateInitialize). It makes the ConfigMaps and Secrets of",

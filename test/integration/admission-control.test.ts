@@ -10,6 +10,7 @@ import type { KubeObject, ResourceDescriptor } from "../../src/runtime/resource.
 import {
   type AdmissionRequest,
   AdmissionWebhook,
+  registerMutatingPolicy,
   registerPolicy,
   registerWebhook,
   type WebhookOptions,
@@ -180,6 +181,65 @@ describe("admission control", () => {
         expect(await subscribes("unfinalized")).toBe(0);
       },
     );
+  }, 60_000);
+
+  it("under a MutatingAdmissionPolicy as under a webhook: keeps its labels with no echo, names the marker and finalizer it strips WriteNotKept, orders once it goes", async () => {
+    const of = (scenario: string) =>
+      `has(object.metadata.labels) && object.metadata.labels[?'scenario'].orValue('') == '${scenario}'`;
+    const remove = await registerMutatingPolicy(
+      op.kube,
+      { name: "mutate.admission.test", namespace, resources: ["nasvolumes", "nasvolumes/status"] },
+      [
+        {
+          patchType: "ApplyConfiguration",
+          applyConfiguration: {
+            expression: `${of("policy-stamped")} ? Object{metadata: Object.metadata{labels: {'policy.test/team': 'storage'}}} : Object{}`,
+          },
+        },
+        {
+          patchType: "JSONPatch",
+          jsonPatch: {
+            expression: `${of("policy-stripped")} && request.operation == 'UPDATE' && has(object.metadata.annotations) ? object.metadata.annotations.filter(k, k.startsWith('aidc.io/')).map(k, JSONPatch{op: 'remove', path: '/metadata/annotations/' + jsonpatch.escapeKey(k)}) : []`,
+          },
+        },
+        {
+          patchType: "JSONPatch",
+          jsonPatch: {
+            expression: `${of("policy-unfinalized")} && has(object.metadata.finalizers) ? [JSONPatch{op: 'replace', path: '/metadata/finalizers', value: object.metadata.finalizers.filter(f, f != 'aidc.io/nasvolume')}] : []`,
+          },
+        },
+      ],
+      probe,
+    );
+    leftovers.push(remove);
+    await labelled("policy-stamped", "policy-stamped");
+    await labelled("policy-stripped", "policy-stripped");
+    await labelled("policy-unfinalized", "policy-unfinalized");
+    const [ready, stripped, unfinalized] = await Promise.all([
+      nas.waitForCondition("policy-stamped", "Ready", "True"),
+      nas.waitForCondition("policy-stripped", "Synced", "False", "WriteNotKept"),
+      nas.waitForCondition("policy-unfinalized", "Synced", "False", "WriteNotKept"),
+    ]);
+    expect(ready.metadata?.labels?.["policy.test/team"]).toBe("storage");
+    expect(conditionOf(stripped, "Synced")?.message).toContain(
+      "its answer does not show annotation aidc.io/create-pending as written",
+    );
+    expect(conditionOf(unfinalized, "Synced")?.message).toContain(
+      "does not show finalizer aidc.io/nasvolume as written",
+    );
+    // The settled object's polls (500 ms here) read and write nothing: no echo loop.
+    await sleep(1_000);
+    const settled = (await nas.get("policy-stamped"))?.metadata?.resourceVersion;
+    await sleep(4_000);
+    expect((await nas.get("policy-stamped"))?.metadata?.resourceVersion).toBe(settled);
+    expect(await subscribes("policy-stamped")).toBe(1);
+    expect(await subscribes("policy-stripped")).toBe(0);
+    expect(await subscribes("policy-unfinalized")).toBe(0);
+    await remove();
+    await nas.waitForCondition("policy-stripped", "Ready", "True");
+    await nas.waitForCondition("policy-unfinalized", "Ready", "True");
+    expect(await subscribes("policy-stripped")).toBe(1);
+    expect(await subscribes("policy-unfinalized")).toBe(1);
   }, 60_000);
 
   it("names a webhook that reverts a late-initialized field WriteNotKept, not a LateInitialized Event for a field not filled", async () => {

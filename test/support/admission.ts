@@ -1,8 +1,9 @@
 /**
  * Admission control for integration tests: an HTTPS admission webhook served by the
- * test, and its Mutating/ValidatingWebhookConfiguration, or a ValidatingAdmissionPolicy
- * and its binding. The control plane is shared by every test file, so each is scoped to
- * one namespace (its namespaceSelector, or the binding's matchResources).
+ * test, and its Mutating/ValidatingWebhookConfiguration, or a Validating or
+ * MutatingAdmissionPolicy and its binding. The control plane is shared by every test
+ * file, so each is scoped to one namespace (its namespaceSelector, or the binding's
+ * matchResources).
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -30,6 +31,8 @@ export const MUTATING_WEBHOOKS = admission("mutatingwebhookconfigurations");
 export const VALIDATING_WEBHOOKS = admission("validatingwebhookconfigurations");
 export const ADMISSION_POLICIES = admission("validatingadmissionpolicies");
 export const ADMISSION_POLICY_BINDINGS = admission("validatingadmissionpolicybindings");
+export const MUTATING_POLICIES = admission("mutatingadmissionpolicies");
+export const MUTATING_POLICY_BINDINGS = admission("mutatingadmissionpolicybindings");
 
 /** The request of an AdmissionReview, as far as the tests read it. */
 export interface AdmissionRequest {
@@ -224,39 +227,29 @@ export interface PolicyValidation {
  * waits until the API server applies it: a first validation of it denies a dry-run
  * create of a probe object labelled {@link PROBE_LABEL}. Resolves with its removal.
  */
-export async function registerPolicy(
+export function registerPolicy(
   kube: KubeClient,
   options: { name: string; namespace: string; resources: string[]; coreResources?: string[] },
   validations: PolicyValidation[],
   probe: { res: ResourceDescriptor; spec: Record<string, unknown> },
 ): Promise<() => Promise<void>> {
   const probeMessage = `probe of policy ${options.name}`;
-  await kube.create(ADMISSION_POLICIES, {
-    apiVersion: "admissionregistration.k8s.io/v1",
-    kind: "ValidatingAdmissionPolicy",
-    metadata: { name: options.name },
-    spec: {
-      failurePolicy: "Fail",
-      matchConstraints: {
-        resourceRules: [
-          {
-            apiGroups: ["aidc.io"],
-            apiVersions: ["*"],
-            operations: ["CREATE", "UPDATE"],
-            resources: [...new Set([...options.resources, probe.res.plural])],
-          },
-          ...(options.coreResources
-            ? [
-                {
-                  apiGroups: [""],
-                  apiVersions: ["v1"],
-                  operations: ["CREATE", "UPDATE"],
-                  resources: options.coreResources,
-                },
-              ]
-            : []),
-        ],
-      },
+  const core = options.coreResources
+    ? [
+        {
+          apiGroups: [""],
+          apiVersions: ["v1"],
+          operations: ["CREATE", "UPDATE"],
+          resources: options.coreResources,
+        },
+      ]
+    : [];
+  return registerBoundPolicy(
+    kube,
+    "Validating",
+    options,
+    {
+      matchConstraints: { resourceRules: [...aidcRules(options.resources, probe), ...core] },
       validations: [
         {
           expression: `!has(object.metadata.labels) || object.metadata.labels[?'${PROBE_LABEL}'].orValue('') != '${options.name}'`,
@@ -265,29 +258,115 @@ export async function registerPolicy(
         ...validations,
       ],
     },
+    { validationActions: ["Deny"] },
+    () =>
+      dryRunProbe(kube, probe, options, `probe-${Date.now()}`).then(
+        () => false,
+        (err: unknown) => String(err).includes(probeMessage),
+      ),
+  );
+}
+
+/** A mutation of a MutatingAdmissionPolicy: a CEL JSON patch or apply configuration. */
+export type PolicyMutation =
+  | { patchType: "JSONPatch"; jsonPatch: { expression: string } }
+  | { patchType: "ApplyConfiguration"; applyConfiguration: { expression: string } };
+
+/**
+ * Registers a MutatingAdmissionPolicy (served by default from Kubernetes 1.36) named
+ * `name` with `mutations` over the aidc.io `resources` (CREATE and UPDATE), bound to the
+ * namespace only, and waits until the API server applies it: a first mutation of it
+ * labels a dry-run create of a probe object labelled {@link PROBE_LABEL}. The others run
+ * on every write they match (the probe's too): each decides in CEL what it changes.
+ * Resolves with its removal.
+ */
+export function registerMutatingPolicy(
+  kube: KubeClient,
+  options: { name: string; namespace: string; resources: string[] },
+  mutations: PolicyMutation[],
+  probe: { res: ResourceDescriptor; spec: Record<string, unknown> },
+): Promise<() => Promise<void>> {
+  const probed = `${options.name}-probed`;
+  return registerBoundPolicy(
+    kube,
+    "Mutating",
+    options,
+    {
+      reinvocationPolicy: "Never",
+      matchConstraints: { resourceRules: aidcRules(options.resources, probe) },
+      mutations: [
+        {
+          patchType: "JSONPatch",
+          jsonPatch: {
+            expression: `has(object.metadata.labels) && object.metadata.labels[?'${PROBE_LABEL}'].orValue('') == '${options.name}' ? [JSONPatch{op: 'add', path: '/metadata/labels/probed', value: '${probed}'}] : []`,
+          },
+        },
+        ...mutations,
+      ],
+    },
+    {},
+    async () => {
+      const answer = await dryRunProbe(kube, probe, options, `probe-${Date.now()}`).catch(
+        () => undefined,
+      );
+      return (answer as KubeObject | undefined)?.metadata?.labels?.probed === probed;
+    },
+  );
+}
+
+/** CREATE and UPDATE of the aidc.io `resources` and of the probe's. */
+function aidcRules(resources: string[], probe: { res: ResourceDescriptor }) {
+  return [
+    {
+      apiGroups: ["aidc.io"],
+      apiVersions: ["*"],
+      operations: ["CREATE", "UPDATE"],
+      resources: [...new Set([...resources, probe.res.plural])],
+    },
+  ];
+}
+
+/**
+ * Creates the `kind` AdmissionPolicy `options.name` (failurePolicy Fail, `spec`) and its
+ * binding (`binding`, matching the namespace only), waits until `applied`, and resolves
+ * with their removal.
+ */
+async function registerBoundPolicy(
+  kube: KubeClient,
+  kind: "Validating" | "Mutating",
+  options: { name: string; namespace: string },
+  spec: Record<string, unknown>,
+  binding: Record<string, unknown>,
+  applied: () => Promise<boolean>,
+): Promise<() => Promise<void>> {
+  const [policies, bindings] =
+    kind === "Validating"
+      ? [ADMISSION_POLICIES, ADMISSION_POLICY_BINDINGS]
+      : [MUTATING_POLICIES, MUTATING_POLICY_BINDINGS];
+  const apiVersion = "admissionregistration.k8s.io/v1";
+  const metadata = { name: options.name };
+  await kube.create(policies, {
+    apiVersion,
+    kind: `${kind}AdmissionPolicy`,
+    metadata,
+    spec: { failurePolicy: "Fail", ...spec },
   } as KubeObject);
-  await kube.create(ADMISSION_POLICY_BINDINGS, {
-    apiVersion: "admissionregistration.k8s.io/v1",
-    kind: "ValidatingAdmissionPolicyBinding",
-    metadata: { name: options.name },
+  await kube.create(bindings, {
+    apiVersion,
+    kind: `${kind}AdmissionPolicyBinding`,
+    metadata,
     spec: {
       policyName: options.name,
-      validationActions: ["Deny"],
+      ...binding,
       matchResources: {
         namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": options.namespace } },
       },
     },
   } as KubeObject);
-  await eventually(async () => {
-    const denied = await dryRunProbe(kube, probe, options, `probe-${Date.now()}`).then(
-      () => false,
-      (err: unknown) => String(err).includes(probeMessage),
-    );
-    return denied;
-  });
+  await eventually(applied);
   return async () => {
-    await kube.delete(ADMISSION_POLICY_BINDINGS, { name: options.name, namespace: "" });
-    await kube.delete(ADMISSION_POLICIES, { name: options.name, namespace: "" });
+    await kube.delete(bindings, { name: options.name, namespace: "" });
+    await kube.delete(policies, { name: options.name, namespace: "" });
   };
 }
 
