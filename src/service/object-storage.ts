@@ -161,10 +161,14 @@ export class ObjectStorageClient {
       );
       return "Created";
     } catch (err) {
-      if (s3ErrorCode(err) === "BucketAlreadyExists") return "TakenElsewhere";
-      if (s3ErrorCode(err) !== "BucketAlreadyOwnedByYou") {
-        throw objectStorageError("CreateBucket", bucket, err, true);
-      }
+      const code = s3ErrorCode(err);
+      // SeaweedFS answers BucketAlreadyExists for a bucket of the account with object
+      // lock: the HEAD tells the account's own from another's (403).
+      const owned =
+        code === "BucketAlreadyOwnedByYou" ||
+        (code === "BucketAlreadyExists" && (await this.headBucket(bucket)) === "Owned");
+      if (code === "BucketAlreadyExists" && !owned) return "TakenElsewhere";
+      if (!owned) throw objectStorageError("CreateBucket", bucket, err, true);
       if (followsReachedAttempt(err)) throw createdByEarlierAttempt(bucket, err);
       return "AlreadyOwnedByYou";
     }

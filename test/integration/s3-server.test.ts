@@ -5,6 +5,7 @@ import {
   ObjectStorageCredentialsError,
   ObjectStorageNotImplementedError,
 } from "../../src/service/object-storage-errors.js";
+import { S3Front, s3Fixture } from "../support/s3-front.js";
 
 /**
  * The local S3 server (MinIO built by tools/minio/build.sh) and the object storage
@@ -101,6 +102,29 @@ describe("the local S3 server and the object storage client", () => {
       await expect(wrong.getTags("harness")).rejects.toBeInstanceOf(ObjectStorageCredentialsError);
     } finally {
       wrong.close();
+    }
+  });
+
+  it("takes a BucketAlreadyExists for a bucket the account has as its own (SeaweedFS's answer for one with object lock)", async () => {
+    expect(await s3.createBucket("locked-own")).toBe("Created");
+    const fixture = await s3Fixture("seaweedfs-4.53-create-own-locked-bucket");
+    const front = await new S3Front(server.url, fixture).start();
+    const via = new ObjectStorageClient({
+      endpoint: front.url,
+      region: server.region,
+      credentials: async () => ({
+        accessKeyId: server.accessKeyId,
+        secretAccessKey: server.secretAccessKey,
+      }),
+    });
+    try {
+      expect(await via.createBucket("locked-own")).toBe("AlreadyOwnedByYou");
+      // A name the account does not have (its HEAD: 404) is another's.
+      expect(await via.createBucket("someone-elses")).toBe("TakenElsewhere");
+      expect(front.answered).toEqual(["PUT /locked-own/", "PUT /someone-elses/"]);
+    } finally {
+      via.close();
+      await front.stop();
     }
   });
 

@@ -14,7 +14,10 @@ export interface S3Answer {
   method: string;
   /** "service": the bucket list (`/`); "bucket": a bucket's own path; "object": a key. */
   path: "service" | "bucket" | "object";
-  /** A query parameter the request carries (`versioning`, `lifecycle`...); any when absent. */
+  /**
+   * A query parameter the request carries (`versioning`, `lifecycle`...); "": none at
+   * all (a CreateBucket, not a PutBucketTagging); any request when absent.
+   */
   query?: string;
   status: number;
   headers: Record<string, string>;
@@ -59,7 +62,7 @@ export class S3Front {
         (a) =>
           a.method === req.method &&
           a.path === pathOf(url) &&
-          (a.query === undefined || query.has(a.query)),
+          (a.query === undefined || (a.query === "" ? query.size === 0 : query.has(a.query))),
       );
       if (answer) {
         req.resume();
