@@ -29,10 +29,35 @@ export interface VersionLock {
 /**
  * Whether a version's delete was refused by its lock: MinIO answers InvalidRequest
  * "Object is WORM protected and cannot be overwritten", S3 AccessDenied "Access Denied
- * because object protected by object lock".
+ * because object protected by object lock" ({@link lockRefusals} tells SeaweedFS's).
  */
 export function refusedByLock(v: Pick<UndeletedVersion, "message">): boolean {
   return /\bWORM\b|object lock/i.test(v.message ?? "");
+}
+
+/** The AccessDenied versions whose locks are read before one is called a lock refusal. */
+const LOCK_SAMPLE = 5;
+
+/**
+ * `failed` with the AccessDenied refusals that name no lock (SeaweedFS answers a bare
+ * "Access Denied." for a version under a legal hold or retention) told apart: when each
+ * of the first few has a lock (`locksOf` reads them), they all get a message naming
+ * object lock; otherwise they are left as they are, a missing permission.
+ */
+export async function lockRefusals(
+  failed: readonly UndeletedVersion[],
+  locksOf: (versions: UndeletedVersion[]) => Promise<VersionLock[]>,
+  now = new Date(),
+): Promise<UndeletedVersion[]> {
+  const bare = failed.filter((f) => f.code === "AccessDenied" && !refusedByLock(f));
+  if (bare.length === 0) return [...failed];
+  const locks = await locksOf(bare.slice(0, LOCK_SAMPLE));
+  const holds = (l: VersionLock) =>
+    l.legalHold === true || (l.retainUntil?.getTime() ?? 0) > now.getTime();
+  if (!locks.every(holds)) return [...failed];
+  return failed.map((f) =>
+    bare.includes(f) ? { ...f, message: `${f.message ?? ""} (object lock holds it)` } : f,
+  );
 }
 
 /**

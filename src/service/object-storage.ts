@@ -29,7 +29,12 @@ import {
 } from "./object-storage-errors.js";
 import { BucketFeatures } from "./object-storage-features.js";
 import { headRefusal } from "./object-storage-head.js";
-import { deleteFailure, type UndeletedVersion, type VersionLock } from "./object-storage-lock.js";
+import {
+  deleteFailure,
+  lockRefusals,
+  type UndeletedVersion,
+  type VersionLock,
+} from "./object-storage-lock.js";
 import type {
   BucketPresence,
   CorsRule,
@@ -268,7 +273,8 @@ export class ObjectStorageClient {
       if (failed.length > 0) {
         const done = deleted + ids.length - failed.length;
         const more = Boolean(page.IsTruncated);
-        throw deleteFailure(bucket, failed, { tried: ids.length, deleted: done, more });
+        const told = await lockRefusals(failed, (v) => this.versionLocks(bucket, v));
+        throw deleteFailure(bucket, told, { tried: ids.length, deleted: done, more });
       }
       deleted += ids.length;
     }

@@ -5,6 +5,7 @@ import {
   ObjectStorageCredentialsError,
   ObjectStorageNotImplementedError,
 } from "../../src/service/object-storage-errors.js";
+import { ObjectsLockedError } from "../../src/service/object-storage-lock.js";
 import { S3Front, s3Fixture } from "../support/s3-front.js";
 
 /**
@@ -122,6 +123,31 @@ describe("the local S3 server and the object storage client", () => {
       // A name the account does not have (its HEAD: 404) is another's.
       expect(await via.createBucket("someone-elses")).toBe("TakenElsewhere");
       expect(front.answered).toEqual(["PUT /locked-own/", "PUT /someone-elses/"]);
+    } finally {
+      via.close();
+      await front.stop();
+    }
+  });
+
+  it("tells a version SeaweedFS refuses to delete with a bare AccessDenied under a legal hold as locked, not as a missing permission", async () => {
+    const fixture = await s3Fixture("seaweedfs-4.53-delete-legal-hold");
+    const front = await new S3Front(server.url, fixture).start();
+    const via = new ObjectStorageClient({
+      endpoint: front.url,
+      region: server.region,
+      credentials: async () => ({
+        accessKeyId: server.accessKeyId,
+        secretAccessKey: server.secretAccessKey,
+      }),
+    });
+    try {
+      const err = await via.deleteAllVersions("swlock-cap").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ObjectsLockedError);
+      const locked = err as ObjectsLockedError;
+      expect(locked).toMatchObject({ deleted: 1, more: false });
+      expect(await via.versionLocks("swlock-cap", locked.locked)).toEqual([
+        { key: "held.bin", versionId: "6713d435882b9d73b576a5b53612e3dd", legalHold: true },
+      ]);
     } finally {
       via.close();
       await front.stop();
