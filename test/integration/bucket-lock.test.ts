@@ -88,7 +88,7 @@ describe("Bucket forceDestroy under object lock", () => {
     expect(obj.metadata?.finalizers).toContain("aidc.io/bucket");
     await buckets.waitForEvents("locked", ["ObjectsDeleted", "BucketObjectLocked"]);
     expect(await buckets.eventNotes("locked", "ObjectsDeleted")).toEqual([
-      `deleted 1 object versions and delete markers of bucket ${name} (spec.forceDestroy)`,
+      `deleted 1 object version or delete marker of bucket ${name} (spec.forceDestroy)`,
     ]);
     // Governance retention is the user's to bypass: the version is there.
     const head = await c.send(
