@@ -99,7 +99,10 @@ const CREDENTIAL_CODES = new Set([
   "InvalidAccessKeyId",
   "SignatureDoesNotMatch",
   "InvalidToken",
+  // MinIO's answer to a session token missing, altered or sent with a long-lived key.
+  "InvalidTokenId",
   "ExpiredToken",
+  "TokenRefreshRequired",
   "XAmzContentSHA256Mismatch",
 ]);
 

@@ -16,6 +16,7 @@ import type { KubeObject } from "../../src/runtime/resource.js";
 import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
+import { addMinioUser, allS3But, assumeRole } from "../support/minio-iam.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { startTestS3, type TestS3 } from "../support/s3.js";
 
@@ -370,6 +371,18 @@ describe("Bucket controller", () => {
     await expect(buckets.create("bad-tags", { tags: { "aidc.io/owner": "x" } })).rejects.toThrow(
       /spec\.tags/,
     );
+  });
+
+  it("holds objects with S3CredentialsRefused while temporary credentials come without their session token", async () => {
+    const t = await assumeRole(s3.server, await addMinioUser(s3.server, allS3But()));
+    firstKeys.push(t.accessKeyId, t.secretAccessKey, t.sessionToken);
+    await s3.writeCredentials(t.accessKeyId, t.secretAccessKey);
+    await buckets.create("sts", { name: unique("sts") });
+    // MinIO answers InvalidTokenId: the credentials, not the object, are at fault.
+    await buckets.waitForCondition("sts", "Ready", "False", "S3CredentialsRefused", 30_000);
+    // The root pair again, for the tests that follow.
+    await s3.writeCredentials(s3.server.accessKeyId, s3.server.secretAccessKey);
+    await buckets.waitForCondition("sts", "Ready", "True", "Available", 30_000);
   });
 
   it("uses rotated credentials from the credentials Secret, and holds objects while they are refused", async () => {

@@ -3,7 +3,9 @@
  * them: MinIO's admin API takes a user's secret only encrypted (madmin's format), but
  * imports IAM as a plain zip (`PUT /minio/admin/v3/import-iam`, what `mc admin cluster
  * iam import` sends): policies.json, users.json and user_mappings.json. Signed with SigV4
- * by the root keys through the SDK's signer; nothing to build.
+ * by the root keys through the SDK's signer; nothing to build. Their temporary
+ * credentials come from MinIO's STS (AssumeRole on the server's endpoint), and are
+ * revoked through the admin API (`revoke-tokens`).
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
@@ -84,32 +86,62 @@ class Sha256 {
   }
 }
 
-/** Imports `files` into `server`'s IAM; throws with MinIO's answer when refused. */
-async function importIam(server: LocalS3Server, files: Record<string, string>): Promise<void> {
-  const url = new URL(`${server.url}/minio/admin/v3/import-iam`);
-  const body = storedZip(files);
+/** Keys that sign a request: a user's, or the root's (the admin API). */
+type SigningKeys = Pick<MinioUser, "accessKeyId" | "secretAccessKey">;
+
+/** Sends `body` to `path` of `server`, signed by `keys` for `service`; throws with MinIO's answer when refused. */
+async function signedCall(
+  server: LocalS3Server,
+  keys: SigningKeys,
+  call: { service: "s3" | "sts"; method: string; path: string; type: string; body: Buffer },
+): Promise<string> {
+  const url = new URL(`${server.url}${call.path}`);
   const signer = new SignatureV4({
-    service: "s3",
+    service: call.service,
     region: server.region,
-    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    credentials: keys,
     sha256: Sha256,
   });
   const signed = await signer.sign({
-    method: "PUT",
+    method: call.method,
     protocol: url.protocol,
     hostname: url.hostname,
     port: Number(url.port),
     path: url.pathname,
-    query: {},
+    query: Object.fromEntries(url.searchParams),
     headers: {
       host: url.host,
-      "content-type": "application/octet-stream",
-      "x-amz-content-sha256": createHash("sha256").update(body).digest("hex"),
+      "content-type": call.type,
+      "x-amz-content-sha256": createHash("sha256").update(call.body).digest("hex"),
     },
-    body,
+    body: call.body,
   });
-  const res = await fetch(url, { method: "PUT", headers: signed.headers, body });
-  if (!res.ok) throw new Error(`MinIO import-iam answered ${res.status}: ${await res.text()}`);
+  // MinIO answers ready before its IAM is loaded: XMinioServerNotInitialized (503) until then.
+  for (let waited = 0; ; waited += 100) {
+    const res = await fetch(url, { method: call.method, headers: signed.headers, body: call.body });
+    const text = await res.text();
+    if (res.ok) return text;
+    if (res.status !== 503 || waited >= 10_000) {
+      throw new Error(`MinIO ${call.path} answered ${res.status}: ${text}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const root = (server: LocalS3Server): SigningKeys => ({
+  accessKeyId: server.accessKeyId,
+  secretAccessKey: server.secretAccessKey,
+});
+
+/** Imports `files` into `server`'s IAM; throws with MinIO's answer when refused. */
+async function importIam(server: LocalS3Server, files: Record<string, string>): Promise<void> {
+  await signedCall(server, root(server), {
+    service: "s3",
+    method: "PUT",
+    path: "/minio/admin/v3/import-iam",
+    type: "application/octet-stream",
+    body: storedZip(files),
+  });
 }
 
 /** A MinIO user made by {@link addMinioUser}. */
@@ -137,4 +169,64 @@ export async function addMinioUser(server: LocalS3Server, policy: S3Policy): Pro
     }),
   });
   return { accessKeyId, secretAccessKey, setPolicy };
+}
+
+/** Temporary credentials, as STS answers them. */
+export interface TemporaryCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string;
+  expiration: Date;
+}
+
+/**
+ * Temporary credentials of `user` from MinIO's STS (`Action=AssumeRole` signed by the
+ * user's keys, on the server's own endpoint), valid 900 s (MinIO's least), of the
+ * revoke type `batch` ({@link revokeTokens} revokes a batch alone).
+ */
+export async function assumeRole(
+  server: LocalS3Server,
+  user: SigningKeys,
+  batch = "default",
+): Promise<TemporaryCredentials> {
+  const form = `Action=AssumeRole&Version=2011-06-15&DurationSeconds=900&TokenRevokeType=${batch}`;
+  const xml = await signedCall(server, user, {
+    service: "sts",
+    method: "POST",
+    path: "/",
+    type: "application/x-www-form-urlencoded",
+    body: Buffer.from(form),
+  });
+  const field = (name: string) => {
+    const value = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
+    if (!value) throw new Error(`MinIO's AssumeRole answer has no ${name}: ${xml}`);
+    return value;
+  };
+  return {
+    accessKeyId: field("AccessKeyId"),
+    secretAccessKey: field("SecretAccessKey"),
+    sessionToken: field("SessionToken"),
+    expiration: new Date(field("Expiration")),
+  };
+}
+
+/**
+ * Revokes the temporary credentials of `user` of revoke type `batch` (MinIO's
+ * `revoke-tokens`, as `mc admin user revoke-tokens`), all of them without: MinIO then
+ * refuses them as it refuses expired ones (InvalidAccessKeyId).
+ */
+export async function revokeTokens(
+  server: LocalS3Server,
+  user: SigningKeys,
+  batch?: string,
+): Promise<void> {
+  const which = batch ? `tokenRevokeType=${batch}` : "fullRevoke=true";
+  const query = `user=${encodeURIComponent(user.accessKeyId)}&${which}`;
+  await signedCall(server, root(server), {
+    service: "s3",
+    method: "POST",
+    path: `/minio/admin/v3/revoke-tokens/builtin?${query}`,
+    type: "application/octet-stream",
+    body: Buffer.alloc(0),
+  });
 }

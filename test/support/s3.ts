@@ -22,10 +22,16 @@ export interface TestS3 {
   client(): ObjectStorageClient;
   /** The SDK's own client with the current root keys, for S3 calls the operator never makes. */
   sdk(): S3Client;
-  /** Writes a key pair into the credentials directory (a rotated Secret). */
+  /**
+   * Writes a key pair into the credentials directory (a rotated Secret); resolves once
+   * the operator can no longer hold a pair it read before (its `credentialsRefreshMs`).
+   */
   writeCredentials(accessKeyId: string, secretAccessKey: string): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** How long the operator keeps the pair it read from the credentials directory. */
+const CREDENTIALS_REFRESH_MS = 200;
 
 /** Starts MinIO and writes its keys into a fresh credentials directory. */
 export async function startTestS3(): Promise<TestS3> {
@@ -36,6 +42,11 @@ export async function startTestS3(): Promise<TestS3> {
     await writeFile(join(credentialsDir, "secretAccessKey"), secretAccessKey);
   };
   await writeCredentials(server.accessKeyId, server.secretAccessKey);
+  // A pair the operator read just before a write is kept CREDENTIALS_REFRESH_MS.
+  const rotate = async (accessKeyId: string, secretAccessKey: string) => {
+    await writeCredentials(accessKeyId, secretAccessKey);
+    await new Promise((r) => setTimeout(r, CREDENTIALS_REFRESH_MS + 50));
+  };
   const clients: { close(): void }[] = [];
   return {
     server,
@@ -44,7 +55,7 @@ export async function startTestS3(): Promise<TestS3> {
       endpoint: server.url,
       allowInsecureHttp: true,
       credentialsDir,
-      credentialsRefreshMs: 200,
+      credentialsRefreshMs: CREDENTIALS_REFRESH_MS,
       timeoutMs: 5_000,
     },
     client() {
@@ -69,7 +80,7 @@ export async function startTestS3(): Promise<TestS3> {
       clients.push({ close: () => c.destroy() });
       return c;
     },
-    writeCredentials,
+    writeCredentials: rotate,
     async stop() {
       for (const c of clients) c.close();
       await server.stop();
