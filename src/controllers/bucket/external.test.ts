@@ -118,10 +118,16 @@ describe("the Bucket's create", () => {
     }
   });
 
-  it("adopts BucketAlreadyOwnedByYou with spec.adopt, writing nothing at create", async () => {
-    const { external, calls } = client({ createBucket: "AlreadyOwnedByYou" });
+  it("adopts with spec.adopt a bucket its HEAD finds, sending no CreateBucket (answered 200 by S3 in us-east-1)", async () => {
+    const { external, calls } = client({ headBucket: "Owned" });
     expect(await external.create(call({ adopt: true }), "t")).toEqual({ externalId: "data" });
-    expect(calls).toEqual(["createBucket data"]);
+    expect(calls).toEqual(["headBucket data"]);
+  });
+
+  it("adopts BucketAlreadyOwnedByYou with spec.adopt, writing nothing at create", async () => {
+    const { external, calls } = client({ headBucket: "Absent", createBucket: "AlreadyOwnedByYou" });
+    expect(await external.create(call({ adopt: true }), "t")).toEqual({ externalId: "data" });
+    expect(calls).toEqual(["headBucket data", "createBucket data"]);
   });
 
   it("marks a bucket it created with the owner tag at once", async () => {

@@ -116,7 +116,10 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
   async create(call: ManagedCall<BucketObject>, _token: string): Promise<CreateResult> {
     const s3 = await this.s3(call);
     const name = bucketNameOf(call.obj);
-    const answer = await s3.createBucket(name);
+    // S3 in us-east-1 (and moto) answers 200, not BucketAlreadyOwnedByYou, to a
+    // CreateBucket of a bucket the account has: one to adopt is looked at first.
+    const owned = call.obj.spec.adopt && (await s3.headBucket(name)) === "Owned";
+    const answer = owned ? "AlreadyOwnedByYou" : await s3.createBucket(name);
     if (answer === "TakenElsewhere") {
       throw new BucketNameRefusedError(
         "BucketNameTaken",

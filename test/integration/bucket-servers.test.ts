@@ -1,0 +1,60 @@
+/**
+ * Buckets on other S3 servers' answers: the project's S3 server (MinIO) behind
+ * test/support/s3-front.ts, which gives the answers of another server captured in
+ * test/fixtures/s3 where they differ from MinIO's.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bucketController } from "../../src/controllers/bucket/controller.js";
+import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
+import { bucketCrd } from "../../src/crds/bucket.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { ObjectsOf } from "../support/managed.js";
+import { startTestOperator, type TestOperator } from "../support/operator.js";
+import { startTestS3, type TestS3 } from "../support/s3.js";
+import { S3Front, s3Fixture } from "../support/s3-front.js";
+
+describe("Buckets on other S3 servers' answers", () => {
+  let s3: TestS3;
+  let front: S3Front;
+  let op: TestOperator;
+  let buckets: ObjectsOf;
+  let namespace = "";
+  const unique = (base: string) => `${base}-${namespace.split("-").pop()}`;
+
+  beforeAll(async () => {
+    s3 = await startTestS3();
+    front = await new S3Front(s3.server.url, []).start();
+    namespace = await createNamespace(adminKubeConfig(), "bucket-servers");
+    op = await startTestOperator({
+      controllers: [(deps) => bucketController(deps, { visibilityGraceMs: 2_000 })],
+      namespaces: [namespace],
+      config: {
+        objectStorage: { ...s3.config, endpoint: front.url },
+        holdBackoff: { baseMs: 500, maxMs: 1_000 },
+      },
+    });
+    buckets = new ObjectsOf(op.kube, bucketCrd, namespace);
+  }, 120_000);
+
+  afterAll(async () => {
+    await op?.stop();
+    await front?.stop();
+    await s3?.stop();
+  });
+
+  it("adopts a bucket of a server that answers 200 to its CreateBucket (S3 in us-east-1, moto) without sending it, keeping its tags", async () => {
+    const name = unique("legacy");
+    const c = s3.client();
+    expect(await c.createBucket(name)).toBe("Created");
+    await c.putTags(name, { owner: "someone" });
+    front.use(await s3Fixture("moto-5.2.5-create-own-bucket-us-east-1"));
+    await buckets.create("legacy", { name, adopt: true, versioning: "Enabled" });
+    await buckets.waitForCondition("legacy", "Ready", "True", "Available", 30_000);
+    const tags = await c.getTags(name);
+    expect(tags.owner).toBe("someone");
+    expect(tags[OWNER_TAG]).toBeDefined();
+    expect(await c.getVersioning(name)).toBe("Enabled");
+    await buckets.waitForEvents("legacy", ["Adopted"]);
+    expect(front.answered).toEqual([]);
+  });
+});
