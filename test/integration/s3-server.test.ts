@@ -15,17 +15,20 @@ import { S3Front, s3Fixture } from "../support/s3-front.js";
 describe("the local S3 server and the object storage client", () => {
   let server: LocalS3Server;
   let s3: ObjectStorageClient;
-
-  beforeAll(async () => {
-    server = await new LocalS3Server().start();
-    s3 = new ObjectStorageClient({
-      endpoint: server.url,
+  /** A client with the server's keys, of `endpoint` (the server's, or a front's). */
+  const clientOf = (endpoint: string) =>
+    new ObjectStorageClient({
+      endpoint,
       region: server.region,
       credentials: async () => ({
         accessKeyId: server.accessKeyId,
         secretAccessKey: server.secretAccessKey,
       }),
     });
+
+  beforeAll(async () => {
+    server = await new LocalS3Server().start();
+    s3 = clientOf(server.url);
   }, 120_000);
 
   afterAll(async () => {
@@ -110,14 +113,7 @@ describe("the local S3 server and the object storage client", () => {
     expect(await s3.createBucket("locked-own")).toBe("Created");
     const fixture = await s3Fixture("seaweedfs-4.53-create-own-locked-bucket");
     const front = await new S3Front(server.url, fixture).start();
-    const via = new ObjectStorageClient({
-      endpoint: front.url,
-      region: server.region,
-      credentials: async () => ({
-        accessKeyId: server.accessKeyId,
-        secretAccessKey: server.secretAccessKey,
-      }),
-    });
+    const via = clientOf(front.url);
     try {
       expect(await via.createBucket("locked-own")).toBe("AlreadyOwnedByYou");
       // A name the account does not have (its HEAD: 404) is another's.
@@ -132,14 +128,7 @@ describe("the local S3 server and the object storage client", () => {
   it("tells a version SeaweedFS refuses to delete with a bare AccessDenied under a legal hold as locked, not as a missing permission", async () => {
     const fixture = await s3Fixture("seaweedfs-4.53-delete-legal-hold");
     const front = await new S3Front(server.url, fixture).start();
-    const via = new ObjectStorageClient({
-      endpoint: front.url,
-      region: server.region,
-      credentials: async () => ({
-        accessKeyId: server.accessKeyId,
-        secretAccessKey: server.secretAccessKey,
-      }),
-    });
+    const via = clientOf(front.url);
     try {
       const err = await via.deleteAllVersions("swlock-cap").catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ObjectsLockedError);
