@@ -134,7 +134,7 @@ export function renderConfigDocs(): string {
   const envRows = [
     `| \`${CONFIG_FILE_ENV}\` | \`--config\` | the config file (YAML or JSON) |`,
     `| \`${API_KEY_ENV}\` | — | the API key itself (wins over \`service.apiKeyFile\`); environment only |`,
-    `| \`${S3_KEY_ENV.accessKeyId}\`, \`${S3_KEY_ENV.secretAccessKey}\` | — | the default connection's S3 key pair (win over \`objectStorage.credentialsDir\`); environment only |`,
+    `| \`${S3_KEY_ENV.accessKeyId}\`, \`${S3_KEY_ENV.secretAccessKey}\`, \`${S3_KEY_ENV.sessionToken}\` | — | the default connection's S3 key pair, and the session token of temporary ones (win over \`objectStorage.credentialsDir\`); environment only |`,
     ...SETTINGS.map(
       (s) =>
         `| \`${s.env}\`${s.type === "boolean" ? " (true/false)" : s.type === "list" ? " (comma list)" : ""} | \`--${s.flag}\`${s.type === "boolean" ? ` / \`--no-${s.flag}\`` : ""} | \`${s.path}\` |`,

@@ -126,11 +126,8 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     mayCall,
   });
   // Each object's calls go to its connection (ServiceConnection, else this default one).
-  // The S3 keys are registered as they are read, as the API key is.
-  const defaultStorage = defaultObjectStorage(config, env, (c) => {
-    redactor.keep("service.objectStorage.accessKeyId", c.accessKeyId);
-    redactor.keep("service.objectStorage.secretAccessKey", c.secretAccessKey);
-  });
+  // The S3 credentials are registered as they are read, as the API key is.
+  const defaultStorage = defaultObjectStorage(config, env, redactor);
   // A proxy the object storage's calls cannot take stops the start, as the service's does.
   if (defaultStorage) proxyOptionsFor("the object storage", defaultStorage.endpoint, proxyFor);
   const connections = new ServiceConnections({

@@ -31,7 +31,7 @@ export const objectStorageSchema = z
       .min(1)
       .optional()
       .describe(
-        "Directory of the mounted S3 credentials Secret: files `accessKeyId` and `secretAccessKey`, read again every `credentialsRefreshMs`, so a rotated Secret takes effect without a restart. `AIDC_S3_ACCESS_KEY_ID` and `AIDC_S3_SECRET_ACCESS_KEY` (environment) win.",
+        "Directory of the mounted S3 credentials Secret: files `accessKeyId` and `secretAccessKey`, and `sessionToken` when the credentials are temporary (STS), read again every `credentialsRefreshMs`, so a rotated Secret takes effect without a restart. `AIDC_S3_ACCESS_KEY_ID`, `AIDC_S3_SECRET_ACCESS_KEY` and `AIDC_S3_SESSION_TOKEN` (environment) win.",
       ),
     credentialsRefreshMs: ms
       .default(10_000)

@@ -8,22 +8,25 @@ import { S3_KEY_ENV } from "./settings.js";
  * Reads the default connection's S3 key pair: from `AIDC_S3_ACCESS_KEY_ID` and
  * `AIDC_S3_SECRET_ACCESS_KEY`, else from the files `accessKeyId` and `secretAccessKey`
  * of `objectStorage.credentialsDir` (the mounted Secret), read again when the last read
- * is `credentialsRefreshMs` old, so a rotated Secret takes effect without a restart.
- * Undefined when neither is configured. `onRead` sees every pair read (to register it
- * with the redactor); nothing here logs a key.
+ * is `credentialsRefreshMs` old, so a rotated Secret takes effect without a restart;
+ * with the session token of temporary ones from `AIDC_S3_SESSION_TOKEN` or the file
+ * `sessionToken`, when there. Undefined when neither is configured. Every value read
+ * is registered with `redactor` first (as `service.objectStorage.<field>`); nothing here
+ * logs a key.
  */
 export function s3CredentialsReader(
   config: OperatorConfig,
   env: Record<string, string | undefined> = process.env,
-  onRead?: (credentials: S3Credentials) => void,
+  redactor?: CredentialsRedactor,
 ): (() => Promise<S3Credentials>) | undefined {
-  const fromEnv = {
-    accessKeyId: env[S3_KEY_ENV.accessKeyId]?.trim() ?? "",
-    secretAccessKey: env[S3_KEY_ENV.secretAccessKey]?.trim() ?? "",
-  };
+  const fromEnv = withToken(
+    env[S3_KEY_ENV.accessKeyId]?.trim() ?? "",
+    env[S3_KEY_ENV.secretAccessKey]?.trim() ?? "",
+    env[S3_KEY_ENV.sessionToken]?.trim(),
+  );
   if (fromEnv.accessKeyId && fromEnv.secretAccessKey) {
     return async () => {
-      onRead?.(fromEnv);
+      keepAll(redactor, fromEnv);
       return fromEnv;
     };
   }
@@ -34,17 +37,42 @@ export function s3CredentialsReader(
     if (cached && Date.now() - cached.at < config.objectStorage.credentialsRefreshMs) {
       return cached.credentials;
     }
-    const [accessKeyId, secretAccessKey] = await Promise.all(
-      ["accessKeyId", "secretAccessKey"].map(async (f) =>
-        (await readFile(join(dir, f), "utf8")).trim(),
+    const [accessKeyId, secretAccessKey, sessionToken] = await Promise.all(
+      ["accessKeyId", "secretAccessKey", "sessionToken"].map(async (f) =>
+        (
+          await readFile(join(dir, f), "utf8").catch((err: NodeJS.ErrnoException) => {
+            // Long-lived keys have no session token.
+            if (f === "sessionToken" && err.code === "ENOENT") return "";
+            throw err;
+          })
+        ).trim(),
       ),
     );
-    const credentials = { accessKeyId: accessKeyId ?? "", secretAccessKey: secretAccessKey ?? "" };
-    onRead?.(credentials);
+    const credentials = withToken(accessKeyId ?? "", secretAccessKey ?? "", sessionToken);
+    keepAll(redactor, credentials);
     cached = { credentials, at: Date.now() };
     return credentials;
   };
 }
+
+/** What registers a secret to redact (runtime/outbound-guards.ts SecretRedactor). */
+export interface CredentialsRedactor {
+  keep(source: string, secret: string): void;
+}
+
+/** Registers each value of `credentials` with `redactor`. */
+function keepAll(redactor: CredentialsRedactor | undefined, credentials: S3Credentials): void {
+  for (const [field, value] of Object.entries(credentials)) {
+    redactor?.keep(`service.objectStorage.${field}`, value);
+  }
+}
+
+/** A key pair, with `sessionToken` when it is not empty. */
+const withToken = (
+  accessKeyId: string,
+  secretAccessKey: string,
+  sessionToken: string | undefined,
+): S3Credentials => ({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) });
 
 /**
  * The object storage of the default connection (the operator's configuration), or
@@ -54,10 +82,10 @@ export function s3CredentialsReader(
 export function defaultObjectStorage(
   config: OperatorConfig,
   env: Record<string, string | undefined> = process.env,
-  onRead?: (credentials: S3Credentials) => void,
+  redactor?: CredentialsRedactor,
 ): ObjectStorageSettings | undefined {
   const endpoint = config.objectStorage.endpoint;
-  const credentials = s3CredentialsReader(config, env, onRead);
+  const credentials = s3CredentialsReader(config, env, redactor);
   if (!endpoint || !credentials) return undefined;
   return {
     endpoint,

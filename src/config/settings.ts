@@ -94,7 +94,7 @@ export const SETTINGS: readonly Setting[] = [
     flag: "object-storage-credentials-dir",
     type: "string",
     description:
-      "directory of the mounted S3 credentials Secret (files accessKeyId, secretAccessKey)",
+      "directory of the mounted S3 credentials Secret (files accessKeyId, secretAccessKey, sessionToken)",
   },
   {
     path: "watchNamespaces",
@@ -196,10 +196,14 @@ export const SETTINGS: readonly Setting[] = [
 export const CONFIG_FILE_ENV = "AIDC_CONFIG";
 /** Environment variable holding the API key itself (wins over `service.apiKeyFile`). */
 export const API_KEY_ENV = "AIDC_API_KEY";
-/** Environment variables holding the S3 key pair (win over `objectStorage.credentialsDir`). */
+/**
+ * Environment variables holding the S3 key pair, and the session token of temporary
+ * ones (win over `objectStorage.credentialsDir`).
+ */
 export const S3_KEY_ENV = {
   accessKeyId: "AIDC_S3_ACCESS_KEY_ID",
   secretAccessKey: "AIDC_S3_SECRET_ACCESS_KEY",
+  sessionToken: "AIDC_S3_SESSION_TOKEN",
 } as const;
 
 /**

@@ -147,8 +147,14 @@ export const objectStorageSchema = z
         secretAccessKeyKey: secretKey(
           "Key in the Secret's data holding the secret access key.",
         ).default("secretAccessKey"),
+        sessionTokenKey: secretKey(
+          "Key in the Secret's data holding the session token of temporary credentials (STS), sent with every request. Default sessionToken, read when the Secret has it (long-lived keys have none); a key named here must be there.",
+        ).optional(),
       })
-      .meta({ description: "The Secret that holds the S3 access key id and secret key." }),
+      .meta({
+        description:
+          "The Secret that holds the S3 access key id and secret key, and the session token of temporary ones; read at every request, so rotated credentials are used at once.",
+      }),
     exportCredentials: described(
       z.boolean(),
       "Allow a Bucket of this connection to write the S3 key pair into the Secret of its spec.exportTo.secretName (in the Bucket's namespace), where the operator's objectStorage.exportCredentials is on as well. Default false: no Bucket exports the credentials.",

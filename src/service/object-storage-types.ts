@@ -6,10 +6,12 @@
 
 import type { ProxyResolver } from "./service-proxy.js";
 
-/** An S3 access key pair. */
+/** An S3 access key pair, with its session token when the pair is temporary (STS). */
 export interface S3Credentials {
   accessKeyId: string;
   secretAccessKey: string;
+  /** Sent signed as `x-amz-security-token`; temporary credentials are refused without it. */
+  sessionToken?: string;
 }
 
 /** Where the object storage is and how to sign for it. */

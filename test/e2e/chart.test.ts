@@ -299,6 +299,21 @@ describe("the Helm chart", () => {
     expect(pod.containers[0]?.volumeMounts).toContainEqual(
       expect.objectContaining({ mountPath: "/var/run/secrets/aidc-s3" }),
     );
+    // Temporary credentials: their session token is mounted beside the pair.
+    const temporary = parseObjects(
+      await helmTemplate("r", "ns", {
+        "objectStorage.endpoint": "https://s3.example.com",
+        "objectStorage.credentialsSecret.name": "s3-sts",
+        "objectStorage.credentialsSecret.sessionTokenKey": "AWS_SESSION_TOKEN",
+      }),
+    );
+    const [sts] = ofKind(temporary, "Deployment");
+    const stsPod = (sts as unknown as DeploymentShape).spec.template.spec;
+    expect(stsPod.volumes.find((v) => v.name === "s3-credentials")?.secret?.items).toEqual([
+      { key: "accessKeyId", path: "accessKeyId" },
+      { key: "secretAccessKey", path: "secretAccessKey" },
+      { key: "AWS_SESSION_TOKEN", path: "sessionToken" },
+    ]);
   });
 
   it("turns the credentials export on in the operator config with its Secret rule, and refuses the config override alone", async () => {

@@ -3,7 +3,10 @@
  * and the S3 credentials Secret), on the real API server and a real S3 server (MinIO):
  * created with the connection's keys, and after the keys are rotated at the server,
  * held with S3CredentialsRefused until the connection's Secret holds the new pair,
- * which is then used without a restart. No key reaches a log line, Event or status.
+ * which is then used without a restart. Temporary credentials from MinIO's STS
+ * (AssumeRole): Ready with their session token, rotated in the Secret and used at the
+ * next call, exported with the token. No key or token reaches a log line, Event or
+ * status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
@@ -14,8 +17,16 @@ import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { SecretRedactor } from "../../src/runtime/outbound-guards.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { capturedLog } from "../support/captured-log.js";
-import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
+import {
+  addMinioUser,
+  allS3But,
+  assumeRole,
+  type MinioUser,
+  revokeTokens,
+  type TemporaryCredentials,
+} from "../support/minio-iam.js";
 import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
 import { startTestS3, type TestS3 } from "../support/s3.js";
 
@@ -37,6 +48,53 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
     metadata: { name: "s3-keys", namespace: ops },
     data: { accessKeyId: b64(accessKeyId), secretAccessKey: b64(secretAccessKey) },
   });
+  const connection = (name: string, secret: string, exportCredentials?: true) => ({
+    apiVersion: "aidc.io/v1alpha1",
+    kind: "ServiceConnection",
+    metadata: { name },
+    spec: {
+      baseUrl: op.emulator.url,
+      allowInsecureHttp: true,
+      apiKeySecretRef: { namespace: ops, name: "api-key", key: "apiKey" },
+      objectStorage: {
+        endpoint: s3.server.url,
+        credentialsSecretRef: { namespace: ops, name: secret },
+        ...(exportCredentials ? { exportCredentials } : {}),
+      },
+      allowedNamespaces: { names: [team] },
+    },
+  });
+  // Temporary credentials: a connection of their own, on the Secret s3-sts.
+  let stsConn = "";
+  let stsUser: MinioUser;
+  const temporary = async (batch: string) => {
+    const t = await assumeRole(s3.server, stsUser, batch);
+    keys.push(t.accessKeyId, t.secretAccessKey, t.sessionToken);
+    return t;
+  };
+  const writeSts = (t: Omit<TemporaryCredentials, "expiration" | "sessionToken">, token?: string) =>
+    op.kube.patch(
+      SECRETS,
+      { namespace: ops, name: "s3-sts" },
+      {
+        data: {
+          accessKeyId: b64(t.accessKeyId),
+          secretAccessKey: b64(t.secretAccessKey),
+          sessionToken: token ? b64(token) : null,
+        },
+      },
+    );
+  const stsBucket = () => `staged-${team.split("-").pop()}`;
+  /** The data of the Bucket's exported Secret once it holds the session token `token`. */
+  const exportedWith = (token: string) =>
+    eventually(async () => {
+      const secret = await op.kube.get<KubeObject & { data?: Record<string, string> }>(SECRETS, {
+        namespace: team,
+        name: "staged-s3",
+      });
+      return secret?.data?.AWS_SESSION_TOKEN === b64(token) ? secret.data : undefined;
+    }, 20_000);
+  const tagsAt = async (name: string) => (await s3.client().getTags(name)).v;
 
   beforeAll(async () => {
     s3 = await startTestS3();
@@ -47,12 +105,14 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
       createNamespace(kc, "bkt-team"),
     ]);
     conn = `${team}-account`;
-    // No objectStorage in the operator's config: the connection is the only source.
+    // No object storage endpoint in the operator's config: the connections are the only
+    // source. Exporting credentials is on (the connection of s3-sts allows it).
     op = await startTestOperator({
       controllers: [bucketController, serviceConnectionController],
       namespaces: [team],
       config: {
         connections: { secretNamespace: ops },
+        objectStorage: { exportCredentials: true },
         holdBackoff: { baseMs: 500, maxMs: 1_000 },
       },
       log,
@@ -65,22 +125,18 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
       data: { apiKey: b64(TEST_API_KEY) },
     });
     await op.kube.create(SECRETS, s3Secret(s3.server.accessKeyId, s3.server.secretAccessKey));
-    await op.kube.create(serviceConnectionCrd, {
-      apiVersion: "aidc.io/v1alpha1",
-      kind: "ServiceConnection",
-      metadata: { name: conn },
-      spec: {
-        baseUrl: op.emulator.url,
-        allowInsecureHttp: true,
-        apiKeySecretRef: { namespace: ops, name: "api-key", key: "apiKey" },
-        objectStorage: {
-          endpoint: s3.server.url,
-          credentialsSecretRef: { namespace: ops, name: "s3-keys" },
-        },
-        allowedNamespaces: { names: [team] },
-      },
-    });
+    await op.kube.create(serviceConnectionCrd, connection(conn, "s3-keys"));
     buckets = new ObjectsOf(op.kube, bucketCrd, team);
+    stsUser = await addMinioUser(s3.server, allS3But());
+    keys.push(stsUser.secretAccessKey);
+    await op.kube.create(SECRETS, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "s3-sts", namespace: ops },
+      data: {},
+    });
+    stsConn = `${team}-sts`;
+    await op.kube.create(serviceConnectionCrd, connection(stsConn, "s3-sts", true));
   }, 120_000);
 
   afterAll(async () => {
@@ -90,7 +146,9 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
     const kube = op?.kube;
     const released = [
       { res: bucketCrd, key: { namespace: team, name: "models" } },
+      { res: bucketCrd, key: { namespace: team, name: "staged" } },
       { res: serviceConnectionCrd, key: { namespace: "", name: conn } },
+      { res: serviceConnectionCrd, key: { namespace: "", name: stsConn } },
     ];
     for (const { res, key } of released) {
       await kube?.patch(res, key, { metadata: { finalizers: null } }).catch(() => undefined);
@@ -105,6 +163,34 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
     const obj = await buckets.waitForCondition("models", "Ready", "True", "Available", 30_000);
     expect(obj.status).toMatchObject({ bucketName: name, endpoint: `${s3.server.url}/${name}` });
     expect((await s3.client().getTags(name)).v).toBe("1");
+  });
+
+  it("creates the bucket with temporary credentials and their session token from the Secret", async () => {
+    const first = await temporary("first");
+    await writeSts(first, first.sessionToken);
+    await buckets.create("staged", {
+      name: stsBucket(),
+      connectionRef: { name: stsConn },
+      tags: { v: "1" },
+      exportTo: { secretName: "staged-s3" },
+    });
+    await buckets.waitForCondition("staged", "Ready", "True", "Available", 30_000);
+    expect(await tagsAt(stsBucket())).toBe("1");
+    const exported = await exportedWith(first.sessionToken);
+    expect(exported.AWS_ACCESS_KEY_ID).toBe(b64(first.accessKeyId));
+  });
+
+  it("uses temporary credentials rotated in the Secret at the next call", async () => {
+    const second = await temporary("second");
+    await writeSts(second, second.sessionToken);
+    // The first batch is gone at the server: only the rotated credentials still work.
+    await revokeTokens(s3.server, stsUser, "first");
+    await buckets.patchSpec("staged", { tags: { v: "2" } });
+    await eventually(async () => ((await tagsAt(stsBucket())) === "2" ? true : undefined), 20_000);
+    // The exported Secret follows the rotation.
+    expect((await exportedWith(second.sessionToken)).AWS_ACCESS_KEY_ID).toBe(
+      b64(second.accessKeyId),
+    );
   });
 
   it("uses a key pair rotated in the connection's Secret, without a restart", async () => {
@@ -129,7 +215,7 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
     expect((await s3.client().getTags(name)).v).toBe("2");
   });
 
-  it("writes neither key pair into a log line, an Event or a status", async () => {
+  it("writes no key pair or session token into a log line, an Event or a status", async () => {
     const { items: events } = await op.kube.list<KubeObject>(EVENTS, team);
     const { items: objects } = await op.kube.list<KubeObject>(bucketCrd, team);
     expect(lines.length).toBeGreaterThan(10);

@@ -218,10 +218,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
   const service = options.makeService?.(serviceOptions) ?? new ServiceClient(serviceOptions);
   // The default connection's object storage, from `config.objectStorage` (Buckets), its
   // keys registered with the redactor as `aidc-operator run` does.
-  const defaultStorage = defaultObjectStorage(config, {}, (c) => {
-    redactor.keep("service.objectStorage.accessKeyId", c.accessKeyId);
-    redactor.keep("service.objectStorage.secretAccessKey", c.secretAccessKey);
-  });
+  const defaultStorage = defaultObjectStorage(config, {}, redactor);
   // As `aidc-operator run`: each object's calls go to its connection, else `service`.
   const connections = new ServiceConnections({
     defaultClient: service,

@@ -23,10 +23,15 @@ export interface TestS3 {
   /** The SDK's own client with the current root keys, for S3 calls the operator never makes. */
   sdk(): S3Client;
   /**
-   * Writes a key pair into the credentials directory (a rotated Secret); resolves once
-   * the operator can no longer hold a pair it read before (its `credentialsRefreshMs`).
+   * Writes a key pair into the credentials directory (a rotated Secret), with the session
+   * token of temporary credentials or without one; resolves once the operator can no
+   * longer hold a pair it read before (its `credentialsRefreshMs`).
    */
-  writeCredentials(accessKeyId: string, secretAccessKey: string): Promise<void>;
+  writeCredentials(
+    accessKeyId: string,
+    secretAccessKey: string,
+    sessionToken?: string,
+  ): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,14 +42,20 @@ const CREDENTIALS_REFRESH_MS = 200;
 export async function startTestS3(): Promise<TestS3> {
   const server = await new LocalS3Server().start();
   const credentialsDir = await mkdtemp(join(tmpdir(), "aidc-s3-keys-"));
-  const writeCredentials = async (accessKeyId: string, secretAccessKey: string) => {
+  const writeCredentials = async (
+    accessKeyId: string,
+    secretAccessKey: string,
+    sessionToken?: string,
+  ) => {
     await writeFile(join(credentialsDir, "accessKeyId"), accessKeyId);
     await writeFile(join(credentialsDir, "secretAccessKey"), secretAccessKey);
+    const token = join(credentialsDir, "sessionToken");
+    await (sessionToken ? writeFile(token, sessionToken) : rm(token, { force: true }));
   };
   await writeCredentials(server.accessKeyId, server.secretAccessKey);
   // A pair the operator read just before a write is kept CREDENTIALS_REFRESH_MS.
-  const rotate = async (accessKeyId: string, secretAccessKey: string) => {
-    await writeCredentials(accessKeyId, secretAccessKey);
+  const rotate = async (accessKeyId: string, secretAccessKey: string, sessionToken?: string) => {
+    await writeCredentials(accessKeyId, secretAccessKey, sessionToken);
     await new Promise((r) => setTimeout(r, CREDENTIALS_REFRESH_MS + 50));
   };
   const clients: { close(): void }[] = [];

@@ -141,6 +141,10 @@ spec:
                 path: accessKeyId
               - key: {{ .secretAccessKeyKey }}
                 path: secretAccessKey
+              {{- if .sessionTokenKey }}
+              - key: {{ .sessionTokenKey }}
+                path: sessionToken
+              {{- end }}
             defaultMode: 288
         {{- end }}
         {{- end }}

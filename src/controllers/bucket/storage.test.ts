@@ -93,6 +93,22 @@ describe("credentialsExport", () => {
     expect(CREDENTIAL_KEYS).toEqual({
       accessKeyId: "AWS_ACCESS_KEY_ID",
       secretAccessKey: "AWS_SECRET_ACCESS_KEY",
+      sessionToken: "AWS_SESSION_TOKEN",
+    });
+  });
+
+  it("gives the session token of temporary credentials beside the pair", async () => {
+    const temporary = {
+      ...storage(true),
+      credentials: async () => ({ ...pair, sessionToken: "tok" }),
+    };
+    const out = await credentialsExport(true, { name: "acct", objectStorage: temporary });
+    expect(out).toEqual({
+      data: {
+        [CREDENTIAL_KEYS.accessKeyId]: pair.accessKeyId,
+        [CREDENTIAL_KEYS.secretAccessKey]: pair.secretAccessKey,
+        [CREDENTIAL_KEYS.sessionToken]: "tok",
+      },
     });
   });
 

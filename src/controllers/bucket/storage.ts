@@ -55,10 +55,14 @@ export function objectStorageOf(
   };
 }
 
-/** The keys of the Secret of a Bucket's `spec.exportTo.secretName`. */
+/**
+ * The keys of the Secret of a Bucket's `spec.exportTo.secretName`, as the AWS SDKs read
+ * them from the environment; the session token only with temporary credentials.
+ */
 export const CREDENTIAL_KEYS = {
   accessKeyId: "AWS_ACCESS_KEY_ID",
   secretAccessKey: "AWS_SECRET_ACCESS_KEY",
+  sessionToken: "AWS_SESSION_TOKEN",
 } as const;
 
 /** Why no Bucket's key pair is written while the operator's setting is off. */
@@ -105,11 +109,12 @@ export async function credentialsExport(
       reason: BUCKET_REASONS.names.CredentialsExportNotAllowed,
     };
   }
-  const { accessKeyId, secretAccessKey } = await conn.objectStorage.credentials();
+  const { accessKeyId, secretAccessKey, sessionToken } = await conn.objectStorage.credentials();
   return {
     data: {
       [CREDENTIAL_KEYS.accessKeyId]: accessKeyId,
       [CREDENTIAL_KEYS.secretAccessKey]: secretAccessKey,
+      ...(sessionToken ? { [CREDENTIAL_KEYS.sessionToken]: sessionToken } : {}),
     },
   };
 }

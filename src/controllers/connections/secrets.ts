@@ -6,6 +6,7 @@
 import type { ServiceConnection, ServiceConnectionSpec } from "../../crds/serviceconnection.js";
 import type { SecretRedactor } from "../../runtime/outbound-guards.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import type { S3Credentials } from "../../service/object-storage-types.js";
 
 /** Core Secrets (read only in the namespace of `connections.secretNamespace`). */
 export const SECRETS: ResourceDescriptor = {
@@ -16,11 +17,8 @@ export const SECRETS: ResourceDescriptor = {
   namespaced: true,
 };
 
-/** S3 credentials of a connection's object storage. */
-export interface S3Credentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-}
+/** The key of a connection's S3 session token when its Secret reference names none. */
+export const DEFAULT_SESSION_TOKEN_KEY = "sessionToken";
 
 /** A Secret as the cache has it. */
 type SecretObject = KubeObject & { data?: Record<string, string> };
@@ -69,13 +67,22 @@ export class ConnectionSecrets {
     return this.value(ref.namespace, ref.name, ref.key);
   }
 
-  /** The S3 credentials `spec` names (undefined: it declares no object storage); throws saying what is missing. */
+  /**
+   * The S3 credentials `spec` names (undefined: it declares no object storage), with the
+   * session token when the Secret has one; throws saying what is missing.
+   */
   s3Credentials(spec: ServiceConnectionSpec | undefined): S3Credentials | undefined {
     const ref = spec?.objectStorage?.credentialsSecretRef;
     if (!ref) return undefined;
+    const { namespace, name } = ref;
+    const tokenKey = ref.sessionTokenKey ?? DEFAULT_SESSION_TOKEN_KEY;
+    const hasToken =
+      ref.sessionTokenKey !== undefined ||
+      Boolean((this.lookup(namespace, name) as SecretObject | undefined)?.data?.[tokenKey]);
     return {
-      accessKeyId: this.value(ref.namespace, ref.name, ref.accessKeyIdKey),
-      secretAccessKey: this.value(ref.namespace, ref.name, ref.secretAccessKeyKey),
+      accessKeyId: this.value(namespace, name, ref.accessKeyIdKey),
+      secretAccessKey: this.value(namespace, name, ref.secretAccessKeyKey),
+      ...(hasToken ? { sessionToken: this.value(namespace, name, tokenKey) } : {}),
     };
   }
 

@@ -1,0 +1,65 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { defaultObjectStorage } from "./object-storage.js";
+import { operatorConfigSchema } from "./schema.js";
+
+/** The default connection's S3 credentials, from the mounted Secret or the environment. */
+describe("defaultObjectStorage's credentials", () => {
+  let dir = "";
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const config = (credentialsDir?: string) =>
+    operatorConfigSchema.parse({
+      service: { baseUrl: "https://api.example" },
+      objectStorage: {
+        endpoint: "https://s3.example",
+        credentialsRefreshMs: 1,
+        ...(credentialsDir ? { credentialsDir } : {}),
+      },
+    });
+  const mounted = async (files: Record<string, string>) => {
+    dir = await mkdtemp(join(tmpdir(), "aidc-s3-creds-"));
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+    const storage = defaultObjectStorage(config(dir), {});
+    if (!storage) throw new Error("no object storage");
+    return storage;
+  };
+
+  it("reads the session token file of temporary credentials", async () => {
+    const storage = await mounted({
+      accessKeyId: "AKIDTEMP\n",
+      secretAccessKey: "temporary-secret",
+      sessionToken: "token-0123456789\n",
+    });
+    expect(await storage.credentials()).toEqual({
+      accessKeyId: "AKIDTEMP",
+      secretAccessKey: "temporary-secret",
+      sessionToken: "token-0123456789",
+    });
+  });
+
+  it("reads a long-lived pair without a token file, and a token written later", async () => {
+    const storage = await mounted({ accessKeyId: "AKIDLONG", secretAccessKey: "long-secret" });
+    expect(await storage.credentials()).not.toHaveProperty("sessionToken");
+    await writeFile(join(dir, "sessionToken"), "token-later-0123");
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await storage.credentials()).sessionToken).toBe("token-later-0123");
+  });
+
+  it("takes the token from AIDC_S3_SESSION_TOKEN beside the key pair's variables", async () => {
+    const env = {
+      AIDC_S3_ACCESS_KEY_ID: "AKIDENV",
+      AIDC_S3_SECRET_ACCESS_KEY: "env-secret",
+      AIDC_S3_SESSION_TOKEN: "env-token-0123",
+    };
+    const kept: string[] = [];
+    const storage = defaultObjectStorage(config(), env, { keep: (source) => kept.push(source) });
+    expect(await storage?.credentials()).toMatchObject({ sessionToken: "env-token-0123" });
+    expect(kept).toEqual([
+      "service.objectStorage.accessKeyId",
+      "service.objectStorage.secretAccessKey",
+      "service.objectStorage.sessionToken",
+    ]);
+  });
+});
