@@ -26,7 +26,7 @@ describe("defaultObjectStorage's credentials", () => {
     return storage;
   };
 
-  it("reads the session token file of temporary credentials", async () => {
+  it("reads the session token file of temporary credentials, and names the directory", async () => {
     const storage = await mounted({
       accessKeyId: "AKIDTEMP\n",
       secretAccessKey: "temporary-secret",
@@ -37,6 +37,7 @@ describe("defaultObjectStorage's credentials", () => {
       secretAccessKey: "temporary-secret",
       sessionToken: "token-0123456789",
     });
+    expect(storage.source).toBe(`the files of objectStorage.credentialsDir ${dir}`);
   });
 
   it("reads a long-lived pair without a token file, and a token written later", async () => {
@@ -61,5 +62,6 @@ describe("defaultObjectStorage's credentials", () => {
       "service.objectStorage.secretAccessKey",
       "service.objectStorage.sessionToken",
     ]);
+    expect(storage?.source).toBe("AIDC_S3_ACCESS_KEY_ID and AIDC_S3_SECRET_ACCESS_KEY");
   });
 });

@@ -10,30 +10,31 @@ import { S3_KEY_ENV } from "./settings.js";
  * of `objectStorage.credentialsDir` (the mounted Secret), read again when the last read
  * is `credentialsRefreshMs` old, so a rotated Secret takes effect without a restart;
  * with the session token of temporary ones from `AIDC_S3_SESSION_TOKEN` or the file
- * `sessionToken`, when there. Undefined when neither is configured. Every value read
- * is registered with `redactor` first (as `service.objectStorage.<field>`); nothing here
+ * `sessionToken`, when there. Undefined when neither is configured; `source` says which
+ * it is. Every value read is registered with `redactor` first (as `service.objectStorage.<field>`); nothing here
  * logs a key.
  */
 export function s3CredentialsReader(
   config: OperatorConfig,
   env: Record<string, string | undefined> = process.env,
   redactor?: CredentialsRedactor,
-): (() => Promise<S3Credentials>) | undefined {
+): { read: () => Promise<S3Credentials>; source: string } | undefined {
   const fromEnv = withToken(
     env[S3_KEY_ENV.accessKeyId]?.trim() ?? "",
     env[S3_KEY_ENV.secretAccessKey]?.trim() ?? "",
     env[S3_KEY_ENV.sessionToken]?.trim(),
   );
   if (fromEnv.accessKeyId && fromEnv.secretAccessKey) {
-    return async () => {
+    const read = async () => {
       keepAll(redactor, fromEnv);
       return fromEnv;
     };
+    return { read, source: `${S3_KEY_ENV.accessKeyId} and ${S3_KEY_ENV.secretAccessKey}` };
   }
   const dir = config.objectStorage.credentialsDir;
   if (!dir) return undefined;
   let cached: { credentials: S3Credentials; at: number } | undefined;
-  return async () => {
+  const read = async () => {
     if (cached && Date.now() - cached.at < config.objectStorage.credentialsRefreshMs) {
       return cached.credentials;
     }
@@ -53,6 +54,7 @@ export function s3CredentialsReader(
     cached = { credentials, at: Date.now() };
     return credentials;
   };
+  return { read, source: `the files of objectStorage.credentialsDir ${dir}` };
 }
 
 /** What registers a secret to redact (runtime/outbound-guards.ts SecretRedactor). */
@@ -85,12 +87,13 @@ export function defaultObjectStorage(
   redactor?: CredentialsRedactor,
 ): ObjectStorageSettings | undefined {
   const endpoint = config.objectStorage.endpoint;
-  const credentials = s3CredentialsReader(config, env, redactor);
-  if (!endpoint || !credentials) return undefined;
+  const reader = s3CredentialsReader(config, env, redactor);
+  if (!endpoint || !reader) return undefined;
   return {
     endpoint,
     region: config.objectStorage.region,
-    credentials,
+    credentials: reader.read,
+    source: reader.source,
     exportCredentials: config.objectStorage.exportCredentials,
   };
 }

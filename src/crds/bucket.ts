@@ -67,8 +67,8 @@ export const BUCKET_REASONS = ownReasons({
   S3CredentialsRefused: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "The object storage refused the S3 credentials (InvalidAccessKeyId, SignatureDoesNotMatch).",
-    "Fix the credentials Secret: the operator retries on a slow backoff and uses a rotated key at once.",
+    "The object storage refused the S3 credentials (InvalidAccessKeyId, SignatureDoesNotMatch, a session token expired, revoked or missing); the message names where they come from (the Secret, the mounted files).",
+    "Fix the credentials Secret (temporary credentials: write fresh ones there): the operator retries on a slow backoff and uses rotated credentials at once.",
   ),
   S3AccessDenied: ownReason(
     "Terminal",

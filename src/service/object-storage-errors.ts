@@ -15,6 +15,11 @@ import {
   ServiceRefusedError,
   ServiceUnavailableError,
 } from "./errors.js";
+import {
+  credentialsHint,
+  noteCredentials,
+  refusesCredentials,
+} from "./object-storage-credentials.js";
 import { answeredRegion, regionError } from "./object-storage-region.js";
 import { type NamedProxy, proxyFailure } from "./service-proxy.js";
 import { neverSent } from "./transport-errors.js";
@@ -94,18 +99,6 @@ const RETRYABLE_CODES = new Set([
   "XMinioServerNotInitialized",
 ]);
 
-/** S3 error codes that say "these credentials are refused". */
-const CREDENTIAL_CODES = new Set([
-  "InvalidAccessKeyId",
-  "SignatureDoesNotMatch",
-  "InvalidToken",
-  // MinIO's answer to a session token missing, altered or sent with a long-lived key.
-  "InvalidTokenId",
-  "ExpiredToken",
-  "TokenRefreshRequired",
-  "XAmzContentSHA256Mismatch",
-]);
-
 /** The S3 error code of `err` (its name for the SDK's modelled errors), if any. */
 export function s3ErrorCode(err: unknown): string | undefined {
   const e = err as SdkErrorShape | undefined;
@@ -159,8 +152,8 @@ export function objectStorageError(
   if (code === "NotImplemented" || status === 501) {
     return new ObjectStorageNotImplementedError(text, details);
   }
-  if (status === 401 || (code && CREDENTIAL_CODES.has(code))) {
-    return new ObjectStorageCredentialsError(text, details);
+  if (refusesCredentials(status, code)) {
+    return new ObjectStorageCredentialsError(`${text}${credentialsHint(err, code)}`, details);
   }
   const region = answeredRegion(err, status, code);
   if (region) return regionError(what, region, details);
@@ -198,9 +191,10 @@ export function followsReachedAttempt(err: unknown): boolean {
  * attempts was sent keeps the code that proves it (ECONNREFUSED, ERR_PROXY_TUNNEL:
  * {@link objectStorageError} then knows a create did not happen), naming the `proxy` it
  * could not reach; one whose last attempt was not sent but an earlier one may have been
- * does not; see also {@link followsReachedAttempt}.
+ * does not; see also {@link followsReachedAttempt}. A refusal of the credentials names
+ * their `source` (object-storage-credentials.ts).
  */
-export function attemptsTold(s3: S3Client, proxy: NamedProxy | undefined): void {
+export function attemptsTold(s3: S3Client, proxy: NamedProxy | undefined, source?: string): void {
   s3.middlewareStack.add(
     (next) => (args) =>
       next(args).catch((err: unknown) => {
@@ -221,6 +215,10 @@ export function attemptsTold(s3: S3Client, proxy: NamedProxy | undefined): void 
     (next, context) => (args) => {
       const earlier = reached.has(context);
       return next(args).catch((err: unknown) => {
+        const headers = (args.request as { headers?: Record<string, string> }).headers;
+        if (source && refusesCredentials(s3HttpStatus(err) ?? 0, s3ErrorCode(err))) {
+          noteCredentials(err, source, headers);
+        }
         if (earlier && typeof err === "object" && err !== null) afterReached.add(err);
         if (!neverSent(err)) reached.add(context);
         throw err;

@@ -22,6 +22,8 @@ export interface ObjectStorageOptions {
   region: string;
   /** The current key pair; called for every request, so a rotated Secret takes effect. */
   credentials: () => Promise<S3Credentials>;
+  /** Where the credentials come from (e.g. "the Secret ops/s3-keys"), named when they are refused. */
+  credentialsSource?: string;
   /** Timeout of one HTTP attempt. Default 10 s. */
   timeoutMs?: number;
   /**
@@ -87,6 +89,8 @@ export interface ObjectStorageSettings {
    * with the redactor before it is returned; throws an Error saying what is missing.
    */
   credentials(): Promise<S3Credentials>;
+  /** Where the credentials come from, named when the object storage refuses them. */
+  source?: string;
   /** Whether a Bucket may write the key pair into its spec.exportTo Secret (default no). */
   exportCredentials?: boolean;
 }

@@ -4,9 +4,10 @@
  * created with the connection's keys, and after the keys are rotated at the server,
  * held with S3CredentialsRefused until the connection's Secret holds the new pair,
  * which is then used without a restart. Temporary credentials from MinIO's STS
- * (AssumeRole): Ready with their session token, rotated in the Secret and used at the
- * next call, exported with the token. No key or token reaches a log line, Event or
- * status.
+ * (AssumeRole): refused without their session token, Ready with it, rotated in the
+ * Secret and used at the next call, and, revoked as expired ones are, held with
+ * S3CredentialsRefused naming the Secret until fresh ones are written there; exported
+ * with the token. No key or token reaches a log line, Event or status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
@@ -94,6 +95,11 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
       });
       return secret?.data?.AWS_SESSION_TOKEN === b64(token) ? secret.data : undefined;
     }, 20_000);
+  /** Synced and Ready, Synced for the object's current generation (not an older spec's). */
+  const settled = (o: KubeObject) =>
+    conditionOf(o, "Synced")?.status === "True" &&
+    conditionOf(o, "Synced")?.observedGeneration === o.metadata?.generation &&
+    conditionOf(o, "Ready")?.status === "True";
   const tagsAt = async (name: string) => (await s3.client().getTags(name)).v;
 
   beforeAll(async () => {
@@ -165,16 +171,34 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
     expect((await s3.client().getTags(name)).v).toBe("1");
   });
 
-  it("creates the bucket with temporary credentials and their session token from the Secret", async () => {
+  it("refuses temporary credentials without their session token, naming the Secret", async () => {
     const first = await temporary("first");
-    await writeSts(first, first.sessionToken);
+    await writeSts(first);
     await buckets.create("staged", {
       name: stsBucket(),
       connectionRef: { name: stsConn },
       tags: { v: "1" },
       exportTo: { secretName: "staged-s3" },
     });
+    const held = await buckets.waitForCondition(
+      "staged",
+      "Ready",
+      "False",
+      "S3CredentialsRefused",
+      30_000,
+    );
+    expect(conditionOf(held, "Ready")?.message).toContain(
+      `the S3 credentials of the Secret ${ops}/s3-sts have no session token`,
+    );
+  });
+
+  it("creates the bucket with temporary credentials once the Secret holds their session token", async () => {
+    const first = await temporary("first");
+    const at = Date.now();
+    await writeSts(first, first.sessionToken);
     await buckets.waitForCondition("staged", "Ready", "True", "Available", 30_000);
+    // The connection's Secret watch retries its objects at once, not on the hold backoff.
+    expect(Date.now() - at).toBeLessThan(10_000);
     expect(await tagsAt(stsBucket())).toBe("1");
     const exported = await exportedWith(first.sessionToken);
     expect(exported.AWS_ACCESS_KEY_ID).toBe(b64(first.accessKeyId));
@@ -191,6 +215,28 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
     expect((await exportedWith(second.sessionToken)).AWS_ACCESS_KEY_ID).toBe(
       b64(second.accessKeyId),
     );
+  });
+
+  it("holds a Bucket whose temporary credentials expired with S3CredentialsRefused naming the Secret, until fresh ones are written there", async () => {
+    // Revoked: MinIO refuses them as it refuses expired ones (InvalidAccessKeyId).
+    await revokeTokens(s3.server, stsUser, "second");
+    await buckets.patchSpec("staged", { tags: { v: "3" } });
+    const held = await buckets.waitForCondition(
+      "staged",
+      "Synced",
+      "False",
+      "S3CredentialsRefused",
+      30_000,
+    );
+    expect(conditionOf(held, "Synced")?.message).toContain(
+      `the S3 credentials of the Secret ${ops}/s3-sts were refused with their session token: temporary ones expired or revoked`,
+    );
+    const third = await temporary("third");
+    const at = Date.now();
+    await writeSts(third, third.sessionToken);
+    await buckets.waitFor("staged", settled, 30_000);
+    expect(Date.now() - at).toBeLessThan(10_000);
+    expect(await tagsAt(stsBucket())).toBe("3");
   });
 
   it("uses a key pair rotated in the connection's Secret, without a restart", async () => {

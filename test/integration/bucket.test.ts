@@ -379,7 +379,16 @@ describe("Bucket controller", () => {
     await s3.writeCredentials(t.accessKeyId, t.secretAccessKey);
     await buckets.create("sts", { name: unique("sts") });
     // MinIO answers InvalidTokenId: the credentials, not the object, are at fault.
-    await buckets.waitForCondition("sts", "Ready", "False", "S3CredentialsRefused", 30_000);
+    const held = await buckets.waitForCondition(
+      "sts",
+      "Ready",
+      "False",
+      "S3CredentialsRefused",
+      30_000,
+    );
+    expect(conditionOf(held, "Ready")?.message).toContain(
+      `the S3 credentials of the files of objectStorage.credentialsDir ${s3.credentialsDir} have no session token`,
+    );
     await s3.writeCredentials(t.accessKeyId, t.secretAccessKey, t.sessionToken);
     await buckets.waitForCondition("sts", "Ready", "True", "Available", 30_000);
     // The root pair again, for the tests that follow.

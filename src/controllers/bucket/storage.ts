@@ -32,7 +32,7 @@ export function objectStorageOf(
     const settings: ObjectStorageSettings | undefined = conn.objectStorage;
     if (!settings) return undefined;
     const region = settings.region ?? DEFAULT_S3_REGION;
-    const key = `${conn.label}|${settings.endpoint}|${region}`;
+    const key = `${conn.label}|${settings.endpoint}|${region}|${settings.source ?? ""}`;
     let client = clients.get(key);
     if (!client) {
       const { ObjectStorageClient } = await import("../../service/object-storage.js");
@@ -43,6 +43,7 @@ export function objectStorageOf(
         endpoint: settings.endpoint,
         region,
         credentials: () => settings.credentials(),
+        ...(settings.source ? { credentialsSource: settings.source } : {}),
         timeoutMs: deps.config.objectStorage.timeoutMs,
         // Closed before the S3 server closes them, as the service client's connections.
         idleSocketTimeoutMs: deps.config.service.idleSocketTimeoutMs,

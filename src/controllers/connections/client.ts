@@ -154,6 +154,7 @@ export class ConnectionClients {
             endpoint: storage.endpoint,
             ...(storage.region ? { region: storage.region } : {}),
             credentials: async () => this.s3Credentials(name),
+            source: `the Secret ${storage.credentialsSecretRef.namespace}/${storage.credentialsSecretRef.name}`,
             exportCredentials: storage.exportCredentials === true,
           }
         : undefined,
