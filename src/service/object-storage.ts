@@ -10,14 +10,13 @@
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
-  DeleteObjectsCommand,
   HeadBucketCommand,
   ListBucketsCommand,
-  ListObjectVersionsCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
 import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
 import { idleBoundedAgents } from "./http-exchange.js";
+import { countObjectVersions, deleteAllVersions } from "./object-storage-empty.js";
 import {
   attemptsTold,
   callS3,
@@ -29,12 +28,7 @@ import {
 } from "./object-storage-errors.js";
 import { BucketFeatures } from "./object-storage-features.js";
 import { headRefusal } from "./object-storage-head.js";
-import {
-  deleteFailure,
-  lockRefusals,
-  type UndeletedVersion,
-  type VersionLock,
-} from "./object-storage-lock.js";
+import type { UndeletedVersion, VersionLock } from "./object-storage-lock.js";
 import type {
   BucketPresence,
   CorsRule,
@@ -228,56 +222,18 @@ export class ObjectStorageClient {
    * How many object versions and delete markers the bucket holds, counted up to
    * `limit` (one listing page): `more` is true when there are more than counted.
    */
-  async countObjectVersions(
-    bucket: string,
-    limit = 1000,
-  ): Promise<{ count: number; more: boolean }> {
-    const out = await callS3("ListObjectVersions", bucket, () =>
-      this.s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: limit })),
-    );
-    const count = (out.Versions?.length ?? 0) + (out.DeleteMarkers?.length ?? 0);
-    return { count, more: Boolean(out.IsTruncated) };
+  countObjectVersions(bucket: string, limit = 1000): Promise<{ count: number; more: boolean }> {
+    return countObjectVersions(this.s3, bucket, limit);
   }
 
   /**
    * Deletes every object version and delete marker of the bucket (so that it can be
-   * deleted), a page of up to 1000 at a time. Resolves with the number deleted. A page
-   * with versions object lock keeps ends it with ObjectsLockedError (nothing bypassed).
+   * deleted), a page of up to 1000 at a time (object-storage-empty.ts). Resolves with
+   * the number deleted. A page with versions object lock keeps ends it with
+   * ObjectsLockedError (nothing bypassed).
    */
-  async deleteAllVersions(bucket: string): Promise<number> {
-    let deleted = 0;
-    for (;;) {
-      const page = await callS3("ListObjectVersions", bucket, () =>
-        this.s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 })),
-      );
-      const ids = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].map((v) => ({
-        Key: v.Key ?? "",
-        ...(v.VersionId ? { VersionId: v.VersionId } : {}),
-      }));
-      if (ids.length === 0) return deleted;
-      const out = await callS3(
-        "DeleteObjects",
-        bucket,
-        () =>
-          this.s3.send(
-            new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: ids, Quiet: true } }),
-          ),
-        true,
-      );
-      const failed = (out.Errors ?? []).map((e) => ({
-        key: e.Key ?? "",
-        ...(e.VersionId ? { versionId: e.VersionId } : {}),
-        ...(e.Code ? { code: e.Code } : {}),
-        ...(e.Message ? { message: e.Message } : {}),
-      }));
-      if (failed.length > 0) {
-        const done = deleted + ids.length - failed.length;
-        const more = Boolean(page.IsTruncated);
-        const told = await lockRefusals(failed, (v) => this.versionLocks(bucket, v));
-        throw deleteFailure(bucket, told, { tried: ids.length, deleted: done, more });
-      }
-      deleted += ids.length;
-    }
+  deleteAllVersions(bucket: string): Promise<number> {
+    return deleteAllVersions(this.s3, bucket, (v) => this.versionLocks(bucket, v));
   }
 
   /** What locks each of `versions` (retention, legal hold); a refused read tells nothing. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalS3Server } from "../../src/controlplane/s3-server.js";
+import { ServiceUnavailableError } from "../../src/service/errors.js";
 import { ObjectStorageClient } from "../../src/service/object-storage.js";
 import {
   ObjectStorageCredentialsError,
@@ -137,6 +138,23 @@ describe("the local S3 server and the object storage client", () => {
       expect(await via.versionLocks("swlock-cap", locked.locked)).toEqual([
         { key: "held.bin", versionId: "6713d435882b9d73b576a5b53612e3dd", legalHold: true },
       ]);
+    } finally {
+      via.close();
+      await front.stop();
+    }
+  });
+
+  it("stops emptying a bucket whose listing shows again what DeleteObjects answered as deleted (gofakes3's version null), not looping", async () => {
+    const fixture = await s3Fixture("gofakes3-1.2.0-delete-null-version");
+    const front = await new S3Front(server.url, fixture).start();
+    const via = clientOf(front.url);
+    try {
+      const err = await via.deleteAllVersions("gfdel1").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ServiceUnavailableError);
+      expect((err as Error).message).toBe(
+        "S3 DeleteObjects of bucket gfdel1: the object storage answered 1 version as deleted, yet lists it still (a.bin version null): it does not delete it; empty the bucket with its own tools, or set deletionPolicy: Orphan",
+      );
+      expect(front.answered.map((r) => r.split(" ")[0])).toEqual(["GET", "POST", "GET"]);
     } finally {
       via.close();
       await front.stop();

@@ -1,0 +1,96 @@
+/**
+ * Emptying a bucket (object-storage.ts): its object versions and delete markers
+ * counted, or deleted a listing page at a time. A page the server answered as deleted
+ * that the next listing shows again ends the emptying (gofakes3 answers a delete by
+ * version id "null" as done and keeps the object): the next try comes on the retry
+ * backoff, not at once.
+ */
+import {
+  DeleteObjectsCommand,
+  ListObjectVersionsCommand,
+  type ObjectIdentifier,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { ServiceUnavailableError } from "./errors.js";
+import { callS3 } from "./object-storage-errors.js";
+import {
+  deleteFailure,
+  lockRefusals,
+  type UndeletedVersion,
+  type VersionLock,
+} from "./object-storage-lock.js";
+
+/** How many versions and delete markers `bucket` holds, up to `limit`; `more` past it. */
+export async function countObjectVersions(
+  s3: S3Client,
+  bucket: string,
+  limit: number,
+): Promise<{ count: number; more: boolean }> {
+  const out = await callS3("ListObjectVersions", bucket, () =>
+    s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: limit })),
+  );
+  const count = (out.Versions?.length ?? 0) + (out.DeleteMarkers?.length ?? 0);
+  return { count, more: Boolean(out.IsTruncated) };
+}
+
+const idOf = (v: ObjectIdentifier) => `${v.Key}\n${v.VersionId ?? ""}`;
+
+/** The error of versions a DeleteObjects answered as deleted that are listed again. */
+function notDeleted(bucket: string, again: readonly ObjectIdentifier[]): ServiceUnavailableError {
+  const first = again[0] as ObjectIdentifier;
+  const [what, them] =
+    again.length === 1 ? ["1 version", "it"] : [`${again.length} versions`, "them"];
+  return new ServiceUnavailableError(
+    `S3 DeleteObjects of bucket ${bucket}: the object storage answered ${what} as deleted, yet lists ${them} still (${first.Key} version ${first.VersionId ?? "none"}): it does not delete ${them}; empty the bucket with its own tools, or set deletionPolicy: Orphan`,
+    { code: undefined, endpoint: "s3:DeleteObjects" },
+  );
+}
+
+/**
+ * Deletes every version and delete marker of `bucket`, a page of up to 1000 at a time;
+ * resolves with the number deleted. A page with versions object lock keeps ends it with
+ * ObjectsLockedError (nothing bypassed; `locksOf` reads the locks).
+ */
+export async function deleteAllVersions(
+  s3: S3Client,
+  bucket: string,
+  locksOf: (versions: UndeletedVersion[]) => Promise<VersionLock[]>,
+): Promise<number> {
+  let deleted = 0;
+  let answeredDeleted = new Set<string>();
+  for (;;) {
+    const page = await callS3("ListObjectVersions", bucket, () =>
+      s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 })),
+    );
+    const ids = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].map((v) => ({
+      Key: v.Key ?? "",
+      ...(v.VersionId ? { VersionId: v.VersionId } : {}),
+    }));
+    if (ids.length === 0) return deleted;
+    const again = ids.filter((v) => answeredDeleted.has(idOf(v)));
+    if (again.length > 0) throw notDeleted(bucket, again);
+    const out = await callS3(
+      "DeleteObjects",
+      bucket,
+      () =>
+        s3.send(
+          new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: ids, Quiet: true } }),
+        ),
+      true,
+    );
+    const failed = (out.Errors ?? []).map((e) => ({
+      key: e.Key ?? "",
+      ...(e.VersionId ? { versionId: e.VersionId } : {}),
+      ...(e.Code ? { code: e.Code } : {}),
+      ...(e.Message ? { message: e.Message } : {}),
+    }));
+    if (failed.length > 0) {
+      const done = deleted + ids.length - failed.length;
+      const more = Boolean(page.IsTruncated);
+      const told = await lockRefusals(failed, locksOf);
+      throw deleteFailure(bucket, told, { tried: ids.length, deleted: done, more });
+    }
+    answeredDeleted = new Set(ids.map(idOf));
+    deleted += ids.length;
+  }
+}
