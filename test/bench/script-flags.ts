@@ -71,6 +71,7 @@ export const CHAOS_FLAGS = {
   "emulator-config": { type: "string" },
   fault: { type: "string", multiple: true },
   "steer-share": { type: "string" },
+  "webhook-share": { type: "string" },
 } satisfies Flags;
 
 /** The flags of compare-builds.ts. */

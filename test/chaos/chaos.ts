@@ -14,8 +14,9 @@
  * violation. The same seed gives the same kill schedule, batches, deletes and fault
  * draws. `--emulator-mode listsOmitEnv,...` turns on the emulator's modes (behaviour.ts),
  * `--emulator-config '{...}'` sets its other switches, `--fault '{...}'` adds a fault rule
- * (faults.ts), and `--steer-share 0.2` pauses a share of the objects until the last kill
- * (steering.ts).
+ * (faults.ts), `--steer-share 0.2` pauses a share of the objects until the last kill
+ * (steering.ts), and `--webhook-share 0.2` puts a share under a mutating admission
+ * webhook that strips the operator's records or stamps labels (admission.ts).
  */
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -82,6 +83,7 @@ const options = {
     .parse(JSON.parse(flags["emulator-config"] ?? env.AIDC_CHAOS_EMULATOR_CONFIG ?? "{}")),
   faults: (flags.fault ?? []).map((f) => faultRuleSchema.parse(JSON.parse(f))),
   steerShare: num(flags["steer-share"], "AIDC_CHAOS_STEER_SHARE", 0),
+  webhookShare: num(flags["webhook-share"], "AIDC_CHAOS_WEBHOOK_SHARE", 0),
 };
 const subscriptionDelayMs = num(
   flags["subscription-delay-ms"],

@@ -2,6 +2,7 @@
  * The invariants the chaos run ends with: exactly one remote resource per object (and
  * exactly one mount per FileSystem, each BlockVolume's volume attached to its instance),
  * every object Ready, no object stopped as CreateOutcomeUnknown (each one listed),
+ * except the objects a webhook holds (admission.ts): none, and not Ready,
  * and the API key in no log line and no Event. Objects the run deleted are left to
  * deletes.ts, except that their remote resources are no strays.
  */
@@ -92,12 +93,16 @@ export async function checkInvariants(args: {
   logFile: string;
   /** `Kind/name` of the objects the run deleted: deletes.ts checks them instead. */
   deleted?: ReadonlySet<string>;
+  /** `Kind/name` of the objects a webhook holds: no remote resource (admission.ts checks the rest). */
+  held?: ReadonlySet<string>;
   /** The second account and the objects (`Kind/name`) that live in it (accounts.ts). */
   second?: { state: EmulatorState; objects: ReadonlySet<string> };
 }): Promise<ChaosFindings> {
   const { kube, emulator, namespace, prefix, apiKey } = args;
   const violations: string[] = [];
   const deleted = args.deleted ?? new Set<string>();
+  const held = args.held ?? new Set<string>();
+  const expected = (kind: string, name: string) => (held.has(`${kind}/${name}`) ? 0 : 1);
   // Every name is known (so its resources are no strays); only live ones are checked.
   const names = (kind: string, n: number, name: (p: string, i: number) => string) => {
     const all = Array.from({ length: n }, (_, i) => name(prefix, i));
@@ -135,7 +140,8 @@ export async function checkInvariants(args: {
       }
     }
     for (const [name, n] of Object.entries(counts)) {
-      if (n !== 1) violations.push(`${name}: ${n} remote resources (expected exactly 1)`);
+      const want = expected(kind, name);
+      if (n !== want) violations.push(`${name}: ${n} remote resources (expected exactly ${want})`);
     }
     return { counts, stray };
   };
@@ -148,13 +154,14 @@ export async function checkInvariants(args: {
     if (f.name in mounts) mounts[f.name] = (mounts[f.name] ?? 0) + f.mounts.size;
   }
   for (const [name, n] of Object.entries(mounts)) {
-    if (n !== 1) violations.push(`${name}: ${n} mounts (expected exactly 1)`);
+    const want = expected(FS.kind, name);
+    if (n !== want) violations.push(`${name}: ${n} mounts (expected exactly ${want})`);
   }
   const remoteVolumes = [...emulator.state.volumes.records.values()];
   const bvCount = count(bvNames, (s) => s.volumes.records.values());
   const attached: Record<string, number> = {};
   bvNames.all.forEach((name, i) => {
-    if (!bvNames.live.includes(name)) return;
+    if (!bvNames.live.includes(name) || expected(BV.kind, name) === 0) return;
     attached[name] = remoteVolumes.filter(
       (v) => v.name === name && v.status === "in-use" && v.instanceId === bvInstance(i),
     ).length;
@@ -181,6 +188,7 @@ export async function checkInvariants(args: {
   const unknown: { name: string; message: string }[] = [];
   for (const { kind, live } of [nasNames, jobNames, fsNames, bvNames, tplNames]) {
     for (const name of live) {
+      if (held.has(`${kind}/${name}`)) continue;
       const obj = byName.get(`${kind}/${name}`);
       if (!obj || !isReady(obj)) notReady.push(`${kind}/${name}`);
       const conditions =

@@ -41,6 +41,13 @@ import {
 import { type OperatorProcess, sleep, startOperatorProcess } from "../support/operator-process.js";
 import { removeConnections } from "../support/two-teams.js";
 import { type SecondAccount, secondAccount } from "./accounts.js";
+import {
+  type AdmissionFindings,
+  checkAdmission,
+  heldOf,
+  planAdmission,
+  startChaosWebhook,
+} from "./admission.js";
 import { CCI, cciObjects, cciSettled, checkImages, type ImageFindings } from "./cci.js";
 import { type ChaosFindings, checkInvariants, checkOneActor } from "./checks.js";
 import {
@@ -159,6 +166,11 @@ export interface ChaosOptions {
    * creation, and resumed with a reconcile request after the last kill (steering.ts).
    */
   steerShare?: number;
+  /**
+   * Share of the objects that create whose writes a mutating webhook of the run changes
+   * (default 0, no webhook; admission.ts): some held at WriteNotKept, others stamped.
+   */
+  webhookShare?: number;
   /** The emulator's other behaviour switches for the run (admin-api.ts's config patch). */
   emulatorConfig?: Partial<EmulatorBehaviour>;
   /** Fault rules of the run's own, ahead of its injected failures (faults.ts). */
@@ -215,6 +227,8 @@ export interface ChaosReport extends ChaosFindings {
   steering: Omit<SteeringFindings, "violations">;
   /** The images the CciInstances saved. */
   images: Omit<ImageFindings, "violations">;
+  /** The objects under the run's mutating webhook, and what it did (admission.ts). */
+  admission?: Omit<AdmissionFindings, "violations"> & { webhook: Record<string, number> };
   /** With replicas: the handovers, and the service calls of each operator process. */
   handovers?: Replicas["handovers"] & { callsByProcess: Record<string, number> };
 }
@@ -366,6 +380,18 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
   const plan = planDeletes(objects, o.deleteShare ?? 0, o.seed);
   const steer = planSteering(objects, o.steerShare ?? 0, o.seed);
   const steered = new Set([...steer.values()].map((s) => `${s.kind}/${s.name}`));
+  const admission = planAdmission(objects, o.webhookShare ?? 0, o.seed, steered);
+  const held = heldOf(admission);
+  const webhook =
+    admission.size > 0
+      ? await startChaosWebhook(
+          env.kube,
+          o.namespace,
+          o.seed,
+          { res: NAS, spec: nasVolume(o.namespace, o.prefix, 0).spec as Record<string, unknown> },
+          [NAS, JOB, FS, BV, TPL, CCI].map((r) => r.plural),
+        )
+      : undefined;
   const requestedAt = `chaos-${o.seed}-resumed`;
   const census = new RemoteCensus(env.emulator).start();
   const batches = Math.max(1, Math.ceil(o.kills / 2));
@@ -438,7 +464,9 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       const listed = new Set(all.map((x) => `${x.kind}/${x.metadata?.name}`));
       const gone = [...deleted].every((d) => !listed.has(d));
       const done = (x: KubeObject) =>
-        (x.kind === CCI.kind ? cciSettled(x) : isReady(x)) && echoes(x, steered, requestedAt);
+        held.has(`${x.kind}/${x.metadata?.name}`)
+          ? syncedReason(x) === "WriteNotKept"
+          : (x.kind === CCI.kind ? cciSettled(x) : isReady(x)) && echoes(x, steered, requestedAt);
       if (gone && all.length === objects.length - plan.size && all.every(done)) {
         settledInMs = Date.now() - settleStart;
         break;
@@ -472,8 +500,15 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       apiKey: env.apiKey,
       logFile: o.logFile,
       deleted,
+      held,
       ...(second ? { second } : {}),
     });
+    const { violations: admissionViolations, ...admitted } = checkAdmission(
+      admission,
+      log,
+      await listAll(),
+      deleted,
+    );
     const { violations: imageViolations, ...images } = await checkImages({
       kube: env.kube,
       emulator: env.emulator,
@@ -526,6 +561,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       onSecondAccount: [...(second?.objects ?? [])],
       steering,
       images,
+      ...(webhook ? { admission: { ...admitted, webhook: { ...webhook.counts } } } : {}),
       ...(replicas
         ? {
             handovers: {
@@ -545,16 +581,24 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         ...deleteViolations,
         ...imageViolations,
         ...steeringViolations,
+        ...admissionViolations,
         ...(observedWrites > 0 ? [`${observedWrites} writing calls to observed NAS`] : []),
       ],
     };
   } finally {
     if (second) await removeConnections(env.kube, [second.connection]);
+    await webhook?.stop();
     census.stop();
     env.emulator.faults.clear();
     env.emulator.state.behaviour = behaviour;
     await operator.kill();
   }
+}
+
+/** The reason of the object's Synced condition. */
+function syncedReason(x: KubeObject): string | undefined {
+  const conditions = (x.status as { conditions?: { type: string; reason?: string }[] })?.conditions;
+  return conditions?.find((c) => c.type === "Synced")?.reason;
 }
 
 function countBy(keys: string[]): Record<string, number> {
