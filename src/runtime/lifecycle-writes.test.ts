@@ -79,6 +79,22 @@ describe("writes an admission webhook changes", () => {
     expect(current().metadata?.annotations).toEqual({ "example.io/marker": "m1" });
   });
 
+  it("setAnnotations: a write-back admission drops too is sent again until its answer shows it", async () => {
+    let writes = 0;
+    // Strips what each of the first three writes adds or changes: the id, then the marker twice.
+    const { kube, patches, current } = admittingKube(widget, (o) => {
+      if (++writes > 3) return o;
+      const annotations = { ...o.metadata?.annotations };
+      delete annotations[writes === 1 ? "example.io/id" : "example.io/marker"];
+      return { ...o, metadata: { ...o.metadata, annotations } };
+    });
+    await expect(
+      setAnnotations(kube, RES, widget, { "example.io/id": "id-1", "example.io/marker": null }),
+    ).rejects.toBeInstanceOf(WriteNotKeptError);
+    expect(patches).toHaveLength(4);
+    expect(current().metadata?.annotations).toEqual({ "example.io/marker": "m1" });
+  });
+
   it("setAnnotations: an answer without the finalizer it added is WriteNotKept", async () => {
     const noFinalizers = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, finalizers: [] } });
     const { kube } = admittingKube(widget, noFinalizers);

@@ -222,6 +222,9 @@ export async function patchStatus<T extends KubeObject>(
   }
 }
 
+/** How many times a record a dropped write removed is written back (setAnnotations). */
+const WRITE_BACK_ATTEMPTS = 10;
+
 /**
  * Sets (string) or removes (null) annotations; {@link ConflictError} when the object
  * changed since it was read. With `options.finalizer`, the same write adds that
@@ -258,20 +261,25 @@ export async function setAnnotations<T extends KubeObject>(
   if (finalizer && !hasFinalizer(written, finalizer)) unkept.push(`finalizer ${finalizer}`);
   if (unkept.length === 0) return written;
   // All or nothing: what the write removed is put back, so a record it was to replace
-  // (a marker replaced by the id it leads to) is not lost with its replacement.
+  // (a marker replaced by the id it leads to) is not lost with its replacement; sent
+  // again while an answer does not show it (admission may drop this write too).
   const before = obj.metadata?.annotations ?? {};
-  const removed = Object.keys(annotations).filter(
-    (key) => annotations[key] === null && key in before && !(key in now),
+  const back = Object.fromEntries(
+    Object.keys(annotations)
+      .filter((key) => annotations[key] === null && key in before && !(key in now))
+      .map((key) => [key, before[key]]),
   );
-  if (removed.length > 0) {
-    await kube.patch(res, keyOf(obj), {
-      metadata: {
-        resourceVersion: written.metadata?.resourceVersion,
-        annotations: Object.fromEntries(removed.map((key) => [key, before[key]])),
-      },
+  let lost = Object.keys(back);
+  for (let i = 0; i < WRITE_BACK_ATTEMPTS && lost.length > 0; i++) {
+    const answer = await kube.patch<T>(res, keyOf(obj), {
+      metadata: { resourceVersion: written.metadata?.resourceVersion, annotations: back },
     });
+    const shown = answer.metadata?.annotations ?? {};
+    lost = lost.filter((key) => shown[key] !== back[key]);
+    written = answer;
   }
-  throw new WriteNotKeptError("annotation update", unkept);
+  const notBack = lost.map((key) => `annotation ${key} (removed, and written back in vain)`);
+  throw new WriteNotKeptError("annotation update", [...unkept, ...notBack]);
 }
 
 /** True when the object lists `finalizer`. */

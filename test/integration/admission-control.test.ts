@@ -299,6 +299,41 @@ describe("admission control", () => {
     );
   }, 60_000);
 
+  it("creates a FileSystem once when a webhook strips its id and then the marker's write-back: written back until kept", async () => {
+    let strips = 0;
+    hook.handler = (req) => {
+      if (labelOf(req) !== "no-id-twice" || req.operation !== "UPDATE" || strips >= 2) {
+        return { allowed: true };
+      }
+      const now = req.object?.metadata?.annotations ?? {};
+      const before = req.oldObject?.metadata?.annotations ?? {};
+      const added = [ANNOTATIONS.externalId, ANNOTATIONS.createPending].filter(
+        (k) => k in now && now[k] !== before[k],
+      );
+      // The id's write first, then the next write of a record: the marker put back.
+      if (added.length === 0 || (strips === 0 && !added.includes(ANNOTATIONS.externalId))) {
+        return { allowed: true };
+      }
+      strips++;
+      const patch = added.map((k) => ({
+        op: "remove",
+        path: `/metadata/annotations/${k.replace("/", "~1")}`,
+      }));
+      return { allowed: true, patch };
+    };
+    await withWebhook(
+      "mutating",
+      { name: "strip-id-twice.admission.test", resources: ["filesystems"] },
+      async () => {
+        await labelled("no-id-twice", "no-id-twice", { sizeGB: 10, mounts: [] }, fileSystemCrd);
+        const fs = new ObjectsOf(op.kube, fileSystemCrd, namespace);
+        await fs.waitForCondition("no-id-twice", "Ready", "True");
+        expect(strips).toBe(2);
+        expect(await fsCreates("no-id-twice")).toBe(1);
+      },
+    );
+  }, 60_000);
+
   it("orders nothing while a webhook or a policy refuses its finalizer or marker; names them; recovers when they go", async () => {
     hook.handler = (req) =>
       labelOf(req) === "no-finalizer" &&
