@@ -152,6 +152,13 @@ export function objectStorageError(
   if (code === "NotImplemented" || status === 501) {
     return new ObjectStorageNotImplementedError(text, details);
   }
+  // gofakes3 runs a PUT of a bucket feature it lacks as a CreateBucket.
+  if (operation !== "CreateBucket" && code?.startsWith("BucketAlready")) {
+    return new ObjectStorageNotImplementedError(
+      `${what}: ${code}: the object storage took it for a CreateBucket (it does not implement ${operation})`,
+      details,
+    );
+  }
   if (refusesCredentials(status, code)) {
     return new ObjectStorageCredentialsError(`${text}${credentialsHint(err, code)}`, details);
   }
@@ -266,30 +273,5 @@ export async function callS3<T>(
     return await run();
   } catch (err) {
     throw objectStorageError(operation, bucket, err, mutating);
-  }
-}
-
-/** The S3 codes of a bucket feature that is not configured. */
-const NOT_CONFIGURED = new Set([
-  "NoSuchLifecycleConfiguration",
-  "NoSuchBucketPolicy",
-  "NoSuchTagSet",
-  "NoSuchCORSConfiguration",
-  "NoSuchTagSetError",
-]);
-
-/** Reads a bucket feature, answering `empty` when the bucket has none of it configured. */
-export async function readS3Feature<T>(
-  operation: string,
-  bucket: string,
-  run: () => Promise<T>,
-  empty: T,
-): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    const code = s3ErrorCode(err);
-    if (code && NOT_CONFIGURED.has(code)) return empty;
-    throw objectStorageError(operation, bucket, err);
   }
 }

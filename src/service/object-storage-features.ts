@@ -23,7 +23,12 @@ import {
   PutBucketVersioningCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { callS3, readS3Feature } from "./object-storage-errors.js";
+import {
+  callS3,
+  ObjectStorageNotImplementedError,
+  objectStorageError,
+  s3ErrorCode,
+} from "./object-storage-errors.js";
 import type { UndeletedVersion, VersionLock } from "./object-storage-lock.js";
 import {
   corsRuleOf,
@@ -93,7 +98,15 @@ export class BucketFeatures {
       () => this.s3.send(new GetBucketPolicyCommand({ Bucket: bucket })),
       { Policy: undefined, $metadata: {} },
     );
-    return out.Policy || undefined;
+    const policy = out.Policy || undefined;
+    if (policy !== undefined && !policy.trimStart().startsWith("{")) {
+      // gofakes3 answers a GET of a feature it lacks with the bucket's object list.
+      throw new ObjectStorageNotImplementedError(
+        `S3 GetBucketPolicy of bucket ${bucket}: the answer is no JSON policy but ${JSON.stringify(policy.slice(0, 60))}…: the object storage does not implement it`,
+        { code: out.$metadata.httpStatusCode, endpoint: "s3:GetBucketPolicy" },
+      );
+    }
+    return policy;
   }
 
   /** Sets the bucket policy; undefined removes it. */
@@ -187,5 +200,30 @@ export class BucketFeatures {
         };
       }),
     );
+  }
+}
+
+/** The S3 codes of a bucket feature that is not configured. */
+const NOT_CONFIGURED = new Set([
+  "NoSuchLifecycleConfiguration",
+  "NoSuchBucketPolicy",
+  "NoSuchTagSet",
+  "NoSuchCORSConfiguration",
+  "NoSuchTagSetError",
+]);
+
+/** Reads a bucket feature, answering `empty` when the bucket has none of it configured. */
+async function readS3Feature<T>(
+  operation: string,
+  bucket: string,
+  run: () => Promise<T>,
+  empty: T,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const code = s3ErrorCode(err);
+    if (code && NOT_CONFIGURED.has(code)) return empty;
+    throw objectStorageError(operation, bucket, err);
   }
 }

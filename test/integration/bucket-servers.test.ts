@@ -8,7 +8,7 @@ import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
-import { ObjectsOf } from "../support/managed.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { startTestS3, type TestS3 } from "../support/s3.js";
 import { S3Front, s3Fixture } from "../support/s3-front.js";
@@ -56,5 +56,32 @@ describe("Buckets on other S3 servers' answers", () => {
     expect(await c.getVersioning(name)).toBe("Enabled");
     await buckets.waitForEvents("legacy", ["Adopted"]);
     expect(front.answered).toEqual([]);
+  });
+
+  it("reports the tags and policy of a server that takes their PUT for a CreateBucket and their GET for a listing (gofakes3) as FeatureNotImplemented, Ready", async () => {
+    const name = unique("fake");
+    front.use(await s3Fixture("gofakes3-1.2.0-policy-and-tags"));
+    await buckets.create("fake", {
+      name,
+      versioning: "Enabled",
+      tags: { team: "vision" },
+      policy: JSON.stringify({ Version: "2012-10-17", Statement: [] }),
+    });
+    const obj = await buckets.waitForCondition(
+      "fake",
+      "Synced",
+      "False",
+      "FeatureNotImplemented",
+      30_000,
+    );
+    expect(conditionOf(obj, "Synced")?.message).toContain(
+      "the object storage does not implement bucket policy, tags",
+    );
+    expect(conditionOf(obj, "Ready")).toMatchObject({ status: "True", reason: "Available" });
+    const status = obj.status as { unsupported?: string[]; policy?: boolean };
+    expect(status.unsupported).toEqual(["bucket policy", "tags"]);
+    expect(status).not.toHaveProperty("policy");
+    // The features the server has are applied.
+    expect(await s3.client().getVersioning(name)).toBe("Enabled");
   });
 });
