@@ -99,7 +99,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   }
   // A changed key lifts the hold of objects a refused key stopped (wired once the
   // manager exists; the first read at start is no change).
-  let onKeyChange = () => {};
+  let onKeyChange: (what?: string) => void = () => {};
   const apiKey = apiKeyReader(config, { env, onChange: () => onKeyChange(), redactor });
   await checkApiKey(apiKey, config);
 
@@ -230,13 +230,14 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   });
   await manager.start();
   options.onStarted?.(manager);
-  // A rotated default API key lifts the holds (a 403 waits for a new key) of its objects.
-  onKeyChange = () => {
-    log.info("the API key changed; retrying every object of the default connection");
+  // A rotated default API key or S3 credentials lift the holds (a 403 waits for new ones)
+  // of its objects. The key's reader tells the client each key: requests do not ask.
+  onKeyChange = (what = "the API key") => {
+    log.info(`${what} changed; retrying every object of the default connection`);
     manager.retryMatching((obj) => connections.chosenName(obj) === undefined);
   };
-  // The reader tells the client each key it reads: requests do not ask for it.
   const stopWatching = apiKey.watch((key) => defaultService.useApiKey(key));
+  const stopS3Watch = defaultStorage?.watch?.(() => onKeyChange("the S3 credentials"));
 
   const stopped = await Promise.race([
     (options.stopSignal ?? waitForSignal()).then(() => "signal" as const),
@@ -246,6 +247,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     ),
   ]);
   stopWatching();
+  stopS3Watch?.();
   connections.close();
   if (stopped instanceof Error) {
     log.error({ err: stopped }, "the manager failed; exiting so that the pod restarts");

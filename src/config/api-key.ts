@@ -102,13 +102,9 @@ export function apiKeyReader(
     watched = true;
     tell = use;
     if (cached) use?.(cached.key);
-    const timer = setInterval(() => {
-      // Unreadable for a moment (the kubelet swaps the file): try again next time.
-      load().catch(() => undefined);
-    }, refreshMs);
-    timer.unref();
+    const stop = rereadEvery(load, refreshMs);
     return () => {
-      clearInterval(timer);
+      stop();
       watched = false;
       tell = undefined;
     };
@@ -119,6 +115,19 @@ export function apiKeyReader(
     },
     watch,
   });
+}
+
+/**
+ * Calls `load` (a mounted Secret's reader) every `ms` until the returned function is
+ * called; a failed read (the kubelet swapping the files) waits for the next. The timer
+ * keeps no process alive.
+ */
+export function rereadEvery(load: () => Promise<unknown>, ms: number): () => void {
+  const timer = setInterval(() => {
+    load().catch(() => undefined);
+  }, ms);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Reads the key once at start; throws {@link ConfigError} naming the field when unusable. */

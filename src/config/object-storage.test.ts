@@ -48,6 +48,25 @@ describe("defaultObjectStorage's credentials", () => {
     expect((await storage.credentials()).sessionToken).toBe("token-later-0123");
   });
 
+  it("watches the files while no request reads them, and tells each change", async () => {
+    const storage = await mounted({ accessKeyId: "AKIDOLD", secretAccessKey: "old-secret" });
+    let changes = 0;
+    const stop = storage.watch?.(() => changes++);
+    await new Promise((r) => setTimeout(r, 20));
+    // The first read is no change; fresh temporary credentials are.
+    expect(changes).toBe(0);
+    await writeFile(join(dir, "accessKeyId"), "AKIDNEW");
+    await writeFile(join(dir, "sessionToken"), "token-new-0123");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(changes).toBeGreaterThan(0);
+    expect(await storage.credentials()).toMatchObject({ sessionToken: "token-new-0123" });
+    stop?.();
+    const seen = changes;
+    await writeFile(join(dir, "accessKeyId"), "AKIDLATER");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(changes).toBe(seen);
+  });
+
   it("takes the token from AIDC_S3_SESSION_TOKEN beside the key pair's variables", async () => {
     const env = {
       AIDC_S3_ACCESS_KEY_ID: "AKIDENV",

@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import type { ObjectStorageSettings, S3Credentials } from "../service/object-storage.js";
+import { rereadEvery } from "./api-key.js";
 import type { OperatorConfig } from "./schema.js";
 import { S3_KEY_ENV } from "./settings.js";
 
@@ -11,14 +13,17 @@ import { S3_KEY_ENV } from "./settings.js";
  * is `credentialsRefreshMs` old, so a rotated Secret takes effect without a restart;
  * with the session token of temporary ones from `AIDC_S3_SESSION_TOKEN` or the file
  * `sessionToken`, when there. Undefined when neither is configured; `source` says which
- * it is. Every value read is registered with `redactor` first (as `service.objectStorage.<field>`); nothing here
+ * it is, `watch` reads the files every interval and tells a change. Every value read is
+ * registered with `redactor` first (as `service.objectStorage.<field>`); nothing here
  * logs a key.
  */
 export function s3CredentialsReader(
   config: OperatorConfig,
   env: Record<string, string | undefined> = process.env,
   redactor?: CredentialsRedactor,
-): { read: () => Promise<S3Credentials>; source: string } | undefined {
+):
+  | (Pick<ObjectStorageSettings, "source" | "watch"> & { read: () => Promise<S3Credentials> })
+  | undefined {
   const fromEnv = withToken(
     env[S3_KEY_ENV.accessKeyId]?.trim() ?? "",
     env[S3_KEY_ENV.secretAccessKey]?.trim() ?? "",
@@ -29,15 +34,15 @@ export function s3CredentialsReader(
       keepAll(redactor, fromEnv);
       return fromEnv;
     };
+    // From the environment: fixed for the process, nothing to watch.
     return { read, source: `${S3_KEY_ENV.accessKeyId} and ${S3_KEY_ENV.secretAccessKey}` };
   }
   const dir = config.objectStorage.credentialsDir;
   if (!dir) return undefined;
+  const refreshMs = config.objectStorage.credentialsRefreshMs;
   let cached: { credentials: S3Credentials; at: number } | undefined;
-  const read = async () => {
-    if (cached && Date.now() - cached.at < config.objectStorage.credentialsRefreshMs) {
-      return cached.credentials;
-    }
+  let onChange: (() => void) | undefined;
+  const load = async () => {
     const [accessKeyId, secretAccessKey, sessionToken] = await Promise.all(
       ["accessKeyId", "secretAccessKey", "sessionToken"].map(async (f) =>
         (
@@ -51,10 +56,22 @@ export function s3CredentialsReader(
     );
     const credentials = withToken(accessKeyId ?? "", secretAccessKey ?? "", sessionToken);
     keepAll(redactor, credentials);
+    const changed = cached && !isDeepStrictEqual(cached.credentials, credentials);
     cached = { credentials, at: Date.now() };
+    if (changed) onChange?.();
     return credentials;
   };
-  return { read, source: `the files of objectStorage.credentialsDir ${dir}` };
+  const read = async () =>
+    cached && Date.now() - cached.at < refreshMs ? cached.credentials : load();
+  const watch = (tell: () => void) => {
+    onChange = tell;
+    const stop = rereadEvery(load, refreshMs);
+    return () => {
+      stop();
+      onChange = undefined;
+    };
+  };
+  return { read, watch, source: `the files of objectStorage.credentialsDir ${dir}` };
 }
 
 /** What registers a secret to redact (runtime/outbound-guards.ts SecretRedactor). */
@@ -94,6 +111,7 @@ export function defaultObjectStorage(
     region: config.objectStorage.region,
     credentials: reader.read,
     source: reader.source,
+    ...(reader.watch ? { watch: reader.watch } : {}),
     exportCredentials: config.objectStorage.exportCredentials,
   };
 }

@@ -91,6 +91,12 @@ export interface ObjectStorageSettings {
   credentials(): Promise<S3Credentials>;
   /** Where the credentials come from, named when the object storage refuses them. */
   source?: string;
+  /**
+   * Reads the credentials every refresh interval, also while no request is made, and
+   * calls `onChange` when they differ from the last read (the default connection's
+   * mounted files: a held object waits for no request); returns what stops it.
+   */
+  watch?(onChange: () => void): () => void;
   /** Whether a Bucket may write the key pair into its spec.exportTo Secret (default no). */
   exportCredentials?: boolean;
 }

@@ -1,4 +1,3 @@
-import { Writable } from "node:stream";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
@@ -11,6 +10,7 @@ import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
+import { linesInto } from "../support/captured-log.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
@@ -29,15 +29,6 @@ const S3_HOST = "s3.aidc.test";
 /** The service under a second name (a front of its own), for a ServiceConnection. */
 const OTHER_HOST = "other.aidc.test";
 const PROXY_USER = "aidc:proxy-Pa55word";
-
-function linesInto(lines: string[]): Writable {
-  return new Writable({
-    write(chunk, _enc, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-}
 
 /** Deletes the ServiceConnection `name`, its finalizer taken off (the operator is stopped). */
 async function removeConnection(kube: KubeClient, name: string): Promise<void> {
