@@ -7,8 +7,10 @@
  * (AssumeRole): refused without their session token, Ready with it, rotated in the
  * Secret and used at the next call, and, revoked as expired ones are, held with
  * S3CredentialsRefused naming the Secret until fresh ones are written there; exported
- * with the token. No key or token reaches a log line, Event or status.
+ * with the token. No key or token reaches a log line, Event, status or the error of a
+ * refused call.
  */
+import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
@@ -17,6 +19,7 @@ import { bucketCrd } from "../../src/crds/bucket.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";
 import { SecretRedactor } from "../../src/runtime/outbound-guards.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
+import { ObjectStorageClient } from "../../src/service/object-storage.js";
 import { capturedLog } from "../support/captured-log.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
@@ -237,6 +240,37 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
     await buckets.waitFor("staged", settled, 30_000);
     expect(Date.now() - at).toBeLessThan(10_000);
     expect(await tagsAt(stsBucket())).toBe("3");
+  });
+
+  it("puts no key or session token into the error of a refused call, however it is read", async () => {
+    const t = await temporary("inspected");
+    await revokeTokens(s3.server, stsUser, "inspected");
+    const client = new ObjectStorageClient({
+      endpoint: s3.server.url,
+      region: s3.server.region,
+      credentials: async () => t,
+      credentialsSource: `the Secret ${ops}/s3-sts`,
+    });
+    const errors: unknown[] = [];
+    const name = stsBucket();
+    for (const call of [
+      () => client.headBucket(name),
+      () => client.getTags(name),
+      () => client.createBucket(`${name}-x`),
+    ]) {
+      await call().catch((err: unknown) => errors.push(err));
+    }
+    client.close();
+    expect(errors).toHaveLength(3);
+    for (const err of errors) {
+      const e = err as Error;
+      expect(e.message).toContain("refused with their session token");
+      const read = [e.message, e.stack, String(e.cause), inspect(err, { depth: 8 })];
+      const text = [...read, JSON.stringify(err)].join("\n");
+      for (const key of [t.accessKeyId, t.secretAccessKey, t.sessionToken]) {
+        expect(text).not.toContain(key);
+      }
+    }
   });
 
   it("uses a key pair rotated in the connection's Secret, without a restart", async () => {
