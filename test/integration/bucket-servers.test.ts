@@ -84,4 +84,21 @@ describe("Buckets on other S3 servers' answers", () => {
     // The features the server has are applied.
     expect(await s3.client().getVersioning(name)).toBe("Enabled");
   });
+
+  it("names the owner mark as the tags a server without them lacks when the spec sets none (gofakes3)", async () => {
+    const name = unique("plain");
+    front.use(await s3Fixture("gofakes3-1.2.0-policy-and-tags"));
+    await buckets.create("plain", { name });
+    const obj = await buckets.waitForCondition(
+      "plain",
+      "Synced",
+      "False",
+      "FeatureNotImplemented",
+      30_000,
+    );
+    expect(conditionOf(obj, "Synced")?.message).toBe(
+      `the object storage does not implement tags (the owner mark ${OWNER_TAG}) (it answered NotImplemented); remove the field from the spec or use a server that supports it`,
+    );
+    expect(conditionOf(obj, "Ready")).toMatchObject({ status: "True", reason: "Available" });
+  });
 });

@@ -44,6 +44,7 @@ import {
   type BucketRemote,
   CREATION_CLOCK_SKEW_MS,
   desiredOf,
+  FEATURE_TITLES,
   type FeatureChange,
   featureChanges,
   isNotImplemented,
@@ -253,10 +254,14 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     if (problem)
       return { outcome: "Refused", reason: R.InvalidBucketPolicy, message: `${problem}${done}` };
     if (unsupported.length > 0) {
+      // Without spec.tags, the tag written is the owner mark alone.
+      const named = unsupported.map((t) =>
+        t === FEATURE_TITLES.tags && !call.obj.spec.tags ? `tags (the owner mark ${OWNER_TAG})` : t,
+      );
       return {
         outcome: "Refused",
         reason: R.FeatureNotImplemented,
-        message: `the object storage does not implement ${unsupported.join(", ")} (it answered NotImplemented); remove the field from the spec or use a server that supports it${done}`,
+        message: `the object storage does not implement ${named.join(", ")} (it answered NotImplemented); remove the field from the spec or use a server that supports it${done}`,
       };
     }
     const exportRefused = this.exportRefusal(call.obj);
