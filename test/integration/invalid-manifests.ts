@@ -1,6 +1,12 @@
+import type * as k8s from "@kubernetes/client-node";
+import { expect } from "vitest";
+import { allCrds } from "../../src/crds/index.js";
+import { refusal } from "../support/crds.js";
+
 /**
  * Manifests the API server must refuse, each with the field the error must name and a
- * piece of the message that says why. Used by crds-validation.test.ts.
+ * piece of the message that says why. Used by crds-validation.test.ts and, on the oldest
+ * Kubernetes the chart supports, kube-floor.test.ts.
  */
 export interface InvalidCase {
   /** What is wrong, as a sentence. */
@@ -11,8 +17,8 @@ export interface InvalidCase {
   spec: Record<string, unknown> | undefined;
   /** Path of the field the message must name, e.g. `spec.priority`. */
   field: string;
-  /** Text the message must contain besides the field. */
-  says: string;
+  /** Text the message must contain besides the field (a pattern where versions word it differently). */
+  says: string | RegExp;
 }
 
 const job = { image: "registry.example.com/ml/train:1", productCode: "gpu-1x", workerCount: 1 };
@@ -20,13 +26,48 @@ const nas = { productCode: "nas-std" };
 const fs = { sizeGB: 10 };
 const tpl = { image: "registry.example.com/ml/train:1", productCode: "gpu-1x" };
 
-const tj = (reason: string, spec: object, field: string, says: string): InvalidCase => ({
+const tj = (reason: string, spec: object, field: string, says: string | RegExp): InvalidCase => ({
   reason,
   kind: "TrainingJob",
   spec: { ...job, ...spec },
   field,
   says,
 });
+
+/**
+ * Creates `c` as `name` in `namespace` and checks that the API server refuses it with 422,
+ * a message naming its field and saying why.
+ */
+export async function expectRefused(
+  custom: k8s.CustomObjectsApi,
+  namespace: string,
+  c: InvalidCase,
+  name: string,
+): Promise<void> {
+  const def = allCrds.find((d) => d.kind === c.kind);
+  if (!def) throw new Error(`unknown kind ${c.kind}`);
+  const body: Record<string, unknown> = {
+    apiVersion: `${def.group}/${def.version}`,
+    kind: def.kind,
+    metadata: { name },
+  };
+  if (c.spec !== undefined) body.spec = c.spec;
+  const err = await custom
+    .createNamespacedCustomObject({
+      group: def.group,
+      version: def.version,
+      namespace,
+      plural: def.plural,
+      body,
+    })
+    .then(() => undefined)
+    .catch((e: unknown) => e);
+  expect(err, "the API server accepted it").toBeDefined();
+  const { code, message } = refusal(err);
+  expect(code).toBe(422);
+  expect(message).toContain(`${c.field}:`);
+  expect(message).toMatch(c.says);
+}
 
 /** At least 30 refusals, across the kinds. */
 export const invalidCases: InvalidCase[] = [
@@ -144,7 +185,8 @@ export const invalidCases: InvalidCase[] = [
     "storage mountPath longer than 64",
     { storage: [{ storageId: "s-1", mountPath: `/${"a".repeat(64)}` }] },
     "spec.storage[0].mountPath",
-    "may not be more than 64 bytes",
+    // Kubernetes 1.30 says "may not be longer than 64".
+    /may not be (more|longer) than 64/,
   ),
   tj(
     "two storages at one mountPath",
