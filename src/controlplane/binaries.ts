@@ -23,6 +23,12 @@ export interface BinariesOptions {
    * building ...`): only a run that builds something prints more than the "cached" lines.
    */
   onProgress?: (line: string) => void;
+  /**
+   * The Kubernetes wrapper module of tools/controlplane the binaries come from: `kubernetes`
+   * (the default, what the tests run against) or `kubernetes-floor` (the oldest version the
+   * chart supports, never taken from `AIDC_CONTROLPLANE_BIN_DIR`).
+   */
+  kubernetes?: "kubernetes" | "kubernetes-floor";
 }
 
 /**
@@ -34,10 +40,12 @@ export interface BinariesOptions {
 export async function controlPlaneBinaries(
   options: BinariesOptions = {},
 ): Promise<ControlPlaneBinaries> {
-  let dir = process.env.AIDC_CONTROLPLANE_BIN_DIR;
+  const wrapper = options.kubernetes ?? "kubernetes";
+  const given = wrapper === "kubernetes" ? process.env.AIDC_CONTROLPLANE_BIN_DIR : undefined;
+  let dir = given;
   if (!dir) {
     const script = join(repoRoot, "tools", "controlplane", "build.sh");
-    const stdout = await runBuildScript(script, options.onProgress);
+    const stdout = await runBuildScript(script, wrapper, options.onProgress);
     dir = stdout.trim().split("\n").pop() ?? "";
   }
   const bins: ControlPlaneBinaries = {
@@ -52,7 +60,7 @@ export async function controlPlaneBinaries(
     if (!existsSync(path)) {
       throw new Error(
         `control-plane binary missing: ${path}` +
-          (process.env.AIDC_CONTROLPLANE_BIN_DIR
+          (given
             ? " (AIDC_CONTROLPLANE_BIN_DIR must hold every binary tools/controlplane/build.sh builds)"
             : ""),
       );
@@ -61,10 +69,14 @@ export async function controlPlaneBinaries(
   return bins;
 }
 
-/** Runs the build script; resolves with its stdout, passing its stderr lines on. */
-function runBuildScript(script: string, onProgress?: (line: string) => void): Promise<string> {
+/** Runs the build script for `wrapper`; resolves with its stdout, passing its stderr lines on. */
+function runBuildScript(
+  script: string,
+  wrapper: string,
+  onProgress?: (line: string) => void,
+): Promise<string> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn("bash", [script], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", [script, wrapper], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let partial = "";

@@ -1,4 +1,5 @@
 import type { TestProject } from "vitest/node";
+import { controlPlaneBinaries } from "../../src/controlplane/binaries.js";
 import { LocalControlPlane } from "../../src/controlplane/controlplane.js";
 import { minioBinary } from "../../src/controlplane/s3-server.js";
 import { kstatusBinary } from "./kstatus.js";
@@ -22,6 +23,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   promtoolDir();
   // So is the S3 server of the Bucket tests (tools/minio/build.sh).
   await minioBinary((line) => console.log(line));
+  // So is the oldest Kubernetes the chart supports (kube-floor.test.ts).
+  await controlPlaneBinaries({
+    kubernetes: "kubernetes-floor",
+    onProgress: (line) => console.log(line),
+  });
   const plane = new LocalControlPlane();
   const started = Date.now();
   await plane.start();

@@ -5,6 +5,10 @@
 # Binaries are cached outside the repository, keyed by version, so a second run
 # builds nothing. Prints the directory that holds the binaries.
 #
+#   build.sh [WRAPPER]  the Kubernetes wrapper module beside this script: kubernetes (the
+#                       default, what the tests run against) or kubernetes-floor (the oldest
+#                       version the chart supports, for test/integration/kube-floor.test.ts)
+#
 #   AIDC_CONTROLPLANE_CACHE  cache root (default: $XDG_CACHE_HOME or ~/.cache, /aidc-operator/controlplane)
 #   KUBEBUILDER_ASSETS       a directory with envtest binaries (etcd, kube-apiserver,
 #                            kubectl): used as they are. envtest ships no
@@ -20,7 +24,9 @@ module_version() {
   [ -n "$v" ] || { echo "no version of $2 in $1/go.mod" >&2; exit 1; }
   echo "$v"
 }
-K8S_VERSION="$(module_version kubernetes k8s.io/kubernetes)"
+K8S_DIR="${1:-kubernetes}"
+[ -f "$here/$K8S_DIR/go.mod" ] || { echo "no wrapper module $here/$K8S_DIR" >&2; exit 1; }
+K8S_VERSION="$(module_version "$K8S_DIR" k8s.io/kubernetes)"
 ETCD_VERSION="$(module_version etcd go.etcd.io/etcd/server/v3)"
 HELM_VERSION="$(module_version helm helm.sh/helm/v3)"
 
@@ -71,18 +77,18 @@ k8s_ldflags() {
   echo "$flags"
 }
 
-if [ -n "${KUBEBUILDER_ASSETS:-}" ]; then
+if [ -n "${KUBEBUILDER_ASSETS:-}" ] && [ "$K8S_DIR" = kubernetes ]; then
   log "using binaries from KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
   link_asset etcd || { log "etcd missing in KUBEBUILDER_ASSETS"; exit 1; }
   link_asset kube-apiserver || { log "kube-apiserver missing in KUBEBUILDER_ASSETS"; exit 1; }
-  link_asset kubectl || go_build kubernetes k8s.io/kubernetes/cmd/kubectl kubectl "$(k8s_ldflags)"
+  link_asset kubectl || go_build "$K8S_DIR" k8s.io/kubernetes/cmd/kubectl kubectl "$(k8s_ldflags)"
   link_asset kube-controller-manager ||
-    go_build kubernetes k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager "$(k8s_ldflags)"
+    go_build "$K8S_DIR" k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager "$(k8s_ldflags)"
 else
   go_build etcd go.etcd.io/etcd/server/v3 etcd
-  go_build kubernetes k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver "$(k8s_ldflags)"
-  go_build kubernetes k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager "$(k8s_ldflags)"
-  go_build kubernetes k8s.io/kubernetes/cmd/kubectl kubectl "$(k8s_ldflags)"
+  go_build "$K8S_DIR" k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver "$(k8s_ldflags)"
+  go_build "$K8S_DIR" k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager "$(k8s_ldflags)"
+  go_build "$K8S_DIR" k8s.io/kubernetes/cmd/kubectl kubectl "$(k8s_ldflags)"
 fi
 # As helm's Makefile does: the Kubernetes version helm assumes for `helm template`
 # and lint (Capabilities.KubeVersion) comes from the client-go it is built with.
