@@ -3,8 +3,8 @@
  * (the connection's objectStorage.region): MinIO with MINIO_REGION, a bucket of AWS in
  * another region. The answer names its region in the header `x-amz-bucket-region`
  * (a HEAD's 400 or 301 has no body; versitygw sends none, object-storage-head.ts) or
- * in AuthorizationHeaderMalformed's message (quoted '...' by S3 and MinIO, "..." by
- * versitygw).
+ * in AuthorizationHeaderMalformed's Region element, else its message (quoted '...' by
+ * S3 and MinIO, "..." by versitygw; Garage's names the scope it expected).
  */
 import { ServiceRefusedError } from "./errors.js";
 
@@ -22,6 +22,8 @@ export class ObjectStorageRegionError extends ServiceRefusedError {
 interface AnsweredError {
   Code?: string;
   message?: string;
+  /** The error's Region element (S3, versitygw and Garage send it). */
+  Region?: string;
   $response?: { headers?: Record<string, string | undefined> };
 }
 
@@ -31,7 +33,7 @@ export function answeredRegion(err: unknown, status: number, code?: string): str
   const header = e?.$response?.headers?.["x-amz-bucket-region"];
   if (header && (status === 301 || status === 400)) return header;
   if (code !== "AuthorizationHeaderMalformed" && code !== "PermanentRedirect") return undefined;
-  return /expecting ['"]([^'"]+)['"]/.exec(e?.message ?? "")?.[1] ?? header;
+  return e?.Region || (/expecting ['"]([^'"]+)['"]/.exec(e?.message ?? "")?.[1] ?? header);
 }
 
 /** The refusal of `what` signed for another region than `region`, the storage's. */

@@ -53,29 +53,32 @@ describe("an object storage in another region than the one requests are signed f
     );
   });
 
-  it("says which region to set when a HEAD's 400 has no region header and the GET quotes it in double quotes (versitygw)", async () => {
-    const front = await new S3Front(
-      server.url,
-      await s3Fixture("versitygw-1.8.0-wrong-region"),
-    ).start();
-    try {
-      const wrong = signedFor("us-east-1", front.url);
-      for (const call of [() => wrong.headBucket("models"), () => wrong.getTags("models")]) {
-        const err = await call().catch((e: unknown) => e);
-        expect(err).toBeInstanceOf(ObjectStorageRegionError);
-        expect(isExternalHold(err)).toBe(true);
-        expect((err as Error).message).toContain(
-          "set the connection's object storage region to eu-central-1",
-        );
+  it.each([
+    ["versitygw-1.8.0-wrong-region", "eu-central-1"],
+    ["garage-2.5.0-wrong-region", "garage"],
+  ])(
+    "says which region to set when a HEAD's 400 has no region header and the GET's message does not quote it as S3 does (%s)",
+    async (fixture, region) => {
+      const front = await new S3Front(server.url, await s3Fixture(fixture)).start();
+      try {
+        const wrong = signedFor("us-east-1", front.url);
+        for (const call of [() => wrong.headBucket("models"), () => wrong.getTags("models")]) {
+          const err = await call().catch((e: unknown) => e);
+          expect(err).toBeInstanceOf(ObjectStorageRegionError);
+          expect(isExternalHold(err)).toBe(true);
+          expect((err as Error).message).toContain(
+            `set the connection's object storage region to ${region}`,
+          );
+        }
+        // The HEAD, the GET of the bucket that tells its 400, the GET of the tags.
+        expect(front.answered.map((r) => r.split("?")[0])).toEqual([
+          "HEAD /models/",
+          "GET /models/",
+          "GET /models/",
+        ]);
+      } finally {
+        await front.stop();
       }
-      // The HEAD, the GET of the bucket that tells its 400, the GET of the tags.
-      expect(front.answered.map((r) => r.split("?")[0])).toEqual([
-        "HEAD /models/",
-        "GET /models/",
-        "GET /models/",
-      ]);
-    } finally {
-      await front.stop();
-    }
-  });
+    },
+  );
 });
