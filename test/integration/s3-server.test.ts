@@ -1,3 +1,4 @@
+import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalS3Server } from "../../src/controlplane/s3-server.js";
 import { ServiceUnavailableError } from "../../src/service/errors.js";
@@ -155,6 +156,33 @@ describe("the local S3 server and the object storage client", () => {
         "S3 DeleteObjects of bucket gfdel1: the object storage answered 1 version as deleted, yet lists it still (a.bin version null): it does not delete it; empty the bucket with its own tools, or set deletionPolicy: Orphan",
       );
       expect(front.answered.map((r) => r.split(" ")[0])).toEqual(["GET", "POST", "GET"]);
+    } finally {
+      via.close();
+      await front.stop();
+    }
+  });
+
+  it("counts and empties a bucket by its objects on a server without ListObjectVersions (Garage)", async () => {
+    expect(await s3.createBucket("no-versions")).toBe("Created");
+    const sdk = new S3Client({
+      endpoint: server.url,
+      region: server.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    });
+    for (const key of ["a", "b/c"]) {
+      await sdk.send(new PutObjectCommand({ Bucket: "no-versions", Key: key, Body: "x" }));
+    }
+    sdk.destroy();
+    const fixture = await s3Fixture("garage-2.5.0-no-object-versions");
+    const front = await new S3Front(server.url, fixture).start();
+    const via = clientOf(front.url);
+    try {
+      expect(await via.countObjectVersions("no-versions")).toEqual({ count: 2, more: false });
+      expect(await via.deleteAllVersions("no-versions")).toBe(2);
+      expect(await s3.countObjectVersions("no-versions")).toEqual({ count: 0, more: false });
+      // The ListObjectVersions of the count and of the two pages of the emptying.
+      expect(front.answered).toHaveLength(3);
     } finally {
       via.close();
       await front.stop();
