@@ -1,9 +1,23 @@
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { defaultObjectStorage } from "./object-storage.js";
 import { operatorConfigSchema } from "./schema.js";
+
+/** readFile passes through unless a test sets `beforeRead`, which runs before each read. */
+const hooks: { beforeRead?: (path: string) => Promise<void> } = {};
+vi.mock("node:fs/promises", async (actual) => {
+  const real = await actual<typeof import("node:fs/promises")>();
+  return {
+    ...real,
+    readFile: async (...args: Parameters<typeof real.readFile>) => {
+      await hooks.beforeRead?.(String(args[0]));
+      return real.readFile(...args);
+    },
+  };
+});
 
 /** The default connection's S3 credentials, from the mounted Secret or the environment. */
 describe("defaultObjectStorage's credentials", () => {
@@ -38,6 +52,69 @@ describe("defaultObjectStorage's credentials", () => {
       sessionToken: "token-0123456789",
     });
     expect(storage.source).toBe(`the files of objectStorage.credentialsDir ${dir}`);
+  });
+
+  it("reads the files of one version of a Secret volume when the kubelet swaps ..data between two reads", async () => {
+    dir = await mkdtemp(join(tmpdir(), "aidc-s3-creds-"));
+    const version = (name: string, files: Record<string, string>) => {
+      mkdirSync(join(dir, name));
+      for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, name, f), text);
+    };
+    // The kubelet's layout: ..data names the current version, each file links through it.
+    version("..v1", { accessKeyId: "AKIDOLD", secretAccessKey: "old-secret" });
+    symlinkSync("..v1", join(dir, "..data"));
+    for (const f of ["accessKeyId", "secretAccessKey"])
+      symlinkSync(join("..data", f), join(dir, f));
+    const storage = defaultObjectStorage(config(dir), {});
+    // The swap happens after the first file is read, before the second.
+    let reads = 0;
+    hooks.beforeRead = async () => {
+      if (++reads !== 2) return;
+      version("..v2", { accessKeyId: "AKIDNEW", secretAccessKey: "new-secret", sessionToken: "t" });
+      symlinkSync("..v2", join(dir, "..data_tmp"));
+      renameSync(join(dir, "..data_tmp"), join(dir, "..data"));
+    };
+    try {
+      expect(await storage?.credentials()).toEqual({
+        accessKeyId: "AKIDOLD",
+        secretAccessKey: "old-secret",
+      });
+    } finally {
+      hooks.beforeRead = undefined;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await storage?.credentials()).toEqual({
+      accessKeyId: "AKIDNEW",
+      secretAccessKey: "new-secret",
+      sessionToken: "t",
+    });
+  });
+
+  it("reads the new version again when the kubelet removes the one being read", async () => {
+    dir = await mkdtemp(join(tmpdir(), "aidc-s3-creds-"));
+    mkdirSync(join(dir, "..v1"));
+    writeFileSync(join(dir, "..v1", "accessKeyId"), "AKIDOLD");
+    writeFileSync(join(dir, "..v1", "secretAccessKey"), "old-secret");
+    symlinkSync("..v1", join(dir, "..data"));
+    const storage = defaultObjectStorage(config(dir), {});
+    let reads = 0;
+    hooks.beforeRead = async () => {
+      if (++reads !== 2) return;
+      mkdirSync(join(dir, "..v2"));
+      writeFileSync(join(dir, "..v2", "accessKeyId"), "AKIDNEW");
+      writeFileSync(join(dir, "..v2", "secretAccessKey"), "new-secret");
+      symlinkSync("..v2", join(dir, "..data_tmp"));
+      renameSync(join(dir, "..data_tmp"), join(dir, "..data"));
+      rmSync(join(dir, "..v1"), { recursive: true });
+    };
+    try {
+      expect(await storage?.credentials()).toEqual({
+        accessKeyId: "AKIDNEW",
+        secretAccessKey: "new-secret",
+      });
+    } finally {
+      hooks.beforeRead = undefined;
+    }
   });
 
   it("reads a long-lived pair without a token file, and a token written later", async () => {

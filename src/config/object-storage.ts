@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { ObjectStorageSettings, S3Credentials } from "../service/object-storage.js";
@@ -43,17 +43,7 @@ export function s3CredentialsReader(
   let cached: { credentials: S3Credentials; at: number } | undefined;
   let onChange: (() => void) | undefined;
   const load = async () => {
-    const [accessKeyId, secretAccessKey, sessionToken] = await Promise.all(
-      ["accessKeyId", "secretAccessKey", "sessionToken"].map(async (f) =>
-        (
-          await readFile(join(dir, f), "utf8").catch((err: NodeJS.ErrnoException) => {
-            // Long-lived keys have no session token.
-            if (f === "sessionToken" && err.code === "ENOENT") return "";
-            throw err;
-          })
-        ).trim(),
-      ),
-    );
+    const [accessKeyId, secretAccessKey, sessionToken] = await readSecretFiles(dir, FILES);
     const credentials = withToken(accessKeyId ?? "", secretAccessKey ?? "", sessionToken);
     keepAll(redactor, credentials);
     const changed = cached && !isDeepStrictEqual(cached.credentials, credentials);
@@ -72,6 +62,38 @@ export function s3CredentialsReader(
     };
   };
   return { read, watch, source: `the files of objectStorage.credentialsDir ${dir}` };
+}
+
+/** The files of the mounted Secret; a long-lived pair has no `sessionToken`. */
+const FILES = ["accessKeyId", "secretAccessKey", "sessionToken"] as const;
+/** Reads of a Secret volume's files that a removed version may interrupt, at most. */
+const SECRET_READ_ATTEMPTS = 3;
+
+/**
+ * The trimmed text of `files` in `dir`, "" for a `sessionToken` that is not there, all
+ * from one version of a Secret volume: the kubelet writes each version to a directory of
+ * its own and swaps the `..data` link to it at once, so the files are read from the
+ * directory the link names, not through it (a swap between two reads would mix a key
+ * with another's secret). A version removed under the reads is read again from the new.
+ */
+async function readSecretFiles(dir: string, files: readonly string[]): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    const version = await realpath(join(dir, "..data")).catch(() => undefined);
+    const base = version ?? dir;
+    try {
+      const present = new Set(await readdir(base));
+      return await Promise.all(
+        files.map(async (f) =>
+          f === "sessionToken" && !present.has(f)
+            ? ""
+            : (await readFile(join(base, f), "utf8")).trim(),
+        ),
+      );
+    } catch (err) {
+      const gone = (err as NodeJS.ErrnoException).code === "ENOENT";
+      if (!version || !gone || attempt >= SECRET_READ_ATTEMPTS) throw err;
+    }
+  }
 }
 
 /** What registers a secret to redact (runtime/outbound-guards.ts SecretRedactor). */
