@@ -162,10 +162,12 @@ export class ObjectStorageClient {
     } catch (err) {
       const code = s3ErrorCode(err);
       // SeaweedFS answers BucketAlreadyExists for a bucket of the account with object
-      // lock: the HEAD tells the account's own from another's (403).
+      // lock: the account's bucket list tells its own from another's. Not the HEAD: it
+      // answers 200 for another account's bucket that grants this one s3:ListBucket.
       const owned =
         code === "BucketAlreadyOwnedByYou" ||
-        (code === "BucketAlreadyExists" && (await this.headBucket(bucket)) === "Owned");
+        (code === "BucketAlreadyExists" &&
+          (await this.listBuckets()).some((b) => b.name === bucket));
       if (code === "BucketAlreadyExists" && !owned) return "TakenElsewhere";
       if (!owned) throw objectStorageError("CreateBucket", bucket, err, true);
       if (followsReachedAttempt(err)) throw createdByEarlierAttempt(bucket, err);
