@@ -119,9 +119,21 @@ describe("the Bucket's create", () => {
   });
 
   it("adopts with spec.adopt a bucket its HEAD finds, sending no CreateBucket (answered 200 by S3 in us-east-1)", async () => {
-    const { external, calls } = client({ headBucket: "Owned" });
+    const { external, calls } = client({ headBucket: "Owned", listBuckets: [{ name: "data" }] });
     expect(await external.create(call({ adopt: true }), "t")).toEqual({ externalId: "data" });
-    expect(calls).toEqual(["headBucket data"]);
+    expect(calls).toEqual(["headBucket data", "listBuckets"]);
+  });
+
+  it("refuses with spec.adopt a bucket its HEAD finds but the account does not list: another account's that grants a read", async () => {
+    const { external, calls } = client({
+      headBucket: "Owned",
+      listBuckets: [],
+      createBucket: "TakenElsewhere",
+    });
+    await expect(external.create(call({ adopt: true }), "t")).rejects.toMatchObject({
+      reason: "BucketNameTaken",
+    });
+    expect(calls).toEqual(["headBucket data", "listBuckets", "createBucket data"]);
   });
 
   it("adopts BucketAlreadyOwnedByYou with spec.adopt, writing nothing at create", async () => {

@@ -118,8 +118,13 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     const s3 = await this.s3(call);
     const name = bucketNameOf(call.obj);
     // S3 in us-east-1 (and moto) answers 200, not BucketAlreadyOwnedByYou, to a
-    // CreateBucket of a bucket the account has: one to adopt is looked at first.
-    const owned = call.obj.spec.adopt && (await s3.headBucket(name)) === "Owned";
+    // CreateBucket of a bucket the account has: one to adopt is looked at first, and is
+    // the account's own when its bucket list has it (a HEAD also answers 200 for another
+    // account's bucket that grants this one a read).
+    const owned =
+      call.obj.spec.adopt &&
+      (await s3.headBucket(name)) === "Owned" &&
+      (await s3.listBuckets()).some((b) => b.name === name);
     const answer = owned ? "AlreadyOwnedByYou" : await s3.createBucket(name);
     if (answer === "TakenElsewhere") {
       throw new BucketNameRefusedError(
