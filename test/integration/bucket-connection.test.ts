@@ -279,8 +279,19 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
     const secretAccessKey = `conn-rotated-secret-${Math.random().toString(36).slice(2)}`;
     keys.push(accessKeyId, secretAccessKey);
     await s3.server.restartWithKeys(accessKeyId, secretAccessKey);
-    await buckets.patchSpec("models", { tags: { v: "2" } });
-    await buckets.waitForCondition("models", "Synced", "False", "S3CredentialsRefused", 30_000);
+    const generation = (await buckets.patchSpec("models", { tags: { v: "2" } })).metadata
+      ?.generation;
+    // At the new spec's generation: a poll of the old one may be refused first, and the
+    // rotation then make that one Synced before the spec's change is seen.
+    const at = (o: KubeObject, type: string) => {
+      const c = conditionOf(o, type);
+      return c?.observedGeneration === generation ? c : undefined;
+    };
+    await buckets.waitFor(
+      "models",
+      (o) => at(o, "Synced")?.reason === "S3CredentialsRefused",
+      30_000,
+    );
     await op.kube.patch(
       SECRETS,
       { namespace: ops, name: "s3-keys" },
@@ -288,8 +299,7 @@ describe("a Bucket on its ServiceConnection's object storage", () => {
     );
     await buckets.waitFor(
       "models",
-      (o) =>
-        conditionOf(o, "Synced")?.status === "True" && conditionOf(o, "Ready")?.status === "True",
+      (o) => at(o, "Synced")?.status === "True" && at(o, "Ready")?.status === "True",
       30_000,
     );
     expect((await s3.client().getTags(name)).v).toBe("2");
