@@ -37,7 +37,7 @@ export const BUCKET_REASONS = ownReasons({
   BucketNameTaken: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "A bucket of this name exists in another account of the object storage (bucket names are global): the create answered BucketAlreadyExists, or a HEAD answered 403 for a bucket the account does not list (or cannot: credentials scoped to other buckets), which credentials lacking s3:ListBucket meet too (the message names both); nothing is created.",
+    "A bucket of this name exists in another account of the object storage (bucket names are global): the create answered BucketAlreadyExists, a HEAD answered 200 (as S3 does for another account's bucket that grants this one a read) for a bucket the account's list lacks, or a HEAD answered 403 for a bucket the account does not list (or cannot: credentials scoped to other buckets), which credentials lacking s3:ListBucket meet too (the message names both); nothing is created.",
     "Choose another spec.name, or grant the credentials s3:ListBucket; a 403 is looked at again every poll.",
   ),
   BucketExistsNotAdopted: ownReason(

@@ -131,12 +131,21 @@ export class ObjectStorageClient {
    * scoped to their own buckets often lack it).
    */
   async listBuckets(): Promise<ListedBucket[]> {
+    return (await this.accountBuckets()) ?? [];
+  }
+
+  /**
+   * The account's buckets, read now (S3 lists only the caller's own: what decides
+   * whether a bucket is the account's); undefined when the credentials may not list them.
+   */
+  async accountBuckets(): Promise<ListedBucket[] | undefined> {
     const out = await callS3("ListBuckets", "*", () =>
       this.s3.send(new ListBucketsCommand({})),
     ).catch((e: unknown) => {
-      if (e instanceof ObjectStorageAccessDeniedError) return { Buckets: [] };
+      if (e instanceof ObjectStorageAccessDeniedError) return undefined;
       throw e;
     });
+    if (!out) return undefined;
     return (out.Buckets ?? []).map((b) => ({
       name: b.Name ?? "",
       ...(b.CreationDate ? { creationDate: b.CreationDate } : {}),

@@ -17,7 +17,6 @@ import {
   type Feature,
   type FeatureChange,
   type Observed,
-  recreatedOutside,
 } from "./features.js";
 
 /** What the last reconcile that changed a bucket applied (status.lastApplied). */
@@ -49,21 +48,6 @@ export async function observed<T>(read: () => Promise<T>, omitted: boolean): Pro
     if (omitted && err instanceof ObjectStorageAccessDeniedError) return { unread: true };
     throw err;
   }
-}
-
-/**
- * Whether bucket `name` was made outside the cluster since the one `obj` recorded was
- * (features.ts recreatedOutside): it is another's, never emptied nor deleted.
- */
-export async function recreatedSince(
-  s3: ObjectStorageClient,
-  obj: Pick<Bucket, "metadata" | "status">,
-  name: string,
-): Promise<boolean> {
-  if (!obj.status?.creationTime) return false;
-  const [tags, listed] = await Promise.all([feature(() => s3.getTags(name)), s3.listBuckets()]);
-  const creationDate = listed.find((b) => b.name === name)?.creationDate;
-  return recreatedOutside(obj, { tags, ...(creationDate ? { creationDate } : {}) });
 }
 
 /** Why spec.policy cannot be a bucket policy, or undefined when it can be (or is unset). */

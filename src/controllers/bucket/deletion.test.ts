@@ -18,7 +18,7 @@ const WORM = "Object is WORM protected and cannot be overwritten";
 function storage(thrown: Error, locks: VersionLock[]) {
   const asked: string[] = [];
   const s3 = {
-    listBuckets: async () => [{ name: "data", creationDate: new Date("2025-01-01T00:00:00Z") }],
+    accountBuckets: async () => [{ name: "data", creationDate: new Date("2025-01-01T00:00:00Z") }],
     getTags: async () => ({}),
     deleteAllVersions: async () => {
       throw thrown;

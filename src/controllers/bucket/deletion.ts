@@ -1,10 +1,10 @@
 /**
  * The Bucket's step before the delete of a Delete-policy deletion (external.ts
- * beforeDelete): a bucket made outside since under its name is another's and left alone
- * (changes.ts recreatedSince); one deleted outside already has nothing to empty (the
- * delete and the read after it find it gone); else it is emptied under
- * spec.forceDestroy (versions object lock keeps are waited on, never bypassed:
- * BucketObjectLocked), or waited on while it holds objects.
+ * beforeDelete): a bucket the account does not list, or made outside since under its
+ * name, is another's and left alone (ownership.ts notTheRecorded); one deleted outside
+ * already has nothing to empty (the delete and the read after it find it gone); else it
+ * is emptied under spec.forceDestroy (versions object lock keeps are waited on, never
+ * bypassed: BucketObjectLocked), or waited on while it holds objects.
  */
 import { BUCKET_REASONS, type Bucket } from "../../crds/bucket.js";
 import type { OwnReason } from "../../crds/reasons/own.js";
@@ -16,7 +16,7 @@ import {
   ObjectsLockedError,
 } from "../../service/object-storage-lock.js";
 import type { BeforeDeleteResult, ManagedCall } from "../managed/call.js";
-import { recreatedSince } from "./changes.js";
+import { notTheRecorded } from "./ownership.js";
 
 const R = BUCKET_REASONS.names;
 
@@ -28,7 +28,7 @@ export async function beforeBucketDelete(
   pollIntervalMs: number,
 ): Promise<BeforeDeleteResult> {
   try {
-    if (await recreatedSince(s3, call.obj, name)) return "Done";
+    if (await notTheRecorded(s3, call.obj, name)) return "Done";
     return await emptied(s3, call, name, pollIntervalMs);
   } catch (err) {
     if (err instanceof ServiceNotFoundError) return "Done";

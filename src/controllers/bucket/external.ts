@@ -36,13 +36,11 @@ import {
   observed,
   policyProblem,
   recordApplied,
-  recreatedSince,
   UpToDateGenerations,
 } from "./changes.js";
 import { beforeBucketDelete } from "./deletion.js";
 import {
   type BucketRemote,
-  CREATION_CLOCK_SKEW_MS,
   desiredOf,
   FEATURE_TITLES,
   type FeatureChange,
@@ -53,6 +51,13 @@ import {
   recreatedOutside,
 } from "./features.js";
 import { bucketNameProblem } from "./naming.js";
+import {
+  listing,
+  madeByCreate,
+  notTheAccounts,
+  notTheRecorded,
+  presenceRefusal,
+} from "./ownership.js";
 
 const R = BUCKET_REASONS.names;
 
@@ -97,21 +102,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     const name = bucketNameOf(call.obj);
     const problem = bucketNameProblem(name);
     if (problem) return { reason: R.InvalidBucketName, message: problem };
-    const presence = await (await this.s3(call)).headBucket(name);
-    if (presence === "Forbidden") {
-      return {
-        reason: R.BucketNameTaken,
-        message: `a bucket named ${name} answered 403 to HEAD: another account has it (bucket names are global: choose another spec.name), or ${accessHint("HeadBucket", name)}`,
-        retry: true,
-      };
-    }
-    if (presence === "Owned" && !call.obj.spec.adopt) {
-      return {
-        reason: R.BucketExistsNotAdopted,
-        message: `a bucket named ${name} exists already in the account; it is not taken over unless spec.adopt is true (the name may belong to another team)`,
-      };
-    }
-    return undefined;
+    return presenceRefusal(await this.s3(call), name, call.obj.spec.adopt === true);
   }
 
   async create(call: ManagedCall<BucketObject>, _token: string): Promise<CreateResult> {
@@ -161,21 +152,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
   }
 
   async lookupByToken(call: ManagedCall<BucketObject>, create: SentCreate): Promise<string[]> {
-    const s3 = await this.s3(call);
-    const name = bucketNameOf(call.obj);
-    if ((await s3.headBucket(name)) !== "Owned") return [];
-    const tags = await feature(() => s3.getTags(name));
-    const mark = isNotImplemented(tags) ? undefined : tags[OWNER_TAG];
-    if (mark) return mark === markOf(call.obj) ? [name] : [];
-    const since = Date.parse(create.at);
-    const created = (await s3.listBuckets()).find((b) => b.name === name)?.creationDate;
-    if (!Number.isFinite(since) || !created) return [];
-    if (created.getTime() < since - CREATION_CLOCK_SKEW_MS) return [];
-    await s3.putTags(name, {
-      ...(isNotImplemented(tags) ? {} : tags),
-      [OWNER_TAG]: markOf(call.obj),
-    });
-    return [name];
+    return madeByCreate(await this.s3(call), call.obj, bucketNameOf(call.obj), create);
   }
 
   async observe(call: ManagedCall<BucketObject>, name: string): Promise<Observation<BucketRemote>> {
@@ -196,20 +173,26 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
       observed(() => s3.getPolicy(name), spec.policy === undefined),
       feature(() => s3.getTags(name)),
       observed(() => s3.getCors(name), !spec.cors),
-      s3.listBuckets(),
+      listing(s3, name),
     ]);
-    const created = listed.find((b) => b.name === name)?.creationDate;
     const remote: BucketRemote = {
       name,
       url: s3.bucketUrl(name),
       region: s3.region,
-      ...(created ? { creationDate: created } : {}),
       versioning,
       lifecycle,
       policy,
       tags,
       cors,
     };
+    if (notTheAccounts(listed)) {
+      throw terminalError(
+        "ReconcileTerminal",
+        `the bucket ${name} answers HEAD, but the account's bucket list does not have it: another account has it (one that grants this account a read); nothing is changed`,
+        { external: true },
+      );
+    }
+    if (listed.entry?.creationDate) remote.creationDate = listed.entry.creationDate;
     if (recreatedOutside(call.obj, remote)) return { exists: false };
     const changes = this.changesOf(call.obj, remote);
     // Refused in update, where Synced says why (an export refusal under any policies).
@@ -286,7 +269,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
 
   async delete(call: ManagedCall<BucketObject>, name: string): Promise<DeleteResult> {
     const s3 = await this.s3(call);
-    if (!(await recreatedSince(s3, call.obj, name))) await s3.deleteBucket(name);
+    if (!(await notTheRecorded(s3, call.obj, name))) await s3.deleteBucket(name);
     return "Deleted";
   }
 
