@@ -26,8 +26,11 @@ function sampleDocs(dir: string) {
 }
 
 describe("the CRD generator", () => {
-  it("renders YAML that parses back to the CRD object", () => {
-    for (const def of allCrds) expect(parse(renderCrdYaml(def))).toEqual(crdManifest(def));
+  it("renders YAML that parses back to the CRD object, for YAML 1.1 readers (Helm, kubectl -f) too", () => {
+    for (const def of allCrds) {
+      expect(parse(renderCrdYaml(def))).toEqual(crdManifest(def));
+      expect(parse(renderCrdYaml(def), { version: "1.1" })).toEqual(crdManifest(def));
+    }
   });
 
   it("writes the same CRD files to deploy/crds and the chart", () => {
