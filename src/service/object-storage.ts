@@ -138,7 +138,31 @@ export class ObjectStorageClient {
    * The account's buckets, read now (S3 lists only the caller's own: what decides
    * whether a bucket is the account's); undefined when the credentials may not list them.
    */
-  async accountBuckets(): Promise<ListedBucket[] | undefined> {
+  accountBuckets(): Promise<ListedBucket[] | undefined> {
+    const listed = { at: Date.now(), read: this.readBuckets() };
+    this.listed = listed;
+    // A failed read is not kept.
+    listed.read.catch(() => {
+      if (this.listed === listed) this.listed = undefined;
+    });
+    return listed.read;
+  }
+
+  /**
+   * {@link accountBuckets} as read at most `maxAgeMs` ago: one read shared by every
+   * caller within it (those that wait on it too), so that the polls of many buckets of
+   * one connection send one ListBuckets, not one each.
+   */
+  recentBuckets(maxAgeMs: number): Promise<ListedBucket[] | undefined> {
+    const listed = this.listed;
+    if (listed && Date.now() - listed.at <= maxAgeMs) return listed.read;
+    return this.accountBuckets();
+  }
+
+  /** The last read of the account's buckets, and when it was sent. */
+  private listed?: { at: number; read: Promise<ListedBucket[] | undefined> };
+
+  private async readBuckets(): Promise<ListedBucket[] | undefined> {
     const out = await callS3("ListBuckets", "*", () =>
       this.s3.send(new ListBucketsCommand({})),
     ).catch((e: unknown) => {

@@ -42,6 +42,8 @@ export class S3Front {
   url = "";
   /** The requests answered from the fixture, as `METHOD path?query`. */
   readonly answered: string[] = [];
+  /** Every request, as `METHOD path?query`. */
+  readonly seen: string[] = [];
 
   constructor(
     private readonly upstream: string,
@@ -57,6 +59,7 @@ export class S3Front {
     const target = new URL(this.upstream);
     this.server = createServer((req, res) => {
       const url = req.url ?? "/";
+      this.seen.push(`${req.method} ${url}`);
       const query = new URL(url, "http://front").searchParams;
       const answer = this.answers.find(
         (a) =>

@@ -167,13 +167,13 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
       );
     }
     const { spec } = call.obj;
-    const [versioning, lifecycle, policy, tags, cors, listed] = await Promise.all([
+    const [versioning, lifecycle, policy, tags, cors, recent] = await Promise.all([
       observed(() => s3.getVersioning(name), !spec.versioning),
       observed(() => s3.getLifecycle(name), !spec.lifecycleRules),
       observed(() => s3.getPolicy(name), spec.policy === undefined),
       feature(() => s3.getTags(name)),
       observed(() => s3.getCors(name), !spec.cors),
-      listing(s3, name),
+      listing(s3, name, this.pollIntervalMs),
     ]);
     const remote: BucketRemote = {
       name,
@@ -185,6 +185,9 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
       tags,
       cors,
     };
+    const changes = this.changesOf(call.obj, remote);
+    // A change is made on a list read now: it shows a bucket made outside since.
+    const listed = changes.length > 0 && !recent.fresh ? await listing(s3, name) : recent;
     if (notTheAccounts(listed)) {
       throw terminalError(
         "ReconcileTerminal",
@@ -194,7 +197,6 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     }
     if (listed.entry?.creationDate) remote.creationDate = listed.entry.creationDate;
     if (recreatedOutside(call.obj, remote)) return { exists: false };
-    const changes = this.changesOf(call.obj, remote);
     // Refused in update, where Synced says why (an export refusal under any policies).
     const unmet = policyProblem(call.obj.spec.policy) ? ["policy"] : [];
     const exportRefused = this.exportRefusal(call.obj);

@@ -18,6 +18,8 @@ let storage: ObjectStorageClient;
 let listed: string[] | undefined;
 /** The tags every bucket answers. */
 let tags: Record<string, string> = {};
+/** The reads of the bucket list. */
+let lists = 0;
 /** Whether the bucket still holds its one object version. */
 let holds = true;
 /** Every request but the reads of the bucket list, as `METHOD /path?query`. */
@@ -56,6 +58,7 @@ beforeAll(async () => {
       res.setHeader("content-type", "application/xml");
       const [path = "/"] = (req.url ?? "/").split("?");
       if (req.method === "GET" && path === "/") {
+        lists++;
         if (!listed) return res.writeHead(403).end(error("AccessDenied"));
         const names = listed.map((n) => `<Bucket><Name>${n}</Name></Bucket>`).join("");
         return res.end(
@@ -177,5 +180,26 @@ describe("a bucket whose HEAD answers 200", () => {
     expect(await client.beforeDelete(c, "data")).toBe("Done");
     expect(await client.delete(c, "data")).toBe("Deleted");
     expect(writes()).toEqual(["POST /data/?delete=", "DELETE /data/"]);
+  });
+
+  it("is read from one list shared by the routine polls, read again when it lacks the bucket or a change is to be made", async () => {
+    listed = ["data", "logs"];
+    tags = { [OWNER_TAG]: markOf(call({}).obj) };
+    const client = external();
+    const from = lists;
+    for (const name of ["data", "logs", "data"]) {
+      expect((await client.observe(call({}), name)).exists).toBe(true);
+    }
+    expect(lists - from).toBe(1);
+    // A bucket made since the list was read.
+    listed = ["data", "logs", "new"];
+    expect((await client.observe(call({}), "new")).exists).toBe(true);
+    expect(lists - from).toBe(2);
+    // Another account's since: the read for a change finds it gone from the list.
+    listed = ["logs", "new"];
+    const read = client.observe(call({ versioning: "Enabled" }), "data");
+    await expect(read).rejects.toMatchObject({ reason: "ReconcileTerminal" });
+    expect(lists - from).toBe(3);
+    expect(writes()).toEqual([]);
   });
 });

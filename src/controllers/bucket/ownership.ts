@@ -27,13 +27,30 @@ export interface Listing {
   readable: boolean;
   /** The bucket's entry, when the list has it. */
   entry?: ListedBucket;
+  /** Read now, not taken from an earlier read. */
+  fresh: boolean;
 }
 
-/** What the account's bucket list, read now, says of `name`. */
-export async function listing(s3: ObjectStorageClient, name: string): Promise<Listing> {
+/**
+ * What the account's bucket list says of `name`: read now, or with `maxAgeMs` from a
+ * list read at most that long ago (one list for the routine polls of a connection's
+ * buckets) when that list has it or was refused; one that lacks it is read again (it
+ * may be older than the bucket).
+ */
+export async function listing(
+  s3: ObjectStorageClient,
+  name: string,
+  maxAgeMs = 0,
+): Promise<Listing> {
+  if (maxAgeMs > 0) {
+    const recent = await s3.recentBuckets(maxAgeMs);
+    const entry = recent?.find((b) => b.name === name);
+    if (entry) return { readable: true, entry, fresh: false };
+    if (!recent) return { readable: false, fresh: false };
+  }
   const now = await s3.accountBuckets();
   const entry = now?.find((b) => b.name === name);
-  return { readable: now !== undefined, ...(entry ? { entry } : {}) };
+  return { readable: now !== undefined, ...(entry ? { entry } : {}), fresh: true };
 }
 
 /** True when the account's list was read and lacks the bucket: not the account's. */
