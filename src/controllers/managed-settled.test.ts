@@ -65,8 +65,10 @@ describe.each(
   });
 
   it("calls an object whose create is pending, or that is not bound, not settled", () => {
-    const pending = { [ANNOTATIONS.externalId]: "id-1", [ANNOTATIONS.createPending]: "{}" };
-    expect(settledBy(def)(object(pending))).toBe(false);
+    expect(settledBy(def)(object({ [ANNOTATIONS.createPending]: "{}" }))).toBe(false);
     expect(settledBy(def)(object({}))).toBe(false);
+    // The marker stays beside the id it led to: the id decides.
+    const bound = { [ANNOTATIONS.externalId]: "id-1", [ANNOTATIONS.createPending]: "{}" };
+    expect(settledBy(def)(object(bound))).toBe(true);
   });
 });

@@ -201,10 +201,7 @@ describe("after the list visibility window", () => {
     await jobs.annotate("adopt", { [ANNOTATIONS.externalId]: task?.id ?? "" });
     const bound = await jobs.waitFor("adopt", running);
     expect((bound.status as { taskId?: string }).taskId).toBe(task?.id);
-    const settled = await jobs.waitFor(
-      "adopt",
-      (o) => o.metadata?.annotations?.[ANNOTATIONS.createPending] === undefined,
-    );
+    const settled = await jobs.waitFor("adopt", (o) => conditionOf(o, "Synced")?.status === "True");
     expect(conditionOf(settled, "Synced")?.status).toBe("True");
     expect(await creates(op, "createTrainingTask", "adopt")).toHaveLength(1);
     expect(remote("adopt").tasks).toHaveLength(1);

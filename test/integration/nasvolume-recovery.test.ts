@@ -96,7 +96,7 @@ describe("NasVolume controller recovery", () => {
 
     const second = await start(namespace);
     const obj = await nas.waitForCondition("crashed", "Ready", "True");
-    expect(obj.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(obj.metadata?.annotations?.[ANNOTATIONS.externalId]).toBeDefined();
     expect(await remoteNamed(second, "crashed")).toHaveLength(1);
     const subscribes = await second.admin.requests({ endpoint: "subscribeNas" });
     expect(
@@ -123,7 +123,7 @@ describe("NasVolume controller recovery", () => {
 
     const second = await start(namespace);
     const obj = await nas.waitForCondition("polled", "Ready", "True");
-    expect(obj.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(obj.metadata?.annotations?.[ANNOTATIONS.externalId]).toBeDefined();
     const remote = await remoteNamed(second, "polled");
     expect(remote).toHaveLength(1);
     expect(obj.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe(remote[0]?.id);
@@ -158,7 +158,7 @@ describe("NasVolume controller recovery", () => {
     expect((bound.status as { storageId?: string }).storageId).toBe(remote?.id);
     const settled = await nas.waitFor(
       "unknown",
-      (o) => o.metadata?.annotations?.[ANNOTATIONS.createPending] === undefined,
+      (o) => conditionOf(o, "Synced")?.status === "True",
     );
     expect(conditionOf(settled, "Synced")?.status).toBe("True");
     expect(await remoteNamed(second, "unknown")).toHaveLength(1);

@@ -61,7 +61,8 @@ describe("NasVolume controller", () => {
     expect(conditionOf(obj, "Synced")).toMatchObject({ status: "True", observedGeneration: 1 });
     expect(status.storageId).toBe(externalId(obj));
     expect(obj.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBe(status.subscriptionKey);
-    expect(obj.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    // The create's marker stays beside the id it led to (create-protocol.ts).
+    expect(obj.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
     expect(obj.metadata?.finalizers).toContain("aidc.io/nasvolume");
     const subscribes = await subscribesNamed("ready");
     expect(subscribes).toHaveLength(1);

@@ -79,7 +79,6 @@ describe("the operator killed between the create and its next write", () => {
     const job = await waitForJob(second.kube, ns, "crash", running);
     expect(await taskIdsNamed(second.admin, "crash")).toEqual([job.status?.taskId]);
     expect(await createRequests(second.admin, "crash")).toHaveLength(1);
-    expect(job.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
     expect(job.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe(job.status?.taskId);
   }, 60_000);
 });

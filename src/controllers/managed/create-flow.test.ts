@@ -49,13 +49,13 @@ describe("the create of a managed object", () => {
     expect(result).toEqual({ requeueAfterMs: 1_000 });
     expect(w.events).toEqual(["Normal CreateRequested"]);
 
-    // The next poll binds the id, drops the pending marker, and observes.
+    // The next poll binds the id, keeps the pending marker beside it, and observes.
     pendingPoll = false;
     w.calls.length = 0;
     const next = await reconcile(KEY, w.ctx);
     expect(w.calls).toEqual(["poll", "write annotations", "observe", "write status"]);
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
-    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
     expect(w.obj?.status).toMatchObject({ id: "id-1", observedGeneration: 1 });
     expect(condition(w.obj, "Ready")).toBe("Available");
     // Settled: the next look is a routine poll, behind keys with work in the queue.
@@ -117,17 +117,13 @@ describe("the create of a managed object", () => {
     // Two metadata writes: [create-pending + finalizer, external id]; no write of the key alone.
     expect(w.writes).toEqual([
       CREATE_PENDING_WITH_FINALIZER,
-      {
-        [ANNOTATIONS.externalId]: "id-1",
-        [ANNOTATIONS.createPending]: null,
-        [ANNOTATIONS.subscriptionKey]: "key-1",
-      },
+      { [ANNOTATIONS.externalId]: "id-1", [ANNOTATIONS.subscriptionKey]: "key-1" },
       { status: "set" },
     ]);
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBe("key-1");
     expect(w.obj?.metadata?.finalizers).toEqual(["test.io/f"]);
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
-    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
     expect(condition(w.obj, "Ready")).toBe("Available");
     expect(condition(w.obj, "Synced")).toBe("ReconcileSuccess");
     expect(result.requeueAfterMs).toBe(30_000);
@@ -194,8 +190,50 @@ describe("the create of a managed object", () => {
     expect(w.calls.filter((c) => c.startsWith("create"))).toEqual([]);
     expect(w.calls.filter((c) => c === "lookup")).toHaveLength(2);
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
-    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
     expect(w.events).toContain("Normal Recovered");
+  });
+
+  it("keeps the marker when admission drops the id from the bind write: after a crash there, its token finds the resource, no second create", async () => {
+    const w = world({});
+    const kube = w.ctx.kube as unknown as { patch: (...a: unknown[]) => Promise<unknown> };
+    const patch = kube.patch;
+    let stripped = 0;
+    kube.patch = async (res, key, body) => {
+      const meta = (body as { metadata?: { annotations?: Record<string, unknown> } }).metadata;
+      if (stripped > 0) throw new Error("the process was killed");
+      if (meta?.annotations?.[ANNOTATIONS.externalId] !== undefined) {
+        // A mutating webhook drops the id the write adds; the process dies right after.
+        const { [ANNOTATIONS.externalId]: _dropped, ...kept } = meta.annotations;
+        stripped++;
+        return patch(res, key, { ...(body as object), metadata: { ...meta, annotations: kept } });
+      }
+      return patch(res, key, body);
+    };
+    const { reconcile } = loop(
+      client(() => w, {
+        // The id at once: no subscription key is written that a poll could bind by.
+        create: async () => {
+          w.calls.push("create");
+          return { externalId: "id-1" };
+        },
+        lookupByToken: async () => {
+          w.calls.push("lookup");
+          return ["id-1"];
+        },
+      }),
+    );
+    await expect(reconcile(KEY, w.ctx)).rejects.toThrow();
+    expect(stripped).toBe(1);
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBeUndefined();
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBeUndefined();
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
+    // The next leader reads what is stored: the marker's token finds the one resource.
+    kube.patch = patch;
+    await reconcile(KEY, w.ctx);
+    expect(w.calls.filter((c) => c.startsWith("create"))).toHaveLength(1);
+    expect(w.calls).toContain("lookup");
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
   });
 
   it("writes the key when the first poll succeeds without an id that the token can find, and polls it later", async () => {
@@ -267,7 +305,6 @@ describe("the create of a managed object", () => {
     await reconcile(KEY, w.ctx);
     expect(w.writes[1]).toEqual({
       [ANNOTATIONS.externalId]: "id-left",
-      [ANNOTATIONS.createPending]: null,
       [ANNOTATIONS.subscriptionKey]: "key-1",
     });
     expect(w.events).toContain("Warning CreateFailed");

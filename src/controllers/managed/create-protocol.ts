@@ -2,11 +2,12 @@
  * The crash-safe create protocol as pure decisions (docs/architecture.md says why it is
  * safe). Each step is recorded in an annotation before the next begins:
  * `aidc.io/create-pending` {token, at, generation} before the create call (the token
- * travels with the remote resource), then `aidc.io/external-id`, or
- * `aidc.io/subscription-key` until the order resolves. A crash before either is written
- * leaves the marker, whose token finds the resource (`LookupByToken`; what the lookup
- * decides is create-recovery.ts): the create is never sent twice. Annotations, not
- * status: backup tools do not restore status.
+ * travels with the remote resource), then `aidc.io/subscription-key` until the order
+ * resolves, and `aidc.io/external-id`. The marker stays beside them (an id decides the
+ * step), so no write that drops one leaves the object without a record. A crash before
+ * either is written leaves the marker, whose token finds the resource (`LookupByToken`;
+ * what the lookup decides is create-recovery.ts): the create is never sent twice.
+ * Annotations, not status: backup tools do not restore status.
  */
 import { randomUUID } from "node:crypto";
 import { DEFAULT_RECONCILE_TIMEOUT_MS } from "../../runtime/defaults.js";

@@ -227,7 +227,7 @@ export function decideDeletion(input: DeletionInput): DeletionStep {
 
 /**
  * Whether a managed object needs only routine polls, from the cache alone: bound (an
- * id, no create pending), not being deleted, and the last reconcile of this generation
+ * id), not being deleted, and the last reconcile of this generation
  * found it neither coming up (`Creating`) nor waiting for a change (`Updating`), without
  * an error. A finished or stopped task (`TaskSucceeded`, `TaskStopped`) is settled.
  */
@@ -235,10 +235,7 @@ export const managedSettled: SettledCheck = (found) => {
   const obj = found as ManagedObject;
   const meta = obj.metadata;
   const annotations = meta?.annotations ?? {};
-  if (meta?.deletionTimestamp || annotations[ANNOTATIONS.createPending] !== undefined) {
-    return false;
-  }
-  if (annotations[ANNOTATIONS.externalId] === undefined) return false;
+  if (meta?.deletionTimestamp || annotations[ANNOTATIONS.externalId] === undefined) return false;
   const ready = getCondition(obj.status?.conditions, "Ready");
   const synced = getCondition(obj.status?.conditions, "Synced");
   return (

@@ -295,6 +295,6 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
     if (absent.listings > 0) return waiting(run, "listing again: nothing has its token", 1000);
     return unknownOnDelete(run.ctx, run.kind, run.obj, why, (r, m) => run.warning(r, m));
   }
-  await run.annotate({ [ANNOTATIONS.externalId]: id, [ANNOTATIONS.createPending]: null });
+  await run.annotate({ [ANNOTATIONS.externalId]: id });
   return deleteStep(run, options);
 }

@@ -53,10 +53,7 @@ export async function lookup<T extends ManagedObject, R>(
   switch (decision.decision) {
     case "Adopt": {
       const binding = run
-        .annotate({
-          [ANNOTATIONS.externalId]: decision.externalId,
-          [ANNOTATIONS.createPending]: null,
-        })
+        .annotate({ [ANNOTATIONS.externalId]: decision.externalId })
         .then(() =>
           run.normal(
             "Recovered",

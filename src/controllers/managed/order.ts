@@ -121,7 +121,6 @@ export async function create<T extends ManagedObject, R>(
     const binding = run
       .annotate({
         [ANNOTATIONS.externalId]: id,
-        [ANNOTATIONS.createPending]: null,
         ...(result.subscriptionKey
           ? { [ANNOTATIONS.subscriptionKey]: result.subscriptionKey }
           : {}),
@@ -222,7 +221,6 @@ export async function poll<T extends ManagedObject, R>(
       // Bound, so that it is shown, never ordered twice, and deleted or kept by the policy.
       await run.annotate({
         [ANNOTATIONS.externalId]: remnant,
-        [ANNOTATIONS.createPending]: null,
         ...unwrittenKey,
       });
       run.warning(
@@ -270,7 +268,6 @@ export async function poll<T extends ManagedObject, R>(
   const binding = run
     .annotate({
       [ANNOTATIONS.externalId]: bound,
-      [ANNOTATIONS.createPending]: null,
       ...unwrittenKey,
     })
     .then(

@@ -103,6 +103,6 @@ describe("the read of a resource just bound", () => {
     expect(w.calls.filter((c) => c.startsWith("create"))).toHaveLength(1);
     expect(w.calls).toContain("lookup");
     expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe("id-1");
-    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(w.obj?.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
   });
 });

@@ -40,7 +40,7 @@ import {
   referencesCondition,
   writeConditions,
 } from "./condition-writes.js";
-import { ANNOTATIONS, nextCreateStep } from "./create-protocol.js";
+import { nextCreateStep } from "./create-protocol.js";
 import {
   DELETION_POLICY_CONDITION,
   deletionPolicyVerdict,
@@ -105,10 +105,6 @@ async function live<T extends ManagedObject, R>(
   }
   let next = firstStep(run);
   if (next === "Adopt") next = await adopt(run);
-  else if (next.step === "Observe" && run.state.pending) {
-    // An id set by hand (to resolve CreateOutcomeUnknown) settles the pending create.
-    await run.annotate({ [ANNOTATIONS.createPending]: null });
-  }
   for (;;) {
     switch (next.step) {
       case "Done":

@@ -264,7 +264,7 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
       ...(state.externalId ? { externalId: state.externalId } : {}),
       ...(state.subscriptionKey ? { subscriptionKey: state.subscriptionKey } : {}),
       ...(prev ? { subscription: prev } : {}),
-      ...(state.pending ? { creating: true } : {}),
+      ...(state.pending && !state.externalId ? { creating: true } : {}),
     };
   }
 
