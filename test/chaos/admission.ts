@@ -43,13 +43,14 @@ export interface PlannedAdmission {
 /**
  * Chooses `share` of the objects that create (not observed, not CciInstances, not in
  * `skip`: the steered ones), seeded by `seed` (a stream of its own), draws each one's
- * mode and labels it; answers the plan by `Kind/name`.
+ * mode among `modes` and labels it; answers the plan by `Kind/name`.
  */
 export function planAdmission(
   objects: ChaosObject[],
   share: number,
   seed: number,
   skip: ReadonlySet<string>,
+  modes: readonly WebhookMode[] = MODES,
 ): Map<string, PlannedAdmission> {
   const random = seededRandom(seed * 32_452_843 + 61);
   const plan = new Map<string, PlannedAdmission>();
@@ -57,7 +58,7 @@ export function planAdmission(
     const [draw, pick] = [random(), random()];
     const key = `${res.kind}/${obj.metadata?.name}`;
     if (draw >= share || remoteName || keepsRemote || skip.has(key)) continue;
-    const mode = MODES[Math.floor(pick * MODES.length)] ?? "stamp";
+    const mode = modes[Math.floor(pick * modes.length)] ?? "stamp";
     obj.metadata = { ...obj.metadata, labels: { ...obj.metadata?.labels, [WEBHOOK_LABEL]: mode } };
     plan.set(key, { kind: res.kind, name: obj.metadata?.name ?? "", mode });
   }

@@ -47,6 +47,7 @@ import {
   heldOf,
   planAdmission,
   startChaosWebhook,
+  type WebhookMode,
 } from "./admission.js";
 import { CCI, cciObjects, cciSettled, checkImages, type ImageFindings } from "./cci.js";
 import { type ChaosFindings, checkInvariants, checkOneActor } from "./checks.js";
@@ -171,6 +172,8 @@ export interface ChaosOptions {
    * (default 0, no webhook; admission.ts): some held at WriteNotKept, others stamped.
    */
   webhookShare?: number;
+  /** The webhook modes drawn from (default all of admission.ts's). */
+  webhookModes?: readonly WebhookMode[];
   /** The emulator's other behaviour switches for the run (admin-api.ts's config patch). */
   emulatorConfig?: Partial<EmulatorBehaviour>;
   /** Fault rules of the run's own, ahead of its injected failures (faults.ts). */
@@ -380,7 +383,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
   const plan = planDeletes(objects, o.deleteShare ?? 0, o.seed);
   const steer = planSteering(objects, o.steerShare ?? 0, o.seed);
   const steered = new Set([...steer.values()].map((s) => `${s.kind}/${s.name}`));
-  const admission = planAdmission(objects, o.webhookShare ?? 0, o.seed, steered);
+  const admission = planAdmission(objects, o.webhookShare ?? 0, o.seed, steered, o.webhookModes);
   const held = heldOf(admission);
   const webhook =
     admission.size > 0
