@@ -161,8 +161,10 @@ const ADMISSION_CONTROL = [
   "  is found again by the token of the create's marker, which stays beside the id, at the",
   "  next reconcile, by this operator or the next leader. So is one that",
   "  removes or changes a spec field it fills in late (LateInitialize), instead of a",
-  "  `LateInitialized` Event for a field not filled. A status it changes is written back on",
-  "  each poll.",
+  "  `LateInitialized` Event for a field not filled. A status it changes is written once",
+  "  per generation, not again on each poll, and a Warning Event `WriteNotKept` names the",
+  "  fields; once it goes, the next change of the status or the spec (or",
+  "  `aidc.io/reconcile-requested-at`) writes it.",
 ].join("\n");
 
 /**

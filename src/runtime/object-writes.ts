@@ -24,6 +24,7 @@ import {
   toJson,
   withoutNulls,
 } from "./resource.js";
+import { sameUnkeptWrite, statusNotKept, UNKEPT_STATUS_WRITES } from "./status-not-kept.js";
 
 /** The status of a condition, as metav1.Condition spells it. */
 export type ConditionStatus = "True" | "False" | "Unknown";
@@ -186,16 +187,18 @@ export function withKstatusConditions(
 
 /** What {@link patchStatus} did. */
 export interface StatusPatchResult<T extends KubeObject> {
-  /** False when the status already equalled the desired one and nothing was sent. */
   written: boolean;
   /** The object after the write (the input object when nothing was written). */
   object: T;
+  /** A Warning's words when the answer does not show the write (admission changed it). */
+  notKept?: string | undefined;
 }
 
 /**
  * Makes `obj.status` equal to `status` through the status subresource with a minimal
  * merge patch (vanished fields removed); nothing is sent when the two are equal as JSON
- * (`undefined` and `null` fields count as absent). A status computed from a stale
+ * (`undefined` and `null` fields count as absent), nor when admission changed the same
+ * write at the same generation (status-not-kept.ts). A status computed from a stale
  * object fails with {@link ConflictError} instead of overwriting newer data.
  */
 export async function patchStatus<T extends KubeObject>(
@@ -208,6 +211,9 @@ export async function patchStatus<T extends KubeObject>(
   const desired = withoutNulls(toJson(status)) ?? {};
   if (jsonEqual(current, desired)) return { written: false, object: obj };
   const patch = mergePatch(current, desired) as Json;
+  const uid = obj.metadata?.uid ?? "";
+  const unkept = UNKEPT_STATUS_WRITES.has(uid);
+  if (unkept && sameUnkeptWrite(obj, current, desired)) return { written: false, object: obj };
   try {
     const object = await kube.patch<T>(
       res,
@@ -215,6 +221,11 @@ export async function patchStatus<T extends KubeObject>(
       { metadata: { resourceVersion: obj.metadata?.resourceVersion }, status: patch },
       { subresource: "status" },
     );
+    const shown = withoutNulls(toJson(object.status));
+    if (!jsonEqual(shown ?? {}, desired)) {
+      return { written: true, object, notKept: statusNotKept(obj, desired, shown) };
+    }
+    if (unkept) UNKEPT_STATUS_WRITES.delete(uid);
     return { written: true, object };
   } catch (err) {
     if (isConflict(err)) throw new ConflictError("status update", err);

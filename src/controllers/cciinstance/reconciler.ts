@@ -202,7 +202,8 @@ export class CciInstanceReconciler {
       exportedConfigMapName: current.spec.exportTo?.configMapName,
     };
     const previous = current.status;
-    await patchStatus(ctx.kube, CCI, current, status);
+    const { notKept } = await patchStatus(ctx.kube, CCI, current, status);
+    if (notKept) reasonEvents(ctx.events).warning(current, "WriteNotKept", notKept);
     announceChanges(ctx.events, current, previous, status);
     await writeConnectionDetails(ctx.kube, CCI, current, cciExport(status), this.exports, (note) =>
       ctx.events.warning(current, "ConnectionDetailsConflict", note),

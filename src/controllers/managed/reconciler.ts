@@ -271,7 +271,7 @@ async function writeStatus<T extends ManagedObject, R>(
   }
   conditions = withKstatusConditions(conditions, REASONS, generation, now);
   const base = outcome.keepStatus ? { ...(obj.status ?? {}) } : kindStatus(run, outcome);
-  const { object } = await patchStatus(ctx.kube, kind.resource, obj, {
+  const { object, notKept } = await patchStatus(ctx.kube, kind.resource, obj, {
     ...base,
     ...lastHandled(run),
     exportedConfigMapName: names.exportedConfigMapName,
@@ -279,6 +279,7 @@ async function writeStatus<T extends ManagedObject, R>(
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions,
   });
+  if (notKept) run.warning("WriteNotKept", notKept);
   if (policy.condition && policy.warn) {
     run.warning("DeletePolicyNotHonoured", policy.condition.message);
   }
