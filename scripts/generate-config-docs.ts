@@ -12,6 +12,7 @@ import { z } from "zod";
 import { operatorConfigSchema } from "../src/config/schema.js";
 import { API_KEY_ENV, CONFIG_FILE_ENV, S3_KEY_ENV, SETTINGS } from "../src/config/settings.js";
 import { KUBECONFIG_SEARCH } from "../src/runtime/kube-config.js";
+import { WEB_IDENTITY_ENV } from "../src/service/object-storage-web-identity.js";
 import { checkMode, reportGenerated, syncGeneratedFiles } from "./generated-files.js";
 
 /** The generated page. */
@@ -135,6 +136,7 @@ export function renderConfigDocs(): string {
     `| \`${CONFIG_FILE_ENV}\` | \`--config\` | the config file (YAML or JSON) |`,
     `| \`${API_KEY_ENV}\` | — | the API key itself (wins over \`service.apiKeyFile\`); environment only |`,
     `| \`${S3_KEY_ENV.accessKeyId}\`, \`${S3_KEY_ENV.secretAccessKey}\`, \`${S3_KEY_ENV.sessionToken}\` | — | the default connection's S3 key pair, and the session token of temporary ones (win over \`objectStorage.credentialsDir\`); environment only |`,
+    `| \`${WEB_IDENTITY_ENV.roleArn}\`, \`${WEB_IDENTITY_ENV.tokenFile}\`, \`${WEB_IDENTITY_ENV.sessionName}\`, \`${WEB_IDENTITY_ENV.stsEndpoint}\` | — | the default connection's S3 credentials from web identity, as the AWS SDKs read them (after the key pair and \`objectStorage.credentialsDir\`); environment only |`,
     ...SETTINGS.map(
       (s) =>
         `| \`${s.env}\`${s.type === "boolean" ? " (true/false)" : s.type === "list" ? " (comma list)" : ""} | \`--${s.flag}\`${s.type === "boolean" ? ` / \`--no-${s.flag}\`` : ""} | \`${s.path}\` |`,

@@ -127,7 +127,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
   });
   // Each object's calls go to its connection (ServiceConnection, else this default one).
   // The S3 credentials are registered as they are read, as the API key is.
-  const defaultStorage = defaultObjectStorage(config, env, redactor);
+  const defaultStorage = defaultObjectStorage(config, env, redactor, proxyFor);
   // A proxy the object storage's calls cannot take stops the start, as the service's does.
   if (defaultStorage) proxyOptionsFor("the object storage", defaultStorage.endpoint, proxyFor);
   const connections = new ServiceConnections({

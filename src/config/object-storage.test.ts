@@ -1,5 +1,7 @@
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -159,5 +161,113 @@ describe("defaultObjectStorage's credentials", () => {
       "service.objectStorage.sessionToken",
     ]);
     expect(storage?.source).toBe("AIDC_S3_ACCESS_KEY_ID and AIDC_S3_SECRET_ACCESS_KEY");
+  });
+
+  /** An STS on loopback answering AssumeRoleWithWebIdentity with `status` and `xml`. */
+  const sts = async (status: number, xml: string) => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(status, { "content-type": "text/xml" }).end(xml));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise((r) => server.close(r)),
+    };
+  };
+  const webIdentity = async (stsUrl: string) => {
+    dir = await mkdtemp(join(tmpdir(), "aidc-s3-creds-"));
+    await writeFile(join(dir, "token"), "eyJhbGciOiJSUzI1NiJ9.web-identity-token.0123");
+    return {
+      AWS_ROLE_ARN: "arn:aws:iam::1:role/aidc",
+      AWS_WEB_IDENTITY_TOKEN_FILE: join(dir, "token"),
+      AWS_ENDPOINT_URL_STS: stsUrl,
+    };
+  };
+
+  it("takes web identity without keys or credentialsDir, and registers the token and the credentials STS gives", async () => {
+    const answer = (f: string) => `<${f}>web-identity-${f.toLowerCase()}-0123</${f}>`;
+    const server = await sts(
+      200,
+      `<AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleWithWebIdentityResult><Credentials>${answer("AccessKeyId")}${answer("SecretAccessKey")}${answer("SessionToken")}<Expiration>2099-01-01T00:00:00Z</Expiration></Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>`,
+    );
+    try {
+      const env = await webIdentity(server.url);
+      const kept: string[] = [];
+      const storage = defaultObjectStorage(config(), env, { keep: (source) => kept.push(source) });
+      expect(storage?.source).toBe(
+        `web identity (role arn:aws:iam::1:role/aidc, token file ${env.AWS_WEB_IDENTITY_TOKEN_FILE})`,
+      );
+      expect(await storage?.credentials()).toEqual({
+        accessKeyId: "web-identity-accesskeyid-0123",
+        secretAccessKey: "web-identity-secretaccesskey-0123",
+        sessionToken: "web-identity-sessiontoken-0123",
+      });
+      expect(kept).toEqual([
+        "service.objectStorage.webIdentityToken",
+        "service.objectStorage.accessKeyId",
+        "service.objectStorage.secretAccessKey",
+        "service.objectStorage.sessionToken",
+      ]);
+      // The mounted Secret wins over web identity.
+      expect(defaultObjectStorage(config(dir), env)?.source).toBe(
+        `the files of objectStorage.credentialsDir ${dir}`,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("says a refused token is refused, naming the role and the file, never the token", async () => {
+    const server = await sts(
+      400,
+      "<ErrorResponse><Error><Type>Sender</Type><Code>InvalidIdentityToken</Code><Message>Incorrect token audience</Message></Error><RequestId>r</RequestId></ErrorResponse>",
+    );
+    try {
+      const env = await webIdentity(server.url);
+      const err = await defaultObjectStorage(config(), env)
+        ?.credentials()
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ reason: "S3CredentialsRefused" });
+      expect((err as Error).message).toBe(
+        `STS AssumeRoleWithWebIdentity at ${server.url}: HTTP 400 InvalidIdentityToken: Incorrect token audience (web identity (role arn:aws:iam::1:role/aidc, token file ${env.AWS_WEB_IDENTITY_TOKEN_FILE}) was refused: check that the role trusts the token's issuer and audience and that the token is current; the next call reads the file again)`,
+      );
+      expect(JSON.stringify(err)).not.toContain("web-identity-token");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("takes an STS that answers 5xx for a failure to retry, not a refusal", async () => {
+    const server = await sts(
+      503,
+      "<ErrorResponse><Error><Code>ServiceUnavailable</Code><Message>busy</Message></Error></ErrorResponse>",
+    );
+    try {
+      const env = await webIdentity(server.url);
+      const err = await defaultObjectStorage(config(), env)
+        ?.credentials()
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ retryable: true, endpoint: "sts:AssumeRoleWithWebIdentity" });
+      expect((err as Error).message).toContain(
+        `STS AssumeRoleWithWebIdentity at ${server.url}: HTTP 503`,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("exchanges the token through the proxy of the STS URL, and retries when it cannot reach it", async () => {
+    const closed = await sts(200, "");
+    await closed.close();
+    const env = await webIdentity("http://sts.aidc.test");
+    const proxyFor = (url: URL) => (url.hostname === "sts.aidc.test" ? closed.url : undefined);
+    const err = await defaultObjectStorage(config(), env, undefined, proxyFor)
+      ?.credentials()
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
+    expect((err as Error).message).toContain(
+      `STS AssumeRoleWithWebIdentity at http://sts.aidc.test: no answer (the proxy ${closed.url} of HTTP_PROXY cannot be reached`,
+    );
   });
 });

@@ -2,6 +2,8 @@ import { readdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { ObjectStorageSettings, S3Credentials } from "../service/object-storage.js";
+import { webIdentityCredentials, webIdentityOf } from "../service/object-storage-web-identity.js";
+import type { ProxyResolver } from "../service/service-proxy.js";
 import { rereadEvery } from "./api-key.js";
 import type { OperatorConfig } from "./schema.js";
 import { S3_KEY_ENV } from "./settings.js";
@@ -12,15 +14,17 @@ import { S3_KEY_ENV } from "./settings.js";
  * of `objectStorage.credentialsDir` (the mounted Secret), read again when the last read
  * is `credentialsRefreshMs` old, so a rotated Secret takes effect without a restart;
  * with the session token of temporary ones from `AIDC_S3_SESSION_TOKEN` or the file
- * `sessionToken`, when there. Undefined when neither is configured; `source` says which
- * it is, `watch` reads the files every interval and tells a change. Every value read is
- * registered with `redactor` first (as `service.objectStorage.<field>`); nothing here
- * logs a key.
+ * `sessionToken`, when there; else from web identity (`AWS_ROLE_ARN` and
+ * `AWS_WEB_IDENTITY_TOKEN_FILE`: service/object-storage-web-identity.ts, through
+ * `proxyFor`). Undefined when none is configured; `source` says which it is, `watch`
+ * reads the files every interval and tells a change. Every value read is registered
+ * with `redactor` first (as `service.objectStorage.<field>`); nothing here logs a key.
  */
 export function s3CredentialsReader(
   config: OperatorConfig,
   env: Record<string, string | undefined> = process.env,
   redactor?: CredentialsRedactor,
+  proxyFor?: ProxyResolver,
 ):
   | (Pick<ObjectStorageSettings, "source" | "watch"> & { read: () => Promise<S3Credentials> })
   | undefined {
@@ -38,8 +42,19 @@ export function s3CredentialsReader(
     return { read, source: `${S3_KEY_ENV.accessKeyId} and ${S3_KEY_ENV.secretAccessKey}` };
   }
   const dir = config.objectStorage.credentialsDir;
-  if (!dir) return undefined;
   const refreshMs = config.objectStorage.credentialsRefreshMs;
+  if (!dir) {
+    const identity = webIdentityOf(env);
+    if (!identity) return undefined;
+    return webIdentityCredentials({
+      identity,
+      region: config.objectStorage.region,
+      timeoutMs: config.objectStorage.timeoutMs,
+      refreshMs,
+      ...(proxyFor ? { proxyFor } : {}),
+      ...(redactor ? { redactor } : {}),
+    });
+  }
   let cached: { credentials: S3Credentials; at: number } | undefined;
   let onChange: (() => void) | undefined;
   const load = async () => {
@@ -124,9 +139,10 @@ export function defaultObjectStorage(
   config: OperatorConfig,
   env: Record<string, string | undefined> = process.env,
   redactor?: CredentialsRedactor,
+  proxyFor?: ProxyResolver,
 ): ObjectStorageSettings | undefined {
   const endpoint = config.objectStorage.endpoint;
-  const reader = s3CredentialsReader(config, env, redactor);
+  const reader = s3CredentialsReader(config, env, redactor, proxyFor);
   if (!endpoint || !reader) return undefined;
   return {
     endpoint,

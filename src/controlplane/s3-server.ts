@@ -26,6 +26,8 @@ export interface LocalS3ServerOptions {
   region?: string;
   /** Called with each progress line of a build (first run only). */
   onBuildProgress?: (line: string) => void;
+  /** More of MinIO's settings (e.g. `MINIO_IDENTITY_OPENID_CONFIG_URL`). */
+  env?: Record<string, string>;
 }
 
 /** The MinIO binary, built on first use by tools/minio/build.sh (`AIDC_MINIO_BIN` wins). */
@@ -133,6 +135,7 @@ export class LocalS3Server {
           MINIO_BROWSER: "off",
           MINIO_UPDATE: "off",
           MINIO_REGION: this.region,
+          ...this.options.env,
         },
       },
     );

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
-import { LocalS3Server } from "../../src/controlplane/s3-server.js";
+import { LocalS3Server, type LocalS3ServerOptions } from "../../src/controlplane/s3-server.js";
 import { ObjectStorageClient } from "../../src/service/object-storage.js";
 
 /** A running S3 server for one test file. */
@@ -38,9 +38,9 @@ export interface TestS3 {
 /** How long the operator keeps the pair it read from the credentials directory. */
 const CREDENTIALS_REFRESH_MS = 200;
 
-/** Starts MinIO and writes its keys into a fresh credentials directory. */
-export async function startTestS3(): Promise<TestS3> {
-  const server = await new LocalS3Server().start();
+/** Starts MinIO (of `options`) and writes its keys into a fresh credentials directory. */
+export async function startTestS3(options?: LocalS3ServerOptions): Promise<TestS3> {
+  const server = await new LocalS3Server(options).start();
   const credentialsDir = await mkdtemp(join(tmpdir(), "aidc-s3-keys-"));
   const writeCredentials = async (
     accessKeyId: string,

@@ -1,0 +1,259 @@
+/**
+ * The default connection's S3 credentials from web identity alone (`AWS_ROLE_ARN`,
+ * `AWS_WEB_IDENTITY_TOKEN_FILE`, `AWS_ENDPOINT_URL_STS`), under `aidc-operator run`, on
+ * the real API server and MinIO's STS AssumeRoleWithWebIdentity trusting a local OIDC
+ * issuer. The STS host is a name no DNS knows: only the environment's HTTP_PROXY reaches
+ * it, so every exchange takes the operator's proxy; the proxy records each one. A Bucket
+ * goes Ready; credentials are renewed before they expire, without a failed call; a token
+ * the kubelet rewrote is used at the next call; a refused token holds the Bucket with
+ * S3CredentialsRefused naming the file, and a good one written there lifts the hold. No
+ * token and no credential reaches the log, the status or an Event.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bucketController } from "../../src/controllers/bucket/controller.js";
+import { bucketCrd } from "../../src/crds/bucket.js";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import { KubeClient } from "../../src/runtime/kube.js";
+import type { KubeObject } from "../../src/runtime/resource.js";
+import { linesInto } from "../support/captured-log.js";
+import { installCrds } from "../support/crds.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
+import { minioOpenIdEnv, OidcIssuer } from "../support/oidc-issuer.js";
+import { TEST_API_KEY } from "../support/operator.js";
+import { runInProcessWith } from "../support/run-operator.js";
+import { startTestS3, type TestS3 } from "../support/s3.js";
+
+/** Only the proxy knows this name (it sends everything to loopback). */
+const STS_HOST = "sts.aidc.test";
+/** MinIO takes any role with a claim-based provider; the SDK needs one. */
+const ROLE = "arn:aws:iam::000000000000:role/aidc-operator";
+
+/** One exchange the proxy passed: when, the token sent, the secrets answered. */
+interface Exchange {
+  at: number;
+  token: string;
+  answered: string[];
+}
+
+/** A loopback proxy of absolute-form requests that records each STS exchange. */
+class RecordingProxy {
+  readonly exchanges: Exchange[] = [];
+  private readonly server = createServer((req, res) => this.forward(req, res));
+  url = "";
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? "");
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const sts = url.hostname === STS_HOST;
+      const { "proxy-connection": _, ...headers } = req.headers;
+      const upstream = request(
+        {
+          host: "127.0.0.1",
+          port: url.port,
+          method: req.method,
+          path: url.pathname + url.search,
+          headers,
+        },
+        (up) => {
+          const answer: Buffer[] = [];
+          up.on("data", (c: Buffer) => answer.push(c));
+          up.on("end", () => {
+            const text = Buffer.concat(answer);
+            if (sts) this.record(body, String(text));
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            res.end(text);
+          });
+        },
+      );
+      upstream.on("error", () => res.destroy());
+      upstream.end(body);
+    });
+  }
+
+  private record(body: Buffer, answer: string): void {
+    const token = new URLSearchParams(String(body)).get("WebIdentityToken") ?? "";
+    const answered = ["AccessKeyId", "SecretAccessKey", "SessionToken"]
+      .map((f) => new RegExp(`<${f}>([^<]*)</${f}>`).exec(answer)?.[1])
+      .filter((v): v is string => Boolean(v));
+    this.exchanges.push({ at: Date.now(), token, answered });
+  }
+}
+
+describe("the default connection's S3 credentials from web identity", () => {
+  const kc = adminKubeConfig();
+  let emulator: RunningEmulator;
+  let issuer: OidcIssuer;
+  let s3: TestS3;
+  let proxy: RecordingProxy;
+  let dir: string;
+
+  beforeAll(async () => {
+    await installCrds(kc);
+    emulator = await startEmulator({ apiKey: TEST_API_KEY });
+    issuer = await new OidcIssuer().start();
+    s3 = await startTestS3({ env: minioOpenIdEnv(issuer) });
+    proxy = new RecordingProxy();
+    await proxy.start();
+    dir = await mkdtemp(join(tmpdir(), "aidc-web-identity-"));
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await s3?.stop();
+    await issuer?.stop();
+    await emulator?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The operator, its S3 credentials from web identity alone, its log in `lines`. */
+  const operator = (namespace: string, tokenFile: string, lines: string[]) =>
+    runInProcessWith(
+      {
+        service: { baseUrl: emulator.url, allowInsecureHttp: true },
+        // No credentialsDir, no key pair in the environment.
+        objectStorage: {
+          endpoint: s3.server.url,
+          allowInsecureHttp: true,
+          credentialsRefreshMs: 200,
+        },
+        watchNamespaces: [namespace],
+        // Only the token's change can bring a held Bucket back within the test.
+        holdBackoff: { baseMs: 120_000, maxMs: 120_000 },
+        resyncPeriodMs: 0,
+        server: { port: 0, host: "127.0.0.1" },
+        log: { level: "debug" },
+      },
+      {
+        controllerFactories: [bucketController],
+        env: {
+          AIDC_API_KEY: TEST_API_KEY,
+          AWS_ROLE_ARN: ROLE,
+          AWS_WEB_IDENTITY_TOKEN_FILE: tokenFile,
+          AWS_ENDPOINT_URL_STS: `http://${STS_HOST}:${new URL(s3.server.url).port}`,
+          HTTP_PROXY: proxy.url,
+        },
+        logDestination: linesInto(lines),
+      },
+    );
+
+  /** Everything the operator showed of `name` in `namespace`: object, Events, log. */
+  const shown = async (namespace: string, buckets: ObjectsOf, lines: string[]) => {
+    const { items } = await new KubeClient(kc).list(EVENTS, namespace);
+    return JSON.stringify([await buckets.get("b"), items, lines]);
+  };
+
+  it("goes Ready, renews credentials before they expire without a failed call, and uses a rotated token", async () => {
+    const namespace = await createNamespace(kc, "bucket-web-identity");
+    const tokenFile = join(dir, "renewed");
+    // MinIO's credentials end with the token: 40 s, renewed at half their life.
+    const first = issuer.token("system:serviceaccount:aidc-system:aidc-operator", 40);
+    await writeFile(tokenFile, first);
+    const lines: string[] = [];
+    const seen = proxy.exchanges.length;
+    const op = await operator(namespace, tokenFile, lines);
+    const buckets = new ObjectsOf(new KubeClient(kc), bucketCrd, namespace);
+    const name = `wi-${namespace}`;
+    /** Patches the tags and waits for their generation to be Synced, never held. */
+    let v = 0;
+    const synced = async () => {
+      v++;
+      await buckets.patchSpec("b", { tags: { v: String(v) } });
+      const o = await buckets.waitFor(
+        "b",
+        (b: KubeObject) =>
+          conditionOf(b, "Synced")?.observedGeneration === b.metadata?.generation &&
+          conditionOf(b, "Synced")?.status !== "Unknown",
+        20_000,
+      );
+      expect(conditionOf(o, "Synced")).toMatchObject({ status: "True" });
+    };
+    try {
+      await buckets.create("b", { name, tags: { v: "0" } });
+      await buckets.waitForCondition("b", "Ready", "True", "Available", 30_000);
+      const own = () => proxy.exchanges.slice(seen);
+      expect(own().map((e) => e.token)).toEqual([first]);
+      const obtained = own()[0]?.at ?? 0;
+      // Calls every 2 s until past half the first credentials' life: one renewal.
+      while (Date.now() - obtained < 24_000) {
+        await synced();
+        await new Promise((r) => setTimeout(r, 2_000));
+      }
+      expect(own().map((e) => e.token)).toEqual([first, first]);
+      const renewedAfter = (own()[1]?.at ?? 0) - obtained;
+      expect(renewedAfter).toBeGreaterThan(15_000);
+      expect(renewedAfter).toBeLessThan(26_000);
+      // The kubelet rewrites the token: the next call exchanges it, and keeps what it got.
+      const second = issuer.token("system:serviceaccount:aidc-system:aidc-operator", 3_600);
+      await writeFile(tokenFile, second);
+      await new Promise((r) => setTimeout(r, 500));
+      for (let i = 0; i < 3; i++) await synced();
+      expect(own().map((e) => e.token)).toEqual([first, first, second]);
+      expect((await s3.client().getTags(name)).v).toBe(String(v));
+      const all = await shown(namespace, buckets, lines);
+      expect(all).not.toContain("S3CredentialsRefused");
+      for (const e of own()) {
+        for (const secret of [e.token, ...e.answered]) expect(all).not.toContain(secret);
+      }
+    } finally {
+      expect(await op.stop()).toBe(0);
+    }
+  }, 90_000);
+
+  it("holds a Bucket whose token STS refuses with S3CredentialsRefused naming the file, until a good one is written there", async () => {
+    const namespace = await createNamespace(kc, "bucket-web-identity-refused");
+    const tokenFile = join(dir, "refused");
+    const foreign = issuer.token("system:serviceaccount:aidc-system:aidc-operator", 3_600, {
+      foreign: true,
+    });
+    await writeFile(tokenFile, foreign);
+    const lines: string[] = [];
+    const seen = proxy.exchanges.length;
+    const op = await operator(namespace, tokenFile, lines);
+    const buckets = new ObjectsOf(new KubeClient(kc), bucketCrd, namespace);
+    try {
+      await buckets.create("b", { name: `wi-${namespace}` });
+      const held = await buckets.waitForCondition(
+        "b",
+        "Synced",
+        "False",
+        "S3CredentialsRefused",
+        30_000,
+      );
+      expect(conditionOf(held, "Synced")?.message).toContain(
+        `web identity (role ${ROLE}, token file ${tokenFile}) was refused`,
+      );
+      const good = issuer.token("system:serviceaccount:aidc-system:aidc-operator", 3_600);
+      const written = Date.now();
+      await writeFile(tokenFile, good);
+      await buckets.waitForCondition("b", "Ready", "True", "Available", 10_000);
+      // One read interval (200 ms) plus a reconcile; the hold backoff is 2 min.
+      expect(Date.now() - written).toBeLessThan(5_000);
+      const own = proxy.exchanges.slice(seen);
+      expect(own.at(-1)?.token).toBe(good);
+      const all = await shown(namespace, buckets, lines);
+      for (const e of own) {
+        for (const secret of [e.token, ...e.answered]) expect(all).not.toContain(secret);
+      }
+    } finally {
+      expect(await op.stop()).toBe(0);
+    }
+  }, 60_000);
+});
