@@ -316,6 +316,46 @@ describe("the Helm chart", () => {
     ]);
   });
 
+  it("projects a ServiceAccount token and sets the AWS SDKs' web identity variables for objectStorage.webIdentity", async () => {
+    const objects = parseObjects(
+      await helmTemplate("r", "ns", {
+        "objectStorage.endpoint": "https://minio.example.com",
+        "objectStorage.webIdentity.roleArn": "arn:aws:iam::1:role/aidc",
+        "objectStorage.webIdentity.audience": "minio",
+        "objectStorage.webIdentity.stsEndpoint": "https://minio.example.com",
+      }),
+    );
+    expect(operatorConfigSchema.parse(renderedConfig(objects)).objectStorage).not.toHaveProperty(
+      "credentialsDir",
+    );
+    const [deployment] = ofKind(objects, "Deployment");
+    const pod = (deployment as unknown as DeploymentShape).spec.template.spec;
+    expect(pod.volumes.find((v) => v.name === "web-identity-token")).toEqual({
+      name: "web-identity-token",
+      projected: {
+        sources: [
+          { serviceAccountToken: { audience: "minio", expirationSeconds: 3600, path: "token" } },
+        ],
+      },
+    });
+    const container = pod.containers[0];
+    expect(container?.volumeMounts).toContainEqual(
+      expect.objectContaining({ mountPath: "/var/run/secrets/aidc-web-identity" }),
+    );
+    expect(container?.env).toEqual(
+      expect.arrayContaining([
+        { name: "AWS_ROLE_ARN", value: "arn:aws:iam::1:role/aidc" },
+        { name: "AWS_WEB_IDENTITY_TOKEN_FILE", value: "/var/run/secrets/aidc-web-identity/token" },
+        { name: "AWS_ENDPOINT_URL_STS", value: "https://minio.example.com" },
+        expect.objectContaining({ name: "AWS_ROLE_SESSION_NAME" }),
+      ]),
+    );
+    const off = ofKind(parseObjects(await helmTemplate("r", "ns")), "Deployment")[0];
+    const offPod = (off as unknown as DeploymentShape).spec.template.spec;
+    expect(offPod.volumes.map((v) => v.name)).not.toContain("web-identity-token");
+    expect(offPod.containers[0]?.env?.map((e) => e.name)).not.toContain("AWS_ROLE_ARN");
+  });
+
   it("turns the credentials export on in the operator config with its Secret rule, and refuses the config override alone", async () => {
     const secretRules = (objects: RenderedObject[]) =>
       ofKind(objects, "ClusterRole")
@@ -619,7 +659,12 @@ interface DeploymentShape {
     template: {
       spec: {
         securityContext: Record<string, unknown>;
-        volumes: { name: string; secret?: Record<string, unknown>; emptyDir?: unknown }[];
+        volumes: {
+          name: string;
+          secret?: Record<string, unknown>;
+          emptyDir?: unknown;
+          projected?: unknown;
+        }[];
         containers: {
           securityContext?: Record<string, unknown>;
           livenessProbe?: { httpGet?: { path: string } };

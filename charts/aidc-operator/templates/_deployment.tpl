@@ -72,6 +72,22 @@ spec:
             - name: NODE_OPTIONS
               value: --max-old-space-size={{ $r.Values.heapLimitMiB }}
             {{- end }}
+            {{- with $r.Values.objectStorage.webIdentity }}
+            {{- if .roleArn }}
+            - name: AWS_ROLE_ARN
+              value: {{ .roleArn | quote }}
+            - name: AWS_WEB_IDENTITY_TOKEN_FILE
+              value: {{ include "aidc-operator.webIdentityTokenDir" $r }}/token
+            - name: AWS_ROLE_SESSION_NAME
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+            {{- with .stsEndpoint }}
+            - name: AWS_ENDPOINT_URL_STS
+              value: {{ . | quote }}
+            {{- end }}
+            {{- end }}
+            {{- end }}
             {{- with $r.Values.extraEnv }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
@@ -113,6 +129,11 @@ spec:
               mountPath: {{ include "aidc-operator.s3CredentialsDir" $r }}
               readOnly: true
             {{- end }}
+            {{- if $r.Values.objectStorage.webIdentity.roleArn }}
+            - name: web-identity-token
+              mountPath: {{ include "aidc-operator.webIdentityTokenDir" $r }}
+              readOnly: true
+            {{- end }}
             - name: tmp
               mountPath: /tmp
             {{- with $r.Values.extraVolumeMounts }}
@@ -146,6 +167,17 @@ spec:
                 path: sessionToken
               {{- end }}
             defaultMode: 288
+        {{- end }}
+        {{- end }}
+        {{- with $r.Values.objectStorage.webIdentity }}
+        {{- if .roleArn }}
+        - name: web-identity-token
+          projected:
+            sources:
+              - serviceAccountToken:
+                  audience: {{ .audience | quote }}
+                  expirationSeconds: {{ int .expirationSeconds }}
+                  path: token
         {{- end }}
         {{- end }}
         - name: tmp

@@ -163,6 +163,13 @@ secretAccessKey, as objectStorage.credentialsDir reads them).
 /var/run/secrets/aidc-s3
 {{- end }}
 
+{{/*
+Where the projected ServiceAccount token of web identity is mounted (file `token`).
+*/}}
+{{- define "aidc-operator.webIdentityTokenDir" -}}
+/var/run/secrets/aidc-web-identity
+{{- end }}
+
 {{- define "aidc-operator.config" -}}
 {{- /* The operator's whole stop fits in the pod's grace period, 5 s to spare (less for a short one). */}}
 {{- $grace := int .Values.terminationGracePeriodSeconds }}
