@@ -11,6 +11,8 @@ export interface ControlPlaneBinaries {
   kubeControllerManager: string;
   kubectl: string;
   helm: string;
+  /** Helm 4 (test/e2e/helm4.test.ts); built for the default Kubernetes wrapper only. */
+  helm4: string;
 }
 
 /** The repository root (this file lives in src/controlplane or dist/controlplane). */
@@ -55,6 +57,7 @@ export async function controlPlaneBinaries(
     kubeControllerManager: join(dir, "kube-controller-manager"),
     kubectl: join(dir, "kubectl"),
     helm: join(dir, "helm"),
+    helm4: join(dir, "helm4"),
   };
   for (const path of [bins.etcd, bins.kubeApiserver, bins.kubeControllerManager]) {
     if (!existsSync(path)) {

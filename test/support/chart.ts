@@ -26,12 +26,12 @@ export interface CommandOutput {
 }
 
 /**
- * Runs helm or kubectl (from the control-plane binaries) against the integration
+ * Runs helm, helm4 (Helm 4) or kubectl (from the control-plane binaries) against the integration
  * run's control plane, from the repository root. Rejects with the command's stderr
  * when it exits non-zero.
  */
 export async function runTool(
-  tool: "helm" | "kubectl",
+  tool: "helm" | "helm4" | "kubectl",
   args: readonly string[],
   input?: string,
 ): Promise<CommandOutput> {

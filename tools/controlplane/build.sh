@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the local control plane's binaries (etcd, kube-apiserver,
-# kube-controller-manager, kubectl, helm) from the Go wrapper modules beside this
-# script, through the Go module proxy.
+# kube-controller-manager, kubectl, helm, and helm4: Helm 4 for test/e2e/helm4.test.ts)
+# from the Go wrapper modules beside this script, through the Go module proxy.
 # Binaries are cached outside the repository, keyed by version, so a second run
 # builds nothing. Prints the directory that holds the binaries.
 #
@@ -29,6 +29,7 @@ K8S_DIR="${1:-kubernetes}"
 K8S_VERSION="$(module_version "$K8S_DIR" k8s.io/kubernetes)"
 ETCD_VERSION="$(module_version etcd go.etcd.io/etcd/server/v3)"
 HELM_VERSION="$(module_version helm helm.sh/helm/v3)"
+HELM4_VERSION="$(module_version helm4 helm.sh/helm/v4)"
 
 cache_root="${AIDC_CONTROLPLANE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aidc-operator/controlplane}"
 # RECIPE names the build flags and the set of binaries below: change it when they
@@ -103,5 +104,13 @@ helm_ldflags() {
   echo "$flags"
 }
 go_build helm helm.sh/helm/v3/cmd/helm helm "$(helm_ldflags)"
+# Helm 4 (not for the floor: the tests that use it run on the default wrapper) takes the
+# Kubernetes version from its client-go's build info. Its binary is named by version (so
+# that the cache key above needs no change); helm4 links to it.
+if [ "$K8S_DIR" = kubernetes ]; then
+  go_build helm4 helm.sh/helm/v4/cmd/helm "helm4-$HELM4_VERSION" \
+    "-X helm.sh/helm/v4/internal/version.version=$HELM4_VERSION"
+  ln -sfn "helm4-$HELM4_VERSION" "$out/helm4"
+fi
 
 echo "$out"
