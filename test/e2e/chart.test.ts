@@ -532,6 +532,52 @@ describe("the Helm chart", () => {
     }
   });
 
+  it("refuses an extraEnv, extraVolumes or extraVolumeMounts entry the pod has already, naming it", async () => {
+    // Helm 3 would keep both variables (the container sees the last); Helm 4's
+    // server-side apply refuses the Deployment: "duplicate entries for key".
+    await expect(
+      helmTemplate("r", "ns", { "extraEnv[0].name": "NODE_OPTIONS", "extraEnv[0].value": "-r x" }),
+    ).rejects.toThrow(
+      /extraEnv: the name NODE_OPTIONS is in the operator pod twice .*set heapLimitMiB=0/,
+    );
+    const [d] = ofKind(
+      parseObjects(
+        await helmTemplate("r", "ns", {
+          heapLimitMiB: 0,
+          "extraEnv[0].name": "NODE_OPTIONS",
+          "extraEnv[0].value": "--max-old-space-size=300 -r x",
+        }),
+      ),
+      "Deployment",
+    );
+    const env = (d as unknown as DeploymentShape).spec.template.spec.containers[0]?.env ?? [];
+    expect(env.filter((e) => e.name === "NODE_OPTIONS")).toEqual([
+      { name: "NODE_OPTIONS", value: "--max-old-space-size=300 -r x" },
+    ]);
+    for (const [values, message] of [
+      [{ "extraEnv[0].name": "POD_NAME", "extraEnv[0].value": "x" }, /extraEnv: the name POD_NAME/],
+      [
+        {
+          "extraEnv[0].name": "A",
+          "extraEnv[0].value": "1",
+          "extraEnv[1].name": "A",
+          "extraEnv[1].value": "2",
+        },
+        /extraEnv: the name A is in the operator pod twice/,
+      ],
+      [
+        { "extraVolumes[0].name": "tmp", "extraVolumes[0].emptyDir.medium": "Memory" },
+        /extraVolumes: the name tmp/,
+      ],
+      [
+        { "extraVolumeMounts[0].name": "x", "extraVolumeMounts[0].mountPath": "/tmp" },
+        /extraVolumeMounts: the mountPath \/tmp/,
+      ],
+    ] as const) {
+      await expect(helmTemplate("r", "ns", values)).rejects.toThrow(message);
+    }
+  });
+
   it("writes the operator config from the values, overrides last", async () => {
     const objects = parseObjects(
       await helmTemplate("r", "ns", {

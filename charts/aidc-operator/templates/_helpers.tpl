@@ -251,4 +251,36 @@ Fails the render on combinations the schema cannot express.
 {{- fail (printf "podDisruptionBudget.minAvailable %v must be below replicas (%d): with every operator pod required, no node running one could ever be drained" $min (int .Values.replicas)) }}
 {{- end }}
 {{- end }}
+{{- include "aidc-operator.validatePodLists" (include "aidc-operator.deployment" (dict "root" . "shard" "") | fromYaml) }}
+{{- end }}
+
+{{/*
+Each entry of the operator pod's keyed lists is there once: env by name, volumes by
+name, volume mounts by mountPath. extraEnv, extraVolumes and extraVolumeMounts may not
+repeat what the chart sets: a container sees only the last of two variables of one
+name, and Helm 4's server-side apply refuses the Deployment ("duplicate entries for
+key"); the API server refuses two volumes or mounts. Called with the rendered Deployment.
+*/}}
+{{- define "aidc-operator.validatePodLists" -}}
+{{- $pod := .spec.template.spec }}
+{{- $container := index $pod.containers 0 }}
+{{- $refused := "the API server refuses the Deployment" }}
+{{- $lists := list (list "extraEnv" "name" $container.env "the container sees only the last, and Helm 4's server-side apply refuses the Deployment") (list "extraVolumes" "name" $pod.volumes $refused) (list "extraVolumeMounts" "mountPath" $container.volumeMounts $refused) }}
+{{- range $lists }}
+{{- $value := index . 0 }}
+{{- $field := index . 1 }}
+{{- $why := index . 3 }}
+{{- $seen := dict }}
+{{- range index . 2 }}
+{{- $key := toString (get . $field) }}
+{{- if hasKey $seen $key }}
+{{- $hint := "" }}
+{{- if eq $key "NODE_OPTIONS" }}
+{{- $hint = "; for other Node options, set heapLimitMiB=0 and give --max-old-space-size in your NODE_OPTIONS" }}
+{{- end }}
+{{- fail (printf "%s: the %s %s is in the operator pod twice (the chart sets it, or %s repeats it): %s%s" $value $field $key $value $why $hint) }}
+{{- end }}
+{{- $_ := set $seen $key true }}
+{{- end }}
+{{- end }}
 {{- end }}
