@@ -61,7 +61,7 @@ export const BUCKET_REASONS = ownReasons({
   FeatureNotImplemented: ownReason(
     "Terminal",
     ["Synced"],
-    "The object storage answers NotImplemented for a feature the spec sets (the message names it, e.g. CORS); the other features are applied.",
+    "The object storage answers NotImplemented for a feature the spec sets (the message names it, e.g. CORS); the other features are applied. A write so answered is not sent again until the spec changes or an hour has passed.",
     "Remove the field, or use an object storage that implements it.",
   ),
   S3CredentialsRefused: ownReason(

@@ -83,6 +83,11 @@ describe("Buckets on other S3 servers' answers", () => {
     expect(status).not.toHaveProperty("policy");
     // The features the server has are applied.
     expect(await s3.client().getVersioning(name)).toBe("Enabled");
+    // The refused writes are not sent again at each poll (every 500 ms) of this generation.
+    const writes = () => front.answered.filter((r) => r.startsWith(`PUT /${name}`)).length;
+    const sent = writes();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(writes()).toBe(sent);
   });
 
   it("names the owner mark as the tags a server without them lacks when the spec sets none (gofakes3)", async () => {

@@ -18,6 +18,7 @@ import {
   type FeatureChange,
   type Observed,
 } from "./features.js";
+import type { WriteLog } from "./writes.js";
 
 /** What the last reconcile that changed a bucket applied (status.lastApplied). */
 export interface AppliedRecord {
@@ -85,10 +86,11 @@ export async function applyChange(
 }
 
 /**
- * Applies `changes` to bucket `name` one by one, the policy's not when `skipPolicy`
- * (spec.policy is refused). A feature the server does not implement (its read said so,
- * or its write answered NotImplemented) is listed by title as unsupported; resolves
- * with the summaries of the changes applied and those titles.
+ * Applies `changes` to bucket `name` one by one, but the policy's when `skipPolicy`
+ * (spec.policy is refused) and those `log` holds (writes.ts). A feature the server does
+ * not implement (its read said so, its write answered NotImplemented now or earlier at
+ * this generation) is listed by title in `unsupported`; `applied` has the summaries of
+ * the changes sent, `rechecked` those of them that look again at a held write.
  */
 export async function applyChanges(
   s3: ObjectStorageClient,
@@ -96,24 +98,29 @@ export async function applyChanges(
   changes: readonly FeatureChange[],
   desired: ReturnType<typeof desiredOf>,
   skipPolicy: boolean,
-): Promise<{ applied: string[]; unsupported: string[] }> {
-  const applied: string[] = [];
-  const unsupported: string[] = [];
+  log: WriteLog,
+): Promise<{ applied: string[]; rechecked: string[]; unsupported: string[] }> {
+  const out = { applied: [] as string[], rechecked: [] as string[], unsupported: [] as string[] };
   for (const change of changes) {
     if (change.feature === "policy" && skipPolicy) continue;
-    if (change.notImplemented) {
-      unsupported.push(FEATURE_TITLES[change.feature]);
+    const held = log.held(change.feature);
+    if (change.notImplemented || held === "NotImplemented") {
+      out.unsupported.push(FEATURE_TITLES[change.feature]);
       continue;
     }
+    const rechecks = log.rechecks(change.feature);
     try {
       await applyChange(s3, name, change, desired);
-      applied.push(change.summary);
+      out.applied.push(change.summary);
+      if (rechecks) out.rechecked.push(change.summary);
+      log.wrote(change.feature, false);
     } catch (err) {
       if (!(err instanceof ObjectStorageNotImplementedError)) throw err;
-      unsupported.push(FEATURE_TITLES[change.feature]);
+      out.unsupported.push(FEATURE_TITLES[change.feature]);
+      log.wrote(change.feature, true);
     }
   }
-  return { applied, unsupported };
+  return out;
 }
 
 /** The most buckets whose up-to-date generation is remembered (the oldest forgotten first). */
@@ -153,13 +160,17 @@ export function recordApplied(
   call: ManagedCall<Bucket>,
   applied: string[],
   upToDate: UpToDateGenerations,
+  rechecked: readonly string[] = [],
 ): AppliedRecord {
   const { obj } = call;
+  // A held write sent again to look again (writes.ts) puts back nothing.
+  const drifted = applied.filter((a) => !rechecked.includes(a));
   const drift =
-    upToDate.at(obj) ||
-    (obj.status?.observedGeneration !== undefined &&
-      obj.status.observedGeneration === obj.metadata.generation &&
-      obj.status.bucketName !== undefined);
+    drifted.length > 0 &&
+    (upToDate.at(obj) ||
+      (obj.status?.observedGeneration !== undefined &&
+        obj.status.observedGeneration === obj.metadata.generation &&
+        obj.status.bucketName !== undefined));
   const record: AppliedRecord = {
     time: call
       .now()
@@ -171,7 +182,7 @@ export function recordApplied(
   if (drift) {
     call.warning(
       "DriftCorrected",
-      `changed outside the cluster, put back as the spec says: ${applied.join(", ")}`,
+      `changed outside the cluster, put back as the spec says: ${drifted.join(", ")}`,
     );
   }
   return record;

@@ -58,6 +58,7 @@ import {
   notTheRecorded,
   presenceRefusal,
 } from "./ownership.js";
+import { FeatureWrites } from "./writes.js";
 
 const R = BUCKET_REASONS.names;
 
@@ -85,6 +86,8 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
    */
   readonly refused = new Map<string, string[]>();
   private readonly upToDate = new UpToDateGenerations();
+  /** What the server did with the writes of each bucket at its generation (writes.ts). */
+  private readonly writes = new FeatureWrites();
 
   private async s3(call: ManagedCall<BucketObject>): Promise<ObjectStorageClient> {
     const client = await this.storage(call.obj);
@@ -202,6 +205,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     const exportRefused = this.exportRefusal(call.obj);
     if (changes.length === 0) {
       this.refused.delete(call.obj.metadata.uid ?? "");
+      this.writes.forget(call.obj);
       this.upToDate.note(call.obj);
     }
     return {
@@ -235,11 +239,14 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     const tagsNow = isNotImplemented(remote.tags) ? undefined : remote.tags;
     const desired = desiredOf(call.obj.spec, markOf(call.obj), tagsNow);
     const changes = this.changesOf(call.obj, remote);
-    const { applied, unsupported } = await applyChanges(s3, name, changes, desired, !!problem);
+    const log = this.writes.log(call);
+    const result = await applyChanges(s3, name, changes, desired, !!problem, log);
+    const { applied, rechecked, unsupported } = result;
+    const uid = call.obj.metadata.uid ?? "";
     if (applied.length > 0) {
-      this.applied.set(call.obj.metadata.uid ?? "", recordApplied(call, applied, this.upToDate));
+      this.applied.set(uid, recordApplied(call, applied, this.upToDate, rechecked));
     }
-    this.refused.set(call.obj.metadata.uid ?? "", unsupported);
+    this.refused.set(uid, unsupported);
     const done = applied.length ? `; applied: ${applied.join(", ")}` : "";
     if (problem)
       return { outcome: "Refused", reason: R.InvalidBucketPolicy, message: `${problem}${done}` };
