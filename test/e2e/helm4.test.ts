@@ -1,3 +1,5 @@
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RENDER_KUBE_VERSION } from "../../scripts/generate-deploy.js";
 import {
@@ -9,7 +11,12 @@ import {
   runTool,
   setArgs,
 } from "../support/chart.js";
-import { ChartCopy, crdUpgradeSection, documentedCrdUpgrade } from "../support/chart-copy.js";
+import {
+  ChartCopy,
+  crdUpgradeSection,
+  documentedCrdUpgrade,
+  documentedHelmUpgrade,
+} from "../support/chart-copy.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 
 /**
@@ -95,7 +102,7 @@ describe("the chart under Helm 4", () => {
       ),
     ).rejects.toThrow(/conflicts? with "helm"/);
     await runTool("kubectl", args);
-    await runTool("helm4", ["upgrade", release, copy.chart, "-n", namespace, "--reuse-values"]);
+    await runTool("helm4", ["upgrade", release, copy.chart, "-n", namespace]);
     for (const d of await copy.liveSpecDescriptions()) expect(d).toMatch(/^Upgraded\. /);
 
     // A reinstall of another version over the CRDs left in the cluster: Helm 4 applies
@@ -129,6 +136,32 @@ describe("the chart under Helm 4", () => {
     expect(crdUpgradeSection()).toMatch(/puts its own older ones\s+back over newer ones/);
   });
 
+  it("upgrades a release of a chart version without a value of today's with the documented command, Helm 3 and 4", async () => {
+    const older = new ChartCopy("older");
+    copies.push(older);
+    chartWithoutUninstallCheck(older);
+    for (const tool of ["helm", "helm4"] as const) {
+      const release = `old-${tool}-${randomSuffix()}`;
+      releases.push(release);
+      const install = ["install", release, older.chart, "-n", namespace, "--skip-crds"];
+      await runTool(tool, [...install, ...setArgs({ ...BASE_URL, replicas: 3 })]);
+      // The new chart's defaults under the release's values: `--reuse-values` would keep
+      // the old chart's, without uninstallCheck, and its template would fail.
+      await runTool(tool, documentedHelmUpgrade(release, namespace));
+      const { stdout } = await runTool(tool, [
+        "get",
+        "values",
+        release,
+        "-n",
+        namespace,
+        "--all",
+        "-o",
+        "json",
+      ]);
+      expect(JSON.parse(stdout)).toMatchObject({ replicas: 3, uninstallCheck: { enabled: true } });
+    }
+  });
+
   it("upgrades a release Helm 3 installed with the documented command, and takes its fields over server-side", async () => {
     const release = `h3-${randomSuffix()}`;
     releases.push(release);
@@ -156,9 +189,9 @@ describe("the chart under Helm 4", () => {
         metadata: { managedFields: { manager: string; operation: string }[] };
       };
     };
-    // docs/install.md's upgrade: --reuse-values keeps the values; Helm 4 keeps Helm 3's
-    // client-side apply for such a release.
-    await runTool("helm4", ["upgrade", release, CHART_DIR, "-n", namespace, "--reuse-values"]);
+    // docs/install.md's upgrade keeps the values; Helm 4 keeps Helm 3's client-side
+    // apply for such a release.
+    await runTool("helm4", documentedHelmUpgrade(release, namespace));
     expect((await deployment()).spec.replicas).toBe(3);
     // Server-side from now on: what the values no longer set is removed.
     await runTool("helm4", ["upgrade", release, CHART_DIR, ...common, "--server-side=true"]);
@@ -173,6 +206,25 @@ describe("the chart under Helm 4", () => {
     expect((await deployment()).spec.replicas).toBe(3);
   });
 });
+
+/**
+ * A copy of the chart as a version before `uninstallCheck` was added: its template,
+ * its values and their schema removed.
+ */
+function chartWithoutUninstallCheck(copy: ChartCopy): void {
+  rmSync(join(copy.chart, "templates/uninstall-check-job.yaml"));
+  const values = join(copy.chart, "values.yaml");
+  const text = readFileSync(values, "utf8");
+  const without = text.replace(/^uninstallCheck:\n(?: .*\n|\n)*/m, "");
+  if (without === text) throw new Error("no uninstallCheck block in the chart's values.yaml");
+  writeFileSync(values, without);
+  const schemaFile = join(copy.chart, "values.schema.json");
+  const schema = JSON.parse(readFileSync(schemaFile, "utf8")) as {
+    properties: Record<string, unknown>;
+  };
+  delete schema.properties.uninstallCheck;
+  writeFileSync(schemaFile, JSON.stringify(schema));
+}
 
 /** `helm4 uninstall` without the pre-delete hook (its Job would never run here). */
 async function helmUninstall4(release: string, namespace: string): Promise<void> {

@@ -106,3 +106,20 @@ export function documentedCrdUpgrade(crdsDir: string): string[] {
     throw new Error(`${line} does not apply the chart's CRDs`);
   return args.map((a) => (a === `${CHART_DIR}/crds` ? crdsDir : a));
 }
+
+/**
+ * The documented upgrade command (the `helm upgrade` line of docs/install.md's CRD
+ * upgrade section), its arguments, for `release` in `namespace`.
+ */
+export function documentedHelmUpgrade(release: string, namespace: string): string[] {
+  const line = crdUpgradeSection()
+    .split("\n")
+    .find((l) => l.startsWith("helm upgrade"));
+  if (!line) throw new Error("no helm upgrade line in the CRD upgrade section of docs/install.md");
+  const [, , documentedRelease, chart, ...rest] = line.split(/\s+/);
+  if (documentedRelease !== "aidc-operator" || chart !== CHART_DIR) {
+    throw new Error(`${line} does not upgrade the release aidc-operator to ${CHART_DIR}`);
+  }
+  const args = ["upgrade", release, CHART_DIR, ...rest];
+  return args.map((a, i) => (args[i - 1] === "-n" ? namespace : a));
+}
