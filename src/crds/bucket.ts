@@ -64,6 +64,12 @@ export const BUCKET_REASONS = ownReasons({
     "The object storage answers NotImplemented for a feature the spec sets (the message names it, e.g. CORS); the other features are applied. A write so answered is not sent again until the spec changes or an hour has passed.",
     "Remove the field, or use an object storage that implements it.",
   ),
+  FieldNotKept: ownReason(
+    "Terminal",
+    ["Synced"],
+    "The object storage accepted the write of a spec field but answers, at the next poll, as before it (Garage drops a lifecycle rule's noncurrentVersionExpirationDays): the message names the field. The write is not sent again until the spec changes or an hour has passed, so no DriftCorrected is recorded for it; the other features are applied, Ready stays True.",
+    "Remove the field from the spec (it has no effect on this server), or use an object storage that keeps it.",
+  ),
   S3CredentialsRefused: ownReason(
     "Terminal",
     ["Ready", "Synced"],

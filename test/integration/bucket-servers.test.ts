@@ -90,6 +90,23 @@ describe("Buckets on other S3 servers' answers", () => {
     expect(writes()).toBe(sent);
   });
 
+  it("names FieldNotKept for a lifecycle rule's field a server accepts and drops (Garage), without writing it again nor DriftCorrected", async () => {
+    const name = unique("garage");
+    front.use(await s3Fixture("garage-2.5.0-lifecycle-noncurrent-dropped"));
+    const rule = { id: "expire-old", expirationDays: 7, noncurrentVersionExpirationDays: 30 };
+    await buckets.create("garage", { name, lifecycleRules: [rule] });
+    const obj = await buckets.waitForCondition("garage", "Synced", "False", "FieldNotKept", 30_000);
+    expect(conditionOf(obj, "Synced")?.message).toContain(
+      "accepted the write of spec.lifecycleRules[0].noncurrentVersionExpirationDays but does not show it at the next poll",
+    );
+    expect(conditionOf(obj, "Ready")).toMatchObject({ status: "True", reason: "Available" });
+    const puts = () => front.seen.filter((r) => r.startsWith(`PUT /${name}/?lifecycle`)).length;
+    expect(puts()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(puts()).toBe(1);
+    expect(await buckets.eventReasons("garage")).not.toContain("DriftCorrected");
+  });
+
   it("names the owner mark as the tags a server without them lacks when the spec sets none (gofakes3)", async () => {
     const name = unique("plain");
     front.use(await s3Fixture("gofakes3-1.2.0-policy-and-tags"));

@@ -31,6 +31,7 @@ local TERMINAL_REASONS = {
   ["CredentialsExportNotAllowed"] = true,
   ["DriftDetected"] = true,
   ["FeatureNotImplemented"] = true,
+  ["FieldNotKept"] = true,
   ["FixedFieldsDiffer"] = true,
   ["InvalidBucketName"] = true,
   ["InvalidBucketPolicy"] = true,

@@ -16,6 +16,7 @@ import {
   FEATURE_TITLES,
   type Feature,
   type FeatureChange,
+  type FeatureName,
   type Observed,
 } from "./features.js";
 import type { WriteLog } from "./writes.js";
@@ -89,8 +90,9 @@ export async function applyChange(
  * Applies `changes` to bucket `name` one by one, but the policy's when `skipPolicy`
  * (spec.policy is refused) and those `log` holds (writes.ts). A feature the server does
  * not implement (its read said so, its write answered NotImplemented now or earlier at
- * this generation) is listed by title in `unsupported`; `applied` has the summaries of
- * the changes sent, `rechecked` those of them that look again at a held write.
+ * this generation) is listed by title in `unsupported`, one it did not keep in `notKept`;
+ * `applied` has the summaries of the changes sent, `rechecked` those of them that look
+ * again at a held write.
  */
 export async function applyChanges(
   s3: ObjectStorageClient,
@@ -99,13 +101,23 @@ export async function applyChanges(
   desired: ReturnType<typeof desiredOf>,
   skipPolicy: boolean,
   log: WriteLog,
-): Promise<{ applied: string[]; rechecked: string[]; unsupported: string[] }> {
+): Promise<{
+  applied: string[];
+  rechecked: string[];
+  unsupported: string[];
+  notKept: FeatureName[];
+}> {
   const out = { applied: [] as string[], rechecked: [] as string[], unsupported: [] as string[] };
+  const notKept: FeatureName[] = [];
   for (const change of changes) {
     if (change.feature === "policy" && skipPolicy) continue;
     const held = log.held(change.feature);
     if (change.notImplemented || held === "NotImplemented") {
       out.unsupported.push(FEATURE_TITLES[change.feature]);
+      continue;
+    }
+    if (held === "NotKept") {
+      notKept.push(change.feature);
       continue;
     }
     const rechecks = log.rechecks(change.feature);
@@ -120,7 +132,7 @@ export async function applyChanges(
       log.wrote(change.feature, true);
     }
   }
-  return out;
+  return { ...out, notKept };
 }
 
 /** The most buckets whose up-to-date generation is remembered (the oldest forgotten first). */

@@ -58,7 +58,7 @@ import {
   notTheRecorded,
   presenceRefusal,
 } from "./ownership.js";
-import { FeatureWrites } from "./writes.js";
+import { FeatureWrites, notKeptMessage, unkeptFields } from "./writes.js";
 
 const R = BUCKET_REASONS.names;
 
@@ -239,15 +239,17 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     const tagsNow = isNotImplemented(remote.tags) ? undefined : remote.tags;
     const desired = desiredOf(call.obj.spec, markOf(call.obj), tagsNow);
     const changes = this.changesOf(call.obj, remote);
-    const log = this.writes.log(call);
+    const log = this.writes.log(call, remote);
     const result = await applyChanges(s3, name, changes, desired, !!problem, log);
-    const { applied, rechecked, unsupported } = result;
+    const { applied, rechecked, unsupported, notKept } = result;
     const uid = call.obj.metadata.uid ?? "";
     if (applied.length > 0) {
       this.applied.set(uid, recordApplied(call, applied, this.upToDate, rechecked));
     }
     this.refused.set(uid, unsupported);
-    const done = applied.length ? `; applied: ${applied.join(", ")}` : "";
+    const fields = notKept.flatMap((f) => unkeptFields(f, desired[f], remote[f]));
+    const sent = applied.length ? `; applied: ${applied.join(", ")}` : "";
+    const done = sent + (fields.length ? `; also, ${notKeptMessage(fields)}` : "");
     if (problem)
       return { outcome: "Refused", reason: R.InvalidBucketPolicy, message: `${problem}${done}` };
     if (unsupported.length > 0) {
@@ -260,6 +262,9 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
         reason: R.FeatureNotImplemented,
         message: `the object storage does not implement ${named.join(", ")} (it answered NotImplemented); remove the field from the spec or use a server that supports it${done}`,
       };
+    }
+    if (fields.length > 0) {
+      return { outcome: "Refused", reason: R.FieldNotKept, message: notKeptMessage(fields) + sent };
     }
     const exportRefused = this.exportRefusal(call.obj);
     if (exportRefused) {

@@ -205,8 +205,11 @@ export function canonicalPolicy(text: string): string | undefined {
   return JSON.stringify(canonical(fix(parsed), true));
 }
 
+/** `value` as text that compares by meaning (keys and lists in order). */
+export const canonicalText = (value: unknown) => JSON.stringify(canonical(value, true)) ?? "";
+
 const sameRules = (a: readonly unknown[], b: readonly unknown[]) =>
-  JSON.stringify(canonical(a, true)) === JSON.stringify(canonical(b, true));
+  canonicalText(a) === canonicalText(b);
 
 /** One feature that differs from the spec. */
 export interface FeatureChange {

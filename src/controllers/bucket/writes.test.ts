@@ -1,6 +1,8 @@
 /**
  * A write the object storage will not take is not sent again every poll: one answered
- * NotImplemented is held at its generation, sent again after a spec change or an hour.
+ * NotImplemented, and one it accepts yet does not show at the next poll (Garage drops a
+ * lifecycle rule's noncurrentVersionExpirationDays), are held at their generation, sent
+ * again after a spec change or an hour, and the one not kept is no DriftCorrected.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -8,7 +10,7 @@ import type { LifecycleRule, ObjectStorageClient } from "../../service/object-st
 import { ObjectStorageNotImplementedError } from "../../service/object-storage-errors.js";
 import type { ManagedCall } from "../managed/call.js";
 import { BucketExternalClient, type BucketObject } from "./external.js";
-import type { BucketRemote } from "./features.js";
+import { type BucketRemote, markOf, OWNER_TAG } from "./features.js";
 import { REWRITE_AFTER_MS } from "./writes.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -80,5 +82,55 @@ describe("a write the server answered NotImplemented", () => {
     expect(sent).toEqual(["putTags", "putTags"]);
     await external.update(reconcile(spec, 2, REWRITE_AFTER_MS).call, "data", remote());
     expect(sent).toEqual(["putTags", "putTags", "putTags"]);
+  });
+});
+
+describe("a field the server accepts and does not keep", () => {
+  const rule = { id: "old", prefix: "", enabled: true, noncurrentVersionExpirationDays: 30 };
+  const spec = { lifecycleRules: [rule] };
+  /** The mark the server keeps, so that tags are no change. */
+  const marked = (r: BucketRemote): BucketRemote => ({
+    ...r,
+    tags: { [OWNER_TAG]: markOf(reconcile({}).call.obj) },
+  });
+
+  it("is written once, then named FieldNotKept at each poll of its generation, without DriftCorrected", async () => {
+    const { external, sent, remote } = storage("noncurrentVersionExpirationDays");
+    const first = reconcile(spec);
+    expect(await external.update(first.call, "data", marked(remote()))).toMatchObject({
+      outcome: "Applied",
+    });
+    sent.length = 0;
+    for (let poll = 1; poll <= 3; poll++) {
+      const { call, warnings } = reconcile(spec, 1, poll * 30_000);
+      const r = await external.update(call, "data", marked(remote()));
+      expect(r).toEqual({
+        outcome: "Refused",
+        reason: "FieldNotKept",
+        message: expect.stringMatching(
+          /^the object storage accepted the write of spec\.lifecycleRules\[0\]\.noncurrentVersionExpirationDays but does not show it at the next poll \(it does not keep it/,
+        ),
+      });
+      expect(warnings).toEqual([]);
+    }
+    expect(sent).toEqual([]);
+  });
+
+  it("is written again, as drift, when changed otherwise outside; after an hour, to look again, not as drift", async () => {
+    const { external, sent, remote, state } = storage("noncurrentVersionExpirationDays");
+    await external.update(reconcile(spec).call, "data", marked(remote()));
+    await external.update(reconcile(spec, 1, 30_000).call, "data", marked(remote()));
+    expect(sent).toEqual(["putLifecycle"]);
+    state.lifecycle = [];
+    const drift = reconcile(spec, 1, 60_000);
+    await external.update(drift.call, "data", marked(remote()));
+    expect(drift.warnings).toEqual(["DriftCorrected"]);
+    expect(sent).toEqual(["putLifecycle", "putLifecycle"]);
+    const later = reconcile(spec, 1, 60_000 + REWRITE_AFTER_MS);
+    expect(await external.update(later.call, "data", marked(remote()))).toMatchObject({
+      outcome: "Applied",
+    });
+    expect(later.warnings).toEqual([]);
+    expect(sent).toEqual(["putLifecycle", "putLifecycle", "putLifecycle"]);
   });
 });

@@ -1,28 +1,35 @@
 /**
  * What the object storage did with each feature a Bucket wrote at one generation, so
  * that a write the server will not take is not sent again every poll: one answered
- * NotImplemented (a server may read a feature as empty and refuse to set it) is held
- * until the spec changes (a new generation) or {@link REWRITE_AFTER_MS} has passed,
- * when it is sent once more to look again.
+ * NotImplemented (a server may read a feature as empty and refuse to set it), and one
+ * it accepted yet does not show as written at the next reconcile (it does not keep a
+ * field: Garage drops a lifecycle rule's noncurrentVersionExpirationDays), as long as it
+ * answers the same. Either is held until the spec changes (a new generation) or
+ * {@link REWRITE_AFTER_MS} has passed, when it is sent once more to look again; a
+ * feature changed otherwise since is written again (drift).
  */
 import type { Bucket } from "../../crds/bucket.js";
 import type { ManagedCall } from "../managed/call.js";
-import type { FeatureName } from "./features.js";
+import { canonicalText, type FeatureName, OWNER_TAG } from "./features.js";
 
-/** How long a write the server refused is held at one generation. */
+/** How long a write the server refused or did not keep is held at one generation. */
 export const REWRITE_AFTER_MS = 60 * 60_000;
 
 /** The most buckets whose writes are remembered (the oldest forgotten first). */
 const WRITES_MAX = 10_000;
 
-/** Why a change is not sent: the server refused it. */
-export type Held = "NotImplemented";
+/** Why a change is not sent: the server refused it, or did not keep it. */
+export type Held = "NotImplemented" | "NotKept";
 
 interface Written {
   generation: number;
   /** When it was sent (ms since the epoch). */
   at: number;
   refused: boolean;
+  /** The reconcile that sent it: the read right after a write does not judge it. */
+  reconcile: number;
+  /** The feature as the first later reconcile read it (canonicalText). */
+  after?: string;
 }
 
 /** The writes of one reconcile of one bucket (external.ts update → changes.ts applyChanges). */
@@ -36,12 +43,15 @@ export interface WriteLog {
 /** By object uid, the last write of each feature (see the module comment). */
 export class FeatureWrites {
   private readonly byUid = new Map<string, Map<FeatureName, Written>>();
+  private readonly reconciles = new WeakMap<object, number>();
+  private count = 0;
 
-  /** The write log of `call`'s reconcile. */
-  log(call: ManagedCall<Bucket>): WriteLog {
+  /** The write log of `call`'s reconcile, whose read found each feature as `remote` has it. */
+  log(call: ManagedCall<Bucket>, remote: Partial<Record<FeatureName, unknown>>): WriteLog {
     const uid = call.obj.metadata.uid ?? "";
     const generation = call.obj.metadata.generation ?? 0;
     const now = call.now().getTime();
+    const reconcile = this.reconcileOf(call);
     const last = (f: FeatureName) => {
       const w = this.byUid.get(uid)?.get(f);
       return w?.generation === generation ? w : undefined;
@@ -51,17 +61,21 @@ export class FeatureWrites {
       held: (f) => {
         const w = last(f);
         if (!w || !fresh(w)) return undefined;
-        return w.refused ? "NotImplemented" : undefined;
+        if (w.refused) return "NotImplemented";
+        if (w.reconcile === reconcile) return undefined;
+        const now = canonicalText(remote[f]);
+        w.after ??= now;
+        return w.after === now ? "NotKept" : undefined;
       },
       rechecks: (f) => {
         const w = last(f);
-        return w?.refused === true && !fresh(w);
+        return w !== undefined && !fresh(w);
       },
       wrote: (f, refused) => {
         const writes = this.byUid.get(uid) ?? new Map<FeatureName, Written>();
         this.byUid.delete(uid);
         this.byUid.set(uid, writes);
-        writes.set(f, { generation, at: now, refused });
+        writes.set(f, { generation, at: now, refused, reconcile });
         for (const oldest of this.byUid.keys()) {
           if (this.byUid.size <= WRITES_MAX) break;
           this.byUid.delete(oldest);
@@ -74,4 +88,45 @@ export class FeatureWrites {
   forget(obj: Bucket): void {
     this.byUid.delete(obj.metadata.uid ?? "");
   }
+
+  private reconcileOf(call: object): number {
+    let id = this.reconciles.get(call);
+    if (id === undefined) {
+      id = ++this.count;
+      this.reconciles.set(call, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * The spec fields of a change of `feature` whose value `remote` does not show as
+ * `desired` has it (what a server that does not keep them dropped), e.g.
+ * `spec.lifecycleRules[0].noncurrentVersionExpirationDays`; rules are matched by id.
+ */
+export function unkeptFields(feature: FeatureName, desired: unknown, remote: unknown): string[] {
+  const path = { lifecycle: "lifecycleRules", cors: "cors", tags: "tags" }[feature as string];
+  if (!path) return [`spec.${feature}`];
+  if (feature === "tags") {
+    const want = (desired ?? {}) as Record<string, string>;
+    const has = (remote ?? {}) as Record<string, string>;
+    return Object.keys(want)
+      .filter((k) => has[k] !== want[k])
+      .map((k) => (k === OWNER_TAG ? `the owner mark (tag ${k})` : `spec.tags.${k}`));
+  }
+  const want = (Array.isArray(desired) ? desired : []) as Record<string, unknown>[];
+  const has = (Array.isArray(remote) ? remote : []) as Record<string, unknown>[];
+  return want.flatMap((rule, i) => {
+    const match = has.find((r) => rule.id !== undefined && r.id === rule.id) ?? has[i];
+    if (!match) return [`spec.${path}[${i}]`];
+    return Object.keys(rule)
+      .filter((k) => canonicalText(rule[k]) !== canonicalText(match[k]))
+      .map((k) => `spec.${path}[${i}].${k}`);
+  });
+}
+
+/** What Synced says of the `fields` a server did not keep (FieldNotKept). */
+export function notKeptMessage(fields: readonly string[]): string {
+  const them = fields.length === 1 ? "it" : "them";
+  return `the object storage accepted the write of ${fields.join(", ")} but does not show ${them} at the next poll (it does not keep ${them}, or something changes ${them} back): not written again until the spec changes or an hour has passed; remove ${them} from the spec (no effect on this server) or use a server that keeps ${them}`;
 }
