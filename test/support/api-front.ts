@@ -62,6 +62,8 @@ export interface ApiFrontOptions {
   heldWatchFlushBytes?: number;
   /** How long each request waits before it is served (a slow API server); default 0. */
   delayMs?: number;
+  /** Passes the events of the watches whose path `match`es this many ms late, in order. */
+  lateWatchEvents?: { match(path: string): boolean; ms: number };
 }
 
 /** One request the front saw. */
@@ -293,8 +295,14 @@ export class ApiFront {
           return;
         }
         // The headers at once, as the API server sends them, then chunk by chunk: a
-        // watch's events pass as they come.
+        // watch's events pass as they come (or `lateWatchEvents.ms` later).
         res.writeHead(seen.status, forwarded(up.headers)).flushHeaders();
+        const late = this.options.lateWatchEvents;
+        if (late && url.searchParams.get("watch") === "true" && late.match(path)) {
+          up.on("data", (chunk: Buffer) => setTimeout(() => res.write(chunk), late.ms));
+          up.on("end", () => setTimeout(() => res.end(), late.ms));
+          return;
+        }
         up.pipe(res);
       },
     );

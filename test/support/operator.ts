@@ -139,6 +139,8 @@ export interface TestOperatorOptions {
    * and the next operator's lookup ends soon after the list visibility window.
    */
   stopsMidCreate?: boolean;
+  /** The operator's own KubeConfig (a front of the API server); default the admin's. */
+  operatorKubeConfig?: ReturnType<typeof adminKubeConfig>;
   /** Logger; default silent (set `AIDC_TEST_LOG=debug` to see the operator's lines). */
   log?: Logger;
   /**
@@ -232,7 +234,7 @@ export async function startTestOperator(options: TestOperatorOptions): Promise<T
       }),
   });
   const manager = new Manager({
-    kubeConfig,
+    kubeConfig: options.operatorKubeConfig ?? kubeConfig,
     log,
     redactor,
     namespaces: config.watchNamespaces,

@@ -68,19 +68,44 @@ export function announceChanges(
 /** The last seen identity of each object, to say once on its deletion that its instance is kept. */
 export class KeptInstances {
   private readonly seen = new Map<string, { obj: KubeObject; instanceId?: string }>();
+  /** The keys of the objects noted bound to each instance id. */
+  private readonly byInstance = new Map<string, Map<string, ObjectKey>>();
 
-  /** Notes `obj` (bound to `instanceId`, else to the id it records). */
+  /**
+   * Notes `obj` (bound to `instanceId`, else to the id it records, else to the one noted
+   * before: a copy of the cache older than the binding write records none).
+   */
   remember(key: ObjectKey, obj: CciObject, instanceId?: string): void {
+    const k = `${key.namespace}/${key.name}`;
     const id =
       instanceId ??
       recordedInstanceId(
         obj.metadata?.annotations?.[ANNOTATIONS.externalId],
         obj.status?.instanceId,
-      );
-    this.seen.set(`${key.namespace}/${key.name}`, {
+      ) ??
+      this.seen.get(k)?.instanceId;
+    this.unindex(k);
+    this.seen.set(k, {
       obj: { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { ...obj.metadata } },
       ...(id ? { instanceId: id } : {}),
     });
+    if (!id) return;
+    const keys = this.byInstance.get(id) ?? new Map<string, ObjectKey>();
+    this.byInstance.set(id, keys.set(k, { namespace: key.namespace, name: key.name }));
+  }
+
+  /**
+   * The objects this process bound to `instanceId` (or saw bound), whether or not the
+   * cache shows them bound yet: the echo of a binding write may still be on its way.
+   */
+  boundTo(instanceId: string): ObjectKey[] {
+    return [...(this.byInstance.get(instanceId)?.values() ?? [])];
+  }
+
+  private unindex(k: string): void {
+    const id = this.seen.get(k)?.instanceId;
+    const keys = id === undefined ? undefined : this.byInstance.get(id);
+    if (keys?.delete(k) && keys.size === 0 && id !== undefined) this.byInstance.delete(id);
   }
 
   /**
@@ -91,6 +116,7 @@ export class KeptInstances {
     const k = `${key.namespace}/${key.name}`;
     const seen = this.seen.get(k);
     if (!seen) return undefined;
+    this.unindex(k);
     this.seen.delete(k);
     const what = seen.instanceId
       ? `CCI instance ${seen.instanceId}`

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { blockVolumeCrd } from "../../crds/blockvolume.js";
 import { fileSystemCrd } from "../../crds/filesystem.js";
 import type { CacheReader } from "../../runtime/cache.js";
-import type { ResourceDescriptor } from "../../runtime/resource.js";
-import { attachedStorage } from "./attached-storage.js";
+import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
+import { KeptInstances } from "./announcements.js";
+import { attachedStorage, attachedStorageChanges, blockVolumeSource } from "./attached-storage.js";
+import type { CciObject } from "./objects.js";
 
 const objects: Record<string, unknown[]> = {
   [blockVolumeCrd.plural]: [
@@ -59,5 +61,36 @@ describe("attachedStorage", () => {
 
   it("shows nothing for an instance nothing is attached to", () => {
     expect(attachedStorage(cache, "ns", "i-9")).toEqual([]);
+  });
+});
+
+describe("a storage change for a CciInstance this process bound", () => {
+  const unbound = {
+    kind: "CciInstance",
+    metadata: { name: "nb", namespace: "ns", uid: "u-1" },
+    spec: { name: "by-name" },
+  } as CciObject;
+  const disk = {
+    kind: "BlockVolume",
+    metadata: { name: "disk", namespace: "ns" },
+    status: { attachedInstanceId: "i-1", volumeId: "vol-1", phase: "Attached" },
+  } as KubeObject;
+  /** A cache whose copy of the CciInstance is older than its binding write: no id. */
+  const stale = {
+    get: (res: ResourceDescriptor) => (res.kind === "CciInstance" ? unbound : disk),
+    byIndex: () => [],
+  } as unknown as CacheReader;
+
+  it("queues it while the cache does not show its binding yet", () => {
+    const kept = new KeptInstances();
+    const changes = attachedStorageChanges(blockVolumeSource, (id) => kept.boundTo(id));
+    expect(changes(disk, stale)).toEqual([]);
+    kept.remember({ namespace: "ns", name: "nb" }, unbound, "i-1");
+    expect(changes(disk, stale)).toEqual([{ namespace: "ns", name: "nb" }]);
+    // A later reconcile of the stale copy keeps the binding noted; a deletion forgets it.
+    kept.remember({ namespace: "ns", name: "nb" }, unbound);
+    expect(kept.boundTo("i-1")).toEqual([{ namespace: "ns", name: "nb" }]);
+    kept.reportDeletion({ namespace: "ns", name: "nb" }, { normal: () => {} } as never);
+    expect(kept.boundTo("i-1")).toEqual([]);
   });
 });

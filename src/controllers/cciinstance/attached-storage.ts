@@ -11,7 +11,7 @@ import { type AttachedStorage, cciInstanceCrd } from "../../crds/cciinstance.js"
 import { type FileSystem, fileSystemCrd } from "../../crds/filesystem.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import type { MapToKeys } from "../../runtime/controller.js";
-import { keyOf, type ResourceDescriptor } from "../../runtime/resource.js";
+import { keyOf, type ObjectKey, type ResourceDescriptor } from "../../runtime/resource.js";
 import { BOUND_ID_INDEX } from "../managed/tenancy.js";
 import type { CciObject } from "./objects.js";
 
@@ -91,21 +91,24 @@ export function attachedStorage(
 /**
  * The watch map of a storage kind: called with the old and the new state of a change,
  * it names the CciInstances of the object's namespace bound to an instance that state
- * names (found by the ids they claim, tenancy.ts's BOUND_ID_INDEX), and of those only
- * the ones whose `attachedStorage` differs from what the object in the cache (its
+ * names (found by the ids they claim, tenancy.ts's BOUND_ID_INDEX, and by `boundTo`:
+ * the ones this process bound, whose binding the cache may not show yet), and of those
+ * only the ones whose `attachedStorage` differs from what the object in the cache (its
  * newest state; none once deleted) gives them. So an attach
  * reaches its instance, a detach the instance it left, and a change that shows nowhere
  * (a condition, another instance's mount) reaches none.
  */
-export function attachedStorageChanges(source: AttachedStorageSource): MapToKeys {
+export function attachedStorageChanges(
+  source: AttachedStorageSource,
+  boundTo: (instanceId: string) => ObjectKey[] = () => [],
+): MapToKeys {
   return (obj, cache) => {
     const namespace = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     const current = cache.get(source.resource, keyOf(obj));
     return source.instanceIds(obj).flatMap((id) => {
       const wanted = current ? source.entries(current, id) : [];
-      return cache
-        .byIndex<CciObject>(cciInstanceCrd, BOUND_ID_INDEX, id)
+      return boundInstances(cache, id, boundTo(id))
         .filter((c) => c.metadata?.namespace === namespace)
         .filter((c) => {
           const shown = (c.status?.attachedStorage ?? []).filter(
@@ -116,4 +119,14 @@ export function attachedStorageChanges(source: AttachedStorageSource): MapToKeys
         .map(keyOf);
     });
   };
+}
+
+/** The CciInstances the cache shows bound to `id`, and those of `bound` it does not show so yet. */
+function boundInstances(cache: CacheReader, id: string, bound: ObjectKey[]): CciObject[] {
+  const claimed = cache.byIndex<CciObject>(cciInstanceCrd, BOUND_ID_INDEX, id);
+  const uids = new Set(claimed.map((c) => c.metadata?.uid));
+  const late = bound
+    .map((key) => cache.get<CciObject>(cciInstanceCrd, key))
+    .filter((c): c is CciObject => c !== undefined && !uids.has(c.metadata?.uid));
+  return late.length > 0 ? [...claimed, ...late] : claimed;
 }

@@ -97,8 +97,9 @@ export function cciInstanceController(
     ]);
   // A change of a volume or file system (attached, detached, mounted) shows at once on
   // the CciInstances whose attachedStorage it changes, found by their instance id.
+  const boundTo = (id: string) => reconciler.boundTo(id);
   for (const source of ATTACHED_STORAGE_SOURCES) {
-    builder.watches(source.resource, attachedStorageChanges(source));
+    builder.watches(source.resource, attachedStorageChanges(source, boundTo));
   }
   return builder
     .onError((_key, err, ctx, obj) => reconciler.onError(err, ctx, obj))

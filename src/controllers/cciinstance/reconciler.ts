@@ -83,6 +83,11 @@ export class CciInstanceReconciler {
     this.exports = new ExportMemory(deps.pollIntervalMs * EXPORT_RECHECK_POLLS);
   }
 
+  /** The CciInstances this process bound to `instanceId` (the cache may not show it yet). */
+  boundTo(instanceId: string): ObjectKey[] {
+    return this.kept.boundTo(instanceId);
+  }
+
   /** Reconciles one CciInstance. */
   async reconcile(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
     const obj = ctx.cache.get<CciObject>(CCI, key);
