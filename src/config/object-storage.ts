@@ -26,7 +26,9 @@ export function s3CredentialsReader(
   redactor?: CredentialsRedactor,
   proxyFor?: ProxyResolver,
 ):
-  | (Pick<ObjectStorageSettings, "source" | "watch"> & { read: () => Promise<S3Credentials> })
+  | (Pick<ObjectStorageSettings, "source" | "watch" | "refused"> & {
+      read: () => Promise<S3Credentials>;
+    })
   | undefined {
   const fromEnv = withToken(
     env[S3_KEY_ENV.accessKeyId]?.trim() ?? "",
@@ -150,6 +152,7 @@ export function defaultObjectStorage(
     credentials: reader.read,
     source: reader.source,
     ...(reader.watch ? { watch: reader.watch } : {}),
+    ...(reader.refused ? { refused: reader.refused } : {}),
     exportCredentials: config.objectStorage.exportCredentials,
   };
 }

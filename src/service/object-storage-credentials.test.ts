@@ -36,6 +36,19 @@ describe("credentialsHint", () => {
     expect(credentialsHint(new Error("unseen"), "InvalidAccessKeyId")).toBe("");
   });
 
+  it("says a source that renews its credentials asks for new ones at the next call", () => {
+    const err = new Error("refused");
+    noteCredentials(
+      err,
+      "web identity (role r, token file /t)",
+      { "x-amz-security-token": "t" },
+      true,
+    );
+    expect(credentialsHint(err, "InvalidAccessKeyId")).toBe(
+      " (the S3 credentials of web identity (role r, token file /t) were refused: expired, revoked or not valid for this storage; the next call asks for new ones)",
+    );
+  });
+
   it("takes a 401 or a credential code as a refusal of the credentials, not AccessDenied", () => {
     expect(refusesCredentials(401, undefined)).toBe(true);
     expect(refusesCredentials(403, "InvalidTokenId")).toBe(true);

@@ -31,20 +31,25 @@ export function refusesCredentials(status: number, code: string | undefined): bo
   return status === 401 || (code !== undefined && CREDENTIAL_CODES.has(code));
 }
 
-/** Where the credentials of each refused attempt came from, and whether it sent a token. */
-const refusals = new WeakMap<object, { source: string; token: boolean }>();
+/**
+ * Where the credentials of each refused attempt came from, whether it sent a token, and
+ * whether the source gets new ones itself (web identity asks its STS again).
+ */
+const refusals = new WeakMap<object, { source: string; token: boolean; renews: boolean }>();
 
 /**
  * Records that the failed attempt `err` was signed with the credentials of `source`,
- * with a session token or not (its `x-amz-security-token` header).
+ * with a session token or not (its `x-amz-security-token` header); `renews`: the source
+ * gets new ones at the next call.
  */
 export function noteCredentials(
   err: unknown,
   source: string,
   headers: Record<string, string> | undefined,
+  renews = false,
 ): void {
   if (typeof err !== "object" || err === null) return;
-  refusals.set(err, { source, token: Boolean(headers?.["x-amz-security-token"]) });
+  refusals.set(err, { source, token: Boolean(headers?.["x-amz-security-token"]), renews });
 }
 
 /**
@@ -54,7 +59,10 @@ export function noteCredentials(
 export function credentialsHint(err: unknown, code: string | undefined): string {
   const noted = typeof err === "object" && err !== null ? refusals.get(err) : undefined;
   if (!noted) return "";
-  const { source, token } = noted;
+  const { source, token, renews } = noted;
+  if (renews) {
+    return ` (the S3 credentials of ${source} were refused: expired, revoked or not valid for this storage; the next call asks for new ones)`;
+  }
   if (code && TOKEN_CODES.has(code) && (token || code === "ExpiredToken")) {
     return ` (the S3 credentials of ${source} were refused with their session token: temporary ones expired or revoked, or a token beside a long-lived key pair; write fresh ones there, the next call uses them)`;
   }

@@ -199,9 +199,14 @@ export function followsReachedAttempt(err: unknown): boolean {
  * {@link objectStorageError} then knows a create did not happen), naming the `proxy` it
  * could not reach; one whose last attempt was not sent but an earlier one may have been
  * does not; see also {@link followsReachedAttempt}. A refusal of the credentials names
- * their `source` (object-storage-credentials.ts).
+ * their `source` (object-storage-credentials.ts) and is told to `refused`, when given.
  */
-export function attemptsTold(s3: S3Client, proxy: NamedProxy | undefined, source?: string): void {
+export function attemptsTold(
+  s3: S3Client,
+  proxy: NamedProxy | undefined,
+  source?: string,
+  refused?: () => void,
+): void {
   s3.middlewareStack.add(
     (next) => (args) =>
       next(args).catch((err: unknown) => {
@@ -224,7 +229,8 @@ export function attemptsTold(s3: S3Client, proxy: NamedProxy | undefined, source
       return next(args).catch((err: unknown) => {
         const headers = (args.request as { headers?: Record<string, string> }).headers;
         if (source && refusesCredentials(s3HttpStatus(err) ?? 0, s3ErrorCode(err))) {
-          noteCredentials(err, source, headers);
+          noteCredentials(err, source, headers, refused !== undefined);
+          refused?.();
         }
         if (earlier && typeof err === "object" && err !== null) afterReached.add(err);
         if (!neverSent(err)) reached.add(context);

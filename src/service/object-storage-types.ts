@@ -24,6 +24,8 @@ export interface ObjectStorageOptions {
   credentials: () => Promise<S3Credentials>;
   /** Where the credentials come from (e.g. "the Secret ops/s3-keys"), named when they are refused. */
   credentialsSource?: string;
+  /** Told when the storage refuses the credentials: their source renews them (web identity). */
+  credentialsRefused?: () => void;
   /** Timeout of one HTTP attempt. Default 10 s. */
   timeoutMs?: number;
   /**
@@ -91,6 +93,12 @@ export interface ObjectStorageSettings {
   credentials(): Promise<S3Credentials>;
   /** Where the credentials come from, named when the object storage refuses them. */
   source?: string;
+  /**
+   * Drops the credentials kept, when the object storage refused them: the next call
+   * gets new ones (web identity's, whose STS renews them); absent when only a changed
+   * source brings new ones.
+   */
+  refused?(): void;
   /**
    * Reads the credentials every refresh interval, also while no request is made, and
    * calls `onChange` when they differ from the last read (the default connection's

@@ -75,6 +75,15 @@ describe("webIdentityCredentials", () => {
     expect((await creds.read()).accessKeyId).toBe("AKID2");
   });
 
+  it("exchanges the token again after the storage refused the credentials it gave", async () => {
+    const creds = reader();
+    expect((await creds.read()).accessKeyId).toBe("AKID1");
+    expect((await creds.read()).accessKeyId).toBe("AKID1");
+    creds.refused();
+    expect((await creds.read()).accessKeyId).toBe("AKID2");
+    expect(exchanged).toEqual(["token-one-0123456789", "token-one-0123456789"]);
+  });
+
   it("drops the credentials of a token the kubelet rewrote, and tells it once", async () => {
     const creds = reader();
     let told = 0;

@@ -9,8 +9,9 @@
  * token file is read here, at every exchange (the kubelet rewrites it), so that the
  * redactor has the token before it is sent; it is also read every refresh interval, and
  * a changed token drops the credentials it gave and is told as a change. Credentials are
- * kept until {@link RENEW_BEFORE_MS} before they expire (half their life when shorter).
- * A refused token is S3CredentialsRefused naming the role and the file, never the token.
+ * kept until {@link RENEW_BEFORE_MS} before they expire (half their life when shorter),
+ * or until the storage refuses them (revoked). A refused token is S3CredentialsRefused
+ * naming the role and the file, never the token.
  */
 import { readFile } from "node:fs/promises";
 import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
@@ -82,6 +83,8 @@ export interface WebIdentityOptions {
 export interface WebIdentityCredentials {
   read(): Promise<S3Credentials>;
   watch(onChange: () => void): () => void;
+  /** The storage refused the credentials (revoked): the next read exchanges again. */
+  refused(): void;
   source: string;
 }
 
@@ -156,7 +159,11 @@ export function webIdentityCredentials(options: WebIdentityOptions): WebIdentity
       onChange = undefined;
     };
   };
-  return { read, watch, source };
+  const refused = () => {
+    held = undefined;
+    drops++;
+  };
+  return { read, watch, refused, source };
 }
 
 /** Maximum sockets of the STS client (one exchange at a time; a spare). */

@@ -87,7 +87,7 @@ export class ObjectStorageClient {
       // rotated in the Secret is used at once (the reader caches the file itself).
       credentials: async () => ({ ...(await options.credentials()), expiration: new Date(0) }),
     });
-    attemptsTold(this.s3, agents.proxy, options.credentialsSource);
+    attemptsTold(this.s3, agents.proxy, options.credentialsSource, options.credentialsRefused);
     const { mayCall } = options;
     if (mayCall) {
       // Inside the SDK's retries, after signing: every attempt asks, right before it is sent.

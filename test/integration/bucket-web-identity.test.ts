@@ -24,6 +24,7 @@ import { linesInto } from "../support/captured-log.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
+import { revokeOwnTokens } from "../support/minio-iam.js";
 import { minioOpenIdEnv, OidcIssuer } from "../support/oidc-issuer.js";
 import { TEST_API_KEY } from "../support/operator.js";
 import { runInProcessWith } from "../support/run-operator.js";
@@ -124,7 +125,7 @@ describe("the default connection's S3 credentials from web identity", () => {
   });
 
   /** The operator, its S3 credentials from web identity alone, its log in `lines`. */
-  const operator = (namespace: string, tokenFile: string, lines: string[]) =>
+  const operator = (namespace: string, tokenFile: string, lines: string[], holdMs = 120_000) =>
     runInProcessWith(
       {
         service: { baseUrl: emulator.url, allowInsecureHttp: true },
@@ -135,8 +136,8 @@ describe("the default connection's S3 credentials from web identity", () => {
           credentialsRefreshMs: 200,
         },
         watchNamespaces: [namespace],
-        // Only the token's change can bring a held Bucket back within the test.
-        holdBackoff: { baseMs: 120_000, maxMs: 120_000 },
+        // By default only the token's change can bring a held Bucket back within the test.
+        holdBackoff: { baseMs: holdMs, maxMs: holdMs },
         resyncPeriodMs: 0,
         server: { port: 0, host: "127.0.0.1" },
         log: { level: "debug" },
@@ -160,17 +161,43 @@ describe("the default connection's S3 credentials from web identity", () => {
     return JSON.stringify([await buckets.get("b"), items, lines]);
   };
 
-  it("goes Ready, renews credentials before they expire without a failed call, and uses a rotated token", async () => {
-    const namespace = await createNamespace(kc, "bucket-web-identity");
-    const tokenFile = join(dir, "renewed");
-    // MinIO's credentials end with the token: 40 s, renewed at half their life.
-    const first = issuer.token("system:serviceaccount:aidc-system:aidc-operator", 40);
-    await writeFile(tokenFile, first);
+  /** The message of the Bucket's hold for its refused credentials, once it is held. */
+  const heldMessage = async (buckets: ObjectsOf) => {
+    const held = await buckets.waitForCondition(
+      "b",
+      "Synced",
+      "False",
+      "S3CredentialsRefused",
+      30_000,
+    );
+    return conditionOf(held, "Synced")?.message;
+  };
+
+  /** A namespace, a token file holding `token`, the operator reading it (log in `lines`). */
+  const started = async (label: string, token: string, holdMs?: number) => {
+    const namespace = await createNamespace(kc, `bucket-web-identity${label}`);
+    const tokenFile = join(dir, namespace);
+    await writeFile(tokenFile, token);
     const lines: string[] = [];
     const seen = proxy.exchanges.length;
-    const op = await operator(namespace, tokenFile, lines);
+    const op = await operator(namespace, tokenFile, lines, holdMs);
     const buckets = new ObjectsOf(new KubeClient(kc), bucketCrd, namespace);
-    const name = `wi-${namespace}`;
+    const exchanges = () => proxy.exchanges.slice(seen);
+    return { namespace, tokenFile, lines, op, buckets, name: `wi-${namespace}`, exchanges };
+  };
+
+  it("goes Ready, renews credentials before they expire without a failed call, and uses a rotated token", async () => {
+    // MinIO's credentials end with the token: 40 s, renewed at half their life.
+    const first = issuer.token("system:serviceaccount:aidc-system:aidc-operator", 40);
+    const {
+      namespace,
+      tokenFile,
+      lines,
+      op,
+      buckets,
+      name,
+      exchanges: own,
+    } = await started("", first);
     /** Patches the tags and waits for their generation to be Synced, never held. */
     let v = 0;
     const synced = async () => {
@@ -188,7 +215,6 @@ describe("the default connection's S3 credentials from web identity", () => {
     try {
       await buckets.create("b", { name, tags: { v: "0" } });
       await buckets.waitForCondition("b", "Ready", "True", "Available", 30_000);
-      const own = () => proxy.exchanges.slice(seen);
       expect(own().map((e) => e.token)).toEqual([first]);
       const obtained = own()[0]?.at ?? 0;
       // Calls every 2 s until past half the first credentials' life: one renewal.
@@ -218,26 +244,16 @@ describe("the default connection's S3 credentials from web identity", () => {
   }, 90_000);
 
   it("holds a Bucket whose token STS refuses with S3CredentialsRefused naming the file, until a good one is written there", async () => {
-    const namespace = await createNamespace(kc, "bucket-web-identity-refused");
-    const tokenFile = join(dir, "refused");
     const foreign = issuer.token("system:serviceaccount:aidc-system:aidc-operator", 3_600, {
       foreign: true,
     });
-    await writeFile(tokenFile, foreign);
-    const lines: string[] = [];
-    const seen = proxy.exchanges.length;
-    const op = await operator(namespace, tokenFile, lines);
-    const buckets = new ObjectsOf(new KubeClient(kc), bucketCrd, namespace);
+    const { namespace, tokenFile, lines, op, buckets, name, exchanges } = await started(
+      "-refused",
+      foreign,
+    );
     try {
-      await buckets.create("b", { name: `wi-${namespace}` });
-      const held = await buckets.waitForCondition(
-        "b",
-        "Synced",
-        "False",
-        "S3CredentialsRefused",
-        30_000,
-      );
-      expect(conditionOf(held, "Synced")?.message).toContain(
+      await buckets.create("b", { name });
+      expect(await heldMessage(buckets)).toContain(
         `web identity (role ${ROLE}, token file ${tokenFile}) was refused`,
       );
       const good = issuer.token("system:serviceaccount:aidc-system:aidc-operator", 3_600);
@@ -246,12 +262,41 @@ describe("the default connection's S3 credentials from web identity", () => {
       await buckets.waitForCondition("b", "Ready", "True", "Available", 10_000);
       // One read interval (200 ms) plus a reconcile; the hold backoff is 2 min.
       expect(Date.now() - written).toBeLessThan(5_000);
-      const own = proxy.exchanges.slice(seen);
+      const own = exchanges();
       expect(own.at(-1)?.token).toBe(good);
       const all = await shown(namespace, buckets, lines);
       for (const e of own) {
         for (const secret of [e.token, ...e.answered]) expect(all).not.toContain(secret);
       }
+    } finally {
+      expect(await op.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  it("asks STS again at the next call when the storage refuses credentials it revoked", async () => {
+    const token = issuer.token("system:serviceaccount:aidc-system:aidc-revoked", 3_600);
+    // Held Buckets are tried again after 2 s; the credentials would be kept for 55 min.
+    const { tokenFile, op, buckets, name, exchanges } = await started("-revoked", token, 2_000);
+    try {
+      await buckets.create("b", { name, tags: { v: "1" } });
+      await buckets.waitForCondition("b", "Ready", "True", "Available", 30_000);
+      const [first] = exchanges();
+      const [accessKeyId = "", secretAccessKey = "", sessionToken = ""] = first?.answered ?? [];
+      await revokeOwnTokens(s3.server, { accessKeyId, secretAccessKey, sessionToken });
+      await buckets.patchSpec("b", { tags: { v: "2" } });
+      expect(await heldMessage(buckets)).toContain(
+        `(the S3 credentials of web identity (role ${ROLE}, token file ${tokenFile}) were refused: expired, revoked or not valid for this storage; the next call asks for new ones)`,
+      );
+      const back = await buckets.waitFor(
+        "b",
+        (o: KubeObject) =>
+          conditionOf(o, "Synced")?.status === "True" &&
+          conditionOf(o, "Synced")?.observedGeneration === o.metadata?.generation,
+        15_000,
+      );
+      expect(conditionOf(back, "Ready")?.status).toBe("True");
+      expect(exchanges().map((e) => e.token)).toEqual([token, token]);
+      expect((await s3.client().getTags(name)).v).toBe("2");
     } finally {
       expect(await op.stop()).toBe(0);
     }

@@ -86,8 +86,8 @@ class Sha256 {
   }
 }
 
-/** Keys that sign a request: a user's, or the root's (the admin API). */
-type SigningKeys = Pick<MinioUser, "accessKeyId" | "secretAccessKey">;
+/** Keys that sign a request: a user's, the root's (the admin API), or temporary ones. */
+type SigningKeys = Pick<MinioUser, "accessKeyId" | "secretAccessKey"> & { sessionToken?: string };
 
 /** Sends `body` to `path` of `server`, signed by `keys` for `service`; throws with MinIO's answer when refused. */
 async function signedCall(
@@ -226,6 +226,21 @@ export async function revokeTokens(
     service: "s3",
     method: "POST",
     path: `/minio/admin/v3/revoke-tokens/builtin?${query}`,
+    type: "application/octet-stream",
+    body: Buffer.alloc(0),
+  });
+}
+
+/**
+ * Revokes every session of the identity `own` (temporary credentials, e.g. from STS
+ * AssumeRoleWithWebIdentity) belongs to, asked with `own` itself (MinIO's self-revoke of
+ * `revoke-tokens`): MinIO then refuses them as it refuses expired ones.
+ */
+export async function revokeOwnTokens(server: LocalS3Server, own: SigningKeys): Promise<void> {
+  await signedCall(server, own, {
+    service: "s3",
+    method: "POST",
+    path: "/minio/admin/v3/revoke-tokens/openid?fullRevoke=true",
     type: "application/octet-stream",
     body: Buffer.alloc(0),
   });

@@ -44,6 +44,7 @@ export function objectStorageOf(
         region,
         credentials: () => settings.credentials(),
         ...(settings.source ? { credentialsSource: settings.source } : {}),
+        ...(settings.refused ? { credentialsRefused: () => settings.refused?.() } : {}),
         timeoutMs: deps.config.objectStorage.timeoutMs,
         // Closed before the S3 server closes them, as the service client's connections.
         idleSocketTimeoutMs: deps.config.service.idleSocketTimeoutMs,
