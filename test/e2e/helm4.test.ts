@@ -133,7 +133,9 @@ describe("the chart under Helm 4", () => {
     const descriptions = await copy.liveSpecDescriptions();
     expect(descriptions).toHaveLength(original);
     for (const d of descriptions) expect(d).not.toMatch(/^Newer\./);
-    expect(crdUpgradeSection()).toMatch(/puts its own older ones\s+back over newer ones/);
+    expect(crdUpgradeSection()).toMatch(
+      /puts\s+its\s+own\s+older\s+ones\s+back\s+over\s+newer\s+ones/,
+    );
   });
 
   it("upgrades a release of a chart version without a value of today's with the documented command, Helm 3 and 4", async () => {
