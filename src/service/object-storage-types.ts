@@ -75,7 +75,7 @@ export interface ListedBucket {
   creationDate?: Date;
 }
 
-/** Whether a bucket exists, as a HEAD answers it. */
+/** Whether a bucket exists, as a HEAD answers it ("Owned" says it answers, not whose it is). */
 export type BucketPresence = "Absent" | "Owned" | "Forbidden";
 
 /**

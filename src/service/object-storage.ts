@@ -115,7 +115,11 @@ export class ObjectStorageClient {
     this.s3.destroy();
   }
 
-  /** Absent (404), Owned (this account may use it) or Forbidden (another account's). */
+  /**
+   * Absent (404), Owned (200: it may be used, yet it may be another account's that
+   * grants this one s3:ListBucket; the account's bucket list tells) or Forbidden
+   * (another account's).
+   */
   async headBucket(bucket: string): Promise<BucketPresence> {
     try {
       await this.s3.send(new HeadBucketCommand({ Bucket: bucket }));

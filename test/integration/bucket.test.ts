@@ -279,6 +279,7 @@ describe("Bucket controller", () => {
     await buckets.delete("reborn");
     await buckets.waitForGone("reborn", 30_000);
     expect(await s3.client().countObjectVersions(name)).toEqual({ count: 1, more: false });
+    await buckets.waitForEvents("reborn", ["DeletePolicyNotHonoured"]);
   });
 
   it("is released under Delete, with and without forceDestroy, when its bucket was deleted outside", async () => {

@@ -16,6 +16,7 @@ import {
   ObjectsLockedError,
 } from "../../service/object-storage-lock.js";
 import type { BeforeDeleteResult, ManagedCall } from "../managed/call.js";
+import { DELETE_NOT_HONOURED } from "../managed/deletion.js";
 import { notTheRecorded } from "./ownership.js";
 
 const R = BUCKET_REASONS.names;
@@ -28,7 +29,17 @@ export async function beforeBucketDelete(
   pollIntervalMs: number,
 ): Promise<BeforeDeleteResult> {
   try {
-    if (await notTheRecorded(s3, call.obj, name)) return "Done";
+    if (await notTheRecorded(s3, call.obj, name)) {
+      // Said unless it is gone: the loop records Deleted next.
+      const presence = await s3.headBucket(name).catch(() => "Forbidden");
+      if (presence !== "Absent") {
+        call.warning(
+          DELETE_NOT_HONOURED,
+          `bucket ${name} is left as it is, neither emptied nor deleted: it is not the one this object recorded (the account's bucket list does not have it, or it was made outside since under its name)`,
+        );
+      }
+      return "Done";
+    }
     return await emptied(s3, call, name, pollIntervalMs);
   } catch (err) {
     if (err instanceof ServiceNotFoundError) return "Done";

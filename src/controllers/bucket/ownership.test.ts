@@ -20,6 +20,8 @@ let listed: string[] | undefined;
 let tags: Record<string, string> = {};
 /** The reads of the bucket list. */
 let lists = 0;
+/** The Warnings of the calls. */
+let warned: string[] = [];
 /** Whether the bucket still holds its one object version. */
 let holds = true;
 /** Every request but the reads of the bucket list, as `METHOD /path?query`. */
@@ -92,6 +94,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   sent = [];
+  warned = [];
   tags = {};
   holds = true;
 });
@@ -110,7 +113,7 @@ function call(spec: Partial<BucketObject["spec"]>, status?: BucketObject["status
     now: () => new Date("2026-01-01T00:00:00Z"),
     log: pino({ level: "silent" }),
     normal: () => undefined,
-    warning: () => undefined,
+    warning: (reason, note) => warned.push(`${reason}: ${note}`),
     annotate: async () => obj,
   };
   return c;
@@ -175,6 +178,9 @@ describe("a bucket whose HEAD answers 200", () => {
     expect(await client.beforeDelete(c, "data")).toBe("Done");
     expect(await client.delete(c, "data")).toBe("Deleted");
     expect(writes()).toEqual([]);
+    expect(warned).toEqual([
+      "DeletePolicyNotHonoured: bucket data is left as it is, neither emptied nor deleted: it is not the one this object recorded (the account's bucket list does not have it, or it was made outside since under its name)",
+    ]);
     // Listed, it is emptied and deleted.
     listed = ["data"];
     expect(await client.beforeDelete(c, "data")).toBe("Done");
