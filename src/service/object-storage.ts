@@ -11,7 +11,6 @@ import {
   CreateBucketCommand,
   DeleteBucketCommand,
   HeadBucketCommand,
-  ListBucketsCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
 import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
@@ -28,6 +27,7 @@ import {
 } from "./object-storage-errors.js";
 import { BucketFeatures } from "./object-storage-features.js";
 import { headRefusal } from "./object-storage-head.js";
+import { readAccountBuckets } from "./object-storage-list.js";
 import type { UndeletedVersion, VersionLock } from "./object-storage-lock.js";
 import type {
   BucketPresence,
@@ -143,7 +143,7 @@ export class ObjectStorageClient {
    * whether a bucket is the account's); undefined when the credentials may not list them.
    */
   accountBuckets(): Promise<ListedBucket[] | undefined> {
-    const listed = { at: Date.now(), read: this.readBuckets() };
+    const listed = { at: Date.now(), read: readAccountBuckets(this.s3) };
     this.listed = listed;
     // A failed read is not kept.
     listed.read.catch(() => {
@@ -165,20 +165,6 @@ export class ObjectStorageClient {
 
   /** The last read of the account's buckets, and when it was sent. */
   private listed?: { at: number; read: Promise<ListedBucket[] | undefined> };
-
-  private async readBuckets(): Promise<ListedBucket[] | undefined> {
-    const out = await callS3("ListBuckets", "*", () =>
-      this.s3.send(new ListBucketsCommand({})),
-    ).catch((e: unknown) => {
-      if (e instanceof ObjectStorageAccessDeniedError) return undefined;
-      throw e;
-    });
-    if (!out) return undefined;
-    return (out.Buckets ?? []).map((b) => ({
-      name: b.Name ?? "",
-      ...(b.CreationDate ? { creationDate: b.CreationDate } : {}),
-    }));
-  }
 
   /**
    * Creates `bucket`: "AlreadyOwnedByYou" when this account has it already,
