@@ -6,14 +6,17 @@
  * it, so every exchange takes the operator's proxy; the proxy records each one. A Bucket
  * goes Ready; credentials are renewed before they expire, without a failed call; a token
  * the kubelet rewrote is used at the next call; a refused token holds the Bucket with
- * S3CredentialsRefused naming the file, and a good one written there lifts the hold. No
- * token and no credential reaches the log, the status or an Event.
+ * S3CredentialsRefused naming the file, and a good one written there lifts the hold;
+ * credentials the storage revoked are asked for again. An https:// STS is reached through
+ * HTTPS_PROXY, trusting the CAs the process trusts. No token and no credential reaches
+ * the log, the status or an Event.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getCACertificates, setDefaultCACertificates } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
@@ -21,6 +24,7 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator/server.j
 import { KubeClient } from "../../src/runtime/kube.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { linesInto } from "../support/captured-log.js";
+import { ConnectProxy } from "../support/connect-proxy.js";
 import { installCrds } from "../support/crds.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
@@ -29,6 +33,7 @@ import { minioOpenIdEnv, OidcIssuer } from "../support/oidc-issuer.js";
 import { TEST_API_KEY } from "../support/operator.js";
 import { runInProcessWith } from "../support/run-operator.js";
 import { startTestS3, type TestS3 } from "../support/s3.js";
+import { TlsFront } from "../support/tls-front.js";
 
 /** Only the proxy knows this name (it sends everything to loopback). */
 const STS_HOST = "sts.aidc.test";
@@ -125,7 +130,13 @@ describe("the default connection's S3 credentials from web identity", () => {
   });
 
   /** The operator, its S3 credentials from web identity alone, its log in `lines`. */
-  const operator = (namespace: string, tokenFile: string, lines: string[], holdMs = 120_000) =>
+  const operator = (
+    namespace: string,
+    tokenFile: string,
+    lines: string[],
+    holdMs = 120_000,
+    env: Record<string, string> = {},
+  ) =>
     runInProcessWith(
       {
         service: { baseUrl: emulator.url, allowInsecureHttp: true },
@@ -150,6 +161,7 @@ describe("the default connection's S3 credentials from web identity", () => {
           AWS_WEB_IDENTITY_TOKEN_FILE: tokenFile,
           AWS_ENDPOINT_URL_STS: `http://${STS_HOST}:${new URL(s3.server.url).port}`,
           HTTP_PROXY: proxy.url,
+          ...env,
         },
         logDestination: linesInto(lines),
       },
@@ -174,13 +186,18 @@ describe("the default connection's S3 credentials from web identity", () => {
   };
 
   /** A namespace, a token file holding `token`, the operator reading it (log in `lines`). */
-  const started = async (label: string, token: string, holdMs?: number) => {
+  const started = async (
+    label: string,
+    token: string,
+    holdMs?: number,
+    env?: Record<string, string>,
+  ) => {
     const namespace = await createNamespace(kc, `bucket-web-identity${label}`);
     const tokenFile = join(dir, namespace);
     await writeFile(tokenFile, token);
     const lines: string[] = [];
     const seen = proxy.exchanges.length;
-    const op = await operator(namespace, tokenFile, lines, holdMs);
+    const op = await operator(namespace, tokenFile, lines, holdMs, env);
     const buckets = new ObjectsOf(new KubeClient(kc), bucketCrd, namespace);
     const exchanges = () => proxy.exchanges.slice(seen);
     return { namespace, tokenFile, lines, op, buckets, name: `wi-${namespace}`, exchanges };
@@ -299,6 +316,34 @@ describe("the default connection's S3 credentials from web identity", () => {
       expect((await s3.client().getTags(name)).v).toBe("2");
     } finally {
       expect(await op.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  it("exchanges with an https:// STS through HTTPS_PROXY, trusting the CAs the process trusts", async () => {
+    // MinIO's STS behind TLS for a name only the proxy resolves; the CA, as a pod's
+    // NODE_EXTRA_CA_CERTS adds it.
+    const front = new TlsFront(STS_HOST, Number(new URL(s3.server.url).port));
+    await front.start();
+    const trusted = getCACertificates("default");
+    setDefaultCACertificates([...trusted, front.ca.toString()]);
+    const tunnels = new ConnectProxy({ [STS_HOST]: "127.0.0.1" });
+    await tunnels.start();
+    const token = issuer.token("system:serviceaccount:aidc-system:aidc-tls", 3_600);
+    const { op, buckets, name, exchanges } = await started("-tls", token, undefined, {
+      AWS_ENDPOINT_URL_STS: `https://${STS_HOST}:${front.port}`,
+      HTTPS_PROXY: tunnels.url,
+    });
+    try {
+      await buckets.create("b", { name });
+      await buckets.waitForCondition("b", "Ready", "True", "Available", 30_000);
+      expect(tunnels.targets).toContain(`${STS_HOST}:${front.port}`);
+      // Not the plain-http proxy: the exchange went through the tunnel.
+      expect(exchanges()).toEqual([]);
+    } finally {
+      expect(await op.stop()).toBe(0);
+      setDefaultCACertificates(trusted);
+      await tunnels.stop();
+      await front.stop();
     }
   }, 60_000);
 });
