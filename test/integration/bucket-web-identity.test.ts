@@ -7,7 +7,8 @@
  * goes Ready; credentials are renewed before they expire, without a failed call; a token
  * the kubelet rewrote is used at the next call; a refused token holds the Bucket with
  * S3CredentialsRefused naming the file, and a good one written there lifts the hold;
- * credentials the storage revoked are asked for again. An https:// STS is reached through
+ * credentials the storage revoked are asked for again; a Bucket's exportTo Secret gets
+ * the renewed credentials. An https:// STS is reached through
  * HTTPS_PROXY, trusting the CAs the process trusts. No token and no credential reaches
  * the log, the status or an Event.
  */
@@ -17,8 +18,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
+import { SECRETS } from "../../src/controllers/connections/secrets.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { KubeClient } from "../../src/runtime/kube.js";
@@ -145,6 +147,8 @@ describe("the default connection's S3 credentials from web identity", () => {
           endpoint: s3.server.url,
           allowInsecureHttp: true,
           credentialsRefreshMs: 200,
+          // A Bucket may hand the credentials it uses to pods (spec.exportTo.secretName).
+          exportCredentials: true,
         },
         watchNamespaces: [namespace],
         // By default only the token's change can bring a held Bucket back within the test.
@@ -344,6 +348,40 @@ describe("the default connection's S3 credentials from web identity", () => {
       setDefaultCACertificates(trusted);
       await tunnels.stop();
       await front.stop();
+    }
+  }, 60_000);
+
+  it("writes the credentials it renews into a Bucket's exportTo Secret", async () => {
+    const token = issuer.token("system:serviceaccount:aidc-system:aidc-export", 3_600);
+    const { namespace, tokenFile, op, buckets, name, exchanges } = await started("-export", token);
+    const kube = new KubeClient(kc);
+    const exported = async () => {
+      const secret = await kube
+        .get<KubeObject & { data?: Record<string, string> }>(SECRETS, { namespace, name: "keys" })
+        .catch(() => undefined);
+      const data = secret?.data ?? {};
+      return ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"].map((k) =>
+        Buffer.from(data[k] ?? "", "base64").toString(),
+      );
+    };
+    try {
+      await buckets.create("b", { name, tags: { v: "1" }, exportTo: { secretName: "keys" } });
+      await buckets.waitForCondition("b", "Ready", "True", "Available", 30_000);
+      await vi.waitFor(async () => expect(await exported()).toEqual(exchanges()[0]?.answered), {
+        timeout: 10_000,
+      });
+      await writeFile(
+        tokenFile,
+        issuer.token("system:serviceaccount:aidc-system:aidc-export", 3_600),
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      await buckets.patchSpec("b", { tags: { v: "2" } });
+      await vi.waitFor(async () => expect(await exported()).toEqual(exchanges()[1]?.answered), {
+        timeout: 10_000,
+      });
+      expect(exchanges()).toHaveLength(2);
+    } finally {
+      expect(await op.stop()).toBe(0);
     }
   }, 60_000);
 });

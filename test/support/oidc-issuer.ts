@@ -72,6 +72,8 @@ export class OidcIssuer {
       iat: now,
       exp: now + lifetimeS,
       policy: options.policy ?? "readwrite",
+      // Two tokens made in one second differ, as the kubelet's do.
+      jti: randomBytes(8).toString("hex"),
     };
     const signed = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
     const key: KeyObject = options.foreign
