@@ -105,6 +105,8 @@ describe("Buckets on other S3 servers' answers", () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(puts()).toBe(1);
     expect(await buckets.eventReasons("garage")).not.toContain("DriftCorrected");
+    // Said once: the polls that find the same refusal record no more.
+    expect(await buckets.eventCount("garage", "FieldNotKept")).toBe(1);
   });
 
   it("names the owner mark as the tags a server without them lacks when the spec sets none (gofakes3)", async () => {

@@ -269,7 +269,9 @@ export async function observe<T extends ManagedObject, R>(
       synced = { status: "True", reason: "Updating", message: u.message };
       requeueAfterMs = soon;
     } else {
-      run.warning(u.reason, u.message);
+      // Once: a poll that finds the same refusal (Synced says it) records no new Warning.
+      const was = getCondition(run.obj.status?.conditions, "Synced");
+      if (was?.reason !== u.reason || was.message !== u.message) run.warning(u.reason, u.message);
       synced = { status: "False", reason: u.reason, message: u.message };
     }
   }

@@ -7,6 +7,7 @@ import {
   type W,
   world,
 } from "../../../test/support/managed-world.js";
+import type { ConditionReason } from "../../crds/reasons.js";
 import type { Observation } from "./call.js";
 import { ANNOTATIONS } from "./create-protocol.js";
 
@@ -77,5 +78,32 @@ describe("a change sent but not shown yet", () => {
     expect(s.sent).toEqual(["new"]);
     expect(condition(s.w.obj, "Synced")).toBe("ReconcileSuccess");
     expect(condition(s.w.obj, "Reconciling")).toBeUndefined();
+  });
+});
+
+describe("a change the kind refuses", () => {
+  it("records its Warning once while Synced says the same refusal, again when it changes", async () => {
+    const w: W = world({}, { [ANNOTATIONS.externalId]: "id-1" });
+    let refusal = "the server does not keep the field";
+    const c = client(() => w, {
+      observe: async () => ({
+        exists: true,
+        upToDate: false,
+        ready: { status: "True", reason: "Available", message: "" },
+        remote: "r",
+      }),
+      update: async () => ({
+        outcome: "Refused",
+        reason: "FieldNotKept" as ConditionReason,
+        message: refusal,
+      }),
+    });
+    const { reconcile } = loop(c);
+    for (let poll = 0; poll < 3; poll++) await reconcile(KEY, w.ctx);
+    expect(condition(w.obj, "Synced")).toBe("FieldNotKept");
+    expect(w.events.filter((e) => e === "Warning FieldNotKept")).toHaveLength(1);
+    refusal = "the server does not keep two fields";
+    await reconcile(KEY, w.ctx);
+    expect(w.events.filter((e) => e === "Warning FieldNotKept")).toHaveLength(2);
   });
 });
