@@ -119,6 +119,23 @@ describe("the chart under Helm 4", () => {
     for (const d of await copy.liveSpecDescriptions()) expect(d).toMatch(/^Reinstalled\. /);
   });
 
+  it("reinstalls over CRDs Helm 3 installed the documented way; without it, Helm 4 conflicts with Helm 3's manager", async () => {
+    const copy = new ChartCopy("helmthree");
+    copies.push(copy);
+    const release = `h3crd-${randomSuffix()}`;
+    releases.push(release);
+    await runTool("helm", ["install", release, copy.chart, "-n", namespace, ...setArgs(BASE_URL)]);
+    await runTool("helm", ["uninstall", release, "-n", namespace, "--no-hooks"]);
+    copy.markCrds("Newer.");
+    await expect(install4(release, copy.chart, namespace)).rejects.toThrow(
+      /conflicts? with "helm"/,
+    );
+    expect(crdUpgradeSection()).toMatch(/`"helm"` on those Helm 3 installed/);
+    await runTool("kubectl", documentedCrdUpgrade(copy.crdsDir));
+    await install4(release, copy.chart, namespace, ["--skip-crds"]);
+    for (const d of await copy.liveSpecDescriptions()) expect(d).toMatch(/^Newer\. /);
+  });
+
   it("puts its own older CRDs back over newer ones at a reinstall, as docs/install.md says", async () => {
     const copy = new ChartCopy("helmolder");
     copies.push(copy);
