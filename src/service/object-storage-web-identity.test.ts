@@ -17,8 +17,11 @@ describe("webIdentityCredentials", () => {
   /** The tokens exchanged, in order; each answer lives `lifeMs`. */
   let exchanged: string[] = [];
   let lifeMs = 3_600_000;
+  /** When set, each exchange fails with it (STS down). */
+  let failure: Error | undefined;
   const exchange = async (token: string): Promise<ExchangedCredentials> => {
     exchanged.push(token);
+    if (failure) throw failure;
     const n = exchanged.length;
     return {
       accessKeyId: `AKID${n}`,
@@ -40,6 +43,7 @@ describe("webIdentityCredentials", () => {
     file = join(dir, "token");
     exchanged = [];
     lifeMs = 3_600_000;
+    failure = undefined;
     await writeFile(file, "token-one-0123456789\n");
   });
   afterEach(async () => {
@@ -62,6 +66,25 @@ describe("webIdentityCredentials", () => {
     vi.setSystemTime(Date.now() + 2_000);
     expect((await creds.read()).accessKeyId).toBe("AKID2");
     expect(exchanged).toEqual(["token-one-0123456789", "token-one-0123456789"]);
+  });
+
+  it("serves the kept credentials while renewals fail, trying again every 10 s, until 30 s before they expire", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const creds = reader();
+    const start = Date.now();
+    await creds.read();
+    failure = new Error("STS unavailable");
+    vi.setSystemTime(start + lifeMs - RENEW_BEFORE_MS + 1_000);
+    expect((await creds.read()).accessKeyId).toBe("AKID1");
+    expect((await creds.read()).accessKeyId).toBe("AKID1");
+    expect(exchanged).toHaveLength(2);
+    vi.setSystemTime(Date.now() + 10_001);
+    expect((await creds.read()).accessKeyId).toBe("AKID1");
+    expect(exchanged).toHaveLength(3);
+    vi.setSystemTime(start + lifeMs - 29_000);
+    await expect(creds.read()).rejects.toThrow("STS unavailable");
+    failure = undefined;
+    expect((await creds.read()).accessKeyId).toBe("AKID5");
   });
 
   it("renews credentials shorter-lived than twice the window at half their life", async () => {

@@ -10,7 +10,8 @@
  * redactor has the token before it is sent; it is also read every refresh interval, and
  * a changed token drops the credentials it gave and is told as a change. Credentials are
  * kept until {@link RENEW_BEFORE_MS} before they expire (half their life when shorter),
- * or until the storage refuses them (revoked). A refused token is S3CredentialsRefused
+ * and serve while renewals fail until shortly before, or until the storage refuses them
+ * (revoked). A refused token is S3CredentialsRefused
  * naming the role and the file, never the token.
  */
 import { readFile } from "node:fs/promises";
@@ -34,6 +35,11 @@ export const WEB_IDENTITY_ENV = {
  * (EXPIRATION_MS of @smithy/core, by which its clients renew theirs).
  */
 export const RENEW_BEFORE_MS = 300_000;
+
+/** How long before they expire kept credentials stop serving while renewals fail. */
+const EXPIRY_MARGIN_MS = 30_000;
+/** How long after a failed renewal the next is tried, the kept credentials serving. */
+const RETRY_RENEWAL_MS = 10_000;
 
 /** Web identity as the environment sets it up. */
 export interface WebIdentity {
@@ -93,7 +99,9 @@ export function webIdentityCredentials(options: WebIdentityOptions): WebIdentity
   const { identity, redactor } = options;
   const source = `web identity (role ${identity.roleArn}, token file ${identity.tokenFile})`;
   const exchange = options.exchange ?? stsExchange(options, source);
-  let held: { credentials: S3Credentials; renewAt: number } | undefined;
+  let held: { credentials: S3Credentials; renewAt: number; expires: number } | undefined;
+  // No renewal is tried again before this, after one failed (the kept ones still hold).
+  let retryAt = 0;
   let pending: Promise<S3Credentials> | undefined;
   // Counts the drops of `held`: an exchange that began before one keeps nothing.
   let drops = 0;
@@ -140,15 +148,24 @@ export function webIdentityCredentials(options: WebIdentityOptions): WebIdentity
     const now = Date.now();
     const expires = expiration?.getTime() ?? Number.POSITIVE_INFINITY;
     const renewAt = expires - Math.min(RENEW_BEFORE_MS, (expires - now) / 2);
-    if (began === drops) held = { credentials, renewAt };
+    if (began === drops) held = { credentials, renewAt, expires };
     return credentials;
   };
   const read = async () => {
-    if (held && Date.now() < held.renewAt) return held.credentials;
+    const now = Date.now();
+    if (held && now < held.renewAt) return held.credentials;
+    // While a renewal fails (STS down), the kept credentials serve until shortly before
+    // they expire; a failed renewal is tried again RETRY_RENEWAL_MS later, not per call.
+    const kept = held && now < held.expires - EXPIRY_MARGIN_MS ? held.credentials : undefined;
+    if (kept && now < retryAt) return kept;
     pending ??= renew().finally(() => {
       pending = undefined;
     });
-    return pending;
+    if (!kept) return pending;
+    return pending.catch(() => {
+      retryAt = Date.now() + RETRY_RENEWAL_MS;
+      return kept;
+    });
   };
   const watch = (tell: () => void) => {
     onChange = tell;
