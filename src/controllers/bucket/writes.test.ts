@@ -47,13 +47,34 @@ function storage(drops: keyof LifecycleRule) {
 }
 
 /** A reconcile (its own call) at `generation`, `afterMs` after T0, of a Bucket observed before. */
-function reconcile(spec: Partial<BucketObject["spec"]>, generation = 1, afterMs = 0) {
+function reconcile(
+  spec: Partial<BucketObject["spec"]>,
+  generation = 1,
+  afterMs = 0,
+  synced?: { reason: string; message: string },
+) {
   const obj: BucketObject = {
     apiVersion: "aidc.io/v1alpha1",
     kind: "Bucket",
     metadata: { name: "data", namespace: "ns", uid: "u1", generation },
     spec: { adopt: false, forceDestroy: false, deletionPolicy: "Orphan", ...spec },
-    status: { observedGeneration: generation, bucketName: "data" },
+    status: {
+      observedGeneration: generation,
+      bucketName: "data",
+      ...(synced
+        ? {
+            conditions: [
+              {
+                type: "Synced",
+                status: "False",
+                ...synced,
+                lastTransitionTime: "2026-01-01T00:00:00Z",
+                observedGeneration: generation,
+              },
+            ],
+          }
+        : {}),
+    },
   };
   const warnings: string[] = [];
   const call: ManagedCall<BucketObject> = {
@@ -132,5 +153,23 @@ describe("a field the server accepts and does not keep", () => {
     });
     expect(later.warnings).toEqual([]);
     expect(sent).toEqual(["putLifecycle", "putLifecycle", "putLifecycle"]);
+  });
+
+  it("is no DriftCorrected when a process that does not remember the write sends it again at the generation Synced says FieldNotKept", async () => {
+    for (const [reason, warned] of [
+      ["FieldNotKept", []],
+      ["ReconcileSuccess", ["DriftCorrected"]],
+    ] as const) {
+      // Written by the process before this one: the rule is there without the field.
+      const { external, remote, state } = storage("noncurrentVersionExpirationDays");
+      state.lifecycle = [{ id: "old", prefix: "", enabled: true }];
+      const message =
+        "the object storage accepted the write of spec.lifecycleRules[0].noncurrentVersionExpirationDays but…";
+      const { call, warnings } = reconcile(spec, 1, 0, { reason, message });
+      expect(await external.update(call, "data", marked(remote()))).toMatchObject({
+        outcome: "Applied",
+      });
+      expect(warnings).toEqual(warned);
+    }
   });
 });

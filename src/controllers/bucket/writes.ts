@@ -5,8 +5,9 @@
  * it accepted yet does not show as written at the next reconcile (it does not keep a
  * field: Garage drops a lifecycle rule's noncurrentVersionExpirationDays), as long as it
  * answers the same. Either is held until the spec changes (a new generation) or
- * {@link REWRITE_AFTER_MS} has passed, when it is sent once more to look again; a
- * feature changed otherwise since is written again (drift).
+ * {@link REWRITE_AFTER_MS} has passed, when it is sent once more to look again (so is
+ * one a restarted process does not remember, which Synced shows); a feature changed
+ * otherwise since is written again (drift).
  */
 import type { Bucket } from "../../crds/bucket.js";
 import type { ManagedCall } from "../managed/call.js";
@@ -57,6 +58,14 @@ export class FeatureWrites {
       return w?.generation === generation ? w : undefined;
     };
     const fresh = (w: Written) => now - w.at < REWRITE_AFTER_MS;
+    // A write this process does not remember (it started since) that Synced says, at this
+    // generation, the server did not keep: sent again, it looks again.
+    const synced = call.obj.status?.conditions?.find((c) => c.type === "Synced");
+    const saidNotKept = (f: FeatureName) =>
+      synced?.reason === "FieldNotKept" &&
+      synced.observedGeneration === generation &&
+      (synced.message.includes(`spec.${SPEC_FIELDS[f]}`) ||
+        (f === "tags" && synced.message.includes("the owner mark")));
     return {
       held: (f) => {
         const w = last(f);
@@ -69,7 +78,7 @@ export class FeatureWrites {
       },
       rechecks: (f) => {
         const w = last(f);
-        return w !== undefined && !fresh(w);
+        return w ? !fresh(w) : saidNotKept(f);
       },
       wrote: (f, refused) => {
         const writes = this.byUid.get(uid) ?? new Map<FeatureName, Written>();
@@ -99,14 +108,23 @@ export class FeatureWrites {
   }
 }
 
+/** The spec field of each feature. */
+const SPEC_FIELDS: Record<FeatureName, string> = {
+  versioning: "versioning",
+  lifecycle: "lifecycleRules",
+  policy: "policy",
+  tags: "tags",
+  cors: "cors",
+};
+
 /**
  * The spec fields of a change of `feature` whose value `remote` does not show as
  * `desired` has it (what a server that does not keep them dropped), e.g.
  * `spec.lifecycleRules[0].noncurrentVersionExpirationDays`; rules are matched by id.
  */
 export function unkeptFields(feature: FeatureName, desired: unknown, remote: unknown): string[] {
-  const path = { lifecycle: "lifecycleRules", cors: "cors", tags: "tags" }[feature as string];
-  if (!path) return [`spec.${feature}`];
+  const path = SPEC_FIELDS[feature];
+  if (feature === "versioning" || feature === "policy") return [`spec.${path}`];
   if (feature === "tags") {
     const want = (desired ?? {}) as Record<string, string>;
     const has = (remote ?? {}) as Record<string, string>;
