@@ -1,13 +1,11 @@
 /**
  * TrainingTemplates on a service whose template list leaves out `env` (the emulator's
  * `listsOmitEnv`), with adoption off as by default. A template has no detail read, so
- * the owner mark the operator puts in its env is never seen: a template the object's
- * own create just made is its own (the create answered, and the preflight found the
- * name free), and stays so once its status records the id; any other, one found by name
- * after a lost create answer included, cannot be told from another's and is refused,
- * the condition naming the env the list leaves out. A create that answered but whose
- * template the list showed only later is its own too. A create never sent is proven
- * absent by name, which the list shows, and sent again once.
+ * the owner mark the operator puts in its env is not seen there; the one it appends to
+ * the description is: a template found by name after a lost create answer or a restart
+ * is its own by it. One without it (made outside, bound by hand) is refused, the
+ * condition naming the env the list leaves out. A create never sent is proven absent by
+ * name, which the list shows, and sent again once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
@@ -16,7 +14,13 @@ import { trainingTemplateController } from "../../src/controllers/trainingtempla
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
-import { holdsFirst, startTestOperator, type TestOperator } from "../support/operator.js";
+import {
+  diesAfter,
+  holdsFirst,
+  startTestOperator,
+  type TestOperator,
+  type TestOperatorOptions,
+} from "../support/operator.js";
 
 const spec = {
   description: "nightly",
@@ -103,17 +107,14 @@ describe("TrainingTemplate on a template list without env", () => {
     }
   }, 60_000);
 
-  it("refuses, naming the env the list leaves out, the template found by name after a lost create answer", async () => {
+  it("makes Ready the template found by name after a lost create answer, by the owner mark of its description", async () => {
     await op.admin.setFaults([
       { kind: "error", endpoint: "createTemplate", acting: true, httpStatus: 500, times: 1 },
     ]);
     try {
       await templates.create("lost", spec);
-      const obj = await templates.waitForCondition("lost", "Ready", "False", "AdoptionRefused");
-      expect(conditionOf(obj, "Ready")?.message).toMatch(
-        /shows it without env, where the operator's owner mark travels/,
-      );
-      expect(obj.status).not.toHaveProperty("templateId");
+      const obj = await templates.waitForCondition("lost", "Ready", "True", "Available");
+      expect((await named("lost"))[0]?.desc).toMatch(/^nightly \[aidc-owner:[0-9a-f.]{33}\]$/);
       await new Promise((r) => setTimeout(r, 1_500));
       expect(await named("lost")).toHaveLength(1);
       expect(await createsOf("lost")).toHaveLength(1);
@@ -121,6 +122,52 @@ describe("TrainingTemplate on a template list without env", () => {
     } finally {
       await op.admin.setFaults([]);
     }
+  }, 60_000);
+
+  /**
+   * Creates `name` in a namespace of its own with an operator that stops (`first`, its
+   * service and flags) once `stopped` resolves, then runs `then` under a second operator.
+   */
+  const acrossRestart = async (
+    name: string,
+    first: Partial<TestOperatorOptions>,
+    stopped: () => Promise<unknown>,
+    then: (objects: ObjectsOf) => Promise<void>,
+  ) => {
+    const ns = await createNamespace(adminKubeConfig(), `tpl-noenv-${name}`);
+    const base = { controllers, namespaces: [ns], config, emulator: op.emulator };
+    const dying = await startTestOperator({ ...base, shutdownTimeoutMs: 300, ...first });
+    try {
+      await new ObjectsOf(dying.kube, trainingTemplateCrd, ns).create(name, spec);
+      await stopped();
+    } finally {
+      await dying.stop();
+    }
+    const second = await startTestOperator(base);
+    try {
+      await then(new ObjectsOf(second.kube, trainingTemplateCrd, ns));
+    } finally {
+      await second.stop();
+    }
+  };
+
+  it("makes Ready the template its create made when the operator stopped before the answer came", async () => {
+    let created = false;
+    const makeService = diesAfter("createTemplate", () => {
+      created = true;
+    });
+    await acrossRestart(
+      "restarted",
+      { makeService },
+      () => eventually(async () => created),
+      async (objects) => {
+        const obj = await objects.waitForCondition("restarted", "Ready", "True", "Available");
+        expect(obj.status).toMatchObject({ templateId: idOf(obj) });
+        expect(await named("restarted")).toHaveLength(1);
+        expect(await createsOf("restarted")).toHaveLength(1);
+        expect(await sent("updateTemplate", idOf(obj))).toEqual([]);
+      },
+    );
   }, 60_000);
 
   it("refuses a template bound by hand, naming the env the list leaves out, and never deletes it", async () => {
@@ -144,37 +191,17 @@ describe("TrainingTemplate on a template list without env", () => {
   }, 60_000);
 
   it("sends a create never sent once more, proven absent by name, and makes it Ready", async () => {
-    const ns = await createNamespace(adminKubeConfig(), "tpl-noenv-unsent");
     const held = holdsFirst("createTemplate");
-    const first = await startTestOperator({
-      controllers,
-      namespaces: [ns],
-      config,
-      emulator: op.emulator,
-      shutdownTimeoutMs: 300,
-      makeService: held.makeService,
-      stopsMidCreate: true,
-    });
-    try {
-      await new ObjectsOf(first.kube, trainingTemplateCrd, ns).create("unsent", spec);
-      await held.held;
-    } finally {
-      await first.stop();
-    }
-    const second = await startTestOperator({
-      controllers,
-      namespaces: [ns],
-      config,
-      emulator: op.emulator,
-    });
-    try {
-      const objects = new ObjectsOf(second.kube, trainingTemplateCrd, ns);
-      await objects.waitForCondition("unsent", "Ready", "True", undefined, 30_000);
-      await objects.waitForEvents("unsent", ["CreateRepeated"]);
-      expect(await named("unsent")).toHaveLength(1);
-      expect(await createsOf("unsent")).toHaveLength(1);
-    } finally {
-      await second.stop();
-    }
+    await acrossRestart(
+      "unsent",
+      { makeService: held.makeService, stopsMidCreate: true },
+      () => held.held,
+      async (objects) => {
+        await objects.waitForCondition("unsent", "Ready", "True", undefined, 30_000);
+        await objects.waitForEvents("unsent", ["CreateRepeated"]);
+        expect(await named("unsent")).toHaveLength(1);
+        expect(await createsOf("unsent")).toHaveLength(1);
+      },
+    );
   }, 60_000);
 });

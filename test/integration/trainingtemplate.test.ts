@@ -16,6 +16,9 @@ import {
 /** The TrainingTemplate controller against a real API server and the emulator. */
 /** The owner mark the body carries in its env (managed/tenancy.ts). */
 const owner = expect.stringMatching(/^[0-9a-f]{16}\.[0-9a-f]{16}$/);
+/** A description with the owner mark appended, as a list without env still shows it. */
+const marked = (desc: string) =>
+  expect.stringMatching(new RegExp(`^${desc} \\[aidc-owner:[0-9a-f]{16}\\.[0-9a-f]{16}\\]$`));
 
 describe("TrainingTemplate controller", () => {
   let op: TestOperator;
@@ -85,7 +88,7 @@ describe("TrainingTemplate controller", () => {
         path: "/v1/training/template/create",
         body: {
           name: "finetune",
-          desc: "nightly fine-tune",
+          desc: marked("nightly fine-tune"),
           trainingType: "PRE_TRAINING",
           trainingFramwork: "PyTorch",
           imageType: "general",
@@ -119,7 +122,7 @@ describe("TrainingTemplate controller", () => {
         path: `/v1/training/template/${id}/update`,
         body: {
           name: "retuned",
-          desc: "nightly fine-tune",
+          desc: marked("nightly fine-tune"),
           trainingType: "PRE_TRAINING",
           trainingFramwork: "PyTorch",
           imageType: "general",
@@ -160,7 +163,7 @@ describe("TrainingTemplate controller", () => {
     expect(await bodies("saveTrainingTaskAsTemplate")).toEqual([
       {
         path: `/v1/training/instance/${taskId}/saveAsTemplate`,
-        body: { name: "from-job", desc: "saved" },
+        body: { name: "from-job", desc: marked("saved") },
       },
     ]);
   });

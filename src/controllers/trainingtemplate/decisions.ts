@@ -12,7 +12,11 @@ import {
   type TrainingTemplateInput,
   toTemplateBody,
 } from "../../service/kinds/trainingtemplate.js";
-import { OWNER_MARK_ENV } from "../../service/schemas/create.js";
+import {
+  OWNER_MARK_ENV,
+  stripClientTokenMarker,
+  withOwnerMarker,
+} from "../../service/schemas/create.js";
 import type { StorageConfigItem } from "../../service/schemas/storage-config.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
@@ -97,7 +101,7 @@ export function templateInput(
   copy("trainingFramework", s.trainingFramework);
   copy("imageType", s.imageType);
   copy("image", s.image);
-  // The owner mark travels in the env (templates have no other free field).
+  // The owner mark travels in the env (and in desc as sent: withOwnerInDesc).
   const ns = obj.metadata.namespace ?? "";
   input.env = {
     ...(s.env ?? {}),
@@ -117,6 +121,15 @@ export function templateInput(
   copy("startCommand", s.startCommand);
   copy("priority", s.priority);
   return { ok: true, input };
+}
+
+/**
+ * The body as sent: `input` with the owner mark of its env also in `desc`, where a
+ * template list that leaves env out still shows it. The body's hash is of `input`.
+ */
+export function withOwnerInDesc(input: TrainingTemplateInput): TrainingTemplateInput {
+  const mark = input.env?.[OWNER_MARK_ENV];
+  return mark ? { ...input, desc: withOwnerMarker(input.desc, mark) } : input;
 }
 
 /** JSON with object keys sorted, so equal bodies hash equally. */
@@ -173,8 +186,10 @@ const COMPARED = [
 export function templateDrift(input: TrainingTemplateInput, remote: TrainingTemplate): string[] {
   const differs: string[] = [];
   for (const [wire, field] of COMPARED) {
-    const want = input[wire];
-    const have = remote[wire];
+    // A description is compared without markers: the owner's is added as it is sent.
+    const [want, have] = [input[wire], remote[wire]].map((v) =>
+      wire === "desc" && typeof v === "string" ? stripClientTokenMarker(v) : v,
+    );
     if (want !== undefined && have !== undefined && want !== have) differs.push(field);
   }
   const env = remote.env;

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { TrainingTemplate } from "../../crds/trainingtemplate.js";
 import type { AccountCalls } from "../../service/account.js";
 import type { ResolvedCall } from "../managed/call.js";
-import { APPLIED_ANNOTATION, bodyHash, readApplied, templateInput } from "./decisions.js";
+import { formatOwnerMark, ownerMark } from "../managed/tenancy.js";
+import {
+  APPLIED_ANNOTATION,
+  bodyHash,
+  readApplied,
+  templateDrift,
+  templateInput,
+  withOwnerInDesc,
+} from "./decisions.js";
 import { TemplateExternalClient } from "./external.js";
 import type { TemplateRefs } from "./references.js";
 
@@ -39,5 +47,28 @@ describe("a TrainingTemplate's create", () => {
     expect(readApplied(marked[APPLIED_ANNOTATION])).toMatchObject({ hash: bodyHash(input.input) });
     await tpl.create(call);
     expect(steps).toEqual(["create"]);
+  });
+});
+
+describe("a TrainingTemplate's owner mark", () => {
+  const tpl = new TemplateExternalClient({} as AccountCalls);
+  const input = templateInput(obj, () => undefined);
+  if (!input.ok) throw new Error(input.message);
+  const mark = ownerMark("ns", "tpl");
+
+  it("is sent in the description too, and read from it where the list shows no env", () => {
+    const sent = withOwnerInDesc({ ...input.input, desc: "nightly" });
+    expect(sent.desc).toBe(`nightly [aidc-owner:${formatOwnerMark(mark)}]`);
+    expect(tpl.ownerOf({ id: "t1", desc: sent.desc })).toEqual(mark);
+    expect(tpl.ownerOf({ id: "t1", env: sent.env })).toEqual(mark);
+    // Neither env nor a marked description: the mark cannot be read.
+    expect(tpl.ownerOf({ id: "t1", desc: "nightly" })).toEqual({ unread: "env" });
+    // A description does not drift by its mark, nor by a marker the spec wrote itself.
+    expect(templateDrift({ name: "tpl", desc: "nightly" }, { id: "t1", desc: sent.desc })).toEqual(
+      [],
+    );
+    const forged = { ...input.input, desc: "nightly [aidc-owner:0000000000000000.0]" };
+    expect(withOwnerInDesc(forged).desc).toBe(sent.desc);
+    expect(templateDrift(forged, { id: "t1", desc: sent.desc })).toEqual([]);
   });
 });

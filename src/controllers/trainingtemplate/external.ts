@@ -2,7 +2,8 @@
  * The TrainingTemplate's remote resource behind the generic managed reconciler: a
  * training template of the service. The create answers no id, so the id is found in
  * the template list by the template's exact name (which is also how an interrupted
- * create is found again: templates carry no free field for a client token). A spec
+ * create is found again: no client token), and the owner mark is in its env and its
+ * description (a list may leave env out: withOwnerInDesc). A spec
  * change sends the full body (updateTemplate), and so does a change made outside the
  * cluster that the template list shows (templateDrift); `fromTrainingJobRef` saves the
  * job's task as the template once (saveAsTemplate) and is never updated.
@@ -13,7 +14,11 @@ import {
 } from "../../crds/trainingtemplate.js";
 import { rfc3339 } from "../../runtime/resource.js";
 import type { AccountCalls } from "../../service/account.js";
-import { OWNER_MARK_ENV } from "../../service/schemas/create.js";
+import {
+  OWNER_MARK_ENV,
+  ownerMarkInDescription,
+  withOwnerMarker,
+} from "../../service/schemas/create.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import { terminalError } from "../event-reasons.js";
 import type {
@@ -32,7 +37,13 @@ import type {
 import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { createMayHaveHappened } from "../managed/create-recovery.js";
 import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
-import { BINDING_REFUSALS, parseOwnerMark, rawMountRefusal } from "../managed/tenancy.js";
+import {
+  BINDING_REFUSALS,
+  formatOwnerMark,
+  ownerMark,
+  parseOwnerMark,
+  rawMountRefusal,
+} from "../managed/tenancy.js";
 import {
   APPLIED_ANNOTATION,
   type AppliedRecord,
@@ -43,6 +54,7 @@ import {
   templateDrift,
   templateInput,
   templateName,
+  withOwnerInDesc,
 } from "./decisions.js";
 import type { TemplateRefs } from "./references.js";
 
@@ -75,10 +87,14 @@ export class TemplateExternalClient
     private readonly adoption: readonly string[] = [],
   ) {}
 
-  /** The mark in the env; unread when the list shows no env (a template has no detail). */
+  /**
+   * The mark in the env, else in the description (a list without env); unread when the
+   * list shows neither (a template has no detail).
+   */
   ownerOf(remote: TrainingTemplate): OwnerMark | UnreadMark | undefined {
-    if (remote.env === undefined) return { unread: "env" };
-    return parseOwnerMark(remote.env[OWNER_MARK_ENV]);
+    const text = remote.env?.[OWNER_MARK_ENV] ?? ownerMarkInDescription(remote.desc);
+    if (text === undefined && remote.env === undefined) return { unread: "env" };
+    return parseOwnerMark(text);
   }
 
   async preflight(
@@ -121,9 +137,12 @@ export class TemplateExternalClient
     const taskId = call.refs.sourceTaskId;
     const at = rfc3339(call.now());
     if (taskId) {
+      const mark = formatOwnerMark(
+        ownerMark(call.obj.metadata.namespace ?? "", call.obj.metadata.name ?? ""),
+      );
       await this.service.tasks.saveAsTemplate(taskId, {
         name,
-        ...(call.obj.spec.description !== undefined ? { desc: call.obj.spec.description } : {}),
+        desc: withOwnerMarker(call.obj.spec.description, mark),
       });
       const applied: AppliedRecord = { hash: "", at, sourceTaskId: taskId };
       await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify(applied) });
@@ -138,7 +157,7 @@ export class TemplateExternalClient
       // The body was recorded with the pending marker (pendingAnnotations); dropped if
       // the create did not act.
       try {
-        await this.service.templates.create(b.input);
+        await this.service.templates.create(withOwnerInDesc(b.input));
       } catch (err) {
         if (!createMayHaveHappened(err)) await call.annotate({ [APPLIED_ANNOTATION]: null });
         throw err;
@@ -228,7 +247,7 @@ export class TemplateExternalClient
     }
     const at = rfc3339(call.now());
     const drift = templateDrift(b.input, remote);
-    await this.service.templates.update(id, b.input);
+    await this.service.templates.update(id, withOwnerInDesc(b.input));
     if (drift.length > 0) {
       call.warning(
         "DriftCorrected",

@@ -1,7 +1,8 @@
 /**
  * How the operator finds what a create made. Every create carries a client token,
  * recorded before it is sent, and the owner's mark (controllers/managed/tenancy.ts): in
- * the description of a NAS, block volume or file system, in a task's environment, so
+ * the description of a NAS, block volume or file system, in a task's environment (and a
+ * template's, whose description holds the mark too), so
  * that a list finds the resource again after a crash. An asynchronous create answers a
  * subscription key, whose result (a record the spec does not show: one canonical shape,
  * read from the variants docs/service-assumptions.md lists) gives the outcome and the
@@ -47,6 +48,15 @@ export function withCreateMarkers(
   owner: string,
 ): string {
   return `${withClientTokenMarker(description, token)} [aidc-owner:${owner}]`;
+}
+
+/**
+ * `description` with the owner marker alone, replacing markers already present: a
+ * template's, found again by its name, not by a token.
+ */
+export function withOwnerMarker(description: string | undefined, owner: string): string {
+  const base = stripClientTokenMarker(description ?? "");
+  return base ? `${base} [aidc-owner:${owner}]` : `[aidc-owner:${owner}]`;
 }
 
 /** The owner mark text in a description's marker, if any. */
