@@ -1,7 +1,8 @@
 /**
  * The Bucket's step before the delete of a Delete-policy deletion (external.ts
  * beforeDelete): a bucket the account does not list, or made outside since under its
- * name, is another's and left alone (ownership.ts notTheRecorded); one deleted outside
+ * name, is another's and left alone (ownership.ts notTheRecorded), once the list could
+ * show a bucket just made (its object under a minute old is waited on); one deleted outside
  * already has nothing to empty (the delete and the read after it find it gone); else it
  * is emptied under spec.forceDestroy (versions object lock keeps are waited on, never
  * bypassed: BucketObjectLocked), or waited on while it holds objects.
@@ -32,6 +33,13 @@ export async function beforeBucketDelete(
     if (await notTheRecorded(s3, call.obj, name)) {
       // Said unless it is gone: the loop records Deleted next.
       const presence = await s3.headBucket(name).catch(() => "Forbidden");
+      const age = listedLate(call);
+      if (presence === "Owned" && age !== undefined) {
+        return {
+          waiting: `the account's bucket list does not show bucket ${name} yet, ${Math.round(age / 1000)} s after this object was made (S3 lists new buckets eventually); listing it again before emptying and deleting it`,
+          requeueAfterMs: LIST_AGAIN_MS,
+        };
+      }
       if (presence !== "Absent") {
         call.warning(
           DELETE_NOT_HONOURED,
@@ -45,6 +53,22 @@ export async function beforeBucketDelete(
     if (err instanceof ServiceNotFoundError) return "Done";
     throw err;
   }
+}
+
+/** How long after its object was made the account's list may not show a bucket yet. */
+export const BUCKET_LIST_LAG_MS = 60_000;
+const LIST_AGAIN_MS = 5_000;
+
+/**
+ * The age of `call`'s object when the account's list may still be about to show its
+ * bucket (never listed for the status, the object younger than
+ * {@link BUCKET_LIST_LAG_MS}); undefined otherwise.
+ */
+function listedLate(call: ManagedCall<Bucket>): number | undefined {
+  if (call.obj.status?.creationTime !== undefined) return undefined;
+  const made = Date.parse(call.obj.metadata?.creationTimestamp ?? "");
+  const age = call.now().getTime() - made;
+  return Number.isFinite(age) && age < BUCKET_LIST_LAG_MS ? Math.max(age, 0) : undefined;
 }
 
 async function emptied(

@@ -188,6 +188,28 @@ describe("a bucket whose HEAD answers 200", () => {
     expect(writes()).toEqual(["POST /data/?delete=", "DELETE /data/"]);
   });
 
+  it("waits, before leaving it, while the list may not show the bucket of an object just made", async () => {
+    listed = ["other"];
+    const c = call({ forceDestroy: true });
+    c.obj.metadata.creationTimestamp = "2025-12-31T23:59:30Z";
+    const client = external();
+    // 30 s after the object was made, never listed: the list may lag behind the create.
+    expect(await client.beforeDelete(c, "data")).toMatchObject({
+      waiting: expect.stringMatching(/does not show bucket data yet, 30 s after/),
+      requeueAfterMs: 5_000,
+    });
+    expect(warned).toEqual([]);
+    // Listed then: emptied and deleted as its own.
+    listed = ["data"];
+    expect(await client.beforeDelete(c, "data")).toBe("Done");
+    expect(writes()).toEqual(["POST /data/?delete="]);
+    // Past the lag and still not listed: left alone, said so.
+    listed = ["other"];
+    c.obj.metadata.creationTimestamp = "2025-12-31T23:58:00Z";
+    expect(await client.beforeDelete(c, "data")).toBe("Done");
+    expect(warned).toHaveLength(1);
+  });
+
   it("is read from one list shared by the routine polls, read again when it lacks the bucket or a change is to be made", async () => {
     listed = ["data", "logs"];
     tags = { [OWNER_TAG]: markOf(call({}).obj) };
