@@ -206,8 +206,8 @@ describe("a Bucket whose S3 credentials lack one permission", () => {
     expect(await s3.client().headBucket(name)).toBe("Absent");
   });
 
-  it("with just the actions install.md lists: a Bucket with every feature MinIO has is made, kept and force-destroyed", async () => {
-    const page = readFileSync(join(repoRoot, "docs", "install.md"), "utf8");
+  it("with just the actions object-storage.md lists: a Bucket with every feature MinIO has is made, kept and force-destroyed", async () => {
+    const page = readFileSync(join(repoRoot, "docs", "object-storage.md"), "utf8");
     const paragraph =
       page.slice(page.indexOf("The key pair's policy needs")).split("\n\n")[0] ?? "";
     const actions = [...new Set([...paragraph.matchAll(/`(s3:\w+)`/g)].map((m) => m[1] as string))];

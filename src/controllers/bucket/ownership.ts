@@ -4,7 +4,8 @@
  * account's bucket list (S3 lists only the caller's own) says whether it is the
  * account's. A bucket the list lacks is never bound, changed, emptied nor deleted. A
  * refused list (credentials without s3:ListAllMyBuckets) tells nothing: a name to
- * create is then refused, and a bound bucket is taken as the one bound (install.md).
+ * create is then refused, and a bound bucket is taken as the one bound
+ * (docs/object-storage.md).
  */
 import { BUCKET_REASONS, type Bucket } from "../../crds/bucket.js";
 import type { ListedBucket, ObjectStorageClient } from "../../service/object-storage.js";
