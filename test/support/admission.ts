@@ -273,6 +273,17 @@ export type PolicyMutation =
   | { patchType: "ApplyConfiguration"; applyConfiguration: { expression: string } };
 
 /**
+ * Whether the API server serves MutatingAdmissionPolicy at admissionregistration.k8s.io/v1
+ * (by default from Kubernetes 1.36; not on older versions the chart supports).
+ */
+export async function mutatingPoliciesServed(kube: KubeClient): Promise<boolean> {
+  const list = (await kube.request("GET", "/apis/admissionregistration.k8s.io/v1")) as {
+    resources?: Array<{ name: string }>;
+  };
+  return (list.resources ?? []).some((r) => r.name === MUTATING_POLICIES.plural);
+}
+
+/**
  * Registers a MutatingAdmissionPolicy (served by default from Kubernetes 1.36) named
  * `name` with `mutations` over the aidc.io `resources` (CREATE and UPDATE), bound to the
  * namespace only, and waits until the API server applies it: a first mutation of it
