@@ -21,7 +21,6 @@ import {
   callS3,
   createdByEarlierAttempt,
   followsReachedAttempt,
-  ObjectStorageAccessDeniedError,
   objectStorageError,
   s3ErrorCode,
 } from "./object-storage-errors.js";
