@@ -6,7 +6,9 @@
  * Off the path of a status that is kept: patchStatus calls here only for an object whose
  * write was not kept.
  */
+
 import { WriteNotKeptError } from "./errors.js";
+import { noteNewest } from "./newest-first.js";
 import { type Json, jsonEqual, type KubeObject } from "./resource.js";
 
 /** A status write not kept: the generation, the status sent, what its answer showed, the fields. */
@@ -72,17 +74,12 @@ export function statusNotKept(
   const generation = obj.metadata?.generation;
   const fields = unkept.join(", ");
   const before = UNKEPT_STATUS_WRITES.get(uid);
-  UNKEPT_STATUS_WRITES.delete(uid);
-  UNKEPT_STATUS_WRITES.set(uid, {
-    generation,
-    desired: JSON.stringify(desired),
-    shown: shown ?? {},
-    fields,
-  });
-  if (UNKEPT_STATUS_WRITES.size > MAX_OBJECTS) {
-    const oldest = UNKEPT_STATUS_WRITES.keys().next().value;
-    if (oldest !== undefined) UNKEPT_STATUS_WRITES.delete(oldest);
-  }
+  noteNewest(
+    UNKEPT_STATUS_WRITES,
+    uid,
+    { generation, desired: JSON.stringify(desired), shown: shown ?? {}, fields },
+    MAX_OBJECTS,
+  );
   if (before?.generation === generation && before?.fields === fields) return undefined;
   const { message } = new WriteNotKeptError("status update", unkept);
   return `${message}. The same status is not written again until it or the object's generation changes`;

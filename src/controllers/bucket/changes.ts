@@ -3,7 +3,9 @@
  * feature that the server may not implement, writing one change, checking the policy,
  * and the record of what was applied (status.lastApplied).
  */
+
 import type { Bucket } from "../../crds/bucket.js";
+import { noteNewest } from "../../runtime/newest-first.js";
 import type { ObjectStorageClient } from "../../service/object-storage.js";
 import {
   ObjectStorageAccessDeniedError,
@@ -147,13 +149,7 @@ export class UpToDateGenerations {
   private readonly byUid = new Map<string, number>();
 
   note(obj: Bucket): void {
-    const uid = obj.metadata.uid ?? "";
-    this.byUid.delete(uid);
-    this.byUid.set(uid, obj.metadata.generation ?? 0);
-    for (const oldest of this.byUid.keys()) {
-      if (this.byUid.size <= UP_TO_DATE_MAX) break;
-      this.byUid.delete(oldest);
-    }
+    noteNewest(this.byUid, obj.metadata.uid ?? "", obj.metadata.generation ?? 0, UP_TO_DATE_MAX);
   }
 
   /** Whether `obj`'s bucket was read as its spec says at the current generation. */

@@ -9,7 +9,9 @@
  * one a restarted process does not remember, which Synced shows); a feature changed
  * otherwise since is written again (drift).
  */
+
 import type { Bucket } from "../../crds/bucket.js";
+import { noteNewest } from "../../runtime/newest-first.js";
 import type { ManagedCall } from "../managed/call.js";
 import { canonicalText, type FeatureName, OWNER_TAG } from "./features.js";
 
@@ -82,13 +84,8 @@ export class FeatureWrites {
       },
       wrote: (f, refused) => {
         const writes = this.byUid.get(uid) ?? new Map<FeatureName, Written>();
-        this.byUid.delete(uid);
-        this.byUid.set(uid, writes);
+        noteNewest(this.byUid, uid, writes, WRITES_MAX);
         writes.set(f, { generation, at: now, refused, reconcile });
-        for (const oldest of this.byUid.keys()) {
-          if (this.byUid.size <= WRITES_MAX) break;
-          this.byUid.delete(oldest);
-        }
       },
     };
   }

@@ -5,6 +5,7 @@
  * (lookup.ts, deletion.ts), and the tokens whose create this process never sent. Pure
  * decisions, and those memories of this process.
  */
+import { noteNewest } from "../../runtime/newest-first.js";
 import { DEFAULT_TIMEOUT_MS } from "../../service/defaults.js";
 import { ServiceError } from "../../service/errors.js";
 import type { LookupKey } from "./call.js";
@@ -123,14 +124,7 @@ export function createInFlightMs(pending: CreatePending, bounds: InFlightBounds)
 function tokenMemory<V = true>() {
   const tokens = new Map<string, V>();
   return {
-    add(token: string, value: V): void {
-      tokens.delete(token);
-      tokens.set(token, value);
-      if (tokens.size > 10_000) {
-        const oldest = tokens.keys().next().value;
-        if (oldest !== undefined) tokens.delete(oldest);
-      }
-    },
+    add: (token: string, value: V): void => noteNewest(tokens, token, value, 10_000),
     get: (token: string): V | undefined => tokens.get(token),
     /** True once for `token` if remembered; it is forgotten. */
     take: (token: string): boolean => tokens.delete(token),
