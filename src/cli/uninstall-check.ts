@@ -2,10 +2,10 @@ import type { Command } from "commander";
 import { namespaceName } from "../config/schema.js";
 import { commaList } from "../config/settings.js";
 import { allCrds, type CrdDefinition } from "../crds/index.js";
+import { ExponentialBackoff } from "../runtime/fair-lanes.js";
 import { KubeClient } from "../runtime/kube.js";
 import { KUBECONFIG_SEARCH, loadKubeConfig } from "../runtime/kube-config.js";
 import { isNotFound, statusCodeOf } from "../runtime/kube-errors.js";
-import { ExponentialBackoff } from "../runtime/ratelimit.js";
 import { formatKey, type KubeObject } from "../runtime/resource.js";
 
 /** Options of {@link remainingCustomResources}. */

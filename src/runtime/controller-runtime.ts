@@ -7,9 +7,9 @@ import type { Logger } from "pino";
 import type { InformerCache } from "./cache.js";
 import { FLOWS_AT_FULL_PACE } from "./defaults.js";
 import type { EventRecorder } from "./events.js";
+import type { BackoffOptions, TokenBucketOptions } from "./fair-lanes.js";
 import type { KubeClient } from "./kube.js";
 import type { RuntimeMetrics } from "./metrics.js";
-import type { BackoffOptions, TokenBucketOptions } from "./ratelimit.js";
 import type { Clock, KubeObject } from "./resource.js";
 import type { LaneLimits } from "./workqueue.js";
 

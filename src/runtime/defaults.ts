@@ -5,7 +5,7 @@
  * built without the config, runs as the installed operator does. Imports nothing (the
  * modules that use the defaults import it, and the config loads it without the
  * runtime), so the shapes are spelt out: those of `TokenBucketOptions` and
- * `BackoffOptions` (ratelimit.ts).
+ * `BackoffOptions` (fair-lanes.ts).
  */
 
 /**
@@ -20,7 +20,7 @@ export const DEFAULT_KUBE_RATE_LIMIT: Readonly<{ qps: number; burst: number }> =
 };
 
 /**
- * Flows (connections, ratelimit.ts and workqueue.ts) that can go at full pace at once:
+ * Flows (connections, fair-lanes.ts) that can go at full pace at once:
  * each flow has a Kubernetes budget ({@link DEFAULT_KUBE_RATE_LIMIT}) and a controller's
  * workers (`concurrency`) of its own, so that one account's backlog spends no other's;
  * the ceilings of all flows together leave room for this many, and more share them in

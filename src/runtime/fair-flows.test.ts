@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { flowWorkers, laneWorkers } from "./controller-runtime.js";
 import { FairSeats } from "./fair-lanes.js";
-import { FairTokenBucket } from "./ratelimit.js";
+import { FairTokenBucket } from "./outbound-guards.js";
 import { WorkQueue } from "./workqueue.js";
 
 /** Resolves pending promise callbacks without moving fake time. */

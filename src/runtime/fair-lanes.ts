@@ -1,31 +1,28 @@
 /**
- * Fair shares among flows (e.g. the accounts objects use), as API Priority and Fairness
- * gives them: a work queue's workers ({@link FairLanes}: flows served in turn, lanes in
- * order) and a Kubernetes client's requests in flight ({@link FairSeats}).
+ * Fair shares among flows (the accounts objects use), as API Priority and Fairness gives
+ * them: a work queue's workers ({@link FairLanes}) and a Kubernetes client's requests in
+ * flight ({@link FairSeats}); and the delays of a work queue's retries ({@link RetryRateLimiter}).
  */
+import { DEFAULT_BACKOFF, DEFAULT_RETRY_RATE_LIMIT } from "./defaults.js";
+import { type Clock, systemClock } from "./resource.js";
 
 /**
- * A key's lane. `normal`: work to do (a new or changed object, a create in progress, a
- * retry). `deferred`: a follow-up look of an object still settling (a TrainingJob's pods
- * after its first look). `low`: a routine look (a poll of a settled object, a resync, the
- * initial list). A lane is handed out only when no lane before it has a key for a flow
- * below its limits, so that a new object is not stuck behind a sweep of polls when the
- * service's rate limit is the bound, nor a follow-up behind polls.
+ * A key's lane. `normal`: work to do (a new or changed object, a create, a retry).
+ * `deferred`: a follow-up look of an object still settling. `low`: a routine look (a
+ * poll of a settled object, a resync). A lane goes only when no lane before it has a key
+ * of a flow below its limits: a new object does not wait behind a sweep of polls.
  */
 export type QueuePriority = "normal" | "deferred" | "low";
 
-/** The lanes in the order they are served. */
 export const LANES_IN_ORDER: readonly QueuePriority[] = ["normal", "deferred", "low"];
 
-/** Whether lane `a` is served before lane `b`. */
 export function servedBefore(a: QueuePriority, b: QueuePriority): boolean {
   return LANES_IN_ORDER.indexOf(a) < LANES_IN_ORDER.indexOf(b);
 }
 
 /**
- * Most keys of one flow that workers hold from a lane behind work and the lanes after it
- * (`deferred`: follow-ups and routine looks together, `low`: routine looks), so that looks
- * waiting on a saturated budget leave the flow workers for its new work. Absent: no bound.
+ * Most keys of one flow that workers hold from a lane and the lanes after it, so that
+ * looks waiting on a saturated budget leave the flow workers for its new work.
  */
 export interface LaneLimits {
   deferred?: number;
@@ -33,9 +30,8 @@ export interface LaneLimits {
 }
 
 /**
- * The waiting keys of a work queue, by priority and flow: flows served in turn, lanes in
- * {@link LANES_IN_ORDER}, a flow whose keys hold `flowLimit` workers (or a lane's
- * {@link LaneLimits}) skipped until one is done.
+ * The waiting keys of a work queue by lane and flow: flows served in turn, lanes in order,
+ * a flow holding `flowLimit` workers (or a lane's {@link LaneLimits}) skipped meanwhile.
  */
 export class FairLanes {
   private readonly lanes: Record<QueuePriority, Map<string, string[]>> = {
@@ -43,12 +39,12 @@ export class FairLanes {
     deferred: new Map(),
     low: new Map(),
   };
-  /** The flows in the order of their turns; the next turn starts at `turn`. */
+  /** The flows in turn order; the next turn starts at `turn`. */
   private readonly flows: string[] = [];
   private turn = 0;
-  /** Keys held by workers per flow, by the lane each came from. */
+  /** Keys held by workers per flow and lane. */
   private readonly held = new Map<string, Record<QueuePriority, number>>();
-  /** The bound of each lane and the lanes after it, in {@link LANES_IN_ORDER}. */
+  /** The bound of each lane and the lanes after it. */
   private readonly limits: number[];
 
   constructor(flowLimit: number, limits: LaneLimits = {}) {
@@ -58,7 +54,6 @@ export class FairLanes {
     );
   }
 
-  /** Appends `key` to the lane of `flow` in `priority`, created with the flow's first key. */
   push(priority: QueuePriority, flow: string, key: string): void {
     let lane = this.lanes[priority].get(flow);
     if (!lane) {
@@ -69,10 +64,7 @@ export class FairLanes {
     lane.push(key);
   }
 
-  /**
-   * The first entry `live` accepts of the next flow in turn below its limits, lanes in
-   * order; entries it refuses on the way are dropped, and so are emptied lanes.
-   */
+  /** The first key `live` accepts of the next flow in turn below its limits; refused ones drop. */
   next(
     live: (key: string, priority: QueuePriority) => boolean,
   ): { key: string; priority: QueuePriority } | undefined {
@@ -94,7 +86,7 @@ export class FairLanes {
     return undefined;
   }
 
-  /** A worker took a key of `flow` from the lane of `priority`. */
+  /** A worker took a key of `flow` from `priority`'s lane. */
   hold(flow: string, priority: QueuePriority): void {
     const held = this.held.get(flow) ?? { normal: 0, deferred: 0, low: 0 };
     held[priority]++;
@@ -120,15 +112,11 @@ export class FairLanes {
     if (this.turn >= this.flows.length) this.turn = 0;
   }
 
-  /** Drops every waiting key (shutdown). */
   clear(): void {
     for (const priority of LANES_IN_ORDER) this.lanes[priority].clear();
   }
 
-  /**
-   * Whether a key of `flow` from `priority`'s lane would pass a limit: that of its lane
-   * or of any lane before it, each counting the keys held from it and the lanes after.
-   */
+  /** Whether a key from `priority`'s lane would pass its lane's limit or an earlier lane's. */
   private atLimit(flow: string, priority: QueuePriority): boolean {
     const held = this.held.get(flow);
     if (!held) return false;
@@ -142,14 +130,12 @@ export class FairLanes {
 }
 
 /**
- * Seats (requests in flight) shared by flows: a request takes a free seat when none
- * waits, else waits in its flow's queue, and each seat set free goes to the waiting flow
- * holding the fewest (the earliest of those). A flow alone uses every seat; beside a
- * backlog, another flow's request takes the next seat instead of queueing behind it.
+ * Requests in flight shared by flows: a seat set free goes to the waiting flow holding the
+ * fewest, so another flow's request takes the next seat instead of queueing behind a backlog.
  */
 export class FairSeats {
   private free: number;
-  /** Waiting requests per flow, the flows in the order they began to wait. */
+  /** Waiting requests per flow, in the order they began to wait. */
   private readonly queues = new Map<string, Array<() => void>>();
   private readonly held = new Map<string, number>();
 
@@ -157,10 +143,7 @@ export class FairSeats {
     this.free = Math.max(1, seats);
   }
 
-  /**
-   * Undefined when a request of `flow` holds a seat at once, else a promise settled when
-   * it does; {@link release} the seat once the request is answered.
-   */
+  /** Undefined when `flow` has a seat at once, else a promise of one; then {@link release} it. */
   acquire(flow: string): Promise<void> | undefined {
     if (this.free > 0 && this.queues.size === 0) {
       this.free--;
@@ -174,7 +157,7 @@ export class FairSeats {
     });
   }
 
-  /** Sets a seat of `flow` free: it goes to the waiting flow holding the fewest, if any. */
+  /** Sets a seat of `flow` free for the waiting flow holding the fewest, if any. */
   release(flow: string): void {
     const held = (this.held.get(flow) ?? 1) - 1;
     if (held > 0) this.held.set(flow, held);
@@ -198,14 +181,120 @@ export class FairSeats {
     resolve();
   }
 
-  /** Requests waiting for a seat. */
   get waiting(): number {
-    let n = 0;
-    for (const queue of this.queues.values()) n += queue.length;
-    return n;
+    return [...this.queues.values()].reduce((n, queue) => n + queue.length, 0);
   }
 
   private take(flow: string): void {
     this.held.set(flow, (this.held.get(flow) ?? 0) + 1);
+  }
+}
+
+/** Per-key exponential backoff: `baseMs * 2^failures`, capped at `maxMs`. */
+export interface BackoffOptions {
+  baseMs: number;
+  maxMs: number;
+}
+
+/** The delay of each key's next retry (client-go's ItemExponentialFailureRateLimiter). */
+export class ExponentialBackoff {
+  private readonly failures = new Map<string, number>();
+  private readonly options: BackoffOptions;
+
+  constructor(options: Partial<BackoffOptions> = {}) {
+    this.options = { ...DEFAULT_BACKOFF, ...options };
+  }
+
+  /** Records one more failure of `key` and returns the delay before its retry. */
+  when(key: string): number {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    // 2^n overflows to Infinity for large n; Math.min still yields maxMs.
+    return Math.min(this.options.baseMs * 2 ** n, this.options.maxMs);
+  }
+
+  /** Failures recorded for `key` since it was last forgotten. */
+  failuresOf(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+}
+
+export interface TokenBucketOptions {
+  qps: number;
+  burst: number;
+}
+
+/**
+ * `burst` tokens refilled at `qps` per second (`qps <= 0`: unlimited), handed out as
+ * reservations (golang.org/x/time/rate): a token taken into debt is used after a delay.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    private readonly options: TokenBucketOptions,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.tokens = options.burst;
+    this.last = clock.now().getTime();
+  }
+
+  /** Takes one token; returns the delay in ms until it may be used (0 when available). */
+  reserve(): number {
+    if (this.options.qps <= 0) return 0;
+    const now = this.clock.now().getTime();
+    const elapsed = Math.max(0, now - this.last) / 1000;
+    this.last = now;
+    this.tokens = Math.min(this.options.burst, this.tokens + elapsed * this.options.qps);
+    this.tokens -= 1;
+    if (this.tokens >= 0) return 0;
+    return Math.ceil((-this.tokens / this.options.qps) * 1000);
+  }
+
+  /** True when the bucket has refilled to its burst. */
+  isFull(): boolean {
+    if (this.options.qps <= 0) return true;
+    const elapsed = Math.max(0, this.clock.now().getTime() - this.last) / 1000;
+    return this.tokens + elapsed * this.options.qps >= this.options.burst;
+  }
+
+  /** Resolves when a token may be used. */
+  async take(): Promise<void> {
+    const delay = this.reserve();
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+/**
+ * The delays of a work queue's retries (client-go's default controller rate limiter):
+ * the larger of a per-key exponential backoff and a global token bucket's delay.
+ */
+export class RetryRateLimiter {
+  private readonly backoff: ExponentialBackoff;
+  private readonly bucket: TokenBucket;
+
+  constructor(
+    options: { backoff?: Partial<BackoffOptions>; rateLimit?: TokenBucketOptions },
+    clock: Clock,
+  ) {
+    this.backoff = new ExponentialBackoff(options.backoff);
+    this.bucket = new TokenBucket(options.rateLimit ?? DEFAULT_RETRY_RATE_LIMIT, clock);
+  }
+
+  when(key: string): number {
+    return Math.max(this.backoff.when(key), this.bucket.reserve());
+  }
+
+  failuresOf(key: string): number {
+    return this.backoff.failuresOf(key);
+  }
+
+  forget(key: string): void {
+    this.backoff.forget(key);
   }
 }

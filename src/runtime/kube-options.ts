@@ -4,8 +4,7 @@
  */
 
 import type { Counter, Histogram } from "prom-client";
-import type { SecretRedactor } from "./outbound-guards.js";
-import type { FlowRateLimitOptions } from "./ratelimit.js";
+import type { FlowRateLimitOptions, SecretRedactor } from "./outbound-guards.js";
 import type { KubeObject } from "./resource.js";
 
 /** Options of a `KubeClient`. */

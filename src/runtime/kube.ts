@@ -29,7 +29,7 @@ import {
   withQuery,
 } from "./kube-transport.js";
 import { type ListOptions, type ListResult, listObjects } from "./listwatch.js";
-import { FairTokenBucket } from "./ratelimit.js";
+import { FairTokenBucket } from "./outbound-guards.js";
 import {
   apiVersionOf,
   type KubeObject,

@@ -9,11 +9,11 @@ import {
   DEFAULT_RESYNC_PERIOD_MS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
 } from "./defaults.js";
+import type { BackoffOptions, TokenBucketOptions } from "./fair-lanes.js";
 import type { KubeConfigLike } from "./kube-credentials.js";
 import type { LeaseFence } from "./leader-election.js";
 import type { RuntimeMetrics } from "./metrics.js";
-import type { SecretRedactor } from "./outbound-guards.js";
-import type { BackoffOptions, FlowRateLimitOptions, TokenBucketOptions } from "./ratelimit.js";
+import type { FlowRateLimitOptions, SecretRedactor } from "./outbound-guards.js";
 import type { Clock, KubeObject, ResourceDescriptor } from "./resource.js";
 
 /** Leader election settings of a Manager. */
@@ -37,7 +37,7 @@ export interface ManagerOptions {
   /** Namespaces to watch; empty or absent = all. */
   namespaces?: string[];
   /**
-   * Client-side limit of Kubernetes requests, per flow and in all (ratelimit.ts); Events
+   * Client-side limit of Kubernetes requests, per flow and in all (outbound-guards.ts); Events
    * have a limiter of their own with the same settings.
    */
   kubeRateLimit?: FlowRateLimitOptions;

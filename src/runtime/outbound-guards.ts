@@ -1,43 +1,32 @@
 /**
- * The two guards on what leaves this process, each made once by `run` and handed to
- * every client (the Kubernetes clients, the service's, the object storage's):
- *
- * - {@link SecretRedactor}, the last line of defence for secrets: whatever the service
- *   (or anyone) puts into a message, the secrets registered here never leave the
- *   process. It is shared by every exit: the log stream (each serialized line), and
- *   every body the Kubernetes client sends (status writes, Events, annotations). Error
- *   objects are scrubbed where they are made too; this catches what quotes a secret
- *   anyway, such as a service message echoing the API key into a condition.
- * - {@link LeaseFence}: whether this process may act at all (call the service, write
- *   from a reconcile), which leader election (leader-election.ts) keeps.
+ * What a request passes on its way out of this process. `run` makes the two guards once
+ * and hands them to every client: {@link SecretRedactor}, the last line of defence for
+ * secrets (every log line and every body the Kubernetes client sends, so a service
+ * message echoing the API key into a condition never leaves), and {@link LeaseFence}
+ * (whether this process may act at all). The Kubernetes client's rate per flow is
+ * here too ({@link FairTokenBucket}).
  */
+import { TokenBucket, type TokenBucketOptions } from "./fair-lanes.js";
 import { type Clock, systemClock } from "./resource.js";
 
-/** What replaces a secret. */
 export const REDACTED = "[REDACTED]";
 
-/**
- * Secrets shorter than this are not registered: no real API key is that short, and
- * replacing a short string would mangle ordinary words.
- */
+/** No real API key is shorter; replacing a short string would mangle ordinary words. */
 export const MIN_SECRET_LENGTH = 8;
 
 /** How many secrets besides the current ones are remembered (rotated keys stay redacted). */
 const MAX_SECRETS = 32;
 
 /**
- * Replaces registered secrets in text and JSON values. A source's current secret (the
- * API key, a value of a connection's Secret: {@link keep}) is redacted for as long as
- * it is current, however many others come after it; one it replaced, and one
- * registered with {@link add}, is among the {@link MAX_SECRETS} recent ones (oldest
- * dropped first).
+ * Replaces registered secrets in text and JSON values: each source's current secret
+ * ({@link keep}) for as long as it is current, and the {@link MAX_SECRETS} most recent
+ * others (replaced ones, and those of {@link add}).
  */
 export class SecretRedactor {
-  /** Each source's current secret. */
   private readonly current = new Map<string, string>();
-  /** Secrets no longer (or never) current, oldest first. */
+  /** Oldest first. */
   private readonly recent: string[] = [];
-  /** Every form replaced: each current and recent secret, and its JSON-escaped form. */
+  /** Each current and recent secret, and its JSON-escaped form. */
   private secrets: string[] = [];
 
   /** Registers `secret` among the recent ones; short or known ones are ignored. */
@@ -45,11 +34,7 @@ export class SecretRedactor {
     if (this.remember(secret)) this.gather();
   }
 
-  /**
-   * Registers `secret` as the current one of `source` (e.g. `service.apiKey`), redacted
-   * until `source` has another; the one it replaces joins the recent ones. Telling the
-   * same secret again costs a map lookup; a short one is ignored.
-   */
+  /** Registers `secret` as the current one of `source` (e.g. `service.apiKey`). */
   keep(source: string, secret: string): void {
     const before = this.current.get(source);
     if (before === secret || secret.length < MIN_SECRET_LENGTH) return;
@@ -81,11 +66,7 @@ export class SecretRedactor {
     return out;
   }
 
-  /**
-   * `value` serialized as JSON with every string redacted: one serialization when no
-   * secret is in it (the common case), a second of the redacted copy otherwise. What the
-   * Kubernetes client sends, so a body is never stringified twice on the write path.
-   */
+  /** `value` as JSON with every string redacted; serialized twice only when a secret is in it. */
   serialize(value: unknown): string {
     const text = JSON.stringify(value);
     if (this.secrets.length === 0 || !this.secrets.some((s) => text.includes(s))) return text;
@@ -106,9 +87,8 @@ export class SecretRedactor {
 
 /**
  * Whether this process may act (call the service, write from a reconcile): false once
- * its last renewal is a renew deadline old or it released the Lease (another may hold it
- * before the elector's loop notices, e.g. after a pause); true while it never led.
- * {@link mayAct} is bound.
+ * its last renewal is a renew deadline old or it released the Lease, since another may
+ * hold it before the elector's loop notices (e.g. after a pause); true while it never led.
  */
 export class LeaseFence {
   private actUntil = Number.POSITIVE_INFINITY;
@@ -122,7 +102,7 @@ export class LeaseFence {
     return false;
   };
 
-  /** `fn` runs whenever {@link mayAct} answers false (the elector then loses the leadership). */
+  /** `fn` runs whenever {@link mayAct} answers false (the elector then gives up leading). */
   whenLapsed(fn: () => void): void {
     this.lapsed = fn;
   }
@@ -135,5 +115,137 @@ export class LeaseFence {
   /** The Lease was given up (or is being): nothing acts from here on. */
   released(): void {
     this.actUntil = Number.NEGATIVE_INFINITY;
+  }
+}
+
+/** The Kubernetes client's budget: `qps` and `burst` per flow (an account), under `total`. */
+export interface FlowRateLimitOptions extends TokenBucketOptions {
+  total?: TokenBucketOptions;
+}
+
+/** Flow buckets kept before the full (idle) ones are dropped. */
+const KEPT_FLOW_BUCKETS = 64;
+
+/**
+ * A token bucket per flow under a shared ceiling, as API Priority and Fairness shares a
+ * level: a flow with a backlog waits at its own bucket and takes its turn of the ceiling,
+ * so another flow's request waits about as long as it would alone. `qps <= 0`: no limit.
+ */
+export class FairTokenBucket {
+  private readonly flows = new Map<string, TokenBucket>();
+  private readonly ceiling: TurnBucket | undefined;
+
+  constructor(
+    private readonly options: FlowRateLimitOptions,
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.ceiling = options.total ? new TurnBucket(options.total, clock) : undefined;
+  }
+
+  /** Resolves when a request of `flow` may be sent; returns the ms it waited. */
+  async take(flow = ""): Promise<number> {
+    const started = this.clock.now().getTime();
+    const delay = this.bucketOf(flow).reserve();
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (this.ceiling) await this.ceiling.take(flow);
+    return this.clock.now().getTime() - started;
+  }
+
+  get waiting(): number {
+    return this.ceiling?.waiting ?? 0;
+  }
+
+  private bucketOf(flow: string): TokenBucket {
+    let bucket = this.flows.get(flow);
+    if (!bucket) {
+      // Flows come and go with connections: a full bucket is the same as a new one.
+      if (this.flows.size >= KEPT_FLOW_BUCKETS) {
+        for (const [f, b] of this.flows) if (b.isFull()) this.flows.delete(f);
+      }
+      bucket = new TokenBucket(this.options, this.clock);
+      this.flows.set(flow, bucket);
+    }
+    return bucket;
+  }
+}
+
+/** A token bucket whose tokens, while requests wait, go to the waiting flows in turn. */
+class TurnBucket {
+  private tokens: number;
+  private last: number;
+  private readonly queues = new Map<string, Array<() => void>>();
+  /** Flows with waiting requests, in turn order. */
+  private readonly order: string[] = [];
+  private turn = 0;
+  private waiters = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: TokenBucketOptions,
+    private readonly clock: Clock,
+  ) {
+    this.tokens = options.burst;
+    this.last = clock.now().getTime();
+  }
+
+  async take(flow: string): Promise<void> {
+    if (this.options.qps <= 0) return;
+    this.refill();
+    if (this.waiters === 0 && this.tokens >= 1) {
+      this.tokens -= 1;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      let queue = this.queues.get(flow);
+      if (!queue) {
+        queue = [];
+        this.queues.set(flow, queue);
+        this.order.push(flow);
+      }
+      queue.push(resolve);
+      this.waiters++;
+      this.schedule();
+    });
+  }
+
+  get waiting(): number {
+    return this.waiters;
+  }
+
+  private refill(): void {
+    const now = this.clock.now().getTime();
+    const elapsed = Math.max(0, now - this.last) / 1000;
+    this.last = now;
+    this.tokens = Math.min(this.options.burst, this.tokens + elapsed * this.options.qps);
+  }
+
+  private schedule(): void {
+    if (this.timer || this.waiters === 0) return;
+    const due = Math.max(0, Math.ceil(((1 - this.tokens) / this.options.qps) * 1000));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.refill();
+      while (this.tokens >= 1 && this.waiters > 0) {
+        this.tokens -= 1;
+        this.nextWaiter()();
+      }
+      this.schedule();
+    }, due);
+  }
+
+  /** The first waiter of the next flow in turn; a flow served out leaves the turns. */
+  private nextWaiter(): () => void {
+    this.turn %= this.order.length;
+    const flow = this.order[this.turn] as string;
+    const queue = this.queues.get(flow) as Array<() => void>;
+    const resolve = queue.shift() as () => void;
+    this.waiters--;
+    if (queue.length === 0) {
+      this.queues.delete(flow);
+      this.order.splice(this.turn, 1);
+    } else {
+      this.turn++;
+    }
+    return resolve;
   }
 }

@@ -21,8 +21,8 @@ import {
   RetryableError,
   requeueAfterOf,
 } from "./errors.js";
+import { type BackoffOptions, ExponentialBackoff } from "./fair-lanes.js";
 import { writtenKey } from "./kube.js";
-import { type BackoffOptions, ExponentialBackoff } from "./ratelimit.js";
 import { type KubeObject, parseKey, withDeadline } from "./resource.js";
 import type { WorkQueue } from "./workqueue.js";
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ExponentialBackoff, TokenBucket } from "./ratelimit.js";
+import { ExponentialBackoff, TokenBucket } from "./fair-lanes.js";
 import { WorkQueue } from "./workqueue.js";
 
 /** Resolves pending promise callbacks without moving fake time. */

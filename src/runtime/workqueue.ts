@@ -1,27 +1,28 @@
-import { FairLanes, type LaneLimits, type QueuePriority, servedBefore } from "./fair-lanes.js";
-import { type BackoffOptions, RetryRateLimiter, type TokenBucketOptions } from "./ratelimit.js";
+import {
+  type BackoffOptions,
+  FairLanes,
+  type LaneLimits,
+  type QueuePriority,
+  RetryRateLimiter,
+  servedBefore,
+  type TokenBucketOptions,
+} from "./fair-lanes.js";
 import { type Clock, systemClock, withDeadline } from "./resource.js";
 
 export type { LaneLimits, QueuePriority } from "./fair-lanes.js";
 
-/**
- * Where the queue records its measurements: client-go's workqueue metrics of one queue,
- * the prom-client children of its labels that metrics.ts makes, called directly.
- */
+/** Where the queue records client-go's workqueue metrics (children metrics.ts makes). */
 export interface WorkQueueObserver {
-  /** Counts the keys added (de-duplicated adds are not counted). */
+  /** Keys added (de-duplicated adds are not counted). */
   adds: { inc(): void };
-  /** The number of keys waiting to be processed. */
   depth: { set(n: number): void };
   /** Seconds a key waited between being added and being handed to a worker. */
   queueLatency: { observe(seconds: number): void };
   /** Seconds a worker held a key (from get to done). */
   workDuration: { observe(seconds: number): void };
-  /** Counts the rate-limited retries scheduled. */
   retries: { inc(): void };
 }
 
-/** Options of a {@link WorkQueue}. */
 export interface WorkQueueOptions {
   /** Per-key exponential backoff for {@link WorkQueue.addRateLimited}. */
   backoff?: Partial<BackoffOptions>;
@@ -50,7 +51,7 @@ export interface WorkQueueOptions {
  * - **Per-key serialisation**: a key is handed to at most one worker at a time; a key
  *   added while it is being processed is queued again when the worker calls `done`.
  * - **Delays**: `addAfter` (a key's earliest pending delay wins, keeping the higher
- *   priority) and `addRateLimited` (ratelimit.ts); `forget` resets a key's backoff.
+ *   priority) and `addRateLimited` (fair-lanes.ts); `forget` resets a key's backoff.
  * - **Shutdown**: `shutDown` stops handing out work at once (waiting and future `get`
  *   calls resolve `undefined`, queued and delayed keys are dropped: level-triggered
  *   controllers rebuild them from the cache) and `drain` waits for in-flight keys.
@@ -140,7 +141,7 @@ export class WorkQueue {
     this.delayed.set(key, entry);
   }
 
-  /** Queues `key` after its retry delay (ratelimit.ts) and returns that delay. */
+  /** Queues `key` after its retry delay (fair-lanes.ts) and returns that delay. */
   addRateLimited(key: string): number {
     const delay = this.retries.when(key);
     this.observer?.retries.inc();

@@ -7,7 +7,7 @@
  * ServiceConnection; its create-to-Ready p50 is measured each time, over `batches`
  * batches (each created {@link BATCH_PAUSE_MS} after the one before is Ready, all while
  * the backlog is under way), so that one slow second of the machine is not the window's
- * p50. Connections are flows (workqueue.ts, ratelimit.ts): a backlog takes at most its share of the workers
+ * p50. Connections are flows (workqueue.ts, outbound-guards.ts): a backlog takes at most its share of the workers
  * and of the Kubernetes write budget, so calm's p50 beside one stays near its p50 alone.
  * The operator runs as its own process with the image's Node options (as in production:
  * the bench's creates, watches and emulator do not share its event loop), ready before

@@ -9,7 +9,7 @@ const inFlow = (client: KubeClient, flow: string) =>
   client.forReconcile({ flow, signal: new AbortController().signal });
 
 /**
- * The Kubernetes client's budget is per flow (a connection's objects, ratelimit.ts)
+ * The Kubernetes client's budget is per flow (a connection's objects, outbound-guards.ts)
  * under a ceiling shared in turn: one flow's backlog of writes spends its own bucket,
  * and another flow's write goes out at once.
  */
