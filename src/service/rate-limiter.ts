@@ -1,27 +1,21 @@
 /**
- * A client-side token bucket: at most `burst` requests at once, refilled at
- * `ratePerSecond`. Callers are served in arrival order within their priority; a
- * `deferred` caller (a follow-up read) gets a token only when no `normal` caller
- * waits, and a `low` caller (routine observation) only when neither waits, and only
- * within the routine share of the rate (a second bucket at `routineShare` of it): at
- * idle, routine observation uses at most that share, and stretches its intervals when
- * the fleet needs more.
+ * The client-side rate limit of one account: a token bucket (`burst` at once, refilled
+ * at `ratePerSecond`) serving callers by priority, then in arrival order. `low` callers
+ * (routine observation) also draw on a second bucket at `routineShare` of the rate, so
+ * at idle they use at most that share and stretch their intervals when the fleet needs more.
  */
 import type { CallContext } from "./call-context.js";
 import { ServiceThrottledError } from "./errors.js";
 
-/** Rate of the bucket. */
+/** Sustained requests per second (> 0) and requests at once after a quiet period (>= 1). */
 export interface RateLimit {
-  /** Tokens added per second (sustained requests per second); > 0. */
   ratePerSecond: number;
-  /** Bucket size (requests allowed at once after a quiet period); >= 1. */
   burst: number;
 }
 
 /**
- * Priority of a call at the rate limit, served in this order: `normal` (work to do:
- * creates, changes, first looks), `deferred` (follow-up reads of objects still settling),
- * `low` (routine observation of settled objects, within the routine budget).
+ * Served in this order: `normal` (creates, changes, first looks), `deferred` (follow-up
+ * reads of objects still settling), `low` (routine observation, within the routine budget).
  */
 export type CallPriority = "normal" | "deferred" | "low";
 
@@ -31,16 +25,13 @@ export function priorityOf(context: CallContext): CallPriority {
   return context.followUp ? "deferred" : "normal";
 }
 
-/** The order in which waiting callers are served. */
 const SERVED_FIRST: readonly CallPriority[] = ["normal", "deferred", "low"];
 
 /** Waits; injectable so tests can control time. */
 export type Sleep = (ms: number) => Promise<void>;
 
-/** A `Sleep` on real timers. */
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A token bucket shared by every request of one client. */
 export class TokenBucket {
   private tokens: number;
   private last: number;
@@ -56,7 +47,7 @@ export class TokenBucket {
   /** How long the low caller at the head waited for the routine budget alone. */
   private stretch = 0;
   private serving = false;
-  /** The end of the slots handed to bounced callers ({@link reserveLaterSlotMs}). */
+  /** The end of the slots handed to bounced callers. */
   private laterSlots = 0;
   /** Ends the wait of a low caller for the routine budget (a higher caller arrived). */
   private wake: (() => void) | undefined;
@@ -83,9 +74,8 @@ export class TokenBucket {
   }
 
   /**
-   * Resolves when the caller may send one request; takes one token. Resolves with the ms
-   * a low caller waited for the routine budget alone (0 for the others): its routine
-   * observation ran that much slower than configured.
+   * Takes one token when the caller may send; resolves with the ms a low caller waited for
+   * the routine budget alone (0 for the others).
    */
   take(priority: CallPriority = "normal"): Promise<number> {
     return new Promise((resolve) => {
@@ -104,11 +94,7 @@ export class TokenBucket {
     };
   }
 
-  /**
-   * About how long a caller of `priority` arriving now would wait for its token: the
-   * callers ahead of it (those of its priority and of every priority served before it)
-   * and the missing tokens at the refill rate. 0 when a token is there for it.
-   */
+  /** About how long a caller of `priority` arriving now would wait for its token. */
   waitEstimateMs(priority: CallPriority = "normal"): number {
     this.refill();
     let ahead = 0;
@@ -122,10 +108,7 @@ export class TokenBucket {
     return Math.max(wait, routineMissing <= 0 ? 0 : (routineMissing / this.routineRate) * 1000);
   }
 
-  /**
-   * Throws `ServiceThrottledError` (a call of `endpoint`, not sent) when a caller of
-   * `priority` arriving now would wait longer than `maxWaitMs`; undefined: never.
-   */
+  /** Throws `ServiceThrottledError` (not sent) when the wait would pass `maxWaitMs`. */
   refuseLongWait(endpoint: string, priority: CallPriority, maxWaitMs: number | undefined): void {
     if (maxWaitMs === undefined || this.waitEstimateMs(priority) <= maxWaitMs) return;
     throw new ServiceThrottledError(
@@ -137,10 +120,8 @@ export class TokenBucket {
   }
 
   /**
-   * For a caller that will not wait now (a bounced call): about when to come back, as
-   * a slot of its own after the callers waiting and the callers bounced before it, one
-   * per refill, so that bounced callers return spread at the bucket's rate instead of
-   * all at once. In ms from now.
+   * In ms from now, when a bounced caller should come back: a slot of its own after those
+   * waiting and bounced before it, so bounced callers return spread at the bucket's rate.
    */
   reserveLaterSlotMs(priority: CallPriority = "normal"): number {
     const now = this.now();
@@ -164,10 +145,8 @@ export class TokenBucket {
   }
 
   /**
-   * Hands out tokens while callers wait, normal ones first, then deferred, then low;
-   * the choice is made when a token is there, so a caller of a higher priority that
-   * arrives during a wait goes next, at once when only the routine budget held the
-   * wait.
+   * Hands out tokens by priority, choosing when a token is there: a higher caller arriving
+   * during a wait goes next (at once when only the routine budget held the wait).
    */
   private async serve(): Promise<void> {
     this.serving = true;
