@@ -2,9 +2,8 @@
  * Which operations the service answers, as far as this connection knows, and asking it:
  * many paths are assumptions (docs/service-assumptions.md), and an order needing one
  * must not start unless the service answers it. An envelope (even an error one) means
- * present, a bare HTTP 404/405 (a router's answer) missing; no answer or a refused key
- * teaches nothing. Probes ask once per connection, a "missing" one again after
- * `recheckMissingMs`, so a path that comes back is noticed.
+ * present, a bare HTTP 404/405 missing; no answer or a refused key teaches nothing. A
+ * "missing" verdict is asked again after `recheckMissingMs`.
  */
 import { z } from "zod";
 import { type CallContext, UNSCOPED_CALLS } from "./call-context.js";
@@ -24,7 +23,6 @@ import {
 } from "./errors.js";
 import type { OperationArgs, OperationState } from "./operation-caller.js";
 
-/** What is known about one operation. */
 export type OperationVerdict = "present" | "missing" | "unknown";
 
 /** Operations whose path the spec does not show: the ones probed. */
@@ -32,18 +30,13 @@ export const ASSUMED_OPERATIONS: readonly EndpointName[] = ENDPOINT_NAMES.filter
   (n) => !DEFAULT_ENDPOINTS[n].documented,
 );
 
-/** Called when the verdict of an operation changes; `before` is what was known until then. */
 export type VerdictListener = (
   operation: EndpointName,
   verdict: OperationVerdict,
   before: OperationVerdict,
 ) => void;
 
-/**
- * The verdict an error teaches about its operation, or undefined when it teaches
- * nothing: a refused key says nothing, since a service may check the key before it
- * routes the path.
- */
+/** What an error teaches about its operation; a refused key nothing (checked before routing). */
 export function verdictOfError(err: unknown): "present" | "missing" | undefined {
   if (err instanceof ServiceOperationMissingError) return "missing";
   if (err instanceof ServiceAuthError) return undefined;
@@ -64,26 +57,25 @@ export class OperationAvailability {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Records what an answer taught about `operation`; listeners hear of a change. */
+  /** Records what an answer taught; listeners hear of a change. */
   record(operation: EndpointName, verdict: "present" | "missing"): void {
     const before = this.verdict(operation);
     this.verdicts.set(operation, { verdict, at: this.now() });
     if (before !== verdict) for (const l of this.listeners) l(operation, verdict, before);
   }
 
-  /** What is known about `operation`. */
   verdict(operation: EndpointName): OperationVerdict {
     return this.verdicts.get(operation)?.verdict ?? "unknown";
   }
 
-  /** True when `operation` should be probed before relying on it: unknown, or missing a while ago. */
+  /** Unknown, or missing a while ago: probe before relying on it. */
   needsProbe(operation: EndpointName): boolean {
     const known = this.verdicts.get(operation);
     if (!known) return true;
     return known.verdict === "missing" && this.now() - known.at >= this.recheckMissingMs;
   }
 
-  /** Every operation with a verdict (known ones only), in table order. */
+  /** The known verdicts, in table order. */
   snapshot(): Partial<Record<EndpointName, "present" | "missing">> {
     const out: Partial<Record<EndpointName, "present" | "missing">> = {};
     for (const name of ENDPOINT_NAMES) {
@@ -93,7 +85,7 @@ export class OperationAvailability {
     return out;
   }
 
-  /** Calls `listener` at every change of a verdict; returns a function that stops it. */
+  /** Calls `listener` at every change of a verdict; returns its stop. */
   onChange(listener: VerdictListener): () => void {
     this.listeners.push(listener);
     return () => {
@@ -106,7 +98,7 @@ export class OperationAvailability {
 /** The value of every path parameter of a probe: an id no resource has. */
 export const PROBE_ID = "aidc-operator-probe";
 
-/** What the probes need of the transport: one call of an operation (`ServiceTransport.call`). */
+/** One call of an operation (`ServiceTransport.call`). */
 export interface ProbeTransport {
   call(
     name: EndpointName,
@@ -116,10 +108,7 @@ export interface ProbeTransport {
   ): Promise<unknown>;
 }
 
-/**
- * Asks the service which operations it answers, for one account; the verdicts live in an
- * {@link OperationAvailability}, which the transport teaches with every answer.
- */
+/** Asks the service which operations it answers; the transport teaches `operations` too. */
 export class OperationProbes {
   private readonly probes = new Map<EndpointName, Promise<OperationVerdict>>();
 
@@ -130,10 +119,8 @@ export class OperationProbes {
   ) {}
 
   /**
-   * Asks whether the service answers operation `name`, with a request for an id no
-   * resource has (`PROBE_ID`; a POST carries `{}`), under the first asker's `context`;
-   * concurrent asks share it. Throws the call's error when the answer teaches nothing (no
-   * answer, a refused key, a bare 5xx), `EndpointDisabledError` for a disabled operation.
+   * Asks whether the service answers `name`, for an id no resource has (a POST carries
+   * `{}`); concurrent asks share one. Throws the call's error when the answer teaches nothing.
    */
   async probeOperation(
     name: EndpointName,
@@ -161,10 +148,8 @@ export class OperationProbes {
   }
 
   /**
-   * Resolves when every operation of `names` is enabled and answered by the service
-   * (probed when nothing is known yet, or when a "missing" verdict is old). Throws
-   * `EndpointDisabledError` for a disabled one, `ServiceOperationMissingError` naming
-   * the first missing one and its config key, or the probe's error when it cannot tell.
+   * Resolves when every operation of `names` is enabled and answered (probed when unknown
+   * or missing a while ago); else throws for the first that is not, before any order.
    */
   async requireOperations(
     names: readonly string[],
@@ -187,9 +172,8 @@ export class OperationProbes {
   }
 
   /**
-   * Probes every enabled read (GET) whose path is an assumption, for the start-up log and
-   * metrics; one that changes something is never probed (its first call teaches), one the
-   * probe cannot decide is "unknown" and probed again before it is needed.
+   * Probes every enabled assumed read (GET), for the start-up log and metrics; one that
+   * changes something is never probed (its first call teaches).
    */
   async probeAssumedOperations(): Promise<Partial<Record<EndpointName, OperationVerdict>>> {
     const out: Partial<Record<EndpointName, OperationVerdict>> = {};
@@ -202,7 +186,7 @@ export class OperationProbes {
     return out;
   }
 
-  /** What is known of operation `name`, without a request (OperationCaller). */
+  /** What is known of `name`, without a request. */
   operationState(name: string): OperationState {
     const op = endpointNamed(name);
     if (!this.endpoints[op]) return "disabled";
@@ -211,7 +195,7 @@ export class OperationProbes {
     return verdict;
   }
 
-  /** Whether the service answered `name` with a bare 404/405 (a recheck due or not). */
+  /** Whether the service answered `name` with a bare 404/405. */
   knownMissing(name: string): boolean {
     return this.operations.verdict(endpointNamed(name)) === "missing";
   }
