@@ -1,11 +1,10 @@
 /**
- * One service call, from an operation's name to its parsed data: the URL (the path's ids
- * checked, then encoded), the client-side rate limit, one exchange per attempt
- * (http-exchange.ts) with a timeout, the answer read (the envelope decides, the schema
- * parses the data), retries with backoff when a repeat cannot duplicate an effect, each
- * attempt recorded in the metrics, and debug logs without header or key. No redirect
- * is followed and a body past `maxResponseBytes` is cut off, so a hostile service can
- * neither take the key elsewhere nor cost unbounded memory.
+ * One service call, from an operation's name to its parsed data: the URL (ids checked,
+ * then encoded), the rate limit, one exchange per attempt (http-exchange.ts), the answer
+ * read (the envelope decides, the schema parses the data), retries when a repeat cannot
+ * duplicate an effect, metrics, and debug logs without header or key. No redirect is
+ * followed and the body is bounded, so a hostile service can neither take the key
+ * elsewhere nor cost unbounded memory.
  */
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -39,7 +38,6 @@ import {
 } from "./transport-errors.js";
 import { type CallArgs, REDACTED_LOG_PATHS, type TransportOptions } from "./transport-options.js";
 
-/** One call as the transport tracks it: what it sends, and its last wait for the rate limit. */
 type TransportCall = CallDescription & {
   url: string;
   body: string | undefined;
@@ -84,11 +82,9 @@ export class ServiceTransport {
   }
 
   /**
-   * Calls endpoint `name` and returns its data parsed by `schema`; throws
-   * `EndpointDisabledError` (nothing sent) for a disabled endpoint, a `ServiceError`
-   * subclass for every failure. Retries a retryable failure only when a repeat cannot
-   * duplicate an effect: the endpoint is idempotent, or the request was not acted on
-   * (connection refused, 429). Routine calls (`context`) wait behind the others.
+   * Calls endpoint `name` and returns its data parsed by `schema`; throws a `ServiceError`
+   * subclass for every failure. A retryable failure is retried only when a repeat cannot
+   * duplicate an effect: the endpoint is idempotent, or the request was not acted on.
    */
   async call<T>(
     name: EndpointName,
@@ -153,7 +149,6 @@ export class ServiceTransport {
     this.apiKey = key;
   }
 
-  /** Closes idle keep-alive sockets. */
   close(): void {
     this.agents.http.destroy();
     this.agents.https.destroy();
@@ -247,14 +242,13 @@ export class ServiceTransport {
   }
 }
 
-/** The envelope of every answer; `status` may arrive as a numeric string. */
+/** The envelope of every answer; `status` may be a numeric string. */
 const envelopeSchema = z.object({
   status: z.preprocess((v) => (typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v), z.int()),
   message: optionalString,
   data: z.unknown(),
 });
 
-/** What came back over HTTP; `retryAfterMs` is the Retry-After header in ms. */
 export interface RawResponse {
   httpStatus: number;
   bodyText: string;
@@ -263,9 +257,8 @@ export interface RawResponse {
 
 /**
  * The operation's data parsed by `dataSchema`, or the typed error: the envelope's status
- * decides (200 is the only success, even on HTTP 200), the HTTP status decides when there
- * is no envelope (a 2xx without one is malformed), and data failing the schema is
- * malformed with the failing field named. Pure: every mapping is tested without a server.
+ * decides (200 is the only success), the HTTP status when there is no envelope (a 2xx
+ * without one is malformed).
  */
 export function interpretResponse<T>(
   call: CallDescription,
