@@ -1,12 +1,8 @@
 /**
- * One account of the service and the calls of one piece of work on it. A
- * {@link ServiceAccount} is what all work on the account shares: the transport (its rate
- * limit), the endpoint table, what is known of each operation, and what it remembers of
- * the service's answers: product catalogs for a TTL (a burst of creates of one product
- * asks once) and list snapshots (kind-list.ts). {@link AccountCalls} (`withCall`) makes
- * one reconcile's calls under its context, also through each kind's operations module
- * (src/service/kinds/<kind>.ts, e.g. `calls.nas.get(id)`), which the managed loop hands
- * to a kind at connect.
+ * One account of the service. A {@link ServiceAccount} is what all work on it shares: the
+ * transport (its rate limit), the endpoint table, what is known of each operation, product
+ * catalogs for a TTL and list snapshots (kind-list.ts). {@link AccountCalls} (`withCall`)
+ * makes one reconcile's calls, also through each kind's module (`calls.nas.get(id)`).
  */
 import type { z } from "zod";
 import type { CallContext } from "./call-context.js";
@@ -48,7 +44,6 @@ import { ServiceTransport } from "./transport.js";
 export class ServiceAccount {
   readonly transport: ServiceTransport;
   readonly endpoints: Record<EndpointName, EndpointDefinition | null>;
-  /** Which operations the service answers, and asking it. */
   readonly probes: OperationProbes;
   readonly catalog: CatalogCache;
   readonly lists: KindListStates;
@@ -86,10 +81,7 @@ export class ServiceAccount {
     this.lists = new KindListStates(this.now);
   }
 
-  /**
-   * Calls operation `name` of the endpoint table under `context`, as `ServiceTransport.call`
-   * does; an Error for a name the table does not have.
-   */
+  /** Calls operation `name` under `context` (`ServiceTransport.call`). */
   request<T>(
     name: string,
     args: OperationArgs,
@@ -99,10 +91,7 @@ export class ServiceAccount {
     return this.transport.call(endpointNamed(name), args, schema, context);
   }
 
-  /**
-   * Returns `body` when `schema` accepts it; otherwise throws
-   * `ServiceInvalidRequestError` naming the failing fields, and nothing is sent.
-   */
+  /** Returns `body` when `schema` accepts it, else throws `ServiceInvalidRequestError`. */
   checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
     const endpoint = endpointNamed(name);
     const parsed = schema.safeParse(body);
@@ -116,9 +105,8 @@ export class ServiceAccount {
   }
 
   /**
-   * `OperationProbes.requireOperations` under `context`, first refusing (`ServiceThrottledError`)
-   * when the rate limit is saturated: the order would be bounced at its first call anyway,
-   * after the caller's bookkeeping (a create-pending write).
+   * `OperationProbes.requireOperations`, first refusing when the rate limit is saturated:
+   * the order would be bounced at its first call anyway, after a create-pending write.
    */
   async requireOperations(
     names: readonly string[],
@@ -135,10 +123,7 @@ export class ServiceAccount {
   }
 }
 
-/**
- * The calls of one piece of work (a reconcile) on an account, each made under
- * {@link context} (routine or not, its abort signal); each kind's module is made at first use.
- */
+/** The calls of one reconcile on an account, under its `context`; kinds' modules made at first use. */
 export class AccountCalls implements OperationCaller {
   private nasOps?: NasOperations;
   private taskOps?: TrainingTaskOperations;
@@ -151,13 +136,11 @@ export class AccountCalls implements OperationCaller {
     readonly context: CallContext,
   ) {}
 
-  /** NAS products and NAS storage (kinds/nasvolume.ts). */
   get nas(): NasOperations {
     this.nasOps ??= new NasOperations(this.kindContext());
     return this.nasOps;
   }
 
-  /** Training tasks and the training products (kinds/trainingjob.ts). */
   get tasks(): TrainingTaskOperations {
     this.taskOps ??= new TrainingTaskOperations(this.kindContext(), {
       ...DEFAULT_CREATE_TASK_FIELDS,
@@ -166,45 +149,37 @@ export class AccountCalls implements OperationCaller {
     return this.taskOps;
   }
 
-  /** The pods of training tasks and their ports (kinds/trainingjob.pods.ts). */
   get pods(): TrainingPodOperations {
     this.podOps ??= new TrainingPodOperations(this.kindContext());
     return this.podOps;
   }
 
-  /** Training templates (kinds/trainingtemplate.ts). */
   get templates(): TemplateOperations {
     this.templateOps ??= new TemplateOperations(this.kindContext());
     return this.templateOps;
   }
 
-  /** CCI instances (kinds/cciinstance.ts). */
   get cci(): CciOperations {
     this.cciOps ??= new CciOperations(this);
     return this.cciOps;
   }
 
-  /** Which operations the service answers, as far as the account knows. */
   get operations(): OperationAvailability {
     return this.account.probes.operations;
   }
 
-  /** Calls operation `name` of the endpoint table (`ServiceAccount.request`). */
   request<T>(name: string, args: OperationArgs, schema: z.ZodType<T>): Promise<T> {
     return this.account.request(name, args, schema, this.context);
   }
 
-  /** Returns `body` when `schema` accepts it, else throws `ServiceInvalidRequestError`. */
   checkedBody(name: string, schema: z.ZodType, body: unknown): unknown {
     return this.account.checkedBody(name, schema, body);
   }
 
-  /** What is known of operation `name`, without a request. */
   operationState(name: string): OperationState {
     return this.account.probes.operationState(name);
   }
 
-  /** Resolves when every operation of `names` is answered (`ServiceAccount.requireOperations`). */
   requireOperations(names: readonly string[], purpose: string): Promise<void> {
     return this.account.requireOperations(names, purpose, this.context);
   }
@@ -214,7 +189,7 @@ export class AccountCalls implements OperationCaller {
     return this.account.endpoints[name] !== null;
   }
 
-  /** What a kind's operations module calls through: these calls and the account's memory. */
+  /** What a kind's module calls through: these calls and the account's memory. */
   private kindContext(): OperationsContext {
     const { account } = this;
     const mapping = account.options.subscriptionResult ?? {};
@@ -229,10 +204,7 @@ export class AccountCalls implements OperationCaller {
   }
 }
 
-/**
- * The result of subscription `key` through operation `name`, read with the configured
- * `mapping`; data it cannot read is a `ServiceResultShapeError` naming the config key.
- */
+/** Subscription `key`'s result read with `mapping`; unreadable data: `ServiceResultShapeError`. */
 async function readSubscriptionResult(
   caller: OperationCaller,
   name: "getTrainingSubscriptionResult" | "getNasSubscriptionResult",
@@ -258,13 +230,12 @@ async function readSubscriptionResult(
 export class CatalogCache implements CatalogReads {
   private readonly answers = new Map<string, { at: number; answer: Promise<unknown> }>();
 
-  /** `ttlMs` 0 or less reads every time; `now` is the clock (ms since the epoch). */
+  /** `ttlMs` 0 or less reads every time. */
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number,
   ) {}
 
-  /** The answer of `key`, from the cache or from `read()`. */
   read<T>(key: string, read: () => Promise<T>): Promise<T> {
     if (this.ttlMs <= 0) return read();
     const now = this.now();
@@ -278,7 +249,7 @@ export class CatalogCache implements CatalogReads {
     return answer;
   }
 
-  /** Drops every answer, so that the next read of each key asks the service. */
+  /** Drops every answer: the next read of each key asks the service. */
   forget(): void {
     this.answers.clear();
   }
