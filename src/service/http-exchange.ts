@@ -1,11 +1,9 @@
 /**
- * One HTTP/1.1 exchange with the service (the default `service.httpClient`; node-fetch's,
- * fetch-exchange.ts, costs more CPU: docs/performance.md) and its keep-alive agents. No
- * redirect is followed (a 3xx comes back unread), the body is cut off past `maxBytes`,
- * the attempt is bounded by `timeoutMs` (`TimeoutError`) and the caller's signal
- * (`AbortError`), network errors keep Node's `code`, and a compressed answer is decoded.
- * The agents never hand out a socket the server may be closing (ECONNRESET, and for a
- * create an unknown outcome): see {@link idleBoundedAgents}.
+ * One HTTP/1.1 exchange with the service (the default `service.httpClient`) and its
+ * keep-alive agents. No redirect is followed (a 3xx comes back unread), the body is cut
+ * off past `maxBytes`, the attempt is bounded by `timeoutMs` (`TimeoutError`) and the
+ * caller's signal (`AbortError`), network errors keep Node's `code`. The agents never
+ * hand out a socket the server may be closing (for a create, an unknown outcome).
  */
 import http, { Agent as HttpAgent, type IncomingMessage } from "node:http";
 import https, { Agent as HttpsAgent } from "node:https";
@@ -14,7 +12,6 @@ import type { Duplex, Readable } from "node:stream";
 import zlib from "node:zlib";
 import { type NamedProxy, type ProxyAgentOptions, socksAgentClass } from "./service-proxy.js";
 
-/** What one exchange needs. */
 export interface ExchangeRequest {
   method: string;
   url: string;
@@ -25,21 +22,19 @@ export interface ExchangeRequest {
   maxBytes: number;
   signal: AbortSignal | undefined;
   /**
-   * Asked once the request's socket is connected (a pooled one: at once), right before
-   * its bytes are written: false leaves it unsent (`NotSentError`). A process paused
-   * between the caller's own checks and the connect (or while the request waited for a
-   * pooled socket) must not send it when it wakes if its Lease passed on meanwhile.
-   * Asked by this exchange only (node-fetch's sends as it connects).
+   * Asked once the socket is connected, right before the bytes are written: false leaves
+   * the request unsent (`NotSentError`), so a process paused meanwhile does not send it
+   * after its Lease passed on. Asked by this exchange only (node-fetch's sends as it connects).
    */
   mayCall?: () => boolean;
 }
 
-/** The answer: status, the two headers the client reads, and the body (empty for a 3xx). */
+/** The answer: status, two headers, and the body (empty for a 3xx). */
 export interface ExchangeAnswer {
   httpStatus: number;
   bodyText: string;
   location: string | null;
-  /** Retry-After in ms, when it was a number of seconds (the form a JSON API sends). */
+  /** Retry-After in ms, when it was a number of seconds. */
   retryAfterMs: number | undefined;
 }
 
@@ -49,7 +44,6 @@ export function parseRetryAfter(value: string | null): number | undefined {
   return Number(value.trim()) * 1000;
 }
 
-/** The answer's body was longer than the limit; it was cut off there. */
 export class ResponseTooLargeError extends Error {
   constructor(maxBytes: number) {
     super(`the body is longer than ${maxBytes} bytes`);
@@ -57,7 +51,7 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-/** An error with the given `name` (`TimeoutError`, `AbortError`), as both exchanges throw them. */
+/** An error named `TimeoutError`, `AbortError`..., as both exchanges throw them. */
 export function named(name: string, message: string, cause?: unknown): Error {
   const err = new Error(message, cause === undefined ? undefined : { cause });
   err.name = name;
@@ -83,7 +77,6 @@ function decoded(res: IncomingMessage): Readable {
   }
 }
 
-/** Sends one request and reads its answer; see the module comment. */
 export function exchange(r: ExchangeRequest): Promise<ExchangeAnswer> {
   return new Promise((resolve, reject) => {
     if (r.signal?.aborted) {
@@ -178,16 +171,15 @@ export function exchange(r: ExchangeRequest): Promise<ExchangeAnswer> {
   });
 }
 
-/** When each pooled socket last became free (ms, `performance.now()`). */
+/** When each pooled socket last became free (`performance.now()`). */
 const freedAt = new WeakMap<object, number>();
 
 type AgentClass = typeof HttpAgent;
 
 /**
- * How long a socket may have been idle to carry a request that is not idempotent (a
- * POST: a create). A front may close idle sockets sooner than `idleSocketTimeoutMs`
- * (nginx `keepalive_timeout 2s`); a create written on one it just closed has an unknown
- * outcome, so creates take only a socket freed within this long, else a new one.
+ * How long a socket may have been idle to carry a request that is not idempotent. A front
+ * may close idle sockets sooner than `idleSocketTimeoutMs` (nginx `keepalive_timeout 2s`),
+ * and a create written on one it just closed has an unknown outcome.
  */
 export const UNSAFE_REQUEST_IDLE_MS = 1000;
 
@@ -213,10 +205,7 @@ function idleBounded<C extends AgentClass>(Base: C, idleSocketTimeoutMs: number)
   };
 }
 
-/**
- * Destroys and unlists the free sockets of `agent` idle for `idleMs` or more at `now`
- * (and any already destroyed). Exported for tests.
- */
+/** Destroys and unlists the free sockets of `agent` idle for `idleMs` or more (or destroyed). */
 export function dropStaleFreeSockets(agent: HttpAgent, idleMs: number, now: number): number {
   let dropped = 0;
   for (const list of Object.values(agent.freeSockets as Record<string, Socket[] | undefined>)) {
@@ -233,23 +222,18 @@ export function dropStaleFreeSockets(agent: HttpAgent, idleMs: number, now: numb
   return dropped;
 }
 
-/** The http and https keep-alive agents of one service client. */
 export interface IdleBoundedAgents {
   http: HttpAgent;
   https: HttpsAgent;
-  /** The proxy every connection goes to (http(s) or SOCKS5), named by its errors; none when direct. */
+  /** The proxy every connection goes to (http(s) or SOCKS5); none when direct. */
   proxy?: NamedProxy;
 }
 
 /**
  * Keep-alive agents (at most `maxSockets` per origin) that close a socket idle for
- * `idleSocketTimeoutMs`, below the server's keep-alive timeout (Node's default: 5 s).
- * Node keeps an idle socket for ever (`timeout` 0) and a server's `Keep-Alive: timeout`
- * only shortens a timeout it has; so the agent's `timeout` closes a free socket when its
- * timer fires, and every new request first drops free sockets idle that long by the wall
- * clock, in case a busy event loop fired the timer late. With `proxy`
- * (service-proxy.ts) every connection goes through that proxy: Node's agents given its
- * `proxyEnv`, or agents of SOCKS5 tunnels.
+ * `idleSocketTimeoutMs` (Node would keep it for ever), below the server's keep-alive
+ * timeout: by the agent's `timeout`, and by the wall clock at each new request in case a
+ * busy event loop fired that timer late. With `proxy` every connection goes through it.
  */
 export function idleBoundedAgents(
   idleSocketTimeoutMs: number,
