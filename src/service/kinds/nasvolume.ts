@@ -1,12 +1,9 @@
 /**
- * The NasVolume kind's service operations and what they send: the NAS product catalog
- * and availability, the subscription (an asynchronous create) and its result, scale and
- * mount path as the spec documents them, and the list, detail and delete this project
- * assumes (docs/service-assumptions.md). The request body schemas describe the wire as
- * the spec states it: the client checks what it sends with them, the emulator what it
- * receives; the records the service answers are in schemas/nas.ts. `endpoints` joins
- * the endpoint table (generated kinds/index.ts); the account's calls (`AccountCalls`)
- * hold one {@link NasOperations}.
+ * The NasVolume kind's service operations: the NAS catalog and availability, the
+ * subscription (an asynchronous create) and its result, scale and mount path, and the
+ * list, detail and delete this project assumes (docs/service-assumptions.md). The body
+ * schemas are the wire as the spec states it (the emulator checks with them too); the
+ * records the service answers are in schemas/nas.ts.
  */
 import { z } from "zod";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
@@ -59,25 +56,22 @@ export const subscribeNasBodySchema = z.object({
     .optional(),
 });
 
-/** Wire body of a NAS subscription. */
 export type SubscribeNasBody = z.infer<typeof subscribeNasBodySchema>;
 
-/** A NAS subscription as callers give it; `storageCapacity` may be a number (GB). */
+/** A NAS subscription as callers give it: `storageCapacity` (GB) may be a number. */
 export interface SubscribeNasRequest {
   productCode: string;
   storageParams?: {
     /** Directory name, the identifier of the storage. */
     name?: string;
-    /** Free text; controllers put their client token here (see schemas/create.ts). */
+    /** Free text; carries the client token (schemas/create.ts). */
     description?: string;
-    /** Capacity in GB; written on the wire as a string. */
     storageCapacity?: number | string;
-    /** Default mount path in containers. */
     mountPath?: string;
   };
 }
 
-/** Converts a subscription request to its wire body (capacity as a string). */
+/** A subscription request's wire body (capacity as a string). */
 export function toSubscribeNasBody(req: SubscribeNasRequest): SubscribeNasBody {
   const body: SubscribeNasBody = { productCode: req.productCode };
   const p = req.storageParams;
@@ -92,24 +86,20 @@ export function toSubscribeNasBody(req: SubscribeNasRequest): SubscribeNasBody {
   return body;
 }
 
-/** Body of POST /v1/nasStorage/instance/{id}/scale on the wire. */
 export const scaleNasBodySchema = z.object({
   id: z.string().min(1),
   scaleType: lenientEnum(SCALE_TYPES),
   capacity: z.int().positive("capacity is the GB added or removed and must be at least 1"),
 });
 
-/** A capacity change: the amount added or removed in GB, not the target total. */
+/** A capacity change: the GB added or removed (a positive integer), not the target total. */
 export interface ScaleNasRequest {
   scaleType: ScaleType;
-  /** GB to add (ScaleUp) or remove (ScaleDown); a positive integer. */
   capacity: number;
 }
 
-/** The mountPath rule of PUT mountPath: 2 to 64 letters, digits, `_` or `/`. */
 const MOUNT_PATH_PATTERN = /^[a-zA-Z0-9_/]{2,64}$/;
 
-/** Body of PUT /v1/nasStorage/instance/{id}/mountPath on the wire. */
 export const updateNasMountPathBodySchema = z.object({
   mountPath: z.string().regex(MOUNT_PATH_PATTERN, "mountPath must match ^[a-zA-Z0-9_/]{2,64}$"),
 });
@@ -128,10 +118,8 @@ export const nasAvailabilityBodySchema = z
     message: "one of aidcId or aidcCode identifies the compute center",
   });
 
-/** Which NAS product to check: the compute center by id or code, and the product's code. */
 export type NasAvailabilityQuery = z.infer<typeof nasAvailabilityBodySchema>;
 
-/** Query of the NAS list (an operation the spec does not name). */
 export interface NasListQuery {
   pageNo?: number;
   pageSize?: number;
@@ -140,7 +128,6 @@ export interface NasListQuery {
   aidcId?: number;
 }
 
-/** NAS products and NAS storage, called through the context's caller. */
 export class NasOperations {
   private listView: KindList<NasInstance, NasListQuery> | undefined;
 
@@ -166,10 +153,7 @@ export class NasOperations {
     );
   }
 
-  /**
-   * Whether a NAS product can be provisioned in a compute center (by id or code);
-   * cached per compute center and product like the catalog.
-   */
+  /** Whether a NAS product can be provisioned in a compute center (cached like the catalog). */
   async isProductAvailable(q: NasAvailabilityQuery): Promise<boolean> {
     const body = this.ctx.caller.checkedBody("isNasProductAvailable", nasAvailabilityBodySchema, q);
     const key = JSON.stringify(["nas-available", q.aidcId, q.aidcCode, q.resourceSpecCode]);
@@ -188,7 +172,7 @@ export class NasOperations {
     return this.ctx.caller.request("subscribeNas", { body }, subscriptionKeySchema);
   }
 
-  /** The outcome of a NAS subscription, in the canonical subscription-result shape. */
+  /** The outcome of a NAS subscription. */
   subscriptionResult(key: string): Promise<SubscriptionResult> {
     return this.ctx.subscriptionResult("getNasSubscriptionResult", key);
   }
@@ -215,7 +199,6 @@ export class NasOperations {
     );
   }
 
-  /** One page of the NAS list (assumed endpoint). */
   page(query: NasListQuery = {}): Promise<Page<NasInstance>> {
     return this.list.page(query);
   }
@@ -237,7 +220,7 @@ export class NasOperations {
     return this.list.read(maxAgeMs);
   }
 
-  /** One NAS by id (assumed endpoint); `ServiceNotFoundError` when it does not exist. */
+  /** One NAS by id; `ServiceNotFoundError` when it does not exist. */
   get(id: string): Promise<NasInstance> {
     return this.ctx.caller.request("getNas", { params: { id } }, nasInstanceSchema);
   }
@@ -248,19 +231,15 @@ export class NasOperations {
   }
 
   /**
-   * Whether one walk of the whole NAS list, started now, proves that no NAS carries
-   * `token`: the walk was complete and every record carries its description (where the
-   * token travels); undefined when the list is disabled.
+   * Whether one walk of the whole list, started now, proves that no NAS carries `token`
+   * (`walkProvesTokenAbsent`); undefined when the list is disabled.
    */
   async provesTokenAbsent(token: string): Promise<boolean | undefined> {
     if (!this.list.enabled) return undefined;
     return walkProvesTokenAbsent(this.iterate({}), token);
   }
 
-  /**
-   * Ids of the NAS instances whose description carries the marker of `token`, or
-   * undefined when the NAS list is disabled. `name` narrows the list first.
-   */
+  /** Ids of the NAS whose description carries `token`'s marker (undefined: list disabled). */
   async findIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
     if (!this.list.enabled) return undefined;
     const ids: string[] = [];
