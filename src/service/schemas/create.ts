@@ -1,36 +1,31 @@
 /**
  * How the operator finds what a create made. Every create carries a client token,
- * recorded before it is sent, and the owner's mark (controllers/managed/tenancy.ts): in
- * the description of a NAS, block volume or file system, in a task's environment (and a
- * template's, whose description holds the mark too), so
- * that a list finds the resource again after a crash. An asynchronous create answers a
- * subscription key, whose result (a record the spec does not show: one canonical shape,
- * read from the variants docs/service-assumptions.md lists) gives the outcome and the
- * created id; a state word matching no known one is an error naming it, never a guess.
+ * recorded before it is sent, and the owner's mark (controllers/managed/tenancy.ts), in a
+ * description or a task's environment, so that a list finds it again after a crash. An
+ * asynchronous create answers a subscription key, whose result (a shape the spec does not
+ * show: the variants docs/service-assumptions.md lists) gives the outcome and the created
+ * id; a state word matching no known one is an error naming it, never a guess.
  */
 import { z } from "zod";
-import { isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./primitives.js";
+import { fold, isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./primitives.js";
 
 /** Environment variable of a training task that holds the client token. */
 export const CLIENT_TOKEN_ENV = "AIDC_CLIENT_TOKEN";
 
 const MARKER_PREFIX = "[aidc-token:";
 
-/** The marker appended to a description: `[aidc-token:<token>]`. */
+/** `[aidc-token:<token>]`, appended to a description. */
 export function clientTokenMarker(token: string): string {
   return `${MARKER_PREFIX}${token}]`;
 }
 
-/**
- * `description` with the token marker appended (separated by a space), replacing a
- * marker already present so that the description never grows.
- */
+/** `description` with the token marker appended, replacing one already present. */
 export function withClientTokenMarker(description: string | undefined, token: string): string {
   const base = stripClientTokenMarker(description ?? "");
   return base ? `${base} ${clientTokenMarker(token)}` : clientTokenMarker(token);
 }
 
-/** `description` without any token or owner marker, for showing to people or comparing with a spec. */
+/** `description` without token or owner markers. */
 export function stripClientTokenMarker(description: string): string {
   return description.replace(/\s*\[aidc-(?:token|owner):[^\]]*\]/g, "").trim();
 }
@@ -38,10 +33,7 @@ export function stripClientTokenMarker(description: string): string {
 /** Environment variable of a training task (and template) that holds the owner mark. */
 export const OWNER_MARK_ENV = "AIDC_OWNER";
 
-/**
- * `description` with the token marker and the owner marker `[aidc-owner:<mark>]`
- * (controllers/managed/tenancy.ts), each replacing one already present.
- */
+/** `description` with the token marker and the owner marker `[aidc-owner:<mark>]`. */
 export function withCreateMarkers(
   description: string | undefined,
   token: string,
@@ -50,10 +42,7 @@ export function withCreateMarkers(
   return `${withClientTokenMarker(description, token)} [aidc-owner:${owner}]`;
 }
 
-/**
- * `description` with the owner marker alone, replacing markers already present: a
- * template's, found again by its name, not by a token.
- */
+/** `description` with the owner marker alone (a template's, found again by its name). */
 export function withOwnerMarker(description: string | undefined, owner: string): string {
   const base = stripClientTokenMarker(description ?? "");
   return base ? `${base} [aidc-owner:${owner}]` : `[aidc-owner:${owner}]`;
@@ -71,19 +60,14 @@ export function clientTokenInDescription(description: string | undefined): strin
   return m?.[1] || undefined;
 }
 
-/** States of an asynchronous create. */
 export const SUBSCRIPTION_STATES = ["Pending", "Succeeded", "Failed"] as const;
-/** A subscription state. */
 export type SubscriptionState = (typeof SUBSCRIPTION_STATES)[number];
 
-/** The canonical subscription result. */
+/** The canonical subscription result; `instanceId` once Succeeded, if the service says it. */
 export interface SubscriptionResult {
-  /** The subscription result key that was queried. */
   key: string;
   state: SubscriptionState;
-  /** Id of the created task or NAS, once Succeeded (absent if the service does not say). */
   instanceId?: string;
-  /** The service's explanation, notably of a failure. */
   message?: string;
 }
 
@@ -151,9 +135,6 @@ const MESSAGE_FIELDS = [
 ];
 const NESTED_FIELDS = ["result", "detail", "instance", "data"];
 
-/** `word` lower-cased without `_`, `-` and spaces: how state words are compared. */
-const fold = (word: string) => word.toLowerCase().replace(/[\s_-]/g, "");
-
 /** The subscription state a word stands for, ignoring case, `_`, `-` and spaces. */
 export function subscriptionStateOf(word: string): SubscriptionState | undefined {
   const folded = fold(word);
@@ -179,25 +160,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * How a service's subscription results read, where they differ from what this module
- * recognises by itself (the operator config's `service.subscriptionResult`). Field
- * names are read before the built-in ones, at the top level or one nested level.
+ * How a service's subscription results read where this module does not recognise them
+ * (config `service.subscriptionResult`): fields read before the built-in ones, and state
+ * values (as text, compared like words) over the built-in words.
  */
 export interface SubscriptionResultMapping {
-  /** The field holding the state (e.g. `orderState`). */
   stateField?: string;
-  /** The field holding the created resource's id (e.g. `createdResourceId`). */
   instanceIdField?: string;
-  /** The field holding the service's explanation (e.g. `remark`). */
   messageField?: string;
-  /**
-   * State values (words or numbers, as text; case, `_`, `-` and spaces ignored) → the
-   * outcome, over the built-in words: `{ "1": "Pending", "2": "Succeeded", "3": "Failed" }`.
-   */
   states?: Record<string, SubscriptionState>;
 }
 
-/** The config key of the mapping, for messages. */
 export const SUBSCRIPTION_RESULT_CONFIG_KEY = "service.subscriptionResult";
 
 /** The state `word` stands for: the mapping's `states` first, then the built-in words. */
@@ -213,14 +186,10 @@ function mappedState(
 }
 
 /**
- * A schema reading the `data` of a subscription-result answer for `key`: a bare state
- * word, or an object whose state is in `state`/`status`/… (or a boolean `success`),
- * whose instance id is in `instanceId`/`resourceId`/`taskId`/… (or the first of
- * `instanceIds`), and whose message is in `message`/`reason`/…, one nested level
- * (`result`, `detail`, …) included. null or an empty object reads as Pending. The
- * `mapping` (operator config) names other fields and maps other state values (an
- * integer `status`, for example); a state or shape it cannot read is an issue that
- * names the config key to set.
+ * Reads the `data` of a subscription-result answer for `key`: a bare state word, or an
+ * object with its state, id and message in the fields above (or a boolean `success`), one
+ * nested level included; null or `{}` is Pending. What it cannot read is an issue naming
+ * the config key to set.
  */
 export function subscriptionResultSchema(key: string, mapping: SubscriptionResultMapping = {}) {
   const stateFields = mapping.stateField ? [mapping.stateField, ...STATE_FIELDS] : STATE_FIELDS;
@@ -292,7 +261,7 @@ export function subscriptionResultSchema(key: string, mapping: SubscriptionResul
   });
 }
 
-/** Data of the asynchronous creates: the subscription result key (a number reads as text). */
+/** The subscription result key an asynchronous create answers (a number reads as text). */
 export const subscriptionKeySchema = z.preprocess(
   (v) => (typeof v === "number" ? String(v) : v),
   z.string().regex(SERVICE_ID_PATTERN, `expected the subscription result key (${SERVICE_ID_RULE})`),

@@ -1,13 +1,10 @@
 /**
  * The values of the service's wire and their rules. Field schemas accept the spec's
- * variants (numbers as text, integers for strings, `null` for absent, a Java-style
- * `empty` boolean in maps) and yield one clean type, so an odd spelling never fails a
- * whole answer while a wrong field names itself. Ids: the spec shows no format (seen:
- * `nas-000001`, UUIDs, numbers); one pattern, checked wherever an id enters and by
- * {@link renderPath} before it becomes a path segment, excludes `.`, `..`, `/`, `?`, `#`,
- * `%` and white space. Times: the service writes `YYYY-MM-DD HH:MM:SS` (no zone) or ISO
- * 8601; the operator writes RFC 3339 UTC in whole seconds, as Kubernetes does. Enum
- * values (lists in enums.ts) match ignoring case, `_`, `-` and spaces.
+ * variants (numbers as text, `null` for absent, a Java-style `empty` boolean in maps) and
+ * yield one clean type, so an odd spelling never fails a whole answer. Ids: one pattern,
+ * checked wherever an id enters and before it becomes a path segment, excludes `.`, `..`,
+ * `/`, `?`, `#`, `%` and white space. Times are written RFC 3339 UTC in whole seconds.
+ * Enum values (enums.ts) match ignoring case, `_`, `-` and spaces.
  */
 import { z } from "zod";
 import { ServiceInvalidIdError, ServiceInvalidRequestError } from "../errors.js";
@@ -15,11 +12,9 @@ import { ServiceInvalidIdError, ServiceInvalidRequestError } from "../errors.js"
 /** The pattern every id must match (also in the CRDs, src/crds/fields.ts). */
 export const SERVICE_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
 
-/** The pattern in words, for messages. */
 export const SERVICE_ID_RULE =
   "letters, digits and . _ : -, starting with a letter, a digit or _, at most 128 characters";
 
-/** True when `value` is a well-formed service id. */
 export function isServiceId(value: string): boolean {
   return SERVICE_ID_PATTERN.test(value);
 }
@@ -41,10 +36,9 @@ export function queryString(
 }
 
 /**
- * `template` of endpoint `name` with its `{param}` placeholders filled with URI-encoded
- * `params`; throws (nothing is sent) `ServiceInvalidRequestError` for a missing or empty
- * value (no collapsed path such as `/v1/x//detail`) and `ServiceInvalidIdError` for a value
- * that is not an id (encoding leaves a segment `.` or `..` as it is: another path).
+ * `template` of endpoint `name` with its `{param}`s URI-encoded; throws (nothing is sent)
+ * for a missing or empty value (no `/v1/x//detail`) and for a value that is not an id
+ * (encoding leaves a segment `.` or `..` as it is: another path).
  */
 export function renderPath(name: string, template: string, params: Record<string, string> = {}) {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => {
@@ -69,16 +63,13 @@ const NAIVE = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?$/;
 const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Formats a time as RFC 3339 UTC with whole seconds. */
 export function toRfc3339(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }
 
 /**
- * Converts a service timestamp to RFC 3339 UTC. Accepts `YYYY-MM-DD HH:MM:SS` (taken as
- * UTC: the spec names no zone), ISO 8601 with `Z` or an offset, a bare date, and epoch
- * milliseconds (number or digit string). Returns undefined for null, "" and values that
- * are not a time, so that one odd field never fails a whole response.
+ * A service timestamp as RFC 3339 UTC: `YYYY-MM-DD HH:MM:SS` (taken as UTC: the spec names
+ * no zone), ISO 8601, a bare date or epoch ms; undefined for anything else.
  */
 export function normalizeTimestamp(value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
@@ -140,38 +131,30 @@ function toBoolean(v: unknown): unknown {
   return v;
 }
 
-/** An optional string; numbers and booleans become their text, null becomes absent. */
+/** An optional string; numbers and booleans become their text, null absent. */
 export const optionalString = z.preprocess(scalarToString, z.string().optional());
 
 /** A required non-empty string (ids); a number is accepted as its text. */
 export const requiredString = z.preprocess(scalarToString, z.string().min(1));
 
-/**
- * A required service id (a number is accepted as its text) matching
- * `SERVICE_ID_PATTERN`: an answer carrying an id such as `..` is malformed, so no such
- * id ever reaches a later request path, an annotation or a status.
- */
+/** A required service id (a number as its text): an answer with an id such as `..` is malformed. */
 export const idString = z.preprocess(
   scalarToString,
   z.string().regex(SERVICE_ID_PATTERN, `expected a service id (${SERVICE_ID_RULE})`),
 );
 
-/** An optional integer; a numeric string is converted, null and "" become absent. */
+/** An optional integer; a numeric string is converted, null and "" absent. */
 export const optionalInt = z.preprocess(toNumber, z.int().optional());
 
-/** An optional boolean; "true"/"false" and 1/0 are accepted, null becomes absent. */
+/** An optional boolean; "true"/"false" and 1/0 are accepted, null absent. */
 export const optionalBoolean = z.preprocess(toBoolean, z.boolean().optional());
 
-/**
- * An optional timestamp, normalised to RFC 3339 UTC (see `normalizeTimestamp`);
- * values that are not a time become absent.
- */
+/** An optional timestamp as RFC 3339 UTC (`normalizeTimestamp`). */
 export const optionalTimestamp = z.preprocess(normalizeTimestamp, z.string().optional());
 
 /**
- * A map of string to string (env and the like). Drops the schema artefact `empty`
- * when it is a boolean, drops null values, writes numbers and booleans as text and
- * objects as JSON; null or a non-object becomes absent.
+ * A map of string to string (env): drops a boolean `empty` and null values, writes other
+ * values as text (objects as JSON); null or a non-object becomes absent.
  */
 export const optionalStringMap = z.preprocess((v) => {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
@@ -194,14 +177,12 @@ export function optionalObject<T extends z.ZodType>(schema: T) {
   return z.preprocess((v) => (v === null ? undefined : v), schema.optional());
 }
 
-function fold(value: string): string {
+/** `value` lower-cased without `_`, `-` and spaces: how words of the service compare. */
+export function fold(value: string): string {
   return value.toLowerCase().replace(/[\s_-]/g, "");
 }
 
-/**
- * The canonical member of `values` equal to `input` ignoring case, `_`, `-` and
- * spaces; undefined when none is.
- */
+/** The member of `values` equal to `input` ignoring case, `_`, `-` and spaces. */
 export function matchEnum<T extends string>(
   values: readonly T[],
   input: string | undefined,
@@ -211,10 +192,7 @@ export function matchEnum<T extends string>(
   return values.find((v) => fold(v) === folded);
 }
 
-/**
- * A request-side enum: accepts any case of a member and yields the canonical member;
- * the error lists the allowed values.
- */
+/** A request-side enum: any case of a member yields the member. */
 export function lenientEnum<T extends string>(values: readonly [T, ...T[]]) {
   return z.string().transform((input, ctx): T => {
     const hit = matchEnum(values, input);
@@ -230,9 +208,8 @@ export function lenientEnum<T extends string>(values: readonly [T, ...T[]]) {
 }
 
 /**
- * A response-side enum: a known member in any case (or with `_`, `-`, spaces) becomes
- * canonical, an unknown value is kept as sent (the service's lists are open-ended), as
- * `optionalString` reads it (null absent, a number as its text).
+ * A response-side enum: a known member in any spelling becomes canonical, an unknown value
+ * is kept as `optionalString` reads it (the service's lists are open-ended).
  */
 export function responseEnum<T extends string>(values: readonly T[]) {
   return z.preprocess(
@@ -241,10 +218,7 @@ export function responseEnum<T extends string>(values: readonly T[]) {
   );
 }
 
-/**
- * Formats zod issues as `path: message` lines joined by "; " (the first three),
- * prefixed with `data` so the path reads as a path into the response.
- */
+/** The first three zod issues as `data.path: message`, joined by "; ". */
 export function describeIssues(error: z.ZodError, root = "data"): string {
   const shown = error.issues.slice(0, 3).map((issue) => {
     const path = issue.path
