@@ -1,14 +1,9 @@
 /**
- * What a reconcile writes into its object, and what its status holds. Each write is
- * conditioned on the resourceVersion of the object as read (from the cache), so a decision
- * made on an old version is never written: the status as a minimal merge patch (RFC 7386),
- * skipped when nothing changed; annotations (with the finalizer, when it joins the write).
- * Finalizer updates of their own and spec patches are in lifecycle-writes.ts. A status
- * holds conditions (metav1.Condition, and kstatus's as the reason table derives them) and
- * strings within bounds: the service documents no length for its strings, so each one it
- * answers is cut where it enters a status (or a catalog object's spec), and a condition's
- * message where it is set. The sizes these bounds give each kind's status are held by
- * src/controllers/status-size.test.ts and stated in docs/custom-resources.md.
+ * What a reconcile writes into its object: the status as a minimal merge patch and
+ * annotations, each conditioned on the resourceVersion it was read at, so a decision made
+ * on an old version is never written (finalizers and spec: lifecycle-writes.ts). A status
+ * holds conditions and strings within bounds: the service documents no length for its
+ * strings, so each is cut where it enters a status (src/controllers/status-size.test.ts).
  */
 import { ConflictError, WriteNotKeptError } from "./errors.js";
 import type { KubeClient } from "./kube.js";
@@ -26,7 +21,6 @@ import {
 } from "./resource.js";
 import { sameUnkeptWrite, statusNotKept, UNKEPT_STATUS_WRITES } from "./status-not-kept.js";
 
-/** The status of a condition, as metav1.Condition spells it. */
 export type ConditionStatus = "True" | "False" | "Unknown";
 
 /** metav1.Condition. */
@@ -50,20 +44,12 @@ export const REMOTE_ENV_NAME_CHARS = 128;
 export const REMOTE_ADDRESS_CHARS = 1024;
 /** Longest free text kept: descriptions, error details, suggestions, records, commands. */
 export const REMOTE_TEXT_CHARS = 1024;
-/**
- * The longest message a condition keeps (metav1.Condition allows 32768): a longer one,
- * e.g. quoting an answer of the service, ends cut.
- */
+/** The longest message a condition keeps (metav1.Condition allows 32768). */
 export const MAX_CONDITION_MESSAGE_CHARS = 1024;
 
-/** The mark that ends a cut string. */
 export const CUT_MARK = "…";
 
-/**
- * `value` when it has at most `max` characters (UTF-16 units), else its first
- * characters and {@link CUT_MARK} in `max` (a surrogate pair is never split).
- * Undefined stays undefined.
- */
+/** `value` cut to `max` UTF-16 units ending in {@link CUT_MARK}; a surrogate pair stays whole. */
 export function capText<T extends string | undefined>(value: T, max: number): T {
   if (value === undefined || value.length <= max) return value;
   let end = max - CUT_MARK.length;
@@ -72,41 +58,32 @@ export function capText<T extends string | undefined>(value: T, max: number): T 
   return `${value.slice(0, end)}${CUT_MARK}` as T;
 }
 
-/** {@link capText} at {@link REMOTE_VALUE_CHARS}. */
 export function capValue<T extends string | undefined>(value: T): T {
   return capText(value, REMOTE_VALUE_CHARS);
 }
 
-/** {@link capText} at {@link REMOTE_ENV_NAME_CHARS}. */
 export function capEnvName(name: string): string {
   return capText(name, REMOTE_ENV_NAME_CHARS);
 }
 
-/** {@link capText} at {@link REMOTE_ADDRESS_CHARS}. */
 export function capAddress<T extends string | undefined>(value: T): T {
   return capText(value, REMOTE_ADDRESS_CHARS);
 }
 
-/** {@link capText} at {@link REMOTE_TEXT_CHARS}. */
 export function capFreeText<T extends string | undefined>(value: T): T {
   return capText(value, REMOTE_TEXT_CHARS);
 }
 
-/** {@link capText} at {@link MAX_CONDITION_MESSAGE_CHARS}. */
 export function conditionMessage(message: string): string {
   return capText(message, MAX_CONDITION_MESSAGE_CHARS);
 }
 
-/** What a reconciler states; the times and generation are filled in by {@link setCondition}. */
+/** What a reconciler states; {@link setCondition} fills in the time and generation. */
 export type ConditionInput = Pick<Condition, "type" | "status" | "reason" | "message">;
 
 /**
- * Returns a new condition list with `cond` set (the input is not changed, so cached
- * objects can be passed). An existing condition of the same type keeps its position and,
- * when its status is unchanged, its lastTransitionTime; reason, message and
- * observedGeneration are always updated (the message cut at
- * {@link MAX_CONDITION_MESSAGE_CHARS}). A new type is appended with `now` as its
- * transition time.
+ * A new list with `cond` set (a cached list is not changed): a condition of the same type
+ * keeps its position and, when its status is unchanged, its lastTransitionTime.
  */
 export function setCondition(
   conditions: readonly Condition[] | undefined,
@@ -131,7 +108,6 @@ export function setCondition(
   return list;
 }
 
-/** The condition of `type`, if present. */
 export function getCondition(
   conditions: readonly Condition[] | undefined,
   type: string,
@@ -139,7 +115,6 @@ export function getCondition(
   return conditions?.find((c) => c.type === type);
 }
 
-/** True when the condition of `type` exists with status True. */
 export function isConditionTrue(
   conditions: readonly Condition[] | undefined,
   type: string,
@@ -147,7 +122,6 @@ export function isConditionTrue(
   return getCondition(conditions, type)?.status === "True";
 }
 
-/** Returns a new list without the condition of `type`. */
 export function removeCondition(
   conditions: readonly Condition[] | undefined,
   type: string,
@@ -155,11 +129,7 @@ export function removeCondition(
   return (conditions ?? []).filter((c) => c.type !== type);
 }
 
-/**
- * What {@link withKstatusConditions} asks of a reason table (`REASONS` of
- * src/crds/index.ts, whose src/crds/reason-table.ts derives it from the reasons' states):
- * the kstatus condition, Reconciling or Stalled, that `conditions` imply, if any.
- */
+/** The kstatus condition (Reconciling or Stalled) `conditions` imply (src/crds/reason-table.ts). */
 export interface KstatusDerivation {
   kstatusCondition(conditions: readonly Condition[]): ConditionInput | undefined;
 }
@@ -167,10 +137,7 @@ export interface KstatusDerivation {
 /** The kstatus condition types, present only when True. */
 const KSTATUS_TYPES = ["Reconciling", "Stalled"] as const;
 
-/**
- * Returns `conditions` with Reconciling or Stalled set as the others imply under
- * `reasons`, and the one not implied removed. Call it last, on the list that is written.
- */
+/** `conditions` with the kstatus condition `reasons` imply set, the other removed; call it last. */
 export function withKstatusConditions(
   conditions: readonly Condition[] | undefined,
   reasons: KstatusDerivation,
@@ -185,21 +152,19 @@ export function withKstatusConditions(
   return implied ? setCondition(list, implied, generation, now) : list;
 }
 
-/** What {@link patchStatus} did. */
 export interface StatusPatchResult<T extends KubeObject> {
   written: boolean;
-  /** The object after the write (the input object when nothing was written). */
+  /** The object after the write (the input when nothing was written). */
   object: T;
   /** A Warning's words when the answer does not show the write (admission changed it). */
   notKept?: string | undefined;
 }
 
 /**
- * Makes `obj.status` equal to `status` through the status subresource with a minimal
- * merge patch (vanished fields removed); nothing is sent when the two are equal as JSON
- * (`undefined` and `null` fields count as absent), nor when admission changed the same
- * write at the same generation (status-not-kept.ts). A status computed from a stale
- * object fails with {@link ConflictError} instead of overwriting newer data.
+ * Makes `obj.status` equal to `status` with a minimal merge patch of the status
+ * subresource; nothing is sent when they are equal as JSON (null counts as absent), nor
+ * again at the same generation when admission changed the write (status-not-kept.ts). A
+ * status computed from a stale object fails with {@link ConflictError}.
  */
 export async function patchStatus<T extends KubeObject>(
   kube: KubeClient,
@@ -233,16 +198,14 @@ export async function patchStatus<T extends KubeObject>(
   }
 }
 
-/** How many times a record a dropped write removed is written back (setAnnotations). */
+/** How many times setAnnotations writes back a record a dropped write removed. */
 const WRITE_BACK_ATTEMPTS = 10;
 
 /**
- * Sets (string) or removes (null) annotations; {@link ConflictError} when the object
- * changed since it was read. With `options.finalizer`, the same write adds that
- * finalizer when `obj` lacks it (the whole list, safe under the resourceVersion
- * condition): one request instead of two. Returns the updated object;
- * {@link WriteNotKeptError} when its answer does not show the write (admission changed
- * it), after the annotations it removed are written back.
+ * Sets (string) or removes (null) annotations, and adds `options.finalizer` in the same
+ * write (the whole list: safe under the resourceVersion condition); {@link ConflictError}
+ * when the object changed since it was read, {@link WriteNotKeptError} when the answer
+ * does not show the write (after the annotations it removed are written back).
  */
 export async function setAnnotations<T extends KubeObject>(
   kube: KubeClient,
@@ -271,9 +234,8 @@ export async function setAnnotations<T extends KubeObject>(
     .map(([key]) => `annotation ${key}`);
   if (finalizer && !hasFinalizer(written, finalizer)) unkept.push(`finalizer ${finalizer}`);
   if (unkept.length === 0) return written;
-  // All or nothing: what the write removed is put back, so a record it was to replace
-  // (a marker replaced by the id it leads to) is not lost with its replacement; sent
-  // again while an answer does not show it (admission may drop this write too).
+  // All or nothing: a record it was to replace (a marker replaced by its id) is put back,
+  // so it is not lost with its replacement; again while an answer does not show it.
   const before = obj.metadata?.annotations ?? {};
   const back = Object.fromEntries(
     Object.keys(annotations)
@@ -293,7 +255,6 @@ export async function setAnnotations<T extends KubeObject>(
   throw new WriteNotKeptError("annotation update", [...unkept, ...notBack]);
 }
 
-/** True when the object lists `finalizer`. */
 export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
   return obj.metadata?.finalizers?.includes(finalizer) ?? false;
 }
