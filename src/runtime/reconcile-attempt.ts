@@ -1,10 +1,8 @@
 /**
- * One reconcile of a key, within its deadline, and what its outcome does to the key: a
- * success forgets its backoff, a failure retries it or, when terminal, holds it until its
- * object changes ({@link TerminalHolds}). The deadline keeps a few hung keys from holding
- * every worker: past it the reconcile is abandoned, its `ctx.signal` aborts its service
- * calls and its `ctx.kube` and `ctx.events` (views made for it, `KubeClient.forReconcile`,
- * which also charge its flow's budget) send nothing more, so it cannot write stale state.
+ * One reconcile of a key within its deadline, and what its outcome does to the key. Past
+ * the deadline (which keeps a few hung keys from holding every worker) the reconcile is
+ * abandoned: its `ctx.signal` aborts its service calls and its `ctx.kube` and `ctx.events`
+ * (views of `KubeClient.forReconcile`) send nothing more, so it cannot write stale state.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
@@ -44,11 +42,7 @@ export interface ReconcileAttempt {
 /** Deadlines in a row a look behind work reaches quietly before it fails as any reconcile. */
 export const QUIET_ROUTINE_TIMEOUTS = 3;
 
-/**
- * Reconciles `keyString` once within the deadline and applies the outcome: a success
- * forgets the key's backoff and requeues after `requeueAfterMs`, a failure goes to
- * {@link onFailure}.
- */
+/** Reconciles `keyString` once; a success forgets its backoff, a failure goes to onFailure. */
 export async function reconcileKey(a: ReconcileAttempt, keyString: string): Promise<void> {
   const def = a.definition;
   const labels = { controller: def.name };
@@ -111,9 +105,8 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
 
 /**
  * Whether a look behind work (low or deferred lane) reached the deadline quietly: it most
- * likely waited for the routine budget or behind work, so it is looked at again in its
- * lane one deadline later, without Event or condition, up to
- * {@link QUIET_ROUTINE_TIMEOUTS} times in a row; then it fails as any reconcile.
+ * likely waited behind work, so it looks again in its lane one deadline later, without
+ * Event or condition, {@link QUIET_ROUTINE_TIMEOUTS} times in a row at most.
  */
 function quietTimeout(a: ReconcileAttempt, keyString: string, err: unknown): boolean {
   const lane = a.queue.priorityOf(keyString);
@@ -136,9 +129,8 @@ function quietTimeout(a: ReconcileAttempt, keyString: string, err: unknown): boo
 }
 
 /**
- * The error policy of a failed reconcile: a terminal error holds the key
- * ({@link TerminalHolds}), any other is retried on the key's backoff or when the error
- * says; then an Event and the controller's own `errorPolicy` (e.g. Synced=False), on `obj`.
+ * A failed reconcile: a terminal error holds the key ({@link TerminalHolds}), any other is
+ * retried; then an Event and the controller's `errorPolicy` (e.g. Synced=False) on `obj`.
  */
 async function onFailure(
   a: ReconcileAttempt,
@@ -161,8 +153,7 @@ async function onFailure(
     queue.forget(keyString);
     const retryInMs = a.terminal.hold(keyString, obj, isExternalHold(err));
     if (retryInMs !== undefined) {
-      // The far side may recover by itself (a key accepted again, an operation
-      // back): look again on a slow backoff, besides any change of the object.
+      // The far side may recover by itself (a key accepted again): look again slowly.
       queue.addAfter(keyString, retryInMs);
       log.warn(
         { err, reason, retryInMs },
@@ -172,8 +163,8 @@ async function onFailure(
       log.warn({ err, reason }, "reconcile failed terminally; waiting for a change of the object");
     }
   } else {
-    // A failure that says when to retry (a saturated client-side rate limit) is
-    // retried then, not on the key's backoff, which would spin while it waits.
+    // A failure that says when (a saturated client-side rate limit) is retried then:
+    // the key's backoff would spin while it waits.
     const asked = requeueAfterOf(err);
     if (asked !== undefined) queue.addAfter(keyString, asked);
     const retryInMs = asked ?? queue.addRateLimited(keyString);
@@ -208,36 +199,29 @@ async function onFailure(
   }
 }
 
-/**
- * The parts of an object a reconcile acts on (not status): a change of any of these
- * enqueues the object, also when a terminal error holds its key.
- */
+/** The parts of an object a reconcile acts on (not status): a change of any enqueues it. */
 export function nonStatusFingerprint(obj: KubeObject): string {
   const m = obj.metadata ?? {};
   return JSON.stringify([m.generation, m.annotations, m.labels, m.deletionTimestamp, m.finalizers]);
 }
 
 /**
- * The keys of one controller held by a terminal error: not retried until their object
- * changes ({@link nonStatusFingerprint}), or, when the cause is outside the object
- * (`isExternalHold`), also after a slow per-key backoff.
+ * The keys of one controller held by a terminal error until their object changes
+ * ({@link nonStatusFingerprint}); when the cause is outside the object, also after a slow backoff.
  */
 export class TerminalHolds {
-  /** Held key → the fingerprint of the object when its reconcile failed. */
+  /** Held key → its object's fingerprint when its reconcile failed. */
   private readonly held = new Map<string, string>();
-  /** Retries of keys held by an external terminal error. */
   private readonly backoff: ExponentialBackoff;
 
   constructor(backoff: Partial<BackoffOptions> = {}) {
     this.backoff = new ExponentialBackoff({ ...DEFAULT_HOLD_BACKOFF, ...backoff });
   }
 
-  /** Keys currently held. */
   keys(): string[] {
     return [...this.held.keys()];
   }
 
-  /** True when `key` is held. */
   has(key: string): boolean {
     return this.held.has(key);
   }
@@ -259,11 +243,7 @@ export class TerminalHolds {
     this.backoff.forget(key);
   }
 
-  /**
-   * Holds `key` with its object as it was (none: gone, nothing to hold). For an external
-   * hold, returns the delay of the slow retry (doubling per call); else resets the key's
-   * backoff and returns undefined.
-   */
+  /** Holds `key` with its object as it was; an external hold returns the slow retry's delay. */
   hold(key: string, obj: KubeObject | undefined, external: boolean): number | undefined {
     if (obj) this.held.set(key, nonStatusFingerprint(obj));
     if (external) return this.backoff.when(key);
@@ -278,10 +258,7 @@ export class TerminalHolds {
   }
 }
 
-/**
- * Runs `fn` with a signal that aborts when `parent` does or `timeoutMs` passes (0: no
- * bound); settles as `fn` does, or rejects with `ReconcileTimeoutError` at the deadline.
- */
+/** Runs `fn` with a signal aborted with `parent` or at `timeoutMs` (0: none), then rejecting. */
 export async function runReconcile<T>(
   timeoutMs: number,
   parent: AbortSignal,
@@ -291,8 +268,7 @@ export async function runReconcile<T>(
   const signal = AbortSignal.any([parent, abandon.signal]);
   const run = fn(signal);
   if (timeoutMs <= 0) return run;
-  // At the deadline the run is abandoned (its signal aborts); its own end (often a
-  // ReconcileAbandonedError) is ignored.
+  // At the deadline the run is abandoned; its own end (often ReconcileAbandonedError) is ignored.
   return withDeadline(run, timeoutMs, () => {
     abandon.abort();
     throw new ReconcileTimeoutError(timeoutMs);
