@@ -24,17 +24,12 @@ export interface WorkQueueObserver {
 }
 
 export interface WorkQueueOptions {
-  /** Per-key exponential backoff for {@link WorkQueue.addRateLimited}. */
+  /** Per-key backoff and global token bucket of {@link WorkQueue.addRateLimited}. */
   backoff?: Partial<BackoffOptions>;
-  /** Global token bucket of rate-limited retries (default 10 qps, burst 100). */
   rateLimit?: TokenBucketOptions;
   clock?: Clock;
   observer?: WorkQueueObserver;
-  /**
-   * The flow of a key (e.g. the account its object calls the service with), asked when
-   * the key is added; keys of one flow are handed out in order, flows in turn. Absent:
-   * one flow.
-   */
+  /** The flow of a key (the account its object uses), asked when it is added; absent: one. */
   flowOf?: (key: string) => string;
   /** Most keys of one flow held by workers at once, and of them from the lanes behind work. */
   flowLimit?: number;
@@ -42,26 +37,15 @@ export interface WorkQueueOptions {
 }
 
 /**
- * A keyed work queue with client-go's semantics:
- *
- * - **De-duplication**: a key added while already waiting is queued once.
- * - **Lanes and flows** (fair-lanes.ts): `deferred` keys go when no `normal` key waits,
- *   `low` ones when neither does (a waiting key added in an earlier lane moves up); with
- *   `flowOf`, flows are served in turn, each holding at most `flowLimit` workers.
- * - **Per-key serialisation**: a key is handed to at most one worker at a time; a key
- *   added while it is being processed is queued again when the worker calls `done`.
- * - **Delays**: `addAfter` (a key's earliest pending delay wins, keeping the higher
- *   priority) and `addRateLimited` (fair-lanes.ts); `forget` resets a key's backoff.
- * - **Shutdown**: `shutDown` stops handing out work at once (waiting and future `get`
- *   calls resolve `undefined`, queued and delayed keys are dropped: level-triggered
- *   controllers rebuild them from the cache) and `drain` waits for in-flight keys.
- *
- * Workers loop: `for (let k; (k = await q.get()) !== undefined; ) { try {...} finally { q.done(k) } }`.
+ * A keyed work queue with client-go's semantics: a key waiting is queued once; lanes and
+ * flows (fair-lanes.ts); a key is held by one worker at a time, and one added meanwhile
+ * is queued again at `done`; delays (`addAfter`: the earliest wins, in the higher lane;
+ * `addRateLimited`); `shutDown` drops queued and delayed keys (level-triggered controllers
+ * rebuild them from the cache) and `drain` waits for the keys in flight.
  */
 export class WorkQueue {
   /** An entry is live while `dirty` holds its key in that lane and no worker holds it. */
   private readonly lanes: FairLanes;
-  /** The flow of each key waiting or held. */
   private readonly flowOfKey = new Map<string, string>();
   private readonly flowOf: (key: string) => string;
   /** Keys waiting or re-added while processed, with their lane. */
@@ -71,7 +55,7 @@ export class WorkQueue {
   /** Keys held by workers, with the lane each came from and when. */
   private readonly processing = new Map<string, { priority: QueuePriority; started: number }>();
   private readonly addedAt = new Map<string, number>();
-  /** Keys to add later, with when and in which lane. */
+  /** Keys to add later, when and in which lane. */
   private readonly delayed = new Map<
     string,
     { at: number; timer: NodeJS.Timeout; priority: QueuePriority }
@@ -91,10 +75,7 @@ export class WorkQueue {
     this.lanes = new FairLanes(options.flowLimit ?? Number.POSITIVE_INFINITY, options.laneLimits);
   }
 
-  /**
-   * Queues `key` now unless it is already waiting (a waiting key added in an earlier
-   * lane moves up); ignored after shutdown.
-   */
+  /** Queues `key` unless it waits already (then an earlier lane moves it up). */
   add(key: string, priority: QueuePriority = "normal"): void {
     if (this.stopping) return;
     const lane = this.dirty.get(key);
@@ -149,7 +130,7 @@ export class WorkQueue {
     return delay;
   }
 
-  /** Resets the backoff of `key` (call after a successful reconcile). */
+  /** Resets the backoff of `key` (after a successful reconcile). */
   forget(key: string): void {
     this.retries.forget(key);
   }
@@ -159,10 +140,7 @@ export class WorkQueue {
     return this.retries.failuresOf(key);
   }
 
-  /**
-   * The next key to process; waits while the queue is empty. Resolves `undefined` once
-   * the queue is shut down. The caller must call {@link done} with the key.
-   */
+  /** The next key to process, once there is one; `undefined` after shutdown. Then {@link done}. */
   get(): Promise<string | undefined> {
     if (this.stopping) return Promise.resolve(undefined);
     const next = this.next();
@@ -188,10 +166,7 @@ export class WorkQueue {
     return this.processing.get(key)?.priority;
   }
 
-  /**
-   * Forgets that `key` was added while a worker held it, so that `done` does not queue
-   * it again; for adds the caller knows asked for nothing. No effect otherwise.
-   */
+  /** Forgets that `key` was added while a worker held it: an add that asked for nothing. */
   cancelReadd(key: string): void {
     if (!this.processing.has(key) || !this.dirty.delete(key)) return;
     this.addedAt.delete(key);
@@ -223,12 +198,10 @@ export class WorkQueue {
     return this.waiting;
   }
 
-  /** Keys currently held by workers. */
   inFlight(): number {
     return this.processing.size;
   }
 
-  /** True once {@link shutDown} was called. */
   get isShuttingDown(): boolean {
     return this.stopping;
   }
