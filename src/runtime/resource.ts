@@ -1,9 +1,7 @@
 /**
- * What the runtime knows about Kubernetes objects: a kind's REST coordinates, object
- * metadata and keys, an object's fields as JSON (equality, RFC 7386 merge patches), and
- * time (the {@link Clock} every timestamp is read from, metav1.Time's format,
- * {@link withDeadline}). Domain packages (src/crds) describe
- * their kinds with a {@link ResourceDescriptor}; the runtime never names one.
+ * What the runtime knows about Kubernetes objects: a kind's REST coordinates (src/crds
+ * describes each kind with a {@link ResourceDescriptor}), keys, fields as JSON (equality,
+ * RFC 7386 merge patches), and time (the {@link Clock}, {@link withDeadline}).
  */
 
 /** REST coordinates of one kind. */
@@ -11,19 +9,15 @@ export interface ResourceDescriptor {
   /** API group; `""` for the core group (`/api/v1`). */
   readonly group: string;
   readonly version: string;
-  /** Lower-case plural used in URLs, e.g. `leases`. */
+  /** Lower-case plural of URLs, e.g. `leases`. */
   readonly plural: string;
   readonly kind: string;
   readonly namespaced: boolean;
-  /**
-   * A label selector (e.g. `aidc.io/trainingjob`): this descriptor's informer cache (one
-   * of its own, `cacheId`) holds only the objects it selects, so a controller owning a
-   * few Services does not cache every one of the cluster.
-   */
+  /** A label selector: this descriptor's informer cache (its own) holds only what it selects. */
   readonly labelSelector?: string;
 }
 
-/** The metadata fields the runtime reads and writes (a subset of ObjectMeta). */
+/** The ObjectMeta fields the runtime reads and writes. */
 export interface ObjectMeta {
   name?: string;
   namespace?: string;
@@ -40,10 +34,7 @@ export interface ObjectMeta {
   managedFields?: unknown[];
 }
 
-/**
- * Any Kubernetes object as JSON. Objects handed out by the cache are deeply frozen:
- * copy before changing (`structuredClone`).
- */
+/** Any Kubernetes object as JSON; the cache's are deeply frozen (copy before changing). */
 export interface KubeObject {
   apiVersion?: string;
   kind?: string;
@@ -62,23 +53,17 @@ export function apiVersionOf(res: ResourceDescriptor): string {
   return res.group ? `${res.group}/${res.version}` : res.version;
 }
 
-/** A short stable id of a kind for maps and logs: `plural.group` (`plural` for core). */
+/** A kind's id for maps and logs: `plural.group` (`plural` for core). */
 export function resourceId(res: ResourceDescriptor): string {
   return res.group ? `${res.plural}.${res.group}` : res.plural;
 }
 
-/**
- * The id of a descriptor's informer cache: {@link resourceId}, plus the label selector
- * when it has one (`services.?aidc.io/trainingjob`).
- */
+/** The id of a descriptor's informer cache: {@link resourceId}, then `?` and its label selector. */
 export function cacheId(res: ResourceDescriptor): string {
   return res.labelSelector ? `${resourceId(res)}?${res.labelSelector}` : resourceId(res);
 }
 
-/**
- * URL path of a collection or one object. `namespace` undefined or `""` means all
- * namespaces (or a cluster-scoped kind); `subresource` is e.g. `status`.
- */
+/** URL path of a collection or one object; no `namespace`: all (or a cluster-scoped kind). */
 export function resourcePath(
   res: ResourceDescriptor,
   namespace?: string,
@@ -97,19 +82,16 @@ export function formatKey(key: ObjectKey): string {
   return key.namespace ? `${key.namespace}/${key.name}` : key.name;
 }
 
-/** Parses `namespace/name` or `name`. */
 export function parseKey(key: string): ObjectKey {
   const slash = key.indexOf("/");
   if (slash < 0) return { namespace: "", name: key };
   return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
-/** The key of an object from its metadata. */
 export function keyOf(obj: KubeObject): ObjectKey {
   return { namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
 }
 
-/** `formatKey(keyOf(obj))`. */
 export function objectKeyString(obj: KubeObject): string {
   return formatKey(keyOf(obj));
 }
@@ -120,7 +102,6 @@ export function withKind<T extends KubeObject>(res: ResourceDescriptor, obj: T):
   return { ...obj, apiVersion: apiVersionOf(res), kind: res.kind };
 }
 
-/** A JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** The value as it will travel over the wire: `undefined` fields dropped, Dates as strings. */
@@ -166,9 +147,8 @@ export function mergePatch(from: Json | undefined, to: Json | undefined): Json |
 }
 
 /**
- * Drops `null` object fields recursively (array items stay). A merge patch cannot store
- * a null field (null means "remove"), so a desired status with nulls must be compared
- * without them, or it would never equal what the server keeps.
+ * Drops `null` object fields recursively (array items stay): a merge patch cannot store a
+ * null field, so a status with nulls would never equal what the server keeps.
  */
 export function withoutNulls(value: Json | undefined): Json | undefined {
   if (Array.isArray(value)) return value.map((v) => withoutNulls(v) ?? null);
@@ -184,7 +164,6 @@ export function withoutNulls(value: Json | undefined): Json | undefined {
 
 /** The time source of the runtime and reconcilers, passed in so that tests control time. */
 export interface Clock {
-  /** The current time. */
   now(): Date;
 }
 
@@ -197,11 +176,9 @@ export function rfc3339(date: Date): string {
 }
 
 /**
- * Settles as `promise` does when it settles within `ms`; else, at the deadline, as
- * `onTimeout()` does (what it returns, or what it throws), called once. `ms` ≤ 0 means
- * the deadline has already passed (`onTimeout` runs on the next turn, unless `promise`
- * has already settled). `promise` is not cancelled: a caller that must stop it does so
- * in `onTimeout` (e.g. aborts its signal); its late outcome is ignored.
+ * Settles as `promise` does within `ms` (≤ 0: the next turn), else as `onTimeout()` does.
+ * `promise` is not cancelled: a caller that must stop it does so in `onTimeout` (e.g.
+ * aborts its signal); its late outcome is ignored.
  */
 export async function withDeadline<T, U = T>(
   promise: Promise<T>,
