@@ -1,7 +1,6 @@
 /**
- * The informer cache: each kind's objects by key (`namespace/name`) and by index, frozen
- * and lean ({@link ObjectStore}), and one informer per kind, owned by the manager
- * ({@link InformerCache}) and read by reconcilers ({@link CacheReader}) instead of GETs.
+ * The informer cache: one informer per kind ({@link InformerCache}), its objects by key
+ * and index ({@link ObjectStore}), read by reconcilers instead of GETs ({@link CacheReader}).
  */
 import type { Logger } from "pino";
 import { Informer, type InformerOptions } from "./informer.js";
@@ -22,9 +21,8 @@ import {
 export type IndexFunc = (obj: KubeObject) => string[];
 
 /**
- * The objects of one kind, with secondary indexes. Objects are made lean ({@link leanObject})
- * and deeply frozen on the way in, so that a reconciler changing one by mistake fails
- * loudly instead of corrupting the cache.
+ * The objects of one kind, with indexes; lean ({@link leanObject}) and deeply frozen, so
+ * a reconciler changing one by mistake fails loudly instead of corrupting the cache.
  */
 export class ObjectStore {
   private readonly objects = new Map<string, KubeObject>();
@@ -32,24 +30,21 @@ export class ObjectStore {
   /** index name → index value → keys */
   private readonly indexes = new Map<string, Map<string, Set<string>>>();
 
-  /** The object with this key, or undefined. */
   get(key: string): KubeObject | undefined {
     return this.objects.get(key);
   }
 
-  /** All objects, or those of one namespace. */
   list(namespace?: string): KubeObject[] {
     const all = [...this.objects.values()];
     if (namespace === undefined) return all;
     return all.filter((o) => (o.metadata?.namespace ?? "") === namespace);
   }
 
-  /** All keys. */
   keys(): string[] {
     return [...this.objects.keys()];
   }
 
-  /** Adds an index (replacing one of that name); existing objects are indexed at once. */
+  /** Adds (or replaces) an index; existing objects are indexed at once. */
   addIndex(name: string, fn: IndexFunc): void {
     this.indexers.set(name, fn);
     const index = new Map<string, Set<string>>();
@@ -76,7 +71,7 @@ export class ObjectStore {
     return old ? { type: "update", object: frozen, old } : { type: "add", object: frozen };
   }
 
-  /** Removes an object; returns the event (with the last known object) if it was stored. */
+  /** Removes an object; the event (with the last known object) if it was stored. */
   remove(obj: KubeObject): StoreEvent | undefined {
     const key = objectKeyString(obj);
     const old = this.objects.get(key);
@@ -86,10 +81,7 @@ export class ObjectStore {
     return { type: "delete", object: deepFreeze(obj.metadata ? obj : old) };
   }
 
-  /**
-   * Makes the content in `namespace` (all when undefined) equal to `items`, as after a
-   * relist; returns the events (deletes of objects that vanished, adds and updates).
-   */
+  /** Makes `namespace` (all when undefined) hold `items`, as after a relist; the events. */
   replace(items: KubeObject[], namespace?: string): StoreEvent[] {
     const events: StoreEvent[] = [];
     const fresh = new Set(items.map(objectKeyString));
@@ -141,10 +133,8 @@ function addToIndex(index: Map<string, Set<string>>, values: string[], key: stri
 export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
 
 /**
- * `obj` as the cache keeps it (the same object when there is nothing to drop): without
- * `metadata.managedFields` and the {@link LAST_APPLIED_ANNOTATION}, which no controller
- * reads. Writes are merge patches naming their own fields, so neither is written back or
- * lost; every other field stays (a status write is skipped when it equals the cached one).
+ * `obj` without `metadata.managedFields` and the {@link LAST_APPLIED_ANNOTATION}, which no
+ * controller reads; writes are merge patches naming their own fields, so neither is lost.
  */
 export function leanObject(obj: KubeObject): KubeObject {
   const m = obj.metadata;
@@ -159,7 +149,6 @@ export function leanObject(obj: KubeObject): KubeObject {
   return { ...obj, metadata };
 }
 
-/** Freezes an object graph in place and returns it. */
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
   Object.freeze(value);
@@ -167,17 +156,13 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/**
- * Read access to the informer caches. Objects are frozen: copy before changing. Reading
- * a kind that no controller declared (with `for`, `watches` or `index`) throws.
- */
+/** Read access to the informer caches; a kind no controller declared throws. */
 export interface CacheReader {
   /** The object with this key (`{namespace, name}` or `"namespace/name"`), if cached. */
   get<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
     key: ObjectKey | string,
   ): T | undefined;
-  /** All cached objects of a kind, or those of one namespace. */
   list<T extends KubeObject = KubeObject>(res: ResourceDescriptor, namespace?: string): T[];
   /** The objects an index lists under `value` (see ControllerBuilder.index). */
   byIndex<T extends KubeObject = KubeObject>(
@@ -187,10 +172,7 @@ export interface CacheReader {
   ): T[];
 }
 
-/**
- * A watch's map from a referenced object to the keys of the `primary` objects whose
- * index `index` lists it as `namespace/name` (e.g. the TrainingJobs mounting a NasVolume).
- */
+/** A watch's map to the `primary` objects whose index lists the object as `namespace/name`. */
 export function referrersByIndex(primary: ResourceDescriptor, index: string) {
   return (obj: KubeObject, cache: CacheReader): ObjectKey[] =>
     cache.byIndex(primary, index, `${obj.metadata?.namespace}/${obj.metadata?.name}`).map(keyOf);
@@ -213,9 +195,8 @@ export class InformerCache implements CacheReader {
   ) {}
 
   /**
-   * The informer of `res` (one per kind, and per label selector of a descriptor with one),
-   * created on first use and started if the cache runs. `namespaces` scopes it instead of
-   * the cache's (e.g. Secrets of the operator's namespace); a kind has one scope only.
+   * The informer of `res` (and its label selector), made on first use. `namespaces` scopes
+   * it instead of the cache's (e.g. Secrets of the operator's namespace), one scope a kind.
    */
   informerFor(res: ResourceDescriptor, namespaces?: readonly string[]): Informer<ObjectStore> {
     const id = cacheId(res);
@@ -237,18 +218,15 @@ export class InformerCache implements CacheReader {
     return informer;
   }
 
-  /** Adds an index to the informer of `res`. */
   addIndex(res: ResourceDescriptor, name: string, fn: IndexFunc): void {
     this.informerFor(res).store.addIndex(name, fn);
   }
 
-  /** Starts every informer. */
   start(): void {
     this.started = true;
     for (const i of this.informers.values()) i.start();
   }
 
-  /** Stops every informer. */
   async stop(): Promise<void> {
     this.started = false;
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
