@@ -1,10 +1,7 @@
 /**
- * The Kubernetes client a controller calls: typed verbs for any kind a
- * {@link ResourceDescriptor} describes, writes with field manager `aidc-operator`. A
- * request is serialized once and redacted, waits for its flow's share of the rate
- * limit and a seat (fair-lanes.ts), is refused once its reconcile is abandoned, is
- * retried as client-go retries, over the kubeconfig's transport (kube-transport.ts), and
- * is recorded in client-go's rest_client metrics. Lists page in listwatch.ts.
+ * The Kubernetes client a controller calls: typed verbs for any kind. A request is
+ * redacted, waits for its flow's rate (outbound-guards.ts) and a seat (fair-lanes.ts), is
+ * refused once its reconcile is abandoned, and is retried as client-go retries.
  */
 import {
   DEFAULT_KUBE_MAX_IN_FLIGHT,
@@ -41,7 +38,6 @@ import {
   withKind,
 } from "./resource.js";
 
-/** The one field manager of every write the operator makes. */
 export const FIELD_MANAGER = "aidc-operator";
 
 /** Own writes remembered per object (a lagging watch may trail several), and objects. */
@@ -53,7 +49,6 @@ export function writtenKey(res: ResourceDescriptor, key: Partial<ObjectKey>): st
   return `${resourceId(res)}|${key.namespace ?? ""}/${key.name ?? ""}`;
 }
 
-/** A typed client of the Kubernetes API (see the module comment). */
 export class KubeClient {
   /** `config`'s transport; watches start on it directly (listwatch.ts), not rate-limited. */
   readonly transport: KubeTransport;
@@ -77,18 +72,15 @@ export class KubeClient {
   }
 
   /**
-   * A view for one reconcile (its `ctx.kube`), sharing this client's limits and
-   * remembered writes: its requests take `reconcile`'s flow's budget and are refused
-   * once it is abandoned, its writes also past `mayWrite`. A subclass's overrides hold.
+   * A view for one reconcile (its `ctx.kube`) sharing this client's limits and writes: it
+   * charges the reconcile's flow and refuses requests once it is abandoned (writes also
+   * past `mayWrite`).
    */
   forReconcile(reconcile: ReconcileView): KubeClient {
     return Object.assign(Object.create(this) as KubeClient, { reconcile });
   }
 
-  /**
-   * True when `obj` is the state one of this client's recent writes produced (same
-   * resourceVersion): the watch event echoing a write, which the writer already knows.
-   */
+  /** True when `obj` is the state one of this client's recent writes produced: its echo. */
   isOwnWrite(res: ResourceDescriptor, obj: KubeObject): boolean {
     const rv = obj.metadata?.resourceVersion;
     return (
@@ -97,7 +89,7 @@ export class KubeClient {
     );
   }
 
-  /** Reads one object from the API server; undefined when it does not exist. */
+  /** Undefined when the object does not exist. */
   async get<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
     key: ObjectKey,
@@ -120,22 +112,18 @@ export class KubeClient {
     return listObjects<T>(this, res, namespace, options);
   }
 
-  /** Creates an object (its namespace is taken from metadata). */
   create<T extends KubeObject = KubeObject>(res: ResourceDescriptor, obj: T): Promise<T> {
     const body = { apiVersion: apiVersionOf(res), kind: res.kind, ...obj };
     return this.write(res, "POST", resourcePath(res, obj.metadata?.namespace), body);
   }
 
-  /** Replaces an object (PUT); its resourceVersion makes the write fail with 409 if stale. */
+  /** PUT; its resourceVersion makes the write fail with 409 if stale. */
   replace<T extends KubeObject = KubeObject>(res: ResourceDescriptor, obj: T): Promise<T> {
     const path = resourcePath(res, obj.metadata?.namespace, obj.metadata?.name);
     return this.write(res, "PUT", path, obj);
   }
 
-  /**
-   * Patches an object (JSON merge patch by default, or a JSON patch). Put
-   * `metadata.resourceVersion` in a merge patch to fail with 409 on a concurrent change.
-   */
+  /** A JSON merge patch (or a JSON patch); `metadata.resourceVersion` in it: 409 if stale. */
   patch<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
     key: ObjectKey,
@@ -147,7 +135,6 @@ export class KubeClient {
     return this.write(res, "PATCH", path, body, `application/${type}`);
   }
 
-  /** Merge-patches `{ status }` through the status subresource. */
   patchStatus<T extends KubeObject = KubeObject>(
     res: ResourceDescriptor,
     key: ObjectKey,
@@ -169,12 +156,10 @@ export class KubeClient {
   }
 
   /**
-   * Sends one request by path (a JSON body) and answers its parsed body. A 429, and a
-   * GET's 5xx with Retry-After, waits as asked (and up to half again) and tries again
-   * ({@link MAX_RETRIES} times at most); a 401 reads the credentials anew and tries once
-   * more; a GET whose kept-alive connection the server had just closed goes once more
-   * (not a write: it may have arrived). Else a {@link KubeApiError}, also for a 2xx whose
-   * body is not JSON, or empty without the API server's Audit-Id.
+   * Sends one request and answers its parsed body. A 429, and a GET's 5xx with
+   * Retry-After, is tried again after the wait asked; a 401 once more with credentials read
+   * anew; a GET (not a write: it may have arrived) once more on a connection just closed.
+   * Else a {@link KubeApiError}, also for a 2xx that is not JSON, or empty without Audit-Id.
    */
   async request(
     method: KubeMethod,
@@ -265,7 +250,7 @@ export class KubeClient {
     return !!r && (r.signal.aborted || (method !== "GET" && this.options.mayWrite?.() === false));
   }
 
-  /** Sends a write (field manager `aidc-operator`); remembers the resourceVersion it answered. */
+  /** Sends a write; remembers the resourceVersion it answered. */
   private async write<T extends KubeObject>(
     res: ResourceDescriptor,
     method: KubeMethod,
