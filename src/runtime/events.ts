@@ -3,7 +3,6 @@ import type { KubeClient } from "./kube.js";
 import type { ReconcileView } from "./kube-options.js";
 import { type Clock, type KubeObject, type ResourceDescriptor, systemClock } from "./resource.js";
 
-/** events.k8s.io/v1 Event, as the recorder writes it. */
 const EVENTS: ResourceDescriptor = {
   group: "events.k8s.io",
   version: "v1",
@@ -12,10 +11,8 @@ const EVENTS: ResourceDescriptor = {
   namespaced: true,
 };
 
-/** Normal or Warning, as Kubernetes Events know them. */
 export type EventType = "Normal" | "Warning";
 
-/** Options of an {@link EventRecorder}. */
 export interface EventRecorderOptions {
   /** `reportingController`, e.g. `aidc.io/aidc-operator`. */
   controller: string;
@@ -23,15 +20,11 @@ export interface EventRecorderOptions {
   instance: string;
   clock?: Clock;
   log?: Logger;
-  /** Repeats within this period after the last one are counted into the same Event's series. Default 6 min (client-go). */
+  /** Repeats within this period of the last one count into its series. Default 6 min. */
   aggregationWindowMs?: number;
   /** A series is written at most this often; counts in between are batched. Default 30 s. */
   seriesUpdateMs?: number;
-  /**
-   * New Events per object: a burst, then one per `spamRefillMs` (client-go's spam
-   * filter: 25, then one per 5 min); more are dropped, logged at debug level. Repeats
-   * counted into a series are not new Events.
-   */
+  /** New Events per object (client-go's spam filter: 25, then one per 5 min); more drop. */
   spamBurst?: number;
   spamRefillMs?: number;
 }
@@ -39,10 +32,7 @@ export interface EventRecorderOptions {
 /** Objects whose spam budget is remembered before the full ones are forgotten. */
 const SPAM_OBJECTS = 10_000;
 
-/**
- * Per-object budget of new Events: `burst` tokens, one more every `refillMs`. An
- * object whose budget is full again is forgotten (it would start full anyway).
- */
+/** Per-object budget of new Events; an object whose budget is full again is forgotten. */
 class EventSpamFilter {
   private readonly budgets = new Map<string, { tokens: number; at: number }>();
 
@@ -51,7 +41,6 @@ class EventSpamFilter {
     private readonly refillMs: number,
   ) {}
 
-  /** Takes one of `object`'s tokens; false when it has none left. */
   allow(object: string, now: number): boolean {
     const known = this.budgets.get(object);
     const tokens = known ? this.refilled(known, now) : this.burst;
@@ -87,11 +76,9 @@ const MAX_NOTE = 1024;
 export const MAX_SERIES = 4096;
 
 /**
- * Records Kubernetes Events (events.k8s.io/v1) about objects, as client-go's recorder
- * does. Never blocks nor throws: writes run in the background, failures are logged. A
- * repeat of a recent Event (same object, type, reason, action and note) counts into its
- * `series.count`, written at most every `seriesUpdateMs`. Its client should have a rate
- * limit of its own (the Manager's does), so Events never take a reconcile's tokens.
+ * Records Events about objects as client-go's recorder does: never blocks nor throws
+ * (writes run in the background), and a repeat of a recent Event counts into its
+ * `series.count`. Its client has a rate limit of its own, so Events take no reconcile's.
  */
 export class EventRecorder {
   private readonly series = new Map<string, Series>();
@@ -113,28 +100,22 @@ export class EventRecorder {
     this.spam = new EventSpamFilter(options.spamBurst ?? 25, options.spamRefillMs ?? 5 * 60_000);
   }
 
-  /**
-   * A view of this recorder for one reconcile (its `ctx.events`): the same series, spam
-   * filter and pending writes, its Events written through `kube.forReconcile(reconcile)`
-   * (that flow's budget; nothing once the reconcile is abandoned).
-   */
+  /** A view for one reconcile (`ctx.events`): its writes go through `kube.forReconcile`. */
   forReconcile(reconcile: ReconcileView): EventRecorder {
     return Object.assign(Object.create(this) as EventRecorder, {
       kube: this.kube.forReconcile(reconcile),
     });
   }
 
-  /** Records a Normal event; `action` defaults to `reason`. */
   normal(obj: KubeObject, reason: string, note: string, action = reason): void {
     this.record(obj, "Normal", reason, note, action);
   }
 
-  /** Records a Warning event; `action` defaults to `reason`. */
   warning(obj: KubeObject, reason: string, note: string, action = reason): void {
     this.record(obj, "Warning", reason, note, action);
   }
 
-  /** Records an event about `obj` (which needs apiVersion, kind and metadata). */
+  /** `obj` needs apiVersion, kind and metadata; `action` defaults to `reason`. */
   record(obj: KubeObject, type: EventType, reason: string, note: string, action = reason): void {
     const now = this.clock.now();
     const meta = obj.metadata ?? {};
@@ -240,11 +221,7 @@ export class EventRecorder {
     return p;
   }
 
-  /**
-   * Forgets the series last observed longer than the window ago, and beyond
-   * {@link MAX_SERIES} the least recent (their pending count written first); a repeat
-   * of a forgotten one starts a new Event. Stops at the first kept (the map is in order).
-   */
+  /** Forgets (after writing their counts) the series past the window and beyond MAX_SERIES. */
   private expire(now: Date): void {
     for (const [id, s] of this.series) {
       const expired = now.getTime() - s.lastObserved.getTime() > this.window;
