@@ -10,9 +10,8 @@ import { type QueuePriority, WorkQueue } from "./workqueue.js";
 
 /**
  * Runs one controller: feeds the keys of its informers' events to a {@link WorkQueue}
- * (a primary object's change of status alone, or the echo of this process's own write,
- * enqueues nothing: {@link OwnWriteEchoFilter}), runs N workers that reconcile one key
- * each at a time (reconcile-attempt.ts), resyncs periodically and stops with a bounded drain.
+ * ({@link OwnWriteEchoFilter} says which ask for nothing), runs N workers that reconcile
+ * a key each (reconcile-attempt.ts), resyncs, and stops with a bounded drain.
  */
 export class RunningController {
   private queue?: WorkQueue;
@@ -38,7 +37,6 @@ export class RunningController {
     });
   }
 
-  /** True between start and stop. */
   get running(): boolean {
     return this.queue !== undefined && !this.queue.isShuttingDown;
   }
@@ -134,12 +132,11 @@ export class RunningController {
     return (this.definition.settled ?? looksSettled)(obj) ? "low" : "normal";
   }
 
-  /** The flow of a key of this controller: its primary object's, as cached. */
+  /** A key's flow: its primary object's, as cached. */
   private flowOf(flowOf: NonNullable<ControllerRuntime["flowOf"]>): (key: string) => string {
     return (key) => flowOf(this.rt.cache.get(this.definition.primary, key));
   }
 
-  /** Keys currently held by a terminal error. */
   heldKeys(): string[] {
     return this.terminal.keys();
   }
@@ -225,17 +222,15 @@ export class RunningController {
   }
 }
 
-/** Whether `obj` has a condition whose reason is one of `reasons`. */
 function hasReason(obj: KubeObject, reasons: ReadonlySet<string>): boolean {
   const status = obj.status as { conditions?: { reason?: string }[] } | undefined;
   return status?.conditions?.some((c) => c.reason !== undefined && reasons.has(c.reason)) ?? false;
 }
 
 /**
- * Which events of one controller's primary objects re-run their key: not a change of
- * status alone, nor the echo of this process's own write (same resourceVersion, same
- * generation), whose reconcile already acted and requeues itself. An echo arriving
- * before the write's answer re-adds the key; {@link onlyOwnEchoes} looks again later.
+ * Which events of a controller's primary objects re-run their key: not a change of status
+ * alone, nor the echo of this process's own write (its reconcile already acted). An echo
+ * arriving before the write's answer re-adds the key; {@link onlyOwnEchoes} looks later.
  */
 export class OwnWriteEchoFilter {
   /** Per key being reconciled: resourceVersions of updates that may echo its writes. */
@@ -243,7 +238,6 @@ export class OwnWriteEchoFilter {
   /** Keys being reconciled that something other than a possible echo re-added. */
   private readonly rerun = new Set<string>();
 
-  /** `isOwnWrite`: `obj` is the state one of this process's own writes produced. */
   constructor(
     private readonly deps: {
       isOwnWrite(obj: KubeObject): boolean;
@@ -273,10 +267,7 @@ export class OwnWriteEchoFilter {
     if (this.deps.isProcessing(key)) this.rerun.add(key);
   }
 
-  /**
-   * After a reconcile of `key`: true when all that re-added it meanwhile echoed its own
-   * writes (their answers now in), so the re-add may be cancelled. Clears the key.
-   */
+  /** After a reconcile of `key`: true when all that re-added it meanwhile echoed its writes. */
   onlyOwnEchoes(key: string): boolean {
     const versions = this.maybeEchoes.get(key);
     this.maybeEchoes.delete(key);
@@ -288,7 +279,6 @@ export class OwnWriteEchoFilter {
     );
   }
 
-  /** Forgets what was noted for `key` (its reconcile ended). */
   forget(key: string): void {
     this.maybeEchoes.delete(key);
     this.rerun.delete(key);
