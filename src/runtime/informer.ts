@@ -5,13 +5,11 @@ import { silentWatchHeld } from "./kube-errors.js";
 import { type ListerWatcher, type WatchHandle, type WatchOutcome, watchEnd } from "./listwatch.js";
 import { cacheId, type KubeObject, type ResourceDescriptor, withKind } from "./resource.js";
 
-/** Restart backoff and watchdog of an {@link Informer}. */
 export interface InformerOptions {
-  /** Namespaces to watch; undefined or empty = all namespaces (and cluster-scoped kinds). */
+  /** Namespaces to watch; none: all (and cluster-scoped kinds). */
   namespaces?: string[];
-  /** The first restart's delay after an error, doubling up to `maxBackoffMs`. Default 500 ms. */
+  /** The first restart's delay after an error (500 ms), doubling up to `maxBackoffMs` (30 s). */
   initialBackoffMs?: number;
-  /** Default 30 s. */
   maxBackoffMs?: number;
   /** A watch silent this long (not even a bookmark) is ended and listed again. Default 5 min. */
   watchdogMs?: number;
@@ -21,19 +19,16 @@ export interface InformerOptions {
 }
 
 /**
- * A list+watch cache of one kind that never stops silently. Each scope (one namespace, or
- * all) lists when it has no resourceVersion, then watches from the last one seen: a clean
- * end of a watch resumes at once, an error after an exponential backoff; 410 Gone, a line
- * that is not an event and a watch a front held unanswered relist (delivering deletes of
- * what vanished meanwhile), and so does a watch silent for `watchdogMs` (a warning when
- * the list shows changes it never brought: a front holding it).
+ * A list+watch cache of one kind that never stops silently: each scope (a namespace, or
+ * all) lists, then watches from the last resourceVersion seen; an error restarts it after
+ * a backoff, and what a watch may have missed (410 Gone, a line that is not an event, a
+ * front holding it, `watchdogMs` of silence) lists again, delivering deletes.
  */
 export class Informer<S extends InformerStore = InformerStore> {
   private readonly handlers: InformerHandler[] = [];
   private readonly scopes: Scope[];
   private readonly syncWaiters: Array<() => void> = [];
 
-  /** `store`: the cached objects, read through the manager's cache reader. */
   constructor(
     readonly resource: ResourceDescriptor,
     readonly store: S,
@@ -56,7 +51,6 @@ export class Informer<S extends InformerStore = InformerStore> {
     };
   }
 
-  /** Starts every scope's list+watch loop. */
   start(): void {
     for (const s of this.scopes) s.start();
   }
@@ -67,7 +61,6 @@ export class Informer<S extends InformerStore = InformerStore> {
     for (const w of this.syncWaiters.splice(0)) w();
   }
 
-  /** True once every scope has listed at least once. */
   hasSynced(): boolean {
     return this.scopes.every((s) => s.synced);
   }
@@ -77,7 +70,6 @@ export class Informer<S extends InformerStore = InformerStore> {
     return this.scopes.find((s) => s.lastError !== undefined)?.lastError;
   }
 
-  /** True while every scope has an open watch. */
   isWatching(): boolean {
     return this.scopes.every((s) => s.watching);
   }
