@@ -1,10 +1,8 @@
 /**
- * How every request and watch made with one kubeconfig object reaches the API server
- * and how its answer is read: over the current dispatcher (kube-connection.ts), with the
- * config's credentials, reused while the config says they hold (`credentialsMaxAgeMs`)
- * and read anew after a 401. Requests time out (`requestTimeoutMs`, as the API server's
- * own 60 s); watches only by the informer's watchdog, after which the generation is
- * dropped if the next watch gets no answer (listwatch.ts). One event per line.
+ * How every request and watch made with one kubeconfig object reaches the API server:
+ * over the current dispatcher (kube-connection.ts), with the config's credentials (read
+ * anew after a 401). Requests time out as the API server's own 60 s; watches only by the
+ * informer's watchdog (listwatch.ts).
  */
 import { StringDecoder } from "node:string_decoder";
 import type { Dispatcher } from "undici";
@@ -50,7 +48,6 @@ export interface KubeStream {
   abort(): void;
 }
 
-/** One per kubeconfig object (see the module comment). */
 export class KubeTransport {
   /** Its dispatchers (kube-connection.ts): a silent watch's generation is dropped there. */
   readonly connections: KubeConnections;
@@ -88,7 +85,7 @@ export class KubeTransport {
     return invalidateCredentials(this.config);
   }
 
-  /** Sends one request; resolves with its status and body (any status). */
+  /** Sends one request; resolves with its answer, whatever its status. */
   async request(
     method: string,
     path: string,
@@ -145,14 +142,11 @@ export class KubeTransport {
   }
 
   /**
-   * Starts a watch of `path` (`watch=true` is added to `query`): `onEvent` gets each
-   * event's type and object; `onDone` is called once when it ends: null for a clean
-   * end, and for a connection or stream closed or reset between an answered watch's
-   * events (a proxy's idle timeout: client-go resumes then too); a {@link WatchDecodeError}
-   * at a line that is not an event, {@link answeredWatchEnd}'s when cut inside one or let
-   * through only as a front cut it, a {@link WatchNotAnsweredError} when a front held the
-   * answer back (their watcher lists again), a {@link WatchStatusError} for a status other than 200 (after a 401 the
-   * credentials are read anew), else the error. Resolves once answered (or failed).
+   * Starts a watch of `path`; resolves once answered (or failed). `onDone` is called once:
+   * null for a clean end, also a cut between events (a proxy's idle timeout: client-go
+   * resumes then too); {@link WatchDecodeError}, {@link answeredWatchEnd}'s or
+   * {@link WatchNotAnsweredError} when the watcher must list again; {@link WatchStatusError}
+   * for a status other than 200; else the error.
    */
   async watch(
     path: string,
@@ -289,7 +283,6 @@ function decodeEvent(
   return undefined;
 }
 
-/** `path` with `query` appended. */
 export function withQuery(path: string, query: Record<string, string>): string {
   const q = new URLSearchParams(query).toString();
   return q ? `${path}?${q}` : path;
