@@ -7,7 +7,7 @@ import type { KubeObject } from "../runtime/resource.js";
 import { ServiceClient } from "../service/client.js";
 import { ServiceConnections } from "./connections/registry.js";
 import { controllers } from "./index.js";
-import { ANNOTATIONS } from "./managed/create-protocol.js";
+import { ANNOTATIONS } from "./managed/decisions.js";
 
 /**
  * Every registered managed kind tells a settled object (routine polls only, the low

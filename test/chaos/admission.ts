@@ -2,8 +2,8 @@
  * A mutating admission webhook under chaos (`--webhook-share`): the run serves one
  * (test/support/admission.ts) over every aidc.io kind of its namespace, and a seeded
  * share of the objects that create carries a label naming what it does to them:
- * - `strip-marker`: removes the operator's record annotations (create-protocol.ts's
- *   ANNOTATIONS) that an update adds or changes, on every write;
+ * - `strip-marker`: removes the operator's record annotations (the
+ *   ANNOTATIONS of src/controllers/managed/decisions.ts) that an update adds or changes, on every write;
  * - `strip-finalizer`: removes an aidc.io/ finalizer that a write adds, on every write;
  * - `strip-some`: as `strip-marker`, on a seeded half of the writes;
  * - `stamp`: adds a label, and one counting the writes, on every write.
@@ -12,7 +12,7 @@
  * is held at Synced=False WriteNotKept with no create call naming it and no remote
  * resource; the others end as every object does (Ready, exactly one remote resource).
  */
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import type { RequestLogEntry } from "../../src/emulator/request-log.js";
 import { seededRandom } from "../../src/emulator/state.js";
 import type { KubeClient } from "../../src/runtime/kube.js";

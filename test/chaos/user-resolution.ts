@@ -7,7 +7,7 @@
  * `aidc.io/external-id` (adopt); not found, `aidc.io/create-pending` is removed (create
  * again). The operator never re-creates by itself, so these resolutions are counted.
  */
-import { ANNOTATIONS, readCreateState } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS, readCreateState } from "../../src/controllers/managed/decisions.js";
 import type { RequestLogEntry } from "../../src/emulator/request-log.js";
 import type { RunningEmulator } from "../../src/emulator/server.js";
 import type { EmulatorState } from "../../src/emulator/state.js";

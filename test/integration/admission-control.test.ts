@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { CONFIG_MAPS, EXPORTED_LABEL } from "../../src/controllers/managed/export.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { freePort } from "../../src/controlplane/controlplane.js";

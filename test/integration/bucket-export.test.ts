@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
 import { SECRETS } from "../../src/controllers/connections/secrets.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { CONFIG_MAPS, EXPORTED_LABEL } from "../../src/controllers/managed/export.js";
 import { bucketCrd } from "../../src/crds/bucket.js";
 import { serviceConnectionCrd } from "../../src/crds/serviceconnection.js";

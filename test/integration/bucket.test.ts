@@ -6,7 +6,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { OWNER_TAG } from "../../src/controllers/bucket/features.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { bucketCrd } from "../../src/crds/bucket.js";

@@ -7,7 +7,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { ApiFront } from "../support/api-front.js";

@@ -9,7 +9,7 @@
  * the create made nothing, or, when it cannot, until the user names what it made.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";

@@ -14,7 +14,7 @@ import { parse } from "yaml";
 import { ARGOCD_CM_PATCH, healthKey } from "../../scripts/generate-argocd.js";
 import { root } from "../../scripts/generated-files.js";
 import { controllers } from "../../src/controllers/index.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import {
   allCrds,
   bucketCrd,

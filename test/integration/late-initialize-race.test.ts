@@ -8,7 +8,7 @@
  * operator wrote and the user restored would show too.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import type { KubeStream } from "../../src/runtime/kube-transport.js";

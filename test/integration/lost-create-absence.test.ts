@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
 import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
 import type { ControllerFactory } from "../../src/controllers/index.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";

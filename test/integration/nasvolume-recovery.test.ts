@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import type { ControllerFactory } from "../../src/controllers/index.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";

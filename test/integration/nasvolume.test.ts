@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { SCALE_ANNOTATION } from "../../src/controllers/nasvolume/capacity.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
@@ -61,7 +61,7 @@ describe("NasVolume controller", () => {
     expect(conditionOf(obj, "Synced")).toMatchObject({ status: "True", observedGeneration: 1 });
     expect(status.storageId).toBe(externalId(obj));
     expect(obj.metadata?.annotations?.[ANNOTATIONS.subscriptionKey]).toBe(status.subscriptionKey);
-    // The create's marker stays beside the id it led to (create-protocol.ts).
+    // The create's marker stays beside the id it led to (managed/decisions.ts).
     expect(obj.metadata?.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
     expect(obj.metadata?.finalizers).toContain("aidc.io/nasvolume");
     const subscribes = await subscribesNamed("ready");

@@ -12,7 +12,7 @@ import { blockVolumeController } from "../../src/controllers/blockvolume/control
 import { bucketController } from "../../src/controllers/bucket/controller.js";
 import { serviceConnectionController } from "../../src/controllers/connections/controller.js";
 import { fileSystemController } from "../../src/controllers/filesystem/controller.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { blockVolumeCrd } from "../../src/crds/blockvolume.js";

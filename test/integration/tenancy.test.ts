@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { controllers } from "../../src/controllers/index.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";

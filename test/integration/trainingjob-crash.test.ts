@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";

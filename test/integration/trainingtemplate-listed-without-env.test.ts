@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";

@@ -8,7 +8,7 @@ import type {
   Observation,
   SubscriptionPoll,
 } from "../../src/controllers/managed/call.js";
-import { ANNOTATIONS } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import type { KindClient, ManagedKind } from "../../src/controllers/managed/external-client.js";
 import { managedReconciler } from "../../src/controllers/managed/reconciler.js";
 import type { ReconcileContext } from "../../src/runtime/controller.js";

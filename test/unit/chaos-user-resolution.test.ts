@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ANNOTATIONS, formatPending } from "../../src/controllers/managed/create-protocol.js";
+import { ANNOTATIONS, formatPending } from "../../src/controllers/managed/decisions.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { NAS, TPL } from "../bench/workload.js";
 import { type UserResolutions, unresolvedStop } from "../chaos/user-resolution.js";

@@ -12,7 +12,7 @@ import {
   objectKeyString,
 } from "../../runtime/index.js";
 import { reasonEvents } from "../event-reasons.js";
-import { ANNOTATIONS } from "../managed/create-protocol.js";
+import { ANNOTATIONS } from "../managed/decisions.js";
 import { type Binding, bindingSource, recordedInstanceId } from "./binding.js";
 import { imageKey } from "./images.js";
 import type { CciObject } from "./objects.js";

@@ -27,8 +27,7 @@ import type { CciInstance } from "../../service/schemas/cci.js";
 import { reasonEvents } from "../event-reasons.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import { heldReadyCondition, paused } from "../managed/condition-writes.js";
-import { ANNOTATIONS } from "../managed/create-protocol.js";
-import { isPaused, lastHandled, reconcileRequest } from "../managed/decisions.js";
+import { ANNOTATIONS, isPaused, lastHandled, reconcileRequest } from "../managed/decisions.js";
 import { releaseRenamedExports, writeConnectionDetails } from "../managed/export.js";
 import { EXPORT_RECHECK_POLLS, ExportMemory } from "../managed/export-memory.js";
 import {

@@ -41,7 +41,7 @@ export type ManagedObject = {
  * What a method of the kind's client gets besides its arguments: the object, the
  * references the kind's reference step resolved, the time, a logger, events on the
  * object and annotation writes of the kind's own annotations (never the loop's, which
- * create-protocol.ts lists).
+ * decisions.ts lists).
  */
 export interface ManagedCall<T extends ManagedObject, Refs = unknown> {
   /** The object as last written by this reconcile (annotations current). */

@@ -24,13 +24,12 @@ import {
 } from "../../runtime/object-writes.js";
 import { failedSyncCondition } from "../health-conditions.js";
 import type { ManagedObject, ReferenceResolution } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
 import { MAX_LOOKUP_INTERVAL_MS } from "./create-recovery.js";
 import {
+  ANNOTATIONS,
   type DeleteCapability,
   deletionPolicyVerdict,
-  PAUSED_READY,
-  pausedSynced,
+  STEERING_ANNOTATIONS,
 } from "./decisions.js";
 import type { ManagedKind } from "./external-client.js";
 
@@ -77,6 +76,31 @@ export async function writeConditions<T extends ManagedObject>(
   conditions = withKstatusConditions(conditions, REASONS, generation, ctx.clock.now());
   await patchStatus(ctx.kube, kind.resource, obj, { ...(obj.status ?? {}), conditions });
 }
+
+/**
+ * The Synced condition of a paused object; `holdsDeletion`: a finalizer keeps a deleted
+ * object until it is resumed (not a CciInstance, nor an unused ServiceConnection).
+ */
+export function pausedSynced(holdsDeletion = true) {
+  const deletion = holdsDeletion ? " (a deletion waits too)" : "";
+  return {
+    type: "Synced",
+    status: "False" as const,
+    reason: "ReconcilePaused" as const,
+    message: `the annotation ${STEERING_ANNOTATIONS.paused} is "true": the operator neither calls the service for this object nor changes it${deletion} until the annotation is removed`,
+  };
+}
+
+/**
+ * The Ready condition of an object paused before the operator reported one: False, so
+ * that kstatus (Flux) waits instead of reading it as Current; Argo CD shows Suspended.
+ */
+export const PAUSED_READY = {
+  type: "Ready",
+  status: "False" as const,
+  reason: "ReconcilePaused" as const,
+  message: `paused before the operator read or created the remote resource: the annotation ${STEERING_ANNOTATIONS.paused} is "true"`,
+};
 
 /**
  * A paused object (decisions.ts): Synced=False ReconcilePaused (and Ready=False

@@ -9,7 +9,7 @@ import {
   world,
 } from "../../../test/support/managed-world.js";
 import { ServiceRefusedError, ServiceUnavailableError } from "../../service/errors.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 
 describe("the create of a managed object", () => {
   it("adds the finalizer with the pending record before the create call, polls at once, and writes the key when the order is still pending", async () => {

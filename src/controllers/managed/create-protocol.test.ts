@@ -1,17 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
-  ANNOTATIONS,
-  type CreateState,
-  formatPending,
-  nextCreateStep,
-  readCreateState,
-} from "./create-protocol.js";
-import {
   decideAfterLookup,
   type LookupInput,
   rememberAnswered,
   takeAnswered,
 } from "./create-recovery.js";
+import { ANNOTATIONS, type CreateState, formatPending, readCreateState } from "./decisions.js";
+import { nextCreateStep } from "./reconciler.js";
 
 const pending = { token: "tok-1", at: "2026-11-22T10:00:00Z", generation: 1 };
 

@@ -2,17 +2,12 @@ import { describe, expect, it } from "vitest";
 import { client, condition, KEY, loop, world } from "../../../test/support/managed-world.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import {
-  ANNOTATIONS,
-  formatPending,
-  markerInFlightMs,
-  readCreateState,
-} from "./create-protocol.js";
-import {
   createInFlightMs,
   decideAfterLookup,
   type LookupInput,
   rememberCreateEnded,
 } from "./create-recovery.js";
+import { ANNOTATIONS, formatPending, markerInFlightMs, readCreateState } from "./decisions.js";
 
 const AT = "2026-01-01T00:00:00Z";
 const atMs = Date.parse(AT);

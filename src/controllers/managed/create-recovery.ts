@@ -1,6 +1,6 @@
 /**
  * The recovery of an unfinished create (a `create-pending` marker without an id,
- * create-protocol.ts): whether a failed create may have taken effect, until when it may
+ * decisions.ts): whether a failed create may have taken effect, until when it may
  * still take effect at the service, what a lookup of its client token decides
  * (lookup.ts, deletion.ts), and the tokens whose create this process never sent. Pure
  * decisions, and those memories of this process.
@@ -14,7 +14,7 @@ import {
   type CreatePending,
   type InFlightBounds,
   markerInFlightMs,
-} from "./create-protocol.js";
+} from "./decisions.js";
 
 /**
  * True unless `err` proves that a create did not take effect: a service error that is
@@ -108,7 +108,7 @@ export function decideAfterLookup(input: LookupInput): LookupDecision {
 /**
  * How long after `pending.at` its create may still take effect at the service (Infinity:
  * no bound): the request timeout after its call ended, where this process sent it; else
- * what the marker records (`markerInFlightMs` of its writer's figures, create-protocol.ts), else
+ * what the marker records (`markerInFlightMs` of its writer's figures, decisions.ts), else
  * what `bounds` give. A restart with other figures keeps the sender's.
  */
 export function createInFlightMs(pending: CreatePending, bounds: InFlightBounds): number {

@@ -1,19 +1,21 @@
 import { describe, expect, it } from "vitest";
 import type { ManagedObject } from "./call.js";
 import {
-  DEFAULT_SUBSCRIPTION_POLL_MS,
   type DeletionInput,
   type DeletionStep,
   decideDeletion,
   deletesRemote,
-  firstSubscriptionPollMs,
   isPaused,
   NO_DELETE_OPERATION,
   policiesOf,
   reconcileRequest,
+} from "./decisions.js";
+import {
+  DEFAULT_SUBSCRIPTION_POLL_MS,
+  firstSubscriptionPollMs,
   soonPollMs,
   subscriptionPollDelay,
-} from "./decisions.js";
+} from "./run.js";
 
 describe("firstSubscriptionPollMs and soonPollMs", () => {
   it("take the loop's first subscription poll, else the default; soon is five of them, at most the poll interval", () => {

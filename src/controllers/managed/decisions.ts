@@ -1,18 +1,136 @@
 /**
- * What the managed loop reads from an object's own fields, as pure decisions: the user's
- * steering (`spec.managementPolicies`, `aidc.io/paused`, `aidc.io/reconcile-requested-at`;
- * docs/custom-resources.md, "Steering an object"), its deletion policy, whether it is
- * settled (only routine polls due) and so how its calls go, and how soon to look again.
+ * What the managed loop reads from an object's own fields: the create protocol's
+ * annotations, the user's steering, the deletion policy, whether the object is settled
+ * and so how its calls go. The create protocol writes `create-pending` (the client token
+ * the remote resource carries) before the create is sent, then the key, then the id, the
+ * marker kept beside them; after a crash the token finds the resource (create-recovery.ts):
+ * a create is never sent twice. Annotations, not status: backup tools do not restore status.
  */
-
+import { randomUUID } from "node:crypto";
 import type { SettledCheck } from "../../runtime/controller.js";
+import { DEFAULT_RECONCILE_TIMEOUT_MS } from "../../runtime/defaults.js";
 import { type Condition, type ConditionInput, getCondition } from "../../runtime/object-writes.js";
-import type { KubeObject } from "../../runtime/resource.js";
+import type { KubeObject, ObjectMeta } from "../../runtime/resource.js";
 import type { CallContext } from "../../service/call-context.js";
-import type { ManagedObject } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { DEFAULT_TIMEOUT_MS } from "../../service/defaults.js";
+import { ServiceNotFoundError, ServiceUnavailableError } from "../../service/errors.js";
 
-/** The steering annotations. */
+/** What these decisions read of a managed object (`ManagedObject` of call.ts). */
+type Managed = {
+  metadata?: ObjectMeta;
+  spec: { deletionPolicy?: "Orphan" | "Delete"; managementPolicies?: readonly string[] };
+  status?: { conditions?: Condition[]; lastHandledReconcileAt?: string };
+};
+
+/** Annotation keys of the create protocol. */
+export const ANNOTATIONS = {
+  externalId: "aidc.io/external-id",
+  subscriptionKey: "aidc.io/subscription-key",
+  createPending: "aidc.io/create-pending",
+  /** Generation whose create failed remotely; a newer generation tries again. */
+  createFailedGeneration: "aidc.io/create-failed-generation",
+  /** When a delete answered "InProgress": observed until gone, not deleted again. */
+  deleteRequested: "aidc.io/delete-requested",
+} as const;
+
+/** What `aidc.io/create-pending` records: the token, when it was sent, for which generation. */
+export interface CreatePending {
+  token: string;
+  /** RFC 3339. */
+  at: string;
+  generation: number;
+  /** How long after `at` the create may take effect (null: no bound; absent: the reader's). */
+  inFlightMs?: number | null;
+}
+
+/** The protocol's state, read from annotations. */
+export interface CreateState {
+  externalId?: string;
+  subscriptionKey?: string;
+  pending?: CreatePending;
+  failedGeneration?: number;
+}
+
+/** Reads the protocol state; a malformed create-pending counts as pending with no token. */
+export function readCreateState(annotations: Record<string, string> | undefined): CreateState {
+  const a = annotations ?? {};
+  const state: CreateState = {};
+  const externalId = a[ANNOTATIONS.externalId]?.trim();
+  if (externalId) state.externalId = externalId;
+  const key = a[ANNOTATIONS.subscriptionKey]?.trim();
+  if (key) state.subscriptionKey = key;
+  const pending = a[ANNOTATIONS.createPending];
+  if (pending !== undefined) state.pending = parsePending(pending);
+  const failed = Number(a[ANNOTATIONS.createFailedGeneration]);
+  if (Number.isInteger(failed) && failed > 0) state.failedGeneration = failed;
+  return state;
+}
+
+function parsePending(raw: string): CreatePending {
+  try {
+    const v = JSON.parse(raw) as Partial<CreatePending>;
+    const inFlightMs = v.inFlightMs;
+    return {
+      token: typeof v.token === "string" ? v.token : "",
+      at: typeof v.at === "string" ? v.at : "",
+      generation: typeof v.generation === "number" ? v.generation : 0,
+      ...(inFlightMs === null || (typeof inFlightMs === "number" && inFlightMs >= 0)
+        ? { inFlightMs }
+        : {}),
+    };
+  } catch {
+    return { token: "", at: "", generation: 0 };
+  }
+}
+
+export interface InFlightBounds {
+  reconcileTimeoutMs?: number | undefined;
+  requestTimeoutMs?: number | undefined;
+}
+
+/**
+ * How long after its marker a create may take effect, under the loop's timeouts: it is sent
+ * within its reconcile and the service has the request timeout to act on it. Null: no bound.
+ */
+export function markerInFlightMs(bounds: InFlightBounds): number | null {
+  const reconcileMs = bounds.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS;
+  return reconcileMs > 0 ? reconcileMs + (bounds.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS) : null;
+}
+
+/** The annotation's text (JSON leaves an undefined `inFlightMs` out). */
+export function formatPending({ token, at, generation, inFlightMs }: CreatePending): string {
+  return JSON.stringify({ token, at, generation, inFlightMs });
+}
+
+export function newClientToken(): string {
+  return randomUUID();
+}
+
+/**
+ * 5xx polls in a row after which a subscription result counts as forgotten (a service may
+ * answer an unknown key with a 500, which would be polled for ever); counted in memory.
+ */
+export const FAILED_POLLS_FOR_LOOKUP = 3;
+
+const failedPolls = new Map<string, number>();
+
+/** Whether a poll of `key` failing with `err` (a 404, the Nth 5xx) leaves the result forgotten. */
+export function resultForgotten(objectKey: string, key: string, err: unknown): boolean {
+  if (err instanceof ServiceNotFoundError) return true;
+  const id = `${objectKey}/${key}`;
+  const is5xx = err instanceof ServiceUnavailableError && (err.code ?? 0) >= 500;
+  const failed = is5xx ? (failedPolls.get(id) ?? 0) + 1 : 0;
+  if (failed > 0 && failed < FAILED_POLLS_FOR_LOOKUP) failedPolls.set(id, failed);
+  else failedPolls.delete(id);
+  return failed >= FAILED_POLLS_FOR_LOOKUP;
+}
+
+/** The poll of `key` for `objectKey` was answered: failures before it no longer count. */
+export function resultAnswered(objectKey: string, key: string): void {
+  failedPolls.delete(`${objectKey}/${key}`);
+}
+
+/** The steering annotations (docs/custom-resources.md, "Steering an object"). */
 export const STEERING_ANNOTATIONS = {
   /** `"true"`: no service call and no write but the ReconcilePaused condition. */
   paused: "aidc.io/paused",
@@ -20,22 +138,14 @@ export const STEERING_ANNOTATIONS = {
   reconcileRequestedAt: "aidc.io/reconcile-requested-at",
 } as const;
 
-/** What the loop may do to an object's remote resource. */
-export interface Policies {
-  /** Read it (always true: the CRD refuses a list without Observe). */
-  observe: boolean;
-  /** Order it when the object has no remote resource. */
-  create: boolean;
-  /** Correct drift (the kind's `update`: a change, a scale, a mount, an attach). */
-  update: boolean;
-  /** Delete it with the object (together with deletionPolicy Delete). */
-  delete: boolean;
-  /** Fill unset spec fields from it (the kind's `lateInitialize`). */
-  lateInitialize: boolean;
-}
+/** What spec.managementPolicies let the loop do (observe always: the CRD requires it). */
+export type Policies = Record<
+  "observe" | "create" | "update" | "delete" | "lateInitialize",
+  boolean
+>;
 
-/** The policies of `obj` (`["*"]` when the field is absent). */
-export function policiesOf(obj: ManagedObject): Policies {
+/** The policies of `obj` (`["*"]` when absent). */
+export function policiesOf(obj: Managed): Policies {
   const listed = new Set(obj.spec.managementPolicies ?? ["*"]);
   const all = listed.has("*");
   const has = (p: string) => all || listed.has(p);
@@ -49,80 +159,37 @@ export function policiesOf(obj: ManagedObject): Policies {
 }
 
 /** The policy list as the messages quote it. */
-export function policiesText(obj: ManagedObject): string {
+export function policiesText(obj: Managed): string {
   return `[${(obj.spec.managementPolicies ?? ["*"]).join(", ")}]`;
 }
 
-/** Why a deletion orphans: the deletion policy, or the management policies without Delete. */
-export function orphanCause(obj: ManagedObject): string {
-  return (obj.spec.deletionPolicy ?? "Orphan") === "Orphan"
-    ? "deletionPolicy Orphan"
-    : `spec.managementPolicies ${policiesText(obj)} has no Delete`;
-}
-
-/** What the steering annotations are read from: any object with a status (a ServiceConnection too). */
-type Steered = Pick<ManagedObject, "metadata" | "status">;
+/** Any object with a status (a ServiceConnection too). */
+type Steered = Pick<Managed, "metadata" | "status">;
 
 /** Whether the object is paused (`aidc.io/paused: "true"`). */
 export function isPaused(obj: Steered): boolean {
   return obj.metadata?.annotations?.[STEERING_ANNOTATIONS.paused] === "true";
 }
 
-/**
- * The value of `aidc.io/reconcile-requested-at` when it asks for a reconcile not
- * handled yet (different from status.lastHandledReconcileAt), else undefined.
- */
+/** `aidc.io/reconcile-requested-at` when it differs from status.lastHandledReconcileAt. */
 export function reconcileRequest(obj: Steered): string | undefined {
   const asked = obj.metadata?.annotations?.[STEERING_ANNOTATIONS.reconcileRequestedAt];
   if (asked === undefined || asked === obj.status?.lastHandledReconcileAt) return undefined;
   return asked;
 }
 
-/**
- * status.lastHandledReconcileAt of a reconcile of `obj` outside the managed loop: the
- * request it handles ({@link reconcileRequest}), else the one handled before.
- */
+/** status.lastHandledReconcileAt outside the loop: the request handled, else the previous. */
 export function lastHandled(obj: Steered): { lastHandledReconcileAt?: string } {
   const at = reconcileRequest(obj) ?? obj.status?.lastHandledReconcileAt;
   return at === undefined ? {} : { lastHandledReconcileAt: at };
 }
 
-/**
- * The Synced condition of a paused object; `holdsDeletion`: a finalizer keeps a deleted
- * object until it is resumed (not a CciInstance, which has none, nor an unused
- * ServiceConnection).
- */
-export function pausedSynced(holdsDeletion = true) {
-  const deletion = holdsDeletion ? " (a deletion waits too)" : "";
-  return {
-    type: "Synced",
-    status: "False" as const,
-    reason: "ReconcilePaused" as const,
-    message: `the annotation ${STEERING_ANNOTATIONS.paused} is "true": the operator neither calls the service for this object nor changes it${deletion} until the annotation is removed`,
-  };
-}
-
-/**
- * The Ready condition of an object paused before the operator reported one: False, so
- * that kstatus (Flux) waits instead of reading an object whose resource may not exist
- * as Current; Argo CD shows Suspended.
- */
-export const PAUSED_READY = {
-  type: "Ready",
-  status: "False" as const,
-  reason: "ReconcilePaused" as const,
-  message: `paused before the operator read or created the remote resource: the annotation ${STEERING_ANNOTATIONS.paused} is "true"`,
-};
-
-/**
- * Whether deleting `obj` deletes its remote resource: deletionPolicy Delete and the
- * Delete policy (Crossplane's rule: either one alone orphans).
- */
-export function deletesRemote(obj: ManagedObject): boolean {
+/** Deletion removes the remote resource only with deletionPolicy Delete and the Delete policy. */
+export function deletesRemote(obj: Managed): boolean {
   return (obj.spec.deletionPolicy ?? "Orphan") === "Delete" && policiesOf(obj).delete;
 }
 
-/** The condition type that says whether deletionPolicy Delete can be honoured. */
+/** Whether deletionPolicy Delete can be honoured. */
 export const DELETION_POLICY_CONDITION = "DeletionPolicy";
 
 /** The part of a kind's client (external-client.ts) that says whether it can delete. */
@@ -130,25 +197,20 @@ export interface DeleteCapability {
   deleteConfigured?(): boolean;
 }
 
-/** True when the client's delete operation is configured. */
 export function deleteConfigured(client: DeleteCapability): boolean {
   return client.deleteConfigured?.() ?? true;
 }
 
-/** What to do with the condition on a write of the status of a live object. */
 export type DeletionPolicyVerdict =
-  /** Policy Orphan: the condition has nothing to say (removed). */
   | { condition: undefined }
-  /** Policy Delete: the condition, and whether it newly turned False (warn once). */
   | { condition: ConditionInput; warn: boolean };
 
 /**
- * The DeletionPolicy condition of a live `obj`, so that a user learns while they can
- * still act that deleting it would leave its remote resource behind: none for Orphan;
- * for Delete, True when a delete operation is configured and False
- * (`NoDeleteOperation`) otherwise. `client` is connected only under a Delete policy.
+ * The DeletionPolicy condition, so that a user learns in time that a deletion would leave
+ * the remote resource behind: none for Orphan; for Delete, True when a delete operation
+ * is configured, else False, warned once. `client` is connected only under Delete.
  */
-export function deletionPolicyVerdict<T extends ManagedObject>(
+export function deletionPolicyVerdict<T extends Managed>(
   client: () => DeleteCapability,
   obj: T,
 ): DeletionPolicyVerdict {
@@ -156,69 +218,46 @@ export function deletionPolicyVerdict<T extends ManagedObject>(
   const previous = obj.status?.conditions?.find(
     (c: Condition) => c.type === DELETION_POLICY_CONDITION,
   );
+  const type = DELETION_POLICY_CONDITION;
   if (deleteConfigured(client())) {
+    const message = "deleting this object deletes its remote resource";
     return {
-      condition: {
-        type: DELETION_POLICY_CONDITION,
-        status: "True",
-        reason: "DeletePolicyHonoured",
-        message: "deleting this object deletes its remote resource",
-      },
+      condition: { type, status: "True", reason: "DeletePolicyHonoured", message },
       warn: false,
     };
   }
   const message =
     "deletionPolicy is Delete but no delete operation is configured for this kind: deleting this object would leave its remote resource in the service (orphaned). Configure the delete operation (docs/install.md) or set spec.deletionPolicy to Orphan";
-  return {
-    condition: {
-      type: DELETION_POLICY_CONDITION,
-      status: "False",
-      reason: "NoDeleteOperation",
-      message,
-    },
-    warn: previous?.status !== "False",
-  };
+  const condition = { type, status: "False" as const, reason: "NoDeleteOperation", message };
+  return { condition, warn: previous?.status !== "False" };
 }
 
-/** What is known about the remote resource when the object is being deleted. */
+/** What the deletion knows: `createInFlight`, a key or marker without an id. */
 export interface DeletionInput {
   policy: "Orphan" | "Delete";
   externalId: string | undefined;
-  /** A create was sent and has not resolved to an id yet (key or pending marker). */
   createInFlight: boolean;
   /** The kind has a delete operation (it may still answer NotConfigured). */
   canDelete: boolean;
 }
 
-/** The deletion step. */
+/** The deletion step; `warn` of Orphan explains a Delete policy that cannot be honoured. */
 export type DeletionStep =
-  /** Nothing remote to act on: remove the finalizer. */
   | { step: "Release" }
-  /** Leave the remote resource; `warn` explains a Delete policy that cannot be honoured. */
   | { step: "Orphan"; warn?: string }
-  /** Run the kind's steps before deletion, delete, and release once it is gone. */
   | { step: "Delete"; externalId: string }
-  /** A create is in flight under a Delete policy: learn its id before deleting. */
   | { step: "WaitForCreate" };
 
-/** Message of a Delete policy the kind cannot honour. */
 export const NO_DELETE_OPERATION =
   "deletionPolicy is Delete but no delete operation is configured for this kind; the remote resource is left in the service (orphaned)";
 
-/**
- * Decides the deletion step: Orphan leaves whatever exists; Delete deletes a known
- * resource where possible, otherwise orphans it with a warning, and first waits for an
- * in-flight create so that a resource being created is not leaked.
- */
+/** Orphan leaves what exists; Delete deletes it where possible, after a create in flight ends. */
 export function decideDeletion(input: DeletionInput): DeletionStep {
   const { policy, externalId } = input;
-  if (policy === "Orphan") {
-    return externalId || input.createInFlight ? { step: "Orphan" } : { step: "Release" };
-  }
+  const remote = Boolean(externalId) || input.createInFlight;
+  if (policy === "Orphan") return remote ? { step: "Orphan" } : { step: "Release" };
   if (!input.canDelete) {
-    return externalId || input.createInFlight
-      ? { step: "Orphan", warn: NO_DELETE_OPERATION }
-      : { step: "Release" };
+    return remote ? { step: "Orphan", warn: NO_DELETE_OPERATION } : { step: "Release" };
   }
   if (externalId) return { step: "Delete", externalId };
   if (input.createInFlight) return { step: "WaitForCreate" };
@@ -226,13 +265,11 @@ export function decideDeletion(input: DeletionInput): DeletionStep {
 }
 
 /**
- * Whether a managed object needs only routine polls, from the cache alone: bound (an
- * id), not being deleted, and the last reconcile of this generation
- * found it neither coming up (`Creating`) nor waiting for a change (`Updating`), without
- * an error. A finished or stopped task (`TaskSucceeded`, `TaskStopped`) is settled.
+ * Whether a managed object needs only routine polls: bound, not being deleted, and the
+ * last reconcile of this generation found it neither `Creating` nor `Updating`, no error.
  */
 export const managedSettled: SettledCheck = (found) => {
-  const obj = found as ManagedObject;
+  const obj = found as Managed;
   const meta = obj.metadata;
   const annotations = meta?.annotations ?? {};
   if (meta?.deletionTimestamp || annotations[ANNOTATIONS.externalId] === undefined) return false;
@@ -248,48 +285,12 @@ export const managedSettled: SettledCheck = (found) => {
 };
 
 /**
- * How a reconcile of `obj` calls the service: as routine observation when it is
- * settled; as a follow-up (behind other work, outside the routine budget) when settled
- * but `Reconciling=True` says work is still under way; as work otherwise, and always
- * when the user `requested` the reconcile. `signal` aborts its calls.
+ * How a reconcile calls the service: routine when settled; a follow-up (behind other work,
+ * outside the routine budget) when settled but Reconciling; else, or `requested`, as work.
  */
 export function callsOf(obj: KubeObject, requested: boolean, signal?: AbortSignal): CallContext {
   if (requested || !managedSettled(obj)) return { routine: false, signal };
-  const { conditions } = (obj as ManagedObject).status ?? {};
+  const { conditions } = (obj as Managed).status ?? {};
   const underWay = getCondition(conditions, "Reconciling")?.status === "True";
   return underWay ? { routine: false, followUp: true, signal } : { routine: true, signal };
-}
-
-/** Default first poll of a pending subscription. */
-export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
-
-/** The first poll of a pending subscription: the loop's `subscriptionPollMs`, else the default. */
-export function firstSubscriptionPollMs(options: { subscriptionPollMs?: number }): number {
-  return options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
-}
-
-/**
- * The requeue delay while a subscription is pending: half its age (so the delay
- * doubles as the wait goes on), at least `firstMs`, at most `maxMs`. An unknown age
- * (NaN) polls after `firstMs`.
- */
-export function subscriptionPollDelay(ageMs: number, firstMs: number, maxMs: number): number {
-  if (!Number.isFinite(ageMs) || ageMs < 0) return Math.min(firstMs, maxMs);
-  return Math.min(Math.max(firstMs, Math.round(ageMs / 2)), Math.max(firstMs, maxMs));
-}
-
-/** {@link subscriptionPollDelay} from the options' first subscription poll up to their poll interval. */
-export function agingPollMs(
-  ageMs: number,
-  options: { pollIntervalMs: number; subscriptionPollMs?: number },
-): number {
-  return subscriptionPollDelay(ageMs, firstSubscriptionPollMs(options), options.pollIntervalMs);
-}
-
-/**
- * The requeue while something should end soon (a resource coming up, a change or a
- * deletion waiting): five first subscription polls, at most the poll interval.
- */
-export function soonPollMs(options: { pollIntervalMs: number; subscriptionPollMs?: number }) {
-  return Math.min(options.pollIntervalMs, 5 * firstSubscriptionPollMs(options));
 }

@@ -10,7 +10,7 @@ import {
 import type { KubeObject } from "../../runtime/resource.js";
 import { ServiceRefusedError, ServiceUnavailableError } from "../../service/errors.js";
 import type { BeforeDeleteResult, DeleteResult, ManagedObject } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 import type { KindClient } from "./external-client.js";
 
 /** A bound object under deletionPolicy Delete, deleted by the user (finalizer in place). */

@@ -1,12 +1,10 @@
 /**
- * The deletion half of the managed reconciler: honour `spec.deletionPolicy` (Delete only
- * with the Delete management policy, decisions.ts), then remove the finalizer. Under
- * Delete, as crossplane-runtime: the kind's `beforeDelete` steps (e.g. a detach), then
- * `delete`; an "InProgress" answer is recorded (`aidc.io/delete-requested`) and the
- * resource observed until gone (where a read or a step before the delete fails with a
- * 500, the list tells: gone-evidence.ts); a refused delete is sent again while it shows.
- * Every wait is Ready=False `Deleting` (Reconciling) with a requeue; a create in flight
- * whose outcome cannot be known waits as `CreateOutcomeUnknown` for the user instead.
+ * The deletion half of the managed loop: honour `spec.deletionPolicy`, then remove the
+ * finalizer. Under Delete, as crossplane-runtime: `beforeDelete`, then `delete`; an
+ * "InProgress" answer is recorded (`aidc.io/delete-requested`) and the resource observed
+ * until gone (a read failing with a 500: the list tells, gone-evidence.ts); a refused delete
+ * is sent again while it shows. Waits are Ready=False `Deleting` with a requeue; a create in
+ * flight whose outcome cannot be known waits as `CreateOutcomeUnknown` for the user.
  */
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { ReconcileResult } from "../../runtime/controller.js";
@@ -20,34 +18,55 @@ import {
 import type { EventReason } from "../event-reasons.js";
 import type { BeforeDeleteResult, DeleteResult, ManagedObject } from "./call.js";
 import { unknownOnDelete, writeConditions } from "./condition-writes.js";
-import { ANNOTATIONS, inFlightMarks, resultAnswered, resultForgotten } from "./create-protocol.js";
 import { createInFlightMs, decideAfterLookup, lookupKeyOf } from "./create-recovery.js";
 import {
-  agingPollMs,
+  ANNOTATIONS,
+  type CreateState,
   decideDeletion,
   deleteConfigured,
   deletesRemote,
   NO_DELETE_OPERATION,
-  orphanCause,
-  soonPollMs,
+  policiesText,
+  resultAnswered,
+  resultForgotten,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { absentListings, goneByList, notShownYet, visibilityWindowMs } from "./gone-evidence.js";
 import { noteReleased, wasReleased } from "./released-objects.js";
-import { ERR, type ManagedRun, step as runStep, wrapError } from "./run.js";
+import {
+  agingPollMs,
+  ERR,
+  type ManagedRun,
+  step as runStep,
+  soonPollMs,
+  wrapError,
+} from "./run.js";
 import { type BindingRefusal, bindingConflict, ownershipRefusal } from "./tenancy.js";
 
 /** Reason of the Warning event when a Delete policy cannot be honoured. */
 export const DELETE_NOT_HONOURED = "DeletePolicyNotHonoured" as const;
 
+/** Why a deletion orphans: the deletion policy, or the management policies without Delete. */
+export function orphanCause(obj: ManagedObject): string {
+  return (obj.spec.deletionPolicy ?? "Orphan") === "Orphan"
+    ? "deletionPolicy Orphan"
+    : `spec.managementPolicies ${policiesText(obj)} has no Delete`;
+}
+
+/** What finds a create in flight in the service: ` (subscription <key>, client token <t>)`. */
+export function inFlightMarks(state: CreateState): string {
+  const marks = [
+    state.subscriptionKey && `subscription ${state.subscriptionKey}`,
+    state.pending?.token && `client token ${state.pending.token}`,
+  ].filter(Boolean);
+  return marks.length > 0 ? ` (${marks.join(", ")})` : "";
+}
+
 /** What the release of an object says: a Normal or Warning Event's reason and note. */
 type Said = [type: "normal" | "warning", reason: EventReason, note: string];
 const deleted = (id: string): Said => ["normal", "Deleted", `deleted the remote resource ${id}`];
 
-/**
- * Removes the finalizer, then records `said`: after the removal, so that a removal
- * admission refuses (the whole step is retried) does not record it again at each try.
- */
+/** Removes the finalizer, then records `said` (not again at each try admission refuses). */
 async function release<T extends ManagedObject, R>(run: ManagedRun<T, R>, said?: Said) {
   await removeFinalizer(run.ctx.kube, run.kind.resource, run.obj, run.kind.finalizer);
   noteReleased(run.obj.metadata?.uid, run.ctx.clock.now().getTime());
@@ -85,29 +104,24 @@ export async function deleteStep<T extends ManagedObject, R>(
   switch (step.step) {
     case "Release":
       return release(run);
-    case "Orphan":
+    case "Orphan": {
       if (step.warn) {
         const made = `: whatever the create in flight${inFlightMarks(state)} makes`;
         return release(run, ["warning", DELETE_NOT_HONOURED, step.warn + (externalId ? "" : made)]);
       }
-      return release(run, [
-        "normal",
-        "Orphaned",
-        externalId
-          ? `left the remote resource ${externalId} in the service (${orphanCause(run.obj)})`
-          : `a create was in flight${inFlightMarks(state)}; whatever it creates is left in the service (${orphanCause(run.obj)})`,
-      ]);
+      const left = externalId
+        ? `left the remote resource ${externalId} in the service`
+        : `a create was in flight${inFlightMarks(state)}; whatever it creates is left in the service`;
+      return release(run, ["normal", "Orphaned", `${left} (${orphanCause(run.obj)})`]);
+    }
     case "Delete": {
       if (run.obj.metadata?.annotations?.[ANNOTATIONS.deleteRequested] !== undefined) {
         return untilGone(run, step.externalId, options);
       }
       const guard = await deleteRefusal(run, step.externalId, options);
       if (guard) {
-        return release(run, [
-          "warning",
-          DELETE_NOT_HONOURED,
-          `not deleting ${step.externalId}: ${guard.message}; the object is released and the remote resource left as it is`,
-        ]);
+        const note = `not deleting ${step.externalId}: ${guard.message}; the object is released and the remote resource left as it is`;
+        return release(run, ["warning", DELETE_NOT_HONOURED, note]);
       }
       return deleteRemote(run, step.externalId, options);
     }
@@ -137,12 +151,8 @@ async function deleteRemote<T extends ManagedObject, R>(
       return release(run, deleted(id));
     }
     if (answer !== "Done") {
-      return waiting(
-        run,
-        answer.waiting,
-        answer.requeueAfterMs ?? soonPollMs(options),
-        answer.reason,
-      );
+      const wait = answer.requeueAfterMs ?? soonPollMs(options);
+      return waiting(run, answer.waiting, wait, answer.reason);
     }
   }
   let result: DeleteResult;
@@ -170,10 +180,9 @@ async function deleteRemote<T extends ManagedObject, R>(
 }
 
 /**
- * Removes the finalizer once `exists` (else `observe`) says resource `id` is gone (a 404,
- * or absence from the list where the detail read fails: gone-evidence.ts), else waits:
- * after an accepted delete, looking again soon; after a delete `refused` or failed with
- * a 5xx, sending it again later. A failing observe keeps the finalizer (Synced=False).
+ * Removes the finalizer once `exists` (else `observe`) says `id` is gone (a 404, or absent
+ * from the list where the read fails), else waits: soon after an accepted delete, longer
+ * after one `refused` (sent again). A failing observe keeps the finalizer (Synced=False).
  */
 async function untilGone<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -208,10 +217,7 @@ async function untilGone<T extends ManagedObject, R>(
   return release(run, deleted(id));
 }
 
-/**
- * Why a Delete must not be sent for `id`: an earlier object claims it, or the binding
- * was never verified (the status does not record the id) and the owner mark refuses it.
- */
+/** Why no Delete for `id`: an earlier claimant, or an unverified binding the owner mark refuses. */
 async function deleteRefusal<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   id: string,
@@ -256,11 +262,8 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
     }
     if (res.state === "Pending") {
       const age = pending ? run.ageOf(pending.at) : Number.NaN;
-      return waiting(
-        run,
-        `waiting for subscription ${key} to finish before deleting its resource`,
-        agingPollMs(age, options),
-      );
+      const message = `waiting for subscription ${key} to finish before deleting its resource`;
+      return waiting(run, message, agingPollMs(age, options));
     }
     // A failed order may leave what it made: the token finds it below, to delete it too.
     if (res.state === "Succeeded") id = res.externalId;
@@ -277,11 +280,8 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
       visibilityGraceMs: visibilityWindowMs(options),
     });
     if (d.decision === "Wait" && !failed) {
-      return waiting(
-        run,
-        "waiting for an unfinished create to show before deleting",
-        d.requeueAfterMs,
-      );
+      const message = "waiting for an unfinished create to show before deleting";
+      return waiting(run, message, d.requeueAfterMs);
     }
     if (d.decision === "Adopt") id = d.externalId;
     else if (d.decision === "Unknown") why = d.message;

@@ -5,8 +5,7 @@
  */
 import { conditionMessage } from "../../runtime/object-writes.js";
 import type { ManagedObject } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
-import { policiesText } from "./decisions.js";
+import { ANNOTATIONS, policiesText } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { type ManagedRun, type Outcome, SYNCED_OK } from "./run.js";
 import type { BindingRefusal } from "./tenancy.js";

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { client, KEY, loop, RES, world } from "../../../test/support/managed-world.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 import { EXPORTED_LABEL } from "./export.js";
 
 const UID = "uid-1";

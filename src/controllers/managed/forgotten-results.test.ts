@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ServiceNotFoundError, ServiceUnavailableError } from "../../service/errors.js";
-import { FAILED_POLLS_FOR_LOOKUP, resultAnswered, resultForgotten } from "./create-protocol.js";
+import { FAILED_POLLS_FOR_LOOKUP, resultAnswered, resultForgotten } from "./decisions.js";
 
 const notFound = new ServiceNotFoundError("gone", {
   code: 404,

@@ -17,7 +17,7 @@ import { DEFAULT_LIST_VISIBILITY_WINDOW_MS } from "../../service/defaults.js";
 import { ServiceAuthError, ServiceError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";
 import type { ManagedCall, ManagedFacts, ManagedObject, SentCreate } from "./call.js";
-import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
+import { ANNOTATIONS, type CreatePending } from "./decisions.js";
 
 /**
  * Per object (its uid, else its name): the bound id whose detail read failed and the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { client, KEY, loop, world } from "../../../test/support/managed-world.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 
 describe("LateInitialize", () => {
   it("writes the fields it fills with the resourceVersion it read, so a spec changed meanwhile is refused, not overwritten", async () => {

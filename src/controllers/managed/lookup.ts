@@ -13,7 +13,6 @@
 
 import { rfc3339 } from "../../runtime/resource.js";
 import type { ManagedObject, ReadyState } from "./call.js";
-import { ANNOTATIONS, type CreatePending } from "./create-protocol.js";
 import {
   createInFlightMs,
   decideAfterLookup,
@@ -21,6 +20,7 @@ import {
   takeAnswered,
   takeUnsentToken,
 } from "./create-recovery.js";
+import { ANNOTATIONS, type CreatePending } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { absentListings, visibilityWindowMs } from "./gone-evidence.js";
 import { creatingReady, done, ERR, type ManagedRun, type Next, step } from "./run.js";

@@ -7,7 +7,7 @@ import { ServiceClient } from "../../service/client.js";
 import type { ResolvedConnection } from "../connections/client.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ManagedObject } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
 import { managedController, managedLoopOptions, managedPermissions } from "./managed-controller.js";
 import { managedSettled } from "./reconciler.js";

@@ -11,11 +11,10 @@ import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { ResourceDescriptor } from "../../runtime/resource.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { ManagedObject } from "./call.js";
-import { DEFAULT_SUBSCRIPTION_POLL_MS } from "./decisions.js";
 import { EXPORT_RULE, SECRET_EXPORT_RULE } from "./export.js";
 import type { ManagedKind, ManagedOptions } from "./external-client.js";
 import { managedReconciler } from "./reconciler.js";
-import { connector } from "./run.js";
+import { connector, DEFAULT_SUBSCRIPTION_POLL_MS } from "./run.js";
 import { BOUND_ID_INDEX, boundIdIndex } from "./tenancy.js";
 
 /** A kind the objects refer to by name; a change of one reconciles the objects `map` names. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ReconcileContext } from "../../runtime/controller.js";
 import type { ListedObservation, ManagedObject, Observation } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 import type { KindClient } from "./external-client.js";
 import { observe } from "./observe.js";
 import { ManagedRun } from "./run.js";

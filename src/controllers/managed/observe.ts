@@ -1,9 +1,8 @@
 /**
- * The Observe step, observe → update, the last step of a live managed object (see
- * reconciler.ts). A failed detail read is checked against the kind's list
- * (gone-evidence.ts): a resource absent from complete listings is reported gone,
- * whatever the service answers for it. A record whose owner mark refuses the object
- * answers Refused, before anything is changed.
+ * The Observe step, observe → update, the last step of a live managed object. A failed
+ * detail read is checked against the kind's list (gone-evidence.ts): a resource absent
+ * from complete listings is gone, whatever the service answers for it. A record whose
+ * owner mark refuses the object answers Refused, before anything is changed.
  */
 import { REASONS } from "../../crds/index.js";
 import type { ConditionReason } from "../../crds/reasons.js";
@@ -11,7 +10,7 @@ import { errorMessage, errorReason, RetryableError } from "../../runtime/errors.
 import { patchSpec } from "../../runtime/lifecycle-writes.js";
 import { getCondition } from "../../runtime/object-writes.js";
 import type { ManagedFacts, ManagedObject, Observation, ReadyState } from "./call.js";
-import { firstSubscriptionPollMs, managedSettled, policiesText, soonPollMs } from "./decisions.js";
+import { managedSettled, policiesText } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import { withFixedFields } from "./fixed-fields.js";
 import { listEvidence, notShownYet, remoteNotFound, visibilityWindowMs } from "./gone-evidence.js";
@@ -19,10 +18,12 @@ import {
   creatingReady,
   done,
   ERR,
+  firstSubscriptionPollMs,
   type ManagedRun,
   type Next,
   type Subscription,
   SYNCED_OK,
+  soonPollMs,
   step,
   wrapError,
 } from "./run.js";
@@ -30,10 +31,9 @@ import { boundByHand, ownershipRefusal } from "./tenancy.js";
 
 /**
  * The routine poll of a settled object answered from the kind's list snapshot (one walk
- * per poll interval for every object of the kind), or undefined for the detail read
- * (not settled, no list path, or `observeFromList` cannot answer for this id). The next
- * poll is due when the snapshot turns one poll interval old, so a remote change shows
- * within one poll interval, as with detail reads.
+ * per poll interval for every object of the kind), or undefined for the detail read. The
+ * next poll is due when the snapshot turns one poll interval old, so a remote change
+ * shows within one poll interval, as with detail reads.
  */
 async function fromList<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,

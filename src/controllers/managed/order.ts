@@ -1,5 +1,5 @@
 /**
- * The steps of an order (create-protocol.ts). Create places it: the kind's checks
+ * The steps of an order (the create protocol of decisions.ts). Create places it: the kind's checks
  * before ordering, the pending marker with a fresh client token, the create call, and
  * what its answer binds (an id at once: Observe; a subscription: Poll). Poll follows
  * the subscription, at once after the create and then at growing intervals: pending,
@@ -14,6 +14,13 @@ import { capFreeText } from "../../runtime/object-writes.js";
 import { rfc3339 } from "../../runtime/resource.js";
 import type { ManagedObject, PreflightRefusal } from "./call.js";
 import {
+  createMayHaveHappened,
+  lookupKeyOf,
+  rememberAnswered,
+  rememberCreateEnded,
+  rememberUnsent,
+} from "./create-recovery.js";
+import {
   ANNOTATIONS,
   type CreatePending,
   formatPending,
@@ -21,20 +28,14 @@ import {
   newClientToken,
   resultAnswered,
   resultForgotten,
-} from "./create-protocol.js";
-import {
-  createMayHaveHappened,
-  lookupKeyOf,
-  rememberAnswered,
-  rememberCreateEnded,
-  rememberUnsent,
-} from "./create-recovery.js";
-import { agingPollMs, firstSubscriptionPollMs } from "./decisions.js";
+} from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
 import {
+  agingPollMs,
   creatingReady,
   done,
   ERR,
+  firstSubscriptionPollMs,
   type ManagedRun,
   type Next,
   type Outcome,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { client, KEY, loop, world } from "../../../test/support/managed-world.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 
 /** The world's kube with the id write (`aidc.io/external-id`) held or failed on demand. */
 function holdIdWrite(w: ReturnType<typeof world>) {

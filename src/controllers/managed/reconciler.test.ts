@@ -6,7 +6,7 @@ import { ConflictError } from "../../runtime/errors.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import { ServiceRefusedError } from "../../service/errors.js";
 import type { ReadyState, SubscriptionPoll } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 import { managedSettled } from "./reconciler.js";
 
 const TJ = TRAINING_JOB_REASONS.names;

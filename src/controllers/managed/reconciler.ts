@@ -1,26 +1,15 @@
 /**
  * The managed loop's dispatcher (crossplane-runtime's managed reconciler, smaller): one
- * reconcile of one object, read top to bottom. It reads the object and its loop
- * annotations once (`ManagedRun.state`), decides the next step, and runs the steps,
- * which answer an outcome or the next step and never call each other:
- *
- *   deleting ─────────────► deletion.ts (policy, beforeDelete, delete, wait, release)
- *   live: finalizer → references (run.ts) → one binder per id
- *         (tenancy.ts) → adopt the spec's id (lookup.ts) → by the create protocol's state
- *         (create-protocol.ts, nextCreateStep):
- *           Create ──► order.ts (create) ──► Observe | Poll | Done
- *           Poll ────► order.ts (poll) ──► Observe | Unknown | Done
- *           LookupByToken ► lookup.ts ──► Observe | Create | Unknown | Done
- *           Observe ─► observe.ts (observe, update) ──► Refused | Done
- *           CreateFailed (this generation) ──► Done
- *         → an export renamed or removed (export.ts) → status (writeStatus, below)
- *         → connection details, when the spec asks (export.ts) → requeue
- *
- * Before any of it, the user's steering (decisions.ts): a paused object gets one
- * condition; `spec.managementPolicies` gates Create (here), Update and LateInitialize
- * (observe.ts) and Delete (deletion.ts). A failing step throws `<step>: <cause>` (run.ts);
- * the runtime backs off or holds and calls the error policy (condition-writes.ts).
- * docs/architecture.md walks through it.
+ * reconcile of one object, read top to bottom. It reads the object and its annotations
+ * once (`ManagedRun.state`), decides the next step ({@link nextCreateStep}) and runs the
+ * steps, which answer an outcome or the next step and never call each other: deletion.ts;
+ * or finalizer, references (run.ts), one binder per id (tenancy.ts), adoption (lookup.ts),
+ * then Create and Poll (order.ts), Lookup (lookup.ts), Observe (observe.ts); then exports
+ * renamed (export.ts), the status (writeStatus), connection details (export.ts), requeue.
+ * Before it, the steering (decisions.ts): pause, and `spec.managementPolicies` gating
+ * Create (here), Update, LateInitialize (observe.ts) and Delete (deletion.ts). A failing
+ * step throws `<step>: <cause>` (run.ts); the runtime backs off and calls the error policy
+ * (condition-writes.ts). docs/architecture.md draws the states.
  */
 import { REASONS } from "../../crds/index.js";
 import type { ErrorPolicy, Reconciler, SettledCheck } from "../../runtime/controller.js";
@@ -40,8 +29,9 @@ import {
   referencesCondition,
   writeConditions,
 } from "./condition-writes.js";
-import { nextCreateStep } from "./create-protocol.js";
 import {
+  type CreatePending,
+  type CreateState,
   DELETION_POLICY_CONDITION,
   deletionPolicyVerdict,
   isPaused,
@@ -70,10 +60,26 @@ export interface ManagedReconciler {
   settled: SettledCheck;
 }
 
-/**
- * The next step of a live object from its state alone: adopt the spec's id, or what
- * the create protocol's annotations say (create-protocol.ts).
- */
+/** The next step of the create protocol for its state. */
+export type CreateStep =
+  | { step: "Observe"; externalId: string }
+  | { step: "PollSubscription"; key: string }
+  | { step: "LookupByToken"; pending: CreatePending }
+  | { step: "WaitForSpecChange"; failedGeneration: number }
+  | { step: "Create" };
+
+/** A known id wins over a key, a key over a marker; only a state with none may create. */
+export function nextCreateStep(state: CreateState, generation: number): CreateStep {
+  if (state.externalId) return { step: "Observe", externalId: state.externalId };
+  if (state.subscriptionKey) return { step: "PollSubscription", key: state.subscriptionKey };
+  if (state.pending) return { step: "LookupByToken", pending: state.pending };
+  if (state.failedGeneration !== undefined && state.failedGeneration >= generation) {
+    return { step: "WaitForSpecChange", failedGeneration: state.failedGeneration };
+  }
+  return { step: "Create" };
+}
+
+/** The next step of a live object: adopt the spec's id, or {@link nextCreateStep}. */
 function firstStep<T extends ManagedObject, R>(run: ManagedRun<T, R>): Next<R> | "Adopt" {
   if (run.adoptId && !run.state.externalId) return "Adopt";
   const next = nextCreateStep(run.state, run.generation);

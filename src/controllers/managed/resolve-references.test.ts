@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { client, condition, KEY, loop, world } from "../../../test/support/managed-world.js";
 import type { KubeObject } from "../../runtime/resource.js";
 import { type ManagedObject, type ReferenceResolution, referenceReader } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 
 type Refs = { storageId: string };
 

@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { client, KEY, RES, world } from "../../../test/support/managed-world.js";
 import type { CallContext } from "../../service/call-context.js";
 import type { ManagedObject, Observation } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
-import { STEERING_ANNOTATIONS } from "./decisions.js";
+import { ANNOTATIONS, STEERING_ANNOTATIONS } from "./decisions.js";
 import type { ManagedKind } from "./external-client.js";
 import { managedReconciler } from "./reconciler.js";
 

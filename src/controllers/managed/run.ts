@@ -1,9 +1,6 @@
 /**
- * One reconcile of a managed object as its steps see it: the run they get
- * ({@link ManagedRun}: the object as last written, its loop annotations parsed once, its
- * references, its account's client at first use) and what they answer: an
- * {@link Outcome} that ends the reconcile, or the {@link Next} step the dispatcher
- * (reconciler.ts) runs; a failure is thrown as `<step>: <cause>` ({@link step}).
+ * One reconcile of a managed object as its steps see it: the {@link ManagedRun} they get,
+ * what they answer ({@link Outcome} or {@link Next}), how soon to look again, their errors.
  */
 import type { ReconcileContext } from "../../runtime/controller.js";
 import {
@@ -20,16 +17,23 @@ import type { QueuePriority } from "../../runtime/workqueue.js";
 import type { CallContext } from "../../service/call-context.js";
 import type { ConnectionSource } from "../connections/registry.js";
 import type { EventReason } from "../event-reasons.js";
-import type {
-  ManagedCall,
-  ManagedFacts,
-  ManagedObject,
-  ReadyState,
-  ReferenceResolution,
+import {
+  type ManagedCall,
+  type ManagedFacts,
+  type ManagedObject,
+  type ReadyState,
+  type ReferenceResolution,
+  referenceReader,
 } from "./call.js";
-import { referenceReader } from "./call.js";
-import { type CreatePending, type CreateState, readCreateState } from "./create-protocol.js";
-import { callsOf, type Policies, policiesOf, reconcileRequest } from "./decisions.js";
+import {
+  type CreatePending,
+  type CreateState,
+  callsOf,
+  type Policies,
+  policiesOf,
+  readCreateState,
+  reconcileRequest,
+} from "./decisions.js";
 import type { KindClient, ManagedKind } from "./external-client.js";
 import type { Absences } from "./gone-evidence.js";
 import type { BindingRefusal } from "./tenancy.js";
@@ -37,7 +41,6 @@ import type { BindingRefusal } from "./tenancy.js";
 /** What a reconcile of a live object ends with: conditions, status facts, requeue. */
 export interface Outcome<R> {
   facts: ManagedFacts;
-  /** The remote record observed in this reconcile, if any. */
   remote?: R;
   ready: ReadyState;
   synced: ReadyState;
@@ -45,33 +48,55 @@ export interface Outcome<R> {
   keepStatus?: boolean;
   /** Undefined: wait for the next change. */
   requeueAfterMs?: number;
-  /** The requeue's lane (runtime/fair-lanes.ts): `low` routine poll, `deferred` follow-up. */
+  /** The requeue's lane: `low` routine poll, `deferred` follow-up. */
   priority?: QueuePriority;
 }
 
 /** The create's subscription as the status shows it. */
 export type Subscription = ManagedFacts["subscription"];
 
-/** The answer of a step: an outcome, or the step the dispatcher runs next. */
+/**
+ * The answer of a step: the outcome that ends the reconcile, or the step the dispatcher
+ * runs next (reconciler.ts). Observe's `binding`: the write that binds the id, under way;
+ * Poll's `justOrdered`: the create was sent in this reconcile, its key not written yet.
+ */
 export type Next<R> =
-  /** The reconcile ends with this outcome. */
   | { step: "Done"; outcome: Outcome<R> }
-  /** Observe (and update) `externalId`; `binding`: the write that binds it, under way. */
   | { step: "Observe"; externalId: string; subscription?: Subscription; binding?: Promise<unknown> }
-  /** Poll the create's subscription `key`; `justOrdered`: sent in this reconcile, key unwritten. */
   | { step: "Poll"; key: string; pending: CreatePending | undefined; justOrdered?: boolean }
-  /** Look the resource of an unfinished create up by its client token. */
   | { step: "Lookup"; pending: CreatePending }
-  /** Place a new order (a marker whose create was never sent was dropped). */
   | { step: "Create" }
   /** The create failed remotely for this generation: wait for a spec change. */
   | { step: "CreateFailed" }
-  /** The binding is refused (tenancy.ts): nothing is changed. */
   | { step: "Refused"; refusal: BindingRefusal }
   /** The create's outcome cannot be known (`why`); the user decides. */
   | { step: "Unknown"; why: string };
 
-/** The Synced=True condition of a successful reconcile. */
+type PollOptions = { pollIntervalMs: number; subscriptionPollMs?: number };
+
+export const DEFAULT_SUBSCRIPTION_POLL_MS = 1_000;
+
+/** The first poll of a pending subscription: the loop's `subscriptionPollMs`, else the default. */
+export function firstSubscriptionPollMs(options: { subscriptionPollMs?: number }): number {
+  return options.subscriptionPollMs ?? DEFAULT_SUBSCRIPTION_POLL_MS;
+}
+
+/** The requeue while a subscription is pending: half its age (NaN: `firstMs`), within the bounds. */
+export function subscriptionPollDelay(ageMs: number, firstMs: number, maxMs: number): number {
+  if (!Number.isFinite(ageMs) || ageMs < 0) return Math.min(firstMs, maxMs);
+  return Math.min(Math.max(firstMs, Math.round(ageMs / 2)), Math.max(firstMs, maxMs));
+}
+
+/** {@link subscriptionPollDelay} from the first subscription poll up to the poll interval. */
+export function agingPollMs(ageMs: number, options: PollOptions): number {
+  return subscriptionPollDelay(ageMs, firstSubscriptionPollMs(options), options.pollIntervalMs);
+}
+
+/** The requeue while something should end soon: five first polls, at most the poll interval. */
+export function soonPollMs(options: PollOptions) {
+  return Math.min(options.pollIntervalMs, 5 * firstSubscriptionPollMs(options));
+}
+
 export const SYNCED_OK: ReadyState = { status: "True", reason: "ReconcileSuccess", message: "" };
 
 /** Ready=False Creating: the remote resource is on its way, with what it waits for. */
@@ -79,12 +104,11 @@ export function creatingReady(message: string): ReadyState {
   return { status: "False", reason: "Creating", message };
 }
 
-/** The step that ends the reconcile with `outcome`. */
 export function done<R>(outcome: Outcome<R>): Next<R> {
   return { step: "Done", outcome };
 }
 
-/** Messages that wrap the cause of a failed step (constants around the cause). */
+/** Messages that wrap the cause of a failed step. */
 export const ERR = {
   operations: "will not order the remote resource",
   preflight: "cannot check the spec against the service before ordering",
@@ -98,9 +122,8 @@ export const ERR = {
 } as const;
 
 /**
- * Re-throws `err` as a RetryableError or TerminalError (by `isTerminal`) whose message
- * is `what: cause` and whose reason is the cause's own PascalCase reason, if any. A
- * ConflictError stays one: the runtime retries it quietly, whatever step wrote.
+ * `err` as a RetryableError or TerminalError (by `isTerminal`): message `what: cause`,
+ * the cause's own reason if any. A ConflictError stays one: the runtime retries it quietly.
  */
 export function wrapError(what: string, err: unknown): Error {
   if (err instanceof ConflictError) return err;
@@ -116,7 +139,7 @@ export function wrapError(what: string, err: unknown): Error {
       });
 }
 
-/** Runs one remote step, wrapping its failure as `what: cause` (see {@link wrapError}). */
+/** Runs one remote step, its failure wrapped as `what: cause` ({@link wrapError}). */
 export async function step<V>(what: string, fn: () => Promise<V>): Promise<V> {
   try {
     return await fn();
@@ -125,16 +148,12 @@ export async function step<V>(what: string, fn: () => Promise<V>): Promise<V> {
   }
 }
 
-/** Connects a kind to the account of an object, for the calls of one reconcile. */
 export type Connect<T extends ManagedObject, R, Refs> = (
   obj: T,
   calls: CallContext,
 ) => KindClient<T, R, Refs>;
 
-/**
- * crossplane-runtime's Connect: the kind's client for the object's connection, its
- * service calls made under `calls` (routine or not, the reconcile's abort signal).
- */
+/** crossplane-runtime's Connect: the kind's client for an object's account, under `calls`. */
 export function connector<T extends ManagedObject, R, Refs>(
   kind: ManagedKind<T, R, Refs>,
   connections: ConnectionSource,
@@ -149,13 +168,13 @@ export function connector<T extends ManagedObject, R, Refs>(
 export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   /** What the kind's client gets: not the Kubernetes client or the cache. */
   readonly call: ManagedCall<T, Refs>;
-  /** The kind's {@link resolveReferences} answer; undefined before it ran or without one. */
+  /** The kind's {@link resolveReferences} answer, once it ran. */
   resolution: ReferenceResolution<Refs | undefined> | undefined;
-  /** The loop's annotations of `obj` (create-protocol.ts), parsed once per write. */
+  /** The create protocol's annotations of `obj` (decisions.ts), parsed once per write. */
   state: CreateState;
-  /** The `aidc.io/reconcile-requested-at` this reconcile handles (decisions.ts). */
+  /** The `aidc.io/reconcile-requested-at` this reconcile handles. */
   readonly reconcileRequest: string | undefined;
-  /** How its service calls go (decisions.ts, `callsOf`); work from {@link changing} on. */
+  /** How its service calls go (`callsOf`); work from {@link changing} on. */
   calls: CallContext;
   private connected: KindClient<T, R, Refs> | undefined;
 
@@ -186,11 +205,7 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     };
   }
 
-  /**
-   * The kind's client for the object's account and {@link calls}, connected at first use
-   * (a step that calls nothing remote needs no connection); throws when the connection
-   * is missing or refuses the namespace.
-   */
+  /** The kind's client for the object's account, connected at first use (throws without one). */
   get client(): KindClient<T, R, Refs> {
     this.connected ??= this.connect(this.obj, this.calls);
     return this.connected;
@@ -203,16 +218,14 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     this.connected = undefined;
   }
 
-  /** What the object's spec.managementPolicies let the loop do (decisions.ts). */
   get policies(): Policies {
     return policiesOf(this.obj);
   }
 
   /**
-   * The reference step (crossplane-runtime's ReferenceResolver): before anything remote,
-   * the kind reads what the object refers to from the cache (its own namespace) and
-   * answers what the client needs, or why the object must wait. Create-only references
-   * (`referencesForCreateOnly`) count as resolved once the object is `bound`.
+   * The reference step (crossplane-runtime's ReferenceResolver): the kind reads what the
+   * object refers to from the cache (its namespace) and answers what the client needs, or
+   * why the object must wait. Create-only references count as resolved once `bound`.
    */
   resolveReferences(bound: boolean): void {
     const { kind, obj } = this;
@@ -220,33 +233,24 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     else if (kind.referencesForCreateOnly && bound) {
       this.resolution = { resolved: true, refs: undefined };
     } else {
-      const namespace = obj.metadata?.namespace ?? "";
-      this.resolution = kind.resolveReferences(
-        obj,
-        referenceReader(this.ctx.cache, namespace, bound),
-      );
+      const reader = referenceReader(this.ctx.cache, obj.metadata?.namespace ?? "", bound);
+      this.resolution = kind.resolveReferences(obj, reader);
     }
   }
 
-  /** See {@link ManagedCall.refs}. */
   get refs(): Refs | undefined {
     return this.resolution?.resolved ? this.resolution.refs : undefined;
   }
 
-  /** True when the kind resolves references and they do not resolve now. */
   get unresolved(): (ReferenceResolution<Refs> & { resolved: false }) | undefined {
     return this.resolution && !this.resolution.resolved ? this.resolution : undefined;
   }
 
-  /** The id in the spec that adopts a remote resource, if the kind has one. */
   get adoptId(): string | undefined {
     return this.kind.adoptId?.(this.obj);
   }
 
-  /**
-   * Sets (string) or removes (null) annotations; the same write adds the finalizer if
-   * missing, so a create's `create-pending` carries it before anything is ordered.
-   */
+  /** Sets (string) or removes (null) annotations, and the finalizer if missing, in one write. */
   async annotate(annotations: Record<string, string | null>): Promise<T> {
     this.obj = (await setAnnotations(this.ctx.kube, this.kind.resource, this.obj, annotations, {
       finalizer: this.kind.finalizer,
@@ -258,8 +262,7 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
   /** The facts the loop's annotations and the previous status show. */
   facts(): ManagedFacts {
     const { state } = this;
-    const prev = (this.obj.status as { subscription?: ManagedFacts["subscription"] } | undefined)
-      ?.subscription;
+    const prev = (this.obj.status as { subscription?: Subscription } | undefined)?.subscription;
     return {
       ...(state.externalId ? { externalId: state.externalId } : {}),
       ...(state.subscriptionKey ? { subscriptionKey: state.subscriptionKey } : {}),
@@ -278,7 +281,6 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     this.absences.delete(this.absenceKey);
   }
 
-  /** metadata.generation (0 when absent). */
   get generation(): number {
     return this.obj.metadata?.generation ?? 0;
   }
@@ -288,12 +290,10 @@ export class ManagedRun<T extends ManagedObject, R, Refs = unknown> {
     return this.ctx.clock.now().getTime() - Date.parse(at);
   }
 
-  /** A Normal event on the object. */
   normal(reason: EventReason, note: string): void {
     this.ctx.events.normal(this.obj, reason, note);
   }
 
-  /** A Warning event on the object. */
   warning(reason: EventReason, note: string): void {
     this.ctx.events.warning(this.obj, reason, note);
   }

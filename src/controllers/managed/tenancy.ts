@@ -12,7 +12,7 @@ import type { CacheReader, IndexFunc } from "../../runtime/cache.js";
 import { getCondition } from "../../runtime/object-writes.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { ManagedObject, OwnerMark, UnreadMark } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 
 /** Index name: objects of a kind by every remote id they claim. */
 export const BOUND_ID_INDEX = "byBoundId";

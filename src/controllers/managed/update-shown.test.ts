@@ -9,7 +9,7 @@ import {
 } from "../../../test/support/managed-world.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { Observation } from "./call.js";
-import { ANNOTATIONS } from "./create-protocol.js";
+import { ANNOTATIONS } from "./decisions.js";
 
 /**
  * A change the service accepts may show in its reads only later (a NAS scale shows in

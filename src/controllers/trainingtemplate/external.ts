@@ -34,8 +34,8 @@ import type {
   UnreadMark,
   UpdateResult,
 } from "../managed/call.js";
-import { ANNOTATIONS } from "../managed/create-protocol.js";
 import { createMayHaveHappened } from "../managed/create-recovery.js";
+import { ANNOTATIONS } from "../managed/decisions.js";
 import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
 import {
   BINDING_REFUSALS,
