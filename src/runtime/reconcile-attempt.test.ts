@@ -6,12 +6,8 @@ import { OwnWriteEchoFilter } from "./controller-runner.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { RuntimeMetrics } from "./metrics.js";
-import {
-  QUIET_ROUTINE_TIMEOUTS,
-  type ReconcileAttempt,
-  reconcileKey,
-  TerminalHolds,
-} from "./reconcile-attempt.js";
+import { type ReconcileAttempt, reconcileKey, TerminalHolds } from "./reconcile-attempt.js";
+import { QUIET_ROUTINE_TIMEOUTS } from "./reconcile-failure.js";
 import { type KubeObject, type ResourceDescriptor, systemClock } from "./resource.js";
 import { type QueuePriority, WorkQueue } from "./workqueue.js";
 
