@@ -1,11 +1,10 @@
 /**
- * Who may bind an object to which remote resource: every namespace shares one API key,
- * so the operator keeps tenants apart (docs/install.md, "Tenancy"): one object per remote
- * id in the cluster (the first claimant wins, {@link BOUND_ID_INDEX}), adoption of what
- * the operator did not create only where `adoption.namespaces` allows, and owner marks
- * (hashes of namespace and object) that refuse another namespace's resources. Pure rules,
- * and the loop's checks: {@link bindingConflict} before a claimed id is used,
- * {@link ownershipRefusal} after the remote record is read and before any change.
+ * Who may bind an object to which remote resource: every namespace shares one API key, so
+ * the operator keeps tenants apart (docs/install.md, "Tenancy"): one object per remote id
+ * (the first claimant wins), adoption only where `adoption.namespaces` allows, and owner
+ * marks (hashes of namespace and object) that refuse another namespace's resources. The
+ * loop checks {@link bindingConflict} before a claimed id is used and
+ * {@link ownershipRefusal} after the record is read, before any change.
  */
 import { createHash } from "node:crypto";
 import type { CacheReader, IndexFunc } from "../../runtime/cache.js";
@@ -21,17 +20,14 @@ export const BOUND_ID_INDEX = "byBoundId";
 export const ADOPTION_SETTING =
   "adoption.namespaces (operator config; chart value adoption.namespaces)";
 
-/** Terminal reasons of a refused binding (each ends in Refused). */
+/** Terminal reasons of a refused binding. */
 export const BINDING_REFUSALS = {
-  /** Another object in the cluster is bound to the id. */
   alreadyBound: "AlreadyBoundRefused",
-  /** The namespace may not adopt what the operator did not create for it. */
   adoption: "AdoptionRefused",
-  /** The remote resource's owner mark names another namespace. */
   ownedElsewhere: "OwnedElsewhereRefused",
 } as const;
 
-/** One refusal of a binding: a terminal condition, and nothing is called. */
+/** A refused binding: a terminal condition, and nothing is called. */
 export interface BindingRefusal {
   reason: (typeof BINDING_REFUSALS)[keyof typeof BINDING_REFUSALS];
   message: string;
@@ -39,7 +35,6 @@ export interface BindingRefusal {
 
 const REFUSAL_REASONS: ReadonlySet<string> = new Set(Object.values(BINDING_REFUSALS));
 
-/** True when `reason` is one of {@link BINDING_REFUSALS}. */
 export function isBindingRefusal(reason: string | undefined): boolean {
   return reason !== undefined && REFUSAL_REASONS.has(reason);
 }
@@ -57,10 +52,7 @@ export function adoptionRefusal(namespace: string, what: string): BindingRefusal
   };
 }
 
-/**
- * The refusal of raw `storageId` mounts: every id must be one a Ready NasVolume of the
- * namespace is bound to (`own`), unless the namespace may adopt.
- */
+/** Raw `storageId` mounts must name ids a Ready NasVolume of the namespace holds (`own`). */
 export function rawMountRefusal(
   namespace: string,
   ids: readonly string[],
@@ -77,7 +69,6 @@ function hash16(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
-/** The namespace part of {@link ownerMark}. */
 function namespaceMark(namespace: string): string {
   return hash16(`aidc.io/namespace:${namespace}`);
 }
@@ -87,7 +78,7 @@ export function ownerMark(namespace: string, name: string): OwnerMark {
   return { namespace: namespaceMark(namespace), object: hash16(`${namespace}/${name}`) };
 }
 
-/** The mark as text (`<namespace hash>.<object hash>`), for an env var or a description. */
+/** The mark as text (`<namespace hash>.<object hash>`). */
 export function formatOwnerMark(m: OwnerMark): string {
   return `${m.namespace}.${m.object}`;
 }
@@ -101,25 +92,23 @@ export function parseOwnerMark(text: string | undefined): OwnerMark | undefined 
 /** What the owner check knows about a bound remote resource. */
 export interface OwnershipInput {
   namespace: string;
-  /** The remote's mark; undefined when it carries none (not created by the operator). */
+  /** The remote's mark; undefined: none (not created by the operator). */
   mark: OwnerMark | UnreadMark | undefined;
-  /** The object's status already records this id: the operator bound it earlier. */
+  /** The object's status records this id: the operator bound it earlier. */
   alreadyBound: boolean;
-  /** The id came from this object's own create in this reconcile (its answer or result). */
+  /** The id came from this object's own create in this reconcile. */
   ownCreate?: boolean;
-  /** The namespace may adopt ({@link mayAdopt}). */
   adoptionAllowed: boolean;
-  /** What the id is, for messages ("NAS storage-1"). */
+  /** For messages ("NAS storage-1"). */
   what: string;
 }
 
 /**
- * Decides whether an object may act on the remote resource it is bound to: a mark of
- * its own namespace is its own (a restored object, a crash recovery, a re-adoption in
- * the namespace); a mark of another namespace is refused; no mark is an adoption, kept
- * when the operator had bound it before (the status says so) and otherwise allowed only
- * where adoption is. A mark the record does not show is judged as none, except that the
- * object's own create just answered is its own.
+ * Whether an object may act on the remote resource it is bound to: a mark of its own
+ * namespace is its own (a restored object, a crash recovery); another namespace's is
+ * refused; no mark is an adoption, kept when the status shows the operator bound it,
+ * else allowed only where adoption is. A mark the record does not show counts as none,
+ * except for the object's own create just answered.
  */
 export function decideOwnership(input: OwnershipInput): BindingRefusal | undefined {
   const own = namespaceMark(input.namespace);
@@ -152,11 +141,10 @@ function order(o: KubeObject, verified: (o: KubeObject) => boolean): [number, nu
 }
 
 /**
- * Refuses `self`'s claim on `id` when another claimant (from the index) precedes it:
- * one whose status already records the id (`verified`: the operator bound it, and
- * tenants cannot write status) comes first; then the older (creationTimestamp, whole
- * seconds), then the smaller uid. The other object is named only when it is in the
- * same namespace: naming another tenant's object would tell this tenant what it has.
+ * Refuses `self`'s claim on `id` when another claimant precedes it: one whose status
+ * records the id (`verified`: tenants cannot write status) first, then the older
+ * (creationTimestamp, whole seconds), then the smaller uid. The other is named only in the same namespace: naming another tenant's
+ * object would tell this tenant what it has.
  */
 export function decideFirstBinder(
   self: KubeObject,
@@ -191,16 +179,14 @@ export function decideFirstBinder(
 /** What the checks read of a managed kind (its `ManagedKind`, external-client.ts). */
 export interface BindingKind<T extends ManagedObject> {
   readonly resource: ResourceDescriptor;
-  /** The id in the spec that adopts a remote resource, if any. */
   adoptId?(obj: T): string | undefined;
   /** The remote id the object's status records (a verified binding). */
   statusId?(obj: T): string | undefined;
 }
 
 /**
- * The ids an object claims: the external-id annotation and the kind's spec id. The
- * index function ({@link boundIdIndex}): the cache runs it on every stored version of
- * every object of the kind, so it allocates no more than its answer.
+ * The ids an object claims: the external-id annotation and the kind's spec id. The cache
+ * runs it on every stored object of the kind, so it allocates no more than its answer.
  */
 export function claimedIds(obj: KubeObject, specId: string | undefined): string[] {
   const ready = getCondition(
@@ -220,7 +206,7 @@ export function boundIdIndex<T extends ManagedObject>(kind: BindingKind<T>): Ind
   return (o: KubeObject) => claimedIds(o, kind.adoptId?.(o as unknown as T));
 }
 
-/** What the id is, for messages: "the remote resource of this NasVolume". */
+/** "the remote resource of this NasVolume". */
 function what<T extends ManagedObject>(kind: BindingKind<T>): string {
   return `the remote resource of this ${kind.resource.kind}`;
 }
@@ -246,9 +232,8 @@ export function bindingConflict<T extends ManagedObject>(
 
 /**
  * Whether `obj` is bound to `remote` by hand (adopted), not by its own create: by the
- * spec's id (`adoptId`), or to a resource without this object's owner mark (the
- * `aidc.io/external-id` annotation set to another's resource). A kind whose client
- * reads no marks is adopted by the spec's id only.
+ * spec's id, or to a resource without this object's owner mark (a kind whose client reads
+ * no marks: by the spec's id only).
  */
 export function boundByHand<T extends ManagedObject, R>(
   client: { ownerOf?(remote: R): OwnerMark | UnreadMark | undefined },
@@ -263,10 +248,7 @@ export function boundByHand<T extends ManagedObject, R>(
   return !mark || "unread" in mark || mark.object !== ownerMark(namespace, name).object;
 }
 
-/**
- * The refusal when the remote record's owner mark (`client.ownerOf`; none: not checked)
- * does not let `obj` act on it; `ownCreate`: `id` came from the object's create just now.
- */
+/** The refusal when the record's owner mark does not let `obj` act on it (no `ownerOf`: none). */
 export function ownershipRefusal<T extends ManagedObject, R>(
   client: { ownerOf?(remote: R): OwnerMark | UnreadMark | undefined },
   kind: BindingKind<T>,
