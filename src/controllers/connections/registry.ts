@@ -1,10 +1,8 @@
 /**
- * Which service connection an object uses: its `spec.connectionRef`, else its
- * namespace's annotation {@link CONNECTION_ANNOTATION}, else the operator's default
- * connection (its config), which every namespace may use. A named ServiceConnection must
- * exist and allow the namespace, else nothing is sent; what it resolves to (its own
- * client, told its API key as its Secret changes) is client.ts's. The same choice labels
- * the metrics ({@link connectionMetricLabel}).
+ * Which service connection an object uses: its `spec.connectionRef`, else its namespace's
+ * annotation {@link CONNECTION_ANNOTATION}, else the operator's default connection, which
+ * every namespace may use. A named ServiceConnection must exist and allow the namespace,
+ * else nothing is sent; its client is client.ts's. The same choice labels the metrics.
  */
 import {
   CONNECTION_ANNOTATION,
@@ -28,7 +26,7 @@ import {
 } from "./client.js";
 import { ConnectionSecrets, connectionsNaming, SECRETS } from "./secrets.js";
 
-/** Core Namespaces (their connection annotation and their labels). */
+/** Core Namespaces (their connection annotation and labels). */
 export const NAMESPACES: ResourceDescriptor = {
   group: "",
   version: "v1",
@@ -48,7 +46,6 @@ export type ConnectionChoice =
   | { kind: "default" }
   | { kind: "named"; name: string; source: "connectionRef" | "namespace annotation" };
 
-/** What the choice needs to know of a namespace. */
 export interface NamespaceFacts {
   name: string;
   labels?: Record<string, string> | undefined;
@@ -76,7 +73,7 @@ export function chooseConnection(
   return { kind: "default" };
 }
 
-/** True when `labels` satisfy `selector` (metav1.LabelSelector; an empty selector matches all). */
+/** True when `labels` satisfy `selector` (metav1.LabelSelector; empty: all). */
 export function selectorMatches(
   selector: LabelSelector,
   labels: Record<string, string> | undefined,
@@ -99,10 +96,7 @@ export function selectorMatches(
   return true;
 }
 
-/**
- * True when the connection's `allowedNamespaces` lets `namespace` use it: listed by
- * name (or `*`), or matched by the selector. Nothing listed and no selector: none.
- */
+/** Whether `allowedNamespaces` lists `namespace` (or `*`) or selects it; nothing listed: none. */
 export function namespaceAllowed(
   spec: Pick<ServiceConnectionSpec, "allowedNamespaces">,
   namespace: NamespaceFacts,
@@ -114,28 +108,26 @@ export function namespaceAllowed(
   return allowed.selector !== undefined && selectorMatches(allowed.selector, namespace.labels);
 }
 
-/** Options of {@link ServiceConnections}. */
 export interface ServiceConnectionsOptions {
   /** The operator's default connection (its config), used when an object names none. */
   defaultClient: ServiceClient;
   defaultObjectStorage?: ObjectStorageSettings;
-  /** Builds a connection's client (cli/run.ts: the service config, the connection's settings). */
+  /** Builds a connection's client (cli/run.ts). */
   newClient: (settings: ConnectionClientSettings) => ServiceClient;
   /** The one namespace whose Secrets the operator reads; undefined: none. */
   secretNamespace?: string | undefined;
-  /** Learns every key and credential before it is sent. */
+  /** Learns every key and credential before it is sent, so no log or error shows it. */
   redactor?: SecretRedactor;
-  /** The proxy of a URL of the service or the object storage (cli/run.ts: the environment's); default none. */
+  /** The proxy of a URL of the service or the object storage; default none. */
   proxyFor?: ProxyResolver;
-  /** Asked before each call to the object storage is sent (ObjectStorageOptions.mayCall). */
+  /** Asked before each call to the object storage is sent. */
   mayCall?: () => boolean;
 }
 
 /** The connections of the process (the default and each ServiceConnection's), chosen per object. */
 export class ServiceConnections implements ConnectionSource {
-  /** The connections' Secrets, read from the cache (secrets.ts). */
   readonly secrets: ConnectionSecrets;
-  /** Whether a call to the object storage may be sent now (the service clients are built with theirs). */
+  /** Whether a call to the object storage may be sent now. */
   readonly mayCall: (() => boolean) | undefined;
   private cache: CacheReader | undefined;
   private readonly clients: ConnectionClients;
@@ -160,17 +152,15 @@ export class ServiceConnections implements ConnectionSource {
     };
   }
 
-  /** The proxy the object storage's calls take (the service clients are built with theirs). */
+  /** The proxy the object storage's calls take. */
   get proxyFor(): ProxyResolver | undefined {
     return this.options.proxyFor;
   }
 
-  /** The namespace whose Secrets are read, if any. */
   get secretNamespace(): string | undefined {
     return this.options.secretNamespace;
   }
 
-  /** The operator's default connection (its config), which objects naming none use. */
   get default(): ResolvedConnection {
     return this.defaultConnection;
   }
@@ -181,9 +171,8 @@ export class ServiceConnections implements ConnectionSource {
   }
 
   /**
-   * The connection `obj` uses. Throws a TerminalError `ConnectionNotAllowed` when it does
-   * not allow the object's namespace (external: the connection may change to allow it),
-   * and a RetryableError `ConnectionNotFound` when it does not exist.
+   * The connection `obj` uses; throws `ConnectionNotFound` (retryable) when it does not
+   * exist, `ConnectionNotAllowed` (terminal, external: it may change) when it refuses.
    */
   forObject(obj: ConnectionUser): ResolvedConnection {
     const namespace = this.namespaceOf(obj);
@@ -243,12 +232,11 @@ export class ServiceConnections implements ConnectionSource {
     return naming.map((n) => ({ namespace: "", name: n }));
   };
 
-  /** Forgets the client of a deleted connection and closes its idle sockets. */
+  /** Forgets the client of a deleted connection, its idle sockets closed. */
   forget(name: string): void {
     this.clients.forget(name);
   }
 
-  /** Closes every connection's idle sockets. */
   close(): void {
     this.clients.close();
   }
@@ -279,10 +267,9 @@ export class ServiceConnections implements ConnectionSource {
 export const MISSING_CONNECTION_LABEL = "_missing";
 
 /**
- * The metrics label function: a ServiceConnection is labelled with its own name; any
- * other object with the name of the connection it uses when that one exists, else
- * {@link MISSING_CONNECTION_LABEL} (so the label takes no more values than there are
- * connections, whatever users write); no object, with the default connection's.
+ * The metrics label: a ServiceConnection's own name; another object's connection when it
+ * exists, else {@link MISSING_CONNECTION_LABEL} (no more values than there are
+ * connections, whatever users write); no object: the default connection's.
  */
 export function connectionMetricLabel(connections: {
   chosenName(obj: KubeObject): string | undefined;
