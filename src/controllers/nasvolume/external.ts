@@ -1,9 +1,7 @@
 /**
- * The NasVolume's remote resource behind the generic managed reconciler: a NAS storage
- * of the service. Subscribes with the client token in the description, polls the NAS
- * subscription result, finds a lost create by the token through the NAS list, scales
- * by the difference (recorded in {@link SCALE_ANNOTATION} before the call), sets the
- * mount path, and deletes where a delete operation is configured.
+ * The NasVolume's client of the service: a NAS storage ordered with the client token in
+ * its description, found again by the token through the NAS list, scaled by the
+ * difference (recorded in {@link SCALE_ANNOTATION} before the call), its mount path set.
  */
 import { NAS_VOLUME_REASONS, type NasVolume } from "../../crds/nasvolume.js";
 import { rfc3339 } from "../../runtime/resource.js";
@@ -44,14 +42,9 @@ import {
   readScaleRecord,
 } from "./decisions.js";
 
-/** A NasVolume as the reconciler handles it. */
 export type NasVolumeObject = NasVolume;
 
-/**
- * Operations whose paths are assumptions and without which a NAS order cannot finish
- * or be observed: its subscription result, the NAS list (lookup by client token) and
- * the NAS detail.
- */
+/** Operations without which a NAS order cannot finish or be observed (paths assumed). */
 export const NAS_ORDER_OPERATIONS = ["getNasSubscriptionResult", "listNas", "getNas"] as const;
 
 /** The kind's `connect`: the NAS client of the account `conn`. */
@@ -69,9 +62,8 @@ export function nasName(obj: NasVolumeObject): string {
 }
 
 /**
- * Whether a NAS record from the list carries what the status and the checks need: the
- * state, the quota and the used amount, and the description (the owner mark). Where the
- * list leaves one out, the object's poll reads the detail.
+ * Whether a listed NAS record has what the status and checks need (the description: the
+ * owner mark); else the poll reads the detail.
  */
 export function listRecordSuffices(nas: NasInstance): boolean {
   return (
@@ -82,7 +74,6 @@ export function listRecordSuffices(nas: NasInstance): boolean {
   );
 }
 
-/** The ExternalClient of NasVolume. */
 export class NasExternalClient implements KindClient<NasVolumeObject, NasInstance> {
   constructor(
     private readonly service: AccountCalls,
@@ -265,7 +256,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     return "InProgress";
   }
 
-  /** A refusal when the product's bounds do not allow `toGB` (checked before a scale). */
+  /** A refusal when the product's bounds do not allow `toGB` (before a scale). */
   private async capacityRefusal(
     obj: NasVolumeObject,
     toGB: number,
