@@ -1,12 +1,9 @@
 /**
- * Pure decisions and status of the NasVolume (no I/O; external.ts makes the calls): the
- * preflight verdict and the capacity rule (the operator's reading of the spec; the
- * emulator has its own, src/emulator/kinds/nasvolume.capacity.ts), what a spec change
- * asks of a storage (the mount path; a scale, capacity.ts), Ready, the phase, the status
- * fields from the remote record, and LateInitialize (capacityGB and mountPath, where the
- * service's values pass the spec's rules).
+ * Pure decisions and status of the NasVolume (external.ts makes the calls): the preflight
+ * and the capacity rule (the emulator reads the spec on its own,
+ * src/emulator/kinds/nasvolume.capacity.ts), what a spec change asks (a scale:
+ * capacity.ts), Ready, the phase, the status fields, and LateInitialize.
  */
-
 import { CATALOG_LABELS } from "../../crds/catalog.js";
 import { INTEGER_LIMITS, MOUNT_PATH_PATTERN } from "../../crds/fields.js";
 import {
@@ -53,7 +50,7 @@ export interface PreflightInput {
   products: NasProduct[];
   /** The nas-storage-available answer; undefined when not asked (no product found). */
   available: boolean | undefined;
-  /** The object's ServiceConnection (undefined: the default), whose catalog a refusal names. */
+  /** The object's ServiceConnection, whose catalog a refusal names. */
   connection?: string | undefined;
 }
 
@@ -94,11 +91,7 @@ export function nasCapacityRefusal(product: NasProduct, capacityGB: number): str
   return undefined;
 }
 
-/**
- * The preflight verdict: the product exists (for the aidcId), the capacity is allowed
- * (within paramValueMin/Max, or equal to paramValue without bounds), and the product
- * is available. Undefined when the order may be placed.
- */
+/** Why the order may not be placed: no such product, a capacity refused, not available. */
 export function preflightVerdict(input: PreflightInput): PreflightRefusal | undefined {
   const where = input.aidcId === undefined ? "" : ` in compute center ${input.aidcId}`;
   const product = findProduct(input.products, input.productCode, input.aidcId);
@@ -126,11 +119,9 @@ export function preflightVerdict(input: PreflightInput): PreflightRefusal | unde
   return undefined;
 }
 
-/** The remote facts a sync decision needs. */
+/** The spec and remote facts a sync decision needs (a desired value undefined: keep). */
 export interface SyncInput extends CapacityInput {
-  /** spec.capacityGB (undefined: keep whatever the storage has). */
   desiredGB: number | undefined;
-  /** spec.mountPath (undefined: keep). */
   desiredMountPath: string | undefined;
   mountPath: string | undefined;
 }
@@ -138,10 +129,7 @@ export interface SyncInput extends CapacityInput {
 /** One change the sync asks for, or why it cannot be made now. */
 export type SyncAction = { action: "SetMountPath"; mountPath: string } | CapacityAction;
 
-/**
- * What to do for the spec: the mount path first (idempotent), then capacity, when the
- * spec's differs from the quota (capacity.ts decides how).
- */
+/** What to do for the spec: the mount path first (idempotent), then capacity (capacity.ts). */
 export function decideSync(input: SyncInput): SyncAction[] {
   const actions: SyncAction[] = [];
   if (input.desiredMountPath !== undefined && input.desiredMountPath !== input.mountPath) {
@@ -167,7 +155,6 @@ export function nasReady(remoteStatus: string | undefined): ReadyState {
   };
 }
 
-/** The phase for what is known. */
 export function nasPhase(input: {
   remoteStatus: string | undefined;
   subscription: "Pending" | "Succeeded" | "Failed" | undefined;
@@ -185,7 +172,6 @@ export function nasPhase(input: {
   return "Unknown";
 }
 
-/** Copies `v` into `out[k]` when it is defined. */
 function put<K extends keyof NasVolumeStatus>(
   out: NasVolumeStatus,
   k: K,
@@ -203,11 +189,7 @@ export const NAS_FACT_FIELDS = [
   "lastScale",
 ] as const;
 
-/**
- * The NasVolume status (without conditions) from the facts and the remote record;
- * without a remote record, only {@link NAS_FACT_FIELDS} (the loop keeps the previous
- * remote fields).
- */
+/** The status without conditions; without a remote record only {@link NAS_FACT_FIELDS}. */
 export function nasStatus(
   obj: NasVolumeObject,
   facts: ManagedFacts,
