@@ -1,9 +1,8 @@
 /**
- * The whole reason table of a set of kinds: the shared table (reasons.ts) with its kind
- * groups resolved against the kinds, and each kind's own reasons (the `reasons` of its
- * CrdDefinition). src/crds/index.ts builds the one of the registered kinds, `REASONS`,
- * which the controllers, the Argo CD generator and docs/conditions.md read, and from
- * which it derives the kstatus conditions (`kstatusCondition`).
+ * The whole reason table of a set of kinds: the shared rows (reasons.ts) with their kind
+ * groups resolved, and each kind's own `reasons`. src/crds/index.ts builds `REASONS`, read
+ * by the controllers, the Argo CD generator and docs/conditions.md, and the kstatus
+ * conditions derive from it.
  */
 import type { CrdDefinition } from "./definition.js";
 import { CONDITION_REASONS, type ReasonEntry, type ReasonState } from "./reasons.js";
@@ -34,7 +33,6 @@ export interface KstatusCondition {
   message: string;
 }
 
-/** The kstatus condition types. */
 const KSTATUS_TYPES: readonly string[] = ["Reconciling", "Stalled"];
 
 /** The conditions whose Terminal reason stalls the object. */
@@ -44,7 +42,6 @@ function describeCondition(c: ConditionView): string {
   return `${c.type} is ${c.status}${c.message ? `: ${c.message}` : ""}`;
 }
 
-/** The reason table of a set of kinds (see the module comment). */
 export class ReasonTable {
   private readonly rows = new Map<string, KindReasonEntry>();
 
@@ -90,30 +87,20 @@ export class ReasonTable {
     }
   }
 
-  /** The row of `reason`, or undefined for a string that is not one of ours. */
+  /** The row of `reason`; undefined for a string that is not one of ours. */
   entry(reason: string): KindReasonEntry | undefined {
     return this.rows.get(reason);
   }
 
-  /** The state of `reason`, or undefined for a string that is not one of ours. */
   stateOf(reason: string): ReasonState | undefined {
     return this.rows.get(reason)?.state;
   }
 
   /**
-   * The kstatus condition implied by `conditions` (their Reconciling and Stalled are
-   * ignored) under this table: Stalled, Reconciling, or none. These are the conditions
-   * Flux, kpt and `kubectl wait` read; both are "abnormal-true" and, as in Flux's own
-   * objects, present only when True (`withKstatusConditions` of
-   * src/runtime/object-writes.ts sets it and removes the other):
-   *
-   * - `Stalled=True` when `Ready` or `Synced` is not True with a Terminal reason: the
-   *   operator will not get further without a person. Its reason is that reason.
-   * - `Reconciling=True` otherwise, when any condition has an UnderWay reason (a
-   *   create, an update, a deletion, a retry, a wait for a referenced object). Its
-   *   reason is that reason.
-   *
-   * With neither, kstatus reads `Ready`: True is Current, anything else InProgress.
+   * The kstatus condition (read by Flux, kpt, `kubectl wait`; present only when True)
+   * that `conditions` imply: `Stalled` when Ready or Synced is not True with a Terminal
+   * reason (a person must act), else `Reconciling` when any has an UnderWay reason, each
+   * with that reason; else none, and kstatus reads Ready.
    */
   kstatusCondition(conditions: readonly ConditionView[]): KstatusCondition | undefined {
     const others = conditions.filter((c) => !KSTATUS_TYPES.includes(c.type));
@@ -140,7 +127,6 @@ export class ReasonTable {
     return undefined;
   }
 
-  /** True when `reason` is one of the operator's reasons. */
   has(reason: string): boolean {
     return this.rows.has(reason);
   }
