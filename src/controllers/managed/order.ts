@@ -1,13 +1,11 @@
 /**
- * The steps of an order (the create protocol of decisions.ts). Create places it: the kind's checks
- * before ordering, the pending marker with a fresh client token, the create call, and
- * what its answer binds (an id at once: Observe; a subscription: Poll). Poll follows
- * the subscription, at once after the create and then at growing intervals: pending,
- * failed (what the service made anyway, found by the client token, is bound), or
- * succeeded, when the resource is bound by the id the subscription names or,
- * when it names none, by the create's client token (Observe; Unknown when neither finds
- * it). An order that resolves at its first poll is bound in one write (the id and the
- * key together) and told by one Event (Created); CreateRequested when it does not.
+ * The steps of an order (the create protocol of decisions.ts). Create: the kind's checks,
+ * the pending marker with a fresh client token, the create, and what its answer binds (an
+ * id: Observe; a subscription: Poll). Poll follows the subscription, at once and then at
+ * growing intervals: pending; failed (what the service made anyway, found by the token, is
+ * bound); succeeded, bound by the id it names, else by the token (Unknown when neither
+ * finds it). An order resolved at its first poll is bound in one write and told by one
+ * Event (Created); CreateRequested when it is not.
  */
 import { REASONS } from "../../crds/index.js";
 import { capFreeText } from "../../runtime/object-writes.js";
@@ -44,11 +42,7 @@ import {
   wrapError,
 } from "./run.js";
 
-/**
- * A create that is not placed (unresolved references or a preflight refusal): Ready and
- * Synced False with the reason, and an event (Normal for a wait on something on its
- * way, Warning otherwise).
- */
+/** A create not placed (references, preflight): Ready and Synced False, and an Event. */
 function refusedCreate<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   refusal: PreflightRefusal,
