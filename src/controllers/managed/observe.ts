@@ -68,10 +68,7 @@ async function fromList<T extends ManagedObject, R>(
   });
 }
 
-/**
- * LateInitialize (spec.managementPolicies): the unset spec fields the kind fills from
- * `remote`, written to the spec (the only spec write of the loop) with a Normal event.
- */
+/** LateInitialize: unset spec fields the kind fills from `remote` (the loop's only spec write). */
 async function lateInitialize<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   remote: R,
@@ -90,10 +87,9 @@ async function lateInitialize<T extends ManagedObject, R>(
 }
 
 /**
- * An Event when the remote resource's state turns Ready to a reason a person must hear
- * of without watching the conditions: a Warning for a terminal state (a failed task, a
- * resource gone), a Normal one for a resting state (a stopped task); once per change of
- * the Ready reason, so a poll that finds the same state records nothing.
+ * An Event when Ready turns to a reason a person must hear of: a Warning for a Terminal
+ * one (a failed task, a resource gone), a Normal one for a Resting one (a stopped task);
+ * once per change of the Ready reason.
  */
 function announceReady<T extends ManagedObject, R>(run: ManagedRun<T, R>, ready: ReadyState) {
   if (getCondition(run.obj.status?.conditions, "Ready")?.reason === ready.reason) return;
@@ -103,10 +99,7 @@ function announceReady<T extends ManagedObject, R>(run: ManagedRun<T, R>, ready:
   else if (state === "Resting") run.normal(ready.reason, note);
 }
 
-/**
- * Synced=False when the policies forbid Update: the kind's refusal if the spec asks what
- * the operator refuses, else DriftDetected (the remote resource differs).
- */
+/** Synced=False when the policies forbid Update: the kind's refusal, else DriftDetected. */
 function driftDetected<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   differs: readonly string[] | undefined,
@@ -157,11 +150,9 @@ async function readRemote<T extends ManagedObject, R>(
 }
 
 /**
- * The read of a resource just bound, made while its binding write (`binding`, the
- * `aidc.io/external-id` annotation) is on its way: a read changes nothing, so it need
- * not wait, and everything after it (an update, the status) waits for the binding.
- * A failed binding fails the step; the read's own failure counts only once the
- * binding is written.
+ * The read of a resource just bound, made while its binding write is on its way: a read
+ * changes nothing, so it need not wait; everything after it waits for the binding. A
+ * failed binding fails the step; the read's failure counts only once the binding is written.
  */
 async function readWhileBinding<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
@@ -175,11 +166,7 @@ async function readWhileBinding<T extends ManagedObject, R>(
   return read.value;
 }
 
-/**
- * Observes `externalId` and, when the spec asks for a change, updates it. `binding`:
- * the write that binds `externalId` to the object, still under way (see
- * {@link readWhileBinding}); the outcome is computed once it is written.
- */
+/** Observes `externalId`, updated when the spec asks; `binding`: see {@link readWhileBinding}. */
 export async function observe<T extends ManagedObject, R>(
   run: ManagedRun<T, R>,
   externalId: string,
