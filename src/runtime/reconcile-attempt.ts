@@ -9,14 +9,11 @@ import type { ReconcileContext } from "./controller.js";
 import { DEFAULT_HOLD_BACKOFF } from "./defaults.js";
 import { ReconcileTimeoutError } from "./errors.js";
 import { type BackoffOptions, ExponentialBackoff } from "./fair-lanes.js";
-import { writtenKey } from "./kube.js";
-import { type FailedAttempt, onFailure, quietTimeout } from "./reconcile-failure.js";
+import { type FailedAttempt, reconcileFailed } from "./reconcile-failure.js";
 import { type KubeObject, parseKey, withDeadline } from "./resource.js";
 
 /** What one reconcile of a key needs of its running controller (controller-runner.ts). */
 export interface ReconcileAttempt extends FailedAttempt {
-  /** Aborted when the controller stops past its drain bound. */
-  readonly signal: AbortSignal;
   readonly terminal: TerminalHolds;
 }
 
@@ -66,15 +63,7 @@ export async function reconcileKey(a: ReconcileAttempt, keyString: string): Prom
     }
     log.debug({ requeueAfterMs: after }, "reconciled");
   } catch (err) {
-    // Aborted by the controller's stop or a lost leadership: not the object's failure, so
-    // no Event, condition or backoff; whoever leads next reconciles it.
-    if (a.signal.aborted) log.debug({ err }, "reconcile aborted: the controller is stopping");
-    else if (!quietTimeout(a, keyString, err)) {
-      // The reconcile's own last write of the object is newer than a cache behind it.
-      const cached = a.rt.cache.get(def.primary, key);
-      const obj = cached && (written.get(writtenKey(def.primary, key)) ?? cached);
-      await onFailure(a, keyString, err, ctx, obj);
-    }
+    await reconcileFailed(a, keyString, err, ctx, written);
   } finally {
     a.rt.metrics.activeWorkers.dec(labels);
     a.rt.metrics.reconcileTime.observe(labels, (a.rt.clock.now().getTime() - started) / 1000);

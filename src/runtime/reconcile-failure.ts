@@ -1,7 +1,7 @@
 /**
- * What a failed reconcile does to its key (reconcile-attempt.ts calls here): a terminal
- * error holds it, any other retries it, and a look behind work that reached its deadline
- * looks again quietly.
+ * What a reconcile that threw does to its key (reconcile-attempt.ts calls here): nothing
+ * when the controller aborted it, a terminal error holds it, any other retries it, and a
+ * look behind work that reached its deadline looks again quietly.
  */
 import type { Logger } from "pino";
 import type { ControllerDefinition, ReconcileContext } from "./controller.js";
@@ -16,6 +16,7 @@ import {
   RetryableError,
   requeueAfterOf,
 } from "./errors.js";
+import { writtenKey } from "./kube.js";
 import type { KubeObject } from "./resource.js";
 import type { WorkQueue } from "./workqueue.js";
 
@@ -33,6 +34,32 @@ export interface FailedAttempt {
   readonly echoes: { onlyOwnEchoes(key: string): boolean };
   /** Routine looks that reached the deadline in a row, by key ({@link quietTimeout}). */
   readonly quietTimeouts: Map<string, number>;
+  /** Aborted when the controller stops past its drain bound. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A reconcile of `keyString` that threw. Aborted by the controller's stop or a lost
+ * leadership, it is not the object's failure: no Event, condition or backoff; whoever leads
+ * next reconciles it. `written`: the reconcile's own writes (`KubeClient.forReconcile`).
+ */
+export async function reconcileFailed(
+  a: FailedAttempt,
+  keyString: string,
+  err: unknown,
+  ctx: ReconcileContext,
+  written: ReadonlyMap<string, KubeObject>,
+): Promise<void> {
+  if (a.signal.aborted) {
+    ctx.log.debug({ err }, "reconcile aborted: the controller is stopping");
+    return;
+  }
+  if (quietTimeout(a, keyString, err)) return;
+  // The reconcile's own last write of the object is newer than a cache behind it.
+  const { primary } = a.definition;
+  const cached = a.rt.cache.get(primary, ctx.key);
+  const obj = cached && (written.get(writtenKey(primary, ctx.key)) ?? cached);
+  await onFailure(a, keyString, err, ctx, obj);
 }
 
 /** Deadlines in a row a look behind work reaches quietly before it fails as any reconcile. */
@@ -43,7 +70,7 @@ export const QUIET_ROUTINE_TIMEOUTS = 3;
  * likely waited behind work, so it looks again in its lane one deadline later, without
  * Event or condition, {@link QUIET_ROUTINE_TIMEOUTS} times in a row at most.
  */
-export function quietTimeout(a: FailedAttempt, keyString: string, err: unknown): boolean {
+function quietTimeout(a: FailedAttempt, keyString: string, err: unknown): boolean {
   const lane = a.queue.priorityOf(keyString);
   if (!(err instanceof ReconcileTimeoutError) || lane === undefined || lane === "normal") {
     return false;
@@ -67,7 +94,7 @@ export function quietTimeout(a: FailedAttempt, keyString: string, err: unknown):
  * A failed reconcile: a terminal error holds the key, any other is retried; then an Event
  * and the controller's `errorPolicy` (e.g. Synced=False) on `obj`.
  */
-export async function onFailure(
+async function onFailure(
   a: FailedAttempt,
   keyString: string,
   err: unknown,
