@@ -42,7 +42,7 @@ export interface ControllerRuntime {
   resyncJitter: number;
   /**
    * Longest a reconcile may hold a worker before it is abandoned and its key retried
-   * (see reconcile-attempt.ts). 0 or absent: no bound.
+   * (see controller-keys.ts). 0 or absent: no bound.
    */
   reconcileTimeoutMs?: number;
 }

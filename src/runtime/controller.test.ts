@@ -146,7 +146,7 @@ function harness(
 
 /**
  * Runs what is due now without moving fake time, turns of the real event loop included
- * (a worker takes one between keys: controller-runner.ts).
+ * (a worker takes one between keys: controller-keys.ts).
  */
 const settle = async () => {
   for (let i = 0; i < 20; i++) {

@@ -110,7 +110,7 @@ export interface ControllerDefinition {
   readonly primary: ResourceDescriptor;
   /**
    * Every change of a primary object enqueues it, also a change of status alone and the
-   * echo of this process's own write (see controller-runner.ts): for a controller that
+   * echo of this process's own write (see controller-keys.ts): for a controller that
    * acts on the status another controller writes. Default false.
    */
   readonly primaryStatusChanges?: boolean;

@@ -127,7 +127,7 @@ export function errorMessage(err: unknown): string {
 
 /**
  * What the runtime does with a key held by an {@link isExternalHold external} terminal
- * error, as said after the error's message (reconcile-attempt.ts's TerminalHolds).
+ * error, as said after the error's message (controller-keys.ts's TerminalHolds).
  */
 export const HOLD_RETRY_NOTE =
   "tried again on a slow backoff (holdBackoff), and at once when the object, its API key or its connection changes";

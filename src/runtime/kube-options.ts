@@ -44,7 +44,7 @@ export interface KubeClientOptions {
 /**
  * The reconcile a request is made for (`KubeClient.forReconcile`): it takes its flow's
  * share of the rate limit, and once its signal is aborted (abandoned at its deadline,
- * reconcile-attempt.ts) nothing more is sent, so it cannot write state computed before
+ * controller-keys.ts) nothing more is sent, so it cannot write state computed before
  * the deadline over what a newer reconcile saw.
  */
 export interface ReconcileView {

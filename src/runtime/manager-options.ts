@@ -64,7 +64,7 @@ export interface ManagerOptions {
   concurrency?: number;
   /**
    * Longest one reconcile may hold a worker before it is abandoned and its key retried
-   * (reconcile-attempt.ts). Default {@link DEFAULT_RECONCILE_TIMEOUT_MS}; 0: no bound.
+   * (controller-keys.ts). Default {@link DEFAULT_RECONCILE_TIMEOUT_MS}; 0: no bound.
    */
   reconcileTimeoutMs?: number;
   backoff?: Partial<BackoffOptions>;

@@ -1,5 +1,5 @@
 /**
- * What a reconcile that threw does to its key (reconcile-attempt.ts calls here): nothing
+ * What a reconcile that threw does to its key (controller-keys.ts calls here): nothing
  * when the controller aborted it, a terminal error holds it, any other retries it, and a
  * look behind work that reached its deadline looks again quietly.
  */
@@ -20,13 +20,13 @@ import { writtenKey } from "./kube.js";
 import type { KubeObject } from "./resource.js";
 import type { WorkQueue } from "./workqueue.js";
 
-/** What the failure policy needs of a reconcile's attempt (reconcile-attempt.ts). */
+/** What the failure policy needs of a reconcile's attempt (controller-keys.ts). */
 export interface FailedAttempt {
   readonly definition: ControllerDefinition;
   readonly rt: ControllerRuntime;
   readonly log: Logger;
   readonly queue: WorkQueue;
-  /** Holds a key after a terminal error (reconcile-attempt.ts's TerminalHolds). */
+  /** Holds a key after a terminal error (controller-keys.ts's TerminalHolds). */
   readonly terminal: {
     hold(key: string, obj: KubeObject | undefined, external: boolean): number | undefined;
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OwnWriteEchoFilter } from "./controller-runner.js";
+import { OwnWriteEchoFilter } from "./controller-keys.js";
 import type { StoreEvent } from "./informer-store.js";
 import type { KubeObject } from "./resource.js";
 

@@ -2,11 +2,15 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { InformerCache } from "./cache.js";
 import { controller, type Reconciler } from "./controller.js";
-import { OwnWriteEchoFilter } from "./controller-runner.js";
+import {
+  OwnWriteEchoFilter,
+  type ReconcileAttempt,
+  reconcileKey,
+  TerminalHolds,
+} from "./controller-keys.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { RuntimeMetrics } from "./metrics.js";
-import { type ReconcileAttempt, reconcileKey, TerminalHolds } from "./reconcile-attempt.js";
 import { QUIET_ROUTINE_TIMEOUTS } from "./reconcile-failure.js";
 import { type KubeObject, type ResourceDescriptor, systemClock } from "./resource.js";
 import { type QueuePriority, WorkQueue } from "./workqueue.js";
