@@ -262,12 +262,6 @@ export class TokenBucket {
     const elapsed = Math.max(0, this.clock.now().getTime() - this.last) / 1000;
     return this.tokens + elapsed * this.options.qps >= this.options.burst;
   }
-
-  /** Resolves when a token may be used. */
-  async take(): Promise<void> {
-    const delay = this.reserve();
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-  }
 }
 
 /**
