@@ -247,13 +247,18 @@ export class TokenBucket {
   /** Takes one token; returns the delay in ms until it may be used (0 when available). */
   reserve(): number {
     if (this.options.qps <= 0) return 0;
+    this.tokens = this.refill() - 1;
+    if (this.tokens >= 0) return 0;
+    return Math.ceil((-this.tokens / this.options.qps) * 1000);
+  }
+
+  /** Adds the tokens earned since the last refill; returns the tokens (a fraction, or a debt). */
+  refill(): number {
     const now = this.clock.now().getTime();
     const elapsed = Math.max(0, now - this.last) / 1000;
     this.last = now;
     this.tokens = Math.min(this.options.burst, this.tokens + elapsed * this.options.qps);
-    this.tokens -= 1;
-    if (this.tokens >= 0) return 0;
-    return Math.ceil((-this.tokens / this.options.qps) * 1000);
+    return this.tokens;
   }
 
   /** True when the bucket has refilled to its burst. */

@@ -169,10 +169,9 @@ export class FairTokenBucket {
   }
 }
 
-/** A token bucket whose tokens, while requests wait, go to the waiting flows in turn. */
+/** A {@link TokenBucket} whose tokens, while requests wait, go to the waiting flows in turn. */
 class TurnBucket {
-  private tokens: number;
-  private last: number;
+  private readonly bucket: TokenBucket;
   private readonly queues = new Map<string, Array<() => void>>();
   /** Flows with waiting requests, in turn order. */
   private readonly order: string[] = [];
@@ -182,17 +181,15 @@ class TurnBucket {
 
   constructor(
     private readonly options: TokenBucketOptions,
-    private readonly clock: Clock,
+    clock: Clock,
   ) {
-    this.tokens = options.burst;
-    this.last = clock.now().getTime();
+    this.bucket = new TokenBucket(options, clock);
   }
 
   async take(flow: string): Promise<void> {
     if (this.options.qps <= 0) return;
-    this.refill();
-    if (this.waiters === 0 && this.tokens >= 1) {
-      this.tokens -= 1;
+    if (this.waiters === 0 && this.bucket.refill() >= 1) {
+      this.bucket.reserve();
       return;
     }
     await new Promise<void>((resolve) => {
@@ -212,21 +209,13 @@ class TurnBucket {
     return this.waiters;
   }
 
-  private refill(): void {
-    const now = this.clock.now().getTime();
-    const elapsed = Math.max(0, now - this.last) / 1000;
-    this.last = now;
-    this.tokens = Math.min(this.options.burst, this.tokens + elapsed * this.options.qps);
-  }
-
   private schedule(): void {
     if (this.timer || this.waiters === 0) return;
-    const due = Math.max(0, Math.ceil(((1 - this.tokens) / this.options.qps) * 1000));
+    const due = Math.max(0, Math.ceil(((1 - this.bucket.refill()) / this.options.qps) * 1000));
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.refill();
-      while (this.tokens >= 1 && this.waiters > 0) {
-        this.tokens -= 1;
+      while (this.waiters > 0 && this.bucket.refill() >= 1) {
+        this.bucket.reserve();
         this.nextWaiter()();
       }
       this.schedule();
