@@ -75,8 +75,8 @@ export interface ListedBucket {
   creationDate?: Date;
 }
 
-/** Whether a bucket exists, as a HEAD answers it ("Owned" says it answers, not whose it is). */
-export type BucketPresence = "Absent" | "Owned" | "Forbidden";
+/** Whether a bucket exists, as a HEAD answers it (not whose it is: the account's list tells). */
+export type BucketPresence = "Absent" | "Present" | "Forbidden";
 
 /**
  * Where an account's object storage is and how to read its key pair (a connection's:

@@ -115,14 +115,14 @@ export class ObjectStorageClient {
   }
 
   /**
-   * Absent (404), Owned (200: it may be used, yet it may be another account's that
+   * Absent (404), Present (200: it may be used, yet it may be another account's that
    * grants this one s3:ListBucket; the account's bucket list tells) or Forbidden
    * (another account's).
    */
   async headBucket(bucket: string): Promise<BucketPresence> {
     try {
       await this.s3.send(new HeadBucketCommand({ Bucket: bucket }));
-      return "Owned";
+      return "Present";
     } catch (err) {
       return headRefusal(this.s3, bucket, err, () => this.listBuckets());
     }

@@ -73,7 +73,7 @@ describe("a Bucket whose S3 credentials lack one permission", () => {
     expect(await s3.client().headBucket(name)).toBe("Absent");
     await user.setPolicy(allS3But());
     await buckets.waitForCondition("nolist", "Ready", "True", "Available", 30_000);
-    expect(await s3.client().headBucket(name)).toBe("Owned");
+    expect(await s3.client().headBucket(name)).toBe("Present");
   });
 
   it("scoped to other buckets (no bucket list either): the HEAD's 403 names s3:ListBucket on the bucket, not s3:ListAllMyBuckets", async () => {
@@ -176,7 +176,7 @@ describe("a Bucket whose S3 credentials lack one permission", () => {
     expect(conditionOf(held, "Synced")?.message).toContain(
       `the S3 credentials need s3:PutBucketTagging on bucket ${name}`,
     );
-    expect(await s3.client().headBucket(name)).toBe("Owned");
+    expect(await s3.client().headBucket(name)).toBe("Present");
     await user.setPolicy(allS3But());
     await buckets.waitForCondition("notag", "Synced", "True", undefined, 30_000);
     const tags = await s3.client().getTags(name);

@@ -106,7 +106,7 @@ describe("Bucket forceDestroy under object lock", () => {
       RETENTION_MS + 10_000,
     );
     expect(conditionOf(held, "Ready")?.reason).toBe("BucketObjectLocked");
-    expect(await s3.client().headBucket(name)).toBe("Owned");
+    expect(await s3.client().headBucket(name)).toBe("Present");
 
     // The user lifts the hold: the next poll deletes the version, then the bucket.
     await c.send(
@@ -139,7 +139,7 @@ describe("Bucket forceDestroy under object lock", () => {
     await buckets.waitForCondition("orphaned", "Ready", "False", "BucketObjectLocked", 10_000);
     await buckets.patchSpec("orphaned", { deletionPolicy: "Orphan" });
     await buckets.waitForGone("orphaned", 20_000);
-    expect(await s3.client().headBucket(name)).toBe("Owned");
+    expect(await s3.client().headBucket(name)).toBe("Present");
     expect(await s3.client().countObjectVersions(name)).toEqual({ count: 1, more: false });
   });
 });

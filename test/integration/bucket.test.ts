@@ -221,7 +221,7 @@ describe("Bucket controller", () => {
     const obj = await buckets.waitForCondition("full", "Ready", "False", "BucketNotEmpty", 30_000);
     expect(conditionOf(obj, "Ready")?.message).toContain("holds 3 objects");
     expect(conditionOf(obj, "Stalled")).toMatchObject({ status: "True" });
-    expect(await s3.client().headBucket(name)).toBe("Owned");
+    expect(await s3.client().headBucket(name)).toBe("Present");
     await buckets.waitForEvents("full", ["BucketNotEmpty"]);
     for (const key of ["a", "b", "c"]) {
       await sdk().send(new DeleteObjectCommand({ Bucket: name, Key: key }));

@@ -42,7 +42,7 @@ describe("the local S3 server and the object storage client", () => {
     expect(await s3.headBucket("harness")).toBe("Absent");
     expect(await s3.createBucket("harness")).toBe("Created");
     expect(await s3.createBucket("harness")).toBe("AlreadyOwnedByYou");
-    expect(await s3.headBucket("harness")).toBe("Owned");
+    expect(await s3.headBucket("harness")).toBe("Present");
     const listed = (await s3.listBuckets()).find((b) => b.name === "harness");
     expect(listed?.creationDate).toBeInstanceOf(Date);
   });
@@ -199,7 +199,7 @@ describe("the local S3 server and the object storage client", () => {
     });
     try {
       await expect(before.listBuckets()).rejects.toBeInstanceOf(ObjectStorageCredentialsError);
-      expect(await s3.headBucket("harness")).toBe("Owned");
+      expect(await s3.headBucket("harness")).toBe("Present");
     } finally {
       before.close();
     }

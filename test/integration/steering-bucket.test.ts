@@ -52,7 +52,7 @@ describe("a paused Bucket", () => {
     await buckets.delete("held");
     await sleep(1_500);
     expect(await buckets.get("held")).toBeDefined();
-    expect(await client.headBucket(name)).toBe("Owned");
+    expect(await client.headBucket(name)).toBe("Present");
     await buckets.annotate("held", { "aidc.io/paused": null });
     await buckets.waitForGone("held", 30_000);
     expect(await client.headBucket(name)).toBe("Absent");

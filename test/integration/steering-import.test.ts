@@ -320,7 +320,7 @@ describe("observe-only import", () => {
     expect(await client.getTags(name)).toEqual({});
     await buckets().delete("bucket");
     await buckets().waitForGone("bucket", 30_000);
-    expect(await client.headBucket(name)).toBe("Owned");
+    expect(await client.headBucket(name)).toBe("Present");
   });
 });
 

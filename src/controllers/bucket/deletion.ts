@@ -34,7 +34,7 @@ export async function beforeBucketDelete(
       // Said unless it is gone: the loop records Deleted next.
       const presence = await s3.headBucket(name).catch(() => "Forbidden");
       const age = listedLate(call);
-      if (presence === "Owned" && age !== undefined) {
+      if (presence === "Present" && age !== undefined) {
         return {
           waiting: `the account's bucket list does not show bucket ${name} yet, ${Math.round(age / 1000)} s after this object was made (S3 lists new buckets eventually); listing it again before emptying and deleting it`,
           requeueAfterMs: LIST_AGAIN_MS,

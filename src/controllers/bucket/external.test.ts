@@ -77,13 +77,13 @@ describe("the Bucket's create", () => {
     },
     {
       reason: "a bucket of this account is not taken without spec.adopt",
-      head: "Owned",
+      head: "Present",
       spec: {},
       refusal: "BucketExistsNotAdopted",
     },
     {
       reason: "with spec.adopt it may be",
-      head: "Owned",
+      head: "Present",
       spec: { adopt: true },
       refusal: undefined,
     },
@@ -98,7 +98,7 @@ describe("the Bucket's create", () => {
       const refusal = await external.preflight(call(c.spec));
       expect(refusal?.reason).toBe(c.refusal);
       // The account's list decides whose a bucket its HEAD finds is (ownership.test.ts).
-      const listed = c.head === "Owned" && !("adopt" in c.spec) ? ["accountBuckets"] : [];
+      const listed = c.head === "Present" && !("adopt" in c.spec) ? ["accountBuckets"] : [];
       expect(calls).toEqual(["headBucket data", ...listed]);
     });
   }
@@ -124,14 +124,14 @@ describe("the Bucket's create", () => {
   });
 
   it("adopts with spec.adopt a bucket its HEAD finds, sending no CreateBucket (answered 200 by S3 in us-east-1)", async () => {
-    const { external, calls } = client({ headBucket: "Owned", listBuckets: [{ name: "data" }] });
+    const { external, calls } = client({ headBucket: "Present", listBuckets: [{ name: "data" }] });
     expect(await external.create(call({ adopt: true }), "t")).toEqual({ externalId: "data" });
     expect(calls).toEqual(["headBucket data", "listBuckets"]);
   });
 
   it("refuses with spec.adopt a bucket its HEAD finds but the account does not list: another account's that grants a read", async () => {
     const { external, calls } = client({
-      headBucket: "Owned",
+      headBucket: "Present",
       listBuckets: [],
       createBucket: "TakenElsewhere",
     });
@@ -160,7 +160,7 @@ describe("the Bucket's create", () => {
     const { external, calls } = client({
       createBucket: "Created",
       putTags: denied,
-      headBucket: "Owned",
+      headBucket: "Present",
       getVersioning: "Off",
       getLifecycle: [],
       getPolicy: undefined,
@@ -206,7 +206,7 @@ describe("the Bucket's update", () => {
 describe("a Bucket whose spec.exportTo.secretName may not be written", () => {
   const mark = formatOwnerMark(ownerMark("ns", "data"));
   const inSync = {
-    headBucket: "Owned",
+    headBucket: "Present",
     getVersioning: "Off",
     getLifecycle: [],
     getPolicy: undefined,
@@ -253,7 +253,7 @@ describe("a correction of a change made outside the cluster", () => {
   function storage() {
     const remote = { versioning: "Enabled" };
     const answers = {
-      headBucket: "Owned",
+      headBucket: "Present",
       getVersioning: () => remote.versioning,
       getLifecycle: [],
       getPolicy: undefined,

@@ -117,7 +117,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     // account's bucket that grants this one a read).
     const owned =
       call.obj.spec.adopt &&
-      (await s3.headBucket(name)) === "Owned" &&
+      (await s3.headBucket(name)) === "Present" &&
       (await s3.listBuckets()).some((b) => b.name === name);
     const answer = owned ? "AlreadyOwnedByYou" : await s3.createBucket(name);
     if (answer === "TakenElsewhere") {

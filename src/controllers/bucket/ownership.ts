@@ -77,7 +77,7 @@ export async function presenceRefusal(
       retry: true,
     };
   }
-  if (presence !== "Owned" || adopt) return undefined;
+  if (presence !== "Present" || adopt) return undefined;
   const l = await listing(s3, name);
   if (l.entry) {
     return {
@@ -109,7 +109,7 @@ export async function madeByCreate(
   name: string,
   create: SentCreate,
 ): Promise<string[]> {
-  if ((await s3.headBucket(name)) !== "Owned") return [];
+  if ((await s3.headBucket(name)) !== "Present") return [];
   const [tags, l] = await Promise.all([feature(() => s3.getTags(name)), listing(s3, name)]);
   if (notTheAccounts(l)) return [];
   const mark = isNotImplemented(tags) ? undefined : tags[OWNER_TAG];
