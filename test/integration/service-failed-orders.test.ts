@@ -84,7 +84,7 @@ describe("a service whose failed orders leave half-made resources", () => {
         outcome: "Failed",
         message: "quota exceeded",
       });
-      expect(await objects[kind].eventReasons(name)).toContain("CreateFailed");
+      await objects[kind].waitForEvents(name, ["CreateFailed"]);
       // A second look changes nothing: still one resource of the name.
       await new Promise((r) => setTimeout(r, 3_000));
       expect(named(kind, name)).toEqual([made]);

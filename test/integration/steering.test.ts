@@ -85,7 +85,7 @@ describe("spec.managementPolicies", () => {
     await nas.waitForGone("watched");
     expect(await writesTo(id)).toEqual([]);
     expect((await op.service.getNas(id)).quota).toBe("200");
-    expect(await nas.eventReasons("watched")).toContain("Orphaned");
+    await nas.waitForEvents("watched", ["Orphaned"]);
   });
 
   it("says a NAS adopted under a product it was not made with is misdescribed (FixedFieldsDiffer), on every poll, and changes nothing", async () => {
