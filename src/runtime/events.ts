@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { TokenBucket, type TokenBucketOptions } from "./fair-lanes.js";
 import type { KubeClient } from "./kube.js";
 import type { ReconcileView } from "./kube-options.js";
 import { type Clock, type KubeObject, type ResourceDescriptor, systemClock } from "./resource.js";
@@ -34,28 +35,22 @@ const SPAM_OBJECTS = 10_000;
 
 /** Per-object budget of new Events; an object whose budget is full again is forgotten. */
 class EventSpamFilter {
-  private readonly budgets = new Map<string, { tokens: number; at: number }>();
+  private readonly budgets = new Map<string, TokenBucket>();
 
   constructor(
-    private readonly burst: number,
-    private readonly refillMs: number,
+    private readonly rate: TokenBucketOptions,
+    private readonly clock: Clock,
   ) {}
 
-  allow(object: string, now: number): boolean {
-    const known = this.budgets.get(object);
-    const tokens = known ? this.refilled(known, now) : this.burst;
-    if (tokens < 1) return false;
-    this.budgets.set(object, { tokens: tokens - 1, at: now });
+  allow(object: string): boolean {
+    const budget = this.budgets.get(object) ?? new TokenBucket(this.rate, this.clock);
+    this.budgets.set(object, budget);
+    if (budget.refill() < 1) return false;
+    budget.reserve();
     if (this.budgets.size > SPAM_OBJECTS) {
-      for (const [key, b] of this.budgets) {
-        if (this.refilled(b, now) >= this.burst) this.budgets.delete(key);
-      }
+      for (const [key, b] of this.budgets) if (b.isFull()) this.budgets.delete(key);
     }
     return true;
-  }
-
-  private refilled(b: { tokens: number; at: number }, now: number): number {
-    return Math.min(this.burst, b.tokens + Math.max(0, now - b.at) / this.refillMs);
   }
 }
 
@@ -97,7 +92,11 @@ export class EventRecorder {
     this.clock = options.clock ?? systemClock;
     this.window = options.aggregationWindowMs ?? 6 * 60_000;
     this.seriesUpdateMs = options.seriesUpdateMs ?? 30_000;
-    this.spam = new EventSpamFilter(options.spamBurst ?? 25, options.spamRefillMs ?? 5 * 60_000);
+    const spamRefillMs = options.spamRefillMs ?? 5 * 60_000;
+    this.spam = new EventSpamFilter(
+      { burst: options.spamBurst ?? 25, qps: 1000 / spamRefillMs },
+      this.clock,
+    );
   }
 
   /** A view for one reconcile (`ctx.events`): its writes go through `kube.forReconcile`. */
@@ -133,7 +132,7 @@ export class EventRecorder {
       this.scheduleSeries(known);
       return;
     }
-    if (!this.spam.allow(object, now.getTime())) {
+    if (!this.spam.allow(object)) {
       this.options.log?.debug({ reason, object: meta.name }, "event dropped by the spam filter");
       return;
     }
