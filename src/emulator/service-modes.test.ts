@@ -5,6 +5,7 @@
  * is off by default.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { failure } from "../../test/support/service-contract.js";
 import {
   ServiceNotFoundError,
   ServiceRefusedError,
@@ -17,15 +18,6 @@ const nasOrder = {
   productCode: "nas.capacity.standard",
   storageParams: { name: "acting", description: "d" },
 };
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected a failure");
-}
 
 describe("acting faults and faults that leave endpoints out", () => {
   let svc: EmulatedService;

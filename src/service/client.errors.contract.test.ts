@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { failure } from "../../test/support/service-contract.js";
 import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
 import type { ServiceClient } from "./client.js";
 import { DEFAULT_ENDPOINTS, ENDPOINT_NAMES, type EndpointName } from "./endpoints.js";
@@ -89,15 +90,6 @@ const CALLS: Record<ClientOperation, Call> & Partial<Record<EndpointName, Call>>
 const ALL_ENABLED = Object.fromEntries(
   ENDPOINT_NAMES.map((n) => [n, `${DEFAULT_ENDPOINTS[n].method} ${DEFAULT_ENDPOINTS[n].path}`]),
 );
-
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to fail");
-}
 
 let svc: EmulatedService;
 let client: ServiceClient;

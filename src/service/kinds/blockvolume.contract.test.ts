@@ -6,8 +6,9 @@
  * refusals (attach twice, detach a detached volume, delete an attached one), and the
  * tolerant reading of other spellings of the record.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import { describe, expect, it } from "vitest";
+import { emulatorPerFile, failure } from "../../../test/support/service-contract.js";
+import type { EmulatedService } from "../../emulator/harness.js";
 import {
   ServiceInvalidRequestError,
   ServiceNotFoundError,
@@ -21,25 +22,9 @@ let svc: EmulatedService;
 let client: BlockVolumeService;
 const TRANSITION = 1000;
 
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to fail");
-}
-
-beforeAll(async () => {
-  svc = await startEmulatedService({
-    manualTime: true,
-    emulator: { volumeTransitionMs: TRANSITION },
-  });
+emulatorPerFile({ volumeTransitionMs: TRANSITION }, (started) => {
+  svc = started;
   client = new BlockVolumeService(svc.client);
-});
-afterAll(() => svc.stop());
-beforeEach(() => {
-  svc.emulator.state.reset();
 });
 
 const later = () => svc.clock?.advance(TRANSITION);

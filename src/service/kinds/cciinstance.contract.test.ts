@@ -2,8 +2,9 @@
  * Contract: the CCI instance operations (kinds/cciinstance.ts), client against the
  * emulator: list and filters, detail, error details and save-image.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import { describe, expect, it } from "vitest";
+import { emulatorPerFile, failure } from "../../../test/support/service-contract.js";
+import type { EmulatedService } from "../../emulator/harness.js";
 import type { ServiceClient } from "../client.js";
 import { DEFAULT_ENDPOINTS } from "../endpoints.js";
 import { ServiceNotFoundError } from "../errors.js";
@@ -12,23 +13,9 @@ let svc: EmulatedService;
 let client: ServiceClient;
 const DELAY = 500;
 
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to fail");
-}
-
-beforeAll(async () => {
-  svc = await startEmulatedService({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } });
+emulatorPerFile({ subscriptionDelayMs: DELAY }, (started) => {
+  svc = started;
   client = svc.newClient({ endpoints: { deleteNas: DEFAULT_ENDPOINTS.deleteNas.path } });
-});
-afterAll(() => svc.stop());
-beforeEach(() => {
-  svc.emulator.state.reset();
-  svc.emulator.requestLog.clear();
 });
 
 describe("CCI instances", () => {

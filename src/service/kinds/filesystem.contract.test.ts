@@ -4,8 +4,9 @@
  * detail with its mounts, the states over time, the refusals, and the deletes (also
  * missing, as a service without them answers).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { emulatorPerFile, failure } from "../../../test/support/service-contract.js";
+import type { EmulatedService } from "../../emulator/harness.js";
 import {
   ServiceInvalidRequestError,
   ServiceNotFoundError,
@@ -20,24 +21,12 @@ let svc: EmulatedService;
 let client: FileSystemOperations;
 const DELAY = 500;
 
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to fail");
-}
-
-beforeAll(async () => {
-  svc = await startEmulatedService({ manualTime: true, emulator: { fileStorageDelayMs: DELAY } });
+emulatorPerFile({ fileStorageDelayMs: DELAY }, (started) => {
+  svc = started;
   client = new FileSystemOperations(svc.client);
 });
-afterAll(() => svc.stop());
 beforeEach(() => {
-  svc.emulator.state.reset();
   svc.emulator.state.behaviour.missingOperations = [];
-  svc.emulator.requestLog.clear();
 });
 
 async function availableFileSystem(name = "shared", token = "tok-1"): Promise<string> {

@@ -2,8 +2,9 @@
  * Contract: the NAS products and NAS storage operations (kinds/nasvolume.ts), client
  * against the emulator: the happy path and the service's refusals.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import { describe, expect, it } from "vitest";
+import { emulatorPerFile, failure } from "../../../test/support/service-contract.js";
+import type { EmulatedService } from "../../emulator/harness.js";
 import type { ServiceClient } from "../client.js";
 import { DEFAULT_ENDPOINTS } from "../endpoints.js";
 import {
@@ -17,23 +18,9 @@ let svc: EmulatedService;
 let client: ServiceClient;
 const DELAY = 500;
 
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to fail");
-}
-
-beforeAll(async () => {
-  svc = await startEmulatedService({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } });
+emulatorPerFile({ subscriptionDelayMs: DELAY }, (started) => {
+  svc = started;
   client = svc.newClient({ endpoints: { deleteNas: DEFAULT_ENDPOINTS.deleteNas.path } });
-});
-afterAll(() => svc.stop());
-beforeEach(() => {
-  svc.emulator.state.reset();
-  svc.emulator.requestLog.clear();
 });
 
 async function subscribedNas(capacity = 200, token = "tok-1"): Promise<string> {

@@ -3,10 +3,11 @@
  * emulator: the happy path and the service's refusals of each (pods and ports:
  * trainingjob.pods.contract.test.ts).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import { describe, expect, it } from "vitest";
+import { emulatorPerFile, failure } from "../../../test/support/service-contract.js";
+import { runningNas, runningTask, TRAINING_DELETES } from "../../../test/support/training-tasks.js";
+import type { EmulatedService } from "../../emulator/harness.js";
 import type { ServiceClient } from "../client.js";
-import { DEFAULT_ENDPOINTS } from "../endpoints.js";
 import {
   ServiceInvalidRequestError,
   ServiceNotFoundError,
@@ -19,53 +20,10 @@ let svc: EmulatedService;
 let client: ServiceClient;
 const DELAY = 1000;
 
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to fail");
-}
-
-beforeAll(async () => {
-  svc = await startEmulatedService({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } });
-  client = svc.newClient({
-    endpoints: {
-      deleteTrainingTask: DEFAULT_ENDPOINTS.deleteTrainingTask.path,
-      deleteTemplate: DEFAULT_ENDPOINTS.deleteTemplate.path,
-    },
-  });
+emulatorPerFile({ subscriptionDelayMs: DELAY }, (started) => {
+  svc = started;
+  client = svc.newClient({ endpoints: TRAINING_DELETES });
 });
-afterAll(() => svc.stop());
-beforeEach(() => {
-  svc.emulator.state.reset();
-  svc.emulator.requestLog.clear();
-});
-
-async function runningNas(): Promise<string> {
-  const [id] = (await svc.admin.seed({ nas: [{ name: "data", mountPath: "/mnt/data" }] })).nas;
-  return id as string;
-}
-
-async function runningTask(workers = 2, storageId?: string): Promise<string> {
-  const key = await client.createTrainingTask({
-    name: "resnet",
-    createType: "DIRECT",
-    trainingFramework: "PyTorch",
-    trainingType: "PRE_TRAINING",
-    productCode: "train.gpu.a100.1",
-    workerCount: workers,
-    image: "registry.example.com/resnet:1",
-    env: { [CLIENT_TOKEN_ENV]: "token-1" },
-    ...(storageId
-      ? { storageConfigs: [{ storageId, mountPath: "/data", fileDirectory: "/ds" }] }
-      : {}),
-  });
-  svc.clock?.advance(DELAY);
-  const result = await client.getTrainingSubscriptionResult(key);
-  return result.instanceId as string;
-}
 
 describe("createTrainingTask and getTrainingSubscriptionResult", () => {
   it("answer a key that is Pending until the delay, then Succeeded with the task id", async () => {
@@ -88,7 +46,7 @@ describe("createTrainingTask and getTrainingSubscriptionResult", () => {
   });
 
   it("send the framework as trainingFramwork in the create field list's case", async () => {
-    await runningTask(1);
+    await runningTask(svc, client, 1);
     const [entry] = svc.emulator.requestLog.read({ endpoint: "createTrainingTask" });
     expect(entry?.body).toMatchObject({
       trainingFramwork: "pytorch",
@@ -98,7 +56,7 @@ describe("createTrainingTask and getTrainingSubscriptionResult", () => {
   });
 
   it("send the COPY and TEMPLATE sources under the wire names the config gives them", async () => {
-    const source = await runningTask(1);
+    const source = await runningTask(svc, client, 1);
     const renamed = svc.newClient({
       createTaskFields: { sourceTaskId: "copyFromTaskId", templateId: "tplId" },
     });
@@ -182,8 +140,8 @@ describe("createTrainingTask and getTrainingSubscriptionResult", () => {
 
 describe("task detail, description, storages and template", () => {
   it("shows the task with RFC 3339 times, the token env and the mounted storage", async () => {
-    const nasId = await runningNas();
-    const task = await client.getTrainingTask(await runningTask(1, nasId));
+    const nasId = await runningNas(svc);
+    const task = await client.getTrainingTask(await runningTask(svc, client, 1, nasId));
     expect(task).toMatchObject({
       trainingFramework: "PyTorch",
       trainingType: "PRE_TRAINING",
@@ -204,7 +162,7 @@ describe("task detail, description, storages and template", () => {
   });
 
   it("changes only the description", async () => {
-    const id = await runningTask(1);
+    const id = await runningTask(svc, client, 1);
     await client.updateTrainingTaskDesc(id, "second try");
     expect(await client.getTrainingTask(id)).toMatchObject({
       desc: "second try",
@@ -213,7 +171,7 @@ describe("task detail, description, storages and template", () => {
   });
 
   it("saves a task as a template that the template list then shows", async () => {
-    const id = await runningTask(1);
+    const id = await runningTask(svc, client, 1);
     const before = await client.calls.templates.listSnapshot(60_000);
     expect(before?.records.size).toBe(0);
     await client.saveTrainingTaskAsTemplate(id, { name: "resnet-tpl", desc: "from a run" });
@@ -247,7 +205,7 @@ describe("task detail, description, storages and template", () => {
   });
 
   it("deletes a task when the delete operation is configured", async () => {
-    const id = await runningTask(1);
+    const id = await runningTask(svc, client, 1);
     await client.deleteTrainingTask(id);
     expect(await failure(client.getTrainingTask(id))).toBeInstanceOf(ServiceNotFoundError);
   });

@@ -2,69 +2,26 @@
  * Contract: the pods of a training task and their ports (kinds/trainingjob.pods.ts),
  * client against the emulator: the happy path and the service's refusals of each.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import { describe, expect, it } from "vitest";
+import { emulatorPerFile, failure } from "../../../test/support/service-contract.js";
+import { runningNas, runningTask, TRAINING_DELETES } from "../../../test/support/training-tasks.js";
+import type { EmulatedService } from "../../emulator/harness.js";
 import type { ServiceClient } from "../client.js";
-import { DEFAULT_ENDPOINTS } from "../endpoints.js";
 import { ServiceNotFoundError, ServiceRefusedError } from "../errors.js";
-import { CLIENT_TOKEN_ENV } from "../schemas/create.js";
 
 let svc: EmulatedService;
 let client: ServiceClient;
 const DELAY = 1000;
 
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to fail");
-}
-
-beforeAll(async () => {
-  svc = await startEmulatedService({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } });
-  client = svc.newClient({
-    endpoints: {
-      deleteTrainingTask: DEFAULT_ENDPOINTS.deleteTrainingTask.path,
-      deleteTemplate: DEFAULT_ENDPOINTS.deleteTemplate.path,
-    },
-  });
+emulatorPerFile({ subscriptionDelayMs: DELAY }, (started) => {
+  svc = started;
+  client = svc.newClient({ endpoints: TRAINING_DELETES });
 });
-afterAll(() => svc.stop());
-beforeEach(() => {
-  svc.emulator.state.reset();
-  svc.emulator.requestLog.clear();
-});
-
-async function runningNas(): Promise<string> {
-  const [id] = (await svc.admin.seed({ nas: [{ name: "data", mountPath: "/mnt/data" }] })).nas;
-  return id as string;
-}
-
-async function runningTask(workers = 2, storageId?: string): Promise<string> {
-  const key = await client.createTrainingTask({
-    name: "resnet",
-    createType: "DIRECT",
-    trainingFramework: "PyTorch",
-    trainingType: "PRE_TRAINING",
-    productCode: "train.gpu.a100.1",
-    workerCount: workers,
-    image: "registry.example.com/resnet:1",
-    env: { [CLIENT_TOKEN_ENV]: "token-1" },
-    ...(storageId
-      ? { storageConfigs: [{ storageId, mountPath: "/data", fileDirectory: "/ds" }] }
-      : {}),
-  });
-  svc.clock?.advance(DELAY);
-  const result = await client.getTrainingSubscriptionResult(key);
-  return result.instanceId as string;
-}
 
 describe("pods and ports", () => {
   it("lists one pod per worker with containers and the task's volumes", async () => {
-    const nasId = await runningNas();
-    const id = await runningTask(2, nasId);
+    const nasId = await runningNas(svc);
+    const id = await runningTask(svc, client, 2, nasId);
     const pods = await client.listPods(id);
     expect(pods.map((p) => p.podName)).toEqual([`${id}-worker-0`, `${id}-worker-1`]);
     const res = await client.getPodResource(id, pods[0]?.podName as string);
@@ -79,7 +36,7 @@ describe("pods and ports", () => {
   });
 
   it("opens, lists and closes a custom port; the system port has no protocol", async () => {
-    const id = await runningTask(1);
+    const id = await runningTask(svc, client, 1);
     const pod = `${id}-worker-0`;
     const opened = await client.openPodPort(id, pod, { port: 8888, protocol: "https" });
     expect(opened).toMatchObject({
@@ -100,14 +57,14 @@ describe("pods and ports", () => {
     ["a port that is not open", 9999, /port 9999 is not open/],
     ["a system port", 22, /system port/],
   ])("refuses to close %s", async (_reason, port, message) => {
-    const id = await runningTask(1);
+    const id = await runningTask(svc, client, 1);
     const err = await failure(client.closePodPort(id, `${id}-worker-0`, port));
     expect(err).toBeInstanceOf(ServiceRefusedError);
     expect((err as Error).message).toMatch(message);
   });
 
   it("refuses to open a port twice", async () => {
-    const id = await runningTask(1);
+    const id = await runningTask(svc, client, 1);
     await client.openPodPort(id, `${id}-worker-0`, { port: 8080, protocol: "http" });
     const err = await failure(
       client.openPodPort(id, `${id}-worker-0`, { port: 8080, protocol: "http" }),
@@ -119,7 +76,7 @@ describe("pods and ports", () => {
     ["getPodResource", (c: ServiceClient, id: string) => c.getPodResource(id, "ghost")],
     ["listPodOpenPorts", (c: ServiceClient, id: string) => c.listPodOpenPorts(id, "ghost")],
   ])("%s of an unknown pod is not-found", async (_name, call) => {
-    const id = await runningTask(1);
+    const id = await runningTask(svc, client, 1);
     expect(await failure(call(client, id))).toBeInstanceOf(ServiceNotFoundError);
   });
 });

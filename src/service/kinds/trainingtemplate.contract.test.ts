@@ -2,38 +2,20 @@
  * Contract: the template operations (kinds/trainingtemplate.ts), client against the
  * emulator: create, find by name, full update, delete, and the refusals.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../../emulator/harness.js";
+import { describe, expect, it } from "vitest";
+import { emulatorPerFile, failure } from "../../../test/support/service-contract.js";
+import { TRAINING_DELETES } from "../../../test/support/training-tasks.js";
+import type { EmulatedService } from "../../emulator/harness.js";
 import type { ServiceClient } from "../client.js";
-import { DEFAULT_ENDPOINTS } from "../endpoints.js";
 import { ServiceNotFoundError } from "../errors.js";
 
 let svc: EmulatedService;
 let client: ServiceClient;
 const DELAY = 1000;
 
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to fail");
-}
-
-beforeAll(async () => {
-  svc = await startEmulatedService({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } });
-  client = svc.newClient({
-    endpoints: {
-      deleteTrainingTask: DEFAULT_ENDPOINTS.deleteTrainingTask.path,
-      deleteTemplate: DEFAULT_ENDPOINTS.deleteTemplate.path,
-    },
-  });
-});
-afterAll(() => svc.stop());
-beforeEach(() => {
-  svc.emulator.state.reset();
-  svc.emulator.requestLog.clear();
+emulatorPerFile({ subscriptionDelayMs: DELAY }, (started) => {
+  svc = started;
+  client = svc.newClient({ endpoints: TRAINING_DELETES });
 });
 
 describe("templates", () => {
