@@ -12,11 +12,9 @@ import {
 import {
   adoptedId,
   cciInstanceTarget,
-  connectionFields,
-  deletionPolicy,
   exportTo,
   INTEGER_LIMITS,
-  managementPolicies,
+  managedSpecShape,
   serviceDescription,
   serviceName,
 } from "./fields.js";
@@ -130,9 +128,7 @@ export const BlockVolumeSpec = withRules(
       attachTo: BlockVolumeAttachment.optional(),
       volumeId: adoptedId("volume"),
       exportTo: exportTo("VOLUME_ID and ATTACHED_INSTANCE_ID (absent while detached)").optional(),
-      deletionPolicy,
-      managementPolicies,
-      ...connectionFields,
+      ...managedSpecShape,
     })
     .meta({
       description:

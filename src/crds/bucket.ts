@@ -16,7 +16,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import { connectionFields, deletionPolicy, exportTo, managementPolicies } from "./fields.js";
+import { exportTo, managedSpecShape } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { ownReason, ownReasons, readEveryPoll } from "./reasons/own.js";
 import { exportStatusShape, kindStatus, managedStatusShape } from "./status-fields.js";
@@ -160,9 +160,7 @@ export const BucketSpec = withRules(
         "BUCKET_NAME, BUCKET_ENDPOINT (path-style URL) and BUCKET_REGION in the ConfigMap; the connection's S3 key pair only in the Secret",
         "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the S3 key pair of the connection's object storage)",
       ).optional(),
-      deletionPolicy,
-      managementPolicies,
-      ...connectionFields,
+      ...managedSpecShape,
     })
     .meta({
       description:

@@ -213,6 +213,13 @@ export const connectionRef = z
 export const connectionFields = { connectionRef };
 
 /**
+ * The spec fields every managed kind (`remote: "managed"`) shares, those the managed
+ * loop reads (src/controllers/managed): spread last into the kind's spec shape
+ * (`...managedSpecShape`); `connectionRef` also needs {@link CONNECTION_REF_RULE}.
+ */
+export const managedSpecShape = { deletionPolicy, managementPolicies, ...connectionFields };
+
+/**
  * The name of the remote resource in the service (`what`: e.g. `volume`), 1 to 128
  * characters; the operator sends metadata.name when it is omitted. `immutable` adds
  * so to the description (the kind's mutability rules enforce it).

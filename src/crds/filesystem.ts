@@ -12,11 +12,9 @@ import {
 import {
   adoptedId,
   computeCenterId,
-  connectionFields,
-  deletionPolicy,
   exportTo,
   INTEGER_LIMITS,
-  managementPolicies,
+  managedSpecShape,
   serviceDescription,
   serviceName,
 } from "./fields.js";
@@ -137,9 +135,7 @@ export const FileSystemSpec = withRules(
       exportTo: exportTo(
         "FILE_SYSTEM_ID, PROTOCOL and, per mount of the spec with an address, MOUNT_<name>_ADDRESS (its export path, host:/export)",
       ).optional(),
-      deletionPolicy,
-      managementPolicies,
-      ...connectionFields,
+      ...managedSpecShape,
     })
     .meta({
       description:

@@ -13,11 +13,9 @@ import {
 import {
   adoptedId,
   computeCenterId,
-  connectionFields,
-  deletionPolicy,
   exportTo,
   INTEGER_LIMITS,
-  managementPolicies,
+  managedSpecShape,
   mountPath,
   serviceDescription,
 } from "./fields.js";
@@ -134,9 +132,7 @@ export const NasVolumeSpec = withRules(
       exportTo: exportTo(
         "STORAGE_ID (the storage id) and MOUNT_PATH (its default mount path)",
       ).optional(),
-      deletionPolicy,
-      managementPolicies,
-      ...connectionFields,
+      ...managedSpecShape,
     })
     .meta({
       description:

@@ -11,11 +11,9 @@ import {
   withRules,
 } from "./definition.js";
 import {
-  connectionFields,
-  deletionPolicy,
   exportTo,
   localObjectReference,
-  managementPolicies,
+  managedSpecShape,
   serviceDescription,
   serviceName,
 } from "./fields.js";
@@ -113,9 +111,7 @@ const shape = {
   exportTo: exportTo(
     "TASK_ID, and for each pod (by name order, from 0) POD_<i>_NAME and, per open port with an external address, POD_<i>_PORT_<port> (host:port)",
   ).optional(),
-  deletionPolicy,
-  managementPolicies,
-  ...connectionFields,
+  ...managedSpecShape,
 };
 
 const refRules = (field: "templateRef" | "copyFrom", createType: CreateType): CelRule[] => [

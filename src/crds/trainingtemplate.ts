@@ -11,10 +11,8 @@ import {
 } from "./definition.js";
 import {
   computeCenterId,
-  connectionFields,
-  deletionPolicy,
   localObjectReference,
-  managementPolicies,
+  managedSpecShape,
   serviceDescription,
   serviceName,
 } from "./fields.js";
@@ -41,9 +39,7 @@ const shape = {
     "Scheduling priority 1 to 3 of tasks created from the template; a smaller number is a higher priority. A TrainingJob from the template that omits priority runs at this one (3 when both omit it).",
   ).optional(),
   ...trainingConfigShape,
-  deletionPolicy,
-  managementPolicies,
-  ...connectionFields,
+  ...managedSpecShape,
 };
 
 /** Template fields that come from the TrainingJob when fromTrainingJobRef is set. */
