@@ -5,7 +5,7 @@
  * writes it (docs/custom-resources.md, "Finding a product code").
  */
 import { z } from "zod";
-import { described, type PrinterColumn } from "./definition.js";
+import { type CrdDefinition, described, type PrinterColumn } from "./definition.js";
 import { INTEGER_LIMITS } from "./fields.js";
 
 /** The labels of a catalog object. */
@@ -58,6 +58,20 @@ export function catalogText(description: string, max = 256) {
   return described(z.string().max(max), description).optional();
 }
 
+/** `spec.price` and `spec.priceUnit`: the product's unit price, as the service gives it. */
+export const catalogPriceFields = {
+  price: catalogText("Unit price, without unit."),
+  priceUnit: catalogInteger("Code of the price's unit (the service's unit_of_measure dictionary)."),
+};
+
+/** The spec of a catalog kind: `shape`, the product's fields as the service lists them. */
+export function catalogSpec<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.object(shape).meta({
+    description:
+      "The product as the service lists it, copied by the operator at each refresh; hand edits are put back.",
+  });
+}
+
 /** A printer column of a spec field (`priority` 1: only with `-o wide`). */
 export function specColumn(
   name: string,
@@ -68,6 +82,22 @@ export function specColumn(
 ): PrinterColumn {
   return { name, type, jsonPath: `.spec.${field}`, description, ...(priority ? { priority } : {}) };
 }
+
+/** The columns of the fields every catalog kind has; a kind places them among its own. */
+export const catalogColumns = {
+  code: (kind: string) =>
+    specColumn("Code", "string", "productCode", `The product code a ${kind} names.`),
+  center: specColumn("Center", "integer", "computeCenterId", "Compute center (aidcId)."),
+  price: specColumn("Price", "string", "price", "Unit price."),
+  priceUnit: specColumn("Price-Unit", "integer", "priceUnit", "Code of the price's unit.", 1),
+  connection: specColumn(
+    "Connection",
+    "string",
+    "connection",
+    "ServiceConnection; empty: the default.",
+    1,
+  ),
+};
 
 /** The status of a catalog object: only the echo of a reconcile-now request. */
 export const CatalogStatus = z
@@ -83,3 +113,19 @@ export const CatalogStatus = z
   });
 /** The status of a catalog object. */
 export type CatalogStatus = z.infer<typeof CatalogStatus>;
+
+/**
+ * What every catalog kind's definition says alike: cluster-scoped, in the category
+ * `aidc-catalog`, no remote resource of its own (the operator mirrors the catalog),
+ * nothing immutable, and {@link CatalogStatus}.
+ */
+export const catalogKind: Pick<
+  CrdDefinition<z.ZodType, typeof CatalogStatus>,
+  "remote" | "mutability" | "namespaced" | "categories" | "status"
+> = {
+  remote: "none",
+  mutability: [],
+  namespaced: false,
+  categories: ["aidc-catalog"],
+  status: CatalogStatus,
+};

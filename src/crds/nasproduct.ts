@@ -1,8 +1,12 @@
 import { z } from "zod";
 import {
-  CatalogStatus,
+  type CatalogStatus,
+  catalogColumns,
   catalogConnectionField,
   catalogInteger,
+  catalogKind,
+  catalogPriceFields,
+  catalogSpec,
   catalogText,
   computeCenterField,
   productCodeField,
@@ -24,35 +28,27 @@ import {
  */
 
 /** One NAS storage product, as the service lists it. */
-export const NasProductSpec = z
-  .object({
-    productCode: productCodeField("NasVolume"),
-    displayName: catalogText("The product's name in the service (its `name`)."),
-    connection: catalogConnectionField,
-    computeCenterId: computeCenterField,
-    resourceTypeCode: catalogText("The service's resourceTypeCode."),
-    resourceSpecParamCode: catalogText("The service's resourceSpecParamCode."),
-    defaultCapacity: catalogText(
-      "Default capacity (the service's paramValue, GB). Without bounds it is the only capacity allowed.",
-    ),
-    capacityUnit: catalogInteger("The service's paramUnit."),
-    minCapacityGB: catalogInteger("Smallest capacity in GB (paramValueMin); absent: no minimum."),
-    maxCapacityGB: catalogInteger("Largest capacity in GB (paramValueMax); absent: no maximum."),
-    price: catalogText("Unit price, without unit."),
-    priceUnit: catalogInteger(
-      "Code of the price's unit (the service's unit_of_measure dictionary).",
-    ),
-    currencyUnitOfMeasure: catalogInteger("The service's currencyUnitOfMeasure."),
-    currencyUnitPriceFormula: catalogText("The service's currencyUnitPriceFormula.", 1024),
-    available: described(
-      z.boolean(),
-      "The service's nas-storage-available answer for this product in its compute center at the last refresh: whether a NAS of it can be provisioned now. Absent when the service has no such operation or did not answer.",
-    ).optional(),
-  })
-  .meta({
-    description:
-      "The product as the service lists it, copied by the operator at each refresh; hand edits are put back.",
-  });
+export const NasProductSpec = catalogSpec({
+  productCode: productCodeField("NasVolume"),
+  displayName: catalogText("The product's name in the service (its `name`)."),
+  connection: catalogConnectionField,
+  computeCenterId: computeCenterField,
+  resourceTypeCode: catalogText("The service's resourceTypeCode."),
+  resourceSpecParamCode: catalogText("The service's resourceSpecParamCode."),
+  defaultCapacity: catalogText(
+    "Default capacity (the service's paramValue, GB). Without bounds it is the only capacity allowed.",
+  ),
+  capacityUnit: catalogInteger("The service's paramUnit."),
+  minCapacityGB: catalogInteger("Smallest capacity in GB (paramValueMin); absent: no minimum."),
+  maxCapacityGB: catalogInteger("Largest capacity in GB (paramValueMax); absent: no maximum."),
+  ...catalogPriceFields,
+  currencyUnitOfMeasure: catalogInteger("The service's currencyUnitOfMeasure."),
+  currencyUnitPriceFormula: catalogText("The service's currencyUnitPriceFormula.", 1024),
+  available: described(
+    z.boolean(),
+    "The service's nas-storage-available answer for this product in its compute center at the last refresh: whether a NAS of it can be provisioned now. Absent when the service has no such operation or did not answer.",
+  ).optional(),
+});
 /** One NAS storage product. */
 export type NasProductSpec = z.infer<typeof NasProductSpec>;
 
@@ -64,28 +60,24 @@ export const nasProductCrd: CrdDefinition<typeof NasProductSpec, typeof CatalogS
   group: GROUP,
   version: VERSION,
   kind: "NasProduct",
-  remote: "none",
-  mutability: [],
-  namespaced: false,
+  ...catalogKind,
   plural: "nasproducts",
   singular: "nasproduct",
   shortNames: ["nasprod"],
-  categories: ["aidc-catalog"],
   description:
     "One NAS storage product of a connection's catalog (the service's list-for-nas-storage), with its capacity bounds and the service's last nas-storage-available answer, mirrored by the operator: its spec.productCode is what a NasVolume's spec.productCode names. Cluster-scoped and read-only: the operator creates, updates and deletes these objects as the catalog changes; people read them.",
   spec: NasProductSpec,
-  status: CatalogStatus,
   printerColumns: [
-    specColumn("Code", "string", "productCode", "The product code a NasVolume names."),
-    specColumn("Center", "integer", "computeCenterId", "Compute center (aidcId)."),
+    catalogColumns.code("NasVolume"),
+    catalogColumns.center,
     specColumn("Min-GB", "integer", "minCapacityGB", "Smallest capacity in GB."),
     specColumn("Max-GB", "integer", "maxCapacityGB", "Largest capacity in GB."),
     specColumn("Default", "string", "defaultCapacity", "Default capacity in GB."),
-    specColumn("Price", "string", "price", "Unit price."),
+    catalogColumns.price,
     specColumn("Available", "boolean", "available", "Whether the service can provision it now."),
     { ...ageColumn },
     specColumn("Product-Name", "string", "displayName", "The product's name.", 1),
-    specColumn("Price-Unit", "integer", "priceUnit", "Code of the price's unit.", 1),
-    specColumn("Connection", "string", "connection", "ServiceConnection; empty: the default.", 1),
+    catalogColumns.priceUnit,
+    catalogColumns.connection,
   ],
 };
