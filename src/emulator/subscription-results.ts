@@ -1,10 +1,49 @@
 /**
- * The subscription results of the asynchronous creates (a NAS subscription, a task
- * create), in the shape the emulator is set to answer (EmulatorBehaviour).
+ * The asynchronous creates (a NAS subscription, a task create): their acceptance, and
+ * their results in the shape the emulator is set to answer (EmulatorBehaviour).
  */
 import { notFound } from "./handler-context.js";
+import type { SubscriptionKind, SubscriptionRecord } from "./records.js";
 import type { EmulatorState } from "./state.js";
 import { subscriptionResultView } from "./views.js";
+
+/**
+ * Registers the create `key` of `kind`, accepted at `now`: it resolves
+ * `subscriptionDelayMs` later to Failed with the message `failed`, or to Succeeded with
+ * the resource `instanceId` already recorded (then at once when there is no delay).
+ */
+export function acceptCreate(
+  state: EmulatorState,
+  kind: SubscriptionKind,
+  key: string,
+  now: number,
+  outcome: { failed: string } | { instanceId: string },
+): void {
+  const resolveAt = now + state.behaviour.subscriptionDelayMs;
+  if ("failed" in outcome) {
+    state.addSubscription({
+      key,
+      kind,
+      createdAt: now,
+      resolveAt,
+      outcome: "Failed",
+      resolved: false,
+      message: outcome.failed,
+    });
+    return;
+  }
+  const sub: SubscriptionRecord = {
+    key,
+    kind,
+    createdAt: now,
+    resolveAt,
+    outcome: "Succeeded",
+    resolved: false,
+    instanceId: outcome.instanceId,
+  };
+  state.addSubscription(sub);
+  if (state.behaviour.subscriptionDelayMs <= 0) state.resolve(sub, now);
+}
 
 /**
  * The result of subscription `key` of `kind` in the configured shape, or a 404 for an

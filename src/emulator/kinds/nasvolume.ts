@@ -30,7 +30,7 @@ import {
 } from "../handler-context.js";
 import type { NasRecord } from "../records.js";
 import type { EmulatorState } from "../state.js";
-import { subscriptionResult } from "../subscription-results.js";
+import { acceptCreate, subscriptionResult } from "../subscription-results.js";
 import { iso } from "../views.js";
 import { capacityRefusal } from "./nasvolume.capacity.js";
 
@@ -52,17 +52,10 @@ function subscribe(ctx: HandlerContext): string {
   if (refusal) throw badRequest(refusal);
   const now = state.now();
   const key = state.nextSubscriptionKey("nas");
-  const resolveAt = now + state.behaviour.subscriptionDelayMs;
   if (!product.available) {
     const center = AIDC_CODES[product.aidcId ?? 0] ?? `aidc ${product.aidcId}`;
-    state.addSubscription({
-      key,
-      kind: "nas",
-      createdAt: now,
-      resolveAt,
-      outcome: "Failed",
-      resolved: false,
-      message: `NAS product ${product.productCode} cannot be provisioned in ${center} right now`,
+    acceptCreate(state, "nas", key, now, {
+      failed: `NAS product ${product.productCode} cannot be provisioned in ${center} right now`,
     });
     return key;
   }
@@ -87,17 +80,7 @@ function subscribe(ctx: HandlerContext): string {
     visibleAt: now + state.behaviour.listVisibilityDelayMs,
     ...state.unknownUntilResolved(),
   });
-  const sub = {
-    key,
-    kind: "nas" as const,
-    createdAt: now,
-    resolveAt,
-    outcome: "Succeeded" as const,
-    resolved: false,
-    instanceId: id,
-  };
-  state.addSubscription(sub);
-  if (state.behaviour.subscriptionDelayMs <= 0) state.resolve(sub, now);
+  acceptCreate(state, "nas", key, now, { instanceId: id });
   return key;
 }
 

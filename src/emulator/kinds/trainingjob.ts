@@ -25,7 +25,7 @@ import {
 } from "../handler-context.js";
 import type { TaskRecord } from "../records.js";
 import type { EmulatorState } from "../state.js";
-import { subscriptionResult } from "../subscription-results.js";
+import { acceptCreate, subscriptionResult } from "../subscription-results.js";
 import { naive } from "../views.js";
 import { nasView } from "./nasvolume.js";
 import { handlers as podHandlers } from "./trainingjob.pods.js";
@@ -64,14 +64,8 @@ function createTask(ctx: HandlerContext): string {
   const remaining = product.remainingCount ?? Number.POSITIVE_INFINITY;
   if (remaining < body.workerCount) {
     const reason = product.ext?.stockError ?? `${remaining} units left`;
-    state.addSubscription({
-      key,
-      kind: "training",
-      createdAt: now,
-      resolveAt: now + state.behaviour.subscriptionDelayMs,
-      outcome: "Failed",
-      resolved: false,
-      message: `insufficient resources for ${body.workerCount} x ${product.productCode}: ${reason}`,
+    acceptCreate(state, "training", key, now, {
+      failed: `insufficient resources for ${body.workerCount} x ${product.productCode}: ${reason}`,
     });
     return key;
   }
@@ -113,17 +107,7 @@ function createTask(ctx: HandlerContext): string {
   if (body.templateId) record.templateId = body.templateId;
   if (body.sourceTaskId) record.sourceTaskId = body.sourceTaskId;
   state.tasks.set(id, record);
-  const sub = {
-    key,
-    kind: "training" as const,
-    createdAt: now,
-    resolveAt: now + state.behaviour.subscriptionDelayMs,
-    outcome: "Succeeded" as const,
-    resolved: false,
-    instanceId: id,
-  };
-  state.addSubscription(sub);
-  if (state.behaviour.subscriptionDelayMs <= 0) state.resolve(sub, now);
+  acceptCreate(state, "training", key, now, { instanceId: id });
   return key;
 }
 
