@@ -20,7 +20,7 @@ import {
 } from "./fields.js";
 import { fileSystemMountStatusSchema, mountsSchema } from "./filesystem-mounts.js";
 import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules, sameRuleFor } from "./mutability.js";
-import { ownReason, ownReasons, readEveryPoll } from "./reasons/own.js";
+import { ownReason, ownReasons, REFERENCE, readEveryPoll, referenceWait } from "./reasons/own.js";
 
 export {
   type FileSystemMountSpec,
@@ -54,8 +54,6 @@ export const FILE_SYSTEM_MUTABILITY: readonly FieldRule[] = [
   CONNECTION_REF_RULE,
 ];
 
-const REFERENCE = ["Ready", "Synced", "ReferencesResolved"] as const;
-
 /** The reasons only FileSystem writes (reasons.ts has the shared ones). */
 export const FILE_SYSTEM_REASONS = ownReasons({
   MountsPending: ownReason(
@@ -76,14 +74,10 @@ export const FILE_SYSTEM_REASONS = ownReasons({
       "Check it in the service; delete the object (or the mount entry) and create it anew.",
     ),
   ),
-  MountTargetNotFound: ownReason(
-    "UnderWay",
-    REFERENCE,
+  MountTargetNotFound: referenceWait(
     "A CciInstance in mounts[].target.cciInstanceRef does not exist (yet); nothing is created or changed until it does.",
   ),
-  MountTargetNotBound: ownReason(
-    "UnderWay",
-    REFERENCE,
+  MountTargetNotBound: referenceWait(
     "A CciInstance in mounts[].target.cciInstanceRef has no instance id yet; nothing is created or changed until it has.",
   ),
   MountTargetsCollide: ownReason(

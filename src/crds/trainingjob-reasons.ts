@@ -1,5 +1,5 @@
 /** The condition reasons only TrainingJob writes: the `reasons` of its CrdDefinition (trainingjob.ts). */
-import { ownReason, ownReasons, readEveryPoll } from "./reasons/own.js";
+import { ownReason, ownReasons, REFERENCE, readEveryPoll, referenceWait } from "./reasons/own.js";
 
 /** The condition reasons only TrainingJob writes (reasons.ts has the shared ones). */
 export const TRAINING_JOB_REASONS = ownReasons({
@@ -37,44 +37,32 @@ export const TRAINING_JOB_REASONS = ownReasons({
   ),
   TemplateRefMissingInvalidSpec: ownReason(
     "Terminal",
-    ["Ready", "Synced", "ReferencesResolved"],
+    REFERENCE,
     "createType TEMPLATE without templateRef; nothing is ordered.",
     "Set spec.templateRef, or change createType.",
   ),
   CopyFromMissingInvalidSpec: ownReason(
     "Terminal",
-    ["Ready", "Synced", "ReferencesResolved"],
+    REFERENCE,
     "createType COPY without copyFrom; nothing is ordered.",
     "Set spec.copyFrom, or change createType.",
   ),
-  TemplateNotFound: ownReason(
-    "UnderWay",
-    ["Ready", "Synced", "ReferencesResolved"],
+  TemplateNotFound: referenceWait(
     "The TrainingTemplate in templateRef does not exist (yet); the job waits for it.",
   ),
-  TemplateNotReady: ownReason(
-    "UnderWay",
-    ["Ready", "Synced", "ReferencesResolved"],
+  TemplateNotReady: referenceWait(
     "The TrainingTemplate in templateRef has no template id yet; the job waits for it.",
   ),
-  SourceJobNotFound: ownReason(
-    "UnderWay",
-    ["Ready", "Synced", "ReferencesResolved"],
+  SourceJobNotFound: referenceWait(
     "The TrainingJob in copyFrom does not exist (yet); the job waits for it.",
   ),
-  NasVolumeNotFound: ownReason(
-    "UnderWay",
-    ["Ready", "Synced", "ReferencesResolved"],
+  NasVolumeNotFound: referenceWait(
     "A NasVolume in storage[].nasVolumeRef does not exist (yet); the job waits for it.",
   ),
-  BucketNotFound: ownReason(
-    "UnderWay",
-    ["Ready", "Synced", "ReferencesResolved"],
+  BucketNotFound: referenceWait(
     "A Bucket in bucketEnv[].bucketRef does not exist (yet); the job waits for it.",
   ),
-  BucketNotReady: ownReason(
-    "UnderWay",
-    ["Ready", "Synced", "ReferencesResolved"],
+  BucketNotReady: referenceWait(
     "A Bucket in bucketEnv[].bucketRef is not Ready yet (no bucket name and endpoint in its status); the job waits for it.",
   ),
   UnknownProductRefused: ownReason(

@@ -84,6 +84,9 @@ export const entry = (
 /** The conditions a refusal is written on. */
 export const REFUSAL = ["Ready", "Synced"] as const;
 
+/** The conditions a reason about a referenced object is written on. */
+export const REFERENCE = [...REFUSAL, "ReferencesResolved"] as const;
+
 /** The intersection of the members of union `U`. */
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (
   i: infer I,

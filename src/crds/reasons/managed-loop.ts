@@ -8,6 +8,7 @@ import {
   entry,
   JOINED,
   MANAGED,
+  REFERENCE,
   REFUSAL,
   type ReasonEntry,
   readEveryPoll,
@@ -30,13 +31,13 @@ export const MANAGED_LOOP_REASONS = {
   ),
   SourceJobNotReady: entry(
     "UnderWay",
-    [...REFUSAL, "ReferencesResolved"],
+    REFERENCE,
     JOINED,
     "The referenced TrainingJob has no task id yet; the object waits for it.",
   ),
   NasVolumeNotReady: entry(
     "UnderWay",
-    [...REFUSAL, "ReferencesResolved"],
+    REFERENCE,
     JOINED,
     "A NasVolume in storage[].nasVolumeRef is not Ready yet; the object waits for it.",
   ),

@@ -3,9 +3,9 @@
  * `reasons` of its CrdDefinition) rather than in the shared table, so that adding a
  * kind edits no file of the table. reason-table.ts gathers them with the shared ones.
  */
-import type { ReasonEntry, ReasonState } from "./entry.js";
+import { REFERENCE, type ReasonEntry, type ReasonState } from "./entry.js";
 
-export { readEveryPoll } from "./entry.js";
+export { REFERENCE, readEveryPoll } from "./entry.js";
 
 declare const ownReasonBrand: unique symbol;
 
@@ -22,6 +22,13 @@ export const ownReason = (
   meaning: string,
   action?: string,
 ): OwnReasonEntry => ({ state, conditions, meaning, ...(action ? { action } : {}) });
+
+/**
+ * A row of a kind's own reasons for a referenced object that does not exist or is not
+ * ready yet, which the object waits for: under way, on {@link REFERENCE}'s conditions.
+ */
+export const referenceWait = (meaning: string): OwnReasonEntry =>
+  ownReason("UnderWay", REFERENCE, meaning);
 
 /** The reasons only one kind writes: their rows, and their names to write in conditions. */
 export interface OwnReasons<Name extends string = string> {
