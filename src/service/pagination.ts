@@ -134,3 +134,19 @@ export function walkProvesTokenAbsent<T extends { description?: string | undefin
     (r) => clientTokenInDescription(r.description) === token,
   );
 }
+
+/**
+ * The identities of the records of `walk` whose description carries the marker of the
+ * client token `token` (schemas/create.ts).
+ */
+export async function idsCarryingToken<T extends { description?: string | undefined }>(
+  walk: AsyncGenerator<T, PageWalkEnd, undefined>,
+  token: string,
+  identity: (record: T) => string,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const record of walk) {
+    if (clientTokenInDescription(record.description) === token) ids.push(identity(record));
+  }
+  return ids;
+}

@@ -13,6 +13,7 @@ import { assumed, documented, type EndpointDeclarations } from "../endpoint-defi
 import { ListSnapshot, type ListSnapshotView } from "../list-snapshot.js";
 import type { OperationCaller } from "../operation-caller.js";
 import {
+  idsCarryingToken,
   type ListedIds,
   listIdentities,
   type PageWalkEnd,
@@ -24,7 +25,6 @@ import {
   blockVolumeSchema,
   createdVolumeSchema,
 } from "../schemas/block-volumes.js";
-import { clientTokenInDescription } from "../schemas/create.js";
 import { type Page, pageOf } from "../schemas/data.js";
 import { requiredString } from "../schemas/primitives.js";
 
@@ -200,10 +200,10 @@ export class BlockVolumeService {
    */
   async findVolumeIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
     if (this.caller.operationState("listVolumes") === "disabled") return undefined;
-    const ids: string[] = [];
-    for await (const v of this.iterateVolumes(name === undefined ? {} : { name })) {
-      if (clientTokenInDescription(v.description) === token) ids.push(v.id);
-    }
-    return ids;
+    return idsCarryingToken(
+      this.iterateVolumes(name === undefined ? {} : { name }),
+      token,
+      (v) => v.id,
+    );
   }
 }

@@ -11,13 +11,13 @@ import { z } from "zod";
 import { assumed, documented, type EndpointDeclarations } from "../endpoint-definition.js";
 import type { OperationCaller } from "../operation-caller.js";
 import {
+  idsCarryingToken,
   type ListedIds,
   listIdentities,
   type PageWalkEnd,
   paginate,
   walkProvesTokenAbsent,
 } from "../pagination.js";
-import { clientTokenInDescription } from "../schemas/create.js";
 import { type Page, pageOf } from "../schemas/data.js";
 import {
   type CreatedObject,
@@ -135,11 +135,7 @@ export class FileSystemOperations {
    */
   async findIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
     if (this.caller.operationState("listFileSystems") === "disabled") return undefined;
-    const ids: string[] = [];
-    for await (const fs of this.iterate(name === undefined ? {} : { name })) {
-      if (clientTokenInDescription(fs.description) === token) ids.push(fs.id);
-    }
-    return ids;
+    return idsCarryingToken(this.iterate(name === undefined ? {} : { name }), token, (fs) => fs.id);
   }
 
   /** Deletes a file system (the service refuses one that still has mounts). */

@@ -10,12 +10,13 @@ import { assumed, documented, type EndpointDeclarations } from "../endpoint-defi
 import { KindList } from "../kind-list.js";
 import type { ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
-import { type ListedIds, type PageWalkEnd, walkProvesTokenAbsent } from "../pagination.js";
 import {
-  clientTokenInDescription,
-  type SubscriptionResult,
-  subscriptionKeySchema,
-} from "../schemas/create.js";
+  idsCarryingToken,
+  type ListedIds,
+  type PageWalkEnd,
+  walkProvesTokenAbsent,
+} from "../pagination.js";
+import { type SubscriptionResult, subscriptionKeySchema } from "../schemas/create.js";
 import { emptyData, listOf, type Page } from "../schemas/data.js";
 import { SCALE_TYPES, type ScaleType } from "../schemas/enums.js";
 import {
@@ -242,10 +243,6 @@ export class NasOperations {
   /** Ids of the NAS whose description carries `token`'s marker (undefined: list disabled). */
   async findIdsByClientToken(token: string, name?: string): Promise<string[] | undefined> {
     if (!this.list.enabled) return undefined;
-    const ids: string[] = [];
-    for await (const nas of this.iterate(name === undefined ? {} : { name })) {
-      if (clientTokenInDescription(nas.description) === token) ids.push(nas.id);
-    }
-    return ids;
+    return idsCarryingToken(this.iterate(name === undefined ? {} : { name }), token, (n) => n.id);
   }
 }
