@@ -23,7 +23,7 @@ import {
 import { RetryableError } from "../../runtime/errors.js";
 import type { KubeObject, ObjectKey } from "../../runtime/resource.js";
 import type { ServiceClient } from "../../service/client.js";
-import { SECRETS } from "../connections/secrets.js";
+import { SECRETS, secretRules } from "../connections/secrets.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import { STEERING_ANNOTATIONS } from "../managed/decisions.js";
 import { nasProductObjects, trainingProductObjects } from "./mirror.js";
@@ -255,18 +255,7 @@ export function catalogMirrorController(
         reason: "the catalog mirror: read the connections whose catalogs it mirrors",
         grantedIn: "cluster",
       },
-      ...(secretNamespace
-        ? [
-            {
-              apiGroups: [""],
-              resources: ["secrets"],
-              verbs: ["get", "list", "watch"],
-              reason:
-                "read the API keys and S3 credentials connections name, in the one namespace of connections.secretNamespace",
-              grantedIn: "operatorNamespace" as const,
-            },
-          ]
-        : []),
+      ...secretRules(secretNamespace),
       ...[trainingJobCrd, nasVolumeCrd].map((k) => ({
         apiGroups: [k.group],
         resources: [k.plural],

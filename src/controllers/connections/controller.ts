@@ -34,7 +34,7 @@ import { paused } from "../managed/condition-writes.js";
 import { isPaused, lastHandled, reconcileRequest } from "../managed/decisions.js";
 import { managedPermissions } from "../managed/managed-controller.js";
 import { NAMESPACES, type ServiceConnections } from "./registry.js";
-import { SECRETS } from "./secrets.js";
+import { SECRETS, secretRules } from "./secrets.js";
 import { type ConnectionCheck, inUseCondition, readyConditionOf } from "./status.js";
 
 /** The finalizer that holds a connection while objects use it. */
@@ -226,18 +226,7 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
         verbs: ["get", "list", "watch"],
         reason: "count the objects using each connection",
       })),
-      ...(secretNamespace
-        ? [
-            {
-              apiGroups: [""],
-              resources: ["secrets"],
-              verbs: ["get", "list", "watch"],
-              reason:
-                "read the API keys and S3 credentials connections name, in the one namespace of connections.secretNamespace",
-              grantedIn: "operatorNamespace" as const,
-            },
-          ]
-        : []),
+      ...secretRules(secretNamespace),
     ])
     .onError(async (_key, err, ctx, found) => {
       if (!found) return;

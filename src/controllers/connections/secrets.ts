@@ -5,6 +5,7 @@
  */
 import type { ServiceConnection, ServiceConnectionSpec } from "../../crds/serviceconnection.js";
 import type { SecretRedactor } from "../../runtime/outbound-guards.js";
+import type { DeclaredRule } from "../../runtime/permissions.js";
 import type { KubeObject, ResourceDescriptor } from "../../runtime/resource.js";
 import type { S3Credentials } from "../../service/object-storage-types.js";
 
@@ -16,6 +17,24 @@ export const SECRETS: ResourceDescriptor = {
   kind: "Secret",
   namespaced: true,
 };
+
+/**
+ * The rule of a controller that watches {@link SECRETS}: read them in `secretNamespace`,
+ * the one namespace the operator reads Secrets in (no rule without one).
+ */
+export function secretRules(secretNamespace: string | undefined): DeclaredRule[] {
+  if (!secretNamespace) return [];
+  return [
+    {
+      apiGroups: [""],
+      resources: ["secrets"],
+      verbs: ["get", "list", "watch"],
+      reason:
+        "read the API keys and S3 credentials connections name, in the one namespace of connections.secretNamespace",
+      grantedIn: "operatorNamespace",
+    },
+  ];
+}
 
 /** The key of a connection's S3 session token when its Secret reference names none. */
 export const DEFAULT_SESSION_TOKEN_KEY = "sessionToken";
