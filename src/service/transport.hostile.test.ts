@@ -6,14 +6,11 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  type EmulatedService,
-  HARNESS_API_KEY,
-  startEmulatedService,
-} from "../emulator/harness.js";
+import { emulatorPerFile, serviceFailure } from "../../test/support/service-contract.js";
+import { type EmulatedService, HARNESS_API_KEY } from "../emulator/harness.js";
 import { isExternalHold } from "../runtime/errors.js";
 import type { ServiceClient } from "./client.js";
-import { ServiceError, ServiceMalformedResponseError, ServiceRedirectError } from "./errors.js";
+import { ServiceMalformedResponseError, ServiceRedirectError } from "./errors.js";
 import type { ServiceHttpClient } from "./transport-options.js";
 
 let svc: EmulatedService;
@@ -21,16 +18,6 @@ let elsewhere: Server;
 let elsewhereUrl: string;
 const elsewhereRequests: IncomingMessage[] = [];
 let nasId: string;
-
-async function failure(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ServiceError) return err;
-    throw err;
-  }
-  throw new Error("expected the call to fail");
-}
 
 /** Both HTTP clients of the service (`service.httpClient`) hold every case below. */
 let httpClient: ServiceHttpClient = "node-http";
@@ -43,8 +30,10 @@ function client(extra: Parameters<EmulatedService["newClient"]>[0] = {}): Servic
   });
 }
 
+emulatorPerFile({}, (started) => {
+  svc = started;
+});
 beforeAll(async () => {
-  svc = await startEmulatedService();
   // The listener a hostile redirect points at: same host, another port.
   elsewhere = createServer((req, res) => {
     elsewhereRequests.push(req);
@@ -54,14 +43,10 @@ beforeAll(async () => {
   elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await svc.stop();
   elsewhere.closeAllConnections();
   await new Promise((resolve) => elsewhere.close(resolve));
 });
 beforeEach(async () => {
-  svc.emulator.state.reset();
-  svc.emulator.faults.clear();
-  svc.emulator.requestLog.clear();
   nasId = (await svc.admin.seed({ nas: [{ name: "n" }] })).nas[0] as string;
 });
 afterEach(() => {
@@ -84,7 +69,7 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
     ])("HTTP $status is an error that names the Location, and nothing reaches it", async (c) => {
       const location = `${elsewhereUrl}/steal`;
       svc.emulator.faults.set([{ kind: "redirect", status: c.status, location }]);
-      const err = await failure(c.call(client()));
+      const err = await serviceFailure(c.call(client()));
       expect(err).toBeInstanceOf(ServiceRedirectError);
       expect(err.retryable).toBe(false);
       // Held as the service's (or the configuration's) doing, not the object's: retried slowly.
@@ -101,7 +86,7 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
 
     it("a relative Location on the same origin is not followed either", async () => {
       svc.emulator.faults.set([{ kind: "redirect", status: 301, location: "/v1/other", times: 1 }]);
-      const err = await failure(client().getNas(nasId));
+      const err = await serviceFailure(client().getNas(nasId));
       expect(err).toBeInstanceOf(ServiceRedirectError);
       expect(svc.emulator.requestLog.read()).toHaveLength(1);
     });
@@ -110,7 +95,7 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
   describe("a response body larger than the limit", () => {
     it("a 30 MB answer is cut off at the default 4 MiB limit and reported as malformed", async () => {
       svc.emulator.faults.set([{ kind: "oversized", endpoint: "getNas", bodyBytes: 30e6 }]);
-      const err = await failure(
+      const err = await serviceFailure(
         client({ retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 } }).getNas(nasId),
       );
       expect(err).toBeInstanceOf(ServiceMalformedResponseError);
@@ -120,7 +105,7 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
 
     it("a large answer under the limit is read and judged by its content", async () => {
       svc.emulator.faults.set([{ kind: "oversized", endpoint: "getNas", bodyBytes: 1e6 }]);
-      const err = await failure(client({ maxResponseBytes: 2e6 }).getNas(nasId));
+      const err = await serviceFailure(client({ maxResponseBytes: 2e6 }).getNas(nasId));
       expect(err).toBeInstanceOf(ServiceMalformedResponseError);
       expect(err.message).not.toContain("longer than the limit");
       expect(err.message).toContain("id");
@@ -129,7 +114,7 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
     it("an endless chunked body is aborted at the limit, long before the timeout", async () => {
       svc.emulator.faults.set([{ kind: "endless", endpoint: "getNas" }]);
       const started = performance.now();
-      const err = await failure(
+      const err = await serviceFailure(
         client({ maxResponseBytes: 256 * 1024, timeoutMs: 60_000 }).getNas(nasId),
       );
       expect(err).toBeInstanceOf(ServiceMalformedResponseError);
@@ -150,12 +135,12 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
         .withCall({ routine: false, signal: abandon.signal })
         .getNas(nasId);
       setTimeout(() => abandon.abort(), 100);
-      const err = await failure(call);
+      const err = await serviceFailure(call);
       expect(err.message).toContain("its reconcile was abandoned");
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(0);
       // An already abandoned call sends nothing.
-      const late = await failure(
+      const late = await serviceFailure(
         client().withCall({ routine: false, signal: abandon.signal }).getNas(nasId),
       );
       expect(late.message).toContain("its reconcile was abandoned");
@@ -164,7 +149,7 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
 
   describe("a call of a process whose Lease may have passed to another (mayCall false)", () => {
     it("is not sent, also when the Lease passes while the call waits before its send (the key read here), and not retried", async () => {
-      const refused = await failure(client({ mayCall: () => false }).getNas(nasId));
+      const refused = await serviceFailure(client({ mayCall: () => false }).getNas(nasId));
       expect(refused.message).toContain("its reconcile was abandoned");
       let leading = true;
       const waited = client({
@@ -174,7 +159,7 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
           return HARNESS_API_KEY;
         },
       });
-      const late = await failure(waited.getNas(nasId));
+      const late = await serviceFailure(waited.getNas(nasId));
       expect(late.message).toContain("its reconcile was abandoned");
       expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === "getNas")).toHaveLength(0);
       // Leading again (a new process would be), the same client sends.
@@ -194,7 +179,7 @@ describe("a call over node:http whose Lease passes while its connection is made"
     };
     const before = svc.emulator.requestLog.read().length;
     const fenced = client({ httpClient: "node-http", mayCall });
-    const err = await failure(fenced.createTemplate({ name: "fenced" }));
+    const err = await serviceFailure(fenced.createTemplate({ name: "fenced" }));
     expect(err.message).toContain("its reconcile was abandoned");
     expect(err).toMatchObject({ outcomeUnknown: false });
     expect(svc.emulator.requestLog.read().length).toBe(before);

@@ -2,23 +2,19 @@
  * The client-side rate limit of the transport, against the emulator: the token bucket,
  * the waits it reports and records in the metrics, priorities, and a wait too long to make.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { emulatorPerFile } from "../../test/support/service-contract.js";
+import type { EmulatedService } from "../emulator/harness.js";
 import { RuntimeMetrics } from "../runtime/metrics.js";
 import type { RequestObservation } from "./transport-options.js";
 
 let svc: EmulatedService;
 let nasId: string;
 
-beforeAll(async () => {
-  svc = await startEmulatedService();
+emulatorPerFile({}, (started) => {
+  svc = started;
 });
-afterAll(() => svc.stop());
 beforeEach(async () => {
-  svc.emulator.state.reset();
-  svc.emulator.faults.clear();
-  svc.emulator.requestLog.clear();
-  svc.emulator.setApiKey(svc.apiKey);
   nasId = (await svc.admin.seed({ nas: [{ name: "n" }] })).nas[0] as string;
 });
 

@@ -1,13 +1,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { emulatorPerFile, serviceFailure } from "../../test/support/service-contract.js";
 import { freePort } from "../controlplane/controlplane.js";
-import { type EmulatedService, startEmulatedService } from "../emulator/harness.js";
+import type { EmulatedService } from "../emulator/harness.js";
 import { ServiceClient, type ServiceClientOptions } from "./client.js";
 import {
   ServiceAuthError,
-  ServiceError,
   ServiceInvalidIdError,
   ServiceMalformedResponseError,
   ServiceUnavailableError,
@@ -16,16 +16,6 @@ import type { RequestObservation } from "./transport-options.js";
 
 let svc: EmulatedService;
 let nasId: string;
-
-async function failure(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ServiceError) return err;
-    throw err;
-  }
-  throw new Error("expected the call to fail");
-}
 
 /** A client whose attempts and backoffs are recorded; backoffs do not really wait. */
 function observedClient(extra: Partial<ServiceClientOptions> = {}) {
@@ -45,15 +35,10 @@ function observedClient(extra: Partial<ServiceClientOptions> = {}) {
 
 const subscribe = (c: ServiceClient) => c.subscribeNas({ productCode: "nas.fixed.200" });
 
-beforeAll(async () => {
-  svc = await startEmulatedService();
+emulatorPerFile({}, (started) => {
+  svc = started;
 });
-afterAll(() => svc.stop());
 beforeEach(async () => {
-  svc.emulator.state.reset();
-  svc.emulator.faults.clear();
-  svc.emulator.requestLog.clear();
-  svc.emulator.setApiKey(svc.apiKey);
   nasId = (await svc.admin.seed({ nas: [{ name: "n" }] })).nas[0] as string;
 });
 
@@ -69,7 +54,7 @@ describe("retries of idempotent calls", () => {
   it("give up after the last attempt with a retryable error", async () => {
     svc.emulator.faults.set([{ kind: "error", endpoint: "getNas" }]);
     const { client, attempts } = observedClient();
-    const err = await failure(client.getNas(nasId));
+    const err = await serviceFailure(client.getNas(nasId));
     expect(err).toBeInstanceOf(ServiceUnavailableError);
     expect(attempts).toHaveLength(3);
   });
@@ -100,7 +85,7 @@ describe("retries of idempotent calls", () => {
 
   it("do not retry a terminal refusal", async () => {
     const { client, attempts } = observedClient();
-    await failure(client.getNas("nas-404"));
+    await serviceFailure(client.getNas("nas-404"));
     expect(attempts).toHaveLength(1);
   });
 });
@@ -109,7 +94,7 @@ describe.each(["node-http", "node-fetch"] as const)("a create over %s", (httpCli
   it("is never re-sent after a 500: one request, outcome unknown", async () => {
     svc.emulator.faults.set([{ kind: "error", endpoint: "subscribeNas", times: 1 }]);
     const { client } = observedClient({ httpClient });
-    const err = await failure(subscribe(client));
+    const err = await serviceFailure(subscribe(client));
     expect(err).toMatchObject({ retryable: true, outcomeUnknown: true });
     expect(svc.emulator.requestLog.read({ endpoint: "subscribeNas" })).toHaveLength(1);
   });
@@ -120,7 +105,7 @@ describe.each(["node-http", "node-fetch"] as const)("a create over %s", (httpCli
       { kind: "malformed", endpoint: "subscribeNas", times: 1 },
     ]);
     const { client } = observedClient({ httpClient });
-    const dropped = await failure(
+    const dropped = await serviceFailure(
       client.createTrainingTask({
         name: "t",
         createType: "DIRECT",
@@ -130,14 +115,14 @@ describe.each(["node-http", "node-fetch"] as const)("a create over %s", (httpCli
       }),
     );
     expect(dropped).toMatchObject({ outcomeUnknown: true });
-    expect(await failure(subscribe(client))).toBeInstanceOf(ServiceMalformedResponseError);
+    expect(await serviceFailure(subscribe(client))).toBeInstanceOf(ServiceMalformedResponseError);
     expect(svc.emulator.requestLog.read({ method: "POST" })).toHaveLength(2);
   });
 
   it("is never re-sent after a timeout", async () => {
     svc.emulator.faults.set([{ kind: "latency", endpoint: "scaleNas", latencyMs: 300 }]);
     const { client } = observedClient({ timeoutMs: 80, httpClient });
-    const err = await failure(client.scaleNas(nasId, { scaleType: "ScaleUp", capacity: 1 }));
+    const err = await serviceFailure(client.scaleNas(nasId, { scaleType: "ScaleUp", capacity: 1 }));
     expect(err.message).toMatch(/timed out after 80 ms/);
     expect(err).toMatchObject({ outcomeUnknown: true, retryable: true });
     // The emulator logs a request when it answers, after the injected latency.
@@ -162,7 +147,7 @@ describe.each(["node-http", "node-fetch"] as const)("a create over %s", (httpCli
       httpClient,
       onRequest: (e) => attempts.push(e),
     });
-    const err = await failure(subscribe(client));
+    const err = await serviceFailure(subscribe(client));
     expect(err).toMatchObject({ retryable: true, outcomeUnknown: false });
     expect(err.message).toMatch(/ECONNREFUSED/);
     expect(attempts).toHaveLength(3);
@@ -191,7 +176,7 @@ describe("the API key", () => {
     const client = svc.newClient({ apiKey: () => key, catalogTtlMs: 0 });
     await client.listNasProducts();
     svc.emulator.setApiKey("rotated-key-0123456789");
-    expect(await failure(client.listNasProducts())).toBeInstanceOf(ServiceAuthError);
+    expect(await serviceFailure(client.listNasProducts())).toBeInstanceOf(ServiceAuthError);
     key = "rotated-key-0123456789";
     await client.listNasProducts();
     const [entry] = svc.emulator.requestLog.read({ endpoint: "listNasProducts" });
@@ -204,7 +189,7 @@ describe("the API key", () => {
         throw new Error("secret aidc/api-key has no key 'token'");
       },
     });
-    const err = await failure(client.listNasProducts());
+    const err = await serviceFailure(client.listNasProducts());
     expect(err).toBeInstanceOf(ServiceAuthError);
     expect(err.message).toMatch(/could not be read: secret aidc\/api-key has no key 'token'/);
     expect(svc.emulator.requestLog.read()).toHaveLength(0);
@@ -235,7 +220,7 @@ describe("the API key", () => {
     client.useApiKey(svc.apiKey);
     await client.listNasProducts();
     client.useApiKey("rotated-key-0123456789");
-    expect(await failure(client.listNasProducts())).toBeInstanceOf(ServiceAuthError);
+    expect(await serviceFailure(client.listNasProducts())).toBeInstanceOf(ServiceAuthError);
     svc.emulator.setApiKey("rotated-key-0123456789");
     await client.listNasProducts();
     expect(asked).toBe(0);
@@ -247,7 +232,7 @@ describe("the metrics hook", () => {
   it("reports endpoint, method, status and duration of every attempt", async () => {
     const { client, attempts } = observedClient();
     await client.getNas(nasId);
-    await failure(client.getNas("nas-404"));
+    await serviceFailure(client.getNas("nas-404"));
     const any = {
       durationMs: expect.any(Number),
       rateLimitWaitMs: expect.any(Number),
@@ -298,7 +283,7 @@ describe("service.httpClient", () => {
 describe("a call's path", () => {
   it("is checked before anything is sent", async () => {
     const client = svc.newClient();
-    const err = await failure(client.getNas("../tasks"));
+    const err = await serviceFailure(client.getNas("../tasks"));
     expect(err).toBeInstanceOf(ServiceInvalidIdError);
     expect(svc.emulator.requestLog.read()).toHaveLength(0);
   });

@@ -22,7 +22,7 @@ let svc: EmulatedService;
 let client: BlockVolumeService;
 const TRANSITION = 1000;
 
-emulatorPerFile({ volumeTransitionMs: TRANSITION }, (started) => {
+emulatorPerFile({ manualTime: true, emulator: { volumeTransitionMs: TRANSITION } }, (started) => {
   svc = started;
   client = new BlockVolumeService(svc.client);
 });

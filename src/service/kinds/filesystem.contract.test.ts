@@ -21,7 +21,7 @@ let svc: EmulatedService;
 let client: FileSystemOperations;
 const DELAY = 500;
 
-emulatorPerFile({ fileStorageDelayMs: DELAY }, (started) => {
+emulatorPerFile({ manualTime: true, emulator: { fileStorageDelayMs: DELAY } }, (started) => {
   svc = started;
   client = new FileSystemOperations(svc.client);
 });

@@ -18,7 +18,7 @@ let svc: EmulatedService;
 let client: ServiceClient;
 const DELAY = 500;
 
-emulatorPerFile({ subscriptionDelayMs: DELAY }, (started) => {
+emulatorPerFile({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } }, (started) => {
   svc = started;
   client = svc.newClient({ endpoints: { deleteNas: DEFAULT_ENDPOINTS.deleteNas.path } });
 });

@@ -20,7 +20,7 @@ let svc: EmulatedService;
 let client: ServiceClient;
 const DELAY = 1000;
 
-emulatorPerFile({ subscriptionDelayMs: DELAY }, (started) => {
+emulatorPerFile({ manualTime: true, emulator: { subscriptionDelayMs: DELAY } }, (started) => {
   svc = started;
   client = svc.newClient({ endpoints: TRAINING_DELETES });
 });
