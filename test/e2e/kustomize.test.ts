@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
@@ -27,6 +27,7 @@ import {
   runTool,
   storedApiKeyMode,
 } from "../support/chart.js";
+import { writeDocumentedOverlay } from "../support/install-doc.js";
 import { adminKubeConfig, eventually } from "../support/kube.js";
 
 /**
@@ -180,14 +181,7 @@ describe("the namespace overlay of docs/install.md", () => {
     dir = await mkdtemp(join(tmpdir(), "aidc-overlay-"));
     // The overlay of docs/install.md as written, but for where it finds deploy/ and a
     // namespace of this run's own.
-    const doc = readFileSync(join(root, "docs/install.md"), "utf8");
-    const block = /```yaml\n(# overlays\/prod\/kustomization\.yaml[\s\S]*?)```/.exec(doc)?.[1];
-    if (!block) throw new Error("no overlay in docs/install.md");
-    const overlay = parse(block) as { resources: string[]; namespace: string };
-    expect(overlay.namespace).toBe("ml-platform");
-    overlay.resources = [relative(dir, join(root, "deploy"))];
-    overlay.namespace = namespace;
-    await writeFile(join(dir, "kustomization.yaml"), stringify(overlay));
+    writeDocumentedOverlay(dir, namespace);
     rendered = (await runTool("kubectl", ["kustomize", dir])).stdout;
   });
 

@@ -1,16 +1,12 @@
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { runOperator } from "../../src/cli/run.js";
-import { freePort } from "../../src/controlplane/controlplane.js";
-import { LocalS3Server } from "../../src/controlplane/s3-server.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
-import type { Manager } from "../../src/runtime/manager.js";
 import {
   CHART_DIR,
   CHART_TEST_BASE_URL,
@@ -23,6 +19,7 @@ import {
   type ServiceAccountRef,
   setArgs,
 } from "../support/chart.js";
+import { type InstalledOperator, startInstalledOperator } from "../support/chart-operator.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { kustomizedSamples } from "../support/samples.js";
 
@@ -56,14 +53,10 @@ interface SampleObject {
 const FORBIDDEN = /forbidden|"(?:status)?code":\s*403\b/i;
 
 /** One installed release and an operator running as its ServiceAccount. */
-interface ChartOperator {
+interface ChartOperator extends InstalledOperator {
   release: string;
   namespace: string;
   serviceAccount: ServiceAccountRef;
-  manager: () => Manager | undefined;
-  /** Every JSON log line the operator wrote. */
-  logs: string[];
-  stop(): Promise<number>;
 }
 
 /** `helm install` of the chart as `release` into `namespace`, with the API-key Secret. */
@@ -92,12 +85,7 @@ async function installRelease(
   return { namespace, name: `${release}-aidc-operator` };
 }
 
-/**
- * Runs the operator as the release's ServiceAccount, the way the chart's pod does: the
- * chart's rendered config file (from its ConfigMap), POD_NAME and POD_NAMESPACE set, the
- * API key in a file (read from the Secret as the kubelet would mount it). Only the
- * service URL (the emulator) and a short poll interval are set beside it.
- */
+/** The operator of a release, as its pod runs it (test/support/chart-operator.ts). */
 async function startChartOperator(
   release: string,
   namespace: string,
@@ -105,71 +93,16 @@ async function startChartOperator(
   emulator: RunningEmulator,
   dir: string,
 ): Promise<ChartOperator> {
-  const asOperator = operatorKubeConfigFor(serviceAccount);
-  const kubeconfig = join(dir, `${release}.kubeconfig`);
-  await writeFile(kubeconfig, asOperator.exportConfig(), { mode: 0o600 });
-
-  const admin = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
-  const configMap = await admin.readNamespacedConfigMap({
-    namespace,
-    name: `${release}-aidc-operator-config`,
-  });
-  const configFile = join(dir, `${release}-config.yaml`);
-  await writeFile(configFile, configMap.data?.["config.yaml"] ?? "");
-
-  // The kubelet's part: it mounts the Secret (the ServiceAccount cannot read it).
-  const secret = await adminKubeConfig()
-    .makeApiClient(k8s.CoreV1Api)
-    .readNamespacedSecret({ namespace, name: "service-api-key" });
-  const keyFile = join(dir, `${release}-api-key`);
-  await writeFile(keyFile, Buffer.from(secret.data?.apiKey ?? "", "base64"), {
-    mode: 0o600,
-  });
-
-  // The object storage of the default connection (the Bucket sample): a MinIO of this
-  // operator's own, since bucket names are global to a server.
-  const s3 = await new LocalS3Server().start();
-  const logs: string[] = [];
-  let manager: Manager | undefined;
-  let stop: () => void = () => undefined;
-  const exited = runOperator({
-    configFile,
-    kubeconfig,
-    env: {
-      POD_NAME: `${release}-0`,
-      POD_NAMESPACE: namespace,
-      AIDC_API_KEY_FILE: keyFile,
-      AIDC_SERVICE_BASE_URL: emulator.url,
-      AIDC_SERVICE_ALLOW_INSECURE_HTTP: "true",
-      AIDC_OBJECT_STORAGE_ENDPOINT: s3.url,
-      AIDC_OBJECT_STORAGE_ALLOW_INSECURE_HTTP: "true",
-      AIDC_S3_ACCESS_KEY_ID: s3.accessKeyId,
-      AIDC_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      AIDC_POLL_INTERVAL_MS: "1000",
-      AIDC_METRICS_PORT: String(await freePort()),
-      AIDC_LOG_LEVEL: "debug",
-    },
-    stopSignal: new Promise<void>((r) => {
-      stop = r;
-    }),
-    onStarted: (m) => {
-      manager = m;
-    },
-    logDestination: { write: (line: string) => void logs.push(line) },
-  });
-  return {
-    release,
+  const op = await startInstalledOperator({
+    fullname: `${release}-aidc-operator`,
     namespace,
     serviceAccount,
-    manager: () => manager,
-    logs,
-    stop: async () => {
-      stop();
-      const code = await exited;
-      await s3.stop();
-      return code;
-    },
-  };
+    apiKeySecret: "service-api-key",
+    serviceUrl: emulator.url,
+    podName: `${release}-0`,
+    dir,
+  });
+  return { ...op, release, namespace, serviceAccount };
 }
 
 /** The samples in `namespace` as the API server has them. */
