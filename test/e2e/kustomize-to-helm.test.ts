@@ -1,0 +1,274 @@
+import { mkdirSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as k8s from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
+import { parseObjects, randomSuffix, runTool, setArgs } from "../support/chart.js";
+import { documentedHelmUpgrade } from "../support/chart-copy.js";
+import { type InstalledOperator, startInstalledOperator } from "../support/chart-operator.js";
+import { documentedMove, writeDocumentedOverlay } from "../support/install-doc.js";
+import { adminKubeConfig, eventually } from "../support/kube.js";
+
+/**
+ * docs/install.md's move of a kustomize install (its overlay, applied client-side or
+ * server-side) to a Helm release of the same namespace and names, with Helm 3 and 4, as
+ * the docs write it. The operator runs as the install's ServiceAccount with the
+ * install's config, first the kustomize one, then (the roll) the chart's; a NasVolume
+ * made Ready before the move keeps its remote id with no remote create or delete.
+ */
+
+const API_KEY = "kustomize-to-helm-key-0123456789";
+const RELEASE = "aidc-operator";
+const NAS = { group: "aidc.io", version: "v1alpha1", plural: "nasvolumes" };
+const CLIENT_SIDE = ["apply"];
+const SERVER_SIDE = ["apply", "--server-side", "--force-conflicts"];
+
+/** What the test reads of the operator's Deployment. */
+interface Deployment {
+  metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+  spec: {
+    replicas: number;
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: { containers: { image: string; env: { name: string }[] }[] };
+    };
+  };
+}
+
+interface NasVolume {
+  metadata: { annotations?: Record<string, string>; generation?: number };
+  status?: { conditions?: { type: string; status: string; observedGeneration?: number }[] };
+}
+
+describe("moving a kustomize install to Helm as docs/install.md says", () => {
+  const admin = adminKubeConfig();
+  const custom = admin.makeApiClient(k8s.CustomObjectsApi);
+  let dir = "";
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "aidc-move-"));
+  });
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * A NasVolume whose storage is named `<name>-<namespace>` (the emulator's log finds
+   * it by that), left in the service when deleted.
+   */
+  async function createNas(namespace: string, name: string): Promise<void> {
+    await custom.createNamespacedCustomObject({
+      ...NAS,
+      namespace,
+      body: {
+        apiVersion: "aidc.io/v1alpha1",
+        kind: "NasVolume",
+        metadata: { name },
+        spec: {
+          productCode: "nas.capacity.standard",
+          name: `${name}-${namespace}`,
+          capacityGB: 100,
+          mountPath: "/mnt/data",
+          deletionPolicy: "Orphan",
+        },
+      },
+    });
+  }
+
+  /** Waits until the NasVolume is Ready for its generation; its remote id. */
+  async function readyId(namespace: string, name: string): Promise<string> {
+    let last: unknown;
+    return eventually(
+      async () => {
+        const o = (await custom.getNamespacedCustomObject({
+          ...NAS,
+          namespace,
+          name,
+        })) as NasVolume;
+        last = o.status?.conditions;
+        const ready = o.status?.conditions?.find((c) => c.type === "Ready");
+        const ok = ready?.status === "True" && ready.observedGeneration === o.metadata.generation;
+        return ok ? o.metadata.annotations?.["aidc.io/external-id"] : undefined;
+      },
+      60_000,
+      500,
+    ).catch((err: Error) => {
+      throw new Error(`${name} not Ready: ${JSON.stringify(last)} (${err.message})`);
+    });
+  }
+
+  it.each([
+    { tool: "helm", mode: "client-side", apply: CLIENT_SIDE, manager: "kubectl-client-side-apply" },
+    { tool: "helm", mode: "server-side", apply: SERVER_SIDE, manager: "kubectl" },
+    {
+      tool: "helm4",
+      mode: "client-side",
+      apply: CLIENT_SIDE,
+      manager: "kubectl-client-side-apply",
+    },
+    { tool: "helm4", mode: "server-side", apply: SERVER_SIDE, manager: "kubectl" },
+  ] as const)(
+    "moves an install applied $mode to a $tool release: nothing deleted, the operator carries on",
+    async ({ tool, apply, manager }) => {
+      const namespace = `move-${tool}-${randomSuffix()}`;
+      const overlay = join(dir, namespace);
+      mkdirSync(overlay);
+      writeDocumentedOverlay(overlay, namespace);
+      // The shared control plane's CRDs are in the overlay too: server-side, another
+      // test's field manager holds them (a user's own install has no such conflict).
+      await runTool("kubectl", [...apply, "-k", overlay]);
+      const installed = async () =>
+        (await runTool("kubectl", ["get", "-k", overlay, "-o", "name"])).stdout.trim().split("\n");
+      const objects = await installed();
+      await admin.makeApiClient(k8s.CoreV1Api).createNamespacedSecret({
+        namespace,
+        body: { metadata: { name: "aidc-operator-api-key" }, stringData: { apiKey: API_KEY } },
+      });
+
+      const emulator: RunningEmulator = await startEmulator({
+        apiKey: API_KEY,
+        subscriptionDelayMs: 300,
+      });
+      const operator = (podName: string) =>
+        startInstalledOperator({
+          fullname: RELEASE,
+          namespace,
+          serviceAccount: { namespace, name: RELEASE },
+          apiKeySecret: "aidc-operator-api-key",
+          serviceUrl: emulator.url,
+          podName,
+          dir: overlay,
+          objectStorage: false,
+        });
+      let running: InstalledOperator = await operator("kustomize-0");
+      try {
+        await createNas(namespace, "first");
+        const firstId = await readyId(namespace, "first");
+        const since = emulator.requestLog.lastSeq();
+        const deployment = async () =>
+          JSON.parse(
+            (
+              await runTool("kubectl", [
+                "get",
+                "deployment",
+                RELEASE,
+                "-n",
+                namespace,
+                "-o",
+                "json",
+              ])
+            ).stdout,
+          ) as Deployment;
+        const kustomized = await deployment();
+
+        const move = documentedMove(namespace, "https://service.example.com");
+        if (tool === "helm4") {
+          // Without the documented flag: conflicts with kubectl's fields, changes nothing.
+          await expect(runTool(tool, move.helm)).rejects.toThrow(`with "${manager}"`);
+          expect(await installed()).toEqual(objects);
+          expect((await deployment()).metadata.labels["app.kubernetes.io/managed-by"]).toBe(
+            "kustomize",
+          );
+        }
+        await runTool(tool, tool === "helm4" ? [...move.helm, ...move.helm4Extra] : move.helm);
+        for (const args of move.kubectl) await runTool("kubectl", args);
+
+        // The roll: the kustomize pod stops (releasing the Lease), the chart's starts.
+        expect(await running.stop()).toBe(0);
+        running = await operator("helm-0");
+
+        const status = JSON.parse(
+          (await runTool(tool, ["status", RELEASE, "-n", namespace, "-o", "json"])).stdout,
+        ) as { info: { status: string } };
+        expect(status.info.status).toBe("deployed");
+        // The Deployment is the chart's: its labels, and no variable of the overlay left.
+        const manifest = parseObjects(
+          (await runTool(tool, ["get", "manifest", RELEASE, "-n", namespace])).stdout,
+        );
+        const rendered = manifest.find((o) => o.kind === "Deployment") as unknown as Deployment;
+        const moved = await deployment();
+        expect(moved.metadata.labels).toEqual(rendered.metadata.labels);
+        expect(moved.metadata.annotations).toMatchObject({
+          "meta.helm.sh/release-name": RELEASE,
+          "meta.helm.sh/release-namespace": namespace,
+        });
+        expect(moved.spec.template.metadata.labels).toEqual(rendered.spec.template.metadata.labels);
+        const env = (d: Deployment) => d.spec.template.spec.containers[0]?.env.map((e) => e.name);
+        expect(env(kustomized)).toContain("AIDC_SERVICE_BASE_URL");
+        expect(env(moved)).toEqual(env(rendered));
+        expect(moved.spec.template.spec.containers[0]?.image).toBe(
+          kustomized.spec.template.spec.containers[0]?.image,
+        );
+        // Every object of the install is still there: CRDs and Namespace included.
+        expect(await installed()).toEqual(objects);
+
+        // The chart's operator leads on the same Lease and reconciles.
+        await eventually(async () => {
+          const lease = await admin
+            .makeApiClient(k8s.CoordinationV1Api)
+            .readNamespacedLease({ namespace, name: `${RELEASE}-leader` });
+          return lease.spec?.holderIdentity?.startsWith("helm-0");
+        }, 30_000);
+        expect(await readyId(namespace, "first")).toBe(firstId);
+
+        // A later upgrade, the documented one, works and changes the Deployment.
+        await runTool(tool, [
+          ...documentedHelmUpgrade(RELEASE, namespace),
+          ...setArgs({ replicas: 3 }),
+        ]);
+        expect((await deployment()).spec.replicas).toBe(3);
+
+        await createNas(namespace, "second");
+        const secondId = await readyId(namespace, "second");
+        expect(secondId).not.toBe(firstId);
+        // In the service, since the move: the second volume's create, nothing deleted.
+        // (Other files' leftover objects, reconciled too, are told apart by name and id.)
+        const ours = emulator.requestLog
+          .read({ since })
+          .filter((e) =>
+            [namespace, firstId, secondId].some(
+              (s) => e.path.includes(s) || JSON.stringify(e.body ?? "").includes(s),
+            ),
+          );
+        const created = ours
+          .filter((e) => e.endpoint === "subscribeNas")
+          .map((e) => (e.body as { storageParams?: { name?: string } }).storageParams?.name);
+        expect(created).toEqual([`second-${namespace}`]);
+        expect(ours.filter((e) => e.method === "DELETE")).toEqual([]);
+        expect(await readyId(namespace, "first")).toBe(firstId);
+      } finally {
+        // Deleted while an operator runs: it removes the finalizers (Orphan: nothing remote).
+        for (const name of ["first", "second"]) {
+          await custom
+            .deleteNamespacedCustomObject({ ...NAS, namespace, name })
+            .catch(() => undefined);
+        }
+        await eventually(
+          async () =>
+            (
+              (await custom.listNamespacedCustomObject({ ...NAS, namespace })) as {
+                items: unknown[];
+              }
+            ).items.length === 0,
+          30_000,
+        ).catch(() => undefined);
+        await running.stop();
+        await emulator.stop();
+        // The release's cluster-scoped objects (fixed names) go before the next case.
+        await runTool(tool, ["uninstall", RELEASE, "-n", namespace, "--no-hooks"]).catch(
+          () => undefined,
+        );
+        await runTool("kubectl", [
+          ...["delete", "clusterrole,clusterrolebinding", "-l"],
+          `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=operator`,
+        ]).catch(() => undefined);
+        await runTool("kubectl", ["delete", "namespace", namespace, "--wait=false"]).catch(
+          () => undefined,
+        );
+      }
+    },
+  );
+});
