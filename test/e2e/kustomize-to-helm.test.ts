@@ -100,19 +100,19 @@ describe("moving a kustomize install to Helm as docs/install.md says", () => {
     });
   }
 
+  // `older`: the objects labelled and annotated as docs/install.md says for a Helm
+  // without --take-ownership, which the move then goes without.
+  const CSA = { mode: "client-side", apply: CLIENT_SIDE, manager: "kubectl-client-side-apply" };
+  const SSA = { mode: "server-side", apply: SERVER_SIDE, manager: "kubectl" };
   it.each([
-    { tool: "helm", mode: "client-side", apply: CLIENT_SIDE, manager: "kubectl-client-side-apply" },
-    { tool: "helm", mode: "server-side", apply: SERVER_SIDE, manager: "kubectl" },
-    {
-      tool: "helm4",
-      mode: "client-side",
-      apply: CLIENT_SIDE,
-      manager: "kubectl-client-side-apply",
-    },
-    { tool: "helm4", mode: "server-side", apply: SERVER_SIDE, manager: "kubectl" },
+    { tool: "helm", ...CSA, older: false },
+    { tool: "helm", ...SSA, older: false },
+    { tool: "helm4", ...CSA, older: false },
+    { tool: "helm4", ...SSA, older: false },
+    { tool: "helm", ...SSA, older: true },
   ] as const)(
-    "moves an install applied $mode to a $tool release: nothing deleted, the operator carries on",
-    async ({ tool, apply, manager }) => {
+    "moves an install applied $mode to a $tool release (labelled first: $older): nothing deleted, the operator carries on",
+    async ({ tool, apply, manager, older }) => {
       const namespace = `move-${tool}-${randomSuffix()}`;
       const overlay = join(dir, namespace);
       mkdirSync(overlay);
@@ -164,7 +164,7 @@ describe("moving a kustomize install to Helm as docs/install.md says", () => {
           ) as Deployment;
         const kustomized = await deployment();
 
-        const move = documentedMove(namespace, "https://service.example.com");
+        const move = documentedMove(namespace, overlay, "https://service.example.com");
         if (tool === "helm4") {
           // Without the documented flag: conflicts with kubectl's fields, changes nothing.
           await expect(runTool(tool, move.helm)).rejects.toThrow(`with "${manager}"`);
@@ -173,7 +173,9 @@ describe("moving a kustomize install to Helm as docs/install.md says", () => {
             "kustomize",
           );
         }
-        await runTool(tool, tool === "helm4" ? [...move.helm, ...move.helm4Extra] : move.helm);
+        for (const args of older ? move.olderHelm : []) await runTool("kubectl", args);
+        const helm = older ? move.helm.filter((a) => a !== "--take-ownership") : move.helm;
+        await runTool(tool, tool === "helm4" ? [...helm, ...move.helm4Extra] : helm);
         for (const args of move.kubectl) await runTool("kubectl", args);
 
         // The roll: the kustomize pod stops (releasing the Lease), the chart's starts.

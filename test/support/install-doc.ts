@@ -6,6 +6,7 @@ import { root } from "../../scripts/generated-files.js";
 /** What docs/install.md's commands and overlay name, replaced by a test's own. */
 const DOC_NAMESPACE = "ml-platform";
 const DOC_BASE_URL = "https://<the service's base URL>";
+const DOC_OVERLAY = "overlays/prod";
 
 function installDoc(): string {
   return readFileSync(join(root, "docs/install.md"), "utf8");
@@ -37,16 +38,24 @@ export interface DocumentedMove {
   helm4Extra: string[];
   /** The lines after it (`kubectl ...`), arguments after `kubectl`. */
   kubectl: string[][];
+  /** What a Helm without `--take-ownership` runs first (`kubectl` arguments). */
+  olderHelm: string[][];
 }
 
 /**
- * The "Moving to Helm" commands of docs/install.md, for `namespace` and the service at
- * `baseUrl` (the documented `ml-platform` and placeholder URL).
+ * The "Moving to Helm" commands of docs/install.md, for `namespace`, the overlay in
+ * `overlay` and the service at `baseUrl` (the documented `ml-platform`,
+ * `overlays/prod` and placeholder URL).
  */
-export function documentedMove(namespace: string, baseUrl: string): DocumentedMove {
+export function documentedMove(
+  namespace: string,
+  overlay: string,
+  baseUrl: string,
+): DocumentedMove {
   const doc = installDoc();
   const start = doc.indexOf("### Moving to Helm");
-  const block = /```sh\n([\s\S]*?)```/.exec(doc.slice(start))?.[1];
+  const section = doc.slice(start, doc.indexOf("\n#", start + 1));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   if (start < 0 || !block) throw new Error("no Moving to Helm commands in docs/install.md");
   const lines = block
     .replaceAll(DOC_BASE_URL, baseUrl)
@@ -58,7 +67,9 @@ export function documentedMove(namespace: string, baseUrl: string): DocumentedMo
       .replace(/#.*$/, "")
       .trim()
       .split(/\s+/)
-      .map((w) => (w === DOC_NAMESPACE ? namespace : w));
+      .map((w) => (w === DOC_NAMESPACE ? namespace : w))
+      .map((w) => (w === DOC_OVERLAY ? overlay : w))
+      .map((w) => w.replace(`=${DOC_NAMESPACE}`, `=${namespace}`));
   const [helmLine, ...rest] = lines;
   const [tool, ...helm] = words(helmLine ?? "");
   if (tool !== "helm") throw new Error(`the move's first command is not helm: ${helmLine}`);
@@ -69,5 +80,9 @@ export function documentedMove(namespace: string, baseUrl: string): DocumentedMo
     if (t !== "kubectl") throw new Error(`not a kubectl command: ${l}`);
     return args;
   });
-  return { helm, helm4Extra: extra.trim().split(/\s+/), kubectl };
+  const olderHelm = [...section.matchAll(/`kubectl (annotate|label) -k ([^`]+)`/g)].map((m) =>
+    words(`${m[1]} -k ${m[2]}`.replace(/\s+/g, " ")),
+  );
+  if (olderHelm.length !== 2) throw new Error("no annotate and label commands for an older Helm");
+  return { helm, helm4Extra: extra.trim().split(/\s+/), kubectl, olderHelm };
 }
