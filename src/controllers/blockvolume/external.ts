@@ -16,17 +16,18 @@ import { BlockVolumeService, volumeListSnapshot } from "../../service/kinds/bloc
 import type { ListSnapshot } from "../../service/list-snapshot.js";
 import type { ListedIds } from "../../service/pagination.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/schemas/create.js";
-import type {
-  BeforeDeleteResult,
-  CreateResult,
-  DeleteResult,
-  ListedObservation,
-  ManagedCall,
-  Observation,
-  OwnerMark,
-  ResolvedCall,
-  SentCreate,
-  UpdateResult,
+import {
+  type BeforeDeleteResult,
+  type CreateResult,
+  type DeleteResult,
+  type ListedObservation,
+  listedObservation,
+  type ManagedCall,
+  type Observation,
+  type OwnerMark,
+  type ResolvedCall,
+  type SentCreate,
+  type UpdateResult,
 } from "../managed/call.js";
 import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
 import { sendOrFindMade } from "../managed/refused-change.js";
@@ -156,11 +157,7 @@ export class BlockVolumeExternalClient
     const list = this.service.operationState("listVolumes");
     if (list === "disabled" || list === "missing") return undefined;
     const view = await this.volumes.listSnapshot(maxAgeMs);
-    const remote = view?.records.get(id);
-    if (!view || !remote || !listRecordSuffices(remote)) return undefined;
-    const observation = this.observation(call, remote);
-    // A change to make is acted on after a detail read, never on a listed record.
-    return observation.upToDate ? { observation, fetchedAt: view.fetchedAt } : undefined;
+    return listedObservation(view, id, (r) => this.observation(call, r), listRecordSuffices);
   }
 
   private observation(

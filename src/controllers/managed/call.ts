@@ -9,6 +9,7 @@ import type { ConditionReason } from "../../crds/reasons.js";
 import type { CacheReader } from "../../runtime/cache.js";
 import type { Condition } from "../../runtime/object-writes.js";
 import type { ObjectMeta, ResourceDescriptor } from "../../runtime/resource.js";
+import type { ListSnapshotView } from "../../service/list-snapshot.js";
 import type { EventReason } from "../event-reasons.js";
 
 /**
@@ -219,6 +220,24 @@ export interface ListedObservation<R> {
   observation: Observation<R> & { exists: true };
   /** When the walk the record comes from started (ms since the epoch). */
   fetchedAt: number;
+}
+
+/**
+ * The observation of record `id` from a snapshot of the kind's list, as `observe` judges
+ * it; undefined, for a detail read, without a snapshot, when it does not list the record,
+ * when the listed record lacks what `observe` needs (`suffices`), or when a change is to
+ * be made (acted on after a detail read, never on a listed record).
+ */
+export function listedObservation<R>(
+  view: ListSnapshotView<R> | undefined,
+  id: string,
+  observe: (record: R) => Observation<R> & { exists: true },
+  suffices: (record: R) => boolean = () => true,
+): ListedObservation<R> | undefined {
+  const record = view?.records.get(id);
+  if (!view || !record || !suffices(record)) return undefined;
+  const observation = observe(record);
+  return observation.upToDate ? { observation, fetchedAt: view.fetchedAt } : undefined;
 }
 
 /**

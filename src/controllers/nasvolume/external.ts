@@ -11,17 +11,18 @@ import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/schemas/create.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
-import type {
-  CreateResult,
-  DeleteResult,
-  ListedObservation,
-  ManagedCall,
-  Observation,
-  OwnerMark,
-  PreflightRefusal,
-  SentCreate,
-  SubscriptionPoll,
-  UpdateResult,
+import {
+  type CreateResult,
+  type DeleteResult,
+  type ListedObservation,
+  listedObservation,
+  type ManagedCall,
+  type Observation,
+  type OwnerMark,
+  type PreflightRefusal,
+  type SentCreate,
+  type SubscriptionPoll,
+  type UpdateResult,
 } from "../managed/call.js";
 import {
   absenceVerdict,
@@ -179,11 +180,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     maxAgeMs: number,
   ): Promise<ListedObservation<NasInstance> | undefined> {
     const view = await this.service.nas.listSnapshot(maxAgeMs);
-    const remote = view?.records.get(id);
-    if (!view || !remote || !listRecordSuffices(remote)) return undefined;
-    const observation = this.observation(call, remote);
-    // A change to make is acted on after a detail read, never on a listed record.
-    return observation.upToDate ? { observation, fetchedAt: view.fetchedAt } : undefined;
+    return listedObservation(view, id, (r) => this.observation(call, r), listRecordSuffices);
   }
 
   private observation(

@@ -21,18 +21,19 @@ import {
 } from "../../service/schemas/create.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import { terminalError } from "../event-reasons.js";
-import type {
-  CreateResult,
-  DeleteResult,
-  ListedObservation,
-  LookupKey,
-  ManagedCall,
-  Observation,
-  OwnerMark,
-  PreflightRefusal,
-  ResolvedCall,
-  UnreadMark,
-  UpdateResult,
+import {
+  type CreateResult,
+  type DeleteResult,
+  type ListedObservation,
+  type LookupKey,
+  listedObservation,
+  type ManagedCall,
+  type Observation,
+  type OwnerMark,
+  type PreflightRefusal,
+  type ResolvedCall,
+  type UnreadMark,
+  type UpdateResult,
 } from "../managed/call.js";
 import { createMayHaveHappened } from "../managed/create-recovery.js";
 import { ANNOTATIONS } from "../managed/decisions.js";
@@ -206,10 +207,7 @@ export class TemplateExternalClient
     maxAgeMs: number,
   ): Promise<ListedObservation<TrainingTemplate> | undefined> {
     const view = await this.service.templates.listSnapshot(maxAgeMs);
-    const remote = view?.records.get(id);
-    if (!view || !remote) return undefined;
-    const observation = this.observation(call, remote);
-    return observation.upToDate ? { observation, fetchedAt: view.fetchedAt } : undefined;
+    return listedObservation(view, id, (r) => this.observation(call, r));
   }
 
   private observation(
