@@ -16,19 +16,19 @@ import { BlockVolumeService, volumeListSnapshot } from "../../service/kinds/bloc
 import type { ListSnapshot } from "../../service/list-snapshot.js";
 import type { ListedIds } from "../../service/pagination.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/schemas/create.js";
-import {
-  type BeforeDeleteResult,
-  type CreateResult,
-  type DeleteResult,
-  type ListedObservation,
-  listedObservation,
-  type ManagedCall,
-  type Observation,
-  type OwnerMark,
-  type ResolvedCall,
-  type SentCreate,
-  type UpdateResult,
+import type {
+  BeforeDeleteResult,
+  CreateResult,
+  DeleteResult,
+  ListedObservation,
+  ManagedCall,
+  Observation,
+  OwnerMark,
+  ResolvedCall,
+  SentCreate,
+  UpdateResult,
 } from "../managed/call.js";
+import { listedObservation } from "../managed/call.js";
 import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
 import { sendOrFindMade } from "../managed/refused-change.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";

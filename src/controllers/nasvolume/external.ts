@@ -11,19 +11,19 @@ import { ServiceError, ServiceNotFoundError } from "../../service/errors.js";
 import type { ListedIds } from "../../service/pagination.js";
 import { ownerMarkInDescription, withCreateMarkers } from "../../service/schemas/create.js";
 import type { NasInstance } from "../../service/schemas/nas.js";
-import {
-  type CreateResult,
-  type DeleteResult,
-  type ListedObservation,
-  listedObservation,
-  type ManagedCall,
-  type Observation,
-  type OwnerMark,
-  type PreflightRefusal,
-  type SentCreate,
-  type SubscriptionPoll,
-  type UpdateResult,
+import type {
+  CreateResult,
+  DeleteResult,
+  ListedObservation,
+  ManagedCall,
+  Observation,
+  OwnerMark,
+  PreflightRefusal,
+  SentCreate,
+  SubscriptionPoll,
+  UpdateResult,
 } from "../managed/call.js";
+import { listedObservation } from "../managed/call.js";
 import {
   absenceVerdict,
   type Connection,

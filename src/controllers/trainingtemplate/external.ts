@@ -21,20 +21,20 @@ import {
 } from "../../service/schemas/create.js";
 import type { TrainingTemplate } from "../../service/schemas/template.js";
 import { terminalError } from "../event-reasons.js";
-import {
-  type CreateResult,
-  type DeleteResult,
-  type ListedObservation,
-  type LookupKey,
-  listedObservation,
-  type ManagedCall,
-  type Observation,
-  type OwnerMark,
-  type PreflightRefusal,
-  type ResolvedCall,
-  type UnreadMark,
-  type UpdateResult,
+import type {
+  CreateResult,
+  DeleteResult,
+  ListedObservation,
+  LookupKey,
+  ManagedCall,
+  Observation,
+  OwnerMark,
+  PreflightRefusal,
+  ResolvedCall,
+  UnreadMark,
+  UpdateResult,
 } from "../managed/call.js";
+import { listedObservation } from "../managed/call.js";
 import { createMayHaveHappened } from "../managed/create-recovery.js";
 import { ANNOTATIONS } from "../managed/decisions.js";
 import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
