@@ -24,13 +24,7 @@ import {
   VERSION,
   withRules,
 } from "./definition.js";
-import {
-  connectionFields,
-  deletionPolicy,
-  INTEGER_LIMITS,
-  serviceDescription,
-  serviceName,
-} from "./fields.js";
+import { INTEGER_LIMITS, managedSpecShape, serviceDescription, serviceName } from "./fields.js";
 import { CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
 import { ownReason, ownReasons } from "./reasons.js";
 import {
@@ -61,11 +55,10 @@ export const ${n.kind}Spec = withRules(
         z.number().int().min(1).max(INTEGER_LIMITS.capacityGB),
         \`Size in GB, 1 to \${INTEGER_LIMITS.capacityGB}. A change grows the ${n.words}; a shrink is refused.\`,
       ),
-      ...connectionFields,
-      deletionPolicy,
+      ...managedSpecShape,
     })
     .meta({
-      description: "Desired ${n.words}. sizeGB, description and deletionPolicy may change; name is fixed at creation.",
+      description: "Desired ${n.words}. sizeGB, description, deletionPolicy and managementPolicies may change; name and connectionRef are fixed at creation.",
     }),
   ...mutabilityRules(${n.constant}_MUTABILITY),
 );

@@ -81,6 +81,15 @@ describe("the generated CRDs", () => {
     }
   });
 
+  it("give every kind of the managed loop its spec fields: deletionPolicy, managementPolicies, connectionRef", () => {
+    for (const def of allCrds.filter((d) => d.remote === "managed")) {
+      const fields = Object.keys(prop(schemaOf(def.plural), "spec").properties ?? {});
+      expect(fields, def.kind).toEqual(
+        expect.arrayContaining(["deletionPolicy", "managementPolicies", "connectionRef"]),
+      );
+    }
+  });
+
   it("are structural: no $ref, $schema, unions or additionalProperties false, and every node typed", () => {
     for (const def of allCrds) {
       const text = JSON.stringify(crdManifest(def));
