@@ -3,8 +3,10 @@ import { join } from "node:path";
 
 /**
  * The kube-controller-manager controllers the local control plane runs: what makes
- * deletion behave as in a cluster. Controllers that need nodes, pods, a kubelet or a
- * cloud (and the token controller, which needs nothing here) stay off.
+ * deletion behave as in a cluster, and a Deployment's ReplicaSets and pods. There is no
+ * scheduler or kubelet: a pod stays Pending unless a test binds it and reports its status
+ * (test/support/kubelet.ts). Controllers that need nodes, a kubelet or a cloud (and the
+ * token controller, which needs nothing here) stay off.
  */
 export const CONTROLLER_MANAGER_CONTROLLERS = [
   // ownerReferences: deleting an owner deletes its dependents (a TrainingJob's Services
@@ -15,6 +17,9 @@ export const CONTROLLER_MANAGER_CONTROLLERS = [
   // ClusterRoles with an aggregationRule (the built-in admin, edit and view) gather the
   // rules of the roles labelled for them, such as the operator's aggregated roles.
   "clusterrole-aggregation-controller",
+  // A Deployment's ReplicaSets, their pods and the rollout status `helm --wait` reads.
+  "deployment-controller",
+  "replicaset-controller",
 ] as const;
 
 /** Where and how to start kube-controller-manager. */

@@ -1,4 +1,5 @@
-import { afterAll, describe, expect, it } from "vitest";
+import type * as k8s from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CHART_DIR,
   CHART_TEST_BASE_URL,
@@ -7,44 +8,46 @@ import {
   setArgs,
 } from "../support/chart.js";
 import { documentedHelmUpgrade } from "../support/chart-copy.js";
-import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { type Kubelet, startKubelet } from "../support/kubelet.js";
 
 /**
  * What docs/install.md says a `helm upgrade --wait` that fails leaves, with Helm 3 and 4.
- * The control plane has no kubelet: no pod is ever ready, so every waited upgrade (and
- * rollback) runs to its `--timeout`.
+ * test/support/kubelet.ts runs the pods: those of the failing image never become ready.
  */
 
 type Tool = "helm" | "helm4";
 /** The upgrade that fails: an object only it adds, and an image that never starts. */
 const FAILING = setArgs({ "networkPolicy.enabled": true, "image.tag": "does-not-start" });
+const neverStarts = (image: string) => image.endsWith(":does-not-start");
 const ROLLBACK: Record<Tool, string> = { helm: "--atomic", helm4: "--rollback-on-failure" };
 
 describe("a helm upgrade --wait that fails", () => {
   const installed: { tool: Tool; release: string; namespace: string }[] = [];
+  let kubelet: Kubelet;
+
+  beforeAll(async () => {
+    kubelet = await startKubelet(adminKubeConfig(), neverStarts);
+  });
 
   afterAll(async () => {
     for (const { tool, release, namespace } of installed) {
       await runTool(tool, ["uninstall", release, "-n", namespace, "--no-hooks"]).catch(
         () => undefined,
       );
+    }
+    await kubelet?.stop();
+    for (const { namespace } of installed) {
       await runTool("kubectl", ["delete", "namespace", namespace, "--wait=false"]);
     }
   });
 
-  /** A release installed without waiting, and its failed `--wait` upgrade's error. */
+  /** A release installed and ready (`--wait`), and its failed `--wait` upgrade's error. */
   async function failedUpgrade(tool: Tool, flags: string[]) {
     const namespace = await createNamespace(adminKubeConfig(), `failed-${tool}`);
+    kubelet.serve(namespace);
     const release = `failed-${randomSuffix()}`;
     installed.push({ tool, release, namespace });
-    await runTool(tool, [
-      ...["install", release, CHART_DIR, "-n", namespace, "--skip-crds"],
-      ...setArgs({ "service.baseUrl": CHART_TEST_BASE_URL }),
-    ]);
-    const upgrade = [...documentedHelmUpgrade(release, namespace), ...FAILING];
-    await expect(
-      runTool(tool, [...upgrade, "--wait", "--timeout", "5s", ...flags]),
-    ).rejects.toThrow(/UPGRADE FAILED/);
     const get = async (kind: string, name: string) =>
       (
         await runTool("kubectl", ["get", kind, "-n", namespace, "-o", "name", name]).catch(() => ({
@@ -63,7 +66,32 @@ describe("a helm upgrade --wait that fails", () => {
         ])
       ).stdout;
     const networkPolicy = () => get("networkpolicy", `${release}-aidc-operator`);
-    return { release, namespace, history, image, networkPolicy };
+    /** Each pod not being deleted: its image, and "ready" or its container's waiting reason. */
+    const pods = async () => {
+      const { stdout } = await runTool("kubectl", ["get", "pods", "-n", namespace, "-o", "json"]);
+      return (JSON.parse(stdout) as { items: k8s.V1Pod[] }).items
+        .filter((p) => !p.metadata?.deletionTimestamp)
+        .map((p) => {
+          const ready = p.status?.conditions?.some(
+            (c) => c.type === "Ready" && c.status === "True",
+          );
+          const waiting = p.status?.containerStatuses?.[0]?.state?.waiting?.reason;
+          return `${p.spec?.containers[0]?.image} ${ready ? "ready" : waiting}`;
+        })
+        .sort();
+    };
+    await runTool(tool, [
+      ...["install", release, CHART_DIR, "-n", namespace, "--skip-crds"],
+      ...setArgs({ "service.baseUrl": CHART_TEST_BASE_URL }),
+      ...["--wait", "--timeout", "60s"],
+    ]);
+    const installedImage = await image();
+    expect((await history()).map((h) => h.status)).toEqual(["deployed"]);
+    const upgrade = [...documentedHelmUpgrade(release, namespace), ...FAILING];
+    await expect(
+      runTool(tool, [...upgrade, "--wait", "--timeout", "5s", ...flags]),
+    ).rejects.toThrow(/UPGRADE FAILED/);
+    return { release, namespace, history, image, installedImage, networkPolicy, pods };
   }
 
   it.each(["helm", "helm4"] as const)(
@@ -73,6 +101,12 @@ describe("a helm upgrade --wait that fails", () => {
       expect((await r.history()).map((h) => h.status)).toEqual(["deployed", "failed"]);
       expect(await r.networkPolicy()).not.toBe("");
       expect(await r.image()).toMatch(/:does-not-start$/);
+      // The rollout stopped at its first new pod: the installed ones still serve.
+      expect(await r.pods()).toEqual([
+        `${r.installedImage} ready`,
+        `${r.installedImage} ready`,
+        expect.stringMatching(/:does-not-start ImagePullBackOff$/),
+      ]);
 
       // The documented upgrade starts from the last deployed revision's values.
       await runTool(tool, documentedHelmUpgrade(r.release, r.namespace));
@@ -101,9 +135,16 @@ describe("a helm upgrade --wait that fails", () => {
     "with %s and its rollback flag rolls back in a revision of its own",
     async (tool) => {
       const r = await failedUpgrade(tool, [ROLLBACK[tool]]);
-      expect((await r.history()).map((h) => h.revision)).toEqual([1, 2, 3]);
+      expect((await r.history()).map((h) => h.status)).toEqual([
+        "superseded",
+        "failed",
+        "deployed",
+      ]);
       expect(await r.networkPolicy()).toBe("");
-      expect(await r.image()).not.toMatch(/:does-not-start$/);
+      expect(await r.image()).toBe(r.installedImage);
+      // Back to the installed pods alone, ready; the failing one is deleted.
+      const running = [`${r.installedImage} ready`, `${r.installedImage} ready`];
+      await eventually(async () => (await r.pods()).join() === running.join());
     },
   );
 });

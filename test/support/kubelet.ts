@@ -1,0 +1,126 @@
+import * as k8s from "@kubernetes/client-node";
+import { randomSuffix } from "./chart.js";
+
+/**
+ * A stand-in for a scheduler and a kubelet on the test control plane, which has neither:
+ * it registers a Ready Node, binds each pod of the namespaces it serves to it, and
+ * reports a bound pod Running and Ready, or, when `neverStarts` matches an image of the
+ * pod, Pending with that container in ImagePullBackOff. A pod being deleted is deleted at
+ * once, as a kubelet does once its containers stop. It runs nothing.
+ */
+export interface Kubelet {
+  readonly node: string;
+  /** Serves the pods of `namespace` from now on. */
+  serve(namespace: string): void;
+  /** Stops, deletes the pods bound to its Node (at once) and the Node. */
+  stop(): Promise<void>;
+}
+
+const TICK_MS = 100;
+
+export async function startKubelet(
+  kc: k8s.KubeConfig,
+  neverStarts: (image: string) => boolean,
+): Promise<Kubelet> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const node = `kubelet-${randomSuffix()}`;
+  const namespaces = new Set<string>();
+  const ready = { type: "Ready", status: "True", reason: "KubeletReady" };
+  await core.createNode({ body: { metadata: { name: node } } });
+  const created = await core.readNode({ name: node });
+  const now = new Date();
+  created.status = {
+    conditions: [{ ...ready, lastHeartbeatTime: now, lastTransitionTime: now }],
+    addresses: [{ type: "InternalIP", address: "127.0.0.1" }],
+  };
+  await core.replaceNodeStatus({ name: node, body: created });
+
+  let podIPs = 0;
+  const run = async (pod: k8s.V1Pod) => {
+    const name = pod.metadata?.name as string;
+    const namespace = pod.metadata?.namespace as string;
+    if (!pod.spec?.nodeName) {
+      const target = { kind: "Node", name: node };
+      await core.createNamespacedPodBinding({
+        name,
+        namespace,
+        body: { metadata: { name }, target },
+      });
+    } else if (pod.spec.nodeName !== node) {
+      return;
+    } else if (pod.metadata?.deletionTimestamp) {
+      await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });
+    } else if (!pod.status?.conditions?.some((c) => c.type === "Ready")) {
+      await core.replaceNamespacedPodStatus({ name, namespace, body: withStatus(pod) });
+    }
+  };
+  const withStatus = (pod: k8s.V1Pod): k8s.V1Pod => {
+    const containers = pod.spec?.containers ?? [];
+    const starts = !containers.some((c) => neverStarts(c.image ?? ""));
+    const t = new Date();
+    const condition = (type: string, ok: boolean) => ({
+      type,
+      status: ok ? "True" : "False",
+      lastTransitionTime: t,
+      ...(ok ? {} : { reason: "ContainersNotReady" }),
+    });
+    podIPs += 1;
+    pod.status = {
+      phase: starts ? "Running" : "Pending",
+      hostIP: "127.0.0.1",
+      podIP: `10.244.${podIPs >> 8}.${podIPs & 255}`,
+      startTime: t,
+      conditions: [
+        condition("PodScheduled", true),
+        condition("Initialized", true),
+        condition("ContainersReady", starts),
+        condition("Ready", starts),
+      ],
+      containerStatuses: containers.map((c) => ({
+        name: c.name,
+        image: c.image ?? "",
+        imageID: "",
+        ready: starts,
+        started: starts,
+        restartCount: 0,
+        state: starts
+          ? { running: { startedAt: t } }
+          : { waiting: { reason: "ImagePullBackOff", message: `Back-off pulling ${c.image}` } },
+      })),
+    };
+    return pod;
+  };
+
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const namespace of namespaces) {
+        const pods = await core.listNamespacedPod({ namespace }).catch(() => ({ items: [] }));
+        // A conflict or a pod gone meanwhile is seen again at the next tick.
+        for (const pod of pods.items) await run(pod).catch(() => undefined);
+      }
+      await new Promise((r) => setTimeout(r, TICK_MS));
+    }
+  })();
+
+  return {
+    node,
+    serve: (namespace) => {
+      namespaces.add(namespace);
+    },
+    stop: async () => {
+      stopped = true;
+      await loop;
+      for (const namespace of namespaces) {
+        const pods = await core.listNamespacedPod({ namespace }).catch(() => ({ items: [] }));
+        for (const pod of pods.items.filter((p) => p.spec?.nodeName === node)) {
+          const name = pod.metadata?.name as string;
+          await core
+            .deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 })
+            .catch(() => undefined);
+        }
+      }
+      await core.deleteNode({ name: node });
+    },
+  };
+}
