@@ -1,4 +1,3 @@
-import type * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CHART_DIR,
@@ -9,7 +8,7 @@ import {
 } from "../support/chart.js";
 import { documentedHelmUpgrade } from "../support/chart-copy.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
-import { type Kubelet, startKubelet } from "../support/kubelet.js";
+import { type Kubelet, podReady, startKubelet } from "../support/kubelet.js";
 
 /**
  * What docs/install.md says a `helm upgrade --wait` that fails leaves, with Helm 3 and 4.
@@ -67,19 +66,13 @@ describe("a helm upgrade --wait that fails", () => {
       ).stdout;
     const networkPolicy = () => get("networkpolicy", `${release}-aidc-operator`);
     /** Each pod not being deleted: its image, and "ready" or its container's waiting reason. */
-    const pods = async () => {
-      const { stdout } = await runTool("kubectl", ["get", "pods", "-n", namespace, "-o", "json"]);
-      return (JSON.parse(stdout) as { items: k8s.V1Pod[] }).items
-        .filter((p) => !p.metadata?.deletionTimestamp)
+    const pods = async () =>
+      (await kubelet.pods(namespace))
         .map((p) => {
-          const ready = p.status?.conditions?.some(
-            (c) => c.type === "Ready" && c.status === "True",
-          );
           const waiting = p.status?.containerStatuses?.[0]?.state?.waiting?.reason;
-          return `${p.spec?.containers[0]?.image} ${ready ? "ready" : waiting}`;
+          return `${p.spec?.containers[0]?.image} ${podReady(p) ? "ready" : waiting}`;
         })
         .sort();
-    };
     await runTool(tool, [
       ...["install", release, CHART_DIR, "-n", namespace, "--skip-crds"],
       ...setArgs({ "service.baseUrl": CHART_TEST_BASE_URL }),

@@ -10,13 +10,15 @@ import { documentedHelmUpgrade } from "../support/chart-copy.js";
 import { type InstalledOperator, startInstalledOperator } from "../support/chart-operator.js";
 import { documentedMove, writeDocumentedOverlay } from "../support/install-doc.js";
 import { adminKubeConfig, eventually } from "../support/kube.js";
+import { type Kubelet, podReady, startKubelet } from "../support/kubelet.js";
 
 /**
  * docs/install.md's move of a kustomize install (its overlay, applied client-side or
  * server-side) to a Helm release of the same namespace and names, with Helm 3 and 4, as
  * the docs write it. The operator runs as the install's ServiceAccount with the
  * install's config, first the kustomize one, then (the roll) the chart's; a NasVolume
- * made Ready before the move keeps its remote id with no remote create or delete.
+ * made Ready before the move keeps its remote id with no remote create or delete. The
+ * Deployment's pods (test/support/kubelet.ts) roll to the chart's template.
  */
 
 const API_KEY = "kustomize-to-helm-key-0123456789";
@@ -46,12 +48,15 @@ describe("moving a kustomize install to Helm as docs/install.md says", () => {
   const admin = adminKubeConfig();
   const custom = admin.makeApiClient(k8s.CustomObjectsApi);
   let dir = "";
+  let kubelet: Kubelet;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "aidc-move-"));
+    kubelet = await startKubelet(admin);
   });
 
   afterAll(async () => {
+    await kubelet?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -120,6 +125,16 @@ describe("moving a kustomize install to Helm as docs/install.md says", () => {
       // The shared control plane's CRDs are in the overlay too: server-side, another
       // test's field manager holds them (a user's own install has no such conflict).
       await runTool("kubectl", [...apply, "-k", overlay]);
+      kubelet.serve(namespace);
+      /** The names of the Deployment's pods once they are `d`'s replicas of its template, ready. */
+      const podsOf = async (d: Deployment) => {
+        const pods = await kubelet.pods(namespace);
+        const labels = Object.entries(d.spec.template.metadata.labels);
+        const ofD = (p: (typeof pods)[number]) =>
+          labels.every(([k, v]) => p.metadata?.labels?.[k] === v) && podReady(p);
+        const done = pods.length === d.spec.replicas && pods.every(ofD);
+        return done && pods.map((p) => p.metadata?.name as string);
+      };
       const installed = async () =>
         (await runTool("kubectl", ["get", "-k", overlay, "-o", "name"])).stdout.trim().split("\n");
       const objects = await installed();
@@ -163,6 +178,7 @@ describe("moving a kustomize install to Helm as docs/install.md says", () => {
             ).stdout,
           ) as Deployment;
         const kustomized = await deployment();
+        const kustomizedPods = await eventually(() => podsOf(kustomized));
 
         const move = documentedMove(namespace, overlay, "https://service.example.com");
         if (tool === "helm4") {
@@ -198,6 +214,8 @@ describe("moving a kustomize install to Helm as docs/install.md says", () => {
           "meta.helm.sh/release-namespace": namespace,
         });
         expect(moved.spec.template.metadata.labels).toEqual(rendered.spec.template.metadata.labels);
+        const movedPods = await eventually(() => podsOf(moved));
+        expect(movedPods.filter((p) => kustomizedPods.includes(p))).toEqual([]);
         const env = (d: Deployment) => d.spec.template.spec.containers[0]?.env.map((e) => e.name);
         expect(env(kustomized)).toContain("AIDC_SERVICE_BASE_URL");
         expect(env(moved)).toEqual(env(rendered));
@@ -221,7 +239,9 @@ describe("moving a kustomize install to Helm as docs/install.md says", () => {
           ...documentedHelmUpgrade(RELEASE, namespace),
           ...setArgs({ replicas: 3 }),
         ]);
-        expect((await deployment()).spec.replicas).toBe(3);
+        const upgraded = await deployment();
+        expect(upgraded.spec.replicas).toBe(3);
+        await eventually(() => podsOf(upgraded));
 
         await createNas(namespace, "second");
         const secondId = await readyId(namespace, "second");

@@ -12,15 +12,22 @@ export interface Kubelet {
   readonly node: string;
   /** Serves the pods of `namespace` from now on. */
   serve(namespace: string): void;
+  /** The pods of `namespace` not being deleted. */
+  pods(namespace: string): Promise<k8s.V1Pod[]>;
   /** Stops, deletes the pods bound to its Node (at once) and the Node. */
   stop(): Promise<void>;
 }
 
 const TICK_MS = 100;
 
+/** Whether `pod` reports its Ready condition true. */
+export function podReady(pod: k8s.V1Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+}
+
 export async function startKubelet(
   kc: k8s.KubeConfig,
-  neverStarts: (image: string) => boolean,
+  neverStarts: (image: string) => boolean = () => false,
 ): Promise<Kubelet> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const node = `kubelet-${randomSuffix()}`;
@@ -108,6 +115,10 @@ export async function startKubelet(
     serve: (namespace) => {
       namespaces.add(namespace);
     },
+    pods: async (namespace) =>
+      (await core.listNamespacedPod({ namespace })).items.filter(
+        (p) => !p.metadata?.deletionTimestamp,
+      ),
     stop: async () => {
       stopped = true;
       await loop;
