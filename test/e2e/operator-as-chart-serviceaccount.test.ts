@@ -20,7 +20,7 @@ import {
   setArgs,
 } from "../support/chart.js";
 import { type InstalledOperator, startInstalledOperator } from "../support/chart-operator.js";
-import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { adminKubeConfig, createNamespace, deleteNamespace, eventually } from "../support/kube.js";
 import { kustomizedSamples } from "../support/samples.js";
 
 /**
@@ -201,9 +201,27 @@ describe("the operator run as the chart's ServiceAccount", () => {
   describe("watching all namespaces (watchNamespaces empty)", () => {
     let op: ChartOperator;
     let team = "";
+    let other = "";
 
     beforeAll(async () => {
       const namespace = await createNamespace(admin, "chart-op");
+      team = await createNamespace(admin, "team");
+      // Another namespace's CciInstance naming the sample's instance, older than the
+      // sample, as other files of this shared control plane leave them: where it may
+      // adopt, it binds the instance first and the sample is refused AlreadyBound.
+      other = await createNamespace(admin, "other-team");
+      await admin.makeApiClient(k8s.CustomObjectsApi).createNamespacedCustomObject({
+        group: "aidc.io",
+        version: "v1alpha1",
+        plural: "cciinstances",
+        namespace: other,
+        body: {
+          apiVersion: "aidc.io/v1alpha1",
+          kind: "CciInstance",
+          metadata: { name: "notebook" },
+          spec: { name: "notebook-alice" },
+        },
+      });
       const release = `all-${randomSuffix()}`;
       // Exposure on (the chart default is off), for the TrainingJob sample set to expose
       // its port below. The emulator's open ports answer from 203.0.113.10 (TEST-NET-3):
@@ -211,13 +229,14 @@ describe("the operator run as the chart's ServiceAccount", () => {
       const sa = await installRelease(release, namespace, {
         "exposure.enabled": "true",
         "exposure.allowedCidrs": "{203.0.113.0/24}",
-        // The CciInstance sample binds by name: an adoption, allowed everywhere here.
-        "adoption.namespaces[0]": "*",
+        // The CciInstance sample binds by name: an adoption, allowed in its namespace only.
+        "adoption.namespaces[0]": team,
       });
       installed.push({ release, namespace });
       op = await startWithEmulator(release, namespace, sa);
-      team = await createNamespace(admin, "team");
       return async () => {
+        // While the operator runs, so that it removes its finalizer.
+        await deleteNamespace(admin, other);
         await op.stop();
       };
     });
