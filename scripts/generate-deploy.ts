@@ -33,7 +33,7 @@ import {
 export const BASE_RELEASE = "aidc-operator";
 export const BASE_NAMESPACE = "aidc-system";
 /** The Kubernetes version `helm template` renders for (checked by the chart's kubeVersion). */
-export const RENDER_KUBE_VERSION = "v1.36.3";
+export const RENDER_KUBE_VERSION = "v1.37.2";
 
 const CHART = "charts/aidc-operator";
 /** The base URL the base is rendered with, removed from its config file afterwards. */

@@ -58,9 +58,9 @@ describe("the local control plane", () => {
       .deleteCustomResourceDefinition({ name: crd.metadata?.name ?? "" });
   });
 
-  it("reports a v1.36 kube-apiserver", async () => {
+  it("reports a v1.37 kube-apiserver", async () => {
     const info = await kc.makeApiClient(k8s.VersionApi).getCode();
-    expect(info.gitVersion).toMatch(/^v1\.36\./);
+    expect(info.gitVersion).toMatch(/^v1\.37\./);
   });
 
   it("creates, reads and patches a custom object", async () => {
