@@ -13,7 +13,7 @@ import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import type { RequestLogEntry } from "../../src/emulator/request-log.js";
 import type { ResourceDescriptor } from "../../src/runtime/resource.js";
-import { adminKubeConfig, createNamespace } from "../support/kube.js";
+import { adminKubeConfig, createNamespace, deleteNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 
@@ -47,9 +47,13 @@ beforeAll(async () => {
   });
 }, 60_000);
 
+// Its objects are finalized by its own operator before it stops: left behind, a later
+// file's operator watching all namespaces would reconcile them beside its own.
 afterAll(async () => {
+  const kc = adminKubeConfig();
+  if (op) await Promise.all([a, b, c].filter(Boolean).map((ns) => deleteNamespace(kc, ns)));
   await op?.stop();
-});
+}, 120_000);
 
 /** Every request that is not a read and names `id` in its path or body. */
 async function changesTo(id: string): Promise<RequestLogEntry[]> {
