@@ -3,10 +3,10 @@ import { join } from "node:path";
 
 /**
  * The kube-controller-manager controllers the local control plane runs: what makes
- * deletion behave as in a cluster, and a Deployment's ReplicaSets and pods. There is no
- * scheduler or kubelet: a pod stays Pending unless a test binds it and reports its status
- * (test/support/kubelet.ts). Controllers that need nodes, a kubelet or a cloud (and the
- * token controller, which needs nothing here) stay off.
+ * deletion behave as in a cluster, a Deployment's ReplicaSets and pods, and a Job's pods.
+ * There is no scheduler or kubelet: a pod stays Pending unless a test binds it and
+ * reports its status (test/support/kubelet.ts). Controllers that need nodes, a kubelet
+ * or a cloud (and the token controller, which needs nothing here) stay off.
  */
 export const CONTROLLER_MANAGER_CONTROLLERS = [
   // ownerReferences: deleting an owner deletes its dependents (a TrainingJob's Services
@@ -20,6 +20,9 @@ export const CONTROLLER_MANAGER_CONTROLLERS = [
   // A Deployment's ReplicaSets, their pods and the rollout status `helm --wait` reads.
   "deployment-controller",
   "replicaset-controller",
+  // A Job's pods and its Complete or Failed condition, which Helm waits on for a hook
+  // Job such as the chart's pre-delete uninstall check.
+  "job-controller",
 ] as const;
 
 /** Where and how to start kube-controller-manager. */

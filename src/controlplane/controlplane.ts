@@ -52,8 +52,8 @@ function installExitHook(): void {
 /**
  * etcd + kube-apiserver on free loopback ports, with generated certificates and RBAC
  * on, as controller-runtime's envtest starts them, plus kube-controller-manager with the
- * garbage collector, the namespace controller, ClusterRole aggregation and the deployment
- * and replicaset controllers (see controller-manager.ts). `start()` waits for
+ * garbage collector, the namespace controller, ClusterRole aggregation and the deployment,
+ * replicaset and job controllers (see controller-manager.ts). `start()` waits for
  * /readyz and the default namespace, writes a kubeconfig for an admin in group
  * system:masters, and waits for the controller manager's /healthz; `stop()` ends the
  * processes and removes the temporary directory.
