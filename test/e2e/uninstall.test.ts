@@ -1,10 +1,8 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { root } from "../../scripts/generated-files.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { KubeClient } from "../../src/runtime/kube.js";
@@ -14,58 +12,43 @@ import {
   helmTemplate,
   helmUninstall,
   installChartCrds,
-  operatorKubeConfigFor,
   parseObjects,
   randomSuffix,
   runTool,
   setArgs,
 } from "../support/chart.js";
-import { adminKubeConfig, createNamespace } from "../support/kube.js";
-import { operatorEntry } from "../support/operator-process.js";
-
-const exec = promisify(execFile);
+import { buildImageLayout, type ImageLayout } from "../support/image-layout.js";
+import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { type Kubelet, startKubelet } from "../support/kubelet.js";
+import { operatorImageRunner } from "../support/kubelet-run.js";
 
 /**
- * `helm uninstall` while custom resources exist: the chart's pre-delete hook runs
- * `aidc-operator uninstall-check`, which fails listing them. There is no kubelet here,
- * so the hook's Job never runs: the check is run as its ServiceAccount from here, and
- * the uninstall is shown to wait on the hook.
+ * `helm uninstall` while custom resources exist: the chart's pre-delete hook Job runs
+ * `aidc-operator uninstall-check`, which fails listing them. test/support/kubelet.ts
+ * runs the Job's pod from the built operator, as the image would, with a token of the
+ * Job's ServiceAccount (test/support/kubelet-run.ts).
  */
 describe("the uninstall check (pre-delete hook)", () => {
   const admin = adminKubeConfig();
   const kube = new KubeClient(admin);
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  const apps = admin.makeApiClient(k8s.AppsV1Api);
   const release = `unin-${randomSuffix()}`;
+  const hookJob = `${release}-aidc-operator-uninstall-check`;
   let namespace = "";
   let watched = "";
-  let dir = "";
-
-  /** `aidc-operator uninstall-check` with a kubeconfig; resolves with code and output. */
-  async function check(kubeconfig: string, namespaces: string) {
-    try {
-      const { stdout, stderr } = await exec(
-        process.execPath,
-        [
-          ...operatorEntry(),
-          "uninstall-check",
-          "--kubeconfig",
-          kubeconfig,
-          "--namespaces",
-          namespaces,
-        ],
-        { cwd: root },
-      );
-      return { code: 0, out: stdout + stderr };
-    } catch (err) {
-      const e = err as { code?: number; stdout?: string; stderr?: string };
-      return { code: e.code ?? -1, out: (e.stdout ?? "") + (e.stderr ?? "") };
-    }
-  }
+  let layout: ImageLayout | undefined;
+  let kubelet: Kubelet | undefined;
 
   beforeAll(async () => {
     await installChartCrds();
     namespace = await createNamespace(admin, "unin");
     watched = await createNamespace(admin, "unin-team");
-    dir = await mkdtemp(join(tmpdir(), "aidc-uninstall-"));
+    layout = await buildImageLayout();
+    const values = parse(readFileSync(join(root, CHART_DIR, "values.yaml"), "utf8"));
+    const runner = operatorImageRunner(admin, layout, values.image.repository);
+    kubelet = await startKubelet(admin, undefined, runner);
+    kubelet.serve(namespace);
     await runTool("helm", [
       "install",
       release,
@@ -78,8 +61,16 @@ describe("the uninstall check (pre-delete hook)", () => {
 
   afterAll(async () => {
     await helmUninstall(release, namespace).catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
+    await kubelet?.stop();
+    await layout?.remove();
   });
+
+  /** The hook Job, or undefined once it is gone. */
+  const readJob = () =>
+    admin
+      .makeApiClient(k8s.BatchV1Api)
+      .readNamespacedJob({ namespace, name: hookJob })
+      .catch(() => undefined);
 
   it("renders a pre-delete hook Job that runs the check as the operator's ServiceAccount", async () => {
     const objects = parseObjects(await helmTemplate("r", "ns", { "watchNamespaces[0]": "team-a" }));
@@ -102,15 +93,7 @@ describe("the uninstall check (pre-delete hook)", () => {
     expect(off.filter((o) => o.kind === "Job")).toEqual([]);
   });
 
-  it("fails, listing them, while custom resources exist where the operator watches, as its ServiceAccount", async () => {
-    const asOperator = operatorKubeConfigFor({ namespace, name: `${release}-aidc-operator` });
-    const kubeconfig = join(dir, "operator.kubeconfig");
-    await writeFile(kubeconfig, asOperator.exportConfig(), { mode: 0o600 });
-
-    expect(await check(kubeconfig, watched)).toMatchObject({
-      code: 0,
-      out: expect.stringContaining("no custom resource of aidc-operator is left"),
-    });
+  it("refuses helm uninstall by its Job while a custom resource is left, and removes nothing", async () => {
     await kube.create(trainingJobCrd, {
       metadata: { name: "still-here", namespace: watched },
       spec: {
@@ -119,37 +102,55 @@ describe("the uninstall check (pre-delete hook)", () => {
         workerCount: 1,
       },
     });
-    const refused = await check(kubeconfig, watched);
-    expect(refused.code).toBe(1);
-    expect(refused.out).toContain("uninstall refused: 1 custom resource(s) of aidc-operator");
-    expect(refused.out).toContain(`TrainingJob ${watched}/still-here`);
-    expect(refused.out).toContain("kubectl annotate aidc --all -A aidc.io/paused-");
-    expect(refused.out).toContain("kubectl delete aidc --all -A --wait");
-    expect(refused.out).toContain("--no-hooks");
-
-    await kube.delete(trainingJobCrd, { namespace: watched, name: "still-here" });
-    expect((await check(kubeconfig, watched)).code).toBe(0);
-  });
-
-  it("makes helm uninstall wait for the hook: nothing is removed until it succeeds", async () => {
     await expect(
-      runTool("helm", ["uninstall", release, "--namespace", namespace, "--timeout", "5s"]),
-    ).rejects.toThrow(/pre-delete hooks failed|timed out waiting/);
-    const apps = admin.makeApiClient(k8s.AppsV1Api);
+      runTool("helm", ["uninstall", release, "--namespace", namespace, "--timeout", "60s"]),
+    ).rejects.toThrow(`job ${hookJob} failed: BackoffLimitExceeded`);
+
+    const runs = kubelet?.ran(namespace) ?? [];
+    expect(runs.map((r) => [r.pod.slice(0, hookJob.length), r.exit.exitCode])).toEqual([
+      [hookJob, 1],
+    ]);
+    const log = runs[0]?.exit.log ?? "";
+    expect(log).toContain("uninstall refused: 1 custom resource(s) of aidc-operator");
+    expect(log).toContain(`TrainingJob ${watched}/still-here`);
+    expect(log).toContain("kubectl annotate aidc --all -A aidc.io/paused-");
+    expect(log).toContain("kubectl delete aidc --all -A --wait");
+    expect(log).toContain("--no-hooks");
+    const pod = await core.readNamespacedPod({ namespace, name: runs[0]?.pod ?? "" });
+    expect(pod.status?.phase).toBe("Failed");
+    // The failed Job is kept for its log.
+    const failed = await readJob();
+    expect(failed?.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: "Failed", status: "True", reason: "BackoffLimitExceeded" }),
+    );
+
     const deployment = await apps.readNamespacedDeployment({
       namespace,
       name: `${release}-aidc-operator`,
     });
     expect(deployment.metadata?.deletionTimestamp).toBeUndefined();
-    const { stdout } = await runTool("kubectl", [
-      "get",
-      "job",
-      `${release}-aidc-operator-uninstall-check`,
-      "-n",
-      namespace,
-      "-o",
-      "name",
+    expect(
+      await kube.get(trainingJobCrd, { namespace: watched, name: "still-here" }),
+    ).toBeDefined();
+  });
+
+  it("lets helm uninstall proceed once none is left: its Job succeeds and is deleted", async () => {
+    await kube.delete(trainingJobCrd, { namespace: watched, name: "still-here" });
+    await runTool("helm", ["uninstall", release, "--namespace", namespace, "--timeout", "60s"]);
+
+    const runs = kubelet?.ran(namespace) ?? [];
+    expect(runs.map((r) => [r.pod.slice(0, hookJob.length), r.exit.exitCode])).toEqual([
+      [hookJob, 1],
+      [hookJob, 0],
     ]);
-    expect(stdout.trim()).toBe(`job.batch/${release}-aidc-operator-uninstall-check`);
+    expect(runs[1]?.exit.log).toContain("no custom resource of aidc-operator is left");
+    // hook-succeeded deletes it; before-hook-creation deleted the failed one.
+    expect(await readJob()).toBeUndefined();
+    await eventually(() =>
+      apps.readNamespacedDeployment({ namespace, name: `${release}-aidc-operator` }).then(
+        () => false,
+        () => true,
+      ),
+    );
   });
 });

@@ -63,9 +63,9 @@ export async function runTool(
 }
 
 /**
- * `helm uninstall` of a test release, without the chart's pre-delete hook: the control
- * plane has no kubelet, so the hook's Job would never run and the uninstall would wait
- * for it. test/e2e/uninstall.test.ts tests the hook itself.
+ * `helm uninstall` of a test release, without the chart's pre-delete hook: the hook's
+ * Job runs only where a test kubelet runs the operator's image (test/support/kubelet.ts),
+ * so the uninstall would wait for it. test/e2e/uninstall.test.ts tests the hook itself.
  */
 export async function helmUninstall(release: string, namespace: string): Promise<void> {
   await runTool("helm", ["uninstall", release, "--namespace", namespace, "--no-hooks"]);

@@ -1,17 +1,21 @@
 import * as k8s from "@kubernetes/client-node";
 import { randomSuffix } from "./chart.js";
+import type { ContainerExit, PodRun, PodRunner } from "./kubelet-run.js";
 
 /**
  * A stand-in for a scheduler and a kubelet on the test control plane, which has neither:
  * it registers a Ready Node, binds each pod of the namespaces it serves to it, and
  * reports a bound pod Running and Ready, or, when `neverStarts` matches an image of the
  * pod, Pending with that container in ImagePullBackOff. A pod being deleted is deleted at
- * once, as a kubelet does once its containers stop. It runs nothing.
+ * once, as a kubelet does once its containers stop. It runs only the pods a `runner`
+ * runs (kubelet-run.ts): Running, then Succeeded or Failed by the container's exit code.
  */
 export interface Kubelet {
   readonly node: string;
   /** Serves the pods of `namespace` from now on. */
   serve(namespace: string): void;
+  /** The pods of `namespace` its runner ran to their end, in the order they ended. */
+  ran(namespace: string): { pod: string; exit: ContainerExit }[];
   /** The pods of `namespace` not being deleted. */
   pods(namespace: string): Promise<k8s.V1Pod[]>;
   /** Stops, deletes the pods bound to its Node (at once) and the Node. */
@@ -28,6 +32,7 @@ export function podReady(pod: k8s.V1Pod): boolean {
 export async function startKubelet(
   kc: k8s.KubeConfig,
   neverStarts: (image: string) => boolean = () => false,
+  runner?: PodRunner,
 ): Promise<Kubelet> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const node = `kubelet-${randomSuffix()}`;
@@ -43,6 +48,9 @@ export async function startKubelet(
   await core.replaceNodeStatus({ name: node, body: created });
 
   let podIPs = 0;
+  /** The containers `runner` started, by pod uid; `exit` once ended (an Error: not started). */
+  const runs = new Map<string, { run: PodRun; exit?: ContainerExit | Error }>();
+  const ran: { namespace: string; pod: string; exit: ContainerExit }[] = [];
   const run = async (pod: k8s.V1Pod) => {
     const name = pod.metadata?.name as string;
     const namespace = pod.metadata?.namespace as string;
@@ -56,27 +64,60 @@ export async function startKubelet(
     } else if (pod.spec.nodeName !== node) {
       return;
     } else if (pod.metadata?.deletionTimestamp) {
+      runs.get(pod.metadata.uid as string)?.run.kill();
       await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });
+    } else if (runner?.runs(pod)) {
+      const uid = pod.metadata?.uid as string;
+      let r = runs.get(uid);
+      if (!r) {
+        const started = { run: runner.start(pod) } as { run: PodRun; exit?: ContainerExit | Error };
+        started.run.exited.then(
+          (exit) => {
+            started.exit = exit;
+            ran.push({ namespace, pod: name, exit });
+          },
+          (err: Error) => {
+            started.exit = err;
+          },
+        );
+        runs.set(uid, started);
+        r = started;
+      }
+      const phase = r.exit === undefined ? "Running" : exitPhase(r.exit);
+      if (pod.status?.phase !== phase) {
+        await core.replaceNamespacedPodStatus({ name, namespace, body: withStatus(pod, r.exit) });
+      }
     } else if (!pod.status?.conditions?.some((c) => c.type === "Ready")) {
       await core.replaceNamespacedPodStatus({ name, namespace, body: withStatus(pod) });
     }
   };
-  const withStatus = (pod: k8s.V1Pod): k8s.V1Pod => {
+  /** `pod` as a kubelet reports it: running, or waiting (`neverStarts`), or ended as `exit` says. */
+  const withStatus = (pod: k8s.V1Pod, exit?: ContainerExit | Error): k8s.V1Pod => {
     const containers = pod.spec?.containers ?? [];
-    const starts = !containers.some((c) => neverStarts(c.image ?? ""));
+    const starts = exit === undefined && !containers.some((c) => neverStarts(c.image ?? ""));
     const t = new Date();
+    const startedAt = pod.status?.startTime ?? t;
+    const ended = exit && {
+      terminated: {
+        startedAt,
+        finishedAt: t,
+        ...(exit instanceof Error
+          ? { exitCode: 128, reason: "ContainerCannotRun", message: exit.message }
+          : { exitCode: exit.exitCode, reason: exit.exitCode === 0 ? "Completed" : "Error" }),
+      },
+    };
     const condition = (type: string, ok: boolean) => ({
       type,
       status: ok ? "True" : "False",
       lastTransitionTime: t,
       ...(ok ? {} : { reason: "ContainersNotReady" }),
     });
-    podIPs += 1;
+    if (!pod.status?.podIP) podIPs += 1;
     pod.status = {
-      phase: starts ? "Running" : "Pending",
+      phase: exit ? exitPhase(exit) : starts ? "Running" : "Pending",
       hostIP: "127.0.0.1",
-      podIP: `10.244.${podIPs >> 8}.${podIPs & 255}`,
-      startTime: t,
+      podIP: pod.status?.podIP ?? `10.244.${podIPs >> 8}.${podIPs & 255}`,
+      startTime: startedAt,
       conditions: [
         condition("PodScheduled", true),
         condition("Initialized", true),
@@ -90,9 +131,11 @@ export async function startKubelet(
         ready: starts,
         started: starts,
         restartCount: 0,
-        state: starts
-          ? { running: { startedAt: t } }
-          : { waiting: { reason: "ImagePullBackOff", message: `Back-off pulling ${c.image}` } },
+        state:
+          ended ??
+          (starts
+            ? { running: { startedAt } }
+            : { waiting: { reason: "ImagePullBackOff", message: `Back-off pulling ${c.image}` } }),
       })),
     };
     return pod;
@@ -112,6 +155,7 @@ export async function startKubelet(
 
   return {
     node,
+    ran: (namespace) => ran.filter((r) => r.namespace === namespace),
     serve: (namespace) => {
       namespaces.add(namespace);
     },
@@ -122,6 +166,7 @@ export async function startKubelet(
     stop: async () => {
       stopped = true;
       await loop;
+      for (const { run } of runs.values()) run.kill();
       for (const namespace of namespaces) {
         const pods = await core.listNamespacedPod({ namespace }).catch(() => ({ items: [] }));
         for (const pod of pods.items.filter((p) => p.spec?.nodeName === node)) {
@@ -134,4 +179,9 @@ export async function startKubelet(
       await core.deleteNode({ name: node });
     },
   };
+}
+
+/** The phase of a pod whose one container ended so. */
+function exitPhase(exit: ContainerExit | Error): "Succeeded" | "Failed" {
+  return !(exit instanceof Error) && exit.exitCode === 0 ? "Succeeded" : "Failed";
 }
