@@ -22,6 +22,7 @@ export default defineConfig({
           include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/support/global-setup.ts"],
+          setupFiles: ["test/support/sweep-namespaces.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           // Tests share one control plane; files run one at a time so that the

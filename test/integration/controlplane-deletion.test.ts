@@ -7,13 +7,15 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControllerFactory } from "../../src/controllers/index.js";
+import { NAS_FINALIZER } from "../../src/controllers/nasvolume/controller.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { ENDPOINT_SLICES, JOB_LABEL, SERVICES } from "../../src/controllers/trainingjob/expose.js";
 import { trainingJobExposureController } from "../../src/controllers/trainingjob/exposure-controller.js";
+import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import { installCrds } from "../support/crds.js";
-import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { adminKubeConfig, createNamespace, eventually, sweepNamespace } from "../support/kube.js";
 import { startTestOperator, type TestOperator } from "../support/operator.js";
 import { createJob, waitForJob } from "../support/trainingjobs.js";
 
@@ -116,4 +118,23 @@ describe("deletion on the local control plane", () => {
       await kube.get(trainingJobCrd, { namespace: doomed, name: "left-behind" }),
     ).toBeUndefined();
   }, 120_000);
+
+  it("the sweep after each test file removes a left namespace's custom resources, finalizers and all", async () => {
+    await installCrds(kc);
+    const left = await createNamespace(kc, "left");
+    await kube.create(nasVolumeCrd, {
+      metadata: { namespace: left, name: "held", finalizers: [NAS_FINALIZER] },
+      spec: { productCode: "nas.capacity.standard", capacityGB: 100 },
+    });
+    await createJob(kube, left, "plain", {
+      image: "registry.example.com/ml/train:1",
+      productCode: "train.cpu.16",
+      workerCount: 1,
+    });
+    await sweepNamespace(kc, left);
+    // At once, not when the namespace controller gets to it: the next file starts now.
+    expect((await kube.list(nasVolumeCrd, left)).items).toEqual([]);
+    expect((await kube.list(trainingJobCrd, left)).items).toEqual([]);
+    expect((await core.readNamespace({ name: left })).status?.phase).toBe("Terminating");
+  });
 });

@@ -3,6 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { inject } from "vitest";
+import { allCrds } from "../../src/crds/index.js";
+import { KubeClient } from "../../src/runtime/kube.js";
+import { isNotFound } from "../../src/runtime/kube-errors.js";
 
 let cacheDir: string | undefined;
 
@@ -37,11 +40,46 @@ export function impersonatingKubeConfig(user: string): k8s.KubeConfig {
   return kc;
 }
 
+/** The namespaces this test file created and has not deleted, with the admin that did. */
+const createdNamespaces = new Map<string, k8s.KubeConfig>();
+
+/** Hands over (and forgets) the namespaces this file created and left (sweep-namespaces.ts). */
+export function takeCreatedNamespaces(): [string, k8s.KubeConfig][] {
+  const left = [...createdNamespaces];
+  createdNamespaces.clear();
+  return left;
+}
+
+/** Rethrows all but a 404: an object may go between the list and the write. */
+function unlessGone(err: unknown): void {
+  if (!isNotFound(err)) throw err;
+}
+
+/**
+ * Deletes the custom resources of `namespace`, their finalizers taken off first (for a
+ * file whose operators have stopped: nothing else would remove them), then the namespace,
+ * whose other objects go in the background. Run after each integration file for the
+ * namespaces it left (sweep-namespaces.ts).
+ */
+export async function sweepNamespace(kc: k8s.KubeConfig, namespace: string): Promise<void> {
+  const kube = new KubeClient(kc);
+  for (const crd of allCrds.filter((c) => c.namespaced)) {
+    for (const obj of (await kube.list(crd, namespace)).items) {
+      const key = { namespace, name: obj.metadata?.name ?? "" };
+      if ((obj.metadata?.finalizers ?? []).length > 0)
+        await kube.patch(crd, key, { metadata: { finalizers: null } }).catch(unlessGone);
+      await kube.delete(crd, key);
+    }
+  }
+  await kc.makeApiClient(k8s.CoreV1Api).deleteNamespace({ name: namespace }).catch(unlessGone);
+}
+
 /** A fresh namespace with a unique name; returns its name. */
 export async function createNamespace(kc: k8s.KubeConfig, prefix: string): Promise<string> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const name = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
   await core.createNamespace({ body: { metadata: { name } } });
+  createdNamespaces.set(name, kc);
   return name;
 }
 
@@ -57,6 +95,7 @@ export async function deleteNamespace(
   timeoutMs = 60_000,
 ): Promise<void> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
+  createdNamespaces.delete(name);
   await core.deleteNamespace({ name });
   await eventually(
     () =>
