@@ -236,6 +236,7 @@ export const bucketCrd: CrdDefinition<typeof BucketSpec, typeof BucketStatus> = 
   remote: "managed",
   mutability: BUCKET_MUTABILITY,
   reasons: BUCKET_REASONS,
+  sharedReasons: ["Available"],
   printerColumns: kindColumns({
     shown: [
       statusColumn("Bucket", "string", "bucketName", "Name of the bucket."),
