@@ -123,6 +123,24 @@ describe("spec.managementPolicies", () => {
     expect(await op.admin.requests({ endpoint: "subscribeNas" })).toEqual([]);
   });
 
+  it("says an id set on a NAS already bound to another is misdescribed (FixedFieldsDiffer), binding kept", async () => {
+    await nas.create("rebound", { productCode: "nas.capacity.standard", capacityGB: 100 });
+    const bound = statusOf(await nas.waitForCondition("rebound", "Ready", "True")).storageId;
+    const other = await seeded(100, "/rebound-other");
+    // Set once is allowed by the CRD; on a bound object it cannot take effect.
+    await nas.patchSpec("rebound", { storageId: other });
+    const o = await nas.waitForCondition("rebound", "Synced", "False", "FixedFieldsDiffer");
+    expect(conditionOf(o, "Synced")?.message).toContain(
+      `the spec says storageId "${other}" (the resource has "${bound}")`,
+    );
+    expect(statusOf(o).storageId).toBe(bound);
+    expect(conditionOf(o, "Stalled")?.status).toBe("True");
+    await sleep(POLL_MS * 3);
+    expect(await writesTo(other)).toEqual([]);
+    await nas.delete("rebound");
+    await nas.waitForGone("rebound");
+  });
+
   it("corrects drift once Update is added", async () => {
     const id = await seeded(50, "/first");
     await nas.create("fixed", {

@@ -126,8 +126,9 @@ export function blockVolumeKind(): ManagedKind<BlockVolumeObject, RemoteVolume, 
       blockVolumeStatus(obj, facts, remote) as Record<string, unknown>,
     statusId: (obj) => obj.status?.volumeId,
     factFields: BLOCK_VOLUME_FACT_FIELDS,
-    fixedFields: (obj, remote) =>
+    fixedFields: (obj, remote, boundId) =>
       contradictions([
+        ["volumeId", obj.spec.volumeId, boundId],
         ["name", obj.spec.name, remote.name],
         ["sizeGB", obj.spec.sizeGB, remote.sizeGB],
         ["volumeType", obj.spec.volumeType, remote.volumeType],

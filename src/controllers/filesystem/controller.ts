@@ -55,8 +55,9 @@ export function fileSystemController(
     status: (obj, facts, remote) => fileSystemStatus(obj, facts, remote) as Record<string, unknown>,
     statusId: (obj) => obj.status?.fileSystemId,
     factFields: FILE_SYSTEM_FACT_FIELDS,
-    fixedFields: (obj, { fs }) =>
+    fixedFields: (obj, { fs }, boundId) =>
       contradictions([
+        ["fileSystemId", obj.spec.fileSystemId, boundId],
         ["name", obj.spec.name, fs.name],
         ["sizeGB", obj.spec.sizeGB, fs.sizeGB],
         ["type", obj.spec.type, fs.type],

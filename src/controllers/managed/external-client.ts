@@ -242,12 +242,13 @@ export interface ManagedKind<T extends ManagedObject, R, Refs = unknown> {
   lateInitialize?(obj: T, remote: R): Record<string, unknown> | undefined;
   /**
    * The spec fields the service cannot change whose value `remote` contradicts (each
-   * with both values): set in the spec, known in the record, and different. Asked of an
-   * adopted resource only (the spec's id, or another's resource by the external-id
-   * annotation: tenancy.ts, boundByHand), which may have been made otherwise. Pure; see
-   * fixed-fields.ts.
+   * with both values): set in the spec, known in the record, and different; the spec's
+   * id too when it is not `boundId` (set after the object was bound, it cannot take
+   * effect). Asked of an adopted resource only (the spec's id, or another's resource by
+   * the external-id annotation: tenancy.ts, boundByHand), which may have been made
+   * otherwise. Pure; see fixed-fields.ts.
    */
-  fixedFields?(obj: T, remote: R): FixedFieldDiff[];
+  fixedFields?(obj: T, remote: R, boundId: string): FixedFieldDiff[];
   /** The remote id the object's status records (written only after a verified binding). */
   statusId?(obj: T): string | undefined;
   /**

@@ -273,7 +273,7 @@ export async function observe<T extends ManagedObject, R>(
   // Only an adopted resource may have been made otherwise; one the loop created was
   // made from this spec, however the service spells its values back.
   const adopted = boundByHand(run.client, run.kind, run.obj, o.remote);
-  const fixed = adopted ? run.kind.fixedFields?.(run.obj, o.remote) : undefined;
+  const fixed = adopted ? run.kind.fixedFields?.(run.obj, o.remote, externalId) : undefined;
   if (fixed?.length) synced = withFixedFields(synced, fixed);
   announceReady(run, o.ready);
   return done({

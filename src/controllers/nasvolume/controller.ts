@@ -20,8 +20,13 @@ import { type NasVolumeObject, nasAdoptId, nasConnect, nasStatusId } from "./ext
 export const NAS_FINALIZER = "aidc.io/nasvolume";
 
 /** The spec fields the service cannot change that `remote` contradicts (ManagedKind.fixedFields). */
-export function nasFixedFields(obj: NasVolumeObject, remote: NasInstance): FixedFieldDiff[] {
+export function nasFixedFields(
+  obj: NasVolumeObject,
+  remote: NasInstance,
+  boundId: string,
+): FixedFieldDiff[] {
   return contradictions([
+    ["storageId", obj.spec.storageId, boundId],
     ["productCode", obj.spec.productCode, remote.resource?.productCode],
     ["name", obj.spec.name, remote.name],
     ["aidcId", obj.spec.aidcId, remote.aidcId],

@@ -50,15 +50,27 @@ describe("nasFixedFields, what an adopted NAS contradicts in the spec", () => {
       remote: { id: "nas-1" },
       want: [],
     },
+    {
+      reason: "the spec's id of the bound NAS is no contradiction",
+      spec: { storageId: "nas-1" },
+      want: [],
+    },
+    {
+      reason: "a spec's id set after the object was bound to another NAS is one",
+      spec: { storageId: "nas-2" },
+      want: ["storageId"],
+    },
   ];
   for (const c of cases) {
     it(c.reason, () => {
-      expect(nasFixedFields(obj(c.spec), c.remote ?? remote).map((d) => d.field)).toEqual(c.want);
+      expect(nasFixedFields(obj(c.spec), c.remote ?? remote, "nas-1").map((d) => d.field)).toEqual(
+        c.want,
+      );
     });
   }
 
   it("gives both values", () => {
-    expect(nasFixedFields(obj({ productCode: "nas.performance" }), remote)).toEqual([
+    expect(nasFixedFields(obj({ productCode: "nas.performance" }), remote, "nas-1")).toEqual([
       { field: "productCode", spec: "nas.performance", remote: "nas.capacity.standard" },
     ]);
   });
