@@ -36,14 +36,15 @@ describe("the uninstall check (pre-delete hook)", () => {
   const release = `unin-${randomSuffix()}`;
   const hookJob = `${release}-aidc-operator-uninstall-check`;
   let namespace = "";
-  let watched = "";
+  /** The two namespaces the release watches; the object is left in the second. */
+  let watched: [string, string] = ["", ""];
   let layout: ImageLayout | undefined;
   let kubelet: Kubelet | undefined;
 
   beforeAll(async () => {
     await installChartCrds();
     namespace = await createNamespace(admin, "unin");
-    watched = await createNamespace(admin, "unin-team");
+    watched = [await createNamespace(admin, "unin-a"), await createNamespace(admin, "unin-b")];
     layout = await buildImageLayout();
     const values = parse(readFileSync(join(root, CHART_DIR, "values.yaml"), "utf8"));
     const runner = operatorImageRunner(admin, layout, values.image.repository);
@@ -55,7 +56,11 @@ describe("the uninstall check (pre-delete hook)", () => {
       CHART_DIR,
       "--namespace",
       namespace,
-      ...setArgs({ "service.baseUrl": CHART_TEST_BASE_URL, "watchNamespaces[0]": watched }),
+      ...setArgs({
+        "service.baseUrl": CHART_TEST_BASE_URL,
+        "watchNamespaces[0]": watched[0],
+        "watchNamespaces[1]": watched[1],
+      }),
     ]);
   });
 
@@ -95,7 +100,7 @@ describe("the uninstall check (pre-delete hook)", () => {
 
   it("refuses helm uninstall by its Job while a custom resource is left, and removes nothing", async () => {
     await kube.create(trainingJobCrd, {
-      metadata: { name: "still-here", namespace: watched },
+      metadata: { name: "still-here", namespace: watched[1] },
       spec: {
         image: "registry.example.com/ml/train:1",
         productCode: "train.cpu.16",
@@ -112,7 +117,7 @@ describe("the uninstall check (pre-delete hook)", () => {
     ]);
     const log = runs[0]?.exit.log ?? "";
     expect(log).toContain("uninstall refused: 1 custom resource(s) of aidc-operator");
-    expect(log).toContain(`TrainingJob ${watched}/still-here`);
+    expect(log).toContain(`TrainingJob ${watched[1]}/still-here`);
     expect(log).toContain("kubectl annotate aidc --all -A aidc.io/paused-");
     expect(log).toContain("kubectl delete aidc --all -A --wait");
     expect(log).toContain("--no-hooks");
@@ -130,12 +135,12 @@ describe("the uninstall check (pre-delete hook)", () => {
     });
     expect(deployment.metadata?.deletionTimestamp).toBeUndefined();
     expect(
-      await kube.get(trainingJobCrd, { namespace: watched, name: "still-here" }),
+      await kube.get(trainingJobCrd, { namespace: watched[1], name: "still-here" }),
     ).toBeDefined();
   });
 
   it("lets helm uninstall proceed once none is left: its Job succeeds and is deleted", async () => {
-    await kube.delete(trainingJobCrd, { namespace: watched, name: "still-here" });
+    await kube.delete(trainingJobCrd, { namespace: watched[1], name: "still-here" });
     await runTool("helm", ["uninstall", release, "--namespace", namespace, "--timeout", "60s"]);
 
     const runs = kubelet?.ran(namespace) ?? [];
