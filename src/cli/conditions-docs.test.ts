@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderTroubleshootingDocs } from "./conditions-docs.js";
+import { renderConditionDocs, renderTroubleshootingDocs } from "./conditions-docs.js";
 
 /** The "The operator:" line of `reason`'s section of docs/troubleshooting.md. */
 function operatorLine(reason: string): string {
@@ -22,5 +22,17 @@ describe("docs/troubleshooting.md, what the operator does while a reason stands"
 
   it("keeps the hold's answer for a refusal the operator holds", () => {
     expect(operatorLine("CapacityRefused")).toContain("Holds the object");
+  });
+});
+
+describe("docs/conditions.md, the kinds of a reason", () => {
+  const row = (reason: string) =>
+    renderConditionDocs()
+      .split("\n")
+      .find((l) => l.startsWith(`| \`${reason}\` |`)) ?? "";
+
+  it("names the kinds a reason of the service kinds leaves out, and says every kind for all", () => {
+    expect(row("ConnectionNotFound")).toContain("| all but ServiceConnection |");
+    expect(row("ApiKeyRefused")).toContain("| every kind |");
   });
 });

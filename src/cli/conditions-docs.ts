@@ -38,10 +38,12 @@ export function renderConditionDocs(): string {
       .map((c) => c.kind)
       .join(", ");
   };
+  // "service kinds" names the kinds it leaves out: "all" would read as every kind.
+  const writing = allCrds.filter((c) => !catalogCrds.includes(c)).map((c) => c.kind);
   const rows = REASONS.entries().map(([reason, e]) => {
     const kinds =
       e.group === "service kinds"
-        ? "all"
+        ? `all but ${writing.filter((k) => !e.kinds.includes(k)).join(", ")}`
         : e.group === "every kind"
           ? "every kind"
           : e.kinds.join(", ");
