@@ -62,6 +62,16 @@ describe("the uninstall check (pre-delete hook)", () => {
         "watchNamespaces[1]": watched[1],
       }),
     ]);
+    // Hardened as the CIS Kubernetes Benchmark (5.1.6) advises: the ServiceAccount mounts
+    // no token in a pod that does not ask for one. The chart's pods ask.
+    await core.patchNamespacedServiceAccount(
+      {
+        namespace,
+        name: `${release}-aidc-operator`,
+        body: { automountServiceAccountToken: false },
+      },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
   });
 
   afterAll(async () => {

@@ -6,8 +6,9 @@
  * (else the image's CMD, `run`) and env, and the pod's ServiceAccount as its
  * credentials: a token the TokenRequest API issues for it, bound to the pod, in a
  * kubeconfig for the test API server ($KUBECONFIG; in a cluster the CLI reads the same
- * from the pod's service-account files). Neither the security context nor a read-only
- * root filesystem is enforced.
+ * from the pod's service-account files), none when automountServiceAccountToken (the
+ * pod's, else the ServiceAccount's) is false. Neither the security context nor a
+ * read-only root filesystem is enforced.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -48,10 +49,18 @@ export function operatorImageRunner(
   const ofImage = (image = "") =>
     image.startsWith(`${repository}:`) || image.startsWith(`${repository}@`);
 
-  /** A kubeconfig file in `dir` with a token of the pod's ServiceAccount; its path. */
-  const kubeconfigFor = async (pod: k8s.V1Pod, dir: string): Promise<string> => {
+  /**
+   * A kubeconfig file in `dir` with a token of the pod's ServiceAccount: its path as
+   * $KUBECONFIG, or nothing when the token is not mounted.
+   */
+  const credentialsEnv = async (pod: k8s.V1Pod, dir: string): Promise<Record<string, string>> => {
     const { name, namespace, uid } = pod.metadata as k8s.V1ObjectMeta;
     const account = pod.spec?.serviceAccountName ?? "default";
+    const mounted =
+      pod.spec?.automountServiceAccountToken ??
+      (await core.readNamespacedServiceAccount({ namespace: namespace as string, name: account }))
+        .automountServiceAccountToken;
+    if (mounted === false) return {};
     const issued = await core.createNamespacedServiceAccountToken({
       namespace: namespace as string,
       name: account,
@@ -70,7 +79,7 @@ export function operatorImageRunner(
     });
     const path = join(dir, "kubeconfig");
     await writeFile(path, kc.exportConfig(), { mode: 0o600 });
-    return path;
+    return { KUBECONFIG: path };
   };
 
   /** The container's env: values and the pod's own name and namespace. */
@@ -105,14 +114,14 @@ export function operatorImageRunner(
         const env = envOf(pod, container);
         const dir = await mkdtemp(join(tmpdir(), "aidc-kubelet-"));
         try {
-          const kubeconfig = await kubeconfigFor(pod, dir);
+          const credentials = await credentialsEnv(pod, dir);
           if (killed) return { exitCode: 137, log: "" };
           // The Dockerfile's ENV; HOME is the pod's own, so no ~/.kube/config is found.
           const p = layout.start(container.args ?? ["run"], {
             NODE_ENV: "production",
             ...env,
             HOME: dir,
-            KUBECONFIG: kubeconfig,
+            ...credentials,
           });
           kill = () => p.child.kill("SIGKILL");
           const code = await p.exited;
