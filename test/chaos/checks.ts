@@ -2,9 +2,10 @@
  * The invariants the chaos run ends with: exactly one remote resource per object (and
  * exactly one mount per FileSystem, each BlockVolume's volume attached to its instance),
  * every object Ready, no object stopped as CreateOutcomeUnknown (each one listed),
- * except the objects a webhook holds (admission.ts): none, and not Ready,
- * and the API key in no log line and no Event. Objects the run deleted are left to
- * deletes.ts, except that their remote resources are no strays.
+ * except the objects a webhook holds (admission.ts): none, and not Ready, and those it
+ * left waiting at WriteNotKept: at most one, and not Ready; and the API key in no log
+ * line and no Event. Objects the run deleted are left to deletes.ts, except that their
+ * remote resources are no strays.
  */
 import { readFile } from "node:fs/promises";
 import type { RunningEmulator } from "../../src/emulator/server.js";
@@ -95,6 +96,8 @@ export async function checkInvariants(args: {
   deleted?: ReadonlySet<string>;
   /** `Kind/name` of the objects a webhook holds: no remote resource (admission.ts checks the rest). */
   held?: ReadonlySet<string>;
+  /** `Kind/name` of the objects a webhook left waiting at WriteNotKept: at most one remote resource. */
+  waiting?: ReadonlySet<string>;
   /** The second account and the objects (`Kind/name`) that live in it (accounts.ts). */
   second?: { state: EmulatorState; objects: ReadonlySet<string> };
 }): Promise<ChaosFindings> {
@@ -102,7 +105,13 @@ export async function checkInvariants(args: {
   const violations: string[] = [];
   const deleted = args.deleted ?? new Set<string>();
   const held = args.held ?? new Set<string>();
+  const waiting = args.waiting ?? new Set<string>();
   const expected = (kind: string, name: string) => (held.has(`${kind}/${name}`) ? 0 : 1);
+  // A waiting object may have its resource (its id not kept yet) or not (no marker kept).
+  const wrong = (kind: string, name: string, n: number) =>
+    waiting.has(`${kind}/${name}`) ? n > 1 : n !== expected(kind, name);
+  const wanted = (kind: string, name: string) =>
+    waiting.has(`${kind}/${name}`) ? "at most 1" : `exactly ${expected(kind, name)}`;
   // Every name is known (so its resources are no strays); only live ones are checked.
   const names = (kind: string, n: number, name: (p: string, i: number) => string) => {
     const all = Array.from({ length: n }, (_, i) => name(prefix, i));
@@ -140,8 +149,9 @@ export async function checkInvariants(args: {
       }
     }
     for (const [name, n] of Object.entries(counts)) {
-      const want = expected(kind, name);
-      if (n !== want) violations.push(`${name}: ${n} remote resources (expected exactly ${want})`);
+      if (wrong(kind, name, n)) {
+        violations.push(`${name}: ${n} remote resources (expected ${wanted(kind, name)})`);
+      }
     }
     return { counts, stray };
   };
@@ -154,14 +164,16 @@ export async function checkInvariants(args: {
     if (f.name in mounts) mounts[f.name] = (mounts[f.name] ?? 0) + f.mounts.size;
   }
   for (const [name, n] of Object.entries(mounts)) {
-    const want = expected(FS.kind, name);
-    if (n !== want) violations.push(`${name}: ${n} mounts (expected exactly ${want})`);
+    if (wrong(FS.kind, name, n)) {
+      violations.push(`${name}: ${n} mounts (expected ${wanted(FS.kind, name)})`);
+    }
   }
   const remoteVolumes = [...emulator.state.volumes.records.values()];
   const bvCount = count(bvNames, (s) => s.volumes.records.values());
   const attached: Record<string, number> = {};
   bvNames.all.forEach((name, i) => {
-    if (!bvNames.live.includes(name) || expected(BV.kind, name) === 0) return;
+    const key = `${BV.kind}/${name}`;
+    if (!bvNames.live.includes(name) || held.has(key) || waiting.has(key)) return;
     attached[name] = remoteVolumes.filter(
       (v) => v.name === name && v.status === "in-use" && v.instanceId === bvInstance(i),
     ).length;
@@ -188,7 +200,7 @@ export async function checkInvariants(args: {
   const unknown: { name: string; message: string }[] = [];
   for (const { kind, live } of [nasNames, jobNames, fsNames, bvNames, tplNames]) {
     for (const name of live) {
-      if (held.has(`${kind}/${name}`)) continue;
+      if (held.has(`${kind}/${name}`) || waiting.has(`${kind}/${name}`)) continue;
       const obj = byName.get(`${kind}/${name}`);
       if (!obj || !isReady(obj)) notReady.push(`${kind}/${name}`);
       const conditions =

@@ -45,9 +45,12 @@ import {
   type AdmissionFindings,
   checkAdmission,
   heldOf,
+  mayWaitOf,
   planAdmission,
   startChaosWebhook,
+  syncedReason,
   type WebhookMode,
+  waitingOf,
 } from "./admission.js";
 import { CCI, cciObjects, cciSettled, checkImages, type ImageFindings } from "./cci.js";
 import { type ChaosFindings, checkInvariants, checkOneActor } from "./checks.js";
@@ -193,6 +196,11 @@ export interface ChaosOptions {
    * for the visibility window.
    */
   reconcileTimeoutMs?: number;
+  /**
+   * The operator's `holdBackoff` (default its own, from 15 s): how soon an object held
+   * by a terminal error such as WriteNotKept is tried again.
+   */
+  holdBackoff?: { baseMs: number; maxMs: number };
   /** After the last kill, how long the operator gets to make every object Ready. */
   settleTimeoutMs: number;
   pollIntervalMs: number;
@@ -298,6 +306,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       connections: { secretNamespace: o.namespace },
       ...((o.replicas ?? 1) > 1 ? replicaConfig(o.namespace, `${o.prefix}-leader`) : {}),
       ...(o.reconcileTimeoutMs ? { reconcileTimeoutMs: o.reconcileTimeoutMs } : {}),
+      ...(o.holdBackoff ? { holdBackoff: o.holdBackoff } : {}),
       service: {
         endpoints: {
           deleteNas: "DELETE /v1/nasStorage/instance/{id}",
@@ -385,6 +394,8 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
   const steered = new Set([...steer.values()].map((s) => `${s.kind}/${s.name}`));
   const admission = planAdmission(objects, o.webhookShare ?? 0, o.seed, steered, o.webhookModes);
   const held = heldOf(admission);
+  // Objects whose records the webhook strips from some writes: Ready, or waiting.
+  const mayWait = mayWaitOf(admission);
   const webhook =
     admission.size > 0
       ? await startChaosWebhook(
@@ -462,15 +473,19 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     const deleted = new Set([...plan.values()].map((d) => `${d.kind}/${d.name}`));
     let settledInMs: number | null = null;
     const userResolutions: UserResolutions = { adopted: [], createdAgain: [] };
+    const waits = (x: KubeObject) =>
+      mayWait.has(`${x.kind}/${x.metadata?.name}`) && syncedReason(x) === "WriteNotKept";
     while (Date.now() - settleStart < o.settleTimeoutMs) {
       const all = await listAll();
-      const listed = new Set(all.map((x) => `${x.kind}/${x.metadata?.name}`));
-      const gone = [...deleted].every((d) => !listed.has(d));
+      // A deleted object left waiting at WriteNotKept counts as settled, as a live one does.
+      const left = all.filter((x) => deleted.has(`${x.kind}/${x.metadata?.name}`));
+      const gone = left.every(waits);
       const done = (x: KubeObject) =>
         held.has(`${x.kind}/${x.metadata?.name}`)
           ? syncedReason(x) === "WriteNotKept"
-          : (x.kind === CCI.kind ? cciSettled(x) : isReady(x)) && echoes(x, steered, requestedAt);
-      if (gone && all.length === objects.length - plan.size && all.every(done)) {
+          : waits(x) ||
+            ((x.kind === CCI.kind ? cciSettled(x) : isReady(x)) && echoes(x, steered, requestedAt));
+      if (gone && all.length - left.length === objects.length - plan.size && all.every(done)) {
         settledInMs = Date.now() - settleStart;
         break;
       }
@@ -490,6 +505,8 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
         e.method !== "GET" &&
         observedIds.some((id) => e.path.includes(id) || JSON.stringify(e.body ?? "").includes(id)),
     ).length;
+    const settled = await listAll();
+    const waiting = waitingOf(admission, settled, deleted);
     const findings = await checkInvariants({
       kube: env.kube,
       emulator: env.emulator,
@@ -504,13 +521,15 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       logFile: o.logFile,
       deleted,
       held,
+      waiting,
       ...(second ? { second } : {}),
     });
     const { violations: admissionViolations, ...admitted } = checkAdmission(
       admission,
       log,
-      await listAll(),
+      settled,
       deleted,
+      webhook?.markers ?? new Map(),
     );
     const { violations: imageViolations, ...images } = await checkImages({
       kube: env.kube,
@@ -538,6 +557,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       planned: [...plan.values()],
       census,
       since: seq0,
+      waiting,
     });
     return {
       seed: o.seed,
@@ -596,12 +616,6 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     env.emulator.state.behaviour = behaviour;
     await operator.kill();
   }
-}
-
-/** The reason of the object's Synced condition. */
-function syncedReason(x: KubeObject): string | undefined {
-  const conditions = (x.status as { conditions?: { type: string; reason?: string }[] })?.conditions;
-  return conditions?.find((c) => c.type === "Synced")?.reason;
 }
 
 function countBy(keys: string[]): Record<string, number> {

@@ -1,26 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { RequestLogEntry } from "../../src/emulator/request-log.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { NAS, nasVolume } from "../bench/workload.js";
 import type { ChaosObject } from "../chaos/deletes.js";
 import { checkSteering, planSteering } from "../chaos/steering.js";
+import { nasCreateCall } from "../support/request-log.js";
 
 const objects = (): ChaosObject[] =>
   Array.from({ length: 40 }, (_, i) => ({ res: NAS, obj: nasVolume("ns", "st", i) }));
 
 /** A create call carrying `name`, arrived at `at` (ms). */
-function create(name: string, at: number): RequestLogEntry {
-  return {
-    seq: at,
-    time: new Date(at).toISOString(),
-    method: "POST",
-    path: "/v1/subscription/nasStorage/create",
-    query: {},
-    endpoint: "subscribeNas",
-    body: { name },
-    authorized: true,
-  };
-}
+const create = (name: string, at: number) => nasCreateCall(at, { name });
 
 /** Every planned object resumed at `at`. */
 const resumedAtEach = (plan: ReturnType<typeof planSteering>, at: number) =>
