@@ -44,6 +44,13 @@ describe("the uninstall check (pre-delete hook)", () => {
   beforeAll(async () => {
     await installChartCrds();
     namespace = await createNamespace(admin, "unin");
+    // The API server admits only pods of Pod Security `restricted` here (docs/install.md).
+    await runTool("kubectl", [
+      "label",
+      "namespace",
+      namespace,
+      "pod-security.kubernetes.io/enforce=restricted",
+    ]);
     watched = [await createNamespace(admin, "unin-a"), await createNamespace(admin, "unin-b")];
     layout = await buildImageLayout();
     const values = parse(readFileSync(join(root, CHART_DIR, "values.yaml"), "utf8"));
