@@ -66,7 +66,7 @@ export function renderConditionDocs(): string {
     `| \`ReferencesResolved\` | ${writers("ReferencesResolved")}: every object the spec references in the namespace is ready (False names the one waited for). |`,
     `| \`PodsObserved\` | ${writers("PodsObserved")}, present only while False: the task's storages and pods are not (all) in the status yet (\`PodsNotYetRead\`, a few seconds after the first look) or cannot be read (\`PodOperationMissing\`). |`,
     `| \`Bound\`, \`ImagesSaved\` | ${writers("Bound")}: which instance is observed; how the image saves went. |`,
-    "| `DeletionPolicy` | Kinds with `spec.deletionPolicy`, written while it is `Delete`: True when a delete operation is configured, False (`NoDeleteOperation`) when deleting the object would leave the remote resource in the service. Removed when the policy is `Orphan`. |",
+    "| `DeletionPolicy` | Kinds with `spec.deletionPolicy`, written while it is `Delete` and `spec.managementPolicies` allows Delete: True when a delete operation is configured, False (`NoDeleteOperation`) when deleting the object would leave the remote resource in the service. Absent otherwise: deleting the object orphans the remote resource. |",
     "",
     "`Reconciling` and `Stalled` are abnormal-true and, as in Flux's own objects, present",
     "only when True. How tools read an object:",

@@ -282,6 +282,17 @@ describe("the conditions every managed kind derives", () => {
     expect(w.events.filter((e) => e === "Warning DeletePolicyNotHonoured")).toHaveLength(1);
   });
 
+  it("says nothing of a Delete policy without the Delete management policy: the deletion orphans", async () => {
+    const w = world(
+      { deletionPolicy: "Delete", managementPolicies: ["Observe"] },
+      { [ANNOTATIONS.externalId]: "id-1" },
+    );
+    const { reconcile } = loop(client(() => w));
+    await reconcile(KEY, w.ctx);
+    expect(condition(w.obj, "Synced")).toBe("ReconcileSuccess");
+    expect(condition(w.obj, "DeletionPolicy")).toBeUndefined();
+  });
+
   it("says a Delete policy is honoured when the delete operation is configured, and nothing for Orphan", async () => {
     const w = world({ deletionPolicy: "Delete" }, { [ANNOTATIONS.externalId]: "id-1" });
     const { reconcile } = loop(
