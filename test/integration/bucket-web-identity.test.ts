@@ -13,8 +13,6 @@
  * the log, the status or an Event.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getCACertificates, setDefaultCACertificates } from "node:tls";
@@ -33,78 +31,13 @@ import { conditionOf, EVENTS, ObjectsOf } from "../support/managed.js";
 import { revokeOwnTokens } from "../support/minio-iam.js";
 import { minioOpenIdEnv, OidcIssuer } from "../support/oidc-issuer.js";
 import { TEST_API_KEY } from "../support/operator.js";
+import { RecordingProxy, STS_HOST } from "../support/recording-proxy.js";
 import { runInProcessWith } from "../support/run-operator.js";
 import { startTestS3, type TestS3 } from "../support/s3.js";
 import { TlsFront } from "../support/tls-front.js";
 
-/** Only the proxy knows this name (it sends everything to loopback). */
-const STS_HOST = "sts.aidc.test";
 /** MinIO takes any role with a claim-based provider; the SDK needs one. */
 const ROLE = "arn:aws:iam::000000000000:role/aidc-operator";
-
-/** One exchange the proxy passed: when, the token sent, the secrets answered. */
-interface Exchange {
-  at: number;
-  token: string;
-  answered: string[];
-}
-
-/** A loopback proxy of absolute-form requests that records each STS exchange. */
-class RecordingProxy {
-  readonly exchanges: Exchange[] = [];
-  private readonly server = createServer((req, res) => this.forward(req, res));
-  url = "";
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private forward(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? "");
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks);
-      const sts = url.hostname === STS_HOST;
-      const { "proxy-connection": _, ...headers } = req.headers;
-      const upstream = request(
-        {
-          host: "127.0.0.1",
-          port: url.port,
-          method: req.method,
-          path: url.pathname + url.search,
-          headers,
-        },
-        (up) => {
-          const answer: Buffer[] = [];
-          up.on("data", (c: Buffer) => answer.push(c));
-          up.on("end", () => {
-            const text = Buffer.concat(answer);
-            if (sts) this.record(body, String(text));
-            res.writeHead(up.statusCode ?? 502, up.headers);
-            res.end(text);
-          });
-        },
-      );
-      upstream.on("error", () => res.destroy());
-      upstream.end(body);
-    });
-  }
-
-  private record(body: Buffer, answer: string): void {
-    const token = new URLSearchParams(String(body)).get("WebIdentityToken") ?? "";
-    const answered = ["AccessKeyId", "SecretAccessKey", "SessionToken"]
-      .map((f) => new RegExp(`<${f}>([^<]*)</${f}>`).exec(answer)?.[1])
-      .filter((v): v is string => Boolean(v));
-    this.exchanges.push({ at: Date.now(), token, answered });
-  }
-}
 
 describe("the default connection's S3 credentials from web identity", () => {
   const kc = adminKubeConfig();
