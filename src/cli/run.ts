@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { DestinationStream } from "pino";
 import { apiKeyReader, checkApiKey } from "../config/api-key.js";
 import { loadConfig } from "../config/load.js";
-import { defaultObjectStorage } from "../config/object-storage.js";
+import { connectionWebIdentityOptions, defaultObjectStorage } from "../config/object-storage.js";
 import { concurrencyFor } from "../config/schema.js";
 import { SETTINGS } from "../config/settings.js";
 import { shardLeaseName, shardSelector } from "../config/shard.js";
@@ -125,8 +125,8 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     proxyFor,
     mayCall,
   });
-  // Each object's calls go to its connection (ServiceConnection, else this default one).
-  // The S3 credentials are registered as they are read, as the API key is.
+  // Each object's calls go to its connection (ServiceConnection, else this default one);
+  // S3 credentials are registered as they are read, as the API key is.
   const defaultStorage = defaultObjectStorage(config, env, redactor, proxyFor);
   // A proxy the object storage's calls cannot take stops the start, as the service's does.
   if (defaultStorage) proxyOptionsFor("the object storage", defaultStorage.endpoint, proxyFor);
@@ -137,6 +137,7 @@ export async function runOperator(options: RunOptions = {}): Promise<number> {
     redactor,
     proxyFor,
     mayCall,
+    webIdentity: connectionWebIdentityOptions(env, config.objectStorage),
     newClient: (settings) =>
       connectionClient(config, settings, {
         metrics,

@@ -2,7 +2,11 @@ import { readdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { ObjectStorageSettings, S3Credentials } from "../service/object-storage.js";
-import { webIdentityCredentials, webIdentityOf } from "../service/object-storage-web-identity.js";
+import {
+  WEB_IDENTITY_ENV,
+  webIdentityCredentials,
+  webIdentityOf,
+} from "../service/object-storage-web-identity.js";
 import type { ProxyResolver } from "../service/service-proxy.js";
 import { rereadEvery } from "./api-key.js";
 import type { OperatorConfig } from "./schema.js";
@@ -154,5 +158,27 @@ export function defaultObjectStorage(
     ...(reader.watch ? { watch: reader.watch } : {}),
     ...(reader.refused ? { refused: reader.refused } : {}),
     exportCredentials: config.objectStorage.exportCredentials,
+  };
+}
+
+/** What every connection's exchange shares: the operator's token file and its limits. */
+export interface ConnectionWebIdentityOptions {
+  /** The operator's projected token; undefined: it has none. */
+  tokenFile: string | undefined;
+  /** Timeout of one STS request (the object storage's `timeoutMs`). */
+  timeoutMs: number;
+  /** How often the token file is read while no exchange reads it. */
+  refreshMs: number;
+}
+
+/** What a ServiceConnection's web identity exchanges in a process whose environment is `env`. */
+export function connectionWebIdentityOptions(
+  env: Record<string, string | undefined>,
+  objectStorage: { timeoutMs: number; credentialsRefreshMs: number },
+): ConnectionWebIdentityOptions {
+  return {
+    tokenFile: env[WEB_IDENTITY_ENV.tokenFile]?.trim() || undefined,
+    timeoutMs: objectStorage.timeoutMs,
+    refreshMs: objectStorage.credentialsRefreshMs,
   };
 }

@@ -11,6 +11,7 @@ import {
 } from "./definition.js";
 import { objectName } from "./fields.js";
 import { ownReason, ownReasons } from "./reasons/own.js";
+import { httpUrl, objectStorageSchema, secretKey } from "./serviceconnection-storage.js";
 import { kindStatus, managedStatusShape } from "./status-fields.js";
 
 /**
@@ -40,6 +41,12 @@ export const SERVICE_CONNECTION_REASONS = ownReasons({
     "The connection's Secret cannot be read: it does not exist, lacks the key, or is outside the one namespace the operator reads Secrets in (chart value connections.secretNamespace).",
     "Fix the Secret or the reference; checked again when it changes.",
   ),
+  WebIdentityUnavailable: ownReason(
+    "Terminal",
+    ["Ready"],
+    "The connection's spec.objectStorage.webIdentity gets no credentials: the operator has no projected token (AWS_WEB_IDENTITY_TOKEN_FILE is not set). Its Buckets are held with S3CredentialsRefused saying the same.",
+    "Give the operator a projected token (chart value objectStorage.webIdentity.roleArn, or the EKS role annotation on its ServiceAccount), or name a credentialsSecretRef instead.",
+  ),
   CheckRefused: {
     ...ownReason(
       "Terminal",
@@ -61,34 +68,6 @@ export const SERVICE_CONNECTION_REASONS = ownReasons({
     "The connection is being deleted but objects still use it; the message counts them and names a few. It keeps its finalizer until they are gone (as Crossplane's ProviderConfigUsage).",
   ),
 });
-
-const secretKey = (description: string) =>
-  described(
-    z
-      .string()
-      .min(1)
-      .max(253)
-      .regex(/^[-._a-zA-Z0-9]+$/),
-    description,
-  );
-
-/** An http(s) URL without a user or password in it (kubectl get and messages show it). */
-const httpUrl = (description: string) =>
-  withRules(
-    described(
-      z
-        .string()
-        .min(8)
-        .max(2048)
-        .regex(/^https?:\/\/[^\s/?#]+[^\s]*$/),
-      description,
-    ),
-    {
-      rule: "!self.matches('^[a-zA-Z]+://[^/?#]*@')",
-      message:
-        "must not carry a user or password (user:password@host): kubectl get, status and messages show this URL; credentials go in the Secret the connection names",
-    },
-  );
 
 /**
  * The key of an API-key Secret's data that holds the key, unless told otherwise: a
@@ -125,42 +104,6 @@ export const connectionLimitsSchema = z
     description:
       "The client-side rate limit of this account; the operator's service.rateLimit when omitted. Each connection has a limiter of its own, so one account's load never delays another's.",
   });
-
-/** Where the object storage of the account is, and its S3 credentials. */
-export const objectStorageSchema = z
-  .object({
-    endpoint: httpUrl("S3 endpoint of the account's object storage ({object_storage_url})."),
-    region: described(
-      z.string().min(1).max(64),
-      "S3 region to sign requests for; the S3 client's default when omitted.",
-    ).optional(),
-    credentialsSecretRef: z
-      .object({
-        namespace: objectName(
-          "Namespace of the Secret (the operator reads Secrets in one namespace only, see apiKeySecretRef.namespace).",
-          63,
-        ),
-        name: objectName("Name of the Secret."),
-        accessKeyIdKey: secretKey("Key in the Secret's data holding the access key id.").default(
-          "accessKeyId",
-        ),
-        secretAccessKeyKey: secretKey(
-          "Key in the Secret's data holding the secret access key.",
-        ).default("secretAccessKey"),
-        sessionTokenKey: secretKey(
-          "Key in the Secret's data holding the session token of temporary credentials (STS), sent with every request. Default sessionToken, read when the Secret has it (long-lived keys have none); a key named here must be there.",
-        ).optional(),
-      })
-      .meta({
-        description:
-          "The Secret that holds the S3 access key id and secret key, and the session token of temporary ones; read at every request, so rotated credentials are used at once.",
-      }),
-    exportCredentials: described(
-      z.boolean(),
-      "Allow a Bucket of this connection to write the S3 key pair into the Secret of its spec.exportTo.secretName (in the Bucket's namespace), where the operator's objectStorage.exportCredentials is on as well. Default false: no Bucket exports the credentials.",
-    ).default(false),
-  })
-  .meta({ description: "The account's S3-compatible object storage, for Bucket objects." });
 
 /** A Kubernetes label selector (metav1.LabelSelector). */
 export const labelSelectorSchema = z

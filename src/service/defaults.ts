@@ -7,6 +7,9 @@
 import type { RetryPolicy } from "./backoff.js";
 import type { RateLimit } from "./rate-limiter.js";
 
+/** The region S3 requests (and an STS exchange) are signed for when a connection names none. */
+export const DEFAULT_S3_REGION = "us-east-1";
+
 /** Retries of idempotent calls: 4 attempts, 200 ms doubling, at most 5 s between attempts. */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
   maxAttempts: 4,

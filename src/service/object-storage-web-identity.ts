@@ -1,9 +1,10 @@
 /**
- * The default connection's S3 credentials from web identity (IRSA on EKS, workload
- * identity federation, any OIDC issuer the storage's STS trusts), configured as the AWS
- * SDKs read it: `AWS_ROLE_ARN` and `AWS_WEB_IDENTITY_TOKEN_FILE` (a projected
+ * S3 credentials from web identity (IRSA on EKS, workload identity federation, any OIDC
+ * issuer the storage's STS trusts): the default connection's configured as the AWS SDKs
+ * read it, `AWS_ROLE_ARN` and `AWS_WEB_IDENTITY_TOKEN_FILE` (a projected
  * service-account token), `AWS_ROLE_SESSION_NAME`, and `AWS_ENDPOINT_URL_STS` for an STS
- * other than AWS's (MinIO's is its S3 endpoint). The SDK's provider (fromWebToken of
+ * other than AWS's (MinIO's is its S3 endpoint); a ServiceConnection's, its own role with
+ * the same token file (controllers/connections/web-identity.ts). The SDK's provider (fromWebToken of
  * @aws-sdk/credential-provider-web-identity, the exchange its fromTokenFile makes) asks
  * STS AssumeRoleWithWebIdentity, through the proxy and agents the S3 client takes. The
  * token file is read here, at every exchange (the kubelet rewrites it), so that the
@@ -11,8 +12,8 @@
  * a changed token drops the credentials it gave and is told as a change. Credentials are
  * kept until {@link RENEW_BEFORE_MS} before they expire (half their life when shorter),
  * and serve while renewals fail until shortly before, or until the storage refuses them
- * (revoked). A refused token is S3CredentialsRefused
- * naming the role and the file, never the token.
+ * (revoked). A refused token, or none configured, is S3CredentialsRefused naming the
+ * role and the file, never the token.
  */
 import { readFile } from "node:fs/promises";
 import { DEFAULT_IDLE_SOCKET_TIMEOUT_MS } from "./defaults.js";
@@ -41,7 +42,10 @@ const EXPIRY_MARGIN_MS = 30_000;
 /** How long after a failed renewal the next is tried, the kept credentials serving. */
 const RETRY_RENEWAL_MS = 10_000;
 
-/** Web identity as the environment sets it up. */
+/** Why a web identity without a token file gets no credentials. */
+export const NO_TOKEN_FILE = `the operator has no projected token to exchange: ${WEB_IDENTITY_ENV.tokenFile} is not set (chart value objectStorage.webIdentity.roleArn projects one, as does the EKS annotation eks.amazonaws.com/role-arn on its ServiceAccount)`;
+
+/** Web identity as the environment sets it up; a connection's has an empty `tokenFile` when the operator has none. */
 export interface WebIdentity {
   roleArn: string;
   tokenFile: string;
@@ -85,7 +89,7 @@ export interface WebIdentityOptions {
   exchange?: (token: string) => Promise<ExchangedCredentials>;
 }
 
-/** What {@link webIdentityCredentials} gives the default connection. */
+/** What {@link webIdentityCredentials} gives a connection. */
 export interface WebIdentityCredentials {
   read(): Promise<S3Credentials>;
   watch(onChange: () => void): () => void;
@@ -94,10 +98,11 @@ export interface WebIdentityCredentials {
   source: string;
 }
 
-/** The default connection's credentials from `options.identity` (see the module comment). */
+/** A connection's credentials from `options.identity` (see the module comment). */
 export function webIdentityCredentials(options: WebIdentityOptions): WebIdentityCredentials {
   const { identity, redactor } = options;
-  const source = `web identity (role ${identity.roleArn}, token file ${identity.tokenFile})`;
+  const file = identity.tokenFile ? `token file ${identity.tokenFile}` : "no token file";
+  const source = `web identity (role ${identity.roleArn}, ${file})`;
   const exchange = options.exchange ?? stsExchange(options, source);
   let held: { credentials: S3Credentials; renewAt: number; expires: number } | undefined;
   // No renewal is tried again before this, after one failed (the kept ones still hold).
@@ -110,6 +115,7 @@ export function webIdentityCredentials(options: WebIdentityOptions): WebIdentity
   let onChange: (() => void) | undefined;
   const readToken = async () => {
     const file = identity.tokenFile;
+    if (!file) throw refusal(`${source}: ${NO_TOKEN_FILE}`);
     let token = "";
     try {
       token = (await readFile(file, "utf8")).trim();

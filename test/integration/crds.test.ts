@@ -219,6 +219,28 @@ describe("the CRDs on a real API server", () => {
     expect(withUser?.message).toContain("spec.baseUrl: Invalid value");
     expect(withUser?.message).toContain("spec.objectStorage.endpoint: Invalid value");
     expect(withUser?.message).toContain("must not carry a user or password (user:password@host)");
+    // A connection's S3 credentials come from a Secret or a web identity: exactly one.
+    const storage = (extra: Record<string, unknown>) =>
+      conn(`${name}-storage`, {
+        baseUrl: "https://svc.local",
+        apiKeySecretRef: key,
+        objectStorage: { endpoint: "https://s3.local", ...extra },
+      }).then(
+        () => undefined,
+        (e: unknown) => refusal(e),
+      );
+    const role = { roleArn: "arn:aws:iam::000000000000:role/team-a" };
+    for (const extra of [
+      {},
+      { webIdentity: role, credentialsSecretRef: { namespace: "aidc-system", name: "s3" } },
+    ]) {
+      const refused = await storage(extra);
+      expect(refused?.code).toBe(422);
+      expect(refused?.message).toContain("spec.objectStorage: Invalid value");
+      expect(refused?.message).toContain(
+        "set exactly one of credentialsSecretRef (a Secret's key pair) and webIdentity",
+      );
+    }
     const created = (await conn(name, {
       baseUrl: "http://svc.local",
       allowInsecureHttp: true,

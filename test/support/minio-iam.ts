@@ -144,6 +144,15 @@ async function importIam(server: LocalS3Server, files: Record<string, string>): 
   });
 }
 
+/** Adds (or replaces) the MinIO policy `name`, as `mc admin policy create` does. */
+export async function addMinioPolicy(
+  server: LocalS3Server,
+  name: string,
+  policy: S3Policy,
+): Promise<void> {
+  await importIam(server, { "iam-assets/policies.json": JSON.stringify({ [name]: policy }) });
+}
+
 /** A MinIO user made by {@link addMinioUser}. */
 export interface MinioUser {
   accessKeyId: string;

@@ -5,7 +5,7 @@
  * signed with node:crypto (RS256), as the kubelet's projected tokens are. MinIO reads
  * the document at start: {@link minioOpenIdEnv} gives a server started after the issuer.
  */
-import { generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -56,19 +56,20 @@ export class OidcIssuer {
 
   /**
    * A token of `subject` valid `lifetimeS` seconds whose `policy` claim names MinIO's
-   * policy of its credentials; `foreign`: signed by a key the issuer does not publish.
+   * policy of its credentials; `foreign`: signed by a key the issuer does not publish;
+   * `audience`: its `aud` (default {@link TOKEN_AUDIENCE}).
    */
   token(
     subject: string,
     lifetimeS: number,
-    options: { policy?: string; foreign?: boolean } = {},
+    options: { policy?: string; foreign?: boolean; audience?: string | string[] } = {},
   ): string {
     const now = Math.floor(Date.now() / 1000);
     const header = { alg: "RS256", typ: "JWT", kid: this.kid };
     const claims = {
       iss: this.url,
       sub: subject,
-      aud: TOKEN_AUDIENCE,
+      aud: options.audience ?? TOKEN_AUDIENCE,
       iat: now,
       exp: now + lifetimeS,
       policy: options.policy ?? "readwrite",
@@ -95,4 +96,30 @@ export function minioOpenIdEnv(issuer: OidcIssuer): Record<string, string> {
     MINIO_IDENTITY_OPENID_CLIENT_ID: TOKEN_AUDIENCE,
     MINIO_IDENTITY_OPENID_CLAIM_NAME: "policy",
   };
+}
+
+/**
+ * MinIO's settings to trust `issuer` once per role, as an IAM role trusts a cluster's
+ * issuer: each key of `roles` a provider whose client id (the audience a token must
+ * carry) is `clientId` and whose credentials get the MinIO policy `policy`, whatever the
+ * token claims. Its role ARN is {@link minioRoleArn} of that client id.
+ */
+export function minioRolesEnv(
+  issuer: OidcIssuer,
+  roles: Record<string, { clientId: string; policy: string }>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, { clientId, policy }] of Object.entries(roles)) {
+    env[`MINIO_IDENTITY_OPENID_CONFIG_URL_${key}`] =
+      `${issuer.url}/.well-known/openid-configuration`;
+    env[`MINIO_IDENTITY_OPENID_CLIENT_ID_${key}`] = clientId;
+    env[`MINIO_IDENTITY_OPENID_ROLE_POLICY_${key}`] = policy;
+  }
+  return env;
+}
+
+/** The ARN MinIO gives the role of a provider of `clientId` (its openid.go: a SHA-1 of the id). */
+export function minioRoleArn(clientId: string, region = "us-east-1"): string {
+  const id = createHash("sha1").update(clientId).digest("base64url");
+  return `arn:minio:iam:${region}::role/${id}`;
 }

@@ -23,6 +23,7 @@ local TERMINAL_REASONS = {
   ["ProxyUnsupported"] = true,
   ["ReconcileTerminal"] = true,
   ["SecretUnreadable"] = true,
+  ["WebIdentityUnavailable"] = true,
   ["WriteNotKept"] = true,
 }
 

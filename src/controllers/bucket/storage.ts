@@ -10,6 +10,7 @@
  */
 import { BUCKET_REASONS } from "../../crds/bucket.js";
 import type { KubeObject } from "../../runtime/resource.js";
+import { DEFAULT_S3_REGION } from "../../service/defaults.js";
 import type {
   ObjectStorageClient,
   ObjectStorageResolver,
@@ -19,8 +20,7 @@ import type { ResolvedConnection } from "../connections/client.js";
 import type { ControllerDeps } from "../controller-factory.js";
 import type { SecretDetails } from "../managed/external-client.js";
 
-/** The region requests are signed for when a connection names none. */
-export const DEFAULT_S3_REGION = "us-east-1";
+export { DEFAULT_S3_REGION };
 
 /** The resolver of the Bucket controller over `deps` (see the module comment). */
 export function objectStorageOf(

@@ -16,6 +16,7 @@ import type { ObjectStorageSettings } from "../../service/object-storage-types.j
 import type { RateLimit } from "../../service/rate-limiter.js";
 import type { ProxyResolver } from "../../service/service-proxy.js";
 import type { ConnectionSecrets } from "./secrets.js";
+import type { ConnectionIdentities } from "./web-identity.js";
 
 /** One resolved connection. */
 export interface ResolvedConnection {
@@ -133,12 +134,14 @@ export class ConnectionClients {
 
   /**
    * `newClient` builds a client (cli/run.ts: {@link connectionClient}); `connectionNamed`
-   * answers a ServiceConnection as cached now, whose Secrets `secrets` reads.
+   * answers a ServiceConnection as cached now, whose Secrets `secrets` reads, or whose
+   * web identity `identities` exchanges.
    */
   constructor(
     private readonly newClient: (settings: ConnectionClientSettings) => ServiceClient,
     private readonly secrets: ConnectionSecrets,
     private readonly connectionNamed: (name: string) => ServiceConnection | undefined,
+    private readonly identities: ConnectionIdentities,
   ) {}
 
   /** What `conn` gives its objects: its client, and its object storage if it declares one. */
@@ -153,11 +156,26 @@ export class ConnectionClients {
         ? {
             endpoint: storage.endpoint,
             ...(storage.region ? { region: storage.region } : {}),
-            credentials: async () => this.s3Credentials(name),
-            source: `the Secret ${storage.credentialsSecretRef.namespace}/${storage.credentialsSecretRef.name}`,
+            ...this.credentialsOf(conn),
             exportCredentials: storage.exportCredentials === true,
           }
         : undefined,
+    };
+  }
+
+  /** Where the S3 credentials of `conn` come from: its web identity, else its Secret. */
+  private credentialsOf(
+    conn: ServiceConnection,
+  ): Pick<ObjectStorageSettings, "credentials" | "source" | "refused"> {
+    const name = conn.metadata.name ?? "";
+    const identity = this.identities.of(name, conn.spec);
+    if (identity) {
+      return { credentials: identity.read, source: identity.source, refused: identity.refused };
+    }
+    const ref = conn.spec.objectStorage?.credentialsSecretRef;
+    return {
+      credentials: async () => this.s3Credentials(name),
+      source: `the Secret ${ref?.namespace}/${ref?.name}`,
     };
   }
 
@@ -190,6 +208,7 @@ export class ConnectionClients {
     const built = this.built.get(name);
     if (built) retire(built.client);
     this.built.delete(name);
+    this.identities.forget(name);
   }
 
   /** Forgets every client and closes its idle sockets. */

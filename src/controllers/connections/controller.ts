@@ -82,6 +82,8 @@ export function serviceConnectionController(deps: ControllerDeps): ControllerDef
   const check = async (conn: ServiceConnection, signal: AbortSignal): Promise<ConnectionCheck> => {
     const problem = connections.secrets.problemOf(conn.spec);
     if (problem) return { outcome: "secretUnreadable", problem };
+    const unavailable = connections.identities.problemOf(conn.spec);
+    if (unavailable) return { outcome: "webIdentityUnavailable", problem: unavailable };
     try {
       // Its client is made here: one it cannot make (a proxy it cannot use) fails the check.
       const resolved = connections.byName(conn.metadata.name ?? "");

@@ -4,6 +4,7 @@
  * every namespace may use. A named ServiceConnection must exist and allow the namespace,
  * else nothing is sent; its client is client.ts's. The same choice labels the metrics.
  */
+import type { ConnectionWebIdentityOptions } from "../../config/object-storage.js";
 import {
   CONNECTION_ANNOTATION,
   type LabelSelector,
@@ -25,6 +26,7 @@ import {
   type ResolvedConnection,
 } from "./client.js";
 import { ConnectionSecrets, connectionsNaming, SECRETS } from "./secrets.js";
+import { ConnectionIdentities } from "./web-identity.js";
 
 /** Core Namespaces (their connection annotation and labels). */
 export const NAMESPACES: ResourceDescriptor = {
@@ -122,11 +124,15 @@ export interface ServiceConnectionsOptions {
   proxyFor?: ProxyResolver;
   /** Asked before each call to the object storage is sent. */
   mayCall?: () => boolean;
+  /** The operator's projected token, for connections with a web identity; default none. */
+  webIdentity?: ConnectionWebIdentityOptions;
 }
 
 /** The connections of the process (the default and each ServiceConnection's), chosen per object. */
 export class ServiceConnections implements ConnectionSource {
   readonly secrets: ConnectionSecrets;
+  /** The web identity credentials of the connections that declare one. */
+  readonly identities: ConnectionIdentities;
   /** Whether a call to the object storage may be sent now. */
   readonly mayCall: (() => boolean) | undefined;
   private cache: CacheReader | undefined;
@@ -141,8 +147,12 @@ export class ServiceConnections implements ConnectionSource {
       options.secretNamespace,
       options.redactor,
     );
-    this.clients = new ConnectionClients(options.newClient, this.secrets, (name) =>
-      this.connectionObject(name),
+    this.identities = new ConnectionIdentities(options);
+    this.clients = new ConnectionClients(
+      options.newClient,
+      this.secrets,
+      (name) => this.connectionObject(name),
+      this.identities,
     );
     this.defaultConnection = {
       name: undefined,

@@ -27,6 +27,11 @@ describe("readyConditionOf", () => {
       },
     },
     {
+      reason: "a web identity without the operator's token file says so",
+      check: { outcome: "webIdentityUnavailable" as const, problem: "no projected token" },
+      want: { status: "False", reason: "WebIdentityUnavailable", message: "no projected token" },
+    },
+    {
       reason: "a 403 is the key refused",
       check: {
         outcome: "failed" as const,

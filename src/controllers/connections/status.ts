@@ -22,7 +22,7 @@ const OWN_REASONS: Record<string, string> = {
 /** What the Ready check of a connection found. */
 export type ConnectionCheck =
   | { outcome: "accepted"; baseUrl: string }
-  | { outcome: "secretUnreadable"; problem: string }
+  | { outcome: "secretUnreadable" | "webIdentityUnavailable"; problem: string }
   | { outcome: "failed"; error: unknown };
 
 /** The Ready condition of a connection after `check`. */
@@ -37,6 +37,13 @@ export function readyConditionOf(check: ConnectionCheck): ConditionInput {
       };
     case "secretUnreadable":
       return { type: "Ready", status: "False", reason: R.SecretUnreadable, message: check.problem };
+    case "webIdentityUnavailable":
+      return {
+        type: "Ready",
+        status: "False",
+        reason: R.WebIdentityUnavailable,
+        message: check.problem,
+      };
     case "failed": {
       const own = errorReason(check.error, "");
       const said = OWN_REASONS[own];
