@@ -180,7 +180,7 @@ describe("the CRDs on a real API server", () => {
     expect(name.message).toContain("name is immutable");
   });
 
-  it("refuses a ServiceConnection with a plain http baseUrl unless allowed, or a URL carrying a user or password, and a change of an object's connectionRef", async () => {
+  it("refuses a ServiceConnection with a plain http baseUrl unless allowed, a URL carrying a user or password, or both or neither S3 credential sources, and a change of an object's connectionRef", async () => {
     const conn = (name: string, spec: object) =>
       custom.createClusterCustomObject({
         group: GROUP,
