@@ -45,7 +45,7 @@ export const SERVICE_CONNECTION_REASONS = ownReasons({
     "Terminal",
     ["Ready"],
     "The connection's spec.objectStorage.webIdentity gets no credentials: the operator has no projected token (AWS_WEB_IDENTITY_TOKEN_FILE is not set). Its Buckets are held with S3CredentialsRefused saying the same.",
-    "Give the operator a projected token (chart value objectStorage.webIdentity.roleArn, or the EKS role annotation on its ServiceAccount), or name a credentialsSecretRef instead.",
+    "Give the operator a projected token (chart value objectStorage.webIdentity.projectToken or roleArn, or the EKS role annotation on its ServiceAccount), or name a credentialsSecretRef instead.",
   ),
   CheckRefused: {
     ...ownReason(

@@ -43,7 +43,7 @@ const EXPIRY_MARGIN_MS = 30_000;
 const RETRY_RENEWAL_MS = 10_000;
 
 /** Why a web identity without a token file gets no credentials. */
-export const NO_TOKEN_FILE = `the operator has no projected token to exchange: ${WEB_IDENTITY_ENV.tokenFile} is not set (chart value objectStorage.webIdentity.roleArn projects one, as does the EKS annotation eks.amazonaws.com/role-arn on its ServiceAccount)`;
+export const NO_TOKEN_FILE = `the operator has no projected token to exchange: ${WEB_IDENTITY_ENV.tokenFile} is not set (chart value objectStorage.webIdentity.roleArn or projectToken projects one, as does the EKS annotation eks.amazonaws.com/role-arn on its ServiceAccount)`;
 
 /** Web identity as the environment sets it up; a connection's has an empty `tokenFile` when the operator has none. */
 export interface WebIdentity {

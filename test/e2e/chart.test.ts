@@ -354,6 +354,26 @@ describe("the Helm chart", () => {
     const offPod = (off as unknown as DeploymentShape).spec.template.spec;
     expect(offPod.volumes.map((v) => v.name)).not.toContain("web-identity-token");
     expect(offPod.containers[0]?.env?.map((e) => e.name)).not.toContain("AWS_ROLE_ARN");
+    expect(offPod.containers[0]?.env?.map((e) => e.name)).not.toContain(
+      "AWS_WEB_IDENTITY_TOKEN_FILE",
+    );
+  });
+
+  it("projects the token without a role of the operator's own for webIdentity.projectToken (ServiceConnections' roles)", async () => {
+    const objects = parseObjects(
+      await helmTemplate("r", "ns", { "objectStorage.webIdentity.projectToken": true }),
+    );
+    const pod = (ofKind(objects, "Deployment")[0] as unknown as DeploymentShape).spec.template.spec;
+    expect(pod.volumes.map((v) => v.name)).toContain("web-identity-token");
+    expect(pod.containers[0]?.volumeMounts).toContainEqual(
+      expect.objectContaining({ mountPath: "/var/run/secrets/aidc-web-identity" }),
+    );
+    const env = pod.containers[0]?.env ?? [];
+    expect(env).toContainEqual({
+      name: "AWS_WEB_IDENTITY_TOKEN_FILE",
+      value: "/var/run/secrets/aidc-web-identity/token",
+    });
+    expect(env.map((e) => e.name)).not.toContain("AWS_ROLE_ARN");
   });
 
   it("turns the credentials export on in the operator config with its Secret rule, and refuses the config override alone", async () => {

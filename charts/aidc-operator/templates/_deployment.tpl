@@ -73,11 +73,13 @@ spec:
               value: --max-old-space-size={{ $r.Values.heapLimitMiB }}
             {{- end }}
             {{- with $r.Values.objectStorage.webIdentity }}
+            {{- if or .roleArn .projectToken }}
+            - name: AWS_WEB_IDENTITY_TOKEN_FILE
+              value: {{ include "aidc-operator.webIdentityTokenDir" $r }}/token
+            {{- end }}
             {{- if .roleArn }}
             - name: AWS_ROLE_ARN
               value: {{ .roleArn | quote }}
-            - name: AWS_WEB_IDENTITY_TOKEN_FILE
-              value: {{ include "aidc-operator.webIdentityTokenDir" $r }}/token
             - name: AWS_ROLE_SESSION_NAME
               valueFrom:
                 fieldRef:
@@ -129,7 +131,7 @@ spec:
               mountPath: {{ include "aidc-operator.s3CredentialsDir" $r }}
               readOnly: true
             {{- end }}
-            {{- if $r.Values.objectStorage.webIdentity.roleArn }}
+            {{- if or $r.Values.objectStorage.webIdentity.roleArn $r.Values.objectStorage.webIdentity.projectToken }}
             - name: web-identity-token
               mountPath: {{ include "aidc-operator.webIdentityTokenDir" $r }}
               readOnly: true
@@ -170,7 +172,7 @@ spec:
         {{- end }}
         {{- end }}
         {{- with $r.Values.objectStorage.webIdentity }}
-        {{- if .roleArn }}
+        {{- if or .roleArn .projectToken }}
         - name: web-identity-token
           projected:
             sources:
