@@ -39,6 +39,26 @@ afterAll(async () => {
   await op?.stop();
 });
 
+/** A TrainingTemplate `name` with `spec`, bound to a template seeded in the emulator; its id. */
+async function seededTemplate(name: string, spec: Record<string, unknown>): Promise<string> {
+  const seeded = await op.admin.seed({ templates: [{ name, image: IMAGE }] });
+  const templateId = seeded.templates[0] as string;
+  await createTemplate(op.kube, ns, name, spec, templateId);
+  return templateId;
+}
+
+/** The create body of TEMPLATE job `name` with `fields` of IMAGE on train.cpu.16 at priority 3. */
+const templateCreate = (name: string, templateId: string, fields: Record<string, unknown>) => ({
+  name,
+  createType: "TEMPLATE",
+  templateId,
+  priority: 3,
+  image: IMAGE,
+  productCode: "train.cpu.16",
+  ...fields,
+  env: { AIDC_CLIENT_TOKEN: token, AIDC_OWNER: owner },
+});
+
 const running = (j: { status?: { taskId?: string; phase?: string } }) =>
   Boolean(j.status?.taskId) && j.status?.phase === "Running";
 
@@ -135,15 +155,12 @@ describe("references", () => {
   }, 60_000);
 
   it("creates from a TrainingTemplate with its id and configuration", async () => {
-    const seeded = await op.admin.seed({ templates: [{ name: "tpl-a", image: IMAGE }] });
-    const templateId = seeded.templates[0] as string;
-    await createTemplate(
-      op.kube,
-      ns,
-      "tpl-a",
-      { image: IMAGE, productCode: "train.cpu.16", workerCount: 1, startCommand: "run" },
-      templateId,
-    );
+    const templateId = await seededTemplate("tpl-a", {
+      image: IMAGE,
+      productCode: "train.cpu.16",
+      workerCount: 1,
+      startCommand: "run",
+    });
     await createJob(op.kube, ns, "from-tpl", {
       createType: "TEMPLATE",
       templateRef: { name: "tpl-a" },
@@ -162,17 +179,30 @@ describe("references", () => {
     });
     const creates = await createRequests(op.admin, "from-tpl");
     expect(creates.map((c) => c.body)).toEqual([
-      {
-        name: "from-tpl",
-        createType: "TEMPLATE",
-        templateId,
-        priority: 3,
-        image: IMAGE,
-        productCode: "train.cpu.16",
-        workerCount: 1,
-        startCommand: "run",
-        env: { AIDC_CLIENT_TOKEN: token, AIDC_OWNER: owner },
-      },
+      templateCreate("from-tpl", templateId, { workerCount: 1, startCommand: "run" }),
+    ]);
+  }, 60_000);
+
+  it("creates from a template saved from a TrainingJob with that job's configuration", async () => {
+    await createJob(op.kube, ns, "saved-src", {
+      image: IMAGE,
+      productCode: "train.cpu.16",
+      workerCount: 2,
+      startCommand: "train",
+    });
+    await waitForJob(op.kube, ns, "saved-src", running);
+    // Its spec holds no configuration: the template is the job's task, saved.
+    const templateId = await seededTemplate("saved-tpl", {
+      fromTrainingJobRef: { name: "saved-src" },
+    });
+    await createJob(op.kube, ns, "from-saved", {
+      createType: "TEMPLATE",
+      templateRef: { name: "saved-tpl" },
+    });
+    await waitForJob(op.kube, ns, "from-saved", running);
+    const creates = await createRequests(op.admin, "from-saved");
+    expect(creates.map((c) => c.body)).toEqual([
+      templateCreate("from-saved", templateId, { workerCount: 2, startCommand: "train" }),
     ]);
   }, 60_000);
 

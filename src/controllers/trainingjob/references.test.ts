@@ -187,6 +187,32 @@ describe("resolveReferences", () => {
     ]);
   });
 
+  it("inherits, from a template saved from a TrainingJob, what that job was created with", () => {
+    const saved: TrainingTemplateObject = {
+      ...template,
+      metadata: { name: "saved", namespace: "ns" },
+      spec: { fromTrainingJobRef: { name: "src" }, deletionPolicy: "Orphan" },
+    };
+    const src = job(
+      { createType: "TEMPLATE", templateRef: { name: "tpl" }, workerCount: 4 },
+      "src",
+    );
+    const r = resolveReferences(
+      job({ createType: "TEMPLATE", templateRef: { name: "saved" } }),
+      lookup({ templates: [template, saved], jobs: [src] }),
+    );
+    expect(r.resolved && r.refs.inherited).toEqual({
+      image: "tpl:1",
+      productCode: "train.cpu.16",
+      workerCount: 4,
+    });
+    const gone = resolveReferences(
+      job({ createType: "TEMPLATE", templateRef: { name: "saved" } }),
+      lookup({ templates: [saved] }),
+    );
+    expect(gone.resolved && gone.refs.inherited).toEqual({});
+  });
+
   it("inherits the template's configuration", () => {
     const r = resolveReferences(
       job({ createType: "TEMPLATE", templateRef: { name: "tpl" } }),

@@ -112,7 +112,7 @@ export function createdConfig(
   const spec = job.spec;
   if (spec.createType === "TEMPLATE" && spec.templateRef) {
     const tpl = lookup.template(spec.templateRef.name);
-    return tpl ? overlayInherited(own, pickInherited(tpl.spec)) : own;
+    return tpl ? overlayInherited(own, templateConfig(tpl, lookup, new Set([...seen, name]))) : own;
   }
   if (spec.createType === "COPY" && spec.copyFrom) {
     const source = lookup.trainingJob(spec.copyFrom.name);
@@ -120,6 +120,22 @@ export function createdConfig(
     return overlayInherited(own, createdConfig(source, lookup, new Set([...seen, name])));
   }
   return own;
+}
+
+/**
+ * The configuration a template gives a TEMPLATE job: its spec's fields or, for one saved
+ * from a TrainingJob (`fromTrainingJobRef`, whose spec holds none), what that job was
+ * created with. A job that is gone gives nothing.
+ */
+function templateConfig(
+  tpl: TrainingTemplateObject,
+  lookup: ReferenceLookup,
+  seen: ReadonlySet<string>,
+): Partial<InheritedConfig> {
+  const from = tpl.spec.fromTrainingJobRef?.name;
+  if (from === undefined) return pickInherited(tpl.spec);
+  const job = lookup.trainingJob(from);
+  return job ? createdConfig(job, lookup, seen) : {};
 }
 
 /**
@@ -149,7 +165,7 @@ export function resolveReferences(
       );
     }
     refs.templateId = tpl.status.templateId;
-    inherited = pickInherited(tpl.spec);
+    inherited = templateConfig(tpl, lookup, new Set([job.metadata?.name ?? ""]));
   }
   if (spec.createType === "COPY") {
     const name = spec.copyFrom?.name;
