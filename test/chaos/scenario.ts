@@ -201,6 +201,12 @@ export interface ChaosOptions {
    * by a terminal error such as WriteNotKept is tried again.
    */
   holdBackoff?: { baseMs: number; maxMs: number };
+  /**
+   * How long into the settle an object the webhook left waiting at WriteNotKept
+   * (`strip-some`) is still given to bind before it counts as settled (default 30 s: the
+   * operator's first two hold retries).
+   */
+  waitingGraceMs?: number;
   /** After the last kill, how long the operator gets to make every object Ready. */
   settleTimeoutMs: number;
   pollIntervalMs: number;
@@ -473,11 +479,15 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
     const deleted = new Set([...plan.values()].map((d) => `${d.kind}/${d.name}`));
     let settledInMs: number | null = null;
     const userResolutions: UserResolutions = { adopted: [], createdAgain: [] };
+    const grace = o.waitingGraceMs ?? 30_000;
     const waits = (x: KubeObject) =>
-      mayWait.has(`${x.kind}/${x.metadata?.name}`) && syncedReason(x) === "WriteNotKept";
+      Date.now() - settleStart >= grace &&
+      mayWait.has(`${x.kind}/${x.metadata?.name}`) &&
+      syncedReason(x) === "WriteNotKept";
     while (Date.now() - settleStart < o.settleTimeoutMs) {
       const all = await listAll();
-      // A deleted object left waiting at WriteNotKept counts as settled, as a live one does.
+      // After the grace, an object left waiting at WriteNotKept counts as settled (deleted
+      // or not).
       const left = all.filter((x) => deleted.has(`${x.kind}/${x.metadata?.name}`));
       const gone = left.every(waits);
       const done = (x: KubeObject) =>

@@ -105,8 +105,10 @@ describe("the operator under SIGKILL behind a mutating webhook", () => {
       deleteShare: 0.3,
       webhookModes: ["strip-some"],
       seed: 5,
-      // A held object is tried again within seconds: its writes go on during the kills.
+      // A held object is tried again within seconds: its writes go on during the kills,
+      // and an object waiting at WriteNotKept has 8 s of the settle to bind.
       holdBackoff: { baseMs: 1000, maxMs: 4000 },
+      waitingGraceMs: 8_000,
       logFile: join(await mkdtemp(join(tmpdir(), "aidc-chaos-ads-")), "operator.log"),
     });
     expect(report.violations).toEqual([]);
