@@ -40,10 +40,14 @@ afterAll(async () => {
 });
 
 /** A TrainingTemplate `name` with `spec`, bound to a template seeded in the emulator; its id. */
-async function seededTemplate(name: string, spec: Record<string, unknown>): Promise<string> {
+async function seededTemplate(
+  name: string,
+  spec: Record<string, unknown>,
+  status: Record<string, unknown> = {},
+): Promise<string> {
   const seeded = await op.admin.seed({ templates: [{ name, image: IMAGE }] });
   const templateId = seeded.templates[0] as string;
-  await createTemplate(op.kube, ns, name, spec, templateId);
+  await createTemplate(op.kube, ns, name, spec, templateId, status);
   return templateId;
 }
 
@@ -203,6 +207,24 @@ describe("references", () => {
     const creates = await createRequests(op.admin, "from-saved");
     expect(creates.map((c) => c.body)).toEqual([
       templateCreate("from-saved", templateId, { workerCount: 2, startCommand: "train" }),
+    ]);
+  }, 60_000);
+
+  it("creates from a saved template whose job is gone with what the service stores of it", async () => {
+    // The template's controller mirrors the service's template into status.config.
+    const templateId = await seededTemplate(
+      "stored-tpl",
+      { fromTrainingJobRef: { name: "deleted-src" } },
+      { config: { image: IMAGE, productCode: "train.cpu.16", workerCount: 3, startCommand: "go" } },
+    );
+    await createJob(op.kube, ns, "from-stored", {
+      createType: "TEMPLATE",
+      templateRef: { name: "stored-tpl" },
+    });
+    await waitForJob(op.kube, ns, "from-stored", running);
+    const creates = await createRequests(op.admin, "from-stored");
+    expect(creates.map((c) => c.body)).toEqual([
+      templateCreate("from-stored", templateId, { workerCount: 3, startCommand: "go" }),
     ]);
   }, 60_000);
 

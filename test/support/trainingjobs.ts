@@ -107,12 +107,13 @@ export async function createTemplate(
   name: string,
   spec: Record<string, unknown>,
   templateId: string,
+  status: Record<string, unknown> = {},
 ): Promise<void> {
   await kube.create(trainingTemplateCrd, { metadata: { name, namespace }, spec });
   await kube.patchStatus(
     trainingTemplateCrd,
     { namespace, name },
-    { templateId, conditions: [READY] },
+    { templateId, conditions: [READY], ...status },
   );
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Bucket } from "../../crds/bucket.js";
 import type { TrainingJobSpec } from "../../crds/trainingjob.js";
+import { MAX_START_COMMAND_CHARS } from "../../crds/trainingjob-status.js";
 import type { NasVolumeObject, TrainingJobObject, TrainingTemplateObject } from "./objects.js";
 import {
   copyFromKeys,
@@ -211,6 +212,32 @@ describe("resolveReferences", () => {
       lookup({ templates: [saved] }),
     );
     expect(gone.resolved && gone.refs.inherited).toEqual({});
+  });
+
+  it("inherits, once the saved template's job is gone, what the service stores, but a cut start command", () => {
+    const stored = {
+      image: "saved:1",
+      productCode: "train.gpu.a100",
+      workerCount: 2,
+      priority: 1,
+      envKeys: ["A"],
+    };
+    const saved = (startCommand: string): TrainingTemplateObject => ({
+      ...template,
+      metadata: { name: "saved", namespace: "ns" },
+      spec: { fromTrainingJobRef: { name: "src" }, deletionPolicy: "Orphan" },
+      status: { ...template.status, config: { ...stored, startCommand } },
+    });
+    const inherited = (startCommand: string) => {
+      const r = resolveReferences(
+        job({ createType: "TEMPLATE", templateRef: { name: "saved" } }),
+        lookup({ templates: [saved(startCommand)] }),
+      );
+      return r.resolved ? r.refs.inherited : undefined;
+    };
+    const { envKeys: _, ...fields } = stored;
+    expect(inherited("python train.py")).toEqual({ ...fields, startCommand: "python train.py" });
+    expect(inherited(`${"x".repeat(MAX_START_COMMAND_CHARS - 1)}…`)).toEqual(fields);
   });
 
   it("inherits the template's configuration", () => {

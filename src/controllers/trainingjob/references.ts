@@ -12,8 +12,9 @@ import { nasVolumeCrd } from "../../crds/nasvolume.js";
 import type { ConditionReason } from "../../crds/reasons.js";
 import type { StorageMount } from "../../crds/training.js";
 import { TRAINING_JOB_REASONS, trainingJobCrd } from "../../crds/trainingjob.js";
+import { MAX_START_COMMAND_CHARS } from "../../crds/trainingjob-status.js";
 import { trainingTemplateCrd } from "../../crds/trainingtemplate.js";
-import { isConditionTrue } from "../../runtime/object-writes.js";
+import { CUT_MARK, isConditionTrue } from "../../runtime/object-writes.js";
 import type { StorageConfigItem } from "../../service/index.js";
 import type { ReferenceReader, ReferenceResolution } from "../managed/call.js";
 import { ownStorageIds } from "../nasvolume/own-storages.js";
@@ -125,7 +126,8 @@ export function createdConfig(
 /**
  * The configuration a template gives a TEMPLATE job: its spec's fields or, for one saved
  * from a TrainingJob (`fromTrainingJobRef`, whose spec holds none), what that job was
- * created with. A job that is gone gives nothing.
+ * created with; once that job is gone, what the service stores (`status.config`), but a
+ * start command cut short there.
  */
 function templateConfig(
   tpl: TrainingTemplateObject,
@@ -135,7 +137,11 @@ function templateConfig(
   const from = tpl.spec.fromTrainingJobRef?.name;
   if (from === undefined) return pickInherited(tpl.spec);
   const job = lookup.trainingJob(from);
-  return job ? createdConfig(job, lookup, seen) : {};
+  if (job) return createdConfig(job, lookup, seen);
+  const { startCommand, ...stored } = tpl.status?.config ?? {};
+  const cut =
+    startCommand?.endsWith(CUT_MARK) && startCommand.length >= MAX_START_COMMAND_CHARS - 1;
+  return pickInherited({ ...stored, ...(cut ? {} : { startCommand }) });
 }
 
 /**
