@@ -66,7 +66,25 @@ export function asOverrides(schema: unknown): unknown {
       out[keyword] = value;
     }
   }
-  return out;
+  return closedNames(out);
+}
+
+/**
+ * A map whose keys are a fixed list (zod's `partialRecord` of an enum: `propertyNames`
+ * with an `enum`) as an object of those properties, every other one refused. Helm's
+ * validator reports a name outside `propertyNames` at a wrong path; an unknown property
+ * it reports where it is: `at '/config/service/endpoints': additional properties 'x'`.
+ */
+function closedNames(node: JsonSchema): JsonSchema {
+  const names = (node.propertyNames as JsonSchema | undefined)?.enum;
+  const value = node.additionalProperties;
+  if (!Array.isArray(names) || typeof value !== "object" || value === null) return node;
+  const { propertyNames: _names, additionalProperties: _value, ...rest } = node;
+  return {
+    ...rest,
+    properties: Object.fromEntries(names.map((name) => [String(name), value])),
+    additionalProperties: false,
+  };
 }
 
 /** The schema of `config`, from the operator's config schema. */

@@ -62,7 +62,7 @@ describe("loadConfig", () => {
         "  apiKeyFile: /var/run/secrets/aidc/api-key",
         "  baseUrl: https://api.example.com",
         "  endpoints:",
-        "    taskDelete: null",
+        "    deleteNas: null",
         "server:",
         "  port: 9090",
         "leaderElection:",
@@ -81,7 +81,7 @@ describe("loadConfig", () => {
       flags: { "log-level": "warn" },
     });
     expect(config.service.apiKeyFile).toBe("/var/run/secrets/aidc/api-key");
-    expect(config.service.endpoints).toEqual({ taskDelete: null });
+    expect(config.service.endpoints).toEqual({ deleteNas: null });
     expect(config.server.port).toBe(9191);
     expect(config.log.level).toBe("warn");
     expect(config.leaderElection.leaseNamespace).toBe("aidc-system");
@@ -164,6 +164,16 @@ describe("loadConfig", () => {
       input: { env: withKey, file: "FILE:leaderElection:\n  leaseDurationMs: 5000\n" },
       message:
         /leaderElection\.leaseDurationMs: must be greater than leaderElection\.renewDeadlineMs/,
+    },
+    {
+      reason: "an endpoint override of an unknown name is refused, named",
+      input: { env: withKey, file: "FILE:service:\n  endpoints:\n    deleteNass: /v1/x\n" },
+      message: /service\.endpoints\.deleteNass: unknown field/,
+    },
+    {
+      reason: "an endpoint override of another form than [METHOD ]/path is refused, named",
+      input: { env: withKey, file: "FILE:service:\n  endpoints:\n    deleteNas: DELETE\n" },
+      message: /service\.endpoints\.deleteNas: expected "\/path" or "METHOD \/path"/,
     },
     {
       reason: "no API key at all is refused",

@@ -14,9 +14,19 @@ import {
   DEFAULT_RETRY_POLICY,
   DEFAULT_TIMEOUT_MS,
 } from "../service/defaults.js";
-import { DEFAULT_CREATE_TASK_FIELDS } from "../service/endpoints.js";
+import {
+  DEFAULT_CREATE_TASK_FIELDS,
+  ENDPOINT_NAMES,
+  ENDPOINT_OVERRIDE_PATTERN,
+} from "../service/endpoints.js";
 
 const ms = z.number().int().positive();
+
+/** One endpoint's override: a path, or a method and a path; `null` disables it. */
+const endpointOverride = z
+  .string()
+  .regex(ENDPOINT_OVERRIDE_PATTERN, 'expected "/path" or "METHOD /path" (GET, POST, PUT or DELETE)')
+  .nullable();
 
 /** What a config without `service.baseUrl` is told. */
 export const BASE_URL_REQUIRED =
@@ -171,7 +181,7 @@ export const serviceSchema = z
         "How long a NAS capacity change the service accepted may take to show in the NAS's quota. Until then the NasVolume is Synced `Updating` and nothing more is sent; after it, it stops with `ScaleOutcomeUnknown` (a second request could scale twice) until the quota shows the change or the user removes the `aidc.io/nas-scale` annotation. Set it beyond the service's longest scale time.",
       ),
     endpoints: z
-      .record(z.string().min(1), z.string().min(1).nullable())
+      .partialRecord(z.enum(ENDPOINT_NAMES), endpointOverride)
       .default({})
       .describe(
         'Endpoint table overrides by operation name: `"/path"` or `"METHOD /path"` enables or moves one, `null` disables it (docs/service-endpoints.md).',

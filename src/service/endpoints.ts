@@ -68,6 +68,18 @@ export type EndpointTable = Record<EndpointName, EndpointDefinition | null>;
 
 const METHODS: readonly string[] = ["GET", "POST", "PUT", "DELETE"];
 
+/** One letter in either case, as a regular expression. */
+const eitherCase = (word: string) => [...word].map((c) => `[${c}${c.toLowerCase()}]`).join("");
+
+/**
+ * The form of an override {@link resolveEndpointTable} takes, `"/path"` or
+ * `"METHOD /path"` (the method in any case): the config schema carries it, and with it
+ * the chart's values.schema.json.
+ */
+export const ENDPOINT_OVERRIDE_PATTERN = new RegExp(
+  `^\\s*((${METHODS.map(eitherCase).join("|")})\\s+)?/\\S*\\s*$`,
+);
+
 /** True when `name` is an endpoint of the table. */
 export function isEndpointName(name: string): name is EndpointName {
   return Object.hasOwn(DEFAULT_ENDPOINTS, name);

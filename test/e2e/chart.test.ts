@@ -129,6 +129,12 @@ describe("the Helm chart", () => {
     await expect(helmTemplate("r", "ns", { "config.concurrency.default": 0 })).rejects.toThrow(
       /at '\/config\/concurrency\/default': minimum/,
     );
+    await expect(
+      helmTemplate("r", "ns", { "config.service.endpoints.deleteNass": "/v1/nas/{id}" }),
+    ).rejects.toThrow(/at '\/config\/service\/endpoints': additional properties 'deleteNass'/);
+    await expect(
+      helmTemplate("r", "ns", { "config.service.endpoints.deleteNas": "DELETE" }),
+    ).rejects.toThrow(/at '\/config\/service\/endpoints\/deleteNas': 'anyOf' failed/);
   });
 
   it("enables every delete operation with the values file of docs/install.md", async () => {

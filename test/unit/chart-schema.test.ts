@@ -55,3 +55,27 @@ describe("asOverrides, the config schema as optional overrides", () => {
     });
   });
 });
+
+describe("asOverrides, maps keyed by a fixed list of names", () => {
+  it("turns a partialRecord of an enum into those properties, every other name refused", () => {
+    const schema = jsonSchema(
+      z.strictObject({
+        endpoints: z.partialRecord(z.enum(["getNas", "deleteNas"]), z.string().nullable()),
+        labels: z.record(z.string(), z.string()),
+      }),
+    );
+    const value = { type: ["string", "null"] };
+    expect(schema.properties).toEqual({
+      endpoints: {
+        type: "object",
+        properties: { getNas: value, deleteNas: value },
+        additionalProperties: false,
+      },
+      labels: {
+        type: "object",
+        propertyNames: { type: "string" },
+        additionalProperties: { type: "string" },
+      },
+    });
+  });
+});
