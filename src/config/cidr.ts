@@ -11,6 +11,13 @@ export interface Cidr {
   family: "ipv4" | "ipv6";
 }
 
+/**
+ * What a range looks like (hex digits, dots and colons, a slash, a prefix length): the
+ * config schema carries it, and with it the chart's values.schema.json; {@link parseCidr}
+ * checks the rest at start.
+ */
+export const CIDR_SHAPE = /^\s*[0-9A-Fa-f.:]+\/\d{1,3}\s*$/;
+
 /** The range `text` (`10.0.0.0/8`, `2001:db8::/32`), or undefined when it is not one. */
 export function parseCidr(text: string): Cidr | undefined {
   const [address = "", prefixText, ...rest] = text.trim().split("/");

@@ -13,7 +13,7 @@ import {
   DEFAULT_RESYNC_PERIOD_MS,
   DEFAULT_WATCHDOG_MS,
 } from "../runtime/defaults.js";
-import { parseCidr } from "./cidr.js";
+import { CIDR_SHAPE, parseCidr } from "./cidr.js";
 import { lifecycleSettings } from "./lifecycle-schema.js";
 import { objectStorageSchema } from "./object-storage-schema.js";
 import { serviceSchema } from "./service-schema.js";
@@ -32,6 +32,7 @@ import { serviceSchema } from "./service-schema.js";
 
 const ms = z.number().int().positive();
 const port = z.number().int().min(0).max(65_535);
+const CIDR_EXPECTED = "expected a CIDR range such as 203.0.113.0/24 or 2001:db8::/32";
 
 /** A lower-case DNS label (RFC 1123), as Kubernetes requires of namespace names. */
 const dnsLabel = (what: string) =>
@@ -202,9 +203,10 @@ export const operatorConfigSchema = z.strictObject({
             ),
           allowedCidrs: z
             .array(
-              z.string().refine((c) => parseCidr(c) !== undefined, {
-                message: "expected a CIDR range such as 203.0.113.0/24 or 2001:db8::/32",
-              }),
+              z
+                .string()
+                .regex(CIDR_SHAPE, { message: CIDR_EXPECTED, abort: true })
+                .refine((c) => parseCidr(c) !== undefined, { message: CIDR_EXPECTED }),
             )
             .default([])
             .describe(

@@ -135,6 +135,11 @@ describe("the Helm chart", () => {
     await expect(
       helmTemplate("r", "ns", { "config.service.endpoints.deleteNas": "DELETE" }),
     ).rejects.toThrow(/at '\/config\/service\/endpoints\/deleteNas': 'anyOf' failed/);
+    await expect(
+      helmTemplate("r", "ns", { "config.trainingJob.exposure.allowedCidrs[0]": "gateway" }),
+    ).rejects.toThrow(
+      /at '\/config\/trainingJob\/exposure\/allowedCidrs\/0': 'gateway' does not match/,
+    );
   });
 
   it("enables every delete operation with the values file of docs/install.md", async () => {
