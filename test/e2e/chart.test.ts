@@ -229,6 +229,32 @@ describe("the Helm chart", () => {
     expect(ofKind(single, "PodDisruptionBudget")).toEqual([]);
   });
 
+  it("refuses a plain http service or object storage URL without its allowInsecureHttp, as the operator does at start", async () => {
+    await expect(
+      helmTemplate("r", "ns", { "service.baseUrl": "http://aidc.local" }),
+    ).rejects.toThrow(
+      /service\.baseUrl http:\/\/aidc\.local is plain http.*set service\.allowInsecureHttp=true/,
+    );
+    await expect(
+      helmTemplate("r", "ns", { "config.service.baseUrl": "http://aidc.local" }),
+    ).rejects.toThrow(/service\.baseUrl http:\/\/aidc\.local is plain http/);
+    await expect(
+      helmTemplate("r", "ns", { "objectStorage.endpoint": "http://minio.local:9000" }),
+    ).rejects.toThrow(/objectStorage\.endpoint http:\/\/minio\.local:9000 is plain http/);
+    const allowed = parseObjects(
+      await helmTemplate("r", "ns", {
+        "service.baseUrl": "http://aidc.local",
+        "service.allowInsecureHttp": true,
+        "objectStorage.endpoint": "http://minio.local:9000",
+        "objectStorage.allowInsecureHttp": true,
+      }),
+    );
+    expect(renderedConfig(allowed)).toMatchObject({
+      service: { baseUrl: "http://aidc.local", allowInsecureHttp: true },
+      objectStorage: { endpoint: "http://minio.local:9000", allowInsecureHttp: true },
+    });
+  });
+
   it("takes apiKeySecret as a Secret name, with the key apiKey (as a ServiceConnection)", async () => {
     const objects = parseObjects(await helmTemplate("r", "ns", { apiKeySecret: "tenant-key" }));
     const [deployment] = ofKind(objects, "Deployment");

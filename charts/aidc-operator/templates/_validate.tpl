@@ -1,0 +1,87 @@
+{{/*
+Fails the render on combinations the schema cannot express.
+*/}}
+{{- define "aidc-operator.validate" -}}
+{{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection.enabled) }}
+{{- fail "replicas > 1 needs leaderElection.enabled=true: only one operator may reconcile at a time" }}
+{{- end }}
+{{- if and (dig "objectStorage" "exportCredentials" false (.Values.config | default dict)) (not .Values.objectStorage.exportCredentials) }}
+{{- fail "config.objectStorage.exportCredentials is set, but the operator would have no rule on Secrets to write them: set the chart value objectStorage.exportCredentials=true instead (it sets the operator config and grants the rules)" }}
+{{- end }}
+{{- $stopMs := int (dig "shutdownTimeoutMs" 0 (.Values.config | default dict)) }}
+{{- if gt $stopMs (mul (int .Values.terminationGracePeriodSeconds) 1000) }}
+{{- fail (printf "config.shutdownTimeoutMs %d is longer than terminationGracePeriodSeconds (%d s): the pod would be killed before it stopped; set terminationGracePeriodSeconds alone, the chart sets shutdownTimeoutMs from it" $stopMs (int .Values.terminationGracePeriodSeconds)) }}
+{{- end }}
+{{- $fullname := include "aidc-operator.fullname" . }}
+{{- $longest := printf "%s%s" $fullname (include "aidc-operator.longestLabelSuffix" .) }}
+{{- if gt (len $longest) 63 }}
+{{- fail (printf "the object name prefix %q (%d characters, from the release name or fullnameOverride) is too long: the Service %s would have %d characters and Kubernetes allows 63; use a prefix of at most %d characters (fullnameOverride)" $fullname (len $fullname) $longest (len $longest) (sub 63 (sub (len $longest) (len $fullname)))) }}
+{{- end }}
+{{- $limit := dig "limits" "memory" "" (.Values.resources | default dict) }}
+{{- if and .Values.heapLimitMiB $limit }}
+{{- $limitMiB := include "aidc-operator.memoryMiB" $limit | int }}
+{{- if ge (int .Values.heapLimitMiB) $limitMiB }}
+{{- fail (printf "heapLimitMiB %d must be below resources.limits.memory (%v, %d MiB): Node needs memory beyond its heap, and the container would be OOM-killed before it collects garbage; use about three quarters of the limit (%d)" (int .Values.heapLimitMiB) $limit $limitMiB (div (mul $limitMiB 3) 4)) }}
+{{- end }}
+{{- end }}
+{{- if and .Values.podDisruptionBudget.enabled (gt (int .Values.replicas) 1) }}
+{{- $min := .Values.podDisruptionBudget.minAvailable }}
+{{- $blocks := false }}
+{{- if kindIs "string" $min }}
+{{- $blocks = ge (trimSuffix "%" $min | int) 100 }}
+{{- else }}
+{{- $blocks = ge (int $min) (int .Values.replicas) }}
+{{- end }}
+{{- if $blocks }}
+{{- fail (printf "podDisruptionBudget.minAvailable %v must be below replicas (%d): with every operator pod required, no node running one could ever be drained" $min (int .Values.replicas)) }}
+{{- end }}
+{{- end }}
+{{- include "aidc-operator.validatePodLists" (include "aidc-operator.deployment" (dict "root" . "shard" "") | fromYaml) }}
+{{- include "aidc-operator.validateUrls" (include "aidc-operator.config" . | fromYaml) }}
+{{- end }}
+
+{{/*
+A plain http URL of the rendered config (the service's, the object storage's) needs its
+allowInsecureHttp, as the operator checks at start (src/config/service-schema.ts,
+object-storage-schema.ts): refused here, not by a pod that stops.
+*/}}
+{{- define "aidc-operator.validateUrls" -}}
+{{- range list (list "service" "baseUrl" "service.baseUrl") (list "objectStorage" "endpoint" "objectStorage.endpoint") }}
+{{- $section := get $ (index . 0) | default dict }}
+{{- $url := toString (get $section (index . 1)) }}
+{{- if and (hasPrefix "http://" $url) (not (get $section "allowInsecureHttp")) }}
+{{- fail (printf "%s %s is plain http, which would send the credentials unencrypted: use an https:// URL, or set %s.allowInsecureHttp=true (a local emulator or playground only)" (index . 2) $url (index . 0)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Each entry of the operator pod's keyed lists is there once: env by name, volumes by
+name, volume mounts by mountPath. extraEnv, extraVolumes and extraVolumeMounts may not
+repeat what the chart sets: a container sees only the last of two variables of one
+name, and Helm 4's server-side apply refuses the Deployment ("duplicate entries for
+key"); the API server refuses two volumes or mounts. Called with the rendered Deployment.
+*/}}
+{{- define "aidc-operator.validatePodLists" -}}
+{{- $pod := .spec.template.spec }}
+{{- $container := index $pod.containers 0 }}
+{{- $refused := "the API server refuses the Deployment" }}
+{{- $lists := list (list "extraEnv" "name" $container.env "the container sees only the last, and Helm 4's server-side apply refuses the Deployment") (list "extraVolumes" "name" $pod.volumes $refused) (list "extraVolumeMounts" "mountPath" $container.volumeMounts $refused) }}
+{{- range $lists }}
+{{- $value := index . 0 }}
+{{- $field := index . 1 }}
+{{- $why := index . 3 }}
+{{- $seen := dict }}
+{{- range index . 2 }}
+{{- $key := toString (get . $field) }}
+{{- if hasKey $seen $key }}
+{{- $hint := "" }}
+{{- if eq $key "NODE_OPTIONS" }}
+{{- $hint = "; for other Node options, set heapLimitMiB=0 and give --max-old-space-size in your NODE_OPTIONS" }}
+{{- end }}
+{{- fail (printf "%s: the %s %s is in the operator pod twice (the chart sets it, or %s repeats it): %s%s" $value $field $key $value $why $hint) }}
+{{- end }}
+{{- $_ := set $seen $key true }}
+{{- end }}
+{{- end }}
+{{- end }}
