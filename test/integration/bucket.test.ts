@@ -374,6 +374,29 @@ describe("Bucket controller", () => {
     );
   });
 
+  it("refuses a hand-set aidc.io/external-id that is no bucket name with InvalidRemoteId, sending nothing", async () => {
+    for (const [object, id] of [
+      ["bad-id-case", "Bad_Name"],
+      ["bad-id-path", "../x"],
+    ] as const) {
+      await buckets.create(object, { deletionPolicy: "Delete" }, { "aidc.io/external-id": id });
+      const obj = await buckets.waitForCondition(
+        object,
+        "Synced",
+        "False",
+        "InvalidRemoteId",
+        30_000,
+      );
+      expect(conditionOf(obj, "Synced")?.message).toContain("nothing was sent");
+      // Its deletion waits on the id too; without the annotation nothing is bound.
+      await buckets.delete(object);
+      await buckets.waitForCondition(object, "Synced", "False", "InvalidRemoteId", 5_000);
+      await buckets.annotate(object, { "aidc.io/external-id": null });
+      await buckets.waitForGone(object, 30_000);
+    }
+    expect(lines.join("\n")).not.toMatch(/S3 HeadBucket of bucket (Bad_Name|\.\.\/x)/);
+  });
+
   it("uses temporary credentials of the mounted Secret with their session token, and holds objects with S3CredentialsRefused without it", async () => {
     const t = await assumeRole(s3.server, await addMinioUser(s3.server, allS3But()));
     firstKeys.push(t.accessKeyId, t.secretAccessKey, t.sessionToken);

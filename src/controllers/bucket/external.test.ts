@@ -304,3 +304,24 @@ describe("a correction of a change made outside the cluster", () => {
     expect(again.warnings).toEqual([]);
   });
 });
+
+describe("a bound bucket name that is no bucket name (a hand-set aidc.io/external-id)", () => {
+  it.each(["Bad_Name", "ab", "../x", "a".repeat(129)])(
+    "%s is InvalidRemoteId, nothing sent",
+    async (name) => {
+      const { external, calls } = client({ headBucket: "Present" });
+      for (const run of [
+        () => external.observe(call({}), name),
+        () => external.update(call({}), name, observedRemote()),
+        () => external.beforeDelete(call({}), name),
+        () => external.delete(call({}), name),
+      ]) {
+        await expect(run()).rejects.toMatchObject({
+          reason: "InvalidRemoteId",
+          message: expect.stringContaining("of the annotation aidc.io/external-id"),
+        });
+      }
+      expect(calls).toEqual([]);
+    },
+  );
+});

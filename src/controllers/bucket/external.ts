@@ -50,7 +50,7 @@ import {
   OWNER_TAG,
   recreatedOutside,
 } from "./features.js";
-import { bucketNameProblem } from "./naming.js";
+import { bucketNameProblem, refuseUnusableBoundName } from "./naming.js";
 import {
   listing,
   madeByCreate,
@@ -89,7 +89,9 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
   /** What the server did with the writes of each bucket at its generation (writes.ts). */
   private readonly writes = new FeatureWrites();
 
-  private async s3(call: ManagedCall<BucketObject>): Promise<ObjectStorageClient> {
+  /** The object's S3 client; with the bound bucket `name`, once that name is checked. */
+  private async s3(call: ManagedCall<BucketObject>, name?: string): Promise<ObjectStorageClient> {
+    if (name !== undefined) refuseUnusableBoundName(name);
     const client = await this.storage(call.obj);
     if (!client) {
       throw terminalError(
@@ -159,7 +161,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
   }
 
   async observe(call: ManagedCall<BucketObject>, name: string): Promise<Observation<BucketRemote>> {
-    const s3 = await this.s3(call);
+    const s3 = await this.s3(call, name);
     const presence = await s3.headBucket(name);
     if (presence === "Absent") return { exists: false };
     if (presence === "Forbidden") {
@@ -235,7 +237,7 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
     remote: BucketRemote,
   ): Promise<UpdateResult> {
     const problem = policyProblem(call.obj.spec.policy);
-    const s3 = await this.s3(call);
+    const s3 = await this.s3(call, name);
     const tagsNow = isNotImplemented(remote.tags) ? undefined : remote.tags;
     const desired = desiredOf(call.obj.spec, markOf(call.obj), tagsNow);
     const changes = this.changesOf(call.obj, remote);
@@ -278,11 +280,11 @@ export class BucketExternalClient implements KindClient<BucketObject, BucketRemo
   }
 
   async beforeDelete(call: ManagedCall<BucketObject>, name: string): Promise<BeforeDeleteResult> {
-    return beforeBucketDelete(await this.s3(call), call, name, this.pollIntervalMs);
+    return beforeBucketDelete(await this.s3(call, name), call, name, this.pollIntervalMs);
   }
 
   async delete(call: ManagedCall<BucketObject>, name: string): Promise<DeleteResult> {
-    const s3 = await this.s3(call);
+    const s3 = await this.s3(call, name);
     if (!(await notTheRecorded(s3, call.obj, name))) await s3.deleteBucket(name);
     return "Deleted";
   }
