@@ -134,7 +134,7 @@ export function objectStorageError(
   const status = s3HttpStatus(err);
   const serverMessage = (err as SdkErrorShape | undefined)?.message ?? String(err);
   const endpoint = `s3:${operation}`;
-  const what = `S3 ${operation} of bucket ${bucket}`;
+  const what = bucket === "*" ? `S3 ${operation}` : `S3 ${operation} of bucket ${bucket}`;
   const details = {
     code: status,
     endpoint,
