@@ -20,6 +20,8 @@ export class ObjectStorageRegionError extends ServiceRefusedError {
 }
 
 interface AnsweredError {
+  /** The region the refused request was signed for ({@link signedFor}). */
+  $signedRegion?: string;
   Code?: string;
   message?: string;
   /** The error's Region element (S3, versitygw and Garage send it). */
@@ -31,7 +33,8 @@ interface AnsweredError {
 export function answeredRegion(err: unknown, status: number, code?: string): string | undefined {
   const e = err as AnsweredError | undefined;
   const header = e?.$response?.headers?.["x-amz-bucket-region"];
-  if (header && (status === 301 || status === 400)) return header;
+  // A 400 for another cause (an invalid name, say) names the bucket's region too.
+  if (header && header !== e?.$signedRegion && (status === 301 || status === 400)) return header;
   if (code !== "AuthorizationHeaderMalformed" && code !== "PermanentRedirect") return undefined;
   return e?.Region || (/expecting ['"]([^'"]+)['"]/.exec(e?.message ?? "")?.[1] ?? header);
 }
@@ -46,4 +49,10 @@ export function regionError(
     `${what}: the object storage answered for region ${region}, not the one the requests are signed for: set the connection's object storage region to ${region} (operator config objectStorage.region, or the ServiceConnection's spec.objectStorage.region)`,
     details,
   );
+}
+
+/** `err`, a refusal of a request signed for `region`, marked with it for {@link answeredRegion}. */
+export function signedFor(err: unknown, region: string): unknown {
+  if (err && typeof err === "object") Object.assign(err, { $signedRegion: region });
+  return err;
 }

@@ -28,6 +28,7 @@ import { BucketFeatures } from "./object-storage-features.js";
 import { headRefusal } from "./object-storage-head.js";
 import { readAccountBuckets } from "./object-storage-list.js";
 import type { UndeletedVersion, VersionLock } from "./object-storage-lock.js";
+import { signedFor } from "./object-storage-region.js";
 import type {
   BucketPresence,
   CorsRule,
@@ -87,6 +88,13 @@ export class ObjectStorageClient {
       credentials: async () => ({ ...(await options.credentials()), expiration: new Date(0) }),
     });
     attemptsTold(this.s3, agents.proxy, options.credentialsSource, options.credentialsRefused);
+    this.s3.middlewareStack.add(
+      (next) => (args) =>
+        next(args).catch((err: unknown) => {
+          throw signedFor(err, options.region);
+        }),
+      { step: "initialize", name: "aidcSignedRegion" },
+    );
     const { mayCall } = options;
     if (mayCall) {
       // Inside the SDK's retries, after signing: every attempt asks, right before it is sent.
