@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { allCrds, catalogCrds, crdManifest } from "../crds/index.js";
 import { defaultNasProducts, defaultTrainingProducts } from "../emulator/fixtures.js";
-import { generatedFiles, renderCrdYaml } from "./crds.js";
+import { CRD_OUTPUT_DIRS, generatedFiles, renderCrdYaml } from "./crds.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const samplesDir = join(root, "deploy/samples");
@@ -42,6 +42,29 @@ describe("the CRD generator", () => {
     expect(parse(files.get("deploy/crds/kustomization.yaml") ?? "").resources).toHaveLength(
       allCrds.length,
     );
+  });
+
+  it("marks every CRD of the chart and of deploy/crds to outlive its install: Helm's keep, Argo CD's Prune=false", () => {
+    for (const dir of CRD_OUTPUT_DIRS) {
+      const files = readdirSync(join(root, dir)).filter((f) => f !== "kustomization.yaml");
+      expect(files, dir).toHaveLength(allCrds.length);
+      for (const f of files) {
+        const crd = parse(readFileSync(join(root, dir, f), "utf8"));
+        expect(crd.metadata.annotations, `${dir}/${f}`).toEqual({
+          "helm.sh/resource-policy": "keep",
+          "argocd.argoproj.io/sync-options": "Prune=false",
+        });
+      }
+    }
+  });
+
+  it("keeps each CRD applicable client-side (Argo CD's default): its last-applied annotation under 256 KiB", () => {
+    for (const def of allCrds) {
+      // kubectl's last-applied-configuration is the object as compact JSON; the API server
+      // refuses annotations over 262,144 bytes in all.
+      const bytes = Buffer.byteLength(JSON.stringify(crdManifest(def)));
+      expect(bytes, def.kind).toBeLessThan(262_144);
+    }
   });
 
   it("matches the committed files (run `npm run generate` when this fails)", () => {

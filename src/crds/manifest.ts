@@ -11,7 +11,7 @@ export type SchemaNode = { [key: string]: unknown };
 export interface CustomResourceDefinitionManifest {
   apiVersion: "apiextensions.k8s.io/v1";
   kind: "CustomResourceDefinition";
-  metadata: { name: string; labels: Record<string, string> };
+  metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
   spec: {
     group: string;
     names: {
@@ -133,12 +133,28 @@ export const CRD_LABELS = {
   "app.kubernetes.io/part-of": "aidc-operator",
 };
 
+/**
+ * Annotations on every generated CRD: a CRD outlives the install that created it, since
+ * deleting it deletes every object of its kind. Argo CD prunes a CRD that leaves the
+ * rendered set (a source switched to `skipCrds`, or to another Application) unless it
+ * says `Prune=false`; `keep` says the same to Helm-aware tools (Helm already never
+ * deletes `crds/`, nor Argo CD a CRD when it deletes an Application). kubectl ignores both.
+ */
+export const CRD_ANNOTATIONS = {
+  "helm.sh/resource-policy": "keep",
+  "argocd.argoproj.io/sync-options": "Prune=false",
+};
+
 /** The full CustomResourceDefinition of one kind. */
 export function crdManifest(def: CrdDefinition): CustomResourceDefinitionManifest {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
-    metadata: { name: `${def.plural}.${def.group}`, labels: { ...CRD_LABELS } },
+    metadata: {
+      name: `${def.plural}.${def.group}`,
+      labels: { ...CRD_LABELS },
+      annotations: { ...CRD_ANNOTATIONS },
+    },
     spec: {
       group: def.group,
       names: {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  CHART_DIR,
   CHART_TEST_BASE_URL,
   helmUninstall,
   parseObjects,
@@ -9,7 +10,7 @@ import {
   runTool,
   setArgs,
 } from "../support/chart.js";
-import { ChartCopy, documentedCrdUpgrade } from "../support/chart-copy.js";
+import { ChartCopy, documentedCrdUpgrade, documentedHelmUpgrade } from "../support/chart-copy.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 
 /**
@@ -66,5 +67,23 @@ describe("the documented CRD upgrade, after helm install created the CRDs", () =
     const descriptions = await copy.liveSpecDescriptions();
     expect(descriptions).toHaveLength(copy.crdNames.length);
     for (const d of descriptions) expect(d).toMatch(/^Upgraded\. /);
+  });
+
+  it("upgrades and uninstalls the release as before: the CRDs, marked keep and Prune=false, stay", async () => {
+    const upgrade = documentedHelmUpgrade(release, namespace).map((a) =>
+      a === CHART_DIR ? copy.chart : a,
+    );
+    await runTool("helm", upgrade);
+    await helmUninstall(release, namespace);
+    const { stdout } = await runTool("helm", ["list", "-n", namespace, "-q"]);
+    expect(stdout.trim()).toBe("");
+    expect(await copy.liveSpecDescriptions()).toHaveLength(copy.crdNames.length);
+    const annotations = await copy.crdAnnotations();
+    for (const a of annotations) {
+      expect(a).toMatchObject({
+        "helm.sh/resource-policy": "keep",
+        "argocd.argoproj.io/sync-options": "Prune=false",
+      });
+    }
   });
 });

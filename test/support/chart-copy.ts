@@ -56,6 +56,12 @@ export class ChartCopy {
     return this.eachCrd("{range .metadata.managedFields[*]}{.manager}/{.operation},{end}");
   }
 
+  /** The annotations of each of the copy's CRDs as the API server has them. */
+  async crdAnnotations(): Promise<Record<string, string>[]> {
+    const lines = await this.eachCrd("{.metadata.annotations}");
+    return lines.map((l) => JSON.parse(l || "{}"));
+  }
+
   /** A jsonpath template evaluated on each of the copy's CRDs, one line each. */
   private async eachCrd(template: string): Promise<string[]> {
     const { stdout } = await runTool("kubectl", [
