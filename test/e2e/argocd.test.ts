@@ -1,0 +1,107 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { root } from "../../scripts/generated-files.js";
+import { allCrds } from "../../src/crds/index.js";
+import { CHART_DIR, helmTemplate, parseObjects } from "../support/chart.js";
+
+/**
+ * The chart as Argo CD takes it: Argo CD runs no Helm release; it renders
+ * `helm template --include-crds` on every refresh and compares the objects with the
+ * cluster's. A value that changes between two renders (random, time-based) would show
+ * the Application OutOfSync for ever, and `lookup` or `.Release.IsUpgrade` see no
+ * cluster and no release there.
+ */
+
+/** The values sets the docs name, as `--set` maps or as a values file of docs/install.md. */
+const VALUE_SETS: {
+  name: string;
+  set?: Record<string, string | number | boolean>;
+  file?: RegExp;
+}[] = [
+  { name: "the defaults", set: {} },
+  {
+    name: "every option on",
+    set: {
+      apiKeySecret: "my-key",
+      "watchNamespaces[0]": "team-a",
+      "watchNamespaces[1]": "team-b",
+      "serviceMonitor.enabled": true,
+      "prometheusRule.enabled": true,
+      "dashboards.enabled": true,
+      "networkPolicy.enabled": true,
+      "exposure.enabled": true,
+      replicas: 3,
+      "shards[0]": "team-a",
+      "connections.secretNamespace": "keys",
+      "connections.create.name": "team-a",
+      "connections.create.baseUrl": "https://team-a.example",
+      "connections.create.apiKeySecret.name": "team-a-key",
+      "objectStorage.endpoint": "https://s3.example.com",
+      "objectStorage.credentialsSecret.name": "s3-keys",
+    },
+  },
+  { name: "delete-operations.yaml of docs/install.md", file: /# delete-operations\.yaml/ },
+];
+
+/** A fenced YAML block of docs/install.md whose first line matches `first`. */
+function installDocBlock(first: RegExp): string {
+  const doc = readFileSync(join(root, "docs/install.md"), "utf8");
+  const block = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? "")
+    .find((b) => first.test(b.split("\n")[0] ?? ""));
+  if (block === undefined) throw new Error(`no yaml block ${first} in docs/install.md`);
+  return block;
+}
+
+describe("the chart rendered as Argo CD renders it", () => {
+  const dir = mkdtempSync(join(tmpdir(), "aidc-argocd-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `helm template --include-crds` of one values set, with `extra` arguments. */
+  const render = (values: (typeof VALUE_SETS)[number], extra: string[] = []) => {
+    const args = ["--include-crds", ...extra];
+    if (values.file) {
+      const file = join(dir, "values.yaml");
+      writeFileSync(file, installDocBlock(values.file));
+      args.push("--values", file);
+    }
+    return helmTemplate("aidc-operator", "aidc-system", values.set ?? {}, args);
+  };
+
+  it("renders byte-identical objects twice, and the same as an upgrade, for every documented values set", async () => {
+    for (const values of VALUE_SETS) {
+      const first = await render(values);
+      expect(await render(values), values.name).toBe(first);
+      // Argo CD renders every sync as an install; Helm would render an upgrade.
+      expect(await render(values, ["--is-upgrade"]), values.name).toBe(first);
+      expect(parseObjects(first).length, values.name).toBeGreaterThan(allCrds.length);
+    }
+  });
+
+  it("includes every CRD, each marked Prune=false, so that Argo CD never prunes one", async () => {
+    const crds = parseObjects(await render(VALUE_SETS[0] as (typeof VALUE_SETS)[number])).filter(
+      (o) => o.kind === "CustomResourceDefinition",
+    );
+    expect(crds.map((c) => c.metadata.name).sort()).toEqual(
+      allCrds.map((d) => `${d.plural}.${d.group}`).sort(),
+    );
+    for (const crd of crds) {
+      expect(crd.metadata.annotations?.["argocd.argoproj.io/sync-options"]).toBe("Prune=false");
+    }
+  });
+
+  it("calls lookup, IsInstall, IsUpgrade or a random or time function in NOTES.txt alone", () => {
+    const templates = join(root, CHART_DIR, "templates");
+    const renderTime =
+      /\b(lookup|IsInstall|IsUpgrade|Revision|now|date|dateInZone|unixEpoch|rand\w*|uuidv4|gen\w+)\b/;
+    const using = readdirSync(templates).filter((f) => {
+      const actions = readFileSync(join(templates, f), "utf8").match(/{{[\s\S]*?}}/g) ?? [];
+      return actions.some((a) =>
+        renderTime.test(a.replace(/\/\*[\s\S]*?\*\//g, "").replace(/"[^"]*"/g, "")),
+      );
+    });
+    expect(using).toEqual(["NOTES.txt"]);
+  });
+});
