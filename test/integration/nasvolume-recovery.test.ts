@@ -164,6 +164,26 @@ describe("NasVolume controller recovery", () => {
     expect(await remoteNamed(second, "unknown")).toHaveLength(1);
   });
 
+  it("creates a new NAS after one deleted outside the cluster, once the annotations RemoteNotFound names are removed", async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "nas-gone");
+    const op = await start(namespace);
+    const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
+    await nas.create("gone", { productCode: "nas.capacity.standard" });
+    const ready = await nas.waitForCondition("gone", "Ready", "True");
+    const oldId = (ready.status as { storageId: string }).storageId;
+    emulator.state.nas.delete(oldId);
+    const lost = await nas.waitForCondition("gone", "Ready", "False", "RemoteNotFound");
+    // The message's command, word for word: every annotation it removes.
+    const command = conditionOf(lost, "Ready")?.message.match(/\(kubectl ([^)]*)\)/)?.[1] ?? "";
+    expect(command).toContain(`-n ${namespace} annotate nasvolume/gone`);
+    const removed = command.split(" ").filter((w) => w.startsWith("aidc.io/") && w.endsWith("-"));
+    expect(removed).toContain(`${ANNOTATIONS.externalId}-`);
+    await nas.annotate("gone", Object.fromEntries(removed.map((w) => [w.slice(0, -1), null])));
+    const anew = await nas.waitForCondition("gone", "Ready", "True", undefined, 15_000);
+    expect((anew.status as { storageId: string }).storageId).not.toBe(oldId);
+    expect(await remoteNamed(op, "gone")).toHaveLength(1);
+  });
+
   it("converges without duplicates when the service fails and is slow", async () => {
     const namespace = await createNamespace(adminKubeConfig(), "nas-chaos");
     const op = await start(namespace);

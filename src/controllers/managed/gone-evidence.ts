@@ -191,7 +191,7 @@ export function notShownYet<T extends ManagedObject>(
  * What to do about a bound remote resource that does not exist: an id from the spec
  * (adoption, e.g. NasVolume.spec.storageId) cannot be removed, so the object must be
  * deleted and created anew; an id the operator recorded is dropped by removing its
- * annotation, and the next reconcile creates a new resource.
+ * annotation and its create's records, and the next reconcile creates a new resource.
  */
 export function remoteNotFound<T extends ManagedObject>(
   run: UnseenSubject<T>,
@@ -200,5 +200,20 @@ export function remoteNotFound<T extends ManagedObject>(
   if (run.adoptId === externalId) {
     return `the remote resource ${externalId} named in the spec does not exist; the spec cannot drop it (the field may only be set once), so delete this object and create a new one, with the id of an existing resource or without one to order a new resource`;
   }
-  return `the remote resource ${externalId} does not exist (deleted outside the cluster?); remove the annotation ${ANNOTATIONS.externalId} to create a new one, or delete this object`;
+  return `the remote resource ${externalId} does not exist (deleted outside the cluster?); to create a new one, remove ${bindingRecords(run.obj)}, or delete this object`;
+}
+
+/**
+ * The annotations that bind an object to its remote resource, with the command that
+ * removes them: the id, and the records of the create that made it (its subscription
+ * key, its marker), from which the id would be found again.
+ */
+function bindingRecords(obj: ManagedObject): string {
+  const present = obj.metadata?.annotations ?? {};
+  const names = [ANNOTATIONS.externalId, ANNOTATIONS.subscriptionKey, ANNOTATIONS.createPending];
+  const records = names.filter((n) => n === ANNOTATIONS.externalId || n in present);
+  const ref = `${(obj.kind ?? "").toLowerCase()}/${obj.metadata?.name ?? ""}`;
+  const command = `kubectl -n ${obj.metadata?.namespace ?? ""} annotate ${ref} ${records.map((n) => `${n}-`).join(" ")}`;
+  if (records.length === 1) return `the annotation ${records[0]} (${command})`;
+  return `the annotations ${records.join(", ")} (${command}): the create's records would bind it again`;
 }

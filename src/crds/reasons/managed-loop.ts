@@ -85,7 +85,7 @@ export const MANAGED_LOOP_REASONS = {
       ["Ready"],
       MANAGED,
       "The bound remote resource does not exist (deleted outside the cluster, or an adopted id that never existed), or the object has no remote resource and spec.managementPolicies has no Create.",
-      "The message says how to bind the object anew: remove the aidc.io/external-id annotation, or, for an id in the spec (which cannot change), delete the object and create a new one; without Create, set the kind's id field or aidc.io/external-id to an existing resource, or add Create.",
+      "The message says how to bind the object anew: remove the aidc.io/external-id annotation with the create's records beside it (aidc.io/subscription-key, aidc.io/create-pending, which would bind the same id again; the message gives the command), or, for an id in the spec (which cannot change), delete the object and create a new one; without Create, set the kind's id field or aidc.io/external-id to an existing resource, or add Create.",
     ),
     operator:
       "For a bound id: reads it again on every poll (Stalled=True meanwhile), so a resource that shows again clears the condition. Without an id and without Create: waits for a change of the object.",
