@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { root } from "../../scripts/generated-files.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { KubeClient } from "../../src/runtime/kube.js";
@@ -23,8 +23,9 @@ import { type Kubelet, startKubelet } from "../support/kubelet.js";
 import { operatorImageRunner } from "../support/kubelet-run.js";
 
 /**
- * `helm uninstall` while custom resources exist: the chart's pre-delete hook Job runs
- * `aidc-operator uninstall-check`, which fails listing them. test/support/kubelet.ts
+ * `helm uninstall` while custom resources exist, and an Argo CD Application's deletion:
+ * the chart's pre-delete hook Job runs `aidc-operator uninstall-check`, which fails
+ * listing them. test/support/kubelet.ts
  * runs the Job's pod from the built operator, as the image would, with a token of the
  * Job's ServiceAccount (test/support/kubelet-run.ts).
  */
@@ -87,6 +88,17 @@ describe("the uninstall check (pre-delete hook)", () => {
     await layout?.remove();
   });
 
+  /** A TrainingJob the uninstall check must find. */
+  const leaveTrainingJob = (ns: string, name: string) =>
+    kube.create(trainingJobCrd, {
+      metadata: { name, namespace: ns },
+      spec: {
+        image: "registry.example.com/ml/train:1",
+        productCode: "train.cpu.16",
+        workerCount: 1,
+      },
+    });
+
   /** The hook Job, or undefined once it is gone. */
   const readJob = () =>
     admin
@@ -116,14 +128,7 @@ describe("the uninstall check (pre-delete hook)", () => {
   });
 
   it("refuses helm uninstall by its Job while a custom resource is left, and removes nothing", async () => {
-    await kube.create(trainingJobCrd, {
-      metadata: { name: "still-here", namespace: watched[1] },
-      spec: {
-        image: "registry.example.com/ml/train:1",
-        productCode: "train.cpu.16",
-        workerCount: 1,
-      },
-    });
+    await leaveTrainingJob(watched[1], "still-here");
     await expect(
       runTool("helm", ["uninstall", release, "--namespace", namespace, "--timeout", "60s"]),
     ).rejects.toThrow(`job ${hookJob} failed: BackoffLimitExceeded`);
@@ -174,5 +179,74 @@ describe("the uninstall check (pre-delete hook)", () => {
         () => true,
       ),
     );
+  });
+
+  /**
+   * Argo CD (3.3 and later, controller/hook.go) runs no `helm uninstall`: it has applied
+   * what `helm template` renders but the hooks, and on the Application's deletion
+   * creates the `pre-delete` Job as its PreDelete hook; a Failed Job (Degraded) blocks
+   * the deletion and is deleted and created again until it completes (Healthy).
+   */
+  it("blocks an Argo CD Application's deletion the same way: the rendered Job created as its PreDelete hook", async () => {
+    const app = `argo-${randomSuffix()}`;
+    const argoNamespace = await createNamespace(admin, "unin-argo");
+    await runTool("kubectl", [
+      "label",
+      "namespace",
+      argoNamespace,
+      "pod-security.kubernetes.io/enforce=restricted",
+    ]);
+    kubelet?.serve(argoNamespace);
+    const rendered = parseObjects(
+      await helmTemplate(app, argoNamespace, {
+        replicas: 1,
+        "watchNamespaces[0]": watched[0],
+        "watchNamespaces[1]": watched[1],
+      }),
+    );
+    const hooks = rendered.filter((o) => o.metadata.annotations?.["helm.sh/hook"]);
+    expect(hooks.map((o) => [o.kind, o.metadata.annotations?.["helm.sh/hook"]])).toEqual([
+      ["Job", "pre-delete"],
+    ]);
+    const synced = rendered.filter((o) => !hooks.includes(o));
+    const stream = (objects: object[]) => objects.map((o) => stringify(o)).join("---\n");
+    try {
+      // Argo CD's sync: a client-side apply of the rendered objects but the hooks.
+      await runTool("kubectl", ["apply", "-f", "-"], stream(synced));
+      await leaveTrainingJob(watched[0], "argo-left");
+      const job = `${app}-aidc-operator-uninstall-check`;
+      const jobCondition = (type: string) =>
+        eventually(async () => {
+          const { stdout } = await runTool("kubectl", [
+            "get",
+            "job",
+            job,
+            "-n",
+            argoNamespace,
+            "-o",
+            `jsonpath={.status.conditions[?(@.type=="${type}")].status}`,
+          ]);
+          return stdout === "True";
+        }, 60_000);
+      await runTool("kubectl", ["create", "-f", "-"], stream(hooks));
+      await jobCondition("Failed");
+      let runs = kubelet?.ran(argoNamespace) ?? [];
+      expect(runs.map((r) => [r.pod.slice(0, job.length), r.exit.exitCode])).toEqual([[job, 1]]);
+      expect(runs[0]?.exit.log).toContain(`TrainingJob ${watched[0]}/argo-left`);
+
+      // The object deleted, Argo CD deletes the Degraded hook (foreground) and creates it again.
+      await kube.delete(trainingJobCrd, { namespace: watched[0], name: "argo-left" });
+      await runTool("kubectl", ["delete", "job", job, "-n", argoNamespace, "--cascade=foreground"]);
+      await runTool("kubectl", ["create", "-f", "-"], stream(hooks));
+      await jobCondition("Complete");
+      runs = kubelet?.ran(argoNamespace) ?? [];
+      expect(runs.map((r) => [r.pod.slice(0, job.length), r.exit.exitCode])).toEqual([
+        [job, 1],
+        [job, 0],
+      ]);
+      expect(runs[1]?.exit.log).toContain("no custom resource of aidc-operator is left");
+    } finally {
+      await runTool("kubectl", ["delete", "--ignore-not-found", "-f", "-"], stream(rendered));
+    }
   });
 });
