@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
 import { root } from "../../scripts/generated-files.js";
 import { allCrds } from "../../src/crds/index.js";
 import { CHART_DIR, helmTemplate, parseObjects } from "../support/chart.js";
@@ -14,11 +15,34 @@ import { CHART_DIR, helmTemplate, parseObjects } from "../support/chart.js";
  * cluster and no release there.
  */
 
-/** The values sets the docs name, as `--set` maps or as a values file of docs/install.md. */
+/** A fenced YAML block of docs/install.md whose first line matches `first`. */
+function installDocBlock(first: RegExp): string {
+  const doc = readFileSync(join(root, "docs/install.md"), "utf8");
+  const block = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? "")
+    .find((b) => first.test(b.split("\n")[0] ?? ""));
+  if (block === undefined) throw new Error(`no yaml block ${first} in docs/install.md`);
+  return block;
+}
+
+/** The Application of docs/install.md's "The operator as an Application". */
+interface DocumentedApplication {
+  spec: {
+    source: { path: string; helm: { releaseName: string; valuesObject: unknown } };
+    destination: { namespace: string };
+    syncPolicy: { syncOptions?: string[] };
+  };
+}
+
+function documentedApplication(): DocumentedApplication {
+  return parse(installDocBlock(/^# argocd-application\.yaml/));
+}
+
+/** The values sets the docs name: `--set` maps, or the text of a values file. */
 const VALUE_SETS: {
   name: string;
   set?: Record<string, string | number | boolean>;
-  file?: RegExp;
+  file?: () => string;
 }[] = [
   { name: "the defaults", set: {} },
   {
@@ -42,18 +66,15 @@ const VALUE_SETS: {
       "objectStorage.credentialsSecret.name": "s3-keys",
     },
   },
-  { name: "delete-operations.yaml of docs/install.md", file: /# delete-operations\.yaml/ },
+  {
+    name: "delete-operations.yaml of docs/install.md",
+    file: () => installDocBlock(/^# delete-operations\.yaml/),
+  },
+  {
+    name: "the Application of docs/install.md",
+    file: () => stringify(documentedApplication().spec.source.helm.valuesObject),
+  },
 ];
-
-/** A fenced YAML block of docs/install.md whose first line matches `first`. */
-function installDocBlock(first: RegExp): string {
-  const doc = readFileSync(join(root, "docs/install.md"), "utf8");
-  const block = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)]
-    .map((m) => m[1] ?? "")
-    .find((b) => first.test(b.split("\n")[0] ?? ""));
-  if (block === undefined) throw new Error(`no yaml block ${first} in docs/install.md`);
-  return block;
-}
 
 describe("the chart rendered as Argo CD renders it", () => {
   const dir = mkdtempSync(join(tmpdir(), "aidc-argocd-"));
@@ -64,7 +85,7 @@ describe("the chart rendered as Argo CD renders it", () => {
     const args = ["--include-crds", ...extra];
     if (values.file) {
       const file = join(dir, "values.yaml");
-      writeFileSync(file, installDocBlock(values.file));
+      writeFileSync(file, values.file());
       args.push("--values", file);
     }
     return helmTemplate("aidc-operator", "aidc-system", values.set ?? {}, args);
@@ -90,6 +111,15 @@ describe("the chart rendered as Argo CD renders it", () => {
     for (const crd of crds) {
       expect(crd.metadata.annotations?.["argocd.argoproj.io/sync-options"]).toBe("Prune=false");
     }
+  });
+
+  it("documents an Application of the chart as Argo CD takes it, with no sync option it does not need", () => {
+    const app = documentedApplication();
+    expect(app.spec.source.path).toBe(CHART_DIR);
+    expect(app.spec.source.helm.releaseName).toBe("aidc-operator");
+    expect(app.spec.destination.namespace).toBe("aidc-system");
+    // Client-side apply takes every CRD (src/cli/crds.test.ts checks their size).
+    expect(app.spec.syncPolicy.syncOptions ?? []).not.toContain("ServerSideApply=true");
   });
 
   it("calls lookup, IsInstall, IsUpgrade or a random or time function in NOTES.txt alone", () => {

@@ -195,7 +195,7 @@ describe("the markdown docs", () => {
   });
 
   it("keep in install.md what the e2e tests run as written (CRD upgrade, overlay, deletes)", () => {
-    // test/e2e/crd-upgrade.test.ts, kustomize.test.ts, chart.test.ts and
+    // test/e2e/crd-upgrade.test.ts, kustomize.test.ts, chart.test.ts, argocd.test.ts and
     // kustomize-to-helm.test.ts read these.
     const page = read("docs/install.md");
     const upgrade = page.slice(page.indexOf("**CRD upgrades.**"));
@@ -203,6 +203,7 @@ describe("the markdown docs", () => {
     expect(upgrade.split("\n").some((l) => l.startsWith("kubectl apply"))).toBe(true);
     expect(page).toMatch(/```yaml\n# overlays\/prod\/kustomization\.yaml/);
     expect(page).toMatch(/```yaml\n# delete-operations\.yaml/);
+    expect(page).toMatch(/```yaml\n# argocd-application\.yaml/);
     expect(page).toMatch(/### Moving to Helm\n[^#]*```sh\nhelm upgrade --install /);
   });
 
