@@ -27,6 +27,7 @@ function installDocBlock(first: RegExp): string {
 
 /** The Application of docs/install.md's "The operator as an Application". */
 interface DocumentedApplication {
+  metadata: { name: string };
   spec: {
     source: { path: string; helm: { releaseName: string; valuesObject: unknown } };
     destination: { namespace: string };
@@ -116,10 +117,24 @@ describe("the chart rendered as Argo CD renders it", () => {
   it("documents an Application of the chart as Argo CD takes it, with no sync option it does not need", () => {
     const app = documentedApplication();
     expect(app.spec.source.path).toBe(CHART_DIR);
-    expect(app.spec.source.helm.releaseName).toBe("aidc-operator");
+    // Label tracking writes the Application's name where the ServiceMonitor selects the release's.
+    expect(app.spec.source.helm.releaseName).toBe(app.metadata.name);
+    expect(app.metadata.name).toBe("aidc-operator");
     expect(app.spec.destination.namespace).toBe("aidc-system");
     // Client-side apply takes every CRD (src/cli/crds.test.ts checks their size).
     expect(app.spec.syncPolicy.syncOptions ?? []).not.toContain("ServerSideApply=true");
+  });
+
+  it("selects the metrics Service by app.kubernetes.io/instance, which label tracking overwrites", async () => {
+    const objects = parseObjects(
+      await helmTemplate("aidc-operator", "aidc-system", { "serviceMonitor.enabled": true }),
+    );
+    const monitor = objects.find((o) => o.kind === "ServiceMonitor");
+    const spec = monitor?.spec as { selector: { matchLabels: Record<string, string> } } | undefined;
+    const selector = spec?.selector.matchLabels ?? {};
+    expect(selector["app.kubernetes.io/instance"]).toBe("aidc-operator");
+    const service = objects.find((o) => o.kind === "Service");
+    expect(service?.metadata.labels).toMatchObject(selector);
   });
 
   it("calls lookup, IsInstall, IsUpgrade or a random or time function in NOTES.txt alone", () => {
