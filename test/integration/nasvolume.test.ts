@@ -213,6 +213,28 @@ describe("NasVolume controller", () => {
     expect(await subscribesNamed("adopted")).toHaveLength(0);
   });
 
+  it("changes nothing of a storage it adopts whose product the spec misstates: FixedFieldsDiffer", async () => {
+    const key = await op.service.subscribeNas({
+      productCode: "nas.capacity.standard",
+      storageParams: { name: "misstated-dir", storageCapacity: 100 },
+    });
+    const id = await eventually(
+      async () => (await op.service.getNasSubscriptionResult(key)).instanceId,
+    );
+    const since = op.emulator.requestLog.lastSeq();
+    const spec = { productCode: "nas.performance", storageId: id, capacityGB: 500 };
+    await nas.create("misstated", { ...spec, mountPath: "/mnt/other" });
+    const obj = await nas.waitForCondition("misstated", "Synced", "False", "FixedFieldsDiffer");
+    // A few polls: still no scale, no mount path change of the storage the spec misstates.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const writes = op.emulator.requestLog
+      .read({ since })
+      .filter((r) => r.method !== "GET" && r.path.includes(id));
+    expect(writes.map((r) => r.endpoint)).toEqual([]);
+    expect(conditionOf(obj, "Synced")?.message).toContain("nothing of it is changed meanwhile");
+    expect(conditionOf(await nas.get("misstated"), "Synced")?.reason).toBe("FixedFieldsDiffer");
+  });
+
   it("stalls on a spec.storageId that does not exist, with a remedy the CRD allows", async () => {
     await nas.create("ghost", { productCode: "nas.capacity.standard", storageId: "nas-ghost-1" });
     const obj = await nas.waitForCondition("ghost", "Ready", "False", "RemoteNotFound");

@@ -3,8 +3,9 @@
  * the operator did not create for the object) whose fields that cannot change
  * contradict the spec (a NAS made with another product, a volume of another size):
  * Synced=False `FixedFieldsDiffer`, on every poll and under any policies, since neither
- * an update nor a spec change can bring them together. The remote's values show in
- * the message (and status); the remedy is a new object that says them.
+ * an update nor a spec change can bring them together; nothing of the resource is
+ * changed meanwhile (the spec likely names another one than meant). The remote's
+ * values show in the message (and status); the remedy is a new object that says them.
  */
 import type { ReadyState } from "./call.js";
 import type { FixedFieldDiff } from "./external-client.js";
@@ -23,8 +24,15 @@ export function contradictions(fields: readonly [string, unknown, unknown][]): F
     .map(([field, spec, remote]) => ({ field, spec, remote }));
 }
 
-/** `synced`, or FixedFieldsDiffer over it when `diffs` has any (keeping what it said). */
-export function withFixedFields(synced: ReadyState, diffs: readonly FixedFieldDiff[]): ReadyState {
+/**
+ * `synced`, or FixedFieldsDiffer over it when `diffs` has any (keeping what it said);
+ * `held`: the spec asks changes of the resource, which wait.
+ */
+export function withFixedFields(
+  synced: ReadyState,
+  diffs: readonly FixedFieldDiff[],
+  held = false,
+): ReadyState {
   if (diffs.length === 0) return synced;
   const named = diffs
     .map(
@@ -32,9 +40,10 @@ export function withFixedFields(synced: ReadyState, diffs: readonly FixedFieldDi
     )
     .join(", ");
   const also = synced.status === "False" ? `; also, ${synced.message}` : "";
+  const waits = held && synced.status !== "False" ? "; nothing of it is changed meanwhile" : "";
   return {
     status: "False",
     reason: "FixedFieldsDiffer",
-    message: `the spec says ${named}, which the service cannot change: delete this object (deletionPolicy Orphan keeps the resource) and create one with the resource's values${also}`,
+    message: `the spec says ${named}, which the service cannot change: delete this object (deletionPolicy Orphan keeps the resource) and create one with the resource's values${waits}${also}`,
   };
 }

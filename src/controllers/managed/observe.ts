@@ -231,6 +231,11 @@ export async function observe<T extends ManagedObject, R>(
   let synced = SYNCED_OK;
   let requeueAfterMs = o.ready.reason === "Creating" ? soon : options.pollIntervalMs;
   const unresolved = run.unresolved;
+  // Only an adopted resource may have been made otherwise; one the loop created was
+  // made from this spec, however the service spells its values back. One the spec
+  // misstates is likely another than meant: nothing of it is changed.
+  const adopted = boundByHand(run.client, run.kind, run.obj, o.remote);
+  const fixed = adopted ? run.kind.fixedFields?.(run.obj, o.remote, externalId) : undefined;
   if (!o.upToDate && !run.policies.update) {
     synced = driftDetected(run, o.differs, o.refused);
   } else if (!o.upToDate && unresolved) {
@@ -240,7 +245,7 @@ export async function observe<T extends ManagedObject, R>(
       reason: unresolved.reason,
       message: `the change waits for references: ${unresolved.message}`,
     };
-  } else if (!o.upToDate) {
+  } else if (!o.upToDate && !fixed?.length) {
     const remote = o.remote;
     // A change is work, not observation: its calls and the read after it are not routine.
     run.changing();
@@ -270,11 +275,7 @@ export async function observe<T extends ManagedObject, R>(
   if (followUp) requeueAfterMs = soon;
   const routine = requeueAfterMs === options.pollIntervalMs && o.ready.reason !== "Creating";
   const priority = followUp ? "deferred" : routine ? "low" : undefined;
-  // Only an adopted resource may have been made otherwise; one the loop created was
-  // made from this spec, however the service spells its values back.
-  const adopted = boundByHand(run.client, run.kind, run.obj, o.remote);
-  const fixed = adopted ? run.kind.fixedFields?.(run.obj, o.remote, externalId) : undefined;
-  if (fixed?.length) synced = withFixedFields(synced, fixed);
+  if (fixed?.length) synced = withFixedFields(synced, fixed, !o.upToDate);
   announceReady(run, o.ready);
   return done({
     facts,

@@ -106,7 +106,7 @@ export const MANAGED_LOOP_REASONS = {
       "Terminal",
       ["Synced"],
       MANAGED,
-      "The object adopts a remote resource (by the id in its spec, storageId, volumeId…, or by the annotation aidc.io/external-id on a resource the operator did not create for it) whose fields that cannot change differ from the spec, or whose spec's id, set after it was bound, names another resource (the message names them with both values): the spec misdescribes the resource, and neither side can be changed.",
+      "The object adopts a remote resource (by the id in its spec, storageId, volumeId…, or by the annotation aidc.io/external-id on a resource the operator did not create for it) whose fields that cannot change differ from the spec, or whose spec's id, set after it was bound, names another resource (the message names them with both values): the spec misdescribes the resource, and neither side can be changed. Nothing else of the resource is changed meanwhile (the spec may name another one than meant).",
       "Delete the object (with deletionPolicy Orphan the resource stays) and create one whose spec has the resource's values (the message and status show them).",
     ),
   ),
