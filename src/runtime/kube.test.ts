@@ -8,8 +8,14 @@ import { stringify } from "yaml";
 import { leanObject } from "./cache.js";
 import { KubeClient } from "./kube.js";
 import { loadKubeConfig } from "./kube-config.js";
-import { isConnectionReset, ReconcileAbandonedError, retryWaitMs } from "./kube-errors.js";
+import {
+  isConnectionReset,
+  KubeApiError,
+  ReconcileAbandonedError,
+  retryWaitMs,
+} from "./kube-errors.js";
 import type { KubeClientOptions, KubeRequestInfo } from "./kube-options.js";
+import { isKubeUnreachable, KubeUnreachableError } from "./kube-unreachable.js";
 import { RuntimeMetrics } from "./metrics.js";
 import type { ResourceDescriptor } from "./resource.js";
 
@@ -470,6 +476,31 @@ describe("KubeClient against a loopback API server", () => {
     const closed = await kube.get(CONFIGMAPS, { namespace: "ns", name: "gone" }).catch((e) => e);
     expect(isConnectionReset(closed)).toBe(true);
     expect(gets).toBe(4);
+  });
+
+  it("fails with a KubeUnreachableError when the connection is closed under a request, or nothing listens; an answer's status is a KubeApiError", async () => {
+    const statuses = [403, 422, 500];
+    const kube = await serve((req, res) => {
+      const status = statuses.find((s) => req.url?.includes(`/status-${s}`));
+      if (!status) return req.socket.destroy();
+      json(res, status, { kind: "Status", code: status, message: "refused" }, { "audit-id": "1" });
+    });
+    const closed = await kube.create(CONFIGMAPS, cm("a")).catch((e: unknown) => e);
+    expect(closed).toBeInstanceOf(KubeUnreachableError);
+    expect(closed).toMatchObject({ code: "UND_ERR_SOCKET" });
+    for (const s of statuses) {
+      const answered = await kube
+        .get(CONFIGMAPS, { namespace: "ns", name: `status-${s}` })
+        .catch((e: unknown) => e);
+      expect(answered).toBeInstanceOf(KubeApiError);
+      expect(isKubeUnreachable(answered)).toBe(false);
+    }
+    // The server gone: nothing listens on its port (a GET on its closed connection is
+    // sent once more, on a new one).
+    for (const close of closers.splice(0).reverse()) await close();
+    const refused = await kube.get(CONFIGMAPS, { namespace: "ns", name: "a" }).catch((e) => e);
+    expect(refused).toBeInstanceOf(KubeUnreachableError);
+    expect(refused).toMatchObject({ code: "ECONNREFUSED" });
   });
 
   it("lists in pages of 500 and starts again in one piece when a continue expired", async () => {

@@ -25,6 +25,7 @@ import {
   KubeTransport,
   withQuery,
 } from "./kube-transport.js";
+import { unreachableOr } from "./kube-unreachable.js";
 import { type ListOptions, type ListResult, listObjects } from "./listwatch.js";
 import { FairTokenBucket } from "./outbound-guards.js";
 import {
@@ -159,7 +160,8 @@ export class KubeClient {
    * Sends one request and answers its parsed body. A 429, and a GET's 5xx with
    * Retry-After, is tried again after the wait asked; a 401 once more with credentials read
    * anew; a GET (not a write: it may have arrived) once more on a connection just closed.
-   * Else a {@link KubeApiError}, also for a 2xx that is not JSON, or empty without Audit-Id.
+   * Else a {@link KubeApiError}, also for a 2xx that is not JSON, or empty without Audit-Id;
+   * a KubeUnreachableError (kube-unreachable.ts) when no answer came.
    */
   async request(
     method: KubeMethod,
@@ -179,7 +181,7 @@ export class KubeClient {
       try {
         answer = await this.send(method, path, target, sent, contentType);
       } catch (err) {
-        if (method !== "GET" || resent || !isConnectionReset(err)) throw err;
+        if (method !== "GET" || resent || !isConnectionReset(err)) throw unreachableOr(err);
         resent = true;
         continue;
       }

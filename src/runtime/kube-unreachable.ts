@@ -1,0 +1,56 @@
+/**
+ * A Kubernetes request that failed because the API server, or the proxy to it, could not
+ * be reached or did not answer. KubeClient.request (kube.ts) throws it in place of the
+ * connection's error, so that what handles a request's failure tells an outage from an
+ * answer without reading codes or messages.
+ */
+import { isCut } from "./kube-errors.js";
+import { isUnreachable, ProxyConnectError } from "./proxy-errors.js";
+
+/** undici's codes of a request sent that got no answer, or no whole one, in time. */
+const NO_ANSWER_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/**
+ * The API server, or the proxy to it, was not reached or did not answer: a connection
+ * refused, reset or closed (a TLS handshake cut included), a name not resolved, a connect
+ * or TLS handshake timeout, a proxy that cannot be reached or refused the CONNECT, the
+ * request timeout. Its message and `code` are the connection error's (its `cause`), so
+ * that it reads and is handled as that error is.
+ */
+export class KubeUnreachableError extends Error {
+  readonly code: unknown;
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.name = "KubeUnreachableError";
+    this.code = (cause as { code?: unknown }).code;
+  }
+}
+
+/** Whether `err`, a request's error, is one of a {@link KubeUnreachableError}. */
+function reachedNoAnswer(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    err instanceof ProxyConnectError ||
+    isUnreachable(err) ||
+    isCut(err) ||
+    NO_ANSWER_CODES.has(String(code))
+  );
+}
+
+/** A request's error `err` as a {@link KubeUnreachableError} when it is one, else itself. */
+export function unreachableOr(err: unknown): unknown {
+  return err instanceof Error && !(err instanceof KubeUnreachableError) && reachedNoAnswer(err)
+    ? new KubeUnreachableError(err)
+    : err;
+}
+
+/** True for a {@link KubeUnreachableError}, or an error that wraps one (its `cause`). */
+export function isKubeUnreachable(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = err; typeof e === "object" && e !== null && !seen.has(e); ) {
+    if (e instanceof KubeUnreachableError) return true;
+    seen.add(e);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
