@@ -1,5 +1,5 @@
 import { setImmediate as realSetImmediate } from "node:timers/promises";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeListerWatcher } from "../../test/support/fake-listwatch.js";
 import { InformerCache } from "./cache.js";
@@ -14,6 +14,8 @@ import { RunningController } from "./controller-runner.js";
 import { ConflictError, RetryableError, TerminalError } from "./errors.js";
 import { EventRecorder } from "./events.js";
 import type { KubeClient } from "./kube.js";
+import { KubeApiError } from "./kube-errors.js";
+import { KubeUnreachableError } from "./kube-unreachable.js";
 import { looksSettled } from "./looks-settled.js";
 import { RuntimeMetrics } from "./metrics.js";
 import {
@@ -72,6 +74,8 @@ function harness(
     gadgetsWhen?: WatchPredicate;
     /** What the error policy's n-th call (from 1) throws, if anything. */
     policyThrows?: (n: number) => Error | undefined;
+    /** Default: silent. */
+    log?: Logger;
   } = {},
 ) {
   const apis = new Map<string, FakeListerWatcher>();
@@ -102,7 +106,7 @@ function harness(
     isOwnWrite: (_res: ResourceDescriptor, o: KubeObject) =>
       ownWrites.has(o.metadata?.resourceVersion ?? ""),
   } as unknown as KubeClient;
-  const log = pino({ level: "silent" });
+  const log = options.log ?? pino({ level: "silent" });
   const cache = new InformerCache(fakeKube, { listerWatcher: (res) => api(res) });
   const metrics = new RuntimeMetrics({ processMetrics: false });
   const policyCalls: string[] = [];
@@ -820,6 +824,42 @@ describe("a running controller", () => {
     await vi.advanceTimersByTimeAsync(30_000);
     expect(h.policyCalls).toEqual(["a: refused", "a: refused"]);
     expect(calls).toBe(2);
+    await h.running.stop(1_000);
+    await h.cache.stop();
+  });
+
+  it("says a reconcile that failed while the API server does not answer once: its error policy's write that got no answer at debug, one refused as a warning", async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const log = pino(
+      { level: "debug" },
+      { write: (l: string) => lines.push(JSON.parse(l) as (typeof lines)[number]) },
+    );
+    const unreachable = new KubeUnreachableError(
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6443"), { code: "ECONNREFUSED" }),
+    );
+    const h = harness(
+      async () => {
+        throw unreachable;
+      },
+      {
+        log,
+        policyThrows: (n) =>
+          n <= 2 ? unreachable : new KubeApiError("PATCH", "/w/a/status", 403, {}),
+      },
+    );
+    h.api(widgets).items = [widget("a")];
+    h.cache.start();
+    await h.cache.waitForSync();
+    h.running.start();
+    // Tried at 0, 100 and 300 ms.
+    await vi.advanceTimersByTimeAsync(350);
+    const warned = lines.filter((l) => l.level >= 40).map((l) => l.msg);
+    expect(h.policyCalls).toHaveLength(3);
+    expect(warned).toEqual([
+      ...Array(3).fill("reconcile failed; will retry"),
+      "error policy failed; the retry records it",
+    ]);
+    expect(lines.filter((l) => l.msg.startsWith("error policy got no answer"))).toHaveLength(2);
     await h.running.stop(1_000);
     await h.cache.stop();
   });

@@ -1,6 +1,9 @@
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { EventRecorder, MAX_SERIES } from "./events.js";
 import type { KubeClient } from "./kube.js";
+import { KubeApiError } from "./kube-errors.js";
+import { KubeUnreachableError } from "./kube-unreachable.js";
 import type { Clock, KubeObject } from "./resource.js";
 
 /** A KubeClient that only records the Events created. */
@@ -142,5 +145,52 @@ describe("EventRecorder.forReconcile", () => {
     );
     expect(new Set(names).size).toBe(2);
     expect(patched).toEqual([{ name: names[0], count: 2 }]);
+  });
+});
+
+describe("EventRecorder's failed writes", () => {
+  it("drops an Event, or a series count, the API server did not answer at debug, and warns of one it refused", async () => {
+    const unreachable = () =>
+      new KubeUnreachableError(
+        Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6443"), { code: "ECONNREFUSED" }),
+      );
+    const refusals: Record<string, () => Error> = {
+      Unreached: unreachable,
+      Forbidden: () => new KubeApiError("POST", "/events", 403, { reason: "Forbidden" }),
+      Invalid: () => new KubeApiError("POST", "/events", 422, { reason: "Invalid" }),
+    };
+    const kube = {
+      create: async (_res: unknown, body: { reason: string }) => {
+        const refused = refusals[body.reason];
+        if (refused) throw refused();
+        return body;
+      },
+      patch: async (_res: unknown, key: { name: string }) => {
+        throw key.name.startsWith("unreached")
+          ? unreachable()
+          : new KubeApiError("PATCH", "/events", 403, { reason: "Forbidden" });
+      },
+    } as unknown as KubeClient;
+    const lines: { level: number; msg: string; reason?: string; event?: string }[] = [];
+    const log = pino(
+      { level: "debug" },
+      { write: (l: string) => lines.push(JSON.parse(l) as (typeof lines)[number]) },
+    );
+    const recorder = new EventRecorder(kube, { controller: "t", instance: "t", log });
+    for (const reason of Object.keys(refusals)) recorder.warning(object("a"), reason, "failed");
+    for (const name of ["unreached", "refused"]) {
+      recorder.normal(object(name), "Created", "created");
+      recorder.normal(object(name), "Created", "created");
+    }
+    await recorder.flush();
+    const said = (l: (typeof lines)[number]) =>
+      `${l.level >= 40 ? "warn" : "debug"}: ${l.msg} ${l.reason ?? l.event?.split(".")[0]}`;
+    expect(lines.map(said).sort()).toEqual([
+      "debug: could not record event: the API server did not answer Unreached",
+      "debug: could not update event series: the API server did not answer unreached",
+      "warn: could not record event Forbidden",
+      "warn: could not record event Invalid",
+      "warn: could not update event series refused",
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { TokenBucket, type TokenBucketOptions } from "./fair-lanes.js";
 import type { KubeClient } from "./kube.js";
 import type { ReconcileView } from "./kube-options.js";
+import { isKubeUnreachable } from "./kube-unreachable.js";
 import { type Clock, type KubeObject, type ResourceDescriptor, systemClock } from "./resource.js";
 
 const EVENTS: ResourceDescriptor = {
@@ -74,6 +75,9 @@ export const MAX_SERIES = 4096;
  * Records Events about objects as client-go's recorder does: never blocks nor throws
  * (writes run in the background), and a repeat of a recent Event counts into its
  * `series.count`. Its client has a rate limit of its own, so Events take no reconcile's.
+ * A write the API server did not answer (kube-unreachable.ts) is dropped with a debug
+ * line: the cache's warnings and the failed reconciles' lines say that already; a write
+ * it refused (403, 422, an admission webhook) is warned of.
  */
 export class EventRecorder {
   private readonly series = new Map<string, Series>();
@@ -162,7 +166,7 @@ export class EventRecorder {
       this.kube.create(EVENTS, body).then(
         () => true,
         (err: unknown) => {
-          this.options.log?.warn({ err, reason, object: meta.name }, "could not record event");
+          this.writeFailed(err, { reason, object: meta.name }, "could not record event");
           return false;
         },
       ),
@@ -208,10 +212,18 @@ export class EventRecorder {
             { series: { count, lastObservedTime: microTime(s.lastObserved) } },
           );
         } catch (err) {
-          this.options.log?.warn({ err, event: s.name }, "could not update event series");
+          this.writeFailed(err, { event: s.name }, "could not update event series");
         }
       }),
     );
+  }
+
+  /** A failed write, warned of as `what`; one the API server did not answer at debug (dropped). */
+  private writeFailed(err: unknown, fields: object, what: string): void {
+    const log = this.options.log;
+    if (isKubeUnreachable(err))
+      log?.debug({ err, ...fields }, `${what}: the API server did not answer`);
+    else log?.warn({ err, ...fields }, what);
   }
 
   private track<T>(p: Promise<T>): Promise<T> {

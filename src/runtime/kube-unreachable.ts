@@ -2,7 +2,9 @@
  * A Kubernetes request that failed because the API server, or the proxy to it, could not
  * be reached or did not answer. KubeClient.request (kube.ts) throws it in place of the
  * connection's error, so that what handles a request's failure tells an outage from an
- * answer without reading codes or messages.
+ * answer without reading codes or messages: an Event's write and an error policy's
+ * that fail so are said at debug only (events.ts, reconcile-failure.ts), as the cache's
+ * warnings (cache-sync.ts) and the failed reconcile's own line say the outage.
  */
 import { isCut } from "./kube-errors.js";
 import { isUnreachable, ProxyConnectError } from "./proxy-errors.js";

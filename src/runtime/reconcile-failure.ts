@@ -17,6 +17,7 @@ import {
   requeueAfterOf,
 } from "./errors.js";
 import { writtenKey } from "./kube.js";
+import { isKubeUnreachable } from "./kube-unreachable.js";
 import type { KubeObject } from "./resource.js";
 import type { WorkQueue } from "./workqueue.js";
 
@@ -155,6 +156,9 @@ async function onFailure(
     if (isTerminal(err)) queue.addRateLimited(keyString);
     if (policyErr instanceof ConflictError) {
       log.debug({ err: policyErr }, "error policy conflicted; the retry records it");
+    } else if (isKubeUnreachable(policyErr)) {
+      // The API server did not answer its write: the line above and the cache say so.
+      log.debug({ err: policyErr }, "error policy got no answer; the retry records it");
     } else {
       log.warn({ err: policyErr }, "error policy failed; the retry records it");
     }

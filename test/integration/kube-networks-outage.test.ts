@@ -20,6 +20,10 @@ interface Line {
   msg: string;
   downMs?: number;
   notWatching?: string;
+  key?: string;
+  reconcileId?: string;
+  retryInMs?: number;
+  err?: { type?: string; message?: string };
 }
 
 /**
@@ -31,7 +35,7 @@ describe("the operator while the proxy to its API server is down", () => {
   const net = networkSuite();
   const { admin, access } = net;
 
-  it("says once per backoff step, for every kind at once, that the proxy of its proxy-url cannot be reached, and once that the watches are back", async () => {
+  it("says once per backoff step, for every kind at once, that the proxy of its proxy-url cannot be reached, once per failed reconcile, and once that the watches are back", async () => {
     const password = "pr0xy-pa55";
     const connect = new ConnectProxy({}, `aidc:${password}`);
     await connect.start();
@@ -64,6 +68,8 @@ describe("the operator while the proxy to its API server is down", () => {
       await nas.waitReady("before", READY_MS, op);
       const cutAt = Date.now();
       await proxy.stop();
+      // Its storage fills: the next poll writes the NasVolume's status (usedGB), and fails.
+      for (const n of net.bed.emulator.state.nas.values()) if (n.name === "before") n.usedGB = 10;
       await new Promise((r) => setTimeout(r, 20_000));
       await proxy.start(port);
       const back = (l: Line) => l.msg === "the cache's watches are back";
@@ -73,24 +79,27 @@ describe("the operator while the proxy to its API server is down", () => {
 
       const lines = since(cutAt);
       const logged = lines.filter((l) => l.level === "warn" || l.level === "error");
-      // A reconcile whose request the stop cut (a catalog's status write, say), or that its
-      // requeue starts during the cut, fails as any reconcile does, with the connection's
-      // error: so do its error policy's condition write and its Event. The cache speaks for
-      // the outage.
-      const failedReconcile = [
-        "reconcile failed; will retry",
-        "error policy failed; the retry records it",
-        "could not record event",
-      ];
-      const cut = logged.filter((l) => failedReconcile.includes(l.msg));
-      // Retried on the operator's backoff (at most 2 s here) for the ~30 s until the watches
-      // are back: at most three lines for each of about 16 retries.
-      expect(cut.length, JSON.stringify(cut)).toBeLessThanOrEqual(50);
-      for (const c of cut)
-        expect(JSON.stringify(c)).toMatch(
+      // A reconcile that runs during the cut (the NasVolume's poll that finds its storage
+      // filled, a catalog's status write the stop cut) fails as any reconcile does: one
+      // line per failure, with the object, the connection's error and the next retry. Its
+      // error policy's condition write and its Event get no answer either and add no line:
+      // the cache speaks for the outage.
+      const failed = logged.filter((l) => l.msg === "reconcile failed; will retry");
+      expect(failed.filter((l) => l.key === `${namespace}/before`).length).toBeGreaterThan(0);
+      for (const f of failed) {
+        expect(f.err?.type, JSON.stringify(f)).toBe("KubeUnreachableError");
+        expect(f.err?.message).toMatch(
           /other side closed|ECONNRE|cannot be reached|socket hang up/,
         );
-      const warnings = logged.filter((l) => !cut.includes(l));
+        expect(f.retryInMs, JSON.stringify(f)).toBeGreaterThan(0);
+      }
+      expect(new Set(failed.map((f) => f.reconcileId)).size).toBe(failed.length);
+      // Retried on the operator's backoff (100 ms doubling to 2 s here) while the proxy is
+      // down (20 s): about 15 tries of a key.
+      for (const key of new Set(failed.map((f) => f.key))) {
+        expect(failed.filter((f) => f.key === key).length, key).toBeLessThanOrEqual(20);
+      }
+      const warnings = logged.filter((l) => !failed.includes(l));
       // The informers' backoff steps end at 0.5, 1.5, 3.5, 7.5, 15.5 and 31.5 s: one
       // warning for all kinds at 1, 3, 7, 15 and 31 s, none of each kind's.
       expect(warnings.length, JSON.stringify(warnings)).toBeGreaterThanOrEqual(4);
