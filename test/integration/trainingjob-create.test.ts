@@ -158,6 +158,32 @@ describe("references", () => {
     ]);
   }, 60_000);
 
+  it("waits for the NasVolume its template names, then proceeds once it is Ready", async () => {
+    const seeded = await op.admin.seed({ nas: [{ name: "tpl-later-data" }] });
+    const storageId = seeded.nas[0] as string;
+    await seededTemplate("tpl-nas", {
+      image: IMAGE,
+      productCode: "train.cpu.16",
+      workerCount: 1,
+      storage: [{ nasVolumeRef: { name: "tpl-later" } }],
+    });
+    await createJob(op.kube, ns, "tpl-waits", {
+      createType: "TEMPLATE",
+      templateRef: { name: "tpl-nas" },
+    });
+    const waiting = await waitForJob(
+      op.kube,
+      ns,
+      "tpl-waits",
+      (j) => conditionOf(j, "ReferencesResolved")?.status === "False",
+    );
+    expect(conditionOf(waiting, "ReferencesResolved")?.reason).toBe("NasVolumeNotFound");
+    await createReadyNasVolume(op.kube, ns, "tpl-later", storageId);
+    // No watch of the job names the template's NasVolume: the wait is looked at every poll.
+    const job = await waitForJob(op.kube, ns, "tpl-waits", running, 10_000);
+    expect(conditionOf(job, "ReferencesResolved")?.status).toBe("True");
+  }, 60_000);
+
   it("creates from a TrainingTemplate with its id and configuration", async () => {
     const templateId = await seededTemplate("tpl-a", {
       image: IMAGE,

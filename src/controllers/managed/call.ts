@@ -116,7 +116,13 @@ export function referenceReader(
  */
 export type ReferenceResolution<Refs> =
   | { resolved: true; refs: Refs }
-  | { resolved: false; reason: ConditionReason; message: string };
+  | {
+      resolved: false;
+      reason: ConditionReason;
+      message: string;
+      /** Looked at again every poll: no reference watch brings the change it waits for. */
+      retry?: boolean;
+    };
 
 /** A Ready condition as the kind states it (times and generation filled in by the loop). */
 export interface ReadyState {

@@ -163,6 +163,17 @@ describe("resolveReferences", () => {
     });
   }
 
+  it("polls a wait for a NasVolume its template names, not one its own storage names", () => {
+    const storage = [{ nasVolumeRef: { name: "data" }, readOnly: true }];
+    const inherited = resolveReferences(
+      job({ createType: "TEMPLATE", templateRef: { name: "tpl" } }),
+      lookup({ templates: [{ ...template, spec: { ...template.spec, storage } }] }),
+    );
+    expect(inherited).toMatchObject({ resolved: false, reason: "NasVolumeNotFound", retry: true });
+    const own = resolveReferences(job({ storage }), lookup({}));
+    expect(own).toMatchObject({ resolved: false, reason: "NasVolumeNotFound", retry: false });
+  });
+
   it("takes the storage type from the NasVolume and keeps the mount's own fields", () => {
     const r = resolveReferences(
       job({

@@ -58,12 +58,13 @@ export interface ResolvedReferences {
 /** The result of resolution: everything, or why the job must wait. */
 export type ResolutionResult =
   | { resolved: true; refs: ResolvedReferences }
-  | { resolved: false; reason: ConditionReason; message: string };
+  | { resolved: false; reason: ConditionReason; message: string; retry?: boolean };
 
-const wait = (reason: ConditionReason, message: string): ResolutionResult => ({
+const wait = (reason: ConditionReason, message: string, retry = false): ResolutionResult => ({
   resolved: false,
   reason,
   message,
+  retry,
 });
 
 /** Resolves one storage mount; a string is the reason to wait. */
@@ -191,7 +192,8 @@ export function resolveReferences(
   const storageConfigs: StorageConfigItem[] = [];
   for (const m of mounts) {
     const item = storageConfig(m, lookup);
-    if ("reason" in item) return wait(item.reason, item.message);
+    // The NasVolume watch wakes jobs naming it, not those of a template or source naming it.
+    if ("reason" in item) return wait(item.reason, item.message, !spec.storage);
     storageConfigs.push(item);
   }
   const buckets = bucketEnvOf(job, lookup);
