@@ -22,8 +22,9 @@ describe("waitForSignal", () => {
     const signal = waitForSignal();
     process.emit("SIGINT", "SIGINT");
     expect(await signal).toBe("SIGINT");
-    // tsx relays a Ctrl-C the process was slow to acknowledge: still a listener, so
-    // neither Node's default action nor tsx's hidden handler ends the process.
+    // npm relays a Ctrl-C to its child (tsx's CLI one the process was slow to
+    // acknowledge): still a listener, so neither Node's default action nor tsx's hidden
+    // handler ends the process.
     vi.advanceTimersByTime(30);
     process.emit("SIGINT", "SIGINT");
     expect(exit).not.toHaveBeenCalled();

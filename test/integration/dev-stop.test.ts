@@ -1,0 +1,140 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdir, readFile, rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { repoRoot } from "../../src/controlplane/binaries.js";
+import { eventually } from "../support/kube.js";
+
+/**
+ * `npm run controlplane` stopped as a terminal stops it: Ctrl-C is SIGINT to the whole
+ * foreground process group (npm and the command's Node process, with its servers).
+ * The command stops cleanly: exit code 0, no process left.
+ */
+
+/** A command started in a process group of its own, with its output gathered. */
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+let started: Started | undefined;
+// A run stopped before afterEach still ends the command's group.
+process.on("exit", () => killGroup(started));
+
+function killGroup(s: Started | undefined): void {
+  if (s?.child.exitCode !== null || !s.child.pid) return;
+  try {
+    process.kill(-s.child.pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** The processes to kill and directories to remove after a case. */
+let leftovers: { procs: Proc[]; dirs: string[] } = { procs: [], dirs: [] };
+
+afterEach(async () => {
+  killGroup(started);
+  for (const p of await stillRunning(leftovers.procs)) process.kill(p.pid, "SIGKILL");
+  for (const dir of leftovers.dirs) await rm(dir, { recursive: true, force: true });
+  started = undefined;
+  leftovers = { procs: [], dirs: [] };
+});
+
+function startInGroup(script: string, args: string[] = []): Started {
+  // The integration run's log level is not the command's default one.
+  const { AIDC_LOG_LEVEL: _, ...env } = process.env;
+  const child = spawn("npm", ["run", script, ...(args.length ? ["--", ...args] : [])], {
+    cwd: repoRoot,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env,
+  });
+  let output = "";
+  child.stdout?.on("data", (d) => {
+    output += d;
+  });
+  child.stderr?.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  started = { child, output: () => output, exited };
+  return started;
+}
+
+/** A process: its pid and command line (to tell it from a later one given the same pid). */
+interface Proc {
+  pid: number;
+  cmdline: string;
+}
+
+async function cmdlineOf(pid: number): Promise<string | undefined> {
+  return readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => undefined);
+}
+
+/** The parent of `pid` (the 4th field of /proc/<pid>/stat; comm may hold spaces). */
+async function ppidOf(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  return stat === undefined
+    ? undefined
+    : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+}
+
+/** Every descendant of `root`. */
+async function descendants(root: number): Promise<Proc[]> {
+  const parent = new Map<number, number | undefined>();
+  for (const entry of await readdir("/proc")) {
+    if (/^\d+$/.test(entry)) parent.set(Number(entry), await ppidOf(Number(entry)));
+  }
+  const found: Proc[] = [];
+  for (const pid of parent.keys()) {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
+      if (p !== root) continue;
+      const cmdline = await cmdlineOf(pid);
+      if (cmdline !== undefined) found.push({ pid, cmdline });
+      break;
+    }
+  }
+  return found;
+}
+
+async function stillRunning(procs: Proc[]): Promise<Proc[]> {
+  const running: Proc[] = [];
+  for (const p of procs) if ((await cmdlineOf(p.pid)) === p.cmdline) running.push(p);
+  return running;
+}
+
+const name = (p: Proc) => `${p.pid} ${p.cmdline.split("\0")[0]?.split("/").pop()}`;
+
+/** Waits for `line` in the output; resolves with the command's processes then. */
+async function untilPrinted(s: Started, line: string): Promise<Proc[]> {
+  await eventually(async () => s.output().includes(line) || s.child.exitCode !== null, 180_000);
+  expect(s.output(), "the command's output").toContain(line);
+  const procs = await descendants(s.child.pid as number);
+  const kubeconfig = /export KUBECONFIG=(\S+)/.exec(s.output())?.[1];
+  leftovers = {
+    procs,
+    dirs: [
+      ...(kubeconfig ? [dirname(kubeconfig)] : []),
+      ...procs.flatMap((p) => /\0(\/[^\0]*\/aidc-s3-[^\0]+)\0/.exec(p.cmdline)?.[1] ?? []),
+    ],
+  };
+  return procs;
+}
+
+/** The servers among `procs`: etcd, kube-apiserver, kube-controller-manager, MinIO. */
+function servers(procs: Proc[]): Proc[] {
+  return procs.filter((p) => /(etcd|kube-[a-z-]+|minio)\0/.test(p.cmdline));
+}
+
+describe("stopping the local commands", () => {
+  it("npm run controlplane: Ctrl-C stops it with exit code 0 and leaves no process", async () => {
+    const s = startInGroup("controlplane");
+    const procs = await untilPrinted(s, "Press Ctrl-C to stop.");
+    expect(servers(procs)).toHaveLength(3);
+    process.kill(-(s.child.pid as number), "SIGINT");
+    expect(await s.exited).toBe(0);
+    expect((await stillRunning(procs)).map(name)).toEqual([]);
+  }, 240_000);
+});
