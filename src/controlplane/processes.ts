@@ -1,15 +1,36 @@
 /** The child processes of a local control plane: started with a log file each, awaited, stopped. */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts `bin` with its stdout and stderr appended to `<dir>/<name>.log`. */
+let setprivWorks: boolean | undefined;
+
+/**
+ * Starts `bin` as a server this process stops itself (the control plane's, MinIO), in a
+ * session of its own: a terminal's Ctrl-C (SIGINT to the foreground process group)
+ * reaches only this process, which stops its servers in its own order (`npm run dev`:
+ * the operator before the API server it writes to). So that the server still ends with
+ * this process, even one killed by SIGKILL, it runs under util-linux's `setpriv
+ * --pdeathsig KILL`: the kernel kills it when the thread that started it ends (Node
+ * cannot set PR_SET_PDEATHSIG itself; setpriv sets it and execs the server, leaving no
+ * process between). Without setpriv (not Linux), it stays in this process's group.
+ */
+export function spawnServer(bin: string, args: string[], options: SpawnOptions): ChildProcess {
+  setprivWorks ??= spawnSync("setpriv", ["--pdeathsig", "KILL", "--", "true"]).status === 0;
+  if (!setprivWorks) return spawn(bin, args, options);
+  return spawn("setpriv", ["--pdeathsig", "KILL", "--", bin, ...args], {
+    ...options,
+    detached: true,
+  });
+}
+
+/** Starts `bin` ({@link spawnServer}) with its stdout and stderr appended to `<dir>/<name>.log`. */
 export function spawnLogged(dir: string, bin: string, name: string, args: string[]): ChildProcess {
   const log = createWriteStream(join(dir, `${name}.log`), { flags: "a" });
-  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnServer(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   return child;

@@ -3,7 +3,7 @@
  * built from the Go module proxy by tools/minio/build.sh (cached by version, as the
  * control plane is), run single-drive on a data directory on a free loopback port.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { repoRoot } from "./binaries.js";
 import { freePort } from "./controlplane.js";
+import { spawnServer } from "./processes.js";
 
 const run = promisify(execFile);
 
@@ -114,7 +115,7 @@ export class LocalS3Server {
   private async launch(): Promise<void> {
     const consolePort = await freePort();
     this.output = "";
-    const proc = spawn(
+    const proc = spawnServer(
       this.bin,
       [
         "server",

@@ -6,9 +6,13 @@ import { repoRoot } from "../../src/controlplane/binaries.js";
 import { eventually } from "../support/kube.js";
 
 /**
- * `npm run controlplane` stopped as a terminal stops it: Ctrl-C is SIGINT to the whole
- * foreground process group (npm and the command's Node process, with its servers).
- * The command stops cleanly: exit code 0, no process left.
+ * `npm run dev` and `npm run controlplane` (the LocalControlPlane of the integration
+ * run's global setup) stopped as a terminal stops them: Ctrl-C is SIGINT to the whole
+ * foreground process group, here npm and the command's Node process; the servers
+ * (etcd, kube-apiserver, kube-controller-manager, MinIO) have sessions of their own
+ * (src/controlplane/processes.ts) and the command stops them itself, after the operator,
+ * whose last writes then find the API server up: no warning, exit code 0, no process
+ * left. A SIGKILL of the command's Node process leaves none of its servers running.
  */
 
 /** A command started in a process group of its own, with its output gathered. */
@@ -42,14 +46,18 @@ afterEach(async () => {
   leftovers = { procs: [], dirs: [] };
 });
 
-function startInGroup(script: string, args: string[] = []): Started {
+function startInGroup(
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Started {
   // The integration run's log level is not the command's default one.
-  const { AIDC_LOG_LEVEL: _, ...env } = process.env;
+  const { AIDC_LOG_LEVEL: _, ...inherited } = process.env;
   const child = spawn("npm", ["run", script, ...(args.length ? ["--", ...args] : [])], {
     cwd: repoRoot,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env,
+    env: { ...inherited, ...env },
   });
   let output = "";
   child.stdout?.on("data", (d) => {
@@ -105,6 +113,23 @@ async function stillRunning(procs: Proc[]): Promise<Proc[]> {
   return running;
 }
 
+/** Those of `procs` still running after `ms` (at most). */
+async function runningAfter(procs: Proc[], ms: number): Promise<Proc[]> {
+  let left = procs;
+  await eventually(async () => {
+    left = await stillRunning(procs);
+    return left.length === 0;
+  }, ms).catch(() => undefined);
+  return left;
+}
+
+/** SIGKILL to the Node process running the command: the servers' parent (npm's child). */
+async function killNode(s: Started, procs: Proc[]): Promise<void> {
+  const node = await ppidOf(servers(procs)[0]?.pid as number);
+  process.kill(node as number, "SIGKILL");
+  await s.exited;
+}
+
 const name = (p: Proc) => `${p.pid} ${p.cmdline.split("\0")[0]?.split("/").pop()}`;
 
 /** Waits for `line` in the output; resolves with the command's processes then. */
@@ -129,12 +154,44 @@ function servers(procs: Proc[]): Proc[] {
 }
 
 describe("stopping the local commands", () => {
-  it("npm run controlplane: Ctrl-C stops it with exit code 0 and leaves no process", async () => {
+  it("npm run dev: Ctrl-C while the samples settle stops all quietly, the operator before the API server", async () => {
+    // At debug: an Event write that finds no API server is logged at that level.
+    const s = startInGroup("dev", [], { AIDC_LOG_LEVEL: "debug" });
+    const procs = await untilPrinted(s, "Press Ctrl-C to stop.");
+    expect(servers(procs).map(name).join("\n")).toMatch(/etcd[\s\S]*minio/);
+    // While the samples' Events still repeat: the operator writes their series as it stops.
+    await new Promise((r) => setTimeout(r, 2000));
+    process.kill(-(s.child.pid as number), "SIGINT");
+    expect(await s.exited).toBe(0);
+    const lines = s.output().split("\n");
+    const stopping = lines.lastIndexOf("stopping...");
+    expect(stopping, "the command's output").toBeGreaterThan(0);
+    // After it, only the operator's own lines, none of them a failed write.
+    const quiet = (l: string) =>
+      l === "" || (/^\{"level":"(debug|info)"/.test(l) && !l.includes("could not"));
+    expect(lines.slice(stopping + 1).filter((l) => !quiet(l))).toEqual([]);
+    expect(lines.filter((l) => /"level":"(warn|error|fatal)"/.test(l))).toEqual([]);
+    expect((await stillRunning(procs)).map(name)).toEqual([]);
+  }, 240_000);
+
+  it("npm run dev: a SIGKILL of its Node process leaves no server running", async () => {
+    const s = startInGroup("dev", ["--no-samples"]);
+    const procs = await untilPrinted(s, "Press Ctrl-C to stop.");
+    await killNode(s, procs);
+    expect((await runningAfter(servers(procs), 5_000)).map(name)).toEqual([]);
+  }, 240_000);
+
+  it("npm run controlplane: Ctrl-C stops it with exit code 0; a SIGKILL leaves no server running", async () => {
     const s = startInGroup("controlplane");
     const procs = await untilPrinted(s, "Press Ctrl-C to stop.");
     expect(servers(procs)).toHaveLength(3);
     process.kill(-(s.child.pid as number), "SIGINT");
     expect(await s.exited).toBe(0);
     expect((await stillRunning(procs)).map(name)).toEqual([]);
+
+    const k = startInGroup("controlplane");
+    const killed = await untilPrinted(k, "Press Ctrl-C to stop.");
+    await killNode(k, killed);
+    expect((await runningAfter(servers(killed), 5_000)).map(name)).toEqual([]);
   }, 240_000);
 });
