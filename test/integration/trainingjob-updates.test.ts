@@ -365,3 +365,42 @@ describe("deletion", () => {
     expect(task?.status).toBe("RUNNING");
   }, 60_000);
 });
+
+describe("an open-port the service did not answer", () => {
+  it("opens the ports once the service answers it again, without a restart: OpenPortRefused goes", async () => {
+    const other = await createNamespace(adminKubeConfig(), "tj-noopen");
+    const plain = await startTestOperator({
+      controllers: [fast],
+      namespaces: [other],
+      service: { recheckMissingMs: 1_000 },
+    });
+    try {
+      await plain.admin.configure({ missingOperations: ["openPodPort"] });
+      await createJob(plain.kube, other, "noopen", {
+        image: IMAGE,
+        productCode: "train.cpu.16",
+        workerCount: 1,
+        ports: [{ port: 8888 }],
+      });
+      const refused = await waitForJob(
+        plain.kube,
+        other,
+        "noopen",
+        (j) => conditionOf(j, "Synced")?.reason === "OpenPortRefused",
+      );
+      expect(conditionOf(refused, "Ready")?.status).toBe("True");
+      // A gateway's passing 404 (a deploy): the service answers the operation again.
+      await plain.admin.configure({ missingOperations: [] });
+      const opened = await waitForJob(
+        plain.kube,
+        other,
+        "noopen",
+        (j) => conditionOf(j, "Synced")?.status === "True" && customPorts(j)[0]?.length === 1,
+        15_000,
+      );
+      expect(customPorts(opened)[0]?.join()).toBe("8888");
+    } finally {
+      await plain.stop();
+    }
+  }, 60_000);
+});

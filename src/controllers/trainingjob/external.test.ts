@@ -7,6 +7,7 @@ import {
   ServiceOperationMissingError,
   ServiceRefusedError,
 } from "../../service/index.js";
+import type { OperationState } from "../../service/operation-caller.js";
 import { trainingJobClient } from "./external.js";
 import type { TrainingJobObject } from "./objects.js";
 
@@ -52,6 +53,7 @@ function fakeService(over: Partial<Record<string, unknown>> = {}) {
     // No task list unless a test gives one.
     taskListSnapshot: async () => undefined,
     isEndpointEnabled: () => true,
+    operationState: (): OperationState => "present",
     operations: new OperationAvailability(),
     openPodPort: async (_id: string, pod: string, req: { port: number }) => {
       calls.push(`open ${pod} ${req.port}`);
@@ -74,8 +76,8 @@ function fakeService(over: Partial<Record<string, unknown>> = {}) {
     openPorts: svc.listPodOpenPorts,
     openPort: svc.openPodPort,
   };
-  const { isEndpointEnabled, operations } = svc;
-  const account = { tasks, pods, isEndpointEnabled, operations };
+  const { isEndpointEnabled, operationState, operations } = svc;
+  const account = { tasks, pods, isEndpointEnabled, operationState, operations };
   return { svc: account as unknown as AccountCalls, calls, reads };
 }
 

@@ -232,10 +232,10 @@ export function trainingJobClient(
         done.push("description updated");
       }
       // A disabled open-port, or one the service does not answer, leaves the ports
-      // closed with a refusal naming the config key; the task stays observed.
-      let canOpen =
-        service.isEndpointEnabled("openPodPort") &&
-        service.operations.verdict("openPodPort") !== "missing";
+      // closed with a refusal naming the config key; the task stays observed. One not
+      // answered a while ago (service.operationRecheckMs) is tried again.
+      const openState = service.operationState("openPodPort");
+      let canOpen = openState !== "disabled" && openState !== "missing";
       const runnable = remote.ports.filter((a) => a.action === "close" || canOpen);
       const ran: PortAction[] = [];
       for (const a of runnable) {
