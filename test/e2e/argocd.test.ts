@@ -5,7 +5,16 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { root } from "../../scripts/generated-files.js";
 import { allCrds } from "../../src/crds/index.js";
-import { CHART_DIR, helmTemplate, parseObjects } from "../support/chart.js";
+import {
+  CHART_DIR,
+  helmTemplate,
+  installChartCrds,
+  parseObjects,
+  type RenderedObject,
+  runTool,
+} from "../support/chart.js";
+import { ChartCopy } from "../support/chart-copy.js";
+import { adminKubeConfig, createNamespace } from "../support/kube.js";
 
 /**
  * The chart as Argo CD takes it: Argo CD runs no Helm release; it renders
@@ -135,6 +144,50 @@ describe("the chart rendered as Argo CD renders it", () => {
     expect(selector["app.kubernetes.io/instance"]).toBe("aidc-operator");
     const service = objects.find((o) => o.kind === "Service");
     expect(service?.metadata.labels).toMatchObject(selector);
+  });
+
+  /**
+   * Argo CD compares the fields a manifest sets with the live object's: one the API server
+   * drops or rewrites (beyond what Argo CD normalizes, such as quantities) shows the
+   * Application OutOfSync after every sync.
+   */
+  it("finds every rendered field unchanged once applied client-side: nothing for Argo CD's diff to show", async () => {
+    await installChartCrds();
+    const namespace = await createNamespace(adminKubeConfig(), "argo-diff");
+    const copy = new ChartCopy("argodiff");
+    const crds = readdirSync(copy.crdsDir).map((f) => readFileSync(join(copy.crdsDir, f), "utf8"));
+    const rendered = await helmTemplate("aidc-operator", namespace, {
+      "watchNamespaces[0]": namespace,
+      "networkPolicy.enabled": true,
+      "exposure.enabled": true,
+      "shards[0]": "team-a",
+      "connections.create.name": `argodiff-${namespace}`,
+      "connections.create.baseUrl": "https://team-a.example",
+      "connections.create.apiKeySecret.name": "team-a-key",
+    });
+    // Argo CD applies all but the hooks; the CRDs of a copy, since the shared ones stay.
+    const objects = rendered.split(/^---$/m).filter((d) => {
+      const [o] = parseObjects(d);
+      return o !== undefined && !o.metadata.annotations?.["helm.sh/hook"];
+    });
+    const stream = [...crds, ...objects].join("\n---\n");
+    try {
+      await runTool("kubectl", ["apply", "-f", "-"], stream);
+      const { stdout } = await runTool("kubectl", ["get", "-f", "-", "-o", "json"], stream);
+      const live = (JSON.parse(stdout) as { items: RenderedObject[] }).items;
+      const expected = parseObjects(stream);
+      expect(live.map((o) => o.metadata.name)).toEqual(expected.map((o) => o.metadata.name));
+      expected.forEach((o, i) => {
+        expect(live[i], `${o.kind} ${o.metadata.name}`).toMatchObject(o);
+      });
+    } finally {
+      // The CRDs are left to copy.remove(), which deletes them once they serve.
+      const applied = objects.join("\n---\n");
+      await runTool("kubectl", ["delete", "--ignore-not-found", "-f", "-"], applied).catch(
+        () => undefined,
+      );
+      await copy.remove();
+    }
   });
 
   it("calls lookup, IsInstall, IsUpgrade or a random or time function in NOTES.txt alone", () => {
