@@ -20,7 +20,7 @@ import {
   serviceDescription,
 } from "./fields.js";
 import { adoptedIdRule, CONNECTION_REF_RULE, mutabilityRules } from "./mutability.js";
-import { ownReason, ownReasons } from "./reasons/own.js";
+import { ownReason, ownReasons, readEveryPoll } from "./reasons/own.js";
 import {
   exportStatusShape,
   externalIdStatus,
@@ -94,11 +94,13 @@ export const NAS_VOLUME_REASONS = ownReasons({
     "A scale was sent but does not show in the quota; it is not sent twice.",
     "Check the storage, then remove the aidc.io/nas-scale annotation.",
   ),
-  ShrinkBelowUsedRefused: ownReason(
-    "Terminal",
-    ["Synced"],
-    "capacityGB is below the amount in use; the storage keeps its size.",
-    "Free space in the storage first, or keep capacityGB at or above the amount in use.",
+  ShrinkBelowUsedRefused: readEveryPoll(
+    ownReason(
+      "Terminal",
+      ["Synced"],
+      "capacityGB is below the amount in use; the storage keeps its size.",
+      "Free space in the storage (the shrink is sent at the next poll that reads less in use), or keep capacityGB at or above the amount in use.",
+    ),
   ),
 });
 

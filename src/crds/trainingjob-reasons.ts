@@ -1,5 +1,12 @@
 /** The condition reasons only TrainingJob writes: the `reasons` of its CrdDefinition (trainingjob.ts). */
-import { ownReason, ownReasons, REFERENCE, readEveryPoll, referenceWait } from "./reasons/own.js";
+import {
+  ownReason,
+  ownReasons,
+  REFERENCE,
+  REFERENCE_NOT_READY_ACTION,
+  readEveryPoll,
+  referenceWait,
+} from "./reasons/own.js";
 
 /** The condition reasons only TrainingJob writes (reasons.ts has the shared ones). */
 export const TRAINING_JOB_REASONS = ownReasons({
@@ -52,6 +59,7 @@ export const TRAINING_JOB_REASONS = ownReasons({
   ),
   TemplateNotReady: referenceWait(
     "The TrainingTemplate in templateRef has no template id yet; the job waits for it.",
+    REFERENCE_NOT_READY_ACTION,
   ),
   SourceJobNotFound: referenceWait(
     "The TrainingJob in copyFrom does not exist (yet); the job waits for it.",
@@ -64,6 +72,7 @@ export const TRAINING_JOB_REASONS = ownReasons({
   ),
   BucketNotReady: referenceWait(
     "A Bucket in bucketEnv[].bucketRef is not Ready yet (no bucket name and endpoint in its status); the job waits for it.",
+    REFERENCE_NOT_READY_ACTION,
   ),
   UnknownProductRefused: ownReason(
     "Terminal",

@@ -52,14 +52,14 @@ export const COMMON_REASONS = {
     ["Synced"],
     EVERY,
     "The API server accepted a write of the operator's records into the object (an aidc.io/ annotation, the finalizer, a spec field it fills in late under LateInitialize) but its answer does not show it: a mutating admission webhook or policy of the cluster changed the write. What needs the record waits (no create is sent without its marker); the message names what was not kept. Retried on a slow backoff. A status write it changes is told by a Warning Event of this reason instead, and that status is not written again at the same generation.",
-    "Exclude the operator's aidc.io/ annotations and finalizers (or its objects) from the webhook or policy (`kubectl get mutatingwebhookconfigurations`; from Kubernetes 1.36, when MutatingAdmissionPolicy is on by default, also `mutatingadmissionpolicies`); for a spec field, let the webhook keep it or leave LateInitialize out of spec.managementPolicies; see Admission control in docs/troubleshooting.md.",
+    "Exclude the operator's aidc.io/ annotations and finalizers (or its objects) from the webhook or policy (`kubectl get mutatingwebhookconfigurations`; from Kubernetes 1.36, when MutatingAdmissionPolicy is on by default, also `mutatingadmissionpolicies`); for a spec field, let the webhook keep it or leave LateInitialize out of spec.managementPolicies; see [Admission control](troubleshooting.md#admission-control).",
   ),
   AdmissionDenied: entry(
     "Terminal",
     ["Synced"],
     EVERY,
     "An admission webhook or policy of the cluster refused a write of the operator (its finalizer, an aidc.io/ annotation, an object it makes); the message names the webhook or policy and quotes it. What needs the write waits (no create is sent without its marker); retried with backoff.",
-    "Allow the write in the webhook or policy the message names, or exclude the operator's objects or service account from it; see Admission control in docs/troubleshooting.md.",
+    "Allow the write in the webhook or policy the message names, or exclude the operator's objects or service account from it; see [Admission control](troubleshooting.md#admission-control).",
   ),
   MalformedServiceAnswer: entry(
     "UnderWay",
@@ -135,6 +135,6 @@ export const DELETION_POLICY_REASONS = {
     ["DeletionPolicy"],
     MANAGED,
     "deletionPolicy is Delete but the operator has no delete operation configured for this kind: deleting the object would leave the remote resource in the service.",
-    "Configure the delete operation (docs/install.md) or set deletionPolicy: Orphan.",
+    "Configure the delete operation ([install.md](install.md#deleting-remote-resources)) or set deletionPolicy: Orphan.",
   ),
 } as const satisfies Record<string, ReasonEntry>;

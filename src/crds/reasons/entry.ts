@@ -66,6 +66,10 @@ export interface ReasonEntry {
 export const READ_EVERY_POLL =
   "Reads the remote resource again on every poll (Stalled=True meanwhile) and sends nothing the message refuses; the condition goes as soon as the remote resource or the spec no longer gives it.";
 
+/** What the user does while a referenced object is not ready: its message says whether it stalled. */
+export const REFERENCE_NOT_READY_ACTION =
+  "Nothing while it comes up. If the message says it is stalled, fix that object (its own reason here says how): this one goes on once it is ready.";
+
 /** Row `e` of a Terminal reason read from the remote resource ({@link READ_EVERY_POLL}). */
 export const readEveryPoll = <E extends object>(e: E): E & { operator: string } => ({
   ...e,

@@ -9,6 +9,7 @@ import {
   JOINED,
   MANAGED,
   REFERENCE,
+  REFERENCE_NOT_READY_ACTION,
   REFUSAL,
   type ReasonEntry,
   readEveryPoll,
@@ -34,12 +35,14 @@ export const MANAGED_LOOP_REASONS = {
     REFERENCE,
     JOINED,
     "The referenced TrainingJob has no task id yet; the object waits for it.",
+    REFERENCE_NOT_READY_ACTION,
   ),
   NasVolumeNotReady: entry(
     "UnderWay",
     REFERENCE,
     JOINED,
     "A NasVolume in storage[].nasVolumeRef is not Ready yet; the object waits for it.",
+    REFERENCE_NOT_READY_ACTION,
   ),
   Creating: entry(
     "UnderWay",

@@ -5,7 +5,7 @@
  */
 import { REFERENCE, type ReasonEntry, type ReasonState } from "./entry.js";
 
-export { REFERENCE, readEveryPoll } from "./entry.js";
+export { REFERENCE, REFERENCE_NOT_READY_ACTION, readEveryPoll } from "./entry.js";
 
 declare const ownReasonBrand: unique symbol;
 
@@ -27,8 +27,8 @@ export const ownReason = (
  * A row of a kind's own reasons for a referenced object that does not exist or is not
  * ready yet, which the object waits for: under way, on {@link REFERENCE}'s conditions.
  */
-export const referenceWait = (meaning: string): OwnReasonEntry =>
-  ownReason("UnderWay", REFERENCE, meaning);
+export const referenceWait = (meaning: string, action?: string): OwnReasonEntry =>
+  ownReason("UnderWay", REFERENCE, meaning, action);
 
 /** The reasons only one kind writes: their rows, and their names to write in conditions. */
 export interface OwnReasons<Name extends string = string> {
