@@ -20,8 +20,12 @@ describe("docs/troubleshooting.md, what the operator does while a reason stands"
     }
   });
 
-  it("keeps the hold's answer for a refusal the operator holds", () => {
-    expect(operatorLine("CapacityRefused")).toContain("Holds the object");
+  it("says once, above the reasons, what the operator does in each state; a reason only where it differs", () => {
+    const page = renderTroubleshootingDocs();
+    expect(page.split("holds the object (Stalled=True").length - 1).toBe(1);
+    expect(page.indexOf("holds the object (Stalled=True")).toBeLessThan(page.indexOf("## Reasons"));
+    expect(operatorLine("CapacityRefused")).toBe("");
+    expect(page.split("Nothing: wait").length - 1).toBe(0);
   });
 });
 

@@ -110,21 +110,15 @@ export function renderConditionDocs(): string {
   ].join("\n")}\n`;
 }
 
-/** What the operator does while a reason of each state stands. */
-const OPERATOR_DOES: Record<ReasonEntry["state"], string> = {
-  Ok: "Keeps the object in step: polls the remote state and applies spec changes.",
+/** What the operator does, and the user, while a reason of each state stands (unless its row says). */
+const STATE_DOES: Record<ReasonEntry["state"], string> = {
   UnderWay:
-    "Works on it (Reconciling=True): polls, or retries with backoff, until it is done; the message says what it waits for.",
+    "*under way*: the operator works on it (Reconciling=True): it polls, or retries with backoff, until it is done; the message says what it waits for. You: nothing, wait; if it lasts, read the message, the Events and the operator's log.",
   Terminal:
-    "Holds the object (Stalled=True): sends nothing more for it until what the message names changes (the spec, a Secret, the configuration). Failures the service caused (a refused key, a missing operation, an unreadable answer) are also retried on a slow backoff (`holdBackoff`).",
-  Resting: "Keeps polling the remote state; nothing is under way.",
-};
-
-/** What the user does while a reason of a state that needs no person stands. */
-const USER_DOES: Partial<Record<ReasonEntry["state"], string>> = {
-  Ok: "Nothing.",
-  UnderWay:
-    "Nothing: wait. If it lasts, read the message and the Events (`kubectl describe`) and the operator's log.",
+    "*terminal*: nothing changes without you. The operator holds the object (Stalled=True, kstatus Failed, Argo CD Degraded) and sends nothing more for it until what the message names changes (the spec, a Secret, the configuration); failures the service caused (a refused key, a missing operation, an unreadable answer) are also retried on a slow backoff (`holdBackoff`).",
+  Resting:
+    "*resting*: stopped in the service, nothing wrong; the operator keeps polling the remote state.",
+  Ok: "*ok*: the operator keeps the object in step (polls the remote state, applies spec changes); nothing to do.",
 };
 
 /** What the troubleshooting page says about admission webhooks and policies. */
@@ -171,9 +165,10 @@ const ADMISSION_CONTROL = [
 
 /**
  * The troubleshooting page (docs/troubleshooting.md), generated from the reason table:
- * for every reason, what it means, what the operator does and what the user does
- * (a Terminal or Resting reason's `action`; "wait" for the others), then how admission
- * webhooks and policies meet the operator's writes.
+ * what the operator and the user do in each state, once; for every reason, what it
+ * means, and what the operator does (its row's `operator`) and the user (its `action`)
+ * where they differ from its state's; then how admission webhooks and policies meet the
+ * operator's writes.
  */
 export function renderTroubleshootingDocs(): string {
   const sections = REASONS.entries().map(([reason, e]) =>
@@ -181,9 +176,9 @@ export function renderTroubleshootingDocs(): string {
       `### ${reason}`,
       "",
       `*${STATE_TEXT[e.state].replaceAll("*", "")}*, on ${e.conditions.join(", ")}. ${e.meaning}`,
-      "",
-      `- **The operator:** ${e.operator ?? OPERATOR_DOES[e.state]}`,
-      `- **You:** ${e.action ?? USER_DOES[e.state] ?? ""}`,
+      ...(e.operator || e.action ? [""] : []),
+      ...(e.operator ? [`- **The operator:** ${e.operator}`] : []),
+      ...(e.action ? [`- **You:** ${e.action}`] : []),
     ].join("\n"),
   );
   const terminal = REASONS.entries()
@@ -203,10 +198,11 @@ export function renderTroubleshootingDocs(): string {
     "kubectl -n aidc-system logs deployment/aidc-operator   # the operator's log (JSON lines)",
     "```",
     "",
-    "A reason is *under way* (the operator is working: wait), *terminal* (nothing changes",
-    "without you: the object is `Stalled`, kstatus Failed, Argo CD Degraded), *resting*",
-    "(stopped in the service, nothing wrong) or *ok*. [conditions.md](conditions.md) has the",
-    "conditions and the same table in short.",
+    "A reason is in one of four states; unless its entry says otherwise:",
+    "",
+    ...(["UnderWay", "Terminal", "Resting", "Ok"] as const).map((st) => `- ${STATE_DOES[st]}`),
+    "",
+    "[conditions.md](conditions.md) has the conditions and the same table in short.",
     "",
     `Terminal reasons: ${terminal.join(", ")}.`,
     "",
