@@ -25,7 +25,7 @@ export const COMMON_REASONS = {
     ["Ready", "Synced"],
     EVERY,
     "The service refused the API key (403 or 401), or the key cannot be read.",
-    "Fix the API-key Secret: the operator tries again at once when it changes (and on a slow backoff, in case the refusals were a passing burst).",
+    "Fix the API-key Secret: the operator tries again at once when it changes (a ServiceConnection's Secret at once, the chart's mounted one when the kubelet updates the file, within about a minute), and on a slow backoff, in case the refusals were a passing burst.",
   ),
   OperationMissingTerminal: entry(
     "Terminal",
