@@ -276,7 +276,7 @@ export function redirectError(
       ? "without a Location"
       : `to ${JSON.stringify(location.slice(0, MAX_QUOTED_LOCATION))}`;
   return new ServiceRedirectError(
-    `${call.where} answered with a redirect (HTTP ${status}) ${where}; the client follows no redirect, so the API key goes only to the configured service.baseUrl: set it to the address the service really answers on`,
+    `${call.where} answered with a redirect (HTTP ${status}) ${where}; the client follows no redirect, so the API key goes only to the configured base URL: set service.baseUrl (or, for an object of a ServiceConnection, its spec.baseUrl) to the address the service really answers on`,
     { endpoint: call.endpoint, code: status },
   );
 }

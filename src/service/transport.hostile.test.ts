@@ -77,6 +77,8 @@ describe.each(["node-http", "node-fetch"] as const)("over %s", (which) => {
       expect(err.message).toContain(`HTTP ${c.status}`);
       expect(err.message).toContain(location);
       expect(err.message).toContain("service.baseUrl");
+      // An object of a ServiceConnection has its base URL there, not in the configuration.
+      expect(err.message).toContain("ServiceConnection, its spec.baseUrl");
       expect(elsewhereRequests).toHaveLength(0);
       // Terminal: one request to the service, none repeated.
       expect(svc.emulator.requestLog.read().filter((e) => e.endpoint === c.endpoint)).toHaveLength(
