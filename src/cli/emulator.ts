@@ -28,6 +28,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   httpStatusMirrorsEnvelope?: boolean;
   unknownIdStatus: string;
   pageSizeCap: string;
+  listShrinksAfterFirstPage: string;
   basePath: string;
   missingOperations: string;
   subscriptionResultShape: string;
@@ -87,6 +88,11 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
     .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
+    .option(
+      "--list-shrinks-after-first-page <n>",
+      "pages after the first answered as if n records before them were deleted meanwhile",
+      "0",
+    )
     .option("--base-path <path>", "path prefix to serve the API under, e.g. /api/gw", "")
     .option(
       "--missing-operations <names>",
@@ -197,6 +203,10 @@ export function registerEmulatorCommand(program: Command): void {
       httpStatusMirrorsEnvelope: flags.httpStatusMirrorsEnvelope === true,
       unknownIdStatus: nonNegativeInt("unknown-id-status", flags.unknownIdStatus),
       pageSizeCap: nonNegativeInt("page-size-cap", flags.pageSizeCap),
+      listShrinksAfterFirstPage: nonNegativeInt(
+        "list-shrinks-after-first-page",
+        flags.listShrinksAfterFirstPage,
+      ),
       basePath: flags.basePath,
       missingOperations,
       subscriptionResultShape: shape,

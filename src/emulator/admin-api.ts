@@ -94,6 +94,7 @@ export const configPatchSchema = z.strictObject({
   httpStatusMirrorsEnvelope: z.boolean().optional(),
   unknownIdStatus: z.int().min(400).max(599).optional(),
   pageSizeCap: z.int().min(0).optional(),
+  listShrinksAfterFirstPage: z.int().min(0).optional(),
   missingOperations: z
     .array(z.string().refine(isEndpointName, { message: "not an endpoint name" }))
     .optional(),

@@ -66,6 +66,13 @@ export interface EmulatorBehaviour extends KindBehaviour {
   /** Largest page a list answers, whatever pageSize asks (echoed as the page's pageSize); 0 = no cap. */
   pageSizeCap: number;
   /**
+   * Pages after the first answered as if that many records listed before them had been
+   * deleted since page 1 was read (offset paging over a list another client changes):
+   * their offset moves up and `totalRows` drops by that many, so a walk skips records
+   * unless it notices. 0 = pages of one unchanged list.
+   */
+  listShrinksAfterFirstPage: number;
+  /**
    * Path prefix the service API is served under (e.g. `/api/gw`); requests outside it
    * get a bare 404. Fixed at start (`RunningEmulator.url` includes it). Default "".
    */
@@ -136,6 +143,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   httpStatusMirrorsEnvelope: false,
   unknownIdStatus: 404,
   pageSizeCap: 0,
+  listShrinksAfterFirstPage: 0,
   basePath: "",
   missingOperations: [],
   subscriptionResultShape: "canonical",

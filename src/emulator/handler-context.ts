@@ -104,7 +104,9 @@ export const PAGE_SIZE = { default: 10, max: 500 } as const;
 /**
  * One page of `items` per the pageNo (from 1) and pageSize query parameters. With the
  * behaviour's `pageSizeCap`, a larger pageSize is silently lowered to the cap (pages
- * are counted in the capped size, which the answer echoes).
+ * are counted in the capped size, which the answer echoes). With its
+ * `listShrinksAfterFirstPage`, pages after the first are those of the list less that
+ * many records before them.
  */
 export function pageOfRecords<T>(
   items: T[],
@@ -119,12 +121,14 @@ export function pageOfRecords<T>(
   }
   const cap = ctx.state.behaviour.pageSizeCap;
   const pageSize = cap > 0 ? Math.min(asked, cap) : asked;
-  const start = (pageNo - 1) * pageSize;
+  const shrunk =
+    pageNo > 1 ? Math.min(ctx.state.behaviour.listShrinksAfterFirstPage, items.length) : 0;
+  const start = (pageNo - 1) * pageSize + shrunk;
   return {
     records: items.slice(start, start + pageSize),
     pageNo,
     pageSize,
-    totalRows: items.length,
+    totalRows: items.length - shrunk,
   };
 }
 

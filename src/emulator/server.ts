@@ -8,8 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { ADMIN_PREFIX, adminRequest } from "./admin-api.js";
+import { DEFAULT_BEHAVIOUR } from "./behaviour.js";
 import { FaultInjector, type FaultRuleInput } from "./faults.js";
-import { KIND_SETTING_NAMES } from "./kind-settings.js";
 import { readBody, serveOperation } from "./operations.js";
 import { RequestLog, type RequestLogEntry } from "./request-log.js";
 import { OperationRouter } from "./router.js";
@@ -102,27 +102,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   const apiKey = options.apiKey;
   if (!apiKey) throw new Error("the emulator needs an API key to accept");
   const behaviour: Partial<EmulatorBehaviour> = {};
-  for (const k of [
-    "subscriptionDelayMs",
-    "saveImageDurationMs",
-    "listVisibilityDelayMs",
-    "detailVisibilityDelayMs",
-    "nasReleaseDelayMs",
-    "repeatDeleteStatus",
-    "failedOrdersLeaveResources",
-    "listsOmitDescription",
-    "listsOmitEnv",
-    ...KIND_SETTING_NAMES,
-    "httpStatusMirrorsEnvelope",
-    "unknownIdStatus",
-    "pageSizeCap",
-    "basePath",
-    "missingOperations",
-    "subscriptionResultShape",
-    "subscriptionResultRetentionMs",
-    "nasStatusCase",
-    "emptyListData",
-  ] as const) {
+  for (const k of Object.keys(DEFAULT_BEHAVIOUR) as (keyof EmulatorBehaviour)[]) {
     if (options[k] !== undefined) Object.assign(behaviour, { [k]: options[k] });
   }
   const idTag = emulatorIdTag(options.idTag);

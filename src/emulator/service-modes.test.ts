@@ -98,6 +98,19 @@ describe("a service that answers 500 for unknown ids and caps its pages", () => 
     for await (const n of svc.client.iterateNas()) ids.push(n.id);
     expect(new Set(ids).size).toBe(45);
   });
+
+  it("answers later pages of a list that shrinks after its first page with the shifted offset and total", async () => {
+    const admin = new EmulatorAdmin(svc.emulator.url);
+    const all = [...svc.emulator.state.nas.keys()];
+    await admin.configure({ listShrinksAfterFirstPage: 2 });
+    const first = await svc.client.listNas({ pageNo: 1, pageSize: 20 });
+    expect(first).toMatchObject({ totalRows: 45 });
+    expect(first.records.map((n) => n.id)).toEqual(all.slice(0, 20));
+    const second = await svc.client.listNas({ pageNo: 2, pageSize: 20 });
+    expect(second).toMatchObject({ pageNo: 2, totalRows: 43 });
+    expect(second.records.map((n) => n.id)).toEqual(all.slice(22, 42));
+    await admin.configure({ listShrinksAfterFirstPage: 0 });
+  });
 });
 
 describe("a service refusing the repeat of a delete under way", () => {
