@@ -109,6 +109,18 @@ describe("paginate", () => {
       ]),
       complete: false,
     });
+    // A record of page 1 deleted after it was read: page 2 starts one later, so 3 is
+    // never seen though as many distinct records as the new totalRows were.
+    const shrinking = async (pageNo: number): Promise<Page<number>> =>
+      pageNo === 1
+        ? { records: [1, 2], pageNo, pageSize: 2, totalRows: 5 }
+        : { records: pageNo === 2 ? [4, 5] : [], pageNo, pageSize: 2, totalRows: 4 };
+    expect(await ids(shrinking)).toMatchObject({ complete: false });
+    const emptied = async (pageNo: number): Promise<Page<number>> =>
+      pageNo === 1
+        ? { records: [1], pageNo, pageSize: 1, totalRows: 2 }
+        : { records: [], pageNo, pageSize: 1, totalRows: 1 };
+    expect(await ids(emptied)).toMatchObject({ complete: false });
   });
 });
 

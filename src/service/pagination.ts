@@ -6,8 +6,9 @@
  * (it ignored `pageNo`).
  *
  * Offset paging over a list that changes while it is walked repeats a record on the next
- * page when one is inserted before it; the walk yields each identity once, so a lookup
- * never sees the same resource twice.
+ * page when one is inserted before it, and skips one when one before it is deleted; the
+ * walk yields each identity once, so a lookup never sees the same resource twice, and a
+ * walk whose `totalRows` changed between pages is not complete (proves nothing absent).
  */
 import { clientTokenInDescription } from "./schemas/create.js";
 import type { Page } from "./schemas/data.js";
@@ -23,8 +24,10 @@ export interface PageWalkEnd {
   /**
    * True when the walk reached the end of the list (an empty page, `totalRows` reached
    * with as many distinct records, or a short page without `totalRows`); false when it
-   * stopped early (the service ignored `pageNo`, the page limit) or saw fewer distinct
-   * records than `totalRows` says (a record moved while the list was walked).
+   * stopped early (the service ignored `pageNo`, the page limit), saw fewer distinct
+   * records than `totalRows` says (a record moved while the list was walked), or saw
+   * `totalRows` change between pages (records were added or deleted meanwhile: offset
+   * paging then skips a record when one before it goes).
    */
   complete: boolean;
 }
@@ -45,9 +48,16 @@ export async function* paginate<T>(
   let seen = 0;
   let size = pageSize;
   const yielded = new Set<string>();
+  // The first totalRows given: another on a later page means the list changed meanwhile.
+  let total: number | undefined;
+  let changed = false;
   for (let pageNo = 1; pageNo <= MAX_PAGES; pageNo++) {
     const page = await fetchPage(pageNo, size);
     if (page.pageNo !== undefined && page.pageNo !== pageNo) return { complete: false };
+    if (page.totalRows !== undefined) {
+      total ??= page.totalRows;
+      if (page.totalRows !== total) changed = true;
+    }
     for (const record of page.records) {
       const id = identity(record);
       if (yielded.has(id)) continue;
@@ -55,11 +65,11 @@ export async function* paginate<T>(
       yield record;
     }
     seen += page.records.length;
-    if (page.records.length === 0) return { complete: true };
+    if (page.records.length === 0) return { complete: !changed };
     // totalRows is the reliable end; without it a short page is (the service may cap
     // the size it was asked for, and then says so in pageSize).
     if (page.totalRows !== undefined) {
-      if (seen >= page.totalRows) return { complete: yielded.size >= page.totalRows };
+      if (seen >= page.totalRows) return { complete: !changed && yielded.size >= page.totalRows };
       if (pageNo === 1 && page.records.length < size) size = page.records.length;
     } else if (page.records.length < (page.pageSize ?? size)) {
       return { complete: true };

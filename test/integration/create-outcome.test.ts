@@ -6,7 +6,8 @@
  * create-pending: one new create; set external-id: adopted). A task list without env
  * (`listsOmitEnv`) still finds the task: its detail shows the token. Deleted under
  * deletionPolicy Delete meanwhile, the object keeps its finalizer until the list proves
- * the create made nothing, or, when it cannot, until the user names what it made.
+ * the create made nothing, or, when it cannot, until the user names what it made. A
+ * list that shrinks while it is walked (`listShrinksAfterFirstPage`) proves nothing.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
@@ -45,6 +46,8 @@ afterEach(async () => {
   emulator.state.behaviour.listVisibilityDelayMs = 0;
   emulator.state.behaviour.listsOmitEnv = false;
   emulator.state.behaviour.listsOmitDescription = false;
+  emulator.state.behaviour.pageSizeCap = 0;
+  emulator.state.behaviour.listShrinksAfterFirstPage = 0;
 });
 afterAll(async () => {
   await emulator?.stop();
@@ -205,6 +208,25 @@ describe("after the list visibility window", () => {
     expect(conditionOf(settled, "Synced")?.status).toBe("True");
     expect(await creates(op, "createTrainingTask", "adopt")).toHaveLength(1);
     expect(remote("adopt").tasks).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("a list that shrinks while it is walked (offset paging)", () => {
+  it("proves nothing absent, so a NAS whose create acted and answered 500 is never made twice", async () => {
+    const { op, nas } = await start("outcome-shrink", 2_000);
+    await nas.create("shrink-older", nasSpec);
+    await nas.waitForCondition("shrink-older", "Ready", "True", "Available", 30_000);
+    // One record a page, and page 2 as if a record of page 1 were deleted after it was
+    // read: a walk of [shrink-older, shrink] (names match by substring) skips "shrink".
+    Object.assign(emulator.state.behaviour, { pageSizeCap: 1, listShrinksAfterFirstPage: 1 });
+    emulator.faults.set([actsThenFails("subscribeNas")]);
+    await nas.create("shrink", nasSpec);
+    // No walk is complete: the object stops for the user, as when no list can tell.
+    await nas.waitForCondition("shrink", "Synced", "False", "CreateOutcomeUnknown", 40_000);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await nas.eventReasons("shrink")).not.toContain("CreateRepeated");
+    expect(await creates(op, "subscribeNas", "shrink")).toHaveLength(1);
+    expect(remote("shrink").nas).toHaveLength(1);
   }, 60_000);
 });
 
