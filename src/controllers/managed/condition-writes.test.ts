@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REASONS } from "../../crds/index.js";
-import { RetryableError, TerminalError } from "../../runtime/errors.js";
+import { RetryableError, TerminalError, WriteNotKeptError } from "../../runtime/errors.js";
 import {
   ServiceAuthError,
   ServiceOperationMissingError,
@@ -83,6 +83,7 @@ describe("the reasons an external hold writes on Ready", () => {
     new ServiceOperationMissingError("no operation", details),
     new ServiceResultShapeError("unknown shape", details),
     new ObjectStorageCredentialsError("refused credentials", details),
+    new WriteNotKeptError("annotation update", ["annotation aidc.io/create-pending"]),
   ];
   for (const err of holds) {
     it(`lists ${err.reason} on Ready in the reason table (docs/troubleshooting.md)`, () => {

@@ -49,7 +49,7 @@ export const COMMON_REASONS = {
   ),
   WriteNotKept: entry(
     "Terminal",
-    ["Synced"],
+    ["Ready", "Synced"],
     EVERY,
     "The API server accepted a write of the operator's records into the object (an aidc.io/ annotation, the finalizer, a spec field it fills in late under LateInitialize) but its answer does not show it: a mutating admission webhook or policy of the cluster changed the write. What needs the record waits (no create is sent without its marker); the message names what was not kept. Retried on a slow backoff. A status write it changes is told by a Warning Event of this reason instead, and that status is not written again at the same generation.",
     "Exclude the operator's aidc.io/ annotations and finalizers (or its objects) from the webhook or policy (`kubectl get mutatingwebhookconfigurations`; from Kubernetes 1.36, when MutatingAdmissionPolicy is on by default, also `mutatingadmissionpolicies`); for a spec field, let the webhook keep it or leave LateInitialize out of spec.managementPolicies; see [Admission control](troubleshooting.md#admission-control).",
