@@ -9,6 +9,7 @@ import {
   ServiceResultShapeError,
 } from "../../service/errors.js";
 import { ObjectStorageCredentialsError } from "../../service/object-storage-errors.js";
+import { retryableError } from "../event-reasons.js";
 import { heldReadyCondition } from "./condition-writes.js";
 
 describe("heldReadyCondition", () => {
@@ -71,6 +72,14 @@ describe("heldReadyCondition", () => {
       if (c.want) expect(got).toMatchObject({ type: "Ready", reason: "ApiKeyRefused" });
     });
   }
+});
+
+describe("a wait for a ServiceConnection", () => {
+  it("is written on Synced alone, as the reason table lists it (docs/troubleshooting.md)", () => {
+    const wait = retryableError("ConnectionNotFound", "no connection", { waiting: true });
+    expect(heldReadyCondition(wait, undefined)).toBeUndefined();
+    expect(REASONS.entry("ConnectionNotFound")?.conditions).toEqual(["Synced"]);
+  });
 });
 
 describe("the reasons an external hold writes on Ready", () => {

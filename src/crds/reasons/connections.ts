@@ -16,7 +16,7 @@ export const CONNECTION_REASONS = {
   ),
   ConnectionNotFound: entry(
     "UnderWay",
-    REFUSAL,
+    ["Synced"],
     ALL,
     "The ServiceConnection the object names does not exist (yet); no call is made to the service, and the object waits for it.",
   ),
