@@ -102,8 +102,9 @@ const INTERNAL_ERROR = constants.NGHTTP2_INTERNAL_ERROR;
  * for a bearer token of its own, and forwards each request (streaming, so watches work)
  * to the API server with the admin's client certificate. It can answer the first
  * requests of a path `429 Too Many Requests` with `Retry-After`, cut answers gone idle
- * and hold back watches' answers, as nginx and haproxy do, and hold each request
- * `delayMs` first. It records every request, and counts the most under way at once.
+ * and hold back watches' answers, as nginx and haproxy do, cut an answer the API server
+ * cut, and hold each request `delayMs` first. It records every request, and counts the
+ * most under way at once.
  * Its certificate is its own (CA in {@link caCert}), valid for 127.0.0.1 and localhost.
  */
 export class ApiFront {
@@ -257,6 +258,7 @@ export class ApiFront {
     };
     idle();
     res.on("close", () => clearTimeout(idleTimer));
+    let clientGone = false;
     const upstream = new URL(this.options.upstream.getCurrentCluster()?.server ?? "");
     const out = request(
       {
@@ -270,6 +272,10 @@ export class ApiFront {
       (up) => {
         seen.status = up.statusCode ?? 0;
         up.on("data", idle);
+        // The API server's answer cut (it went away under a watch): so is the client's.
+        up.on("close", () => {
+          if (!up.complete && !clientGone) cut();
+        });
         const hold = this.options.holdWatches;
         if (hold && url.searchParams.get("watch") === "true") {
           const held: Buffer[] = [];
@@ -311,7 +317,10 @@ export class ApiFront {
       else res.destroy();
     });
     // The client went away (a watch ended): so does the request to the API server.
-    res.on("close", () => out.destroy());
+    res.on("close", () => {
+      clientGone = true;
+      out.destroy();
+    });
     req.pipe(out);
   }
 }
