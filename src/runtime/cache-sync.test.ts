@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { notSynced, reportCache, syncSummary, type UnsyncedKind } from "./cache-sync.js";
 import { KubeApiError, WatchStatusError } from "./kube-errors.js";
+import { unreachableOr } from "./kube-unreachable.js";
 
 /** A log that keeps its lines as `level: msg`, and their fields. */
 function lines() {
@@ -306,7 +307,11 @@ describe("syncSummary", () => {
         { kind: "nasvolumes.aidc.io", error: byFront("nasvolumes") },
         { kind: "buckets.aidc.io", error: byFront("buckets") },
         { kind: "namespaces", error: new WatchStatusError(502, page(502, "Bad Gateway"), false) },
-        { kind: "leases", error: new KubeApiError("GET", "/leases", 502, undefined, false) },
+        // A list's 502, as KubeClient.request throws it: a KubeUnreachableError.
+        {
+          kind: "leases",
+          error: unreachableOr(new KubeApiError("GET", "/leases", 502, undefined, false)),
+        },
       ]),
     ).toBe(
       'not synced: nasvolumes.aidc.io, buckets.aidc.io (404 Not Found from a proxy in front of the API server, not from the API server: "404 Not Found" (is the path of the kubeconfig\'s server URL right?)); namespaces (502 Bad Gateway from a proxy in front of the API server, not from the API server: "502 Bad Gateway"); leases (502 Bad Gateway from a proxy in front of the API server, not from the API server)',

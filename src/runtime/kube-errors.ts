@@ -248,9 +248,14 @@ export class WatchStatusError extends Error {
   }
 }
 
-/** What a front's own answer failing `err` says ({@link frontAnswer}), else undefined. */
+/**
+ * What a front's own answer failing `err`, or the error `err` wraps (a front's 502 is a
+ * KubeUnreachableError's cause), says ({@link frontAnswer}), else undefined.
+ */
 export function frontAnswerOf(err: unknown): string | undefined {
-  return err instanceof KubeApiError || err instanceof WatchStatusError ? err.front : undefined;
+  const answer = (e: unknown) =>
+    e instanceof KubeApiError || e instanceof WatchStatusError ? e.front : undefined;
+  return answer(err) ?? answer((err as { cause?: unknown } | null)?.cause);
 }
 
 /** A request made for a reconcile that was already abandoned; nothing was sent. */

@@ -1,6 +1,7 @@
 /**
  * Which failures of a Kubernetes request are a KubeUnreachableError: the API server, or
- * the proxy to it, not reached or not answering; never an answer, whatever its status.
+ * the proxy to it, not reached or not answering, or a front's 502, 503 or 504 in its
+ * place; never an answer of the API server, whatever its status.
  */
 import { describe, expect, it } from "vitest";
 import { RetryableError } from "./errors.js";
@@ -10,6 +11,10 @@ import { isKubeUnreachable, KubeUnreachableError, unreachableOr } from "./kube-u
 import { ProxyConnectError } from "./proxy-errors.js";
 
 const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+/** A front's own answer `status`, as nginx writes it: an HTML page without Audit-Id. */
+const frontPage = (method: string, status: number) =>
+  new KubeApiError(method, "/x", status, `<html><title>${status} x</title></html>`, false);
 
 describe("a request's error as a KubeUnreachableError", () => {
   it.each([
@@ -70,6 +75,10 @@ describe("a request's error as a KubeUnreachableError", () => {
       "an answer cut short by the request timeout",
       coded("Body Timeout Error", "UND_ERR_BODY_TIMEOUT"),
     ],
+    ["502 of a front", frontPage("GET", 502)],
+    ["503 of a front", frontPage("PATCH", 503)],
+    ["504 of a front", frontPage("GET", 504)],
+    ["503 of a front without a body", new KubeApiError("GET", "/x", 503, undefined, false)],
   ])("is %s, with the cause's message and code", (_what, cause) => {
     const err = unreachableOr(cause);
     expect(err).toBeInstanceOf(KubeUnreachableError);
@@ -85,7 +94,19 @@ describe("a request's error as a KubeUnreachableError", () => {
     ["403 Forbidden", new KubeApiError("PATCH", "/x", 403, { reason: "Forbidden" })],
     ["422 Invalid", new KubeApiError("PATCH", "/x", 422, { reason: "Invalid" })],
     ["500 of the API server", new KubeApiError("PATCH", "/x", 500, { reason: "InternalError" })],
-    ["502 of a front", new KubeApiError("PATCH", "/x", 502, "<title>Bad Gateway</title>", false)],
+    [
+      "503 of the API server (a Status, with its Audit-Id)",
+      new KubeApiError("GET", "/x", 503, { kind: "Status", reason: "ServiceUnavailable" }),
+    ],
+    [
+      "503 of the API server (a Status) without its Audit-Id",
+      new KubeApiError("GET", "/x", 503, { kind: "Status", reason: "ServiceUnavailable" }, false),
+    ],
+    ["502 of the API server (its Audit-Id)", new KubeApiError("GET", "/x", 502, "Bad Gateway")],
+    ["500 of a front", frontPage("PATCH", 500)],
+    ["404 of a front", frontPage("GET", 404)],
+    ["200 of a front", frontPage("GET", 200)],
+    ["429 of a front", frontPage("GET", 429)],
     ["an abandoned reconcile's request", new ReconcileAbandonedError("PATCH /x")],
     ["a certificate not trusted", coded("unable to verify", "UNABLE_TO_VERIFY_LEAF_SIGNATURE")],
     ["a certificate of another name", coded("altname", "ERR_TLS_CERT_ALTNAME_INVALID")],

@@ -478,10 +478,14 @@ describe("KubeClient against a loopback API server", () => {
     expect(gets).toBe(4);
   });
 
-  it("fails with a KubeUnreachableError when the connection is closed under a request, or nothing listens; an answer's status is a KubeApiError", async () => {
-    const statuses = [403, 422, 500];
+  it("fails with a KubeUnreachableError when the connection is closed under a request, nothing listens, or a front answers 502 for the API server; an answer's status is a KubeApiError", async () => {
+    const statuses = [403, 422, 500, 503];
     const kube = await serve((req, res) => {
       const status = statuses.find((s) => req.url?.includes(`/status-${s}`));
+      if (req.url?.includes("/front-502")) {
+        res.writeHead(502, { "content-type": "text/html" });
+        return res.end("<html><head><title>502 Bad Gateway</title></head></html>");
+      }
       if (!status) return req.socket.destroy();
       json(res, status, { kind: "Status", code: status, message: "refused" }, { "audit-id": "1" });
     });
@@ -495,6 +499,15 @@ describe("KubeClient against a loopback API server", () => {
       expect(answered).toBeInstanceOf(KubeApiError);
       expect(isKubeUnreachable(answered)).toBe(false);
     }
+    const front = await kube
+      .get(CONFIGMAPS, { namespace: "ns", name: "front-502" })
+      .catch((e) => e);
+    expect(front).toBeInstanceOf(KubeUnreachableError);
+    expect(front).toMatchObject({
+      code: 502,
+      message:
+        'GET /api/v1/namespaces/ns/configmaps/front-502: 502 Bad Gateway from a proxy in front of the API server, not from the API server: "502 Bad Gateway"',
+    });
     // The server gone: nothing listens on its port (a GET on its closed connection is
     // sent once more, on a new one).
     for (const close of closers.splice(0).reverse()) await close();

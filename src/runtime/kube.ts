@@ -161,7 +161,8 @@ export class KubeClient {
    * Retry-After, is tried again after the wait asked; a 401 once more with credentials read
    * anew; a GET (not a write: it may have arrived) once more on a connection just closed.
    * Else a {@link KubeApiError}, also for a 2xx that is not JSON, or empty without Audit-Id;
-   * a KubeUnreachableError (kube-unreachable.ts) when no answer came.
+   * a KubeUnreachableError (kube-unreachable.ts) when no answer came, or only a front's
+   * 502, 503 or 504.
    */
   async request(
     method: KubeMethod,
@@ -197,7 +198,7 @@ export class KubeClient {
       }
       const waitMs = retryWaitMs(method, answer);
       if (waitMs === undefined || retries >= MAX_RETRIES) {
-        throw new KubeApiError(method, path, code, body, answer.audited);
+        throw unreachableOr(new KubeApiError(method, path, code, body, answer.audited));
       }
       // Up to half again at random: requests refused together do not come back together.
       await new Promise((r) => setTimeout(r, waitMs * (1 + Math.random() / 2)));
