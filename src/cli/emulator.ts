@@ -86,7 +86,11 @@ export function registerEmulatorCommand(program: Command): void {
       "the task and template lists leave out env (a task's detail keeps it)",
     )
     .option("--http-status-mirrors-envelope", "answer error envelopes with the same HTTP status")
-    .option("--unknown-id-status <status>", "envelope status for an unknown id (404 or 500)", "404")
+    .option(
+      "--unknown-id-status <status>",
+      "envelope status for an unknown id (404, 500, or 200: an empty object)",
+      "404",
+    )
     .option("--page-size-cap <n>", "largest page a list answers (0: no cap)", "0")
     .option(
       "--list-shrinks-after-first-page <n>",

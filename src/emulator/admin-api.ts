@@ -92,7 +92,7 @@ export const configPatchSchema = z.strictObject({
   listsOmitEnv: z.boolean().optional(),
   ...kindSettingsSchema,
   httpStatusMirrorsEnvelope: z.boolean().optional(),
-  unknownIdStatus: z.int().min(400).max(599).optional(),
+  unknownIdStatus: z.union([z.literal(200), z.int().min(400).max(599)]).optional(),
   pageSizeCap: z.int().min(0).optional(),
   listShrinksAfterFirstPage: z.int().min(0).optional(),
   missingOperations: z

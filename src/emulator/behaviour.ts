@@ -60,7 +60,8 @@ export interface EmulatorBehaviour extends KindBehaviour {
   httpStatusMirrorsEnvelope: boolean;
   /**
    * Envelope status of a request for an unknown id (task, NAS, pod, template, …): 404
-   * by default; a service that shows no other error answers 500.
+   * by default; a service that shows no other error answers 500; 200 answers success
+   * with an empty object as `data` ("an empty object when there is no business data").
    */
   unknownIdStatus: number;
   /** Largest page a list answers, whatever pageSize asks (echoed as the page's pageSize); 0 = no cap. */

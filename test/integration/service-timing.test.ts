@@ -5,8 +5,9 @@
  * saying so, and is Ready once the read answers: never RemoteNotFound (whose advice, to
  * remove the external-id annotation, would order a second resource), never a second
  * order, and a Delete meanwhile deletes it once it is known. One that keeps order
- * results only briefly: a result key it no longer knows (answered 404, or 500 a few
- * polls in a row) sends the object to its create's client token, which finds the
+ * results only briefly: a result key it no longer knows (answered 404, 500 a few polls
+ * in a row, or an empty object past the list visibility window) sends the object to its
+ * create's client token, which finds the
  * resource; nothing is ordered twice, nothing is left behind. One whose NAS scale, accepted, shows in the quota only later: the change
  * is sent once and waited for, also past the time the operator gives it
  * (ScaleOutcomeUnknown meanwhile), and the object is Ready at the new size by itself.
@@ -37,17 +38,41 @@ const running = (o: KubeObject) =>
 /** How long the service's detail read lags an order that succeeded. */
 const LAG_MS = 3_000;
 
-/** An operator of NasVolumes (deleted with the NAS delete) and TrainingJobs in a new namespace. */
-async function operatorOn(name: string, emulatorOptions: Partial<EmulatorOptions>) {
+/**
+ * An operator of NasVolumes (deleted with the NAS delete) and TrainingJobs in a new
+ * namespace; `windowMs` sets service.listVisibilityWindowMs (its emulator is then
+ * started here and stopped with `stop`).
+ */
+async function operatorOn(
+  name: string,
+  emulatorOptions: Partial<EmulatorOptions>,
+  windowMs?: number,
+) {
   const namespace = await createNamespace(adminKubeConfig(), name);
+  const own =
+    windowMs === undefined
+      ? undefined
+      : await startEmulator({ subscriptionDelayMs: 300, ...emulatorOptions, apiKey: TEST_API_KEY });
+  const service = { allowInsecureHttp: true, timeoutMs: 5_000, rateLimit: null };
   const op = await startTestOperator({
     controllers: [nasVolumeController, trainingJobController],
     namespaces: [namespace],
-    emulatorOptions,
+    ...(own
+      ? {
+          emulator: own,
+          config: {
+            service: { ...service, baseUrl: own.url, listVisibilityWindowMs: windowMs },
+          },
+        }
+      : { emulatorOptions }),
     service: { endpoints: { deleteNas: "DELETE /v1/nasStorage/instance/{id}" } },
   });
+  const stop = async () => {
+    await op.stop();
+    await own?.stop();
+  };
   const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
-  return { op, nas, jobs: new ObjectsOf(op.kube, trainingJobCrd, namespace) };
+  return { op, nas, jobs: new ObjectsOf(op.kube, trainingJobCrd, namespace), stop };
 }
 
 describe("a service whose detail read lags its orders", () => {
@@ -112,24 +137,26 @@ describe("a service whose detail read lags its orders", () => {
   });
 });
 
-// A service may answer a key it no longer knows as any unknown id: 404, or a 500 (then
-// the key is given up after a few polls that fail in a row).
-describe.each([404, 500])(
+// A service may answer a key it no longer knows as any unknown id: 404, a 500 (then the
+// key is given up after a few polls that fail in a row), or 200 with an empty object (as
+// a result not made yet: given up once the list visibility window has passed).
+describe.each([404, 500, 200])(
   "a service that forgets an order's result once it resolved (unknown key: %i)",
   (status) => {
     let op: TestOperator;
     let nas: ObjectsOf;
     let jobs: ObjectsOf;
+    let stop: () => Promise<void>;
 
     beforeAll(async () => {
-      ({ op, nas, jobs } = await operatorOn(`service-forgets-${status}`, {
-        subscriptionDelayMs: 1_500,
-        subscriptionResultRetentionMs: 1,
-        unknownIdStatus: status,
-      }));
+      ({ op, nas, jobs, stop } = await operatorOn(
+        `service-forgets-${status}`,
+        { subscriptionDelayMs: 1_500, subscriptionResultRetentionMs: 1, unknownIdStatus: status },
+        status === 200 ? 4_000 : undefined,
+      ));
     }, 60_000);
     afterAll(async () => {
-      await op?.stop();
+      await stop?.();
     });
 
     const resultPolls = (since: number) =>

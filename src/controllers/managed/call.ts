@@ -201,7 +201,8 @@ export type DeleteResult = "Deleted" | "InProgress" | "NotConfigured";
 
 /** The state of a subscription (asynchronous create). */
 export type SubscriptionPoll =
-  | { state: "Pending" }
+  /** `empty`: the answer held no result at all (order.ts). */
+  | { state: "Pending"; empty?: true | undefined }
   /** `externalId` absent: the service did not say; the loop looks the resource up by token. */
   | { state: "Succeeded"; externalId?: string }
   | { state: "Failed"; message: string };

@@ -12,6 +12,7 @@ import type { LookupKey } from "./call.js";
 import {
   ANNOTATIONS,
   type CreatePending,
+  type CreateState,
   type InFlightBounds,
   markerInFlightMs,
 } from "./decisions.js";
@@ -178,4 +179,26 @@ export function rememberAnswered(uid: string, token: string): void {
 /** True once when the create of `token` by object `uid` answered in this process. */
 export function takeAnswered(uid: string, token: string): boolean {
   return answeredCreates.take(`${uid}/${token}`);
+}
+
+/** What finds a create in flight in the service: ` (subscription <key>, client token <t>)`. */
+export function inFlightMarks(state: CreateState): string {
+  const marks = [
+    state.subscriptionKey && `subscription ${state.subscriptionKey}`,
+    state.pending?.token && `client token ${state.pending.token}`,
+  ].filter(Boolean);
+  return marks.length > 0 ? ` (${marks.join(", ")})` : "";
+}
+
+/**
+ * Whether a subscription poll `res` of an order sent `ageMs` ago is a result the service
+ * no longer keeps: an empty answer (null or `{}`, read as Pending) past the visibility
+ * window `windowMs`, which the longest order takes less than. Its token finds its resource.
+ */
+export function resultLeftEmpty(
+  res: { state: string; empty?: true | undefined },
+  ageMs: number,
+  windowMs: number,
+): boolean {
+  return res.state === "Pending" && res.empty === true && ageMs >= windowMs;
 }

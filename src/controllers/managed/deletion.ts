@@ -18,10 +18,15 @@ import {
 import type { EventReason } from "../event-reasons.js";
 import type { BeforeDeleteResult, DeleteResult, ManagedObject } from "./call.js";
 import { unknownOnDelete, writeConditions } from "./condition-writes.js";
-import { createInFlightMs, decideAfterLookup, lookupKeyOf } from "./create-recovery.js";
+import {
+  createInFlightMs,
+  decideAfterLookup,
+  inFlightMarks,
+  lookupKeyOf,
+  resultLeftEmpty,
+} from "./create-recovery.js";
 import {
   ANNOTATIONS,
-  type CreateState,
   decideDeletion,
   deleteConfigured,
   deletesRemote,
@@ -51,15 +56,6 @@ export function orphanCause(obj: ManagedObject): string {
   return (obj.spec.deletionPolicy ?? "Orphan") === "Orphan"
     ? "deletionPolicy Orphan"
     : `spec.managementPolicies ${policiesText(obj)} has no Delete`;
-}
-
-/** What finds a create in flight in the service: ` (subscription <key>, client token <t>)`. */
-export function inFlightMarks(state: CreateState): string {
-  const marks = [
-    state.subscriptionKey && `subscription ${state.subscriptionKey}`,
-    state.pending?.token && `client token ${state.pending.token}`,
-  ].filter(Boolean);
-  return marks.length > 0 ? ` (${marks.join(", ")})` : "";
 }
 
 /** What the release of an object says: a Normal or Warning Event's reason and note. */
@@ -260,14 +256,14 @@ async function resolveInFlightCreate<T extends ManagedObject, R>(
       if (!resultForgotten(run.absenceKey, key, err)) throw wrapError(ERR.poll, err);
       res = { state: "Succeeded" };
     }
-    if (res.state === "Pending") {
-      const age = pending ? run.ageOf(pending.at) : Number.NaN;
+    const age = pending ? run.ageOf(pending.at) : Number.NaN;
+    if (res.state === "Pending" && !resultLeftEmpty(res, age, visibilityWindowMs(options))) {
       const message = `waiting for subscription ${key} to finish before deleting its resource`;
       return waiting(run, message, agingPollMs(age, options));
     }
     // A failed order may leave what it made: the token finds it below, to delete it too.
     if (res.state === "Succeeded") id = res.externalId;
-    else failed = true;
+    else if (res.state === "Failed") failed = true;
   }
   if (!id && pending?.token) {
     const found = await runStep(ERR.lookup, async () => client.lookupByToken?.(run.call, pending));

@@ -17,6 +17,7 @@ import {
   rememberAnswered,
   rememberCreateEnded,
   rememberUnsent,
+  resultLeftEmpty,
 } from "./create-recovery.js";
 import {
   ANNOTATIONS,
@@ -28,6 +29,7 @@ import {
   resultForgotten,
 } from "./decisions.js";
 import type { ManagedOptions } from "./external-client.js";
+import { visibilityWindowMs } from "./gone-evidence.js";
 import {
   agingPollMs,
   creatingReady,
@@ -189,6 +191,16 @@ export async function poll<T extends ManagedObject, R>(
       await run.annotate({ [ANNOTATIONS.subscriptionKey]: null });
       return { step: "Lookup", pending };
     } else throw wrapError(ERR.poll, err);
+  }
+  // An empty answer past the window: a result the service no longer keeps, as a 404.
+  if (
+    res.state === "Pending" &&
+    res.empty &&
+    pending &&
+    resultLeftEmpty(res, run.ageOf(pending.at), visibilityWindowMs(options))
+  ) {
+    await run.annotate({ [ANNOTATIONS.subscriptionKey]: null });
+    return { step: "Lookup", pending };
   }
   if (res.state === "Pending") {
     await writeKey();

@@ -130,7 +130,7 @@ export class NasExternalClient implements KindClient<NasVolumeObject, NasInstanc
     key: string,
   ): Promise<SubscriptionPoll> {
     const r = await this.service.nas.subscriptionResult(key);
-    if (r.state === "Pending") return { state: "Pending" };
+    if (r.state === "Pending") return { state: "Pending", empty: r.empty };
     if (r.state === "Failed") return { state: "Failed", message: r.message ?? "no reason given" };
     return r.instanceId ? { state: "Succeeded", externalId: r.instanceId } : { state: "Succeeded" };
   }

@@ -162,7 +162,7 @@ export function trainingJobClient(
 
     async pollSubscription(_call, key) {
       const r = await service.tasks.subscriptionResult(key);
-      if (r.state === "Pending") return { state: "Pending" };
+      if (r.state === "Pending") return { state: "Pending", empty: r.empty };
       if (r.state === "Failed") {
         return { state: "Failed", message: r.message ?? "the service gave no reason" };
       }

@@ -60,8 +60,8 @@ describe("the subscription result", () => {
       { status: "done", result: { taskId: "t-1" } },
       { state: "Succeeded", instanceId: "t-1" },
     ],
-    ["null (no record yet)", null, { state: "Pending" }],
-    ["an empty object (no record yet)", {}, { state: "Pending" }],
+    ["null (no record yet)", null, { state: "Pending", empty: true }],
+    ["an empty object (no record yet)", {}, { state: "Pending", empty: true }],
   ])("reads %s", (_reason, data, expected) => {
     const r = parse(data);
     expect(r.success).toBe(true);

@@ -69,6 +69,8 @@ export interface SubscriptionResult {
   state: SubscriptionState;
   instanceId?: string;
   message?: string;
+  /** The answer held no result at all (null or `{}`), read as Pending. */
+  empty?: true;
 }
 
 const STATE_WORDS: Record<SubscriptionState, readonly string[]> = {
@@ -198,7 +200,7 @@ export function subscriptionResultSchema(key: string, mapping: SubscriptionResul
     `unknown subscription state "${word}" (known: ${[...Object.keys(mapping.states ?? {}), ...Object.values(STATE_WORDS).flat()].join(", ")}); map it to Pending, Succeeded or Failed with ${SUBSCRIPTION_RESULT_CONFIG_KEY}.states in the operator configuration`;
   return z.unknown().transform((data, ctx): SubscriptionResult => {
     if (data === null || data === undefined || (isObject(data) && Object.keys(data).length === 0)) {
-      return { key, state: "Pending" };
+      return { key, state: "Pending", empty: true };
     }
     if (typeof data === "string" || typeof data === "number") {
       const state = mappedState(String(data), mapping);
