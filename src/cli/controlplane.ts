@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { waitForSignal } from "./signals.js";
+import { startInterruptibly } from "./signals.js";
 
 /**
  * A build-progress callback for `LocalControlPlane` that says the first run builds
@@ -30,15 +30,20 @@ export function registerControlPlaneCommand(program: Command): void {
       // Loaded only here: `run` never needs the local control plane.
       const { LocalControlPlane } = await import("../controlplane/controlplane.js");
       const err = (line: string) => process.stderr.write(`${line}\n`);
-      const plane = new LocalControlPlane({ onBuildProgress: buildNotice(err) });
       err("starting the local control plane (etcd, kube-apiserver, kube-controller-manager)...");
-      await plane.start();
+      const up = await startInterruptibly(
+        (signal) => new LocalControlPlane({ onBuildProgress: buildNotice(err), signal }).start(),
+        (started) => started.stop(),
+        err,
+      );
+      if (!up) return;
+      const { started: plane, interrupted } = up;
       process.stdout.write(
         `control plane ${await plane.version()} at ${plane.server}\n` +
           `export KUBECONFIG=${plane.kubeconfigPath}\n` +
           "Press Ctrl-C to stop.\n",
       );
-      await waitForSignal();
+      await interrupted;
       process.stderr.write("stopping...\n");
       await plane.stop();
     });

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { waitForSignal } from "./signals.js";
+import { startInterruptibly } from "./signals.js";
 
 /** One line per aidc resource: the status of its Ready condition. */
 const READY_JSONPATH =
@@ -7,7 +7,8 @@ const READY_JSONPATH =
 
 /**
  * `aidc-operator dev`: the playground for a person. Prints the resources until they
- * are Ready, then the KUBECONFIG line; Ctrl-C stops everything cleanly.
+ * are Ready, then the KUBECONFIG line; Ctrl-C stops everything cleanly, during start-up
+ * too.
  */
 export function registerDevCommand(program: Command): void {
   program
@@ -17,13 +18,18 @@ export function registerDevCommand(program: Command): void {
     )
     .option("--no-samples", "do not apply deploy/samples")
     .action(async (flags: { samples: boolean }) => {
-      // Loaded only here: `run` never needs the control plane, emulator and playground.
-      const { startPlayground } = await import("./dev.js");
-      const pg = await startPlayground({ samples: flags.samples });
+      const out = (line: string) => process.stdout.write(`${line}\n`);
+      const up = await startInterruptibly(
+        // Loaded only here: `run` never needs the control plane, emulator and playground.
+        async (signal) => (await import("./dev.js")).startPlayground({ ...flags, signal, out }),
+        (pg) => pg.stop(),
+        out,
+      );
+      if (!up) return;
+      const { started: pg, interrupted } = up;
       process.stdout.write(
         `\nIn another terminal:\n\n${pg.shellSetup}\nkubectl get aidc -A\nPress Ctrl-C to stop.\n`,
       );
-      const interrupted = waitForSignal();
       let done = false;
       void interrupted.then(() => {
         done = true;

@@ -38,6 +38,8 @@ export interface PlaygroundOptions {
   out?: (line: string) => void;
   /** Where the operator's JSON log lines go (default stdout). */
   operatorLog?: (line: string) => void;
+  /** Ends the start-up early: what has started stops, in reverse order, and it rejects. */
+  signal?: AbortSignal;
 }
 
 /** A running playground. */
@@ -61,7 +63,8 @@ export interface Playground {
  */
 export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const plane = new LocalControlPlane({ onBuildProgress: buildNotice(out) });
+  const { signal } = options;
+  const plane = new LocalControlPlane({ onBuildProgress: buildNotice(out), signal });
   out("starting the local control plane (etcd, kube-apiserver, kube-controller-manager)...");
   await plane.start();
   try {
@@ -78,9 +81,11 @@ async function startOnPlane(
   out: (line: string) => void,
 ): Promise<Playground> {
   const kubectlBin = plane.binaries?.kubectl ?? "kubectl";
+  const { signal } = options;
   const kubectl = async (args: string[], input?: string) => {
-    const call = run(kubectlBin, [`--kubeconfig=${plane.kubeconfigPath}`, ...args]);
-    call.child.stdin?.end(input ?? "");
+    const call = run(kubectlBin, [`--kubeconfig=${plane.kubeconfigPath}`, ...args], { signal });
+    // A kubectl stopped before it read its input (start-up interrupted) fails the call.
+    call.child.stdin?.on("error", () => undefined).end(input ?? "");
     return (await call).stdout;
   };
 
@@ -100,8 +105,9 @@ async function startOnPlane(
   out(`emulator NAS product codes: ${nas.join(", ")}`);
   let s3: LocalS3Server | undefined;
   try {
+    signal?.throwIfAborted();
     // The object storage of the default connection: MinIO with fresh keys and data.
-    s3 = await new LocalS3Server({ onBuildProgress: buildNotice(out) }).start();
+    s3 = await new LocalS3Server({ onBuildProgress: buildNotice(out), signal }).start();
     out(`object storage (MinIO) at ${s3.url}`);
     return await startOperatorAndSamples(plane, emulator, s3, apiKey, kubectl, options, out);
   } catch (err) {
@@ -129,7 +135,7 @@ async function startOperatorAndSamples(
     "app.kubernetes.io/part-of=aidc-operator",
     "--timeout=60s",
   ]);
-  await untilListable(kubectl);
+  await untilListable(kubectl, options.signal);
   out("CRDs installed");
   // On stdin, not in the arguments: a failed command's message quotes its arguments.
   await kubectl(["apply", "-f", "-"], playgroundKeySecret(apiKey));
@@ -137,6 +143,7 @@ async function startOperatorAndSamples(
     `the emulator's API key is in the Secret ${PLAYGROUND_NAMESPACE}/${PLAYGROUND_API_KEY_SECRET} (key ${API_KEY_SECRET_KEY}) for ServiceConnections`,
   );
 
+  options.signal?.throwIfAborted();
   let stopOperator: () => void = () => undefined;
   const stopped = new Promise<void>((r) => {
     stopOperator = r;
@@ -227,7 +234,10 @@ function playgroundKeySecret(apiKey: string): string {
  * the API server's storage for it is ready (a list answers 429 "storage is
  * (re)initializing" for a moment), and an operator started then logs a warning per kind.
  */
-async function untilListable(kubectl: (args: string[]) => Promise<string>): Promise<void> {
+async function untilListable(
+  kubectl: (args: string[]) => Promise<string>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const kinds = allCrds.map((c) => `${c.plural}.${c.group}`).join(",");
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -235,7 +245,7 @@ async function untilListable(kubectl: (args: string[]) => Promise<string>): Prom
       await kubectl(["get", kinds, "-A", "-o", "name"]);
       return;
     } catch (err) {
-      if (Date.now() > deadline) throw err;
+      if (Date.now() > deadline || signal?.aborted) throw err;
       await new Promise((r) => setTimeout(r, 250));
     }
   }

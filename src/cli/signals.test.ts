@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RELAYED_REPEAT_MS, waitForSignal } from "./signals.js";
+import { RELAYED_REPEAT_MS, startInterruptibly, waitForSignal } from "./signals.js";
 
 describe("waitForSignal", () => {
   let before: { int: unknown[]; term: unknown[] };
@@ -33,5 +33,63 @@ describe("waitForSignal", () => {
     vi.advanceTimersByTime(RELAYED_REPEAT_MS);
     process.emit("SIGINT", "SIGINT");
     expect(exit).toHaveBeenCalledWith(130);
+  });
+
+  it("a start-up interrupted stops what it started, says so, and resolves with nothing", async () => {
+    const out: string[] = [];
+    const up = startInterruptibly(
+      (signal) =>
+        new Promise<string>((_, reject) => {
+          // What a start-up does: stop what it started, then reject.
+          signal.addEventListener("abort", () => {
+            out.push("stopped what started");
+            reject(signal.reason);
+          });
+        }),
+      async () => {
+        out.push("stop called");
+      },
+      (line) => out.push(line),
+    );
+    process.emit("SIGTERM", "SIGTERM");
+    expect(await up).toBeUndefined();
+    expect(out).toEqual([
+      "stopping what has started (Ctrl-C again to force)...",
+      "stopped what started",
+      "stopped during start-up",
+    ]);
+  });
+
+  it("a start-up that finished although interrupted is stopped; one not interrupted is returned", async () => {
+    const out: string[] = [];
+    const stopped: string[] = [];
+    const late = startInterruptibly(
+      async () => {
+        process.emit("SIGINT", "SIGINT");
+        return "plane";
+      },
+      async (s) => {
+        stopped.push(s);
+      },
+      (line) => out.push(line),
+    );
+    expect(await late).toBeUndefined();
+    expect(stopped).toEqual(["plane"]);
+    expect(out.at(-1)).toBe("stopped during start-up");
+
+    const up = await startInterruptibly(
+      async () => "plane",
+      async () => undefined,
+      () => undefined,
+    );
+    expect(up?.started).toBe("plane");
+    const failed = startInterruptibly(
+      async () => {
+        throw new Error("etcd exited with code 1");
+      },
+      async () => undefined,
+      () => undefined,
+    );
+    await expect(failed).rejects.toThrow("etcd exited with code 1");
   });
 });

@@ -26,3 +26,46 @@ export function waitForSignal(): Promise<NodeJS.Signals> {
     process.on("SIGTERM", on);
   });
 }
+
+/** What {@link startInterruptibly} started, and the signal that will stop it. */
+export interface Started<T> {
+  started: T;
+  interrupted: Promise<NodeJS.Signals>;
+}
+
+/**
+ * Runs a command's start-up with {@link waitForSignal} already listening: the first
+ * SIGINT or SIGTERM aborts the signal `start` receives, and `start` then stops what it
+ * started, removes its files and rejects. Resolves with what started and the signal to
+ * wait for; after an interrupted start-up, with nothing, once `out` has said so (the
+ * command then ends with exit code 0, as after a stop once up). A start-up that finished
+ * although interrupted is stopped with `stop`. A second signal forces the stop, as
+ * waitForSignal says.
+ */
+export async function startInterruptibly<T>(
+  start: (signal: AbortSignal) => Promise<T>,
+  stop: (started: T) => Promise<void>,
+  out: (line: string) => void,
+): Promise<Started<T> | undefined> {
+  const interrupted = waitForSignal();
+  const abort = new AbortController();
+  let starting = true;
+  void interrupted.then(() => {
+    if (starting) out("stopping what has started (Ctrl-C again to force)...");
+    abort.abort();
+  });
+  let started: T;
+  try {
+    started = await start(abort.signal);
+  } catch (err) {
+    if (!abort.signal.aborted) throw err;
+    out("stopped during start-up");
+    return undefined;
+  } finally {
+    starting = false;
+  }
+  if (!abort.signal.aborted) return { started, interrupted };
+  await stop(started);
+  out("stopped during start-up");
+  return undefined;
+}

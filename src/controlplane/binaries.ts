@@ -31,6 +31,8 @@ export interface BinariesOptions {
    * chart supports, never taken from `AIDC_CONTROLPLANE_BIN_DIR`).
    */
   kubernetes?: "kubernetes" | "kubernetes-floor";
+  /** Stops a build under way (SIGTERM to the script), which then rejects. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function controlPlaneBinaries(
   let dir = given;
   if (!dir) {
     const script = join(repoRoot, "tools", "controlplane", "build.sh");
-    const stdout = await runBuildScript(script, wrapper, options.onProgress);
+    const stdout = await runBuildScript(script, wrapper, options);
     dir = stdout.trim().split("\n").pop() ?? "";
   }
   const bins: ControlPlaneBinaries = {
@@ -76,10 +78,10 @@ export async function controlPlaneBinaries(
 function runBuildScript(
   script: string,
   wrapper: string,
-  onProgress?: (line: string) => void,
+  { onProgress, signal }: BinariesOptions,
 ): Promise<string> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn("bash", [script, wrapper], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", [script, wrapper], { stdio: ["ignore", "pipe", "pipe"], signal });
     let stdout = "";
     let stderr = "";
     let partial = "";

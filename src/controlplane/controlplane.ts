@@ -1,7 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { Agent, request } from "node:https";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -11,7 +10,9 @@ import {
 } from "./binaries.js";
 import { type ControlPlaneCerts, generateCerts, writeAdminKubeconfig } from "./certs.js";
 import { controllerManagerArgs, controllerManagerHealthy } from "./controller-manager.js";
-import { spawnLogged, stopProcess, waitFor } from "./processes.js";
+import { freePort, spawnLogged, stopProcess, type WaitLimits, waitFor } from "./processes.js";
+
+export { freePort };
 
 /** Options of a local control plane. */
 export interface ControlPlaneOptions {
@@ -23,19 +24,8 @@ export interface ControlPlaneOptions {
   apiServerFlags?: string[];
   /** Progress of a build of the binaries (only a first run builds). */
   onBuildProgress?: BinariesOptions["onProgress"];
-}
-
-/** Loopback port that is free right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === "object" && addr ? resolvePort(addr.port) : reject()));
-    });
-  });
+  /** Ends `start()` early: it stops what it started, removes the directory and rejects. */
+  signal?: AbortSignal;
 }
 
 /** Every plane started in this process, so that an abrupt exit still kills them. */
@@ -70,11 +60,11 @@ export class LocalControlPlane {
   private apiServer?: ChildProcess;
   private readonly secondApiServers = new Set<ChildProcess>();
   private controllerManager?: ChildProcess;
-  private readonly startTimeoutMs: number;
+  private readonly startLimits: WaitLimits;
 
   constructor(options: ControlPlaneOptions = {}) {
     this.options = options;
-    this.startTimeoutMs = options.startTimeoutMs ?? 120_000;
+    this.startLimits = { timeoutMs: options.startTimeoutMs ?? 120_000, signal: options.signal };
   }
 
   /** https://127.0.0.1:<port> */
@@ -92,11 +82,9 @@ export class LocalControlPlane {
     installExitHook();
     live.add(this);
     try {
-      this.binaries =
-        this.options.binaries ??
-        (await controlPlaneBinaries(
-          this.options.onBuildProgress ? { onProgress: this.options.onBuildProgress } : {},
-        ));
+      const { onBuildProgress: onProgress, signal } = this.options;
+      this.binaries = this.options.binaries ?? (await controlPlaneBinaries({ onProgress, signal }));
+      signal?.throwIfAborted();
       this.dir = await mkdtemp(join(tmpdir(), "aidc-controlplane-"));
       this.certs = await generateCerts(this.dir);
       this.etcdPort = await freePort();
@@ -127,7 +115,7 @@ export class LocalControlPlane {
       "--unsafe-no-fsync=true",
       "--log-level=warn",
     ]);
-    await waitFor(this.dir, this.startTimeoutMs, "etcd", this.etcd, async () => {
+    await waitFor(this.dir, this.startLimits, "etcd", this.etcd, async () => {
       const res = await fetch(`${client}/health`);
       return res.ok;
     });
@@ -185,12 +173,18 @@ export class LocalControlPlane {
       "--disable-admission-plugins=ServiceAccount",
       ...flags,
     ]);
-    await waitFor(this.dir, this.startTimeoutMs, "kube-apiserver", child, async () => {
-      const res = await this.get("/readyz", port);
-      if (res.status !== 200) return false;
-      const ns = await this.get("/api/v1/namespaces/default", port);
-      return ns.status === 200;
-    });
+    try {
+      await waitFor(this.dir, this.startLimits, "kube-apiserver", child, async () => {
+        const res = await this.get("/readyz", port);
+        if (res.status !== 200) return false;
+        const ns = await this.get("/api/v1/namespaces/default", port);
+        return ns.status === 200;
+      });
+    } catch (err) {
+      // Not yet among the servers stop() ends.
+      await stopProcess(child);
+      throw err;
+    }
     return child;
   }
 
@@ -209,7 +203,7 @@ export class LocalControlPlane {
     );
     await waitFor(
       this.dir,
-      this.startTimeoutMs,
+      this.startLimits,
       "kube-controller-manager",
       this.controllerManager,
       () => controllerManagerHealthy(this.controllerManagerPort),

@@ -1,7 +1,11 @@
-/** The child processes of a local control plane: started with a log file each, awaited, stopped. */
+/**
+ * The child processes of a local control plane: the loopback ports they listen on, each
+ * started with a log file, awaited, stopped.
+ */
 import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,6 +31,19 @@ export function spawnServer(bin: string, args: string[], options: SpawnOptions):
   });
 }
 
+/** Loopback port that is free right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === "object" && addr ? resolvePort(addr.port) : reject()));
+    });
+  });
+}
+
 /** Starts `bin` ({@link spawnServer}) with its stdout and stderr appended to `<dir>/<name>.log`. */
 export function spawnLogged(dir: string, bin: string, name: string, args: string[]): ChildProcess {
   const log = createWriteStream(join(dir, `${name}.log`), { flags: "a" });
@@ -36,19 +53,27 @@ export function spawnLogged(dir: string, bin: string, name: string, args: string
   return child;
 }
 
+/** How long {@link waitFor} waits, and the signal that ends a start-up sooner. */
+export interface WaitLimits {
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
 /**
  * Waits until `ready` answers true (an error counts as not yet), at most `timeoutMs`;
- * fails at once with the log's tail when `child` exits.
+ * fails at once with the log's tail when `child` exits, and with the signal's reason
+ * when it is aborted.
  */
 export async function waitFor(
   dir: string,
-  timeoutMs: number,
+  limits: WaitLimits,
   name: string,
   child: ChildProcess | undefined,
   ready: () => Promise<boolean>,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + limits.timeoutMs;
   while (Date.now() < deadline) {
+    limits.signal?.throwIfAborted();
     if (child && child.exitCode !== null) {
       throw new Error(`${name} exited with code ${child.exitCode}: ${await logTail(dir, name)}`);
     }

@@ -10,8 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { repoRoot } from "./binaries.js";
-import { freePort } from "./controlplane.js";
-import { spawnServer } from "./processes.js";
+import { freePort, spawnServer } from "./processes.js";
 
 const run = promisify(execFile);
 
@@ -29,13 +28,22 @@ export interface LocalS3ServerOptions {
   onBuildProgress?: (line: string) => void;
   /** More of MinIO's settings (e.g. `MINIO_IDENTITY_OPENID_CONFIG_URL`). */
   env?: Record<string, string>;
+  /** Ends `start()` early: it stops MinIO, removes its temporary directory and rejects. */
+  signal?: AbortSignal;
 }
 
-/** The MinIO binary, built on first use by tools/minio/build.sh (`AIDC_MINIO_BIN` wins). */
-export async function minioBinary(onProgress?: (line: string) => void): Promise<string> {
+/**
+ * The MinIO binary, built on first use by tools/minio/build.sh (`AIDC_MINIO_BIN` wins);
+ * `signal` stops a build under way.
+ */
+export async function minioBinary(
+  onProgress?: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<string> {
   const child = run("bash", [join(repoRoot, "tools", "minio", "build.sh")], {
     maxBuffer: 16 * 1024 * 1024,
     timeout: 60 * 60 * 1000,
+    signal,
   });
   child.child.stderr?.on("data", (d: Buffer) => {
     for (const line of String(d).split("\n")) if (line.trim()) onProgress?.(line);
@@ -83,7 +91,8 @@ export class LocalS3Server {
 
   /** Builds (first run only) and starts MinIO; resolves once it answers its health check. */
   async start(): Promise<this> {
-    this.bin = await minioBinary(this.options.onBuildProgress);
+    this.bin = await minioBinary(this.options.onBuildProgress, this.options.signal);
+    this.options.signal?.throwIfAborted();
     this.dataDir = this.options.dataDir;
     if (!this.dataDir) {
       this.dataDir = await mkdtemp(join(tmpdir(), "aidc-s3-"));
@@ -149,6 +158,7 @@ export class LocalS3Server {
     track(proc);
     const deadline = Date.now() + 60_000;
     for (;;) {
+      this.options.signal?.throwIfAborted();
       if (proc.exitCode !== null) {
         throw new Error(`minio exited (${proc.exitCode}): ${this.output.trim()}`);
       }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdir, readFile, rm } from "node:fs/promises";
-import { dirname } from "node:path";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { repoRoot } from "../../src/controlplane/binaries.js";
 import { eventually } from "../support/kube.js";
@@ -13,6 +14,8 @@ import { eventually } from "../support/kube.js";
  * (src/controlplane/processes.ts) and the command stops them itself, after the operator,
  * whose last writes then find the API server up: no warning, exit code 0, no process
  * left. A SIGKILL of the command's Node process leaves none of its servers running.
+ * Ctrl-C during start-up stops what has started the same way and removes the
+ * temporary directories it made.
  */
 
 /** A command started in a process group of its own, with its output gathered. */
@@ -148,6 +151,39 @@ async function untilPrinted(s: Started, line: string): Promise<Proc[]> {
   return procs;
 }
 
+/**
+ * Starts `npm run <script>` with a temporary directory of its own (TMPDIR) and sends
+ * SIGINT to its group, as a terminal's Ctrl-C, as soon as it prints `at` (a string) or
+ * runs a process whose command line matches it; resolves once it has exited, with the
+ * directories it left there (the control plane's, MinIO's data) and the processes
+ * still running with one of them.
+ */
+async function interruptAt(script: string, args: string[], at: string | RegExp) {
+  const tmp = await mkdtemp(join(tmpdir(), "dev-stop-"));
+  leftovers.dirs.push(tmp);
+  const s = startInGroup(script, args, { TMPDIR: tmp });
+  const reached = async () =>
+    typeof at === "string"
+      ? s.output().includes(at)
+      : (await descendants(s.child.pid as number)).some((p) => at.test(p.cmdline));
+  const reachedAt = await eventually(
+    async () => ((await reached()) ? "reached" : s.child.exitCode !== null && "exited"),
+    60_000,
+    20,
+  );
+  expect(reachedAt, `${at} before it exited: ${s.output()}`).toBe("reached");
+  process.kill(-(s.child.pid as number), "SIGINT");
+  const code = await s.exited;
+  const dirs = (await readdir(tmp)).filter((n) => n.startsWith("aidc-"));
+  const procs: Proc[] = [];
+  for (const entry of await readdir("/proc")) {
+    const cmdline = /^\d+$/.test(entry) ? await cmdlineOf(Number(entry)) : undefined;
+    if (cmdline?.includes(tmp)) procs.push({ pid: Number(entry), cmdline });
+  }
+  leftovers.procs = await runningAfter(procs, 2_000);
+  return { code, output: s.output(), dirs, procs: leftovers.procs.map(name) };
+}
+
 /** The servers among `procs`: etcd, kube-apiserver, kube-controller-manager, MinIO. */
 function servers(procs: Proc[]): Proc[] {
   return procs.filter((p) => /(etcd|kube-[a-z-]+|minio)\0/.test(p.cmdline));
@@ -194,4 +230,30 @@ describe("stopping the local commands", () => {
     await killNode(k, killed);
     expect((await runningAfter(servers(killed), 5_000)).map(name)).toEqual([]);
   }, 240_000);
+
+  it.each([
+    // Its first line: the control plane starts.
+    ["dev", [], "starting the local control plane"],
+    // Waiting for the API server to be ready.
+    ["controlplane", [], /kube-apiserver\0/],
+    // MinIO starts, the control plane and the emulator run.
+    ["dev", ["--no-samples"], "service emulator at"],
+    // The operator starts while the samples are applied.
+    ["dev", [], "operator running"],
+  ] as const)(
+    "npm run %s %j: Ctrl-C at %s stops what started, leaves nothing, exit code 0",
+    async (script, args, at) => {
+      const r = await interruptAt(script, [...args], at);
+      const trace = /^\s+at .*$/m.exec(r.output)?.[0] ?? null;
+      const said = r.output.includes("stopped during start-up");
+      expect({ code: r.code, said, trace, dirs: r.dirs, procs: r.procs }).toEqual({
+        code: 0,
+        said: true,
+        trace: null,
+        dirs: [],
+        procs: [],
+      });
+    },
+    120_000,
+  );
 });
