@@ -5,8 +5,8 @@
  * saying so, and is Ready once the read answers: never RemoteNotFound (whose advice, to
  * remove the external-id annotation, would order a second resource), never a second
  * order, and a Delete meanwhile deletes it once it is known. One that keeps order
- * results only briefly: a result key it no longer knows (answered 404, 500 a few polls
- * in a row, or an empty object past the list visibility window) sends the object to its
+ * results only briefly: a result key it no longer knows (answered 404, 500 or 400 a few
+ * polls in a row, or an empty object past the list visibility window) sends the object to its
  * create's client token, which finds the
  * resource; nothing is ordered twice, nothing is left behind. One whose NAS scale, accepted, shows in the quota only later: the change
  * is sent once and waited for, also past the time the operator gives it
@@ -62,6 +62,8 @@ async function operatorOn(
           emulator: own,
           config: {
             service: { ...service, baseUrl: own.url, listVisibilityWindowMs: windowMs },
+            // A refused read is held: polled again on this backoff.
+            holdBackoff: { baseMs: 500, maxMs: 1_000 },
           },
         }
       : { emulatorOptions }),
@@ -137,10 +139,10 @@ describe("a service whose detail read lags its orders", () => {
   });
 });
 
-// A service may answer a key it no longer knows as any unknown id: 404, a 500 (then the
-// key is given up after a few polls that fail in a row), or 200 with an empty object (as
-// a result not made yet: given up once the list visibility window has passed).
-describe.each([404, 500, 200])(
+// A service may answer a key it no longer knows as any unknown id: 404, a 500 or a 400
+// (then the key is given up after a few polls that fail in a row), or 200 with an empty
+// object (as a result not made yet: given up once the list visibility window has passed).
+describe.each([404, 500, 200, 400])(
   "a service that forgets an order's result once it resolved (unknown key: %i)",
   (status) => {
     let op: TestOperator;
@@ -152,7 +154,7 @@ describe.each([404, 500, 200])(
       ({ op, nas, jobs, stop } = await operatorOn(
         `service-forgets-${status}`,
         { subscriptionDelayMs: 1_500, subscriptionResultRetentionMs: 1, unknownIdStatus: status },
-        status === 200 ? 4_000 : undefined,
+        status === 200 || status === 400 ? 4_000 : undefined,
       ));
     }, 60_000);
     afterAll(async () => {

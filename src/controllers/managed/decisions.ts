@@ -13,7 +13,11 @@ import { type Condition, type ConditionInput, getCondition } from "../../runtime
 import type { KubeObject, ObjectMeta } from "../../runtime/resource.js";
 import type { CallContext } from "../../service/call-context.js";
 import { DEFAULT_TIMEOUT_MS } from "../../service/defaults.js";
-import { ServiceNotFoundError, ServiceUnavailableError } from "../../service/errors.js";
+import {
+  ServiceNotFoundError,
+  ServiceReadRefusedError,
+  ServiceUnavailableError,
+} from "../../service/errors.js";
 
 /** What these decisions read of a managed object (`ManagedObject` of call.ts). */
 type Managed = {
@@ -106,20 +110,19 @@ export function newClientToken(): string {
   return randomUUID();
 }
 
-/**
- * 5xx polls in a row after which a subscription result counts as forgotten (a service may
- * answer an unknown key with a 500, which would be polled for ever); counted in memory.
- */
+/** 5xx or refused (400, …) polls in a row that leave a result forgotten (in memory). */
 export const FAILED_POLLS_FOR_LOOKUP = 3;
 
 const failedPolls = new Map<string, number>();
 
-/** Whether a poll of `key` failing with `err` (a 404, the Nth 5xx) leaves the result forgotten. */
+/** Whether a poll of `key` failing with `err` (a 404, the Nth 5xx or refusal) leaves the result forgotten. */
 export function resultForgotten(objectKey: string, key: string, err: unknown): boolean {
   if (err instanceof ServiceNotFoundError) return true;
   const id = `${objectKey}/${key}`;
-  const is5xx = err instanceof ServiceUnavailableError && (err.code ?? 0) >= 500;
-  const failed = is5xx ? (failedPolls.get(id) ?? 0) + 1 : 0;
+  const counts =
+    (err instanceof ServiceUnavailableError && (err.code ?? 0) >= 500) ||
+    err instanceof ServiceReadRefusedError;
+  const failed = counts ? (failedPolls.get(id) ?? 0) + 1 : 0;
   if (failed > 0 && failed < FAILED_POLLS_FOR_LOOKUP) failedPolls.set(id, failed);
   else failedPolls.delete(id);
   return failed >= FAILED_POLLS_FOR_LOOKUP;
