@@ -35,12 +35,20 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   subscriptionResultRetentionMs: string;
   nasStatusCase: string;
   emptyListData: string;
+  idFormat: string;
+  subscriptionKeyFormat: string;
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
   idTag?: string;
   keepAliveTimeoutMs?: string;
   verbose?: boolean;
+}
+
+function oneOf<T extends string>(name: string, values: readonly T[], value: string): T {
+  const found = values.find((v) => v === value);
+  if (!found) throw new Error(`--${name} must be one of ${values.join(", ")}`);
+  return found;
 }
 
 function nonNegativeInt(name: string, value: string): number {
@@ -123,6 +131,12 @@ export function registerEmulatorCommand(program: Command): void {
       "data of a list page without records: page, null or emptyObject",
       "page",
     )
+    .option("--id-format <format>", "shape of new ids: default, numeric or uuid", "default")
+    .option(
+      "--subscription-key-format <format>",
+      "the subscription key a create answers: string or number",
+      "string",
+    )
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
     .option(
@@ -169,6 +183,13 @@ export function registerEmulatorCommand(program: Command): void {
     if (!emptyListData) {
       throw new Error(`--empty-list-data must be one of ${EMPTY_LIST_DATA.join(", ")}`);
     }
+    const { ID_FORMATS, SUBSCRIPTION_KEY_FORMATS } = await import("../emulator/id-formats.js");
+    const idFormat = oneOf("id-format", ID_FORMATS, flags.idFormat);
+    const keyFormat = oneOf(
+      "subscription-key-format",
+      SUBSCRIPTION_KEY_FORMATS,
+      flags.subscriptionKeyFormat,
+    );
     const errorRate = Number(flags.errorRate);
     if (!(errorRate >= 0 && errorRate <= 1)) {
       throw new Error(`--error-rate must be between 0 and 1, got "${flags.errorRate}"`);
@@ -216,6 +237,8 @@ export function registerEmulatorCommand(program: Command): void {
       subscriptionResultShape: shape,
       nasStatusCase,
       emptyListData,
+      idFormat,
+      subscriptionKeyFormat: keyFormat,
       subscriptionResultRetentionMs: nonNegativeInt(
         "subscription-result-retention-ms",
         flags.subscriptionResultRetentionMs,

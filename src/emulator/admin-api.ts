@@ -22,6 +22,7 @@
 import { z } from "zod";
 import { isEndpointName } from "../service/endpoints.js";
 import type { FaultInjector, FaultRuleInput } from "./faults.js";
+import { ID_FORMATS, SUBSCRIPTION_KEY_FORMATS } from "./id-formats.js";
 import { KIND_SETTING_NAMES, type KindSettingName } from "./kind-settings.js";
 import { cciView } from "./kinds/cciinstance.js";
 import { fileSystemView } from "./kinds/filesystem.js";
@@ -102,6 +103,8 @@ export const configPatchSchema = z.strictObject({
   subscriptionResultRetentionMs: z.int().min(0).optional(),
   nasStatusCase: z.enum(NAS_STATUS_CASES).optional(),
   emptyListData: z.enum(EMPTY_LIST_DATA).optional(),
+  idFormat: z.enum(ID_FORMATS).optional(),
+  subscriptionKeyFormat: z.enum(SUBSCRIPTION_KEY_FORMATS).optional(),
   apiKey: z.string().min(1).optional(),
 });
 

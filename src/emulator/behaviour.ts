@@ -3,6 +3,7 @@
  * statuses, shapes, missing operations): switches set at start and changeable at run
  * time through the admin API (admin-api.ts).
  */
+import type { IdFormat, SubscriptionKeyFormat } from "./id-formats.js";
 import { type KindBehaviour, kindSettingDefaults } from "./kind-settings.js";
 
 /**
@@ -109,6 +110,13 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * may answer (the spec shows only the page).
    */
   emptyListData: EmptyListData;
+  /**
+   * The shape of new ids (id-formats.ts): `default` (`nas-<tag>000001`), `numeric` (JSON
+   * numbers in every answer, numbers or text accepted in requests) or `uuid`.
+   */
+  idFormat: IdFormat;
+  /** The subscription key a create answers: `string` or `number` (a JSON number). */
+  subscriptionKeyFormat: SubscriptionKeyFormat;
 }
 
 /** What the emulator answers as `data` for an empty list page (see EmulatorBehaviour). */
@@ -151,6 +159,8 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   subscriptionResultRetentionMs: 0,
   nasStatusCase: "asShown",
   emptyListData: "page",
+  idFormat: "default",
+  subscriptionKeyFormat: "string",
 };
 
 /** The emulator's on/off modes: the names of EmulatorBehaviour's boolean switches. */

@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
 import type { EndpointName } from "../service/endpoints.js";
 import { EmulatorRefusal, type Handler, UnknownIdRefusal } from "./handler-context.js";
+import { idsAsNumbers, idsAsText } from "./id-formats.js";
 import { KIND_HANDLERS } from "./kinds/index.js";
 import type { RouteMatch } from "./router.js";
 import type { EmulatorState } from "./state.js";
@@ -101,14 +102,18 @@ export function serveOperation(r: OperationRequest): WireReply {
     return envelope(r, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
   }
   if (!r.body.json) return envelope(r, 400, "request body is not valid JSON");
+  const { idFormat, subscriptionKeyFormat } = r.world.behaviour;
+  const numeric = idFormat === "numeric";
   try {
     const data = HANDLERS[r.route.name]({
       state: r.world,
       params: r.route.params,
       query: r.query,
-      body: r.body.value,
+      body: numeric ? idsAsText(r.body.value) : r.body.value,
     });
-    return envelope(r, 200, "OK", emptyListAnswer(r.world, data ?? {}));
+    const answer = emptyListAnswer(r.world, data ?? {});
+    const keyAsNumber = typeof data === "string" && subscriptionKeyFormat === "number";
+    return envelope(r, 200, "OK", numeric || keyAsNumber ? idsAsNumbers(answer) : answer);
   } catch (err) {
     if (err instanceof UnknownIdRefusal) {
       return envelope(r, r.world.behaviour.unknownIdStatus, err.message);

@@ -10,6 +10,7 @@ import { DEFAULT_BEHAVIOUR, type EmulatorBehaviour } from "./behaviour.js";
 import { failOrder } from "./failed-orders.js";
 import { FileSystemStore } from "./file-systems.js";
 import { defaultCciInstances, defaultNasProducts, defaultTrainingProducts } from "./fixtures.js";
+import { formatId, type IdFormat } from "./id-formats.js";
 import { createPods } from "./pods.js";
 import type {
   CciRecord,
@@ -130,19 +131,19 @@ export class EmulatorState {
     return records;
   }
 
-  /** `prefix-<tag>000001`, `prefix-<tag>000002`, … per prefix. */
-  nextId(prefix: string): string {
+  /** `prefix-<tag>000001`, `prefix-<tag>000002`, … per prefix, in `format` (id-formats.ts). */
+  nextId(prefix: string, format: IdFormat = this.behaviour.idFormat): string {
     const n = (this.counters.get(prefix) ?? 0) + 1;
     this.counters.set(prefix, n);
-    return `${prefix}-${this.idTag}${String(n).padStart(6, "0")}`;
+    return formatId(format, prefix, this.idTag, n);
   }
 
   /** A subscription result key: unguessable-looking but deterministic under a seed. */
   nextSubscriptionKey(kind: string): string {
-    const suffix = Math.floor(this.random() * 0xffffffff)
-      .toString(16)
-      .padStart(8, "0");
-    return `${this.nextId(`sub-${kind}`)}-${suffix}`;
+    const suffix = Math.floor(this.random() * 0xffffffff);
+    const asNumber = this.behaviour.subscriptionKeyFormat === "number";
+    const id = this.nextId(`sub-${kind}`, asNumber ? "numeric" : "default");
+    return asNumber ? id : `${id}-${suffix.toString(16).padStart(8, "0")}`;
   }
 
   /** A fresh external port for a pod port mapping. */
