@@ -47,7 +47,7 @@ async function gone(pid: number, withinMs: number): Promise<boolean> {
   return false;
 }
 
-describe.runIf(process.platform === "linux")("spawnServer", () => {
+describe("spawnServer", () => {
   it("starts the server outside its parent's process group: a Ctrl-C to that group misses it", async () => {
     const { parent, server } = await parentWithServer();
     try {
