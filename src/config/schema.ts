@@ -113,7 +113,7 @@ export const operatorConfigSchema = z.strictObject({
         .array(z.union([z.literal("*"), namespaceName]))
         .default([])
         .describe(
-          'Namespaces whose objects may bind to remote resources the operator did not create for them: a hand-set `aidc.io/external-id`, a spec id (NasVolume `storageId`, BlockVolume `volumeId`, FileSystem `fileSystemId`), raw `storageId` mounts, every CciInstance, FileSystem mounts on a raw `instanceId`. `"*"`: all (one tenant only). Default none: a namespace uses only what its own objects created (docs/install.md, Security model).',
+          'Namespaces whose objects may bind to remote resources the operator did not create for them: a hand-set `aidc.io/external-id`, a spec id (NasVolume `storageId`, BlockVolume `volumeId`, FileSystem `fileSystemId`), raw `storageId` mounts, every CciInstance, FileSystem mounts on a raw `instanceId`. `"*"`: all (one tenant only). Default none: a namespace uses only what its own objects created (docs/security.md).',
         ),
     })
     .prefault({}),

@@ -1,6 +1,6 @@
 /**
  * Who may bind an object to which remote resource: every namespace shares one API key, so
- * the operator keeps tenants apart (docs/install.md, "Tenancy"): one object per remote id
+ * the operator keeps tenants apart (docs/security.md, "Tenancy"): one object per remote id
  * (the first claimant wins), adoption only where `adoption.namespaces` allows, and owner
  * marks (hashes of namespace and object) that refuse another namespace's resources. The
  * loop checks {@link bindingConflict} before a claimed id is used and

@@ -97,7 +97,7 @@ export const COMMON_REASONS = {
   ),
 } as const satisfies Record<string, ReasonEntry>;
 
-/** Tenancy (docs/install.md, Security model): refused bindings, on every kind. */
+/** Tenancy (docs/security.md): refused bindings, on every kind. */
 export const TENANCY_REASONS = {
   AlreadyBoundRefused: entry(
     "Terminal",
