@@ -230,7 +230,7 @@ export function deletionPolicyVerdict<T extends Managed>(
     };
   }
   const message =
-    "deletionPolicy is Delete but no delete operation is configured for this kind: deleting this object would leave its remote resource in the service (orphaned). Configure the delete operation (docs/install.md) or set spec.deletionPolicy to Orphan";
+    "deletionPolicy is Delete but no delete operation is configured for this kind: deleting this object would leave its remote resource in the service (orphaned). Configure the kind's delete operation in service.endpoints (docs/install.md, Deleting remote resources) or set spec.deletionPolicy to Orphan";
   const condition = { type, status: "False" as const, reason: "NoDeleteOperation", message };
   return { condition, warn: previous?.status !== "False" };
 }
