@@ -44,7 +44,9 @@ let leftovers: { procs: Proc[]; dirs: string[] } = { procs: [], dirs: [] };
 afterEach(async () => {
   killGroup(started);
   for (const p of await stillRunning(leftovers.procs)) process.kill(p.pid, "SIGKILL");
-  for (const dir of leftovers.dirs) await rm(dir, { recursive: true, force: true });
+  // A server killed a moment ago may still write into its directory (ENOTEMPTY).
+  for (const dir of leftovers.dirs)
+    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   started = undefined;
   leftovers = { procs: [], dirs: [] };
 });
