@@ -432,7 +432,54 @@ describe("the Helm chart", () => {
     ]);
     await expect(
       helmTemplate("r", "ns", { "config.objectStorage.exportCredentials": true }),
-    ).rejects.toThrow(/set the chart value objectStorage.exportCredentials=true instead/);
+    ).rejects.toThrow(
+      /config.objectStorage.exportCredentials: true differs .* set objectStorage.exportCredentials instead/,
+    );
+  });
+
+  it("refuses a config override of a setting the chart writes from a value that also grants or wires it", async () => {
+    const refused: Array<[Record<string, string | number | boolean>, RegExp]> = [
+      [{ "config.server.port": 9090 }, /config.server.port: 9090 differs .* set metricsPort/],
+      [
+        { "config.leaderElection.enabled": false },
+        /config.leaderElection.enabled: false differs .* set leaderElection.enabled/,
+      ],
+      [
+        { "config.leaderElection.leaseNamespace": "other" },
+        /config.leaderElection.leaseNamespace: "other" differs .* the release namespace/,
+      ],
+      [
+        { "config.watchNamespaces[0]": "team-a" },
+        /config.watchNamespaces: \["team-a"\] differs .* set watchNamespaces/,
+      ],
+      [{ "config.shardKey": "a" }, /config.shardKey: "a" differs .* set shards/],
+      [
+        { "config.connections.secretNamespace": "keys" },
+        /config.connections.secretNamespace: "keys" differs .* set connections.secretNamespace/,
+      ],
+      [
+        { "config.trainingJob.exposure.enabled": true },
+        /config.trainingJob.exposure.enabled: true differs .* set exposure.enabled/,
+      ],
+    ];
+    for (const [values, message] of refused) {
+      await expect(helmTemplate("r", "ns", values)).rejects.toThrow(message);
+    }
+    // An override equal to what the value writes, and one of a setting that needs nothing else.
+    const objects = parseObjects(
+      await helmTemplate("r", "ns", {
+        metricsPort: 9090,
+        "config.server.port": 9090,
+        "watchNamespaces[0]": "team-a",
+        "config.watchNamespaces[0]": "team-a",
+        "config.trainingJob.exposure.allowedCidrs[0]": "10.0.0.0/8",
+      }),
+    );
+    expect(renderedConfig(objects)).toMatchObject({
+      server: { port: 9090 },
+      watchNamespaces: ["team-a"],
+      trainingJob: { exposure: { enabled: false, allowedCidrs: ["10.0.0.0/8"] } },
+    });
   });
 
   it("leaves the connection Secrets' namespace to the pod's own unless set, so a namespace overlay moves it", async () => {

@@ -144,11 +144,6 @@ operator has no default (a default would point a cluster's operator at nothing).
 {{- end }}
 
 {{/*
-The operator's config file (config.yaml in the ConfigMap): what the chart knows,
-then `.Values.config` merged over it. The Lease's namespace is not written: the
-operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay stays right.
-*/}}
-{{/*
 The one namespace whose Secrets the operator reads (connections' API keys).
 */}}
 {{- define "aidc-operator.secretNamespace" -}}
@@ -170,7 +165,20 @@ Where the projected ServiceAccount token of web identity is mounted (file `token
 /var/run/secrets/aidc-web-identity
 {{- end }}
 
+{{/*
+The operator's config file (config.yaml in the ConfigMap): what the chart writes from
+its values ("aidc-operator.chartConfig"), then `.Values.config` merged over it.
+*/}}
 {{- define "aidc-operator.config" -}}
+{{- mustMergeOverwrite (include "aidc-operator.chartConfig" . | fromYaml) (deepCopy .Values.config) | toYaml }}
+{{- end }}
+
+{{/*
+The operator config the chart writes from its values. The Lease's namespace is not
+written: the operator uses its own (POD_NAMESPACE), so a kustomize namespace overlay
+stays right.
+*/}}
+{{- define "aidc-operator.chartConfig" -}}
 {{- /* The operator's whole stop fits in the pod's grace period, 5 s to spare (less for a short one). */}}
 {{- $grace := int .Values.terminationGracePeriodSeconds }}
 {{- $config := dict
@@ -210,5 +218,5 @@ kustomize `namespace:` overlay moves it with the pod. */}}
 {{- end }}
 {{- end }}
 {{- $_ := set $config.service "baseUrl" (include "aidc-operator.baseUrl" .) }}
-{{- mustMergeOverwrite $config (deepCopy .Values.config) | toYaml }}
+{{- toYaml $config }}
 {{- end }}

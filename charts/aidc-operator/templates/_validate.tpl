@@ -5,9 +5,7 @@ Fails the render on combinations the schema cannot express.
 {{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection.enabled) }}
 {{- fail "replicas > 1 needs leaderElection.enabled=true: only one operator may reconcile at a time" }}
 {{- end }}
-{{- if and (dig "objectStorage" "exportCredentials" false (.Values.config | default dict)) (not .Values.objectStorage.exportCredentials) }}
-{{- fail "config.objectStorage.exportCredentials is set, but the operator would have no rule on Secrets to write them: set the chart value objectStorage.exportCredentials=true instead (it sets the operator config and grants the rules)" }}
-{{- end }}
+{{- include "aidc-operator.validateDerived" . }}
 {{- $stopMs := int (dig "shutdownTimeoutMs" 0 (.Values.config | default dict)) }}
 {{- if gt $stopMs (mul (int .Values.terminationGracePeriodSeconds) 1000) }}
 {{- fail (printf "config.shutdownTimeoutMs %d is longer than terminationGracePeriodSeconds (%d s): the pod would be killed before it stopped; set terminationGracePeriodSeconds alone, the chart sets shutdownTimeoutMs from it" $stopMs (int .Values.terminationGracePeriodSeconds)) }}
@@ -84,4 +82,46 @@ key"); the API server refuses two volumes or mounts. Called with the rendered De
 {{- $_ := set $seen $key true }}
 {{- end }}
 {{- end }}
+{{- end }}
+
+{{/*
+Operator settings the chart writes from a value of its own, which also grants or wires
+what the setting needs: a `config` override that differs would leave that behind (a
+probe on the wrong port, a missing rule, two leaders). Each row: the setting, the chart
+value it comes from, what else that value sets.
+*/}}
+{{- define "aidc-operator.validateDerived" -}}
+{{- $own := include "aidc-operator.chartConfig" . | fromYaml }}
+{{- $overrides := .Values.config | default dict }}
+{{- range list
+  (list "server.port" "metricsPort" "the container port, its probes and the metrics Service")
+  (list "leaderElection.enabled" "leaderElection.enabled" "the Role on Leases, and refuses several replicas without it")
+  (list "leaderElection.leaseNamespace" "the release namespace (--namespace)" "the Role on Leases there")
+  (list "watchNamespaces" "watchNamespaces" "the RoleBindings in those namespaces, or the ClusterRoleBinding")
+  (list "shardKey" "shards" "a Deployment and a PodDisruptionBudget per shard")
+  (list "connections.secretNamespace" "connections.secretNamespace" "the Role on Secrets there")
+  (list "trainingJob.exposure.enabled" "exposure.enabled" "the rules on Services and EndpointSlices")
+  (list "objectStorage.exportCredentials" "objectStorage.exportCredentials" "the rules on Secrets in the watched namespaces") }}
+{{- $set := include "aidc-operator.valueAt" (list $overrides (index . 0)) }}
+{{- if and $set (ne $set (include "aidc-operator.valueAt" (list $own (index . 0)))) }}
+{{- fail (printf "config.%s: %s differs from what the chart writes from %s, which also sets %s: set %s instead of the override" (index . 0) $set (index . 1) (index . 2) (index . 1)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The JSON of the value at a dotted path of a tree, "" where there is none. Called with
+(list tree path).
+*/}}
+{{- define "aidc-operator.valueAt" -}}
+{{- $node := index . 0 }}
+{{- $found := true }}
+{{- range splitList "." (index . 1) }}
+{{- if and $found (kindIs "map" $node) (hasKey $node .) }}
+{{- $node = get $node . }}
+{{- else }}
+{{- $found = false }}
+{{- end }}
+{{- end }}
+{{- if $found }}{{ toJson $node }}{{ end }}
 {{- end }}
