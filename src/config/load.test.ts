@@ -166,6 +166,15 @@ describe("loadConfig", () => {
         /leaderElection\.leaseDurationMs: must be greater than leaderElection\.renewDeadlineMs/,
     },
     {
+      reason: "a retry or backoff whose longest delay is below its first is refused, named",
+      input: {
+        env: withKey,
+        file: "FILE:backoff:\n  baseMs: 1000\n  maxMs: 10\nservice:\n  retry:\n    baseDelayMs: 500\n    maxDelayMs: 5\nholdBackoff:\n  baseMs: 900\n  maxMs: 9\n",
+      },
+      message:
+        /service\.retry\.maxDelayMs: must be at least service\.retry\.baseDelayMs .*backoff\.maxMs: must be at least backoff\.baseMs .*holdBackoff\.maxMs: must be at least holdBackoff\.baseMs/,
+    },
+    {
       reason: "an endpoint override of an unknown name is refused, named",
       input: { env: withKey, file: "FILE:service:\n  endpoints:\n    deleteNass: /v1/x\n" },
       message: /service\.endpoints\.deleteNass: unknown field/,

@@ -16,7 +16,7 @@ import {
 import { CIDR_SHAPE, parseCidr } from "./cidr.js";
 import { lifecycleSettings } from "./lifecycle-schema.js";
 import { objectStorageSchema } from "./object-storage-schema.js";
-import { serviceSchema } from "./service-schema.js";
+import { longestAtLeastFirst, serviceSchema } from "./service-schema.js";
 
 /**
  * The operator config (`aidc-operator run`), validated with zod. Every object is
@@ -170,6 +170,7 @@ export const operatorConfigSchema = z.strictObject({
       baseMs: ms.default(DEFAULT_BACKOFF.baseMs),
       maxMs: ms.default(DEFAULT_BACKOFF.maxMs),
     })
+    .refine(...longestAtLeastFirst("backoff", "baseMs", "maxMs"))
     .prefault({})
     .describe("Retry backoff of a failing key: per key, exponential from `baseMs` to `maxMs`."),
   holdBackoff: z
@@ -177,10 +178,7 @@ export const operatorConfigSchema = z.strictObject({
       baseMs: ms.default(DEFAULT_HOLD_BACKOFF.baseMs),
       maxMs: ms.default(DEFAULT_HOLD_BACKOFF.maxMs),
     })
-    .refine((b) => b.maxMs >= b.baseMs, {
-      message: "must be at least holdBackoff.baseMs",
-      path: ["maxMs"],
-    })
+    .refine(...longestAtLeastFirst("holdBackoff", "baseMs", "maxMs"))
     .prefault({})
     .describe(
       "Retry of an object held by a failure the service caused (API key refused, a missing operation, an answer of an unknown shape): per object, doubling from `baseMs` up to `maxMs`, besides the immediate retry when the API key changes. Failures of the object's own spec wait for a spec change.",

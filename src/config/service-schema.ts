@@ -44,6 +44,21 @@ export function urlCarriesCredentials(url: string | undefined): boolean {
 }
 
 /**
+ * The refinement of a delay pair that doubles from its first delay up to its longest
+ * (`holdBackoff`, `service.retry`): a longest below the first would never double.
+ */
+export function longestAtLeastFirst<K extends string>(
+  section: string,
+  first: K,
+  longest: K,
+): [(delays: Record<K, number>) => boolean, { message: string; path: PropertyKey[] }] {
+  return [
+    (delays) => delays[longest] >= delays[first],
+    { message: `must be at least ${section}.${first}`, path: [longest] },
+  ];
+}
+
+/**
  * The service API client's settings. Each field's `.describe()` text is its entry in
  * docs/configuration.md (scripts/generate-config-docs.ts).
  */
@@ -105,6 +120,7 @@ export const serviceSchema = z
         baseDelayMs: ms.default(DEFAULT_RETRY_POLICY.baseDelayMs),
         maxDelayMs: ms.default(DEFAULT_RETRY_POLICY.maxDelayMs),
       })
+      .refine(...longestAtLeastFirst("service.retry", "baseDelayMs", "maxDelayMs"))
       .prefault({})
       .describe("Retries of idempotent calls: attempts, first and longest delay."),
     rateLimit: z
