@@ -336,6 +336,19 @@ describe("the Helm chart", () => {
     expect(pod.containers[0]?.volumeMounts).toContainEqual(
       expect.objectContaining({ mountPath: "/var/run/secrets/aidc-s3" }),
     );
+    // The endpoint from `config` (as the base URL may be): the chart's values still apply.
+    const fromConfig = parseObjects(
+      await helmTemplate("r", "ns", {
+        "config.objectStorage.endpoint": "https://s3.example.com",
+        "objectStorage.region": "region-1",
+        "objectStorage.credentialsSecret.name": "s3-keys",
+      }),
+    );
+    expect(operatorConfigSchema.parse(renderedConfig(fromConfig)).objectStorage).toMatchObject({
+      endpoint: "https://s3.example.com",
+      region: "region-1",
+      credentialsDir: "/var/run/secrets/aidc-s3",
+    });
     // Temporary credentials: their session token is mounted beside the pair.
     const temporary = parseObjects(
       await helmTemplate("r", "ns", {

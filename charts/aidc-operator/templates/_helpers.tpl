@@ -203,8 +203,10 @@ kustomize `namespace:` overlay moves it with the pod. */}}
 {{- end }}
 {{- with .Values.objectStorage }}
 {{- $os := dict }}
-{{- if .endpoint }}
-{{- $os = dict "endpoint" .endpoint "region" .region "allowInsecureHttp" .allowInsecureHttp }}
+{{- /* The endpoint may come from `config` (merged over this), as the base URL may. */}}
+{{- $endpoint := .endpoint | default (dig "objectStorage" "endpoint" "" ($.Values.config | default dict)) }}
+{{- if $endpoint }}
+{{- $os = dict "endpoint" $endpoint "region" .region "allowInsecureHttp" .allowInsecureHttp }}
 {{- if .credentialsSecret.name }}
 {{- $_ := set $os "credentialsDir" (include "aidc-operator.s3CredentialsDir" $) }}
 {{- end }}
