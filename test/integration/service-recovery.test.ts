@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERR } from "../../src/controllers/managed/run.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
+import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
+import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { EmulatorAdmin } from "../../src/emulator/admin-client.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { HOLD_RETRY_NOTE } from "../../src/runtime/errors.js";
@@ -21,6 +23,16 @@ import { startTestOperator, TEST_API_KEY } from "../support/operator.js";
 import { runInProcess } from "../support/run-operator.js";
 
 const NAS_SPEC = { productCode: "nas.capacity.standard", capacityGB: 100 };
+const JOB_SPEC = {
+  image: "registry.example.com/ml/train:1",
+  productCode: "train.cpu.16",
+  workerCount: 1,
+};
+// The spec names no deletes; the emulator serves these.
+const DELETES = {
+  deleteNas: "DELETE /v1/nasStorage/instance/{id}",
+  deleteTrainingTask: "DELETE /v1/training/instance/{id}",
+};
 
 describe("recovery from a service that refused the operator", () => {
   it("brings every object back to Ready within the hold backoff after a burst of 403s, without a restart", async () => {
@@ -100,6 +112,84 @@ describe("recovery from a read the service refused", () => {
       expect(conditionOf(back, "Stalled")).toBeUndefined();
       expect(Date.now() - cleared).toBeLessThan(8_000);
       expect(back.metadata?.generation).toBe(held.metadata?.generation);
+    } finally {
+      await op.stop();
+    }
+  });
+});
+
+describe("detail reads refused with HTTP 400", () => {
+  it("holds a bound NasVolume and TrainingJob with ReadRefused, orders and deletes nothing, and brings both back once the reads answer", async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "hold-reads");
+    const op = await startTestOperator({
+      controllers: [nasVolumeController, trainingJobController],
+      namespaces: [namespace],
+      config: { holdBackoff: { baseMs: 1_000, maxMs: 2_000 } },
+      emulatorOptions: { subscriptionDelayMs: 300 },
+      service: { endpoints: DELETES },
+    });
+    try {
+      const nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
+      const jobs = new ObjectsOf(op.kube, trainingJobCrd, namespace);
+      await nas.create("vol", { ...NAS_SPEC, deletionPolicy: "Delete" });
+      await jobs.create("job", { ...JOB_SPEC, deletionPolicy: "Delete" });
+      await nas.waitForCondition("vol", "Ready", "True");
+      await jobs.waitForCondition("job", "Ready", "True", undefined, 30_000);
+      const before = await op.admin.state();
+
+      const refused = {
+        kind: "error",
+        status: 400,
+        httpStatus: 400,
+        message: "try later",
+      } as const;
+      await op.admin.setFaults([
+        { ...refused, endpoint: "getNas" },
+        { ...refused, endpoint: "getTrainingTask" },
+      ]);
+      const since = (await op.admin.requests()).at(-1)?.seq ?? 0;
+      // Changes that, read, would order a scale and a description update.
+      await nas.patchSpec("vol", { capacityGB: 200 });
+      await jobs.patchSpec("job", { description: "changed while refused" });
+      for (const [objects, name] of [
+        [nas, "vol"],
+        [jobs, "job"],
+      ] as const) {
+        const held = await objects.waitForCondition(name, "Synced", "False", "ReadRefused");
+        expect(conditionOf(held, "Ready")).toMatchObject({
+          status: "Unknown",
+          reason: "ReadRefused",
+        });
+        expect(JSON.stringify(held)).not.toContain(TEST_API_KEY);
+      }
+      // Read again on the hold backoff, and nothing but reads meanwhile.
+      await eventually(async () => {
+        const reads = await op.admin.requests({ since, endpoint: "getNas" });
+        return reads.filter((r) => r.httpStatus === 400).length >= 2 || undefined;
+      }, 10_000);
+      const writes = (await op.admin.requests({ since })).filter((r) => r.method !== "GET");
+      expect(writes.map((w) => `${w.method} ${w.path}`)).toEqual([]);
+      const during = await op.admin.state();
+      expect(during.nas.map((n) => [n.id, n.quota])).toEqual(
+        before.nas.map((n) => [n.id, n.quota]),
+      );
+      expect(during.tasks.map((t) => [t.id, t.desc])).toEqual(
+        before.tasks.map((t) => [t.id, t.desc]),
+      );
+
+      await op.admin.clearFaults();
+      await nas.waitForCondition("vol", "Synced", "True", undefined, 15_000);
+      await jobs.waitForCondition("job", "Synced", "True", undefined, 15_000);
+      await eventually(async () => {
+        const after = await op.admin.state();
+        const n = after.nas.find((x) => x.name === "vol");
+        const t = after.tasks.find((x) => x.name === "job");
+        return (n?.quota === "200" && t?.desc === "changed while refused") || undefined;
+      }, 15_000);
+      const after = await op.admin.state();
+      expect(after.nas.map((n) => n.id)).toEqual(before.nas.map((n) => n.id));
+      expect(after.tasks.map((t) => t.id)).toEqual(before.tasks.map((t) => t.id));
+      expect(await op.admin.requests({ since, endpoint: "scaleNas" })).toHaveLength(1);
     } finally {
       await op.stop();
     }
