@@ -37,6 +37,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   emptyListData: string;
   idFormat: string;
   subscriptionKeyFormat: string;
+  timestampFormat: string;
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
@@ -137,6 +138,11 @@ export function registerEmulatorCommand(program: Command): void {
       "the subscription key a create answers: string or number",
       "string",
     )
+    .option(
+      "--timestamp-format <format>",
+      "how times are written: asShown, epochMillis or offset (+08:00)",
+      "asShown",
+    )
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
     .option(
@@ -190,6 +196,8 @@ export function registerEmulatorCommand(program: Command): void {
       SUBSCRIPTION_KEY_FORMATS,
       flags.subscriptionKeyFormat,
     );
+    const { TIMESTAMP_FORMATS } = await import("../emulator/time-formats.js");
+    const timestampFormat = oneOf("timestamp-format", TIMESTAMP_FORMATS, flags.timestampFormat);
     const errorRate = Number(flags.errorRate);
     if (!(errorRate >= 0 && errorRate <= 1)) {
       throw new Error(`--error-rate must be between 0 and 1, got "${flags.errorRate}"`);
@@ -239,6 +247,7 @@ export function registerEmulatorCommand(program: Command): void {
       emptyListData,
       idFormat,
       subscriptionKeyFormat: keyFormat,
+      timestampFormat,
       subscriptionResultRetentionMs: nonNegativeInt(
         "subscription-result-retention-ms",
         flags.subscriptionResultRetentionMs,

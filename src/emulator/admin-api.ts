@@ -48,6 +48,7 @@ import {
   SUBSCRIPTION_RESULT_SHAPES,
 } from "./state.js";
 import { DEFAULT_TENANT, type EmulatorTenants, TENANT_NAME_PATTERN } from "./tenants.js";
+import { TIMESTAMP_FORMATS } from "./time-formats.js";
 import { subscriptionView } from "./views.js";
 import { volumeView } from "./volumes.js";
 
@@ -105,6 +106,7 @@ export const configPatchSchema = z.strictObject({
   emptyListData: z.enum(EMPTY_LIST_DATA).optional(),
   idFormat: z.enum(ID_FORMATS).optional(),
   subscriptionKeyFormat: z.enum(SUBSCRIPTION_KEY_FORMATS).optional(),
+  timestampFormat: z.enum(TIMESTAMP_FORMATS).optional(),
   apiKey: z.string().min(1).optional(),
 });
 

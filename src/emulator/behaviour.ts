@@ -5,6 +5,7 @@
  */
 import type { IdFormat, SubscriptionKeyFormat } from "./id-formats.js";
 import { type KindBehaviour, kindSettingDefaults } from "./kind-settings.js";
+import type { TimestampFormat } from "./time-formats.js";
 
 /**
  * Behaviour switches of the emulator, changeable at run time through the admin API; the
@@ -117,6 +118,12 @@ export interface EmulatorBehaviour extends KindBehaviour {
   idFormat: IdFormat;
   /** The subscription key a create answers: `string` or `number` (a JSON number). */
   subscriptionKeyFormat: SubscriptionKeyFormat;
+  /**
+   * The shape of every time in an answer (time-formats.ts): `asShown` (`YYYY-MM-DD
+   * HH:MM:SS` and ISO 8601 with `Z`, as the spec shows), `epochMillis` (JSON numbers) or
+   * `offset` (ISO 8601 at `+08:00`).
+   */
+  timestampFormat: TimestampFormat;
 }
 
 /** What the emulator answers as `data` for an empty list page (see EmulatorBehaviour). */
@@ -161,6 +168,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   emptyListData: "page",
   idFormat: "default",
   subscriptionKeyFormat: "string",
+  timestampFormat: "asShown",
 };
 
 /** The emulator's on/off modes: the names of EmulatorBehaviour's boolean switches. */

@@ -12,6 +12,7 @@ import { idsAsNumbers, idsAsText } from "./id-formats.js";
 import { KIND_HANDLERS } from "./kinds/index.js";
 import type { RouteMatch } from "./router.js";
 import type { EmulatorState } from "./state.js";
+import { timesAs } from "./time-formats.js";
 import { envelopeBody, type WireReply } from "./wire-replies.js";
 
 /**
@@ -102,7 +103,7 @@ export function serveOperation(r: OperationRequest): WireReply {
     return envelope(r, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
   }
   if (!r.body.json) return envelope(r, 400, "request body is not valid JSON");
-  const { idFormat, subscriptionKeyFormat } = r.world.behaviour;
+  const { idFormat, subscriptionKeyFormat, timestampFormat } = r.world.behaviour;
   const numeric = idFormat === "numeric";
   try {
     const data = HANDLERS[r.route.name]({
@@ -111,7 +112,7 @@ export function serveOperation(r: OperationRequest): WireReply {
       query: r.query,
       body: numeric ? idsAsText(r.body.value) : r.body.value,
     });
-    const answer = emptyListAnswer(r.world, data ?? {});
+    const answer = timesAs(timestampFormat, emptyListAnswer(r.world, data ?? {}));
     const keyAsNumber = typeof data === "string" && subscriptionKeyFormat === "number";
     return envelope(r, 200, "OK", numeric || keyAsNumber ? idsAsNumbers(answer) : answer);
   } catch (err) {

@@ -17,7 +17,7 @@ import type { RunningEmulator } from "../../src/emulator/server.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
 import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
 import { ObjectsOf } from "../support/managed.js";
-import { startTestOperator, TEST_API_KEY, type TestOperator } from "../support/operator.js";
+import { startTestOperator, type TestOperator, wireData } from "../support/operator.js";
 
 const FORMATS: [IdFormat, SubscriptionKeyFormat, RegExp][] = [
   ["default", "string", /^nas-|^task-/],
@@ -59,14 +59,6 @@ describe.each(FORMATS)(
       await op?.stop();
     });
 
-    /** The `data` of GET `path` as the service writes it. */
-    async function wire(path: string): Promise<Record<string, unknown>> {
-      const res = await fetch(`${emulator.url}${path}`, {
-        headers: { Authorization: `Bearer ${TEST_API_KEY}` },
-      });
-      return ((await res.json()) as { data: Record<string, unknown> }).data;
-    }
-
     it("finds lost creates by token, binds the ids as text, updates and deletes", async () => {
       // The NAS order's answer is lost; the task's (the subscription key) arrives.
       emulator.faults.set([actsThenFails("subscribeNas")]);
@@ -97,7 +89,7 @@ describe.each(FORMATS)(
       expect(j.status).toMatchObject({ taskId });
       expect(n.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe(storageId);
       expect(j.metadata?.annotations?.[ANNOTATIONS.externalId]).toBe(taskId);
-      const wireId = (await wire(`/v1/training/instance/${taskId}/detail`)).id;
+      const wireId = (await wireData(emulator, `/v1/training/instance/${taskId}/detail`)).id;
       expect(typeof wireId).toBe(idFormat === "numeric" ? "number" : "string");
       const keys = [...emulator.state.subscriptions.keys()];
       expect(keys.every((k) => /^\d{15}$/.test(k))).toBe(subscriptionKeyFormat === "number");

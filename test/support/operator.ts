@@ -41,6 +41,17 @@ import { adminKubeConfig } from "./kube.js";
 /** The API key of the test emulator. */
 export const TEST_API_KEY = "operator-test-key-0123456789abcdef";
 
+/** The `data` the emulated service answers to GET `path`, as it writes it. */
+export async function wireData(
+  emulator: RunningEmulator,
+  path: string,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${emulator.url}${path}`, {
+    headers: { Authorization: `Bearer ${TEST_API_KEY}` },
+  });
+  return ((await res.json()) as { data: Record<string, unknown> }).data;
+}
+
 /** A `makeService` whose account runs each call through `around`, which sends it with `send`. */
 function intercepting(
   around: <T>(operation: string, send: () => Promise<T>) => Promise<T>,
