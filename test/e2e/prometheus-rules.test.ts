@@ -153,4 +153,15 @@ describe("the chart's alerts and dashboard", () => {
       }),
     ).rejects.toThrow(/stalledFor/);
   });
+
+  it("refuses to leave out an alert it does not have, naming those it has", async () => {
+    await expect(
+      helmTemplate("r", "ns", {
+        "prometheusRule.enabled": true,
+        "prometheusRule.disabledAlerts[0]": "AidcOperatorWorkqueDepth",
+      }),
+    ).rejects.toThrow(
+      /prometheusRule.disabledAlerts: AidcOperatorWorkqueDepth is no alert of the chart \(AidcOperatorDown, .*AidcOperatorWorkqueueDepth/,
+    );
+  });
 });
