@@ -424,6 +424,15 @@ describe("the Helm chart", () => {
       value: "/var/run/secrets/aidc-web-identity/token",
     });
     expect(env.map((e) => e.name)).not.toContain("AWS_ROLE_ARN");
+    // An STS URL is of the operator's own role: without one it would do nothing.
+    await expect(
+      helmTemplate("r", "ns", {
+        "objectStorage.webIdentity.projectToken": true,
+        "objectStorage.webIdentity.stsEndpoint": "https://minio.example.com",
+      }),
+    ).rejects.toThrow(
+      /objectStorage.webIdentity.stsEndpoint .* needs objectStorage.webIdentity.roleArn/,
+    );
   });
 
   it("turns the credentials export on in the operator config with its Secret rule, and refuses the config override alone", async () => {

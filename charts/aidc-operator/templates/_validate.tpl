@@ -6,6 +6,11 @@ Fails the render on combinations the schema cannot express.
 {{- fail "replicas > 1 needs leaderElection.enabled=true: only one operator may reconcile at a time" }}
 {{- end }}
 {{- include "aidc-operator.validateDerived" . }}
+{{- with .Values.objectStorage.webIdentity }}
+{{- if and .stsEndpoint (not .roleArn) }}
+{{- fail "objectStorage.webIdentity.stsEndpoint is the STS of the operator's own role and needs objectStorage.webIdentity.roleArn; a ServiceConnection's role names its STS in its spec.objectStorage.webIdentity.stsEndpoint" }}
+{{- end }}
+{{- end }}
 {{- $stopMs := int (dig "shutdownTimeoutMs" 0 (.Values.config | default dict)) }}
 {{- if gt $stopMs (mul (int .Values.terminationGracePeriodSeconds) 1000) }}
 {{- fail (printf "config.shutdownTimeoutMs %d is longer than terminationGracePeriodSeconds (%d s): the pod would be killed before it stopped; set terminationGracePeriodSeconds alone, the chart sets shutdownTimeoutMs from it" $stopMs (int .Values.terminationGracePeriodSeconds)) }}
