@@ -135,7 +135,7 @@ export function renderConfigDocs(): string {
   const envRows = [
     `| \`${CONFIG_FILE_ENV}\` | \`--config\` | the config file (YAML or JSON) |`,
     `| \`${API_KEY_ENV}\` | — | the API key itself (wins over \`service.apiKeyFile\`); environment only |`,
-    `| \`${S3_KEY_ENV.accessKeyId}\`, \`${S3_KEY_ENV.secretAccessKey}\`, \`${S3_KEY_ENV.sessionToken}\` | — | the default connection's S3 key pair, and the session token of temporary ones (win over \`objectStorage.credentialsDir\`); environment only |`,
+    `| \`${S3_KEY_ENV.accessKeyId}\`, \`${S3_KEY_ENV.secretAccessKey}\`, \`${S3_KEY_ENV.sessionToken}\` | — | the default connection's S3 key pair, and the session token of temporary ones (win over \`objectStorage.credentialsDir\`; half a pair stops the start); environment only |`,
     `| \`${WEB_IDENTITY_ENV.roleArn}\`, \`${WEB_IDENTITY_ENV.tokenFile}\`, \`${WEB_IDENTITY_ENV.sessionName}\`, \`${WEB_IDENTITY_ENV.stsEndpoint}\` | — | the default connection's S3 credentials from web identity, as the AWS SDKs read them (after the key pair and \`objectStorage.credentialsDir\`); environment only |`,
     ...SETTINGS.map(
       (s) =>

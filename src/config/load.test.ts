@@ -223,6 +223,12 @@ describe("loadConfig", () => {
       message: /^(?!.*s3s3cr3t).*objectStorage\.endpoint: must not carry a user or password/s,
     },
     {
+      reason: "half an S3 key pair in the environment is refused, naming what is missing",
+      input: { env: { ...withKey, AIDC_S3_ACCESS_KEY_ID: "AKID", AIDC_S3_SESSION_TOKEN: "t" } },
+      message:
+        /^(?!.*AKID)invalid operator config: objectStorage: AIDC_S3_ACCESS_KEY_ID and AIDC_S3_SESSION_TOKEN set without AIDC_S3_SECRET_ACCESS_KEY/,
+    },
+    {
       reason: "an unreadable config file is named",
       input: { env: withKey, file: "/nonexistent/aidc.yaml" },
       message: /cannot read the config file \/nonexistent\/aidc\.yaml/,

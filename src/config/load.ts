@@ -3,7 +3,13 @@ import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { yamlErrorLine } from "../runtime/kube-config-files.js";
 import { type OperatorConfig, operatorConfigSchema } from "./schema.js";
-import { API_KEY_ENV, CONFIG_FILE_ENV, parseSettingValue, SETTINGS } from "./settings.js";
+import {
+  API_KEY_ENV,
+  CONFIG_FILE_ENV,
+  parseSettingValue,
+  S3_KEY_ENV,
+  SETTINGS,
+} from "./settings.js";
 
 /** A config that cannot be used; the message names the field and where it came from. */
 export class ConfigError extends Error {
@@ -64,6 +70,15 @@ export async function loadConfig(input: ConfigInput = {}): Promise<OperatorConfi
   if (!config.service.apiKeyFile && !env[API_KEY_ENV]) {
     throw invalid([
       `service.apiKeyFile: no API key configured: set service.apiKeyFile (the mounted Secret) or ${API_KEY_ENV}`,
+    ]);
+  }
+  const s3Pair = [S3_KEY_ENV.accessKeyId, S3_KEY_ENV.secretAccessKey];
+  const s3Set = [...s3Pair, S3_KEY_ENV.sessionToken].filter((name) => env[name]?.trim());
+  const s3Missing = s3Pair.filter((name) => !s3Set.includes(name));
+  if (s3Set.length > 0 && s3Missing.length > 0) {
+    // Half a pair is no key pair: the credentials would silently come from elsewhere.
+    throw invalid([
+      `objectStorage: ${s3Set.join(" and ")} set without ${s3Missing.join(" and ")}: the S3 key pair from the environment needs both (and the session token only beside them)`,
     ]);
   }
   if (config.leaderElection.enabled && !config.leaderElection.leaseNamespace) {
