@@ -38,6 +38,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   idFormat: string;
   subscriptionKeyFormat: string;
   timestampFormat: string;
+  createAnswerShape: string;
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
@@ -143,6 +144,11 @@ export function registerEmulatorCommand(program: Command): void {
       "how times are written: asShown, epochMillis or offset (+08:00)",
       "asShown",
     )
+    .option(
+      "--create-answer-shape <shape>",
+      "a create's answer: key, or an object: subscriptionKey, keyObject, orderId, keyAndInstanceId",
+      "key",
+    )
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
     .option(
@@ -189,7 +195,9 @@ export function registerEmulatorCommand(program: Command): void {
     if (!emptyListData) {
       throw new Error(`--empty-list-data must be one of ${EMPTY_LIST_DATA.join(", ")}`);
     }
-    const { ID_FORMATS, SUBSCRIPTION_KEY_FORMATS } = await import("../emulator/id-formats.js");
+    const { CREATE_ANSWER_SHAPES, ID_FORMATS, SUBSCRIPTION_KEY_FORMATS } = await import(
+      "../emulator/id-formats.js"
+    );
     const idFormat = oneOf("id-format", ID_FORMATS, flags.idFormat);
     const keyFormat = oneOf(
       "subscription-key-format",
@@ -248,6 +256,11 @@ export function registerEmulatorCommand(program: Command): void {
       idFormat,
       subscriptionKeyFormat: keyFormat,
       timestampFormat,
+      createAnswerShape: oneOf(
+        "create-answer-shape",
+        CREATE_ANSWER_SHAPES,
+        flags.createAnswerShape,
+      ),
       subscriptionResultRetentionMs: nonNegativeInt(
         "subscription-result-retention-ms",
         flags.subscriptionResultRetentionMs,

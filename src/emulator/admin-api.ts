@@ -22,7 +22,7 @@
 import { z } from "zod";
 import { isEndpointName } from "../service/endpoints.js";
 import type { FaultInjector, FaultRuleInput } from "./faults.js";
-import { ID_FORMATS, SUBSCRIPTION_KEY_FORMATS } from "./id-formats.js";
+import { CREATE_ANSWER_SHAPES, ID_FORMATS, SUBSCRIPTION_KEY_FORMATS } from "./id-formats.js";
 import { KIND_SETTING_NAMES, type KindSettingName } from "./kind-settings.js";
 import { cciView } from "./kinds/cciinstance.js";
 import { fileSystemView } from "./kinds/filesystem.js";
@@ -107,6 +107,7 @@ export const configPatchSchema = z.strictObject({
   idFormat: z.enum(ID_FORMATS).optional(),
   subscriptionKeyFormat: z.enum(SUBSCRIPTION_KEY_FORMATS).optional(),
   timestampFormat: z.enum(TIMESTAMP_FORMATS).optional(),
+  createAnswerShape: z.enum(CREATE_ANSWER_SHAPES).optional(),
   apiKey: z.string().min(1).optional(),
 });
 

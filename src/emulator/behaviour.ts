@@ -3,7 +3,7 @@
  * statuses, shapes, missing operations): switches set at start and changeable at run
  * time through the admin API (admin-api.ts).
  */
-import type { IdFormat, SubscriptionKeyFormat } from "./id-formats.js";
+import type { CreateAnswerShape, IdFormat, SubscriptionKeyFormat } from "./id-formats.js";
 import { type KindBehaviour, kindSettingDefaults } from "./kind-settings.js";
 import type { TimestampFormat } from "./time-formats.js";
 
@@ -124,6 +124,13 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * `offset` (ISO 8601 at `+08:00`).
    */
   timestampFormat: TimestampFormat;
+  /**
+   * The `data` of a create's answer (a task create, a NAS subscribe; the spec: "a result
+   * key"): `key` (the key itself), or an object holding it: `subscriptionKey`
+   * (`{subscriptionKey}`), `keyObject` (`{key}`), `orderId` (`{orderId}`),
+   * `keyAndInstanceId` (`{subscriptionKey, instanceId}`, the id of the resource ordered).
+   */
+  createAnswerShape: CreateAnswerShape;
 }
 
 /** What the emulator answers as `data` for an empty list page (see EmulatorBehaviour). */
@@ -169,6 +176,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   idFormat: "default",
   subscriptionKeyFormat: "string",
   timestampFormat: "asShown",
+  createAnswerShape: "key",
 };
 
 /** The emulator's on/off modes: the names of EmulatorBehaviour's boolean switches. */

@@ -1,8 +1,10 @@
 /**
  * The emulator's id shapes: numeric ids exact as JSON numbers and distinct per kind and
- * tag, written as numbers in answers and read back from numbers in requests.
+ * tag, written as numbers in answers and read back from numbers in requests; a create's
+ * answer in each createAnswerShape.
  */
 import { describe, expect, it } from "vitest";
+import { startEmulatedService } from "./harness.js";
 import { formatId, idsAsNumbers, idsAsText, numericId } from "./id-formats.js";
 
 describe("id formats", () => {
@@ -29,5 +31,34 @@ describe("id formats", () => {
       aidcId: 1,
       capacity: 60,
     });
+  });
+});
+
+describe("create answer shapes", () => {
+  it.each([
+    ["key", "string", (k: string) => k],
+    ["subscriptionKey", "string", (k: string) => ({ subscriptionKey: k })],
+    ["keyObject", "string", (k: string) => ({ key: k })],
+    ["orderId", "number", (k: string) => ({ orderId: Number(k) })],
+    [
+      "keyAndInstanceId",
+      "string",
+      (k: string) => ({ subscriptionKey: k, instanceId: "nas-000001" }),
+    ],
+  ] as const)("answers a NAS order as %s (keys as %s)", async (shape, format, expected) => {
+    const svc = await startEmulatedService({
+      emulator: { createAnswerShape: shape, subscriptionKeyFormat: format, idTag: "" },
+    });
+    try {
+      const res = await fetch(`${svc.emulator.url}/v1/subscription/nasStorage/create`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${svc.apiKey}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ productCode: "nas.fixed.200" }),
+      });
+      const [key] = [...svc.emulator.state.subscriptions.keys()];
+      expect(((await res.json()) as { data: unknown }).data).toEqual(expected(key ?? ""));
+    } finally {
+      await svc.stop();
+    }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The shapes of the ids and subscription keys the emulator hands out (`idFormat`,
- * `subscriptionKeyFormat` of EmulatorBehaviour): its own `nas-<tag>000001`, numbers (JSON
- * numbers on the wire, accepted as numbers or text in requests) or UUIDs.
+ * `subscriptionKeyFormat`, `createAnswerShape` of EmulatorBehaviour): its own
+ * `nas-<tag>000001`, numbers (JSON numbers on the wire, accepted as numbers or text in
+ * requests) or UUIDs; a create's key bare or in an object.
  */
 import { randomUUID } from "node:crypto";
 
@@ -14,6 +15,30 @@ export type IdFormat = (typeof ID_FORMATS)[number];
 export const SUBSCRIPTION_KEY_FORMATS = ["string", "number"] as const;
 /** A subscription key shape. */
 export type SubscriptionKeyFormat = (typeof SUBSCRIPTION_KEY_FORMATS)[number];
+
+/** Shapes of a create's answer (see EmulatorBehaviour.createAnswerShape). */
+export const CREATE_ANSWER_SHAPES = [
+  "key",
+  "subscriptionKey",
+  "keyObject",
+  "orderId",
+  "keyAndInstanceId",
+] as const;
+/** A shape of a create's answer. */
+export type CreateAnswerShape = (typeof CREATE_ANSWER_SHAPES)[number];
+
+/** The `data` a create answers in `shape` for subscription `key` of resource `instanceId`. */
+export function createAnswer(shape: CreateAnswerShape, key: string, instanceId?: string): unknown {
+  if (shape === "subscriptionKey") return { subscriptionKey: key };
+  if (shape === "keyObject") return { key };
+  if (shape === "orderId") return { orderId: key };
+  if (shape === "keyAndInstanceId") {
+    return instanceId === undefined
+      ? { subscriptionKey: key }
+      : { subscriptionKey: key, instanceId };
+  }
+  return key;
+}
 
 /**
  * A numeric id: `1`, 8 digits drawn from `prefix` and `tag` (so that kinds, accounts and

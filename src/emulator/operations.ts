@@ -113,7 +113,8 @@ export function serveOperation(r: OperationRequest): WireReply {
       body: numeric ? idsAsText(r.body.value) : r.body.value,
     });
     const answer = timesAs(timestampFormat, emptyListAnswer(r.world, data ?? {}));
-    const keyAsNumber = typeof data === "string" && subscriptionKeyFormat === "number";
+    const create = r.route.name === "createTrainingTask" || r.route.name === "subscribeNas";
+    const keyAsNumber = create && subscriptionKeyFormat === "number";
     return envelope(r, 200, "OK", numeric || keyAsNumber ? idsAsNumbers(answer) : answer);
   } catch (err) {
     if (err instanceof UnknownIdRefusal) {

@@ -3,6 +3,7 @@
  * their results in the shape the emulator is set to answer (EmulatorBehaviour).
  */
 import { notFound } from "./handler-context.js";
+import { createAnswer } from "./id-formats.js";
 import type { SubscriptionKind, SubscriptionRecord } from "./records.js";
 import type { EmulatorState } from "./state.js";
 import { subscriptionResultView } from "./views.js";
@@ -11,6 +12,7 @@ import { subscriptionResultView } from "./views.js";
  * Registers the create `key` of `kind`, accepted at `now`: it resolves
  * `subscriptionDelayMs` later to Failed with the message `failed`, or to Succeeded with
  * the resource `instanceId` already recorded (then at once when there is no delay).
+ * Returns the create's answer in the configured `createAnswerShape`.
  */
 export function acceptCreate(
   state: EmulatorState,
@@ -18,7 +20,7 @@ export function acceptCreate(
   key: string,
   now: number,
   outcome: { failed: string } | { instanceId: string },
-): void {
+): unknown {
   const resolveAt = now + state.behaviour.subscriptionDelayMs;
   if ("failed" in outcome) {
     state.addSubscription({
@@ -30,7 +32,7 @@ export function acceptCreate(
       resolved: false,
       message: outcome.failed,
     });
-    return;
+    return createAnswer(state.behaviour.createAnswerShape, key);
   }
   const sub: SubscriptionRecord = {
     key,
@@ -43,6 +45,7 @@ export function acceptCreate(
   };
   state.addSubscription(sub);
   if (state.behaviour.subscriptionDelayMs <= 0) state.resolve(sub, now);
+  return createAnswer(state.behaviour.createAnswerShape, key, outcome.instanceId);
 }
 
 /**

@@ -38,7 +38,7 @@ function nas(ctx: HandlerContext): NasRecord {
   return recordOfPathId(ctx, ctx.state.nas, "NAS storage instance");
 }
 
-function subscribe(ctx: HandlerContext): string {
+function subscribe(ctx: HandlerContext): unknown {
   const { state } = ctx;
   const body = parseBody(subscribeNasBodySchema, ctx.body);
   const product = state.nasProducts.find((p) => p.productCode === body.productCode);
@@ -54,10 +54,9 @@ function subscribe(ctx: HandlerContext): string {
   const key = state.nextSubscriptionKey("nas");
   if (!product.available) {
     const center = AIDC_CODES[product.aidcId ?? 0] ?? `aidc ${product.aidcId}`;
-    acceptCreate(state, "nas", key, now, {
+    return acceptCreate(state, "nas", key, now, {
       failed: `NAS product ${product.productCode} cannot be provisioned in ${center} right now`,
     });
-    return key;
   }
   const id = state.nextId("nas");
   const name = params.name || id;
@@ -80,8 +79,7 @@ function subscribe(ctx: HandlerContext): string {
     visibleAt: now + state.behaviour.listVisibilityDelayMs,
     ...state.unknownUntilResolved(),
   });
-  acceptCreate(state, "nas", key, now, { instanceId: id });
-  return key;
+  return acceptCreate(state, "nas", key, now, { instanceId: id });
 }
 
 function scale(ctx: HandlerContext): Record<string, never> {

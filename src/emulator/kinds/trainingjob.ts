@@ -34,7 +34,7 @@ function task(ctx: HandlerContext): TaskRecord {
   return recordOfPathId(ctx, ctx.state.tasks, "training task");
 }
 
-function createTask(ctx: HandlerContext): string {
+function createTask(ctx: HandlerContext): unknown {
   const { state } = ctx;
   const body = parseBody(createTrainingTaskBodySchema, ctx.body);
   if (
@@ -64,10 +64,9 @@ function createTask(ctx: HandlerContext): string {
   const remaining = product.remainingCount ?? Number.POSITIVE_INFINITY;
   if (remaining < body.workerCount) {
     const reason = product.ext?.stockError ?? `${remaining} units left`;
-    acceptCreate(state, "training", key, now, {
+    return acceptCreate(state, "training", key, now, {
       failed: `insufficient resources for ${body.workerCount} x ${product.productCode}: ${reason}`,
     });
-    return key;
   }
   const id = state.nextId("task");
   const record: TaskRecord = {
@@ -107,8 +106,7 @@ function createTask(ctx: HandlerContext): string {
   if (body.templateId) record.templateId = body.templateId;
   if (body.sourceTaskId) record.sourceTaskId = body.sourceTaskId;
   state.tasks.set(id, record);
-  acceptCreate(state, "training", key, now, { instanceId: id });
-  return key;
+  return acceptCreate(state, "training", key, now, { instanceId: id });
 }
 
 function saveAsTemplate(ctx: HandlerContext): Record<string, never> {
