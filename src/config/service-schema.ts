@@ -171,6 +171,7 @@ export const serviceSchema = z
       ),
     subscriptionResult: z
       .strictObject({
+        keyField: z.string().min(1).optional(),
         stateField: z.string().min(1).optional(),
         instanceIdField: z.string().min(1).optional(),
         messageField: z.string().min(1).optional(),
@@ -178,7 +179,7 @@ export const serviceSchema = z
       })
       .prefault({})
       .describe(
-        'How the service\'s subscription results read, where they differ from the shapes the client recognises (docs/service-assumptions.md): the fields holding the state, the created id and the message, and state values (words or numbers as text, any case) mapped to `Pending`, `Succeeded` or `Failed`, e.g. `{"1": "Pending", "2": "Succeeded", "3": "Failed"}`.',
+        'How the service\'s create answers and subscription results read, where they differ from the shapes the client recognises (docs/service-assumptions.md): the field of a create\'s answer holding its subscription key, the fields of a result holding the state, the created id and the message, and state values (words or numbers as text, any case) mapped to `Pending`, `Succeeded` or `Failed`, e.g. `{"1": "Pending", "2": "Succeeded", "3": "Failed"}`.',
       ),
     listVisibilityWindowMs: ms
       .default(DEFAULT_LIST_VISIBILITY_WINDOW_MS)

@@ -36,7 +36,11 @@ import type {
   OperationsContext,
 } from "./operation-caller.js";
 import { priorityOf } from "./rate-limiter.js";
-import { type SubscriptionResult, subscriptionResultSchema } from "./schemas/create.js";
+import {
+  type SubscriptionResult,
+  subscriptionKeySchema,
+  subscriptionResultSchema,
+} from "./schemas/create.js";
 import { describeIssues } from "./schemas/primitives.js";
 import { ServiceTransport } from "./transport.js";
 
@@ -200,6 +204,7 @@ export class AccountCalls implements OperationCaller {
       lists: account.lists,
       knownMissing: (name) => account.probes.knownMissing(name),
       subscriptionResult: (name, key) => readSubscriptionResult(this, name, key, mapping),
+      subscriptionKey: subscriptionKeySchema(mapping),
     };
   }
 }

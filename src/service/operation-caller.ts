@@ -101,4 +101,6 @@ export interface OperationsContext {
     name: "getTrainingSubscriptionResult" | "getNasSubscriptionResult",
     key: string,
   ) => Promise<SubscriptionResult>;
+  /** Reads a create's answer, its subscription key, with the same mapping. */
+  readonly subscriptionKey: z.ZodType<string>;
 }

@@ -16,7 +16,7 @@ import {
   type PageWalkEnd,
   walkProvesTokenAbsent,
 } from "../pagination.js";
-import { type SubscriptionResult, subscriptionKeySchema } from "../schemas/create.js";
+import type { SubscriptionResult } from "../schemas/create.js";
 import { emptyData, listOf, type Page } from "../schemas/data.js";
 import { SCALE_TYPES, type ScaleType } from "../schemas/enums.js";
 import {
@@ -170,7 +170,7 @@ export class NasOperations {
       subscribeNasBodySchema,
       toSubscribeNasBody(req),
     );
-    return this.ctx.caller.request("subscribeNas", { body }, subscriptionKeySchema);
+    return this.ctx.caller.request("subscribeNas", { body }, this.ctx.subscriptionKey);
   }
 
   /** The outcome of a NAS subscription. */

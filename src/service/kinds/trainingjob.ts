@@ -15,11 +15,7 @@ import { KindList } from "../kind-list.js";
 import { completedView, type ListSnapshotView } from "../list-snapshot.js";
 import type { OperationsContext } from "../operation-caller.js";
 import { type ListedIds, type PageWalkEnd, walkProvesAbsent } from "../pagination.js";
-import {
-  CLIENT_TOKEN_ENV,
-  type SubscriptionResult,
-  subscriptionKeySchema,
-} from "../schemas/create.js";
+import { CLIENT_TOKEN_ENV, type SubscriptionResult } from "../schemas/create.js";
 import { emptyData, listOf, type Page } from "../schemas/data.js";
 import { type NasInstance, nasInstanceSchema } from "../schemas/nas.js";
 import {
@@ -147,7 +143,7 @@ export class TrainingTaskOperations {
       wire[name] = wire[field];
       delete wire[field];
     }
-    return this.ctx.caller.request("createTrainingTask", { body: wire }, subscriptionKeySchema);
+    return this.ctx.caller.request("createTrainingTask", { body: wire }, this.ctx.subscriptionKey);
   }
 
   /** The outcome of a task create, in the canonical subscription-result shape. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   clientTokenInDescription,
   stripClientTokenMarker,
+  subscriptionKeySchema,
   subscriptionResultSchema,
   withClientTokenMarker,
 } from "./create.js";
@@ -128,5 +129,38 @@ describe("the subscription result with a configured mapping", () => {
     expect(r.error?.issues[0]?.message).toMatch(
       /orderState.*service\.subscriptionResult\.stateField/,
     );
+  });
+});
+
+describe("the create answer's subscription key", () => {
+  it.each([
+    ["sub-1", "sub-1"],
+    [123456789012345, "123456789012345"],
+    [{ subscriptionKey: "sub-1" }, "sub-1"],
+    [{ key: "sub-1" }, "sub-1"],
+    [{ orderId: 42 }, "42"],
+    [{ subscriptionKey: "sub-1", instanceId: "task-1" }, "sub-1"],
+    [{ result: { resultKey: "sub-1" } }, "sub-1"],
+  ])("reads %j as %s", (data, key) => {
+    expect(subscriptionKeySchema().parse(data)).toBe(key);
+  });
+
+  it("reads the configured keyField first", () => {
+    const schema = subscriptionKeySchema({ keyField: "requestNo" });
+    expect(schema.parse({ requestNo: "req-7", orderId: "order-1" })).toBe("req-7");
+  });
+
+  it("names service.subscriptionResult.keyField when no field holds the key", () => {
+    const r = subscriptionKeySchema().safeParse({ requestNo: "req-7" });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.message).toMatch(
+      /fields present: requestNo.*service\.subscriptionResult\.keyField/,
+    );
+  });
+
+  it("refuses a key that is no service id", () => {
+    for (const data of ["../x", { key: "a/b" }, null, true]) {
+      expect(subscriptionKeySchema().safeParse(data).success, JSON.stringify(data)).toBe(false);
+    }
   });
 });

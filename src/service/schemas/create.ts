@@ -7,7 +7,7 @@
  * id; a state word matching no known one is an error naming it, never a guess.
  */
 import { z } from "zod";
-import { fold, isServiceId, SERVICE_ID_PATTERN, SERVICE_ID_RULE } from "./primitives.js";
+import { fold, isServiceId, SERVICE_ID_RULE } from "./primitives.js";
 
 /** Environment variable of a training task that holds the client token. */
 export const CLIENT_TOKEN_ENV = "AIDC_CLIENT_TOKEN";
@@ -167,6 +167,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * values (as text, compared like words) over the built-in words.
  */
 export interface SubscriptionResultMapping {
+  /** The field of a create's answer holding the subscription key. */
+  keyField?: string;
   stateField?: string;
   instanceIdField?: string;
   messageField?: string;
@@ -263,8 +265,32 @@ export function subscriptionResultSchema(key: string, mapping: SubscriptionResul
   });
 }
 
-/** The subscription result key an asynchronous create answers (a number reads as text). */
-export const subscriptionKeySchema = z.preprocess(
-  (v) => (typeof v === "number" ? String(v) : v),
-  z.string().regex(SERVICE_ID_PATTERN, `expected the subscription result key (${SERVICE_ID_RULE})`),
-);
+/** Fields of a create's answer read, in order, for its subscription key. */
+const KEY_FIELDS = ["subscriptionKey", "key", "resultKey", "orderId"];
+
+/**
+ * Reads the answer of an asynchronous create (the spec: "a result key"): the key as text
+ * or a number, or an object holding it in `mapping.keyField` or the fields above, one
+ * nested level included (an `instanceId` beside it is left to the result). A field it
+ * cannot find is an issue naming the config key to set.
+ */
+export function subscriptionKeySchema(mapping: SubscriptionResultMapping = {}) {
+  const fields = mapping.keyField ? [mapping.keyField, ...KEY_FIELDS] : KEY_FIELDS;
+  return z.unknown().transform((data, ctx): string => {
+    let key = typeof data === "number" ? String(data) : data;
+    if (isObject(data)) {
+      key = firstText([data, ...NESTED_FIELDS.map((f) => data[f]).filter(isObject)], fields);
+      if (key === undefined) {
+        const message = `no subscription key field (read: ${fields.join(", ")}; fields present: ${Object.keys(data).join(", ")}); name the field with ${SUBSCRIPTION_RESULT_CONFIG_KEY}.keyField in the operator configuration`;
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+    }
+    if (typeof key === "string" && isServiceId(key)) return key;
+    ctx.addIssue({
+      code: "custom",
+      message: `expected the subscription result key (${SERVICE_ID_RULE})`,
+    });
+    return z.NEVER;
+  });
+}
