@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { root } from "../../scripts/generated-files.js";
 import { operatorConfigSchema } from "../../src/config/schema.js";
+import { SETTINGS } from "../../src/config/settings.js";
 import { resolveEndpointTable } from "../../src/service/endpoints.js";
 import {
   CHART_DIR,
@@ -459,7 +460,7 @@ describe("the Helm chart", () => {
     );
   });
 
-  it("refuses a config override of a setting the chart writes from a value that also grants or wires it", async () => {
+  it("refuses a config override or extraEnv variable of a setting the chart writes from a value that also grants or wires it", async () => {
     const refused: Array<[Record<string, string | number | boolean>, RegExp]> = [
       [{ "config.server.port": 9090 }, /config.server.port: 9090 differs .* set metricsPort/],
       [
@@ -486,6 +487,20 @@ describe("the Helm chart", () => {
     ];
     for (const [values, message] of refused) {
       await expect(helmTemplate("r", "ns", values)).rejects.toThrow(message);
+    }
+    // Their variables in extraEnv too: the environment wins over the config file.
+    for (const path of [
+      "server.port",
+      "leaderElection.enabled",
+      "leaderElection.leaseNamespace",
+      "watchNamespaces",
+      "shardKey",
+      "trainingJob.exposure.enabled",
+    ]) {
+      const env = SETTINGS.find((s) => s.path === path)?.env;
+      await expect(
+        helmTemplate("r", "ns", { "extraEnv[0].name": `${env}`, "extraEnv[0].value": "x" }),
+      ).rejects.toThrow(new RegExp(`extraEnv: ${env} sets ${path}, which the chart writes from`));
     }
     // An override equal to what the value writes, and one of a setting that needs nothing else.
     const objects = parseObjects(

@@ -91,25 +91,32 @@ key"); the API server refuses two volumes or mounts. Called with the rendered De
 
 {{/*
 Operator settings the chart writes from a value of its own, which also grants or wires
-what the setting needs: a `config` override that differs would leave that behind (a
-probe on the wrong port, a missing rule, two leaders). Each row: the setting, the chart
-value it comes from, what else that value sets.
+what the setting needs: a `config` override that differs, or its variable in
+`extraEnv`, would leave that behind (a probe on the wrong port, a missing rule, two
+leaders). Each row: the setting, the chart value it comes from, what else that value
+sets, its environment variable (src/config/settings.ts).
 */}}
 {{- define "aidc-operator.validateDerived" -}}
 {{- $own := include "aidc-operator.chartConfig" . | fromYaml }}
 {{- $overrides := .Values.config | default dict }}
+{{- $envNames := list }}
+{{- range .Values.extraEnv }}{{ $envNames = append $envNames (toString .name) }}{{ end }}
 {{- range list
-  (list "server.port" "metricsPort" "the container port, its probes and the metrics Service")
-  (list "leaderElection.enabled" "leaderElection.enabled" "the Role on Leases, and refuses several replicas without it")
-  (list "leaderElection.leaseNamespace" "the release namespace (--namespace)" "the Role on Leases there")
-  (list "watchNamespaces" "watchNamespaces" "the RoleBindings in those namespaces, or the ClusterRoleBinding")
-  (list "shardKey" "shards" "a Deployment and a PodDisruptionBudget per shard")
-  (list "connections.secretNamespace" "connections.secretNamespace" "the Role on Secrets there")
-  (list "trainingJob.exposure.enabled" "exposure.enabled" "the rules on Services and EndpointSlices")
-  (list "objectStorage.exportCredentials" "objectStorage.exportCredentials" "the rules on Secrets in the watched namespaces") }}
+  (list "server.port" "metricsPort" "the container port, its probes and the metrics Service" "AIDC_METRICS_PORT")
+  (list "leaderElection.enabled" "leaderElection.enabled" "the Role on Leases, and refuses several replicas without it" "AIDC_LEADER_ELECTION")
+  (list "leaderElection.leaseNamespace" "the release namespace (--namespace)" "the Role on Leases there" "AIDC_LEASE_NAMESPACE")
+  (list "watchNamespaces" "watchNamespaces" "the RoleBindings in those namespaces, or the ClusterRoleBinding" "AIDC_WATCH_NAMESPACES")
+  (list "shardKey" "shards" "a Deployment and a PodDisruptionBudget per shard" "AIDC_SHARD_KEY")
+  (list "connections.secretNamespace" "connections.secretNamespace" "the Role on Secrets there" "")
+  (list "trainingJob.exposure.enabled" "exposure.enabled" "the rules on Services and EndpointSlices" "AIDC_EXPOSURE")
+  (list "objectStorage.exportCredentials" "objectStorage.exportCredentials" "the rules on Secrets in the watched namespaces" "") }}
 {{- $set := include "aidc-operator.valueAt" (list $overrides (index . 0)) }}
 {{- if and $set (ne $set (include "aidc-operator.valueAt" (list $own (index . 0)))) }}
 {{- fail (printf "config.%s: %s differs from what the chart writes from %s, which also sets %s: set %s instead of the override" (index . 0) $set (index . 1) (index . 2) (index . 1)) }}
+{{- end }}
+{{- /* The environment wins over the config file (src/config/load.ts). */}}
+{{- if and (index . 3) (has (index . 3) $envNames) }}
+{{- fail (printf "extraEnv: %s sets %s, which the chart writes from %s, which also sets %s: set %s instead" (index . 3) (index . 0) (index . 1) (index . 2) (index . 1)) }}
 {{- end }}
 {{- end }}
 {{- end }}
