@@ -3,6 +3,7 @@
  * TrainingJob or NasVolume: a few codes, not the whole catalog, so that the message
  * stays short with a real catalog. Pure.
  */
+import { editDistance } from "../../runtime/edit-distance.js";
 
 /** How many codes a refusal names. */
 export const CLOSEST_CODES = 5;
@@ -11,20 +12,6 @@ export const CLOSEST_CODES = 5;
 export interface CatalogCode {
   code: string;
   aidcId?: number;
-}
-
-/** The Levenshtein distance of `a` and `b` (insertions, deletions and substitutions). */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
-    }
-    prev = row;
-  }
-  return prev[b.length] ?? 0;
 }
 
 /** The codes closest to a given one, and how many other codes the catalog has. */
