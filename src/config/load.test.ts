@@ -97,6 +97,13 @@ describe("loadConfig", () => {
     expect(config.service.timeoutMs).toBe(2500);
   });
 
+  it("lets other AIDC_ variables be (the development tools'), far from any of its own", async () => {
+    const config = await loadConfig({
+      env: { ...withKey, AIDC_EMULATOR_URL: "http://127.0.0.1:1", AIDC_CHAOS_SEED: "7" },
+    });
+    expect(config.service.baseUrl).toBe(BASE_URL);
+  });
+
   it("parses list, number and boolean settings from the environment", async () => {
     const config = await loadConfig({
       env: {
@@ -227,6 +234,12 @@ describe("loadConfig", () => {
       input: { env: { ...withKey, AIDC_S3_ACCESS_KEY_ID: "AKID", AIDC_S3_SESSION_TOKEN: "t" } },
       message:
         /^(?!.*AKID)invalid operator config: objectStorage: AIDC_S3_ACCESS_KEY_ID and AIDC_S3_SESSION_TOKEN set without AIDC_S3_SECRET_ACCESS_KEY/,
+    },
+    {
+      reason: "a misspelt variable of the operator is named with the one meant",
+      input: { env: { ...withKey, AIDC_WATCH_NAMESPACE: "team-a", AIDC_LOGLEVEL: "debug" } },
+      message:
+        /AIDC_WATCH_NAMESPACE: no variable of the operator; did you mean AIDC_WATCH_NAMESPACES\?; AIDC_LOGLEVEL: .*AIDC_LOG_LEVEL\?/,
     },
     {
       reason: "an unreadable config file is named",

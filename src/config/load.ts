@@ -6,6 +6,7 @@ import { type OperatorConfig, operatorConfigSchema } from "./schema.js";
 import {
   API_KEY_ENV,
   CONFIG_FILE_ENV,
+  misspeltEnvName,
   parseSettingValue,
   S3_KEY_ENV,
   SETTINGS,
@@ -46,6 +47,10 @@ export async function loadConfig(input: ConfigInput = {}): Promise<OperatorConfi
   if (file) mergeInto(merged, await readConfigFile(file), `file ${file}`, origins);
 
   const problems: string[] = [];
+  for (const name of Object.keys(env)) {
+    const meant = misspeltEnvName(name);
+    if (meant) problems.push(`${name}: no variable of the operator; did you mean ${meant}?`);
+  }
   for (const s of SETTINGS) {
     const sources: Array<[string | boolean | undefined, string]> = [
       [env[s.env], s.env],

@@ -3,6 +3,7 @@
  * be set in the file). One table, so the env names, the flags of `aidc-operator run`
  * and the docs cannot drift apart.
  */
+import { editDistance } from "../runtime/edit-distance.js";
 
 /** How a string from the environment or a flag becomes a config value. */
 export type SettingType = "string" | "number" | "boolean" | "list";
@@ -205,6 +206,29 @@ export const S3_KEY_ENV = {
   secretAccessKey: "AIDC_S3_SECRET_ACCESS_KEY",
   sessionToken: "AIDC_S3_SESSION_TOKEN",
 } as const;
+
+/** Every variable of the operator's own (`AIDC_*`): the settings' and those above. */
+export const OPERATOR_ENV_NAMES: ReadonlySet<string> = new Set([
+  ...SETTINGS.map((s) => s.env),
+  CONFIG_FILE_ENV,
+  API_KEY_ENV,
+  ...Object.values(S3_KEY_ENV),
+]);
+
+/**
+ * The variable of the operator's own that `name` misspells (two letters off at most,
+ * e.g. `AIDC_WATCH_NAMESPACE`), else undefined: a misspelt variable would be ignored.
+ */
+export function misspeltEnvName(name: string): string | undefined {
+  if (!name.startsWith("AIDC_") || OPERATOR_ENV_NAMES.has(name)) return undefined;
+  let closest: { name: string; distance: number } | undefined;
+  for (const known of OPERATOR_ENV_NAMES) {
+    const distance = editDistance(name, known);
+    if (distance <= 2 && (!closest || distance < closest.distance))
+      closest = { name: known, distance };
+  }
+  return closest?.name;
+}
 
 /**
  * Converts a raw string to the setting's type; throws an Error whose message says what
