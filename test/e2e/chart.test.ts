@@ -279,7 +279,7 @@ describe("the Helm chart", () => {
     ]);
   });
 
-  it("creates a ServiceConnection from connections.create, its Secret in the connection Secrets' namespace", async () => {
+  it("creates a ServiceConnection from connections.create, its Secret in the connection Secrets' namespace, and refuses one without a name", async () => {
     expect(ofKind(parseObjects(await helmTemplate("r", "ns")), "ServiceConnection")).toEqual([]);
     const objects = parseObjects(
       await helmTemplate("r", "ns", {
@@ -304,6 +304,10 @@ describe("the Helm chart", () => {
       r.metadata.name.endsWith("connection-secrets"),
     );
     expect(secretsRole?.metadata.namespace).toBe("keys");
+    // Its fields without a name would create nothing: refused.
+    await expect(
+      helmTemplate("r", "ns", { "connections.create.baseUrl": "https://team-a.example" }),
+    ).rejects.toThrow(/connections.create.name is required with the other fields/);
   });
 
   it("mounts the default connection's S3 credentials Secret and points the config at it", async () => {
