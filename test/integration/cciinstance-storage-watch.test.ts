@@ -4,7 +4,6 @@
  * the API server through a front that passes CciInstance watch events 2 s late, and
  * polls CciInstances every 10 min, so only the storage watch can carry the change.
  */
-import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
@@ -30,18 +29,11 @@ describe("CciInstance: a storage change before its binding shows in the cache", 
       protocols: "h2,http/1.1",
       lateWatchEvents: { match: (path) => path.endsWith("/cciinstances"), ms: LATE_MS },
     }).start();
-    const viaFront = new k8s.KubeConfig();
-    viaFront.loadFromOptions({
-      clusters: [{ name: "front", server: front.url, caData: front.caCert.toString("base64") }],
-      users: [{ name: "front" }],
-      contexts: [{ name: "front", cluster: "front", user: "front" }],
-      currentContext: "front",
-    });
     op = await startTestOperator({
       controllers: [(deps) => cciInstanceController(deps)],
       namespaces: [ns],
       config: { pollIntervalMs: { default: 500, CciInstance: 600_000 } },
-      operatorKubeConfig: viaFront,
+      operatorKubeConfig: front.kubeConfig(),
     });
     await op.admin.seed({ cci: [{ id: "watch-1", name: "watched" }] });
   }, 60_000);

@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import * as k8s from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { controllers } from "../../src/controllers/index.js";
 import { ApiFront } from "../support/api-front.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
+import { viaPort } from "../support/kube.js";
 import {
   createNamespace,
   eventually,
@@ -157,14 +157,10 @@ describe("the operator while the proxy to its API server is down", () => {
     const server = new URL(access.server);
     const cut = new TcpProxy(Number(server.port));
     const port = await cut.start();
-    const upstream = new k8s.KubeConfig();
-    upstream.loadFromOptions({
-      clusters: admin.clusters.map((c) => ({ ...c, server: `https://127.0.0.1:${port}` })),
-      users: admin.users,
-      contexts: admin.contexts,
-      currentContext: admin.currentContext,
-    });
-    const front = await new ApiFront({ upstream, protocols: "http/1.1" }).start();
+    const front = await new ApiFront({
+      upstream: viaPort(admin, port),
+      protocols: "http/1.1",
+    }).start();
     try {
       const namespace = await createNamespace(admin, "net-outage-front");
       const kubeconfig = await writeKubeconfig(

@@ -8,19 +8,9 @@ import { Informer } from "../../src/runtime/informer.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import { kubeListerWatcher } from "../../src/runtime/listwatch.js";
 import type { KubeObject } from "../../src/runtime/resource.js";
-import { eventually } from "../support/kube.js";
+import { eventually, viaPort } from "../support/kube.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
-
-/** A KubeConfig like `kc` but pointing at another port of the loopback address. */
-function viaPort(kc: k8s.KubeConfig, port: number): k8s.KubeConfig {
-  const copy = new k8s.KubeConfig();
-  copy.loadFromString(kc.exportConfig());
-  const cluster = copy.getCurrentCluster();
-  if (!cluster) throw new Error("no cluster");
-  copy.clusters = [{ ...cluster, server: `https://127.0.0.1:${port}` }];
-  return copy;
-}
 
 /** A pino logger whose messages land in `lines`. */
 function capturingLogger(lines: string[]) {

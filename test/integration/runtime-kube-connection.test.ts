@@ -11,7 +11,7 @@ import { loadKubeConfig } from "../../src/runtime/kube-config.js";
 import { LeaderElector } from "../../src/runtime/leader-election.js";
 import { kubeListerWatcher } from "../../src/runtime/listwatch.js";
 import type { ResourceDescriptor } from "../../src/runtime/resource.js";
-import { adminKubeConfig, createNamespace, eventually } from "../support/kube.js";
+import { adminKubeConfig, createNamespace, eventually, viaPort } from "../support/kube.js";
 import { TcpProxy } from "../support/tcp-proxy.js";
 import { GIZMOS, gizmo, installGizmoCrd } from "../support/test-crd.js";
 
@@ -31,16 +31,6 @@ const CONFIGMAPS: ResourceDescriptor = {
 };
 const N = 40;
 const FAST = { qps: 1_000, burst: 1_000 };
-
-/** A KubeConfig like `kc` but reaching the API server through the loopback `port`. */
-function viaPort(kc: k8s.KubeConfig, port: number): k8s.KubeConfig {
-  const copy = new k8s.KubeConfig();
-  copy.loadFromString(kc.exportConfig());
-  const cluster = copy.getCurrentCluster();
-  if (!cluster) throw new Error("no cluster");
-  copy.clusters = [{ ...cluster, server: `https://127.0.0.1:${port}` }];
-  return copy;
-}
 
 const apiServerPort = () =>
   Number(new URL(adminKubeConfig().getCurrentCluster()?.server ?? "").port);

@@ -15,7 +15,7 @@ import { Agent, createServer as createHttpsServer, request } from "node:https";
 import type { AddressInfo, Server, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type * as k8s from "@kubernetes/client-node";
+import * as k8s from "@kubernetes/client-node";
 import { generateCerts } from "../../src/controlplane/certs.js";
 
 /** The first `times` requests that `match` are answered 429 with `Retry-After`. */
@@ -161,6 +161,18 @@ export class ApiFront {
     this.server = server;
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     return this;
+  }
+
+  /** A KubeConfig of a client of the front: its URL and CA, no credentials. */
+  kubeConfig(): k8s.KubeConfig {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: "front", server: this.url, caData: this.caCert.toString("base64") }],
+      users: [{ name: "front" }],
+      contexts: [{ name: "front", cluster: "front", user: "front" }],
+      currentContext: "front",
+    });
+    return kc;
   }
 
   /** Client connections open right now. */

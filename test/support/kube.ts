@@ -28,6 +28,16 @@ export function adminKubeConfig(): k8s.KubeConfig {
   return kc;
 }
 
+/** A KubeConfig like `kc` but reaching its server at `port` of the loopback address (a TcpProxy's). */
+export function viaPort(kc: k8s.KubeConfig, port: number): k8s.KubeConfig {
+  const copy = new k8s.KubeConfig();
+  copy.loadFromString(kc.exportConfig());
+  const cluster = copy.getCurrentCluster();
+  if (!cluster) throw new Error("no cluster");
+  copy.clusters = [{ ...cluster, server: `https://127.0.0.1:${port}` }];
+  return copy;
+}
+
 /**
  * A KubeConfig that acts as `user` through impersonation by the admin (client-node
  * sends Impersonate-User only, so group bindings of `user` do not apply).
