@@ -1,12 +1,12 @@
 /**
- * Which failures of a Kubernetes request are a KubeUnreachableError: the API server, or
+ * Which failures of a Kubernetes request, or ends of a watch, are a KubeUnreachableError: the API server, or
  * the proxy to it, not reached or not answering, or a front's 502, 503 or 504 in its
  * place; never an answer of the API server, whatever its status.
  */
 import { describe, expect, it } from "vitest";
 import { RetryableError } from "./errors.js";
 import { TlsUnansweredError } from "./kube-connector.js";
-import { KubeApiError, ReconcileAbandonedError } from "./kube-errors.js";
+import { KubeApiError, ReconcileAbandonedError, WatchStatusError } from "./kube-errors.js";
 import { isKubeUnreachable, KubeUnreachableError, unreachableOr } from "./kube-unreachable.js";
 import { ProxyConnectError } from "./proxy-errors.js";
 
@@ -15,6 +15,10 @@ const coded = (message: string, code: string) => Object.assign(new Error(message
 /** A front's own answer `status`, as nginx writes it: an HTML page without Audit-Id. */
 const frontPage = (method: string, status: number) =>
   new KubeApiError(method, "/x", status, `<html><title>${status} x</title></html>`, false);
+
+/** A watch answered `status` by a front: its HTML page, without Audit-Id. */
+const watchPage = (status: number) =>
+  new WatchStatusError(status, `<html><title>${status} x</title></html>`, false);
 
 describe("a request's error as a KubeUnreachableError", () => {
   it.each([
@@ -79,10 +83,13 @@ describe("a request's error as a KubeUnreachableError", () => {
     ["503 of a front", frontPage("PATCH", 503)],
     ["504 of a front", frontPage("GET", 504)],
     ["503 of a front without a body", new KubeApiError("GET", "/x", 503, undefined, false)],
+    ["a watch answered 502 by a front", watchPage(502)],
+    ["a watch answered 504 by a front", watchPage(504)],
   ])("is %s, with the cause's message and code", (_what, cause) => {
     const err = unreachableOr(cause);
     expect(err).toBeInstanceOf(KubeUnreachableError);
-    expect(err).toMatchObject({ message: cause.message, code: (cause as { code?: unknown }).code });
+    const { code, statusCode } = cause as { code?: unknown; statusCode?: unknown };
+    expect(err).toMatchObject({ message: cause.message, code: code ?? statusCode });
     expect((err as Error).cause).toBe(cause);
     expect(isKubeUnreachable(err)).toBe(true);
     // Wrapped by a reconcile's error, or wrapped again: the same.
@@ -107,6 +114,12 @@ describe("a request's error as a KubeUnreachableError", () => {
     ["404 of a front", frontPage("GET", 404)],
     ["200 of a front", frontPage("GET", 200)],
     ["429 of a front", frontPage("GET", 429)],
+    ["a watch's 410 Gone", new WatchStatusError(410, '{"kind":"Status","code":410}')],
+    ["a watch's 429 of a front", watchPage(429)],
+    [
+      "a watch's 503 of the API server (a Status) without its Audit-Id",
+      new WatchStatusError(503, '{"kind":"Status","code":503}', false),
+    ],
     ["an abandoned reconcile's request", new ReconcileAbandonedError("PATCH /x")],
     ["a certificate not trusted", coded("unable to verify", "UNABLE_TO_VERIFY_LEAF_SIGNATURE")],
     ["a certificate of another name", coded("altname", "ERR_TLS_CERT_ALTNAME_INVALID")],

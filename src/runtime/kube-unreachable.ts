@@ -1,13 +1,13 @@
 /**
  * A Kubernetes request that failed because the API server, or the proxy to it, could not
  * be reached or did not answer. KubeClient.request (kube.ts) throws it in place of the
- * connection's error, or of a front's 502, 503 or 504, so that what handles a request's
- * failure tells an outage from an answer without reading codes or messages: an Event's
- * write and an error policy's that fail so are said at debug only (events.ts,
- * reconcile-failure.ts), as the cache's warnings (cache-sync.ts) and the failed
- * reconcile's own line say the outage.
+ * connection's error, or of a front's 502, 503 or 504, and a watch ends with it alike
+ * (listwatch.ts), so that what handles a request's failure tells an outage from an answer
+ * without reading codes or messages: an Event's write and an error policy's that fail so
+ * are said at debug only (events.ts, reconcile-failure.ts), as the cache's warnings
+ * (cache-sync.ts) and the failed reconcile's own line say the outage.
  */
-import { isCut, KubeApiError } from "./kube-errors.js";
+import { frontAnswerOf, isCut, statusCodeOf } from "./kube-errors.js";
 import { isUnreachable, ProxyConnectError } from "./proxy-errors.js";
 
 /** undici's codes of a request sent that got no answer, or no whole one, in time. */
@@ -24,17 +24,18 @@ const FRONT_NO_ANSWER = new Set([502, 503, 504]);
  * The API server, or the proxy to it, was not reached or did not answer: a connection
  * refused, reset or closed (a TLS handshake cut included), a name not resolved, a connect
  * or TLS handshake timeout, a proxy that cannot be reached or refused the CONNECT, the
- * request timeout; a front's own 502, 503 or 504 (a {@link KubeApiError} whose `front` is
- * set: the API server's own 503, a Status, stays an answer). Its message and `code` are
- * its `cause`'s (the connection's error, the front's answer and its status), so that it
- * reads and is handled as that error is.
+ * request timeout; a front's own 502, 503 or 504 (a KubeApiError, or a watch's
+ * WatchStatusError, whose `front` is set: the API server's own 503, a Status, stays an
+ * answer). Its message and `code` are its `cause`'s (the connection's error, the
+ * front's answer and its status), so that it reads and is handled as that error is.
  */
 export class KubeUnreachableError extends Error {
   readonly code: unknown;
   constructor(cause: Error) {
     super(cause.message, { cause });
     this.name = "KubeUnreachableError";
-    this.code = (cause as { code?: unknown }).code;
+    const { code, statusCode } = cause as { code?: unknown; statusCode?: unknown };
+    this.code = code ?? statusCode;
   }
 }
 
@@ -46,7 +47,7 @@ function reachedNoAnswer(err: unknown): boolean {
     isUnreachable(err) ||
     isCut(err) ||
     NO_ANSWER_CODES.has(String(code)) ||
-    (err instanceof KubeApiError && err.front !== undefined && FRONT_NO_ANSWER.has(err.code))
+    (frontAnswerOf(err) !== undefined && FRONT_NO_ANSWER.has(statusCodeOf(err) ?? 0))
   );
 }
 

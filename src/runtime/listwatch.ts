@@ -1,5 +1,6 @@
 import { statusCodeOf, WatchHeldError } from "./kube-errors.js";
 import type { KubeTransport } from "./kube-transport.js";
+import { unreachableOr } from "./kube-unreachable.js";
 import { type KubeObject, type ResourceDescriptor, resourcePath, withKind } from "./resource.js";
 
 /** What {@link listObjects} asks for: a `KubeClient`'s (kube.ts) requests. */
@@ -129,7 +130,8 @@ const SILENT_CHECK_MAX_MS = 10_000;
  * answers a watch at once, so when no answer comes within the watchdog period (at most
  * {@link SILENT_CHECK_MAX_MS}) the connection is dropped and the watch fails over to a
  * new one; an answer means the watch was only quiet (a server without watch cache
- * sends no bookmarks), and the connection, shared by every request, stays. `keep`
+ * sends no bookmarks), and the connection, shared by every request, stays. A watch that
+ * ends without an answer ends with a KubeUnreachableError, as a request does. `keep`
  * makes each listed object what the cache keeps (cache.ts's `leanObject`).
  */
 export function kubeListerWatcher(
@@ -163,7 +165,8 @@ export function kubeListerWatcher(
           timeoutSeconds: String(300 + Math.floor(Math.random() * 300)),
         },
         onEvent,
-        onDone,
+        // An end without answer, or with a front's 502, is what it is of a request (kube.ts).
+        (err) => onDone(err && unreachableOr(err)),
       );
       if (checkWithinMs === undefined) return watching;
       const check = setTimeout(() => kube.transport.connections.drop(started), checkWithinMs);

@@ -1,9 +1,16 @@
 import { join } from "node:path";
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { controllers } from "../../src/controllers/index.js";
+import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
+import { ObjectStore } from "../../src/runtime/cache.js";
+import { Informer } from "../../src/runtime/informer.js";
+import { KubeClient } from "../../src/runtime/kube.js";
+import { KubeUnreachableError } from "../../src/runtime/kube-unreachable.js";
+import { kubeListerWatcher } from "../../src/runtime/listwatch.js";
 import { ApiFront } from "../support/api-front.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
-import { viaPort } from "../support/kube.js";
+import { adminKubeConfig, viaPort } from "../support/kube.js";
 import {
   createNamespace,
   eventually,
@@ -184,4 +191,47 @@ describe("the operator while the proxy to its API server is down", () => {
       await cut.stop();
     }
   }, 180_000);
+});
+
+/**
+ * The runtime's own parts while the API server cannot be reached for some seconds: a
+ * watch behind a front that answers 502 for it, an Event recorded meanwhile.
+ */
+describe("the runtime while the API server cannot be reached", () => {
+  const admin = adminKubeConfig();
+  const apiPort = Number(new URL(admin.getCurrentCluster()?.server ?? "").port);
+
+  it("says a watch that a front answers 502 for its API server ended unanswered, as a request", async () => {
+    // The API server as the front reaches it, cut while the informer watches.
+    const cut = new TcpProxy(apiPort);
+    const port = await cut.start();
+    const front = await new ApiFront({
+      upstream: viaPort(admin, port),
+      protocols: "http/1.1",
+    }).start();
+    const lines: { msg: string; err?: { type?: string; message?: string } }[] = [];
+    const log = pino({ level: "debug" }, { write: (l: string) => lines.push(JSON.parse(l)) });
+    const kube = new KubeClient(front.kubeConfig());
+    const namespace = await createNamespace(admin, "watch-front");
+    const informer = new Informer(
+      CONFIG_MAPS,
+      new ObjectStore(),
+      (ns) => kubeListerWatcher(kube, CONFIG_MAPS, ns),
+      { namespaces: [namespace], initialBackoffMs: 200, maxBackoffMs: 1_000, log },
+    );
+    try {
+      informer.start();
+      await informer.waitForSync();
+      await cut.stop();
+      const byFront = () => lines.filter((l) => /502 Bad Gateway/.test(l.err?.message ?? ""));
+      await eventually(async () => byFront().length >= 2, 15_000);
+      for (const l of byFront())
+        expect(l.err?.type, JSON.stringify(l)).toBe("KubeUnreachableError");
+      expect(informer.lastError()).toBeInstanceOf(KubeUnreachableError);
+    } finally {
+      await informer.stop();
+      await front.stop();
+      await cut.stop();
+    }
+  }, 60_000);
 });
