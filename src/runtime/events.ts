@@ -1,4 +1,6 @@
 import type { Logger } from "pino";
+import type { Counter } from "prom-client";
+import { EventRetries, type EventRetryOptions } from "./event-retries.js";
 import { TokenBucket, type TokenBucketOptions } from "./fair-lanes.js";
 import type { KubeClient } from "./kube.js";
 import type { ReconcileView } from "./kube-options.js";
@@ -29,6 +31,10 @@ export interface EventRecorderOptions {
   /** New Events per object (client-go's spam filter: 25, then one per 5 min); more drop. */
   spamBurst?: number;
   spamRefillMs?: number;
+  /** How a write the API server did not answer is tried again (event-retries.ts). */
+  retry?: EventRetryOptions;
+  /** Counts the Events and series counts finally not written, by `reason` (metrics.ts). */
+  dropped?: Counter<"reason">;
 }
 
 /** Objects whose spam budget is remembered before the full ones are forgotten. */
@@ -61,6 +67,8 @@ interface Series {
   count: number;
   lastObserved: Date;
   written: number;
+  /** When the last count written (`written`) was observed. */
+  writtenObserved: Date;
   timer?: NodeJS.Timeout;
   /** Resolves when the Event was created (so patches never precede the create). */
   created: Promise<boolean>;
@@ -75,9 +83,11 @@ export const MAX_SERIES = 4096;
  * Records Events about objects as client-go's recorder does: never blocks nor throws
  * (writes run in the background), and a repeat of a recent Event counts into its
  * `series.count`. Its client has a rate limit of its own, so Events take no reconcile's.
- * A write the API server did not answer (kube-unreachable.ts) is dropped with a debug
- * line: the cache's warnings and the failed reconciles' lines say that already; a write
- * it refused (403, 422, an admission webhook) is warned of.
+ * A write the API server did not answer (kube-unreachable.ts) is tried again a bounded
+ * number of times (event-retries.ts) through the recorder's own client, also once the
+ * reconcile that recorded it has ended; one finally dropped is a debug line (the cache's
+ * warnings and the failed reconciles' lines say the outage), one the API server refused
+ * (403, 422, an admission webhook) a warning; both are counted (`dropped`).
  */
 export class EventRecorder {
   private readonly series = new Map<string, Series>();
@@ -88,12 +98,17 @@ export class EventRecorder {
   private readonly spam: EventSpamFilter;
   /** Shared with every view ({@link forReconcile}), as the series are. */
   private readonly counter = { seq: 0 };
+  private readonly retries: EventRetries;
+  /** The recorder's own client, which a view's retries use (its reconcile may have ended). */
+  private readonly root: KubeClient;
 
   constructor(
     private readonly kube: KubeClient,
     private readonly options: EventRecorderOptions,
   ) {
     this.clock = options.clock ?? systemClock;
+    this.retries = new EventRetries(options.retry);
+    this.root = kube;
     this.window = options.aggregationWindowMs ?? 6 * 60_000;
     this.seriesUpdateMs = options.seriesUpdateMs ?? 30_000;
     const spamRefillMs = options.spamRefillMs ?? 5 * 60_000;
@@ -163,7 +178,7 @@ export class EventRecorder {
       },
     };
     const created = this.track(
-      this.kube.create(EVENTS, body).then(
+      this.write(name, (kube) => kube.create(EVENTS, body)).then(
         () => true,
         (err: unknown) => {
           this.writeFailed(err, { reason, object: meta.name }, "could not record event");
@@ -172,7 +187,20 @@ export class EventRecorder {
       ),
     );
     this.series.delete(id);
-    this.series.set(id, { namespace, name, count: 1, lastObserved: now, written: 1, created });
+    const s = { namespace, name, count: 1, lastObserved: now, written: 1, writtenObserved: now };
+    this.series.set(id, { ...s, created });
+  }
+
+  /**
+   * `write` (through this view's client), tried again through the recorder's own while
+   * the API server does not answer it; `key` names what it writes (see EventRetries.retry).
+   */
+  private async write(key: string, write: (kube: KubeClient) => Promise<unknown>): Promise<void> {
+    try {
+      await write(this.kube);
+    } catch (err) {
+      await this.retries.retry(key, err, () => write(this.root));
+    }
   }
 
   /** Writes pending series counts now and waits for every outstanding write. */
@@ -184,7 +212,10 @@ export class EventRecorder {
         this.writeSeries(s);
       }
     }
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+    // Writes waiting to be tried again are tried now, the last time.
+    await this.retries.flush(async () => {
+      while (this.pending.size > 0) await Promise.all([...this.pending]);
+    });
   }
 
   private scheduleSeries(s: Series): void {
@@ -200,16 +231,19 @@ export class EventRecorder {
 
   private writeSeries(s: Series): void {
     if (s.count === s.written) return;
-    const count = s.count;
-    s.written = count;
+    s.written = s.count;
+    s.writtenObserved = s.lastObserved;
     this.track(
       s.created.then(async (ok) => {
         if (!ok) return;
         try {
-          await this.kube.patch(
-            EVENTS,
-            { namespace: s.namespace, name: s.name },
-            { series: { count, lastObservedTime: microTime(s.lastObserved) } },
+          // A try sends the newest count written: one waiting for its next try takes it.
+          await this.write(`${s.name}/series`, (kube) =>
+            kube.patch(
+              EVENTS,
+              { namespace: s.namespace, name: s.name },
+              { series: { count: s.written, lastObservedTime: microTime(s.writtenObserved) } },
+            ),
           );
         } catch (err) {
           this.writeFailed(err, { event: s.name }, "could not update event series");
@@ -218,11 +252,12 @@ export class EventRecorder {
     );
   }
 
-  /** A failed write, warned of as `what`; one the API server did not answer at debug (dropped). */
+  /** A write dropped, warned of as `what`; one the API server did not answer at debug. */
   private writeFailed(err: unknown, fields: object, what: string): void {
     const log = this.options.log;
-    if (isKubeUnreachable(err))
-      log?.debug({ err, ...fields }, `${what}: the API server did not answer`);
+    const unanswered = isKubeUnreachable(err);
+    this.options.dropped?.inc({ reason: unanswered ? "unanswered" : "refused" });
+    if (unanswered) log?.debug({ err, ...fields }, `${what}: the API server did not answer`);
     else log?.warn({ err, ...fields }, what);
   }
 

@@ -3,9 +3,10 @@
  * be reached or did not answer. KubeClient.request (kube.ts) throws it in place of the
  * connection's error, or of a front's 502, 503 or 504, and a watch ends with it alike
  * (listwatch.ts), so that what handles a request's failure tells an outage from an answer
- * without reading codes or messages: an Event's write and an error policy's that fail so
- * are said at debug only (events.ts, reconcile-failure.ts), as the cache's warnings
- * (cache-sync.ts) and the failed reconcile's own line say the outage.
+ * without reading codes or messages: an Event's write that fails so is tried again and
+ * said at debug only when dropped, an error policy's at debug (events.ts,
+ * reconcile-failure.ts), as the cache's warnings (cache-sync.ts) and the failed
+ * reconcile's own line say the outage.
  */
 import { frontAnswerOf, isCut, statusCodeOf } from "./kube-errors.js";
 import { isUnreachable, ProxyConnectError } from "./proxy-errors.js";

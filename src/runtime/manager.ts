@@ -88,6 +88,7 @@ export class Manager {
       instance: this.identity,
       clock: this.clock,
       log: options.log.child({ component: "events" }),
+      dropped: this.metrics.eventsDropped,
     });
     this.done = new Promise<void>((resolve, reject) => {
       this.resolveDone = resolve;

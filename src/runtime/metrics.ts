@@ -61,6 +61,7 @@ export class RuntimeMetrics {
   readonly activeWorkers: Gauge<"controller">;
   readonly maxConcurrentReconciles: Gauge<"controller">;
   readonly leaderStatus: Gauge<"name">;
+  readonly eventsDropped: Counter<"reason">;
   private readonly queueDepth: Gauge<"controller" | "name">;
   private readonly queueAdds: Counter<"controller" | "name">;
   private readonly queueLatency: Histogram<"controller" | "name">;
@@ -122,6 +123,12 @@ export class RuntimeMetrics {
       name: "leader_election_master_status",
       help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
       labelNames: ["name"],
+      registers,
+    });
+    this.eventsDropped = new Counter({
+      name: "aidc_events_dropped_total",
+      help: "Events (and counts of an Event's series) the operator recorded but did not write, by reason: unanswered (the API server did not answer any of its tries: 12, 10 s apart, or it was the oldest of more than 1000 waiting for their next try, or the operator stopped), refused (the API server answered with an error: 403 for missing RBAC, 422, an admission webhook); the spam filter's drops are not counted",
+      labelNames: ["reason"],
       registers,
     });
     const q = ["controller", "name"] as const;

@@ -1,13 +1,16 @@
 import { join } from "node:path";
+import * as k8s from "@kubernetes/client-node";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { controllers } from "../../src/controllers/index.js";
 import { CONFIG_MAPS } from "../../src/controllers/managed/export.js";
 import { ObjectStore } from "../../src/runtime/cache.js";
+import { EventRecorder } from "../../src/runtime/events.js";
 import { Informer } from "../../src/runtime/informer.js";
 import { KubeClient } from "../../src/runtime/kube.js";
 import { KubeUnreachableError } from "../../src/runtime/kube-unreachable.js";
 import { kubeListerWatcher } from "../../src/runtime/listwatch.js";
+import { RuntimeMetrics } from "../../src/runtime/metrics.js";
 import { ApiFront } from "../support/api-front.js";
 import { ConnectProxy } from "../support/connect-proxy.js";
 import { adminKubeConfig, viaPort } from "../support/kube.js";
@@ -193,6 +196,8 @@ describe("the operator while the proxy to its API server is down", () => {
   }, 180_000);
 });
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /**
  * The runtime's own parts while the API server cannot be reached for some seconds: a
  * watch behind a front that answers 502 for it, an Event recorded meanwhile.
@@ -232,6 +237,95 @@ describe("the runtime while the API server cannot be reached", () => {
       await informer.stop();
       await front.stop();
       await cut.stop();
+    }
+  }, 60_000);
+
+  const events = admin.makeApiClient(k8s.EventsV1Api);
+
+  /** An EventRecorder through a TcpProxy to the API server, its dropped Events counted. */
+  async function recorderViaProxy(retry: { tries: number; delayMs: number }) {
+    const proxy = new TcpProxy(apiPort);
+    const port = await proxy.start();
+    const metrics = new RuntimeMetrics({ processMetrics: false });
+    const kube = new KubeClient(viaPort(admin, port), { rateLimit: { qps: 100, burst: 100 } });
+    const recorder = new EventRecorder(kube, {
+      controller: "aidc.io/outage-test",
+      instance: "outage-test",
+      seriesUpdateMs: 0,
+      retry,
+      dropped: metrics.eventsDropped,
+    });
+    const dropped = async () =>
+      Number(
+        /aidc_events_dropped_total\{reason="unanswered"\} (\d+)/.exec(await metrics.text())?.[1] ??
+          0,
+      );
+    return { proxy, port, recorder, dropped };
+  }
+
+  /** A ConfigMap of a fresh namespace, to record Events about, and the Events about it. */
+  async function subject(prefix: string) {
+    const namespace = await createNamespace(admin, prefix);
+    const core = admin.makeApiClient(k8s.CoreV1Api);
+    const cm = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: "subject" } },
+    });
+    const { name, uid, resourceVersion } = cm.metadata ?? {};
+    const obj = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name, namespace, uid, resourceVersion },
+    };
+    const about = async () =>
+      (await events.listNamespacedEvent({ namespace })).items.filter(
+        (e) => e.regarding?.name === "subject",
+      );
+    return { obj, about };
+  }
+
+  it("writes an Event recorded while the API server cannot be reached once it can, once, its repeats as its series' count", async () => {
+    const { proxy, port, recorder, dropped } = await recorderViaProxy({
+      tries: 12,
+      delayMs: 1_000,
+    });
+    try {
+      const { obj, about } = await subject("ev-outage");
+      await proxy.stop();
+      recorder.warning(obj, "CreateFailed", "the service did not answer");
+      await sleep(2_000);
+      recorder.warning(obj, "CreateFailed", "the service did not answer");
+      recorder.warning(obj, "CreateFailed", "the service did not answer");
+      await sleep(3_000);
+      await proxy.start(port);
+      await eventually(async () => (await about())[0]?.series?.count === 3, 15_000);
+      const written = await about();
+      expect(written).toHaveLength(1);
+      expect(written[0]).toMatchObject({ reason: "CreateFailed", type: "Warning" });
+      await recorder.flush();
+      expect(await dropped()).toBe(0);
+    } finally {
+      await recorder.flush();
+      await proxy.stop();
+    }
+  }, 60_000);
+
+  it("drops an Event whose tries all went unanswered, and counts it", async () => {
+    const { proxy, port, recorder, dropped } = await recorderViaProxy({ tries: 3, delayMs: 500 });
+    try {
+      const { obj, about } = await subject("ev-dropped");
+      await proxy.stop();
+      recorder.warning(obj, "CreateFailed", "the service did not answer");
+      // Three tries about 0.5 s apart, within the 5 s the API server is out of reach.
+      await eventually(async () => (await dropped()) === 1, 5_000);
+      await sleep(5_000 - 2_000);
+      await proxy.start(port);
+      recorder.normal(obj, "Created", "after the outage");
+      await recorder.flush();
+      expect((await about()).map((e) => e.reason)).toEqual(["Created"]);
+      expect(await dropped()).toBe(1);
+    } finally {
+      await proxy.stop();
     }
   }, 60_000);
 });
