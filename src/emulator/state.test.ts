@@ -132,6 +132,43 @@ describe("the emulator's time-driven state", () => {
     await expect(svc.client.getNas("nas-000001")).rejects.toThrow(/not found|404/i);
   });
 
+  it("shows a deleted task as DELETING and a deleted template for the release delay, refusing a repeat", async () => {
+    svc = await startEmulatedService({
+      manualTime: true,
+      emulator: { subscriptionDelayMs: 0, taskReleaseDelayMs: 3000, repeatDeleteStatus: 409 },
+      client: {
+        endpoints: {
+          deleteTrainingTask: "DELETE /v1/training/instance/{id}",
+          deleteTemplate: "DELETE /v1/training/template/{id}",
+        },
+      },
+    });
+    const { client, clock } = svc;
+    const { state } = svc.emulator;
+    await client.createTrainingTask({
+      name: "t",
+      createType: "DIRECT",
+      productCode: "train.cpu.16",
+      workerCount: 1,
+      image: "i",
+    });
+    await client.createTemplate({ name: "bert", image: "i" });
+    const [taskId = ""] = state.tasks.keys();
+    const [templateId = ""] = state.templates.keys();
+    await client.deleteTrainingTask(taskId);
+    await client.deleteTemplate(templateId);
+    expect(await client.getTrainingTask(taskId)).toMatchObject({ status: "DELETING" });
+    await expect(client.deleteTrainingTask(taskId)).rejects.toMatchObject({ code: 409 });
+    await expect(client.deleteTemplate(templateId)).rejects.toMatchObject({ code: 409 });
+    clock?.advance(2999);
+    expect([...((await client.listTrainingTaskIds())?.ids ?? [])]).toEqual([taskId]);
+    expect((await client.listTemplates())?.records).toHaveLength(1);
+    clock?.advance(1);
+    expect([...((await client.listTrainingTaskIds())?.ids ?? [])]).toEqual([]);
+    expect((await client.listTemplates())?.records).toHaveLength(0);
+    await expect(client.getTrainingTask(taskId)).rejects.toThrow(/not found|404/i);
+  });
+
   it.each([false, true])(
     "removes the NAS and task of a failed order, or with failedOrdersLeaveResources %s leaves them failed",
     async (leave) => {

@@ -22,6 +22,7 @@ import type {
   TemplateRecord,
   TrainingProductRecord,
 } from "./records.js";
+import { Releases } from "./releases.js";
 import { VolumeStore } from "./volumes.js";
 
 export {
@@ -69,8 +70,8 @@ export class EmulatorState {
   private readonly pending = new Set<string>();
   /** Task ids whose order succeeded, with the time they start (see taskStartDelayMs). */
   private readonly starting = new Map<string, number>();
-  /** NAS ids being released, with the time they are gone (see nasReleaseDelayMs). */
-  private readonly releasing = new Map<string, number>();
+  /** NAS, tasks and templates being released (nasReleaseDelayMs, taskReleaseDelayMs). */
+  readonly releases = new Releases();
   /** NAS ids with an accepted scale, its target quota and when it shows (nasScaleDelayMs). */
   private readonly scaling = new Map<string, { quotaGB: number; at: number }>();
   private counters = new Map<string, number>();
@@ -108,7 +109,7 @@ export class EmulatorState {
     this.kindRecords.clear();
     this.volumes.clear();
     this.pending.clear();
-    this.releasing.clear();
+    this.releases.clear();
     this.scaling.clear();
     this.counters = new Map();
     this.nextExternalPort = 30000;
@@ -171,14 +172,7 @@ export class EmulatorState {
   advance(): void {
     this.fileSystems.advance(this.now());
     this.volumes.advance();
-    if (this.releasing.size > 0) {
-      const now = this.now();
-      for (const [id, goneAt] of this.releasing) {
-        if (now < goneAt) continue;
-        this.releasing.delete(id);
-        this.nas.delete(id);
-      }
-    }
+    this.releases.advance(this.now());
     for (const [id, scale] of this.scaling) {
       const n = this.nas.get(id);
       if (this.now() < scale.at && n) continue;
@@ -214,16 +208,12 @@ export class EmulatorState {
    * meanwhile (a second delete of a releasing NAS changes nothing).
    */
   deleteNas(id: string): void {
-    const delay = this.behaviour.nasReleaseDelayMs;
     const n = this.nas.get(id);
-    if (!n || this.releasing.has(id)) return;
-    if (delay <= 0) {
-      this.nas.delete(id);
-      return;
+    if (!n || this.releases.has(id)) return;
+    if (this.releases.start(this.nas, id, this.now(), this.behaviour.nasReleaseDelayMs)) {
+      n.status = "Releasing";
+      n.updatedAt = this.now();
     }
-    n.status = "Releasing";
-    n.updatedAt = this.now();
-    this.releasing.set(id, this.now() + delay);
   }
 
   /**

@@ -13,4 +13,14 @@ export const settings = {
     default: 0,
     description: "how long a task stays PENDING without pods after its order succeeded",
   },
+  /**
+   * How long a deleted task stays, with status `DELETING`, in its detail and the list, and
+   * a deleted template in the template list, before it is gone (the spec does not say
+   * whether a delete is immediate; a repeated delete meanwhile answers
+   * `repeatDeleteStatus`); 0 = gone at once.
+   */
+  taskReleaseDelayMs: {
+    default: 0,
+    description: "how long a deleted task (DELETING) or template stays shown",
+  },
 } as const;

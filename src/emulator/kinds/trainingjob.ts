@@ -22,6 +22,7 @@ import {
   queryInt,
   queryText,
   recordOfPathId,
+  repeatedDelete,
 } from "../handler-context.js";
 import type { TaskRecord } from "../records.js";
 import type { EmulatorState } from "../state.js";
@@ -239,7 +240,15 @@ export const handlers = {
   getTrainingSubscriptionResult: (ctx) =>
     subscriptionResult(ctx.state, ctx.params.key ?? "", "training"),
   deleteTrainingTask: (ctx) => {
-    ctx.state.tasks.delete(task(ctx).id);
+    const t = task(ctx);
+    const { state } = ctx;
+    if (state.releases.has(t.id)) repeatedDelete(state, "training task", t.id);
+    else if (
+      state.releases.start(state.tasks, t.id, state.now(), state.behaviour.taskReleaseDelayMs)
+    ) {
+      t.status = "DELETING";
+      t.updatedAt = state.now();
+    }
     return {};
   },
   listTrainingProducts: (ctx) => {

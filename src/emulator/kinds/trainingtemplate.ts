@@ -17,6 +17,7 @@ import {
   queryInt,
   queryText,
   recordOfPathId,
+  repeatedDelete,
 } from "../handler-context.js";
 import type { TemplateRecord } from "../records.js";
 import { naive } from "../views.js";
@@ -72,7 +73,10 @@ export const handlers = {
     return { ...page, records: page.records.map((t) => listedRecord(templateView(t), ctx.state)) };
   },
   deleteTemplate: (ctx) => {
-    ctx.state.templates.delete(existing(ctx).id);
+    const { id } = existing(ctx);
+    const { state } = ctx;
+    if (state.releases.has(id)) repeatedDelete(state, "training template", id);
+    else state.releases.start(state.templates, id, state.now(), state.behaviour.taskReleaseDelayMs);
     return {};
   },
 } satisfies Record<keyof (typeof KIND_ENDPOINT_TABLES)["trainingtemplate"], Handler>;
