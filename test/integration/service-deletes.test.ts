@@ -6,7 +6,9 @@
  * deletionPolicy Delete still go once the service no longer shows their resources, and
  * leave nothing behind. Against a service answering an unknown id with a 500, the list
  * tells that such a resource is gone, for a read before a repeated delete (a volume's,
- * a file system's) as after one.
+ * a file system's) as after one. A TrainingJob and a TrainingTemplate whose task and
+ * template the service shows a while after their delete (`taskReleaseDelayMs`) go only once
+ * they are gone, with nothing ordered again.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
@@ -28,6 +30,42 @@ import { startTestOperator, type TestOperator } from "../support/operator.js";
 const RELEASE_MS = 3_000;
 const DELETES = ["deleteNas", "deleteVolume", "deleteFileSystem"];
 const idOf = (o: KubeObject) => o.metadata?.annotations?.["aidc.io/external-id"] ?? "";
+const ready = (o: KubeObject) => conditionOf(o, "Ready")?.status === "True";
+/** Faults: each of `endpoints` acts once and then answers HTTP 500, its answer lost. */
+const lostAnswers = (endpoints: string[]) =>
+  endpoints.map((endpoint) => ({
+    kind: "error" as const,
+    endpoint,
+    acting: true,
+    httpStatus: 500,
+    times: 1,
+  }));
+/** The spec names no task or template delete; the emulator serves these. */
+const TASK_DELETES = {
+  deleteTrainingTask: "DELETE /v1/training/instance/{id}",
+  deleteTemplate: "DELETE /v1/training/template/{id}",
+};
+
+/** A TrainingJob and a TrainingTemplate `name` under deletionPolicy Delete, once Ready. */
+async function readyJobAndTemplate(
+  jobs: ObjectsOf,
+  templates: ObjectsOf,
+  name: string,
+): Promise<[KubeObject, KubeObject]> {
+  const spec = {
+    image: "registry.example.com/ml/train:1",
+    productCode: "train.cpu.16",
+    workerCount: 1,
+    deletionPolicy: "Delete",
+  };
+  await jobs.create(name, spec);
+  await templates.create(name, {
+    ...spec,
+    trainingType: "PRE_TRAINING",
+    trainingFramework: "PyTorch",
+  });
+  return [await jobs.waitFor(name, ready), await templates.waitFor(name, ready)];
+}
 
 describe("a service refusing a second delete of a resource it is releasing", () => {
   let op: TestOperator;
@@ -70,20 +108,10 @@ describe("a service refusing a second delete of a resource it is releasing", () 
       await fileSystems.create(name, { sizeGB: 10, mounts: [], deletionPolicy: "Delete" });
       const ids: string[] = [];
       for (const objects of [nas, volumes, fileSystems]) {
-        ids.push(
-          idOf(await objects.waitFor(name, (o) => conditionOf(o, "Ready")?.status === "True")),
-        );
+        ids.push(idOf(await objects.waitFor(name, ready)));
       }
       const since = op.emulator.requestLog.lastSeq();
-      op.emulator.faults.set(
-        DELETES.map((endpoint) => ({
-          kind: "error" as const,
-          endpoint,
-          acting: true,
-          httpStatus: 500,
-          times: 1,
-        })),
-      );
+      op.emulator.faults.set(lostAnswers(DELETES));
       try {
         for (const objects of [nas, volumes, fileSystems]) await objects.delete(name);
         for (const objects of [nas, volumes, fileSystems]) {
@@ -123,12 +151,7 @@ describe("a service answering an unknown id with a 500, whose delete answer is l
       ],
       namespaces: [namespace],
       emulatorOptions: { subscriptionDelayMs: 300, unknownIdStatus: 500 },
-      service: {
-        endpoints: {
-          deleteTrainingTask: "DELETE /v1/training/instance/{id}",
-          deleteTemplate: "DELETE /v1/training/template/{id}",
-        },
-      },
+      service: { endpoints: TASK_DELETES },
     });
     jobs = new ObjectsOf(op.kube, trainingJobCrd, namespace);
     templates = new ObjectsOf(op.kube, trainingTemplateCrd, namespace);
@@ -140,33 +163,9 @@ describe("a service answering an unknown id with a 500, whose delete answer is l
   });
 
   it("deletes a task and a template whose delete acted and then answered 500 (its repeats: 500, the id unknown)", async () => {
-    const spec = {
-      image: "registry.example.com/ml/train:1",
-      productCode: "train.cpu.16",
-      workerCount: 1,
-    };
-    await jobs.create("lost", { ...spec, deletionPolicy: "Delete" });
-    await templates.create("lost", {
-      ...spec,
-      trainingType: "PRE_TRAINING",
-      trainingFramework: "PyTorch",
-      deletionPolicy: "Delete",
-    });
-    const job = await jobs.waitFor("lost", (o) => conditionOf(o, "Ready")?.status === "True");
-    const template = await templates.waitFor(
-      "lost",
-      (o) => conditionOf(o, "Ready")?.status === "True",
-    );
+    const [job, template] = await readyJobAndTemplate(jobs, templates, "lost");
     const since = op.emulator.requestLog.lastSeq();
-    op.emulator.faults.set(
-      ["deleteTrainingTask", "deleteTemplate"].map((endpoint) => ({
-        kind: "error" as const,
-        endpoint,
-        acting: true,
-        httpStatus: 500,
-        times: 1,
-      })),
-    );
+    op.emulator.faults.set(lostAnswers(["deleteTrainingTask", "deleteTemplate"]));
     try {
       await jobs.delete("lost");
       await templates.delete("lost");
@@ -186,23 +185,13 @@ describe("a service answering an unknown id with a 500, whose delete answer is l
     await fileSystems.create("lost", { sizeGB: 10, mounts: [], deletionPolicy: "Delete" });
     const ids: string[] = [];
     for (const objects of [volumes, fileSystems]) {
-      ids.push(
-        idOf(await objects.waitFor("lost", (o) => conditionOf(o, "Ready")?.status === "True")),
-      );
+      ids.push(idOf(await objects.waitFor("lost", ready)));
     }
     const since = op.emulator.requestLog.lastSeq();
     // The repeat meets the resource still deleting: refused, the deletion waits, then
     // the steps before the next delete read an id the service no longer knows.
     await op.admin.configure({ repeatDeleteStatus: 409 });
-    op.emulator.faults.set(
-      ["deleteVolume", "deleteFileSystem"].map((endpoint) => ({
-        kind: "error" as const,
-        endpoint,
-        acting: true,
-        httpStatus: 500,
-        times: 1,
-      })),
-    );
+    op.emulator.faults.set(lostAnswers(["deleteVolume", "deleteFileSystem"]));
     try {
       for (const objects of [volumes, fileSystems]) await objects.delete("lost");
       for (const objects of [volumes, fileSystems]) await objects.waitForGone("lost", 30_000);
@@ -217,4 +206,73 @@ describe("a service answering an unknown id with a 500, whose delete answer is l
       expect(answers.slice(0, 2), endpoint).toEqual([500, 409]);
     }
   });
+});
+
+describe("a service releasing tasks and templates a while after their delete", () => {
+  let op: TestOperator;
+  let jobs: ObjectsOf;
+  let templates: ObjectsOf;
+
+  beforeAll(async () => {
+    const namespace = await createNamespace(adminKubeConfig(), "service-deletes-release");
+    op = await startTestOperator({
+      controllers: [trainingJobController, trainingTemplateController],
+      namespaces: [namespace],
+      emulatorOptions: { subscriptionDelayMs: 300, taskReleaseDelayMs: RELEASE_MS },
+      service: { endpoints: TASK_DELETES },
+    });
+    jobs = new ObjectsOf(op.kube, trainingJobCrd, namespace);
+    templates = new ObjectsOf(op.kube, trainingTemplateCrd, namespace);
+  }, 60_000);
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it.each([
+    ["a delete accepted", 0],
+    ["a delete whose answer is lost, its repeat refused with 409", 409],
+  ])(
+    "keeps a TrainingJob and a TrainingTemplate until their task and template are gone: %s",
+    async (_, status) => {
+      await op.admin.configure({ repeatDeleteStatus: status });
+      const name = `released-${status}`;
+      const [job, template] = await readyJobAndTemplate(jobs, templates, name);
+      const [taskId, templateId] = [idOf(job), idOf(template)];
+      const since = op.emulator.requestLog.lastSeq();
+      const endpoints = ["deleteTrainingTask", "deleteTemplate"];
+      if (status > 0) op.emulator.faults.set(lostAnswers(endpoints));
+      const start = Date.now();
+      const goneAfter = async (objects: ObjectsOf) => {
+        await objects.waitForGone(name, 6 * RELEASE_MS);
+        return Date.now() - start;
+      };
+      let gone: number[];
+      try {
+        await jobs.delete(name);
+        await templates.delete(name);
+        gone = await Promise.all([goneAfter(jobs), goneAfter(templates)]);
+      } finally {
+        op.emulator.faults.clear();
+        await op.admin.configure({ repeatDeleteStatus: 0 });
+      }
+      // Each gone from the cluster only once the service no longer shows it.
+      expect(gone[0], "TrainingJob").toBeGreaterThanOrEqual(RELEASE_MS);
+      expect(gone[1], "TrainingTemplate").toBeGreaterThanOrEqual(RELEASE_MS);
+      op.emulator.state.advance();
+      expect(op.emulator.state.tasks.has(taskId)).toBe(false);
+      expect(op.emulator.state.templates.has(templateId)).toBe(false);
+      const log = (endpoint: string) => op.emulator.requestLog.read({ since, endpoint });
+      expect(log("createTrainingTask")).toHaveLength(0);
+      expect(log("createTemplate")).toHaveLength(0);
+      for (const endpoint of endpoints) {
+        const answers = log(endpoint).map((r) => r.status);
+        expect(answers.slice(0, 2), endpoint).toEqual(status > 0 ? [500, status] : [200]);
+        // A refused repeat is sent again while the service shows it, each a poll apart.
+        const times = log(endpoint).map((r) => Date.parse(r.time));
+        for (let i = 3; i < times.length; i++) {
+          expect((times[i] ?? 0) - (times[i - 1] ?? 0), endpoint).toBeGreaterThanOrEqual(200);
+        }
+      }
+    },
+  );
 });

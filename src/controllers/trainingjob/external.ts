@@ -287,7 +287,8 @@ export function trainingJobClient(
       fullReads.forget(id);
       try {
         await service.tasks.delete(id);
-        return "Deleted";
+        // The service may show the task (DELETING) a while: observed until gone.
+        return "InProgress";
       } catch (err) {
         if (err instanceof EndpointDisabledError) return "NotConfigured";
         if (err instanceof ServiceNotFoundError) return "Deleted";

@@ -264,7 +264,8 @@ export class TemplateExternalClient
   async delete(_call: Call, id: string): Promise<DeleteResult> {
     if (!this.service.isEndpointEnabled("deleteTemplate")) return "NotConfigured";
     await this.service.templates.delete(id);
-    return "Deleted";
+    // The service may list the template a while after the delete: observed until gone.
+    return "InProgress";
   }
 
   /** Ids of the templates named exactly `name`. */
