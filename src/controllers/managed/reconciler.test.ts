@@ -279,8 +279,8 @@ describe("the conditions every managed kind derives", () => {
     await reconcile(KEY, w.ctx);
     await reconcile(KEY, w.ctx);
     expect(condition(w.obj, "DeletionPolicy")).toBe("NoDeleteOperation");
-    const conditions = (w.obj?.status as { conditions: { type: string; message: string }[] })
-      .conditions;
+    const status = w.obj?.status as { conditions?: { type: string; message: string }[] };
+    const conditions = status?.conditions ?? [];
     const message = conditions.find((c) => c.type === "DeletionPolicy")?.message;
     expect(message).toContain("service.endpoints (docs/install.md, Deleting remote resources)");
     expect(w.events.filter((e) => e === "Warning DeletePolicyNotHonoured")).toHaveLength(1);
