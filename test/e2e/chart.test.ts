@@ -369,6 +369,14 @@ describe("the Helm chart", () => {
       { key: "secretAccessKey", path: "secretAccessKey" },
       { key: "AWS_SESSION_TOKEN", path: "sessionToken" },
     ]);
+    // A key of no Secret would mount nothing.
+    await expect(
+      helmTemplate("r", "ns", {
+        "objectStorage.credentialsSecret.sessionTokenKey": "AWS_SESSION_TOKEN",
+      }),
+    ).rejects.toThrow(
+      /objectStorage.credentialsSecret.sessionTokenKey needs objectStorage.credentialsSecret.name/,
+    );
   });
 
   it("projects a ServiceAccount token and sets the AWS SDKs' web identity variables for objectStorage.webIdentity", async () => {
@@ -436,7 +444,7 @@ describe("the Helm chart", () => {
         "objectStorage.webIdentity.stsEndpoint": "https://minio.example.com",
       }),
     ).rejects.toThrow(
-      /objectStorage.webIdentity.stsEndpoint .* needs objectStorage.webIdentity.roleArn/,
+      /objectStorage.webIdentity.stsEndpoint needs objectStorage.webIdentity.roleArn: it is the STS of the operator's own role/,
     );
   });
 

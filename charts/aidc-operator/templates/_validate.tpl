@@ -6,9 +6,13 @@ Fails the render on combinations the schema cannot express.
 {{- fail "replicas > 1 needs leaderElection.enabled=true: only one operator may reconcile at a time" }}
 {{- end }}
 {{- include "aidc-operator.validateDerived" . }}
-{{- with .Values.objectStorage.webIdentity }}
-{{- if and .stsEndpoint (not .roleArn) }}
-{{- fail "objectStorage.webIdentity.stsEndpoint is the STS of the operator's own role and needs objectStorage.webIdentity.roleArn; a ServiceConnection's role names its STS in its spec.objectStorage.webIdentity.stsEndpoint" }}
+{{- /* Values that take effect only beside another: set alone, they would do nothing. */}}
+{{- $empty := list "" "\"\"" }}
+{{- range list
+  (list "objectStorage.webIdentity.stsEndpoint" "objectStorage.webIdentity.roleArn" "it is the STS of the operator's own role; a ServiceConnection's role names its STS in its spec.objectStorage.webIdentity.stsEndpoint")
+  (list "objectStorage.credentialsSecret.sessionTokenKey" "objectStorage.credentialsSecret.name" "it is a key of that Secret") }}
+{{- if and (not (has (include "aidc-operator.valueAt" (list $.Values (index . 0))) $empty)) (has (include "aidc-operator.valueAt" (list $.Values (index . 1))) $empty) }}
+{{- fail (printf "%s needs %s: %s" (index . 0) (index . 1) (index . 2)) }}
 {{- end }}
 {{- end }}
 {{- $stopMs := int (dig "shutdownTimeoutMs" 0 (.Values.config | default dict)) }}
