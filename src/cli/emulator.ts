@@ -83,7 +83,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--nas-release-delay-ms <ms>", "how long a deleted NAS stays shown (Releasing)", "0")
     .option(
       "--repeat-delete-status <status>",
-      "envelope status of a delete of a resource already being deleted (0 accepts it; 400 or 409)",
+      "envelope status of a delete of a resource already being deleted (0 accepts it; 400, 409 or 500)",
       "0",
     )
     .option(

@@ -88,7 +88,7 @@ export const configPatchSchema = z.strictObject({
   listVisibilityDelayMs: z.int().min(0).optional(),
   detailVisibilityDelayMs: z.int().min(0).optional(),
   nasReleaseDelayMs: z.int().min(0).optional(),
-  repeatDeleteStatus: z.union([z.literal(0), z.int().min(400).max(499)]).optional(),
+  repeatDeleteStatus: z.union([z.literal(0), z.int().min(400).max(599)]).optional(),
   failedOrdersLeaveResources: z.boolean().optional(),
   listsOmitDescription: z.boolean().optional(),
   listsOmitEnv: z.boolean().optional(),

@@ -34,8 +34,9 @@ export interface EmulatorBehaviour extends KindBehaviour {
   nasReleaseDelayMs: number;
   /**
    * Envelope status of a delete of a resource already being deleted (a NAS `Releasing`,
-   * a volume or file system `deleting`): 0 accepts it and changes nothing; 400 or 409
-   * refuse it as "already being released", as a service may (the spec does not say).
+   * a task `DELETING`, a template, a volume or file system `deleting`): 0 accepts it and
+   * changes nothing; 400 or 409 refuse it as "already being released", a 5xx fails it, as
+   * a service may (the spec does not say).
    */
   repeatDeleteStatus: number;
   /**
