@@ -203,6 +203,27 @@ describe("the Helm chart", () => {
     await helmTemplate("r", "ns", { "podDisruptionBudget.minAvailable": "50%" });
   });
 
+  it("selects the uninstall check's pod by the NetworkPolicy only, not by the metrics Service or the PodDisruptionBudget", async () => {
+    const objects = parseObjects(await helmTemplate("r", "ns", { "networkPolicy.enabled": true }));
+    function specOf<T>(kind: string): T {
+      const [o] = ofKind(objects, kind);
+      if (!o) throw new Error(`no ${kind} rendered`);
+      return o.spec as T;
+    }
+    type Labels = Record<string, string>;
+    const pod = specOf<{ template: { metadata: { labels: Labels } } }>("Job").template.metadata
+      .labels;
+    const matches = (selector: Labels) => Object.entries(selector).every(([k, v]) => pod[k] === v);
+    expect(matches(specOf<{ selector: Labels }>("Service").selector)).toBe(false);
+    const pdb = specOf<{ selector: { matchLabels: Labels } }>("PodDisruptionBudget");
+    expect(matches(pdb.selector.matchLabels)).toBe(false);
+    const { podSelector } = specOf<{
+      podSelector: { matchLabels: Labels; matchExpressions: { key: string; values: string[] }[] };
+    }>("NetworkPolicy");
+    expect(matches(podSelector.matchLabels)).toBe(true);
+    for (const e of podSelector.matchExpressions) expect(e.values).toContain(pod[e.key]);
+  });
+
   it("refuses a name prefix that would make an object name longer than Kubernetes allows", async () => {
     const prefix55 = "a".repeat(55);
     const objects = parseObjects(await helmTemplate("r", "ns", { fullnameOverride: prefix55 }));

@@ -80,6 +80,20 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
 {{/*
+Labels of the uninstall check's Job and pod: a name and component of their own, so the
+metrics Service and the PodDisruptionBudget select only operator pods.
+*/}}
+{{- define "aidc-operator.uninstallCheckLabels" -}}
+helm.sh/chart: {{ include "aidc-operator.chart" . }}
+app.kubernetes.io/name: {{ include "aidc-operator.name" . }}-uninstall-check
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: uninstall-check
+app.kubernetes.io/part-of: aidc-operator
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/*
 Name of the ServiceAccount.
 */}}
 {{- define "aidc-operator.serviceAccountName" -}}
