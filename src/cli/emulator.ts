@@ -39,6 +39,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   subscriptionKeyFormat: string;
   timestampFormat: string;
   createAnswerShape: string;
+  listOrder: string;
   errorRate: string;
   latencyMs: string;
   randomSeed: string;
@@ -149,6 +150,11 @@ export function registerEmulatorCommand(program: Command): void {
       "a create's answer: key, or an object: subscriptionKey, keyObject, orderId, keyAndInstanceId",
       "key",
     )
+    .option(
+      "--list-order <order>",
+      "order of lists: oldestFirst, newestFirst or byName",
+      "oldestFirst",
+    )
     .option("--error-rate <fraction>", "share of requests answered with a 500 envelope", "0")
     .option("--latency-ms <ms>", "latency added to every request", "0")
     .option(
@@ -206,6 +212,8 @@ export function registerEmulatorCommand(program: Command): void {
     );
     const { TIMESTAMP_FORMATS } = await import("../emulator/time-formats.js");
     const timestampFormat = oneOf("timestamp-format", TIMESTAMP_FORMATS, flags.timestampFormat);
+    const { LIST_ORDERS } = await import("../emulator/behaviour.js");
+    const listOrder = oneOf("list-order", LIST_ORDERS, flags.listOrder);
     const errorRate = Number(flags.errorRate);
     if (!(errorRate >= 0 && errorRate <= 1)) {
       throw new Error(`--error-rate must be between 0 and 1, got "${flags.errorRate}"`);
@@ -261,6 +269,7 @@ export function registerEmulatorCommand(program: Command): void {
         CREATE_ANSWER_SHAPES,
         flags.createAnswerShape,
       ),
+      listOrder,
       subscriptionResultRetentionMs: nonNegativeInt(
         "subscription-result-retention-ms",
         flags.subscriptionResultRetentionMs,

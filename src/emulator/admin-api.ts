@@ -21,6 +21,7 @@
  */
 import { z } from "zod";
 import { isEndpointName } from "../service/endpoints.js";
+import { LIST_ORDERS } from "./behaviour.js";
 import type { FaultInjector, FaultRuleInput } from "./faults.js";
 import { CREATE_ANSWER_SHAPES, ID_FORMATS, SUBSCRIPTION_KEY_FORMATS } from "./id-formats.js";
 import { KIND_SETTING_NAMES, type KindSettingName } from "./kind-settings.js";
@@ -108,6 +109,7 @@ export const configPatchSchema = z.strictObject({
   subscriptionKeyFormat: z.enum(SUBSCRIPTION_KEY_FORMATS).optional(),
   timestampFormat: z.enum(TIMESTAMP_FORMATS).optional(),
   createAnswerShape: z.enum(CREATE_ANSWER_SHAPES).optional(),
+  listOrder: z.enum(LIST_ORDERS).optional(),
   apiKey: z.string().min(1).optional(),
 });
 

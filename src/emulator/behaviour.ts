@@ -132,7 +132,17 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * `keyAndInstanceId` (`{subscriptionKey, instanceId}`, the id of the resource ordered).
    */
   createAnswerShape: CreateAnswerShape;
+  /**
+   * The order of every list: `oldestFirst` (as made), `newestFirst` or `byName` (names
+   * in code-point order, records of one name as made).
+   */
+  listOrder: ListOrder;
 }
+
+/** Orders the emulator can list records in (see EmulatorBehaviour). */
+export const LIST_ORDERS = ["oldestFirst", "newestFirst", "byName"] as const;
+/** An order of the lists. */
+export type ListOrder = (typeof LIST_ORDERS)[number];
 
 /** What the emulator answers as `data` for an empty list page (see EmulatorBehaviour). */
 export const EMPTY_LIST_DATA = ["page", "null", "emptyObject"] as const;
@@ -178,6 +188,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   subscriptionKeyFormat: "string",
   timestampFormat: "asShown",
   createAnswerShape: "key",
+  listOrder: "oldestFirst",
 };
 
 /** The emulator's on/off modes: the names of EmulatorBehaviour's boolean switches. */

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type HandlerContext, recordOfPathId, UnknownIdRefusal } from "./handler-context.js";
+import {
+  type HandlerContext,
+  inListOrder,
+  recordOfPathId,
+  UnknownIdRefusal,
+} from "./handler-context.js";
 import { EmulatorState } from "./state.js";
 
 const state = new EmulatorState({}, 1, () => 1_000);
@@ -30,5 +35,17 @@ describe("recordOfPathId", () => {
       expect(err).toBeInstanceOf(UnknownIdRefusal);
       expect(err).toMatchObject({ status: 404, message: `training task ${id ?? ""} not found` });
     }
+  });
+});
+
+describe("inListOrder", () => {
+  // As made: tasks and NAS carry their name, a template in its wire fields.
+  const made = [{ name: "b" }, { fields: { name: "a" } }, { name: "c" }, { name: "a" }];
+
+  it("lists as made, newest first, or by name with one name's records as made", () => {
+    expect(inListOrder(made, "oldestFirst")).toBe(made);
+    expect(inListOrder(made, "newestFirst")).toEqual([...made].reverse());
+    expect(inListOrder(made, "byName")).toEqual([made[1], made[3], made[0], made[2]]);
+    expect(made[0]).toEqual({ name: "b" });
   });
 });

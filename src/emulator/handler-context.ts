@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { describeIssues } from "../service/schemas/primitives.js";
+import type { ListOrder } from "./behaviour.js";
 import type { EmulatorState } from "./state.js";
 
 /** The input of one handled request. */
@@ -125,11 +126,29 @@ export function pageOfRecords<T>(
     pageNo > 1 ? Math.min(ctx.state.behaviour.listShrinksAfterFirstPage, items.length) : 0;
   const start = (pageNo - 1) * pageSize + shrunk;
   return {
-    records: items.slice(start, start + pageSize),
+    records: inListOrder(items, ctx.state.behaviour.listOrder).slice(start, start + pageSize),
     pageNo,
     pageSize,
     totalRows: items.length - shrunk,
   };
+}
+
+/** The name of a listed record (a template's is in its wire fields). */
+function nameOf(record: unknown): string {
+  const r = record as { name?: unknown; fields?: { name?: unknown } };
+  return String(r.name ?? r.fields?.name ?? "");
+}
+
+/** `items` (as made) in the list order `order` (see EmulatorBehaviour.listOrder). */
+export function inListOrder<T>(items: T[], order: ListOrder): T[] {
+  if (order === "newestFirst") return [...items].reverse();
+  if (order === "byName") {
+    return [...items].sort((a, b) => {
+      const [x, y] = [nameOf(a), nameOf(b)];
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+  }
+  return items;
 }
 
 /** Case-insensitive substring match ("fuzzy match on name"); true when `needle` is absent. */
