@@ -72,3 +72,31 @@ describe("a TrainingTemplate's owner mark", () => {
     expect(templateDrift(forged, { id: "t1", desc: sent.desc })).toEqual([]);
   });
 });
+
+describe("a TrainingTemplate found by name", () => {
+  const own = formatOwnerMark(ownerMark("ns", "tpl"));
+  const other = formatOwnerMark(ownerMark("ns2", "tpl"));
+  const lookup = (listed: { id: string; desc?: string }[]) => {
+    const service = {
+      isEndpointEnabled: () => true,
+      templates: {
+        iterate: async function* () {
+          for (const t of listed) yield { name: "tpl", ...t };
+        },
+      },
+    } as unknown as AccountCalls;
+    const call = { obj } as unknown as ResolvedCall<TrainingTemplate, TemplateRefs>;
+    return new TemplateExternalClient(service).lookupByToken(call);
+  };
+
+  it("is the one of several of its name that carries its own mark; else all of them", async () => {
+    const mine = { id: "t2", desc: `[aidc-owner:${own}]` };
+    const theirs = { id: "t3", desc: `[aidc-owner:${other}]` };
+    expect(await lookup([{ id: "t1", desc: "by hand" }, mine, theirs])).toEqual(["t2"]);
+    // Alone, it is found whatever its mark (the owner check then decides).
+    expect(await lookup([theirs])).toEqual(["t3"]);
+    // None or several with its mark: the lookup cannot tell, and names them all.
+    expect(await lookup([{ id: "t1" }, theirs])).toEqual(["t1", "t3"]);
+    expect(await lookup([mine, { ...mine, id: "t4" }])).toEqual(["t2", "t4"]);
+  });
+});

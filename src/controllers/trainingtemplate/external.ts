@@ -61,6 +61,10 @@ import type { TemplateRefs } from "./references.js";
 
 type Call = ManagedCall<TrainingTemplateObject, TemplateRefs>;
 
+/** The owner mark the object's template carries, as text. */
+const ownMark = (call: Call) =>
+  formatOwnerMark(ownerMark(call.obj.metadata.namespace ?? "", call.obj.metadata.name ?? ""));
+
 /**
  * The template body, or why not: a raw `storageId` mount of a storage that is not the
  * namespace's own where adoption is not allowed. Undefined while the references do not
@@ -138,12 +142,9 @@ export class TemplateExternalClient
     const taskId = call.refs.sourceTaskId;
     const at = rfc3339(call.now());
     if (taskId) {
-      const mark = formatOwnerMark(
-        ownerMark(call.obj.metadata.namespace ?? "", call.obj.metadata.name ?? ""),
-      );
       await this.service.tasks.saveAsTemplate(taskId, {
         name,
-        desc: withOwnerMarker(call.obj.spec.description, mark),
+        desc: withOwnerMarker(call.obj.spec.description, ownMark(call)),
       });
       const applied: AppliedRecord = { hash: "", at, sourceTaskId: taskId };
       await call.annotate({ [APPLIED_ANNOTATION]: JSON.stringify(applied) });
@@ -170,7 +171,7 @@ export class TemplateExternalClient
     // name at the next reconcile instead.
     let ids: string[];
     try {
-      ids = await this.idsNamed(name);
+      ids = await this.idsNamed(name, ownMark(call));
     } catch {
       return {};
     }
@@ -184,7 +185,7 @@ export class TemplateExternalClient
 
   async lookupByToken(call: Call): Promise<string[] | undefined> {
     if (!this.service.isEndpointEnabled("listTemplates")) return undefined;
-    return this.idsNamed(templateName(call.obj));
+    return this.idsNamed(templateName(call.obj), ownMark(call));
   }
 
   async tokenAbsence(call: Call): Promise<TokenAbsence> {
@@ -268,13 +269,20 @@ export class TemplateExternalClient
     return "InProgress";
   }
 
-  /** Ids of the templates named exactly `name`. */
-  private async idsNamed(name: string): Promise<string[]> {
-    const ids: string[] = [];
+  /**
+   * Ids of the templates named exactly `name`; of several (a service that lets names
+   * repeat), those whose owner mark is `own` if any is (none or several: all).
+   */
+  private async idsNamed(name: string, own?: string): Promise<string[]> {
+    const named: TrainingTemplate[] = [];
     for await (const t of this.service.templates.iterate({ name })) {
-      if (t.name === name) ids.push(t.id);
+      if (t.name === name) named.push(t);
     }
-    return ids;
+    const mine = named.filter((t) => {
+      const mark = this.ownerOf(t);
+      return mark !== undefined && !("unread" in mark) && formatOwnerMark(mark) === own;
+    });
+    return (named.length > 1 && mine.length > 0 ? mine : named).map((t) => t.id);
   }
 
   /** Template `id`: looked for under `name` first, then in the whole list (renamed). */
