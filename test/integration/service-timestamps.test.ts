@@ -4,11 +4,14 @@
  * emulator: under each, a NasVolume's and a TrainingJob's status times are the service's
  * instants in RFC 3339 UTC, execution records stay oldest first, a description change
  * shows as a later update time, and a requested re-read changes nothing (no order, no
- * status write).
+ * status write); a CciInstance's times read so too, and once settled its polls read no
+ * detail (the listed update time is not taken for a change).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
+import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import type { RunningEmulator } from "../../src/emulator/server.js";
@@ -33,6 +36,7 @@ describe.each(FORMATS)("times written %s", (timestampFormat, shown) => {
   let op: TestOperator;
   let nas: ObjectsOf;
   let jobs: ObjectsOf;
+  let cci: ObjectsOf;
 
   beforeAll(async () => {
     const namespace = await createNamespace(
@@ -40,13 +44,14 @@ describe.each(FORMATS)("times written %s", (timestampFormat, shown) => {
       `times-${timestampFormat.toLowerCase()}`,
     );
     op = await startTestOperator({
-      controllers: [nasVolumeController, trainingJobController],
+      controllers: [nasVolumeController, trainingJobController, cciInstanceController],
       namespaces: [namespace],
       emulatorOptions: { subscriptionDelayMs: 300, timestampFormat },
     });
     emulator = op.emulator;
     nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
     jobs = new ObjectsOf(op.kube, trainingJobCrd, namespace);
+    cci = new ObjectsOf(op.kube, cciInstanceCrd, namespace);
   });
   afterAll(async () => {
     await op?.stop();
@@ -109,4 +114,22 @@ describe.each(FORMATS)("times written %s", (timestampFormat, shown) => {
       expect(rest).toEqual(was);
     }
   }, 90_000);
+
+  it("reads a CCI instance's times and, settled, reads no detail: list and status agree", async () => {
+    await cci.create("notebook", { instanceId: "cci-0001" });
+    const bound = await cci.waitForCondition("notebook", "Ready", "True", undefined, 30_000);
+    expect(statusOf(bound)).toMatchObject({
+      createdTime: "2025-01-06T09:00:00Z",
+      lastUpdateTime: "2025-01-06T09:05:00Z",
+      startTime: "2025-01-06T09:01:30Z",
+    });
+    const listed = await wireData(emulator, "/v1/cci/instance/list?pageNo=1&pageSize=50");
+    expect(shown((listed.records as { updateTime?: unknown }[])[0]?.updateTime)).toBe(true);
+    // Each poll lists; a detail read would mean the listed updateTime reads as a change.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const since = (await op.admin.requests()).at(-1)?.seq ?? 0;
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await op.admin.requests({ since, endpoint: "listCci" })).not.toEqual([]);
+    expect(await op.admin.requests({ since, endpoint: "getCci" })).toEqual([]);
+  }, 60_000);
 });
