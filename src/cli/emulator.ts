@@ -147,7 +147,7 @@ export function registerEmulatorCommand(program: Command): void {
     )
     .option(
       "--create-answer-shape <shape>",
-      "a create's answer: key, or an object: subscriptionKey, keyObject, orderId, keyAndInstanceId",
+      "a create's answer: key, or an object: subscriptionKey, keyObject, orderId, keyAndInstanceId, renamedField",
       "key",
     )
     .option(

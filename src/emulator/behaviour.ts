@@ -129,7 +129,8 @@ export interface EmulatorBehaviour extends KindBehaviour {
    * The `data` of a create's answer (a task create, a NAS subscribe; the spec: "a result
    * key"): `key` (the key itself), or an object holding it: `subscriptionKey`
    * (`{subscriptionKey}`), `keyObject` (`{key}`), `orderId` (`{orderId}`),
-   * `keyAndInstanceId` (`{subscriptionKey, instanceId}`, the id of the resource ordered).
+   * `keyAndInstanceId` (`{subscriptionKey, instanceId}`, the id of the resource ordered),
+   * `renamedField` (`{requestNo}`: a field the client reads only when configured).
    */
   createAnswerShape: CreateAnswerShape;
   /**

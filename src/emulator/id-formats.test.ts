@@ -45,6 +45,7 @@ describe("create answer shapes", () => {
       "string",
       (k: string) => ({ subscriptionKey: k, instanceId: "nas-000001" }),
     ],
+    ["renamedField", "string", (k: string) => ({ requestNo: k })],
   ] as const)("answers a NAS order as %s (keys as %s)", async (shape, format, expected) => {
     const svc = await startEmulatedService({
       emulator: { createAnswerShape: shape, subscriptionKeyFormat: format, idTag: "" },

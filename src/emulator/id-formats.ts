@@ -23,6 +23,7 @@ export const CREATE_ANSWER_SHAPES = [
   "keyObject",
   "orderId",
   "keyAndInstanceId",
+  "renamedField",
 ] as const;
 /** A shape of a create's answer. */
 export type CreateAnswerShape = (typeof CREATE_ANSWER_SHAPES)[number];
@@ -32,6 +33,7 @@ export function createAnswer(shape: CreateAnswerShape, key: string, instanceId?:
   if (shape === "subscriptionKey") return { subscriptionKey: key };
   if (shape === "keyObject") return { key };
   if (shape === "orderId") return { orderId: key };
+  if (shape === "renamedField") return { requestNo: key };
   if (shape === "keyAndInstanceId") {
     return instanceId === undefined
       ? { subscriptionKey: key }

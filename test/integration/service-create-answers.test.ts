@@ -3,7 +3,9 @@
  * or in an object), against a real API server and the emulator: under each, a NasVolume
  * and a TrainingJob read their subscription key from the answer and become Ready, and a
  * NasVolume and a TrainingJob whose answer is lost (the order acts, then answers HTTP 500)
- * are found by their token; each with exactly one remote resource, ordered once.
+ * are found by their token, as are those whose answer holds the key in a field the client
+ * does not read (without service.subscriptionResult.keyField); each with exactly one remote
+ * resource, ordered once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
@@ -64,6 +66,30 @@ describe("create answers in other shapes", () => {
     }
   }
 
+  /** Whether the result of the NAS's and the task's subscription was polled since `since`. */
+  function keysPolled(objects: KubeObject[], since: number): boolean[] {
+    const polled = op.emulator.requestLog
+      .read({ since })
+      .filter((e) => e.endpoint?.endsWith("SubscriptionResult"))
+      .map((e) => e.path);
+    return ["nas", "training"].map((kind, i) => {
+      const id = idOf(objects[i] as KubeObject);
+      const subs = [...op.emulator.state.subscriptions.values()];
+      const sub = subs.find((s) => s.kind === kind && s.instanceId === id);
+      return sub !== undefined && polled.some((p) => p.endsWith(`/${sub.key}`));
+    });
+  }
+
+  it("finds by their token creates whose answer holds the key in a field it does not read", async () => {
+    await op.admin.configure({ createAnswerShape: "renamedField" });
+    const state = op.emulator.state;
+    const before = [state.nas.size, state.tasks.size];
+    const since = op.emulator.requestLog.lastSeq();
+    const objects = await createBoth("renamed-field");
+    expectOneEach(objects, before, since);
+    expect(keysPolled(objects, since)).toEqual([false, false]);
+  }, 60_000);
+
   describe.each(SHAPES)("answered as %s", (shape) => {
     beforeAll(async () => {
       await op.admin.configure({ createAnswerShape: shape });
@@ -75,21 +101,7 @@ describe("create answers in other shapes", () => {
       const since = op.emulator.requestLog.lastSeq();
       const objects = await createBoth(`read-${shape.toLowerCase()}`);
       expectOneEach(objects, before, since);
-      const polled = op.emulator.requestLog
-        .read({ since })
-        .filter((e) => e.endpoint?.endsWith("SubscriptionResult"))
-        .map((e) => e.path);
-      for (const [i, kind] of ["nas", "training"].entries()) {
-        const id = idOf(objects[i] as KubeObject);
-        const sub = [...state.subscriptions.values()].find(
-          (s) => s.kind === kind && s.instanceId === id,
-        );
-        expect(sub, kind).toBeDefined();
-        expect(
-          polled.some((p) => p.endsWith(`/${sub?.key}`)),
-          kind,
-        ).toBe(true);
-      }
+      expect(keysPolled(objects, since)).toEqual([true, true]);
     }, 60_000);
 
     it("finds creates whose answer was lost by their token", async () => {

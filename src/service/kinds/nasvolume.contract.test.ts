@@ -9,6 +9,7 @@ import type { ServiceClient } from "../client.js";
 import { DEFAULT_ENDPOINTS } from "../endpoints.js";
 import {
   ServiceInvalidRequestError,
+  ServiceMalformedResponseError,
   ServiceNotFoundError,
   ServiceRefusedError,
 } from "../errors.js";
@@ -249,5 +250,25 @@ describe("NAS scale, mount path, list, detail and delete", () => {
     ["getNasSubscriptionResult", (c: ServiceClient) => c.getNasSubscriptionResult("sub-404")],
   ])("%s of an unknown id is not-found", async (_name, call) => {
     expect(await failure(call(client))).toBeInstanceOf(ServiceNotFoundError);
+  });
+});
+
+describe("a create answer holding its key in a field of the service's own", () => {
+  it("is malformed, of unknown outcome, naming keyField; read once keyField names the field", async () => {
+    svc.emulator.state.behaviour.createAnswerShape = "renamedField";
+    try {
+      const order = { productCode: "nas.capacity.standard" };
+      const err = await failure(client.subscribeNas(order));
+      expect(err).toBeInstanceOf(ServiceMalformedResponseError);
+      expect(err).toMatchObject({
+        outcomeUnknown: true,
+        message: expect.stringMatching(/requestNo.*service\.subscriptionResult\.keyField/),
+      });
+      const mapped = svc.newClient({ subscriptionResult: { keyField: "requestNo" } });
+      const key = await mapped.subscribeNas(order);
+      expect(svc.emulator.state.subscriptions.get(key)?.kind).toBe("nas");
+    } finally {
+      svc.emulator.state.behaviour.createAnswerShape = "key";
+    }
   });
 });
