@@ -293,6 +293,7 @@ export async function runChaos(env: BenchEnvironment, o: ChaosOptions): Promise<
       ? {
           repeatDeleteStatus: o.repeatDeleteStatus,
           nasReleaseDelayMs: Math.max(behaviour.nasReleaseDelayMs, 2000),
+          taskReleaseDelayMs: Math.max(behaviour.taskReleaseDelayMs, 2000),
         }
       : {}),
   };
