@@ -3,20 +3,22 @@
  * by name), walked two records a page, against a real API server and the emulator:
  * under each, a NasVolume, a TrainingJob and a TrainingTemplate whose creates acted and
  * answered HTTP 500 are found once (by token, by name) among others of like names,
- * and a NAS's and a template's creates that never acted are proven absent and sent once
- * more.
+ * a NAS's and a template's creates that never acted are proven absent and sent once
+ * more, and a CciInstance binds by a name one instance has, not by one two have.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cciInstanceController } from "../../src/controllers/cciinstance/controller.js";
 import { nasVolumeController } from "../../src/controllers/nasvolume/controller.js";
 import { trainingJobController } from "../../src/controllers/trainingjob/controller.js";
 import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
+import { cciInstanceCrd } from "../../src/crds/cciinstance.js";
 import { nasVolumeCrd } from "../../src/crds/nasvolume.js";
 import { trainingJobCrd } from "../../src/crds/trainingjob.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
 import type { ListOrder } from "../../src/emulator/behaviour.js";
 import { type RunningEmulator, startEmulator } from "../../src/emulator/server.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
-import { ObjectsOf } from "../support/managed.js";
+import { conditionOf, ObjectsOf } from "../support/managed.js";
 import {
   startTestOperator,
   TEST_API_KEY,
@@ -42,6 +44,7 @@ describe.each<ListOrder>(["oldestFirst", "newestFirst", "byName"])("lists %s", (
   let nas: ObjectsOf;
   let jobs: ObjectsOf;
   let templates: ObjectsOf;
+  let cci: ObjectsOf;
 
   beforeAll(async () => {
     emulator = await startEmulator({
@@ -49,12 +52,22 @@ describe.each<ListOrder>(["oldestFirst", "newestFirst", "byName"])("lists %s", (
       subscriptionDelayMs: 300,
       listOrder,
       pageSizeCap: 2,
+      // Two instances of one name, made apart: on different pages in some orders.
+      seed: {
+        cci: [
+          { id: "nb-1", name: "nb-alone" },
+          { id: "nb-2", name: "nb-twin" },
+          { id: "nb-3", name: "nb-other" },
+          { id: "nb-4", name: "nb-twin" },
+        ],
+      },
     });
     const namespace = await createNamespace(adminKubeConfig(), `order-${listOrder.toLowerCase()}`);
     op = await startTestOperator({
       controllers: [
         nasVolumeController,
         trainingJobController,
+        cciInstanceController,
         (deps) => trainingTemplateController(deps, { visibilityGraceMs: WINDOW_MS }),
       ],
       namespaces: [namespace],
@@ -70,6 +83,7 @@ describe.each<ListOrder>(["oldestFirst", "newestFirst", "byName"])("lists %s", (
     nas = new ObjectsOf(op.kube, nasVolumeCrd, namespace);
     jobs = new ObjectsOf(op.kube, trainingJobCrd, namespace);
     templates = new ObjectsOf(op.kube, trainingTemplateCrd, namespace);
+    cci = new ObjectsOf(op.kube, cciInstanceCrd, namespace);
     for (const x of OTHERS) {
       await nas.create(`store-${x}`, NAS_SPEC);
       await jobs.create(`train-${x}`, JOB_SPEC);
@@ -165,4 +179,17 @@ describe.each<ListOrder>(["oldestFirst", "newestFirst", "byName"])("lists %s", (
     await nas.waitForEvents("store-gone", ["CreateRepeated"]);
     await templates.waitForEvents("tpl-gone", ["CreateRepeated"]);
   }, 60_000);
+
+  it("binds a CCI instance by a name one instance has, and none by a name two have", async () => {
+    await cci.create("alone", { name: "nb-alone" });
+    await cci.create("twin", { name: "nb-twin" });
+    const bound = await cci.waitFor(
+      "alone",
+      (o) => !!(o.status as { instanceId?: string }).instanceId,
+    );
+    expect((bound.status as { instanceId?: string }).instanceId).toBe("nb-1");
+    const twin = await cci.waitForCondition("twin", "Bound", "False", "AmbiguousName");
+    expect(conditionOf(twin, "Bound")?.message).toMatch(/nb-2.*nb-4|nb-4.*nb-2/);
+    expect((twin.status as { instanceId?: string }).instanceId).toBeUndefined();
+  }, 30_000);
 });
