@@ -220,6 +220,34 @@ describe("pause and reconcile now", () => {
     await nas.waitForCondition("paused-new", "Ready", "True", undefined, 30_000);
   });
 
+  it("paused with its order pending: nothing sent, a request waits; resumed, the order is followed, not placed again", async () => {
+    await op.admin.configure({ subscriptionDelayMs: 600_000 });
+    try {
+      await nas.create("paused-order", { productCode: "nas.capacity.standard", capacityGB: 100 });
+      const creating = await nas.waitForCondition("paused-order", "Ready", "False", "Creating");
+      const key = statusOf(creating).subscriptionKey as string;
+      await nas.annotate("paused-order", { "aidc.io/paused": "true" });
+      await nas.waitForCondition("paused-order", "Synced", "False", "ReconcilePaused");
+      await op.admin.clearRequests();
+      await op.admin.resolveSubscription(key, "Succeeded");
+      const made = String(
+        (await op.admin.state()).subscriptions.find((s) => s.key === key)?.instanceId,
+      );
+      await nas.annotate("paused-order", { "aidc.io/reconcile-requested-at": "while-paused" });
+      await sleep(POLL_MS * 4);
+      expect([...(await callsAbout(key)), ...(await callsAbout(made))]).toEqual([]);
+      const held = await nas.waitForCondition("paused-order", "Synced", "False", "ReconcilePaused");
+      expect(statusOf(held).lastHandledReconcileAt).toBeUndefined();
+      await nas.annotate("paused-order", { "aidc.io/paused": null });
+      const o = await nas.waitForCondition("paused-order", "Ready", "True", undefined, 30_000);
+      expect(statusOf(o).lastHandledReconcileAt).toBe("while-paused");
+      expect(statusOf(o).storageId).toBe(made);
+      expect(await op.admin.requests({ endpoint: "subscribeNas" })).toEqual([]);
+    } finally {
+      await op.admin.configure({ subscriptionDelayMs: 300 });
+    }
+  });
+
   it("reads in detail at once on aidc.io/reconcile-requested-at and echoes it in status", async () => {
     await nas.create("asked", { productCode: "nas.capacity.standard", capacityGB: 100 });
     const ready = await nas.waitForCondition("asked", "Ready", "True", undefined, 30_000);
