@@ -17,6 +17,7 @@ import {
   WatchDecodeError,
   WatchHeldError,
   WatchNotAnsweredError,
+  WatchStatusError,
 } from "./kube-errors.js";
 import { KubeTransport } from "./kube-transport.js";
 
@@ -259,6 +260,52 @@ describe("KubeTransport", () => {
       ["ADDED", { n: 1 }],
       ["ADDED", { n: 2 }],
     ]);
+  });
+
+  it("does not take a watch answered with an error for answered before it ended: its page comes after its head", async () => {
+    const port = await listen(
+      http.createServer((_req, res) => {
+        // A front whose API server is down, its page sent after its head (as over HTTP/2).
+        res.writeHead(502, { "content-type": "text/html" }).flushHeaders();
+        setTimeout(() => res.end("<html><title>502 Bad Gateway</title></html>"), 50);
+      }),
+    );
+    const t = transport(config(`http://127.0.0.1:${port}`));
+    const order: string[] = [];
+    const watching = t.watch(
+      "/api/v1/pods",
+      {},
+      () => undefined,
+      (err) => order.push(`ended: ${(err as WatchStatusError).front}`),
+    );
+    await watching;
+    order.push("answered");
+    await vi.waitFor(() => expect(order).toHaveLength(2));
+    expect(order).toEqual([
+      'ended: 502 Bad Gateway from a proxy in front of the API server, not from the API server: "502 Bad Gateway"',
+      "answered",
+    ]);
+  });
+
+  it("ends a watch answered with an error whose page does not end within the request timeout", async () => {
+    const port = await listen(
+      http.createServer((_req, res) => {
+        res.writeHead(502, { "content-type": "text/html" }).flushHeaders();
+        res.write("<html>");
+      }),
+    );
+    const t = transport(config(`http://127.0.0.1:${port}`), { requestTimeoutMs: 200 });
+    let ended: unknown;
+    await t.watch(
+      "/api/v1/pods",
+      {},
+      () => undefined,
+      (err) => {
+        ended = err;
+      },
+    );
+    expect(ended).toBeInstanceOf(WatchStatusError);
+    expect((ended as WatchStatusError).statusCode).toBe(502);
   });
 
   it("ends a watch with a WatchDecodeError at a line that is not an event", async () => {

@@ -142,9 +142,9 @@ export class KubeTransport {
   }
 
   /**
-   * Starts a watch of `path`; resolves once answered (or failed). `onDone` is called once:
-   * null for a clean end, also a cut between events (a proxy's idle timeout: client-go
-   * resumes then too); {@link WatchDecodeError}, {@link answeredWatchEnd}'s or
+   * Starts a watch of `path`; resolves once answered 200, else once ended. `onDone` is
+   * called once: null for a clean end, also a cut between events (a proxy's idle timeout:
+   * client-go resumes then too); {@link WatchDecodeError}, {@link answeredWatchEnd}'s or
    * {@link WatchNotAnsweredError} when the watcher must list again; {@link WatchStatusError}
    * for a status other than 200; else the error.
    */
@@ -200,11 +200,14 @@ export class KubeTransport {
             if (finished) c.abort(new Error("watch aborted"));
             else if (g.retired && resent < MAX_RESENDS) c.abort(new ResendError());
           },
-          onResponseStart(_c, code, h) {
+          onResponseStart: (_c, code, h) => {
             status = code;
             times.answered = Date.now();
             audited = h["audit-id"] !== undefined;
-            resolve(handle);
+            if (code === 200) return resolve(handle);
+            // Not answered while an error's page follows (cut past the request timeout).
+            const cut = new WatchStatusError(code, "(its page did not end)", audited);
+            setTimeout(() => finished || controller?.abort(cut), this.requestTimeoutMs).unref();
           },
           onResponseData(_c, chunk) {
             pending += decoder.write(chunk);
@@ -218,7 +221,10 @@ export class KubeTransport {
           },
           onResponseEnd() {
             pending += decoder.end();
-            if (status !== 200) return finish(new WatchStatusError(status, pending, audited));
+            if (status !== 200) {
+              finish(new WatchStatusError(status, pending, audited));
+              return resolve(handle);
+            }
             line(pending);
             finish(answeredWatchEnd(path, times, ""));
           },
