@@ -4,7 +4,8 @@
  */
 import { Counter, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { EventRecorder } from "./events.js";
+import type { EventRetryOptions } from "./event-retries.js";
+import { EventRecorder, type EventRecorderOptions } from "./events.js";
 import type { KubeClient } from "./kube.js";
 import { KubeApiError } from "./kube-errors.js";
 import { KubeUnreachableError } from "./kube-unreachable.js";
@@ -47,7 +48,11 @@ const object = (name: string): KubeObject => ({
   metadata: { name, namespace: "ns", uid: `uid-${name}` },
 });
 
-function droppedCounter() {
+/**
+ * A recorder on an {@link outageKube} (down at first) that tries again as `retry` says,
+ * with `more` options; `count` reads its dropped writes of a reason.
+ */
+function recorderInOutage(retry: EventRetryOptions, more: Partial<EventRecorderOptions> = {}) {
   const dropped = new Counter({
     name: "dropped",
     help: "h",
@@ -56,22 +61,19 @@ function droppedCounter() {
   });
   const count = async (reason: string) =>
     (await dropped.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
-  return { dropped, count };
+  const outage = outageKube();
+  const options = { controller: "t", instance: "t", retry, dropped, ...more };
+  return { ...outage, count, recorder: new EventRecorder(outage.kube, options) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("EventRecorder's retries of writes the API server did not answer", () => {
   it("writes an Event recorded during an outage once it is over, its repeats as its series' count", async () => {
-    const { kube, state, created, patched } = outageKube();
-    const { dropped, count } = droppedCounter();
-    const recorder = new EventRecorder(kube, {
-      controller: "t",
-      instance: "t",
-      seriesUpdateMs: 0,
-      retry: { tries: 20, delayMs: 20 },
-      dropped,
-    });
+    const { state, created, patched, recorder, count } = recorderInOutage(
+      { tries: 20, delayMs: 20 },
+      { seriesUpdateMs: 0 },
+    );
     recorder.warning(object("a"), "Failed", "boom");
     await sleep(60);
     recorder.warning(object("a"), "Failed", "boom");
@@ -87,15 +89,10 @@ describe("EventRecorder's retries of writes the API server did not answer", () =
   });
 
   it("writes the newest series count once the outage is over, counts that waited joining it", async () => {
-    const { kube, state, created, patched } = outageKube();
-    const { dropped, count } = droppedCounter();
-    const recorder = new EventRecorder(kube, {
-      controller: "t",
-      instance: "t",
-      seriesUpdateMs: 0,
-      retry: { tries: 10, delayMs: 30 },
-      dropped,
-    });
+    const { state, created, patched, recorder, count } = recorderInOutage(
+      { tries: 10, delayMs: 30 },
+      { seriesUpdateMs: 0 },
+    );
     state.down = false;
     recorder.warning(object("a"), "Failed", "boom");
     await recorder.flush();
@@ -122,14 +119,7 @@ describe("EventRecorder's retries of writes the API server did not answer", () =
   });
 
   it("drops an Event after its tries, counted; a refused one is not tried again", async () => {
-    const { kube, state, created } = outageKube();
-    const { dropped, count } = droppedCounter();
-    const recorder = new EventRecorder(kube, {
-      controller: "t",
-      instance: "t",
-      retry: { tries: 3, delayMs: 10 },
-      dropped,
-    });
+    const { state, created, recorder, count } = recorderInOutage({ tries: 3, delayMs: 10 });
     recorder.warning(object("a"), "Failed", "boom");
     for (let i = 0; i < 100 && (await count("unanswered")) === 0; i++) await sleep(20);
     expect(await count("unanswered")).toBe(1);
@@ -144,13 +134,10 @@ describe("EventRecorder's retries of writes the API server did not answer", () =
   });
 
   it("keeps at most maxWaiting writes waiting, dropping the oldest", async () => {
-    const { kube, state, created } = outageKube();
-    const { dropped, count } = droppedCounter();
-    const recorder = new EventRecorder(kube, {
-      controller: "t",
-      instance: "t",
-      retry: { tries: 100, delayMs: 20, maxWaiting: 2 },
-      dropped,
+    const { state, created, recorder, count } = recorderInOutage({
+      tries: 100,
+      delayMs: 20,
+      maxWaiting: 2,
     });
     for (const name of ["a", "b", "c"]) recorder.warning(object(name), "Failed", "boom");
     await sleep(50);
@@ -162,14 +149,7 @@ describe("EventRecorder's retries of writes the API server did not answer", () =
   });
 
   it("tries the waiting writes once more at flush, without waiting for their delay", async () => {
-    const { kube, state, created } = outageKube();
-    const { dropped, count } = droppedCounter();
-    const recorder = new EventRecorder(kube, {
-      controller: "t",
-      instance: "t",
-      retry: { tries: 12, delayMs: 60_000 },
-      dropped,
-    });
+    const { state, created, recorder, count } = recorderInOutage({ tries: 12, delayMs: 60_000 });
     recorder.warning(object("a"), "Failed", "boom");
     recorder.warning(object("b"), "Failed", "boom");
     await sleep(20);
