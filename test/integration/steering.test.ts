@@ -156,6 +156,23 @@ describe("spec.managementPolicies", () => {
     expect((await writesTo(id)).length).toBeGreaterThan(0);
   });
 
+  it("names capacityGB in DriftDetected when Update goes while a scale is under way", async () => {
+    await nas.create("scaling", { productCode: "nas.capacity.standard", capacityGB: 100 });
+    await nas.waitForCondition("scaling", "Ready", "True", undefined, 30_000);
+    await op.admin.configure({ nasScaleDelayMs: 4_000 });
+    try {
+      await nas.patchSpec("scaling", { capacityGB: 150 });
+      await nas.waitForCondition("scaling", "Synced", "True", "Updating");
+      await nas.patchSpec("scaling", { managementPolicies: ["Observe"] });
+      const o = await nas.waitForCondition("scaling", "Synced", "False", "DriftDetected");
+      expect(conditionOf(o, "Synced")?.message).toContain("differs from the spec in capacityGB;");
+      // The scale sent before shows: nothing differs any more.
+      await nas.waitForCondition("scaling", "Synced", "True", undefined, 20_000);
+    } finally {
+      await op.admin.configure({ nasScaleDelayMs: 0 });
+    }
+  });
+
   it("fills unset capacity and mount path under LateInitialize (a spec write), and only then", async () => {
     const id = await seeded(120, "/late");
     await nas.create("late", {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { NAS_VOLUME_REASONS } from "../../crds/nasvolume.js";
 import type { NasProduct } from "../../service/schemas/nas.js";
 import {
   decideSync,
   nasCapacityRefusal,
+  nasDrift,
   nasPhase,
   nasReady,
   type PreflightInput,
@@ -213,6 +215,25 @@ describe("decideSync", () => {
         record: { scaleType: "ScaleDown", capacityGB: 40, fromGB: 160, toGB: 120 },
       },
     ]);
+  });
+});
+
+describe("nasDrift", () => {
+  it("names the field of each action, a scale waited for or refused too", () => {
+    expect(nasDrift([])).toEqual([]);
+    expect(nasDrift([{ action: "SetMountPath", mountPath: "/b" }])).toEqual(["mountPath"]);
+    const capacity: SyncAction[] = [
+      { action: "Scale", record: { scaleType: "ScaleUp", capacityGB: 50, fromGB: 100, toGB: 150 } },
+      { action: "Wait", message: "a ScaleUp to 150 GB was sent; waiting for the quota to show it" },
+      {
+        action: "Refuse",
+        reason: NAS_VOLUME_REASONS.names.ShrinkBelowUsedRefused,
+        message: "used",
+      },
+    ];
+    for (const action of capacity) {
+      expect(nasDrift([action])).toEqual(["capacityGB"]);
+    }
   });
 });
 

@@ -243,13 +243,13 @@ export function nasStatus(
   return out;
 }
 
-/** The spec fields the sync actions would change (the DriftDetected message). */
+/**
+ * The spec fields the sync actions are about (the DriftDetected message): every action
+ * but SetMountPath is a capacity one, a scale waited for too.
+ */
 export function nasDrift(actions: readonly SyncAction[]): string[] {
   const fields = new Set<string>();
-  for (const a of actions) {
-    if (a.action === "SetMountPath") fields.add("mountPath");
-    else if (a.action === "Scale" || a.action === "Refuse") fields.add("capacityGB");
-  }
+  for (const a of actions) fields.add(a.action === "SetMountPath" ? "mountPath" : "capacityGB");
   return [...fields];
 }
 
