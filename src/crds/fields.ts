@@ -82,7 +82,8 @@ export const managementPolicies = withRules(
     message: 'spec.managementPolicies: "*" already means every policy; list it alone',
   },
   {
-    rule: "self.exists(p, p == '*') || self.exists(p, p == 'Observe')",
+    // An empty list is refused by minItems alone.
+    rule: "self.size() == 0 || self.exists(p, p == '*') || self.exists(p, p == 'Observe')",
     message:
       "spec.managementPolicies: Create, Update, Delete and LateInitialize need Observe (the operator must read a remote resource to act on it); add Observe",
   },

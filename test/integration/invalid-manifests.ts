@@ -19,6 +19,8 @@ export interface InvalidCase {
   field: string;
   /** Text the message must contain besides the field (a pattern where versions word it differently). */
   says: string | RegExp;
+  /** Text the message must not contain: a rule that has no business with this value. */
+  saysNot?: string;
 }
 
 const job = { image: "registry.example.com/ml/train:1", productCode: "gpu-1x", workerCount: 1 };
@@ -67,6 +69,7 @@ export async function expectRefused(
   expect(code).toBe(422);
   expect(message).toContain(`${c.field}:`);
   expect(message).toMatch(c.says);
+  if (c.saysNot) expect(message).not.toContain(c.saysNot);
 }
 
 /** At least 30 refusals, across the kinds. */
@@ -525,6 +528,7 @@ export const invalidCases: InvalidCase[] = [
     spec: { ...fs, managementPolicies: [] },
     field: "spec.managementPolicies",
     says: "at least 1",
+    saysNot: "need Observe",
   },
   {
     reason: "an unknown management policy",
