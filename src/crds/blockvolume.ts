@@ -59,12 +59,12 @@ export const BLOCK_VOLUME_REASONS = ownReasons({
   Attaching: ownReason(
     "UnderWay",
     ["Ready"],
-    "The volume is being attached to the instance spec.attachTo names, or detached first to move it there; the message says which.",
+    "The volume is being attached to the instance spec.attachTo names, or detached first to move it there, or without Update in spec.managementPolicies is not moved; the message says which.",
   ),
   Detaching: ownReason(
     "UnderWay",
     ["Ready"],
-    "The volume is being detached because spec.attachTo was removed.",
+    "The volume is being detached because spec.attachTo was removed (without Update in spec.managementPolicies it is not: the message says so).",
   ),
   VolumeUnavailable: ownReason(
     "UnderWay",

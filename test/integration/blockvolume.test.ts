@@ -1,8 +1,8 @@
 /**
  * The BlockVolume controller against a real API server and the emulator: the volume's
  * whole life with the exact requests in order, the detach that a delete waits for, an
- * attachment made by someone else, a reference that resolves late, and a create whose
- * answer is lost.
+ * attachment made by someone else, a reference that resolves late, a create whose
+ * answer is lost, and a move that spec.managementPolicies without Update does not make.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blockVolumeController } from "../../src/controllers/blockvolume/controller.js";
@@ -287,5 +287,32 @@ describe("BlockVolume controller", () => {
         (r) => (r.body as { name?: string }).name === "lost",
       ),
     ).toHaveLength(1);
+  }, 60_000);
+
+  it("under Observe, attaches nothing and says in Ready that the volume is not moved; Update back, attaches it", async () => {
+    await volumes.create("kept", { sizeGB: 5, volumeType: "ssd" });
+    await volumes.waitForCondition("kept", "Ready", "True", "Detached");
+    const id = await volumeIdOf("kept");
+    await volumes.patchSpec("kept", {
+      managementPolicies: ["Observe"],
+      attachTo: { cciInstanceRef: { name: "alice" } },
+    });
+    const held = await volumes.waitForCondition("kept", "Synced", "False", "DriftDetected");
+    expect(conditionOf(held, "Synced")?.message).toContain("differs from the spec in attachTo;");
+    const ready = await volumes.waitFor("kept", (o) =>
+      Boolean(conditionOf(o, "Ready")?.message?.includes("no Update")),
+    );
+    expect(conditionOf(ready, "Ready")).toMatchObject({
+      status: "False",
+      message:
+        "the volume is available (detached) and spec.attachTo asks for instance cci-0001; spec.managementPolicies has no Update, so it is not moved",
+    });
+    expect((await writesOf(id, "kept")).map((r) => r.endpoint)).toEqual(["createVolume"]);
+    await volumes.patchSpec("kept", { managementPolicies: ["*"] });
+    await volumes.waitForCondition("kept", "Ready", "True", "Attached");
+    expect((await writesOf(id, "kept")).map((r) => r.endpoint)).toEqual([
+      "createVolume",
+      "attachVolume",
+    ]);
   }, 60_000);
 });

@@ -146,6 +146,40 @@ describe("volumeReady", () => {
     );
     expect(ready).toMatchObject({ status, reason });
   });
+
+  it("without Update, says the volume is not moved rather than that it is being attached or detached", () => {
+    const cases: [string, string | undefined, AttachmentAction, string | undefined, string][] = [
+      ["available", undefined, { action: "Attach", instanceId: "i-2" }, "i-2", "(detached)"],
+      [
+        "in-use",
+        "i-1",
+        { action: "Detach", instanceId: "i-1", next: "i-2" },
+        "i-2",
+        "instance i-1",
+      ],
+      [
+        "in-use",
+        "i-1",
+        { action: "Detach", instanceId: "i-1", next: undefined },
+        undefined,
+        "no instance",
+      ],
+      ["detaching", "i-1", { action: "Wait", message: "the volume is detaching" }, "i-2", "i-2"],
+    ];
+    for (const [state, on, action, desired, named] of cases) {
+      const volume = { id: "v", status: state, ...(on ? { instanceId: on } : {}) };
+      const ready = volumeReady(volume, action, desired, false);
+      expect(ready.status).toBe("False");
+      expect(ready.message).toContain("spec.managementPolicies has no Update, so it is not moved");
+      expect(ready.message).toContain(named);
+      expect(ready.message).not.toMatch(/^(attaching|detaching|moving)|waiting to attach/);
+      expect(volumeReady(volume, action, desired, true).message).not.toContain("no Update");
+    }
+    // An attach the service is making (sent before) is followed as it is.
+    const attaching = { id: "v", status: "attaching", instanceId: "i-2" };
+    const waiting: AttachmentAction = { action: "Wait", message: "the volume is attaching" };
+    expect(volumeReady(attaching, waiting, "i-2", false).message).toContain("waiting to attach");
+  });
 });
 
 describe("volumePhase", () => {

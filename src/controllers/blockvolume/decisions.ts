@@ -95,11 +95,29 @@ export function foreignMessage(volumeId: string, instanceId: string, desired?: s
   return `volume ${volumeId} is attached to instance ${instanceId}, which this BlockVolume did not attach it to (spec.attachTo asks for ${wanted}); the operator does not detach it. Detach it in the service, or set spec.attachTo to instance ${instanceId}`;
 }
 
-/** The Ready condition for the volume and what the attachment asks. */
+/**
+ * Ready of a volume not where spec.attachTo asks, which the operator may not move:
+ * spec.managementPolicies has no Update (Synced says DriftDetected).
+ */
+function notMoved(volume: RemoteVolume, desired: string | undefined): ReadyState {
+  const where = volume.instanceId === undefined ? "detached" : `on instance ${volume.instanceId}`;
+  const wanted = desired === undefined ? "no instance" : `instance ${desired}`;
+  return {
+    status: "False",
+    reason: desired === undefined ? R.Detaching : R.Attaching,
+    message: `the volume is ${volume.status ?? "in an unreported state"} (${where}) and spec.attachTo asks for ${wanted}; spec.managementPolicies has no Update, so it is not moved`,
+  };
+}
+
+/**
+ * The Ready condition for the volume and what the attachment asks; `updates`: whether
+ * the policies let the operator attach and detach (Update).
+ */
 export function volumeReady(
   volume: RemoteVolume,
   action: AttachmentAction,
   desired: string | undefined,
+  updates = true,
 ): ReadyState {
   const state = volume.status;
   if (state === "error") {
@@ -107,6 +125,10 @@ export function volumeReady(
   }
   if (state === "creating") {
     return { status: "False", reason: "Creating", message: "the volume is being created" };
+  }
+  const moving = action.action === "Attach" || action.action === "Detach";
+  if (!updates && (moving || (state === "detaching" && desired !== undefined))) {
+    return notMoved(volume, desired);
   }
   switch (action.action) {
     case "Foreign":

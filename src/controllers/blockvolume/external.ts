@@ -29,6 +29,7 @@ import type {
   UpdateResult,
 } from "../managed/call.js";
 import { listedObservation } from "../managed/call.js";
+import { policiesOf } from "../managed/decisions.js";
 import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
 import { sendOrFindMade } from "../managed/refused-change.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
@@ -171,7 +172,7 @@ export class BlockVolumeExternalClient
       exists: true,
       upToDate: action.action === "InSync",
       differs: ["attachTo"],
-      ready: volumeReady(remote, action, desired),
+      ready: volumeReady(remote, action, desired, policiesOf(call.obj).update),
       remote,
     };
   }
