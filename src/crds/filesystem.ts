@@ -59,7 +59,7 @@ export const FILE_SYSTEM_REASONS = ownReasons({
   MountsPending: ownReason(
     "UnderWay",
     ["Ready"],
-    "The file system is available and a mount of spec.mounts is being made or removed; status.mounts says which.",
+    "The file system is available and a mount of spec.mounts is being made or removed, or without Update in spec.managementPolicies is not made; status.mounts says which.",
   ),
   FileSystemUnavailable: ownReason(
     "UnderWay",

@@ -244,4 +244,33 @@ describe("FileSystem controller", () => {
       { name: "a", state: "Mounted", instanceId: "cci-0002" },
     ]);
   });
+
+  it("under Observe, mounts nothing and shows the mount as not sent; Update back, mounts it", async () => {
+    await fs.create("observed", { sizeGB: 10 });
+    const made = await fs.waitForCondition("observed", "Ready", "True", "Available");
+    const id = statusOf(made).fileSystemId ?? "";
+    await fs.patchSpec("observed", {
+      managementPolicies: ["Observe"],
+      mounts: [{ name: "nb", target: { cciInstanceRef: { name: "alice" } } }],
+    });
+    const held = await fs.waitForCondition("observed", "Synced", "False", "DriftDetected");
+    expect(conditionOf(held, "Synced")?.message).toContain("differs from the spec in mounts;");
+    const noUpdate = "not mounted; spec.managementPolicies has no Update, so it is not changed";
+    const shown = await fs.waitFor("observed", (o) => statusOf(o).mounts?.[0]?.state === "Pending");
+    expect(statusOf(shown).mounts).toEqual([
+      { name: "nb", state: "Pending", instanceId: "cci-0001", message: noUpdate },
+    ]);
+    expect(conditionOf(shown, "Ready")).toMatchObject({
+      status: "False",
+      reason: "MountsPending",
+      message: `mounts not mounted yet: nb (Pending: ${noUpdate})`,
+    });
+    expect(await requestsFor("observed", id)).toEqual(["POST /v1/file-systems 200"]);
+    await fs.patchSpec("observed", { managementPolicies: ["*"] });
+    await fs.waitForCondition("observed", "Ready", "True", "Available");
+    expect(await requestsFor("observed", id)).toEqual([
+      "POST /v1/file-systems 200",
+      "POST /v1/file-systems/{id}/mounts 200",
+    ]);
+  });
 });

@@ -31,6 +31,7 @@ import type {
   SentCreate,
   UpdateResult,
 } from "../managed/call.js";
+import { policiesOf } from "../managed/decisions.js";
 import { absenceVerdict, type KindClient, type TokenAbsence } from "../managed/external-client.js";
 import { sendOrFindMade } from "../managed/refused-change.js";
 import { formatOwnerMark, ownerMark, parseOwnerMark } from "../managed/tenancy.js";
@@ -259,6 +260,7 @@ export class FileSystemExternalClient
       remote: fs,
       recorded: call.obj.status?.mounts ?? [],
       removalPossible,
+      updates: policiesOf(call.obj).update,
     });
   }
 }

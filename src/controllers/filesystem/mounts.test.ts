@@ -95,4 +95,33 @@ describe("planMounts", () => {
     expect(going.create).toEqual([]);
     expect(going.transitional).toEqual(["a"]);
   });
+
+  it("without Update, plans the same changes (the drift) but shows each as not sent", () => {
+    const noUpdate = "spec.managementPolicies has no Update, so it is not changed";
+    const plan = planMounts({
+      desired: [
+        { name: "new", instanceId: "cci-1" },
+        { name: "moved", instanceId: "cci-2", mountPath: "/mnt/new" },
+      ],
+      remote: fs([
+        { id: "mnt-2", instanceId: "cci-2", mountPath: "/mnt/old", status: "mounted" },
+        { id: "mnt-3", instanceId: "cci-3", status: "mounted" },
+      ]),
+      recorded: [{ name: "gone", state: "Mounted", mountId: "mnt-3", instanceId: "cci-3" }],
+      removalPossible: true,
+      updates: false,
+    });
+    expect(plan.create).toEqual([{ name: "new", instanceId: "cci-1" }]);
+    expect(plan.remove.map((r) => r.mountId)).toEqual(["mnt-2", "mnt-3"]);
+    expect(mountsSettled(plan)).toBe(false);
+    expect(plan.statuses).toMatchObject([
+      { name: "new", state: "Pending", message: `not mounted; ${noUpdate}` },
+      {
+        name: "moved",
+        state: "Mounted",
+        message: `mounted at /mnt/old; spec asks for /mnt/new; ${noUpdate}`,
+      },
+      { name: "gone", state: "Mounted", message: `removed from the spec; ${noUpdate}` },
+    ]);
+  });
 });

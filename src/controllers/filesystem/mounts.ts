@@ -69,7 +69,15 @@ export interface MountPlanInput {
   recorded: readonly FileSystemMountStatus[];
   /** Whether a removal can be sent (deleteFileSystemMount enabled and not known missing). */
   removalPossible: boolean;
+  /**
+   * Whether spec.managementPolicies let the operator mount and remove (Update); without
+   * it the plan is the same (it is the drift) but the status says nothing is sent.
+   */
+  updates?: boolean;
 }
+
+/** The status note of a change the policies keep the operator from sending. */
+const NOT_SENT = "spec.managementPolicies has no Update, so it is not changed";
 
 const MOUNT_STATE: Record<StorageStateClass, MountState> = {
   Ready: "Mounted",
@@ -107,6 +115,7 @@ export function planMounts(input: MountPlanInput): MountPlan {
   const recordedById = new Map(
     input.recorded.filter((r) => r.mountId !== undefined).map((r) => [r.mountId, r]),
   );
+  const updates = input.updates ?? true;
   let mounted = 0;
   for (const d of input.desired) {
     const onInstance = remoteMounts.filter((m) => m.instanceId === d.instanceId);
@@ -119,11 +128,16 @@ export function planMounts(input: MountPlanInput): MountPlan {
       live.mountPath !== d.mountPath
     ) {
       plan.remove.push({ name: d.name, mountId: live.id, instanceId: d.instanceId });
+      const again = updates
+        ? `removed to be mounted again at ${d.mountPath}`
+        : `spec asks for ${d.mountPath}; ${NOT_SENT}`;
       plan.statuses.push({
-        ...observed(d.name, live, "Removing"),
-        message: capFreeText(
-          `mounted at ${live.mountPath}; removed to be mounted again at ${d.mountPath}`,
+        ...observed(
+          d.name,
+          live,
+          updates ? "Removing" : MOUNT_STATE[storageStateClass(live.status)],
         ),
+        message: capFreeText(`mounted at ${live.mountPath}; ${again}`),
       });
       continue;
     }
@@ -151,7 +165,11 @@ export function planMounts(input: MountPlanInput): MountPlan {
       plan.statuses.push({ ...pending, message: "waiting for the file system to be available" });
     } else {
       plan.create.push(d);
-      plan.statuses.push({ ...pending, state: "Creating", message: "mounting" });
+      plan.statuses.push(
+        updates
+          ? { ...pending, state: "Creating", message: "mounting" }
+          : { ...pending, message: `not mounted; ${NOT_SENT}` },
+      );
     }
   }
   for (const m of remoteMounts) {
@@ -176,8 +194,12 @@ export function planMounts(input: MountPlanInput): MountPlan {
         ...(m.instanceId !== undefined ? { instanceId: m.instanceId } : {}),
       });
       plan.statuses.push({
-        ...observed(record.name, m, "Removing"),
-        message: "removed from the spec",
+        ...observed(
+          record.name,
+          m,
+          updates ? "Removing" : MOUNT_STATE[storageStateClass(m.status)],
+        ),
+        message: updates ? "removed from the spec" : `removed from the spec; ${NOT_SENT}`,
       });
     } else {
       plan.stuck.push(record.name);
