@@ -80,7 +80,7 @@ export const fileSystemMountStatusSchema = z
     name: described(z.string(), "The mount's name in spec.mounts (or the name it had there)."),
     state: described(
       MountState,
-      "Pending (waiting for its instance or the file system), Creating, Mounted, Removing (removed from the spec, being removed), RemovalNotPossible (removed from the spec, but the service has no remove operation: it stays), Failed, or Unknown (a state word the operator does not know).",
+      "Pending (waiting for its instance or the file system, or not made: spec.managementPolicies has no Update), Creating, Mounted, Removing (removed from the spec, being removed), RemovalNotPossible (removed from the spec, but the service has no remove operation: it stays), Failed, or Unknown (a state word the operator does not know).",
     ),
     instanceId: optionalString("Id of the CCI instance the file system is mounted on."),
     mountId: optionalString("Id of the mount in the service."),

@@ -158,7 +158,7 @@ export const FileSystemStatus = kindStatus("the file system", {
   ...managedStatusShape,
   phase: described(
     FileSystemPhase,
-    "Pending (not created yet), Creating, Mounting (available, mounts under way), Ready (available and every mount of the spec mounted), Deleting, Failed, or Unknown (a state the operator does not know).",
+    "Pending (not created yet), Creating, Mounting (available, mounts under way or, without Update in spec.managementPolicies, not made), Ready (available and every mount of the spec mounted), Deleting, Failed, or Unknown (a state the operator does not know).",
   ).optional(),
   fileSystemId: externalIdStatus("file system"),
   remoteState: optionalString("The service's state word for the file system, verbatim."),
