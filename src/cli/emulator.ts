@@ -29,6 +29,7 @@ interface EmulatorFlags extends Record<KindSettingName, string> {
   unknownIdStatus: string;
   pageSizeCap: string;
   listShrinksAfterFirstPage: string;
+  listGrowsAfterFirstPage: string;
   basePath: string;
   missingOperations: string;
   subscriptionResultShape: string;
@@ -106,6 +107,11 @@ export function registerEmulatorCommand(program: Command): void {
     .option(
       "--list-shrinks-after-first-page <n>",
       "pages after the first answered as if n records before them were deleted meanwhile",
+      "0",
+    )
+    .option(
+      "--list-grows-after-first-page <n>",
+      "pages after the first answered as if n records were made meanwhile (first when newestFirst)",
       "0",
     )
     .option("--base-path <path>", "path prefix to serve the API under, e.g. /api/gw", "")
@@ -187,20 +193,13 @@ export function registerEmulatorCommand(program: Command): void {
     const { EMPTY_LIST_DATA, NAS_STATUS_CASES, SUBSCRIPTION_RESULT_SHAPES } = await import(
       "../emulator/state.js"
     );
-    const shape = SUBSCRIPTION_RESULT_SHAPES.find((s) => s === flags.subscriptionResultShape);
-    if (!shape) {
-      throw new Error(
-        `--subscription-result-shape must be one of ${SUBSCRIPTION_RESULT_SHAPES.join(", ")}`,
-      );
-    }
-    const nasStatusCase = NAS_STATUS_CASES.find((c) => c === flags.nasStatusCase);
-    if (!nasStatusCase) {
-      throw new Error(`--nas-status-case must be one of ${NAS_STATUS_CASES.join(", ")}`);
-    }
-    const emptyListData = EMPTY_LIST_DATA.find((c) => c === flags.emptyListData);
-    if (!emptyListData) {
-      throw new Error(`--empty-list-data must be one of ${EMPTY_LIST_DATA.join(", ")}`);
-    }
+    const shape = oneOf(
+      "subscription-result-shape",
+      SUBSCRIPTION_RESULT_SHAPES,
+      flags.subscriptionResultShape,
+    );
+    const nasStatusCase = oneOf("nas-status-case", NAS_STATUS_CASES, flags.nasStatusCase);
+    const emptyListData = oneOf("empty-list-data", EMPTY_LIST_DATA, flags.emptyListData);
     const { CREATE_ANSWER_SHAPES, ID_FORMATS, SUBSCRIPTION_KEY_FORMATS } = await import(
       "../emulator/id-formats.js"
     );
@@ -255,6 +254,10 @@ export function registerEmulatorCommand(program: Command): void {
       listShrinksAfterFirstPage: nonNegativeInt(
         "list-shrinks-after-first-page",
         flags.listShrinksAfterFirstPage,
+      ),
+      listGrowsAfterFirstPage: nonNegativeInt(
+        "list-grows-after-first-page",
+        flags.listGrowsAfterFirstPage,
       ),
       basePath: flags.basePath,
       missingOperations,

@@ -98,6 +98,7 @@ export const configPatchSchema = z.strictObject({
   unknownIdStatus: z.union([z.literal(200), z.int().min(400).max(599)]).optional(),
   pageSizeCap: z.int().min(0).optional(),
   listShrinksAfterFirstPage: z.int().min(0).optional(),
+  listGrowsAfterFirstPage: z.int().min(0).optional(),
   missingOperations: z
     .array(z.string().refine(isEndpointName, { message: "not an endpoint name" }))
     .optional(),

@@ -77,6 +77,13 @@ export interface EmulatorBehaviour extends KindBehaviour {
    */
   listShrinksAfterFirstPage: number;
   /**
+   * Pages after the first answered as if that many records had been made since page 1
+   * was read: `totalRows` rises by that many, and under `newestFirst` (where new records
+   * land first) the offset moves back, so a page repeats records of the one before;
+   * otherwise they land last. The new records themselves are not shown. 0 = no growth.
+   */
+  listGrowsAfterFirstPage: number;
+  /**
    * Path prefix the service API is served under (e.g. `/api/gw`); requests outside it
    * get a bare 404. Fixed at start (`RunningEmulator.url` includes it). Default "".
    */
@@ -179,6 +186,7 @@ export const DEFAULT_BEHAVIOUR: EmulatorBehaviour = {
   unknownIdStatus: 404,
   pageSizeCap: 0,
   listShrinksAfterFirstPage: 0,
+  listGrowsAfterFirstPage: 0,
   basePath: "",
   missingOperations: [],
   subscriptionResultShape: "canonical",

@@ -107,7 +107,8 @@ export const PAGE_SIZE = { default: 10, max: 500 } as const;
  * behaviour's `pageSizeCap`, a larger pageSize is silently lowered to the cap (pages
  * are counted in the capped size, which the answer echoes). With its
  * `listShrinksAfterFirstPage`, pages after the first are those of the list less that
- * many records before them.
+ * many records before them; with `listGrowsAfterFirstPage`, of the list with that many
+ * more (first under `newestFirst`, else last), which are not shown.
  */
 export function pageOfRecords<T>(
   items: T[],
@@ -120,16 +121,18 @@ export function pageOfRecords<T>(
   if (asked < 1 || asked > PAGE_SIZE.max) {
     throw badRequest(`pageSize must be between 1 and ${PAGE_SIZE.max}, got ${asked}`);
   }
-  const cap = ctx.state.behaviour.pageSizeCap;
+  const { pageSizeCap: cap, listOrder, ...changes } = ctx.state.behaviour;
   const pageSize = cap > 0 ? Math.min(asked, cap) : asked;
-  const shrunk =
-    pageNo > 1 ? Math.min(ctx.state.behaviour.listShrinksAfterFirstPage, items.length) : 0;
-  const start = (pageNo - 1) * pageSize + shrunk;
+  const shrunk = pageNo > 1 ? Math.min(changes.listShrinksAfterFirstPage, items.length) : 0;
+  const grown = pageNo > 1 ? changes.listGrowsAfterFirstPage : 0;
+  // Records made since page 1 push the others down only where they land first.
+  const end = pageNo * pageSize + shrunk - (listOrder === "newestFirst" ? grown : 0);
+  const start = Math.max(0, end - pageSize);
   return {
-    records: inListOrder(items, ctx.state.behaviour.listOrder).slice(start, start + pageSize),
+    records: inListOrder(items, listOrder).slice(start, Math.max(start, end)),
     pageNo,
     pageSize,
-    totalRows: items.length - shrunk,
+    totalRows: items.length - shrunk + grown,
   };
 }
 

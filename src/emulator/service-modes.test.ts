@@ -111,6 +111,24 @@ describe("a service that answers 500 for unknown ids and caps its pages", () => 
     expect(second.records.map((n) => n.id)).toEqual(all.slice(22, 42));
     await admin.configure({ listShrinksAfterFirstPage: 0 });
   });
+
+  it("answers later pages of a list that grows after its first page with the new total, pushed down newest first", async () => {
+    const admin = new EmulatorAdmin(svc.emulator.url);
+    const all = [...svc.emulator.state.nas.keys()];
+    await admin.configure({ listGrowsAfterFirstPage: 3 });
+    const page = (pageNo: number) => svc.client.listNas({ pageNo, pageSize: 20 });
+    expect(await page(1)).toMatchObject({ totalRows: 45 });
+    const second = await page(2);
+    expect(second).toMatchObject({ pageNo: 2, totalRows: 48 });
+    expect(second.records.map((n) => n.id)).toEqual(all.slice(20, 40));
+    await admin.configure({ listOrder: "newestFirst" });
+    const newest = [...all].reverse();
+    expect((await page(1)).records.map((n) => n.id)).toEqual(newest.slice(0, 20));
+    // Three records made before the list push every other three places down: page 2 repeats three.
+    expect((await page(2)).records.map((n) => n.id)).toEqual(newest.slice(17, 37));
+    expect((await page(3)).records.map((n) => n.id)).toEqual(newest.slice(37));
+    await admin.configure({ listGrowsAfterFirstPage: 0, listOrder: "oldestFirst" });
+  });
 });
 
 describe("a service refusing the repeat of a delete under way", () => {
