@@ -1,8 +1,8 @@
 /**
  * The emulator's modes for services that differ from the default one: creates that act
  * and then fail, faults that leave endpoints out, a 500 for unknown ids, a capped page
- * size, a refused repeat of a delete under way and a base URL with a path prefix. Each
- * is off by default.
+ * size, a refused repeat of a delete under way, unique template names and a base URL
+ * with a path prefix. Each is off by default.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { failure } from "../../test/support/service-contract.js";
@@ -155,6 +155,25 @@ describe("a service refusing the repeat of a delete under way", () => {
     await new EmulatorAdmin(svc.emulator.url).configure({ repeatDeleteStatus: 0 });
     await svc.client.deleteNas(id);
     expect(svc.emulator.state.nas.get(id)?.status).toBe("Releasing");
+  });
+});
+
+describe("a service of unique template names", () => {
+  let svc: EmulatedService;
+  beforeAll(async () => {
+    svc = await startEmulatedService({ emulator: { templateNameTakenStatus: 409 } });
+  });
+  afterAll(() => svc.stop());
+
+  it("refuses a template create whose name a template has with 409, and takes it with the default", async () => {
+    await svc.client.createTemplate({ name: "bert", image: "i" });
+    const err = await failure(svc.client.createTemplate({ name: "bert", image: "j" }));
+    expect(err).toBeInstanceOf(ServiceRefusedError);
+    expect(err).toMatchObject({ code: 409, message: expect.stringMatching(/bert already exists/) });
+    expect(svc.emulator.state.templates.size).toBe(1);
+    await new EmulatorAdmin(svc.emulator.url).configure({ templateNameTakenStatus: 0 });
+    await svc.client.createTemplate({ name: "bert", image: "j" });
+    expect(svc.emulator.state.templates.size).toBe(2);
   });
 });
 

@@ -8,6 +8,7 @@ import { settings as blockvolume } from "./blockvolume.settings.js";
 import { settings as filesystem } from "./filesystem.settings.js";
 import { settings as nasvolume } from "./nasvolume.settings.js";
 import { settings as trainingjob } from "./trainingjob.settings.js";
+import { settings as trainingtemplate } from "./trainingtemplate.settings.js";
 
 /** A kind's emulator setting: a non-negative integer (a duration in ms, a count). */
 export interface KindSetting {
@@ -23,4 +24,5 @@ export const KIND_SETTINGS = {
   ...filesystem,
   ...nasvolume,
   ...trainingjob,
+  ...trainingtemplate,
 } as const satisfies Readonly<Record<string, KindSetting>>;

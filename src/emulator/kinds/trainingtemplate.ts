@@ -8,6 +8,7 @@ import type { KIND_ENDPOINT_TABLES } from "../../service/kinds/index.js";
 import { templateBodySchema } from "../../service/kinds/trainingtemplate.js";
 import {
   badRequest,
+  EmulatorRefusal,
   fuzzyMatch,
   type Handler,
   type HandlerContext,
@@ -50,6 +51,11 @@ export function templateView(t: TemplateRecord): Record<string, unknown> {
 export const handlers = {
   createTemplate: (ctx) => {
     const fields = templateFields(ctx.body);
+    const refusal = ctx.state.behaviour.templateNameTakenStatus;
+    const taken = [...ctx.state.templates.values()].find((t) => t.fields.name === fields.name);
+    if (refusal > 0 && taken) {
+      throw new EmulatorRefusal(refusal, `a template named ${String(fields.name)} already exists`);
+    }
     const id = ctx.state.nextId("tpl");
     const now = ctx.state.now();
     ctx.state.templates.set(id, { id, fields, createdAt: now, updatedAt: now });
