@@ -5,11 +5,16 @@
  * operator binds the one carrying its own owner mark and never updates the other (both
  * when the list shows env and when it leaves env out); when both carry its mark it cannot
  * tell them apart and stops with CreateOutcomeUnknown naming both, changing neither.
+ * A service that refuses a taken name (`templateNameTakenStatus` 400 or 409) has the
+ * object held with NameTakenRefused naming the name and what to do, nothing adopted or
+ * changed.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
 import { formatOwnerMark, ownerMark } from "../../src/controllers/managed/tenancy.js";
 import { trainingTemplateController } from "../../src/controllers/trainingtemplate/controller.js";
 import { trainingTemplateCrd } from "../../src/crds/trainingtemplate.js";
+import type { EmulatorBehaviour } from "../../src/emulator/behaviour.js";
 import { OWNER_MARK_ENV, withOwnerMarker } from "../../src/service/schemas/create.js";
 import { adminKubeConfig, createNamespace } from "../support/kube.js";
 import { conditionOf, ObjectsOf } from "../support/managed.js";
@@ -33,14 +38,14 @@ afterEach(async () => {
 async function raced(
   name: string,
   foreign: (mark: string) => Record<string, unknown>,
-  listsOmitEnv = false,
+  emulatorOptions: Partial<EmulatorBehaviour> = {},
 ) {
   const namespace = await createNamespace(adminKubeConfig(), "tpl-dup");
   const held = holdsFirst("createTemplate");
   const op = await startTestOperator({
     controllers: [(deps) => trainingTemplateController(deps, { visibilityGraceMs: 1_000 })],
     namespaces: [namespace],
-    emulatorOptions: { listsOmitEnv },
+    emulatorOptions,
     makeService: held.makeService,
   });
   operators.push(op);
@@ -65,7 +70,7 @@ describe.each([false, true])("two templates of one name (lists omit env: %s)", (
     const { op, templates, other } = await raced(
       "dup",
       () => ({ image: "elsewhere:1", desc: "made by hand" }),
-      listsOmitEnv,
+      { listsOmitEnv },
     );
     const bound = await templates.waitForCondition("dup", "Ready", "True", undefined, 20_000);
     const id = (bound.status as { templateId?: string }).templateId;
@@ -109,4 +114,35 @@ describe("two templates of one name, both with the object's mark", () => {
     expect(await op.admin.requests({ endpoint: "updateTemplate" })).toEqual([]);
     expect(op.emulator.state.templates.get(other.id)?.fields).toEqual(other.fields);
   }, 40_000);
+});
+
+describe.each([400, 409])("a service that refuses a taken name with %i", (status) => {
+  it("holds the object with a condition naming the name, and adopts and changes nothing", async () => {
+    const { op, templates, other } = await raced(
+      "taken",
+      () => ({ image: "elsewhere:1", desc: "made by hand" }),
+      { templateNameTakenStatus: status },
+    );
+    const held = await templates.waitForCondition(
+      "taken",
+      "Ready",
+      "False",
+      "NameTakenRefused",
+      20_000,
+    );
+    const message = conditionOf(held, "Synced")?.message ?? "";
+    expect(conditionOf(held, "Synced")?.reason).toBe("NameTakenRefused");
+    expect(message).toContain(`a template named taken already exists in the service (${other.id})`);
+    expect(message).toContain("pick another name");
+    // Held: nothing adopted, nothing changed, nothing sent again, however many polls.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const now = await templates.get("taken");
+    expect((now?.status as { templateId?: string } | undefined)?.templateId).toBeUndefined();
+    expect(now?.metadata?.annotations?.[ANNOTATIONS.externalId]).toBeUndefined();
+    expect([...op.emulator.state.templates.keys()]).toEqual([other.id]);
+    expect(op.emulator.state.templates.get(other.id)?.fields).toEqual(other.fields);
+    expect(await op.admin.requests({ endpoint: "updateTemplate" })).toEqual([]);
+    expect(await op.admin.requests({ endpoint: "deleteTemplate" })).toEqual([]);
+    expect(await op.admin.requests({ endpoint: "createTemplate" })).toHaveLength(2);
+  }, 60_000);
 });

@@ -105,9 +105,14 @@ export async function create<T extends ManagedObject, R>(
   } catch (err) {
     // Nothing of it is sent later: a lookup's wait counts from here (create-recovery.ts).
     rememberCreateEnded(token, run.ctx.clock.now().getTime());
+    // One that may have happened stays pending and is looked up.
+    if (createMayHaveHappened(err)) throw wrapError(ERR.create, err);
     // A create refused before it could take effect is forgotten, so the next attempt is
-    // a plain create; one that may have happened stays pending and is looked up.
-    if (!createMayHaveHappened(err)) await run.annotate({ [ANNOTATIONS.createPending]: null });
+    // a plain create; a refusal the kind's check now explains (what it checks changed
+    // since, as a name taken meanwhile) is held as that check's refusal.
+    await run.annotate({ [ANNOTATIONS.createPending]: null });
+    const explained = preflight ? await preflight(run.call).catch(() => undefined) : undefined;
+    if (explained) return done(refusedCreate(run, explained, options));
     throw wrapError(ERR.create, err);
   }
   const first = firstSubscriptionPollMs(options);
