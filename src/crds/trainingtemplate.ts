@@ -65,8 +65,8 @@ export const TRAINING_TEMPLATE_REASONS = ownReasons({
   NameTakenRefused: ownReason(
     "Terminal",
     ["Ready", "Synced"],
-    "Another template of the service has this name; choose another spec.name.",
-    "Choose another spec.name.",
+    "Another template of the service has this name (checked again every poll).",
+    "Choose another spec.name, or delete the other template.",
   ),
 });
 

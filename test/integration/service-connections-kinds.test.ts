@@ -249,8 +249,11 @@ describe("a second tenant", () => {
     // Settled, b's template is polled from b's own template list.
     const since = Date.now();
     await new Promise((r) => setTimeout(r, 2_000));
-    // (Templates have no detail read; team a's refused object waits for a spec change.)
+    // (Templates have no detail read.) Team a's refused object checks its name again in
+    // a's own account, each poll: that name alone.
     const lists = await requestsSince("listTemplates", since);
-    expect(new Set(lists.map((r) => r.tenant))).toEqual(new Set(["b"]));
+    expect(new Set(lists.map((r) => r.tenant))).toEqual(new Set(["a", "b"]));
+    const checks = lists.filter((r) => r.tenant === "a").map((r) => r.query.name);
+    expect(new Set(checks)).toEqual(new Set(["nightly"]));
   }, 60_000);
 });

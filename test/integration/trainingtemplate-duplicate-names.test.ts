@@ -7,7 +7,7 @@
  * tell them apart and stops with CreateOutcomeUnknown naming both, changing neither.
  * A service that refuses a taken name (`templateNameTakenStatus` 400 or 409) has the
  * object held with NameTakenRefused naming the name and what to do, nothing adopted or
- * changed.
+ * changed; once the other template is deleted, it is created.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ANNOTATIONS } from "../../src/controllers/managed/decisions.js";
@@ -117,7 +117,7 @@ describe("two templates of one name, both with the object's mark", () => {
 });
 
 describe.each([400, 409])("a service that refuses a taken name with %i", (status) => {
-  it("holds the object with a condition naming the name, and adopts and changes nothing", async () => {
+  it("holds the object with a condition naming the name, adopts and changes nothing, and creates once the other is deleted", async () => {
     const { op, templates, other } = await raced(
       "taken",
       () => ({ image: "elsewhere:1", desc: "made by hand" }),
@@ -134,6 +134,7 @@ describe.each([400, 409])("a service that refuses a taken name with %i", (status
     expect(conditionOf(held, "Synced")?.reason).toBe("NameTakenRefused");
     expect(message).toContain(`a template named taken already exists in the service (${other.id})`);
     expect(message).toContain("pick another name");
+    expect(message).toContain("delete that template");
     // Held: nothing adopted, nothing changed, nothing sent again, however many polls.
     await new Promise((r) => setTimeout(r, 2_000));
     const now = await templates.get("taken");
@@ -144,5 +145,16 @@ describe.each([400, 409])("a service that refuses a taken name with %i", (status
     expect(await op.admin.requests({ endpoint: "updateTemplate" })).toEqual([]);
     expect(await op.admin.requests({ endpoint: "deleteTemplate" })).toEqual([]);
     expect(await op.admin.requests({ endpoint: "createTemplate" })).toHaveLength(2);
+
+    const gone = await fetch(`${op.emulator.url}/v1/training/template/${other.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+    });
+    expect(gone.status).toBe(200);
+    const ready = await templates.waitForCondition("taken", "Ready", "True", undefined, 20_000);
+    const id = (ready.status as { templateId?: string }).templateId;
+    expect([...op.emulator.state.templates.keys()]).toEqual([id]);
+    expect(id).not.toBe(other.id);
+    expect(await op.admin.requests({ endpoint: "createTemplate" })).toHaveLength(3);
   }, 60_000);
 });

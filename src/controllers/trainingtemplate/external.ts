@@ -113,7 +113,9 @@ export class TemplateExternalClient
     if (taken.length > 0) {
       return {
         reason: TRAINING_TEMPLATE_REASONS.names.NameTakenRefused,
-        message: `a template named ${templateName(call.obj)} already exists in the service (${taken.join(", ")}); template names identify templates, so pick another name, or bind this object to it with the annotation ${ANNOTATIONS.externalId}`,
+        message: `a template named ${templateName(call.obj)} already exists in the service (${taken.join(", ")}); template names identify templates, so pick another name, bind this object to it with the annotation ${ANNOTATIONS.externalId}, or delete that template (checked again every poll)`,
+        // A template deleted outside the cluster frees the name: seen at a poll.
+        retry: true,
       };
     }
     return undefined;
