@@ -273,4 +273,19 @@ describe("FileSystem controller", () => {
       "POST /v1/file-systems/{id}/mounts 200",
     ]);
   });
+
+  it("is not Ready while a mount of the spec is at another mountPath (here kept so: Observe)", async () => {
+    const mounts = [{ name: "nb", target: { cciInstanceRef: { name: "alice" } }, mountPath: "/a" }];
+    await fs.create("moved", { sizeGB: 10, mounts });
+    await fs.waitForCondition("moved", "Ready", "True", "Available");
+    await fs.patchSpec("moved", {
+      managementPolicies: ["Observe"],
+      mounts: [{ ...mounts[0], mountPath: "/b" }],
+    });
+    const held = await fs.waitForCondition("moved", "Ready", "False", "MountsPending");
+    expect(statusOf(held)).toMatchObject({ phase: "Mounting", mountsReady: "0/1" });
+    expect(conditionOf(held, "Ready")?.message).toContain(
+      "nb (Mounted: mounted at /a; spec asks for /b;",
+    );
+  });
 });

@@ -45,6 +45,7 @@ describe("planMounts", () => {
       },
     ]);
     expect(plan.summary).toBe("1/1");
+    expect(plan.unmounted).toEqual([]);
     expect(mountsSettled(plan)).toBe(true);
   });
 
@@ -86,6 +87,9 @@ describe("planMounts", () => {
     });
     expect(first.remove).toEqual([{ name: "a", mountId: "mnt-1", instanceId: "cci-1" }]);
     expect(first.create).toEqual([]);
+    // Not mounted as the spec asks until it is made again at the new path.
+    expect(first.unmounted.map((m) => m.name)).toEqual(["a"]);
+    expect(first.summary).toBe("0/1");
     const going = planMounts({
       desired,
       remote: fs([{ id: "mnt-1", instanceId: "cci-1", mountPath: "/mnt/old", status: "deleting" }]),
@@ -113,6 +117,7 @@ describe("planMounts", () => {
     });
     expect(plan.create).toEqual([{ name: "new", instanceId: "cci-1" }]);
     expect(plan.remove.map((r) => r.mountId)).toEqual(["mnt-2", "mnt-3"]);
+    expect(plan.unmounted.map((m) => m.name)).toEqual(["new", "moved"]);
     expect(mountsSettled(plan)).toBe(false);
     expect(plan.statuses).toMatchObject([
       { name: "new", state: "Pending", message: `not mounted; ${noUpdate}` },

@@ -57,6 +57,8 @@ export interface MountPlan {
   others: { mountId: string; instanceId?: string }[];
   /** Mounted mounts of the spec over all of them, e.g. `1/2`. */
   summary: string;
+  /** The status entries of the spec's mounts not mounted as it asks (Ready waits for them). */
+  unmounted: FileSystemMountStatus[];
 }
 
 /** What {@link planMounts} looks at. */
@@ -108,6 +110,7 @@ export function planMounts(input: MountPlanInput): MountPlan {
     statuses: [],
     others: [],
     summary: "",
+    unmounted: [],
   };
   const fsReady = storageStateClass(input.remote.status) === "Ready";
   const remoteMounts = input.remote.mounts ?? [];
@@ -116,7 +119,7 @@ export function planMounts(input: MountPlanInput): MountPlan {
     input.recorded.filter((r) => r.mountId !== undefined).map((r) => [r.mountId, r]),
   );
   const updates = input.updates ?? true;
-  let mounted = 0;
+  const mounted = new Set<FileSystemMountStatus>();
   for (const d of input.desired) {
     const onInstance = remoteMounts.filter((m) => m.instanceId === d.instanceId);
     const going = onInstance.find((m) => storageStateClass(m.status) === "Deleting");
@@ -143,10 +146,11 @@ export function planMounts(input: MountPlanInput): MountPlan {
     }
     if (live) {
       const state = MOUNT_STATE[storageStateClass(live.status)];
-      if (state === "Mounted") mounted++;
+      const entry = observed(d.name, live, state);
+      if (state === "Mounted") mounted.add(entry);
       else if (state === "Creating") plan.transitional.push(d.name);
       else if (state === "Failed") plan.failed.push(d.name);
-      plan.statuses.push(observed(d.name, live, state));
+      plan.statuses.push(entry);
       continue;
     }
     const pending: FileSystemMountStatus = {
@@ -172,6 +176,8 @@ export function planMounts(input: MountPlanInput): MountPlan {
       );
     }
   }
+  // One entry per mount of the spec so far; the ones removed from it follow.
+  plan.unmounted = plan.statuses.filter((s) => !mounted.has(s));
   for (const m of remoteMounts) {
     if (m.instanceId !== undefined && desiredByInstance.has(m.instanceId)) continue;
     const record = recordedById.get(m.id);
@@ -210,7 +216,7 @@ export function planMounts(input: MountPlanInput): MountPlan {
       });
     }
   }
-  plan.summary = `${mounted}/${input.desired.length}`;
+  plan.summary = `${mounted.size}/${input.desired.length}`;
   return plan;
 }
 

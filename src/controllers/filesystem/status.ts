@@ -45,9 +45,7 @@ export function fileSystemReady(fs: FileSystem, plan: MountPlan): ReadyState {
       message: `mount(s) ${plan.failed.join(", ")} failed in the service (status.mounts)`,
     };
   }
-  const notMounted = plan.statuses.filter(
-    (m) => m.state !== "Mounted" && m.state !== "Removing" && m.state !== "RemovalNotPossible",
-  );
+  const notMounted = plan.unmounted;
   if (notMounted.length > 0) {
     return {
       status: "False",
@@ -76,11 +74,7 @@ export function fileSystemPhase(
     case "Unknown":
       return "Unknown";
     case "Ready":
-      return remote.plan.statuses.every(
-        (m) => m.state === "Mounted" || m.state === "Removing" || m.state === "RemovalNotPossible",
-      )
-        ? "Ready"
-        : "Mounting";
+      return remote.plan.unmounted.length === 0 ? "Ready" : "Mounting";
   }
 }
 
