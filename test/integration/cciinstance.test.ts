@@ -131,6 +131,22 @@ describe("CciInstance controller", () => {
     expect(cm.metadata?.ownerReferences).toEqual([
       expect.objectContaining({ kind: "CciInstance", uid: obj.metadata.uid, controller: true }),
     ]);
+    // Addresses changed in the service: the ConfigMap follows on the next poll (the list).
+    await op.admin.setCciState("cci-0001", {
+      fields: { jupyterUrl: "https://jupyter.emulator.local/moved", webSSHUrl: null },
+    });
+    const followed = await eventually(async () => {
+      const now = await op.kube.get<KubeObject & { data?: Record<string, string> }>(CONFIG_MAPS, {
+        namespace: ns,
+        name: "notebook",
+      });
+      return now?.data?.JUPYTER_URL?.endsWith("/moved") ? now : undefined;
+    });
+    expect(followed.data).toEqual({
+      CCI_INSTANCE_ID: "cci-0001",
+      JUPYTER_URL: "https://jupyter.emulator.local/moved",
+      VSCODE_URL: "https://vscode.emulator.local/cci-0001",
+    });
   });
 
   it("binds by a name that exactly one instance has", async () => {
