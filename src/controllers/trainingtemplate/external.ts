@@ -273,7 +273,8 @@ export class TemplateExternalClient
 
   /**
    * Ids of the templates named exactly `name`; of several (a service that lets names
-   * repeat), those whose owner mark is `own` if any is (none or several: all).
+   * repeat), those whose owner mark is `own`, or all of them when none has it (or no
+   * `own` is given: the name check before a create).
    */
   private async idsNamed(name: string, own?: string): Promise<string[]> {
     const named: TrainingTemplate[] = [];
